@@ -1,0 +1,160 @@
+/* The x86 CPU: architectural state and the contract between the core and its
+ * machine. One struct, no globals: two CPUs can coexist, and a unit test builds
+ * one on a fake memory with cpu_init() + a struct physmem + a struct iobus.
+ */
+#ifndef HVEMU_EMU_CPU_H
+#define HVEMU_EMU_CPU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "devices/bus.h"
+#include "mmu/fault.h"
+#include "mmu/segment.h"
+#include "mmu/tlb.h"
+#include "mmu/x86.h"
+
+/* What an instruction handler (and everything below it) returns. The compiler
+ * makes callers look at it: a fault is never dropped on the floor. */
+enum status {
+	ST_OK = 0,                 /* continue with the next instruction */
+	ST_FAULT,                  /* cpu->event holds an exception to deliver */
+	ST_VMEXIT,                 /* a hook turned the event into a VM exit */
+	ST_HALT,                   /* HLT: wait for an interrupt */
+	ST_SHUTDOWN,               /* triple fault (SDM Vol.3 6.15, #DF) */
+	ST_STOP,                   /* the machine asked to stop (debug-exit, limit) */
+	ST_UNSUPPORTED,            /* a legal instruction hvemu does not model yet */
+} __attribute__((warn_unused_result));
+typedef enum status status_t;
+
+/* Kinds of events, in the vocabulary of the VMCB EVENTINJ / VMCS interruption
+ * information fields (APM2 15.20, SDM Vol.3 24.8.3). */
+enum event_type {
+	EV_EXTINT = 0, EV_NMI = 2, EV_EXCEPTION = 3, EV_SOFTINT = 4,
+	EV_PRIV_SOFTEXC = 5 /* INT1 */, EV_SOFTEXC = 6 /* INT3, INTO */,
+};
+
+struct event {
+	bool pending;
+	uint8_t type;              /* enum event_type */
+	uint8_t vector;
+	bool has_error;
+	uint32_t error_code;
+	uint64_t cr2;              /* #PF only */
+};
+
+enum cpu_vendor { VENDOR_INTEL, VENDOR_AMD };
+
+/* Operating mode; cached, recomputed by cpu_update_mode() after CR0/EFER/EFLAGS.VM/CS
+ * changes. */
+enum cpu_mode { MODE_REAL, MODE_PROT, MODE_V86, MODE_COMPAT, MODE_LONG64 };
+
+struct cpu_model;              /* emu/cpu_model.h */
+struct cpu_hooks;              /* emu/hooks.h */
+struct icache;                 /* emu/icache.h */
+struct insn;                   /* emu/insn.h */
+
+/* Trace classes (--trace). */
+enum {
+	TRACE_INSN = 1u << 0, TRACE_EXC = 1u << 1, TRACE_IO = 1u << 2, TRACE_PF = 1u << 3,
+};
+
+/* Lazily evaluated arithmetic flags: the last flag-setting operation is recorded
+ * and the six status flags are computed only when read (emu/flags.h). */
+struct lazy_flags {
+	uint8_t op;                /* enum lazy_op; LAZY_NONE: rflags holds them */
+	uint8_t size;              /* log2 of operand bytes */
+	uint64_t result, src1, src2;
+	uint64_t aux;              /* op-specific: carry-in, preserved CF, count */
+};
+
+struct dtr {
+	uint64_t base;
+	uint32_t limit;
+};
+
+struct cpu {
+	/* --- architectural state --- */
+	uint64_t regs[16];         /* enum gpr */
+	uint64_t rip;
+	uint64_t rflags;           /* arithmetic flags valid only when lazy.op == LAZY_NONE */
+	struct lazy_flags lazy;
+	struct segment seg[SR_COUNT];
+	struct segment ldtr, tr;
+	struct dtr gdtr, idtr;
+	uint64_t cr0, cr2, cr3, cr4, cr8, xcr0;
+	uint64_t dr[8];            /* DR4/DR5 alias DR6/DR7 when CR4.DE=0 */
+	uint64_t efer;
+	uint64_t sysenter_cs, sysenter_esp, sysenter_eip;
+	uint64_t star, lstar, cstar, sfmask, kernel_gs_base, tsc_aux;
+	uint64_t apic_base, pat, misc_enable, feature_control;
+	uint64_t vm_cr, vm_hsave_pa;
+	uint64_t tsc_offset;       /* TSC = icount + tsc_offset (deterministic virtual time) */
+
+	/* --- derived / micro-architectural state --- */
+	enum cpu_mode mode;
+	uint8_t cpl;
+	uint8_t shadow;            /* interrupt shadow after STI / MOV SS / POP SS (SDM 6.8.3) */
+	bool halted;
+	struct event event;        /* the exception/interrupt being raised or delivered */
+	uint8_t delivering;        /* nesting of exception delivery, for #DF/shutdown (SDM 6.15) */
+	uint64_t insn_start;       /* RIP of the current instruction (faults report it) */
+	uint64_t icount;           /* retired instructions */
+	uint64_t icount_limit;     /* stop with ST_STOP when reached (0: none) */
+
+	/* --- the machine --- */
+	const struct cpu_model *model;
+	struct physmem *mem;
+	struct iobus *io;
+	struct tlb tlb;
+	struct icache *icache;
+	uint8_t *code_pages;       /* bitmap over RAM pages holding decoded code */
+	const struct cpu_hooks *hooks;  /* NULL: no hypervisor watching */
+	void *hooks_ctx;
+	bool stop_requested;       /* a device asked to end the run */
+
+	/* --- tracing --- */
+	unsigned trace;            /* TRACE_* */
+	void (*trace_insn)(struct cpu *cpu, const struct insn *in);
+	void (*trace_event)(struct cpu *cpu, const struct event *ev, const char *what);
+	void *trace_ctx;
+};
+
+/* Put the CPU in its power-on/RESET state (SDM Vol.3 9.1.1 Table 9-1): real mode,
+ * CS=F000 base FFFF0000, EIP=FFF0, EDX = family/model/stepping signature. */
+void cpu_init(struct cpu *cpu, const struct cpu_model *model, struct physmem *mem,
+	      struct iobus *io);
+void cpu_destroy(struct cpu *cpu);
+
+/* Run until something other than ST_OK/ST_FAULT ends the loop (faults are
+ * delivered inside). Returns ST_HALT (HLT with nothing to wake it), ST_SHUTDOWN,
+ * ST_STOP, ST_UNSUPPORTED, or ST_VMEXIT for the caller's hypervisor model. */
+status_t cpu_run(struct cpu *cpu);
+
+/* Recompute mode and cpl after a change of CR0.PE, EFLAGS.VM, EFER.LMA or CS. */
+void cpu_update_mode(struct cpu *cpu);
+
+/* Raise an exception: record it in cpu->event and return ST_FAULT, to be returned
+ * up to cpu_run(), which delivers it (or lets a hook make it a VM exit). */
+status_t cpu_raise(struct cpu *cpu, uint8_t vector);
+status_t cpu_raise_err(struct cpu *cpu, uint8_t vector, uint32_t error_code);
+status_t cpu_raise_fault(struct cpu *cpu, const struct fault *f);
+
+/* Deliver cpu->event through the IVT/IDT (emu/exception.c). Returns ST_OK once the
+ * handler's first instruction is next, ST_SHUTDOWN on a triple fault. */
+status_t cpu_deliver_event(struct cpu *cpu);
+
+/* Full EFLAGS with the lazy arithmetic flags folded in. */
+uint64_t cpu_get_flags(struct cpu *cpu);
+/* Replace EFLAGS wholesale (bit 1 forced to 1, reserved bits cleared). */
+void cpu_set_flags(struct cpu *cpu, uint64_t flags);
+
+/* Sizes in bytes of the current code/stack/address defaults. */
+static inline bool cpu_is_mode64(const struct cpu *cpu) { return cpu->mode == MODE_LONG64; }
+static inline bool cpu_is_prot(const struct cpu *cpu)   { return cpu->mode != MODE_REAL; }
+
+/* Tell the core that guest-physical page(s) were written behind its back
+ * (DMA, loader): decoded instructions there are dropped. */
+void cpu_notify_phys_write(struct cpu *cpu, uint64_t pa, unsigned size);
+
+#endif

@@ -1,0 +1,81 @@
+/* A decoded instruction: what the decoder resolved once (lengths, operand and
+ * address sizes, register numbers, effective-address parts, immediates), so that
+ * handlers hold only semantics. Decoded instructions are cached (emu/icache.c).
+ *
+ * The instruction set itself is data: emu/isa/*.isa, one file per concept, rows of
+ *     opcode | mnemonic | operands | handler | flags
+ * compiled by emu/gen_isa.py into the decoder tables and the handler prototypes
+ * (isa_handlers.h, in the build directory). See emu/isa/README.md.
+ */
+#ifndef HVEMU_EMU_INSN_H
+#define HVEMU_EMU_INSN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "emu/cpu.h"
+
+#define REG_NONE 0xff
+#define INSN_MAX_LEN 15            /* SDM Vol.2 2.3.11: longer is #GP(0) */
+
+enum rep_prefix { REP_NONE = 0, REP_F3 = 1 /* REP/REPE */, REP_F2 = 2 /* REPNE */ };
+
+/* Row flags (the .isa "flags" column). */
+enum {
+	IF_LOCK = 1u << 0,         /* LOCK allowed (with a memory destination) */
+	IF_REP = 1u << 1,          /* string instruction: REP prefixes apply */
+	IF_JUMP = 1u << 2,         /* may change RIP other than by falling through */
+	IF_END = 1u << 3,          /* changes state the decoder depends on: ends the block */
+	IF_NO64 = 1u << 4,         /* #UD in 64-bit mode */
+	IF_D64 = 1u << 5,          /* 64-bit default operand size in 64-bit mode */
+	IF_F64 = 1u << 6,          /* 64-bit operand size forced in 64-bit mode */
+	IF_ONLY64 = 1u << 7,       /* #UD outside 64-bit mode */
+};
+
+struct insn;
+typedef status_t (*insn_handler)(struct cpu *cpu, const struct insn *in);
+
+struct insn {
+	insn_handler exec;
+	uint16_t row;              /* index into isa_rows[] (mnemonic, operands, flags) */
+	uint8_t len;               /* bytes, prefixes included */
+	uint8_t size;              /* bytes of the first operand (b=1, w=2, v=osize, ...) */
+	uint8_t osize;             /* operand-size attribute: 2, 4 or 8 */
+	uint8_t asize;             /* address-size attribute: 2, 4 or 8 */
+	uint8_t seg;               /* enum sreg of the memory operand (override applied) */
+	uint8_t rep;               /* enum rep_prefix */
+	bool lock;
+	bool seg_override;
+	uint8_t map;               /* 0: one-byte, 1: 0F, 2: 0F 38, 3: 0F 3A */
+	uint8_t opcode;            /* last opcode byte */
+	uint8_t modrm;
+	uint8_t reg;               /* ModRM.reg (REX.R applied), or low opcode bits for +r forms */
+	uint8_t rm;                /* ModRM.rm register (REX.B applied) when !mem */
+	bool mem;                  /* the E operand is memory */
+	uint8_t base, index;       /* REG_NONE if absent; REG_RIP for RIP-relative */
+	uint8_t scale;             /* log2 */
+	uint8_t rex;               /* REX byte, 0 if none */
+	uint16_t imm2;             /* second immediate: ENTER's Ib, far pointer selector */
+	int64_t disp;
+	uint64_t imm;              /* sign-extended where the operand letter says so */
+};
+#define REG_RIP 0x10
+
+/* One row of the instruction table (generated from emu/isa/*.isa). */
+struct isa_row {
+	const char *mnemonic;
+	const char *operands;      /* SDM letters, e.g. "Ev,Gv" */
+	insn_handler exec;
+	uint16_t flags;            /* IF_* */
+};
+extern const struct isa_row isa_rows[];
+extern const unsigned isa_row_count;
+
+/* Decode one instruction from bytes[0..avail). mode: 16, 32 or 64 (the default
+ * code size). Returns the length (> 0); 0 when more bytes are needed than avail
+ * (avail < 15: fetch more and call again); -1 when the instruction would exceed
+ * 15 bytes (#GP(0)). Undefined opcodes and misplaced LOCK decode successfully to
+ * a handler that raises #UD, so the length is still right. */
+int decode_insn(const uint8_t *bytes, unsigned avail, unsigned mode, struct insn *in);
+
+#endif

@@ -1,0 +1,111 @@
+/* How handlers reach registers, memory and the stack. Sizes are in bytes (1, 2,
+ * 4, 8). Every memory access goes through segmentation (mmu/segment.h) and then
+ * the TLB/page walk; faults come back as ST_FAULT with cpu->event set. */
+#ifndef HVEMU_EMU_OPERAND_H
+#define HVEMU_EMU_OPERAND_H
+
+#include "emu/cpu.h"
+#include "emu/insn.h"
+
+/* --- general registers --- */
+
+/* Read a register of size bytes. Without REX, byte registers 4-7 are AH, CH, DH, BH. */
+static inline uint64_t reg_read(const struct cpu *cpu, unsigned r, unsigned size, bool rex)
+{
+	switch (size) {
+	case 1:
+		if (r >= 4 && r < 8 && !rex)
+			return (cpu->regs[r - 4] >> 8) & 0xff;
+		return cpu->regs[r] & 0xff;
+	case 2: return cpu->regs[r] & 0xffff;
+	case 4: return cpu->regs[r] & 0xffffffff;
+	default: return cpu->regs[r];
+	}
+}
+
+/* Write a register of size bytes. 8- and 16-bit writes keep the other bits;
+ * 32-bit writes zero bits 63:32 (SDM Vol.1 3.4.1.1). */
+static inline void reg_write(struct cpu *cpu, unsigned r, unsigned size, bool rex, uint64_t v)
+{
+	switch (size) {
+	case 1:
+		if (r >= 4 && r < 8 && !rex)
+			cpu->regs[r - 4] = (cpu->regs[r - 4] & ~0xff00ull) | ((v & 0xff) << 8);
+		else
+			cpu->regs[r] = (cpu->regs[r] & ~0xffull) | (v & 0xff);
+		break;
+	case 2: cpu->regs[r] = (cpu->regs[r] & ~0xffffull) | (v & 0xffff); break;
+	case 4: cpu->regs[r] = (uint32_t)v; break;
+	default: cpu->regs[r] = v; break;
+	}
+}
+
+static inline uint64_t size_mask(unsigned size)
+{
+	return size >= 8 ? ~0ull : (1ull << (size * 8)) - 1;
+}
+
+/* Sign-extend the low size bytes of v. */
+static inline int64_t sign_extend(uint64_t v, unsigned size)
+{
+	unsigned shift = 64 - size * 8;
+	return (int64_t)(v << shift) >> shift;
+}
+
+/* --- memory through a segment --- */
+
+/* Data access at seg:off (off already masked to the address size). */
+status_t mem_read(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size, uint64_t *out);
+status_t mem_write(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size, uint64_t v);
+/* Check that a write of size bytes at seg:off would succeed (segment and page),
+ * without writing: for instructions that must fault before changing any state. */
+status_t mem_probe_write(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size);
+
+/* Implicit supervisor-mode accesses by linear address: descriptor tables, TSS,
+ * IDT (SDM Vol.3 4.6.1: these are supervisor accesses whatever the CPL). */
+status_t lin_read_sys(struct cpu *cpu, uint64_t lin, unsigned size, uint64_t *out);
+status_t lin_write_sys(struct cpu *cpu, uint64_t lin, unsigned size, uint64_t v);
+
+/* Effective address (offset within in->seg) of the ModRM memory operand, masked
+ * to the address size. */
+uint64_t insn_ea(const struct cpu *cpu, const struct insn *in);
+
+/* The E (ModRM r/m) operand, register or memory. */
+status_t rm_read(struct cpu *cpu, const struct insn *in, unsigned size, uint64_t *out);
+status_t rm_write(struct cpu *cpu, const struct insn *in, unsigned size, uint64_t v);
+
+/* The G (ModRM reg) operand. */
+static inline uint64_t greg_read(const struct cpu *cpu, const struct insn *in, unsigned size)
+{
+	return reg_read(cpu, in->reg, size, in->rex != 0);
+}
+static inline void greg_write(struct cpu *cpu, const struct insn *in, unsigned size, uint64_t v)
+{
+	reg_write(cpu, in->reg, size, in->rex != 0, v);
+}
+
+/* --- stack --- */
+
+/* Stack-address size in bytes: SS.B selects 4 or 2 outside 64-bit mode (SDM Vol.1 6.2.3). */
+unsigned stack_asize(const struct cpu *cpu);
+/* Push/pop size bytes at SS:(E)SP, with #SS on limit violations. RSP is updated
+ * only if the access succeeds. */
+status_t push(struct cpu *cpu, unsigned size, uint64_t v);
+status_t pop(struct cpu *cpu, unsigned size, uint64_t *out);
+/* Read at SS:(rSP + offset) without moving rSP (multi-value pops check all first). */
+status_t stack_read(struct cpu *cpu, uint64_t offset, unsigned size, uint64_t *out);
+status_t stack_write(struct cpu *cpu, uint64_t offset, unsigned size, uint64_t v);
+/* Add delta to rSP within the stack-address size. */
+void stack_adjust(struct cpu *cpu, int64_t delta);
+
+/* --- control flow --- */
+
+/* Set RIP to target truncated to the operand size (16/32) or checked canonical
+ * (64-bit); #GP(0) if beyond the CS limit (SDM Vol.2 JMP: "If target operand is
+ * beyond the code segment limit, #GP(0)"). */
+status_t branch_near(struct cpu *cpu, uint64_t target, unsigned osize);
+
+/* --- I/O ports (protection checks in emu/io.c) --- */
+status_t io_check_permission(struct cpu *cpu, uint16_t port, unsigned size);
+
+#endif

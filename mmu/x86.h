@@ -1,0 +1,92 @@
+/* Architectural constants shared by every layer: register bits, exception
+ * vectors, descriptor and selector layouts. Names follow the SDM/APM. */
+#ifndef HVEMU_MMU_X86_H
+#define HVEMU_MMU_X86_H
+
+#include <stdint.h>
+
+/* Exception vectors (SDM Vol.3 6.3.1, Table 6-1). */
+enum {
+	EXC_DE = 0, EXC_DB = 1, EXC_NMI = 2, EXC_BP = 3, EXC_OF = 4, EXC_BR = 5,
+	EXC_UD = 6, EXC_NM = 7, EXC_DF = 8, EXC_TS = 10, EXC_NP = 11, EXC_SS = 12,
+	EXC_GP = 13, EXC_PF = 14, EXC_MF = 16, EXC_AC = 17, EXC_MC = 18, EXC_XM = 19,
+	EXC_VE = 20, EXC_CP = 21,
+};
+
+/* EFLAGS (SDM Vol.1 3.4.3). */
+enum {
+	FLAG_CF = 1u << 0, FLAG_FIXED1 = 1u << 1, FLAG_PF = 1u << 2, FLAG_AF = 1u << 4,
+	FLAG_ZF = 1u << 6, FLAG_SF = 1u << 7, FLAG_TF = 1u << 8, FLAG_IF = 1u << 9,
+	FLAG_DF = 1u << 10, FLAG_OF = 1u << 11, FLAG_IOPL = 3u << 12, FLAG_NT = 1u << 14,
+	FLAG_RF = 1u << 16, FLAG_VM = 1u << 17, FLAG_AC = 1u << 18, FLAG_VIF = 1u << 19,
+	FLAG_VIP = 1u << 20, FLAG_ID = 1u << 21,
+};
+#define FLAGS_ARITH (FLAG_CF | FLAG_PF | FLAG_AF | FLAG_ZF | FLAG_SF | FLAG_OF)
+#define FLAG_IOPL_SHIFT 12
+
+/* CR0 / CR4 / EFER (SDM Vol.3 2.5, APM2 3.1). */
+enum {
+	CR0_PE = 1u << 0, CR0_MP = 1u << 1, CR0_EM = 1u << 2, CR0_TS = 1u << 3,
+	CR0_ET = 1u << 4, CR0_NE = 1u << 5, CR0_WP = 1u << 16, CR0_AM = 1u << 18,
+	CR0_NW = 1u << 29, CR0_CD = 1u << 30, CR0_PG = 1u << 31,
+};
+enum {
+	CR4_VME = 1u << 0, CR4_PVI = 1u << 1, CR4_TSD = 1u << 2, CR4_DE = 1u << 3,
+	CR4_PSE = 1u << 4, CR4_PAE = 1u << 5, CR4_MCE = 1u << 6, CR4_PGE = 1u << 7,
+	CR4_PCE = 1u << 8, CR4_OSFXSR = 1u << 9, CR4_OSXMMEXCPT = 1u << 10,
+	CR4_UMIP = 1u << 11, CR4_LA57 = 1u << 12, CR4_VMXE = 1u << 13, CR4_SMXE = 1u << 14,
+	CR4_FSGSBASE = 1u << 16, CR4_PCIDE = 1u << 17, CR4_OSXSAVE = 1u << 18,
+	CR4_SMEP = 1u << 20, CR4_SMAP = 1u << 21, CR4_PKE = 1u << 22,
+};
+enum {
+	EFER_SCE = 1u << 0, EFER_LME = 1u << 8, EFER_LMA = 1u << 10, EFER_NXE = 1u << 11,
+	EFER_SVME = 1u << 12, EFER_LMSLE = 1u << 13, EFER_FFXSR = 1u << 14,
+};
+
+/* Segment attributes, packed as in the VMCB segment "attrib" field (APM2 15.5.1,
+ * Appendix B): descriptor bits 40-47 in 0-7, bits 52-55 in 8-11. */
+enum {
+	SEG_TYPE_MASK = 0xf,       /* descriptor type (for S=1: bit0 accessed, bit1 R/W,
+	                              bit2 C/E, bit3 code) */
+	SEG_TYPE_ACCESSED = 1u << 0,
+	SEG_TYPE_RW = 1u << 1,     /* data: writable; code: readable */
+	SEG_TYPE_CE = 1u << 2,     /* data: expand-down; code: conforming */
+	SEG_TYPE_CODE = 1u << 3,
+	SEG_S = 1u << 4,           /* code/data (1) vs system (0) */
+	SEG_DPL_SHIFT = 5, SEG_DPL = 3u << 5,
+	SEG_P = 1u << 7,
+	SEG_AVL = 1u << 8, SEG_L = 1u << 9, SEG_DB = 1u << 10, SEG_G = 1u << 11,
+};
+
+/* System-descriptor types (S=0) (SDM Vol.3 3.5, Table 3-2). */
+enum {
+	SYS_TSS16_AVAIL = 1, SYS_LDT = 2, SYS_TSS16_BUSY = 3, SYS_CALL_GATE16 = 4,
+	SYS_TASK_GATE = 5, SYS_INT_GATE16 = 6, SYS_TRAP_GATE16 = 7,
+	SYS_TSS32_AVAIL = 9, SYS_TSS32_BUSY = 11, SYS_CALL_GATE32 = 12,
+	SYS_INT_GATE32 = 14, SYS_TRAP_GATE32 = 15,
+};
+
+/* Selector fields (SDM Vol.3 3.4.2). */
+#define SEL_RPL(s)   ((s) & 3u)
+#define SEL_TI       4u
+#define SEL_INDEX(s) ((s) >> 3)
+
+/* Segment registers in instruction-encoding order (Sreg field). */
+enum sreg { SR_ES, SR_CS, SR_SS, SR_DS, SR_FS, SR_GS, SR_COUNT };
+
+/* General registers in encoding order. */
+enum gpr { R_AX, R_CX, R_DX, R_BX, R_SP, R_BP, R_SI, R_DI,
+	   R_R8, R_R9, R_R10, R_R11, R_R12, R_R13, R_R14, R_R15 };
+
+/* MSR indices (SDM Vol.4; APM2 Appendix A). */
+enum {
+	MSR_TSC = 0x10, MSR_APIC_BASE = 0x1b, MSR_FEATURE_CONTROL = 0x3a,
+	MSR_SYSENTER_CS = 0x174, MSR_SYSENTER_ESP = 0x175, MSR_SYSENTER_EIP = 0x176,
+	MSR_PAT = 0x277, MSR_MISC_ENABLE = 0x1a0,
+	MSR_EFER = 0xc0000080, MSR_STAR = 0xc0000081, MSR_LSTAR = 0xc0000082,
+	MSR_CSTAR = 0xc0000083, MSR_SFMASK = 0xc0000084, MSR_FS_BASE = 0xc0000100,
+	MSR_GS_BASE = 0xc0000101, MSR_KERNEL_GS_BASE = 0xc0000102, MSR_TSC_AUX = 0xc0000103,
+	MSR_VM_CR = 0xc0010114, MSR_VM_HSAVE_PA = 0xc0010117,
+};
+
+#endif
