@@ -1,0 +1,31 @@
+/* Raw images: reading a file, a flat binary at an address (--load FILE@ADDR),
+ * and a PC BIOS ROM (--bios FILE). */
+#ifndef HVEMU_DEVICES_LOADER_H
+#define HVEMU_DEVICES_LOADER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "devices/bus.h"
+
+#define BIOS_ISA_WINDOW (128u * 1024)   /* the part of the BIOS seen below 1 MiB */
+
+/* Read a whole file of at most max bytes into a malloc'ed buffer (*data, to be
+ * freed by the caller; never NULL on success, even for an empty file). */
+bool loader_read_file(const char *path, size_t max, uint8_t **data, size_t *size,
+		      char *err, size_t errlen);
+
+/* Copy size bytes to guest-physical addr; the whole image must lie in RAM. */
+bool loader_load_flat(struct physmem *pm, const uint8_t *data, size_t size, uint64_t addr,
+		      char *err, size_t errlen);
+
+/* A BIOS image, a non-zero multiple of 64 KiB (as QEMU requires), as ROM ending
+ * at 4 GiB (the reset vector at 0xfffffff0 is its 16th byte from the end), and
+ * its last 128 KiB (or all of it if smaller) also ending at 1 MiB. Deviation: the
+ * bus cannot overlay ROM on RAM, so the low copy is placed in RAM, as if the
+ * firmware had already shadowed itself (PAM write-enable). */
+bool loader_load_bios(struct physmem *pm, const uint8_t *data, size_t size,
+		      char *err, size_t errlen);
+
+#endif

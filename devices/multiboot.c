@@ -1,0 +1,377 @@
+/* Multiboot v1 loader (Multiboot Specification 0.6.96, sections 3.1-3.3), with
+ * QEMU's choices where the specification leaves room: the command line is
+ * "kernel_name cmdline", boot_device is 0x8000ffff, the information block sits
+ * at 0x9500 and the memory map at 0x9000, mods_addr points past the kernel. */
+#include "devices/multiboot.h"
+
+#include <gelf.h>
+#include <libelf.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PAGE_ALIGN(x) (((x) + 0xfffull) & ~0xfffull)
+#define MAX_SEGMENTS 64
+
+struct segment_plan {
+	uint64_t paddr, filesz, memsz, offset;
+};
+
+struct load_plan {
+	struct segment_plan seg[MAX_SEGMENTS];
+	unsigned n;
+	uint64_t entry;
+};
+
+static bool fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static bool fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (err && errlen)
+		vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	put32(p, (uint32_t)v);
+	put32(p + 4, (uint32_t)(v >> 32));
+}
+
+long multiboot_find_header(const uint8_t *image, size_t size, char *err, size_t errlen)
+{
+	size_t limit = size < MB_SEARCH_LIMIT ? size : MB_SEARCH_LIMIT;
+	long bad_checksum = -1;
+	/* Multiboot 3.1.1: magic, flags, checksum; 32-bit aligned; magic + flags +
+	 * checksum == 0 (mod 2^32). */
+	for (size_t off = 0; off + 12 <= limit; off += 4) {
+		if (get32(image + off) != MB_HEADER_MAGIC)
+			continue;
+		uint32_t sum = MB_HEADER_MAGIC + get32(image + off + 4) + get32(image + off + 8);
+		if (sum == 0)
+			return (long)off;
+		if (bad_checksum < 0)
+			bad_checksum = (long)off;
+	}
+	if (bad_checksum >= 0)
+		fail(err, errlen, "multiboot header at offset 0x%lx has a bad checksum", bad_checksum);
+	else if (size < 12)
+		fail(err, errlen, "file too short for a multiboot header (%zu bytes)", size);
+	else
+		fail(err, errlen, "no multiboot header in the first %d bytes", MB_SEARCH_LIMIT);
+	return -1;
+}
+
+/* Multiboot 3.1.3: the a.out kludge address fields (header offsets 12..31). */
+static bool plan_aout(const uint8_t *image, size_t size, size_t off, struct load_plan *p,
+		      char *err, size_t errlen)
+{
+	if (off + 32 > size)
+		return fail(err, errlen, "multiboot header truncated: address fields missing");
+	uint32_t header_addr = get32(image + off + 12), load_addr = get32(image + off + 16);
+	uint32_t load_end = get32(image + off + 20), bss_end = get32(image + off + 24);
+	if (header_addr < load_addr)
+		return fail(err, errlen, "multiboot header_addr 0x%x below load_addr 0x%x",
+			    header_addr, load_addr);
+	if (header_addr - load_addr > off)
+		return fail(err, errlen, "multiboot load_addr 0x%x lies before the start of the file",
+			    load_addr);
+	uint64_t text_offset = off - (header_addr - load_addr), load_size;
+	if (load_end) {
+		if (load_end < load_addr)
+			return fail(err, errlen, "multiboot load_end_addr 0x%x below load_addr 0x%x",
+				    load_end, load_addr);
+		load_size = load_end - load_addr;
+		if (text_offset + load_size > size)
+			return fail(err, errlen, "file truncated: load_end_addr needs %llu bytes, file has %zu",
+				    (unsigned long long)(text_offset + load_size), size);
+	} else {
+		load_size = size - text_offset;    /* to the end of the file */
+	}
+	uint64_t mem_size = load_size;
+	if (bss_end) {
+		if (bss_end < load_addr + load_size)
+			return fail(err, errlen, "multiboot bss_end_addr 0x%x below the end of the load 0x%llx",
+				    bss_end, (unsigned long long)(load_addr + load_size));
+		mem_size = bss_end - load_addr;
+	}
+	p->n = 1;
+	p->seg[0] = (struct segment_plan){ .paddr = load_addr, .filesz = load_size,
+					   .memsz = mem_size, .offset = text_offset };
+	p->entry = get32(image + off + 28);
+	return true;
+}
+
+/* ELF32 (EM_386) or, as an hvemu extension, ELF64 (EM_X86_64): PT_LOAD segments
+ * at p_paddr. The entry point is e_entry translated from virtual to physical
+ * through the segment that holds it (as GRUB 2 does for p_vaddr != p_paddr). */
+static bool plan_elf(const uint8_t *image, size_t size, struct load_plan *p, bool *is64,
+		     char *err, size_t errlen)
+{
+	if (size < EI_NIDENT || memcmp(image, ELFMAG, SELFMAG) != 0)
+		return fail(err, errlen, "not an ELF file and the multiboot header has no address fields (flag bit 16)");
+	if (image[EI_DATA] != ELFDATA2LSB)
+		return fail(err, errlen, "ELF file is not little-endian");
+	if (image[EI_CLASS] != ELFCLASS32 && image[EI_CLASS] != ELFCLASS64)
+		return fail(err, errlen, "ELF file has an invalid class %u", image[EI_CLASS]);
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return fail(err, errlen, "libelf: %s", elf_errmsg(-1));
+
+	/* libelf wants a writable buffer; give it its own copy. */
+	char *copy = malloc(size);
+	if (!copy)
+		return fail(err, errlen, "out of memory reading the ELF file");
+	memcpy(copy, image, size);
+	bool ok = false;
+	Elf *e = elf_memory(copy, size);
+	GElf_Ehdr eh;
+	size_t phnum;
+	if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh)) {
+		fail(err, errlen, "bad ELF header: %s", elf_errmsg(-1));
+		goto out;
+	}
+	*is64 = gelf_getclass(e) == ELFCLASS64;
+	if (eh.e_machine != (*is64 ? EM_X86_64 : EM_386)) {
+		fail(err, errlen, "ELF%d file is for machine %u, not %s", *is64 ? 64 : 32,
+		     eh.e_machine, *is64 ? "x86-64" : "i386");
+		goto out;
+	}
+	if (elf_getphdrnum(e, &phnum) != 0) {
+		fail(err, errlen, "bad ELF program headers: %s", elf_errmsg(-1));
+		goto out;
+	}
+	p->n = 0;
+	bool entry_found = false;
+	p->entry = eh.e_entry;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(e, (int)i, &ph)) {
+			fail(err, errlen, "bad ELF program header %zu: %s", i, elf_errmsg(-1));
+			goto out;
+		}
+		if (ph.p_type != PT_LOAD || ph.p_memsz == 0)
+			continue;
+		if (ph.p_filesz > ph.p_memsz) {
+			fail(err, errlen, "ELF segment %zu: file size 0x%llx exceeds memory size 0x%llx", i,
+			     (unsigned long long)ph.p_filesz, (unsigned long long)ph.p_memsz);
+			goto out;
+		}
+		if (ph.p_offset > size || ph.p_filesz > size - ph.p_offset) {
+			fail(err, errlen, "file truncated: ELF segment %zu needs bytes up to 0x%llx, file has 0x%zx",
+			     i, (unsigned long long)(ph.p_offset + ph.p_filesz), size);
+			goto out;
+		}
+		if (p->n == MAX_SEGMENTS) {
+			fail(err, errlen, "ELF file has more than %d loadable segments", MAX_SEGMENTS);
+			goto out;
+		}
+		p->seg[p->n++] = (struct segment_plan){ .paddr = ph.p_paddr, .filesz = ph.p_filesz,
+							.memsz = ph.p_memsz, .offset = ph.p_offset };
+		if (!entry_found && eh.e_entry >= ph.p_vaddr && eh.e_entry - ph.p_vaddr < ph.p_memsz) {
+			p->entry = eh.e_entry - ph.p_vaddr + ph.p_paddr;
+			entry_found = true;
+		}
+	}
+	if (p->n == 0) {
+		fail(err, errlen, "ELF file has no loadable segments");
+		goto out;
+	}
+	if (p->entry > 0xffffffffull) {
+		fail(err, errlen, "ELF entry point 0x%llx is above 4 GiB", (unsigned long long)p->entry);
+		goto out;
+	}
+	ok = true;
+out:
+	if (e)
+		elf_end(e);
+	free(copy);
+	return ok;
+}
+
+/* Every segment inside RAM, clear of the loader's area and of each other. */
+static bool check_plan(const struct physmem *pm, const struct load_plan *p, char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < p->n; i++) {
+		const struct segment_plan *s = &p->seg[i];
+		uint64_t end = s->paddr + s->memsz;
+		if (end < s->paddr || end > pm->ram_size)
+			return fail(err, errlen, "segment 0x%llx-0x%llx lies beyond RAM (%llu MiB)",
+				    (unsigned long long)s->paddr, (unsigned long long)end,
+				    (unsigned long long)(pm->ram_size >> 20));
+		if (s->paddr < MB_AREA_END && end > MB_MMAP_ADDR)
+			return fail(err, errlen, "segment 0x%llx-0x%llx overlaps the multiboot information area 0x%x-0x%x",
+				    (unsigned long long)s->paddr, (unsigned long long)end,
+				    MB_MMAP_ADDR, MB_AREA_END);
+		for (unsigned j = 0; j < i; j++) {
+			const struct segment_plan *t = &p->seg[j];
+			if (s->paddr < t->paddr + t->memsz && t->paddr < end)
+				return fail(err, errlen, "segments 0x%llx-0x%llx and 0x%llx-0x%llx overlap",
+					    (unsigned long long)t->paddr,
+					    (unsigned long long)(t->paddr + t->memsz),
+					    (unsigned long long)s->paddr, (unsigned long long)end);
+		}
+	}
+	return true;
+}
+
+static void zero_ram(struct physmem *pm, uint64_t pa, uint64_t len)
+{
+	static const uint8_t zeros[4096];
+	while (len) {
+		size_t n = len < sizeof(zeros) ? (size_t)len : sizeof(zeros);
+		physmem_write_bytes(pm, pa, zeros, n);
+		pa += n, len -= n;
+	}
+}
+
+/* Memory map as QEMU's e820 table for a PC (what its multiboot option ROM
+ * copies): conventional memory below the EBDA, the EBDA, the BIOS area, and
+ * extended memory up to the end of RAM. Returns the map length in bytes. */
+static uint32_t write_mmap(struct physmem *pm)
+{
+	static const struct { uint64_t base, end; uint32_t type; } map[] = {
+		{ 0, 0x9fc00, MB_MMAP_AVAILABLE },
+		{ 0x9fc00, 0xa0000, MB_MMAP_RESERVED },
+		{ 0xf0000, 0x100000, MB_MMAP_RESERVED },
+		{ 0x100000, 0, MB_MMAP_AVAILABLE },   /* end = RAM size */
+	};
+	uint8_t e[MB_MMAP_ENTRY_SIZE];
+	uint32_t len = 0;
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		uint64_t end = map[i].end ? map[i].end : pm->ram_size;
+		put32(e, MB_MMAP_ENTRY_SIZE - 4);  /* size excludes the size field itself */
+		put64(e + 4, map[i].base);
+		put64(e + 12, end - map[i].base);
+		put32(e + 20, map[i].type);
+		physmem_write_bytes(pm, MB_MMAP_ADDR + len, e, sizeof(e));
+		len += MB_MMAP_ENTRY_SIZE;
+	}
+	return len;
+}
+
+/* A GDT like the one QEMU's multiboot option ROM loads: 0x10 flat 32-bit code,
+ * 0x18 flat data (SDM Vol.3 3.4.5: base 0, limit 0xfffff, G=1, D/B=1). */
+static void write_gdt(struct physmem *pm)
+{
+	uint8_t gdt[32] = { 0 };
+	put64(gdt + MB_GDT_CODE_SEL, 0x00cf9b000000ffffull);   /* P, DPL0, code exec/read, accessed */
+	put64(gdt + MB_GDT_DATA_SEL, 0x00cf93000000ffffull);   /* P, DPL0, data read/write, accessed */
+	physmem_write_bytes(pm, MB_GDT_ADDR, gdt, sizeof(gdt));
+}
+
+bool multiboot_load(struct physmem *pm, const uint8_t *image, size_t size,
+		    const char *kernel_name, const char *cmdline,
+		    struct multiboot_boot *out, char *err, size_t errlen)
+{
+	memset(out, 0, sizeof(*out));
+	if (size > 0xffffffffu)
+		return fail(err, errlen, "kernel file too large (%zu bytes)", size);
+	long off = multiboot_find_header(image, size, err, errlen);
+	if (off < 0)
+		return false;
+	uint32_t flags = get32(image + off + 4);
+	out->header_offset = (uint32_t)off;
+	out->header_flags = flags;
+	/* Multiboot 3.1.2: refuse an image that requires what we do not know. */
+	if (flags & 0xffff & ~MB_HF_KNOWN_REQUIRED)
+		return fail(err, errlen, "multiboot header requires unsupported features (flags 0x%x)",
+			    flags & 0xffff & ~MB_HF_KNOWN_REQUIRED);
+
+	struct load_plan *plan = calloc(1, sizeof(*plan));
+	if (!plan)
+		return fail(err, errlen, "out of memory");
+	bool ok = false;
+	bool is64 = false;
+	/* QEMU: the a.out kludge takes precedence over the ELF headers when bit 16
+	 * is set (Multiboot 3.1.3 lets the loader choose). */
+	if (flags & MB_HF_AOUT_KLUDGE) {
+		if (!plan_aout(image, size, (size_t)off, plan, err, errlen))
+			goto out;
+	} else {
+		if (!plan_elf(image, size, plan, &is64, err, errlen))
+			goto out;
+		out->elf = true;
+		out->elf64 = is64;
+	}
+	if (!check_plan(pm, plan, err, errlen))
+		goto out;
+
+	uint64_t low = UINT64_MAX, high = 0;
+	for (unsigned i = 0; i < plan->n; i++) {
+		const struct segment_plan *s = &plan->seg[i];
+		physmem_write_bytes(pm, s->paddr, image + s->offset, (size_t)s->filesz);
+		zero_ram(pm, s->paddr + s->filesz, s->memsz - s->filesz);
+		if (s->paddr < low)
+			low = s->paddr;
+		if (s->paddr + s->memsz > high)
+			high = s->paddr + s->memsz;
+	}
+
+	/* QEMU: strings (and module descriptors, none here) go on the page after
+	 * the image, counted from its lowest address. */
+	size_t name_len = strlen(kernel_name), cmd_len = strlen(cmdline);
+	if (name_len + 1 + cmd_len + 1 > MB_CMDLINE_MAX) {
+		fail(err, errlen, "command line too long (max %d bytes)", MB_CMDLINE_MAX);
+		goto out;
+	}
+	static const char loader_name[] = "hvemu";
+	uint64_t strings = low + PAGE_ALIGN(high - low);
+	uint64_t strings_end = strings + name_len + 1 + cmd_len + 1 + sizeof(loader_name);
+	if (strings_end > pm->ram_size) {
+		fail(err, errlen, "no room after the kernel for the command line (RAM ends at 0x%llx)",
+		     (unsigned long long)pm->ram_size);
+		goto out;
+	}
+	if (strings < MB_AREA_END && strings_end > MB_MMAP_ADDR) {
+		fail(err, errlen, "command line at 0x%llx would overlap the multiboot information area",
+		     (unsigned long long)strings);
+		goto out;
+	}
+	uint64_t cmd_pa = strings, name_pa = strings + name_len + 1 + cmd_len + 1;
+	physmem_write_bytes(pm, cmd_pa, kernel_name, name_len);
+	physmem_write_bytes(pm, cmd_pa + name_len, " ", 1);
+	physmem_write_bytes(pm, cmd_pa + name_len + 1, cmdline, cmd_len + 1);
+	physmem_write_bytes(pm, name_pa, loader_name, sizeof(loader_name));
+
+	uint8_t mbi[MBI_SIZE] = { 0 };
+	put32(mbi + MBI_FLAGS, MBI_F_MEMORY | MBI_F_BOOT_DEVICE | MBI_F_CMDLINE | MBI_F_MODS |
+			       MBI_F_MMAP | MBI_F_BOOT_LOADER_NAME);
+	put32(mbi + MBI_MEM_LOWER, 640);
+	put32(mbi + MBI_MEM_UPPER, (uint32_t)(pm->ram_size / 1024 - 1024));
+	put32(mbi + MBI_BOOT_DEVICE, 0x8000ffff);   /* first BIOS disk, no partition */
+	put32(mbi + MBI_CMDLINE, (uint32_t)cmd_pa);
+	put32(mbi + MBI_MODS_COUNT, 0);
+	put32(mbi + MBI_MODS_ADDR, (uint32_t)strings);
+	put32(mbi + MBI_MMAP_LENGTH, write_mmap(pm));
+	put32(mbi + MBI_MMAP_ADDR, MB_MMAP_ADDR);
+	put32(mbi + MBI_BOOT_LOADER_NAME, (uint32_t)name_pa);
+	physmem_write_bytes(pm, MB_INFO_ADDR, mbi, sizeof(mbi));
+	write_gdt(pm);
+
+	out->entry = (uint32_t)plan->entry;
+	out->info_addr = MB_INFO_ADDR;
+	out->gdt_addr = MB_GDT_ADDR;
+	out->gdt_limit = 31;
+	out->load_start = (uint32_t)low;
+	out->load_end = (uint32_t)high;
+	ok = true;
+out:
+	free(plan);
+	return ok;
+}

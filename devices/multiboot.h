@@ -1,0 +1,77 @@
+/* Multiboot (version 0.6.96) kernel loading, as `qemu-system-x86_64 -kernel`
+ * does it: header search, ELF or a.out-kludge images, the information block in
+ * guest RAM. hvemu extension: ELF64 images (segments at their physical
+ * addresses, entry below 4 GiB, still entered in 32-bit protected mode).
+ *
+ * Guest-physical layout (QEMU's): the memory map at 0x9000, the information
+ * structure at 0x9500, a flat GDT at 0x9600 (QEMU keeps its GDT in the option
+ * ROM), and the command line and boot-loader name on the page after the kernel.
+ */
+#ifndef HVEMU_DEVICES_MULTIBOOT_H
+#define HVEMU_DEVICES_MULTIBOOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "devices/bus.h"
+
+#define MB_HEADER_MAGIC 0x1BADB002u   /* in the kernel image */
+#define MB_BOOT_MAGIC 0x2BADB002u     /* in EAX at entry */
+#define MB_SEARCH_LIMIT 8192          /* the header lies within the first 8 KiB */
+
+/* Header flags (Multiboot 3.1.2). Bits 0-15 are "required": a loader that does
+ * not understand one must refuse the image. */
+enum {
+	MB_HF_PAGE_ALIGN = 1u << 0,   /* modules page-aligned (there are none) */
+	MB_HF_MEMINFO = 1u << 1,      /* mem_* and mmap_* wanted: always given */
+	MB_HF_VIDEO = 1u << 2,        /* video mode wanted: accepted, not provided (as QEMU) */
+	MB_HF_KNOWN_REQUIRED = 0x7,
+	MB_HF_AOUT_KLUDGE = 1u << 16, /* the address fields are valid */
+};
+
+/* Information structure (Multiboot 3.3): offsets and flags. */
+enum {
+	MBI_FLAGS = 0, MBI_MEM_LOWER = 4, MBI_MEM_UPPER = 8, MBI_BOOT_DEVICE = 12,
+	MBI_CMDLINE = 16, MBI_MODS_COUNT = 20, MBI_MODS_ADDR = 24, MBI_SYMS = 28,
+	MBI_MMAP_LENGTH = 44, MBI_MMAP_ADDR = 48, MBI_BOOT_LOADER_NAME = 64, MBI_SIZE = 88,
+
+	MBI_F_MEMORY = 1u << 0, MBI_F_BOOT_DEVICE = 1u << 1, MBI_F_CMDLINE = 1u << 2,
+	MBI_F_MODS = 1u << 3, MBI_F_MMAP = 1u << 6, MBI_F_BOOT_LOADER_NAME = 1u << 9,
+
+	MB_MMAP_ENTRY_SIZE = 24,      /* size field (=20) + base(8) + length(8) + type(4) */
+	MB_MMAP_AVAILABLE = 1, MB_MMAP_RESERVED = 2,
+};
+
+#define MB_MMAP_ADDR 0x9000u
+#define MB_INFO_ADDR 0x9500u
+#define MB_GDT_ADDR 0x9600u
+#define MB_AREA_END 0x9700u           /* [MB_MMAP_ADDR, MB_AREA_END) belongs to the loader */
+#define MB_GDT_CODE_SEL 0x10          /* flat 32-bit code, as QEMU's multiboot option ROM */
+#define MB_GDT_DATA_SEL 0x18          /* flat data for DS/ES/FS/GS/SS */
+#define MB_CMDLINE_MAX 4096
+
+/* Where the loader put things and how to enter the kernel. */
+struct multiboot_boot {
+	uint32_t entry;            /* EIP at entry */
+	uint32_t info_addr;        /* EBX at entry */
+	uint32_t gdt_addr;         /* GDTR.base; limit is gdt_limit */
+	uint16_t gdt_limit;
+	uint32_t load_start, load_end;   /* kernel image in RAM, bss included */
+	uint32_t header_offset;    /* where the header was found in the file */
+	uint32_t header_flags;
+	bool elf, elf64;
+};
+
+/* Find a valid header (4-byte aligned, checksum) in image[0..size). Returns its
+ * offset, or -1 with a reason in err. */
+long multiboot_find_header(const uint8_t *image, size_t size, char *err, size_t errlen);
+
+/* Load image into pm and build the information block. kernel_name and cmdline
+ * form the command line "kernel_name cmdline" (as QEMU). On failure returns false
+ * with a one-line reason in err; guest RAM may then be partly written. */
+bool multiboot_load(struct physmem *pm, const uint8_t *image, size_t size,
+		    const char *kernel_name, const char *cmdline,
+		    struct multiboot_boot *out, char *err, size_t errlen);
+
+#endif
