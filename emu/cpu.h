@@ -24,8 +24,9 @@ enum status {
 	ST_SHUTDOWN,               /* triple fault (SDM Vol.3 6.15, #DF) */
 	ST_STOP,                   /* the machine asked to stop (debug-exit, limit) */
 	ST_UNSUPPORTED,            /* a legal instruction hvemu does not model yet */
-} __attribute__((warn_unused_result));
+};
 typedef enum status status_t;
+/* Functions returning status_t are declared CHECKED: callers must look at it. */
 
 /* Kinds of events, in the vocabulary of the VMCB EVENTINJ / VMCS interruption
  * information fields (APM2 15.20, SDM Vol.3 24.8.3). */
@@ -112,6 +113,7 @@ struct cpu {
 	const struct cpu_hooks *hooks;  /* NULL: no hypervisor watching */
 	void *hooks_ctx;
 	bool stop_requested;       /* a device asked to end the run */
+	bool code_modified;        /* a write hit decoded code: leave the current block */
 
 	/* --- tracing --- */
 	unsigned trace;            /* TRACE_* */
@@ -129,20 +131,22 @@ void cpu_destroy(struct cpu *cpu);
 /* Run until something other than ST_OK/ST_FAULT ends the loop (faults are
  * delivered inside). Returns ST_HALT (HLT with nothing to wake it), ST_SHUTDOWN,
  * ST_STOP, ST_UNSUPPORTED, or ST_VMEXIT for the caller's hypervisor model. */
-status_t cpu_run(struct cpu *cpu);
+status_t cpu_run(struct cpu *cpu) CHECKED;
 
-/* Recompute mode and cpl after a change of CR0.PE, EFLAGS.VM, EFER.LMA or CS. */
+/* Recompute the mode after a change of CR0.PE, EFLAGS.VM, EFER.LMA or CS.L. CPL
+ * is set by whoever loads CS (far transfers, IRET, event delivery, SYSENTER...);
+ * this only forces it to 0 in real mode and 3 in virtual-8086 mode. */
 void cpu_update_mode(struct cpu *cpu);
 
 /* Raise an exception: record it in cpu->event and return ST_FAULT, to be returned
  * up to cpu_run(), which delivers it (or lets a hook make it a VM exit). */
-status_t cpu_raise(struct cpu *cpu, uint8_t vector);
-status_t cpu_raise_err(struct cpu *cpu, uint8_t vector, uint32_t error_code);
-status_t cpu_raise_fault(struct cpu *cpu, const struct fault *f);
+status_t cpu_raise(struct cpu *cpu, uint8_t vector) CHECKED;
+status_t cpu_raise_err(struct cpu *cpu, uint8_t vector, uint32_t error_code) CHECKED;
+status_t cpu_raise_fault(struct cpu *cpu, const struct fault *f) CHECKED;
 
 /* Deliver cpu->event through the IVT/IDT (emu/exception.c). Returns ST_OK once the
  * handler's first instruction is next, ST_SHUTDOWN on a triple fault. */
-status_t cpu_deliver_event(struct cpu *cpu);
+status_t cpu_deliver_event(struct cpu *cpu) CHECKED;
 
 /* Full EFLAGS with the lazy arithmetic flags folded in. */
 uint64_t cpu_get_flags(struct cpu *cpu);
@@ -152,6 +156,13 @@ void cpu_set_flags(struct cpu *cpu, uint64_t flags);
 /* Sizes in bytes of the current code/stack/address defaults. */
 static inline bool cpu_is_mode64(const struct cpu *cpu) { return cpu->mode == MODE_LONG64; }
 static inline bool cpu_is_prot(const struct cpu *cpu)   { return cpu->mode != MODE_REAL; }
+
+/* Read size bytes of code at linear address lin, as an instruction fetch would
+ * (fills the TLB; may fault). For tracing and the decoder. */
+status_t cpu_fetch_code(struct cpu *cpu, uint64_t lin, unsigned size, uint8_t *buf) CHECKED;
+
+/* Code size (16, 32 or 64) instructions are decoded with in the current mode. */
+unsigned cpu_code_size(const struct cpu *cpu);
 
 /* Tell the core that guest-physical page(s) were written behind its back
  * (DMA, loader): decoded instructions there are dropped. */

@@ -2,7 +2,7 @@
  * address sizes, register numbers, effective-address parts, immediates), so that
  * handlers hold only semantics. Decoded instructions are cached (emu/icache.c).
  *
- * The instruction set itself is data: emu/isa/*.isa, one file per concept, rows of
+ * The instruction set itself is data: emu/isa/<concept>.isa, one file per concept, rows of
  *     opcode | mnemonic | operands | handler | flags
  * compiled by emu/gen_isa.py into the decoder tables and the handler prototypes
  * (isa_handlers.h, in the build directory). See emu/isa/README.md.
@@ -61,7 +61,7 @@ struct insn {
 };
 #define REG_RIP 0x10
 
-/* One row of the instruction table (generated from emu/isa/*.isa). */
+/* One row of the instruction table (generated from emu/isa/<concept>.isa). */
 struct isa_row {
 	const char *mnemonic;
 	const char *operands;      /* SDM letters, e.g. "Ev,Gv" */
@@ -77,5 +77,8 @@ extern const unsigned isa_row_count;
  * 15 bytes (#GP(0)). Undefined opcodes and misplaced LOCK decode successfully to
  * a handler that raises #UD, so the length is still right. */
 int decode_insn(const uint8_t *bytes, unsigned avail, unsigned mode, struct insn *in);
+
+/* True for an encoding that raises #UD (undefined, misplaced LOCK, wrong mode). */
+bool insn_is_undefined(const struct insn *in);
 
 #endif

@@ -55,24 +55,24 @@ static inline int64_t sign_extend(uint64_t v, unsigned size)
 /* --- memory through a segment --- */
 
 /* Data access at seg:off (off already masked to the address size). */
-status_t mem_read(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size, uint64_t *out);
-status_t mem_write(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size, uint64_t v);
+status_t mem_read(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size, uint64_t *out) CHECKED;
+status_t mem_write(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size, uint64_t v) CHECKED;
 /* Check that a write of size bytes at seg:off would succeed (segment and page),
  * without writing: for instructions that must fault before changing any state. */
-status_t mem_probe_write(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size);
+status_t mem_probe_write(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size) CHECKED;
 
 /* Implicit supervisor-mode accesses by linear address: descriptor tables, TSS,
  * IDT (SDM Vol.3 4.6.1: these are supervisor accesses whatever the CPL). */
-status_t lin_read_sys(struct cpu *cpu, uint64_t lin, unsigned size, uint64_t *out);
-status_t lin_write_sys(struct cpu *cpu, uint64_t lin, unsigned size, uint64_t v);
+status_t lin_read_sys(struct cpu *cpu, uint64_t lin, unsigned size, uint64_t *out) CHECKED;
+status_t lin_write_sys(struct cpu *cpu, uint64_t lin, unsigned size, uint64_t v) CHECKED;
 
 /* Effective address (offset within in->seg) of the ModRM memory operand, masked
  * to the address size. */
 uint64_t insn_ea(const struct cpu *cpu, const struct insn *in);
 
 /* The E (ModRM r/m) operand, register or memory. */
-status_t rm_read(struct cpu *cpu, const struct insn *in, unsigned size, uint64_t *out);
-status_t rm_write(struct cpu *cpu, const struct insn *in, unsigned size, uint64_t v);
+status_t rm_read(struct cpu *cpu, const struct insn *in, unsigned size, uint64_t *out) CHECKED;
+status_t rm_write(struct cpu *cpu, const struct insn *in, unsigned size, uint64_t v) CHECKED;
 
 /* The G (ModRM reg) operand. */
 static inline uint64_t greg_read(const struct cpu *cpu, const struct insn *in, unsigned size)
@@ -90,11 +90,11 @@ static inline void greg_write(struct cpu *cpu, const struct insn *in, unsigned s
 unsigned stack_asize(const struct cpu *cpu);
 /* Push/pop size bytes at SS:(E)SP, with #SS on limit violations. RSP is updated
  * only if the access succeeds. */
-status_t push(struct cpu *cpu, unsigned size, uint64_t v);
-status_t pop(struct cpu *cpu, unsigned size, uint64_t *out);
+status_t push(struct cpu *cpu, unsigned size, uint64_t v) CHECKED;
+status_t pop(struct cpu *cpu, unsigned size, uint64_t *out) CHECKED;
 /* Read at SS:(rSP + offset) without moving rSP (multi-value pops check all first). */
-status_t stack_read(struct cpu *cpu, uint64_t offset, unsigned size, uint64_t *out);
-status_t stack_write(struct cpu *cpu, uint64_t offset, unsigned size, uint64_t v);
+status_t stack_read(struct cpu *cpu, uint64_t offset, unsigned size, uint64_t *out) CHECKED;
+status_t stack_write(struct cpu *cpu, uint64_t offset, unsigned size, uint64_t v) CHECKED;
 /* Add delta to rSP within the stack-address size. */
 void stack_adjust(struct cpu *cpu, int64_t delta);
 
@@ -103,9 +103,9 @@ void stack_adjust(struct cpu *cpu, int64_t delta);
 /* Set RIP to target truncated to the operand size (16/32) or checked canonical
  * (64-bit); #GP(0) if beyond the CS limit (SDM Vol.2 JMP: "If target operand is
  * beyond the code segment limit, #GP(0)"). */
-status_t branch_near(struct cpu *cpu, uint64_t target, unsigned osize);
+status_t branch_near(struct cpu *cpu, uint64_t target, unsigned osize) CHECKED;
 
 /* --- I/O ports (protection checks in emu/io.c) --- */
-status_t io_check_permission(struct cpu *cpu, uint16_t port, unsigned size);
+status_t io_check_permission(struct cpu *cpu, uint16_t port, unsigned size) CHECKED;
 
 #endif

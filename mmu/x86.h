@@ -25,11 +25,17 @@ enum {
 #define FLAG_IOPL_SHIFT 12
 
 /* CR0 / CR4 / EFER (SDM Vol.3 2.5, APM2 3.1). */
-enum {
-	CR0_PE = 1u << 0, CR0_MP = 1u << 1, CR0_EM = 1u << 2, CR0_TS = 1u << 3,
-	CR0_ET = 1u << 4, CR0_NE = 1u << 5, CR0_WP = 1u << 16, CR0_AM = 1u << 18,
-	CR0_NW = 1u << 29, CR0_CD = 1u << 30, CR0_PG = 1u << 31,
-};
+#define CR0_PE (1u << 0)
+#define CR0_MP (1u << 1)
+#define CR0_EM (1u << 2)
+#define CR0_TS (1u << 3)
+#define CR0_ET (1u << 4)
+#define CR0_NE (1u << 5)
+#define CR0_WP (1u << 16)
+#define CR0_AM (1u << 18)
+#define CR0_NW (1u << 29)
+#define CR0_CD (1u << 30)
+#define CR0_PG (1u << 31)
 enum {
 	CR4_VME = 1u << 0, CR4_PVI = 1u << 1, CR4_TSD = 1u << 2, CR4_DE = 1u << 3,
 	CR4_PSE = 1u << 4, CR4_PAE = 1u << 5, CR4_MCE = 1u << 6, CR4_PGE = 1u << 7,
@@ -79,14 +85,24 @@ enum gpr { R_AX, R_CX, R_DX, R_BX, R_SP, R_BP, R_SI, R_DI,
 	   R_R8, R_R9, R_R10, R_R11, R_R12, R_R13, R_R14, R_R15 };
 
 /* MSR indices (SDM Vol.4; APM2 Appendix A). */
-enum {
-	MSR_TSC = 0x10, MSR_APIC_BASE = 0x1b, MSR_FEATURE_CONTROL = 0x3a,
-	MSR_SYSENTER_CS = 0x174, MSR_SYSENTER_ESP = 0x175, MSR_SYSENTER_EIP = 0x176,
-	MSR_PAT = 0x277, MSR_MISC_ENABLE = 0x1a0,
-	MSR_EFER = 0xc0000080, MSR_STAR = 0xc0000081, MSR_LSTAR = 0xc0000082,
-	MSR_CSTAR = 0xc0000083, MSR_SFMASK = 0xc0000084, MSR_FS_BASE = 0xc0000100,
-	MSR_GS_BASE = 0xc0000101, MSR_KERNEL_GS_BASE = 0xc0000102, MSR_TSC_AUX = 0xc0000103,
-	MSR_VM_CR = 0xc0010114, MSR_VM_HSAVE_PA = 0xc0010117,
-};
+#define MSR_TSC                0x10u
+#define MSR_APIC_BASE          0x1bu
+#define MSR_FEATURE_CONTROL    0x3au
+#define MSR_SYSENTER_CS        0x174u
+#define MSR_SYSENTER_ESP       0x175u
+#define MSR_SYSENTER_EIP       0x176u
+#define MSR_PAT                0x277u
+#define MSR_MISC_ENABLE        0x1a0u
+#define MSR_EFER               0xc0000080u
+#define MSR_STAR               0xc0000081u
+#define MSR_LSTAR              0xc0000082u
+#define MSR_CSTAR              0xc0000083u
+#define MSR_SFMASK             0xc0000084u
+#define MSR_FS_BASE            0xc0000100u
+#define MSR_GS_BASE            0xc0000101u
+#define MSR_KERNEL_GS_BASE     0xc0000102u
+#define MSR_TSC_AUX            0xc0000103u
+#define MSR_VM_CR              0xc0010114u
+#define MSR_VM_HSAVE_PA        0xc0010117u
 
 #endif

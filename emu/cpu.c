@@ -1,0 +1,309 @@
+/* The CPU core: reset state, mode tracking and the execution loop.
+ *
+ *   cpu_run: for each block (emu/icache.h)
+ *     CS:rIP -> linear -> physical (TLB) -> cached decoded block (or decode one)
+ *     for each instruction: rIP += length; status = handler(cpu, insn)
+ *       ST_OK      -> next instruction
+ *       ST_FAULT   -> rIP back to the instruction; deliver cpu->event (emu/exception.c)
+ *       otherwise  -> return it to the machine (halt, shutdown, stop, VM exit)
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu/cpu_model.h"
+#include "emu/flags.h"
+#include "emu/icache.h"
+#include "emu/insn.h"
+
+/* EFLAGS bits software can change on this CPU class (486+ with CPUID); the rest
+ * read as 0 except bit 1, which reads as 1 (SDM Vol.1 3.4.3). */
+#define FLAGS_WRITABLE (FLAGS_ARITH | FLAG_TF | FLAG_IF | FLAG_DF | FLAG_IOPL | FLAG_NT | \
+			FLAG_RF | FLAG_VM | FLAG_AC | FLAG_VIF | FLAG_VIP | FLAG_ID)
+
+static void load_reset_segment(struct segment *s, uint16_t selector, uint64_t base, uint16_t attr)
+{
+	s->selector = selector;
+	s->base = base;
+	s->limit = 0xffff;
+	s->attr = attr;
+	seg_refresh(s);
+}
+
+void cpu_init(struct cpu *cpu, const struct cpu_model *model, struct physmem *mem,
+	      struct iobus *io)
+{
+	memset(cpu, 0, sizeof(*cpu));
+	cpu->model = model;
+	cpu->mem = mem;
+	cpu->io = io;
+	cpu->icache = icache_create();
+	cpu->code_pages = calloc((mem->ram_size >> PAGE_SHIFT) / 8 + 1, 1);
+	if (!cpu->icache || !cpu->code_pages)
+		abort();   /* host out of memory at start-up: nothing sensible to do */
+	tlb_flush_all(&cpu->tlb);
+
+	/* SDM Vol.3 9.1.1, Table 9-1: state after RESET. */
+	cpu->rflags = FLAG_FIXED1;
+	cpu->rip = 0xfff0;
+	cpu->cr0 = CR0_ET | CR0_NW | CR0_CD;
+	cpu->regs[R_DX] = model ? model->signature : 0;
+	load_reset_segment(&cpu->seg[SR_CS], 0xf000, 0xffff0000, SEG_P | SEG_S | SEG_TYPE_RW | SEG_TYPE_ACCESSED);
+	for (unsigned s = 0; s < SR_COUNT; s++)
+		if (s != SR_CS)
+			load_reset_segment(&cpu->seg[s], 0, 0, SEG_P | SEG_S | SEG_TYPE_RW | SEG_TYPE_ACCESSED);
+	load_reset_segment(&cpu->ldtr, 0, 0, SEG_P | SYS_LDT);
+	load_reset_segment(&cpu->tr, 0, 0, SEG_P | SYS_TSS16_BUSY);
+	cpu->gdtr.limit = cpu->idtr.limit = 0xffff;
+	cpu->dr[6] = 0xffff0ff0;
+	cpu->dr[7] = 0x400;
+	cpu->apic_base = 0xfee00000 | (1u << 11) | (1u << 8);   /* enabled, BSP */
+	cpu->pat = 0x0007040600070406ull;                       /* SDM Vol.3 13.12.4 */
+	cpu_update_mode(cpu);
+}
+
+void cpu_destroy(struct cpu *cpu)
+{
+	icache_destroy(cpu->icache);
+	free(cpu->code_pages);
+	cpu->icache = NULL;
+	cpu->code_pages = NULL;
+}
+
+void cpu_update_mode(struct cpu *cpu)
+{
+	if (!(cpu->cr0 & CR0_PE)) {
+		cpu->mode = MODE_REAL;
+		cpu->cpl = 0;
+	} else if (cpu->efer & EFER_LMA) {
+		cpu->mode = (cpu->seg[SR_CS].attr & SEG_L) ? MODE_LONG64 : MODE_COMPAT;
+	} else if (cpu->rflags & FLAG_VM) {
+		cpu->mode = MODE_V86;
+		cpu->cpl = 3;      /* SDM Vol.3 20.2.1: v8086 code runs at CPL 3 */
+	} else {
+		cpu->mode = MODE_PROT;
+	}
+}
+
+unsigned cpu_code_size(const struct cpu *cpu)
+{
+	switch (cpu->mode) {
+	case MODE_REAL:
+	case MODE_V86: return 16;
+	case MODE_LONG64: return 64;
+	default: return (cpu->seg[SR_CS].attr & SEG_DB) ? 32 : 16;
+	}
+}
+
+uint64_t cpu_get_flags(struct cpu *cpu)
+{
+	if (cpu->lazy.op != LAZY_NONE)
+		flags_materialize(cpu);
+	return cpu->rflags;
+}
+
+void cpu_set_flags(struct cpu *cpu, uint64_t flags)
+{
+	cpu->lazy.op = LAZY_NONE;
+	cpu->rflags = (flags & FLAGS_WRITABLE) | FLAG_FIXED1;
+}
+
+/* --- decoding into the cache --- */
+
+static inline uint64_t ip_mask(const struct cpu *cpu)
+{
+	return cpu->mode == MODE_LONG64 ? ~0ull : 0xffffffffull;
+}
+
+/* Decode one instruction at CS:ip. Faults (CS limit, page) are raised. */
+static status_t decode_at(struct cpu *cpu, uint64_t ip, unsigned code_size, struct insn *in,
+			  uint64_t *pa_last)
+{
+	const struct segment *cs = &cpu->seg[SR_CS];
+	uint8_t buf[INSN_MAX_LEN];
+	unsigned avail = INSN_MAX_LEN;
+	bool limited_by_cs = false;
+	uint64_t lin;
+
+	if (cpu->mode != MODE_LONG64) {
+		/* SDM Vol.3 5.3: fetching beyond the CS limit is #GP(0). */
+		if (ip > cs->limit || !(cs->perm & SEG_PERM_EXEC || cpu->mode == MODE_REAL ||
+					cpu->mode == MODE_V86))
+			return cpu_raise_err(cpu, EXC_GP, 0);
+		if ((uint64_t)cs->limit - ip + 1 < avail) {
+			avail = (unsigned)(cs->limit - ip + 1);
+			limited_by_cs = true;
+		}
+		lin = (uint32_t)(cs->base + ip);
+	} else {
+		lin = ip;
+	}
+
+	/* First the bytes up to the end of this page; the next page only if the
+	 * instruction needs it (its fault belongs to this instruction). */
+	unsigned in_page = (unsigned)(PAGE_SIZE - (lin & (PAGE_SIZE - 1)));
+	unsigned n = avail < in_page ? avail : in_page;
+	status_t st = cpu_fetch_code(cpu, lin, n, buf);
+	if (st != ST_OK)
+		return st;
+	int len = decode_insn(buf, n, code_size, in);
+	if (len == 0 && n < avail) {
+		st = cpu_fetch_code(cpu, ip_mask(cpu) & (lin + n), avail - n, buf + n);
+		if (st != ST_OK)
+			return st;
+		n = avail;
+		len = decode_insn(buf, n, code_size, in);
+	}
+	if (len <= 0) {
+		(void)limited_by_cs;
+		/* Over 15 bytes, or running into the CS limit: #GP(0). */
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	}
+	*pa_last = lin + (unsigned)len - 1;
+	return ST_OK;
+}
+
+static inline uint64_t code_pa(struct cpu *cpu, uint64_t lin)
+{
+	struct tlb_entry *e = tlb_slot(&cpu->tlb, cpu->cpl == 3 ? TLB_USER : TLB_SUPERVISOR, lin);
+	return e->phys | (lin & (PAGE_SIZE - 1));
+}
+
+static void mark_code_page(struct cpu *cpu, uint64_t pa)
+{
+	if (pa >= cpu->mem->ram_size)
+		return;
+	uint64_t pfn = pa >> PAGE_SHIFT;
+	if (!((cpu->code_pages[pfn >> 3] >> (pfn & 7)) & 1)) {
+		cpu->code_pages[pfn >> 3] |= (uint8_t)(1u << (pfn & 7));
+		tlb_protect_phys_page(&cpu->tlb, pa);
+	}
+}
+
+/* Find or build the block starting at the current CS:rIP. Returns NULL with
+ * *st set when the first instruction cannot be fetched or decoded. */
+static struct block *block_for_rip(struct cpu *cpu, status_t *st)
+{
+	unsigned code_size = cpu_code_size(cpu);
+	uint64_t lin = cpu->mode == MODE_LONG64 ? cpu->rip : (uint32_t)(cpu->seg[SR_CS].base + cpu->rip);
+	uint8_t probe;
+
+	/* CS limit before translation: #GP(0) outranks #PF (SDM Vol.3 6.9). */
+	if (cpu->mode != MODE_LONG64 && cpu->rip > cpu->seg[SR_CS].limit) {
+		*st = cpu_raise_err(cpu, EXC_GP, 0);
+		return NULL;
+	}
+	*st = cpu_fetch_code(cpu, lin, 1, &probe);
+	if (*st != ST_OK)
+		return NULL;
+	unsigned bank = cpu->cpl == 3 ? TLB_USER : TLB_SUPERVISOR;
+	bool ram = tlb_lookup(&cpu->tlb, bank, TLB_EXEC, lin, 1) != NULL;
+	uint64_t pa = ram ? code_pa(cpu, lin) : BLOCK_INVALID;
+
+	struct block *b = ram ? icache_slot(cpu->icache, pa) : NULL;
+	if (b && b->pa == pa && b->code_size == code_size)
+		return b;
+
+	/* Decode a new block (MMIO/ROM code: a one-off block that is not cached). */
+	if (!b)
+		b = &cpu->icache->uncached;
+	b->pa = BLOCK_INVALID;
+	b->count = 0;
+	b->code_size = (uint8_t)code_size;
+	uint64_t ip = cpu->rip, last_lin = lin;
+	while (b->count < BLOCK_MAX_INSNS) {
+		struct insn *in = &b->insns[b->count];
+		uint64_t this_last;
+		status_t s = decode_at(cpu, ip, code_size, in, &this_last);
+		if (s != ST_OK) {
+			if (b->count == 0) {
+				*st = s;
+				return NULL;
+			}
+			/* A later instruction faults only if execution reaches it. */
+			cpu->event.pending = false;
+			break;
+		}
+		b->count++;
+		last_lin = this_last;
+		uint16_t flags = in->row == UINT16_MAX ? IF_END : isa_rows[in->row].flags;
+		ip = (ip + in->len) & ip_mask(cpu);
+		if (flags & (IF_JUMP | IF_END | IF_REP) || insn_is_undefined(in))
+			break;
+		/* Stay within one page so one code-page mark covers the block. */
+		uint64_t next_lin = cpu->mode == MODE_LONG64 ? ip : (uint32_t)(cpu->seg[SR_CS].base + ip);
+		if ((next_lin & PAGE_MASK) != (lin & PAGE_MASK))
+			break;
+	}
+	if (ram) {
+		uint64_t pa_last = code_pa(cpu, last_lin);
+		mark_code_page(cpu, pa);
+		mark_code_page(cpu, pa_last);
+		b->pa = pa;
+		b->pa_last = pa_last;
+	}
+	*st = ST_OK;
+	return b;
+}
+
+/* --- the loop --- */
+
+status_t cpu_run(struct cpu *cpu)
+{
+	for (;;) {
+		if (__builtin_expect(cpu->stop_requested, 0))
+			return ST_STOP;
+		if (cpu->icount_limit && cpu->icount >= cpu->icount_limit)
+			return ST_STOP;
+
+		status_t st;
+		cpu->insn_start = cpu->rip;
+		struct block *b = block_for_rip(cpu, &st);
+		if (!b)
+			goto fault;
+
+		/* Run the block; one instruction at a time when single-stepping, tracing,
+		 * or near the instruction limit. */
+		unsigned n = b->count;
+		if ((cpu->rflags & FLAG_TF) || (cpu->trace & TRACE_INSN))
+			n = 1;
+		if (cpu->icount_limit && cpu->icount_limit - cpu->icount < n)
+			n = (unsigned)(cpu->icount_limit - cpu->icount);
+		if (cpu->shadow) {
+			/* The instruction after STI / MOV SS runs alone, so that nothing is
+			 * recognised between it and the one that set the shadow (SDM Vol.3 6.8.3). */
+			n = 1;
+			cpu->shadow = 0;
+		}
+		cpu->code_modified = false;
+		for (unsigned i = 0; i < n; i++) {
+			const struct insn *in = &b->insns[i];
+			if (cpu->trace & TRACE_INSN && cpu->trace_insn)
+				cpu->trace_insn(cpu, in);
+			cpu->insn_start = cpu->rip;
+			cpu->rip = (cpu->rip + in->len) & ip_mask(cpu);
+			st = in->exec(cpu, in);
+			if (__builtin_expect(st != ST_OK, 0))
+				goto fault;
+			cpu->icount++;
+			if (__builtin_expect(cpu->code_modified | cpu->stop_requested, 0))
+				break;
+		}
+		continue;
+
+fault:
+		if (st == ST_FAULT) {
+			/* Faults report the faulting instruction's address (SDM Vol.3 6.5). */
+			cpu->rip = cpu->insn_start;
+			st = cpu_deliver_event(cpu);
+			if (st == ST_OK)
+				continue;
+		}
+		if (st == ST_HALT) {
+			cpu->icount++;
+			cpu->halted = true;
+		}
+		if (st == ST_STOP)
+			cpu->icount++;
+		return st;
+	}
+}

@@ -1,0 +1,294 @@
+/* Instruction decoder: bytes -> struct insn, driven by the generated tables.
+ *
+ * Prefixes (SDM Vol.2 2.1.1), REX (2.2.1), the opcode maps, ModRM/SIB and
+ * displacement (2.1.5, Tables 2-1..2-3), immediates. Everything that depends on
+ * the mode is resolved here once, so handlers never look at raw bytes.
+ */
+#include <string.h>
+
+#include "emu/decode_table.h"
+#include "emu/insn.h"
+
+/* #UD for undefined opcodes, misplaced LOCK and mode-invalid instructions
+ * (SDM Vol.2 Appendix A: blank cells are reserved; LOCK: Vol.2 LOCK "#UD"). */
+static status_t insn_undefined(struct cpu *cpu, const struct insn *in)
+{
+	(void)in;
+	return cpu_raise(cpu, EXC_UD);
+}
+
+struct cursor {
+	const uint8_t *bytes;
+	unsigned avail, pos;
+	int status;                /* 0 ok, 1 need more bytes, 2 over 15 bytes */
+};
+
+/* Take n bytes little-endian; on shortage record why and return 0. */
+static uint64_t take(struct cursor *c, unsigned n)
+{
+	if (c->pos + n > INSN_MAX_LEN) {
+		c->status = c->status ? c->status : 2;
+		c->pos += n;
+		return 0;
+	}
+	if (c->pos + n > c->avail) {
+		c->status = c->status ? c->status : 1;
+		c->pos += n;
+		return 0;
+	}
+	uint64_t v = 0;
+	for (unsigned i = 0; i < n; i++)
+		v |= (uint64_t)c->bytes[c->pos + i] << (8 * i);
+	c->pos += n;
+	return v;
+}
+
+/* 16-bit ModRM memory forms (SDM Vol.2 Table 2-1): base, index, default segment. */
+static const uint8_t modrm16_base[8] = { R_BX, R_BX, R_BP, R_BP, REG_NONE, REG_NONE, R_BP, R_BX };
+static const uint8_t modrm16_index[8] = { R_SI, R_DI, R_SI, R_DI, R_SI, R_DI, REG_NONE, REG_NONE };
+
+static void decode_modrm_mem(struct cursor *c, unsigned mode, uint8_t rex, struct insn *in)
+{
+	unsigned mod = in->modrm >> 6, rm = in->modrm & 7;
+	bool bp_based = false;
+
+	in->base = in->index = REG_NONE;
+	in->scale = 0;
+	in->disp = 0;
+	if (in->asize == 2) {
+		if (mod == 0 && rm == 6) {
+			in->disp = (int16_t)take(c, 2);
+		} else {
+			in->base = modrm16_base[rm];
+			in->index = modrm16_index[rm];
+			bp_based = in->base == R_BP;
+			if (mod == 1)
+				in->disp = (int8_t)take(c, 1);
+			else if (mod == 2)
+				in->disp = (int16_t)take(c, 2);
+		}
+	} else {
+		if (rm == 4) {
+			/* SIB (SDM Vol.2 Table 2-3). */
+			uint8_t sib = (uint8_t)take(c, 1);
+			unsigned base = sib & 7, index = ((sib >> 3) & 7) | ((rex & 2) << 2);
+			in->scale = sib >> 6;
+			if (index != R_SP)
+				in->index = (uint8_t)index;
+			if (base == 5 && mod == 0) {
+				in->disp = (int32_t)take(c, 4);
+			} else {
+				in->base = (uint8_t)(base | ((rex & 1) << 3));
+				bp_based = base == R_SP || base == R_BP;
+			}
+		} else if (rm == 5 && mod == 0) {
+			/* disp32; RIP-relative in 64-bit mode (SDM Vol.2 2.2.1.6). */
+			in->disp = (int32_t)take(c, 4);
+			if (mode == 64)
+				in->base = REG_RIP;
+		} else {
+			in->base = (uint8_t)(rm | ((rex & 1) << 3));
+			bp_based = rm == R_BP;
+		}
+		if (mod == 1)
+			in->disp = (int8_t)take(c, 1);
+		else if (mod == 2)
+			in->disp = (int32_t)take(c, 4);
+	}
+	/* SDM Vol.1 3.7.5: rBP/rSP-based addresses default to SS. */
+	if (!in->seg_override)
+		in->seg = bp_based ? SR_SS : SR_DS;
+}
+
+static unsigned first_operand_size(unsigned size_class, const struct insn *in)
+{
+	switch (size_class) {
+	case SZ_B: return 1;
+	case SZ_W: return 2;
+	case SZ_D: return 4;
+	case SZ_Q: return 8;
+	case SZ_Z: return in->osize == 2 ? 2 : 4;
+	case SZ_Y: return in->osize == 8 ? 8 : 4;
+	default: return in->osize;
+	}
+}
+
+static void decode_immediate(struct cursor *c, unsigned kind, struct insn *in)
+{
+	switch (kind) {
+	case IMM_B: in->imm = take(c, 1); break;
+	case IMM_BS: in->imm = (uint64_t)(int64_t)(int8_t)take(c, 1); break;
+	case IMM_JB: in->imm = (uint64_t)(int64_t)(int8_t)take(c, 1); break;
+	case IMM_W: in->imm = take(c, 2); break;
+	case IMM_D: in->imm = take(c, 4); break;
+	case IMM_Z:
+	case IMM_JZ:
+		/* Iz/Jz: 16 bits with a 16-bit operand size, else 32 sign-extended to 64. */
+		if (in->osize == 2)
+			in->imm = kind == IMM_JZ ? (uint64_t)(int64_t)(int16_t)take(c, 2) : take(c, 2);
+		else
+			in->imm = (uint64_t)(int64_t)(int32_t)take(c, 4);
+		break;
+	case IMM_V: in->imm = take(c, in->osize); break;
+	case IMM_AP:
+		in->imm = take(c, in->osize == 2 ? 2 : 4);
+		in->imm2 = (uint16_t)take(c, 2);
+		break;
+	case IMM_MOFFS: in->imm = take(c, in->asize); break;
+	case IMM_W_B:
+		in->imm = take(c, 2);
+		in->imm2 = (uint16_t)take(c, 1);
+		break;
+	default: break;
+	}
+}
+
+static bool prefix_matches(unsigned want, bool has66, unsigned rep)
+{
+	switch (want) {
+	case PFX_ANY: return true;
+	case PFX_NONE: return !has66 && rep == REP_NONE;
+	case PFX_66: return has66 && rep == REP_NONE;
+	case PFX_F3: return rep == REP_F3;
+	case PFX_F2: return rep == REP_F2;
+	default: return false;
+	}
+}
+
+int decode_insn(const uint8_t *bytes, unsigned avail, unsigned mode, struct insn *in)
+{
+	struct cursor c = { .bytes = bytes, .avail = avail };
+	bool has66 = false, has67 = false;
+	uint8_t rex = 0, b;
+
+	memset(in, 0, sizeof(*in));
+	in->seg = SR_DS;
+	in->base = in->index = REG_NONE;
+
+	/* Legacy prefixes, any order; the last of a group wins (SDM Vol.2 2.1.1).
+	 * REX counts only directly before the opcode (SDM Vol.2 2.2.1). */
+	for (;;) {
+		b = (uint8_t)take(&c, 1);
+		if (c.status)
+			goto short_read;
+		if (mode == 64 && (b & 0xf0) == 0x40) {
+			rex = b;
+			continue;
+		}
+		switch (b) {
+		case 0x66: has66 = true; break;
+		case 0x67: has67 = true; break;
+		case 0xf0: in->lock = true; break;
+		case 0xf2: in->rep = REP_F2; break;
+		case 0xf3: in->rep = REP_F3; break;
+		case 0x26: case 0x2e: case 0x36: case 0x3e:
+			/* 64-bit mode ignores ES/CS/SS/DS overrides (SDM Vol.1 3.3.7.1). */
+			if (mode != 64) {
+				in->seg = (uint8_t)((b >> 3) & 3);
+				in->seg_override = true;
+			}
+			break;
+		case 0x64: case 0x65:
+			in->seg = (uint8_t)(b == 0x64 ? SR_FS : SR_GS);
+			in->seg_override = true;
+			break;
+		default:
+			goto opcode;
+		}
+		rex = 0;
+	}
+opcode:
+	in->rex = rex;
+	if (b == 0x0f) {
+		b = (uint8_t)take(&c, 1);
+		if (b == 0x38 || b == 0x3a) {
+			in->map = b == 0x38 ? 2 : 3;
+			b = (uint8_t)take(&c, 1);
+		} else {
+			in->map = 1;
+		}
+		if (c.status)
+			goto short_read;
+	}
+	in->opcode = b;
+
+	switch (mode) {
+	case 16: in->osize = has66 ? 4 : 2; in->asize = has67 ? 4 : 2; break;
+	case 32: in->osize = has66 ? 2 : 4; in->asize = has67 ? 2 : 4; break;
+	default: in->osize = (rex & 8) ? 8 : has66 ? 2 : 4; in->asize = has67 ? 4 : 8; break;
+	}
+
+	const struct isa_opcode *op = &isa_opcodes[in->map][b];
+	const struct isa_decode *row = NULL;
+	if (op->modrm) {
+		in->modrm = (uint8_t)take(&c, 1);
+		if (c.status)
+			goto short_read;
+	}
+	unsigned mod = in->modrm >> 6, reg = (in->modrm >> 3) & 7, rm = in->modrm & 7;
+	for (unsigned i = 0; i < op->count; i++) {
+		unsigned idx = isa_candidates[op->first + i];
+		const struct isa_decode *d = &isa_decode_rows[idx];
+		if (op->modrm) {
+			if (d->reg != NO_CONSTRAINT && d->reg != reg)
+				continue;
+			if ((d->mod == MOD_MEM && mod == 3) || (d->mod == MOD_REG && mod != 3))
+				continue;
+			if (d->rm != NO_CONSTRAINT && d->rm != rm)
+				continue;
+		}
+		if (!prefix_matches(d->prefix, has66, in->rep))
+			continue;
+		row = d;
+		in->row = (uint16_t)idx;
+		break;
+	}
+	if (!row)
+		goto undefined;
+
+	uint16_t flags = isa_rows[in->row].flags;
+	if (mode == 64 && (flags & (IF_D64 | IF_F64)))
+		in->osize = (flags & IF_F64) || !has66 ? 8 : 2;
+	if (row->prefix == PFX_66)
+		in->osize = mode == 16 ? 2 : 4;     /* a mandatory 66 is not an operand-size prefix */
+
+	if (op->modrm) {
+		in->reg = (uint8_t)(reg | ((rex & 4) << 1));
+		if (mod == 3) {
+			in->rm = (uint8_t)(rm | ((rex & 1) << 3));
+		} else {
+			in->mem = true;
+			decode_modrm_mem(&c, mode, rex, in);
+		}
+	} else {
+		in->reg = (uint8_t)((b & 7) | ((rex & 1) << 3));   /* +r forms */
+	}
+	in->size = (uint8_t)first_operand_size(row->size, in);
+	decode_immediate(&c, row->imm, in);
+	if (c.status)
+		goto short_read;
+	in->len = (uint8_t)c.pos;
+	in->exec = isa_rows[in->row].exec;
+
+	/* Mode and LOCK legality (SDM Vol.2 LOCK: #UD unless the instruction is
+	 * lockable and its destination is memory). */
+	if ((mode == 64 && (flags & IF_NO64)) || (mode != 64 && (flags & IF_ONLY64)) ||
+	    (in->lock && !((flags & IF_LOCK) && in->mem)))
+		in->exec = insn_undefined;
+	return in->len;
+
+undefined:
+	in->row = UINT16_MAX;
+	in->len = (uint8_t)c.pos;
+	in->exec = insn_undefined;
+	return in->len;
+
+short_read:
+	/* SDM Vol.2 2.3.11: more than 15 bytes is #GP(0), whatever the bytes are. */
+	return c.status == 2 || c.avail >= INSN_MAX_LEN ? -1 : 0;
+}
+
+bool insn_is_undefined(const struct insn *in)
+{
+	return in->exec == insn_undefined;
+}

@@ -1,0 +1,44 @@
+/* Layout of the generated decoder tables (isa_table.c, from emu/isa/<concept>.isa). */
+#ifndef HVEMU_EMU_DECODE_TABLE_H
+#define HVEMU_EMU_DECODE_TABLE_H
+
+#include <stdint.h>
+
+#include "emu/insn.h"
+
+#define NO_CONSTRAINT 0xff
+
+enum { MOD_ANY, MOD_MEM, MOD_REG };
+enum { PFX_ANY, PFX_NONE, PFX_66, PFX_F3, PFX_F2 };
+
+/* Size class of the first operand (SDM Vol.2 A.2.2). */
+enum { SZ_NONE, SZ_B, SZ_W, SZ_D, SZ_Q, SZ_V, SZ_Z, SZ_Y };
+
+/* Immediate that follows the ModRM/SIB/displacement bytes. */
+enum {
+	IMM_NONE, IMM_B, IMM_BS, IMM_W, IMM_D, IMM_Z, IMM_V, IMM_JB, IMM_JZ,
+	IMM_AP,                    /* ptr16:16 / ptr16:32: offset in imm, selector in imm2 */
+	IMM_MOFFS,                 /* moffs: address-size offset */
+	IMM_W_B,                   /* ENTER: imm16 in imm, imm8 in imm2 */
+};
+
+struct isa_decode {
+	uint8_t reg;               /* required ModRM.reg, or NO_CONSTRAINT */
+	uint8_t mod;               /* MOD_* */
+	uint8_t rm;                /* required ModRM.rm (register form), or NO_CONSTRAINT */
+	uint8_t prefix;            /* PFX_* */
+	uint8_t size;              /* SZ_* */
+	uint8_t imm;               /* IMM_* */
+};
+
+struct isa_opcode {
+	uint16_t first;            /* index into isa_candidates */
+	uint8_t count;             /* 0: undefined opcode */
+	uint8_t modrm;             /* a ModRM byte follows the opcode */
+};
+
+extern const struct isa_decode isa_decode_rows[];
+extern const uint16_t isa_candidates[];
+extern const struct isa_opcode isa_opcodes[4][256];
+
+#endif

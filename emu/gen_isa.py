@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+"""Compile the instruction table (emu/isa/<concept>.isa) into decoder tables.
+
+Writes isa_table.c (rows, per-opcode candidate lists) and isa_handlers.h (one
+prototype per handler). Format: emu/isa/README.md. Any malformed row stops the
+build with file:line and the reason.
+"""
+import argparse
+import os
+import sys
+
+SIZE_LETTERS = {'b': 'SZ_B', 'w': 'SZ_W', 'd': 'SZ_D', 'q': 'SZ_Q', 'v': 'SZ_V',
+                'z': 'SZ_Z', 'y': 'SZ_Y', 'p': 'SZ_V', 's': 'SZ_V', 'a': 'SZ_V', '': 'SZ_V'}
+FIXED_OPERANDS = {'AL': 'SZ_B', 'CL': 'SZ_B', 'AX': 'SZ_W', 'DX': 'SZ_W', 'eAX': 'SZ_V',
+                  'rAX': 'SZ_V', '1': 'SZ_B', 'ES': 'SZ_W', 'CS': 'SZ_W', 'SS': 'SZ_W',
+                  'DS': 'SZ_W', 'FS': 'SZ_W', 'GS': 'SZ_W'}
+MODRM_LETTERS = set('EGMRSCDNPQUVW')
+FLAGS = {'lock': 'IF_LOCK', 'rep': 'IF_REP', 'jump': 'IF_JUMP', 'end': 'IF_END',
+         'no64': 'IF_NO64', 'd64': 'IF_D64', 'f64': 'IF_F64', 'only64': 'IF_ONLY64'}
+PREFIXES = {'any': 'PFX_ANY', 'NP': 'PFX_NONE', '66': 'PFX_66', 'F3': 'PFX_F3', 'F2': 'PFX_F2'}
+
+
+class RowError(Exception):
+    pass
+
+
+def parse_opcode(text):
+    """Return (map, [opcode bytes], attrs) for the opcode column."""
+    toks = text.split()
+    nums = []
+    attrs = {'modrm': False, 'reg': None, 'mod': 'any', 'rm': None, 'plus_r': False,
+             'pfx': 'any'}
+    i = 0
+    while i < len(toks):
+        t = toks[i]
+        if t.endswith('+r'):
+            nums.append(int(t[:-2], 16))
+            attrs['plus_r'] = True
+        elif len(t) == 2 and all(c in '0123456789abcdefABCDEF' for c in t) and not attrs['modrm']:
+            nums.append(int(t, 16))
+        elif t == '/r':
+            attrs['modrm'] = True
+        elif len(t) == 2 and t[0] == '/' and t[1] in '01234567':
+            attrs['modrm'] = True
+            attrs['reg'] = int(t[1])
+        elif t == 'm':
+            attrs['mod'] = 'mem'
+        elif t == 'r':
+            attrs['mod'] = 'reg'
+        elif t.startswith('rm='):
+            attrs['rm'] = int(t[3:])
+            if not 0 <= attrs['rm'] <= 7:
+                raise RowError('rm= must be 0..7')
+        elif t.startswith('pfx='):
+            if t[4:] not in PREFIXES:
+                raise RowError('unknown prefix ' + t)
+            attrs['pfx'] = t[4:]
+        else:
+            raise RowError('bad opcode token ' + repr(t))
+        i += 1
+    if not nums:
+        raise RowError('no opcode byte')
+    if nums[0] == 0x0F:
+        if len(nums) >= 2 and nums[1] in (0x38, 0x3A):
+            omap, rest = (2 if nums[1] == 0x38 else 3), nums[2:]
+        else:
+            omap, rest = 1, nums[1:]
+    else:
+        omap, rest = 0, nums
+    if len(rest) != 1:
+        raise RowError('expected exactly one opcode byte after the map escape')
+    if attrs['rm'] is not None and attrs['mod'] != 'reg':
+        raise RowError('rm= needs the register form "r"')
+    return omap, rest[0], attrs
+
+
+def operand_info(ops):
+    """First-operand size class, immediate kind, and whether ModRM is implied."""
+    size = 'SZ_NONE'
+    imm = []
+    needs_modrm = False
+    for n, op in enumerate(ops):
+        if op in FIXED_OPERANDS:
+            kind = FIXED_OPERANDS[op]
+        elif op and op[0] in MODRM_LETTERS | set('IJAOZXY'):
+            letter, sz = op[0], op[1:]
+            if letter in MODRM_LETTERS:
+                needs_modrm = True
+            if letter == 'I':
+                imm.append({'b': 'IMM_B', 'bs': 'IMM_BS', 'w': 'IMM_W', 'z': 'IMM_Z',
+                            'v': 'IMM_V', 'd': 'IMM_D'}.get(sz) or _bad('immediate ' + op))
+                sz = 'b' if sz == 'bs' else sz
+            elif letter == 'J':
+                imm.append({'b': 'IMM_JB', 'z': 'IMM_JZ'}.get(sz) or _bad('relative ' + op))
+            elif letter == 'A':
+                imm.append('IMM_AP')
+            elif letter == 'O':
+                imm.append('IMM_MOFFS')
+            if sz not in SIZE_LETTERS:
+                raise RowError('unknown operand size in ' + op)
+            kind = SIZE_LETTERS[sz]
+        else:
+            raise RowError('unknown operand ' + repr(op))
+        if n == 0:
+            size = kind
+    if imm == ['IMM_W', 'IMM_B']:
+        imm = ['IMM_W_B']
+    if len(imm) > 1:
+        raise RowError('unsupported immediate combination %s' % imm)
+    return size, (imm[0] if imm else 'IMM_NONE'), needs_modrm
+
+
+def _bad(msg):
+    raise RowError(msg)
+
+
+def load(paths):
+    rows = []
+    for path in paths:
+        with open(path, encoding='utf-8') as f:
+            for lineno, line in enumerate(f, 1):
+                line = line.split('#', 1)[0].strip()
+                if not line:
+                    continue
+                where = '%s:%d' % (path, lineno)
+                cols = [c.strip() for c in line.split('|')]
+                if len(cols) != 5:
+                    sys.exit('%s: expected 5 columns "opcode | mnemonic | operands | handler | flags"' % where)
+                try:
+                    omap, byte, attrs = parse_opcode(cols[0])
+                    ops = [o.strip() for o in cols[2].split(',')] if cols[2] else []
+                    size, imm, needs_modrm = operand_info(ops)
+                    if needs_modrm and not attrs['modrm']:
+                        raise RowError('operands need a ModRM byte: add /r or /digit')
+                    flags = []
+                    for fl in cols[4].split():
+                        if fl not in FLAGS:
+                            raise RowError('unknown flag ' + fl)
+                        flags.append(FLAGS[fl])
+                    if not cols[3].isidentifier():
+                        raise RowError('bad handler name')
+                except RowError as e:
+                    sys.exit('%s: %s' % (where, e))
+                rows.append(dict(where=where, map=omap, byte=byte, attrs=attrs, mnemonic=cols[1],
+                                 operands=cols[2], handler=cols[3], flags=flags, size=size, imm=imm))
+    return rows
+
+
+def c_str(s):
+    return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
+
+
+def generate(rows, out_dir):
+    candidates = {}
+    for idx, r in enumerate(rows):
+        bytes_ = range(r['byte'], r['byte'] + 8) if r['attrs']['plus_r'] else [r['byte']]
+        if r['attrs']['plus_r'] and r['byte'] & 7:
+            sys.exit('%s: +r opcode must have its low three bits zero' % r['where'])
+        for b in bytes_:
+            candidates.setdefault((r['map'], b), []).append(idx)
+    order = []
+    table = {}
+    for key in sorted(candidates):
+        idxs = candidates[key]
+        modrm = {rows[i]['attrs']['modrm'] for i in idxs}
+        if len(modrm) != 1:
+            sys.exit('%s: rows of opcode map %d byte %02X disagree on ModRM' %
+                     (rows[idxs[0]]['where'], key[0], key[1]))
+        if len(idxs) > 255:
+            sys.exit('too many rows for one opcode')
+        table[key] = (len(order), len(idxs), modrm.pop())
+        order.extend(idxs)
+
+    handlers = sorted({r['handler'] for r in rows})
+    with open(os.path.join(out_dir, 'isa_handlers.h'), 'w', encoding='utf-8') as h:
+        h.write('/* Generated by emu/gen_isa.py from emu/isa/<concept>.isa. Do not edit. */\n')
+        h.write('#ifndef HVEMU_ISA_HANDLERS_H\n#define HVEMU_ISA_HANDLERS_H\n\n')
+        h.write('#include "emu/insn.h"\n\n')
+        for name in handlers:
+            h.write('status_t op_%s(struct cpu *cpu, const struct insn *in);\n' % name)
+        h.write('\n#endif\n')
+
+    with open(os.path.join(out_dir, 'isa_table.c'), 'w', encoding='utf-8') as c:
+        c.write('/* Generated by emu/gen_isa.py from emu/isa/<concept>.isa. Do not edit. */\n')
+        c.write('#include "emu/decode_table.h"\n#include "isa_handlers.h"\n\n')
+        c.write('const struct isa_row isa_rows[] = {\n')
+        for r in rows:
+            c.write('\t{ %s, %s, op_%s, %s },\t/* %s */\n' % (
+                c_str(r['mnemonic']), c_str(r['operands']), r['handler'],
+                ' | '.join(r['flags']) or '0', r['where'].split('/')[-1]))
+        c.write('};\nconst unsigned isa_row_count = %d;\n\n' % len(rows))
+        c.write('const struct isa_decode isa_decode_rows[] = {\n')
+        for r in rows:
+            a = r['attrs']
+            c.write('\t{ %s, %s, %s, %s, %s, %s },\n' % (
+                'NO_CONSTRAINT' if a['reg'] is None else a['reg'],
+                {'any': 'MOD_ANY', 'mem': 'MOD_MEM', 'reg': 'MOD_REG'}[a['mod']],
+                'NO_CONSTRAINT' if a['rm'] is None else a['rm'],
+                PREFIXES[a['pfx']], r['size'], r['imm']))
+        c.write('};\n\n')
+        c.write('const uint16_t isa_candidates[] = {\n')
+        for i in range(0, len(order), 16):
+            c.write('\t' + ', '.join(str(x) for x in order[i:i + 16]) + ',\n')
+        if not order:
+            c.write('\t0\n')
+        c.write('};\n\n')
+        c.write('const struct isa_opcode isa_opcodes[4][256] = {\n')
+        for omap in range(4):
+            if not any((omap, b) in table for b in range(256)):
+                continue
+            c.write('\t[%d] = {\n' % omap)
+            for b in range(256):
+                if (omap, b) in table:
+                    first, count, modrm = table[(omap, b)]
+                    c.write('\t\t[0x%02x] = { %d, %d, %d },\n' % (b, first, count, int(modrm)))
+            c.write('\t},\n')
+        c.write('};\n')
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument('--out-dir', required=True)
+    ap.add_argument('tables', nargs='+')
+    args = ap.parse_args()
+    generate(load([t for t in args.tables if os.path.exists(t)]), args.out_dir)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,329 @@
+/* Guest memory as the CPU sees it: segment checks, then linear -> physical
+ * through the TLB (fast path) or the translation slow path, then RAM or MMIO.
+ * Implements emu/operand.h. */
+#include <string.h>
+
+#include "emu/icache.h"
+#include "emu/operand.h"
+
+static inline unsigned tlb_bank(const struct cpu *cpu)
+{
+	return cpu->cpl == 3 ? TLB_USER : TLB_SUPERVISOR;
+}
+
+/* Result of translating one linear page. */
+struct translation {
+	uint64_t pa;               /* physical address of the byte asked for */
+	bool read, write, exec;    /* accesses the TLB may serve without a walk */
+	bool global;
+};
+
+/* Linear -> physical for one access. With paging off the linear address is the
+ * physical address (SDM Vol.3 4.1.1; A20 is always enabled). */
+static status_t translate(struct cpu *cpu, uint64_t lin, enum tlb_access acc, unsigned bank,
+			  struct translation *t)
+{
+	(void)acc;
+	(void)bank;
+	if (!(cpu->cr0 & CR0_PG)) {
+		*t = (struct translation){ .pa = lin, .read = true, .write = true, .exec = true };
+		return ST_OK;
+	}
+	/* Paging is modelled in mmu/ by the paging issue; until then refuse rather
+	 * than guess a translation. */
+	return ST_UNSUPPORTED;
+}
+
+static inline bool page_has_code(const struct cpu *cpu, uint64_t pa)
+{
+	uint64_t pfn = pa >> PAGE_SHIFT;
+	return pa < cpu->mem->ram_size && (cpu->code_pages[pfn >> 3] >> (pfn & 7)) & 1;
+}
+
+/* A write reached a RAM page holding decoded instructions: drop them, and make
+ * the running block stop so the new bytes are decoded (SDM Vol.3 11.6). */
+static void code_page_written(struct cpu *cpu, uint64_t pa)
+{
+	uint64_t pfn = pa >> PAGE_SHIFT;
+	cpu->code_pages[pfn >> 3] &= (uint8_t)~(1u << (pfn & 7));
+	icache_invalidate_page(cpu->icache, pa);
+	cpu->code_modified = true;
+}
+
+void cpu_notify_phys_write(struct cpu *cpu, uint64_t pa, unsigned size)
+{
+	uint64_t last = pa + (size ? size - 1 : 0);
+	for (uint64_t p = pa & PAGE_MASK; p <= last; p += PAGE_SIZE)
+		if (page_has_code(cpu, p))
+			code_page_written(cpu, p);
+}
+
+static void tlb_fill(struct cpu *cpu, unsigned bank, uint64_t lin, const struct translation *t)
+{
+	uint64_t pa_page = t->pa & PAGE_MASK;
+	uint8_t *host = physmem_ram_ptr(cpu->mem, pa_page);
+	if (!host)
+		return;            /* MMIO/ROM/unclaimed: always the slow path */
+	struct tlb_entry *e = tlb_slot(&cpu->tlb, bank, lin);
+	uint64_t lin_page = lin & PAGE_MASK;
+	e->tag[TLB_READ] = t->read ? lin_page : TLB_TAG_INVALID;
+	e->tag[TLB_EXEC] = t->exec ? lin_page : TLB_TAG_INVALID;
+	e->tag[TLB_WRITE] = t->write && !page_has_code(cpu, pa_page) ? lin_page : TLB_TAG_INVALID;
+	e->host_minus_lin = (uintptr_t)host - (uintptr_t)lin_page;
+	e->phys = pa_page;
+	e->global = t->global;
+}
+
+/* Slow path for size bytes at lin: translate every page touched first (so a
+ * fault leaves memory untouched), then copy. */
+static status_t lin_access_slow(struct cpu *cpu, uint64_t lin, unsigned size, unsigned bank,
+				enum tlb_access acc, uint8_t *buf)
+{
+	struct translation t[2];
+	unsigned first = (unsigned)(PAGE_SIZE - (lin & (PAGE_SIZE - 1)));
+	unsigned n = size > first ? 2 : 1;
+	uint64_t lin2 = lin + first;
+	if (!cpu_is_mode64(cpu))
+		lin2 = (uint32_t)lin2;
+
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t l = i ? lin2 : lin;
+		status_t st = translate(cpu, l, acc, bank, &t[i]);
+		if (st != ST_OK)
+			return st;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		unsigned off = i ? first : 0;
+		unsigned len = i ? size - first : (n == 2 ? first : size);
+		uint64_t pa = t[i].pa;
+		uint8_t *host = physmem_ram_ptr(cpu->mem, pa);
+		if (host && pa + len <= cpu->mem->ram_size) {
+			if (acc == TLB_WRITE) {
+				if (page_has_code(cpu, pa))
+					code_page_written(cpu, pa);
+				memcpy(host, buf + off, len);
+			} else {
+				memcpy(buf + off, host, len);
+			}
+			tlb_fill(cpu, bank, i ? lin2 : lin, &t[i]);
+		} else if (acc == TLB_WRITE) {
+			if (len == 1 || len == 2 || len == 4 || len == 8) {
+				uint64_t v = 0;
+				memcpy(&v, buf + off, len);
+				physmem_write(cpu->mem, pa, len, v);
+			} else {
+				for (unsigned k = 0; k < len; k++)
+					physmem_write(cpu->mem, pa + k, 1, buf[off + k]);
+			}
+		} else {
+			if (len == 1 || len == 2 || len == 4 || len == 8) {
+				uint64_t v = physmem_read(cpu->mem, pa, len);
+				memcpy(buf + off, &v, len);
+			} else {
+				for (unsigned k = 0; k < len; k++)
+					buf[off + k] = (uint8_t)physmem_read(cpu->mem, pa + k, 1);
+			}
+		}
+	}
+	return ST_OK;
+}
+
+static inline status_t lin_read(struct cpu *cpu, uint64_t lin, unsigned size, unsigned bank,
+				enum tlb_access acc, uint64_t *out)
+{
+	uint8_t *p = tlb_lookup(&cpu->tlb, bank, acc, lin, size);
+	uint64_t v = 0;
+	if (__builtin_expect(p != NULL, 1)) {
+		memcpy(&v, p, size);
+		*out = v;
+		return ST_OK;
+	}
+	status_t st = lin_access_slow(cpu, lin, size, bank, acc, (uint8_t *)&v);
+	*out = v;
+	return st;
+}
+
+static inline status_t lin_write(struct cpu *cpu, uint64_t lin, unsigned size, unsigned bank,
+				 uint64_t v)
+{
+	uint8_t *p = tlb_lookup(&cpu->tlb, bank, TLB_WRITE, lin, size);
+	if (__builtin_expect(p != NULL, 1)) {
+		memcpy(p, &v, size);
+		return ST_OK;
+	}
+	return lin_access_slow(cpu, lin, size, bank, TLB_WRITE, (uint8_t *)&v);
+}
+
+status_t lin_read_sys(struct cpu *cpu, uint64_t lin, unsigned size, uint64_t *out)
+{
+	return lin_read(cpu, lin, size, TLB_SUPERVISOR, TLB_READ, out);
+}
+
+status_t lin_write_sys(struct cpu *cpu, uint64_t lin, unsigned size, uint64_t v)
+{
+	return lin_write(cpu, lin, size, TLB_SUPERVISOR, v);
+}
+
+status_t cpu_fetch_code(struct cpu *cpu, uint64_t lin, unsigned size, uint8_t *buf)
+{
+	uint8_t *p = tlb_lookup(&cpu->tlb, tlb_bank(cpu), TLB_EXEC, lin, size);
+	if (p) {
+		memcpy(buf, p, size);
+		return ST_OK;
+	}
+	return lin_access_slow(cpu, lin, size, tlb_bank(cpu), TLB_EXEC, buf);
+}
+
+/* Segment-level checks and linear address of seg:off. Outside 64-bit mode:
+ * limit/type checks (SDM Vol.3 5.3, 5.4.1), #SS(0) for SS, #GP(0) otherwise.
+ * In 64-bit mode: canonical check instead (SDM Vol.3 5.3.1, 3.3.7.1). */
+static inline status_t seg_to_linear(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size,
+				     unsigned perm, uint64_t *lin)
+{
+	const struct segment *s = &cpu->seg[seg];
+	if (__builtin_expect(cpu->mode != MODE_LONG64, 1)) {
+		if (!seg_access_ok(s, off, size, perm))
+			return cpu_raise_err(cpu, seg == SR_SS ? EXC_SS : EXC_GP, 0);
+		*lin = (uint32_t)(s->base + off);
+		return ST_OK;
+	}
+	uint64_t l = (seg == SR_FS || seg == SR_GS) ? s->base + off : off;
+	uint64_t end = l + size - 1;
+	if ((uint64_t)((int64_t)(l << 16) >> 16) != l || (uint64_t)((int64_t)(end << 16) >> 16) != end)
+		return cpu_raise_err(cpu, seg == SR_SS ? EXC_SS : EXC_GP, 0);
+	*lin = l;
+	return ST_OK;
+}
+
+status_t mem_read(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size, uint64_t *out)
+{
+	uint64_t lin;
+	status_t st = seg_to_linear(cpu, seg, off, size, SEG_PERM_READ, &lin);
+	if (st != ST_OK)
+		return st;
+	return lin_read(cpu, lin, size, tlb_bank(cpu), TLB_READ, out);
+}
+
+status_t mem_write(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size, uint64_t v)
+{
+	uint64_t lin;
+	status_t st = seg_to_linear(cpu, seg, off, size, SEG_PERM_WRITE, &lin);
+	if (st != ST_OK)
+		return st;
+	return lin_write(cpu, lin, size, tlb_bank(cpu), v);
+}
+
+status_t mem_probe_write(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size)
+{
+	uint64_t lin;
+	status_t st = seg_to_linear(cpu, seg, off, size, SEG_PERM_WRITE, &lin);
+	if (st != ST_OK)
+		return st;
+	unsigned bank = tlb_bank(cpu);
+	if (tlb_lookup(&cpu->tlb, bank, TLB_WRITE, lin, size))
+		return ST_OK;
+	struct translation t;
+	st = translate(cpu, lin, TLB_WRITE, bank, &t);
+	if (st == ST_OK && (lin & (PAGE_SIZE - 1)) + size > PAGE_SIZE)
+		st = translate(cpu, (lin | (PAGE_SIZE - 1)) + 1, TLB_WRITE, bank, &t);
+	return st;
+}
+
+uint64_t insn_ea(const struct cpu *cpu, const struct insn *in)
+{
+	uint64_t ea = (uint64_t)in->disp;
+	if (in->base == REG_RIP)
+		ea += cpu->rip;
+	else if (in->base != REG_NONE)
+		ea += cpu->regs[in->base];
+	if (in->index != REG_NONE)
+		ea += cpu->regs[in->index] << in->scale;
+	return ea & size_mask(in->asize);
+}
+
+status_t rm_read(struct cpu *cpu, const struct insn *in, unsigned size, uint64_t *out)
+{
+	if (!in->mem) {
+		*out = reg_read(cpu, in->rm, size, in->rex != 0);
+		return ST_OK;
+	}
+	return mem_read(cpu, in->seg, insn_ea(cpu, in), size, out);
+}
+
+status_t rm_write(struct cpu *cpu, const struct insn *in, unsigned size, uint64_t v)
+{
+	if (!in->mem) {
+		reg_write(cpu, in->rm, size, in->rex != 0, v);
+		return ST_OK;
+	}
+	return mem_write(cpu, in->seg, insn_ea(cpu, in), size, v);
+}
+
+unsigned stack_asize(const struct cpu *cpu)
+{
+	if (cpu->mode == MODE_LONG64)
+		return 8;
+	return (cpu->seg[SR_SS].attr & SEG_DB) ? 4 : 2;
+}
+
+static inline uint64_t stack_pointer(const struct cpu *cpu, unsigned asize)
+{
+	return cpu->regs[R_SP] & size_mask(asize);
+}
+
+void stack_adjust(struct cpu *cpu, int64_t delta)
+{
+	unsigned as = stack_asize(cpu);
+	uint64_t sp = (cpu->regs[R_SP] + (uint64_t)delta) & size_mask(as);
+	reg_write(cpu, R_SP, as, false, sp);
+}
+
+status_t push(struct cpu *cpu, unsigned size, uint64_t v)
+{
+	unsigned as = stack_asize(cpu);
+	uint64_t sp = (stack_pointer(cpu, as) - size) & size_mask(as);
+	status_t st = mem_write(cpu, SR_SS, sp, size, v);
+	if (st == ST_OK)
+		reg_write(cpu, R_SP, as, false, sp);
+	return st;
+}
+
+status_t pop(struct cpu *cpu, unsigned size, uint64_t *out)
+{
+	unsigned as = stack_asize(cpu);
+	uint64_t sp = stack_pointer(cpu, as);
+	status_t st = mem_read(cpu, SR_SS, sp, size, out);
+	if (st == ST_OK)
+		reg_write(cpu, R_SP, as, false, (sp + size) & size_mask(as));
+	return st;
+}
+
+status_t stack_read(struct cpu *cpu, uint64_t offset, unsigned size, uint64_t *out)
+{
+	unsigned as = stack_asize(cpu);
+	return mem_read(cpu, SR_SS, (stack_pointer(cpu, as) + offset) & size_mask(as), size, out);
+}
+
+status_t stack_write(struct cpu *cpu, uint64_t offset, unsigned size, uint64_t v)
+{
+	unsigned as = stack_asize(cpu);
+	return mem_write(cpu, SR_SS, (stack_pointer(cpu, as) + offset) & size_mask(as), size, v);
+}
+
+status_t branch_near(struct cpu *cpu, uint64_t target, unsigned osize)
+{
+	if (cpu->mode == MODE_LONG64) {
+		/* SDM Vol.2 JMP: a non-canonical target is #GP(0) in 64-bit mode. */
+		if (osize != 8)
+			target &= size_mask(osize);
+		if ((uint64_t)((int64_t)(target << 16) >> 16) != target)
+			return cpu_raise_err(cpu, EXC_GP, 0);
+	} else {
+		target &= size_mask(osize);
+		/* SDM Vol.2 JMP/CALL/RET/Jcc: beyond the CS limit is #GP(0). */
+		if (target > cpu->seg[SR_CS].limit)
+			return cpu_raise_err(cpu, EXC_GP, 0);
+	}
+	cpu->rip = target;
+	return ST_OK;
+}
