@@ -1,0 +1,338 @@
+/* The two-operand integer ALU: ADD/OR/ADC/SBB/AND/SUB/XOR/CMP, TEST, INC/DEC,
+ * NOT/NEG and the read-modify-write exchanges XADD, CMPXCHG, CMPXCHG8B.
+ *
+ * Flags are recorded lazily (emu/flags.h). Width is a run-time size (1/2/4/8),
+ * never a copy per width. Each (operation, operand form) pair is its own small
+ * handler so the operation is a compile-time constant inside it; the forms are
+ *   EG: E op= G (00, 01, 08...)   GE: G op= E (02, 03...)
+ *   AI: AL/eAX op= imm (04, 05)   EI: E op= imm (80-83)
+ * Memory destinations are read, computed, written, and only then do flags and
+ * registers change, so a fault on the write leaves the instruction undone. With
+ * one CPU, LOCK needs nothing more than that.
+ */
+#include "emu/flags.h"
+#include "emu/operand.h"
+#include "isa_handlers.h"
+
+enum alu_op { ALU_ADD, ALU_OR, ALU_ADC, ALU_SBB, ALU_AND, ALU_SUB, ALU_XOR, ALU_CMP };
+
+static inline unsigned log2_size(unsigned size)
+{
+	return (unsigned)__builtin_ctz(size);
+}
+
+/* a op b at size bytes; records the flags and returns the masked result
+ * (for CMP the difference, which the caller does not store). SDM Vol.2 ADD, OR,
+ * ADC, SBB, AND, SUB, XOR, CMP: OF/SF/ZF/AF/CF/PF "set according to the result";
+ * the logic ops clear OF and CF. */
+static inline uint64_t alu_compute(struct cpu *cpu, enum alu_op op, unsigned size,
+				   uint64_t a, uint64_t b)
+{
+	uint64_t m = size_mask(size), r, c;
+	unsigned lg = log2_size(size);
+	a &= m;
+	b &= m;
+	switch (op) {
+	case ALU_ADD:
+		r = (a + b) & m;
+		flags_lazy(cpu, LAZY_ADD, lg, r, a, b);
+		break;
+	case ALU_ADC:
+		c = flags_cf(cpu);
+		r = (a + b + c) & m;
+		flags_lazy(cpu, LAZY_ADC, lg, r, a, b);
+		cpu->lazy.aux = c;
+		break;
+	case ALU_SUB:
+	case ALU_CMP:
+		r = (a - b) & m;
+		flags_lazy(cpu, LAZY_SUB, lg, r, a, b);
+		break;
+	case ALU_SBB:
+		c = flags_cf(cpu);
+		r = (a - b - c) & m;
+		flags_lazy(cpu, LAZY_SBB, lg, r, a, b);
+		cpu->lazy.aux = c;
+		break;
+	case ALU_OR:
+		r = a | b;
+		flags_lazy(cpu, LAZY_LOGIC, lg, r, a, b);
+		break;
+	case ALU_AND:
+		r = a & b;
+		flags_lazy(cpu, LAZY_LOGIC, lg, r, a, b);
+		break;
+	default: /* ALU_XOR */
+		r = a ^ b;
+		flags_lazy(cpu, LAZY_LOGIC, lg, r, a, b);
+		break;
+	}
+	return r;
+}
+
+/* The E operand: registers inline (the hot path), memory through the MMU. */
+static inline status_t e_read(struct cpu *cpu, const struct insn *in, unsigned size,
+			      uint64_t *v)
+{
+	if (!in->mem) {
+		*v = reg_read(cpu, in->rm, size, in->rex != 0);
+		return ST_OK;
+	}
+	return rm_read(cpu, in, size, v);
+}
+
+static inline status_t e_write(struct cpu *cpu, const struct insn *in, unsigned size,
+			       uint64_t v)
+{
+	if (!in->mem) {
+		reg_write(cpu, in->rm, size, in->rex != 0, v);
+		return ST_OK;
+	}
+	return rm_write(cpu, in, size, v);
+}
+
+/* E op= src. Flags are recorded only after the write succeeded. */
+static inline status_t alu_to_e(struct cpu *cpu, const struct insn *in, enum alu_op op,
+				uint64_t src)
+{
+	unsigned size = in->size;
+	uint64_t d;
+	status_t st = e_read(cpu, in, size, &d);
+	if (st != ST_OK)
+		return st;
+	if (op == ALU_CMP) {
+		(void)alu_compute(cpu, op, size, d, src);
+		return ST_OK;
+	}
+	if (!in->mem) {
+		reg_write(cpu, in->rm, size, in->rex != 0, alu_compute(cpu, op, size, d, src));
+		return ST_OK;
+	}
+	/* Compute into a scratch copy of the lazy state: a faulting write must not
+	 * change the flags. */
+	struct lazy_flags saved = cpu->lazy;
+	uint64_t r = alu_compute(cpu, op, size, d, src);
+	struct lazy_flags now = cpu->lazy;
+	cpu->lazy = saved;
+	st = rm_write(cpu, in, size, r);
+	if (st == ST_OK)
+		cpu->lazy = now;
+	return st;
+}
+
+static inline status_t alu_eg(struct cpu *cpu, const struct insn *in, enum alu_op op)
+{
+	return alu_to_e(cpu, in, op, greg_read(cpu, in, in->size));
+}
+
+static inline status_t alu_ei(struct cpu *cpu, const struct insn *in, enum alu_op op)
+{
+	return alu_to_e(cpu, in, op, in->imm);
+}
+
+static inline status_t alu_ge(struct cpu *cpu, const struct insn *in, enum alu_op op)
+{
+	unsigned size = in->size;
+	uint64_t s;
+	status_t st = e_read(cpu, in, size, &s);
+	if (st != ST_OK)
+		return st;
+	uint64_t r = alu_compute(cpu, op, size, greg_read(cpu, in, size), s);
+	if (op != ALU_CMP)
+		greg_write(cpu, in, size, r);
+	return ST_OK;
+}
+
+static inline status_t alu_ai(struct cpu *cpu, const struct insn *in, enum alu_op op)
+{
+	unsigned size = in->size;
+	uint64_t r = alu_compute(cpu, op, size, reg_read(cpu, R_AX, size, false), in->imm);
+	if (op != ALU_CMP)
+		reg_write(cpu, R_AX, size, false, r);
+	return ST_OK;
+}
+
+/* One handler per (operation, form): name pasting only, no control flow hidden. */
+#define ALU_HANDLERS(name, op)                                                        \
+	status_t op_##name##_EG(struct cpu *cpu, const struct insn *in) { return alu_eg(cpu, in, op); } \
+	status_t op_##name##_GE(struct cpu *cpu, const struct insn *in) { return alu_ge(cpu, in, op); } \
+	status_t op_##name##_AI(struct cpu *cpu, const struct insn *in) { return alu_ai(cpu, in, op); } \
+	status_t op_##name##_EI(struct cpu *cpu, const struct insn *in) { return alu_ei(cpu, in, op); }
+
+ALU_HANDLERS(add, ALU_ADD)
+ALU_HANDLERS(or, ALU_OR)
+ALU_HANDLERS(adc, ALU_ADC)
+ALU_HANDLERS(sbb, ALU_SBB)
+ALU_HANDLERS(and, ALU_AND)
+ALU_HANDLERS(sub, ALU_SUB)
+ALU_HANDLERS(xor, ALU_XOR)
+ALU_HANDLERS(cmp, ALU_CMP)
+
+/* TEST: AND without storing (SDM Vol.2 TEST). Forms 84/85 (E,G), A8/A9 (A,I),
+ * F6/F7 /0 and /1 (E,I; /1 is an alias the SDM lists in Appendix A, Table A-6). */
+static inline status_t test_e(struct cpu *cpu, const struct insn *in, uint64_t src)
+{
+	uint64_t d;
+	status_t st = e_read(cpu, in, in->size, &d);
+	if (st != ST_OK)
+		return st;
+	(void)alu_compute(cpu, ALU_AND, in->size, d, src);
+	return ST_OK;
+}
+
+status_t op_test_EG(struct cpu *cpu, const struct insn *in)
+{
+	return test_e(cpu, in, greg_read(cpu, in, in->size));
+}
+
+status_t op_test_EI(struct cpu *cpu, const struct insn *in)
+{
+	return test_e(cpu, in, in->imm);
+}
+
+status_t op_test_AI(struct cpu *cpu, const struct insn *in)
+{
+	(void)alu_compute(cpu, ALU_AND, in->size, reg_read(cpu, R_AX, in->size, false), in->imm);
+	return ST_OK;
+}
+
+/* INC/DEC: ADD/SUB 1 that leaves CF alone (SDM Vol.2 INC, DEC: "The CF flag is
+ * not affected"). The old CF is captured in lazy.aux. */
+static inline status_t incdec(struct cpu *cpu, const struct insn *in, unsigned r,
+			      bool is_reg, bool dec)
+{
+	unsigned size = in->size;
+	uint64_t m = size_mask(size), d;
+	if (is_reg) {
+		d = reg_read(cpu, r, size, in->rex != 0);
+	} else {
+		status_t st = e_read(cpu, in, size, &d);
+		if (st != ST_OK)
+			return st;
+	}
+	uint64_t res = (dec ? d - 1 : d + 1) & m;
+	if (is_reg) {
+		reg_write(cpu, r, size, in->rex != 0, res);
+	} else {
+		status_t st = e_write(cpu, in, size, res);
+		if (st != ST_OK)
+			return st;
+	}
+	bool cf = flags_cf(cpu);
+	flags_lazy(cpu, dec ? LAZY_DEC : LAZY_INC, log2_size(size), res, d, 1);
+	cpu->lazy.aux = cf;
+	return ST_OK;
+}
+
+/* FE/FF /0 /1: the E operand. */
+status_t op_inc(struct cpu *cpu, const struct insn *in) { return incdec(cpu, in, 0, false, false); }
+status_t op_dec(struct cpu *cpu, const struct insn *in) { return incdec(cpu, in, 0, false, true); }
+/* 40+r / 48+r (not in 64-bit mode, where they are REX): the register in the opcode. */
+status_t op_inc_r(struct cpu *cpu, const struct insn *in) { return incdec(cpu, in, in->reg, true, false); }
+status_t op_dec_r(struct cpu *cpu, const struct insn *in) { return incdec(cpu, in, in->reg, true, true); }
+
+/* NOT (F6/F7 /2): no flags (SDM Vol.2 NOT: "None"). */
+status_t op_not(struct cpu *cpu, const struct insn *in)
+{
+	uint64_t d;
+	status_t st = e_read(cpu, in, in->size, &d);
+	if (st != ST_OK)
+		return st;
+	return e_write(cpu, in, in->size, ~d & size_mask(in->size));
+}
+
+/* NEG (F6/F7 /3): 0 - E; SDM Vol.2 NEG: CF = 0 if the source is 0, else 1; the
+ * others by the result. */
+status_t op_neg(struct cpu *cpu, const struct insn *in)
+{
+	uint64_t d, m = size_mask(in->size);
+	status_t st = e_read(cpu, in, in->size, &d);
+	if (st != ST_OK)
+		return st;
+	uint64_t r = (0 - d) & m;
+	st = e_write(cpu, in, in->size, r);
+	if (st != ST_OK)
+		return st;
+	flags_lazy(cpu, LAZY_NEG, log2_size(in->size), r, d & m, 0);
+	return ST_OK;
+}
+
+/* XADD (0F C0/C1): TEMP = SRC + DEST; SRC = DEST; DEST = TEMP (SDM Vol.2 XADD).
+ * The destination is written first so a fault leaves the register operand intact;
+ * with both operands one register, the sum wins as in the SDM's order. */
+status_t op_xadd(struct cpu *cpu, const struct insn *in)
+{
+	unsigned size = in->size;
+	uint64_t d, s = greg_read(cpu, in, size);
+	status_t st = e_read(cpu, in, size, &d);
+	if (st != ST_OK)
+		return st;
+	struct lazy_flags saved = cpu->lazy;
+	uint64_t sum = alu_compute(cpu, ALU_ADD, size, d, s);
+	struct lazy_flags now = cpu->lazy;
+	cpu->lazy = saved;
+	if (in->mem) {
+		st = rm_write(cpu, in, size, sum);
+		if (st != ST_OK)
+			return st;
+		greg_write(cpu, in, size, d);
+	} else {
+		greg_write(cpu, in, size, d);
+		reg_write(cpu, in->rm, size, in->rex != 0, sum);
+	}
+	cpu->lazy = now;
+	return ST_OK;
+}
+
+/* CMPXCHG (0F B0/B1): compare the accumulator with DEST; equal: ZF=1, DEST=SRC;
+ * else ZF=0, accumulator=DEST. Flags as CMP accumulator, DEST. SDM Vol.2 CMPXCHG:
+ * "the destination operand is written back if the comparison fails" — a memory
+ * destination always sees a write (and its faults) before the accumulator moves. */
+status_t op_cmpxchg(struct cpu *cpu, const struct insn *in)
+{
+	unsigned size = in->size;
+	uint64_t d, acc = reg_read(cpu, R_AX, size, false);
+	status_t st = e_read(cpu, in, size, &d);
+	if (st != ST_OK)
+		return st;
+	bool equal = (acc & size_mask(size)) == d;
+	if (equal) {
+		st = e_write(cpu, in, size, greg_read(cpu, in, size));
+	} else if (in->mem) {
+		st = rm_write(cpu, in, size, d);
+	}
+	if (st != ST_OK)
+		return st;
+	if (!equal)
+		reg_write(cpu, R_AX, size, false, d);
+	(void)alu_compute(cpu, ALU_CMP, size, acc, d);
+	return ST_OK;
+}
+
+/* CMPXCHG8B m64 (0F C7 /1): compare EDX:EAX with m64; equal: ZF=1, m64=ECX:EBX;
+ * else ZF=0, EDX:EAX=m64 and m64 is written back unchanged (SDM Vol.2
+ * CMPXCHG8B/CMPXCHG16B: "the destination operand is written back if the
+ * comparison fails"). Only ZF changes. CMPXCHG16B (REX.W) arrives with 64-bit mode. */
+status_t op_cmpxchg8b(struct cpu *cpu, const struct insn *in)
+{
+	if (in->rex & 8)
+		return ST_UNSUPPORTED;
+	uint64_t d;
+	status_t st = rm_read(cpu, in, 8, &d);
+	if (st != ST_OK)
+		return st;
+	uint64_t cmp = ((cpu->regs[R_DX] & 0xffffffffu) << 32) | (cpu->regs[R_AX] & 0xffffffffu);
+	bool equal = cmp == d;
+	uint64_t nv = equal ? ((cpu->regs[R_CX] & 0xffffffffu) << 32) |
+				      (cpu->regs[R_BX] & 0xffffffffu)
+			    : d;
+	st = rm_write(cpu, in, 8, nv);
+	if (st != ST_OK)
+		return st;
+	if (!equal) {
+		reg_write(cpu, R_AX, 4, false, d & 0xffffffffu);
+		reg_write(cpu, R_DX, 4, false, d >> 32);
+	}
+	flags_update(cpu, FLAG_ZF, equal ? FLAG_ZF : 0);
+	return ST_OK;
+}
