@@ -1,0 +1,404 @@
+/* Check suites for devices/: the physical-memory and port buses, the 16550A
+ * UART, isa-debug-exit and the POST port. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "devices/bus.h"
+#include "devices/debug_exit.h"
+#include "devices/post_port.h"
+#include "devices/uart16550.h"
+
+/* ---- bus ---- */
+
+struct fake_mmio {
+	uint64_t last_off, last_val;
+	unsigned last_size, reads, writes;
+};
+
+static uint64_t fake_read(void *opaque, uint64_t off, unsigned size)
+{
+	struct fake_mmio *f = opaque;
+	f->reads++;
+	f->last_off = off;
+	f->last_size = size;
+	return 0x1000 + off;
+}
+
+static void fake_write(void *opaque, uint64_t off, unsigned size, uint64_t v)
+{
+	struct fake_mmio *f = opaque;
+	f->writes++;
+	f->last_off = off;
+	f->last_size = size;
+	f->last_val = v;
+}
+
+static const struct mmio_ops fake_ops = { fake_read, fake_write };
+
+struct ram_log { uint64_t pa; unsigned size, calls; };
+
+static void log_ram_write(void *opaque, uint64_t pa, unsigned size)
+{
+	struct ram_log *l = opaque;
+	l->pa = pa;
+	l->size = size;
+	l->calls++;
+}
+
+START_TEST(bus_ram_rw)
+{
+	struct physmem pm;
+	struct ram_log log = { 0 };
+	ck_assert(physmem_init(&pm, 1 << 20));
+	pm.on_ram_write = log_ram_write;
+	pm.on_ram_write_opaque = &log;
+	physmem_write(&pm, 0x1000, 4, 0xdeadbeef);
+	ck_assert_uint_eq(log.calls, 1);
+	ck_assert_uint_eq(log.pa, 0x1000);
+	ck_assert_uint_eq(log.size, 4);
+	ck_assert_uint_eq(physmem_read(&pm, 0x1000, 4), 0xdeadbeef);
+	ck_assert_uint_eq(physmem_read(&pm, 0x1001, 2), 0xadbe);
+	ck_assert_uint_eq(pm.ram[0x1000], 0xef);           /* little-endian */
+	ck_assert_ptr_eq(physmem_ram_ptr(&pm, 0x1000), pm.ram + 0x1000);
+	ck_assert_ptr_null(physmem_ram_ptr(&pm, 1 << 20));
+	physmem_write(&pm, 0x2000, 8, 0x0102030405060708ull);
+	ck_assert_uint_eq(physmem_read(&pm, 0x2000, 8), 0x0102030405060708ull);
+	uint8_t buf[3] = { 1, 2, 3 }, back[3];
+	physmem_write_bytes(&pm, 0x3ffe, buf, 3);
+	ck_assert_uint_eq(log.calls, 4);    /* 8-byte write + two page pieces */
+	physmem_read_bytes(&pm, 0x3ffe, back, 3);
+	ck_assert_mem_eq(buf, back, 3);
+	physmem_destroy(&pm);
+}
+END_TEST
+
+START_TEST(bus_unclaimed_and_edge)
+{
+	struct physmem pm;
+	ck_assert(physmem_init(&pm, 1 << 20));
+	ck_assert_uint_eq(physmem_read(&pm, 0x200000, 4), 0xffffffffu);
+	ck_assert_uint_eq(physmem_read(&pm, 0x200000, 8), ~0ull);
+	physmem_write(&pm, 0x200000, 4, 0);                  /* ignored, no crash */
+	/* A read straddling the end of RAM: RAM bytes, then all ones. */
+	physmem_write(&pm, 0xffffe, 2, 0xbbaa);
+	ck_assert_uint_eq(physmem_read(&pm, 0xffffe, 4), 0xffffbbaa);
+	ck_assert_uint_eq(physmem_read(&pm, UINT64_MAX, 2), 0x00ff);  /* wraps to RAM byte 0 */
+	physmem_write(&pm, 0xfffff, 2, 0x1234);
+	ck_assert_uint_eq(pm.ram[0xfffff], 0x34);
+	uint8_t out[4];
+	physmem_read_bytes(&pm, 0xffffe, out, 4);
+	ck_assert_uint_eq(out[1], 0x34);
+	ck_assert_uint_eq(out[2], 0xff);
+	ck_assert(!physmem_init(&pm, 4097));                 /* not a multiple of 4 KiB */
+}
+END_TEST
+
+START_TEST(bus_mmio_and_overlap)
+{
+	struct physmem pm;
+	struct fake_mmio f = { 0 };
+	ck_assert(physmem_init(&pm, 1 << 20));
+	ck_assert(physmem_add_mmio(&pm, 0xfee00000, 0x1000, &fake_ops, &f, "apic"));
+	physmem_write(&pm, 0xfee000b0, 4, 0x55);
+	ck_assert_uint_eq(f.writes, 1);
+	ck_assert_uint_eq(f.last_off, 0xb0);
+	ck_assert_uint_eq(f.last_size, 4);
+	ck_assert_uint_eq(f.last_val, 0x55);
+	ck_assert_uint_eq(physmem_read(&pm, 0xfee00020, 4), 0x1020);
+	ck_assert_uint_eq(f.reads, 1);
+	ck_assert_uint_eq(f.last_off, 0x20);
+	/* Overlaps: RAM, the same region, partial, zero size, wrap-around. */
+	ck_assert(!physmem_add_mmio(&pm, 0xff000, 0x2000, &fake_ops, &f, "x"));
+	ck_assert(!physmem_add_mmio(&pm, 0xfee00800, 0x1000, &fake_ops, &f, "x"));
+	ck_assert(!physmem_add_mmio(&pm, 0xfedff000, 0x1001, &fake_ops, &f, "x"));
+	ck_assert(!physmem_add_mmio(&pm, 0xfec00000, 0, &fake_ops, &f, "x"));
+	ck_assert(!physmem_add_mmio(&pm, UINT64_MAX - 10, 0x100, &fake_ops, &f, "x"));
+	ck_assert(physmem_add_mmio(&pm, 0xfedff000, 0x1000, &fake_ops, &f, "adjacent"));
+	/* A table-full refusal. */
+	unsigned added = pm.n_mmio;
+	for (unsigned i = 0; i < BUS_MAX_MMIO + 2; i++)
+		if (physmem_add_mmio(&pm, 0x10000000ull + i * 0x1000, 0x1000, &fake_ops, &f, "n"))
+			added++;
+	ck_assert_uint_eq(added, BUS_MAX_MMIO);
+	physmem_destroy(&pm);
+}
+END_TEST
+
+START_TEST(bus_rom)
+{
+	struct physmem pm;
+	struct ram_log log = { 0 };
+	uint8_t img[0x1000];
+	for (unsigned i = 0; i < sizeof(img); i++)
+		img[i] = (uint8_t)(i * 7);
+	ck_assert(physmem_init(&pm, 1 << 20));
+	pm.on_ram_write = log_ram_write;
+	pm.on_ram_write_opaque = &log;
+	ck_assert(physmem_add_rom(&pm, 0xfffff000, img, sizeof(img), "bios"));
+	img[0x10] = 0;                                       /* the bus keeps its own copy */
+	ck_assert_uint_eq(physmem_read(&pm, 0xfffff010, 1), 0x70);
+	physmem_write(&pm, 0xfffff010, 1, 0x99);             /* ROM ignores writes */
+	ck_assert_uint_eq(physmem_read(&pm, 0xfffff010, 1), 0x70);
+	ck_assert_uint_eq(log.calls, 0);
+	ck_assert_uint_eq(physmem_read(&pm, 0xfffffffe, 2), (uint64_t)(0xfff * 7 & 0xff) << 8 | (0xffe * 7 & 0xff));
+	/* 4 bytes at 4G-2: two ROM bytes, then unclaimed all ones. */
+	ck_assert_uint_eq(physmem_read(&pm, 0xfffffffe, 4) >> 16, 0xffff);
+	ck_assert(!physmem_add_rom(&pm, 0xfffff800, img, 0x100, "overlap"));
+	physmem_destroy(&pm);
+}
+END_TEST
+
+struct fake_pio { uint16_t port; unsigned size, reads, writes; uint32_t val; };
+
+static uint32_t pio_read(void *opaque, uint16_t port, unsigned size)
+{
+	struct fake_pio *f = opaque;
+	f->reads++;
+	f->port = port;
+	f->size = size;
+	return 0xa5a5a5a5u;
+}
+
+static void pio_write(void *opaque, uint16_t port, unsigned size, uint32_t v)
+{
+	struct fake_pio *f = opaque;
+	f->writes++;
+	f->port = port;
+	f->size = size;
+	f->val = v;
+}
+
+static const struct pio_ops fake_pio_ops = { pio_read, pio_write };
+
+struct io_log { unsigned n; uint16_t port; bool write; uint32_t val; };
+
+static void io_trace(void *opaque, uint16_t port, unsigned size, bool is_write, uint32_t v)
+{
+	struct io_log *l = opaque;
+	l->n++;
+	l->port = port;
+	l->write = is_write;
+	l->val = v;
+}
+
+START_TEST(bus_ports)
+{
+	struct iobus io;
+	struct fake_pio f = { 0 };
+	struct io_log log = { 0 };
+	iobus_init(&io);
+	io.trace = io_trace;
+	io.trace_opaque = &log;
+	ck_assert_uint_eq(iobus_read(&io, 0x1234, 1), 0xff);
+	ck_assert_uint_eq(iobus_read(&io, 0x1234, 2), 0xffff);
+	ck_assert_uint_eq(iobus_read(&io, 0x1234, 4), 0xffffffffu);
+	ck_assert_uint_eq(log.n, 3);
+	iobus_write(&io, 0x1234, 4, 7);                      /* ignored */
+	ck_assert(log.write);
+	ck_assert(iobus_register(&io, 0x60, 4, &fake_pio_ops, &f, "kbd"));
+	ck_assert(!iobus_register(&io, 0x63, 2, &fake_pio_ops, &f, "overlap"));
+	ck_assert(!iobus_register(&io, 0xffff, 2, &fake_pio_ops, &f, "past 64K"));
+	ck_assert(!iobus_register(&io, 0x70, 0, &fake_pio_ops, &f, "empty"));
+	ck_assert_uint_eq(iobus_read(&io, 0x61, 2), 0xa5a5);
+	ck_assert_uint_eq(f.port, 0x61);
+	ck_assert_uint_eq(f.size, 2);
+	iobus_write(&io, 0x62, 1, 0x1ff);
+	ck_assert_uint_eq(f.writes, 1);
+	ck_assert_uint_eq(f.val & 0xff, 0xff);
+	/* Straddling the end of the range: byte-wise, the outside byte is all ones. */
+	ck_assert_uint_eq(iobus_read(&io, 0x63, 2), 0xffa5);
+	ck_assert_uint_eq(log.val, 0xffa5);
+}
+END_TEST
+
+/* ---- UART ---- */
+
+static uint8_t in8(struct iobus *io, unsigned reg) { return (uint8_t)iobus_read(io, (uint16_t)(UART_COM1_BASE + reg), 1); }
+static void out8(struct iobus *io, unsigned reg, uint8_t v) { iobus_write(io, (uint16_t)(UART_COM1_BASE + reg), 1, v); }
+
+START_TEST(uart_thr_output)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	struct uart16550 u;
+	struct iobus io;
+	iobus_init(&io);
+	uart_init(&u, UART_COM1_BASE, out);
+	ck_assert(uart_register(&u, &io));
+	ck_assert(!uart_register(&u, &io));
+	ck_assert_uint_eq(in8(&io, UART_LSR), UART_LSR_THRE | UART_LSR_TEMT);
+	out8(&io, UART_RBR_THR, 'h');
+	out8(&io, UART_RBR_THR, 'i');
+	ck_assert_uint_eq(in8(&io, UART_LSR) & 0x60, 0x60);  /* still empty: instantaneous */
+	fclose(out);
+	ck_assert_uint_eq(len, 2);
+	ck_assert_str_eq(text, "hi");
+	free(text);
+}
+END_TEST
+
+START_TEST(uart_dlab_scratch)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	struct uart16550 u;
+	struct iobus io;
+	iobus_init(&io);
+	uart_init(&u, UART_COM1_BASE, out);
+	ck_assert(uart_register(&u, &io));
+	out8(&io, UART_IER, 0x05);
+	out8(&io, UART_LCR, UART_LCR_DLAB | 0x03);
+	out8(&io, UART_RBR_THR, 0x01);                       /* DLL: 115200 baud */
+	out8(&io, UART_IER, 0x00);                           /* DLM */
+	ck_assert_uint_eq(in8(&io, UART_RBR_THR), 0x01);
+	ck_assert_uint_eq(in8(&io, UART_IER), 0x00);
+	ck_assert_uint_eq(u.divisor, 1);
+	out8(&io, UART_LCR, 0x03);
+	ck_assert_uint_eq(in8(&io, UART_IER), 0x05);         /* IER untouched by DLM write */
+	ck_assert_uint_eq(in8(&io, UART_LCR), 0x03);
+	out8(&io, UART_SCR, 0x5a);
+	ck_assert_uint_eq(in8(&io, UART_SCR), 0x5a);
+	fclose(out);
+	ck_assert_uint_eq(len, 0);                           /* divisor writes sent nothing */
+	free(text);
+}
+END_TEST
+
+START_TEST(uart_loopback_and_iir)
+{
+	struct uart16550 u;
+	struct iobus io;
+	iobus_init(&io);
+	uart_init(&u, UART_COM1_BASE, NULL);
+	ck_assert(uart_register(&u, &io));
+	ck_assert_uint_eq(in8(&io, UART_IIR_FCR), UART_IIR_NO_INT);
+	out8(&io, UART_MCR, UART_MCR_LOOP | 0x0b);           /* loop, DTR, RTS, OUT2 */
+	ck_assert_uint_eq(in8(&io, UART_MSR) & 0xf0, 0xb0);  /* CTS, DSR, DCD */
+	out8(&io, UART_MCR, UART_MCR_LOOP);
+	ck_assert_uint_eq(in8(&io, UART_MSR), 0x0b);         /* all dropped: deltas DCTS, DDSR, DDCD */
+	ck_assert_uint_eq(in8(&io, UART_MSR), 0x00);         /* deltas clear on read */
+	out8(&io, UART_RBR_THR, 0x42);
+	ck_assert_uint_eq(in8(&io, UART_LSR) & UART_LSR_DR, UART_LSR_DR);
+	ck_assert_uint_eq(in8(&io, UART_RBR_THR), 0x42);
+	ck_assert_uint_eq(in8(&io, UART_LSR) & UART_LSR_DR, 0);
+	/* Without FIFOs a second character overruns the first holding register. */
+	out8(&io, UART_RBR_THR, 1);
+	out8(&io, UART_RBR_THR, 2);
+	ck_assert_uint_eq(in8(&io, UART_LSR), 0x60 | UART_LSR_OE | UART_LSR_DR);
+	ck_assert_uint_eq(in8(&io, UART_LSR) & UART_LSR_OE, 0);
+	ck_assert_uint_eq(in8(&io, UART_RBR_THR), 1);
+	/* FIFO mode: IIR bits 7:6 set, 16 characters fit. */
+	out8(&io, UART_IIR_FCR, UART_FCR_ENABLE);
+	for (unsigned i = 0; i < 16; i++)
+		out8(&io, UART_RBR_THR, (uint8_t)i);
+	ck_assert_uint_eq(in8(&io, UART_LSR) & UART_LSR_OE, 0);
+	out8(&io, UART_IER, UART_IER_RDI);
+	ck_assert_uint_eq(in8(&io, UART_IIR_FCR), 0xc4);     /* received data available */
+	ck_assert(uart_irq_pending(&u));
+	out8(&io, UART_IIR_FCR, UART_FCR_ENABLE | UART_FCR_CLEAR_RX);
+	ck_assert_uint_eq(in8(&io, UART_LSR) & UART_LSR_DR, 0);
+	/* THRE interrupt: raised when enabled, cleared by reading IIR. */
+	out8(&io, UART_IER, UART_IER_THRI);
+	ck_assert_uint_eq(in8(&io, UART_IIR_FCR), 0xc2);
+	ck_assert_uint_eq(in8(&io, UART_IIR_FCR), 0xc1);
+}
+END_TEST
+
+START_TEST(uart_receive_input)
+{
+	struct uart16550 u;
+	struct iobus io;
+	iobus_init(&io);
+	uart_init(&u, UART_COM1_BASE, NULL);
+	ck_assert(uart_register(&u, &io));
+	out8(&io, UART_IIR_FCR, UART_FCR_ENABLE);
+	const uint8_t msg[] = "abc";
+	ck_assert_uint_eq(uart_receive(&u, msg, 3), 3);
+	ck_assert_uint_eq(in8(&io, UART_RBR_THR), 'a');
+	ck_assert_uint_eq(in8(&io, UART_RBR_THR), 'b');
+	ck_assert_uint_eq(in8(&io, UART_RBR_THR), 'c');
+	ck_assert_uint_eq(in8(&io, UART_LSR) & UART_LSR_DR, 0);
+}
+END_TEST
+
+/* ---- debug-exit and POST ---- */
+
+static void record_exit(void *opaque, int status) { *(int *)opaque = status; }
+
+START_TEST(debug_exit_status)
+{
+	struct debug_exit d;
+	struct iobus io;
+	int seen = -1;
+	iobus_init(&io);
+	debug_exit_init(&d, DEBUG_EXIT_PORT, record_exit, &seen);
+	ck_assert(debug_exit_register(&d, &io));
+	ck_assert_uint_eq(iobus_read(&io, DEBUG_EXIT_PORT, 1), 0xff);
+	ck_assert(!d.exited);
+	iobus_write(&io, DEBUG_EXIT_PORT, 1, 0x10);
+	ck_assert(d.exited);
+	ck_assert_int_eq(d.status, 0x21);
+	ck_assert_int_eq(seen, 0x21);
+	iobus_write(&io, DEBUG_EXIT_PORT, 1, 0);             /* first write wins */
+	ck_assert_int_eq(d.status, 0x21);
+	/* A 2-byte write at 0xf4 reaches the 1-byte device with its low byte. */
+	debug_exit_init(&d, DEBUG_EXIT_PORT, NULL, NULL);
+	iobus_write(&io, DEBUG_EXIT_PORT, 2, 0x0100);
+	ck_assert_int_eq(d.status, 1);
+}
+END_TEST
+
+static void record_post(void *opaque, uint8_t code) { *(int *)opaque = code; }
+
+START_TEST(post_codes)
+{
+	struct post_port p;
+	struct iobus io;
+	int seen = -1;
+	iobus_init(&io);
+	post_port_init(&p, record_post, &seen);
+	ck_assert(post_port_register(&p, &io));
+	iobus_write(&io, POST_PORT, 1, 0x3c);
+	iobus_write(&io, POST_PORT, 1, 0x3d);
+	ck_assert(p.written);
+	ck_assert_uint_eq(p.last, 0x3d);
+	ck_assert_uint_eq(p.count, 2);
+	ck_assert_int_eq(seen, 0x3d);
+	ck_assert_uint_eq(iobus_read(&io, POST_PORT, 1), 0xff);
+}
+END_TEST
+
+static Suite *devices_suite(void)
+{
+	Suite *s = suite_create("devices");
+	TCase *bus = tcase_create("bus");
+	tcase_add_test(bus, bus_ram_rw);
+	tcase_add_test(bus, bus_unclaimed_and_edge);
+	tcase_add_test(bus, bus_mmio_and_overlap);
+	tcase_add_test(bus, bus_rom);
+	tcase_add_test(bus, bus_ports);
+	suite_add_tcase(s, bus);
+	TCase *uart = tcase_create("uart");
+	tcase_add_test(uart, uart_thr_output);
+	tcase_add_test(uart, uart_dlab_scratch);
+	tcase_add_test(uart, uart_loopback_and_iir);
+	tcase_add_test(uart, uart_receive_input);
+	suite_add_tcase(s, uart);
+	TCase *misc = tcase_create("ports");
+	tcase_add_test(misc, debug_exit_status);
+	tcase_add_test(misc, post_codes);
+	suite_add_tcase(s, misc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(devices_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
