@@ -1,0 +1,205 @@
+/* Execution tracing; see emu/trace.h. */
+#include "emu/trace.h"
+
+#include <capstone/capstone.h>
+#include <string.h>
+
+#include "emu/insn.h"
+
+static const struct { const char *word; unsigned bits; } trace_words[] = {
+	{ "insn", TRACE_INSN }, { "exc", TRACE_EXC }, { "io", TRACE_IO }, { "pf", TRACE_PF },
+	{ "all", TRACE_INSN | TRACE_EXC | TRACE_IO | TRACE_PF },
+};
+
+bool trace_parse(const char *list, unsigned *classes)
+{
+	unsigned bits = 0;
+	const char *p = list;
+	if (!*p)
+		return false;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		bool known = false;
+		for (size_t i = 0; i < sizeof(trace_words) / sizeof(trace_words[0]); i++) {
+			if (strlen(trace_words[i].word) == n && !strncmp(p, trace_words[i].word, n)) {
+				bits |= trace_words[i].bits;
+				known = true;
+			}
+		}
+		if (!known)
+			return false;
+		p += n;
+		if (*p == ',' && *++p == '\0')
+			return false;      /* trailing comma */
+	}
+	*classes = bits;
+	return true;
+}
+
+static const cs_mode cs_modes[3] = { CS_MODE_16, CS_MODE_32, CS_MODE_64 };
+
+void trace_init(struct trace *t, FILE *out)
+{
+	memset(t, 0, sizeof(*t));
+	t->out = out;
+	for (int i = 0; i < 3; i++) {
+		csh h;
+		if (cs_open(CS_ARCH_X86, cs_modes[i], &h) == CS_ERR_OK) {
+			t->cs[i] = h;
+			t->have_cs[i] = true;
+		}
+	}
+}
+
+void trace_destroy(struct trace *t)
+{
+	for (int i = 0; i < 3; i++)
+		if (t->have_cs[i]) {
+			csh h = t->cs[i];
+			cs_close(&h);
+			t->have_cs[i] = false;
+		}
+}
+
+void trace_attach(struct trace *t, struct cpu *cpu, unsigned classes)
+{
+	cpu->trace = classes;
+	cpu->trace_insn = trace_insn;
+	cpu->trace_event = trace_event;
+	cpu->trace_ctx = t;
+	if ((classes & TRACE_IO) && cpu->io) {
+		cpu->io->trace = trace_io;
+		cpu->io->trace_opaque = t;
+	}
+}
+
+unsigned trace_code_bits(const struct cpu *cpu)
+{
+	if (cpu->mode == MODE_LONG64)
+		return 64;
+	if (cpu->mode == MODE_V86)
+		return 16;
+	return (cpu->seg[SR_CS].attr & SEG_DB) ? 32 : 16;
+}
+
+size_t trace_read_code(struct cpu *cpu, uint64_t ip, uint8_t *buf, size_t len)
+{
+	/* With paging on, linear -> physical needs a page walk this file does not
+	 * do yet; without it linear == physical (SDM Vol.3 4.1.1). */
+	if (cpu->cr0 & CR0_PG)
+		return 0;
+	bool mode64 = cpu_is_mode64(cpu);
+	for (size_t i = 0; i < len; i++) {
+		uint64_t lin = seg_linear(&cpu->seg[SR_CS], ip + i, mode64);
+		buf[i] = (uint8_t)physmem_read(cpu->mem, lin, 1);
+	}
+	return len;
+}
+
+/* "CS:IP  bytes  disassembly" for the instruction at ip; len 0 = unknown
+ * (disassemble the first instruction of 15 bytes). */
+static void print_site(struct trace *t, struct cpu *cpu, uint64_t ip, unsigned len)
+{
+	unsigned bits = trace_code_bits(cpu);
+	if (bits == 64)
+		fprintf(t->out, "%04x:%016llx ", cpu->seg[SR_CS].selector, (unsigned long long)ip);
+	else
+		fprintf(t->out, "%04x:%08llx ", cpu->seg[SR_CS].selector, (unsigned long long)ip);
+	uint8_t code[INSN_MAX_LEN];
+	size_t want = len ? len : INSN_MAX_LEN;
+	if (trace_read_code(cpu, ip, code, want) != want) {
+		fprintf(t->out, " ?? (paged)\n");
+		return;
+	}
+	int mi = bits == 16 ? 0 : bits == 32 ? 1 : 2;
+	cs_insn *ci = NULL;
+	size_t n = 0;
+	if (t->have_cs[mi])
+		n = cs_disasm((csh)t->cs[mi], code, want,
+			      cpu_is_mode64(cpu) ? ip : seg_linear(&cpu->seg[SR_CS], ip, false), 1, &ci);
+	size_t shown = n ? ci[0].size : want;
+	if (len)
+		shown = len;
+	char hex[3 * INSN_MAX_LEN + 1] = "";
+	for (size_t i = 0; i < shown && i < INSN_MAX_LEN; i++)
+		snprintf(hex + 3 * i, 4, " %02x", code[i]);
+	if (n)
+		fprintf(t->out, "%-33s  %s%s%s\n", hex, ci[0].mnemonic, ci[0].op_str[0] ? " " : "",
+			ci[0].op_str);
+	else
+		fprintf(t->out, "%-33s  (bad)\n", hex);
+	if (ci)
+		cs_free(ci, n);
+}
+
+void trace_insn(struct cpu *cpu, const struct insn *in)
+{
+	struct trace *t = cpu->trace_ctx;
+	if (!t || !(cpu->trace & TRACE_INSN))
+		return;
+	fputs("insn: ", t->out);
+	print_site(t, cpu, cpu->rip, in->len);
+}
+
+/* SDM Vol.3 6.3.1, Table 6-1 mnemonics. */
+static const char *const vector_names[32] = {
+	"DE", "DB", "NMI", "BP", "OF", "BR", "UD", "NM", "DF", "CSO", "TS", "NP", "SS", "GP",
+	"PF", NULL, "MF", "AC", "MC", "XM", "VE", "CP",
+};
+
+static void print_regs(struct trace *t, struct cpu *cpu)
+{
+	static const char *const n64[16] = { "rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
+		"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15" };
+	static const char *const n32[8] = { "eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi" };
+	fputs("     ", t->out);
+	if (cpu_is_mode64(cpu)) {
+		for (int i = 0; i < 16; i++)
+			fprintf(t->out, "%s=%016llx ", n64[i], (unsigned long long)cpu->regs[i]);
+	} else {
+		for (int i = 0; i < 8; i++)
+			fprintf(t->out, "%s=%08x ", n32[i], (unsigned)cpu->regs[i]);
+	}
+	fprintf(t->out, "eflags=%08llx cs=%04x ss=%04x ds=%04x cr0=%08llx cr2=%llx cr3=%llx cr4=%llx "
+		"efer=%llx cpl=%u\n",
+		(unsigned long long)cpu_get_flags(cpu), cpu->seg[SR_CS].selector,
+		cpu->seg[SR_SS].selector, cpu->seg[SR_DS].selector,
+		(unsigned long long)cpu->cr0, (unsigned long long)cpu->cr2,
+		(unsigned long long)cpu->cr3, (unsigned long long)cpu->cr4,
+		(unsigned long long)cpu->efer, cpu->cpl);
+}
+
+void trace_event(struct cpu *cpu, const struct event *ev, const char *what)
+{
+	struct trace *t = cpu->trace_ctx;
+	bool triple = what && !strcmp(what, "triple-fault");
+	bool is_pf = ev->type == EV_EXCEPTION && ev->vector == EXC_PF;
+	if (!t || !(triple || (cpu->trace & TRACE_EXC) || (is_pf && (cpu->trace & TRACE_PF))))
+		return;
+	fprintf(t->out, "%s: vector %u", triple ? "triple-fault" : "exc", ev->vector);
+	if (ev->type == EV_EXCEPTION && ev->vector < 32 && vector_names[ev->vector])
+		fprintf(t->out, " (#%s)", vector_names[ev->vector]);
+	else if (ev->type == EV_EXTINT)
+		fputs(" (interrupt)", t->out);
+	else if (ev->type == EV_NMI)
+		fputs(" (NMI)", t->out);
+	else if (ev->type == EV_SOFTINT)
+		fputs(" (INT n)", t->out);
+	if (ev->has_error)
+		fprintf(t->out, " err=0x%x", ev->error_code);
+	if (is_pf)
+		fprintf(t->out, " cr2=0x%llx", (unsigned long long)ev->cr2);
+	if (what && !triple)
+		fprintf(t->out, " [%s]", what);
+	fputs(" at ", t->out);
+	print_site(t, cpu, cpu->insn_start, 0);
+	print_regs(t, cpu);
+	fflush(t->out);
+}
+
+void trace_io(void *opaque, uint16_t port, unsigned size, bool is_write, uint32_t value)
+{
+	struct trace *t = opaque;
+	fprintf(t->out, "io: %-3s port 0x%04x size %u %s 0x%0*x\n", is_write ? "out" : "in", port, size,
+		is_write ? "<-" : "->", (int)(2 * size), value);
+}

@@ -1,0 +1,50 @@
+/* Execution tracing (--trace insn,exc,io,pf): one line per retired instruction,
+ * per exception/interrupt event and per port access, written to a FILE (stderr
+ * in the CLI), with Capstone disassembly of the guest bytes. A triple fault is
+ * always reported, tracing on or not. */
+#ifndef HVEMU_EMU_TRACE_H
+#define HVEMU_EMU_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "emu/cpu.h"
+
+struct trace {
+	FILE *out;
+	size_t cs[3];              /* Capstone handles (csh) for 16/32/64-bit code */
+	bool have_cs[3];           /* Capstone opened that mode */
+};
+
+/* Parse a comma-separated class list ("insn,exc,io,pf" or "all") into TRACE_*
+ * bits. Returns false on an unknown word. */
+bool trace_parse(const char *list, unsigned *classes);
+
+/* Open Capstone for the three code sizes. If Capstone fails, tracing still works
+ * with bytes only. */
+void trace_init(struct trace *t, FILE *out);
+void trace_destroy(struct trace *t);
+
+/* Install the callbacks: cpu->trace_insn, cpu->trace_event, cpu->trace_ctx and
+ * cpu->trace = classes; with TRACE_IO also the port bus trace hook. */
+void trace_attach(struct trace *t, struct cpu *cpu, unsigned classes);
+
+/* The callbacks themselves (cpu->trace_ctx is the struct trace). trace_event
+ * prints an exception when TRACE_EXC (or TRACE_PF for #PF) is on, and always
+ * when what is "triple-fault". */
+void trace_insn(struct cpu *cpu, const struct insn *in);
+void trace_event(struct cpu *cpu, const struct event *ev, const char *what);
+/* struct iobus trace hook; opaque is the struct trace. */
+void trace_io(void *opaque, uint16_t port, unsigned size, bool is_write, uint32_t value);
+
+/* Copy up to len code bytes at CS:ip into buf. Returns how many were read: 0
+ * when paging is on (not translated here yet: callers print "?? (paged)"). */
+size_t trace_read_code(struct cpu *cpu, uint64_t ip, uint8_t *buf, size_t len);
+
+/* Code size (16, 32 or 64) the CPU decodes with now (SDM Vol.3 3.4.5: CS.D,
+ * CS.L in IA-32e mode). */
+unsigned trace_code_bits(const struct cpu *cpu);
+
+#endif
