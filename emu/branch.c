@@ -1,0 +1,108 @@
+/* Near control transfers: Jcc, JMP, CALL, RET, LOOP/LOOPcc, JrCXZ.
+ *
+ * cpu->rip already holds the address of the next instruction, so relative
+ * targets are rip + displacement. branch_near() truncates the target to the
+ * operand size and applies the CS limit (or the canonical check in 64-bit mode)
+ * and raises #GP(0); on ST_FAULT the core puts RIP back, and these handlers make
+ * sure nothing else (rSP, rCX) has changed by then.
+ */
+#include "emu/flags.h"
+#include "emu/operand.h"
+#include "isa_handlers.h"
+
+/* Jcc rel8 (70-7F) and rel16/32 (0F 80-8F): the low nibble is the condition
+ * (SDM Vol.2 Jcc; conditions SDM Vol.1 Appendix B). */
+status_t op_jcc(struct cpu *cpu, const struct insn *in)
+{
+	if (!flags_cond(cpu, in->opcode & 15))
+		return ST_OK;
+	return branch_near(cpu, cpu->rip + in->imm, in->osize);
+}
+
+/* JMP rel8/rel16/rel32 (EB, E9). */
+status_t op_jmp(struct cpu *cpu, const struct insn *in)
+{
+	return branch_near(cpu, cpu->rip + in->imm, in->osize);
+}
+
+/* JMP r/m (FF /4): absolute target from register or memory. */
+status_t op_jmp_E(struct cpu *cpu, const struct insn *in)
+{
+	uint64_t target;
+	status_t st = rm_read(cpu, in, in->osize, &target);
+	if (st != ST_OK)
+		return st;
+	return branch_near(cpu, target, in->osize);
+}
+
+/* Common tail of CALL: SDM Vol.2 CALL (near) checks the target against the CS
+ * limit before pushing the return address; then Push(rIP). */
+static status_t call_to(struct cpu *cpu, uint64_t target, unsigned osize)
+{
+	uint64_t ret = cpu->rip;
+	status_t st = branch_near(cpu, target, osize);
+	if (st != ST_OK)
+		return st;
+	return push(cpu, osize, ret & size_mask(osize));
+}
+
+/* CALL rel16/rel32 (E8). */
+status_t op_call(struct cpu *cpu, const struct insn *in)
+{
+	return call_to(cpu, cpu->rip + in->imm, in->osize);
+}
+
+/* CALL r/m (FF /2). */
+status_t op_call_E(struct cpu *cpu, const struct insn *in)
+{
+	uint64_t target;
+	status_t st = rm_read(cpu, in, in->osize, &target);
+	if (st != ST_OK)
+		return st;
+	return call_to(cpu, target, in->osize);
+}
+
+/* RET (C3) and RET imm16 (C2): pop the return address, then release imm16 more
+ * bytes (SDM Vol.2 RET). rSP moves only once the target passed its check. */
+status_t op_ret(struct cpu *cpu, const struct insn *in)
+{
+	uint64_t target;
+	status_t st = stack_read(cpu, 0, in->osize, &target);
+	if (st != ST_OK)
+		return st;
+	st = branch_near(cpu, target, in->osize);
+	if (st != ST_OK)
+		return st;
+	uint64_t release = in->opcode == 0xc2 ? (in->imm & 0xffff) : 0;
+	stack_adjust(cpu, (int64_t)(in->osize + release));
+	return ST_OK;
+}
+
+/* LOOP (E2), LOOPE (E1), LOOPNE (E0): decrement the count register, chosen by the
+ * address size (CX/ECX/RCX), without touching flags; branch if it is not zero
+ * (and ZF matches for E1/E0) (SDM Vol.2 LOOP/LOOPcc). */
+status_t op_loop(struct cpu *cpu, const struct insn *in)
+{
+	unsigned as = in->asize;
+	uint64_t count = (cpu->regs[R_CX] - 1) & size_mask(as);
+	bool taken = count != 0;
+	if (taken && in->opcode != 0xe2) {
+		bool zf = flags_cond(cpu, 4);   /* cc 4 = Z */
+		taken = in->opcode == 0xe1 ? zf : !zf;
+	}
+	if (taken) {
+		status_t st = branch_near(cpu, cpu->rip + in->imm, in->osize);
+		if (st != ST_OK)
+			return st;
+	}
+	reg_write(cpu, R_CX, as, false, count);
+	return ST_OK;
+}
+
+/* JCXZ/JECXZ/JRCXZ (E3): branch if the address-size count register is zero. */
+status_t op_jcxz(struct cpu *cpu, const struct insn *in)
+{
+	if (cpu->regs[R_CX] & size_mask(in->asize))
+		return ST_OK;
+	return branch_near(cpu, cpu->rip + in->imm, in->osize);
+}

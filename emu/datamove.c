@@ -1,0 +1,339 @@
+/* Data movement: MOV in all its forms, MOVZX/MOVSX, LEA, XCHG, CBW/CWD, the stack
+ * (PUSH/POP, PUSHA/POPA, ENTER/LEAVE), XLAT, NOP, and the condition-code moves
+ * SETcc/CMOVcc. None of these changes the arithmetic flags (SDM Vol.2, "Flags
+ * Affected: None" for each).
+ *
+ * Multi-value stack operations read or write through stack_read/stack_write at
+ * offsets first and move rSP last, so a fault leaves the registers untouched
+ * (SDM Vol.3 6.5: faults are reported with the state before the instruction).
+ */
+#include "emu/flags.h"
+#include "emu/operand.h"
+#include "isa_handlers.h"
+
+/* --- MOV --- */
+
+status_t op_mov_EG(struct cpu *cpu, const struct insn *in)
+{
+	uint64_t v = greg_read(cpu, in, in->size);
+	if (!in->mem) {
+		reg_write(cpu, in->rm, in->size, in->rex != 0, v);
+		return ST_OK;
+	}
+	return rm_write(cpu, in, in->size, v);
+}
+
+status_t op_mov_GE(struct cpu *cpu, const struct insn *in)
+{
+	uint64_t v;
+	if (!in->mem) {
+		v = reg_read(cpu, in->rm, in->size, in->rex != 0);
+	} else {
+		status_t st = rm_read(cpu, in, in->size, &v);
+		if (st != ST_OK)
+			return st;
+	}
+	greg_write(cpu, in, in->size, v);
+	return ST_OK;
+}
+
+status_t op_mov_EI(struct cpu *cpu, const struct insn *in)
+{
+	return rm_write(cpu, in, in->size, in->imm & size_mask(in->size));
+}
+
+/* B0+r / B8+r: the register is in the opcode; with REX.W the immediate is 64 bits. */
+status_t op_mov_ZI(struct cpu *cpu, const struct insn *in)
+{
+	reg_write(cpu, in->reg, in->size, in->rex != 0, in->imm);
+	return ST_OK;
+}
+
+/* A0/A1: accumulator <- seg:moffs. The offset has the address size (SDM Vol.2
+ * MOV, note on moffs); the segment is DS unless overridden. */
+status_t op_mov_AO(struct cpu *cpu, const struct insn *in)
+{
+	unsigned size = in->size;
+	uint64_t v;
+	status_t st = mem_read(cpu, in->seg, in->imm & size_mask(in->asize), size, &v);
+	if (st != ST_OK)
+		return st;
+	reg_write(cpu, R_AX, size, false, v);
+	return ST_OK;
+}
+
+/* A2/A3: seg:moffs <- accumulator; the first operand (moffs) carries the size. */
+status_t op_mov_OA(struct cpu *cpu, const struct insn *in)
+{
+	unsigned size = in->size;
+	return mem_write(cpu, in->seg, in->imm & size_mask(in->asize), size,
+			 reg_read(cpu, R_AX, size, false));
+}
+
+/* 0F B6/B7 and 0F BE/BF: the source is a byte (B6/BE) or a word (B7/BF). */
+static inline status_t movx(struct cpu *cpu, const struct insn *in, bool sign)
+{
+	unsigned ssize = (in->opcode & 1) ? 2 : 1;
+	uint64_t v;
+	status_t st = rm_read(cpu, in, ssize, &v);
+	if (st != ST_OK)
+		return st;
+	greg_write(cpu, in, in->size, sign ? (uint64_t)sign_extend(v, ssize) : v);
+	return ST_OK;
+}
+
+status_t op_movzx(struct cpu *cpu, const struct insn *in) { return movx(cpu, in, false); }
+status_t op_movsx(struct cpu *cpu, const struct insn *in) { return movx(cpu, in, true); }
+
+/* LEA: the effective address, computed at the address size, then truncated or
+ * zero-extended to the operand size (SDM Vol.2 LEA, Table 3-53). The register
+ * form has no row in datamove.isa and is #UD there. */
+status_t op_lea(struct cpu *cpu, const struct insn *in)
+{
+	greg_write(cpu, in, in->size, insn_ea(cpu, in));
+	return ST_OK;
+}
+
+/* XCHG E,G (86/87). With memory it is locked implicitly (SDM Vol.2 XCHG); here
+ * that means: the memory write happens before the register changes. */
+status_t op_xchg(struct cpu *cpu, const struct insn *in)
+{
+	unsigned size = in->size;
+	uint64_t g = greg_read(cpu, in, size), e;
+	status_t st = rm_read(cpu, in, size, &e);
+	if (st != ST_OK)
+		return st;
+	st = rm_write(cpu, in, size, g);
+	if (st != ST_OK)
+		return st;
+	greg_write(cpu, in, size, e);
+	return ST_OK;
+}
+
+/* 90+r: XCHG eAX, reg. 90 itself (reg 0, no REX.B) is NOP, also with F3 (PAUSE):
+ * SDM Vol.2 NOP/XCHG: "XCHG (E)AX, (E)AX (encoded instruction byte is 90H) is an
+ * alias for NOP regardless of data size prefixes" — in 64-bit mode it does not
+ * zero-extend RAX. */
+status_t op_xchg_Z(struct cpu *cpu, const struct insn *in)
+{
+	if (in->reg == R_AX)
+		return ST_OK;
+	unsigned size = in->size;
+	bool rex = in->rex != 0;
+	uint64_t a = reg_read(cpu, R_AX, size, false), r = reg_read(cpu, in->reg, size, rex);
+	reg_write(cpu, R_AX, size, false, r);
+	reg_write(cpu, in->reg, size, rex, a);
+	return ST_OK;
+}
+
+/* 0F 1F /r: the multi-byte NOP. The ModRM operand is never accessed (SDM Vol.2 NOP). */
+status_t op_nop(struct cpu *cpu, const struct insn *in)
+{
+	(void)cpu;
+	(void)in;
+	return ST_OK;
+}
+
+/* CBW/CWDE/CDQE (98): sign-extend the lower half of the accumulator into it. */
+status_t op_cbw(struct cpu *cpu, const struct insn *in)
+{
+	unsigned half = in->osize / 2;
+	reg_write(cpu, R_AX, in->osize, false,
+		  (uint64_t)sign_extend(cpu->regs[R_AX], half));
+	return ST_OK;
+}
+
+/* CWD/CDQ/CQO (99): rDX = the sign of rAX, replicated. */
+status_t op_cwd(struct cpu *cpu, const struct insn *in)
+{
+	bool neg = (cpu->regs[R_AX] >> (in->osize * 8 - 1)) & 1;
+	reg_write(cpu, R_DX, in->osize, false, neg ? ~0ull : 0);
+	return ST_OK;
+}
+
+/* XLAT (D7): AL = seg:[rBX + zero-extended AL], at the address size (SDM Vol.2 XLAT). */
+status_t op_xlat(struct cpu *cpu, const struct insn *in)
+{
+	uint64_t off = (cpu->regs[R_BX] + (cpu->regs[R_AX] & 0xff)) & size_mask(in->asize);
+	uint64_t v;
+	status_t st = mem_read(cpu, in->seg, off, 1, &v);
+	if (st != ST_OK)
+		return st;
+	reg_write(cpu, R_AX, 1, false, v);
+	return ST_OK;
+}
+
+/* --- SETcc / CMOVcc (SDM Vol.1 Appendix B for the conditions) --- */
+
+status_t op_setcc(struct cpu *cpu, const struct insn *in)
+{
+	uint64_t v = flags_cond(cpu, in->opcode & 15);
+	if (!in->mem) {
+		reg_write(cpu, in->rm, 1, in->rex != 0, v);
+		return ST_OK;
+	}
+	return rm_write(cpu, in, 1, v);
+}
+
+/* CMOVcc: the source is read whatever the condition (a memory source faults even
+ * when no move happens: SDM Vol.2 CMOVcc). A 32-bit CMOV in 64-bit mode writes
+ * (zero-extends) the destination even when the condition is false. */
+status_t op_cmovcc(struct cpu *cpu, const struct insn *in)
+{
+	uint64_t v;
+	status_t st = rm_read(cpu, in, in->size, &v);
+	if (st != ST_OK)
+		return st;
+	if (flags_cond(cpu, in->opcode & 15))
+		greg_write(cpu, in, in->size, v);
+	else if (in->size == 4 && cpu_is_mode64(cpu))
+		greg_write(cpu, in, 4, greg_read(cpu, in, 4));
+	return ST_OK;
+}
+
+/* --- the stack --- */
+
+/* PUSH reg (50+r). PUSH rSP pushes the value before the decrement (SDM Vol.2
+ * PUSH: "the value of the SP register as it existed before"). */
+status_t op_push_Z(struct cpu *cpu, const struct insn *in)
+{
+	return push(cpu, in->osize, reg_read(cpu, in->reg, in->osize, in->rex != 0));
+}
+
+/* POP reg (58+r). POP rSP: the popped value wins over the increment (SDM Vol.2
+ * POP: "POP ESP increments the stack pointer before data ... is written"). */
+status_t op_pop_Z(struct cpu *cpu, const struct insn *in)
+{
+	uint64_t v;
+	status_t st = pop(cpu, in->osize, &v);
+	if (st != ST_OK)
+		return st;
+	reg_write(cpu, in->reg, in->osize, in->rex != 0, v);
+	return ST_OK;
+}
+
+/* PUSH imm (68/6A): the immediate, sign-extended to the operand size. */
+status_t op_push_I(struct cpu *cpu, const struct insn *in)
+{
+	return push(cpu, in->osize, in->imm & size_mask(in->osize));
+}
+
+/* PUSH r/m (FF /6): the address uses rSP before the push. */
+status_t op_push_E(struct cpu *cpu, const struct insn *in)
+{
+	uint64_t v;
+	status_t st = rm_read(cpu, in, in->osize, &v);
+	if (st != ST_OK)
+		return st;
+	return push(cpu, in->osize, v);
+}
+
+/* POP r/m (8F /0). SDM Vol.2 POP: "If the ESP register is used as a base register
+ * for addressing a destination operand in memory, the POP instruction computes
+ * the effective address of the operand after it increments the ESP register."
+ * rSP is moved before the store and put back if the store faults. */
+status_t op_pop_E(struct cpu *cpu, const struct insn *in)
+{
+	uint64_t v, old_sp = cpu->regs[R_SP];
+	status_t st = stack_read(cpu, 0, in->osize, &v);
+	if (st != ST_OK)
+		return st;
+	stack_adjust(cpu, in->osize);
+	st = rm_write(cpu, in, in->osize, v);
+	if (st != ST_OK)
+		cpu->regs[R_SP] = old_sp;
+	return st;
+}
+
+/* PUSHA/PUSHAD (60): AX, CX, DX, BX, the original SP, BP, SI, DI (SDM Vol.2 PUSHA). */
+status_t op_pusha(struct cpu *cpu, const struct insn *in)
+{
+	unsigned sz = in->osize;
+	static const uint8_t order[8] = { R_AX, R_CX, R_DX, R_BX, R_SP, R_BP, R_SI, R_DI };
+	for (unsigned i = 0; i < 8; i++) {
+		status_t st = stack_write(cpu, (uint64_t)-(int64_t)((i + 1) * sz), sz,
+					  reg_read(cpu, order[i], sz, false));
+		if (st != ST_OK)
+			return st;
+	}
+	stack_adjust(cpu, -(int64_t)(8 * sz));
+	return ST_OK;
+}
+
+/* POPA/POPAD (61): DI, SI, BP, (skip SP), BX, DX, CX, AX (SDM Vol.2 POPA). All
+ * eight slots are read before any register changes. */
+status_t op_popa(struct cpu *cpu, const struct insn *in)
+{
+	unsigned sz = in->osize;
+	static const uint8_t order[8] = { R_DI, R_SI, R_BP, R_SP, R_BX, R_DX, R_CX, R_AX };
+	uint64_t v[8];
+	for (unsigned i = 0; i < 8; i++) {
+		status_t st = stack_read(cpu, (uint64_t)i * sz, sz, &v[i]);
+		if (st != ST_OK)
+			return st;
+	}
+	for (unsigned i = 0; i < 8; i++)
+		if (order[i] != R_SP)
+			reg_write(cpu, order[i], sz, false, v[i]);
+	stack_adjust(cpu, 8 * sz);
+	return ST_OK;
+}
+
+/* ENTER imm16, imm8 (C8). SDM Vol.2 ENTER pseudo-code: push rBP; FrameTemp = rSP;
+ * for nesting levels 1..L-1 copy the enclosing frame pointers from [rBP - i*size];
+ * push FrameTemp when L > 0; rBP = FrameTemp; rSP -= imm16. L is imm8 mod 32.
+ * The new rSP is checked against the SS limit first ("#SS(0) If the new value in
+ * the SP or ESP register is outside the stack segment limit"); registers change
+ * only after every access succeeded. */
+status_t op_enter(struct cpu *cpu, const struct insn *in)
+{
+	unsigned sz = in->osize, as = stack_asize(cpu);
+	unsigned level = in->imm2 % 32;
+	uint64_t alloc = in->imm & 0xffff, amask = size_mask(as);
+	uint64_t sp = cpu->regs[R_SP] & amask, bp = cpu->regs[R_BP];
+	uint64_t frame_temp = (sp - sz) & amask;
+	uint64_t used = sz * (uint64_t)(1 + level);
+	uint64_t new_sp = (sp - used - alloc) & amask;
+
+	if (!cpu_is_mode64(cpu) &&
+	    !seg_access_ok(&cpu->seg[SR_SS], new_sp, 1, SEG_PERM_WRITE))
+		return cpu_raise_err(cpu, EXC_SS, 0);
+
+	status_t st = stack_write(cpu, (uint64_t)-(int64_t)sz, sz, bp & size_mask(sz));
+	if (st != ST_OK)
+		return st;
+	uint64_t off = (uint64_t)-(int64_t)sz;
+	for (unsigned i = 1; i < level; i++) {
+		uint64_t v;
+		/* The frame pointer walks at the stack-address size (EBP vs BP). */
+		st = mem_read(cpu, SR_SS, (bp - (uint64_t)i * sz) & amask, sz, &v);
+		if (st != ST_OK)
+			return st;
+		off -= sz;
+		st = stack_write(cpu, off, sz, v);
+		if (st != ST_OK)
+			return st;
+	}
+	if (level > 0) {
+		off -= sz;
+		st = stack_write(cpu, off, sz, frame_temp);
+		if (st != ST_OK)
+			return st;
+	}
+	reg_write(cpu, R_BP, sz, false, frame_temp);
+	reg_write(cpu, R_SP, as, false, new_sp);
+	return ST_OK;
+}
+
+/* LEAVE (C9): rSP = rBP (at the stack-address size), then pop rBP (SDM Vol.2 LEAVE). */
+status_t op_leave(struct cpu *cpu, const struct insn *in)
+{
+	unsigned sz = in->osize, as = stack_asize(cpu);
+	uint64_t bp = cpu->regs[R_BP] & size_mask(as), v;
+	status_t st = mem_read(cpu, SR_SS, bp, sz, &v);
+	if (st != ST_OK)
+		return st;
+	reg_write(cpu, R_SP, as, false, (bp + sz) & size_mask(as));
+	reg_write(cpu, R_BP, sz, false, v);
+	return ST_OK;
+}
