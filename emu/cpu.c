@@ -58,6 +58,18 @@ void cpu_init(struct cpu *cpu, const struct cpu_model *model, struct physmem *me
 	cpu->dr[7] = 0x400;
 	cpu->apic_base = 0xfee00000 | (1u << 11) | (1u << 8);   /* enabled, BSP */
 	cpu->pat = 0x0007040600070406ull;                       /* SDM Vol.3 13.12.4 */
+	/* SDM Vol.3 4.1.4: MAXPHYADDR from CPUID 80000008h, else 36 with PAE. */
+	cpu->maxphyaddr = 36;
+	if (model) {
+		uint32_t r[4];
+		cpu_model_cpuid(model, 0x80000000, 0, r);
+		if (r[0] >= 0x80000008) {
+			cpu_model_cpuid(model, 0x80000008, 0, r);
+			if ((r[0] & 0xff) >= 32 && (r[0] & 0xff) <= 52)
+				cpu->maxphyaddr = (uint8_t)(r[0] & 0xff);
+		}
+		cpu->gbpages = cpu_model_has(model, 0x80000001, 3, 26);
+	}
 	cpu_update_mode(cpu);
 }
 

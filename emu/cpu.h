@@ -54,6 +54,7 @@ struct cpu_model;              /* emu/cpu_model.h */
 struct cpu_hooks;              /* emu/hooks.h */
 struct icache;                 /* emu/icache.h */
 struct insn;                   /* emu/insn.h */
+struct walk_result;            /* mmu/paging.h */
 
 /* Trace classes (--trace). */
 enum {
@@ -84,6 +85,7 @@ struct cpu {
 	struct segment ldtr, tr;
 	struct dtr gdtr, idtr;
 	uint64_t cr0, cr2, cr3, cr4, cr8, xcr0;
+	uint64_t pdpte[4];         /* PAE PDPTE registers, loaded with CR3 (SDM Vol.3 4.4.1) */
 	uint64_t dr[8];            /* DR4/DR5 alias DR6/DR7 when CR4.DE=0 */
 	uint64_t efer;
 	uint64_t sysenter_cs, sysenter_esp, sysenter_eip;
@@ -108,6 +110,9 @@ struct cpu {
 	struct physmem *mem;
 	struct iobus *io;
 	struct tlb tlb;
+	bool tlb_uncached;         /* --tlb flush: every access walks the page tables */
+	uint8_t maxphyaddr;        /* physical-address width (CPUID 80000008h:EAX[7:0]) */
+	bool gbpages;              /* 1 GiB pages (CPUID 80000001h:EDX[26]) */
 	struct icache *icache;
 	uint8_t *code_pages;       /* bitmap over RAM pages holding decoded code */
 	const struct cpu_hooks *hooks;  /* NULL: no hypervisor watching */
@@ -119,6 +124,8 @@ struct cpu {
 	unsigned trace;            /* TRACE_* */
 	void (*trace_insn)(struct cpu *cpu, const struct insn *in);
 	void (*trace_event)(struct cpu *cpu, const struct event *ev, const char *what);
+	void (*trace_walk)(struct cpu *cpu, uint64_t lin, const struct walk_result *r,
+			   const struct fault *f);   /* a page walk that faulted */
 	void *trace_ctx;
 };
 
@@ -163,6 +170,9 @@ status_t cpu_fetch_code(struct cpu *cpu, uint64_t lin, unsigned size, uint8_t *b
 
 /* Code size (16, 32 or 64) instructions are decoded with in the current mode. */
 unsigned cpu_code_size(const struct cpu *cpu);
+
+/* The paging mode CR0.PG/CR4.PAE/CR4.LA57/EFER.LMA select (SDM Vol.3 4.1.1). */
+unsigned cpu_paging_mode(const struct cpu *cpu);   /* enum paging_mode, mmu/paging.h */
 
 /* Tell the core that guest-physical page(s) were written behind its back
  * (DMA, loader): decoded instructions there are dropped. */

@@ -5,6 +5,7 @@
 
 #include "emu/icache.h"
 #include "emu/operand.h"
+#include "mmu/paging.h"
 
 static inline unsigned tlb_bank(const struct cpu *cpu)
 {
@@ -16,22 +17,51 @@ struct translation {
 	uint64_t pa;               /* physical address of the byte asked for */
 	bool read, write, exec;    /* accesses the TLB may serve without a walk */
 	bool global;
+	uint8_t page_shift;
 };
+
+unsigned cpu_paging_mode(const struct cpu *cpu)
+{
+	if (!(cpu->cr0 & CR0_PG))
+		return PAGING_OFF;
+	if (!(cpu->cr4 & CR4_PAE))
+		return PAGING_32;
+	if (!(cpu->efer & EFER_LMA))
+		return PAGING_PAE;
+	return (cpu->cr4 & CR4_LA57) ? PAGING_5LEVEL : PAGING_4LEVEL;
+}
 
 /* Linear -> physical for one access. With paging off the linear address is the
  * physical address (SDM Vol.3 4.1.1; A20 is always enabled). */
 static status_t translate(struct cpu *cpu, uint64_t lin, enum tlb_access acc, unsigned bank,
-			  struct translation *t)
+			  bool implicit, struct translation *t)
 {
-	(void)acc;
-	(void)bank;
-	if (!(cpu->cr0 & CR0_PG)) {
-		*t = (struct translation){ .pa = lin, .read = true, .write = true, .exec = true };
+	unsigned mode = cpu_paging_mode(cpu);
+	if (mode == PAGING_OFF) {
+		*t = (struct translation){ .pa = lin, .read = true, .write = true, .exec = true,
+					   .page_shift = PAGE_SHIFT };
 		return ST_OK;
 	}
-	/* Paging is modelled in mmu/ by the paging issue; until then refuse rather
-	 * than guess a translation. */
-	return ST_UNSUPPORTED;
+	struct paging_env env = {
+		.mem = cpu->mem, .mode = mode, .cr3 = cpu->cr3,
+		.pse = cpu->cr4 & CR4_PSE, .pge = cpu->cr4 & CR4_PGE, .wp = cpu->cr0 & CR0_WP,
+		.nxe = cpu->efer & EFER_NXE, .smep = cpu->cr4 & CR4_SMEP, .smap = cpu->cr4 & CR4_SMAP,
+		.ac = cpu->rflags & FLAG_AC, .gbpages = cpu->gbpages, .maxphyaddr = cpu->maxphyaddr,
+		.pdpte = cpu->pdpte,
+	};
+	unsigned flags = (bank == TLB_USER ? WALK_USER : 0) | (implicit ? WALK_IMPLICIT : 0);
+	struct walk_result r;
+	struct fault f;
+	if (!paging_walk(&env, lin, acc == TLB_WRITE ? WALK_WRITE : acc == TLB_EXEC ? WALK_EXEC : WALK_READ,
+			 flags, &r, &f)) {
+		if (cpu->trace_walk)
+			cpu->trace_walk(cpu, lin, &r, &f);
+		return cpu_raise_fault(cpu, &f);
+	}
+	*t = (struct translation){ .pa = r.pa, .read = r.can_read, .write = r.can_write,
+				   .exec = r.can_exec, .global = r.global,
+				   .page_shift = (uint8_t)__builtin_ctzll(r.page_size) };
+	return ST_OK;
 }
 
 static inline bool page_has_code(const struct cpu *cpu, uint64_t pa)
@@ -62,8 +92,8 @@ static void tlb_fill(struct cpu *cpu, unsigned bank, uint64_t lin, const struct 
 {
 	uint64_t pa_page = t->pa & PAGE_MASK;
 	uint8_t *host = physmem_ram_ptr(cpu->mem, pa_page);
-	if (!host)
-		return;            /* MMIO/ROM/unclaimed: always the slow path */
+	if (!host || cpu->tlb_uncached)
+		return;            /* MMIO/ROM/unclaimed, or --tlb flush: always the slow path */
 	struct tlb_entry *e = tlb_slot(&cpu->tlb, bank, lin);
 	uint64_t lin_page = lin & PAGE_MASK;
 	e->tag[TLB_READ] = t->read ? lin_page : TLB_TAG_INVALID;
@@ -72,12 +102,13 @@ static void tlb_fill(struct cpu *cpu, unsigned bank, uint64_t lin, const struct 
 	e->host_minus_lin = (uintptr_t)host - (uintptr_t)lin_page;
 	e->phys = pa_page;
 	e->global = t->global;
+	e->page_shift = t->page_shift;
 }
 
 /* Slow path for size bytes at lin: translate every page touched first (so a
  * fault leaves memory untouched), then copy. */
 static status_t lin_access_slow(struct cpu *cpu, uint64_t lin, unsigned size, unsigned bank,
-				enum tlb_access acc, uint8_t *buf)
+				enum tlb_access acc, bool implicit, uint8_t *buf)
 {
 	struct translation t[2];
 	unsigned first = (unsigned)(PAGE_SIZE - (lin & (PAGE_SIZE - 1)));
@@ -88,7 +119,7 @@ static status_t lin_access_slow(struct cpu *cpu, uint64_t lin, unsigned size, un
 
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t l = i ? lin2 : lin;
-		status_t st = translate(cpu, l, acc, bank, &t[i]);
+		status_t st = translate(cpu, l, acc, bank, implicit, &t[i]);
 		if (st != ST_OK)
 			return st;
 	}
@@ -129,7 +160,7 @@ static status_t lin_access_slow(struct cpu *cpu, uint64_t lin, unsigned size, un
 }
 
 static inline status_t lin_read(struct cpu *cpu, uint64_t lin, unsigned size, unsigned bank,
-				enum tlb_access acc, uint64_t *out)
+				enum tlb_access acc, bool implicit, uint64_t *out)
 {
 	uint8_t *p = tlb_lookup(&cpu->tlb, bank, acc, lin, size);
 	uint64_t v = 0;
@@ -138,30 +169,30 @@ static inline status_t lin_read(struct cpu *cpu, uint64_t lin, unsigned size, un
 		*out = v;
 		return ST_OK;
 	}
-	status_t st = lin_access_slow(cpu, lin, size, bank, acc, (uint8_t *)&v);
+	status_t st = lin_access_slow(cpu, lin, size, bank, acc, implicit, (uint8_t *)&v);
 	*out = v;
 	return st;
 }
 
 static inline status_t lin_write(struct cpu *cpu, uint64_t lin, unsigned size, unsigned bank,
-				 uint64_t v)
+				 bool implicit, uint64_t v)
 {
 	uint8_t *p = tlb_lookup(&cpu->tlb, bank, TLB_WRITE, lin, size);
 	if (__builtin_expect(p != NULL, 1)) {
 		memcpy(p, &v, size);
 		return ST_OK;
 	}
-	return lin_access_slow(cpu, lin, size, bank, TLB_WRITE, (uint8_t *)&v);
+	return lin_access_slow(cpu, lin, size, bank, TLB_WRITE, implicit, (uint8_t *)&v);
 }
 
 status_t lin_read_sys(struct cpu *cpu, uint64_t lin, unsigned size, uint64_t *out)
 {
-	return lin_read(cpu, lin, size, TLB_SUPERVISOR, TLB_READ, out);
+	return lin_read(cpu, lin, size, TLB_SUPERVISOR, TLB_READ, true, out);
 }
 
 status_t lin_write_sys(struct cpu *cpu, uint64_t lin, unsigned size, uint64_t v)
 {
-	return lin_write(cpu, lin, size, TLB_SUPERVISOR, v);
+	return lin_write(cpu, lin, size, TLB_SUPERVISOR, true, v);
 }
 
 status_t cpu_fetch_code(struct cpu *cpu, uint64_t lin, unsigned size, uint8_t *buf)
@@ -171,7 +202,7 @@ status_t cpu_fetch_code(struct cpu *cpu, uint64_t lin, unsigned size, uint8_t *b
 		memcpy(buf, p, size);
 		return ST_OK;
 	}
-	return lin_access_slow(cpu, lin, size, tlb_bank(cpu), TLB_EXEC, buf);
+	return lin_access_slow(cpu, lin, size, tlb_bank(cpu), TLB_EXEC, false, buf);
 }
 
 /* Segment-level checks and linear address of seg:off. Outside 64-bit mode:
@@ -201,7 +232,7 @@ status_t mem_read(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size, ui
 	status_t st = seg_to_linear(cpu, seg, off, size, SEG_PERM_READ, &lin);
 	if (st != ST_OK)
 		return st;
-	return lin_read(cpu, lin, size, tlb_bank(cpu), TLB_READ, out);
+	return lin_read(cpu, lin, size, tlb_bank(cpu), TLB_READ, false, out);
 }
 
 status_t mem_write(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size, uint64_t v)
@@ -210,7 +241,7 @@ status_t mem_write(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size, u
 	status_t st = seg_to_linear(cpu, seg, off, size, SEG_PERM_WRITE, &lin);
 	if (st != ST_OK)
 		return st;
-	return lin_write(cpu, lin, size, tlb_bank(cpu), v);
+	return lin_write(cpu, lin, size, tlb_bank(cpu), false, v);
 }
 
 status_t mem_probe_write(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size)
@@ -223,9 +254,9 @@ status_t mem_probe_write(struct cpu *cpu, unsigned seg, uint64_t off, unsigned s
 	if (tlb_lookup(&cpu->tlb, bank, TLB_WRITE, lin, size))
 		return ST_OK;
 	struct translation t;
-	st = translate(cpu, lin, TLB_WRITE, bank, &t);
+	st = translate(cpu, lin, TLB_WRITE, bank, false, &t);
 	if (st == ST_OK && (lin & (PAGE_SIZE - 1)) + size > PAGE_SIZE)
-		st = translate(cpu, (lin | (PAGE_SIZE - 1)) + 1, TLB_WRITE, bank, &t);
+		st = translate(cpu, (lin | (PAGE_SIZE - 1)) + 1, TLB_WRITE, bank, false, &t);
 	return st;
 }
 

@@ -29,6 +29,7 @@ struct tlb_entry {
 	uintptr_t host_minus_lin;  /* host pointer = this + linear address */
 	uint64_t phys;             /* page-aligned physical address */
 	bool global;               /* from a G=1 PTE with CR4.PGE (survives MOV CR3) */
+	uint8_t page_shift;        /* size of the page this 4 KiB piece belongs to */
 };
 
 struct tlb {
@@ -72,17 +73,21 @@ static inline void tlb_flush_nonglobal(struct tlb *t)
 		}
 }
 
-/* INVLPG: the page's translations, global or not (SDM Vol.3 4.10.4.1). */
+/* INVLPG: every translation of the page containing lin, global or not, whatever
+ * its size (SDM Vol.3 4.10.4.1: a large page goes as a whole). */
 static inline void tlb_flush_page(struct tlb *t, uint64_t lin)
 {
-	for (unsigned b = 0; b < TLB_BANKS; b++) {
-		struct tlb_entry *e = tlb_slot(t, b, lin);
-		if (e->tag[0] == (lin & PAGE_MASK) || e->tag[1] == (lin & PAGE_MASK) ||
-		    e->tag[2] == (lin & PAGE_MASK)) {
-			e->tag[0] = e->tag[1] = e->tag[2] = TLB_TAG_INVALID;
-			e->global = false;
+	for (unsigned b = 0; b < TLB_BANKS; b++)
+		for (unsigned i = 0; i < TLB_ENTRIES; i++) {
+			struct tlb_entry *e = &t->e[b][i];
+			uint64_t mask = ~((1ull << e->page_shift) - 1);
+			for (unsigned a = 0; a < 3; a++)
+				if (e->tag[a] != TLB_TAG_INVALID && (e->tag[a] & mask) == (lin & mask)) {
+					e->tag[0] = e->tag[1] = e->tag[2] = TLB_TAG_INVALID;
+					e->global = false;
+					break;
+				}
 		}
-	}
 }
 
 /* Drop write permission for a physical page (it now holds decoded code). */
