@@ -228,7 +228,7 @@ static inline status_t seg_to_linear(struct cpu *cpu, unsigned seg, uint64_t off
 
 status_t mem_read(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size, uint64_t *out)
 {
-	uint64_t lin;
+	uint64_t lin = 0;
 	status_t st = seg_to_linear(cpu, seg, off, size, SEG_PERM_READ, &lin);
 	if (st != ST_OK)
 		return st;
@@ -237,7 +237,7 @@ status_t mem_read(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size, ui
 
 status_t mem_write(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size, uint64_t v)
 {
-	uint64_t lin;
+	uint64_t lin = 0;
 	status_t st = seg_to_linear(cpu, seg, off, size, SEG_PERM_WRITE, &lin);
 	if (st != ST_OK)
 		return st;
@@ -246,7 +246,7 @@ status_t mem_write(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size, u
 
 status_t mem_probe_write(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size)
 {
-	uint64_t lin;
+	uint64_t lin = 0;
 	status_t st = seg_to_linear(cpu, seg, off, size, SEG_PERM_WRITE, &lin);
 	if (st != ST_OK)
 		return st;
