@@ -224,7 +224,7 @@ static struct block *block_for_rip(struct cpu *cpu, status_t *st)
 	uint64_t ip = cpu->rip, last_lin = lin;
 	while (b->count < BLOCK_MAX_INSNS) {
 		struct insn *in = &b->insns[b->count];
-		uint64_t this_last;
+		uint64_t this_last = 0;
 		status_t s = decode_at(cpu, ip, code_size, in, &this_last);
 		if (s != ST_OK) {
 			if (b->count == 0) {
