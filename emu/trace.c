@@ -132,6 +132,11 @@ static void print_site(struct trace *t, struct cpu *cpu, uint64_t ip, unsigned l
 		cs_free(ci, n);
 }
 
+void trace_print_site(struct trace *t, struct cpu *cpu, uint64_t ip)
+{
+	print_site(t, cpu, ip, 0);
+}
+
 void trace_insn(struct cpu *cpu, const struct insn *in)
 {
 	struct trace *t = cpu->trace_ctx;

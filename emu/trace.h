@@ -43,6 +43,10 @@ void trace_io(void *opaque, uint16_t port, unsigned size, bool is_write, uint32_
  * when paging is on (not translated here yet: callers print "?? (paged)"). */
 size_t trace_read_code(struct cpu *cpu, uint64_t ip, uint8_t *buf, size_t len);
 
+/* Print "CS:IP  bytes  disassembly" of the instruction at ip (for end-of-run
+ * reports such as an unsupported instruction). */
+void trace_print_site(struct trace *t, struct cpu *cpu, uint64_t ip);
+
 /* Code size (16, 32 or 64) the CPU decodes with now (SDM Vol.3 3.4.5: CS.D,
  * CS.L in IA-32e mode). */
 unsigned trace_code_bits(const struct cpu *cpu);

@@ -1,0 +1,193 @@
+/* Machine assembly and boot for the CLI; see cli/machine.h. */
+#include "cli/machine.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "devices/loader.h"
+#include "devices/multiboot.h"
+#include "emu/cpu_model.h"
+#include "mmu/segment.h"
+
+#define BIOS_MAX (16u << 20)
+
+static bool fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static bool fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+static void stop_cpu(void *opaque, int status)
+{
+	struct cpu *cpu = opaque;
+	cpu->stop_requested = true;   /* cpu_run() returns ST_STOP after this instruction */
+}
+
+static void ram_written(void *opaque, uint64_t pa, unsigned size)
+{
+	cpu_notify_phys_write(opaque, pa, size);
+}
+
+/* Multiboot 3.2 "Machine state" with QEMU's option-ROM choices: EAX magic, EBX
+ * info, CS a flat 32-bit code segment (0x10), the other segment registers flat
+ * data (0x18), CR0.PE=1 and PG=0, EFLAGS.IF=0 and VM=0, A20 enabled (hvemu has
+ * no A20 gate). GDTR points at a copy of those descriptors in guest RAM. */
+static void enter_multiboot(struct cpu *cpu, struct physmem *pm, const struct multiboot_boot *b)
+{
+	uint64_t code = physmem_read(pm, b->gdt_addr + MB_GDT_CODE_SEL, 8);
+	uint64_t data = physmem_read(pm, b->gdt_addr + MB_GDT_DATA_SEL, 8);
+	cpu->regs[R_AX] = MB_BOOT_MAGIC;
+	cpu->regs[R_BX] = b->info_addr;
+	cpu->cr0 |= CR0_PE;
+	seg_load_descriptor(&cpu->seg[SR_CS], MB_GDT_CODE_SEL, code);
+	for (unsigned s = 0; s < SR_COUNT; s++)
+		if (s != SR_CS)
+			seg_load_descriptor(&cpu->seg[s], MB_GDT_DATA_SEL, data);
+	cpu->gdtr.base = b->gdt_addr;
+	cpu->gdtr.limit = b->gdt_limit;
+	cpu_set_flags(cpu, FLAG_FIXED1);
+	cpu->rip = b->entry;
+	cpu_update_mode(cpu);
+	tlb_flush_all(&cpu->tlb);
+}
+
+/* A flat image entered in real mode with CS:IP naming the linear entry
+ * (CS = the 64 KiB-aligned segment, as a boot sector sees 0000:7C00). */
+static void enter_real(struct cpu *cpu, uint64_t entry)
+{
+	seg_load_real(&cpu->seg[SR_CS], (uint16_t)((entry >> 4) & 0xf000));
+	cpu->rip = entry & 0xffff;
+	cpu_update_mode(cpu);
+}
+
+
+bool machine_setup(struct machine *m, const struct machine_config *cfg, char *err,
+		   size_t errlen)
+{
+	memset(m, 0, sizeof(*m));
+	if (!cfg->kernel && !cfg->bios && !cfg->has_entry)
+		return fail(err, errlen, "nothing to run: give --kernel, --bios, or --load with --entry");
+	if (cfg->has_entry && cfg->kernel)
+		return fail(err, errlen, "--entry applies to --load images, not to a multiboot --kernel");
+	if (cfg->has_entry && !cfg->n_loads)
+		return fail(err, errlen, "--entry needs a --load image");
+	if (cfg->has_entry && cfg->entry >= 0x100000)
+		return fail(err, errlen, "--entry 0x%llx is not reachable in real mode (must be below 1 MiB)",
+			    (unsigned long long)cfg->entry);
+	if (!physmem_init(&m->mem, cfg->ram_size))
+		return fail(err, errlen, "cannot allocate %llu MiB of guest RAM",
+			    (unsigned long long)(cfg->ram_size >> 20));
+
+	iobus_init(&m->io);
+	uart_init(&m->uart, UART_COM1_BASE, cfg->serial);
+	debug_exit_init(&m->dexit, DEBUG_EXIT_PORT, stop_cpu, &m->cpu);
+	post_port_init(&m->post, NULL, NULL);
+	if (!uart_register(&m->uart, &m->io) || !debug_exit_register(&m->dexit, &m->io) ||
+	    !post_port_register(&m->post, &m->io))
+		return fail(err, errlen, "internal error: device ports overlap");
+
+	cpu_init(&m->cpu, cfg->model, &m->mem, &m->io);
+	m->cpu_ready = true;
+	m->cpu.icount_limit = cfg->max_insns;
+	m->mem.on_ram_write = ram_written;
+	m->mem.on_ram_write_opaque = &m->cpu;
+	/* Always attached: a triple fault is reported even without --trace. */
+	trace_init(&m->trace, stderr);
+	trace_attach(&m->trace, &m->cpu, cfg->trace);
+
+	uint8_t *data;
+	size_t size;
+	if (cfg->bios) {
+		if (!loader_read_file(cfg->bios, BIOS_MAX, &data, &size, err, errlen))
+			return false;
+		bool ok = loader_load_bios(&m->mem, data, size, err, errlen);
+		free(data);
+		if (!ok)
+			return false;
+	}
+	for (unsigned i = 0; i < cfg->n_loads; i++) {
+		if (!loader_read_file(cfg->loads[i].path, (size_t)cfg->ram_size, &data, &size, err, errlen))
+			return false;
+		bool ok = loader_load_flat(&m->mem, data, size, cfg->loads[i].addr, err, errlen);
+		free(data);
+		if (!ok)
+			return false;
+	}
+	if (cfg->kernel) {
+		struct multiboot_boot boot;
+		if (!loader_read_file(cfg->kernel, (size_t)cfg->ram_size, &data, &size, err, errlen))
+			return false;
+		char why[256];
+		bool ok = multiboot_load(&m->mem, data, size, cfg->kernel, cfg->cmdline ? cfg->cmdline : "",
+					 &boot, why, sizeof(why));
+		free(data);
+		if (!ok)
+			return fail(err, errlen, "%s: %s", cfg->kernel, why);
+		enter_multiboot(&m->cpu, &m->mem, &boot);
+	} else if (cfg->has_entry) {
+		enter_real(&m->cpu, cfg->entry);
+	}
+	/* else: the BIOS runs from the reset vector F000:FFF0 that cpu_init() set. */
+	return true;
+}
+
+void machine_destroy(struct machine *m)
+{
+	if (m->cpu_ready) {
+		cpu_destroy(&m->cpu);
+		trace_destroy(&m->trace);
+	}
+	physmem_destroy(&m->mem);
+	m->cpu_ready = false;
+}
+
+static void report(struct machine *m, const char *what, uint64_t ip)
+{
+	struct cpu *cpu = &m->cpu;
+	fprintf(stderr, "hvemu: %s at %04x:%08llx after %llu instructions", what,
+		cpu->seg[SR_CS].selector, (unsigned long long)ip, (unsigned long long)cpu->icount);
+	if (m->post.written)
+		fprintf(stderr, " (last POST code 0x%02x)", m->post.last);
+	fputc('\n', stderr);
+}
+
+int machine_run(struct machine *m)
+{
+	struct cpu *cpu = &m->cpu;
+	status_t st = cpu_run(cpu);
+	if (m->uart.out)
+		fflush(m->uart.out);
+	switch (st) {
+	case ST_STOP:
+		if (m->dexit.exited)
+			return m->dexit.status;
+		if (cpu->icount_limit && cpu->icount >= cpu->icount_limit) {
+			report(m, "instruction limit reached", cpu->rip);
+			return EXIT_INSN_LIMIT;
+		}
+		report(m, "stopped for no known reason", cpu->rip);
+		return EXIT_EMULATOR;
+	case ST_SHUTDOWN:
+		report(m, "triple fault (shutdown)", cpu->insn_start);
+		return EXIT_SHUTDOWN;
+	case ST_HALT:
+		report(m, (cpu_get_flags(cpu) & FLAG_IF) ? "HLT with no interrupt source"
+							 : "HLT with interrupts disabled", cpu->rip);
+		return EXIT_HALTED;
+	case ST_UNSUPPORTED:
+		fprintf(stderr, "hvemu: unsupported instruction after %llu instructions at ",
+			(unsigned long long)cpu->icount);
+		trace_print_site(&m->trace, cpu, cpu->insn_start);
+		return EXIT_EMULATOR;
+	default:
+		report(m, "unexpected VM exit with no hypervisor model", cpu->rip);
+		return EXIT_EMULATOR;
+	}
+}

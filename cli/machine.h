@@ -1,0 +1,71 @@
+/* The PC-like machine the CLI runs: RAM, the port bus with COM1, isa-debug-exit
+ * and the POST port, one CPU, optional tracing; and how it is booted (multiboot
+ * kernel, flat images with a real-mode entry, or a BIOS from the reset vector). */
+#ifndef HVEMU_CLI_MACHINE_H
+#define HVEMU_CLI_MACHINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "devices/bus.h"
+#include "devices/debug_exit.h"
+#include "devices/post_port.h"
+#include "devices/uart16550.h"
+#include "emu/cpu.h"
+#include "emu/trace.h"
+
+#define MACHINE_MAX_LOADS 8
+
+struct flat_load {
+	const char *path;
+	uint64_t addr;
+};
+
+/* What `hvemu run` was asked for. */
+struct machine_config {
+	uint64_t ram_size;
+	const struct cpu_model *model;
+	const char *kernel;        /* multiboot image, or NULL */
+	const char *cmdline;
+	const char *bios;          /* BIOS image, or NULL */
+	struct flat_load loads[MACHINE_MAX_LOADS];
+	unsigned n_loads;
+	bool has_entry;
+	uint64_t entry;            /* real-mode entry for flat images (< 1 MiB) */
+	uint64_t max_insns;        /* 0: no limit */
+	FILE *serial;              /* COM1 output, or NULL */
+	unsigned trace;            /* TRACE_* */
+};
+
+struct machine {
+	struct physmem mem;
+	struct iobus io;
+	struct uart16550 uart;
+	struct debug_exit dexit;
+	struct post_port post;
+	struct trace trace;
+	struct cpu cpu;
+	bool cpu_ready;
+};
+
+/* Build the machine and load the images; false with a one-line reason in err
+ * (then call machine_destroy()). */
+bool machine_setup(struct machine *m, const struct machine_config *cfg, char *err,
+		   size_t errlen);
+void machine_destroy(struct machine *m);
+
+/* Exit statuses (README "Exit status"): the guest's are odd, hvemu's even. */
+enum {
+	EXIT_USAGE = 2,            /* bad argument or file */
+	EXIT_SHUTDOWN = 4,         /* triple fault */
+	EXIT_INSN_LIMIT = 6,       /* --max-insns reached */
+	EXIT_HALTED = 8,           /* HLT with nothing to wake the CPU */
+	EXIT_EMULATOR = 10,        /* unsupported instruction or emulator error */
+};
+
+/* Run until the CPU stops; print a one-line summary to stderr unless the guest
+ * ended the run through debug-exit; return the exit status. */
+int machine_run(struct machine *m);
+
+#endif
