@@ -63,6 +63,10 @@ void desc_init(void)
 	struct dtr i = { sizeof(idt) - 1, (uint32_t)(uintptr_t)idt };
 	__asm__ volatile("lidt %0" :: "m"(i));
 
+	/* SDM LLDT: a null selector marks LDTR invalid; the loader's (or the
+	 * reset) LDTR may still describe base 0 / limit FFFFH (SDM 10.1 Table 10-1). */
+	__asm__ volatile("lldt %w0" :: "r"(0));
+
 	gmemset(&tss, 0, sizeof(tss));
 	tss.esp0 = (uint32_t)(uintptr_t)(ring0_stack + sizeof(ring0_stack));
 	tss.ss0 = SEL_KDATA;
