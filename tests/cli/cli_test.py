@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""Command-line tests for hvemu, one row per case.
+
+usage: cli_test.py HVEMU CASE     (CASE 'list' prints the case names)
+
+Each case runs hvemu with some arguments (and files it builds in a temporary
+directory: tiny real-mode programs, a.out-kludge multiboot kernels, broken
+images) and checks the exit status, stdout and that errors are exactly one
+"hvemu: error: ..." line on stderr.
+"""
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+MB_MAGIC = 0x1BADB002
+
+
+def aout_kernel(code, load=0x100000, flags=0x00010002):
+    """A Multiboot a.out-kludge kernel: header at 0, code at 0x20 = entry."""
+    hdr = struct.pack('<III', MB_MAGIC, flags, (-(MB_MAGIC + flags)) & 0xffffffff)
+    hdr += struct.pack('<IIIII', load, load, 0, 0, load + 0x20)
+    return hdr.ljust(0x20, b'\0') + code
+
+
+# 32-bit code checking the Multiboot machine state (Multiboot 3.2), then
+# reporting through isa-debug-exit: 0 = pass (status 1), 1 = fail (status 3).
+MB_CHECK = bytes.fromhex(
+    '3d02b0ad2b'      # cmp eax, 0x2badb002
+    '7514'            # jne fail
+    '81fb00950000'    # cmp ebx, 0x9500
+    '750c'            # jne fail
+    '813b4f020000'    # cmp dword [ebx], 0x24f (flags)
+    '7504'            # jne fail
+    'b000'            # mov al, 0
+    'e6f4'            # out 0xf4, al
+    'b001'            # fail: mov al, 1
+    'e6f4'            # out 0xf4, al
+)
+
+# Real mode at 0000:7c00: print "A" on COM1, then exit with V=0x10 (status 33).
+REAL_HELLO = bytes.fromhex('b041' 'baf803' 'ee' 'b010' 'e6f4')
+SPIN = bytes.fromhex('ebfe')            # jmp $
+CLI_HLT = bytes.fromhex('faf4')         # cli; hlt
+
+
+def files(tmp):
+    """Write the inputs every case may use; return their paths."""
+    p = {}
+    def put(name, data):
+        path = os.path.join(tmp, name)
+        with open(path, 'wb') as f:
+            f.write(data)
+        p[name] = path
+    put('mbcheck.bin', aout_kernel(MB_CHECK))
+    put('real.bin', REAL_HELLO)
+    put('spin.bin', SPIN)
+    put('clihlt.bin', CLI_HLT)
+    put('noheader.bin', b'\x90' * 4096)
+    put('badsum.bin', struct.pack('<III', MB_MAGIC, 0, 0) + b'\0' * 64)
+    put('notelf.bin', struct.pack('<III', MB_MAGIC, 2, (-(MB_MAGIC + 2)) & 0xffffffff) + b'\0' * 64)
+    put('badelf.elf', b'\x7fELF\x01\x01\x01' + b'\0' * 9 +
+        struct.pack('<III', MB_MAGIC, 2, (-(MB_MAGIC + 2)) & 0xffffffff) + b'\0' * 32)
+    put('empty.bin', b'')
+    put('bios.bin', b'\xf4' * 100)      # not a multiple of 64 KiB
+    return p
+
+
+def cases(p, tmp):
+    """name -> (args, expected status, expected stdout or None, one error line?)"""
+    e = lambda *a: (list(a), 2, None, True)
+    return {
+        'help': (['--help'], 0, None, False),
+        'version': (['--version'], 0, None, False),
+        'cpu-help': (['run', '--cpu', 'help'], 0, None, False),
+        'no-command': e(),
+        'bad-command': e('frobnicate'),
+        'unknown-option': e('run', '--kernel', p['mbcheck.bin'], '--frob'),
+        'missing-value': e('run', '--kernel'),
+        'stray-argument': e('run', p['mbcheck.bin']),
+        'missing-file': e('run', '--kernel', os.path.join(tmp, 'does-not-exist.elf')),
+        'empty-file': e('run', '--kernel', p['empty.bin']),
+        'no-header': e('run', '--kernel', p['noheader.bin']),
+        'bad-checksum': e('run', '--kernel', p['badsum.bin']),
+        'not-elf': e('run', '--kernel', p['notelf.bin']),
+        'bad-elf': e('run', '--kernel', p['badelf.elf']),
+        'dir-as-kernel': e('run', '--kernel', tmp),
+        'mem-too-small': e('run', '--kernel', p['mbcheck.bin'], '--mem', '1M'),
+        'mem-too-big': e('run', '--kernel', p['mbcheck.bin'], '--mem', '4G'),
+        'mem-garbage': e('run', '--kernel', p['mbcheck.bin'], '--mem', '12Q'),
+        'bad-cpu': e('run', '--kernel', p['mbcheck.bin'], '--cpu', 'nosuchcpu'),
+        'bad-trace': e('run', '--kernel', p['mbcheck.bin'], '--trace', 'insn,bogus'),
+        'bad-serial': e('run', '--kernel', p['mbcheck.bin'], '--serial', 'tcp:1234'),
+        'bad-max-insns': e('run', '--kernel', p['mbcheck.bin'], '--max-insns', '0'),
+        'load-no-addr': e('run', '--load', p['real.bin'], '--entry', '0x7c00'),
+        'load-beyond-ram': e('run', '--load', p['real.bin'] + '@0x10000000', '--entry', '0x7c00'),
+        'entry-above-1m': e('run', '--load', p['real.bin'] + '@0x100000', '--entry', '0x100000'),
+        'nothing-to-run': e('run', '--mem', '64M'),
+        'bad-bios': e('run', '--bios', p['bios.bin']),
+        # These need a working CPU core.
+        'multiboot-state': (['run', '--kernel', p['mbcheck.bin'], '--serial', 'none'], 1, None, False),
+        'real-hello': (['run', '--load', p['real.bin'] + '@0x7c00', '--entry', '0x7c00'], 33, b'A', False),
+        'serial-file': (['run', '--load', p['real.bin'] + '@0x7c00', '--entry', '0x7c00',
+                         '--serial', 'file:' + os.path.join(tmp, 'com1.txt')], 33, b'', False),
+        'insn-limit': (['run', '--load', p['spin.bin'] + '@0x7c00', '--entry', '0x7c00',
+                        '--max-insns', '1000'], 6, b'', False),
+        'halt': (['run', '--load', p['clihlt.bin'] + '@0x7c00', '--entry', '0x7c00'], 8, b'', False),
+    }
+
+
+def main():
+    hvemu, name = sys.argv[1], sys.argv[2]
+    with tempfile.TemporaryDirectory(prefix='hvemu-cli-') as tmp:
+        p = files(tmp)
+        table = cases(p, tmp)
+        if name == 'list':
+            print('\n'.join(table))
+            return 0
+        args, want, want_out, one_error = table[name]
+        r = subprocess.run([hvemu] + args, stdin=subprocess.DEVNULL, capture_output=True,
+                           timeout=60)
+        print('$ hvemu', ' '.join(args))
+        print('status', r.returncode)
+        print('stdout:', r.stdout[:400])
+        print('stderr:', r.stderr.decode(errors='replace')[:2000])
+        ok = True
+        if r.returncode != want:
+            print(f'FAIL: exit status {r.returncode}, expected {want}')
+            ok = False
+        if want_out is not None and r.stdout != want_out:
+            print(f'FAIL: stdout {r.stdout!r}, expected {want_out!r}')
+            ok = False
+        if one_error:
+            lines = r.stderr.decode(errors='replace').splitlines()
+            if len(lines) != 1 or not lines[0].startswith('hvemu: error: '):
+                print('FAIL: expected exactly one "hvemu: error: ..." line on stderr')
+                ok = False
+        if name == 'help' and b'exit status' not in r.stdout:
+            print('FAIL: --help does not document the exit statuses')
+            ok = False
+        if name == 'cpu-help' and b'core2' not in r.stdout:
+            print('FAIL: --cpu help does not list the models')
+            ok = False
+        if name == 'serial-file':
+            with open(os.path.join(tmp, 'com1.txt'), 'rb') as f:
+                if f.read() != b'A':
+                    print('FAIL: serial file does not hold the guest output')
+                    ok = False
+        return 0 if ok else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
