@@ -1,0 +1,363 @@
+/* Control and debug registers and the TLB/cache maintenance instructions:
+ * MOV to/from CR0/CR2/CR3/CR4 and DR0-DR7, LMSW, SMSW, CLTS, INVLPG, INVD, WBINVD
+ * (SDM Vol.2 instruction pages; register layouts SDM Vol.3 2.5, 17.2). Paging
+ * itself lives in the memory path: this file keeps the registers consistent and
+ * tells the TLB and the mode cache when they change. */
+#include "emu/cpu.h"
+#include "emu/cpu_model.h"
+#include "emu/hooks.h"
+#include "emu/operand.h"
+#include "isa_handlers.h"
+
+/* hook_cr() register numbers: CRn is n, DRn is DR_HOOK_BASE + n (emu/hooks.h). */
+#define DR_HOOK_BASE 16
+
+/* CR0 bits software can change on P6 and later; ET (bit 4) is hardwired to 1 and
+ * writes to the reserved bits of CR0[31:0] are ignored (SDM Vol.3 2.5: "Bits
+ * 63:32 of CR0 are reserved and must be written with zeros"; the low reserved
+ * bits are not checked). */
+#define CR0_WRITABLE (CR0_PE | CR0_MP | CR0_EM | CR0_TS | CR0_NE | CR0_WP | CR0_AM | \
+		      CR0_NW | CR0_CD | CR0_PG)
+
+/* DR6/DR7 fixed bits (SDM Vol.3 17.2.3, 17.2.4): DR6 bits 4-11 and 16-31 read as
+ * 1, bit 12 as 0 (no RTM, no bus-lock detection); DR7 bit 10 reads as 1 and bits
+ * 11, 12, 14 and 15 as 0. */
+#define DR6_WRITABLE 0x0000e00full            /* B0-B3, BD, BS, BT */
+#define DR6_ONES     0xffff0ff0ull
+#define DR6_BD       (1ull << 13)
+#define DR7_WRITABLE 0xffff23ffull            /* L0-G3, LE, GE, GD, R/W0-LEN3 */
+#define DR7_ONES     0x00000400ull
+#define DR7_GD       (1ull << 13)
+
+/* CR4 bits and the CPUID feature that makes each one exist (SDM Vol.3 2.5, the
+ * CR4 bit descriptions; SDM Vol.2 MOV CR: "#GP(0) If an attempt is made
+ * to write a 1 to any reserved bit in CR4"). A bit whose feature the model does not
+ * report is reserved. */
+static const struct {
+	uint32_t cr4_bit;
+	uint32_t leaf;
+	uint8_t reg, bit;          /* CPUID register 0-3 = EAX..EDX, bit */
+} cr4_features[] = {
+	{ CR4_VME,        1, 3, 1 },   /* VME */
+	{ CR4_PVI,        1, 3, 1 },   /* VME */
+	{ CR4_TSD,        1, 3, 4 },   /* TSC */
+	{ CR4_DE,         1, 3, 2 },   /* DE */
+	{ CR4_PSE,        1, 3, 3 },   /* PSE */
+	{ CR4_PAE,        1, 3, 6 },   /* PAE */
+	{ CR4_MCE,        1, 3, 7 },   /* MCE */
+	{ CR4_PGE,        1, 3, 13 },  /* PGE */
+	{ CR4_OSFXSR,     1, 3, 24 },  /* FXSR */
+	{ CR4_OSXMMEXCPT, 1, 3, 25 },  /* SSE */
+	{ CR4_VMXE,       1, 2, 5 },   /* VMX */
+	{ CR4_SMXE,       1, 2, 6 },   /* SMX */
+	{ CR4_PCIDE,      1, 2, 17 },  /* PCID */
+	{ CR4_OSXSAVE,    1, 2, 26 },  /* XSAVE */
+	{ CR4_FSGSBASE,   7, 1, 0 },   /* FSGSBASE */
+	{ CR4_SMEP,       7, 1, 7 },   /* SMEP */
+	{ CR4_SMAP,       7, 1, 20 },  /* SMAP */
+	{ CR4_UMIP,       7, 2, 2 },   /* UMIP */
+	{ CR4_PKE,        7, 2, 3 },   /* PKU */
+	{ CR4_LA57,       7, 2, 16 },  /* LA57 */
+};
+
+/* The CR4 bits the model implements. CR4.PCE has no CPUID bit: it exists on
+ * P6-family and later processors (family >= 6, SDM Vol.3 2.5). */
+static uint64_t cr4_valid_bits(const struct cpu_model *m)
+{
+	uint64_t valid = 0;
+
+	for (unsigned i = 0; i < sizeof(cr4_features) / sizeof(cr4_features[0]); i++)
+		if (cpu_model_has(m, cr4_features[i].leaf, cr4_features[i].reg,
+				  cr4_features[i].bit))
+			valid |= cr4_features[i].cr4_bit;
+	if (m && ((m->signature >> 8) & 0xf) >= 6)
+		valid |= CR4_PCE;
+	return valid;
+}
+
+/* Register operand of MOV CR/DR: ModRM.rm with REX.B. The mod field is ignored
+ * (SDM Vol.2 MOV—Move to/from Control Registers: "The 2 bits in the mod field are
+ * ignored"), so in->rm is not relied on. */
+static inline unsigned crdr_gpr(const struct insn *in)
+{
+	return (in->modrm & 7u) | ((in->rex & 1u) << 3);
+}
+
+/* Operand size of MOV CR/DR: 32 bits, 64 in 64-bit mode, whatever the prefixes
+ * (SDM Vol.2 MOV CR/DR: "operand size is 32 bits ... 64 bits in 64-bit mode"). */
+static inline unsigned crdr_size(const struct cpu *cpu)
+{
+	return cpu_is_mode64(cpu) ? 8 : 4;
+}
+
+/* MOV CR/DR, LMSW, CLTS, INVLPG, INVD, WBINVD: #GP(0) unless CPL 0. Real mode is
+ * CPL 0; virtual-8086 mode is CPL 3 (SDM Vol.2 exception lists). */
+static inline bool not_cpl0(const struct cpu *cpu)
+{
+	return cpu->mode != MODE_REAL && cpu->cpl != 0;
+}
+
+/* CR0 writes from MOV, LMSW and CLTS after their own checks. Changes of PE, PG
+ * or WP change translations and privilege (TLB banks) and the mode. */
+static void commit_cr0(struct cpu *cpu, uint64_t val)
+{
+	uint64_t changed = cpu->cr0 ^ val;
+
+	cpu->cr0 = val;
+	if (changed & (CR0_PE | CR0_PG | CR0_WP))
+		tlb_flush_all(&cpu->tlb);
+	if (changed & (CR0_PE | CR0_PG))
+		cpu_update_mode(cpu);
+}
+
+/* MOV CR0 with a new value (SDM Vol.2 MOV CR exceptions; SDM Vol.3 2.5). */
+static status_t write_cr0(struct cpu *cpu, uint64_t val)
+{
+	/* Bits 63:32 must be zero (only reachable with a 64-bit operand). */
+	if (val >> 32)
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	val = (val & CR0_WRITABLE) | CR0_ET;
+	/* "setting the PG flag to 1 when the PE flag is set to 0" and "setting the CD
+	 * flag to 0 when the NW flag is set to 1" are invalid combinations: #GP(0). */
+	if ((val & CR0_PG) && !(val & CR0_PE))
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	if ((val & CR0_NW) && !(val & CR0_CD))
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	/* SDM Vol.3 9.8.5: enabling paging with EFER.LME=1 activates IA-32e mode,
+	 * which requires CR4.PAE=1, else #GP(0). */
+	if ((val & CR0_PG) && !(cpu->cr0 & CR0_PG) && (cpu->efer & EFER_LME) &&
+	    !(cpu->cr4 & CR4_PAE))
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	commit_cr0(cpu, val);
+	return ST_OK;
+}
+
+/* MOV CR3: store the page-directory base and flags; non-global translations are
+ * invalidated (SDM Vol.3 4.10.4.1). Bits 63:32 must be zero outside long mode
+ * paging (only reachable with a 64-bit operand); no further reserved-bit checks in
+ * 32-bit paging (SDM Vol.3 4.3: the other bits are ignored). */
+static status_t write_cr3(struct cpu *cpu, uint64_t val)
+{
+	if (val >> 32 && !(cpu->efer & EFER_LMA))
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	cpu->cr3 = val;
+	tlb_flush_nonglobal(&cpu->tlb);
+	return ST_OK;
+}
+
+/* MOV CR4 (SDM Vol.2 MOV CR: #GP(0) on a reserved bit; SDM Vol.3 4.10.4.1: a
+ * change of PGE, PAE, PSE, PCIDE, SMEP or LA57 invalidates all translations,
+ * global ones included). */
+static status_t write_cr4(struct cpu *cpu, uint64_t val)
+{
+	if (val & ~cr4_valid_bits(cpu->model))
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	/* SDM Vol.3 9.8.5.4: CR4.PAE cannot be cleared while IA-32e mode is active. */
+	if ((cpu->efer & EFER_LMA) && !(val & CR4_PAE))
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	uint64_t changed = cpu->cr4 ^ val;
+	cpu->cr4 = val;
+	if (changed & (CR4_PGE | CR4_PAE | CR4_PSE | CR4_PCIDE | CR4_SMEP | CR4_SMAP | CR4_LA57))
+		tlb_flush_all(&cpu->tlb);
+	return ST_OK;
+}
+
+/* CR0, CR2, CR3 and CR4 exist everywhere; CR8 only in 64-bit mode (SDM Vol.3
+ * 2.5). Others: #UD (SDM Vol.2 MOV CR: "#UD If an attempt is made to access CR1,
+ * CR5, CR6, or CR7"). */
+static inline bool cr_exists(const struct cpu *cpu, unsigned n)
+{
+	return n == 0 || n == 2 || n == 3 || n == 4 || (n == 8 && cpu_is_mode64(cpu));
+}
+
+status_t op_mov_to_cr(struct cpu *cpu, const struct insn *in)
+{
+	unsigned n = in->reg;
+	uint64_t val = reg_read(cpu, crdr_gpr(in), crdr_size(cpu), true);
+	status_t st;
+
+	if (!cr_exists(cpu, n))
+		return cpu_raise(cpu, EXC_UD);
+	if (not_cpl0(cpu))
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	if ((st = hook_cr(cpu, n, true, val)) != ST_OK)
+		return st;
+	switch (n) {
+	case 0: return write_cr0(cpu, val);
+	case 2: cpu->cr2 = val; return ST_OK;
+	case 3: return write_cr3(cpu, val);
+	case 4: return write_cr4(cpu, val);
+	default:
+		/* CR8: the task-priority register, TPR bits 3:0 (SDM Vol.3 10.8.6.1). */
+		if (val >> 4)
+			return cpu_raise_err(cpu, EXC_GP, 0);
+		cpu->cr8 = val;
+		return ST_OK;
+	}
+}
+
+status_t op_mov_from_cr(struct cpu *cpu, const struct insn *in)
+{
+	unsigned n = in->reg;
+	uint64_t val;
+	status_t st;
+
+	if (!cr_exists(cpu, n))
+		return cpu_raise(cpu, EXC_UD);
+	if (not_cpl0(cpu))
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	if ((st = hook_cr(cpu, n, false, 0)) != ST_OK)
+		return st;
+	switch (n) {
+	case 0: val = cpu->cr0; break;
+	case 2: val = cpu->cr2; break;
+	case 3: val = cpu->cr3; break;
+	case 4: val = cpu->cr4; break;
+	default: val = cpu->cr8; break;
+	}
+	reg_write(cpu, crdr_gpr(in), crdr_size(cpu), true, val);
+	return ST_OK;
+}
+
+/* The checks every MOV DR makes, in the order the SDM lists them (SDM Vol.2 MOV
+ * DR, Protected Mode Exceptions): #GP(0) at CPL > 0; #UD for DR4/DR5 with
+ * CR4.DE = 1 (and for DR8-DR15); #DB when DR7.GD is set (SDM Vol.3 17.2.4: the
+ * general-detect fault happens before the access, sets DR6.BD, and the processor
+ * clears GD on entry to the handler so the handler can use the registers). The
+ * architectural register index is returned in *idx (DR4/DR5 alias DR6/DR7 with
+ * CR4.DE = 0, SDM Vol.3 17.2.2). */
+static status_t dr_access_check(struct cpu *cpu, unsigned n, unsigned *idx)
+{
+	if (not_cpl0(cpu))
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	if (n > 7 || ((n == 4 || n == 5) && (cpu->cr4 & CR4_DE)))
+		return cpu_raise(cpu, EXC_UD);
+	if (cpu->dr[7] & DR7_GD) {
+		cpu->dr[6] |= DR6_BD;
+		cpu->dr[7] &= ~DR7_GD;
+		return cpu_raise(cpu, EXC_DB);
+	}
+	*idx = (n == 4 || n == 5) ? n + 2 : n;
+	return ST_OK;
+}
+
+status_t op_mov_to_dr(struct cpu *cpu, const struct insn *in)
+{
+	uint64_t val = reg_read(cpu, crdr_gpr(in), crdr_size(cpu), true);
+	unsigned idx = 0;
+	status_t st;
+
+	if ((st = dr_access_check(cpu, in->reg, &idx)) != ST_OK)
+		return st;
+	if ((st = hook_cr(cpu, DR_HOOK_BASE + in->reg, true, val)) != ST_OK)
+		return st;
+	switch (idx) {
+	case 6:
+	case 7:
+		/* SDM Vol.2 MOV DR, 64-bit mode: "#GP(0) If an attempt is made to write a
+		 * 1 to any of bits 63:32 in DR6/DR7". */
+		if (val >> 32)
+			return cpu_raise_err(cpu, EXC_GP, 0);
+		cpu->dr[idx] = idx == 6 ? (val & DR6_WRITABLE) | DR6_ONES
+					: (val & DR7_WRITABLE) | DR7_ONES;
+		break;
+	default:
+		/* DR0-DR3 hold linear addresses; breakpoint matching is not modelled yet. */
+		cpu->dr[idx] = val;
+		break;
+	}
+	return ST_OK;
+}
+
+status_t op_mov_from_dr(struct cpu *cpu, const struct insn *in)
+{
+	unsigned idx = 0;
+	status_t st;
+
+	if ((st = dr_access_check(cpu, in->reg, &idx)) != ST_OK)
+		return st;
+	if ((st = hook_cr(cpu, DR_HOOK_BASE + in->reg, false, 0)) != ST_OK)
+		return st;
+	reg_write(cpu, crdr_gpr(in), crdr_size(cpu), true, cpu->dr[idx]);
+	return ST_OK;
+}
+
+/* LMSW: loads CR0 bits 3:0 (PE, MP, EM, TS); it can set PE but never clear it
+ * (SDM Vol.2 LMSW). */
+status_t op_lmsw(struct cpu *cpu, const struct insn *in)
+{
+	uint64_t src;
+	status_t st;
+
+	if (not_cpl0(cpu))
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	if ((st = rm_read(cpu, in, 2, &src)) != ST_OK)
+		return st;
+	uint64_t val = (cpu->cr0 & ~0xfull) | (src & 0xf) | (cpu->cr0 & CR0_PE);
+	if ((st = hook_cr(cpu, 0, true, val)) != ST_OK)
+		return st;
+	commit_cr0(cpu, val);
+	return ST_OK;
+}
+
+/* SMSW: allowed at any CPL (no UMIP). A memory destination receives CR0[15:0];
+ * a register destination CR0 truncated to the operand size (SDM Vol.2 SMSW: the
+ * upper bits for a 32-bit register are "undefined"; hvemu stores CR0[31:16] as
+ * P6-family and AMD processors do). APM2 15.9: SMSW is a CR0 read for the SVM
+ * intercept. */
+status_t op_smsw(struct cpu *cpu, const struct insn *in)
+{
+	status_t st;
+
+	if ((st = hook_cr(cpu, 0, false, 0)) != ST_OK)
+		return st;
+	if (in->mem)
+		return rm_write(cpu, in, 2, cpu->cr0 & 0xffff);
+	reg_write(cpu, in->rm, in->osize, in->rex != 0, cpu->cr0 & size_mask(in->osize));
+	return ST_OK;
+}
+
+/* CLTS: CR0.TS := 0 (SDM Vol.2 CLTS). */
+status_t op_clts(struct cpu *cpu, const struct insn *in)
+{
+	status_t st;
+
+	if (not_cpl0(cpu))
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	if ((st = hook_cr(cpu, 0, true, cpu->cr0 & ~(uint64_t)CR0_TS)) != ST_OK)
+		return st;
+	cpu->cr0 &= ~(uint64_t)CR0_TS;
+	return ST_OK;
+}
+
+/* INVLPG m: drop the translations of the page holding the linear address of m.
+ * No access is made and no segment-limit check applies (SDM Vol.2 INVLPG lists
+ * only #GP(0) for CPL > 0 and #UD for a register operand). */
+status_t op_invlpg(struct cpu *cpu, const struct insn *in)
+{
+	status_t st;
+
+	if (not_cpl0(cpu))
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	if ((st = hook_insn(cpu, in)) != ST_OK)
+		return st;
+	uint64_t lin = seg_linear(&cpu->seg[in->seg], insn_ea(cpu, in), cpu_is_mode64(cpu));
+	tlb_flush_page(&cpu->tlb, lin);
+	return ST_OK;
+}
+
+/* INVD/WBINVD: CPL 0 only (SDM Vol.2 INVD, WBINVD). hvemu has no caches, so
+ * after the intercept check there is nothing to write back or invalidate. */
+status_t op_invd(struct cpu *cpu, const struct insn *in)
+{
+	if (not_cpl0(cpu))
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	return hook_insn(cpu, in);
+}
+
+status_t op_wbinvd(struct cpu *cpu, const struct insn *in)
+{
+	if (not_cpl0(cpu))
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	return hook_insn(cpu, in);
+}

@@ -1,0 +1,383 @@
+/* Model-specific registers: RDMSR and WRMSR (SDM Vol.2 RDMSR/WRMSR; MSR layouts
+ * SDM Vol.4 Table 2-2, APM2 Appendix A).
+ *
+ * The MSR set is a table: index, whether the current model has it (by vendor and
+ * CPUID feature, so one table serves every model), and read/write functions that
+ * check the value (#GP(0) on reserved bits) before storing it.
+ */
+#include "emu/cpu.h"
+#include "emu/cpu_model.h"
+#include "emu/hooks.h"
+#include "emu/operand.h"
+#include "isa_handlers.h"
+
+/* ---- which MSRs a model has ---- */
+
+static inline bool feat(const struct cpu_model *m, uint32_t leaf, unsigned reg, unsigned bit)
+{
+	return cpu_model_has(m, leaf, reg, bit);
+}
+static inline bool is_intel(const struct cpu_model *m) { return m && m->vendor == VENDOR_INTEL; }
+static inline bool is_amd(const struct cpu_model *m) { return m && m->vendor == VENDOR_AMD; }
+static inline unsigned family(const struct cpu_model *m)
+{
+	return m ? (m->signature >> 8) & 0xf : 0;
+}
+
+static bool has_tsc(const struct cpu_model *m) { return feat(m, 1, 3, 4); }
+/* IA32_APIC_BASE is architectural from the P6 family on (SDM Vol.4 Table 2-2),
+ * also when the APIC itself is not reported. */
+static bool has_apic_base(const struct cpu_model *m) { return family(m) >= 6 || is_amd(m); }
+static bool has_sep(const struct cpu_model *m) { return feat(m, 1, 3, 11); }
+static bool has_pat(const struct cpu_model *m) { return feat(m, 1, 3, 16); }
+/* IA32_MISC_ENABLE: Intel, family 6 and later (SDM Vol.4 Table 2-2, 1A0H). */
+static bool has_misc_enable(const struct cpu_model *m) { return is_intel(m) && family(m) >= 6; }
+/* IA32_FEATURE_CONTROL: "If any one enumeration condition for defined bit field
+ * holds": VMX or SMX (SDM Vol.4 Table 2-2, 3AH). Intel only. */
+static bool has_feature_control(const struct cpu_model *m)
+{
+	return is_intel(m) && (feat(m, 1, 2, 5) || feat(m, 1, 2, 6));
+}
+static bool has_syscall(const struct cpu_model *m) { return feat(m, 0x80000001, 3, 11); }
+static bool has_nx(const struct cpu_model *m) { return feat(m, 0x80000001, 3, 20); }
+static bool has_lm(const struct cpu_model *m) { return feat(m, 0x80000001, 3, 29); }
+static bool has_rdtscp(const struct cpu_model *m) { return feat(m, 0x80000001, 3, 27); }
+static bool has_svm(const struct cpu_model *m) { return is_amd(m) && feat(m, 0x80000001, 2, 2); }
+/* IA32_EFER: Intel "If CPUID.80000001H:EDX.[20] || CPUID.80000001H:EDX.[29]"
+ * (SDM Vol.4 Table 2-2); AMD: whenever one of its bits is implemented (APM2 3.1.7). */
+static bool has_efer(const struct cpu_model *m)
+{
+	return has_nx(m) || has_lm(m) || (is_amd(m) && (has_syscall(m) || has_svm(m)));
+}
+
+/* The MAXPHYADDR of the model (SDM Vol.3 4.1.4): CPUID.80000008H:EAX[7:0] if
+ * present, else 36 with PAE/PSE-36, else 32. */
+static unsigned maxphyaddr(const struct cpu_model *m)
+{
+	uint32_t out[4];
+
+	if (m) {
+		cpu_model_cpuid(m, 0x80000000, 0, out);
+		if (out[0] >= 0x80000008 && out[0] <= 0x8000ffff) {
+			cpu_model_cpuid(m, 0x80000008, 0, out);
+			if (out[0] & 0xff)
+				return out[0] & 0xff;
+		}
+	}
+	return (feat(m, 1, 3, 6) || feat(m, 1, 3, 17)) ? 36 : 32;
+}
+
+static inline uint64_t phys_mask(const struct cpu_model *m)
+{
+	return (1ull << maxphyaddr(m)) - 1;
+}
+
+static inline bool canonical(uint64_t v)
+{
+	return (uint64_t)((int64_t)(v << 16) >> 16) == v;
+}
+
+/* ---- the registers ---- */
+
+/* Each writer returns false for a value the MSR rejects (#GP(0)). */
+struct msr_def {
+	uint32_t index;
+	const char *name;
+	bool (*exists)(const struct cpu_model *m);
+	uint64_t (*read)(struct cpu *cpu);
+	bool (*write)(struct cpu *cpu, uint64_t v);
+};
+
+/* IA32_TIME_STAMP_COUNTER (SDM Vol.3 17.17): writing sets the counter, which
+ * hvemu keeps as an offset from the retired-instruction count. */
+static uint64_t tsc_read(struct cpu *cpu) { return cpu->icount + cpu->tsc_offset; }
+static bool tsc_write(struct cpu *cpu, uint64_t v)
+{
+	cpu->tsc_offset = v - cpu->icount;
+	return true;
+}
+
+/* IA32_APIC_BASE (SDM Vol.3 10.4.4, Figure 10-5): bit 8 BSP (read-only), bit 10
+ * x2APIC enable (reserved without x2APIC), bit 11 global enable, bits 12 to
+ * MAXPHYADDR-1 the base; everything else reserved. */
+#define APIC_BASE_BSP (1ull << 8)
+#define APIC_BASE_EN  (1ull << 11)
+static uint64_t apic_base_read(struct cpu *cpu) { return cpu->apic_base; }
+static bool apic_base_write(struct cpu *cpu, uint64_t v)
+{
+	uint64_t writable = APIC_BASE_EN | (phys_mask(cpu->model) & ~0xfffull);
+	if (v & ~(writable | APIC_BASE_BSP))
+		return false;
+	cpu->apic_base = (v & writable) | (cpu->apic_base & APIC_BASE_BSP);
+	return true;
+}
+
+/* IA32_SYSENTER_CS/ESP/EIP (SDM Vol.3 5.8.7): on processors without Intel 64 only
+ * bits 31:0 exist; with long mode ESP/EIP must be canonical. */
+static uint64_t sysenter_cs_read(struct cpu *cpu) { return cpu->sysenter_cs; }
+static bool sysenter_cs_write(struct cpu *cpu, uint64_t v)
+{
+	cpu->sysenter_cs = has_lm(cpu->model) ? v : (uint32_t)v;
+	return true;
+}
+static bool sysenter_addr_write(struct cpu *cpu, uint64_t v, uint64_t *dst)
+{
+	if (has_lm(cpu->model)) {
+		if (!canonical(v))
+			return false;
+		*dst = v;
+	} else {
+		*dst = (uint32_t)v;
+	}
+	return true;
+}
+static uint64_t sysenter_esp_read(struct cpu *cpu) { return cpu->sysenter_esp; }
+static bool sysenter_esp_write(struct cpu *cpu, uint64_t v)
+{
+	return sysenter_addr_write(cpu, v, &cpu->sysenter_esp);
+}
+static uint64_t sysenter_eip_read(struct cpu *cpu) { return cpu->sysenter_eip; }
+static bool sysenter_eip_write(struct cpu *cpu, uint64_t v)
+{
+	return sysenter_addr_write(cpu, v, &cpu->sysenter_eip);
+}
+
+/* IA32_PAT (SDM Vol.3 13.12.2): eight 3-bit memory types in bytes 0-7; types 2
+ * and 3 and bits 7:3 of each byte are reserved: "#GP(0) if an attempt is made to
+ * write an undefined memory type encoding". */
+static uint64_t pat_read(struct cpu *cpu) { return cpu->pat; }
+static bool pat_write(struct cpu *cpu, uint64_t v)
+{
+	for (unsigned i = 0; i < 8; i++) {
+		unsigned t = (v >> (i * 8)) & 0xff;
+		if (t > 7 || t == 2 || t == 3)
+			return false;
+	}
+	cpu->pat = v;
+	return true;
+}
+
+/* IA32_MISC_ENABLE (SDM Vol.4 Table 2-2): software may change bit 0 (fast
+ * strings), bit 3 (automatic thermal control), bit 22 (limit CPUID maxval) and
+ * bit 23 (xTPR disable). Bits 11 and 12 (BTS/PEBS unavailable) are read-only 1;
+ * bit 7 (performance monitoring available) is read-only 0 (no counters). Other
+ * bits would need features the models do not report (EIST, MONITOR, XD). */
+#define MISC_WRITABLE ((1ull << 0) | (1ull << 3) | (1ull << 22) | (1ull << 23))
+#define MISC_FIXED1   ((1ull << 11) | (1ull << 12))
+static uint64_t misc_enable_read(struct cpu *cpu)
+{
+	return (cpu->misc_enable & MISC_WRITABLE) | MISC_FIXED1;
+}
+static bool misc_enable_write(struct cpu *cpu, uint64_t v)
+{
+	if (v & ~(MISC_WRITABLE | MISC_FIXED1))
+		return false;
+	cpu->misc_enable = v & MISC_WRITABLE;
+	return true;
+}
+
+/* IA32_FEATURE_CONTROL (SDM Vol.3 23.7): bit 0 lock; bit 1 VMX inside SMX (SMX
+ * only), bit 2 VMX outside SMX (VMX only). "WRMSR to this MSR will cause a #GP
+ * once the lock bit is set." */
+#define FC_LOCK (1ull << 0)
+static uint64_t feature_control_read(struct cpu *cpu) { return cpu->feature_control; }
+static bool feature_control_write(struct cpu *cpu, uint64_t v)
+{
+	uint64_t writable = FC_LOCK;
+	if (feat(cpu->model, 1, 2, 6))
+		writable |= 1ull << 1;
+	if (feat(cpu->model, 1, 2, 5))
+		writable |= 1ull << 2;
+	if ((cpu->feature_control & FC_LOCK) || (v & ~writable))
+		return false;
+	cpu->feature_control = v;
+	return true;
+}
+
+/* IA32_EFER (SDM Vol.3 2.2.1, APM2 3.1.7): SCE with SYSCALL, LME with long mode,
+ * NXE with NX, SVME with SVM; LMA is read-only (written by the processor when
+ * paging is enabled with LME=1), writes to it are ignored. LME cannot change
+ * while paging is on (SDM Vol.3 9.8.5, APM2 14.6.1). SVME cannot be set while
+ * VM_CR.SVMDIS = 1 (APM2 15.4). A change of NXE changes translations. */
+#define VM_CR_LOCK   (1ull << 3)
+#define VM_CR_SVMDIS (1ull << 4)
+static uint64_t efer_read(struct cpu *cpu) { return cpu->efer; }
+static bool efer_write(struct cpu *cpu, uint64_t v)
+{
+	const struct cpu_model *m = cpu->model;
+	uint64_t writable = 0;
+
+	if (has_syscall(m))
+		writable |= EFER_SCE;
+	if (has_lm(m))
+		writable |= EFER_LME;
+	if (has_nx(m))
+		writable |= EFER_NXE;
+	if (has_svm(m))
+		writable |= EFER_SVME;
+	if (v & ~(writable | EFER_LMA))
+		return false;
+	if (((v ^ cpu->efer) & EFER_LME) && (cpu->cr0 & CR0_PG))
+		return false;
+	if ((v & EFER_SVME) && !(cpu->efer & EFER_SVME) && (cpu->vm_cr & VM_CR_SVMDIS))
+		return false;
+	uint64_t nv = (v & writable) | (cpu->efer & EFER_LMA);
+	if ((nv ^ cpu->efer) & EFER_NXE)
+		tlb_flush_all(&cpu->tlb);
+	cpu->efer = nv;
+	return true;
+}
+
+/* STAR (SYSCALL) and the long-mode MSRs (SDM Vol.4 Table 2-2 C000_0081H-
+ * C000_0103H; APM2 6.1.1). Addresses must be canonical; SFMASK and TSC_AUX have
+ * bits 63:32 reserved. */
+static uint64_t star_read(struct cpu *cpu) { return cpu->star; }
+static bool star_write(struct cpu *cpu, uint64_t v) { cpu->star = v; return true; }
+static bool canonical_store(uint64_t v, uint64_t *dst)
+{
+	if (!canonical(v))
+		return false;
+	*dst = v;
+	return true;
+}
+static uint64_t lstar_read(struct cpu *cpu) { return cpu->lstar; }
+static bool lstar_write(struct cpu *cpu, uint64_t v) { return canonical_store(v, &cpu->lstar); }
+static uint64_t cstar_read(struct cpu *cpu) { return cpu->cstar; }
+static bool cstar_write(struct cpu *cpu, uint64_t v) { return canonical_store(v, &cpu->cstar); }
+static uint64_t sfmask_read(struct cpu *cpu) { return cpu->sfmask; }
+static bool sfmask_write(struct cpu *cpu, uint64_t v)
+{
+	if (v >> 32)
+		return false;
+	cpu->sfmask = v;
+	return true;
+}
+static uint64_t fs_base_read(struct cpu *cpu) { return cpu->seg[SR_FS].base; }
+static bool fs_base_write(struct cpu *cpu, uint64_t v)
+{
+	return canonical_store(v, &cpu->seg[SR_FS].base);
+}
+static uint64_t gs_base_read(struct cpu *cpu) { return cpu->seg[SR_GS].base; }
+static bool gs_base_write(struct cpu *cpu, uint64_t v)
+{
+	return canonical_store(v, &cpu->seg[SR_GS].base);
+}
+static uint64_t kgs_base_read(struct cpu *cpu) { return cpu->kernel_gs_base; }
+static bool kgs_base_write(struct cpu *cpu, uint64_t v)
+{
+	return canonical_store(v, &cpu->kernel_gs_base);
+}
+static uint64_t tsc_aux_read(struct cpu *cpu) { return cpu->tsc_aux; }
+static bool tsc_aux_write(struct cpu *cpu, uint64_t v)
+{
+	if (v >> 32)
+		return false;
+	cpu->tsc_aux = v;
+	return true;
+}
+
+/* VM_CR (APM2 15.30.1): bit 0 DPD, 1 R_INIT, 2 DIS_A20M, 3 LOCK, 4 SVMDIS; bits
+ * 63:5 reserved. "When [LOCK] is set, writes to LOCK and SVMDIS are silently
+ * ignored" (it is cleared only through SVM_KEY, not modelled). */
+static uint64_t vm_cr_read(struct cpu *cpu) { return cpu->vm_cr; }
+static bool vm_cr_write(struct cpu *cpu, uint64_t v)
+{
+	if (v >> 5)
+		return false;
+	if (cpu->vm_cr & VM_CR_LOCK)
+		v = (v & ~(VM_CR_LOCK | VM_CR_SVMDIS)) | (cpu->vm_cr & (VM_CR_LOCK | VM_CR_SVMDIS));
+	cpu->vm_cr = v;
+	return true;
+}
+
+/* VM_HSAVE_PA (APM2 15.30.4): the host save area, 4 KiB aligned, below
+ * MAXPHYADDR; other values are #GP. */
+static uint64_t vm_hsave_read(struct cpu *cpu) { return cpu->vm_hsave_pa; }
+static bool vm_hsave_write(struct cpu *cpu, uint64_t v)
+{
+	if ((v & 0xfff) || (v & ~phys_mask(cpu->model)))
+		return false;
+	cpu->vm_hsave_pa = v;
+	return true;
+}
+
+static const struct msr_def msrs[] = {
+	{ MSR_TSC,              "IA32_TIME_STAMP_COUNTER", has_tsc, tsc_read, tsc_write },
+	{ MSR_APIC_BASE,        "IA32_APIC_BASE", has_apic_base, apic_base_read, apic_base_write },
+	{ MSR_FEATURE_CONTROL,  "IA32_FEATURE_CONTROL", has_feature_control,
+	  feature_control_read, feature_control_write },
+	{ MSR_SYSENTER_CS,      "IA32_SYSENTER_CS", has_sep, sysenter_cs_read, sysenter_cs_write },
+	{ MSR_SYSENTER_ESP,     "IA32_SYSENTER_ESP", has_sep, sysenter_esp_read, sysenter_esp_write },
+	{ MSR_SYSENTER_EIP,     "IA32_SYSENTER_EIP", has_sep, sysenter_eip_read, sysenter_eip_write },
+	{ MSR_MISC_ENABLE,      "IA32_MISC_ENABLE", has_misc_enable, misc_enable_read,
+	  misc_enable_write },
+	{ MSR_PAT,              "IA32_PAT", has_pat, pat_read, pat_write },
+	{ MSR_EFER,             "IA32_EFER", has_efer, efer_read, efer_write },
+	{ MSR_STAR,             "IA32_STAR", has_syscall, star_read, star_write },
+	{ MSR_LSTAR,            "IA32_LSTAR", has_lm, lstar_read, lstar_write },
+	{ MSR_CSTAR,            "IA32_CSTAR", has_lm, cstar_read, cstar_write },
+	{ MSR_SFMASK,           "IA32_FMASK", has_lm, sfmask_read, sfmask_write },
+	{ MSR_FS_BASE,          "IA32_FS_BASE", has_lm, fs_base_read, fs_base_write },
+	{ MSR_GS_BASE,          "IA32_GS_BASE", has_lm, gs_base_read, gs_base_write },
+	{ MSR_KERNEL_GS_BASE,   "IA32_KERNEL_GS_BASE", has_lm, kgs_base_read, kgs_base_write },
+	{ MSR_TSC_AUX,          "IA32_TSC_AUX", has_rdtscp, tsc_aux_read, tsc_aux_write },
+	{ MSR_VM_CR,            "VM_CR", has_svm, vm_cr_read, vm_cr_write },
+	{ MSR_VM_HSAVE_PA,      "VM_HSAVE_PA", has_svm, vm_hsave_read, vm_hsave_write },
+};
+
+static const struct msr_def *find_msr(const struct cpu_model *m, uint32_t index)
+{
+	for (unsigned i = 0; i < sizeof(msrs) / sizeof(msrs[0]); i++)
+		if (msrs[i].index == index)
+			return msrs[i].exists(m) ? &msrs[i] : NULL;
+	return NULL;
+}
+
+/* RDMSR/WRMSR common checks (SDM Vol.2 RDMSR: #UD without CPUID.1:EDX.MSR;
+ * "#GP(0) If the current privilege level is not 0" — virtual-8086 mode included,
+ * real mode is CPL 0). The intercept comes next; an MSR the model lacks is
+ * #GP(0) after it ("If the value in ECX specifies a reserved or unimplemented
+ * MSR address"). */
+static status_t msr_prologue(struct cpu *cpu, bool is_write, const struct msr_def **def)
+{
+	status_t st;
+	uint32_t index = (uint32_t)cpu->regs[R_CX];
+
+	if (!feat(cpu->model, 1, 3, 5))
+		return cpu_raise(cpu, EXC_UD);
+	if (cpu->mode != MODE_REAL && cpu->cpl != 0)
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	if ((st = hook_msr(cpu, index, is_write)) != ST_OK)
+		return st;
+	*def = find_msr(cpu->model, index);
+	if (!*def)
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	return ST_OK;
+}
+
+/* EDX:EAX := MSR[ECX]; the upper halves of RAX/RDX are cleared. */
+status_t op_rdmsr(struct cpu *cpu, const struct insn *in)
+{
+	const struct msr_def *def = NULL;
+	status_t st = msr_prologue(cpu, false, &def);
+	if (st != ST_OK)
+		return st;
+	uint64_t v = def->read(cpu);
+	reg_write(cpu, R_AX, 4, false, (uint32_t)v);
+	reg_write(cpu, R_DX, 4, false, v >> 32);
+	return ST_OK;
+}
+
+/* MSR[ECX] := EDX:EAX, or #GP(0) for a value with reserved bits set (SDM Vol.2
+ * WRMSR: "If the value in EDX:EAX sets bits that are reserved in the MSR"). */
+status_t op_wrmsr(struct cpu *cpu, const struct insn *in)
+{
+	const struct msr_def *def = NULL;
+	status_t st = msr_prologue(cpu, true, &def);
+	if (st != ST_OK)
+		return st;
+	uint64_t v = (cpu->regs[R_DX] << 32) | (uint32_t)cpu->regs[R_AX];
+	if (!def->write(cpu, v))
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	return ST_OK;
+}
