@@ -1,0 +1,192 @@
+/* Check suite for emu/cpu_model.c: model lookup, CPUID leaves, out-of-range
+ * leaves per vendor (SDM Vol.2 CPUID; APM3 CPUID), feature bits. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu/cpu_model.h"
+
+/* The 12-byte vendor string from CPUID.0 (EBX, EDX, ECX order). */
+static void vendor_string(const struct cpu_model *m, char out[13])
+{
+	uint32_t r[4];
+	cpu_model_cpuid(m, 0, 0, r);
+	memcpy(out, &r[1], 4);
+	memcpy(out + 4, &r[3], 4);
+	memcpy(out + 8, &r[2], 4);
+	out[12] = 0;
+}
+
+START_TEST(find_known_and_unknown)
+{
+	ck_assert_ptr_nonnull(cpu_model_find("core2"));
+	ck_assert_ptr_nonnull(cpu_model_find("opteron-g3"));
+	ck_assert_ptr_nonnull(cpu_model_find("pentium"));
+	ck_assert_ptr_null(cpu_model_find("no-such-cpu"));
+	ck_assert_ptr_null(cpu_model_find(""));
+	ck_assert_ptr_null(cpu_model_find(NULL));
+	ck_assert_str_eq(cpu_models[0]->name, "core2");   /* the documented default */
+}
+END_TEST
+
+START_TEST(names_unique_and_described)
+{
+	for (unsigned i = 0; i < cpu_model_count; i++) {
+		ck_assert_ptr_nonnull(cpu_models[i]->description);
+		ck_assert_ptr_eq(cpu_model_find(cpu_models[i]->name), cpu_models[i]);
+		/* CPUID.1:EAX is the signature the model reports after RESET in EDX. */
+		uint32_t r[4];
+		cpu_model_cpuid(cpu_models[i], 1, 0, r);
+		ck_assert_uint_eq(r[0], cpu_models[i]->signature);
+	}
+}
+END_TEST
+
+START_TEST(vendor_strings)
+{
+	char v[13];
+	vendor_string(cpu_model_find("core2"), v);
+	ck_assert_str_eq(v, "GenuineIntel");
+	vendor_string(cpu_model_find("pentium"), v);
+	ck_assert_str_eq(v, "GenuineIntel");
+	vendor_string(cpu_model_find("opteron-g3"), v);
+	ck_assert_str_eq(v, "AuthenticAMD");
+	ck_assert_int_eq(cpu_model_find("opteron-g3")->vendor, VENDOR_AMD);
+	ck_assert_int_eq(cpu_model_find("core2")->vendor, VENDOR_INTEL);
+}
+END_TEST
+
+START_TEST(brand_string)
+{
+	const struct cpu_model *m = cpu_model_find("core2");
+	char brand[49];
+	for (unsigned i = 0; i < 3; i++) {
+		uint32_t r[4];
+		cpu_model_cpuid(m, 0x80000002 + i, 0, r);
+		memcpy(brand + i * 16, r, 16);
+	}
+	brand[48] = 0;
+	ck_assert_str_eq(brand, "hvemu Core 2 class CPU");
+}
+END_TEST
+
+/* SDM Vol.2 CPUID: Intel returns the highest basic leaf for leaves above the
+ * maximum, in both ranges and in between. */
+START_TEST(intel_out_of_range_returns_highest_basic)
+{
+	const struct cpu_model *m = cpu_model_find("core2");
+	uint32_t max[4], hi[4], r[4];
+	cpu_model_cpuid(m, 0, 0, max);
+	cpu_model_cpuid(m, max[0], 0, hi);
+	const uint32_t leaves[] = { max[0] + 1, 0x40000000, 0x80000009, 0xffffffff };
+	for (unsigned i = 0; i < 4; i++) {
+		cpu_model_cpuid(m, leaves[i], 0, r);
+		ck_assert_mem_eq(r, hi, sizeof(r));
+	}
+	/* A model with a non-zero highest leaf makes the rule observable. */
+	const struct cpu_model *p = cpu_model_find("pentium");
+	cpu_model_cpuid(p, 0x80000000, 0, r);
+	ck_assert_uint_eq(r[0], p->signature);     /* leaf 1 data: no extended leaves */
+}
+END_TEST
+
+/* APM3: AMD returns zeros above the maximum. */
+START_TEST(amd_out_of_range_returns_zero)
+{
+	const struct cpu_model *m = cpu_model_find("opteron-g3");
+	uint32_t r[4] = { 1, 1, 1, 1 };
+	const uint32_t zero[4] = { 0, 0, 0, 0 };
+	cpu_model_cpuid(m, 2, 0, r);
+	ck_assert_mem_eq(r, zero, sizeof(r));
+	cpu_model_cpuid(m, 0x8000000b, 0, r);
+	ck_assert_mem_eq(r, zero, sizeof(r));
+	cpu_model_cpuid(m, 0x40000000, 0, r);
+	ck_assert_mem_eq(r, zero, sizeof(r));
+}
+END_TEST
+
+START_TEST(subleaves)
+{
+	const struct cpu_model *m = cpu_model_find("core2");
+	uint32_t r[4];
+	/* Leaf 4: three caches, then a null entry (type 0). */
+	cpu_model_cpuid(m, 4, 0, r);
+	ck_assert_uint_eq(r[0] & 0x1f, 1);         /* data cache */
+	cpu_model_cpuid(m, 4, 2, r);
+	ck_assert_uint_eq((r[0] >> 5) & 7, 2);     /* level 2 */
+	cpu_model_cpuid(m, 4, 3, r);
+	ck_assert_uint_eq(r[0] & 0x1f, 0);
+	/* A reserved leaf inside the range reads as zeros. */
+	cpu_model_cpuid(m, 3, 0, r);
+	ck_assert_uint_eq(r[0] | r[1] | r[2] | r[3], 0);
+}
+END_TEST
+
+START_TEST(feature_bits)
+{
+	const struct cpu_model *intel = cpu_model_find("core2");
+	const struct cpu_model *amd = cpu_model_find("opteron-g3");
+	const struct cpu_model *p5 = cpu_model_find("pentium");
+
+	/* VMX only on the Intel model, SVM only on the AMD model. */
+	ck_assert(cpu_model_has(intel, 1, 2, 5));
+	ck_assert(!cpu_model_has(amd, 1, 2, 5));
+	ck_assert(cpu_model_has(amd, 0x80000001, 2, 2));
+	ck_assert(!cpu_model_has(intel, 0x80000001, 2, 2));
+	ck_assert(!cpu_model_has(p5, 1, 2, 5));
+	/* Not implemented yet, on every model: FPU, PAE, long mode, SSE, APIC. */
+	for (unsigned i = 0; i < cpu_model_count; i++) {
+		const struct cpu_model *m = cpu_models[i];
+		ck_assert(!cpu_model_has(m, 1, 3, 0));
+		ck_assert(!cpu_model_has(m, 1, 3, 6));
+		ck_assert(!cpu_model_has(m, 1, 3, 9));
+		ck_assert(!cpu_model_has(m, 1, 3, 25));
+		ck_assert(!cpu_model_has(m, 0x80000001, 3, 29));
+		ck_assert(cpu_model_has(m, 1, 3, 4));      /* TSC */
+		ck_assert(cpu_model_has(m, 1, 3, 5));      /* MSR */
+	}
+	/* SEP: not on the Pentium; AMD's 80000001H:EDX[11] is SYSCALL, not SEP. */
+	ck_assert(cpu_model_has(intel, 1, 3, 11));
+	ck_assert(!cpu_model_has(p5, 1, 3, 11));
+	ck_assert(!cpu_model_has(amd, 0x80000001, 3, 11));
+	/* SVM leaf: revision and ASIDs. */
+	uint32_t r[4];
+	cpu_model_cpuid(amd, 0x8000000a, 0, r);
+	ck_assert_uint_ge(r[0] & 0xff, 1);
+	ck_assert_uint_ge(r[1], 2);
+	/* Bits of leaves beyond the maximum are not features, and bad arguments
+	 * are answered, not crashed on. */
+	ck_assert(!cpu_model_has(p5, 0x80000001, 2, 2));
+	ck_assert(!cpu_model_has(intel, 0x40000000, 3, 4));
+	ck_assert(!cpu_model_has(intel, 1, 4, 0));
+	ck_assert(!cpu_model_has(intel, 1, 3, 32));
+	ck_assert(!cpu_model_has(NULL, 1, 3, 4));
+}
+END_TEST
+
+static Suite *cpu_model_suite(void)
+{
+	Suite *s = suite_create("cpu_model");
+	TCase *t = tcase_create("lookup");
+	tcase_add_test(t, find_known_and_unknown);
+	tcase_add_test(t, names_unique_and_described);
+	suite_add_tcase(s, t);
+	t = tcase_create("cpuid");
+	tcase_add_test(t, vendor_strings);
+	tcase_add_test(t, brand_string);
+	tcase_add_test(t, intel_out_of_range_returns_highest_basic);
+	tcase_add_test(t, amd_out_of_range_returns_zero);
+	tcase_add_test(t, subleaves);
+	tcase_add_test(t, feature_bits);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *r = srunner_create(cpu_model_suite());
+	srunner_run_all(r, CK_NORMAL);
+	int failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
