@@ -86,6 +86,10 @@ void guest_start(uint32_t magic, const struct mb_info *mbi)
 		mb_cmdline = (const char *)(uintptr_t)mbi->cmdline;
 	if (magic != 0x2BADB002)
 		gprintf("# warning: multiboot magic 0x%x\n", magic);
+	/* Mask both 8259 PICs so guests that set IF=1 see no stray IRQs
+	 * (the firmware may have left the timer unmasked). */
+	outb(0x21, 0xff);
+	outb(0xa1, 0xff);
 	desc_init();
 	guest_main();
 	tap_finish();
