@@ -194,7 +194,7 @@ void trace_event(struct cpu *cpu, const struct event *ev, const char *what)
 		fprintf(t->out, " err=0x%x", ev->error_code);
 	if (is_pf)
 		fprintf(t->out, " cr2=0x%llx", (unsigned long long)ev->cr2);
-	if (what && !triple)
+	if (what && !triple && strcmp(what, "exc") != 0)
 		fprintf(t->out, " [%s]", what);
 	fputs(" at ", t->out);
 	print_site(t, cpu, cpu->insn_start, 0);

@@ -43,6 +43,9 @@ MB_CHECK = bytes.fromhex(
 REAL_HELLO = bytes.fromhex('b041' 'baf803' 'ee' 'b010' 'e6f4')
 SPIN = bytes.fromhex('ebfe')            # jmp $
 CLI_HLT = bytes.fromhex('faf4')         # cli; hlt
+# ud2 in protected mode with the IDT left at 0 (zeros: no valid gates): #UD
+# becomes #GP, then #DF, then a triple fault.
+UD2 = bytes.fromhex('0f0b')
 
 
 def files(tmp):
@@ -54,6 +57,7 @@ def files(tmp):
             f.write(data)
         p[name] = path
     put('mbcheck.bin', aout_kernel(MB_CHECK))
+    put('ud2.bin', aout_kernel(UD2))
     put('real.bin', REAL_HELLO)
     put('spin.bin', SPIN)
     put('clihlt.bin', CLI_HLT)
@@ -68,7 +72,8 @@ def files(tmp):
 
 
 def cases(p, tmp):
-    """name -> (args, expected status, expected stdout or None, one error line?)"""
+    """name -> (args, expected status, expected stdout or None, one error line?
+    [, text stderr must contain])"""
     e = lambda *a: (list(a), 2, None, True)
     return {
         'help': (['--help'], 0, None, False),
@@ -106,6 +111,10 @@ def cases(p, tmp):
         'insn-limit': (['run', '--load', p['spin.bin'] + '@0x7c00', '--entry', '0x7c00',
                         '--max-insns', '1000'], 6, b'', False),
         'halt': (['run', '--load', p['clihlt.bin'] + '@0x7c00', '--entry', '0x7c00'], 8, b'', False),
+        'trace-insn': (['run', '--load', p['real.bin'] + '@0x7c00', '--entry', '0x7c00',
+                        '--trace', 'insn,io'], 33, b'A', False,
+                       'insn: 0000:00007c00  b0 41'),
+        'triple-fault': (['run', '--kernel', p['ud2.bin']], 4, b'', False, 'triple-fault: vector'),
     }
 
 
@@ -117,7 +126,8 @@ def main():
         if name == 'list':
             print('\n'.join(table))
             return 0
-        args, want, want_out, one_error = table[name]
+        args, want, want_out, one_error = table[name][:4]
+        want_err = table[name][4] if len(table[name]) > 4 else None
         r = subprocess.run([hvemu] + args, stdin=subprocess.DEVNULL, capture_output=True,
                            timeout=60)
         print('$ hvemu', ' '.join(args))
@@ -136,6 +146,9 @@ def main():
             if len(lines) != 1 or not lines[0].startswith('hvemu: error: '):
                 print('FAIL: expected exactly one "hvemu: error: ..." line on stderr')
                 ok = False
+        if want_err and want_err not in r.stderr.decode(errors='replace'):
+            print(f'FAIL: stderr lacks {want_err!r}')
+            ok = False
         if name == 'help' and b'exit status' not in r.stdout:
             print('FAIL: --help does not document the exit statuses')
             ok = False

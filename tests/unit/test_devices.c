@@ -90,7 +90,9 @@ START_TEST(bus_unclaimed_and_edge)
 	physmem_read_bytes(&pm, 0xffffe, out, 4);
 	ck_assert_uint_eq(out[1], 0x34);
 	ck_assert_uint_eq(out[2], 0xff);
+	physmem_destroy(&pm);
 	ck_assert(!physmem_init(&pm, 4097));                 /* not a multiple of 4 KiB */
+	ck_assert(!physmem_init(&pm, 0));
 }
 END_TEST
 
