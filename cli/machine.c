@@ -35,17 +35,20 @@ static void ram_written(void *opaque, uint64_t pa, unsigned size)
 	cpu_notify_phys_write(opaque, pa, size);
 }
 
-/* Multiboot 3.2 "Machine state" with QEMU's option-ROM choices: EAX magic, EBX
- * info, CS a flat 32-bit code segment (0x10), the other segment registers flat
- * data (0x18), CR0.PE=1 and PG=0, EFLAGS.IF=0 and VM=0, A20 enabled (hvemu has
- * no A20 gate). GDTR points at a copy of those descriptors in guest RAM. */
+/* Multiboot 3.2 "Machine state" as QEMU's option ROM (pc-bios/optionrom/
+ * multiboot.S) leaves it: EAX magic, EBX info, ECX the entry point (it jumps
+ * through ECX), CS=0x08 flat 32-bit code, DS/ES/FS/GS/SS=0x10 flat data,
+ * CR0 = PE (it writes 1; ET reads as 1, SDM Vol.3 2.5), paging off, EFLAGS.IF=0
+ * (CLI) and DF=0 (CLD), A20 enabled (hvemu has no A20 gate). GDTR points at a
+ * copy of the ROM's GDT in guest RAM. */
 static void enter_multiboot(struct cpu *cpu, struct physmem *pm, const struct multiboot_boot *b)
 {
 	uint64_t code = physmem_read(pm, b->gdt_addr + MB_GDT_CODE_SEL, 8);
 	uint64_t data = physmem_read(pm, b->gdt_addr + MB_GDT_DATA_SEL, 8);
 	cpu->regs[R_AX] = MB_BOOT_MAGIC;
 	cpu->regs[R_BX] = b->info_addr;
-	cpu->cr0 |= CR0_PE;
+	cpu->regs[R_CX] = b->entry;
+	cpu->cr0 = CR0_PE | CR0_ET;
 	seg_load_descriptor(&cpu->seg[SR_CS], MB_GDT_CODE_SEL, code);
 	for (unsigned s = 0; s < SR_COUNT; s++)
 		if (s != SR_CS)

@@ -1,7 +1,9 @@
 /* Multiboot v1 loader (Multiboot Specification 0.6.96, sections 3.1-3.3), with
- * QEMU's choices where the specification leaves room: the command line is
- * "kernel_name cmdline", boot_device is 0x8000ffff, the information block sits
- * at 0x9500 and the memory map at 0x9000, mods_addr points past the kernel. */
+ * QEMU's choices where the specification leaves room (hw/i386/multiboot.c and
+ * pc-bios/optionrom/multiboot.S): the command line is "kernel_name cmdline",
+ * boot_device is 0x8000ffff, the information block sits at 0x9500 and the
+ * memory map at 0x9000, mods_addr points past the kernel, mem_lower is what
+ * INT 12h reports (639) and mem_upper the RAM contiguous from 1 MiB. */
 #include "devices/multiboot.h"
 
 #include <gelf.h>
@@ -265,14 +267,24 @@ static uint32_t write_mmap(struct physmem *pm)
 	return len;
 }
 
-/* A GDT like the one QEMU's multiboot option ROM loads: 0x10 flat 32-bit code,
- * 0x18 flat data (SDM Vol.3 3.4.5: base 0, limit 0xfffff, G=1, D/B=1). */
+/* The GDT of QEMU's multiboot option ROM (SDM Vol.3 3.4.5 descriptor layout):
+ * 0x08 flat 32-bit code (base 0, limit 0xfffff, G=1, D=1, exec/read), 0x10 flat
+ * data (read/write), 0x18 16-bit conforming code and 0x20 16-bit data (64 KiB).
+ * The entries the CPU starts with carry the accessed bit, as a real segment
+ * load would have written it back (SDM Vol.3 3.4.5.1). */
 static void write_gdt(struct physmem *pm)
 {
-	uint8_t gdt[32] = { 0 };
-	put64(gdt + MB_GDT_CODE_SEL, 0x00cf9b000000ffffull);   /* P, DPL0, code exec/read, accessed */
-	put64(gdt + MB_GDT_DATA_SEL, 0x00cf93000000ffffull);   /* P, DPL0, data read/write, accessed */
-	physmem_write_bytes(pm, MB_GDT_ADDR, gdt, sizeof(gdt));
+	static const uint64_t gdt[MB_GDT_ENTRIES] = {
+		0,
+		0x00cf9b000000ffffull,
+		0x00cf93000000ffffull,
+		0x00009e000000ffffull,
+		0x000092000000ffffull,
+	};
+	uint8_t raw[sizeof(gdt)];
+	for (unsigned i = 0; i < MB_GDT_ENTRIES; i++)
+		put64(raw + 8 * i, gdt[i]);
+	physmem_write_bytes(pm, MB_GDT_ADDR, raw, sizeof(raw));
 }
 
 bool multiboot_load(struct physmem *pm, const uint8_t *image, size_t size,
@@ -352,7 +364,7 @@ bool multiboot_load(struct physmem *pm, const uint8_t *image, size_t size,
 	uint8_t mbi[MBI_SIZE] = { 0 };
 	put32(mbi + MBI_FLAGS, MBI_F_MEMORY | MBI_F_BOOT_DEVICE | MBI_F_CMDLINE | MBI_F_MODS |
 			       MBI_F_MMAP | MBI_F_BOOT_LOADER_NAME);
-	put32(mbi + MBI_MEM_LOWER, 640);
+	put32(mbi + MBI_MEM_LOWER, MB_MEM_LOWER_KB);
 	put32(mbi + MBI_MEM_UPPER, (uint32_t)(pm->ram_size / 1024 - 1024));
 	put32(mbi + MBI_BOOT_DEVICE, 0x8000ffff);   /* first BIOS disk, no partition */
 	put32(mbi + MBI_CMDLINE, (uint32_t)cmd_pa);
@@ -367,7 +379,7 @@ bool multiboot_load(struct physmem *pm, const uint8_t *image, size_t size,
 	out->entry = (uint32_t)plan->entry;
 	out->info_addr = MB_INFO_ADDR;
 	out->gdt_addr = MB_GDT_ADDR;
-	out->gdt_limit = 31;
+	out->gdt_limit = 8 * MB_GDT_ENTRIES - 1;
 	out->load_start = (uint32_t)low;
 	out->load_end = (uint32_t)high;
 	ok = true;

@@ -4,8 +4,9 @@
  * addresses, entry below 4 GiB, still entered in 32-bit protected mode).
  *
  * Guest-physical layout (QEMU's): the memory map at 0x9000, the information
- * structure at 0x9500, a flat GDT at 0x9600 (QEMU keeps its GDT in the option
- * ROM), and the command line and boot-loader name on the page after the kernel.
+ * structure at 0x9500, a copy of the option ROM's GDT at 0x9600 (QEMU's lives in
+ * the option ROM itself), and the command line and boot-loader name on the page
+ * after the kernel.
  */
 #ifndef HVEMU_DEVICES_MULTIBOOT_H
 #define HVEMU_DEVICES_MULTIBOOT_H
@@ -47,8 +48,12 @@ enum {
 #define MB_INFO_ADDR 0x9500u
 #define MB_GDT_ADDR 0x9600u
 #define MB_AREA_END 0x9700u           /* [MB_MMAP_ADDR, MB_AREA_END) belongs to the loader */
-#define MB_GDT_CODE_SEL 0x10          /* flat 32-bit code, as QEMU's multiboot option ROM */
-#define MB_GDT_DATA_SEL 0x18          /* flat data for DS/ES/FS/GS/SS */
+/* QEMU pc-bios/optionrom/multiboot.S: GDT of null, 0x08 flat 32-bit code, 0x10
+ * flat data, 0x18 and 0x20 16-bit code/data; CS=0x08, DS/ES/FS/GS/SS=0x10. */
+#define MB_GDT_CODE_SEL 0x08
+#define MB_GDT_DATA_SEL 0x10
+#define MB_GDT_ENTRIES 5
+#define MB_MEM_LOWER_KB 639           /* INT 12h under SeaBIOS: 640 KiB less the 1 KiB EBDA */
 #define MB_CMDLINE_MAX 4096
 
 /* Where the loader put things and how to enter the kernel. */

@@ -125,7 +125,7 @@ START_TEST(elf32_load)
 
 	uint32_t mbi = boot.info_addr;
 	ck_assert_uint_eq(rd32(&pm, mbi + MBI_FLAGS), 0x24f);
-	ck_assert_uint_eq(rd32(&pm, mbi + MBI_MEM_LOWER), 640);
+	ck_assert_uint_eq(rd32(&pm, mbi + MBI_MEM_LOWER), 639);
 	ck_assert_uint_eq(rd32(&pm, mbi + MBI_MEM_UPPER), RAM / 1024 - 1024);
 	ck_assert_uint_eq(rd32(&pm, mbi + MBI_BOOT_DEVICE), 0x8000ffff);
 	ck_assert_uint_eq(rd32(&pm, mbi + MBI_MODS_COUNT), 0);
@@ -149,11 +149,14 @@ START_TEST(elf32_load)
 		ck_assert_uint_eq(rd64(&pm, e + 12), want[i][1]);
 		ck_assert_uint_eq(rd32(&pm, e + 20), want[i][2]);
 	}
-	/* The flat GDT: 0x10 code, 0x18 data. */
+	/* QEMU's option-ROM GDT: 0x08 flat code, 0x10 flat data, 16-bit pair. */
 	ck_assert_uint_eq(boot.gdt_addr, MB_GDT_ADDR);
-	ck_assert_uint_eq(boot.gdt_limit, 31);
-	ck_assert_uint_eq(rd64(&pm, MB_GDT_ADDR + MB_GDT_CODE_SEL), 0x00cf9b000000ffffull);
-	ck_assert_uint_eq(rd64(&pm, MB_GDT_ADDR + MB_GDT_DATA_SEL), 0x00cf93000000ffffull);
+	ck_assert_uint_eq(boot.gdt_limit, 39);
+	ck_assert_uint_eq(rd64(&pm, MB_GDT_ADDR), 0);
+	ck_assert_uint_eq(rd64(&pm, MB_GDT_ADDR + 0x08), 0x00cf9b000000ffffull);
+	ck_assert_uint_eq(rd64(&pm, MB_GDT_ADDR + 0x10), 0x00cf93000000ffffull);
+	ck_assert_uint_eq(rd64(&pm, MB_GDT_ADDR + 0x18), 0x00009e000000ffffull);
+	ck_assert_uint_eq(rd64(&pm, MB_GDT_ADDR + 0x20), 0x000092000000ffffull);
 }
 END_TEST
 
