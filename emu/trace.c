@@ -98,7 +98,7 @@ size_t trace_read_code(struct cpu *cpu, uint64_t ip, uint8_t *buf, size_t len)
 
 /* "CS:IP  bytes  disassembly" for the instruction at ip; len 0 = unknown
  * (disassemble the first instruction of 15 bytes). */
-static void print_site(struct trace *t, struct cpu *cpu, uint64_t ip, unsigned len)
+static void print_site(struct trace *t, struct cpu *cpu, uint64_t ip, unsigned len, bool pad)
 {
 	unsigned bits = trace_code_bits(cpu);
 	if (bits == 64)
@@ -124,17 +124,17 @@ static void print_site(struct trace *t, struct cpu *cpu, uint64_t ip, unsigned l
 	for (size_t i = 0; i < shown && i < INSN_MAX_LEN; i++)
 		snprintf(hex + 3 * i, 4, " %02x", code[i]);
 	if (n)
-		fprintf(t->out, "%-33s  %s%s%s\n", hex, ci[0].mnemonic, ci[0].op_str[0] ? " " : "",
-			ci[0].op_str);
+		fprintf(t->out, "%-*s  %s%s%s\n", pad ? 33 : 0, hex, ci[0].mnemonic,
+			ci[0].op_str[0] ? " " : "", ci[0].op_str);
 	else
-		fprintf(t->out, "%-33s  (bad)\n", hex);
+		fprintf(t->out, "%-*s  (bad)\n", pad ? 33 : 0, hex);
 	if (ci)
 		cs_free(ci, n);
 }
 
 void trace_print_site(struct trace *t, struct cpu *cpu, uint64_t ip)
 {
-	print_site(t, cpu, ip, 0);
+	print_site(t, cpu, ip, 0, false);
 }
 
 void trace_insn(struct cpu *cpu, const struct insn *in)
@@ -143,7 +143,7 @@ void trace_insn(struct cpu *cpu, const struct insn *in)
 	if (!t || !(cpu->trace & TRACE_INSN))
 		return;
 	fputs("insn: ", t->out);
-	print_site(t, cpu, cpu->rip, in->len);
+	print_site(t, cpu, cpu->rip, in->len, true);
 }
 
 /* SDM Vol.3 6.3.1, Table 6-1 mnemonics. */
@@ -197,7 +197,7 @@ void trace_event(struct cpu *cpu, const struct event *ev, const char *what)
 	if (what && !triple && strcmp(what, "exc") != 0)
 		fprintf(t->out, " [%s]", what);
 	fputs(" at ", t->out);
-	print_site(t, cpu, cpu->insn_start, 0);
+	print_site(t, cpu, cpu->insn_start, 0, true);
 	print_regs(t, cpu);
 	fflush(t->out);
 }

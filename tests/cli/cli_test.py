@@ -68,6 +68,10 @@ def files(tmp):
         struct.pack('<III', MB_MAGIC, 2, (-(MB_MAGIC + 2)) & 0xffffffff) + b'\0' * 32)
     put('empty.bin', b'')
     put('bios.bin', b'\xf4' * 100)      # not a multiple of 64 KiB
+    # 64 KiB BIOS: at the reset vector F000:FFF0, exit with V=5 (status 11).
+    bios = bytearray(b'\xf4' * 0x10000)
+    bios[0xfff0:0xfff4] = bytes.fromhex('b005' 'e6f4')
+    put('bios64k.bin', bytes(bios))
     return p
 
 
@@ -111,6 +115,7 @@ def cases(p, tmp):
         'insn-limit': (['run', '--load', p['spin.bin'] + '@0x7c00', '--entry', '0x7c00',
                         '--max-insns', '1000'], 6, b'', False),
         'halt': (['run', '--load', p['clihlt.bin'] + '@0x7c00', '--entry', '0x7c00'], 8, b'', False),
+        'bios-reset': (['run', '--bios', p['bios64k.bin']], 11, b'', False),
         'trace-insn': (['run', '--load', p['real.bin'] + '@0x7c00', '--entry', '0x7c00',
                         '--trace', 'insn,io'], 33, b'A', False,
                        'insn: 0000:00007c00  b0 41'),
