@@ -1,0 +1,224 @@
+/* Check suite for emu/trace.c, built against a hand-made struct cpu on a real
+ * struct physmem (the rest of the core is not linked: cpu_get_flags is a test
+ * double below). */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "devices/bus.h"
+#include "emu/insn.h"
+#include "emu/trace.h"
+
+/* The one core function trace.c calls; lazy flags are not in play here. */
+uint64_t cpu_get_flags(struct cpu *cpu)
+{
+	return cpu->rflags;
+}
+
+static struct physmem pm;
+static struct cpu cpu;
+static struct trace tr;
+static char *text;
+static size_t text_len;
+static FILE *out;
+
+static void setup(void)
+{
+	ck_assert(physmem_init(&pm, 1 << 20));
+	memset(&cpu, 0, sizeof(cpu));
+	cpu.mem = &pm;
+	cpu.rflags = 0x2;
+	out = open_memstream(&text, &text_len);
+	trace_init(&tr, out);
+}
+
+static void teardown(void)
+{
+	trace_destroy(&tr);
+	fclose(out);
+	free(text);
+	physmem_destroy(&pm);
+}
+
+/* Flat 32-bit protected mode, code at 0x1000. */
+static void prot32(const uint8_t *code, size_t n)
+{
+	cpu.mode = MODE_PROT;
+	cpu.cr0 = CR0_PE;
+	cpu.seg[SR_CS] = (struct segment){ .selector = 0x08, .attr = SEG_P | SEG_S | SEG_TYPE_CODE |
+					   SEG_TYPE_RW | SEG_DB | SEG_G, .limit = 0xffffffff };
+	memcpy(pm.ram + 0x1000, code, n);
+	cpu.rip = cpu.insn_start = 0x1000;
+}
+
+static const char *output(void)
+{
+	fflush(out);
+	return text;
+}
+
+START_TEST(parse_classes)
+{
+	unsigned c = 0;
+	ck_assert(trace_parse("insn", &c));
+	ck_assert_uint_eq(c, TRACE_INSN);
+	ck_assert(trace_parse("exc,io,pf", &c));
+	ck_assert_uint_eq(c, TRACE_EXC | TRACE_IO | TRACE_PF);
+	ck_assert(trace_parse("all", &c));
+	ck_assert_uint_eq(c, TRACE_INSN | TRACE_EXC | TRACE_IO | TRACE_PF);
+	c = 77;
+	ck_assert(!trace_parse("", &c));
+	ck_assert(!trace_parse("insn,", &c));
+	ck_assert(!trace_parse("ins", &c));
+	ck_assert(!trace_parse("insn,,io", &c));
+	ck_assert(!trace_parse("instructions", &c));
+	ck_assert_uint_eq(c, 77);                    /* untouched on failure */
+}
+END_TEST
+
+START_TEST(insn_line_32)
+{
+	static const uint8_t code[] = { 0xb8, 0x01, 0x00, 0x00, 0x00 };   /* mov eax, 1 */
+	prot32(code, sizeof(code));
+	trace_attach(&tr, &cpu, TRACE_INSN);
+	ck_assert_uint_eq(trace_code_bits(&cpu), 32);
+	struct insn in = { .len = 5 };
+	trace_insn(&cpu, &in);
+	/* The byte column is 33 wide, then two spaces. */
+	ck_assert_str_eq(output(), "insn: 0008:00001000  b8 01 00 00 00" "                  " "  "
+			 "mov eax, 1\n");
+}
+END_TEST
+
+START_TEST(insn_line_16_and_64)
+{
+	/* Real mode: CS base 0xf0000, the same bytes decode as mov ax, 1. */
+	cpu.mode = MODE_REAL;
+	cpu.seg[SR_CS] = (struct segment){ .selector = 0xf000, .base = 0xf0000, .limit = 0xffff,
+					   .attr = SEG_P | SEG_S | SEG_TYPE_RW };
+	static const uint8_t code[] = { 0xb8, 0x01, 0x00 };
+	memcpy(pm.ram + 0xf0010, code, sizeof(code));
+	cpu.rip = 0x10;
+	trace_attach(&tr, &cpu, TRACE_INSN);
+	ck_assert_uint_eq(trace_code_bits(&cpu), 16);
+	struct insn in = { .len = 3 };
+	trace_insn(&cpu, &in);
+	ck_assert_ptr_nonnull(strstr(output(), "insn: f000:00000010  b8 01 00"));
+	ck_assert_ptr_nonnull(strstr(output(), "mov ax, 1\n"));
+
+	/* 64-bit mode: 16-digit RIP, REX.W decoded. */
+	static const uint8_t c64[] = { 0x48, 0x89, 0xd8 };                 /* mov rax, rbx */
+	cpu.mode = MODE_LONG64;
+	cpu.seg[SR_CS] = (struct segment){ .selector = 0x10, .attr = SEG_P | SEG_S | SEG_TYPE_CODE | SEG_L };
+	memcpy(pm.ram + 0x2000, c64, sizeof(c64));
+	cpu.rip = 0x2000;
+	in.len = 3;
+	trace_insn(&cpu, &in);
+	ck_assert_ptr_nonnull(strstr(output(), "insn: 0010:0000000000002000  48 89 d8"));
+	ck_assert_ptr_nonnull(strstr(output(), "mov rax, rbx\n"));
+}
+END_TEST
+
+START_TEST(insn_off_no_output)
+{
+	static const uint8_t code[] = { 0x90 };
+	prot32(code, 1);
+	trace_attach(&tr, &cpu, TRACE_EXC);
+	struct insn in = { .len = 1 };
+	trace_insn(&cpu, &in);
+	ck_assert_uint_eq(strlen(output()), 0);
+}
+END_TEST
+
+START_TEST(events_filtered)
+{
+	static const uint8_t code[] = { 0x0f, 0x0b };                     /* ud2 */
+	prot32(code, sizeof(code));
+	struct event ud = { .type = EV_EXCEPTION, .vector = EXC_UD };
+	struct event pf = { .type = EV_EXCEPTION, .vector = EXC_PF, .has_error = true,
+			    .error_code = 2, .cr2 = 0xdead000 };
+	struct event gp = { .type = EV_EXCEPTION, .vector = EXC_GP, .has_error = true,
+			    .error_code = 0x10 };
+
+	trace_attach(&tr, &cpu, 0);                  /* no tracing: only triple faults */
+	trace_event(&cpu, &ud, "exc");
+	ck_assert_uint_eq(strlen(output()), 0);
+	trace_event(&cpu, &gp, "triple-fault");
+	ck_assert_ptr_nonnull(strstr(output(), "triple-fault: vector 13 (#GP) err=0x10 at 0008:00001000  0f 0b"));
+	ck_assert_ptr_nonnull(strstr(output(), "ud2\n"));
+	ck_assert_ptr_nonnull(strstr(output(), "eax=00000000"));
+	ck_assert_ptr_nonnull(strstr(output(), "eflags=00000002"));
+
+	size_t before = strlen(output());
+	trace_attach(&tr, &cpu, TRACE_PF);           /* pf: #PF only */
+	trace_event(&cpu, &ud, "exc");
+	ck_assert_uint_eq(strlen(output()), before);
+	trace_event(&cpu, &pf, "exc");
+	ck_assert_ptr_nonnull(strstr(output() + before, "exc: vector 14 (#PF) err=0x2 cr2=0xdead000 at"));
+
+	before = strlen(output());
+	trace_attach(&tr, &cpu, TRACE_EXC);
+	trace_event(&cpu, &ud, "exc");
+	ck_assert_ptr_nonnull(strstr(output() + before, "exc: vector 6 (#UD) at 0008:00001000"));
+	ck_assert_ptr_null(strstr(output() + before, "[exc]"));
+}
+END_TEST
+
+START_TEST(read_code_paging)
+{
+	static const uint8_t code[] = { 0xc3 };
+	prot32(code, 1);
+	uint8_t b[4];
+	ck_assert_uint_eq(trace_read_code(&cpu, 0x1000, b, 1), 1);
+	ck_assert_uint_eq(b[0], 0xc3);
+	/* Outside RAM: the bus answers all ones, no host access out of bounds. */
+	ck_assert_uint_eq(trace_read_code(&cpu, 0xfffffffe, b, 4), 4);
+	ck_assert_uint_eq(b[0], 0xff);
+	ck_assert_uint_eq(b[2], 0x00);           /* wrapped to linear 0 (32-bit) */
+	cpu.cr0 |= CR0_PG;
+	ck_assert_uint_eq(trace_read_code(&cpu, 0x1000, b, 1), 0);
+	trace_attach(&tr, &cpu, TRACE_INSN);
+	struct insn in = { .len = 1 };
+	trace_insn(&cpu, &in);
+	ck_assert_ptr_nonnull(strstr(output(), "?? (paged)"));
+}
+END_TEST
+
+START_TEST(io_lines)
+{
+	struct iobus io;
+	iobus_init(&io);
+	cpu.io = &io;
+	trace_attach(&tr, &cpu, TRACE_IO);
+	ck_assert_ptr_eq(io.trace_opaque, &tr);
+	iobus_write(&io, 0x3f8, 1, 0x41);
+	(void)iobus_read(&io, 0x64, 2);
+	ck_assert_str_eq(output(), "io: out port 0x03f8 size 1 <- 0x41\n"
+				   "io: in  port 0x0064 size 2 -> 0xffff\n");
+}
+END_TEST
+
+static Suite *trace_suite(void)
+{
+	Suite *s = suite_create("trace");
+	TCase *tc = tcase_create("trace");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, parse_classes);
+	tcase_add_test(tc, insn_line_32);
+	tcase_add_test(tc, insn_line_16_and_64);
+	tcase_add_test(tc, insn_off_no_output);
+	tcase_add_test(tc, events_filtered);
+	tcase_add_test(tc, read_code_paging);
+	tcase_add_test(tc, io_lines);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(trace_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
