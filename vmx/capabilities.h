@@ -1,0 +1,115 @@
+/* VMX capability reporting (SDM Vol.3 Appendix A): the capability MSR
+ * indices, the layout of IA32_VMX_BASIC, and the allowed-0 / allowed-1 rule
+ * that every VM-execution, VM-exit and VM-entry control obeys.
+ *
+ * No CPU-model values here: which bits a model allows is data in the CPU
+ * models; this header only says how to read and apply such values.
+ */
+#ifndef HVEMU_VMX_CAPABILITIES_H
+#define HVEMU_VMX_CAPABILITIES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* SDM Vol.3 A.1-A.11 (and Vol.4 Table 2-2). */
+enum vmx_cap_msr {
+	MSR_IA32_FEATURE_CONTROL = 0x03a,
+	MSR_IA32_VMX_BASIC = 0x480,
+	MSR_IA32_VMX_PINBASED_CTLS = 0x481,
+	MSR_IA32_VMX_PROCBASED_CTLS = 0x482,
+	MSR_IA32_VMX_EXIT_CTLS = 0x483,
+	MSR_IA32_VMX_ENTRY_CTLS = 0x484,
+	MSR_IA32_VMX_MISC = 0x485,
+	MSR_IA32_VMX_CR0_FIXED0 = 0x486,
+	MSR_IA32_VMX_CR0_FIXED1 = 0x487,
+	MSR_IA32_VMX_CR4_FIXED0 = 0x488,
+	MSR_IA32_VMX_CR4_FIXED1 = 0x489,
+	MSR_IA32_VMX_VMCS_ENUM = 0x48a,
+	MSR_IA32_VMX_PROCBASED_CTLS2 = 0x48b,
+	MSR_IA32_VMX_EPT_VPID_CAP = 0x48c,
+	MSR_IA32_VMX_TRUE_PINBASED_CTLS = 0x48d,
+	MSR_IA32_VMX_TRUE_PROCBASED_CTLS = 0x48e,
+	MSR_IA32_VMX_TRUE_EXIT_CTLS = 0x48f,
+	MSR_IA32_VMX_TRUE_ENTRY_CTLS = 0x490,
+	MSR_IA32_VMX_VMFUNC = 0x491,
+	MSR_IA32_VMX_PROCBASED_CTLS3 = 0x492,  /* 64-bit allowed-1 only (A.3.4) */
+	MSR_IA32_VMX_EXIT_CTLS2 = 0x493,       /* 64-bit allowed-1 only (A.4.2) */
+};
+
+/* IA32_FEATURE_CONTROL (SDM Vol.3 23.7): VMXON needs lock + the enable for
+ * the current SMX mode, else #GP. */
+#define IA32_FEATURE_CONTROL_LOCK          (1ull << 0)
+#define IA32_FEATURE_CONTROL_VMX_IN_SMX    (1ull << 1)
+#define IA32_FEATURE_CONTROL_VMX_NO_SMX    (1ull << 2)
+
+/* IA32_VMX_BASIC (SDM Vol.3 A.1). */
+#define VMX_BASIC_REVISION_MASK            0x7fffffffull      /* 30:0 VMCS revision id */
+#define VMX_BASIC_VMCS_SIZE_SHIFT          32                 /* 44:32 bytes of VMCS region */
+#define VMX_BASIC_VMCS_SIZE_MASK           (0x1fffull << 32)
+#define VMX_BASIC_PA_32BIT                 (1ull << 48)       /* VMX pointers limited to 32 bits */
+#define VMX_BASIC_DUAL_MONITOR             (1ull << 49)
+#define VMX_BASIC_MEMTYPE_SHIFT            50                 /* 53:50, 6 = write-back */
+#define VMX_BASIC_MEMTYPE_MASK             (0xfull << 50)
+#define VMX_BASIC_INS_OUTS_INFO            (1ull << 54)       /* instruction info for INS/OUTS */
+#define VMX_BASIC_TRUE_CTLS                (1ull << 55)       /* TRUE_* MSRs exist (A.2) */
+#define VMX_BASIC_NO_HW_ERRCODE_CHECK      (1ull << 56)       /* entry may inject any HW exception +/- error code */
+
+/* Controls in the "default1" class (SDM Vol.3 A.2): reserved bits that read
+ * as 1 in the non-TRUE capability MSRs. With VMX_BASIC_TRUE_CTLS, the TRUE_*
+ * MSRs report which of them may in fact be 0. */
+#define VMX_PINBASED_DEFAULT1              0x00000016u  /* bits 1, 2, 4 */
+#define VMX_PROCBASED_DEFAULT1             0x0401e172u  /* 1, 4-6, 8, 13-16, 26 */
+#define VMX_EXIT_DEFAULT1                  0x00036dffu  /* 0-8, 10, 11, 13, 14, 16, 17 */
+#define VMX_ENTRY_DEFAULT1                 0x000011ffu  /* 0-8, 12 */
+
+/* A 32-bit control capability MSR (SDM Vol.3 A.3-A.5):
+ *   bits 31:0  "allowed-0 settings": bit X = 1 -> control X must be 1;
+ *   bits 63:32 "allowed-1 settings": bit 32+X = 0 -> control X must be 0. */
+static inline uint32_t vmx_ctl_must_be_1(uint64_t cap_msr) { return (uint32_t)cap_msr; }
+static inline uint32_t vmx_ctl_may_be_1(uint64_t cap_msr) { return (uint32_t)(cap_msr >> 32); }
+
+/* The control value nearest to `want` that the capability allows: every
+ * must-be-1 bit set, every bit that may not be 1 cleared, everything else as
+ * in `want`. A pure function of (cap_msr, want): the result never remembers a
+ * previous call, so a caller that adjusts again with a smaller `want` gets
+ * the dropped optional bits cleared (only must-be-1 bits come back). Build
+ * `want` from the caller's required and optional sets each time; never feed
+ * a previous result back in as `want`. If the capability contradicts itself
+ * (a bit that must be 1 yet may not be 1), the bit is cleared and
+ * vmx_ctl_valid() rejects every value. */
+static inline uint32_t vmx_ctl_adjust(uint64_t cap_msr, uint32_t want)
+{
+	return (want | vmx_ctl_must_be_1(cap_msr)) & vmx_ctl_may_be_1(cap_msr);
+}
+
+/* Would VM entry accept `value` for this control field? (SDM Vol.3 26.2.1.1:
+ * a reserved control with the wrong setting fails VM entry with
+ * VM-instruction error 7.) */
+static inline bool vmx_ctl_valid(uint64_t cap_msr, uint32_t value)
+{
+	uint32_t must = vmx_ctl_must_be_1(cap_msr), may = vmx_ctl_may_be_1(cap_msr);
+	return (value & must) == must && (value & ~may) == 0;
+}
+
+/* The bits of `required` that the capability does not let the caller have:
+ * non-zero means the caller's minimum cannot be met (a hypervisor's
+ * "required control unsupported" check). */
+static inline uint32_t vmx_ctl_unavailable(uint64_t cap_msr, uint32_t required)
+{
+	return required & ~vmx_ctl_may_be_1(cap_msr);
+}
+
+/* 64-bit controls with an allowed-1-only MSR (tertiary processor-based
+ * controls, secondary exit controls, VM functions; SDM Vol.3 A.3.4, A.11):
+ * no bit must be 1, bit X may be 1 iff allowed1 bit X is 1. */
+static inline uint64_t vmx_ctl64_adjust(uint64_t allowed1, uint64_t want) { return want & allowed1; }
+static inline bool vmx_ctl64_valid(uint64_t allowed1, uint64_t value) { return (value & ~allowed1) == 0; }
+
+/* CR0/CR4 fixed bits in VMX operation (SDM Vol.3 A.7, A.8): bit X fixed to 1
+ * if FIXED0 bit X is 1, fixed to 0 if FIXED1 bit X is 0; free otherwise. */
+static inline bool vmx_cr_fixed_valid(uint64_t fixed0, uint64_t fixed1, uint64_t cr)
+{
+	return (cr & fixed0) == fixed0 && (cr & ~fixed1) == 0;
+}
+
+#endif

@@ -1,0 +1,68 @@
+/* The VMCS field table (SDM Vol.3 Appendix B) and encoding checks (24.11.2).
+ * The rows live in vmx/vmcs_fields.def; this file turns them into a sorted
+ * array and searches it. */
+#include "vmx/vmcs_fields.h"
+
+#define W16 VMCS_W16
+#define W64 VMCS_W64
+#define W32 VMCS_W32
+#define WNAT VMCS_WNAT
+#define CTL VMCS_CTL
+#define RO VMCS_RO
+#define GUEST VMCS_GUEST
+#define HOST VMCS_HOST
+
+/* The .def lists fields in Appendix B order, which is encoding order: widths
+ * 0,1,2,3 in turn, types 0..3 within a width, indexes rising within a type.
+ * The binary search relies on it; the test asserts it. */
+static const struct vmcs_field vmcs_fields[] = {
+#define X(ident, enc, w, t, nm) { .encoding = enc, .width = w, .type = t, .id = #ident, .name = nm },
+#include "vmx/vmcs_fields.def"
+#undef X
+};
+
+#define NFIELDS (sizeof(vmcs_fields) / sizeof(vmcs_fields[0]))
+
+const struct vmcs_field *vmcs_field_lookup(uint64_t enc, bool *high)
+{
+	if (!vmcs_enc_well_formed(enc))
+		return NULL;
+	uint32_t full = (uint32_t)enc & ~VMCS_ENC_ACCESS_HIGH;
+	size_t lo = 0, hi = NFIELDS;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (vmcs_fields[mid].encoding == full) {
+			if (high)
+				*high = vmcs_enc_high(enc);
+			return &vmcs_fields[mid];
+		}
+		if (vmcs_fields[mid].encoding < full)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+bool vmcs_field_check(const struct vmcs_field *f)
+{
+	/* SDM Vol.3 24.11.2: the width and type are bits of the encoding itself. */
+	return vmcs_enc_well_formed(f->encoding) && !vmcs_enc_high(f->encoding) &&
+	       vmcs_enc_width(f->encoding) == f->width && vmcs_enc_type(f->encoding) == f->type;
+}
+
+const struct vmcs_field *vmcs_field_table(size_t *count)
+{
+	*count = NFIELDS;
+	return vmcs_fields;
+}
+
+unsigned vmcs_field_max_index(void)
+{
+	unsigned max = 0;
+	for (size_t i = 0; i < NFIELDS; i++)
+		if (vmcs_enc_index(vmcs_fields[i].encoding) > max)
+			max = vmcs_enc_index(vmcs_fields[i].encoding);
+	return max;
+}
