@@ -92,9 +92,12 @@ static status_t load_pseudo_descriptor(struct cpu *cpu, const struct insn *in, s
 	return ST_OK;
 }
 
-/* Store limit then base. SDM Vol.2 SGDT Operation: with a 16- or 32-bit operand
- * size the full 32-bit base is stored ("DEST[16:47] := GDTR(Base)"; 486 and later
- * store the upper byte rather than the 286's 1s); 64-bit mode stores 8 bytes. */
+/* Store limit then base: 8 bytes of base in 64-bit mode, else 4 bytes, of
+ * which a 16-bit operand size stores the low 24 bits and a zero byte (SDM Vol.2
+ * SGDT/SIDT Description, as in the editions that describe the 16-bit form: "the
+ * 24-bit base address is stored in the third, fourth, and fifth byte, with the
+ * sixth byte filled with 0s"; QEMU does the same). Recent SDM pseudo-code stores
+ * the full 32-bit base for both sizes; no guest we know relies on either. */
 static status_t store_pseudo_descriptor(struct cpu *cpu, const struct insn *in,
 					const struct dtr *src)
 {
@@ -110,8 +113,9 @@ static status_t store_pseudo_descriptor(struct cpu *cpu, const struct insn *in,
 		return st;
 	if ((st = mem_write(cpu, in->seg, ea, 2, src->limit & 0xffff)) != ST_OK)
 		return st;
-	return mem_write(cpu, in->seg, (ea + 2) & amask, base_size,
-			 base_size == 8 ? src->base : (uint32_t)src->base);
+	uint64_t base = base_size == 8 ? src->base :
+			in->osize == 2 ? (src->base & 0x00ffffffu) : (uint32_t)src->base;
+	return mem_write(cpu, in->seg, (ea + 2) & amask, base_size, base);
 }
 
 status_t op_lgdt(struct cpu *cpu, const struct insn *in)

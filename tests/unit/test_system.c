@@ -278,6 +278,9 @@ START_TEST(lgdt_operand_size)
 		      0xf4));
 	ck_assert_uint_eq(m.cpu.gdtr.base, 0xaabbccdd);
 	ck_assert_uint_eq(physmem_read(&m.pm, 0x2102, 4), 0xaabbccdd);
+	/* sgdt [2100h] with a 16-bit operand: 24-bit base, sixth byte 0 */
+	assert_ok(RUN(&m, 0x0f, 0x01, 0x06, 0x00, 0x21, 0xf4));
+	ck_assert_uint_eq(physmem_read(&m.pm, 0x2102, 4), 0x00bbccdd);
 	machine_free(&m);
 }
 END_TEST
