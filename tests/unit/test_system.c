@@ -9,6 +9,7 @@
 
 #include "emu/cpu.h"
 #include "emu/cpu_model.h"
+#include "emu/hooks.h"
 
 #define RAM_SIZE   (1u << 20)
 #define GDT_BASE   0x0500
@@ -720,6 +721,152 @@ START_TEST(out_stops_machine)
 }
 END_TEST
 
+/* ---- virtual-8086 mode ---- */
+
+/* Enter virtual-8086 mode at 0000:1000 (tables from enter_prot) with IOPL iopl. */
+static void enter_v86(struct machine *m, unsigned iopl)
+{
+	struct cpu *c = &m->cpu;
+	enter_prot(m, 0);
+	cpu_set_flags(c, FLAG_FIXED1 | FLAG_VM | ((uint64_t)iopl << FLAG_IOPL_SHIFT));
+	for (unsigned s = 0; s < SR_COUNT; s++)
+		seg_load_v86(&c->seg[s], 0);
+	c->cpl = 3;
+	c->regs[R_SP] = STACK3;
+	cpu_update_mode(c);
+	ck_assert_int_eq(c->mode, MODE_V86);
+}
+
+START_TEST(v86_iopl_sensitive)
+{
+	struct machine m;
+	machine_init(&m, "core2");
+	/* pushf; cli; hlt with IOPL 0: PUSHF is #GP(0) (SDM Vol.2 PUSHF, no VME) */
+	enter_v86(&m, 0);
+	assert_fault(RUN(&m, 0x9c, 0xfa, 0xf4), EXC_GP, 0);
+	ck_assert_uint_eq(m.cpu.regs[R_SP], STACK0 - 9 * 4 - 4);   /* v86 frame + error */
+	/* push 0; popf with IOPL 0: #GP(0) */
+	enter_v86(&m, 0);
+	assert_fault(RUN(&m, 0x6a, 0x00, 0x9d, 0xf4), EXC_GP, 0);
+	/* IOPL 3: PUSHF and CLI work; HLT (CPL 3) is #GP(0) */
+	enter_v86(&m, 3);
+	m.cpu.rflags |= FLAG_IF;
+	assert_fault(RUN(&m, 0x9c, 0xfa, 0xf4), EXC_GP, 0);
+	uint32_t pushed = (uint32_t)physmem_read(&m.pm, STACK3 - 2, 2);
+	ck_assert_uint_eq(pushed & (FLAG_IF | FLAG_IOPL), FLAG_IF | FLAG_IOPL);
+	/* the interrupted EFLAGS image (above EIP and CS) has VM=1 and IF=0 */
+	uint32_t eflags = (uint32_t)physmem_read(&m.pm, m.cpu.regs[R_SP] + 12, 4);
+	ck_assert(eflags & FLAG_VM);
+	ck_assert(!(eflags & FLAG_IF));
+	machine_free(&m);
+}
+END_TEST
+
+/* ---- hypervisor hooks: called after the instruction's own checks ---- */
+
+struct hook_log {
+	unsigned insn, io, msr, cr;
+	uint16_t port;
+	uint32_t msr_index;
+	unsigned cr_reg[4];
+	bool cr_write[4];
+	uint64_t cr_value[4];
+	bool exit_on_io;
+};
+
+static status_t log_insn(void *ctx, struct cpu *cpu, const struct insn *in)
+{
+	((struct hook_log *)ctx)->insn++;
+	return ST_OK;
+}
+
+static status_t log_io(void *ctx, struct cpu *cpu, uint16_t port, unsigned size, bool is_in,
+		       bool is_string, bool has_rep)
+{
+	struct hook_log *l = ctx;
+	l->io++;
+	l->port = port;
+	return l->exit_on_io ? ST_VMEXIT : ST_OK;
+}
+
+static status_t log_msr(void *ctx, struct cpu *cpu, uint32_t index, bool is_write)
+{
+	struct hook_log *l = ctx;
+	l->msr++;
+	l->msr_index = index;
+	return ST_OK;
+}
+
+static status_t log_cr(void *ctx, struct cpu *cpu, unsigned reg, bool is_write, uint64_t value)
+{
+	struct hook_log *l = ctx;
+	if (l->cr < 4) {
+		l->cr_reg[l->cr] = reg;
+		l->cr_write[l->cr] = is_write;
+		l->cr_value[l->cr] = value;
+	}
+	l->cr++;
+	return ST_OK;
+}
+
+static const struct cpu_hooks log_hooks = {
+	.insn = log_insn, .io = log_io, .msr = log_msr, .cr = log_cr,
+};
+
+START_TEST(hooks_called_in_order)
+{
+	struct machine m;
+	struct hook_log log = { 0 };
+	machine_init(&m, "core2");
+	enter_prot(&m, 0);
+	m.cpu.hooks = &log_hooks;
+	m.cpu.hooks_ctx = &log;
+	/* mov dx,80h; in al,dx; mov ecx,174h; rdmsr; mov eax,cr0; mov cr0,eax; cpuid; hlt */
+	assert_ok(RUN(&m, 0x66, 0xba, 0x80, 0x00, 0xec, 0xb9, 0x74, 0x01, 0x00, 0x00, 0x0f, 0x32,
+		      0x0f, 0x20, 0xc0, 0x0f, 0x22, 0xc0, 0x0f, 0xa2, 0xf4));
+	ck_assert_uint_eq(log.io, 1);
+	ck_assert_uint_eq(log.port, 0x80);
+	ck_assert_uint_eq(log.msr, 1);
+	ck_assert_uint_eq(log.msr_index, 0x174);
+	ck_assert_uint_eq(log.cr, 2);
+	ck_assert(!log.cr_write[0] && log.cr_write[1]);
+	ck_assert_uint_eq(log.cr_reg[1], 0);
+	ck_assert_uint_eq(log.cr_value[1], m.cpu.cr0);
+	ck_assert_uint_eq(log.insn, 2);                    /* CPUID, HLT */
+
+	/* A faulting privilege / I/O-bitmap check comes before the intercept
+	 * (SDM Vol.3 25.1.1): at CPL 3 with the port denied, no io hook call. */
+	memset(&log, 0, sizeof(log));
+	enter_prot(&m, 3);
+	assert_fault(RUN(&m, 0x66, 0xba, 0x80, 0x00, 0xec, 0xf4), EXC_GP, 0);
+	ck_assert_uint_eq(log.io, 0);
+
+	/* A hook that exits: the instruction has no effect and the run ends. */
+	memset(&log, 0, sizeof(log));
+	log.exit_on_io = true;
+	enter_prot(&m, 0);
+	struct outcome o = RUN(&m, 0x66, 0xba, 0x80, 0x00, 0xec, 0xf4);
+	ck_assert_int_eq(o.st, ST_VMEXIT);
+	ck_assert_uint_eq(m.reads, 1);                     /* only the first run's IN */
+	machine_free(&m);
+}
+END_TEST
+
+START_TEST(rep_insb_16bit_wrap)
+{
+	struct machine m;
+	machine_init(&m, "core2");
+	m.in_next = 0x11;
+	/* mov di,0ffffh; mov cx,2; mov dx,80h; rep insb; hlt: DI wraps at 16 bits */
+	assert_ok(RUN(&m, 0xbf, 0xff, 0xff, 0xb9, 0x02, 0x00, 0xba, 0x80, 0x00, 0xf3, 0x6c, 0xf4));
+	ck_assert_uint_eq(physmem_read(&m.pm, 0xffff, 1), 0x11);
+	ck_assert_uint_eq(physmem_read(&m.pm, 0x0000, 1), 0x12);
+	ck_assert_uint_eq(m.cpu.regs[R_DI] & 0xffff, 1);
+	ck_assert_uint_eq(m.cpu.regs[R_CX] & 0xffff, 0);
+	machine_free(&m);
+}
+END_TEST
+
 static Suite *system_suite(void)
 {
 	Suite *s = suite_create("system");
@@ -758,6 +905,13 @@ static Suite *system_suite(void)
 	tcase_add_test(t, rep_ins_outs);
 	tcase_add_test(t, io_bitmap_user);
 	tcase_add_test(t, out_stops_machine);
+	tcase_add_test(t, rep_insb_16bit_wrap);
+	suite_add_tcase(s, t);
+	t = tcase_create("v86");
+	tcase_add_test(t, v86_iopl_sensitive);
+	suite_add_tcase(s, t);
+	t = tcase_create("hooks");
+	tcase_add_test(t, hooks_called_in_order);
 	suite_add_tcase(s, t);
 	return s;
 }
