@@ -19,13 +19,14 @@ static inline bool is_amd(const struct cpu *cpu)
 
 /* Flags after a multiply whose (low) result is lo and whose CF=OF is overflow.
  * SDM Vol.2 MUL/IMUL: "The SF, ZF, AF, and PF flags are undefined."
- * Intel (QUIRK_MUL_SZP_FROM_LOW, as Bochs and QEMU model it): SF/ZF/PF from the
- * low result, AF = 0. AMD: SF/ZF/AF/PF are left unchanged (measured on the EPYC
- * host for MUL and IMUL). */
+ * Intel (and any model with QUIRK_MUL_SZP_FROM_LOW), as Bochs and QEMU model it:
+ * SF/ZF/PF from the low result, AF = 0. AMD: SF/ZF/AF/PF are left unchanged
+ * (measured on the EPYC host for MUL and IMUL). */
 static void mul_flags(struct cpu *cpu, uint64_t lo, unsigned size, bool overflow)
 {
 	uint64_t of_cf = overflow ? FLAG_CF | FLAG_OF : 0;
-	if (cpu->model ? (cpu->model->quirks & QUIRK_MUL_SZP_FROM_LOW) != 0 : !is_amd(cpu))
+	bool szp_low = !is_amd(cpu) || (cpu->model->quirks & QUIRK_MUL_SZP_FROM_LOW);
+	if (szp_low)
 		flags_update(cpu, FLAGS_ARITH, of_cf | flags_szp(lo, size));
 	else
 		flags_update(cpu, FLAG_CF | FLAG_OF, of_cf);
