@@ -11,36 +11,45 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* SDM Vol.3 A.1-A.11 (and Vol.4 Table 2-2). */
+/* The SDM's names (SDM Vol.3 A.1-A.11, Vol.4 Table 2-2). IA32_FEATURE_CONTROL
+ * (0x3A) is MSR_FEATURE_CONTROL in mmu/x86.h. */
 enum vmx_cap_msr {
-	MSR_IA32_FEATURE_CONTROL = 0x03a,
-	MSR_IA32_VMX_BASIC = 0x480,
-	MSR_IA32_VMX_PINBASED_CTLS = 0x481,
-	MSR_IA32_VMX_PROCBASED_CTLS = 0x482,
-	MSR_IA32_VMX_EXIT_CTLS = 0x483,
-	MSR_IA32_VMX_ENTRY_CTLS = 0x484,
-	MSR_IA32_VMX_MISC = 0x485,
-	MSR_IA32_VMX_CR0_FIXED0 = 0x486,
-	MSR_IA32_VMX_CR0_FIXED1 = 0x487,
-	MSR_IA32_VMX_CR4_FIXED0 = 0x488,
-	MSR_IA32_VMX_CR4_FIXED1 = 0x489,
-	MSR_IA32_VMX_VMCS_ENUM = 0x48a,
-	MSR_IA32_VMX_PROCBASED_CTLS2 = 0x48b,
-	MSR_IA32_VMX_EPT_VPID_CAP = 0x48c,
-	MSR_IA32_VMX_TRUE_PINBASED_CTLS = 0x48d,
-	MSR_IA32_VMX_TRUE_PROCBASED_CTLS = 0x48e,
-	MSR_IA32_VMX_TRUE_EXIT_CTLS = 0x48f,
-	MSR_IA32_VMX_TRUE_ENTRY_CTLS = 0x490,
-	MSR_IA32_VMX_VMFUNC = 0x491,
-	MSR_IA32_VMX_PROCBASED_CTLS3 = 0x492,  /* 64-bit allowed-1 only (A.3.4) */
-	MSR_IA32_VMX_EXIT_CTLS2 = 0x493,       /* 64-bit allowed-1 only (A.4.2) */
+	IA32_VMX_BASIC = 0x480,
+	IA32_VMX_PINBASED_CTLS = 0x481,
+	IA32_VMX_PROCBASED_CTLS = 0x482,
+	IA32_VMX_EXIT_CTLS = 0x483,
+	IA32_VMX_ENTRY_CTLS = 0x484,
+	IA32_VMX_MISC = 0x485,
+	IA32_VMX_CR0_FIXED0 = 0x486,
+	IA32_VMX_CR0_FIXED1 = 0x487,
+	IA32_VMX_CR4_FIXED0 = 0x488,
+	IA32_VMX_CR4_FIXED1 = 0x489,
+	IA32_VMX_VMCS_ENUM = 0x48a,
+	IA32_VMX_PROCBASED_CTLS2 = 0x48b,
+	IA32_VMX_EPT_VPID_CAP = 0x48c,
+	IA32_VMX_TRUE_PINBASED_CTLS = 0x48d,
+	IA32_VMX_TRUE_PROCBASED_CTLS = 0x48e,
+	IA32_VMX_TRUE_EXIT_CTLS = 0x48f,
+	IA32_VMX_TRUE_ENTRY_CTLS = 0x490,
+	IA32_VMX_VMFUNC = 0x491,
+	IA32_VMX_PROCBASED_CTLS3 = 0x492,  /* 64-bit allowed-1 only (A.3.4) */
+	IA32_VMX_EXIT_CTLS2 = 0x493,       /* 64-bit allowed-1 only (A.4.2) */
 };
 
-/* IA32_FEATURE_CONTROL (SDM Vol.3 23.7): VMXON needs lock + the enable for
+/* IA32_FEATURE_CONTROL bits (SDM Vol.3 23.7): VMXON needs lock + the enable for
  * the current SMX mode, else #GP. */
 #define IA32_FEATURE_CONTROL_LOCK          (1ull << 0)
 #define IA32_FEATURE_CONTROL_VMX_IN_SMX    (1ull << 1)
 #define IA32_FEATURE_CONTROL_VMX_NO_SMX    (1ull << 2)
+
+/* Does IA32_FEATURE_CONTROL let VMXON proceed? (SDM Vol.3 23.7, 30.3 VMXON:
+ * #GP unless the lock bit and the enable for the current mode are 1.) */
+static inline bool vmx_vmxon_allowed(uint64_t feature_control, bool in_smx)
+{
+	uint64_t need = IA32_FEATURE_CONTROL_LOCK |
+			(in_smx ? IA32_FEATURE_CONTROL_VMX_IN_SMX : IA32_FEATURE_CONTROL_VMX_NO_SMX);
+	return (feature_control & need) == need;
+}
 
 /* IA32_VMX_BASIC (SDM Vol.3 A.1). */
 #define VMX_BASIC_REVISION_MASK            0x7fffffffull      /* 30:0 VMCS revision id */

@@ -5,8 +5,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "emu/cpu.h"
+#include "mmu/x86.h"
+#include "svm/bitmaps.h"
+#include "svm/capabilities.h"
 #include "svm/exit_codes.h"
 #include "svm/vmcb.h"
+#include "svm/vmcb_fields.h"
+
+/* EVENTINJ types are the core's event types (emu/cpu.h), so an event moves
+ * between cpu->event and the VMCB without translation (APM2 15.20). */
+_Static_assert((int)SVM_EVENT_INTR == (int)EV_EXTINT && (int)SVM_EVENT_NMI == (int)EV_NMI &&
+	       (int)SVM_EVENT_EXCEPTION == (int)EV_EXCEPTION &&
+	       (int)SVM_EVENT_SOFT_INT == (int)EV_SOFTINT,
+	       "svm_event_type must match enum event_type");
 
 /* Read a little-endian value from a byte image, as a guest would see it. */
 static uint64_t le_at(const uint8_t *p, size_t off, unsigned bytes)
@@ -226,6 +238,159 @@ START_TEST(exit_codes_follow_intercepts)
 }
 END_TEST
 
+/* ---- the field table ---- */
+
+START_TEST(field_table_shape)
+{
+	size_t n;
+	const struct vmcb_field *t = vmcb_field_table(&n);
+	ck_assert_uint_gt(n, 0);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_uint_gt(t[i].size, 0);
+		ck_assert_uint_le((unsigned)t[i].offset + t[i].size, sizeof(struct vmcb));
+		ck_assert(t[i].save_area == (t[i].offset >= 0x400));
+		ck_assert(t[i].clean < SVM_CLEAN_COUNT || t[i].clean == VMCB_CLEAN_NONE);
+		if (i > 0)
+			ck_assert_msg((unsigned)t[i - 1].offset + t[i - 1].size <= t[i].offset,
+				      "%s overlaps %s", t[i].member, t[i - 1].member);
+		for (unsigned b = 0; b < t[i].size; b++)
+			ck_assert_ptr_eq(vmcb_field_at(t[i].offset + b), &t[i]);
+	}
+}
+END_TEST
+
+START_TEST(field_at)
+{
+	const struct vmcb_field *f = vmcb_field_at(0x073);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_str_eq(f->name, "EXITCODE");
+	ck_assert_uint_eq(f->offset, 0x070);
+	f = vmcb_field_at(0x400 + 0x178);
+	ck_assert_str_eq(f->name, "RIP");
+	ck_assert_uint_eq(f->clean, VMCB_CLEAN_NONE);
+	f = vmcb_field_at(0x400 + 0x244);
+	ck_assert_str_eq(f->name, "CR2");
+	ck_assert_uint_eq(f->clean, SVM_CLEAN_CR2);
+	f = vmcb_field_at(0x400 + 0x012);
+	ck_assert_str_eq(f->member, "save.cs.attrib");
+	ck_assert_uint_eq(f->clean, SVM_CLEAN_SEG);
+	f = vmcb_field_at(0x0df);
+	ck_assert_str_eq(f->member, "control.insn_bytes");
+	/* Reserved bytes and offsets past the page name nothing. */
+	ck_assert_ptr_null(vmcb_field_at(0x018));
+	ck_assert_ptr_null(vmcb_field_at(0x05d));
+	ck_assert_ptr_null(vmcb_field_at(0x3e0));
+	ck_assert_ptr_null(vmcb_field_at(0x400 + 0x0a0));
+	ck_assert_ptr_null(vmcb_field_at(0x400 + 0x060));       /* GDTR has no selector */
+	ck_assert_ptr_null(vmcb_field_at(0xfff));
+	ck_assert_ptr_null(vmcb_field_at(0x1000));
+	ck_assert_ptr_null(vmcb_field_at(UINT64_MAX));
+}
+END_TEST
+
+START_TEST(field_groups)
+{
+	/* APM2 15.5.2: VMLOAD/VMSAVE move FS, GS, TR, LDTR (with hidden state),
+	 * KernelGsBase, STAR, LSTAR, CSTAR, SFMASK, SYSENTER_CS/ESP/EIP. */
+	size_t n, vmload_bytes = 0, crx = 0;
+	const struct vmcb_field *t = vmcb_field_table(&n);
+	for (size_t i = 0; i < n; i++) {
+		if (t[i].vmload) {
+			ck_assert(t[i].save_area);
+			vmload_bytes += t[i].size;
+		}
+		if (t[i].clean == SVM_CLEAN_CRX) {
+			ck_assert(!strcmp(t[i].name, "CR0") || !strcmp(t[i].name, "CR3") ||
+				  !strcmp(t[i].name, "CR4") || !strcmp(t[i].name, "EFER"));
+			crx++;
+		}
+	}
+	ck_assert_uint_eq(vmload_bytes, 4 * 16 + 8 * 8);
+	ck_assert_uint_eq(crx, 4);
+	ck_assert(vmcb_field_at(0x400 + 0x220)->vmload);      /* KernelGsBase */
+	ck_assert(!vmcb_field_at(0x400 + 0x1f8)->vmload);     /* RAX: VMRUN's */
+}
+END_TEST
+
+/* ---- permission maps ---- */
+
+START_TEST(msrpm_locate)
+{
+	uint32_t byte;
+	unsigned bit;
+	ck_assert(svm_msrpm_locate(0, false, &byte, &bit));
+	ck_assert_uint_eq(byte, 0);
+	ck_assert_uint_eq(bit, 0);
+	ck_assert(svm_msrpm_locate(0, true, &byte, &bit));
+	ck_assert_uint_eq(bit, 1);
+	ck_assert(svm_msrpm_locate(0x1fff, true, &byte, &bit));
+	ck_assert_uint_eq(byte, 0x7ff);
+	ck_assert_uint_eq(bit, 7);
+	ck_assert(svm_msrpm_locate(0xc0000080, false, &byte, &bit));  /* EFER */
+	ck_assert_uint_eq(byte, 0x820);
+	ck_assert_uint_eq(bit, 0);
+	ck_assert(svm_msrpm_locate(0xc0010117, true, &byte, &bit));   /* VM_HSAVE_PA */
+	ck_assert_uint_eq(byte, 0x1045);
+	ck_assert_uint_eq(bit, 7);
+	const uint32_t outside[] = { 0x2000, 0xbfffffff, 0xc0002000, 0xc000ffff, 0xc0012000, 0x40000000, 0xffffffff };
+	static uint8_t map[SVM_MSRPM_SIZE];
+	memset(map, 0, sizeof(map));
+	for (size_t i = 0; i < sizeof(outside) / sizeof(outside[0]); i++) {
+		ck_assert(!svm_msrpm_locate(outside[i], false, &byte, &bit));
+		ck_assert(svm_msrpm_intercepted(map, outside[i], false));  /* always intercepted */
+	}
+	map[0x820] = 0x02;                    /* EFER writes only */
+	ck_assert(svm_msrpm_intercepted(map, 0xc0000080, true));
+	ck_assert(!svm_msrpm_intercepted(map, 0xc0000080, false));
+	ck_assert(!svm_msrpm_intercepted(map, 0xc0000081, true));
+}
+END_TEST
+
+START_TEST(iopm_intercepted)
+{
+	static uint8_t map[SVM_IOPM_SIZE];
+	memset(map, 0, sizeof(map));
+	map[0x3f8 / 8] |= 1u << (0x3f8 % 8);
+	ck_assert(svm_iopm_intercepted(map, 0x3f8, 1));
+	ck_assert(svm_iopm_intercepted(map, 0x3f7, 2));   /* second byte is 0x3F8 */
+	ck_assert(svm_iopm_intercepted(map, 0x3f5, 4));
+	ck_assert(!svm_iopm_intercepted(map, 0x3f9, 4));
+	ck_assert(!svm_iopm_intercepted(map, 0x3f4, 4));
+	/* A dword at 0xFFFF reaches bits 0x10000-0x10002, still inside the map. */
+	ck_assert(!svm_iopm_intercepted(map, 0xffff, 4));
+	map[0x10002 / 8] |= 1u << (0x10002 % 8);
+	ck_assert(svm_iopm_intercepted(map, 0xffff, 4));
+	ck_assert(!svm_iopm_intercepted(map, 0xffff, 2));
+	ck_assert(svm_iopm_intercepted(map, 0x80, 3));    /* not an I/O size */
+	ck_assert(svm_iopm_intercepted(map, 0x80, 0));
+}
+END_TEST
+
+/* ---- capabilities ---- */
+
+START_TEST(capabilities)
+{
+	/* svm/ names agree with the core's (mmu/x86.h). */
+	ck_assert_uint_eq(SVM_MSR_VM_CR, MSR_VM_CR);
+	ck_assert_uint_eq(SVM_MSR_VM_HSAVE_PA, MSR_VM_HSAVE_PA);
+	ck_assert_uint_eq(EFER_SVME, 1u << 12);
+
+	ck_assert(svm_has(1u << 0, SVM_FEAT_NP));
+	ck_assert(!svm_has(1u << 0, SVM_FEAT_NRIP_SAVE));
+	ck_assert(svm_has(1u << 3, SVM_FEAT_NRIP_SAVE));
+	ck_assert(svm_svme_settable(0));
+	ck_assert(svm_svme_settable(SVM_VM_CR_LOCK));
+	ck_assert(!svm_svme_settable(SVM_VM_CR_SVMDIS));
+	ck_assert(svm_hsave_pa_valid(0x10000, 40));
+	ck_assert(!svm_hsave_pa_valid(0x10008, 40));
+	ck_assert(!svm_hsave_pa_valid(1ull << 40, 40));
+	ck_assert(svm_hsave_pa_valid((1ull << 40) - 0x1000, 40));
+	ck_assert(svm_tsc_ratio_valid(SVM_TSC_RATIO_DEFAULT));
+	ck_assert(svm_tsc_ratio_valid(0x000000ffffffffffull));
+	ck_assert(!svm_tsc_ratio_valid(1ull << 40));
+}
+END_TEST
+
 static Suite *svm_suite(void)
 {
 	Suite *s = suite_create("svm");
@@ -242,6 +407,16 @@ static Suite *svm_suite(void)
 	tcase_add_test(exits, exit_lookup_unknown);
 	tcase_add_test(exits, exit_codes_follow_intercepts);
 	suite_add_tcase(s, exits);
+	TCase *fields = tcase_create("vmcb_fields");
+	tcase_add_test(fields, field_table_shape);
+	tcase_add_test(fields, field_at);
+	tcase_add_test(fields, field_groups);
+	suite_add_tcase(s, fields);
+	TCase *maps = tcase_create("bitmaps_capabilities");
+	tcase_add_test(maps, msrpm_locate);
+	tcase_add_test(maps, iopm_intercepted);
+	tcase_add_test(maps, capabilities);
+	suite_add_tcase(s, maps);
 	return s;
 }
 

@@ -5,9 +5,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "emu/cpu.h"
+#include "vmx/bitmaps.h"
 #include "vmx/capabilities.h"
 #include "vmx/exit_reasons.h"
+#include "vmx/vmcs.h"
 #include "vmx/vmcs_fields.h"
+
+/* Interruption types are the core's event types (emu/cpu.h), so an event
+ * moves between cpu->event and the VMCS without translation (SDM Vol.3 24.8.3). */
+_Static_assert((int)VMX_INTR_EXTERNAL == (int)EV_EXTINT && (int)VMX_INTR_NMI == (int)EV_NMI &&
+	       (int)VMX_INTR_HW_EXCEPTION == (int)EV_EXCEPTION &&
+	       (int)VMX_INTR_SOFT_INT == (int)EV_SOFTINT &&
+	       (int)VMX_INTR_PRIV_SOFT_EXCEPTION == (int)EV_PRIV_SOFTEXC &&
+	       (int)VMX_INTR_SOFT_EXCEPTION == (int)EV_SOFTEXC,
+	       "vmx_intr_type must match enum event_type");
 
 /* ---- VMCS field encodings ---- */
 
@@ -324,8 +336,112 @@ START_TEST(default1_classes)
 		m |= 1u << entry[i];
 	ck_assert_uint_eq(m, VMX_ENTRY_DEFAULT1);
 	ck_assert_uint_eq(VMX_PINBASED_DEFAULT1, (1u << 1) | (1u << 2) | (1u << 4));
-	ck_assert_uint_eq(MSR_IA32_VMX_TRUE_ENTRY_CTLS - MSR_IA32_VMX_TRUE_PINBASED_CTLS, 3);
-	ck_assert_uint_eq(MSR_IA32_VMX_VMFUNC, 0x491);
+	ck_assert_uint_eq(IA32_VMX_TRUE_ENTRY_CTLS - IA32_VMX_TRUE_PINBASED_CTLS, 3);
+	ck_assert_uint_eq(IA32_VMX_VMFUNC, 0x491);
+}
+END_TEST
+
+/* ---- VMCS formats (vmx/vmcs.h) ---- */
+
+START_TEST(vmcs_formats)
+{
+	/* #PF with error code, valid: vector 14, type 3, bit 11, bit 31. */
+	uint32_t info = 14 | (VMX_INTR_HW_EXCEPTION << VMX_INTR_TYPE_SHIFT) | VMX_INTR_DELIVER_ERROR |
+			VMX_INTR_VALID;
+	ck_assert_uint_eq(info, 0x80000b0e);
+	ck_assert_uint_eq(info & VMX_INTR_ENTRY_RESERVED, 0);
+	ck_assert_uint_eq(VMX_INTR_NMI_UNBLOCKED & VMX_INTR_ENTRY_RESERVED, VMX_INTR_NMI_UNBLOCKED);
+
+	/* Named bits never land in a reserved mask. */
+	ck_assert_uint_eq((VMX_AR_TYPE_MASK | VMX_AR_S | VMX_AR_DPL_MASK | VMX_AR_P | VMX_AR_AVL |
+			   VMX_AR_L | VMX_AR_DB | VMX_AR_G | VMX_AR_UNUSABLE) & VMX_AR_RESERVED, 0);
+	ck_assert_uint_eq((VMX_AR_TYPE_MASK | VMX_AR_S | VMX_AR_DPL_MASK | VMX_AR_P | VMX_AR_AVL |
+			   VMX_AR_L | VMX_AR_DB | VMX_AR_G | VMX_AR_UNUSABLE) | VMX_AR_RESERVED, 0xffffffffu);
+	ck_assert_uint_eq(VMX_INTERRUPTIBILITY_ENCLAVE * 2 - 1, ~VMX_INTERRUPTIBILITY_RESERVED);
+
+	/* Pin-based named controls are outside the default1 class (A.3.1). */
+	uint32_t pin = VMX_CTL(VMX_PIN_EXT_INTR_EXITING) | VMX_CTL(VMX_PIN_NMI_EXITING) |
+		       VMX_CTL(VMX_PIN_VIRTUAL_NMIS) | VMX_CTL(VMX_PIN_PREEMPTION_TIMER) |
+		       VMX_CTL(VMX_PIN_POSTED_INTERRUPTS);
+	ck_assert_uint_eq(pin & VMX_PINBASED_DEFAULT1, 0);
+	ck_assert_uint_eq(VMX_CTL(VMX_PROC_HLT_EXITING), 0x80);
+	ck_assert_uint_eq(VMX_CTL(VMX_PROC_SECONDARY_CONTROLS), 0x80000000u);
+	ck_assert_uint_eq(VMX_CTL(VMX_EXITCTL_HOST_ADDR_SPACE_SIZE), 0x200);
+	ck_assert_uint_eq(VMX_CTL(VMX_ENTRYCTL_IA32E_MODE_GUEST), 0x200);
+	/* CR3-load/store exiting are default1 (A.3.2): TRUE_PROCBASED_CTLS may clear them. */
+	ck_assert_uint_eq(VMX_CTL(VMX_PROC_CR3_LOAD_EXITING) & VMX_PROCBASED_DEFAULT1,
+			  VMX_CTL(VMX_PROC_CR3_LOAD_EXITING));
+	ck_assert_uint_eq(VMX_CTL(VMX_EXITCTL_SAVE_DEBUG_CONTROLS) & VMX_EXIT_DEFAULT1,
+			  VMX_CTL(VMX_EXITCTL_SAVE_DEBUG_CONTROLS));
+}
+END_TEST
+
+START_TEST(vmxon_feature_control)
+{
+	static const struct { uint64_t fc; bool smx, allowed; } rows[] = {
+		{ 0x0, false, false }, { 0x4, false, false }, { 0x1, false, false },
+		{ 0x5, false, true },  { 0x5, true, false },  { 0x3, true, true },
+		{ 0x3, false, false }, { 0x7, false, true },  { 0x7, true, true },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		ck_assert_msg(vmx_vmxon_allowed(rows[i].fc, rows[i].smx) == rows[i].allowed, "row %zu", i);
+}
+END_TEST
+
+/* ---- bitmaps ---- */
+
+START_TEST(msr_bitmap)
+{
+	uint32_t byte;
+	unsigned bit;
+	ck_assert(vmx_msr_bitmap_locate(0x10, false, &byte, &bit));   /* TSC */
+	ck_assert_uint_eq(byte, 0x002);
+	ck_assert_uint_eq(bit, 0);
+	ck_assert(vmx_msr_bitmap_locate(0x10, true, &byte, &bit));
+	ck_assert_uint_eq(byte, 0x802);
+	ck_assert(vmx_msr_bitmap_locate(0xc0000080, false, &byte, &bit));  /* EFER */
+	ck_assert_uint_eq(byte, 0x410);
+	ck_assert_uint_eq(bit, 0);
+	ck_assert(vmx_msr_bitmap_locate(0xc0001fff, true, &byte, &bit));
+	ck_assert_uint_eq(byte, 0xfff);
+	ck_assert_uint_eq(bit, 7);
+
+	static uint8_t map[VMX_MSR_BITMAP_SIZE];
+	memset(map, 0, sizeof(map));
+	/* Outside both ranges (including AMD's C001_xxxx): always exits. */
+	const uint32_t outside[] = { 0x2000, 0x40000000, 0xbfffffff, 0xc0002000, 0xc0010114, 0xffffffff };
+	for (size_t i = 0; i < sizeof(outside) / sizeof(outside[0]); i++) {
+		ck_assert(!vmx_msr_bitmap_locate(outside[i], true, &byte, &bit));
+		ck_assert(vmx_msr_bitmap_intercepted(map, outside[i], false));
+	}
+	ck_assert(!vmx_msr_bitmap_intercepted(map, 0x10, false));
+	map[0x802] = 1;
+	ck_assert(vmx_msr_bitmap_intercepted(map, 0x10, true));
+	ck_assert(!vmx_msr_bitmap_intercepted(map, 0x10, false));
+}
+END_TEST
+
+START_TEST(io_bitmaps)
+{
+	static uint8_t a[VMX_IO_BITMAP_SIZE], b[VMX_IO_BITMAP_SIZE];
+	memset(a, 0, sizeof(a));
+	memset(b, 0, sizeof(b));
+	ck_assert(!vmx_io_bitmap_intercepted(a, b, 0x3f8, 1));
+	ck_assert(!vmx_io_bitmap_intercepted(a, b, 0xfffc, 4));
+	/* Wrap-around always exits (SDM Vol.3 25.1.3). */
+	ck_assert(vmx_io_bitmap_intercepted(a, b, 0xffff, 2));
+	ck_assert(vmx_io_bitmap_intercepted(a, b, 0xfffd, 4));
+	ck_assert(vmx_io_bitmap_intercepted(a, b, 0x60, 3));
+	/* Port 0x8000 is bit 0 of bitmap B; a word at 0x7FFF spans A and B. */
+	b[0] = 1;
+	ck_assert(vmx_io_bitmap_intercepted(a, b, 0x8000, 1));
+	ck_assert(vmx_io_bitmap_intercepted(a, b, 0x7fff, 2));
+	ck_assert(!vmx_io_bitmap_intercepted(a, b, 0x7fff, 1));
+	ck_assert(!vmx_io_bitmap_intercepted(a, b, 0x0000, 4));   /* A's bit 0 is clear */
+	a[0x3f8 / 8] = 1u << (0x3f8 % 8);
+	ck_assert(vmx_io_bitmap_intercepted(a, b, 0x3f8, 1));
+	ck_assert(vmx_io_bitmap_intercepted(a, b, 0x3f6, 4));
+	ck_assert(!vmx_io_bitmap_intercepted(a, b, 0x3f9, 4));
 }
 END_TEST
 
@@ -354,7 +470,13 @@ static Suite *vmx_suite(void)
 	tcase_add_test(caps, ctl_double_adjust);
 	tcase_add_test(caps, ctl64_and_fixed_bits);
 	tcase_add_test(caps, default1_classes);
+	tcase_add_test(caps, vmxon_feature_control);
 	suite_add_tcase(s, caps);
+	TCase *vmcs = tcase_create("vmcs_formats_bitmaps");
+	tcase_add_test(vmcs, vmcs_formats);
+	tcase_add_test(vmcs, msr_bitmap);
+	tcase_add_test(vmcs, io_bitmaps);
+	suite_add_tcase(s, vmcs);
 	return s;
 }
 
