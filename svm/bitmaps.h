@@ -15,7 +15,7 @@
 #define SVM_IOPM_SIZE   12288u   /* 12 KB: one bit per port, plus the bits an access at 0xFFFF reaches */
 #define SVM_MSRPM_SIZE  8192u    /* 8 KB: two bits per MSR in three 2 KB ranges */
 
-/* MSRPM (APM2 15.11, Table 15-5): bit 2n intercepts RDMSR of the n-th MSR of
+/* MSRPM (APM2 15.11): bit 2n intercepts RDMSR of the n-th MSR of
  * a range, bit 2n+1 intercepts WRMSR.
  *   0x0000-0x07FF  MSRs 0000_0000-0000_1FFF
  *   0x0800-0x0FFF  MSRs C000_0000-C000_1FFF

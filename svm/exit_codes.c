@@ -1,7 +1,6 @@
 /* The #VMEXIT code table (APM2 Appendix C, Table C-1), with the contents of
  * EXITINFO1/EXITINFO2 per code (APM2 15.7.1; decode-assist contents, marked
- * "(decode assists)", only when CPUID Fn8000_000A_EDX[DecodeAssists] = 1,
- * APM2 15.33). Rows are sorted by code; svm_exit_lookup() binary-searches. */
+ * "(decode assists)", only when CPUID Fn8000_000A_EDX[DecodeAssists] = 1). Rows are sorted by code; svm_exit_lookup() binary-searches. */
 #include "svm/exit_codes.h"
 
 /* Sixteen rows of one register range: name pasting only (CONVENTIONS 11). */
@@ -118,10 +117,10 @@ static const struct svm_exit_info svm_exits[] = {
 	{ SVM_EXIT_TLBSYNC, "tlbsync", "-", "-" },
 	{ SVM_EXIT_BUS_LOCK, "buslock", "-", "-" },
 	{ SVM_EXIT_IDLE_HLT, "idle_hlt", "-", "-" },
-	/* APM2 15.25.6 */
+	/* APM2 15.25 (nested page faults) */
 	{ SVM_EXIT_NPF, "npf", "#PF-style error code, bit 32 final address, bit 33 page-table walk",
 	  "faulting guest physical address" },
-	/* APM2 15.29.9 */
+	/* APM2 15.29 (AVIC) */
 	{ SVM_EXIT_AVIC_INCOMPLETE_IPI, "avic_incomplete_ipi", "ICR high:low",
 	  "31:0 ICR destination/ID, 39:32 failure cause" },
 	{ SVM_EXIT_AVIC_NOACCEL, "avic_noaccel", "11:4 APIC register offset, bit 32 write",

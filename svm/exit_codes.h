@@ -85,7 +85,7 @@ enum svm_exit_code {
 #define SVM_EXIT_IDLE_REQUIRED    UINT64_C(0xfffffffffffffffd) /* -3: SEV-SNP */
 #define SVM_EXIT_INVALID_PMC      UINT64_C(0xfffffffffffffffc) /* -4: PMC state invalid */
 
-/* EXITINFO1 of an IOIO intercept (APM2 15.10.2, Figure 15-2). */
+/* EXITINFO1 of an IOIO intercept (APM2 15.10.2). */
 #define SVM_IOIO_TYPE_IN          (1ull << 0)   /* 1 = IN/INS, 0 = OUT/OUTS */
 #define SVM_IOIO_STR              (1ull << 2)   /* INS/OUTS */
 #define SVM_IOIO_REP              (1ull << 3)
@@ -100,16 +100,17 @@ enum svm_exit_code {
 #define SVM_IOIO_PORT_SHIFT       16            /* 31:16 port */
 #define SVM_IOIO_PORT_MASK        (0xffffull << 16)
 
-/* EXITINFO1 of a MOV CRn/DRn intercept with decode assists (APM2 15.33.1). */
+/* EXITINFO1 of a MOV CRn/DRn intercept with decode assists (APM2, Decode Assists). */
 #define SVM_CRDR_MOV              (1ull << 63)  /* MOV CR/DR (vs. LMSW/CLTS/…) */
 #define SVM_CRDR_GPR_MASK         0xfull        /* 3:0 general register number */
 
-/* EXITINFO2 of a task-switch intercept (APM2 15.14.3 / Table C-1 notes). */
+/* EXITINFO2 of a task-switch intercept (APM2, task-switch intercept). */
 #define SVM_TASK_SWITCH_IRET      (1ull << 36)
 #define SVM_TASK_SWITCH_JMP       (1ull << 38)
 #define SVM_TASK_SWITCH_HAS_ERROR (1ull << 44)  /* 31:0 hold the error code */
 
-/* EXITINFO1 of a nested page fault (APM2 15.25.6): #PF error code bits plus */
+/* EXITINFO1 of a nested page fault (APM2 15.25, nested page faults): #PF
+ * error code bits plus */
 #define SVM_NPF_FINAL_ADDR        (1ull << 32)  /* fault on the final guest-physical address */
 #define SVM_NPF_PAGE_TABLE        (1ull << 33)  /* fault on a guest page-table access */
 

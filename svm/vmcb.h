@@ -44,7 +44,7 @@ enum svm_intercept {
 	SVM_INTERCEPT_SMI,
 	SVM_INTERCEPT_INIT,
 	SVM_INTERCEPT_VINTR,
-	SVM_INTERCEPT_CR0_SEL_WRITE,  /* CR0 writes other than TS/MP (APM2 15.10.2) */
+	SVM_INTERCEPT_CR0_SEL_WRITE,  /* CR0 writes that change bits other than TS and MP */
 	SVM_INTERCEPT_IDTR_READ,
 	SVM_INTERCEPT_GDTR_READ,
 	SVM_INTERCEPT_LDTR_READ,
@@ -107,7 +107,8 @@ _Static_assert(SVM_INTERCEPT_IDLE_HLT == SVM_IW_MISC3 * 32 + 6, "APM2 Table B-1 
 
 /* ---- Field encodings within the control area ---------------------------- */
 
-/* TLB_CONTROL (0x05C), APM2 15.16.2. Other values are reserved: VMRUN fails. */
+/* TLB_CONTROL (0x05C), APM2 15.16 (TLB control). Other values are reserved:
+ * VMRUN fails. */
 enum svm_tlb_control {
 	SVM_TLB_DO_NOTHING = 0,
 	SVM_TLB_FLUSH_ALL = 1,            /* every ASID, every entry */
@@ -118,7 +119,7 @@ enum svm_tlb_control {
 /* Virtual interrupt control (0x060), APM2 15.21. */
 #define SVM_VINTR_TPR_MASK          0x0full               /* 3:0 V_TPR (7:4 reserved) */
 #define SVM_VINTR_IRQ               (1ull << 8)           /* V_IRQ pending */
-#define SVM_VINTR_GIF               (1ull << 9)           /* V_GIF value (APM2 15.33) */
+#define SVM_VINTR_GIF               (1ull << 9)           /* V_GIF value (virtual GIF) */
 #define SVM_VINTR_NMI               (1ull << 11)          /* V_NMI pending */
 #define SVM_VINTR_NMI_MASK          (1ull << 12)          /* V_NMI blocked */
 #define SVM_VINTR_PRIO_SHIFT        16                    /* 19:16 V_INTR_PRIO */
@@ -136,7 +137,7 @@ enum svm_tlb_control {
 #define SVM_INTERRUPT_SHADOW        (1ull << 0)   /* guest is in an STI/MOV SS shadow */
 #define SVM_GUEST_INTERRUPT_MASK    (1ull << 1)   /* guest RFLAGS.IF (written on #VMEXIT) */
 
-/* Nested paging / SEV enables (0x090), APM2 15.25.3. */
+/* Nested paging / SEV enables (0x090), APM2 Table B-1, 15.25 (nested paging). */
 #define SVM_NP_ENABLE               (1ull << 0)
 #define SVM_SEV_ENABLE              (1ull << 1)
 #define SVM_SEV_ES_ENABLE           (1ull << 2)
@@ -146,11 +147,11 @@ enum svm_tlb_control {
 #define SVM_ROGPT_ENABLE            (1ull << 6)   /* read-only guest page tables */
 #define SVM_INVLPGB_TLBSYNC_ENABLE  (1ull << 7)
 
-/* Virtualization extensions (0x0B8), APM2 15.23, 15.33.1. */
+/* Virtualization extensions (0x0B8): LBR virtualization (APM2 15.23),
+ * VMSAVE/VMLOAD virtualization (15.33.1), IBS virtualization. */
 #define SVM_LBR_VIRT_ENABLE         (1ull << 0)
 #define SVM_VMSAVE_VMLOAD_VIRT      (1ull << 1)
 #define SVM_IBS_VIRT_ENABLE         (1ull << 2)
-#define SVM_PMC_VIRT_ENABLE         (1ull << 3)
 
 /* EVENTINJ (0x0A8) and EXITINTINFO (0x088) share one format, APM2 15.20. */
 #define SVM_EVENT_VECTOR_MASK       0xffull               /* 7:0 */
@@ -168,7 +169,7 @@ enum svm_event_type {
 	SVM_EVENT_SOFT_INT = 4,    /* INTn */
 };
 
-/* VMCB clean bits (0x0C0), APM2 15.15.3: a set bit lets the CPU reuse its
+/* VMCB clean bits (0x0C0), APM2 15.15 (VMCB state caching): a set bit lets the CPU reuse its
  * cached copy of that group; software clears a bit after editing the group. */
 enum svm_clean_bit {
 	SVM_CLEAN_I = 0,           /* intercept vectors, TSC_OFFSET, pause filter */
@@ -396,7 +397,7 @@ VMCB_CHECK(vmcb, save, 0x400);
 _Static_assert(sizeof(struct vmcb) == 4096, "APM2 15.5: the VMCB is one 4 KB page");
 #undef VMCB_CHECK
 
-/* Is intercept i set in the control area? (APM2 15.9) */
+/* Is intercept i set in the control area? (APM2 Table B-1) */
 static inline int vmcb_intercepted(const struct vmcb_control *c, enum svm_intercept i)
 {
 	unsigned n = (unsigned)i;
