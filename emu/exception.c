@@ -148,8 +148,6 @@ static status_t deliver_prot(struct cpu *cpu, const struct event *ev)
 	uint64_t gate;
 	status_t st;
 
-	if (cpu->efer & EFER_LMA)
-		return prot_unsupported(cpu, "IA-32e mode event delivery (64-bit IDT gates)");
 
 	/* SDM Vol.3 6.10: the gate must lie within the IDT limit. */
 	if ((uint32_t)ev->vector * 8 + 7 > cpu->idtr.limit)
@@ -209,19 +207,19 @@ static status_t deliver_prot(struct cpu *cpu, const struct event *ev)
 	struct segment new_ss;
 	uint16_t ss_sel = 0;
 	uint64_t ss_raw = 0;
+	uint32_t new_esp = 0;
 
 	if (inner) {
 		/* INTER-PRIVILEGE-LEVEL-INTERRUPT / INTERRUPT-FROM-VIRTUAL-8086-MODE:
 		 * the inner stack comes from the TSS (SDM Vol.3 6.12.1). */
-		uint32_t esp;
-		st = tss_inner_stack(cpu, dpl, &ss_sel, &esp);
+		st = tss_inner_stack(cpu, dpl, &ss_sel, &new_esp);
 		if (st != ST_OK)
 			return st;
 		st = stack_seg_check(cpu, ss_sel, dpl, &ss_raw);
 		if (st != ST_OK)
 			return st;
 		seg_load_descriptor(&new_ss, ss_sel, ss_raw);
-		frame_on_new(&fr, &new_ss, esp);
+		frame_on_new(&fr, &new_ss, new_esp);
 		if (v86) {
 			/* SDM Vol.3 20.3.1.1 Figure 20-5: GS, FS, DS, ES above SS. */
 			frame_add(&fr, w, cpu->seg[SR_GS].selector);
@@ -259,7 +257,7 @@ static status_t deliver_prot(struct cpu *cpu, const struct event *ev)
 	/* Commit. */
 	if (inner) {
 		seg_load_descriptor(&cpu->seg[SR_SS], ss_sel, ss_raw);
-		cpu->regs[R_SP] = fr.sp;   /* ESP <- NewESP, then the pushes */
+		cpu->regs[R_SP] = new_esp;   /* ESP <- NewESP, then the pushes */
 		sp_write(cpu, fr.mask, frame_sp(&fr));
 		if (v86) {
 			/* SDM Vol.3 20.3.1.1: the data segment registers become null. */
@@ -283,6 +281,104 @@ static status_t deliver_prot(struct cpu *cpu, const struct event *ev)
 	return ST_OK;
 }
 
+/* IA-32e mode: 16-byte gates, 64-bit handlers, IST, an aligned 64-bit frame
+ * that always holds SS:RSP (SDM Vol.3 6.14; Vol.2 INT n, IA-32e paths). */
+static status_t deliver_long(struct cpu *cpu, const struct event *ev)
+{
+	uint32_t idt_err = (uint32_t)ev->vector * 8 + 2;
+	uint64_t lo, hi;
+	status_t st;
+
+	/* SDM Vol.3 6.14.1: gates are 16 bytes; the limit covers the whole gate. */
+	if ((uint32_t)ev->vector * 16 + 15 > cpu->idtr.limit)
+		return cpu_raise_err(cpu, EXC_GP, idt_err);
+	uint64_t lin = cpu->idtr.base + ev->vector * 16u;
+	st = lin_read_sys(cpu, lin, 8, &lo);
+	if (st == ST_OK)
+		st = lin_read_sys(cpu, lin + 8, 8, &hi);
+	if (st != ST_OK)
+		return st;
+	/* Only 64-bit interrupt and trap gates; the type field of the upper
+	 * half (bits 12:8) must be 0 (SDM Vol.3 6.14.1, Figure 6-8). */
+	unsigned type = desc_type(lo);
+	if (!desc_is_system(lo) || (type != SYS_INT_GATE32 && type != SYS_TRAP_GATE32) ||
+	    ((hi >> 40) & 0x1f) != 0)
+		return cpu_raise_err(cpu, EXC_GP, idt_err);
+	if (is_software(ev) && desc_dpl(lo) < cpu->cpl)
+		return cpu_raise_err(cpu, EXC_GP, idt_err);
+	if (!desc_present(lo))
+		return cpu_raise_err(cpu, EXC_NP, idt_err);
+
+	uint16_t cs_sel = (uint16_t)(lo >> 16);
+	unsigned ist = (unsigned)(lo >> 32) & 7;
+	uint64_t rip = (lo & 0xffff) | ((lo >> 32) & 0xffff0000u) | (hi << 32);
+	uint64_t cs_raw;
+	if (sel_is_null(cs_sel))
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	st = desc_fetch(cpu, cs_sel, EXC_GP, &cs_raw);
+	if (st != ST_OK)
+		return st;
+	unsigned dpl = desc_dpl(cs_raw);
+	if (!(!desc_is_system(cs_raw) && (desc_type(cs_raw) & SEG_TYPE_CODE)) || dpl > cpu->cpl)
+		return cpu_raise_err(cpu, EXC_GP, sel_error(cs_sel));
+	if (!desc_present(cs_raw))
+		return cpu_raise_err(cpu, EXC_NP, sel_error(cs_sel));
+	/* The handler must be 64-bit code: L=1, D=0 (SDM Vol.3 6.14.1). */
+	if (!(cs_raw & (1ull << 53)) || (cs_raw & (1ull << 54)))
+		return cpu_raise_err(cpu, EXC_GP, sel_error(cs_sel));
+
+	bool inner = !(desc_type(cs_raw) & SEG_TYPE_CE) && dpl < cpu->cpl;
+	unsigned new_cpl = inner ? dpl : cpu->cpl;
+	uint64_t rsp = cpu->regs[R_SP];
+	if (ist || inner) {
+		/* SDM Vol.3 6.14.4, 7.7: RSPn at 4 + 8n, ISTn at 28 + 8n in the
+		 * 64-bit TSS. */
+		uint32_t off = ist ? 28 + 8 * ist : 4 + 8 * dpl;
+		if (off + 7 > cpu->tr.limit)
+			return cpu_raise_err(cpu, EXC_TS, sel_error(cpu->tr.selector));
+		st = lin_read_sys(cpu, cpu->tr.base + off, 8, &rsp);
+		if (st != ST_OK)
+			return st;
+	}
+	/* SDM Vol.3 6.14.2: the frame starts 16-byte aligned. */
+	rsp &= ~0xfull;
+
+	uint64_t flags = cpu_get_flags(cpu);
+	struct stack_frame fr;
+	frame_on_flat64(&fr, rsp, new_cpl == 3);
+	frame_add(&fr, 8, cpu->seg[SR_SS].selector);
+	frame_add(&fr, 8, cpu->regs[R_SP]);
+	frame_add(&fr, 8, is_fault(ev) ? flags | FLAG_RF : flags);
+	frame_add(&fr, 8, cpu->seg[SR_CS].selector);
+	frame_add(&fr, 8, cpu->rip);
+	if (ev->type == EV_EXCEPTION && ev->has_error)
+		frame_add(&fr, 8, ev->error_code);
+	if (!frame_fits(&fr))
+		return cpu_raise_err(cpu, EXC_SS, 0);
+	if (!addr_canonical(rip))
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	st = desc_set_accessed(cpu, cs_sel, &cs_raw);
+	if (st == ST_OK)
+		st = frame_write(cpu, &fr);
+	if (st != ST_OK)
+		return st;
+
+	/* Commit. A privilege change loads SS with a null selector whose RPL is
+	 * the new CPL (SDM Vol.3 6.14.4). */
+	if (inner)
+		seg_load_null(&cpu->seg[SR_SS], (uint16_t)new_cpl);
+	cpu->regs[R_SP] = frame_sp(&fr);
+	seg_load_descriptor(&cpu->seg[SR_CS], (uint16_t)((cs_sel & ~3u) | new_cpl), cs_raw);
+	cpu->cpl = (uint8_t)new_cpl;
+	cpu->rip = rip;
+	flags &= ~(uint64_t)(FLAG_TF | FLAG_VM | FLAG_RF | FLAG_NT);
+	if (type == SYS_INT_GATE32)
+		flags &= ~(uint64_t)FLAG_IF;
+	cpu_set_flags(cpu, flags);
+	cpu_update_mode(cpu);
+	return ST_OK;
+}
+
 static status_t deliver_one(struct cpu *cpu, const struct event *ev)
 {
 	/* SDM Vol.3 4.7: CR2 receives the faulting address as the #PF is delivered
@@ -291,6 +387,8 @@ static status_t deliver_one(struct cpu *cpu, const struct event *ev)
 		cpu->cr2 = ev->cr2;
 	if (!(cpu->cr0 & CR0_PE))
 		return deliver_real(cpu, ev);
+	if (cpu->efer & EFER_LMA)
+		return deliver_long(cpu, ev);
 	return deliver_prot(cpu, ev);
 }
 

@@ -5,9 +5,9 @@
  *
  * Every check is made in the order of the SDM pseudo-code before any register
  * changes; stack frames are checked whole and written before the commit. Task
- * switches (TSS and task-gate targets, IRET with NT=1) and IA-32e mode far
- * transfers end in ST_UNSUPPORTED until they are modelled: prot_unsupported()
- * is the seam.
+ * switches (TSS and task-gate targets, IRET with NT=1) and 64-bit call gates
+ * end in ST_UNSUPPORTED until they are modelled: prot_unsupported() is the
+ * seam.
  */
 #include "emu/operand.h"
 #include "emu/segload.h"
@@ -31,6 +31,23 @@ static bool desc_is_code(uint64_t raw)
 static bool desc_is_conforming(uint64_t raw)
 {
 	return desc_is_code(raw) && (desc_type(raw) & SEG_TYPE_CE);
+}
+
+/* SDM Vol.2 JMP/CALL/RET: in IA-32e mode a code segment with L=1 and D=1 is
+ * reserved: #GP(selector). */
+static bool long_mode_bad_cs(const struct cpu *cpu, uint64_t raw)
+{
+	return (cpu->efer & EFER_LMA) && (raw & (1ull << 53)) && (raw & (1ull << 54));
+}
+
+/* Whether the new rIP is valid in the target segment: canonical for a 64-bit
+ * code segment in IA-32e mode, else within the limit (SDM Vol.2 JMP "IF
+ * tempEIP is non-canonical" / "outside code segment limit": #GP(0)). */
+static bool target_ok(const struct cpu *cpu, uint64_t raw, uint64_t rip)
+{
+	if ((cpu->efer & EFER_LMA) && (raw & (1ull << 53)))
+		return addr_canonical(rip);
+	return rip <= desc_limit(raw);
 }
 
 /* Whether n bytes from SS:rSP lie within the stack segment's limits (SDM Vol.2
@@ -75,6 +92,8 @@ static status_t far_operand(struct cpu *cpu, const struct insn *in, uint16_t *se
 static status_t check_direct_code(struct cpu *cpu, uint16_t sel, uint64_t raw)
 {
 	unsigned dpl = desc_dpl(raw);
+	if (long_mode_bad_cs(cpu, raw))
+		return cpu_raise_err(cpu, EXC_GP, sel_error(sel));
 	if (desc_is_conforming(raw)) {
 		if (dpl > cpu->cpl)
 			return cpu_raise_err(cpu, EXC_GP, sel_error(sel));
@@ -114,6 +133,9 @@ static status_t check_gate_target(struct cpu *cpu, uint16_t tsel, bool is_jmp, u
 static status_t far_to_task(struct cpu *cpu, uint16_t sel, uint64_t raw)
 {
 	unsigned dpl = desc_dpl(raw);
+	/* SDM Vol.3 7.7: no task switches in IA-32e mode: #GP(selector). */
+	if (cpu->efer & EFER_LMA)
+		return cpu_raise_err(cpu, EXC_GP, sel_error(sel));
 	if (dpl < cpu->cpl || dpl < SEL_RPL(sel))
 		return cpu_raise_err(cpu, EXC_GP, sel_error(sel));
 	if (!desc_present(raw))
@@ -169,7 +191,7 @@ static status_t jmp_far_prot(struct cpu *cpu, uint16_t sel, uint64_t off, unsign
 		if (st != ST_OK)
 			return st;
 		uint64_t eip = off & size_mask(osize);
-		if (eip > desc_limit(raw))
+		if (!target_ok(cpu, raw, eip))
 			return cpu_raise_err(cpu, EXC_GP, 0);
 		st = desc_set_accessed(cpu, sel, &raw);
 		if (st != ST_OK)
@@ -184,6 +206,8 @@ static status_t jmp_far_prot(struct cpu *cpu, uint16_t sel, uint64_t off, unsign
 	case SYS_CALL_GATE32: {
 		/* SDM Vol.2 JMP CALL-GATE, SDM Vol.3 5.8.5 Table 5-3: gate DPL >= CPL
 		 * and >= RPL; no privilege change through a JMP. */
+		if (cpu->efer & EFER_LMA)
+			return prot_unsupported(cpu, "far JMP through a 64-bit call gate");
 		unsigned gdpl = desc_dpl(raw);
 		if (gdpl < cpu->cpl || gdpl < SEL_RPL(sel))
 			return cpu_raise_err(cpu, EXC_GP, sel_error(sel));
@@ -221,8 +245,6 @@ status_t op_jmp_far(struct cpu *cpu, const struct insn *in)
 	status_t st = far_operand(cpu, in, &sel, &off);
 	if (st != ST_OK)
 		return st;
-	if (cpu->efer & EFER_LMA)
-		return prot_unsupported(cpu, "far JMP in IA-32e mode");
 	if (cpu->mode == MODE_REAL || cpu->mode == MODE_V86)
 		return jmp_far_real(cpu, sel, off & size_mask(in->osize));
 	return jmp_far_prot(cpu, sel, off, in->osize);
@@ -266,7 +288,7 @@ static status_t call_same_level(struct cpu *cpu, uint16_t tsel, uint64_t traw, u
 	frame_add(&fr, w, cpu->rip);
 	if (!frame_fits(&fr))
 		return cpu_raise_err(cpu, EXC_SS, 0);
-	if (eip > desc_limit(traw))
+	if (!target_ok(cpu, traw, eip))
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	status_t st = desc_set_accessed(cpu, tsel, &traw);
 	if (st == ST_OK)
@@ -361,6 +383,8 @@ static status_t call_far_prot(struct cpu *cpu, uint16_t sel, uint64_t off, unsig
 	case SYS_CALL_GATE16:
 	case SYS_CALL_GATE32: {
 		/* SDM Vol.2 CALL CALL-GATE: gate DPL >= CPL and >= RPL. */
+		if (cpu->efer & EFER_LMA)
+			return prot_unsupported(cpu, "far CALL through a 64-bit call gate");
 		unsigned gdpl = desc_dpl(raw);
 		if (gdpl < cpu->cpl || SEL_RPL(sel) > gdpl)
 			return cpu_raise_err(cpu, EXC_GP, sel_error(sel));
@@ -393,8 +417,6 @@ status_t op_call_far(struct cpu *cpu, const struct insn *in)
 	status_t st = far_operand(cpu, in, &sel, &off);
 	if (st != ST_OK)
 		return st;
-	if (cpu->efer & EFER_LMA)
-		return prot_unsupported(cpu, "far CALL in IA-32e mode");
 	if (cpu->mode == MODE_REAL || cpu->mode == MODE_V86)
 		return call_far_real(cpu, sel, off & size_mask(in->osize), in->osize);
 	return call_far_prot(cpu, sel, off, in->osize);
@@ -404,8 +426,8 @@ status_t op_call_far(struct cpu *cpu, const struct insn *in)
 
 /* The checks on a return code segment shared by RET and IRET (SDM Vol.2 RET
  * and IRET PROTECTED-MODE-RETURN, SDM Vol.3 5.8.6): null #GP(0); index, type,
- * RPL < CPL, conforming DPL > RPL, non-conforming DPL != RPL #GP(sel); not
- * present #NP(sel). */
+ * RPL < CPL, conforming DPL > RPL, non-conforming DPL != RPL, and in IA-32e
+ * mode L=D=1, #GP(sel); not present #NP(sel). */
 static status_t check_return_cs(struct cpu *cpu, uint16_t sel, uint64_t *raw)
 {
 	if (sel_is_null(sel))
@@ -415,21 +437,33 @@ static status_t check_return_cs(struct cpu *cpu, uint16_t sel, uint64_t *raw)
 		return st;
 	unsigned rpl = SEL_RPL(sel), dpl = desc_dpl(*raw);
 	if (!desc_is_code(*raw) || rpl < cpu->cpl ||
-	    (desc_is_conforming(*raw) ? dpl > rpl : dpl != rpl))
+	    (desc_is_conforming(*raw) ? dpl > rpl : dpl != rpl) || long_mode_bad_cs(cpu, *raw))
 		return cpu_raise_err(cpu, EXC_GP, sel_error(sel));
 	if (!desc_present(*raw))
 		return cpu_raise_err(cpu, EXC_NP, sel_error(sel));
 	return ST_OK;
 }
 
-/* The stack segment of a return to an outer level (SDM Vol.2 RET
- * RETURN-TO-OUTER-PRIVILEGE-LEVEL, IRET RETURN-TO-OUTER-PRIVILEGE-LEVEL): null
- * #GP(0); index, RPL != CS RPL, not writable data, DPL != CS RPL #GP(sel); not
- * present #SS(sel). */
-static status_t check_return_ss(struct cpu *cpu, uint16_t ss, unsigned rpl, uint64_t *raw)
+/* Whether the return lands in 64-bit mode (IA-32e mode and CS.L=1). */
+static bool returns_to_64(const struct cpu *cpu, uint64_t cs_raw)
 {
-	if (sel_is_null(ss))
+	return (cpu->efer & EFER_LMA) && (cs_raw & (1ull << 53));
+}
+
+/* The stack segment popped by a return to an outer level (SDM Vol.2 RET
+ * RETURN-TO-OUTER-PRIVILEGE-LEVEL, IRET RETURN-TO-OUTER-PRIVILEGE-LEVEL): null
+ * is #GP(0) unless the return is to 64-bit mode at CPL < 3, where it loads a
+ * null SS (*raw = 0); index, RPL != CS RPL, not writable data, DPL != CS RPL
+ * #GP(sel); not present #SS(sel). */
+static status_t check_return_ss(struct cpu *cpu, uint16_t ss, unsigned rpl, bool to64,
+				uint64_t *raw)
+{
+	if (sel_is_null(ss)) {
+		*raw = 0;
+		if (to64 && rpl != 3)
+			return ST_OK;
 		return cpu_raise_err(cpu, EXC_GP, 0);
+	}
 	status_t st = desc_fetch(cpu, ss, EXC_GP, raw);
 	if (st != ST_OK)
 		return st;
@@ -442,17 +476,20 @@ static status_t check_return_ss(struct cpu *cpu, uint16_t ss, unsigned rpl, uint
 	return ST_OK;
 }
 
-/* Switch to the outer stack ss:esp after the return (ESP whole for a 32-bit
- * stack, SP only for a 16-bit one), then release imm bytes of parameters. */
-static void load_outer_stack(struct cpu *cpu, uint16_t ss, uint64_t raw, uint64_t esp,
-			     uint16_t imm)
+/* Switch to the popped stack ss:rsp (all of RSP in 64-bit mode, ESP for a
+ * 32-bit stack, SP only for a 16-bit one), then release imm bytes. */
+static void load_outer_stack(struct cpu *cpu, uint16_t ss, uint64_t raw, uint64_t rsp,
+			     uint16_t imm, bool to64)
 {
-	seg_load_descriptor(&cpu->seg[SR_SS], ss, raw);
-	uint64_t mask = (raw & (1ull << 54)) ? 0xffffffffu : 0xffffu;
-	sp_write(cpu, mask, esp + imm);
+	if (sel_is_null(ss))
+		seg_load_null(&cpu->seg[SR_SS], ss);
+	else
+		seg_load_descriptor(&cpu->seg[SR_SS], ss, raw);
+	uint64_t mask = to64 ? ~0ull : (raw & (1ull << 54)) ? 0xffffffffu : 0xffffu;
+	sp_write(cpu, mask, rsp + imm);
 }
 
-/* CB (retf) and CA iw (retf imm16). */
+/* CB (retf) and CA iw (retf imm16); REX.W makes the slots 8 bytes. */
 status_t op_ret_far(struct cpu *cpu, const struct insn *in)
 {
 	unsigned w = in->osize;
@@ -460,8 +497,6 @@ status_t op_ret_far(struct cpu *cpu, const struct insn *in)
 	uint64_t eip, cs;
 	status_t st;
 
-	if (cpu->efer & EFER_LMA)
-		return prot_unsupported(cpu, "far RET in IA-32e mode");
 	/* SDM Vol.2 RET: the top 2*operand-size bytes must be within the stack. */
 	if (!stack_has(cpu, 2 * w))
 		return cpu_raise_err(cpu, EXC_SS, 0);
@@ -490,9 +525,10 @@ status_t op_ret_far(struct cpu *cpu, const struct insn *in)
 	if (st != ST_OK)
 		return st;
 	unsigned rpl = SEL_RPL(sel);
+	bool to64 = returns_to_64(cpu, raw);
 	if (rpl == cpu->cpl) {
 		/* RETURN-TO-SAME-PRIVILEGE-LEVEL. */
-		if (eip > desc_limit(raw))
+		if (!target_ok(cpu, raw, eip))
 			return cpu_raise_err(cpu, EXC_GP, 0);
 		st = desc_set_accessed(cpu, sel, &raw);
 		if (st != ST_OK)
@@ -502,7 +538,7 @@ status_t op_ret_far(struct cpu *cpu, const struct insn *in)
 		return ST_OK;
 	}
 
-	/* RETURN-TO-OUTER-PRIVILEGE-LEVEL: the caller's SS:ESP sit above the
+	/* RETURN-TO-OUTER-PRIVILEGE-LEVEL: the caller's SS:rSP sit above the
 	 * return address and the imm bytes of parameters. */
 	uint64_t esp, ss, ss_raw;
 	if (!stack_has(cpu, 4 * w + imm))
@@ -512,18 +548,18 @@ status_t op_ret_far(struct cpu *cpu, const struct insn *in)
 		st = stack_read(cpu, 3 * w + imm, w, &ss);
 	if (st != ST_OK)
 		return st;
-	st = check_return_ss(cpu, (uint16_t)ss, rpl, &ss_raw);
+	st = check_return_ss(cpu, (uint16_t)ss, rpl, to64, &ss_raw);
 	if (st != ST_OK)
 		return st;
-	if (eip > desc_limit(raw))
+	if (!target_ok(cpu, raw, eip))
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	st = desc_set_accessed(cpu, sel, &raw);
-	if (st == ST_OK)
+	if (st == ST_OK && ss_raw)
 		st = desc_set_accessed(cpu, (uint16_t)ss, &ss_raw);
 	if (st != ST_OK)
 		return st;
 	cs_commit(cpu, sel, raw, rpl, eip);
-	load_outer_stack(cpu, (uint16_t)ss, ss_raw, esp & size_mask(w), imm);
+	load_outer_stack(cpu, (uint16_t)ss, ss_raw, esp & size_mask(w), imm, to64);
 	seg_null_inaccessible(cpu);
 	return ST_OK;
 }
@@ -647,11 +683,16 @@ static status_t iret_to_v86(struct cpu *cpu, uint64_t eip, uint16_t cs, uint64_t
 static status_t iret_prot(struct cpu *cpu, unsigned w)
 {
 	uint64_t eip, cs, fl, raw;
+	bool lma = cpu->efer & EFER_LMA;
 	status_t st;
 
-	/* SDM Vol.2 IRET PROTECTED-MODE: NT=1 is a return from a nested task. */
-	if (cpu_get_flags(cpu) & FLAG_NT)
+	/* SDM Vol.2 IRET PROTECTED-MODE: NT=1 is a return from a nested task;
+	 * in IA-32e mode, where there are no task switches, it is #GP(0). */
+	if (cpu_get_flags(cpu) & FLAG_NT) {
+		if (lma)
+			return cpu_raise_err(cpu, EXC_GP, 0);
 		return prot_unsupported(cpu, "IRET with NT=1 (task return)");
+	}
 	if (!stack_has(cpu, 3 * w))
 		return cpu_raise_err(cpu, EXC_SS, 0);
 	st = stack_read(cpu, 0, w, &eip);
@@ -661,7 +702,7 @@ static status_t iret_prot(struct cpu *cpu, unsigned w)
 		st = stack_read(cpu, 2 * w, w, &fl);
 	if (st != ST_OK)
 		return st;
-	if ((fl & FLAG_VM) && cpu->cpl == 0 && w == 4)
+	if (!lma && (fl & FLAG_VM) && cpu->cpl == 0 && w == 4)
 		return iret_to_v86(cpu, eip, (uint16_t)cs, fl);
 
 	/* PROTECTED-MODE-RETURN. */
@@ -670,10 +711,13 @@ static status_t iret_prot(struct cpu *cpu, unsigned w)
 	if (st != ST_OK)
 		return st;
 	unsigned rpl = SEL_RPL(sel);
+	bool to64 = returns_to_64(cpu, raw);
 	uint64_t new_flags = iret_flags(cpu, fl, w);
-	if (rpl == cpu->cpl) {
+	/* SDM Vol.2 IRET IA-32e-MODE: from 64-bit mode SS:RSP are popped even
+	 * without a privilege change. */
+	if (rpl == cpu->cpl && !cpu_is_mode64(cpu)) {
 		/* RETURN-TO-SAME-PRIVILEGE-LEVEL. */
-		if (eip > desc_limit(raw))
+		if (!target_ok(cpu, raw, eip))
 			return cpu_raise_err(cpu, EXC_GP, 0);
 		st = desc_set_accessed(cpu, sel, &raw);
 		if (st != ST_OK)
@@ -684,7 +728,7 @@ static status_t iret_prot(struct cpu *cpu, unsigned w)
 		return ST_OK;
 	}
 
-	/* RETURN-TO-OUTER-PRIVILEGE-LEVEL. */
+	/* RETURN-TO-OUTER-PRIVILEGE-LEVEL (or the 64-bit same-level form). */
 	uint64_t esp, ss, ss_raw;
 	if (!stack_has(cpu, 5 * w))
 		return cpu_raise_err(cpu, EXC_SS, 0);
@@ -693,29 +737,29 @@ static status_t iret_prot(struct cpu *cpu, unsigned w)
 		st = stack_read(cpu, 4 * w, w, &ss);
 	if (st != ST_OK)
 		return st;
-	st = check_return_ss(cpu, (uint16_t)ss, rpl, &ss_raw);
+	st = check_return_ss(cpu, (uint16_t)ss, rpl, to64, &ss_raw);
 	if (st != ST_OK)
 		return st;
-	if (eip > desc_limit(raw))
+	if (!target_ok(cpu, raw, eip))
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	st = desc_set_accessed(cpu, sel, &raw);
-	if (st == ST_OK)
+	if (st == ST_OK && ss_raw)
 		st = desc_set_accessed(cpu, (uint16_t)ss, &ss_raw);
 	if (st != ST_OK)
 		return st;
+	bool outer = rpl > cpu->cpl;
 	cpu_set_flags(cpu, new_flags);     /* computed with the old CPL */
 	cs_commit(cpu, sel, raw, rpl, eip);
-	load_outer_stack(cpu, (uint16_t)ss, ss_raw, esp & size_mask(w), 0);
-	seg_null_inaccessible(cpu);
+	load_outer_stack(cpu, (uint16_t)ss, ss_raw, esp & size_mask(w), 0, to64);
+	if (outer)
+		seg_null_inaccessible(cpu);
 	return ST_OK;
 }
 
-/* CF: IRET / IRETD (operand size 16 or 32). */
+/* CF: IRET / IRETD / IRETQ (operand size 16, 32 or 64). */
 status_t op_iret(struct cpu *cpu, const struct insn *in)
 {
 	unsigned w = in->osize;
-	if (cpu->efer & EFER_LMA)
-		return prot_unsupported(cpu, "IRET in IA-32e mode");
 	switch (cpu->mode) {
 	case MODE_REAL: return iret_real(cpu, w);
 	case MODE_V86:  return iret_v86(cpu, w);

@@ -163,6 +163,7 @@ void frame_on_current(struct cpu *cpu, struct stack_frame *fr)
 {
 	fr->ss = cpu->seg[SR_SS];
 	fr->current = true;
+	fr->flat64 = cpu_is_mode64(cpu);
 	fr->mask = size_mask(stack_asize(cpu));
 	fr->sp = cpu->regs[R_SP] & fr->mask;
 	fr->used = 0;
@@ -173,8 +174,20 @@ void frame_on_new(struct stack_frame *fr, const struct segment *ss, uint64_t sp)
 {
 	fr->ss = *ss;
 	fr->current = false;
+	fr->flat64 = false;
 	fr->mask = (ss->attr & SEG_DB) ? 0xffffffffu : 0xffffu;
 	fr->sp = sp & fr->mask;
+	fr->used = 0;
+	fr->n = 0;
+}
+
+void frame_on_flat64(struct stack_frame *fr, uint64_t rsp, bool current)
+{
+	fr->ss = (struct segment){ 0 };
+	fr->current = current;
+	fr->flat64 = true;
+	fr->mask = ~0ull;
+	fr->sp = rsp;
 	fr->used = 0;
 	fr->n = 0;
 }
@@ -194,7 +207,8 @@ bool frame_fits(const struct stack_frame *fr)
 	uint64_t off = fr->sp;
 	for (unsigned i = 0; i < fr->n; i++) {
 		off = (off - fr->slot[i].size) & fr->mask;
-		if (!seg_access_ok(&fr->ss, off, fr->slot[i].size, SEG_PERM_WRITE))
+		if (fr->flat64 ? !addr_canonical(off) || !addr_canonical(off + fr->slot[i].size - 1)
+			       : !seg_access_ok(&fr->ss, off, fr->slot[i].size, SEG_PERM_WRITE))
 			return false;
 	}
 	return true;
@@ -209,6 +223,8 @@ status_t frame_write(struct cpu *cpu, const struct stack_frame *fr)
 		off = (off - size) & fr->mask;
 		if (fr->current)
 			st = mem_write(cpu, SR_SS, off, size, fr->slot[i].value);
+		else if (fr->flat64)
+			st = lin_write_sys(cpu, off, size, fr->slot[i].value);
 		else
 			st = lin_write_sys(cpu, (uint32_t)(fr->ss.base + off), size, fr->slot[i].value);
 		if (st != ST_OK)
