@@ -8,6 +8,7 @@
 
 #include "emu/cpu.h"
 #include "emu/insn.h"
+#include "emu/segload.h"
 #include "isa_handlers.h"
 
 /* Memory map. */
@@ -539,6 +540,108 @@ START_TEST(v86_int_n_iopl)
 }
 END_TEST
 
+/* ---- IA-32e mode (SDM Vol.3 6.14) ---- */
+
+enum { LCS0 = 0x50, LCS3 = 0x5b, IST1 = 0xa000 };
+
+/* 64-bit gate, 16 bytes. */
+static void set_idt64(unsigned vec, uint16_t sel, uint64_t off, unsigned type, unsigned dpl,
+		      unsigned ist)
+{
+	uint64_t lo = (off & 0xffff) | (uint64_t)sel << 16 | (uint64_t)(ist & 7) << 32 |
+		      (uint64_t)type << 40 | (uint64_t)dpl << 45 | 1ull << 47 |
+		      ((off >> 16) & 0xffff) << 48;
+	physmem_write(&pm, IDT + vec * 16, 8, lo);
+	physmem_write(&pm, IDT + vec * 16 + 8, 8, off >> 32);
+}
+
+/* 64-bit mode at CPL cpl (no paging: linear = physical, which the memory path
+ * allows; the point is the delivery logic), 64-bit TSS with RSP0 and IST1. */
+static void long_mode(unsigned cpl)
+{
+	prot_mode(cpl);
+	uint64_t l = 1ull << 53;
+	set_gdt(LCS0, mkdesc(0, 0xfffff, 0xb, true, 0, true, false, true) | l);
+	set_gdt(LCS3, mkdesc(0, 0xfffff, 0xb, true, 3, true, false, true) | l);
+	physmem_write(&pm, TSS + 4, 8, STACK0 + 8);             /* RSP0, not aligned */
+	physmem_write(&pm, TSS + 36, 8, IST1);                  /* IST1 */
+	for (unsigned v = 0; v < 32; v++)
+		set_idt64(v, LCS0, HANDLER + v, SYS_INT_GATE32, 0, 0);
+	cpu.idtr = (struct dtr){ IDT, 32 * 16 - 1 };
+	cpu.efer |= EFER_LME | EFER_LMA;
+	load(SR_CS, cpl ? LCS3 : LCS0);
+	cpu.regs[R_SP] = (cpl ? STACK3 : STACK0) + 8;
+	cpu_update_mode(&cpu);
+	ck_assert_int_eq(cpu.mode, MODE_LONG64);
+}
+
+START_TEST(long_ring3_frame_and_iretq)
+{
+	long_mode(3);
+	ck_assert_int_eq(cpu_raise_err(&cpu, EXC_GP, 0x10), ST_FAULT);
+	ck_assert_int_eq(cpu_deliver_event(&cpu), ST_OK);
+	ck_assert_uint_eq(cpu.cpl, 0);
+	ck_assert_uint_eq(cpu.rip, HANDLER + 13);
+	ck_assert_uint_eq(cpu.seg[SR_CS].selector, LCS0);
+	/* SS is null with RPL = new CPL; RSP aligned down to 16 first. */
+	ck_assert_uint_eq(cpu.seg[SR_SS].selector, 0);
+	ck_assert_uint_eq(cpu.regs[R_SP], STACK0 - 48);
+	ck_assert_uint_eq(rd(STACK0 - 48, 8), 0x10);
+	ck_assert_uint_eq(rd(STACK0 - 40, 8), CODE3);
+	ck_assert_uint_eq(rd(STACK0 - 32, 8), LCS3);
+	ck_assert_uint_eq(rd(STACK0 - 16, 8), STACK3 + 8);
+	ck_assert_uint_eq(rd(STACK0 - 8, 8), DS3);
+
+	cpu.regs[R_SP] += 8;
+	struct insn in = { .osize = 8 };
+	ck_assert_int_eq(op_iret(&cpu, &in), ST_OK);
+	ck_assert_int_eq(cpu.mode, MODE_LONG64);
+	ck_assert_uint_eq(cpu.cpl, 3);
+	ck_assert_uint_eq(cpu.rip, CODE3);
+	ck_assert_uint_eq(cpu.regs[R_SP], STACK3 + 8);
+	ck_assert_uint_eq(cpu.seg[SR_SS].selector, DS3);
+}
+END_TEST
+
+START_TEST(long_same_level_ist_and_iretq)
+{
+	/* IST switches stacks even without a privilege change; IRETQ at the same
+	 * level pops SS:RSP, and a null SS is fine at CPL 0. */
+	long_mode(0);
+	set_idt64(2, LCS0, HANDLER + 2, SYS_INT_GATE32, 0, 1);
+	seg_load_null(&cpu.seg[SR_SS], 0);
+	cpu.event = (struct event){ .pending = true, .type = EV_NMI, .vector = EXC_NMI };
+	ck_assert_int_eq(cpu_deliver_event(&cpu), ST_OK);
+	ck_assert_uint_eq(cpu.rip, HANDLER + 2);
+	ck_assert_uint_eq(cpu.regs[R_SP], IST1 - 40);
+	ck_assert_uint_eq(rd(IST1 - 16, 8), STACK0 + 8);
+	ck_assert_uint_eq(rd(IST1 - 8, 8), 0);
+	struct insn in = { .osize = 8 };
+	ck_assert_int_eq(op_iret(&cpu, &in), ST_OK);
+	ck_assert_uint_eq(cpu.rip, CODE3);
+	ck_assert_uint_eq(cpu.regs[R_SP], STACK0 + 8);
+	ck_assert(cpu_get_flags(&cpu) & FLAG_IF);
+}
+END_TEST
+
+START_TEST(long_gate_checks)
+{
+	long_mode(0);
+	/* A 32-bit-style handler segment (L=0) is #GP(sel + EXT). */
+	set_idt64(6, CS0, HANDLER, SYS_INT_GATE32, 0, 0);
+	ck_assert_int_eq(cpu_raise(&cpu, EXC_UD), ST_FAULT);
+	ck_assert_int_eq(cpu_deliver_event(&cpu), ST_OK);
+	ck_assert_uint_eq(cpu.rip, HANDLER + 13);
+	ck_assert_uint_eq(rd(STACK0 - 48, 8), CS0 | 1);
+	/* A 16-bit gate type is not valid in IA-32e mode: #GP(6*8+2+EXT). */
+	long_mode(0);
+	set_idt64(6, LCS0, HANDLER, SYS_INT_GATE16, 0, 0);
+	ck_assert_int_eq(cpu_raise(&cpu, EXC_UD), ST_FAULT);
+	ck_assert_int_eq(cpu_deliver_event(&cpu), ST_OK);
+	ck_assert_uint_eq(rd(STACK0 - 48, 8), 6 * 8 + 3);
+}
+END_TEST
+
 /* ---- far transfers ---- */
 
 START_TEST(call_gate_inner_with_params_and_retf)
@@ -722,6 +825,13 @@ static Suite *exception_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, v86_interrupt_frame_and_iret);
 	tcase_add_test(tc, v86_int_n_iopl);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("long");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, long_ring3_frame_and_iretq);
+	tcase_add_test(tc, long_same_level_ist_and_iretq);
+	tcase_add_test(tc, long_gate_checks);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("far");
