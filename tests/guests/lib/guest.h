@@ -78,6 +78,9 @@ void check_true(const char *name, int cond);
  * TAP "# TODO" when the runner says so on the multiboot command line
  * (quirk=qemu-tcg), a normal check otherwise. */
 void check_quirk(const char *name, uint32_t got, uint32_t expected, const char *why);
+/* Returns 1 (and reports a TAP SKIP) when quirk=qemu-tcg is active and the
+ * check cannot run there without losing control of the guest. */
+int skip_quirk(const char *name, const char *why);
 void note(const char *fmt, ...);
 int quirk_active(const char *q);
 void tap_finish(void) __attribute__((noreturn));
