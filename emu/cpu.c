@@ -138,8 +138,9 @@ static status_t decode_at(struct cpu *cpu, uint64_t ip, unsigned code_size, stru
 
 	if (cpu->mode != MODE_LONG64) {
 		/* SDM Vol.3 5.3: fetching beyond the CS limit is #GP(0). */
-		if (ip > cs->limit || !(cs->perm & SEG_PERM_EXEC || cpu->mode == MODE_REAL ||
-					cpu->mode == MODE_V86))
+		/* Only the limit: CS type and rights were checked when CS was loaded (a
+		 * CS cached from real mode keeps working after CR0.PE is set). */
+		if (ip > cs->limit)
 			return cpu_raise_err(cpu, EXC_GP, 0);
 		if ((uint64_t)cs->limit - ip + 1 < avail) {
 			avail = (unsigned)(cs->limit - ip + 1);

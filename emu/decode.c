@@ -230,7 +230,7 @@ opcode:
 		unsigned idx = isa_candidates[op->first + i];
 		const struct isa_decode *d = &isa_decode_rows[idx];
 		if (op->modrm) {
-			if (d->reg != NO_CONSTRAINT && d->reg != reg)
+			if (!((d->reg_mask >> reg) & 1))
 				continue;
 			if ((d->mod == MOD_MEM && mod == 3) || (d->mod == MOD_REG && mod != 3))
 				continue;
@@ -254,7 +254,7 @@ opcode:
 
 	if (op->modrm) {
 		in->reg = (uint8_t)(reg | ((rex & 4) << 1));
-		if (mod == 3) {
+		if (mod == 3 || row->mod == MOD_FORCE_REG) {
 			in->rm = (uint8_t)(rm | ((rex & 1) << 3));
 		} else {
 			in->mem = true;

@@ -8,7 +8,9 @@
 
 #define NO_CONSTRAINT 0xff
 
-enum { MOD_ANY, MOD_MEM, MOD_REG };
+/* MOD_FORCE_REG: the mod field is ignored and the operand is always a register
+ * (MOV CR/DR, SDM Vol.2 MOV-Move to/from Control Registers). */
+enum { MOD_ANY, MOD_MEM, MOD_REG, MOD_FORCE_REG };
 enum { PFX_ANY, PFX_NONE, PFX_66, PFX_F3, PFX_F2 };
 
 /* Size class of the first operand (SDM Vol.2 A.2.2). */
@@ -23,7 +25,7 @@ enum {
 };
 
 struct isa_decode {
-	uint8_t reg;               /* required ModRM.reg, or NO_CONSTRAINT */
+	uint8_t reg_mask;          /* bit n set: ModRM.reg = n matches (0xff: any) */
 	uint8_t mod;               /* MOD_* */
 	uint8_t rm;                /* required ModRM.rm (register form), or NO_CONSTRAINT */
 	uint8_t prefix;            /* PFX_* */

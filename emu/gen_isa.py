@@ -42,11 +42,19 @@ def parse_opcode(text):
             attrs['modrm'] = True
         elif len(t) == 2 and t[0] == '/' and t[1] in '01234567':
             attrs['modrm'] = True
-            attrs['reg'] = int(t[1])
+            attrs['reg'] = 1 << int(t[1])
+        elif len(t) == 4 and t[0] == '/' and t[2] == '-' and t[1] in '01234567' and t[3] in '01234567':
+            attrs['modrm'] = True
+            lo, hi = int(t[1]), int(t[3])
+            if lo >= hi:
+                raise RowError('bad ModRM.reg range ' + t)
+            attrs['reg'] = sum(1 << d for d in range(lo, hi + 1))
         elif t == 'm':
             attrs['mod'] = 'mem'
         elif t == 'r':
             attrs['mod'] = 'reg'
+        elif t == 'modreg':
+            attrs['mod'] = 'force_reg'
         elif t.startswith('rm='):
             attrs['rm'] = int(t[3:])
             if not 0 <= attrs['rm'] <= 7:
@@ -193,8 +201,8 @@ def generate(rows, out_dir):
         for r in rows:
             a = r['attrs']
             c.write('\t{ %s, %s, %s, %s, %s, %s },\n' % (
-                'NO_CONSTRAINT' if a['reg'] is None else a['reg'],
-                {'any': 'MOD_ANY', 'mem': 'MOD_MEM', 'reg': 'MOD_REG'}[a['mod']],
+                '0xff' if a['reg'] is None else hex(a['reg']),
+                {'any': 'MOD_ANY', 'mem': 'MOD_MEM', 'reg': 'MOD_REG', 'force_reg': 'MOD_FORCE_REG'}[a['mod']],
                 'NO_CONSTRAINT' if a['rm'] is None else a['rm'],
                 PREFIXES[a['pfx']], r['size'], r['imm']))
         c.write('};\n\n')
