@@ -21,6 +21,23 @@ static inline unsigned log2_size(unsigned size)
 	return (unsigned)__builtin_ctz(size);
 }
 
+/* CF for ADC/SBB/INC/DEC without a call for the producers that dominate loops.
+ * Valid because every lazy producer (this file, string.c) stores its operands
+ * and result already masked to the operand size; flags_cf() covers the rest. */
+static inline uint64_t cf_now(struct cpu *cpu)
+{
+	const struct lazy_flags *l = &cpu->lazy;
+	switch (l->op) {
+	case LAZY_NONE: return cpu->rflags & FLAG_CF;
+	case LAZY_SUB: return l->src1 < l->src2;
+	case LAZY_ADD: return l->result < l->src1;
+	case LAZY_LOGIC: return 0;
+	case LAZY_INC:
+	case LAZY_DEC: return l->aux;
+	default: return flags_cf(cpu);
+	}
+}
+
 /* a op b at size bytes; records the flags and returns the masked result
  * (for CMP the difference, which the caller does not store). SDM Vol.2 ADD, OR,
  * ADC, SBB, AND, SUB, XOR, CMP: OF/SF/ZF/AF/CF/PF "set according to the result";
@@ -38,7 +55,7 @@ static inline uint64_t alu_compute(struct cpu *cpu, enum alu_op op, unsigned siz
 		flags_lazy(cpu, LAZY_ADD, lg, r, a, b);
 		break;
 	case ALU_ADC:
-		c = flags_cf(cpu);
+		c = cf_now(cpu);
 		r = (a + b + c) & m;
 		flags_lazy(cpu, LAZY_ADC, lg, r, a, b);
 		cpu->lazy.aux = c;
@@ -49,7 +66,7 @@ static inline uint64_t alu_compute(struct cpu *cpu, enum alu_op op, unsigned siz
 		flags_lazy(cpu, LAZY_SUB, lg, r, a, b);
 		break;
 	case ALU_SBB:
-		c = flags_cf(cpu);
+		c = cf_now(cpu);
 		r = (a - b - c) & m;
 		flags_lazy(cpu, LAZY_SBB, lg, r, a, b);
 		cpu->lazy.aux = c;
@@ -91,25 +108,21 @@ static inline status_t e_write(struct cpu *cpu, const struct insn *in, unsigned 
 	return rm_write(cpu, in, size, v);
 }
 
-/* E op= src. Flags are recorded only after the write succeeded. */
-static inline status_t alu_to_e(struct cpu *cpu, const struct insn *in, enum alu_op op,
-				uint64_t src)
+/* E op= src with a memory E. Kept out of line so that the register forms
+ * compile to a few instructions. Flags are recorded only after the write
+ * succeeded: a faulting write must not change them. */
+static __attribute__((noinline)) status_t alu_to_mem(struct cpu *cpu, const struct insn *in,
+						     enum alu_op op, uint64_t src)
 {
 	unsigned size = in->size;
 	uint64_t d;
-	status_t st = e_read(cpu, in, size, &d);
+	status_t st = rm_read(cpu, in, size, &d);
 	if (st != ST_OK)
 		return st;
 	if (op == ALU_CMP) {
 		(void)alu_compute(cpu, op, size, d, src);
 		return ST_OK;
 	}
-	if (!in->mem) {
-		reg_write(cpu, in->rm, size, in->rex != 0, alu_compute(cpu, op, size, d, src));
-		return ST_OK;
-	}
-	/* Compute into a scratch copy of the lazy state: a faulting write must not
-	 * change the flags. */
 	struct lazy_flags saved = cpu->lazy;
 	uint64_t r = alu_compute(cpu, op, size, d, src);
 	struct lazy_flags now = cpu->lazy;
@@ -120,8 +133,36 @@ static inline status_t alu_to_e(struct cpu *cpu, const struct insn *in, enum alu
 	return st;
 }
 
+/* E op= src. 32-bit register operands, the common case, take a path where the
+ * width is a constant. */
+static inline status_t alu_to_e(struct cpu *cpu, const struct insn *in, enum alu_op op,
+				uint64_t src)
+{
+	if (__builtin_expect(in->mem, 0))
+		return alu_to_mem(cpu, in, op, src);
+	if (in->size == 4) {
+		uint64_t r = alu_compute(cpu, op, 4, (uint32_t)cpu->regs[in->rm], src);
+		if (op != ALU_CMP)
+			cpu->regs[in->rm] = r;      /* 32-bit writes zero-extend (SDM Vol.1 3.4.1.1) */
+		return ST_OK;
+	}
+	unsigned size = in->size;
+	bool rex = in->rex != 0;
+	uint64_t r = alu_compute(cpu, op, size, reg_read(cpu, in->rm, size, rex), src);
+	if (op != ALU_CMP)
+		reg_write(cpu, in->rm, size, rex, r);
+	return ST_OK;
+}
+
 static inline status_t alu_eg(struct cpu *cpu, const struct insn *in, enum alu_op op)
 {
+	if (!in->mem && in->size == 4) {
+		uint64_t r = alu_compute(cpu, op, 4, (uint32_t)cpu->regs[in->rm],
+					 (uint32_t)cpu->regs[in->reg]);
+		if (op != ALU_CMP)
+			cpu->regs[in->rm] = r;
+		return ST_OK;
+	}
 	return alu_to_e(cpu, in, op, greg_read(cpu, in, in->size));
 }
 
@@ -134,6 +175,13 @@ static inline status_t alu_ge(struct cpu *cpu, const struct insn *in, enum alu_o
 {
 	unsigned size = in->size;
 	uint64_t s;
+	if (!in->mem && size == 4) {
+		uint64_t r = alu_compute(cpu, op, 4, (uint32_t)cpu->regs[in->reg],
+					 (uint32_t)cpu->regs[in->rm]);
+		if (op != ALU_CMP)
+			cpu->regs[in->reg] = r;
+		return ST_OK;
+	}
 	status_t st = e_read(cpu, in, size, &s);
 	if (st != ST_OK)
 		return st;
@@ -198,38 +246,54 @@ status_t op_test_AI(struct cpu *cpu, const struct insn *in)
 
 /* INC/DEC: ADD/SUB 1 that leaves CF alone (SDM Vol.2 INC, DEC: "The CF flag is
  * not affected"). The old CF is captured in lazy.aux. */
-static inline status_t incdec(struct cpu *cpu, const struct insn *in, unsigned r,
-			      bool is_reg, bool dec)
+static inline void incdec_flags(struct cpu *cpu, unsigned size, uint64_t res, uint64_t d,
+				bool dec)
 {
-	unsigned size = in->size;
-	uint64_t m = size_mask(size), d;
-	if (is_reg) {
-		d = reg_read(cpu, r, size, in->rex != 0);
-	} else {
-		status_t st = e_read(cpu, in, size, &d);
-		if (st != ST_OK)
-			return st;
-	}
-	uint64_t res = (dec ? d - 1 : d + 1) & m;
-	if (is_reg) {
-		reg_write(cpu, r, size, in->rex != 0, res);
-	} else {
-		status_t st = e_write(cpu, in, size, res);
-		if (st != ST_OK)
-			return st;
-	}
-	bool cf = flags_cf(cpu);
+	uint64_t cf = cf_now(cpu);
 	flags_lazy(cpu, dec ? LAZY_DEC : LAZY_INC, log2_size(size), res, d, 1);
 	cpu->lazy.aux = cf;
+}
+
+/* The E operand form (FE/FF /0 /1). */
+static inline status_t incdec_e(struct cpu *cpu, const struct insn *in, bool dec)
+{
+	unsigned size = in->size;
+	uint64_t d;
+	status_t st = e_read(cpu, in, size, &d);
+	if (st != ST_OK)
+		return st;
+	uint64_t res = (dec ? d - 1 : d + 1) & size_mask(size);
+	st = e_write(cpu, in, size, res);
+	if (st != ST_OK)
+		return st;
+	incdec_flags(cpu, size, res, d, dec);
+	return ST_OK;
+}
+
+/* The register-in-opcode form (40+r / 48+r), 16 or 32 bits. */
+static inline status_t incdec_r(struct cpu *cpu, const struct insn *in, bool dec)
+{
+	unsigned size = in->size;
+	uint64_t d, res;
+	if (size == 4) {
+		d = (uint32_t)cpu->regs[in->reg];
+		res = (uint32_t)(dec ? d - 1 : d + 1);
+		cpu->regs[in->reg] = res;
+	} else {
+		d = reg_read(cpu, in->reg, size, false);
+		res = (dec ? d - 1 : d + 1) & size_mask(size);
+		reg_write(cpu, in->reg, size, false, res);
+	}
+	incdec_flags(cpu, size, res, d, dec);
 	return ST_OK;
 }
 
 /* FE/FF /0 /1: the E operand. */
-status_t op_inc(struct cpu *cpu, const struct insn *in) { return incdec(cpu, in, 0, false, false); }
-status_t op_dec(struct cpu *cpu, const struct insn *in) { return incdec(cpu, in, 0, false, true); }
+status_t op_inc(struct cpu *cpu, const struct insn *in) { return incdec_e(cpu, in, false); }
+status_t op_dec(struct cpu *cpu, const struct insn *in) { return incdec_e(cpu, in, true); }
 /* 40+r / 48+r (not in 64-bit mode, where they are REX): the register in the opcode. */
-status_t op_inc_r(struct cpu *cpu, const struct insn *in) { return incdec(cpu, in, in->reg, true, false); }
-status_t op_dec_r(struct cpu *cpu, const struct insn *in) { return incdec(cpu, in, in->reg, true, true); }
+status_t op_inc_r(struct cpu *cpu, const struct insn *in) { return incdec_r(cpu, in, false); }
+status_t op_dec_r(struct cpu *cpu, const struct insn *in) { return incdec_r(cpu, in, true); }
 
 /* NOT (F6/F7 /2): no flags (SDM Vol.2 NOT: "None"). */
 status_t op_not(struct cpu *cpu, const struct insn *in)

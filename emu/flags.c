@@ -7,15 +7,18 @@
  */
 #include "emu/flags.h"
 
+/* Operand width in bits and value mask, by lazy.size. */
+static const uint8_t width_bits[4] = { 8, 16, 32, 64 };
+static const uint64_t width_mask[4] = { 0xff, 0xffff, 0xffffffff, ~0ull };
+
 static inline unsigned lazy_bits(const struct cpu *cpu)
 {
-	return 8u << (cpu->lazy.size & 3);
+	return width_bits[cpu->lazy.size & 3];
 }
 
 static inline uint64_t lazy_mask(const struct cpu *cpu)
 {
-	unsigned bits = lazy_bits(cpu);
-	return bits == 64 ? ~0ull : (1ull << bits) - 1;
+	return width_mask[cpu->lazy.size & 3];
 }
 
 /* Sign bit of v at the lazy operand width. */
@@ -120,48 +123,51 @@ bool flags_cf(struct cpu *cpu)
 }
 
 /* Condition codes (SDM Vol.1 Appendix B, Table B-1): cc>>1 selects the test,
- * cc&1 negates it. For the common producers (CMP/SUB and the logic ops) the
- * tests are answered straight from the operands. */
+ * cc&1 negates it. ZF and SF come straight from any recorded result; for the
+ * common producers (CMP/SUB and the logic ops) the other tests are answered from
+ * the operands; only PF, and OF/CF of rarer producers, fold the flags. */
 bool flags_cond(struct cpu *cpu, unsigned cc)
 {
 	const struct lazy_flags *l = &cpu->lazy;
+	unsigned test = (cc >> 1) & 7;
 	bool v;
 
-	if (l->op == LAZY_SUB || l->op == LAZY_LOGIC) {
+	if (l->op != LAZY_NONE) {
 		uint64_t m = lazy_mask(cpu);
 		uint64_t r = l->result & m;
-		bool logic = l->op == LAZY_LOGIC;
-		uint64_t a = l->src1 & m, b = l->src2 & m;
-		switch ((cc >> 1) & 7) {
-		case 0: v = logic ? false : lazy_of(cpu); goto done;           /* O */
-		case 1: v = logic ? false : a < b; goto done;                   /* B */
-		case 2: v = r == 0; goto done;                                  /* Z */
-		case 3: v = logic ? r == 0 : a <= b; goto done;                 /* BE */
-		case 4: v = lazy_msb(cpu, r); goto done;                        /* S */
-		case 6: /* L: SF != OF */
-			v = logic ? lazy_msb(cpu, r)
-				  : lazy_signed(cpu, a) < lazy_signed(cpu, b);
-			goto done;
-		case 7: /* LE: ZF or SF != OF */
-			v = logic ? (r == 0 || lazy_msb(cpu, r))
-				  : lazy_signed(cpu, a) <= lazy_signed(cpu, b);
-			goto done;
-		default: break;                 /* P: needs the parity table */
+		if (test == 2)                                  /* Z */
+			return (r == 0) != (cc & 1);
+		if (test == 4)                                  /* S */
+			return lazy_msb(cpu, r) != (cc & 1);
+		if (l->op == LAZY_SUB) {
+			uint64_t a = l->src1 & m, b = l->src2 & m;
+			switch (test) {
+			case 0: return lazy_of(cpu) != (cc & 1);                    /* O */
+			case 1: return (a < b) != (cc & 1);                         /* B */
+			case 3: return (a <= b) != (cc & 1);                        /* BE */
+			case 6: return (lazy_signed(cpu, a) < lazy_signed(cpu, b)) != (cc & 1);  /* L */
+			case 7: return (lazy_signed(cpu, a) <= lazy_signed(cpu, b)) != (cc & 1); /* LE */
+			default: break;
+			}
+		} else if (l->op == LAZY_LOGIC) {
+			/* CF = OF = 0: B and O are false, BE is Z, L is S, LE is Z or S. */
+			switch (test) {
+			case 0:
+			case 1: return cc & 1;
+			case 3: return (r == 0) != (cc & 1);
+			case 6: return lazy_msb(cpu, r) != (cc & 1);
+			case 7: return (r == 0 || lazy_msb(cpu, r)) != (cc & 1);
+			default: break;
+			}
+		} else if (test == 1) {
+			return lazy_cf(cpu) != (cc & 1);
 		}
-	} else if (l->op != LAZY_NONE) {
-		uint64_t r = l->result & lazy_mask(cpu);
-		switch ((cc >> 1) & 7) {
-		case 1: v = lazy_cf(cpu); goto done;
-		case 2: v = r == 0; goto done;
-		case 4: v = lazy_msb(cpu, r); goto done;
-		default: break;
-		}
+		flags_materialize(cpu);
 	}
 
-	flags_materialize(cpu);
 	uint64_t f = cpu->rflags;
 	bool of = (f & FLAG_OF) != 0, sf = (f & FLAG_SF) != 0, zf = (f & FLAG_ZF) != 0;
-	switch ((cc >> 1) & 7) {
+	switch (test) {
 	case 0: v = of; break;
 	case 1: v = f & FLAG_CF; break;
 	case 2: v = zf; break;
@@ -171,6 +177,5 @@ bool flags_cond(struct cpu *cpu, unsigned cc)
 	case 6: v = sf != of; break;
 	default: v = zf || sf != of; break;
 	}
-done:
 	return v != (cc & 1);
 }
