@@ -166,6 +166,11 @@ static void test_muldiv(void)
 	__asm__ volatile("idivw %w2" : "=a"(a), "=d"(d) : "r"(7), "a"(0x1234ffff), "d"(0xffff) : "cc");
 	check("idiv16 -1/7 AX", a & 0xffff, 0);
 	check("idiv16 -1/7 DX", d & 0xffff, 0xffff);
+	__asm__ volatile("divw %w2" : "=a"(a), "=d"(d) : "r"(0x100), "a"(0xabcd0234), "d"(0x12340012) : "cc");
+	check("div16 0012:0234/0100 AX", a, 0xabcd1202);
+	check("div16 remainder DX (upper half kept)", d, 0x12340034);
+	__asm__ volatile("idivb %b2" : "=a"(a) : "a"(0xff9c), "q"(7) : "cc");
+	check("idiv8 -100/7: AL=-14 AH=-2", a & 0xffff, 0xfef2);
 }
 
 static void de_div0(void *p) { (void)p; __asm__ volatile(MARK "divl %0" :: "r"(0), "a"(1), "d"(0) : "cc"); }
@@ -372,6 +377,22 @@ __asm__(".text\nenter_probe:\n\t"
 	".data\n.align 4\nenter_fake_frame: .long 0, 0, 0, 0x11111111, 0\n.text\n");
 extern uint32_t enter_fake_frame[];
 
+/* ENTER level 0 and 1 (SDM ENTER: level 1 pushes only the frame temp). */
+void enter01_probe(uint32_t *out);
+__asm__(".text\nenter01_probe:\n\t"
+	"push %ebp\n\tpush %edi\n\t"
+	"mov 12(%esp), %edi\n\t"
+	"mov %esp, 0(%edi)\n\t"
+	"enter $12, $0\n\t"
+	"mov %ebp, 4(%edi)\n\tmov %esp, 8(%edi)\n\t"
+	"leave\n\t"
+	"enter $4, $1\n\t"
+	"mov %ebp, 12(%edi)\n\tmov %esp, 16(%edi)\n\t"
+	"mov -4(%ebp), %eax\n\tmov %eax, 20(%edi)\n\t"
+	"leave\n\t"
+	"mov %esp, 24(%edi)\n\t"
+	"pop %edi\n\tpop %ebp\n\tret\n");
+
 uint32_t pusha_before, pusha_pushed, pusha_after;
 
 static void test_stack_loop(void)
@@ -386,6 +407,14 @@ static void test_stack_loop(void)
 	check("enter: [EBP-8] = frame temp", o[5], o[1]);
 	check("leave restores ESP", o[6], o[0]);
 	check("leave restores EBP", o[7], fp);
+	uint32_t e[7];
+	enter01_probe(e);
+	check("enter level 0: EBP = ESP after push", e[1], e[0] - 4);
+	check("enter level 0: ESP = EBP - size", e[2], e[0] - 4 - 12);
+	check("enter level 1: EBP", e[3], e[0] - 4);
+	check("enter level 1: ESP = EBP - 4 - size", e[4], e[0] - 4 - 4 - 4);
+	check("enter level 1: [EBP-4] = frame temp", e[5], e[3]);
+	check("leave after level 1 restores ESP", e[6], e[0]);
 
 	/* SDM PUSHA: pushes the ESP value from before the instruction; POPA skips it. */
 	__asm__ volatile("mov %%esp, pusha_before\n\tpusha\n\tmov 12(%%esp), %%eax\n\tmov %%eax, pusha_pushed\n\t"

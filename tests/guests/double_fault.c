@@ -28,6 +28,8 @@ static void expect_ext(const char *name, trap_fn fn, int vector, uint32_t error)
 		    "TCG never sets the EXT bit for faults raised while delivering an exception");
 }
 
+static void u_gp(void *p) { (void)p; __asm__ volatile("cli"); }   /* CPL3, IOPL0 -> #GP(0) */
+
 static void set_not_present(int v) { idt[v] &= ~(1ull << 47); }
 static void restore(int v) { set_idt_gate(v, trap_stub_addr(v), SYS_INTGATE, 0); }
 
@@ -63,6 +65,14 @@ void guest_main(void)
 	set_not_present(0);
 	expect_fault("#DE with not-present #DE gate -> #DF", de_div0, 0, 8, 0);
 	restore(0);
+	/* #DF raised at CPL3: delivered through the interrupt gate with the
+	 * stack switch to TSS.SS0:ESP0 (SDM 6.12.1), frame has SS:ESP. */
+	uint32_t esp0 = tss.esp0;
+	set_not_present(13);
+	run_user_catch("CPL3: #GP with not-present #GP gate -> #DF(0)", u_gp, 0, 0, 8, 0);
+	check("  #DF frame on TSS.ESP0 stack", trap_last.frame_addr, esp0 - 20);
+	check("  #DF frame: pushed SS = user SS", trap_last.ss, SEL_UDATA);
+	restore(13);
 	/* After all that, ordinary exceptions are delivered normally again. */
 	expect_fault("plain #GP(0x80) afterwards", gp_by_selector, 0, 13, 0x80);
 }

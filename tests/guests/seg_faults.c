@@ -260,9 +260,33 @@ static void test_lar_lsl(void)
 	check("ARPL unchanged: ZF=0", f & ZF, 0);
 }
 
+static void lldt_sel(void *sel) { __asm__ volatile(MARK "lldt %w0" :: "r"(sel)); }
+
+static void test_ldt(void)
+{
+	/* An LDT with two data descriptors (limit 0xf): selectors 0x04, 0x0c. */
+	static uint64_t ldt[2] __attribute__((aligned(8)));
+	ldt[0] = seg_desc(0, 0xfffff, ACC_P | ACC_S | ACC_DATA_W, FL_G | FL_DB);
+	ldt[1] = seg_desc(0, 0xfffff, ACC_P | ACC_DPL(3) | ACC_S | ACC_DATA_W, FL_G | FL_DB);
+	gdt[13] = seg_desc((uint32_t)(uintptr_t)ldt, sizeof(ldt) - 1, ACC_P | SYS_LDT, 0);
+	/* SDM LLDT: the selector must name an LDT descriptor in the GDT. */
+	expect_fault("LLDT of a data descriptor -> #GP(0x10)", lldt_sel, (void *)SEL_KDATA, 13, SEL_KDATA);
+	expect_fault("LLDT with TI=1 selector -> #GP(0x6c)", lldt_sel, (void *)0x6c, 13, 0x6c);
+	gdt[14] = gdt[13] & ~(1ull << 47);
+	expect_fault("LLDT of a not-present LDT -> #NP(0x70)", lldt_sel, (void *)0x70, 11, 0x70);
+	expect_no_fault("LLDT 0x68", lldt_sel, (void *)0x68);
+	/* Index 0 of the LDT is a usable descriptor (only GDT index 0 is null). */
+	expect_no_fault("mov 0x04 (LDT index 0) -> DS", ld_ds, (void *)0x04);
+	expect_no_fault("mov 0x0f (LDT index 1, RPL3) -> DS", ld_ds, (void *)0x0f);
+	expect_fault("mov 0x14 (beyond LDT limit) -> DS -> #GP(0x14)", ld_ds, (void *)0x14, 13, 0x14);
+	__asm__ volatile("lldt %w0" :: "r"(0));
+	expect_fault("after LLDT 0: mov 0x04 -> DS -> #GP(0x04)", ld_ds, (void *)0x04, 13, 0x04);
+}
+
 void guest_main(void)
 {
 	test_selector_loads();
+	test_ldt();
 	test_limits();
 	test_cpl3();
 	test_lar_lsl();
