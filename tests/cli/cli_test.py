@@ -24,6 +24,18 @@ def aout_kernel(code, load=0x100000, flags=0x00010002):
     return hdr.ljust(0x20, b'\0') + code
 
 
+def elf64_kernel(code, paddr=0x200000, vaddr=0xffffffff80200000):
+    """An ELF64 (EM_X86_64) multiboot kernel, one PT_LOAD at paddr holding the
+    multiboot header then code; e_entry is the virtual address of the code
+    (the loader translates it through the segment, hvemu extension)."""
+    body = struct.pack('<III', MB_MAGIC, 2, (-(MB_MAGIC + 2)) & 0xffffffff).ljust(0x20, b'\0') + code
+    ehdr = struct.pack('<16sHHIQQQIHHHHHH',
+                       b'\x7fELF\x02\x01\x01'.ljust(16, b'\0'), 2, 62, 1,
+                       vaddr + 0x20, 64, 0, 0, 64, 56, 1, 64, 0, 0)
+    phdr = struct.pack('<IIQQQQQQ', 1, 5, 0x1000, vaddr, paddr, len(body), len(body) + 0x100, 0x1000)
+    return (ehdr + phdr).ljust(0x1000, b'\0') + body
+
+
 # 32-bit code checking the Multiboot machine state (Multiboot 3.2), then
 # reporting through isa-debug-exit: 0 = pass (status 1), 1 = fail (status 3).
 MB_CHECK = bytes.fromhex(
@@ -58,6 +70,7 @@ def files(tmp):
         p[name] = path
     put('mbcheck.bin', aout_kernel(MB_CHECK))
     put('ud2.bin', aout_kernel(UD2))
+    put('mbcheck64.elf', elf64_kernel(MB_CHECK))
     put('real.bin', REAL_HELLO)
     put('spin.bin', SPIN)
     put('clihlt.bin', CLI_HLT)
@@ -109,6 +122,7 @@ def cases(p, tmp):
         'bad-bios': e('run', '--bios', p['bios.bin']),
         # These need a working CPU core.
         'multiboot-state': (['run', '--kernel', p['mbcheck.bin'], '--serial', 'none'], 1, None, False),
+        'multiboot-elf64': (['run', '--kernel', p['mbcheck64.elf'], '--serial', 'none'], 1, None, False),
         'real-hello': (['run', '--load', p['real.bin'] + '@0x7c00', '--entry', '0x7c00'], 33, b'A', False),
         'serial-file': (['run', '--load', p['real.bin'] + '@0x7c00', '--entry', '0x7c00',
                          '--serial', 'file:' + os.path.join(tmp, 'com1.txt')], 33, b'', False),
