@@ -120,10 +120,88 @@ static status_t check_gate_target(struct cpu *cpu, uint16_t tsel, bool is_jmp, u
 	bool bad = !desc_is_code(*raw) || dpl > cpu->cpl;
 	if (is_jmp && !desc_is_conforming(*raw) && dpl != cpu->cpl)
 		bad = true;
+	/* IA-32e: the target must be 64-bit code (L=1, D=0). */
+	if ((cpu->efer & EFER_LMA) && (!(*raw & (1ull << 53)) || (*raw & (1ull << 54))))
+		bad = true;
 	if (bad)
 		return cpu_raise_err(cpu, EXC_GP, sel_error(tsel));
 	if (!desc_present(*raw))
 		return cpu_raise_err(cpu, EXC_NP, sel_error(tsel));
+	return ST_OK;
+}
+
+/* JMP/CALL through an IA-32e call gate (SDM Vol.2 JMP/CALL CALL-GATE with
+ * IA32_EFER.LMA = 1; SDM Vol.3 5.8.3.1, 5.8.5, 5.8.6): a 16-byte gate to 64-bit
+ * code; a CALL to an inner level takes RSPn from the 64-bit TSS, loads a null
+ * SS with RPL = new CPL and pushes SS, RSP, CS, RIP as quadwords; no
+ * parameters are copied. */
+static status_t far_gate64(struct cpu *cpu, uint16_t sel, uint64_t raw, bool is_jmp)
+{
+	unsigned gdpl = desc_dpl(raw);
+	uint64_t hi, traw;
+	status_t st;
+
+	if (gdpl < cpu->cpl || SEL_RPL(sel) > gdpl)
+		return cpu_raise_err(cpu, EXC_GP, sel_error(sel));
+	if (!desc_present(raw))
+		return cpu_raise_err(cpu, EXC_NP, sel_error(sel));
+	st = desc_fetch_upper(cpu, sel, EXC_GP, &hi);
+	if (st != ST_OK)
+		return st;
+	/* Figure 5-9: the type field of the upper half must be 0. */
+	if ((hi >> 40) & 0x1f)
+		return cpu_raise_err(cpu, EXC_GP, sel_error(sel));
+	uint16_t tsel = (uint16_t)(raw >> 16);
+	uint64_t rip = (raw & 0xffff) | ((raw >> 32) & 0xffff0000u) | (hi << 32);
+	st = check_gate_target(cpu, tsel, is_jmp, &traw);
+	if (st != ST_OK)
+		return st;
+	unsigned dpl = desc_dpl(traw);
+
+	if (is_jmp) {
+		if (!addr_canonical(rip))
+			return cpu_raise_err(cpu, EXC_GP, 0);
+		st = desc_set_accessed(cpu, tsel, &traw);
+		if (st != ST_OK)
+			return st;
+		cs_commit(cpu, tsel, traw, cpu->cpl, rip);
+		return ST_OK;
+	}
+
+	bool inner = !desc_is_conforming(traw) && dpl < cpu->cpl;
+	struct stack_frame fr;
+	if (inner) {
+		uint64_t rsp;
+		uint32_t off = 4 + 8 * dpl;
+		if (off + 7 > cpu->tr.limit)
+			return cpu_raise_err(cpu, EXC_TS, sel_error(cpu->tr.selector));
+		st = lin_read_sys(cpu, cpu->tr.base + off, 8, &rsp);
+		if (st != ST_OK)
+			return st;
+		frame_on_flat64(&fr, rsp, false);
+		frame_add(&fr, 8, cpu->seg[SR_SS].selector);
+		frame_add(&fr, 8, cpu->regs[R_SP]);
+	} else {
+		frame_on_current(cpu, &fr);
+	}
+	frame_add(&fr, 8, cpu->seg[SR_CS].selector);
+	frame_add(&fr, 8, cpu->rip);
+	if (!frame_fits(&fr))
+		return cpu_raise_err(cpu, EXC_SS, 0);
+	if (!addr_canonical(rip))
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	st = desc_set_accessed(cpu, tsel, &traw);
+	if (st == ST_OK)
+		st = frame_write(cpu, &fr);
+	if (st != ST_OK)
+		return st;
+	if (inner) {
+		seg_load_null(&cpu->seg[SR_SS], (uint16_t)dpl);
+		cpu->regs[R_SP] = frame_sp(&fr);
+	} else {
+		sp_write(cpu, fr.mask, frame_sp(&fr));
+	}
+	cs_commit(cpu, tsel, traw, inner ? dpl : cpu->cpl, rip);
 	return ST_OK;
 }
 
@@ -201,13 +279,17 @@ static status_t jmp_far_prot(struct cpu *cpu, uint16_t sel, uint64_t off, unsign
 	}
 	if (!desc_is_system(raw))
 		return cpu_raise_err(cpu, EXC_GP, sel_error(sel));
+	/* SDM Vol.3 5.8.3.1: in IA-32e mode type 0CH is the 64-bit call gate and
+	 * the only system type a far JMP/CALL accepts. */
+	if ((cpu->efer & EFER_LMA) && desc_type(raw) != SYS_CALL_GATE32)
+		return cpu_raise_err(cpu, EXC_GP, sel_error(sel));
 	switch (desc_type(raw)) {
 	case SYS_CALL_GATE16:
 	case SYS_CALL_GATE32: {
 		/* SDM Vol.2 JMP CALL-GATE, SDM Vol.3 5.8.5 Table 5-3: gate DPL >= CPL
 		 * and >= RPL; no privilege change through a JMP. */
 		if (cpu->efer & EFER_LMA)
-			return prot_unsupported(cpu, "far JMP through a 64-bit call gate");
+			return far_gate64(cpu, sel, raw, true);
 		unsigned gdpl = desc_dpl(raw);
 		if (gdpl < cpu->cpl || gdpl < SEL_RPL(sel))
 			return cpu_raise_err(cpu, EXC_GP, sel_error(sel));
@@ -379,12 +461,16 @@ static status_t call_far_prot(struct cpu *cpu, uint16_t sel, uint64_t off, unsig
 	}
 	if (!desc_is_system(raw))
 		return cpu_raise_err(cpu, EXC_GP, sel_error(sel));
+	/* SDM Vol.3 5.8.3.1: in IA-32e mode type 0CH is the 64-bit call gate and
+	 * the only system type a far JMP/CALL accepts. */
+	if ((cpu->efer & EFER_LMA) && desc_type(raw) != SYS_CALL_GATE32)
+		return cpu_raise_err(cpu, EXC_GP, sel_error(sel));
 	switch (desc_type(raw)) {
 	case SYS_CALL_GATE16:
 	case SYS_CALL_GATE32: {
 		/* SDM Vol.2 CALL CALL-GATE: gate DPL >= CPL and >= RPL. */
 		if (cpu->efer & EFER_LMA)
-			return prot_unsupported(cpu, "far CALL through a 64-bit call gate");
+			return far_gate64(cpu, sel, raw, false);
 		unsigned gdpl = desc_dpl(raw);
 		if (gdpl < cpu->cpl || SEL_RPL(sel) > gdpl)
 			return cpu_raise_err(cpu, EXC_GP, sel_error(sel));

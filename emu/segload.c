@@ -31,6 +31,16 @@ status_t desc_fetch(struct cpu *cpu, uint16_t sel, uint8_t vector, uint64_t *raw
 	return lin_read_sys(cpu, lin, 8, raw);
 }
 
+status_t desc_fetch_upper(struct cpu *cpu, uint16_t sel, uint8_t vector, uint64_t *hi)
+{
+	const struct segment *ldt = &cpu->ldtr;
+	uint64_t base = (sel & SEL_TI) ? ldt->base : cpu->gdtr.base;
+	uint32_t limit = (sel & SEL_TI) ? ldt->limit : cpu->gdtr.limit;
+	if (((sel & SEL_TI) && !(ldt->attr & SEG_P)) || (uint32_t)(sel & ~7u) + 15 > limit)
+		return cpu_raise_err(cpu, vector, sel_error(sel));
+	return lin_read_sys(cpu, base + (sel & ~7u) + 8, 8, hi);
+}
+
 status_t desc_set_accessed(struct cpu *cpu, uint16_t sel, uint64_t *raw)
 {
 	/* SDM Vol.3 3.4.5.1: the accessed bit (type bit 0, byte 5 bit 0) of code and

@@ -23,6 +23,11 @@ static inline bool addr_canonical(uint64_t a) { return (uint64_t)((int64_t)(a <<
  * 3.5.1: "the processor checks that the index is within the table limit"). */
 status_t desc_fetch(struct cpu *cpu, uint16_t sel, uint8_t vector, uint64_t *raw) CHECKED;
 
+/* Read the upper 8 bytes of a 16-byte system descriptor (IA-32e call gates,
+ * LDT and TSS descriptors, SDM Vol.3 5.8.3.1, 7.2.3) named by sel; beyond the
+ * table limit is vector(sel_error(sel)). */
+status_t desc_fetch_upper(struct cpu *cpu, uint16_t sel, uint8_t vector, uint64_t *hi) CHECKED;
+
 /* Set the descriptor's accessed bit in memory (and in *raw) if clear (SDM Vol.3
  * 3.4.5.1: set by the processor when the selector is loaded). */
 status_t desc_set_accessed(struct cpu *cpu, uint16_t sel, uint64_t *raw) CHECKED;

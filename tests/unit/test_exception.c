@@ -642,6 +642,46 @@ START_TEST(long_gate_checks)
 }
 END_TEST
 
+START_TEST(long_call_gate_and_retfq)
+{
+	/* IA-32e call gate (16 bytes at 0x60): ring 3 -> ring 0, null SS with
+	 * RPL 0, quadword frame, no parameter copy; RETFQ back to ring 3. */
+	long_mode(3);
+	enum { GATE64 = 0x63 };
+	set_gdt(0x60, mkgate(LCS0, HANDLER, SYS_CALL_GATE32, 3, true, 0));
+	set_gdt(0x68, 0);                                     /* upper: offset 63:32, type 0 */
+	cpu.rip = CODE3 + 7;
+	struct insn call = { .imm2 = GATE64, .osize = 8, .opcode = 0xff, .mem = false };
+	ck_assert_int_eq(op_call_far(&cpu, &call), ST_OK);
+	ck_assert_uint_eq(cpu.cpl, 0);
+	ck_assert_int_eq(cpu.mode, MODE_LONG64);
+	ck_assert_uint_eq(cpu.rip, HANDLER);
+	ck_assert_uint_eq(cpu.seg[SR_SS].selector, 0);
+	ck_assert_uint_eq(cpu.regs[R_SP], STACK0 + 8 - 32);
+	ck_assert_uint_eq(rd(STACK0 + 8 - 32, 8), CODE3 + 7);
+	ck_assert_uint_eq(rd(STACK0 + 8 - 24, 8), LCS3);
+	ck_assert_uint_eq(rd(STACK0 + 8 - 16, 8), STACK3 + 8);
+	ck_assert_uint_eq(rd(STACK0 + 8 - 8, 8), DS3);
+	struct insn ret = { .osize = 8, .opcode = 0xcb };
+	ck_assert_int_eq(op_ret_far(&cpu, &ret), ST_OK);
+	ck_assert_uint_eq(cpu.cpl, 3);
+	ck_assert_uint_eq(cpu.rip, CODE3 + 7);
+	ck_assert_uint_eq(cpu.regs[R_SP], STACK3 + 8);
+	ck_assert_uint_eq(cpu.seg[SR_SS].selector, DS3);
+
+	/* A 16-bit call gate type is invalid in IA-32e mode: #GP(sel). */
+	set_gdt(0x60, mkgate(LCS0, HANDLER, SYS_CALL_GATE16, 3, true, 0));
+	ck_assert_int_eq(op_call_far(&cpu, &call), ST_FAULT);
+	ck_assert_uint_eq(cpu.event.vector, EXC_GP);
+	ck_assert_uint_eq(cpu.event.error_code, 0x60);
+	/* Non-zero upper type field: #GP(sel). */
+	set_gdt(0x60, mkgate(LCS0, HANDLER, SYS_CALL_GATE32, 3, true, 0));
+	set_gdt(0x68, 1ull << 40);
+	ck_assert_int_eq(op_call_far(&cpu, &call), ST_FAULT);
+	ck_assert_uint_eq(cpu.event.error_code, 0x60);
+}
+END_TEST
+
 /* ---- far transfers ---- */
 
 START_TEST(call_gate_inner_with_params_and_retf)
@@ -832,6 +872,7 @@ static Suite *exception_suite(void)
 	tcase_add_test(tc, long_ring3_frame_and_iretq);
 	tcase_add_test(tc, long_same_level_ist_and_iretq);
 	tcase_add_test(tc, long_gate_checks);
+	tcase_add_test(tc, long_call_gate_and_retfq);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("far");
