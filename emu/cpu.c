@@ -308,15 +308,18 @@ fault:
 			/* Faults report the faulting instruction's address (SDM Vol.3 6.5). */
 			cpu->rip = cpu->insn_start;
 			st = cpu_deliver_event(cpu);
+			/* A delivered exception is a step of virtual time: a guest that
+			 * faults forever (handler faults again) still reaches the limit. */
+			cpu->icount++;
 			if (st == ST_OK)
 				continue;
 		}
 		if (st == ST_HALT) {
 			cpu->icount++;
 			cpu->halted = true;
+		} else if (st == ST_STOP && cpu->stop_requested) {
+			cpu->icount++;     /* the OUT that asked to stop has retired */
 		}
-		if (st == ST_STOP)
-			cpu->icount++;
 		return st;
 	}
 }

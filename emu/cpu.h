@@ -102,7 +102,7 @@ struct cpu {
 	struct event event;        /* the exception/interrupt being raised or delivered */
 	uint8_t delivering;        /* nesting of exception delivery, for #DF/shutdown (SDM 6.15) */
 	uint64_t insn_start;       /* RIP of the current instruction (faults report it) */
-	uint64_t icount;           /* retired instructions */
+	uint64_t icount;           /* retired instructions + delivered exceptions */
 	uint64_t icount_limit;     /* stop with ST_STOP when reached (0: none) */
 
 	/* --- the machine --- */
