@@ -3,6 +3,9 @@
  * (SDM Vol.2 instruction pages; register layouts SDM Vol.3 2.5, 17.2). Paging
  * itself lives in the memory path: this file keeps the registers consistent and
  * tells the TLB and the mode cache when they change. */
+#include <string.h>
+
+#include "mmu/paging.h"
 #include "emu/cpu.h"
 #include "emu/cpu_model.h"
 #include "emu/hooks.h"
@@ -97,6 +100,21 @@ static inline bool not_cpl0(const struct cpu *cpu)
 	return cpu->mode != MODE_REAL && cpu->cpl != 0;
 }
 
+/* SDM Vol.3 4.4.1: with PAE paging in effect after the write, MOV to CR3, and a
+ * MOV to CR0/CR4 that changes the bits listed there, load the four PDPTE
+ * registers; a present PDPTE with a reserved bit set makes the MOV #GP(0) with
+ * nothing changed. (IA-32e paging has no PDPTE registers.) */
+static status_t load_pdptes(struct cpu *cpu, uint64_t cr0, uint64_t cr3, uint64_t cr4)
+{
+	uint64_t pdpte[4];
+	if (!(cr0 & CR0_PG) || !(cr4 & CR4_PAE) || (cpu->efer & EFER_LME))
+		return ST_OK;
+	if (!paging_load_pdptes(cpu->mem, cr3, cpu->maxphyaddr, pdpte))
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	memcpy(cpu->pdpte, pdpte, sizeof(pdpte));
+	return ST_OK;
+}
+
 /* CR0 writes from MOV, LMSW and CLTS after their own checks. Changes of PE, PG
  * or WP change translations and privilege (TLB banks) and the mode. */
 static void commit_cr0(struct cpu *cpu, uint64_t val)
@@ -128,6 +146,11 @@ static status_t write_cr0(struct cpu *cpu, uint64_t val)
 	if ((val & CR0_PG) && !(cpu->cr0 & CR0_PG) && (cpu->efer & EFER_LME) &&
 	    !(cpu->cr4 & CR4_PAE))
 		return cpu_raise_err(cpu, EXC_GP, 0);
+	if ((cpu->cr0 ^ val) & (CR0_PG | CR0_CD | CR0_NW)) {
+		status_t st = load_pdptes(cpu, val, cpu->cr3, cpu->cr4);
+		if (st != ST_OK)
+			return st;
+	}
 	commit_cr0(cpu, val);
 	return ST_OK;
 }
@@ -140,6 +163,9 @@ static status_t write_cr3(struct cpu *cpu, uint64_t val)
 {
 	if (val >> 32 && !(cpu->efer & EFER_LMA))
 		return cpu_raise_err(cpu, EXC_GP, 0);
+	status_t st = load_pdptes(cpu, cpu->cr0, val, cpu->cr4);
+	if (st != ST_OK)
+		return st;
 	cpu->cr3 = val;
 	tlb_flush_nonglobal(&cpu->tlb);
 	return ST_OK;
@@ -156,6 +182,11 @@ static status_t write_cr4(struct cpu *cpu, uint64_t val)
 	if ((cpu->efer & EFER_LMA) && !(val & CR4_PAE))
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	uint64_t changed = cpu->cr4 ^ val;
+	if (changed & (CR4_PAE | CR4_PGE | CR4_PSE | CR4_SMEP)) {
+		status_t st = load_pdptes(cpu, cpu->cr0, cpu->cr3, val);
+		if (st != ST_OK)
+			return st;
+	}
 	cpu->cr4 = val;
 	if (changed & (CR4_PGE | CR4_PAE | CR4_PSE | CR4_PCIDE | CR4_SMEP | CR4_SMAP | CR4_LA57))
 		tlb_flush_all(&cpu->tlb);
