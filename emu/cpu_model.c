@@ -2,9 +2,11 @@
  *
  * Feature bits advertise only what hvemu implements today, whatever the real
  * part had (the names say which processor the leaves are shaped after):
- *   - no x87 FPU (CPUID.1:EDX.FPU = 0), no MMX/SSE, no long mode, no NX, no
- *     SYSCALL, no PAE/PSE/PGE (paging comes later), no local APIC device (APIC = 0;
- *     the IA32_APIC_BASE MSR still exists, as on every P6-class part);
+ *   - no x87 FPU (CPUID.1:EDX.FPU = 0), no MMX/SSE, no long mode, no
+ *     SYSCALL, no local APIC device (APIC = 0; the IA32_APIC_BASE MSR still
+ *     exists, as on every P6-class part);
+ *   - paging (mmu/paging.c): PSE, PAE, PGE, PSE-36 and NX/XD (EFER.NXE) with
+ *     36 physical-address bits;
  *   - DE (CR4.DE, DR4/DR5 #UD), TSC (RDTSC, CR4.TSD), MSR (RDMSR/WRMSR), CX8,
  *     CMOV, SEP (SYSENTER/SYSEXIT) and PAT (the MSR; memory types have no effect in
  *     an emulator without caches) are implemented;
@@ -23,19 +25,26 @@
 
 /* CPUID.1:EDX bits hvemu implements (SDM Vol.2 CPUID, Table 3-11). */
 #define EDX1_DE   (1u << 2)
+#define EDX1_PSE  (1u << 3)
+#define EDX1_PAE  (1u << 6)
+#define EDX1_PGE  (1u << 13)
+#define EDX1_PSE36 (1u << 17)
 #define EDX1_TSC  (1u << 4)
 #define EDX1_MSR  (1u << 5)
 #define EDX1_CX8  (1u << 8)
 #define EDX1_SEP  (1u << 11)
 #define EDX1_CMOV (1u << 15)
 #define EDX1_PAT  (1u << 16)
-#define HVEMU_EDX1 (EDX1_DE | EDX1_TSC | EDX1_MSR | EDX1_CX8 | EDX1_SEP | EDX1_CMOV | EDX1_PAT)
+#define HVEMU_EDX1 (EDX1_DE | EDX1_PSE | EDX1_TSC | EDX1_MSR | EDX1_PAE | EDX1_CX8 | EDX1_SEP | \
+		    EDX1_PGE | EDX1_CMOV | EDX1_PAT | EDX1_PSE36)
+/* CPUID.80000001H:EDX[20] NX/XD (SDM Vol.2 CPUID; APM3 E.4.2). */
+#define EDX81_NX  (1u << 20)
 #define ECX1_VMX  (1u << 5)
 /* CPUID.80000001H:ECX[2] SVM (APM3 E.4.2). */
 #define ECX81_SVM (1u << 2)
 /* APM3 E.4.2: CPUID.80000001H:EDX repeats leaf 1 EDX bits 0-9, 12-17, 23, 24; bit 11
  * there is SYSCALL, not SEP, so SEP is not copied. */
-#define AMD_EDX81 (HVEMU_EDX1 & ~EDX1_SEP)
+#define AMD_EDX81 ((HVEMU_EDX1 & ~EDX1_SEP) | EDX81_NX)
 
 /* ---- "core2": shaped after an Intel Core 2 (Merom), family 6 model 15 ---- */
 
@@ -56,8 +65,8 @@ static const struct cpuid_leaf core2_leaves[] = {
 	/* Leaf 7 subleaf 0: no structured extended features; EAX = max subleaf 0. */
 	{ .leaf = 7, .subleaf = 0, .indexed = true },
 	{ .leaf = 0x80000000, .eax = 0x80000008 },
-	/* No LAHF64, SYSCALL, NX or LM: long mode is not implemented. */
-	{ .leaf = 0x80000001 },
+	/* XD only: no LAHF64, SYSCALL or LM, long mode is not implemented. */
+	{ .leaf = 0x80000001, .edx = EDX81_NX },
 	/* Brand string, 48 bytes, NUL padded (SDM Vol.2 CPUID leaves 80000002H-80000004H). */
 	{ .leaf = 0x80000002, .eax = STR4('h', 'v', 'e', 'm'), .ebx = STR4('u', ' ', 'C', 'o'),
 	  .ecx = STR4('r', 'e', ' ', '2'), .edx = STR4(' ', 'c', 'l', 'a') },
@@ -65,8 +74,8 @@ static const struct cpuid_leaf core2_leaves[] = {
 	{ .leaf = 0x80000004 },
 	/* L2: 2048 KiB, 8-way (encoding 6), 64-byte lines (SDM Vol.2 CPUID 80000006H). */
 	{ .leaf = 0x80000006, .ecx = 0x08006040 },
-	/* 32 physical and 32 linear address bits: no PAE/PSE-36, no long mode. */
-	{ .leaf = 0x80000008, .eax = 0x00002020 },
+	/* 36 physical and 32 linear address bits (no long mode). */
+	{ .leaf = 0x80000008, .eax = 0x00002024 },
 };
 
 static const struct cpu_model model_core2 = {
@@ -102,8 +111,8 @@ static const struct cpuid_leaf opteron_leaves[] = {
 	  .edx = 0x40020140 },
 	/* L2 (APM3 E.4.5): 512 KiB, 16-way (encoding 8), 1 line/tag, 64 B; no L3. */
 	{ .leaf = 0x80000006, .ecx = 0x02008140 },
-	/* 32 physical and 32 linear address bits; one core (NC = 0). */
-	{ .leaf = 0x80000008, .eax = 0x00002020 },
+	/* 36 physical and 32 linear address bits; one core (NC = 0). */
+	{ .leaf = 0x80000008, .eax = 0x00002024 },
 	/* SVM (APM3 E.4.9): revision 1, 64 ASIDs; EDX: no optional SVM features yet
 	 * (nested paging, NRIP save etc. are advertised once svm/ implements them). */
 	{ .leaf = 0x8000000a, .eax = 1, .ebx = 64 },
@@ -124,8 +133,8 @@ static const struct cpu_model model_opteron_g3 = {
 static const struct cpuid_leaf pentium_leaves[] = {
 	{ .leaf = 0, .eax = 1, .ebx = STR4('G', 'e', 'n', 'u'), .edx = STR4('i', 'n', 'e', 'I'),
 	  .ecx = STR4('n', 't', 'e', 'l') },
-	/* Family 5 model 2 stepping 12; DE, TSC, MSR, CX8 only. */
-	{ .leaf = 1, .eax = 0x0000052c, .edx = EDX1_DE | EDX1_TSC | EDX1_MSR | EDX1_CX8 },
+	/* Family 5 model 2 stepping 12; DE, PSE, TSC, MSR, CX8 only. */
+	{ .leaf = 1, .eax = 0x0000052c, .edx = EDX1_DE | EDX1_PSE | EDX1_TSC | EDX1_MSR | EDX1_CX8 },
 };
 
 static const struct cpu_model model_pentium = {

@@ -443,8 +443,8 @@ START_TEST(cr4_reserved_and_de)
 {
 	struct machine m;
 	machine_init(&m, "core2");
-	/* mov eax,20h; mov cr4,eax: PAE is not implemented by the model */
-	assert_fault(RUN(&m, 0x66, 0xb8, 0x20, 0x00, 0x00, 0x00, 0x0f, 0x22, 0xe0, 0xf4), EXC_GP, -1);
+	/* mov eax,200h; mov cr4,eax: OSFXSR, but the model has no FXSR */
+	assert_fault(RUN(&m, 0x66, 0xb8, 0x00, 0x02, 0x00, 0x00, 0x0f, 0x22, 0xe0, 0xf4), EXC_GP, -1);
 	machine_free(&m);
 	machine_init(&m, "core2");
 	/* mov eax,8; mov cr4,eax; mov ebx,cr4; mov eax,dr4; hlt: DE=1 makes DR4 #UD */
@@ -603,10 +603,12 @@ END_TEST
 START_TEST(msr_sets_per_vendor)
 {
 	struct machine m;
-	machine_init(&m, "core2");
+	machine_init(&m, "pentium");
 	enter_prot(&m, 0);
 	/* mov ecx,0c0000080h; rdmsr; hlt: no EFER without NX/LM on Intel */
 	assert_fault(RUN(&m, 0xb9, 0x80, 0x00, 0x00, 0xc0, 0x0f, 0x32, 0xf4), EXC_GP, 0);
+	machine_free(&m);
+	machine_init(&m, "core2");
 	enter_prot(&m, 0);
 	/* mov ecx,12345h; rdmsr: unknown */
 	assert_fault(RUN(&m, 0xb9, 0x45, 0x23, 0x01, 0x00, 0x0f, 0x32, 0xf4), EXC_GP, 0);
