@@ -198,8 +198,9 @@ static inline status_t double_shift(struct cpu *cpu, const struct insn *in, bool
 	} else if (left) {
 		r = ((d << c) | (c < 64 ? s >> (w - c) : 0)) & m;
 		cf = (d >> (w - c)) & 1;
-		/* 1-bit: OF = sign change, i.e. CF xor the result's MSB. */
-		of = msb(r, w) ^ cf;
+		/* 1-bit: OF = sign change, i.e. CF xor the result's MSB. AMD gives
+		 * OF = CF for a 16-bit SHLD by exactly 16 (measured on the host). */
+		of = is_amd(cpu) && w == 16 && c == 16 ? cf : msb(r, w) ^ cf;
 	} else {
 		r = ((d >> c) | (s << (w - c))) & m;
 		cf = (d >> (c - 1)) & 1;
