@@ -185,8 +185,12 @@ int machine_run(struct machine *m)
 							 : "HLT with interrupts disabled", cpu->rip);
 		return EXIT_HALTED;
 	case ST_UNSUPPORTED:
-		fprintf(stderr, "hvemu: unsupported instruction after %llu instructions at ",
-			(unsigned long long)cpu->icount);
+		if (m->trace.note)
+			fprintf(stderr, "hvemu: unsupported: %s, after %llu instructions at ",
+				m->trace.note, (unsigned long long)cpu->icount);
+		else
+			fprintf(stderr, "hvemu: unsupported instruction after %llu instructions at ",
+				(unsigned long long)cpu->icount);
 		trace_print_site(&m->trace, cpu, cpu->insn_start);
 		return EXIT_EMULATOR;
 	default:

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "emu/insn.h"
+#include "mmu/paging.h"
 
 static const struct { const char *word; unsigned bits; } trace_words[] = {
 	{ "insn", TRACE_INSN }, { "exc", TRACE_EXC }, { "io", TRACE_IO }, { "pf", TRACE_PF },
@@ -66,6 +67,7 @@ void trace_attach(struct trace *t, struct cpu *cpu, unsigned classes)
 	cpu->trace = classes;
 	cpu->trace_insn = trace_insn;
 	cpu->trace_event = trace_event;
+	cpu->trace_walk = trace_walk;
 	cpu->trace_ctx = t;
 	if ((classes & TRACE_IO) && cpu->io) {
 		cpu->io->trace = trace_io;
@@ -82,16 +84,43 @@ unsigned trace_code_bits(const struct cpu *cpu)
 	return (cpu->seg[SR_CS].attr & SEG_DB) ? 32 : 16;
 }
 
+/* Linear -> physical for a code byte, as the fetch did it: no paging, or the
+ * page walker (SDM Vol.3 4.1.1). The fetch that decoded these bytes already set
+ * the accessed bits, so this walk changes nothing in guest memory. */
+static bool code_phys(struct cpu *cpu, uint64_t lin, uint64_t *pa)
+{
+	unsigned mode = cpu_paging_mode(cpu);
+	if (mode == PAGING_OFF) {
+		*pa = lin;
+		return true;
+	}
+	struct paging_env env = {
+		.mem = cpu->mem, .mode = (enum paging_mode)mode, .cr3 = cpu->cr3,
+		.pse = cpu->cr4 & CR4_PSE, .pge = cpu->cr4 & CR4_PGE, .wp = cpu->cr0 & CR0_WP,
+		.nxe = cpu->efer & EFER_NXE, .smep = cpu->cr4 & CR4_SMEP, .smap = cpu->cr4 & CR4_SMAP,
+		.gbpages = cpu->gbpages, .maxphyaddr = cpu->maxphyaddr ? cpu->maxphyaddr : 36,
+		.pdpte = cpu->pdpte,
+	};
+	struct walk_result r;
+	struct fault f;
+	if (!paging_walk(&env, lin, WALK_EXEC, cpu->cpl == 3 ? WALK_USER : 0, &r, &f))
+		return false;
+	*pa = r.pa;
+	return true;
+}
+
 size_t trace_read_code(struct cpu *cpu, uint64_t ip, uint8_t *buf, size_t len)
 {
-	/* With paging on, linear -> physical needs a page walk this file does not
-	 * do yet; without it linear == physical (SDM Vol.3 4.1.1). */
-	if (cpu->cr0 & CR0_PG)
-		return 0;
 	bool mode64 = cpu_is_mode64(cpu);
+	uint64_t page = 1, page_pa = 0;            /* 1: no page translated yet */
 	for (size_t i = 0; i < len; i++) {
 		uint64_t lin = seg_linear(&cpu->seg[SR_CS], ip + i, mode64);
-		buf[i] = (uint8_t)physmem_read(cpu->mem, lin, 1);
+		if ((lin & PAGE_MASK) != page) {
+			if (!code_phys(cpu, lin & PAGE_MASK, &page_pa))
+				return i;
+			page = lin & PAGE_MASK;
+		}
+		buf[i] = (uint8_t)physmem_read(cpu->mem, page_pa + (lin & (PAGE_SIZE - 1)), 1);
 	}
 	return len;
 }
@@ -107,10 +136,12 @@ static void print_site(struct trace *t, struct cpu *cpu, uint64_t ip, unsigned l
 		fprintf(t->out, "%04x:%08llx ", cpu->seg[SR_CS].selector, (unsigned long long)ip);
 	uint8_t code[INSN_MAX_LEN];
 	size_t want = len ? len : INSN_MAX_LEN;
-	if (trace_read_code(cpu, ip, code, want) != want) {
+	size_t got = trace_read_code(cpu, ip, code, want);
+	if (got == 0 || (len && got < len)) {
 		fprintf(t->out, " ?? (paged)\n");
 		return;
 	}
+	want = got;
 	int mi = bits == 16 ? 0 : bits == 32 ? 1 : 2;
 	cs_insn *ci = NULL;
 	size_t n = 0;
@@ -177,6 +208,15 @@ static void print_regs(struct trace *t, struct cpu *cpu)
 void trace_event(struct cpu *cpu, const struct event *ev, const char *what)
 {
 	struct trace *t = cpu->trace_ctx;
+	if (t && what && strcmp(what, "exc") != 0 && strcmp(what, "triple-fault") != 0) {
+		/* Not an event: the core names what it does not model. */
+		t->note = what;
+		if (cpu->trace & TRACE_EXC) {
+			fprintf(t->out, "unsupported: %s at ", what);
+			print_site(t, cpu, cpu->insn_start, 0, true);
+		}
+		return;
+	}
 	bool triple = what && !strcmp(what, "triple-fault");
 	bool is_pf = ev->type == EV_EXCEPTION && ev->vector == EXC_PF;
 	if (!t || !(triple || (cpu->trace & TRACE_EXC) || (is_pf && (cpu->trace & TRACE_PF))))
@@ -194,12 +234,24 @@ void trace_event(struct cpu *cpu, const struct event *ev, const char *what)
 		fprintf(t->out, " err=0x%x", ev->error_code);
 	if (is_pf)
 		fprintf(t->out, " cr2=0x%llx", (unsigned long long)ev->cr2);
-	if (what && !triple && strcmp(what, "exc") != 0)
-		fprintf(t->out, " [%s]", what);
 	fputs(" at ", t->out);
 	print_site(t, cpu, cpu->insn_start, 0, true);
 	print_regs(t, cpu);
 	fflush(t->out);
+}
+
+void trace_walk(struct cpu *cpu, uint64_t lin, const struct walk_result *r,
+		const struct fault *f)
+{
+	struct trace *t = cpu->trace_ctx;
+	if (!t || !(cpu->trace & TRACE_PF))
+		return;
+	fprintf(t->out, "pf: lin 0x%llx -> #%s err=0x%x:", (unsigned long long)lin,
+		f->vector == EXC_PF ? "PF" : "GP", f->error_code);
+	for (unsigned i = 0; i < r->levels && i < 5; i++)
+		fprintf(t->out, " [0x%llx]=0x%llx", (unsigned long long)r->entry_addr[i],
+			(unsigned long long)r->entry[i]);
+	fputc('\n', t->out);
 }
 
 void trace_io(void *opaque, uint16_t port, unsigned size, bool is_write, uint32_t value)

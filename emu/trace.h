@@ -16,6 +16,7 @@ struct trace {
 	FILE *out;
 	size_t cs[3];              /* Capstone handles (csh) for 16/32/64-bit code */
 	bool have_cs[3];           /* Capstone opened that mode */
+	const char *note;          /* the last reason the core gave for ST_UNSUPPORTED */
 };
 
 /* Parse a comma-separated class list ("insn,exc,io,pf" or "all") into TRACE_*
@@ -33,14 +34,20 @@ void trace_attach(struct trace *t, struct cpu *cpu, unsigned classes);
 
 /* The callbacks themselves (cpu->trace_ctx is the struct trace). trace_event
  * prints an exception when TRACE_EXC (or TRACE_PF for #PF) is on, and always
- * when what is "triple-fault". */
+ * when what is "triple-fault". Any other what ("exc" aside) is the core naming
+ * something it does not model before returning ST_UNSUPPORTED: it is kept in
+ * trace->note (and printed with TRACE_EXC). trace_walk prints a faulting page
+ * walk, level by level, with TRACE_PF. */
 void trace_insn(struct cpu *cpu, const struct insn *in);
 void trace_event(struct cpu *cpu, const struct event *ev, const char *what);
+void trace_walk(struct cpu *cpu, uint64_t lin, const struct walk_result *r,
+		const struct fault *f);
 /* struct iobus trace hook; opaque is the struct trace. */
 void trace_io(void *opaque, uint16_t port, unsigned size, bool is_write, uint32_t value);
 
-/* Copy up to len code bytes at CS:ip into buf. Returns how many were read: 0
- * when paging is on (not translated here yet: callers print "?? (paged)"). */
+/* Copy up to len code bytes at CS:ip into buf. Returns how many were read:
+ * fewer when a page is not mapped (or not executable) under paging; callers
+ * print "?? (paged)" when that cuts the instruction short. */
 size_t trace_read_code(struct cpu *cpu, uint64_t ip, uint8_t *buf, size_t len);
 
 /* Print "CS:IP  bytes  disassembly" of the instruction at ip (for end-of-run
