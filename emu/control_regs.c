@@ -27,7 +27,6 @@
  * 11, 12, 14 and 15 as 0. */
 #define DR6_WRITABLE 0x0000e00full            /* B0-B3, BD, BS, BT */
 #define DR6_ONES     0xffff0ff0ull
-#define DR6_BD       (1ull << 13)
 #define DR7_WRITABLE 0xffff23ffull            /* L0-G3, LE, GE, GD, R/W0-LEN3 */
 #define DR7_ONES     0x00000400ull
 #define DR7_GD       (1ull << 13)

@@ -260,6 +260,13 @@ static struct block *block_for_rip(struct cpu *cpu, status_t *st)
 
 /* --- the loop --- */
 
+/* INT n, INT3, INTO, INT1 (one-byte map CC, CD, CE, F1). */
+static bool is_software_interrupt(const struct insn *in)
+{
+	return in->map == 0 && (in->opcode == 0xcc || in->opcode == 0xcd || in->opcode == 0xce ||
+				in->opcode == 0xf1);
+}
+
 status_t cpu_run(struct cpu *cpu)
 {
 	for (;;) {
@@ -287,6 +294,11 @@ status_t cpu_run(struct cpu *cpu)
 			n = 1;
 			cpu->shadow = 0;
 		}
+		/* SDM Vol.3 17.3.1.4: with TF set when an instruction starts, a #DB trap
+		 * (DR6.BS) follows it, unless it raised an exception, or MOV SS/POP SS
+		 * inhibited debug exceptions (SDM 6.8.3). INT n, INT3, INTO and INT1
+		 * deliver an event that clears TF: no trap follows them either. */
+		bool single_step = cpu->rflags & FLAG_TF;
 		cpu->code_modified = false;
 		for (unsigned i = 0; i < n; i++) {
 			const struct insn *in = &b->insns[i];
@@ -300,6 +312,14 @@ status_t cpu_run(struct cpu *cpu)
 			cpu->icount++;
 			if (__builtin_expect(cpu->code_modified | cpu->stop_requested, 0))
 				break;
+		}
+		if (__builtin_expect(single_step, 0) && !cpu->shadow && !is_software_interrupt(&b->insns[0])) {
+			cpu->dr[6] |= DR6_BS;
+			cpu->event = (struct event){ .pending = true, .type = EV_EXCEPTION, .vector = EXC_DB };
+			st = cpu_deliver_event(cpu);
+			cpu->icount++;
+			if (st != ST_OK)
+				return st;
 		}
 		continue;
 

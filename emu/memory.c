@@ -226,12 +226,21 @@ static inline status_t seg_to_linear(struct cpu *cpu, unsigned seg, uint64_t off
 	return ST_OK;
 }
 
+/* SDM Vol.3 6.15 (#AC): with CR0.AM and EFLAGS.AC set, a misaligned data access
+ * at CPL 3 is #AC(0). Checked after the segment checks, before translation. */
+static inline bool misaligned_user_access(const struct cpu *cpu, uint64_t lin, unsigned size)
+{
+	return cpu->cpl == 3 && (lin & (size - 1)) && (cpu->cr0 & CR0_AM) && (cpu->rflags & FLAG_AC);
+}
+
 status_t mem_read(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size, uint64_t *out)
 {
 	uint64_t lin = 0;
 	status_t st = seg_to_linear(cpu, seg, off, size, SEG_PERM_READ, &lin);
 	if (st != ST_OK)
 		return st;
+	if (__builtin_expect(misaligned_user_access(cpu, lin, size), 0))
+		return cpu_raise_err(cpu, EXC_AC, 0);
 	return lin_read(cpu, lin, size, tlb_bank(cpu), TLB_READ, false, out);
 }
 
@@ -241,6 +250,8 @@ status_t mem_write(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size, u
 	status_t st = seg_to_linear(cpu, seg, off, size, SEG_PERM_WRITE, &lin);
 	if (st != ST_OK)
 		return st;
+	if (__builtin_expect(misaligned_user_access(cpu, lin, size), 0))
+		return cpu_raise_err(cpu, EXC_AC, 0);
 	return lin_write(cpu, lin, size, tlb_bank(cpu), false, v);
 }
 

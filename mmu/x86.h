@@ -72,6 +72,12 @@ enum {
 	SYS_INT_GATE32 = 14, SYS_TRAP_GATE32 = 15,
 };
 
+/* DR6 status bits (SDM Vol.3 17.2.3). */
+#define DR6_B0 (1u << 0)
+#define DR6_BD (1u << 13)
+#define DR6_BS (1u << 14)
+#define DR6_BT (1u << 15)
+
 /* Selector fields (SDM Vol.3 3.4.2). */
 #define SEL_RPL(s)   ((s) & 3u)
 #define SEL_TI       4u
