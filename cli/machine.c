@@ -99,6 +99,7 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 	cpu_init(&m->cpu, cfg->model, &m->mem, &m->io);
 	m->cpu_ready = true;
 	m->cpu.icount_limit = cfg->max_insns;
+	m->cpu.tlb_uncached = cfg->tlb_uncached;
 	m->mem.on_ram_write = ram_written;
 	m->mem.on_ram_write_opaque = &m->cpu;
 	/* Always attached: a triple fault is reported even without --trace. */

@@ -36,6 +36,7 @@ struct machine_config {
 	uint64_t max_insns;        /* 0: no limit */
 	FILE *serial;              /* COM1 output, or NULL */
 	unsigned trace;            /* TRACE_* */
+	bool tlb_uncached;         /* --tlb flush: every access walks the page tables */
 };
 
 struct machine {

@@ -38,6 +38,8 @@ static const char usage_text[] =
 	"  --serial stdio|file:PATH|none\n"
 	"                       where COM1 output goes (default stdio)\n"
 	"  --trace LIST         comma list of insn,exc,io,pf (or all), to stderr\n"
+	"  --tlb cached|flush   flush: no cached translations, every access walks\n"
+	"                       the page tables (default cached)\n"
 	"  --load FILE@ADDR     copy FILE to guest-physical ADDR (repeatable)\n"
 	"  --entry ADDR         start in real mode at linear ADDR (< 1 MiB)\n"
 	"  --bios FILE          BIOS image (multiple of 64 KiB) ending at 4 GiB\n"
@@ -123,7 +125,7 @@ static void list_models(void)
 /* Options that take a value: "--opt VALUE" or "--opt=VALUE". */
 static const char *const value_opts[] = {
 	"--kernel", "--cmdline", "--mem", "--cpu", "--max-insns", "--serial", "--trace",
-	"--load", "--entry", "--bios",
+	"--load", "--entry", "--bios", "--tlb",
 };
 
 static int cmd_run(int argc, char **argv)
@@ -237,6 +239,12 @@ static int cmd_run(int argc, char **argv)
 			/* The path is the argument up to the '@'; keep it in argv's storage. */
 			((char *)at)[0] = '\0';
 			cfg.loads[cfg.n_loads++] = (struct flat_load){ .path = val, .addr = addr };
+		} else if (!strcmp(name, "--tlb")) {
+			if (strcmp(val, "cached") && strcmp(val, "flush")) {
+				rc = usage_error("bad --tlb '%s' (cached or flush)", val);
+				goto out;
+			}
+			cfg.tlb_uncached = !strcmp(val, "flush");
 		} else if (!strcmp(name, "--entry")) {
 			if (!parse_u64(val, &cfg.entry)) {
 				rc = usage_error("bad --entry '%s' (an address)", val);

@@ -118,6 +118,8 @@ def cases(p, tmp):
         'load-no-addr': e('run', '--load', p['real.bin'], '--entry', '0x7c00'),
         'load-beyond-ram': e('run', '--load', p['real.bin'] + '@0x10000000', '--entry', '0x7c00'),
         'entry-above-1m': e('run', '--load', p['real.bin'] + '@0x100000', '--entry', '0x100000'),
+        'bad-tlb': e('run', '--kernel', p['mbcheck.bin'], '--tlb', 'sometimes'),
+        'tlb-flush': (['run', '--kernel', p['mbcheck.bin'], '--tlb', 'flush'], 1, b'', False),
         'nothing-to-run': e('run', '--mem', '64M'),
         'bad-bios': e('run', '--bios', p['bios.bin']),
         # These need a working CPU core.
