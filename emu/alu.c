@@ -360,11 +360,10 @@ status_t op_cmpxchg(struct cpu *cpu, const struct insn *in)
 	if (st != ST_OK)
 		return st;
 	bool equal = (acc & size_mask(size)) == d;
-	if (equal) {
-		st = e_write(cpu, in, size, greg_read(cpu, in, size));
-	} else if (in->mem) {
-		st = rm_write(cpu, in, size, d);
-	}
+	/* SDM pseudo-code: "ELSE ... accumulator <- TEMP; DEST <- TEMP": the write
+	 * back also reaches a register destination (zero-extending a 32-bit one in
+	 * 64-bit mode). */
+	st = e_write(cpu, in, size, equal ? greg_read(cpu, in, size) : d);
 	if (st != ST_OK)
 		return st;
 	if (!equal)
@@ -376,26 +375,33 @@ status_t op_cmpxchg(struct cpu *cpu, const struct insn *in)
 /* CMPXCHG8B m64 (0F C7 /1): compare EDX:EAX with m64; equal: ZF=1, m64=ECX:EBX;
  * else ZF=0, EDX:EAX=m64 and m64 is written back unchanged (SDM Vol.2
  * CMPXCHG8B/CMPXCHG16B: "the destination operand is written back if the
- * comparison fails"). Only ZF changes. CMPXCHG16B (REX.W) arrives with 64-bit mode. */
+ * comparison fails"). Only ZF changes. With REX.W it is CMPXCHG16B on
+ * RDX:RAX / RCX:RBX, whose operand must be 16-byte aligned or #GP(0). */
 status_t op_cmpxchg8b(struct cpu *cpu, const struct insn *in)
 {
-	if (in->rex & 8)
-		return ST_UNSUPPORTED;
-	uint64_t d;
-	status_t st = rm_read(cpu, in, 8, &d);
+	bool wide = (in->rex & 8) != 0;
+	unsigned half = wide ? 8 : 4;
+	uint64_t m = size_mask(half), ea = insn_ea(cpu, in), lo, hi;
+	if (wide && (ea & 15))
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	status_t st = mem_read(cpu, in->seg, ea, half, &lo);
+	if (st == ST_OK)
+		st = mem_read(cpu, in->seg, (ea + half) & size_mask(in->asize), half, &hi);
 	if (st != ST_OK)
 		return st;
-	uint64_t cmp = ((cpu->regs[R_DX] & 0xffffffffu) << 32) | (cpu->regs[R_AX] & 0xffffffffu);
-	bool equal = cmp == d;
-	uint64_t nv = equal ? ((cpu->regs[R_CX] & 0xffffffffu) << 32) |
-				      (cpu->regs[R_BX] & 0xffffffffu)
-			    : d;
-	st = rm_write(cpu, in, 8, nv);
+	bool equal = lo == (cpu->regs[R_AX] & m) && hi == (cpu->regs[R_DX] & m);
+	uint64_t nlo = equal ? cpu->regs[R_BX] & m : lo, nhi = equal ? cpu->regs[R_CX] & m : hi;
+	/* Both halves are checked writable before either is stored. */
+	st = mem_probe_write(cpu, in->seg, (ea + half) & size_mask(in->asize), half);
+	if (st == ST_OK)
+		st = mem_write(cpu, in->seg, ea, half, nlo);
+	if (st == ST_OK)
+		st = mem_write(cpu, in->seg, (ea + half) & size_mask(in->asize), half, nhi);
 	if (st != ST_OK)
 		return st;
 	if (!equal) {
-		reg_write(cpu, R_AX, 4, false, d & 0xffffffffu);
-		reg_write(cpu, R_DX, 4, false, d >> 32);
+		reg_write(cpu, R_AX, half, false, lo);
+		reg_write(cpu, R_DX, half, false, hi);
 	}
 	flags_update(cpu, FLAG_ZF, equal ? FLAG_ZF : 0);
 	return ST_OK;
