@@ -270,13 +270,14 @@ static uint32_t write_mmap(struct physmem *pm)
 /* The GDT of QEMU's multiboot option ROM (SDM Vol.3 3.4.5 descriptor layout):
  * 0x08 flat 32-bit code (base 0, limit 0xfffff, G=1, D=1, exec/read), 0x10 flat
  * data (read/write), 0x18 16-bit conforming code and 0x20 16-bit data (64 KiB).
- * The entries the CPU starts with carry the accessed bit, as a real segment
- * load would have written it back (SDM Vol.3 3.4.5.1). */
+ * The bytes are what a kernel reads back under QEMU: the data entry has its
+ * accessed bit set by the segment loads (SDM Vol.3 3.4.5.1), the code entry
+ * not (QEMU's far jump does not write it back). */
 static void write_gdt(struct physmem *pm)
 {
 	static const uint64_t gdt[MB_GDT_ENTRIES] = {
 		0,
-		0x00cf9b000000ffffull,
+		0x00cf9a000000ffffull,
 		0x00cf93000000ffffull,
 		0x00009e000000ffffull,
 		0x000092000000ffffull,

@@ -153,7 +153,7 @@ START_TEST(elf32_load)
 	ck_assert_uint_eq(boot.gdt_addr, MB_GDT_ADDR);
 	ck_assert_uint_eq(boot.gdt_limit, 39);
 	ck_assert_uint_eq(rd64(&pm, MB_GDT_ADDR), 0);
-	ck_assert_uint_eq(rd64(&pm, MB_GDT_ADDR + 0x08), 0x00cf9b000000ffffull);
+	ck_assert_uint_eq(rd64(&pm, MB_GDT_ADDR + 0x08), 0x00cf9a000000ffffull);
 	ck_assert_uint_eq(rd64(&pm, MB_GDT_ADDR + 0x10), 0x00cf93000000ffffull);
 	ck_assert_uint_eq(rd64(&pm, MB_GDT_ADDR + 0x18), 0x00009e000000ffffull);
 	ck_assert_uint_eq(rd64(&pm, MB_GDT_ADDR + 0x20), 0x000092000000ffffull);
