@@ -28,6 +28,10 @@ enum status {
 typedef enum status status_t;
 /* Functions returning status_t are declared CHECKED: callers must look at it. */
 
+/* Interrupt shadow kinds, kept apart because VMX interruptibility state and the
+ * VMCB interrupt shadow report them (SDM Vol.3 24.4.2, APM2 15.21.5). */
+enum { SHADOW_STI = 1u << 0, SHADOW_MOV_SS = 1u << 1 };
+
 /* Kinds of events, in the vocabulary of the VMCB EVENTINJ / VMCS interruption
  * information fields (APM2 15.20, SDM Vol.3 24.8.3). */
 enum event_type {
@@ -97,7 +101,8 @@ struct cpu {
 	/* --- derived / micro-architectural state --- */
 	enum cpu_mode mode;
 	uint8_t cpl;
-	uint8_t shadow;            /* interrupt shadow after STI / MOV SS / POP SS (SDM 6.8.3) */
+	uint8_t shadow;            /* SHADOW_*: blocking by STI / MOV SS / POP SS (SDM 6.8.3) */
+	bool nmi_blocked;          /* an NMI handler runs until the next IRET (SDM 6.7.1) */
 	bool halted;
 	struct event event;        /* the exception/interrupt being raised or delivered */
 	uint8_t delivering;        /* nesting of exception delivery, for #DF/shutdown (SDM 6.15) */

@@ -286,7 +286,7 @@ status_t op_mov_to_sreg(struct cpu *cpu, const struct insn *in)
 	if (st != ST_OK)
 		return st;
 	if (sr == SR_SS)
-		cpu->shadow = 1;
+		cpu->shadow = SHADOW_MOV_SS;
 	return ST_OK;
 }
 
@@ -323,7 +323,7 @@ status_t op_pop_sreg(struct cpu *cpu, const struct insn *in)
 		return st;
 	sp_write(cpu, mask, sp);
 	if (sr == SR_SS)
-		cpu->shadow = 1;
+		cpu->shadow = SHADOW_MOV_SS;
 	return ST_OK;
 }
 

@@ -113,7 +113,7 @@ status_t op_sti(struct cpu *cpu, const struct insn *in)
 		return ST_OK;
 	}
 	if (!(fl & FLAG_IF))
-		cpu->shadow = 1;
+		cpu->shadow = SHADOW_STI;
 	cpu->rflags |= FLAG_IF;
 	return ST_OK;
 }
