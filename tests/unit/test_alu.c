@@ -53,26 +53,55 @@ static void teardown(void)
 	physmem_destroy(&pm);
 }
 
-/* Execute the instruction at RIP. */
+/* Real mode: CS base 0x1000 (so the code at linear CODE is at IP 0), DS base
+ * 0x2000, ES base 0x3000, SS:SP = 0000:8000, as after RESET otherwise. */
+static void setup_real(void)
+{
+	ck_assert(physmem_init(&pm, RAM_SIZE));
+	iobus_init(&io);
+	cpu_init(&cpu, cpu_model_find("core2"), &pm, &io);
+	seg_load_real(&cpu.seg[SR_CS], CODE >> 4);
+	seg_load_real(&cpu.seg[SR_DS], 0x200);
+	seg_load_real(&cpu.seg[SR_ES], 0x300);
+	seg_load_real(&cpu.seg[SR_SS], 0);
+	cpu_update_mode(&cpu);
+	cpu.regs[R_SP] = 0x8000;
+}
+
+/* Default code size of the current CS (16 in real mode or with CS.D = 0). */
+static unsigned code_size(void)
+{
+	return cpu_is_prot(&cpu) && (cpu.seg[SR_CS].attr & SEG_DB) ? 32 : 16;
+}
+
+/* IP of the code placed at linear CODE. */
+static uint64_t code_ip(void)
+{
+	return CODE - cpu.seg[SR_CS].base;
+}
+
+/* Execute the instruction at CS:RIP. */
 static status_t step(void)
 {
 	struct insn in;
-	int len = decode_insn(pm.ram + cpu.rip, INSN_MAX_LEN, 32, &in);
+	unsigned mode = code_size();
+	uint64_t lin = (uint32_t)(cpu.seg[SR_CS].base + cpu.rip);
+	int len = decode_insn(pm.ram + lin, INSN_MAX_LEN, mode, &in);
 	ck_assert_int_gt(len, 0);
 	cpu.insn_start = cpu.rip;
-	cpu.rip = (cpu.rip + (unsigned)len) & 0xffffffffu;
+	cpu.rip = (cpu.rip + (unsigned)len) & (mode == 32 ? 0xffffffffu : 0xffffu);
 	status_t st = in.exec(&cpu, &in);
 	if (st == ST_FAULT)
 		cpu.rip = cpu.insn_start;
 	return st;
 }
 
-/* Place code at CODE and run it until RIP reaches its end. */
+/* Place code at linear CODE and run it until RIP reaches its end. */
 static void run(const uint8_t *code, unsigned len)
 {
 	memcpy(pm.ram + CODE, code, len);
-	cpu.rip = CODE;
-	for (unsigned n = 0; cpu.rip != CODE + len; n++) {
+	cpu.rip = code_ip();
+	for (unsigned n = 0; cpu.rip != code_ip() + len; n++) {
 		ck_assert_uint_lt(n, 1000000);
 		status_t st = step();
 		ck_assert_msg(st == ST_OK, "status %d at %#llx", (int)st, (unsigned long long)cpu.insn_start);
@@ -84,10 +113,10 @@ static void run(const uint8_t *code, unsigned len)
 static void expect_fault(const uint8_t *code, unsigned len, uint8_t vec)
 {
 	memcpy(pm.ram + CODE, code, len);
-	cpu.rip = CODE;
+	cpu.rip = code_ip();
 	ck_assert_int_eq(step(), ST_FAULT);
 	ck_assert_uint_eq(cpu.event.vector, vec);
-	ck_assert_uint_eq(cpu.rip, CODE);
+	ck_assert_uint_eq(cpu.rip, code_ip());
 }
 #define FAULT(vec, ...) do { static const uint8_t c_[] = { __VA_ARGS__ }; expect_fault(c_, sizeof(c_), vec); } while (0)
 
@@ -565,6 +594,48 @@ START_TEST(rep_addr16_and_fault)
 }
 END_TEST
 
+/* --- real mode (16-bit code, segment bases) --- */
+
+START_TEST(real_mode)
+{
+	ck_assert_uint_eq(cpu.mode, MODE_REAL);
+	memcpy(pm.ram + 0x2010, "12345", 5);
+	/* mov si,10h; mov di,20h; mov cx,5; rep movsb: DS:SI (0x2010) -> ES:DI (0x3020) */
+	RUN(0xbe, 0x10, 0x00, 0xbf, 0x20, 0x00, 0xb9, 0x05, 0x00, 0xf3, 0xa4);
+	ck_assert_int_eq(memcmp(pm.ram + 0x3020, "12345", 5), 0);
+	ck_assert_uint_eq(reg(R_SI), 0x15);
+	ck_assert_uint_eq(reg(R_DI), 0x25);
+	/* The source segment can be overridden, the destination cannot:
+	 * mov si,20h; mov di,40h; es movsw: ES:0x20 -> ES:0x40 */
+	RUN(0xbe, 0x20, 0x00, 0xbf, 0x40, 0x00, 0x26, 0xa5);
+	ck_assert_int_eq(memcmp(pm.ram + 0x3040, "12", 2), 0);
+	/* push at SP = 0 wraps to SS:FFFE (SDM Vol.1 6.2.3, 16-bit stack) */
+	cpu.regs[R_SP] = 0; cpu.regs[R_AX] = 0xbeef;
+	RUN(0x50, 0x5b);                            /* push ax; pop bx */
+	ck_assert_uint_eq(pm.ram[0xfffe] | (pm.ram[0xffff] << 8), 0xbeef);
+	ck_assert_uint_eq(reg(R_BX) & 0xffff, 0xbeef);
+	ck_assert_uint_eq(reg(R_SP), 0);
+	/* 66: a 32-bit operation in 16-bit code; loop counts CX only */
+	cpu.regs[R_CX] = 0x12340003;
+	RUN(0x66, 0xb8, 0x78, 0x56, 0x34, 0x12, 0x66, 0x40, 0xe2, 0xfc);  /* mov eax,imm; L: inc eax; loop L */
+	ck_assert_uint_eq(reg(R_AX), 0x1234567b);
+	ck_assert_uint_eq(reg(R_CX), 0x12340000);
+	/* pusha/popa with 16-bit registers */
+	cpu.regs[R_SP] = 0x8000; cpu.regs[R_BP] = 0x1111;
+	RUN(0x60, 0x31, 0xed, 0x61);                /* pusha; xor bp,bp; popa */
+	ck_assert_uint_eq(reg(R_BP) & 0xffff, 0x1111);
+	ck_assert_uint_eq(reg(R_SP), 0x8000);
+	/* mov [bp+2],ax defaults to SS; xlat uses DS:BX */
+	cpu.regs[R_BP] = 0x100; cpu.regs[R_AX] = 0x4321;
+	RUN(0x89, 0x46, 0x02);
+	ck_assert_uint_eq(pm.ram[0x102], 0x21);
+	pm.ram[0x2000 + 0x50 + 3] = 0x99;
+	cpu.regs[R_BX] = 0x50; cpu.regs[R_AX] = 3;
+	RUN(0xd7);
+	ck_assert_uint_eq(reg(R_AX) & 0xff, 0x99);
+}
+END_TEST
+
 /* --- against the host CPU ---
  * The same instruction bytes run natively (x86-64 host, 32-bit and smaller
  * operands encode identically) and in hvemu, from random and edge-case register
@@ -752,6 +823,10 @@ static Suite *alu_suite(void)
 	tcase_add_test(tc, rep_movs_overlap_and_df);
 	tcase_add_test(tc, rep_cmps_scas_lods);
 	tcase_add_test(tc, rep_addr16_and_fault);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("real");
+	tcase_add_checked_fixture(tc, setup_real, teardown);
+	tcase_add_test(tc, real_mode);
 	suite_add_tcase(s, tc);
 #if defined(__x86_64__) && defined(__linux__)
 	tc = tcase_create("host");
