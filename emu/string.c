@@ -88,6 +88,12 @@ static uint64_t direct_span(struct cpu *cpu, const struct strctx *s, unsigned se
 
 	if (in_page + s->size > PAGE_SIZE)
 		return 0;
+	/* SDM Vol.3 6.15 (#AC): misaligned CPL-3 accesses with CR0.AM and EFLAGS.AC
+	 * fault; every element shares the first one's alignment, and mem_read/
+	 * mem_write raise the exception on the slow path. */
+	if (cpu->cpl == 3 && (lin & (s->size - 1)) && (cpu->cr0 & CR0_AM) &&
+	    (cpu->rflags & FLAG_AC))
+		return 0;
 	if (s->step > 0) {
 		k = (PAGE_SIZE - in_page) / s->size;
 		/* Stop before the offset wraps at the address size. */
