@@ -38,8 +38,9 @@ static const char usage_text[] =
 	"  --serial stdio|file:PATH|none\n"
 	"                       where COM1 output goes (default stdio)\n"
 	"  --trace LIST         comma list of insn,exc,io,pf (or all), to stderr\n"
-	"  --tlb cached|flush   flush: no cached translations, every access walks\n"
-	"                       the page tables (default cached)\n"
+	"  --tlb exact|flush    exact (default): translations stay cached until\n"
+	"                       INVLPG/MOV CR3 as on hardware; flush: none are\n"
+	"                       cached, every access walks the page tables\n"
 	"  --load FILE@ADDR     copy FILE to guest-physical ADDR (repeatable)\n"
 	"  --entry ADDR         start in real mode at linear ADDR (< 1 MiB)\n"
 	"  --bios FILE          BIOS image (multiple of 64 KiB) ending at 4 GiB\n"
@@ -240,8 +241,9 @@ static int cmd_run(int argc, char **argv)
 			((char *)at)[0] = '\0';
 			cfg.loads[cfg.n_loads++] = (struct flat_load){ .path = val, .addr = addr };
 		} else if (!strcmp(name, "--tlb")) {
-			if (strcmp(val, "cached") && strcmp(val, "flush")) {
-				rc = usage_error("bad --tlb '%s' (cached or flush)", val);
+			/* "cached" is accepted as another name for "exact". */
+			if (strcmp(val, "exact") && strcmp(val, "cached") && strcmp(val, "flush")) {
+				rc = usage_error("bad --tlb '%s' (exact or flush)", val);
 				goto out;
 			}
 			cfg.tlb_uncached = !strcmp(val, "flush");

@@ -120,6 +120,7 @@ def cases(p, tmp):
         'entry-above-1m': e('run', '--load', p['real.bin'] + '@0x100000', '--entry', '0x100000'),
         'bad-tlb': e('run', '--kernel', p['mbcheck.bin'], '--tlb', 'sometimes'),
         'tlb-flush': (['run', '--kernel', p['mbcheck.bin'], '--tlb', 'flush'], 1, b'', False),
+        'tlb-exact': (['run', '--kernel', p['mbcheck.bin'], '--tlb', 'exact'], 1, b'', False),
         'nothing-to-run': e('run', '--mem', '64M'),
         'bad-bios': e('run', '--bios', p['bios.bin']),
         # These need a working CPU core.
