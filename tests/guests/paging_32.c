@@ -189,7 +189,7 @@ static void test_4m(void)
 		pg_name(nb, sizeof nb, "PSE-36: PDE bit %u (PA bit %u >= MAXPHYADDR) -> RSVD", bit, m);
 		pf_check_quirk(nb, pg_read, &acc, 0, PF_P | PF_RSVD, acc.lin, 0,
 			       "QEMU checks its own phys-bits, not the model's MAXPHYADDR "
-			       "(36 without CPUID 80000008H, SDM 4.1.4), and drops P on RSVD");
+			       "(36 without CPUID 80000008H, SDM 4.1.4)");
 		set_big(BIG_PA | (1u << (bit - 1)) | PG_PS | PG_P | PG_W | PG_U);
 		pg_name(nb, sizeof nb, "PSE-36: PDE bit %u (PA bit %u < MAXPHYADDR) accepted", bit - 1, m - 1);
 		pf_check(nb, pg_read, &acc, 0, -1, 0, 0);

@@ -106,7 +106,7 @@ int cpu_has(uint32_t leaf, unsigned reg, unsigned bit);   /* reg: 0=EAX 1=EBX 2=
  * TAP line; returns the vector seen (NO_FAULT when fn completed). */
 int pf_check(const char *name, trap_fn fn, void *arg, int cpl, int err, uint32_t cr2, uint32_t eip);
 /* The same, but a wrong error code is a known QEMU TCG deviation (check_quirk). */
-#define QEMU_RSVD_NO_P "32-bit paging reserved-bit #PF without the P bit (SDM 4.7: RSVD implies P=1)"
+#define QEMU_RSVD_NO_P "reserved-bit #PF error code without the P bit (SDM 4.7: RSVD can be set only with P)"
 int pf_check_quirk(const char *name, trap_fn fn, void *arg, int cpl, int err, uint32_t cr2,
 		   uint32_t eip, const char *why);
 
