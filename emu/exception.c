@@ -14,6 +14,7 @@
 #include "emu/hooks.h"
 #include "emu/operand.h"
 #include "emu/segload.h"
+#include "emu/task.h"
 #include "isa_handlers.h"
 
 /* --- raising --- */
@@ -165,8 +166,17 @@ static status_t deliver_prot(struct cpu *cpu, const struct event *ev)
 		return cpu_raise_err(cpu, EXC_GP, idt_err);
 	if (!desc_present(gate))
 		return cpu_raise_err(cpu, EXC_NP, idt_err);
-	if (type == SYS_TASK_GATE)
-		return prot_unsupported(cpu, "task gate in the IDT (task switch)");
+	if (type == SYS_TASK_GATE) {
+		/* SDM Vol.2 INT n TASK-GATE, SDM Vol.3 6.12.2: the handler is a task;
+		 * the switch nests (link field, NT) and pushes the error code on the
+		 * new task's stack. */
+		uint16_t tss_sel;
+		uint64_t tss_raw;
+		st = task_gate_target(cpu, gate, &tss_sel, &tss_raw);
+		if (st != ST_OK)
+			return st;
+		return task_switch(cpu, tss_sel, tss_raw, TASK_INT, ev);
+	}
 
 	/* TRAP-OR-INTERRUPT-GATE: the target code segment. */
 	uint16_t cs_sel = (uint16_t)(gate >> 16);

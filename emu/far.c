@@ -5,12 +5,11 @@
  *
  * Every check is made in the order of the SDM pseudo-code before any register
  * changes; stack frames are checked whole and written before the commit. Task
- * switches (TSS and task-gate targets, IRET with NT=1) and 64-bit call gates
- * end in ST_UNSUPPORTED until they are modelled: prot_unsupported() is the
- * seam.
+ * switches (TSS and task-gate targets, IRET with NT=1) are emu/task.c.
  */
 #include "emu/operand.h"
 #include "emu/segload.h"
+#include "emu/task.h"
 #include "isa_handlers.h"
 
 /* Load CS with the checked descriptor raw, RPL forced to cpl (SDM Vol.2 JMP/
@@ -206,9 +205,10 @@ static status_t far_gate64(struct cpu *cpu, uint16_t sel, uint64_t raw, bool is_
 }
 
 /* TSS or task gate as a JMP/CALL target (SDM Vol.2 JMP/CALL TASK-GATE,
- * TASK-STATE-SEGMENT; SDM Vol.3 7.3): the privilege and presence checks, then
- * the task switch, which is not modelled yet. */
-static status_t far_to_task(struct cpu *cpu, uint16_t sel, uint64_t raw)
+ * TASK-STATE-SEGMENT; SDM Vol.3 7.3): DPL >= CPL and >= RPL (#GP(selector)),
+ * present (#NP(selector)); a task gate then names an available TSS in the GDT
+ * (task_gate_target). A busy TSS never gets here (#GP(selector) by type). */
+static status_t far_to_task(struct cpu *cpu, uint16_t sel, uint64_t raw, bool is_call)
 {
 	unsigned dpl = desc_dpl(raw);
 	/* SDM Vol.3 7.7: no task switches in IA-32e mode: #GP(selector). */
@@ -218,13 +218,15 @@ static status_t far_to_task(struct cpu *cpu, uint16_t sel, uint64_t raw)
 		return cpu_raise_err(cpu, EXC_GP, sel_error(sel));
 	if (!desc_present(raw))
 		return cpu_raise_err(cpu, EXC_NP, sel_error(sel));
+	uint16_t tss_sel = sel;
+	uint64_t tss_raw = raw;
 	if (desc_type(raw) == SYS_TASK_GATE) {
-		/* The gate's TSS selector must be in the GDT (SDM Vol.2 JMP TASK-GATE). */
-		uint16_t tss = (uint16_t)(raw >> 16);
-		if (tss & SEL_TI)
-			return cpu_raise_err(cpu, EXC_GP, sel_error(tss));
+		status_t st = task_gate_target(cpu, raw, &tss_sel, &tss_raw);
+		if (st != ST_OK)
+			return st;
 	}
-	return prot_unsupported(cpu, "far JMP/CALL to a TSS or task gate (task switch)");
+	/* SDM Vol.3 7.3, 7.4: JMP does not nest; CALL links the new task to this one. */
+	return task_switch(cpu, tss_sel, tss_raw, is_call ? TASK_CALL : TASK_JMP, NULL);
 }
 
 /* Offset of a call gate: 16 bits for a 16-bit gate (SDM Vol.3 5.8.3). */
@@ -312,7 +314,7 @@ static status_t jmp_far_prot(struct cpu *cpu, uint16_t sel, uint64_t off, unsign
 	case SYS_TASK_GATE:
 	case SYS_TSS16_AVAIL:
 	case SYS_TSS32_AVAIL:
-		return far_to_task(cpu, sel, raw);
+		return far_to_task(cpu, sel, raw, false);
 	default:
 		/* Busy TSS, LDT, interrupt/trap gates, reserved types. */
 		return cpu_raise_err(cpu, EXC_GP, sel_error(sel));
@@ -489,7 +491,7 @@ static status_t call_far_prot(struct cpu *cpu, uint16_t sel, uint64_t off, unsig
 	case SYS_TASK_GATE:
 	case SYS_TSS16_AVAIL:
 	case SYS_TSS32_AVAIL:
-		return far_to_task(cpu, sel, raw);
+		return far_to_task(cpu, sel, raw, true);
 	default:
 		return cpu_raise_err(cpu, EXC_GP, sel_error(sel));
 	}
@@ -777,7 +779,7 @@ static status_t iret_prot(struct cpu *cpu, unsigned w)
 	if (cpu_get_flags(cpu) & FLAG_NT) {
 		if (lma)
 			return cpu_raise_err(cpu, EXC_GP, 0);
-		return prot_unsupported(cpu, "IRET with NT=1 (task return)");
+		return task_return(cpu);
 	}
 	if (!stack_has(cpu, 3 * w))
 		return cpu_raise_err(cpu, EXC_SS, 0);
