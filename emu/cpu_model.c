@@ -24,6 +24,7 @@
 	((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
 
 /* CPUID.1:EDX bits hvemu implements (SDM Vol.2 CPUID, Table 3-11). */
+#define EDX1_VME  (1u << 1)
 #define EDX1_DE   (1u << 2)
 #define EDX1_PSE  (1u << 3)
 #define EDX1_PAE  (1u << 6)
@@ -35,7 +36,7 @@
 #define EDX1_SEP  (1u << 11)
 #define EDX1_CMOV (1u << 15)
 #define EDX1_PAT  (1u << 16)
-#define HVEMU_EDX1 (EDX1_DE | EDX1_PSE | EDX1_TSC | EDX1_MSR | EDX1_PAE | EDX1_CX8 | EDX1_SEP | \
+#define HVEMU_EDX1 (EDX1_VME | EDX1_DE | EDX1_PSE | EDX1_TSC | EDX1_MSR | EDX1_PAE | EDX1_CX8 | EDX1_SEP | \
 		    EDX1_PGE | EDX1_CMOV | EDX1_PAT | EDX1_PSE36)
 /* CPUID.80000001H:EDX[20] NX/XD (SDM Vol.2 CPUID; APM3 E.4.2). */
 #define EDX81_NX  (1u << 20)

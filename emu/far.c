@@ -705,14 +705,19 @@ static status_t iret_real(struct cpu *cpu, unsigned w)
 }
 
 /* SDM Vol.2 IRET RETURN-FROM-VIRTUAL-8086-MODE (SDM Vol.3 20.2.7): with IOPL 3
- * the return stays in v8086 mode; VM, IOPL, VIP, VIF are not changed. */
+ * the return stays in v8086 mode; VM, IOPL, VIP, VIF are not changed. With
+ * IOPL < 3 only the CR4.VME 16-bit form exists (IF virtualised). */
 static status_t iret_v86(struct cpu *cpu, unsigned w)
 {
 	uint64_t old = cpu_get_flags(cpu);
+	bool vme = false;
 	if (((old & FLAG_IOPL) >> FLAG_IOPL_SHIFT) < 3) {
-		if (cpu->cr4 & CR4_VME)
-			return prot_unsupported(cpu, "IRET in v8086 mode with CR4.VME");
-		return cpu_raise_err(cpu, EXC_GP, 0);
+		/* SDM Vol.2 IRET, SDM Vol.3 20.3.3 Table 20-2 / 20.4: with CR4.VME a
+		 * 16-bit IRET at IOPL < 3 returns in v8086 mode with IF virtualised
+		 * (popped IF -> VIF); a 32-bit one, or none without VME, is #GP(0). */
+		if (!(cpu->cr4 & CR4_VME) || w != 2)
+			return cpu_raise_err(cpu, EXC_GP, 0);
+		vme = true;
 	}
 	uint64_t eip, cs, fl;
 	if (!stack_has(cpu, 3 * w))
@@ -727,10 +732,20 @@ static status_t iret_v86(struct cpu *cpu, unsigned w)
 	if (eip > 0xffff)
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	uint64_t keep = FLAG_VM | FLAG_IOPL | FLAG_VIP | FLAG_VIF;
-	if (w == 4)
+	if (vme) {
+		/* SDM Vol.2 IRET: "IF ((tempFLAGS.IF = 1) and (EFLAGS.VIP = 1)) or
+		 * tempFLAGS.TF = 1 THEN #GP(0)"; IOPL and IF stay, VIF <- popped IF. */
+		if (((fl & FLAG_IF) && (old & FLAG_VIP)) || (fl & FLAG_TF))
+			return cpu_raise_err(cpu, EXC_GP, 0);
+		uint64_t kept16 = FLAG_IOPL | FLAG_IF;
+		uint64_t vif = (fl & FLAG_IF) ? FLAG_VIF : 0;
+		fl = (old & (~0xffffull | kept16)) | (fl & 0xffff & ~kept16);
+		fl = (fl & ~(uint64_t)FLAG_VIF) | vif;
+	} else if (w == 4) {
 		fl = (old & keep) | (fl & ~keep);
-	else
+	} else {
 		fl = (old & (~0xffffull | FLAG_IOPL)) | (fl & 0xffff & ~(uint64_t)FLAG_IOPL);
+	}
 	stack_adjust(cpu, 3 * w);
 	seg_load_v86(&cpu->seg[SR_CS], (uint16_t)cs);
 	cpu->rip = eip;
