@@ -96,7 +96,7 @@ void cpu_update_mode(struct cpu *cpu)
 	}
 }
 
-unsigned cpu_code_size(const struct cpu *cpu)
+static inline unsigned code_size_of(const struct cpu *cpu)
 {
 	switch (cpu->mode) {
 	case MODE_REAL:
@@ -104,6 +104,11 @@ unsigned cpu_code_size(const struct cpu *cpu)
 	case MODE_LONG64: return 64;
 	default: return (cpu->seg[SR_CS].attr & SEG_DB) ? 32 : 16;
 	}
+}
+
+unsigned cpu_code_size(const struct cpu *cpu)
+{
+	return code_size_of(cpu);
 }
 
 uint64_t cpu_get_flags(struct cpu *cpu)
@@ -196,7 +201,7 @@ static void mark_code_page(struct cpu *cpu, uint64_t pa)
  * *st set when the first instruction cannot be fetched or decoded. */
 static struct block *block_for_rip(struct cpu *cpu, status_t *st)
 {
-	unsigned code_size = cpu_code_size(cpu);
+	unsigned code_size = code_size_of(cpu);
 	uint64_t lin = cpu->mode == MODE_LONG64 ? cpu->rip : (uint32_t)(cpu->seg[SR_CS].base + cpu->rip);
 	uint8_t probe;
 
@@ -258,6 +263,29 @@ static struct block *block_for_rip(struct cpu *cpu, status_t *st)
 	return b;
 }
 
+/* The cached block at CS:rIP when its translation is in the TLB: the common
+ * case, with no fetch and no fault possible. NULL sends the caller to
+ * block_for_rip(), which also raises the faults. */
+static inline struct block *block_lookup(struct cpu *cpu)
+{
+	uint64_t lin;
+	if (cpu->mode != MODE_LONG64) {
+		if (cpu->rip > cpu->seg[SR_CS].limit)
+			return NULL;
+		lin = (uint32_t)(cpu->seg[SR_CS].base + cpu->rip);
+	} else {
+		lin = cpu->rip;
+	}
+	struct tlb_entry *e = tlb_slot(&cpu->tlb, cpu->cpl == 3 ? TLB_USER : TLB_SUPERVISOR, lin);
+	if (e->tag[TLB_EXEC] != (lin & PAGE_MASK))
+		return NULL;
+	uint64_t pa = e->phys | (lin & (PAGE_SIZE - 1));
+	struct block *b = icache_slot(cpu->icache, pa);
+	if (b->pa != pa || b->code_size != code_size_of(cpu))
+		return NULL;
+	return b;
+}
+
 /* --- the loop --- */
 
 /* INT n, INT3, INTO, INT1 (one-byte map CC, CD, CE, F1). */
@@ -277,39 +305,48 @@ status_t cpu_run(struct cpu *cpu)
 
 		status_t st;
 		cpu->insn_start = cpu->rip;
-		struct block *b = block_for_rip(cpu, &st);
-		if (!b)
-			goto fault;
+		struct block *b = block_lookup(cpu);
+		if (__builtin_expect(!b, 0)) {
+			b = block_for_rip(cpu, &st);
+			if (!b)
+				goto fault;
+		}
 
 		/* Run the block; one instruction at a time when single-stepping, tracing,
 		 * or near the instruction limit. */
 		unsigned n = b->count;
-		if ((cpu->rflags & FLAG_TF) || (cpu->trace & TRACE_INSN))
+		bool single_step = false;
+		if (__builtin_expect((cpu->rflags & FLAG_TF) || (cpu->trace & TRACE_INSN) || cpu->shadow, 0)) {
 			n = 1;
+			/* SDM Vol.3 17.3.1.4: with TF set when an instruction starts, a #DB
+			 * trap (DR6.BS) follows it, unless it raised an exception or MOV SS/
+			 * POP SS inhibited debug exceptions (SDM 6.8.3). INT n, INT3, INTO and
+			 * INT1 deliver an event that clears TF: no trap follows them. */
+			single_step = cpu->rflags & FLAG_TF;
+			/* The instruction after STI / MOV SS runs alone, so that nothing is
+			 * recognised between it and the one that set the shadow (SDM 6.8.3). */
+			cpu->shadow = 0;
+			if ((cpu->trace & TRACE_INSN) && cpu->trace_insn)
+				cpu->trace_insn(cpu, &b->insns[0]);
+		}
 		if (cpu->icount_limit && cpu->icount_limit - cpu->icount < n)
 			n = (unsigned)(cpu->icount_limit - cpu->icount);
-		if (cpu->shadow) {
-			/* The instruction after STI / MOV SS runs alone, so that nothing is
-			 * recognised between it and the one that set the shadow (SDM Vol.3 6.8.3). */
-			n = 1;
-			cpu->shadow = 0;
-		}
-		/* SDM Vol.3 17.3.1.4: with TF set when an instruction starts, a #DB trap
-		 * (DR6.BS) follows it, unless it raised an exception, or MOV SS/POP SS
-		 * inhibited debug exceptions (SDM 6.8.3). INT n, INT3, INTO and INT1
-		 * deliver an event that clears TF: no trap follows them either. */
-		bool single_step = cpu->rflags & FLAG_TF;
+
+		const struct insn *in = b->insns;
+		uint64_t mask = ip_mask(cpu);
+		unsigned done = 0;
 		cpu->code_modified = false;
-		for (unsigned i = 0; i < n; i++) {
-			const struct insn *in = &b->insns[i];
-			if (cpu->trace & TRACE_INSN && cpu->trace_insn)
-				cpu->trace_insn(cpu, in);
-			cpu->insn_start = cpu->rip;
-			cpu->rip = (cpu->rip + in->len) & ip_mask(cpu);
+		while (done < n) {
+			uint64_t start = cpu->rip;
+			cpu->insn_start = start;
+			cpu->rip = (start + in->len) & mask;
 			st = in->exec(cpu, in);
 			if (__builtin_expect(st != ST_OK, 0))
 				goto fault;
+			/* Counted per instruction: RDTSC reads the count mid-block. */
 			cpu->icount++;
+			done++;
+			in++;
 			if (__builtin_expect(cpu->code_modified | cpu->stop_requested, 0))
 				break;
 		}

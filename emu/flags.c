@@ -126,7 +126,7 @@ bool flags_cf(struct cpu *cpu)
  * cc&1 negates it. ZF and SF come straight from any recorded result; for the
  * common producers (CMP/SUB and the logic ops) the other tests are answered from
  * the operands; only PF, and OF/CF of rarer producers, fold the flags. */
-bool flags_cond(struct cpu *cpu, unsigned cc)
+bool flags_cond_slow(struct cpu *cpu, unsigned cc)
 {
 	const struct lazy_flags *l = &cpu->lazy;
 	unsigned test = (cc >> 1) & 7;

@@ -37,8 +37,13 @@ void flags_materialize(struct cpu *cpu);
 /* Replace the flags in mask with those of values (e.g. FLAG_CF|FLAG_OF). */
 static inline void flags_update(struct cpu *cpu, uint64_t mask, uint64_t values)
 {
-	if (cpu->lazy.op != LAZY_NONE)
-		flags_materialize(cpu);
+	/* Replacing all six status flags needs nothing from the lazy record. */
+	if (cpu->lazy.op != LAZY_NONE) {
+		if ((mask & FLAGS_ARITH) == FLAGS_ARITH)
+			cpu->lazy.op = LAZY_NONE;
+		else
+			flags_materialize(cpu);
+	}
 	cpu->rflags = (cpu->rflags & ~mask) | (values & mask);
 }
 
@@ -46,7 +51,15 @@ static inline void flags_update(struct cpu *cpu, uint64_t mask, uint64_t values)
 bool flags_cf(struct cpu *cpu);
 
 /* Condition code cc (0-15) as in Jcc/SETcc/CMOVcc (SDM Vol.1 Appendix B). */
-bool flags_cond(struct cpu *cpu, unsigned cc);
+bool flags_cond_slow(struct cpu *cpu, unsigned cc);
+static inline bool flags_cond(struct cpu *cpu, unsigned cc)
+{
+	/* E/NE after any recorded operation: ZF is "result == 0" (results are
+	 * stored masked to the operand size). The loop-closing case, kept inline. */
+	if ((cc >> 1) == 2 && cpu->lazy.op != LAZY_NONE)
+		return (cpu->lazy.result == 0) != (cc & 1);
+	return flags_cond_slow(cpu, cc);
+}
 
 /* PF: set when the low byte of the result has an even number of one bits. */
 static inline uint64_t flags_parity(uint64_t result)

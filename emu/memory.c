@@ -283,21 +283,13 @@ uint64_t insn_ea(const struct cpu *cpu, const struct insn *in)
 	return ea & size_mask(in->asize);
 }
 
-status_t rm_read(struct cpu *cpu, const struct insn *in, unsigned size, uint64_t *out)
+status_t rm_read_mem(struct cpu *cpu, const struct insn *in, unsigned size, uint64_t *out)
 {
-	if (!in->mem) {
-		*out = reg_read(cpu, in->rm, size, in->rex != 0);
-		return ST_OK;
-	}
 	return mem_read(cpu, in->seg, insn_ea(cpu, in), size, out);
 }
 
-status_t rm_write(struct cpu *cpu, const struct insn *in, unsigned size, uint64_t v)
+status_t rm_write_mem(struct cpu *cpu, const struct insn *in, unsigned size, uint64_t v)
 {
-	if (!in->mem) {
-		reg_write(cpu, in->rm, size, in->rex != 0, v);
-		return ST_OK;
-	}
 	return mem_write(cpu, in->seg, insn_ea(cpu, in), size, v);
 }
 
@@ -352,20 +344,13 @@ status_t stack_write(struct cpu *cpu, uint64_t offset, unsigned size, uint64_t v
 	return mem_write(cpu, SR_SS, (stack_pointer(cpu, as) + offset) & size_mask(as), size, v);
 }
 
-status_t branch_near(struct cpu *cpu, uint64_t target, unsigned osize)
+/* 64-bit mode: SDM Vol.2 JMP: a non-canonical target is #GP(0). */
+status_t branch_near64(struct cpu *cpu, uint64_t target, unsigned osize)
 {
-	if (cpu->mode == MODE_LONG64) {
-		/* SDM Vol.2 JMP: a non-canonical target is #GP(0) in 64-bit mode. */
-		if (osize != 8)
-			target &= size_mask(osize);
-		if ((uint64_t)((int64_t)(target << 16) >> 16) != target)
-			return cpu_raise_err(cpu, EXC_GP, 0);
-	} else {
+	if (osize != 8)
 		target &= size_mask(osize);
-		/* SDM Vol.2 JMP/CALL/RET/Jcc: beyond the CS limit is #GP(0). */
-		if (target > cpu->seg[SR_CS].limit)
-			return cpu_raise_err(cpu, EXC_GP, 0);
-	}
+	if ((uint64_t)((int64_t)(target << 16) >> 16) != target)
+		return cpu_raise_err(cpu, EXC_GP, 0);
 	cpu->rip = target;
 	return ST_OK;
 }

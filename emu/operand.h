@@ -71,8 +71,28 @@ status_t lin_write_sys(struct cpu *cpu, uint64_t lin, unsigned size, uint64_t v)
 uint64_t insn_ea(const struct cpu *cpu, const struct insn *in);
 
 /* The E (ModRM r/m) operand, register or memory. */
-status_t rm_read(struct cpu *cpu, const struct insn *in, unsigned size, uint64_t *out) CHECKED;
-status_t rm_write(struct cpu *cpu, const struct insn *in, unsigned size, uint64_t v) CHECKED;
+status_t rm_read_mem(struct cpu *cpu, const struct insn *in, unsigned size, uint64_t *out) CHECKED;
+status_t rm_write_mem(struct cpu *cpu, const struct insn *in, unsigned size, uint64_t v) CHECKED;
+
+static inline status_t CHECKED rm_read(struct cpu *cpu, const struct insn *in, unsigned size,
+				       uint64_t *out)
+{
+	if (!in->mem) {
+		*out = reg_read(cpu, in->rm, size, in->rex != 0);
+		return ST_OK;
+	}
+	return rm_read_mem(cpu, in, size, out);
+}
+
+static inline status_t CHECKED rm_write(struct cpu *cpu, const struct insn *in, unsigned size,
+					uint64_t v)
+{
+	if (!in->mem) {
+		reg_write(cpu, in->rm, size, in->rex != 0, v);
+		return ST_OK;
+	}
+	return rm_write_mem(cpu, in, size, v);
+}
 
 /* The G (ModRM reg) operand. */
 static inline uint64_t greg_read(const struct cpu *cpu, const struct insn *in, unsigned size)
@@ -103,7 +123,18 @@ void stack_adjust(struct cpu *cpu, int64_t delta);
 /* Set RIP to target truncated to the operand size (16/32) or checked canonical
  * (64-bit); #GP(0) if beyond the CS limit (SDM Vol.2 JMP: "If target operand is
  * beyond the code segment limit, #GP(0)"). */
-status_t branch_near(struct cpu *cpu, uint64_t target, unsigned osize) CHECKED;
+status_t branch_near64(struct cpu *cpu, uint64_t target, unsigned osize) CHECKED;
+static inline status_t CHECKED branch_near(struct cpu *cpu, uint64_t target, unsigned osize)
+{
+	if (cpu->mode == MODE_LONG64)
+		return branch_near64(cpu, target, osize);
+	target &= size_mask(osize);
+	/* SDM Vol.2 JMP/CALL/RET/Jcc: beyond the CS limit is #GP(0). */
+	if (target > cpu->seg[SR_CS].limit)
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	cpu->rip = target;
+	return ST_OK;
+}
 
 /* --- I/O ports (protection checks in emu/io.c) --- */
 status_t io_check_permission(struct cpu *cpu, uint16_t port, unsigned size) CHECKED;
