@@ -1,7 +1,7 @@
 /* When translations may be cached (SDM Vol.3 4.10): a PTE changed without
  * INVLPG may still be translated through the old entry (4.10.4.2 "software
  * must invalidate"), INVLPG drops it (4.10.4.1), MOV CR3 drops non-global
- * entries only, a CR4.PGE change drops global ones too.
+ * entries only, a CR4.PGE change or clearing CR0.PG drops global ones too.
  *
  * Where the architecture allows both outcomes the guest reports which one it
  * saw and compares it with what the runner says the emulator does:
@@ -101,6 +101,16 @@ static void test_global(void)
 	report("global entry survives MOV CR3 again", rd(T_LIN(3)), 8, 9, allowed);
 	invlpg(T_LIN(3));
 	report("INVLPG drops a global entry", rd(T_LIN(3)), 8, 9, EXPECT_NEW);
+
+	/* SDM 4.10.4.1: a MOV to CR0 that clears CR0.PG invalidates all entries,
+	 * global ones included. */
+	map(3, 11, PG_G);
+	invlpg(T_LIN(3));
+	(void)rd(T_LIN(3));
+	map(3, 12, PG_G);
+	write_cr0(read_cr0() & ~CR0_PG);
+	write_cr0(read_cr0() | CR0_PG);
+	report("CR0.PG 1->0->1 drops the global entry", rd(T_LIN(3)), 11, 12, EXPECT_NEW);
 
 	/* With CR4.PGE=0 the G bit means nothing: MOV CR3 drops the entry. */
 	write_cr4(read_cr4() & ~CR4_PGE);
