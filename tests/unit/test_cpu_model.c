@@ -134,17 +134,22 @@ START_TEST(feature_bits)
 	ck_assert(cpu_model_has(amd, 0x80000001, 2, 2));
 	ck_assert(!cpu_model_has(intel, 0x80000001, 2, 2));
 	ck_assert(!cpu_model_has(p5, 1, 2, 5));
-	/* Not implemented yet, on every model: FPU, PAE, long mode, SSE, APIC. */
+	/* Not implemented yet, on every model: FPU, long mode, SSE, APIC. */
 	for (unsigned i = 0; i < cpu_model_count; i++) {
 		const struct cpu_model *m = cpu_models[i];
 		ck_assert(!cpu_model_has(m, 1, 3, 0));
-		ck_assert(!cpu_model_has(m, 1, 3, 6));
 		ck_assert(!cpu_model_has(m, 1, 3, 9));
 		ck_assert(!cpu_model_has(m, 1, 3, 25));
 		ck_assert(!cpu_model_has(m, 0x80000001, 3, 29));
 		ck_assert(cpu_model_has(m, 1, 3, 4));      /* TSC */
 		ck_assert(cpu_model_has(m, 1, 3, 5));      /* MSR */
 	}
+	/* The walker's features: PAE, PGE, PSE-36 and NX on the P6-class models, PSE
+	 * alone on the Pentium. */
+	ck_assert(cpu_model_has(intel, 1, 3, 6) && cpu_model_has(amd, 1, 3, 6));
+	ck_assert(cpu_model_has(intel, 1, 3, 13) && cpu_model_has(intel, 1, 3, 17));
+	ck_assert(cpu_model_has(intel, 0x80000001, 3, 20) && cpu_model_has(amd, 0x80000001, 3, 20));
+	ck_assert(cpu_model_has(p5, 1, 3, 3) && !cpu_model_has(p5, 1, 3, 6));
 	/* SEP: not on the Pentium; AMD's 80000001H:EDX[11] is SYSCALL, not SEP. */
 	ck_assert(cpu_model_has(intel, 1, 3, 11));
 	ck_assert(!cpu_model_has(p5, 1, 3, 11));
