@@ -1,0 +1,136 @@
+/* Breakpoint matching and #DB conditions (SDM Vol.3 17.2, 17.3). See
+ * emu/debug.h for where each function runs. */
+#include "emu/debug.h"
+
+/* The data-breakpoint hits of the instruction in progress live in cpu->dr[4],
+ * which is never architecturally visible: DR4 is #UD with CR4.DE=1 and an
+ * alias of DR6 otherwise (SDM Vol.3 17.2.2; emu/control_regs.c maps it to
+ * dr[6]). A dedicated field in struct cpu would be the better home. */
+#define PENDING_HITS 4
+
+#define DR6_B_MASK 0xfull
+
+/* Bytes a breakpoint covers, from LENn (SDM Vol.3 17.2.5): 00 one byte, 01
+ * two, 11 four, 10 eight (on processors with Intel 64; undefined on
+ * others). The address's low bits below the length are ignored. */
+static const uint8_t len_bytes[4] = { 1, 2, 8, 4 };
+
+/* Linear addresses compare in 32 bits outside 64-bit mode (SDM Vol.3 3.4). */
+static inline uint64_t bp_addr(const struct cpu *cpu, uint64_t a)
+{
+	return cpu_is_mode64(cpu) ? a : (uint32_t)a;
+}
+
+unsigned debug_match_insn(const struct cpu *cpu, uint64_t lin)
+{
+	uint64_t dr7 = cpu->dr[7];
+	unsigned hits = 0;
+	lin = bp_addr(cpu, lin);
+	/* SDM Vol.3 17.3.1.1: an instruction breakpoint (R/W = 00) matches the
+	 * linear address of the instruction's first byte; its LEN must be 00. */
+	for (unsigned n = 0; n < 4; n++)
+		if (dr7_enabled(dr7, n) && dr7_rw(dr7, n) == DR_RW_EXEC &&
+		    bp_addr(cpu, cpu->dr[n]) == lin)
+			hits |= 1u << n;
+	return hits;
+}
+
+unsigned debug_match_data(const struct cpu *cpu, uint64_t lin, unsigned size, bool write)
+{
+	uint64_t dr7 = cpu->dr[7];
+	unsigned hits = 0;
+	lin = bp_addr(cpu, lin);
+	for (unsigned n = 0; n < 4; n++) {
+		unsigned rw = dr7_rw(dr7, n);
+		/* SDM Vol.3 17.2.4: 01 breaks on writes, 11 on reads and writes
+		 * (not fetches); 10 is I/O (not modelled: CR4.DE I/O breakpoints). */
+		if (!dr7_enabled(dr7, n) || !(rw == DR_RW_RDWR || (rw == DR_RW_WRITE && write)))
+			continue;
+		uint64_t len = len_bytes[dr7_len(dr7, n)];
+		uint64_t start = bp_addr(cpu, cpu->dr[n]) & ~(len - 1);
+		/* SDM Vol.3 17.2.5: any byte of the access within the breakpoint's
+		 * range triggers it. */
+		if (lin <= start + len - 1 && start <= lin + size - 1)
+			hits |= 1u << n;
+	}
+	return hits;
+}
+
+bool debug_page_watched(const struct cpu *cpu, uint64_t lin)
+{
+	uint64_t dr7 = cpu->dr[7];
+	for (unsigned n = 0; n < 4; n++)
+		if (dr7_enabled(dr7, n) && dr7_rw(dr7, n) != DR_RW_EXEC && dr7_rw(dr7, n) != DR_RW_IO &&
+		    ((bp_addr(cpu, cpu->dr[n]) ^ bp_addr(cpu, lin)) & PAGE_MASK) == 0)
+			return true;
+	return false;
+}
+
+/* Drop whatever the TLB holds for the page of a watched address. The TLB is
+ * direct-mapped by linear page, so only one slot per bank can hold it. */
+static void forget_watched_pages(struct cpu *cpu)
+{
+	uint64_t dr7 = cpu->dr[7];
+	for (unsigned n = 0; n < 4; n++) {
+		if (!dr7_enabled(dr7, n) || dr7_rw(dr7, n) == DR_RW_EXEC || dr7_rw(dr7, n) == DR_RW_IO)
+			continue;
+		uint64_t page = bp_addr(cpu, cpu->dr[n]) & PAGE_MASK;
+		for (unsigned b = 0; b < TLB_BANKS; b++) {
+			struct tlb_entry *e = tlb_slot(&cpu->tlb, b, page);
+			for (unsigned a = 0; a < 3; a++)
+				if (e->tag[a] == page)
+					e->tag[0] = e->tag[1] = e->tag[2] = TLB_TAG_INVALID;
+		}
+	}
+}
+
+status_t debug_check_insn(struct cpu *cpu)
+{
+	forget_watched_pages(cpu);
+	/* Hits of the instruction before a MOV SS shadow are reported after the
+	 * shadowed one (SDM Vol.3 6.8.3); otherwise a new instruction starts
+	 * with none (a faulting one loses its hits: it did not complete). */
+	if (!(cpu->shadow & SHADOW_MOV_SS))
+		cpu->dr[PENDING_HITS] = 0;
+	/* SDM Vol.3 17.3.1.1: RF=1 suppresses instruction breakpoints for one
+	 * instruction; the processor clears RF once it completes. Clearing it
+	 * here is equivalent: nothing the instruction does reads RF (PUSHF and
+	 * exception frames store RF=0 / their own value). */
+	if (cpu->rflags & FLAG_RF) {
+		cpu->rflags &= ~(uint64_t)FLAG_RF;
+		return ST_OK;
+	}
+	uint64_t lin = cpu_is_mode64(cpu) ? cpu->rip : (uint32_t)(cpu->seg[SR_CS].base + cpu->rip);
+	unsigned hits = debug_match_insn(cpu, lin);
+	if (!hits)
+		return ST_OK;
+	/* SDM Vol.3 17.2.3: B0-B3 report the breakpoints that matched ("certain
+	 * debug exceptions may clear bits 0-3"); a fault-class #DB, raised before
+	 * the instruction executes (Table 6-2 priority 7, before fetch faults). */
+	cpu->dr[6] = (cpu->dr[6] & ~DR6_B_MASK) | hits;
+	return cpu_raise(cpu, EXC_DB);
+}
+
+void debug_check_data(struct cpu *cpu, uint64_t lin, unsigned size, bool write)
+{
+	cpu->dr[PENDING_HITS] |= debug_match_data(cpu, lin, size, write);
+}
+
+bool debug_trap_pending(struct cpu *cpu, bool single_step)
+{
+	if (cpu->shadow & SHADOW_MOV_SS)
+		return false;
+	unsigned hits = (unsigned)cpu->dr[PENDING_HITS];
+	cpu->dr[PENDING_HITS] = 0;
+	if (!hits && !single_step)
+		return false;
+	/* SDM Vol.3 6.9 Table 6-2 priority 4: data breakpoints and single-step
+	 * are traps of the instruction just completed, reported together in one
+	 * #DB with every DR6 bit that applies (17.3.1.2, 17.3.1.4). */
+	if (hits)
+		cpu->dr[6] = (cpu->dr[6] & ~DR6_B_MASK) | hits;
+	if (single_step)
+		cpu->dr[6] |= DR6_BS;
+	cpu->event = (struct event){ .pending = true, .type = EV_EXCEPTION, .vector = EXC_DB };
+	return true;
+}

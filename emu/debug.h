@@ -1,0 +1,63 @@
+/* Debug registers: breakpoint matching and the #DB conditions they raise
+ * (SDM Vol.3 17.2 "Debug Registers", 17.3 "Debug Exceptions"; Table 6-2 for
+ * where #DB sits among the other events of an instruction boundary).
+ *
+ *   before an instruction  debug_check_insn: RF suppresses one instruction
+ *                          breakpoint; else a match is a #DB fault (B0-B3)
+ *   every data access      debug_check_data (memory slow path; pages holding an
+ *                          enabled data breakpoint are never cached in the TLB)
+ *   after an instruction   debug_trap_pending: data-breakpoint hits and the
+ *                          single-step BS condition merged into one #DB trap
+ *
+ * Everything here runs only while DR7 enables a breakpoint (debug_active()),
+ * a single test per block in the execution loop. GD (general detect) is in
+ * emu/control_regs.c, the task-switch T bit (BT) in emu/task.c.
+ */
+#ifndef HVEMU_EMU_DEBUG_H
+#define HVEMU_EMU_DEBUG_H
+
+#include "emu/cpu.h"
+
+/* DR7 (SDM Vol.3 17.2.4, Figure 17-2): Ln = bit 2n, Gn = bit 2n+1; R/Wn at
+ * bits 17:16 + 4n, LENn at bits 19:18 + 4n. */
+#define DR7_ENABLES 0xffull
+static inline unsigned dr7_enabled(uint64_t dr7, unsigned n) { return (dr7 >> (2 * n)) & 3; }
+static inline unsigned dr7_rw(uint64_t dr7, unsigned n) { return (dr7 >> (16 + 4 * n)) & 3; }
+static inline unsigned dr7_len(uint64_t dr7, unsigned n) { return (dr7 >> (18 + 4 * n)) & 3; }
+
+/* R/W encodings (SDM Vol.3 17.2.4). */
+enum { DR_RW_EXEC = 0, DR_RW_WRITE = 1, DR_RW_IO = 2, DR_RW_RDWR = 3 };
+
+/* Whether any breakpoint is enabled: the loop's one test. */
+static inline bool debug_active(const struct cpu *cpu) { return cpu->dr[7] & DR7_ENABLES; }
+
+/* B0-B3 of the enabled instruction breakpoints at linear address lin. */
+unsigned debug_match_insn(const struct cpu *cpu, uint64_t lin);
+
+/* B0-B3 of the enabled data breakpoints an access of size bytes at lin hits
+ * (write: a write; otherwise a read, which only R/W=11 watches). */
+unsigned debug_match_data(const struct cpu *cpu, uint64_t lin, unsigned size, bool write);
+
+/* Whether the 4 KiB linear page of lin holds an enabled data breakpoint: such
+ * pages stay out of the TLB so every access reaches debug_check_data(). */
+bool debug_page_watched(const struct cpu *cpu, uint64_t lin);
+
+/* Before the instruction at CS:rIP (cpu->rip): drop TLB entries of watched
+ * pages (DR0-DR7 may have changed), forget the hits of an earlier instruction,
+ * and raise the instruction-breakpoint #DB fault unless EFLAGS.RF is set, in
+ * which case RF is cleared: it suppresses exactly one instruction (SDM Vol.3
+ * 17.3.1.1). Returns ST_FAULT with cpu->event = #DB, else ST_OK. */
+status_t debug_check_insn(struct cpu *cpu) CHECKED;
+
+/* A data access reached memory: record the hits for the trap after the
+ * instruction. */
+void debug_check_data(struct cpu *cpu, uint64_t lin, unsigned size, bool write);
+
+/* After an instruction completed: if data breakpoints hit or single_step (the
+ * BS condition, already qualified by the caller) holds, update DR6 and set
+ * cpu->event to one #DB trap carrying all of them, and return true; the
+ * caller delivers it. Hits of an instruction in a MOV SS/POP SS shadow wait
+ * for the next instruction boundary (SDM Vol.3 6.8.3). */
+bool debug_trap_pending(struct cpu *cpu, bool single_step);
+
+#endif
