@@ -239,6 +239,11 @@ opcode:
 		}
 		if (!prefix_matches(d->prefix, has66, in->rep))
 			continue;
+		/* Rows valid only outside/inside 64-bit mode let one opcode mean two
+		 * instructions (63: ARPL / MOVSXD); no row left means #UD. */
+		uint16_t row_flags = isa_rows[idx].flags;
+		if ((mode == 64 && (row_flags & IF_NO64)) || (mode != 64 && (row_flags & IF_ONLY64)))
+			continue;
 		row = d;
 		in->row = (uint16_t)idx;
 		break;
@@ -270,10 +275,9 @@ opcode:
 	in->len = (uint8_t)c.pos;
 	in->exec = isa_rows[in->row].exec;
 
-	/* Mode and LOCK legality (SDM Vol.2 LOCK: #UD unless the instruction is
+	/* LOCK legality (SDM Vol.2 LOCK: #UD unless the instruction is
 	 * lockable and its destination is memory). */
-	if ((mode == 64 && (flags & IF_NO64)) || (mode != 64 && (flags & IF_ONLY64)) ||
-	    (in->lock && !((flags & IF_LOCK) && in->mem)))
+	if (in->lock && !((flags & IF_LOCK) && in->mem))
 		in->exec = insn_undefined;
 	return in->len;
 
