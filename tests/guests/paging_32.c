@@ -126,6 +126,10 @@ static void test_4m(void)
 	volatile uint32_t *phys = (volatile uint32_t *)(uintptr_t)(BIG_PA + 0x123458u);
 	struct pg_access acc = { .lin = BIG_LIN + 0x123458u };
 
+	if (!cpu_has(1, 3, 3)) {
+		gprintf("ok - 4 MiB pages # SKIP CPUID.1:EDX.PSE = 0\n");
+		return;
+	}
 	/* CR4.PSE=0: PS is ignored and the PDE points to a page table (Table 4-5),
 	 * here the frame at BIG_PA whose entry for this address is 0 (not present). */
 	write_cr4(read_cr4() & ~CR4_PSE);

@@ -66,14 +66,18 @@ void guest_main(void)
 	int pge = cpu_has(1, 3, 13);
 
 	/* 32-bit paging, 4 MiB pages (CR4.PSE, SDM 4.3). */
-	paging_on(pg32_build(), CR4_PSE);
 	uint32_t lin = TEST_LIN + 0x00400000u;    /* PDE 257 */
-	run("4 MiB", &pg32_pd[lin >> 22], lin, 0x400000u, 0);
-	if (pge) {
-		write_cr4(read_cr4() | CR4_PGE);
-		run("4 MiB global", &pg32_pd[lin >> 22], lin, 0x400000u, PG_G);
+	if (cpu_has(1, 3, 3)) {
+		paging_on(pg32_build(), CR4_PSE);
+		run("4 MiB", &pg32_pd[lin >> 22], lin, 0x400000u, 0);
+		if (pge) {
+			write_cr4(read_cr4() | CR4_PGE);
+			run("4 MiB global", &pg32_pd[lin >> 22], lin, 0x400000u, PG_G);
+		}
+		paging_off();
+	} else {
+		gprintf("ok - 4 MiB pages # SKIP CPUID.1:EDX.PSE = 0\n");
 	}
-	paging_off();
 
 	if (!cpu_has(1, 3, 6)) {
 		gprintf("ok - PAE 2 MiB pages # SKIP CPUID.1:EDX.PAE = 0\n");
