@@ -161,12 +161,25 @@ static void test_4m(void)
 
 	/* PSE-36 (SDM 4.3 Table 4-4): PDE bits 20:13 are PA bits 39:32, bits
 	 * 20:(M-19) reserved when MAXPHYADDR M < 40; bit 21 always reserved. */
-	if (!cpu_has(1, 3, 17)) {
-		gprintf("ok - PSE-36 checks # SKIP CPUID.1:EDX.PSE-36 = 0\n");
+	unsigned m = cpu_maxphyaddr();
+	if (!cpu_has(1, 3, 17) && m != 32) {
+		gprintf("ok - PSE-36 checks # SKIP CPUID.1:EDX.PSE-36 = 0 with MAXPHYADDR %u\n", m);
 		write_cr4(read_cr4() & ~CR4_PSE);
 		return;
 	}
-	unsigned m = cpu_maxphyaddr();
+	if (m == 32) {
+		/* No PSE-36 and MAXPHYADDR 32: bits 20:13 all reserved (Table 4-4). */
+		set_big(BIG_PA | (1u << 13) | PG_PS | PG_P | PG_W | PG_U);
+		pf_check_quirk("MAXPHYADDR 32: 4 MiB PDE bit 13 reserved -> P|RSVD", pg_read, &acc, 0,
+			       PF_P | PF_RSVD, acc.lin, 0, QEMU_RSVD_NO_P);
+		set_big(BIG_PA | (1u << 21) | PG_PS | PG_P | PG_W | PG_U);
+		pf_check_quirk("4 MiB PDE bit 21 reserved -> P|RSVD", pg_read, &acc, 0, PF_P | PF_RSVD,
+			       acc.lin, 0, QEMU_RSVD_NO_P);
+		pg32_pd[BIG_LIN >> 22] = 0;
+		flush_tlb();
+		write_cr4(read_cr4() & ~CR4_PSE);
+		return;
+	}
 	note("MAXPHYADDR %u", m);
 	*phys = 0x5a5a5a5au;
 	set_big(BIG_PA | PG_PS | PG_P | PG_W | PG_U);

@@ -75,8 +75,8 @@ unsigned cpu_maxphyaddr(void)
 		cpuid(0x80000008u, 0, r);
 		return r[0] & 0xff;
 	}
-	/* CPUID.1:EDX.PAE (6), PSE-36 (17). */
-	return cpu_has(1, 3, 6) || cpu_has(1, 3, 17) ? 36 : 32;
+	/* SDM 4.1.4: without 80000008H, 36 if CPUID.1:EDX.PAE (bit 6), else 32. */
+	return cpu_has(1, 3, 6) ? 36 : 32;
 }
 
 void pg_read(void *arg)

@@ -96,7 +96,7 @@ void paging_off(void);
 static inline void flush_tlb(void) { write_cr3(read_cr3()); }
 
 /* MAXPHYADDR: CPUID 80000008H:EAX[7:0] when available, otherwise 36 with
- * PSE-36 or PAE, else 32 (SDM Vol.3 4.1.4). */
+ * PAE, else 32 (SDM Vol.3 4.1.4). */
 unsigned cpu_maxphyaddr(void);
 int cpu_has(uint32_t leaf, unsigned reg, unsigned bit);   /* reg: 0=EAX 1=EBX 2=ECX 3=EDX */
 
