@@ -1,0 +1,262 @@
+/* Check suite for the debug registers (emu/debug.c) and their place in the
+ * execution loop: breakpoint matching as table rows (SDM Vol.3 17.2.4, 17.2.5),
+ * then small programs run by cpu_run() on a fake physmem, flat 32-bit ring 0,
+ * every IDT vector an interrupt gate to a one-byte HLT, so each case sees the
+ * #DB frame and DR6 a guest would (SDM Vol.3 17.3.1, 6.9 Table 6-2). */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu/cpu.h"
+#include "emu/debug.h"
+#include "emu/operand.h"
+#include "emu/segload.h"
+
+enum {
+	GDT = 0x1000, IDT = 0x2000, CODE = 0x4000, DATA = 0x6000, HANDLERS = 0x8000,
+	STACK0 = 0x9000,
+};
+enum { CS0 = 0x08, DS0 = 0x10 };
+
+static struct physmem pm;
+static struct iobus io;
+static struct cpu cpu;
+
+static uint64_t mkdesc(uint32_t base, uint32_t limit, unsigned type, unsigned dpl)
+{
+	uint64_t d = (limit & 0xffff) | ((uint64_t)(base & 0xffffff) << 16);
+	d |= (uint64_t)type << 40 | 1ull << 44 | (uint64_t)dpl << 45 | 1ull << 47;
+	d |= (uint64_t)((limit >> 16) & 0xf) << 48 | 1ull << 54 | 1ull << 55;
+	return d | (uint64_t)(base >> 24) << 56;
+}
+
+static uint64_t rd(uint64_t pa, unsigned size) { return physmem_read(&pm, pa, size); }
+
+static void setup(void)
+{
+	ck_assert(physmem_init(&pm, 1 << 20));
+	iobus_init(&io);
+	cpu_init(&cpu, NULL, &pm, &io);
+	physmem_write(&pm, GDT + CS0, 8, mkdesc(0, 0xfffff, 0xb, 0));
+	physmem_write(&pm, GDT + DS0, 8, mkdesc(0, 0xfffff, 0x3, 0));
+	for (unsigned v = 0; v < 32; v++) {
+		uint32_t h = HANDLERS + v;
+		physmem_write(&pm, IDT + 8 * v, 8, (h & 0xffff) | (uint64_t)CS0 << 16 |
+			      (uint64_t)SYS_INT_GATE32 << 40 | 1ull << 47 | (uint64_t)(h >> 16) << 48);
+		physmem_write(&pm, h, 1, 0xf4);   /* HLT */
+	}
+	cpu.gdtr = (struct dtr){ GDT, 0x17 };
+	cpu.idtr = (struct dtr){ IDT, 0xff };
+	cpu.cr0 |= CR0_PE;
+	seg_load_descriptor(&cpu.seg[SR_CS], CS0, rd(GDT + CS0, 8));
+	for (unsigned s = 0; s < SR_COUNT; s++)
+		if (s != SR_CS)
+			seg_load_descriptor(&cpu.seg[s], DS0, rd(GDT + DS0, 8));
+	cpu.regs[R_SP] = STACK0;
+	cpu.rip = CODE;
+	cpu_set_flags(&cpu, 0);
+	cpu_update_mode(&cpu);
+}
+
+static void teardown(void)
+{
+	cpu_destroy(&cpu);
+	physmem_destroy(&pm);
+}
+
+static void code(const uint8_t *bytes, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		physmem_write(&pm, CODE + i, 1, bytes[i]);
+}
+
+/* Run to the next HLT; return the vector whose handler halted, or -1 when
+ * the program's own HLT was reached. */
+static int run(void)
+{
+	cpu.icount_limit = cpu.icount + 100;
+	ck_assert_int_eq(cpu_run(&cpu), ST_HALT);
+	uint64_t hlt = cpu.rip - 1;
+	return hlt >= HANDLERS && hlt < HANDLERS + 32 ? (int)(hlt - HANDLERS) : -1;
+}
+
+/* The frame of a same-level interrupt gate: EIP, CS, EFLAGS. */
+static uint32_t frame_eip(void) { return (uint32_t)rd(cpu.regs[R_SP], 4); }
+static uint32_t frame_eflags(void) { return (uint32_t)rd(cpu.regs[R_SP] + 8, 4); }
+
+static uint64_t dr7_bp(unsigned n, unsigned rw, unsigned len)
+{
+	return 0x400 | 1ull << (2 * n) | (uint64_t)rw << (16 + 4 * n) | (uint64_t)len << (18 + 4 * n);
+}
+
+/* ---- matching (SDM Vol.3 17.2.4 R/W and LEN, 17.2.5 alignment) ---- */
+
+static const struct {
+	uint32_t addr;
+	unsigned rw, len;          /* DR7 encodings */
+	uint32_t lin;
+	unsigned size;
+	bool write, hit;
+} data_rows[] = {
+	{ 0x6000, DR_RW_WRITE, 0, 0x6000, 1, true,  true  },  /* 1 byte, exact */
+	{ 0x6000, DR_RW_WRITE, 0, 0x6000, 1, false, false },  /* write-only bp, a read */
+	{ 0x6000, DR_RW_RDWR,  0, 0x6000, 1, false, true  },  /* read/write bp, a read */
+	{ 0x6001, DR_RW_WRITE, 0, 0x6000, 4, true,  true  },  /* access covers it */
+	{ 0x6004, DR_RW_WRITE, 0, 0x6000, 4, true,  false },  /* just after */
+	{ 0x6003, DR_RW_WRITE, 3, 0x6000, 1, true,  true  },  /* LEN 4 ignores bits 1:0 */
+	{ 0x6003, DR_RW_WRITE, 3, 0x6004, 1, true,  false },
+	{ 0x6005, DR_RW_WRITE, 1, 0x6004, 1, true,  true  },  /* LEN 2 ignores bit 0 */
+	{ 0x6005, DR_RW_WRITE, 1, 0x6006, 1, true,  false },
+	{ 0x6007, DR_RW_WRITE, 2, 0x6000, 1, true,  true  },  /* LEN 8 ignores bits 2:0 */
+	{ 0x6000, DR_RW_WRITE, 1, 0x5fff, 2, true,  true  },  /* misaligned access overlaps */
+	{ 0x6000, DR_RW_EXEC,  0, 0x6000, 1, false, false },  /* instruction bp: never data */
+};
+
+START_TEST(data_matching_rows)
+{
+	for (unsigned i = 0; i < sizeof(data_rows) / sizeof(data_rows[0]); i++) {
+		cpu.dr[1] = data_rows[i].addr;
+		cpu.dr[7] = dr7_bp(1, data_rows[i].rw, data_rows[i].len);
+		unsigned got = debug_match_data(&cpu, data_rows[i].lin, data_rows[i].size,
+						data_rows[i].write);
+		ck_assert_msg(got == (data_rows[i].hit ? 2u : 0u), "row %u: hits %x", i, got);
+	}
+}
+END_TEST
+
+START_TEST(insn_matching_and_enables)
+{
+	cpu.dr[0] = 0x4003;
+	cpu.dr[2] = 0x4003;
+	cpu.dr[7] = dr7_bp(0, DR_RW_EXEC, 0);
+	ck_assert_uint_eq(debug_match_insn(&cpu, 0x4003), 1);
+	ck_assert_uint_eq(debug_match_insn(&cpu, 0x4002), 0);
+	/* G2 enables breakpoint 2 as L2 would; disabled ones never match. */
+	cpu.dr[7] |= 1ull << 5;
+	ck_assert_uint_eq(debug_match_insn(&cpu, 0x4003), 5);
+	cpu.dr[7] = 0x400 | (DR_RW_EXEC << 16);
+	ck_assert_uint_eq(debug_match_insn(&cpu, 0x4003), 0);
+	ck_assert(!debug_active(&cpu));
+	/* Outside 64-bit mode addresses compare in 32 bits. */
+	cpu.dr[0] = 0x100004003ull;
+	cpu.dr[7] = dr7_bp(0, DR_RW_EXEC, 0);
+	ck_assert_uint_eq(debug_match_insn(&cpu, 0x4003), 1);
+}
+END_TEST
+
+/* ---- in the loop ---- */
+
+START_TEST(insn_breakpoint_fault_and_rf)
+{
+	static const uint8_t prog[] = { 0x90, 0x40, 0xf4 };   /* nop; inc eax; hlt */
+	code(prog, sizeof(prog));
+	cpu.dr[0] = CODE + 1;
+	cpu.dr[7] = dr7_bp(0, DR_RW_EXEC, 0);
+	ck_assert_int_eq(run(), EXC_DB);
+	/* A fault: before INC executes, the frame holds its address, RF=0 in the
+	 * image (the handler sets it, SDM Vol.3 17.3.1.1). */
+	ck_assert_uint_eq(frame_eip(), CODE + 1);
+	ck_assert_uint_eq(cpu.regs[R_AX], 0);
+	ck_assert_uint_eq(cpu.dr[6] & 0xf, 1);
+	ck_assert(!(frame_eflags() & FLAG_RF));
+	/* Resume at INC with RF=1: no second #DB; RF cleared afterwards. */
+	cpu.regs[R_SP] = STACK0;
+	cpu.rip = CODE + 1;
+	cpu_set_flags(&cpu, FLAG_RF);
+	ck_assert_int_eq(run(), -1);
+	ck_assert_uint_eq(cpu.regs[R_AX], 1);
+	ck_assert(!(cpu_get_flags(&cpu) & FLAG_RF));
+}
+END_TEST
+
+START_TEST(data_write_breakpoint_trap)
+{
+	/* mov %eax, DATA+2 (a3 imm32); nop; hlt */
+	static const uint8_t prog[] = { 0xa3, 0x02, 0x60, 0, 0, 0x90, 0xf4 };
+	code(prog, sizeof(prog));
+	cpu.regs[R_AX] = 0x11223344;
+	/* Warm the TLB with the data page first: the breakpoint must still be seen. */
+	uint64_t v;
+	ck_assert_int_eq(lin_read_sys(&cpu, DATA, 4, &v), ST_OK);
+	cpu.dr[3] = DATA + 4;                     /* LEN 4 at DATA+4: bytes 4-7 */
+	cpu.dr[7] = dr7_bp(3, DR_RW_WRITE, 3);
+	ck_assert_int_eq(run(), EXC_DB);
+	/* A trap: the write is done and the frame holds the next instruction. */
+	ck_assert_uint_eq(rd(DATA + 2, 4), 0x11223344);
+	ck_assert_uint_eq(frame_eip(), CODE + 5);
+	ck_assert_uint_eq(cpu.dr[6] & 0xf, 8);
+	ck_assert(!(cpu.dr[6] & DR6_BS));
+}
+END_TEST
+
+START_TEST(data_read_needs_rw11)
+{
+	/* mov DATA, %eax (a1 imm32); hlt */
+	static const uint8_t prog[] = { 0xa1, 0x00, 0x60, 0, 0, 0xf4 };
+	code(prog, sizeof(prog));
+	cpu.dr[0] = DATA;
+	cpu.dr[7] = dr7_bp(0, DR_RW_WRITE, 0);
+	ck_assert_int_eq(run(), -1);              /* a read: R/W=01 ignores it */
+	cpu.rip = CODE;
+	cpu.dr[7] = dr7_bp(0, DR_RW_RDWR, 0);
+	ck_assert_int_eq(run(), EXC_DB);
+	ck_assert_uint_eq(frame_eip(), CODE + 5);
+	ck_assert_uint_eq(cpu.dr[6] & 0xf, 1);
+}
+END_TEST
+
+START_TEST(single_step_and_data_merged)
+{
+	/* TF set: the write both single-steps and hits the breakpoint: one #DB
+	 * with BS and B1 (SDM Vol.3 6.9 Table 6-2, 17.3.1.2, 17.3.1.4). */
+	static const uint8_t prog[] = { 0xa3, 0x00, 0x60, 0, 0, 0xf4 };
+	code(prog, sizeof(prog));
+	cpu.dr[1] = DATA;
+	cpu.dr[7] = dr7_bp(1, DR_RW_WRITE, 0);
+	cpu_set_flags(&cpu, FLAG_TF);
+	ck_assert_int_eq(run(), EXC_DB);
+	ck_assert_uint_eq(frame_eip(), CODE + 5);
+	ck_assert_uint_eq(cpu.dr[6] & (DR6_BS | 0xf), DR6_BS | 2);
+	ck_assert_uint_eq(cpu.icount, 3);         /* the MOV, one #DB (not two), the HLT */
+}
+END_TEST
+
+START_TEST(single_step_alone)
+{
+	static const uint8_t prog[] = { 0x90, 0x90, 0xf4 };
+	code(prog, sizeof(prog));
+	cpu_set_flags(&cpu, FLAG_TF);
+	ck_assert_int_eq(run(), EXC_DB);
+	ck_assert_uint_eq(frame_eip(), CODE + 1);
+	ck_assert(cpu.dr[6] & DR6_BS);
+	ck_assert(frame_eflags() & FLAG_TF);
+}
+END_TEST
+
+static Suite *debug_suite(void)
+{
+	Suite *s = suite_create("debug");
+	TCase *tc = tcase_create("matching");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, data_matching_rows);
+	tcase_add_test(tc, insn_matching_and_enables);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("loop");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, insn_breakpoint_fault_and_rf);
+	tcase_add_test(tc, data_write_breakpoint_trap);
+	tcase_add_test(tc, data_read_needs_rw11);
+	tcase_add_test(tc, single_step_and_data_merged);
+	tcase_add_test(tc, single_step_alone);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(debug_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
