@@ -543,6 +543,76 @@ START_TEST(rights_sweep)
 }
 END_TEST
 
+/* ---- every bit position of every entry on the path ---- */
+
+/* Is bit b reserved in the level-l entry of shape sh? Written from the SDM's
+ * entry-format tables: 4.3 Tables 4-4..4-6 (32-bit), 4.4.2 Tables 4-9..4-11
+ * (PAE), 4.5 Tables 4-15..4-20 (4-/5-level). */
+static bool sdm_reserved(const struct shape_info *sh, unsigned l, unsigned b, bool nxe, unsigned m)
+{
+	bool leaf = l == sh->leaf, large = leaf && l + 1 < sh->levels;
+	if (sh->mode == PAGING_32) {
+		/* 4 MiB PDE: bit 21 and bits 20:(M-19) (PSE-36 gives 39:32 at most). */
+		unsigned m40 = m < 40 ? m : 40;
+		return large && (b == 21 || (b >= m40 - 19 && b <= 20 && m40 < 40));
+	}
+	if (b == 63)
+		return !nxe;
+	unsigned top = sh->mode == PAGING_PAE ? 62 : 51;     /* PAE: 62:M; 4-level: 51:M */
+	if (b >= m && b <= top)
+		return true;
+	if (large && b >= 13 && b < level_shift(sh->mode, sh->levels, l))
+		return true;                                 /* 2M: 20:13, 1G: 29:13 */
+	/* PS is reserved in a PML5E and a PML4E. */
+	if (b == 7 && sh->mode >= PAGING_4LEVEL && sh->levels - l >= 4)
+		return true;
+	return false;
+}
+
+/* Bits that change the walk's shape or where it reads: P, PS in a non-leaf
+ * entry that could map a page (it would become the leaf), and the
+ * table-address bits of a non-leaf entry. */
+static bool structural_bit(const struct shape_info *sh, unsigned l, unsigned b, unsigned m)
+{
+	bool leaf = l == sh->leaf;
+	bool ps_reserved = sh->mode >= PAGING_4LEVEL && sh->levels - l >= 4;   /* PML5E, PML4E */
+	unsigned addr_top = sh->mode == PAGING_32 ? 31 : m - 1;
+	if (b == 0)
+		return true;
+	if (b == 7)
+		return !leaf && !ps_reserved;
+	return !leaf && b >= 12 && b <= addr_top;
+}
+
+START_TEST(reserved_every_bit)
+{
+	const struct shape_info *sh = &shapes[_i];
+	unsigned m = sh->mode >= PAGING_4LEVEL ? 46 : 36;
+	unsigned first = sh->mode == PAGING_PAE ? 1 : 0;   /* PDPTEs: pdpte_load_reserved */
+	unsigned width = sh->mode == PAGING_32 ? 32 : 64, checked = 0;
+	for (int nxe = 0; nxe < 2; nxe++)
+		for (unsigned l = first; l <= sh->leaf; l++)
+			for (unsigned b = 0; b < width; b++) {
+				if (structural_bit(sh, l, b, m))
+					continue;
+				uint64_t set[5] = { 0 };
+				set[l] = 1ull << b;
+				fixture_init(&fx, sh->mode, (nxe ? E_NXE : 0) | E_PSE | E_1G, m);
+				build(&fx, sh, set, NULL, page_size_of(sh));
+				struct walk_result r;
+				struct fault f;
+				bool ok = paging_walk(&fx.env, sh->lin, WALK_READ, 0, &r, &f);
+				bool want_rsvd = sdm_reserved(sh, l, b, nxe, m);
+				if (ok == want_rsvd || (!ok && f.error_code != (want_rsvd ? PFEC_P | PFEC_RSVD : 0)))
+					ck_abort_msg("%s NXE=%d level %u bit %u: %s (error 0x%x), want %s", sh->name, nxe,
+						     l, b, ok ? "translated" : "#PF", ok ? 0 : f.error_code,
+						     want_rsvd ? "P|RSVD" : "a translation");
+				checked++;
+			}
+	ck_assert_uint_gt(checked, 0);
+}
+END_TEST
+
 static Suite *paging_suite(void)
 {
 	Suite *s = suite_create("paging");
@@ -560,6 +630,10 @@ static Suite *paging_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, pdpte_load_reserved);
 	tcase_add_test(tc, pdpte_registers_not_memory);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("reserved_every_bit");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_loop_test(tc, reserved_every_bit, 0, SHAPES);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("rights_sweep");
 	tcase_add_checked_fixture(tc, setup, teardown);
