@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "emu/cpu_model.h"
+#include "emu/debug.h"
 #include "emu/flags.h"
 #include "emu/icache.h"
 #include "emu/insn.h"
@@ -305,6 +306,11 @@ status_t cpu_run(struct cpu *cpu)
 
 		status_t st;
 		cpu->insn_start = cpu->rip;
+		/* DR7 breakpoints: one instruction at a time, the instruction
+		 * breakpoint checked before its fetch (SDM Vol.3 6.9 Table 6-2). */
+		bool debug_on = debug_active(cpu);
+		if (__builtin_expect(debug_on, 0) && (st = debug_check_insn(cpu)) != ST_OK)
+			goto fault;
 		struct block *b = block_lookup(cpu);
 		if (__builtin_expect(!b, 0)) {
 			b = block_for_rip(cpu, &st);
@@ -316,7 +322,8 @@ status_t cpu_run(struct cpu *cpu)
 		 * or near the instruction limit. */
 		unsigned n = b->count;
 		bool single_step = false;
-		if (__builtin_expect((cpu->rflags & FLAG_TF) || (cpu->trace & TRACE_INSN) || cpu->shadow, 0)) {
+		if (__builtin_expect((cpu->rflags & FLAG_TF) || (cpu->trace & TRACE_INSN) || cpu->shadow ||
+				     debug_on, 0)) {
 			n = 1;
 			/* SDM Vol.3 17.3.1.4: with TF set when an instruction starts, a #DB
 			 * trap (DR6.BS) follows it, unless it raised an exception or MOV SS/
@@ -350,9 +357,10 @@ status_t cpu_run(struct cpu *cpu)
 			if (__builtin_expect(cpu->code_modified | cpu->stop_requested, 0))
 				break;
 		}
-		if (__builtin_expect(single_step, 0) && !cpu->shadow && !is_software_interrupt(&b->insns[0])) {
-			cpu->dr[6] |= DR6_BS;
-			cpu->event = (struct event){ .pending = true, .type = EV_EXCEPTION, .vector = EXC_DB };
+		/* Single-step and data-breakpoint traps: one #DB (emu/debug.c). */
+		if (__builtin_expect(single_step | debug_on, 0) &&
+		    debug_trap_pending(cpu, single_step && !cpu->shadow &&
+				       !is_software_interrupt(&b->insns[0]))) {
 			st = cpu_deliver_event(cpu);
 			cpu->icount++;
 			if (st != ST_OK)

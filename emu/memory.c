@@ -3,6 +3,7 @@
  * Implements emu/operand.h. */
 #include <string.h>
 
+#include "emu/debug.h"
 #include "emu/icache.h"
 #include "emu/operand.h"
 #include "mmu/paging.h"
@@ -92,8 +93,8 @@ static void tlb_fill(struct cpu *cpu, unsigned bank, uint64_t lin, const struct 
 {
 	uint64_t pa_page = t->pa & PAGE_MASK;
 	uint8_t *host = physmem_ram_ptr(cpu->mem, pa_page);
-	if (!host || cpu->tlb_uncached)
-		return;            /* MMIO/ROM/unclaimed, or --tlb flush: always the slow path */
+	if (!host || cpu->tlb_uncached || (debug_active(cpu) && debug_page_watched(cpu, lin)))
+		return;            /* MMIO/ROM/unclaimed, --tlb flush, or a watched page: always the slow path */
 	struct tlb_entry *e = tlb_slot(&cpu->tlb, bank, lin);
 	uint64_t lin_page = lin & PAGE_MASK;
 	e->tag[TLB_READ] = t->read ? lin_page : TLB_TAG_INVALID;
@@ -123,6 +124,10 @@ static status_t lin_access_slow(struct cpu *cpu, uint64_t lin, unsigned size, un
 		if (st != ST_OK)
 			return st;
 	}
+	/* DR7 data breakpoints: watched pages never enter the TLB, so their
+	 * accesses all come here (emu/debug.h). */
+	if (__builtin_expect(debug_active(cpu), 0) && acc != TLB_EXEC)
+		debug_check_data(cpu, lin, size, acc == TLB_WRITE);
 	for (unsigned i = 0; i < n; i++) {
 		unsigned off = i ? first : 0;
 		unsigned len = i ? size - first : (n == 2 ? first : size);
