@@ -143,6 +143,49 @@ static void test_stale_write(void)
 	invlpg(T_LIN(4));
 }
 
+/* Stale rights and present bits: the entry a CPL3 access cached keeps
+ * working until invalidated (SDM 4.10.4.2); a not-present entry is never
+ * cached (4.10.2.3), so making a page present needs no INVLPG. */
+static void stale_check(const char *name, trap_fn fn, struct pg_access *acc, int new_err)
+{
+	char nb[96];
+	trap_reset();
+	write_cr2(0);
+	int v = run_user(fn, acc, 0);
+	int stale = v == NO_FAULT, fresh = v == 14 && trap_last.error == (uint32_t)new_err &&
+					  read_cr2() == acc->lin;
+	note("%s: %s", name, stale ? "stale entry used (no fault)" : fresh ? "new entry used (#PF)" : "neither!");
+	if (allowed == EXPECT_EITHER)
+		check_true(name, stale || fresh);
+	else
+		check_true(pg_name(nb, sizeof nb, "%s: %s", name,
+				   allowed == EXPECT_OLD ? "stale entry used" : "#PF from the new entry"),
+			   allowed == EXPECT_OLD ? stale : fresh);
+}
+
+static void test_stale_rights(void)
+{
+	struct pg_access w = { .lin = T_LIN(5) + 0x40, .value = 0x77 }, r = { .lin = T_LIN(6) };
+	map(5, 13, PG_U);
+	map(6, 14, PG_U);
+	flush_tlb();
+	trap_reset();
+	check("CPL3 write fills the entry", (uint32_t)run_user(pg_write, &w, 0), (uint32_t)NO_FAULT);
+	trap_reset();
+	check("CPL3 read fills the entry", (uint32_t)run_user(pg_read, &r, 0), (uint32_t)NO_FAULT);
+	*pte_of(5) &= ~PG_W;                      /* write-protect, no INVLPG */
+	*pte_of(6) &= ~PG_P;                      /* unmap, no INVLPG */
+	stale_check("PTE made read-only without INVLPG, CPL3 write", pg_write, &w, PF_P | PF_W | PF_U);
+	stale_check("PTE made not present without INVLPG, CPL3 read", pg_read, &r, PF_U);
+	invlpg(w.lin);
+	invlpg(r.lin);
+	pf_check("after INVLPG: write to the read-only page faults", pg_write, &w, 3, PF_P | PF_W | PF_U, w.lin, 0);
+	pf_check("after INVLPG: read of the not-present page faults", pg_read, &r, 3, PF_U, r.lin, 0);
+	*pte_of(6) |= PG_P;                       /* present again, no INVLPG */
+	pf_check("not-present entries are not cached: present again without INVLPG", pg_read, &r, 3, -1, 0, 0);
+	check("  read the frame's marker", r.value, marker(14));
+}
+
 void guest_main(void)
 {
 	if (cmdline_has("tlb=flush"))
@@ -160,5 +203,6 @@ void guest_main(void)
 	test_invlpg();
 	test_global();
 	test_stale_write();
+	test_stale_rights();
 	paging_off();
 }
