@@ -740,6 +740,7 @@ START_TEST(matches_host)
 	ck_assert(__get_cpuid(0, &a, &b, &c, &d));
 	bool amd_host = b == 0x68747541;              /* "Auth"enticAMD */
 	cpu_destroy(&cpu);
+	physmem_destroy(&pm);
 	machine_on(amd_host ? "opteron-g3" : "core2");
 	uint8_t *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
 			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
