@@ -186,6 +186,42 @@ static void test_stale_rights(void)
 	check("  read the frame's marker", r.value, marker(14));
 }
 
+/* SDM 4.10.4.1: a #PF for a linear address invalidates the TLB entries for
+ * its page, so the fault does not recur from stale entries. A cached read
+ * translation (frame 15), a PTE changed (frame 0, read-only) without INVLPG, then a
+ * write that faults: the next read must use the new PTE. */
+static void test_fault_invalidates(void)
+{
+	struct pg_access a = { .lin = T_LIN(7), .value = 0x99 };
+	map(7, 15, PG_U);
+	flush_tlb();
+	trap_reset();
+	check("CPL3 read caches frame 15", (uint32_t)run_user(pg_read, &a, 0), (uint32_t)NO_FAULT);
+	check("  value", a.value, marker(15));
+	*pte_of(7) = frame_pa(0) | PG_P | PG_U;      /* new frame, read-only; no INVLPG */
+	trap_reset();
+	write_cr2(0);
+	a.value = 0x99;
+	int v = run_user(pg_write, &a, 0);
+	if (v == NO_FAULT) {
+		/* The stale writable entry was used (allowed, 4.10.4.2). */
+		note("write through the stale entry did not fault (allowed)");
+		check_true("stale write landed in the old frame", *(volatile uint32_t *)pg_frames[15] == 0x99);
+		*(volatile uint32_t *)pg_frames[15] = marker(15);
+		invlpg(a.lin);
+		return;
+	}
+	check("write faults with the new PTE's rights", (uint32_t)v, 14);
+	check("  error code P|W|U", trap_last.error, PF_P | PF_W | PF_U);
+	trap_reset();
+	v = run_user(pg_read, &a, 0);
+	check("CPL3 read after the #PF", (uint32_t)v, (uint32_t)NO_FAULT);
+	note("read after the #PF: saw the %s translation", a.value == marker(15) ? "old (stale)" : "new");
+	check_quirk("the #PF invalidated the stale entry: read uses the new frame", a.value, marker(0),
+		    "TCG keeps other TLB entries of the page after a #PF (SDM 4.10.4.1)");
+	invlpg(a.lin);
+}
+
 void guest_main(void)
 {
 	if (cmdline_has("tlb=flush"))
@@ -204,5 +240,6 @@ void guest_main(void)
 	test_global();
 	test_stale_write();
 	test_stale_rights();
+	test_fault_invalidates();
 	paging_off();
 }
