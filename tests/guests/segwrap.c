@@ -92,6 +92,38 @@ static void run_cases(const char *mode, void (*set_pte)(uint32_t, uint32_t))
 	set_pte(0x2000, 0x2000 | PG_P | PG_W | PG_U);
 }
 
+/* INVLPG takes a memory operand: its linear address is the segment base plus
+ * the offset, wrapped like any other (SDM Vol.2 INVLPG, Vol.3 3.4). The stale
+ * read before it is allowed (SDM 4.10.4.2) and reported. */
+static void invlpg_fs(void *arg)
+{
+	uint32_t off = (uint32_t)(uintptr_t)arg;
+	__asm__ volatile("mov %w0, %%fs" :: "r"(SEL_WRAP) : "memory");
+	__asm__ volatile(MARK "invlpg %%fs:(%0)" :: "r"(off) : "memory");
+}
+
+static void test_invlpg_wrap(void)
+{
+	volatile uint32_t *f1 = (volatile uint32_t *)pg_frames[1], *f2 = (volatile uint32_t *)pg_frames[2];
+	*f1 = 0x11110001u;
+	*f2 = 0x22220002u;
+	uint32_t *pt = (uint32_t *)(uintptr_t)(pg32_pd[0] & ~0xfffu);
+	pt[3] = frame_pa(1) | PG_P | PG_W | PG_U;
+	invlpg(0x3000);
+	struct wrap_access a = { .off = OFF(0x3000) };
+	expect_no_fault("read fs:0xC0003000 (frame 1)", fs_read, &a);
+	check("  value", a.value, 0x11110001u);
+	pt[3] = frame_pa(2) | PG_P | PG_W | PG_U;          /* no invalidation yet */
+	expect_no_fault("read again before INVLPG", fs_read, &a);
+	note("before INVLPG: saw the %s translation", a.value == 0x11110001u ? "old (stale)" : "new");
+	check_true("  either translation (SDM 4.10.4.2)", a.value == 0x11110001u || a.value == 0x22220002u);
+	expect_no_fault("INVLPG fs:0xC0003000 (linear 0x3000)", invlpg_fs, (void *)(uintptr_t)OFF(0x3000));
+	expect_no_fault("read after INVLPG", fs_read, &a);
+	check("  INVLPG through the wrapped address dropped linear 0x3000", a.value, 0x22220002u);
+	pt[3] = 0x3000 | PG_P | PG_W | PG_U;
+	invlpg(0x3000);
+}
+
 void guest_main(void)
 {
 	set_wrap_desc();
@@ -104,6 +136,7 @@ void guest_main(void)
 
 	paging_on(pg32_build(), 0);
 	run_cases("32-bit paging", set_low_pte32);
+	test_invlpg_wrap();
 	paging_off();
 
 	if (!cpu_has(1, 3, 6)) {

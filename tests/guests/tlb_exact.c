@@ -67,6 +67,24 @@ static void test_invlpg(void)
 	report("INVLPG of this page", rd(T_LIN(1)), 3, 4, EXPECT_NEW);
 }
 
+static void invlpg_arg(void *arg)
+{
+	__asm__ volatile(MARK "invlpg (%0)" :: "r"((uint32_t)(uintptr_t)arg) : "memory");
+}
+
+/* SDM Vol.2 INVLPG: privileged (#GP(0) at CPL > 0); no fault for an address
+ * with no translation (it only invalidates). */
+static void test_invlpg_rules(void)
+{
+	expect_no_fault("INVLPG of an unmapped address does not fault", invlpg_arg,
+			(void *)(uintptr_t)(TEST_LIN + 0x3ff000u));
+	trap_reset();
+	int v = run_user(invlpg_arg, (void *)(uintptr_t)T_LIN(0), 0);
+	check("INVLPG at CPL3 -> #GP", (uint32_t)v, 13);
+	if (v == 13)
+		check("  error code 0", trap_last.error, 0);
+}
+
 static void test_global(void)
 {
 	if (!cpu_has(1, 3, 13)) {
@@ -237,6 +255,7 @@ void guest_main(void)
 		*(volatile uint32_t *)pg_frames[f] = marker(f);
 	paging_on(pg32_build(), 0);
 	test_invlpg();
+	test_invlpg_rules();
 	test_global();
 	test_stale_write();
 	test_stale_rights();
