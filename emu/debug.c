@@ -12,7 +12,8 @@
 
 /* Bytes a breakpoint covers, from LENn (SDM Vol.3 17.2.5): 00 one byte, 01
  * two, 11 four, 10 eight (on processors with Intel 64; undefined on
- * others). The address's low bits below the length are ignored. */
+ * others). The SDM calls unaligned breakpoint addresses undefined; hvemu
+ * ignores the address bits below the length. */
 static const uint8_t len_bytes[4] = { 1, 2, 8, 4 };
 
 /* Linear addresses compare in 32 bits outside 64-bit mode (SDM Vol.3 3.4). */
