@@ -9,8 +9,8 @@
  *   after an instruction   debug_trap_pending: data-breakpoint hits and the
  *                          single-step BS condition merged into one #DB trap
  *
- * Everything here runs only while DR7 enables a breakpoint (debug_active()),
- * a single test per block in the execution loop. GD (general detect) is in
+ * Everything here runs only while DR7 enables a breakpoint or RF is set
+ * (debug_active()), a single test per block in the execution loop. GD (general detect) is in
  * emu/control_regs.c, the task-switch T bit (BT) in emu/task.c.
  */
 #ifndef HVEMU_EMU_DEBUG_H
@@ -28,8 +28,13 @@ static inline unsigned dr7_len(uint64_t dr7, unsigned n) { return (dr7 >> (18 + 
 /* R/W encodings (SDM Vol.3 17.2.4). */
 enum { DR_RW_EXEC = 0, DR_RW_WRITE = 1, DR_RW_IO = 2, DR_RW_RDWR = 3 };
 
-/* Whether any breakpoint is enabled: the loop's one test. */
-static inline bool debug_active(const struct cpu *cpu) { return cpu->dr[7] & DR7_ENABLES; }
+/* Whether the next instruction boundary has debug work: a breakpoint is
+ * enabled, or EFLAGS.RF is set and must be cleared once an instruction
+ * completes (SDM Vol.3 17.3.1.1). The loop's one test per block. */
+static inline bool debug_active(const struct cpu *cpu)
+{
+	return (cpu->dr[7] & DR7_ENABLES) | (cpu->rflags & FLAG_RF);
+}
 
 /* B0-B3 of the enabled instruction breakpoints at linear address lin. */
 unsigned debug_match_insn(const struct cpu *cpu, uint64_t lin);
