@@ -233,6 +233,20 @@ START_TEST(single_step_alone)
 }
 END_TEST
 
+START_TEST(rf_cleared_without_breakpoints)
+{
+	/* SDM Vol.3 17.3.1.1: RF is cleared once an instruction completes, with
+	 * or without enabled breakpoints (an IRET from a fault handler sets it). */
+	static const uint8_t prog[] = { 0x90, 0x90, 0xf4 };
+	code(prog, sizeof(prog));
+	cpu_set_flags(&cpu, FLAG_RF);
+	ck_assert(debug_active(&cpu));
+	ck_assert_int_eq(run(), -1);
+	ck_assert(!(cpu_get_flags(&cpu) & FLAG_RF));
+	ck_assert(!debug_active(&cpu));
+}
+END_TEST
+
 static Suite *debug_suite(void)
 {
 	Suite *s = suite_create("debug");
@@ -248,6 +262,7 @@ static Suite *debug_suite(void)
 	tcase_add_test(tc, data_read_needs_rw11);
 	tcase_add_test(tc, single_step_and_data_merged);
 	tcase_add_test(tc, single_step_alone);
+	tcase_add_test(tc, rf_cleared_without_breakpoints);
 	suite_add_tcase(s, tc);
 	return s;
 }
