@@ -59,9 +59,12 @@ void cpu_init(struct cpu *cpu, const struct cpu_model *model, struct physmem *me
 	cpu->dr[7] = 0x400;
 	cpu->apic_base = 0xfee00000 | (1u << 11) | (1u << 8);   /* enabled, BSP */
 	cpu->pat = 0x0007040600070406ull;                       /* SDM Vol.3 13.12.4 */
-	/* SDM Vol.3 4.1.4: MAXPHYADDR from CPUID 80000008h, else 36 with PAE. */
-	cpu->maxphyaddr = 36;
+	/* SDM Vol.3 4.1.4: MAXPHYADDR from CPUID 80000008h, else 36 with PAE (or
+	 * PSE-36) and 32 without. */
+	cpu->maxphyaddr = 32;
 	if (model) {
+		if (cpu_model_has(model, 1, 3, 6) || cpu_model_has(model, 1, 3, 17))
+			cpu->maxphyaddr = 36;
 		uint32_t r[4];
 		cpu_model_cpuid(model, 0x80000000, 0, r);
 		if (r[0] >= 0x80000008) {

@@ -5,6 +5,7 @@
  * are stored masked to the operand size by the handlers (emu/alu.c); they are
  * masked again here so a stray high bit can never change a flag.
  */
+#include "emu/cpu_model.h"
 #include "emu/flags.h"
 
 /* Operand width in bits and value mask, by lazy.size. */
@@ -51,6 +52,11 @@ static bool lazy_cf(const struct cpu *cpu)
 	case LAZY_INC:
 	case LAZY_DEC: return l->aux != 0; /* SDM Vol.2 INC/DEC: CF not affected */
 	case LAZY_NEG: return a != 0;      /* SDM Vol.2 NEG: CF = 0 iff source is 0 */
+	/* SDM Vol.2 SAL/SAR/SHL/SHR: CF is the last bit shifted out; counts past
+	 * the width (8/16-bit operands) shift everything out. */
+	case LAZY_SHL: return l->src2 <= lazy_bits(cpu) ? (a >> (lazy_bits(cpu) - l->src2)) & 1 : 0;
+	case LAZY_SHR: return l->src2 <= 64 ? (a >> (l->src2 - 1)) & 1 : 0;
+	case LAZY_SAR: return (lazy_signed(cpu, a) >> (l->src2 - 1 > 63 ? 63 : l->src2 - 1)) & 1;
 	default: return (cpu->rflags & FLAG_CF) != 0;
 	}
 }
@@ -75,6 +81,16 @@ static bool lazy_of(const struct cpu *cpu)
 	case LAZY_NEG:
 		/* 0 - a overflows only for the most negative value. */
 		return lazy_msb(cpu, a & r);
+	case LAZY_SHL:
+		/* SDM Vol.2 SHL: for 1-bit shifts OF = MSB(result) xor CF; undefined for
+		 * larger counts, where both modelled vendors give the same formula. */
+		return lazy_msb(cpu, r) ^ lazy_cf(cpu);
+	case LAZY_SHR:
+		/* For 1-bit shifts OF = MSB of the original operand, which is the xor
+		 * of the result's two top bits; the same formula for larger counts. */
+		return lazy_msb(cpu, r) ^ lazy_msb(cpu, r << 1);
+	case LAZY_SAR:
+		return false;              /* SDM Vol.2 SAR: OF cleared for 1-bit shifts */
 	default:
 		return false;
 	}
@@ -103,6 +119,14 @@ void flags_materialize(struct cpu *cpu)
 	case LAZY_NEG:
 		/* AF: borrow out of bit 3 of 0 - src1. */
 		f |= (l->src1 ^ r) & FLAG_AF;
+		break;
+	case LAZY_SHL:
+	case LAZY_SHR:
+	case LAZY_SAR:
+		/* SDM Vol.2 SAL/SAR/SHL/SHR: AF undefined for a non-zero count; AMD sets
+		 * it (measured on the EPYC host), Intel is modelled clearing it (emu/shift.c). */
+		if (cpu->model && cpu->model->vendor == VENDOR_AMD)
+			f |= FLAG_AF;
 		break;
 	default:
 		/* SDM Vol.1 3.4.3.1: AF is the carry/borrow out of bit 3; for a + b

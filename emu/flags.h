@@ -19,6 +19,9 @@ enum lazy_op {
 	LAZY_INC,                  /* result = src1 + 1; aux = preserved CF */
 	LAZY_DEC,                  /* result = src1 - 1; aux = preserved CF */
 	LAZY_NEG,                  /* result = 0 - src1 */
+	LAZY_SHL,                  /* result = src1 << src2 (count 1..63, masked) */
+	LAZY_SHR,                  /* result = src1 >> src2 (logical) */
+	LAZY_SAR,                  /* result = src1 >> src2 (arithmetic) */
 };
 
 static inline void flags_lazy(struct cpu *cpu, enum lazy_op op, unsigned size,

@@ -57,6 +57,9 @@ static status_t translate(struct cpu *cpu, uint64_t lin, enum tlb_access acc, un
 			 flags, &r, &f)) {
 		if (cpu->trace_walk)
 			cpu->trace_walk(cpu, lin, &r, &f);
+		/* SDM Vol.3 4.10.4.1: a page fault invalidates the TLB entries for the
+		 * faulting linear address (so a stale cached rights entry goes too). */
+		tlb_flush_page(&cpu->tlb, lin);
 		return cpu_raise_fault(cpu, &f);
 	}
 	*t = (struct translation){ .pa = r.pa, .read = r.can_read, .write = r.can_write,

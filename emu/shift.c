@@ -148,6 +148,24 @@ static inline status_t shift_exec(struct cpu *cpu, const struct insn *in, enum s
 	status_t st = rm_read(cpu, in, size, &v);
 	if (st != ST_OK || c == 0)
 		return st;
+	if (op >= SH_SHL) {
+		/* Shifts set all six flags from (value, count, result): recorded lazily
+		 * (emu/flags.c), like the ALU operations. */
+		uint64_t m = size_mask(size), r;
+		v &= m;
+		if (op == SH_SHL)
+			r = c < 64 ? (v << c) & m : 0;
+		else if (op == SH_SHR)
+			r = v >> c;
+		else
+			r = (uint64_t)(sign_extend(v, size) >> (c > 63 ? 63 : c)) & m;
+		st = rm_write(cpu, in, size, r);
+		if (st != ST_OK)
+			return st;
+		flags_lazy(cpu, op == SH_SHL ? LAZY_SHL : op == SH_SHR ? LAZY_SHR : LAZY_SAR,
+			   (unsigned)__builtin_ctz(size), r, v, c);
+		return ST_OK;
+	}
 	uint64_t f, mask;
 	uint64_t r = shift_compute(cpu, op, size, v, c, &f, &mask);
 	st = rm_write(cpu, in, size, r);
