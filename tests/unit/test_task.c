@@ -8,6 +8,7 @@
 
 #include "emu/cpu.h"
 #include "emu/insn.h"
+#include "emu/operand.h"
 #include "emu/segload.h"
 #include "emu/task.h"
 #include "isa_handlers.h"
@@ -419,6 +420,81 @@ START_TEST(switch_to_v86_task)
 }
 END_TEST
 
+/* ---- CR3 from a 32-bit TSS (SDM Vol.3 7.3 step 12, 4.4.1, 4.10.4.1) ---- */
+
+enum { PD_A = 0x10000, PD_B = 0x11000, PDPT_A = 0x12000, PAE_PD = 0x13000, PDPT_B = 0x14000,
+       PDPT_BAD = 0x15000 };
+
+START_TEST(cr3_load_flushes_nonglobal)
+{
+	/* 32-bit paging, 4 MiB identity page; CR4.PGE and a global 4 MiB page
+	 * in both directories at 4 MiB..8 MiB (mapping physical 0). Slots 7 and 8
+	 * of the direct-mapped TLB. */
+	wr(PD_A, 4, 0x83);                         /* P RW PS */
+	wr(PD_B, 4, 0x83);
+	wr(PD_A + 4, 4, 0x183);                    /* P RW PS G */
+	wr(PD_B + 4, 4, 0x183);
+	cpu.cr4 |= CR4_PSE | CR4_PGE;
+	cpu.cr3 = PD_A;
+	cpu.cr0 |= CR0_PG;
+	wr(TSS_A + 0x1c, 4, PD_A);
+	wr(TSS_B + 0x1c, 4, PD_B);
+	uint64_t v;
+	ck_assert_int_eq(lin_read_sys(&cpu, 0x7000, 4, &v), ST_OK);
+	ck_assert_int_eq(lin_read_sys(&cpu, 0x408000, 4, &v), ST_OK);
+	struct tlb_entry *local = tlb_slot(&cpu.tlb, TLB_SUPERVISOR, 0x7000);
+	struct tlb_entry *global = tlb_slot(&cpu.tlb, TLB_SUPERVISOR, 0x408000);
+	ck_assert_uint_eq(local->tag[TLB_READ], 0x7000);
+	ck_assert_uint_eq(global->tag[TLB_READ], 0x408000);
+	ck_assert_int_eq(far_jmp(SEL_B), ST_OK);
+	ck_assert_uint_eq(cpu.cr3, PD_B);
+	ck_assert_uint_eq(local->tag[TLB_READ], TLB_TAG_INVALID);
+	ck_assert_uint_eq(global->tag[TLB_READ], 0x408000);
+	ck_assert_uint_eq(cpu.rip, TASK_EIP);
+	/* Back to A: the old task's CR3 field is only read, never saved. */
+	ck_assert_uint_eq(rd(TSS_B + 0x1c, 4), PD_B);
+}
+END_TEST
+
+START_TEST(cr3_pae_loads_pdptes)
+{
+	wr(PAE_PD, 8, 0x83);                       /* 2 MiB identity page */
+	wr(PDPT_A, 8, PAE_PD | 1);
+	wr(PDPT_B, 8, PAE_PD | 1);
+	wr(PDPT_B + 8, 8, 0);
+	wr(PDPT_BAD, 8, PAE_PD | 1 | (1u << 5));   /* bits 8:5 reserved */
+	cpu.cr4 |= CR4_PAE;
+	cpu.cr3 = PDPT_A;
+	cpu.pdpte[0] = PAE_PD | 1;
+	cpu.cr0 |= CR0_PG;
+	wr(TSS_A + 0x1c, 4, PDPT_A);
+	wr(TSS_B + 0x1c, 4, PDPT_B);
+	ck_assert_int_eq(far_call(SEL_B), ST_OK);
+	ck_assert_uint_eq(cpu.cr3, PDPT_B);
+	ck_assert_uint_eq(cpu.pdpte[0], PAE_PD | 1);
+	ck_assert_uint_eq(cpu.rip, TASK_EIP);
+	/* Back, then into a task whose PDPTE has a reserved bit: #GP(0) in the
+	 * new task (after the commit point, before any segment register is
+	 * usable: the #GP handler is a task, as for the LDT case). */
+	set_idt(EXC_GP, mkgate(SEL_C, 0, SYS_TASK_GATE, 0, true));
+	wr(TSS_C + 0x1c, 4, PDPT_A);
+	cpu.rip = TASK_EIP + 1;
+	ck_assert_int_eq(iret32(), ST_OK);
+	ck_assert_uint_eq(cpu.tr.selector, SEL_A);
+	wr(TSS_B + 0x1c, 4, PDPT_BAD);
+	wr(TSS_B + 0x20, 4, TASK_EIP);
+	wr(TSS_B + 0x38, 4, STACK_B);
+	ck_assert_int_eq(far_jmp(SEL_B), ST_OK);
+	ck_assert_uint_eq(cpu.tr.selector, SEL_C);
+	ck_assert_uint_eq(rd(TSS_C, 2), SEL_B);                  /* raised in task B */
+	ck_assert_uint_eq(rd(TSS_B + 0x1c, 4), PDPT_BAD);
+	ck_assert_uint_eq(cpu.rip, HANDLER + 0x100);
+	ck_assert_uint_eq(rd(STACK_C - 4, 4), 0);                /* #GP(0) */
+	ck_assert_uint_eq(cpu.cr3, PDPT_A);
+	ck_assert_uint_eq(cpu.pdpte[0], PAE_PD | 1);
+}
+END_TEST
+
 /* ---- v8086 INT n with CR4.VME (SDM Vol.3 20.3.3 Table 20-2) ---- */
 
 static void v86_at(unsigned iopl)
@@ -532,6 +608,8 @@ static Suite *task_suite(void)
 	tcase_add_test(tc, t_bit_debug_trap);
 	tcase_add_test(tc, tss16_switch);
 	tcase_add_test(tc, switch_to_v86_task);
+	tcase_add_test(tc, cr3_load_flushes_nonglobal);
+	tcase_add_test(tc, cr3_pae_loads_pdptes);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("idt");
 	tcase_add_checked_fixture(tc, setup, teardown);
