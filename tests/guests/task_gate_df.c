@@ -15,6 +15,7 @@ static uint8_t df_stack[4096] __attribute__((aligned(16)));
 volatile uint32_t df_entries, df_esp, df_error, df_eflags, df_tr, df_link, df_saved_eip;
 volatile uint32_t df_main_type, df_own_type, df_cr0, df_dr7, df_saved_esp;
 volatile uint32_t df_resume;       /* where the faulting task continues */
+volatile uint32_t df_fix_stack, df_good_esp, df_saved_ss;  /* the stack-overflow case */
 
 void df_task_c(void);
 void df_task_c(void)
@@ -34,6 +35,11 @@ void df_task_c(void)
 	 * after the faulting instruction. */
 	set_idt_gate(13, trap_stub_addr(13), SYS_INTGATE, 0);
 	tss.eip = df_resume;
+	df_saved_ss = tss.ss & 0xffff;
+	if (df_fix_stack) {
+		tss.ss = SEL_KDATA;
+		tss.esp = df_good_esp;
+	}
 }
 
 /* Entry of the #DF task: the #DF error code is on its fresh stack. After
@@ -84,6 +90,24 @@ static void gp_with_missing_gate(void *p)
 			 MARK "mov %0, %%ds\n\t"
 			 "2:\n\t"
 			 "mov %1, %%ds" :: "r"(0x80), "r"(SEL_KDATA) : "memory");
+}
+
+#define SEL_TINY_SS 0x50           /* GDT entry 10: 4 KiB stack segment */
+
+/* The hypervisor case: the stack itself is broken. ESP = 8 in a 4 KiB
+ * stack segment, then #GP: pushing its frame wraps below 0 (#SS), a
+ * contributory fault while delivering a contributory one: #DF, which only a
+ * task gate can still deliver (SDM Vol.3 6.15 "Interrupt 8"). */
+static void gp_on_broken_stack(void *p)
+{
+	(void)p;
+	__asm__ volatile("movl $2f, df_resume\n\t"
+			 "mov %%esp, df_good_esp\n\t"
+			 "mov %2, %%ss\n\t"
+			 "mov $8, %%esp\n\t"
+			 MARK "mov %0, %%ds\n\t"
+			 "2:\n\t"
+			 "mov %1, %%ds" :: "r"(0x80), "r"(SEL_KDATA), "r"(SEL_TINY_SS) : "memory");
 }
 
 void guest_main(void)
@@ -145,4 +169,23 @@ void guest_main(void)
 	check("  #DF task entered twice", df_entries, 2);
 	__asm__ volatile("clts");
 	__asm__ volatile("mov %0, %%dr7" :: "r"(0x400u));
+
+	if (skip_quirk("#DF through a task gate from a broken stack",
+		       "TCG does not check the SS limit when it pushes an exception frame"))
+		return;
+	gdt[SEL_TINY_SS >> 3] = seg_desc(0, 0xfff, ACC_P | ACC_S | ACC_DATA_W, FL_DB);
+	df_tss.esp = (uint32_t)(uintptr_t)(df_stack + sizeof(df_stack));
+	df_tss.eflags = 0x2;
+	df_fix_stack = 1;
+	trap_reset();
+	v = trap_catch(gp_on_broken_stack, 0);
+	df_fix_stack = 0;
+	check("#GP on a broken stack -> #SS -> #DF through the task gate", (uint32_t)v,
+	      (uint32_t)NO_FAULT);
+	check("  #DF task entered", df_entries, 3);
+	check("  faulting task saved with the broken SS", df_saved_ss, SEL_TINY_SS);
+	check("  saved ESP = 8", df_saved_esp, 8);
+	check("  saved EIP = the #GP instruction", df_saved_eip, trap_mark_ip);
+	check("  #DF error code 0", df_error, 0);
+	__asm__ volatile("clts");
 }
