@@ -44,7 +44,7 @@ unsigned debug_match_data(const struct cpu *cpu, uint64_t lin, unsigned size, bo
 	for (unsigned n = 0; n < 4; n++) {
 		unsigned rw = dr7_rw(dr7, n);
 		/* SDM Vol.3 17.2.4: 01 breaks on writes, 11 on reads and writes
-		 * (not fetches); 10 is I/O (not modelled: CR4.DE I/O breakpoints). */
+		 * (not fetches); 10 is I/O (debug_match_io). */
 		if (!dr7_enabled(dr7, n) || !(rw == DR_RW_RDWR || (rw == DR_RW_WRITE && write)))
 			continue;
 		uint64_t len = len_bytes[dr7_len(dr7, n)];
@@ -55,6 +55,31 @@ unsigned debug_match_data(const struct cpu *cpu, uint64_t lin, unsigned size, bo
 			hits |= 1u << n;
 	}
 	return hits;
+}
+
+unsigned debug_match_io(const struct cpu *cpu, uint16_t port, unsigned size)
+{
+	uint64_t dr7 = cpu->dr[7];
+	unsigned hits = 0;
+	/* SDM Vol.3 17.2.4: R/W = 10 means I/O reads and writes only with
+	 * CR4.DE = 1 (undefined otherwise: hvemu never matches then). The
+	 * breakpoint address is the port number, aligned down to its LEN. */
+	if (!(cpu->cr4 & CR4_DE))
+		return 0;
+	for (unsigned n = 0; n < 4; n++) {
+		if (!dr7_enabled(dr7, n) || dr7_rw(dr7, n) != DR_RW_IO)
+			continue;
+		uint32_t len = len_bytes[dr7_len(dr7, n)];
+		uint32_t start = (uint32_t)(cpu->dr[n] & 0xffff) & ~(len - 1);
+		if ((uint32_t)port <= start + len - 1 && start <= (uint32_t)port + size - 1)
+			hits |= 1u << n;
+	}
+	return hits;
+}
+
+void debug_check_io(struct cpu *cpu, uint16_t port, unsigned size)
+{
+	cpu->dr[PENDING_HITS] |= debug_match_io(cpu, port, size);
 }
 
 bool debug_page_watched(const struct cpu *cpu, uint64_t lin)

@@ -43,6 +43,15 @@ unsigned debug_match_insn(const struct cpu *cpu, uint64_t lin);
  * (write: a write; otherwise a read, which only R/W=11 watches). */
 unsigned debug_match_data(const struct cpu *cpu, uint64_t lin, unsigned size, bool write);
 
+/* B0-B3 of the enabled I/O breakpoints (R/W = 10, only with CR4.DE = 1) an
+ * access of size bytes to port hits (SDM Vol.3 17.2.4, 17.2.5). */
+unsigned debug_match_io(const struct cpu *cpu, uint16_t port, unsigned size);
+
+/* An IN/OUT/INS/OUTS reached the port: record the I/O-breakpoint hits for the
+ * trap after the instruction. Called from the port-I/O path when
+ * debug_active(). */
+void debug_check_io(struct cpu *cpu, uint16_t port, unsigned size);
+
 /* Whether the 4 KiB linear page of lin holds an enabled data breakpoint: such
  * pages stay out of the TLB so every access reaches debug_check_data(). */
 bool debug_page_watched(const struct cpu *cpu, uint64_t lin);

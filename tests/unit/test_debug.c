@@ -144,6 +144,22 @@ START_TEST(insn_matching_and_enables)
 }
 END_TEST
 
+START_TEST(io_matching)
+{
+	cpu.dr[2] = 0x3f9;
+	cpu.dr[7] = dr7_bp(2, DR_RW_IO, 1);       /* ports 3F8H-3F9H */
+	ck_assert_uint_eq(debug_match_io(&cpu, 0x3f8, 1), 0);   /* CR4.DE = 0 */
+	cpu.cr4 |= CR4_DE;
+	ck_assert_uint_eq(debug_match_io(&cpu, 0x3f8, 1), 4);
+	ck_assert_uint_eq(debug_match_io(&cpu, 0x3f6, 2), 0);
+	ck_assert_uint_eq(debug_match_io(&cpu, 0x3f6, 4), 4);
+	ck_assert_uint_eq(debug_match_io(&cpu, 0x3fa, 1), 0);
+	/* An I/O breakpoint is never a data breakpoint. */
+	ck_assert_uint_eq(debug_match_data(&cpu, 0x3f8, 1, true), 0);
+	ck_assert(!debug_page_watched(&cpu, 0x3f8));
+}
+END_TEST
+
 /* ---- in the loop ---- */
 
 START_TEST(insn_breakpoint_fault_and_rf)
@@ -254,6 +270,7 @@ static Suite *debug_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, data_matching_rows);
 	tcase_add_test(tc, insn_matching_and_enables);
+	tcase_add_test(tc, io_matching);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("loop");
 	tcase_add_checked_fixture(tc, setup, teardown);
