@@ -290,12 +290,12 @@ status_t task_switch(struct cpu *cpu, uint16_t tss_sel, uint64_t tss_raw,
 	struct task_state s;
 	status_t st;
 
-	/* SDM Vol.3 7.3 step 3, Table 7-1: "TSS segment limit greater than or
-	 * equal to 67H for 32-bit TSS or 2BH for 16-bit TSS": #TS(new TSS). */
+	/* SDM Vol.3 7.3 step 3, Table 6-6: a new TSS below the minimum limit is
+	 * #TS(new TSS selector). */
 	if (desc_limit(tss_raw) < (new32 ? TSS32_MIN_LIMIT_TS : TSS16_MIN_LIMIT_TS))
 		return cpu_raise_err(cpu, EXC_TS, sel_error(tss_sel));
 	/* The current TSS must hold the state about to be saved (SDM Vol.3 7.3
-	 * step 5): #TS(current TSS). */
+	 * step 5; Table 6-6 "stores to the old TSS"): #TS(current TSS). */
 	if (cpu->tr.limit < (old32 ? TSS32_MIN_LIMIT_TS : TSS16_MIN_LIMIT_TS))
 		return cpu_raise_err(cpu, EXC_TS, sel_error(cpu->tr.selector));
 	uint32_t new_base = desc_base(tss_raw);

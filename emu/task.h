@@ -24,10 +24,12 @@
  * (SDM Vol.3 7.3 steps 6-10, 7.4 Table 7-2). */
 enum task_source { TASK_JMP, TASK_CALL, TASK_IRET, TASK_INT };
 
-/* TSS limits below which a TSS is invalid: 32-bit 104 bytes, 16-bit 44 bytes
- * (SDM Vol.3 7.2.2, 7.6; Table 7-1 "TSS segment limit"). */
+/* The smallest valid TSS limits: SDM Vol.3 6.15 Table 6-6, #TS when "the TSS
+ * segment limit is less than 67H for 32-bit TSS or less than 2CH for 16-bit
+ * TSS" (7.2.2). QEMU and Bochs accept a 16-bit limit of 2BH (the last byte of
+ * the 44-byte TSS); hvemu follows the table. */
 #define TSS32_MIN_LIMIT_TS 0x67u
-#define TSS16_MIN_LIMIT_TS 0x2bu
+#define TSS16_MIN_LIMIT_TS 0x2cu
 
 /* The TSS descriptor a task gate (raw gate descriptor) names, for JMP, CALL
  * and INT n/exceptions (SDM Vol.2 JMP/CALL/INT n TASK-GATE): the selector must

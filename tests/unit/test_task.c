@@ -82,7 +82,7 @@ static void setup(void)
 	set_gdt(SEL_A, mkdesc(TSS_A, 0x67, SYS_TSS32_BUSY, false, 0, true, false, false));
 	set_gdt(SEL_B, mkdesc(TSS_B, 0x67 + 32 + 0x2000, SYS_TSS32_AVAIL, false, 0, true, false, false));
 	set_gdt(GATE_B, mkgate(SEL_B, 0, SYS_TASK_GATE, 0, true));
-	set_gdt(SEL_16, mkdesc(TSS_16, 0x2b, SYS_TSS16_AVAIL, false, 0, true, false, false));
+	set_gdt(SEL_16, mkdesc(TSS_16, 0x2c, SYS_TSS16_AVAIL, false, 0, true, false, false));
 	set_gdt(XO_CODE, mkdesc(0, 0xfffff, 0x9, true, 0, true, true, true));
 	set_gdt(SEL_SMALL, mkdesc(TSS_B, 0x66, SYS_TSS32_AVAIL, false, 0, true, false, false));
 	set_gdt(CS16, mkdesc(0, 0xffff, 0xb, true, 0, true, false, false));
@@ -384,6 +384,12 @@ START_TEST(tss16_switch)
 	wr(TSS_16 + 0x24, 2, CS16);
 	wr(TSS_16 + 0x26, 2, DS0);
 	wr(TSS_16 + 0x28, 2, DS0);
+	/* SDM Vol.3 Table 6-6: a 16-bit TSS limit below 2CH is #TS(selector). */
+	set_gdt(SEL_16, mkdesc(TSS_16, 0x2b, SYS_TSS16_AVAIL, false, 0, true, false, false));
+	ck_assert_int_eq(far_call(SEL_16), ST_FAULT);
+	ck_assert_uint_eq(cpu.event.vector, EXC_TS);
+	ck_assert_uint_eq(cpu.event.error_code, SEL_16);
+	set_gdt(SEL_16, mkdesc(TSS_16, 0x2c, SYS_TSS16_AVAIL, false, 0, true, false, false));
 	ck_assert_int_eq(far_call(SEL_16), ST_OK);
 	ck_assert_uint_eq(cpu.rip, 0x1234);
 	ck_assert_uint_eq(cpu.regs[R_AX] & 0xffff, 0xaaaa);
