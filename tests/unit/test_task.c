@@ -345,6 +345,32 @@ START_TEST(double_fault_task_gate)
 }
 END_TEST
 
+START_TEST(task_gate_postcommit_fault_ext)
+{
+	/* A fault after the commit of a switch started by an exception carries
+	 * EXT=1 (SDM Vol.3 6.13); for INT n it would be 0. */
+	set_idt(EXC_UD, mkgate(SEL_B, 0, SYS_TASK_GATE, 0, true));
+	wr(TSS_B + 0x54, 2, XO_CODE);
+	cpu.rip = CODE;
+	ck_assert_int_eq(cpu_raise(&cpu, EXC_UD), ST_FAULT);
+	ck_assert_int_eq(cpu_deliver_event(&cpu), ST_OK);
+	ck_assert_uint_eq(cpu.tr.selector, SEL_B);
+	ck_assert_uint_eq(cpu.rip, HANDLER + EXC_TS);
+	ck_assert_uint_eq(rd(cpu.regs[R_SP], 4), XO_CODE | 1);
+	ck_assert_uint_eq(rd(cpu.regs[R_SP] + 4, 4), TASK_EIP);
+
+	/* The same through INT 20h: EXT=0. */
+	set_idt(0x20, mkgate(SEL_C, 0, SYS_TASK_GATE, 0, true));
+	wr(TSS_C + 0x54, 2, XO_CODE);
+	struct insn in = { .imm = 0x20, .opcode = 0xcd, .len = 2 };
+	cpu.insn_start = cpu.rip;
+	cpu.rip += 2;
+	ck_assert_int_eq(op_int(&cpu, &in), ST_OK);
+	ck_assert_uint_eq(cpu.tr.selector, SEL_C);
+	ck_assert_uint_eq(rd(cpu.regs[R_SP], 4), XO_CODE);
+}
+END_TEST
+
 START_TEST(int_n_task_gate_no_error_code)
 {
 	set_idt(0x20, mkgate(SEL_B, 0, SYS_TASK_GATE, 0, true));
@@ -621,6 +647,7 @@ static Suite *task_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, double_fault_task_gate);
 	tcase_add_test(tc, int_n_task_gate_no_error_code);
+	tcase_add_test(tc, task_gate_postcommit_fault_ext);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("v86_vme");
 	tcase_add_checked_fixture(tc, setup, teardown);
