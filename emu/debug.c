@@ -118,10 +118,9 @@ status_t debug_check_insn(struct cpu *cpu)
 	 * with none (a faulting one loses its hits: it did not complete). */
 	if (!(cpu->shadow & SHADOW_MOV_SS))
 		cpu->dr[PENDING_HITS] = 0;
-	/* SDM Vol.3 17.3.1.1: RF=1 suppresses instruction breakpoints for one
-	 * instruction; the processor clears RF once it completes. Clearing it
-	 * here is equivalent: nothing the instruction does reads RF (PUSHF and
-	 * exception frames store RF=0 / their own value). */
+	/* SDM Vol.3 17.3.1.1: RF=1 suppresses instruction breakpoints; "the RF
+	 * flag is cleared at the start of the instruction after the check for
+	 * code breakpoint" (and a fault of the instruction pushes RF=1 anyway). */
 	if (cpu->rflags & FLAG_RF) {
 		cpu->rflags &= ~(uint64_t)FLAG_RF;
 		return ST_OK;
