@@ -109,6 +109,18 @@ void guest_main(void)
 	expect_gp_at("POPF at IOPL 3", popf, sizeof(popf), EFL_IOPL3, 3);
 	check("  IOPL kept by POPF in v8086 mode", trap_last.eflags & EFL_IOPL3, EFL_IOPL3);
 
+	/* INT3 is not IOPL-sensitive (SDM Vol.3 20.2.7 lists INT n only): at
+	 * IOPL 0 it goes to the IDT, where the gate DPL is checked against CPL 3
+	 * (SDM Vol.3 6.12.1.1): DPL 0 is #GP(3*8+2), DPL 3 reaches the handler. */
+	static const uint8_t int3[] = { 0xcc, 0xf4 };
+	int v3 = v86_run(int3, sizeof(int3), 0);
+	check("INT3 at IOPL 0, gate DPL 0: #GP(1AH)", (uint32_t)v3 == 13 && trap_last.error == 0x1a, 1);
+	set_idt_gate(3, trap_stub_addr(3), SYS_INTGATE, 3);
+	v3 = v86_run(int3, sizeof(int3), 0);
+	check("INT3 at IOPL 0, gate DPL 3: the #BP handler", (uint32_t)v3, 3);
+	check("  pushed EIP = after INT3", trap_last.eip, 1);
+	set_idt_gate(3, trap_stub_addr(3), SYS_INTGATE, 0);
+
 	/* INT n at IOPL 3: the IDT, with the v8086 frame on the ring-0 stack. */
 	int v = v86_run(intn, sizeof(intn), EFL_IOPL3);
 	check("INT 0x40 at IOPL 3 reaches the ring-0 handler", (uint32_t)v, 0x40);
