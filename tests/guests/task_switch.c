@@ -67,6 +67,17 @@ static void main_tss_reset(void)
 	tss_load(sizeof(tss) - 1);
 }
 
+static volatile uint32_t db_count, db_dr6, db_eip;
+static int db_record(struct trap_frame *f)
+{
+	uint32_t dr6;
+	__asm__ volatile("mov %%dr6, %0" : "=r"(dr6));
+	db_count++;
+	db_dr6 = dr6;
+	db_eip = f->eip;
+	return 1;
+}
+
 static void jmp_b(void *p) { (void)p; __asm__ volatile(MARK "ljmp $0x40, $0" ::: "memory"); }
 static void call_b(void *p) { (void)p; __asm__ volatile(MARK "lcall $0x40, $0" ::: "memory"); }
 static void call_gate_b(void *p) { (void)p; __asm__ volatile(MARK "lcall $0x48, $0" ::: "memory"); }
@@ -110,6 +121,22 @@ void guest_main(void)
 	b_called = 1;
 	expect_no_fault("CALL through a task gate", call_gate_b, 0);
 	check("  B ran, linked to the first task", b_runs == 1 && b_link == SEL_TSS, 1);
+
+	/* T flag in the new TSS: #DB (DR6.BT) before B's first instruction
+	 * (SDM Vol.3 7.2.1, 17.3.1.5); the handler returns into B. */
+	b_init(0x67);
+	b_called = 0;
+	tss_b.trap = 1;
+	trap_handlers[1] = db_record;
+	db_count = 0;
+	__asm__ volatile("mov %0, %%dr6" :: "r"(0u));
+	expect_no_fault("JMP to a TSS with T=1", jmp_b, 0);
+	trap_handlers[1] = 0;
+	check_quirk("  one #DB", db_count, 1, "TCG ignores the TSS T flag");
+	check_quirk("  DR6.BT", db_dr6 & 0x8000, 0x8000, "TCG ignores the TSS T flag");
+	check_quirk("  at B's first instruction", db_eip, (uint32_t)(uintptr_t)task_b_entry,
+		    "TCG ignores the TSS T flag");
+	check("  B ran after the #DB", b_runs, 1);
 
 	/* Checks before the commit point: nothing changes, the fault is raised
 	 * in the first task at the JMP/CALL. */
