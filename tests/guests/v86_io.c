@@ -57,6 +57,47 @@ static void port_allow(uint16_t port, int allow)
 		tss.iomap[port / 8] |= (uint8_t)(1u << (port % 8));
 }
 
+/* A task whose TSS has EFLAGS.VM = 1 (SDM Vol.3 20.2.5: a task switch is
+ * the other way into v8086 mode). GDT entry 8. */
+#define SEL_V86_TSS 0x40
+static struct tss32 v86_tss __attribute__((aligned(16)));
+static uint8_t v86_ring0_stack[2048] __attribute__((aligned(16)));
+
+static void jmp_v86_task(void *p) { (void)p; __asm__ volatile("ljmp $0x40, $0" ::: "memory"); }
+
+static void task_into_v86(void)
+{
+	static const uint8_t hlt_code[] = { 0x90, 0xf4 };                  /* nop; hlt */
+	gmemcpy((void *)(uintptr_t)(V86_CS << 4), hlt_code, sizeof(hlt_code));
+	gmemset(&v86_tss, 0, sizeof(v86_tss));
+	v86_tss.eflags = EFL_VM | 2;
+	v86_tss.eip = 0;
+	v86_tss.cs = V86_CS;
+	v86_tss.ss = V86_SS;
+	v86_tss.esp = V86_SP;
+	v86_tss.ds = v86_tss.es = 0x1234;
+	v86_tss.esp0 = (uint32_t)(uintptr_t)(v86_ring0_stack + sizeof(v86_ring0_stack));
+	v86_tss.ss0 = SEL_KDATA;
+	v86_tss.iomap_base = sizeof(v86_tss);
+	uint32_t cr3;
+	__asm__ volatile("mov %%cr3, %0" : "=r"(cr3));
+	v86_tss.cr3 = cr3;
+	gdt[SEL_V86_TSS >> 3] = seg_desc((uint32_t)(uintptr_t)&v86_tss, 0x67, ACC_P | SYS_TSS32, 0);
+	trap_reset();
+	int v = trap_catch(jmp_v86_task, 0);
+	check("JMP to a TSS with EFLAGS.VM=1 runs v8086 code (HLT: #GP(0))",
+	      (uint32_t)v == 13 && trap_last.error == 0, 1);
+	check("  at 0600:0001 with VM=1", trap_last.cs == V86_CS && trap_last.eip == 1 &&
+	      (trap_last.eflags & EFL_VM), 1);
+	uint32_t *frame = (uint32_t *)(uintptr_t)trap_last.frame_addr;
+	check("  on the new task's ring-0 stack, DS from the TSS",
+	      trap_last.frame_addr == v86_tss.esp0 - 36 && frame[6] == 0x1234, 1);
+	/* Back to the first TSS as the current task. */
+	tss_load(sizeof(tss) - 1);
+	gdt[SEL_V86_TSS >> 3] = 0;
+	__asm__ volatile("clts");
+}
+
 void guest_main(void)
 {
 	static const uint8_t out80[] = { 0xb0, 0x55, 0xe6, 0x80, 0xf4 };   /* mov al,55h; out 80h,al; hlt */
@@ -120,6 +161,8 @@ void guest_main(void)
 	check("INT3 at IOPL 0, gate DPL 3: the #BP handler", (uint32_t)v3, 3);
 	check("  pushed EIP = after INT3", trap_last.eip, 1);
 	set_idt_gate(3, trap_stub_addr(3), SYS_INTGATE, 0);
+
+	task_into_v86();
 
 	/* INT n at IOPL 3: the IDT, with the v8086 frame on the ring-0 stack. */
 	int v = v86_run(intn, sizeof(intn), EFL_IOPL3);
