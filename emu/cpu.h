@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "devices/bus.h"
+#include "emu/fpu_state.h"
 #include "mmu/fault.h"
 #include "mmu/segment.h"
 #include "mmu/tlb.h"
@@ -97,6 +98,7 @@ struct cpu {
 	uint64_t apic_base, pat, misc_enable, feature_control;
 	uint64_t vm_cr, vm_hsave_pa;
 	uint64_t tsc_offset;       /* TSC = icount + tsc_offset (deterministic virtual time) */
+	struct fpu_state fpu;      /* x87, MXCSR and XMM registers (emu/fpu_state.h) */
 
 	/* --- derived / micro-architectural state --- */
 	enum cpu_mode mode;

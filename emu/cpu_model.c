@@ -2,7 +2,7 @@
  *
  * Feature bits advertise only what hvemu implements today, whatever the real
  * part had (the names say which processor the leaves are shaped after):
- *   - no x87 FPU (CPUID.1:EDX.FPU = 0), no MMX/SSE, no long mode, no
+ *   - x87 FPU, FXSR, SSE/SSE2 subset, CLFLUSH (XSAVE on core2), no MMX, no long mode, no
  *     SYSCALL, no local APIC device (APIC = 0; the IA32_APIC_BASE MSR still
  *     exists, as on every P6-class part);
  *   - paging (mmu/paging.c): PSE, PAE, PGE, PSE-36 and NX/XD (EFER.NXE) with
@@ -36,8 +36,19 @@
 #define EDX1_SEP  (1u << 11)
 #define EDX1_CMOV (1u << 15)
 #define EDX1_PAT  (1u << 16)
+/* The x87 FPU, FXSAVE/FXRSTOR, the SSE/SSE2 subset and CLFLUSH (emu/x87.c,
+ * emu/sse.c, emu/xsave.c); with CLFSH, CPUID.1:EBX[15:8] gives the line size
+ * in 8-byte units. XSAVE (CPUID.1:ECX[26]) with leaf 0DH for x87|SSE state. */
+#define EDX1_FPU  (1u << 0)
+#define EDX1_CLFSH (1u << 19)
+#define EDX1_FXSR (1u << 24)
+#define EDX1_SSE  (1u << 25)
+#define EDX1_SSE2 (1u << 26)
+#define EDX1_FPU_SSE (EDX1_FPU | EDX1_CLFSH | EDX1_FXSR | EDX1_SSE | EDX1_SSE2)
+#define EBX1_CLFLUSH_64 (8u << 8)
+#define ECX1_XSAVE (1u << 26)
 #define HVEMU_EDX1 (EDX1_VME | EDX1_DE | EDX1_PSE | EDX1_TSC | EDX1_MSR | EDX1_PAE | EDX1_CX8 | EDX1_SEP | \
-		    EDX1_PGE | EDX1_CMOV | EDX1_PAT | EDX1_PSE36)
+		    EDX1_PGE | EDX1_CMOV | EDX1_PAT | EDX1_PSE36 | EDX1_FPU_SSE)
 /* CPUID.80000001H:EDX[20] NX/XD (SDM Vol.2 CPUID; APM3 E.4.2). */
 #define EDX81_NX  (1u << 20)
 #define ECX1_VMX  (1u << 5)
@@ -45,16 +56,18 @@
 #define ECX81_SVM (1u << 2)
 /* APM3 E.4.2: CPUID.80000001H:EDX repeats leaf 1 EDX bits 0-9, 12-17, 23, 24; bit 11
  * there is SYSCALL, not SEP, so SEP is not copied. */
-#define AMD_EDX81 ((HVEMU_EDX1 & ~EDX1_SEP) | EDX81_NX)
+#define AMD_EDX81 ((HVEMU_EDX1 & 0x0183f3ffu & ~EDX1_SEP) | EDX81_NX)
 
 /* ---- "core2": shaped after an Intel Core 2 (Merom), family 6 model 15 ---- */
 
 static const struct cpuid_leaf core2_leaves[] = {
 	/* Max basic leaf 7; "GenuineIntel" in EBX, EDX, ECX (SDM Vol.2 CPUID leaf 0). */
-	{ .leaf = 0, .eax = 7, .ebx = STR4('G', 'e', 'n', 'u'), .edx = STR4('i', 'n', 'e', 'I'),
+	{ .leaf = 0, .eax = 0xd, .ebx = STR4('G', 'e', 'n', 'u'), .edx = STR4('i', 'n', 'e', 'I'),
 	  .ecx = STR4('n', 't', 'e', 'l') },
-	/* EAX signature; EBX: brand index 0, one logical processor, APIC ID 0. */
-	{ .leaf = 1, .eax = 0x000006fb, .ebx = 0x00010000, .ecx = ECX1_VMX, .edx = HVEMU_EDX1 },
+	/* EAX signature; EBX: brand index 0, one logical processor, CLFLUSH line
+	 * 64 bytes, APIC ID 0. */
+	{ .leaf = 1, .eax = 0x000006fb, .ebx = 0x00010000 | EBX1_CLFLUSH_64, .ecx = ECX1_VMX | ECX1_XSAVE,
+	  .edx = HVEMU_EDX1 },
 	/* Leaf 2: one iteration (AL=1) and descriptor FFH: "use leaf 4" (SDM Table 3-12). */
 	{ .leaf = 2, .eax = 0x0000ff01 },
 	/* Leaf 4: deterministic cache parameters (SDM Vol.2 CPUID leaf 4):
@@ -65,6 +78,11 @@ static const struct cpuid_leaf core2_leaves[] = {
 	{ .leaf = 4, .subleaf = 2, .indexed = true, .eax = 0x143, .ebx = 0x01c0003f, .ecx = 4095 },
 	/* Leaf 7 subleaf 0: no structured extended features; EAX = max subleaf 0. */
 	{ .leaf = 7, .subleaf = 0, .indexed = true },
+	/* Leaf 0DH (SDM Vol.2 CPUID, SDM Vol.1 13.2): subleaf 0 EAX = XCR0 bits
+	 * supported (x87, SSE), EBX = area size for the enabled ones, ECX = for all,
+	 * both 576 (legacy region + header); subleaf 1: no XSAVEOPT/XSAVEC/XSAVES. */
+	{ .leaf = 0xd, .subleaf = 0, .indexed = true, .eax = 3, .ebx = 576, .ecx = 576 },
+	{ .leaf = 0xd, .subleaf = 1, .indexed = true },
 	{ .leaf = 0x80000000, .eax = 0x80000008 },
 	/* XD only: no LAHF64, SYSCALL or LM, long mode is not implemented. */
 	{ .leaf = 0x80000001, .edx = EDX81_NX },
@@ -98,7 +116,7 @@ static const struct cpuid_leaf opteron_leaves[] = {
 	/* "AuthenticAMD" (APM3 E.3.1). Only leaf 1 is defined among the basic leaves. */
 	{ .leaf = 0, .eax = 1, .ebx = STR4('A', 'u', 't', 'h'), .edx = STR4('e', 'n', 't', 'i'),
 	  .ecx = STR4('c', 'A', 'M', 'D') },
-	{ .leaf = 1, .eax = OPTERON_SIG, .ebx = 0x00010000, .ecx = 0, .edx = HVEMU_EDX1 },
+	{ .leaf = 1, .eax = OPTERON_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64, .ecx = 0, .edx = HVEMU_EDX1 },
 	{ .leaf = 0x80000000, .eax = 0x8000000a, .ebx = STR4('A', 'u', 't', 'h'),
 	  .edx = STR4('e', 'n', 't', 'i'), .ecx = STR4('c', 'A', 'M', 'D') },
 	{ .leaf = 0x80000001, .eax = OPTERON_SIG, .ecx = ECX81_SVM, .edx = AMD_EDX81 },
@@ -134,8 +152,9 @@ static const struct cpu_model model_opteron_g3 = {
 static const struct cpuid_leaf pentium_leaves[] = {
 	{ .leaf = 0, .eax = 1, .ebx = STR4('G', 'e', 'n', 'u'), .edx = STR4('i', 'n', 'e', 'I'),
 	  .ecx = STR4('n', 't', 'e', 'l') },
-	/* Family 5 model 2 stepping 12; DE, PSE, TSC, MSR, CX8 only. */
-	{ .leaf = 1, .eax = 0x0000052c, .edx = EDX1_DE | EDX1_PSE | EDX1_TSC | EDX1_MSR | EDX1_CX8 },
+	/* Family 5 model 2 stepping 12; FPU, DE, PSE, TSC, MSR, CX8 only. */
+	{ .leaf = 1, .eax = 0x0000052c,
+	  .edx = EDX1_FPU | EDX1_DE | EDX1_PSE | EDX1_TSC | EDX1_MSR | EDX1_CX8 },
 };
 
 static const struct cpu_model model_pentium = {

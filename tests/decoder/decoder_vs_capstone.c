@@ -455,6 +455,17 @@ static const struct capstone_deviation capstone_deviations[] = {
 	 * operand is a 16-bit selector whatever the operand size; Capstone says dword. */
 	{ 1, 0x02, -1, false, DEV_MEM_SIZE, "LAR m16" },
 	{ 1, 0x03, -1, false, DEV_MEM_SIZE, "LSL m16" },
+	/* SDM Vol.2 LFENCE/MFENCE/SFENCE: "the processor ignores the r/m field of the
+	 * ModR/M byte": 0F AE E8-EF, F0-F7, F8-FF all decode. Capstone 4 accepts rm=0 only. */
+	{ 1, 0xae, 5, true, DEV_REJECTS, "LFENCE with r/m != 0" },
+	{ 1, 0xae, 6, true, DEV_REJECTS, "MFENCE with r/m != 0" },
+	{ 1, 0xae, 7, true, DEV_REJECTS, "SFENCE with r/m != 0" },
+	/* SDM Vol.2 PUNPCKLQDQ/PUNPCKHQDQ (66 0F 6C/6D) and MOVQ xmm/m64, xmm (66 0F
+	 * D6) are valid in every mode with any address size; Capstone 4 rejects them
+	 * in 16-bit mode and with a 67 prefix. */
+	{ 1, 0x6c, -1, false, DEV_REJECTS, "PUNPCKLQDQ in 16-bit mode / with 67" },
+	{ 1, 0x6d, -1, false, DEV_REJECTS, "PUNPCKHQDQ in 16-bit mode / with 67" },
+	{ 1, 0xd6, -1, false, DEV_REJECTS, "MOVQ (66 0F D6) in 16-bit mode / with 67" },
 	{ -1, -1, -1, false, DEV_REJECTS, NULL },
 };
 

@@ -134,12 +134,15 @@ START_TEST(feature_bits)
 	ck_assert(cpu_model_has(amd, 0x80000001, 2, 2));
 	ck_assert(!cpu_model_has(intel, 0x80000001, 2, 2));
 	ck_assert(!cpu_model_has(p5, 1, 2, 5));
-	/* Not implemented yet, on every model: FPU, long mode, SSE, APIC. */
+	/* x87 on every model; FXSR/SSE/SSE2 on all but the Pentium (emu/x87.c,
+	 * emu/sse.c, emu/xsave.c); no APIC device yet. */
 	for (unsigned i = 0; i < cpu_model_count; i++) {
 		const struct cpu_model *m = cpu_models[i];
-		ck_assert(!cpu_model_has(m, 1, 3, 0));
+		ck_assert(cpu_model_has(m, 1, 3, 0));
 		ck_assert(!cpu_model_has(m, 1, 3, 9));
-		ck_assert(!cpu_model_has(m, 1, 3, 25));
+		ck_assert(cpu_model_has(m, 1, 3, 24) == (m != p5));
+		ck_assert(cpu_model_has(m, 1, 3, 25) == (m != p5));
+		ck_assert(cpu_model_has(m, 1, 3, 26) == (m != p5));
 		ck_assert(!cpu_model_has(m, 0x80000001, 3, 29));
 		ck_assert(cpu_model_has(m, 1, 3, 4));      /* TSC */
 		ck_assert(cpu_model_has(m, 1, 3, 5));      /* MSR */

@@ -442,8 +442,8 @@ END_TEST
 START_TEST(cr4_reserved_and_de)
 {
 	struct machine m;
-	machine_init(&m, "core2");
-	/* mov eax,200h; mov cr4,eax: OSFXSR, but the model has no FXSR */
+	machine_init(&m, "pentium");
+	/* mov eax,200h; mov cr4,eax: OSFXSR, but the Pentium model has no FXSR */
 	assert_fault(RUN(&m, 0x66, 0xb8, 0x00, 0x02, 0x00, 0x00, 0x0f, 0x22, 0xe0, 0xf4), EXC_GP, -1);
 	machine_free(&m);
 	machine_init(&m, "core2");

@@ -1,0 +1,344 @@
+/* SSE/SSE2: the XMM registers, MXCSR, and the moves, logic and packed-integer
+ * subset that kernels and C compilers emit (SDM Vol.1 ch. 10-11; Vol.2
+ * instruction pages), plus the non-SIMD SSE/SSE2 instructions: MOVNTI, the
+ * fences and CLFLUSH. No floating-point SSE arithmetic is modelled.
+ *
+ * Legacy-SSE 128-bit memory operands must be 16-byte aligned (#GP(0)) except
+ * for the explicitly unaligned moves MOVUPS/MOVUPD/MOVDQU (SDM Vol.1 11.4.1;
+ * Vol.2 e.g. PXOR: "#GP(0) If a memory operand is not aligned on a 16-byte
+ * boundary, regardless of segment").
+ */
+#include <string.h>
+
+#include "emu/fpu.h"
+#include "emu/operand.h"
+#include "isa_handlers.h"
+
+/* CPUID.01H:EDX bits (SDM Vol.2 CPUID Table 3-11). */
+enum { CPUID_CLFSH = 19, CPUID_SSE = 25, CPUID_SSE2 = 26 };
+
+static inline union xmm_reg *xreg(struct cpu *cpu, unsigned n) { return &cpu->fpu.xmm[n & 15]; }
+
+/* The W operand (xmm register or m128) into *out. */
+static status_t read_w(struct cpu *cpu, const struct insn *in, union xmm_reg *out, bool aligned)
+{
+	if (!in->mem) {
+		*out = *xreg(cpu, in->rm);
+		return ST_OK;
+	}
+	return fpu_mem_read(cpu, in, insn_ea(cpu, in), out->b, 16, aligned ? 16 : 0);
+}
+
+/* Write the W operand (xmm register or m128), all 16 bytes or nothing. */
+static status_t write_w(struct cpu *cpu, const struct insn *in, const union xmm_reg *v, bool aligned)
+{
+	if (!in->mem) {
+		*xreg(cpu, in->rm) = *v;
+		return ST_OK;
+	}
+	return fpu_mem_write(cpu, in, insn_ea(cpu, in), v->b, 16, aligned ? 16 : 0);
+}
+
+/* Loads are opcodes 10, 28, 6F; stores 11, 29, 7F, 2B, E7. */
+static bool is_store(const struct insn *in)
+{
+	return in->opcode == 0x11 || in->opcode == 0x29 || in->opcode == 0x7f ||
+	       in->opcode == 0x2b || in->opcode == 0xe7;
+}
+
+static status_t move128(struct cpu *cpu, const struct insn *in, unsigned feature, bool aligned)
+{
+	status_t st = sse_gate(cpu, true, feature);
+	if (st != ST_OK)
+		return st;
+	if (is_store(in))
+		return write_w(cpu, in, xreg(cpu, in->reg), aligned);
+	union xmm_reg v;
+	st = read_w(cpu, in, &v, aligned);
+	if (st == ST_OK)
+		*xreg(cpu, in->reg) = v;
+	return st;
+}
+
+/* 0F 10/11 MOVUPS (SSE), 66 0F 10/11 MOVUPD, F3 0F 6F/7F MOVDQU (SSE2). */
+status_t op_movu_ps(struct cpu *cpu, const struct insn *in) { return move128(cpu, in, CPUID_SSE, false); }
+status_t op_movu_pd(struct cpu *cpu, const struct insn *in) { return move128(cpu, in, CPUID_SSE2, false); }
+/* 0F 28/29 MOVAPS, 0F 2B MOVNTPS (SSE); 66 0F 28/29 MOVAPD, 66 0F 6F/7F MOVDQA,
+ * 66 0F 2B MOVNTPD, 66 0F E7 MOVNTDQ (SSE2). The non-temporal hint has no
+ * effect without caches. */
+status_t op_mova_ps(struct cpu *cpu, const struct insn *in) { return move128(cpu, in, CPUID_SSE, true); }
+status_t op_mova_pd(struct cpu *cpu, const struct insn *in) { return move128(cpu, in, CPUID_SSE2, true); }
+
+/* F3 0F 10/11 MOVSS (SSE), F2 0F 10/11 MOVSD (SSE2): a load from memory zeroes
+ * the rest of the register; register to register merges the low element (SDM
+ * Vol.2 MOVSS/MOVSD). Scalar memory operands need no alignment. */
+status_t op_movs_scalar(struct cpu *cpu, const struct insn *in)
+{
+	unsigned n = in->rep == REP_F3 ? 4 : 8;
+	status_t st = sse_gate(cpu, true, n == 4 ? CPUID_SSE : CPUID_SSE2);
+	if (st != ST_OK)
+		return st;
+	union xmm_reg *g = xreg(cpu, in->reg);
+	if (!in->mem) {
+		union xmm_reg *e = xreg(cpu, in->rm);
+		if (in->opcode == 0x10)
+			memcpy(g->b, e->b, n);
+		else
+			memcpy(e->b, g->b, n);
+		return ST_OK;
+	}
+	if (in->opcode == 0x11)
+		return fpu_mem_write(cpu, in, insn_ea(cpu, in), g->b, n, 0);
+	union xmm_reg v = { .q = { 0, 0 } };
+	st = fpu_mem_read(cpu, in, insn_ea(cpu, in), v.b, n, 0);
+	if (st == ST_OK)
+		*g = v;
+	return st;
+}
+
+/* 66 0F 6E: MOVD/MOVQ xmm, r/m32/64 (zero-extended); 66 0F 7E: MOVD/MOVQ r/m32/64,
+ * xmm. REX.W selects 64 bits (SDM Vol.2 MOVD/MOVQ). */
+status_t op_movd(struct cpu *cpu, const struct insn *in)
+{
+	status_t st = sse_gate(cpu, true, CPUID_SSE2);
+	if (st != ST_OK)
+		return st;
+	unsigned n = (in->rex & 8) ? 8 : 4;
+	union xmm_reg *x = xreg(cpu, in->reg);
+	if (in->opcode == 0x7e)
+		return rm_write(cpu, in, n, n == 8 ? x->q[0] : x->d[0]);
+	uint64_t v;
+	st = rm_read(cpu, in, n, &v);
+	if (st != ST_OK)
+		return st;
+	x->q[0] = v;
+	x->q[1] = 0;
+	return ST_OK;
+}
+
+/* F3 0F 7E: MOVQ xmm, xmm/m64 (upper half zeroed); 66 0F D6: MOVQ xmm/m64, xmm
+ * (a register destination gets its upper half zeroed too). */
+status_t op_movq(struct cpu *cpu, const struct insn *in)
+{
+	status_t st = sse_gate(cpu, true, CPUID_SSE2);
+	if (st != ST_OK)
+		return st;
+	union xmm_reg *g = xreg(cpu, in->reg);
+	if (in->opcode == 0xd6) {
+		if (in->mem)
+			return mem_write(cpu, in->seg, insn_ea(cpu, in), 8, g->q[0]);
+		union xmm_reg *e = xreg(cpu, in->rm);
+		e->q[0] = g->q[0];
+		e->q[1] = 0;
+		return ST_OK;
+	}
+	uint64_t v;
+	if (in->mem) {
+		st = mem_read(cpu, in->seg, insn_ea(cpu, in), 8, &v);
+		if (st != ST_OK)
+			return st;
+	} else {
+		v = xreg(cpu, in->rm)->q[0];
+	}
+	g->q[0] = v;
+	g->q[1] = 0;
+	return ST_OK;
+}
+
+/* 0F C3: MOVNTI m32/m64, r32/r64 (SSE2; not a SIMD-state instruction: no
+ * CR4.OSFXSR / CR0.TS check, SDM Vol.2 MOVNTI exceptions). */
+status_t op_movnti(struct cpu *cpu, const struct insn *in)
+{
+	status_t st = sse_gate(cpu, false, CPUID_SSE2);
+	if (st != ST_OK)
+		return st;
+	unsigned n = in->osize == 8 ? 8 : 4;
+	return mem_write(cpu, in->seg, insn_ea(cpu, in), n, greg_read(cpu, in, n));
+}
+
+/* ---- logic and packed integer ---- */
+
+/* V := V op W, lane by lane; op picks the computation from the opcode. */
+static status_t binop(struct cpu *cpu, const struct insn *in, unsigned feature,
+		      void (*op)(const struct insn *, union xmm_reg *, const union xmm_reg *))
+{
+	status_t st = sse_gate(cpu, true, feature);
+	if (st != ST_OK)
+		return st;
+	union xmm_reg w;
+	st = read_w(cpu, in, &w, true);
+	if (st != ST_OK)
+		return st;
+	op(in, xreg(cpu, in->reg), &w);
+	return ST_OK;
+}
+
+/* 54/DB AND, 55/DF ANDN (NOT dest AND src), 56/EB OR, 57/EF XOR. */
+static void logic(const struct insn *in, union xmm_reg *d, const union xmm_reg *s)
+{
+	for (unsigned i = 0; i < 2; i++) {
+		switch (in->opcode) {
+		case 0x54: case 0xdb: d->q[i] &= s->q[i]; break;
+		case 0x55: case 0xdf: d->q[i] = ~d->q[i] & s->q[i]; break;
+		case 0x56: case 0xeb: d->q[i] |= s->q[i]; break;
+		default:              d->q[i] ^= s->q[i]; break;
+		}
+	}
+}
+/* 0F 54-57 ANDPS/ANDNPS/ORPS/XORPS (SSE); 66 0F 54-57 the PD forms and
+ * 66 0F DB/DF/EB/EF PAND/PANDN/POR/PXOR (SSE2). */
+status_t op_logic_ps(struct cpu *cpu, const struct insn *in) { return binop(cpu, in, CPUID_SSE, logic); }
+status_t op_logic_pd(struct cpu *cpu, const struct insn *in) { return binop(cpu, in, CPUID_SSE2, logic); }
+
+/* 66 0F 74/75/76: PCMPEQB/W/D: all ones where equal. */
+static void pcmpeq(const struct insn *in, union xmm_reg *d, const union xmm_reg *s)
+{
+	unsigned w = 1u << (in->opcode - 0x74);    /* element bytes */
+	for (unsigned i = 0; i < 16; i += w) {
+		bool eq = memcmp(d->b + i, s->b + i, w) == 0;
+		memset(d->b + i, eq ? 0xff : 0, w);
+	}
+}
+status_t op_pcmpeq(struct cpu *cpu, const struct insn *in) { return binop(cpu, in, CPUID_SSE2, pcmpeq); }
+
+/* 66 0F FC/FD/FE/D4: PADDB/W/D/Q; F8/F9/FA/FB: PSUBB/W/D/Q (wrap-around). */
+static void padd(const struct insn *in, union xmm_reg *d, const union xmm_reg *s)
+{
+	bool sub = in->opcode >= 0xf8 && in->opcode <= 0xfb;
+	unsigned w;
+	switch (in->opcode) {
+	case 0xfc: case 0xf8: w = 1; break;
+	case 0xfd: case 0xf9: w = 2; break;
+	case 0xfe: case 0xfa: w = 4; break;
+	default:              w = 8; break;   /* D4, FB */
+	}
+	for (unsigned i = 0; i < 16; i += w) {
+		uint64_t a = 0, b = 0;
+		memcpy(&a, d->b + i, w);
+		memcpy(&b, s->b + i, w);
+		uint64_t r = sub ? a - b : a + b;
+		memcpy(d->b + i, &r, w);
+	}
+}
+status_t op_padd(struct cpu *cpu, const struct insn *in) { return binop(cpu, in, CPUID_SSE2, padd); }
+
+/* 66 0F 60/61/62/6C: PUNPCKLBW/WD/DQ/QDQ; 68/69/6A/6D: the high forms.
+ * Interleave elements of the low (high) halves, dest first (SDM Vol.2 PUNPCKL*). */
+static void punpck(const struct insn *in, union xmm_reg *d, const union xmm_reg *s)
+{
+	unsigned lo = in->opcode & 0x0f;    /* 0-2, C: low; 8-A, D: high */
+	unsigned w = lo == 0xc || lo == 0xd ? 8 : 1u << (lo & 3);
+	unsigned base = (lo >= 8) ? 8 : 0;
+	union xmm_reg r;
+	for (unsigned i = 0; i < 8 / w; i++) {
+		memcpy(r.b + 2 * i * w, d->b + base + i * w, w);
+		memcpy(r.b + (2 * i + 1) * w, s->b + base + i * w, w);
+	}
+	*d = r;
+}
+status_t op_punpck(struct cpu *cpu, const struct insn *in) { return binop(cpu, in, CPUID_SSE2, punpck); }
+
+/* 66 0F D7: PMOVMSKB r32/64, xmm: the byte sign bits, zero-extended. */
+status_t op_pmovmskb(struct cpu *cpu, const struct insn *in)
+{
+	status_t st = sse_gate(cpu, true, CPUID_SSE2);
+	if (st != ST_OK)
+		return st;
+	const union xmm_reg *x = xreg(cpu, in->rm);
+	uint32_t m = 0;
+	for (unsigned i = 0; i < 16; i++)
+		m |= (uint32_t)(x->b[i] >> 7) << i;
+	reg_write(cpu, in->reg, cpu_is_mode64(cpu) ? 8 : 4, in->rex != 0, m);
+	return ST_OK;
+}
+
+/* Shuffles with an imm8 selector: 0F C6 SHUFPS (SSE; low two dwords from dest,
+ * high two from src), 66 0F C6 SHUFPD (SSE2), 66 0F 70 PSHUFD, F3 0F 70 PSHUFHW,
+ * F2 0F 70 PSHUFLW (SSE2). */
+static status_t shuffle(struct cpu *cpu, const struct insn *in, unsigned feature)
+{
+	status_t st = sse_gate(cpu, true, feature);
+	if (st != ST_OK)
+		return st;
+	union xmm_reg w, r, *d = xreg(cpu, in->reg);
+	st = read_w(cpu, in, &w, true);
+	if (st != ST_OK)
+		return st;
+	unsigned imm = (unsigned)in->imm & 0xff;
+	if (in->opcode == 0xc6 && feature == CPUID_SSE) {
+		r.d[0] = d->d[imm & 3];
+		r.d[1] = d->d[(imm >> 2) & 3];
+		r.d[2] = w.d[(imm >> 4) & 3];
+		r.d[3] = w.d[(imm >> 6) & 3];
+	} else if (in->opcode == 0xc6) {
+		r.q[0] = d->q[imm & 1];
+		r.q[1] = w.q[(imm >> 1) & 1];
+	} else if (in->rep == REP_F3) {
+		r.q[0] = w.q[0];
+		for (unsigned i = 0; i < 4; i++)
+			r.w[4 + i] = w.w[4 + ((imm >> (2 * i)) & 3)];
+	} else if (in->rep == REP_F2) {
+		r.q[1] = w.q[1];
+		for (unsigned i = 0; i < 4; i++)
+			r.w[i] = w.w[(imm >> (2 * i)) & 3];
+	} else {
+		for (unsigned i = 0; i < 4; i++)
+			r.d[i] = w.d[(imm >> (2 * i)) & 3];
+	}
+	*d = r;
+	return ST_OK;
+}
+status_t op_shuf_ps(struct cpu *cpu, const struct insn *in) { return shuffle(cpu, in, CPUID_SSE); }
+status_t op_shuf_pd(struct cpu *cpu, const struct insn *in) { return shuffle(cpu, in, CPUID_SSE2); }
+
+/* ---- MXCSR ---- */
+
+/* 0F AE /2: LDMXCSR m32. "#GP ... For an attempt to set reserved bits in MXCSR"
+ * (SDM Vol.2 LDMXCSR). */
+status_t op_ldmxcsr(struct cpu *cpu, const struct insn *in)
+{
+	status_t st = sse_gate(cpu, true, CPUID_SSE);
+	if (st != ST_OK)
+		return st;
+	uint64_t v;
+	st = mem_read(cpu, in->seg, insn_ea(cpu, in), 4, &v);
+	if (st != ST_OK)
+		return st;
+	if (v & ~(uint64_t)MXCSR_MASK)
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	cpu->fpu.mxcsr = (uint32_t)v;
+	return ST_OK;
+}
+
+/* 0F AE /3: STMXCSR m32. */
+status_t op_stmxcsr(struct cpu *cpu, const struct insn *in)
+{
+	status_t st = sse_gate(cpu, true, CPUID_SSE);
+	if (st != ST_OK)
+		return st;
+	return mem_write(cpu, in->seg, insn_ea(cpu, in), 4, cpu->fpu.mxcsr);
+}
+
+/* ---- ordering and cache control ---- */
+
+/* 0F AE E8-EF LFENCE, F0-F7 MFENCE (SSE2), F8-FF SFENCE (SSE). One CPU and no
+ * store buffer: all accesses are already globally visible in program order. */
+status_t op_fence(struct cpu *cpu, const struct insn *in)
+{
+	unsigned reg = (in->modrm >> 3) & 7;
+	status_t st = sse_gate(cpu, false, reg == 7 ? CPUID_SSE : CPUID_SSE2);
+	return st;
+}
+
+/* 0F AE /7: CLFLUSH m8. No cache to flush, but the access is checked like a
+ * byte read: segment limit, canonical form and paging faults are reported
+ * (SDM Vol.2 CLFLUSH: "#GP(0) ... effective address outside the segment limit",
+ * "#PF(fault-code) For a page fault"). */
+status_t op_clflush(struct cpu *cpu, const struct insn *in)
+{
+	status_t st = sse_gate(cpu, false, CPUID_CLFSH);
+	if (st != ST_OK)
+		return st;
+	uint64_t v;
+	return mem_read(cpu, in->seg, insn_ea(cpu, in), 1, &v);
+}
