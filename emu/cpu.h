@@ -105,6 +105,7 @@ struct cpu {
 	uint8_t cpl;
 	uint8_t shadow;            /* SHADOW_*: blocking by STI / MOV SS / POP SS (SDM 6.8.3) */
 	bool nmi_blocked;          /* an NMI handler runs until the next IRET (SDM 6.7.1) */
+	uint8_t debug_hits;        /* DR6.B0-B3 of data/I-O breakpoints hit by this instruction */
 	bool halted;
 	struct event event;        /* the exception/interrupt being raised or delivered */
 	uint8_t delivering;        /* nesting of exception delivery, for #DF/shutdown (SDM 6.15) */

@@ -2,12 +2,6 @@
  * emu/debug.h for where each function runs. */
 #include "emu/debug.h"
 
-/* The data-breakpoint hits of the instruction in progress live in cpu->dr[4],
- * which is never architecturally visible: DR4 is #UD with CR4.DE=1 and an
- * alias of DR6 otherwise (SDM Vol.3 17.2.2; emu/control_regs.c maps it to
- * dr[6]). A dedicated field in struct cpu would be the better home. */
-#define PENDING_HITS 4
-
 #define DR6_B_MASK 0xfull
 
 /* Bytes a breakpoint covers, from LENn (SDM Vol.3 17.2.5): 00 one byte, 01
@@ -79,7 +73,7 @@ unsigned debug_match_io(const struct cpu *cpu, uint16_t port, unsigned size)
 
 void debug_check_io(struct cpu *cpu, uint16_t port, unsigned size)
 {
-	cpu->dr[PENDING_HITS] |= debug_match_io(cpu, port, size);
+	cpu->debug_hits |= debug_match_io(cpu, port, size);
 }
 
 bool debug_page_watched(const struct cpu *cpu, uint64_t lin)
@@ -117,7 +111,7 @@ status_t debug_check_insn(struct cpu *cpu)
 	 * shadowed one (SDM Vol.3 6.8.3); otherwise a new instruction starts
 	 * with none (a faulting one loses its hits: it did not complete). */
 	if (!(cpu->shadow & SHADOW_MOV_SS))
-		cpu->dr[PENDING_HITS] = 0;
+		cpu->debug_hits = 0;
 	/* SDM Vol.3 17.3.1.1: RF=1 suppresses instruction breakpoints; "the RF
 	 * flag is cleared at the start of the instruction after the check for
 	 * code breakpoint" (and a fault of the instruction pushes RF=1 anyway). */
@@ -138,15 +132,15 @@ status_t debug_check_insn(struct cpu *cpu)
 
 void debug_check_data(struct cpu *cpu, uint64_t lin, unsigned size, bool write)
 {
-	cpu->dr[PENDING_HITS] |= debug_match_data(cpu, lin, size, write);
+	cpu->debug_hits |= debug_match_data(cpu, lin, size, write);
 }
 
 bool debug_trap_pending(struct cpu *cpu, bool single_step)
 {
 	if (cpu->shadow & SHADOW_MOV_SS)
 		return false;
-	unsigned hits = (unsigned)cpu->dr[PENDING_HITS];
-	cpu->dr[PENDING_HITS] = 0;
+	unsigned hits = (unsigned)cpu->debug_hits;
+	cpu->debug_hits = 0;
 	if (!hits && !single_step)
 		return false;
 	/* SDM Vol.3 6.9 Table 6-2 priority 4: data breakpoints and single-step

@@ -3,6 +3,7 @@
  * IOPL / I/O-permission-bitmap check (faults take priority over VM exits, SDM
  * Vol.3 25.1.1), then the hypervisor intercept (hook_io), then the bus. */
 #include "emu/cpu.h"
+#include "emu/debug.h"
 #include "emu/hooks.h"
 #include "emu/operand.h"
 #include "isa_handlers.h"
@@ -82,6 +83,9 @@ status_t op_in(struct cpu *cpu, const struct insn *in)
 
 	if ((st = io_check_permission(cpu, port, size)) != ST_OK)
 		return st;
+	/* SDM Vol.3 17.2.4: I/O breakpoints (CR4.DE, R/W = 10) match the port. */
+	if (debug_active(cpu))
+		debug_check_io(cpu, port, size);
 	if ((st = hook_io(cpu, port, size, true, false, false)) != ST_OK)
 		return st;
 	/* A 32-bit IN clears RAX[63:32] like any 32-bit register write. */
@@ -97,6 +101,9 @@ status_t op_out(struct cpu *cpu, const struct insn *in)
 
 	if ((st = io_check_permission(cpu, port, size)) != ST_OK)
 		return st;
+	/* SDM Vol.3 17.2.4: I/O breakpoints (CR4.DE, R/W = 10) match the port. */
+	if (debug_active(cpu))
+		debug_check_io(cpu, port, size);
 	if ((st = hook_io(cpu, port, size, false, false, false)) != ST_OK)
 		return st;
 	iobus_write(cpu->io, port, size, (uint32_t)reg_read(cpu, R_AX, size, false));
@@ -130,6 +137,9 @@ static status_t string_io(struct cpu *cpu, const struct insn *in, bool is_in)
 		return ST_OK;
 	if ((st = io_check_permission(cpu, port, size)) != ST_OK)
 		return st;
+	/* SDM Vol.3 17.2.4: I/O breakpoints (CR4.DE, R/W = 10) match the port. */
+	if (debug_active(cpu))
+		debug_check_io(cpu, port, size);
 	if ((st = hook_io(cpu, port, size, is_in, true, rep)) != ST_OK)
 		return st;
 
