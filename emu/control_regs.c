@@ -121,10 +121,34 @@ static void commit_cr0(struct cpu *cpu, uint64_t val)
 	uint64_t changed = cpu->cr0 ^ val;
 
 	cpu->cr0 = val;
+	/* SDM Vol.3 9.8.5, APM2 14.6.1: setting PG with EFER.LME = 1 activates IA-32e
+	 * mode (EFER.LMA := 1); clearing PG deactivates it (SDM Vol.3 9.8.5.4). The
+	 * mode after activation is compatibility or 64-bit by CS.L. */
+	if ((changed & CR0_PG) && (val & CR0_PG) && (cpu->efer & EFER_LME))
+		cpu->efer |= EFER_LMA;
+	else if ((changed & CR0_PG) && !(val & CR0_PG))
+		cpu->efer &= ~(uint64_t)EFER_LMA;
 	if (changed & (CR0_PE | CR0_PG | CR0_WP))
 		tlb_flush_all(&cpu->tlb);
 	if (changed & (CR0_PE | CR0_PG))
 		cpu_update_mode(cpu);
+}
+
+/* The IA-32e activation checks of a MOV CR0 that sets PG with EFER.LME = 1
+ * (SDM Vol.2 MOV CR, Protected Mode Exceptions; SDM Vol.3 9.8.5): CR4.PAE must
+ * be 1 (also APM2 14.6.1), and on Intel the current CS must not have L = 1 and TR
+ * must not reference a 16-bit TSS. AMD documents neither of the last two
+ * (APM2 14.6.1 lists only PAE), so they are applied on Intel models only. */
+static bool ia32e_activation_ok(const struct cpu *cpu)
+{
+	if (!(cpu->cr4 & CR4_PAE))
+		return false;
+	if (cpu->model && cpu->model->vendor == VENDOR_AMD)
+		return true;
+	if (cpu->seg[SR_CS].attr & SEG_L)
+		return false;
+	unsigned tr_type = cpu->tr.attr & SEG_TYPE_MASK;
+	return tr_type != SYS_TSS16_AVAIL && tr_type != SYS_TSS16_BUSY;
 }
 
 /* MOV CR0 with a new value (SDM Vol.2 MOV CR exceptions; SDM Vol.3 2.5). */
@@ -140,11 +164,18 @@ static status_t write_cr0(struct cpu *cpu, uint64_t val)
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	if ((val & CR0_NW) && !(val & CR0_CD))
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	/* SDM Vol.3 9.8.5: enabling paging with EFER.LME=1 activates IA-32e mode,
-	 * which requires CR4.PAE=1, else #GP(0). */
+	/* SDM Vol.3 9.8.5: enabling paging with EFER.LME=1 activates IA-32e mode. */
 	if ((val & CR0_PG) && !(cpu->cr0 & CR0_PG) && (cpu->efer & EFER_LME) &&
-	    !(cpu->cr4 & CR4_PAE))
+	    !ia32e_activation_ok(cpu))
 		return cpu_raise_err(cpu, EXC_GP, 0);
+	if (!(val & CR0_PG) && (cpu->cr0 & CR0_PG)) {
+		/* SDM Vol.2 MOV CR, 64-bit Mode Exceptions: "#GP(0) If an attempt is made
+		 * to clear CR0.PG[bit 31]" (leaving long mode goes through compatibility
+		 * mode, SDM Vol.3 9.8.5.4); Protected Mode Exceptions: clearing PG while
+		 * CR4.PCIDE = 1 is #GP(0). */
+		if (cpu_is_mode64(cpu) || (cpu->cr4 & CR4_PCIDE))
+			return cpu_raise_err(cpu, EXC_GP, 0);
+	}
 	if ((cpu->cr0 ^ val) & (CR0_PG | CR0_CD | CR0_NW)) {
 		status_t st = load_pdptes(cpu, val, cpu->cr3, cpu->cr4);
 		if (st != ST_OK)
@@ -157,16 +188,40 @@ static status_t write_cr0(struct cpu *cpu, uint64_t val)
 /* MOV CR3: store the page-directory base and flags; non-global translations are
  * invalidated (SDM Vol.3 4.10.4.1). Bits 63:32 must be zero outside long mode
  * paging (only reachable with a 64-bit operand); no further reserved-bit checks in
- * 32-bit paging (SDM Vol.3 4.3: the other bits are ignored). */
+ * 32-bit paging (SDM Vol.3 4.3: the other bits are ignored).
+ *
+ * IA-32e mode (SDM Vol.2 MOV CR, 64-bit Mode Exceptions; SDM Vol.3 4.5, Table
+ * 4-12): bits 63:MAXPHYADDR are reserved, #GP(0). With CR4.PCIDE = 1, bits 11:0
+ * are the PCID and bit 63 of the source asks not to invalidate the new PCID's
+ * translations; it is not stored (SDM Vol.3 4.10.4.1).
+ *
+ * PCID in the TLB model (SDM Vol.3 4.10.1, 4.10.4): the software TLB holds
+ * translations of the current PCID and global ones only. A MOV CR3 that switches
+ * to another PCID drops the non-global entries whatever bit 63 says: the SDM lets
+ * a processor invalidate more than required ("the processor need not" keep them,
+ * 4.10.4.1 and 4.10.2.4), and what it must keep it need not have cached. A MOV
+ * CR3 with bit 63 set that keeps the PCID keeps every entry. */
 static status_t write_cr3(struct cpu *cpu, uint64_t val)
 {
-	if (val >> 32 && !(cpu->efer & EFER_LMA))
+	bool no_flush = false;
+
+	if (cpu->efer & EFER_LMA) {
+		if ((cpu->cr4 & CR4_PCIDE) && (val >> 63)) {
+			no_flush = true;
+			val &= ~(1ull << 63);
+		}
+		if (val >> cpu->maxphyaddr)
+			return cpu_raise_err(cpu, EXC_GP, 0);
+	} else if (val >> 32) {
 		return cpu_raise_err(cpu, EXC_GP, 0);
+	}
 	status_t st = load_pdptes(cpu, cpu->cr0, val, cpu->cr4);
 	if (st != ST_OK)
 		return st;
+	bool same_pcid = (cpu->cr3 & 0xfff) == (val & 0xfff);
 	cpu->cr3 = val;
-	tlb_flush_nonglobal(&cpu->tlb);
+	if (!(no_flush && same_pcid))
+		tlb_flush_nonglobal(&cpu->tlb);
 	return ST_OK;
 }
 
@@ -181,6 +236,14 @@ static status_t write_cr4(struct cpu *cpu, uint64_t val)
 	if ((cpu->efer & EFER_LMA) && !(val & CR4_PAE))
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	uint64_t changed = cpu->cr4 ^ val;
+	/* SDM Vol.2 MOV CR, #GP(0): "change CR4.LA57 while IA-32e mode is active";
+	 * setting PCIDE outside IA-32e mode (SDM Vol.3 4.10.1: "CR4.PCIDE can be set
+	 * to 1 only in IA-32e mode") or while CR3[11:0] != 0. */
+	if ((changed & CR4_LA57) && (cpu->efer & EFER_LMA))
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	if ((changed & CR4_PCIDE) && (val & CR4_PCIDE) &&
+	    (!(cpu->efer & EFER_LMA) || (cpu->cr3 & 0xfff)))
+		return cpu_raise_err(cpu, EXC_GP, 0);
 	if (changed & (CR4_PAE | CR4_PGE | CR4_PSE | CR4_SMEP)) {
 		status_t st = load_pdptes(cpu, cpu->cr0, cpu->cr3, val);
 		if (st != ST_OK)
@@ -292,7 +355,7 @@ status_t op_mov_to_dr(struct cpu *cpu, const struct insn *in)
 					: (val & DR7_WRITABLE) | DR7_ONES;
 		break;
 	default:
-		/* DR0-DR3 hold linear addresses; breakpoint matching is not modelled yet. */
+		/* DR0-DR3 hold linear addresses, matched by emu/debug.c. */
 		cpu->dr[idx] = val;
 		break;
 	}
@@ -390,4 +453,60 @@ status_t op_wbinvd(struct cpu *cpu, const struct insn *in)
 	if (not_cpl0(cpu))
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	return hook_insn(cpu, in);
+}
+
+/* INVPCID Gy, M128 (66 0F 38 82): invalidate by PCID (SDM Vol.2 INVPCID; SDM
+ * Vol.3 4.10.4.1). The register (64 bits in 64-bit mode, else 32) holds the type;
+ * the descriptor holds the PCID in bits 11:0 (bits 63:12 reserved) and a linear
+ * address in bits 127:64. Exceptions: #UD without CPUID.(EAX=7,ECX=0):EBX[10]
+ * and in virtual-8086 mode; #GP(0) at CPL > 0, for a type > 3, reserved
+ * descriptor bits, a non-canonical address with type 0, and type 0/1 with a
+ * PCID other than 000H while CR4.PCIDE = 0.
+ *
+ * The TLB holds only the current PCID's and global translations (see
+ * write_cr3), so a type 0/1 request for another PCID has nothing to drop; type 0
+ * for the current PCID drops the page including a global translation of it,
+ * which the SDM permits ("may invalidate" more, 4.10.4.1). */
+status_t op_invpcid(struct cpu *cpu, const struct insn *in)
+{
+	uint64_t lo, hi;
+	status_t st;
+
+	if (!cpu_model_has(cpu->model, 7, 1, 10) || cpu->mode == MODE_V86)
+		return cpu_raise(cpu, EXC_UD);
+	if (not_cpl0(cpu))
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	uint64_t type = reg_read(cpu, in->reg, cpu_is_mode64(cpu) ? 8 : 4, true);
+	uint64_t ea = insn_ea(cpu, in);
+	if ((st = mem_read(cpu, in->seg, ea, 8, &lo)) != ST_OK)
+		return st;
+	if ((st = mem_read(cpu, in->seg, (ea + 8) & size_mask(in->asize), 8, &hi)) != ST_OK)
+		return st;
+	if (type > 3 || (lo >> 12))
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	uint64_t pcid = lo & 0xfff;
+	if (type == 0 && (uint64_t)((int64_t)(hi << 16) >> 16) != hi)
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	if (type <= 1 && !(cpu->cr4 & CR4_PCIDE) && pcid != 0)
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	if ((st = hook_insn(cpu, in)) != ST_OK)
+		return st;
+	bool current = pcid == ((cpu->cr4 & CR4_PCIDE) ? (cpu->cr3 & 0xfff) : 0);
+	switch (type) {
+	case 0:
+		if (current)
+			tlb_flush_page(&cpu->tlb, hi);
+		break;
+	case 1:
+		if (current)
+			tlb_flush_nonglobal(&cpu->tlb);
+		break;
+	case 2:
+		tlb_flush_all(&cpu->tlb);
+		break;
+	default:
+		tlb_flush_nonglobal(&cpu->tlb);
+		break;
+	}
+	return ST_OK;
 }

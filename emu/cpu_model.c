@@ -2,8 +2,8 @@
  *
  * Feature bits advertise only what hvemu implements today, whatever the real
  * part had (the names say which processor the leaves are shaped after):
- *   - x87 FPU, FXSR, SSE/SSE2 subset, CLFLUSH (XSAVE on core2), no MMX, no long mode, no
- *     SYSCALL, no local APIC device (APIC = 0; the IA32_APIC_BASE MSR still
+ *   - x87 FPU, FXSR, SSE/SSE2 subset, CLFLUSH (XSAVE on core2), no MMX, long mode and
+ *     SYSCALL in the 64-bit models only, no local APIC device (APIC = 0; the IA32_APIC_BASE MSR still
  *     exists, as on every P6-class part);
  *   - paging (mmu/paging.c): PSE, PAE, PGE, PSE-36 and NX/XD (EFER.NXE) with
  *     36 physical-address bits;
@@ -167,8 +167,105 @@ static const struct cpu_model model_pentium = {
 	.quirks = 0,
 };
 
+/* ---- 64-bit models (long mode, emu/syscall.c) ----
+ * Bits beyond the P6 set above, each implemented by hvemu:
+ *   CPUID.1:ECX      PCID[17] (CR4.PCIDE, emu/control_regs.c), CX16[13]
+ *                    (CMPXCHG16B, emu/alu.c)
+ *   CPUID.7.0:EBX    SMEP[7], INVPCID[10], SMAP[20] (mmu/paging.c, control_regs.c)
+ *   80000001H:ECX    LAHF64[0] (LAHF/SAHF in 64-bit mode)
+ *   80000001H:EDX    SYSCALL[11], NX[20], 1GB pages[26], RDTSCP[27], LM[29]
+ *   80000008H:EAX    linear 48 bits, physical 39 (Intel) / 40 (AMD): no LA57, the
+ *                    canonical checks are the 48-bit ones (SDM Vol.3 3.3.7.1).
+ * No x87/SSE/XSAVE bits: those belong to emu/fpu*.c and are added with it. */
+#define ECX1_CX16     (1u << 13)
+#define ECX1_PCID     (1u << 17)
+#define EBX7_SMEP     (1u << 7)
+#define EBX7_INVPCID  (1u << 10)
+#define EBX7_SMAP     (1u << 20)
+#define ECX81_LAHF64  (1u << 0)
+#define EDX81_SYSCALL (1u << 11)
+#define EDX81_PAGE1GB (1u << 26)
+#define EDX81_RDTSCP  (1u << 27)
+#define EDX81_LM      (1u << 29)
+#define EDX81_LONG    (EDX81_SYSCALL | EDX81_NX | EDX81_PAGE1GB | EDX81_RDTSCP | EDX81_LM)
+
+/* "skylake-lite": shaped after an Intel Skylake client part (family 6 model 5EH,
+ * stepping 3), with VMX; the SDM's leaf 80000001H reports only LAHF64 in ECX
+ * and SYSCALL/XD/1GB/RDTSCP/LM in EDX (SDM Vol.2 CPUID, Table 3-8). */
+#define SKYLAKE_SIG 0x000506e3
+
+static const struct cpuid_leaf skylake_leaves[] = {
+	{ .leaf = 0, .eax = 7, .ebx = STR4('G', 'e', 'n', 'u'), .edx = STR4('i', 'n', 'e', 'I'),
+	  .ecx = STR4('n', 't', 'e', 'l') },
+	{ .leaf = 1, .eax = SKYLAKE_SIG, .ebx = 0x00010000,
+	  .ecx = ECX1_VMX | ECX1_CX16 | ECX1_PCID, .edx = HVEMU_EDX1 },
+	{ .leaf = 2, .eax = 0x0000ff01 },
+	/* L1D/L1I 32 KiB 8-way, L2 256 KiB 4-way, 64-byte lines (leaf 4 as for core2). */
+	{ .leaf = 4, .subleaf = 0, .indexed = true, .eax = 0x121, .ebx = 0x01c0003f, .ecx = 63 },
+	{ .leaf = 4, .subleaf = 1, .indexed = true, .eax = 0x122, .ebx = 0x01c0003f, .ecx = 63 },
+	{ .leaf = 4, .subleaf = 2, .indexed = true, .eax = 0x143, .ebx = 0x00c0003f, .ecx = 1023 },
+	{ .leaf = 7, .subleaf = 0, .indexed = true, .ebx = EBX7_SMEP | EBX7_INVPCID | EBX7_SMAP },
+	{ .leaf = 0x80000000, .eax = 0x80000008 },
+	{ .leaf = 0x80000001, .ecx = ECX81_LAHF64, .edx = EDX81_LONG },
+	{ .leaf = 0x80000002, .eax = STR4('h', 'v', 'e', 'm'), .ebx = STR4('u', ' ', 'S', 'k'),
+	  .ecx = STR4('y', 'l', 'a', 'k'), .edx = STR4('e', ' ', 'c', 'l') },
+	{ .leaf = 0x80000003, .eax = STR4('a', 's', 's', ' '), .ebx = STR4('C', 'P', 'U', 0) },
+	{ .leaf = 0x80000004 },
+	{ .leaf = 0x80000006, .ecx = 0x01006040 },
+	/* EAX[7:0] physical 39 bits, EAX[15:8] linear 48 bits. */
+	{ .leaf = 0x80000008, .eax = 0x00003027 },
+};
+
+static const struct cpu_model model_skylake_lite = {
+	.name = "skylake-lite",
+	.description = "Intel Skylake class, 64-bit (GenuineIntel, family 6 model 94), VMX, PCID",
+	.vendor = VENDOR_INTEL,
+	.signature = SKYLAKE_SIG,
+	.cpuid = skylake_leaves,
+	.cpuid_count = sizeof(skylake_leaves) / sizeof(skylake_leaves[0]),
+	.quirks = 0,
+};
+
+/* "epyc-lite": shaped after an AMD EPYC 7001 (Zen, family 17h model 1). Family
+ * FH + extended family 8 (APM3 E.3.2). */
+#define EPYC_SIG 0x00800f12
+
+static const struct cpuid_leaf epyc_leaves[] = {
+	{ .leaf = 0, .eax = 7, .ebx = STR4('A', 'u', 't', 'h'), .edx = STR4('e', 'n', 't', 'i'),
+	  .ecx = STR4('c', 'A', 'M', 'D') },
+	{ .leaf = 1, .eax = EPYC_SIG, .ebx = 0x00010000, .ecx = ECX1_CX16, .edx = HVEMU_EDX1 },
+	{ .leaf = 7, .subleaf = 0, .indexed = true, .ebx = EBX7_SMEP | EBX7_SMAP },
+	{ .leaf = 0x80000000, .eax = 0x8000000a, .ebx = STR4('A', 'u', 't', 'h'),
+	  .edx = STR4('e', 'n', 't', 'i'), .ecx = STR4('c', 'A', 'M', 'D') },
+	{ .leaf = 0x80000001, .eax = EPYC_SIG, .ecx = ECX81_SVM | ECX81_LAHF64,
+	  .edx = AMD_EDX81 | EDX81_LONG },
+	{ .leaf = 0x80000002, .eax = STR4('h', 'v', 'e', 'm'), .ebx = STR4('u', ' ', 'E', 'P'),
+	  .ecx = STR4('Y', 'C', ' ', 'c'), .edx = STR4('l', 'a', 's', 's') },
+	{ .leaf = 0x80000003, .eax = STR4(' ', 'C', 'P', 'U') },
+	{ .leaf = 0x80000004 },
+	{ .leaf = 0x80000005, .eax = 0xff40ff40, .ebx = 0xff40ff40, .ecx = 0x20080140,
+	  .edx = 0x40040140 },
+	/* L2 (APM3 E.4.5): 512 KiB, 8-way (encoding 6), 64 B lines. */
+	{ .leaf = 0x80000006, .ecx = 0x02006140 },
+	/* Physical 40 bits, linear 48 bits, one core. */
+	{ .leaf = 0x80000008, .eax = 0x00003028 },
+	/* SVM revision 1, 64 ASIDs, no optional features (as for opteron-g3). */
+	{ .leaf = 0x8000000a, .eax = 1, .ebx = 64 },
+};
+
+static const struct cpu_model model_epyc_lite = {
+	.name = "epyc-lite",
+	.description = "AMD EPYC class, 64-bit (AuthenticAMD, family 17h), SVM",
+	.vendor = VENDOR_AMD,
+	.signature = EPYC_SIG,
+	.cpuid = epyc_leaves,
+	.cpuid_count = sizeof(epyc_leaves) / sizeof(epyc_leaves[0]),
+	.quirks = 0,
+};
+
 /* The default model comes first (see the top of this file). */
-const struct cpu_model *const cpu_models[] = { &model_core2, &model_opteron_g3, &model_pentium };
+const struct cpu_model *const cpu_models[] = { &model_core2, &model_opteron_g3, &model_pentium,
+						&model_skylake_lite, &model_epyc_lite };
 const unsigned cpu_model_count = sizeof(cpu_models) / sizeof(cpu_models[0]);
 
 const struct cpu_model *cpu_model_find(const char *name)

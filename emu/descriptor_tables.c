@@ -168,6 +168,28 @@ status_t op_str(struct cpu *cpu, const struct insn *in)
 	return store_selector(cpu, in, cpu->tr.selector);
 }
 
+/* IA-32e mode system descriptors (LDT, TSS) are 16 bytes: bits 31:0 of the
+ * upper quadword are base 63:32 and its type field (bits 12:8 of the upper
+ * dword) must be 0 (SDM Vol.3 8.2.3 Figure 8-4, 3.5; SDM Vol.2 LLDT/LTR 64-bit
+ * mode exceptions: #GP(selector) for a bad upper half or a non-canonical base).
+ * Returns the 64-bit base in *base. */
+static status_t read_upper_half(struct cpu *cpu, uint16_t sel, uint64_t raw, uint64_t *base)
+{
+	uint64_t upper = 0;
+
+	if ((uint32_t)(sel & ~7u) + 15 > cpu->gdtr.limit)
+		return cpu_raise_err(cpu, EXC_GP, sel_error(sel));
+	switch (read_descriptor(cpu, (uint16_t)(sel + 8), &upper)) {
+	case DESC_FAULT: return ST_FAULT;
+	case DESC_OUT_OF_LIMIT: return cpu_raise_err(cpu, EXC_GP, sel_error(sel));
+	case DESC_OK: break;
+	}
+	*base = (uint64_t)desc_base(raw) | ((upper & 0xffffffffu) << 32);
+	if (((upper >> 40) & 0x1f) || (uint64_t)((int64_t)(*base << 16) >> 16) != *base)
+		return cpu_raise_err(cpu, EXC_GP, sel_error(sel));
+	return ST_OK;
+}
+
 /* --- LLDT, LTR --- */
 
 status_t op_lldt(struct cpu *cpu, const struct insn *in)
@@ -207,7 +229,11 @@ status_t op_lldt(struct cpu *cpu, const struct insn *in)
 		return cpu_raise_err(cpu, EXC_GP, sel_error(sel));
 	if (!desc_present(raw))
 		return cpu_raise_err(cpu, EXC_NP, sel_error(sel));
+	uint64_t base64 = desc_base(raw);
+	if ((cpu->efer & EFER_LMA) && (st = read_upper_half(cpu, sel, raw, &base64)) != ST_OK)
+		return st;
 	seg_load_descriptor(&cpu->ldtr, sel, raw);
+	cpu->ldtr.base = base64;
 	return ST_OK;
 }
 
@@ -239,10 +265,16 @@ status_t op_ltr(struct cpu *cpu, const struct insn *in)
 	case DESC_OK: break;
 	}
 	unsigned type = desc_type(raw);
-	if (!desc_is_system(raw) || (type != SYS_TSS16_AVAIL && type != SYS_TSS32_AVAIL))
+	bool ia32e = (cpu->efer & EFER_LMA) != 0;
+	/* SDM Vol.3 8.2.3 / APM2 12.2.5: in IA-32e mode only the 64-bit TSS (type 9)
+	 * exists; type 1 (16-bit TSS) is invalid there (SDM Vol.3 3.5, Table 3-2). */
+	if (!desc_is_system(raw) || (type != SYS_TSS32_AVAIL && (ia32e || type != SYS_TSS16_AVAIL)))
 		return cpu_raise_err(cpu, EXC_GP, sel_error(sel));
 	if (!desc_present(raw))
 		return cpu_raise_err(cpu, EXC_NP, sel_error(sel));
+	uint64_t base64 = desc_base(raw);
+	if (ia32e && (st = read_upper_half(cpu, sel, raw, &base64)) != ST_OK)
+		return st;
 
 	/* "TSSsegmentDescriptor(busy) := 1": type bit 1 in the access byte (byte 5)
 	 * of the descriptor in the GDT (SDM Vol.3 7.2.2). */
@@ -253,6 +285,7 @@ status_t op_ltr(struct cpu *cpu, const struct insn *in)
 	if ((st = lin_write_sys(cpu, lin, 1, (raw >> 40) & 0xff)) != ST_OK)
 		return st;
 	seg_load_descriptor(&cpu->tr, sel, raw);
+	cpu->tr.base = base64;
 	return ST_OK;
 }
 

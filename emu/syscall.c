@@ -1,0 +1,195 @@
+/* Instructions that exist for long mode: SYSCALL/SYSRET (the fast system-call
+ * pair driven by STAR/LSTAR/CSTAR/SFMASK), SWAPGS, RDTSCP and MOVSXD (SDM Vol.2
+ * instruction pages; APM3 instruction pages; SDM Vol.3 5.8.8, APM2 6.1.1).
+ * The rows are in emu/isa/long.isa.
+ *
+ * Vendor differences, chosen by cpu->model->vendor:
+ *   - SYSCALL/SYSRET outside 64-bit mode: #UD on Intel (SDM Vol.2 SYSCALL, SYSRET
+ *     "IF (CS.L != 1) or (IA32_EFER.LMA != 1) ... #UD"); on AMD they also work in
+ *     legacy protected mode (STAR[31:0] target) and SYSCALL in compatibility mode
+ *     (CSTAR target) (APM3 SYSCALL, SYSRET).
+ *   - SYSRET to 64-bit mode with a non-canonical RCX: Intel raises #GP(0) at CPL 0
+ *     before anything changes (SDM Vol.2 SYSRET); AMD completes the return and the
+ *     fetch at the non-canonical RIP faults (#GP(0)) at CPL 3 (APM3 SYSRET; the
+ *     fault is raised here, after the state change, with the new RIP as the
+ *     faulting instruction's address).
+ *   - SS after SYSRET: Intel loads a flat DPL-3 SS cache (SDM Vol.2 SYSRET); AMD
+ *     changes only the selector and keeps the hidden SS attributes (APM3 SYSRET:
+ *     "SS.attr unchanged"; the behaviour Linux calls SYSRET_SS_ATTRS).
+ */
+#include "emu/cpu.h"
+#include "emu/cpu_model.h"
+#include "emu/flags.h"
+#include "emu/hooks.h"
+#include "emu/operand.h"
+#include "isa_handlers.h"
+
+static inline bool is_amd(const struct cpu *cpu)
+{
+	return cpu->model && cpu->model->vendor == VENDOR_AMD;
+}
+
+static inline bool canonical48(uint64_t v)
+{
+	return (uint64_t)((int64_t)(v << 16) >> 16) == v;
+}
+
+/* The flat segment caches SYSCALL/SYSRET load without reading the GDT (SDM Vol.2
+ * SYSCALL/SYSRET Operation: base 0, limit FFFFFH with G = 1, type 11 for CS (code,
+ * execute/read, accessed) and 3 for SS (data, read/write, accessed), S = 1, P = 1). */
+static void load_flat(struct segment *s, uint16_t sel, bool code, unsigned dpl, bool long64)
+{
+	s->selector = sel;
+	s->base = 0;
+	s->limit = 0xffffffffu;
+	s->attr = (uint16_t)(SEG_P | SEG_S | SEG_G | (dpl << SEG_DPL_SHIFT) | SEG_TYPE_ACCESSED |
+			     SEG_TYPE_RW | (code ? SEG_TYPE_CODE : 0) |
+			     (long64 ? SEG_L : SEG_DB));
+	seg_refresh(s);
+}
+
+/* SYSCALL (0F 05). SDM Vol.2 SYSCALL; APM3 SYSCALL. */
+status_t op_syscall(struct cpu *cpu, const struct insn *in)
+{
+	status_t st;
+
+	if (!(cpu->efer & EFER_SCE))
+		return cpu_raise(cpu, EXC_UD);
+	if (!is_amd(cpu) && !cpu_is_mode64(cpu))
+		return cpu_raise(cpu, EXC_UD);
+	/* APM3 SYSCALL: #UD in real and virtual-8086 mode as well. */
+	if (cpu->mode == MODE_REAL || cpu->mode == MODE_V86)
+		return cpu_raise(cpu, EXC_UD);
+	if ((st = hook_insn(cpu, in)) != ST_OK)
+		return st;
+
+	uint16_t cs = (uint16_t)((cpu->star >> 32) & 0xfffc);
+	/* RF is cleared in both the saved and the new flags (APM3 SYSCALL; for Intel
+	 * RF is 0 once the instruction completes, SDM Vol.3 17.3.1.1). */
+	uint64_t flags = cpu_get_flags(cpu) & ~(uint64_t)FLAG_RF;
+
+	if (cpu->efer & EFER_LMA) {
+		/* Long mode: RCX = next RIP, R11 = RFLAGS, RFLAGS &= ~SFMASK; the target is
+		 * LSTAR from 64-bit mode and CSTAR from compatibility mode (AMD only). */
+		cpu->regs[R_CX] = cpu->rip;
+		cpu->regs[R_R11] = flags;
+		cpu_set_flags(cpu, flags & ~cpu->sfmask);
+		load_flat(&cpu->seg[SR_CS], cs, true, 0, true);
+		cpu->rip = cpu_is_mode64(cpu) ? cpu->lstar : cpu->cstar;
+	} else {
+		/* AMD legacy mode: ECX = next EIP, EIP = STAR[31:0]; VM, IF and RF are
+		 * cleared (APM3 SYSCALL, legacy-mode operation). */
+		cpu->regs[R_CX] = (uint32_t)cpu->rip;
+		cpu_set_flags(cpu, flags & ~(uint64_t)(FLAG_VM | FLAG_IF));
+		load_flat(&cpu->seg[SR_CS], cs, true, 0, false);
+		cpu->rip = (uint32_t)cpu->star;
+	}
+	load_flat(&cpu->seg[SR_SS], (uint16_t)(cs + 8), false, 0, false);
+	cpu->cpl = 0;
+	cpu_update_mode(cpu);
+	return ST_OK;
+}
+
+/* SYSRET (0F 07; REX.W: return to 64-bit mode). SDM Vol.2 SYSRET; APM3 SYSRET. */
+status_t op_sysret(struct cpu *cpu, const struct insn *in)
+{
+	status_t st;
+	bool to64 = in->osize == 8;
+
+	if (!(cpu->efer & EFER_SCE))
+		return cpu_raise(cpu, EXC_UD);
+	if (!is_amd(cpu) && !cpu_is_mode64(cpu))
+		return cpu_raise(cpu, EXC_UD);
+	if (cpu->mode == MODE_REAL || cpu->mode == MODE_V86 || cpu->cpl != 0)
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	/* Intel: "IF (RCX is not canonical) THEN #GP(0)" before any state changes. */
+	bool bad_rip = to64 && !canonical48(cpu->regs[R_CX]);
+	if (bad_rip && !is_amd(cpu))
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	if ((st = hook_insn(cpu, in)) != ST_OK)
+		return st;
+
+	uint16_t base = (uint16_t)(cpu->star >> 48);
+	uint16_t ss = (uint16_t)((base + 8) | 3);
+
+	if (cpu->efer & EFER_LMA) {
+		/* RFLAGS = (R11 & 3C7FD7H) | 2: RF and VM are never restored. */
+		cpu_set_flags(cpu, (cpu->regs[R_R11] & 0x3c7fd7) | FLAG_FIXED1);
+		if (to64) {
+			load_flat(&cpu->seg[SR_CS], (uint16_t)((base + 16) | 3), true, 3, true);
+			cpu->rip = cpu->regs[R_CX];
+		} else {
+			load_flat(&cpu->seg[SR_CS], (uint16_t)(base | 3), true, 3, false);
+			cpu->rip = (uint32_t)cpu->regs[R_CX];
+		}
+	} else {
+		/* AMD legacy mode: EFLAGS.IF = 1, return to 32-bit code at ECX. */
+		cpu_set_flags(cpu, cpu_get_flags(cpu) | FLAG_IF);
+		load_flat(&cpu->seg[SR_CS], (uint16_t)(base | 3), true, 3, false);
+		cpu->rip = (uint32_t)cpu->regs[R_CX];
+	}
+	if (is_amd(cpu)) {
+		cpu->seg[SR_SS].selector = ss;
+	} else {
+		load_flat(&cpu->seg[SR_SS], ss, false, 3, false);
+	}
+	cpu->cpl = 3;
+	cpu_update_mode(cpu);
+	if (bad_rip) {
+		/* AMD: the next fetch faults at CPL 3; report the new RIP. */
+		cpu->insn_start = cpu->rip;
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	}
+	return ST_OK;
+}
+
+/* SWAPGS (0F 01 F8, 64-bit mode only): exchange GS.base with IA32_KERNEL_GS_BASE
+ * (SDM Vol.2 SWAPGS: "#GP(0) If CPL != 0"). */
+status_t op_swapgs(struct cpu *cpu, const struct insn *in)
+{
+	status_t st;
+
+	if (cpu->cpl != 0)
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	if ((st = hook_insn(cpu, in)) != ST_OK)
+		return st;
+	uint64_t t = cpu->seg[SR_GS].base;
+	cpu->seg[SR_GS].base = cpu->kernel_gs_base;
+	cpu->kernel_gs_base = t;
+	return ST_OK;
+}
+
+/* RDTSCP (0F 01 F9): EDX:EAX = TSC, ECX = IA32_TSC_AUX[31:0] (SDM Vol.2 RDTSCP:
+ * #UD unless CPUID.80000001H:EDX.RDTSCP[27]; #GP(0) with CR4.TSD = 1 at CPL > 0). */
+status_t op_rdtscp(struct cpu *cpu, const struct insn *in)
+{
+	status_t st;
+
+	if (!cpu_model_has(cpu->model, 0x80000001, 3, 27))
+		return cpu_raise(cpu, EXC_UD);
+	if ((cpu->cr4 & CR4_TSD) && cpu->mode != MODE_REAL && cpu->cpl > 0)
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	if ((st = hook_insn(cpu, in)) != ST_OK)
+		return st;
+	uint64_t tsc = cpu->icount + cpu->tsc_offset;
+	reg_write(cpu, R_AX, 4, false, (uint32_t)tsc);
+	reg_write(cpu, R_DX, 4, false, tsc >> 32);
+	reg_write(cpu, R_CX, 4, false, (uint32_t)cpu->tsc_aux);
+	return ST_OK;
+}
+
+/* MOVSXD Gv, Ed (63 /r, 64-bit mode): REX.W sign-extends the doubleword; without
+ * it the SDM calls the 32/16-bit forms "discouraged": a plain move of that size,
+ * reading a word for the 16-bit form (SDM Vol.2 MOVSX/MOVSXD; a 32-bit destination
+ * is zero-extended as every 32-bit write). */
+status_t op_movsxd(struct cpu *cpu, const struct insn *in)
+{
+	uint64_t v;
+	status_t st = rm_read(cpu, in, in->osize == 2 ? 2 : 4, &v);
+	if (st != ST_OK)
+		return st;
+	if (in->osize == 8)
+		v = (uint64_t)sign_extend(v, 4);
+	greg_write(cpu, in, in->osize, v);
+	return ST_OK;
+}
