@@ -173,8 +173,7 @@ static inline status_t lin_read(struct cpu *cpu, uint64_t lin, unsigned size, un
 	uint8_t *p = tlb_lookup(&cpu->tlb, bank, acc, lin, size);
 	uint64_t v = 0;
 	if (__builtin_expect(p != NULL, 1)) {
-		memcpy(&v, p, size);
-		*out = v;
+		*out = host_load(p, size);
 		return ST_OK;
 	}
 	status_t st = lin_access_slow(cpu, lin, size, bank, acc, implicit, (uint8_t *)&v);
@@ -187,7 +186,7 @@ static inline status_t lin_write(struct cpu *cpu, uint64_t lin, unsigned size, u
 {
 	uint8_t *p = tlb_lookup(&cpu->tlb, bank, TLB_WRITE, lin, size);
 	if (__builtin_expect(p != NULL, 1)) {
-		memcpy(p, &v, size);
+		host_store(p, size, v);
 		return ST_OK;
 	}
 	return lin_access_slow(cpu, lin, size, bank, TLB_WRITE, implicit, (uint8_t *)&v);
@@ -241,7 +240,7 @@ static inline bool misaligned_user_access(const struct cpu *cpu, uint64_t lin, u
 	return cpu->cpl == 3 && (lin & (size - 1)) && (cpu->cr0 & CR0_AM) && (cpu->rflags & FLAG_AC);
 }
 
-status_t mem_read(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size, uint64_t *out)
+status_t mem_read_slow(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size, uint64_t *out)
 {
 	uint64_t lin = 0;
 	status_t st = seg_to_linear(cpu, seg, off, size, SEG_PERM_READ, &lin);
@@ -252,7 +251,7 @@ status_t mem_read(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size, ui
 	return lin_read(cpu, lin, size, tlb_bank(cpu), TLB_READ, false, out);
 }
 
-status_t mem_write(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size, uint64_t v)
+status_t mem_write_slow(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size, uint64_t v)
 {
 	uint64_t lin = 0;
 	status_t st = seg_to_linear(cpu, seg, off, size, SEG_PERM_WRITE, &lin);

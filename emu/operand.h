@@ -4,6 +4,8 @@
 #ifndef HVEMU_EMU_OPERAND_H
 #define HVEMU_EMU_OPERAND_H
 
+#include <string.h>
+
 #include "emu/cpu.h"
 #include "emu/insn.h"
 
@@ -55,8 +57,70 @@ static inline int64_t sign_extend(uint64_t v, unsigned size)
 /* --- memory through a segment --- */
 
 /* Data access at seg:off (off already masked to the address size). */
-status_t mem_read(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size, uint64_t *out) CHECKED;
-status_t mem_write(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size, uint64_t v) CHECKED;
+status_t mem_read_slow(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size, uint64_t *out) CHECKED;
+status_t mem_write_slow(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size, uint64_t v) CHECKED;
+
+/* Little-endian load/store of 1, 2, 4 or 8 bytes with constant-size copies. */
+static inline uint64_t host_load(const uint8_t *p, unsigned size)
+{
+	uint8_t b; uint16_t w; uint32_t d; uint64_t q;
+	switch (size) {
+	case 1: memcpy(&b, p, 1); return b;
+	case 2: memcpy(&w, p, 2); return w;
+	case 4: memcpy(&d, p, 4); return d;
+	default: memcpy(&q, p, 8); return q;
+	}
+}
+
+static inline void host_store(uint8_t *p, unsigned size, uint64_t v)
+{
+	uint8_t b = (uint8_t)v; uint16_t w = (uint16_t)v; uint32_t d = (uint32_t)v;
+	switch (size) {
+	case 1: memcpy(p, &b, 1); break;
+	case 2: memcpy(p, &w, 2); break;
+	case 4: memcpy(p, &d, 4); break;
+	default: memcpy(p, &v, 8); break;
+	}
+}
+
+/* The fast path of a data access: outside 64-bit mode, inside the segment's
+ * limits and rights, a TLB hit within one page, and not a misaligned CPL 3
+ * access (which may be #AC). Everything else, faults included, goes to the
+ * slow path, which makes every check in its architectural order. */
+static inline uint8_t *mem_fast(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size,
+				unsigned perm, enum tlb_access acc)
+{
+	const struct segment *s = &cpu->seg[seg];
+	if (cpu->mode == MODE_LONG64 || !seg_access_ok(s, off, size, perm))
+		return NULL;
+	uint64_t lin = (uint32_t)(s->base + off);
+	unsigned user = cpu->cpl == 3;
+	if (user && (lin & (size - 1)))
+		return NULL;
+	return tlb_lookup(&cpu->tlb, user ? TLB_USER : TLB_SUPERVISOR, acc, lin, size);
+}
+
+static inline status_t CHECKED mem_read(struct cpu *cpu, unsigned seg, uint64_t off,
+					unsigned size, uint64_t *out)
+{
+	uint8_t *p = mem_fast(cpu, seg, off, size, SEG_PERM_READ, TLB_READ);
+	if (__builtin_expect(p != NULL, 1)) {
+		*out = host_load(p, size);
+		return ST_OK;
+	}
+	return mem_read_slow(cpu, seg, off, size, out);
+}
+
+static inline status_t CHECKED mem_write(struct cpu *cpu, unsigned seg, uint64_t off,
+					 unsigned size, uint64_t v)
+{
+	uint8_t *p = mem_fast(cpu, seg, off, size, SEG_PERM_WRITE, TLB_WRITE);
+	if (__builtin_expect(p != NULL, 1)) {
+		host_store(p, size, v);
+		return ST_OK;
+	}
+	return mem_write_slow(cpu, seg, off, size, v);
+}
 /* Check that a write of size bytes at seg:off would succeed (segment and page),
  * without writing: for instructions that must fault before changing any state. */
 status_t mem_probe_write(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size) CHECKED;
