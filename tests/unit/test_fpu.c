@@ -1,0 +1,236 @@
+/* Check suite for the FPU/SSE state (emu/fpu_state.h, emu/xsave.c, emu/x87.c,
+ * emu/sse.c): FXSAVE image byte offsets against SDM Vol.1 Table 10-2, tag word
+ * abridging (10.5.1.1), XCR0 rules (Vol.2 XSETBV, Vol.1 13.3), RESET state (Vol.3
+ * Table 9-1), and short real-mode programs run on a CPU over a fake physmem
+ * (bytes assembled with GNU as, source beside each). */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu/cpu.h"
+#include "emu/cpu_model.h"
+#include "emu/fpu_state.h"
+
+#define RAM_SIZE  (1u << 20)
+#define CODE_BASE 0x1000
+#define DATA_BASE 0x2000
+#define HANDLERS  0x3000      /* vector v: one HLT at HANDLERS + 4*v */
+
+struct machine {
+	struct physmem pm;
+	struct iobus io;
+	struct cpu cpu;
+};
+
+static void machine_init(struct machine *m, const char *model)
+{
+	memset(m, 0, sizeof(*m));
+	ck_assert(physmem_init(&m->pm, RAM_SIZE));
+	iobus_init(&m->io);
+	const struct cpu_model *cm = cpu_model_find(model);
+	ck_assert_ptr_nonnull(cm);
+	cpu_init(&m->cpu, cm, &m->pm, &m->io);
+	struct cpu *c = &m->cpu;
+	for (unsigned v = 0; v < 32; v++) {
+		physmem_write(&m->pm, v * 4, 4, (uint32_t)(HANDLERS + v * 4));
+		physmem_write(&m->pm, HANDLERS + v * 4, 1, 0xf4);
+	}
+	c->seg[SR_CS].selector = 0;
+	c->seg[SR_CS].base = 0;
+	seg_refresh(&c->seg[SR_CS]);
+	c->rip = CODE_BASE;
+	c->regs[R_SP] = 0x8000;
+	c->idtr.limit = 0x3ff;
+}
+
+static void machine_free(struct machine *m)
+{
+	cpu_destroy(&m->cpu);
+	physmem_destroy(&m->pm);
+}
+
+/* Run code to HLT; returns the vector whose handler halted, or -1. */
+static int run(struct machine *m, const uint8_t *code, size_t len)
+{
+	struct cpu *c = &m->cpu;
+	physmem_write_bytes(&m->pm, CODE_BASE, code, len);
+	cpu_notify_phys_write(c, CODE_BASE, (unsigned)len);
+	c->rip = CODE_BASE;
+	c->icount_limit = c->icount + 200;
+	status_t st = cpu_run(c);
+	ck_assert_int_eq(st, ST_HALT);
+	uint64_t lin = c->seg[SR_CS].base + c->rip - 1;
+	if (lin >= HANDLERS && lin < HANDLERS + 32 * 4)
+		return (int)((lin - HANDLERS) / 4);
+	return -1;
+}
+#define RUN(m, ...) run((m), (const uint8_t[]){ __VA_ARGS__ }, sizeof((const uint8_t[]){ __VA_ARGS__ }))
+
+START_TEST(reset_state)
+{
+	struct machine m;
+	machine_init(&m, "core2");
+	/* SDM Vol.3 9.1.1 Table 9-1. */
+	ck_assert_uint_eq(m.cpu.fpu.fcw, 0x0040);
+	ck_assert_uint_eq(m.cpu.fpu.fsw, 0);
+	ck_assert_uint_eq(m.cpu.fpu.ftw, 0x5555);
+	ck_assert_uint_eq(m.cpu.fpu.mxcsr, 0x1f80);
+	ck_assert_uint_eq(m.cpu.xcr0, 1);
+	machine_free(&m);
+}
+END_TEST
+
+START_TEST(fxsave_offsets)
+{
+	struct fpu_state f;
+	fpu_reset(&f);
+	fpu_init_x87(&f);
+	f.fcw = 0x027f;
+	f.fsw = 6u << 11;                 /* TOP = 6 */
+	f.ftw = 0x1fff;                   /* R7 valid, R6 zero, others empty */
+	f.r[7] = (struct fpu_reg){ 0x8000000000000000ull, 0x3fff };
+	f.r[6] = (struct fpu_reg){ 0, 0 };
+	f.fop = 0x1ee;
+	f.fip = 0x12345678;
+	f.fcs = 0x0008;
+	f.fdp = 0x9abcdef0;
+	f.fds = 0x0010;
+	f.mxcsr = 0x9f80;
+	for (unsigned i = 0; i < 16; i++)
+		memset(f.xmm[i].b, 0x40 + i, 16);
+
+	uint8_t img[512];
+	memset(img, 0xa5, sizeof(img));
+	fxsave_to_image(&f, (struct fxsave_area *)img, 8, 0, XSTATE_X87 | XSTATE_SSE);
+	/* SDM Vol.1 Table 10-2, byte by byte. */
+	ck_assert_uint_eq(img[0] | img[1] << 8, 0x027f);          /* FCW */
+	ck_assert_uint_eq(img[2] | img[3] << 8, 0x3000);          /* FSW */
+	ck_assert_uint_eq(img[4], 0xc0);                          /* abridged FTW */
+	ck_assert_uint_eq(img[6] | img[7] << 8, 0x1ee);           /* FOP */
+	ck_assert_uint_eq(img[8] | img[9] << 8 | img[10] << 16 | (uint32_t)img[11] << 24, 0x12345678);
+	ck_assert_uint_eq(img[12] | img[13] << 8, 0x0008);        /* FCS */
+	ck_assert_uint_eq(img[16] | img[17] << 8 | img[18] << 16 | (uint32_t)img[19] << 24, 0x9abcdef0);
+	ck_assert_uint_eq(img[20] | img[21] << 8, 0x0010);        /* FDS */
+	ck_assert_uint_eq(img[24] | img[25] << 8, 0x9f80);        /* MXCSR */
+	ck_assert_uint_eq(img[28] | img[29] << 8, 0xffff);        /* MXCSR_MASK */
+	for (unsigned i = 0; i < 10; i++)
+		ck_assert_uint_eq(img[32 + i], 0);                    /* ST0 = +0.0 */
+	ck_assert_uint_eq(img[48 + 7], 0x80);                     /* ST1 J bit */
+	ck_assert_uint_eq(img[48 + 8] | img[48 + 9] << 8, 0x3fff);
+	ck_assert_uint_eq(img[160], 0x40);                        /* XMM0 */
+	ck_assert_uint_eq(img[272 + 15], 0x47);                   /* XMM7 */
+	ck_assert_uint_eq(img[288], 0xa5);                        /* XMM8: not in 32-bit modes */
+	ck_assert_uint_eq(img[464], 0xa5);                        /* available to software */
+
+	/* 64-bit format (REX.W): FIP and FDP 8 bytes at 8 and 16 (Table 10-3). */
+	f.fip = 0x1122334455667788ull;
+	fxsave_to_image(&f, (struct fxsave_area *)img, 16, 1, XSTATE_X87 | XSTATE_SSE);
+	ck_assert_uint_eq(img[8], 0x88);
+	ck_assert_uint_eq(img[15], 0x11);
+	ck_assert_uint_eq(img[400], 0x4f);                        /* XMM15 */
+
+	/* Round trip, then a reserved MXCSR bit is refused with nothing loaded. */
+	struct fpu_state g;
+	memset(&g, 0, sizeof(g));
+	ck_assert(fxsave_from_image(&g, (struct fxsave_area *)img, 16, 1, XSTATE_X87 | XSTATE_SSE));
+	ck_assert_uint_eq(g.ftw, 0x1fff);
+	ck_assert_uint_eq(g.r[7].sexp, 0x3fff);
+	ck_assert_uint_eq(g.mxcsr, 0x9f80);
+	img[26] = 1;                                              /* MXCSR bit 16 */
+	g.mxcsr = 0x1f80;
+	ck_assert(!fxsave_from_image(&g, (struct fxsave_area *)img, 16, 1, XSTATE_X87 | XSTATE_SSE));
+	ck_assert_uint_eq(g.mxcsr, 0x1f80);
+}
+END_TEST
+
+START_TEST(tags)
+{
+	struct fpu_reg r[8];
+	memset(r, 0, sizeof(r));
+	r[1] = (struct fpu_reg){ 0x8000000000000000ull, 0x3fff };   /* valid */
+	r[2] = (struct fpu_reg){ 0xc000000000000000ull, 0x7fff };   /* NaN: special */
+	r[3] = (struct fpu_reg){ 1, 0 };                            /* denormal: special */
+	r[4] = (struct fpu_reg){ 0x4000000000000000ull, 0x3fff };   /* unnormal: special */
+	ck_assert_uint_eq(fpu_tag_of(&r[0]), TAG_ZERO);
+	ck_assert_uint_eq(fpu_tag_of(&r[1]), TAG_VALID);
+	ck_assert_uint_eq(fpu_tag_of(&r[2]), TAG_SPECIAL);
+	ck_assert_uint_eq(fpu_tag_of(&r[3]), TAG_SPECIAL);
+	ck_assert_uint_eq(fpu_tag_of(&r[4]), TAG_SPECIAL);
+	ck_assert_uint_eq(fpu_tag_abridge(0xffff), 0);
+	ck_assert_uint_eq(fpu_tag_abridge(0x5555), 0xff);
+	ck_assert_uint_eq(fpu_tag_abridge(0x3fff), 0x00 | 0x80 | 0x00);   /* only R7 tagged 00 */
+	/* Expand: empty where the bit is clear, else from the contents. */
+	ck_assert_uint_eq(fpu_tag_expand(0x1f, r), 0xfc00 | 2u << 8 | 2u << 6 | 2u << 4 | 0u << 2 | 1u);
+}
+END_TEST
+
+START_TEST(xcr0_rules)
+{
+	ck_assert(xcr0_valid(1, XSTATE_SUPPORTED));
+	ck_assert(xcr0_valid(3, XSTATE_SUPPORTED));
+	ck_assert(!xcr0_valid(0, XSTATE_SUPPORTED));     /* x87 bit must be 1 */
+	ck_assert(!xcr0_valid(2, XSTATE_SUPPORTED));
+	ck_assert(!xcr0_valid(7, XSTATE_SUPPORTED));     /* AVX not supported */
+	ck_assert(!xcr0_valid(5, 7));                    /* AVX without SSE */
+	ck_assert(xcr0_valid(7, 7));
+	ck_assert(!xcr0_valid(1ull << 32 | 1, XSTATE_SUPPORTED));
+}
+END_TEST
+
+START_TEST(x87_program)
+{
+	struct machine m;
+	machine_init(&m, "core2");
+	/* fninit; fld1; fld1; faddp; fstpl [0x2000]; fnstsw [0x2010]; hlt */
+	ck_assert_int_eq(RUN(&m, 0xdb, 0xe3, 0xd9, 0xe8, 0xd9, 0xe8, 0xde, 0xc1, 0xdd, 0x1e, 0x00, 0x20,
+			     0xdd, 0x3e, 0x10, 0x20, 0xf4), -1);
+	ck_assert_uint_eq(physmem_read(&m.pm, DATA_BASE, 8), 0x4000000000000000ull);   /* 2.0 */
+	ck_assert_uint_eq(physmem_read(&m.pm, DATA_BASE + 0x10, 2), 0);                /* TOP 0, no flags */
+	ck_assert_uint_eq(m.cpu.fpu.ftw, 0xffff);
+	/* CR0.TS: fld1 -> #NM (SDM Vol.3 2.5 Table 2-2). */
+	m.cpu.cr0 |= CR0_TS;
+	ck_assert_int_eq(RUN(&m, 0xd9, 0xe8, 0xf4), 7);
+	machine_free(&m);
+}
+END_TEST
+
+START_TEST(sse_gates)
+{
+	struct machine m;
+	machine_init(&m, "core2");
+	/* pxor xmm0, xmm0 (66 0F EF C0); hlt: CR4.OSFXSR = 0 -> #UD. */
+	ck_assert_int_eq(RUN(&m, 0x66, 0x0f, 0xef, 0xc0, 0xf4), 6);
+	m.cpu.cr4 |= CR4_OSFXSR;
+	memset(m.cpu.fpu.xmm[0].b, 0xff, 16);
+	ck_assert_int_eq(RUN(&m, 0x66, 0x0f, 0xef, 0xc0, 0xf4), -1);
+	ck_assert_uint_eq(m.cpu.fpu.xmm[0].q[0] | m.cpu.fpu.xmm[0].q[1], 0);
+	/* movaps xmm0, [0x2008] (0F 28 06 08 20): misaligned -> #GP. */
+	ck_assert_int_eq(RUN(&m, 0x0f, 0x28, 0x06, 0x08, 0x20, 0xf4), 13);
+	/* The pentium model has no SSE: #UD whatever CR4 says. */
+	machine_free(&m);
+	machine_init(&m, "pentium");
+	m.cpu.cr4 |= CR4_OSFXSR;
+	ck_assert_int_eq(RUN(&m, 0x66, 0x0f, 0xef, 0xc0, 0xf4), 6);
+	machine_free(&m);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("fpu");
+	TCase *t = tcase_create("state");
+	tcase_add_test(t, reset_state);
+	tcase_add_test(t, fxsave_offsets);
+	tcase_add_test(t, tags);
+	tcase_add_test(t, xcr0_rules);
+	suite_add_tcase(s, t);
+	t = tcase_create("run");
+	tcase_add_test(t, x87_program);
+	tcase_add_test(t, sse_gates);
+	suite_add_tcase(s, t);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
