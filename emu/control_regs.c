@@ -147,8 +147,12 @@ static bool ia32e_activation_ok(const struct cpu *cpu)
 		return true;
 	if (cpu->seg[SR_CS].attr & SEG_L)
 		return false;
+	/* "TR references a 16-bit TSS": the reset-state TR (selector 0, a 16-bit busy
+	 * type in the cache, SDM Vol.3 Table 9-1) references no TSS, so a guest that
+	 * never executed LTR may still enter long mode, as on hardware. */
 	unsigned tr_type = cpu->tr.attr & SEG_TYPE_MASK;
-	return tr_type != SYS_TSS16_AVAIL && tr_type != SYS_TSS16_BUSY;
+	return (cpu->tr.selector & 0xfffc) == 0 ||
+	       (tr_type != SYS_TSS16_AVAIL && tr_type != SYS_TSS16_BUSY);
 }
 
 /* MOV CR0 with a new value (SDM Vol.2 MOV CR exceptions; SDM Vol.3 2.5). */
