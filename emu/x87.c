@@ -1,7 +1,8 @@
 /* The x87 FPU (SDM Vol.1 ch. 8; Vol.2 instruction pages): control instructions
  * (FNINIT, FNCLEX, FNSTSW, FNSTCW/FLDCW, FNSTENV/FLDENV, FNSAVE/FRSTOR), loads and
  * stores (FLD/FST/FSTP m32/m64/m80/ST(i), FILD/FIST/FISTP, FLDZ/FLD1), the basic
- * arithmetic (FADD/FSUB/FSUBR/FMUL/FDIV/FDIVR with their P forms), FCHS, FABS,
+ * arithmetic (FADD/FSUB/FSUBR/FMUL/FDIV/FDIVR with their P forms, FSQRT, FRNDINT),
+ * FCHS, FABS, FXAM,
  * FXCH, FFREE, FINCSTP/FDECSTP and the compares (FCOM/FUCOM(P)(P), FCOMI/FUCOMI(P),
  * FTST).
  *
@@ -97,6 +98,7 @@ enum host_op {
 	H_COM, H_UCOM,                                /* compare a with b: C3 C2 C0 */
 	H_LD32, H_LD64, H_ILD16, H_ILD32, H_ILD64,    /* r = load of *mem */
 	H_ST32, H_ST64, H_IST16, H_IST32, H_IST64,    /* *mem = a */
+	H_SQRT, H_RNDINT,                             /* r = f(a) */
 };
 
 /* Run one operation on the host FPU with the guest's PC and RC, exceptions
@@ -135,6 +137,8 @@ static unsigned host_run(uint16_t fcw, enum host_op op, const struct fpu_reg *a,
 	case H_IST16: __asm__ volatile("fldt %1\n\tfistps %0" : "=m"(*(uint16_t *)mem) : "m"(ta)); break;
 	case H_IST32: __asm__ volatile("fldt %1\n\tfistpl %0" : "=m"(*(uint32_t *)mem) : "m"(ta)); break;
 	case H_IST64: __asm__ volatile("fldt %1\n\tfistpll %0" : "=m"(*(uint64_t *)mem) : "m"(ta)); break;
+	case H_SQRT: __asm__ volatile("fldt %1\n\tfsqrt\n\tfstpt %0" : "=m"(tr) : "m"(ta)); break;
+	case H_RNDINT: __asm__ volatile("fldt %1\n\tfrndint\n\tfstpt %0" : "=m"(tr) : "m"(ta)); break;
 	}
 	__asm__ volatile("fnstsw %0\n\tfnclex\n\tfldcw %1" : "=m"(sw) : "m"(saved));
 	if (r) {
@@ -581,6 +585,54 @@ status_t op_fsign(struct cpu *cpu, const struct insn *in)
 		r->sexp ^= 0x8000;
 	else
 		r->sexp &= 0x7fff;
+	return ST_OK;
+}
+
+/* D9 FA: FSQRT; D9 FC: FRNDINT (rounding per FCW.RC): ST(0) := f(ST(0)). */
+status_t op_funary(struct cpu *cpu, const struct insn *in)
+{
+	status_t st = begin(cpu, in);
+	if (st != ST_OK)
+		return st;
+	struct fpu_state *f = &cpu->fpu;
+	f->fsw &= (uint16_t)~FSW_C1;
+	if (st_empty(f, 0)) {
+		if (stack_fault(f, false))
+			st_write(f, 0, indefinite);
+		return ST_OK;
+	}
+	struct fpu_reg r;
+	unsigned sw = host_run(f->fcw, in->modrm == 0xfa ? H_SQRT : H_RNDINT, st_reg(f, 0), NULL, &r, NULL);
+	if (raise_flags(f, sw & FSW_EXC))
+		return ST_OK;
+	set_cc(f, sw, FSW_C1);
+	st_write(f, 0, r);
+	return ST_OK;
+}
+
+/* D9 E5: FXAM. C1 = sign; C3 C2 C0 = class (SDM Vol.2 FXAM table): unsupported
+ * 000, NaN 001, normal 010, infinity 011, zero 100, empty 101, denormal 110. */
+status_t op_fxam(struct cpu *cpu, const struct insn *in)
+{
+	status_t st = begin(cpu, in);
+	if (st != ST_OK)
+		return st;
+	struct fpu_state *f = &cpu->fpu;
+	const struct fpu_reg *r = st_reg(f, 0);
+	unsigned exp = r->sexp & 0x7fff, cls;
+	bool j = r->mant >> 63;
+	uint64_t frac = r->mant << 1;
+	if (st_empty(f, 0))
+		cls = FSW_C3 | FSW_C0;
+	else if (exp == 0)
+		cls = r->mant == 0 ? FSW_C3 : FSW_C3 | FSW_C2;
+	else if (!j)
+		cls = 0;                                   /* unnormal, pseudo-NaN/infinity */
+	else if (exp == 0x7fff)
+		cls = frac == 0 ? FSW_C2 | FSW_C0 : FSW_C0;
+	else
+		cls = FSW_C2;
+	set_cc(f, cls | ((r->sexp >> 15) ? FSW_C1 : 0), FSW_C0 | FSW_C1 | FSW_C2 | FSW_C3);
 	return ST_OK;
 }
 

@@ -64,6 +64,18 @@ static void test_arith(void)
 	check("(-1.5)^2 = 2.25f", d, 0x40100000);
 	__asm__ volatile("fninit; flds %1; fchs; fabs; fstps %0" : "=m"(d) : "m"(f));
 	check("FABS(FCHS 1.5)", d, 0x3fc00000);
+	__asm__ volatile("fninit; fld1; fld1; faddp; fsqrt; fstpl %0" : "=m"(q));
+	check("FSQRT 2 (m64 hi)", (uint32_t)(q >> 32), 0x3ff6a09e);
+	check("FSQRT 2 (m64 lo)", (uint32_t)q, 0x667f3bcd);
+	__asm__ volatile("fninit; fldl %1; frndint; fistpl %0" : "=m"(d) : "m"(two_half));
+	check("FRNDINT 2.5 -> 2 (nearest even)", d, 2);
+	uint16_t sw;
+	__asm__ volatile("fninit; fldz; fchs; fxam; fnstsw %%ax" : "=a"(sw));
+	check("FXAM -0.0: C3 = 1, C1 = 1 (sign)", sw & 0x4700, 0x4200);
+	__asm__ volatile("fninit; fld1; fxam; fnstsw %%ax" : "=a"(sw));
+	check("FXAM 1.0: normal (C2)", sw & 0x4700, 0x0400);
+	__asm__ volatile("fninit; fxam; fnstsw %%ax" : "=a"(sw));
+	check("FXAM empty: C3 C0", sw & 0x4500, 0x4100);
 	__asm__ volatile("fninit");
 }
 
