@@ -107,6 +107,7 @@ static void tlb_fill(struct cpu *cpu, unsigned bank, uint64_t lin, const struct 
 	e->phys = pa_page;
 	e->global = t->global;
 	e->page_shift = t->page_shift;
+	tlb_note_fill(&cpu->tlb, e);
 }
 
 /* Slow path for size bytes at lin: translate every page touched first (so a

@@ -1,6 +1,8 @@
 /* The page walker (see paging.h). SDM Vol.3 4.3 (32-bit), 4.4 (PAE), 4.5 (4- and
  * 5-level), 4.6 (access rights), 4.7 (#PF error code), 4.8 (accessed and dirty
  * flags). */
+#include <string.h>
+
 #include "mmu/paging.h"
 #include "mmu/x86.h"
 
@@ -9,8 +11,21 @@ static inline uint64_t bits(unsigned hi, unsigned lo)
 	return ((hi >= 63 ? ~0ull : (1ull << (hi + 1)) - 1)) & ~((1ull << lo) - 1);
 }
 
+/* Page-table entries live in RAM almost always: read them directly; anything
+ * else (MMIO, unclaimed: all ones) through the bus. */
 static inline uint64_t read_entry(struct physmem *mem, uint64_t addr, unsigned size)
 {
+	uint8_t *p = physmem_ram_ptr(mem, addr);
+	if (p && addr + size <= mem->ram_size) {
+		uint32_t d;
+		uint64_t q;
+		if (size == 4) {
+			memcpy(&d, p, 4);
+			return d;
+		}
+		memcpy(&q, p, 8);
+		return q;
+	}
 	return physmem_read(mem, addr, size);
 }
 

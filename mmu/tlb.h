@@ -30,11 +30,26 @@ struct tlb_entry {
 	uint64_t phys;             /* page-aligned physical address */
 	bool global;               /* from a G=1 PTE with CR4.PGE (survives MOV CR3) */
 	uint8_t page_shift;        /* size of the page this 4 KiB piece belongs to */
+	bool listed;               /* its index is in tlb.used */
 };
 
 struct tlb {
 	struct tlb_entry e[TLB_BANKS][TLB_ENTRIES];
+	/* Entries filled since they were last flushed, so that MOV CR3 (tens of
+	 * times per process switch) visits those instead of the whole array.
+	 * Invariant: every entry with a valid tag is listed. */
+	uint16_t used[TLB_BANKS * TLB_ENTRIES];
+	unsigned n_used;
 };
+
+/* Record a fill of e (call after setting its tags). */
+static inline void tlb_note_fill(struct tlb *t, struct tlb_entry *e)
+{
+	if (!e->listed) {
+		e->listed = true;
+		t->used[t->n_used++] = (uint16_t)(e - &t->e[0][0]);
+	}
+}
 
 static inline struct tlb_entry *tlb_slot(struct tlb *t, unsigned bank, uint64_t lin)
 {
@@ -51,7 +66,7 @@ static inline uint8_t *tlb_lookup(struct tlb *t, unsigned bank, enum tlb_access 
 	return (uint8_t *)(e->host_minus_lin + (uintptr_t)lin);
 }
 
-/* Drop every translation. */
+/* Drop every translation (a full sweep: also what puts a fresh TLB in order). */
 static inline void tlb_flush_all(struct tlb *t)
 {
 	for (unsigned b = 0; b < TLB_BANKS; b++)
@@ -59,18 +74,25 @@ static inline void tlb_flush_all(struct tlb *t)
 			struct tlb_entry *e = &t->e[b][i];
 			e->tag[0] = e->tag[1] = e->tag[2] = TLB_TAG_INVALID;
 			e->global = false;
+			e->listed = false;
 		}
+	t->n_used = 0;
 }
 
 /* MOV CR3 without PCID: non-global translations go (SDM Vol.3 4.10.4.1). */
 static inline void tlb_flush_nonglobal(struct tlb *t)
 {
-	for (unsigned b = 0; b < TLB_BANKS; b++)
-		for (unsigned i = 0; i < TLB_ENTRIES; i++) {
-			struct tlb_entry *e = &t->e[b][i];
-			if (!e->global)
-				e->tag[0] = e->tag[1] = e->tag[2] = TLB_TAG_INVALID;
+	unsigned keep = 0;
+	for (unsigned i = 0; i < t->n_used; i++) {
+		struct tlb_entry *e = &t->e[0][0] + t->used[i];
+		if (e->global) {
+			t->used[keep++] = t->used[i];
+		} else {
+			e->tag[0] = e->tag[1] = e->tag[2] = TLB_TAG_INVALID;
+			e->listed = false;
 		}
+	}
+	t->n_used = keep;
 }
 
 /* INVLPG: every translation of the page containing lin, global or not, whatever
