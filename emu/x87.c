@@ -4,7 +4,8 @@
  * arithmetic (FADD/FSUB/FSUBR/FMUL/FDIV/FDIVR with their P forms, FSQRT, FRNDINT),
  * FCHS, FABS, FXAM,
  * FXCH, FFREE, FINCSTP/FDECSTP and the compares (FCOM/FUCOM(P)(P), FCOMI/FUCOMI(P),
- * FTST).
+ * FTST), the integer-operand forms FIADD/FIMUL/FISUB(R)/FIDIV(R)/FICOM(P) and
+ * FCMOVcc.
  *
  * Arithmetic is carried out by the host's own x87 unit (hvemu targets x86 hosts):
  * the operands are loaded as 80-bit values, the host runs with the guest's
@@ -199,6 +200,18 @@ static status_t load_mem(struct cpu *cpu, const struct insn *in, unsigned kind, 
 	}
 	*exc = host_run(cpu->fpu.fcw, ops[kind], NULL, NULL, out, buf) & FSW_EXC;
 	return ST_OK;
+}
+
+/* Memory operand kind of the arithmetic and compare groups: D8 m32fp, DC m64fp,
+ * DA m32int, DE m16int (SDM Vol.2 FADD/FIADD, FCOM/FICOM opcode tables). */
+static unsigned arith_mem_kind(const struct insn *in)
+{
+	switch (in->opcode) {
+	case 0xdc: return 1;
+	case 0xda: return 4;
+	case 0xde: return 3;
+	default:   return 0;
+	}
 }
 
 /* ---- control instructions ---- */
@@ -532,7 +545,7 @@ status_t op_farith(struct cpu *cpu, const struct insn *in)
 	if (in->mem) {
 		struct fpu_reg v;
 		unsigned exc = 0;
-		st = load_mem(cpu, in, in->opcode == 0xdc ? 1 : 0, &v, &exc);
+		st = load_mem(cpu, in, arith_mem_kind(in), &v, &exc);
 		if (st != ST_OK)
 			return st;
 		if (st_empty(f, 0)) {
@@ -707,9 +720,9 @@ status_t op_fcom(struct cpu *cpu, const struct insn *in)
 	struct fpu_state *f = &cpu->fpu;
 	struct fpu_reg src = { 0, 0 };
 	unsigned exc = 0, pops;
-	bool quiet = in->opcode == 0xdd || in->opcode == 0xda;
+	bool quiet = !in->mem && (in->opcode == 0xdd || in->opcode == 0xda);
 	if (in->mem) {
-		st = load_mem(cpu, in, in->opcode == 0xdc ? 1 : 0, &src, &exc);
+		st = load_mem(cpu, in, arith_mem_kind(in), &src, &exc);
 		if (st != ST_OK)
 			return st;
 		pops = MODRM_REG(in) & 1;
@@ -766,6 +779,27 @@ status_t op_fcomi(struct cpu *cpu, const struct insn *in)
 	flags_update(cpu, FLAGS_ARITH, fl);
 	if (do_pop)
 		fpop(f);
+	return ST_OK;
+}
+
+/* DA C0+i/C8+i/D0+i/D8+i: FCMOVB/E/BE/U; DB: the negated forms FCMOVNB/NE/NBE/NU.
+ * ST(0) := ST(i) if the EFLAGS condition holds (SDM Vol.2 FCMOVcc). */
+status_t op_fcmov(struct cpu *cpu, const struct insn *in)
+{
+	static const uint8_t cc[4] = { 2 /* B */, 4 /* E */, 6 /* BE */, 10 /* P */ };
+	status_t st = begin(cpu, in);
+	if (st != ST_OK)
+		return st;
+	struct fpu_state *f = &cpu->fpu;
+	unsigned i = in->modrm & 7;
+	f->fsw &= (uint16_t)~FSW_C1;
+	if (st_empty(f, 0) || st_empty(f, i)) {
+		if (stack_fault(f, false))
+			st_write(f, 0, indefinite);
+		return ST_OK;
+	}
+	if (flags_cond(cpu, cc[MODRM_REG(in) & 3] | (in->opcode == 0xdb)))
+		st_write(f, 0, *st_reg(f, i));
 	return ST_OK;
 }
 

@@ -64,6 +64,17 @@ static void test_arith(void)
 	check("(-1.5)^2 = 2.25f", d, 0x40100000);
 	__asm__ volatile("fninit; flds %1; fchs; fabs; fstps %0" : "=m"(d) : "m"(f));
 	check("FABS(FCHS 1.5)", d, 0x3fc00000);
+	int16_t seven = 7;
+	__asm__ volatile("fninit; fildl %1; fiadds %2; fimull %1; fistpl %0" : "=m"(d) : "m"(five), "m"(seven));
+	check("FIADD m16, FIMUL m32: (5 + 7) * 5", d, 60);
+	__asm__ volatile("fninit; fildl %1; fisubrl %2; fistpl %0" : "=m"(d) : "m"(five), "m"(two));
+	check("FISUBR m32: 2 - 5", d, (uint32_t)-3);
+	__asm__ volatile("fninit; fildl %1; fildl %2; cmp %3, %3; fcmove %%st(1), %%st; fistpl %0; fstp %%st(0)"
+			 : "=m"(d) : "m"(five), "m"(two), "r"(0));
+	check("FCMOVE taken (ZF = 1)", d, 5);
+	__asm__ volatile("fninit; fildl %1; fildl %2; cmp %3, %3; fcmovne %%st(1), %%st; fistpl %0; fstp %%st(0)"
+			 : "=m"(d) : "m"(five), "m"(two), "r"(0));
+	check("FCMOVNE not taken (ZF = 1)", d, 2);
 	__asm__ volatile("fninit; fld1; fld1; faddp; fsqrt; fstpl %0" : "=m"(q));
 	check("FSQRT 2 (m64 hi)", (uint32_t)(q >> 32), 0x3ff6a09e);
 	check("FSQRT 2 (m64 lo)", (uint32_t)q, 0x667f3bcd);
