@@ -280,6 +280,13 @@ status_t op_cpuid(struct cpu *cpu, const struct insn *in)
 		cpu_model_cpuid(cpu->model, leaf, subleaf, out);
 	if (leaf == 1 && !(cpu->apic_base & APIC_BASE_EN))
 		out[3] &= ~(1u << 9);
+	/* SDM Vol.2 CPUID leaf 1 ECX[27] OSXSAVE: reflects CR4.OSXSAVE (when the
+	 * model has XSAVE, ECX[26]). */
+	if (leaf == 1) {
+		out[2] &= ~(1u << 27);
+		if ((cpu->cr4 & CR4_OSXSAVE) && (out[2] & (1u << 26)))
+			out[2] |= 1u << 27;
+	}
 	if (leaf == 0 && cpu->model && cpu->model->vendor == VENDOR_INTEL &&
 	    (cpu->misc_enable & MISC_LIMIT_CPUID) && out[0] > 2)
 		out[0] = 2;
@@ -422,6 +429,10 @@ status_t op_wait(struct cpu *cpu, const struct insn *in)
 {
 	if ((cpu->cr0 & (CR0_MP | CR0_TS)) == (CR0_MP | CR0_TS))
 		return cpu_raise(cpu, EXC_NM);
+	/* SDM Vol.2 WAIT/FWAIT: "#MF If there is a pending x87 FPU exception" —
+	 * reported as #MF with CR0.NE (SDM Vol.1 8.7; NE=0 is modelled as IGNNE#). */
+	if ((cpu->fpu.fsw & FSW_ES) && (cpu->cr0 & CR0_NE))
+		return cpu_raise(cpu, EXC_MF);
 	return ST_OK;
 }
 

@@ -241,6 +241,41 @@ START_TEST(cpuid_vendor)
 }
 END_TEST
 
+START_TEST(cpuid_osxsave_follows_cr4)
+{
+	struct machine m;
+	machine_init(&m, "core2");
+	/* mov eax,1; cpuid; hlt: CR4.OSXSAVE=0 -> CPUID.1:ECX[27]=0, XSAVE[26]=1 */
+	assert_ok(RUN(&m, 0x66, 0xb8, 0x01, 0x00, 0x00, 0x00, 0x0f, 0xa2, 0xf4));
+	ck_assert(m.cpu.regs[R_CX] & (1u << 26));
+	ck_assert(!(m.cpu.regs[R_CX] & (1u << 27)));
+	machine_free(&m);
+	machine_init(&m, "core2");
+	/* mov eax,40000h; mov cr4,eax; mov eax,1; cpuid; hlt: OSXSAVE mirrors CR4 */
+	assert_ok(RUN(&m, 0x66, 0xb8, 0x00, 0x00, 0x04, 0x00, 0x0f, 0x22, 0xe0,
+		      0x66, 0xb8, 0x01, 0x00, 0x00, 0x00, 0x0f, 0xa2, 0xf4));
+	ck_assert(m.cpu.regs[R_CX] & (1u << 27));
+	machine_free(&m);
+}
+END_TEST
+
+START_TEST(fwait_pending_x87_exception)
+{
+	struct machine m;
+	machine_init(&m, "core2");
+	/* fwait; hlt with FSW.ES set: #MF with CR0.NE, nothing with NE=0 (IGNNE#) */
+	m.cpu.fpu.fsw |= FSW_ES;
+	m.cpu.cr0 |= CR0_NE;
+	assert_fault(RUN(&m, 0x9b, 0xf4), EXC_MF, -1);
+	machine_free(&m);
+	machine_init(&m, "core2");
+	m.cpu.fpu.fsw |= FSW_ES;
+	m.cpu.cr0 &= ~(uint64_t)CR0_NE;
+	assert_ok(RUN(&m, 0x9b, 0xf4));
+	machine_free(&m);
+}
+END_TEST
+
 START_TEST(rdtsc_deterministic)
 {
 	struct machine m;
@@ -874,6 +909,8 @@ static Suite *system_suite(void)
 	Suite *s = suite_create("system");
 	TCase *t = tcase_create("identification");
 	tcase_add_test(t, cpuid_vendor);
+	tcase_add_test(t, cpuid_osxsave_follows_cr4);
+	tcase_add_test(t, fwait_pending_x87_exception);
 	tcase_add_test(t, rdtsc_deterministic);
 	suite_add_tcase(s, t);
 	t = tcase_create("descriptor_tables");
