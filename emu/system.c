@@ -445,3 +445,27 @@ status_t op_nop_hint(struct cpu *cpu, const struct insn *in)
 		return cpu_raise(cpu, EXC_UD);
 	return ST_OK;
 }
+
+/* STAC / CLAC (0F 01 CB / CA): set or clear EFLAGS.AC, the SMAP override for
+ * explicit supervisor accesses. SDM Vol.2 STAC/CLAC: #UD if CPUID.(7,0):EBX.SMAP
+ * is 0, in real-address and virtual-8086 mode, and at CPL > 0. */
+static status_t set_ac(struct cpu *cpu, bool on)
+{
+	if (!cpu_model_has(cpu->model, 7, 1, 20) || cpu->mode == MODE_REAL ||
+	    cpu->mode == MODE_V86 || cpu->cpl != 0)
+		return cpu_raise(cpu, EXC_UD);
+	cpu->rflags = on ? cpu->rflags | FLAG_AC : cpu->rflags & ~(uint64_t)FLAG_AC;
+	return ST_OK;
+}
+
+status_t op_stac(struct cpu *cpu, const struct insn *in)
+{
+	(void)in;
+	return set_ac(cpu, true);
+}
+
+status_t op_clac(struct cpu *cpu, const struct insn *in)
+{
+	(void)in;
+	return set_ac(cpu, false);
+}

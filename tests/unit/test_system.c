@@ -276,6 +276,30 @@ START_TEST(fwait_pending_x87_exception)
 }
 END_TEST
 
+START_TEST(stac_clac_rules)
+{
+	struct machine m;
+	/* SDM Vol.2 STAC/CLAC: AC set/cleared at CPL 0 with SMAP in CPUID. */
+	machine_init(&m, "skylake-lite");
+	enter_prot(&m, 0);
+	assert_ok(RUN(&m, 0x0f, 0x01, 0xcb, 0xf4));           /* stac; hlt */
+	ck_assert(cpu_get_flags(&m.cpu) & FLAG_AC);
+	enter_prot(&m, 0);
+	assert_ok(RUN(&m, 0x0f, 0x01, 0xcb, 0x0f, 0x01, 0xca, 0xf4)); /* stac; clac; hlt */
+	ck_assert(!(cpu_get_flags(&m.cpu) & FLAG_AC));
+	enter_prot(&m, 3);
+	assert_fault(RUN(&m, 0x0f, 0x01, 0xcb, 0xf4), EXC_UD, -1);    /* CPL 3 */
+	machine_free(&m);
+	machine_init(&m, "skylake-lite");
+	assert_fault(RUN(&m, 0x0f, 0x01, 0xcb, 0xf4), EXC_UD, -1);    /* real mode */
+	machine_free(&m);
+	machine_init(&m, "core2");                                  /* no SMAP */
+	enter_prot(&m, 0);
+	assert_fault(RUN(&m, 0x0f, 0x01, 0xca, 0xf4), EXC_UD, -1);
+	machine_free(&m);
+}
+END_TEST
+
 START_TEST(rdtsc_deterministic)
 {
 	struct machine m;
@@ -910,6 +934,7 @@ static Suite *system_suite(void)
 	TCase *t = tcase_create("identification");
 	tcase_add_test(t, cpuid_vendor);
 	tcase_add_test(t, cpuid_osxsave_follows_cr4);
+	tcase_add_test(t, stac_clac_rules);
 	tcase_add_test(t, fwait_pending_x87_exception);
 	tcase_add_test(t, rdtsc_deterministic);
 	suite_add_tcase(s, t);
