@@ -1,0 +1,225 @@
+/* Long mode (issue 4): entering and leaving IA-32e mode and its #GP rules,
+ * compatibility-mode wrap-around vs 64-bit no-wrap, canonical-address faults,
+ * IST stack switching, MOVSXD, and a SYSCALL/SYSRET round trip through CPL 3.
+ * C code runs in 32-bit protected mode and, once IA-32e mode is active, in
+ * compatibility mode; 64-bit routines are in long64.S. Skipped (TAP SKIP) when
+ * CPUID.80000001H:EDX.LM[29] = 0 (hvemu's default model; --cpu skylake-lite or
+ * epyc-lite run it). */
+#include "lib/guest.h"
+
+#define LM_CS64    0x40   /* 64-bit code DPL0 (SYSCALL CS = STAR[47:32]) */
+#define LM_DS      0x48   /* data DPL0 (SYSCALL SS) */
+#define LM_UCS32   0x50   /* SYSRET base: 32-bit user code */
+#define LM_UDS     0x58   /* user data (SYSRET SS) */
+#define LM_UCS64   0x60   /* 64-bit user code (SYSRET CS with REX.W) */
+#define LM_TSS     0x68   /* 16-byte 64-bit TSS descriptor (entries 13, 14) */
+#define LM_WRAP    0x78   /* data, base 0x40000000, 4 GiB limit */
+
+#define MSR_EFER    0xc0000080u
+#define MSR_STAR    0xc0000081u
+#define MSR_LSTAR   0xc0000082u
+#define MSR_SFMASK  0xc0000084u
+#define MSR_FS_BASE 0xc0000100u
+#define EFER_SCE (1u << 0)
+#define EFER_LME (1u << 8)
+#define EFER_LMA (1u << 10)
+
+/* Written by long64.S. */
+volatile uint64_t lm_vec, lm_err, lm_rip, lm_cs, lm_rsp, lm_cr2, lm_hrsp, lm_saved_rsp;
+volatile uint64_t lm_sys_rcx, lm_sys_r11, lm_sys_rcx2;
+volatile uint32_t lm_recover, lm_sys_count, lm_sys_cs, lm_sys_ss, lm_user_cs, lm_user_ss,
+	lm_user_flags;
+extern char lm_stubs[], lm_sys_entry[], lm_sys_back[], lm_canon_jmp_insn[];
+
+static uint64_t pml4[512] __attribute__((aligned(4096)));
+static uint64_t pdpt[512] __attribute__((aligned(4096)));
+static uint64_t pd[512] __attribute__((aligned(4096)));
+static uint64_t idt64[64] __attribute__((aligned(16)));
+static uint32_t tss64[26] __attribute__((aligned(16)));
+static uint8_t ist_stack[4096] __attribute__((aligned(16)));
+
+#define CALL64(fn) __asm__ volatile("lcall $0x40, $" #fn ::: "eax", "ecx", "edx", "memory")
+
+static uint64_t rdmsr(uint32_t idx)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(idx));
+	return (uint64_t)hi << 32 | lo;
+}
+
+static void wrmsr(uint32_t idx, uint64_t v)
+{
+	__asm__ volatile("wrmsr" :: "c"(idx), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)) : "memory");
+}
+
+static uint32_t read_cr0(void) { uint32_t v; __asm__ volatile("mov %%cr0, %0" : "=r"(v)); return v; }
+
+/* Pre-activation: PG with LME=1 and PAE=0 (SDM Vol.2 MOV CR; Vol.3 9.8.5). */
+static void set_pg(void *arg)
+{
+	(void)arg;
+	__asm__ volatile(MARK "mov %0, %%cr0" :: "r"(read_cr0() | 0x80000000u) : "memory");
+}
+
+static void do_ud2(void *arg)
+{
+	(void)arg;
+	__asm__ volatile(MARK "ud2");
+}
+
+/* A compatibility-mode instruction expected to fault through the 64-bit IDT. */
+#define LM_TRY(insn, ...) __asm__ volatile("movl $1f, lm_recover\n\t" insn "\n1:" :: __VA_ARGS__ : "memory")
+
+static void build_tables(void)
+{
+	/* Identity map of the first GiB with 2 MiB pages, user-accessible so that
+	 * the CPL-3 leg of the SYSCALL test can run on the same code and stack. */
+	for (int i = 0; i < 512; i++)
+		pd[i] = ((uint64_t)i << 21) | 0x87;              /* P RW US PS */
+	pdpt[0] = (uint32_t)(uintptr_t)pd | 7;
+	pml4[0] = (uint32_t)(uintptr_t)pdpt | 7;
+
+	gdt[LM_CS64 >> 3] = seg_desc(0, 0xfffff, ACC_P | ACC_S | ACC_CODE | ACC_CODE_R, FL_G | 0x2);
+	gdt[LM_DS >> 3] = seg_desc(0, 0xfffff, ACC_P | ACC_S | ACC_DATA_W, FL_G | FL_DB);
+	gdt[LM_UCS32 >> 3] = seg_desc(0, 0xfffff, ACC_P | ACC_DPL(3) | ACC_S | ACC_CODE | ACC_CODE_R, FL_G | FL_DB);
+	gdt[LM_UDS >> 3] = seg_desc(0, 0xfffff, ACC_P | ACC_DPL(3) | ACC_S | ACC_DATA_W, FL_G | FL_DB);
+	gdt[LM_UCS64 >> 3] = seg_desc(0, 0xfffff, ACC_P | ACC_DPL(3) | ACC_S | ACC_CODE | ACC_CODE_R, FL_G | 0x2);
+	gdt[LM_TSS >> 3] = seg_desc((uint32_t)(uintptr_t)tss64, sizeof(tss64) - 1, ACC_P | SYS_TSS32, 0);
+	gdt[(LM_TSS >> 3) + 1] = 0;                          /* base 63:32 = 0, type 0 */
+	gdt[LM_WRAP >> 3] = seg_desc(0x40000000u, 0xfffff, ACC_P | ACC_S | ACC_DATA_W, FL_G | FL_DB);
+	reload_gdt();
+
+	/* 64-bit TSS: IST1 at offset 24H (SDM Vol.3 8.7, Figure 8-11). */
+	uint32_t ist1 = (uint32_t)(uintptr_t)(ist_stack + sizeof(ist_stack));
+	tss64[0x24 / 4] = ist1;
+	/* 16-byte interrupt gates (SDM Vol.3 6.14.1, Figure 6-8); INT3 uses IST1. */
+	for (int v = 0; v < 32; v++) {
+		uint32_t off = (uint32_t)(uintptr_t)lm_stubs + v * 16;
+		idt64[2 * v] = (off & 0xffff) | ((uint64_t)LM_CS64 << 16) | ((uint64_t)(v == 3 ? 1 : 0) << 32) |
+			       (0x8eull << 40) | ((uint64_t)(off >> 16) << 48);
+		idt64[2 * v + 1] = 0;
+	}
+}
+
+void guest_main(void)
+{
+	uint32_t a, b, c, d;
+	__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0x80000000u), "c"(0));
+	d = 0;
+	if (a >= 0x80000001u)
+		__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0x80000001u), "c"(0));
+	if (!(d & (1u << 29))) {
+		gprintf("ok - long mode # SKIP CPUID.80000001H:EDX.LM[29] = 0\n");
+		tap_finish();
+	}
+	build_tables();
+	struct dtr idt32;
+	__asm__ volatile("sidt %0" : "=m"(idt32));
+
+	/* --- activation rules --- */
+	uint64_t efer0 = rdmsr(MSR_EFER);
+	wrmsr(MSR_EFER, efer0 | EFER_LME | EFER_SCE);
+	/* QEMU TCG enables paging without the check and loses the guest. */
+	if (!skip_quirk("MOV CR0.PG with EFER.LME=1 and CR4.PAE=0 -> #GP(0)",
+			"TCG does not check CR4.PAE when activating IA-32e mode")) {
+		expect_fault("MOV CR0.PG with EFER.LME=1 and CR4.PAE=0 -> #GP(0)", set_pg, 0, 13, 0);
+		check("EFER.LMA stays 0 after the refused activation",
+		      (uint32_t)rdmsr(MSR_EFER) & EFER_LMA, 0);
+	}
+
+	__asm__ volatile("mov %0, %%cr3" :: "r"((uint32_t)(uintptr_t)pml4) : "memory");
+	uint32_t cr4;
+	__asm__ volatile("mov %%cr4, %0" : "=r"(cr4));
+	__asm__ volatile("mov %0, %%cr4" :: "r"(cr4 | 0x20) : "memory");
+	struct dtr i64 = { sizeof(idt64) - 1, (uint32_t)(uintptr_t)idt64 };
+	__asm__ volatile("lidt %0\n\tmov %1, %%cr0" :: "m"(i64), "r"(read_cr0() | 0x80000000u) : "memory");
+	check("MOV CR0.PG with EFER.LME=1: EFER.LMA = 1 (SDM 9.8.5)",
+	      (uint32_t)rdmsr(MSR_EFER) & EFER_LMA, EFER_LMA);
+
+	/* --- compatibility mode --- */
+	*(volatile uint32_t *)0x1000 = 0x5a5a1234;
+	uint32_t v = 0;
+	__asm__ volatile("mov %w1, %%fs\n\tmovl %%fs:(%2), %0\n\tmov %w3, %%fs"
+			 : "=r"(v) : "r"(LM_WRAP), "r"(0xC0001000u), "r"(SEL_KDATA) : "memory");
+	check("compat mode: base 0x40000000 + 0xC0001000 wraps to linear 0x1000", v, 0x5a5a1234);
+
+	if (!skip_quirk("compat mode: clearing CR4.PAE -> #GP (SDM 9.8.5.4)",
+			"TCG clears CR4.PAE in IA-32e mode and loses the guest")) {
+		lm_vec = 0xff;
+		LM_TRY("mov %0, %%cr4", "r"(cr4 & ~0x20u));
+		check("compat mode: clearing CR4.PAE -> #GP (SDM 9.8.5.4)", (uint32_t)lm_vec, 13);
+	}
+	lm_vec = 0xff;
+	LM_TRY("wrmsr", "c"(MSR_EFER), "a"(((uint32_t)efer0 | EFER_SCE) & ~EFER_LME), "d"(0));
+	check_quirk("WRMSR EFER changing LME with CR0.PG=1 -> #GP (SDM Vol.4 IA32_EFER, APM2 14.6.1)",
+		    (uint32_t)lm_vec, 13, "TCG accepts the write");
+
+	/* LTR of the 16-byte TSS descriptor (SDM Vol.3 8.2.3). */
+	__asm__ volatile("ltr %w0" :: "r"(LM_TSS) : "memory");
+
+	/* --- 64-bit mode --- */
+	wrmsr(MSR_FS_BASE, 0x40000000u);
+	lm_vec = 0xff;
+	CALL64(lm_nowrap);
+	check("64-bit: FS.base 0x40000000 + 0xC0001000 does not wrap: #PF", (uint32_t)lm_vec, 14);
+	check("64-bit: CR2 bits 31:0", (uint32_t)lm_cr2, 0x00001000);
+	check("64-bit: CR2 bits 63:32 (linear 0x100001000)", (uint32_t)(lm_cr2 >> 32), 1);
+	__asm__ volatile("mov %w0, %%fs" :: "r"(SEL_KDATA) : "memory");
+
+	lm_vec = 0xff;
+	CALL64(lm_canon_gp);
+	check("non-canonical data access -> #GP", (uint32_t)lm_vec, 13);
+	check("non-canonical data access: error code 0", (uint32_t)lm_err, 0);
+	lm_vec = 0xff;
+	CALL64(lm_canon_ss);
+	check_quirk("non-canonical access through RBP (SS) -> #SS (SDM Vol.3 6.15, #SS)",
+		    (uint32_t)lm_vec, 12, "TCG raises #GP for non-canonical stack references");
+	check("#SS error code 0", (uint32_t)lm_err, 0);
+	lm_vec = 0xff;
+	CALL64(lm_canon_jmp);
+	check("JMP to a non-canonical address -> #GP(0)", (uint32_t)lm_vec, 13);
+	check_quirk("the #GP reports the JMP, not the target", (uint32_t)lm_rip,
+		    (uint32_t)(uintptr_t)lm_canon_jmp_insn, "TCG faults at the fetch of the target");
+	if (!skip_quirk("64-bit mode: clearing CR0.PG -> #GP(0)",
+			"TCG clears CR0.PG in 64-bit mode and loses the guest")) {
+		lm_vec = 0xff;
+		CALL64(lm_clear_pg64);
+		check("64-bit mode: clearing CR0.PG -> #GP(0)", (uint32_t)lm_vec, 13);
+	}
+
+	lm_vec = 0xff;
+	CALL64(lm_int3);
+	check("INT3 delivered through the 64-bit IDT", (uint32_t)lm_vec, 3);
+	check("IST1: the handler runs on TSS.IST1 (frame of 5 qwords + 2 pushes)",
+	      (uint32_t)lm_hrsp, (uint32_t)(uintptr_t)(ist_stack + sizeof(ist_stack)) - 56);
+
+	uint32_t upper;
+	__asm__ volatile("lcall $0x40, $lm_movsxd" : "=a"(upper) :: "ecx", "edx", "memory");
+	check("MOVSXD r64, r32 sign-extends 0x80000001", upper, 0xffffffffu);
+
+	/* SYSCALL -> SYSRETQ (CPL 3, 64-bit) -> SYSCALL back. */
+	wrmsr(MSR_STAR, ((uint64_t)LM_UCS32 << 48) | ((uint64_t)LM_CS64 << 32));
+	wrmsr(MSR_LSTAR, (uint32_t)(uintptr_t)lm_sys_entry);
+	wrmsr(MSR_SFMASK, 0x200);
+	CALL64(lm_syscall);
+	__asm__ volatile("mov %w0, %%ss\n\tmov %w0, %%ds\n\tmov %w0, %%es" :: "r"(SEL_KDATA) : "memory");
+	check("SYSCALL: two entries", lm_sys_count, 2);
+	check("SYSCALL: RCX = the next RIP", (uint32_t)lm_sys_rcx, (uint32_t)(uintptr_t)lm_sys_entry);
+	check("SYSCALL: CS = STAR[47:32]", lm_sys_cs, LM_CS64);
+	check("SYSCALL: SS = STAR[47:32] + 8", lm_sys_ss, LM_DS);
+	check("SYSRETQ: CS = STAR[63:48] + 16 | 3", lm_user_cs, LM_UCS64 | 3);
+	check("SYSRETQ: SS = STAR[63:48] + 8 | 3", lm_user_ss, LM_UDS | 3);
+	check("SYSRETQ: RFLAGS from R11 (CF, bit 1)", lm_user_flags & 0xfff, 0x003);
+	check("SYSCALL from CPL 3: RCX = its next RIP", (uint32_t)lm_sys_rcx2,
+	      (uint32_t)(uintptr_t)lm_sys_back);
+
+	/* --- leaving IA-32e mode (SDM 9.8.5.4): from compatibility mode, PG := 0 --- */
+	__asm__ volatile("mov %0, %%cr0\n\tlidt %1" :: "r"(read_cr0() & ~0x80000000u), "m"(idt32) : "memory");
+	check("clearing CR0.PG in compatibility mode: EFER.LMA = 0",
+	      (uint32_t)rdmsr(MSR_EFER) & EFER_LMA, 0);
+	wrmsr(MSR_EFER, efer0);
+	__asm__ volatile("mov %0, %%cr4" :: "r"(cr4) : "memory");
+	tss_load(0x67);
+	expect_fault("back in legacy protected mode: #UD through the 32-bit IDT", do_ud2, 0, 6, -1);
+	tap_finish();
+}
