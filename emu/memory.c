@@ -6,7 +6,7 @@
 #include "emu/debug.h"
 #include "emu/icache.h"
 #include "emu/operand.h"
-#include "mmu/paging.h"
+#include "emu/paging_env.h"
 
 static inline unsigned tlb_bank(const struct cpu *cpu)
 {
@@ -43,13 +43,7 @@ static status_t translate(struct cpu *cpu, uint64_t lin, enum tlb_access acc, un
 					   .page_shift = PAGE_SHIFT };
 		return ST_OK;
 	}
-	struct paging_env env = {
-		.mem = cpu->mem, .mode = mode, .cr3 = cpu->cr3,
-		.pse = cpu->cr4 & CR4_PSE, .pge = cpu->cr4 & CR4_PGE, .wp = cpu->cr0 & CR0_WP,
-		.nxe = cpu->efer & EFER_NXE, .smep = cpu->cr4 & CR4_SMEP, .smap = cpu->cr4 & CR4_SMAP,
-		.ac = cpu->rflags & FLAG_AC, .gbpages = cpu->gbpages, .maxphyaddr = cpu->maxphyaddr,
-		.pdpte = cpu->pdpte,
-	};
+	struct paging_env env = cpu_paging_env(cpu);
 	unsigned flags = (bank == TLB_USER ? WALK_USER : 0) | (implicit ? WALK_IMPLICIT : 0);
 	struct walk_result r;
 	struct fault f;

@@ -1,4 +1,5 @@
 /* Execution tracing; see emu/trace.h. */
+#include "emu/paging_env.h"
 #include "emu/trace.h"
 
 #include <capstone/capstone.h>
@@ -94,13 +95,7 @@ static bool code_phys(struct cpu *cpu, uint64_t lin, uint64_t *pa)
 		*pa = lin;
 		return true;
 	}
-	struct paging_env env = {
-		.mem = cpu->mem, .mode = (enum paging_mode)mode, .cr3 = cpu->cr3,
-		.pse = cpu->cr4 & CR4_PSE, .pge = cpu->cr4 & CR4_PGE, .wp = cpu->cr0 & CR0_WP,
-		.nxe = cpu->efer & EFER_NXE, .smep = cpu->cr4 & CR4_SMEP, .smap = cpu->cr4 & CR4_SMAP,
-		.gbpages = cpu->gbpages, .maxphyaddr = cpu->maxphyaddr ? cpu->maxphyaddr : 36,
-		.pdpte = cpu->pdpte,
-	};
+	struct paging_env env = cpu_paging_env(cpu);
 	struct walk_result r;
 	struct fault f;
 	if (!paging_walk(&env, lin, WALK_EXEC, cpu->cpl == 3 ? WALK_USER : 0, &r, &f))

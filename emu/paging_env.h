@@ -1,0 +1,20 @@
+/* The CPU state the page walker reads (mmu/paging.h), in one place for the
+ * memory path, tracing and page-table dumps. */
+#ifndef HVEMU_EMU_PAGING_ENV_H
+#define HVEMU_EMU_PAGING_ENV_H
+
+#include "emu/cpu.h"
+#include "mmu/paging.h"
+
+static inline struct paging_env cpu_paging_env(const struct cpu *cpu)
+{
+	return (struct paging_env){
+		.mem = cpu->mem, .mode = (enum paging_mode)cpu_paging_mode(cpu), .cr3 = cpu->cr3,
+		.pse = cpu->cr4 & CR4_PSE, .pge = cpu->cr4 & CR4_PGE, .wp = cpu->cr0 & CR0_WP,
+		.nxe = cpu->efer & EFER_NXE, .smep = cpu->cr4 & CR4_SMEP,
+		.smap = cpu->cr4 & CR4_SMAP, .ac = cpu->rflags & FLAG_AC, .gbpages = cpu->gbpages,
+		.maxphyaddr = cpu->maxphyaddr ? cpu->maxphyaddr : 36, .pdpte = cpu->pdpte,
+	};
+}
+
+#endif
