@@ -70,6 +70,53 @@ static void enter_real(struct cpu *cpu, uint64_t entry)
 	cpu_update_mode(cpu);
 }
 
+/* --entry64: a direct 64-bit start for test guests. IA-32e mode is active
+ * (EFER.LME = LMA = 1, CR0 = PE|ET|PG, CR4.PAE; SDM Vol.3 9.8.5) with identity
+ * page tables for the first 4 GiB in 2 MiB pages (SDM Vol.3 4.5, Table 4-17),
+ * all supervisor read/write/execute, placed in low RAM:
+ *   10000H PML4, 11000H PDPT, 12000H-15FFFH four page directories,
+ *   16000H GDT: 08H flat 64-bit code (L=1), 10H flat data;
+ * CS = 08H, DS/ES/SS/FS/GS = 10H, RSP = 10000H (growing down below the tables),
+ * RFLAGS = 2, no IDT (IDTR limit 0: the guest installs its own). */
+#define E64_PML4 0x10000u
+#define E64_PDPT 0x11000u
+#define E64_PD   0x12000u
+#define E64_GDT  0x16000u
+#define E64_END  0x17000u
+
+static void enter_long64(struct cpu *cpu, struct physmem *pm, uint64_t entry)
+{
+	physmem_write(pm, E64_PML4, 8, E64_PDPT | 3);
+	for (unsigned i = 1; i < 512; i++)
+		physmem_write(pm, E64_PML4 + i * 8, 8, 0);
+	for (unsigned i = 0; i < 512; i++)
+		physmem_write(pm, E64_PDPT + i * 8, 8, i < 4 ? (E64_PD + i * 0x1000u) | 3 : 0);
+	for (unsigned i = 0; i < 4 * 512; i++)
+		physmem_write(pm, E64_PD + i * 8, 8, ((uint64_t)i << 21) | 0x83);   /* P RW PS */
+	/* SDM Vol.3 3.4.5: code 9BH with L=1 (flags AH), data 93H with G/B (flags CH). */
+	uint64_t code = 0x00af9b000000ffffull, data = 0x00cf93000000ffffull;
+	physmem_write(pm, E64_GDT, 8, 0);
+	physmem_write(pm, E64_GDT + 8, 8, code);
+	physmem_write(pm, E64_GDT + 16, 8, data);
+	cpu->gdtr.base = E64_GDT;
+	cpu->gdtr.limit = 23;
+	cpu->idtr.base = 0;
+	cpu->idtr.limit = 0;
+	cpu->cr3 = E64_PML4;
+	cpu->cr4 = CR4_PAE;
+	cpu->efer = EFER_LME | EFER_LMA;
+	cpu->cr0 = CR0_PE | CR0_ET | CR0_PG;
+	seg_load_descriptor(&cpu->seg[SR_CS], 0x08, code);
+	for (unsigned s = 0; s < SR_COUNT; s++)
+		if (s != SR_CS)
+			seg_load_descriptor(&cpu->seg[s], 0x10, data);
+	cpu->cpl = 0;
+	cpu->regs[R_SP] = E64_PML4;
+	cpu_set_flags(cpu, FLAG_FIXED1);
+	cpu->rip = entry;
+	cpu_update_mode(cpu);
+	tlb_flush_all(&cpu->tlb);
+}
 
 bool machine_setup(struct machine *m, const struct machine_config *cfg, char *err,
 		   size_t errlen)
@@ -81,7 +128,14 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 		return fail(err, errlen, "--entry applies to --load images, not to a multiboot --kernel");
 	if (cfg->has_entry && !cfg->n_loads)
 		return fail(err, errlen, "--entry needs a --load image");
-	if (cfg->has_entry && cfg->entry >= 0x100000)
+	if (cfg->entry64) {
+		/* CPUID.80000001H:EDX.LM[29]. */
+		if (!cpu_model_has(cfg->model, 0x80000001, 3, 29))
+			return fail(err, errlen, "--entry64 needs a CPU model with long mode (e.g. --cpu skylake-lite)");
+		if ((uint64_t)((int64_t)(cfg->entry << 16) >> 16) != cfg->entry)
+			return fail(err, errlen, "--entry64 0x%llx is not a canonical address",
+				    (unsigned long long)cfg->entry);
+	} else if (cfg->has_entry && cfg->entry >= 0x100000)
 		return fail(err, errlen, "--entry 0x%llx is not reachable in real mode (must be below 1 MiB)",
 			    (unsigned long long)cfg->entry);
 	if (!physmem_init(&m->mem, cfg->ram_size))
@@ -123,6 +177,9 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 		free(data);
 		if (!ok)
 			return false;
+		if (cfg->entry64 && cfg->loads[i].addr < E64_END && cfg->loads[i].addr + size > 0x8000)
+			return fail(err, errlen, "--load at 0x%llx overlaps the --entry64 stack and page tables (8000H-16FFFH)",
+				    (unsigned long long)cfg->loads[i].addr);
 	}
 	if (cfg->kernel) {
 		struct multiboot_boot boot;
@@ -135,6 +192,8 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 		if (!ok)
 			return fail(err, errlen, "%s: %s", cfg->kernel, why);
 		enter_multiboot(&m->cpu, &m->mem, &boot);
+	} else if (cfg->entry64) {
+		enter_long64(&m->cpu, &m->mem, cfg->entry);
 	} else if (cfg->has_entry) {
 		enter_real(&m->cpu, cfg->entry);
 	}

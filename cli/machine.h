@@ -33,6 +33,7 @@ struct machine_config {
 	unsigned n_loads;
 	bool has_entry;
 	uint64_t entry;            /* real-mode entry for flat images (< 1 MiB) */
+	bool entry64;              /* --entry64: start in 64-bit mode at entry (see machine.c) */
 	uint64_t max_insns;        /* 0: no limit */
 	FILE *serial;              /* COM1 output, or NULL */
 	unsigned trace;            /* TRACE_* */

@@ -22,6 +22,7 @@ static const char usage_text[] =
 	"usage: hvemu run --kernel FILE [options]\n"
 	"       hvemu run --bios FILE [options]\n"
 	"       hvemu run --load FILE@ADDR --entry ADDR [options]\n"
+	"       hvemu run --load FILE@ADDR --entry64 ADDR [options]\n"
 	"       hvemu --help | --version\n"
 	"\n"
 	"An instruction-level x86 system emulator. `run` boots a Multiboot v1 kernel\n"
@@ -43,6 +44,8 @@ static const char usage_text[] =
 	"                       cached, every access walks the page tables\n"
 	"  --load FILE@ADDR     copy FILE to guest-physical ADDR (repeatable)\n"
 	"  --entry ADDR         start in real mode at linear ADDR (< 1 MiB)\n"
+	"  --entry64 ADDR       start in 64-bit mode at ADDR: identity-mapped 4 GiB\n"
+	"                       (2 MiB pages, tables at 10000H), flat CS 08H, RSP 10000H\n"
 	"  --bios FILE          BIOS image (multiple of 64 KiB) ending at 4 GiB\n"
 	"\n"
 	"devices: 16550A UART at 0x3f8, isa-debug-exit at 0xf4, POST port 0x80.\n"
@@ -126,7 +129,7 @@ static void list_models(void)
 /* Options that take a value: "--opt VALUE" or "--opt=VALUE". */
 static const char *const value_opts[] = {
 	"--kernel", "--cmdline", "--mem", "--cpu", "--max-insns", "--serial", "--trace",
-	"--load", "--entry", "--bios", "--tlb",
+	"--load", "--entry", "--entry64", "--bios", "--tlb",
 };
 
 static int cmd_run(int argc, char **argv)
@@ -253,6 +256,13 @@ static int cmd_run(int argc, char **argv)
 				goto out;
 			}
 			cfg.has_entry = true;
+		} else if (!strcmp(name, "--entry64")) {
+			if (!parse_u64(val, &cfg.entry)) {
+				rc = usage_error("bad --entry64 '%s' (an address)", val);
+				goto out;
+			}
+			cfg.has_entry = true;
+			cfg.entry64 = true;
 		}
 	}
 
