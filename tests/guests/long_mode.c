@@ -68,7 +68,7 @@ static void do_ud2(void *arg)
 }
 
 /* A compatibility-mode instruction expected to fault through the 64-bit IDT. */
-#define LM_TRY(insn, ...) __asm__ volatile("movl $1f, lm_recover\n\t" insn "\n1:" :: __VA_ARGS__ : "memory")
+#define LM_TRY(insn, ...) __asm__ volatile("movl $1f, lm_recover\n\t" insn "\n1:" :: __VA_ARGS__)
 
 static void build_tables(void)
 {
@@ -146,13 +146,33 @@ void guest_main(void)
 	if (!skip_quirk("compat mode: clearing CR4.PAE -> #GP (SDM 9.8.5.4)",
 			"TCG clears CR4.PAE in IA-32e mode and loses the guest")) {
 		lm_vec = 0xff;
-		LM_TRY("mov %0, %%cr4", "r"(cr4 & ~0x20u));
+		LM_TRY("mov %0, %%cr4", "r"(cr4 & ~0x20u) : "memory");
 		check("compat mode: clearing CR4.PAE -> #GP (SDM 9.8.5.4)", (uint32_t)lm_vec, 13);
 	}
 	lm_vec = 0xff;
-	LM_TRY("wrmsr", "c"(MSR_EFER), "a"(((uint32_t)efer0 | EFER_SCE) & ~EFER_LME), "d"(0));
+	LM_TRY("wrmsr", "c"(MSR_EFER), "a"(((uint32_t)efer0 | EFER_SCE) & ~EFER_LME), "d"(0) : "memory");
 	check_quirk("WRMSR EFER changing LME with CR0.PG=1 -> #GP (SDM Vol.4 IA32_EFER, APM2 14.6.1)",
 		    (uint32_t)lm_vec, 13, "TCG accepts the write");
+
+	/* 4-level paging error codes (SDM Vol.3 4.7): PDPTE 1 not present -> P=0;
+	 * a PDE with bit 51 set (reserved above MAXPHYADDR <= 48) -> P|RSVD. */
+	lm_vec = 0xff;
+	LM_TRY("movl (%0), %%eax", "r"(0x40000000u) : "eax", "memory");
+	check("compat mode: read of an unmapped GiB -> #PF", (uint32_t)lm_vec, 14);
+	check("#PF error code: read, not present, supervisor", (uint32_t)lm_err, 0);
+	check("#PF CR2 = 0x40000000", (uint32_t)lm_cr2, 0x40000000u);
+	lm_vec = 0xff;
+	LM_TRY("movl %%eax, (%0)", "r"(0x40000010u), "a"(0) : "memory");
+	check("#PF error code: write, not present", (uint32_t)lm_err, 2);
+	pd[100] |= 1ull << 51;
+	__asm__ volatile("invlpg (%0)" :: "r"(100u << 21) : "memory");
+	lm_vec = 0xff;
+	LM_TRY("movl (%0), %%eax", "r"(100u << 21) : "eax", "memory");
+	check("reserved PDE bit 51: #PF", (uint32_t)lm_vec, 14);
+	check_quirk("#PF error code: P|RSVD (SDM Vol.3 4.7: P=1, no not-present entry)", (uint32_t)lm_err, 9,
+		    "TCG reports RSVD without P for a reserved bit in a 2 MiB PDE");
+	pd[100] &= ~(1ull << 51);
+	__asm__ volatile("invlpg (%0)" :: "r"(100u << 21) : "memory");
 
 	/* LTR of the 16-byte TSS descriptor (SDM Vol.3 8.2.3). */
 	__asm__ volatile("ltr %w0" :: "r"(LM_TSS) : "memory");
