@@ -1,5 +1,7 @@
 /* Machine assembly and boot for the CLI; see cli/machine.h. */
 #include "cli/machine.h"
+#include "emu/paging_env.h"
+#include "mmu/paging_dump.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -154,6 +156,7 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 	m->cpu_ready = true;
 	m->cpu.icount_limit = cfg->max_insns;
 	m->cpu.tlb_uncached = cfg->tlb_uncached;
+	m->dump_pt = cfg->dump_pt;
 	m->mem.on_ram_write = ram_written;
 	m->mem.on_ram_write_opaque = &m->cpu;
 	/* Always attached: a triple fault is reported even without --trace. */
@@ -227,6 +230,10 @@ int machine_run(struct machine *m)
 	status_t st = cpu_run(cpu);
 	if (m->uart.out)
 		fflush(m->uart.out);
+	if (m->dump_pt == DUMP_PT_EXIT || (m->dump_pt == DUMP_PT_SHUTDOWN && st == ST_SHUTDOWN)) {
+		struct paging_env env = cpu_paging_env(cpu);
+		paging_dump(&env, stderr);
+	}
 	switch (st) {
 	case ST_STOP:
 		if (m->dexit.exited)

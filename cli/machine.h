@@ -38,7 +38,11 @@ struct machine_config {
 	FILE *serial;              /* COM1 output, or NULL */
 	unsigned trace;            /* TRACE_* */
 	bool tlb_uncached;         /* --tlb flush: every access walks the page tables */
+	unsigned dump_pt;          /* DUMP_PT_*: when to print the page tables at the end */
 };
+
+/* --dump-pt: print the page tables of the final CR3 (mmu/paging_dump.h). */
+enum { DUMP_PT_NEVER, DUMP_PT_SHUTDOWN, DUMP_PT_EXIT };
 
 struct machine {
 	struct physmem mem;
@@ -49,6 +53,7 @@ struct machine {
 	struct trace trace;
 	struct cpu cpu;
 	bool cpu_ready;
+	unsigned dump_pt;          /* DUMP_PT_* from the configuration */
 };
 
 /* Build the machine and load the images; false with a one-line reason in err

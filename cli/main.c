@@ -42,6 +42,9 @@ static const char usage_text[] =
 	"  --tlb exact|flush    exact (default): translations stay cached until\n"
 	"                       INVLPG/MOV CR3 as on hardware; flush: none are\n"
 	"                       cached, every access walks the page tables\n"
+	"  --dump-pt exit|shutdown\n"
+	"                       print the page tables of the final CR3 to stderr at\n"
+	"                       the end of every run, or only after a triple fault\n"
 	"  --load FILE@ADDR     copy FILE to guest-physical ADDR (repeatable)\n"
 	"  --entry ADDR         start in real mode at linear ADDR (< 1 MiB)\n"
 	"  --entry64 ADDR       start in 64-bit mode at ADDR: identity-mapped 4 GiB\n"
@@ -129,7 +132,7 @@ static void list_models(void)
 /* Options that take a value: "--opt VALUE" or "--opt=VALUE". */
 static const char *const value_opts[] = {
 	"--kernel", "--cmdline", "--mem", "--cpu", "--max-insns", "--serial", "--trace",
-	"--load", "--entry", "--entry64", "--bios", "--tlb",
+	"--load", "--entry", "--entry64", "--bios", "--tlb", "--dump-pt",
 };
 
 static int cmd_run(int argc, char **argv)
@@ -243,6 +246,12 @@ static int cmd_run(int argc, char **argv)
 			/* The path is the argument up to the '@'; keep it in argv's storage. */
 			((char *)at)[0] = '\0';
 			cfg.loads[cfg.n_loads++] = (struct flat_load){ .path = val, .addr = addr };
+		} else if (!strcmp(name, "--dump-pt")) {
+			if (strcmp(val, "exit") && strcmp(val, "shutdown")) {
+				rc = usage_error("bad --dump-pt '%s' (exit or shutdown)", val);
+				goto out;
+			}
+			cfg.dump_pt = !strcmp(val, "exit") ? DUMP_PT_EXIT : DUMP_PT_SHUTDOWN;
 		} else if (!strcmp(name, "--tlb")) {
 			/* "cached" is accepted as another name for "exact". */
 			if (strcmp(val, "exact") && strcmp(val, "cached") && strcmp(val, "flush")) {

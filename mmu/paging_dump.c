@@ -96,7 +96,7 @@ void paging_dump(const struct paging_env *env, FILE *out)
 	unsigned m = env->maxphyaddr ? env->maxphyaddr : 36;
 	c.addr_mask = ((m >= 64 ? ~0ull : (1ull << m) - 1)) & ~0xfffull;
 
-	fprintf(out, "page tables: CR3=%#" PRIx64 " paging %s\n", env->cr3, names[env->mode]);
+	fprintf(out, "page tables: CR3=0x%" PRIx64 " paging %s\n", env->cr3, names[env->mode]);
 	switch (env->mode) {
 	case PAGING_32:
 		c.esize = 4;
@@ -106,7 +106,7 @@ void paging_dump(const struct paging_env *env, FILE *out)
 		c.esize = 8;
 		for (unsigned i = 0; i < 4; i++) {
 			uint64_t pdpte = env->pdpte[i];
-			fprintf(out, " PDPTE%u %#018" PRIx64 "\n", i, pdpte);
+			fprintf(out, " PDPTE%u 0x%016" PRIx64 "\n", i, pdpte);
 			if (pdpte & PTE_P)
 				dump_table(&c, pdpte & c.addr_mask, 0, 2, 21, (uint64_t)i << 30,
 					   PTE_RW | PTE_US);

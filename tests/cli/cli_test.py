@@ -53,6 +53,8 @@ MB_CHECK = bytes.fromhex(
 
 # Real mode at 0000:7c00: print "A" on COM1, then exit with V=0x10 (status 33).
 REAL_HELLO = bytes.fromhex('b041' 'baf803' 'ee' 'b010' 'e6f4')
+# The same in 64-bit code: mov al,'A'; mov dx,3f8h (66h); out dx,al; mov al,16; out f4h,al
+LONG_HELLO = bytes.fromhex('b041' '66baf803' 'ee' 'b010' 'e6f4')
 SPIN = bytes.fromhex('ebfe')            # jmp $
 CLI_HLT = bytes.fromhex('faf4')         # cli; hlt
 # ud2 in protected mode with the IDT left at 0 (zeros: no valid gates): #UD
@@ -72,6 +74,7 @@ def files(tmp):
     put('ud2.bin', aout_kernel(UD2))
     put('mbcheck64.elf', elf64_kernel(MB_CHECK))
     put('real.bin', REAL_HELLO)
+    put('long.bin', LONG_HELLO)
     put('spin.bin', SPIN)
     put('clihlt.bin', CLI_HLT)
     put('noheader.bin', b'\x90' * 4096)
@@ -137,6 +140,14 @@ def cases(p, tmp):
                         '--trace', 'insn,io'], 33, b'A', False,
                        'insn: 0000:00007c00  b0 41'),
         'triple-fault': (['run', '--kernel', p['ud2.bin']], 4, b'', False, 'triple-fault: vector'),
+        'bad-dump-pt': e('run', '--kernel', p['mbcheck.bin'], '--dump-pt', 'sometimes'),
+        'dump-pt-shutdown': (['run', '--kernel', p['ud2.bin'], '--dump-pt', 'shutdown'], 4, b'', False,
+                             'page tables: CR3=0x0 paging off'),
+        'entry64-no-long-mode': e('run', '--load', p['long.bin'] + '@0x200000', '--entry64', '0x200000'),
+        'entry64-non-canonical': e('run', '--cpu', 'skylake-lite', '--load', p['long.bin'] + '@0x200000',
+                                   '--entry64', '0x800000000000'),
+        'entry64-hello': (['run', '--cpu', 'skylake-lite', '--load', p['long.bin'] + '@0x200000',
+                           '--entry64', '0x200000'], 33, b'A', False),
     }
 
 
