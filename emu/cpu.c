@@ -211,8 +211,11 @@ static struct block *block_for_rip(struct cpu *cpu, status_t *st)
 	uint64_t lin = cpu->mode == MODE_LONG64 ? cpu->rip : (uint32_t)(cpu->seg[SR_CS].base + cpu->rip);
 	uint8_t probe;
 
-	/* CS limit before translation: #GP(0) outranks #PF (SDM Vol.3 6.9). */
-	if (cpu->mode != MODE_LONG64 && cpu->rip > cpu->seg[SR_CS].limit) {
+	/* CS limit before translation: #GP(0) outranks #PF (SDM Vol.3 6.9). In
+	 * 64-bit mode the limit is not checked but RIP must be canonical (SDM Vol.3
+	 * 6.15 "Interrupt 13": fetch from a non-canonical address is #GP(0)). */
+	if (cpu->mode != MODE_LONG64 ? cpu->rip > cpu->seg[SR_CS].limit
+				     : (uint64_t)((int64_t)(cpu->rip << 16) >> 16) != cpu->rip) {
 		*st = cpu_raise_err(cpu, EXC_GP, 0);
 		return NULL;
 	}

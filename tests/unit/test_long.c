@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "emu/cpu.h"
+#include "emu/hooks.h"
 #include "emu/cpu_model.h"
 #include "emu/insn.h"
 
@@ -307,6 +308,35 @@ START_TEST(movsxd_and_rdtscp)
 }
 END_TEST
 
+/* An event hook that stops the run at the first exception, so a test sees
+ * which one the core raised. */
+static status_t stop_at_event(void *ctx, struct cpu *cpu, const struct event *ev)
+{
+	(void)cpu;
+	*(struct event *)ctx = *ev;
+	return ST_VMEXIT;
+}
+
+/* SDM Vol.3 6.15 "Interrupt 13": fetching from a non-canonical RIP is #GP(0),
+ * raised before any translation (no #PF). */
+START_TEST(noncanonical_fetch)
+{
+	struct machine m;
+	machine_init(&m, "skylake-lite");
+	activate(&m);
+	to64(&m);
+	static const struct cpu_hooks hooks = { .event = stop_at_event };
+	struct event seen = { 0 };
+	m.cpu.hooks = &hooks;
+	m.cpu.hooks_ctx = &seen;
+	m.cpu.rip = 0x0000800000000000ull;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_VMEXIT);
+	ck_assert_int_eq(seen.vector, EXC_GP);
+	ck_assert_uint_eq(seen.error_code, 0);
+	machine_free(&m);
+}
+END_TEST
+
 /* LTR in IA-32e mode reads the 16-byte descriptor (SDM Vol.3 8.2.3). */
 START_TEST(ltr64)
 {
@@ -353,6 +383,7 @@ int main(void)
 	tcase_add_test(t, syscall_sysret);
 	tcase_add_test(t, movsxd_and_rdtscp);
 	tcase_add_test(t, ltr64);
+	tcase_add_test(t, noncanonical_fetch);
 	suite_add_tcase(s, t);
 	SRunner *r = srunner_create(s);
 	srunner_run_all(r, CK_NORMAL);
