@@ -34,20 +34,6 @@ static inline bool canonical48(uint64_t v)
 	return (uint64_t)((int64_t)(v << 16) >> 16) == v;
 }
 
-/* The flat segment caches SYSCALL/SYSRET load without reading the GDT (SDM Vol.2
- * SYSCALL/SYSRET Operation: base 0, limit FFFFFH with G = 1, type 11 for CS (code,
- * execute/read, accessed) and 3 for SS (data, read/write, accessed), S = 1, P = 1). */
-static void load_flat(struct segment *s, uint16_t sel, bool code, unsigned dpl, bool long64)
-{
-	s->selector = sel;
-	s->base = 0;
-	s->limit = 0xffffffffu;
-	s->attr = (uint16_t)(SEG_P | SEG_S | SEG_G | (dpl << SEG_DPL_SHIFT) | SEG_TYPE_ACCESSED |
-			     SEG_TYPE_RW | (code ? SEG_TYPE_CODE : 0) |
-			     (long64 ? SEG_L : SEG_DB));
-	seg_refresh(s);
-}
-
 /* SYSCALL (0F 05). SDM Vol.2 SYSCALL; APM3 SYSCALL. */
 status_t op_syscall(struct cpu *cpu, const struct insn *in)
 {
@@ -74,17 +60,17 @@ status_t op_syscall(struct cpu *cpu, const struct insn *in)
 		cpu->regs[R_CX] = cpu->rip;
 		cpu->regs[R_R11] = flags;
 		cpu_set_flags(cpu, flags & ~cpu->sfmask);
-		load_flat(&cpu->seg[SR_CS], cs, true, 0, true);
+		seg_load_flat(&cpu->seg[SR_CS], cs, true, 0, true);
 		cpu->rip = cpu_is_mode64(cpu) ? cpu->lstar : cpu->cstar;
 	} else {
 		/* AMD legacy mode: ECX = next EIP, EIP = STAR[31:0]; VM, IF and RF are
 		 * cleared (APM3 SYSCALL, legacy-mode operation). */
 		cpu->regs[R_CX] = (uint32_t)cpu->rip;
 		cpu_set_flags(cpu, flags & ~(uint64_t)(FLAG_VM | FLAG_IF));
-		load_flat(&cpu->seg[SR_CS], cs, true, 0, false);
+		seg_load_flat(&cpu->seg[SR_CS], cs, true, 0, false);
 		cpu->rip = (uint32_t)cpu->star;
 	}
-	load_flat(&cpu->seg[SR_SS], (uint16_t)(cs + 8), false, 0, false);
+	seg_load_flat(&cpu->seg[SR_SS], (uint16_t)(cs + 8), false, 0, false);
 	cpu->cpl = 0;
 	cpu_update_mode(cpu);
 	return ST_OK;
@@ -116,22 +102,22 @@ status_t op_sysret(struct cpu *cpu, const struct insn *in)
 		/* RFLAGS = (R11 & 3C7FD7H) | 2: RF and VM are never restored. */
 		cpu_set_flags(cpu, (cpu->regs[R_R11] & 0x3c7fd7) | FLAG_FIXED1);
 		if (to64) {
-			load_flat(&cpu->seg[SR_CS], (uint16_t)((base + 16) | 3), true, 3, true);
+			seg_load_flat(&cpu->seg[SR_CS], (uint16_t)((base + 16) | 3), true, 3, true);
 			cpu->rip = cpu->regs[R_CX];
 		} else {
-			load_flat(&cpu->seg[SR_CS], (uint16_t)(base | 3), true, 3, false);
+			seg_load_flat(&cpu->seg[SR_CS], (uint16_t)(base | 3), true, 3, false);
 			cpu->rip = (uint32_t)cpu->regs[R_CX];
 		}
 	} else {
 		/* AMD legacy mode: EFLAGS.IF = 1, return to 32-bit code at ECX. */
 		cpu_set_flags(cpu, cpu_get_flags(cpu) | FLAG_IF);
-		load_flat(&cpu->seg[SR_CS], (uint16_t)(base | 3), true, 3, false);
+		seg_load_flat(&cpu->seg[SR_CS], (uint16_t)(base | 3), true, 3, false);
 		cpu->rip = (uint32_t)cpu->regs[R_CX];
 	}
 	if (is_amd(cpu)) {
 		cpu->seg[SR_SS].selector = ss;
 	} else {
-		load_flat(&cpu->seg[SR_SS], ss, false, 3, false);
+		seg_load_flat(&cpu->seg[SR_SS], ss, false, 3, false);
 	}
 	cpu->cpl = 3;
 	cpu_update_mode(cpu);

@@ -338,21 +338,6 @@ status_t op_rdpmc(struct cpu *cpu, const struct insn *in)
 
 /* --- SYSENTER, SYSEXIT --- */
 
-/* Flat 4 GiB code/data descriptor caches that SYSENTER/SYSEXIT load without
- * reading the GDT (SDM Vol.2 SYSENTER Operation: base 0, limit FFFFFH with G=1,
- * type 11 (execute/read, accessed) for CS and 3 (read/write, accessed) for SS,
- * S=1, P=1, D/B=1). */
-static void load_flat(struct segment *s, uint16_t sel, bool code, unsigned dpl, bool long64)
-{
-	s->selector = sel;
-	s->base = 0;
-	s->limit = 0xffffffffu;
-	s->attr = (uint16_t)(SEG_P | SEG_S | SEG_G | (dpl << SEG_DPL_SHIFT) | SEG_TYPE_ACCESSED |
-			     SEG_TYPE_RW | (code ? SEG_TYPE_CODE : 0) |
-			     (long64 ? SEG_L : SEG_DB));
-	seg_refresh(s);
-}
-
 /* SDM Vol.2 SYSENTER: #UD without CPUID.1:EDX.SEP (and on AMD in long mode,
  * APM3 SYSENTER); "#GP(0) If IA32_SYSENTER_CS[15:2] = 0" and in real-address mode
  * (CR0.PE = 0). Clears VM, IF and RF, enters CPL 0 at SYSENTER_EIP with
@@ -368,8 +353,8 @@ status_t op_sysenter(struct cpu *cpu, const struct insn *in)
 	bool lm = (cpu->efer & EFER_LMA) != 0;
 	uint16_t cs = (uint16_t)(cpu->sysenter_cs & 0xfffc);
 	cpu_set_flags(cpu, cpu_get_flags(cpu) & ~(uint64_t)(FLAG_VM | FLAG_IF | FLAG_RF));
-	load_flat(&cpu->seg[SR_CS], cs, true, 0, lm);
-	load_flat(&cpu->seg[SR_SS], (uint16_t)(cs + 8), false, 0, false);
+	seg_load_flat(&cpu->seg[SR_CS], cs, true, 0, lm);
+	seg_load_flat(&cpu->seg[SR_SS], (uint16_t)(cs + 8), false, 0, false);
 	cpu->cpl = 0;
 	if (lm) {
 		cpu->regs[R_SP] = cpu->sysenter_esp;
@@ -401,8 +386,8 @@ status_t op_sysexit(struct cpu *cpu, const struct insn *in)
 	uint16_t base = (uint16_t)cpu->sysenter_cs;
 	uint16_t cs = (uint16_t)((base + (to64 ? 32 : 16)) | 3);
 	uint16_t ss = (uint16_t)((base + (to64 ? 40 : 24)) | 3);
-	load_flat(&cpu->seg[SR_CS], cs, true, 3, to64);
-	load_flat(&cpu->seg[SR_SS], ss, false, 3, false);
+	seg_load_flat(&cpu->seg[SR_CS], cs, true, 3, to64);
+	seg_load_flat(&cpu->seg[SR_SS], ss, false, 3, false);
 	cpu->cpl = 3;
 	if (to64) {
 		cpu->regs[R_SP] = cpu->regs[R_CX];

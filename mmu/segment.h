@@ -67,6 +67,21 @@ static inline uint64_t seg_linear(const struct segment *s, uint64_t off, bool mo
 	return mode64 ? lin : (uint32_t)lin;
 }
 
+/* The flat 4 GiB descriptor caches SYSENTER/SYSEXIT and SYSCALL/SYSRET load
+ * without reading the GDT (SDM Vol.2 SYSENTER and SYSCALL Operation: base 0,
+ * limit FFFFFH with G=1, type 11 (execute/read, accessed) for CS and 3
+ * (read/write, accessed) for SS, S=1, P=1; D/B=1, or L=1 for a 64-bit CS). */
+static inline void seg_load_flat(struct segment *s, uint16_t selector, bool code, unsigned dpl,
+				 bool long64)
+{
+	s->selector = selector;
+	s->base = 0;
+	s->limit = 0xffffffffu;
+	s->attr = (uint16_t)(SEG_P | SEG_S | SEG_G | (dpl << SEG_DPL_SHIFT) | SEG_TYPE_ACCESSED |
+			     SEG_TYPE_RW | (code ? SEG_TYPE_CODE : 0) | (long64 ? SEG_L : SEG_DB));
+	seg_refresh(s);
+}
+
 /* Real-address and virtual-8086 mode load: base = selector << 4; limit and
  * attributes are kept (SDM Vol.3 20.1.1), except that v8086 forces 64 KiB
  * limits and DPL 3 (SDM Vol.3 20.2.1). */
