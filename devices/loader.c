@@ -8,10 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static bool fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static bool fail(char *err, size_t errlen, const char *fmt, ...)
+bool loader_fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -26,27 +23,27 @@ bool loader_read_file(const char *path, size_t max, uint8_t **data, size_t *size
 {
 	FILE *f = fopen(path, "rb");
 	if (!f)
-		return fail(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		return loader_fail(err, errlen, "cannot open '%s': %s", path, strerror(errno));
 	struct stat st;
 	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
 		fclose(f);
-		return fail(err, errlen, "'%s' is not a regular file", path);
+		return loader_fail(err, errlen, "'%s' is not a regular file", path);
 	}
 	if ((uint64_t)st.st_size > max) {
 		fclose(f);
-		return fail(err, errlen, "'%s' is too large (%lld bytes, max %zu)", path,
+		return loader_fail(err, errlen, "'%s' is too large (%lld bytes, max %zu)", path,
 			    (long long)st.st_size, max);
 	}
 	size_t n = (size_t)st.st_size;
 	uint8_t *buf = malloc(n ? n : 1);
 	if (!buf) {
 		fclose(f);
-		return fail(err, errlen, "out of memory reading '%s'", path);
+		return loader_fail(err, errlen, "out of memory reading '%s'", path);
 	}
 	if (n && fread(buf, 1, n, f) != n) {
 		free(buf);
 		fclose(f);
-		return fail(err, errlen, "cannot read '%s'", path);
+		return loader_fail(err, errlen, "cannot read '%s'", path);
 	}
 	fclose(f);
 	*data = buf;
@@ -58,7 +55,7 @@ bool loader_load_flat(struct physmem *pm, const uint8_t *data, size_t size, uint
 		      char *err, size_t errlen)
 {
 	if (addr > pm->ram_size || size > pm->ram_size - addr)
-		return fail(err, errlen, "image of %zu bytes at 0x%llx does not fit in RAM (%llu MiB)",
+		return loader_fail(err, errlen, "image of %zu bytes at 0x%llx does not fit in RAM (%llu MiB)",
 			    size, (unsigned long long)addr, (unsigned long long)(pm->ram_size >> 20));
 	physmem_write_bytes(pm, addr, data, size);
 	return true;
@@ -69,11 +66,11 @@ bool loader_load_bios(struct physmem *pm, const uint8_t *data, size_t size,
 {
 	const uint64_t top = 0x100000000ull;
 	if (size == 0 || size % 65536 != 0)
-		return fail(err, errlen, "BIOS image size %zu is not a non-zero multiple of 64 KiB", size);
+		return loader_fail(err, errlen, "BIOS image size %zu is not a non-zero multiple of 64 KiB", size);
 	if (size > top - pm->ram_size)
-		return fail(err, errlen, "BIOS image of %zu bytes overlaps RAM", size);
+		return loader_fail(err, errlen, "BIOS image of %zu bytes overlaps RAM", size);
 	if (!physmem_add_rom(pm, top - size, data, size, "bios"))
-		return fail(err, errlen, "cannot map the BIOS at 0x%llx (overlap or table full)",
+		return loader_fail(err, errlen, "cannot map the BIOS at 0x%llx (overlap or table full)",
 			    (unsigned long long)(top - size));
 	size_t isa = size < BIOS_ISA_WINDOW ? size : BIOS_ISA_WINDOW;
 	physmem_write_bytes(pm, 0x100000 - isa, data + size - isa, isa);

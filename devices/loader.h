@@ -11,6 +11,11 @@
 
 #define BIOS_ISA_WINDOW (128u * 1024)   /* the part of the BIOS seen below 1 MiB */
 
+/* Format a one-line reason into err (if given) and return false: the loaders'
+ * way of failing. */
+bool loader_fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* Read a whole file of at most max bytes into a malloc'ed buffer (*data, to be
  * freed by the caller; never NULL on success, even for an empty file). */
 bool loader_read_file(const char *path, size_t max, uint8_t **data, size_t *size,

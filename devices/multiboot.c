@@ -5,6 +5,7 @@
  * memory map at 0x9000, mods_addr points past the kernel, mem_lower is what
  * INT 12h reports (639) and mem_upper the RAM contiguous from 1 MiB. */
 #include "devices/multiboot.h"
+#include "devices/loader.h"
 
 #include <gelf.h>
 #include <libelf.h>
@@ -25,19 +26,6 @@ struct load_plan {
 	unsigned n;
 	uint64_t entry;
 };
-
-static bool fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static bool fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (err && errlen)
-		vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return false;
-}
 
 static uint32_t get32(const uint8_t *p)
 {
@@ -72,11 +60,11 @@ long multiboot_find_header(const uint8_t *image, size_t size, char *err, size_t 
 			bad_checksum = (long)off;
 	}
 	if (bad_checksum >= 0)
-		fail(err, errlen, "multiboot header at offset 0x%lx has a bad checksum", bad_checksum);
+		loader_fail(err, errlen, "multiboot header at offset 0x%lx has a bad checksum", bad_checksum);
 	else if (size < 12)
-		fail(err, errlen, "file too short for a multiboot header (%zu bytes)", size);
+		loader_fail(err, errlen, "file too short for a multiboot header (%zu bytes)", size);
 	else
-		fail(err, errlen, "no multiboot header in the first %d bytes", MB_SEARCH_LIMIT);
+		loader_fail(err, errlen, "no multiboot header in the first %d bytes", MB_SEARCH_LIMIT);
 	return -1;
 }
 
@@ -85,23 +73,23 @@ static bool plan_aout(const uint8_t *image, size_t size, size_t off, struct load
 		      char *err, size_t errlen)
 {
 	if (off + 32 > size)
-		return fail(err, errlen, "multiboot header truncated: address fields missing");
+		return loader_fail(err, errlen, "multiboot header truncated: address fields missing");
 	uint32_t header_addr = get32(image + off + 12), load_addr = get32(image + off + 16);
 	uint32_t load_end = get32(image + off + 20), bss_end = get32(image + off + 24);
 	if (header_addr < load_addr)
-		return fail(err, errlen, "multiboot header_addr 0x%x below load_addr 0x%x",
+		return loader_fail(err, errlen, "multiboot header_addr 0x%x below load_addr 0x%x",
 			    header_addr, load_addr);
 	if (header_addr - load_addr > off)
-		return fail(err, errlen, "multiboot load_addr 0x%x lies before the start of the file",
+		return loader_fail(err, errlen, "multiboot load_addr 0x%x lies before the start of the file",
 			    load_addr);
 	uint64_t text_offset = off - (header_addr - load_addr), load_size;
 	if (load_end) {
 		if (load_end < load_addr)
-			return fail(err, errlen, "multiboot load_end_addr 0x%x below load_addr 0x%x",
+			return loader_fail(err, errlen, "multiboot load_end_addr 0x%x below load_addr 0x%x",
 				    load_end, load_addr);
 		load_size = load_end - load_addr;
 		if (text_offset + load_size > size)
-			return fail(err, errlen, "file truncated: load_end_addr needs %llu bytes, file has %zu",
+			return loader_fail(err, errlen, "file truncated: load_end_addr needs %llu bytes, file has %zu",
 				    (unsigned long long)(text_offset + load_size), size);
 	} else {
 		load_size = size - text_offset;    /* to the end of the file */
@@ -109,7 +97,7 @@ static bool plan_aout(const uint8_t *image, size_t size, size_t off, struct load
 	uint64_t mem_size = load_size;
 	if (bss_end) {
 		if (bss_end < load_addr + load_size)
-			return fail(err, errlen, "multiboot bss_end_addr 0x%x below the end of the load 0x%llx",
+			return loader_fail(err, errlen, "multiboot bss_end_addr 0x%x below the end of the load 0x%llx",
 				    bss_end, (unsigned long long)(load_addr + load_size));
 		mem_size = bss_end - load_addr;
 	}
@@ -127,35 +115,35 @@ static bool plan_elf(const uint8_t *image, size_t size, struct load_plan *p, boo
 		     char *err, size_t errlen)
 {
 	if (size < EI_NIDENT || memcmp(image, ELFMAG, SELFMAG) != 0)
-		return fail(err, errlen, "not an ELF file and the multiboot header has no address fields (flag bit 16)");
+		return loader_fail(err, errlen, "not an ELF file and the multiboot header has no address fields (flag bit 16)");
 	if (image[EI_DATA] != ELFDATA2LSB)
-		return fail(err, errlen, "ELF file is not little-endian");
+		return loader_fail(err, errlen, "ELF file is not little-endian");
 	if (image[EI_CLASS] != ELFCLASS32 && image[EI_CLASS] != ELFCLASS64)
-		return fail(err, errlen, "ELF file has an invalid class %u", image[EI_CLASS]);
+		return loader_fail(err, errlen, "ELF file has an invalid class %u", image[EI_CLASS]);
 	if (elf_version(EV_CURRENT) == EV_NONE)
-		return fail(err, errlen, "libelf: %s", elf_errmsg(-1));
+		return loader_fail(err, errlen, "libelf: %s", elf_errmsg(-1));
 
 	/* libelf wants a writable buffer; give it its own copy. */
 	char *copy = malloc(size);
 	if (!copy)
-		return fail(err, errlen, "out of memory reading the ELF file");
+		return loader_fail(err, errlen, "out of memory reading the ELF file");
 	memcpy(copy, image, size);
 	bool ok = false;
 	Elf *e = elf_memory(copy, size);
 	GElf_Ehdr eh;
 	size_t phnum;
 	if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh)) {
-		fail(err, errlen, "bad ELF header: %s", elf_errmsg(-1));
+		loader_fail(err, errlen, "bad ELF header: %s", elf_errmsg(-1));
 		goto out;
 	}
 	*is64 = gelf_getclass(e) == ELFCLASS64;
 	if (eh.e_machine != (*is64 ? EM_X86_64 : EM_386)) {
-		fail(err, errlen, "ELF%d file is for machine %u, not %s", *is64 ? 64 : 32,
+		loader_fail(err, errlen, "ELF%d file is for machine %u, not %s", *is64 ? 64 : 32,
 		     eh.e_machine, *is64 ? "x86-64" : "i386");
 		goto out;
 	}
 	if (elf_getphdrnum(e, &phnum) != 0) {
-		fail(err, errlen, "bad ELF program headers: %s", elf_errmsg(-1));
+		loader_fail(err, errlen, "bad ELF program headers: %s", elf_errmsg(-1));
 		goto out;
 	}
 	p->n = 0;
@@ -164,23 +152,23 @@ static bool plan_elf(const uint8_t *image, size_t size, struct load_plan *p, boo
 	for (size_t i = 0; i < phnum; i++) {
 		GElf_Phdr ph;
 		if (!gelf_getphdr(e, (int)i, &ph)) {
-			fail(err, errlen, "bad ELF program header %zu: %s", i, elf_errmsg(-1));
+			loader_fail(err, errlen, "bad ELF program header %zu: %s", i, elf_errmsg(-1));
 			goto out;
 		}
 		if (ph.p_type != PT_LOAD || ph.p_memsz == 0)
 			continue;
 		if (ph.p_filesz > ph.p_memsz) {
-			fail(err, errlen, "ELF segment %zu: file size 0x%llx exceeds memory size 0x%llx", i,
+			loader_fail(err, errlen, "ELF segment %zu: file size 0x%llx exceeds memory size 0x%llx", i,
 			     (unsigned long long)ph.p_filesz, (unsigned long long)ph.p_memsz);
 			goto out;
 		}
 		if (ph.p_offset > size || ph.p_filesz > size - ph.p_offset) {
-			fail(err, errlen, "file truncated: ELF segment %zu needs bytes up to 0x%llx, file has 0x%zx",
+			loader_fail(err, errlen, "file truncated: ELF segment %zu needs bytes up to 0x%llx, file has 0x%zx",
 			     i, (unsigned long long)(ph.p_offset + ph.p_filesz), size);
 			goto out;
 		}
 		if (p->n == MAX_SEGMENTS) {
-			fail(err, errlen, "ELF file has more than %d loadable segments", MAX_SEGMENTS);
+			loader_fail(err, errlen, "ELF file has more than %d loadable segments", MAX_SEGMENTS);
 			goto out;
 		}
 		p->seg[p->n++] = (struct segment_plan){ .paddr = ph.p_paddr, .filesz = ph.p_filesz,
@@ -191,11 +179,11 @@ static bool plan_elf(const uint8_t *image, size_t size, struct load_plan *p, boo
 		}
 	}
 	if (p->n == 0) {
-		fail(err, errlen, "ELF file has no loadable segments");
+		loader_fail(err, errlen, "ELF file has no loadable segments");
 		goto out;
 	}
 	if (p->entry > 0xffffffffull) {
-		fail(err, errlen, "ELF entry point 0x%llx is above 4 GiB", (unsigned long long)p->entry);
+		loader_fail(err, errlen, "ELF entry point 0x%llx is above 4 GiB", (unsigned long long)p->entry);
 		goto out;
 	}
 	ok = true;
@@ -213,17 +201,17 @@ static bool check_plan(const struct physmem *pm, const struct load_plan *p, char
 		const struct segment_plan *s = &p->seg[i];
 		uint64_t end = s->paddr + s->memsz;
 		if (end < s->paddr || end > pm->ram_size)
-			return fail(err, errlen, "segment 0x%llx-0x%llx lies beyond RAM (%llu MiB)",
+			return loader_fail(err, errlen, "segment 0x%llx-0x%llx lies beyond RAM (%llu MiB)",
 				    (unsigned long long)s->paddr, (unsigned long long)end,
 				    (unsigned long long)(pm->ram_size >> 20));
 		if (s->paddr < MB_AREA_END && end > MB_MMAP_ADDR)
-			return fail(err, errlen, "segment 0x%llx-0x%llx overlaps the multiboot information area 0x%x-0x%x",
+			return loader_fail(err, errlen, "segment 0x%llx-0x%llx overlaps the multiboot information area 0x%x-0x%x",
 				    (unsigned long long)s->paddr, (unsigned long long)end,
 				    MB_MMAP_ADDR, MB_AREA_END);
 		for (unsigned j = 0; j < i; j++) {
 			const struct segment_plan *t = &p->seg[j];
 			if (s->paddr < t->paddr + t->memsz && t->paddr < end)
-				return fail(err, errlen, "segments 0x%llx-0x%llx and 0x%llx-0x%llx overlap",
+				return loader_fail(err, errlen, "segments 0x%llx-0x%llx and 0x%llx-0x%llx overlap",
 					    (unsigned long long)t->paddr,
 					    (unsigned long long)(t->paddr + t->memsz),
 					    (unsigned long long)s->paddr, (unsigned long long)end);
@@ -294,7 +282,7 @@ bool multiboot_load(struct physmem *pm, const uint8_t *image, size_t size,
 {
 	memset(out, 0, sizeof(*out));
 	if (size > 0xffffffffu)
-		return fail(err, errlen, "kernel file too large (%zu bytes)", size);
+		return loader_fail(err, errlen, "kernel file too large (%zu bytes)", size);
 	long off = multiboot_find_header(image, size, err, errlen);
 	if (off < 0)
 		return false;
@@ -303,12 +291,12 @@ bool multiboot_load(struct physmem *pm, const uint8_t *image, size_t size,
 	out->header_flags = flags;
 	/* Multiboot 3.1.2: refuse an image that requires what we do not know. */
 	if (flags & 0xffff & ~MB_HF_KNOWN_REQUIRED)
-		return fail(err, errlen, "multiboot header requires unsupported features (flags 0x%x)",
+		return loader_fail(err, errlen, "multiboot header requires unsupported features (flags 0x%x)",
 			    flags & 0xffff & ~MB_HF_KNOWN_REQUIRED);
 
 	struct load_plan *plan = calloc(1, sizeof(*plan));
 	if (!plan)
-		return fail(err, errlen, "out of memory");
+		return loader_fail(err, errlen, "out of memory");
 	bool ok = false;
 	bool is64 = false;
 	/* QEMU: the a.out kludge takes precedence over the ELF headers when bit 16
@@ -340,19 +328,19 @@ bool multiboot_load(struct physmem *pm, const uint8_t *image, size_t size,
 	 * the image, counted from its lowest address. */
 	size_t name_len = strlen(kernel_name), cmd_len = strlen(cmdline);
 	if (name_len + 1 + cmd_len + 1 > MB_CMDLINE_MAX) {
-		fail(err, errlen, "command line too long (max %d bytes)", MB_CMDLINE_MAX);
+		loader_fail(err, errlen, "command line too long (max %d bytes)", MB_CMDLINE_MAX);
 		goto out;
 	}
 	static const char loader_name[] = "hvemu";
 	uint64_t strings = low + PAGE_ALIGN(high - low);
 	uint64_t strings_end = strings + name_len + 1 + cmd_len + 1 + sizeof(loader_name);
 	if (strings_end > pm->ram_size) {
-		fail(err, errlen, "no room after the kernel for the command line (RAM ends at 0x%llx)",
+		loader_fail(err, errlen, "no room after the kernel for the command line (RAM ends at 0x%llx)",
 		     (unsigned long long)pm->ram_size);
 		goto out;
 	}
 	if (strings < MB_AREA_END && strings_end > MB_MMAP_ADDR) {
-		fail(err, errlen, "command line at 0x%llx would overlap the multiboot information area",
+		loader_fail(err, errlen, "command line at 0x%llx would overlap the multiboot information area",
 		     (unsigned long long)strings);
 		goto out;
 	}
