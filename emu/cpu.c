@@ -139,7 +139,7 @@ static inline uint64_t ip_mask(const struct cpu *cpu)
 
 /* Decode one instruction at CS:ip. Faults (CS limit, page) are raised. */
 static status_t decode_at(struct cpu *cpu, uint64_t ip, unsigned code_size, struct insn *in,
-			  uint64_t *pa_last)
+			  uint64_t *last_lin)
 {
 	const struct segment *cs = &cpu->seg[SR_CS];
 	uint8_t buf[INSN_MAX_LEN];
@@ -182,7 +182,7 @@ static status_t decode_at(struct cpu *cpu, uint64_t ip, unsigned code_size, stru
 		/* Over 15 bytes, or running into the CS limit: #GP(0). */
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	}
-	*pa_last = lin + (unsigned)len - 1;
+	*last_lin = lin + (unsigned)len - 1;
 	return ST_OK;
 }
 
@@ -236,7 +236,8 @@ static struct block *block_for_rip(struct cpu *cpu, status_t *st)
 	b->pa = BLOCK_INVALID;
 	b->count = 0;
 	b->code_size = (uint8_t)code_size;
-	uint64_t ip = cpu->rip, last_lin = lin;
+	uint64_t ip = cpu->rip;
+	bool crosses_page = false;
 	while (b->count < BLOCK_MAX_INSNS) {
 		struct insn *in = &b->insns[b->count];
 		uint64_t this_last = 0;
@@ -250,23 +251,29 @@ static struct block *block_for_rip(struct cpu *cpu, status_t *st)
 			cpu->event.pending = false;
 			break;
 		}
+		/* An instruction whose bytes run into the next page depends on two
+		 * translations, and the cache is keyed by the first: it runs from a
+		 * block of its own that is not kept, so a remapped second page is
+		 * always fetched afresh (SDM Vol.3 4.10: the fetch uses the current
+		 * translation). */
+		if ((this_last & PAGE_MASK) != (lin & PAGE_MASK)) {
+			if (b->count > 0)
+				break;
+			crosses_page = true;
+		}
 		b->count++;
-		last_lin = this_last;
 		uint16_t flags = in->row == UINT16_MAX ? IF_END : isa_rows[in->row].flags;
 		ip = (ip + in->len) & ip_mask(cpu);
-		if (flags & (IF_JUMP | IF_END | IF_REP) || insn_is_undefined(in))
+		if (flags & (IF_JUMP | IF_END | IF_REP) || insn_is_undefined(in) || crosses_page)
 			break;
 		/* Stay within one page so one code-page mark covers the block. */
 		uint64_t next_lin = cpu->mode == MODE_LONG64 ? ip : (uint32_t)(cpu->seg[SR_CS].base + ip);
 		if ((next_lin & PAGE_MASK) != (lin & PAGE_MASK))
 			break;
 	}
-	if (ram) {
-		uint64_t pa_last = code_pa(cpu, last_lin);
+	if (ram && !crosses_page) {
 		mark_code_page(cpu, pa);
-		mark_code_page(cpu, pa_last);
 		b->pa = pa;
-		b->pa_last = pa_last;
 	}
 	*st = ST_OK;
 	return b;

@@ -27,8 +27,7 @@ void icache_invalidate_page(struct icache *ic, uint64_t pa)
 	uint64_t page = pa & PAGE_MASK;
 	for (unsigned i = 0; i < ICACHE_BLOCKS; i++) {
 		struct block *b = &ic->blocks[i];
-		if (b->pa != BLOCK_INVALID &&
-		    ((b->pa & PAGE_MASK) == page || (b->pa_last & PAGE_MASK) == page))
+		if (b->pa != BLOCK_INVALID && (b->pa & PAGE_MASK) == page)
 			b->pa = BLOCK_INVALID;
 	}
 }

@@ -1,7 +1,8 @@
 /* Decoded-instruction cache: runs of decoded instructions ("blocks") keyed by the
  * physical address of their first byte and the code size they were decoded for.
  * Blocks end at a branch, a mode-changing instruction, a string instruction, a
- * page boundary or BLOCK_MAX_INSNS. A write to a page holding decoded code drops
+ * page boundary or BLOCK_MAX_INSNS; an instruction crossing a page boundary is
+ * decoded alone and not kept. A write to a page holding decoded code drops
  * that page's blocks (self-modifying code, SDM Vol.3 11.6). */
 #ifndef HVEMU_EMU_ICACHE_H
 #define HVEMU_EMU_ICACHE_H
@@ -14,8 +15,8 @@
 #define BLOCK_INVALID (~0ull)
 
 struct block {
-	uint64_t pa;               /* physical address of the first byte, or BLOCK_INVALID */
-	uint64_t pa_last;          /* physical address of the last byte (may be the next page) */
+	uint64_t pa;               /* physical address of the first byte, or BLOCK_INVALID;
+				      all its bytes lie in that 4 KiB page */
 	uint8_t code_size;         /* 16, 32 or 64 */
 	uint8_t count;
 	struct insn insns[BLOCK_MAX_INSNS];

@@ -1,0 +1,120 @@
+/* The decoded-instruction cache: self-modifying code, and an instruction whose
+ * bytes cross into a page that is remapped (the cache must not keep it). */
+#include <check.h>
+#include <stdlib.h>
+
+#include "emu/cpu.h"
+#include "emu/cpu_model.h"
+
+#define RAM (1u << 20)
+#define PD 0x10000
+#define PT 0x11000
+
+static struct physmem pm;
+static struct iobus io;
+static struct cpu cpu;
+
+/* Flat 4 GiB descriptor (SDM Vol.3 3.4.5). */
+static uint64_t flat(unsigned access)
+{
+	return 0xffff | ((uint64_t)access << 40) | (0xfull << 48) | (0xcull << 52);
+}
+
+static void ram_written(void *opaque, uint64_t pa, unsigned size)
+{
+	cpu_notify_phys_write(opaque, pa, size);
+}
+
+static void setup(void)
+{
+	ck_assert(physmem_init(&pm, RAM));
+	iobus_init(&io);
+	cpu_init(&cpu, cpu_model_find("core2"), &pm, &io);
+	pm.on_ram_write = ram_written;
+	pm.on_ram_write_opaque = &cpu;
+	cpu.cr0 |= CR0_PE;
+	seg_load_descriptor(&cpu.seg[SR_CS], 0x08, flat(0x9b));
+	for (unsigned s = 0; s < SR_COUNT; s++)
+		if (s != SR_CS)
+			seg_load_descriptor(&cpu.seg[s], 0x10, flat(0x93));
+	cpu.cpl = 0;
+	cpu_update_mode(&cpu);
+}
+
+static void teardown(void)
+{
+	cpu_destroy(&cpu);
+	physmem_destroy(&pm);
+}
+
+/* Run from rip until HLT. */
+static void run_to_hlt(uint64_t rip)
+{
+	cpu.rip = rip;
+	cpu.icount_limit = cpu.icount + 100;
+	ck_assert_int_eq(cpu_run(&cpu), ST_HALT);
+}
+
+/* SDM Vol.3 4.10: instruction fetches use the current translation. MOV EAX,imm32
+ * at linear 0x1ffd has its last two immediate bytes on linear page 0x2000; after
+ * that page is remapped (and the TLB flushed, as MOV CR3 would), the same
+ * instruction must read the new bytes. */
+START_TEST(page_crossing_instruction_follows_remap)
+{
+	/* 32-bit paging: linear 0x1000 -> 0x1000, 0x2000 -> 0x3000 (then 0x4000). */
+	physmem_write(&pm, PD, 4, PT | 3);
+	physmem_write(&pm, PT + 1 * 4, 4, 0x1000 | 3);
+	physmem_write(&pm, PT + 2 * 4, 4, 0x3000 | 3);
+	static const uint8_t head[] = { 0xb8, 0x11, 0x22, 0x33 };   /* mov eax, 0x..332211 */
+	physmem_write_bytes(&pm, 0x1ffd, head, 3);
+	physmem_write(&pm, 0x3000, 1, 0x33);                       /* imm byte 2 */
+	physmem_write(&pm, 0x3001, 1, 0x44);                       /* imm byte 3 */
+	physmem_write(&pm, 0x3002, 1, 0xf4);                       /* hlt */
+	physmem_write(&pm, 0x4000, 1, 0x55);
+	physmem_write(&pm, 0x4001, 1, 0x66);
+	physmem_write(&pm, 0x4002, 1, 0xf4);
+	cpu.cr3 = PD;
+	cpu.cr0 |= CR0_PG;
+	tlb_flush_all(&cpu.tlb);
+
+	run_to_hlt(0x1ffd);
+	ck_assert_uint_eq(cpu.regs[R_AX], 0x44332211);
+	physmem_write(&pm, PT + 2 * 4, 4, 0x4000 | 3);
+	tlb_flush_all(&cpu.tlb);
+	run_to_hlt(0x1ffd);
+	ck_assert_uint_eq(cpu.regs[R_AX], 0x66552211);
+}
+END_TEST
+
+/* SDM Vol.3 11.6: a store into code that has been decoded takes effect for the
+ * next execution of it (here: the immediate of an instruction run before). */
+START_TEST(self_modifying_code)
+{
+	/* mov eax, 1; hlt */
+	static const uint8_t code[] = { 0xb8, 0x01, 0x00, 0x00, 0x00, 0xf4 };
+	physmem_write_bytes(&pm, 0x5000, code, sizeof(code));
+	run_to_hlt(0x5000);
+	ck_assert_uint_eq(cpu.regs[R_AX], 1);
+	/* mov byte [0x5001], 7; hlt (a guest store, through the CPU) */
+	static const uint8_t store[] = { 0xc6, 0x05, 0x01, 0x50, 0x00, 0x00, 0x07, 0xf4 };
+	physmem_write_bytes(&pm, 0x6000, store, sizeof(store));
+	run_to_hlt(0x6000);
+	run_to_hlt(0x5000);
+	ck_assert_uint_eq(cpu.regs[R_AX], 7);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("icache");
+	TCase *tc = tcase_create("icache");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, page_crossing_instruction_follows_remap);
+	tcase_add_test(tc, self_modifying_code);
+	suite_add_tcase(s, tc);
+	SRunner *r = srunner_create(s);
+	srunner_run_all(r, CK_NORMAL);
+	int failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
