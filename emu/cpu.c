@@ -144,19 +144,16 @@ static status_t decode_at(struct cpu *cpu, uint64_t ip, unsigned code_size, stru
 	const struct segment *cs = &cpu->seg[SR_CS];
 	uint8_t buf[INSN_MAX_LEN];
 	unsigned avail = INSN_MAX_LEN;
-	bool limited_by_cs = false;
 	uint64_t lin;
 
 	if (cpu->mode != MODE_LONG64) {
-		/* SDM Vol.3 5.3: fetching beyond the CS limit is #GP(0). */
-		/* Only the limit: CS type and rights were checked when CS was loaded (a
-		 * CS cached from real mode keeps working after CR0.PE is set). */
+		/* SDM Vol.3 5.3: fetching beyond the CS limit is #GP(0). Only the limit:
+		 * CS type and rights were checked when CS was loaded (a CS cached from
+		 * real mode keeps working after CR0.PE is set). */
 		if (ip > cs->limit)
 			return cpu_raise_err(cpu, EXC_GP, 0);
-		if ((uint64_t)cs->limit - ip + 1 < avail) {
+		if ((uint64_t)cs->limit - ip + 1 < avail)
 			avail = (unsigned)(cs->limit - ip + 1);
-			limited_by_cs = true;
-		}
 		lin = (uint32_t)(cs->base + ip);
 	} else {
 		lin = ip;
@@ -177,11 +174,8 @@ static status_t decode_at(struct cpu *cpu, uint64_t ip, unsigned code_size, stru
 		n = avail;
 		len = decode_insn(buf, n, code_size, in);
 	}
-	if (len <= 0) {
-		(void)limited_by_cs;
-		/* Over 15 bytes, or running into the CS limit: #GP(0). */
+	if (len <= 0)   /* over 15 bytes, or running into the CS limit: #GP(0) */
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	}
 	*last_lin = lin + (unsigned)len - 1;
 	return ST_OK;
 }
