@@ -174,9 +174,13 @@ static const struct cpu_model model_pentium = {
  *   CPUID.7.0:EBX    SMEP[7], INVPCID[10], SMAP[20] (mmu/paging.c, control_regs.c)
  *   80000001H:ECX    LAHF64[0] (LAHF/SAHF in 64-bit mode)
  *   80000001H:EDX    SYSCALL[11], NX[20], 1GB pages[26], RDTSCP[27], LM[29]
+ *   CPUID.1:ECX      XSAVE[26] with leaf 0DH for x87|SSE state (emu/xsave.c);
+ *                    CPUID.1:EBX[15:8] the CLFLUSH line size (64 bytes)
  *   80000008H:EAX    linear 48 bits, physical 39 (Intel) / 40 (AMD): no LA57, the
- *                    canonical checks are the 48-bit ones (SDM Vol.3 3.3.7.1).
- * No x87/SSE/XSAVE bits: those belong to emu/fpu*.c and are added with it. */
+ *                    canonical checks are the 48-bit ones (SDM Vol.3 3.3.7.1);
+ *                    "icelake-lite" adds LA57 (CPUID.7.0:ECX[16], 57 linear bits).
+ * No AVX: XCR0 bit 2 is advertised by no model, since VEX instructions are not
+ * implemented (SDM Vol.1 13.3: an OS enables only the components leaf 0DH lists). */
 #define ECX1_CX16     (1u << 13)
 #define ECX1_PCID     (1u << 17)
 #define EBX7_SMEP     (1u << 7)
@@ -188,6 +192,13 @@ static const struct cpu_model model_pentium = {
 #define EDX81_RDTSCP  (1u << 27)
 #define EDX81_LM      (1u << 29)
 #define EDX81_LONG    (EDX81_SYSCALL | EDX81_NX | EDX81_PAGE1GB | EDX81_RDTSCP | EDX81_LM)
+#define ECX7_LA57     (1u << 16)
+/* Leaf 0DH for the 64-bit models (SDM Vol.2 CPUID leaf 0DH; APM3 E.3.6): XCR0
+ * may hold x87|SSE, both areas 576 bytes (legacy region + XSAVE header); subleaf
+ * 1: no XSAVEOPT/XSAVEC/XGETBV1/XSAVES. */
+#define XSAVE_LEAVES_X87_SSE \
+	{ .leaf = 0xd, .subleaf = 0, .indexed = true, .eax = 3, .ebx = 576, .ecx = 576 }, \
+	{ .leaf = 0xd, .subleaf = 1, .indexed = true }
 
 /* "skylake-lite": shaped after an Intel Skylake client part (family 6 model 5EH,
  * stepping 3), with VMX; the SDM's leaf 80000001H reports only LAHF64 in ECX
@@ -195,16 +206,17 @@ static const struct cpu_model model_pentium = {
 #define SKYLAKE_SIG 0x000506e3
 
 static const struct cpuid_leaf skylake_leaves[] = {
-	{ .leaf = 0, .eax = 7, .ebx = STR4('G', 'e', 'n', 'u'), .edx = STR4('i', 'n', 'e', 'I'),
+	{ .leaf = 0, .eax = 0xd, .ebx = STR4('G', 'e', 'n', 'u'), .edx = STR4('i', 'n', 'e', 'I'),
 	  .ecx = STR4('n', 't', 'e', 'l') },
-	{ .leaf = 1, .eax = SKYLAKE_SIG, .ebx = 0x00010000,
-	  .ecx = ECX1_VMX | ECX1_CX16 | ECX1_PCID, .edx = HVEMU_EDX1 },
+	{ .leaf = 1, .eax = SKYLAKE_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64,
+	  .ecx = ECX1_VMX | ECX1_CX16 | ECX1_PCID | ECX1_XSAVE, .edx = HVEMU_EDX1 },
 	{ .leaf = 2, .eax = 0x0000ff01 },
 	/* L1D/L1I 32 KiB 8-way, L2 256 KiB 4-way, 64-byte lines (leaf 4 as for core2). */
 	{ .leaf = 4, .subleaf = 0, .indexed = true, .eax = 0x121, .ebx = 0x01c0003f, .ecx = 63 },
 	{ .leaf = 4, .subleaf = 1, .indexed = true, .eax = 0x122, .ebx = 0x01c0003f, .ecx = 63 },
 	{ .leaf = 4, .subleaf = 2, .indexed = true, .eax = 0x143, .ebx = 0x00c0003f, .ecx = 1023 },
 	{ .leaf = 7, .subleaf = 0, .indexed = true, .ebx = EBX7_SMEP | EBX7_INVPCID | EBX7_SMAP },
+	XSAVE_LEAVES_X87_SSE,
 	{ .leaf = 0x80000000, .eax = 0x80000008 },
 	{ .leaf = 0x80000001, .ecx = ECX81_LAHF64, .edx = EDX81_LONG },
 	{ .leaf = 0x80000002, .eax = STR4('h', 'v', 'e', 'm'), .ebx = STR4('u', ' ', 'S', 'k'),
@@ -226,15 +238,56 @@ static const struct cpu_model model_skylake_lite = {
 	.quirks = 0,
 };
 
+/* "icelake-lite": shaped after an Intel Ice Lake server part (family 6 model 6AH,
+ * stepping 6) for 5-level paging: skylake-lite plus LA57 (CPUID.7.0:ECX[16];
+ * CR4.LA57, SDM Vol.3 4.5) with 57 linear and 46 physical address bits. */
+#define ICELAKE_SIG 0x000606a6
+
+static const struct cpuid_leaf icelake_leaves[] = {
+	{ .leaf = 0, .eax = 0xd, .ebx = STR4('G', 'e', 'n', 'u'), .edx = STR4('i', 'n', 'e', 'I'),
+	  .ecx = STR4('n', 't', 'e', 'l') },
+	{ .leaf = 1, .eax = ICELAKE_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64,
+	  .ecx = ECX1_VMX | ECX1_CX16 | ECX1_PCID | ECX1_XSAVE, .edx = HVEMU_EDX1 },
+	{ .leaf = 2, .eax = 0x0000ff01 },
+	/* L1D 48 KiB 12-way, L1I 32 KiB 8-way, L2 1.25 MiB 20-way, 64-byte lines. */
+	{ .leaf = 4, .subleaf = 0, .indexed = true, .eax = 0x121, .ebx = 0x02c0003f, .ecx = 63 },
+	{ .leaf = 4, .subleaf = 1, .indexed = true, .eax = 0x122, .ebx = 0x01c0003f, .ecx = 63 },
+	{ .leaf = 4, .subleaf = 2, .indexed = true, .eax = 0x143, .ebx = 0x04c0003f, .ecx = 1023 },
+	{ .leaf = 7, .subleaf = 0, .indexed = true, .ebx = EBX7_SMEP | EBX7_INVPCID | EBX7_SMAP,
+	  .ecx = ECX7_LA57 },
+	XSAVE_LEAVES_X87_SSE,
+	{ .leaf = 0x80000000, .eax = 0x80000008 },
+	{ .leaf = 0x80000001, .ecx = ECX81_LAHF64, .edx = EDX81_LONG },
+	{ .leaf = 0x80000002, .eax = STR4('h', 'v', 'e', 'm'), .ebx = STR4('u', ' ', 'I', 'c'),
+	  .ecx = STR4('e', ' ', 'L', 'a'), .edx = STR4('k', 'e', ' ', 'c') },
+	{ .leaf = 0x80000003, .eax = STR4('l', 'a', 's', 's'), .ebx = STR4(' ', 'C', 'P', 'U') },
+	{ .leaf = 0x80000004 },
+	{ .leaf = 0x80000006, .ecx = 0x05008040 },
+	/* EAX[7:0] physical 46 bits, EAX[15:8] linear 57 bits. */
+	{ .leaf = 0x80000008, .eax = 0x0000392e },
+};
+
+static const struct cpu_model model_icelake_lite = {
+	.name = "icelake-lite",
+	.description = "Intel Ice Lake server class, 64-bit (GenuineIntel, family 6 model 106), VMX, PCID, LA57",
+	.vendor = VENDOR_INTEL,
+	.signature = ICELAKE_SIG,
+	.cpuid = icelake_leaves,
+	.cpuid_count = sizeof(icelake_leaves) / sizeof(icelake_leaves[0]),
+	.quirks = 0,
+};
+
 /* "epyc-lite": shaped after an AMD EPYC 7001 (Zen, family 17h model 1). Family
  * FH + extended family 8 (APM3 E.3.2). */
 #define EPYC_SIG 0x00800f12
 
 static const struct cpuid_leaf epyc_leaves[] = {
-	{ .leaf = 0, .eax = 7, .ebx = STR4('A', 'u', 't', 'h'), .edx = STR4('e', 'n', 't', 'i'),
+	{ .leaf = 0, .eax = 0xd, .ebx = STR4('A', 'u', 't', 'h'), .edx = STR4('e', 'n', 't', 'i'),
 	  .ecx = STR4('c', 'A', 'M', 'D') },
-	{ .leaf = 1, .eax = EPYC_SIG, .ebx = 0x00010000, .ecx = ECX1_CX16, .edx = HVEMU_EDX1 },
+	{ .leaf = 1, .eax = EPYC_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64, .ecx = ECX1_CX16 | ECX1_XSAVE,
+	  .edx = HVEMU_EDX1 },
 	{ .leaf = 7, .subleaf = 0, .indexed = true, .ebx = EBX7_SMEP | EBX7_SMAP },
+	XSAVE_LEAVES_X87_SSE,
 	{ .leaf = 0x80000000, .eax = 0x8000000a, .ebx = STR4('A', 'u', 't', 'h'),
 	  .edx = STR4('e', 'n', 't', 'i'), .ecx = STR4('c', 'A', 'M', 'D') },
 	{ .leaf = 0x80000001, .eax = EPYC_SIG, .ecx = ECX81_SVM | ECX81_LAHF64,
@@ -265,7 +318,7 @@ static const struct cpu_model model_epyc_lite = {
 
 /* The default model comes first (see the top of this file). */
 const struct cpu_model *const cpu_models[] = { &model_core2, &model_opteron_g3, &model_pentium,
-						&model_skylake_lite, &model_epyc_lite };
+						&model_skylake_lite, &model_epyc_lite, &model_icelake_lite };
 const unsigned cpu_model_count = sizeof(cpu_models) / sizeof(cpu_models[0]);
 
 const struct cpu_model *cpu_model_find(const char *name)

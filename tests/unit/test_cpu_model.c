@@ -144,7 +144,8 @@ START_TEST(feature_bits)
 		ck_assert(cpu_model_has(m, 1, 3, 25) == (m != p5));
 		ck_assert(cpu_model_has(m, 1, 3, 26) == (m != p5));
 		/* Long mode: only the 64-bit models (tests/unit/test_long.c). */
-		bool lm64 = m == cpu_model_find("skylake-lite") || m == cpu_model_find("epyc-lite");
+		bool lm64 = m == cpu_model_find("skylake-lite") || m == cpu_model_find("epyc-lite") ||
+			    m == cpu_model_find("icelake-lite");
 		ck_assert(cpu_model_has(m, 0x80000001, 3, 29) == lm64);
 		ck_assert(cpu_model_has(m, 1, 3, 4));      /* TSC */
 		ck_assert(cpu_model_has(m, 1, 3, 5));      /* MSR */
