@@ -80,7 +80,9 @@ static int bench_one(const char *path)
 		return 1;
 	}
 	free(image);
-	cpu_init(&cpu, cpu_model_count ? cpu_models[0] : NULL, &pm, &io);
+	/* The 64-bit guests (NAME64_...) need a model with long mode. */
+	const struct cpu_model *model = strstr(base, "64") ? cpu_model_find("skylake-lite") : cpu_models[0];
+	cpu_init(&cpu, model, &pm, &io);
 	pm.on_ram_write = ram_written;
 	pm.on_ram_write_opaque = &cpu;
 	enter_multiboot(&cpu, &pm, &boot);

@@ -83,17 +83,27 @@ static inline void host_store(uint8_t *p, unsigned size, uint64_t v)
 	}
 }
 
-/* The fast path of a data access: outside 64-bit mode, inside the segment's
- * limits and rights, a TLB hit within one page, and not a misaligned CPL 3
+/* The fast path of a data access: inside the segment's limits and rights (not
+ * checked in 64-bit mode), a TLB hit within one page, and not a misaligned CPL 3
  * access (which may be #AC). Everything else, faults included, goes to the
- * slow path, which makes every check in its architectural order. */
+ * slow path, which makes every check in its architectural order.
+ *
+ * In 64-bit mode only the FS and GS bases apply (SDM Vol.3 3.4.4). The
+ * canonical check is implied by the hit: the slow path checks canonicality
+ * before any translation, so the TLB only ever holds canonical pages, and the
+ * access does not leave its page. */
 static inline uint8_t *mem_fast(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size,
 				unsigned perm, enum tlb_access acc)
 {
 	const struct segment *s = &cpu->seg[seg];
-	if (cpu->mode == MODE_LONG64 || !seg_access_ok(s, off, size, perm))
-		return NULL;
-	uint64_t lin = (uint32_t)(s->base + off);
+	uint64_t lin;
+	if (cpu->mode == MODE_LONG64) {
+		lin = off + (seg == SR_FS || seg == SR_GS ? s->base : 0);
+	} else {
+		if (!seg_access_ok(s, off, size, perm))
+			return NULL;
+		lin = (uint32_t)(s->base + off);
+	}
 	unsigned user = cpu->cpl == 3;
 	if (user && (lin & (size - 1)))
 		return NULL;
