@@ -10,6 +10,7 @@
  * registers change, so a fault on the write leaves the instruction undone. With
  * one CPU, LOCK needs nothing more than that.
  */
+#include "emu/cpu_model.h"
 #include "emu/flags.h"
 #include "emu/operand.h"
 #include "isa_handlers.h"
@@ -376,11 +377,14 @@ status_t op_cmpxchg(struct cpu *cpu, const struct insn *in)
  * else ZF=0, EDX:EAX=m64 and m64 is written back unchanged (SDM Vol.2
  * CMPXCHG8B/CMPXCHG16B: "the destination operand is written back if the
  * comparison fails"). Only ZF changes. With REX.W it is CMPXCHG16B on
- * RDX:RAX / RCX:RBX, whose operand must be 16-byte aligned or #GP(0). */
+ * RDX:RAX / RCX:RBX, whose operand must be 16-byte aligned or #GP(0), and
+ * which is #UD when CPUID.01H:ECX.CMPXCHG16B[13] = 0 (SDM Vol.2 CMPXCHG16B). */
 status_t op_cmpxchg8b(struct cpu *cpu, const struct insn *in)
 {
 	bool wide = (in->rex & 8) != 0;
 	unsigned half = wide ? 8 : 4;
+	if (wide && !cpu_model_has(cpu->model, 1, 2, 13))
+		return cpu_raise(cpu, EXC_UD);
 	uint64_t m = size_mask(half), ea = insn_ea(cpu, in), lo, hi;
 	if (wide && (ea & 15))
 		return cpu_raise_err(cpu, EXC_GP, 0);

@@ -35,11 +35,11 @@ static uint64_t make_desc(uint32_t base, uint32_t limit, uint8_t access, uint8_t
 }
 
 /* 32-bit protected mode, CPL 0, flat segments, paging off, EFER.SCE|LME clear. */
-static void machine_init(struct machine *m, const char *model)
+static void machine_init_model(struct machine *m, const struct cpu_model *model)
 {
 	ck_assert(physmem_init(&m->pm, RAM_SIZE));
 	iobus_init(&m->io);
-	cpu_init(&m->cpu, cpu_model_find(model), &m->pm, &m->io);
+	cpu_init(&m->cpu, model, &m->pm, &m->io);
 	struct cpu *c = &m->cpu;
 	physmem_write(&m->pm, GDT_BASE + SEL_CODE32, 8, make_desc(0, 0xfffff, 0x9b, 0xc));
 	physmem_write(&m->pm, GDT_BASE + SEL_DATA, 8, make_desc(0, 0xfffff, 0x93, 0xc));
@@ -58,6 +58,11 @@ static void machine_init(struct machine *m, const char *model)
 	physmem_write(&m->pm, PDPT, 8, PD | 3);
 	for (unsigned i = 0; i < 512; i++)
 		physmem_write(&m->pm, PD + i * 8, 8, ((uint64_t)i << 21) | 0x83);
+}
+
+static void machine_init(struct machine *m, const char *model)
+{
+	machine_init_model(m, cpu_model_find(model));
 }
 
 static void machine_free(struct machine *m)
@@ -308,6 +313,57 @@ START_TEST(movsxd_and_rdtscp)
 }
 END_TEST
 
+/* CMPXCHG16B (SDM Vol.2): 16-byte aligned operand or #GP(0); #UD without
+ * CPUID.01H:ECX[13], shown with a test-only model: a 64-bit part without CX16
+ * (as the first AMD64 parts were). */
+static const struct cpuid_leaf no_cx16_leaves[] = {
+	{ .leaf = 0, .eax = 1 },
+	{ .leaf = 1, .eax = 0xf41, .edx = 1u << 5 | 1u << 6 | 1u << 8 },   /* MSR, PAE, CX8 */
+	{ .leaf = 0x80000000, .eax = 0x80000008 },
+	{ .leaf = 0x80000001, .edx = 1u << 11 | 1u << 29 },               /* SYSCALL, LM */
+	{ .leaf = 0x80000008, .eax = 0x00003028 },
+};
+static const struct cpu_model no_cx16_model = {
+	.name = "test-no-cx16", .vendor = VENDOR_AMD, .signature = 0xf41,
+	.cpuid = no_cx16_leaves, .cpuid_count = sizeof(no_cx16_leaves) / sizeof(no_cx16_leaves[0]),
+};
+
+START_TEST(cmpxchg16b)
+{
+	struct machine m;
+	machine_init(&m, "skylake-lite");
+	activate(&m);
+	to64(&m);
+	struct cpu *c = &m.cpu;
+	physmem_write(&m.pm, 0x3000, 8, 0x1111);
+	physmem_write(&m.pm, 0x3008, 8, 0x2222);
+	c->regs[R_DI] = 0x3000;
+	c->regs[R_AX] = 0x1111; c->regs[R_DX] = 0x2222;
+	c->regs[R_BX] = 0xaaaa5555aaaa5555ull; c->regs[R_CX] = 0x123456789ull;
+	ck_assert_int_eq(EXEC(&m, 0x48, 0x0f, 0xc7, 0x0f), ST_OK);    /* cmpxchg16b [rdi] */
+	ck_assert_uint_eq(physmem_read(&m.pm, 0x3000, 8), 0xaaaa5555aaaa5555ull);
+	ck_assert_uint_eq(physmem_read(&m.pm, 0x3008, 8), 0x123456789ull);
+	ck_assert(c->rflags & FLAG_ZF);
+	/* Not equal: RDX:RAX loaded, ZF = 0. */
+	ck_assert_int_eq(EXEC(&m, 0x48, 0x0f, 0xc7, 0x0f), ST_OK);
+	ck_assert_uint_eq(c->regs[R_AX], 0xaaaa5555aaaa5555ull);
+	ck_assert_uint_eq(c->regs[R_DX], 0x123456789ull);
+	ck_assert(!(c->rflags & FLAG_ZF));
+	c->regs[R_DI] = 0x3008;
+	assert_gp0(&m, EXEC(&m, 0x48, 0x0f, 0xc7, 0x0f));
+	machine_free(&m);
+
+	machine_init_model(&m, &no_cx16_model);
+	activate(&m);
+	to64(&m);
+	m.cpu.regs[R_DI] = 0x3000;
+	status_t st = EXEC(&m, 0x48, 0x0f, 0xc7, 0x0f);
+	ck_assert_int_eq(st, ST_FAULT);
+	ck_assert_int_eq(m.cpu.event.vector, EXC_UD);
+	machine_free(&m);
+}
+END_TEST
+
 /* An event hook that stops the run at the first exception, so a test sees
  * which one the core raised. */
 static status_t stop_at_event(void *ctx, struct cpu *cpu, const struct event *ev)
@@ -382,6 +438,7 @@ int main(void)
 	t = tcase_create("instructions");
 	tcase_add_test(t, syscall_sysret);
 	tcase_add_test(t, movsxd_and_rdtscp);
+	tcase_add_test(t, cmpxchg16b);
 	tcase_add_test(t, ltr64);
 	tcase_add_test(t, noncanonical_fetch);
 	suite_add_tcase(s, t);
