@@ -279,6 +279,52 @@ START_TEST(syscall_sysret)
 }
 END_TEST
 
+/* SYSCALL/SYSRET in legacy protected mode (IA-32e off): AMD runs them with
+ * STAR[31:0] as the target EIP, ECX = next EIP, VM/IF/RF cleared; SYSRET sets
+ * IF and returns to CPL 3 at ECX with CS = STAR[63:48] | 3 and SS selector
+ * + 8 (APM3 SYSCALL, SYSRET, legacy-mode operation). Intel: #UD (SDM Vol.2). */
+START_TEST(syscall_legacy_mode)
+{
+	for (int amd = 0; amd < 2; amd++) {
+		struct machine m;
+		machine_init(&m, amd ? "epyc-lite" : "skylake-lite");
+		struct cpu *c = &m.cpu;
+		ck_assert_int_eq(wrmsr(&m, MSR_EFER, EFER_SCE), ST_OK);
+		c->star = (0x1bull << 48) | (0x08ull << 32) | 0x7000;
+		cpu_set_flags(c, FLAG_IF | FLAG_CF | FLAG_FIXED1);
+		c->rip = 0x5000;
+		status_t st = EXEC(&m, 0x0f, 0x05);               /* syscall */
+		if (!amd) {
+			ck_assert_int_eq(st, ST_FAULT);
+			ck_assert_int_eq(c->event.vector, EXC_UD);
+			st = EXEC(&m, 0x0f, 0x07);                /* sysret */
+			ck_assert_int_eq(st, ST_FAULT);
+			ck_assert_int_eq(c->event.vector, EXC_UD);
+			machine_free(&m);
+			continue;
+		}
+		ck_assert_int_eq(st, ST_OK);
+		ck_assert_uint_eq(c->rip, 0x7000);
+		ck_assert_uint_eq(c->regs[R_CX], 0x5002);
+		ck_assert_uint_eq(c->seg[SR_CS].selector, 0x08);
+		ck_assert_uint_eq(c->seg[SR_SS].selector, 0x10);
+		ck_assert(!(cpu_get_flags(c) & FLAG_IF));
+		ck_assert(cpu_get_flags(c) & FLAG_CF);              /* no SFMASK in legacy mode */
+		ck_assert_int_eq(c->mode, MODE_PROT);
+		c->regs[R_CX] = 0x6000;
+		ck_assert_int_eq(EXEC(&m, 0x0f, 0x07), ST_OK);     /* sysret */
+		ck_assert_uint_eq(c->rip, 0x6000);
+		ck_assert_uint_eq(c->seg[SR_CS].selector, 0x1b);
+		ck_assert_uint_eq(c->seg[SR_SS].selector & 0xfffc, 0x20);
+		ck_assert_uint_eq(c->cpl, 3);
+		ck_assert(cpu_get_flags(c) & FLAG_IF);
+		/* At CPL 3 SYSRET is #GP(0). */
+		assert_gp0(&m, EXEC(&m, 0x0f, 0x07));
+		machine_free(&m);
+	}
+}
+END_TEST
+
 START_TEST(movsxd_and_rdtscp)
 {
 	struct machine m;
@@ -437,6 +483,7 @@ int main(void)
 	suite_add_tcase(s, t);
 	t = tcase_create("instructions");
 	tcase_add_test(t, syscall_sysret);
+	tcase_add_test(t, syscall_legacy_mode);
 	tcase_add_test(t, movsxd_and_rdtscp);
 	tcase_add_test(t, cmpxchg16b);
 	tcase_add_test(t, ltr64);
