@@ -63,6 +63,15 @@ enum { TAG_VALID = 0, TAG_ZERO = 1, TAG_SPECIAL = 2, TAG_EMPTY = 3 };
  * #GP for LDMXCSR, FXRSTOR and XRSTOR. DAZ (bit 6) is implemented, so the
  * MXCSR_MASK the FXSAVE image reports is 0000FFFFH (SDM Vol.1 11.6.6). */
 enum {
+	MXCSR_IE = 1u << 0, MXCSR_DE = 1u << 1, MXCSR_ZE = 1u << 2, MXCSR_OE = 1u << 3,
+	MXCSR_UE = 1u << 4, MXCSR_PE = 1u << 5,   /* exception flags (sticky) */
+	MXCSR_FLAGS = 0x3f,
+	MXCSR_DAZ = 1u << 6,                      /* denormal operands are zero */
+	MXCSR_MASK_SHIFT = 7,                     /* IM..PM: bits 12:7, flag bit i << 7 */
+	MXCSR_MASKS = 0x3fu << 7,
+	MXCSR_UM = 1u << 11,
+	MXCSR_RC = 3u << 13,                      /* rounding control */
+	MXCSR_FTZ = 1u << 15,                     /* flush tiny masked-underflow results to 0 */
 	MXCSR_RESET = 0x1f80,                     /* all exceptions masked, RC nearest */
 	MXCSR_MASK = 0x0000ffff,                  /* writable bits */
 };

@@ -1,7 +1,8 @@
 /* SSE/SSE2: the XMM registers, MXCSR, and the moves, logic and packed-integer
  * subset that kernels and C compilers emit (SDM Vol.1 ch. 10-11; Vol.2
  * instruction pages), plus the non-SIMD SSE/SSE2 instructions: MOVNTI, the
- * fences and CLFLUSH. No floating-point SSE arithmetic is modelled.
+ * fences and CLFLUSH. Floating-point arithmetic, compares and conversions are in
+ * emu/sse_fp.c.
  *
  * Legacy-SSE 128-bit memory operands must be 16-byte aligned (#GP(0)) except
  * for the explicitly unaligned moves MOVUPS/MOVUPD/MOVDQU (SDM Vol.1 11.4.1;
@@ -145,6 +146,49 @@ status_t op_movq(struct cpu *cpu, const struct insn *in)
 	return ST_OK;
 }
 
+/* 0F 12/13 MOVLPS, 0F 16/17 MOVHPS (SSE), 66 0F 12/13 MOVLPD, 66 0F 16/17 MOVHPD
+ * (SSE2): one quadword between memory and the low (12/13) or high (16/17) half,
+ * the other half unchanged; register forms 0F 12 MOVHLPS (low := source high)
+ * and 0F 16 MOVLHPS (high := source low). No alignment (SDM Vol.2 MOVLPS). */
+static status_t move_half(struct cpu *cpu, const struct insn *in, unsigned feature)
+{
+	status_t st = sse_gate(cpu, true, feature);
+	if (st != ST_OK)
+		return st;
+	union xmm_reg *g = xreg(cpu, in->reg);
+	unsigned half = in->opcode >= 0x16;
+	if (!in->mem) {
+		g->q[half] = xreg(cpu, in->rm)->q[!half];
+		return ST_OK;
+	}
+	if (in->opcode & 1)
+		return mem_write(cpu, in->seg, insn_ea(cpu, in), 8, g->q[half]);
+	uint64_t v;
+	st = mem_read(cpu, in->seg, insn_ea(cpu, in), 8, &v);
+	if (st == ST_OK)
+		g->q[half] = v;
+	return st;
+}
+status_t op_movlh_ps(struct cpu *cpu, const struct insn *in) { return move_half(cpu, in, CPUID_SSE); }
+status_t op_movlh_pd(struct cpu *cpu, const struct insn *in) { return move_half(cpu, in, CPUID_SSE2); }
+
+/* 0F 50 MOVMSKPS (SSE), 66 0F 50 MOVMSKPD (SSE2): the element sign bits into
+ * a general register, zero-extended (SDM Vol.2 MOVMSKPS). */
+static status_t movmsk(struct cpu *cpu, const struct insn *in, unsigned feature)
+{
+	status_t st = sse_gate(cpu, true, feature);
+	if (st != ST_OK)
+		return st;
+	const union xmm_reg *x = xreg(cpu, in->rm);
+	uint32_t m = feature == CPUID_SSE
+		? (x->d[0] >> 31) | (x->d[1] >> 31) << 1 | (x->d[2] >> 31) << 2 | (x->d[3] >> 31) << 3
+		: (uint32_t)(x->q[0] >> 63) | (uint32_t)(x->q[1] >> 63) << 1;
+	reg_write(cpu, in->reg, cpu_is_mode64(cpu) ? 8 : 4, in->rex != 0, m);
+	return ST_OK;
+}
+status_t op_movmsk_ps(struct cpu *cpu, const struct insn *in) { return movmsk(cpu, in, CPUID_SSE); }
+status_t op_movmsk_pd(struct cpu *cpu, const struct insn *in) { return movmsk(cpu, in, CPUID_SSE2); }
+
 /* 0F C3: MOVNTI m32/m64, r32/r64 (SSE2; not a SIMD-state instruction: no
  * CR4.OSFXSR / CR0.TS check, SDM Vol.2 MOVNTI exceptions). */
 status_t op_movnti(struct cpu *cpu, const struct insn *in)
@@ -237,6 +281,24 @@ static void punpck(const struct insn *in, union xmm_reg *d, const union xmm_reg 
 	*d = r;
 }
 status_t op_punpck(struct cpu *cpu, const struct insn *in) { return binop(cpu, in, CPUID_SSE2, punpck); }
+
+/* 0F 14/15 UNPCKLPS/UNPCKHPS (SSE): dwords of the low (high) halves, dest
+ * first; 66 0F 14/15 UNPCKLPD/UNPCKHPD (SSE2): the low (high) quadwords
+ * (SDM Vol.2 UNPCKLPS). */
+static void unpck_ps(const struct insn *in, union xmm_reg *d, const union xmm_reg *s)
+{
+	unsigned base = in->opcode == 0x15 ? 2 : 0;
+	union xmm_reg r = { .d = { d->d[base], s->d[base], d->d[base + 1], s->d[base + 1] } };
+	*d = r;
+}
+static void unpck_pd(const struct insn *in, union xmm_reg *d, const union xmm_reg *s)
+{
+	unsigned hi = in->opcode == 0x15;
+	union xmm_reg r = { .q = { d->q[hi], s->q[hi] } };
+	*d = r;
+}
+status_t op_unpck_ps(struct cpu *cpu, const struct insn *in) { return binop(cpu, in, CPUID_SSE, unpck_ps); }
+status_t op_unpck_pd(struct cpu *cpu, const struct insn *in) { return binop(cpu, in, CPUID_SSE2, unpck_pd); }
 
 /* 66 0F D7: PMOVMSKB r32/64, xmm: the byte sign bits, zero-extended. */
 status_t op_pmovmskb(struct cpu *cpu, const struct insn *in)

@@ -2,7 +2,8 @@
  * emu/sse.c): FXSAVE image byte offsets against SDM Vol.1 Table 10-2, tag word
  * abridging (10.5.1.1), XCR0 rules (Vol.2 XSETBV, Vol.1 13.3), RESET state (Vol.3
  * Table 9-1), and short real-mode programs run on a CPU over a fake physmem
- * (bytes assembled with GNU as, source beside each). */
+ * (bytes assembled with GNU as, source beside each); SSE floating point
+ * (emu/sse_fp.c): results, MXCSR flags, DAZ/FTZ, #XM/#UD ordering. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,6 +216,205 @@ START_TEST(sse_gates)
 }
 END_TEST
 
+/* ---- SSE floating point (emu/sse_fp.c) ---- */
+
+static uint32_t f32(float v) { uint32_t u; memcpy(&u, &v, 4); return u; }
+static uint64_t f64(double v) { uint64_t u; memcpy(&u, &v, 8); return u; }
+#define SNAN32 0x7f800001u
+#define QNAN32 0x7fc00000u
+
+static void sse_machine(struct machine *m)
+{
+	machine_init(m, "core2");
+	m->cpu.cr4 |= CR4_OSFXSR | CR4_OSXMMEXCPT;
+}
+
+START_TEST(sse_arith)
+{
+	struct machine m;
+	sse_machine(&m);
+	struct fpu_state *f = &m.cpu.fpu;
+	/* addss xmm0, xmm1 (F3 0F 58 C1): low element only, upper kept. */
+	f->xmm[0].d[0] = f32(1.0f); f->xmm[0].d[1] = 0x12345678;
+	f->xmm[1].d[0] = f32(2.0f); f->xmm[1].d[1] = 0xdeadbeef;
+	ck_assert_int_eq(RUN(&m, 0xf3, 0x0f, 0x58, 0xc1, 0xf4), -1);
+	ck_assert_uint_eq(f->xmm[0].d[0], f32(3.0f));
+	ck_assert_uint_eq(f->xmm[0].d[1], 0x12345678);
+	ck_assert_uint_eq(f->mxcsr, MXCSR_RESET);
+	/* divsd xmm0, xmm1 (F2 0F 5E C1): 1/3 is inexact -> PE; RC = toward zero
+	 * gives the truncated quotient 0x3FD5555555555555 (SDM Vol.1 4.8.4). */
+	f->xmm[0].q[0] = f64(1.0); f->xmm[1].q[0] = f64(3.0);
+	f->mxcsr = MXCSR_RESET | (3u << 13);
+	ck_assert_int_eq(RUN(&m, 0xf2, 0x0f, 0x5e, 0xc1, 0xf4), -1);
+	ck_assert_uint_eq(f->xmm[0].q[0], 0x3fd5555555555555ull);
+	ck_assert_uint_eq(f->mxcsr, MXCSR_RESET | (3u << 13) | MXCSR_PE);
+	/* sqrtps xmm0, xmm1 (0F 51 C1): every lane; sqrt(-1) = QNaN indefinite with IE. */
+	f->mxcsr = MXCSR_RESET;
+	f->xmm[1].d[0] = f32(4.0f); f->xmm[1].d[1] = f32(-1.0f);
+	f->xmm[1].d[2] = f32(9.0f); f->xmm[1].d[3] = f32(0.0f);
+	ck_assert_int_eq(RUN(&m, 0x0f, 0x51, 0xc1, 0xf4), -1);
+	ck_assert_uint_eq(f->xmm[0].d[0], f32(2.0f));
+	ck_assert_uint_eq(f->xmm[0].d[1], 0xffc00000u);           /* SDM Vol.1 4.8.3.7 indefinite */
+	ck_assert_uint_eq(f->xmm[0].d[2], f32(3.0f));
+	ck_assert_uint_eq(f->xmm[0].d[3], 0);
+	ck_assert_uint_eq(f->mxcsr, MXCSR_RESET | MXCSR_IE);
+	/* NaN propagation (SDM Vol.1 Table 4-7): SNaN in the first source and a QNaN
+	 * in the second -> the first source's NaN, quieted: 7FC00001H, with IE. */
+	f->mxcsr = MXCSR_RESET;
+	f->xmm[0].d[0] = SNAN32; f->xmm[1].d[0] = QNAN32 | 5;
+	ck_assert_int_eq(RUN(&m, 0xf3, 0x0f, 0x58, 0xc1, 0xf4), -1);
+	ck_assert_uint_eq(f->xmm[0].d[0], 0x7fc00001u);
+	ck_assert_uint_eq(f->mxcsr, MXCSR_RESET | MXCSR_IE);
+	/* minss with a QNaN second operand returns the second operand (SDM Vol.2 MINSS). */
+	f->mxcsr = MXCSR_RESET;
+	f->xmm[0].d[0] = f32(1.0f); f->xmm[1].d[0] = QNAN32;
+	ck_assert_int_eq(RUN(&m, 0xf3, 0x0f, 0x5d, 0xc1, 0xf4), -1);
+	ck_assert_uint_eq(f->xmm[0].d[0], QNAN32);
+	ck_assert_uint_eq(f->mxcsr, MXCSR_RESET | MXCSR_IE);
+	machine_free(&m);
+}
+END_TEST
+
+START_TEST(sse_exceptions)
+{
+	struct machine m;
+	sse_machine(&m);
+	struct fpu_state *f = &m.cpu.fpu;
+	/* divss xmm0, xmm1 by zero, masked: +inf and ZE. */
+	f->xmm[0].d[0] = f32(1.0f); f->xmm[1].d[0] = 0;
+	ck_assert_int_eq(RUN(&m, 0xf3, 0x0f, 0x5e, 0xc1, 0xf4), -1);
+	ck_assert_uint_eq(f->xmm[0].d[0], 0x7f800000u);
+	ck_assert_uint_eq(f->mxcsr, MXCSR_RESET | MXCSR_ZE);
+	/* Unmasked ZM: #XM (CR4.OSXMMEXCPT = 1), destination unchanged, ZE set
+	 * (SDM Vol.1 11.5.3.2). */
+	f->xmm[0].d[0] = f32(1.0f);
+	f->mxcsr = MXCSR_RESET & ~(MXCSR_ZE << MXCSR_MASK_SHIFT);
+	ck_assert_int_eq(RUN(&m, 0xf3, 0x0f, 0x5e, 0xc1, 0xf4), 19);
+	ck_assert_uint_eq(f->xmm[0].d[0], f32(1.0f));
+	ck_assert_uint_eq(f->mxcsr & MXCSR_FLAGS, MXCSR_ZE);
+	/* The same with CR4.OSXMMEXCPT = 0: #UD (SDM Vol.3 6.15 interrupt 19). */
+	m.cpu.cr4 &= ~(uint64_t)CR4_OSXMMEXCPT;
+	ck_assert_int_eq(RUN(&m, 0xf3, 0x0f, 0x5e, 0xc1, 0xf4), 6);
+	m.cpu.cr4 |= CR4_OSXMMEXCPT;
+	/* Pre-computation first: addps with lane 0 SNaN (IM unmasked) and lane 1
+	 * overflowing: IE only, no OE/PE, nothing stored (11.5.3.2 steps 1-3). */
+	f->mxcsr = MXCSR_RESET & ~((MXCSR_IE | MXCSR_OE) << MXCSR_MASK_SHIFT);
+	f->xmm[0].d[0] = SNAN32; f->xmm[0].d[1] = 0x7f7fffffu;    /* FLT_MAX */
+	f->xmm[1].d[0] = f32(1.0f); f->xmm[1].d[1] = 0x7f7fffffu;
+	ck_assert_int_eq(RUN(&m, 0x0f, 0x58, 0xc1, 0xf4), 19);
+	ck_assert_uint_eq(f->mxcsr & MXCSR_FLAGS, MXCSR_IE);
+	ck_assert_uint_eq(f->xmm[0].d[1], 0x7f7fffffu);
+	/* Only the overflow unmasked: IE masked, so the post-computation step runs:
+	 * IE|OE|PE recorded (masked IE too), #XM, nothing stored. */
+	f->mxcsr = MXCSR_RESET & ~(MXCSR_OE << MXCSR_MASK_SHIFT);
+	ck_assert_int_eq(RUN(&m, 0x0f, 0x58, 0xc1, 0xf4), 19);
+	ck_assert_uint_eq(f->mxcsr & MXCSR_FLAGS, MXCSR_IE | MXCSR_OE | MXCSR_PE);
+	ck_assert_uint_eq(f->xmm[0].d[0], SNAN32);
+	/* Underflow: 2^-126 * 0.5 = 2^-127 is tiny but exact. Masked: the denormal
+	 * 00400000H and no flag; unmasked: UE and #XM regardless of inexactness
+	 * (SDM Vol.1 4.9.1.5). */
+	f->mxcsr = MXCSR_RESET;
+	f->xmm[0].d[0] = 0x00800000u; f->xmm[1].d[0] = f32(0.5f);
+	ck_assert_int_eq(RUN(&m, 0xf3, 0x0f, 0x59, 0xc1, 0xf4), -1);
+	ck_assert_uint_eq(f->xmm[0].d[0], 0x00400000u);
+	ck_assert_uint_eq(f->mxcsr, MXCSR_RESET);
+	f->xmm[0].d[0] = 0x00800000u;
+	f->mxcsr = MXCSR_RESET & ~(uint32_t)MXCSR_UM;
+	ck_assert_int_eq(RUN(&m, 0xf3, 0x0f, 0x59, 0xc1, 0xf4), 19);
+	ck_assert_uint_eq(f->mxcsr & MXCSR_FLAGS, MXCSR_UE);
+	ck_assert_uint_eq(f->xmm[0].d[0], 0x00800000u);
+	/* FTZ with UM masked: +0.0 with UE and PE (SDM Vol.1 10.2.3.3). */
+	f->mxcsr = MXCSR_RESET | MXCSR_FTZ;
+	ck_assert_int_eq(RUN(&m, 0xf3, 0x0f, 0x59, 0xc1, 0xf4), -1);
+	ck_assert_uint_eq(f->xmm[0].d[0], 0);
+	ck_assert_uint_eq(f->mxcsr & MXCSR_FLAGS, MXCSR_UE | MXCSR_PE);
+	/* DAZ: a denormal source is +0.0 (SDM Vol.1 10.2.3.4): 00400000H * 1.0 = 0. */
+	f->mxcsr = MXCSR_RESET | MXCSR_DAZ;
+	f->xmm[0].d[0] = 0x00400000u; f->xmm[1].d[0] = f32(1.0f);
+	ck_assert_int_eq(RUN(&m, 0xf3, 0x0f, 0x59, 0xc1, 0xf4), -1);
+	ck_assert_uint_eq(f->xmm[0].d[0], 0);
+	/* Without DAZ the same operand raises DE (denormal operand). */
+	f->mxcsr = MXCSR_RESET;
+	f->xmm[0].d[0] = 0x00400000u;
+	ck_assert_int_eq(RUN(&m, 0xf3, 0x0f, 0x59, 0xc1, 0xf4), -1);
+	ck_assert_uint_eq(f->xmm[0].d[0], 0x00400000u);
+	ck_assert_uint_eq(f->mxcsr & MXCSR_FLAGS, MXCSR_DE);
+	machine_free(&m);
+}
+END_TEST
+
+START_TEST(sse_compare_convert)
+{
+	struct machine m;
+	sse_machine(&m);
+	struct fpu_state *f = &m.cpu.fpu;
+	/* ucomiss xmm0, xmm1 (0F 2E C1): less -> CF; unordered -> ZF PF CF; QNaN is
+	 * not invalid for UCOMISS but is for COMISS (SDM Vol.2 COMISS). */
+	f->xmm[0].d[0] = f32(1.0f); f->xmm[1].d[0] = f32(2.0f);
+	m.cpu.rflags |= FLAG_OF | FLAG_SF | FLAG_AF;
+	ck_assert_int_eq(RUN(&m, 0x0f, 0x2e, 0xc1, 0xf4), -1);
+	ck_assert_uint_eq(m.cpu.rflags & FLAGS_ARITH, FLAG_CF);
+	f->xmm[1].d[0] = QNAN32;
+	ck_assert_int_eq(RUN(&m, 0x0f, 0x2e, 0xc1, 0xf4), -1);
+	ck_assert_uint_eq(m.cpu.rflags & FLAGS_ARITH, FLAG_ZF | FLAG_PF | FLAG_CF);
+	ck_assert_uint_eq(f->mxcsr, MXCSR_RESET);
+	ck_assert_int_eq(RUN(&m, 0x0f, 0x2f, 0xc1, 0xf4), -1);
+	ck_assert_uint_eq(f->mxcsr, MXCSR_RESET | MXCSR_IE);
+	/* cmpltpd xmm0, xmm1 (66 0F C2 C1 01): all ones where less. */
+	f->mxcsr = MXCSR_RESET;
+	f->xmm[0].q[0] = f64(1.0); f->xmm[0].q[1] = f64(5.0);
+	f->xmm[1].q[0] = f64(2.0); f->xmm[1].q[1] = f64(5.0);
+	ck_assert_int_eq(RUN(&m, 0x66, 0x0f, 0xc2, 0xc1, 0x01, 0xf4), -1);
+	ck_assert_uint_eq(f->xmm[0].q[0], ~0ull);
+	ck_assert_uint_eq(f->xmm[0].q[1], 0);
+	/* cvttss2si eax, xmm1 (F3 0F 2C C1): 1e10 is out of range -> 80000000H, IE. */
+	f->xmm[1].d[0] = f32(1e10f);
+	ck_assert_int_eq(RUN(&m, 0xf3, 0x0f, 0x2c, 0xc1, 0xf4), -1);
+	ck_assert_uint_eq((uint32_t)m.cpu.regs[R_AX], 0x80000000u);
+	ck_assert_uint_eq(f->mxcsr, MXCSR_RESET | MXCSR_IE);
+	/* cvtss2si eax, xmm1 rounds by RC: 2.5 -> 2 (nearest even), PE; cvttss2si -> 2. */
+	f->mxcsr = MXCSR_RESET;
+	f->xmm[1].d[0] = f32(-2.5f);
+	ck_assert_int_eq(RUN(&m, 0xf3, 0x0f, 0x2d, 0xc1, 0xf4), -1);
+	ck_assert_uint_eq((uint32_t)m.cpu.regs[R_AX], (uint32_t)-2);
+	ck_assert_uint_eq(f->mxcsr, MXCSR_RESET | MXCSR_PE);
+	f->mxcsr = MXCSR_RESET | (1u << 13);                     /* RC down */
+	ck_assert_int_eq(RUN(&m, 0xf3, 0x0f, 0x2d, 0xc1, 0xf4), -1);
+	ck_assert_uint_eq((uint32_t)m.cpu.regs[R_AX], (uint32_t)-3);
+	/* cvtsi2sd xmm2, eax (F2 0F 2A D0): exact; upper half kept. */
+	f->mxcsr = MXCSR_RESET;
+	m.cpu.regs[R_AX] = (uint32_t)-7;
+	f->xmm[2].q[1] = 0x1111;
+	ck_assert_int_eq(RUN(&m, 0xf2, 0x0f, 0x2a, 0xd0, 0xf4), -1);
+	ck_assert_uint_eq(f->xmm[2].q[0], f64(-7.0));
+	ck_assert_uint_eq(f->xmm[2].q[1], 0x1111);
+	ck_assert_uint_eq(f->mxcsr, MXCSR_RESET);
+	/* cvtsd2ss xmm3, xmm2 (F2 0F 5A DA); cvtps2pd xmm4, xmm3 (0F 5A E3). */
+	ck_assert_int_eq(RUN(&m, 0xf2, 0x0f, 0x5a, 0xda, 0x0f, 0x5a, 0xe3, 0xf4), -1);
+	ck_assert_uint_eq(f->xmm[3].d[0], f32(-7.0f));
+	ck_assert_uint_eq(f->xmm[4].q[0], f64(-7.0));
+	/* cvtpd2ps xmm5, xmm4 (66 0F 5A EC): upper two dwords zeroed. */
+	f->xmm[5].q[1] = ~0ull;
+	ck_assert_int_eq(RUN(&m, 0x66, 0x0f, 0x5a, 0xec, 0xf4), -1);
+	ck_assert_uint_eq(f->xmm[5].d[0], f32(-7.0f));
+	ck_assert_uint_eq(f->xmm[5].q[1], 0);
+	/* movmskps eax, xmm5 (0F 50 C5); unpcklps xmm5, xmm3 (0F 14 EB); movhlps
+	 * xmm6, xmm0 (0F 12 F0). */
+	ck_assert_int_eq(RUN(&m, 0x0f, 0x50, 0xc5, 0xf4), -1);
+	ck_assert_uint_eq(m.cpu.regs[R_AX] & 0xffffffff, 0x1);
+	f->xmm[5].d[1] = 0x55;
+	ck_assert_int_eq(RUN(&m, 0x0f, 0x14, 0xeb, 0xf4), -1);
+	ck_assert_uint_eq(f->xmm[5].d[0], f32(-7.0f));
+	ck_assert_uint_eq(f->xmm[5].d[1], f->xmm[3].d[0]);
+	ck_assert_uint_eq(f->xmm[5].d[2], 0x55);
+	f->xmm[6].q[1] = 0x77;
+	ck_assert_int_eq(RUN(&m, 0x0f, 0x12, 0xf0, 0xf4), -1);
+	ck_assert_uint_eq(f->xmm[6].q[0], f->xmm[0].q[1]);
+	ck_assert_uint_eq(f->xmm[6].q[1], 0x77);
+	machine_free(&m);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("fpu");
@@ -227,6 +427,9 @@ int main(void)
 	t = tcase_create("run");
 	tcase_add_test(t, x87_program);
 	tcase_add_test(t, sse_gates);
+	tcase_add_test(t, sse_arith);
+	tcase_add_test(t, sse_exceptions);
+	tcase_add_test(t, sse_compare_convert);
 	suite_add_tcase(s, t);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
