@@ -435,15 +435,19 @@ status_t op_xrstor(struct cpu *cpu, const struct insn *in)
 	return ST_OK;
 }
 
-/* 0F 01 D0: XGETBV. ECX = 0 reads XCR0; any other ECX is #GP(0) (XINUSE through
- * ECX = 1 is not advertised). Any CPL (SDM Vol.2 XGETBV). */
+/* 0F 01 D0: XGETBV, any CPL (SDM Vol.2 XGETBV). ECX = 0 reads XCR0; ECX = 1
+ * reads XINUSE AND XCR0, but only where CPUID.(EAX=0DH,ECX=1):EAX[2] advertises
+ * it; any other ECX is #GP(0). XINUSE is every enabled component here (see the
+ * top of this file), so ECX = 1 reads XCR0. */
 status_t op_xgetbv(struct cpu *cpu, const struct insn *in)
 {
 	(void)in;
 	status_t st = xsave_gate(cpu, false);
 	if (st != ST_OK)
 		return st;
-	if ((uint32_t)cpu->regs[R_CX] != 0)
+	uint32_t ecx = (uint32_t)cpu->regs[R_CX], leaf[4];
+	cpu_model_cpuid(cpu->model, 0xd, 1, leaf);
+	if (ecx > 1 || (ecx == 1 && !(leaf[0] & (1u << 2))))
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	reg_write(cpu, R_AX, 4, false, (uint32_t)cpu->xcr0);
 	reg_write(cpu, R_DX, 4, false, (uint32_t)(cpu->xcr0 >> 32));

@@ -90,6 +90,8 @@ static void xsetbv_v(void *p) { __asm__ volatile(MARK "xsetbv" :: "a"((uint32_t)
 static void xsetbv_ecx1(void *p) { (void)p; __asm__ volatile(MARK "xsetbv" :: "a"(1), "d"(0), "c"(1)); }
 static void xsave_mis(void *p) { __asm__ volatile(MARK "xsave (%0)" :: "r"(p), "a"(3), "d"(0) : "memory"); }
 static void xrstor_at(void *p) { __asm__ volatile(MARK "xrstor (%0)" :: "r"(p), "a"(3), "d"(0)); }
+static void xsetbv_hi(void *p) { (void)p; __asm__ volatile(MARK "xsetbv" :: "a"(3), "d"(1), "c"(0)); }
+static void xgetbv_ecx(void *p) { uint32_t a, d; __asm__ volatile(MARK "xgetbv" : "=a"(a), "=d"(d) : "c"((uint32_t)(uintptr_t)p)); }
 static void u_xgetbv(void *p) { (void)p; uint32_t a, d; __asm__ volatile(MARK "xgetbv" : "=a"(a), "=d"(d) : "c"(0)); }
 static void u_xsetbv(void *p) { (void)p; __asm__ volatile(MARK "xsetbv" :: "a"(3), "d"(0), "c"(0)); }
 
@@ -102,6 +104,23 @@ static void test_xsave(void)
 	expect_fault("XSETBV ECX = 1 -> #GP(0)", xsetbv_ecx1, 0, 13, 0);
 	expect_no_fault("XSETBV XCR0 = 3", xsetbv_v, (void *)3);
 	check("XGETBV = 3", (uint32_t)xgetbv0(), 3);
+	/* SDM Vol.2 XSETBV: #GP(0) for a bit the processor does not support (AVX is
+	 * not advertised by CPUID.(0DH,0).EAX here: also the "AVX needs SSE" case)
+	 * and for bits 63:32. */
+	__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0xd), "c"(0));
+	if (!(a & 4)) {
+		expect_fault("XSETBV XCR0 = 7 (AVX not supported) -> #GP(0)", xsetbv_v, (void *)7, 13, 0);
+		expect_fault("XSETBV XCR0 = 5 (AVX without SSE) -> #GP(0)", xsetbv_v, (void *)5, 13, 0);
+	}
+	expect_fault("XSETBV XCR0 bit 32 -> #GP(0)", xsetbv_hi, 0, 13, 0);
+	check("XCR0 unchanged by the refused XSETBVs", (uint32_t)xgetbv0(), 3);
+	/* XGETBV ECX = 1 (XINUSE AND XCR0) only with CPUID.(0DH,1):EAX[2]; ECX = 2 never. */
+	__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0xd), "c"(1));
+	if (a & 4)
+		expect_no_fault("XGETBV ECX = 1 (XGETBV1 advertised)", xgetbv_ecx, (void *)1);
+	else
+		expect_fault("XGETBV ECX = 1 without CPUID XGETBV1 -> #GP(0)", xgetbv_ecx, (void *)1, 13, 0);
+	expect_fault("XGETBV ECX = 2 -> #GP(0)", xgetbv_ecx, (void *)2, 13, 0);
 	__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0xd), "c"(0));
 	check("CPUID.(0DH,0).EAX has x87|SSE", a & 3, 3);
 	check("CPUID.(0DH,0).EBX = 576 for XCR0 = 3", b, 576);
@@ -146,6 +165,10 @@ static void test_xsave(void)
 	wr32(area, 520, 1);   /* XCOMP_BV */
 	expect_fault("XRSTOR standard form with XCOMP_BV != 0 -> #GP(0)", xrstor_at, area, 13, 0);
 	wr32(area, 520, 0);
+	wr32(area, 528, 1);   /* header bytes 23:16 (SDM Vol.1 13.8.1: bytes 23:8 must be 0) */
+	expect_fault("XRSTOR header byte 16 != 0 -> #GP(0)", xrstor_at, area, 13, 0);
+	wr32(area, 528, 0);
+	expect_no_fault("XRSTOR with a clean header", xrstor_at, area);
 	expect_fault("XSAVE misaligned (64n+16) -> #GP(0)", xsave_mis, area + 16, 13, 0);
 	__asm__ volatile("fninit");
 }
