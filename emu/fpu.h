@@ -1,4 +1,4 @@
-/* Helpers shared by the x87 (emu/x87.c), SSE (emu/sse.c) and XSAVE (emu/xsave.c)
+/* Helpers shared by the x87 (emu/x87.c), SSE (emu/sse.c, emu/sse_fp.c) and XSAVE (emu/xsave.c)
  * instruction files: the device-not-available / invalid-opcode gates of SDM
  * Vol.3 2.5 Table 2-2, and block memory accesses larger than mem_read's 8
  * bytes that fault before changing anything. */

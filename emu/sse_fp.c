@@ -87,7 +87,9 @@ typedef uint8_t vec128 __attribute__((vector_size(16)));
 
 /* One host instruction under MXCSR csr, with the host's own MXCSR saved before
  * and restored after it, all in one asm statement so the compiler cannot move
- * the operation outside the window. out gets the host MXCSR after it. */
+ * the operation outside the window. out gets the host MXCSR after it. Register
+ * outputs are early-clobber: they are written before the last memory operands
+ * ([out], [save]) are used, so they must not share a register with an address. */
 #define HOST_PRE "stmxcsr %[save]\n\tldmxcsr %[in]\n\t"
 #define HOST_POST "\n\tstmxcsr %[out]\n\tldmxcsr %[save]"
 #define HOST_XX(mn) __asm__ volatile(HOST_PRE mn " %[s], %[d]" HOST_POST \
@@ -95,9 +97,9 @@ typedef uint8_t vec128 __attribute__((vector_size(16)));
 #define HOST_GX(text) __asm__ volatile(HOST_PRE text HOST_POST \
 	: [d] "+x"(d), [out] "=m"(out), [save] "+m"(save) : [g] "r"(g), [in] "m"(csr))
 #define HOST_XG(text) __asm__ volatile(HOST_PRE text HOST_POST \
-	: [g] "=r"(g), [out] "=m"(out), [save] "+m"(save) : [s] "x"(s), [in] "m"(csr))
+	: [g] "=&r"(g), [out] "=m"(out), [save] "+m"(save) : [s] "x"(s), [in] "m"(csr))
 #define HOST_CMP(text) __asm__ volatile(HOST_PRE text "\n\tsetz %[z]\n\tsetp %[p]\n\tsetc %[c]" HOST_POST \
-	: [z] "=qm"(z), [p] "=qm"(p), [c] "=qm"(c), [out] "=m"(out), [save] "+m"(save) \
+	: [z] "=&q"(z), [p] "=&q"(p), [c] "=&q"(c), [out] "=m"(out), [save] "+m"(save) \
 	: [d] "x"(d), [s] "x"(s), [in] "m"(csr))
 
 /* dst := op(dst, src) on the host; returns the condition flags it raised. */

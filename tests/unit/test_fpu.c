@@ -216,6 +216,30 @@ START_TEST(sse_gates)
 }
 END_TEST
 
+START_TEST(xgetbv_ecx)
+{
+	struct machine m;
+	machine_init(&m, "skylake-lite");
+	m.cpu.cr4 |= CR4_OSXSAVE;
+	/* xgetbv (0F 01 D0); hlt. ECX = 0: XCR0 (1 after RESET). */
+	m.cpu.regs[R_CX] = 0;
+	ck_assert_int_eq(RUN(&m, 0x0f, 0x01, 0xd0, 0xf4), -1);
+	ck_assert_uint_eq(m.cpu.regs[R_AX], 1);
+	/* ECX = 1 needs CPUID.(EAX=0DH,ECX=1):EAX[2], which no model advertises:
+	 * #GP(0) (SDM Vol.2 XGETBV). */
+	uint32_t leaf[4];
+	cpu_model_cpuid(m.cpu.model, 0xd, 1, leaf);
+	ck_assert_uint_eq(leaf[0] & 4, 0);
+	m.cpu.regs[R_CX] = 1;
+	ck_assert_int_eq(RUN(&m, 0x0f, 0x01, 0xd0, 0xf4), 13);
+	/* Without CR4.OSXSAVE: #UD. */
+	m.cpu.cr4 &= ~(uint64_t)CR4_OSXSAVE;
+	m.cpu.regs[R_CX] = 0;
+	ck_assert_int_eq(RUN(&m, 0x0f, 0x01, 0xd0, 0xf4), 6);
+	machine_free(&m);
+}
+END_TEST
+
 /* ---- SSE floating point (emu/sse_fp.c) ---- */
 
 static uint32_t f32(float v) { uint32_t u; memcpy(&u, &v, 4); return u; }
@@ -427,6 +451,7 @@ int main(void)
 	t = tcase_create("run");
 	tcase_add_test(t, x87_program);
 	tcase_add_test(t, sse_gates);
+	tcase_add_test(t, xgetbv_ecx);
 	tcase_add_test(t, sse_arith);
 	tcase_add_test(t, sse_exceptions);
 	tcase_add_test(t, sse_compare_convert);
