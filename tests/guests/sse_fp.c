@@ -106,6 +106,8 @@ DEF(movss_ld, "movss sf_b, %%xmm0")
 DEF(movsd_rr, "movsd %%xmm1, %%xmm0")
 DEF(movhps_ld, "movhps sf_b, %%xmm0")
 DEF(movlpd_ld, "movlpd sf_b+8, %%xmm0")
+DEF(movhps_st, "movhps %%xmm0, sf_b")
+DEF(movlpd_st, "movlpd %%xmm0, sf_b+8")
 DEF(movhlps, "movhlps %%xmm1, %%xmm0")
 DEF(movlhps, "movlhps %%xmm1, %%xmm0")
 DEF(unpcklps, "unpcklps %%xmm1, %%xmm0")
@@ -430,6 +432,16 @@ static void test_moves(void)
 	check("MOVLPD xmm, m64: low := memory", (r32(0) ^ 0xb2) | (r32(1) ^ 0xb3) | (r32(2) ^ 0xb0), 0);
 	for (unsigned i = 0; i < 4; i++)
 		a32(i, 0xa0 + i);
+	run(movhps_st, MX);
+	run(movlpd_st, MX);
+	{
+		uint32_t m[4];
+		gmemcpy(m, sf_b, 16);
+		check("MOVHPS m64, xmm / MOVLPD m64, xmm store one quadword each",
+		      (m[0] ^ 0xa2) | (m[1] ^ 0xa3) | (m[2] ^ 0xa0) | (m[3] ^ 0xa1), 0);
+	}
+	for (unsigned i = 0; i < 4; i++)
+		b32(i, 0xb0 + i);
 	run(movhlps, MX);
 	check("MOVHLPS: low := source high", (r32(0) ^ 0xb2) | (r32(1) ^ 0xb3) | (r32(2) ^ 0xa2), 0);
 	run(movlhps, MX);
