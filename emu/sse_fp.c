@@ -12,7 +12,8 @@
  * element. Results, NaN propagation, DAZ/FTZ and the masked flags are therefore
  * bit-exact. What the guest's masks then decide (pre- vs post-computation
  * exceptions, destination left unchanged, #XM or #UD) is done in fp_commit.
- * The host must implement MXCSR.DAZ (every x86-64 processor does); the cost is
+ * The host must implement MXCSR.DAZ (its FXSAVE MXCSR_MASK bit 6; current x86-64
+ * processors do, or LDMXCSR faults in hvemu itself); the cost is
  * an LDMXCSR/STMXCSR pair around each guest FP instruction.
  *
  * Not modelled (#UD): RCPPS/RCPSS/RSQRTPS/RSQRTSS, whose results are
