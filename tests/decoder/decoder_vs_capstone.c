@@ -431,6 +431,8 @@ static bool lockable(unsigned id)
 enum deviation_kind {
 	DEV_REJECTS,               /* Capstone says invalid; the manuals define it */
 	DEV_MEM_SIZE,              /* Capstone's memory operand size is wrong */
+	DEV_OPERANDS_16,           /* in 16-bit mode or with a 67 prefix Capstone decodes
+				    * another instruction: compare the length only */
 };
 struct capstone_deviation {
 	int map, opcode, reg;
@@ -466,6 +468,14 @@ static const struct capstone_deviation capstone_deviations[] = {
 	{ 1, 0x6c, -1, false, DEV_REJECTS, "PUNPCKLQDQ in 16-bit mode / with 67" },
 	{ 1, 0x6d, -1, false, DEV_REJECTS, "PUNPCKHQDQ in 16-bit mode / with 67" },
 	{ 1, 0xd6, -1, false, DEV_REJECTS, "MOVQ (66 0F D6) in 16-bit mode / with 67" },
+	/* The same Capstone 4 gap for the SSE2 conversions CVTTPD2DQ/CVTPD2DQ/CVTDQ2PD
+	 * (66/F2/F3 0F E6); and in 16-bit mode or with 67 it reads F3/F2 0F 2A/2C/2D
+	 * (CVTSI2SS/SD, CVT(T)SS2SI, CVT(T)SD2SI, SDM Vol.2 Table A-3) as the MMX forms
+	 * CVTPI2PS/CVT(T)PS2PI, as if the mandatory prefix were absent. */
+	{ 1, 0xe6, -1, false, DEV_REJECTS, "CVT(T)PD2DQ/CVTDQ2PD (0F E6) in 16-bit mode / with 67" },
+	{ 1, 0x2a, -1, false, DEV_OPERANDS_16, "F3/F2 0F 2A read as CVTPI2PS/PD" },
+	{ 1, 0x2c, -1, false, DEV_OPERANDS_16, "F3/F2 0F 2C read as CVTTPS2PI/PD2PI" },
+	{ 1, 0x2d, -1, false, DEV_OPERANDS_16, "F3/F2 0F 2D read as CVTPS2PI/PD2PI" },
 	{ -1, -1, -1, false, DEV_REJECTS, NULL },
 };
 
@@ -571,6 +581,10 @@ static void check_case(csh cs, struct stats *st, unsigned mode, const uint8_t *b
 		goto out;
 	}
 
+	if ((mode == 16 || in.asize == 2) && known_deviation(&in, DEV_OPERANDS_16)) {
+		st->known_capstone++;
+		goto out;
+	}
 	struct cmp_ctx cx = {
 		.mode = mode, .addr = addr,
 		.mem_size = !known_deviation(&in, DEV_MEM_SIZE) &&
