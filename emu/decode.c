@@ -79,7 +79,7 @@ static void decode_modrm_mem(struct cursor *c, unsigned mode, uint8_t rex, struc
 				in->disp = (int32_t)take(c, 4);
 			} else {
 				in->base = (uint8_t)(base | ((rex & 1) << 3));
-				bp_based = base == R_SP || base == R_BP;
+				bp_based = in->base == R_SP || in->base == R_BP;
 			}
 		} else if (rm == 5 && mod == 0) {
 			/* disp32; RIP-relative in 64-bit mode (SDM Vol.2 2.2.1.6). */
@@ -88,14 +88,15 @@ static void decode_modrm_mem(struct cursor *c, unsigned mode, uint8_t rex, struc
 				in->base = REG_RIP;
 		} else {
 			in->base = (uint8_t)(rm | ((rex & 1) << 3));
-			bp_based = rm == R_BP;
+			bp_based = in->base == R_BP;
 		}
 		if (mod == 1)
 			in->disp = (int8_t)take(c, 1);
 		else if (mod == 2)
 			in->disp = (int32_t)take(c, 4);
 	}
-	/* SDM Vol.1 3.7.5: rBP/rSP-based addresses default to SS. */
+	/* SDM Vol.1 3.7.5: rBP/rSP-based addresses default to SS; R12/R13 (the
+	 * same low bits with REX.B) are ordinary bases and default to DS. */
 	if (!in->seg_override)
 		in->seg = bp_based ? SR_SS : SR_DS;
 }
@@ -252,10 +253,15 @@ opcode:
 		goto undefined;
 
 	uint16_t flags = isa_rows[in->row].flags;
-	if (mode == 64 && (flags & (IF_D64 | IF_F64)))
-		in->osize = (flags & IF_F64) || !has66 ? 8 : 2;
+	/* A mandatory 66 is not an operand-size prefix; REX.W still is (66 REX.W
+	 * 0F 6E is MOVQ xmm, r/m64: SDM Vol.2 2.2.1.2). */
 	if (row->prefix == PFX_66)
-		in->osize = mode == 16 ? 2 : 4;     /* a mandatory 66 is not an operand-size prefix */
+		in->osize = (rex & 8) ? 8 : mode == 16 ? 2 : 4;
+	/* SDM Vol.2 Table A-1 "d64"/"f64": 64-bit by default (66 gives 16, but
+	 * REX.W wins over 66: SDM Vol.1 3.6.1, Table 3-4), or 64-bit whatever the
+	 * prefixes. */
+	if (mode == 64 && (flags & (IF_D64 | IF_F64)))
+		in->osize = (flags & IF_F64) || !has66 || (rex & 8) ? 8 : 2;
 
 	if (op->modrm) {
 		in->reg = (uint8_t)(reg | ((rex & 4) << 1));
