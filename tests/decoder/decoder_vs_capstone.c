@@ -1,17 +1,24 @@
-/* Decoder vs Capstone: every defined opcode of the one-byte and 0F maps, in 16-
- * and 32-bit code, with every ModRM byte, every SIB byte behind the SIB forms,
- * random displacement/immediate bytes and a set of prefix combinations. For each
- * encoding hvemu's decode_insn() and Capstone (cs_disasm, CS_OPT_DETAIL) must
- * agree on the length, and operand by operand on registers, memory
- * base/index/scale/displacement, immediates and branch targets.
+/* Decoder vs Capstone: every defined opcode of the one-byte, 0F, 0F 38 and 0F 3A
+ * maps, in 16-, 32- and 64-bit code, with every ModRM byte, every SIB byte behind
+ * the SIB forms, random displacement/immediate bytes and a set of prefix
+ * combinations (in 64-bit code: REX.W/R/X/B alone and with legacy prefixes, REX
+ * followed by a legacy prefix, two REX prefixes). For each encoding hvemu's
+ * decode_insn() and Capstone (cs_disasm, CS_OPT_DETAIL) must agree on the
+ * length, and operand by operand on registers (AH..BH vs SPL..DIL by REX),
+ * memory base/index/scale/displacement (RIP-relative included), the segment
+ * (SDM Vol.1 3.7.5 defaults), immediates, moffs and branch targets.
  *
  * Also checked:
  *   - an encoding Capstone rejects must be #UD in hvemu (insn_is_undefined);
  *   - with LOCK, hvemu's #UD decision must follow the SDM's list of lockable
  *     instructions with a memory destination (SDM Vol.2 LOCK), using Capstone's
- *     instruction id as the independent view of "which instruction is this".
+ *     instruction id as the independent view of "which instruction is this";
+ *   - in 64-bit code, the opcodes SDM Table A-2 marks i64 must be #UD, and no
+ *     row may be flagged no64 unless the SDM says so;
+ *   - the 15-byte limit (SDM Vol.2 2.3.11) with redundant prefixes.
  * Encodings hvemu has no row for yet (x87, SSE, system rows still being written)
- * are counted as "not in the table", not compared.
+ * are counted as "not in the table", not compared. Where Capstone 4.0.2 is
+ * wrong, capstone_deviations[] names the encodings and the SDM section.
  *
  * Output: the number of cases compared and every mismatch (bytes, both views);
  * with -v also the encodings Capstone decodes that have no row yet.
@@ -35,9 +42,12 @@ struct stats {
 	unsigned long lock_checked;   /* LOCK legality checked against SDM list */
 	unsigned long not_in_table;   /* Capstone decodes, hvemu has no row yet */
 	unsigned long known_capstone; /* documented Capstone deviations (see below) */
+	unsigned long length_checked; /* 15-byte limit cases */
+	unsigned long i64_checked;    /* 64-bit mode: opcodes SDM Table A-2 marks i64 */
+	unsigned long vex_excluded;   /* of those, C4/C5/62: VEX/EVEX to Capstone */
 	unsigned long mismatches;
 	bool shape_skipped[4096];     /* rows whose operand lists Capstone shapes differently */
-	char missing[2][256][8][CS_MNEMONIC_SIZE];  /* -v: Capstone's mnemonic where hvemu has no row */
+	char missing[3][4][256][8][CS_MNEMONIC_SIZE];  /* -v: per mode, Capstone's mnemonic where hvemu has no row */
 };
 
 /* Deterministic byte source for displacements and immediates. */
@@ -66,27 +76,54 @@ static const char *hex(const uint8_t *b, unsigned n)
 /* --- Capstone register ids -> (number, size) in hvemu's numbering --- */
 
 struct reg_info {
-	int num;                   /* enum gpr, or -1 */
+	int num;                   /* enum gpr (0..15), REG_RIP, or -1 */
 	unsigned size;
+	bool high;                 /* AH/CH/DH/BH: byte register 4..7 without REX */
 };
 
 static struct reg_info cs_reg(x86_reg r)
 {
-	static const x86_reg b[8] = { X86_REG_AL, X86_REG_CL, X86_REG_DL, X86_REG_BL,
-				      X86_REG_AH, X86_REG_CH, X86_REG_DH, X86_REG_BH };
-	static const x86_reg w[8] = { X86_REG_AX, X86_REG_CX, X86_REG_DX, X86_REG_BX,
-				      X86_REG_SP, X86_REG_BP, X86_REG_SI, X86_REG_DI };
-	static const x86_reg d[8] = { X86_REG_EAX, X86_REG_ECX, X86_REG_EDX, X86_REG_EBX,
-				      X86_REG_ESP, X86_REG_EBP, X86_REG_ESI, X86_REG_EDI };
-	for (int i = 0; i < 8; i++) {
+	static const x86_reg b[16] = { X86_REG_AL, X86_REG_CL, X86_REG_DL, X86_REG_BL,
+				       X86_REG_SPL, X86_REG_BPL, X86_REG_SIL, X86_REG_DIL,
+				       X86_REG_R8B, X86_REG_R9B, X86_REG_R10B, X86_REG_R11B,
+				       X86_REG_R12B, X86_REG_R13B, X86_REG_R14B, X86_REG_R15B };
+	static const x86_reg h[4] = { X86_REG_AH, X86_REG_CH, X86_REG_DH, X86_REG_BH };
+	static const x86_reg w[16] = { X86_REG_AX, X86_REG_CX, X86_REG_DX, X86_REG_BX,
+				       X86_REG_SP, X86_REG_BP, X86_REG_SI, X86_REG_DI,
+				       X86_REG_R8W, X86_REG_R9W, X86_REG_R10W, X86_REG_R11W,
+				       X86_REG_R12W, X86_REG_R13W, X86_REG_R14W, X86_REG_R15W };
+	static const x86_reg d[16] = { X86_REG_EAX, X86_REG_ECX, X86_REG_EDX, X86_REG_EBX,
+				       X86_REG_ESP, X86_REG_EBP, X86_REG_ESI, X86_REG_EDI,
+				       X86_REG_R8D, X86_REG_R9D, X86_REG_R10D, X86_REG_R11D,
+				       X86_REG_R12D, X86_REG_R13D, X86_REG_R14D, X86_REG_R15D };
+	static const x86_reg q[16] = { X86_REG_RAX, X86_REG_RCX, X86_REG_RDX, X86_REG_RBX,
+				       X86_REG_RSP, X86_REG_RBP, X86_REG_RSI, X86_REG_RDI,
+				       X86_REG_R8, X86_REG_R9, X86_REG_R10, X86_REG_R11,
+				       X86_REG_R12, X86_REG_R13, X86_REG_R14, X86_REG_R15 };
+	for (int i = 0; i < 16; i++) {
 		if (r == b[i])
-			return (struct reg_info){ i, 1 };
+			return (struct reg_info){ i, 1, false };
+		if (i < 4 && r == h[i])
+			return (struct reg_info){ i + 4, 1, true };
 		if (r == w[i])
-			return (struct reg_info){ i, 2 };
+			return (struct reg_info){ i, 2, false };
 		if (r == d[i])
-			return (struct reg_info){ i, 4 };
+			return (struct reg_info){ i, 4, false };
+		if (r == q[i])
+			return (struct reg_info){ i, 8, false };
 	}
-	return (struct reg_info){ -1, 0 };
+	if (r == X86_REG_RIP)
+		return (struct reg_info){ REG_RIP, 8, false };
+	if (r == X86_REG_EIP)
+		return (struct reg_info){ REG_RIP, 4, false };
+	return (struct reg_info){ -1, 0, false };
+}
+
+/* SDM Vol.2 2.1.5, 3.7.2.1 (Vol.1): a byte register number 4..7 names AH..BH
+ * unless a REX prefix is present, then SPL..DIL. */
+static bool byte_reg_is_high(unsigned num, const struct insn *in)
+{
+	return num >= 4 && num < 8 && !in->rex;
 }
 
 static int cs_sreg(x86_reg r)
@@ -200,9 +237,10 @@ static bool fixed_reg(const char *name, const struct insn *in, int *num, unsigne
 			return true;
 		}
 	}
+	/* SDM Vol.2 A.2.3: eAX is AX or EAX, rAX is AX, EAX or RAX. */
 	if (!strcmp(name, "eAX") || !strcmp(name, "rAX")) {
 		*num = R_AX;
-		*size = in->osize;
+		*size = name[0] == 'e' && in->osize == 8 ? 4 : in->osize;
 		return true;
 	}
 	return false;
@@ -258,14 +296,22 @@ static bool compare_operand(const char *op, const cs_x86_op *c, const struct ins
 				snprintf(why, whylen, "%s: effective address", op);
 				return false;
 			}
-			/* Capstone names the segment only when a prefix overrides it. */
-			if (c->mem.segment != X86_REG_INVALID && cs_sreg(c->mem.segment) != in->seg) {
+			/* Capstone names the segment only when a prefix overrides it. In
+			 * 64-bit mode ES/CS/SS/DS overrides are null prefixes (SDM Vol.1
+			 * 3.3.7.1) that Capstone still prints. */
+			int cseg = cs_sreg(c->mem.segment);
+			if (cx->mode == 64 && cseg >= 0 && cseg != SR_FS && cseg != SR_GS)
+				cseg = -1;
+			if (cseg >= 0 && cseg != in->seg) {
 				snprintf(why, whylen, "%s: segment", op);
 				return false;
 			}
-			if (c->mem.segment == X86_REG_INVALID && in->seg_override &&
-			    in->seg != (in->base == R_BP || in->base == R_SP ? SR_SS : SR_DS)) {
-				snprintf(why, whylen, "%s: segment override lost", op);
+			/* SDM Vol.1 3.7.5: without an override, SS when the base register
+			 * is rBP or rSP (not R12/R13), else DS; Capstone's base decides. */
+			struct reg_info cb = cs_reg(c->mem.base);
+			int dflt = cb.num == R_BP || cb.num == R_SP ? SR_SS : SR_DS;
+			if (cseg < 0 && in->seg != dflt) {
+				snprintf(why, whylen, "%s: default segment %d, SDM says %d", op, in->seg, dflt);
 				return false;
 			}
 			if (cx->mem_size && c->size && *sz && letter != 'M' &&
@@ -286,11 +332,13 @@ static bool compare_operand(const char *op, const cs_x86_op *c, const struct ins
 		struct reg_info r = cs_reg(c->reg);
 		num = letter == 'G' ? in->reg : letter == 'Z' ? in->reg : in->rm;
 		size = letter_size(sz, in);
-		/* A 16-bit r/m whose register form the SDM writes at the operand size
-		 * ("LAR r32, r32/m16", "MOV r32, Sreg"): Capstone names the wide
-		 * register; it is the same register. */
-		bool size_ok = r.size == size || (letter == 'E' && !strcmp(sz, "w") && r.size == in->osize);
-		if (r.num != num || !size_ok) {
+		/* A 16-bit r/m whose register form the SDM writes wider ("LAR r32,
+		 * r32/m16", "LAR r64, r32/m16", "MOV Sreg, r/m64"): Capstone names
+		 * the wide register; it is the same register. */
+		bool size_ok = r.size == size ||
+			       (letter == 'E' && !strcmp(sz, "w") && (r.size == 4 || r.size == in->osize));
+		bool high_ok = r.high == (size == 1 && byte_reg_is_high((unsigned)num, in));
+		if (r.num != num || !size_ok || !high_ok) {
 			snprintf(why, whylen, "%s: register %d/%u vs capstone %d/%u", op, num, size,
 				 r.num, r.size);
 			return false;
@@ -303,7 +351,9 @@ static bool compare_operand(const char *op, const cs_x86_op *c, const struct ins
 			return false;
 		}
 		/* ENTER's second immediate lives in imm2 (checked by the caller). */
-		uint64_t m = mask_of(c->size ? c->size : letter_size(sz, in));
+		/* Iw is 16 bits unsigned (RET/RETF/ENTER); Capstone 4 stores it
+		 * sign-extended to its operand size in 64-bit mode. */
+		uint64_t m = mask_of(!strcmp(sz, "w") ? 2 : c->size ? c->size : letter_size(sz, in));
 		if (((uint64_t)c->imm & m) != (in->imm & m)) {
 			snprintf(why, whylen, "%s: immediate %#" PRIx64 " vs capstone %#" PRIx64, op,
 				 in->imm & m, (uint64_t)c->imm & m);
@@ -426,66 +476,158 @@ static bool lockable(unsigned id)
 }
 
 /* Where Capstone 4 is wrong and hvemu follows the manuals. Each entry names the
- * encodings (map, opcode, ModRM.reg or -1, register form only?) and what of
- * Capstone's view is not trusted there. */
+ * encodings (map, opcode, ModRM.reg or -1, register form only?, and optionally
+ * the mode and the prefixes that must be present) and what of Capstone's view
+ * is not trusted there. */
 enum deviation_kind {
 	DEV_REJECTS,               /* Capstone says invalid; the manuals define it */
 	DEV_MEM_SIZE,              /* Capstone's memory operand size is wrong */
-	DEV_OPERANDS_16,           /* in 16-bit mode or with a 67 prefix Capstone decodes
-				    * another instruction: compare the length only */
+	DEV_OPERANDS,              /* Capstone's operands are wrong: length compared only */
+	DEV_LENGTH,                /* Capstone's length is wrong: nothing comparable */
+};
+enum {                             /* prefix conditions, all must hold */
+	C_66 = 1 << 0,             /* an operand-size prefix 66 */
+	C_67 = 1 << 1,             /* an address-size prefix 67 */
+	C_REXW = 1 << 2,
+	C_NO_REXW = 1 << 3,
+	C_REXR = 1 << 4,
+	C_CS16 = 1 << 5,           /* what Capstone 4 takes for an operand-size override
+				      in 64-bit mode: 66, or 67 when REX.W follows */
 };
 struct capstone_deviation {
 	int map, opcode, reg;
 	bool reg_form_only;
 	enum deviation_kind kind;
 	const char *why;
+	unsigned mode;             /* 0: every mode */
+	unsigned when;             /* C_* */
 };
 static const struct capstone_deviation capstone_deviations[] = {
 	/* SDM Vol.2 NOP: "0F 1F /0 NOP r/m16, r/m32" -- a register r/m is allowed.
 	 * Table A-3 marks 0F 19..0F 1E "NOP Ev" and Table A-6 group 16 (0F 18) mod=11B
 	 * as reserved NOPs; Intel XED decodes all of them as NOP. Capstone 4 rejects
 	 * the register forms. */
-	{ 1, 0x18, -1, true, DEV_REJECTS, "reserved NOP (0F 18 mod=11B)" },
-	{ 1, 0x19, -1, true, DEV_REJECTS, "reserved NOP 0F 19" },
-	{ 1, 0x1a, -1, true, DEV_REJECTS, "reserved NOP 0F 1A" },
-	{ 1, 0x1b, -1, true, DEV_REJECTS, "reserved NOP 0F 1B" },
-	{ 1, 0x1c, -1, true, DEV_REJECTS, "reserved NOP 0F 1C" },
-	{ 1, 0x1d, -1, true, DEV_REJECTS, "reserved NOP 0F 1D" },
-	{ 1, 0x1e, -1, true, DEV_REJECTS, "reserved NOP 0F 1E" },
-	{ 1, 0x1f, -1, true, DEV_REJECTS, "NOP r/m (0F 1F /0 register form)" },
+	{ 1, 0x18, -1, true, DEV_REJECTS, "reserved NOP (0F 18 mod=11B)", 0, 0 },
+	{ 1, 0x19, -1, true, DEV_REJECTS, "reserved NOP 0F 19", 0, 0 },
+	{ 1, 0x1a, -1, true, DEV_REJECTS, "reserved NOP 0F 1A", 0, 0 },
+	{ 1, 0x1b, -1, true, DEV_REJECTS, "reserved NOP 0F 1B", 0, 0 },
+	{ 1, 0x1c, -1, true, DEV_REJECTS, "reserved NOP 0F 1C", 0, 0 },
+	{ 1, 0x1d, -1, true, DEV_REJECTS, "reserved NOP 0F 1D", 0, 0 },
+	{ 1, 0x1e, -1, true, DEV_REJECTS, "reserved NOP 0F 1E", 0, 0 },
+	{ 1, 0x1f, -1, true, DEV_REJECTS, "NOP r/m (0F 1F /0 register form)", 0, 0 },
 	/* SDM Vol.2 LAR/LSL: "LAR r32, r32/m16", "LSL r32, r32/m16": the memory
 	 * operand is a 16-bit selector whatever the operand size; Capstone says dword. */
-	{ 1, 0x02, -1, false, DEV_MEM_SIZE, "LAR m16" },
-	{ 1, 0x03, -1, false, DEV_MEM_SIZE, "LSL m16" },
+	{ 1, 0x02, -1, false, DEV_MEM_SIZE, "LAR m16", 0, 0 },
+	{ 1, 0x03, -1, false, DEV_MEM_SIZE, "LSL m16", 0, 0 },
 	/* SDM Vol.2 LFENCE/MFENCE/SFENCE: "the processor ignores the r/m field of the
 	 * ModR/M byte": 0F AE E8-EF, F0-F7, F8-FF all decode. Capstone 4 accepts rm=0 only. */
-	{ 1, 0xae, 5, true, DEV_REJECTS, "LFENCE with r/m != 0" },
-	{ 1, 0xae, 6, true, DEV_REJECTS, "MFENCE with r/m != 0" },
-	{ 1, 0xae, 7, true, DEV_REJECTS, "SFENCE with r/m != 0" },
+	{ 1, 0xae, 5, true, DEV_REJECTS, "LFENCE with r/m != 0", 0, 0 },
+	{ 1, 0xae, 6, true, DEV_REJECTS, "MFENCE with r/m != 0", 0, 0 },
+	{ 1, 0xae, 7, true, DEV_REJECTS, "SFENCE with r/m != 0", 0, 0 },
 	/* SDM Vol.2 PUNPCKLQDQ/PUNPCKHQDQ (66 0F 6C/6D) and MOVQ xmm/m64, xmm (66 0F
 	 * D6) are valid in every mode with any address size; Capstone 4 rejects them
 	 * in 16-bit mode and with a 67 prefix. */
-	{ 1, 0x6c, -1, false, DEV_REJECTS, "PUNPCKLQDQ in 16-bit mode / with 67" },
-	{ 1, 0x6d, -1, false, DEV_REJECTS, "PUNPCKHQDQ in 16-bit mode / with 67" },
-	{ 1, 0xd6, -1, false, DEV_REJECTS, "MOVQ (66 0F D6) in 16-bit mode / with 67" },
+	{ 1, 0x6c, -1, false, DEV_REJECTS, "PUNPCKLQDQ in 16-bit mode / with 67", 0, 0 },
+	{ 1, 0x6d, -1, false, DEV_REJECTS, "PUNPCKHQDQ in 16-bit mode / with 67", 0, 0 },
+	{ 1, 0xd6, -1, false, DEV_REJECTS, "MOVQ (66 0F D6) in 16-bit mode / with 67", 0, 0 },
+	/* SDM Vol.2 INVPCID: defined in real-address and virtual-8086 mode, with any
+	 * address size (its exception lists have no #UD for either); Capstone 4
+	 * rejects it in 16-bit mode and with a 67 prefix. */
+	{ 2, 0x82, -1, false, DEV_REJECTS, "INVPCID in 16-bit mode / with 67", 0, 0 },
 	/* The same Capstone 4 gap for the SSE2 conversions CVTTPD2DQ/CVTPD2DQ/CVTDQ2PD
 	 * (66/F2/F3 0F E6); and in 16-bit mode or with 67 it reads F3/F2 0F 2A/2C/2D
 	 * (CVTSI2SS/SD, CVT(T)SS2SI, CVT(T)SD2SI, SDM Vol.2 Table A-3) as the MMX forms
 	 * CVTPI2PS/CVT(T)PS2PI, as if the mandatory prefix were absent. */
-	{ 1, 0xe6, -1, false, DEV_REJECTS, "CVT(T)PD2DQ/CVTDQ2PD (0F E6) in 16-bit mode / with 67" },
-	{ 1, 0x2a, -1, false, DEV_OPERANDS_16, "F3/F2 0F 2A read as CVTPI2PS/PD" },
-	{ 1, 0x2c, -1, false, DEV_OPERANDS_16, "F3/F2 0F 2C read as CVTTPS2PI/PD2PI" },
-	{ 1, 0x2d, -1, false, DEV_OPERANDS_16, "F3/F2 0F 2D read as CVTPS2PI/PD2PI" },
-	{ -1, -1, -1, false, DEV_REJECTS, NULL },
+	{ 1, 0xe6, -1, false, DEV_REJECTS, "CVT(T)PD2DQ/CVTDQ2PD (0F E6) in 16-bit mode / with 67", 0, 0 },
+	{ 1, 0x2a, -1, false, DEV_OPERANDS, "F3/F2 0F 2A read as CVTPI2PS/PD", 16, 0 },
+	{ 1, 0x2a, -1, false, DEV_OPERANDS, "F3/F2 0F 2A read as CVTPI2PS/PD", 0, C_67 },
+	{ 1, 0x2c, -1, false, DEV_OPERANDS, "F3/F2 0F 2C read as CVTTPS2PI/PD2PI", 16, 0 },
+	{ 1, 0x2c, -1, false, DEV_OPERANDS, "F3/F2 0F 2C read as CVTTPS2PI/PD2PI", 0, C_67 },
+	{ 1, 0x2d, -1, false, DEV_OPERANDS, "F3/F2 0F 2D read as CVTPS2PI/PD2PI", 16, 0 },
+	{ 1, 0x2d, -1, false, DEV_OPERANDS, "F3/F2 0F 2D read as CVTPS2PI/PD2PI", 0, C_67 },
+
+	/* --- 64-bit mode --- */
+	/* SDM Vol.2 MOVSXD: "63 /r MOVSXD r16, r/m16", "MOVSXD r32, r/m32"; only
+	 * REX.W + 63 is "r64, r/m32". Capstone 4 names a 64-bit destination
+	 * without REX.W. */
+	{ 0, 0x63, -1, false, DEV_OPERANDS, "MOVSXD without REX.W", 64, C_NO_REXW },
+	/* SDM Vol.2 2.2.1.2: "REX.R is ignored when ModR/M specifies other registers"
+	 * than GPR/SSE/CR/DR: 44 8C /r is MOV r/m, Sreg. Capstone 4 rejects it. */
+	{ 0, 0x8c, -1, false, DEV_REJECTS, "MOV r/m, Sreg with REX.R", 64, C_REXR },
+	{ 0, 0x8e, -1, false, DEV_REJECTS, "MOV Sreg, r/m with REX.R", 64, C_REXR },
+	/* SDM Vol.2 JMP, CALL, Jcc: near branches in 64-bit mode have a 64-bit
+	 * operand size whatever 66 says ("rel16 N.S. in 64-bit mode"); hvemu
+	 * follows Intel (emu/isa/branch.isa). Capstone 4 reads 66 E8/E9/0F 8x (and
+	 * 67 REX.W E8...) as rel16 (AMD's behaviour, APM3 "Near branches"), or
+	 * truncates the target. */
+	{ 0, 0xe8, -1, false, DEV_LENGTH, "CALL rel with 66", 64, C_CS16 },
+	{ 0, 0xe9, -1, false, DEV_LENGTH, "JMP rel with 66", 64, C_CS16 },
+	{ 1, 0x80, -1, false, DEV_LENGTH, "JO rel with 66", 64, C_CS16 },
+	{ 1, 0x81, -1, false, DEV_LENGTH, "JNO rel with 66", 64, C_CS16 },
+	{ 1, 0x82, -1, false, DEV_LENGTH, "JB rel with 66", 64, C_CS16 },
+	{ 1, 0x83, -1, false, DEV_LENGTH, "JNB rel with 66", 64, C_CS16 },
+	{ 1, 0x84, -1, false, DEV_LENGTH, "JZ rel with 66", 64, C_CS16 },
+	{ 1, 0x85, -1, false, DEV_LENGTH, "JNZ rel with 66", 64, C_CS16 },
+	{ 1, 0x86, -1, false, DEV_LENGTH, "JBE rel with 66", 64, C_CS16 },
+	{ 1, 0x87, -1, false, DEV_LENGTH, "JNBE rel with 66", 64, C_CS16 },
+	{ 1, 0x88, -1, false, DEV_LENGTH, "JS rel with 66", 64, C_CS16 },
+	{ 1, 0x89, -1, false, DEV_LENGTH, "JNS rel with 66", 64, C_CS16 },
+	{ 1, 0x8a, -1, false, DEV_LENGTH, "JP rel with 66", 64, C_CS16 },
+	{ 1, 0x8b, -1, false, DEV_LENGTH, "JNP rel with 66", 64, C_CS16 },
+	{ 1, 0x8c, -1, false, DEV_LENGTH, "JL rel with 66", 64, C_CS16 },
+	{ 1, 0x8d, -1, false, DEV_LENGTH, "JNL rel with 66", 64, C_CS16 },
+	{ 1, 0x8e, -1, false, DEV_LENGTH, "JLE rel with 66", 64, C_CS16 },
+	{ 1, 0x8f, -1, false, DEV_LENGTH, "JNLE rel with 66", 64, C_CS16 },
+	/* SDM Vol.2 RET: "C2 iw": the immediate is 16 bits in every mode. Capstone 4
+	 * reads four bytes when REX.W follows a 66 or 67 prefix (48 C2 alone is right). */
+	{ 0, 0xc2, -1, false, DEV_LENGTH, "RET imm16 with 66/67 and REX.W", 64, C_CS16 | C_REXW },
+	/* SDM Vol.1 3.6.1, Table 3-4: with REX.W = 1 the operand size is 64 bits and
+	 * 66 is ignored (and 67 never sets the operand size). Capstone 4 gives
+	 * these 16-bit operands with 66 or 67 before REX.W: PUSH/POP r/m ("word
+	 * ptr"), PUSH imm32 (not sign-extended), IN/OUT (AX for EAX). */
+	{ 0, 0xff, 6, false, DEV_MEM_SIZE, "PUSH r/m with 66/67 and REX.W", 64, C_CS16 | C_REXW },
+	{ 0, 0x8f, 0, false, DEV_MEM_SIZE, "POP r/m with 66/67 and REX.W", 64, C_CS16 | C_REXW },
+	{ 0, 0x68, -1, false, DEV_OPERANDS, "PUSH imm32 with 66/67 and REX.W", 64, C_CS16 | C_REXW },
+	{ 0, 0xe5, -1, false, DEV_OPERANDS, "IN eAX, imm8 with 66/67 and REX.W", 64, C_CS16 | C_REXW },
+	{ 0, 0xe7, -1, false, DEV_OPERANDS, "OUT imm8, eAX with 66/67 and REX.W", 64, C_CS16 | C_REXW },
+	{ 0, 0xed, -1, false, DEV_OPERANDS, "IN eAX, DX with 66/67 and REX.W", 64, C_CS16 | C_REXW },
+	{ 0, 0xef, -1, false, DEV_OPERANDS, "OUT DX, eAX with 66/67 and REX.W", 64, C_CS16 | C_REXW },
+	/* SDM Vol.2 XCHG, Vol.1 Table 3-4: 66 67 91 is XCHG AX, CX (67 has no effect
+	 * on register operands). Capstone 4 in 64-bit mode says "xchg eax, cx". */
+	{ 0, 0x91, -1, false, DEV_OPERANDS, "XCHG with 66 and 67", 64, C_66 | C_67 },
+	{ 0, 0x92, -1, false, DEV_OPERANDS, "XCHG with 66 and 67", 64, C_66 | C_67 },
+	{ 0, 0x93, -1, false, DEV_OPERANDS, "XCHG with 66 and 67", 64, C_66 | C_67 },
+	{ 0, 0x94, -1, false, DEV_OPERANDS, "XCHG with 66 and 67", 64, C_66 | C_67 },
+	{ 0, 0x95, -1, false, DEV_OPERANDS, "XCHG with 66 and 67", 64, C_66 | C_67 },
+	{ 0, 0x96, -1, false, DEV_OPERANDS, "XCHG with 66 and 67", 64, C_66 | C_67 },
+	{ 0, 0x97, -1, false, DEV_OPERANDS, "XCHG with 66 and 67", 64, C_66 | C_67 },
+	{ -1, -1, -1, false, DEV_REJECTS, NULL, 0, 0 },
 };
 
-static const struct capstone_deviation *known_deviation(const struct insn *in,
-							enum deviation_kind kind)
+/* The prefixes of one test case, for the deviation conditions. */
+static unsigned prefix_conditions(const struct insn *in, const uint8_t *bytes, unsigned npfx)
+{
+	unsigned c = 0;
+	if (memchr(bytes, 0x66, npfx))
+		c |= C_66;
+	if (memchr(bytes, 0x67, npfx))
+		c |= C_67;
+	c |= (in->rex & 8) ? C_REXW : C_NO_REXW;
+	if (in->rex & 4)
+		c |= C_REXR;
+	if ((c & C_66) || ((c & C_67) && (in->rex & 8)))
+		c |= C_CS16;
+	return c;
+}
+
+static const struct capstone_deviation *known_deviation(const struct insn *in, unsigned mode,
+							unsigned conds, enum deviation_kind kind)
 {
 	for (const struct capstone_deviation *d = capstone_deviations; d->why; d++)
 		if (d->kind == kind && d->map == in->map && d->opcode == in->opcode &&
 		    (d->reg < 0 || d->reg == ((in->modrm >> 3) & 7)) &&
-		    (!d->reg_form_only || (in->modrm >> 6) == 3))
+		    (!d->reg_form_only || (in->modrm >> 6) == 3) &&
+		    (!d->mode || d->mode == mode) && (conds & d->when) == d->when)
 			return d;
 	return NULL;
 }
@@ -514,12 +656,32 @@ static void report(struct stats *st, unsigned mode, const uint8_t *bytes, const 
 		printf("  capstone: invalid\n");
 }
 
+/* SDM Vol.2 Table A-2, superscript i64: one-byte opcodes that are invalid in
+ * 64-bit mode (40-4F are REX prefixes there, not opcodes). hvemu must raise #UD.
+ * C4/C5 (LES/LDS) and 62 (BOUND) are the VEX and EVEX escapes in 64-bit mode
+ * (SDM Vol.2 2.3.5, 2.6.1); hvemu models no AVX, and a VEX/EVEX encoding is #UD
+ * when CPUID reports no AVX/AVX-512 (SDM Vol.2 2.8, exception classes), while
+ * Capstone decodes the AVX instruction: counted as excluded, not compared. */
+static bool invalid_in_64(unsigned op)
+{
+	switch (op) {
+	case 0x06: case 0x07: case 0x0e: case 0x16: case 0x17: case 0x1e: case 0x1f:
+	case 0x27: case 0x2f: case 0x37: case 0x3f: case 0x60: case 0x61: case 0x62:
+	case 0x82: case 0x9a: case 0xc4: case 0xc5: case 0xce: case 0xd4: case 0xd5:
+	case 0xd6: case 0xea:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* Decode one byte string both ways and compare. */
 static void check_case(csh cs, struct stats *st, unsigned mode, const uint8_t *bytes,
 		       unsigned npfx)
 {
 	bool has_lock = memchr(bytes, 0xf0, npfx) != NULL;
-	const uint64_t addr = 0x1000;
+	/* 64-bit code sits above 4 GiB so a target truncated to 32 bits shows. */
+	const uint64_t addr = mode == 64 ? 0x123456789000ull : 0x1000;
 	struct insn in;
 	cs_insn *ci = NULL;
 	char why[160] = "";
@@ -527,6 +689,20 @@ static void check_case(csh cs, struct stats *st, unsigned mode, const uint8_t *b
 	int len = decode_insn(bytes, INSN_MAX_LEN, mode, &in);
 	size_t n = cs_disasm(cs, bytes, INSN_MAX_LEN, addr, 1, &ci);
 	const cs_insn *c = n ? ci : NULL;
+	unsigned conds = prefix_conditions(&in, bytes, npfx);
+
+	if (mode == 64 && len > 0 && in.map == 0 && invalid_in_64(in.opcode)) {
+		st->i64_checked++;
+		if (!insn_is_undefined(&in))
+			report(st, mode, bytes, &in, len, c, "SDM Table A-2 i64: hvemu decodes it");
+		else if (!c)
+			st->agree_ud++;
+		else if (in.opcode == 0x62 || in.opcode == 0xc4 || in.opcode == 0xc5)
+			st->vex_excluded++;
+		else
+			report(st, mode, bytes, &in, len, c, "i64 opcode: capstone decodes it");
+		goto out;
+	}
 
 	if (len <= 0) {
 		/* Only prefix soup can exceed 15 bytes here; Capstone must fail too. */
@@ -539,9 +715,9 @@ static void check_case(csh cs, struct stats *st, unsigned mode, const uint8_t *b
 	if (in.row == UINT16_MAX) {
 		if (c) {
 			st->not_in_table++;
-			char *m = st->missing[in.map & 1][in.opcode][(in.modrm >> 3) & 7];
-			if (!m[0] && in.map <= 1)
-				snprintf(m, sizeof(st->missing[0][0][0]), "%s", c->mnemonic);
+			char *m = st->missing[mode / 32][in.map][in.opcode][(in.modrm >> 3) & 7];
+			if (!m[0])
+				snprintf(m, sizeof(st->missing[0][0][0][0]), "%s", c->mnemonic);
 		} else
 			st->agree_ud++;
 		goto out;
@@ -549,11 +725,15 @@ static void check_case(csh cs, struct stats *st, unsigned mode, const uint8_t *b
 	if (!c) {
 		if (insn_is_undefined(&in)) {
 			st->agree_ud++;
-		} else if (known_deviation(&in, DEV_REJECTS)) {
+		} else if (known_deviation(&in, mode, conds, DEV_REJECTS)) {
 			st->known_capstone++;
 		} else {
 			report(st, mode, bytes, &in, len, NULL, "hvemu decodes, capstone says invalid");
 		}
+		goto out;
+	}
+	if (!insn_is_undefined(&in) && known_deviation(&in, mode, conds, DEV_LENGTH)) {
+		st->known_capstone++;
 		goto out;
 	}
 	if ((unsigned)len != c->size) {
@@ -581,13 +761,13 @@ static void check_case(csh cs, struct stats *st, unsigned mode, const uint8_t *b
 		goto out;
 	}
 
-	if ((mode == 16 || in.asize == 2) && known_deviation(&in, DEV_OPERANDS_16)) {
+	if (known_deviation(&in, mode, conds, DEV_OPERANDS)) {
 		st->known_capstone++;
 		goto out;
 	}
 	struct cmp_ctx cx = {
 		.mode = mode, .addr = addr,
-		.mem_size = !known_deviation(&in, DEV_MEM_SIZE) &&
+		.mem_size = !known_deviation(&in, mode, conds, DEV_MEM_SIZE) &&
 			    strcmp(isa_rows[in.row].mnemonic, "nop") != 0,   /* hint NOPs access nothing */
 	};
 	bool ok;
@@ -603,27 +783,52 @@ out:
 		cs_free(ci, n);
 }
 
-/* Prefix combinations tried with every ModRM byte: count, then the bytes. Not
- * 66 together with F2/F3: Capstone 4 then sizes operands as if 66 were absent
- * while counting a 16-bit immediate (66 F3 05 iw: "add eax"), rejects 66 F3 A1,
- * and reads 66 F3 E8 as rel32 -- SDM Vol.2 2.1.1 gives F2/F3 no such effect on
- * non-string instructions, so that view cannot be compared. */
-static const uint8_t prefix_sets[][5] = {
-	{ 0 }, { 1, 0x66 }, { 1, 0x67 }, { 2, 0x66, 0x67 }, { 1, 0xf3 }, { 1, 0xf2 },
-	{ 1, 0xf0 }, { 2, 0xf0, 0x66 }, { 3, 0xf0, 0x67, 0x2e }, { 1, 0x26 }, { 1, 0x2e },
-	{ 1, 0x36 }, { 1, 0x3e }, { 1, 0x64 }, { 1, 0x65 }, { 2, 0xf3, 0x67 }, { 2, 0xf2, 0x67 },
-	{ 4, 0x65, 0x67, 0x66, 0x3e }, { 3, 0x26, 0x66, 0x36 },
+/* Prefix combinations tried with every ModRM byte; sib: also every SIB byte
+ * behind the SIB ModRM forms. Not 66 together with F2/F3: Capstone 4 then sizes
+ * operands as if 66 were absent while counting a 16-bit immediate (66 F3 05 iw:
+ * "add eax"), rejects 66 F3 A1, and reads 66 F3 E8 as rel32 -- SDM Vol.2 2.1.1
+ * gives F2/F3 no such effect on non-string instructions, so that view cannot be
+ * compared. */
+struct prefix_set {
+	uint8_t n, bytes[5];
+	bool sib;
+};
+static const struct prefix_set prefix_sets_legacy[] = {
+	{ 0, { 0 }, true }, { 1, { 0x66 }, true }, { 1, { 0x67 }, true }, { 2, { 0x66, 0x67 }, true },
+	{ 1, { 0xf3 }, false }, { 1, { 0xf2 }, false }, { 1, { 0xf0 }, false },
+	{ 2, { 0xf0, 0x66 }, false }, { 3, { 0xf0, 0x67, 0x2e }, false }, { 1, { 0x26 }, false },
+	{ 1, { 0x2e }, false }, { 1, { 0x36 }, false }, { 1, { 0x3e }, false },
+	{ 1, { 0x64 }, false }, { 1, { 0x65 }, false }, { 2, { 0xf3, 0x67 }, false },
+	{ 2, { 0xf2, 0x67 }, false }, { 4, { 0x65, 0x67, 0x66, 0x3e }, false },
+	{ 3, { 0x26, 0x66, 0x36 }, false },
+};
+/* 64-bit mode: REX.W/R/X/B alone and with 66/67/F2/F3/LOCK/segments (REX last,
+ * SDM Vol.2 2.2.1), REX followed by a legacy prefix (ignored: 48 66 is just 66),
+ * two REX prefixes (only the last counts), and the null segment prefixes. */
+static const struct prefix_set prefix_sets_64[] = {
+	{ 0, { 0 }, true }, { 1, { 0x67 }, true }, { 1, { 0x66 }, false },
+	{ 1, { 0x48 }, true }, { 1, { 0x41 }, true }, { 1, { 0x42 }, true }, { 1, { 0x44 }, false },
+	{ 1, { 0x4f }, true }, { 1, { 0x40 }, false }, { 2, { 0x67, 0x43 }, true },
+	{ 2, { 0x66, 0x48 }, false }, { 2, { 0x66, 0x45 }, false }, { 2, { 0x48, 0x66 }, false },
+	{ 2, { 0x66, 0x67 }, false }, { 2, { 0x4c, 0x41 }, false }, { 1, { 0xf3 }, false },
+	{ 1, { 0xf2 }, false }, { 2, { 0xf3, 0x48 }, false }, { 2, { 0xf2, 0x41 }, false },
+	{ 1, { 0xf0 }, false }, { 2, { 0xf0, 0x48 }, false }, { 3, { 0xf0, 0x66, 0x45 }, false },
+	{ 1, { 0x26 }, false }, { 1, { 0x2e }, false }, { 1, { 0x36 }, false },
+	{ 1, { 0x3e }, false }, { 1, { 0x64 }, false }, { 2, { 0x65, 0x49 }, false },
+	{ 3, { 0x65, 0x67, 0x4d }, false }, { 4, { 0x26, 0x66, 0x36, 0x4a }, false },
 };
 
 /* Build prefixes + opcode + [modrm [sib]] + random tail into buf[15]. */
-static void build(uint8_t *buf, const uint8_t *pfx, unsigned map, unsigned opcode, int modrm,
-		  int sib)
+static void build(uint8_t *buf, const struct prefix_set *pfx, unsigned map, unsigned opcode,
+		  int modrm, int sib)
 {
 	unsigned p = 0;
-	for (unsigned i = 0; i < pfx[0]; i++)
-		buf[p++] = pfx[1 + i];
-	if (map == 1)
+	for (unsigned i = 0; i < pfx->n; i++)
+		buf[p++] = pfx->bytes[i];
+	if (map >= 1)
 		buf[p++] = 0x0f;
+	if (map >= 2)
+		buf[p++] = map == 2 ? 0x38 : 0x3a;
 	buf[p++] = (uint8_t)opcode;
 	if (modrm >= 0)
 		buf[p++] = (uint8_t)modrm;
@@ -633,95 +838,187 @@ static void build(uint8_t *buf, const uint8_t *pfx, unsigned map, unsigned opcod
 		buf[p++] = rng_byte();
 }
 
-static bool is_prefix(unsigned b)
+static bool is_prefix(unsigned b, unsigned mode)
 {
 	return b == 0x26 || b == 0x2e || b == 0x36 || b == 0x3e || b == 0x64 || b == 0x65 ||
-	       b == 0x66 || b == 0x67 || b == 0xf0 || b == 0xf2 || b == 0xf3;
+	       b == 0x66 || b == 0x67 || b == 0xf0 || b == 0xf2 || b == 0xf3 ||
+	       (mode == 64 && (b & 0xf0) == 0x40);
+}
+
+/* Every opcode of the four maps in one mode (x87 escapes excepted: Capstone 4
+ * and the x87 rows are compared elsewhere). */
+static unsigned long run_mode(csh cs, struct stats *st, unsigned mode)
+{
+	const struct prefix_set *sets = mode == 64 ? prefix_sets_64 : prefix_sets_legacy;
+	unsigned nsets = mode == 64 ? sizeof(prefix_sets_64) / sizeof(prefix_sets_64[0])
+				    : sizeof(prefix_sets_legacy) / sizeof(prefix_sets_legacy[0]);
+	unsigned long opcodes_with_rows = 0;
+	uint8_t buf[INSN_MAX_LEN];
+
+	for (unsigned map = 0; map <= 3; map++) {
+		for (unsigned op = 0; op < 256; op++) {
+			if (map == 0 && (op == 0x0f || is_prefix(op, mode) || (op >= 0xd8 && op <= 0xdf)))
+				continue;
+			if (map == 1 && (op == 0x38 || op == 0x3a))
+				continue;
+			const struct isa_opcode *o = &isa_opcodes[map][op];
+			if (o->count)
+				opcodes_with_rows++;
+			for (unsigned p = 0; p < nsets; p++) {
+				const struct prefix_set *ps = &sets[p];
+				if (!o->count) {
+					/* Undefined in hvemu: Capstone must agree, or it is a row
+					 * still to be written. Try ModRM-less and every ModRM. */
+					build(buf, ps, map, op, -1, -1);
+					check_case(cs, st, mode, buf, ps->n);
+					if (p < 3)
+						for (int m = 0; m < 256; m++) {
+							build(buf, ps, map, op, m, -1);
+							check_case(cs, st, mode, buf, ps->n);
+						}
+					continue;
+				}
+				if (!o->modrm) {
+					for (int k = 0; k < 8; k++) {
+						build(buf, ps, map, op, -1, -1);
+						check_case(cs, st, mode, buf, ps->n);
+					}
+					continue;
+				}
+				for (int m = 0; m < 256; m++) {
+					build(buf, ps, map, op, m, -1);
+					check_case(cs, st, mode, buf, ps->n);
+				}
+				/* Every SIB byte behind mod 0/1/2 rm=4, where a SIB follows:
+				 * 32/64-bit addressing (16-bit code only with 67). */
+				bool has67 = memchr(ps->bytes, 0x67, ps->n) != NULL;
+				bool sib_forms = mode == 64 || (mode == 32) != has67;
+				if (!sib_forms || !ps->sib)
+					continue;
+				for (int mod = 0; mod < 3; mod++)
+					for (int sib = 0; sib < 256; sib++) {
+						int m = (mod << 6) | (((sib >> 3) & 7) << 3) | 4;
+						build(buf, ps, map, op, m, sib);
+						check_case(cs, st, mode, buf, ps->n);
+					}
+			}
+		}
+	}
+	return opcodes_with_rows;
+}
+
+/* SDM Vol.2 2.3.11: an instruction longer than 15 bytes is #GP(0), whatever
+ * the bytes. Redundant prefixes before a long instruction, lengths 11..18:
+ * hvemu must decode exactly up to 15 and return -1 beyond, also with more
+ * bytes available; Capstone sees the same 15 bytes. */
+static void check_length_limit(csh cs, struct stats *st, unsigned mode)
+{
+	/* ADD [eSP+eBP*4+disp32], imm32 (also with REX.W in 64-bit mode: REX last);
+	 * MOV r64, imm64 in 64-bit mode. */
+	static const uint8_t add_mem[] = { 0x66, 0x67, 0x81, 0x84, 0xac, 1, 2, 3, 4, 5, 6, 7, 8 };
+	static const uint8_t mov_imm64[] = { 0x48, 0xb8, 1, 2, 3, 4, 5, 6, 7, 8 };
+	static const uint8_t fill[] = { 0x3e, 0x26, 0x2e, 0x36, 0x64, 0xf3 };
+	for (unsigned body = 0; body < (mode == 64 ? 3u : 1u); body++) {
+		/* 16-bit code: 66 67 make it the 32-bit form; elsewhere skip them. */
+		unsigned skip = mode == 16 ? 0 : 2;
+		const uint8_t *b = body == 1 ? mov_imm64 : add_mem + skip;
+		unsigned blen = body == 1 ? sizeof(mov_imm64) : sizeof(add_mem) - skip;
+		for (unsigned k = 0; k <= 8; k++) {
+			uint8_t buf[24];
+			unsigned p = 0;
+			for (unsigned i = 0; i < k; i++)
+				buf[p++] = fill[i % sizeof(fill)];
+			if (body == 2)
+				buf[p++] = 0x48;
+			memcpy(buf + p, b, blen);
+			p += blen;
+			unsigned want = p;
+			while (p < sizeof(buf))
+				buf[p++] = 0x90;
+			struct insn in;
+			int len = decode_insn(buf, sizeof(buf), mode, &in);
+			st->length_checked++;
+			if (want <= INSN_MAX_LEN ? len != (int)want : len != -1) {
+				char why[80];
+				snprintf(why, sizeof(why), "length limit: %u bytes, hvemu says %d", want, len);
+				report(st, mode, buf, &in, len, NULL, why);
+			}
+			uint8_t first15[INSN_MAX_LEN];
+			memcpy(first15, buf, sizeof(first15));
+			check_case(cs, st, mode, first15, k);
+		}
+	}
+}
+
+/* A row flagged no64 must be on an opcode SDM Table A-2 marks i64, be one of
+ * 40-4F (REX prefixes in 64-bit mode, SDM Vol.2 2.2.1), or share its opcode
+ * with an only64 row that replaces it (63: ARPL / MOVSXD). */
+static void check_no64_rows(struct stats *st)
+{
+	for (unsigned map = 0; map < 4; map++)
+		for (unsigned op = 0; op < 256; op++) {
+			const struct isa_opcode *o = &isa_opcodes[map][op];
+			bool no64 = false, only64 = false;
+			for (unsigned i = 0; i < o->count; i++) {
+				uint16_t f = isa_rows[isa_candidates[o->first + i]].flags;
+				no64 |= (f & IF_NO64) != 0;
+				only64 |= (f & IF_ONLY64) != 0;
+			}
+			bool rex = map == 0 && (op & 0xf0) == 0x40;   /* INC/DEC: REX in 64-bit mode */
+			if (no64 && !only64 && !rex && !(map == 0 && invalid_in_64(op))) {
+				st->mismatches++;
+				printf("MISMATCH map %u opcode %02X: a no64 row, but SDM Table A-2 "
+				       "defines it in 64-bit mode\n", map, op);
+			}
+		}
 }
 
 int main(int argc, char **argv)
 {
 	bool verbose = argc > 1 && !strcmp(argv[1], "-v");
 	static struct stats st;
-	unsigned long opcodes_with_rows = 0;
+	static const unsigned modes[] = { 16, 32, 64 };
 
-	for (unsigned mode = 16; mode <= 32; mode += 16) {
+	check_no64_rows(&st);
+	for (unsigned mi = 0; mi < 3; mi++) {
+		unsigned mode = modes[mi];
 		csh cs;
-		if (cs_open(CS_ARCH_X86, mode == 16 ? CS_MODE_16 : CS_MODE_32, &cs) != CS_ERR_OK) {
+		cs_mode cm = mode == 16 ? CS_MODE_16 : mode == 32 ? CS_MODE_32 : CS_MODE_64;
+		if (cs_open(CS_ARCH_X86, cm, &cs) != CS_ERR_OK) {
 			fprintf(stderr, "cs_open failed\n");
 			return 99;
 		}
 		cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
-
-		for (unsigned map = 0; map <= 1; map++) {
-			for (unsigned op = 0; op < 256; op++) {
-				if (map == 0 && (op == 0x0f || is_prefix(op) || (op >= 0xd8 && op <= 0xdf)))
-					continue;
-				if (map == 1 && (op == 0x38 || op == 0x3a))
-					continue;
-				const struct isa_opcode *o = &isa_opcodes[map][op];
-				uint8_t buf[INSN_MAX_LEN];
-				if (o->count)
-					opcodes_with_rows++;
-				for (unsigned p = 0; p < sizeof(prefix_sets) / sizeof(prefix_sets[0]); p++) {
-					unsigned np = prefix_sets[p][0];
-					if (!o->count) {
-						/* Undefined in hvemu: Capstone must agree, or it is a row
-						 * still to be written. Try ModRM-less and every ModRM. */
-						build(buf, prefix_sets[p], map, op, -1, -1);
-						check_case(cs, &st, mode, buf, np);
-						if (p < 3)
-							for (int m = 0; m < 256; m++) {
-								build(buf, prefix_sets[p], map, op, m, -1);
-								check_case(cs, &st, mode, buf, np);
-							}
-						continue;
-					}
-					if (!o->modrm) {
-						for (int k = 0; k < 8; k++) {
-							build(buf, prefix_sets[p], map, op, -1, -1);
-							check_case(cs, &st, mode, buf, np);
-						}
-						continue;
-					}
-					for (int m = 0; m < 256; m++) {
-						build(buf, prefix_sets[p], map, op, m, -1);
-						check_case(cs, &st, mode, buf, np);
-					}
-					/* Every SIB byte behind mod 0/1/2 rm=4, where a SIB follows:
-					 * 32-bit addressing (no 67 in 32-bit code, 67 in 16-bit code). */
-					bool a32 = (mode == 32) != (memchr(prefix_sets[p] + 1, 0x67,
-									   prefix_sets[p][0]) != NULL);
-					if (!a32 || p > 3)
-						continue;
-					for (int mod = 0; mod < 3; mod++)
-						for (int sib = 0; sib < 256; sib++) {
-							int m = (mod << 6) | (((sib >> 3) & 7) << 3) | 4;
-							build(buf, prefix_sets[p], map, op, m, sib);
-							check_case(cs, &st, mode, buf, np);
-						}
-				}
-			}
-		}
+		struct stats before = st;
+		unsigned long rows = run_mode(cs, &st, mode);
+		check_length_limit(cs, &st, mode);
+		printf("%u-bit: %lu opcodes with rows, %lu cases compared, %lu agree #UD, "
+		       "%lu mismatches\n", mode, rows, st.compared - before.compared,
+		       st.agree_ud - before.agree_ud, st.mismatches - before.mismatches);
 		cs_close(&cs);
 	}
 
-	printf("decoder-vs-capstone: %lu opcodes with rows (16+32-bit), %lu cases compared "
-	       "(%lu operand-by-operand), %lu LOCK checks, %lu agree #UD, %lu not in the table yet, "
-	       "%lu documented capstone deviations, %lu mismatches\n",
-	       opcodes_with_rows, st.compared, st.operands, st.lock_checked, st.agree_ud,
-	       st.not_in_table, st.known_capstone, st.mismatches);
+	printf("decoder-vs-capstone: %lu cases compared (%lu operand-by-operand), %lu LOCK "
+	       "checks, %lu agree #UD, %lu i64 checks (%lu VEX/EVEX excluded), %lu length-limit "
+	       "checks, %lu not in the table yet, %lu documented capstone deviations, "
+	       "%lu mismatches\n",
+	       st.compared, st.operands, st.lock_checked, st.agree_ud, st.i64_checked,
+	       st.vex_excluded, st.length_checked, st.not_in_table, st.known_capstone,
+	       st.mismatches);
 	if (verbose) {
 		/* What Capstone decodes that no row covers yet (map, opcode, ModRM.reg
 		 * for ModRM opcodes; reg is 0 for the others). */
-		printf("not in the table yet:");
-		for (unsigned map = 0; map < 2; map++)
-			for (unsigned op = 0; op < 256; op++)
-				for (unsigned reg = 0; reg < 8; reg++)
-					if (st.missing[map][op][reg][0])
-						printf(" %s%02X/%u=%s;", map ? "0F " : "", op, reg,
-						       st.missing[map][op][reg]);
-		printf("\n");
+		static const char *const map_name[4] = { "", "0F ", "0F 38 ", "0F 3A " };
+		for (unsigned mi = 0; mi < 3; mi++) {
+			printf("%u-bit, not in the table yet:", modes[mi]);
+			for (unsigned map = 0; map < 4; map++)
+				for (unsigned op = 0; op < 256; op++)
+					for (unsigned reg = 0; reg < 8; reg++)
+						if (st.missing[mi][map][op][reg][0])
+							printf(" %s%02X/%u=%s;", map_name[map], op, reg,
+							       st.missing[mi][map][op][reg]);
+			printf("\n");
+		}
 	}
 	printf("length-only (Capstone lists the operands differently):");
 	for (unsigned r = 0; r < isa_row_count && r < sizeof(st.shape_skipped); r++)
