@@ -246,6 +246,16 @@ static bool fixed_reg(const char *name, const struct insn *in, int *num, unsigne
 	return false;
 }
 
+/* XMM register num (REX.R/REX.B applied) against Capstone's. */
+static bool xmm_matches(const char *op, const cs_x86_op *c, unsigned num, char *why, size_t whylen)
+{
+	if (c->reg != (x86_reg)(X86_REG_XMM0 + num)) {
+		snprintf(why, whylen, "%s: xmm%u", op, num);
+		return false;
+	}
+	return true;
+}
+
 /* What of Capstone's view one comparison trusts. */
 struct cmp_ctx {
 	unsigned mode;
@@ -283,8 +293,8 @@ static bool compare_operand(const char *op, const cs_x86_op *c, const struct ins
 		return true;
 
 	switch (letter) {
-	case 'E': case 'M': case 'G': case 'R': case 'Z': {
-		bool want_mem = (letter == 'E' || letter == 'M') && in->mem;
+	case 'E': case 'M': case 'G': case 'R': case 'Z': case 'W': {
+		bool want_mem = (letter == 'E' || letter == 'M' || letter == 'W') && in->mem;
 		if (want_mem) {
 			struct ea h, k;
 			if (c->type != X86_OP_MEM) {
@@ -329,6 +339,8 @@ static bool compare_operand(const char *op, const cs_x86_op *c, const struct ins
 			snprintf(why, whylen, "%s: capstone operand is not a register", op);
 			return false;
 		}
+		if (letter == 'W')
+			return xmm_matches(op, c, in->rm, why, whylen);
 		struct reg_info r = cs_reg(c->reg);
 		num = letter == 'G' ? in->reg : letter == 'Z' ? in->reg : in->rm;
 		size = letter_size(sz, in);
@@ -395,8 +407,29 @@ static bool compare_operand(const char *op, const cs_x86_op *c, const struct ins
 			return false;
 		}
 		return true;
+	case 'V': case 'U':
+		if (c->type != X86_OP_REG) {
+			snprintf(why, whylen, "%s: capstone operand is not a register", op);
+			return false;
+		}
+		return xmm_matches(op, c, letter == 'V' ? in->reg : in->rm, why, whylen);
+	case 'C': case 'D': {
+		/* REX.R selects CR8-15/DR8-15 (SDM Vol.2 MOV CR/DR). */
+		x86_reg want = (letter == 'C' ? X86_REG_CR0 : X86_REG_DR0) + in->reg;
+		if (c->type != X86_OP_REG || c->reg != want) {
+			snprintf(why, whylen, "%s: %cR%u", op, letter, in->reg);
+			return false;
+		}
+		return true;
+	}
+	case 'S':
+		/* The Sreg field is ModRM bits 5:3; REX.R is ignored (SDM Vol.2 2.2.1.2). */
+		if (c->type != X86_OP_REG || cs_sreg(c->reg) != ((in->modrm >> 3) & 7)) {
+			snprintf(why, whylen, "%s: segment register %u", op, (in->modrm >> 3) & 7);
+			return false;
+		}
+		return true;
 	default:
-		/* S, C, D: register numbers in ModRM.reg; checked through the length. */
 		return true;
 	}
 }
@@ -476,7 +509,7 @@ static bool lockable(unsigned id)
 }
 
 /* Where Capstone 4 is wrong and hvemu follows the manuals. Each entry names the
- * encodings (map, opcode, ModRM.reg or -1, register form only?, and optionally
+ * encodings (map, opcode or -1, ModRM.reg or -1, register form only?, and optionally
  * the mode and the prefixes that must be present) and what of Capstone's view
  * is not trusted there. */
 enum deviation_kind {
@@ -493,6 +526,9 @@ enum {                             /* prefix conditions, all must hold */
 	C_REXR = 1 << 4,
 	C_CS16 = 1 << 5,           /* what Capstone 4 takes for an operand-size override
 				      in 64-bit mode: 66, or 67 when REX.W follows */
+	C_F3 = 1 << 7,
+	C_MPFX_MISSED = 1 << 6,    /* a mandatory prefix Capstone 4 does not see as one:
+				      in 16-bit code, or with a legacy prefix after it */
 };
 struct capstone_deviation {
 	int map, opcode, reg;
@@ -545,6 +581,12 @@ static const struct capstone_deviation capstone_deviations[] = {
 	{ 1, 0x2c, -1, false, DEV_OPERANDS, "F3/F2 0F 2C read as CVTTPS2PI/PD2PI", 0, C_67 },
 	{ 1, 0x2d, -1, false, DEV_OPERANDS, "F3/F2 0F 2D read as CVTPS2PI/PD2PI", 16, 0 },
 	{ 1, 0x2d, -1, false, DEV_OPERANDS, "F3/F2 0F 2D read as CVTPS2PI/PD2PI", 0, C_67 },
+	/* SDM Vol.2 2.1.1: prefixes of different groups "may be placed in any order"
+	 * and 2.1.2 (mandatory prefixes) makes no exception, in any mode. Capstone 4
+	 * ignores a mandatory 66/F2/F3 in 16-bit code and when another legacy prefix
+	 * follows it (66 67 0F 60: "punpcklbw mm", F3 67 0F 10: "movups"): its
+	 * operands are those of another instruction; the length still agrees. */
+	{ 1, -1, -1, false, DEV_OPERANDS, "mandatory prefix in 16-bit code / not last", 0, C_MPFX_MISSED },
 
 	/* --- 64-bit mode --- */
 	/* SDM Vol.2 MOVSXD: "63 /r MOVSXD r16, r/m16", "MOVSXD r32, r/m32"; only
@@ -581,6 +623,9 @@ static const struct capstone_deviation capstone_deviations[] = {
 	/* SDM Vol.2 RET: "C2 iw": the immediate is 16 bits in every mode. Capstone 4
 	 * reads four bytes when REX.W follows a 66 or 67 prefix (48 C2 alone is right). */
 	{ 0, 0xc2, -1, false, DEV_LENGTH, "RET imm16 with 66/67 and REX.W", 64, C_CS16 | C_REXW },
+	/* SDM Vol.2 MOVQ: "F3 0F 7E /r MOVQ xmm1, xmm2/m64" has no REX.W form that
+	 * differs; Capstone 4 reads F3 REX.W 0F 7E as the MMX "movq r/m64, mm". */
+	{ 1, 0x7e, -1, false, DEV_OPERANDS, "MOVQ (F3 0F 7E) with REX.W", 64, C_F3 | C_REXW },
 	/* SDM Vol.1 3.6.1, Table 3-4: with REX.W = 1 the operand size is 64 bits and
 	 * 66 is ignored (and 67 never sets the operand size). Capstone 4 gives
 	 * these 16-bit operands with 66 or 67 before REX.W: PUSH/POP r/m ("word
@@ -605,18 +650,32 @@ static const struct capstone_deviation capstone_deviations[] = {
 };
 
 /* The prefixes of one test case, for the deviation conditions. */
-static unsigned prefix_conditions(const struct insn *in, const uint8_t *bytes, unsigned npfx)
+static unsigned prefix_conditions(const struct insn *in, unsigned mode, const uint8_t *bytes,
+				  unsigned npfx)
 {
 	unsigned c = 0;
 	if (memchr(bytes, 0x66, npfx))
 		c |= C_66;
 	if (memchr(bytes, 0x67, npfx))
 		c |= C_67;
+	if (memchr(bytes, 0xf3, npfx))
+		c |= C_F3;
 	c |= (in->rex & 8) ? C_REXW : C_NO_REXW;
 	if (in->rex & 4)
 		c |= C_REXR;
 	if ((c & C_66) || ((c & C_67) && (in->rex & 8)))
 		c |= C_CS16;
+	if (in->row != UINT16_MAX) {
+		static const uint8_t mandatory[] = { [PFX_66] = 0x66, [PFX_F3] = 0xf3, [PFX_F2] = 0xf2 };
+		unsigned want = isa_decode_rows[in->row].prefix;
+		int last = -1;
+		for (unsigned i = 0; i < npfx; i++)
+			if (!(mode == 64 && (bytes[i] & 0xf0) == 0x40))
+				last = bytes[i];
+		if (want < sizeof(mandatory) && mandatory[want] &&
+		    (mode == 16 || last != mandatory[want]))
+			c |= C_MPFX_MISSED;
+	}
 	return c;
 }
 
@@ -624,7 +683,7 @@ static const struct capstone_deviation *known_deviation(const struct insn *in, u
 							unsigned conds, enum deviation_kind kind)
 {
 	for (const struct capstone_deviation *d = capstone_deviations; d->why; d++)
-		if (d->kind == kind && d->map == in->map && d->opcode == in->opcode &&
+		if (d->kind == kind && d->map == in->map && (d->opcode < 0 || d->opcode == in->opcode) &&
 		    (d->reg < 0 || d->reg == ((in->modrm >> 3) & 7)) &&
 		    (!d->reg_form_only || (in->modrm >> 6) == 3) &&
 		    (!d->mode || d->mode == mode) && (conds & d->when) == d->when)
@@ -689,7 +748,7 @@ static void check_case(csh cs, struct stats *st, unsigned mode, const uint8_t *b
 	int len = decode_insn(bytes, INSN_MAX_LEN, mode, &in);
 	size_t n = cs_disasm(cs, bytes, INSN_MAX_LEN, addr, 1, &ci);
 	const cs_insn *c = n ? ci : NULL;
-	unsigned conds = prefix_conditions(&in, bytes, npfx);
+	unsigned conds = prefix_conditions(&in, mode, bytes, npfx);
 
 	if (mode == 64 && len > 0 && in.map == 0 && invalid_in_64(in.opcode)) {
 		st->i64_checked++;
