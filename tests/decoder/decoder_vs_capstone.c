@@ -575,6 +575,9 @@ static const struct capstone_deviation capstone_deviations[] = {
 	 * (CVTSI2SS/SD, CVT(T)SS2SI, CVT(T)SD2SI, SDM Vol.2 Table A-3) as the MMX forms
 	 * CVTPI2PS/CVT(T)PS2PI, as if the mandatory prefix were absent. */
 	{ 1, 0xe6, -1, false, DEV_REJECTS, "CVT(T)PD2DQ/CVTDQ2PD (0F E6) in 16-bit mode / with 67", 0, 0 },
+	/* SDM Vol.2 COMISS: "0F 2F /r COMISS xmm1, xmm2/m32"; Capstone 4 gives the
+	 * memory operand 16 bytes (its COMISD, 66 0F 2F m64, shares the row here). */
+	{ 1, 0x2f, -1, false, DEV_MEM_SIZE, "COMISS m32 read as m128", 0, 0 },
 	{ 1, 0x2a, -1, false, DEV_OPERANDS, "F3/F2 0F 2A read as CVTPI2PS/PD", 16, 0 },
 	{ 1, 0x2a, -1, false, DEV_OPERANDS, "F3/F2 0F 2A read as CVTPI2PS/PD", 0, C_67 },
 	{ 1, 0x2c, -1, false, DEV_OPERANDS, "F3/F2 0F 2C read as CVTTPS2PI/PD2PI", 16, 0 },
@@ -637,6 +640,11 @@ static const struct capstone_deviation capstone_deviations[] = {
 	{ 0, 0xe7, -1, false, DEV_OPERANDS, "OUT imm8, eAX with 66/67 and REX.W", 64, C_CS16 | C_REXW },
 	{ 0, 0xed, -1, false, DEV_OPERANDS, "IN eAX, DX with 66/67 and REX.W", 64, C_CS16 | C_REXW },
 	{ 0, 0xef, -1, false, DEV_OPERANDS, "OUT DX, eAX with 66/67 and REX.W", 64, C_CS16 | C_REXW },
+	/* SDM Vol.2 2.1.2 / Table A-3: only 66 selects the packed-double forms of 0F
+	 * 2E and 0F 5A; Capstone 4 also takes 67 before REX.W for it ("ucomisd",
+	 * "cvtpd2ps") and gives the memory operand their size. */
+	{ 1, 0x2e, -1, false, DEV_MEM_SIZE, "UCOMISS with 67 and REX.W read as UCOMISD", 64, C_67 | C_REXW },
+	{ 1, 0x5a, -1, false, DEV_MEM_SIZE, "CVTPS2PD with 67 and REX.W read as CVTPD2PS", 64, C_67 | C_REXW },
 	/* SDM Vol.2 XCHG, Vol.1 Table 3-4: 66 67 91 is XCHG AX, CX (67 has no effect
 	 * on register operands). Capstone 4 in 64-bit mode says "xchg eax, cx". */
 	{ 0, 0x91, -1, false, DEV_OPERANDS, "XCHG with 66 and 67", 64, C_66 | C_67 },
