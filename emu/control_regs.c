@@ -189,22 +189,27 @@ static status_t write_cr0(struct cpu *cpu, uint64_t val)
 	return ST_OK;
 }
 
-/* MOV CR3: store the page-directory base and flags; non-global translations are
- * invalidated (SDM Vol.3 4.10.4.1). Bits 63:32 must be zero outside long mode
- * paging (only reachable with a 64-bit operand); no further reserved-bit checks in
- * 32-bit paging (SDM Vol.3 4.3: the other bits are ignored).
+/* The current PCID: CR3[11:0] with CR4.PCIDE = 1, else 000H (SDM Vol.3 4.10.1). */
+static inline uint16_t current_pcid(const struct cpu *cpu)
+{
+	return (cpu->cr4 & CR4_PCIDE) ? (uint16_t)(cpu->cr3 & 0xfff) : 0;
+}
+
+/* MOV CR3: store the page-directory base and flags (SDM Vol.3 4.10.4.1). Bits
+ * 63:32 must be zero outside long mode paging (only reachable with a 64-bit
+ * operand); no further reserved-bit checks in 32-bit paging (SDM Vol.3 4.3:
+ * the other bits are ignored).
  *
  * IA-32e mode (SDM Vol.2 MOV CR, 64-bit Mode Exceptions; SDM Vol.3 4.5, Table
  * 4-12): bits 63:MAXPHYADDR are reserved, #GP(0). With CR4.PCIDE = 1, bits 11:0
- * are the PCID and bit 63 of the source asks not to invalidate the new PCID's
- * translations; it is not stored (SDM Vol.3 4.10.4.1).
+ * are the PCID and bit 63 of the source, which is not stored, says whether the
+ * new PCID's translations may stay.
  *
- * PCID in the TLB model (SDM Vol.3 4.10.1, 4.10.4): the software TLB holds
- * translations of the current PCID and global ones only. A MOV CR3 that switches
- * to another PCID drops the non-global entries whatever bit 63 says: the SDM lets
- * a processor invalidate more than required ("the processor need not" keep them,
- * 4.10.4.1 and 4.10.2.4), and what it must keep it need not have cached. A MOV
- * CR3 with bit 63 set that keeps the PCID keeps every entry. */
+ * Invalidation (SDM Vol.3 4.10.4.1): with CR4.PCIDE = 0 or bit 63 clear, the
+ * non-global translations of the new PCID go; with bit 63 set none need to.
+ * Other PCIDs keep theirs, and global ones stay (4.10.2.4): a switch to
+ * another PCID saves the current one's translations in a TLB context and, with
+ * bit 63 set, brings the new one's back (mmu/tlb.h). */
 static status_t write_cr3(struct cpu *cpu, uint64_t val)
 {
 	bool no_flush = false;
@@ -222,16 +227,17 @@ static status_t write_cr3(struct cpu *cpu, uint64_t val)
 	status_t st = load_pdptes(cpu, cpu->cr0, val, cpu->cr4);
 	if (st != ST_OK)
 		return st;
-	bool same_pcid = (cpu->cr3 & 0xfff) == (val & 0xfff);
+	uint16_t from = current_pcid(cpu);
 	cpu->cr3 = val;
-	if (!(no_flush && same_pcid))
+	uint16_t to = current_pcid(cpu);
+	if (to != from)
+		tlb_switch_pcid(&cpu->tlb, from, to, no_flush);
+	else if (!no_flush)
 		tlb_flush_nonglobal(&cpu->tlb);
 	return ST_OK;
 }
 
-/* MOV CR4 (SDM Vol.2 MOV CR: #GP(0) on a reserved bit; SDM Vol.3 4.10.4.1: a
- * change of PGE, PAE, PSE, PCIDE, SMEP or LA57 invalidates all translations,
- * global ones included). */
+/* MOV CR4 (SDM Vol.2 MOV CR: #GP(0) on a reserved bit). */
 static status_t write_cr4(struct cpu *cpu, uint64_t val)
 {
 	if (val & ~cr4_valid_bits(cpu->model))
@@ -254,7 +260,15 @@ static status_t write_cr4(struct cpu *cpu, uint64_t val)
 			return st;
 	}
 	cpu->cr4 = val;
-	if (changed & (CR4_PGE | CR4_PAE | CR4_PSE | CR4_PCIDE | CR4_SMEP | CR4_SMAP | CR4_LA57))
+	/* SDM Vol.3 4.10.4.1: changing PGE or clearing PCIDE invalidates every
+	 * translation of every PCID; changing PAE or setting SMEP those of the
+	 * current PCID. A TLB entry also holds the rights and page size the walk
+	 * computed with PSE, SMEP, SMAP and LA57, so any change of those drops every
+	 * PCID's entries as well (invalidating more is allowed, 4.10.4.1). Setting
+	 * PCIDE keeps the live entries: they are PCID 000H's, the current PCID
+	 * before and after (CR3[11:0] = 0). */
+	if ((changed & (CR4_PGE | CR4_PAE | CR4_PSE | CR4_SMEP | CR4_SMAP | CR4_LA57)) ||
+	    ((changed & CR4_PCIDE) && !(val & CR4_PCIDE)))
 		tlb_flush_all(&cpu->tlb);
 	return ST_OK;
 }
@@ -467,10 +481,10 @@ status_t op_wbinvd(struct cpu *cpu, const struct insn *in)
  * descriptor bits, a non-canonical address with type 0, and type 0/1 with a
  * PCID other than 000H while CR4.PCIDE = 0.
  *
- * The TLB holds only the current PCID's and global translations (see
- * write_cr3), so a type 0/1 request for another PCID has nothing to drop; type 0
- * for the current PCID drops the page including a global translation of it,
- * which the SDM permits ("may invalidate" more, 4.10.4.1). */
+ * Type 0 drops the PCID's non-global translations of one page, type 1 all its
+ * non-global translations, type 2 everything, type 3 every PCID's non-global
+ * translations; global translations stay except with type 2. A PCID other than
+ * the current one is one of the TLB's saved contexts (mmu/tlb.h). */
 status_t op_invpcid(struct cpu *cpu, const struct insn *in)
 {
 	uint64_t lo, hi;
@@ -488,28 +502,25 @@ status_t op_invpcid(struct cpu *cpu, const struct insn *in)
 		return st;
 	if (type > 3 || (lo >> 12))
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	uint64_t pcid = lo & 0xfff;
+	uint16_t pcid = (uint16_t)(lo & 0xfff);
 	if (type == 0 && (uint64_t)((int64_t)(hi << 16) >> 16) != hi)
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	if (type <= 1 && !(cpu->cr4 & CR4_PCIDE) && pcid != 0)
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	if ((st = hook_insn(cpu, in)) != ST_OK)
 		return st;
-	bool current = pcid == ((cpu->cr4 & CR4_PCIDE) ? (cpu->cr3 & 0xfff) : 0);
 	switch (type) {
 	case 0:
-		if (current)
-			tlb_flush_page(&cpu->tlb, hi);
+		tlb_flush_pcid_page(&cpu->tlb, current_pcid(cpu), pcid, hi);
 		break;
 	case 1:
-		if (current)
-			tlb_flush_nonglobal(&cpu->tlb);
+		tlb_flush_pcid(&cpu->tlb, current_pcid(cpu), pcid);
 		break;
 	case 2:
 		tlb_flush_all(&cpu->tlb);
 		break;
 	default:
-		tlb_flush_nonglobal(&cpu->tlb);
+		tlb_flush_nonglobal_all_pcids(&cpu->tlb);
 		break;
 	}
 	return ST_OK;

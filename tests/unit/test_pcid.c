@@ -1,0 +1,542 @@
+/* Check suite for PCIDs in the software TLB (mmu/tlb.h) and the instructions
+ * that drive it (emu/control_regs.c: MOV CR3, MOV CR4, INVLPG, INVPCID).
+ *
+ * hvemu's default TLB keeps a translation exactly as long as the SDM lets a
+ * processor keep it, so a missing invalidation shows: each case caches a
+ * translation, changes the PTE behind it without invalidating, runs the
+ * operation under test and reads again. The old frame's marker means the
+ * translation survived, the new one's that it was invalidated. Where the SDM
+ * says "may", the case expects what the model does (kept) and says so.
+ *
+ * The machine: skylake-lite in 64-bit mode, CPL 0. The first GiB is identity
+ * mapped with 2 MiB pages; linear TEST_LIN.. goes through a page table of 4 KiB
+ * pages (PDPTE 1, PDE 0) whose entries the cases change. Frame k holds the
+ * marker MARKER(k). */
+#include <check.h>
+#include <string.h>
+
+#include "emu/cpu.h"
+#include "emu/cpu_model.h"
+#include "emu/insn.h"
+#include "emu/operand.h"
+
+#define RAM_SIZE  (4u << 20)
+#define GDT_BASE  0x1000
+#define DESC      0x2000        /* INVPCID descriptor */
+#define PML4      0x10000
+#define PDPT      0x11000
+#define PD        0x12000       /* identity, 2 MiB pages */
+#define PD_T      0x13000       /* test area: PDE 0 -> PT_T, PDE 1 a 2 MiB page */
+#define PT_T      0x14000
+#define FRAMES    0x100000      /* frame k at FRAMES + k * 4 KiB */
+#define TEST_LIN  0x40000000ull
+#define BIG_LIN   (TEST_LIN + (2ull << 20))   /* the 2 MiB page of PD_T[1] */
+#define MARKER(k) (0xcafe0000u | (k))
+
+#define PTE_P 0x001ull
+#define PTE_W 0x002ull
+#define PTE_PS 0x080ull
+#define PTE_G 0x100ull
+#define CR3_NOFLUSH (1ull << 63)
+
+enum { SEL_CODE64 = 0x08, SEL_DATA = 0x10 };
+
+static struct physmem pm;
+static struct iobus io;
+static struct cpu cpu;
+
+static uint64_t make_desc(uint8_t access, uint8_t flags)
+{
+	return 0xffffull | ((uint64_t)access << 40) | (0xfull << 48) | ((uint64_t)flags << 52);
+}
+
+static uint64_t t_lin(unsigned i) { return TEST_LIN + ((uint64_t)i << 12); }
+
+/* PTE i of the test table -> frame k (no invalidation). */
+static void map(unsigned i, unsigned k, uint64_t extra)
+{
+	physmem_write(&pm, PT_T + i * 8, 8, (FRAMES + ((uint64_t)k << 12)) | PTE_P | PTE_W | extra);
+}
+
+/* The 2 MiB page at BIG_LIN -> physical 2 MiB page n (no invalidation). */
+static void map_big(unsigned n)
+{
+	physmem_write(&pm, PD_T + 8, 8, ((uint64_t)n << 21) | PTE_P | PTE_W | PTE_PS);
+}
+
+static status_t exec(const uint8_t *bytes, unsigned len)
+{
+	struct insn in;
+	memset(&in, 0, sizeof(in));
+	int n = decode_insn(bytes, len, cpu_code_size(&cpu), &in);
+	ck_assert_int_eq(n, (int)len);
+	cpu.event.pending = false;
+	cpu.insn_start = cpu.rip;
+	cpu.rip += (unsigned)n;
+	return in.exec(&cpu, &in);
+}
+#define EXEC(...) exec((const uint8_t[]){ __VA_ARGS__ }, sizeof((const uint8_t[]){ __VA_ARGS__ }))
+
+static status_t mov_cr(unsigned cr, uint64_t v)
+{
+	cpu.regs[R_AX] = v;
+	return exec((const uint8_t[]){ 0x0f, 0x22, (uint8_t)(0xc0 | cr << 3) }, 3);   /* mov crN, rax */
+}
+
+static void set_cr3(uint64_t v) { ck_assert_int_eq(mov_cr(3, v), ST_OK); }
+static void set_cr4(uint64_t v) { ck_assert_int_eq(mov_cr(4, v), ST_OK); }
+
+/* invpcid (%rax), %rcx with the descriptor {pcid, lin} at DESC. */
+static status_t invpcid(uint64_t type, uint64_t desc_lo, uint64_t lin)
+{
+	physmem_write(&pm, DESC, 8, desc_lo);
+	physmem_write(&pm, DESC + 8, 8, lin);
+	cpu.regs[R_AX] = DESC;
+	cpu.regs[R_CX] = type;
+	return EXEC(0x66, 0x0f, 0x38, 0x82, 0x08);
+}
+
+static void assert_gp0(status_t st)
+{
+	ck_assert_int_eq(st, ST_FAULT);
+	ck_assert_int_eq(cpu.event.vector, EXC_GP);
+	ck_assert_uint_eq(cpu.event.error_code, 0);
+}
+
+static uint32_t rd(uint64_t lin)
+{
+	uint64_t v = 0;
+	ck_assert_int_eq(mem_read(&cpu, SR_DS, lin, 4, &v), ST_OK);
+	return (uint32_t)v;
+}
+
+/* Every entry with a valid tag is on the used list, once (mmu/tlb.h). */
+static void assert_tlb_consistent(void)
+{
+	static uint8_t seen[TLB_SLOTS];
+	memset(seen, 0, sizeof(seen));
+	for (unsigned i = 0; i < cpu.tlb.n_used; i++) {
+		ck_assert_uint_lt(cpu.tlb.used[i], TLB_SLOTS);
+		ck_assert(!seen[cpu.tlb.used[i]]++);
+	}
+	for (unsigned s = 0; s < TLB_SLOTS; s++) {
+		const struct tlb_entry *e = &cpu.tlb.e[0][0] + s;
+		bool valid = e->tag[0] != TLB_TAG_INVALID || e->tag[1] != TLB_TAG_INVALID ||
+			     e->tag[2] != TLB_TAG_INVALID;
+		if (valid)
+			ck_assert(seen[s] && e->listed);
+	}
+}
+
+/* 64-bit mode, CR4.PAE|PGE|PCIDE, CR3 = PML4 with PCID 1. */
+static void setup(void)
+{
+	ck_assert(physmem_init(&pm, RAM_SIZE));
+	iobus_init(&io);
+	cpu_init(&cpu, cpu_model_find("skylake-lite"), &pm, &io);
+	physmem_write(&pm, GDT_BASE + SEL_CODE64, 8, make_desc(0x9b, 0xa));
+	physmem_write(&pm, GDT_BASE + SEL_DATA, 8, make_desc(0x93, 0xc));
+	cpu.gdtr.base = GDT_BASE;
+	cpu.gdtr.limit = 0x17;
+	physmem_write(&pm, PML4, 8, PDPT | 3);
+	physmem_write(&pm, PDPT, 8, PD | 3);
+	physmem_write(&pm, PDPT + 8, 8, PD_T | 3);
+	physmem_write(&pm, PD_T, 8, PT_T | 3);
+	for (unsigned i = 0; i < 512; i++)
+		physmem_write(&pm, PD + i * 8, 8, ((uint64_t)i << 21) | 0x83);
+	for (unsigned k = 0; k < 16; k++)
+		physmem_write(&pm, FRAMES + (k << 12), 4, MARKER(k));
+	/* Words of the 2 MiB pages 0 and 1 at offsets 0 and 0x5000. */
+	physmem_write(&pm, 0, 4, 0x0b160000);
+	physmem_write(&pm, 1u << 21, 4, 0x0b160001);
+	physmem_write(&pm, 0x5000, 4, 0x0b165000);
+	physmem_write(&pm, (1u << 21) + 0x5000, 4, 0x0b165001);
+	map_big(0);
+	for (unsigned s = 0; s < SR_COUNT; s++)
+		seg_load_descriptor(&cpu.seg[s], s == SR_CS ? SEL_CODE64 : SEL_DATA,
+				    physmem_read(&pm, GDT_BASE + (s == SR_CS ? SEL_CODE64 : SEL_DATA), 8));
+	cpu.cr0 = CR0_PE | CR0_ET | CR0_PG;
+	cpu.cr4 = CR4_PAE | CR4_PGE;
+	cpu.efer = EFER_LME | EFER_LMA;
+	cpu.cr3 = PML4;
+	cpu.cpl = 0;
+	cpu_update_mode(&cpu);
+	ck_assert_int_eq(cpu.mode, MODE_LONG64);
+	tlb_flush_all(&cpu.tlb);
+	set_cr4(CR4_PAE | CR4_PGE | CR4_PCIDE);
+	set_cr3(PML4 | 1);
+}
+
+static void teardown(void)
+{
+	cpu_destroy(&cpu);
+	physmem_destroy(&pm);
+}
+
+/* SDM Vol.3 4.10.4.1 MOV to CR3: bit 63 set keeps the new PCID's translations
+ * (here: the ones it had when it was left); bit 63 clear drops them. Another
+ * PCID's translations are its own: PCID 2 walks afresh. */
+START_TEST(switch_keeps_each_pcid)
+{
+	map(0, 0, 0);
+	ck_assert_uint_eq(rd(t_lin(0)), MARKER(0));
+	set_cr3(PML4 | 2 | CR3_NOFLUSH);
+	map(0, 1, 0);
+	ck_assert_uint_eq(rd(t_lin(0)), MARKER(1));       /* PCID 2: nothing cached */
+	set_cr3(PML4 | 1 | CR3_NOFLUSH);
+	ck_assert_uint_eq(rd(t_lin(0)), MARKER(0));       /* PCID 1's entry is back */
+	assert_tlb_consistent();
+	map(0, 2, 0);
+	set_cr3(PML4 | 2 | CR3_NOFLUSH);
+	ck_assert_uint_eq(rd(t_lin(0)), MARKER(1));       /* and PCID 2's */
+	set_cr3(PML4 | 1);                                /* bit 63 clear */
+	ck_assert_uint_eq(rd(t_lin(0)), MARKER(2));
+	/* CR3 does not store bit 63 (SDM Vol.3 4.10.4.1). */
+	ck_assert_uint_eq(cpu.cr3, PML4 | 1);
+	assert_tlb_consistent();
+}
+END_TEST
+
+/* Same PCID: bit 63 set keeps, clear drops the non-global entries but not the
+ * global ones (SDM Vol.3 4.10.4.1, 4.10.2.4). */
+START_TEST(same_pcid)
+{
+	map(0, 0, 0);
+	map(1, 3, PTE_G);
+	(void)rd(t_lin(0));
+	(void)rd(t_lin(1));
+	map(0, 1, 0);
+	map(1, 4, PTE_G);
+	set_cr3(PML4 | 1 | CR3_NOFLUSH);
+	ck_assert_uint_eq(rd(t_lin(0)), MARKER(0));
+	set_cr3(PML4 | 1);
+	ck_assert_uint_eq(rd(t_lin(0)), MARKER(1));
+	ck_assert_uint_eq(rd(t_lin(1)), MARKER(3));
+}
+END_TEST
+
+/* Bit 63 clear on a switch drops the target PCID's saved translations, and
+ * only those (SDM Vol.3 4.10.4.1). */
+START_TEST(switch_without_bit63)
+{
+	map(0, 0, 0);
+	(void)rd(t_lin(0));                               /* PCID 1 */
+	set_cr3(PML4 | 2);
+	(void)rd(t_lin(0));                               /* PCID 2 */
+	set_cr3(PML4 | 3);
+	map(0, 1, 0);
+	set_cr3(PML4 | 2);                                /* drops PCID 2's */
+	ck_assert_uint_eq(rd(t_lin(0)), MARKER(1));
+	set_cr3(PML4 | 1 | CR3_NOFLUSH);                  /* PCID 1's stays */
+	ck_assert_uint_eq(rd(t_lin(0)), MARKER(0));
+}
+END_TEST
+
+/* Global translations are used whatever the PCID (SDM Vol.3 4.10.2.4). */
+START_TEST(global_across_pcids)
+{
+	map(1, 3, PTE_G);
+	(void)rd(t_lin(1));
+	map(1, 4, PTE_G);
+	set_cr3(PML4 | 2);
+	ck_assert_uint_eq(rd(t_lin(1)), MARKER(3));
+	set_cr3(PML4 | 1);
+	ck_assert_uint_eq(rd(t_lin(1)), MARKER(3));
+	assert_tlb_consistent();
+}
+END_TEST
+
+/* SDM Vol.3 4.10.4.1 INVLPG: the current PCID's entries for the page and the
+ * global ones of every PCID; another PCID's non-global entry for the page may
+ * stay (and does). */
+START_TEST(invlpg_current_pcid_and_global)
+{
+	map(0, 0, 0);
+	map(1, 3, PTE_G);
+	(void)rd(t_lin(0));
+	(void)rd(t_lin(1));
+	set_cr3(PML4 | 2 | CR3_NOFLUSH);
+	map(0, 1, 0);
+	map(1, 4, PTE_G);
+	cpu.regs[R_AX] = t_lin(0);
+	ck_assert_int_eq(EXEC(0x0f, 0x01, 0x38), ST_OK);  /* invlpg (%rax) */
+	cpu.regs[R_AX] = t_lin(1);
+	ck_assert_int_eq(EXEC(0x0f, 0x01, 0x38), ST_OK);
+	set_cr3(PML4 | 1 | CR3_NOFLUSH);
+	ck_assert_uint_eq(rd(t_lin(0)), MARKER(0));
+	ck_assert_uint_eq(rd(t_lin(1)), MARKER(4));
+	cpu.regs[R_AX] = t_lin(0);
+	ck_assert_int_eq(EXEC(0x0f, 0x01, 0x38), ST_OK);
+	ck_assert_uint_eq(rd(t_lin(0)), MARKER(1));
+}
+END_TEST
+
+/* INVPCID type 0 (SDM Vol.2 INVPCID): the PCID's non-global translation of
+ * one page; its other pages and the global translation of the page stay. */
+START_TEST(invpcid_type0)
+{
+	map(0, 0, 0);
+	map(2, 5, 0);
+	map(1, 3, PTE_G);
+	(void)rd(t_lin(0));
+	(void)rd(t_lin(1));
+	(void)rd(t_lin(2));
+	set_cr3(PML4 | 2 | CR3_NOFLUSH);
+	map(0, 1, 0);
+	map(2, 6, 0);
+	map(1, 4, PTE_G);
+	ck_assert_int_eq(invpcid(0, 1, t_lin(0)), ST_OK);  /* PCID 1, not current */
+	ck_assert_int_eq(invpcid(0, 1, t_lin(1)), ST_OK);
+	set_cr3(PML4 | 1 | CR3_NOFLUSH);
+	ck_assert_uint_eq(rd(t_lin(0)), MARKER(1));
+	ck_assert_uint_eq(rd(t_lin(2)), MARKER(5));
+	ck_assert_uint_eq(rd(t_lin(1)), MARKER(3));
+	/* The current PCID: the page goes, the global entry of t_lin(1) stays. */
+	ck_assert_int_eq(invpcid(0, 1, t_lin(2)), ST_OK);
+	ck_assert_int_eq(invpcid(0, 1, t_lin(1)), ST_OK);
+	ck_assert_uint_eq(rd(t_lin(2)), MARKER(6));
+	ck_assert_uint_eq(rd(t_lin(1)), MARKER(3));
+	assert_tlb_consistent();
+}
+END_TEST
+
+/* INVPCID type 0 on a 2 MiB page drops all of it, in the live TLB and in a
+ * saved context (SDM Vol.2 INVPCID footnote: every TLB entry for the page). */
+START_TEST(invpcid_type0_large_page)
+{
+	(void)rd(BIG_LIN);
+	(void)rd(BIG_LIN + 0x5000);
+	map_big(1);
+	ck_assert_int_eq(invpcid(0, 1, BIG_LIN + 0x1ff000), ST_OK);
+	ck_assert_uint_eq(rd(BIG_LIN), 0x0b160001);
+	ck_assert_uint_eq(rd(BIG_LIN + 0x5000), 0x0b165001);
+	set_cr3(PML4 | 2 | CR3_NOFLUSH);
+	map_big(0);
+	ck_assert_int_eq(invpcid(0, 1, BIG_LIN + 0x7000), ST_OK);
+	set_cr3(PML4 | 1 | CR3_NOFLUSH);
+	ck_assert_uint_eq(rd(BIG_LIN), 0x0b160000);
+	ck_assert_uint_eq(rd(BIG_LIN + 0x5000), 0x0b165000);
+}
+END_TEST
+
+/* INVPCID type 1: every non-global translation of one PCID, current or not;
+ * other PCIDs and global translations stay. */
+START_TEST(invpcid_type1)
+{
+	map(0, 0, 0);
+	map(1, 3, PTE_G);
+	(void)rd(t_lin(0));
+	(void)rd(t_lin(1));
+	set_cr3(PML4 | 2 | CR3_NOFLUSH);
+	(void)rd(t_lin(0));
+	map(0, 1, 0);
+	map(1, 4, PTE_G);
+	ck_assert_int_eq(invpcid(1, 1, 0), ST_OK);
+	ck_assert_uint_eq(rd(t_lin(0)), MARKER(0));       /* PCID 2 keeps its own */
+	set_cr3(PML4 | 1 | CR3_NOFLUSH);
+	ck_assert_uint_eq(rd(t_lin(0)), MARKER(1));
+	ck_assert_uint_eq(rd(t_lin(1)), MARKER(3));
+	map(0, 2, 0);
+	ck_assert_int_eq(invpcid(1, 1, 0), ST_OK);        /* the current PCID */
+	ck_assert_uint_eq(rd(t_lin(0)), MARKER(2));
+	ck_assert_uint_eq(rd(t_lin(1)), MARKER(3));
+}
+END_TEST
+
+/* INVPCID types 2 and 3: every PCID; type 2 global translations too. */
+START_TEST(invpcid_types2_3)
+{
+	map(0, 0, 0);
+	map(1, 3, PTE_G);
+	(void)rd(t_lin(0));
+	(void)rd(t_lin(1));
+	set_cr3(PML4 | 2 | CR3_NOFLUSH);
+	(void)rd(t_lin(0));
+	map(0, 1, 0);
+	map(1, 4, PTE_G);
+	ck_assert_int_eq(invpcid(3, 0, 0), ST_OK);
+	ck_assert_uint_eq(rd(t_lin(0)), MARKER(1));
+	ck_assert_uint_eq(rd(t_lin(1)), MARKER(3));
+	set_cr3(PML4 | 1 | CR3_NOFLUSH);
+	ck_assert_uint_eq(rd(t_lin(0)), MARKER(1));
+	map(0, 2, 0);
+	set_cr3(PML4 | 2 | CR3_NOFLUSH);
+	ck_assert_int_eq(invpcid(2, 0, 0), ST_OK);
+	ck_assert_uint_eq(rd(t_lin(1)), MARKER(4));
+	set_cr3(PML4 | 1 | CR3_NOFLUSH);
+	ck_assert_uint_eq(rd(t_lin(0)), MARKER(2));
+	assert_tlb_consistent();
+}
+END_TEST
+
+/* SDM Vol.2 INVPCID exceptions: #GP(0) for a type > 3 (all 64 register bits
+ * count in 64-bit mode), descriptor bits 63:12 set, a non-canonical address
+ * with type 0 (ignored otherwise), a PCID other than 000H with types 0/1 while
+ * CR4.PCIDE = 0; #UD on a model without INVPCID. */
+START_TEST(invpcid_faults)
+{
+	assert_gp0(invpcid(4, 0, 0));
+	assert_gp0(invpcid(1ull << 32, 0, 0));
+	assert_gp0(invpcid(1, 1ull << 12, 0));
+	assert_gp0(invpcid(2, 1ull << 63, 0));
+	assert_gp0(invpcid(0, 1, 0x0000800000000000ull));
+	ck_assert_int_eq(invpcid(1, 1, 0x0000800000000000ull), ST_OK);
+	ck_assert_int_eq(invpcid(0, 1, 0xffff800000000000ull), ST_OK);
+	set_cr3(PML4);
+	set_cr4(CR4_PAE | CR4_PGE);
+	assert_gp0(invpcid(0, 1, 0));
+	assert_gp0(invpcid(1, 1, 0));
+	ck_assert_int_eq(invpcid(1, 0, 0), ST_OK);
+	ck_assert_int_eq(invpcid(3, 0xabc, 0), ST_OK);
+	cpu.cpl = 3;
+	assert_gp0(invpcid(1, 0, 0));
+	cpu.cpl = 0;
+	cpu.model = cpu_model_find("epyc-lite");
+	ck_assert_int_eq(invpcid(1, 0, 0), ST_FAULT);
+	ck_assert_int_eq(cpu.event.vector, EXC_UD);
+}
+END_TEST
+
+/* MOV to CR4 (SDM Vol.3 4.10.4.1): clearing PCIDE or changing PGE drops every
+ * PCID's translations; setting PCIDE (CR3[11:0] = 0) drops none. */
+START_TEST(cr4_changes)
+{
+	map(0, 0, 0);
+	(void)rd(t_lin(0));                               /* PCID 1: frame 0 */
+	set_cr3(PML4 | 2 | CR3_NOFLUSH);
+	map(0, 1, 0);
+	set_cr3(PML4 | CR3_NOFLUSH);
+	(void)rd(t_lin(0));                               /* PCID 0: frame 1 */
+	set_cr3(PML4 | 2 | CR3_NOFLUSH);
+	map(0, 2, 0);
+	/* PCIDE 1 -> 0 with CR3[11:0] = 2: the current PCID becomes 000H, whose
+	 * saved translation must be gone, like PCID 1's. */
+	set_cr4(CR4_PAE | CR4_PGE);
+	ck_assert_uint_eq(rd(t_lin(0)), MARKER(2));
+	set_cr3(PML4);
+	ck_assert_uint_eq(rd(t_lin(0)), MARKER(2));
+	map(0, 3, 0);
+	set_cr4(CR4_PAE | CR4_PGE | CR4_PCIDE);           /* 0 -> 1 keeps PCID 0's */
+	ck_assert_uint_eq(rd(t_lin(0)), MARKER(2));
+	set_cr3(PML4 | 1);
+	map(0, 4, 0);
+	set_cr3(PML4 | CR3_NOFLUSH);
+	ck_assert_uint_eq(rd(t_lin(0)), MARKER(2));
+	/* PGE 1 -> 0: everything, saved PCIDs included. */
+	set_cr3(PML4 | 1 | CR3_NOFLUSH);
+	(void)rd(t_lin(0));
+	set_cr3(PML4 | CR3_NOFLUSH);
+	map(0, 5, 0);
+	set_cr4(CR4_PAE | CR4_PCIDE);
+	set_cr3(PML4 | 1 | CR3_NOFLUSH);
+	ck_assert_uint_eq(rd(t_lin(0)), MARKER(5));
+	/* SDM Vol.2 MOV CR: setting PCIDE with CR3[11:0] != 0 is #GP(0). */
+	set_cr4(CR4_PAE);
+	assert_gp0(mov_cr(4, CR4_PAE | CR4_PCIDE));
+	ck_assert_uint_eq(cpu.cr4, CR4_PAE);
+}
+END_TEST
+
+/* A page that comes to hold decoded code loses its write translations in the
+ * saved contexts too, so a write after a restore still reaches the code check
+ * (emu/cpu.c mark_code_page). */
+START_TEST(protect_reaches_contexts)
+{
+	map(0, 0, 0);
+	ck_assert_int_eq(mem_write(&cpu, SR_DS, t_lin(0), 4, MARKER(0)), ST_OK);
+	ck_assert_ptr_nonnull(tlb_lookup(&cpu.tlb, TLB_SUPERVISOR, TLB_WRITE, t_lin(0), 4));
+	set_cr3(PML4 | 2 | CR3_NOFLUSH);
+	tlb_protect_phys_page(&cpu.tlb, FRAMES);
+	set_cr3(PML4 | 1 | CR3_NOFLUSH);
+	ck_assert_ptr_nonnull(tlb_lookup(&cpu.tlb, TLB_SUPERVISOR, TLB_READ, t_lin(0), 4));
+	ck_assert_ptr_null(tlb_lookup(&cpu.tlb, TLB_SUPERVISOR, TLB_WRITE, t_lin(0), 4));
+}
+END_TEST
+
+/* More PCIDs than contexts: the least recently left one is forgotten (allowed:
+ * SDM Vol.3 4.10.4.1, "free to invalidate additional entries"), the others
+ * come back; nothing else changes. */
+START_TEST(context_eviction)
+{
+	map(0, 0, 0);
+	for (unsigned p = 1; p <= TLB_CONTEXTS + 1; p++) {
+		set_cr3(PML4 | p);
+		(void)rd(t_lin(0));
+	}
+	set_cr3(PML4 | 0x100);                            /* leaves TLB_CONTEXTS + 1 */
+	map(0, 1, 0);
+	set_cr3(PML4 | 1 | CR3_NOFLUSH);                  /* PCID 1's was evicted */
+	ck_assert_uint_eq(rd(t_lin(0)), MARKER(1));
+	for (unsigned p = 3; p <= TLB_CONTEXTS + 1; p++) {
+		set_cr3(PML4 | p | CR3_NOFLUSH);
+		ck_assert_uint_eq(rd(t_lin(0)), MARKER(0));
+	}
+	assert_tlb_consistent();
+}
+END_TEST
+
+/* --tlb flush: nothing is cached, so every PCID switch reads afresh. */
+START_TEST(uncached_mode)
+{
+	cpu.tlb_uncached = true;
+	map(0, 0, 0);
+	ck_assert_uint_eq(rd(t_lin(0)), MARKER(0));
+	set_cr3(PML4 | 2 | CR3_NOFLUSH);
+	map(0, 1, 0);
+	set_cr3(PML4 | 1 | CR3_NOFLUSH);
+	ck_assert_uint_eq(rd(t_lin(0)), MARKER(1));
+	ck_assert_uint_eq(cpu.tlb.n_used, 0);
+}
+END_TEST
+
+/* The data structure alone: a restore leaves a slot a global entry took. */
+START_TEST(restore_yields_to_global)
+{
+	struct tlb *t = &cpu.tlb;
+	map(0, 0, 0);
+	(void)rd(t_lin(0));
+	set_cr3(PML4 | 2 | CR3_NOFLUSH);
+	/* t_lin(0) + 1 MiB uses the same slot (256 entries per bank). */
+	uint64_t other = t_lin(0) + (TLB_ENTRIES << PAGE_SHIFT);
+	physmem_write(&pm, PT_T + ((other - TEST_LIN) >> 12) * 8, 8, (FRAMES + (7 << 12)) | PTE_P | PTE_W | PTE_G);
+	ck_assert_uint_eq(rd(other), MARKER(7));
+	ck_assert(tlb_slot(t, TLB_SUPERVISOR, other)->global);
+	set_cr3(PML4 | 1 | CR3_NOFLUSH);
+	ck_assert_ptr_null(tlb_lookup(t, TLB_SUPERVISOR, TLB_READ, t_lin(0), 4));
+	ck_assert_ptr_nonnull(tlb_lookup(t, TLB_SUPERVISOR, TLB_READ, other, 4));
+	assert_tlb_consistent();
+}
+END_TEST
+
+static Suite *pcid_suite(void)
+{
+	Suite *s = suite_create("pcid");
+	TCase *t = tcase_create("tlb");
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_add_test(t, switch_keeps_each_pcid);
+	tcase_add_test(t, same_pcid);
+	tcase_add_test(t, switch_without_bit63);
+	tcase_add_test(t, global_across_pcids);
+	tcase_add_test(t, invlpg_current_pcid_and_global);
+	tcase_add_test(t, invpcid_type0);
+	tcase_add_test(t, invpcid_type0_large_page);
+	tcase_add_test(t, invpcid_type1);
+	tcase_add_test(t, invpcid_types2_3);
+	tcase_add_test(t, invpcid_faults);
+	tcase_add_test(t, cr4_changes);
+	tcase_add_test(t, protect_reaches_contexts);
+	tcase_add_test(t, context_eviction);
+	tcase_add_test(t, uncached_mode);
+	tcase_add_test(t, restore_yields_to_global);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *r = srunner_create(pcid_suite());
+	srunner_run_all(r, CK_NORMAL);
+	int failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed ? 1 : 0;
+}
