@@ -28,6 +28,7 @@
 #define PD        0x12000       /* identity, 2 MiB pages */
 #define PD_T      0x13000       /* test area: PDE 0 -> PT_T, PDE 1 a 2 MiB page */
 #define PT_T      0x14000
+#define PML5      0x15000       /* only for the 5-level case */
 #define FRAMES    0x100000      /* frame k at FRAMES + k * 4 KiB */
 #define TEST_LIN  0x40000000ull
 #define BIG_LIN   (TEST_LIN + (2ull << 20))   /* the 2 MiB page of PD_T[1] */
@@ -388,6 +389,18 @@ START_TEST(invpcid_faults)
 	assert_gp0(invpcid(1, 1, 0));
 	ck_assert_int_eq(invpcid(1, 0, 0), ST_OK);
 	ck_assert_int_eq(invpcid(3, 0xabc, 0), ST_OK);
+	/* 5-level paging: 57-bit canonical form (SDM Vol.3 4.5). The PML5 table's
+	 * entry 0 leads to the same tables. */
+	cpu.model = cpu_model_find("icelake-lite");
+	physmem_write(&pm, PML5, 8, PML4 | 3);
+	cpu.cr4 |= CR4_LA57;
+	cpu.cr3 = PML5;
+	ck_assert_int_eq(invpcid(0, 0, 0x0000800000000000ull), ST_OK);
+	ck_assert_int_eq(invpcid(0, 0, 0xff00000000000000ull), ST_OK);
+	assert_gp0(invpcid(0, 0, 0x0100000000000000ull));
+	cpu.cr4 &= ~(uint64_t)CR4_LA57;
+	cpu.cr3 = PML4;
+	tlb_flush_all(&cpu.tlb);
 	cpu.cpl = 3;
 	assert_gp0(invpcid(1, 0, 0));
 	cpu.cpl = 0;
