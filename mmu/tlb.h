@@ -178,9 +178,9 @@ static inline struct tlb_context *tlb_context_of(struct tlb *t, uint16_t pcid)
 	return NULL;
 }
 
-/* INVPCID type 1, and MOV CR3 with bit 63 clear: the non-global translations
- * of pcid go, other PCIDs keep theirs (SDM Vol.3 4.10.4.1). cur is the current
- * PCID (000H while CR4.PCIDE = 0). */
+/* INVPCID type 1: the non-global translations of pcid go, other PCIDs keep
+ * theirs (SDM Vol.2 INVPCID). cur is the current PCID (000H while CR4.PCIDE =
+ * 0); another PCID's translations are its saved context, if any. */
 static inline void tlb_flush_pcid(struct tlb *t, uint16_t cur, uint16_t pcid)
 {
 	if (pcid == cur) {
