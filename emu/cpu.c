@@ -15,6 +15,7 @@
 #include "emu/flags.h"
 #include "emu/icache.h"
 #include "emu/insn.h"
+#include "emu/canonical.h"
 
 /* EFLAGS bits software can change on this CPU class (486+ with CPUID); the rest
  * read as 0 except bit 1, which reads as 1 (SDM Vol.1 3.4.3). */
@@ -209,7 +210,7 @@ static struct block *block_for_rip(struct cpu *cpu, status_t *st)
 	 * 64-bit mode the limit is not checked but RIP must be canonical (SDM Vol.3
 	 * 6.15 "Interrupt 13": fetch from a non-canonical address is #GP(0)). */
 	if (cpu->mode != MODE_LONG64 ? cpu->rip > cpu->seg[SR_CS].limit
-				     : (uint64_t)((int64_t)(cpu->rip << 16) >> 16) != cpu->rip) {
+				     : !addr_canonical(cpu, cpu->rip)) {
 		*st = cpu_raise_err(cpu, EXC_GP, 0);
 		return NULL;
 	}

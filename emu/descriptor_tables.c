@@ -1,6 +1,7 @@
 /* Descriptor-table registers and descriptor inspection: LGDT, LIDT, SGDT, SIDT,
  * LLDT, LTR, SLDT, STR, LAR, LSL, VERR, VERW, ARPL (SDM Vol.2, instruction pages
  * of the same names; descriptor formats SDM Vol.3 3.4.5, 3.5, 7.2.2). */
+#include "emu/canonical.h"
 #include "emu/cpu.h"
 #include "emu/flags.h"
 #include "emu/hooks.h"
@@ -78,8 +79,9 @@ static status_t load_pseudo_descriptor(struct cpu *cpu, const struct insn *in, s
 	if (cpu_is_mode64(cpu)) {
 		if ((st = mem_read(cpu, in->seg, (ea + 2) & amask, 8, &base)) != ST_OK)
 			return st;
-		/* SDM Vol.2 LGDT: #GP(0) in 64-bit mode for a non-canonical base. */
-		if ((uint64_t)((int64_t)(base << 16) >> 16) != base)
+		/* SDM Vol.2 LGDT: #GP(0) in 64-bit mode for a non-canonical base
+		 * (the processor's width, emu/segload.h addr_canonical_reg()). */
+		if (!addr_canonical_reg(cpu, base))
 			return cpu_raise_err(cpu, EXC_GP, 0);
 	} else {
 		if ((st = mem_read(cpu, in->seg, (ea + 2) & amask, 4, &base)) != ST_OK)
@@ -185,7 +187,7 @@ static status_t read_upper_half(struct cpu *cpu, uint16_t sel, uint64_t raw, uin
 	case DESC_OK: break;
 	}
 	*base = (uint64_t)desc_base(raw) | ((upper & 0xffffffffu) << 32);
-	if (((upper >> 40) & 0x1f) || (uint64_t)((int64_t)(*base << 16) >> 16) != *base)
+	if (((upper >> 40) & 0x1f) || !addr_canonical_reg(cpu, *base))
 		return cpu_raise_err(cpu, EXC_GP, sel_error(sel));
 	return ST_OK;
 }

@@ -355,7 +355,7 @@ static status_t deliver_long(struct cpu *cpu, const struct event *ev)
 
 	uint64_t flags = cpu_get_flags(cpu);
 	struct stack_frame fr;
-	frame_on_flat64(&fr, rsp, new_cpl == 3);
+	frame_on_flat64(cpu, &fr, rsp, new_cpl == 3);
 	frame_add(&fr, 8, cpu->seg[SR_SS].selector);
 	frame_add(&fr, 8, cpu->regs[R_SP]);
 	frame_add(&fr, 8, is_fault(ev) ? flags | FLAG_RF : flags);
@@ -365,7 +365,7 @@ static status_t deliver_long(struct cpu *cpu, const struct event *ev)
 		frame_add(&fr, 8, ev->error_code);
 	if (!frame_fits(&fr))
 		return cpu_raise_err(cpu, EXC_SS, 0);
-	if (!addr_canonical(rip))
+	if (!addr_canonical(cpu, rip))
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	st = desc_set_accessed(cpu, cs_sel, &cs_raw);
 	if (st == ST_OK)

@@ -45,7 +45,7 @@ static bool long_mode_bad_cs(const struct cpu *cpu, uint64_t raw)
 static bool target_ok(const struct cpu *cpu, uint64_t raw, uint64_t rip)
 {
 	if ((cpu->efer & EFER_LMA) && (raw & (1ull << 53)))
-		return addr_canonical(rip);
+		return addr_canonical(cpu, rip);
 	return rip <= desc_limit(raw);
 }
 
@@ -158,7 +158,7 @@ static status_t far_gate64(struct cpu *cpu, uint16_t sel, uint64_t raw, bool is_
 	unsigned dpl = desc_dpl(traw);
 
 	if (is_jmp) {
-		if (!addr_canonical(rip))
+		if (!addr_canonical(cpu, rip))
 			return cpu_raise_err(cpu, EXC_GP, 0);
 		st = desc_set_accessed(cpu, tsel, &traw);
 		if (st != ST_OK)
@@ -177,7 +177,7 @@ static status_t far_gate64(struct cpu *cpu, uint16_t sel, uint64_t raw, bool is_
 		st = lin_read_sys(cpu, cpu->tr.base + off, 8, &rsp);
 		if (st != ST_OK)
 			return st;
-		frame_on_flat64(&fr, rsp, false);
+		frame_on_flat64(cpu, &fr, rsp, false);
 		frame_add(&fr, 8, cpu->seg[SR_SS].selector);
 		frame_add(&fr, 8, cpu->regs[R_SP]);
 	} else {
@@ -187,7 +187,7 @@ static status_t far_gate64(struct cpu *cpu, uint16_t sel, uint64_t raw, bool is_
 	frame_add(&fr, 8, cpu->rip);
 	if (!frame_fits(&fr))
 		return cpu_raise_err(cpu, EXC_SS, 0);
-	if (!addr_canonical(rip))
+	if (!addr_canonical(cpu, rip))
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	st = desc_set_accessed(cpu, tsel, &traw);
 	if (st == ST_OK)

@@ -7,6 +7,7 @@
 #include "emu/icache.h"
 #include "emu/operand.h"
 #include "emu/paging_env.h"
+#include "emu/canonical.h"
 
 static inline unsigned tlb_bank(const struct cpu *cpu)
 {
@@ -209,7 +210,8 @@ status_t cpu_fetch_code(struct cpu *cpu, uint64_t lin, unsigned size, uint8_t *b
 
 /* Segment-level checks and linear address of seg:off. Outside 64-bit mode:
  * limit/type checks (SDM Vol.3 5.3, 5.4.1), #SS(0) for SS, #GP(0) otherwise.
- * In 64-bit mode: canonical check instead (SDM Vol.3 5.3.1, 3.3.7.1). */
+ * In 64-bit mode: canonical check instead (SDM Vol.3 5.3.1, Vol.1 3.3.7.1), of
+ * 57 bits with 5-level paging (emu/segload.h addr_canonical()). */
 static inline status_t seg_to_linear(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size,
 				     unsigned perm, uint64_t *lin)
 {
@@ -221,8 +223,7 @@ static inline status_t seg_to_linear(struct cpu *cpu, unsigned seg, uint64_t off
 		return ST_OK;
 	}
 	uint64_t l = (seg == SR_FS || seg == SR_GS) ? s->base + off : off;
-	uint64_t end = l + size - 1;
-	if ((uint64_t)((int64_t)(l << 16) >> 16) != l || (uint64_t)((int64_t)(end << 16) >> 16) != end)
+	if (!addr_canonical(cpu, l) || !addr_canonical(cpu, l + size - 1))
 		return cpu_raise_err(cpu, seg == SR_SS ? EXC_SS : EXC_GP, 0);
 	*lin = l;
 	return ST_OK;
@@ -346,12 +347,13 @@ status_t stack_write(struct cpu *cpu, uint64_t offset, unsigned size, uint64_t v
 	return mem_write(cpu, SR_SS, (stack_pointer(cpu, as) + offset) & size_mask(as), size, v);
 }
 
-/* 64-bit mode: SDM Vol.2 JMP: a non-canonical target is #GP(0). */
+/* 64-bit mode: SDM Vol.2 JMP: a non-canonical target is #GP(0); 57-bit
+ * canonical with 5-level paging (addr_canonical()). */
 status_t branch_near64(struct cpu *cpu, uint64_t target, unsigned osize)
 {
 	if (osize != 8)
 		target &= size_mask(osize);
-	if ((uint64_t)((int64_t)(target << 16) >> 16) != target)
+	if (!addr_canonical(cpu, target))
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	cpu->rip = target;
 	return ST_OK;

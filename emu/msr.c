@@ -9,6 +9,7 @@
 #include "emu/cpu_model.h"
 #include "emu/hooks.h"
 #include "emu/operand.h"
+#include "emu/canonical.h"
 #include "isa_handlers.h"
 
 /* ---- which MSRs a model has ---- */
@@ -72,11 +73,6 @@ static inline uint64_t phys_mask(const struct cpu_model *m)
 	return (1ull << maxphyaddr(m)) - 1;
 }
 
-static inline bool canonical(uint64_t v)
-{
-	return (uint64_t)((int64_t)(v << 16) >> 16) == v;
-}
-
 /* ---- the registers ---- */
 
 /* Each writer returns false for a value the MSR rejects (#GP(0)). */
@@ -113,7 +109,8 @@ static bool apic_base_write(struct cpu *cpu, uint64_t v)
 }
 
 /* IA32_SYSENTER_CS/ESP/EIP (SDM Vol.3 5.8.7): on processors without Intel 64 only
- * bits 31:0 exist; with long mode ESP/EIP must be canonical. */
+ * bits 31:0 exist; with long mode ESP/EIP must be canonical (to the processor's
+ * linear-address width, emu/segload.h addr_canonical_reg()). */
 static uint64_t sysenter_cs_read(struct cpu *cpu) { return cpu->sysenter_cs; }
 static bool sysenter_cs_write(struct cpu *cpu, uint64_t v)
 {
@@ -123,7 +120,7 @@ static bool sysenter_cs_write(struct cpu *cpu, uint64_t v)
 static bool sysenter_addr_write(struct cpu *cpu, uint64_t v, uint64_t *dst)
 {
 	if (has_lm(cpu->model)) {
-		if (!canonical(v))
+		if (!addr_canonical_reg(cpu, v))
 			return false;
 		*dst = v;
 	} else {
@@ -229,21 +226,22 @@ static bool efer_write(struct cpu *cpu, uint64_t v)
 }
 
 /* STAR (SYSCALL) and the long-mode MSRs (SDM Vol.4 Table 2-2 C000_0081H-
- * C000_0103H; APM2 6.1.1). Addresses must be canonical; SFMASK and TSC_AUX have
+ * C000_0103H; APM2 6.1.1). Addresses must be canonical (addr_canonical_reg():
+ * 57 bits on an LA57 processor whatever CR4.LA57 is); SFMASK and TSC_AUX have
  * bits 63:32 reserved. */
 static uint64_t star_read(struct cpu *cpu) { return cpu->star; }
 static bool star_write(struct cpu *cpu, uint64_t v) { cpu->star = v; return true; }
-static bool canonical_store(uint64_t v, uint64_t *dst)
+static bool canonical_store(const struct cpu *cpu, uint64_t v, uint64_t *dst)
 {
-	if (!canonical(v))
+	if (!addr_canonical_reg(cpu, v))
 		return false;
 	*dst = v;
 	return true;
 }
 static uint64_t lstar_read(struct cpu *cpu) { return cpu->lstar; }
-static bool lstar_write(struct cpu *cpu, uint64_t v) { return canonical_store(v, &cpu->lstar); }
+static bool lstar_write(struct cpu *cpu, uint64_t v) { return canonical_store(cpu, v, &cpu->lstar); }
 static uint64_t cstar_read(struct cpu *cpu) { return cpu->cstar; }
-static bool cstar_write(struct cpu *cpu, uint64_t v) { return canonical_store(v, &cpu->cstar); }
+static bool cstar_write(struct cpu *cpu, uint64_t v) { return canonical_store(cpu, v, &cpu->cstar); }
 static uint64_t sfmask_read(struct cpu *cpu) { return cpu->sfmask; }
 static bool sfmask_write(struct cpu *cpu, uint64_t v)
 {
@@ -255,17 +253,17 @@ static bool sfmask_write(struct cpu *cpu, uint64_t v)
 static uint64_t fs_base_read(struct cpu *cpu) { return cpu->seg[SR_FS].base; }
 static bool fs_base_write(struct cpu *cpu, uint64_t v)
 {
-	return canonical_store(v, &cpu->seg[SR_FS].base);
+	return canonical_store(cpu, v, &cpu->seg[SR_FS].base);
 }
 static uint64_t gs_base_read(struct cpu *cpu) { return cpu->seg[SR_GS].base; }
 static bool gs_base_write(struct cpu *cpu, uint64_t v)
 {
-	return canonical_store(v, &cpu->seg[SR_GS].base);
+	return canonical_store(cpu, v, &cpu->seg[SR_GS].base);
 }
 static uint64_t kgs_base_read(struct cpu *cpu) { return cpu->kernel_gs_base; }
 static bool kgs_base_write(struct cpu *cpu, uint64_t v)
 {
-	return canonical_store(v, &cpu->kernel_gs_base);
+	return canonical_store(cpu, v, &cpu->kernel_gs_base);
 }
 static uint64_t tsc_aux_read(struct cpu *cpu) { return cpu->tsc_aux; }
 static bool tsc_aux_write(struct cpu *cpu, uint64_t v)

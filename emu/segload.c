@@ -3,8 +3,14 @@
  * pointers, checked stack frames). Descriptor-level rules are in mmu/segment.c. */
 #include "emu/segload.h"
 
+#include "emu/cpu_model.h"
 #include "emu/operand.h"
 #include "isa_handlers.h"
+
+bool cpu_la57_supported(const struct cpu *cpu)
+{
+	return cpu_model_has(cpu->model, 7, 2, 16);
+}
 
 status_t desc_fetch(struct cpu *cpu, uint16_t sel, uint8_t vector, uint64_t *raw)
 {
@@ -174,6 +180,7 @@ void frame_on_current(struct cpu *cpu, struct stack_frame *fr)
 	fr->ss = cpu->seg[SR_SS];
 	fr->current = true;
 	fr->flat64 = cpu_is_mode64(cpu);
+	fr->la57 = (cpu->cr4 & CR4_LA57) != 0;
 	fr->mask = size_mask(stack_asize(cpu));
 	fr->sp = cpu->regs[R_SP] & fr->mask;
 	fr->used = 0;
@@ -185,17 +192,19 @@ void frame_on_new(struct stack_frame *fr, const struct segment *ss, uint64_t sp)
 	fr->ss = *ss;
 	fr->current = false;
 	fr->flat64 = false;
+	fr->la57 = false;
 	fr->mask = (ss->attr & SEG_DB) ? 0xffffffffu : 0xffffu;
 	fr->sp = sp & fr->mask;
 	fr->used = 0;
 	fr->n = 0;
 }
 
-void frame_on_flat64(struct stack_frame *fr, uint64_t rsp, bool current)
+void frame_on_flat64(const struct cpu *cpu, struct stack_frame *fr, uint64_t rsp, bool current)
 {
 	fr->ss = (struct segment){ 0 };
 	fr->current = current;
 	fr->flat64 = true;
+	fr->la57 = (cpu->cr4 & CR4_LA57) != 0;
 	fr->mask = ~0ull;
 	fr->sp = rsp;
 	fr->used = 0;
@@ -217,7 +226,8 @@ bool frame_fits(const struct stack_frame *fr)
 	uint64_t off = fr->sp;
 	for (unsigned i = 0; i < fr->n; i++) {
 		off = (off - fr->slot[i].size) & fr->mask;
-		if (fr->flat64 ? !addr_canonical(off) || !addr_canonical(off + fr->slot[i].size - 1)
+		unsigned bits = fr->la57 ? 57 : 48;
+		if (fr->flat64 ? !canonical_bits(off, bits) || !canonical_bits(off + fr->slot[i].size - 1, bits)
 			       : !seg_access_ok(&fr->ss, off, fr->slot[i].size, SEG_PERM_WRITE))
 			return false;
 	}

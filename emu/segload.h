@@ -10,14 +10,12 @@
 #ifndef HVEMU_EMU_SEGLOAD_H
 #define HVEMU_EMU_SEGLOAD_H
 
+#include "emu/canonical.h"
 #include "emu/cpu.h"
 
 /* A selector with index 0 and TI 0 is null whatever its RPL (SDM Vol.3 3.4.2). */
 static inline bool sel_is_null(uint16_t sel) { return (sel & 0xfffc) == 0; }
 static inline uint32_t sel_error(uint16_t sel) { return sel & 0xfffcu; }
-/* Bits 63:47 all equal (SDM Vol.1 3.3.7.1, 48-bit linear addresses). */
-static inline bool addr_canonical(uint64_t a) { return (uint64_t)((int64_t)(a << 16) >> 16) == a; }
-
 /* Read the descriptor sel names in the GDT or LDT. An index beyond the table
  * limit, or TI=1 with an unusable LDTR, raises vector(sel_error(sel)) (SDM Vol.3
  * 3.5.1: "the processor checks that the index is within the table limit"). */
@@ -66,6 +64,7 @@ struct stack_frame {
 	struct segment ss;         /* segment written through */
 	bool current;              /* the current SS: accesses use the current CPL */
 	bool flat64;               /* 64-bit stack: no limits, canonical addresses */
+	bool la57;                 /* flat64 with 5-level paging: 57-bit canonical */
 	uint64_t sp;               /* stack pointer before the pushes */
 	uint64_t mask;             /* stack-address size mask from SS.B */
 	uint64_t used;             /* bytes pushed so far */
@@ -80,10 +79,10 @@ void frame_on_current(struct cpu *cpu, struct stack_frame *fr);
 void frame_on_new(struct stack_frame *fr, const struct segment *ss, uint64_t sp);
 /* A frame on a 64-bit stack at rsp (IA-32e event delivery, SDM Vol.3 6.14.2):
  * supervisor writes, or accesses at the current CPL if current. */
-void frame_on_flat64(struct stack_frame *fr, uint64_t rsp, bool current);
+void frame_on_flat64(const struct cpu *cpu, struct stack_frame *fr, uint64_t rsp, bool current);
 void frame_add(struct stack_frame *fr, unsigned size, uint64_t value);
 /* Whether every slot lies within the segment's limits (SDM Vol.3 5.3), or is
- * canonical for a 64-bit stack (SDM Vol.3 3.3.7.1). */
+ * canonical for a 64-bit stack (SDM Vol.1 3.3.7.1, addr_canonical()). */
 bool frame_fits(const struct stack_frame *fr);
 /* Write all slots (page faults possible); the stack pointer after the pushes. */
 status_t frame_write(struct cpu *cpu, const struct stack_frame *fr) CHECKED;

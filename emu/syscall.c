@@ -22,16 +22,12 @@
 #include "emu/flags.h"
 #include "emu/hooks.h"
 #include "emu/operand.h"
+#include "emu/canonical.h"
 #include "isa_handlers.h"
 
 static inline bool is_amd(const struct cpu *cpu)
 {
 	return cpu->model && cpu->model->vendor == VENDOR_AMD;
-}
-
-static inline bool canonical48(uint64_t v)
-{
-	return (uint64_t)((int64_t)(v << 16) >> 16) == v;
 }
 
 /* SYSCALL (0F 05). SDM Vol.2 SYSCALL; APM3 SYSCALL. */
@@ -88,8 +84,9 @@ status_t op_sysret(struct cpu *cpu, const struct insn *in)
 		return cpu_raise(cpu, EXC_UD);
 	if (cpu->mode == MODE_REAL || cpu->mode == MODE_V86 || cpu->cpl != 0)
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	/* Intel: "IF (RCX is not canonical) THEN #GP(0)" before any state changes. */
-	bool bad_rip = to64 && !canonical48(cpu->regs[R_CX]);
+	/* Intel: "IF (RCX is not canonical) THEN #GP(0)" before any state changes;
+	 * RCX becomes RIP, so the width is the paging mode's (addr_canonical()). */
+	bool bad_rip = to64 && !addr_canonical(cpu, cpu->regs[R_CX]);
 	if (bad_rip && !is_amd(cpu))
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	if ((st = hook_insn(cpu, in)) != ST_OK)

@@ -8,6 +8,7 @@
 #include "emu/flags.h"
 #include "emu/hooks.h"
 #include "emu/operand.h"
+#include "emu/canonical.h"
 #include "isa_handlers.h"
 
 static inline unsigned iopl_of(uint64_t flags)
@@ -381,7 +382,7 @@ status_t op_sysexit(struct cpu *cpu, const struct insn *in)
 		return cpu_raise_err(cpu, EXC_GP, 0);
 
 	bool to64 = in->osize == 8;
-	if (to64 && (uint64_t)((int64_t)(cpu->regs[R_DX] << 16) >> 16) != cpu->regs[R_DX])
+	if (to64 && !addr_canonical(cpu, cpu->regs[R_DX]))
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	uint16_t base = (uint16_t)cpu->sysenter_cs;
 	uint16_t cs = (uint16_t)((base + (to64 ? 32 : 16)) | 3);

@@ -1,0 +1,359 @@
+/* Check suite for 57-bit linear addresses (emu/canonical.h and its callers):
+ * which width each canonical check uses with and without 5-level paging, on a
+ * model with LA57 (icelake-lite) and one without (skylake-lite).
+ * One instruction at a time, as in test_long.c: decoded with decode_insn() and
+ * run through its handler. Code bytes were assembled with GNU as (the source is
+ * beside each). */
+#include <check.h>
+#include <string.h>
+
+#include "emu/canonical.h"
+#include "emu/cpu.h"
+#include "emu/cpu_model.h"
+#include "emu/hooks.h"
+#include "emu/insn.h"
+#include "mmu/paging.h"
+
+#define RAM_SIZE  (4u << 20)
+#define GDT_BASE  0x1000
+#define TSS64     0x3000
+#define PML4      0x10000       /* PML4[0] -> identity map of the first 1 GiB, 2 MiB pages */
+#define PDPT      0x11000
+#define PD        0x12000
+#define PML5      0x13000       /* PML5[0], [128], [256] -> PML4 */
+
+/* 57-bit canonical but not 48-bit canonical: PML5 index 128 (bits 56:48). */
+#define LA57_LOW  0x0080000000000000ull
+/* PML5 index 256, the bottom of the upper half with 57 bits. */
+#define LA57_HIGH 0xff00000000000000ull
+/* Canonical under neither width (bit 56 = 1, bits 63:57 = 0). */
+#define NONCANON  0x0100000000000000ull
+
+enum { SEL_CODE32 = 0x08, SEL_DATA = 0x10, SEL_CODE64 = 0x18, SEL_TSS = 0x20 /* 16 bytes */ };
+
+struct machine {
+	struct physmem pm;
+	struct iobus io;
+	struct cpu cpu;
+};
+
+static uint64_t make_desc(uint32_t base, uint32_t limit, uint8_t access, uint8_t flags)
+{
+	return (limit & 0xffffull) | ((uint64_t)(base & 0xffffff) << 16) | ((uint64_t)access << 40) |
+	       ((uint64_t)((limit >> 16) & 0xf) << 48) | ((uint64_t)(flags & 0xf) << 52) |
+	       ((uint64_t)(base >> 24) << 56);
+}
+
+static void machine_init(struct machine *m, const char *model)
+{
+	ck_assert(physmem_init(&m->pm, RAM_SIZE));
+	iobus_init(&m->io);
+	cpu_init(&m->cpu, cpu_model_find(model), &m->pm, &m->io);
+	struct cpu *c = &m->cpu;
+	physmem_write(&m->pm, GDT_BASE + SEL_CODE32, 8, make_desc(0, 0xfffff, 0x9b, 0xc));
+	physmem_write(&m->pm, GDT_BASE + SEL_DATA, 8, make_desc(0, 0xfffff, 0x93, 0xc));
+	physmem_write(&m->pm, GDT_BASE + SEL_CODE64, 8, make_desc(0, 0xfffff, 0x9b, 0xa));
+	physmem_write(&m->pm, GDT_BASE + SEL_TSS, 8, make_desc(TSS64, 0x67, 0x89, 0));
+	physmem_write(&m->pm, GDT_BASE + SEL_TSS + 8, 8, 0);
+	c->gdtr.base = GDT_BASE;
+	c->gdtr.limit = 0x2f;
+	for (unsigned s = 0; s < SR_COUNT; s++)
+		seg_load_descriptor(&c->seg[s], s == SR_CS ? SEL_CODE32 : SEL_DATA,
+				    physmem_read(&m->pm, GDT_BASE + (s == SR_CS ? SEL_CODE32 : SEL_DATA), 8));
+	c->cr0 = CR0_PE | CR0_ET;
+	c->cpl = 0;
+	cpu_update_mode(c);
+	physmem_write(&m->pm, PML4, 8, PDPT | 3);
+	physmem_write(&m->pm, PDPT, 8, PD | 3);
+	for (unsigned i = 0; i < 512; i++)
+		physmem_write(&m->pm, PD + i * 8, 8, ((uint64_t)i << 21) | 0x83);
+	physmem_write(&m->pm, PML5, 8, PML4 | 3);
+	physmem_write(&m->pm, PML5 + 128 * 8, 8, PML4 | 3);
+	physmem_write(&m->pm, PML5 + 256 * 8, 8, PML4 | 3);
+}
+
+static void machine_free(struct machine *m)
+{
+	cpu_destroy(&m->cpu);
+	physmem_destroy(&m->pm);
+}
+
+static status_t exec(struct machine *m, const uint8_t *bytes, unsigned len)
+{
+	struct insn in;
+	struct cpu *c = &m->cpu;
+	memset(&in, 0, sizeof(in));
+	int n = decode_insn(bytes, len, cpu_code_size(c), &in);
+	ck_assert_int_eq(n, (int)len);
+	c->event.pending = false;
+	c->insn_start = c->rip;
+	c->rip += (unsigned)n;
+	return in.exec(c, &in);
+}
+#define EXEC(m, ...) exec((m), (const uint8_t[]){ __VA_ARGS__ }, sizeof((const uint8_t[]){ __VA_ARGS__ }))
+
+static void assert_fault(struct machine *m, status_t st, unsigned vector, uint32_t error)
+{
+	ck_assert_int_eq(st, ST_FAULT);
+	ck_assert_int_eq(m->cpu.event.vector, vector);
+	ck_assert_uint_eq(m->cpu.event.error_code, error);
+}
+
+static status_t wrmsr(struct machine *m, uint32_t idx, uint64_t v)
+{
+	m->cpu.regs[R_CX] = idx;
+	m->cpu.regs[R_AX] = (uint32_t)v;
+	m->cpu.regs[R_DX] = v >> 32;
+	return EXEC(m, 0x0f, 0x30);                       /* wrmsr */
+}
+
+static status_t mov_cr(struct machine *m, unsigned cr, uint64_t v)
+{
+	m->cpu.regs[R_AX] = v;
+	return exec(m, (const uint8_t[]){ 0x0f, 0x22, (uint8_t)(0xc0 | cr << 3) }, 3);
+}
+
+/* IA-32e mode in 64-bit code: 5-level paging if la57, else 4-level. LA57 is set
+ * before PG, the only time it may change (SDM Vol.2 MOV CR). */
+static void enter64(struct machine *m, bool la57)
+{
+	ck_assert_int_eq(mov_cr(m, 4, CR4_PAE | (la57 ? CR4_LA57 : 0)), ST_OK);
+	ck_assert_int_eq(mov_cr(m, 3, la57 ? PML5 : PML4), ST_OK);
+	ck_assert_int_eq(wrmsr(m, MSR_EFER, EFER_LME | EFER_SCE), ST_OK);
+	ck_assert_int_eq(mov_cr(m, 0, CR0_PE | CR0_ET | CR0_PG), ST_OK);
+	seg_load_descriptor(&m->cpu.seg[SR_CS], SEL_CODE64, physmem_read(&m->pm, GDT_BASE + SEL_CODE64, 8));
+	cpu_update_mode(&m->cpu);
+	ck_assert_int_eq(m->cpu.mode, MODE_LONG64);
+	ck_assert_uint_eq(cpu_paging_mode(&m->cpu), la57 ? PAGING_5LEVEL : PAGING_4LEVEL);
+}
+
+/* SDM Vol.1 3.3.7.1: bits 63 to width-1 all equal. */
+START_TEST(canonical_widths)
+{
+	static const struct { uint64_t a; bool c48, c57; } rows[] = {
+		{ 0x0000000000000000ull, true,  true },
+		{ 0x00007fffffffffffull, true,  true },
+		{ 0x0000800000000000ull, false, true },
+		{ 0x00ffffffffffffffull, false, true },
+		{ 0x0100000000000000ull, false, false },
+		{ 0xfeffffffffffffffull, false, false },
+		{ 0xff00000000000000ull, false, true },
+		{ 0xffff7fffffffffffull, false, true },
+		{ 0xffff800000000000ull, true,  true },
+		{ 0xffffffffffffffffull, true,  true },
+		{ 0x8000000000000000ull, false, false },
+	};
+	for (unsigned i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		ck_assert_msg(canonical_bits(rows[i].a, 48) == rows[i].c48, "48: %llx",
+			      (unsigned long long)rows[i].a);
+		ck_assert_msg(canonical_bits(rows[i].a, 57) == rows[i].c57, "57: %llx",
+			      (unsigned long long)rows[i].a);
+	}
+}
+END_TEST
+
+/* White paper 335252 2.3: data accesses are 57-bit canonical with 5-level
+ * paging; #GP(0), or #SS(0) through SS, beyond. With 4-level paging the same
+ * LA57 processor checks 48 bits. */
+START_TEST(data_accesses_follow_paging_mode)
+{
+	struct machine m;
+	machine_init(&m, "icelake-lite");
+	enter64(&m, true);
+	struct cpu *c = &m.cpu;
+	physmem_write(&m.pm, 0x5000, 8, 0x1122334455667788ull);
+	c->regs[R_BX] = LA57_LOW | 0x5000;
+	ck_assert_int_eq(EXEC(&m, 0x48, 0x8b, 0x03), ST_OK);          /* mov rax, [rbx] */
+	ck_assert_uint_eq(c->regs[R_AX], 0x1122334455667788ull);
+	c->regs[R_BX] = LA57_HIGH | 0x5000;
+	c->regs[R_AX] = 0;
+	ck_assert_int_eq(EXEC(&m, 0x48, 0x8b, 0x03), ST_OK);
+	ck_assert_uint_eq(c->regs[R_AX], 0x1122334455667788ull);
+	c->regs[R_BX] = NONCANON | 0x5000;
+	assert_fault(&m, EXEC(&m, 0x48, 0x8b, 0x03), EXC_GP, 0);
+	c->regs[R_BP] = NONCANON | 0x5000;
+	assert_fault(&m, EXEC(&m, 0x48, 0x8b, 0x45, 0x00), EXC_SS, 0); /* mov rax, [rbp] */
+	/* The last byte decides: 8 bytes ending past 00FF_FFFF_FFFF_FFFFH. */
+	c->regs[R_BX] = 0x00fffffffffffffcull;
+	assert_fault(&m, EXEC(&m, 0x48, 0x8b, 0x03), EXC_GP, 0);
+	/* PUSH onto a 57-bit stack. */
+	c->regs[R_SP] = LA57_HIGH | 0x6000;
+	c->regs[R_AX] = 0xabcdef;
+	ck_assert_int_eq(EXEC(&m, 0x50), ST_OK);                      /* push rax */
+	ck_assert_uint_eq(physmem_read(&m.pm, 0x5ff8, 8), 0xabcdef);
+	machine_free(&m);
+
+	machine_init(&m, "icelake-lite");
+	enter64(&m, false);
+	m.cpu.regs[R_BX] = LA57_LOW | 0x5000;
+	assert_fault(&m, EXEC(&m, 0x48, 0x8b, 0x03), EXC_GP, 0);
+	m.cpu.regs[R_BP] = LA57_HIGH | 0x5000;
+	assert_fault(&m, EXEC(&m, 0x48, 0x8b, 0x45, 0x00), EXC_SS, 0);
+	machine_free(&m);
+}
+END_TEST
+
+/* White paper 335252 2.5.1: loads of RIP check the paging mode's width: near
+ * branches, SYSRET's RCX (SDM Vol.2 SYSRET), and the fetch itself. */
+START_TEST(rip_loads_follow_paging_mode)
+{
+	for (int la57 = 0; la57 < 2; la57++) {
+		struct machine m;
+		machine_init(&m, "icelake-lite");
+		enter64(&m, la57);
+		struct cpu *c = &m.cpu;
+		c->regs[R_AX] = LA57_LOW | 0x7000;
+		status_t st = EXEC(&m, 0xff, 0xe0);                   /* jmp rax */
+		if (la57) {
+			ck_assert_int_eq(st, ST_OK);
+			ck_assert_uint_eq(c->rip, LA57_LOW | 0x7000);
+		} else {
+			assert_fault(&m, st, EXC_GP, 0);
+		}
+		c->regs[R_AX] = NONCANON;
+		assert_fault(&m, EXEC(&m, 0xff, 0xe0), EXC_GP, 0);
+		/* SYSRET to a 57-bit RCX: #GP(0) at CPL 0 (Intel) unless LA57. */
+		c->star = 0x23ull << 48;
+		c->regs[R_CX] = LA57_HIGH | 0x401000;
+		c->regs[R_R11] = FLAG_FIXED1;
+		st = EXEC(&m, 0x48, 0x0f, 0x07);                      /* sysretq */
+		if (la57) {
+			ck_assert_int_eq(st, ST_OK);
+			ck_assert_uint_eq(c->rip, LA57_HIGH | 0x401000);
+			ck_assert_uint_eq(c->cpl, 3);
+		} else {
+			assert_fault(&m, st, EXC_GP, 0);
+			ck_assert_uint_eq(c->cpl, 0);
+		}
+		machine_free(&m);
+	}
+}
+END_TEST
+
+/* Fetching at a 57-bit RIP runs under 5-level paging; a RIP canonical under
+ * neither width is #GP(0) before any translation (SDM Vol.3 6.15). */
+static status_t stop_at_event(void *ctx, struct cpu *cpu, const struct event *ev)
+{
+	(void)cpu;
+	*(struct event *)ctx = *ev;
+	return ST_VMEXIT;
+}
+
+START_TEST(fetch_at_57bit_rip)
+{
+	struct machine m;
+	machine_init(&m, "icelake-lite");
+	enter64(&m, true);
+	static const struct cpu_hooks hooks = { .event = stop_at_event };
+	struct event seen = { 0 };
+	m.cpu.hooks = &hooks;
+	m.cpu.hooks_ctx = &seen;
+	/* mov eax, 42; ud2 at physical 7000H, reached through PML5[256]. */
+	static const uint8_t code[] = { 0xb8, 42, 0, 0, 0, 0x0f, 0x0b };
+	for (unsigned i = 0; i < sizeof(code); i++)
+		physmem_write(&m.pm, 0x7000 + i, 1, code[i]);
+	m.cpu.rip = LA57_HIGH | 0x7000;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_VMEXIT);
+	ck_assert_int_eq(seen.vector, EXC_UD);
+	ck_assert_uint_eq(m.cpu.regs[R_AX], 42);
+	m.cpu.rip = NONCANON;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_VMEXIT);
+	ck_assert_int_eq(seen.vector, EXC_GP);
+	ck_assert_uint_eq(seen.error_code, 0);
+	machine_free(&m);
+}
+END_TEST
+
+/* White paper 335252 2.5.2: MSRs holding linear addresses and the bases
+ * LGDT/LLDT/LTR load take the processor's width, 57 bits on icelake-lite even
+ * with 4-level paging; 48 on skylake-lite. */
+START_TEST(registers_follow_the_processor)
+{
+	static const uint32_t msrs[] = {
+		MSR_FS_BASE, MSR_GS_BASE, MSR_KERNEL_GS_BASE, MSR_LSTAR, MSR_SYSENTER_ESP,
+		MSR_SYSENTER_EIP,
+	};
+	for (int la57cpu = 0; la57cpu < 2; la57cpu++) {
+		struct machine m;
+		machine_init(&m, la57cpu ? "icelake-lite" : "skylake-lite");
+		enter64(&m, false);
+		struct cpu *c = &m.cpu;
+		for (unsigned i = 0; i < sizeof(msrs) / sizeof(msrs[0]); i++) {
+			status_t st = wrmsr(&m, msrs[i], LA57_LOW);
+			if (la57cpu)
+				ck_assert_msg(st == ST_OK, "MSR %x", msrs[i]);
+			else
+				assert_fault(&m, st, EXC_GP, 0);
+			assert_fault(&m, wrmsr(&m, msrs[i], NONCANON), EXC_GP, 0);
+		}
+		if (la57cpu) {
+			ck_assert_uint_eq(c->seg[SR_FS].base, LA57_LOW);
+			ck_assert_uint_eq(c->lstar, LA57_LOW);
+		}
+		/* LGDT from a pseudo-descriptor at 8000H with a 57-bit base. */
+		physmem_write(&m.pm, 0x8000, 2, 0x2f);
+		physmem_write(&m.pm, 0x8002, 8, LA57_HIGH | GDT_BASE);
+		c->regs[R_BX] = 0x8000;
+		status_t st = EXEC(&m, 0x0f, 0x01, 0x13);              /* lgdt [rbx] */
+		if (la57cpu) {
+			ck_assert_int_eq(st, ST_OK);
+			ck_assert_uint_eq(c->gdtr.base, LA57_HIGH | GDT_BASE);
+			c->gdtr.base = GDT_BASE;
+		} else {
+			assert_fault(&m, st, EXC_GP, 0);
+		}
+		physmem_write(&m.pm, 0x8002, 8, NONCANON);
+		assert_fault(&m, EXEC(&m, 0x0f, 0x01, 0x13), EXC_GP, 0);
+		/* LTR with base 63:32 = 0080_0000H: #GP(selector) only without LA57. */
+		physmem_write(&m.pm, GDT_BASE + SEL_TSS + 8, 8, LA57_LOW >> 32);
+		c->regs[R_AX] = SEL_TSS;
+		st = EXEC(&m, 0x0f, 0x00, 0xd8);                      /* ltr ax */
+		if (la57cpu) {
+			ck_assert_int_eq(st, ST_OK);
+			ck_assert_uint_eq(c->tr.base, LA57_LOW | TSS64);
+		} else {
+			assert_fault(&m, st, EXC_GP, SEL_TSS);
+		}
+		machine_free(&m);
+	}
+}
+END_TEST
+
+/* SDM Vol.2 MOV CR: changing CR4.LA57 while IA-32e mode is active is #GP(0). */
+START_TEST(la57_fixed_in_ia32e)
+{
+	struct machine m;
+	machine_init(&m, "icelake-lite");
+	enter64(&m, false);
+	assert_fault(&m, mov_cr(&m, 4, CR4_PAE | CR4_LA57), EXC_GP, 0);
+	ck_assert(!(m.cpu.cr4 & CR4_LA57));
+	machine_free(&m);
+	machine_init(&m, "icelake-lite");
+	enter64(&m, true);
+	assert_fault(&m, mov_cr(&m, 4, CR4_PAE), EXC_GP, 0);
+	ck_assert(m.cpu.cr4 & CR4_LA57);
+	machine_free(&m);
+	/* Reserved without CPUID.7.0:ECX[16]. */
+	machine_init(&m, "skylake-lite");
+	assert_fault(&m, mov_cr(&m, 4, CR4_PAE | CR4_LA57), EXC_GP, 0);
+	machine_free(&m);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("la57");
+	TCase *t = tcase_create("canonical");
+	tcase_add_test(t, canonical_widths);
+	tcase_add_test(t, data_accesses_follow_paging_mode);
+	tcase_add_test(t, rip_loads_follow_paging_mode);
+	tcase_add_test(t, fetch_at_57bit_rip);
+	tcase_add_test(t, registers_follow_the_processor);
+	tcase_add_test(t, la57_fixed_in_ia32e);
+	suite_add_tcase(s, t);
+	SRunner *r = srunner_create(s);
+	srunner_run_all(r, CK_NORMAL);
+	int failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed ? 1 : 0;
+}
