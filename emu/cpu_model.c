@@ -171,7 +171,8 @@ static const struct cpu_model model_pentium = {
  * Bits beyond the P6 set above, each implemented by hvemu:
  *   CPUID.1:ECX      PCID[17] (CR4.PCIDE, emu/control_regs.c), CX16[13]
  *                    (CMPXCHG16B, emu/alu.c)
- *   CPUID.7.0:EBX    SMEP[7], INVPCID[10], SMAP[20] (mmu/paging.c, control_regs.c)
+ *   CPUID.7.0:EBX    FSGSBASE[0] (emu/syscall.c), SMEP[7], INVPCID[10], SMAP[20]
+ *                    (mmu/paging.c, control_regs.c)
  *   80000001H:ECX    LAHF64[0] (LAHF/SAHF in 64-bit mode)
  *   80000001H:EDX    SYSCALL[11], NX[20], 1GB pages[26], RDTSCP[27], LM[29]
  *   CPUID.1:ECX      XSAVE[26] with leaf 0DH for x87|SSE state (emu/xsave.c);
@@ -183,6 +184,7 @@ static const struct cpu_model model_pentium = {
  * implemented (SDM Vol.1 13.3: an OS enables only the components leaf 0DH lists). */
 #define ECX1_CX16     (1u << 13)
 #define ECX1_PCID     (1u << 17)
+#define EBX7_FSGSBASE (1u << 0)
 #define EBX7_SMEP     (1u << 7)
 #define EBX7_INVPCID  (1u << 10)
 #define EBX7_SMAP     (1u << 20)
@@ -215,7 +217,8 @@ static const struct cpuid_leaf skylake_leaves[] = {
 	{ .leaf = 4, .subleaf = 0, .indexed = true, .eax = 0x121, .ebx = 0x01c0003f, .ecx = 63 },
 	{ .leaf = 4, .subleaf = 1, .indexed = true, .eax = 0x122, .ebx = 0x01c0003f, .ecx = 63 },
 	{ .leaf = 4, .subleaf = 2, .indexed = true, .eax = 0x143, .ebx = 0x00c0003f, .ecx = 1023 },
-	{ .leaf = 7, .subleaf = 0, .indexed = true, .ebx = EBX7_SMEP | EBX7_INVPCID | EBX7_SMAP },
+	{ .leaf = 7, .subleaf = 0, .indexed = true,
+	  .ebx = EBX7_FSGSBASE | EBX7_SMEP | EBX7_INVPCID | EBX7_SMAP },
 	XSAVE_LEAVES_X87_SSE,
 	{ .leaf = 0x80000000, .eax = 0x80000008 },
 	{ .leaf = 0x80000001, .ecx = ECX81_LAHF64, .edx = EDX81_LONG },
@@ -253,8 +256,8 @@ static const struct cpuid_leaf icelake_leaves[] = {
 	{ .leaf = 4, .subleaf = 0, .indexed = true, .eax = 0x121, .ebx = 0x02c0003f, .ecx = 63 },
 	{ .leaf = 4, .subleaf = 1, .indexed = true, .eax = 0x122, .ebx = 0x01c0003f, .ecx = 63 },
 	{ .leaf = 4, .subleaf = 2, .indexed = true, .eax = 0x143, .ebx = 0x04c0003f, .ecx = 1023 },
-	{ .leaf = 7, .subleaf = 0, .indexed = true, .ebx = EBX7_SMEP | EBX7_INVPCID | EBX7_SMAP,
-	  .ecx = ECX7_LA57 },
+	{ .leaf = 7, .subleaf = 0, .indexed = true,
+	  .ebx = EBX7_FSGSBASE | EBX7_SMEP | EBX7_INVPCID | EBX7_SMAP, .ecx = ECX7_LA57 },
 	XSAVE_LEAVES_X87_SSE,
 	{ .leaf = 0x80000000, .eax = 0x80000008 },
 	{ .leaf = 0x80000001, .ecx = ECX81_LAHF64, .edx = EDX81_LONG },
@@ -286,7 +289,7 @@ static const struct cpuid_leaf epyc_leaves[] = {
 	  .ecx = STR4('c', 'A', 'M', 'D') },
 	{ .leaf = 1, .eax = EPYC_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64, .ecx = ECX1_CX16 | ECX1_XSAVE,
 	  .edx = HVEMU_EDX1 },
-	{ .leaf = 7, .subleaf = 0, .indexed = true, .ebx = EBX7_SMEP | EBX7_SMAP },
+	{ .leaf = 7, .subleaf = 0, .indexed = true, .ebx = EBX7_FSGSBASE | EBX7_SMEP | EBX7_SMAP },
 	XSAVE_LEAVES_X87_SSE,
 	{ .leaf = 0x80000000, .eax = 0x8000000a, .ebx = STR4('A', 'u', 't', 'h'),
 	  .edx = STR4('e', 'n', 't', 'i'), .ecx = STR4('c', 'A', 'M', 'D') },

@@ -1,5 +1,6 @@
 /* Instructions that exist for long mode: SYSCALL/SYSRET (the fast system-call
- * pair driven by STAR/LSTAR/CSTAR/SFMASK), SWAPGS, RDTSCP and MOVSXD (SDM Vol.2
+ * pair driven by STAR/LSTAR/CSTAR/SFMASK), SWAPGS, RD/WR FS/GS BASE, RDTSCP and
+ * MOVSXD (SDM Vol.2
  * instruction pages; APM3 instruction pages; SDM Vol.3 5.8.8, APM2 6.1.1).
  * The rows are in emu/isa/long.isa.
  *
@@ -139,6 +140,31 @@ status_t op_swapgs(struct cpu *cpu, const struct insn *in)
 	uint64_t t = cpu->seg[SR_GS].base;
 	cpu->seg[SR_GS].base = cpu->kernel_gs_base;
 	cpu->kernel_gs_base = t;
+	return ST_OK;
+}
+
+/* RDFSBASE, RDGSBASE, WRFSBASE, WRGSBASE (F3 0F AE /0-/3, register form, 64-bit
+ * mode only; SDM Vol.2 RDFSBASE/RDGSBASE, WRFSBASE/WRGSBASE). #UD while
+ * CR4.FSGSBASE = 0 (which emu/control_regs.c allows to be set only where
+ * CPUID.(EAX=7,ECX=0):EBX.FSGSBASE[0] is advertised). With a 32-bit operand
+ * size the read returns base[31:0] (zero-extended into the 64-bit register) and
+ * the write loads the zero-extended value, which is always canonical; a 64-bit
+ * write is #GP(0) unless canonical to the processor's width (a hidden segment
+ * base: emu/canonical.h addr_canonical_reg()). Available at any CPL. */
+status_t op_fsgsbase(struct cpu *cpu, const struct insn *in)
+{
+	if (!(cpu->cr4 & CR4_FSGSBASE))
+		return cpu_raise(cpu, EXC_UD);
+	unsigned op = (in->modrm >> 3) & 7;       /* /0 RDFS, /1 RDGS, /2 WRFS, /3 WRGS */
+	uint64_t *base = &cpu->seg[(op & 1) ? SR_GS : SR_FS].base;
+	if (op < 2) {
+		reg_write(cpu, in->rm, in->size, true, in->size == 8 ? *base : (uint32_t)*base);
+		return ST_OK;
+	}
+	uint64_t v = reg_read(cpu, in->rm, in->size, true);
+	if (in->size == 8 && !addr_canonical_reg(cpu, v))
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	*base = v;
 	return ST_OK;
 }
 

@@ -1,6 +1,7 @@
 /* Check suite for 57-bit linear addresses (emu/canonical.h and its callers):
  * which width each canonical check uses with and without 5-level paging, on a
- * model with LA57 (icelake-lite) and one without (skylake-lite).
+ * model with LA57 (icelake-lite) and one without (skylake-lite); and
+ * RDFSBASE/RDGSBASE/WRFSBASE/WRGSBASE, which load FS/GS bases directly.
  * One instruction at a time, as in test_long.c: decoded with decode_insn() and
  * run through its handler. Code bytes were assembled with GNU as (the source is
  * beside each). */
@@ -340,6 +341,95 @@ START_TEST(la57_fixed_in_ia32e)
 }
 END_TEST
 
+static void assert_ud(struct machine *m, status_t st)
+{
+	ck_assert_int_eq(st, ST_FAULT);
+	ck_assert_int_eq(m->cpu.event.vector, EXC_UD);
+}
+
+/* SDM Vol.2 RDFSBASE/WRFSBASE: #UD while CR4.FSGSBASE = 0 and outside 64-bit
+ * mode; CR4.FSGSBASE exists only with CPUID.(EAX=7,ECX=0):EBX[0]. */
+START_TEST(fsgsbase_enabling)
+{
+	static const char *const with[] = { "skylake-lite", "icelake-lite", "epyc-lite" };
+	for (unsigned i = 0; i < 3; i++) {
+		struct machine m;
+		machine_init(&m, with[i]);
+		ck_assert(cpu_model_has(m.cpu.model, 7, 1, 0));
+		enter64(&m, false);
+		assert_ud(&m, EXEC(&m, 0xf3, 0x48, 0x0f, 0xae, 0xc0));   /* rdfsbase rax */
+		assert_ud(&m, EXEC(&m, 0xf3, 0x48, 0x0f, 0xae, 0xdb));   /* wrgsbase rbx */
+		ck_assert_int_eq(mov_cr(&m, 4, CR4_PAE | CR4_FSGSBASE), ST_OK);
+		m.cpu.seg[SR_FS].base = 0x1234;
+		ck_assert_int_eq(EXEC(&m, 0xf3, 0x48, 0x0f, 0xae, 0xc0), ST_OK);
+		ck_assert_uint_eq(m.cpu.regs[R_AX], 0x1234);
+		/* Compatibility mode: #UD whatever CR4 says. */
+		seg_load_descriptor(&m.cpu.seg[SR_CS], SEL_CODE32, physmem_read(&m.pm, GDT_BASE + SEL_CODE32, 8));
+		cpu_update_mode(&m.cpu);
+		assert_ud(&m, EXEC(&m, 0xf3, 0x0f, 0xae, 0xc0));         /* rdfsbase eax */
+		machine_free(&m);
+	}
+	struct machine m;
+	machine_init(&m, "core2");
+	assert_fault(&m, mov_cr(&m, 4, CR4_FSGSBASE), EXC_GP, 0);
+	machine_free(&m);
+}
+END_TEST
+
+START_TEST(fsgsbase_semantics)
+{
+	struct machine m;
+	machine_init(&m, "icelake-lite");
+	enter64(&m, false);
+	struct cpu *c = &m.cpu;
+	ck_assert_int_eq(mov_cr(&m, 4, CR4_PAE | CR4_FSGSBASE), ST_OK);
+	/* 64-bit forms; REX.B selects R9. */
+	c->regs[R_R9] = 0xffff800012345678ull;
+	ck_assert_int_eq(EXEC(&m, 0xf3, 0x49, 0x0f, 0xae, 0xd1), ST_OK);  /* wrfsbase r9 */
+	ck_assert_uint_eq(c->seg[SR_FS].base, 0xffff800012345678ull);
+	c->regs[R_BX] = 0x00007fffdeadb000ull;
+	ck_assert_int_eq(EXEC(&m, 0xf3, 0x48, 0x0f, 0xae, 0xdb), ST_OK);  /* wrgsbase rbx */
+	ck_assert_uint_eq(c->seg[SR_GS].base, 0x00007fffdeadb000ull);
+	ck_assert_int_eq(EXEC(&m, 0xf3, 0x48, 0x0f, 0xae, 0xc9), ST_OK);  /* rdgsbase rcx */
+	ck_assert_uint_eq(c->regs[R_CX], 0x00007fffdeadb000ull);
+	/* 32-bit forms: the read gives base[31:0] zero-extended, the write
+	 * loads the zero-extended register. */
+	c->regs[R_R10] = ~0ull;
+	ck_assert_int_eq(EXEC(&m, 0xf3, 0x41, 0x0f, 0xae, 0xc2), ST_OK);  /* rdfsbase r10d */
+	ck_assert_uint_eq(c->regs[R_R10], 0x12345678);
+	c->regs[R_AX] = 0xffffffff89abcdefull;
+	ck_assert_int_eq(EXEC(&m, 0xf3, 0x0f, 0xae, 0xd0), ST_OK);        /* wrfsbase eax */
+	ck_assert_uint_eq(c->seg[SR_FS].base, 0x89abcdef);
+	/* Canonical to the processor's width (57 bits here, with 4-level
+	 * paging): #GP(0) and the base unchanged beyond it. */
+	c->regs[R_AX] = LA57_LOW;
+	ck_assert_int_eq(EXEC(&m, 0xf3, 0x48, 0x0f, 0xae, 0xd0), ST_OK);  /* wrfsbase rax */
+	ck_assert_uint_eq(c->seg[SR_FS].base, LA57_LOW);
+	c->regs[R_AX] = NONCANON;
+	assert_fault(&m, EXEC(&m, 0xf3, 0x48, 0x0f, 0xae, 0xd0), EXC_GP, 0);
+	ck_assert_uint_eq(c->seg[SR_FS].base, LA57_LOW);
+	assert_fault(&m, EXEC(&m, 0xf3, 0x48, 0x0f, 0xae, 0xd8), EXC_GP, 0);  /* wrgsbase rax */
+	ck_assert_uint_eq(c->seg[SR_GS].base, 0x00007fffdeadb000ull);
+	/* Any CPL; LOCK and the memory form are #UD. */
+	c->cpl = 3;
+	c->regs[R_AX] = 0x5000;
+	ck_assert_int_eq(EXEC(&m, 0xf3, 0x48, 0x0f, 0xae, 0xd0), ST_OK);
+	ck_assert_uint_eq(c->seg[SR_FS].base, 0x5000);
+	c->cpl = 0;
+	assert_ud(&m, EXEC(&m, 0xf0, 0xf3, 0x48, 0x0f, 0xae, 0xc0));      /* lock rdfsbase rax */
+	assert_ud(&m, EXEC(&m, 0xf3, 0x48, 0x0f, 0xae, 0x00));            /* F3 0F AE /0 m */
+	machine_free(&m);
+
+	/* skylake-lite: 48-bit check. */
+	machine_init(&m, "skylake-lite");
+	enter64(&m, false);
+	ck_assert_int_eq(mov_cr(&m, 4, CR4_PAE | CR4_FSGSBASE), ST_OK);
+	m.cpu.regs[R_AX] = LA57_LOW;
+	assert_fault(&m, EXEC(&m, 0xf3, 0x48, 0x0f, 0xae, 0xd8), EXC_GP, 0);
+	machine_free(&m);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("la57");
@@ -350,6 +440,10 @@ int main(void)
 	tcase_add_test(t, fetch_at_57bit_rip);
 	tcase_add_test(t, registers_follow_the_processor);
 	tcase_add_test(t, la57_fixed_in_ia32e);
+	suite_add_tcase(s, t);
+	t = tcase_create("fsgsbase");
+	tcase_add_test(t, fsgsbase_enabling);
+	tcase_add_test(t, fsgsbase_semantics);
 	suite_add_tcase(s, t);
 	SRunner *r = srunner_create(s);
 	srunner_run_all(r, CK_NORMAL);
