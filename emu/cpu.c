@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "emu/canonical.h"
 #include "emu/cpu_model.h"
 #include "emu/debug.h"
 #include "emu/flags.h"
 #include "emu/icache.h"
 #include "emu/insn.h"
-#include "emu/canonical.h"
 
 /* EFLAGS bits software can change on this CPU class (486+ with CPUID); the rest
  * read as 0 except bit 1, which reads as 1 (SDM Vol.1 3.4.3). */

@@ -80,7 +80,7 @@ static status_t load_pseudo_descriptor(struct cpu *cpu, const struct insn *in, s
 		if ((st = mem_read(cpu, in->seg, (ea + 2) & amask, 8, &base)) != ST_OK)
 			return st;
 		/* SDM Vol.2 LGDT: #GP(0) in 64-bit mode for a non-canonical base
-		 * (the processor's width, emu/segload.h addr_canonical_reg()). */
+		 * (the processor's width, emu/canonical.h addr_canonical_reg()). */
 		if (!addr_canonical_reg(cpu, base))
 			return cpu_raise_err(cpu, EXC_GP, 0);
 	} else {

@@ -3,11 +3,11 @@
  * Implements emu/operand.h. */
 #include <string.h>
 
+#include "emu/canonical.h"
 #include "emu/debug.h"
 #include "emu/icache.h"
 #include "emu/operand.h"
 #include "emu/paging_env.h"
-#include "emu/canonical.h"
 
 static inline unsigned tlb_bank(const struct cpu *cpu)
 {
@@ -211,7 +211,7 @@ status_t cpu_fetch_code(struct cpu *cpu, uint64_t lin, unsigned size, uint8_t *b
 /* Segment-level checks and linear address of seg:off. Outside 64-bit mode:
  * limit/type checks (SDM Vol.3 5.3, 5.4.1), #SS(0) for SS, #GP(0) otherwise.
  * In 64-bit mode: canonical check instead (SDM Vol.3 5.3.1, Vol.1 3.3.7.1), of
- * 57 bits with 5-level paging (emu/segload.h addr_canonical()). */
+ * 57 bits with 5-level paging (emu/canonical.h addr_canonical()). */
 static inline status_t seg_to_linear(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size,
 				     unsigned perm, uint64_t *lin)
 {

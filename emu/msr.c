@@ -5,11 +5,11 @@
  * CPUID feature, so one table serves every model), and read/write functions that
  * check the value (#GP(0) on reserved bits) before storing it.
  */
+#include "emu/canonical.h"
 #include "emu/cpu.h"
 #include "emu/cpu_model.h"
 #include "emu/hooks.h"
 #include "emu/operand.h"
-#include "emu/canonical.h"
 #include "isa_handlers.h"
 
 /* ---- which MSRs a model has ---- */
@@ -110,7 +110,7 @@ static bool apic_base_write(struct cpu *cpu, uint64_t v)
 
 /* IA32_SYSENTER_CS/ESP/EIP (SDM Vol.3 5.8.7): on processors without Intel 64 only
  * bits 31:0 exist; with long mode ESP/EIP must be canonical (to the processor's
- * linear-address width, emu/segload.h addr_canonical_reg()). */
+ * linear-address width, emu/canonical.h addr_canonical_reg()). */
 static uint64_t sysenter_cs_read(struct cpu *cpu) { return cpu->sysenter_cs; }
 static bool sysenter_cs_write(struct cpu *cpu, uint64_t v)
 {

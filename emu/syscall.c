@@ -18,12 +18,12 @@
  *     changes only the selector and keeps the hidden SS attributes (APM3 SYSRET:
  *     "SS.attr unchanged"; the behaviour Linux calls SYSRET_SS_ATTRS).
  */
+#include "emu/canonical.h"
 #include "emu/cpu.h"
 #include "emu/cpu_model.h"
 #include "emu/flags.h"
 #include "emu/hooks.h"
 #include "emu/operand.h"
-#include "emu/canonical.h"
 #include "isa_handlers.h"
 
 static inline bool is_amd(const struct cpu *cpu)

@@ -3,12 +3,12 @@
  * UD2, WAIT and the hint NOPs (SDM Vol.2 instruction pages of the same names;
  * EFLAGS SDM Vol.1 3.4.3, SDM Vol.3 2.3). Descriptor-table instructions are in
  * descriptor_tables.c, control/debug registers in control_regs.c, MSRs in msr.c. */
+#include "emu/canonical.h"
 #include "emu/cpu.h"
 #include "emu/cpu_model.h"
 #include "emu/flags.h"
 #include "emu/hooks.h"
 #include "emu/operand.h"
-#include "emu/canonical.h"
 #include "isa_handlers.h"
 
 static inline unsigned iopl_of(uint64_t flags)
