@@ -195,7 +195,7 @@ START_TEST(data_accesses_follow_paging_mode)
 END_TEST
 
 /* White paper 335252 2.5.1: loads of RIP check the paging mode's width: near
- * branches, SYSRET's RCX (SDM Vol.2 SYSRET), and the fetch itself. */
+ * and far branches, SYSEXIT's RDX, SYSRET's RCX (SDM Vol.2 SYSRET). */
 START_TEST(rip_loads_follow_paging_mode)
 {
 	for (int la57 = 0; la57 < 2; la57++) {
@@ -213,6 +213,17 @@ START_TEST(rip_loads_follow_paging_mode)
 		}
 		c->regs[R_AX] = NONCANON;
 		assert_fault(&m, EXEC(&m, 0xff, 0xe0), EXC_GP, 0);
+		/* JMP FAR m16:64 (SDM Vol.2 JMP: "IF tempRIP is non-canonical"). */
+		physmem_write(&m.pm, 0x8000, 8, LA57_HIGH | 0x7000);
+		physmem_write(&m.pm, 0x8008, 2, SEL_CODE64);
+		c->regs[R_BX] = 0x8000;
+		st = EXEC(&m, 0x48, 0xff, 0x2b);                      /* jmp far [rbx] (REX.W) */
+		if (la57) {
+			ck_assert_int_eq(st, ST_OK);
+			ck_assert_uint_eq(c->rip, LA57_HIGH | 0x7000);
+		} else {
+			assert_fault(&m, st, EXC_GP, 0);
+		}
 		/* SYSRET to a 57-bit RCX: #GP(0) at CPL 0 (Intel) unless LA57. */
 		c->star = 0x23ull << 48;
 		c->regs[R_CX] = LA57_HIGH | 0x401000;
@@ -225,6 +236,22 @@ START_TEST(rip_loads_follow_paging_mode)
 		} else {
 			assert_fault(&m, st, EXC_GP, 0);
 			ck_assert_uint_eq(c->cpl, 0);
+		}
+		machine_free(&m);
+
+		/* SYSEXIT to 64-bit mode: RDX becomes RIP (SDM Vol.2 SYSEXIT). */
+		machine_init(&m, "icelake-lite");
+		enter64(&m, la57);
+		c->sysenter_cs = SEL_CODE32;
+		c->regs[R_DX] = LA57_LOW | 0x401000;
+		c->regs[R_CX] = 0x9000;
+		st = EXEC(&m, 0x48, 0x0f, 0x35);                      /* sysexitq */
+		if (la57) {
+			ck_assert_int_eq(st, ST_OK);
+			ck_assert_uint_eq(c->rip, LA57_LOW | 0x401000);
+			ck_assert_uint_eq(c->cpl, 3);
+		} else {
+			assert_fault(&m, st, EXC_GP, 0);
 		}
 		machine_free(&m);
 	}
