@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "mmu/paging.h"
+#include "emu/canonical.h"
 #include "emu/cpu.h"
 #include "emu/cpu_model.h"
 #include "emu/hooks.h"
@@ -503,9 +504,9 @@ status_t op_invpcid(struct cpu *cpu, const struct insn *in)
 	if (type > 3 || (lo >> 12))
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	uint16_t pcid = (uint16_t)(lo & 0xfff);
-	/* Canonical: bits 63:47 equal, 63:56 with 5-level paging (SDM Vol.3 4.5). */
-	unsigned sx = cpu_paging_mode(cpu) == PAGING_5LEVEL ? 7 : 16;
-	if (type == 0 && (uint64_t)((int64_t)(hi << sx) >> sx) != hi)
+	/* Canonical to the processor's width, whatever CR4.LA57 says (white paper
+	 * 335252 on TLB invalidation; emu/canonical.h). */
+	if (type == 0 && !addr_canonical_reg(cpu, hi))
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	if (type <= 1 && !(cpu->cr4 & CR4_PCIDE) && pcid != 0)
 		return cpu_raise_err(cpu, EXC_GP, 0);

@@ -401,6 +401,12 @@ START_TEST(invpcid_faults)
 	cpu.cr4 &= ~(uint64_t)CR4_LA57;
 	cpu.cr3 = PML4;
 	tlb_flush_all(&cpu.tlb);
+	/* 4-level paging on an LA57 part: still the processor's 57-bit width
+	 * (emu/canonical.h addr_canonical_reg); a 48-bit part refuses it. */
+	ck_assert_int_eq(invpcid(0, 0, 0x0000800000000000ull), ST_OK);
+	assert_gp0(invpcid(0, 0, 0x0100000000000000ull));
+	cpu.model = cpu_model_find("skylake-lite");
+	assert_gp0(invpcid(0, 0, 0x0000800000000000ull));
 	cpu.cpl = 3;
 	assert_gp0(invpcid(1, 0, 0));
 	cpu.cpl = 0;
