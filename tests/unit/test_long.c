@@ -359,6 +359,38 @@ START_TEST(movsxd_and_rdtscp)
 }
 END_TEST
 
+/* CR8 (SDM Vol.3 2.5, 10.8.6.1; Vol.2 MOV CR): the TPR in bits 3:0, only in
+ * 64-bit mode, bits 63:4 reserved (#GP(0)), CPL 0. */
+START_TEST(cr8_tpr)
+{
+	struct machine m;
+	machine_init(&m, "skylake-lite");
+	activate(&m);
+	struct cpu *c = &m.cpu;
+	to64(&m);
+	/* Outside 64-bit mode CR8 has no encoding (REX.R); LOCK MOV CR0 is AMD's
+	 * alternative, which these models do not advertise: #UD (APM3 MOV CRn). */
+	c->regs[R_AX] = 5;
+	ck_assert_int_eq(EXEC(&m, 0x44, 0x0f, 0x22, 0xc0), ST_OK);   /* mov cr8, rax (REX.R) */
+	ck_assert_uint_eq(c->cr8, 5);
+	status_t st = EXEC(&m, 0xf0, 0x0f, 0x22, 0xc0);              /* lock mov cr0, rax */
+	ck_assert_int_eq(st, ST_FAULT);
+	ck_assert_int_eq(c->event.vector, EXC_UD);
+	ck_assert_uint_eq(c->cr8, 5);
+	c->regs[R_AX] = 0xf;
+	ck_assert_int_eq(EXEC(&m, 0x44, 0x0f, 0x22, 0xc0), ST_OK);
+	c->regs[R_BX] = 0;
+	ck_assert_int_eq(EXEC(&m, 0x44, 0x0f, 0x20, 0xc3), ST_OK);   /* mov rbx, cr8 */
+	ck_assert_uint_eq(c->regs[R_BX], 0xf);
+	c->regs[R_AX] = 0x10;
+	assert_gp0(&m, EXEC(&m, 0x44, 0x0f, 0x22, 0xc0));
+	c->cpl = 3;
+	c->regs[R_AX] = 1;
+	assert_gp0(&m, EXEC(&m, 0x44, 0x0f, 0x22, 0xc0));
+	machine_free(&m);
+}
+END_TEST
+
 /* CMPXCHG16B (SDM Vol.2): 16-byte aligned operand or #GP(0); #UD without
  * CPUID.01H:ECX[13], shown with a test-only model: a 64-bit part without CX16
  * (as the first AMD64 parts were). */
@@ -486,6 +518,7 @@ int main(void)
 	tcase_add_test(t, syscall_legacy_mode);
 	tcase_add_test(t, movsxd_and_rdtscp);
 	tcase_add_test(t, cmpxchg16b);
+	tcase_add_test(t, cr8_tpr);
 	tcase_add_test(t, ltr64);
 	tcase_add_test(t, noncanonical_fetch);
 	suite_add_tcase(s, t);
