@@ -272,7 +272,8 @@ static void punpck(const struct insn *in, union xmm_reg *d, const union xmm_reg 
 {
 	unsigned lo = in->opcode & 0x0f;    /* 0-2, C: low; 8-A, D: high */
 	unsigned w = lo == 0xc || lo == 0xd ? 8 : 1u << (lo & 3);
-	unsigned base = (lo >= 8) ? 8 : 0;
+	/* 6C PUNPCKLQDQ is a low form despite its low nibble. */
+	unsigned base = lo >= 8 && lo != 0xc ? 8 : 0;
 	union xmm_reg r;
 	for (unsigned i = 0; i < 8 / w; i++) {
 		memcpy(r.b + 2 * i * w, d->b + base + i * w, w);
