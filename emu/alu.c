@@ -361,12 +361,15 @@ status_t op_cmpxchg(struct cpu *cpu, const struct insn *in)
 	if (st != ST_OK)
 		return st;
 	bool equal = (acc & size_mask(size)) == d;
-	/* SDM pseudo-code: "ELSE ... accumulator <- TEMP; DEST <- TEMP": the write
-	 * back also reaches a register destination (zero-extending a 32-bit one in
-	 * 64-bit mode). */
-	st = e_write(cpu, in, size, equal ? greg_read(cpu, in, size) : d);
-	if (st != ST_OK)
-		return st;
+	/* SDM pseudo-code: "ELSE ... accumulator <- TEMP; DEST <- TEMP". The write
+	 * back is a memory write cycle; a register destination is left untouched
+	 * when the comparison fails, so a 32-bit one is not zero-extended in 64-bit
+	 * mode (both vendors' hardware; found by tests/diff host-diff-64). */
+	if (equal || in->mem) {
+		st = e_write(cpu, in, size, equal ? greg_read(cpu, in, size) : d);
+		if (st != ST_OK)
+			return st;
+	}
 	if (!equal)
 		reg_write(cpu, R_AX, size, false, d);
 	(void)alu_compute(cpu, ALU_CMP, size, acc, d);
