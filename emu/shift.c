@@ -3,7 +3,10 @@
  *
  * Common rules (SDM Vol.2 SAL/SAR/SHL/SHR, RCL/RCR/ROL/ROR, SHLD, SHRD):
  *  - the count is masked to 5 bits (6 with a 64-bit operand);
- *  - a masked count of 0 changes no flags (and, for memory, writes nothing);
+ *  - a masked count of 0 changes no flags (and, for memory, writes nothing),
+ *    but a 32-bit register destination is still written: in 64-bit mode its
+ *    upper half is cleared (SDM Vol.1 3.4.1.1; measured on the host by
+ *    tests/diff host-diff-64, and Bochs models Intel the same);
  *  - OF is defined only for 1-bit shifts; for larger counts both vendors
  *    produce the same formula as for 1 bit applied to the final result (CF xor
  *    the result's MSB for left shifts, the result's two top bits xor-ed for right
@@ -140,14 +143,22 @@ static uint64_t shift_compute(struct cpu *cpu, enum shift_op op, unsigned size, 
 	return r;
 }
 
+/* The write of a masked count of 0 (see the file comment). */
+static inline status_t count_zero(struct cpu *cpu, const struct insn *in, uint64_t v)
+{
+	return !in->mem && in->size == 4 ? rm_write(cpu, in, 4, v) : ST_OK;
+}
+
 static inline status_t shift_exec(struct cpu *cpu, const struct insn *in, enum shift_op op)
 {
 	unsigned size = in->size;
 	unsigned c = shift_count(cpu, in);
 	uint64_t v;
 	status_t st = rm_read(cpu, in, size, &v);
-	if (st != ST_OK || c == 0)
+	if (st != ST_OK)
 		return st;
+	if (c == 0)
+		return count_zero(cpu, in, v);
 	if (op >= SH_SHL) {
 		/* Shifts set all six flags from (value, count, result): recorded lazily
 		 * (emu/flags.c), like the ALU operations. */
@@ -196,8 +207,10 @@ static inline status_t double_shift(struct cpu *cpu, const struct insn *in, bool
 	unsigned c = shift_count(cpu, in);
 	uint64_t m = size_mask(size), d, s = greg_read(cpu, in, size), r, cf, of;
 	status_t st = rm_read(cpu, in, size, &d);
-	if (st != ST_OK || c == 0)
+	if (st != ST_OK)
 		return st;
+	if (c == 0)
+		return count_zero(cpu, in, d);
 
 	if (c > w) {
 		/* 16-bit operand, count 17..31. */
