@@ -58,10 +58,13 @@ static inline void advance(struct cpu *cpu, const struct strctx *s, unsigned r, 
 }
 
 /* After the iterations of this call: store the count; if more remain, make the
- * core come back to this instruction. */
+ * core come back to this instruction. A count that did not change means no
+ * iteration ran (a zero count): rCX is not written then, so with a 67 prefix in
+ * 64-bit mode RCX keeps its upper half (measured on the host by tests/diff
+ * host-diff-64; after an iteration ECX is written and zero-extended). */
 static inline status_t finish(struct cpu *cpu, const struct strctx *s, bool more)
 {
-	if (s->rep) {
+	if (s->rep && s->count != (cpu->regs[R_CX] & s->amask)) {
 		reg_write(cpu, R_CX, s->as, false, s->count);
 		if (more && s->count)
 			cpu->rip = cpu->insn_start;
