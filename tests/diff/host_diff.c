@@ -1,542 +1,46 @@
-/* Host-differential test: random user-mode integer instruction sequences run on
- * the host CPU (in a forked child, at CPL 3) and in hvemu (flat 32-bit protected
- * mode, CPL 0, ended by HLT); all eight registers (low 32 bits), the scratch and
- * stack pages, and every flag the SDM defines after the sequence must match.
+/* Host-differential test: random user-mode instruction sequences run on the
+ * host CPU (in a forked child, at CPL 3, tests/diff/native.c) and in hvemu (CPL
+ * 0, ended by HLT); the registers, the scratch and stack pages and the flags
+ * must match.
  *
- *   host_diff [N [SEED]]     (defaults: 20000 sequences, seed 0x5eed)
+ *   host_diff [-m 32|64] [N [SEED]]     (defaults: 32, 20000 sequences, seed 0x5eed)
  *
- * Why the host runs the bytes in 64-bit mode: this test's hosts may have no IA-32
- * emulation (a -m32 executable fails with ENOEXEC, a far jump to the compat code
- * segment 0x23 faults), so the generator only emits encodings whose 64-bit
- * meaning equals their 32-bit one on registers with zero upper halves: 32-bit
- * operations zero-extend (SDM Vol.1 3.4.1.1) and only the low 32 bits are
- * compared; no 40-4F (REX in 64-bit mode: INC/DEC use FE/FF), no 67 prefix,
- * PUSH/POP only in their 16-bit (66) forms, whose stack effect is 2 bytes in
- * both modes; all addresses lie below 4 GiB.
- *
- * The generator tracks which status flags are undefined (SDM Vol.1 Appendix A
- * and each instruction's "Flags Affected"): an instruction that defines a flag
- * clears its bit, one that leaves it undefined sets it; flags still undefined at
- * the end are not compared, and before an instruction that reads flags (ADC,
- * SBB, RCL/RCR, SETcc, CMOVcc, CMC, LAHF) a CMP makes them all defined again.
- * Faults are avoided by construction: DIV/IDIV get a non-zero divisor and a
- * dividend that fits, memory operands stay in the scratch page ([ESI/EDI+d8],
- * string instructions with ECX <= 8), BSF/BSR sources are made non-zero, and
- * POP never pops more than was pushed.
+ * -m 32 (gen32.c): hvemu in flat 32-bit protected mode with the default model;
+ *   integer sequences that mean the same in 32- and 64-bit mode; the low 32 bits
+ *   of the eight registers and every flag the SDM defines are compared.
+ * -m 64 (gen64.c): hvemu in 64-bit mode as epyc-lite (AMD, like the host, so the
+ *   vendor's choices for undefined flags and results are compared too); 64-bit
+ *   integer and SSE/SSE2 sequences; all sixteen registers, the six status flags
+ *   and DF, XMM0-15 and MXCSR are compared.
  */
 #include <capstone/capstone.h>
 #include <inttypes.h>
 #include <signal.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include "devices/bus.h"
 #include "emu/cpu.h"
 #include "emu/cpu_model.h"
-#include "tests/diff/diff_case.h"
+#include "tests/diff/gen.h"
+#include "tests/diff/native.h"
 
-#define ARITH (FLAG_CF | FLAG_PF | FLAG_AF | FLAG_ZF | FLAG_SF | FLAG_OF)
 #define COMPARED (ARITH | FLAG_DF)
-#define SEQ_MAX 24
-
-/* --- deterministic generator --- */
-
-struct gen {
-	uint64_t rng;
-	uint8_t *code;
-	unsigned len;
-	uint32_t undef;            /* status flags currently undefined */
-	unsigned pushed;           /* dwords pushed and not popped */
-};
-
-static uint32_t rnd(struct gen *g)
-{
-	g->rng ^= g->rng << 13;
-	g->rng ^= g->rng >> 7;
-	g->rng ^= g->rng << 17;
-	return (uint32_t)(g->rng >> 16);
-}
-static unsigned pick(struct gen *g, unsigned n) { return rnd(g) % n; }
-
-static void emit(struct gen *g, unsigned b) { g->code[g->len++] = (uint8_t)b; }
-static void emit_imm(struct gen *g, uint32_t v, unsigned size)
-{
-	for (unsigned i = 0; i < size; i++)
-		emit(g, (v >> (8 * i)) & 0xff);
-}
-
-/* Data registers: everything but ESP (stack), ESI/EDI (scratch pointers). */
-static const unsigned data_regs[] = { R_AX, R_CX, R_DX, R_BX, R_BP };
-static unsigned data_reg(struct gen *g) { return data_regs[pick(g, 5)]; }
-/* For byte operands all eight byte registers (AL..BH) are parts of data regs. */
-static unsigned reg_for(struct gen *g, unsigned size) { return size == 1 ? pick(g, 8) : data_reg(g); }
-
-static unsigned rand_size(struct gen *g)
-{
-	static const unsigned s[] = { 1, 2, 4, 4 };
-	return s[pick(g, 4)];
-}
-/* 66 for 16-bit operands. */
-static void osize_prefix(struct gen *g, unsigned size)
-{
-	if (size == 2)
-		emit(g, 0x66);
-}
-
-/* ModRM for an r/m operand: a register, or [ESI+d8]/[EDI+d8] inside the scratch
- * page. reg is the ModRM.reg field. */
-static void emit_rm(struct gen *g, unsigned reg, unsigned size, bool allow_mem, bool *is_mem)
-{
-	bool mem = allow_mem && pick(g, 3) == 0;
-	if (is_mem)
-		*is_mem = mem;
-	if (mem) {
-		emit(g, 0x40 | (reg << 3) | (pick(g, 2) ? 6 : 7));
-		emit(g, pick(g, 120));
-	} else {
-		emit(g, 0xc0 | (reg << 3) | reg_for(g, size));
-	}
-}
-
-/* Make every status flag defined before an instruction that reads flags. */
-static void define_flags(struct gen *g)
-{
-	if (g->undef) {
-		emit(g, 0x39);                         /* CMP r/m32, r32 */
-		emit(g, 0xc0 | (data_reg(g) << 3) | data_reg(g));
-		g->undef = 0;
-	}
-}
-
-static void flags_written(struct gen *g, uint32_t defined, uint32_t undefined)
-{
-	g->undef = (g->undef & ~defined) | undefined;
-}
-
-static void mov_reg_imm(struct gen *g, unsigned reg, unsigned size, uint32_t v)
-{
-	osize_prefix(g, size);
-	emit(g, (size == 1 ? 0xb0 : 0xb8) + reg);
-	emit_imm(g, v, size);
-}
-
-/* One random instruction (sometimes with its set-up instructions). */
-static void gen_insn(struct gen *g)
-{
-	unsigned size = rand_size(g), op, reg;
-	bool mem;
-
-	switch (pick(g, 24)) {
-	case 0: case 1: case 2: {                   /* ALU r/m,r / r,r/m / r/m,imm / acc,imm */
-		op = pick(g, 8);
-		if (op == 2 || op == 3)
-			define_flags(g);                    /* ADC/SBB read CF */
-		unsigned form = pick(g, 4);
-		bool lock = false;
-		if (form == 0 && op != 7 && pick(g, 4) == 0)
-			lock = true;
-		if (lock)
-			emit(g, 0xf0);
-		osize_prefix(g, size);
-		switch (form) {
-		case 0:
-			emit(g, op * 8 + (size == 1 ? 0 : 1));
-			emit_rm(g, reg_for(g, size) & 7, size, true, &mem);
-			if (lock && !mem) {
-				/* LOCK needs a memory destination: rewrite as [ESI+d8]. */
-				g->code[g->len - 1] = (uint8_t)(0x40 | (g->code[g->len - 1] & 0x38) | 6);
-				emit(g, pick(g, 120));
-			}
-			break;
-		case 1:
-			emit(g, op * 8 + (size == 1 ? 2 : 3));
-			emit_rm(g, reg_for(g, size) & 7, size, true, NULL);
-			break;
-		case 2: {
-			bool sx = size != 1 && pick(g, 2);
-			emit(g, size == 1 ? 0x80 : sx ? 0x83 : 0x81);
-			emit_rm(g, op, size, true, NULL);
-			emit_imm(g, rnd(g), size == 1 || sx ? 1 : size);
-			break;
-		}
-		default:
-			emit(g, op * 8 + (size == 1 ? 4 : 5));
-			emit_imm(g, rnd(g), size);
-			break;
-		}
-		/* SDM: AND/OR/XOR leave AF undefined; the others define all six. */
-		bool logic = op == 1 || op == 4 || op == 6;
-		flags_written(g, logic ? ARITH & ~FLAG_AF : ARITH, logic ? FLAG_AF : 0);
-		break;
-	}
-	case 3:                                     /* TEST */
-		osize_prefix(g, size);
-		if (pick(g, 2)) {
-			emit(g, size == 1 ? 0x84 : 0x85);
-			emit_rm(g, reg_for(g, size) & 7, size, true, NULL);
-		} else {
-			emit(g, size == 1 ? 0xf6 : 0xf7);
-			emit_rm(g, 0, size, true, NULL);
-			emit_imm(g, rnd(g), size);
-		}
-		flags_written(g, ARITH & ~FLAG_AF, FLAG_AF);
-		break;
-	case 4:                                     /* INC/DEC/NEG/NOT */
-		op = pick(g, 4);
-		osize_prefix(g, size);
-		if (op < 2) {
-			emit(g, size == 1 ? 0xfe : 0xff);
-			emit_rm(g, op, size, true, NULL);
-			flags_written(g, ARITH & ~FLAG_CF, 0);   /* CF unaffected */
-		} else {
-			emit(g, size == 1 ? 0xf6 : 0xf7);
-			emit_rm(g, op == 2 ? 3 : 2, size, true, NULL);
-			if (op == 2)
-				flags_written(g, ARITH, 0);          /* NEG */
-		}
-		break;
-	case 5: case 6: {                           /* shifts and rotates */
-		op = pick(g, 8);
-		if (op == 6)
-			op = 4;                             /* /6 is an alias; test /4 */
-		if (op == 2 || op == 3)
-			define_flags(g);                    /* RCL/RCR read CF */
-		unsigned form = pick(g, 3), count;
-		if (form == 2) {
-			count = pick(g, 40);
-			mov_reg_imm(g, R_CX, 1, count);     /* MOV CL, count */
-		}
-		osize_prefix(g, size);
-		if (form == 0) {
-			count = pick(g, 40);
-			emit(g, size == 1 ? 0xc0 : 0xc1);
-			emit_rm(g, op, size, true, NULL);
-			emit(g, count);
-		} else if (form == 1) {
-			count = 1;
-			emit(g, size == 1 ? 0xd0 : 0xd1);
-			emit_rm(g, op, size, true, NULL);
-		} else {
-			emit(g, size == 1 ? 0xd2 : 0xd3);
-			/* The count is in CL: the destination must not be ECX's CL/CH. */
-			unsigned r;
-			do
-				r = reg_for(g, size);
-			while (size == 1 ? (r & 3) == 1 : r == R_CX);
-			if (pick(g, 3) == 0) {
-				emit(g, 0x40 | (op << 3) | (pick(g, 2) ? 6 : 7));
-				emit(g, pick(g, 120));
-			} else {
-				emit(g, 0xc0 | (op << 3) | r);
-			}
-		}
-		unsigned masked = count & 0x1f, bits = size * 8;
-		if (!masked)
-			break;                              /* SDM: count 0 affects no flags */
-		uint32_t of = masked == 1 ? FLAG_OF : 0;
-		if (op <= 3) {
-			/* ROL/ROR/RCL/RCR: CF and OF only; OF defined for count 1 only. */
-			flags_written(g, FLAG_CF | of, FLAG_OF & ~of);
-		} else {
-			/* SHL/SHR/SAR: SF ZF PF defined, AF undefined, OF for count 1; CF
-			 * undefined when the count is at least the operand width (SDM SAL/SAR/
-			 * SHL/SHR "Flags Affected"). */
-			uint32_t cf = masked < bits ? FLAG_CF : 0;
-			flags_written(g, FLAG_SF | FLAG_ZF | FLAG_PF | cf | of,
-				      FLAG_AF | (FLAG_OF & ~of) | (FLAG_CF & ~cf));
-		}
-		break;
-	}
-	case 7: {                                   /* SHLD/SHRD */
-		if (size == 1)
-			size = 4;
-		unsigned count = pick(g, size == 2 ? 17 : 32);
-		bool cl = pick(g, 2);
-		if (cl)
-			mov_reg_imm(g, R_CX, 1, count);
-		osize_prefix(g, size);
-		emit(g, 0x0f);
-		emit((g), (pick(g, 2) ? 0xa4 : 0xac) + cl);
-		unsigned dst, src;
-		do {
-			dst = data_reg(g);
-			src = data_reg(g);
-		} while (cl && (dst == R_CX || src == R_CX));
-		emit(g, 0xc0 | (src << 3) | dst);
-		if (!cl)
-			emit(g, count);
-		if (count & 0x1f) {
-			uint32_t of = (count & 0x1f) == 1 ? FLAG_OF : 0;
-			flags_written(g, FLAG_CF | FLAG_SF | FLAG_ZF | FLAG_PF | of,
-				      FLAG_AF | (FLAG_OF & ~of));
-		}
-		break;
-	}
-	case 8:                                     /* MUL/IMUL */
-		osize_prefix(g, size);
-		switch (pick(g, 3)) {
-		case 0:
-			emit(g, size == 1 ? 0xf6 : 0xf7);
-			emit_rm(g, 4 + pick(g, 2), size, true, NULL);
-			break;
-		case 1:
-			if (size == 1) {
-				emit(g, 0xf6);
-				emit_rm(g, 5, 1, true, NULL);
-				break;
-			}
-			emit(g, 0x0f), emit(g, 0xaf);
-			emit_rm(g, data_reg(g), size, true, NULL);
-			break;
-		default:
-			if (size == 1) {
-				emit(g, 0xf6);
-				emit_rm(g, 4, 1, true, NULL);
-				break;
-			}
-			op = pick(g, 2);
-			emit(g, op ? 0x6b : 0x69);
-			emit_rm(g, data_reg(g), size, true, NULL);
-			emit_imm(g, rnd(g), op ? 1 : size);
-			break;
-		}
-		/* SDM MUL/IMUL: CF OF defined, SF ZF AF PF undefined. */
-		flags_written(g, FLAG_CF | FLAG_OF, FLAG_SF | FLAG_ZF | FLAG_AF | FLAG_PF);
-		break;
-	case 9: {                                   /* DIV/IDIV with a safe divisor */
-		bool sign = pick(g, 2);
-		uint32_t d = rnd(g) & (size == 1 ? 0x7f : size == 2 ? 0x7fff : 0x7fffffff);
-		if (d == 0)
-			d = 3;
-		unsigned divreg = size == 1 ? R_BX : pick(g, 2) ? R_BX : R_BP;   /* BL/BX/EBX/BP/EBP */
-		mov_reg_imm(g, divreg, size, d);
-		if (size == 1) {
-			emit(g, sign ? 0x66 : 0x0f);        /* CBW, or MOVZX EAX, AL */
-			if (sign)
-				emit(g, 0x98);
-			else
-				emit(g, 0xb6), emit(g, 0xc0);
-		} else if (sign) {
-			osize_prefix(g, size);
-			emit(g, 0x99);                      /* CWD / CDQ */
-		} else {
-			osize_prefix(g, size);
-			emit(g, 0x31), emit(g, 0xd2);       /* XOR (E)DX, (E)DX */
-			flags_written(g, ARITH & ~FLAG_AF, FLAG_AF);
-		}
-		osize_prefix(g, size);
-		emit(g, size == 1 ? 0xf6 : 0xf7);
-		emit(g, 0xc0 | ((sign ? 7 : 6) << 3) | divreg);
-		flags_written(g, 0, ARITH);             /* SDM DIV/IDIV: all undefined */
-		break;
-	}
-	case 10: {                                  /* BT/BTS/BTR/BTC */
-		if (size == 1)
-			size = 4;
-		op = pick(g, 4);
-		osize_prefix(g, size);
-		emit(g, 0x0f);
-		if (pick(g, 2)) {
-			/* Register bit offset: register destination only (a memory one
-			 * would address up to 512 MiB away). */
-			emit(g, 0xa3 + op * 8);
-			emit(g, 0xc0 | (data_reg(g) << 3) | data_reg(g));
-		} else {
-			emit(g, 0xba);
-			emit_rm(g, 4 + op, size, true, NULL);
-			emit(g, pick(g, 256));
-		}
-		/* SDM BT*: CF defined, ZF unaffected, OF SF AF PF undefined. */
-		flags_written(g, FLAG_CF, FLAG_OF | FLAG_SF | FLAG_AF | FLAG_PF);
-		break;
-	}
-	case 11: {                                  /* BSF/BSR of a non-zero source */
-		if (size == 1)
-			size = 4;
-		unsigned src = data_reg(g);
-		osize_prefix(g, size);
-		emit(g, 0x81), emit(g, 0xc8 | src);     /* OR src, bit */
-		emit_imm(g, 1u << pick(g, size * 8), size);
-		osize_prefix(g, size);
-		emit(g, 0x0f), emit(g, pick(g, 2) ? 0xbc : 0xbd);
-		emit(g, 0xc0 | (data_reg(g) << 3) | src);
-		/* SDM BSF/BSR: ZF defined; CF OF SF AF PF undefined. */
-		flags_written(g, FLAG_ZF, FLAG_CF | FLAG_OF | FLAG_SF | FLAG_AF | FLAG_PF);
-		break;
-	}
-	case 12:                                    /* SETcc / CMOVcc */
-		define_flags(g);
-		emit(g, 0x0f);
-		if (pick(g, 2)) {
-			emit(g, 0x90 + pick(g, 16));
-			emit_rm(g, 0, 1, true, NULL);
-		} else {
-			if (size == 1)
-				size = 4;
-			g->len--;
-			osize_prefix(g, size);
-			emit(g, 0x0f);
-			emit(g, 0x40 + pick(g, 16));
-			emit_rm(g, data_reg(g), size, true, NULL);
-		}
-		break;
-	case 13: {                                  /* XCHG / XADD / CMPXCHG */
-		op = pick(g, 4);
-		bool lock = op != 3 && pick(g, 3) == 0;
-		if (lock)
-			emit(g, 0xf0);                      /* LOCK needs the memory form below */
-		osize_prefix(g, size);
-		if (op == 3 && size != 1) {
-			emit(g, 0x90 + data_reg(g));        /* XCHG eAX, r */
-			break;
-		}
-		if (op == 1 || op == 2)
-			emit(g, 0x0f);
-		emit(g, (op == 1 ? 0xc0 : op == 2 ? 0xb0 : 0x86) + (size == 1 ? 0 : 1));
-		if (lock) {
-			emit(g, 0x40 | ((reg_for(g, size) & 7) << 3) | (pick(g, 2) ? 6 : 7));
-			emit(g, pick(g, 120));
-		} else {
-			emit_rm(g, reg_for(g, size) & 7, size, true, NULL);
-		}
-		if (op == 1 || op == 2)
-			flags_written(g, ARITH, 0);         /* XADD: as ADD; CMPXCHG: as CMP */
-		break;
-	}
-	case 14:                                    /* BSWAP / MOVZX / MOVSX */
-		if (pick(g, 3) == 0) {
-			emit(g, 0x0f), emit(g, 0xc8 + data_reg(g));
-		} else {
-			size = pick(g, 2) ? 4 : 2;
-			osize_prefix(g, size);
-			emit(g, 0x0f);
-			unsigned src16 = size == 4 && pick(g, 2);
-			emit(g, (pick(g, 2) ? 0xb6 : 0xbe) + src16);
-			emit_rm(g, data_reg(g), src16 ? 2 : 1, true, NULL);
-		}
-		break;
-	case 15: {                                  /* LEA with a SIB byte */
-		if (size == 1)
-			size = 4;
-		osize_prefix(g, size);
-		emit(g, 0x8d);
-		emit(g, 0x84 | (data_reg(g) << 3));
-		emit(g, pick(g, 256));
-		emit_imm(g, rnd(g), 4);
-		break;
-	}
-	case 16:                                    /* CBW/CWDE, CWD/CDQ */
-		if (pick(g, 2))
-			emit(g, 0x66);
-		emit(g, 0x98 + pick(g, 2));
-		break;
-	case 17: case 18: {                         /* string instructions */
-		static const uint8_t ops[] = { 0xa4, 0xa6, 0xaa, 0xac, 0xae };
-		unsigned o = ops[pick(g, 5)] + (size == 1 ? 0 : 1), count = pick(g, 9);
-		mov_reg_imm(g, R_CX, 4, count);
-		emit(g, pick(g, 2) ? 0xfc : 0xfd);      /* CLD / STD */
-		unsigned rep = pick(g, 3);
-		if (rep)
-			emit(g, rep == 1 ? 0xf3 : 0xf2);
-		osize_prefix(g, size);
-		emit(g, o);
-		/* CMPS/SCAS set the flags as CMP -- unless a REP with ECX = 0 runs no
-		 * iteration and leaves them as they were. */
-		if (((o & 0xfe) == 0xa6 || (o & 0xfe) == 0xae) && (!rep || count))
-			flags_written(g, ARITH, 0);
-		break;
-	}
-	case 19:                                    /* PUSH / POP, 16-bit forms */
-		emit(g, 0x66);
-		if (g->pushed && pick(g, 2)) {
-			emit(g, 0x58 + data_reg(g));
-			g->pushed--;
-		} else {
-			switch (pick(g, 3)) {
-			case 0: emit(g, 0x50 + data_reg(g)); break;
-			case 1: emit(g, 0x6a), emit(g, pick(g, 256)); break;
-			default: emit(g, 0xff), emit(g, 0x76), emit(g, pick(g, 120)); break;   /* PUSH [ESI+d8] */
-			}
-			g->pushed++;
-		}
-		break;
-	case 20:                                    /* MOV */
-		osize_prefix(g, size);
-		switch (pick(g, 3)) {
-		case 0:
-			emit(g, size == 1 ? 0x88 : 0x89);
-			emit_rm(g, reg_for(g, size) & 7, size, true, NULL);
-			break;
-		case 1:
-			emit(g, size == 1 ? 0x8a : 0x8b);
-			emit_rm(g, reg_for(g, size) & 7, size, true, NULL);
-			break;
-		default:
-			g->len -= size == 2;
-			mov_reg_imm(g, reg_for(g, size), size, rnd(g));
-			break;
-		}
-		break;
-	case 21:                                    /* CLC/STC/CMC, LAHF/SAHF */
-		switch (pick(g, 5)) {
-		case 0: emit(g, 0xf8); flags_written(g, FLAG_CF, 0); break;
-		case 1: emit(g, 0xf9); flags_written(g, FLAG_CF, 0); break;
-		case 2: define_flags(g); emit(g, 0xf5); break;
-		case 3: define_flags(g); emit(g, 0x9f); break;
-		default: emit(g, 0x9e); flags_written(g, ARITH & ~FLAG_OF, 0); break;
-		}
-		break;
-	default:                                    /* more ALU: the most common case */
-		osize_prefix(g, size);
-		op = pick(g, 8);
-		if (op == 2 || op == 3) {
-			g->len -= size == 2;
-			define_flags(g);
-			osize_prefix(g, size);
-		}
-		emit(g, op * 8 + (size == 1 ? 0 : 1));
-		emit(g, 0xc0 | ((reg_for(g, size) & 7) << 3) | reg_for(g, size));
-		flags_written(g, (op == 1 || op == 4 || op == 6) ? ARITH & ~FLAG_AF : ARITH,
-			      (op == 1 || op == 4 || op == 6) ? FLAG_AF : 0);
-		break;
-	}
-	(void)reg;
-}
-
-/* A random case: registers, flags, data, and 1..SEQ_MAX instructions. */
-static uint32_t make_case(struct gen *g, struct diff_request *rq)
-{
-	memset(rq, 0, sizeof(*rq));
-	for (unsigned r = 0; r < 8; r++)
-		rq->in.regs[r] = rnd(g);
-	rq->in.regs[R_SP] = DIFF_STACK_TOP;
-	rq->in.regs[R_SI] = DIFF_DATA_ADDR + 0x600 + pick(g, 0x100);
-	rq->in.regs[R_DI] = DIFF_DATA_ADDR + 0x900 + pick(g, 0x100);
-	rq->in.eflags = FLAG_FIXED1 | FLAG_IF | (rnd(g) & ARITH);
-	for (unsigned i = 0; i < DIFF_DATA_SIZE; i++)
-		rq->in.data[i] = (uint8_t)rnd(g);
-	g->code = rq->code;
-	g->len = 0;
-	g->undef = 0;
-	g->pushed = 0;
-	unsigned n = 1 + pick(g, SEQ_MAX);
-	for (unsigned i = 0; i < n && g->len < DIFF_CODE_MAX - 128; i++)
-		gen_insn(g);
-	rq->code_len = g->len;
-	return g->undef;
-}
 
 /* --- hvemu side --- */
 
-static uint64_t flat_descriptor(unsigned access)
+/* 64-bit mode's page tables: the first 1 GiB identity-mapped with 2 MiB pages
+ * (SDM Vol.3 4.5), supervisor read/write/execute. */
+#define PML4_ADDR 0x10000u
+#define PDPT_ADDR 0x11000u
+#define PD_ADDR   0x12000u
+
+static uint64_t flat_descriptor(unsigned access, unsigned flags)
 {
-	/* base 0, limit 0xfffff, G=1 D/B=1 (SDM Vol.3 3.4.5) */
-	return 0xffffull | ((uint64_t)access << 40) | (0xfull << 48) | (0xcull << 52);
+	/* base 0, limit 0xfffff; flags: G D/B L AVL (SDM Vol.3 3.4.5) */
+	return 0xffffull | ((uint64_t)access << 40) | (0xfull << 48) | ((uint64_t)flags << 52);
 }
 
 static void ram_written(void *opaque, uint64_t pa, unsigned size)
@@ -544,192 +48,93 @@ static void ram_written(void *opaque, uint64_t pa, unsigned size)
 	cpu_notify_phys_write(opaque, pa, size);
 }
 
-static status_t run_hvemu(struct physmem *pm, const struct diff_request *rq, struct diff_state *out)
+static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+
+/* 32-bit: flat protected mode, paging off. 64-bit: IA-32e active (EFER.LME =
+ * LMA = 1, CR0.PG, CR4.PAE; SDM Vol.3 9.8.5), CS.L = 1, CR4.OSFXSR so SSE
+ * instructions run (SDM Vol.3 13.1.3). */
+static void enter_mode(struct cpu *cpu, struct physmem *pm, enum diff_mode mode)
+{
+	if (mode == DIFF_MODE64) {
+		put64(pm->ram + PML4_ADDR, PDPT_ADDR | 3);
+		put64(pm->ram + PDPT_ADDR, PD_ADDR | 3);
+		for (unsigned i = 0; i < 512; i++)
+			put64(pm->ram + PD_ADDR + 8 * i, (uint64_t)i << 21 | 0x83);   /* P RW PS */
+		cpu->cr3 = PML4_ADDR;
+		cpu->cr4 = CR4_PAE | CR4_OSFXSR | CR4_OSXMMEXCPT;
+		cpu->efer = EFER_LME | EFER_LMA;
+		cpu->cr0 = CR0_PE | CR0_MP | CR0_ET | CR0_PG;
+	} else {
+		cpu->cr0 |= CR0_PE;
+	}
+	seg_load_descriptor(&cpu->seg[SR_CS], 0x08, flat_descriptor(0x9b, mode == DIFF_MODE64 ? 0xa : 0xc));
+	for (unsigned s = 0; s < SR_COUNT; s++)
+		if (s != SR_CS)
+			seg_load_descriptor(&cpu->seg[s], 0x10, flat_descriptor(0x93, 0xc));
+	cpu->cpl = 0;
+	cpu_update_mode(cpu);
+	tlb_flush_all(&cpu->tlb);
+}
+
+static status_t run_hvemu(struct physmem *pm, const struct cpu_model *model, const struct diff_request *rq,
+			  struct diff_state *out)
 {
 	struct iobus io;
 	struct cpu cpu;
+	bool m64 = rq->mode == DIFF_MODE64;
 
 	iobus_init(&io);
-	memset(pm->ram, 0, pm->ram_size);
+	/* Only the tables, code and data pages are used; a stray access elsewhere
+	 * shows up as a difference in what is compared. */
+	memset(pm->ram, 0, DIFF_DATA_ADDR + DIFF_DATA_SIZE);
 	memcpy(pm->ram + DIFF_CODE_ADDR, rq->code, rq->code_len);
 	pm->ram[DIFF_CODE_ADDR + rq->code_len] = 0xf4;          /* HLT ends the run */
 	memcpy(pm->ram + DIFF_DATA_ADDR, rq->in.data, DIFF_DATA_SIZE);
 
-	cpu_init(&cpu, cpu_model_count ? cpu_models[0] : NULL, pm, &io);
+	cpu_init(&cpu, model, pm, &io);
 	pm->on_ram_write = ram_written;
 	pm->on_ram_write_opaque = &cpu;
-	cpu.cr0 |= CR0_PE;
-	seg_load_descriptor(&cpu.seg[SR_CS], 0x08, flat_descriptor(0x9b));
-	for (unsigned s = 0; s < SR_COUNT; s++)
-		if (s != SR_CS)
-			seg_load_descriptor(&cpu.seg[s], 0x10, flat_descriptor(0x93));
-	cpu.cpl = 0;
-	cpu_update_mode(&cpu);
-	tlb_flush_all(&cpu.tlb);
-	for (unsigned r = 0; r < 8; r++)
+	enter_mode(&cpu, pm, (enum diff_mode)rq->mode);
+	for (unsigned r = 0; r < (m64 ? 16u : 8u); r++)
 		cpu.regs[r] = rq->in.regs[r];
-	cpu_set_flags(&cpu, rq->in.eflags);
+	cpu_set_flags(&cpu, rq->in.rflags);
+	if (m64) {
+		cpu.fpu.mxcsr = rq->in.mxcsr;
+		memcpy(cpu.fpu.xmm, rq->in.xmm, sizeof(rq->in.xmm));
+	}
 	cpu.rip = DIFF_CODE_ADDR;
 	cpu.icount_limit = 100000;
 
 	status_t st = cpu_run(&cpu);
-	for (unsigned r = 0; r < 8; r++)
-		out->regs[r] = (uint32_t)cpu.regs[r];
-	out->eflags = (uint32_t)cpu_get_flags(&cpu);
+	memset(out, 0, offsetof(struct diff_state, data));
+	for (unsigned r = 0; r < 16; r++)
+		out->regs[r] = cpu.regs[r];
+	out->rflags = cpu_get_flags(&cpu);
+	out->mxcsr = cpu.fpu.mxcsr;
+	memcpy(out->xmm, cpu.fpu.xmm, sizeof(out->xmm));
 	memcpy(out->data, pm->ram + DIFF_DATA_ADDR, DIFF_DATA_SIZE);
-	if (st == ST_HALT && (uint32_t)cpu.rip != DIFF_CODE_ADDR + rq->code_len + 1)
+	if (st == ST_HALT && cpu.rip != DIFF_CODE_ADDR + rq->code_len + 1)
 		st = ST_FAULT;     /* halted somewhere else: an exception handler ran */
 	pm->on_ram_write = NULL;
 	cpu_destroy(&cpu);
 	return st;
 }
 
-/* --- the native side: a forked child running the bytes on the host --- */
+/* --- comparison and report --- */
 
-#define NATIVE_CTL_ADDR 0x00300000u   /* in/out state and the saved RSP, below 2 GiB */
-#define NATIVE_ENTRY (DIFF_CODE_ADDR + 0xc00u)
+static const char *const reg_names[16] = { "rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
+					   "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15" };
 
-struct native_ctl {
-	uint32_t in_regs[8];
-	uint64_t in_eflags;
-	uint32_t out_regs[8];
-	uint64_t out_eflags;
-	uint64_t host_rsp;
-};
-
-static uint8_t *put32(uint8_t *p, uint32_t v)
-{
-	memcpy(p, &v, 4);
-	return p + 4;
-}
-
-/* [disp32] absolute in 64-bit mode: ModRM rm=100 + SIB 0x25 (no base, no index). */
-static uint8_t *abs_operand(uint8_t *p, unsigned reg, uint32_t addr)
-{
-	*p++ = (uint8_t)(0x04 | (reg << 3));
-	*p++ = 0x25;
-	return put32(p, addr);
-}
-
-#define CTL(field) (NATIVE_CTL_ADDR + (uint32_t)offsetof(struct native_ctl, field))
-
-/* Entry (called as a function): save callee-saved registers and RFLAGS, keep RSP,
- * load RFLAGS and the eight registers (32-bit MOVs zero the upper halves), jump
- * to the code. */
-static void write_entry(uint8_t *p)
-{
-	uint8_t *start = p;
-	static const uint8_t pushes[] = { 0x53, 0x55, 0x41, 0x54, 0x41, 0x55, 0x41, 0x56, 0x41, 0x57, 0x9c };
-	memcpy(p, pushes, sizeof(pushes));
-	p += sizeof(pushes);
-	*p++ = 0x48, *p++ = 0x89, p = abs_operand(p, 4, CTL(host_rsp));    /* MOV [host_rsp], RSP */
-	*p++ = 0xff, p = abs_operand(p, 6, CTL(in_eflags));                  /* PUSH [in_eflags] */
-	*p++ = 0x9d;                                                           /* POPFQ */
-	for (unsigned r = 0; r < 8; r++)
-		if (r != R_SP)
-			*p++ = 0x8b, p = abs_operand(p, r, CTL(in_regs) + 4 * r);
-	*p++ = 0x8b, p = abs_operand(p, R_SP, CTL(in_regs) + 4 * R_SP);
-	*p++ = 0xe9;                                                           /* JMP rel32 to the code */
-	put32(p, (uint32_t)(DIFF_CODE_ADDR - (NATIVE_ENTRY + (uint32_t)(p + 4 - start))));
-}
-
-/* Epilogue after the code: store the registers (MOV: no flag change), back to
- * the host stack, save RFLAGS, restore the host's and return. */
-static void write_epilogue(uint8_t *p)
-{
-	static const uint8_t pops[] = { 0x9d, 0x41, 0x5f, 0x41, 0x5e, 0x41, 0x5d, 0x41, 0x5c, 0x5d, 0x5b, 0xc3 };
-	for (unsigned r = 0; r < 8; r++)
-		*p++ = 0x89, p = abs_operand(p, r, CTL(out_regs) + 4 * r);
-	*p++ = 0x48, *p++ = 0x8b, p = abs_operand(p, 4, CTL(host_rsp));    /* MOV RSP, [host_rsp] */
-	*p++ = 0x9c;                                                           /* PUSHFQ */
-	*p++ = 0x8f, p = abs_operand(p, 0, CTL(out_eflags));                 /* POP [out_eflags] */
-	memcpy(p, pops, sizeof(pops));
-}
-
-static bool xfer(int fd, void *buf, size_t n, bool writing)
-{
-	uint8_t *p = buf;
-	while (n) {
-		ssize_t k = writing ? write(fd, p, n) : read(fd, p, n);
-		if (k <= 0)
-			return false;
-		p += k;
-		n -= (size_t)k;
-	}
-	return true;
-}
-
-/* The child: map the fixed pages, then run requests until the pipe closes. */
-static void native_child(int from, int to)
-{
-	uint8_t *code = mmap((void *)(uintptr_t)DIFF_CODE_ADDR, 0x1000,
-			     PROT_READ | PROT_WRITE | PROT_EXEC,
-			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-	uint8_t *data = mmap((void *)(uintptr_t)DIFF_DATA_ADDR, DIFF_DATA_SIZE, PROT_READ | PROT_WRITE,
-			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-	struct native_ctl *ctl = mmap((void *)(uintptr_t)NATIVE_CTL_ADDR, 0x1000, PROT_READ | PROT_WRITE,
-				      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-	static struct diff_request rq;
-	static struct diff_state out;
-
-	if (code != (uint8_t *)(uintptr_t)DIFF_CODE_ADDR || data != (uint8_t *)(uintptr_t)DIFF_DATA_ADDR ||
-	    ctl != (struct native_ctl *)(uintptr_t)NATIVE_CTL_ADDR)
-		_exit(3);
-	write_entry(code + (NATIVE_ENTRY - DIFF_CODE_ADDR));
-	void (*entry)(void);
-	uintptr_t entry_addr = NATIVE_ENTRY;
-	memcpy(&entry, &entry_addr, sizeof(entry));
-	while (xfer(from, &rq, sizeof(rq), false)) {
-		memcpy(code, rq.code, rq.code_len);
-		write_epilogue(code + rq.code_len);
-		__builtin___clear_cache((char *)code, (char *)code + 0x1000);
-		memcpy(data, rq.in.data, DIFF_DATA_SIZE);
-		memcpy(ctl->in_regs, rq.in.regs, sizeof(ctl->in_regs));
-		ctl->in_eflags = rq.in.eflags;
-		entry();
-		memcpy(out.regs, ctl->out_regs, sizeof(out.regs));
-		out.eflags = (uint32_t)ctl->out_eflags;
-		memcpy(out.data, data, DIFF_DATA_SIZE);
-		if (!xfer(to, &out, sizeof(out), true))
-			_exit(4);
-	}
-	_exit(0);
-}
-
-struct helper {
-	pid_t pid;
-	int to, from;
-};
-
-static bool helper_start(struct helper *h)
-{
-	int in[2], out[2];
-	if (pipe(in) || pipe(out))
-		return false;
-	h->pid = fork();
-	if (h->pid < 0)
-		return false;
-	if (h->pid == 0) {
-		close(in[1]);
-		close(out[0]);
-		native_child(in[0], out[1]);
-	}
-	close(in[0]);
-	close(out[1]);
-	h->to = in[1];
-	h->from = out[0];
-	return true;
-}
-
-static void disassemble(const struct diff_request *rq)
+/* Print the code; mark instruction `mark` (counting from 1; 0: none). */
+static void disassemble(const struct diff_request *rq, size_t mark)
 {
 	csh cs;
 	cs_insn *insn;
-	if (cs_open(CS_ARCH_X86, CS_MODE_32, &cs) != CS_ERR_OK)
+	if (cs_open(CS_ARCH_X86, rq->mode == DIFF_MODE64 ? CS_MODE_64 : CS_MODE_32, &cs) != CS_ERR_OK)
 		return;
 	size_t n = cs_disasm(cs, rq->code, rq->code_len, DIFF_CODE_ADDR, 0, &insn);
 	for (size_t i = 0; i < n; i++) {
-		printf("    %08" PRIx64 ": ", insn[i].address);
+		printf("  %s %08" PRIx64 ": ", i + 1 == mark ? "=>" : "  ", insn[i].address);
 		for (unsigned k = 0; k < insn[i].size; k++)
 			printf("%02x", insn[i].bytes[k]);
 		printf("%*s %s %s\n", (int)(2 * (12 - insn[i].size)), "", insn[i].mnemonic, insn[i].op_str);
@@ -739,69 +144,164 @@ static void disassemble(const struct diff_request *rq)
 	cs_close(&cs);
 }
 
-static const char *const reg_names[8] = { "eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi" };
+/* Instruction end offsets of the code up to its first branch (a prefix cut
+ * inside a skipped range would run off the code); returns how many. */
+static size_t boundaries(const struct diff_request *rq, unsigned *ends, size_t max)
+{
+	csh cs;
+	cs_insn *insn;
+	size_t k = 0;
+	if (cs_open(CS_ARCH_X86, rq->mode == DIFF_MODE64 ? CS_MODE_64 : CS_MODE_32, &cs) != CS_ERR_OK)
+		return 0;
+	size_t n = cs_disasm(cs, rq->code, rq->code_len, DIFF_CODE_ADDR, 0, &insn);
+	for (size_t i = 0; i < n && k < max; i++) {
+		if (insn[i].mnemonic[0] == 'j' || !strncmp(insn[i].mnemonic, "loop", 4))
+			break;
+		ends[k++] = (unsigned)(insn[i].address + insn[i].size - DIFF_CODE_ADDR);
+	}
+	if (n)
+		cs_free(insn, n);
+	cs_close(&cs);
+	return k;
+}
+
+/* The registers as the case's mode compares them. */
+static uint64_t reg_of(const struct diff_request *rq, const struct diff_state *s, unsigned r)
+{
+	return rq->mode == DIFF_MODE64 ? s->regs[r] : (uint32_t)s->regs[r];
+}
+
+static bool same(const struct diff_request *rq, const struct diff_state *a, const struct diff_state *b,
+		 uint32_t flag_mask)
+{
+	bool m64 = rq->mode == DIFF_MODE64;
+	for (unsigned r = 0; r < (m64 ? 16u : 8u); r++)
+		if (reg_of(rq, a, r) != reg_of(rq, b, r))
+			return false;
+	if ((a->rflags ^ b->rflags) & flag_mask)
+		return false;
+	if (m64 && (a->mxcsr != b->mxcsr || memcmp(a->xmm, b->xmm, sizeof(a->xmm))))
+		return false;
+	return memcmp(a->data, b->data, DIFF_DATA_SIZE) == 0;
+}
+
+static void print_xmm(const char *what, const uint8_t *x)
+{
+	printf(" %s ", what);
+	for (unsigned i = 16; i-- > 0;)
+		printf("%02x", x[i]);
+}
+
+static void report(unsigned long i, uint64_t seed, status_t st, const struct diff_request *rq,
+		   const struct diff_state *native, const struct diff_state *emu, uint32_t mask, uint32_t undef,
+		   size_t first_bad)
+{
+	bool m64 = rq->mode == DIFF_MODE64;
+	printf("MISMATCH case %lu (seed %#" PRIx64 "): hvemu status %d\n", i, seed, (int)st);
+	disassemble(rq, first_bad);
+	printf("    in :");
+	for (unsigned r = 0; r < (m64 ? 16u : 8u); r++)
+		printf(" %s=%0*" PRIx64, reg_names[r], m64 ? 16 : 8, reg_of(rq, &rq->in, r));
+	printf(" rflags=%08" PRIx64 "\n", rq->in.rflags);
+	for (unsigned r = 0; r < (m64 ? 16u : 8u); r++)
+		if (reg_of(rq, native, r) != reg_of(rq, emu, r))
+			printf("    %s: native %" PRIx64 " hvemu %" PRIx64 "\n", reg_names[r], reg_of(rq, native, r),
+			       reg_of(rq, emu, r));
+	if ((native->rflags ^ emu->rflags) & mask)
+		printf("    rflags (compared %03x, SDM-undefined %03x): native %08" PRIx64 " hvemu %08" PRIx64 "\n",
+		       mask, undef, native->rflags, emu->rflags);
+	if (m64) {
+		if (native->mxcsr != emu->mxcsr)
+			printf("    mxcsr (in %08x): native %08x hvemu %08x\n", rq->in.mxcsr, native->mxcsr, emu->mxcsr);
+		for (unsigned x = 0; x < 16; x++)
+			if (memcmp(native->xmm[x], emu->xmm[x], 16)) {
+				printf("    xmm%u:", x);
+				print_xmm("in", rq->in.xmm[x]);
+				print_xmm("native", native->xmm[x]);
+				print_xmm("hvemu", emu->xmm[x]);
+				printf("\n");
+			}
+	}
+	for (unsigned k = 0; k < DIFF_DATA_SIZE; k++)
+		if (native->data[k] != emu->data[k]) {
+			printf("    first memory difference at %08x: native %02x hvemu %02x\n", DIFF_DATA_ADDR + k,
+			       native->data[k], emu->data[k]);
+			break;
+		}
+}
+
+/* The first instruction after which the states differ ("=>" in the report):
+ * the case cut after each instruction in turn (up to its first branch). The
+ * flags compared are those of the whole case, at worst a flag left undefined
+ * earlier shows up first. 0 if no prefix differs. */
+static size_t first_mismatch(struct native *h, struct physmem *pm, const struct cpu_model *model,
+			     const struct diff_request *rq, uint32_t mask)
+{
+	static struct diff_request cut;
+	static struct diff_state native, emu;
+	unsigned ends[SEQ_MAX * 8];
+	size_t n = boundaries(rq, ends, SEQ_MAX * 8);
+	int status;
+	for (size_t k = 0; k < n; k++) {
+		cut = *rq;
+		cut.code_len = ends[k];
+		if (!native_run(h, &cut, &native, &status))
+			return 0;
+		status_t st = run_hvemu(pm, model, &cut, &emu);
+		if (st != ST_HALT || !same(&cut, &native, &emu, mask & ~FLAGS_ARITH))
+			return k + 1;
+		if (rq->mode == DIFF_MODE64 && !same(&cut, &native, &emu, mask))
+			return k + 1;
+	}
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
-	unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 0) : 20000;
-	uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 0) : 0x5eed;
+	enum diff_mode mode = DIFF_MODE32;
+	int a = 1;
+	if (argc > 2 && !strcmp(argv[1], "-m")) {
+		mode = !strcmp(argv[2], "64") ? DIFF_MODE64 : DIFF_MODE32;
+		a = 3;
+	}
+	unsigned long n = argc > a ? strtoul(argv[a], NULL, 0) : 20000;
+	uint64_t seed = argc > a + 1 ? strtoull(argv[a + 1], NULL, 0) : 0x5eed;
 	struct gen g = { .rng = seed * 0x9e3779b97f4a7c15ull | 1 };
-	struct helper h;
+	const struct cpu_model *model = mode == DIFF_MODE64 ? cpu_model_find("epyc-lite") : cpu_models[0];
+	struct native h;
 	struct physmem pm;
 	static struct diff_request rq;
 	static struct diff_state native, emu;
-	unsigned long mismatches = 0, insns = 0;
+	unsigned long mismatches = 0, bytes = 0;
 
 	signal(SIGPIPE, SIG_IGN);
-	if (!physmem_init(&pm, 4u << 20) || !helper_start(&h)) {
+	if (!model || !physmem_init(&pm, 4u << 20) || !native_start(&h)) {
 		perror("host_diff: set-up");
 		return 2;
 	}
-	printf("host-diff: seed %#" PRIx64 ", %lu sequences\n", seed, n);
+	printf("host-diff: %s-bit mode (%s), seed %#" PRIx64 ", %lu sequences\n", mode == DIFF_MODE64 ? "64" : "32",
+	       model->name, seed, n);
 	for (unsigned long i = 0; i < n; i++) {
-		uint32_t undef = make_case(&g, &rq);
-		if (!xfer(h.to, &rq, sizeof(rq), true) || !xfer(h.from, &native, sizeof(native), false)) {
-			int status = 0;
-			waitpid(h.pid, &status, 0);
+		uint32_t undef = mode == DIFF_MODE64 ? gen_case64(&g, &rq) : gen_case32(&g, &rq);
+		int status;
+		if (!native_run(&h, &rq, &native, &status)) {
 			printf("case %lu: the native run died (%s %d); code:\n", i,
 			       WIFSIGNALED(status) ? "signal" : "exit",
 			       WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-			disassemble(&rq);
+			disassemble(&rq, 0);
 			return 1;
 		}
-		status_t st = run_hvemu(&pm, &rq, &emu);
-		insns += rq.code_len;
-		uint32_t mask = COMPARED & ~undef;
-		bool bad = st != ST_HALT || (native.eflags & mask) != (emu.eflags & mask) ||
-			   memcmp(native.regs, emu.regs, sizeof(native.regs)) != 0 ||
-			   memcmp(native.data, emu.data, DIFF_DATA_SIZE) != 0;
-		if (!bad)
+		status_t st = run_hvemu(&pm, model, &rq, &emu);
+		bytes += rq.code_len;
+		/* 64-bit: the model matches the host's vendor, so undefined flags count too. */
+		uint32_t mask = mode == DIFF_MODE64 ? COMPARED : COMPARED & ~undef;
+		if (st == ST_HALT && same(&rq, &native, &emu, mask))
 			continue;
-		if (++mismatches > 20)
-			continue;
-		printf("MISMATCH case %lu (seed %#" PRIx64 "): hvemu status %d\n", i, seed, (int)st);
-		disassemble(&rq);
-		printf("    in : ");
-		for (unsigned r = 0; r < 8; r++)
-			printf("%s=%08x ", reg_names[r], rq.in.regs[r]);
-		printf("eflags=%08x\n", rq.in.eflags);
-		for (unsigned r = 0; r < 8; r++)
-			if (native.regs[r] != emu.regs[r])
-				printf("    %s: native %08x hvemu %08x\n", reg_names[r], native.regs[r], emu.regs[r]);
-		if ((native.eflags & mask) != (emu.eflags & mask))
-			printf("    eflags (compared %03x): native %08x hvemu %08x\n", mask,
-			       native.eflags, emu.eflags);
-		for (unsigned k = 0; k < DIFF_DATA_SIZE; k++)
-			if (native.data[k] != emu.data[k]) {
-				printf("    first memory difference at %08x: native %02x hvemu %02x\n",
-				       DIFF_DATA_ADDR + k, native.data[k], emu.data[k]);
-				break;
-			}
+		if (++mismatches <= 20)
+			report(i, seed, st, &rq, &native, &emu, mask, undef, first_mismatch(&h, &pm, model, &rq, mask));
 	}
-	close(h.to);
-	waitpid(h.pid, NULL, 0);
+	native_stop(&h);
 	physmem_destroy(&pm);
-	printf("host-diff: %lu sequences (%lu code bytes) compared, %lu mismatches\n", n, insns,
-	       mismatches);
+	printf("host-diff: %lu sequences (%lu code bytes) compared, %lu mismatches\n", n, bytes, mismatches);
 	return mismatches ? 1 : 0;
 }

@@ -1,0 +1,56 @@
+/* The host-differential generators' shared state: a deterministic xorshift
+ * generator, the code buffer, and the bookkeeping that keeps a random sequence
+ * fault-free and its compared flags defined (see gen32.c, gen64.c). */
+#ifndef HVEMU_TESTS_DIFF_GEN_H
+#define HVEMU_TESTS_DIFF_GEN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mmu/x86.h"
+#include "tests/diff/diff_case.h"
+
+#define ARITH FLAGS_ARITH
+#define SEQ_MAX 24
+
+struct gen {
+	uint64_t rng;
+	uint8_t *code;
+	unsigned len;
+	uint32_t undef;            /* status flags currently undefined */
+	unsigned pushed;           /* stack slots (32-bit run) or bytes (64-bit run) pushed */
+	/* 64-bit run only */
+	unsigned drift;            /* bound on how far string instructions moved RSI/RDI */
+	uint64_t r12, r13, r15;    /* the fixed address registers (see gen64.c) */
+};
+
+static inline uint32_t rnd(struct gen *g)
+{
+	g->rng ^= g->rng << 13;
+	g->rng ^= g->rng >> 7;
+	g->rng ^= g->rng << 17;
+	return (uint32_t)(g->rng >> 16);
+}
+static inline uint64_t rnd64(struct gen *g) { return (uint64_t)rnd(g) << 32 | rnd(g); }
+static inline unsigned pick(struct gen *g, unsigned n) { return rnd(g) % n; }
+
+static inline void emit(struct gen *g, unsigned b) { g->code[g->len++] = (uint8_t)b; }
+static inline void emit_imm(struct gen *g, uint64_t v, unsigned size)
+{
+	for (unsigned i = 0; i < size; i++)
+		emit(g, (v >> (8 * i)) & 0xff);
+}
+
+/* An instruction defines the flags in `defined` and leaves those in `undefined`
+ * undefined (SDM Vol.1 Appendix A, each instruction's "Flags Affected"). */
+static inline void flags_written(struct gen *g, uint32_t defined, uint32_t undefined)
+{
+	g->undef = (g->undef & ~defined) | undefined;
+}
+
+/* A random case for each mode; both return the status flags still undefined
+ * at the end (not compared in the 32-bit run). */
+uint32_t gen_case32(struct gen *g, struct diff_request *rq);
+uint32_t gen_case64(struct gen *g, struct diff_request *rq);
+
+#endif

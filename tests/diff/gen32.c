@@ -1,0 +1,481 @@
+/* The 32-bit run's generator: random user-mode integer sequences that hvemu
+ * runs in flat 32-bit protected mode and the host in 64-bit mode.
+ *
+ * Why the host runs the bytes in 64-bit mode: this test's hosts may have no IA-32
+ * emulation (a -m32 executable fails with ENOEXEC, a far jump to the compat code
+ * segment 0x23 faults), so the generator only emits encodings whose 64-bit
+ * meaning equals their 32-bit one on registers with zero upper halves: 32-bit
+ * operations zero-extend (SDM Vol.1 3.4.1.1) and only the low 32 bits are
+ * compared; no 40-4F (REX in 64-bit mode: INC/DEC use FE/FF), no 67 prefix,
+ * PUSH/POP only in their 16-bit (66) forms, whose stack effect is 2 bytes in
+ * both modes; all addresses lie below 4 GiB.
+ *
+ * The generator tracks which status flags are undefined (SDM Vol.1 Appendix A
+ * and each instruction's "Flags Affected"): an instruction that defines a flag
+ * clears its bit, one that leaves it undefined sets it; flags still undefined at
+ * the end are not compared, and before an instruction that reads flags (ADC,
+ * SBB, RCL/RCR, SETcc, CMOVcc, CMC, LAHF) a CMP makes them all defined again.
+ * Faults are avoided by construction: DIV/IDIV get a non-zero divisor and a
+ * dividend that fits, memory operands stay in the scratch page ([ESI/EDI+d8],
+ * string instructions with ECX <= 8), BSF/BSR sources are made non-zero, and
+ * POP never pops more than was pushed.
+ */
+#include <string.h>
+
+#include "tests/diff/gen.h"
+
+/* Data registers: everything but ESP (stack), ESI/EDI (scratch pointers). */
+static const unsigned data_regs[] = { R_AX, R_CX, R_DX, R_BX, R_BP };
+static unsigned data_reg(struct gen *g) { return data_regs[pick(g, 5)]; }
+/* For byte operands all eight byte registers (AL..BH) are parts of data regs. */
+static unsigned reg_for(struct gen *g, unsigned size) { return size == 1 ? pick(g, 8) : data_reg(g); }
+
+static unsigned rand_size(struct gen *g)
+{
+	static const unsigned s[] = { 1, 2, 4, 4 };
+	return s[pick(g, 4)];
+}
+/* 66 for 16-bit operands. */
+static void osize_prefix(struct gen *g, unsigned size)
+{
+	if (size == 2)
+		emit(g, 0x66);
+}
+
+/* ModRM for an r/m operand: a register, or [ESI+d8]/[EDI+d8] inside the scratch
+ * page. reg is the ModRM.reg field. */
+static void emit_rm(struct gen *g, unsigned reg, unsigned size, bool allow_mem, bool *is_mem)
+{
+	bool mem = allow_mem && pick(g, 3) == 0;
+	if (is_mem)
+		*is_mem = mem;
+	if (mem) {
+		emit(g, 0x40 | (reg << 3) | (pick(g, 2) ? 6 : 7));
+		emit(g, pick(g, 120));
+	} else {
+		emit(g, 0xc0 | (reg << 3) | reg_for(g, size));
+	}
+}
+
+/* Make every status flag defined before an instruction that reads flags. */
+static void define_flags(struct gen *g)
+{
+	if (g->undef) {
+		emit(g, 0x39);                         /* CMP r/m32, r32 */
+		emit(g, 0xc0 | (data_reg(g) << 3) | data_reg(g));
+		g->undef = 0;
+	}
+}
+
+static void mov_reg_imm(struct gen *g, unsigned reg, unsigned size, uint32_t v)
+{
+	osize_prefix(g, size);
+	emit(g, (size == 1 ? 0xb0 : 0xb8) + reg);
+	emit_imm(g, v, size);
+}
+
+/* One random instruction (sometimes with its set-up instructions). */
+static void gen_insn(struct gen *g)
+{
+	unsigned size = rand_size(g), op, reg;
+	bool mem;
+
+	switch (pick(g, 24)) {
+	case 0: case 1: case 2: {                   /* ALU r/m,r / r,r/m / r/m,imm / acc,imm */
+		op = pick(g, 8);
+		if (op == 2 || op == 3)
+			define_flags(g);                    /* ADC/SBB read CF */
+		unsigned form = pick(g, 4);
+		bool lock = false;
+		if (form == 0 && op != 7 && pick(g, 4) == 0)
+			lock = true;
+		if (lock)
+			emit(g, 0xf0);
+		osize_prefix(g, size);
+		switch (form) {
+		case 0:
+			emit(g, op * 8 + (size == 1 ? 0 : 1));
+			emit_rm(g, reg_for(g, size) & 7, size, true, &mem);
+			if (lock && !mem) {
+				/* LOCK needs a memory destination: rewrite as [ESI+d8]. */
+				g->code[g->len - 1] = (uint8_t)(0x40 | (g->code[g->len - 1] & 0x38) | 6);
+				emit(g, pick(g, 120));
+			}
+			break;
+		case 1:
+			emit(g, op * 8 + (size == 1 ? 2 : 3));
+			emit_rm(g, reg_for(g, size) & 7, size, true, NULL);
+			break;
+		case 2: {
+			bool sx = size != 1 && pick(g, 2);
+			emit(g, size == 1 ? 0x80 : sx ? 0x83 : 0x81);
+			emit_rm(g, op, size, true, NULL);
+			emit_imm(g, rnd(g), size == 1 || sx ? 1 : size);
+			break;
+		}
+		default:
+			emit(g, op * 8 + (size == 1 ? 4 : 5));
+			emit_imm(g, rnd(g), size);
+			break;
+		}
+		/* SDM: AND/OR/XOR leave AF undefined; the others define all six. */
+		bool logic = op == 1 || op == 4 || op == 6;
+		flags_written(g, logic ? ARITH & ~FLAG_AF : ARITH, logic ? FLAG_AF : 0);
+		break;
+	}
+	case 3:                                     /* TEST */
+		osize_prefix(g, size);
+		if (pick(g, 2)) {
+			emit(g, size == 1 ? 0x84 : 0x85);
+			emit_rm(g, reg_for(g, size) & 7, size, true, NULL);
+		} else {
+			emit(g, size == 1 ? 0xf6 : 0xf7);
+			emit_rm(g, 0, size, true, NULL);
+			emit_imm(g, rnd(g), size);
+		}
+		flags_written(g, ARITH & ~FLAG_AF, FLAG_AF);
+		break;
+	case 4:                                     /* INC/DEC/NEG/NOT */
+		op = pick(g, 4);
+		osize_prefix(g, size);
+		if (op < 2) {
+			emit(g, size == 1 ? 0xfe : 0xff);
+			emit_rm(g, op, size, true, NULL);
+			flags_written(g, ARITH & ~FLAG_CF, 0);   /* CF unaffected */
+		} else {
+			emit(g, size == 1 ? 0xf6 : 0xf7);
+			emit_rm(g, op == 2 ? 3 : 2, size, true, NULL);
+			if (op == 2)
+				flags_written(g, ARITH, 0);          /* NEG */
+		}
+		break;
+	case 5: case 6: {                           /* shifts and rotates */
+		op = pick(g, 8);
+		if (op == 6)
+			op = 4;                             /* /6 is an alias; test /4 */
+		if (op == 2 || op == 3)
+			define_flags(g);                    /* RCL/RCR read CF */
+		unsigned form = pick(g, 3), count;
+		if (form == 2) {
+			count = pick(g, 40);
+			mov_reg_imm(g, R_CX, 1, count);     /* MOV CL, count */
+		}
+		osize_prefix(g, size);
+		if (form == 0) {
+			count = pick(g, 40);
+			emit(g, size == 1 ? 0xc0 : 0xc1);
+			emit_rm(g, op, size, true, NULL);
+			emit(g, count);
+		} else if (form == 1) {
+			count = 1;
+			emit(g, size == 1 ? 0xd0 : 0xd1);
+			emit_rm(g, op, size, true, NULL);
+		} else {
+			emit(g, size == 1 ? 0xd2 : 0xd3);
+			/* The count is in CL: the destination must not be ECX's CL/CH. */
+			unsigned r;
+			do
+				r = reg_for(g, size);
+			while (size == 1 ? (r & 3) == 1 : r == R_CX);
+			if (pick(g, 3) == 0) {
+				emit(g, 0x40 | (op << 3) | (pick(g, 2) ? 6 : 7));
+				emit(g, pick(g, 120));
+			} else {
+				emit(g, 0xc0 | (op << 3) | r);
+			}
+		}
+		unsigned masked = count & 0x1f, bits = size * 8;
+		if (!masked)
+			break;                              /* SDM: count 0 affects no flags */
+		uint32_t of = masked == 1 ? FLAG_OF : 0;
+		if (op <= 3) {
+			/* ROL/ROR/RCL/RCR: CF and OF only; OF defined for count 1 only. */
+			flags_written(g, FLAG_CF | of, FLAG_OF & ~of);
+		} else {
+			/* SHL/SHR/SAR: SF ZF PF defined, AF undefined, OF for count 1; CF
+			 * undefined when the count is at least the operand width (SDM SAL/SAR/
+			 * SHL/SHR "Flags Affected"). */
+			uint32_t cf = masked < bits ? FLAG_CF : 0;
+			flags_written(g, FLAG_SF | FLAG_ZF | FLAG_PF | cf | of,
+				      FLAG_AF | (FLAG_OF & ~of) | (FLAG_CF & ~cf));
+		}
+		break;
+	}
+	case 7: {                                   /* SHLD/SHRD */
+		if (size == 1)
+			size = 4;
+		unsigned count = pick(g, size == 2 ? 17 : 32);
+		bool cl = pick(g, 2);
+		if (cl)
+			mov_reg_imm(g, R_CX, 1, count);
+		osize_prefix(g, size);
+		emit(g, 0x0f);
+		emit((g), (pick(g, 2) ? 0xa4 : 0xac) + cl);
+		unsigned dst, src;
+		do {
+			dst = data_reg(g);
+			src = data_reg(g);
+		} while (cl && (dst == R_CX || src == R_CX));
+		emit(g, 0xc0 | (src << 3) | dst);
+		if (!cl)
+			emit(g, count);
+		if (count & 0x1f) {
+			uint32_t of = (count & 0x1f) == 1 ? FLAG_OF : 0;
+			flags_written(g, FLAG_CF | FLAG_SF | FLAG_ZF | FLAG_PF | of,
+				      FLAG_AF | (FLAG_OF & ~of));
+		}
+		break;
+	}
+	case 8:                                     /* MUL/IMUL */
+		osize_prefix(g, size);
+		switch (pick(g, 3)) {
+		case 0:
+			emit(g, size == 1 ? 0xf6 : 0xf7);
+			emit_rm(g, 4 + pick(g, 2), size, true, NULL);
+			break;
+		case 1:
+			if (size == 1) {
+				emit(g, 0xf6);
+				emit_rm(g, 5, 1, true, NULL);
+				break;
+			}
+			emit(g, 0x0f), emit(g, 0xaf);
+			emit_rm(g, data_reg(g), size, true, NULL);
+			break;
+		default:
+			if (size == 1) {
+				emit(g, 0xf6);
+				emit_rm(g, 4, 1, true, NULL);
+				break;
+			}
+			op = pick(g, 2);
+			emit(g, op ? 0x6b : 0x69);
+			emit_rm(g, data_reg(g), size, true, NULL);
+			emit_imm(g, rnd(g), op ? 1 : size);
+			break;
+		}
+		/* SDM MUL/IMUL: CF OF defined, SF ZF AF PF undefined. */
+		flags_written(g, FLAG_CF | FLAG_OF, FLAG_SF | FLAG_ZF | FLAG_AF | FLAG_PF);
+		break;
+	case 9: {                                   /* DIV/IDIV with a safe divisor */
+		bool sign = pick(g, 2);
+		uint32_t d = rnd(g) & (size == 1 ? 0x7f : size == 2 ? 0x7fff : 0x7fffffff);
+		if (d == 0)
+			d = 3;
+		unsigned divreg = size == 1 ? R_BX : pick(g, 2) ? R_BX : R_BP;   /* BL/BX/EBX/BP/EBP */
+		mov_reg_imm(g, divreg, size, d);
+		if (size == 1) {
+			emit(g, sign ? 0x66 : 0x0f);        /* CBW, or MOVZX EAX, AL */
+			if (sign)
+				emit(g, 0x98);
+			else
+				emit(g, 0xb6), emit(g, 0xc0);
+		} else if (sign) {
+			osize_prefix(g, size);
+			emit(g, 0x99);                      /* CWD / CDQ */
+		} else {
+			osize_prefix(g, size);
+			emit(g, 0x31), emit(g, 0xd2);       /* XOR (E)DX, (E)DX */
+			flags_written(g, ARITH & ~FLAG_AF, FLAG_AF);
+		}
+		osize_prefix(g, size);
+		emit(g, size == 1 ? 0xf6 : 0xf7);
+		emit(g, 0xc0 | ((sign ? 7 : 6) << 3) | divreg);
+		flags_written(g, 0, ARITH);             /* SDM DIV/IDIV: all undefined */
+		break;
+	}
+	case 10: {                                  /* BT/BTS/BTR/BTC */
+		if (size == 1)
+			size = 4;
+		op = pick(g, 4);
+		osize_prefix(g, size);
+		emit(g, 0x0f);
+		if (pick(g, 2)) {
+			/* Register bit offset: register destination only (a memory one
+			 * would address up to 512 MiB away). */
+			emit(g, 0xa3 + op * 8);
+			emit(g, 0xc0 | (data_reg(g) << 3) | data_reg(g));
+		} else {
+			emit(g, 0xba);
+			emit_rm(g, 4 + op, size, true, NULL);
+			emit(g, pick(g, 256));
+		}
+		/* SDM BT*: CF defined, ZF unaffected, OF SF AF PF undefined. */
+		flags_written(g, FLAG_CF, FLAG_OF | FLAG_SF | FLAG_AF | FLAG_PF);
+		break;
+	}
+	case 11: {                                  /* BSF/BSR of a non-zero source */
+		if (size == 1)
+			size = 4;
+		unsigned src = data_reg(g);
+		osize_prefix(g, size);
+		emit(g, 0x81), emit(g, 0xc8 | src);     /* OR src, bit */
+		emit_imm(g, 1u << pick(g, size * 8), size);
+		osize_prefix(g, size);
+		emit(g, 0x0f), emit(g, pick(g, 2) ? 0xbc : 0xbd);
+		emit(g, 0xc0 | (data_reg(g) << 3) | src);
+		/* SDM BSF/BSR: ZF defined; CF OF SF AF PF undefined. */
+		flags_written(g, FLAG_ZF, FLAG_CF | FLAG_OF | FLAG_SF | FLAG_AF | FLAG_PF);
+		break;
+	}
+	case 12:                                    /* SETcc / CMOVcc */
+		define_flags(g);
+		emit(g, 0x0f);
+		if (pick(g, 2)) {
+			emit(g, 0x90 + pick(g, 16));
+			emit_rm(g, 0, 1, true, NULL);
+		} else {
+			if (size == 1)
+				size = 4;
+			g->len--;
+			osize_prefix(g, size);
+			emit(g, 0x0f);
+			emit(g, 0x40 + pick(g, 16));
+			emit_rm(g, data_reg(g), size, true, NULL);
+		}
+		break;
+	case 13: {                                  /* XCHG / XADD / CMPXCHG */
+		op = pick(g, 4);
+		bool lock = op != 3 && pick(g, 3) == 0;
+		if (lock)
+			emit(g, 0xf0);                      /* LOCK needs the memory form below */
+		osize_prefix(g, size);
+		if (op == 3 && size != 1) {
+			emit(g, 0x90 + data_reg(g));        /* XCHG eAX, r */
+			break;
+		}
+		if (op == 1 || op == 2)
+			emit(g, 0x0f);
+		emit(g, (op == 1 ? 0xc0 : op == 2 ? 0xb0 : 0x86) + (size == 1 ? 0 : 1));
+		if (lock) {
+			emit(g, 0x40 | ((reg_for(g, size) & 7) << 3) | (pick(g, 2) ? 6 : 7));
+			emit(g, pick(g, 120));
+		} else {
+			emit_rm(g, reg_for(g, size) & 7, size, true, NULL);
+		}
+		if (op == 1 || op == 2)
+			flags_written(g, ARITH, 0);         /* XADD: as ADD; CMPXCHG: as CMP */
+		break;
+	}
+	case 14:                                    /* BSWAP / MOVZX / MOVSX */
+		if (pick(g, 3) == 0) {
+			emit(g, 0x0f), emit(g, 0xc8 + data_reg(g));
+		} else {
+			size = pick(g, 2) ? 4 : 2;
+			osize_prefix(g, size);
+			emit(g, 0x0f);
+			unsigned src16 = size == 4 && pick(g, 2);
+			emit(g, (pick(g, 2) ? 0xb6 : 0xbe) + src16);
+			emit_rm(g, data_reg(g), src16 ? 2 : 1, true, NULL);
+		}
+		break;
+	case 15: {                                  /* LEA with a SIB byte */
+		if (size == 1)
+			size = 4;
+		osize_prefix(g, size);
+		emit(g, 0x8d);
+		emit(g, 0x84 | (data_reg(g) << 3));
+		emit(g, pick(g, 256));
+		emit_imm(g, rnd(g), 4);
+		break;
+	}
+	case 16:                                    /* CBW/CWDE, CWD/CDQ */
+		if (pick(g, 2))
+			emit(g, 0x66);
+		emit(g, 0x98 + pick(g, 2));
+		break;
+	case 17: case 18: {                         /* string instructions */
+		static const uint8_t ops[] = { 0xa4, 0xa6, 0xaa, 0xac, 0xae };
+		unsigned o = ops[pick(g, 5)] + (size == 1 ? 0 : 1), count = pick(g, 9);
+		mov_reg_imm(g, R_CX, 4, count);
+		emit(g, pick(g, 2) ? 0xfc : 0xfd);      /* CLD / STD */
+		unsigned rep = pick(g, 3);
+		if (rep)
+			emit(g, rep == 1 ? 0xf3 : 0xf2);
+		osize_prefix(g, size);
+		emit(g, o);
+		/* CMPS/SCAS set the flags as CMP -- unless a REP with ECX = 0 runs no
+		 * iteration and leaves them as they were. */
+		if (((o & 0xfe) == 0xa6 || (o & 0xfe) == 0xae) && (!rep || count))
+			flags_written(g, ARITH, 0);
+		break;
+	}
+	case 19:                                    /* PUSH / POP, 16-bit forms */
+		emit(g, 0x66);
+		if (g->pushed && pick(g, 2)) {
+			emit(g, 0x58 + data_reg(g));
+			g->pushed--;
+		} else {
+			switch (pick(g, 3)) {
+			case 0: emit(g, 0x50 + data_reg(g)); break;
+			case 1: emit(g, 0x6a), emit(g, pick(g, 256)); break;
+			default: emit(g, 0xff), emit(g, 0x76), emit(g, pick(g, 120)); break;   /* PUSH [ESI+d8] */
+			}
+			g->pushed++;
+		}
+		break;
+	case 20:                                    /* MOV */
+		osize_prefix(g, size);
+		switch (pick(g, 3)) {
+		case 0:
+			emit(g, size == 1 ? 0x88 : 0x89);
+			emit_rm(g, reg_for(g, size) & 7, size, true, NULL);
+			break;
+		case 1:
+			emit(g, size == 1 ? 0x8a : 0x8b);
+			emit_rm(g, reg_for(g, size) & 7, size, true, NULL);
+			break;
+		default:
+			g->len -= size == 2;
+			mov_reg_imm(g, reg_for(g, size), size, rnd(g));
+			break;
+		}
+		break;
+	case 21:                                    /* CLC/STC/CMC, LAHF/SAHF */
+		switch (pick(g, 5)) {
+		case 0: emit(g, 0xf8); flags_written(g, FLAG_CF, 0); break;
+		case 1: emit(g, 0xf9); flags_written(g, FLAG_CF, 0); break;
+		case 2: define_flags(g); emit(g, 0xf5); break;
+		case 3: define_flags(g); emit(g, 0x9f); break;
+		default: emit(g, 0x9e); flags_written(g, ARITH & ~FLAG_OF, 0); break;
+		}
+		break;
+	default:                                    /* more ALU: the most common case */
+		osize_prefix(g, size);
+		op = pick(g, 8);
+		if (op == 2 || op == 3) {
+			g->len -= size == 2;
+			define_flags(g);
+			osize_prefix(g, size);
+		}
+		emit(g, op * 8 + (size == 1 ? 0 : 1));
+		emit(g, 0xc0 | ((reg_for(g, size) & 7) << 3) | reg_for(g, size));
+		flags_written(g, (op == 1 || op == 4 || op == 6) ? ARITH & ~FLAG_AF : ARITH,
+			      (op == 1 || op == 4 || op == 6) ? FLAG_AF : 0);
+		break;
+	}
+	(void)reg;
+}
+
+/* A random case: registers, flags, data, and 1..SEQ_MAX instructions. */
+uint32_t gen_case32(struct gen *g, struct diff_request *rq)
+{
+	memset(rq, 0, sizeof(*rq));
+	for (unsigned r = 0; r < 8; r++)
+		rq->in.regs[r] = rnd(g);
+	rq->in.regs[R_SP] = DIFF_STACK_TOP;
+	rq->in.regs[R_SI] = DIFF_DATA_ADDR + 0x600 + pick(g, 0x100);
+	rq->in.regs[R_DI] = DIFF_DATA_ADDR + 0x900 + pick(g, 0x100);
+	rq->in.rflags = FLAG_FIXED1 | FLAG_IF | (rnd(g) & ARITH);
+	for (unsigned i = 0; i < DIFF_DATA_SIZE; i++)
+		rq->in.data[i] = (uint8_t)rnd(g);
+	g->code = rq->code;
+	g->len = 0;
+	g->undef = 0;
+	g->pushed = 0;
+	unsigned n = 1 + pick(g, SEQ_MAX);
+	for (unsigned i = 0; i < n && g->len < DIFF_CODE_MAX - 128; i++)
+		gen_insn(g);
+	rq->code_len = g->len;
+	return g->undef;
+}

@@ -1,0 +1,216 @@
+/* The native side: a forked child maps the code, data and control pages at the
+ * cases' fixed addresses and, per case, enters the bytes from a hand-assembled
+ * prologue that loads all sixteen registers, RFLAGS, XMM0-15 and MXCSR, and
+ * leaves through an epilogue that stores them back. The host runs the bytes in
+ * 64-bit mode at CPL 3; the generators only emit what is legal there. */
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "mmu/x86.h"
+#include "tests/diff/native.h"
+
+#define NATIVE_CTL_ADDR 0x00300000u   /* in/out state and the saved host RSP, below 2 GiB */
+#define NATIVE_ENTRY (DIFF_CODE_ADDR + 0xc00u)
+
+struct native_ctl {
+	uint64_t in_regs[16];
+	uint64_t in_rflags;
+	uint8_t in_xmm[16][16];
+	uint32_t in_mxcsr;
+	uint32_t host_mxcsr;       /* MXCSR's control bits are callee-saved (SysV ABI) */
+	uint64_t out_regs[16];
+	uint64_t out_rflags;
+	uint8_t out_xmm[16][16];
+	uint32_t out_mxcsr;
+	uint32_t pad;
+	uint64_t host_rsp;
+};
+
+static uint8_t *put32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+	return p + 4;
+}
+
+/* ModRM + SIB for [disp32] (absolute in 64-bit mode: rm=100, SIB base=101 with no
+ * index, SDM Vol.2 Table 2-3), with reg's low three bits. */
+static uint8_t *abs_operand(uint8_t *p, unsigned reg, uint32_t addr)
+{
+	*p++ = (uint8_t)(0x04 | ((reg & 7) << 3));
+	*p++ = 0x25;
+	return put32(p, addr);
+}
+
+#define CTL(field) (NATIVE_CTL_ADDR + (uint32_t)offsetof(struct native_ctl, field))
+
+/* MOV r64, [addr] (load) or MOV [addr], r64 */
+static uint8_t *mov_gpr(uint8_t *p, unsigned r, uint32_t addr, bool load)
+{
+	*p++ = (uint8_t)(0x48 | (r >> 3 << 2));
+	*p++ = load ? 0x8b : 0x89;
+	return abs_operand(p, r, addr);
+}
+
+/* MOVDQU xmm, [addr] (load) or MOVDQU [addr], xmm */
+static uint8_t *mov_xmm(uint8_t *p, unsigned x, uint32_t addr, bool load)
+{
+	*p++ = 0xf3;
+	if (x & 8)
+		*p++ = 0x44;
+	*p++ = 0x0f;
+	*p++ = load ? 0x6f : 0x7f;
+	return abs_operand(p, x, addr);
+}
+
+/* LDMXCSR [addr] (/2) or STMXCSR [addr] (/3) */
+static uint8_t *mxcsr_op(uint8_t *p, unsigned digit, uint32_t addr)
+{
+	*p++ = 0x0f;
+	*p++ = 0xae;
+	return abs_operand(p, digit, addr);
+}
+
+/* Entry (called as a function): save the callee-saved registers, RFLAGS, RSP
+ * and MXCSR, load the case's state, jump to the code. */
+static void write_entry(uint8_t *p)
+{
+	uint8_t *start = p;
+	static const uint8_t pushes[] = { 0x53, 0x55, 0x41, 0x54, 0x41, 0x55, 0x41, 0x56, 0x41, 0x57, 0x9c };
+	memcpy(p, pushes, sizeof(pushes));
+	p += sizeof(pushes);
+	p = mov_gpr(p, R_SP, CTL(host_rsp), false);
+	p = mxcsr_op(p, 3, CTL(host_mxcsr));
+	p = mxcsr_op(p, 2, CTL(in_mxcsr));
+	for (unsigned x = 0; x < 16; x++)
+		p = mov_xmm(p, x, CTL(in_xmm) + 16 * x, true);
+	*p++ = 0xff, p = abs_operand(p, 6, CTL(in_rflags));                  /* PUSH [in_rflags] */
+	*p++ = 0x9d;                                                           /* POPFQ */
+	for (unsigned r = 0; r < 16; r++)
+		if (r != R_SP)
+			p = mov_gpr(p, r, CTL(in_regs) + 8 * r, true);
+	p = mov_gpr(p, R_SP, CTL(in_regs) + 8 * R_SP, true);
+	*p++ = 0xe9;                                                           /* JMP rel32 to the code */
+	put32(p, (uint32_t)(DIFF_CODE_ADDR - (NATIVE_ENTRY + (uint32_t)(p + 4 - start))));
+}
+
+/* Epilogue after the code: store the state (MOV, MOVDQU, STMXCSR change no
+ * flag), back to the host stack, save RFLAGS, restore the host's and return. */
+static void write_epilogue(uint8_t *p)
+{
+	static const uint8_t pops[] = { 0x9d, 0x41, 0x5f, 0x41, 0x5e, 0x41, 0x5d, 0x41, 0x5c, 0x5d, 0x5b, 0xc3 };
+	for (unsigned r = 0; r < 16; r++)
+		p = mov_gpr(p, r, CTL(out_regs) + 8 * r, false);
+	for (unsigned x = 0; x < 16; x++)
+		p = mov_xmm(p, x, CTL(out_xmm) + 16 * x, false);
+	p = mxcsr_op(p, 3, CTL(out_mxcsr));
+	p = mov_gpr(p, R_SP, CTL(host_rsp), true);
+	*p++ = 0x9c;                                                           /* PUSHFQ */
+	*p++ = 0x8f, p = abs_operand(p, 0, CTL(out_rflags));                 /* POP [out_rflags] */
+	p = mxcsr_op(p, 2, CTL(host_mxcsr));
+	memcpy(p, pops, sizeof(pops));
+}
+
+static bool read_all(int fd, void *buf, size_t n)
+{
+	uint8_t *p = buf;
+	while (n) {
+		ssize_t k = read(fd, p, n);
+		if (k <= 0)
+			return false;
+		p += k;
+		n -= (size_t)k;
+	}
+	return true;
+}
+
+static bool write_all(int fd, const void *buf, size_t n)
+{
+	const uint8_t *p = buf;
+	while (n) {
+		ssize_t k = write(fd, p, n);
+		if (k <= 0)
+			return false;
+		p += k;
+		n -= (size_t)k;
+	}
+	return true;
+}
+
+/* The child: map the fixed pages, then run requests until the pipe closes. */
+static void native_child(int from, int to)
+{
+	uint8_t *code = mmap((void *)(uintptr_t)DIFF_CODE_ADDR, 0x1000,
+			     PROT_READ | PROT_WRITE | PROT_EXEC,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	uint8_t *data = mmap((void *)(uintptr_t)DIFF_DATA_ADDR, DIFF_DATA_SIZE, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	struct native_ctl *ctl = mmap((void *)(uintptr_t)NATIVE_CTL_ADDR, 0x1000, PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	static struct diff_request rq;
+	static struct diff_state out;
+
+	if (code != (uint8_t *)(uintptr_t)DIFF_CODE_ADDR || data != (uint8_t *)(uintptr_t)DIFF_DATA_ADDR ||
+	    ctl != (struct native_ctl *)(uintptr_t)NATIVE_CTL_ADDR)
+		_exit(3);
+	write_entry(code + (NATIVE_ENTRY - DIFF_CODE_ADDR));
+	void (*entry)(void);
+	uintptr_t entry_addr = NATIVE_ENTRY;
+	memcpy(&entry, &entry_addr, sizeof(entry));
+	while (read_all(from, &rq, sizeof(rq))) {
+		memcpy(code, rq.code, rq.code_len);
+		write_epilogue(code + rq.code_len);
+		__builtin___clear_cache((char *)code, (char *)code + 0x1000);
+		memcpy(data, rq.in.data, DIFF_DATA_SIZE);
+		memcpy(ctl->in_regs, rq.in.regs, sizeof(ctl->in_regs));
+		ctl->in_rflags = rq.in.rflags;
+		memcpy(ctl->in_xmm, rq.in.xmm, sizeof(ctl->in_xmm));
+		ctl->in_mxcsr = rq.in.mxcsr;
+		entry();
+		memcpy(out.regs, ctl->out_regs, sizeof(out.regs));
+		out.rflags = ctl->out_rflags;
+		memcpy(out.xmm, ctl->out_xmm, sizeof(out.xmm));
+		out.mxcsr = ctl->out_mxcsr;
+		memcpy(out.data, data, DIFF_DATA_SIZE);
+		if (!write_all(to, &out, sizeof(out)))
+			_exit(4);
+	}
+	_exit(0);
+}
+
+bool native_start(struct native *h)
+{
+	int in[2], out[2];
+	if (pipe(in) || pipe(out))
+		return false;
+	h->pid = fork();
+	if (h->pid < 0)
+		return false;
+	if (h->pid == 0) {
+		close(in[1]);
+		close(out[0]);
+		native_child(in[0], out[1]);
+	}
+	close(in[0]);
+	close(out[1]);
+	h->to = in[1];
+	h->from = out[0];
+	return true;
+}
+
+bool native_run(struct native *h, const struct diff_request *rq, struct diff_state *out, int *status)
+{
+	if (write_all(h->to, rq, sizeof(*rq)) && read_all(h->from, out, sizeof(*out)))
+		return true;
+	*status = 0;
+	waitpid(h->pid, status, 0);
+	return false;
+}
+
+void native_stop(struct native *h)
+{
+	close(h->to);
+	close(h->from);
+	waitpid(h->pid, NULL, 0);
+}
