@@ -97,11 +97,18 @@ static struct rm reg_rm(unsigned reg)
 static void encode(struct gen *g, unsigned pfx, bool w, bool force_rex, unsigned reg, uint32_t op, unsigned n,
 		   const struct rm *rm, uint64_t imm, unsigned imm_len)
 {
+	bool a32 = (pfx & P_67) || (rm && rm->a32);
+	/* SDM Vol.2 2.2.1: ES/CS/SS/DS overrides are ignored in 64-bit mode, and
+	 * so is a REX prefix that a legacy prefix follows. */
+	bool seg = rm && rm->mem && pick(g, 8) == 0;
+	if ((pfx || a32 || seg) && pick(g, 16) == 0)
+		emit(g, 0x40 | pick(g, 16));
+	if (seg) emit(g, (const uint8_t[]){ 0x26, 0x2e, 0x36, 0x3e }[pick(g, 4)]);
 	if (pfx & P_LOCK) emit(g, 0xf0);
 	if (pfx & P_66) emit(g, 0x66);
 	if (pfx & P_F3) emit(g, 0xf3);
 	if (pfx & P_F2) emit(g, 0xf2);
-	if ((pfx & P_67) || (rm && rm->a32)) emit(g, 0x67);
+	if (a32) emit(g, 0x67);
 	/* REX.R extends ModRM.reg; without ModRM, REX.B extends the opcode's register. */
 	unsigned rex = (w ? 8u : 0) | (reg < AH_BASE && (reg & 8) ? (rm ? 4u : 1u) : 0) | (rm ? rm->rexxb : 0);
 	if (rex || force_rex)
@@ -135,7 +142,8 @@ static bool needs_rex(unsigned reg) { return reg >= 4 && reg < 8; }
 static struct rm mem_rm(struct gen *g, unsigned span, unsigned align, bool allow_rex, bool allow_rsp)
 {
 	struct rm r = { .mem = true };
-	uint32_t target = DIFF_DATA_ADDR + (pick(g, 0x1f00 - span) & ~(align - 1));
+	/* 40H of slack below: BT* with a negative register offset reaches below. */
+	uint32_t target = DIFF_DATA_ADDR + 0x40 + (pick(g, 0x1ec0 - span) & ~(align - 1));
 	for (;;) {
 		switch (pick(g, 13)) {
 		case 0: case 1: {                   /* [RSI/RDI + d8], maybe 67 */
@@ -468,10 +476,19 @@ static void gen_bits(struct gen *g)
 		encode(g, pfx, size == 8, false, 4 + op, 0x0fba, 2, &rm, pick(g, 256), 1);
 		break;
 	}
-	case 1: {                                   /* BT* r/m, r: R13 (0..63) as a memory bit offset */
+	case 1: {                                   /* BT* r/m, r */
 		struct rm rm = dst_rm(g, size, true, true);
 		unsigned pfx = osize_pfx(size) | (rm.mem && op && pick(g, 4) == 0 ? P_LOCK : 0);
-		encode(g, pfx, size == 8, false, rm.mem ? R_R13 : sreg(g), 0x0fa3 + op * 8, 2, &rm, 0, 0);
+		unsigned off = sreg(g);
+		if (rm.mem && pick(g, 2)) {
+			/* A signed bit offset in -128..127 addresses up to 16 bytes below or
+			 * above the operand (SDM Vol.2 BT: "bit offset ... -2^63 to 2^63-1"). */
+			off = dreg(g);
+			mov_imm(g, off, (uint64_t)(int64_t)((int)pick(g, 256) - 128));
+		} else if (rm.mem) {
+			off = R_R13;                        /* 0..63 */
+		}
+		encode(g, pfx, size == 8, false, off, 0x0fa3 + op * 8, 2, &rm, 0, 0);
 		break;
 	}
 	case 2: {                                   /* BSF/BSR, sometimes of zero */
@@ -521,6 +538,11 @@ static void gen_xchg(struct gen *g)
 	struct rm rm = dst_rm(g, size, rexmode, true);
 	unsigned reg = wreg(g, size, rexmode);
 	unsigned pfx = osize_pfx(size) | (rm.mem && op != 3 && pick(g, 3) == 0 ? P_LOCK : 0);
+	if (op == 2 && pick(g, 2)) {
+		/* CMPXCHG: load the accumulator from DEST so the compare succeeds. */
+		encode(g, osize_pfx(size), size == 8, force_rex(size, rexmode, 0, &rm), 0, size == 1 ? 0x8a : 0x8b, 1,
+		       &rm, 0, 0);
+	}
 	uint32_t opc = op == 1 ? 0x0fc0 : op == 2 ? 0x0fb0 : 0x86;
 	encode(g, pfx, size == 8, force_rex(size, rexmode, reg, &rm), reg, opc + (size == 1 ? 0 : 1),
 	       op == 1 || op == 2 ? 2 : 1, &rm, 0, 0);
@@ -636,15 +658,29 @@ static void gen_stack(struct gen *g)
 		break;
 	}
 	case 5:
-		encode(g, pfx, false, false, 0, 0x9c, 1, NULL, 0, 0);   /* PUSHF */
-		break;
+		if (pick(g, 2)) {
+			encode(g, pfx, false, false, 0, 0x9c, 1, NULL, 0, 0);   /* PUSHF */
+			break;
+		}
+		/* PUSH a flags image, POPF it: the status flags and DF (TF, AC and the
+		 * system flags stay clear; IF stays set, which CPL 3 could not change). */
+		encode(g, pfx, false, false, 0, 0x68, 1, NULL, FLAG_FIXED1 | FLAG_IF | (rnd(g) & (ARITH | FLAG_DF)),
+		       size == 2 ? 2 : 4);
+		encode(g, pfx, false, false, 0, 0x9d, 1, NULL, 0, 0);
+		flags_written(g, ARITH, 0);
+		return;
 	default:
 		if (pick(g, 2)) {
 			emit(g, 0xe8), emit_imm(g, 0, 4);     /* CALL the next instruction */
 			size = 8;
 		} else {
-			/* ENTER n, 0 then LEAVE: RBP saved, framed and restored. */
-			emit(g, 0xc8), emit_imm(g, pick(g, 64), 2), emit(g, 0);
+			/* ENTER n, level then LEAVE: RBP saved, framed and restored; with a
+			 * nesting level, ENTER copies level-1 frame pointers from below RBP,
+			 * so RBP must point into the data (SDM Vol.2 ENTER). */
+			unsigned level = pick(g, 3) ? 0 : 1 + pick(g, 4);
+			if (level)
+				mov_imm(g, R_BP, DIFF_DATA_ADDR + 0x400 + pick(g, 0x800));
+			emit(g, 0xc8), emit_imm(g, pick(g, 64), 2), emit(g, level);
 			emit(g, 0xc9);
 			return;
 		}
@@ -666,11 +702,27 @@ static void gen_string(struct gen *g)
 		mov_imm(g, R_CX, rnd64(g) << 32 | count);   /* 67: ECX counts, RCX's upper half is not */
 	else
 		mov_imm32(g, R_CX, count);
+	/* 67 addresses with ESI/EDI: set a bit in their upper halves first, see
+	 * what the instruction leaves there (the written ones are zero-extended),
+	 * copy both to data registers and make them pointers again. */
+	bool dirty = a32 && pick(g, 2);
+	if (dirty) {
+		struct rm si = reg_rm(R_SI), di = reg_rm(R_DI);
+		encode(g, 0, true, false, 5, 0x0fba, 2, &si, 32 + pick(g, 32), 1);   /* BTS RSI, imm8 */
+		encode(g, 0, true, false, 5, 0x0fba, 2, &di, 32 + pick(g, 32), 1);
+	}
 	emit(g, pick(g, 2) ? 0xfc : 0xfd);              /* CLD / STD */
 	unsigned pfx = osize_pfx(size) | (a32 ? P_67 : 0) | (rep == 1 ? P_F3 : rep == 2 ? P_F2 : 0);
 	encode(g, pfx, size == 8, false, 0, o, 1, NULL, 0, 0);
 	if (((o & 0xfe) == 0xa6 || (o & 0xfe) == 0xae) && (!rep || count))
 		flags_written(g, ARITH, 0);
+	if (dirty) {
+		struct rm si = reg_rm(R_SI), di = reg_rm(R_DI);
+		encode(g, 0, true, false, R_SI, 0x89, 1, &(struct rm){ .mod = 3, .rm = R_R8 & 7, .rexxb = 1 }, 0, 0);
+		encode(g, 0, true, false, R_DI, 0x89, 1, &(struct rm){ .mod = 3, .rm = R_R9 & 7, .rexxb = 1 }, 0, 0);
+		encode(g, 0, false, false, R_SI, 0x89, 1, &si, 0, 0);              /* MOV ESI, ESI */
+		encode(g, 0, false, false, R_DI, 0x89, 1, &di, 0, 0);
+	}
 }
 
 /* A forward branch over one register ALU instruction: Jcc rel8/rel32, JMP,
@@ -678,6 +730,30 @@ static void gen_string(struct gen *g)
 static void gen_branch(struct gen *g)
 {
 	unsigned at, dl = 1, cc = pick(g, 16);
+	if (pick(g, 4) == 0 && g->pushed + 0x50 <= STACK_BUDGET) {
+		/* CALL a RET placed behind a JMP: by rel32, or by register via LEA of
+		 * a RIP-relative address; RET imm16 also releases pushed bytes. */
+		bool by_reg = pick(g, 2);
+		unsigned r = dreg(g), imm = g->pushed >= 16 && pick(g, 2) ? 2 * pick(g, 8) : 0;
+		unsigned ret_len = imm ? 3 : 1, call_len = by_reg ? 2 + (r >> 3) : 5;
+		if (by_reg) {
+			/* LEA r, [RIP + disp32] to the RET: after this LEA come the CALL
+			 * and the 2-byte JMP. */
+			struct rm rip = { .mem = true, .mod = 0, .rm = 5, .disp_len = 4, .disp = call_len + 2 };
+			encode(g, 0, true, false, r, 0x8d, 1, &rip, 0, 0);
+			struct rm target = reg_rm(r);
+			encode(g, 0, false, false, 2, 0xff, 1, &target, 0, 0);        /* CALL r64 */
+		} else {
+			emit(g, 0xe8), emit_imm(g, 2, 4);                              /* CALL over the JMP */
+		}
+		emit(g, 0xeb), emit(g, ret_len);                                     /* JMP over the RET */
+		if (imm)
+			emit(g, 0xc2), emit_imm(g, imm, 2);
+		else
+			emit(g, 0xc3);
+		g->pushed -= imm;
+		return;
+	}
 	switch (pick(g, 5)) {
 	case 0:
 		emit(g, 0x70 + cc);
@@ -717,7 +793,24 @@ static void gen_branch(struct gen *g)
 
 static void gen_misc(struct gen *g)
 {
-	switch (pick(g, 9)) {
+	switch (pick(g, 10)) {
+	case 9: {
+		/* Self-modifying code: MOV byte [RIP + disp32] into the immediate of
+		 * an ALU instruction next or one further (SDM Vol.3 11.6: the store
+		 * is seen by the instruction fetched after it). */
+		unsigned at = g->len, op = pick(g, 8);
+		emit(g, 0xc6), emit(g, 0x05), emit_imm(g, 0, 4), emit(g, rnd(g));
+		unsigned end = g->len;
+		if (pick(g, 2))
+			gen_alu(g, true);
+		emit(g, op * 8 + 4), emit(g, rnd(g));                  /* op AL, imm8 */
+		uint32_t disp = (g->len - 1) - end;
+		for (unsigned i = 0; i < 4; i++)
+			g->code[at + 2 + i] = (uint8_t)(disp >> (8 * i));
+		bool logic = op == 1 || op == 4 || op == 6;
+		flags_written(g, logic ? ARITH & ~FLAG_AF : ARITH, logic ? FLAG_AF : 0);
+		break;
+	}
 	case 0: case 1: {                           /* CBW/CWDE/CDQE, CWD/CDQ/CQO */
 		unsigned size = pick(g, 3) ? (pick(g, 2) ? 8 : 4) : 2;
 		encode(g, osize_pfx(size), size == 8, false, 0, 0x98 + pick(g, 2), 1, NULL, 0, 0);
@@ -784,6 +877,7 @@ static uint32_t rand_mxcsr(struct gen *g)
 static void gen_sse(struct gen *g)
 {
 	unsigned x = pick(g, 16);
+	bool xw = pick(g, 4) == 0;                  /* REX.W: ignored but where it selects 64-bit GPRs */
 	struct rm rm;
 	switch (pick(g, 13)) {
 	case 0: case 1: {                           /* 128-bit moves, load or store */
@@ -793,13 +887,13 @@ static void gen_sse(struct gen *g)
 		};
 		unsigned k = pick(g, 6);
 		rm = xmm_rm(g, 16, mv[k].align);
-		encode(g, mv[k].pfx, false, false, x, 0x0f00 | (pick(g, 2) ? mv[k].load : mv[k].store), 2, &rm, 0, 0);
+		encode(g, mv[k].pfx, xw, false, x, 0x0f00 | (pick(g, 2) ? mv[k].load : mv[k].store), 2, &rm, 0, 0);
 		break;
 	}
 	case 2: {                                   /* MOVSS/MOVSD: merge from a register, zero from memory */
 		bool dbl = pick(g, 2);
 		rm = xmm_rm(g, dbl ? 8 : 4, 1);
-		encode(g, dbl ? P_F2 : P_F3, false, false, x, pick(g, 2) ? 0x0f10 : 0x0f11, 2, &rm, 0, 0);
+		encode(g, dbl ? P_F2 : P_F3, xw, false, x, pick(g, 2) ? 0x0f10 : 0x0f11, 2, &rm, 0, 0);
 		break;
 	}
 	case 3: {                                   /* MOVD/MOVQ between XMM and r/m32/64 */
@@ -812,9 +906,9 @@ static void gen_sse(struct gen *g)
 	case 4:                                     /* MOVQ xmm, xmm/m64 / MOVQ xmm/m64, xmm */
 		rm = xmm_rm(g, 8, 1);
 		if (pick(g, 2))
-			encode(g, P_F3, false, false, x, 0x0f7e, 2, &rm, 0, 0);
+			encode(g, P_F3, xw, false, x, 0x0f7e, 2, &rm, 0, 0);
 		else
-			encode(g, P_66, false, false, x, 0x0fd6, 2, &rm, 0, 0);
+			encode(g, P_66, xw, false, x, 0x0fd6, 2, &rm, 0, 0);
 		break;
 	case 5: {                                   /* non-temporal stores: MOVNTI, MOVNTPS/PD, MOVNTDQ */
 		unsigned k = pick(g, 4);
@@ -824,7 +918,7 @@ static void gen_sse(struct gen *g)
 			encode(g, 0, w, false, sreg(g), 0x0fc3, 2, &rm, 0, 0);
 		} else {
 			rm = mem_rm(g, 16, 16, true, true);
-			encode(g, k == 1 ? 0 : P_66, false, false, x, k == 3 ? 0x0fe7 : 0x0f2b, 2, &rm, 0, 0);
+			encode(g, k == 1 ? 0 : P_66, xw, false, x, k == 3 ? 0x0fe7 : 0x0f2b, 2, &rm, 0, 0);
 		}
 		break;
 	}
@@ -832,14 +926,14 @@ static void gen_sse(struct gen *g)
 		static const uint8_t ops[] = { 0x54, 0x55, 0x56, 0x57, 0xdb, 0xdf, 0xeb, 0xef };
 		unsigned k = pick(g, 8);
 		rm = xmm_rm(g, 16, 16);
-		encode(g, k >= 4 || pick(g, 2) ? P_66 : 0, false, false, x, 0x0f00 | ops[k], 2, &rm, 0, 0);
+		encode(g, k >= 4 || pick(g, 2) ? P_66 : 0, xw, false, x, 0x0f00 | ops[k], 2, &rm, 0, 0);
 		break;
 	}
 	case 8: case 9: {                           /* PCMPEQB/W/D, PADD/PSUB B/W/D/Q, PUNPCK* */
 		static const uint8_t ops[] = { 0x74, 0x75, 0x76, 0xfc, 0xfd, 0xfe, 0xd4, 0xf8, 0xf9, 0xfa, 0xfb,
 					       0x60, 0x61, 0x62, 0x6c, 0x68, 0x69, 0x6a, 0x6d };
 		rm = xmm_rm(g, 16, 16);
-		encode(g, P_66, false, false, x, 0x0f00 | ops[pick(g, sizeof(ops))], 2, &rm, 0, 0);
+		encode(g, P_66, xw, false, x, 0x0f00 | ops[pick(g, sizeof(ops))], 2, &rm, 0, 0);
 		break;
 	}
 	case 10: {                                  /* PMOVMSKB r32/r64, xmm */
@@ -853,16 +947,16 @@ static void gen_sse(struct gen *g)
 		};
 		unsigned k = pick(g, 5);
 		rm = xmm_rm(g, 16, 16);
-		encode(g, sh[k].pfx, false, false, x, 0x0f00 | sh[k].op, 2, &rm, pick(g, 256), 1);
+		encode(g, sh[k].pfx, xw, false, x, 0x0f00 | sh[k].op, 2, &rm, pick(g, 256), 1);
 		break;
 	}
 	default:                                    /* STMXCSR m32, or LDMXCSR of a valid value */
 		rm = mem_rm(g, 4, 1, true, true);
 		if (pick(g, 2)) {
-			encode(g, 0, false, false, 3, 0x0fae, 2, &rm, 0, 0);
+			encode(g, 0, xw, false, 3, 0x0fae, 2, &rm, 0, 0);
 		} else {
 			encode(g, 0, false, false, 0, 0xc7, 1, &rm, rand_mxcsr(g), 4);
-			encode(g, 0, false, false, 2, 0x0fae, 2, &rm, 0, 0);
+			encode(g, 0, xw, false, 2, 0x0fae, 2, &rm, 0, 0);
 		}
 		break;
 	}

@@ -3,7 +3,9 @@
  * 0, ended by HLT); the registers, the scratch and stack pages and the flags
  * must match.
  *
- *   host_diff [-m 32|64] [N [SEED]]     (defaults: 32, 20000 sequences, seed 0x5eed)
+ *   host_diff [-m 32|64] [-l] [N [SEED]]   (defaults: 32, 20000 sequences, seed 0x5eed)
+ *
+ * -l lists the generated code instead of running it.
  *
  * -m 32 (gen32.c): hvemu in flat 32-bit protected mode with the default model;
  *   integer sequences that mean the same in 32- and 64-bit mode; the low 32 bits
@@ -259,10 +261,13 @@ static size_t first_mismatch(struct native *h, struct physmem *pm, const struct 
 int main(int argc, char **argv)
 {
 	enum diff_mode mode = DIFF_MODE32;
+	bool list = false;
 	int a = 1;
-	if (argc > 2 && !strcmp(argv[1], "-m")) {
-		mode = !strcmp(argv[2], "64") ? DIFF_MODE64 : DIFF_MODE32;
-		a = 3;
+	for (; a < argc && argv[a][0] == '-'; a++) {
+		if (!strcmp(argv[a], "-l"))
+			list = true;
+		else if (!strcmp(argv[a], "-m") && a + 1 < argc)
+			mode = !strcmp(argv[++a], "64") ? DIFF_MODE64 : DIFF_MODE32;
 	}
 	unsigned long n = argc > a ? strtoul(argv[a], NULL, 0) : 20000;
 	uint64_t seed = argc > a + 1 ? strtoull(argv[a + 1], NULL, 0) : 0x5eed;
@@ -284,6 +289,11 @@ int main(int argc, char **argv)
 	for (unsigned long i = 0; i < n; i++) {
 		uint32_t undef = mode == DIFF_MODE64 ? gen_case64(&g, &rq) : gen_case32(&g, &rq);
 		int status;
+		if (list) {
+			printf("case %lu:\n", i);
+			disassemble(&rq, 0);
+			continue;
+		}
 		if (!native_run(&h, &rq, &native, &status)) {
 			printf("case %lu: the native run died (%s %d); code:\n", i,
 			       WIFSIGNALED(status) ? "signal" : "exit",
