@@ -78,14 +78,36 @@ static void enter_mode(struct cpu *cpu, struct physmem *pm, enum diff_mode mode)
 	tlb_flush_all(&cpu->tlb);
 }
 
-static status_t run_hvemu(struct physmem *pm, const struct cpu_model *model, const struct diff_request *rq,
-			  struct diff_state *out)
-{
+/* The emulated machine, made once: a CPU after RESET is kept as a template
+ * and copied for each case (cpu_init allocates the decoded-block cache, which
+ * is costly per case under the sanitizers); the copies share that cache. */
+struct machine {
+	struct physmem pm;
 	struct iobus io;
-	struct cpu cpu;
+	struct cpu reset, cpu;
+};
+
+static bool machine_init(struct machine *m, const struct cpu_model *model)
+{
+	if (!physmem_init(&m->pm, 4u << 20))
+		return false;
+	iobus_init(&m->io);
+	cpu_init(&m->reset, model, &m->pm, &m->io);
+	return true;
+}
+
+static void machine_free(struct machine *m)
+{
+	cpu_destroy(&m->reset);
+	physmem_destroy(&m->pm);
+}
+
+static status_t run_hvemu(struct machine *m, const struct diff_request *rq, struct diff_state *out)
+{
+	struct physmem *pm = &m->pm;
+	struct cpu *c = &m->cpu;
 	bool m64 = rq->mode == DIFF_MODE64;
 
-	iobus_init(&io);
 	/* Only the tables, code and data pages are used; a stray access elsewhere
 	 * shows up as a difference in what is compared. */
 	memset(pm->ram, 0, DIFF_DATA_ADDR + DIFF_DATA_SIZE);
@@ -93,32 +115,33 @@ static status_t run_hvemu(struct physmem *pm, const struct cpu_model *model, con
 	pm->ram[DIFF_CODE_ADDR + rq->code_len] = 0xf4;          /* HLT ends the run */
 	memcpy(pm->ram + DIFF_DATA_ADDR, rq->in.data, DIFF_DATA_SIZE);
 
-	cpu_init(&cpu, model, pm, &io);
+	*c = m->reset;
+	/* The RAM changed behind the CPU's back: drop what the last case decoded. */
+	cpu_notify_phys_write(c, 0, DIFF_DATA_ADDR + DIFF_DATA_SIZE);
 	pm->on_ram_write = ram_written;
-	pm->on_ram_write_opaque = &cpu;
-	enter_mode(&cpu, pm, (enum diff_mode)rq->mode);
+	pm->on_ram_write_opaque = c;
+	enter_mode(c, pm, (enum diff_mode)rq->mode);
 	for (unsigned r = 0; r < (m64 ? 16u : 8u); r++)
-		cpu.regs[r] = rq->in.regs[r];
-	cpu_set_flags(&cpu, rq->in.rflags);
+		c->regs[r] = rq->in.regs[r];
+	cpu_set_flags(c, rq->in.rflags);
 	if (m64) {
-		cpu.fpu.mxcsr = rq->in.mxcsr;
-		memcpy(cpu.fpu.xmm, rq->in.xmm, sizeof(rq->in.xmm));
+		c->fpu.mxcsr = rq->in.mxcsr;
+		memcpy(c->fpu.xmm, rq->in.xmm, sizeof(rq->in.xmm));
 	}
-	cpu.rip = DIFF_CODE_ADDR;
-	cpu.icount_limit = 100000;
+	c->rip = DIFF_CODE_ADDR;
+	c->icount_limit = 100000;
 
-	status_t st = cpu_run(&cpu);
+	status_t st = cpu_run(c);
 	memset(out, 0, offsetof(struct diff_state, data));
 	for (unsigned r = 0; r < 16; r++)
-		out->regs[r] = cpu.regs[r];
-	out->rflags = cpu_get_flags(&cpu);
-	out->mxcsr = cpu.fpu.mxcsr;
-	memcpy(out->xmm, cpu.fpu.xmm, sizeof(out->xmm));
+		out->regs[r] = c->regs[r];
+	out->rflags = cpu_get_flags(c);
+	out->mxcsr = c->fpu.mxcsr;
+	memcpy(out->xmm, c->fpu.xmm, sizeof(out->xmm));
 	memcpy(out->data, pm->ram + DIFF_DATA_ADDR, DIFF_DATA_SIZE);
-	if (st == ST_HALT && cpu.rip != DIFF_CODE_ADDR + rq->code_len + 1)
+	if (st == ST_HALT && c->rip != DIFF_CODE_ADDR + rq->code_len + 1)
 		st = ST_FAULT;     /* halted somewhere else: an exception handler ran */
 	pm->on_ram_write = NULL;
-	cpu_destroy(&cpu);
 	return st;
 }
 
@@ -257,8 +280,7 @@ static const struct regression {
  * the case cut after each instruction in turn (up to its first branch). The
  * flags compared are those of the whole case, at worst a flag left undefined
  * earlier shows up first. 0 if no prefix differs. */
-static size_t first_mismatch(struct native *h, struct physmem *pm, const struct cpu_model *model,
-			     const struct diff_request *rq, uint32_t mask)
+static size_t first_mismatch(struct native *h, struct machine *m, const struct diff_request *rq, uint32_t mask)
 {
 	static struct diff_request cut;
 	static struct diff_state native, emu;
@@ -270,7 +292,7 @@ static size_t first_mismatch(struct native *h, struct physmem *pm, const struct 
 		cut.code_len = ends[k];
 		if (!native_run(h, &cut, &native, &status))
 			return 0;
-		status_t st = run_hvemu(pm, model, &cut, &emu);
+		status_t st = run_hvemu(m, &cut, &emu);
 		if (st != ST_HALT || !same(&cut, &native, &emu, mask & ~FLAGS_ARITH))
 			return k + 1;
 		if (rq->mode == DIFF_MODE64 && !same(&cut, &native, &emu, mask))
@@ -295,13 +317,13 @@ int main(int argc, char **argv)
 	struct gen g = { .rng = seed * 0x9e3779b97f4a7c15ull | 1 };
 	const struct cpu_model *model = mode == DIFF_MODE64 ? cpu_model_find("epyc-lite") : cpu_models[0];
 	struct native h;
-	struct physmem pm;
+	static struct machine m;
 	static struct diff_request rq;
 	static struct diff_state native, emu;
 	unsigned long mismatches = 0, bytes = 0;
 
 	signal(SIGPIPE, SIG_IGN);
-	if (!model || !physmem_init(&pm, 4u << 20) || !native_start(&h)) {
+	if (!model || !machine_init(&m, model) || !native_start(&h)) {
 		perror("host_diff: set-up");
 		return 2;
 	}
@@ -315,7 +337,7 @@ int main(int argc, char **argv)
 		rq.code_len = r->len;
 		if (!native_run(&h, &rq, &native, &status))
 			return 1;
-		status_t st = run_hvemu(&pm, model, &rq, &emu);
+		status_t st = run_hvemu(&m, &rq, &emu);
 		if (st == ST_HALT && same(&rq, &native, &emu, COMPARED))
 			continue;
 		printf("regression \"%s\":\n", r->name);
@@ -337,17 +359,17 @@ int main(int argc, char **argv)
 			disassemble(&rq, 0);
 			return 1;
 		}
-		status_t st = run_hvemu(&pm, model, &rq, &emu);
+		status_t st = run_hvemu(&m, &rq, &emu);
 		bytes += rq.code_len;
 		/* 64-bit: the model matches the host's vendor, so undefined flags count too. */
 		uint32_t mask = mode == DIFF_MODE64 ? COMPARED : COMPARED & ~undef;
 		if (st == ST_HALT && same(&rq, &native, &emu, mask))
 			continue;
 		if (++mismatches <= 20)
-			report(i, seed, st, &rq, &native, &emu, mask, undef, first_mismatch(&h, &pm, model, &rq, mask));
+			report(i, seed, st, &rq, &native, &emu, mask, undef, first_mismatch(&h, &m, &rq, mask));
 	}
 	native_stop(&h);
-	physmem_destroy(&pm);
+	machine_free(&m);
 	printf("host-diff: %lu sequences (%lu code bytes) compared, %lu mismatches\n", n, bytes, mismatches);
 	return mismatches ? 1 : 0;
 }
