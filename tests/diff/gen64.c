@@ -712,6 +712,8 @@ static void gen_string(struct gen *g)
 		encode(g, 0, true, false, 5, 0x0fba, 2, &di, 32 + pick(g, 32), 1);
 	}
 	emit(g, pick(g, 2) ? 0xfc : 0xfd);              /* CLD / STD */
+	if (pick(g, 8) == 0)
+		emit(g, (const uint8_t[]){ 0x26, 0x2e, 0x36, 0x3e }[pick(g, 4)]);   /* ignored in 64-bit mode */
 	unsigned pfx = osize_pfx(size) | (a32 ? P_67 : 0) | (rep == 1 ? P_F3 : rep == 2 ? P_F2 : 0);
 	encode(g, pfx, size == 8, false, 0, o, 1, NULL, 0, 0);
 	if (((o & 0xfe) == 0xa6 || (o & 0xfe) == 0xae) && (!rep || count))
@@ -754,11 +756,34 @@ static void gen_branch(struct gen *g)
 		g->pushed -= imm;
 		return;
 	}
+	if (pick(g, 8) == 0) {
+		/* JMP r64 / JMP [mem] over an instruction: the target from LEA. */
+		unsigned r = dreg(g);
+		struct rm mem = mem_rm(g, 8, 1, true, true), reg = reg_rm(r);
+		bool via_mem = pick(g, 2);
+		struct rm rip = { .mem = true, .mod = 0, .rm = 5, .disp_len = 4 };
+		encode(g, 0, true, false, r, 0x8d, 1, &rip, 0, 0);                  /* LEA r, [RIP + disp32] */
+		unsigned lea_end = g->len;
+		if (via_mem)
+			encode(g, 0, true, false, r, 0x89, 1, &mem, 0, 0);            /* MOV [mem], r */
+		encode(g, 0, false, false, 4, 0xff, 1, via_mem ? &mem : &reg, 0, 0);
+		uint32_t undef = g->undef;
+		gen_alu(g, true);
+		g->undef |= undef;
+		uint32_t disp = g->len - lea_end;                                    /* the LEA's disp32 ends it */
+		for (unsigned i = 0; i < 4; i++)
+			g->code[lea_end - 4 + i] = (uint8_t)(disp >> (8 * i));
+		return;
+	}
 	switch (pick(g, 5)) {
 	case 0:
+		if (pick(g, 8) == 0)
+			emit(g, pick(g, 2) ? 0x2e : 0x3e);  /* a branch hint: no effect */
 		emit(g, 0x70 + cc);
 		break;
 	case 1:
+		if (pick(g, 8) == 0)
+			emit(g, pick(g, 2) ? 0x2e : 0x3e);
 		emit(g, 0x0f), emit(g, 0x80 + cc), dl = 4;
 		break;
 	case 2:
