@@ -79,8 +79,7 @@ struct rm any_rm(struct gen *g);
 void mov_imm(struct gen *g, unsigned reg, uint64_t v);       /* MOV r64, imm64 */
 void mov_imm32(struct gen *g, unsigned reg, uint32_t v);     /* MOV r32, imm32 */
 
-/* The SSE/SSE2 family (gen_sse.c) and a valid random MXCSR. */
+/* The SSE/SSE2 family (gen_sse.c). */
 void gen_sse(struct gen *g);
-uint32_t rand_mxcsr(struct gen *g);
 
 #endif

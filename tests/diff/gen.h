@@ -41,6 +41,13 @@ static inline void emit_imm(struct gen *g, uint64_t v, unsigned size)
 		emit(g, (v >> (8 * i)) & 0xff);
 }
 
+/* A valid MXCSR (SDM Vol.1 10.2.3): all exceptions masked, random rounding,
+ * FZ, DAZ and sticky status flags. */
+static inline uint32_t rand_mxcsr(struct gen *g)
+{
+	return 0x1f80u | (rnd(g) & (0x3fu | 1u << 6 | 3u << 13 | 1u << 15));
+}
+
 /* An instruction defines the flags in `defined` and leaves those in `undefined`
  * undefined (SDM Vol.1 Appendix A, each instruction's "Flags Affected"). */
 static inline void flags_written(struct gen *g, uint32_t defined, uint32_t undefined)

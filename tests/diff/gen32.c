@@ -1,5 +1,5 @@
-/* The 32-bit run's generator: random user-mode integer sequences that hvemu
- * runs in flat 32-bit protected mode and the host in 64-bit mode.
+/* The 32-bit run's generator: random user-mode integer and SSE/SSE2 sequences
+ * that hvemu runs in flat 32-bit protected mode and the host in 64-bit mode.
  *
  * Why the host runs the bytes in 64-bit mode: this test's hosts may have no IA-32
  * emulation (a -m32 executable fails with ENOEXEC, a far jump to the compat code
@@ -72,6 +72,45 @@ static void mov_reg_imm(struct gen *g, unsigned reg, unsigned size, uint32_t v)
 	osize_prefix(g, size);
 	emit(g, (size == 1 ? 0xb0 : 0xb8) + reg);
 	emit_imm(g, v, size);
+}
+
+/* SSE/SSE2 on XMM0-7 (no REX: the same in both modes). Memory operands are
+ * [ESI/EDI+d8], of unknown alignment, so only for the forms that allow any
+ * address; the others use registers (SDM Vol.1 11.4.1). */
+static void gen_sse32(struct gen *g)
+{
+	enum { MEM = 1, GPR = 2, IMM = 4 };         /* r/m may be memory; rm/reg is a GPR; imm8 */
+	static const struct { uint8_t pfx, op, how; } ops[] = {
+		{ 0, 0x10, MEM }, { 0, 0x11, MEM }, { 0x66, 0x10, MEM }, { 0x66, 0x11, MEM },   /* MOVUPS/PD */
+		{ 0xf3, 0x6f, MEM }, { 0xf3, 0x7f, MEM },                                     /* MOVDQU */
+		{ 0xf3, 0x10, MEM }, { 0xf3, 0x11, MEM }, { 0xf2, 0x10, MEM }, { 0xf2, 0x11, MEM }, /* MOVSS/SD */
+		{ 0x66, 0x6e, MEM | GPR }, { 0x66, 0x7e, MEM | GPR },                         /* MOVD */
+		{ 0xf3, 0x7e, MEM }, { 0x66, 0xd6, MEM },                                     /* MOVQ */
+		{ 0, 0x28, 0 }, { 0x66, 0x29, 0 }, { 0x66, 0x6f, 0 },                         /* MOVAPS/PD, MOVDQA */
+		{ 0, 0x54, 0 }, { 0, 0x55, 0 }, { 0x66, 0x56, 0 }, { 0, 0x57, 0 },
+		{ 0x66, 0xdb, 0 }, { 0x66, 0xdf, 0 }, { 0x66, 0xeb, 0 }, { 0x66, 0xef, 0 },
+		{ 0x66, 0x74, 0 }, { 0x66, 0x75, 0 }, { 0x66, 0x76, 0 },
+		{ 0x66, 0xfc, 0 }, { 0x66, 0xfd, 0 }, { 0x66, 0xfe, 0 }, { 0x66, 0xd4, 0 },
+		{ 0x66, 0xf8, 0 }, { 0x66, 0xf9, 0 }, { 0x66, 0xfa, 0 }, { 0x66, 0xfb, 0 },
+		{ 0x66, 0x60, 0 }, { 0x66, 0x61, 0 }, { 0x66, 0x62, 0 }, { 0x66, 0x6c, 0 },
+		{ 0x66, 0x68, 0 }, { 0x66, 0x69, 0 }, { 0x66, 0x6a, 0 }, { 0x66, 0x6d, 0 },
+		{ 0x66, 0xd7, GPR },                                                            /* PMOVMSKB */
+		{ 0, 0xc6, IMM }, { 0x66, 0xc6, IMM }, { 0x66, 0x70, IMM }, { 0xf3, 0x70, IMM }, { 0xf2, 0x70, IMM },
+	};
+	unsigned k = pick(g, sizeof(ops) / sizeof(ops[0])), how = ops[k].how, x = pick(g, 8);
+	if (ops[k].pfx)
+		emit(g, ops[k].pfx);
+	emit(g, 0x0f), emit(g, ops[k].op);
+	if ((how & MEM) && pick(g, 3) == 0) {
+		emit(g, 0x40 | (x << 3) | (pick(g, 2) ? 6 : 7));
+		emit(g, pick(g, 112));
+	} else if (ops[k].op == 0xd7) {
+		emit(g, 0xc0 | (data_reg(g) << 3) | x);  /* PMOVMSKB r32, xmm */
+	} else {
+		emit(g, 0xc0 | (x << 3) | (how & GPR ? data_reg(g) : pick(g, 8)));
+	}
+	if (how & IMM)
+		emit(g, pick(g, 256));
 }
 
 /* One random instruction (sometimes with its set-up instructions). */
@@ -431,6 +470,9 @@ static void gen_insn(struct gen *g)
 			break;
 		}
 		break;
+	case 22:
+		gen_sse32(g);
+		break;
 	case 21:                                    /* CLC/STC/CMC, LAHF/SAHF */
 		switch (pick(g, 5)) {
 		case 0: emit(g, 0xf8); flags_written(g, FLAG_CF, 0); break;
@@ -467,6 +509,10 @@ uint32_t gen_case32(struct gen *g, struct diff_request *rq)
 	rq->in.regs[R_SI] = DIFF_DATA_ADDR + 0x600 + pick(g, 0x100);
 	rq->in.regs[R_DI] = DIFF_DATA_ADDR + 0x900 + pick(g, 0x100);
 	rq->in.rflags = FLAG_FIXED1 | FLAG_IF | (rnd(g) & ARITH);
+	rq->in.mxcsr = rand_mxcsr(g);
+	for (unsigned x = 0; x < 8; x++)
+		for (unsigned i = 0; i < 16; i++)
+			rq->in.xmm[x][i] = (uint8_t)rnd(g);
 	for (unsigned i = 0; i < DIFF_DATA_SIZE; i++)
 		rq->in.data[i] = (uint8_t)rnd(g);
 	g->code = rq->code;

@@ -10,12 +10,6 @@ static struct rm xmm_rm(struct gen *g, unsigned span, unsigned align)
 	return reg_rm(pick(g, 16));
 }
 
-/* A valid MXCSR (SDM Vol.1 10.2.3): all exceptions masked, random rounding,
- * FZ, DAZ and sticky status flags. */
-uint32_t rand_mxcsr(struct gen *g)
-{
-	return 0x1f80u | (rnd(g) & (0x3fu | 1u << 6 | 3u << 13 | 1u << 15));
-}
 
 void gen_sse(struct gen *g)
 {

@@ -8,8 +8,9 @@
  * -l lists the generated code instead of running it.
  *
  * -m 32 (gen32.c): hvemu in flat 32-bit protected mode with the default model;
- *   integer sequences that mean the same in 32- and 64-bit mode; the low 32 bits
- *   of the eight registers and every flag the SDM defines are compared.
+ *   integer and SSE/SSE2 sequences that mean the same in 32- and 64-bit mode;
+ *   the low 32 bits of the eight registers, every flag the SDM defines, XMM0-7
+ *   and MXCSR are compared.
  * -m 64 (gen64.c): hvemu in 64-bit mode as epyc-lite (AMD, like the host, so the
  *   vendor's choices for undefined flags and results are compared too); 64-bit
  *   integer and SSE/SSE2 sequences; all sixteen registers, the six status flags
@@ -68,6 +69,7 @@ static void enter_mode(struct cpu *cpu, struct physmem *pm, enum diff_mode mode)
 		cpu->cr0 = CR0_PE | CR0_MP | CR0_ET | CR0_PG;
 	} else {
 		cpu->cr0 |= CR0_PE;
+		cpu->cr4 = CR4_OSFXSR | CR4_OSXMMEXCPT;
 	}
 	seg_load_descriptor(&cpu->seg[SR_CS], 0x08, flat_descriptor(0x9b, mode == DIFF_MODE64 ? 0xa : 0xc));
 	for (unsigned s = 0; s < SR_COUNT; s++)
@@ -124,10 +126,8 @@ static status_t run_hvemu(struct machine *m, const struct diff_request *rq, stru
 	for (unsigned r = 0; r < (m64 ? 16u : 8u); r++)
 		c->regs[r] = rq->in.regs[r];
 	cpu_set_flags(c, rq->in.rflags);
-	if (m64) {
-		c->fpu.mxcsr = rq->in.mxcsr;
-		memcpy(c->fpu.xmm, rq->in.xmm, sizeof(rq->in.xmm));
-	}
+	c->fpu.mxcsr = rq->in.mxcsr;
+	memcpy(c->fpu.xmm, rq->in.xmm, (m64 ? 16u : 8u) * sizeof(rq->in.xmm[0]));
 	c->rip = DIFF_CODE_ADDR;
 	c->icount_limit = 100000;
 
@@ -205,7 +205,7 @@ static bool same(const struct diff_request *rq, const struct diff_state *a, cons
 			return false;
 	if ((a->rflags ^ b->rflags) & flag_mask)
 		return false;
-	if (m64 && (a->mxcsr != b->mxcsr || memcmp(a->xmm, b->xmm, sizeof(a->xmm))))
+	if (a->mxcsr != b->mxcsr || memcmp(a->xmm, b->xmm, (m64 ? 16u : 8u) * sizeof(a->xmm[0])))
 		return false;
 	return memcmp(a->data, b->data, DIFF_DATA_SIZE) == 0;
 }
@@ -235,10 +235,10 @@ static void report(unsigned long i, uint64_t seed, status_t st, const struct dif
 	if ((native->rflags ^ emu->rflags) & mask)
 		printf("    rflags (compared %03x, SDM-undefined %03x): native %08" PRIx64 " hvemu %08" PRIx64 "\n",
 		       mask, undef, native->rflags, emu->rflags);
-	if (m64) {
+	{
 		if (native->mxcsr != emu->mxcsr)
 			printf("    mxcsr (in %08x): native %08x hvemu %08x\n", rq->in.mxcsr, native->mxcsr, emu->mxcsr);
-		for (unsigned x = 0; x < 16; x++)
+		for (unsigned x = 0; x < (m64 ? 16u : 8u); x++)
 			if (memcmp(native->xmm[x], emu->xmm[x], 16)) {
 				printf("    xmm%u:", x);
 				print_xmm("in", rq->in.xmm[x]);
