@@ -50,7 +50,12 @@ static inline struct rm reg_rm(unsigned reg)
 /* Does the operand force "no REX" (AH..BH) or need one (SPL..DIL)? */
 static inline bool needs_rex(unsigned reg) { return reg >= 4 && reg < 8; }
 
-static inline unsigned osize_pfx(unsigned size) { return size == 2 ? P_66 : 0; }
+/* The prefix for an operand size (with REX.W for 8): 66 for 16 bits, and
+ * sometimes 66 with REX.W too, which REX.W overrides (SDM Vol.2 2.2.1.2). */
+static inline unsigned osize_pfx(struct gen *g, unsigned size)
+{
+	return size == 2 || (size == 8 && pick(g, 8) == 0) ? P_66 : 0;
+}
 
 /* rexmode for byte operands: with REX (SPL..DIL, R8B..) or without (AH..BH). */
 static inline bool pick_rexmode(struct gen *g, unsigned size) { return size != 1 || pick(g, 2); }

@@ -30,7 +30,7 @@ static void gen_alu(struct gen *g, bool reg_only)
 {
 	unsigned size = rand_size(g), op = pick(g, 8), form = reg_only ? pick(g, 2) : pick(g, 5);
 	bool rexmode = pick_rexmode(g, size), w = size == 8;
-	unsigned pfx = osize_pfx(size), reg = wreg(g, size, rexmode);
+	unsigned pfx = osize_pfx(g, size), reg = wreg(g, size, rexmode);
 	struct rm rm;
 	switch (form) {
 	case 0:                                     /* r/m, r */
@@ -68,7 +68,7 @@ static void gen_unary(struct gen *g)
 	unsigned size = rand_size(g), op = pick(g, 5);
 	bool rexmode = pick_rexmode(g, size);
 	struct rm rm = dst_rm(g, size, rexmode, true);
-	unsigned pfx = osize_pfx(size) | (rm.mem && op < 4 && pick(g, 4) == 0 ? P_LOCK : 0);
+	unsigned pfx = osize_pfx(g, size) | (rm.mem && op < 4 && pick(g, 4) == 0 ? P_LOCK : 0);
 	bool fr = force_rex(size, rexmode, 0, &rm);
 	switch (op) {
 	case 0: case 1:                             /* INC/DEC: CF unaffected */
@@ -82,11 +82,11 @@ static void gen_unary(struct gen *g)
 		break;
 	default:                                    /* TEST r/m, imm / r/m, r */
 		if (pick(g, 2)) {
-			encode(g, osize_pfx(size), size == 8, fr, 0, size == 1 ? 0xf6 : 0xf7, 1, &rm, rnd64(g),
+			encode(g, osize_pfx(g, size), size == 8, fr, 0, size == 1 ? 0xf6 : 0xf7, 1, &rm, rnd64(g),
 			       size == 1 ? 1 : size == 2 ? 2 : 4);
 		} else {
 			unsigned reg = rreg(g, size, rexmode);
-			encode(g, osize_pfx(size), size == 8, force_rex(size, rexmode, reg, &rm), reg,
+			encode(g, osize_pfx(g, size), size == 8, force_rex(size, rexmode, reg, &rm), reg,
 			       size == 1 ? 0x84 : 0x85, 1, &rm, 0, 0);
 		}
 		flags_written(g, ARITH & ~FLAG_AF, FLAG_AF);
@@ -106,7 +106,7 @@ static void gen_shift(struct gen *g)
 		rm = dst_rm(g, size, rexmode, true);
 	while (form == 2 && !rm.mem && (rm.reg == R_CX || rm.reg == AH_BASE + 5));
 	bool fr = force_rex(size, rexmode, 0, &rm);
-	unsigned pfx = osize_pfx(size);
+	unsigned pfx = osize_pfx(g, size);
 	if (form == 0)
 		encode(g, pfx, size == 8, fr, op, size == 1 ? 0xc0 : 0xc1, 1, &rm, count, 1);
 	else if (form == 1)
@@ -138,7 +138,7 @@ static void gen_shxd(struct gen *g)
 		rm = dst_rm(g, size, true, true);
 		src = sreg(g);
 	} while (cl && (src == R_CX || (!rm.mem && rm.reg == R_CX)));
-	encode(g, osize_pfx(size), size == 8, false, src, 0x0fa4 + (pick(g, 2) ? 8 : 0) + cl, 2, &rm, count, cl ? 0 : 1);
+	encode(g, osize_pfx(g, size), size == 8, false, src, 0x0fa4 + (pick(g, 2) ? 8 : 0) + cl, 2, &rm, count, cl ? 0 : 1);
 	unsigned masked = count & (size == 8 ? 0x3f : 0x1f);
 	if (masked) {
 		uint32_t of = masked == 1 ? FLAG_OF : 0;
@@ -154,7 +154,7 @@ static void gen_mul(struct gen *g)
 {
 	unsigned size = rand_size(g);
 	bool rexmode = pick_rexmode(g, size);
-	unsigned pfx = osize_pfx(size), form = size == 1 ? 0 : pick(g, 3);
+	unsigned pfx = osize_pfx(g, size), form = size == 1 ? 0 : pick(g, 3);
 	if (form == 0) {                            /* MUL/IMUL r/m: rDX:rAX or AX */
 		struct rm rm = src_rm(g, size, rexmode);
 		encode(g, pfx, size == 8, force_rex(size, rexmode, 0, &rm), 4 + pick(g, 2), size == 1 ? 0xf6 : 0xf7,
@@ -188,7 +188,7 @@ static void gen_div(struct gen *g)
 		else
 			emit(g, 0x0f), emit(g, 0xb6), emit(g, 0xc0);   /* MOVZX EAX, AL */
 	} else if (sign) {
-		encode(g, osize_pfx(size), size == 8, false, 0, 0x99, 1, NULL, 0, 0);   /* CWD/CDQ/CQO */
+		encode(g, osize_pfx(g, size), size == 8, false, 0, 0x99, 1, NULL, 0, 0);   /* CWD/CDQ/CQO */
 	} else {
 		/* rDX below the divisor: the quotient fits (SDM DIV: #DE if it does not). */
 		mov_imm(g, R_DX, (rnd64(g) & m) % d | (rnd64(g) & ~m));
@@ -197,9 +197,9 @@ static void gen_div(struct gen *g)
 	if (pick(g, 3) == 0) {
 		/* The divisor from memory: store it first. */
 		rm = mem_rm(g, size, 1, true, true);
-		encode(g, osize_pfx(size), size == 8, false, dr, size == 1 ? 0x88 : 0x89, 1, &rm, 0, 0);
+		encode(g, osize_pfx(g, size), size == 8, false, dr, size == 1 ? 0x88 : 0x89, 1, &rm, 0, 0);
 	}
-	encode(g, osize_pfx(size), size == 8, false, sign ? 7 : 6, size == 1 ? 0xf6 : 0xf7, 1, &rm, 0, 0);
+	encode(g, osize_pfx(g, size), size == 8, false, sign ? 7 : 6, size == 1 ? 0xf6 : 0xf7, 1, &rm, 0, 0);
 	flags_written(g, 0, ARITH);
 }
 
@@ -209,13 +209,13 @@ static void gen_bits(struct gen *g)
 	switch (pick(g, 4)) {
 	case 0: {                                   /* BT* r/m, imm8 */
 		struct rm rm = dst_rm(g, size, true, true);
-		unsigned pfx = osize_pfx(size) | (rm.mem && op && pick(g, 4) == 0 ? P_LOCK : 0);
+		unsigned pfx = osize_pfx(g, size) | (rm.mem && op && pick(g, 4) == 0 ? P_LOCK : 0);
 		encode(g, pfx, size == 8, false, 4 + op, 0x0fba, 2, &rm, pick(g, 256), 1);
 		break;
 	}
 	case 1: {                                   /* BT* r/m, r */
 		struct rm rm = dst_rm(g, size, true, true);
-		unsigned pfx = osize_pfx(size) | (rm.mem && op && pick(g, 4) == 0 ? P_LOCK : 0);
+		unsigned pfx = osize_pfx(g, size) | (rm.mem && op && pick(g, 4) == 0 ? P_LOCK : 0);
 		unsigned off = sreg(g);
 		if (rm.mem && pick(g, 2)) {
 			/* A signed bit offset in -128..127 addresses up to 16 bytes below or
@@ -236,13 +236,13 @@ static void gen_bits(struct gen *g)
 			flags_written(g, ARITH & ~FLAG_AF, FLAG_AF);
 		}
 		struct rm rm = pick(g, 3) ? reg_rm(src) : mem_rm(g, size, 1, true, true);
-		encode(g, osize_pfx(size), size == 8, false, dreg(g), pick(g, 2) ? 0x0fbc : 0x0fbd, 2, &rm, 0, 0);
+		encode(g, osize_pfx(g, size), size == 8, false, dreg(g), pick(g, 2) ? 0x0fbc : 0x0fbd, 2, &rm, 0, 0);
 		flags_written(g, FLAG_ZF, FLAG_CF | FLAG_OF | FLAG_SF | FLAG_AF | FLAG_PF);
 		return;
 	}
 	default: {                                  /* BSWAP r32/r64 (16-bit: AMD clears it) */
 		unsigned r = dreg(g), sz = pick(g, 8) ? (pick(g, 2) ? 8 : 4) : 2;
-		encode(g, osize_pfx(sz), sz == 8, false, r, 0x0fc8 + (r & 7), 2, NULL, 0, 0);
+		encode(g, osize_pfx(g, sz), sz == 8, false, r, 0x0fc8 + (r & 7), 2, NULL, 0, 0);
 		return;
 	}
 	}
@@ -259,7 +259,7 @@ static void gen_cond(struct gen *g)
 	} else {                                    /* CMOVcc: a 32-bit one zero-extends even if false */
 		unsigned size = pick(g, 4) ? (pick(g, 2) ? 8 : 4) : 2;
 		struct rm rm = src_rm(g, size, true);
-		encode(g, osize_pfx(size), size == 8, false, dreg(g), 0x0f40 + cc, 2, &rm, 0, 0);
+		encode(g, osize_pfx(g, size), size == 8, false, dreg(g), 0x0f40 + cc, 2, &rm, 0, 0);
 	}
 }
 
@@ -269,15 +269,15 @@ static void gen_xchg(struct gen *g)
 	bool rexmode = pick_rexmode(g, size);
 	if (op == 3 && size != 1) {                 /* XCHG rAX, r: 90 alone is NOP, 41 90 is XCHG R8 */
 		unsigned r = dreg(g);
-		encode(g, osize_pfx(size), size == 8, false, r, 0x90 + (r & 7), 1, NULL, 0, 0);
+		encode(g, osize_pfx(g, size), size == 8, false, r, 0x90 + (r & 7), 1, NULL, 0, 0);
 		return;
 	}
 	struct rm rm = dst_rm(g, size, rexmode, true);
 	unsigned reg = wreg(g, size, rexmode);
-	unsigned pfx = osize_pfx(size) | (rm.mem && op != 3 && pick(g, 3) == 0 ? P_LOCK : 0);
+	unsigned pfx = osize_pfx(g, size) | (rm.mem && op != 3 && pick(g, 3) == 0 ? P_LOCK : 0);
 	if (op == 2 && pick(g, 2)) {
 		/* CMPXCHG: load the accumulator from DEST so the compare succeeds. */
-		encode(g, osize_pfx(size), size == 8, force_rex(size, rexmode, 0, &rm), 0, size == 1 ? 0x8a : 0x8b, 1,
+		encode(g, osize_pfx(g, size), size == 8, force_rex(size, rexmode, 0, &rm), 0, size == 1 ? 0x8a : 0x8b, 1,
 		       &rm, 0, 0);
 	}
 	uint32_t opc = op == 1 ? 0x0fc0 : op == 2 ? 0x0fb0 : 0x86;
@@ -291,7 +291,7 @@ static void gen_mov(struct gen *g)
 {
 	unsigned size = rand_size(g);
 	bool rexmode = pick_rexmode(g, size);
-	unsigned pfx = osize_pfx(size), reg;
+	unsigned pfx = osize_pfx(g, size), reg;
 	struct rm rm;
 	switch (pick(g, 7)) {
 	case 0:                                     /* MOV r/m, r */
@@ -329,14 +329,14 @@ static void gen_mov(struct gen *g)
 		static const unsigned low[] = { R_AX, R_CX, R_DX, R_BX, R_BP };
 		reg = rm_rex ? dreg(g) : low[pick(g, 5)];
 		rm = src_rm(g, ssize, rm_rex);
-		encode(g, osize_pfx(dsize), dsize == 8, force_rex(ssize, rm_rex, 0, &rm), reg,
+		encode(g, osize_pfx(g, dsize), dsize == 8, force_rex(ssize, rm_rex, 0, &rm), reg,
 		       (pick(g, 2) ? 0x0fb6 : 0x0fbe) + (ssize == 2), 2, &rm, 0, 0);
 		break;
 	}
 	default: {                                  /* MOVSXD r64, r/m32 (also r32 and r16 forms) */
 		unsigned dsize = pick(g, 4) ? 8 : pick(g, 2) ? 4 : 2;
 		rm = src_rm(g, 4, true);
-		encode(g, osize_pfx(dsize), dsize == 8, false, dreg(g), 0x63, 1, &rm, 0, 0);
+		encode(g, osize_pfx(g, dsize), dsize == 8, false, dreg(g), 0x63, 1, &rm, 0, 0);
 		break;
 	}
 	}
@@ -346,7 +346,7 @@ static void gen_mov(struct gen *g)
  * RIP), PUSHF, ENTER/LEAVE. */
 static void gen_stack(struct gen *g)
 {
-	unsigned size = pick(g, 5) ? 8 : 2, pfx = osize_pfx(size);
+	unsigned size = pick(g, 5) ? 8 : 2, pfx = size == 2 ? P_66 : 0;   /* 64 bits by default */
 	if (g->pushed >= size && pick(g, 2)) {
 		if (pick(g, 3)) {
 			unsigned r = dreg(g);
@@ -434,7 +434,7 @@ static void gen_string(struct gen *g)
 	emit(g, pick(g, 2) ? 0xfc : 0xfd);              /* CLD / STD */
 	if (pick(g, 8) == 0)
 		emit(g, (const uint8_t[]){ 0x26, 0x2e, 0x36, 0x3e }[pick(g, 4)]);   /* ignored in 64-bit mode */
-	unsigned pfx = osize_pfx(size) | (a32 ? P_67 : 0) | (rep == 1 ? P_F3 : rep == 2 ? P_F2 : 0);
+	unsigned pfx = osize_pfx(g, size) | (a32 ? P_67 : 0) | (rep == 1 ? P_F3 : rep == 2 ? P_F2 : 0);
 	encode(g, pfx, size == 8, false, 0, o, 1, NULL, 0, 0);
 	if (((o & 0xfe) == 0xa6 || (o & 0xfe) == 0xae) && (!rep || count))
 		flags_written(g, ARITH, 0);
@@ -457,7 +457,8 @@ static void gen_branch(struct gen *g)
 		 * a RIP-relative address; RET imm16 also releases pushed bytes. */
 		bool by_reg = pick(g, 2);
 		unsigned r = dreg(g), imm = g->pushed >= 16 && pick(g, 2) ? 2 * pick(g, 8) : 0;
-		unsigned ret_len = imm ? 3 : 1, call_len = by_reg ? 2 + (r >> 3) : 5;
+		bool rep_ret = !imm && pick(g, 4) == 0;   /* F3 C3, the AMD-recommended "rep ret" */
+		unsigned ret_len = imm ? 3 : 1 + rep_ret, call_len = by_reg ? 2 + (r >> 3) : 5;
 		if (by_reg) {
 			/* LEA r, [RIP + disp32] to the RET: after this LEA come the CALL
 			 * and the 2-byte JMP. */
@@ -471,6 +472,8 @@ static void gen_branch(struct gen *g)
 		emit(g, 0xeb), emit(g, ret_len);                                     /* JMP over the RET */
 		if (imm)
 			emit(g, 0xc2), emit_imm(g, imm, 2);
+		else if (rep_ret)
+			emit(g, 0xf3), emit(g, 0xc3);
 		else
 			emit(g, 0xc3);
 		g->pushed -= imm;
@@ -558,7 +561,7 @@ static void gen_misc(struct gen *g)
 	}
 	case 0: case 1: {                           /* CBW/CWDE/CDQE, CWD/CDQ/CQO */
 		unsigned size = pick(g, 3) ? (pick(g, 2) ? 8 : 4) : 2;
-		encode(g, osize_pfx(size), size == 8, false, 0, 0x98 + pick(g, 2), 1, NULL, 0, 0);
+		encode(g, osize_pfx(g, size), size == 8, false, 0, 0x98 + pick(g, 2), 1, NULL, 0, 0);
 		break;
 	}
 	case 2:
@@ -573,7 +576,7 @@ static void gen_misc(struct gen *g)
 	case 3: case 4: {                           /* LEA of any address form */
 		unsigned size = pick(g, 4) ? (pick(g, 2) ? 8 : 4) : 2;
 		struct rm rm = any_rm(g);
-		encode(g, osize_pfx(size), size == 8, false, dreg(g), 0x8d, 1, &rm, 0, 0);
+		encode(g, osize_pfx(g, size), size == 8, false, dreg(g), 0x8d, 1, &rm, 0, 0);
 		break;
 	}
 	case 5: {                                   /* NOP r/m: decoded, not accessed */
