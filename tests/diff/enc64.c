@@ -41,9 +41,12 @@ void encode(struct gen *g, unsigned pfx, bool w, bool force_rex, unsigned reg, u
 {
 	bool a32 = (pfx & P_67) || (rm && rm->a32);
 	/* SDM Vol.2 2.2.1: ES/CS/SS/DS overrides are ignored in 64-bit mode, and
-	 * so is a REX prefix that a legacy prefix follows. */
-	bool seg = rm && rm->mem && pick(g, 8) == 0;
-	if ((pfx || a32 || seg) && pick(g, 16) == 0)
+	 * so is a REX prefix that a legacy prefix follows; added only while the
+	 * instruction stays within 15 bytes (SDM Vol.2 2.3.11: longer is #GP). */
+	unsigned len = (unsigned)__builtin_popcount(pfx & ~P_67) + a32 + 1 + n + imm_len +
+		       (rm ? 1u + rm->has_sib + rm->disp_len : 0);
+	bool seg = rm && rm->mem && len < 15 && pick(g, 8) == 0;
+	if ((pfx || a32 || seg) && len + seg < 15 && pick(g, 16) == 0)
 		emit(g, 0x40 | pick(g, 16));
 	if (seg) emit(g, (const uint8_t[]){ 0x26, 0x2e, 0x36, 0x3e }[pick(g, 4)]);
 	if (pfx & P_LOCK) emit(g, 0xf0);

@@ -357,6 +357,13 @@ int main(int argc, char **argv)
 			       WIFSIGNALED(status) ? "signal" : "exit",
 			       WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
 			disassemble(&rq, 0);
+			printf("    bytes:");
+			for (unsigned k = 0; k < rq.code_len; k++)
+				printf(" %02x", rq.code[k]);
+			printf("\n   ");
+			for (unsigned r = 0; r < 16; r++)
+				printf(" %s=%" PRIx64, reg_names[r], rq.in.regs[r]);
+			printf(" rflags=%" PRIx64 " mxcsr=%x\n", rq.in.rflags, rq.in.mxcsr);
 			return 1;
 		}
 		status_t st = run_hvemu(&m, &rq, &emu);

@@ -3,8 +3,12 @@
  * prologue that loads all sixteen registers, RFLAGS, XMM0-15 and MXCSR, and
  * leaves through an epilogue that stores them back. The host runs the bytes in
  * 64-bit mode at CPL 3; the generators only emit what is legal there. */
+#define _GNU_SOURCE                 /* REG_RIP */
+#include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <ucontext.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -138,6 +142,16 @@ static bool write_all(int fd, const void *buf, size_t n)
 	return true;
 }
 
+/* A fault in the case's code kills the child: say where first (on its own
+ * stack: RSP is the case's). */
+static void on_fault(int sig, siginfo_t *si, void *uc)
+{
+	const ucontext_t *u = uc;
+	fprintf(stderr, "host_diff: native fault (signal %d) at rip %llx, address %p\n", sig,
+		(unsigned long long)u->uc_mcontext.gregs[REG_RIP], si->si_addr);
+	_exit(128 + sig);
+}
+
 /* The child: map the fixed pages, then run requests until the pipe closes. */
 static void native_child(int from, int to)
 {
@@ -154,6 +168,13 @@ static void native_child(int from, int to)
 	if (code != (uint8_t *)(uintptr_t)DIFF_CODE_ADDR || data != (uint8_t *)(uintptr_t)DIFF_DATA_ADDR ||
 	    ctl != (struct native_ctl *)(uintptr_t)NATIVE_CTL_ADDR)
 		_exit(3);
+	static uint8_t altstack[64 * 1024];
+	stack_t ss = { .ss_sp = altstack, .ss_size = sizeof(altstack) };
+	struct sigaction sa = { .sa_sigaction = on_fault, .sa_flags = SA_SIGINFO | SA_ONSTACK };
+	sigaltstack(&ss, NULL);
+	static const int fatal[] = { SIGILL, SIGTRAP, SIGBUS, SIGFPE, SIGSEGV };
+	for (unsigned k = 0; k < sizeof(fatal) / sizeof(fatal[0]); k++)
+		sigaction(fatal[k], &sa, NULL);
 	write_entry(code + (NATIVE_ENTRY - DIFF_CODE_ADDR));
 	void (*entry)(void);
 	uintptr_t entry_addr = NATIVE_ENTRY;
