@@ -6,7 +6,7 @@
  *  - a masked count of 0 changes no flags (and, for memory, writes nothing),
  *    but a 32-bit register destination is still written: in 64-bit mode its
  *    upper half is cleared (SDM Vol.1 3.4.1.1; measured on the host by
- *    tests/diff host-diff-64, and Bochs models Intel the same);
+ *    tests/diff host-diff-64; FEX's hardware-derived SHRD tests expect it too);
  *  - OF is defined only for 1-bit shifts; for larger counts both vendors
  *    produce the same formula as for 1 bit applied to the final result (CF xor
  *    the result's MSB for left shifts, the result's two top bits xor-ed for right
