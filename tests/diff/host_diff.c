@@ -30,7 +30,10 @@
 #include "tests/diff/gen.h"
 #include "tests/diff/native.h"
 
-#define COMPARED (ARITH | FLAG_DF)
+/* The status flags and DF; and the system flags, which no sequence may change
+ * (bit 1, TF, IF, IOPL, NT, AC, ID as the case set them: the host runs at CPL 3
+ * with IOPL 0 and IF 1, hvemu at CPL 0 with the same image). */
+#define COMPARED (ARITH | FLAG_DF | FLAG_FIXED1 | FLAG_TF | FLAG_IF | FLAG_IOPL | FLAG_NT | FLAG_AC | FLAG_ID)
 
 /* --- hvemu side --- */
 
