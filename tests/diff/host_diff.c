@@ -37,11 +37,13 @@
 
 /* --- hvemu side --- */
 
-/* 64-bit mode's page tables: the first 1 GiB identity-mapped with 2 MiB pages
- * (SDM Vol.3 4.5), supervisor read/write/execute. */
+/* 64-bit mode's page tables: the first 1 GiB identity-mapped, supervisor
+ * read/write/execute (SDM Vol.3 4.5); the first 4 MiB with 4 KiB pages, so an
+ * access across 201000H (scratch page to stack page) crosses pages. */
 #define PML4_ADDR 0x10000u
 #define PDPT_ADDR 0x11000u
 #define PD_ADDR   0x12000u
+#define PT_ADDR   0x13000u     /* two page tables */
 
 static uint64_t flat_descriptor(unsigned access, unsigned flags)
 {
@@ -66,6 +68,11 @@ static void enter_mode(struct cpu *cpu, struct physmem *pm, enum diff_mode mode)
 		put64(pm->ram + PDPT_ADDR, PD_ADDR | 3);
 		for (unsigned i = 0; i < 512; i++)
 			put64(pm->ram + PD_ADDR + 8 * i, (uint64_t)i << 21 | 0x83);   /* P RW PS */
+		for (unsigned t = 0; t < 2; t++) {
+			put64(pm->ram + PD_ADDR + 8 * t, (PT_ADDR + 0x1000u * t) | 3);
+			for (unsigned i = 0; i < 512; i++)
+				put64(pm->ram + PT_ADDR + 0x1000u * t + 8 * i, ((uint64_t)(t * 512 + i) << 12) | 3);
+		}
 		cpu->cr3 = PML4_ADDR;
 		cpu->cr4 = CR4_PAE | CR4_OSFXSR | CR4_OSXMMEXCPT;
 		cpu->efer = EFER_LME | EFER_LMA;
