@@ -25,7 +25,10 @@ struct diff_state {
 	uint64_t regs[16];
 	uint64_t rflags;
 	uint32_t mxcsr;
-	uint32_t pad;
+	int32_t vector;            /* the exception that ended the run, or -1 */
+	uint64_t error_code;       /* with vector: its error code (0 if none) */
+	uint64_t fault_rip;        /* with vector: the RIP its frame holds */
+	uint64_t cr2;              /* with #PF: the faulting address */
 	uint8_t xmm[16][16];
 	uint8_t data[DIFF_DATA_SIZE];
 };

@@ -12,7 +12,7 @@
  * tracks which of them the SDM leaves undefined, only to label a mismatch.
  * Results the SDM leaves undefined (BSF/BSR of 0, SHLD/SHRD beyond 16 bits of a
  * 16-bit operand) are generated too, for the same reason. Faults are avoided
- * by construction as in gen32.c.
+ * by construction as in gen32.c, except for the one gen_fault() may append.
  */
 #include <string.h>
 
@@ -606,6 +606,88 @@ static void gen_misc(struct gen *g)
 	}
 }
 
+/* An instruction that faults, ending the case: the exception, its error code,
+ * RIP and CR2, and the state at the fault are compared (a REP string
+ * instruction faults after its completed iterations, SDM Vol.2 REP). */
+static void gen_fault(struct gen *g)
+{
+	switch (pick(g, 9)) {
+	case 0: {                                   /* #DE: divide by zero or a quotient too large */
+		unsigned size = rand_size(g);
+		static const unsigned divregs[] = { R_BX, R_BP, R_R8, R_R9, R_R10, R_R11, R_R14 };
+		unsigned dr = size == 1 ? R_BX : divregs[pick(g, 7)];
+		mov_imm(g, dr, pick(g, 2) ? 0 : 1);
+		mov_imm(g, R_AX, rnd64(g));
+		mov_imm(g, R_DX, rnd64(g) | 2);
+		struct rm rm = reg_rm(dr);
+		encode(g, osize_pfx(g, size), size == 8, false, 6 + pick(g, 2), size == 1 ? 0xf6 : 0xf7, 1, &rm, 0, 0);
+		break;
+	}
+	case 1: {                                   /* #UD: opcodes invalid in 64-bit mode, UD2, misplaced LOCK */
+		static const uint8_t ud[][3] = {
+			{ 0x06 }, { 0x07 }, { 0x0e }, { 0x16 }, { 0x17 }, { 0x1e }, { 0x1f }, { 0x27 }, { 0x2f },
+			{ 0x37 }, { 0x3f }, { 0x60 }, { 0x61 }, { 0xce }, { 0xd4, 0x0a }, { 0xd5, 0x0a }, { 0x0f, 0x0b },
+			{ 0xf0, 0x01, 0xc0 }, { 0xf0, 0x8b, 0x06 }, { 0xf0, 0x90 }, { 0xf0, 0x0f, 0xa3 },
+		};
+		static const uint8_t ud_len[] = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 3, 3, 2, 3 };
+		unsigned k = pick(g, sizeof(ud_len));
+		for (unsigned i = 0; i < ud_len[k]; i++)
+			emit(g, ud[k][i]);
+		if (k == 20)
+			emit(g, 0x06);                      /* LOCK BT [RSI], EAX: BT is not lockable */
+		break;
+	}
+	case 2: {                                   /* #GP: a misaligned PXOR or CMPXCHG16B operand */
+		struct rm rm = mem_rm(g, 32, 16, true, true);
+		unsigned off = 1 + pick(g, 15);
+		rm.disp += off, rm.target += off;
+		if (rm.disp_len == 0)
+			rm = reg_rm(0);                     /* no displacement to move: no fault either */
+		if (pick(g, 2) || !rm.mem)
+			encode(g, P_66, false, false, pick(g, 16), 0x0fef, 2, &rm, 0, 0);
+		else
+			encode(g, 0, true, false, 1, 0x0fc7, 2, &rm, 0, 0);
+		break;
+	}
+	case 3: {                                   /* #GP: a non-canonical address (SDM Vol.3 3.3.7.1) */
+		uint64_t a = (pick(g, 2) ? 0x0000800000000000ull : 0xffff7fff00000000ull) + pick(g, 0x1000);
+		encode(g, 0, true, false, 0, 0xa1 + 2 * pick(g, 2), 1, NULL, a, 8);   /* MOV RAX <-> moffs64 */
+		break;
+	}
+	case 4: {                                   /* #GP: LDMXCSR with a reserved bit */
+		/* Not bit 17: MXCSR.MM on AMD processors with MisAlignSse (like the
+		 * host; APM1 4.2.2), which epyc-lite does not report. */
+		unsigned bit = 16 + pick(g, 15);
+		struct rm rm = mem_rm(g, 4, 1, true, true);
+		encode(g, 0, false, false, 0, 0xc7, 1, &rm, 0x1f80u | 1u << (bit + (bit >= 17)), 4);
+		encode(g, 0, false, false, 2, 0x0fae, 2, &rm, 0, 0);
+		break;
+	}
+	case 5: case 6: {                           /* #PF: reads and writes past the data pages */
+		struct rm rm = { .mem = true, .mod = 0, .rm = 4, .has_sib = true, .sib = 0x25, .disp_len = 4,
+				 .disp = 0x202000u + pick(g, 0x8000) };
+		unsigned size = rand_size(g);
+		if (pick(g, 2))
+			rm.disp = 0x202000u - pick(g, size);   /* straddles the boundary */
+		encode(g, osize_pfx(g, size), size == 8, false, dreg(g) & 7, (pick(g, 2) ? 0x88 : 0x8a) + (size != 1), 1,
+		       &rm, 0, 0);
+		break;
+	}
+	case 7: {                                   /* #PF in the middle of a REP MOVS/STOS */
+		unsigned size = rand_size(g);
+		mov_imm(g, R_DI, 0x202000u - size * (1 + pick(g, 8)));
+		mov_imm32(g, R_CX, 9 + pick(g, 8));
+		emit(g, 0xfc);
+		encode(g, P_F3 | osize_pfx(g, size), size == 8, false, 0, (pick(g, 2) ? 0xa4 : 0xaa) + (size != 1), 1,
+		       NULL, 0, 0);
+		break;
+	}
+	default:                                    /* #BP (INT3), #DB (INT1): traps, RIP after them */
+		emit(g, pick(g, 2) ? 0xcc : 0xf1);
+		break;
+	}
+}
+
 static void gen_insn64(struct gen *g)
 {
 	switch (pick(g, 36)) {
@@ -670,6 +752,8 @@ uint32_t gen_case64(struct gen *g, struct diff_request *rq)
 	unsigned n = 1 + pick(g, SEQ_MAX);
 	for (unsigned i = 0; i < n && g->len < DIFF_CODE_MAX - 160; i++)
 		gen_insn64(g);
+	if (pick(g, 6) == 0)
+		gen_fault(g);
 	rq->code_len = g->len;
 	return g->undef;
 }

@@ -14,7 +14,10 @@
  * -m 64 (gen64.c): hvemu in 64-bit mode as epyc-lite (AMD, like the host, so the
  *   vendor's choices for undefined flags and results are compared too); 64-bit
  *   integer and SSE/SSE2 sequences; all sixteen registers, the six status flags
- *   and DF, XMM0-15 and MXCSR are compared.
+ *   and DF, XMM0-15 and MXCSR are compared. A sixth of the sequences end with an
+ *   instruction that faults (#DE, #UD, #GP, #PF, #BP): the vector, error code,
+ *   RIP and CR2, and the state at the exception (the host's signal context,
+ *   hvemu's IST frame) are compared too.
  */
 #include <capstone/capstone.h>
 #include <inttypes.h>
@@ -44,6 +47,16 @@
 #define PDPT_ADDR 0x11000u
 #define PD_ADDR   0x12000u
 #define PT_ADDR   0x13000u     /* two page tables */
+/* The 64-bit run's exception handling, so a fault ends the case the way a
+ * signal ends it on the host: every vector's 64-bit interrupt gate points at a
+ * HLT of its own and uses IST1 (SDM Vol.3 6.14.1, 6.14.5), so the frame goes
+ * to a stack outside the compared pages. */
+#define IDT_ADDR     0x15000u
+#define HANDLER_ADDR 0x16000u  /* HLT at HANDLER_ADDR + vector */
+#define GDT_ADDR     0x17000u  /* null, 08H code64, 10H data, 18H TSS (16 bytes) */
+#define TSS_ADDR     0x17100u
+#define IST_TOP      0x19000u
+#define UNMAPPED     0x202000u /* 202000H-20FFFFH: not present, as on the host */
 
 static uint64_t flat_descriptor(unsigned access, unsigned flags)
 {
@@ -73,6 +86,24 @@ static void enter_mode(struct cpu *cpu, struct physmem *pm, enum diff_mode mode)
 			for (unsigned i = 0; i < 512; i++)
 				put64(pm->ram + PT_ADDR + 0x1000u * t + 8 * i, ((uint64_t)(t * 512 + i) << 12) | 3);
 		}
+		for (uint32_t a = UNMAPPED; a < 0x210000u; a += 0x1000)
+			put64(pm->ram + PT_ADDR + 8 * (a >> 12), 0);
+		for (unsigned v = 0; v < 256; v++) {
+			uint64_t h = HANDLER_ADDR + v;
+			put64(pm->ram + IDT_ADDR + 16 * v, (h & 0xffff) | 0x08u << 16 | 1ull << 32 | 0x8eull << 40 |
+				  (h >> 16) << 48);
+			pm->ram[HANDLER_ADDR + v] = 0xf4;
+		}
+		put64(pm->ram + GDT_ADDR + 0x08, 0x00af9b000000ffffull);
+		put64(pm->ram + GDT_ADDR + 0x10, 0x00cf93000000ffffull);
+		uint64_t tss = 0x67 | (uint64_t)TSS_ADDR << 16 | 0x89ull << 40;   /* 64-bit TSS, available */
+		put64(pm->ram + GDT_ADDR + 0x18, tss);
+		put64(pm->ram + TSS_ADDR + 28 + 8, IST_TOP);                        /* IST1 */
+		cpu->gdtr.base = GDT_ADDR;
+		cpu->gdtr.limit = 0x27;
+		cpu->idtr.base = IDT_ADDR;
+		cpu->idtr.limit = 0xfff;
+		seg_load_descriptor(&cpu->tr, 0x18, tss);
 		cpu->cr3 = PML4_ADDR;
 		cpu->cr4 = CR4_PAE | CR4_OSFXSR | CR4_OSXMMEXCPT;
 		cpu->efer = EFER_LME | EFER_LMA;
@@ -147,10 +178,25 @@ static status_t run_hvemu(struct machine *m, const struct diff_request *rq, stru
 		out->regs[r] = c->regs[r];
 	out->rflags = cpu_get_flags(c);
 	out->mxcsr = c->fpu.mxcsr;
+	out->vector = -1;
 	memcpy(out->xmm, c->fpu.xmm, sizeof(out->xmm));
 	memcpy(out->data, pm->ram + DIFF_DATA_ADDR, DIFF_DATA_SIZE);
-	if (st == ST_HALT && c->rip != DIFF_CODE_ADDR + rq->code_len + 1)
-		st = ST_FAULT;     /* halted somewhere else: an exception handler ran */
+	if (m64 && st == ST_HALT && c->rip > HANDLER_ADDR && c->rip <= HANDLER_ADDR + 256) {
+		/* A handler's HLT: the state at the exception from its frame (SDM
+		 * Vol.3 6.14.2: SS, RSP, RFLAGS, CS, RIP, error code from IST1 down). */
+		uint64_t frame[6];
+		unsigned v = (unsigned)(c->rip - HANDLER_ADDR - 1);
+		memcpy(frame, pm->ram + IST_TOP - sizeof(frame), sizeof(frame));
+		bool err = v == 8 || (v >= 10 && v <= 14) || v == 17 || v == 21;
+		out->vector = (int32_t)v;
+		out->error_code = err ? frame[0] : 0;
+		out->fault_rip = frame[1];
+		out->rflags = frame[3];
+		out->regs[R_SP] = frame[4];
+		out->cr2 = v == 14 ? c->cr2 : 0;
+	} else if (st == ST_HALT && c->rip != DIFF_CODE_ADDR + rq->code_len + 1) {
+		st = ST_FAULT;     /* halted somewhere else */
+	}
 	pm->on_ram_write = NULL;
 	return st;
 }
@@ -215,6 +261,13 @@ static bool same(const struct diff_request *rq, const struct diff_state *a, cons
 			return false;
 	if ((a->rflags ^ b->rflags) & flag_mask)
 		return false;
+	if (a->vector != b->vector)
+		return false;
+	/* #PF error code: U/S differs (the host runs at CPL 3), the rest must not. */
+	uint64_t err_mask = a->vector == 14 ? ~(uint64_t)4 : ~(uint64_t)0;
+	if (a->vector >= 0 && (a->fault_rip != b->fault_rip || ((a->error_code ^ b->error_code) & err_mask) ||
+			       a->cr2 != b->cr2))
+		return false;
 	if (a->mxcsr != b->mxcsr || memcmp(a->xmm, b->xmm, (m64 ? 16u : 8u) * sizeof(a->xmm[0])))
 		return false;
 	return memcmp(a->data, b->data, DIFF_DATA_SIZE) == 0;
@@ -238,6 +291,10 @@ static void report(unsigned long i, uint64_t seed, status_t st, const struct dif
 	for (unsigned r = 0; r < (m64 ? 16u : 8u); r++)
 		printf(" %s=%0*" PRIx64, reg_names[r], m64 ? 16 : 8, reg_of(rq, &rq->in, r));
 	printf(" rflags=%08" PRIx64 "\n", rq->in.rflags);
+	if (native->vector >= 0 || emu->vector >= 0)
+		printf("    exception: native %d (error %" PRIx64 ", rip %" PRIx64 ", cr2 %" PRIx64 ") hvemu %d (error %"
+		       PRIx64 ", rip %" PRIx64 ", cr2 %" PRIx64 ")\n", native->vector, native->error_code,
+		       native->fault_rip, native->cr2, emu->vector, emu->error_code, emu->fault_rip, emu->cr2);
 	for (unsigned r = 0; r < (m64 ? 16u : 8u); r++)
 		if (reg_of(rq, native, r) != reg_of(rq, emu, r))
 			printf("    %s: native %" PRIx64 " hvemu %" PRIx64 "\n", reg_names[r], reg_of(rq, native, r),
@@ -330,7 +387,7 @@ int main(int argc, char **argv)
 	static struct machine m;
 	static struct diff_request rq;
 	static struct diff_state native, emu;
-	unsigned long mismatches = 0, bytes = 0;
+	unsigned long mismatches = 0, bytes = 0, faults = 0;
 
 	signal(SIGPIPE, SIG_IGN);
 	if (!model || !machine_init(&m, model) || !native_start(&h)) {
@@ -378,6 +435,7 @@ int main(int argc, char **argv)
 		}
 		status_t st = run_hvemu(&m, &rq, &emu);
 		bytes += rq.code_len;
+		faults += native.vector >= 0;
 		/* 64-bit: the model matches the host's vendor, so undefined flags count too. */
 		uint32_t mask = mode == DIFF_MODE64 ? COMPARED : COMPARED & ~undef;
 		if (st == ST_HALT && same(&rq, &native, &emu, mask))
@@ -387,6 +445,7 @@ int main(int argc, char **argv)
 	}
 	native_stop(&h);
 	machine_free(&m);
-	printf("host-diff: %lu sequences (%lu code bytes) compared, %lu mismatches\n", n, bytes, mismatches);
+	printf("host-diff: %lu sequences (%lu code bytes, %lu ended by an exception) compared, %lu mismatches\n", n,
+	       bytes, faults, mismatches);
 	return mismatches ? 1 : 0;
 }

@@ -4,6 +4,7 @@
  * leaves through an epilogue that stores them back. The host runs the bytes in
  * 64-bit mode at CPL 3; the generators only emit what is legal there. */
 #define _GNU_SOURCE                 /* REG_RIP */
+#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -142,14 +143,33 @@ static bool write_all(int fd, const void *buf, size_t n)
 	return true;
 }
 
-/* A fault in the case's code kills the child: say where first (on its own
- * stack: RSP is the case's). */
+/* A fault in the case's code: the kernel's view of it (vector, error code,
+ * CR2, all registers at the fault) becomes the case's outcome, then back to the
+ * loop (on its own stack: RSP is the case's). */
+static sigjmp_buf fault_return;
+static struct diff_state *fault_out;
+
 static void on_fault(int sig, siginfo_t *si, void *uc)
 {
 	const ucontext_t *u = uc;
-	fprintf(stderr, "host_diff: native fault (signal %d) at rip %llx, address %p\n", sig,
-		(unsigned long long)u->uc_mcontext.gregs[REG_RIP], si->si_addr);
-	_exit(128 + sig);
+	const greg_t *r = u->uc_mcontext.gregs;
+	static const int order[16] = { REG_RAX, REG_RCX, REG_RDX, REG_RBX, REG_RSP, REG_RBP, REG_RSI, REG_RDI,
+				       REG_R8, REG_R9, REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15 };
+	if (!fault_out) {
+		fprintf(stderr, "host_diff: native fault (signal %d) outside a case at rip %llx, address %p\n", sig,
+			(unsigned long long)r[REG_RIP], si->si_addr);
+		_exit(128 + sig);
+	}
+	for (unsigned k = 0; k < 16; k++)
+		fault_out->regs[k] = (uint64_t)r[order[k]];
+	fault_out->rflags = (uint64_t)r[REG_EFL];
+	fault_out->vector = (int32_t)r[REG_TRAPNO];
+	fault_out->error_code = (uint64_t)r[REG_ERR];
+	fault_out->fault_rip = (uint64_t)r[REG_RIP];
+	fault_out->cr2 = r[REG_TRAPNO] == 14 ? (uint64_t)r[REG_CR2] : 0;     /* stale otherwise */
+	fault_out->mxcsr = u->uc_mcontext.fpregs->mxcsr;
+	memcpy(fault_out->xmm, u->uc_mcontext.fpregs->_xmm, sizeof(fault_out->xmm));
+	siglongjmp(fault_return, 1);
 }
 
 /* The child: map the fixed pages, then run requests until the pipe closes. */
@@ -188,11 +208,20 @@ static void native_child(int from, int to)
 		ctl->in_rflags = rq.in.rflags;
 		memcpy(ctl->in_xmm, rq.in.xmm, sizeof(ctl->in_xmm));
 		ctl->in_mxcsr = rq.in.mxcsr;
-		entry();
-		memcpy(out.regs, ctl->out_regs, sizeof(out.regs));
-		out.rflags = ctl->out_rflags;
-		memcpy(out.xmm, ctl->out_xmm, sizeof(out.xmm));
-		out.mxcsr = ctl->out_mxcsr;
+		fault_out = &out;
+		if (sigsetjmp(fault_return, 1) == 0) {
+			entry();
+			memcpy(out.regs, ctl->out_regs, sizeof(out.regs));
+			out.rflags = ctl->out_rflags;
+			memcpy(out.xmm, ctl->out_xmm, sizeof(out.xmm));
+			out.mxcsr = ctl->out_mxcsr;
+			out.vector = -1;
+			out.error_code = out.fault_rip = out.cr2 = 0;
+		} else {
+			/* Left from the handler: the case's MXCSR is still loaded. */
+			__builtin_ia32_ldmxcsr(ctl->host_mxcsr);
+		}
+		fault_out = NULL;
 		memcpy(out.data, data, DIFF_DATA_SIZE);
 		if (!write_all(to, &out, sizeof(out)))
 			_exit(4);
