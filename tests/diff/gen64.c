@@ -611,7 +611,7 @@ static void gen_misc(struct gen *g)
  * instruction faults after its completed iterations, SDM Vol.2 REP). */
 static void gen_fault(struct gen *g)
 {
-	switch (pick(g, 9)) {
+	switch (pick(g, 10)) {
 	case 0: {                                   /* #DE: divide by zero or a quotient too large */
 		unsigned size = rand_size(g);
 		static const unsigned divregs[] = { R_BX, R_BP, R_R8, R_R9, R_R10, R_R11, R_R14 };
@@ -628,8 +628,11 @@ static void gen_fault(struct gen *g)
 			{ 0x06 }, { 0x07 }, { 0x0e }, { 0x16 }, { 0x17 }, { 0x1e }, { 0x1f }, { 0x27 }, { 0x2f },
 			{ 0x37 }, { 0x3f }, { 0x60 }, { 0x61 }, { 0xce }, { 0xd4, 0x0a }, { 0xd5, 0x0a }, { 0x0f, 0x0b },
 			{ 0xf0, 0x01, 0xc0 }, { 0xf0, 0x8b, 0x06 }, { 0xf0, 0x90 }, { 0xf0, 0x0f, 0xa3 },
+			{ 0x0f, 0xc7, 0xc8 }, { 0x8d, 0xc0 }, { 0x8e, 0xc8 }, { 0x0f, 0xb9, 0xc0 },   /* register forms */
+			{ 0x0f, 0x34 },                     /* SYSENTER: #UD in long mode on AMD (APM3) */
 		};
-		static const uint8_t ud_len[] = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 3, 3, 2, 3 };
+		static const uint8_t ud_len[] = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 3, 3, 2, 3,
+						  3, 2, 2, 3, 2 };
 		unsigned k = pick(g, sizeof(ud_len));
 		for (unsigned i = 0; i < ud_len[k]; i++)
 			emit(g, ud[k][i]);
@@ -682,6 +685,18 @@ static void gen_fault(struct gen *g)
 		       NULL, 0, 0);
 		break;
 	}
+	case 8:                                     /* the stack: #PF below the mapped pages, #SS non-canonical */
+		if (pick(g, 2))
+			mov_imm(g, R_SP, (pick(g, 2) ? 0x202000u : 0x0000800000000000ull) + 8 * (2 + pick(g, 8)));
+		else
+			mov_imm(g, R_SP, (pick(g, 2) ? 0x20f000u : 0xffff7ffffffff000ull) + 8 * pick(g, 8));
+		switch (pick(g, 4)) {
+		case 0: emit(g, 0x50 + pick(g, 8)); break;                      /* PUSH */
+		case 1: emit(g, 0x58 + pick(g, 4)); break;                      /* POP */
+		case 2: emit(g, 0xe8), emit_imm(g, 0, 4); break;                /* CALL */
+		default: emit(g, 0x9c); break;                                  /* PUSHF */
+		}
+		break;
 	default:                                    /* #BP (INT3), #DB (INT1): traps, RIP after them */
 		emit(g, pick(g, 2) ? 0xcc : 0xf1);
 		break;
