@@ -4,7 +4,7 @@
 #   make demo      build, then boot the bundled hello guest
 #   make test      build, run every meson test, then the sanitizer build's tests
 #   make test-san  only the AddressSanitizer/UBSan build (build-san/) and its tests
-#   make bench     guest MIPS of the bench/ programs (ALU loop, memory loop)
+#   make bench     guest MIPS of the bench/ programs (ALU, memory and page-walk loops, 32- and 64-bit)
 #   make clean     remove build/ and build-san/
 
 BUILD ?= build
