@@ -4,130 +4,14 @@
  * One instruction at a time: decoded with decode_insn() and run through its
  * handler, so each case sees the handler's status and the raised event. Code
  * bytes were assembled with GNU as (the source is beside each). */
-#include <check.h>
-#include <string.h>
-
-#include "emu/cpu.h"
 #include "emu/hooks.h"
-#include "emu/cpu_model.h"
-#include "emu/insn.h"
-
-#define RAM_SIZE  (4u << 20)
-#define GDT_BASE  0x1000
-#define PML4      0x10000       /* identity map of the first 1 GiB with 2 MiB pages */
-#define PDPT      0x11000
-#define PD        0x12000
-#define TSS64     0x3000
-
-enum { SEL_CODE32 = 0x08, SEL_DATA = 0x10, SEL_CODE64 = 0x18, SEL_TSS = 0x20 /* 16 bytes */ };
-
-struct machine {
-	struct physmem pm;
-	struct iobus io;
-	struct cpu cpu;
-};
-
-static uint64_t make_desc(uint32_t base, uint32_t limit, uint8_t access, uint8_t flags)
-{
-	return (limit & 0xffffull) | ((uint64_t)(base & 0xffffff) << 16) | ((uint64_t)access << 40) |
-	       ((uint64_t)((limit >> 16) & 0xf) << 48) | ((uint64_t)(flags & 0xf) << 52) |
-	       ((uint64_t)(base >> 24) << 56);
-}
-
-/* 32-bit protected mode, CPL 0, flat segments, paging off, EFER.SCE|LME clear. */
-static void machine_init_model(struct machine *m, const struct cpu_model *model)
-{
-	ck_assert(physmem_init(&m->pm, RAM_SIZE));
-	iobus_init(&m->io);
-	cpu_init(&m->cpu, model, &m->pm, &m->io);
-	struct cpu *c = &m->cpu;
-	physmem_write(&m->pm, GDT_BASE + SEL_CODE32, 8, make_desc(0, 0xfffff, 0x9b, 0xc));
-	physmem_write(&m->pm, GDT_BASE + SEL_DATA, 8, make_desc(0, 0xfffff, 0x93, 0xc));
-	physmem_write(&m->pm, GDT_BASE + SEL_CODE64, 8, make_desc(0, 0xfffff, 0x9b, 0xa));
-	physmem_write(&m->pm, GDT_BASE + SEL_TSS, 8, make_desc(TSS64, 0x67, 0x89, 0));
-	physmem_write(&m->pm, GDT_BASE + SEL_TSS + 8, 8, 0);
-	c->gdtr.base = GDT_BASE;
-	c->gdtr.limit = 0x2f;
-	for (unsigned s = 0; s < SR_COUNT; s++)
-		seg_load_descriptor(&c->seg[s], s == SR_CS ? SEL_CODE32 : SEL_DATA,
-				    physmem_read(&m->pm, GDT_BASE + (s == SR_CS ? SEL_CODE32 : SEL_DATA), 8));
-	c->cr0 = CR0_PE | CR0_ET;
-	c->cpl = 0;
-	cpu_update_mode(c);
-	physmem_write(&m->pm, PML4, 8, PDPT | 3);
-	physmem_write(&m->pm, PDPT, 8, PD | 3);
-	for (unsigned i = 0; i < 512; i++)
-		physmem_write(&m->pm, PD + i * 8, 8, ((uint64_t)i << 21) | 0x83);
-}
-
-static void machine_init(struct machine *m, const char *model)
-{
-	machine_init_model(m, cpu_model_find(model));
-}
-
-static void machine_free(struct machine *m)
-{
-	cpu_destroy(&m->cpu);
-	physmem_destroy(&m->pm);
-}
-
-/* Decode and execute one instruction; returns its status. On ST_FAULT the
- * vector/error code are in cpu->event. */
-static status_t exec(struct machine *m, const uint8_t *bytes, unsigned len)
-{
-	struct insn in;
-	struct cpu *c = &m->cpu;
-	memset(&in, 0, sizeof(in));
-	int n = decode_insn(bytes, len, cpu_code_size(c), &in);
-	ck_assert_int_eq(n, (int)len);
-	c->event.pending = false;
-	c->insn_start = c->rip;
-	c->rip += (unsigned)n;
-	return in.exec(c, &in);
-}
-#define EXEC(m, ...) exec((m), (const uint8_t[]){ __VA_ARGS__ }, sizeof((const uint8_t[]){ __VA_ARGS__ }))
-
-static void assert_gp0(struct machine *m, status_t st)
-{
-	ck_assert_int_eq(st, ST_FAULT);
-	ck_assert_int_eq(m->cpu.event.vector, EXC_GP);
-	ck_assert_uint_eq(m->cpu.event.error_code, 0);
-}
-
-static status_t wrmsr(struct machine *m, uint32_t idx, uint64_t v)
-{
-	m->cpu.regs[R_CX] = idx;
-	m->cpu.regs[R_AX] = (uint32_t)v;
-	m->cpu.regs[R_DX] = v >> 32;
-	return EXEC(m, 0x0f, 0x30);                       /* wrmsr */
-}
-
-static status_t mov_cr(struct machine *m, unsigned cr, uint64_t v)
-{
-	/* mov crN, eax/rax: 64-bit operand in 64-bit mode (SDM Vol.2 MOV CR). */
-	m->cpu.regs[R_AX] = v;
-	return exec(m, (const uint8_t[]){ 0x0f, 0x22, (uint8_t)(0xc0 | cr << 3) }, 3);
-}
-
-/* EFER.LME, CR4.PAE, CR3, then CR0.PG: IA-32e active, compatibility mode. */
-static void activate(struct machine *m)
-{
-	ck_assert_int_eq(mov_cr(m, 4, CR4_PAE), ST_OK);
-	ck_assert_int_eq(mov_cr(m, 3, PML4), ST_OK);
-	ck_assert_int_eq(wrmsr(m, MSR_EFER, EFER_LME | EFER_SCE), ST_OK);
-	ck_assert_int_eq(mov_cr(m, 0, CR0_PE | CR0_ET | CR0_PG), ST_OK);
-}
-
-static void to64(struct machine *m)
-{
-	seg_load_descriptor(&m->cpu.seg[SR_CS], SEL_CODE64, physmem_read(&m->pm, GDT_BASE + SEL_CODE64, 8));
-	cpu_update_mode(&m->cpu);
-}
+#include "machine_fixture.h"
+#include "suite_runner.h"
 
 /* SDM Vol.3 9.8.5: PG with LME sets LMA; compat mode until CS.L = 1. */
 START_TEST(activation)
 {
-	struct machine m;
+	struct test_machine m;
 	machine_init(&m, "skylake-lite");
 	activate(&m);
 	ck_assert(m.cpu.efer & EFER_LMA);
@@ -145,8 +29,7 @@ START_TEST(activation)
 	ck_assert_int_eq(mov_cr(&m, 3, PML4 | (1ull << 38)), ST_OK);
 	ck_assert_int_eq(mov_cr(&m, 3, PML4), ST_OK);
 	/* Back to compatibility mode: PG may be cleared, LMA follows (9.8.5.4). */
-	seg_load_descriptor(&m.cpu.seg[SR_CS], SEL_CODE32, physmem_read(&m.pm, GDT_BASE + SEL_CODE32, 8));
-	cpu_update_mode(&m.cpu);
+	to_compat(&m);
 	ck_assert_int_eq(mov_cr(&m, 0, CR0_PE | CR0_ET), ST_OK);
 	ck_assert(!(m.cpu.efer & EFER_LMA));
 	ck_assert_int_eq(m.cpu.mode, MODE_PROT);
@@ -156,7 +39,7 @@ END_TEST
 
 START_TEST(activation_needs_pae_and_not_cs_l)
 {
-	struct machine m;
+	struct test_machine m;
 	machine_init(&m, "skylake-lite");
 	ck_assert_int_eq(wrmsr(&m, MSR_EFER, EFER_LME), ST_OK);
 	ck_assert_int_eq(mov_cr(&m, 3, PML4), ST_OK);
@@ -166,7 +49,7 @@ START_TEST(activation_needs_pae_and_not_cs_l)
 	ck_assert(!(m.cpu.efer & EFER_LMA));
 	/* Intel: activating with CS.L = 1 is #GP(0). */
 	ck_assert_int_eq(mov_cr(&m, 4, CR4_PAE), ST_OK);
-	seg_load_descriptor(&m.cpu.seg[SR_CS], SEL_CODE64, physmem_read(&m.pm, GDT_BASE + SEL_CODE64, 8));
+	load_cs(&m, SEL_CODE64);
 	assert_gp0(&m, mov_cr(&m, 0, CR0_PE | CR0_ET | CR0_PG));
 	machine_free(&m);
 	/* AMD (APM2 14.6.1) lists PAE only. */
@@ -174,7 +57,7 @@ START_TEST(activation_needs_pae_and_not_cs_l)
 	ck_assert_int_eq(wrmsr(&m, MSR_EFER, EFER_LME), ST_OK);
 	ck_assert_int_eq(mov_cr(&m, 3, PML4), ST_OK);
 	ck_assert_int_eq(mov_cr(&m, 4, CR4_PAE), ST_OK);
-	seg_load_descriptor(&m.cpu.seg[SR_CS], SEL_CODE64, physmem_read(&m.pm, GDT_BASE + SEL_CODE64, 8));
+	load_cs(&m, SEL_CODE64);
 	ck_assert_int_eq(mov_cr(&m, 0, CR0_PE | CR0_ET | CR0_PG), ST_OK);
 	ck_assert(m.cpu.efer & EFER_LMA);
 	machine_free(&m);
@@ -189,7 +72,7 @@ END_TEST
  * CR3 bit 63 is not stored; clearing PG with PCIDE is #GP. */
 START_TEST(pcid_rules)
 {
-	struct machine m;
+	struct test_machine m;
 	machine_init(&m, "skylake-lite");
 	assert_gp0(&m, mov_cr(&m, 4, CR4_PCIDE));
 	activate(&m);
@@ -200,8 +83,7 @@ START_TEST(pcid_rules)
 	to64(&m);
 	ck_assert_int_eq(mov_cr(&m, 3, PML4 | 5 | (1ull << 63)), ST_OK);
 	ck_assert_uint_eq(m.cpu.cr3, PML4 | 5);
-	seg_load_descriptor(&m.cpu.seg[SR_CS], SEL_CODE32, physmem_read(&m.pm, GDT_BASE + SEL_CODE32, 8));
-	cpu_update_mode(&m.cpu);
+	to_compat(&m);
 	assert_gp0(&m, mov_cr(&m, 0, CR0_PE | CR0_ET));
 	machine_free(&m);
 	/* epyc-lite has no PCID: the bit is reserved. */
@@ -217,7 +99,7 @@ END_TEST
 START_TEST(syscall_sysret)
 {
 	for (int amd = 0; amd < 2; amd++) {
-		struct machine m;
+		struct test_machine m;
 		machine_init(&m, amd ? "epyc-lite" : "skylake-lite");
 		activate(&m);
 		struct cpu *c = &m.cpu;
@@ -286,7 +168,7 @@ END_TEST
 START_TEST(syscall_legacy_mode)
 {
 	for (int amd = 0; amd < 2; amd++) {
-		struct machine m;
+		struct test_machine m;
 		machine_init(&m, amd ? "epyc-lite" : "skylake-lite");
 		struct cpu *c = &m.cpu;
 		ck_assert_int_eq(wrmsr(&m, MSR_EFER, EFER_SCE), ST_OK);
@@ -327,7 +209,7 @@ END_TEST
 
 START_TEST(movsxd_and_rdtscp)
 {
-	struct machine m;
+	struct test_machine m;
 	machine_init(&m, "skylake-lite");
 	activate(&m);
 	to64(&m);
@@ -363,7 +245,7 @@ END_TEST
  * 64-bit mode, bits 63:4 reserved (#GP(0)), CPL 0. */
 START_TEST(cr8_tpr)
 {
-	struct machine m;
+	struct test_machine m;
 	machine_init(&m, "skylake-lite");
 	activate(&m);
 	struct cpu *c = &m.cpu;
@@ -408,7 +290,7 @@ static const struct cpu_model no_cx16_model = {
 
 START_TEST(cmpxchg16b)
 {
-	struct machine m;
+	struct test_machine m;
 	machine_init(&m, "skylake-lite");
 	activate(&m);
 	to64(&m);
@@ -455,7 +337,7 @@ static status_t stop_at_event(void *ctx, struct cpu *cpu, const struct event *ev
  * raised before any translation (no #PF). */
 START_TEST(noncanonical_fetch)
 {
-	struct machine m;
+	struct test_machine m;
 	machine_init(&m, "skylake-lite");
 	activate(&m);
 	to64(&m);
@@ -474,7 +356,7 @@ END_TEST
 /* LTR in IA-32e mode reads the 16-byte descriptor (SDM Vol.3 8.2.3). */
 START_TEST(ltr64)
 {
-	struct machine m;
+	struct test_machine m;
 	machine_init(&m, "skylake-lite");
 	activate(&m);
 	to64(&m);
@@ -505,7 +387,7 @@ START_TEST(ltr64)
 }
 END_TEST
 
-int main(void)
+static Suite *long_suite(void)
 {
 	Suite *s = suite_create("long");
 	TCase *t = tcase_create("activation");
@@ -522,9 +404,10 @@ int main(void)
 	tcase_add_test(t, ltr64);
 	tcase_add_test(t, noncanonical_fetch);
 	suite_add_tcase(s, t);
-	SRunner *r = srunner_create(s);
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? 1 : 0;
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(long_suite());
 }
