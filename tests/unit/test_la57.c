@@ -5,23 +5,13 @@
  * One instruction at a time, as in test_long.c: decoded with decode_insn() and
  * run through its handler. Code bytes were assembled with GNU as (the source is
  * beside each). */
-#include <check.h>
-#include <string.h>
-
 #include "emu/canonical.h"
-#include "emu/cpu.h"
-#include "emu/cpu_model.h"
 #include "emu/hooks.h"
-#include "emu/insn.h"
 #include "mmu/paging.h"
+#include "machine_fixture.h"
+#include "suite_runner.h"
 
-#define RAM_SIZE  (4u << 20)
-#define GDT_BASE  0x1000
-#define TSS64     0x3000
-#define PML4      0x10000       /* PML4[0] -> identity map of the first 1 GiB, 2 MiB pages */
-#define PDPT      0x11000
-#define PD        0x12000
-#define PML5      0x13000       /* PML5[0], [128], [256] -> PML4 */
+#define PML5      0x13000       /* PML5[0], [128], [256] -> the fixture's PML4 */
 
 /* 57-bit canonical but not 48-bit canonical: PML5 index 128 (bits 56:48). */
 #define LA57_LOW  0x0080000000000000ull
@@ -30,100 +20,15 @@
 /* Canonical under neither width (bit 56 = 1, bits 63:57 = 0). */
 #define NONCANON  0x0100000000000000ull
 
-enum { SEL_CODE32 = 0x08, SEL_DATA = 0x10, SEL_CODE64 = 0x18, SEL_TSS = 0x20 /* 16 bytes */ };
-
-struct machine {
-	struct physmem pm;
-	struct iobus io;
-	struct cpu cpu;
-};
-
-static uint64_t make_desc(uint32_t base, uint32_t limit, uint8_t access, uint8_t flags)
+/* IA-32e mode in 64-bit code: 5-level paging if la57, else 4-level. LA57 is set
+ * before PG, the only time it may change (SDM Vol.2 MOV CR). */
+static void enter64(struct test_machine *m, bool la57)
 {
-	return (limit & 0xffffull) | ((uint64_t)(base & 0xffffff) << 16) | ((uint64_t)access << 40) |
-	       ((uint64_t)((limit >> 16) & 0xf) << 48) | ((uint64_t)(flags & 0xf) << 52) |
-	       ((uint64_t)(base >> 24) << 56);
-}
-
-static void machine_init(struct machine *m, const char *model)
-{
-	ck_assert(physmem_init(&m->pm, RAM_SIZE));
-	iobus_init(&m->io);
-	cpu_init(&m->cpu, cpu_model_find(model), &m->pm, &m->io);
-	struct cpu *c = &m->cpu;
-	physmem_write(&m->pm, GDT_BASE + SEL_CODE32, 8, make_desc(0, 0xfffff, 0x9b, 0xc));
-	physmem_write(&m->pm, GDT_BASE + SEL_DATA, 8, make_desc(0, 0xfffff, 0x93, 0xc));
-	physmem_write(&m->pm, GDT_BASE + SEL_CODE64, 8, make_desc(0, 0xfffff, 0x9b, 0xa));
-	physmem_write(&m->pm, GDT_BASE + SEL_TSS, 8, make_desc(TSS64, 0x67, 0x89, 0));
-	physmem_write(&m->pm, GDT_BASE + SEL_TSS + 8, 8, 0);
-	c->gdtr.base = GDT_BASE;
-	c->gdtr.limit = 0x2f;
-	for (unsigned s = 0; s < SR_COUNT; s++)
-		seg_load_descriptor(&c->seg[s], s == SR_CS ? SEL_CODE32 : SEL_DATA,
-				    physmem_read(&m->pm, GDT_BASE + (s == SR_CS ? SEL_CODE32 : SEL_DATA), 8));
-	c->cr0 = CR0_PE | CR0_ET;
-	c->cpl = 0;
-	cpu_update_mode(c);
-	physmem_write(&m->pm, PML4, 8, PDPT | 3);
-	physmem_write(&m->pm, PDPT, 8, PD | 3);
-	for (unsigned i = 0; i < 512; i++)
-		physmem_write(&m->pm, PD + i * 8, 8, ((uint64_t)i << 21) | 0x83);
 	physmem_write(&m->pm, PML5, 8, PML4 | 3);
 	physmem_write(&m->pm, PML5 + 128 * 8, 8, PML4 | 3);
 	physmem_write(&m->pm, PML5 + 256 * 8, 8, PML4 | 3);
-}
-
-static void machine_free(struct machine *m)
-{
-	cpu_destroy(&m->cpu);
-	physmem_destroy(&m->pm);
-}
-
-static status_t exec(struct machine *m, const uint8_t *bytes, unsigned len)
-{
-	struct insn in;
-	struct cpu *c = &m->cpu;
-	memset(&in, 0, sizeof(in));
-	int n = decode_insn(bytes, len, cpu_code_size(c), &in);
-	ck_assert_int_eq(n, (int)len);
-	c->event.pending = false;
-	c->insn_start = c->rip;
-	c->rip += (unsigned)n;
-	return in.exec(c, &in);
-}
-#define EXEC(m, ...) exec((m), (const uint8_t[]){ __VA_ARGS__ }, sizeof((const uint8_t[]){ __VA_ARGS__ }))
-
-static void assert_fault(struct machine *m, status_t st, unsigned vector, uint32_t error)
-{
-	ck_assert_int_eq(st, ST_FAULT);
-	ck_assert_int_eq(m->cpu.event.vector, vector);
-	ck_assert_uint_eq(m->cpu.event.error_code, error);
-}
-
-static status_t wrmsr(struct machine *m, uint32_t idx, uint64_t v)
-{
-	m->cpu.regs[R_CX] = idx;
-	m->cpu.regs[R_AX] = (uint32_t)v;
-	m->cpu.regs[R_DX] = v >> 32;
-	return EXEC(m, 0x0f, 0x30);                       /* wrmsr */
-}
-
-static status_t mov_cr(struct machine *m, unsigned cr, uint64_t v)
-{
-	m->cpu.regs[R_AX] = v;
-	return exec(m, (const uint8_t[]){ 0x0f, 0x22, (uint8_t)(0xc0 | cr << 3) }, 3);
-}
-
-/* IA-32e mode in 64-bit code: 5-level paging if la57, else 4-level. LA57 is set
- * before PG, the only time it may change (SDM Vol.2 MOV CR). */
-static void enter64(struct machine *m, bool la57)
-{
-	ck_assert_int_eq(mov_cr(m, 4, CR4_PAE | (la57 ? CR4_LA57 : 0)), ST_OK);
-	ck_assert_int_eq(mov_cr(m, 3, la57 ? PML5 : PML4), ST_OK);
-	ck_assert_int_eq(wrmsr(m, MSR_EFER, EFER_LME | EFER_SCE), ST_OK);
-	ck_assert_int_eq(mov_cr(m, 0, CR0_PE | CR0_ET | CR0_PG), ST_OK);
-	seg_load_descriptor(&m->cpu.seg[SR_CS], SEL_CODE64, physmem_read(&m->pm, GDT_BASE + SEL_CODE64, 8));
-	cpu_update_mode(&m->cpu);
+	activate_ia32e(m, CR4_PAE | (la57 ? CR4_LA57 : 0), la57 ? PML5 : PML4);
+	to64(m);
 	ck_assert_int_eq(m->cpu.mode, MODE_LONG64);
 	ck_assert_uint_eq(cpu_paging_mode(&m->cpu), la57 ? PAGING_5LEVEL : PAGING_4LEVEL);
 }
@@ -158,7 +63,7 @@ END_TEST
  * LA57 processor checks 48 bits. */
 START_TEST(data_accesses_follow_paging_mode)
 {
-	struct machine m;
+	struct test_machine m;
 	machine_init(&m, "icelake-lite");
 	enter64(&m, true);
 	struct cpu *c = &m.cpu;
@@ -199,7 +104,7 @@ END_TEST
 START_TEST(rip_loads_follow_paging_mode)
 {
 	for (int la57 = 0; la57 < 2; la57++) {
-		struct machine m;
+		struct test_machine m;
 		machine_init(&m, "icelake-lite");
 		enter64(&m, la57);
 		struct cpu *c = &m.cpu;
@@ -269,7 +174,7 @@ static status_t stop_at_event(void *ctx, struct cpu *cpu, const struct event *ev
 
 START_TEST(fetch_at_57bit_rip)
 {
-	struct machine m;
+	struct test_machine m;
 	machine_init(&m, "icelake-lite");
 	enter64(&m, true);
 	static const struct cpu_hooks hooks = { .event = stop_at_event };
@@ -302,7 +207,7 @@ START_TEST(registers_follow_the_processor)
 		MSR_SYSENTER_EIP,
 	};
 	for (int la57cpu = 0; la57cpu < 2; la57cpu++) {
-		struct machine m;
+		struct test_machine m;
 		machine_init(&m, la57cpu ? "icelake-lite" : "skylake-lite");
 		enter64(&m, false);
 		struct cpu *c = &m.cpu;
@@ -350,7 +255,7 @@ END_TEST
 /* SDM Vol.2 MOV CR: changing CR4.LA57 while IA-32e mode is active is #GP(0). */
 START_TEST(la57_fixed_in_ia32e)
 {
-	struct machine m;
+	struct test_machine m;
 	machine_init(&m, "icelake-lite");
 	enter64(&m, false);
 	assert_fault(&m, mov_cr(&m, 4, CR4_PAE | CR4_LA57), EXC_GP, 0);
@@ -368,19 +273,13 @@ START_TEST(la57_fixed_in_ia32e)
 }
 END_TEST
 
-static void assert_ud(struct machine *m, status_t st)
-{
-	ck_assert_int_eq(st, ST_FAULT);
-	ck_assert_int_eq(m->cpu.event.vector, EXC_UD);
-}
-
 /* SDM Vol.2 RDFSBASE/WRFSBASE: #UD while CR4.FSGSBASE = 0 and outside 64-bit
  * mode; CR4.FSGSBASE exists only with CPUID.(EAX=7,ECX=0):EBX[0]. */
 START_TEST(fsgsbase_enabling)
 {
 	static const char *const with[] = { "skylake-lite", "icelake-lite", "epyc-lite" };
 	for (unsigned i = 0; i < 3; i++) {
-		struct machine m;
+		struct test_machine m;
 		machine_init(&m, with[i]);
 		ck_assert(cpu_model_has(m.cpu.model, 7, 1, 0));
 		enter64(&m, false);
@@ -391,12 +290,11 @@ START_TEST(fsgsbase_enabling)
 		ck_assert_int_eq(EXEC(&m, 0xf3, 0x48, 0x0f, 0xae, 0xc0), ST_OK);
 		ck_assert_uint_eq(m.cpu.regs[R_AX], 0x1234);
 		/* Compatibility mode: #UD whatever CR4 says. */
-		seg_load_descriptor(&m.cpu.seg[SR_CS], SEL_CODE32, physmem_read(&m.pm, GDT_BASE + SEL_CODE32, 8));
-		cpu_update_mode(&m.cpu);
+		to_compat(&m);
 		assert_ud(&m, EXEC(&m, 0xf3, 0x0f, 0xae, 0xc0));         /* rdfsbase eax */
 		machine_free(&m);
 	}
-	struct machine m;
+	struct test_machine m;
 	machine_init(&m, "core2");
 	assert_fault(&m, mov_cr(&m, 4, CR4_FSGSBASE), EXC_GP, 0);
 	machine_free(&m);
@@ -405,7 +303,7 @@ END_TEST
 
 START_TEST(fsgsbase_semantics)
 {
-	struct machine m;
+	struct test_machine m;
 	machine_init(&m, "icelake-lite");
 	enter64(&m, false);
 	struct cpu *c = &m.cpu;
@@ -457,7 +355,7 @@ START_TEST(fsgsbase_semantics)
 }
 END_TEST
 
-int main(void)
+static Suite *la57_suite(void)
 {
 	Suite *s = suite_create("la57");
 	TCase *t = tcase_create("canonical");
@@ -472,9 +370,10 @@ int main(void)
 	tcase_add_test(t, fsgsbase_enabling);
 	tcase_add_test(t, fsgsbase_semantics);
 	suite_add_tcase(s, t);
-	SRunner *r = srunner_create(s);
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? 1 : 0;
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(la57_suite());
 }
