@@ -12,20 +12,14 @@
  * mapped with 2 MiB pages; linear TEST_LIN.. goes through a page table of 4 KiB
  * pages (PDPTE 1, PDE 0) whose entries the cases change. Frame k holds the
  * marker MARKER(k). */
-#include <check.h>
 #include <string.h>
 
-#include "emu/cpu.h"
-#include "emu/cpu_model.h"
-#include "emu/insn.h"
 #include "emu/operand.h"
+#include "machine_fixture.h"
+#include "suite_runner.h"
 
-#define RAM_SIZE  (4u << 20)
-#define GDT_BASE  0x1000
+/* Besides the fixture's GDT and identity tables (machine_fixture.h): */
 #define DESC      0x2000        /* INVPCID descriptor */
-#define PML4      0x10000
-#define PDPT      0x11000
-#define PD        0x12000       /* identity, 2 MiB pages */
 #define PD_T      0x13000       /* test area: PDE 0 -> PT_T, PDE 1 a 2 MiB page */
 #define PT_T      0x14000
 #define PML5      0x15000       /* only for the 5-level case */
@@ -40,74 +34,39 @@
 #define PTE_G 0x100ull
 #define CR3_NOFLUSH (1ull << 63)
 
-enum { SEL_CODE64 = 0x08, SEL_DATA = 0x10 };
-
-static struct physmem pm;
-static struct iobus io;
-static struct cpu cpu;
-
-static uint64_t make_desc(uint8_t access, uint8_t flags)
-{
-	return 0xffffull | ((uint64_t)access << 40) | (0xfull << 48) | ((uint64_t)flags << 52);
-}
+static struct test_machine m;
 
 static uint64_t t_lin(unsigned i) { return TEST_LIN + ((uint64_t)i << 12); }
 
 /* PTE i of the test table -> frame k (no invalidation). */
 static void map(unsigned i, unsigned k, uint64_t extra)
 {
-	physmem_write(&pm, PT_T + i * 8, 8, (FRAMES + ((uint64_t)k << 12)) | PTE_P | PTE_W | extra);
+	physmem_write(&m.pm, PT_T + i * 8, 8, (FRAMES + ((uint64_t)k << 12)) | PTE_P | PTE_W | extra);
 }
 
 /* The 2 MiB page at BIG_LIN -> physical 2 MiB page n (no invalidation). */
 static void map_big(unsigned n)
 {
-	physmem_write(&pm, PD_T + 8, 8, ((uint64_t)n << 21) | PTE_P | PTE_W | PTE_PS);
+	physmem_write(&m.pm, PD_T + 8, 8, ((uint64_t)n << 21) | PTE_P | PTE_W | PTE_PS);
 }
 
-static status_t exec(const uint8_t *bytes, unsigned len)
-{
-	struct insn in;
-	memset(&in, 0, sizeof(in));
-	int n = decode_insn(bytes, len, cpu_code_size(&cpu), &in);
-	ck_assert_int_eq(n, (int)len);
-	cpu.event.pending = false;
-	cpu.insn_start = cpu.rip;
-	cpu.rip += (unsigned)n;
-	return in.exec(&cpu, &in);
-}
-#define EXEC(...) exec((const uint8_t[]){ __VA_ARGS__ }, sizeof((const uint8_t[]){ __VA_ARGS__ }))
-
-static status_t mov_cr(unsigned cr, uint64_t v)
-{
-	cpu.regs[R_AX] = v;
-	return exec((const uint8_t[]){ 0x0f, 0x22, (uint8_t)(0xc0 | cr << 3) }, 3);   /* mov crN, rax */
-}
-
-static void set_cr3(uint64_t v) { ck_assert_int_eq(mov_cr(3, v), ST_OK); }
-static void set_cr4(uint64_t v) { ck_assert_int_eq(mov_cr(4, v), ST_OK); }
+static void set_cr3(uint64_t v) { ck_assert_int_eq(mov_cr(&m, 3, v), ST_OK); }
+static void set_cr4(uint64_t v) { ck_assert_int_eq(mov_cr(&m, 4, v), ST_OK); }
 
 /* invpcid (%rax), %rcx with the descriptor {pcid, lin} at DESC. */
 static status_t invpcid(uint64_t type, uint64_t desc_lo, uint64_t lin)
 {
-	physmem_write(&pm, DESC, 8, desc_lo);
-	physmem_write(&pm, DESC + 8, 8, lin);
-	cpu.regs[R_AX] = DESC;
-	cpu.regs[R_CX] = type;
-	return EXEC(0x66, 0x0f, 0x38, 0x82, 0x08);
-}
-
-static void assert_gp0(status_t st)
-{
-	ck_assert_int_eq(st, ST_FAULT);
-	ck_assert_int_eq(cpu.event.vector, EXC_GP);
-	ck_assert_uint_eq(cpu.event.error_code, 0);
+	physmem_write(&m.pm, DESC, 8, desc_lo);
+	physmem_write(&m.pm, DESC + 8, 8, lin);
+	m.cpu.regs[R_AX] = DESC;
+	m.cpu.regs[R_CX] = type;
+	return EXEC(&m, 0x66, 0x0f, 0x38, 0x82, 0x08);
 }
 
 static uint32_t rd(uint64_t lin)
 {
 	uint64_t v = 0;
-	ck_assert_int_eq(mem_read(&cpu, SR_DS, lin, 4, &v), ST_OK);
+	ck_assert_int_eq(mem_read(&m.cpu, SR_DS, lin, 4, &v), ST_OK);
 	return (uint32_t)v;
 }
 
@@ -116,12 +75,12 @@ static void assert_tlb_consistent(void)
 {
 	static uint8_t seen[TLB_SLOTS];
 	memset(seen, 0, sizeof(seen));
-	for (unsigned i = 0; i < cpu.tlb.n_used; i++) {
-		ck_assert_uint_lt(cpu.tlb.used[i], TLB_SLOTS);
-		ck_assert(!seen[cpu.tlb.used[i]]++);
+	for (unsigned i = 0; i < m.cpu.tlb.n_used; i++) {
+		ck_assert_uint_lt(m.cpu.tlb.used[i], TLB_SLOTS);
+		ck_assert(!seen[m.cpu.tlb.used[i]]++);
 	}
 	for (unsigned s = 0; s < TLB_SLOTS; s++) {
-		const struct tlb_entry *e = &cpu.tlb.e[0][0] + s;
+		const struct tlb_entry *e = &m.cpu.tlb.e[0][0] + s;
 		bool valid = e->tag[0] != TLB_TAG_INVALID || e->tag[1] != TLB_TAG_INVALID ||
 			     e->tag[2] != TLB_TAG_INVALID;
 		if (valid)
@@ -132,46 +91,31 @@ static void assert_tlb_consistent(void)
 /* 64-bit mode, CR4.PAE|PGE|PCIDE, CR3 = PML4 with PCID 1. */
 static void setup(void)
 {
-	ck_assert(physmem_init(&pm, RAM_SIZE));
-	iobus_init(&io);
-	cpu_init(&cpu, cpu_model_find("skylake-lite"), &pm, &io);
-	physmem_write(&pm, GDT_BASE + SEL_CODE64, 8, make_desc(0x9b, 0xa));
-	physmem_write(&pm, GDT_BASE + SEL_DATA, 8, make_desc(0x93, 0xc));
-	cpu.gdtr.base = GDT_BASE;
-	cpu.gdtr.limit = 0x17;
-	physmem_write(&pm, PML4, 8, PDPT | 3);
-	physmem_write(&pm, PDPT, 8, PD | 3);
-	physmem_write(&pm, PDPT + 8, 8, PD_T | 3);
-	physmem_write(&pm, PD_T, 8, PT_T | 3);
-	for (unsigned i = 0; i < 512; i++)
-		physmem_write(&pm, PD + i * 8, 8, ((uint64_t)i << 21) | 0x83);
+	machine_init(&m, "skylake-lite");
+	physmem_write(&m.pm, PDPT + 8, 8, PD_T | 3);
+	physmem_write(&m.pm, PD_T, 8, PT_T | 3);
 	for (unsigned k = 0; k < 16; k++)
-		physmem_write(&pm, FRAMES + (k << 12), 4, MARKER(k));
+		physmem_write(&m.pm, FRAMES + (k << 12), 4, MARKER(k));
 	/* Words of the 2 MiB pages 0 and 1 at offsets 0 and 0x5000. */
-	physmem_write(&pm, 0, 4, 0x0b160000);
-	physmem_write(&pm, 1u << 21, 4, 0x0b160001);
-	physmem_write(&pm, 0x5000, 4, 0x0b165000);
-	physmem_write(&pm, (1u << 21) + 0x5000, 4, 0x0b165001);
+	physmem_write(&m.pm, 0, 4, 0x0b160000);
+	physmem_write(&m.pm, 1u << 21, 4, 0x0b160001);
+	physmem_write(&m.pm, 0x5000, 4, 0x0b165000);
+	physmem_write(&m.pm, (1u << 21) + 0x5000, 4, 0x0b165001);
 	map_big(0);
-	for (unsigned s = 0; s < SR_COUNT; s++)
-		seg_load_descriptor(&cpu.seg[s], s == SR_CS ? SEL_CODE64 : SEL_DATA,
-				    physmem_read(&pm, GDT_BASE + (s == SR_CS ? SEL_CODE64 : SEL_DATA), 8));
-	cpu.cr0 = CR0_PE | CR0_ET | CR0_PG;
-	cpu.cr4 = CR4_PAE | CR4_PGE;
-	cpu.efer = EFER_LME | EFER_LMA;
-	cpu.cr3 = PML4;
-	cpu.cpl = 0;
-	cpu_update_mode(&cpu);
-	ck_assert_int_eq(cpu.mode, MODE_LONG64);
-	tlb_flush_all(&cpu.tlb);
+	m.cpu.cr0 = CR0_PE | CR0_ET | CR0_PG;
+	m.cpu.cr4 = CR4_PAE | CR4_PGE;
+	m.cpu.efer = EFER_LME | EFER_LMA;
+	m.cpu.cr3 = PML4;
+	to64(&m);
+	ck_assert_int_eq(m.cpu.mode, MODE_LONG64);
+	tlb_flush_all(&m.cpu.tlb);
 	set_cr4(CR4_PAE | CR4_PGE | CR4_PCIDE);
 	set_cr3(PML4 | 1);
 }
 
 static void teardown(void)
 {
-	cpu_destroy(&cpu);
-	physmem_destroy(&pm);
+	machine_free(&m);
 }
 
 /* SDM Vol.3 4.10.4.1 MOV to CR3: bit 63 set keeps the new PCID's translations
@@ -193,7 +137,7 @@ START_TEST(switch_keeps_each_pcid)
 	set_cr3(PML4 | 1);                                /* bit 63 clear */
 	ck_assert_uint_eq(rd(t_lin(0)), MARKER(2));
 	/* CR3 does not store bit 63 (SDM Vol.3 4.10.4.1). */
-	ck_assert_uint_eq(cpu.cr3, PML4 | 1);
+	ck_assert_uint_eq(m.cpu.cr3, PML4 | 1);
 	assert_tlb_consistent();
 }
 END_TEST
@@ -259,15 +203,15 @@ START_TEST(invlpg_current_pcid_and_global)
 	set_cr3(PML4 | 2 | CR3_NOFLUSH);
 	map(0, 1, 0);
 	map(1, 4, PTE_G);
-	cpu.regs[R_AX] = t_lin(0);
-	ck_assert_int_eq(EXEC(0x0f, 0x01, 0x38), ST_OK);  /* invlpg (%rax) */
-	cpu.regs[R_AX] = t_lin(1);
-	ck_assert_int_eq(EXEC(0x0f, 0x01, 0x38), ST_OK);
+	m.cpu.regs[R_AX] = t_lin(0);
+	ck_assert_int_eq(EXEC(&m, 0x0f, 0x01, 0x38), ST_OK);  /* invlpg (%rax) */
+	m.cpu.regs[R_AX] = t_lin(1);
+	ck_assert_int_eq(EXEC(&m, 0x0f, 0x01, 0x38), ST_OK);
 	set_cr3(PML4 | 1 | CR3_NOFLUSH);
 	ck_assert_uint_eq(rd(t_lin(0)), MARKER(0));
 	ck_assert_uint_eq(rd(t_lin(1)), MARKER(4));
-	cpu.regs[R_AX] = t_lin(0);
-	ck_assert_int_eq(EXEC(0x0f, 0x01, 0x38), ST_OK);
+	m.cpu.regs[R_AX] = t_lin(0);
+	ck_assert_int_eq(EXEC(&m, 0x0f, 0x01, 0x38), ST_OK);
 	ck_assert_uint_eq(rd(t_lin(0)), MARKER(1));
 }
 END_TEST
@@ -376,43 +320,43 @@ END_TEST
  * CR4.PCIDE = 0; #UD on a model without INVPCID. */
 START_TEST(invpcid_faults)
 {
-	assert_gp0(invpcid(4, 0, 0));
-	assert_gp0(invpcid(1ull << 32, 0, 0));
-	assert_gp0(invpcid(1, 1ull << 12, 0));
-	assert_gp0(invpcid(2, 1ull << 63, 0));
-	assert_gp0(invpcid(0, 1, 0x0000800000000000ull));
+	assert_gp0(&m, invpcid(4, 0, 0));
+	assert_gp0(&m, invpcid(1ull << 32, 0, 0));
+	assert_gp0(&m, invpcid(1, 1ull << 12, 0));
+	assert_gp0(&m, invpcid(2, 1ull << 63, 0));
+	assert_gp0(&m, invpcid(0, 1, 0x0000800000000000ull));
 	ck_assert_int_eq(invpcid(1, 1, 0x0000800000000000ull), ST_OK);
 	ck_assert_int_eq(invpcid(0, 1, 0xffff800000000000ull), ST_OK);
 	set_cr3(PML4);
 	set_cr4(CR4_PAE | CR4_PGE);
-	assert_gp0(invpcid(0, 1, 0));
-	assert_gp0(invpcid(1, 1, 0));
+	assert_gp0(&m, invpcid(0, 1, 0));
+	assert_gp0(&m, invpcid(1, 1, 0));
 	ck_assert_int_eq(invpcid(1, 0, 0), ST_OK);
 	ck_assert_int_eq(invpcid(3, 0xabc, 0), ST_OK);
 	/* 5-level paging: 57-bit canonical form (SDM Vol.3 4.5). The PML5 table's
 	 * entry 0 leads to the same tables. */
-	cpu.model = cpu_model_find("icelake-lite");
-	physmem_write(&pm, PML5, 8, PML4 | 3);
-	cpu.cr4 |= CR4_LA57;
-	cpu.cr3 = PML5;
+	m.cpu.model = cpu_model_find("icelake-lite");
+	physmem_write(&m.pm, PML5, 8, PML4 | 3);
+	m.cpu.cr4 |= CR4_LA57;
+	m.cpu.cr3 = PML5;
 	ck_assert_int_eq(invpcid(0, 0, 0x0000800000000000ull), ST_OK);
 	ck_assert_int_eq(invpcid(0, 0, 0xff00000000000000ull), ST_OK);
-	assert_gp0(invpcid(0, 0, 0x0100000000000000ull));
-	cpu.cr4 &= ~(uint64_t)CR4_LA57;
-	cpu.cr3 = PML4;
-	tlb_flush_all(&cpu.tlb);
+	assert_gp0(&m, invpcid(0, 0, 0x0100000000000000ull));
+	m.cpu.cr4 &= ~(uint64_t)CR4_LA57;
+	m.cpu.cr3 = PML4;
+	tlb_flush_all(&m.cpu.tlb);
 	/* 4-level paging on an LA57 part: still the processor's 57-bit width
 	 * (emu/canonical.h addr_canonical_reg); a 48-bit part refuses it. */
 	ck_assert_int_eq(invpcid(0, 0, 0x0000800000000000ull), ST_OK);
-	assert_gp0(invpcid(0, 0, 0x0100000000000000ull));
-	cpu.model = cpu_model_find("skylake-lite");
-	assert_gp0(invpcid(0, 0, 0x0000800000000000ull));
-	cpu.cpl = 3;
-	assert_gp0(invpcid(1, 0, 0));
-	cpu.cpl = 0;
-	cpu.model = cpu_model_find("epyc-lite");
+	assert_gp0(&m, invpcid(0, 0, 0x0100000000000000ull));
+	m.cpu.model = cpu_model_find("skylake-lite");
+	assert_gp0(&m, invpcid(0, 0, 0x0000800000000000ull));
+	m.cpu.cpl = 3;
+	assert_gp0(&m, invpcid(1, 0, 0));
+	m.cpu.cpl = 0;
+	m.cpu.model = cpu_model_find("epyc-lite");
 	ck_assert_int_eq(invpcid(1, 0, 0), ST_FAULT);
-	ck_assert_int_eq(cpu.event.vector, EXC_UD);
+	ck_assert_int_eq(m.cpu.event.vector, EXC_UD);
 }
 END_TEST
 
@@ -451,24 +395,24 @@ START_TEST(cr4_changes)
 	ck_assert_uint_eq(rd(t_lin(0)), MARKER(5));
 	/* SDM Vol.2 MOV CR: setting PCIDE with CR3[11:0] != 0 is #GP(0). */
 	set_cr4(CR4_PAE);
-	assert_gp0(mov_cr(4, CR4_PAE | CR4_PCIDE));
-	ck_assert_uint_eq(cpu.cr4, CR4_PAE);
+	assert_gp0(&m, mov_cr(&m, 4, CR4_PAE | CR4_PCIDE));
+	ck_assert_uint_eq(m.cpu.cr4, CR4_PAE);
 }
 END_TEST
 
 /* A page that comes to hold decoded code loses its write translations in the
  * saved contexts too, so a write after a restore still reaches the code check
- * (emu/cpu.c mark_code_page). */
+ * (emu/m.cpu.c mark_code_page). */
 START_TEST(protect_reaches_contexts)
 {
 	map(0, 0, 0);
-	ck_assert_int_eq(mem_write(&cpu, SR_DS, t_lin(0), 4, MARKER(0)), ST_OK);
-	ck_assert_ptr_nonnull(tlb_lookup(&cpu.tlb, TLB_SUPERVISOR, TLB_WRITE, t_lin(0), 4));
+	ck_assert_int_eq(mem_write(&m.cpu, SR_DS, t_lin(0), 4, MARKER(0)), ST_OK);
+	ck_assert_ptr_nonnull(tlb_lookup(&m.cpu.tlb, TLB_SUPERVISOR, TLB_WRITE, t_lin(0), 4));
 	set_cr3(PML4 | 2 | CR3_NOFLUSH);
-	tlb_protect_phys_page(&cpu.tlb, FRAMES);
+	tlb_protect_phys_page(&m.cpu.tlb, FRAMES);
 	set_cr3(PML4 | 1 | CR3_NOFLUSH);
-	ck_assert_ptr_nonnull(tlb_lookup(&cpu.tlb, TLB_SUPERVISOR, TLB_READ, t_lin(0), 4));
-	ck_assert_ptr_null(tlb_lookup(&cpu.tlb, TLB_SUPERVISOR, TLB_WRITE, t_lin(0), 4));
+	ck_assert_ptr_nonnull(tlb_lookup(&m.cpu.tlb, TLB_SUPERVISOR, TLB_READ, t_lin(0), 4));
+	ck_assert_ptr_null(tlb_lookup(&m.cpu.tlb, TLB_SUPERVISOR, TLB_WRITE, t_lin(0), 4));
 }
 END_TEST
 
@@ -497,27 +441,27 @@ END_TEST
 /* --tlb flush: nothing is cached, so every PCID switch reads afresh. */
 START_TEST(uncached_mode)
 {
-	cpu.tlb_uncached = true;
+	m.cpu.tlb_uncached = true;
 	map(0, 0, 0);
 	ck_assert_uint_eq(rd(t_lin(0)), MARKER(0));
 	set_cr3(PML4 | 2 | CR3_NOFLUSH);
 	map(0, 1, 0);
 	set_cr3(PML4 | 1 | CR3_NOFLUSH);
 	ck_assert_uint_eq(rd(t_lin(0)), MARKER(1));
-	ck_assert_uint_eq(cpu.tlb.n_used, 0);
+	ck_assert_uint_eq(m.cpu.tlb.n_used, 0);
 }
 END_TEST
 
 /* The data structure alone: a restore leaves a slot a global entry took. */
 START_TEST(restore_yields_to_global)
 {
-	struct tlb *t = &cpu.tlb;
+	struct tlb *t = &m.cpu.tlb;
 	map(0, 0, 0);
 	(void)rd(t_lin(0));
 	set_cr3(PML4 | 2 | CR3_NOFLUSH);
 	/* t_lin(0) + 1 MiB uses the same slot (256 entries per bank). */
 	uint64_t other = t_lin(0) + (TLB_ENTRIES << PAGE_SHIFT);
-	physmem_write(&pm, PT_T + ((other - TEST_LIN) >> 12) * 8, 8, (FRAMES + (7 << 12)) | PTE_P | PTE_W | PTE_G);
+	physmem_write(&m.pm, PT_T + ((other - TEST_LIN) >> 12) * 8, 8, (FRAMES + (7 << 12)) | PTE_P | PTE_W | PTE_G);
 	ck_assert_uint_eq(rd(other), MARKER(7));
 	ck_assert(tlb_slot(t, TLB_SUPERVISOR, other)->global);
 	set_cr3(PML4 | 1 | CR3_NOFLUSH);
@@ -553,9 +497,5 @@ static Suite *pcid_suite(void)
 
 int main(void)
 {
-	SRunner *r = srunner_create(pcid_suite());
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? 1 : 0;
+	return run_suite(pcid_suite());
 }
