@@ -4,33 +4,21 @@
  * Table 9-1), and short real-mode programs run on a CPU over a fake physmem
  * (bytes assembled with GNU as, source beside each); SSE floating point
  * (emu/sse_fp.c): results, MXCSR flags, DAZ/FTZ, #XM/#UD ordering. */
-#include <check.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "emu/cpu.h"
-#include "emu/cpu_model.h"
 #include "emu/fpu_state.h"
+#include "machine_fixture.h"
+#include "suite_runner.h"
 
-#define RAM_SIZE  (1u << 20)
 #define CODE_BASE 0x1000
 #define DATA_BASE 0x2000
 #define HANDLERS  0x3000      /* vector v: one HLT at HANDLERS + 4*v */
 
-struct machine {
-	struct physmem pm;
-	struct iobus io;
-	struct cpu cpu;
-};
-
-static void machine_init(struct machine *m, const char *model)
+/* Real mode over 1 MiB, CS:IP = 0:CODE_BASE; the IVT sends vector v to the HLT
+ * at HANDLERS + 4*v. */
+static void real_mode_machine(struct test_machine *m, const char *model)
 {
-	memset(m, 0, sizeof(*m));
-	ck_assert(physmem_init(&m->pm, RAM_SIZE));
-	iobus_init(&m->io);
-	const struct cpu_model *cm = cpu_model_find(model);
-	ck_assert_ptr_nonnull(cm);
-	cpu_init(&m->cpu, cm, &m->pm, &m->io);
+	machine_init_bare(m, model_named(model), 1u << 20);
 	struct cpu *c = &m->cpu;
 	for (unsigned v = 0; v < 32; v++) {
 		physmem_write(&m->pm, v * 4, 4, (uint32_t)(HANDLERS + v * 4));
@@ -44,14 +32,8 @@ static void machine_init(struct machine *m, const char *model)
 	c->idtr.limit = 0x3ff;
 }
 
-static void machine_free(struct machine *m)
-{
-	cpu_destroy(&m->cpu);
-	physmem_destroy(&m->pm);
-}
-
 /* Run code to HLT; returns the vector whose handler halted, or -1. */
-static int run(struct machine *m, const uint8_t *code, size_t len)
+static int run(struct test_machine *m, const uint8_t *code, size_t len)
 {
 	struct cpu *c = &m->cpu;
 	physmem_write_bytes(&m->pm, CODE_BASE, code, len);
@@ -69,8 +51,8 @@ static int run(struct machine *m, const uint8_t *code, size_t len)
 
 START_TEST(reset_state)
 {
-	struct machine m;
-	machine_init(&m, "core2");
+	struct test_machine m;
+	real_mode_machine(&m, "core2");
 	/* SDM Vol.3 9.1.1 Table 9-1. */
 	ck_assert_uint_eq(m.cpu.fpu.fcw, 0x0040);
 	ck_assert_uint_eq(m.cpu.fpu.fsw, 0);
@@ -180,8 +162,8 @@ END_TEST
 
 START_TEST(x87_program)
 {
-	struct machine m;
-	machine_init(&m, "core2");
+	struct test_machine m;
+	real_mode_machine(&m, "core2");
 	/* fninit; fld1; fld1; faddp; fstpl [0x2000]; fnstsw [0x2010]; hlt */
 	ck_assert_int_eq(RUN(&m, 0xdb, 0xe3, 0xd9, 0xe8, 0xd9, 0xe8, 0xde, 0xc1, 0xdd, 0x1e, 0x00, 0x20,
 			     0xdd, 0x3e, 0x10, 0x20, 0xf4), -1);
@@ -197,8 +179,8 @@ END_TEST
 
 START_TEST(sse_gates)
 {
-	struct machine m;
-	machine_init(&m, "core2");
+	struct test_machine m;
+	real_mode_machine(&m, "core2");
 	/* pxor xmm0, xmm0 (66 0F EF C0); hlt: CR4.OSFXSR = 0 -> #UD. */
 	ck_assert_int_eq(RUN(&m, 0x66, 0x0f, 0xef, 0xc0, 0xf4), 6);
 	m.cpu.cr4 |= CR4_OSFXSR;
@@ -209,7 +191,7 @@ START_TEST(sse_gates)
 	ck_assert_int_eq(RUN(&m, 0x0f, 0x28, 0x06, 0x08, 0x20, 0xf4), 13);
 	/* The pentium model has no SSE: #UD whatever CR4 says. */
 	machine_free(&m);
-	machine_init(&m, "pentium");
+	real_mode_machine(&m, "pentium");
 	m.cpu.cr4 |= CR4_OSFXSR;
 	ck_assert_int_eq(RUN(&m, 0x66, 0x0f, 0xef, 0xc0, 0xf4), 6);
 	machine_free(&m);
@@ -218,8 +200,8 @@ END_TEST
 
 START_TEST(xgetbv_ecx)
 {
-	struct machine m;
-	machine_init(&m, "skylake-lite");
+	struct test_machine m;
+	real_mode_machine(&m, "skylake-lite");
 	m.cpu.cr4 |= CR4_OSXSAVE;
 	/* xgetbv (0F 01 D0); hlt. ECX = 0: XCR0 (1 after RESET). */
 	m.cpu.regs[R_CX] = 0;
@@ -247,15 +229,15 @@ static uint64_t f64(double v) { uint64_t u; memcpy(&u, &v, 8); return u; }
 #define SNAN32 0x7f800001u
 #define QNAN32 0x7fc00000u
 
-static void sse_machine(struct machine *m)
+static void sse_machine(struct test_machine *m)
 {
-	machine_init(m, "core2");
+	real_mode_machine(m, "core2");
 	m->cpu.cr4 |= CR4_OSFXSR | CR4_OSXMMEXCPT;
 }
 
 START_TEST(sse_arith)
 {
-	struct machine m;
+	struct test_machine m;
 	sse_machine(&m);
 	struct fpu_state *f = &m.cpu.fpu;
 	/* addss xmm0, xmm1 (F3 0F 58 C1): low element only, upper kept. */
@@ -301,7 +283,7 @@ END_TEST
 
 START_TEST(sse_exceptions)
 {
-	struct machine m;
+	struct test_machine m;
 	sse_machine(&m);
 	struct fpu_state *f = &m.cpu.fpu;
 	/* divss xmm0, xmm1 by zero, masked: +inf and ZE. */
@@ -369,7 +351,7 @@ END_TEST
 
 START_TEST(sse_compare_convert)
 {
-	struct machine m;
+	struct test_machine m;
 	sse_machine(&m);
 	struct fpu_state *f = &m.cpu.fpu;
 	/* ucomiss xmm0, xmm1 (0F 2E C1): less -> CF; unordered -> ZF PF CF; QNaN is
@@ -439,7 +421,7 @@ START_TEST(sse_compare_convert)
 }
 END_TEST
 
-int main(void)
+static Suite *fpu_suite(void)
 {
 	Suite *s = suite_create("fpu");
 	TCase *t = tcase_create("state");
@@ -456,9 +438,10 @@ int main(void)
 	tcase_add_test(t, sse_exceptions);
 	tcase_add_test(t, sse_compare_convert);
 	suite_add_tcase(s, t);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(fpu_suite());
 }
