@@ -5,7 +5,6 @@
  * time the way cpu_run() does (RIP advanced before the handler, put back on a
  * fault), so faults can be inspected before any delivery. */
 #include <check.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "devices/bus.h"
@@ -14,6 +13,7 @@
 #include "emu/flags.h"
 #include "emu/insn.h"
 #include "mmu/segment.h"
+#include "suite_runner.h"
 
 #define RAM_SIZE (1u << 20)
 #define CODE 0x1000u
@@ -841,9 +841,5 @@ static Suite *alu_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(alu_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(alu_suite());
 }

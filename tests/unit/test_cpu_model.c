@@ -1,10 +1,10 @@
 /* Check suite for emu/cpu_model.c: model lookup, CPUID leaves, out-of-range
  * leaves per vendor (SDM Vol.2 CPUID; APM3 CPUID), feature bits. */
 #include <check.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "emu/cpu_model.h"
+#include "suite_runner.h"
 
 /* The 12-byte vendor string from CPUID.0 (EBX, EDX, ECX order). */
 static void vendor_string(const struct cpu_model *m, char out[13])
@@ -195,9 +195,5 @@ static Suite *cpu_model_suite(void)
 
 int main(void)
 {
-	SRunner *r = srunner_create(cpu_model_suite());
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(cpu_model_suite());
 }

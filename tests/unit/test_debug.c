@@ -4,13 +4,13 @@
  * every IDT vector an interrupt gate to a one-byte HLT, so each case sees the
  * #DB frame and DR6 a guest would (SDM Vol.3 17.3.1, 6.9 Table 6-2). */
 #include <check.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "emu/cpu.h"
 #include "emu/debug.h"
 #include "emu/operand.h"
 #include "emu/segload.h"
+#include "suite_runner.h"
 
 enum {
 	GDT = 0x1000, IDT = 0x2000, CODE = 0x4000, DATA = 0x6000, HANDLERS = 0x8000,
@@ -286,9 +286,5 @@ static Suite *debug_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(debug_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(debug_suite());
 }

@@ -8,6 +8,7 @@
 #include "devices/debug_exit.h"
 #include "devices/post_port.h"
 #include "devices/uart16550.h"
+#include "suite_runner.h"
 
 /* ---- bus ---- */
 
@@ -398,9 +399,5 @@ static Suite *devices_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(devices_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(devices_suite());
 }

@@ -4,12 +4,12 @@
  * 20.1.4, 20.3.1; SDM Vol.2 INT n, IRET, CALL, RET). No paging: linear =
  * physical. */
 #include <check.h>
-#include <stdlib.h>
 
 #include "emu/cpu.h"
 #include "emu/insn.h"
 #include "emu/segload.h"
 #include "isa_handlers.h"
+#include "suite_runner.h"
 
 /* Memory map. */
 enum {
@@ -885,9 +885,5 @@ static Suite *exception_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(exception_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(exception_suite());
 }

@@ -3,10 +3,10 @@
  * boundary, AF from bit 3), flags_cf, and flags_cond for all 16 conditions
  * (SDM Vol.1 3.4.3.1 and Appendix B). */
 #include <check.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "emu/flags.h"
+#include "suite_runner.h"
 
 #define CF FLAG_CF
 #define PF FLAG_PF
@@ -232,9 +232,5 @@ static Suite *flags_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(flags_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(flags_suite());
 }

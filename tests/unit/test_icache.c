@@ -1,10 +1,10 @@
 /* The decoded-instruction cache: self-modifying code, and an instruction whose
  * bytes cross into a page that is remapped (the cache must not keep it). */
 #include <check.h>
-#include <stdlib.h>
 
 #include "emu/cpu.h"
 #include "emu/cpu_model.h"
+#include "suite_runner.h"
 
 #define RAM (1u << 20)
 #define PD 0x10000
@@ -104,7 +104,7 @@ START_TEST(self_modifying_code)
 }
 END_TEST
 
-int main(void)
+static Suite *icache_suite(void)
 {
 	Suite *s = suite_create("icache");
 	TCase *tc = tcase_create("icache");
@@ -112,9 +112,10 @@ int main(void)
 	tcase_add_test(tc, page_crossing_instruction_follows_remap);
 	tcase_add_test(tc, self_modifying_code);
 	suite_add_tcase(s, tc);
-	SRunner *r = srunner_create(s);
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(icache_suite());
 }

@@ -10,6 +10,7 @@
 #include "devices/bus.h"
 #include "devices/loader.h"
 #include "devices/multiboot.h"
+#include "suite_runner.h"
 
 #define RAM (16u << 20)
 #define IMG_MAX 0x4000
@@ -420,9 +421,5 @@ static Suite *multiboot_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(multiboot_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(multiboot_suite());
 }

@@ -13,6 +13,7 @@
 
 #include "mmu/paging.h"
 #include "mmu/x86.h"
+#include "suite_runner.h"
 
 #define RAM_SIZE  (1u << 20)
 #define TABLE(l)  (0x1000ull * ((l) + 1))     /* level-l table: 0x1000, 0x2000, ... */
@@ -645,9 +646,5 @@ static Suite *paging_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(paging_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(paging_suite());
 }

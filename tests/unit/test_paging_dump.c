@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "mmu/paging_dump.h"
+#include "suite_runner.h"
 
 #define RAM (4u << 20)
 
@@ -75,7 +76,7 @@ START_TEST(garbage_tables_are_bounded)
 }
 END_TEST
 
-int main(void)
+static Suite *paging_dump_suite(void)
 {
 	Suite *s = suite_create("paging_dump");
 	TCase *tc = tcase_create("dump");
@@ -85,9 +86,10 @@ int main(void)
 	tcase_add_test(tc, large_pages_and_supervisor_directory);
 	tcase_add_test(tc, garbage_tables_are_bounded);
 	suite_add_tcase(s, tc);
-	SRunner *r = srunner_create(s);
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(paging_dump_suite());
 }

@@ -2,9 +2,9 @@
  * protection rules for loading data and stack segment registers (SDM Vol.3 3.4.5,
  * 5.5, 5.10, 20.1.1, 20.2.1; SDM Vol.2 MOV/POP Sreg). */
 #include <check.h>
-#include <stdlib.h>
 
 #include "mmu/segment.h"
+#include "suite_runner.h"
 
 /* A raw descriptor (SDM Vol.3 3.4.5, Figure 3-8). type is the 4-bit type,
  * s the descriptor-type bit. */
@@ -253,9 +253,5 @@ static Suite *segment_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(segment_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(segment_suite());
 }

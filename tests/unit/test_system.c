@@ -10,6 +10,7 @@
 #include "emu/cpu.h"
 #include "emu/cpu_model.h"
 #include "emu/hooks.h"
+#include "suite_runner.h"
 
 #define RAM_SIZE   (1u << 20)
 #define GDT_BASE   0x0500
@@ -982,9 +983,5 @@ static Suite *system_suite(void)
 
 int main(void)
 {
-	SRunner *r = srunner_create(system_suite());
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(system_suite());
 }

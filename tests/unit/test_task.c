@@ -4,7 +4,6 @@
  * 7.3 (steps), 7.4 (Table 7-2), Table 7-1 (checks), 20.3.3 (Table 20-2) and
  * SDM Vol.2 JMP/CALL/IRET/INT n. No paging: linear = physical. */
 #include <check.h>
-#include <stdlib.h>
 
 #include "emu/cpu.h"
 #include "emu/insn.h"
@@ -12,6 +11,7 @@
 #include "emu/segload.h"
 #include "emu/task.h"
 #include "isa_handlers.h"
+#include "suite_runner.h"
 
 /* Memory map. */
 enum {
@@ -661,9 +661,5 @@ static Suite *task_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(task_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(task_suite());
 }

@@ -9,6 +9,7 @@
 #include "emu/insn.h"
 #include "emu/trace.h"
 #include "mmu/paging.h"
+#include "suite_runner.h"
 
 /* The core functions trace.c calls; lazy flags are not in play here. */
 uint64_t cpu_get_flags(struct cpu *cpu)
@@ -271,9 +272,5 @@ static Suite *trace_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(trace_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(trace_suite());
 }
