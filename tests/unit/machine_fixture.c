@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "emu/hooks.h"
 #include "emu/insn.h"
 
 uint64_t make_desc(uint32_t base, uint32_t limit, uint8_t access, uint8_t flags)
@@ -121,6 +122,20 @@ void to64(struct test_machine *m)
 void to_compat(struct test_machine *m)
 {
 	switch_cs(m, SEL_CODE32);
+}
+
+static status_t stop_at_event(void *ctx, struct cpu *cpu, const struct event *ev)
+{
+	(void)cpu;
+	*(struct event *)ctx = *ev;
+	return ST_VMEXIT;
+}
+
+void stop_at_events(struct test_machine *m, struct event *seen)
+{
+	static const struct cpu_hooks hooks = { .event = stop_at_event };
+	m->cpu.hooks = &hooks;
+	m->cpu.hooks_ctx = seen;
 }
 
 void assert_fault(struct test_machine *m, status_t st, unsigned vector, uint32_t error)

@@ -74,6 +74,11 @@ void switch_cs(struct test_machine *m, uint16_t sel);
 void to64(struct test_machine *m);
 void to_compat(struct test_machine *m);
 
+/* From now on cpu_run() stops with ST_VMEXIT at the first exception or
+ * interrupt, copied into *seen, so a case sees which one the core raised
+ * (through the event hook, emu/hooks.h). */
+void stop_at_events(struct test_machine *m, struct event *seen);
+
 /* st is a fault with this vector (and error code). */
 void assert_fault(struct test_machine *m, status_t st, unsigned vector, uint32_t error);
 void assert_gp0(struct test_machine *m, status_t st);

@@ -6,7 +6,6 @@
  * run through its handler. Code bytes were assembled with GNU as (the source is
  * beside each). */
 #include "emu/canonical.h"
-#include "emu/hooks.h"
 #include "mmu/paging.h"
 #include "machine_fixture.h"
 #include "suite_runner.h"
@@ -165,22 +164,13 @@ END_TEST
 
 /* Fetching at a 57-bit RIP runs under 5-level paging; a RIP canonical under
  * neither width is #GP(0) before any translation (SDM Vol.3 6.15). */
-static status_t stop_at_event(void *ctx, struct cpu *cpu, const struct event *ev)
-{
-	(void)cpu;
-	*(struct event *)ctx = *ev;
-	return ST_VMEXIT;
-}
-
 START_TEST(fetch_at_57bit_rip)
 {
 	struct test_machine m;
 	machine_init(&m, "icelake-lite");
 	enter64(&m, true);
-	static const struct cpu_hooks hooks = { .event = stop_at_event };
 	struct event seen = { 0 };
-	m.cpu.hooks = &hooks;
-	m.cpu.hooks_ctx = &seen;
+	stop_at_events(&m, &seen);
 	/* mov eax, 42; ud2 at physical 7000H, reached through PML5[256]. */
 	static const uint8_t code[] = { 0xb8, 42, 0, 0, 0, 0x0f, 0x0b };
 	for (unsigned i = 0; i < sizeof(code); i++)

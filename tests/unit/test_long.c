@@ -4,7 +4,6 @@
  * One instruction at a time: decoded with decode_insn() and run through its
  * handler, so each case sees the handler's status and the raised event. Code
  * bytes were assembled with GNU as (the source is beside each). */
-#include "emu/hooks.h"
 #include "machine_fixture.h"
 #include "suite_runner.h"
 
@@ -324,15 +323,6 @@ START_TEST(cmpxchg16b)
 }
 END_TEST
 
-/* An event hook that stops the run at the first exception, so a test sees
- * which one the core raised. */
-static status_t stop_at_event(void *ctx, struct cpu *cpu, const struct event *ev)
-{
-	(void)cpu;
-	*(struct event *)ctx = *ev;
-	return ST_VMEXIT;
-}
-
 /* SDM Vol.3 6.15 "Interrupt 13": fetching from a non-canonical RIP is #GP(0),
  * raised before any translation (no #PF). */
 START_TEST(noncanonical_fetch)
@@ -341,10 +331,8 @@ START_TEST(noncanonical_fetch)
 	machine_init(&m, "skylake-lite");
 	activate(&m);
 	to64(&m);
-	static const struct cpu_hooks hooks = { .event = stop_at_event };
 	struct event seen = { 0 };
-	m.cpu.hooks = &hooks;
-	m.cpu.hooks_ctx = &seen;
+	stop_at_events(&m, &seen);
 	m.cpu.rip = 0x0000800000000000ull;
 	ck_assert_int_eq(cpu_run(&m.cpu), ST_VMEXIT);
 	ck_assert_int_eq(seen.vector, EXC_GP);
