@@ -3,62 +3,17 @@
  * RDMSR, 32-bit forms zero-extending, canonical #GP(0) for the 64-bit write
  * (57 bits on a processor with LA57: white paper 335252 2.5.2), SWAPGS and MOV FS
  * against the bases. C code runs in compatibility mode; the 64-bit routines are
- * in fsgsbase_64.S, the IDT stubs in long64.S. Skipped (TAP SKIP) without long
+ * in fsgsbase_64.S, the IDT stubs in lib/long64.S. Skipped (TAP SKIP) without long
  * mode or CPUID.(EAX=7,ECX=0):EBX.FSGSBASE[0]: run with --cpu skylake-lite,
  * icelake-lite or epyc-lite, or QEMU -cpu max. */
-#include "lib/guest.h"
+#include "lib/long.h"
 
-#define LM_CS64    0x40   /* 64-bit code DPL0 */
-
-#define MSR_EFER           0xc0000080u
-#define MSR_FS_BASE        0xc0000100u
-#define MSR_GS_BASE        0xc0000101u
-#define MSR_KERNEL_GS_BASE 0xc0000102u
-#define EFER_LME (1u << 8)
-#define CR4_PAE      (1u << 5)
 #define CR4_FSGSBASE (1u << 16)
 
-/* State shared with long64.S (its stubs record every exception here). */
-volatile uint64_t lm_vec, lm_err, lm_rip, lm_cs, lm_rsp, lm_cr2, lm_hrsp, lm_saved_rsp;
-volatile uint64_t lm_sys_rcx, lm_sys_r11, lm_sys_rcx2;
-volatile uint32_t lm_recover, lm_sys_count, lm_sys_cs, lm_sys_ss, lm_user_cs, lm_user_ss,
-	lm_user_flags;
-extern char lm_stubs[];
 /* fsgsbase_64.S */
 volatile uint64_t fg_in, fg_out, fg_out2;
 
-static uint64_t pml4[512] __attribute__((aligned(4096)));
-static uint64_t pdpt[512] __attribute__((aligned(4096)));
-static uint64_t pd[512] __attribute__((aligned(4096)));
 static volatile uint64_t cells[4] __attribute__((aligned(16)));
-static uint64_t idt64[64] __attribute__((aligned(16)));
-
-#define CALL64(fn) __asm__ volatile("lcall $0x40, $" #fn ::: "eax", "ecx", "edx", "memory")
-#define LM_TRY(insn, ...) __asm__ volatile("movl $1f, lm_recover\n\t" insn "\n1:" :: __VA_ARGS__)
-
-static uint64_t rdmsr(uint32_t idx)
-{
-	uint32_t lo, hi;
-	__asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(idx));
-	return (uint64_t)hi << 32 | lo;
-}
-
-static void wrmsr(uint32_t idx, uint64_t v)
-{
-	__asm__ volatile("wrmsr" :: "c"(idx), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)) : "memory");
-}
-
-static uint32_t read_cr0(void) { uint32_t v; __asm__ volatile("mov %%cr0, %0" : "=r"(v)); return v; }
-static uint32_t read_cr4(void) { uint32_t v; __asm__ volatile("mov %%cr4, %0" : "=r"(v)); return v; }
-static void write_cr4(uint32_t v) { __asm__ volatile("mov %0, %%cr4" :: "r"(v) : "memory"); }
-
-static void cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4])
-{
-	__asm__ volatile("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3]) : "a"(leaf), "c"(sub));
-}
-
-static uint32_t lo32(uint64_t v) { return (uint32_t)v; }
-static uint32_t hi32(uint64_t v) { return (uint32_t)(v >> 32); }
 
 static void run(const char *name, void (*fn)(void), uint32_t want_vec)
 {
@@ -94,27 +49,14 @@ void guest_main(void)
 	}
 
 	/* Identity map of the first GiB, 64-bit code segment, 64-bit IDT. */
-	for (int i = 0; i < 512; i++)
-		pd[i] = ((uint64_t)i << 21) | 0x83;
-	pdpt[0] = (uint32_t)(uintptr_t)pd | 3;
-	pml4[0] = (uint32_t)(uintptr_t)pdpt | 3;
-	gdt[LM_CS64 >> 3] = seg_desc(0, 0xfffff, ACC_P | ACC_S | ACC_CODE | ACC_CODE_R, FL_G | 0x2);
-	reload_gdt();
-	for (int v = 0; v < 32; v++) {
-		uint32_t off = (uint32_t)(uintptr_t)lm_stubs + v * 16;
-		idt64[2 * v] = (off & 0xffff) | ((uint64_t)LM_CS64 << 16) | (0x8eull << 40) |
-			       ((uint64_t)(off >> 16) << 48);
-		idt64[2 * v + 1] = 0;
-	}
+	uint32_t cr3 = long_identity_map(PG_P | PG_W);
+	long_gdt_init();
+	long_idt_init(LM_CS64, 0);
 	struct dtr idt32;
 	__asm__ volatile("sidt %0" : "=m"(idt32));
 	uint32_t cr4 = read_cr4();
-	write_cr4(cr4 | CR4_PAE);
-	__asm__ volatile("mov %0, %%cr3" :: "r"((uint32_t)(uintptr_t)pml4) : "memory");
-	uint64_t efer0 = rdmsr(MSR_EFER);
-	wrmsr(MSR_EFER, efer0 | EFER_LME);
-	struct dtr i64 = { sizeof(idt64) - 1, (uint32_t)(uintptr_t)idt64 };
-	__asm__ volatile("lidt %0\n\tmov %1, %%cr0" :: "m"(i64), "r"(read_cr0() | 0x80000000u) : "memory");
+	uint64_t efer0 = rdmsr64(EFER_MSR);
+	long_enter(cr4 | CR4_PAE, cr3);
 
 	/* --- CR4.FSGSBASE = 0: #UD --- */
 	run("CR4.FSGSBASE = 0: RDFSBASE -> #UD", call_rdfs, 6);
@@ -132,8 +74,8 @@ void guest_main(void)
 	fg_in = (uint32_t)(uintptr_t)&cells[1];
 	run("WRFSBASE r9 (64-bit): no fault", call_wrfs, 0xff);
 	check("  FS:0 reads at the new base", hi32(fg_out), 0x99aabbcc);
-	check("  RDMSR IA32_FS_BASE sees it", lo32(rdmsr(MSR_FS_BASE)), (uint32_t)(uintptr_t)&cells[1]);
-	wrmsr(MSR_FS_BASE, 0xffff800000000000ull | 0x1234);
+	check("  RDMSR IA32_FS_BASE sees it", lo32(rdmsr64(MSR_FS_BASE)), (uint32_t)(uintptr_t)&cells[1]);
+	wrmsr64(MSR_FS_BASE, 0xffff800000000000ull | 0x1234);
 	run("RDFSBASE after WRMSR FS_BASE: no fault", call_rdfs, 0xff);
 	check("  64-bit form: bits 63:32", hi32(fg_out), 0xffff8000u);
 	check("  64-bit form: bits 31:0", lo32(fg_out), 0x1234);
@@ -143,8 +85,8 @@ void guest_main(void)
 	/* 32-bit WRFSBASE: the base is the zero-extended EAX. */
 	fg_in = 0xffffffff00000000ull | (uint32_t)(uintptr_t)&cells[0];
 	run("WRFSBASE eax: no fault", call_wrfs32, 0xff);
-	check("  IA32_FS_BASE bits 63:32 = 0", hi32(rdmsr(MSR_FS_BASE)), 0);
-	check("  IA32_FS_BASE bits 31:0 = EAX", lo32(rdmsr(MSR_FS_BASE)), (uint32_t)(uintptr_t)&cells[0]);
+	check("  IA32_FS_BASE bits 63:32 = 0", hi32(rdmsr64(MSR_FS_BASE)), 0);
+	check("  IA32_FS_BASE bits 31:0 = EAX", lo32(rdmsr64(MSR_FS_BASE)), (uint32_t)(uintptr_t)&cells[0]);
 
 	/* --- canonical checks on the 64-bit write --- */
 	fg_in = 0x0000800000000000ull;
@@ -156,13 +98,13 @@ void guest_main(void)
 	else
 		check_quirk("WRGSBASE 0x0000_8000_0000_0000 -> #GP(0)", (uint32_t)lm_vec, 13,
 			    "TCG does not check the written base for canonical form");
-	wrmsr(MSR_GS_BASE, 0x5000);
+	wrmsr64(MSR_GS_BASE, 0x5000);
 	fg_in = 0x0100000000000000ull;
 	lm_vec = 0xff;
 	CALL64(fg_wrgs);
 	check_quirk("WRGSBASE 0x0100_0000_0000_0000 -> #GP(0)", (uint32_t)lm_vec, 13,
 		    "TCG does not check the written base for canonical form");
-	check_quirk("  GS.base unchanged", lo32(rdmsr(MSR_GS_BASE)), 0x5000,
+	check_quirk("  GS.base unchanged", lo32(rdmsr64(MSR_GS_BASE)), 0x5000,
 		    "TCG does not check the written base for canonical form");
 
 	/* --- WRGSBASE and SWAPGS --- */
@@ -170,10 +112,10 @@ void guest_main(void)
 	run("WRGSBASE r10: no fault", call_wrgs, 0xff);
 	run("RDGSBASE rcx: no fault", call_rdgs, 0xff);
 	check("  RDGSBASE returns it", hi32(fg_out), 0xffff8000u);
-	wrmsr(MSR_KERNEL_GS_BASE, 0x7777000);
+	wrmsr64(MSR_KERNEL_GS_BASE, 0x7777000);
 	CALL64(fg_swapgs_rd);
 	check("SWAPGS then RDGSBASE: IA32_KERNEL_GS_BASE", lo32(fg_out), 0x7777000);
-	check("  and back: GS.base kept", hi32(rdmsr(MSR_GS_BASE)), 0xffff8000u);
+	check("  and back: GS.base kept", hi32(rdmsr64(MSR_GS_BASE)), 0xffff8000u);
 
 	/* MOV FS in 64-bit mode: base from the descriptor (flat data: 0). */
 	fg_in = 0x4000;
@@ -186,8 +128,8 @@ void guest_main(void)
 	run("CR4.FSGSBASE cleared: RDGSBASE -> #UD", call_rdgs, 6);
 
 	/* Leave IA-32e mode (SDM Vol.3 9.8.5.4). */
-	__asm__ volatile("mov %0, %%cr0\n\tlidt %1" :: "r"(read_cr0() & ~0x80000000u), "m"(idt32) : "memory");
-	wrmsr(MSR_EFER, efer0);
+	long_leave(&idt32);
+	wrmsr64(EFER_MSR, efer0);
 	write_cr4(cr4);
 	__asm__ volatile("mov %w0, %%fs\n\tmov %w0, %%gs" :: "r"(SEL_KDATA) : "memory");
 	tap_finish();

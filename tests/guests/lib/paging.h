@@ -69,7 +69,7 @@ static inline uint64_t rdmsr64(uint32_t msr)
 }
 static inline void wrmsr64(uint32_t msr, uint64_t v)
 {
-	__asm__ volatile("wrmsr" :: "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)));
+	__asm__ volatile("wrmsr" :: "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)) : "memory");
 }
 
 /* 4 KiB frames free for tests (identity-mapped). */
