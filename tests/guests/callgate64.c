@@ -6,9 +6,9 @@
  * a 16-bit gate type, a target that is not 64-bit code, a null target, a
  * non-canonical target offset, gate DPL/RPL, not present.
  * C code runs in compatibility mode; the 64-bit routines are in
- * callgate64_64.S, the IDT stubs in long64.S. Skipped (TAP SKIP) without long
+ * callgate64_64.S, the IDT stubs in lib/long64.S. Skipped (TAP SKIP) without long
  * mode: run with --cpu skylake-lite, icelake-lite or epyc-lite. */
-#include "lib/guest.h"
+#include "lib/long.h"
 
 /* This guest's own GDT: the library's first 8 entries, then these. */
 #define KCS64      0x40   /* 64-bit code DPL0 */
@@ -28,15 +28,6 @@
 #define GATE_JMP   0x100  /* DPL0 -> KCS64:cg_k_jmp_target */
 #define GDT2_ENTRIES 36
 
-#define MSR_EFER 0xc0000080u
-#define EFER_LME (1u << 8)
-
-/* State shared with long64.S (its stubs record every exception here). */
-volatile uint64_t lm_vec, lm_err, lm_rip, lm_cs, lm_rsp, lm_cr2, lm_hrsp, lm_saved_rsp;
-volatile uint64_t lm_sys_rcx, lm_sys_r11, lm_sys_rcx2;
-volatile uint32_t lm_recover, lm_sys_count, lm_sys_cs, lm_sys_ss, lm_user_cs, lm_user_ss,
-	lm_user_flags;
-extern char lm_stubs[];
 /* callgate64_64.S */
 struct __attribute__((packed)) farptr { uint32_t off; uint16_t sel; };
 volatile struct farptr cg_ptr, cg_ptr_up, cg_ptr_k, cg_ptr_back;
@@ -46,31 +37,8 @@ extern char cg_target[], cg_back[], cg_k_target[], cg_k_jmp_target[], cg_user_re
 	cg_call_insn[];
 
 static uint64_t gdt2[GDT2_ENTRIES] __attribute__((aligned(8)));
-static uint64_t pml4[512] __attribute__((aligned(4096)));
-static uint64_t pdpt[512] __attribute__((aligned(4096)));
-static uint64_t pd[512] __attribute__((aligned(4096)));
-static uint64_t idt64[64] __attribute__((aligned(16)));
-static uint32_t tss64[26] __attribute__((aligned(16)));
 static uint8_t rsp0_stack[4096] __attribute__((aligned(16)));
 static uint8_t user_stack[4096] __attribute__((aligned(16)));
-
-#define CALL64(fn) __asm__ volatile("lcall $0x40, $" #fn ::: "eax", "ecx", "edx", "memory")
-
-static uint64_t rdmsr(uint32_t idx)
-{
-	uint32_t lo, hi;
-	__asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(idx));
-	return (uint64_t)hi << 32 | lo;
-}
-
-static void wrmsr(uint32_t idx, uint64_t v)
-{
-	__asm__ volatile("wrmsr" :: "c"(idx), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)) : "memory");
-}
-
-static uint32_t read_cr0(void) { uint32_t v; __asm__ volatile("mov %%cr0, %0" : "=r"(v)); return v; }
-static uint32_t read_cr4(void) { uint32_t v; __asm__ volatile("mov %%cr4, %0" : "=r"(v)); return v; }
-static void write_cr4(uint32_t v) { __asm__ volatile("mov %0, %%cr4" :: "r"(v) : "memory"); }
 
 /* A 64-bit call gate (SDM Vol.3 5.8.3.1, Figure 5-9): the low half as a 32-bit
  * gate with type 0CH; the high half holds offset 63:32 and, in bits 12:8 of its
@@ -82,21 +50,18 @@ static void set_gate64(unsigned sel, uint16_t target, uint32_t off, uint8_t dpl,
 	gdt2[(sel >> 3) + 1] = off_hi | ((uint64_t)(upper_type & 0x1f) << 40);
 }
 
-static void build_tables(void)
+static uint32_t build_tables(void)
 {
-	for (int i = 0; i < 512; i++)
-		pd[i] = ((uint64_t)i << 21) | 0x87;                  /* P RW US PS */
-	pdpt[0] = (uint32_t)(uintptr_t)pd | 7;
-	pml4[0] = (uint32_t)(uintptr_t)pdpt | 7;
+	/* User-accessible: the CPL-3 leg runs on the same code and stack pages. */
+	uint32_t cr3 = long_identity_map(PG_P | PG_W | PG_U);
 
 	for (int i = 0; i < 8; i++)
 		gdt2[i] = gdt[i];
-	gdt2[KCS64 >> 3] = seg_desc(0, 0xfffff, ACC_P | ACC_S | ACC_CODE | ACC_CODE_R, FL_G | 0x2);
+	gdt2[KCS64 >> 3] = long_code64_desc(0);
 	gdt2[KDS >> 3] = seg_desc(0, 0xfffff, ACC_P | ACC_S | ACC_DATA_W, FL_G | FL_DB);
-	gdt2[UCS64 >> 3] = seg_desc(0, 0xfffff, ACC_P | ACC_DPL(3) | ACC_S | ACC_CODE | ACC_CODE_R, FL_G | 0x2);
+	gdt2[UCS64 >> 3] = long_code64_desc(3);
 	gdt2[UDS >> 3] = seg_desc(0, 0xfffff, ACC_P | ACC_DPL(3) | ACC_S | ACC_DATA_W, FL_G | FL_DB);
-	gdt2[TSS64 >> 3] = seg_desc((uint32_t)(uintptr_t)tss64, sizeof(tss64) - 1, ACC_P | SYS_TSS32, 0);
-	gdt2[(TSS64 >> 3) + 1] = 0;
+	long_tss_desc(&gdt2[TSS64 >> 3]);
 	set_gate64(GATE_UP, KCS64, (uint32_t)(uintptr_t)cg_target, 3, 0, 0);
 	set_gate64(GATE_BACK, KCS64, (uint32_t)(uintptr_t)cg_back, 3, 0, 0);
 	set_gate64(GATE_K, KCS64, (uint32_t)(uintptr_t)cg_k_target, 0, 0, 0);
@@ -112,13 +77,9 @@ static void build_tables(void)
 	struct dtr g = { sizeof(gdt2) - 1, (uint32_t)(uintptr_t)gdt2 };
 	__asm__ volatile("lgdt %0" :: "m"(g) : "memory");
 
-	tss64[1] = (uint32_t)(uintptr_t)(rsp0_stack + sizeof(rsp0_stack));   /* RSP0, offset 4 */
-	for (int v = 0; v < 32; v++) {
-		uint32_t off = (uint32_t)(uintptr_t)lm_stubs + v * 16;
-		idt64[2 * v] = (off & 0xffff) | ((uint64_t)KCS64 << 16) | (0x8eull << 40) |
-			       ((uint64_t)(off >> 16) << 48);
-		idt64[2 * v + 1] = 0;
-	}
+	lm_tss64[TSS64_RSP0] = (uint32_t)(uintptr_t)(rsp0_stack + sizeof(rsp0_stack));
+	long_idt_init(KCS64, 0);
+	return cr3;
 }
 
 /* CALL FAR through sel at CPL 0; returns the vector (0xff: none). */
@@ -151,16 +112,12 @@ void guest_main(void)
 		gprintf("ok - callgate64 # SKIP CPUID.80000001H:EDX.LM[29] = 0\n");
 		tap_finish();
 	}
-	build_tables();
+	uint32_t cr3 = build_tables();
 	struct dtr idt32;
 	__asm__ volatile("sidt %0" : "=m"(idt32));
 	uint32_t cr4 = read_cr4();
-	write_cr4(cr4 | 0x20);
-	__asm__ volatile("mov %0, %%cr3" :: "r"((uint32_t)(uintptr_t)pml4) : "memory");
-	uint64_t efer0 = rdmsr(MSR_EFER);
-	wrmsr(MSR_EFER, efer0 | EFER_LME);
-	struct dtr i64 = { sizeof(idt64) - 1, (uint32_t)(uintptr_t)idt64 };
-	__asm__ volatile("lidt %0\n\tmov %1, %%cr0" :: "m"(i64), "r"(read_cr0() | 0x80000000u) : "memory");
+	uint64_t efer0 = rdmsr64(EFER_MSR);
+	long_enter(cr4 | CR4_PAE, cr3);
 	__asm__ volatile("ltr %w0" :: "r"(TSS64) : "memory");
 
 	/* --- same-level CALL and JMP at CPL 0 --- */
@@ -211,8 +168,8 @@ void guest_main(void)
 	check("  reported at the CALL", (uint32_t)lm_rip, (uint32_t)(uintptr_t)cg_user_gp);
 
 	/* Leave IA-32e mode (SDM Vol.3 9.8.5.4) and restore the library's tables. */
-	__asm__ volatile("mov %0, %%cr0\n\tlidt %1" :: "r"(read_cr0() & ~0x80000000u), "m"(idt32) : "memory");
-	wrmsr(MSR_EFER, efer0);
+	long_leave(&idt32);
+	wrmsr64(EFER_MSR, efer0);
 	write_cr4(cr4);
 	reload_gdt();
 	tss_load(0x67);

@@ -1,7 +1,9 @@
-/* 64-bit pieces of the callgate64 guest (with long64.S for the 64-bit IDT
- * stubs and lm_recover). Far-called through KCS64 from compatibility mode,
+/* 64-bit pieces of the callgate64 guest (with lib/long64.S for the 64-bit
+ * IDT stubs and lm_recover). Far-called through KCS64 from compatibility mode,
  * returning with LRETL. Only RAX, RCX, RDX and R8-R15 may change: the 32-bit C
  * caller keeps the rest. Selectors are the guest's GDT (callgate64.c). */
+#include "lib/long64.h"
+
 #define KDATA    0x10
 #define UCS64    0x50
 #define UDS      0x58
