@@ -5,19 +5,12 @@
  * 4-level paging on the same processor, where accesses check 48 bits again but
  * FS.base (an MSR holding a linear address) still takes 57.
  * C code runs in protected mode and compatibility mode; the 64-bit routines
- * are in la57_64.S (and the IDT stubs in long64.S, shared with long_mode).
+ * are in la57_64.S, the IDT stubs in lib/long64.S.
  * Skipped (TAP SKIP) without long mode or CPUID.(EAX=7,ECX=0):ECX.LA57[16]:
  * run with --cpu icelake-lite, or QEMU -cpu max. */
-#include "lib/guest.h"
+#include "lib/long.h"
 
-#define LM_CS64    0x40   /* 64-bit code DPL0 */
 #define LM_TSS     0x68   /* 16-byte 64-bit TSS descriptor (entries 13, 14) */
-
-#define MSR_EFER    0xc0000080u
-#define MSR_FS_BASE 0xc0000100u
-#define EFER_LME (1u << 8)
-#define EFER_LMA (1u << 10)
-#define CR4_PAE  (1u << 5)
 #define CR4_LA57 (1u << 12)
 
 /* PML5 index 256: bits 63:57 = 1 with bit 56 = 1, i.e. 0xff00_0000_0000_0000 up. */
@@ -30,74 +23,32 @@
 #define RSVD_VA   0xff2c000000000000ull
 #define PS_VA     0xff2d000000000000ull
 
-/* State shared with long64.S (its stubs record every exception here). */
-volatile uint64_t lm_vec, lm_err, lm_rip, lm_cs, lm_rsp, lm_cr2, lm_hrsp, lm_saved_rsp;
-volatile uint64_t lm_sys_rcx, lm_sys_r11, lm_sys_rcx2;
-volatile uint32_t lm_recover, lm_sys_count, lm_sys_cs, lm_sys_ss, lm_user_cs, lm_user_ss,
-	lm_user_flags;
-extern char lm_stubs[];
 /* la57_64.S */
-volatile uint64_t l5_addr, l5_val;
+volatile uint64_t l5_addr, l5_val, l5_saved_rsp;
 extern char l5_where[], l5_jmp_insn[];
 
-static uint64_t pml5[512] __attribute__((aligned(4096)));
-static uint64_t pml4[512] __attribute__((aligned(4096)));     /* identity: first GiB */
-static uint64_t pdpt[512] __attribute__((aligned(4096)));
-static uint64_t pd[512] __attribute__((aligned(4096)));
+static uint64_t pml5[512] __attribute__((aligned(4096)));     /* [0]: lm_pml4, the identity GiB */
 static uint64_t pml4_hi[512] __attribute__((aligned(4096)));  /* behind PML5[128] and [256] */
 static uint64_t pdpt_hi[512] __attribute__((aligned(4096)));
 static uint64_t pd_hi[512] __attribute__((aligned(4096)));
 static uint64_t pt_hi[512] __attribute__((aligned(4096)));
 static volatile uint64_t data_page[512] __attribute__((aligned(4096)));
 static uint8_t stack57[4096] __attribute__((aligned(16)));
-static uint64_t idt64[64] __attribute__((aligned(16)));
-static uint32_t tss64[26] __attribute__((aligned(16)));
 static uint8_t ist_stack[4096] __attribute__((aligned(16)));
-
-#define CALL64(fn) __asm__ volatile("lcall $0x40, $" #fn ::: "eax", "ecx", "edx", "memory")
-#define LM_TRY(insn, ...) __asm__ volatile("movl $1f, lm_recover\n\t" insn "\n1:" :: __VA_ARGS__)
 
 /* The 4 KiB window: pt_hi[0] maps data_page, pt_hi[1] is not present. */
 #define VA_1G(p)  (HI + (uint32_t)(uintptr_t)(p))
 #define VA_2M(p)  (HI + 0x40000000ull + (uint32_t)(uintptr_t)(p))
 #define VA_4K     (HI + 0x40400000ull)
 
-static uint64_t rdmsr(uint32_t idx)
-{
-	uint32_t lo, hi;
-	__asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(idx));
-	return (uint64_t)hi << 32 | lo;
-}
-
-static void wrmsr(uint32_t idx, uint64_t v)
-{
-	__asm__ volatile("wrmsr" :: "c"(idx), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)) : "memory");
-}
-
-static uint32_t read_cr0(void) { uint32_t v; __asm__ volatile("mov %%cr0, %0" : "=r"(v)); return v; }
-static uint32_t read_cr4(void) { uint32_t v; __asm__ volatile("mov %%cr4, %0" : "=r"(v)); return v; }
-static void write_cr4(uint32_t v) { __asm__ volatile("mov %0, %%cr4" :: "r"(v) : "memory"); }
-
-static void cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4])
-{
-	__asm__ volatile("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3]) : "a"(leaf), "c"(sub));
-}
-
-static uint32_t lo32(uint64_t v) { return (uint32_t)v; }
-static uint32_t hi32(uint64_t v) { return (uint32_t)(v >> 32); }
-
 static void build_tables(int gbpages)
 {
-	for (int i = 0; i < 512; i++)
-		pd[i] = ((uint64_t)i << 21) | 0x83;                  /* P RW PS */
-	pdpt[0] = (uint32_t)(uintptr_t)pd | 3;
-	pml4[0] = (uint32_t)(uintptr_t)pdpt | 3;
-	pml5[0] = (uint32_t)(uintptr_t)pml4 | 3;
+	pml5[0] = long_identity_map(PG_P | PG_W) | 3;
 
 	/* HI + [0, 1 GiB): one 1 GiB page at physical 0 (the identity PD where
 	 * 1 GiB pages are not supported). HI + 1 GiB: a PD of two 2 MiB pages at
 	 * physical 0 and a PT. HI + 2 GiB and up: not present. */
-	pdpt_hi[0] = gbpages ? 0x83 : ((uint32_t)(uintptr_t)pd | 3);
+	pdpt_hi[0] = gbpages ? 0x83 : ((uint32_t)(uintptr_t)lm_pd | 3);
 	pdpt_hi[1] = (uint32_t)(uintptr_t)pd_hi | 3;
 	pd_hi[0] = 0x83;
 	pd_hi[1] = (2u << 20) | 0x83;
@@ -111,39 +62,27 @@ static void build_tables(int gbpages)
 	pml5[300] = (uint32_t)(uintptr_t)pml4_hi | 3 | (1ull << 51);
 	pml5[301] = (uint32_t)(uintptr_t)pml4_hi | 0x83;
 
-	gdt[LM_CS64 >> 3] = seg_desc(0, 0xfffff, ACC_P | ACC_S | ACC_CODE | ACC_CODE_R, FL_G | 0x2);
-	gdt[LM_TSS >> 3] = seg_desc((uint32_t)(uintptr_t)tss64, sizeof(tss64) - 1, ACC_P | SYS_TSS32, 0);
-	gdt[(LM_TSS >> 3) + 1] = 0;
-	reload_gdt();
-	tss64[0x24 / 4] = (uint32_t)(uintptr_t)(ist_stack + sizeof(ist_stack));    /* IST1 */
+	long_tss_desc(&gdt[LM_TSS >> 3]);
+	long_gdt_init();
+	lm_tss64[TSS64_IST1] = (uint32_t)(uintptr_t)(ist_stack + sizeof(ist_stack));
 	/* #DF, #SS and #GP on IST1: they must not need the (maybe broken) stack. */
-	for (int v = 0; v < 32; v++) {
-		uint32_t off = (uint32_t)(uintptr_t)lm_stubs + v * 16;
-		uint64_t ist = (v == 8 || v == 12 || v == 13) ? 1 : 0;
-		idt64[2 * v] = (off & 0xffff) | ((uint64_t)LM_CS64 << 16) | (ist << 32) |
-			       (0x8eull << 40) | ((uint64_t)(off >> 16) << 48);
-		idt64[2 * v + 1] = 0;
-	}
+	long_idt_init(LM_CS64, 1u << 8 | 1u << 12 | 1u << 13);
 }
 
 /* Enter IA-32e mode (compatibility mode) with CR3 = root; LA57 is set, or
  * cleared, before CR0.PG: the only time it may change. */
 static void enter_ia32e(uint32_t cr4, void *root)
 {
-	write_cr4(cr4);
-	__asm__ volatile("mov %0, %%cr3" :: "r"((uint32_t)(uintptr_t)root) : "memory");
-	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_LME);
-	struct dtr i64 = { sizeof(idt64) - 1, (uint32_t)(uintptr_t)idt64 };
-	__asm__ volatile("lidt %0\n\tmov %1, %%cr0" :: "m"(i64), "r"(read_cr0() | 0x80000000u) : "memory");
+	long_enter(cr4, (uint32_t)(uintptr_t)root);
 	/* LTR marks the descriptor busy: make it available again each time. */
-	gdt[LM_TSS >> 3] = seg_desc((uint32_t)(uintptr_t)tss64, sizeof(tss64) - 1, ACC_P | SYS_TSS32, 0);
+	long_tss_desc(&gdt[LM_TSS >> 3]);
 	__asm__ volatile("ltr %w0" :: "r"(LM_TSS) : "memory");
 }
 
 static void leave_ia32e(struct dtr *idt32)
 {
-	__asm__ volatile("mov %0, %%cr0\n\tlidt %1" :: "r"(read_cr0() & ~0x80000000u), "m"(*idt32) : "memory");
-	wrmsr(MSR_EFER, rdmsr(MSR_EFER) & ~(uint64_t)EFER_LME);
+	long_leave(idt32);
+	wrmsr64(EFER_MSR, rdmsr64(EFER_MSR) & ~(uint64_t)EFER_LME);
 }
 
 static void load64(uint64_t addr)
@@ -280,8 +219,8 @@ static void five_level_tests(int gbpages)
 	check("  handler RSP bits 63:32", hi32(lm_hrsp), hi32(top));
 
 	/* --- FS.base with 57 bits (WRMSR; SDM Vol.4 IA32_FS_BASE) --- */
-	wrmsr(MSR_FS_BASE, VA_2M(&data_page[1]));
-	check("RDMSR FS_BASE returns the 57-bit base", hi32(rdmsr(MSR_FS_BASE)), 0xff000000u);
+	wrmsr64(MSR_FS_BASE, VA_2M(&data_page[1]));
+	check("RDMSR FS_BASE returns the 57-bit base", hi32(rdmsr64(MSR_FS_BASE)), 0xff000000u);
 	l5_val = 0;
 	lm_vec = 0xff;
 	CALL64(l5_load_fs);
@@ -303,7 +242,7 @@ static void four_level_tests(void)
 	lm_vec = 0xff;
 	LM_TRY("wrmsr", "c"(MSR_FS_BASE), "a"(0x1000), "d"(0xff000000u) : "memory");
 	check("4-level: WRMSR FS_BASE 0xff00_0000_0000_1000 allowed (57-bit check)", (uint32_t)lm_vec, 0xff);
-	check("  RDMSR FS_BASE bits 63:32", hi32(rdmsr(MSR_FS_BASE)), 0xff000000u);
+	check("  RDMSR FS_BASE bits 63:32", hi32(rdmsr64(MSR_FS_BASE)), 0xff000000u);
 	lm_vec = 0xff;
 	CALL64(l5_load_fs);
 	check("  FS:0 then is not canonical for 4-level paging -> #GP(0)", (uint32_t)lm_vec, 13);
@@ -345,7 +284,7 @@ void guest_main(void)
 	write_cr4(cr4 | CR4_PAE | CR4_LA57);
 	check("MOV CR4.LA57 = 1 with EFER.LMA = 0 (paging off): accepted", read_cr4() & CR4_LA57, CR4_LA57);
 	enter_ia32e(cr4 | CR4_PAE | CR4_LA57, pml5);
-	check("IA-32e mode active with 5-level paging (EFER.LMA)", (uint32_t)rdmsr(MSR_EFER) & EFER_LMA, EFER_LMA);
+	check("IA-32e mode active with 5-level paging (EFER.LMA)", (uint32_t)rdmsr64(EFER_MSR) & EFER_LMA, EFER_LMA);
 
 	/* SDM Vol.2 MOV CR: #GP(0) on changing CR4.LA57 while IA-32e mode is active. */
 	lm_vec = 0xff;
@@ -361,12 +300,12 @@ void guest_main(void)
 
 	five_level_tests(gbpages != 0);
 	leave_ia32e(&idt32);
-	check("leaving IA-32e mode: EFER.LMA = 0", (uint32_t)rdmsr(MSR_EFER) & EFER_LMA, 0);
+	check("leaving IA-32e mode: EFER.LMA = 0", (uint32_t)rdmsr64(EFER_MSR) & EFER_LMA, 0);
 
 	/* --- 4-level paging on the same processor --- */
 	write_cr4(cr4 | CR4_PAE);
 	check("MOV CR4 clearing LA57 with EFER.LMA = 0: accepted", read_cr4() & CR4_LA57, 0);
-	enter_ia32e(cr4 | CR4_PAE, pml4);
+	enter_ia32e(cr4 | CR4_PAE, lm_pml4);
 	four_level_tests();
 	leave_ia32e(&idt32);
 	write_cr4(cr4);
