@@ -13,9 +13,8 @@
 
 /* CALL FAR through the m16:32 pointer cg_ptr at CPL 0 (faults resume at 1,
  * with RSP as before the CALL whether or not the fault came before the pushes). */
-	.globl cg_call, cg_call_insn, cg_jmp
-cg_call:
-	movl %esp, %esp
+	.globl cg_call_insn
+	ENTRY64 cg_call
 	movq %rsp, cg_rsp_before(%rip)
 	movl $1f, lm_recover(%rip)
 cg_call_insn:
@@ -24,9 +23,7 @@ cg_call_insn:
 	lretl
 
 /* JMP FAR through cg_ptr; the target (cg_k_jmp_target) comes back to 1. */
-cg_jmp:
-	movl %esp, %esp
-	movl $1f, lm_recover(%rip)
+	TRY64 cg_jmp
 	movl $1f, %ecx
 	ljmp *cg_ptr(%rip)
 1:	lretl
@@ -70,9 +67,8 @@ cg_target:
 	lretq
 
 /* IRETQ to 64-bit CPL 3 code at cg_user64 on cg_user_rsp. */
-	.globl cg_user, cg_user_ret, cg_user_gp
-cg_user:
-	movl %esp, %esp
+	.globl cg_user_ret, cg_user_gp
+	ENTRY64 cg_user
 	movq %rsp, cg_saved_rsp(%rip)
 	pushq $(UDS | 3)
 	pushq cg_user_rsp(%rip)

@@ -41,10 +41,8 @@
 /* JMP to l5_addr, an alias of l5_where: that code stores the address it runs
  * at (RIP-relative, so through the same alias) in l5_val and jumps back
  * through RCX. */
-	.globl l5_jmp, l5_jmp_insn, l5_where
-l5_jmp:
-	movl %esp, %esp
-	movl $1f, lm_recover(%rip)
+	.globl l5_jmp_insn, l5_where
+	TRY64 l5_jmp
 	movl $1f, %ecx
 	movq l5_addr(%rip), %rax
 l5_jmp_insn:

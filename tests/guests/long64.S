@@ -1,71 +1,28 @@
 /* 64-bit pieces of the long_mode guest (assembled into the 32-bit ELF with
  * .code64). The guest runs its C code in compatibility mode and far-calls these
  * routines through the 64-bit code selector LM_CS64; each returns with a 32-bit
- * LRET. Exceptions go through the 64-bit IDT to lm_stub_N, which records the
- * vector, error code, RIP and CR2 and resumes at lm_recover (SDM Vol.3 6.14:
- * 16-byte gates, IRETQ pops SS:RSP unconditionally). */
-#define LM_CS64  0x40
-/* Globals are reached RIP-relative: a 32-bit ELF cannot hold the sign-extended
- * absolute relocation a 64-bit absolute disp32 needs. */
+ * LRET. Exceptions go through the 64-bit IDT to lib/long64.S, which records the
+ * vector, error code, RIP and CR2 and resumes at lm_recover. */
+#include "lib/long64.h"
 
 	.text
 	.code64
 
-/* Interrupt stubs: vectors 0-31; the CPU pushes an error code for 8, 10-14, 17. */
-	.globl lm_stubs
-lm_stubs:
-	.irp v, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
-	.balign 16
-	.if \v == 8 || (\v >= 10 && \v <= 14) || \v == 17
-	.else
-	pushq $0
-	.endif
-	pushq $\v
-	jmp lm_common
-	.endr
-
-lm_common:
-	movq %rsp, lm_hrsp(%rip)
-	movq (%rsp), %rax
-	movq %rax, lm_vec(%rip)
-	movq 8(%rsp), %rax
-	movq %rax, lm_err(%rip)
-	movq 16(%rsp), %rax
-	movq %rax, lm_rip(%rip)
-	movq 24(%rsp), %rax
-	movq %rax, lm_cs(%rip)
-	movq 40(%rsp), %rax
-	movq %rax, lm_rsp(%rip)
-	movq %cr2, %rax
-	movq %rax, lm_cr2(%rip)
-	movl lm_recover(%rip), %eax
-	movq %rax, 16(%rsp)
-	addq $16, %rsp
-	iretq
-
 /* 64-bit mode: FS.base + offset is not truncated (SDM Vol.3 3.3.7.1): base
  * 0x40000000 (set by WRMSR FS_BASE) + 0xC0001000 = 0x100001000, above the
  * 1 GiB identity map: #PF with that CR2. */
-	.globl lm_nowrap
-lm_nowrap:
-	movl %esp, %esp
-	movl $1f, lm_recover(%rip)
+	TRY64 lm_nowrap
 	movl $0xC0001000, %ecx
 	movl %fs:(%rcx), %eax
 1:	lretl
 
 /* Non-canonical data access: #GP(0); through RBP (SS): #SS(0) (SDM Vol.3 6.15). */
-	.globl lm_canon_gp
-lm_canon_gp:
-	movl %esp, %esp
-	movl $1f, lm_recover(%rip)
+	TRY64 lm_canon_gp
 	movabsq $0x0000800000000000, %rax
 	movl (%rax), %eax
 1:	lretl
 
-	.globl lm_canon_ss
-lm_canon_ss:
-	movl %esp, %esp
+	ENTRY64 lm_canon_ss
 	pushq %rbp
 	movl $1f, lm_recover(%rip)
 	movabsq $0xffff7ffffffffff0, %rbp
@@ -74,37 +31,27 @@ lm_canon_ss:
 	lretl
 
 /* Near jump to a non-canonical target: #GP(0) (SDM Vol.2 JMP, 64-bit mode). */
-	.globl lm_canon_jmp, lm_canon_jmp_insn
-lm_canon_jmp:
-	movl %esp, %esp
-	movl $1f, lm_recover(%rip)
+	.globl lm_canon_jmp_insn
+	TRY64 lm_canon_jmp
 	movabsq $0x0000800000000000, %rax
 lm_canon_jmp_insn:
 	jmp *%rax
 1:	lretl
 
 /* MOV CR0 clearing PG in 64-bit mode: #GP(0) (SDM Vol.2 MOV CR). */
-	.globl lm_clear_pg64
-lm_clear_pg64:
-	movl %esp, %esp
-	movl $1f, lm_recover(%rip)
+	TRY64 lm_clear_pg64
 	movq %cr0, %rax
 	btrq $31, %rax
 	movq %rax, %cr0
 1:	lretl
 
 /* IST: INT3 through a gate with IST=1 runs on TSS.IST1 (SDM Vol.3 6.14.5). */
-	.globl lm_int3
-lm_int3:
-	movl %esp, %esp
-	movl $1f, lm_recover(%rip)
+	TRY64 lm_int3
 	int3
 1:	lretl
 
 /* MOVSXD and a REX-only register (R9). */
-	.globl lm_movsxd
-lm_movsxd:
-	movl %esp, %esp
+	ENTRY64 lm_movsxd
 	movl $0x80000001, %ecx
 	movslq %ecx, %r9
 	shrq $32, %r9
@@ -113,9 +60,8 @@ lm_movsxd:
 
 /* SYSCALL from CPL 0, SYSRETQ to CPL 3 64-bit code, SYSCALL back (SDM Vol.2
  * SYSCALL/SYSRET). LSTAR = lm_sys_entry. */
-	.globl lm_syscall, lm_sys_entry, lm_user64, lm_sys_back
-lm_syscall:
-	movl %esp, %esp
+	.globl lm_sys_entry, lm_user64, lm_sys_back
+	ENTRY64 lm_syscall
 	movq %rsp, lm_saved_rsp(%rip)
 	movl $0, lm_sys_count(%rip)
 	movl $0x00000002, %r11d

@@ -2,12 +2,12 @@
  * compatibility-mode wrap-around vs 64-bit no-wrap, canonical-address faults,
  * IST stack switching, MOVSXD, and a SYSCALL/SYSRET round trip through CPL 3.
  * C code runs in 32-bit protected mode and, once IA-32e mode is active, in
- * compatibility mode; 64-bit routines are in long64.S. Skipped (TAP SKIP) when
+ * compatibility mode; 64-bit routines are in long64.S, the IDT stubs and the
+ * IA-32e set-up in lib/long. Skipped (TAP SKIP) when
  * CPUID.80000001H:EDX.LM[29] = 0 (hvemu's default model; --cpu skylake-lite or
  * epyc-lite run it). */
-#include "lib/guest.h"
+#include "lib/long.h"
 
-#define LM_CS64    0x40   /* 64-bit code DPL0 (SYSCALL CS = STAR[47:32]) */
 #define LM_DS      0x48   /* data DPL0 (SYSCALL SS) */
 #define LM_UCS32   0x50   /* SYSRET base: 32-bit user code */
 #define LM_UDS     0x58   /* user data (SYSRET SS) */
@@ -15,44 +15,16 @@
 #define LM_TSS     0x68   /* 16-byte 64-bit TSS descriptor (entries 13, 14) */
 #define LM_WRAP    0x78   /* data, base 0x40000000, 4 GiB limit */
 
-#define MSR_EFER    0xc0000080u
 #define MSR_STAR    0xc0000081u
 #define MSR_LSTAR   0xc0000082u
 #define MSR_SFMASK  0xc0000084u
-#define MSR_FS_BASE 0xc0000100u
-#define EFER_SCE (1u << 0)
-#define EFER_LME (1u << 8)
-#define EFER_LMA (1u << 10)
 
-/* Written by long64.S. */
-volatile uint64_t lm_vec, lm_err, lm_rip, lm_cs, lm_rsp, lm_cr2, lm_hrsp, lm_saved_rsp;
-volatile uint64_t lm_sys_rcx, lm_sys_r11, lm_sys_rcx2;
-volatile uint32_t lm_recover, lm_sys_count, lm_sys_cs, lm_sys_ss, lm_user_cs, lm_user_ss,
-	lm_user_flags;
-extern char lm_stubs[], lm_sys_entry[], lm_sys_back[], lm_canon_jmp_insn[];
+/* Written by long64.S (LM_CS64 is also the SYSCALL CS = STAR[47:32]). */
+volatile uint64_t lm_saved_rsp, lm_sys_rcx, lm_sys_r11, lm_sys_rcx2;
+volatile uint32_t lm_sys_count, lm_sys_cs, lm_sys_ss, lm_user_cs, lm_user_ss, lm_user_flags;
+extern char lm_sys_entry[], lm_sys_back[], lm_canon_jmp_insn[];
 
-static uint64_t pml4[512] __attribute__((aligned(4096)));
-static uint64_t pdpt[512] __attribute__((aligned(4096)));
-static uint64_t pd[512] __attribute__((aligned(4096)));
-static uint64_t idt64[64] __attribute__((aligned(16)));
-static uint32_t tss64[26] __attribute__((aligned(16)));
 static uint8_t ist_stack[4096] __attribute__((aligned(16)));
-
-#define CALL64(fn) __asm__ volatile("lcall $0x40, $" #fn ::: "eax", "ecx", "edx", "memory")
-
-static uint64_t rdmsr(uint32_t idx)
-{
-	uint32_t lo, hi;
-	__asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(idx));
-	return (uint64_t)hi << 32 | lo;
-}
-
-static void wrmsr(uint32_t idx, uint64_t v)
-{
-	__asm__ volatile("wrmsr" :: "c"(idx), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)) : "memory");
-}
-
-static uint32_t read_cr0(void) { uint32_t v; __asm__ volatile("mov %%cr0, %0" : "=r"(v)); return v; }
 
 /* Pre-activation: PG with LME=1 and PAE=0 (SDM Vol.2 MOV CR; Vol.3 9.8.5). */
 static void set_pg(void *arg)
@@ -67,38 +39,23 @@ static void do_ud2(void *arg)
 	__asm__ volatile(MARK "ud2");
 }
 
-/* A compatibility-mode instruction expected to fault through the 64-bit IDT. */
-#define LM_TRY(insn, ...) __asm__ volatile("movl $1f, lm_recover\n\t" insn "\n1:" :: __VA_ARGS__)
-
-static void build_tables(void)
+static uint32_t build_tables(void)
 {
 	/* Identity map of the first GiB with 2 MiB pages, user-accessible so that
 	 * the CPL-3 leg of the SYSCALL test can run on the same code and stack. */
-	for (int i = 0; i < 512; i++)
-		pd[i] = ((uint64_t)i << 21) | 0x87;              /* P RW US PS */
-	pdpt[0] = (uint32_t)(uintptr_t)pd | 7;
-	pml4[0] = (uint32_t)(uintptr_t)pdpt | 7;
+	uint32_t cr3 = long_identity_map(PG_P | PG_W | PG_U);
 
-	gdt[LM_CS64 >> 3] = seg_desc(0, 0xfffff, ACC_P | ACC_S | ACC_CODE | ACC_CODE_R, FL_G | 0x2);
 	gdt[LM_DS >> 3] = seg_desc(0, 0xfffff, ACC_P | ACC_S | ACC_DATA_W, FL_G | FL_DB);
 	gdt[LM_UCS32 >> 3] = seg_desc(0, 0xfffff, ACC_P | ACC_DPL(3) | ACC_S | ACC_CODE | ACC_CODE_R, FL_G | FL_DB);
 	gdt[LM_UDS >> 3] = seg_desc(0, 0xfffff, ACC_P | ACC_DPL(3) | ACC_S | ACC_DATA_W, FL_G | FL_DB);
-	gdt[LM_UCS64 >> 3] = seg_desc(0, 0xfffff, ACC_P | ACC_DPL(3) | ACC_S | ACC_CODE | ACC_CODE_R, FL_G | 0x2);
-	gdt[LM_TSS >> 3] = seg_desc((uint32_t)(uintptr_t)tss64, sizeof(tss64) - 1, ACC_P | SYS_TSS32, 0);
-	gdt[(LM_TSS >> 3) + 1] = 0;                          /* base 63:32 = 0, type 0 */
+	gdt[LM_UCS64 >> 3] = long_code64_desc(3);
+	long_tss_desc(&gdt[LM_TSS >> 3]);
 	gdt[LM_WRAP >> 3] = seg_desc(0x40000000u, 0xfffff, ACC_P | ACC_S | ACC_DATA_W, FL_G | FL_DB);
-	reload_gdt();
+	long_gdt_init();
 
-	/* 64-bit TSS: IST1 at offset 24H (SDM Vol.3 8.7, Figure 8-11). */
-	uint32_t ist1 = (uint32_t)(uintptr_t)(ist_stack + sizeof(ist_stack));
-	tss64[0x24 / 4] = ist1;
-	/* 16-byte interrupt gates (SDM Vol.3 6.14.1, Figure 6-8); INT3 uses IST1. */
-	for (int v = 0; v < 32; v++) {
-		uint32_t off = (uint32_t)(uintptr_t)lm_stubs + v * 16;
-		idt64[2 * v] = (off & 0xffff) | ((uint64_t)LM_CS64 << 16) | ((uint64_t)(v == 3 ? 1 : 0) << 32) |
-			       (0x8eull << 40) | ((uint64_t)(off >> 16) << 48);
-		idt64[2 * v + 1] = 0;
-	}
+	lm_tss64[TSS64_IST1] = (uint32_t)(uintptr_t)(ist_stack + sizeof(ist_stack));
+	long_idt_init(LM_CS64, 1u << 3);                     /* INT3 uses IST1 */
+	return cr3;
 }
 
 void guest_main(void)
@@ -112,29 +69,25 @@ void guest_main(void)
 		gprintf("ok - long mode # SKIP CPUID.80000001H:EDX.LM[29] = 0\n");
 		tap_finish();
 	}
-	build_tables();
+	uint32_t cr3 = build_tables();
 	struct dtr idt32;
 	__asm__ volatile("sidt %0" : "=m"(idt32));
 
 	/* --- activation rules --- */
-	uint64_t efer0 = rdmsr(MSR_EFER);
-	wrmsr(MSR_EFER, efer0 | EFER_LME | EFER_SCE);
+	uint64_t efer0 = rdmsr64(EFER_MSR);
+	wrmsr64(EFER_MSR, efer0 | EFER_LME | EFER_SCE);
 	/* QEMU TCG enables paging without the check and loses the guest. */
 	if (!skip_quirk("MOV CR0.PG with EFER.LME=1 and CR4.PAE=0 -> #GP(0)",
 			"TCG does not check CR4.PAE when activating IA-32e mode")) {
 		expect_fault("MOV CR0.PG with EFER.LME=1 and CR4.PAE=0 -> #GP(0)", set_pg, 0, 13, 0);
 		check("EFER.LMA stays 0 after the refused activation",
-		      (uint32_t)rdmsr(MSR_EFER) & EFER_LMA, 0);
+		      (uint32_t)rdmsr64(EFER_MSR) & EFER_LMA, 0);
 	}
 
-	__asm__ volatile("mov %0, %%cr3" :: "r"((uint32_t)(uintptr_t)pml4) : "memory");
-	uint32_t cr4;
-	__asm__ volatile("mov %%cr4, %0" : "=r"(cr4));
-	__asm__ volatile("mov %0, %%cr4" :: "r"(cr4 | 0x20) : "memory");
-	struct dtr i64 = { sizeof(idt64) - 1, (uint32_t)(uintptr_t)idt64 };
-	__asm__ volatile("lidt %0\n\tmov %1, %%cr0" :: "m"(i64), "r"(read_cr0() | 0x80000000u) : "memory");
+	uint32_t cr4 = read_cr4();
+	long_enter(cr4 | CR4_PAE, cr3);
 	check("MOV CR0.PG with EFER.LME=1: EFER.LMA = 1 (SDM 9.8.5)",
-	      (uint32_t)rdmsr(MSR_EFER) & EFER_LMA, EFER_LMA);
+	      (uint32_t)rdmsr64(EFER_MSR) & EFER_LMA, EFER_LMA);
 
 	/* --- compatibility mode --- */
 	*(volatile uint32_t *)0x1000 = 0x5a5a1234;
@@ -150,7 +103,7 @@ void guest_main(void)
 		check("compat mode: clearing CR4.PAE -> #GP (SDM 9.8.5.4)", (uint32_t)lm_vec, 13);
 	}
 	lm_vec = 0xff;
-	LM_TRY("wrmsr", "c"(MSR_EFER), "a"(((uint32_t)efer0 | EFER_SCE) & ~EFER_LME), "d"(0) : "memory");
+	LM_TRY("wrmsr", "c"(EFER_MSR), "a"(((uint32_t)efer0 | EFER_SCE) & ~EFER_LME), "d"(0) : "memory");
 	check_quirk("WRMSR EFER changing LME with CR0.PG=1 -> #GP (SDM Vol.4 IA32_EFER, APM2 14.6.1)",
 		    (uint32_t)lm_vec, 13, "TCG accepts the write");
 
@@ -164,21 +117,21 @@ void guest_main(void)
 	lm_vec = 0xff;
 	LM_TRY("movl %%eax, (%0)", "r"(0x40000010u), "a"(0) : "memory");
 	check("#PF error code: write, not present", (uint32_t)lm_err, 2);
-	pd[100] |= 1ull << 51;
+	lm_pd[100] |= 1ull << 51;
 	__asm__ volatile("invlpg (%0)" :: "r"(100u << 21) : "memory");
 	lm_vec = 0xff;
 	LM_TRY("movl (%0), %%eax", "r"(100u << 21) : "eax", "memory");
 	check("reserved PDE bit 51: #PF", (uint32_t)lm_vec, 14);
 	check_quirk("#PF error code: P|RSVD (SDM Vol.3 4.7: P=1, no not-present entry)", (uint32_t)lm_err, 9,
 		    "TCG reports RSVD without P for a reserved bit in a 2 MiB PDE");
-	pd[100] &= ~(1ull << 51);
+	lm_pd[100] &= ~(1ull << 51);
 	__asm__ volatile("invlpg (%0)" :: "r"(100u << 21) : "memory");
 
 	/* LTR of the 16-byte TSS descriptor (SDM Vol.3 8.2.3). */
 	__asm__ volatile("ltr %w0" :: "r"(LM_TSS) : "memory");
 
 	/* --- 64-bit mode --- */
-	wrmsr(MSR_FS_BASE, 0x40000000u);
+	wrmsr64(MSR_FS_BASE, 0x40000000u);
 	lm_vec = 0xff;
 	CALL64(lm_nowrap);
 	check("64-bit: FS.base 0x40000000 + 0xC0001000 does not wrap: #PF", (uint32_t)lm_vec, 14);
@@ -218,9 +171,9 @@ void guest_main(void)
 	check("MOVSXD r64, r32 sign-extends 0x80000001", upper, 0xffffffffu);
 
 	/* SYSCALL -> SYSRETQ (CPL 3, 64-bit) -> SYSCALL back. */
-	wrmsr(MSR_STAR, ((uint64_t)LM_UCS32 << 48) | ((uint64_t)LM_CS64 << 32));
-	wrmsr(MSR_LSTAR, (uint32_t)(uintptr_t)lm_sys_entry);
-	wrmsr(MSR_SFMASK, 0x200);
+	wrmsr64(MSR_STAR, ((uint64_t)LM_UCS32 << 48) | ((uint64_t)LM_CS64 << 32));
+	wrmsr64(MSR_LSTAR, (uint32_t)(uintptr_t)lm_sys_entry);
+	wrmsr64(MSR_SFMASK, 0x200);
 	CALL64(lm_syscall);
 	__asm__ volatile("mov %w0, %%ss\n\tmov %w0, %%ds\n\tmov %w0, %%es" :: "r"(SEL_KDATA) : "memory");
 	check("SYSCALL: two entries", lm_sys_count, 2);
@@ -234,10 +187,10 @@ void guest_main(void)
 	      (uint32_t)(uintptr_t)lm_sys_back);
 
 	/* --- leaving IA-32e mode (SDM 9.8.5.4): from compatibility mode, PG := 0 --- */
-	__asm__ volatile("mov %0, %%cr0\n\tlidt %1" :: "r"(read_cr0() & ~0x80000000u), "m"(idt32) : "memory");
+	long_leave(&idt32);
 	check("clearing CR0.PG in compatibility mode: EFER.LMA = 0",
-	      (uint32_t)rdmsr(MSR_EFER) & EFER_LMA, 0);
-	wrmsr(MSR_EFER, efer0);
+	      (uint32_t)rdmsr64(EFER_MSR) & EFER_LMA, 0);
+	wrmsr64(EFER_MSR, efer0);
 	__asm__ volatile("mov %0, %%cr4" :: "r"(cr4) : "memory");
 	tss_load(0x67);
 	expect_fault("back in legacy protected mode: #UD through the 32-bit IDT", do_ud2, 0, 6, -1);
