@@ -10,36 +10,18 @@
  * everywhere.
  *
  * The C code runs in IA-32e compatibility mode; MOV CR3 with bit 63 (a 64-bit
- * source) and INVPCID with a 64-bit type are far calls into pcid64.S.
+ * source) and INVPCID with a 64-bit type are far calls into pcid64.S; the
+ * IA-32e set-up and the 64-bit IDT stubs are lib/long.
  * Skipped (TAP SKIP) without CPUID long mode or PCID (hvemu's default model;
  * --cpu skylake-lite runs it). */
-#include "lib/paging.h"
+#include "lib/long.h"
 
-#define PC_CS64  0x40      /* 64-bit code DPL0 */
-#define MSR_EFER_LME (1u << 8)
-#define MSR_EFER_LMA (1u << 10)
 #define CR4_PCIDE (1u << 17)
 #define CR3_NOFLUSH (1ull << 63)
 #define NONE 0xffu
 
-/* Written by pcid64.S. */
-volatile uint32_t pc_vec, pc_err, pc_recover;
-extern char pc_stubs[];
-
-/* An exception with no recovery point armed: report it and stop. */
-void pc_unexpected(void) __attribute__((noreturn));
-void pc_unexpected(void)
-{
-	check("no unexpected exception", pc_vec, NONE);
-	tap_finish();
-}
-
-static uint64_t pml4[512] __attribute__((aligned(4096)));
-static uint64_t pdpt[512] __attribute__((aligned(4096)));
-static uint64_t pd[512] __attribute__((aligned(4096)));      /* identity, 2 MiB pages */
 static uint64_t pd_t[512] __attribute__((aligned(4096)));    /* TEST_LIN.. */
 static uint64_t pt_t[512] __attribute__((aligned(4096)));
-static uint64_t idt64[64] __attribute__((aligned(16)));
 static uint32_t cr3_base;
 
 /* Test pages at page index 0xc0.. of the test area, away (modulo 256) from the
@@ -75,8 +57,8 @@ static void report(const char *name, uint32_t got, int old_frame, int new_frame,
 static uint64_t mov_cr3_64(uint64_t v)
 {
 	uint32_t lo = (uint32_t)v, hi = (uint32_t)(v >> 32);
-	pc_vec = NONE;
-	__asm__ volatile("lcall $0x40, $pc_mov_cr3" : "+a"(lo), "+d"(hi) :: "memory");
+	lm_vec = NONE;
+	__asm__ volatile("lcall $" LM_STR(LM_CS64) ", $pc_mov_cr3" : "+a"(lo), "+d"(hi) :: "memory");
 	return (uint64_t)hi << 32 | lo;
 }
 
@@ -96,24 +78,23 @@ static uint32_t invpcid(uint32_t type, uint64_t lo, uint64_t lin)
 {
 	desc.lo = lo;
 	desc.hi = lin;
-	pc_vec = NONE;
-	__asm__ volatile("movl $1f, pc_recover\n\tinvpcid (%0), %1\n1:"
-			 :: "r"(&desc), "r"(type) : "memory");
-	return pc_vec;
+	lm_vec = NONE;
+	LM_TRY("invpcid (%0), %1", "r"(&desc), "r"(type) : "memory");
+	return lm_vec;
 }
 
 static uint32_t try_cr4(uint32_t v)
 {
-	pc_vec = NONE;
-	__asm__ volatile("movl $1f, pc_recover\n\tmov %0, %%cr4\n1:" :: "r"(v) : "memory");
-	return pc_vec;
+	lm_vec = NONE;
+	LM_TRY("mov %0, %%cr4", "r"(v) : "memory");
+	return lm_vec;
 }
 
 static void gp0_check(const char *name, uint32_t vec)
 {
 	check(name, vec, 13);
 	if (vec == 13)
-		check("  error code 0", pc_err, 0);
+		check("  error code 0", lm_err, 0);
 }
 
 static void set_pcide_legacy(void *arg)
@@ -127,28 +108,13 @@ static void set_pcide_legacy(void *arg)
  * (SDM Vol.3 9.8.5). */
 static void enter_ia32e(int pge)
 {
-	for (int i = 0; i < 512; i++)
-		pd[i] = ((uint64_t)i << 21) | PG_P | PG_W | PG_PS;
-	pdpt[0] = (uint32_t)(uintptr_t)pd | PG_P | PG_W;
-	pdpt[1] = (uint32_t)(uintptr_t)pd_t | PG_P | PG_W;
+	cr3_base = long_identity_map(PG_P | PG_W);
+	lm_pdpt[1] = (uint32_t)(uintptr_t)pd_t | PG_P | PG_W;
 	pd_t[0] = (uint32_t)(uintptr_t)pt_t | PG_P | PG_W;
-	pml4[0] = (uint32_t)(uintptr_t)pdpt | PG_P | PG_W;
-	cr3_base = (uint32_t)(uintptr_t)pml4;
-
-	gdt[PC_CS64 >> 3] = seg_desc(0, 0xfffff, ACC_P | ACC_S | ACC_CODE | ACC_CODE_R, FL_G | 0x2);
-	reload_gdt();
-	for (int v = 0; v < 32; v++) {
-		uint32_t off = (uint32_t)(uintptr_t)pc_stubs + (uint32_t)v * 16;
-		idt64[2 * v] = (off & 0xffff) | ((uint64_t)PC_CS64 << 16) | (0x8eull << 40) |
-			       ((uint64_t)(off >> 16) << 48);
-		idt64[2 * v + 1] = 0;
-	}
-	write_cr3(cr3_base);
-	write_cr4(read_cr4() | CR4_PAE | (pge ? CR4_PGE : 0));
-	wrmsr64(EFER_MSR, rdmsr64(EFER_MSR) | MSR_EFER_LME);
-	struct dtr i64 = { sizeof(idt64) - 1, (uint32_t)(uintptr_t)idt64 };
-	__asm__ volatile("lidt %0\n\tmov %1, %%cr0" :: "m"(i64), "r"(read_cr0() | CR0_PG) : "memory");
-	check("IA-32e mode active (EFER.LMA)", (uint32_t)rdmsr64(EFER_MSR) & MSR_EFER_LMA, MSR_EFER_LMA);
+	long_gdt_init();
+	long_idt_init(LM_CS64, 0);
+	long_enter(read_cr4() | CR4_PAE | (pge ? CR4_PGE : 0), cr3_base);
+	check("IA-32e mode active (EFER.LMA)", (uint32_t)rdmsr64(EFER_MSR) & EFER_LMA, EFER_LMA);
 }
 
 /* SDM Vol.3 4.10.1 / Vol.2 MOV CR: PCIDE only in IA-32e mode and with
@@ -164,15 +130,15 @@ static void test_cr_rules(void)
 	check("  CR4.PCIDE = 1", read_cr4() & CR4_PCIDE, CR4_PCIDE);
 
 	uint64_t cr3 = mov_cr3_64(cr3_base | 5 | CR3_NOFLUSH);
-	check("MOV CR3 with bit 63 set: no fault", pc_vec, NONE);
+	check("MOV CR3 with bit 63 set: no fault", lm_vec, NONE);
 	check("  CR3 bits 31:0 = base | PCID 5", (uint32_t)cr3, cr3_base | 5);
 	check("  bit 63 is not stored", (uint32_t)(cr3 >> 32), 0);
 	set_pcid(0);
 
-	pc_vec = NONE;
-	__asm__ volatile("movl $1f, pc_recover\n\tmov %0, %%cr0\n1:" :: "r"(read_cr0() & ~CR0_PG) : "memory");
-	gp0_check("clearing CR0.PG while CR4.PCIDE = 1 -> #GP(0)", pc_vec);
-	check("  still in IA-32e mode", (uint32_t)rdmsr64(EFER_MSR) & MSR_EFER_LMA, MSR_EFER_LMA);
+	lm_vec = NONE;
+	LM_TRY("mov %0, %%cr0", "r"(read_cr0() & ~CR0_PG) : "memory");
+	gp0_check("clearing CR0.PG while CR4.PCIDE = 1 -> #GP(0)", lm_vec);
+	check("  still in IA-32e mode", (uint32_t)rdmsr64(EFER_MSR) & EFER_LMA, EFER_LMA);
 }
 
 /* SDM Vol.3 4.10.4.1 MOV to CR3: bit 63 clear invalidates the new PCID's
@@ -239,9 +205,9 @@ static void test_invpcid_faults(void)
 	check("INVPCID type 1 ignores a non-canonical address", invpcid(1, PCID_A, 0x0000800000000000ull),
 	      NONE);
 	uint32_t lo = 1, hi = 1;
-	pc_vec = NONE;
-	__asm__ volatile("lcall $0x40, $pc_invpcid64" : "+a"(lo), "+d"(hi) : "c"(&desc) : "memory");
-	gp0_check("64-bit mode: INVPCID type 100000001H (all 64 bits count) -> #GP(0)", pc_vec);
+	lm_vec = NONE;
+	__asm__ volatile("lcall $" LM_STR(LM_CS64) ", $pc_invpcid64" : "+a"(lo), "+d"(hi) : "c"(&desc) : "memory");
+	gp0_check("64-bit mode: INVPCID type 100000001H (all 64 bits count) -> #GP(0)", lm_vec);
 
 	/* CR4.PCIDE = 0: types 0 and 1 only for PCID 000H; 2 and 3 ignore it. */
 	write_cr4(read_cr4() & ~CR4_PCIDE);
