@@ -1,39 +1,16 @@
 /* 64-bit pieces of the xsave64 guest (assembled into the 32-bit ELF with
  * .code64). The C code runs in compatibility mode and far-calls these routines
- * through the 64-bit code selector 0x40; each returns with a 32-bit LRET.
- * Exceptions go through a 64-bit IDT to x64_stub_N, which records the vector
- * and error code and resumes at x64_recover. Globals are reached RIP-relative
- * (see long64.S). */
+ * through LM_CS64; each returns with a 32-bit LRET. Exceptions go through the
+ * 64-bit IDT to lib/long64.S, which records them and resumes at lm_recover. */
+#include "lib/long64.h"
+
 	.text
 	.code64
 
-	.globl x64_stubs
-x64_stubs:
-	.irp v, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
-	.balign 16
-	.if \v == 8 || (\v >= 10 && \v <= 14) || \v == 17
-	.else
-	pushq $0
-	.endif
-	pushq $\v
-	jmp x64_common
-	.endr
-
-x64_common:
-	movq (%rsp), %rax
-	movl %eax, x64_vec(%rip)
-	movq 8(%rsp), %rax
-	movl %eax, x64_err(%rip)
-	movl x64_recover(%rip), %eax
-	movq %rax, 16(%rsp)
-	addq $16, %rsp
-	iretq
-
 /* XMM0-XMM15 := the 16 patterns at x64_in; then an x87 load with a RIP-relative
  * memory operand, so FIP/FDP/FOP describe an instruction of 64-bit mode. */
-	.globl x64_load, x64_fld_insn
-x64_load:
-	movl %esp, %esp
+	.globl x64_fld_insn
+	ENTRY64 x64_load
 	leaq x64_in(%rip), %rax
 	.irp r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
 	movdqu \r*16(%rax), %xmm\r
@@ -46,9 +23,7 @@ x64_fld_insn:
 	lretl
 
 /* x64_out := XMM0-XMM15. */
-	.globl x64_store
-x64_store:
-	movl %esp, %esp
+	ENTRY64 x64_store
 	leaq x64_out(%rip), %rax
 	.irp r, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
 	movdqu %xmm\r, \r*16(%rax)
@@ -58,10 +33,7 @@ x64_store:
 /* One save/restore instruction on the area at x64_ptr with EDX:EAX =
  * 0:x64_rfbm; a fault resumes after it. */
 .macro SAVEOP name, insn
-	.globl \name
-\name:
-	movl %esp, %esp
-	movl $1f, x64_recover(%rip)
+	TRY64 \name
 	movl x64_ptr(%rip), %ecx
 	movl x64_rfbm(%rip), %eax
 	xorl %edx, %edx
@@ -79,9 +51,7 @@ x64_store:
 
 /* REX.R/REX.B/REX.W on SSE instructions (SDM Vol.2 2.2.1): XMM8-15 operands
  * and 64-bit integer conversions. */
-	.globl x64_sse
-x64_sse:
-	movl %esp, %esp
+	ENTRY64 x64_sse
 	movq $-7, %r9
 	cvtsi2sdq %r9, %xmm10
 	movq %xmm10, x64_q(%rip)

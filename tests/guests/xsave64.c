@@ -5,18 +5,16 @@
  * mode), XSTATE_BV and the XRSTOR init rule for clear XSTATE_BV bits (SDM Vol.1
  * 13.8.1), XRSTOR #GP for reserved header bits; plus REX.R/B/W on SSE
  * instructions (XMM8-15, 64-bit integer conversions). The C code runs in
- * compatibility mode; xsave64.S holds the 64-bit routines. Skipped without
+ * compatibility mode; xsave64.S holds the 64-bit routines, lib/long the IA-32e
+ * set-up and the 64-bit IDT stubs. Skipped without
  * CPUID LM (hvemu's default model: the skylake-lite/epyc-lite variants run it);
  * the XSAVE part is skipped without CPUID XSAVE. */
-#include "lib/guest.h"
+#include "lib/long.h"
 
-#define X64_CS    0x40
-#define MSR_EFER  0xc0000080u
-#define EFER_LME  (1u << 8)
 #define X87_PTRS  "TCG does not keep the last x87 instruction's FOP/FIP/FCS/FDP/FDS"
 
 /* Shared with xsave64.S. */
-volatile uint32_t x64_vec, x64_err, x64_recover, x64_ptr, x64_rfbm;
+volatile uint32_t x64_ptr, x64_rfbm;
 uint8_t x64_in[256] __attribute__((aligned(16)));
 uint8_t x64_out[256] __attribute__((aligned(16)));
 uint16_t x64_cw = 0x027f;
@@ -25,16 +23,10 @@ volatile uint64_t x64_q[8];
 uint64_t x64_a[5] = { 0x3ff8000000000000ull, 0x4004000000000000ull,     /* 1.5, 2.5 */
 		      0x3fd0000000000000ull, 0x4010000000000000ull,     /* 0.25, 4.0 */
 		      0x43e158e460913d00ull };                          /* 1e19 */
-extern char x64_stubs[], x64_fld_insn[];
+extern char x64_fld_insn[];
 
-static uint64_t pml4[512] __attribute__((aligned(4096)));
-static uint64_t pdpt[512] __attribute__((aligned(4096)));
-static uint64_t pd[512] __attribute__((aligned(4096)));
-static uint64_t idt64[64] __attribute__((aligned(16)));
 static uint8_t area[1024] __attribute__((aligned(64)));
 static uint8_t area2[1024] __attribute__((aligned(64)));
-
-#define CALL64(fn) __asm__ volatile("lcall $0x40, $" #fn ::: "eax", "ecx", "edx", "memory")
 
 static uint32_t rd32(const uint8_t *p, unsigned o) { uint32_t v; gmemcpy(&v, p + o, 4); return v; }
 static uint16_t rd16(const uint8_t *p, unsigned o) { uint16_t v; gmemcpy(&v, p + o, 2); return v; }
@@ -50,28 +42,10 @@ static int all_bytes(const uint8_t *p, unsigned n, uint8_t v)
 
 static void enter_long_mode(void)
 {
-	for (int i = 0; i < 512; i++)
-		pd[i] = ((uint64_t)i << 21) | 0x83;              /* P RW PS: 1 GiB identity */
-	pdpt[0] = (uint32_t)(uintptr_t)pd | 3;
-	pml4[0] = (uint32_t)(uintptr_t)pdpt | 3;
-	gdt[X64_CS >> 3] = seg_desc(0, 0xfffff, ACC_P | ACC_S | ACC_CODE | ACC_CODE_R, FL_G | 0x2);
-	reload_gdt();
-	/* 16-byte interrupt gates to the 64-bit stubs (SDM Vol.3 6.14.1). */
-	for (int v = 0; v < 32; v++) {
-		uint32_t off = (uint32_t)(uintptr_t)x64_stubs + v * 16;
-		idt64[2 * v] = (off & 0xffff) | ((uint64_t)X64_CS << 16) | (0x8eull << 40) |
-			       ((uint64_t)(off >> 16) << 48);
-		idt64[2 * v + 1] = 0;
-	}
-	uint32_t lo, hi, cr0, cr4;
-	__asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(MSR_EFER));
-	__asm__ volatile("wrmsr" :: "c"(MSR_EFER), "a"(lo | EFER_LME), "d"(hi));
-	__asm__ volatile("mov %0, %%cr3" :: "r"((uint32_t)(uintptr_t)pml4) : "memory");
-	__asm__ volatile("mov %%cr4, %0" : "=r"(cr4));
-	__asm__ volatile("mov %0, %%cr4" :: "r"(cr4 | 0x20) : "memory");
-	struct dtr i64 = { sizeof(idt64) - 1, (uint32_t)(uintptr_t)idt64 };
-	__asm__ volatile("mov %%cr0, %0" : "=r"(cr0));
-	__asm__ volatile("lidt %0\n\tmov %1, %%cr0" :: "m"(i64), "r"(cr0 | 0x80000000u) : "memory");
+	uint32_t cr3 = long_identity_map(PG_P | PG_W);
+	long_gdt_init();
+	long_idt_init(LM_CS64, 0);
+	long_enter(read_cr4() | CR4_PAE, cr3);
 }
 
 /* Pattern of XMMi: bytes 0x10*i + 0..15 (XMM15: F0..FF). */
@@ -115,7 +89,7 @@ static void check_image(const char *what, const uint8_t *img, int wide)
 		check("  FDP[63:32] at 20 (REX.W: 64-bit offset)", rd32(img, 20), 0);
 	} else {
 		/* Table 10-2: FCS at 12, FDS at 20. */
-		check_quirk("  FCS at 12 = 64-bit CS (no REX.W: 32-bit format)", rd16(img, 12), X64_CS,
+		check_quirk("  FCS at 12 = 64-bit CS (no REX.W: 32-bit format)", rd16(img, 12), LM_CS64,
 			    X87_PTRS);
 		check_quirk("  FDS at 20 = DS", rd16(img, 20), SEL_KDATA,
 			    X87_PTRS);
@@ -138,9 +112,9 @@ static void test_fxsave64(void)
 	load_state();
 	gmemset(area, 0xa5, sizeof(area));
 	x64_ptr = (uint32_t)(uintptr_t)area;
-	x64_vec = 0xff;
+	lm_vec = 0xff;
 	CALL64(x64_fxsave64);
-	check("FXSAVE64: no fault", x64_vec, 0xff);
+	check("FXSAVE64: no fault", lm_vec, 0xff);
 	check_image("FXSAVE64 (REX.W)", area, 1);
 
 	gmemset(area2, 0xa5, sizeof(area2));
@@ -177,17 +151,17 @@ static void test_fxsave64(void)
 	check_quirk("FXRSTOR (no REX.W) -> FXSAVE64: FIP[31:0]", rd32(area2, 8), 0x56789abc, X87_PTRS);
 
 	x64_ptr = (uint32_t)(uintptr_t)(area + 8);
-	x64_vec = 0xff;
+	lm_vec = 0xff;
 	CALL64(x64_fxsave64);
-	check("FXSAVE64 misaligned -> #GP", x64_vec, 13);
-	check("FXSAVE64 misaligned: error code 0", x64_err, 0);
+	check("FXSAVE64 misaligned -> #GP", lm_vec, 13);
+	check("FXSAVE64 misaligned: error code 0", lm_err, 0);
 }
 
 static void xrstor64(uint8_t *img, uint32_t rfbm)
 {
 	x64_ptr = (uint32_t)(uintptr_t)img;
 	x64_rfbm = rfbm;
-	x64_vec = 0xff;
+	lm_vec = 0xff;
 	CALL64(x64_xrstor64);
 }
 
@@ -203,9 +177,9 @@ static void test_xsave64(void)
 	gmemset(area + 512, 0, 64);
 	x64_ptr = (uint32_t)(uintptr_t)area;
 	x64_rfbm = 3;
-	x64_vec = 0xff;
+	lm_vec = 0xff;
 	CALL64(x64_xsave64);
-	check("XSAVE64: no fault", x64_vec, 0xff);
+	check("XSAVE64: no fault", lm_vec, 0xff);
 	check_image("XSAVE64 RFBM=3", area, 1);
 	check("XSAVE64: XSTATE_BV at 512 = 3", rd32(area, 512) | rd32(area, 516), 3);
 	check("XSAVE64: XCOMP_BV at 520 = 0", rd32(area, 520) | rd32(area, 524), 0);
@@ -221,7 +195,7 @@ static void test_xsave64(void)
 	wr32(area, 512, 1);
 	wr32(area, 24, 0x1f80);
 	xrstor64(area, 3);
-	check("XRSTOR64 XSTATE_BV=1: no fault", x64_vec, 0xff);
+	check("XRSTOR64 XSTATE_BV=1: no fault", lm_vec, 0xff);
 	CALL64(x64_store);
 	check_true("XRSTOR64 XSTATE_BV[1]=0: XMM0-15 = 0", all_bytes(x64_out, 256, 0));
 	uint32_t mx;
@@ -255,17 +229,17 @@ static void test_xsave64(void)
 	 * 13.8.1), misaligned. */
 	wr32(area, 512, 7);
 	xrstor64(area, 3);
-	check("XRSTOR64 XSTATE_BV = 7 (AVX not in XCR0) -> #GP", x64_vec, 13);
+	check("XRSTOR64 XSTATE_BV = 7 (AVX not in XCR0) -> #GP", lm_vec, 13);
 	wr32(area, 512, 3);
 	wr32(area, 532, 0x100);   /* byte 21 of the header */
 	xrstor64(area, 3);
-	check("XRSTOR64 header byte 21 != 0 -> #GP", x64_vec, 13);
+	check("XRSTOR64 header byte 21 != 0 -> #GP", lm_vec, 13);
 	wr32(area, 532, 0);
 	xrstor64(area + 16, 3);
-	check("XRSTOR64 misaligned -> #GP", x64_vec, 13);
+	check("XRSTOR64 misaligned -> #GP", lm_vec, 13);
 	x64_ptr = (uint32_t)(uintptr_t)area;
 	xrstor64(area, 3);
-	check("XRSTOR64 of the repaired image: no fault", x64_vec, 0xff);
+	check("XRSTOR64 of the repaired image: no fault", lm_vec, 0xff);
 	CALL64(x64_store);
 	check_true("XRSTOR64: XMM0-15 from the image", all_bytes(x64_out, 256, 0x33));
 }
