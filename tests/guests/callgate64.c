@@ -103,12 +103,7 @@ static void expect_gate_fault(const char *name, uint16_t sel, uint32_t vec, uint
 
 void guest_main(void)
 {
-	uint32_t a, b, c, d;
-	__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0x80000000u), "c"(0));
-	d = 0;
-	if (a >= 0x80000001u)
-		__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0x80000001u), "c"(0));
-	if (!(d & (1u << 29))) {
+	if (!long_mode_supported()) {
 		gprintf("ok - callgate64 # SKIP CPUID.80000001H:EDX.LM[29] = 0\n");
 		tap_finish();
 	}

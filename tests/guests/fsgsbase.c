@@ -31,12 +31,7 @@ static void call_wrgs(void) { CALL64(fg_wrgs); }
 void guest_main(void)
 {
 	uint32_t r[4];
-	cpuid(0x80000000u, 0, r);
-	uint32_t lm = 0, fsgsbase = 0, la57 = 0;
-	if (r[0] >= 0x80000001u) {
-		cpuid(0x80000001u, 0, r);
-		lm = r[3] & (1u << 29);
-	}
+	uint32_t lm = long_mode_supported(), fsgsbase = 0, la57 = 0;
 	cpuid(0, 0, r);
 	if (r[0] >= 7) {
 		cpuid(7, 0, r);

@@ -11,6 +11,17 @@ uint64_t lm_pd[512] __attribute__((aligned(4096)));
 uint64_t lm_idt64[64] __attribute__((aligned(16)));
 uint32_t lm_tss64[26] __attribute__((aligned(16)));
 
+uint32_t long_mode_supported(void)
+{
+	/* SDM Vol.2 CPUID: leaf 80000001H exists only if 80000000H:EAX >= it. */
+	uint32_t r[4];
+	cpuid(0x80000000u, 0, r);
+	if (r[0] < 0x80000001u)
+		return 0;
+	cpuid(0x80000001u, 0, r);
+	return (r[3] >> 29) & 1;
+}
+
 uint32_t long_identity_map(uint32_t flags)
 {
 	/* SDM Vol.3 4.5.4, Tables 4-15..4-18: a PDE with PS = 1 maps 2 MiB; the

@@ -46,6 +46,9 @@ extern uint64_t lm_pml4[512], lm_pdpt[512], lm_pd[512];
 extern uint64_t lm_idt64[64];             /* 32 16-byte gates */
 extern uint32_t lm_tss64[26];             /* 104-byte 64-bit TSS */
 
+/* 1 if CPUID.80000001H:EDX.LM[29] = 1 (the leaf exists and reports Intel 64
+ * architecture / long mode), else 0. */
+uint32_t long_mode_supported(void);
 /* Fills lm_pml4/lm_pdpt/lm_pd with flags (PG_P | PG_W, maybe PG_U) at every
  * level; returns the CR3 value (lm_pml4). */
 uint32_t long_identity_map(uint32_t flags);
