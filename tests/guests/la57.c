@@ -66,7 +66,7 @@ static void build_tables(int gbpages)
 	long_gdt_init();
 	lm_tss64[TSS64_IST1] = (uint32_t)(uintptr_t)(ist_stack + sizeof(ist_stack));
 	/* #DF, #SS and #GP on IST1: they must not need the (maybe broken) stack. */
-	long_idt_init(LM_CS64, 1u << 8 | 1u << 12 | 1u << 13);
+	long_idt_init(LM_CS64, (1u << 8) | (1u << 12) | (1u << 13));
 }
 
 /* Enter IA-32e mode (compatibility mode) with CR3 = root; LA57 is set, or

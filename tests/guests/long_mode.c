@@ -30,7 +30,7 @@ static uint8_t ist_stack[4096] __attribute__((aligned(16)));
 static void set_pg(void *arg)
 {
 	(void)arg;
-	__asm__ volatile(MARK "mov %0, %%cr0" :: "r"(read_cr0() | 0x80000000u) : "memory");
+	__asm__ volatile(MARK "mov %0, %%cr0" :: "r"(read_cr0() | CR0_PG) : "memory");
 }
 
 static void do_ud2(void *arg)
