@@ -1,6 +1,8 @@
-/* SSE/SSE2: the XMM registers, MXCSR, and the moves, logic and packed-integer
- * subset that kernels and C compilers emit (SDM Vol.1 ch. 10-11; Vol.2
- * instruction pages), plus the non-SIMD SSE/SSE2 instructions: MOVNTI, the
+/* SSE/SSE2: the XMM registers, MXCSR, the moves and logic, and the SSE2
+ * packed-integer instructions (compares, add/subtract with and without
+ * saturation, min/max, average, multiplies, packs and unpacks, shifts,
+ * shuffles, PEXTRW/PINSRW, MASKMOVDQU; SDM Vol.1 ch. 10-11; Vol.2
+ * instruction pages; the MMX forms are not modelled), plus the non-SIMD SSE/SSE2 instructions: MOVNTI, the
  * fences and CLFLUSH. Floating-point arithmetic, compares and conversions are in
  * emu/sse_fp.c.
  *
@@ -234,37 +236,188 @@ static void logic(const struct insn *in, union xmm_reg *d, const union xmm_reg *
 status_t op_logic_ps(struct cpu *cpu, const struct insn *in) { return binop(cpu, in, CPUID_SSE, logic); }
 status_t op_logic_pd(struct cpu *cpu, const struct insn *in) { return binop(cpu, in, CPUID_SSE2, logic); }
 
-/* 66 0F 74/75/76: PCMPEQB/W/D: all ones where equal. */
-static void pcmpeq(const struct insn *in, union xmm_reg *d, const union xmm_reg *s)
-{
-	unsigned w = 1u << (in->opcode - 0x74);    /* element bytes */
-	for (unsigned i = 0; i < 16; i += w) {
-		bool eq = memcmp(d->b + i, s->b + i, w) == 0;
-		memset(d->b + i, eq ? 0xff : 0, w);
-	}
-}
-status_t op_pcmpeq(struct cpu *cpu, const struct insn *in) { return binop(cpu, in, CPUID_SSE2, pcmpeq); }
+/* Lane-wise packed integer operations (SDM Vol.2 instruction pages): each
+ * result element depends only on the elements at the same position. */
+enum lane_op {
+	L_NONE, L_ADD, L_SUB,
+	L_ADDS, L_SUBS,        /* signed saturation */
+	L_ADDUS, L_SUBUS,      /* unsigned saturation */
+	L_CMPEQ, L_CMPGT,      /* all ones where true (PCMPGT compares signed) */
+	L_MINU, L_MAXU, L_MINS, L_MAXS,
+	L_AVG,                 /* unsigned (a + b + 1) >> 1 */
+	L_MULLO, L_MULHS, L_MULHU,  /* low / signed high / unsigned high half of the product */
+};
 
-/* 66 0F FC/FD/FE/D4: PADDB/W/D/Q; F8/F9/FA/FB: PSUBB/W/D/Q (wrap-around). */
-static void padd(const struct insn *in, union xmm_reg *d, const union xmm_reg *s)
+/* 66 0F xx -> operation and element bytes. */
+static const struct { uint8_t op, w; } lane_ops[256] = {
+	[0x74] = { L_CMPEQ, 1 }, [0x75] = { L_CMPEQ, 2 }, [0x76] = { L_CMPEQ, 4 },
+	[0x64] = { L_CMPGT, 1 }, [0x65] = { L_CMPGT, 2 }, [0x66] = { L_CMPGT, 4 },
+	[0xfc] = { L_ADD, 1 }, [0xfd] = { L_ADD, 2 }, [0xfe] = { L_ADD, 4 }, [0xd4] = { L_ADD, 8 },
+	[0xf8] = { L_SUB, 1 }, [0xf9] = { L_SUB, 2 }, [0xfa] = { L_SUB, 4 }, [0xfb] = { L_SUB, 8 },
+	[0xec] = { L_ADDS, 1 }, [0xed] = { L_ADDS, 2 }, [0xe8] = { L_SUBS, 1 }, [0xe9] = { L_SUBS, 2 },
+	[0xdc] = { L_ADDUS, 1 }, [0xdd] = { L_ADDUS, 2 }, [0xd8] = { L_SUBUS, 1 }, [0xd9] = { L_SUBUS, 2 },
+	[0xda] = { L_MINU, 1 }, [0xde] = { L_MAXU, 1 }, [0xea] = { L_MINS, 2 }, [0xee] = { L_MAXS, 2 },
+	[0xe0] = { L_AVG, 1 }, [0xe3] = { L_AVG, 2 },
+	[0xd5] = { L_MULLO, 2 }, [0xe5] = { L_MULHS, 2 }, [0xe4] = { L_MULHU, 2 },
+};
+
+/* The low `bits` bits of v as a signed number. */
+static inline int64_t sext(uint64_t v, unsigned bits)
 {
-	bool sub = in->opcode >= 0xf8 && in->opcode <= 0xfb;
-	unsigned w;
-	switch (in->opcode) {
-	case 0xfc: case 0xf8: w = 1; break;
-	case 0xfd: case 0xf9: w = 2; break;
-	case 0xfe: case 0xfa: w = 4; break;
-	default:              w = 8; break;   /* D4, FB */
-	}
-	for (unsigned i = 0; i < 16; i += w) {
-		uint64_t a = 0, b = 0;
-		memcpy(&a, d->b + i, w);
-		memcpy(&b, s->b + i, w);
-		uint64_t r = sub ? a - b : a + b;
-		memcpy(d->b + i, &r, w);
+	uint64_t sign = 1ull << (bits - 1);
+	v &= sign | (sign - 1);
+	return (int64_t)(v ^ sign) - (int64_t)sign;
+}
+
+static inline int64_t clamp(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+static inline uint64_t lane_get(const union xmm_reg *x, unsigned i, unsigned w)
+{
+	uint64_t v = 0;
+	memcpy(&v, x->b + i * w, w);
+	return v;
+}
+static inline void lane_set(union xmm_reg *x, unsigned i, unsigned w, uint64_t v)
+{
+	memcpy(x->b + i * w, &v, w);
+}
+
+/* One element of a w-byte lane operation; the caller keeps the low 8w bits. */
+static uint64_t lane(enum lane_op op, unsigned w, uint64_t a, uint64_t b)
+{
+	unsigned bits = 8 * w;
+	uint64_t ones = ~0ull >> (64 - bits);
+	int64_t sa = sext(a, bits), sb = sext(b, bits), smax = (int64_t)(ones >> 1);
+	switch (op) {
+	case L_ADD:   return a + b;
+	case L_SUB:   return a - b;
+	case L_ADDS:  return (uint64_t)clamp(sa + sb, -smax - 1, smax);   /* B/W only: no overflow */
+	case L_SUBS:  return (uint64_t)clamp(sa - sb, -smax - 1, smax);
+	case L_ADDUS: return a + b > ones ? ones : a + b;
+	case L_SUBUS: return a > b ? a - b : 0;
+	case L_CMPEQ: return a == b ? ones : 0;
+	case L_CMPGT: return sa > sb ? ones : 0;
+	case L_MINU:  return a < b ? a : b;
+	case L_MAXU:  return a > b ? a : b;
+	case L_MINS:  return sa < sb ? a : b;
+	case L_MAXS:  return sa > sb ? a : b;
+	case L_AVG:   return (a + b + 1) >> 1;
+	case L_MULLO: return a * b;
+	case L_MULHS: return (uint64_t)(sa * sb) >> 16;   /* W only */
+	case L_MULHU: return (a * b) >> 16;
+	default:      return 0;
 	}
 }
-status_t op_padd(struct cpu *cpu, const struct insn *in) { return binop(cpu, in, CPUID_SSE2, padd); }
+
+/* 66 0F 64-66 PCMPGTB/W/D, 74-76 PCMPEQB/W/D, FC-FE/D4 PADDB/W/D/Q, F8-FB
+ * PSUBB/W/D/Q, EC/ED PADDSB/W, DC/DD PADDUSB/W, E8/E9 PSUBSB/W, D8/D9 PSUBUSB/W,
+ * DA/DE PMINUB/PMAXUB, EA/EE PMINSW/PMAXSW, E0/E3 PAVGB/W, D5 PMULLW, E5 PMULHW,
+ * E4 PMULHUW. */
+static void plane(const struct insn *in, union xmm_reg *d, const union xmm_reg *s)
+{
+	enum lane_op op = lane_ops[in->opcode].op;
+	unsigned w = lane_ops[in->opcode].w;
+	for (unsigned i = 0; i < 16 / w; i++)
+		lane_set(d, i, w, lane(op, w, lane_get(d, i, w), lane_get(s, i, w)));
+}
+status_t op_plane(struct cpu *cpu, const struct insn *in) { return binop(cpu, in, CPUID_SSE2, plane); }
+
+/* 66 0F F4 PMULUDQ: the unsigned products of the even dwords, as quadwords;
+ * F5 PMADDWD: signed word products, adjacent pairs summed into dwords (only
+ * 8000H*8000H twice wraps, to 80000000H); F6 PSADBW: per quadword, the sum of
+ * the absolute byte differences in its low word, the rest zero. */
+static void pwide(const struct insn *in, union xmm_reg *d, const union xmm_reg *s)
+{
+	union xmm_reg r = { .q = { 0, 0 } };
+	for (unsigned i = 0; i < 4; i++) {
+		switch (in->opcode) {
+		case 0xf4:
+			if (!(i & 1))
+				r.q[i / 2] = (uint64_t)d->d[i] * s->d[i];
+			break;
+		case 0xf5:
+			r.d[i] = (uint32_t)((int64_t)(int16_t)d->w[2 * i] * (int16_t)s->w[2 * i] +
+					    (int64_t)(int16_t)d->w[2 * i + 1] * (int16_t)s->w[2 * i + 1]);
+			break;
+		default:
+			for (unsigned k = 4 * i; k < 4 * i + 4; k++)
+				r.w[i / 2 * 4] += (uint16_t)(d->b[k] > s->b[k] ? d->b[k] - s->b[k] : s->b[k] - d->b[k]);
+			break;
+		}
+	}
+	*d = r;
+}
+status_t op_pwide(struct cpu *cpu, const struct insn *in) { return binop(cpu, in, CPUID_SSE2, pwide); }
+
+/* 66 0F 63 PACKSSWB, 6B PACKSSDW: signed elements narrowed to half width with
+ * signed saturation; 67 PACKUSWB: signed words to bytes with unsigned
+ * saturation. The destination's elements fill the low half (SDM Vol.2 PACKSSWB). */
+static void pack(const struct insn *in, union xmm_reg *d, const union xmm_reg *s)
+{
+	unsigned w = in->opcode == 0x6b ? 4 : 2, n = 16 / w, bits = 4 * w;
+	int64_t hi = in->opcode == 0x67 ? (1 << bits) - 1 : (1 << (bits - 1)) - 1;
+	int64_t lo = in->opcode == 0x67 ? 0 : -hi - 1;
+	union xmm_reg r;
+	for (unsigned i = 0; i < 2 * n; i++) {
+		uint64_t v = lane_get(i < n ? d : s, i % n, w);
+		lane_set(&r, i, w / 2, (uint64_t)clamp(sext(v, 8 * w), lo, hi));
+	}
+	*d = r;
+}
+status_t op_pack(struct cpu *cpu, const struct insn *in) { return binop(cpu, in, CPUID_SSE2, pack); }
+
+/* Shift each w-byte element by count: logical right/left shifts give 0 for
+ * counts above 8w - 1, arithmetic right shifts fill with the sign (SDM Vol.2
+ * PSRLW/PSRAW/PSLLW: the count is not masked). */
+enum shift_kind { SH_SRL, SH_SRA, SH_SLL };
+static void shift_lanes(union xmm_reg *x, unsigned w, enum shift_kind k, uint64_t count)
+{
+	unsigned bits = 8 * w;
+	for (unsigned i = 0; i < 16 / w; i++) {
+		uint64_t v = lane_get(x, i, w);
+		if (k == SH_SRA)
+			v = (uint64_t)(sext(v, bits) >> (count >= bits ? bits - 1 : count));
+		else if (count >= bits)
+			v = 0;
+		else
+			v = k == SH_SRL ? v >> count : v << count;
+		lane_set(x, i, w, v);
+	}
+}
+
+/* 66 0F D1-D3 PSRLW/D/Q, E1/E2 PSRAW/D, F1-F3 PSLLW/D/Q xmm, xmm/m128: the
+ * count is the source's low quadword. Element width from the low nibble,
+ * direction from the high one. */
+static void pshift(const struct insn *in, union xmm_reg *d, const union xmm_reg *s)
+{
+	unsigned hi = in->opcode >> 4;
+	shift_lanes(d, 1u << (in->opcode & 3), hi == 0xd ? SH_SRL : hi == 0xe ? SH_SRA : SH_SLL, s->q[0]);
+}
+status_t op_pshift(struct cpu *cpu, const struct insn *in) { return binop(cpu, in, CPUID_SSE2, pshift); }
+
+/* 66 0F 71/72/73 /2 PSRLW/D/Q, /4 PSRAW/D, /6 PSLLW/D/Q xmm, imm8 (width from
+ * the opcode), 66 0F 73 /3 PSRLDQ and /7 PSLLDQ: whole-register byte shifts,
+ * zero for counts above 15 (SDM Vol.2 PSRLDQ). */
+status_t op_pshift_imm(struct cpu *cpu, const struct insn *in)
+{
+	status_t st = sse_gate(cpu, true, CPUID_SSE2);
+	if (st != ST_OK)
+		return st;
+	union xmm_reg *x = xreg(cpu, in->rm);
+	unsigned digit = (in->modrm >> 3) & 7, count = (unsigned)in->imm & 0xff;
+	if (digit == 3 || digit == 7) {
+		union xmm_reg r = { .q = { 0, 0 } };
+		for (unsigned i = 0; i < 16; i++) {
+			unsigned from = digit == 3 ? i + count : i - count;   /* wraps above 15 when out of range */
+			if (from < 16)
+				r.b[i] = x->b[from];
+		}
+		*x = r;
+		return ST_OK;
+	}
+	shift_lanes(x, 2u << (in->opcode - 0x71), digit == 2 ? SH_SRL : digit == 4 ? SH_SRA : SH_SLL, count);
+	return ST_OK;
+}
 
 /* 66 0F 60/61/62/6C: PUNPCKLBW/WD/DQ/QDQ; 68/69/6A/6D: the high forms.
  * Interleave elements of the low (high) halves, dest first (SDM Vol.2 PUNPCKL*). */
@@ -313,6 +466,62 @@ status_t op_pmovmskb(struct cpu *cpu, const struct insn *in)
 		m |= (uint32_t)(x->b[i] >> 7) << i;
 	reg_write(cpu, in->reg, cpu_is_mode64(cpu) ? 8 : 4, in->rex != 0, m);
 	return ST_OK;
+}
+
+/* 66 0F C5: PEXTRW r32/64, xmm, imm8: word imm8[2:0], zero-extended (the
+ * 64-bit-mode default operand size is 64 bits, SDM Vol.2 PEXTRW). */
+status_t op_pextrw(struct cpu *cpu, const struct insn *in)
+{
+	status_t st = sse_gate(cpu, true, CPUID_SSE2);
+	if (st != ST_OK)
+		return st;
+	uint16_t v = xreg(cpu, in->rm)->w[in->imm & 7];
+	reg_write(cpu, in->reg, cpu_is_mode64(cpu) ? 8 : 4, in->rex != 0, v);
+	return ST_OK;
+}
+
+/* 66 0F C4: PINSRW xmm, r32/m16, imm8: the low word of the source into word
+ * imm8[2:0]. The m16 form has no alignment requirement. */
+status_t op_pinsrw(struct cpu *cpu, const struct insn *in)
+{
+	status_t st = sse_gate(cpu, true, CPUID_SSE2);
+	if (st != ST_OK)
+		return st;
+	uint64_t v;
+	st = rm_read(cpu, in, 2, &v);
+	if (st == ST_OK)
+		xreg(cpu, in->reg)->w[in->imm & 7] = (uint16_t)v;
+	return st;
+}
+
+/* 66 0F F7: MASKMOVDQU xmm1, xmm2: the bytes of xmm1 whose mask byte in xmm2
+ * has bit 7 set go to DS:rDI (segment override allowed; rDI by the address
+ * size); no alignment (SDM Vol.2 MASKMOVDQU). Whether a zero mask may still
+ * fault is implementation-specific there; hvemu touches only the selected
+ * bytes, so an all-zero mask accesses nothing. The span from the first to the
+ * last selected byte is probed first, so a fault stores nothing. */
+status_t op_maskmovdqu(struct cpu *cpu, const struct insn *in)
+{
+	status_t st = sse_gate(cpu, true, CPUID_SSE2);
+	if (st != ST_OK)
+		return st;
+	const union xmm_reg *v = xreg(cpu, in->reg), *m = xreg(cpu, in->rm);
+	unsigned first = 16, last = 0;
+	for (unsigned i = 0; i < 16; i++) {
+		if (m->b[i] & 0x80) {
+			first = first < i ? first : i;
+			last = i;
+		}
+	}
+	if (first == 16)
+		return ST_OK;
+	uint64_t amask = in->asize == 8 ? ~0ull : (1ull << (8 * in->asize)) - 1;
+	uint64_t base = cpu->regs[R_DI] & amask;
+	st = fpu_mem_probe(cpu, in, (base + first) & amask, last - first + 1, 0);
+	for (unsigned i = first; st == ST_OK && i <= last; i++)
+		if (m->b[i] & 0x80)
+			st = mem_write(cpu, in->seg, (base + i) & amask, 1, v->b[i]);
+	return st;
 }
 
 /* Shuffles with an imm8 selector: 0F C6 SHUFPS (SSE; low two dwords from dest,
