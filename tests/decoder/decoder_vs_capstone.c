@@ -590,6 +590,10 @@ static const struct capstone_deviation capstone_deviations[] = {
 	 * follows it (66 67 0F 60: "punpcklbw mm", F3 67 0F 10: "movups"): its
 	 * operands are those of another instruction; the length still agrees. */
 	{ 1, -1, -1, false, DEV_OPERANDS, "mandatory prefix in 16-bit code / not last", 0, C_MPFX_MISSED },
+	/* The same gap where no MMX form exists to fall back on: 66 0F 73 /3 PSRLDQ
+	 * and /7 PSLLDQ (SDM Vol.2 Table A-6 group 14) are rejected. */
+	{ 1, 0x73, 3, true, DEV_REJECTS, "PSRLDQ in 16-bit code / 66 not last", 0, C_MPFX_MISSED },
+	{ 1, 0x73, 7, true, DEV_REJECTS, "PSLLDQ in 16-bit code / 66 not last", 0, C_MPFX_MISSED },
 
 	/* --- 64-bit mode --- */
 	/* SDM Vol.2 MOVSXD: "63 /r MOVSXD r16, r/m16", "MOVSXD r32, r/m32"; only
