@@ -69,7 +69,7 @@ enum {
 	MXCSR_DAZ = 1u << 6,                      /* denormal operands are zero */
 	MXCSR_MASK_SHIFT = 7,                     /* IM..PM: bits 12:7, flag bit i << 7 */
 	MXCSR_MASKS = 0x3fu << 7,
-	MXCSR_UM = 1u << 11,
+	MXCSR_OM = 1u << 10, MXCSR_UM = 1u << 11,
 	MXCSR_RC = 3u << 13,                      /* rounding control */
 	MXCSR_FTZ = 1u << 15,                     /* flush tiny masked-underflow results to 0 */
 	MXCSR_RESET = 0x1f80,                     /* all exceptions masked, RC nearest */
