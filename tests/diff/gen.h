@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "mmu/x86.h"
 #include "tests/diff/diff_case.h"
@@ -46,6 +47,31 @@ static inline void emit_imm(struct gen *g, uint64_t v, unsigned size)
 static inline uint32_t rand_mxcsr(struct gen *g)
 {
 	return 0x1f80u | (rnd(g) & (0x3fu | 1u << 6 | 3u << 13 | 1u << 15));
+}
+
+/* Sixteen bytes of floating-point data: four singles or two doubles, each of a
+ * class that reaches the special cases (SDM Vol.1 4.2.2, 4.8.3): zeros and
+ * denormals, tiny and huge normals, infinities and NaNs (quiet or signalling),
+ * values near 1, and magnitudes around the integer conversion limits. */
+static inline void fill_fp(struct gen *g, uint8_t *p)
+{
+	bool dbl = rnd(g) & 1;
+	unsigned size = dbl ? 8 : 4, mbits = dbl ? 52 : 23, ebits = dbl ? 11 : 8;
+	uint64_t emax = (1u << ebits) - 1, bias = emax >> 1;
+	for (unsigned i = 0; i < 16 / size; i++) {
+		uint64_t man = rnd64(g) & ((1ull << mbits) - 1), e;
+		switch (pick(g, 8)) {
+		case 0: e = 0; man = pick(g, 2) ? 0 : man; break;
+		case 1: e = emax; man = pick(g, 3) ? man : 0; break;
+		case 2: e = 1 + pick(g, 4); break;
+		case 3: e = emax - 1 - pick(g, 4); break;
+		case 4: e = bias + 14 + pick(g, 52); break;
+		case 5: e = bias - 2 + pick(g, 4); man &= ~0ull << (mbits - 3); break;
+		default: e = bias - 12 + pick(g, 24); break;
+		}
+		uint64_t v = (uint64_t)(rnd(g) & 1) << (ebits + mbits) | e << mbits | man;
+		memcpy(p + i * size, &v, size);
+	}
 }
 
 /* An instruction defines the flags in `defined` and leaves those in `undefined`

@@ -755,10 +755,11 @@ uint32_t gen_case64(struct gen *g, struct diff_request *rq)
 	rq->in.regs[R_R15] = g->r15;
 	rq->in.rflags = FLAG_FIXED1 | FLAG_IF | (rnd(g) & (ARITH | FLAG_DF));
 	rq->in.mxcsr = rand_mxcsr(g);
+	/* A third of the XMM registers and data lines hold floating-point values. */
 	for (unsigned x = 0; x < 16; x++)
-		fill(g, rq->in.xmm[x], 16);
+		pick(g, 3) ? fill(g, rq->in.xmm[x], 16) : fill_fp(g, rq->in.xmm[x]);
 	for (unsigned i = 0; i < DIFF_DATA_SIZE; i += 16)
-		fill(g, rq->in.data + i, 16);
+		pick(g, 3) ? fill(g, rq->in.data + i, 16) : fill_fp(g, rq->in.data + i);
 	g->code = rq->code;
 	g->len = 0;
 	g->undef = 0;
