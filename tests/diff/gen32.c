@@ -76,41 +76,94 @@ static void mov_reg_imm(struct gen *g, unsigned reg, unsigned size, uint32_t v)
 
 /* SSE/SSE2 on XMM0-7 (no REX: the same in both modes). Memory operands are
  * [ESI/EDI+d8], of unknown alignment, so only for the forms that allow any
- * address; the others use registers (SDM Vol.1 11.4.1). */
+ * address; the others use registers (SDM Vol.1 11.4.1). MXCSR keeps the
+ * case's random RC, DAZ, FTZ and flags with every exception masked (a #XM
+ * would end the run: the 32-bit run has no exception handlers). */
+enum {
+	MEM = 1,       /* r/m may be memory */
+	GPR = 2,       /* r/m is a GPR when a register */
+	IMM = 4,       /* imm8 */
+	GREG = 8,      /* ModRM.reg is a GPR (r/m the xmm source) */
+	DIGIT = 16,    /* ModRM.reg is the digit, r/m the xmm operand */
+	PRED = 32,     /* imm8 is a CMPcc predicate (0-7) */
+	FLAGS = 64,    /* writes ZF PF CF, clears OF SF AF ((U)COMIS*) */
+	COUNT = 128,   /* shift by xmm: the count is loaded into r/m first */
+};
+#define DIG(n) (DIGIT | IMM | (n) << 8)  /* the digit in bits 10:8 */
+static const struct sse32_op { uint8_t pfx, op; uint16_t how; } sse32_ops[] = {
+	{ 0, 0x10, MEM }, { 0, 0x11, MEM }, { 0x66, 0x10, MEM }, { 0x66, 0x11, MEM },   /* MOVUPS/PD */
+	{ 0xf3, 0x6f, MEM }, { 0xf3, 0x7f, MEM },                                     /* MOVDQU */
+	{ 0xf3, 0x10, MEM }, { 0xf3, 0x11, MEM }, { 0xf2, 0x10, MEM }, { 0xf2, 0x11, MEM }, /* MOVSS/SD */
+	{ 0x66, 0x6e, MEM | GPR }, { 0x66, 0x7e, MEM | GPR },                         /* MOVD */
+	{ 0xf3, 0x7e, MEM }, { 0x66, 0xd6, MEM },                                     /* MOVQ */
+	{ 0, 0x28, 0 }, { 0x66, 0x29, 0 }, { 0x66, 0x6f, 0 },                         /* MOVAPS/PD, MOVDQA */
+	{ 0, 0x54, 0 }, { 0, 0x55, 0 }, { 0x66, 0x56, 0 }, { 0, 0x57, 0 },
+	{ 0x66, 0xdb, 0 }, { 0x66, 0xdf, 0 }, { 0x66, 0xeb, 0 }, { 0x66, 0xef, 0 },
+	/* packed integer: compares, add/subtract (wrapping and saturating),
+	 * min/max, averages, multiplies, PMADDWD, PSADBW, packs, unpacks */
+	{ 0x66, 0x74, 0 }, { 0x66, 0x75, 0 }, { 0x66, 0x76, 0 }, { 0x66, 0x64, 0 }, { 0x66, 0x65, 0 }, { 0x66, 0x66, 0 },
+	{ 0x66, 0xfc, 0 }, { 0x66, 0xfd, 0 }, { 0x66, 0xfe, 0 }, { 0x66, 0xd4, 0 },
+	{ 0x66, 0xf8, 0 }, { 0x66, 0xf9, 0 }, { 0x66, 0xfa, 0 }, { 0x66, 0xfb, 0 },
+	{ 0x66, 0xec, 0 }, { 0x66, 0xed, 0 }, { 0x66, 0xdc, 0 }, { 0x66, 0xdd, 0 },
+	{ 0x66, 0xe8, 0 }, { 0x66, 0xe9, 0 }, { 0x66, 0xd8, 0 }, { 0x66, 0xd9, 0 },
+	{ 0x66, 0xda, 0 }, { 0x66, 0xde, 0 }, { 0x66, 0xea, 0 }, { 0x66, 0xee, 0 }, { 0x66, 0xe0, 0 }, { 0x66, 0xe3, 0 },
+	{ 0x66, 0xd5, 0 }, { 0x66, 0xe5, 0 }, { 0x66, 0xe4, 0 }, { 0x66, 0xf4, 0 }, { 0x66, 0xf5, 0 }, { 0x66, 0xf6, 0 },
+	{ 0x66, 0x63, 0 }, { 0x66, 0x67, 0 }, { 0x66, 0x6b, 0 },
+	{ 0x66, 0x60, 0 }, { 0x66, 0x61, 0 }, { 0x66, 0x62, 0 }, { 0x66, 0x6c, 0 },
+	{ 0x66, 0x68, 0 }, { 0x66, 0x69, 0 }, { 0x66, 0x6a, 0 }, { 0x66, 0x6d, 0 },
+	/* shifts by xmm and by imm8, byte shifts */
+	{ 0x66, 0xd1, COUNT }, { 0x66, 0xd2, COUNT }, { 0x66, 0xd3, COUNT }, { 0x66, 0xe1, COUNT },
+	{ 0x66, 0xe2, COUNT }, { 0x66, 0xf1, COUNT }, { 0x66, 0xf2, COUNT }, { 0x66, 0xf3, COUNT },
+	{ 0x66, 0x71, DIG(2) }, { 0x66, 0x71, DIG(4) }, { 0x66, 0x71, DIG(6) },
+	{ 0x66, 0x72, DIG(2) }, { 0x66, 0x72, DIG(4) }, { 0x66, 0x72, DIG(6) },
+	{ 0x66, 0x73, DIG(2) }, { 0x66, 0x73, DIG(3) }, { 0x66, 0x73, DIG(6) },
+	{ 0x66, 0x73, DIG(7) },
+	{ 0x66, 0xd7, GREG },                                                           /* PMOVMSKB */
+	{ 0x66, 0xc5, GREG | IMM }, { 0x66, 0xc4, MEM | GPR | IMM },                   /* PEXTRW, PINSRW */
+	{ 0x66, 0xf7, 0 },                                                              /* MASKMOVDQU [EDI] */
+	{ 0, 0xc6, IMM }, { 0x66, 0xc6, IMM }, { 0x66, 0x70, IMM }, { 0xf3, 0x70, IMM }, { 0xf2, 0x70, IMM },
+	/* floating point: packed forms on registers, scalar forms also on memory */
+	{ 0, 0x51, 0 }, { 0x66, 0x51, 0 }, { 0xf3, 0x51, MEM }, { 0xf2, 0x51, MEM },
+	{ 0, 0x58, 0 }, { 0x66, 0x58, 0 }, { 0xf3, 0x58, MEM }, { 0xf2, 0x58, MEM },
+	{ 0, 0x59, 0 }, { 0x66, 0x59, 0 }, { 0xf3, 0x59, MEM }, { 0xf2, 0x59, MEM },
+	{ 0, 0x5c, 0 }, { 0x66, 0x5c, 0 }, { 0xf3, 0x5c, MEM }, { 0xf2, 0x5c, MEM },
+	{ 0, 0x5d, 0 }, { 0x66, 0x5d, 0 }, { 0xf3, 0x5d, MEM }, { 0xf2, 0x5d, MEM },
+	{ 0, 0x5e, 0 }, { 0x66, 0x5e, 0 }, { 0xf3, 0x5e, MEM }, { 0xf2, 0x5e, MEM },
+	{ 0, 0x5f, 0 }, { 0x66, 0x5f, 0 }, { 0xf3, 0x5f, MEM }, { 0xf2, 0x5f, MEM },
+	{ 0, 0xc2, PRED }, { 0x66, 0xc2, PRED }, { 0xf3, 0xc2, MEM | PRED }, { 0xf2, 0xc2, MEM | PRED },
+	{ 0, 0x2e, MEM | FLAGS }, { 0x66, 0x2e, MEM | FLAGS }, { 0, 0x2f, MEM | FLAGS }, { 0x66, 0x2f, MEM | FLAGS },
+	{ 0xf3, 0x2a, MEM | GPR }, { 0xf2, 0x2a, MEM | GPR },                         /* CVTSI2SS/SD */
+	{ 0xf3, 0x2c, MEM | GREG }, { 0xf2, 0x2c, MEM | GREG }, { 0xf3, 0x2d, MEM | GREG }, { 0xf2, 0x2d, MEM | GREG },
+	{ 0, 0x5a, MEM }, { 0x66, 0x5a, 0 }, { 0xf3, 0x5a, MEM }, { 0xf2, 0x5a, MEM },
+	{ 0, 0x5b, 0 }, { 0x66, 0x5b, 0 }, { 0xf3, 0x5b, 0 },
+	{ 0x66, 0xe6, 0 }, { 0xf3, 0xe6, MEM }, { 0xf2, 0xe6, 0 },
+};
+
 static void gen_sse32(struct gen *g)
 {
-	enum { MEM = 1, GPR = 2, IMM = 4 };         /* r/m may be memory; rm/reg is a GPR; imm8 */
-	static const struct { uint8_t pfx, op, how; } ops[] = {
-		{ 0, 0x10, MEM }, { 0, 0x11, MEM }, { 0x66, 0x10, MEM }, { 0x66, 0x11, MEM },   /* MOVUPS/PD */
-		{ 0xf3, 0x6f, MEM }, { 0xf3, 0x7f, MEM },                                     /* MOVDQU */
-		{ 0xf3, 0x10, MEM }, { 0xf3, 0x11, MEM }, { 0xf2, 0x10, MEM }, { 0xf2, 0x11, MEM }, /* MOVSS/SD */
-		{ 0x66, 0x6e, MEM | GPR }, { 0x66, 0x7e, MEM | GPR },                         /* MOVD */
-		{ 0xf3, 0x7e, MEM }, { 0x66, 0xd6, MEM },                                     /* MOVQ */
-		{ 0, 0x28, 0 }, { 0x66, 0x29, 0 }, { 0x66, 0x6f, 0 },                         /* MOVAPS/PD, MOVDQA */
-		{ 0, 0x54, 0 }, { 0, 0x55, 0 }, { 0x66, 0x56, 0 }, { 0, 0x57, 0 },
-		{ 0x66, 0xdb, 0 }, { 0x66, 0xdf, 0 }, { 0x66, 0xeb, 0 }, { 0x66, 0xef, 0 },
-		{ 0x66, 0x74, 0 }, { 0x66, 0x75, 0 }, { 0x66, 0x76, 0 },
-		{ 0x66, 0xfc, 0 }, { 0x66, 0xfd, 0 }, { 0x66, 0xfe, 0 }, { 0x66, 0xd4, 0 },
-		{ 0x66, 0xf8, 0 }, { 0x66, 0xf9, 0 }, { 0x66, 0xfa, 0 }, { 0x66, 0xfb, 0 },
-		{ 0x66, 0x60, 0 }, { 0x66, 0x61, 0 }, { 0x66, 0x62, 0 }, { 0x66, 0x6c, 0 },
-		{ 0x66, 0x68, 0 }, { 0x66, 0x69, 0 }, { 0x66, 0x6a, 0 }, { 0x66, 0x6d, 0 },
-		{ 0x66, 0xd7, GPR },                                                            /* PMOVMSKB */
-		{ 0, 0xc6, IMM }, { 0x66, 0xc6, IMM }, { 0x66, 0x70, IMM }, { 0xf3, 0x70, IMM }, { 0xf2, 0x70, IMM },
-	};
-	unsigned k = pick(g, sizeof(ops) / sizeof(ops[0])), how = ops[k].how, x = pick(g, 8);
-	if (ops[k].pfx)
-		emit(g, ops[k].pfx);
-	emit(g, 0x0f), emit(g, ops[k].op);
+	const struct sse32_op *o = &sse32_ops[pick(g, sizeof(sse32_ops) / sizeof(sse32_ops[0]))];
+	unsigned how = o->how, x = pick(g, 8), src = pick(g, 8);
+	if ((how & COUNT) && pick(g, 4)) {          /* MOV r32, count; MOVD xmm, r32 */
+		unsigned r = data_reg(g);
+		mov_reg_imm(g, r, 4, pick(g, 72));
+		emit(g, 0x66), emit(g, 0x0f), emit(g, 0x6e), emit(g, 0xc0 | (src << 3) | r);
+	}
+	if (o->pfx)
+		emit(g, o->pfx);
+	emit(g, 0x0f), emit(g, o->op);
+	unsigned reg = how & DIGIT ? (how >> 8) & 7u : how & GREG ? data_reg(g) : x;
 	if ((how & MEM) && pick(g, 3) == 0) {
-		emit(g, 0x40 | (x << 3) | (pick(g, 2) ? 6 : 7));
+		emit(g, 0x40 | (reg << 3) | (pick(g, 2) ? 6 : 7));
 		emit(g, pick(g, 112));
-	} else if (ops[k].op == 0xd7) {
-		emit(g, 0xc0 | (data_reg(g) << 3) | x);  /* PMOVMSKB r32, xmm */
 	} else {
-		emit(g, 0xc0 | (x << 3) | (how & GPR ? data_reg(g) : pick(g, 8)));
+		emit(g, 0xc0 | (reg << 3) | (how & GPR ? data_reg(g) : how & (GREG | DIGIT) ? x : src));
 	}
 	if (how & IMM)
-		emit(g, pick(g, 256));
+		emit(g, pick(g, 4) ? pick(g, 72) : pick(g, 256));
+	if (how & PRED)
+		emit(g, pick(g, 8));
+	if (how & FLAGS)
+		flags_written(g, ARITH, 0);             /* SDM Vol.2 COMISS */
 }
 
 /* One random instruction (sometimes with its set-up instructions). */
@@ -510,11 +563,21 @@ uint32_t gen_case32(struct gen *g, struct diff_request *rq)
 	rq->in.regs[R_DI] = DIFF_DATA_ADDR + 0x900 + pick(g, 0x100);
 	rq->in.rflags = FLAG_FIXED1 | FLAG_IF | (rnd(g) & ARITH);
 	rq->in.mxcsr = rand_mxcsr(g);
-	for (unsigned x = 0; x < 8; x++)
-		for (unsigned i = 0; i < 16; i++)
-			rq->in.xmm[x][i] = (uint8_t)rnd(g);
-	for (unsigned i = 0; i < DIFF_DATA_SIZE; i++)
-		rq->in.data[i] = (uint8_t)rnd(g);
+	/* A third of the XMM registers and data lines hold floating-point values. */
+	for (unsigned x = 0; x < 8; x++) {
+		if (pick(g, 3) == 0)
+			fill_fp(g, rq->in.xmm[x]);
+		else
+			for (unsigned i = 0; i < 16; i++)
+				rq->in.xmm[x][i] = (uint8_t)rnd(g);
+	}
+	for (unsigned i = 0; i < DIFF_DATA_SIZE; i += 16) {
+		if (pick(g, 3) == 0)
+			fill_fp(g, rq->in.data + i);
+		else
+			for (unsigned k = 0; k < 16; k++)
+				rq->in.data[i + k] = (uint8_t)rnd(g);
+	}
 	g->code = rq->code;
 	g->len = 0;
 	g->undef = 0;
