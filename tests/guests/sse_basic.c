@@ -242,8 +242,14 @@ static void test_sse2_int(void)
 static void psrlw_mem(void *p) { __asm__ volatile(MARK "psrlw (%0), %%xmm0" :: "r"(p)); }
 static void pinsrw_mis(void *p) { __asm__ volatile(MARK "pinsrw $0, (%0), %%xmm0" :: "r"(p)); }
 
+/* 66 0F 73 /3 ib with a memory ModRM (PSRLDQ takes a register only, SDM Vol.2
+ * Table A-6 group 14: "mod = 11B"); the NP form is MMX, which CPUID does not
+ * report here. */
+static void psrldq_mem(void *p) { __asm__ volatile(MARK ".byte 0x66, 0x0f, 0x73, 0x18, 0x05" :: "a"(p)); }
+
 static void test_int_faults(void)
 {
+	expect_fault("PSRLDQ with a memory operand -> #UD", psrldq_mem, buf, 6, -1);
 	if (!skip_quirk("PSRLW m128 misaligned -> #GP(0)", "QEMU TCG checks alignment on moves only"))
 		expect_fault("PSRLW m128 misaligned -> #GP(0)", psrlw_mem, buf + 8, 13, 0);
 	expect_no_fault("PINSRW m16 misaligned: no fault", pinsrw_mis, buf + 1);
