@@ -264,9 +264,8 @@ static const struct { uint8_t op, w; } lane_ops[256] = {
 /* The low `bits` bits of v as a signed number. */
 static inline int64_t sext(uint64_t v, unsigned bits)
 {
-	uint64_t sign = 1ull << (bits - 1);
-	v &= sign | (sign - 1);
-	return (int64_t)(v ^ sign) - (int64_t)sign;
+	unsigned pad = 64 - bits;
+	return (int64_t)(v << pad) >> pad;    /* GCC/Clang: modular conversion, arithmetic shift */
 }
 
 static inline int64_t clamp(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
