@@ -397,6 +397,7 @@ int main(int argc, char **argv)
 	static struct diff_request rq;
 	static struct diff_state native, emu;
 	unsigned long mismatches = 0, bytes = 0, faults = 0;
+	unsigned long by_vector[32] = { 0 };      /* the native runs' exceptions */
 
 	signal(SIGPIPE, SIG_IGN);
 	if (!model || !machine_init(&m, model) || !native_start(&h)) {
@@ -445,6 +446,8 @@ int main(int argc, char **argv)
 		status_t st = run_hvemu(&m, &rq, &emu);
 		bytes += rq.code_len;
 		faults += native.vector >= 0;
+		if (native.vector >= 0 && native.vector < 32)
+			by_vector[native.vector]++;
 		/* 64-bit: the model matches the host's vendor, so undefined flags count too. */
 		uint32_t mask = mode == DIFF_MODE64 ? COMPARED : COMPARED & ~undef;
 		if (st == ST_HALT && same(&rq, &native, &emu, mask))
@@ -454,6 +457,13 @@ int main(int argc, char **argv)
 	}
 	native_stop(&h);
 	machine_free(&m);
+	if (faults) {
+		printf("host-diff: exceptions by vector:");
+		for (unsigned v = 0; v < 32; v++)
+			if (by_vector[v])
+				printf(" %u:%lu", v, by_vector[v]);
+		printf("\n");
+	}
 	printf("host-diff: %lu sequences (%lu code bytes, %lu ended by an exception) compared, %lu mismatches\n", n,
 	       bytes, faults, mismatches);
 	return mismatches ? 1 : 0;
