@@ -247,20 +247,23 @@ static void set_elem(union xmm_reg *x, unsigned i, bool dbl, uint64_t v)
 		x->d[i] = (uint32_t)v;
 }
 
-/* With underflow unmasked the instruction stops, and PE says whether the
- * result rounded with an unbounded exponent is inexact (SDM Vol.1 4.9.1.5,
+/* With underflow or overflow unmasked the instruction stops, and PE says
+ * whether the result rounded with an unbounded exponent is inexact (SDM Vol.1
  * 4.9.1.6: "If an inexact result occurs along with unmasked overflow or
  * underflow ... the PE flag [is] set"; on the host, as singles:
- * (1 + 2^-10)^2 * 2^-140 raises UE alone, 1E-30 * 1E-15 UE and PE), not whether
- * the denormal of the masked host computation is. So the n elements of d op s
- * (scalar: the scalar host form of MUL, DIV or the conversion from double to
- * single) are redone one by one; a tiny element from its operands' significands
- * (an exact scaling after which the result is normal). ADD and SUB need none of
- * this: their tiny results are exact, both operands being multiples of the
- * smallest denormal. Returns the PE flag of the whole instruction. */
+ * (1 + 2^-10)^2 * 2^-140 raises UE alone, 1E-30 * 1E-15 UE and PE,
+ * 2^100 * 2^100 and FLT_MAX + FLT_MAX OE alone), not whether the denormal or
+ * overflowed value of the masked host computation is. So the n elements of
+ * d op s (scalar: the scalar host form of ADD, SUB, MUL, DIV or the conversion
+ * from double to single) are redone one by one. An element out of range is
+ * redone from its operands' significands (an exact scaling after which the
+ * result is normal), a sum from its operands scaled down by 4. A tiny sum
+ * is exact: both operands are multiples of the smallest denormal. Returns the
+ * PE flag of the whole instruction. */
 static uint32_t unbounded_pe(enum host_op scalar, bool src_dbl, bool res_dbl, unsigned n, uint32_t mx,
 			     const union xmm_reg *d, const union xmm_reg *s)
 {
+	bool addsub = scalar == HOP_ADD_SS || scalar == HOP_ADD_SD || scalar == HOP_SUB_SS || scalar == HOP_SUB_SD;
 	uint32_t csr = host_csr(mx), pe = 0;
 	for (unsigned i = 0; i < n; i++) {
 		union xmm_reg x = { .q = { 0, 0 } }, y = { .q = { 0, 0 } };
@@ -268,15 +271,33 @@ static uint32_t unbounded_pe(enum host_op scalar, bool src_dbl, bool res_dbl, un
 		set_elem(&y, 0, src_dbl, elem(s, i, src_dbl));
 		uint32_t f = host_xx(scalar, csr, &x, &y);
 		uint64_t r = elem(&x, 0, res_dbl);
-		bool tiny = (f & MXCSR_UE) || (res_dbl ? (r & 0x7ff0000000000000ull) == 0 && (r << 1) != 0
-						       : (r & 0x7f800000u) == 0 && (r & 0x7fffffffu) != 0);
-		if (tiny) {
+		bool tiny = !(mx & MXCSR_UM) && ((f & MXCSR_UE) || (res_dbl ? (r & 0x7ff0000000000000ull) == 0 && (r << 1) != 0
+									     : (r & 0x7f800000u) == 0 && (r & 0x7fffffffu)));
+		bool huge = !(mx & MXCSR_OM) && (f & MXCSR_OE);
+		if (!tiny && !huge) {
+			pe |= f & MXCSR_PE;
+		} else if (addsub && huge) {
+			/* An overflowing sum: both operands scaled down by 4, exact
+			 * unless one is that small, and then the sum is inexact. */
+			unsigned mbits = src_dbl ? 52 : 23;
+			uint64_t emax = src_dbl ? 0x7ff : 0xff, v[2] = { elem(d, i, src_dbl), elem(s, i, src_dbl) };
+			bool lost = false;
+			for (unsigned k = 0; k < 2; k++) {
+				if (((v[k] >> mbits) & emax) > 2)
+					v[k] -= 2ull << mbits;
+				else
+					lost |= (v[k] & (src_dbl ? ~0ull >> 1 : 0x7fffffffu)) != 0;
+			}
+			x = y = (union xmm_reg){ .q = { 0, 0 } };
+			set_elem(&x, 0, src_dbl, v[0]);
+			set_elem(&y, 0, src_dbl, v[1]);
+			pe |= lost ? MXCSR_PE : host_xx(scalar, csr, &x, &y) & MXCSR_PE;
+		} else if (!addsub) {
 			x = y = (union xmm_reg){ .q = { 0, 0 } };
 			set_elem(&x, 0, src_dbl, significand(elem(d, i, src_dbl), src_dbl));
 			set_elem(&y, 0, src_dbl, significand(elem(s, i, src_dbl), src_dbl));
-			f = host_xx(scalar, csr, &x, &y);
+			pe |= host_xx(scalar, csr, &x, &y) & MXCSR_PE;
 		}
-		pe |= f & MXCSR_PE;
 	}
 	return pe;
 }
@@ -374,7 +395,7 @@ static status_t fp_arith(struct cpu *cpu, const struct insn *in, enum form form)
 	uint32_t exc = host_xx(op + form, host_csr(mx), &d, &s);
 	if (may_underflow && !(mx & MXCSR_UM) && has_denormal(&d, form_shape[form]))
 		exc |= MXCSR_UE;
-	if ((op == HOP_MUL_PS || op == HOP_DIV_PS) && (exc & MXCSR_UE) && !(mx & MXCSR_UM)) {
+	if (may_underflow && (((exc & MXCSR_UE) && !(mx & MXCSR_UM)) || ((exc & MXCSR_OE) && !(mx & MXCSR_OM)))) {
 		static const unsigned elems[] = { [F_PS] = 4, [F_PD] = 2, [F_SS] = 1, [F_SD] = 1 };
 		enum host_op scalar = op + (dbl ? F_SD : F_SS);
 		exc = (exc & ~MXCSR_PE) | unbounded_pe(scalar, dbl, dbl, elems[form], mx,
@@ -420,7 +441,7 @@ static status_t cvt(struct cpu *cpu, const struct insn *in, enum host_op op)
 	if (!(mx & MXCSR_UM) && has_denormal(&d, (enum shape)ci->shape))
 		exc |= MXCSR_UE;
 	bool narrows = op == HOP_CVTPD2PS || op == HOP_CVTSD2SS;
-	if (narrows && (exc & MXCSR_UE) && !(mx & MXCSR_UM))
+	if (narrows && (((exc & MXCSR_UE) && !(mx & MXCSR_UM)) || ((exc & MXCSR_OE) && !(mx & MXCSR_OM))))
 		exc = (exc & ~MXCSR_PE) | unbounded_pe(HOP_CVTSD2SS, true, false, op == HOP_CVTPD2PS ? 2 : 1, mx,
 						       &cpu->fpu.xmm[in->reg], &s);
 	st = fp_commit(cpu, exc);

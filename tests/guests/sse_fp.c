@@ -392,7 +392,9 @@ static void test_unmasked(void)
 	check("  only IE (pre-computation)", flags(), IE);
 	check("  destination unchanged", (r32(0) ^ 0x7f800001) | (r32(1) ^ 0x7f7fffff), 0);
 	check("ADDPS, only OM unmasked -> #XM", run(addps, UNMASK(OE)), 19);
-	check("  IE (masked) and OE PE", flags(), IE | OE | PE);
+	/* FLT_MAX + FLT_MAX = 2^129 exactly: no inexact result, no PE (SDM Vol.1
+	 * 4.9.1.6; measured on an AMD EPYC host). */
+	check("  IE (masked) and OE, no PE (exact)", flags(), IE | OE);
 	check("  destination unchanged", r32(1), 0x7f7fffff);
 
 	/* Unmasked underflow reports a tiny result even when exact (4.9.1.5). */
