@@ -39,7 +39,12 @@ lm_common:
 	movl lm_recover(%rip), %eax
 	testl %eax, %eax
 	jnz 1f
-	movl $lm_unexpected, %eax        /* no recovery point armed */
+	/* No recovery point armed: lm_unexpected is 32-bit code, so return to it
+	 * through the flat 32-bit CS 08H (compatibility mode) and data SS 10H at
+	 * CPL 0, whatever the frame held (lib/guest.h SEL_KCODE, SEL_KDATA). */
+	movl $lm_unexpected, %eax
+	movq $0x08, 24(%rsp)
+	movq $0x10, 48(%rsp)
 1:	movl $0, lm_recover(%rip)        /* one fault per armed point */
 	movq %rax, 16(%rsp)
 	addq $16, %rsp
