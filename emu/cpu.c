@@ -169,6 +169,10 @@ static status_t decode_at(struct cpu *cpu, uint64_t ip, unsigned code_size, stru
 		return st;
 	int len = decode_insn(buf, n, code_size, in);
 	if (len == 0 && n < avail) {
+		/* An instruction that runs on into a non-canonical page is #GP(0)
+		 * like a fetch that starts there (SDM Vol.1 3.3.7.1, Vol.3 6.15). */
+		if (cpu->mode == MODE_LONG64 && !addr_canonical(cpu, lin + n))
+			return cpu_raise_err(cpu, EXC_GP, 0);
 		st = cpu_fetch_code(cpu, ip_mask(cpu) & (lin + n), avail - n, buf + n);
 		if (st != ST_OK)
 			return st;

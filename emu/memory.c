@@ -93,6 +93,12 @@ static void tlb_fill(struct cpu *cpu, unsigned bank, uint64_t lin, const struct 
 	uint8_t *host = physmem_ram_ptr(cpu->mem, pa_page);
 	if (!host || cpu->tlb_uncached || (debug_active(cpu) && debug_page_watched(cpu, lin)))
 		return;            /* MMIO/ROM/unclaimed, --tlb flush, or a watched page: always the slow path */
+	/* Only canonical pages enter the TLB, so a hit in 64-bit mode implies the
+	 * canonical check (emu/operand.h mem_fast). The walker reads only the index
+	 * bits, so an implicit access (descriptor tables) near the top of a 48-bit
+	 * half could otherwise cache a non-canonical page. */
+	if ((cpu->efer & EFER_LMA) && !addr_canonical(cpu, lin))
+		return;
 	struct tlb_entry *e = tlb_slot(&cpu->tlb, bank, lin);
 	uint64_t lin_page = lin & PAGE_MASK;
 	e->tag[TLB_READ] = t->read ? lin_page : TLB_TAG_INVALID;

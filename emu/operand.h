@@ -89,9 +89,8 @@ static inline void host_store(uint8_t *p, unsigned size, uint64_t v)
  * slow path, which makes every check in its architectural order.
  *
  * In 64-bit mode only the FS and GS bases apply (SDM Vol.3 3.4.4). The
- * canonical check is implied by the hit: the slow path checks canonicality
- * before any translation, so the TLB only ever holds canonical pages, and the
- * access does not leave its page. */
+ * canonical check is implied by the hit: tlb_fill (emu/memory.c) never caches a
+ * non-canonical page, and the access does not leave its page. */
 static inline uint8_t *mem_fast(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size,
 				unsigned perm, enum tlb_access acc)
 {

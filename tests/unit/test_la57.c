@@ -6,6 +6,7 @@
  * run through its handler. Code bytes were assembled with GNU as (the source is
  * beside each). */
 #include "emu/canonical.h"
+#include "emu/operand.h"
 #include "mmu/paging.h"
 #include "machine_fixture.h"
 #include "suite_runner.h"
@@ -187,6 +188,56 @@ START_TEST(fetch_at_57bit_rip)
 }
 END_TEST
 
+/* A non-canonical page never enters the TLB, so the 64-bit fast path (which
+ * relies on that instead of checking) still raises #GP(0) (SDM Vol.1 3.3.7.1):
+ * an implicit access that the walker translates through the index bits alone
+ * must not leave a translation behind for a later data access. */
+START_TEST(noncanonical_pages_stay_out_of_the_tlb)
+{
+	struct test_machine m;
+	machine_init(&m, "skylake-lite");
+	enter64(&m, false);
+	uint64_t v = 0;
+	ck_assert_int_eq(lin_read_sys(&m.cpu, LA57_LOW | 0x1000, 8, &v), ST_OK);
+	m.cpu.regs[R_BX] = LA57_LOW | 0x1000;
+	assert_gp0(&m, EXEC(&m, 0x48, 0x8b, 0x03));          /* mov rax, [rbx] */
+	machine_free(&m);
+}
+END_TEST
+
+/* An instruction that starts in the last canonical page and runs on into the
+ * non-canonical half is #GP(0) at its first byte (SDM Vol.1 3.3.7.1, Vol.3
+ * 6.15); with 5-level paging the same bytes continue in a canonical page,
+ * here not present: #PF with CR2 at the page boundary. */
+START_TEST(fetch_running_into_noncanonical)
+{
+	for (int la57 = 0; la57 < 2; la57++) {
+		struct test_machine m;
+		machine_init(&m, "icelake-lite");
+		/* 7FFF_FFE0_0000 (PML4[255], PDPT[511], PD[511]) -> the 2 MiB page at 200000H. */
+		physmem_write(&m.pm, PML4 + 255 * 8, 8, 0x14000 | 3);
+		physmem_write(&m.pm, 0x14000 + 511 * 8, 8, 0x15000 | 3);
+		physmem_write(&m.pm, 0x15000 + 511 * 8, 8, 0x200000 | 0x83);
+		enter64(&m, la57);
+		struct event seen = { 0 };
+		stop_at_events(&m, &seen);
+		physmem_write(&m.pm, 0x3ffffe, 1, 0x48);                  /* mov rax, imm64 */
+		physmem_write(&m.pm, 0x3fffff, 1, 0xb8);
+		m.cpu.rip = 0x00007ffffffffffeull;
+		ck_assert_int_eq(cpu_run(&m.cpu), ST_VMEXIT);
+		if (!la57) {
+			ck_assert_int_eq(seen.vector, EXC_GP);
+			ck_assert_uint_eq(seen.error_code, 0);
+		} else {
+			ck_assert_int_eq(seen.vector, EXC_PF);
+			ck_assert_uint_eq(seen.cr2, 0x0000800000000000ull);   /* CR2 is written at delivery */
+		}
+		ck_assert_uint_eq(m.cpu.rip, 0x00007ffffffffffeull);
+		machine_free(&m);
+	}
+}
+END_TEST
+
 /* White paper 335252 2.5.2: MSRs holding linear addresses and the bases
  * LGDT/LLDT/LTR load take the processor's width, 57 bits on icelake-lite even
  * with 4-level paging; 48 on skylake-lite. */
@@ -353,6 +404,8 @@ static Suite *la57_suite(void)
 	tcase_add_test(t, data_accesses_follow_paging_mode);
 	tcase_add_test(t, rip_loads_follow_paging_mode);
 	tcase_add_test(t, fetch_at_57bit_rip);
+	tcase_add_test(t, noncanonical_pages_stay_out_of_the_tlb);
+	tcase_add_test(t, fetch_running_into_noncanonical);
 	tcase_add_test(t, registers_follow_the_processor);
 	tcase_add_test(t, la57_fixed_in_ia32e);
 	suite_add_tcase(s, t);
