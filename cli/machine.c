@@ -9,6 +9,7 @@
 
 #include "devices/loader.h"
 #include "devices/multiboot.h"
+#include "emu/canonical.h"
 #include "emu/cpu_model.h"
 #include "mmu/segment.h"
 
@@ -134,7 +135,7 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 		/* CPUID.80000001H:EDX.LM[29]. */
 		if (!cpu_model_has(cfg->model, 0x80000001, 3, 29))
 			return fail(err, errlen, "--entry64 needs a CPU model with long mode (e.g. --cpu skylake-lite)");
-		if ((uint64_t)((int64_t)(cfg->entry << 16) >> 16) != cfg->entry)
+		if (!canonical_bits(cfg->entry, 48))      /* the 4-level tables it builds */
 			return fail(err, errlen, "--entry64 0x%llx is not a canonical address",
 				    (unsigned long long)cfg->entry);
 	} else if (cfg->has_entry && cfg->entry >= 0x100000)

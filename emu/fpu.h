@@ -21,6 +21,8 @@ status_t x87_gate(struct cpu *cpu, bool waiting) CHECKED;
  * absent; #NM if CR0.TS = 1. need_osfxsr = false for the fences, CLFLUSH and
  * MOVNTI, which are not SIMD-state instructions. */
 status_t sse_gate(struct cpu *cpu, bool need_osfxsr, unsigned cpuid_edx_bit) CHECKED;
+/* The CPUID.01H:EDX bits sse_gate takes (SDM Vol.2 CPUID, Table 3-11). */
+enum { CPUID_CLFSH = 19, CPUID_SSE = 25, CPUID_SSE2 = 26 };
 
 /* Read / write n bytes at seg:off (off + i masked to the address size). The write
  * probes every piece first, so a fault leaves memory unchanged. align (a power

@@ -17,9 +17,6 @@
 #include "emu/operand.h"
 #include "isa_handlers.h"
 
-/* CPUID.01H:EDX bits (SDM Vol.2 CPUID Table 3-11). */
-enum { CPUID_CLFSH = 19, CPUID_SSE = 25, CPUID_SSE2 = 26 };
-
 static inline union xmm_reg *xreg(struct cpu *cpu, unsigned n) { return &cpu->fpu.xmm[n & 15]; }
 
 /* The W operand (xmm register or m128) into *out. */
@@ -514,7 +511,7 @@ status_t op_maskmovdqu(struct cpu *cpu, const struct insn *in)
 	}
 	if (first == 16)
 		return ST_OK;
-	uint64_t amask = in->asize == 8 ? ~0ull : (1ull << (8 * in->asize)) - 1;
+	uint64_t amask = size_mask(in->asize);
 	uint64_t base = cpu->regs[R_DI] & amask;
 	st = fpu_mem_probe(cpu, in, (base + first) & amask, last - first + 1, 0);
 	for (unsigned i = first; st == ST_OK && i <= last; i++)

@@ -32,8 +32,6 @@
 #error "emu/sse_fp.c computes with the host SSE unit: x86-64 hosts only"
 #endif
 
-/* CPUID.01H:EDX bits (SDM Vol.2 CPUID Table 3-11). */
-enum { CPUID_SSE = 25, CPUID_SSE2 = 26 };
 
 /* Element layout of an instruction: packed/scalar single/double. The order is
  * the column order of FP_OPS. */
