@@ -52,7 +52,7 @@ struct tlb_saved {
 	uint64_t page;             /* page-aligned linear address */
 	uintptr_t host_minus_lin;
 	uint64_t phys;
-	uint16_t slot;             /* live entry it came from: &e[0][0] + slot */
+	uint16_t slot;             /* live entry it came from: e[slot] */
 	uint8_t page_shift;
 	uint8_t access;            /* bit (1 << tlb_access) set: that tag was valid */
 };
@@ -65,7 +65,7 @@ struct tlb_context {
 };
 
 struct tlb {
-	struct tlb_entry e[TLB_BANKS][TLB_ENTRIES];
+	struct tlb_entry e[TLB_SLOTS];  /* bank b, index i at b * TLB_ENTRIES + i */
 	/* Entries filled since they were last flushed, so that MOV CR3 (tens of
 	 * times per process switch) visits those instead of the whole array.
 	 * Invariant: every entry with a valid tag is listed. */
@@ -80,13 +80,13 @@ static inline void tlb_note_fill(struct tlb *t, struct tlb_entry *e)
 {
 	if (!e->listed) {
 		e->listed = true;
-		t->used[t->n_used++] = (uint16_t)(e - &t->e[0][0]);
+		t->used[t->n_used++] = (uint16_t)(e - t->e);
 	}
 }
 
 static inline struct tlb_entry *tlb_slot(struct tlb *t, unsigned bank, uint64_t lin)
 {
-	return &t->e[bank][(lin >> PAGE_SHIFT) & (TLB_ENTRIES - 1)];
+	return &t->e[bank * TLB_ENTRIES + ((lin >> PAGE_SHIFT) & (TLB_ENTRIES - 1))];
 }
 
 /* Host pointer for an access of size bytes, or NULL (miss or page crossing). */
@@ -103,13 +103,12 @@ static inline uint8_t *tlb_lookup(struct tlb *t, unsigned bank, enum tlb_access 
  * also what puts a fresh TLB in order). */
 static inline void tlb_flush_all(struct tlb *t)
 {
-	for (unsigned b = 0; b < TLB_BANKS; b++)
-		for (unsigned i = 0; i < TLB_ENTRIES; i++) {
-			struct tlb_entry *e = &t->e[b][i];
-			e->tag[0] = e->tag[1] = e->tag[2] = TLB_TAG_INVALID;
-			e->global = false;
-			e->listed = false;
-		}
+	for (unsigned i = 0; i < TLB_SLOTS; i++) {
+		struct tlb_entry *e = &t->e[i];
+		e->tag[0] = e->tag[1] = e->tag[2] = TLB_TAG_INVALID;
+		e->global = false;
+		e->listed = false;
+	}
 	t->n_used = 0;
 	for (unsigned c = 0; c < TLB_CONTEXTS; c++) {
 		t->ctx[c].pcid = TLB_NO_PCID;
@@ -124,7 +123,7 @@ static inline void tlb_flush_nonglobal(struct tlb *t)
 {
 	unsigned keep = 0;
 	for (unsigned i = 0; i < t->n_used; i++) {
-		struct tlb_entry *e = &t->e[0][0] + t->used[i];
+		struct tlb_entry *e = &t->e[t->used[i]];
 		if (e->global) {
 			t->used[keep++] = t->used[i];
 		} else {
@@ -148,18 +147,17 @@ static inline bool tlb_page_covers(uint64_t page, unsigned page_shift, uint64_t 
  * global ones too unless keep_global. */
 static inline void tlb_flush_live_page(struct tlb *t, uint64_t lin, bool keep_global)
 {
-	for (unsigned b = 0; b < TLB_BANKS; b++)
-		for (unsigned i = 0; i < TLB_ENTRIES; i++) {
-			struct tlb_entry *e = &t->e[b][i];
-			if (keep_global && e->global)
-				continue;
-			for (unsigned a = 0; a < 3; a++)
-				if (e->tag[a] != TLB_TAG_INVALID && tlb_page_covers(e->tag[a], e->page_shift, lin)) {
-					e->tag[0] = e->tag[1] = e->tag[2] = TLB_TAG_INVALID;
-					e->global = false;
-					break;
-				}
-		}
+	for (unsigned i = 0; i < TLB_SLOTS; i++) {
+		struct tlb_entry *e = &t->e[i];
+		if (keep_global && e->global)
+			continue;
+		for (unsigned a = 0; a < 3; a++)
+			if (e->tag[a] != TLB_TAG_INVALID && tlb_page_covers(e->tag[a], e->page_shift, lin)) {
+				e->tag[0] = e->tag[1] = e->tag[2] = TLB_TAG_INVALID;
+				e->global = false;
+				break;
+			}
+	}
 }
 
 /* INVLPG, and a #PF for lin: the current PCID's translations of the page and
@@ -252,7 +250,7 @@ static inline void tlb_switch_pcid(struct tlb *t, uint16_t from, uint16_t to, bo
 	unsigned kept = 0;
 
 	for (unsigned i = 0; i < t->n_used; i++) {
-		struct tlb_entry *e = &t->e[0][0] + t->used[i];
+		struct tlb_entry *e = &t->e[t->used[i]];
 		if (e->global) {
 			t->used[kept++] = t->used[i];
 			continue;
@@ -284,7 +282,7 @@ static inline void tlb_switch_pcid(struct tlb *t, uint16_t from, uint16_t to, bo
 	if (keep)
 		for (unsigned k = 0; k < back->n; k++) {
 			const struct tlb_saved *s = &back->s[k];
-			struct tlb_entry *e = &t->e[0][0] + s->slot;
+			struct tlb_entry *e = &t->e[s->slot];
 			if (e->global)
 				continue;
 			for (unsigned a = 0; a < 3; a++)
@@ -304,10 +302,9 @@ static inline void tlb_switch_pcid(struct tlb *t, uint16_t from, uint16_t to, bo
  * decoded-code check. */
 static inline void tlb_protect_phys_page(struct tlb *t, uint64_t pa)
 {
-	for (unsigned b = 0; b < TLB_BANKS; b++)
-		for (unsigned i = 0; i < TLB_ENTRIES; i++)
-			if (t->e[b][i].phys == (pa & PAGE_MASK))
-				t->e[b][i].tag[TLB_WRITE] = TLB_TAG_INVALID;
+	for (unsigned i = 0; i < TLB_SLOTS; i++)
+		if (t->e[i].phys == (pa & PAGE_MASK))
+			t->e[i].tag[TLB_WRITE] = TLB_TAG_INVALID;
 	for (unsigned c = 0; c < TLB_CONTEXTS; c++)
 		for (unsigned k = 0; k < t->ctx[c].n; k++)
 			if (t->ctx[c].s[k].phys == (pa & PAGE_MASK))

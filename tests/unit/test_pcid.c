@@ -80,7 +80,7 @@ static void assert_tlb_consistent(void)
 		ck_assert(!seen[m.cpu.tlb.used[i]]++);
 	}
 	for (unsigned s = 0; s < TLB_SLOTS; s++) {
-		const struct tlb_entry *e = &m.cpu.tlb.e[0][0] + s;
+		const struct tlb_entry *e = &m.cpu.tlb.e[s];
 		bool valid = e->tag[0] != TLB_TAG_INVALID || e->tag[1] != TLB_TAG_INVALID ||
 			     e->tag[2] != TLB_TAG_INVALID;
 		if (valid)
