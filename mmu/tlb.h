@@ -75,6 +75,20 @@ struct tlb {
 	uint64_t clock;            /* counts saves, for the eviction order */
 };
 
+/* Forget a saved context: its PCID's translations are gone. */
+static inline void tlb_context_drop(struct tlb_context *c)
+{
+	c->pcid = TLB_NO_PCID;
+	c->n = 0;
+}
+
+/* Forget every saved context (other PCIDs' non-global translations). */
+static inline void tlb_drop_all_contexts(struct tlb *t)
+{
+	for (unsigned c = 0; c < TLB_CONTEXTS; c++)
+		tlb_context_drop(&t->ctx[c]);
+}
+
 /* Record a fill of e (call after setting its tags). */
 static inline void tlb_note_fill(struct tlb *t, struct tlb_entry *e)
 {
@@ -110,10 +124,7 @@ static inline void tlb_flush_all(struct tlb *t)
 		e->listed = false;
 	}
 	t->n_used = 0;
-	for (unsigned c = 0; c < TLB_CONTEXTS; c++) {
-		t->ctx[c].pcid = TLB_NO_PCID;
-		t->ctx[c].n = 0;
-	}
+	tlb_drop_all_contexts(t);
 }
 
 /* The non-global translations of the current PCID go (SDM Vol.3 4.10.4.1: MOV
@@ -186,10 +197,8 @@ static inline void tlb_flush_pcid(struct tlb *t, uint16_t cur, uint16_t pcid)
 		return;
 	}
 	struct tlb_context *c = tlb_context_of(t, pcid);
-	if (c) {
-		c->pcid = TLB_NO_PCID;
-		c->n = 0;
-	}
+	if (c)
+		tlb_context_drop(c);
 }
 
 /* INVPCID type 0: the non-global translations of pcid for the page holding lin
@@ -215,10 +224,7 @@ static inline void tlb_flush_pcid_page(struct tlb *t, uint16_t cur, uint16_t pci
 static inline void tlb_flush_nonglobal_all_pcids(struct tlb *t)
 {
 	tlb_flush_nonglobal(t);
-	for (unsigned c = 0; c < TLB_CONTEXTS; c++) {
-		t->ctx[c].pcid = TLB_NO_PCID;
-		t->ctx[c].n = 0;
-	}
+	tlb_drop_all_contexts(t);
 }
 
 /* The context a save goes to: a free one, else the least recently saved one
@@ -293,8 +299,7 @@ static inline void tlb_switch_pcid(struct tlb *t, uint16_t from, uint16_t to, bo
 			e->global = false;
 			tlb_note_fill(t, e);
 		}
-	back->pcid = TLB_NO_PCID;
-	back->n = 0;
+	tlb_context_drop(back);
 }
 
 /* Drop write permission for a physical page (it now holds decoded code), in
