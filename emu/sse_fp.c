@@ -198,6 +198,12 @@ static uint32_t host_csr(uint32_t mxcsr)
 /* Underflow unmasked: the host, masked, flags UE only for results both tiny and
  * inexact; the guest must report every nonzero tiny result (SDM Vol.1 4.9.1.5,
  * 11.5.2.5). A tiny exact result is a denormal in the destination. */
+static inline bool is_denormal(uint64_t v, bool dbl)
+{
+	return dbl ? (v & 0x7ff0000000000000ull) == 0 && (v & 0x000fffffffffffffull)
+		   : (v & 0x7f800000u) == 0 && (v & 0x007fffffu);
+}
+
 static bool has_denormal(const union xmm_reg *r, enum shape sh)
 {
 	unsigned n = 0;
@@ -210,11 +216,9 @@ static bool has_denormal(const union xmm_reg *r, enum shape sh)
 	case SH_D1: n = 1; dbl = true; break;
 	case SH_D2: n = 2; dbl = true; break;
 	}
-	for (unsigned i = 0; i < n; i++) {
-		if (dbl ? ((r->q[i] & 0x7ff0000000000000ull) == 0 && (r->q[i] & 0x000fffffffffffffull))
-			: ((r->d[i] & 0x7f800000u) == 0 && (r->d[i] & 0x007fffffu)))
+	for (unsigned i = 0; i < n; i++)
+		if (is_denormal(dbl ? r->q[i] : r->d[i], dbl))
 			return true;
-	}
 	return false;
 }
 
@@ -269,8 +273,7 @@ static uint32_t unbounded_pe(enum host_op scalar, bool src_dbl, bool res_dbl, un
 		set_elem(&y, 0, src_dbl, elem(s, i, src_dbl));
 		uint32_t f = host_xx(scalar, csr, &x, &y);
 		uint64_t r = elem(&x, 0, res_dbl);
-		bool tiny = !(mx & MXCSR_UM) && ((f & MXCSR_UE) || (res_dbl ? (r & 0x7ff0000000000000ull) == 0 && (r << 1) != 0
-									     : (r & 0x7f800000u) == 0 && (r & 0x7fffffffu)));
+		bool tiny = !(mx & MXCSR_UM) && ((f & MXCSR_UE) || is_denormal(r, res_dbl));
 		bool huge = !(mx & MXCSR_OM) && (f & MXCSR_OE);
 		if (!tiny && !huge) {
 			pe |= f & MXCSR_PE;
