@@ -4,38 +4,9 @@
  * HLT always #GP(0) (CPL 3), and INT n to a ring-0 handler at IOPL 3 with the
  * v8086 frame (SDM Vol.3 20.3.1.1, Figure 20-5). v8086 code runs from a copy
  * at 0600:0000 with its stack at 0700:0FF0; it ends with HLT. */
-#include "lib/guest.h"
+#include "lib/v86.h"
 
-#define V86_CS 0x0600u
-#define V86_SS 0x0700u
-#define V86_SP 0x0ff0u
-#define EFL_VM (1u << 17)
 #define EFL_IOPL3 (3u << 12)
-
-static uint32_t v86_eflags;
-static volatile uint32_t gp_eax;
-
-static int gp_record(struct trap_frame *f) { gp_eax = f->eax; return 0; }
-
-static void enter_v86(void *p)
-{
-	(void)p;
-	/* SDM Vol.2 IRET RETURN-TO-VIRTUAL-8086-MODE: EIP, CS, EFLAGS, ESP, SS,
-	 * ES, DS, FS, GS. */
-	__asm__ volatile("pushl $0\n\tpushl $0\n\tpushl %1\n\tpushl %1\n\t"
-			 "pushl %2\n\tpushl %3\n\tpushl %0\n\tpushl %4\n\tpushl $0\n\tiret"
-			 :: "r"(v86_eflags | EFL_VM | 2u), "r"(V86_SS), "r"(V86_SS), "r"(V86_SP),
-			    "r"(V86_CS) : "memory");
-}
-
-/* Run code in v8086 mode; returns the vector it ended with. */
-static int v86_run(const uint8_t *code, uint32_t n, uint32_t eflags)
-{
-	gmemcpy((void *)(uintptr_t)(V86_CS << 4), code, n);
-	v86_eflags = eflags;
-	trap_reset();
-	return trap_catch(enter_v86, 0);
-}
 
 /* Expect the run to end with #GP(0) at IP offset ip. */
 static void expect_gp_at(const char *name, const uint8_t *code, uint32_t n, uint32_t eflags,
@@ -143,9 +114,9 @@ void guest_main(void)
 	check("  IF cleared", trap_last.eflags & 0x200, 0);
 	expect_gp_at("STI at IOPL 3", sti, sizeof(sti), EFL_IOPL3, 1);
 	check("  IF set", trap_last.eflags & 0x200, 0x200);
-	trap_handlers[13] = gp_record;
+	trap_handlers[13] = v86_gp_record;
 	expect_gp_at("PUSHF at IOPL 3 (16-bit image)", pushf_pop, sizeof(pushf_pop), EFL_IOPL3 | 1, 2);
-	check("  pushed FLAGS: IOPL 3, CF", gp_eax & 0xffff, 0x3003);
+	check("  pushed FLAGS: IOPL 3, CF", v86_gp_eax & 0xffff, 0x3003);
 	trap_handlers[13] = 0;
 	expect_gp_at("POPF at IOPL 3", popf, sizeof(popf), EFL_IOPL3, 3);
 	check("  IOPL kept by POPF in v8086 mode", trap_last.eflags & EFL_IOPL3, EFL_IOPL3);

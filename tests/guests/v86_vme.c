@@ -5,42 +5,16 @@
  * STI/POPF/IRET #GP(0), INT n redirected through the TSS interrupt
  * redirection bitmap to the 8086 program's IVT. v8086 code runs from a copy
  * at 0600:0000 with its stack at 0700:0FF0; it ends with HLT (#GP(0)). */
-#include "lib/guest.h"
+#include "lib/v86.h"
 
-#define V86_CS 0x0600u
-#define V86_SS 0x0700u
-#define V86_SP 0x0ff0u
 #define EFL_IF   (1u << 9)
 #define EFL_TF   (1u << 8)
-#define EFL_VM   (1u << 17)
 #define EFL_VIF  (1u << 19)
 #define EFL_VIP  (1u << 20)
 #define EFL_IOPL3 (3u << 12)
 #define CR4_VME 1u
 #define CR4_PVI 2u
 #define REDIR_OFF ((uint32_t)__builtin_offsetof(struct tss32, iomap))
-
-static uint32_t v86_eflags;
-static volatile uint32_t gp_eax;
-
-static int gp_record(struct trap_frame *f) { gp_eax = f->eax; return 0; }
-
-static void enter_v86(void *p)
-{
-	(void)p;
-	__asm__ volatile("pushl $0\n\tpushl $0\n\tpushl %1\n\tpushl %1\n\t"
-			 "pushl %2\n\tpushl %3\n\tpushl %0\n\tpushl %4\n\tpushl $0\n\tiret"
-			 :: "r"(v86_eflags | EFL_VM | 2u), "r"(V86_SS), "r"(V86_SS), "r"(V86_SP),
-			    "r"(V86_CS) : "memory");
-}
-
-static int v86_run(const uint8_t *code, uint32_t n, uint32_t eflags)
-{
-	gmemcpy((void *)(uintptr_t)(V86_CS << 4), code, n);
-	v86_eflags = eflags;
-	trap_reset();
-	return trap_catch(enter_v86, 0);
-}
 
 static int ended_gp_at(uint32_t v, uint32_t ip)
 {
@@ -111,9 +85,9 @@ void guest_main(void)
 	run_expect("VME STI with VIP: #GP(0) at STI", sti, sizeof(sti), EFL_VIP, 0);
 
 	/* PUSHF/POPF (16-bit) see VIF as IF; IOPL reads as 3. */
-	trap_handlers[13] = gp_record;
+	trap_handlers[13] = v86_gp_record;
 	run_expect("VME PUSHF at IOPL 0", pushf_pop, sizeof(pushf_pop), EFL_VIF | 1, 2);
-	check("  pushed FLAGS: IF = VIF, IOPL = 3", gp_eax & 0xffff, 0x3000 | EFL_IF | 2 | 1);
+	check("  pushed FLAGS: IF = VIF, IOPL = 3", v86_gp_eax & 0xffff, 0x3000 | EFL_IF | 2 | 1);
 	trap_handlers[13] = 0;
 	run_expect("VME POPF with IF=1 in the image", popf_if, sizeof(popf_if), 0, 4);
 	check("  VIF set, IF unchanged", trap_last.eflags & (EFL_VIF | EFL_IF), EFL_VIF);
