@@ -11,6 +11,7 @@
 #include "emu/operand.h"
 #include "emu/segload.h"
 #include "suite_runner.h"
+#include "desc_encode.h"
 
 enum {
 	GDT = 0x1000, IDT = 0x2000, CODE = 0x4000, DATA = 0x6000, HANDLERS = 0x8000,
@@ -22,14 +23,6 @@ static struct physmem pm;
 static struct iobus io;
 static struct cpu cpu;
 
-static uint64_t mkdesc(uint32_t base, uint32_t limit, unsigned type, unsigned dpl)
-{
-	uint64_t d = (limit & 0xffff) | ((uint64_t)(base & 0xffffff) << 16);
-	d |= (uint64_t)type << 40 | 1ull << 44 | (uint64_t)dpl << 45 | 1ull << 47;
-	d |= (uint64_t)((limit >> 16) & 0xf) << 48 | 1ull << 54 | 1ull << 55;
-	return d | (uint64_t)(base >> 24) << 56;
-}
-
 static uint64_t rd(uint64_t pa, unsigned size) { return physmem_read(&pm, pa, size); }
 
 static void setup(void)
@@ -37,8 +30,8 @@ static void setup(void)
 	ck_assert(physmem_init(&pm, 1 << 20));
 	iobus_init(&io);
 	cpu_init(&cpu, NULL, &pm, &io);
-	physmem_write(&pm, GDT + CS0, 8, mkdesc(0, 0xfffff, 0xb, 0));
-	physmem_write(&pm, GDT + DS0, 8, mkdesc(0, 0xfffff, 0x3, 0));
+	physmem_write(&pm, GDT + CS0, 8, mkdesc(0, 0xfffff, 0xb, true, 0, true, true, true));
+	physmem_write(&pm, GDT + DS0, 8, mkdesc(0, 0xfffff, 0x3, true, 0, true, true, true));
 	for (unsigned v = 0; v < 32; v++) {
 		uint32_t h = HANDLERS + v;
 		physmem_write(&pm, IDT + 8 * v, 8, (h & 0xffff) | (uint64_t)CS0 << 16 |

@@ -10,6 +10,7 @@
 #include "emu/segload.h"
 #include "isa_handlers.h"
 #include "suite_runner.h"
+#include "desc_encode.h"
 
 /* Memory map. */
 enum {
@@ -25,25 +26,6 @@ enum {
 static struct physmem pm;
 static struct iobus io;
 static struct cpu cpu;
-
-static uint64_t mkdesc(uint32_t base, uint32_t limit, unsigned type, bool s, unsigned dpl,
-		       bool p, bool db, bool g)
-{
-	uint64_t d = (limit & 0xffff) | ((uint64_t)(base & 0xffffff) << 16);
-	d |= (uint64_t)(type & 0xf) << 40 | (uint64_t)s << 44 | (uint64_t)(dpl & 3) << 45;
-	d |= (uint64_t)p << 47 | (uint64_t)((limit >> 16) & 0xf) << 48;
-	d |= (uint64_t)db << 54 | (uint64_t)g << 55 | (uint64_t)(base >> 24) << 56;
-	return d;
-}
-
-/* Interrupt/trap/call gate (SDM Vol.3 Figures 5-8, 6-2). */
-static uint64_t mkgate(uint16_t sel, uint32_t off, unsigned type, unsigned dpl, bool p,
-		       unsigned count)
-{
-	return (off & 0xffff) | (uint64_t)sel << 16 | (uint64_t)(count & 0x1f) << 32 |
-	       (uint64_t)type << 40 | (uint64_t)dpl << 45 | (uint64_t)p << 47 |
-	       (uint64_t)(off >> 16) << 48;
-}
 
 static void set_gdt(unsigned sel, uint64_t d) { physmem_write(&pm, GDT + (sel & ~7u), 8, d); }
 static void set_idt(unsigned vec, uint64_t g) { physmem_write(&pm, IDT + vec * 8, 8, g); }

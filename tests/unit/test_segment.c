@@ -5,23 +5,7 @@
 
 #include "mmu/segment.h"
 #include "suite_runner.h"
-
-/* A raw descriptor (SDM Vol.3 3.4.5, Figure 3-8). type is the 4-bit type,
- * s the descriptor-type bit. */
-static uint64_t mkdesc(uint32_t base, uint32_t limit, unsigned type, bool s, unsigned dpl,
-		       bool p, bool db, bool g)
-{
-	uint64_t d = (limit & 0xffff) | ((uint64_t)(base & 0xffffff) << 16);
-	d |= (uint64_t)(type & 0xf) << 40;
-	d |= (uint64_t)s << 44;
-	d |= (uint64_t)(dpl & 3) << 45;
-	d |= (uint64_t)p << 47;
-	d |= (uint64_t)((limit >> 16) & 0xf) << 48;
-	d |= (uint64_t)db << 54;
-	d |= (uint64_t)g << 55;
-	d |= (uint64_t)(base >> 24) << 56;
-	return d;
-}
+#include "desc_encode.h"
 
 /* Segment types (S=1), SDM Vol.3 Table 3-1. */
 enum {

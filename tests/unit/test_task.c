@@ -12,6 +12,7 @@
 #include "emu/task.h"
 #include "isa_handlers.h"
 #include "suite_runner.h"
+#include "desc_encode.h"
 
 /* Memory map. */
 enum {
@@ -28,22 +29,6 @@ enum {
 static struct physmem pm;
 static struct iobus io;
 static struct cpu cpu;
-
-static uint64_t mkdesc(uint32_t base, uint32_t limit, unsigned type, bool s, unsigned dpl,
-		       bool p, bool db, bool g)
-{
-	uint64_t d = (limit & 0xffff) | ((uint64_t)(base & 0xffffff) << 16);
-	d |= (uint64_t)(type & 0xf) << 40 | (uint64_t)s << 44 | (uint64_t)(dpl & 3) << 45;
-	d |= (uint64_t)p << 47 | (uint64_t)((limit >> 16) & 0xf) << 48;
-	d |= (uint64_t)db << 54 | (uint64_t)g << 55 | (uint64_t)(base >> 24) << 56;
-	return d;
-}
-
-static uint64_t mkgate(uint16_t sel, uint32_t off, unsigned type, unsigned dpl, bool p)
-{
-	return (off & 0xffff) | (uint64_t)sel << 16 | (uint64_t)type << 40 | (uint64_t)dpl << 45 |
-	       (uint64_t)p << 47 | (uint64_t)(off >> 16) << 48;
-}
 
 static void set_gdt(unsigned sel, uint64_t d) { physmem_write(&pm, GDT + (sel & ~7u), 8, d); }
 static void set_idt(unsigned vec, uint64_t g) { physmem_write(&pm, IDT + vec * 8, 8, g); }
@@ -81,7 +66,7 @@ static void setup(void)
 	set_gdt(DS0, mkdesc(0, 0xfffff, 0x3, true, 0, true, true, true));
 	set_gdt(SEL_A, mkdesc(TSS_A, 0x67, SYS_TSS32_BUSY, false, 0, true, false, false));
 	set_gdt(SEL_B, mkdesc(TSS_B, 0x67 + 32 + 0x2000, SYS_TSS32_AVAIL, false, 0, true, false, false));
-	set_gdt(GATE_B, mkgate(SEL_B, 0, SYS_TASK_GATE, 0, true));
+	set_gdt(GATE_B, mkgate(SEL_B, 0, SYS_TASK_GATE, 0, true, 0));
 	set_gdt(SEL_16, mkdesc(TSS_16, 0x2c, SYS_TSS16_AVAIL, false, 0, true, false, false));
 	set_gdt(XO_CODE, mkdesc(0, 0xfffff, 0x9, true, 0, true, true, true));
 	set_gdt(SEL_SMALL, mkdesc(TSS_B, 0x66, SYS_TSS32_AVAIL, false, 0, true, false, false));
@@ -89,7 +74,7 @@ static void setup(void)
 	set_gdt(LDT_SEL, mkdesc(0x7000, 0xf, SYS_LDT, false, 0, true, false, false));
 	set_gdt(SEL_C, mkdesc(TSS_C, 0x67, SYS_TSS32_AVAIL, false, 0, true, false, false));
 	for (unsigned v = 0; v < 32; v++)
-		set_idt(v, mkgate(CS0, HANDLER + v, SYS_INT_GATE32, 0, true));
+		set_idt(v, mkgate(CS0, HANDLER + v, SYS_INT_GATE32, 0, true, 0));
 	cpu.gdtr = (struct dtr){ GDT, 0x7f };
 	cpu.idtr = (struct dtr){ IDT, 0x7ff };
 	tss32_image(TSS_A, 0, 0, 2);
@@ -246,11 +231,11 @@ START_TEST(precommit_checks)
 	ck_assert_uint_eq(cpu.event.error_code, SEL_B);
 	cpu.cpl = 0;
 	/* Task gate naming a busy TSS: #GP(TSS selector); an LDT selector too. */
-	set_gdt(GATE_B, mkgate(SEL_A, 0, SYS_TASK_GATE, 0, true));
+	set_gdt(GATE_B, mkgate(SEL_A, 0, SYS_TASK_GATE, 0, true, 0));
 	ck_assert_int_eq(far_jmp(GATE_B), ST_FAULT);
 	ck_assert_uint_eq(cpu.event.vector, EXC_GP);
 	ck_assert_uint_eq(cpu.event.error_code, SEL_A);
-	set_gdt(GATE_B, mkgate(SEL_B | SEL_TI, 0, SYS_TASK_GATE, 0, true));
+	set_gdt(GATE_B, mkgate(SEL_B | SEL_TI, 0, SYS_TASK_GATE, 0, true, 0));
 	ck_assert_int_eq(far_call(GATE_B), ST_FAULT);
 	ck_assert_uint_eq(cpu.event.error_code, SEL_B | SEL_TI);
 	/* Not-present TSS: #NP(selector). */
@@ -308,7 +293,7 @@ START_TEST(ldt_selector_not_ldt)
 	 * handler must be a task (SDM Vol.3 6.15 "Interrupt 10"): #TS through a
 	 * task gate, raised in the new task -- whose TSS gets its EIP and which
 	 * becomes the #TS task's back link. */
-	set_idt(EXC_TS, mkgate(SEL_C, 0, SYS_TASK_GATE, 0, true));
+	set_idt(EXC_TS, mkgate(SEL_C, 0, SYS_TASK_GATE, 0, true, 0));
 	wr(TSS_B + 0x60, 2, DS0);                 /* not an LDT descriptor: #TS(sel) */
 	ck_assert_int_eq(far_jmp(SEL_B), ST_OK);
 	ck_assert_uint_eq(cpu.tr.selector, SEL_C);
@@ -327,7 +312,7 @@ END_TEST
 
 START_TEST(double_fault_task_gate)
 {
-	set_idt(EXC_DF, mkgate(SEL_B, 0, SYS_TASK_GATE, 0, true));
+	set_idt(EXC_DF, mkgate(SEL_B, 0, SYS_TASK_GATE, 0, true, 0));
 	/* #GP while delivering #NP (contributory + contributory) -> #DF. */
 	set_idt(EXC_NP, 0);
 	cpu.rip = CODE;
@@ -349,7 +334,7 @@ START_TEST(task_gate_postcommit_fault_ext)
 {
 	/* A fault after the commit of a switch started by an exception carries
 	 * EXT=1 (SDM Vol.3 6.13); for INT n it would be 0. */
-	set_idt(EXC_UD, mkgate(SEL_B, 0, SYS_TASK_GATE, 0, true));
+	set_idt(EXC_UD, mkgate(SEL_B, 0, SYS_TASK_GATE, 0, true, 0));
 	wr(TSS_B + 0x54, 2, XO_CODE);
 	cpu.rip = CODE;
 	ck_assert_int_eq(cpu_raise(&cpu, EXC_UD), ST_FAULT);
@@ -360,7 +345,7 @@ START_TEST(task_gate_postcommit_fault_ext)
 	ck_assert_uint_eq(rd(cpu.regs[R_SP] + 4, 4), TASK_EIP);
 
 	/* The same through INT 20h: EXT=0. */
-	set_idt(0x20, mkgate(SEL_C, 0, SYS_TASK_GATE, 0, true));
+	set_idt(0x20, mkgate(SEL_C, 0, SYS_TASK_GATE, 0, true, 0));
 	wr(TSS_C + 0x54, 2, XO_CODE);
 	struct insn in = { .imm = 0x20, .opcode = 0xcd, .len = 2 };
 	cpu.insn_start = cpu.rip;
@@ -373,7 +358,7 @@ END_TEST
 
 START_TEST(int_n_task_gate_no_error_code)
 {
-	set_idt(0x20, mkgate(SEL_B, 0, SYS_TASK_GATE, 0, true));
+	set_idt(0x20, mkgate(SEL_B, 0, SYS_TASK_GATE, 0, true, 0));
 	struct insn in = { .imm = 0x20, .opcode = 0xcd, .len = 2 };
 	cpu.insn_start = CODE;
 	cpu.rip = CODE + 2;
@@ -508,7 +493,7 @@ START_TEST(cr3_pae_loads_pdptes)
 	/* Back, then into a task whose PDPTE has a reserved bit: #GP(0) in the
 	 * new task (after the commit point, before any segment register is
 	 * usable: the #GP handler is a task, as for the LDT case). */
-	set_idt(EXC_GP, mkgate(SEL_C, 0, SYS_TASK_GATE, 0, true));
+	set_idt(EXC_GP, mkgate(SEL_C, 0, SYS_TASK_GATE, 0, true, 0));
 	wr(TSS_C + 0x1c, 4, PDPT_A);
 	cpu.rip = TASK_EIP + 1;
 	ck_assert_int_eq(iret32(), ST_OK);
@@ -614,7 +599,7 @@ START_TEST(vme_bitmap_set_bit)
 	ck_assert_uint_eq(cpu.event.vector, EXC_GP);
 	ck_assert_uint_eq(cpu.event.error_code, 0);
 	v86_at(3);
-	set_idt(0x22, mkgate(CS0, HANDLER + 0x22, SYS_INT_GATE32, 3, true));
+	set_idt(0x22, mkgate(CS0, HANDLER + 0x22, SYS_INT_GATE32, 3, true, 0));
 	wr(TSS_A + 4, 4, STACK0);                 /* SS0:ESP0 for the ring-0 handler */
 	wr(TSS_A + 8, 2, DS0);
 	ck_assert_int_eq(op_int(&cpu, &in), ST_OK);
