@@ -28,18 +28,6 @@ extern char x64_fld_insn[];
 static uint8_t area[1024] __attribute__((aligned(64)));
 static uint8_t area2[1024] __attribute__((aligned(64)));
 
-static uint32_t rd32(const uint8_t *p, unsigned o) { uint32_t v; gmemcpy(&v, p + o, 4); return v; }
-static uint16_t rd16(const uint8_t *p, unsigned o) { uint16_t v; gmemcpy(&v, p + o, 2); return v; }
-static void wr32(uint8_t *p, unsigned o, uint32_t v) { gmemcpy(p + o, &v, 4); }
-
-static int all_bytes(const uint8_t *p, unsigned n, uint8_t v)
-{
-	for (unsigned i = 0; i < n; i++)
-		if (p[i] != v)
-			return 0;
-	return 1;
-}
-
 static void enter_long_mode(void)
 {
 	uint32_t cr3 = long_identity_map(PG_P | PG_W);

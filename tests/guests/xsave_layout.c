@@ -15,18 +15,6 @@ static uint8_t area2[1024] __attribute__((aligned(64)));
 static uint8_t pat[16] __attribute__((aligned(16)));
 static uint8_t out[16] __attribute__((aligned(16)));
 
-static uint16_t rd16(const uint8_t *p, unsigned o) { uint16_t v; gmemcpy(&v, p + o, 2); return v; }
-static uint32_t rd32(const uint8_t *p, unsigned o) { uint32_t v; gmemcpy(&v, p + o, 4); return v; }
-static void wr32(uint8_t *p, unsigned o, uint32_t v) { gmemcpy(p + o, &v, 4); }
-
-static int all_bytes(const uint8_t *p, unsigned n, uint8_t v)
-{
-	for (unsigned i = 0; i < n; i++)
-		if (p[i] != v)
-			return 0;
-	return 1;
-}
-
 /* Known state: FCW 027FH, ST(0) = +0.0, ST(1) = 1.0 (TOP = 6), MXCSR 9F80H,
  * XMM0 = XMM7 = pattern. */
 static void load_state(void)

@@ -139,6 +139,18 @@ static inline uint32_t read_eflags(void) { uint32_t f; __asm__ volatile("pushfl;
 void *gmemcpy(void *d, const void *s, uint32_t n);
 void *gmemset(void *d, int c, uint32_t n);
 int gstrncmp(const char *a, const char *b, uint32_t n);
+/* Little-endian fields of a saved image at byte offset o (FXSAVE/XSAVE areas). */
+static inline uint16_t rd16(const uint8_t *p, unsigned o) { uint16_t v; gmemcpy(&v, p + o, 2); return v; }
+static inline uint32_t rd32(const uint8_t *p, unsigned o) { uint32_t v; gmemcpy(&v, p + o, 4); return v; }
+static inline void wr32(uint8_t *p, unsigned o, uint32_t v) { gmemcpy(p + o, &v, 4); }
+/* 1 if the n bytes at p all equal v. */
+static inline int all_bytes(const uint8_t *p, unsigned n, uint8_t v)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (p[i] != v)
+			return 0;
+	return 1;
+}
 
 extern const char *mb_cmdline;
 void guest_main(void);
