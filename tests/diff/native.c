@@ -166,6 +166,15 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
 	fault_out->vector = (int32_t)r[REG_TRAPNO];
 	fault_out->error_code = (uint64_t)r[REG_ERR];
 	fault_out->fault_rip = (uint64_t)r[REG_RIP];
+	/* INT1 (F1) raises a trap-like #DB: RIP points after it (SDM Vol.3 17.3.1,
+	 * Table 17-2). Some hosts report it at the F1 byte (seen on an AMD EPYC guest
+	 * whose hypervisor intercepts ICEBP and reinjects the #DB): that is the
+	 * host's error, so the native outcome is put back where the SDM has it. */
+	if (r[REG_TRAPNO] == 1 && si->si_code != TRAP_TRACE /* not a single step onto an F1 */ &&
+	    fault_out->fault_rip >= DIFF_CODE_ADDR &&
+	    fault_out->fault_rip < DIFF_CODE_ADDR + 0x1000 &&
+	    *(const uint8_t *)(uintptr_t)fault_out->fault_rip == 0xf1)
+		fault_out->fault_rip++;
 	fault_out->cr2 = r[REG_TRAPNO] == 14 ? (uint64_t)r[REG_CR2] : 0;     /* stale otherwise */
 	fault_out->mxcsr = u->uc_mcontext.fpregs->mxcsr;
 	memcpy(fault_out->xmm, u->uc_mcontext.fpregs->_xmm, sizeof(fault_out->xmm));
