@@ -9,12 +9,10 @@
 #include "emu/canonical.h"
 #include "emu/cpu.h"
 #include "emu/cpu_model.h"
-#include "emu/hooks.h"
+#include "emu/hv.h"
 #include "emu/operand.h"
 #include "isa_handlers.h"
 
-/* hook_cr() register numbers: CRn is n, DRn is DR_HOOK_BASE + n (emu/hooks.h). */
-#define DR_HOOK_BASE 16
 
 /* CR0 bits software can change on P6 and later; ET (bit 4) is hardwired to 1 and
  * writes to the reserved bits of CR0[31:0] are ignored (SDM Vol.3 2.5: "Bits
@@ -292,7 +290,7 @@ status_t op_mov_to_cr(struct cpu *cpu, const struct insn *in)
 		return cpu_raise(cpu, EXC_UD);
 	if (not_cpl0(cpu))
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	if ((st = hook_cr(cpu, n, true, val)) != ST_OK)
+	if ((st = intercept_cr(cpu, in, IK_CR_ACCESS, n, CR_MOV_TO, &val)) != ST_OK)
 		return st;
 	switch (n) {
 	case 0: return write_cr0(cpu, val);
@@ -318,8 +316,6 @@ status_t op_mov_from_cr(struct cpu *cpu, const struct insn *in)
 		return cpu_raise(cpu, EXC_UD);
 	if (not_cpl0(cpu))
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	if ((st = hook_cr(cpu, n, false, 0)) != ST_OK)
-		return st;
 	switch (n) {
 	case 0: val = cpu->cr0; break;
 	case 2: val = cpu->cr2; break;
@@ -327,6 +323,9 @@ status_t op_mov_from_cr(struct cpu *cpu, const struct insn *in)
 	case 4: val = cpu->cr4; break;
 	default: val = cpu->cr8; break;
 	}
+	/* The model may return a read shadow instead (SDM Vol.3 25.3 CR0/CR4). */
+	if ((st = intercept_cr(cpu, in, IK_CR_ACCESS, n, CR_MOV_FROM, &val)) != ST_OK)
+		return st;
 	reg_write(cpu, crdr_gpr(in), crdr_size(cpu), true, val);
 	return ST_OK;
 }
@@ -338,12 +337,19 @@ status_t op_mov_from_cr(struct cpu *cpu, const struct insn *in)
  * clears GD on entry to the handler so the handler can use the registers). The
  * architectural register index is returned in *idx (DR4/DR5 alias DR6/DR7 with
  * CR4.DE = 0, SDM Vol.3 17.2.2). */
-static status_t dr_access_check(struct cpu *cpu, unsigned n, unsigned *idx)
+static status_t dr_access_check(struct cpu *cpu, const struct insn *in, enum cr_access access,
+				uint64_t *value, unsigned *idx)
 {
+	unsigned n = in->reg;
+	status_t st;
+
 	if (not_cpl0(cpu))
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	if (n > 7 || ((n == 4 || n == 5) && (cpu->cr4 & CR4_DE)))
 		return cpu_raise(cpu, EXC_UD);
+	/* APM2 15.9: the intercept after the CPL and #UD checks. */
+	if ((st = intercept_cr(cpu, in, IK_DR_ACCESS, n, access, value)) != ST_OK)
+		return st;
 	if (cpu->dr[7] & DR7_GD) {
 		cpu->dr[6] |= DR6_BD;
 		cpu->dr[7] &= ~DR7_GD;
@@ -359,9 +365,9 @@ status_t op_mov_to_dr(struct cpu *cpu, const struct insn *in)
 	unsigned idx = 0;
 	status_t st;
 
-	if ((st = dr_access_check(cpu, in->reg, &idx)) != ST_OK)
+	if ((st = intercept_dr_early(cpu, in, CR_MOV_TO, &val)) != ST_OK)
 		return st;
-	if ((st = hook_cr(cpu, DR_HOOK_BASE + in->reg, true, val)) != ST_OK)
+	if ((st = dr_access_check(cpu, in, CR_MOV_TO, &val, &idx)) != ST_OK)
 		return st;
 	switch (idx) {
 	case 6:
@@ -384,11 +390,12 @@ status_t op_mov_to_dr(struct cpu *cpu, const struct insn *in)
 status_t op_mov_from_dr(struct cpu *cpu, const struct insn *in)
 {
 	unsigned idx = 0;
+	uint64_t val = 0;
 	status_t st;
 
-	if ((st = dr_access_check(cpu, in->reg, &idx)) != ST_OK)
+	if ((st = intercept_dr_early(cpu, in, CR_MOV_FROM, &val)) != ST_OK)
 		return st;
-	if ((st = hook_cr(cpu, DR_HOOK_BASE + in->reg, false, 0)) != ST_OK)
+	if ((st = dr_access_check(cpu, in, CR_MOV_FROM, &val, &idx)) != ST_OK)
 		return st;
 	reg_write(cpu, crdr_gpr(in), crdr_size(cpu), true, cpu->dr[idx]);
 	return ST_OK;
@@ -405,9 +412,12 @@ status_t op_lmsw(struct cpu *cpu, const struct insn *in)
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	if ((st = rm_read(cpu, in, 2, &src)) != ST_OK)
 		return st;
-	uint64_t val = (cpu->cr0 & ~0xfull) | (src & 0xf) | (cpu->cr0 & CR0_PE);
-	if ((st = hook_cr(cpu, 0, true, val)) != ST_OK)
+	/* The record carries the 16-bit source (SDM Vol.3 Table 28-3 "LMSW source
+	 * data"); the intercept follows the operand read (SDM Vol.3 25.1.1). */
+	src &= 0xffff;
+	if ((st = intercept_cr(cpu, in, IK_CR_ACCESS, 0, CR_LMSW, &src)) != ST_OK)
 		return st;
+	uint64_t val = (cpu->cr0 & ~0xfull) | (src & 0xf) | (cpu->cr0 & CR0_PE);
 	commit_cr0(cpu, val);
 	return ST_OK;
 }
@@ -419,13 +429,14 @@ status_t op_lmsw(struct cpu *cpu, const struct insn *in)
  * intercept. */
 status_t op_smsw(struct cpu *cpu, const struct insn *in)
 {
+	uint64_t val = cpu->cr0;
 	status_t st;
 
-	if ((st = hook_cr(cpu, 0, false, 0)) != ST_OK)
+	if ((st = intercept_cr(cpu, in, IK_CR_ACCESS, 0, CR_SMSW, &val)) != ST_OK)
 		return st;
 	if (in->mem)
-		return rm_write(cpu, in, 2, cpu->cr0 & 0xffff);
-	reg_write(cpu, in->rm, in->osize, in->rex != 0, cpu->cr0 & size_mask(in->osize));
+		return rm_write(cpu, in, 2, val & 0xffff);
+	reg_write(cpu, in->rm, in->osize, in->rex != 0, val & size_mask(in->osize));
 	return ST_OK;
 }
 
@@ -436,7 +447,8 @@ status_t op_clts(struct cpu *cpu, const struct insn *in)
 
 	if (not_cpl0(cpu))
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	if ((st = hook_cr(cpu, 0, true, cpu->cr0 & ~(uint64_t)CR0_TS)) != ST_OK)
+	uint64_t val = cpu->cr0 & ~(uint64_t)CR0_TS;
+	if ((st = intercept_cr(cpu, in, IK_CR_ACCESS, 0, CR_CLTS, &val)) != ST_OK)
 		return st;
 	cpu->cr0 &= ~(uint64_t)CR0_TS;
 	return ST_OK;
@@ -451,7 +463,7 @@ status_t op_invlpg(struct cpu *cpu, const struct insn *in)
 
 	if (not_cpl0(cpu))
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	if ((st = hook_insn(cpu, in)) != ST_OK)
+	if ((st = intercept_insn(cpu, in)) != ST_OK)
 		return st;
 	uint64_t lin = seg_linear(&cpu->seg[in->seg], insn_ea(cpu, in), cpu_is_mode64(cpu));
 	tlb_flush_page(&cpu->tlb, lin);
@@ -464,14 +476,14 @@ status_t op_invd(struct cpu *cpu, const struct insn *in)
 {
 	if (not_cpl0(cpu))
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	return hook_insn(cpu, in);
+	return intercept_insn(cpu, in);
 }
 
 status_t op_wbinvd(struct cpu *cpu, const struct insn *in)
 {
 	if (not_cpl0(cpu))
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	return hook_insn(cpu, in);
+	return intercept_insn(cpu, in);
 }
 
 /* INVPCID Gy, M128 (66 0F 38 82): invalidate by PCID (SDM Vol.2 INVPCID; SDM
@@ -510,7 +522,7 @@ status_t op_invpcid(struct cpu *cpu, const struct insn *in)
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	if (type <= 1 && !(cpu->cr4 & CR4_PCIDE) && pcid != 0)
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	if ((st = hook_insn(cpu, in)) != ST_OK)
+	if ((st = intercept_insn(cpu, in)) != ST_OK)
 		return st;
 	switch (type) {
 	case 0:

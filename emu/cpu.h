@@ -45,6 +45,9 @@ struct event {
 	uint8_t type;              /* enum event_type */
 	uint8_t vector;
 	bool has_error;
+	bool injected;             /* injected by a hypervisor (VMRUN EVENTINJ, VM-entry
+				      interruption information), not raised by the guest */
+	uint8_t insn_len;          /* software interrupts/exceptions: the instruction's length */
 	uint32_t error_code;
 	uint64_t cr2;              /* #PF only */
 };
@@ -56,7 +59,7 @@ enum cpu_vendor { VENDOR_INTEL, VENDOR_AMD };
 enum cpu_mode { MODE_REAL, MODE_PROT, MODE_V86, MODE_COMPAT, MODE_LONG64 };
 
 struct cpu_model;              /* emu/cpu_model.h */
-struct cpu_hooks;              /* emu/hooks.h */
+struct hv_model;               /* emu/hv.h */
 struct icache;                 /* emu/icache.h */
 struct insn;                   /* emu/insn.h */
 struct walk_result;            /* mmu/paging.h */
@@ -107,6 +110,8 @@ struct cpu {
 	bool nmi_blocked;          /* an NMI handler runs until the next IRET (SDM 6.7.1) */
 	uint8_t debug_hits;        /* DR6.B0-B3 of data/I-O breakpoints hit by this instruction */
 	bool halted;
+	bool wait_break_masked;    /* MWAIT ECX[0]: a masked interrupt ends the wait */
+	bool monitor_armed;        /* MONITOR armed an address range (SDM Vol.2 MWAIT) */
 	struct event event;        /* the exception/interrupt being raised or delivered */
 	uint8_t delivering;        /* nesting of exception delivery, for #DF/shutdown (SDM 6.15) */
 	uint64_t insn_start;       /* RIP of the current instruction (faults report it) */
@@ -123,8 +128,11 @@ struct cpu {
 	bool gbpages;              /* 1 GiB pages (CPUID 80000001h:EDX[26]) */
 	struct icache *icache;
 	uint8_t *code_pages;       /* bitmap over RAM pages holding decoded code */
-	const struct cpu_hooks *hooks;  /* NULL: no hypervisor watching */
-	void *hooks_ctx;
+	const struct hv_model *hv; /* the hypervisor model (svm/, vmx/), or NULL */
+	void *hv_ctx;
+	bool in_guest;             /* hv runs a guest: interceptable events go to hv */
+	bool vectoring_valid;      /* an event is being delivered: vectoring is it */
+	struct event vectoring;    /* (IDT-vectoring information, EXITINTINFO) */
 	bool stop_requested;       /* a device asked to end the run */
 	bool code_modified;        /* a write hit decoded code: leave the current block */
 

@@ -7,6 +7,7 @@
  * changes; stack frames are checked whole and written before the commit. Task
  * switches (TSS and task-gate targets, IRET with NT=1) are emu/task.c.
  */
+#include "emu/hv.h"
 #include "emu/operand.h"
 #include "emu/segload.h"
 #include "emu/task.h"
@@ -707,7 +708,7 @@ static status_t iret_real(struct cpu *cpu, unsigned w)
 /* SDM Vol.2 IRET RETURN-FROM-VIRTUAL-8086-MODE (SDM Vol.3 20.2.7): with IOPL 3
  * the return stays in v8086 mode; VM, IOPL, VIP, VIF are not changed. With
  * IOPL < 3 only the CR4.VME 16-bit form exists (IF virtualised). */
-static status_t iret_v86(struct cpu *cpu, unsigned w)
+static status_t iret_v86(struct cpu *cpu, const struct insn *in, unsigned w)
 {
 	uint64_t old = cpu_get_flags(cpu);
 	bool vme = false;
@@ -719,10 +720,14 @@ static status_t iret_v86(struct cpu *cpu, unsigned w)
 			return cpu_raise_err(cpu, EXC_GP, 0);
 		vme = true;
 	}
+	/* APM2 15.9: the IRET intercept after the privilege check. */
+	status_t st = intercept_insn(cpu, in);
+	if (st != ST_OK)
+		return st;
 	uint64_t eip, cs, fl;
 	if (!stack_has(cpu, 3 * w))
 		return cpu_raise_err(cpu, EXC_SS, 0);
-	status_t st = stack_read(cpu, 0, w, &eip);
+	st = stack_read(cpu, 0, w, &eip);
 	if (st == ST_OK)
 		st = stack_read(cpu, w, w, &cs);
 	if (st == ST_OK)
@@ -863,9 +868,10 @@ static status_t iret_prot(struct cpu *cpu, unsigned w)
 status_t op_iret(struct cpu *cpu, const struct insn *in)
 {
 	unsigned w = in->osize;
-	switch (cpu->mode) {
-	case MODE_REAL: return iret_real(cpu, w);
-	case MODE_V86:  return iret_v86(cpu, w);
-	default:        return iret_prot(cpu, w);
-	}
+	if (cpu->mode == MODE_V86)
+		return iret_v86(cpu, in, w);
+	status_t st = intercept_insn(cpu, in);
+	if (st != ST_OK)
+		return st;
+	return cpu->mode == MODE_REAL ? iret_real(cpu, w) : iret_prot(cpu, w);
 }

@@ -8,7 +8,7 @@
 #include "emu/canonical.h"
 #include "emu/cpu.h"
 #include "emu/cpu_model.h"
-#include "emu/hooks.h"
+#include "emu/hv.h"
 #include "emu/operand.h"
 #include "isa_handlers.h"
 
@@ -336,16 +336,18 @@ static const struct msr_def *find_msr(const struct cpu_model *m, uint32_t index)
  * real mode is CPL 0). The intercept comes next; an MSR the model lacks is
  * #GP(0) after it ("If the value in ECX specifies a reserved or unimplemented
  * MSR address"). */
-static status_t msr_prologue(struct cpu *cpu, bool is_write, const struct msr_def **def)
+static status_t msr_prologue(struct cpu *cpu, const struct insn *in, bool is_write,
+			    const struct msr_def **def)
 {
 	status_t st;
 	uint32_t index = (uint32_t)cpu->regs[R_CX];
+	uint64_t value = (cpu->regs[R_DX] << 32) | (uint32_t)cpu->regs[R_AX];
 
 	if (!feat(cpu->model, 1, 3, 5))
 		return cpu_raise(cpu, EXC_UD);
 	if (cpu->mode != MODE_REAL && cpu->cpl != 0)
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	if ((st = hook_msr(cpu, index, is_write)) != ST_OK)
+	if ((st = intercept_msr(cpu, in, index, is_write, &value)) != ST_OK)
 		return st;
 	*def = find_msr(cpu->model, index);
 	if (!*def)
@@ -357,7 +359,7 @@ static status_t msr_prologue(struct cpu *cpu, bool is_write, const struct msr_de
 status_t op_rdmsr(struct cpu *cpu, const struct insn *in)
 {
 	const struct msr_def *def = NULL;
-	status_t st = msr_prologue(cpu, false, &def);
+	status_t st = msr_prologue(cpu, in, false, &def);
 	if (st != ST_OK)
 		return st;
 	uint64_t v = def->read(cpu);
@@ -371,7 +373,7 @@ status_t op_rdmsr(struct cpu *cpu, const struct insn *in)
 status_t op_wrmsr(struct cpu *cpu, const struct insn *in)
 {
 	const struct msr_def *def = NULL;
-	status_t st = msr_prologue(cpu, true, &def);
+	status_t st = msr_prologue(cpu, in, true, &def);
 	if (st != ST_OK)
 		return st;
 	uint64_t v = (cpu->regs[R_DX] << 32) | (uint32_t)cpu->regs[R_AX];
