@@ -371,9 +371,13 @@ status_t cpu_run(struct cpu *cpu)
 			if (__builtin_expect(cpu->code_modified | cpu->stop_requested, 0))
 				break;
 		}
-		/* Single-step and data-breakpoint traps: one #DB (emu/debug.c). */
+		/* Single-step and data-breakpoint traps: one #DB (emu/debug.c). Only
+		 * MOV SS / POP SS hold debug exceptions off for one instruction; the
+		 * STI shadow blocks maskable interrupts only, so an STI that sets IF
+		 * still single-steps (SDM Vol.3 6.8.3; this is why VM entry wants
+		 * pending-debug BS = 1 with STI blocking and TF, SDM 26.3.1.5). */
 		if (__builtin_expect(single_step | debug_on, 0) &&
-		    debug_trap_pending(cpu, single_step && !cpu->shadow &&
+		    debug_trap_pending(cpu, single_step && !(cpu->shadow & SHADOW_MOV_SS) &&
 				       !is_software_interrupt(&b->insns[0]))) {
 			st = cpu_deliver_event(cpu);
 			cpu->icount++;
