@@ -128,12 +128,15 @@ START_TEST(feature_bits)
 	const struct cpu_model *amd = cpu_model_find("opteron-g3");
 	const struct cpu_model *p5 = cpu_model_find("pentium");
 
-	/* VMX only on the Intel model, SVM only on the AMD model. */
-	ck_assert(cpu_model_has(intel, 1, 2, 5));
-	ck_assert(!cpu_model_has(amd, 1, 2, 5));
-	ck_assert(cpu_model_has(amd, 0x80000001, 2, 2));
-	ck_assert(!cpu_model_has(intel, 0x80000001, 2, 2));
-	ck_assert(!cpu_model_has(p5, 1, 2, 5));
+	/* VMX only on the Intel model, SVM only on the AMD model, and either only
+	 * with the hypervisor extension available (hv_ext_switch below). */
+	ck_assert(cpu_model_has_hv(intel, true, 1, 2, 5));
+	ck_assert(!cpu_model_has(intel, 1, 2, 5));
+	ck_assert(!cpu_model_has_hv(amd, true, 1, 2, 5));
+	ck_assert(cpu_model_has_hv(amd, true, 0x80000001, 2, 2));
+	ck_assert(!cpu_model_has(amd, 0x80000001, 2, 2));
+	ck_assert(!cpu_model_has_hv(intel, true, 0x80000001, 2, 2));
+	ck_assert(!cpu_model_has_hv(p5, true, 1, 2, 5));
 	/* x87 on every model; FXSR/SSE/SSE2 on all but the Pentium (emu/x87.c,
 	 * emu/sse.c, emu/xsave.c); no APIC device yet. */
 	for (unsigned i = 0; i < cpu_model_count; i++) {
@@ -143,10 +146,12 @@ START_TEST(feature_bits)
 		ck_assert(cpu_model_has(m, 1, 3, 24) == (m != p5));
 		ck_assert(cpu_model_has(m, 1, 3, 25) == (m != p5));
 		ck_assert(cpu_model_has(m, 1, 3, 26) == (m != p5));
-		/* Long mode: only the 64-bit models (tests/unit/test_long.c). */
+		/* Long mode: only the 64-bit models (tests/unit/test_long.c), with
+		 * LAHF/SAHF in 64-bit mode. */
 		bool lm64 = m == cpu_model_find("skylake-lite") || m == cpu_model_find("epyc-lite") ||
 			    m == cpu_model_find("icelake-lite");
 		ck_assert(cpu_model_has(m, 0x80000001, 3, 29) == lm64);
+		ck_assert(cpu_model_has(m, 0x80000001, 2, 0) == lm64);
 		ck_assert(cpu_model_has(m, 1, 3, 4));      /* TSC */
 		ck_assert(cpu_model_has(m, 1, 3, 5));      /* MSR */
 	}
@@ -162,7 +167,7 @@ START_TEST(feature_bits)
 	ck_assert(!cpu_model_has(amd, 0x80000001, 3, 11));
 	/* SVM leaf: revision and ASIDs. */
 	uint32_t r[4];
-	cpu_model_cpuid(amd, 0x8000000a, 0, r);
+	cpu_model_cpuid_hv(amd, true, 0x8000000a, 0, r);
 	ck_assert_uint_ge(r[0] & 0xff, 1);
 	ck_assert_uint_ge(r[1], 2);
 	/* Bits of leaves beyond the maximum are not features, and bad arguments
