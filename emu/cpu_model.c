@@ -10,8 +10,8 @@
  *   - DE (CR4.DE, DR4/DR5 #UD), TSC (RDTSC, CR4.TSD), MSR (RDMSR/WRMSR), CX8,
  *     CMOV, SEP (SYSENTER/SYSEXIT) and PAT (the MSR; memory types have no effect in
  *     an emulator without caches) are implemented;
- *   - long mode with SYSCALL and LAHF/SAHF in 64-bit mode (emu/syscall.c) on the
- *     "-lite" models;
+ *   - long mode with SYSCALL and LAHF/SAHF in 64-bit mode (emu/syscall.c) on every
+ *     model but "pentium" and "opteron-g3";
  *   - VMX ("core2", "skylake-lite", "icelake-lite") and SVM ("opteron-g3",
  *     "epyc-lite") are data here (the CPUID bits, the VMX capability MSRs, leaf
  *     8000000AH), shaped after the real part, but a CPU reports them only while
@@ -19,7 +19,8 @@
  *     when it installs the hypervisor model that implements them, and no such
  *     model exists yet. That model must implement every capability listed here,
  *     or trim the list.
- * cpu_models[0] is the default model: "core2".
+ * cpu_models[0] is the default model: "skylake-lite", a 64-bit Intel part, so a
+ * user who names no model gets long mode (as with QEMU).
  */
 #include <string.h>
 
@@ -218,7 +219,13 @@
 /* A.11 IA32_VMX_VMFUNC: VM function 0, EPTP switching. */
 #define VMFUNC_EPTP_SWITCHING  (1ull << 0)
 
-/* ---- "core2": shaped after an Intel Core 2 (Merom), family 6 model 15 ---- */
+/* ---- "core2": shaped after an Intel Core 2 (Merom), family 6 model 15 ----
+ * Long mode as on the real part: LM, SYSCALL, NX and LAHF/SAHF in 64-bit mode
+ * (SDM Vol.2 LAHF: valid in 64-bit mode "only if CPUID.80000001H:ECX.LAHF-SAHF
+ * [bit 0] = 1", which the Core 2 parts report, as Linux's "lahf_lm" flag on them
+ * and QEMU's "Conroe/Merom class" model show), CMPXCHG16B; no 1 GiB pages and no
+ * RDTSCP (both arrived with later parts); 36 physical and 48 linear address
+ * bits. XSAVE is hvemu's addition (the real part had none). */
 
 static const struct cpuid_leaf core2_leaves[] = {
 	/* Max basic leaf 0DH; "GenuineIntel" in EBX, EDX, ECX (SDM Vol.2 CPUID leaf 0). */
@@ -227,7 +234,7 @@ static const struct cpuid_leaf core2_leaves[] = {
 	/* EAX signature; EBX: brand index 0, one logical processor, CLFLUSH line
 	 * 64 bytes, APIC ID 0. */
 	{ .leaf = 1, .eax = 0x000006fb, .ebx = 0x00010000 | EBX1_CLFLUSH_64,
-	  .ecx = ECX1_VMX | ECX1_XSAVE, .edx = HVEMU_EDX1 },
+	  .ecx = ECX1_VMX | ECX1_CX16 | ECX1_XSAVE, .edx = HVEMU_EDX1 },
 	/* Leaf 2: one iteration (AL=1) and descriptor FFH: "use leaf 4" (SDM Table 3-12). */
 	{ .leaf = 2, .eax = 0x0000ff01 },
 	/* Leaf 4: deterministic cache parameters (SDM Vol.2 CPUID leaf 4):
@@ -240,8 +247,7 @@ static const struct cpuid_leaf core2_leaves[] = {
 	{ .leaf = 7, .subleaf = 0, .indexed = true },
 	XSAVE_LEAVES_X87_SSE,
 	{ .leaf = 0x80000000, .eax = 0x80000008 },
-	/* XD only: no LAHF64, SYSCALL or LM. */
-	{ .leaf = 0x80000001, .edx = EDX81_NX },
+	{ .leaf = 0x80000001, .ecx = ECX81_LAHF64, .edx = EDX81_SYSCALL | EDX81_NX | EDX81_LM },
 	/* Brand string, 48 bytes, NUL padded (SDM Vol.2 CPUID leaves 80000002H-80000004H). */
 	{ .leaf = 0x80000002, .eax = STR4('h', 'v', 'e', 'm'), .ebx = STR4('u', ' ', 'C', 'o'),
 	  .ecx = STR4('r', 'e', ' ', '2'), .edx = STR4(' ', 'c', 'l', 'a') },
@@ -249,8 +255,8 @@ static const struct cpuid_leaf core2_leaves[] = {
 	{ .leaf = 0x80000004 },
 	/* L2: 2048 KiB, 8-way (encoding 6), 64-byte lines (SDM Vol.2 CPUID 80000006H). */
 	{ .leaf = 0x80000006, .ecx = 0x08006040 },
-	/* 36 physical and 32 linear address bits (no long mode). */
-	{ .leaf = 0x80000008, .eax = 0x00002024 },
+	/* EAX[7:0] physical 36 bits, EAX[15:8] linear 48 bits. */
+	{ .leaf = 0x80000008, .eax = 0x00003024 },
 };
 
 /* Merom's VMX: the first VT-x generation with Intel 64. No TRUE_* MSRs, so the
@@ -293,7 +299,7 @@ static const struct model_msr core2_vmx_caps[] = {
 
 static const struct cpu_model model_core2 = {
 	.name = "core2",
-	.description = "Intel Core 2 class (GenuineIntel, family 6 model 15)",
+	.description = "Intel Core 2 class, 64-bit (GenuineIntel, family 6 model 15)",
 	.vendor = VENDOR_INTEL,
 	.signature = 0x000006fb,
 	.cpuid = core2_leaves,
@@ -596,8 +602,8 @@ static const struct cpu_model model_epyc_lite = {
 };
 
 /* The default model comes first (see the top of this file). */
-const struct cpu_model *const cpu_models[] = { &model_core2, &model_opteron_g3, &model_pentium,
-						&model_skylake_lite, &model_epyc_lite, &model_icelake_lite };
+const struct cpu_model *const cpu_models[] = { &model_skylake_lite, &model_core2, &model_opteron_g3,
+						&model_pentium, &model_epyc_lite, &model_icelake_lite };
 const unsigned cpu_model_count = sizeof(cpu_models) / sizeof(cpu_models[0]);
 
 const struct cpu_model *cpu_model_find(const char *name)
