@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "emu/cpu.h"
 
@@ -135,5 +136,10 @@ static inline bool cpu_has(const struct cpu *cpu, uint32_t leaf, unsigned reg, u
 /* The model's value of VMX capability MSR index, if the part has that MSR
  * (whether the CPU reports VMX at all is the caller's question). */
 bool cpu_model_vmx_cap(const struct cpu_model *m, uint32_t index, uint64_t *value);
+
+/* `--cpu help`: the model's name and description, then its features decoded
+ * from its CPUID data (Linux /proc/cpuinfo names), its address widths and its
+ * hypervisor extension, marked "off" unless hv. */
+void cpu_model_describe(const struct cpu_model *m, bool hv, FILE *out);
 
 #endif
