@@ -145,6 +145,8 @@ struct cpu {
 	uint8_t *code_pages;       /* bitmap over RAM pages holding decoded code */
 	const struct cpu_hooks *hooks;  /* NULL: no hypervisor watching */
 	void *hooks_ctx;
+	bool hv_available;         /* the model's VMX/SVM is reported and usable: set by machine
+	                            * set-up with the hypervisor model (emu/cpu_model.h hv_ext) */
 	bool stop_requested;       /* a device asked to end the run */
 	bool code_modified;        /* a write hit decoded code: leave the current block */
 
