@@ -376,7 +376,7 @@ def main():
             ok = False
         # The default (first) model is 64-bit, its features decoded from CPUID;
         # VMX is listed as off while no hypervisor model implements it.
-        first = re.search(rb'\n  (\S+) .*\n((?: {16}.*\n)*)', r.stdout)
+        first = re.search(rb'\n  (\S+) .*\n((?: {16}.*\n)*)', out)
         if name == 'cpu-help' and not (first and first[1] == b'skylake-lite' and
                                        re.search(rb'\slm\s', first[2]) and
                                        re.search(rb'vmx\(off: not implemented\):[\s\S]*\sept\s', first[2])):
