@@ -131,8 +131,7 @@ static void list_models(void)
 {
 	printf("CPU models (the first is the default):\n");
 	for (unsigned i = 0; i < cpu_model_count; i++)
-		printf("  %-12s %s\n", cpu_models[i]->name,
-		       cpu_models[i]->description ? cpu_models[i]->description : "");
+		cpu_model_describe(cpu_models[i], false /* no hypervisor model yet */, stdout);
 }
 
 /* The options of `hvemu run`. Each takes a value ("--opt VALUE" or

@@ -60,6 +60,7 @@ void cpu_init(struct cpu *cpu, const struct cpu_model *model, struct physmem *me
 	cpu->dr[7] = 0x400;
 	cpu->apic_base = 0xfee00000 | (1u << 11) | (1u << 8);   /* enabled, BSP */
 	cpu->pat = 0x0007040600070406ull;                       /* SDM Vol.3 13.12.4 */
+	cpu->misc_enable = model ? model->misc_enable.reset : 0; /* the model's data (emu/msr.c) */
 	fpu_reset(&cpu->fpu);                                   /* FCW 0040H, MXCSR 1F80H */
 	cpu->xcr0 = XSTATE_X87;                                 /* SDM Vol.1 13.3: XCR0 after RESET is 1 */
 	/* SDM Vol.3 4.1.4: MAXPHYADDR from CPUID 80000008h, else 36 with PAE (or

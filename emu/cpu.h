@@ -150,6 +150,8 @@ struct cpu {
 	uint8_t *code_pages;       /* bitmap over RAM pages holding decoded code */
 	const struct hv_model *hv; /* the hypervisor model (svm/, vmx/), or NULL */
 	void *hv_ctx;
+	bool hv_available;         /* the model's VMX/SVM is reported and usable: set by machine
+	                            * set-up with hv (emu/cpu_model.h hv_ext) */
 	bool in_guest;             /* hv runs a guest: interceptable events go to hv */
 	bool vectoring_valid;      /* an event is being delivered: vectoring is it */
 	struct event vectoring;    /* (IDT-vectoring information, EXITINTINFO) */

@@ -7,7 +7,8 @@
  *
  * -l lists the generated code instead of running it.
  *
- * -m 32 (gen32.c): hvemu in flat 32-bit protected mode with the default model;
+ * -m 32 (gen32.c): hvemu in flat 32-bit protected mode with the default model
+ *   (skylake-lite);
  *   integer and SSE/SSE2 sequences that mean the same in 32- and 64-bit mode;
  *   the low 32 bits of the eight registers, every flag the SDM defines, XMM0-7
  *   and MXCSR are compared.

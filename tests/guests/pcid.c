@@ -12,8 +12,8 @@
  * The C code runs in IA-32e compatibility mode; MOV CR3 with bit 63 (a 64-bit
  * source) and INVPCID with a 64-bit type are far calls into pcid64.S; the
  * IA-32e set-up and the 64-bit IDT stubs are lib/long.
- * Skipped (TAP SKIP) without CPUID long mode or PCID (hvemu's default model;
- * --cpu skylake-lite runs it). */
+ * Skipped (TAP SKIP) without CPUID long mode or PCID (e.g. --cpu core2 or
+ * epyc-lite); hvemu's default model (skylake-lite) runs it. */
 #include "lib/long.h"
 
 #define CR4_PCIDE (1u << 17)

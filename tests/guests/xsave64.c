@@ -7,7 +7,7 @@
  * instructions (XMM8-15, 64-bit integer conversions). The C code runs in
  * compatibility mode; xsave64.S holds the 64-bit routines, lib/long the IA-32e
  * set-up and the 64-bit IDT stubs. Skipped without
- * CPUID LM (hvemu's default model: the skylake-lite/epyc-lite variants run it);
+ * CPUID LM (--cpu pentium or opteron-g3; hvemu's default model runs it);
  * the XSAVE part is skipped without CPUID XSAVE. */
 #include "lib/long.h"
 
