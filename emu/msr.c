@@ -335,21 +335,26 @@ static const struct msr_def *find_msr(const struct cpu_model *m, uint32_t index)
  * "#GP(0) If the current privilege level is not 0" — virtual-8086 mode included,
  * real mode is CPL 0). The intercept comes next; an MSR the model lacks is
  * #GP(0) after it ("If the value in ECX specifies a reserved or unimplemented
- * MSR address"). */
+ * MSR address"; SDM Vol.3 25.1.1: RDMSR of a non-existent MSR exits). *value
+ * is what a write stores, or for a read the MSR's value (0 if there is none),
+ * which a hypervisor model may replace (emu/hv.h). */
 static status_t msr_prologue(struct cpu *cpu, const struct insn *in, bool is_write,
-			    const struct msr_def **def)
+			    const struct msr_def **def, uint64_t *value)
 {
 	status_t st;
 	uint32_t index = (uint32_t)cpu->regs[R_CX];
-	uint64_t value = (cpu->regs[R_DX] << 32) | (uint32_t)cpu->regs[R_AX];
 
 	if (!feat(cpu->model, 1, 3, 5))
 		return cpu_raise(cpu, EXC_UD);
 	if (cpu->mode != MODE_REAL && cpu->cpl != 0)
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	if ((st = intercept_msr(cpu, in, index, is_write, &value)) != ST_OK)
-		return st;
 	*def = find_msr(cpu->model, index);
+	if (is_write)
+		*value = (cpu->regs[R_DX] << 32) | (uint32_t)cpu->regs[R_AX];
+	else
+		*value = *def ? (*def)->read(cpu) : 0;
+	if ((st = intercept_msr(cpu, in, index, is_write, value)) != ST_OK)
+		return st;
 	if (!*def)
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	return ST_OK;
@@ -359,10 +364,10 @@ static status_t msr_prologue(struct cpu *cpu, const struct insn *in, bool is_wri
 status_t op_rdmsr(struct cpu *cpu, const struct insn *in)
 {
 	const struct msr_def *def = NULL;
-	status_t st = msr_prologue(cpu, in, false, &def);
+	uint64_t v = 0;
+	status_t st = msr_prologue(cpu, in, false, &def, &v);
 	if (st != ST_OK)
 		return st;
-	uint64_t v = def->read(cpu);
 	reg_write(cpu, R_AX, 4, false, (uint32_t)v);
 	reg_write(cpu, R_DX, 4, false, v >> 32);
 	return ST_OK;
@@ -373,10 +378,10 @@ status_t op_rdmsr(struct cpu *cpu, const struct insn *in)
 status_t op_wrmsr(struct cpu *cpu, const struct insn *in)
 {
 	const struct msr_def *def = NULL;
-	status_t st = msr_prologue(cpu, in, true, &def);
+	uint64_t v = 0;
+	status_t st = msr_prologue(cpu, in, true, &def, &v);
 	if (st != ST_OK)
 		return st;
-	uint64_t v = (cpu->regs[R_DX] << 32) | (uint32_t)cpu->regs[R_AX];
 	if (!def->write(cpu, v))
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	return ST_OK;
