@@ -333,22 +333,21 @@ status_t op_mov_from_cr(struct cpu *cpu, const struct insn *in)
 
 /* The checks every MOV DR makes, in the order the SDM lists them (SDM Vol.2 MOV
  * DR, Protected Mode Exceptions): #GP(0) at CPL > 0; #UD for DR4/DR5 with
- * CR4.DE = 1 (and for DR8-DR15); #DB when DR7.GD is set (SDM Vol.3 17.2.4: the
- * general-detect fault happens before the access, sets DR6.BD, and the processor
- * clears GD on entry to the handler so the handler can use the registers). The
- * architectural register index is returned in *idx (DR4/DR5 alias DR6/DR7 with
- * CR4.DE = 0, SDM Vol.3 17.2.2). */
+ * CR4.DE = 1; #DB when DR7.GD is set (SDM Vol.3 17.2.4: the general-detect
+ * fault happens before the access, sets DR6.BD, and the processor clears GD on
+ * entry to the handler so the handler can use the registers). Between the #UD
+ * and the #DB a hypervisor is asked (APM2 15.9); *value is the value written,
+ * or for a read the register's, which a model may replace. */
 static status_t dr_access_check(struct cpu *cpu, const struct insn *in, enum cr_access access,
-				uint64_t *value, unsigned *idx)
+				uint64_t *value)
 {
 	unsigned n = in->reg;
 	status_t st;
 
 	if (not_cpl0(cpu))
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	if (n > 7 || ((n == 4 || n == 5) && (cpu->cr4 & CR4_DE)))
+	if ((n == 4 || n == 5) && (cpu->cr4 & CR4_DE))
 		return cpu_raise(cpu, EXC_UD);
-	/* APM2 15.9: the intercept after the CPL and #UD checks. */
 	if ((st = intercept_cr(cpu, in, IK_DR_ACCESS, n, access, value)) != ST_OK)
 		return st;
 	if (cpu->dr[7] & DR7_GD) {
@@ -356,20 +355,35 @@ static status_t dr_access_check(struct cpu *cpu, const struct insn *in, enum cr_
 		cpu->dr[7] &= ~DR7_GD;
 		return cpu_raise(cpu, EXC_DB);
 	}
-	*idx = (n == 4 || n == 5) ? n + 2 : n;
 	return ST_OK;
+}
+
+/* The register MOV DR reaches: DR4/DR5 alias DR6/DR7 with CR4.DE = 0 (SDM
+ * Vol.3 17.2.2; with CR4.DE = 1 they are #UD above). */
+static inline unsigned dr_index(unsigned n)
+{
+	return (n == 4 || n == 5) ? n + 2 : n;
+}
+
+/* REX.R would name DR8-DR15, which do not exist: #UD (SDM Vol.2 MOV DR), an
+ * invalid opcode and so ahead of every intercept (SDM Vol.3 25.1.1). */
+static inline bool dr_undefined(const struct insn *in)
+{
+	return in->reg > 7;
 }
 
 status_t op_mov_to_dr(struct cpu *cpu, const struct insn *in)
 {
 	uint64_t val = reg_read(cpu, crdr_gpr(in), crdr_size(cpu), true);
-	unsigned idx = 0;
 	status_t st;
 
+	if (dr_undefined(in))
+		return cpu_raise(cpu, EXC_UD);
 	if ((st = intercept_dr_early(cpu, in, CR_MOV_TO, &val)) != ST_OK)
 		return st;
-	if ((st = dr_access_check(cpu, in, CR_MOV_TO, &val, &idx)) != ST_OK)
+	if ((st = dr_access_check(cpu, in, CR_MOV_TO, &val)) != ST_OK)
 		return st;
+	unsigned idx = dr_index(in->reg);
 	switch (idx) {
 	case 6:
 	case 7:
@@ -390,15 +404,16 @@ status_t op_mov_to_dr(struct cpu *cpu, const struct insn *in)
 
 status_t op_mov_from_dr(struct cpu *cpu, const struct insn *in)
 {
-	unsigned idx = 0;
-	uint64_t val = 0;
 	status_t st;
 
+	if (dr_undefined(in))
+		return cpu_raise(cpu, EXC_UD);
+	uint64_t val = cpu->dr[dr_index(in->reg)];
 	if ((st = intercept_dr_early(cpu, in, CR_MOV_FROM, &val)) != ST_OK)
 		return st;
-	if ((st = dr_access_check(cpu, in, CR_MOV_FROM, &val, &idx)) != ST_OK)
+	if ((st = dr_access_check(cpu, in, CR_MOV_FROM, &val)) != ST_OK)
 		return st;
-	reg_write(cpu, crdr_gpr(in), crdr_size(cpu), true, cpu->dr[idx]);
+	reg_write(cpu, crdr_gpr(in), crdr_size(cpu), true, val);
 	return ST_OK;
 }
 
@@ -508,6 +523,13 @@ status_t op_invpcid(struct cpu *cpu, const struct insn *in)
 		return cpu_raise(cpu, EXC_UD);
 	if (not_cpl0(cpu))
 		return cpu_raise_err(cpu, EXC_GP, 0);
+	/* The intercept follows the #UD and CPL checks and precedes the
+	 * descriptor's read and the checks of its values (SDM Vol.3 25.1.1: only
+	 * #UD, CPL and I/O-permission faults have priority over VM exits; APM2
+	 * 15.9: before memory exceptions and "exceptions based on specific
+	 * operand values"). */
+	if ((st = intercept_insn(cpu, in)) != ST_OK)
+		return st;
 	uint64_t type = reg_read(cpu, in->reg, cpu_is_mode64(cpu) ? 8 : 4, true);
 	uint64_t ea = insn_ea(cpu, in);
 	if ((st = mem_read(cpu, in->seg, ea, 8, &lo)) != ST_OK)
@@ -523,8 +545,6 @@ status_t op_invpcid(struct cpu *cpu, const struct insn *in)
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	if (type <= 1 && !(cpu->cr4 & CR4_PCIDE) && pcid != 0)
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	if ((st = intercept_insn(cpu, in)) != ST_OK)
-		return st;
 	switch (type) {
 	case 0:
 		tlb_flush_pcid_page(&cpu->tlb, current_pcid(cpu), pcid, hi);

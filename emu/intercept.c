@@ -17,6 +17,19 @@ const char *intercept_name(enum intercept_kind k)
 	return (unsigned)k < IK_COUNT ? kind_names[k] : "?";
 }
 
+/* An event as the guest would receive it: "Exceptions do not return error
+ * codes in real-address mode" (SDM Vol.3 20.1.4), so none is reported either
+ * (SDM Vol.3 28.2.2: error code valid only if the exception "would have
+ * delivered an error code on the stack"). */
+static struct event as_delivered(const struct cpu *cpu, struct event ev)
+{
+	if (!(cpu->cr0 & CR0_PE)) {
+		ev.has_error = false;
+		ev.error_code = 0;
+	}
+	return ev;
+}
+
 /* What every record carries: the kind, where the guest is, and the event whose
  * delivery was in progress (IDT-vectoring information / EXITINTINFO). */
 static void record_start(struct cpu *cpu, struct exit_record *r, enum intercept_kind kind)
@@ -24,8 +37,23 @@ static void record_start(struct cpu *cpu, struct exit_record *r, enum intercept_
 	*r = (struct exit_record){ .kind = kind, .rip = cpu->rip, .next_rip = cpu->rip };
 	if (cpu->vectoring_valid) {
 		r->vectoring_valid = true;
-		r->vectoring = cpu->vectoring;
+		r->vectoring = as_delivered(cpu, cpu->vectoring);
 	}
+}
+
+/* Whether the row has a ModRM r/m operand: an E, M or R operand letter (emu/isa/
+ * README.md). RDTSCP, XSETBV, MONITOR... are ModRM encodings without one. */
+static bool has_rm_operand(const struct insn *in)
+{
+	const char *ops = isa_rows[in->row].operands;
+	for (const char *p = ops; *p; p++) {
+		bool letter = *p == 'E' || *p == 'M' || *p == 'R';
+		bool starts = p == ops || p[-1] == ',';
+		bool sized = p[1] == '\0' || p[1] == ',' || (p[1] >= 'a' && p[1] <= 'z');
+		if (letter && starts && sized)
+			return true;
+	}
+	return false;
 }
 
 /* The instruction and its operand: RIP of the instruction, next RIP (the core
@@ -37,6 +65,8 @@ static void record_insn(struct cpu *cpu, const struct insn *in, struct exit_reco
 	r->insn = in;
 	r->rip = cpu->insn_start;
 	r->next_rip = cpu->rip;
+	if (!has_rm_operand(in))
+		return;
 	r->op.mem = in->mem;
 	r->op.gpr = in->rm;
 	if (in->mem) {
@@ -145,8 +175,15 @@ status_t hv_intercept_event(struct cpu *cpu, const struct event *ev)
 	struct exit_record r;
 	enum intercept_kind kind = ev->type == EV_EXTINT ? IK_INTR : ev->type == EV_NMI ? IK_NMI : IK_EXCEPTION;
 	record_start(cpu, &r, kind);
-	r.event = *ev;
+	r.event = as_delivered(cpu, *ev);
 	r.vector = ev->vector;
+	/* INT n, INT3, INTO and INT1 are asked about as their instruction raises
+	 * them (cpu->rip is past it): the record names the instruction and the
+	 * next one (SDM Vol.3 28.3.3: for a software exception "the value saved
+	 * references the INT3, INTO, or INT1 instruction"; APM2 15.7.1 nRIP). */
+	bool software = ev->type == EV_SOFTINT || ev->type == EV_SOFTEXC || ev->type == EV_PRIV_SOFTEXC;
+	if (software && !ev->injected)
+		r.rip = cpu->insn_start;
 	return ask(cpu, &r);
 }
 
@@ -158,7 +195,7 @@ status_t hv_intercept_task_switch(struct cpu *cpu, uint16_t selector, enum ts_so
 	r.tss_selector = selector;
 	r.ts_source = (uint8_t)source;
 	if (source == TS_GATE && cpu->vectoring_valid)
-		r.event = cpu->vectoring;
+		r.event = r.vectoring;
 	return ask(cpu, &r);
 }
 

@@ -76,7 +76,7 @@ void to_compat(struct test_machine *m);
 
 /* From now on cpu_run() stops with ST_VMEXIT at the first exception or
  * interrupt, copied into *seen, so a case sees which one the core raised
- * (through the event hook, emu/hooks.h). */
+ * (a hypervisor model that intercepts only events, emu/hv.h). */
 void stop_at_events(struct test_machine *m, struct event *seen);
 
 /* st is a fault with this vector (and error code). */
