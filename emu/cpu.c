@@ -185,12 +185,6 @@ static status_t decode_at(struct cpu *cpu, uint64_t ip, unsigned code_size, stru
 	return ST_OK;
 }
 
-static inline uint64_t code_pa(struct cpu *cpu, uint64_t lin)
-{
-	struct tlb_entry *e = tlb_slot(&cpu->tlb, cpu->cpl == 3 ? TLB_USER : TLB_SUPERVISOR, lin);
-	return e->phys | (lin & (PAGE_SIZE - 1));
-}
-
 static void mark_code_page(struct cpu *cpu, uint64_t pa)
 {
 	if (pa >= cpu->mem->ram_size)
@@ -208,7 +202,6 @@ static struct block *block_for_rip(struct cpu *cpu, status_t *st)
 {
 	unsigned code_size = code_size_of(cpu);
 	uint64_t lin = cpu->mode == MODE_LONG64 ? cpu->rip : (uint32_t)(cpu->seg[SR_CS].base + cpu->rip);
-	uint8_t probe;
 
 	/* CS limit before translation: #GP(0) outranks #PF (SDM Vol.3 6.9). In
 	 * 64-bit mode the limit is not checked but RIP must be canonical (SDM Vol.3
@@ -218,13 +211,14 @@ static struct block *block_for_rip(struct cpu *cpu, status_t *st)
 		*st = cpu_raise_err(cpu, EXC_GP, 0);
 		return NULL;
 	}
-	*st = cpu_fetch_code(cpu, lin, 1, &probe);
+	/* The physical address by a fetch's own translation, whether or not the
+	 * TLB keeps it (--tlb flush): the cache is keyed and its code pages are
+	 * watched by physical address (SDM Vol.3 11.6). */
+	uint64_t pa;
+	*st = cpu_code_phys(cpu, lin, &pa);
 	if (*st != ST_OK)
 		return NULL;
-	unsigned bank = cpu->cpl == 3 ? TLB_USER : TLB_SUPERVISOR;
-	bool ram = tlb_lookup(&cpu->tlb, bank, TLB_EXEC, lin, 1) != NULL;
-	uint64_t pa = ram ? code_pa(cpu, lin) : BLOCK_INVALID;
-
+	bool ram = pa < cpu->mem->ram_size;
 	struct block *b = ram ? icache_slot(cpu->icache, pa) : NULL;
 	if (b && b->pa == pa && b->code_size == code_size)
 		return b;

@@ -176,6 +176,10 @@ static inline bool cpu_is_prot(const struct cpu *cpu)   { return cpu->mode != MO
  * (fills the TLB; may fault). For tracing and the decoder. */
 status_t cpu_fetch_code(struct cpu *cpu, uint64_t lin, unsigned size, uint8_t *buf) CHECKED;
 
+/* Physical address of the code byte at linear lin, translated as an instruction
+ * fetch is (fills the TLB when it may; may fault: #PF). Reads no memory. */
+status_t cpu_code_phys(struct cpu *cpu, uint64_t lin, uint64_t *pa) CHECKED;
+
 /* Code size (16, 32 or 64) instructions are decoded with in the current mode. */
 unsigned cpu_code_size(const struct cpu *cpu);
 

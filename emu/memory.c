@@ -214,6 +214,23 @@ status_t cpu_fetch_code(struct cpu *cpu, uint64_t lin, unsigned size, uint8_t *b
 	return lin_access_slow(cpu, lin, size, tlb_bank(cpu), TLB_EXEC, false, buf);
 }
 
+status_t cpu_code_phys(struct cpu *cpu, uint64_t lin, uint64_t *pa)
+{
+	unsigned bank = tlb_bank(cpu);
+	struct tlb_entry *e = tlb_slot(&cpu->tlb, bank, lin);
+	if (e->tag[TLB_EXEC] == (lin & PAGE_MASK)) {
+		*pa = e->phys | (lin & (PAGE_SIZE - 1));
+		return ST_OK;
+	}
+	struct translation t;
+	status_t st = translate(cpu, lin, TLB_EXEC, bank, false, &t);
+	if (st != ST_OK)
+		return st;
+	tlb_fill(cpu, bank, lin, &t);
+	*pa = t.pa;
+	return ST_OK;
+}
+
 /* Segment-level checks and linear address of seg:off. Outside 64-bit mode:
  * limit/type checks (SDM Vol.3 5.3, 5.4.1), #SS(0) for SS, #GP(0) otherwise.
  * In 64-bit mode: canonical check instead (SDM Vol.3 5.3.1, Vol.1 3.3.7.1), of

@@ -1,5 +1,9 @@
-/* The decoded-instruction cache: self-modifying code, and an instruction whose
- * bytes cross into a page that is remapped (the cache must not keep it). */
+/* The decoded-instruction cache: self-modifying code under both TLB modes
+ * (exact and --tlb flush), and an instruction whose bytes cross into a page
+ * that is remapped (the cache must not keep it).
+ *
+ * Cases named *_tlb run twice: _i = 0 with the TLB caching translations, _i = 1
+ * with cpu.tlb_uncached (--tlb flush), where no translation is ever cached. */
 #include <check.h>
 
 #include "emu/cpu.h"
@@ -88,8 +92,9 @@ END_TEST
 
 /* SDM Vol.3 11.6: a store into code that has been decoded takes effect for the
  * next execution of it (here: the immediate of an instruction run before). */
-START_TEST(self_modifying_code)
+START_TEST(self_modifying_code_tlb)
 {
+	cpu.tlb_uncached = _i;
 	/* mov eax, 1; hlt */
 	static const uint8_t code[] = { 0xb8, 0x01, 0x00, 0x00, 0x00, 0xf4 };
 	physmem_write_bytes(&pm, 0x5000, code, sizeof(code));
@@ -104,13 +109,53 @@ START_TEST(self_modifying_code)
 }
 END_TEST
 
+/* SDM Vol.3 11.6 (and 8.1.3: P6 and later detect a store to the instructions
+ * already fetched): a store to the immediate of the next instruction of the
+ * same block is seen, whether or not the TLB caches (the bundled misc guest's
+ * check 49).
+ *   5000: mov dword [0x500b], 0x5a5a5a5a
+ *   500a: mov eax, 0x11111111          (immediate at 500b)
+ *   500f: hlt */
+START_TEST(store_to_next_instruction_tlb)
+{
+	static const uint8_t code[] = {
+		0xc7, 0x05, 0x0b, 0x50, 0x00, 0x00, 0x5a, 0x5a, 0x5a, 0x5a,
+		0xb8, 0x11, 0x11, 0x11, 0x11, 0xf4,
+	};
+	cpu.tlb_uncached = _i;
+	physmem_write_bytes(&pm, 0x5000, code, sizeof(code));
+	run_to_hlt(0x5000);
+	ck_assert_uint_eq(cpu.regs[R_AX], 0x5a5a5a5a);
+}
+END_TEST
+
+/* The same in real mode, as a flat image at 0000:7C00 would do it
+ * (hvemu run --load IMAGE@0x7c00 --entry 0x7c00):
+ *   7c00: mov byte [0x7c06], 0         (the immediate of the next instruction)
+ *   7c05: mov al, 1
+ *   7c07: hlt */
+START_TEST(real_mode_image_patches_next_instruction_tlb)
+{
+	static const uint8_t image[] = { 0xc6, 0x06, 0x06, 0x7c, 0x00, 0xb0, 0x01, 0xf4 };
+	cpu.cr0 &= ~(uint64_t)CR0_PE;
+	cpu_update_mode(&cpu);
+	cpu.tlb_uncached = _i;
+	seg_load_real(&cpu.seg[SR_CS], 0);
+	physmem_write_bytes(&pm, 0x7c00, image, sizeof(image));
+	run_to_hlt(0x7c00);
+	ck_assert_uint_eq(cpu.regs[R_AX] & 0xff, 0);
+}
+END_TEST
+
 static Suite *icache_suite(void)
 {
 	Suite *s = suite_create("icache");
 	TCase *tc = tcase_create("icache");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, page_crossing_instruction_follows_remap);
-	tcase_add_test(tc, self_modifying_code);
+	tcase_add_loop_test(tc, self_modifying_code_tlb, 0, 2);
+	tcase_add_loop_test(tc, store_to_next_instruction_tlb, 0, 2);
+	tcase_add_loop_test(tc, real_mode_image_patches_next_instruction_tlb, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }
