@@ -38,9 +38,8 @@ void cpu_init(struct cpu *cpu, const struct cpu_model *model, struct physmem *me
 	cpu->model = model;
 	cpu->mem = mem;
 	cpu->io = io;
-	cpu->icache = icache_create();
-	cpu->code_pages = calloc((mem->ram_size >> PAGE_SHIFT) / 8 + 1, 1);
-	if (!cpu->icache || !cpu->code_pages)
+	cpu->icache = icache_create(mem->ram_size);
+	if (!cpu->icache)
 		abort();   /* host out of memory at start-up: nothing sensible to do */
 	tlb_flush_all(&cpu->tlb);
 
@@ -83,9 +82,7 @@ void cpu_init(struct cpu *cpu, const struct cpu_model *model, struct physmem *me
 void cpu_destroy(struct cpu *cpu)
 {
 	icache_destroy(cpu->icache);
-	free(cpu->code_pages);
 	cpu->icache = NULL;
-	cpu->code_pages = NULL;
 }
 
 void cpu_update_mode(struct cpu *cpu)
@@ -185,17 +182,6 @@ static status_t decode_at(struct cpu *cpu, uint64_t ip, unsigned code_size, stru
 	return ST_OK;
 }
 
-static void mark_code_page(struct cpu *cpu, uint64_t pa)
-{
-	if (pa >= cpu->mem->ram_size)
-		return;
-	uint64_t pfn = pa >> PAGE_SHIFT;
-	if (!((cpu->code_pages[pfn >> 3] >> (pfn & 7)) & 1)) {
-		cpu->code_pages[pfn >> 3] |= (uint8_t)(1u << (pfn & 7));
-		tlb_protect_phys_page(&cpu->tlb, pa);
-	}
-}
-
 /* Find or build the block starting at the current CS:rIP. Returns NULL with
  * *st set when the first instruction cannot be fetched or decoded. */
 static struct block *block_for_rip(struct cpu *cpu, status_t *st)
@@ -226,10 +212,10 @@ static struct block *block_for_rip(struct cpu *cpu, status_t *st)
 	/* Decode a new block (MMIO/ROM code: a one-off block that is not cached). */
 	if (!b)
 		b = &cpu->icache->uncached;
-	b->pa = BLOCK_INVALID;
+	icache_drop(cpu->icache, b);
 	b->count = 0;
 	b->code_size = (uint8_t)code_size;
-	uint64_t ip = cpu->rip;
+	uint64_t ip = cpu->rip, last_lin = lin;
 	bool crosses_page = false;
 	while (b->count < BLOCK_MAX_INSNS) {
 		struct insn *in = &b->insns[b->count];
@@ -255,19 +241,22 @@ static struct block *block_for_rip(struct cpu *cpu, status_t *st)
 			crosses_page = true;
 		}
 		b->count++;
+		last_lin = this_last;
 		uint16_t flags = in->row == UINT16_MAX ? IF_END : isa_rows[in->row].flags;
 		ip = (ip + in->len) & ip_mask(cpu);
 		if (flags & (IF_JUMP | IF_END | IF_REP) || insn_is_undefined(in) || crosses_page)
 			break;
-		/* Stay within one page so one code-page mark covers the block. */
+		/* Stay within one page: the block's bytes are one range of it. */
 		uint64_t next_lin = cpu->mode == MODE_LONG64 ? ip : (uint32_t)(cpu->seg[SR_CS].base + ip);
 		if ((next_lin & PAGE_MASK) != (lin & PAGE_MASK))
 			break;
 	}
-	if (ram && !crosses_page) {
-		mark_code_page(cpu, pa);
-		b->pa = pa;
-	}
+	/* Kept when it lies in one RAM page; the first block of a page takes the
+	 * page's write permission out of the TLB, so that every store to the page
+	 * meets the cache's check (emu/memory.c). */
+	if (ram && !crosses_page &&
+	    icache_insert(cpu->icache, b, pa, (unsigned)(last_lin - lin + 1)))
+		tlb_protect_phys_page(&cpu->tlb, pa);
 	*st = ST_OK;
 	return b;
 }

@@ -122,7 +122,6 @@ struct cpu {
 	uint8_t maxphyaddr;        /* physical-address width (CPUID 80000008h:EAX[7:0]) */
 	bool gbpages;              /* 1 GiB pages (CPUID 80000001h:EDX[26]) */
 	struct icache *icache;
-	uint8_t *code_pages;       /* bitmap over RAM pages holding decoded code */
 	const struct cpu_hooks *hooks;  /* NULL: no hypervisor watching */
 	void *hooks_ctx;
 	bool stop_requested;       /* a device asked to end the run */
