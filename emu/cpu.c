@@ -7,6 +7,7 @@
  *       ST_FAULT   -> rIP back to the instruction; deliver cpu->event (emu/exception.c)
  *       otherwise  -> return it to the machine (halt, shutdown, stop, VM exit)
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,7 +42,20 @@ void cpu_init(struct cpu *cpu, const struct cpu_model *model, struct physmem *me
 	cpu->icache = icache_create(mem->ram_size);
 	if (!cpu->icache)
 		abort();   /* host out of memory at start-up: nothing sensible to do */
+	cpu_reset(cpu);
+}
+
+void cpu_reset(struct cpu *cpu)
+{
+	const struct cpu_model *model = cpu->model;
+
+	/* Everything before `model` is CPU state (emu/cpu.h); the machine, the
+	 * caches' storage and the tracing set-up stay. */
+	memset(cpu, 0, offsetof(struct cpu, model));
+	cpu->stop_requested = false;
+	cpu->code_modified = false;
 	tlb_flush_all(&cpu->tlb);
+	icache_flush(cpu->icache);
 
 	/* SDM Vol.3 9.1.1, Table 9-1: state after RESET. */
 	cpu->rflags = FLAG_FIXED1;

@@ -113,7 +113,7 @@ struct cpu {
 	uint64_t icount;           /* retired instructions + delivered exceptions */
 	uint64_t icount_limit;     /* stop with ST_STOP when reached (0: none) */
 
-	/* --- the machine --- */
+	/* --- the machine (cpu_reset() keeps this and what follows) --- */
 	const struct cpu_model *model;
 	struct physmem *mem;
 	struct iobus *io;
@@ -141,6 +141,12 @@ struct cpu {
 void cpu_init(struct cpu *cpu, const struct cpu_model *model, struct physmem *mem,
 	      struct iobus *io);
 void cpu_destroy(struct cpu *cpu);
+
+/* Back to the RESET state of cpu_init(), on the same machine: the fields before
+ * `model` are reset, the TLB and the decoded-instruction cache emptied (their
+ * storage reused, at a cost proportional to what was used), the machine, hooks
+ * and tracing kept. For a fuzzer's next input, not a guest's INIT. */
+void cpu_reset(struct cpu *cpu);
 
 /* Run until something other than ST_OK/ST_FAULT ends the loop (faults are
  * delivered inside). Returns ST_HALT (HLT with nothing to wake it), ST_SHUTDOWN,

@@ -1,11 +1,13 @@
 /* The decoded-instruction cache: self-modifying code under both TLB modes
  * (exact and --tlb flush), writes beside code that must not drop it, the
- * per-page block lists, and an instruction whose bytes cross
+ * per-page block lists, the cheap reset, and an instruction whose bytes cross
  * into a page that is remapped (the cache must not keep it).
  *
  * Cases named *_tlb run twice: _i = 0 with the TLB caching translations, _i = 1
  * with cpu.tlb_uncached (--tlb flush), where no translation is ever cached. */
 #include <check.h>
+#include <stddef.h>
+#include <string.h>
 
 #include "emu/cpu.h"
 #include "emu/cpu_model.h"
@@ -137,7 +139,7 @@ START_TEST(store_to_next_instruction_tlb)
 }
 END_TEST
 
-/* The same in real mode, as a flat image at 0000:7C00 would do it
+/* The same in real mode after a reset, as a flat image at 0000:7C00 would do it
  * (hvemu run --load IMAGE@0x7c00 --entry 0x7c00):
  *   7c00: mov byte [0x7c06], 0         (the immediate of the next instruction)
  *   7c05: mov al, 1
@@ -145,8 +147,7 @@ END_TEST
 START_TEST(real_mode_image_patches_next_instruction_tlb)
 {
 	static const uint8_t image[] = { 0xc6, 0x06, 0x06, 0x7c, 0x00, 0xb0, 0x01, 0xf4 };
-	cpu.cr0 &= ~(uint64_t)CR0_PE;
-	cpu_update_mode(&cpu);
+	cpu_reset(&cpu);
 	cpu.tlb_uncached = _i;
 	seg_load_real(&cpu.seg[SR_CS], 0);
 	physmem_write_bytes(&pm, 0x7c00, image, sizeof(image));
@@ -251,6 +252,45 @@ START_TEST(page_without_code_gets_inline_writes_back)
 }
 END_TEST
 
+/* cpu_reset(): the RESET state of cpu_init() on the same machine, with the TLB
+ * and the cache empty; code that ran before runs the same way again. */
+START_TEST(reset_empties_the_caches)
+{
+	static const uint8_t code[] = { 0xb8, 0x01, 0x00, 0x00, 0x00, 0xf4 };
+	physmem_write_bytes(&pm, 0x5000, code, sizeof(code));
+	run_to_hlt(0x5000);
+	ck_assert(cached(0x5000));
+	ck_assert_uint_ne(cpu.tlb.n_used, 0);
+	const struct cpu_model *model = cpu.model;
+	struct icache *ic = cpu.icache;
+
+	cpu_reset(&cpu);
+	static struct cpu fresh;
+	cpu_init(&fresh, model, &pm, &io);
+	ck_assert(memcmp(&cpu, &fresh, offsetof(struct cpu, model)) == 0);
+	ck_assert_uint_eq(cpu.maxphyaddr, fresh.maxphyaddr);
+	cpu_destroy(&fresh);
+	ck_assert_ptr_eq(cpu.model, model);
+	ck_assert_ptr_eq(cpu.icache, ic);
+	ck_assert_ptr_eq(cpu.mem, &pm);
+	ck_assert_uint_eq(cpu.rip, 0xfff0);                  /* SDM Vol.3 9.1.1 Table 9-1 */
+	ck_assert_uint_eq(cpu.seg[SR_CS].base, 0xffff0000);
+	ck_assert_uint_eq(cpu.regs[R_AX], 0);
+	ck_assert_uint_eq(cpu.icount, 0);
+	ck_assert_int_eq(cpu.mode, MODE_REAL);
+	ck_assert_uint_eq(cpu.tlb.n_used, 0);
+	ck_assert_uint_eq(ic->n_used, 0);
+	ck_assert(!cached(0x5000));
+	ck_assert(!icache_page_has_code(ic, 0x5000));
+
+	seg_load_real(&cpu.seg[SR_CS], 0x500);
+	cpu.rip = 0;
+	cpu.icount_limit = 100;
+	ck_assert_int_eq(cpu_run(&cpu), ST_HALT);
+	ck_assert_uint_eq(cpu.regs[R_AX] & 0xffff, 1);      /* 16-bit: mov ax, 1 */
+}
+END_TEST
+
 /* --- the cache on its own --- */
 
 /* Decoded bytes [first, first + len) of page 0x3000, three blocks, then one on
@@ -314,6 +354,7 @@ static Suite *icache_suite(void)
 	tcase_add_loop_test(tc, write_drops_only_the_blocks_it_overlaps_tlb, 0, 2);
 	tcase_add_loop_test(tc, store_across_pages_reaches_code_on_the_second_tlb, 0, 2);
 	tcase_add_test(tc, page_without_code_gets_inline_writes_back);
+	tcase_add_test(tc, reset_empties_the_caches);
 	tcase_add_test(tc, page_lists_and_write_ranges);
 	suite_add_tcase(s, tc);
 	return s;
