@@ -18,6 +18,7 @@
  *   0x01000  IDT: 256 32-bit interrupt gates -> 0x08:0x00000500
  *   0x08000  initial stack top
  *   0x10000  guest code (the input, at most CODE_MAX bytes)
+ *   the rest of RAM from 0x01800 up: HLT (F4)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,11 +79,13 @@ static void build_tables(struct physmem *pm)
 }
 
 /* RAM as every run starts: the tables (tables[], saved from build_tables()),
- * zeroes, and the input's code. */
+ * the input's code, and HLT (F4) bytes everywhere else, so that code which runs
+ * off its end or jumps outside it stops at once instead of spending the
+ * instruction limit on 00 00 (ADD [BX+SI],AL). */
 static void build_memory(struct physmem *pm, const uint8_t *tables, const uint8_t *code, size_t size)
 {
 	memcpy(pm->ram, tables, TABLES_END);
-	memset(pm->ram + TABLES_END, 0, pm->ram_size - TABLES_END);
+	memset(pm->ram + TABLES_END, 0xf4, pm->ram_size - TABLES_END);
 	memcpy(pm->ram + CODE_ADDR, code, size);
 }
 
