@@ -38,7 +38,9 @@ struct tlb_entry {
 	bool global;               /* from a G=1 PTE with CR4.PGE (survives MOV CR3) */
 	uint8_t page_shift;        /* size of the page this 4 KiB piece belongs to */
 	bool listed;               /* its index is in tlb.used */
+	uint8_t pad[13];           /* to 64 bytes: tlb_slot() indexes with a shift */
 };
+_Static_assert(sizeof(struct tlb_entry) == 64, "struct tlb_entry is 64 bytes");
 
 /* PCIDs (SDM Vol.3 4.10.1): the live arrays hold the translations of the
  * current PCID and the global ones, so tlb_lookup() never compares a PCID. The
