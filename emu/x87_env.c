@@ -142,8 +142,8 @@ static void env_load(struct cpu *cpu, const struct insn *in, const uint8_t *buf)
 	if (!env_linear(cpu)) {
 		f->fip = slot[3];
 		f->fcs = (uint16_t)slot[4];
-		if (wide)
-			f->fop = (uint16_t)((slot[4] >> 16) & 0x7ff);
+		/* The 16-bit image has no FOP: it loads as 0 (as on the host). */
+		f->fop = wide ? (uint16_t)((slot[4] >> 16) & 0x7ff) : 0;
 		f->fdp = slot[5];
 		f->fds = (uint16_t)slot[6];
 	} else {
@@ -156,9 +156,26 @@ static void env_load(struct cpu *cpu, const struct insn *in, const uint8_t *buf)
 	update_es(f);
 }
 
+/* The order the host checks an image in: its first slot (FCW: 2 or 4 bytes),
+ * then its last byte, then the rest. So an image that runs into a page that is
+ * not present or not writable reports in CR2 the page's first byte when the
+ * first slot crosses into it, else the image's last byte (measured on the
+ * host; the SDM names no byte for an access that crosses pages). */
+static status_t check_ends(struct cpu *cpu, const struct insn *in, uint64_t ea, unsigned n, bool write)
+{
+	unsigned slot = in->osize == 2 ? 2 : 4;
+	uint64_t last = (ea + n - 1) & size_mask(in->asize), v;
+	status_t st = write ? mem_probe_write(cpu, in->seg, ea, slot) : mem_read(cpu, in->seg, ea, slot, &v);
+	if (st != ST_OK)
+		return st;
+	return write ? mem_probe_write(cpu, in->seg, last, 1) : mem_read(cpu, in->seg, last, 1, &v);
+}
+
 /* D9 /6: FNSTENV; DD /6: FNSAVE (the environment, then ST(0)..ST(7), then the
  * FPU is initialised as by FNINIT: SDM Vol.2 FSAVE). FNSTENV then masks all
- * exceptions (SDM Vol.2 FSTENV: "then masks all floating-point exceptions"). */
+ * exceptions (SDM Vol.2 FSTENV: "then masks all floating-point exceptions"),
+ * so nothing is pending any more: the image keeps ES, a later FLDENV of it
+ * makes the exception pending again (the host does exactly this). */
 status_t op_fnstenv(struct cpu *cpu, const struct insn *in)
 {
 	status_t st = x87_gate(cpu, false);
@@ -177,13 +194,18 @@ status_t op_fnstenv(struct cpu *cpu, const struct insn *in)
 			memcpy(buf + n + 10 * i + 8, &r->sexp, 2);
 		}
 	}
-	st = fpu_mem_write(cpu, in, insn_ea(cpu, in), buf, n + (save ? FPU_SAVE_REGS_SIZE : 0), 0);
+	n += save ? FPU_SAVE_REGS_SIZE : 0;
+	st = check_ends(cpu, in, insn_ea(cpu, in), n, true);
+	if (st == ST_OK)
+		st = fpu_mem_write(cpu, in, insn_ea(cpu, in), buf, n, 0);
 	if (st != ST_OK)
 		return st;
-	if (save)
+	if (save) {
 		fpu_init_x87(f);
-	else
+	} else {
 		f->fcw |= FCW_EXC_MASKS;
+		update_es(f);
+	}
 	return ST_OK;
 }
 
@@ -199,7 +221,10 @@ status_t op_fldenv(struct cpu *cpu, const struct insn *in)
 	uint8_t buf[FPU_ENV32_SIZE + FPU_SAVE_REGS_SIZE];
 	unsigned n = env_size(in);
 	bool rstor = in->opcode == 0xdd;
-	st = fpu_mem_read(cpu, in, insn_ea(cpu, in), buf, n + (rstor ? FPU_SAVE_REGS_SIZE : 0), 0);
+	unsigned total = n + (rstor ? FPU_SAVE_REGS_SIZE : 0);
+	st = check_ends(cpu, in, insn_ea(cpu, in), total, false);
+	if (st == ST_OK)
+		st = fpu_mem_read(cpu, in, insn_ea(cpu, in), buf, total, 0);
 	if (st != ST_OK)
 		return st;
 	env_load(cpu, in, buf);
