@@ -65,10 +65,93 @@ void x87_note_insn(struct cpu *cpu, const struct insn *in)
 	}
 }
 
+/* The stack shape of an encoding for the host's fast path (emu/x87_host.h):
+ * the registers read, pushes and pops when nothing goes wrong (SDM Vol.2,
+ * each instruction's operation), and whether C1 keeps its value (FCMOVcc and
+ * FCOMI/FUCOMI(P) leave it alone when nothing faults, as the host does).
+ * Everything not listed takes the exact path: FFREE(P), FINCSTP/FDECSTP, the
+ * BCD forms, FISTTP, the aliases, and the P forms on ST(0), whose result goes
+ * to the register they pop. */
+struct shape { int8_t reads; uint8_t pushes, pops; bool keeps_c1; };
+static const struct shape exact_only = { X87_EXACT, 0, 0, false };
+
+/* D9 E0..FF (SDM Vol.2 Table A-10). */
+static const struct shape d9_group[32] = {
+	{ 0, 0, 0, false }, { 0, 0, 0, false },                 /* E0 FCHS, E1 FABS */
+	{ X87_EXACT, 0, 0, false }, { X87_EXACT, 0, 0, false },
+	{ 0, 0, 0, false }, { 0, 0, 0, false },                 /* E4 FTST, E5 FXAM (of an empty ST(0): exact) */
+	{ X87_EXACT, 0, 0, false }, { X87_EXACT, 0, 0, false },
+	{ -1, 1, 0, false }, { -1, 1, 0, false }, { -1, 1, 0, false }, { -1, 1, 0, false },   /* E8-EE the constants */
+	{ -1, 1, 0, false }, { -1, 1, 0, false }, { -1, 1, 0, false },
+	{ X87_EXACT, 0, 0, false },
+	{ 0, 0, 0, false },                              /* F0 F2XM1 */
+	{ 1, 0, 1, false },                              /* F1 FYL2X */
+	{ 0, 1, 0, false },                              /* F2 FPTAN */
+	{ 1, 0, 1, false },                              /* F3 FPATAN */
+	{ 0, 1, 0, false },                              /* F4 FXTRACT */
+	{ 1, 0, 0, false },                              /* F5 FPREM1 */
+	{ X87_EXACT, 0, 0, false }, { X87_EXACT, 0, 0, false }, /* F6 FDECSTP, F7 FINCSTP */
+	{ 1, 0, 0, false },                              /* F8 FPREM */
+	{ 1, 0, 1, false },                              /* F9 FYL2XP1 */
+	{ 0, 0, 0, false },                              /* FA FSQRT */
+	{ 0, 1, 0, false },                              /* FB FSINCOS */
+	{ 0, 0, 0, false },                              /* FC FRNDINT */
+	{ 1, 0, 0, false },                              /* FD FSCALE */
+	{ 0, 0, 0, false }, { 0, 0, 0, false },                 /* FE FSIN, FF FCOS */
+};
+
+static struct shape mem_shape(const struct insn *in)
+{
+	unsigned reg = MODRM_REG(in);
+	switch (in->opcode) {
+	case 0xd8: case 0xda: case 0xdc: case 0xde:          /* arithmetic, FCOM(P), FICOM(P) */
+		return (struct shape){ 0, 0, reg == 3, false };
+	case 0xd9: case 0xdd:                                /* FLD; FST, FSTP */
+		if (reg == 0)
+			return (struct shape){ -1, 1, 0, false };
+		return reg == 2 || reg == 3 ? (struct shape){ 0, 0, reg == 3, false } : exact_only;
+	default:                                             /* DB, DF: FILD, FIST(P), FLD/FSTP m80fp */
+		if (reg == 0 || reg == 5)
+			return (struct shape){ -1, 1, 0, false };
+		return reg == 2 || reg == 3 || reg == 7 ? (struct shape){ 0, 0, reg != 2, false } : exact_only;
+	}
+}
+
+static struct shape reg_shape(const struct insn *in)
+{
+	unsigned i = in->modrm & 7, reg = MODRM_REG(in);
+	switch (in->opcode) {
+	case 0xd8:                                           /* ST(0) op ST(i), FCOM(P) ST(i) */
+		return (struct shape){ (int8_t)i, 0, reg == 3, false };
+	case 0xdc:                                           /* ST(i) op ST(0) */
+		return reg == 2 || reg == 3 ? exact_only : (struct shape){ (int8_t)i, 0, 0, false };
+	case 0xde:                                           /* the P forms, FCOMPP */
+		if (reg == 3)
+			return (struct shape){ 1, 0, 2, false };
+		return reg == 2 || i == 0 ? exact_only : (struct shape){ (int8_t)i, 0, 1, false };
+	case 0xd9:
+		if (reg <= 1)                                    /* FLD ST(i), FXCH */
+			return (struct shape){ (int8_t)i, reg == 0, 0, false };
+		if (in->modrm == 0xd0)                           /* FNOP */
+			return (struct shape){ -1, 0, 0, false };
+		return in->modrm >= 0xe0 ? d9_group[in->modrm - 0xe0] : exact_only;
+	case 0xdd:                                           /* FST(P) ST(i), FUCOM(P) */
+		return reg >= 2 && reg <= 5 ? (struct shape){ (int8_t)i, 0, reg & 1, false } : exact_only;
+	case 0xda:                                           /* FCMOVcc; FUCOMPP */
+		return reg == 5 ? (struct shape){ 1, 0, 2, false } : (struct shape){ (int8_t)i, 0, 0, true };
+	case 0xdb:                                           /* FCMOVNcc, FUCOMI, FCOMI */
+		return (struct shape){ (int8_t)i, 0, 0, true };
+	default:                                             /* DF: FUCOMIP, FCOMIP */
+		return reg == 5 || reg == 6 ? (struct shape){ (int8_t)i, 0, 1, true } : exact_only;
+	}
+}
+
 /* The host instruction of a guest one: the same escape and ModRM. */
 static struct x87_host_insn host_insn(const struct insn *in, uint8_t *buf)
 {
-	struct x87_host_insn h = { .escape = in->opcode, .modrm = in->modrm, .mem = in->mem, .buf = buf };
+	struct shape sh = in->mem ? mem_shape(in) : reg_shape(in);
+	struct x87_host_insn h = { .escape = in->opcode, .modrm = in->modrm, .mem = in->mem, .buf = buf,
+				   .reads = sh.reads, .pushes = sh.pushes, .pops = sh.pops, .keeps_c1 = sh.keeps_c1 };
 	return h;
 }
 
@@ -180,6 +263,7 @@ status_t op_fisttp(struct cpu *cpu, const struct insn *in)
 	default:   h.modrm = 3 << 3; break;                    /* DF: FISTP m16int */
 	}
 	h.fcw_or = 3u << FCW_RC_SHIFT;
+	h.reads = X87_EXACT;
 	return store(cpu, in, &h);
 }
 
@@ -196,6 +280,7 @@ status_t op_x87_eflags(struct cpu *cpu, const struct insn *in)
 		return st;
 	x87_note_insn(cpu, in);
 	struct x87_host_insn h = host_insn(in, NULL);
+	h.eflags = true;
 	uint64_t fl = cpu_get_flags(cpu) & FLAGS_ARITH;
 	(void)x87_host_exec(&cpu->fpu, &h, &fl);
 	flags_update(cpu, FLAGS_ARITH, fl);

@@ -16,22 +16,36 @@
 
 #include "emu/fpu_state.h"
 
+/* x87_host_insn.reads for instructions that always take the exact path. */
+#define X87_EXACT (-2)
+
 /* One instruction for the host: the escape byte and ModRM of its encoding. A
- * memory form runs on mem (up to 10 bytes: read and/or written by the host
- * instruction); a register form ignores it. */
+ * memory form runs on buf (up to 10 bytes: read and/or written by the host
+ * instruction); a register form ignores it.
+ *
+ * The fast path needs what the instruction does to the stack when nothing
+ * goes wrong: the registers ST(0)..ST(reads) it reads (-1: none; X87_EXACT:
+ * never take the fast path), how many values it pushes and pops (its
+ * results are the values left in ST(0).. of those read or pushed), and
+ * whether it leaves C1 alone (the fast path's own loads clear it). */
 struct x87_host_insn {
 	uint8_t escape;            /* D8..DF */
 	uint8_t modrm;             /* register forms C0..FF; memory forms: only reg counts */
 	bool mem;
+	bool eflags;               /* reads or writes EFLAGS (FCMOVcc, FCOMI) */
 	uint16_t fcw_or;           /* bits ORed into FCW for this run only (FISTTP: RC = 11B) */
+	int8_t reads;
+	uint8_t pushes, pops;
+	bool keeps_c1;
 	uint8_t *buf;              /* the memory operand */
 };
 
-/* Execute in on the state f. rflags: in, the guest's status flags (FCMOVcc reads
- * CF PF ZF); out, the host's after the instruction (FCOMI writes ZF PF CF and
- * clears OF SF AF). The exception flags the host raised join f's sticky ones;
- * ES and B are set when one of them is unmasked (SDM Vol.1 8.1.3.1). Returns
- * whether the instruction raised an unmasked exception. */
+/* Execute in on the state f. rflags (with in->eflags): in, the guest's status
+ * flags (FCMOVcc reads CF PF ZF); out, the host's after the instruction (FCOMI
+ * writes ZF PF CF and clears OF SF AF). The exception flags the host raised
+ * join f's sticky ones; ES and B are set when one of them is unmasked (SDM
+ * Vol.1 8.1.3.1). Returns whether the instruction raised an unmasked
+ * exception. */
 bool x87_host_exec(struct fpu_state *f, const struct x87_host_insn *in, uint64_t *rflags);
 
 #endif
