@@ -69,7 +69,7 @@ extern const uint8_t hvemu_x87_stubs[];
 
 /* The FNSAVE/FRSTOR image in the host's format: 32-bit protected mode (SDM
  * Vol.1 8.1.10, Figure 8-9; in 64-bit mode the same without REX.W), then
- * ST(0)..ST(7), 10 bytes each. Two more bytes hold the host's FCW meanwhile. */
+ * ST(0)..ST(7), 10 bytes each. */
 enum { IMG_FCW = 0, IMG_FSW = 4, IMG_FTW = 8, IMG_ST = 28, IMG_SIZE = FPU_ENV32_SIZE + FPU_SAVE_REGS_SIZE };
 _Static_assert(IMG_ST == FPU_ENV32_SIZE, "SDM Figure 8-9: registers follow the 28-byte environment");
 
@@ -239,6 +239,13 @@ static uint16_t host_fsw(void)
 	return sw;
 }
 
+/* Empty the host's stack and clear its flags, keeping its control word. */
+static void host_reset(void)
+{
+	uint16_t cw;
+	__asm__ volatile("fnstcw %0\n\tfninit\n\tfldcw %0" : "=m"(cw) : : X87_CLOBBERS);
+}
+
 /* The fast path: only the operands go to the host, the instruction runs with
  * every exception masked, and the results come back with FSTP. It applies when
  * nothing can fault on the stack (every register read is in use, a push finds
@@ -295,7 +302,11 @@ static bool exec_fast(struct fpu_state *f, const struct x87_host_insn *in, uint6
 	/* The host's flags now: those the guest has (all masked) and the new ones. */
 	unsigned exc = io.fast_sw & FSW_EXC;
 	unsigned moved = ((hsw >> FSW_TOP_SHIFT) - nin - in->pushes + in->pops) & 7;
-	if ((exc & ~f->fcw) || moved != ((io.fast_sw >> FSW_TOP_SHIFT) & 7u))
+	if (moved != ((io.fast_sw >> FSW_TOP_SHIFT) & 7u)) {
+		host_reset();          /* whatever the stores left behind */
+		return false;
+	}
+	if (exc & ~f->fcw)
 		return false;
 	if (in->mem)
 		memcpy(in->buf, io.mem, sizeof(io.mem));

@@ -440,6 +440,18 @@ static size_t first_mismatch(struct native *h, struct machine *m, const struct d
 	return 0;
 }
 
+/* Run the case natively again: true if this run differs from the first one
+ * and equals hvemu's. */
+static bool native_repeats_as(struct native *h, const struct diff_request *rq, const struct diff_state *first,
+			      const struct diff_state *emu, uint32_t mask)
+{
+	static struct diff_state again;
+	int status;
+	if (!native_run(h, rq, &again, &status))
+		return false;
+	return !same(rq, first, &again, mask) && same(rq, &again, emu, mask);
+}
+
 /* The model, reporting SSE3 as well (CPUID.01H:ECX[0], for FISTTP). */
 static const struct cpu_model *with_sse3(const struct cpu_model *base)
 {
@@ -475,7 +487,7 @@ int main(int argc, char **argv)
 	static struct machine m;
 	static struct diff_request rq;
 	static struct diff_state native, emu;
-	unsigned long mismatches = 0, bytes = 0, faults = 0;
+	unsigned long mismatches = 0, bytes = 0, faults = 0, unsteady = 0;
 	unsigned long by_vector[32] = { 0 };      /* the native runs' exceptions */
 
 	signal(SIGPIPE, SIG_IGN);
@@ -532,6 +544,16 @@ int main(int argc, char **argv)
 		uint32_t mask = mode == DIFF_MODE64 ? COMPARED : COMPARED & ~undef;
 		if (st == ST_HALT && same(&rq, &native, &emu, mask))
 			continue;
+		/* hvemu is deterministic; the host's run need not be: a context
+		 * switch on an AMD host loses the x87 FIP/FDP/FOP unless an exception
+		 * is pending (XSAVE and XRSTOR keep them only with FSW.ES = 1, APM2
+		 * 11.4.4.3), about once in 10^5 cases here. A case whose native run
+		 * does not repeat is run again; it counts as a mismatch only if the
+		 * new native run differs from hvemu too. */
+		if (st == ST_HALT && rq.x87 && native_repeats_as(&h, &rq, &native, &emu, mask)) {
+			unsteady++;
+			continue;
+		}
 		if (++mismatches <= 20)
 			report(i, seed, st, &rq, &native, &emu, mask, undef, first_mismatch(&h, &m, &rq, mask));
 	}
@@ -544,6 +566,8 @@ int main(int argc, char **argv)
 				printf(" %u:%lu", v, by_vector[v]);
 		printf("\n");
 	}
+	if (unsteady)
+		printf("host-diff: %lu native runs did not repeat and matched hvemu when run again\n", unsteady);
 	printf("host-diff: %lu sequences (%lu code bytes, %lu ended by an exception) compared, %lu mismatches\n", n,
 	       bytes, faults, mismatches);
 	return mismatches ? 1 : 0;
