@@ -196,29 +196,9 @@ status_t op_x87_load(struct cpu *cpu, const struct insn *in)
 	return ST_OK;
 }
 
-/* Run a store form of h on the host; returns whether it wrote its operand. An
- * unmasked exception may keep the host from storing (#IA always, SDM Vol.1
- * 8.5.1.2; for FST/FIST and FBSTP also others, SDM Vol.1 8.5.4.2, 8.5.5.2): the
- * host answers it by a second run from the same state on a buffer of the
- * opposite fill; a store changes at least one of the two buffers. */
-static bool store_on_host(struct fpu_state *f, struct x87_host_insn *h, unsigned n)
-{
-	static const uint8_t zeros[10], ones[10] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-	struct fpu_state before = *f;
-	uint64_t fl = 0;
-	memset(h->buf, 0, n);
-	if (!x87_host_exec(f, h, &fl))
-		return true;
-	uint8_t other[10];
-	memset(other, 0xff, n);
-	struct x87_host_insn again = *h;
-	again.buf = other;
-	(void)x87_host_exec(&before, &again, &fl);
-	return memcmp(h->buf, zeros, n) != 0 || memcmp(other, ones, n) != 0;
-}
-
 /* Store forms, given the host instruction: probe the destination first (a
- * fault leaves the FPU unchanged), run, write what the host stored. */
+ * fault leaves the FPU unchanged), run, write what the host stored (nothing
+ * when an unmasked exception stopped the store). */
 static status_t store(struct cpu *cpu, const struct insn *in, struct x87_host_insn *h)
 {
 	unsigned n = operand_bytes(in);
@@ -227,7 +207,7 @@ static status_t store(struct cpu *cpu, const struct insn *in, struct x87_host_in
 	if (st != ST_OK)
 		return st;
 	x87_note_insn(cpu, in);
-	if (!store_on_host(&cpu->fpu, h, n))
+	if (!x87_host_store(&cpu->fpu, h, n))
 		return ST_OK;
 	return fpu_mem_store(cpu, in, ea, h->buf, n);
 }

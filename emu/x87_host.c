@@ -194,13 +194,28 @@ static const uint8_t *stub_of(const struct x87_host_insn *in)
 	return hvemu_x87_stubs + STUB_BYTES * idx;
 }
 
+static bool filled(const uint8_t *p, unsigned n, uint8_t v)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (p[i] != v)
+			return false;
+	return true;
+}
+
 static unsigned long flags_in(uint64_t rflags)
 {
 	return 0x202ul | (unsigned long)(rflags & STATUS_FLAGS);   /* IF (as the host has it), bit 1 */
 }
 
-/* The exact path: the whole state through FRSTOR/FNSAVE. */
-static bool exec_exact(struct fpu_state *f, const struct x87_host_insn *in, uint64_t *rflags)
+/* The exact path: the whole state through FRSTOR/FNSAVE. With a store form
+ * (n > 0 bytes), *stored tells whether the host wrote its operand: an
+ * unmasked exception may keep it from storing (#IA always, SDM Vol.1 8.5.1.2;
+ * for some stores #O, #U and #P too, 8.5.4.2, 8.5.5.2). The host answers that
+ * by a second run from the same image on a buffer of the opposite fill: a
+ * store changes at least one of the two. Returns whether the instruction
+ * raised an unmasked exception. */
+static bool exec_exact(struct fpu_state *f, const struct x87_host_insn *in, uint64_t *rflags, unsigned n,
+		       bool *stored)
 {
 	struct host_io io;
 	unsigned top = (f->fsw >> FSW_TOP_SHIFT) & 7;
@@ -213,10 +228,23 @@ static bool exec_exact(struct fpu_state *f, const struct x87_host_insn *in, uint
 		reg_to(io.img + IMG_ST + 10 * i, &f->r[(top + i) & 7]);
 	io.stub = stub_of(in);
 	io.flags = flags_in(*rflags);
+	struct host_io again = io;             /* the same run, for a store's second fill */
+	if (n)
+		memset(in->buf, 0, n);
 	exact_run(&io, in->buf);
 	*rflags = io.flags & STATUS_FLAGS;
-
 	uint16_t sw = get16(io.img + IMG_FSW);
+	bool unmasked = (sw & FSW_ES) != 0;
+	if (n) {
+		*stored = true;
+		if (unmasked) {
+			uint8_t other[10];
+			memset(other, 0xff, n);
+			exact_run(&again, other);
+			*stored = !filled(in->buf, n, 0) || !filled(other, n, 0xff);
+		}
+	}
+
 	top = (sw >> FSW_TOP_SHIFT) & 7;
 	/* FNSAVE writes the tags the contents give (SDM Vol.1 8.1.7). */
 	f->ftw = get16(io.img + IMG_FTW);
@@ -224,7 +252,6 @@ static bool exec_exact(struct fpu_state *f, const struct x87_host_insn *in, uint
 		reg_from(&f->r[(top + i) & 7], io.img + IMG_ST + 10 * i);
 	/* SDM Vol.1 8.1.3: the exception flags and SF are sticky; ES (and B, its
 	 * copy, 8.1.3.6) stays set while an unmasked exception is pending. */
-	bool unmasked = (sw & FSW_ES) != 0;
 	uint16_t pending = (uint16_t)((sw | f->fsw) & FSW_ES);
 	f->fsw = (uint16_t)((sw & ~(FSW_ES | FSW_B)) | (f->fsw & (FSW_EXC | FSW_SF)) | pending);
 	if (pending)
@@ -329,5 +356,15 @@ bool x87_host_exec(struct fpu_state *f, const struct x87_host_insn *in, uint64_t
 {
 	if (in->reads != X87_EXACT && exec_fast(f, in, rflags))
 		return false;
-	return exec_exact(f, in, rflags);
+	return exec_exact(f, in, rflags, 0, NULL);
+}
+
+bool x87_host_store(struct fpu_state *f, const struct x87_host_insn *in, unsigned n)
+{
+	uint64_t fl = 0;
+	bool stored;
+	if (in->reads != X87_EXACT && exec_fast(f, in, &fl))
+		return true;
+	(void)exec_exact(f, in, &fl, n, &stored);
+	return stored;
 }

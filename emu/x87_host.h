@@ -48,4 +48,8 @@ struct x87_host_insn {
  * exception. */
 bool x87_host_exec(struct fpu_state *f, const struct x87_host_insn *in, uint64_t *rflags);
 
+/* The same for a store form of n bytes: returns whether the instruction wrote
+ * its operand to in->buf (an unmasked exception may keep it from storing). */
+bool x87_host_store(struct fpu_state *f, const struct x87_host_insn *in, unsigned n);
+
 #endif
