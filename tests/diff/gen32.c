@@ -1,5 +1,6 @@
-/* The 32-bit run's generator: random user-mode integer and SSE/SSE2 sequences
- * that hvemu runs in flat 32-bit protected mode and the host in 64-bit mode.
+/* The 32-bit run's generator: random user-mode integer, SSE/SSE2 and (a
+ * quarter of the cases, gen_x87.c) x87 sequences that hvemu runs in flat
+ * 32-bit protected mode and the host in 64-bit mode.
  *
  * Why the host runs the bytes in 64-bit mode: this test's hosts may have no IA-32
  * emulation (a -m32 executable fails with ENOEXEC, a far jump to the compat code

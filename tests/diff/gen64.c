@@ -2,8 +2,9 @@
  * runs in 64-bit mode (epyc-lite) and the host natively: REX.W operand size,
  * R8-R15, SPL/BPL/SIL/DIL versus AH..BH, 32-bit writes zero-extending (SDM
  * Vol.1 3.4.1.1), RIP-relative and SIB edge cases (SDM Vol.2 2.2.1), the 67
- * prefix (32-bit addresses that wrap at 4 GiB), and the SSE/SSE2 subset in
- * emu/isa/sse.isa on XMM0-15.
+ * prefix (32-bit addresses that wrap at 4 GiB), the SSE/SSE2 subset in
+ * emu/isa/sse.isa on XMM0-15, and in a quarter of the cases the x87
+ * (gen_x87.c).
  * Registers have roles so that every address is known (enc64.h).
  *
  * Flags: epyc-lite models AMD's choices where the SDM leaves a flag undefined
