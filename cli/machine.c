@@ -3,9 +3,13 @@
 #include "emu/paging_env.h"
 #include "mmu/paging_dump.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "devices/loader.h"
 #include "devices/multiboot.h"
@@ -121,14 +125,49 @@ static void enter_long64(struct cpu *cpu, struct physmem *pm, uint64_t entry)
 	tlb_flush_all(&cpu->tlb);
 }
 
-bool machine_setup(struct machine *m, const struct machine_config *cfg, char *err,
-		   size_t errlen)
+/* A guest-physical range [start, end) something is loaded into, and its name
+ * for error messages. */
+struct placed {
+	uint64_t start, end;
+	char what[96];
+};
+
+static bool overlaps(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1)
 {
-	memset(m, 0, sizeof(*m));
+	return a0 < b1 && b0 < a1;
+}
+
+/* Refuse an output that is one of the inputs: opening it for writing would
+ * truncate the file before it is read. Compared by device and inode, so other
+ * spellings of a path and hard links are caught; an output that does not exist
+ * yet cannot be an input. */
+static bool output_clear(const struct machine_config *cfg, const char *out, char *err, size_t errlen)
+{
+	struct stat os, is;
+	if (stat(out, &os) != 0)
+		return true;
+	const char *inputs[MACHINE_MAX_LOADS + 2];
+	unsigned n = 0;
+	if (cfg->kernel)
+		inputs[n++] = cfg->kernel;
+	if (cfg->bios)
+		inputs[n++] = cfg->bios;
+	for (unsigned i = 0; i < cfg->n_loads; i++)
+		inputs[n++] = cfg->loads[i].path;
+	for (unsigned i = 0; i < n; i++)
+		if (stat(inputs[i], &is) == 0 && is.st_dev == os.st_dev && is.st_ino == os.st_ino)
+			return fail(err, errlen, "--serial file:%s is the input '%s'; writing it would destroy it",
+				    out, inputs[i]);
+	return true;
+}
+
+/* Options the parser cannot see through: what must hold between them. */
+static bool config_check(const struct machine_config *cfg, char *err, size_t errlen)
+{
 	if (!cfg->kernel && !cfg->bios && !cfg->has_entry)
 		return fail(err, errlen, "nothing to run: give --kernel, --bios, or --load with --entry");
-	if (cfg->has_entry && cfg->kernel)
-		return fail(err, errlen, "--entry applies to --load images, not to a multiboot --kernel");
+	if (cfg->has_entry && (cfg->kernel || cfg->bios))
+		return fail(err, errlen, "--entry applies to --load images, not to a --kernel or --bios");
 	if (cfg->has_entry && !cfg->n_loads)
 		return fail(err, errlen, "--entry needs a --load image");
 	if (cfg->entry64) {
@@ -141,6 +180,54 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 	} else if (cfg->has_entry && cfg->entry >= 0x100000)
 		return fail(err, errlen, "--entry 0x%llx is not reachable in real mode (must be below 1 MiB)",
 			    (unsigned long long)cfg->entry);
+	if (cfg->serial_path && !output_clear(cfg, cfg->serial_path, err, errlen))
+		return false;
+	return true;
+}
+
+/* Load the --load images after the kernel and the BIOS (fixed[0..n_fixed)),
+ * refusing any that overlaps one of those or an earlier --load: one would
+ * silently overwrite the other. */
+static bool load_flat_images(struct machine *m, const struct machine_config *cfg,
+			     struct placed *fixed, unsigned n_fixed, char *err, size_t errlen)
+{
+	struct placed done[MACHINE_MAX_LOADS];
+	bool entry_inside = false;
+	for (unsigned i = 0; i < cfg->n_loads; i++) {
+		const struct flat_load *l = &cfg->loads[i];
+		uint8_t *data;
+		size_t size;
+		if (!loader_read_file(l->path, (size_t)cfg->ram_size, &data, &size, err, errlen))
+			return false;
+		uint64_t end = l->addr + size;
+		struct placed *p = &done[i];
+		*p = (struct placed){ .start = l->addr, .end = end };
+		snprintf(p->what, sizeof(p->what), "--load %s@0x%llx", l->path, (unsigned long long)l->addr);
+		bool ok = loader_load_flat(&m->mem, data, size, l->addr, err, errlen);
+		free(data);
+		if (!ok)
+			return false;
+		for (unsigned j = 0; j < n_fixed + i; j++) {
+			const struct placed *q = j < n_fixed ? &fixed[j] : &done[j - n_fixed];
+			if (overlaps(p->start, p->end, q->start, q->end))
+				return fail(err, errlen, "%s (0x%llx-0x%llx) overlaps %s (0x%llx-0x%llx)", p->what,
+					    (unsigned long long)p->start, (unsigned long long)end - 1, q->what,
+					    (unsigned long long)q->start, (unsigned long long)q->end - 1);
+		}
+		entry_inside |= cfg->entry >= p->start && cfg->entry < p->end;
+	}
+	if (cfg->has_entry && !entry_inside)
+		return fail(err, errlen, "%s 0x%llx is not inside any --load image", cfg->entry64 ? "--entry64" : "--entry",
+			    (unsigned long long)cfg->entry);
+	return true;
+}
+
+bool machine_setup(struct machine *m, const struct machine_config *cfg, char *err,
+		   size_t errlen)
+{
+	memset(m, 0, sizeof(*m));
+	if (!config_check(cfg, err, errlen))
+		return false;
 	if (!physmem_init(&m->mem, cfg->ram_size))
 		return fail(err, errlen, "cannot allocate %llu MiB of guest RAM",
 			    (unsigned long long)(cfg->ram_size >> 20));
@@ -164,6 +251,9 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 	trace_init(&m->trace, stderr);
 	trace_attach(&m->trace, &m->cpu, cfg->trace);
 
+	/* What the --load images must stay clear of. */
+	struct placed fixed[MB_MAX_RANGES + 2];
+	unsigned n_fixed = 0;
 	uint8_t *data;
 	size_t size;
 	if (cfg->bios) {
@@ -173,20 +263,12 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 		free(data);
 		if (!ok)
 			return false;
+		uint64_t low = size < BIOS_ISA_WINDOW ? size : BIOS_ISA_WINDOW;
+		fixed[n_fixed++] = (struct placed){ .start = 0x100000 - low, .end = 0x100000,
+						    .what = "the BIOS below 1 MiB" };
 	}
-	for (unsigned i = 0; i < cfg->n_loads; i++) {
-		if (!loader_read_file(cfg->loads[i].path, (size_t)cfg->ram_size, &data, &size, err, errlen))
-			return false;
-		bool ok = loader_load_flat(&m->mem, data, size, cfg->loads[i].addr, err, errlen);
-		free(data);
-		if (!ok)
-			return false;
-		if (cfg->entry64 && cfg->loads[i].addr < E64_END && cfg->loads[i].addr + size > 0x8000)
-			return fail(err, errlen, "--load at 0x%llx overlaps the --entry64 stack and page tables (8000H-16FFFH)",
-				    (unsigned long long)cfg->loads[i].addr);
-	}
+	struct multiboot_boot boot;
 	if (cfg->kernel) {
-		struct multiboot_boot boot;
 		if (!loader_read_file(cfg->kernel, (size_t)cfg->ram_size, &data, &size, err, errlen))
 			return false;
 		char why[256];
@@ -195,13 +277,38 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 		free(data);
 		if (!ok)
 			return fail(err, errlen, "%s: %s", cfg->kernel, why);
-		enter_multiboot(&m->cpu, &m->mem, &boot);
-	} else if (cfg->entry64) {
-		enter_long64(&m->cpu, &m->mem, cfg->entry);
-	} else if (cfg->has_entry) {
-		enter_real(&m->cpu, cfg->entry);
+		fixed[n_fixed++] = (struct placed){ .start = MB_MMAP_ADDR, .end = MB_AREA_END,
+						    .what = "the multiboot information area" };
+		for (unsigned i = 0; i < boot.n_ranges; i++) {
+			bool strings = i + 1 == boot.n_ranges;
+			struct placed *p = &fixed[n_fixed++];
+			*p = (struct placed){ .start = boot.range[i].start, .end = boot.range[i].end };
+			snprintf(p->what, sizeof(p->what), "%s %s", strings ? "the command line of" : "a segment of",
+				 cfg->kernel);
+		}
 	}
+	if (cfg->entry64)
+		fixed[n_fixed++] = (struct placed){ .start = 0x8000, .end = E64_END,
+						    .what = "the --entry64 stack and page tables" };
+	if (!load_flat_images(m, cfg, fixed, n_fixed, err, errlen))
+		return false;
+
+	if (cfg->kernel)
+		enter_multiboot(&m->cpu, &m->mem, &boot);
+	else if (cfg->entry64)
+		enter_long64(&m->cpu, &m->mem, cfg->entry);
+	else if (cfg->has_entry)
+		enter_real(&m->cpu, cfg->entry);
 	/* else: the BIOS runs from the reset vector F000:FFF0 that cpu_init() set. */
+
+	/* Outputs last: nothing is truncated unless the run is about to start. */
+	if (cfg->serial_path) {
+		m->serial_file = fopen(cfg->serial_path, "w");
+		if (!m->serial_file)
+			return fail(err, errlen, "cannot open serial output '%s': %s", cfg->serial_path,
+				    strerror(errno));
+		m->uart.out = m->serial_file;
+	}
 	return true;
 }
 
@@ -213,6 +320,9 @@ void machine_destroy(struct machine *m)
 	}
 	physmem_destroy(&m->mem);
 	m->cpu_ready = false;
+	if (m->serial_file)
+		fclose(m->serial_file);
+	m->serial_file = NULL;
 }
 
 static void report(struct machine *m, const char *what, uint64_t ip)
@@ -225,10 +335,78 @@ static void report(struct machine *m, const char *what, uint64_t ip)
 	fputc('\n', stderr);
 }
 
+/* --- SIGINT / SIGTERM --- */
+
+/* The CPU the handler stops, and the signal that stopped it. The handler only
+ * stores: the signal number, and cpu->stop_requested, which cpu_run() polls
+ * after every instruction. */
+static _Atomic(struct cpu *) signal_cpu;
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+	stop_signal = sig;
+	struct cpu *cpu = atomic_load(&signal_cpu);
+	if (cpu)
+		cpu->stop_requested = true;
+}
+
+/* Install the handlers for one run. SA_RESETHAND: a second signal finds the
+ * default action and kills at once, for a run that does not stop. */
+static void catch_stop_signals(struct cpu *cpu, struct sigaction old[2])
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sa.sa_flags = SA_RESETHAND | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	stop_signal = 0;
+	atomic_store(&signal_cpu, cpu);
+	sigaction(SIGINT, &sa, &old[0]);
+	sigaction(SIGTERM, &sa, &old[1]);
+}
+
+static void release_stop_signals(const struct sigaction old[2])
+{
+	sigaction(SIGINT, &old[0], NULL);
+	sigaction(SIGTERM, &old[1], NULL);
+	atomic_store(&signal_cpu, NULL);
+}
+
+/* Where a signal stopped the run: the next instruction, the count, POST. */
+static void report_signal(struct machine *m, int sig)
+{
+	struct cpu *cpu = &m->cpu;
+	fprintf(stderr, "hvemu: stopped by %s after %llu instructions, ", sig == SIGINT ? "SIGINT" : "SIGTERM",
+		(unsigned long long)cpu->icount);
+	if (m->post.written)
+		fprintf(stderr, "last POST code 0x%02x, ", m->post.last);
+	else
+		fputs("no POST code written, ", stderr);
+	fputs("next instruction at ", stderr);
+	trace_print_site(&m->trace, cpu, cpu->rip);
+}
+
+/* isa-debug-exit: the status is (V<<1)|1, but the OS keeps its low 8 bits, so
+ * for V >= 128 the shell sees another value (V = 128 gives 1, a "pass"). */
+static int debug_exit_status(const struct debug_exit *d)
+{
+	int v = d->status >> 1;
+	if (d->status > 0xff)
+		fprintf(stderr, "hvemu: warning: the guest wrote %d (0x%02x) to isa-debug-exit; the status "
+			"(V<<1)|1 = %d does not fit in 8 bits, so the exit status will be %d, which reads as V = %d%s\n",
+			v, v, d->status, d->status & 0xff, (d->status & 0xff) >> 1,
+			(d->status & 0xff) == 1 ? " (a pass)" : "");
+	return d->status;
+}
+
 int machine_run(struct machine *m)
 {
 	struct cpu *cpu = &m->cpu;
+	struct sigaction old[2];
+	catch_stop_signals(cpu, old);
 	status_t st = cpu_run(cpu);
+	release_stop_signals(old);
 	if (m->uart.out)
 		fflush(m->uart.out);
 	if (m->dump_pt == DUMP_PT_EXIT || (m->dump_pt == DUMP_PT_SHUTDOWN && st == ST_SHUTDOWN)) {
@@ -238,7 +416,11 @@ int machine_run(struct machine *m)
 	switch (st) {
 	case ST_STOP:
 		if (m->dexit.exited)
-			return m->dexit.status;
+			return debug_exit_status(&m->dexit);
+		if (stop_signal) {
+			report_signal(m, stop_signal);
+			return EXIT_SIGNAL;
+		}
 		if (cpu->icount_limit && cpu->icount >= cpu->icount_limit) {
 			report(m, "instruction limit reached", cpu->rip);
 			return EXIT_INSN_LIMIT;
@@ -247,6 +429,7 @@ int machine_run(struct machine *m)
 		return EXIT_EMULATOR;
 	case ST_SHUTDOWN:
 		report(m, "triple fault (shutdown)", cpu->insn_start);
+		trace_print_fault_chain(&m->trace, cpu);
 		return EXIT_SHUTDOWN;
 	case ST_HALT:
 		report(m, (cpu_get_flags(cpu) & FLAG_IF) ? "HLT with no interrupt source"

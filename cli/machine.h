@@ -35,7 +35,8 @@ struct machine_config {
 	uint64_t entry;            /* real-mode entry for flat images (< 1 MiB) */
 	bool entry64;              /* --entry64: start in 64-bit mode at entry (see machine.c) */
 	uint64_t max_insns;        /* 0: no limit */
-	FILE *serial;              /* COM1 output, or NULL */
+	FILE *serial;              /* COM1 output (stdout), or NULL; see serial_path */
+	const char *serial_path;   /* --serial file:PATH: opened by machine_setup(), last */
 	unsigned trace;            /* TRACE_* */
 	bool tlb_uncached;         /* --tlb flush: every access walks the page tables */
 	unsigned dump_pt;          /* DUMP_PT_*: when to print the page tables at the end */
@@ -53,11 +54,14 @@ struct machine {
 	struct trace trace;
 	struct cpu cpu;
 	bool cpu_ready;
+	FILE *serial_file;         /* the --serial file:PATH this machine opened */
 	unsigned dump_pt;          /* DUMP_PT_* from the configuration */
 };
 
-/* Build the machine and load the images; false with a one-line reason in err
- * (then call machine_destroy()). */
+/* Check the configuration (entry points, --load ranges against each other,
+ * the kernel, its multiboot data and the BIOS; an output that names an input),
+ * build the machine, load the images, and only then open the serial output
+ * file. False with a one-line reason in err (then call machine_destroy()). */
 bool machine_setup(struct machine *m, const struct machine_config *cfg, char *err,
 		   size_t errlen);
 void machine_destroy(struct machine *m);
@@ -69,10 +73,12 @@ enum {
 	EXIT_INSN_LIMIT = 6,       /* --max-insns reached */
 	EXIT_HALTED = 8,           /* HLT with nothing to wake the CPU */
 	EXIT_EMULATOR = 10,        /* unsupported instruction or emulator error */
+	EXIT_SIGNAL = 12,          /* stopped by SIGINT or SIGTERM */
 };
 
 /* Run until the CPU stops; print a one-line summary to stderr unless the guest
- * ended the run through debug-exit; return the exit status. */
+ * ended the run through debug-exit; return the exit status. SIGINT and SIGTERM
+ * stop the CPU after its current instruction (a second one kills). */
 int machine_run(struct machine *m);
 
 #endif

@@ -51,6 +51,11 @@ static const char usage_text[] =
 	"                       (2 MiB pages, tables at 10000H), flat CS 08H, RSP 10000H\n"
 	"  --bios FILE          BIOS image (multiple of 64 KiB) ending at 4 GiB\n"
 	"\n"
+	"Each option is given once (--load may repeat); --kernel, --bios and --load\n"
+	"with --entry/--entry64 exclude each other; --load images may not overlap\n"
+	"each other, the kernel or its multiboot data; --serial file:PATH may not\n"
+	"name an input.\n"
+	"\n"
 	"devices: 16550A UART at 0x3f8, isa-debug-exit at 0xf4, POST port 0x80.\n"
 	"\n"
 	"exit status:\n"
@@ -60,6 +65,7 @@ static const char usage_text[] =
 	"  6    instruction limit reached (--max-insns)\n"
 	"  8    HLT with nothing to wake the CPU\n"
 	"  10   unsupported instruction or emulator error\n"
+	"  12   stopped by SIGINT or SIGTERM (where the CPU was is reported)\n"
 	"  0    --help, --version, --cpu help\n";
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -125,172 +131,187 @@ static void list_models(void)
 {
 	printf("CPU models (the first is the default):\n");
 	for (unsigned i = 0; i < cpu_model_count; i++)
-		printf("  %-12s %s\n", cpu_models[i]->name,
-		       cpu_models[i]->description ? cpu_models[i]->description : "");
+		cpu_model_describe(cpu_models[i], false /* no hypervisor model yet */, stdout);
 }
 
-/* Options that take a value: "--opt VALUE" or "--opt=VALUE". */
-static const char *const value_opts[] = {
-	"--kernel", "--cmdline", "--mem", "--cpu", "--max-insns", "--serial", "--trace",
-	"--load", "--entry", "--entry64", "--bios", "--tlb", "--dump-pt",
+/* The options of `hvemu run`. Each takes a value ("--opt VALUE" or
+ * "--opt=VALUE") and may be given once; only --load repeats. */
+enum opt {
+	OPT_KERNEL, OPT_CMDLINE, OPT_MEM, OPT_CPU, OPT_MAX_INSNS, OPT_SERIAL, OPT_TRACE,
+	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT, OPT_COUNT
 };
+
+static const struct { const char *name; bool repeatable; } options[OPT_COUNT] = {
+	[OPT_KERNEL] = { "--kernel", false },     [OPT_CMDLINE] = { "--cmdline", false },
+	[OPT_MEM] = { "--mem", false },           [OPT_CPU] = { "--cpu", false },
+	[OPT_MAX_INSNS] = { "--max-insns", false }, [OPT_SERIAL] = { "--serial", false },
+	[OPT_TRACE] = { "--trace", false },       [OPT_LOAD] = { "--load", true },
+	[OPT_ENTRY] = { "--entry", false },       [OPT_ENTRY64] = { "--entry64", false },
+	[OPT_BIOS] = { "--bios", false },         [OPT_TLB] = { "--tlb", false },
+	[OPT_DUMP_PT] = { "--dump-pt", false },
+};
+
+/* Options that cannot be combined (README "Conflicting options"). */
+static const struct { enum opt a, b; const char *why; } conflicts[] = {
+	{ OPT_KERNEL, OPT_BIOS, "a BIOS starts at the reset vector, a kernel at its multiboot entry; give one" },
+	{ OPT_ENTRY, OPT_ENTRY64, "one starts in real mode, the other in 64-bit mode; give one" },
+	{ OPT_KERNEL, OPT_ENTRY, "a kernel starts at its multiboot entry; --entry is for --load images" },
+	{ OPT_KERNEL, OPT_ENTRY64, "a kernel starts at its multiboot entry; --entry64 is for --load images" },
+	{ OPT_BIOS, OPT_ENTRY, "a BIOS starts at the reset vector F000:FFF0; --entry is for --load images" },
+	{ OPT_BIOS, OPT_ENTRY64, "a BIOS starts at the reset vector F000:FFF0; --entry64 is for --load images" },
+};
+
+/* Options that exclude each other, or need another to mean anything (README
+ * "Conflicting options"): 0, or the usage error already reported. */
+static int check_combinations(const unsigned seen[OPT_COUNT])
+{
+	for (size_t i = 0; i < sizeof(conflicts) / sizeof(conflicts[0]); i++)
+		if (seen[conflicts[i].a] && seen[conflicts[i].b])
+			return usage_error("%s and %s exclude each other: %s", options[conflicts[i].a].name,
+					   options[conflicts[i].b].name, conflicts[i].why);
+	if (!seen[OPT_KERNEL] && !seen[OPT_BIOS] && !seen[OPT_ENTRY] && !seen[OPT_ENTRY64])
+		return usage_error(seen[OPT_LOAD] ? "--load needs --entry or --entry64 to start at"
+						  : "nothing to run: give --kernel, --bios, or --load with --entry");
+	if ((seen[OPT_ENTRY] || seen[OPT_ENTRY64]) && !seen[OPT_LOAD])
+		return usage_error("%s needs a --load image to start in", seen[OPT_ENTRY] ? "--entry" : "--entry64");
+	if (seen[OPT_CMDLINE] && !seen[OPT_KERNEL])
+		return usage_error("--cmdline is passed to a multiboot --kernel; there is none");
+	return 0;
+}
 
 static int cmd_run(int argc, char **argv)
 {
 	struct machine_config cfg = { .ram_size = MEM_DEFAULT, .model = cpu_models[0],
 				      .serial = stdout };
-	FILE *serial_file = NULL;
-	int rc = EXIT_USAGE;
+	unsigned seen[OPT_COUNT] = { 0 };
+	const char *first[OPT_COUNT] = { 0 };
 	for (int i = 0; i < argc; i++) {
 		const char *arg = argv[i], *val = NULL;
 		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
 			fputs(usage_text, stdout);
-			rc = 0;
-			goto out;
+			return 0;
 		}
 		char name[32];
 		const char *eq = strchr(arg, '=');
 		size_t nlen = eq ? (size_t)(eq - arg) : strlen(arg);
-		if (nlen >= sizeof(name) || strncmp(arg, "--", 2) != 0) {
-			rc = usage_error("unexpected argument '%s' (try 'hvemu --help')", arg);
-			goto out;
-		}
+		if (nlen >= sizeof(name) || strncmp(arg, "--", 2) != 0)
+			return usage_error("unexpected argument '%s' (try 'hvemu --help')", arg);
 		memcpy(name, arg, nlen);
 		name[nlen] = 0;
-		bool known = false;
-		for (size_t k = 0; k < sizeof(value_opts) / sizeof(value_opts[0]); k++)
-			known |= !strcmp(name, value_opts[k]);
-		if (!known) {
-			rc = usage_error("unknown option '%s' (try 'hvemu --help')", name);
-			goto out;
-		}
-		if (eq) {
+		enum opt o = OPT_COUNT;
+		for (unsigned k = 0; k < OPT_COUNT; k++)
+			if (!strcmp(name, options[k].name))
+				o = (enum opt)k;
+		if (o == OPT_COUNT)
+			return usage_error("unknown option '%s' (try 'hvemu --help')", name);
+		if (eq)
 			val = eq + 1;
-		} else if (i + 1 < argc) {
+		else if (i + 1 < argc)
 			val = argv[++i];
-		} else {
-			rc = usage_error("option %s needs a value", name);
-			goto out;
+		else
+			return usage_error("option %s needs a value", name);
+		if (o == OPT_CPU && !strcmp(val, "help")) {
+			list_models();
+			return 0;
 		}
+		if (seen[o] && !options[o].repeatable)
+			return usage_error("%s given twice ('%s', then '%s'); it takes one value", name,
+					   first[o], val);
+		seen[o]++;
+		first[o] = val;
 
-		if (!strcmp(name, "--kernel")) {
+		switch (o) {
+		case OPT_KERNEL:
 			cfg.kernel = val;
-		} else if (!strcmp(name, "--cmdline")) {
+			break;
+		case OPT_CMDLINE:
 			cfg.cmdline = val;
-		} else if (!strcmp(name, "--bios")) {
+			break;
+		case OPT_BIOS:
 			cfg.bios = val;
-		} else if (!strcmp(name, "--mem")) {
+			break;
+		case OPT_MEM: {
 			uint64_t m;
-			if (!parse_mem(val, &m)) {
-				rc = usage_error("bad --mem '%s' (examples: 128M, 1G)", val);
-				goto out;
-			}
-			if (m < MEM_MIN || m > MEM_MAX || (m & 0xfff)) {
-				rc = usage_error("--mem %s out of range (2M..3584M, a multiple of 4K)", val);
-				goto out;
-			}
+			if (!parse_mem(val, &m))
+				return usage_error("bad --mem '%s' (examples: 128M, 1G)", val);
+			if (m < MEM_MIN || m > MEM_MAX || (m & 0xfff))
+				return usage_error("--mem %s out of range (2M..3584M, a multiple of 4K)", val);
 			cfg.ram_size = m;
-		} else if (!strcmp(name, "--cpu")) {
-			if (!strcmp(val, "help")) {
-				list_models();
-				rc = 0;
-				goto out;
-			}
+			break;
+		}
+		case OPT_CPU:
 			cfg.model = cpu_model_find(val);
-			if (!cfg.model) {
-				rc = usage_error("unknown CPU model '%s' (try --cpu help)", val);
-				goto out;
-			}
-		} else if (!strcmp(name, "--max-insns")) {
-			if (!parse_u64(val, &cfg.max_insns) || cfg.max_insns == 0) {
-				rc = usage_error("bad --max-insns '%s' (a positive number)", val);
-				goto out;
-			}
-		} else if (!strcmp(name, "--serial")) {
-			if (serial_file) {
-				fclose(serial_file);
-				serial_file = NULL;
-			}
-			if (!strcmp(val, "stdio")) {
+			if (!cfg.model)
+				return usage_error("unknown CPU model '%s' (try --cpu help)", val);
+			break;
+		case OPT_MAX_INSNS:
+			if (!parse_u64(val, &cfg.max_insns) || cfg.max_insns == 0)
+				return usage_error("bad --max-insns '%s' (a positive number)", val);
+			break;
+		case OPT_SERIAL:
+			/* Only recorded here: machine_setup() opens the file after every
+			 * input has been read and checked, so a bad run destroys nothing. */
+			if (!strcmp(val, "stdio"))
 				cfg.serial = stdout;
-			} else if (!strcmp(val, "none")) {
+			else if (!strcmp(val, "none"))
 				cfg.serial = NULL;
-			} else if (!strncmp(val, "file:", 5) && val[5]) {
-				serial_file = fopen(val + 5, "w");
-				if (!serial_file) {
-					rc = usage_error("cannot open serial output '%s': %s", val + 5,
-							 strerror(errno));
-					goto out;
-				}
-				cfg.serial = serial_file;
-			} else {
-				rc = usage_error("bad --serial '%s' (stdio, file:PATH or none)", val);
-				goto out;
-			}
-		} else if (!strcmp(name, "--trace")) {
-			if (!trace_parse(val, &cfg.trace)) {
-				rc = usage_error("bad --trace '%s' (comma list of insn,exc,io,pf or all)", val);
-				goto out;
-			}
-		} else if (!strcmp(name, "--load")) {
+			else if (!strncmp(val, "file:", 5) && val[5])
+				cfg.serial_path = val + 5;
+			else
+				return usage_error("bad --serial '%s' (stdio, file:PATH or none)", val);
+			break;
+		case OPT_TRACE:
+			if (!trace_parse(val, &cfg.trace))
+				return usage_error("bad --trace '%s' (comma list of insn,exc,io,pf or all)", val);
+			break;
+		case OPT_LOAD: {
 			const char *at = strrchr(val, '@');
 			uint64_t addr;
-			if (!at || at == val || !parse_u64(at + 1, &addr)) {
-				rc = usage_error("bad --load '%s' (FILE@ADDR)", val);
-				goto out;
-			}
-			if (cfg.n_loads == MACHINE_MAX_LOADS) {
-				rc = usage_error("too many --load options (max %d)", MACHINE_MAX_LOADS);
-				goto out;
-			}
+			if (!at || at == val || !parse_u64(at + 1, &addr))
+				return usage_error("bad --load '%s' (FILE@ADDR)", val);
+			if (cfg.n_loads == MACHINE_MAX_LOADS)
+				return usage_error("too many --load options (max %d)", MACHINE_MAX_LOADS);
 			/* The path is the argument up to the '@'; keep it in argv's storage. */
 			((char *)at)[0] = '\0';
 			cfg.loads[cfg.n_loads++] = (struct flat_load){ .path = val, .addr = addr };
-		} else if (!strcmp(name, "--dump-pt")) {
-			if (strcmp(val, "exit") && strcmp(val, "shutdown")) {
-				rc = usage_error("bad --dump-pt '%s' (exit or shutdown)", val);
-				goto out;
-			}
+			break;
+		}
+		case OPT_DUMP_PT:
+			if (strcmp(val, "exit") && strcmp(val, "shutdown"))
+				return usage_error("bad --dump-pt '%s' (exit or shutdown)", val);
 			cfg.dump_pt = !strcmp(val, "exit") ? DUMP_PT_EXIT : DUMP_PT_SHUTDOWN;
-		} else if (!strcmp(name, "--tlb")) {
+			break;
+		case OPT_TLB:
 			/* "cached" is accepted as another name for "exact". */
-			if (strcmp(val, "exact") && strcmp(val, "cached") && strcmp(val, "flush")) {
-				rc = usage_error("bad --tlb '%s' (exact or flush)", val);
-				goto out;
-			}
+			if (strcmp(val, "exact") && strcmp(val, "cached") && strcmp(val, "flush"))
+				return usage_error("bad --tlb '%s' (exact or flush)", val);
 			cfg.tlb_uncached = !strcmp(val, "flush");
-		} else if (!strcmp(name, "--entry")) {
-			if (!parse_u64(val, &cfg.entry)) {
-				rc = usage_error("bad --entry '%s' (an address)", val);
-				goto out;
-			}
+			break;
+		case OPT_ENTRY:
+		case OPT_ENTRY64:
+			if (!parse_u64(val, &cfg.entry))
+				return usage_error("bad %s '%s' (an address)", name, val);
 			cfg.has_entry = true;
-		} else if (!strcmp(name, "--entry64")) {
-			if (!parse_u64(val, &cfg.entry)) {
-				rc = usage_error("bad --entry64 '%s' (an address)", val);
-				goto out;
-			}
-			cfg.has_entry = true;
-			cfg.entry64 = true;
+			cfg.entry64 = o == OPT_ENTRY64;
+			break;
+		case OPT_COUNT:
+			break;
 		}
 	}
+	int rc = check_combinations(seen);
+	if (rc)
+		return rc;
 
 	struct machine *m = calloc(1, sizeof(*m));
-	if (!m) {
-		rc = usage_error("out of memory");
-		goto out;
-	}
+	if (!m)
+		return usage_error("out of memory");
 	char err[512];
-	if (!machine_setup(m, &cfg, err, sizeof(err))) {
+	if (!machine_setup(m, &cfg, err, sizeof(err)))
 		rc = usage_error("%s", err);
-	} else {
+	else
 		rc = machine_run(m);
-	}
 	machine_destroy(m);
 	free(m);
-out:
-	if (serial_file)
-		fclose(serial_file);
 	fflush(stdout);
 	return rc;
 }
@@ -309,5 +330,15 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 2, argv + 2);
+	/* `hvemu --cpu help`, as README and --help list it among the exit-0 cases. */
+	if (!strcmp(argv[1], "--cpu=help") || (!strcmp(argv[1], "--cpu") && argc > 2 &&
+						 !strcmp(argv[2], "help"))) {
+		if (argc > (argv[1][5] ? 2 : 3))
+			return usage_error("'hvemu --cpu help' takes nothing more (to run: hvemu run --cpu MODEL ...)");
+		list_models();
+		return 0;
+	}
+	if (!strcmp(argv[1], "--cpu") || !strncmp(argv[1], "--cpu=", 6))
+		return usage_error("--cpu MODEL belongs after 'run' (hvemu run --cpu MODEL ...); 'hvemu --cpu help' lists the models");
 	return usage_error("unknown command '%s' (try 'hvemu --help')", argv[1]);
 }

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #define PAGE_ALIGN(x) (((x) + 0xfffull) & ~0xfffull)
-#define MAX_SEGMENTS 64
+#define MAX_SEGMENTS MB_MAX_SEGMENTS
 
 struct segment_plan {
 	uint64_t paddr, filesz, memsz, offset;
@@ -322,6 +322,8 @@ bool multiboot_load(struct physmem *pm, const uint8_t *image, size_t size,
 			low = s->paddr;
 		if (s->paddr + s->memsz > high)
 			high = s->paddr + s->memsz;
+		out->range[out->n_ranges].start = s->paddr;
+		out->range[out->n_ranges++].end = s->paddr + s->memsz;
 	}
 
 	/* QEMU: strings (and module descriptors, none here) go on the page after
@@ -349,6 +351,8 @@ bool multiboot_load(struct physmem *pm, const uint8_t *image, size_t size,
 	physmem_write_bytes(pm, cmd_pa + name_len, " ", 1);
 	physmem_write_bytes(pm, cmd_pa + name_len + 1, cmdline, cmd_len + 1);
 	physmem_write_bytes(pm, name_pa, loader_name, sizeof(loader_name));
+	out->range[out->n_ranges].start = strings;
+	out->range[out->n_ranges++].end = strings_end;
 
 	uint8_t mbi[MBI_SIZE] = { 0 };
 	put32(mbi + MBI_FLAGS, MBI_F_MEMORY | MBI_F_BOOT_DEVICE | MBI_F_CMDLINE | MBI_F_MODS |

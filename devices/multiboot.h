@@ -56,6 +56,9 @@ enum {
 #define MB_MEM_LOWER_KB 639           /* INT 12h under SeaBIOS: 640 KiB less the 1 KiB EBDA */
 #define MB_CMDLINE_MAX 4096
 
+#define MB_MAX_SEGMENTS 64            /* loadable segments a kernel may have */
+#define MB_MAX_RANGES (MB_MAX_SEGMENTS + 1)
+
 /* Where the loader put things and how to enter the kernel. */
 struct multiboot_boot {
 	uint32_t entry;            /* EIP at entry */
@@ -63,6 +66,11 @@ struct multiboot_boot {
 	uint32_t gdt_addr;         /* GDTR.base; limit is gdt_limit */
 	uint16_t gdt_limit;
 	uint32_t load_start, load_end;   /* kernel image in RAM, bss included */
+	/* Guest-physical ranges [start, end) the loader wrote: each segment (bss
+	 * included), then the command-line strings; for callers that place other
+	 * images beside the kernel. */
+	struct { uint64_t start, end; } range[MB_MAX_RANGES];
+	unsigned n_ranges;
 	uint32_t header_offset;    /* where the header was found in the file */
 	uint32_t header_flags;
 	bool elf, elf64;

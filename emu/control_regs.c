@@ -63,15 +63,16 @@ static const struct {
 	{ CR4_LA57,       7, 2, 16 },  /* LA57 */
 };
 
-/* The CR4 bits the model implements. CR4.PCE has no CPUID bit: it exists on
- * P6-family and later processors (family >= 6, SDM Vol.3 2.5). */
-static uint64_t cr4_valid_bits(const struct cpu_model *m)
+/* The CR4 bits the CPU implements (CR4.VMXE only while it reports VMX,
+ * emu/cpu_model.h cpu_has()). CR4.PCE has no CPUID bit: it exists on P6-family
+ * and later processors (family >= 6, SDM Vol.3 2.5). */
+static uint64_t cr4_valid_bits(const struct cpu *cpu)
 {
+	const struct cpu_model *m = cpu->model;
 	uint64_t valid = 0;
 
 	for (unsigned i = 0; i < sizeof(cr4_features) / sizeof(cr4_features[0]); i++)
-		if (cpu_model_has(m, cr4_features[i].leaf, cr4_features[i].reg,
-				  cr4_features[i].bit))
+		if (cpu_has(cpu, cr4_features[i].leaf, cr4_features[i].reg, cr4_features[i].bit))
 			valid |= cr4_features[i].cr4_bit;
 	if (m && ((m->signature >> 8) & 0xf) >= 6)
 		valid |= CR4_PCE;
@@ -241,7 +242,7 @@ static status_t write_cr3(struct cpu *cpu, uint64_t val)
 /* MOV CR4 (SDM Vol.2 MOV CR: #GP(0) on a reserved bit). */
 static status_t write_cr4(struct cpu *cpu, uint64_t val)
 {
-	if (val & ~cr4_valid_bits(cpu->model))
+	if (val & ~cr4_valid_bits(cpu))
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	/* SDM Vol.3 9.8.5.4: CR4.PAE cannot be cleared while IA-32e mode is active. */
 	if ((cpu->efer & EFER_LMA) && !(val & CR4_PAE))

@@ -54,6 +54,7 @@ void cpu_reset(struct cpu *cpu)
 	memset(cpu, 0, offsetof(struct cpu, model));
 	cpu->stop_requested = false;
 	cpu->code_modified = false;
+	memset(&cpu->fault_chain, 0, sizeof(cpu->fault_chain));   /* no history */
 	tlb_flush_all(&cpu->tlb);
 	icache_flush(cpu->icache);
 
@@ -73,6 +74,7 @@ void cpu_reset(struct cpu *cpu)
 	cpu->dr[7] = 0x400;
 	cpu->apic_base = 0xfee00000 | (1u << 11) | (1u << 8);   /* enabled, BSP */
 	cpu->pat = 0x0007040600070406ull;                       /* SDM Vol.3 13.12.4 */
+	cpu->misc_enable = model ? model->misc_enable.reset : 0; /* the model's data (emu/msr.c) */
 	fpu_reset(&cpu->fpu);                                   /* FCW 0040H, MXCSR 1F80H */
 	cpu->xcr0 = XSTATE_X87;                                 /* SDM Vol.1 13.3: XCR0 after RESET is 1 */
 	/* SDM Vol.3 4.1.4: MAXPHYADDR from CPUID 80000008h, else 36 with PAE (or
@@ -368,9 +370,13 @@ status_t cpu_run(struct cpu *cpu)
 			if (__builtin_expect(cpu->code_modified | cpu->stop_requested, 0))
 				break;
 		}
-		/* Single-step and data-breakpoint traps: one #DB (emu/debug.c). */
+		/* Single-step and data-breakpoint traps: one #DB (emu/debug.c). Only
+		 * MOV SS / POP SS hold debug exceptions off for one instruction; the
+		 * STI shadow blocks maskable interrupts only, so an STI that sets IF
+		 * still single-steps (SDM Vol.3 6.8.3; this is why VM entry wants
+		 * pending-debug BS = 1 with STI blocking and TF, SDM 26.3.1.5). */
 		if (__builtin_expect(single_step | debug_on, 0) &&
-		    debug_trap_pending(cpu, single_step && !cpu->shadow &&
+		    debug_trap_pending(cpu, single_step && !(cpu->shadow & SHADOW_MOV_SS) &&
 				       !is_software_interrupt(&b->insns[0]))) {
 			st = cpu_deliver_event(cpu);
 			cpu->icount++;

@@ -49,6 +49,26 @@ struct event {
 	uint64_t cr2;              /* #PF only */
 };
 
+/* The events of the last delivery that faulted, first first: the event being
+ * delivered, each fault raised while delivering it, and the #DF that Table 6-5
+ * made of them (SDM Vol.3 6.15). A triple-fault report prints it. Written only
+ * when a delivery faults (emu/exception.c), never on the instruction path. */
+#define FAULT_CHAIN_MAX 8
+struct fault_link {
+	uint8_t type;              /* enum event_type */
+	uint8_t vector;
+	bool has_error;
+	uint32_t error_code;
+	uint16_t cs;               /* CS selector and rIP the event was raised at */
+	uint64_t rip;
+	uint64_t cr2;              /* #PF only */
+};
+struct fault_chain {
+	uint8_t count;             /* links used; the last is the latest fault */
+	bool dropped;              /* more links than fit: the middle ones were dropped */
+	struct fault_link link[FAULT_CHAIN_MAX];
+};
+
 enum cpu_vendor { VENDOR_INTEL, VENDOR_AMD };
 
 /* Operating mode; cached, recomputed by cpu_update_mode() after CR0/EFER/EFLAGS.VM/CS
@@ -124,6 +144,8 @@ struct cpu {
 	struct icache *icache;
 	const struct cpu_hooks *hooks;  /* NULL: no hypervisor watching */
 	void *hooks_ctx;
+	bool hv_available;         /* the model's VMX/SVM is reported and usable: set by machine
+	                            * set-up with the hypervisor model (emu/cpu_model.h hv_ext) */
 	bool stop_requested;       /* a device asked to end the run */
 	bool code_modified;        /* a write hit decoded code: leave the current block */
 
@@ -134,6 +156,7 @@ struct cpu {
 	void (*trace_walk)(struct cpu *cpu, uint64_t lin, const struct walk_result *r,
 			   const struct fault *f);   /* a page walk that faulted */
 	void *trace_ctx;
+	struct fault_chain fault_chain;  /* the last delivery that faulted (triple-fault report) */
 };
 
 /* Put the CPU in its power-on/RESET state (SDM Vol.3 9.1.1 Table 9-1): real mode,
@@ -143,9 +166,9 @@ void cpu_init(struct cpu *cpu, const struct cpu_model *model, struct physmem *me
 void cpu_destroy(struct cpu *cpu);
 
 /* Back to the RESET state of cpu_init(), on the same machine: the fields before
- * `model` are reset, the TLB and the decoded-instruction cache emptied (their
- * storage reused, at a cost proportional to what was used), the machine, hooks
- * and tracing kept. For a fuzzer's next input, not a guest's INIT. */
+ * `model` and the fault chain are reset, the TLB and the decoded-instruction
+ * cache emptied (their storage reused, at a cost proportional to what was used),
+ * the machine, hooks and tracing kept. For a fuzzer's next input, not a guest's INIT. */
 void cpu_reset(struct cpu *cpu);
 
 /* Run until something other than ST_OK/ST_FAULT ends the loop (faults are

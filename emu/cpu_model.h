@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "emu/cpu.h"
 
@@ -20,6 +21,61 @@ enum {
 	QUIRK_MUL_SZP_FROM_LOW = 1u << 1,  /* MUL/IMUL: SF/ZF/PF from the low result */
 };
 
+/* The hardware-virtualization extension of the part a model imitates. Its
+ * CPUID bits, MSRs and control bits are the model's data, but a CPU reports
+ * and accepts them only while cpu->hv_available is set: machine set-up sets
+ * it when it installs the hypervisor model (svm/, vmx/) that implements them.
+ * Until then the CPU is what hvemu implements: a processor without VMX/SVM. */
+enum hv_ext {
+	HV_EXT_NONE,
+	HV_EXT_VMX,   /* CPUID.1:ECX[5]; CR4.VMXE; IA32_FEATURE_CONTROL bits 2:1;
+	               * the capability MSRs 480H-493H (SDM Vol.3 23.6, Appendix A) */
+	HV_EXT_SVM,   /* CPUID.80000001H:ECX[2] and leaf 8000000AH; EFER.SVME;
+	               * VM_CR, VM_HSAVE_PA (APM2 15.4, 15.30; APM3 E.4.9) */
+};
+
+/* The VMX capability MSRs (SDM Vol.3 Appendix A, Vol.4 Table 2-2); the same
+ * indices as vmx/capabilities.h, which emu/ does not include (the unit tests
+ * check they agree). */
+enum {
+	MSR_VMX_BASIC = 0x480,
+	MSR_VMX_PINBASED_CTLS = 0x481,
+	MSR_VMX_PROCBASED_CTLS = 0x482,
+	MSR_VMX_EXIT_CTLS = 0x483,
+	MSR_VMX_ENTRY_CTLS = 0x484,
+	MSR_VMX_MISC = 0x485,
+	MSR_VMX_CR0_FIXED0 = 0x486,
+	MSR_VMX_CR0_FIXED1 = 0x487,
+	MSR_VMX_CR4_FIXED0 = 0x488,
+	MSR_VMX_CR4_FIXED1 = 0x489,
+	MSR_VMX_VMCS_ENUM = 0x48a,
+	MSR_VMX_PROCBASED_CTLS2 = 0x48b,
+	MSR_VMX_EPT_VPID_CAP = 0x48c,
+	MSR_VMX_TRUE_PINBASED_CTLS = 0x48d,
+	MSR_VMX_TRUE_PROCBASED_CTLS = 0x48e,
+	MSR_VMX_TRUE_EXIT_CTLS = 0x48f,
+	MSR_VMX_TRUE_ENTRY_CTLS = 0x490,
+	MSR_VMX_VMFUNC = 0x491,
+	MSR_VMX_PROCBASED_CTLS3 = 0x492,
+	MSR_VMX_EXIT_CTLS2 = 0x493,
+	MSR_VMX_FIRST = MSR_VMX_BASIC,
+	MSR_VMX_LAST = MSR_VMX_EXIT_CTLS2,
+};
+
+/* A read-only MSR whose whole content is model data. */
+struct model_msr {
+	uint32_t index;
+	uint64_t value;
+};
+
+/* An MSR with model-specific reset value and writable bits. Bits outside
+ * `writable` that are 1 in `reset` are read-only (a write leaves them as
+ * they are); the remaining bits are reserved (writing 1 to one is #GP(0)). */
+struct model_msr_bits {
+	uint64_t reset;
+	uint64_t writable;
+};
+
 struct cpu_model {
 	const char *name;
 	const char *description;
@@ -28,6 +84,12 @@ struct cpu_model {
 	const struct cpuid_leaf *cpuid;
 	unsigned cpuid_count;
 	uint32_t quirks;           /* QUIRK_* */
+	enum hv_ext hv_ext;        /* the part's VMX or SVM (see enum hv_ext) */
+	/* HV_EXT_VMX: the capability MSRs the part has, with their values; an
+	 * index not listed does not exist (RDMSR #GP(0), SDM Vol.3 A.1). */
+	const struct model_msr *vmx_caps;
+	unsigned vmx_cap_count;
+	struct model_msr_bits misc_enable;  /* IA32_MISC_ENABLE (Intel family 6) */
 };
 
 extern const struct cpu_model *const cpu_models[];
@@ -35,11 +97,49 @@ extern const unsigned cpu_model_count;
 
 /* NULL if no model has that name. */
 const struct cpu_model *cpu_model_find(const char *name);
+
 /* Look up a leaf the way CPUID does (SDM Vol.2 CPUID: leaves above the maximum
- * return the highest basic leaf's data on Intel; zeros on AMD). */
-void cpu_model_cpuid(const struct cpu_model *m, uint32_t leaf, uint32_t subleaf,
-		     uint32_t out[4]);
-/* A CPUID feature bit: reg 0-3 = EAX/EBX/ECX/EDX of leaf (subleaf 0). */
-bool cpu_model_has(const struct cpu_model *m, uint32_t leaf, unsigned reg, unsigned bit);
+ * return the highest basic leaf's data on Intel; zeros on AMD). The model's
+ * hypervisor extension is included only if hv (see enum hv_ext). */
+void cpu_model_cpuid_hv(const struct cpu_model *m, bool hv, uint32_t leaf, uint32_t subleaf,
+			uint32_t out[4]);
+/* A CPUID feature bit: reg 0-3 = EAX/EBX/ECX/EDX of leaf (subleaf 0), with
+ * the hypervisor extension only if hv. */
+bool cpu_model_has_hv(const struct cpu_model *m, bool hv, uint32_t leaf, unsigned reg,
+		      unsigned bit);
+
+/* The same with no hypervisor model installed: what any CPU of the model
+ * reports until one is. */
+static inline void cpu_model_cpuid(const struct cpu_model *m, uint32_t leaf, uint32_t subleaf,
+				   uint32_t out[4])
+{
+	cpu_model_cpuid_hv(m, false, leaf, subleaf, out);
+}
+static inline bool cpu_model_has(const struct cpu_model *m, uint32_t leaf, unsigned reg,
+				 unsigned bit)
+{
+	return cpu_model_has_hv(m, false, leaf, reg, bit);
+}
+
+/* What this CPU reports: its model, with the hypervisor extension while
+ * cpu->hv_available. Every check of a VMX/SVM feature goes through these. */
+static inline void cpu_cpuid(const struct cpu *cpu, uint32_t leaf, uint32_t subleaf,
+			     uint32_t out[4])
+{
+	cpu_model_cpuid_hv(cpu->model, cpu->hv_available, leaf, subleaf, out);
+}
+static inline bool cpu_has(const struct cpu *cpu, uint32_t leaf, unsigned reg, unsigned bit)
+{
+	return cpu_model_has_hv(cpu->model, cpu->hv_available, leaf, reg, bit);
+}
+
+/* The model's value of VMX capability MSR index, if the part has that MSR
+ * (whether the CPU reports VMX at all is the caller's question). */
+bool cpu_model_vmx_cap(const struct cpu_model *m, uint32_t index, uint64_t *value);
+
+/* `--cpu help`: the model's name and description, then its features decoded
+ * from its CPUID data (Linux /proc/cpuinfo names), its address widths and its
+ * hypervisor extension, marked "off" unless hv. */
+void cpu_model_describe(const struct cpu_model *m, bool hv, FILE *out);
 
 #endif

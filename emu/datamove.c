@@ -279,47 +279,63 @@ status_t op_popa(struct cpu *cpu, const struct insn *in)
 	return ST_OK;
 }
 
-/* ENTER imm16, imm8 (C8). SDM Vol.2 ENTER pseudo-code: push rBP; FrameTemp = rSP;
- * for nesting levels 1..L-1 copy the enclosing frame pointers from [rBP - i*size];
- * push FrameTemp when L > 0; rBP = FrameTemp; rSP -= imm16. L is imm8 mod 32.
- * The new rSP is checked against the SS limit first ("#SS(0) If the new value in
- * the SP or ESP register is outside the stack segment limit"); registers change
- * only after every access succeeded. */
+/* ENTER's stack accesses in the order of the SDM Vol.2 ENTER pseudo-code: push
+ * rBP; copy the enclosing frame pointers from [rBP - i*size] (i = 1..L-1, the
+ * address at the stack-address size); push FrameTemp when L > 0. With probe set,
+ * only the checks are made (writes are probed, reads are done and dropped), so
+ * the caller can fault before anything is written. */
+static status_t enter_frame(struct cpu *cpu, unsigned sz, unsigned level, uint64_t frame_temp,
+			    bool probe)
+{
+	uint64_t amask = size_mask(stack_asize(cpu));
+	uint64_t sp = cpu->regs[R_SP] & amask, bp = cpu->regs[R_BP];
+	uint64_t slots = level ? level + 1 : 1;
+	for (uint64_t k = 0; k < slots; k++) {
+		uint64_t v = k == 0 ? bp : frame_temp;
+		status_t st;
+		if (k > 0 && k < level) {
+			st = mem_read(cpu, SR_SS, (bp - k * sz) & amask, sz, &v);
+			if (st != ST_OK)
+				return st;
+		}
+		uint64_t slot = (sp - (k + 1) * sz) & amask;
+		st = probe ? mem_probe_write(cpu, SR_SS, slot, sz)
+			   : mem_write(cpu, SR_SS, slot, sz, v & size_mask(sz));
+		if (st != ST_OK)
+			return st;
+	}
+	return ST_OK;
+}
+
+/* ENTER imm16, imm8 (C8), SDM Vol.2 ENTER Operation. The nesting level L is imm8
+ * MOD 32. FrameTemp is the stack pointer after the push of rBP taken at the
+ * operand size, whatever the stack size: RSP, ESP (all 32 bits, also on a 16-bit
+ * stack, where only SP moves) or SP; rBP = FrameTemp at the operand size, and
+ * the stack pointer drops by imm16 at the stack-address size.
+ * SDM Vol.2 ENTER, Protected Mode Exceptions: #SS(0) "if the new value in the
+ * SP or ESP register is outside the stack segment limit", #PF "if a page fault
+ * occurs": the final stack location must be writable (as a write of the
+ * operand size, the check Bochs also makes), so it is probed after the pushes'
+ * own checks. Every access is checked before the first write, so a fault
+ * leaves registers and memory as they were (SDM Vol.3 6.5). */
 status_t op_enter(struct cpu *cpu, const struct insn *in)
 {
 	unsigned sz = in->osize, as = stack_asize(cpu);
 	unsigned level = in->imm2 % 32;
-	uint64_t alloc = in->imm & 0xffff, amask = size_mask(as);
-	uint64_t sp = cpu->regs[R_SP] & amask, bp = cpu->regs[R_BP];
-	uint64_t frame_temp = (sp - sz) & amask;
-	uint64_t used = sz * (uint64_t)(1 + level);
-	uint64_t new_sp = (sp - used - alloc) & amask;
+	uint64_t amask = size_mask(as);
+	uint64_t sp = cpu->regs[R_SP] & amask;
+	uint64_t pushed_sp = (cpu->regs[R_SP] & ~amask) | ((sp - sz) & amask);
+	uint64_t frame_temp = pushed_sp & size_mask(sz);
+	uint64_t slots = level ? level + 1 : 1;
+	uint64_t new_sp = (sp - slots * sz - (in->imm & 0xffff)) & amask;
 
-	if (!cpu_is_mode64(cpu) &&
-	    !seg_access_ok(&cpu->seg[SR_SS], new_sp, 1, SEG_PERM_WRITE))
-		return cpu_raise_err(cpu, EXC_SS, 0);
-
-	status_t st = stack_write(cpu, (uint64_t)-(int64_t)sz, sz, bp & size_mask(sz));
+	status_t st = enter_frame(cpu, sz, level, frame_temp, true);
+	if (st == ST_OK)
+		st = mem_probe_write(cpu, SR_SS, new_sp, sz);
+	if (st == ST_OK)
+		st = enter_frame(cpu, sz, level, frame_temp, false);
 	if (st != ST_OK)
 		return st;
-	uint64_t off = (uint64_t)-(int64_t)sz;
-	for (unsigned i = 1; i < level; i++) {
-		uint64_t v;
-		/* The frame pointer walks at the stack-address size (EBP vs BP). */
-		st = mem_read(cpu, SR_SS, (bp - (uint64_t)i * sz) & amask, sz, &v);
-		if (st != ST_OK)
-			return st;
-		off -= sz;
-		st = stack_write(cpu, off, sz, v);
-		if (st != ST_OK)
-			return st;
-	}
-	if (level > 0) {
-		off -= sz;
-		st = stack_write(cpu, off, sz, frame_temp);
-		if (st != ST_OK)
-			return st;
-	}
 	reg_write(cpu, R_BP, sz, false, frame_temp);
 	reg_write(cpu, R_SP, as, false, new_sp);
 	return ST_OK;

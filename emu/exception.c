@@ -408,6 +408,23 @@ static void trace(struct cpu *cpu, const char *what, bool always)
 		cpu->trace_event(cpu, &cpu->event, what);
 }
 
+/* Append ev, raised at cs:rip, to the fault chain. When the chain is full the
+ * last link is overwritten, so the first faults and the latest are kept. */
+static void chain_add(struct cpu *cpu, const struct event *ev, uint16_t cs, uint64_t rip)
+{
+	struct fault_chain *c = &cpu->fault_chain;
+	/* SDM Vol.3 20.1.4: real-address mode pushes no error code. */
+	bool has_error = ev->has_error && (cpu->cr0 & CR0_PE);
+	if (c->count == FAULT_CHAIN_MAX) {
+		c->count--;
+		c->dropped = true;
+	}
+	c->link[c->count++] = (struct fault_link){
+		.type = ev->type, .vector = ev->vector, .has_error = has_error,
+		.error_code = has_error ? ev->error_code : 0, .cs = cs, .rip = rip, .cr2 = ev->cr2,
+	};
+}
+
 /* Bound on nested deliveries: Table 6-5 ends every chain of contributory and
  * page faults in shutdown within four steps; benign faults while delivering
  * (which hvemu never raises there) could otherwise loop. */
@@ -432,6 +449,7 @@ status_t cpu_deliver_event(struct cpu *cpu)
 			trace(cpu, "exc", false);
 
 		struct event ev = cpu->event;
+		uint16_t cs = cpu->seg[SR_CS].selector;
 		cpu->delivering++;
 		st = deliver_one(cpu, &ev);
 		if (st != ST_FAULT) {
@@ -447,12 +465,19 @@ status_t cpu_deliver_event(struct cpu *cpu)
 		 * the program (interrupt, NMI, exception, INT1). #PF has its own format. */
 		if (!is_software(&ev) && next->has_error && next->vector != EXC_PF)
 			next->error_code |= 1;
+		/* The chain starts with the event whose delivery faulted first. */
+		if (cpu->delivering == 1) {
+			cpu->fault_chain.count = 0;
+			cpu->fault_chain.dropped = false;
+			chain_add(cpu, &ev, cs, fault_rip);
+		}
+		chain_add(cpu, next, cs, fault_rip);
 		enum exc_class first = event_class(&ev), second = event_class(next);
 		if ((first == CLASS_DOUBLE_FAULT && second != CLASS_BENIGN) ||
 		    cpu->delivering >= MAX_NESTED_DELIVERY) {
 			/* SDM Vol.3 6.15 "Interrupt 8": a contributory or page fault while
 			 * delivering #DF is a triple fault: shutdown. */
-			trace(cpu, "triple-fault", true);
+			trace(cpu, "triple-fault", false);
 			cpu->delivering = 0;
 			return ST_SHUTDOWN;
 		}
@@ -462,6 +487,7 @@ status_t cpu_deliver_event(struct cpu *cpu)
 			 * address is that of the original event. */
 			*next = (struct event){ .pending = true, .type = EV_EXCEPTION,
 						.vector = EXC_DF, .has_error = true, .error_code = 0 };
+			chain_add(cpu, next, cs, fault_rip);
 		}
 		/* Otherwise the second exception is handled serially (Table 6-5). */
 		cpu->rip = fault_rip;

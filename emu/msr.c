@@ -1,9 +1,11 @@
 /* Model-specific registers: RDMSR and WRMSR (SDM Vol.2 RDMSR/WRMSR; MSR layouts
  * SDM Vol.4 Table 2-2, APM2 Appendix A).
  *
- * The MSR set is a table: index, whether the current model has it (by vendor and
- * CPUID feature, so one table serves every model), and read/write functions that
- * check the value (#GP(0) on reserved bits) before storing it.
+ * The MSR set is a table: index, whether the CPU has it (by vendor and CPUID
+ * feature, so one table serves every model), and read/write functions that
+ * check the value (#GP(0) on reserved bits) before storing it. Model-specific
+ * values (IA32_MISC_ENABLE's bits, the VMX capability MSRs) are data in the
+ * model (emu/cpu_model.c).
  */
 #include "emu/canonical.h"
 #include "emu/cpu.h"
@@ -12,43 +14,55 @@
 #include "emu/operand.h"
 #include "isa_handlers.h"
 
-/* ---- which MSRs a model has ---- */
+/* ---- which MSRs a CPU has ----
+ * By its model's vendor and by what its CPUID reports (cpu_has(): VMX and SVM
+ * only while the hypervisor extension is available, emu/cpu_model.h), as SDM
+ * Vol.4 Table 2-2 and APM2 Appendix A make each MSR depend on a CPUID bit. */
 
-static inline bool feat(const struct cpu_model *m, uint32_t leaf, unsigned reg, unsigned bit)
+static inline bool feat(const struct cpu *cpu, uint32_t leaf, unsigned reg, unsigned bit)
 {
-	return cpu_model_has(m, leaf, reg, bit);
+	return cpu_has(cpu, leaf, reg, bit);
 }
-static inline bool is_intel(const struct cpu_model *m) { return m && m->vendor == VENDOR_INTEL; }
-static inline bool is_amd(const struct cpu_model *m) { return m && m->vendor == VENDOR_AMD; }
-static inline unsigned family(const struct cpu_model *m)
+static inline bool is_intel(const struct cpu *cpu)
 {
-	return m ? (m->signature >> 8) & 0xf : 0;
+	return cpu->model && cpu->model->vendor == VENDOR_INTEL;
+}
+static inline bool is_amd(const struct cpu *cpu)
+{
+	return cpu->model && cpu->model->vendor == VENDOR_AMD;
+}
+static inline unsigned family(const struct cpu *cpu)
+{
+	return cpu->model ? (cpu->model->signature >> 8) & 0xf : 0;
 }
 
-static bool has_tsc(const struct cpu_model *m) { return feat(m, 1, 3, 4); }
+static bool has_tsc(const struct cpu *cpu) { return feat(cpu, 1, 3, 4); }
 /* IA32_APIC_BASE is architectural from the P6 family on (SDM Vol.4 Table 2-2),
  * also when the APIC itself is not reported. */
-static bool has_apic_base(const struct cpu_model *m) { return family(m) >= 6 || is_amd(m); }
-static bool has_sep(const struct cpu_model *m) { return feat(m, 1, 3, 11); }
-static bool has_pat(const struct cpu_model *m) { return feat(m, 1, 3, 16); }
-/* IA32_MISC_ENABLE: Intel, family 6 and later (SDM Vol.4 Table 2-2, 1A0H). */
-static bool has_misc_enable(const struct cpu_model *m) { return is_intel(m) && family(m) >= 6; }
+static bool has_apic_base(const struct cpu *cpu) { return family(cpu) >= 6 || is_amd(cpu); }
+static bool has_sep(const struct cpu *cpu) { return feat(cpu, 1, 3, 11); }
+static bool has_pat(const struct cpu *cpu) { return feat(cpu, 1, 3, 16); }
+/* IA32_MISC_ENABLE: the models that list its bits (the family-6 Intel ones,
+ * SDM Vol.4 Table 2-2, 1A0H). */
+static bool has_misc_enable(const struct cpu *cpu)
+{
+	return cpu->model && cpu->model->misc_enable.writable != 0;
+}
+static bool has_vmx(const struct cpu *cpu) { return is_intel(cpu) && feat(cpu, 1, 2, 5); }
+static bool has_smx(const struct cpu *cpu) { return is_intel(cpu) && feat(cpu, 1, 2, 6); }
 /* IA32_FEATURE_CONTROL: "If any one enumeration condition for defined bit field
  * holds": VMX or SMX (SDM Vol.4 Table 2-2, 3AH). Intel only. */
-static bool has_feature_control(const struct cpu_model *m)
-{
-	return is_intel(m) && (feat(m, 1, 2, 5) || feat(m, 1, 2, 6));
-}
-static bool has_syscall(const struct cpu_model *m) { return feat(m, 0x80000001, 3, 11); }
-static bool has_nx(const struct cpu_model *m) { return feat(m, 0x80000001, 3, 20); }
-static bool has_lm(const struct cpu_model *m) { return feat(m, 0x80000001, 3, 29); }
-static bool has_rdtscp(const struct cpu_model *m) { return feat(m, 0x80000001, 3, 27); }
-static bool has_svm(const struct cpu_model *m) { return is_amd(m) && feat(m, 0x80000001, 2, 2); }
+static bool has_feature_control(const struct cpu *cpu) { return has_vmx(cpu) || has_smx(cpu); }
+static bool has_syscall(const struct cpu *cpu) { return feat(cpu, 0x80000001, 3, 11); }
+static bool has_nx(const struct cpu *cpu) { return feat(cpu, 0x80000001, 3, 20); }
+static bool has_lm(const struct cpu *cpu) { return feat(cpu, 0x80000001, 3, 29); }
+static bool has_rdtscp(const struct cpu *cpu) { return feat(cpu, 0x80000001, 3, 27); }
+static bool has_svm(const struct cpu *cpu) { return is_amd(cpu) && feat(cpu, 0x80000001, 2, 2); }
 /* IA32_EFER: Intel "If CPUID.80000001H:EDX.[20] || CPUID.80000001H:EDX.[29]"
  * (SDM Vol.4 Table 2-2); AMD: whenever one of its bits is implemented (APM2 3.1.7). */
-static bool has_efer(const struct cpu_model *m)
+static bool has_efer(const struct cpu *cpu)
 {
-	return has_nx(m) || has_lm(m) || (is_amd(m) && (has_syscall(m) || has_svm(m)));
+	return has_nx(cpu) || has_lm(cpu) || (is_amd(cpu) && (has_syscall(cpu) || has_svm(cpu)));
 }
 
 /* The MAXPHYADDR of the model (SDM Vol.3 4.1.4): CPUID.80000008H:EAX[7:0] if
@@ -65,7 +79,7 @@ static unsigned maxphyaddr(const struct cpu_model *m)
 				return out[0] & 0xff;
 		}
 	}
-	return (feat(m, 1, 3, 6) || feat(m, 1, 3, 17)) ? 36 : 32;
+	return (cpu_model_has(m, 1, 3, 6) || cpu_model_has(m, 1, 3, 17)) ? 36 : 32;
 }
 
 static inline uint64_t phys_mask(const struct cpu_model *m)
@@ -79,7 +93,7 @@ static inline uint64_t phys_mask(const struct cpu_model *m)
 struct msr_def {
 	uint32_t index;
 	const char *name;
-	bool (*exists)(const struct cpu_model *m);
+	bool (*exists)(const struct cpu *cpu);
 	uint64_t (*read)(struct cpu *cpu);
 	bool (*write)(struct cpu *cpu, uint64_t v);
 };
@@ -114,12 +128,12 @@ static bool apic_base_write(struct cpu *cpu, uint64_t v)
 static uint64_t sysenter_cs_read(struct cpu *cpu) { return cpu->sysenter_cs; }
 static bool sysenter_cs_write(struct cpu *cpu, uint64_t v)
 {
-	cpu->sysenter_cs = has_lm(cpu->model) ? v : (uint32_t)v;
+	cpu->sysenter_cs = has_lm(cpu) ? v : (uint32_t)v;
 	return true;
 }
 static bool sysenter_addr_write(struct cpu *cpu, uint64_t v, uint64_t *dst)
 {
-	if (has_lm(cpu->model)) {
+	if (has_lm(cpu)) {
 		if (!addr_canonical_reg(cpu, v))
 			return false;
 		*dst = v;
@@ -154,36 +168,32 @@ static bool pat_write(struct cpu *cpu, uint64_t v)
 	return true;
 }
 
-/* IA32_MISC_ENABLE (SDM Vol.4 Table 2-2): software may change bit 0 (fast
- * strings), bit 3 (automatic thermal control), bit 22 (limit CPUID maxval) and
- * bit 23 (xTPR disable). Bits 11 and 12 (BTS/PEBS unavailable) are read-only 1;
- * bit 7 (performance monitoring available) is read-only 0 (no counters). Other
- * bits would need features the models do not report (EIST, MONITOR, XD). */
-#define MISC_WRITABLE ((1ull << 0) | (1ull << 3) | (1ull << 22) | (1ull << 23))
-#define MISC_FIXED1   ((1ull << 11) | (1ull << 12))
-static uint64_t misc_enable_read(struct cpu *cpu)
-{
-	return (cpu->misc_enable & MISC_WRITABLE) | MISC_FIXED1;
-}
+/* IA32_MISC_ENABLE (SDM Vol.4 Table 2-2): the model's reset value and writable
+ * bits (emu/cpu_model.c); bits outside them that are 1 after reset are
+ * read-only, the others reserved. cpu_init() loads the reset value. */
+static uint64_t misc_enable_read(struct cpu *cpu) { return cpu->misc_enable; }
 static bool misc_enable_write(struct cpu *cpu, uint64_t v)
 {
-	if (v & ~(MISC_WRITABLE | MISC_FIXED1))
+	const struct model_msr_bits *bits = &cpu->model->misc_enable;
+	uint64_t read_only = bits->reset & ~bits->writable;
+
+	if (v & ~(bits->writable | read_only))
 		return false;
-	cpu->misc_enable = v & MISC_WRITABLE;
+	cpu->misc_enable = (v & bits->writable) | read_only;
 	return true;
 }
 
 /* IA32_FEATURE_CONTROL (SDM Vol.3 23.7): bit 0 lock; bit 1 VMX inside SMX (SMX
- * only), bit 2 VMX outside SMX (VMX only). "WRMSR to this MSR will cause a #GP
- * once the lock bit is set." */
+ * and VMX), bit 2 VMX outside SMX (VMX only; both reserved while the CPU does not
+ * report VMX). "WRMSR to this MSR will cause a #GP once the lock bit is set." */
 #define FC_LOCK (1ull << 0)
 static uint64_t feature_control_read(struct cpu *cpu) { return cpu->feature_control; }
 static bool feature_control_write(struct cpu *cpu, uint64_t v)
 {
 	uint64_t writable = FC_LOCK;
-	if (feat(cpu->model, 1, 2, 6))
+	if (has_smx(cpu) && has_vmx(cpu))
 		writable |= 1ull << 1;
-	if (feat(cpu->model, 1, 2, 5))
+	if (has_vmx(cpu))
 		writable |= 1ull << 2;
 	if ((cpu->feature_control & FC_LOCK) || (v & ~writable))
 		return false;
@@ -192,7 +202,7 @@ static bool feature_control_write(struct cpu *cpu, uint64_t v)
 }
 
 /* IA32_EFER (SDM Vol.3 2.2.1, APM2 3.1.7): SCE with SYSCALL, LME with long mode,
- * NXE with NX, SVME with SVM; LMA is read-only (written by the processor when
+ * NXE with NX, SVME with SVM (while the CPU reports it); LMA is read-only (written by the processor when
  * paging is enabled with LME=1), writes to it are ignored. LME cannot change
  * while paging is on (SDM Vol.3 9.8.5, APM2 14.6.1). SVME cannot be set while
  * VM_CR.SVMDIS = 1 (APM2 15.4). A change of NXE changes translations. */
@@ -201,16 +211,15 @@ static bool feature_control_write(struct cpu *cpu, uint64_t v)
 static uint64_t efer_read(struct cpu *cpu) { return cpu->efer; }
 static bool efer_write(struct cpu *cpu, uint64_t v)
 {
-	const struct cpu_model *m = cpu->model;
 	uint64_t writable = 0;
 
-	if (has_syscall(m))
+	if (has_syscall(cpu))
 		writable |= EFER_SCE;
-	if (has_lm(m))
+	if (has_lm(cpu))
 		writable |= EFER_LME;
-	if (has_nx(m))
+	if (has_nx(cpu))
 		writable |= EFER_NXE;
-	if (has_svm(m))
+	if (has_svm(cpu))
 		writable |= EFER_SVME;
 	if (v & ~(writable | EFER_LMA))
 		return false;
@@ -323,44 +332,56 @@ static const struct msr_def msrs[] = {
 	{ MSR_VM_HSAVE_PA,      "VM_HSAVE_PA", has_svm, vm_hsave_read, vm_hsave_write },
 };
 
-static const struct msr_def *find_msr(const struct cpu_model *m, uint32_t index)
+static const struct msr_def *find_msr(const struct cpu *cpu, uint32_t index)
 {
 	for (unsigned i = 0; i < sizeof(msrs) / sizeof(msrs[0]); i++)
 		if (msrs[i].index == index)
-			return msrs[i].exists(m) ? &msrs[i] : NULL;
+			return msrs[i].exists(cpu) ? &msrs[i] : NULL;
 	return NULL;
+}
+
+/* The VMX capability MSRs are the model's data (SDM Vol.3 Appendix A): they
+ * "do not exist on processors that do not support VMX operation" (nor while
+ * this CPU does not report VMX), and not every part has each one (A.2-A.11
+ * say which exist when); they are read-only, WRMSR to them is #GP(0). */
+static bool vmx_cap(const struct cpu *cpu, uint32_t index, uint64_t *value)
+{
+	return index >= MSR_VMX_FIRST && index <= MSR_VMX_LAST && has_vmx(cpu) &&
+	       cpu_model_vmx_cap(cpu->model, index, value);
 }
 
 /* RDMSR/WRMSR common checks (SDM Vol.2 RDMSR: #UD without CPUID.1:EDX.MSR;
  * "#GP(0) If the current privilege level is not 0" — virtual-8086 mode included,
- * real mode is CPL 0). The intercept comes next; an MSR the model lacks is
+ * real mode is CPL 0). The intercept comes next; an MSR the CPU lacks is
  * #GP(0) after it ("If the value in ECX specifies a reserved or unimplemented
  * MSR address"). */
-static status_t msr_prologue(struct cpu *cpu, bool is_write, const struct msr_def **def)
+static status_t msr_prologue(struct cpu *cpu, bool is_write)
 {
 	status_t st;
-	uint32_t index = (uint32_t)cpu->regs[R_CX];
 
-	if (!feat(cpu->model, 1, 3, 5))
+	if (!feat(cpu, 1, 3, 5))
 		return cpu_raise(cpu, EXC_UD);
 	if (cpu->mode != MODE_REAL && cpu->cpl != 0)
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	if ((st = hook_msr(cpu, index, is_write)) != ST_OK)
+	if ((st = hook_msr(cpu, (uint32_t)cpu->regs[R_CX], is_write)) != ST_OK)
 		return st;
-	*def = find_msr(cpu->model, index);
-	if (!*def)
-		return cpu_raise_err(cpu, EXC_GP, 0);
 	return ST_OK;
 }
 
 /* EDX:EAX := MSR[ECX]; the upper halves of RAX/RDX are cleared. */
 status_t op_rdmsr(struct cpu *cpu, const struct insn *in)
 {
-	const struct msr_def *def = NULL;
-	status_t st = msr_prologue(cpu, false, &def);
+	uint32_t index = (uint32_t)cpu->regs[R_CX];
+	uint64_t v;
+	status_t st = msr_prologue(cpu, false);
 	if (st != ST_OK)
 		return st;
-	uint64_t v = def->read(cpu);
+	if (!vmx_cap(cpu, index, &v)) {
+		const struct msr_def *def = find_msr(cpu, index);
+		if (!def)
+			return cpu_raise_err(cpu, EXC_GP, 0);
+		v = def->read(cpu);
+	}
 	reg_write(cpu, R_AX, 4, false, (uint32_t)v);
 	reg_write(cpu, R_DX, 4, false, v >> 32);
 	return ST_OK;
@@ -370,10 +391,13 @@ status_t op_rdmsr(struct cpu *cpu, const struct insn *in)
  * WRMSR: "If the value in EDX:EAX sets bits that are reserved in the MSR"). */
 status_t op_wrmsr(struct cpu *cpu, const struct insn *in)
 {
-	const struct msr_def *def = NULL;
-	status_t st = msr_prologue(cpu, true, &def);
+	status_t st = msr_prologue(cpu, true);
 	if (st != ST_OK)
 		return st;
+	/* The read-only VMX capability MSRs are not in the table. */
+	const struct msr_def *def = find_msr(cpu, (uint32_t)cpu->regs[R_CX]);
+	if (!def)
+		return cpu_raise_err(cpu, EXC_GP, 0);
 	uint64_t v = (cpu->regs[R_DX] << 32) | (uint32_t)cpu->regs[R_AX];
 	if (!def->write(cpu, v))
 		return cpu_raise_err(cpu, EXC_GP, 0);

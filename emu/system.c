@@ -23,7 +23,7 @@ static inline unsigned model_family(const struct cpu *cpu)
 
 static inline bool has_feature(const struct cpu *cpu, uint32_t leaf, unsigned reg, unsigned bit)
 {
-	return cpu_model_has(cpu->model, leaf, reg, bit);
+	return cpu_has(cpu, leaf, reg, bit);
 }
 
 /* --- HLT --- */
@@ -265,10 +265,10 @@ status_t op_std(struct cpu *cpu, const struct insn *in)
 #define APIC_BASE_EN (1ull << 11)
 #define MISC_LIMIT_CPUID (1ull << 22)
 
-/* SDM Vol.2 CPUID: the model's table (emu/cpu_model.c), with the fields that
- * reflect run-time state: CPUID.1:EDX.APIC reads 0 while the APIC is globally
- * disabled (SDM Vol.3 10.4.3), and CPUID.0:EAX is at most 2 while Limit CPUID
- * Maxval is set (Intel). */
+/* SDM Vol.2 CPUID: the model's table (emu/cpu_model.c; VMX/SVM only while
+ * cpu->hv_available), with the fields that reflect run-time state:
+ * CPUID.1:EDX.APIC reads 0 while the APIC is globally disabled (SDM Vol.3
+ * 10.4.3), and CPUID.0:EAX is at most 2 while Limit CPUID Maxval is set (Intel). */
 status_t op_cpuid(struct cpu *cpu, const struct insn *in)
 {
 	uint32_t out[4] = { 0, 0, 0, 0 };
@@ -278,7 +278,7 @@ status_t op_cpuid(struct cpu *cpu, const struct insn *in)
 	if ((st = hook_insn(cpu, in)) != ST_OK)
 		return st;
 	if (cpu->model)
-		cpu_model_cpuid(cpu->model, leaf, subleaf, out);
+		cpu_cpuid(cpu, leaf, subleaf, out);
 	if (leaf == 1 && !(cpu->apic_base & APIC_BASE_EN))
 		out[3] &= ~(1u << 9);
 	/* SDM Vol.2 CPUID leaf 1 ECX[27] OSXSAVE: reflects CR4.OSXSAVE (when the

@@ -235,6 +235,81 @@ void trace_event(struct cpu *cpu, const struct event *ev, const char *what)
 	fflush(t->out);
 }
 
+/* "#GP" (or "#GP (vector 13)"), "INT 0x21", "interrupt 0x20", "NMI": how a
+ * chain link names its event. */
+static void link_name(const struct fault_link *l, bool with_vector, char *buf, size_t len)
+{
+	if (l->type == EV_NMI)
+		snprintf(buf, len, "NMI");
+	else if (l->type == EV_EXTINT)
+		snprintf(buf, len, "interrupt 0x%02x", l->vector);
+	else if (l->type == EV_SOFTINT)
+		snprintf(buf, len, "INT 0x%02x", l->vector);
+	else if (l->vector < 32 && vector_names[l->vector])
+		snprintf(buf, len, with_vector ? "#%s (vector %u)" : "#%s", vector_names[l->vector],
+			 l->vector);
+	else
+		snprintf(buf, len, "vector %u", l->vector);
+}
+
+/* The error code of a chain link; returns the characters printed. SDM Vol.3
+ * 6.13 Figure 6-6: the selector format (EXT, IDT, TI, index); #PF with CR2. */
+static int print_error(FILE *out, const struct fault_link *l)
+{
+	uint32_t e = l->error_code;
+	if (l->vector == EXC_PF)
+		return fprintf(out, " err=0x%x cr2=0x%llx", e, (unsigned long long)l->cr2);
+	if (l->vector == EXC_DF || !(e & ~1u))
+		return fprintf(out, " err=0x%x%s", e, (e & 1) ? " (EXT)" : "");
+	if (e & 2)
+		return fprintf(out, " err=0x%x (IDT vector %u%s)", e, (e >> 3) & 0x1fff,
+			       (e & 1) ? ", EXT" : "");
+	return fprintf(out, " err=0x%x (%s selector 0x%x%s)", e, (e & 4) ? "LDT" : "GDT",
+		       e & 0xfff8, (e & 1) ? ", EXT" : "");
+}
+
+void trace_print_fault_chain(struct trace *t, struct cpu *cpu)
+{
+	const struct fault_chain *c = &cpu->fault_chain;
+	if (!t || !c->count)
+		return;
+	FILE *out = t->out;
+	fprintf(out, "hvemu: the faults that led to it, first fault first:\n");
+	for (unsigned i = 0; i < c->count; i++) {
+		const struct fault_link *l = &c->link[i];
+		char name[24], prev[24], before[24];
+		if (i > 0 && c->dropped && i + 1 == c->count)
+			fprintf(out, "  (some dropped: the chain is longer than %d)\n", FAULT_CHAIN_MAX);
+		link_name(l, true, name, sizeof(name));
+		fprintf(out, "  %u. ", i + 1);
+		int w = fprintf(out, "%s", name);
+		if (l->has_error)
+			w += print_error(out, l);
+		if (i > 0) {
+			link_name(&c->link[i - 1], false, prev, sizeof(prev));
+			/* Delivery never raises #DF itself: a #DF link is Table 6-5
+			 * turning the previous fault, met while delivering the one
+			 * before it, into a double fault (SDM Vol.3 6.15). */
+			if (l->type == EV_EXCEPTION && l->vector == EXC_DF && i >= 2) {
+				link_name(&c->link[i - 2], false, before, sizeof(before));
+				w += fprintf(out, ": %s while delivering %s", prev, before);
+			} else {
+				w += fprintf(out, " while delivering %s", prev);
+			}
+		}
+		if (i + 1 == c->count)
+			w += fprintf(out, ": shutdown");
+		fprintf(out, "%*s at ", w < 68 ? 68 - w : 0, "");
+		if (l->cs != cpu->seg[SR_CS].selector)
+			fprintf(out, "%04x:%08llx (CS has changed since: bytes not shown)\n", l->cs,
+				(unsigned long long)l->rip);
+		else
+			print_site(t, cpu, l->rip, 0, false);
+	}
+	print_regs(t, cpu);
+	fflush(out);
+}
+
 void trace_walk(struct cpu *cpu, uint64_t lin, const struct walk_result *r,
 		const struct fault *f)
 {

@@ -1,7 +1,7 @@
 /* Execution tracing (--trace insn,exc,io,pf): one line per retired instruction,
  * per exception/interrupt event and per port access, written to a FILE (stderr
- * in the CLI), with Capstone disassembly of the guest bytes. A triple fault is
- * always reported, tracing on or not. */
+ * in the CLI), with Capstone disassembly of the guest bytes. After a triple
+ * fault, trace_print_fault_chain() reports the faults that led to it. */
 #ifndef HVEMU_EMU_TRACE_H
 #define HVEMU_EMU_TRACE_H
 
@@ -34,9 +34,10 @@ void trace_attach(struct trace *t, struct cpu *cpu, unsigned classes);
 
 /* The callbacks themselves (cpu->trace_ctx is the struct trace). trace_event
  * prints an exception when TRACE_EXC (or TRACE_PF for #PF) is on, and always
- * when what is "triple-fault". Any other what ("exc" aside) is the core naming
- * something it does not model before returning ST_UNSUPPORTED: it is kept in
- * trace->note (and printed with TRACE_EXC). trace_walk prints a faulting page
+ * when what is "triple-fault" (the core passes that only under TRACE_EXC).
+ * Any other what ("exc" aside) is the core naming something it does not model
+ * before returning ST_UNSUPPORTED: it is kept in trace->note (and printed with
+ * TRACE_EXC). trace_walk prints a faulting page
  * walk, level by level, with TRACE_PF. */
 void trace_insn(struct cpu *cpu, const struct insn *in);
 void trace_event(struct cpu *cpu, const struct event *ev, const char *what);
@@ -53,6 +54,11 @@ size_t trace_read_code(struct cpu *cpu, uint64_t ip, uint8_t *buf, size_t len);
 /* Print "CS:IP  bytes  disassembly" of the instruction at ip (for end-of-run
  * reports such as an unsupported instruction). */
 void trace_print_site(struct trace *t, struct cpu *cpu, uint64_t ip);
+
+/* Print cpu->fault_chain, first fault first, one line per event (name, error
+ * code, CS:IP, bytes and disassembly; #DF with the pair that made it), then
+ * the registers: the report after a triple fault. Nothing if the chain is empty. */
+void trace_print_fault_chain(struct trace *t, struct cpu *cpu);
 
 /* Code size (16, 32 or 64) the CPU decodes with now (SDM Vol.3 3.4.5: CS.D,
  * CS.L in IA-32e mode). */

@@ -63,6 +63,62 @@ static inline bool vmx_vmxon_allowed(uint64_t feature_control, bool in_smx)
 #define VMX_BASIC_TRUE_CTLS                (1ull << 55)       /* TRUE_* MSRs exist (A.2) */
 #define VMX_BASIC_NO_HW_ERRCODE_CHECK      (1ull << 56)       /* entry may inject any HW exception +/- error code */
 
+/* Bit 31 (always 0), 47:45 and 63:57 (SDM Vol.3 A.1). */
+#define VMX_BASIC_RESERVED                 ((1ull << 31) | (7ull << 45) | (0x7full << 57))
+
+/* IA32_VMX_MISC (SDM Vol.3 A.6). */
+#define VMX_MISC_PREEMPT_RATE_MASK         0x1full            /* 4:0: timer ticks when TSC bit X changes */
+#define VMX_MISC_STORE_LMA                 (1ull << 5)        /* exits store EFER.LMA in "IA-32e mode guest" */
+#define VMX_MISC_ACTIVITY_HLT              (1ull << 6)
+#define VMX_MISC_ACTIVITY_SHUTDOWN         (1ull << 7)
+#define VMX_MISC_ACTIVITY_WAIT_SIPI        (1ull << 8)
+#define VMX_MISC_PT_IN_VMX                 (1ull << 14)
+#define VMX_MISC_RDMSR_SMBASE              (1ull << 15)
+#define VMX_MISC_CR3_TARGETS_SHIFT         16                 /* 24:16, at most 256 */
+#define VMX_MISC_CR3_TARGETS_MASK          (0x1ffull << 16)
+#define VMX_MISC_MSR_LIST_SHIFT            25                 /* 27:25: 512 * (N + 1) MSRs per list */
+#define VMX_MISC_MSR_LIST_MASK             (7ull << 25)
+#define VMX_MISC_SMM_MONITOR_CTL_B2        (1ull << 28)
+#define VMX_MISC_VMWRITE_ANY_FIELD         (1ull << 29)       /* VM-exit information fields too */
+#define VMX_MISC_INJECT_ZERO_LENGTH        (1ull << 30)       /* software events with length 0 */
+#define VMX_MISC_MSEG_REVISION_SHIFT       32                 /* 63:32 */
+#define VMX_MISC_RESERVED                  ((0x1full << 9) | (1ull << 31))
+
+/* IA32_VMX_VMCS_ENUM (SDM Vol.3 A.9): bits 9:1 the highest index of any VMCS
+ * field encoding; bit 0 and 63:10 read as 0. */
+#define VMX_VMCS_ENUM_INDEX_MASK           0x3feull
+
+/* IA32_VMX_EPT_VPID_CAP (SDM Vol.3 A.10). */
+#define VMX_EPT_EXECUTE_ONLY               (1ull << 0)        /* EPT entries with R/W/X = 100b */
+#define VMX_EPT_PAGE_WALK_4                (1ull << 6)
+#define VMX_EPT_PAGE_WALK_5                (1ull << 7)
+#define VMX_EPT_MEMTYPE_UC                 (1ull << 8)        /* EPTP memory type 0 */
+#define VMX_EPT_MEMTYPE_WB                 (1ull << 14)       /* EPTP memory type 6 */
+#define VMX_EPT_PAGE_2M                    (1ull << 16)       /* PDE bit 7 maps 2 MiB */
+#define VMX_EPT_PAGE_1G                    (1ull << 17)       /* PDPTE bit 7 maps 1 GiB */
+#define VMX_EPT_INVEPT                     (1ull << 20)
+#define VMX_EPT_AD_FLAGS                   (1ull << 21)       /* EPTP bit 6 enables A/D */
+#define VMX_EPT_ADVANCED_EXIT_INFO         (1ull << 22)       /* EPT-violation exit qualification */
+#define VMX_EPT_SUPERVISOR_SHADOW_STACK    (1ull << 23)
+#define VMX_EPT_INVEPT_SINGLE              (1ull << 25)
+#define VMX_EPT_INVEPT_ALL                 (1ull << 26)
+#define VMX_VPID_INVVPID                   (1ull << 32)
+#define VMX_VPID_INVVPID_ADDRESS           (1ull << 40)       /* INVVPID type 0 */
+#define VMX_VPID_INVVPID_SINGLE            (1ull << 41)       /* type 1 */
+#define VMX_VPID_INVVPID_ALL               (1ull << 42)       /* type 2 */
+#define VMX_VPID_INVVPID_SINGLE_NG         (1ull << 43)       /* type 3: retaining globals */
+#define VMX_EPT_HLAT_PREFIX_MASK           (0x3full << 48)    /* 53:48 */
+#define VMX_EPT_VPID_DEFINED               (VMX_EPT_EXECUTE_ONLY | VMX_EPT_PAGE_WALK_4 | \
+	VMX_EPT_PAGE_WALK_5 | VMX_EPT_MEMTYPE_UC | VMX_EPT_MEMTYPE_WB | VMX_EPT_PAGE_2M | \
+	VMX_EPT_PAGE_1G | VMX_EPT_INVEPT | VMX_EPT_AD_FLAGS | VMX_EPT_ADVANCED_EXIT_INFO | \
+	VMX_EPT_SUPERVISOR_SHADOW_STACK | VMX_EPT_INVEPT_SINGLE | VMX_EPT_INVEPT_ALL | \
+	VMX_VPID_INVVPID | VMX_VPID_INVVPID_ADDRESS | VMX_VPID_INVVPID_SINGLE | \
+	VMX_VPID_INVVPID_ALL | VMX_VPID_INVVPID_SINGLE_NG | VMX_EPT_HLAT_PREFIX_MASK)
+
+/* IA32_VMX_VMFUNC (SDM Vol.3 A.11): bit X allows VM function X; function 0 is
+ * EPTP switching, the only one defined. */
+#define VMX_VMFUNC_EPTP_SWITCHING          (1ull << 0)
+
 /* Controls in the "default1" class (SDM Vol.3 A.2): reserved bits that read
  * as 1 in the non-TRUE capability MSRs. With VMX_BASIC_TRUE_CTLS, the TRUE_*
  * MSRs report which of them may in fact be 0. */

@@ -4,8 +4,8 @@
  * C code runs in 32-bit protected mode and, once IA-32e mode is active, in
  * compatibility mode; 64-bit routines are in long64.S, the IDT stubs and the
  * IA-32e set-up in lib/long. Skipped (TAP SKIP) when
- * CPUID.80000001H:EDX.LM[29] = 0 (hvemu's default model; --cpu skylake-lite or
- * epyc-lite run it). */
+ * CPUID.80000001H:EDX.LM[29] = 0 (--cpu pentium or opteron-g3); hvemu's default
+ * model (skylake-lite), core2 and epyc-lite run it. */
 #include "lib/long.h"
 
 #define LM_DS      0x48   /* data DPL0 (SYSCALL SS) */
@@ -61,8 +61,7 @@ static uint32_t build_tables(void)
 void guest_main(void)
 {
 	if (!long_mode_supported()) {
-		gprintf("ok - long mode # SKIP CPUID.80000001H:EDX.LM[29] = 0\n");
-		tap_finish();
+		skip_all("CPUID.80000001H:EDX.LM[29] = 0");
 	}
 	uint32_t cr3 = build_tables();
 	struct dtr idt32;

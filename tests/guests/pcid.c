@@ -12,8 +12,8 @@
  * The C code runs in IA-32e compatibility mode; MOV CR3 with bit 63 (a 64-bit
  * source) and INVPCID with a 64-bit type are far calls into pcid64.S; the
  * IA-32e set-up and the 64-bit IDT stubs are lib/long.
- * Skipped (TAP SKIP) without CPUID long mode or PCID (hvemu's default model;
- * --cpu skylake-lite runs it). */
+ * Skipped (TAP SKIP) without CPUID long mode or PCID (e.g. --cpu core2 or
+ * epyc-lite); hvemu's default model (skylake-lite) runs it. */
 #include "lib/long.h"
 
 #define CR4_PCIDE (1u << 17)
@@ -353,8 +353,7 @@ void guest_main(void)
 		has_invpcid = (r[1] >> 10) & 1;
 	}
 	if (!lm || !has_pcid) {
-		gprintf("ok - pcid # SKIP CPUID: long mode %u, PCID %u\n", lm, has_pcid);
-		tap_finish();
+		skip_all("CPUID: long mode %u, PCID %u", lm, has_pcid);
 	}
 	if (cmdline_has("tlb=flush"))
 		allowed = EXPECT_NEW;
@@ -379,7 +378,7 @@ void guest_main(void)
 		test_invpcid_faults();
 		test_invpcid_types(pge);
 	} else {
-		gprintf("ok - INVPCID # SKIP CPUID.(EAX=7,ECX=0):EBX.INVPCID[10] = 0\n");
+		skip("INVPCID", "CPUID.(EAX=7,ECX=0):EBX.INVPCID[10] = 0");
 	}
 	test_cr4(pge);
 	test_smc();

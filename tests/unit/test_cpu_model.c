@@ -1,6 +1,10 @@
 /* Check suite for emu/cpu_model.c: model lookup, CPUID leaves, out-of-range
- * leaves per vendor (SDM Vol.2 CPUID; APM3 CPUID), feature bits. */
+ * leaves per vendor (SDM Vol.2 CPUID; APM3 CPUID), feature bits, the default
+ * model, the hypervisor-extension switch, and `--cpu help` (emu/cpu_features.c).
+ * The MSR data is tests/unit/test_msr_data.c. */
 #include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "emu/cpu_model.h"
@@ -25,7 +29,7 @@ START_TEST(find_known_and_unknown)
 	ck_assert_ptr_null(cpu_model_find("no-such-cpu"));
 	ck_assert_ptr_null(cpu_model_find(""));
 	ck_assert_ptr_null(cpu_model_find(NULL));
-	ck_assert_str_eq(cpu_models[0]->name, "core2");   /* the documented default */
+	ck_assert_str_eq(cpu_models[0]->name, "skylake-lite");   /* the documented default */
 }
 END_TEST
 
@@ -128,12 +132,15 @@ START_TEST(feature_bits)
 	const struct cpu_model *amd = cpu_model_find("opteron-g3");
 	const struct cpu_model *p5 = cpu_model_find("pentium");
 
-	/* VMX only on the Intel model, SVM only on the AMD model. */
-	ck_assert(cpu_model_has(intel, 1, 2, 5));
-	ck_assert(!cpu_model_has(amd, 1, 2, 5));
-	ck_assert(cpu_model_has(amd, 0x80000001, 2, 2));
-	ck_assert(!cpu_model_has(intel, 0x80000001, 2, 2));
-	ck_assert(!cpu_model_has(p5, 1, 2, 5));
+	/* VMX only on the Intel model, SVM only on the AMD model, and either only
+	 * with the hypervisor extension available (hv_ext_switch below). */
+	ck_assert(cpu_model_has_hv(intel, true, 1, 2, 5));
+	ck_assert(!cpu_model_has(intel, 1, 2, 5));
+	ck_assert(!cpu_model_has_hv(amd, true, 1, 2, 5));
+	ck_assert(cpu_model_has_hv(amd, true, 0x80000001, 2, 2));
+	ck_assert(!cpu_model_has(amd, 0x80000001, 2, 2));
+	ck_assert(!cpu_model_has_hv(intel, true, 0x80000001, 2, 2));
+	ck_assert(!cpu_model_has_hv(p5, true, 1, 2, 5));
 	/* x87 on every model; FXSR/SSE/SSE2 on all but the Pentium (emu/x87.c,
 	 * emu/sse.c, emu/xsave.c); no APIC device yet. */
 	for (unsigned i = 0; i < cpu_model_count; i++) {
@@ -143,10 +150,11 @@ START_TEST(feature_bits)
 		ck_assert(cpu_model_has(m, 1, 3, 24) == (m != p5));
 		ck_assert(cpu_model_has(m, 1, 3, 25) == (m != p5));
 		ck_assert(cpu_model_has(m, 1, 3, 26) == (m != p5));
-		/* Long mode: only the 64-bit models (tests/unit/test_long.c). */
-		bool lm64 = m == cpu_model_find("skylake-lite") || m == cpu_model_find("epyc-lite") ||
-			    m == cpu_model_find("icelake-lite");
+		/* Long mode: all but the Pentium and the Opteron model
+		 * (tests/unit/test_long.c), with LAHF/SAHF in 64-bit mode. */
+		bool lm64 = m != p5 && m != amd;
 		ck_assert(cpu_model_has(m, 0x80000001, 3, 29) == lm64);
+		ck_assert(cpu_model_has(m, 0x80000001, 2, 0) == lm64);
 		ck_assert(cpu_model_has(m, 1, 3, 4));      /* TSC */
 		ck_assert(cpu_model_has(m, 1, 3, 5));      /* MSR */
 	}
@@ -162,7 +170,7 @@ START_TEST(feature_bits)
 	ck_assert(!cpu_model_has(amd, 0x80000001, 3, 11));
 	/* SVM leaf: revision and ASIDs. */
 	uint32_t r[4];
-	cpu_model_cpuid(amd, 0x8000000a, 0, r);
+	cpu_model_cpuid_hv(amd, true, 0x8000000a, 0, r);
 	ck_assert_uint_ge(r[0] & 0xff, 1);
 	ck_assert_uint_ge(r[1], 2);
 	/* Bits of leaves beyond the maximum are not features, and bad arguments
@@ -172,6 +180,122 @@ START_TEST(feature_bits)
 	ck_assert(!cpu_model_has(intel, 1, 4, 0));
 	ck_assert(!cpu_model_has(intel, 1, 3, 32));
 	ck_assert(!cpu_model_has(NULL, 1, 3, 4));
+}
+END_TEST
+
+/* The default model is a 64-bit CPU (a user who names no --cpu gets long
+ * mode): LM, SYSCALL, NX, LAHF/SAHF in 64-bit mode, 48 linear bits. */
+START_TEST(default_model_is_64bit)
+{
+	const struct cpu_model *d = cpu_models[0];
+	uint32_t r[4];
+	ck_assert(cpu_model_has(d, 0x80000001, 3, 29));
+	ck_assert(cpu_model_has(d, 0x80000001, 3, 11));
+	ck_assert(cpu_model_has(d, 0x80000001, 3, 20));
+	ck_assert(cpu_model_has(d, 0x80000001, 2, 0));
+	cpu_model_cpuid(d, 0x80000008, 0, r);
+	ck_assert_uint_eq((r[0] >> 8) & 0xff, 48);
+	ck_assert_int_eq(d->vendor, VENDOR_INTEL);
+}
+END_TEST
+
+/* core2 has the long mode of the Merom part: LM, SYSCALL, NX, LAHF64 and
+ * CMPXCHG16B, no 1 GiB pages or RDTSCP; 36 physical, 48 linear bits. */
+START_TEST(core2_long_mode)
+{
+	const struct cpu_model *m = cpu_model_find("core2");
+	uint32_t r[4];
+	ck_assert(cpu_model_has(m, 0x80000001, 3, 29));
+	ck_assert(cpu_model_has(m, 0x80000001, 3, 11));
+	ck_assert(cpu_model_has(m, 0x80000001, 3, 20));
+	ck_assert(cpu_model_has(m, 0x80000001, 2, 0));
+	ck_assert(cpu_model_has(m, 1, 2, 13));
+	ck_assert(!cpu_model_has(m, 0x80000001, 3, 26));
+	ck_assert(!cpu_model_has(m, 0x80000001, 3, 27));
+	cpu_model_cpuid(m, 0x80000008, 0, r);
+	ck_assert_uint_eq(r[0] & 0xffff, 0x3024);
+}
+END_TEST
+
+/* The switch changes only the hypervisor extension's bits: VMX (1:ECX[5])
+ * on the VMX models, SVM (80000001H:ECX[2], leaf 8000000AH) on the SVM
+ * models; every other leaf and bit, and the Intel echo of the highest basic
+ * leaf for leaves out of range, are the same either way. */
+START_TEST(hv_switch_changes_only_its_bits)
+{
+	for (unsigned i = 0; i < cpu_model_count; i++) {
+		const struct cpu_model *m = cpu_models[i];
+		for (unsigned k = 0; k <= m->cpuid_count; k++) {
+			uint32_t leaf = k < m->cpuid_count ? m->cpuid[k].leaf : 0x40000000;
+			uint32_t sub = k < m->cpuid_count ? m->cpuid[k].subleaf : 0;
+			uint32_t off[4], on[4];
+			cpu_model_cpuid(m, leaf, sub, off);
+			cpu_model_cpuid_hv(m, true, leaf, sub, on);
+			if (m->hv_ext == HV_EXT_VMX && leaf == 1) {
+				ck_assert_uint_eq(on[2] ^ off[2], 1u << 5);
+				off[2] = on[2];
+			}
+			if (m->hv_ext == HV_EXT_SVM && leaf == 0x80000001) {
+				ck_assert_uint_eq(on[2] ^ off[2], 1u << 2);
+				off[2] = on[2];
+			}
+			if (m->hv_ext == HV_EXT_SVM && leaf == 0x8000000a) {
+				ck_assert_uint_eq(off[0] | off[1] | off[2] | off[3], 0);
+				ck_assert_uint_ne(on[0], 0);
+				memcpy(off, on, sizeof(off));
+			}
+			ck_assert_mem_eq(off, on, sizeof(off));
+		}
+		ck_assert(m->hv_ext != HV_EXT_VMX || m->vendor == VENDOR_INTEL);
+		ck_assert(m->hv_ext != HV_EXT_SVM || m->vendor == VENDOR_AMD);
+	}
+}
+END_TEST
+
+/* `--cpu help` text of one model, hypervisor extension on or off. */
+static char *describe(const struct cpu_model *m, bool hv)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	ck_assert_ptr_nonnull(f);
+	cpu_model_describe(m, hv, f);
+	fclose(f);
+	return text;
+}
+
+/* The feature list is decoded from the CPUID data: every set bit has a name
+ * (no "leaf.reg[bit]" fallback is printed), "lm" appears iff the model has long
+ * mode, the hypervisor extension is listed as off while it is not available. */
+START_TEST(describe_decodes_cpuid)
+{
+	for (unsigned i = 0; i < cpu_model_count; i++) {
+		const struct cpu_model *m = cpu_models[i];
+		char *off = describe(m, false), *on = describe(m, true);
+		ck_assert_ptr_nonnull(strstr(off, m->name));
+		ck_assert_ptr_nonnull(strstr(off, m->description));
+		ck_assert_ptr_null(strstr(off, "["));
+		ck_assert_ptr_null(strstr(on, "["));
+		ck_assert(!!strstr(off, " lm ") == cpu_model_has(m, 0x80000001, 3, 29));
+		ck_assert(!!strstr(off, " sse2") == cpu_model_has(m, 1, 3, 26));
+		ck_assert(!!strstr(off, "vmx(off: not implemented):") == (m->hv_ext == HV_EXT_VMX));
+		ck_assert(!!strstr(off, "svm(off: not implemented):") == (m->hv_ext == HV_EXT_SVM));
+		ck_assert(!!strstr(on, " vmx: ") == (m->hv_ext == HV_EXT_VMX));
+		ck_assert(!!strstr(on, " svm: ") == (m->hv_ext == HV_EXT_SVM));
+		ck_assert_ptr_null(strstr(on, "(off"));
+		free(off);
+		free(on);
+	}
+	char *sky = describe(cpu_model_find("skylake-lite"), false);
+	ck_assert_ptr_nonnull(strstr(sky, " pcid "));
+	ck_assert_ptr_nonnull(strstr(sky, " ept "));
+	ck_assert_ptr_nonnull(strstr(sky, " unrestricted_guest"));
+	ck_assert_ptr_nonnull(strstr(sky, "39-bit physical, 48-bit linear"));
+	free(sky);
+	char *epyc = describe(cpu_model_find("epyc-lite"), false);
+	ck_assert_ptr_nonnull(strstr(epyc, " npt "));
+	ck_assert_ptr_nonnull(strstr(epyc, "asids=32768"));
+	free(epyc);
 }
 END_TEST
 
@@ -189,6 +313,10 @@ static Suite *cpu_model_suite(void)
 	tcase_add_test(t, amd_out_of_range_returns_zero);
 	tcase_add_test(t, subleaves);
 	tcase_add_test(t, feature_bits);
+	tcase_add_test(t, default_model_is_64bit);
+	tcase_add_test(t, core2_long_mode);
+	tcase_add_test(t, hv_switch_changes_only_its_bits);
+	tcase_add_test(t, describe_decodes_cpuid);
 	suite_add_tcase(s, t);
 	return s;
 }

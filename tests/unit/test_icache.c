@@ -277,6 +277,7 @@ START_TEST(reset_empties_the_caches)
 	ck_assert_uint_eq(cpu.seg[SR_CS].base, 0xffff0000);
 	ck_assert_uint_eq(cpu.regs[R_AX], 0);
 	ck_assert_uint_eq(cpu.icount, 0);
+	ck_assert_uint_eq(cpu.fault_chain.count, 0);
 	ck_assert_int_eq(cpu.mode, MODE_REAL);
 	ck_assert_uint_eq(cpu.tlb.n_used, 0);
 	ck_assert_uint_eq(ic->n_used, 0);

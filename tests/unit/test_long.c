@@ -61,7 +61,7 @@ START_TEST(activation_needs_pae_and_not_cs_l)
 	ck_assert(m.cpu.efer & EFER_LMA);
 	machine_free(&m);
 	/* A model without long mode: EFER.LME is reserved. */
-	machine_init(&m, "core2");
+	machine_init(&m, "opteron-g3");
 	assert_gp0(&m, wrmsr(&m, MSR_EFER, EFER_LME));
 	machine_free(&m);
 }

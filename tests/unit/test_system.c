@@ -512,12 +512,18 @@ START_TEST(cr4_reserved_and_de)
 			 0x0f, 0x21, 0xe0, 0xf4), EXC_UD, -1);
 	ck_assert_uint_eq(m.cpu.regs[R_BX], CR4_DE);
 	machine_free(&m);
-	/* VMXE exists on the VMX model only */
+	/* VMXE exists on a VMX model only, and only while its VMX is available
+	 * (emu/cpu_model.h hv_ext: no hypervisor model, no VMX) */
 	machine_init(&m, "opteron-g3");
+	m.cpu.hv_available = true;
 	/* mov eax,2000h; mov cr4,eax; hlt */
 	assert_fault(RUN(&m, 0x66, 0xb8, 0x00, 0x20, 0x00, 0x00, 0x0f, 0x22, 0xe0, 0xf4), EXC_GP, -1);
 	machine_free(&m);
 	machine_init(&m, "core2");
+	assert_fault(RUN(&m, 0x66, 0xb8, 0x00, 0x20, 0x00, 0x00, 0x0f, 0x22, 0xe0, 0xf4), EXC_GP, -1);
+	machine_free(&m);
+	machine_init(&m, "core2");
+	m.cpu.hv_available = true;
 	assert_ok(RUN(&m, 0x66, 0xb8, 0x00, 0x20, 0x00, 0x00, 0x0f, 0x22, 0xe0, 0xf4));
 	ck_assert_uint_eq(m.cpu.cr4, CR4_VMXE);
 	machine_free(&m);
@@ -686,6 +692,11 @@ START_TEST(msr_sets_per_vendor)
 
 	machine_init(&m, "opteron-g3");
 	enter_prot(&m, 0);
+	/* EFER.SVME := 1: reserved while SVM is not available (emu/cpu_model.h hv_ext) */
+	assert_fault(RUN(&m, 0xb9, 0x80, 0x00, 0x00, 0xc0, 0xb8, 0x00, 0x10, 0x00, 0x00, 0x31, 0xd2,
+			 0x0f, 0x30, 0xf4), EXC_GP, 0);
+	enter_prot(&m, 0);
+	m.cpu.hv_available = true;
 	/* EFER.SVME := 1; rdmsr */
 	assert_ok(RUN(&m, 0xb9, 0x80, 0x00, 0x00, 0xc0, 0xb8, 0x00, 0x10, 0x00, 0x00, 0x31, 0xd2,
 		      0x0f, 0x30, 0x0f, 0x32, 0xf4));

@@ -1,0 +1,220 @@
+/* A CPU model's features by name (`hvemu --cpu help`): decoded from the
+ * model's CPUID leaves and capability data, never written by hand, so the
+ * list cannot disagree with what the guest sees. Names follow Linux's
+ * /proc/cpuinfo (the "flags" and "vmx flags" lines), which hypervisor
+ * developers already read. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "emu/cpu_model.h"
+
+enum { EAX, EBX, ECX, EDX };
+
+/* The feature words that are bit sets (SDM Vol.2 CPUID Tables 3-8, 3-10,
+ * 3-11; APM3 E.3.2, E.3.6, E.4.2). */
+static const struct feature_word {
+	uint32_t leaf;
+	uint8_t reg;
+	const char *name;          /* for a bit without a name below */
+} feature_words[] = {
+	{ 1, EDX, "1.edx" }, { 1, ECX, "1.ecx" },
+	{ 7, EBX, "7.ebx" }, { 7, ECX, "7.ecx" }, { 7, EDX, "7.edx" },
+	{ 0x80000001, EDX, "80000001.edx" }, { 0x80000001, ECX, "80000001.ecx" },
+};
+
+/* Every bit a model may set, in /proc/cpuinfo's order. */
+static const struct feature_name {
+	uint32_t leaf;
+	uint8_t reg, bit;
+	const char *name;
+} feature_names[] = {
+	{ 1, EDX, 0, "fpu" }, { 1, EDX, 1, "vme" }, { 1, EDX, 2, "de" }, { 1, EDX, 3, "pse" },
+	{ 1, EDX, 4, "tsc" }, { 1, EDX, 5, "msr" }, { 1, EDX, 6, "pae" }, { 1, EDX, 7, "mce" },
+	{ 1, EDX, 8, "cx8" }, { 1, EDX, 9, "apic" }, { 1, EDX, 11, "sep" }, { 1, EDX, 12, "mtrr" },
+	{ 1, EDX, 13, "pge" }, { 1, EDX, 14, "mca" }, { 1, EDX, 15, "cmov" }, { 1, EDX, 16, "pat" },
+	{ 1, EDX, 17, "pse36" }, { 1, EDX, 19, "clflush" }, { 1, EDX, 23, "mmx" },
+	{ 1, EDX, 24, "fxsr" }, { 1, EDX, 25, "sse" }, { 1, EDX, 26, "sse2" },
+	{ 0x80000001, EDX, 11, "syscall" }, { 0x80000001, EDX, 20, "nx" },
+	{ 0x80000001, EDX, 26, "pdpe1gb" }, { 0x80000001, EDX, 27, "rdtscp" },
+	{ 0x80000001, EDX, 29, "lm" },
+	{ 1, ECX, 0, "pni" }, { 1, ECX, 3, "monitor" }, { 1, ECX, 5, "vmx" }, { 1, ECX, 6, "smx" },
+	{ 1, ECX, 9, "ssse3" }, { 1, ECX, 13, "cx16" }, { 1, ECX, 17, "pcid" },
+	{ 1, ECX, 19, "sse4_1" }, { 1, ECX, 20, "sse4_2" }, { 1, ECX, 21, "x2apic" },
+	{ 1, ECX, 23, "popcnt" }, { 1, ECX, 26, "xsave" },
+	{ 0x80000001, ECX, 0, "lahf_lm" }, { 0x80000001, ECX, 2, "svm" },
+	{ 7, EBX, 0, "fsgsbase" }, { 7, EBX, 7, "smep" }, { 7, EBX, 10, "invpcid" },
+	{ 7, EBX, 20, "smap" }, { 7, ECX, 2, "umip" }, { 7, ECX, 3, "pku" }, { 7, ECX, 16, "la57" },
+};
+
+/* VMX capabilities by name: the allowed-1 half of a control MSR (bit 32 + n)
+ * or a bit of another capability MSR (SDM Vol.3 Appendix A). */
+static const struct vmx_feature_name {
+	uint32_t msr;
+	uint8_t bit;
+	const char *name;
+} vmx_feature_names[] = {
+	{ MSR_VMX_PINBASED_CTLS, 32 + 5, "vnmi" },
+	{ MSR_VMX_PINBASED_CTLS, 32 + 6, "preemption_timer" },
+	{ MSR_VMX_PROCBASED_CTLS, 32 + 3, "tsc_offset" },
+	{ MSR_VMX_PROCBASED_CTLS, 32 + 21, "vtpr" },
+	{ MSR_VMX_PROCBASED_CTLS, 32 + 27, "mtf" },
+	{ MSR_VMX_PROCBASED_CTLS2, 32 + 1, "ept" },
+	{ MSR_VMX_PROCBASED_CTLS2, 32 + 5, "vpid" },
+	{ MSR_VMX_PROCBASED_CTLS2, 32 + 7, "unrestricted_guest" },
+	{ MSR_VMX_PROCBASED_CTLS2, 32 + 10, "ple" },
+	{ MSR_VMX_PROCBASED_CTLS2, 32 + 13, "vmfunc" },
+	{ MSR_VMX_EPT_VPID_CAP, 0, "ept_x_only" },
+	{ MSR_VMX_EPT_VPID_CAP, 7, "ept_5level" },
+	{ MSR_VMX_EPT_VPID_CAP, 17, "ept_1gb" },
+	{ MSR_VMX_EPT_VPID_CAP, 21, "ept_ad" },
+	{ MSR_VMX_EPT_VPID_CAP, 32, "invvpid" },
+	{ MSR_VMX_BASIC, 55, "true_ctls" },
+};
+
+/* CPUID Fn8000_000A_EDX by name (APM3 E.4.9; svm/capabilities.h). */
+static const char *const svm_feature_names[32] = {
+	[0] = "npt", [1] = "lbrv", [2] = "svm_lock", [3] = "nrip_save", [4] = "tsc_scale",
+	[5] = "vmcb_clean", [6] = "flushbyasid", [7] = "decodeassists", [10] = "pausefilter",
+	[12] = "pfthreshold", [13] = "avic", [15] = "v_vmsave_vmload", [16] = "vgif",
+	[17] = "gmet", [18] = "x2avic", [19] = "sss_check", [20] = "v_spec_ctrl",
+	[21] = "rogpt", [23] = "host_mce_override", [24] = "tlbi_ctl", [25] = "vnmi",
+	[26] = "ibs_virt",
+};
+
+/* Words are printed after a 16-column indent and wrapped before column 100. */
+#define INDENT 16
+#define WIDTH 100
+
+struct line {
+	FILE *out;
+	unsigned col;
+	bool fresh;                /* nothing printed after the indent yet */
+};
+
+static void put_word(struct line *l, const char *w)
+{
+	size_t n = strlen(w);
+	if (!l->fresh && l->col + 1 + n > WIDTH) {
+		l->col = (unsigned)fprintf(l->out, "\n%*s", INDENT + 2, "") - 1;
+		l->fresh = true;
+	}
+	if (!l->fresh)
+		l->col += (unsigned)fprintf(l->out, " ");
+	l->col += (unsigned)fprintf(l->out, "%s", w);
+	l->fresh = false;
+}
+
+/* A new line: the indent, then label (words follow it after a space). */
+static void start_line(struct line *l, const char *label)
+{
+	l->col = (unsigned)fprintf(l->out, "%*s%s", INDENT, "", label);
+	l->fresh = !*label;
+}
+
+/* The name of leaf.reg[bit], or NULL. */
+static const char *feature_name(uint32_t leaf, unsigned reg, unsigned bit)
+{
+	for (size_t i = 0; i < sizeof(feature_names) / sizeof(feature_names[0]); i++)
+		if (feature_names[i].leaf == leaf && feature_names[i].reg == reg &&
+		    feature_names[i].bit == bit)
+			return feature_names[i].name;
+	return NULL;
+}
+
+/* Is leaf.reg[bit] printed among the features? The hypervisor extension has
+ * its own line, and AMD's 80000001H:EDX copies of leaf-1 bits (APM3 E.4.2)
+ * are the same features. */
+static bool listed(const struct cpu_model *m, uint32_t leaf, unsigned reg, unsigned bit)
+{
+	if ((leaf == 1 && reg == ECX && bit == 5) || (leaf == 0x80000001 && reg == ECX && bit == 2))
+		return false;
+	if (m->vendor == VENDOR_AMD && leaf == 0x80000001 && reg == EDX &&
+	    ((0x0183f3ffu >> bit) & 1) && bit != 11)
+		return false;
+	return true;
+}
+
+/* The feature names, then any set bit without a name as "leaf.reg[bit]". */
+static void describe_flags(const struct cpu_model *m, struct line *l)
+{
+	char unnamed[32];
+
+	for (size_t i = 0; i < sizeof(feature_names) / sizeof(feature_names[0]); i++) {
+		const struct feature_name *f = &feature_names[i];
+		if (listed(m, f->leaf, f->reg, f->bit) && cpu_model_has(m, f->leaf, f->reg, f->bit))
+			put_word(l, f->name);
+	}
+	for (size_t w = 0; w < sizeof(feature_words) / sizeof(feature_words[0]); w++)
+		for (unsigned bit = 0; bit < 32; bit++) {
+			const struct feature_word *fw = &feature_words[w];
+			if (!listed(m, fw->leaf, fw->reg, bit) || feature_name(fw->leaf, fw->reg, bit) ||
+			    !cpu_model_has(m, fw->leaf, fw->reg, bit))
+				continue;
+			snprintf(unnamed, sizeof(unnamed), "%s[%u]", fw->name, bit);
+			put_word(l, unnamed);
+		}
+}
+
+/* SDM Vol.3 4.1.4 / CPUID 80000008H: the address widths the model reports. */
+static void describe_addresses(const struct cpu_model *m, FILE *out)
+{
+	uint32_t r[4];
+	unsigned phys = cpu_model_has(m, 1, EDX, 6) || cpu_model_has(m, 1, EDX, 17) ? 36 : 32;
+	unsigned lin = 32;
+
+	cpu_model_cpuid(m, 0x80000000, 0, r);
+	if (r[0] >= 0x80000008 && r[0] <= 0x8000ffff) {
+		cpu_model_cpuid(m, 0x80000008, 0, r);
+		phys = r[0] & 0xff;
+		lin = (r[0] >> 8) & 0xff;
+	}
+	fprintf(out, "%*saddresses: %u-bit physical, %u-bit linear\n", INDENT, "", phys, lin);
+}
+
+/* The hypervisor extension's line: its capabilities, marked off unless hv. */
+static void describe_hv(const struct cpu_model *m, bool hv, struct line *l)
+{
+	const char *off = hv ? ":" : "(off: not implemented):";
+	char label[48];
+
+	if (m->hv_ext == HV_EXT_VMX) {
+		snprintf(label, sizeof(label), "vmx%s", off);
+		start_line(l, label);
+		for (size_t i = 0; i < sizeof(vmx_feature_names) / sizeof(vmx_feature_names[0]); i++) {
+			uint64_t v;
+			if (cpu_model_vmx_cap(m, vmx_feature_names[i].msr, &v) &&
+			    ((v >> vmx_feature_names[i].bit) & 1))
+				put_word(l, vmx_feature_names[i].name);
+		}
+	} else {
+		uint32_t r[4];
+		cpu_model_cpuid_hv(m, true, 0x8000000a, 0, r);
+		snprintf(label, sizeof(label), "svm%s", off);
+		start_line(l, label);
+		char asids[24];
+		snprintf(asids, sizeof(asids), "asids=%" PRIu32, r[1]);
+		put_word(l, asids);
+		for (unsigned bit = 0; bit < 32; bit++)
+			if ((r[3] >> bit) & 1) {
+				char unnamed[24];
+				snprintf(unnamed, sizeof(unnamed), "8000000a.edx[%u]", bit);
+				put_word(l, svm_feature_names[bit] ? svm_feature_names[bit] : unnamed);
+			}
+	}
+	fprintf(l->out, "\n");
+}
+
+void cpu_model_describe(const struct cpu_model *m, bool hv, FILE *out)
+{
+	struct line l = { .out = out };
+
+	if (!m)
+		return;
+	fprintf(out, "  %-13s %s\n", m->name, m->description ? m->description : "");
+	start_line(&l, "");
+	describe_flags(m, &l);
+	fprintf(out, "\n");
+	describe_addresses(m, out);
+	if (m->hv_ext != HV_EXT_NONE)
+		describe_hv(m, hv, &l);
+}
