@@ -1,20 +1,30 @@
 # Convenience front end to the meson build (README "Quick start").
-#   make deps      install the Debian packages the build and tests need (as root, or via sudo)
-#   make build     configure build/ and compile
-#   make demo      build, then boot the bundled hello guest
-#   make test      build, run every meson test, then the sanitizer build's tests
-#   make test-san  only the AddressSanitizer/UBSan build (build-san/) and its tests
-#   make bench     guest MIPS of the bench/ programs (ALU, memory and page-walk loops, 32- and 64-bit)
-#   make clean     remove build/ and build-san/
+#   make deps          install the Debian packages the build and tests need (as root, or via sudo)
+#   make build         configure build/ and compile
+#   make demo          build, then boot the bundled hello guest
+#   make test          what CI runs (.ci/run), warnings as errors in every build:
+#                      test-plain, test-release, test-clang, then test-san
+#   make test-plain    build/ (gcc, debugoptimized): every meson test
+#   make test-release  build-release/ (gcc -O3): the unit and guest suites
+#   make test-clang    build-clang/ (clang, debugoptimized): the unit and guest suites
+#   make test-san      build-san/ (AddressSanitizer/UBSan): every test but the QEMU
+#                      runs (QEMU runs the same guest images as in build/)
+#   make bench         guest MIPS of the bench/ programs (ALU, memory and page-walk loops, 32- and 64-bit)
+#   make clean         remove build/, build-san/, build-release/ and build-clang/
+#
+# Warnings are errors in the test builds (-Dwerror=true), never in `make build`:
+# a newer compiler's new warning must not stop a user's build.
 
 BUILD ?= build
 BUILD_SAN ?= build-san
+BUILD_RELEASE ?= build-release
+BUILD_CLANG ?= build-clang
 HVEMU := $(BUILD)/cli/hvemu
 APT_PACKAGES := build-essential meson ninja-build pkg-config libcapstone-dev libelf-dev \
-	check libsdl2-dev gcc-multilib qemu-system-x86
+	check libsdl2-dev gcc-multilib qemu-system-x86 clang
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: all deps build demo test test-san bench clean
+.PHONY: all deps build demo test test-plain test-release test-clang test-san bench clean
 
 all: build
 
@@ -43,19 +53,37 @@ demo: build
 	@status=0; $(HVEMU) run --kernel $(BUILD)/tests/guests/hello.elf || status=$$?; \
 	echo "hvemu exit status $$status (1 = the guest passed)"; test $$status -eq 1
 
-test: build
+test: test-plain test-release test-clang test-san
+
+# Reuses build/ from `make build`, switched to warnings as errors before it compiles.
+test-plain: deps $(BUILD)/build.ninja
+	meson configure $(BUILD) -Dwerror=true
+	ninja -C $(BUILD)
 	meson test -C $(BUILD) --print-errorlogs
-	$(MAKE) test-san
+
+$(BUILD_RELEASE)/build.ninja:
+	meson setup $(BUILD_RELEASE) -Dbuildtype=release -Dwerror=true
+
+test-release: deps $(BUILD_RELEASE)/build.ninja
+	ninja -C $(BUILD_RELEASE)
+	meson test -C $(BUILD_RELEASE) --print-errorlogs --suite unit --suite guests
+
+$(BUILD_CLANG)/build.ninja:
+	CC=clang meson setup $(BUILD_CLANG) -Dwerror=true
+
+test-clang: deps $(BUILD_CLANG)/build.ninja
+	ninja -C $(BUILD_CLANG)
+	meson test -C $(BUILD_CLANG) --print-errorlogs --suite unit --suite guests
 
 $(BUILD_SAN)/build.ninja:
-	meson setup $(BUILD_SAN) -Db_sanitize=address,undefined
+	meson setup $(BUILD_SAN) -Db_sanitize=address,undefined -Dwerror=true
 
 test-san: deps $(BUILD_SAN)/build.ninja
 	ninja -C $(BUILD_SAN)
-	meson test -C $(BUILD_SAN) --print-errorlogs
+	meson test -C $(BUILD_SAN) --print-errorlogs --no-suite qemu --no-suite qemu-cpus
 
 bench: build
 	ninja -C $(BUILD) bench
 
 clean:
-	rm -rf $(BUILD) $(BUILD_SAN)
+	rm -rf $(BUILD) $(BUILD_SAN) $(BUILD_RELEASE) $(BUILD_CLANG)

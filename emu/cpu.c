@@ -7,6 +7,7 @@
  *       ST_FAULT   -> rIP back to the instruction; deliver cpu->event (emu/exception.c)
  *       otherwise  -> return it to the machine (halt, shutdown, stop, VM exit)
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,11 +39,24 @@ void cpu_init(struct cpu *cpu, const struct cpu_model *model, struct physmem *me
 	cpu->model = model;
 	cpu->mem = mem;
 	cpu->io = io;
-	cpu->icache = icache_create();
-	cpu->code_pages = calloc((mem->ram_size >> PAGE_SHIFT) / 8 + 1, 1);
-	if (!cpu->icache || !cpu->code_pages)
+	cpu->icache = icache_create(mem->ram_size);
+	if (!cpu->icache)
 		abort();   /* host out of memory at start-up: nothing sensible to do */
+	cpu_reset(cpu);
+}
+
+void cpu_reset(struct cpu *cpu)
+{
+	const struct cpu_model *model = cpu->model;
+
+	/* Everything before `model` is CPU state (emu/cpu.h); the machine, the
+	 * caches' storage and the tracing set-up stay. */
+	memset(cpu, 0, offsetof(struct cpu, model));
+	cpu->stop_requested = false;
+	cpu->code_modified = false;
+	memset(&cpu->fault_chain, 0, sizeof(cpu->fault_chain));   /* no history */
 	tlb_flush_all(&cpu->tlb);
+	icache_flush(cpu->icache);
 
 	/* SDM Vol.3 9.1.1, Table 9-1: state after RESET. */
 	cpu->rflags = FLAG_FIXED1;
@@ -84,9 +98,7 @@ void cpu_init(struct cpu *cpu, const struct cpu_model *model, struct physmem *me
 void cpu_destroy(struct cpu *cpu)
 {
 	icache_destroy(cpu->icache);
-	free(cpu->code_pages);
 	cpu->icache = NULL;
-	cpu->code_pages = NULL;
 }
 
 void cpu_update_mode(struct cpu *cpu)
@@ -186,30 +198,12 @@ static status_t decode_at(struct cpu *cpu, uint64_t ip, unsigned code_size, stru
 	return ST_OK;
 }
 
-static inline uint64_t code_pa(struct cpu *cpu, uint64_t lin)
-{
-	struct tlb_entry *e = tlb_slot(&cpu->tlb, cpu->cpl == 3 ? TLB_USER : TLB_SUPERVISOR, lin);
-	return e->phys | (lin & (PAGE_SIZE - 1));
-}
-
-static void mark_code_page(struct cpu *cpu, uint64_t pa)
-{
-	if (pa >= cpu->mem->ram_size)
-		return;
-	uint64_t pfn = pa >> PAGE_SHIFT;
-	if (!((cpu->code_pages[pfn >> 3] >> (pfn & 7)) & 1)) {
-		cpu->code_pages[pfn >> 3] |= (uint8_t)(1u << (pfn & 7));
-		tlb_protect_phys_page(&cpu->tlb, pa);
-	}
-}
-
 /* Find or build the block starting at the current CS:rIP. Returns NULL with
  * *st set when the first instruction cannot be fetched or decoded. */
 static struct block *block_for_rip(struct cpu *cpu, status_t *st)
 {
 	unsigned code_size = code_size_of(cpu);
 	uint64_t lin = cpu->mode == MODE_LONG64 ? cpu->rip : (uint32_t)(cpu->seg[SR_CS].base + cpu->rip);
-	uint8_t probe;
 
 	/* CS limit before translation: #GP(0) outranks #PF (SDM Vol.3 6.9). In
 	 * 64-bit mode the limit is not checked but RIP must be canonical (SDM Vol.3
@@ -219,13 +213,14 @@ static struct block *block_for_rip(struct cpu *cpu, status_t *st)
 		*st = cpu_raise_err(cpu, EXC_GP, 0);
 		return NULL;
 	}
-	*st = cpu_fetch_code(cpu, lin, 1, &probe);
+	/* The physical address by a fetch's own translation, whether or not the
+	 * TLB keeps it (--tlb flush): the cache is keyed and its code pages are
+	 * watched by physical address (SDM Vol.3 11.6). */
+	uint64_t pa;
+	*st = cpu_code_phys(cpu, lin, &pa);
 	if (*st != ST_OK)
 		return NULL;
-	unsigned bank = cpu->cpl == 3 ? TLB_USER : TLB_SUPERVISOR;
-	bool ram = tlb_lookup(&cpu->tlb, bank, TLB_EXEC, lin, 1) != NULL;
-	uint64_t pa = ram ? code_pa(cpu, lin) : BLOCK_INVALID;
-
+	bool ram = pa < cpu->mem->ram_size;
 	struct block *b = ram ? icache_slot(cpu->icache, pa) : NULL;
 	if (b && b->pa == pa && b->code_size == code_size)
 		return b;
@@ -233,10 +228,10 @@ static struct block *block_for_rip(struct cpu *cpu, status_t *st)
 	/* Decode a new block (MMIO/ROM code: a one-off block that is not cached). */
 	if (!b)
 		b = &cpu->icache->uncached;
-	b->pa = BLOCK_INVALID;
+	icache_drop(cpu->icache, b);
 	b->count = 0;
 	b->code_size = (uint8_t)code_size;
-	uint64_t ip = cpu->rip;
+	uint64_t ip = cpu->rip, last_lin = lin;
 	bool crosses_page = false;
 	while (b->count < BLOCK_MAX_INSNS) {
 		struct insn *in = &b->insns[b->count];
@@ -262,19 +257,22 @@ static struct block *block_for_rip(struct cpu *cpu, status_t *st)
 			crosses_page = true;
 		}
 		b->count++;
+		last_lin = this_last;
 		uint16_t flags = in->row == UINT16_MAX ? IF_END : isa_rows[in->row].flags;
 		ip = (ip + in->len) & ip_mask(cpu);
 		if (flags & (IF_JUMP | IF_END | IF_REP) || insn_is_undefined(in) || crosses_page)
 			break;
-		/* Stay within one page so one code-page mark covers the block. */
+		/* Stay within one page: the block's bytes are one range of it. */
 		uint64_t next_lin = cpu->mode == MODE_LONG64 ? ip : (uint32_t)(cpu->seg[SR_CS].base + ip);
 		if ((next_lin & PAGE_MASK) != (lin & PAGE_MASK))
 			break;
 	}
-	if (ram && !crosses_page) {
-		mark_code_page(cpu, pa);
-		b->pa = pa;
-	}
+	/* Kept when it lies in one RAM page; the first block of a page takes the
+	 * page's write permission out of the TLB, so that every store to the page
+	 * meets the cache's check (emu/memory.c). */
+	if (ram && !crosses_page &&
+	    icache_insert(cpu->icache, b, pa, (unsigned)(last_lin - lin + 1)))
+		tlb_protect_phys_page(&cpu->tlb, pa);
 	*st = ST_OK;
 	return b;
 }

@@ -138,7 +138,7 @@ struct cpu {
 	uint64_t icount;           /* retired instructions + delivered exceptions */
 	uint64_t icount_limit;     /* stop with ST_STOP when reached (0: none) */
 
-	/* --- the machine --- */
+	/* --- the machine (cpu_reset() keeps this and what follows) --- */
 	const struct cpu_model *model;
 	struct physmem *mem;
 	struct iobus *io;
@@ -147,7 +147,6 @@ struct cpu {
 	uint8_t maxphyaddr;        /* physical-address width (CPUID 80000008h:EAX[7:0]) */
 	bool gbpages;              /* 1 GiB pages (CPUID 80000001h:EDX[26]) */
 	struct icache *icache;
-	uint8_t *code_pages;       /* bitmap over RAM pages holding decoded code */
 	const struct hv_model *hv; /* the hypervisor model (svm/, vmx/), or NULL */
 	void *hv_ctx;
 	bool hv_available;         /* the model's VMX/SVM is reported and usable: set by machine
@@ -173,6 +172,12 @@ struct cpu {
 void cpu_init(struct cpu *cpu, const struct cpu_model *model, struct physmem *mem,
 	      struct iobus *io);
 void cpu_destroy(struct cpu *cpu);
+
+/* Back to the RESET state of cpu_init(), on the same machine: the fields before
+ * `model` and the fault chain are reset, the TLB and the decoded-instruction
+ * cache emptied (their storage reused, at a cost proportional to what was used),
+ * the machine, hooks and tracing kept. For a fuzzer's next input, not a guest's INIT. */
+void cpu_reset(struct cpu *cpu);
 
 /* Run until something other than ST_OK/ST_FAULT ends the loop (faults are
  * delivered inside). Returns ST_HALT (HLT with nothing to wake it), ST_SHUTDOWN,
@@ -206,6 +211,10 @@ static inline bool cpu_is_prot(const struct cpu *cpu)   { return cpu->mode != MO
 /* Read size bytes of code at linear address lin, as an instruction fetch would
  * (fills the TLB; may fault). For tracing and the decoder. */
 status_t cpu_fetch_code(struct cpu *cpu, uint64_t lin, unsigned size, uint8_t *buf) CHECKED;
+
+/* Physical address of the code byte at linear lin, translated as an instruction
+ * fetch is (fills the TLB when it may; may fault: #PF). Reads no memory. */
+status_t cpu_code_phys(struct cpu *cpu, uint64_t lin, uint64_t *pa) CHECKED;
 
 /* Code size (16, 32 or 64) instructions are decoded with in the current mode. */
 unsigned cpu_code_size(const struct cpu *cpu);

@@ -97,9 +97,9 @@ static void forget_watched_pages(struct cpu *cpu)
 		uint64_t page = bp_addr(cpu, cpu->dr[n]) & PAGE_MASK;
 		for (unsigned b = 0; b < TLB_BANKS; b++) {
 			struct tlb_entry *e = tlb_slot(&cpu->tlb, b, page);
-			for (unsigned a = 0; a < 3; a++)
+			for (unsigned a = 0; a < TLB_ACCESS_KINDS; a++)
 				if (e->tag[a] == page)
-					e->tag[0] = e->tag[1] = e->tag[2] = TLB_TAG_INVALID;
+					tlb_entry_clear(e);
 		}
 	}
 }

@@ -194,33 +194,27 @@ static status_t read_upper_half(struct cpu *cpu, uint16_t sel, uint64_t raw, uin
 
 /* --- LLDT, LTR --- */
 
-/* The checks LLDT and LTR share before they look at the selector (SDM Vol.2
- * LLDT/LTR: #UD in real-address and virtual-8086 mode, #GP(0) at CPL > 0), the
- * intercept point, then the 16-bit source operand. */
-static status_t system_selector_operand(struct cpu *cpu, const struct insn *in, uint16_t *sel)
+/* The checks LLDT and LTR share before they read their operand (SDM Vol.2
+ * LLDT/LTR: #UD in real-address and virtual-8086 mode, #GP(0) at CPL > 0), then
+ * the intercept point. */
+static status_t system_selector_checks(struct cpu *cpu, const struct insn *in)
 {
-	uint64_t v;
-	status_t st;
-
 	if (prot_only_ud(cpu))
 		return cpu_raise(cpu, EXC_UD);
 	if (cpu->cpl != 0)
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	if ((st = intercept_insn(cpu, in)) != ST_OK)
-		return st;
-	if ((st = rm_read(cpu, in, 2, &v)) != ST_OK)
-		return st;
-	*sel = (uint16_t)v;
-	return ST_OK;
+	return intercept_insn(cpu, in);
 }
 
 status_t op_lldt(struct cpu *cpu, const struct insn *in)
 {
-	uint64_t raw;
-	uint16_t sel;
-	status_t st = system_selector_operand(cpu, in, &sel);
+	uint64_t raw, operand;
+	status_t st = system_selector_checks(cpu, in);
+	if (st == ST_OK)
+		st = rm_read(cpu, in, 2, &operand);
 	if (st != ST_OK)
 		return st;
+	uint16_t sel = (uint16_t)operand;
 
 	/* SDM Vol.2 LLDT: "If bits 2-15 of the source operand are 0, LDTR is marked
 	 * invalid and the LLDT instruction completes silently." */
@@ -254,11 +248,13 @@ status_t op_lldt(struct cpu *cpu, const struct insn *in)
 
 status_t op_ltr(struct cpu *cpu, const struct insn *in)
 {
-	uint64_t raw;
-	uint16_t sel;
-	status_t st = system_selector_operand(cpu, in, &sel);
+	uint64_t raw, operand;
+	status_t st = system_selector_checks(cpu, in);
+	if (st == ST_OK)
+		st = rm_read(cpu, in, 2, &operand);
 	if (st != ST_OK)
 		return st;
+	uint16_t sel = (uint16_t)operand;
 
 	/* SDM Vol.2 LTR Operation, in order: null selector #GP(0); LDT selector or
 	 * beyond the GDT limit #GP(selector); not an available TSS #GP(selector); not

@@ -1,33 +1,121 @@
-/* Decoded-instruction cache storage and invalidation (see icache.h). */
+/* Decoded-instruction cache storage, per-page block lists and invalidation
+ * (see icache.h). A page's list links slots by ICACHE_NONE-terminated indices. */
 #include <stdlib.h>
 
 #include "emu/icache.h"
 
-struct icache *icache_create(void)
+struct icache *icache_create(uint64_t ram_size)
 {
 	struct icache *ic = malloc(sizeof(*ic));
-	if (ic)
-		icache_flush(ic);
+	if (!ic)
+		return NULL;
+	ic->n_pages = ram_size >> PAGE_SHIFT;
+	ic->pages = malloc((size_t)(ic->n_pages ? ic->n_pages : 1) * sizeof(*ic->pages));
+	if (!ic->pages) {
+		free(ic);
+		return NULL;
+	}
+	for (uint64_t p = 0; p < ic->n_pages; p++)
+		ic->pages[p] = (struct code_page){ .head = ICACHE_NONE };
+	for (unsigned i = 0; i < ICACHE_BLOCKS; i++) {
+		ic->blocks[i].pa = BLOCK_INVALID;
+		ic->span[i] = (struct block_span){ .prev = ICACHE_NONE, .next = ICACHE_NONE };
+	}
+	ic->n_used = 0;
+	ic->uncached.pa = BLOCK_INVALID;
 	return ic;
 }
 
 void icache_destroy(struct icache *ic)
 {
+	if (ic)
+		free(ic->pages);
 	free(ic);
+}
+
+/* Take slot s (holding a block) out of its page's list and invalidate it. */
+static void unlink_block(struct icache *ic, unsigned s)
+{
+	struct block_span *sp = &ic->span[s];
+	struct code_page *pg = &ic->pages[ic->blocks[s].pa >> PAGE_SHIFT];
+	if (sp->prev != ICACHE_NONE)
+		ic->span[sp->prev].next = sp->next;
+	else
+		pg->head = sp->next;
+	if (sp->next != ICACHE_NONE)
+		ic->span[sp->next].prev = sp->prev;
+	sp->prev = sp->next = ICACHE_NONE;
+	ic->blocks[s].pa = BLOCK_INVALID;
+}
+
+void icache_drop(struct icache *ic, struct block *b)
+{
+	if (b != &ic->uncached && b->pa != BLOCK_INVALID)
+		unlink_block(ic, (unsigned)(b - ic->blocks));
+}
+
+bool icache_insert(struct icache *ic, struct block *b, uint64_t pa, unsigned len)
+{
+	uint64_t pfn = pa >> PAGE_SHIFT;
+	unsigned first = (unsigned)(pa & (PAGE_SIZE - 1));
+	if (b == &ic->uncached || pfn >= ic->n_pages || first + len > PAGE_SIZE)
+		return false;   /* not RAM, or not within one page: never kept */
+	unsigned s = (unsigned)(b - ic->blocks);
+	icache_drop(ic, b);
+
+	struct code_page *pg = &ic->pages[pfn];
+	struct block_span *sp = &ic->span[s];
+	bool was_empty = pg->head == ICACHE_NONE;
+	sp->first = (uint16_t)first;
+	sp->end = (uint16_t)(first + len);
+	sp->prev = ICACHE_NONE;
+	sp->next = pg->head;
+	if (!was_empty)
+		ic->span[pg->head].prev = (uint16_t)s;
+	pg->head = (uint16_t)s;
+	if (was_empty || sp->first < pg->lo)
+		pg->lo = sp->first;
+	if (was_empty || sp->end > pg->hi)
+		pg->hi = sp->end;
+	b->pa = pa;
+	if (!sp->listed) {
+		sp->listed = true;
+		ic->used[ic->n_used++] = (uint16_t)s;
+	}
+	return was_empty;
+}
+
+bool icache_write_code(struct icache *ic, uint64_t pa, unsigned len)
+{
+	struct code_page *pg = &ic->pages[pa >> PAGE_SHIFT];
+	unsigned first = (unsigned)(pa & (PAGE_SIZE - 1));
+	unsigned end = first + len < PAGE_SIZE ? first + len : PAGE_SIZE;
+	bool dropped = false;
+	unsigned lo = PAGE_SIZE, hi = 0;
+	for (unsigned s = pg->head, next; s != ICACHE_NONE; s = next) {
+		const struct block_span *sp = &ic->span[s];
+		next = sp->next;
+		if (first < sp->end && sp->first < end) {
+			unlink_block(ic, s);
+			dropped = true;
+		} else {
+			lo = sp->first < lo ? sp->first : lo;
+			hi = sp->end > hi ? sp->end : hi;
+		}
+	}
+	/* The walk saw every survivor: the range is exact again. */
+	pg->lo = (uint16_t)lo;
+	pg->hi = (uint16_t)hi;
+	return dropped;
 }
 
 void icache_flush(struct icache *ic)
 {
-	for (unsigned i = 0; i < ICACHE_BLOCKS; i++)
-		ic->blocks[i].pa = BLOCK_INVALID;
-}
-
-void icache_invalidate_page(struct icache *ic, uint64_t pa)
-{
-	uint64_t page = pa & PAGE_MASK;
-	for (unsigned i = 0; i < ICACHE_BLOCKS; i++) {
-		struct block *b = &ic->blocks[i];
-		if (b->pa != BLOCK_INVALID && (b->pa & PAGE_MASK) == page)
-			b->pa = BLOCK_INVALID;
+	for (unsigned i = 0; i < ic->n_used; i++) {
+		unsigned s = ic->used[i];
+		if (ic->blocks[s].pa != BLOCK_INVALID)
+			unlink_block(ic, s);
+		ic->span[s].listed = false;
 	}
+	ic->n_used = 0;
 }

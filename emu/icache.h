@@ -2,8 +2,22 @@
  * physical address of their first byte and the code size they were decoded for.
  * Blocks end at a branch, a mode-changing instruction, a string instruction, a
  * page boundary or BLOCK_MAX_INSNS; an instruction crossing a page boundary is
- * decoded alone and not kept. A write to a page holding decoded code drops
- * that page's blocks (self-modifying code, SDM Vol.3 11.6). */
+ * decoded alone and not kept.
+ *
+ * Self-modifying code (SDM Vol.3 11.6, 8.1.3): a write to an instruction that has
+ * been fetched and decoded must be seen when the instruction next executes; the
+ * check is by physical address. The cache therefore knows, for every RAM page,
+ * which bytes its blocks were decoded from: a write that overlaps them drops
+ * exactly the blocks it overlaps (icache_write), while a write to data beside the
+ * code (same page, other bytes) changes no instruction and drops nothing.
+ *
+ *   blocks[]     the blocks, direct-mapped by physical address (icache_slot)
+ *   span[]       per block: its bytes [first, end) in its page and its page's list
+ *   pages[]      per RAM page: the first block of its list and the range its
+ *                blocks cover, so most data writes are told apart in one compare
+ *   used[]       the slots filled since the last flush, so that a flush (a machine
+ *                reset, a fuzzer's next input) costs what was used, not 6 MiB
+ */
 #ifndef HVEMU_EMU_ICACHE_H
 #define HVEMU_EMU_ICACHE_H
 
@@ -13,6 +27,7 @@
 #define ICACHE_BITS 12
 #define ICACHE_BLOCKS (1u << ICACHE_BITS)
 #define BLOCK_INVALID (~0ull)
+#define ICACHE_NONE 0xffffu        /* no slot: end of a page's list */
 
 struct block {
 	uint64_t pa;               /* physical address of the first byte, or BLOCK_INVALID;
@@ -22,12 +37,33 @@ struct block {
 	struct insn insns[BLOCK_MAX_INSNS];
 };
 
+/* Where the cached block of the same slot lies, apart from the 1.5 KiB blocks
+ * so that a write check walks a few cache lines. */
+struct block_span {
+	uint16_t first, end;       /* page offsets: its bytes are [first, end) */
+	uint16_t prev, next;       /* neighbours in its page's list, or ICACHE_NONE */
+	bool listed;               /* its slot is in icache.used */
+};
+
+/* One RAM page. head == ICACHE_NONE: the page holds no cached block. */
+struct code_page {
+	uint16_t head;             /* first block of the page's list */
+	uint16_t lo, hi;           /* every cached byte of the page lies in [lo, hi) */
+};
+
 struct icache {
 	struct block blocks[ICACHE_BLOCKS];
+	struct block_span span[ICACHE_BLOCKS];
+	uint16_t used[ICACHE_BLOCKS];   /* slots filled since the last flush */
+	unsigned n_used;
+	struct code_page *pages;   /* one per RAM page */
+	uint64_t n_pages;
 	struct block uncached;     /* scratch for code outside RAM (ROM, MMIO) */
 };
 
-struct icache *icache_create(void);
+/* An empty cache for a machine with ram_size bytes of RAM; NULL when the host
+ * is out of memory. */
+struct icache *icache_create(uint64_t ram_size);
 void icache_destroy(struct icache *ic);
 
 static inline struct block *icache_slot(struct icache *ic, uint64_t pa)
@@ -35,8 +71,42 @@ static inline struct block *icache_slot(struct icache *ic, uint64_t pa)
 	return &ic->blocks[(pa ^ (pa >> ICACHE_BITS)) & (ICACHE_BLOCKS - 1)];
 }
 
-/* Drop every block with a byte in the 4 KiB physical page of pa. */
-void icache_invalidate_page(struct icache *ic, uint64_t pa);
+/* Does the RAM page holding pa hold a cached block? */
+static inline bool icache_page_has_code(const struct icache *ic, uint64_t pa)
+{
+	uint64_t pfn = pa >> PAGE_SHIFT;
+	return pfn < ic->n_pages && ic->pages[pfn].head != ICACHE_NONE;
+}
+
+/* Empty the slot of b (a block about to be decoded into it) of the block it holds. */
+void icache_drop(struct icache *ic, struct block *b);
+
+/* Keep b, decoded from the RAM bytes [pa, pa + len) of one page, under pa.
+ * Returns true when its page held no cached block before: the caller must now
+ * route writes to the page through icache_write(). */
+bool icache_insert(struct icache *ic, struct block *b, uint64_t pa, unsigned len);
+
+/* icache_write() for a write that overlaps the cached range of its page. */
+bool icache_write_code(struct icache *ic, uint64_t pa, unsigned len);
+
+/* A write of len bytes at physical pa, all in one page, is about to change
+ * memory: drop the blocks decoded from any of those bytes. Returns true when it
+ * dropped one (the running block may be among them and must end). Inline for
+ * the common answer: a page without code, or data beside it. */
+static inline bool icache_write(struct icache *ic, uint64_t pa, unsigned len)
+{
+	uint64_t pfn = pa >> PAGE_SHIFT;
+	if (pfn >= ic->n_pages)
+		return false;
+	const struct code_page *pg = &ic->pages[pfn];
+	unsigned first = (unsigned)(pa & (PAGE_SIZE - 1));
+	if (pg->head == ICACHE_NONE || first + len <= pg->lo || first >= pg->hi)
+		return false;
+	return icache_write_code(ic, pa, len);
+}
+
+/* Drop every block, in time proportional to the blocks cached since the last
+ * flush. */
 void icache_flush(struct icache *ic);
 
 #endif

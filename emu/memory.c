@@ -63,31 +63,32 @@ static status_t translate(struct cpu *cpu, uint64_t lin, enum tlb_access acc, un
 	return ST_OK;
 }
 
-static inline bool page_has_code(const struct cpu *cpu, uint64_t pa)
+/* A write of len bytes at pa (one page) is about to reach RAM: decoded
+ * instructions made from any of those bytes go, and if some did the running
+ * block stops after this instruction, so that the new bytes are decoded (SDM
+ * Vol.3 11.6: a write to an instruction that has been fetched is seen; writes
+ * to other bytes of the page, data beside code, change no instruction). */
+static inline void code_check_write(struct cpu *cpu, uint64_t pa, unsigned len)
 {
-	uint64_t pfn = pa >> PAGE_SHIFT;
-	return pa < cpu->mem->ram_size && (cpu->code_pages[pfn >> 3] >> (pfn & 7)) & 1;
-}
-
-/* A write reached a RAM page holding decoded instructions: drop them, and make
- * the running block stop so the new bytes are decoded (SDM Vol.3 11.6). */
-static void code_page_written(struct cpu *cpu, uint64_t pa)
-{
-	uint64_t pfn = pa >> PAGE_SHIFT;
-	cpu->code_pages[pfn >> 3] &= (uint8_t)~(1u << (pfn & 7));
-	icache_invalidate_page(cpu->icache, pa);
-	cpu->code_modified = true;
+	if (icache_write(cpu->icache, pa, len))
+		cpu->code_modified = true;
 }
 
 void cpu_notify_phys_write(struct cpu *cpu, uint64_t pa, unsigned size)
 {
-	uint64_t last = pa + (size ? size - 1 : 0);
-	for (uint64_t p = pa & PAGE_MASK; p <= last; p += PAGE_SIZE)
-		if (page_has_code(cpu, p))
-			code_page_written(cpu, p);
+	uint64_t end = pa + (size ? size : 1);
+	while (pa < end) {
+		uint64_t page_end = (pa & PAGE_MASK) + PAGE_SIZE;
+		uint64_t stop = end < page_end ? end : page_end;
+		code_check_write(cpu, pa, (unsigned)(stop - pa));
+		pa = stop;
+	}
 }
 
-static void tlb_fill(struct cpu *cpu, unsigned bank, uint64_t lin, const struct translation *t)
+/* Cache what translation t allows for lin. Inlined by force: it has two
+ * callers, and a call in the slow path of every TLB miss cost page_touch 4 %. */
+static inline __attribute__((always_inline)) void tlb_fill(struct cpu *cpu, unsigned bank,
+							 uint64_t lin, const struct translation *t)
 {
 	uint64_t pa_page = t->pa & PAGE_MASK;
 	uint8_t *host = physmem_ram_ptr(cpu->mem, pa_page);
@@ -103,7 +104,9 @@ static void tlb_fill(struct cpu *cpu, unsigned bank, uint64_t lin, const struct 
 	uint64_t lin_page = lin & PAGE_MASK;
 	e->tag[TLB_READ] = t->read ? lin_page : TLB_TAG_INVALID;
 	e->tag[TLB_EXEC] = t->exec ? lin_page : TLB_TAG_INVALID;
-	e->tag[TLB_WRITE] = t->write && !page_has_code(cpu, pa_page) ? lin_page : TLB_TAG_INVALID;
+	e->tag[TLB_WRITE_CODE] = t->write ? lin_page : TLB_TAG_INVALID;
+	e->tag[TLB_WRITE] = t->write && !icache_page_has_code(cpu->icache, pa_page) ? lin_page
+										: TLB_TAG_INVALID;
 	e->host_minus_lin = (uintptr_t)host - (uintptr_t)lin_page;
 	e->phys = pa_page;
 	e->global = t->global;
@@ -140,8 +143,7 @@ static status_t lin_access_slow(struct cpu *cpu, uint64_t lin, unsigned size, un
 		uint8_t *host = physmem_ram_ptr(cpu->mem, pa);
 		if (host && pa + len <= cpu->mem->ram_size) {
 			if (acc == TLB_WRITE) {
-				if (page_has_code(cpu, pa))
-					code_page_written(cpu, pa);
+				code_check_write(cpu, pa, len);
 				memcpy(host, buf + off, len);
 			} else {
 				memcpy(buf + off, host, len);
@@ -191,6 +193,19 @@ static inline status_t lin_write(struct cpu *cpu, uint64_t lin, unsigned size, u
 		host_store(p, size, v);
 		return ST_OK;
 	}
+	/* A page that holds decoded code: the translation is cached, only the
+	 * code check is left. */
+	p = tlb_lookup(&cpu->tlb, bank, TLB_WRITE_CODE, lin, size);
+	if (p) {
+		struct tlb_entry *e = tlb_slot(&cpu->tlb, bank, lin);
+		uint64_t pa = e->phys | (lin & (PAGE_SIZE - 1));
+		code_check_write(cpu, pa, size);
+		/* Its last block gone, the page takes writes inline again. */
+		if (!icache_page_has_code(cpu->icache, pa))
+			e->tag[TLB_WRITE] = e->tag[TLB_WRITE_CODE];
+		host_store(p, size, v);
+		return ST_OK;
+	}
 	return lin_access_slow(cpu, lin, size, bank, TLB_WRITE, implicit, (uint8_t *)&v);
 }
 
@@ -212,6 +227,23 @@ status_t cpu_fetch_code(struct cpu *cpu, uint64_t lin, unsigned size, uint8_t *b
 		return ST_OK;
 	}
 	return lin_access_slow(cpu, lin, size, tlb_bank(cpu), TLB_EXEC, false, buf);
+}
+
+status_t cpu_code_phys(struct cpu *cpu, uint64_t lin, uint64_t *pa)
+{
+	unsigned bank = tlb_bank(cpu);
+	struct tlb_entry *e = tlb_slot(&cpu->tlb, bank, lin);
+	if (e->tag[TLB_EXEC] == (lin & PAGE_MASK)) {
+		*pa = e->phys | (lin & (PAGE_SIZE - 1));
+		return ST_OK;
+	}
+	struct translation t;
+	status_t st = translate(cpu, lin, TLB_EXEC, bank, false, &t);
+	if (st != ST_OK)
+		return st;
+	tlb_fill(cpu, bank, lin, &t);
+	*pa = t.pa;
+	return ST_OK;
 }
 
 /* Segment-level checks and linear address of seg:off. Outside 64-bit mode:

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 
 #include "mmu/paging_dump.h"
+#include "mmu/paging_formats.h"
 
 /* Garbage tables can describe millions of ranges: stop printing after this. */
 #define DUMP_MAX_LINES 4096
@@ -91,12 +92,12 @@ static void dump_table(struct dump_ctx *c, uint64_t table, unsigned level, unsig
 
 void paging_dump(const struct paging_env *env, FILE *out)
 {
-	static const char *const names[] = { "off", "32-bit", "PAE", "4-level", "5-level" };
 	struct dump_ctx c = { .env = env, .out = out };
 	unsigned m = env->maxphyaddr ? env->maxphyaddr : 36;
 	c.addr_mask = ((m >= 64 ? ~0ull : (1ull << m) - 1)) & ~0xfffull;
 
-	fprintf(out, "page tables: CR3=0x%" PRIx64 " paging %s\n", env->cr3, names[env->mode]);
+	fprintf(out, "page tables: CR3=0x%" PRIx64 " paging %s\n", env->cr3,
+		env->mode == PAGING_OFF ? "off" : paging_format(env->mode)->name);
 	switch (env->mode) {
 	case PAGING_32:
 		c.esize = 4;
@@ -105,7 +106,9 @@ void paging_dump(const struct paging_env *env, FILE *out)
 	case PAGING_PAE:
 		c.esize = 8;
 		for (unsigned i = 0; i < 4; i++) {
-			uint64_t pdpte = env->pdpte[i];
+			/* No PDPTE registers (AMD nested tables): the PDPT in memory. */
+			uint64_t pdpte = env->pdpte ? env->pdpte[i] :
+				physmem_read(env->mem, (env->cr3 & 0xffffffe0u) + i * 8, 8);
 			fprintf(out, " PDPTE%u 0x%016" PRIx64 "\n", i, pdpte);
 			if (pdpte & PTE_P)
 				dump_table(&c, pdpte & c.addr_mask, 0, 2, 21, (uint64_t)i << 30,
@@ -120,8 +123,11 @@ void paging_dump(const struct paging_env *env, FILE *out)
 		c.esize = 8;
 		dump_table(&c, env->cr3 & c.addr_mask, 0, 5, 48, 0, PTE_RW | PTE_US);
 		break;
-	default:
+	case PAGING_OFF:
 		fprintf(out, "  (paging disabled: linear = physical)\n");
+		return;
+	default:
+		fprintf(out, "  (EPT tables are not dumped)\n");
 		return;
 	}
 	run_flush(&c.run, out);

@@ -6,6 +6,13 @@
  * matches only when that access kind is allowed without a fault and without
  * side effects (A/D bits already set, page not holding decoded code for writes),
  * so a hit needs no further checks. Everything else takes the slow path.
+ *
+ * Writes have two tags. TLB_WRITE_CODE says the translation allows the write;
+ * TLB_WRITE says so too, and is withheld while the page holds decoded
+ * instructions (emu/icache.h), so that the inline store path never skips the
+ * self-modifying-code check (SDM Vol.3 11.6). A store that misses TLB_WRITE but
+ * hits TLB_WRITE_CODE shows the cache what it changes, then stores without a
+ * page walk.
  */
 #ifndef HVEMU_MMU_TLB_H
 #define HVEMU_MMU_TLB_H
@@ -21,17 +28,19 @@
 #define PAGE_MASK (~(uint64_t)(PAGE_SIZE - 1))
 #define TLB_TAG_INVALID 1          /* never equal to a page-aligned address */
 
-enum tlb_access { TLB_READ, TLB_WRITE, TLB_EXEC };
+enum tlb_access { TLB_READ, TLB_WRITE, TLB_EXEC, TLB_WRITE_CODE, TLB_ACCESS_KINDS };
 enum tlb_bank { TLB_SUPERVISOR, TLB_USER, TLB_BANKS };
 
 struct tlb_entry {
-	uint64_t tag[3];           /* page-aligned linear address per tlb_access */
+	uint64_t tag[TLB_ACCESS_KINDS];  /* page-aligned linear address per tlb_access */
 	uintptr_t host_minus_lin;  /* host pointer = this + linear address */
 	uint64_t phys;             /* page-aligned physical address */
 	bool global;               /* from a G=1 PTE with CR4.PGE (survives MOV CR3) */
 	uint8_t page_shift;        /* size of the page this 4 KiB piece belongs to */
 	bool listed;               /* its index is in tlb.used */
+	uint8_t pad[13];           /* to 64 bytes: tlb_slot() indexes with a shift */
 };
+_Static_assert(sizeof(struct tlb_entry) == 64, "struct tlb_entry is 64 bytes");
 
 /* PCIDs (SDM Vol.3 4.10.1): the live arrays hold the translations of the
  * current PCID and the global ones, so tlb_lookup() never compares a PCID. The
@@ -98,6 +107,13 @@ static inline void tlb_note_fill(struct tlb *t, struct tlb_entry *e)
 	}
 }
 
+/* Invalidate every tag of e. */
+static inline void tlb_entry_clear(struct tlb_entry *e)
+{
+	for (unsigned a = 0; a < TLB_ACCESS_KINDS; a++)
+		e->tag[a] = TLB_TAG_INVALID;
+}
+
 static inline struct tlb_entry *tlb_slot(struct tlb *t, unsigned bank, uint64_t lin)
 {
 	return &t->e[bank * TLB_ENTRIES + ((lin >> PAGE_SHIFT) & (TLB_ENTRIES - 1))];
@@ -119,7 +135,7 @@ static inline void tlb_flush_all(struct tlb *t)
 {
 	for (unsigned i = 0; i < TLB_SLOTS; i++) {
 		struct tlb_entry *e = &t->e[i];
-		e->tag[0] = e->tag[1] = e->tag[2] = TLB_TAG_INVALID;
+		tlb_entry_clear(e);
 		e->global = false;
 		e->listed = false;
 	}
@@ -138,7 +154,7 @@ static inline void tlb_flush_nonglobal(struct tlb *t)
 		if (e->global) {
 			t->used[keep++] = t->used[i];
 		} else {
-			e->tag[0] = e->tag[1] = e->tag[2] = TLB_TAG_INVALID;
+			tlb_entry_clear(e);
 			e->listed = false;
 		}
 	}
@@ -162,9 +178,9 @@ static inline void tlb_flush_live_page(struct tlb *t, uint64_t lin, bool keep_gl
 		struct tlb_entry *e = &t->e[i];
 		if (keep_global && e->global)
 			continue;
-		for (unsigned a = 0; a < 3; a++)
+		for (unsigned a = 0; a < TLB_ACCESS_KINDS; a++)
 			if (e->tag[a] != TLB_TAG_INVALID && tlb_page_covers(e->tag[a], e->page_shift, lin)) {
-				e->tag[0] = e->tag[1] = e->tag[2] = TLB_TAG_INVALID;
+				tlb_entry_clear(e);
 				e->global = false;
 				break;
 			}
@@ -263,7 +279,7 @@ static inline void tlb_switch_pcid(struct tlb *t, uint16_t from, uint16_t to, bo
 		}
 		unsigned access = 0;
 		uint64_t page = TLB_TAG_INVALID;
-		for (unsigned a = 0; a < 3; a++)
+		for (unsigned a = 0; a < TLB_ACCESS_KINDS; a++)
 			if (e->tag[a] != TLB_TAG_INVALID) {
 				access |= 1u << a;
 				page = e->tag[a];
@@ -279,7 +295,7 @@ static inline void tlb_switch_pcid(struct tlb *t, uint16_t from, uint16_t to, bo
 				.page = page, .host_minus_lin = e->host_minus_lin, .phys = e->phys,
 				.slot = t->used[i], .page_shift = e->page_shift, .access = (uint8_t)access };
 		}
-		e->tag[0] = e->tag[1] = e->tag[2] = TLB_TAG_INVALID;
+		tlb_entry_clear(e);
 		e->listed = false;
 	}
 	t->n_used = kept;
@@ -291,7 +307,7 @@ static inline void tlb_switch_pcid(struct tlb *t, uint16_t from, uint16_t to, bo
 			struct tlb_entry *e = &t->e[s->slot];
 			if (e->global)
 				continue;
-			for (unsigned a = 0; a < 3; a++)
+			for (unsigned a = 0; a < TLB_ACCESS_KINDS; a++)
 				e->tag[a] = (s->access >> a) & 1 ? s->page : TLB_TAG_INVALID;
 			e->host_minus_lin = s->host_minus_lin;
 			e->phys = s->phys;
@@ -302,9 +318,9 @@ static inline void tlb_switch_pcid(struct tlb *t, uint16_t from, uint16_t to, bo
 	tlb_context_drop(back);
 }
 
-/* Drop write permission for a physical page (it now holds decoded code), in
- * the saved contexts too: a restored entry must not let a write skip the
- * decoded-code check. */
+/* Withhold TLB_WRITE for a physical page (it now holds decoded code), in the
+ * saved contexts too: a restored entry must not let a write skip the
+ * decoded-code check. TLB_WRITE_CODE stays. */
 static inline void tlb_protect_phys_page(struct tlb *t, uint64_t pa)
 {
 	for (unsigned i = 0; i < TLB_SLOTS; i++)

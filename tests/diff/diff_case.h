@@ -20,6 +20,22 @@ enum diff_mode {
 	DIFF_MODE64,   /* 64-bit mode: real 64-bit code, XMM0-15 and MXCSR compared */
 };
 
+/* The x87 state, as FNSAVE stores it in the 32-bit protected-mode format (SDM
+ * Vol.1 8.1.10, Figure 8-9), registers in stack order. On the host's exception
+ * path it comes from the signal frame's FXSAVE64/XSAVE image, which holds
+ * neither FCS nor FDS, only says which registers are empty (the tags of the
+ * others are then derived from their contents, as FNSAVE would), and on AMD
+ * processors holds FOP, FIP and FDP only while an exception is pending (ES = 1;
+ * APM2 11.4.4.3, "FXSAVE and FXRSTOR"): what is missing is not compared. */
+enum { X87_NO_SELECTORS = 1, X87_NO_POINTERS = 2 };
+struct diff_x87 {
+	uint16_t fcw, fsw, ftw, fop;
+	uint32_t fip, fdp;
+	uint16_t fcs, fds;
+	uint8_t st[8][10];         /* ST(0)..ST(7) */
+	uint32_t unknown;          /* X87_NO_*: fields the host's image lacks */
+};
+
 /* Registers in enum gpr order: RAX RCX RDX RBX RSP RBP RSI RDI R8..R15. */
 struct diff_state {
 	uint64_t regs[16];
@@ -30,12 +46,14 @@ struct diff_state {
 	uint64_t fault_rip;        /* with vector: the RIP its frame holds */
 	uint64_t cr2;              /* with #PF: the faulting address */
 	uint8_t xmm[16][16];
+	struct diff_x87 x87;       /* compared in cases that use the x87 (diff_request.x87) */
 	uint8_t data[DIFF_DATA_SIZE];
 };
 
 struct diff_request {
 	uint32_t mode;             /* enum diff_mode */
 	uint32_t code_len;
+	uint32_t x87;              /* the code sets up and uses the x87: compare its state */
 	struct diff_state in;
 	uint8_t code[DIFF_CODE_MAX];
 };

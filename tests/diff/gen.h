@@ -20,6 +20,9 @@ struct gen {
 	unsigned len;
 	uint32_t undef;            /* status flags currently undefined */
 	unsigned pushed;           /* stack slots (32-bit run) or bytes (64-bit run) pushed */
+	bool m64;                  /* the 64-bit run */
+	bool x87_on;               /* this case uses the x87 */
+	bool x87_unmask;           /* x87 exceptions may be unmasked (64-bit run: #MF is compared) */
 	/* 64-bit run only */
 	unsigned drift;            /* bound on how far string instructions moved RSI/RDI */
 	uint64_t r12, r13, r15;    /* the fixed address registers (see gen64.c) */
@@ -85,5 +88,15 @@ static inline void flags_written(struct gen *g, uint32_t defined, uint32_t undef
  * at the end (not compared in the 32-bit run). */
 uint32_t gen_case32(struct gen *g, struct diff_request *rq);
 uint32_t gen_case64(struct gen *g, struct diff_request *rq);
+
+/* The x87 family (gen_x87.c): the set-up that starts an x87 case (FRSTOR of a
+ * random image at [rSI-128]; sets rq->x87), one random x87
+ * instruction, and 16 bytes of x87 memory data (an 80-bit value or packed BCD). */
+void gen_x87_start(struct gen *g, struct diff_request *rq);
+void gen_x87(struct gen *g);
+void fill_x87(struct gen *g, uint8_t *p);
+/* An x87 instruction that faults, ending a 64-bit case: #UD (a reserved
+ * encoding) or #PF (an operand past the data pages). */
+void gen_x87_fault(struct gen *g);
 
 #endif

@@ -1,5 +1,6 @@
-/* The 32-bit run's generator: random user-mode integer and SSE/SSE2 sequences
- * that hvemu runs in flat 32-bit protected mode and the host in 64-bit mode.
+/* The 32-bit run's generator: random user-mode integer, SSE/SSE2 and (a
+ * quarter of the cases, gen_x87.c) x87 sequences that hvemu runs in flat
+ * 32-bit protected mode and the host in 64-bit mode.
  *
  * Why the host runs the bytes in 64-bit mode: this test's hosts may have no IA-32
  * emulation (a -m32 executable fails with ENOEXEC, a far jump to the compat code
@@ -172,6 +173,10 @@ static void gen_insn(struct gen *g)
 	unsigned size = rand_size(g), op, reg;
 	bool mem;
 
+	if (g->x87_on && pick(g, 3) == 0) {
+		gen_x87(g);
+		return;
+	}
 	switch (pick(g, 24)) {
 	case 0: case 1: case 2: {                   /* ALU r/m,r / r,r/m / r/m,imm / acc,imm */
 		op = pick(g, 8);
@@ -572,16 +577,24 @@ uint32_t gen_case32(struct gen *g, struct diff_request *rq)
 				rq->in.xmm[x][i] = (uint8_t)rnd(g);
 	}
 	for (unsigned i = 0; i < DIFF_DATA_SIZE; i += 16) {
-		if (pick(g, 3) == 0)
-			fill_fp(g, rq->in.data + i);
-		else
+		switch (pick(g, 6)) {
+		case 0: case 1: fill_fp(g, rq->in.data + i); break;
+		case 2: fill_x87(g, rq->in.data + i); break;
+		default:
 			for (unsigned k = 0; k < 16; k++)
 				rq->in.data[i + k] = (uint8_t)rnd(g);
+			break;
+		}
 	}
 	g->code = rq->code;
 	g->len = 0;
 	g->undef = 0;
 	g->pushed = 0;
+	g->m64 = false;
+	g->x87_unmask = false;                      /* no handler for #MF in this run */
+	g->x87_on = pick(g, 4) == 0;
+	if (g->x87_on)
+		gen_x87_start(g, rq);
 	unsigned n = 1 + pick(g, SEQ_MAX);
 	for (unsigned i = 0; i < n && g->len < DIFF_CODE_MAX - 128; i++)
 		gen_insn(g);

@@ -2,8 +2,9 @@
  * runs in 64-bit mode (epyc-lite) and the host natively: REX.W operand size,
  * R8-R15, SPL/BPL/SIL/DIL versus AH..BH, 32-bit writes zero-extending (SDM
  * Vol.1 3.4.1.1), RIP-relative and SIB edge cases (SDM Vol.2 2.2.1), the 67
- * prefix (32-bit addresses that wrap at 4 GiB), and the SSE/SSE2 subset in
- * emu/isa/sse.isa on XMM0-15.
+ * prefix (32-bit addresses that wrap at 4 GiB), the SSE/SSE2 subset in
+ * emu/isa/sse.isa on XMM0-15, and in a quarter of the cases the x87
+ * (gen_x87.c).
  * Registers have roles so that every address is known (enc64.h).
  *
  * Flags: epyc-lite models AMD's choices where the SDM leaves a flag undefined
@@ -611,6 +612,10 @@ static void gen_misc(struct gen *g)
  * instruction faults after its completed iterations, SDM Vol.2 REP). */
 static void gen_fault(struct gen *g)
 {
+	if (g->x87_on && pick(g, 3) == 0) {
+		gen_x87_fault(g);
+		return;
+	}
 	switch (pick(g, 10)) {
 	case 0: {                                   /* #DE: divide by zero or a quotient too large */
 		unsigned size = rand_size(g);
@@ -705,6 +710,10 @@ static void gen_fault(struct gen *g)
 
 static void gen_insn64(struct gen *g)
 {
+	if (g->x87_on && pick(g, 3) == 0) {
+		gen_x87(g);
+		return;
+	}
 	switch (pick(g, 36)) {
 	case 0: case 1: case 2: case 3: case 4: gen_alu(g, false); break;
 	case 5: case 6: gen_unary(g); break;
@@ -758,13 +767,23 @@ uint32_t gen_case64(struct gen *g, struct diff_request *rq)
 	/* A third of the XMM registers and data lines hold floating-point values. */
 	for (unsigned x = 0; x < 16; x++)
 		pick(g, 3) ? fill(g, rq->in.xmm[x], 16) : fill_fp(g, rq->in.xmm[x]);
-	for (unsigned i = 0; i < DIFF_DATA_SIZE; i += 16)
-		pick(g, 3) ? fill(g, rq->in.data + i, 16) : fill_fp(g, rq->in.data + i);
+	for (unsigned i = 0; i < DIFF_DATA_SIZE; i += 16) {
+		switch (pick(g, 6)) {
+		case 0: case 1: fill_fp(g, rq->in.data + i); break;
+		case 2: fill_x87(g, rq->in.data + i); break;
+		default: fill(g, rq->in.data + i, 16); break;
+		}
+	}
 	g->code = rq->code;
 	g->len = 0;
 	g->undef = 0;
 	g->pushed = 0;
 	g->drift = 0;
+	g->m64 = true;
+	g->x87_unmask = true;
+	g->x87_on = pick(g, 4) == 0;
+	if (g->x87_on)
+		gen_x87_start(g, rq);
 	unsigned n = 1 + pick(g, SEQ_MAX);
 	for (unsigned i = 0; i < n && g->len < DIFF_CODE_MAX - 160; i++)
 		gen_insn64(g);

@@ -1,8 +1,10 @@
 /* The native side: a forked child maps the code, data and control pages at the
  * cases' fixed addresses and, per case, enters the bytes from a hand-assembled
  * prologue that loads all sixteen registers, RFLAGS, XMM0-15 and MXCSR, and
- * leaves through an epilogue that stores them back. The host runs the bytes in
- * 64-bit mode at CPL 3; the generators only emit what is legal there. */
+ * leaves through an epilogue that stores them back, and the x87 state with
+ * FNSAVE (which does not wait, so a pending unmasked x87 exception stays a
+ * flag, and leaves the FPU initialised for the C code). The host runs the bytes
+ * in 64-bit mode at CPL 3; the generators only emit what is legal there. */
 #define _GNU_SOURCE                 /* REG_RIP */
 #include <setjmp.h>
 #include <signal.h>
@@ -31,6 +33,7 @@ struct native_ctl {
 	uint32_t out_mxcsr;
 	uint32_t pad;
 	uint64_t host_rsp;
+	uint8_t out_x87[108];      /* FNSAVE image, 32-bit protected-mode format */
 };
 
 static uint8_t *put32(uint8_t *p, uint32_t v)
@@ -110,6 +113,7 @@ static void write_epilogue(uint8_t *p)
 	for (unsigned x = 0; x < 16; x++)
 		p = mov_xmm(p, x, CTL(out_xmm) + 16 * x, false);
 	p = mxcsr_op(p, 3, CTL(out_mxcsr));
+	*p++ = 0xdd, p = abs_operand(p, 6, CTL(out_x87));                    /* FNSAVE [out_x87] */
 	p = mov_gpr(p, R_SP, CTL(host_rsp), true);
 	*p++ = 0x9c;                                                           /* PUSHFQ */
 	*p++ = 0x8f, p = abs_operand(p, 0, CTL(out_rflags));                 /* POP [out_rflags] */
@@ -141,6 +145,53 @@ static bool write_all(int fd, const void *buf, size_t n)
 		n -= (size_t)k;
 	}
 	return true;
+}
+
+static uint16_t rd16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
+static uint32_t rd32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+
+/* An FNSAVE image (32-bit protected-mode format, SDM Vol.1 Figure 8-9). */
+void diff_x87_from_fnsave(struct diff_x87 *x, const uint8_t *img)
+{
+	x->fcw = rd16(img);
+	x->fsw = rd16(img + 4);
+	x->ftw = rd16(img + 8);
+	x->fip = rd32(img + 12);
+	x->fcs = rd16(img + 16);
+	x->fop = rd16(img + 18) & 0x7ff;
+	x->fdp = rd32(img + 20);
+	x->fds = rd16(img + 24);
+	memcpy(x->st, img + 28, sizeof(x->st));
+	x->unknown = 0;
+}
+
+/* The signal frame's FXSAVE64 image (SDM Vol.1 Table 10-3): no FCS/FDS, an
+ * abridged tag byte; the full tags are what FNSAVE would store, from the
+ * contents (SDM Vol.1 8.1.7: zero, special for exponent 0 or all ones or a
+ * clear integer bit, valid otherwise). Its ST slots hold ST(0)..ST(7). An AMD
+ * host stores FOP/FIP/FDP there only with ES = 1 (zeros otherwise). */
+static void x87_from_fxsave(struct diff_x87 *x, const struct _libc_fpstate *fx)
+{
+	x->fcw = fx->cwd;
+	x->fsw = fx->swd;
+	x->fop = fx->fop & 0x7ff;
+	x->fip = (uint32_t)fx->rip;
+	x->fdp = (uint32_t)fx->rdp;
+	x->fcs = x->fds = 0;
+	x->unknown = X87_NO_SELECTORS | (fx->swd & 0x80 ? 0 : X87_NO_POINTERS);
+	x->ftw = 0;
+	unsigned top = (fx->swd >> 11) & 7;
+	for (unsigned i = 0; i < 8; i++) {
+		memcpy(x->st[i], &fx->_st[i], 10);
+		unsigned phys = (top + i) & 7, tag = 3;
+		if (fx->ftw & (1u << phys)) {
+			uint64_t mant;
+			memcpy(&mant, x->st[i], 8);
+			unsigned exp = rd16(x->st[i] + 8) & 0x7fff;
+			tag = exp == 0 && mant == 0 ? 1 : exp == 0 || exp == 0x7fff || !(mant >> 63) ? 2 : 0;
+		}
+		x->ftw |= (uint16_t)(tag << (2 * phys));
+	}
 }
 
 /* A fault in the case's code: the kernel's view of it (vector, error code,
@@ -178,6 +229,7 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
 	fault_out->cr2 = r[REG_TRAPNO] == 14 ? (uint64_t)r[REG_CR2] : 0;     /* stale otherwise */
 	fault_out->mxcsr = u->uc_mcontext.fpregs->mxcsr;
 	memcpy(fault_out->xmm, u->uc_mcontext.fpregs->_xmm, sizeof(fault_out->xmm));
+	x87_from_fxsave(&fault_out->x87, u->uc_mcontext.fpregs);
 	siglongjmp(fault_return, 1);
 }
 
@@ -224,6 +276,7 @@ static void native_child(int from, int to)
 			out.rflags = ctl->out_rflags;
 			memcpy(out.xmm, ctl->out_xmm, sizeof(out.xmm));
 			out.mxcsr = ctl->out_mxcsr;
+			diff_x87_from_fnsave(&out.x87, ctl->out_x87);
 			out.vector = -1;
 			out.error_code = out.fault_rip = out.cr2 = 0;
 		} else {
@@ -265,6 +318,16 @@ bool native_run(struct native *h, const struct diff_request *rq, struct diff_sta
 	*status = 0;
 	waitpid(h->pid, status, 0);
 	return false;
+}
+
+void native_selectors(uint16_t sel[SR_COUNT])
+{
+	__asm__("mov %%es, %0" : "=r"(sel[SR_ES]));
+	__asm__("mov %%cs, %0" : "=r"(sel[SR_CS]));
+	__asm__("mov %%ss, %0" : "=r"(sel[SR_SS]));
+	__asm__("mov %%ds, %0" : "=r"(sel[SR_DS]));
+	__asm__("mov %%fs, %0" : "=r"(sel[SR_FS]));
+	__asm__("mov %%gs, %0" : "=r"(sel[SR_GS]));
 }
 
 void native_stop(struct native *h)

@@ -19,5 +19,10 @@ bool native_start(struct native *h);
 /* Run one case; false if the helper died (its status is then reaped into *status). */
 bool native_run(struct native *h, const struct diff_request *rq, struct diff_state *out, int *status);
 void native_stop(struct native *h);
+/* The host's segment selectors in this process (enum sreg order): what FNSTENV
+ * and FNSAVE store as FCS and FDS there. */
+void native_selectors(uint16_t sel[6]);
+/* Parse an FNSAVE image (32-bit protected-mode format) into x. */
+void diff_x87_from_fnsave(struct diff_x87 *x, const uint8_t *img);
 
 #endif

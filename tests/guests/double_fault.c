@@ -9,7 +9,7 @@ static void gp_by_selector(void *p) { (void)p; __asm__ volatile("mov %0, %%ds\n\
 static void de_div0(void *p) { (void)p; __asm__ volatile("divl %0" :: "r"(0), "a"(1), "d"(0) : "cc"); }
 static void ud(void *p) { (void)p; __asm__ volatile("ud2"); }
 static int32_t bounds[2] = { 0, 1 };
-static void br(void *p) { (void)p; __asm__ volatile("boundl %0, %1" :: "r"(5), "m"(bounds)); }
+static void br(void *p) { (void)p; __asm__ volatile("bound %0, %1" :: "r"(5), "m"(bounds)); }
 static void np_by_selector(void *p)
 {
 	(void)p;

@@ -192,8 +192,7 @@ static void test_mf(void)
 	__asm__ volatile("fld1; fldz; fdivrp");   /* AT&T fdivrp = DE F9 (FDIVP): ST(1) := 1 / 0 */
 	uint16_t sw = fnstsw();
 	check("unmasked 1/0: ZE, ES, B set", sw & 0x8084, 0x8084);
-	/* SDM Vol.1 8.6: the next waiting x87 instruction reports it. (FWAIT is
-	 * emu/system.c's op_wait, which does not look at FSW.ES yet.) */
+	/* SDM Vol.1 8.6: the next waiting x87 instruction reports it. */
 	if (!skip_quirk("pending unmasked ZE: FLD1 -> #MF", "QEMU TCG reports #MF only at FWAIT"))
 		expect_fault("pending unmasked ZE: FLD1 -> #MF", do_fld1, 0, 16, -1);
 	expect_no_fault("FNSTSW does not check (non-waiting)", do_fnstsw, 0);

@@ -39,8 +39,7 @@ void guest_main(void)
 		la57 = r[2] & (1u << 16);
 	}
 	if (!lm || !fsgsbase) {
-		gprintf("ok - fsgsbase # SKIP CPUID: no long mode or no FSGSBASE (CPUID.7.0:EBX[0])\n");
-		tap_finish();
+		skip_all("CPUID: no long mode or no FSGSBASE (CPUID.7.0:EBX[0])");
 	}
 
 	/* Identity map of the first GiB, 64-bit code segment, 64-bit IDT. */

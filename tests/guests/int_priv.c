@@ -29,7 +29,7 @@ static void u_int5(void *p) { (void)p; __asm__ volatile(MARK "int $5"); }
 static void u_into_of(void *p) { (void)p; __asm__ volatile("movl $2f, u_eip\n\tmov $0x7f, %%al\n\taddb $1, %%al\n\tinto\n2:" ::: "eax", "memory", "cc"); }
 static void u_into_noof(void *p) { (void)p; __asm__ volatile("xor %%eax, %%eax\n\tinto" ::: "eax", "cc"); }
 static int32_t bounds[2] = { 10, 20 };
-static void u_bound(void *p) { __asm__ volatile(MARK "boundl %0, %1" :: "r"(p), "m"(bounds)); }
+static void u_bound(void *p) { __asm__ volatile(MARK "bound %0, %1" :: "r"(p), "m"(bounds)); }
 
 static void test_int_gates(void)
 {

@@ -266,8 +266,7 @@ void guest_main(void)
 		la57 = r[2] & (1u << 16);
 	}
 	if (!lm || !la57) {
-		gprintf("ok - la57 # SKIP CPUID: no long mode or no LA57 (CPUID.7.0:ECX[16])\n");
-		tap_finish();
+		skip_all("CPUID: no long mode or no LA57 (CPUID.7.0:ECX[16])");
 	}
 	if (max_ext >= 0x80000008u) {
 		cpuid(0x80000008u, 0, r);

@@ -61,8 +61,7 @@ static uint32_t build_tables(void)
 void guest_main(void)
 {
 	if (!long_mode_supported()) {
-		gprintf("ok - long mode # SKIP CPUID.80000001H:EDX.LM[29] = 0\n");
-		tap_finish();
+		skip_all("CPUID.80000001H:EDX.LM[29] = 0");
 	}
 	uint32_t cr3 = build_tables();
 	struct dtr idt32;

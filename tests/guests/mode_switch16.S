@@ -22,14 +22,15 @@ ms16_start:
 	mov %bx, %es
 	/* R2: FS still holds the 4 GiB limit cached in protected mode, so a
 	 * 32-bit offset beyond 64 KiB works ("unreal" mode, SDM 20.1.1: limits
-	 * are not changed by real-mode segment loads). */
+	 * are not changed by real-mode segment loads). The 32-bit base register
+	 * makes the assembler emit the 0x67 address-size prefix. */
 	mov $0x200000, %ebx
-	addr32 movl %fs:(%ebx), %eax
+	movl %fs:(%ebx), %eax
 	mov %eax, 0x7e08
 	/* R3: reloading FS in real mode sets the base only; limit is kept. */
 	xor %ax, %ax
 	mov %ax, %fs
-	addr32 movl %fs:4(%ebx), %eax
+	movl %fs:4(%ebx), %eax
 	mov %eax, 0x7e0c
 	/* R4: INT n through the real-mode IVT (SDM 20.1.4): FLAGS, CS, IP pushed. */
 	movw $OFF(rm_handler), 0x50 * 4
@@ -76,7 +77,7 @@ pm16:
 	mov %bx, 0x7e26
 	/* P3: FS has the flat 32-bit selector 0x10: 32-bit addressing works. */
 	mov $0x200000, %ebx
-	addr32 movl %fs:(%ebx), %eax
+	movl %fs:(%ebx), %eax
 	mov %eax, 0x7e28
 	lretw
 ms16_end:

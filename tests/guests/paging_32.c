@@ -127,7 +127,7 @@ static void test_4m(void)
 	struct pg_access acc = { .lin = BIG_LIN + 0x123458u };
 
 	if (!cpu_has(1, 3, 3)) {
-		gprintf("ok - 4 MiB pages # SKIP CPUID.1:EDX.PSE = 0\n");
+		skip("4 MiB pages", "CPUID.1:EDX.PSE = 0");
 		return;
 	}
 	/* CR4.PSE=0: PS is ignored and the PDE points to a page table (Table 4-5),
@@ -163,7 +163,7 @@ static void test_4m(void)
 	 * 20:(M-19) reserved when MAXPHYADDR M < 40; bit 21 always reserved. */
 	unsigned m = cpu_maxphyaddr();
 	if (!cpu_has(1, 3, 17) && m != 32) {
-		gprintf("ok - PSE-36 checks # SKIP CPUID.1:EDX.PSE-36 = 0 with MAXPHYADDR %u\n", m);
+		skip("PSE-36 checks", "CPUID.1:EDX.PSE-36 = 0 with MAXPHYADDR %u", m);
 		write_cr4(read_cr4() & ~CR4_PSE);
 		return;
 	}

@@ -76,11 +76,11 @@ void guest_main(void)
 		}
 		paging_off();
 	} else {
-		gprintf("ok - 4 MiB pages # SKIP CPUID.1:EDX.PSE = 0\n");
+		skip("4 MiB pages", "CPUID.1:EDX.PSE = 0");
 	}
 
 	if (!cpu_has(1, 3, 6)) {
-		gprintf("ok - PAE 2 MiB pages # SKIP CPUID.1:EDX.PAE = 0\n");
+		skip("PAE 2 MiB pages", "CPUID.1:EDX.PAE = 0");
 		return;
 	}
 	/* PAE paging, 2 MiB pages (SDM 4.4.2); PS needs no CR4.PSE there. */

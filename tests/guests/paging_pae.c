@@ -248,7 +248,7 @@ static void test_nx(void)
 	pf_check_quirk("NXE=0: PTE XD=1, fetch -> P|RSVD (I/D=0 without NXE)", pg_fetch, &fetch, 0,
 		       PF_P | PF_RSVD, TEST_LIN, TEST_LIN, QEMU_RSVD_NO_P);
 	if (!have_nx) {
-		gprintf("ok - NX checks # SKIP CPUID.80000001H:EDX.NX = 0\n");
+		skip("NX checks", "CPUID.80000001H:EDX.NX = 0");
 		set_pte(frame_pa(0) | RWU);
 		return;
 	}
@@ -279,7 +279,7 @@ static void test_nx(void)
 void guest_main(void)
 {
 	if (!cpu_has(1, 3, 6)) {
-		gprintf("ok - PAE paging # SKIP CPUID.1:EDX.PAE = 0\n");
+		skip("PAE paging", "CPUID.1:EDX.PAE = 0");
 		return;
 	}
 	maxphy = cpu_maxphyaddr();

@@ -158,11 +158,11 @@ void guest_main(void)
 	if (smep)
 		test_smep();
 	else
-		gprintf("ok - SMEP checks # SKIP CPUID.(EAX=7,ECX=0):EBX.SMEP[7] = 0\n");
+		skip("SMEP checks", "CPUID.(EAX=7,ECX=0):EBX.SMEP[7] = 0");
 	if (smap)
 		test_smap();
 	else
-		gprintf("ok - SMAP checks # SKIP CPUID.(EAX=7,ECX=0):EBX.SMAP[20] = 0\n");
+		skip("SMAP checks", "CPUID.(EAX=7,ECX=0):EBX.SMAP[20] = 0");
 	set_idmap_user(1);
 	paging_off();
 }

@@ -353,8 +353,7 @@ void guest_main(void)
 		has_invpcid = (r[1] >> 10) & 1;
 	}
 	if (!lm || !has_pcid) {
-		gprintf("ok - pcid # SKIP CPUID: long mode %u, PCID %u\n", lm, has_pcid);
-		tap_finish();
+		skip_all("CPUID: long mode %u, PCID %u", lm, has_pcid);
 	}
 	if (cmdline_has("tlb=flush"))
 		allowed = EXPECT_NEW;
@@ -379,7 +378,7 @@ void guest_main(void)
 		test_invpcid_faults();
 		test_invpcid_types(pge);
 	} else {
-		gprintf("ok - INVPCID # SKIP CPUID.(EAX=7,ECX=0):EBX.INVPCID[10] = 0\n");
+		skip("INVPCID", "CPUID.(EAX=7,ECX=0):EBX.INVPCID[10] = 0");
 	}
 	test_cr4(pge);
 	test_smc();

@@ -1,21 +1,28 @@
 #!/bin/sh
 # Runs one self-checking guest and maps its exit status to a meson result.
 # usage: run-guest.sh hvemu|qemu EMULATOR ELF pass|shutdown
-# pass:     the guest wrote 0 to isa-debug-exit (hvemu/QEMU exit status 1)
+# pass:     the guest wrote 0 to isa-debug-exit (hvemu/QEMU exit status 1),
+#           printed a TAP plan "1..N" and N test lines, and checked something
 # shutdown: the guest triple-faults on purpose (hvemu exits 4; QEMU with
 #           -no-reboot exits 0)
-# Any "not ok" line that is not a TAP "# TODO" also fails the test.
-# Optional environment: HVEMU_ARGS (extra hvemu options, split on spaces) and
-# GUEST_CMDLINE (words added to the guest's multiboot command line).
+# A guest that checked nothing is a SKIP (exit 77), never a pass: it wrote
+# GUEST_EXIT_SKIPPED (0x7f, exit status 255; lib/guest.h), or its plan is
+# "1..0", or every test line is a TAP "# SKIP". Any "not ok" line that is not
+# a TAP "# TODO" fails the test even if the status matched.
+# Optional environment: HVEMU_ARGS (extra hvemu options, split on spaces),
+# GUEST_CMDLINE (words added to the guest's multiboot command line) and
+# GUEST_MUST_CHECK=1 (a run that checks nothing fails instead of skipping:
+# for CPU models chosen because they have what the guest tests).
 set -u
-HVEMU_ARGS=${HVEMU_ARGS:-} GUEST_CMDLINE=${GUEST_CMDLINE:-}
+HVEMU_ARGS=${HVEMU_ARGS:-} GUEST_CMDLINE=${GUEST_CMDLINE:-} GUEST_MUST_CHECK=${GUEST_MUST_CHECK:-0}
 mode=$1 emu=$2 elf=$3 expect=$4
 log=$(mktemp) || exit 99
 trap 'rm -f "$log"' EXIT
+status_skipped=255   # (GUEST_EXIT_SKIPPED << 1) | 1
 
 case $mode in
 hvemu)
-	[ -x "$emu" ] || { echo "hvemu not built: $emu"; exit 77; }
+	[ -x "$emu" ] || { echo "hvemu not built: $emu"; exit 99; }
 	# shellcheck disable=SC2086  # HVEMU_ARGS is a word list on purpose
 	timeout 300 "$emu" run --kernel "$elf" --serial stdio --max-insns 200000000 \
 		${GUEST_CMDLINE:+--cmdline "$GUEST_CMDLINE"} $HVEMU_ARGS \
@@ -24,7 +31,7 @@ hvemu)
 	want_pass=1 want_shutdown=4
 	;;
 qemu)
-	command -v "$emu" >/dev/null 2>&1 || { echo "qemu not installed"; exit 77; }
+	command -v "$emu" >/dev/null 2>&1 || { echo "SKIP: qemu not installed"; exit 77; }
 	# QEMU_GUEST_CPU selects a -cpu model (e.g. max, Haswell, pentium3).
 	timeout 120 "$emu" ${QEMU_GUEST_CPU:+-cpu "$QEMU_GUEST_CPU"} -kernel "$elf" \
 		-append "quirk=qemu-tcg${GUEST_CMDLINE:+ $GUEST_CMDLINE}" \
@@ -45,12 +52,43 @@ shutdown) want=$want_shutdown ;;
 esac
 
 cat "$log"
-if [ "$status" -ne "$want" ]; then
-	echo "FAIL: $mode exit status $status, expected $want ($expect)"
-	exit 1
-fi
+
+# The guest checked nothing: meson's SKIP, or a failure where it must check.
+skipped() {
+	if [ "$GUEST_MUST_CHECK" = 1 ]; then
+		echo "FAIL: $1, but this run's CPU model has what the guest tests"
+		exit 1
+	fi
+	echo "SKIP: $1"
+	exit 77
+}
+
 if grep -v '# TODO' "$log" | grep -q '^not ok'; then
 	echo "FAIL: guest reported failing checks"
 	exit 1
 fi
+if [ "$expect" = pass ] && [ "$status" -eq "$status_skipped" ] &&
+	grep -Eq '^1\.\.0 # SKIP|^# SKIP all' "$log"; then
+	skipped "the guest checked nothing (isa-debug-exit GUEST_EXIT_SKIPPED)"
+fi
+if [ "$status" -ne "$want" ]; then
+	echo "FAIL: $mode exit status $status, expected $want ($expect)"
+	exit 1
+fi
+[ "$expect" = pass ] || exit 0
+
+# A pass must show its TAP plan, as many test lines as planned, and at least
+# one line that is not a skip.
+plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\).*/\1/p' "$log" | tail -n 1)
+lines=$(grep -Ec '^(not )?ok( |$)' "$log")
+checked=$(grep -E '^(not )?ok( |$)' "$log" | grep -vc '# SKIP')
+if [ -z "$plan" ]; then
+	echo "FAIL: no TAP plan (1..N) in the guest's log"
+	exit 1
+fi
+if [ "$plan" -ne "$lines" ]; then
+	echo "FAIL: TAP plan 1..$plan but $lines test lines"
+	exit 1
+fi
+[ "$checked" -gt 0 ] || skipped "TAP plan 1..$plan with no check that ran"
 exit 0

@@ -140,7 +140,7 @@ void guest_main(void)
 	paging_off();
 
 	if (!cpu_has(1, 3, 6)) {
-		gprintf("ok - PAE wrap cases # SKIP CPUID.1:EDX.PAE = 0\n");
+		skip("PAE wrap cases", "CPUID.1:EDX.PAE = 0");
 		return;
 	}
 	paging_on(pae_build(), CR4_PAE);

@@ -20,12 +20,6 @@ static uint8_t a16[16] __attribute__((aligned(16)));
 static uint8_t b16[16] __attribute__((aligned(16)));
 static uint8_t out[16] __attribute__((aligned(16)));
 
-static void skip(const char *name, const char *why)
-{
-	gprintf("# %s skipped: %s\n", name, why);
-	check_true("SSE2 subset # SKIP CPUID.01H:EDX.SSE2 = 0", 1);
-}
-
 static uint32_t out32(unsigned i) { uint32_t v; gmemcpy(&v, out + 4 * i, 4); return v; }
 
 static void test_sse1(void)
@@ -265,8 +259,7 @@ void guest_main(void)
 	uint32_t a, b, c, d;
 	__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1), "c"(0));
 	if (!((d >> 25) & 1) || !((d >> 24) & 1)) {
-		check_true("SSE guest # SKIP CPUID.01H:EDX.SSE/FXSR = 0", 1);
-		tap_finish();
+		skip_all("CPUID.01H:EDX.SSE/FXSR = 0");
 	}
 	/* SDM Vol.3 13.1.3: OSFXSR (and OSXMMEXCPT) set, CR0.EM clear, MP set. */
 	set_cr0((cr0() | CR0_MP) & ~(CR0_EM | CR0_TS));

@@ -482,8 +482,7 @@ void guest_main(void)
 	uint32_t a, b, c, d;
 	__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1), "c"(0));
 	if (!((d >> 26) & 1)) {
-		gprintf("ok - sse_fp # SKIP CPUID.01H:EDX.SSE2 = 0\n");
-		tap_finish();
+		skip_all("CPUID.01H:EDX.SSE2 = 0");
 	}
 	uint32_t cr0, cr4;
 	__asm__ volatile("mov %%cr0, %0" : "=r"(cr0));

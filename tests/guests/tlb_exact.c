@@ -88,7 +88,7 @@ static void test_invlpg_rules(void)
 static void test_global(void)
 {
 	if (!cpu_has(1, 3, 13)) {
-		gprintf("ok - global pages # SKIP CPUID.1:EDX.PGE = 0\n");
+		skip("global pages", "CPUID.1:EDX.PGE = 0");
 		return;
 	}
 	write_cr4(read_cr4() | CR4_PGE);

@@ -6,6 +6,7 @@
  * (emu/sse_fp.c): results, MXCSR flags, DAZ/FTZ, #XM/#UD ordering. */
 #include <string.h>
 
+#include "emu/flags.h"
 #include "emu/fpu_state.h"
 #include "machine_fixture.h"
 #include "suite_runner.h"
@@ -16,9 +17,9 @@
 
 /* Real mode over 1 MiB, CS:IP = 0:CODE_BASE; the IVT sends vector v to the HLT
  * at HANDLERS + 4*v. */
-static void real_mode_machine(struct test_machine *m, const char *model)
+static void real_mode_machine_of(struct test_machine *m, const struct cpu_model *model)
 {
-	machine_init_bare(m, model_named(model), 1u << 20);
+	machine_init_bare(m, model, 1u << 20);
 	struct cpu *c = &m->cpu;
 	for (unsigned v = 0; v < 32; v++) {
 		physmem_write(&m->pm, v * 4, 4, (uint32_t)(HANDLERS + v * 4));
@@ -30,6 +31,10 @@ static void real_mode_machine(struct test_machine *m, const char *model)
 	c->rip = CODE_BASE;
 	c->regs[R_SP] = 0x8000;
 	c->idtr.limit = 0x3ff;
+}
+static void real_mode_machine(struct test_machine *m, const char *model)
+{
+	real_mode_machine_of(m, model_named(model));
 }
 
 /* Run code to HLT; returns the vector whose handler halted, or -1. */
@@ -173,6 +178,425 @@ START_TEST(x87_program)
 	/* CR0.TS: fld1 -> #NM (SDM Vol.3 2.5 Table 2-2). */
 	m.cpu.cr0 |= CR0_TS;
 	ck_assert_int_eq(RUN(&m, 0xd9, 0xe8, 0xf4), 7);
+	machine_free(&m);
+}
+END_TEST
+
+/* ---- the x87 (emu/x87.c, x87_env.c, x87_host.c): values from the SDM ---- */
+
+#define J 0x8000000000000000ull      /* the integer bit */
+#define CW_NEAR 0x037f
+
+static struct fpu_reg st_of(const struct fpu_state *f, unsigned i) { return f->r[((f->fsw >> 11) + i) & 7]; }
+
+/* Push a value as FLD would (tag from the contents). */
+static void x87_push(struct fpu_state *f, uint64_t mant, uint16_t sexp)
+{
+	unsigned top = ((f->fsw >> 11) - 1u) & 7;
+	f->fsw = (uint16_t)((f->fsw & ~FSW_TOP_MASK) | top << 11);
+	f->r[top] = (struct fpu_reg){ mant, sexp };
+	f->ftw = (uint16_t)((f->ftw & ~(3u << 2 * top)) | fpu_tag_of(&f->r[top]) << 2 * top);
+}
+
+static void x87_fresh(struct fpu_state *f, uint16_t fcw)
+{
+	fpu_init_x87(f);
+	f->fcw = fcw;
+}
+
+#define ck_st(f, i, m, e) do { \
+	struct fpu_reg r_ = st_of((f), (i)); \
+	ck_assert_uint_eq(r_.mant, (m)); \
+	ck_assert_uint_eq(r_.sexp, (e)); \
+} while (0)
+
+START_TEST(x87_constants)
+{
+	/* SDM Vol.1 8.3.8: FLDPI, FLDL2T, FLDL2E, FLDLG2 and FLDLN2 load the
+	 * constant rounded to 64 bits by RC (the P6 family and later); the bits
+	 * past the 64th: pi C4C6.., log2(10) 492B.., log2(e) BE87.., log10(2)
+	 * 8F89.., ln(2) C9E3..: only log2(10) rounds down to nearest. */
+	static const struct { uint8_t modrm; uint16_t sexp; uint64_t down; bool nearest_up; } k[] = {
+		{ 0xeb, 0x4000, 0xc90fdaa22168c234ull, true },     /* FLDPI */
+		{ 0xe9, 0x4000, 0xd49a784bcd1b8afeull, false },    /* FLDL2T */
+		{ 0xea, 0x3fff, 0xb8aa3b295c17f0bbull, true },     /* FLDL2E */
+		{ 0xec, 0x3ffd, 0x9a209a84fbcff798ull, true },     /* FLDLG2 */
+		{ 0xed, 0x3ffe, 0xb17217f7d1cf79abull, true },     /* FLDLN2 */
+	};
+	struct test_machine m;
+	real_mode_machine(&m, "core2");
+	struct fpu_state *f = &m.cpu.fpu;
+	for (unsigned rc = 0; rc < 4; rc++)
+		for (unsigned i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+			x87_fresh(f, (uint16_t)(CW_NEAR | rc << 10));
+			ck_assert_int_eq(RUN(&m, 0xd9, k[i].modrm, 0xf4), -1);
+			bool up = rc == 2 || (rc == 0 && k[i].nearest_up);
+			ck_st(f, 0, k[i].down + up, k[i].sexp);
+		}
+	/* FLD1 and FLDZ are exact. */
+	x87_fresh(f, CW_NEAR);
+	ck_assert_int_eq(RUN(&m, 0xd9, 0xe8, 0xd9, 0xee, 0xf4), -1);
+	ck_st(f, 0, 0, 0);
+	ck_st(f, 1, J, 0x3fff);
+	ck_assert_uint_eq(f->ftw, 0x1fff);                         /* R7 valid, R6 zero */
+	machine_free(&m);
+}
+END_TEST
+
+START_TEST(x87_bcd)
+{
+	struct test_machine m;
+	real_mode_machine(&m, "core2");
+	struct fpu_state *f = &m.cpu.fpu;
+	/* FBSTP [2000H] (DF 36 00 20): 1234.0 -> digits 34 12, sign byte 0
+	 * (SDM Vol.1 4.7, Figure 4-10). */
+	x87_fresh(f, CW_NEAR);
+	x87_push(f, 0x9a40000000000000ull, 0x4009);
+	ck_assert_int_eq(RUN(&m, 0xdf, 0x36, 0x00, 0x20, 0xf4), -1);
+	ck_assert_uint_eq(physmem_read(&m.pm, DATA_BASE, 8), 0x1234);
+	ck_assert_uint_eq(physmem_read(&m.pm, DATA_BASE + 8, 2), 0);
+	ck_assert_uint_eq(f->ftw, 0xffff);                          /* popped */
+	/* -1234.0: sign in byte 9 bit 7. */
+	x87_push(f, 0x9a40000000000000ull, 0xc009);
+	ck_assert_int_eq(RUN(&m, 0xdf, 0x36, 0x00, 0x20, 0xf4), -1);
+	ck_assert_uint_eq(physmem_read(&m.pm, DATA_BASE + 8, 2), 0x8000);
+	/* 2.5 rounds to nearest even: 2, with #P (SDM Vol.2 FBSTP). */
+	x87_push(f, 0xa000000000000000ull, 0x4000);
+	ck_assert_int_eq(RUN(&m, 0xdf, 0x36, 0x00, 0x20, 0xf4), -1);
+	ck_assert_uint_eq(physmem_read(&m.pm, DATA_BASE, 8), 2);
+	ck_assert_uint_eq(f->fsw & FSW_EXC, FSW_PE);
+	/* 10^18 needs 19 digits: #IA; masked, the packed BCD indefinite
+	 * FFFFC000000000000000H is stored (SDM Vol.2 FBSTP, Vol.1 4.8.3.7). FILD
+	 * m64int [2010H] (DF 2E 10 20) loads it. */
+	x87_fresh(f, CW_NEAR);
+	physmem_write(&m.pm, DATA_BASE + 0x10, 8, 1000000000000000000ull);
+	ck_assert_int_eq(RUN(&m, 0xdf, 0x2e, 0x10, 0x20, 0xdf, 0x36, 0x00, 0x20, 0xf4), -1);
+	ck_assert_uint_eq(physmem_read(&m.pm, DATA_BASE, 8), 0xc000000000000000ull);
+	ck_assert_uint_eq(physmem_read(&m.pm, DATA_BASE + 8, 2), 0xffff);
+	ck_assert_uint_eq(f->fsw & FSW_EXC, FSW_IE);
+	/* Unmasked, nothing is stored and nothing popped (SDM Vol.1 8.5.1.2). */
+	physmem_write(&m.pm, DATA_BASE, 8, 0x5555);
+	x87_fresh(f, CW_NEAR & ~FCW_IM);
+	ck_assert_int_eq(RUN(&m, 0xdf, 0x2e, 0x10, 0x20, 0xdf, 0x36, 0x00, 0x20, 0xf4), -1);
+	ck_assert_uint_eq(physmem_read(&m.pm, DATA_BASE, 8), 0x5555);
+	ck_assert_uint_eq(f->fsw & (FSW_IE | FSW_ES | FSW_B), FSW_IE | FSW_ES | FSW_B);
+	ck_assert_uint_eq(f->ftw, 0x3fff);
+	/* FBLD [2020H] (DF 26 20 20) of 18 nines: 999999999999999999.0 = DE0B6B3A763FFFFH << 4,
+	 * exponent 59. */
+	x87_fresh(f, CW_NEAR);
+	physmem_write(&m.pm, DATA_BASE + 0x20, 8, 0x9999999999999999ull);
+	physmem_write(&m.pm, DATA_BASE + 0x28, 2, 0x0099);
+	ck_assert_int_eq(RUN(&m, 0xdf, 0x26, 0x20, 0x20, 0xf4), -1);
+	ck_st(f, 0, 0xde0b6b3a763ffffull << 4, 16383 + 59);
+	machine_free(&m);
+}
+END_TEST
+
+START_TEST(x87_reductions)
+{
+	struct test_machine m;
+	real_mode_machine(&m, "core2");
+	struct fpu_state *f = &m.cpu.fpu;
+	/* FXTRACT (D9 F4) of +0.0: #Z; masked, ST(1) = -inf and ST(0) = +0.0
+	 * (SDM Vol.2 FXTRACT). */
+	x87_fresh(f, CW_NEAR);
+	x87_push(f, 0, 0);
+	ck_assert_int_eq(RUN(&m, 0xd9, 0xf4, 0xf4), -1);
+	ck_st(f, 0, 0, 0);
+	ck_st(f, 1, J, 0xffff);
+	ck_assert_uint_eq(f->fsw & FSW_EXC, FSW_ZE);
+	/* FXTRACT of 12.0 = 1.5 * 2^3: ST(0) = 1.5, ST(1) = 3.0. */
+	x87_fresh(f, CW_NEAR);
+	x87_push(f, 0xc000000000000000ull, 0x4002);
+	ck_assert_int_eq(RUN(&m, 0xd9, 0xf4, 0xf4), -1);
+	ck_st(f, 0, 0xc000000000000000ull, 0x3fff);
+	ck_st(f, 1, 0xc000000000000000ull, 0x4000);
+	/* FPREM (D9 F8): 7 rem 3 = 1, quotient 2 = 010b: C0 = Q2 = 0, C3 = Q1 = 1,
+	 * C1 = Q0 = 0, C2 = 0 (complete) (SDM Vol.2 FPREM). */
+	x87_fresh(f, CW_NEAR);
+	x87_push(f, 0xc000000000000000ull, 0x4000);                /* 3 */
+	x87_push(f, 0xe000000000000000ull, 0x4001);                /* 7 */
+	ck_assert_int_eq(RUN(&m, 0xd9, 0xf8, 0xf4), -1);
+	ck_st(f, 0, J, 0x3fff);
+	ck_assert_uint_eq(f->fsw & (FSW_C0 | FSW_C1 | FSW_C2 | FSW_C3), FSW_C3);
+	/* 2^100 rem 3: exponents 64 or more apart, only a partial remainder: C2 = 1. */
+	x87_fresh(f, CW_NEAR);
+	x87_push(f, 0xc000000000000000ull, 0x4000);
+	x87_push(f, J, 16383 + 100);
+	ck_assert_int_eq(RUN(&m, 0xd9, 0xf8, 0xf4), -1);
+	ck_assert_uint_eq(f->fsw & FSW_C2, FSW_C2);
+	/* FPREM1 (D9 F5): 8 rem 3 rounds the quotient to nearest: 3, remainder -1;
+	 * Q1 = C3 = 1, Q0 = C1 = 1 (SDM Vol.2 FPREM1). */
+	x87_fresh(f, CW_NEAR);
+	x87_push(f, 0xc000000000000000ull, 0x4000);
+	x87_push(f, J, 0x4002);
+	ck_assert_int_eq(RUN(&m, 0xd9, 0xf5, 0xf4), -1);
+	ck_st(f, 0, J, 0xbfff);
+	ck_assert_uint_eq(f->fsw & (FSW_C0 | FSW_C1 | FSW_C2 | FSW_C3), FSW_C3 | FSW_C1);
+	/* FSCALE (D9 FD): 1.5 * 2^trunc(3.75) = 12.0 (SDM Vol.2 FSCALE: ST(1) is
+	 * truncated toward 0). */
+	x87_fresh(f, CW_NEAR);
+	x87_push(f, 0xf000000000000000ull, 0x4000);                /* 3.75 */
+	x87_push(f, 0xc000000000000000ull, 0x3fff);                /* 1.5 */
+	ck_assert_int_eq(RUN(&m, 0xd9, 0xfd, 0xf4), -1);
+	ck_st(f, 0, 0xc000000000000000ull, 0x4002);
+	/* FRNDINT (D9 FC) by RC = up: 2.25 -> 3.0. */
+	x87_fresh(f, CW_NEAR | 2u << 10);
+	x87_push(f, 0x9000000000000000ull, 0x4000);
+	ck_assert_int_eq(RUN(&m, 0xd9, 0xfc, 0xf4), -1);
+	ck_st(f, 0, 0xc000000000000000ull, 0x4000);
+	machine_free(&m);
+}
+END_TEST
+
+START_TEST(x87_transcendental)
+{
+	struct test_machine m;
+	real_mode_machine(&m, "core2");
+	struct fpu_state *f = &m.cpu.fpu;
+	/* FSIN, FCOS, FPTAN, FSINCOS of 2^64, outside -2^63..+2^63: C2 = 1, ST(0)
+	 * unchanged, nothing pushed (SDM Vol.2 FSIN, FCOS, FPTAN, FSINCOS). */
+	static const uint8_t trig[] = { 0xfe, 0xff, 0xf2, 0xfb };
+	for (unsigned i = 0; i < sizeof(trig); i++) {
+		x87_fresh(f, CW_NEAR);
+		x87_push(f, J, 16383 + 64);
+		ck_assert_int_eq(RUN(&m, 0xd9, trig[i], 0xf4), -1);
+		ck_assert_uint_eq(f->fsw & (FSW_C2 | FSW_TOP_MASK), FSW_C2 | 7u << 11);
+		ck_st(f, 0, J, 16383 + 64);
+	}
+	/* FPTAN of +0: tan = +0, then 1.0 pushed, C2 = 0. */
+	x87_fresh(f, CW_NEAR);
+	x87_push(f, 0, 0);
+	ck_assert_int_eq(RUN(&m, 0xd9, 0xf2, 0xf4), -1);
+	ck_st(f, 0, J, 0x3fff);
+	ck_st(f, 1, 0, 0);
+	ck_assert_uint_eq(f->fsw & FSW_C2, 0);
+	/* FSINCOS of +0: ST(1) = sin = +0, ST(0) = cos = 1.0. */
+	x87_fresh(f, CW_NEAR);
+	x87_push(f, 0, 0);
+	ck_assert_int_eq(RUN(&m, 0xd9, 0xfb, 0xf4), -1);
+	ck_st(f, 0, J, 0x3fff);
+	ck_st(f, 1, 0, 0);
+	/* FYL2X (D9 F1): 3 * log2(8) = 9, popped once. */
+	x87_fresh(f, CW_NEAR);
+	x87_push(f, 0xc000000000000000ull, 0x4000);
+	x87_push(f, J, 0x4002);
+	ck_assert_int_eq(RUN(&m, 0xd9, 0xf1, 0xf4), -1);
+	ck_st(f, 0, 0x9000000000000000ull, 0x4002);
+	ck_assert_uint_eq((f->fsw >> 11) & 7, 7);
+	/* F2XM1 (D9 F0) of 1.0: 2^1 - 1 = 1.0; FYL2XP1 (D9 F9) of +0 with ST(1) =
+	 * 5: 5 * log2(1 + 0) = +0; FPATAN (D9 F3) of ST(1) = +0, ST(0) = 1: +0. */
+	x87_fresh(f, CW_NEAR);
+	x87_push(f, J, 0x3fff);
+	ck_assert_int_eq(RUN(&m, 0xd9, 0xf0, 0xf4), -1);
+	ck_st(f, 0, J, 0x3fff);
+	x87_fresh(f, CW_NEAR);
+	x87_push(f, 0xa000000000000000ull, 0x4001);
+	x87_push(f, 0, 0);
+	ck_assert_int_eq(RUN(&m, 0xd9, 0xf9, 0xf4), -1);
+	ck_st(f, 0, 0, 0);
+	x87_fresh(f, CW_NEAR);
+	x87_push(f, 0, 0);
+	x87_push(f, J, 0x3fff);
+	ck_assert_int_eq(RUN(&m, 0xd9, 0xf3, 0xf4), -1);
+	ck_st(f, 0, 0, 0);
+	machine_free(&m);
+}
+END_TEST
+
+START_TEST(x87_exceptions)
+{
+	struct test_machine m;
+	real_mode_machine(&m, "core2");
+	struct fpu_state *f = &m.cpu.fpu;
+	m.cpu.cr0 |= CR0_NE;
+	/* FMUL ST(0), ST(0) (D8 C8) of the largest finite value with #O unmasked:
+	 * the result is stored with its exponent reduced by 24576 (6000H, SDM Vol.1
+	 * 8.5.4.2): (2 - 2^-63)^2 is below 4, biased exponent 0BFFEH, so 5FFEH; OE
+	 * and PE (rounded), ES and B set. */
+	x87_fresh(f, CW_NEAR & ~FCW_OM);
+	x87_push(f, ~0ull, 0x7ffe);
+	ck_assert_int_eq(RUN(&m, 0xd8, 0xc8, 0xf4), -1);
+	ck_assert_uint_eq(st_of(f, 0).sexp, 0x5ffe);
+	ck_assert_uint_eq(f->fsw & (FSW_EXC | FSW_ES | FSW_B), FSW_OE | FSW_PE | FSW_ES | FSW_B);
+	/* The next waiting instruction (FNOP, D9 D0) reports it: #MF with CR0.NE =
+	 * 1 (SDM Vol.1 8.6); FNCLEX (DB E2) does not wait. */
+	ck_assert_int_eq(RUN(&m, 0xd9, 0xd0, 0xf4), 16);
+	ck_assert_int_eq(RUN(&m, 0xdb, 0xe2, 0xd9, 0xd0, 0xf4), -1);
+	/* With CR0.NE = 0 hvemu models IGNNE# asserted: no exception (emu/fpu.h). */
+	m.cpu.cr0 &= ~(uint64_t)CR0_NE;
+	x87_push(f, ~0ull, 0x7ffe);
+	ck_assert_int_eq(RUN(&m, 0xd8, 0xc8, 0xd9, 0xd0, 0x9b, 0xf4), -1);
+	m.cpu.cr0 |= CR0_NE;
+	/* FDIV ST(0), ST(1) (D8 F1) by zero with #Z unmasked: ST(0) unchanged. */
+	x87_fresh(f, CW_NEAR & ~FCW_ZM);
+	x87_push(f, 0, 0);
+	x87_push(f, J, 0x3fff);
+	ck_assert_int_eq(RUN(&m, 0xd8, 0xf1, 0xf4), -1);
+	ck_st(f, 0, J, 0x3fff);
+	ck_assert_uint_eq(f->fsw & FSW_EXC, FSW_ZE);
+	/* FSTP m32fp [2000H] (D9 1E 00 20) of an SNaN, #IA unmasked: memory and
+	 * stack unchanged (SDM Vol.1 8.5.1.2). Masked: the QNaN 7FE00000H, popped. */
+	physmem_write(&m.pm, DATA_BASE, 4, 0x12345678);
+	x87_fresh(f, CW_NEAR & ~FCW_IM);
+	x87_push(f, 0xa000000000000000ull, 0x7fff);
+	ck_assert_int_eq(RUN(&m, 0xd9, 0x1e, 0x00, 0x20, 0xf4), -1);
+	ck_assert_uint_eq(physmem_read(&m.pm, DATA_BASE, 4), 0x12345678);
+	ck_assert_uint_eq((f->fsw >> 11) & 7, 7);
+	f->fcw = CW_NEAR;
+	f->fsw &= (uint16_t)~(FSW_EXC | FSW_ES | FSW_B);
+	ck_assert_int_eq(RUN(&m, 0xd9, 0x1e, 0x00, 0x20, 0xf4), -1);
+	ck_assert_uint_eq(physmem_read(&m.pm, DATA_BASE, 4), 0x7fe00000);
+	ck_assert_uint_eq(f->ftw, 0xffff);
+	/* Stack faults (SDM Vol.1 8.5.1.1): FADD ST(0), ST(1) (D8 C1) with ST(1)
+	 * empty: IE and SF, C1 = 0, ST(0) = the indefinite. FPTAN with ST(7) in
+	 * use: IE and SF with C1 = 1. */
+	x87_fresh(f, CW_NEAR);
+	x87_push(f, J, 0x3fff);
+	ck_assert_int_eq(RUN(&m, 0xd8, 0xc1, 0xf4), -1);
+	ck_assert_uint_eq(f->fsw & (FSW_EXC | FSW_SF | FSW_C1), FSW_IE | FSW_SF);
+	ck_st(f, 0, 0xc000000000000000ull, 0xffff);
+	x87_fresh(f, CW_NEAR);
+	for (unsigned i = 0; i < 8; i++)
+		x87_push(f, J, 0x3fff);
+	ck_assert_int_eq(RUN(&m, 0xd9, 0xf2, 0xf4), -1);
+	ck_assert_uint_eq(f->fsw & (FSW_EXC | FSW_SF | FSW_C1), FSW_IE | FSW_SF | FSW_C1);
+	machine_free(&m);
+}
+END_TEST
+
+/* core2 reporting SSE3 (CPUID.01H:ECX[0]), for FISTTP. */
+static struct cpu_model sse3_model;
+static struct cpuid_leaf sse3_leaves[64];
+static const struct cpu_model *core2_sse3(void)
+{
+	const struct cpu_model *base = model_named("core2");
+	ck_assert_uint_le(base->cpuid_count, 64);
+	sse3_model = *base;
+	memcpy(sse3_leaves, base->cpuid, base->cpuid_count * sizeof(sse3_leaves[0]));
+	for (unsigned i = 0; i < base->cpuid_count; i++)
+		if (sse3_leaves[i].leaf == 1)
+			sse3_leaves[i].ecx |= 1;
+	sse3_model.cpuid = sse3_leaves;
+	return &sse3_model;
+}
+
+START_TEST(x87_gates)
+{
+	struct test_machine m;
+	/* FISTTP m16int [2000H] (DF 0E 00 20): #UD without SSE3 (SDM Vol.2 FISTTP). */
+	real_mode_machine(&m, "core2");
+	x87_fresh(&m.cpu.fpu, CW_NEAR);
+	x87_push(&m.cpu.fpu, 0xad00000000000000ull, 0xc000);       /* -2.703125 */
+	ck_assert_int_eq(RUN(&m, 0xdf, 0x0e, 0x00, 0x20, 0xf4), 6);
+	machine_free(&m);
+	/* With SSE3: truncated whatever RC says (here nearest): -2, popped; PE. */
+	real_mode_machine_of(&m, core2_sse3());
+	x87_fresh(&m.cpu.fpu, CW_NEAR);
+	x87_push(&m.cpu.fpu, 0xad00000000000000ull, 0xc000);
+	ck_assert_int_eq(RUN(&m, 0xdf, 0x0e, 0x00, 0x20, 0xf4), -1);
+	ck_assert_uint_eq(physmem_read(&m.pm, DATA_BASE, 2), 0xfffe);
+	ck_assert_uint_eq(m.cpu.fpu.ftw, 0xffff);
+	ck_assert_uint_eq(m.cpu.fpu.fsw & FSW_EXC, FSW_PE);
+	machine_free(&m);
+	/* FCMOVB (DA C1) and FCOMI (DB F1) need CMOV: #UD on the pentium model. */
+	real_mode_machine(&m, "pentium");
+	x87_fresh(&m.cpu.fpu, CW_NEAR);
+	x87_push(&m.cpu.fpu, J, 0x3fff);
+	x87_push(&m.cpu.fpu, J, 0x3fff);
+	ck_assert_int_eq(RUN(&m, 0xda, 0xc1, 0xf4), 6);
+	ck_assert_int_eq(RUN(&m, 0xdb, 0xf1, 0xf4), 6);
+	machine_free(&m);
+	real_mode_machine(&m, "core2");
+	struct fpu_state *f = &m.cpu.fpu;
+	x87_fresh(f, CW_NEAR);
+	x87_push(f, J, 0x4000);                                     /* 2 */
+	x87_push(f, J, 0x3fff);                                     /* 1 */
+	ck_assert_int_eq(RUN(&m, 0xdb, 0xf1, 0xf4), -1);            /* FCOMI: 1 < 2 -> CF */
+	ck_assert_uint_eq(cpu_get_flags(&m.cpu) & FLAGS_ARITH, FLAG_CF);
+	ck_assert_int_eq(RUN(&m, 0xda, 0xc1, 0xf4), -1);            /* FCMOVB ST(0), ST(1): taken */
+	ck_st(f, 0, J, 0x4000);
+	/* Reserved cells (SDM Vol.2 Table A-10 D9 D1, Table A-9 D9 /1 m): #UD, even
+	 * with an unmasked exception pending (as the host); #NM first with CR0.TS. */
+	m.cpu.cr0 |= CR0_NE;
+	ck_assert_int_eq(RUN(&m, 0xd9, 0xd1, 0xf4), 6);
+	ck_assert_int_eq(RUN(&m, 0xd9, 0x0e, 0x00, 0x20, 0xf4), 6);
+	f->fsw |= FSW_ZE | FSW_ES | FSW_B;
+	f->fcw &= (uint16_t)~FCW_ZM;
+	ck_assert_int_eq(RUN(&m, 0xd9, 0xd1, 0xf4), 6);
+	ck_assert_int_eq(RUN(&m, 0xd9, 0xd0, 0xf4), 16);
+	m.cpu.cr0 |= CR0_TS;
+	ck_assert_int_eq(RUN(&m, 0xd9, 0xd1, 0xf4), 7);
+	m.cpu.cr0 &= ~(uint64_t)CR0_TS;
+	/* FNENI, FNDISI, FNSETPM (DB E0, E1, E4): no-ops that neither wait nor
+	 * become the last instruction (FIP unchanged). */
+	uint64_t fip = f->fip;
+	ck_assert_int_eq(RUN(&m, 0xdb, 0xe0, 0xdb, 0xe1, 0xdb, 0xe4, 0xf4), -1);
+	ck_assert_uint_eq(f->fip, fip);
+	machine_free(&m);
+}
+END_TEST
+
+/* Run code at CS:IP = 1000H:0100H (linear 10100H) with DS = F000H. */
+static void run_far(struct test_machine *m, const uint8_t *code, size_t len)
+{
+	struct cpu *c = &m->cpu;
+	physmem_write_bytes(&m->pm, 0x10100, code, len);
+	cpu_notify_phys_write(c, 0x10100, (unsigned)len);
+	c->seg[SR_CS].selector = 0x1000;
+	c->seg[SR_CS].base = 0x10000;
+	seg_refresh(&c->seg[SR_CS]);
+	c->seg[SR_DS].selector = 0xf000;
+	c->seg[SR_DS].base = 0xf0000;
+	seg_refresh(&c->seg[SR_DS]);
+	c->rip = 0x100;
+	c->icount_limit = c->icount + 50;
+	ck_assert_int_eq(cpu_run(c), ST_HALT);
+	ck_assert_uint_eq(c->rip, 0x100 + len);
+}
+#define RUN_FAR(m, ...) run_far((m), (const uint8_t[]){ __VA_ARGS__ }, sizeof((const uint8_t[]){ __VA_ARGS__ }))
+
+START_TEST(x87_env_real_mode)
+{
+	struct test_machine m;
+	real_mode_machine(&m, "core2");
+	/* fninit; fld qword [2000H] (DD 06 00 20) at 1000H:0100H; fnstenv [2100H]
+	 * (D9 36 00 21); o32 fnstenv [2200H] (66 D9 36 00 22); fnsave [2300H]
+	 * (DD 36 00 23); hlt. The FLD is at linear 10102H, its operand at F2000H,
+	 * FOP = 5 << 8 | 06H. */
+	physmem_write(&m.pm, 0xf2000, 8, 0x3ff0000000000000ull);   /* 1.0 */
+	RUN_FAR(&m, 0xdb, 0xe3, 0xdd, 0x06, 0x00, 0x20, 0xd9, 0x36, 0x00, 0x21, 0x66, 0xd9, 0x36, 0x00, 0x22,
+		0xdd, 0x36, 0x00, 0x23, 0xf4);
+	/* SDM Vol.1 Figure 8-12, 16-bit real mode: FCW FSW FTW, IP[15:0],
+	 * IP[19:16] in 15:12 with FOP, DP[15:0], DP[19:16] in 15:12. */
+	static const uint16_t env16[7] = { 0x037f, 0x3800, 0x3fff, 0x0102, 0x1506, 0x2000, 0xf000 };
+	for (unsigned i = 0; i < 7; i++)
+		ck_assert_uint_eq(physmem_read(&m.pm, 0xf2100 + 2 * i, 2), env16[i]);
+	/* Figure 8-10, 32-bit real mode: IP[31:16] and DP[31:16] in bits 27:12. */
+	static const uint32_t env32[7] = { 0xffff037f, 0xffff3800, 0xffff3fff, 0xffff0102, 0x00001506,
+					   0xffff2000, 0x0000f000 };
+	for (unsigned i = 0; i < 7; i++)
+		ck_assert_uint_eq(physmem_read(&m.pm, 0xf2200 + 4 * i, 4), env32[i]);
+	/* FNSAVE: the 16-bit environment, then ST(0) = 1.0; then FNINIT. */
+	ck_assert_uint_eq(physmem_read(&m.pm, 0xf2300 + 6, 2), 0x0102);
+	ck_assert_uint_eq(physmem_read(&m.pm, 0xf2300 + 14, 8), J);
+	ck_assert_uint_eq(physmem_read(&m.pm, 0xf2300 + 22, 2), 0x3fff);
+	ck_assert_uint_eq(m.cpu.fpu.ftw, 0xffff);
+	/* FRSTOR [2300H] (DD 26 00 23) then FNSTENV [2400H]: the same 14 bytes: the
+	 * linear pointers survive the round trip; the tag of R7 comes from its
+	 * contents even if the image says otherwise (written as "zero" here). */
+	physmem_write(&m.pm, 0xf2300 + 4, 2, 0x7fff);
+	RUN_FAR(&m, 0xdd, 0x26, 0x00, 0x23, 0xd9, 0x36, 0x00, 0x24, 0xf4);
+	for (unsigned i = 0; i < 7; i++)
+		ck_assert_uint_eq(physmem_read(&m.pm, 0xf2400 + 2 * i, 2), env16[i]);
+	ck_assert_uint_eq(m.cpu.fpu.fip, 0x10102);
+	ck_assert_uint_eq(m.cpu.fpu.fcs, 0);
+	/* o32 fldenv [2200H] (66 D9 26 00 22): the 32-bit image too. */
+	RUN_FAR(&m, 0xdb, 0xe3, 0x66, 0xd9, 0x26, 0x00, 0x22, 0xf4);
+	ck_assert_uint_eq(m.cpu.fpu.fip, 0x10102);
+	ck_assert_uint_eq(m.cpu.fpu.fdp, 0xf2000);
+	ck_assert_uint_eq(m.cpu.fpu.fop, 0x506);
+	ck_assert_uint_eq(m.cpu.fpu.ftw, 0x3fff);
 	machine_free(&m);
 }
 END_TEST
@@ -433,6 +857,13 @@ static Suite *fpu_suite(void)
 	suite_add_tcase(s, t);
 	t = tcase_create("run");
 	tcase_add_test(t, x87_program);
+	tcase_add_test(t, x87_constants);
+	tcase_add_test(t, x87_bcd);
+	tcase_add_test(t, x87_reductions);
+	tcase_add_test(t, x87_transcendental);
+	tcase_add_test(t, x87_exceptions);
+	tcase_add_test(t, x87_gates);
+	tcase_add_test(t, x87_env_real_mode);
 	tcase_add_test(t, sse_gates);
 	tcase_add_test(t, xgetbv_ecx);
 	tcase_add_test(t, sse_arith);

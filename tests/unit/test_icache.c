@@ -1,9 +1,17 @@
-/* The decoded-instruction cache: self-modifying code, and an instruction whose
- * bytes cross into a page that is remapped (the cache must not keep it). */
+/* The decoded-instruction cache: self-modifying code under both TLB modes
+ * (exact and --tlb flush), writes beside code that must not drop it, the
+ * per-page block lists, the cheap reset, and an instruction whose bytes cross
+ * into a page that is remapped (the cache must not keep it).
+ *
+ * Cases named *_tlb run twice: _i = 0 with the TLB caching translations, _i = 1
+ * with cpu.tlb_uncached (--tlb flush), where no translation is ever cached. */
 #include <check.h>
+#include <stddef.h>
+#include <string.h>
 
 #include "emu/cpu.h"
 #include "emu/cpu_model.h"
+#include "emu/icache.h"
 #include "suite_runner.h"
 
 #define RAM (1u << 20)
@@ -86,10 +94,17 @@ START_TEST(page_crossing_instruction_follows_remap)
 }
 END_TEST
 
+/* Is the block decoded from pa still cached? */
+static bool cached(uint64_t pa)
+{
+	return icache_slot(cpu.icache, pa)->pa == pa;
+}
+
 /* SDM Vol.3 11.6: a store into code that has been decoded takes effect for the
  * next execution of it (here: the immediate of an instruction run before). */
-START_TEST(self_modifying_code)
+START_TEST(self_modifying_code_tlb)
 {
+	cpu.tlb_uncached = _i;
 	/* mov eax, 1; hlt */
 	static const uint8_t code[] = { 0xb8, 0x01, 0x00, 0x00, 0x00, 0xf4 };
 	physmem_write_bytes(&pm, 0x5000, code, sizeof(code));
@@ -104,13 +119,244 @@ START_TEST(self_modifying_code)
 }
 END_TEST
 
+/* SDM Vol.3 11.6 (and 8.1.3: P6 and later detect a store to the instructions
+ * already fetched): a store to the immediate of the next instruction of the
+ * same block is seen, whether or not the TLB caches (the bundled misc guest's
+ * check 49).
+ *   5000: mov dword [0x500b], 0x5a5a5a5a
+ *   500a: mov eax, 0x11111111          (immediate at 500b)
+ *   500f: hlt */
+START_TEST(store_to_next_instruction_tlb)
+{
+	static const uint8_t code[] = {
+		0xc7, 0x05, 0x0b, 0x50, 0x00, 0x00, 0x5a, 0x5a, 0x5a, 0x5a,
+		0xb8, 0x11, 0x11, 0x11, 0x11, 0xf4,
+	};
+	cpu.tlb_uncached = _i;
+	physmem_write_bytes(&pm, 0x5000, code, sizeof(code));
+	run_to_hlt(0x5000);
+	ck_assert_uint_eq(cpu.regs[R_AX], 0x5a5a5a5a);
+}
+END_TEST
+
+/* The same in real mode after a reset, as a flat image at 0000:7C00 would do it
+ * (hvemu run --load IMAGE@0x7c00 --entry 0x7c00):
+ *   7c00: mov byte [0x7c06], 0         (the immediate of the next instruction)
+ *   7c05: mov al, 1
+ *   7c07: hlt */
+START_TEST(real_mode_image_patches_next_instruction_tlb)
+{
+	static const uint8_t image[] = { 0xc6, 0x06, 0x06, 0x7c, 0x00, 0xb0, 0x01, 0xf4 };
+	cpu_reset(&cpu);
+	cpu.tlb_uncached = _i;
+	seg_load_real(&cpu.seg[SR_CS], 0);
+	physmem_write_bytes(&pm, 0x7c00, image, sizeof(image));
+	run_to_hlt(0x7c00);
+	ck_assert_uint_eq(cpu.regs[R_AX] & 0xff, 0);
+}
+END_TEST
+
+/* A store to bytes of the code's page that no decoded instruction came from
+ * changes no instruction (SDM Vol.3 11.6 asks only that a write to a fetched
+ * instruction be seen): the block stays cached and keeps running.
+ *   5000: mov dword [0x5010], 7        (data right after the code)
+ *   500a: mov eax, 1
+ *   500f: hlt */
+START_TEST(store_beside_code_keeps_the_block_tlb)
+{
+	static const uint8_t code[] = {
+		0xc7, 0x05, 0x10, 0x50, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00,
+		0xb8, 0x01, 0x00, 0x00, 0x00, 0xf4,
+	};
+	cpu.tlb_uncached = _i;
+	physmem_write_bytes(&pm, 0x5000, code, sizeof(code));
+	run_to_hlt(0x5000);
+	ck_assert_uint_eq(physmem_read(&pm, 0x5010, 4), 7);
+	ck_assert(cached(0x5000));
+	ck_assert(!cpu.code_modified);      /* the block ran to its HLT in one go */
+	run_to_hlt(0x5000);                 /* the same block, from the cache */
+	ck_assert(cached(0x5000) && !cpu.code_modified);
+}
+END_TEST
+
+/* Two blocks in one page: a write to the first byte after a block drops
+ * nothing, a write to its last byte drops that block only.
+ *   5000: mov eax, 1; hlt              (bytes 5000-5005)
+ *   5010: mov ebx, 2; hlt              (bytes 5010-5015) */
+START_TEST(write_drops_only_the_blocks_it_overlaps_tlb)
+{
+	static const uint8_t a[] = { 0xb8, 0x01, 0x00, 0x00, 0x00, 0xf4 };
+	static const uint8_t b[] = { 0xbb, 0x02, 0x00, 0x00, 0x00, 0xf4 };
+	cpu.tlb_uncached = _i;
+	physmem_write_bytes(&pm, 0x5000, a, sizeof(a));
+	physmem_write_bytes(&pm, 0x5010, b, sizeof(b));
+	run_to_hlt(0x5000);
+	run_to_hlt(0x5010);
+	ck_assert(cached(0x5000) && cached(0x5010));
+
+	/* mov byte [0x5006], 0x90; hlt (a guest store, from another page) */
+	static const uint8_t beside[] = { 0xc6, 0x05, 0x06, 0x50, 0x00, 0x00, 0x90, 0xf4 };
+	physmem_write_bytes(&pm, 0x6000, beside, sizeof(beside));
+	run_to_hlt(0x6000);
+	ck_assert(cached(0x5000) && cached(0x5010));
+
+	/* mov byte [0x5005], 0x90; hlt: over block a's HLT */
+	static const uint8_t over[] = { 0xc6, 0x05, 0x05, 0x50, 0x00, 0x00, 0x90, 0xf4 };
+	physmem_write_bytes(&pm, 0x6000, over, sizeof(over));
+	run_to_hlt(0x6000);
+	ck_assert(!cached(0x5000));
+	ck_assert(cached(0x5010));
+}
+END_TEST
+
+/* A dword store at 5FFE reaches two pages; its last two bytes rewrite the
+ * opcode and first immediate byte of the block at 6000, which must go.
+ *   6000: mov eax, 0x11111111; hlt
+ *   7000: mov dword [0x5ffe], 0x33b80000; hlt */
+START_TEST(store_across_pages_reaches_code_on_the_second_tlb)
+{
+	static const uint8_t code[] = { 0xb8, 0x11, 0x11, 0x11, 0x11, 0xf4 };
+	static const uint8_t store[] = {
+		0xc7, 0x05, 0xfe, 0x5f, 0x00, 0x00, 0x00, 0x00, 0xb8, 0x33, 0xf4,
+	};
+	cpu.tlb_uncached = _i;
+	physmem_write_bytes(&pm, 0x6000, code, sizeof(code));
+	physmem_write_bytes(&pm, 0x7000, store, sizeof(store));
+	run_to_hlt(0x6000);
+	run_to_hlt(0x7000);
+	ck_assert(!cached(0x6000));
+	run_to_hlt(0x6000);
+	ck_assert_uint_eq(cpu.regs[R_AX], 0x11111133);
+}
+END_TEST
+
+/* With translations cached, a page whose code is all gone takes stores on the
+ * inline path again: its TLB_WRITE tag comes back (mmu/tlb.h). */
+START_TEST(page_without_code_gets_inline_writes_back)
+{
+	static const uint8_t code[] = { 0xb8, 0x01, 0x00, 0x00, 0x00, 0xf4 };
+	/* mov byte [0x5000], 0xb8; mov byte [0x5000], 0xb8; hlt */
+	static const uint8_t store[] = {
+		0xc6, 0x05, 0x00, 0x50, 0x00, 0x00, 0xb8,
+		0xc6, 0x05, 0x00, 0x50, 0x00, 0x00, 0xb8, 0xf4,
+	};
+	physmem_write_bytes(&pm, 0x5000, code, sizeof(code));
+	physmem_write_bytes(&pm, 0x6000, store, sizeof(store));
+	run_to_hlt(0x5000);
+	struct tlb_entry *e = tlb_slot(&cpu.tlb, TLB_SUPERVISOR, 0x5000);
+	ck_assert_uint_eq(e->tag[TLB_WRITE], TLB_TAG_INVALID);     /* code: withheld */
+	ck_assert_uint_eq(e->tag[TLB_WRITE_CODE], 0x5000);
+	run_to_hlt(0x6000);
+	ck_assert(!icache_page_has_code(cpu.icache, 0x5000));
+	ck_assert_uint_eq(e->tag[TLB_WRITE], 0x5000);
+}
+END_TEST
+
+/* cpu_reset(): the RESET state of cpu_init() on the same machine, with the TLB
+ * and the cache empty; code that ran before runs the same way again. */
+START_TEST(reset_empties_the_caches)
+{
+	static const uint8_t code[] = { 0xb8, 0x01, 0x00, 0x00, 0x00, 0xf4 };
+	physmem_write_bytes(&pm, 0x5000, code, sizeof(code));
+	run_to_hlt(0x5000);
+	ck_assert(cached(0x5000));
+	ck_assert_uint_ne(cpu.tlb.n_used, 0);
+	const struct cpu_model *model = cpu.model;
+	struct icache *ic = cpu.icache;
+
+	cpu_reset(&cpu);
+	static struct cpu fresh;
+	cpu_init(&fresh, model, &pm, &io);
+	ck_assert(memcmp(&cpu, &fresh, offsetof(struct cpu, model)) == 0);
+	ck_assert_uint_eq(cpu.maxphyaddr, fresh.maxphyaddr);
+	cpu_destroy(&fresh);
+	ck_assert_ptr_eq(cpu.model, model);
+	ck_assert_ptr_eq(cpu.icache, ic);
+	ck_assert_ptr_eq(cpu.mem, &pm);
+	ck_assert_uint_eq(cpu.rip, 0xfff0);                  /* SDM Vol.3 9.1.1 Table 9-1 */
+	ck_assert_uint_eq(cpu.seg[SR_CS].base, 0xffff0000);
+	ck_assert_uint_eq(cpu.regs[R_AX], 0);
+	ck_assert_uint_eq(cpu.icount, 0);
+	ck_assert_uint_eq(cpu.fault_chain.count, 0);
+	ck_assert_int_eq(cpu.mode, MODE_REAL);
+	ck_assert_uint_eq(cpu.tlb.n_used, 0);
+	ck_assert_uint_eq(ic->n_used, 0);
+	ck_assert(!cached(0x5000));
+	ck_assert(!icache_page_has_code(ic, 0x5000));
+
+	seg_load_real(&cpu.seg[SR_CS], 0x500);
+	cpu.rip = 0;
+	cpu.icount_limit = 100;
+	ck_assert_int_eq(cpu_run(&cpu), ST_HALT);
+	ck_assert_uint_eq(cpu.regs[R_AX] & 0xffff, 1);      /* 16-bit: mov ax, 1 */
+}
+END_TEST
+
+/* --- the cache on its own --- */
+
+/* Decoded bytes [first, first + len) of page 0x3000, three blocks, then one on
+ * page 0x4000. */
+START_TEST(page_lists_and_write_ranges)
+{
+	struct icache *ic = icache_create(64 * 1024);
+	ck_assert_ptr_nonnull(ic);
+	struct block *b1 = icache_slot(ic, 0x3000), *b2 = icache_slot(ic, 0x3100),
+		     *b3 = icache_slot(ic, 0x3200), *b4 = icache_slot(ic, 0x4000);
+	ck_assert(icache_insert(ic, b1, 0x3000, 0x10));     /* first block of its page */
+	ck_assert(!icache_insert(ic, b2, 0x3100, 0x10));
+	ck_assert(!icache_insert(ic, b3, 0x3200, 0x10));
+	ck_assert(icache_insert(ic, b4, 0x4000, 0x10));
+
+	/* Half-open ranges: the bytes just before and just after a block. */
+	ck_assert(!icache_write(ic, 0x30ff, 1));
+	ck_assert(!icache_write(ic, 0x3110, 4));
+	ck_assert(!icache_write(ic, 0x3800, 8));            /* beyond every block */
+	ck_assert(b1->pa == 0x3000 && b2->pa == 0x3100 && b3->pa == 0x3200);
+	/* The middle of the list goes; its neighbours stay linked. */
+	ck_assert(icache_write(ic, 0x310f, 1));
+	ck_assert_uint_eq(b2->pa, BLOCK_INVALID);
+	ck_assert(b1->pa == 0x3000 && b3->pa == 0x3200);
+	/* One write over two blocks. */
+	ck_assert(icache_write(ic, 0x3008, 0x200));
+	ck_assert(b1->pa == BLOCK_INVALID && b3->pa == BLOCK_INVALID);
+	ck_assert(!icache_page_has_code(ic, 0x3000));
+	ck_assert(icache_page_has_code(ic, 0x4000));
+	/* Outside RAM: nothing cached, nothing to drop. */
+	ck_assert(!icache_write(ic, 64 * 1024, 4));
+	ck_assert(!icache_page_has_code(ic, 64 * 1024));
+
+	/* A slot reused for another block leaves its old page's list. */
+	ck_assert(icache_insert(ic, b2, 0x3100, 0x10));
+	icache_drop(ic, b4);
+	ck_assert(!icache_page_has_code(ic, 0x4000));
+	ck_assert(icache_page_has_code(ic, 0x3000));
+
+	icache_flush(ic);
+	ck_assert_uint_eq(ic->n_used, 0);
+	ck_assert(!icache_page_has_code(ic, 0x3000));
+	for (unsigned i = 0; i < ICACHE_BLOCKS; i++)
+		ck_assert_uint_eq(ic->blocks[i].pa, BLOCK_INVALID);
+	ck_assert(icache_insert(ic, b3, 0x3200, 0x10));     /* usable after a flush */
+	ck_assert(icache_write(ic, 0x3200, 1));
+	icache_destroy(ic);
+}
+END_TEST
+
 static Suite *icache_suite(void)
 {
 	Suite *s = suite_create("icache");
 	TCase *tc = tcase_create("icache");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, page_crossing_instruction_follows_remap);
-	tcase_add_test(tc, self_modifying_code);
+	tcase_add_loop_test(tc, self_modifying_code_tlb, 0, 2);
+	tcase_add_loop_test(tc, store_to_next_instruction_tlb, 0, 2);
+	tcase_add_loop_test(tc, real_mode_image_patches_next_instruction_tlb, 0, 2);
+	tcase_add_loop_test(tc, store_beside_code_keeps_the_block_tlb, 0, 2);
+	tcase_add_loop_test(tc, write_drops_only_the_blocks_it_overlaps_tlb, 0, 2);
+	tcase_add_loop_test(tc, store_across_pages_reaches_code_on_the_second_tlb, 0, 2);
+	tcase_add_test(tc, page_without_code_gets_inline_writes_back);
+	tcase_add_test(tc, reset_empties_the_caches);
+	tcase_add_test(tc, page_lists_and_write_ranges);
 	suite_add_tcase(s, tc);
 	return s;
 }

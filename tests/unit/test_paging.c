@@ -4,6 +4,12 @@
  * (4.8), global pages (4.10.2.4), reserved bits per level, PSE-36 and the PAE
  * PDPTE load (4.4.1).
  *
+ * The table, the reserved-bit sweep and the rights sweep run for every walk
+ * they apply to: the CPU's walk reading RAM directly; the same through a memory
+ * port (what a nested walk uses); and the same tables as AMD nested tables in
+ * the host's format (APM2 15.25.5: every access a user access, a failure a
+ * stage-2 fault, the PAE PDPT read from memory on every walk).
+ *
  * Tables sit at fixed physical pages TABLE(level); the leaf maps a frame that
  * need not exist (the walker never reads it). */
 #include <check.h>
@@ -98,12 +104,46 @@ static void build(struct fixture *fx, const struct shape_info *sh, const uint64_
 		fx->entry_val[l] = v;
 	}
 	fx->env.cr3 = TABLE(0);
-	if (sh->mode == PAGING_PAE) {
+	if (sh->mode == PAGING_PAE && fx->env.pdpte) {
 		/* Every present PDPTE the case writes must load (SDM 4.4.1). */
 		memset(fx->pdpte, 0, sizeof fx->pdpte);
 		ck_assert(paging_load_pdptes(&fx->mem, PDPT_PA, fx->env.maxphyaddr, fx->pdpte));
 	}
 }
+
+/* How a case's walk is made. */
+enum variant {
+	V_DIRECT,                  /* the CPU's walk: entries straight from RAM */
+	V_PORT,                    /* the same through a memory port */
+	V_NPT,                     /* the tables as AMD nested tables (user accesses only) */
+	VARIANTS,
+};
+static const char *const variant_names[VARIANTS] = { "direct", "port", "NPT" };
+
+/* A port onto the fixture's RAM that counts what the walker asks of it. */
+struct counting_port {
+	struct mem_port port;
+	struct physmem *mem;
+	unsigned reads, writes;
+};
+
+static bool count_read(void *ctx, uint64_t addr, unsigned size, uint64_t *v, struct fault *f)
+{
+	struct counting_port *c = ctx;
+	c->reads++;
+	*v = physmem_read(c->mem, addr, size);
+	return true;
+}
+
+static bool count_write(void *ctx, uint64_t addr, unsigned size, uint64_t v, struct fault *f)
+{
+	struct counting_port *c = ctx;
+	c->writes++;
+	physmem_write(c->mem, addr, size, v);
+	return true;
+}
+
+static struct counting_port cport;
 
 static void fixture_init(struct fixture *fx, enum paging_mode mode, unsigned env, unsigned maxphy)
 {
@@ -123,6 +163,21 @@ static void fixture_init(struct fixture *fx, enum paging_mode mode, unsigned env
 }
 
 static struct fixture fx;
+
+/* Turn the initialised fixture into variant v. NPT: the host state that
+ * matters to a nested walk is NXE, PSE and 1 GiB pages; CR0.WP, SMEP, SMAP and
+ * EFLAGS.AC play no part in user accesses. */
+static void fixture_variant(struct fixture *f, enum variant v)
+{
+	if (v == V_PORT) {
+		cport = (struct counting_port){ .port = { count_read, count_write, &cport }, .mem = &f->mem };
+		f->env.port = &cport.port;
+	} else if (v == V_NPT) {
+		f->env.nested = true;
+		f->env.pdpte = NULL;
+		f->env.wp = f->env.smep = f->env.smap = f->env.ac = false;
+	}
+}
 
 static void setup(void)
 {
@@ -289,24 +344,60 @@ static const struct pcase cases[] = {
 
 static const char *kind_str(enum walk_kind k) { return k == WALK_READ ? "read" : k == WALK_WRITE ? "write" : "fetch"; }
 
+/* (case, variant) pairs: every case directly and through a port; as nested
+ * tables the cases of user accesses whose outcome does not depend on SMEP. */
+struct run { unsigned c; enum variant v; };
+static struct run runs[VARIANTS * (sizeof cases / sizeof cases[0])];
+static unsigned n_runs;
+
+static void table_runs(void)
+{
+	for (unsigned v = 0; v < VARIANTS; v++)
+		for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++)
+			if (v != V_NPT || (cases[i].flags == WALK_USER && !(cases[i].env & E_SMEP)))
+				runs[n_runs++] = (struct run){ i, (enum variant)v };
+}
+
+/* Entries the walker must have read from memory for shape sh (the PAE PDPTE
+ * comes from a register unless the walk is nested) and on success written. */
+static unsigned entries_read(const struct shape_info *sh, unsigned upto, enum variant v)
+{
+	return upto + 1 - (sh->mode == PAGING_PAE && v != V_NPT ? 1 : 0);
+}
+
 START_TEST(table_case)
 {
-	const struct pcase *c = &cases[_i];
+	const struct pcase *c = &cases[runs[_i].c];
+	enum variant v = runs[_i].v;
+	const char *vn = variant_names[v];
 	const struct shape_info *sh = &shapes[c->shape];
 	fixture_init(&fx, sh->mode, c->env, c->maxphy);
 	uint64_t frame = c->frame ? c->frame : page_size_of(sh);
 	build(&fx, sh, c->set, c->clear, frame);
+	fixture_variant(&fx, v);
 	struct walk_result r;
 	struct fault f;
 	bool ok = paging_walk(&fx.env, sh->lin, c->kind, c->flags, &r, &f);
 	if (c->err >= 0) {
-		ck_assert_msg(!ok, "%s: walk succeeded (pa 0x%llx), want #PF 0x%x", c->name,
+		ck_assert_msg(!ok, "%s (%s): walk succeeded (pa 0x%llx), want #PF 0x%x", c->name, vn,
 			      (unsigned long long)r.pa, c->err);
-		ck_assert_msg(f.vector == EXC_PF && f.has_error, "%s: vector %u", c->name, f.vector);
-		ck_assert_msg(f.error_code == (uint32_t)c->err, "%s: error code 0x%x, want 0x%x", c->name,
-			      f.error_code, c->err);
-		ck_assert_msg(f.address == sh->lin, "%s: fault address 0x%llx", c->name,
-			      (unsigned long long)f.address);
+		if (v == V_NPT) {
+			/* A nested fault: the #PF-style code of EXITINFO1 (APM2 15.25.6). */
+			ck_assert_msg(f.stage == FAULT_STAGE2 && !f.nested.ept && f.nested.gpa == sh->lin &&
+				      f.nested.rsvd == !!(c->err & PFEC_RSVD),
+				      "%s (NPT): stage %u gpa 0x%llx rsvd %d", c->name, f.stage,
+				      (unsigned long long)f.nested.gpa, f.nested.rsvd);
+		} else {
+			ck_assert_msg(f.stage == FAULT_STAGE1 && f.vector == EXC_PF && f.has_error,
+				      "%s (%s): vector %u", c->name, vn, f.vector);
+			ck_assert_msg(f.address == sh->lin, "%s: fault address 0x%llx", c->name,
+				      (unsigned long long)f.address);
+		}
+		ck_assert_msg(f.error_code == (uint32_t)c->err, "%s (%s): error code 0x%x, want 0x%x", c->name,
+			      vn, f.error_code, c->err);
+		if (v == V_PORT)
+			ck_assert_msg(cport.writes == 0 && cport.reads <= entries_read(sh, sh->leaf, v),
+				      "%s (port): %u reads, %u writes", c->name, cport.reads, cport.writes);
 		/* SDM 4.8: no entry is marked accessed by a walk that faults. */
 		for (unsigned l = 0; l <= sh->leaf; l++)
 			ck_assert_msg(entry_now(l) == fx.entry_val[l], "%s: level %u entry changed 0x%llx -> 0x%llx",
@@ -314,7 +405,7 @@ START_TEST(table_case)
 				      (unsigned long long)entry_now(l));
 		return;
 	}
-	ck_assert_msg(ok, "%s: #PF 0x%x, want success", c->name, f.error_code);
+	ck_assert_msg(ok, "%s (%s): #PF 0x%x, want success", c->name, vn, f.error_code);
 	uint64_t want_pa = c->pa ? c->pa : frame | (sh->lin & (page_size_of(sh) - 1));
 	/* With PS ignored (CR4.PSE=0) the 32-bit PDE references a table: 4 KiB. */
 	ck_assert_msg(r.pa == want_pa, "%s: pa 0x%llx, want 0x%llx", c->name, (unsigned long long)r.pa,
@@ -322,18 +413,24 @@ START_TEST(table_case)
 	ck_assert_msg(r.page_size == page_size_of(sh), "%s: page size 0x%llx", c->name,
 		      (unsigned long long)r.page_size);
 	ck_assert_msg(r.global == c->global, "%s: global %d", c->name, r.global);
-	/* SDM 4.8: A in every entry used (not the PAE PDPTE registers), D in the
-	 * leaf for a write; nothing else changes. */
+	/* SDM 4.8: A in every entry used (not the PAE PDPTE, which has none), D in
+	 * the leaf for a write; nothing else changes. */
+	unsigned changed = 0;
 	for (unsigned l = 0; l <= sh->leaf; l++) {
 		uint64_t want = fx.entry_val[l];
 		if (!(sh->mode == PAGING_PAE && l == 0))
 			want |= PTE_A;
 		if (l == sh->leaf && c->kind == WALK_WRITE)
 			want |= PTE_D;
-		ck_assert_msg(entry_now(l) == want, "%s: level %u entry 0x%llx, want 0x%llx", c->name, l,
-			      (unsigned long long)entry_now(l), (unsigned long long)want);
+		changed += want != fx.entry_val[l];
+		ck_assert_msg(entry_now(l) == want, "%s (%s): level %u entry 0x%llx, want 0x%llx", c->name,
+			      vn, l, (unsigned long long)entry_now(l), (unsigned long long)want);
 	}
 	ck_assert_msg(r.levels == sh->leaf + 1, "%s: levels %u", c->name, r.levels);
+	if (v == V_PORT)
+		ck_assert_msg(cport.reads == entries_read(sh, sh->leaf, v) && cport.writes == changed,
+			      "%s (port): %u reads, %u writes, want %u, %u", c->name, cport.reads,
+			      cport.writes, entries_read(sh, sh->leaf, v), changed);
 }
 END_TEST
 
@@ -485,9 +582,15 @@ static int sdm_rights(enum paging_mode mode, unsigned env, bool u, bool w, bool 
 
 static const enum shape sweep_shapes[] = { S32_4K, S32_4M, PAE_4K, PAE_2M, L4_4K, L4_1G, L5_2M };
 
+#define N_SWEEP (sizeof sweep_shapes / sizeof sweep_shapes[0])
+
+/* _i < N_SWEEP: the CPU's walk; otherwise the same tables as nested tables,
+ * where every access is a user access whatever the flags (APM2 15.25.5) and
+ * only EFER.NXE of the environment counts. */
 START_TEST(rights_sweep)
 {
-	const struct shape_info *sh = &shapes[sweep_shapes[_i]];
+	const struct shape_info *sh = &shapes[sweep_shapes[_i % N_SWEEP]];
+	enum variant v = _i < (int)N_SWEEP ? V_DIRECT : V_NPT;
 	unsigned first = sh->mode == PAGING_PAE ? 1 : 0;  /* PAE PDPTEs carry no rights */
 	unsigned nl = sh->leaf + 1 - first;
 	bool has_xd = sh->mode != PAGING_32;
@@ -495,6 +598,7 @@ START_TEST(rights_sweep)
 	static const unsigned flag_sets[] = { 0, WALK_USER, WALK_IMPLICIT };
 	for (unsigned envbits = 0; envbits < 32; envbits++) {
 		unsigned env = envbits | E_PSE | E_1G;          /* WP NXE SMEP SMAP AC */
+		unsigned rule_env = v == V_NPT ? env & E_NXE : env;
 		for (unsigned wmask = 0; wmask < (1u << nl); wmask++)
 			for (unsigned umask = 0; umask < (1u << nl); umask++)
 				for (unsigned xmask = 0; xmask < (has_xd ? (1u << nl) : 1u); xmask++) {
@@ -513,14 +617,16 @@ START_TEST(rights_sweep)
 						for (int k = 0; k < 3; k++) {
 							fixture_init(&fx, sh->mode, env, sh->mode >= PAGING_4LEVEL ? 46 : 36);
 							build(&fx, sh, set, clear, page_size_of(sh));
-							int want = sdm_rights(sh->mode, env, u, w, xd, (enum walk_kind)k,
-									      flag_sets[fs]);
+							fixture_variant(&fx, v);
+							unsigned rule_flags = v == V_NPT ? WALK_USER : flag_sets[fs];
+							int want = sdm_rights(sh->mode, rule_env, u, w, xd, (enum walk_kind)k,
+									      rule_flags);
 							/* XD with NXE=0 is a reserved bit (4.4.2, 4.5). */
 							if (xd && !(env & E_NXE))
 								want = PFEC_P | PFEC_RSVD |
 								       (k == WALK_WRITE ? PFEC_W : 0) |
-								       (flag_sets[fs] & WALK_USER ? PFEC_U : 0) |
-								       (k == WALK_EXEC && (env & E_SMEP) ? PFEC_I : 0);
+								       (rule_flags & WALK_USER ? PFEC_U : 0) |
+								       (k == WALK_EXEC && (rule_env & E_SMEP) ? PFEC_I : 0);
 							struct walk_result r;
 							struct fault f;
 							bool ok = paging_walk(&fx.env, sh->lin, (enum walk_kind)k,
@@ -529,8 +635,9 @@ START_TEST(rights_sweep)
 							/* ck_assert costs a pipe write per call in fork
 							 * mode: assert only on a mismatch. */
 							if (got != want)
-								ck_abort_msg("%s env=0x%x W=%x U=%x XD=%x flags=%u %s: got %d want %d",
-									     sh->name, env, wmask, umask, xmask, flag_sets[fs],
+								ck_abort_msg("%s (%s) env=0x%x W=%x U=%x XD=%x flags=%u %s: got %d want %d",
+									     sh->name, variant_names[v], env, wmask, umask,
+									     xmask, flag_sets[fs],
 									     kind_str((enum walk_kind)k), got, want);
 							for (unsigned l = 0; !ok && l <= sh->leaf; l++)
 								if (entry_now(l) != fx.entry_val[l])
@@ -552,6 +659,9 @@ END_TEST
 static bool sdm_reserved(const struct shape_info *sh, unsigned l, unsigned b, bool nxe, unsigned m)
 {
 	bool leaf = l == sh->leaf, large = leaf && l + 1 < sh->levels;
+	/* PAE PDPTE (4.4.1 Table 4-8): 2:1, 8:5 and 63:M, whatever NXE. */
+	if (sh->mode == PAGING_PAE && l == 0)
+		return (b >= 1 && b <= 2) || (b >= 5 && b <= 8) || b >= m;
 	if (sh->mode == PAGING_32) {
 		/* 4 MiB PDE: bit 21 and bits 20:(M-19) (PSE-36 gives 39:32 at most). */
 		unsigned m40 = m < 40 ? m : 40;
@@ -580,16 +690,23 @@ static bool structural_bit(const struct shape_info *sh, unsigned l, unsigned b, 
 	unsigned addr_top = sh->mode == PAGING_32 ? 31 : m - 1;
 	if (b == 0)
 		return true;
+	if (sh->mode == PAGING_PAE && l == 0)
+		return b >= 12 && b <= addr_top;              /* a PDPTE never maps a page */
 	if (b == 7)
 		return !leaf && !ps_reserved;
 	return !leaf && b >= 12 && b <= addr_top;
 }
 
+/* _i < SHAPES: the CPU's walk (PAE PDPTEs are checked when loaded:
+ * pdpte_load_reserved); otherwise as nested tables, whose PAE PDPTEs are read
+ * and checked on every walk, and whose faults carry US (user access). */
 START_TEST(reserved_every_bit)
 {
-	const struct shape_info *sh = &shapes[_i];
+	const struct shape_info *sh = &shapes[_i % SHAPES];
+	enum variant v = _i < SHAPES ? V_DIRECT : V_NPT;
 	unsigned m = sh->mode >= PAGING_4LEVEL ? 46 : 36;
-	unsigned first = sh->mode == PAGING_PAE ? 1 : 0;   /* PDPTEs: pdpte_load_reserved */
+	unsigned first = sh->mode == PAGING_PAE && v == V_DIRECT ? 1 : 0;
+	uint32_t rsvd_code = PFEC_P | PFEC_RSVD | (v == V_NPT ? PFEC_U : 0);
 	unsigned width = sh->mode == PAGING_32 ? 32 : 64, checked = 0;
 	for (int nxe = 0; nxe < 2; nxe++)
 		for (unsigned l = first; l <= sh->leaf; l++)
@@ -599,14 +716,16 @@ START_TEST(reserved_every_bit)
 				uint64_t set[5] = { 0 };
 				set[l] = 1ull << b;
 				fixture_init(&fx, sh->mode, (nxe ? E_NXE : 0) | E_PSE | E_1G, m);
+				fixture_variant(&fx, v);
 				build(&fx, sh, set, NULL, page_size_of(sh));
 				struct walk_result r;
 				struct fault f;
 				bool ok = paging_walk(&fx.env, sh->lin, WALK_READ, 0, &r, &f);
 				bool want_rsvd = sdm_reserved(sh, l, b, nxe, m);
-				if (ok == want_rsvd || (!ok && f.error_code != (want_rsvd ? PFEC_P | PFEC_RSVD : 0)))
-					ck_abort_msg("%s NXE=%d level %u bit %u: %s (error 0x%x), want %s", sh->name, nxe,
-						     l, b, ok ? "translated" : "#PF", ok ? 0 : f.error_code,
+				if (ok == want_rsvd || (!ok && f.error_code != (want_rsvd ? rsvd_code : 0)))
+					ck_abort_msg("%s (%s) NXE=%d level %u bit %u: %s (error 0x%x), want %s",
+						     sh->name, variant_names[v], nxe, l, b,
+						     ok ? "translated" : "a fault", ok ? 0 : f.error_code,
 						     want_rsvd ? "P|RSVD" : "a translation");
 				checked++;
 			}
@@ -619,7 +738,8 @@ static Suite *paging_suite(void)
 	Suite *s = suite_create("paging");
 	TCase *tc = tcase_create("cases");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_loop_test(tc, table_case, 0, sizeof cases / sizeof cases[0]);
+	table_runs();
+	tcase_add_loop_test(tc, table_case, 0, (int)n_runs);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("accessed_dirty");
 	tcase_add_checked_fixture(tc, setup, teardown);
@@ -634,12 +754,12 @@ static Suite *paging_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("reserved_every_bit");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_loop_test(tc, reserved_every_bit, 0, SHAPES);
+	tcase_add_loop_test(tc, reserved_every_bit, 0, 2 * SHAPES);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("rights_sweep");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 120);
-	tcase_add_loop_test(tc, rights_sweep, 0, sizeof sweep_shapes / sizeof sweep_shapes[0]);
+	tcase_add_loop_test(tc, rights_sweep, 0, 2 * N_SWEEP);
 	suite_add_tcase(s, tc);
 	return s;
 }

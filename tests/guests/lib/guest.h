@@ -72,6 +72,12 @@ void gprintf(const char *fmt, ...);
 void gvprintf(const char *fmt, va_list ap);
 
 /* ---- TAP-style checking (lib/tap.c) ---- */
+/* isa-debug-exit values (exit status (V << 1) | 1): every check passed; that
+ * many checks failed (capped); nothing was checked, all skipped (status 255,
+ * which run-guest.sh reports to meson as SKIP, 77). */
+#define GUEST_EXIT_PASSED     0x00
+#define GUEST_EXIT_FAILED_MAX 0x7e
+#define GUEST_EXIT_SKIPPED    0x7f
 void check(const char *name, uint32_t got, uint32_t expected);
 void check_true(const char *name, int cond);
 /* A check whose manual value QEMU TCG is known not to produce: reported as a
@@ -81,6 +87,13 @@ void check_quirk(const char *name, uint32_t got, uint32_t expected, const char *
 /* Returns 1 (and reports a TAP SKIP) when quirk=qemu-tcg is active and the
  * check cannot run there without losing control of the guest. */
 int skip_quirk(const char *name, const char *why);
+/* Checks that cannot run on this CPU (CPUID lacks a feature): one TAP
+ * "ok N - name # SKIP why" line. A run in which every line is a skip checked
+ * nothing: tap_finish() then ends it as skipped, never as passed. */
+void skip(const char *name, const char *why_fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The rest of the guest cannot run on this CPU: reports it skipped and ends
+ * the run (with "1..0 # SKIP why" when nothing was checked before). */
+void skip_all(const char *why_fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void note(const char *fmt, ...);
 int quirk_active(const char *q);
 void tap_finish(void) __attribute__((noreturn));

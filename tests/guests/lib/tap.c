@@ -1,13 +1,15 @@
 /* TAP-like result reporting and the isa-debug-exit port. */
 #include "guest.h"
 
-static uint32_t n_tests, n_failed;
+/* TAP lines printed, and how many of them failed or were skipped. */
+static uint32_t n_tests, n_failed, n_skipped;
 const char *mb_cmdline = "";
 
 void debug_exit(uint32_t code)
 {
 	/* QEMU isa-debug-exit at 0xf4: process exit status = (value << 1) | 1,
-	 * so 0 -> 1 means pass. hvemu's debug-exit device mirrors that. */
+	 * so 0 -> 1 means pass. hvemu's debug-exit device mirrors that. The
+	 * values the guests use are the GUEST_EXIT_* in guest.h. */
 	__asm__ volatile("outl %0, %1" :: "a"(code), "Nd"((uint16_t)0xf4));
 	for (;;)
 		__asm__ volatile("cli; hlt");
@@ -59,8 +61,42 @@ int skip_quirk(const char *name, const char *why)
 	if (!quirk_active("qemu-tcg"))
 		return 0;
 	n_tests++;
+	n_skipped++;
 	gprintf("ok %u - %s # SKIP known QEMU TCG deviation: %s\n", n_tests, name, why);
 	return 1;
+}
+
+static void vskip(const char *name, const char *why_fmt, va_list ap)
+{
+	n_tests++;
+	n_skipped++;
+	gprintf("ok %u - %s # SKIP ", n_tests, name);
+	gvprintf(why_fmt, ap);
+	gputs("\n");
+}
+
+void skip(const char *name, const char *why_fmt, ...)
+{
+	va_list ap;
+	va_start(ap, why_fmt);
+	vskip(name, why_fmt, ap);
+	va_end(ap);
+}
+
+void skip_all(const char *why_fmt, ...)
+{
+	va_list ap;
+	va_start(ap, why_fmt);
+	if (n_tests == 0) {
+		/* TAP's own form for a run that checks nothing. */
+		gputs("1..0 # SKIP ");
+		gvprintf(why_fmt, ap);
+		gputs("\n");
+		debug_exit(GUEST_EXIT_SKIPPED);
+	}
+	vskip("the remaining checks", why_fmt, ap);
+	va_end(ap);
+	tap_finish();
 }
 
 void note(const char *fmt, ...)
@@ -73,15 +109,29 @@ void note(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Prints the TAP plan and ends the run: failed if any check failed, skipped if
+ * no check ran (a run that checked nothing must not read as a pass), else
+ * passed. */
 void tap_finish(void)
 {
+	if (n_tests == 0) {
+		gputs("1..0 # SKIP the guest made no checks\n");
+		debug_exit(GUEST_EXIT_SKIPPED);
+	}
 	gprintf("1..%u\n", n_tests);
 	if (n_failed) {
 		gprintf("# FAILED %u of %u\n", n_failed, n_tests);
-		debug_exit(n_failed > 0x7f ? 0x7f : n_failed);
+		debug_exit(n_failed > GUEST_EXIT_FAILED_MAX ? GUEST_EXIT_FAILED_MAX : n_failed);
 	}
-	gprintf("# PASS all %u\n", n_tests);
-	debug_exit(0);
+	if (n_skipped == n_tests) {
+		gprintf("# SKIP all %u: nothing was checked\n", n_tests);
+		debug_exit(GUEST_EXIT_SKIPPED);
+	}
+	if (n_skipped)
+		gprintf("# PASS all %u (%u of them skipped)\n", n_tests, n_skipped);
+	else
+		gprintf("# PASS all %u\n", n_tests);
+	debug_exit(GUEST_EXIT_PASSED);
 }
 
 struct mb_info { uint32_t flags, mem_lower, mem_upper, boot_device, cmdline; };
