@@ -129,7 +129,7 @@ static void commit_cr0(struct cpu *cpu, uint64_t val)
 	else if ((changed & CR0_PG) && !(val & CR0_PG))
 		cpu->efer &= ~(uint64_t)EFER_LMA;
 	if (changed & (CR0_PE | CR0_PG | CR0_WP))
-		tlb_flush_all(&cpu->tlb);
+		tlb_flush_space(&cpu->tlb, cpu->tlb.space, false);
 	if (changed & (CR0_PE | CR0_PG))
 		cpu_update_mode(cpu);
 }
@@ -227,12 +227,12 @@ static status_t write_cr3(struct cpu *cpu, uint64_t val)
 	status_t st = load_pdptes(cpu, cpu->cr0, val, cpu->cr4);
 	if (st != ST_OK)
 		return st;
-	uint16_t from = current_pcid(cpu);
 	cpu->cr3 = val;
+	/* The new PCID's translations (the TLB keeps every PCID's apart). */
 	uint16_t to = current_pcid(cpu);
-	if (to != from)
-		tlb_switch_pcid(&cpu->tlb, from, to, no_flush);
-	else if (!no_flush)
+	if (to != cpu->tlb.pcid)
+		tlb_select(&cpu->tlb, cpu->tlb.space, to);
+	if (!no_flush)
 		tlb_flush_nonglobal(&cpu->tlb);
 	return ST_OK;
 }
@@ -269,7 +269,9 @@ static status_t write_cr4(struct cpu *cpu, uint64_t val)
 	 * before and after (CR3[11:0] = 0). */
 	if ((changed & (CR4_PGE | CR4_PAE | CR4_PSE | CR4_SMEP | CR4_SMAP | CR4_LA57)) ||
 	    ((changed & CR4_PCIDE) && !(val & CR4_PCIDE)))
-		tlb_flush_all(&cpu->tlb);
+		tlb_flush_space(&cpu->tlb, cpu->tlb.space, false);
+	if (changed & CR4_PCIDE)
+		tlb_select(&cpu->tlb, cpu->tlb.space, current_pcid(cpu));
 	return ST_OK;
 }
 
@@ -399,6 +401,8 @@ status_t op_mov_to_dr(struct cpu *cpu, const struct insn *in)
 		cpu->dr[idx] = val;
 		break;
 	}
+	/* Breakpoints may be armed now: instructions run one at a time. */
+	cpu_attend(cpu, ATT_STEP);
 	return ST_OK;
 }
 
@@ -547,13 +551,13 @@ status_t op_invpcid(struct cpu *cpu, const struct insn *in)
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	switch (type) {
 	case 0:
-		tlb_flush_pcid_page(&cpu->tlb, current_pcid(cpu), pcid, hi);
+		tlb_flush_pcid_page(&cpu->tlb, pcid, hi);
 		break;
 	case 1:
-		tlb_flush_pcid(&cpu->tlb, current_pcid(cpu), pcid);
+		tlb_flush_pcid(&cpu->tlb, pcid);
 		break;
 	case 2:
-		tlb_flush_all(&cpu->tlb);
+		tlb_flush_space(&cpu->tlb, cpu->tlb.space, false);
 		break;
 	default:
 		tlb_flush_nonglobal_all_pcids(&cpu->tlb);

@@ -187,7 +187,7 @@ void cpu_set_line(struct cpu *cpu, unsigned line, bool level)
 		cpu->lines |= (uint8_t)line;
 	else
 		cpu->lines &= (uint8_t)~line;
-	cpu->attention |= ATT_EVENT;
+	cpu_attend(cpu, ATT_EVENT);
 }
 
 void cpu_set_deadline(struct cpu *cpu, unsigned id, uint64_t when)
@@ -225,13 +225,15 @@ static bool needs_one_step(const struct cpu *cpu)
 
 status_t event_step(struct cpu *cpu, bool *one_step)
 {
-	if (cpu->stop_requested)
+	if (cpu->stop_requested) {
+		cpu_stop_answered(cpu);
 		return ST_STOP;
+	}
 	if (cpu->icount_limit && cpu->icount >= cpu->icount_limit)
 		return ST_STOP;
 	if (cpu->icount >= cpu->deadline)
 		run_deadlines(cpu);
-	cpu->attention &= ~(uint32_t)(ATT_EVENT | ATT_CODE);
+	__atomic_fetch_and(&cpu->attention, ~(uint32_t)(ATT_EVENT | ATT_CODE), __ATOMIC_RELAXED);
 
 	const struct boundary_event *e = next_event(cpu, 0);
 	if (e) {
@@ -240,38 +242,46 @@ status_t event_step(struct cpu *cpu, bool *one_step)
 		/* A delivered event is a step of virtual time (the handler's first
 		 * instruction is next); look again at the next boundary. */
 		cpu->icount++;
-		cpu->attention |= ATT_EVENT;
+		cpu_attend(cpu, ATT_EVENT);
 		if (st != ST_OK && st != ST_VMEXIT)
 			return st;
 	}
 	*one_step = needs_one_step(cpu);
 	if (*one_step)
-		cpu->attention |= ATT_STEP;
+		cpu_attend(cpu, ATT_STEP);
 	else
-		cpu->attention &= ~(uint32_t)ATT_STEP;
+		__atomic_fetch_and(&cpu->attention, ~(uint32_t)ATT_STEP, __ATOMIC_RELAXED);
 	return ST_OK;
 }
 
 status_t event_wait(struct cpu *cpu)
 {
 	for (;;) {
-		if (cpu->stop_requested)
+		if (cpu->stop_requested) {
+			cpu_stop_answered(cpu);
 			return ST_STOP;
+		}
 		if (event_would_wake(cpu)) {
 			cpu->halted = false;
 			cpu->wait_break_masked = false;
-			cpu->attention |= ATT_EVENT;
+			cpu_attend(cpu, ATT_EVENT);
 			return ST_OK;
 		}
-		/* Nothing to take now: let virtual time run to the next deadline (a
-		 * timer may raise a line), or give up when there is none. */
-		if (cpu->deadline == UINT64_MAX)
+		/* Nothing to take now: let virtual time run to the next timer (it may
+		 * raise a line), or give up when there is none: the instruction limit
+		 * wakes nothing. */
+		uint64_t next = UINT64_MAX;
+		for (unsigned i = 0; i < DEADLINE_SOURCES; i++)
+			if (cpu->deadlines[i].at < next)
+				next = cpu->deadlines[i].at;
+		if (next == UINT64_MAX)
 			return ST_HALT;
-		if (cpu->icount_limit && cpu->deadline >= cpu->icount_limit) {
+		if (cpu->icount_limit && next >= cpu->icount_limit) {
 			cpu->icount = cpu->icount_limit;
 			return ST_STOP;
 		}
-		cpu->icount = cpu->deadline;
+		if (next > cpu->icount)
+			cpu->icount = next;
 		run_deadlines(cpu);
 	}
 }

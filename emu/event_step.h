@@ -24,7 +24,7 @@ void cpu_set_line(struct cpu *cpu, unsigned line, bool level);
  * GIF, the virtual interrupt, a window request): look again. */
 static inline void cpu_recheck_events(struct cpu *cpu)
 {
-	cpu->attention |= ATT_EVENT;
+	cpu_attend(cpu, ATT_EVENT);
 }
 
 /* Handle an instruction boundary with attention set: deadlines, stop requests,

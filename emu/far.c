@@ -708,6 +708,18 @@ static status_t iret_real(struct cpu *cpu, unsigned w)
 /* SDM Vol.2 IRET RETURN-FROM-VIRTUAL-8086-MODE (SDM Vol.3 20.2.7): with IOPL 3
  * the return stays in v8086 mode; VM, IOPL, VIP, VIF are not changed. With
  * IOPL < 3 only the CR4.VME 16-bit form exists (IF virtualised). */
+/* SDM Vol.3 6.7.1: an NMI handler runs with NMIs blocked "until the next IRET
+ * instruction is executed"; the blocking ends as IRET starts, also when it then
+ * faults (SDM Vol.3 27.1: "any blocking by NMI is cleared before the VM exit" of
+ * a fault in IRET). */
+static void unblock_nmi(struct cpu *cpu)
+{
+	if (cpu->nmi_blocked) {
+		cpu->nmi_blocked = false;
+		cpu_attend(cpu, ATT_EVENT);
+	}
+}
+
 static status_t iret_v86(struct cpu *cpu, const struct insn *in, unsigned w)
 {
 	uint64_t old = cpu_get_flags(cpu);
@@ -724,6 +736,7 @@ static status_t iret_v86(struct cpu *cpu, const struct insn *in, unsigned w)
 	status_t st = intercept_insn(cpu, in);
 	if (st != ST_OK)
 		return st;
+	unblock_nmi(cpu);
 	uint64_t eip, cs, fl;
 	if (!stack_has(cpu, 3 * w))
 		return cpu_raise_err(cpu, EXC_SS, 0);
@@ -873,5 +886,6 @@ status_t op_iret(struct cpu *cpu, const struct insn *in)
 	status_t st = intercept_insn(cpu, in);
 	if (st != ST_OK)
 		return st;
+	unblock_nmi(cpu);
 	return cpu->mode == MODE_REAL ? iret_real(cpu, w) : iret_prot(cpu, w);
 }

@@ -73,6 +73,13 @@ struct isa_row {
 extern const struct isa_row isa_rows[];
 extern const unsigned isa_row_count;
 
+/* Virtual time now, mid-block included: instructions before the running one
+ * are counted when its block ends. */
+static inline uint64_t cpu_now(const struct cpu *cpu)
+{
+	return cpu->icount + (uint64_t)(cpu->cur_insn - cpu->block_first);
+}
+
 /* Decode one instruction from bytes[0..avail). mode: 16, 32 or 64 (the default
  * code size). Returns the length (> 0); 0 when more bytes are needed than avail
  * (avail < 15: fetch more and call again); -1 when the instruction would exceed

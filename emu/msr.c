@@ -100,10 +100,10 @@ struct msr_def {
 
 /* IA32_TIME_STAMP_COUNTER (SDM Vol.3 17.17): writing sets the counter, which
  * hvemu keeps as an offset from the retired-instruction count. */
-static uint64_t tsc_read(struct cpu *cpu) { return cpu->icount + cpu->tsc_offset; }
+static uint64_t tsc_read(struct cpu *cpu) { return cpu_now(cpu) + cpu->tsc_offset; }
 static bool tsc_write(struct cpu *cpu, uint64_t v)
 {
-	cpu->tsc_offset = v - cpu->icount;
+	cpu->tsc_offset = v - cpu_now(cpu);
 	return true;
 }
 
@@ -229,7 +229,7 @@ static bool efer_write(struct cpu *cpu, uint64_t v)
 		return false;
 	uint64_t nv = (v & writable) | (cpu->efer & EFER_LMA);
 	if ((nv ^ cpu->efer) & EFER_NXE)
-		tlb_flush_all(&cpu->tlb);
+		tlb_flush_space(&cpu->tlb, cpu->tlb.space, false);
 	cpu->efer = nv;
 	return true;
 }

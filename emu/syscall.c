@@ -169,7 +169,7 @@ status_t op_rdtscp(struct cpu *cpu, const struct insn *in)
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	if ((st = intercept_insn(cpu, in)) != ST_OK)
 		return st;
-	uint64_t tsc = cpu->icount + cpu->tsc_offset;
+	uint64_t tsc = cpu_now(cpu) + cpu->tsc_offset;
 	reg_write(cpu, R_AX, 4, false, (uint32_t)tsc);
 	reg_write(cpu, R_DX, 4, false, tsc >> 32);
 	reg_write(cpu, R_CX, 4, false, (uint32_t)cpu->tsc_aux);

@@ -99,8 +99,11 @@ status_t op_sti(struct cpu *cpu, const struct insn *in)
 		cpu->rflags |= FLAG_VIF;
 		return ST_OK;
 	}
-	if (!(fl & FLAG_IF))
+	if (!(fl & FLAG_IF)) {
 		cpu->shadow = SHADOW_STI;
+		/* The next instruction runs alone; interrupts may be taken after it. */
+		cpu_attend(cpu, ATT_EVENT | ATT_STEP);
+	}
 	cpu->rflags |= FLAG_IF;
 	return ST_OK;
 }
@@ -299,7 +302,7 @@ status_t op_rdtsc(struct cpu *cpu, const struct insn *in)
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	if ((st = intercept_insn(cpu, in)) != ST_OK)
 		return st;
-	uint64_t tsc = cpu->icount + cpu->tsc_offset;
+	uint64_t tsc = cpu_now(cpu) + cpu->tsc_offset;
 	reg_write(cpu, R_AX, 4, false, (uint32_t)tsc);
 	reg_write(cpu, R_DX, 4, false, tsc >> 32);
 	return ST_OK;

@@ -128,10 +128,10 @@ void to_compat(struct test_machine *m)
  * lets everything else run. */
 static status_t stop_at_event(void *ctx, struct cpu *cpu, struct exit_record *rec)
 {
-	(void)cpu;
 	if (rec->kind != IK_EXCEPTION && rec->kind != IK_INTR && rec->kind != IK_NMI)
 		return ST_OK;
 	*(struct event *)ctx = rec->event;
+	cpu_request_stop(cpu);     /* a VM exit continues in the run loop: end the run */
 	return ST_VMEXIT;
 }
 

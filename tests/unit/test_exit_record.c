@@ -111,7 +111,7 @@ static status_t record(void *ctx, struct cpu *cpu, struct exit_record *rec)
 	r->rec = *rec;
 	if (rec->insn)
 		r->insn = *rec->insn;
-	cpu->stop_requested = true;
+	cpu_request_stop(cpu);
 	return ST_VMEXIT;
 }
 
@@ -122,7 +122,7 @@ static status_t vm_record(void *ctx, struct cpu *cpu, const struct insn *in, enu
 	r->vm_calls++;
 	r->vm_kind = kind;
 	r->vm_in = *in;
-	cpu->stop_requested = true;
+	cpu_request_stop(cpu);
 	return ST_OK;
 }
 

@@ -75,7 +75,7 @@ static const struct pio_ops dev_ops = { dev_read, dev_write };
 static void stop_write(void *opaque, uint16_t port, unsigned size, uint32_t value)
 {
 	struct machine *m = opaque;
-	m->cpu.stop_requested = true;
+	cpu_request_stop(&m->cpu);
 }
 
 static uint32_t stop_read(void *opaque, uint16_t port, unsigned size) { return 0; }
@@ -855,7 +855,10 @@ static status_t log_intercept(void *ctx, struct cpu *cpu, struct exit_record *r)
 	case IK_IO:
 		l->io++;
 		l->port = r->port;
-		return l->exit_on_io ? ST_VMEXIT : ST_OK;
+		if (!l->exit_on_io)
+			return ST_OK;
+		cpu_request_stop(cpu);     /* the exit is a world switch: end the run here */
+		return ST_VMEXIT;
 	case IK_MSR:
 		l->msr++;
 		l->msr_index = r->msr;
@@ -912,7 +915,7 @@ START_TEST(hooks_called_in_order)
 	log.exit_on_io = true;
 	enter_prot(&m, 0);
 	struct outcome o = RUN(&m, 0x66, 0xba, 0x80, 0x00, 0xec, 0xf4);
-	ck_assert_int_eq(o.st, ST_VMEXIT);
+	ck_assert_int_eq(o.st, ST_STOP);
 	ck_assert_uint_eq(m.reads, 1);                     /* only the first run's IN */
 	machine_free(&m);
 }
