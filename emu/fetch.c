@@ -2,6 +2,7 @@
 #include "emu/canonical.h"
 #include "emu/fetch.h"
 #include "emu/insn.h"
+#include "isa_handlers.h"
 
 /* Decode one instruction at CS:ip. Faults (CS limit, page) are raised. */
 static status_t decode_at(struct cpu *cpu, uint64_t ip, unsigned code_size, struct insn *in,
@@ -50,6 +51,19 @@ static status_t decode_at(struct cpu *cpu, uint64_t ip, unsigned code_size, stru
 	return ST_OK;
 }
 
+/* Does a block ending with in leave CS, CPL and the mode as they were? A near
+ * relative branch, or an instruction after which the block just stops (page
+ * end, BLOCK_MAX_INSNS, an instruction that could not be decoded yet). */
+static bool block_keeps_cs(const struct insn *in)
+{
+	if (insn_is_undefined(in))
+		return false;
+	uint16_t flags = isa_rows[in->row].flags;
+	if (!(flags & (IF_JUMP | IF_END | IF_REP)))
+		return true;
+	return in->exec == op_jcc || in->exec == op_jmp || in->exec == op_loop || in->exec == op_jcxz;
+}
+
 struct block *fetch_block(struct cpu *cpu, status_t *st)
 {
 	unsigned code_size = cpu_code_size(cpu);
@@ -81,6 +95,8 @@ struct block *fetch_block(struct cpu *cpu, status_t *st)
 	icache_drop(cpu->icache, b);
 	b->count = 0;
 	b->code_size = (uint8_t)code_size;
+	b->links[0].to = b->links[1].to = NULL;
+	b->next_link = 0;
 	uint64_t ip = cpu->rip, last_lin = lin;
 	bool crosses_page = false;
 	while (b->count < BLOCK_MAX_INSNS) {
@@ -117,6 +133,7 @@ struct block *fetch_block(struct cpu *cpu, status_t *st)
 		if ((next_lin & PAGE_MASK) != (lin & PAGE_MASK))
 			break;
 	}
+	b->chains = !crosses_page && block_keeps_cs(&b->insns[b->count - 1]);
 	/* Kept when it lies in one RAM page; the first block of a page takes the
 	 * page's write permission out of the TLB, so that every store to the page
 	 * meets the cache's check (emu/memory.c). */

@@ -30,6 +30,35 @@ static inline struct block *current_block(struct cpu *cpu, status_t *st)
 	return fetch_block(cpu, st);
 }
 
+/* The block after prev, by one of prev's links, when everything that decided
+ * it still holds: the same rIP, CS base and CPL, no TLB invalidation since (the
+ * translation of its page is the one the lookup would use, SDM Vol.3 4.10.4.3
+ * lets a processor keep using it), the target block unchanged and in the CS
+ * limit. NULL: look it up. */
+static inline struct block *follow_link(struct cpu *cpu, const struct block *prev)
+{
+	for (unsigned i = 0; i < 2; i++) {
+		const struct block_link *l = &prev->links[i];
+		if (l->rip == cpu->rip && l->to && l->epoch == cpu->tlb.epoch && l->to->pa == l->pa &&
+		    l->cs_base == cpu->seg[SR_CS].base && l->cpl == cpu->cpl &&
+		    l->to->code_size == prev->code_size &&
+		    (cpu->mode == MODE_LONG64 || cpu->rip <= cpu->seg[SR_CS].limit))
+			return l->to;
+	}
+	return NULL;
+}
+
+/* Remember that prev went on to b. */
+static void add_link(struct cpu *cpu, struct block *prev, struct block *b)
+{
+	if (b == &cpu->icache->uncached)
+		return;
+	struct block_link *l = &prev->links[prev->next_link];
+	prev->next_link ^= 1;
+	*l = (struct block_link){ .to = b, .rip = cpu->rip, .pa = b->pa, .cs_base = cpu->seg[SR_CS].base,
+				  .epoch = cpu->tlb.epoch, .cpl = cpu->cpl };
+}
+
 /* Run up to budget instructions of b; stop after one that fails or sets
  * attention. The hot path: per instruction a store of where it starts, the
  * rIP advance, the call, and one test of status and attention. */
@@ -114,10 +143,12 @@ status_t cpu_run(struct cpu *cpu)
 	 * look at it before the first instruction. */
 	cpu_set_deadline(cpu, DEADLINE_MACHINE, cpu->deadlines[DEADLINE_MACHINE].at);
 	cpu_attend(cpu, ATT_EVENT | ATT_STEP);
+	struct block *prev = NULL;     /* the block that just ran, when it chains */
 	for (;;) {
 		status_t st;
 		bool one_step = false;
 		if (__builtin_expect(cpu->attention != 0 || cpu->icount >= cpu->deadline, 0)) {
+			prev = NULL;
 			st = event_step(cpu, &one_step);
 			if (st != ST_OK)
 				return st;
@@ -126,15 +157,23 @@ status_t cpu_run(struct cpu *cpu)
 			st = run_one(cpu);
 		} else {
 			cpu->insn_start = cpu->rip;
-			struct block *b = current_block(cpu, &st);
+			struct block *b = prev ? follow_link(cpu, prev) : NULL;
+			if (!b) {
+				b = current_block(cpu, &st);
+				if (b && prev)
+					add_link(cpu, prev, b);
+			}
 			/* Up to the next deadline; at least one instruction, should a
 			 * deadline source have asked for a time already past. */
 			uint64_t budget = cpu->deadline > cpu->icount ? cpu->deadline - cpu->icount : 1;
-			if (b)
+			if (b) {
 				st = run_block(cpu, b, budget);
+				prev = st == ST_OK && b->chains && b != &cpu->icache->uncached ? b : NULL;
+			}
 		}
 		if (__builtin_expect(st == ST_OK, 1))
 			continue;
+		prev = NULL;
 
 		switch (st) {
 		case ST_FAULT:
