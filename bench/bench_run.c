@@ -20,7 +20,7 @@
 static void stop_cpu(void *opaque, int status)
 {
 	(void)status;
-	((struct cpu *)opaque)->stop_requested = true;
+	cpu_request_stop((struct cpu *)opaque);
 }
 
 static void ram_written(void *opaque, uint64_t pa, unsigned size)

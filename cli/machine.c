@@ -34,7 +34,7 @@ static bool fail(char *err, size_t errlen, const char *fmt, ...)
 static void stop_cpu(void *opaque, int status)
 {
 	struct cpu *cpu = opaque;
-	cpu->stop_requested = true;   /* cpu_run() returns ST_STOP after this instruction */
+	cpu_request_stop(cpu);   /* cpu_run() returns ST_STOP after this instruction */
 }
 
 static void ram_written(void *opaque, uint64_t pa, unsigned size)
@@ -338,8 +338,8 @@ static void report(struct machine *m, const char *what, uint64_t ip)
 /* --- SIGINT / SIGTERM --- */
 
 /* The CPU the handler stops, and the signal that stopped it. The handler only
- * stores: the signal number, and cpu->stop_requested, which cpu_run() polls
- * after every instruction. */
+ * stores: the signal number, and the stop request (an atomic OR into the
+ * attention word the run loop checks after every instruction). */
 static _Atomic(struct cpu *) signal_cpu;
 static volatile sig_atomic_t stop_signal;
 
@@ -348,7 +348,7 @@ static void on_stop_signal(int sig)
 	stop_signal = sig;
 	struct cpu *cpu = atomic_load(&signal_cpu);
 	if (cpu)
-		cpu->stop_requested = true;
+		cpu_request_stop(cpu);
 }
 
 /* Install the handlers for one run. SA_RESETHAND: a second signal finds the

@@ -13,6 +13,7 @@
 #include "emu/cpu_model.h"
 #include "emu/flags.h"
 #include "emu/operand.h"
+#include "emu/fast_forms.h"
 #include "isa_handlers.h"
 
 enum alu_op { ALU_ADD, ALU_OR, ALU_ADC, ALU_SBB, ALU_AND, ALU_SUB, ALU_XOR, ALU_CMP };
@@ -28,15 +29,18 @@ static inline unsigned log2_size(unsigned size)
 static inline uint64_t cf_now(struct cpu *cpu)
 {
 	const struct lazy_flags *l = &cpu->lazy;
-	switch (l->op) {
-	case LAZY_NONE: return cpu->rflags & FLAG_CF;
-	case LAZY_SUB: return l->src1 < l->src2;
-	case LAZY_ADD: return l->result < l->src1;
-	case LAZY_LOGIC: return 0;
-	case LAZY_INC:
-	case LAZY_DEC: return l->aux;
-	default: return flags_cf(cpu);
-	}
+	/* Tests rather than a jump table: in a loop the same one is taken. */
+	if (l->op == LAZY_ADD)
+		return l->result < l->src1;
+	if (l->op == LAZY_SUB)
+		return l->src1 < l->src2;
+	if (l->op == LAZY_LOGIC)
+		return 0;
+	if (l->op == LAZY_INC || l->op == LAZY_DEC)
+		return l->aux;
+	if (l->op == LAZY_NONE)
+		return cpu->rflags & FLAG_CF;
+	return flags_cf(cpu);
 }
 
 /* a op b at size bytes; records the flags and returns the masked result
@@ -201,12 +205,31 @@ static inline status_t alu_ai(struct cpu *cpu, const struct insn *in, enum alu_o
 	return ST_OK;
 }
 
+/* dst op= src on registers of a constant size (4 or 8; a 32-bit result clears
+ * bits 63:32, SDM Vol.1 3.4.1.1): the decode-time fast forms (emu/fast_forms.h). */
+static inline status_t alu_reg(struct cpu *cpu, enum alu_op op, unsigned size, unsigned dst, uint64_t src)
+{
+	uint64_t d = size == 4 ? (uint32_t)cpu->regs[dst] : cpu->regs[dst];
+	uint64_t r = alu_compute(cpu, op, size, d, size == 4 ? (uint32_t)src : src);
+	if (op != ALU_CMP)
+		cpu->regs[dst] = r;
+	return ST_OK;
+}
+
 /* One handler per (operation, form): name pasting only, no control flow hidden. */
 #define ALU_HANDLERS(name, op)                                                        \
 	status_t op_##name##_EG(struct cpu *cpu, const struct insn *in) { return alu_eg(cpu, in, op); } \
 	status_t op_##name##_GE(struct cpu *cpu, const struct insn *in) { return alu_ge(cpu, in, op); } \
 	status_t op_##name##_AI(struct cpu *cpu, const struct insn *in) { return alu_ai(cpu, in, op); } \
 	status_t op_##name##_EI(struct cpu *cpu, const struct insn *in) { return alu_ei(cpu, in, op); }
+#define ALU_REG_FORMS(name, op, sz, w)                                                \
+	status_t op_##name##_EG_##w(struct cpu *cpu, const struct insn *in)          \
+	{ return alu_reg(cpu, op, sz, in->rm, cpu->regs[in->reg]); }                    \
+	status_t op_##name##_GE_##w(struct cpu *cpu, const struct insn *in)          \
+	{ return alu_reg(cpu, op, sz, in->reg, cpu->regs[in->rm]); }                    \
+	status_t op_##name##_EI_##w(struct cpu *cpu, const struct insn *in)          \
+	{ return alu_reg(cpu, op, sz, in->rm, in->imm); }
+#define ALU_FAST_FORMS(name, op) ALU_REG_FORMS(name, op, 4, r32) ALU_REG_FORMS(name, op, 8, r64)
 
 ALU_HANDLERS(add, ALU_ADD)
 ALU_HANDLERS(or, ALU_OR)
@@ -216,6 +239,12 @@ ALU_HANDLERS(and, ALU_AND)
 ALU_HANDLERS(sub, ALU_SUB)
 ALU_HANDLERS(xor, ALU_XOR)
 ALU_HANDLERS(cmp, ALU_CMP)
+ALU_FAST_FORMS(add, ALU_ADD)
+ALU_FAST_FORMS(or, ALU_OR)
+ALU_FAST_FORMS(and, ALU_AND)
+ALU_FAST_FORMS(sub, ALU_SUB)
+ALU_FAST_FORMS(xor, ALU_XOR)
+ALU_FAST_FORMS(cmp, ALU_CMP)
 
 /* TEST: AND without storing (SDM Vol.2 TEST). Forms 84/85 (E,G), A8/A9 (A,I),
  * F6/F7 /0 and /1 (E,I; /1 is an alias the SDM lists in Appendix A, Table A-6). */
@@ -237,6 +266,19 @@ status_t op_test_EG(struct cpu *cpu, const struct insn *in)
 status_t op_test_EI(struct cpu *cpu, const struct insn *in)
 {
 	return test_e(cpu, in, in->imm);
+}
+
+/* TEST with two 32- or 64-bit registers (decode-time fast forms). */
+status_t op_test_EG_r32(struct cpu *cpu, const struct insn *in)
+{
+	(void)alu_compute(cpu, ALU_AND, 4, (uint32_t)cpu->regs[in->rm], (uint32_t)cpu->regs[in->reg]);
+	return ST_OK;
+}
+
+status_t op_test_EG_r64(struct cpu *cpu, const struct insn *in)
+{
+	(void)alu_compute(cpu, ALU_AND, 8, cpu->regs[in->rm], cpu->regs[in->reg]);
+	return ST_OK;
 }
 
 status_t op_test_AI(struct cpu *cpu, const struct insn *in)
@@ -272,26 +314,45 @@ static inline status_t incdec_e(struct cpu *cpu, const struct insn *in, bool dec
 }
 
 /* The register-in-opcode form (40+r / 48+r), 16 or 32 bits. */
+static __attribute__((noinline)) status_t incdec_r16(struct cpu *cpu, const struct insn *in, bool dec)
+{
+	uint64_t d = reg_read(cpu, in->reg, 2, false);
+	uint64_t res = (dec ? d - 1 : d + 1) & 0xffff;
+	reg_write(cpu, in->reg, 2, false, res);
+	incdec_flags(cpu, 2, res, d, dec);
+	return ST_OK;
+}
+
 static inline status_t incdec_r(struct cpu *cpu, const struct insn *in, bool dec)
 {
-	unsigned size = in->size;
-	uint64_t d, res;
-	if (size == 4) {
-		d = (uint32_t)cpu->regs[in->reg];
-		res = (uint32_t)(dec ? d - 1 : d + 1);
-		cpu->regs[in->reg] = res;
-	} else {
-		d = reg_read(cpu, in->reg, size, false);
-		res = (dec ? d - 1 : d + 1) & size_mask(size);
-		reg_write(cpu, in->reg, size, false, res);
-	}
-	incdec_flags(cpu, size, res, d, dec);
+	if (in->size != 4)
+		return incdec_r16(cpu, in, dec);
+	uint64_t d = (uint32_t)cpu->regs[in->reg];
+	uint64_t res = (uint32_t)(dec ? d - 1 : d + 1);
+	cpu->regs[in->reg] = res;
+	incdec_flags(cpu, 4, res, d, dec);
 	return ST_OK;
 }
 
 /* FE/FF /0 /1: the E operand. */
 status_t op_inc(struct cpu *cpu, const struct insn *in) { return incdec_e(cpu, in, false); }
 status_t op_dec(struct cpu *cpu, const struct insn *in) { return incdec_e(cpu, in, true); }
+
+/* FF /0 /1 on a 32- or 64-bit register (decode-time fast forms). */
+static inline status_t incdec_reg(struct cpu *cpu, const struct insn *in, unsigned size, bool dec)
+{
+	uint64_t d = size == 4 ? (uint32_t)cpu->regs[in->rm] : cpu->regs[in->rm];
+	uint64_t res = dec ? d - 1 : d + 1;
+	if (size == 4)
+		res = (uint32_t)res;
+	cpu->regs[in->rm] = res;
+	incdec_flags(cpu, size, res, d, dec);
+	return ST_OK;
+}
+status_t op_inc_r32(struct cpu *cpu, const struct insn *in) { return incdec_reg(cpu, in, 4, false); }
+status_t op_inc_r64(struct cpu *cpu, const struct insn *in) { return incdec_reg(cpu, in, 8, false); }
+status_t op_dec_r32(struct cpu *cpu, const struct insn *in) { return incdec_reg(cpu, in, 4, true); }
+status_t op_dec_r64(struct cpu *cpu, const struct insn *in) { return incdec_reg(cpu, in, 8, true); }
 /* 40+r / 48+r (not in 64-bit mode, where they are REX): the register in the opcode. */
 status_t op_inc_r(struct cpu *cpu, const struct insn *in) { return incdec_r(cpu, in, false); }
 status_t op_dec_r(struct cpu *cpu, const struct insn *in) { return incdec_r(cpu, in, true); }

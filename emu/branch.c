@@ -6,17 +6,44 @@
  * and raises #GP(0); on ST_FAULT the core puts RIP back, and these handlers make
  * sure nothing else (rSP, rCX) has changed by then.
  */
+#include "emu/canonical.h"
 #include "emu/flags.h"
 #include "emu/operand.h"
 #include "isa_handlers.h"
 
-/* Jcc rel8 (70-7F) and rel16/32 (0F 80-8F): the low nibble is the condition
- * (SDM Vol.2 Jcc; conditions SDM Vol.1 Appendix B). */
-status_t op_jcc(struct cpu *cpu, const struct insn *in)
+/* Jcc with any condition, out of line so that the loop-closing case below
+ * needs no stack frame. */
+static __attribute__((noinline)) status_t jcc_general(struct cpu *cpu, const struct insn *in)
 {
-	if (!flags_cond(cpu, in->opcode & 15))
+	if (!flags_cond_slow(cpu, in->opcode & 15))
 		return ST_OK;
 	return branch_near(cpu, cpu->rip + in->imm, in->osize);
+}
+
+/* Jcc rel8 (70-7F) and rel16/32 (0F 80-8F): the low nibble is the condition
+ * (SDM Vol.2 Jcc; conditions SDM Vol.1 Appendix B). JE/JNE after a recorded
+ * operation (ZF is "result == 0": results are stored masked) to a target within
+ * a 32-bit CS limit is the common case, decided here. */
+status_t op_jcc(struct cpu *cpu, const struct insn *in)
+{
+	unsigned cc = in->opcode & 15;
+	if ((cc >> 1) != 2 || cpu->lazy.op == LAZY_NONE)
+		return jcc_general(cpu, in);
+	if ((cpu->lazy.result == 0) == (cc & 1))
+		return ST_OK;
+	uint64_t target = cpu->rip + in->imm;
+	if (cpu->mode == MODE_LONG64) {
+		/* 64-bit operand size; a non-canonical target is #GP(0). */
+		if (!addr_canonical(cpu, target))
+			return jcc_general(cpu, in);
+	} else {
+		/* SDM Vol.2 Jcc: beyond the CS limit is #GP(0). */
+		target = in->osize == 4 ? (uint32_t)target : (uint16_t)target;
+		if (target > cpu->seg[SR_CS].limit)
+			return jcc_general(cpu, in);
+	}
+	cpu->rip = target;
+	return ST_OK;
 }
 
 /* JMP rel8/rel16/rel32 (EB, E9). */

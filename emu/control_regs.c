@@ -9,12 +9,10 @@
 #include "emu/canonical.h"
 #include "emu/cpu.h"
 #include "emu/cpu_model.h"
-#include "emu/hooks.h"
+#include "emu/hv.h"
 #include "emu/operand.h"
 #include "isa_handlers.h"
 
-/* hook_cr() register numbers: CRn is n, DRn is DR_HOOK_BASE + n (emu/hooks.h). */
-#define DR_HOOK_BASE 16
 
 /* CR0 bits software can change on P6 and later; ET (bit 4) is hardwired to 1 and
  * writes to the reserved bits of CR0[31:0] are ignored (SDM Vol.3 2.5: "Bits
@@ -131,7 +129,7 @@ static void commit_cr0(struct cpu *cpu, uint64_t val)
 	else if ((changed & CR0_PG) && !(val & CR0_PG))
 		cpu->efer &= ~(uint64_t)EFER_LMA;
 	if (changed & (CR0_PE | CR0_PG | CR0_WP))
-		tlb_flush_all(&cpu->tlb);
+		tlb_flush_space(&cpu->tlb, cpu->tlb.space, false);
 	if (changed & (CR0_PE | CR0_PG))
 		cpu_update_mode(cpu);
 }
@@ -229,12 +227,12 @@ static status_t write_cr3(struct cpu *cpu, uint64_t val)
 	status_t st = load_pdptes(cpu, cpu->cr0, val, cpu->cr4);
 	if (st != ST_OK)
 		return st;
-	uint16_t from = current_pcid(cpu);
 	cpu->cr3 = val;
+	/* The new PCID's translations (the TLB keeps every PCID's apart). */
 	uint16_t to = current_pcid(cpu);
-	if (to != from)
-		tlb_switch_pcid(&cpu->tlb, from, to, no_flush);
-	else if (!no_flush)
+	if (to != cpu->tlb.pcid)
+		tlb_select(&cpu->tlb, cpu->tlb.space, to);
+	if (!no_flush)
 		tlb_flush_nonglobal(&cpu->tlb);
 	return ST_OK;
 }
@@ -271,7 +269,9 @@ static status_t write_cr4(struct cpu *cpu, uint64_t val)
 	 * before and after (CR3[11:0] = 0). */
 	if ((changed & (CR4_PGE | CR4_PAE | CR4_PSE | CR4_SMEP | CR4_SMAP | CR4_LA57)) ||
 	    ((changed & CR4_PCIDE) && !(val & CR4_PCIDE)))
-		tlb_flush_all(&cpu->tlb);
+		tlb_flush_space(&cpu->tlb, cpu->tlb.space, false);
+	if (changed & CR4_PCIDE)
+		tlb_select(&cpu->tlb, cpu->tlb.space, current_pcid(cpu));
 	return ST_OK;
 }
 
@@ -293,7 +293,7 @@ status_t op_mov_to_cr(struct cpu *cpu, const struct insn *in)
 		return cpu_raise(cpu, EXC_UD);
 	if (not_cpl0(cpu))
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	if ((st = hook_cr(cpu, n, true, val)) != ST_OK)
+	if ((st = intercept_cr(cpu, in, IK_CR_ACCESS, n, CR_MOV_TO, &val)) != ST_OK)
 		return st;
 	switch (n) {
 	case 0: return write_cr0(cpu, val);
@@ -319,8 +319,6 @@ status_t op_mov_from_cr(struct cpu *cpu, const struct insn *in)
 		return cpu_raise(cpu, EXC_UD);
 	if (not_cpl0(cpu))
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	if ((st = hook_cr(cpu, n, false, 0)) != ST_OK)
-		return st;
 	switch (n) {
 	case 0: val = cpu->cr0; break;
 	case 2: val = cpu->cr2; break;
@@ -328,42 +326,66 @@ status_t op_mov_from_cr(struct cpu *cpu, const struct insn *in)
 	case 4: val = cpu->cr4; break;
 	default: val = cpu->cr8; break;
 	}
+	/* The model may return a read shadow instead (SDM Vol.3 25.3 CR0/CR4). */
+	if ((st = intercept_cr(cpu, in, IK_CR_ACCESS, n, CR_MOV_FROM, &val)) != ST_OK)
+		return st;
 	reg_write(cpu, crdr_gpr(in), crdr_size(cpu), true, val);
 	return ST_OK;
 }
 
 /* The checks every MOV DR makes, in the order the SDM lists them (SDM Vol.2 MOV
  * DR, Protected Mode Exceptions): #GP(0) at CPL > 0; #UD for DR4/DR5 with
- * CR4.DE = 1 (and for DR8-DR15); #DB when DR7.GD is set (SDM Vol.3 17.2.4: the
- * general-detect fault happens before the access, sets DR6.BD, and the processor
- * clears GD on entry to the handler so the handler can use the registers). The
- * architectural register index is returned in *idx (DR4/DR5 alias DR6/DR7 with
- * CR4.DE = 0, SDM Vol.3 17.2.2). */
-static status_t dr_access_check(struct cpu *cpu, unsigned n, unsigned *idx)
+ * CR4.DE = 1; #DB when DR7.GD is set (SDM Vol.3 17.2.4: the general-detect
+ * fault happens before the access, sets DR6.BD, and the processor clears GD on
+ * entry to the handler so the handler can use the registers). Between the #UD
+ * and the #DB a hypervisor is asked (APM2 15.9); *value is the value written,
+ * or for a read the register's, which a model may replace. */
+static status_t dr_access_check(struct cpu *cpu, const struct insn *in, enum cr_access access,
+				uint64_t *value)
 {
+	unsigned n = in->reg;
+	status_t st;
+
 	if (not_cpl0(cpu))
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	if (n > 7 || ((n == 4 || n == 5) && (cpu->cr4 & CR4_DE)))
+	if ((n == 4 || n == 5) && (cpu->cr4 & CR4_DE))
 		return cpu_raise(cpu, EXC_UD);
+	if ((st = intercept_cr(cpu, in, IK_DR_ACCESS, n, access, value)) != ST_OK)
+		return st;
 	if (cpu->dr[7] & DR7_GD) {
 		cpu->dr[6] |= DR6_BD;
 		cpu->dr[7] &= ~DR7_GD;
 		return cpu_raise(cpu, EXC_DB);
 	}
-	*idx = (n == 4 || n == 5) ? n + 2 : n;
 	return ST_OK;
+}
+
+/* The register MOV DR reaches: DR4/DR5 alias DR6/DR7 with CR4.DE = 0 (SDM
+ * Vol.3 17.2.2; with CR4.DE = 1 they are #UD above). */
+static inline unsigned dr_index(unsigned n)
+{
+	return (n == 4 || n == 5) ? n + 2 : n;
+}
+
+/* REX.R would name DR8-DR15, which do not exist: #UD (SDM Vol.2 MOV DR), an
+ * invalid opcode and so ahead of every intercept (SDM Vol.3 25.1.1). */
+static inline bool dr_undefined(const struct insn *in)
+{
+	return in->reg > 7;
 }
 
 status_t op_mov_to_dr(struct cpu *cpu, const struct insn *in)
 {
 	uint64_t val = reg_read(cpu, crdr_gpr(in), crdr_size(cpu), true);
-	unsigned idx = 0;
 	status_t st;
 
-	if ((st = dr_access_check(cpu, in->reg, &idx)) != ST_OK)
+	if (dr_undefined(in))
+		return cpu_raise(cpu, EXC_UD);
+	if ((st = intercept_dr_early(cpu, in, CR_MOV_TO, &val)) != ST_OK)
 		return st;
-	if ((st = hook_cr(cpu, DR_HOOK_BASE + in->reg, true, val)) != ST_OK)
+	if ((st = dr_access_check(cpu, in, CR_MOV_TO, &val)) != ST_OK)
 		return st;
+	unsigned idx = dr_index(in->reg);
 	switch (idx) {
 	case 6:
 	case 7:
@@ -379,19 +401,23 @@ status_t op_mov_to_dr(struct cpu *cpu, const struct insn *in)
 		cpu->dr[idx] = val;
 		break;
 	}
+	/* Breakpoints may be armed now: instructions run one at a time. */
+	cpu_attend(cpu, ATT_STEP);
 	return ST_OK;
 }
 
 status_t op_mov_from_dr(struct cpu *cpu, const struct insn *in)
 {
-	unsigned idx = 0;
 	status_t st;
 
-	if ((st = dr_access_check(cpu, in->reg, &idx)) != ST_OK)
+	if (dr_undefined(in))
+		return cpu_raise(cpu, EXC_UD);
+	uint64_t val = cpu->dr[dr_index(in->reg)];
+	if ((st = intercept_dr_early(cpu, in, CR_MOV_FROM, &val)) != ST_OK)
 		return st;
-	if ((st = hook_cr(cpu, DR_HOOK_BASE + in->reg, false, 0)) != ST_OK)
+	if ((st = dr_access_check(cpu, in, CR_MOV_FROM, &val)) != ST_OK)
 		return st;
-	reg_write(cpu, crdr_gpr(in), crdr_size(cpu), true, cpu->dr[idx]);
+	reg_write(cpu, crdr_gpr(in), crdr_size(cpu), true, val);
 	return ST_OK;
 }
 
@@ -406,9 +432,12 @@ status_t op_lmsw(struct cpu *cpu, const struct insn *in)
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	if ((st = rm_read(cpu, in, 2, &src)) != ST_OK)
 		return st;
-	uint64_t val = (cpu->cr0 & ~0xfull) | (src & 0xf) | (cpu->cr0 & CR0_PE);
-	if ((st = hook_cr(cpu, 0, true, val)) != ST_OK)
+	/* The record carries the 16-bit source (SDM Vol.3 Table 28-3 "LMSW source
+	 * data"); the intercept follows the operand read (SDM Vol.3 25.1.1). */
+	src &= 0xffff;
+	if ((st = intercept_cr(cpu, in, IK_CR_ACCESS, 0, CR_LMSW, &src)) != ST_OK)
 		return st;
+	uint64_t val = (cpu->cr0 & ~0xfull) | (src & 0xf) | (cpu->cr0 & CR0_PE);
 	commit_cr0(cpu, val);
 	return ST_OK;
 }
@@ -420,13 +449,14 @@ status_t op_lmsw(struct cpu *cpu, const struct insn *in)
  * intercept. */
 status_t op_smsw(struct cpu *cpu, const struct insn *in)
 {
+	uint64_t val = cpu->cr0;
 	status_t st;
 
-	if ((st = hook_cr(cpu, 0, false, 0)) != ST_OK)
+	if ((st = intercept_cr(cpu, in, IK_CR_ACCESS, 0, CR_SMSW, &val)) != ST_OK)
 		return st;
 	if (in->mem)
-		return rm_write(cpu, in, 2, cpu->cr0 & 0xffff);
-	reg_write(cpu, in->rm, in->osize, in->rex != 0, cpu->cr0 & size_mask(in->osize));
+		return rm_write(cpu, in, 2, val & 0xffff);
+	reg_write(cpu, in->rm, in->osize, in->rex != 0, val & size_mask(in->osize));
 	return ST_OK;
 }
 
@@ -437,7 +467,8 @@ status_t op_clts(struct cpu *cpu, const struct insn *in)
 
 	if (not_cpl0(cpu))
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	if ((st = hook_cr(cpu, 0, true, cpu->cr0 & ~(uint64_t)CR0_TS)) != ST_OK)
+	uint64_t val = cpu->cr0 & ~(uint64_t)CR0_TS;
+	if ((st = intercept_cr(cpu, in, IK_CR_ACCESS, 0, CR_CLTS, &val)) != ST_OK)
 		return st;
 	cpu->cr0 &= ~(uint64_t)CR0_TS;
 	return ST_OK;
@@ -452,7 +483,7 @@ status_t op_invlpg(struct cpu *cpu, const struct insn *in)
 
 	if (not_cpl0(cpu))
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	if ((st = hook_insn(cpu, in)) != ST_OK)
+	if ((st = intercept_insn(cpu, in)) != ST_OK)
 		return st;
 	uint64_t lin = seg_linear(&cpu->seg[in->seg], insn_ea(cpu, in), cpu_is_mode64(cpu));
 	tlb_flush_page(&cpu->tlb, lin);
@@ -465,14 +496,14 @@ status_t op_invd(struct cpu *cpu, const struct insn *in)
 {
 	if (not_cpl0(cpu))
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	return hook_insn(cpu, in);
+	return intercept_insn(cpu, in);
 }
 
 status_t op_wbinvd(struct cpu *cpu, const struct insn *in)
 {
 	if (not_cpl0(cpu))
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	return hook_insn(cpu, in);
+	return intercept_insn(cpu, in);
 }
 
 /* INVPCID Gy, M128 (66 0F 38 82): invalidate by PCID (SDM Vol.2 INVPCID; SDM
@@ -496,6 +527,13 @@ status_t op_invpcid(struct cpu *cpu, const struct insn *in)
 		return cpu_raise(cpu, EXC_UD);
 	if (not_cpl0(cpu))
 		return cpu_raise_err(cpu, EXC_GP, 0);
+	/* The intercept follows the #UD and CPL checks and precedes the
+	 * descriptor's read and the checks of its values (SDM Vol.3 25.1.1: only
+	 * #UD, CPL and I/O-permission faults have priority over VM exits; APM2
+	 * 15.9: before memory exceptions and "exceptions based on specific
+	 * operand values"). */
+	if ((st = intercept_insn(cpu, in)) != ST_OK)
+		return st;
 	uint64_t type = reg_read(cpu, in->reg, cpu_is_mode64(cpu) ? 8 : 4, true);
 	uint64_t ea = insn_ea(cpu, in);
 	if ((st = mem_read(cpu, in->seg, ea, 8, &lo)) != ST_OK)
@@ -511,17 +549,15 @@ status_t op_invpcid(struct cpu *cpu, const struct insn *in)
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	if (type <= 1 && !(cpu->cr4 & CR4_PCIDE) && pcid != 0)
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	if ((st = hook_insn(cpu, in)) != ST_OK)
-		return st;
 	switch (type) {
 	case 0:
-		tlb_flush_pcid_page(&cpu->tlb, current_pcid(cpu), pcid, hi);
+		tlb_flush_pcid_page(&cpu->tlb, pcid, hi);
 		break;
 	case 1:
-		tlb_flush_pcid(&cpu->tlb, current_pcid(cpu), pcid);
+		tlb_flush_pcid(&cpu->tlb, pcid);
 		break;
 	case 2:
-		tlb_flush_all(&cpu->tlb);
+		tlb_flush_space(&cpu->tlb, cpu->tlb.space, false);
 		break;
 	default:
 		tlb_flush_nonglobal_all_pcids(&cpu->tlb);

@@ -40,11 +40,51 @@ enum event_type {
 	EV_PRIV_SOFTEXC = 5 /* INT1 */, EV_SOFTEXC = 6 /* INT3, INTO */,
 };
 
+/* Why the run loop must leave its block and look at the instruction boundary
+ * (emu/event_step.c); any bit set sends it there, once per block and after
+ * each instruction. */
+enum {
+	ATT_STOP = 1u << 0,        /* the machine asked to stop (cpu_request_stop) */
+	ATT_CODE = 1u << 1,        /* a store changed decoded code: leave the block */
+	ATT_EVENT = 1u << 2,       /* a line, IF, a shadow, NMI blocking or GIF changed */
+	ATT_STEP = 1u << 3,        /* instructions run one at a time (TF, shadow, DR7, tracing) */
+	ATT_HV = 1u << 4,          /* the hypervisor model asked to see the boundary */
+};
+
+/* Interrupt inputs (cpu_set_line). INTR is a level; NMI, SMI and INIT are
+ * latched edges the CPU clears when it takes them. */
+enum { LINE_INTR = 1u << 0, LINE_NMI = 1u << 1, LINE_SMI = 1u << 2, LINE_INIT = 1u << 3 };
+
+/* Which flag masks INTR: EFLAGS.IF; the host's IF while a guest runs with
+ * V_INTR_MASKING (APM2 15.21.1); none, while VMX external-interrupt exiting
+ * takes every interrupt (SDM Vol.3 25.2). */
+enum intr_masking { INTR_MASK_IF, INTR_MASK_HOST_IF, INTR_MASK_NONE };
+
+/* A virtual interrupt a hypervisor posted for its guest (APM2 15.21.4: V_IRQ,
+ * V_INTR_VECTOR, V_INTR_PRIO, V_IGN_TPR, V_TPR). */
+struct virtual_intr {
+	bool pending;
+	uint8_t vector, priority, tpr;
+	bool ignore_tpr;
+};
+
+/* Sources of deadlines in virtual time (cpu_set_deadline): the machine's
+ * timers and the hypervisor model's (VMX preemption timer). */
+enum { DEADLINE_MACHINE, DEADLINE_HV, DEADLINE_SOURCES };
+struct deadline {
+	uint64_t at;               /* virtual time it fires, UINT64_MAX: never */
+	void (*fire)(void *ctx, struct cpu *cpu);
+	void *ctx;
+};
+
 struct event {
 	bool pending;
 	uint8_t type;              /* enum event_type */
 	uint8_t vector;
 	bool has_error;
+	bool injected;             /* injected by a hypervisor (VMRUN EVENTINJ, VM-entry
+				      interruption information), not raised by the guest */
+	uint8_t insn_len;          /* software interrupts/exceptions: the instruction's length */
 	uint32_t error_code;
 	uint64_t cr2;              /* #PF only */
 };
@@ -76,7 +116,7 @@ enum cpu_vendor { VENDOR_INTEL, VENDOR_AMD };
 enum cpu_mode { MODE_REAL, MODE_PROT, MODE_V86, MODE_COMPAT, MODE_LONG64 };
 
 struct cpu_model;              /* emu/cpu_model.h */
-struct cpu_hooks;              /* emu/hooks.h */
+struct hv_model;               /* emu/hv.h */
 struct icache;                 /* emu/icache.h */
 struct insn;                   /* emu/insn.h */
 struct walk_result;            /* mmu/paging.h */
@@ -127,11 +167,28 @@ struct cpu {
 	bool nmi_blocked;          /* an NMI handler runs until the next IRET (SDM 6.7.1) */
 	uint8_t debug_hits;        /* DR6.B0-B3 of data/I-O breakpoints hit by this instruction */
 	bool halted;
+	bool wait_break_masked;    /* MWAIT ECX[0]: a masked interrupt ends the wait */
+	bool monitor_armed;        /* MONITOR armed an address range (SDM Vol.2 MWAIT) */
 	struct event event;        /* the exception/interrupt being raised or delivered */
 	uint8_t delivering;        /* nesting of exception delivery, for #DF/shutdown (SDM 6.15) */
 	uint64_t insn_start;       /* RIP of the current instruction (faults report it) */
-	uint64_t icount;           /* retired instructions + delivered exceptions */
+	uint64_t icount;           /* virtual time: retired instructions + delivered events
+				      (+ time skipped while halted); counted per block */
 	uint64_t icount_limit;     /* stop with ST_STOP when reached (0: none) */
+	const struct insn *block_first, *cur_insn;  /* the running block: cpu_now() */
+
+	/* --- events at instruction boundaries (emu/event_step.h) --- */
+	uint32_t attention;        /* ATT_*; changed with cpu_attend()/event_step() only */
+	uint8_t lines;             /* LINE_* asserted */
+	bool gif;                  /* global interrupt flag (APM2 15.17); 1 outside SVM use */
+	uint8_t intr_masking;      /* enum intr_masking */
+	bool host_if;              /* the host's EFLAGS.IF, for INTR_MASK_HOST_IF */
+	bool debug_trap;           /* a #DB trap of the last instruction waits (DR6 set) */
+	bool one_step;             /* the hypervisor wants one instruction at a time (MTF) */
+	bool want_intr_window;     /* exit when interrupts become acceptable */
+	bool want_nmi_window;      /* exit when NMIs become acceptable */
+	struct virtual_intr vintr;
+	uint64_t deadline;         /* earliest of deadlines[].at and icount_limit */
 
 	/* --- the machine (cpu_reset() keeps this and what follows) --- */
 	const struct cpu_model *model;
@@ -142,12 +199,17 @@ struct cpu {
 	uint8_t maxphyaddr;        /* physical-address width (CPUID 80000008h:EAX[7:0]) */
 	bool gbpages;              /* 1 GiB pages (CPUID 80000001h:EDX[26]) */
 	struct icache *icache;
-	const struct cpu_hooks *hooks;  /* NULL: no hypervisor watching */
-	void *hooks_ctx;
+	const struct hv_model *hv; /* the hypervisor model (svm/, vmx/), or NULL */
+	void *hv_ctx;
 	bool hv_available;         /* the model's VMX/SVM is reported and usable: set by machine
-	                            * set-up with the hypervisor model (emu/cpu_model.h hv_ext) */
-	bool stop_requested;       /* a device asked to end the run */
-	bool code_modified;        /* a write hit decoded code: leave the current block */
+	                            * set-up with hv (emu/cpu_model.h hv_ext) */
+	bool in_guest;             /* hv runs a guest: interceptable events go to hv */
+	bool vectoring_valid;      /* an event is being delivered: vectoring is it */
+	struct event vectoring;    /* (IDT-vectoring information, EXITINTINFO) */
+	bool stop_requested;       /* the machine asked to end the run (cpu_request_stop) */
+	struct deadline deadlines[DEADLINE_SOURCES];
+	int (*intr_ack)(void *ctx);  /* INTA: the vector of the pending interrupt, -1 if none */
+	void *intr_ctx;
 
 	/* --- tracing --- */
 	unsigned trace;            /* TRACE_* */
@@ -158,6 +220,27 @@ struct cpu {
 	void *trace_ctx;
 	struct fault_chain fault_chain;  /* the last delivery that faulted (triple-fault report) */
 };
+
+/* Ask the run loop to look at the boundary (ATT_* bits). Atomic, because a
+ * signal handler may ask for ATT_STOP while the loop clears other bits. */
+static inline void cpu_attend(struct cpu *cpu, uint32_t bits)
+{
+	__atomic_fetch_or(&cpu->attention, bits, __ATOMIC_RELAXED);
+}
+
+/* End the run at the next instruction boundary (devices, signal handlers). */
+static inline void cpu_request_stop(struct cpu *cpu)
+{
+	cpu->stop_requested = true;
+	cpu_attend(cpu, ATT_STOP);
+}
+
+/* The run loop answered the request with ST_STOP: a later cpu_run() goes on. */
+static inline void cpu_stop_answered(struct cpu *cpu)
+{
+	__atomic_fetch_and(&cpu->attention, ~(uint32_t)ATT_STOP, __ATOMIC_RELAXED);
+	cpu->stop_requested = false;
+}
 
 /* Put the CPU in its power-on/RESET state (SDM Vol.3 9.1.1 Table 9-1): real mode,
  * CS=F000 base FFFF0000, EIP=FFF0, EDX = family/model/stepping signature. */
@@ -171,9 +254,14 @@ void cpu_destroy(struct cpu *cpu);
  * the machine, hooks and tracing kept. For a fuzzer's next input, not a guest's INIT. */
 void cpu_reset(struct cpu *cpu);
 
-/* Run until something other than ST_OK/ST_FAULT ends the loop (faults are
- * delivered inside). Returns ST_HALT (HLT with nothing to wake it), ST_SHUTDOWN,
- * ST_STOP, ST_UNSUPPORTED, or ST_VMEXIT for the caller's hypervisor model. */
+/* The INIT signal (SDM Vol.3 9.1.1 Table 9-1, INIT column): the RESET state
+ * except the x87/SSE state, the MSRs, CR0.CD/NW and the caches, which INIT
+ * leaves as they are; the CPU starts at the reset vector (emu/event_step.c). */
+void cpu_init_signal(struct cpu *cpu);
+
+/* Run until something ends the run (emu/run.c): faults, interrupts and VM
+ * exits are handled inside. Returns ST_HALT (halted with nothing that could
+ * wake it), ST_SHUTDOWN, ST_STOP or ST_UNSUPPORTED. */
 status_t cpu_run(struct cpu *cpu) CHECKED;
 
 /* Recompute the mode after a change of CR0.PE, EFLAGS.VM, EFER.LMA or CS.L. CPL
@@ -209,7 +297,16 @@ status_t cpu_fetch_code(struct cpu *cpu, uint64_t lin, unsigned size, uint8_t *b
 status_t cpu_code_phys(struct cpu *cpu, uint64_t lin, uint64_t *pa) CHECKED;
 
 /* Code size (16, 32 or 64) instructions are decoded with in the current mode. */
-unsigned cpu_code_size(const struct cpu *cpu);
+static inline unsigned cpu_code_size(const struct cpu *cpu)
+{
+	/* [mode][CS.D]: real and virtual-8086 code is 16-bit, 64-bit code 64-bit,
+	 * protected and compatibility mode follow CS.D (SDM Vol.3 3.4.5). */
+	static const uint8_t size[5][2] = {
+		[MODE_REAL] = { 16, 16 }, [MODE_PROT] = { 16, 32 }, [MODE_V86] = { 16, 16 },
+		[MODE_COMPAT] = { 16, 32 }, [MODE_LONG64] = { 64, 64 },
+	};
+	return size[cpu->mode][(cpu->seg[SR_CS].attr & SEG_DB) != 0];
+}
 
 /* The paging mode CR0.PG/CR4.PAE/CR4.LA57/EFER.LMA select (SDM Vol.3 4.1.1). */
 unsigned cpu_paging_mode(const struct cpu *cpu);   /* enum paging_mode, mmu/paging.h */

@@ -9,6 +9,7 @@
  */
 #include "emu/flags.h"
 #include "emu/operand.h"
+#include "emu/fast_forms.h"
 #include "isa_handlers.h"
 
 /* --- MOV --- */
@@ -34,6 +35,29 @@ status_t op_mov_GE(struct cpu *cpu, const struct insn *in)
 			return st;
 	}
 	greg_write(cpu, in, in->size, v);
+	return ST_OK;
+}
+
+/* MOV between 32- or 64-bit registers (decode-time fast forms, emu/fast_forms.h);
+ * a 32-bit write clears bits 63:32 (SDM Vol.1 3.4.1.1). */
+status_t op_mov_EG_r32(struct cpu *cpu, const struct insn *in)
+{
+	cpu->regs[in->rm] = (uint32_t)cpu->regs[in->reg];
+	return ST_OK;
+}
+status_t op_mov_EG_r64(struct cpu *cpu, const struct insn *in)
+{
+	cpu->regs[in->rm] = cpu->regs[in->reg];
+	return ST_OK;
+}
+status_t op_mov_GE_r32(struct cpu *cpu, const struct insn *in)
+{
+	cpu->regs[in->reg] = (uint32_t)cpu->regs[in->rm];
+	return ST_OK;
+}
+status_t op_mov_GE_r64(struct cpu *cpu, const struct insn *in)
+{
+	cpu->regs[in->reg] = cpu->regs[in->rm];
 	return ST_OK;
 }
 

@@ -95,12 +95,12 @@ static void forget_watched_pages(struct cpu *cpu)
 		if (!dr7_enabled(dr7, n) || dr7_rw(dr7, n) == DR_RW_EXEC || dr7_rw(dr7, n) == DR_RW_IO)
 			continue;
 		uint64_t page = bp_addr(cpu, cpu->dr[n]) & PAGE_MASK;
-		for (unsigned b = 0; b < TLB_BANKS; b++) {
-			struct tlb_entry *e = tlb_slot(&cpu->tlb, b, page);
-			for (unsigned a = 0; a < TLB_ACCESS_KINDS; a++)
-				if (e->tag[a] == page)
+		for (unsigned b = 0; b < TLB_BANKS; b++)
+			for (unsigned a = 0; a < TLB_ACCESS_KINDS; a++) {
+				struct tlb_entry *e = tlb_find(&cpu->tlb, b, (enum tlb_access)a, page);
+				if (e)
 					tlb_entry_clear(e);
-		}
+			}
 	}
 }
 

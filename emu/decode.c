@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "emu/fast_forms.h"
 #include "emu/decode_table.h"
 #include "emu/insn.h"
 
@@ -285,6 +286,8 @@ opcode:
 	 * lockable and its destination is memory). */
 	if (in->lock && !((flags & IF_LOCK) && in->mem))
 		in->exec = insn_undefined;
+	else
+		in->exec = insn_fast_form(in);
 	return in->len;
 
 undefined:

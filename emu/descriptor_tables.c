@@ -4,7 +4,7 @@
 #include "emu/canonical.h"
 #include "emu/cpu.h"
 #include "emu/flags.h"
-#include "emu/hooks.h"
+#include "emu/hv.h"
 #include "emu/operand.h"
 #include "isa_handlers.h"
 
@@ -72,7 +72,7 @@ static status_t load_pseudo_descriptor(struct cpu *cpu, const struct insn *in, s
 
 	if (not_cpl0(cpu))
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	if ((st = hook_insn(cpu, in)) != ST_OK)
+	if ((st = intercept_insn(cpu, in)) != ST_OK)
 		return st;
 	if ((st = mem_read(cpu, in->seg, ea, 2, &limit)) != ST_OK)
 		return st;
@@ -108,7 +108,7 @@ static status_t store_pseudo_descriptor(struct cpu *cpu, const struct insn *in,
 	unsigned base_size = cpu_is_mode64(cpu) ? 8 : 4;
 	status_t st;
 
-	if ((st = hook_insn(cpu, in)) != ST_OK)
+	if ((st = intercept_insn(cpu, in)) != ST_OK)
 		return st;
 	/* Check the whole destination first, so a fault leaves memory unchanged. */
 	if ((st = mem_probe_write(cpu, in->seg, (ea + 2) & amask, base_size)) != ST_OK)
@@ -152,7 +152,7 @@ static status_t store_selector(struct cpu *cpu, const struct insn *in, uint16_t 
 
 	if (prot_only_ud(cpu))
 		return cpu_raise(cpu, EXC_UD);
-	if ((st = hook_insn(cpu, in)) != ST_OK)
+	if ((st = intercept_insn(cpu, in)) != ST_OK)
 		return st;
 	if (in->mem)
 		return rm_write(cpu, in, 2, sel);
@@ -203,7 +203,7 @@ static status_t system_selector_checks(struct cpu *cpu, const struct insn *in)
 		return cpu_raise(cpu, EXC_UD);
 	if (cpu->cpl != 0)
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	return hook_insn(cpu, in);
+	return intercept_insn(cpu, in);
 }
 
 status_t op_lldt(struct cpu *cpu, const struct insn *in)

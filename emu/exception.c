@@ -11,7 +11,7 @@
  * Delivery is all-or-nothing for registers: every check is made and the frame
  * written before CS, SS, rSP, rIP, EFLAGS or CPL change.
  */
-#include "emu/hooks.h"
+#include "emu/hv.h"
 #include "emu/operand.h"
 #include "emu/segload.h"
 #include "emu/task.h"
@@ -438,20 +438,32 @@ status_t cpu_deliver_event(struct cpu *cpu)
 	uint64_t fault_rip = (is_software(&cpu->event) || cpu->event.type == EV_PRIV_SOFTEXC)
 			     ? cpu->insn_start : cpu->rip;
 
+	struct event ev = { 0 };
 	cpu->delivering = 0;
 	for (;;) {
-		status_t st = hook_event(cpu);
+		/* A hypervisor sees the event before it is delivered; one raised while
+		 * delivering another carries that one as its IDT-vectoring information
+		 * (SDM Vol.3 28.2.4, APM2 15.7.2 EXITINTINFO). */
+		cpu->vectoring_valid = cpu->delivering > 0;
+		cpu->vectoring = ev;
+		status_t st = intercept_event(cpu, &cpu->event);
 		if (st != ST_OK) {
 			cpu->delivering = 0;
+			cpu->vectoring_valid = false;
 			return st;
 		}
 		if (cpu->trace & TRACE_EXC)
 			trace(cpu, "exc", false);
 
-		struct event ev = cpu->event;
+		ev = cpu->event;
 		uint16_t cs = cpu->seg[SR_CS].selector;
 		cpu->delivering++;
+		/* Exits during the delivery itself (a task switch through a gate, a
+		 * stage-2 fault on the IDT or stack) report ev as in flight. */
+		cpu->vectoring_valid = true;
+		cpu->vectoring = ev;
 		st = deliver_one(cpu, &ev);
+		cpu->vectoring_valid = false;
 		if (st != ST_FAULT) {
 			cpu->delivering = 0;
 			if (st == ST_OK)
@@ -479,7 +491,10 @@ status_t cpu_deliver_event(struct cpu *cpu)
 			 * delivering #DF is a triple fault: shutdown. */
 			trace(cpu, "triple-fault", false);
 			cpu->delivering = 0;
-			return ST_SHUTDOWN;
+			/* APM2 15.12 shutdown intercept, SDM Vol.3 25.2 triple fault:
+			 * a running guest exits instead of shutting the CPU down. */
+			st = intercept_plain(cpu, IK_SHUTDOWN);
+			return st == ST_OK ? ST_SHUTDOWN : st;
 		}
 		if ((first == CLASS_CONTRIBUTORY && second == CLASS_CONTRIBUTORY) ||
 		    (first == CLASS_PAGE_FAULT && second != CLASS_BENIGN)) {
@@ -497,10 +512,13 @@ status_t cpu_deliver_event(struct cpu *cpu)
 /* --- software interrupts --- */
 
 /* Record a software-generated event whose return address is the next
- * instruction (cpu->rip), and deliver it now. */
-static status_t soft_event(struct cpu *cpu, uint8_t type, uint8_t vector)
+ * instruction (cpu->rip), and deliver it now. Its length goes with it: a VM
+ * exit during its delivery reports it (SDM Vol.3 28.2.4, VM-exit instruction
+ * length; APM2 15.20 NRIP for EVENTINJ of software interrupts). */
+static status_t soft_event(struct cpu *cpu, const struct insn *in, uint8_t type, uint8_t vector)
 {
-	cpu->event = (struct event){ .pending = true, .type = type, .vector = vector };
+	cpu->event = (struct event){ .pending = true, .type = type, .vector = vector,
+				     .insn_len = in->len };
 	return cpu_deliver_event(cpu);
 }
 
@@ -572,45 +590,46 @@ static status_t v86_redirect(struct cpu *cpu, uint8_t vector, unsigned iopl)
 status_t op_int(struct cpu *cpu, const struct insn *in)
 {
 	uint8_t vector = (uint8_t)in->imm;
+	unsigned iopl = (unsigned)((cpu_get_flags(cpu) & FLAG_IOPL) >> FLAG_IOPL_SHIFT);
+	bool to_idt = true;
+	status_t st;
 	if (cpu->mode == MODE_V86) {
-		unsigned iopl = (unsigned)((cpu_get_flags(cpu) & FLAG_IOPL) >> FLAG_IOPL_SHIFT);
-		if (cpu->cr4 & CR4_VME) {
-			bool to_idt = false;
-			status_t st = redirection_bit(cpu, vector, &to_idt);
-			if (st != ST_OK)
-				return st;
-			if (!to_idt)
-				return v86_redirect(cpu, vector, iopl);
-		}
-		if (iopl < 3)
+		if ((cpu->cr4 & CR4_VME) && (st = redirection_bit(cpu, vector, &to_idt)) != ST_OK)
+			return st;
+		if (to_idt && iopl < 3)
 			return cpu_raise_err(cpu, EXC_GP, 0);
 	}
-	return soft_event(cpu, EV_SOFTINT, vector);
+	/* APM2 15.9: the INTn intercept after the instruction's privilege checks. */
+	if ((st = intercept_insn(cpu, in)) != ST_OK)
+		return st;
+	if (!to_idt)
+		return v86_redirect(cpu, vector, iopl);
+	return soft_event(cpu, in, EV_SOFTINT, vector);
 }
 
 /* CC: INT3, a trap through vector 3 with the gate-DPL check (SDM Vol.2 INT3);
  * not IOPL-sensitive in v8086 mode (SDM Vol.3 20.3.1.1). */
 status_t op_int3(struct cpu *cpu, const struct insn *in)
 {
-	(void)in;
-	return soft_event(cpu, EV_SOFTEXC, EXC_BP);
+	return soft_event(cpu, in, EV_SOFTEXC, EXC_BP);
 }
 
 /* CE: INTO: #OF as a trap when OF=1 (SDM Vol.2 INTO). */
 status_t op_into(struct cpu *cpu, const struct insn *in)
 {
-	(void)in;
 	if (!(cpu_get_flags(cpu) & FLAG_OF))
 		return ST_OK;
-	return soft_event(cpu, EV_SOFTEXC, EXC_OF);
+	return soft_event(cpu, in, EV_SOFTEXC, EXC_OF);
 }
 
 /* F1: INT1/ICEBP: #DB as a trap, without the gate-DPL check (SDM Vol.2 INT1,
  * Vol.3 6.12.1.1). */
 status_t op_int1(struct cpu *cpu, const struct insn *in)
 {
-	(void)in;
-	return soft_event(cpu, EV_PRIV_SOFTEXC, EXC_DB);
+	status_t st = intercept_insn(cpu, in);     /* APM2 15.9 ICEBP intercept */
+	if (st != ST_OK)
+		return st;
+	return soft_event(cpu, in, EV_PRIV_SOFTEXC, EXC_DB);
 }
 
 /* 62 /r: BOUND Gv, Ma: #BR (a fault) when the signed index is below the lower

@@ -7,6 +7,7 @@
  * changes; stack frames are checked whole and written before the commit. Task
  * switches (TSS and task-gate targets, IRET with NT=1) are emu/task.c.
  */
+#include "emu/hv.h"
 #include "emu/operand.h"
 #include "emu/segload.h"
 #include "emu/task.h"
@@ -707,7 +708,19 @@ static status_t iret_real(struct cpu *cpu, unsigned w)
 /* SDM Vol.2 IRET RETURN-FROM-VIRTUAL-8086-MODE (SDM Vol.3 20.2.7): with IOPL 3
  * the return stays in v8086 mode; VM, IOPL, VIP, VIF are not changed. With
  * IOPL < 3 only the CR4.VME 16-bit form exists (IF virtualised). */
-static status_t iret_v86(struct cpu *cpu, unsigned w)
+/* SDM Vol.3 6.7.1: an NMI handler runs with NMIs blocked "until the next IRET
+ * instruction is executed"; the blocking ends as IRET starts, also when it then
+ * faults (SDM Vol.3 27.1: "any blocking by NMI is cleared before the VM exit" of
+ * a fault in IRET). */
+static void unblock_nmi(struct cpu *cpu)
+{
+	if (cpu->nmi_blocked) {
+		cpu->nmi_blocked = false;
+		cpu_attend(cpu, ATT_EVENT);
+	}
+}
+
+static status_t iret_v86(struct cpu *cpu, const struct insn *in, unsigned w)
 {
 	uint64_t old = cpu_get_flags(cpu);
 	bool vme = false;
@@ -719,10 +732,15 @@ static status_t iret_v86(struct cpu *cpu, unsigned w)
 			return cpu_raise_err(cpu, EXC_GP, 0);
 		vme = true;
 	}
+	/* APM2 15.9: the IRET intercept after the privilege check. */
+	status_t st = intercept_insn(cpu, in);
+	if (st != ST_OK)
+		return st;
+	unblock_nmi(cpu);
 	uint64_t eip, cs, fl;
 	if (!stack_has(cpu, 3 * w))
 		return cpu_raise_err(cpu, EXC_SS, 0);
-	status_t st = stack_read(cpu, 0, w, &eip);
+	st = stack_read(cpu, 0, w, &eip);
 	if (st == ST_OK)
 		st = stack_read(cpu, w, w, &cs);
 	if (st == ST_OK)
@@ -863,9 +881,11 @@ static status_t iret_prot(struct cpu *cpu, unsigned w)
 status_t op_iret(struct cpu *cpu, const struct insn *in)
 {
 	unsigned w = in->osize;
-	switch (cpu->mode) {
-	case MODE_REAL: return iret_real(cpu, w);
-	case MODE_V86:  return iret_v86(cpu, w);
-	default:        return iret_prot(cpu, w);
-	}
+	if (cpu->mode == MODE_V86)
+		return iret_v86(cpu, in, w);
+	status_t st = intercept_insn(cpu, in);
+	if (st != ST_OK)
+		return st;
+	unblock_nmi(cpu);
+	return cpu->mode == MODE_REAL ? iret_real(cpu, w) : iret_prot(cpu, w);
 }

@@ -4,9 +4,15 @@
 Writes isa_table.c (rows, per-opcode candidate lists) and isa_handlers.h (one
 prototype per handler). Format: emu/isa/README.md. Any malformed row stops the
 build with file:line and the reason.
+
+The optional sixth column names the row's intercept (a row of emu/intercept.def,
+lower case). Given the emu/ C sources (--sources), the build also refuses a
+table whose interceptable row has no hook: the row's handler must reach a call
+of an intercept_*() or hv_*() function of emu/hv.h.
 """
 import argparse
 import os
+import re
 import sys
 
 SIZE_LETTERS = {'b': 'SZ_B', 'w': 'SZ_W', 'd': 'SZ_D', 'q': 'SZ_Q', 'v': 'SZ_V',
@@ -122,7 +128,16 @@ def _bad(msg):
     raise RowError(msg)
 
 
-def load(paths):
+def load_intercepts(path):
+    """The kinds of emu/intercept.def: lower-case name -> C enumerator."""
+    kinds = {}
+    with open(path, encoding='utf-8') as f:
+        for m in re.finditer(r'^X\((\w+),', f.read(), re.M):
+            kinds[m.group(1).lower()] = 'IK_' + m.group(1)
+    return kinds
+
+
+def load(paths, kinds):
     rows = []
     for path in paths:
         with open(path, encoding='utf-8') as f:
@@ -132,8 +147,11 @@ def load(paths):
                     continue
                 where = '%s:%d' % (path, lineno)
                 cols = [c.strip() for c in line.split('|')]
-                if len(cols) != 5:
-                    sys.exit('%s: expected 5 columns "opcode | mnemonic | operands | handler | flags"' % where)
+                if len(cols) == 5:
+                    cols.append('')
+                if len(cols) != 6:
+                    sys.exit('%s: expected 5 or 6 columns "opcode | mnemonic | operands | handler | flags'
+                             ' [| intercept]"' % where)
                 try:
                     omap, byte, attrs = parse_opcode(cols[0])
                     ops = [o.strip() for o in cols[2].split(',')] if cols[2] else []
@@ -147,10 +165,13 @@ def load(paths):
                         flags.append(FLAGS[fl])
                     if not cols[3].isidentifier():
                         raise RowError('bad handler name')
+                    if cols[5] and cols[5] not in kinds:
+                        raise RowError('intercept %r is not a row of emu/intercept.def' % cols[5])
                 except RowError as e:
                     sys.exit('%s: %s' % (where, e))
                 rows.append(dict(where=where, map=omap, byte=byte, attrs=attrs, mnemonic=cols[1],
-                                 operands=cols[2], handler=cols[3], flags=flags, size=size, imm=imm))
+                                 operands=cols[2], handler=cols[3], flags=flags, size=size, imm=imm,
+                                 intercept=kinds[cols[5]] if cols[5] else 'IK_NONE'))
     return rows
 
 
@@ -193,9 +214,9 @@ def generate(rows, out_dir):
         c.write('#include "emu/decode_table.h"\n#include "isa_handlers.h"\n\n')
         c.write('const struct isa_row isa_rows[] = {\n')
         for r in rows:
-            c.write('\t{ %s, %s, op_%s, %s },\t/* %s */\n' % (
+            c.write('\t{ %s, %s, op_%s, %s, %s },\t/* %s */\n' % (
                 c_str(r['mnemonic']), c_str(r['operands']), r['handler'],
-                ' | '.join(r['flags']) or '0', r['where'].split('/')[-1]))
+                ' | '.join(r['flags']) or '0', r['intercept'], r['where'].split('/')[-1]))
         c.write('};\nconst unsigned isa_row_count = %d;\n\n' % len(rows))
         c.write('const struct isa_decode isa_decode_rows[] = {\n')
         for r in rows:
@@ -225,12 +246,53 @@ def generate(rows, out_dir):
         c.write('};\n')
 
 
+FUNCTION = re.compile(r'^(?:static\s+)?(?:inline\s+)?[A-Za-z_][\w \t\*]*?\b(\w+)\(([^;{]*?)\)[^;{]*\n\{(.*?)^\}',
+                      re.M | re.S)
+HOOK_CALL = re.compile(r'\b(?:intercept_\w+|hv_\w+)\s*\(')
+
+
+def check_hooks(rows, sources):
+    """Every interceptable row's handler must reach an emu/hv.h call, directly or
+    through functions defined in the emu/ sources."""
+    calls, hooked = {}, set()
+    for path in sources:
+        with open(path, encoding='utf-8') as f:
+            text = f.read()
+        for m in FUNCTION.finditer(text):
+            name, body = m.group(1), m.group(3)
+            calls.setdefault(name, set()).update(re.findall(r'\b(\w+)\s*\(', body))
+            if HOOK_CALL.search(body):
+                hooked.add(name)
+    reaches = {}
+
+    def reach(name, seen):
+        if name in reaches:
+            return reaches[name]
+        if name in hooked:
+            return True
+        seen.add(name)
+        ok = any(reach(c, seen) for c in calls.get(name, ()) if c not in seen)
+        if ok:
+            reaches[name] = True
+        return ok
+
+    for r in rows:
+        if r['intercept'] != 'IK_NONE' and not reach('op_' + r['handler'], set()):
+            sys.exit('%s: row is interceptable (%s) but op_%s reaches no intercept hook (emu/hv.h)' %
+                     (r['where'], r['intercept'], r['handler']))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument('--out-dir', required=True)
-    ap.add_argument('tables', nargs='+')
+    ap.add_argument('--intercepts', required=True, help='emu/intercept.def')
+    ap.add_argument('--sources', nargs='*', default=[], help='emu/*.c, for the hook check')
+    ap.add_argument('--tables', nargs='+', required=True)
     args = ap.parse_args()
-    generate(load([t for t in args.tables if os.path.exists(t)]), args.out_dir)
+    rows = load(args.tables, load_intercepts(args.intercepts))
+    if args.sources:
+        check_hooks(rows, args.sources)
+    generate(rows, args.out_dir)
 
 
 if __name__ == '__main__':

@@ -29,11 +29,27 @@
 #define BLOCK_INVALID (~0ull)
 #define ICACHE_NONE 0xffffu        /* no slot: end of a page's list */
 
+/* Where a block went last (a "chain"): the run loop follows it instead of
+ * looking the next block up while nothing that decides the lookup has changed:
+ * the TLB (its epoch), CS, CPL and the target block itself (emu/run.c). */
+struct block_link {
+	struct block *to;          /* NULL: unused */
+	uint64_t rip;              /* rIP the block left with */
+	uint64_t pa;               /* to->pa then */
+	uint64_t cs_base;
+	uint32_t epoch;            /* tlb.epoch then */
+	uint8_t cpl;
+};
+
 struct block {
 	uint64_t pa;               /* physical address of the first byte, or BLOCK_INVALID;
 				      all its bytes lie in that 4 KiB page */
 	uint8_t code_size;         /* 16, 32 or 64 */
 	uint8_t count;
+	bool chains;               /* it ends in a near relative branch or runs on into the
+				      next block: CS, CPL and mode stay, links[] apply */
+	uint8_t next_link;         /* the link the next new successor replaces */
+	struct block_link links[2];
 	struct insn insns[BLOCK_MAX_INSNS];
 };
 

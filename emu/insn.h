@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "emu/cpu.h"
+#include "emu/intercept.h"
 
 #define REG_NONE 0xff
 #define INSN_MAX_LEN 15            /* SDM Vol.2 2.3.11: longer is #GP(0) */
@@ -67,9 +68,17 @@ struct isa_row {
 	const char *operands;      /* SDM letters, e.g. "Ev,Gv" */
 	insn_handler exec;
 	uint16_t flags;            /* IF_* */
+	uint8_t intercept;         /* enum intercept_kind (emu/intercept.def), IK_NONE if none */
 };
 extern const struct isa_row isa_rows[];
 extern const unsigned isa_row_count;
+
+/* Virtual time now, mid-block included: instructions before the running one
+ * are counted when its block ends. */
+static inline uint64_t cpu_now(const struct cpu *cpu)
+{
+	return cpu->icount + (uint64_t)(cpu->cur_insn - cpu->block_first);
+}
 
 /* Decode one instruction from bytes[0..avail). mode: 16, 32 or 64 (the default
  * code size). Returns the length (> 0); 0 when more bytes are needed than avail

@@ -1,10 +1,10 @@
 /* Port I/O: IN, OUT, INS, OUTS and their protection (SDM Vol.1 19.5 "I/O
  * protection", SDM Vol.2 IN/OUT/INS/OUTS). Order of events for every access:
  * IOPL / I/O-permission-bitmap check (faults take priority over VM exits, SDM
- * Vol.3 25.1.1), then the hypervisor intercept (hook_io), then the bus. */
+ * Vol.3 25.1.1), then the hypervisor intercept (intercept_io), then the bus. */
 #include "emu/cpu.h"
 #include "emu/debug.h"
-#include "emu/hooks.h"
+#include "emu/hv.h"
 #include "emu/operand.h"
 #include "isa_handlers.h"
 
@@ -86,7 +86,7 @@ status_t op_in(struct cpu *cpu, const struct insn *in)
 	/* SDM Vol.3 17.2.4: I/O breakpoints (CR4.DE, R/W = 10) match the port. */
 	if (debug_active(cpu))
 		debug_check_io(cpu, port, size);
-	if ((st = hook_io(cpu, port, size, true, false, false)) != ST_OK)
+	if ((st = intercept_io(cpu, in, port, size, true, false, false)) != ST_OK)
 		return st;
 	/* A 32-bit IN clears RAX[63:32] like any 32-bit register write. */
 	reg_write(cpu, R_AX, size, false, iobus_read(cpu->io, port, size));
@@ -104,7 +104,7 @@ status_t op_out(struct cpu *cpu, const struct insn *in)
 	/* SDM Vol.3 17.2.4: I/O breakpoints (CR4.DE, R/W = 10) match the port. */
 	if (debug_active(cpu))
 		debug_check_io(cpu, port, size);
-	if ((st = hook_io(cpu, port, size, false, false, false)) != ST_OK)
+	if ((st = intercept_io(cpu, in, port, size, false, false, false)) != ST_OK)
 		return st;
 	iobus_write(cpu->io, port, size, (uint32_t)reg_read(cpu, R_AX, size, false));
 	return after_out(cpu);
@@ -140,7 +140,7 @@ static status_t string_io(struct cpu *cpu, const struct insn *in, bool is_in)
 	/* SDM Vol.3 17.2.4: I/O breakpoints (CR4.DE, R/W = 10) match the port. */
 	if (debug_active(cpu))
 		debug_check_io(cpu, port, size);
-	if ((st = hook_io(cpu, port, size, is_in, true, rep)) != ST_OK)
+	if ((st = intercept_io(cpu, in, port, size, is_in, true, rep)) != ST_OK)
 		return st;
 
 	uint64_t step = string_step(cpu, size);

@@ -71,7 +71,7 @@ static status_t translate(struct cpu *cpu, uint64_t lin, enum tlb_access acc, un
 static inline void code_check_write(struct cpu *cpu, uint64_t pa, unsigned len)
 {
 	if (icache_write(cpu->icache, pa, len))
-		cpu->code_modified = true;
+		cpu_attend(cpu, ATT_CODE);
 }
 
 void cpu_notify_phys_write(struct cpu *cpu, uint64_t pa, unsigned size)
@@ -100,18 +100,24 @@ static inline __attribute__((always_inline)) void tlb_fill(struct cpu *cpu, unsi
 	 * half could otherwise cache a non-canonical page. */
 	if ((cpu->efer & EFER_LMA) && !addr_canonical(cpu, lin))
 		return;
-	struct tlb_entry *e = tlb_slot(&cpu->tlb, bank, lin);
+	/* Tagged with the current context, or the space's global one (mmu/tlb.h). */
+	uint16_t id = cpu->tlb.cur;
+	if (t->global) {
+		tlb_note_global(&cpu->tlb);
+		id = cpu->tlb.cur_global;
+	}
+	struct tlb_entry *e = tlb_victim(&cpu->tlb, bank, lin, id);
 	uint64_t lin_page = lin & PAGE_MASK;
-	e->tag[TLB_READ] = t->read ? lin_page : TLB_TAG_INVALID;
-	e->tag[TLB_EXEC] = t->exec ? lin_page : TLB_TAG_INVALID;
-	e->tag[TLB_WRITE_CODE] = t->write ? lin_page : TLB_TAG_INVALID;
-	e->tag[TLB_WRITE] = t->write && !icache_page_has_code(cpu->icache, pa_page) ? lin_page
+	uint64_t tag = lin_page | id;
+	e->tag[TLB_READ] = t->read ? tag : TLB_TAG_INVALID;
+	e->tag[TLB_EXEC] = t->exec ? tag : TLB_TAG_INVALID;
+	e->tag[TLB_WRITE_CODE] = t->write ? tag : TLB_TAG_INVALID;
+	e->tag[TLB_WRITE] = t->write && !icache_page_has_code(cpu->icache, pa_page) ? tag
 										: TLB_TAG_INVALID;
+	e->key = tag;
 	e->host_minus_lin = (uintptr_t)host - (uintptr_t)lin_page;
 	e->phys = pa_page;
-	e->global = t->global;
 	e->page_shift = t->page_shift;
-	tlb_note_fill(&cpu->tlb, e);
 }
 
 /* Slow path for size bytes at lin: translate every page touched first (so a
@@ -197,7 +203,7 @@ static inline status_t lin_write(struct cpu *cpu, uint64_t lin, unsigned size, u
 	 * code check is left. */
 	p = tlb_lookup(&cpu->tlb, bank, TLB_WRITE_CODE, lin, size);
 	if (p) {
-		struct tlb_entry *e = tlb_slot(&cpu->tlb, bank, lin);
+		struct tlb_entry *e = tlb_find(&cpu->tlb, bank, TLB_WRITE_CODE, lin);
 		uint64_t pa = e->phys | (lin & (PAGE_SIZE - 1));
 		code_check_write(cpu, pa, size);
 		/* Its last block gone, the page takes writes inline again. */
@@ -232,8 +238,8 @@ status_t cpu_fetch_code(struct cpu *cpu, uint64_t lin, unsigned size, uint8_t *b
 status_t cpu_code_phys(struct cpu *cpu, uint64_t lin, uint64_t *pa)
 {
 	unsigned bank = tlb_bank(cpu);
-	struct tlb_entry *e = tlb_slot(&cpu->tlb, bank, lin);
-	if (e->tag[TLB_EXEC] == (lin & PAGE_MASK)) {
+	struct tlb_entry *e = tlb_find(&cpu->tlb, bank, TLB_EXEC, lin);
+	if (e) {
 		*pa = e->phys | (lin & (PAGE_SIZE - 1));
 		return ST_OK;
 	}

@@ -10,7 +10,7 @@
 #include "emu/canonical.h"
 #include "emu/cpu.h"
 #include "emu/cpu_model.h"
-#include "emu/hooks.h"
+#include "emu/hv.h"
 #include "emu/operand.h"
 #include "isa_handlers.h"
 
@@ -100,10 +100,10 @@ struct msr_def {
 
 /* IA32_TIME_STAMP_COUNTER (SDM Vol.3 17.17): writing sets the counter, which
  * hvemu keeps as an offset from the retired-instruction count. */
-static uint64_t tsc_read(struct cpu *cpu) { return cpu->icount + cpu->tsc_offset; }
+static uint64_t tsc_read(struct cpu *cpu) { return cpu_now(cpu) + cpu->tsc_offset; }
 static bool tsc_write(struct cpu *cpu, uint64_t v)
 {
-	cpu->tsc_offset = v - cpu->icount;
+	cpu->tsc_offset = v - cpu_now(cpu);
 	return true;
 }
 
@@ -229,7 +229,7 @@ static bool efer_write(struct cpu *cpu, uint64_t v)
 		return false;
 	uint64_t nv = (v & writable) | (cpu->efer & EFER_LMA);
 	if ((nv ^ cpu->efer) & EFER_NXE)
-		tlb_flush_all(&cpu->tlb);
+		tlb_flush_space(&cpu->tlb, cpu->tlb.space, false);
 	cpu->efer = nv;
 	return true;
 }
@@ -354,51 +354,58 @@ static bool vmx_cap(const struct cpu *cpu, uint32_t index, uint64_t *value)
  * "#GP(0) If the current privilege level is not 0" — virtual-8086 mode included,
  * real mode is CPL 0). The intercept comes next; an MSR the CPU lacks is
  * #GP(0) after it ("If the value in ECX specifies a reserved or unimplemented
- * MSR address"). */
-static status_t msr_prologue(struct cpu *cpu, bool is_write)
+ * MSR address"; SDM Vol.3 25.1.1: RDMSR of a non-existent MSR exits). *value
+ * is what a write stores, or for a read the MSR's value (0 if there is none),
+ * which a hypervisor model may replace (emu/hv.h). *def is the writable MSR
+ * (NULL for the read-only VMX capability MSRs). */
+static status_t msr_prologue(struct cpu *cpu, const struct insn *in, bool is_write,
+			    const struct msr_def **def, uint64_t *value)
 {
 	status_t st;
+	uint32_t index = (uint32_t)cpu->regs[R_CX];
 
 	if (!feat(cpu, 1, 3, 5))
 		return cpu_raise(cpu, EXC_UD);
 	if (cpu->mode != MODE_REAL && cpu->cpl != 0)
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	if ((st = hook_msr(cpu, (uint32_t)cpu->regs[R_CX], is_write)) != ST_OK)
+	*def = find_msr(cpu, index);
+	bool exists = *def != NULL;
+	if (is_write)
+		*value = (cpu->regs[R_DX] << 32) | (uint32_t)cpu->regs[R_AX];
+	else if (vmx_cap(cpu, index, value))
+		exists = true;
+	else
+		*value = *def ? (*def)->read(cpu) : 0;
+	if ((st = intercept_msr(cpu, in, index, is_write, value)) != ST_OK)
 		return st;
+	if (!exists)
+		return cpu_raise_err(cpu, EXC_GP, 0);
 	return ST_OK;
 }
 
 /* EDX:EAX := MSR[ECX]; the upper halves of RAX/RDX are cleared. */
 status_t op_rdmsr(struct cpu *cpu, const struct insn *in)
 {
-	uint32_t index = (uint32_t)cpu->regs[R_CX];
-	uint64_t v;
-	status_t st = msr_prologue(cpu, false);
+	const struct msr_def *def = NULL;
+	uint64_t v = 0;
+	status_t st = msr_prologue(cpu, in, false, &def, &v);
 	if (st != ST_OK)
 		return st;
-	if (!vmx_cap(cpu, index, &v)) {
-		const struct msr_def *def = find_msr(cpu, index);
-		if (!def)
-			return cpu_raise_err(cpu, EXC_GP, 0);
-		v = def->read(cpu);
-	}
 	reg_write(cpu, R_AX, 4, false, (uint32_t)v);
 	reg_write(cpu, R_DX, 4, false, v >> 32);
 	return ST_OK;
 }
 
 /* MSR[ECX] := EDX:EAX, or #GP(0) for a value with reserved bits set (SDM Vol.2
- * WRMSR: "If the value in EDX:EAX sets bits that are reserved in the MSR"). */
+ * WRMSR: "If the value in EDX:EAX sets bits that are reserved in the MSR"). The
+ * VMX capability MSRs are read-only: WRMSR to them is #GP(0) (SDM Appendix A). */
 status_t op_wrmsr(struct cpu *cpu, const struct insn *in)
 {
-	status_t st = msr_prologue(cpu, true);
+	const struct msr_def *def = NULL;
+	uint64_t v = 0;
+	status_t st = msr_prologue(cpu, in, true, &def, &v);
 	if (st != ST_OK)
 		return st;
-	/* The read-only VMX capability MSRs are not in the table. */
-	const struct msr_def *def = find_msr(cpu, (uint32_t)cpu->regs[R_CX]);
-	if (!def)
-		return cpu_raise_err(cpu, EXC_GP, 0);
-	uint64_t v = (cpu->regs[R_DX] << 32) | (uint32_t)cpu->regs[R_AX];
 	if (!def->write(cpu, v))
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	return ST_OK;

@@ -295,8 +295,10 @@ status_t op_mov_to_sreg(struct cpu *cpu, const struct insn *in)
 	st = seg_load(cpu, (enum sreg)sr, (uint16_t)v);
 	if (st != ST_OK)
 		return st;
-	if (sr == SR_SS)
+	if (sr == SR_SS) {
 		cpu->shadow = SHADOW_MOV_SS;
+		cpu_attend(cpu, ATT_STEP);     /* the next instruction runs alone */
+	}
 	return ST_OK;
 }
 
@@ -332,8 +334,10 @@ status_t op_pop_sreg(struct cpu *cpu, const struct insn *in)
 	if (st != ST_OK)
 		return st;
 	sp_write(cpu, mask, sp);
-	if (sr == SR_SS)
+	if (sr == SR_SS) {
 		cpu->shadow = SHADOW_MOV_SS;
+		cpu_attend(cpu, ATT_STEP);     /* the next instruction runs alone */
+	}
 	return ST_OK;
 }
 

@@ -22,7 +22,7 @@
 #include "emu/cpu.h"
 #include "emu/cpu_model.h"
 #include "emu/flags.h"
-#include "emu/hooks.h"
+#include "emu/hv.h"
 #include "emu/operand.h"
 #include "isa_handlers.h"
 
@@ -34,8 +34,6 @@ static inline bool is_amd(const struct cpu *cpu)
 /* SYSCALL (0F 05). SDM Vol.2 SYSCALL; APM3 SYSCALL. */
 status_t op_syscall(struct cpu *cpu, const struct insn *in)
 {
-	status_t st;
-
 	if (!(cpu->efer & EFER_SCE))
 		return cpu_raise(cpu, EXC_UD);
 	if (!is_amd(cpu) && !cpu_is_mode64(cpu))
@@ -43,8 +41,6 @@ status_t op_syscall(struct cpu *cpu, const struct insn *in)
 	/* APM3 SYSCALL: #UD in real and virtual-8086 mode as well. */
 	if (cpu->mode == MODE_REAL || cpu->mode == MODE_V86)
 		return cpu_raise(cpu, EXC_UD);
-	if ((st = hook_insn(cpu, in)) != ST_OK)
-		return st;
 
 	uint16_t cs = (uint16_t)((cpu->star >> 32) & 0xfffc);
 	/* RF is cleared in both the saved and the new flags (APM3 SYSCALL; for Intel
@@ -76,7 +72,6 @@ status_t op_syscall(struct cpu *cpu, const struct insn *in)
 /* SYSRET (0F 07; REX.W: return to 64-bit mode). SDM Vol.2 SYSRET; APM3 SYSRET. */
 status_t op_sysret(struct cpu *cpu, const struct insn *in)
 {
-	status_t st;
 	bool to64 = in->osize == 8;
 
 	if (!(cpu->efer & EFER_SCE))
@@ -90,8 +85,6 @@ status_t op_sysret(struct cpu *cpu, const struct insn *in)
 	bool bad_rip = to64 && !addr_canonical(cpu, cpu->regs[R_CX]);
 	if (bad_rip && !is_amd(cpu))
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	if ((st = hook_insn(cpu, in)) != ST_OK)
-		return st;
 
 	uint16_t base = (uint16_t)(cpu->star >> 48);
 	uint16_t ss = (uint16_t)((base + 8) | 3);
@@ -131,12 +124,8 @@ status_t op_sysret(struct cpu *cpu, const struct insn *in)
  * (SDM Vol.2 SWAPGS: "#GP(0) If CPL != 0"). */
 status_t op_swapgs(struct cpu *cpu, const struct insn *in)
 {
-	status_t st;
-
 	if (cpu->cpl != 0)
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	if ((st = hook_insn(cpu, in)) != ST_OK)
-		return st;
 	uint64_t t = cpu->seg[SR_GS].base;
 	cpu->seg[SR_GS].base = cpu->kernel_gs_base;
 	cpu->kernel_gs_base = t;
@@ -178,9 +167,9 @@ status_t op_rdtscp(struct cpu *cpu, const struct insn *in)
 		return cpu_raise(cpu, EXC_UD);
 	if ((cpu->cr4 & CR4_TSD) && cpu->mode != MODE_REAL && cpu->cpl > 0)
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	if ((st = hook_insn(cpu, in)) != ST_OK)
+	if ((st = intercept_insn(cpu, in)) != ST_OK)
 		return st;
-	uint64_t tsc = cpu->icount + cpu->tsc_offset;
+	uint64_t tsc = cpu_now(cpu) + cpu->tsc_offset;
 	reg_write(cpu, R_AX, 4, false, (uint32_t)tsc);
 	reg_write(cpu, R_DX, 4, false, tsc >> 32);
 	reg_write(cpu, R_CX, 4, false, (uint32_t)cpu->tsc_aux);

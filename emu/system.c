@@ -1,13 +1,14 @@
-/* Processor-state and identification instructions: HLT, CLI, STI, PUSHF, POPF,
- * LAHF, SAHF, CLC, STC, CMC, CLD, STD, CPUID, RDTSC, RDPMC, SYSENTER, SYSEXIT,
- * UD2, WAIT and the hint NOPs (SDM Vol.2 instruction pages of the same names;
+/* Processor-state and identification instructions: CLI, STI, PUSHF, POPF,
+ * LAHF, SAHF, CLC, STC, CMC, CLD, STD, CPUID, RDTSC, RDPMC, RDPRU, RSM, SYSENTER,
+ * SYSEXIT, UD2, WAIT and the hint NOPs (SDM Vol.2 instruction pages of the same names;
  * EFLAGS SDM Vol.1 3.4.3, SDM Vol.3 2.3). Descriptor-table instructions are in
- * descriptor_tables.c, control/debug registers in control_regs.c, MSRs in msr.c. */
+ * descriptor_tables.c, control/debug registers in control_regs.c, MSRs in msr.c,
+ * HLT/PAUSE/MONITOR/MWAIT in wait.c. */
 #include "emu/canonical.h"
 #include "emu/cpu.h"
 #include "emu/cpu_model.h"
 #include "emu/flags.h"
-#include "emu/hooks.h"
+#include "emu/hv.h"
 #include "emu/operand.h"
 #include "isa_handlers.h"
 
@@ -24,21 +25,6 @@ static inline unsigned model_family(const struct cpu *cpu)
 static inline bool has_feature(const struct cpu *cpu, uint32_t leaf, unsigned reg, unsigned bit)
 {
 	return cpu_has(cpu, leaf, reg, bit);
-}
-
-/* --- HLT --- */
-
-/* SDM Vol.2 HLT: "#GP(0) If the current privilege level is not 0" (virtual-8086
- * mode runs at CPL 3). The loop waits for an interrupt. */
-status_t op_hlt(struct cpu *cpu, const struct insn *in)
-{
-	status_t st;
-
-	if (cpu->mode != MODE_REAL && cpu->cpl != 0)
-		return cpu_raise_err(cpu, EXC_GP, 0);
-	if ((st = hook_insn(cpu, in)) != ST_OK)
-		return st;
-	return ST_HALT;
 }
 
 /* --- CLI, STI --- */
@@ -113,8 +99,11 @@ status_t op_sti(struct cpu *cpu, const struct insn *in)
 		cpu->rflags |= FLAG_VIF;
 		return ST_OK;
 	}
-	if (!(fl & FLAG_IF))
+	if (!(fl & FLAG_IF)) {
 		cpu->shadow = SHADOW_STI;
+		/* The next instruction runs alone; interrupts may be taken after it. */
+		cpu_attend(cpu, ATT_EVENT | ATT_STEP);
+	}
 	cpu->rflags |= FLAG_IF;
 	return ST_OK;
 }
@@ -141,7 +130,7 @@ status_t op_pushf(struct cpu *cpu, const struct insn *in)
 			return cpu_raise_err(cpu, EXC_GP, 0);
 		fl = (fl & ~(uint64_t)FLAG_IF) | ((fl & FLAG_VIF) ? FLAG_IF : 0) | FLAG_IOPL;
 	}
-	if ((st = hook_insn(cpu, in)) != ST_OK)
+	if ((st = intercept_insn(cpu, in)) != ST_OK)
 		return st;
 	uint64_t v = in->osize == 2 ? (fl & 0xffff) : (fl & 0x00fcffffull);
 	return push(cpu, in->osize, v);
@@ -169,7 +158,7 @@ status_t op_popf(struct cpu *cpu, const struct insn *in)
 			return cpu_raise_err(cpu, EXC_GP, 0);
 		vme16 = true;
 	}
-	if ((st = hook_insn(cpu, in)) != ST_OK)
+	if ((st = intercept_insn(cpu, in)) != ST_OK)
 		return st;
 	if ((st = stack_read(cpu, 0, in->osize, &v)) != ST_OK)
 		return st;
@@ -275,7 +264,7 @@ status_t op_cpuid(struct cpu *cpu, const struct insn *in)
 	uint32_t leaf = (uint32_t)cpu->regs[R_AX], subleaf = (uint32_t)cpu->regs[R_CX];
 	status_t st;
 
-	if ((st = hook_insn(cpu, in)) != ST_OK)
+	if ((st = intercept_insn(cpu, in)) != ST_OK)
 		return st;
 	if (cpu->model)
 		cpu_cpuid(cpu, leaf, subleaf, out);
@@ -311,9 +300,9 @@ status_t op_rdtsc(struct cpu *cpu, const struct insn *in)
 		return cpu_raise(cpu, EXC_UD);
 	if ((cpu->cr4 & CR4_TSD) && cpu->mode != MODE_REAL && cpu->cpl > 0)
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	if ((st = hook_insn(cpu, in)) != ST_OK)
+	if ((st = intercept_insn(cpu, in)) != ST_OK)
 		return st;
-	uint64_t tsc = cpu->icount + cpu->tsc_offset;
+	uint64_t tsc = cpu_now(cpu) + cpu->tsc_offset;
 	reg_write(cpu, R_AX, 4, false, (uint32_t)tsc);
 	reg_write(cpu, R_DX, 4, false, tsc >> 32);
 	return ST_OK;
@@ -332,9 +321,32 @@ status_t op_rdpmc(struct cpu *cpu, const struct insn *in)
 		return cpu_raise(cpu, EXC_UD);
 	if (cpu->mode != MODE_REAL && cpu->cpl > 0 && !(cpu->cr4 & CR4_PCE))
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	if ((st = hook_insn(cpu, in)) != ST_OK)
+	if ((st = intercept_insn(cpu, in)) != ST_OK)
 		return st;
 	return cpu_raise_err(cpu, EXC_GP, 0);
+}
+
+/* RDPRU (0F 01 FD, APM3 RDPRU): #UD unless CPUID Fn8000_0008_EBX[4]. No
+ * model advertises it, so it is #UD everywhere; a model that did would reach
+ * the intercept (APM2 15.9) and then hvemu's "not modelled" stop. */
+status_t op_rdpru(struct cpu *cpu, const struct insn *in)
+{
+	if (!has_feature(cpu, 0x80000008, 1, 4))
+		return cpu_raise(cpu, EXC_UD);
+	status_t st = intercept_insn(cpu, in);
+	return st != ST_OK ? st : ST_UNSUPPORTED;
+}
+
+/* RSM (0F AA): "#UD If an attempt is made to execute this instruction when the
+ * processor is not in SMM" (SDM Vol.2 RSM). hvemu models no SMM, so RSM is
+ * always #UD; in a guest the intercept comes first (APM2 15.9 RSM intercept:
+ * a hypervisor that emulates SMM for its guest gets the exit). */
+status_t op_rsm(struct cpu *cpu, const struct insn *in)
+{
+	status_t st = intercept_insn(cpu, in);
+	if (st != ST_OK)
+		return st;
+	return cpu_raise(cpu, EXC_UD);
 }
 
 /* --- SYSENTER, SYSEXIT --- */

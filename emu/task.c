@@ -4,6 +4,7 @@
  * anything changes; after the commit point the new task's state is in the
  * registers and faults are its own (SDM Vol.3 7.3 step 13).
  */
+#include "emu/hv.h"
 #include "emu/task.h"
 
 #include "emu/operand.h"
@@ -289,6 +290,13 @@ status_t task_switch(struct cpu *cpu, uint16_t tss_sel, uint64_t tss_raw,
 	bool nest = src == TASK_CALL || src == TASK_INT;
 	struct task_state s;
 	status_t st;
+
+	/* A task switch in a guest is a VM exit (SDM Vol.3 25.4.2; APM2 15.14.4
+	 * task switch intercept), once the caller's descriptor checks have passed. */
+	static const uint8_t ts_source_of[] = { [TASK_JMP] = TS_JMP, [TASK_CALL] = TS_CALL,
+						[TASK_IRET] = TS_IRET, [TASK_INT] = TS_GATE };
+	if ((st = intercept_task_switch(cpu, tss_sel, (enum ts_source)ts_source_of[src])) != ST_OK)
+		return st;
 
 	/* SDM Vol.3 7.3 step 3, Table 6-6: a new TSS below the minimum limit is
 	 * #TS(new TSS selector). */

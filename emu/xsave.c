@@ -11,6 +11,7 @@
  */
 #include <string.h>
 
+#include "emu/hv.h"
 #include "emu/cpu_model.h"
 #include "emu/fpu.h"
 #include "emu/operand.h"
@@ -458,13 +459,17 @@ status_t op_xgetbv(struct cpu *cpu, const struct insn *in)
  * other than 0, and for XCR0 values xcr0_valid refuses (SDM Vol.2 XSETBV). */
 status_t op_xsetbv(struct cpu *cpu, const struct insn *in)
 {
-	(void)in;
 	status_t st = xsave_gate(cpu, false);
 	if (st != ST_OK)
 		return st;
+	if (cpu->mode != MODE_REAL && cpu->cpl != 0)
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	/* The intercept follows the #UD and privilege checks and precedes the
+	 * checks of the operands' values (SDM Vol.3 25.1.1, APM2 15.9). */
+	if ((st = intercept_insn(cpu, in)) != ST_OK)
+		return st;
 	uint64_t v = ((cpu->regs[R_DX] & 0xffffffffull) << 32) | (cpu->regs[R_AX] & 0xffffffffull);
-	if ((cpu->mode != MODE_REAL && cpu->cpl != 0) || (uint32_t)cpu->regs[R_CX] != 0 ||
-	    !xcr0_valid(v, XSTATE_SUPPORTED))
+	if ((uint32_t)cpu->regs[R_CX] != 0 || !xcr0_valid(v, XSTATE_SUPPORTED))
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	cpu->xcr0 = v;
 	return ST_OK;

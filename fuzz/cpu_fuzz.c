@@ -112,8 +112,7 @@ static void check_status(status_t st)
 	case ST_HALT: case ST_SHUTDOWN: case ST_STOP: case ST_UNSUPPORTED:
 		return;
 	default:
-		/* ST_OK/ST_FAULT never leave cpu_run(); ST_VMEXIT needs hooks we did
-		 * not install. */
+		/* ST_OK, ST_FAULT and ST_VMEXIT never leave cpu_run(). */
 		fprintf(stderr, "cpu_fuzz: cpu_run returned %d\n", (int)st);
 		abort();
 	}

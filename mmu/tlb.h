@@ -1,7 +1,8 @@
 /* Software TLB: linear page -> host pointer, the fast path of every guest memory
  * access and instruction fetch.
  *
- * Two banks, one for supervisor and one for user accesses, each direct-mapped.
+ * Two banks, one for supervisor and one for user accesses, each two-way set
+ * associative (the most recently filled translation in way 0).
  * An entry caches one translation for each kind of access separately: a tag
  * matches only when that access kind is allowed without a fault and without
  * side effects (A/D bits already set, page not holding decoded code for writes),
@@ -13,6 +14,25 @@
  * self-modifying-code check (SDM Vol.3 11.6). A store that misses TLB_WRITE but
  * hits TLB_WRITE_CODE shows the cache what it changes, then stores without a
  * page walk.
+ *
+ * Contexts. A tag is the page-aligned linear address ORed with a 12-bit
+ * context id, so translations of many address spaces live side by side and a
+ * lookup compares one word:
+ *
+ *   space   who translates: the host (0), a guest's ASID (APM2 15.16) or its
+ *           VPID with EPTP (SDM Vol.3 29.4); chosen by the hypervisor model
+ *   pcid    the PCID within the space (SDM Vol.3 4.10.1), or TLB_GLOBAL for the
+ *           space's global translations, which every PCID of it uses (4.10.2.4)
+ *
+ * Each (space, pcid) pair in use has an id; the current pair's id and its
+ * space's global id are the two a lookup accepts. Switching context (MOV CR3
+ * to another PCID, VMRUN, #VMEXIT, VM entry, VM exit) only changes those two
+ * ids: no entry is touched. Invalidating a whole context gives the pair a new
+ * id, so its old entries can never match again; invalidating a page visits the
+ * entries. When the ids run out everything is flushed and numbering restarts,
+ * and when the table of pairs is full the least recently used pair is
+ * forgotten: both only drop more than asked, which the manuals always allow
+ * (SDM Vol.3 4.10.4.1 "free to invalidate additional entries"; APM2 15.16.1).
  */
 #ifndef HVEMU_MMU_TLB_H
 #define HVEMU_MMU_TLB_H
@@ -22,89 +42,107 @@
 #include <string.h>
 
 #define TLB_BITS 8
-#define TLB_ENTRIES (1u << TLB_BITS)
+#define TLB_SETS (1u << TLB_BITS)  /* per bank */
+#define TLB_WAYS 2
+#define TLB_SLOTS (TLB_BANKS * TLB_SETS * TLB_WAYS)
 #define PAGE_SHIFT 12
 #define PAGE_SIZE (1u << PAGE_SHIFT)
 #define PAGE_MASK (~(uint64_t)(PAGE_SIZE - 1))
-#define TLB_TAG_INVALID 1          /* never equal to a page-aligned address */
+#define TLB_ID_MASK 0xfffu         /* the context id in a tag's low 12 bits */
+#define TLB_TAG_INVALID 1          /* ids start at 2: an invalid tag matches nothing */
+#define TLB_FIRST_ID 2
+#define TLB_GLOBAL 0x1000u         /* the pcid of a space's global translations */
+#define TLB_CONTEXTS 64            /* (space, pcid) pairs remembered */
 
 enum tlb_access { TLB_READ, TLB_WRITE, TLB_EXEC, TLB_WRITE_CODE, TLB_ACCESS_KINDS };
 enum tlb_bank { TLB_SUPERVISOR, TLB_USER, TLB_BANKS };
 
 struct tlb_entry {
-	uint64_t tag[TLB_ACCESS_KINDS];  /* page-aligned linear address per tlb_access */
+	uint64_t tag[TLB_ACCESS_KINDS];  /* key per tlb_access it allows, else TLB_TAG_INVALID */
+	uint64_t key;              /* page-aligned linear address | id, or TLB_TAG_INVALID */
 	uintptr_t host_minus_lin;  /* host pointer = this + linear address */
 	uint64_t phys;             /* page-aligned physical address */
-	bool global;               /* from a G=1 PTE with CR4.PGE (survives MOV CR3) */
 	uint8_t page_shift;        /* size of the page this 4 KiB piece belongs to */
-	bool listed;               /* its index is in tlb.used */
-	uint8_t pad[13];           /* to 64 bytes: tlb_slot() indexes with a shift */
+	uint8_t pad[7];            /* to 64 bytes: sets index with a shift */
 };
 _Static_assert(sizeof(struct tlb_entry) == 64, "struct tlb_entry is 64 bytes");
 
-/* PCIDs (SDM Vol.3 4.10.1): the live arrays hold the translations of the
- * current PCID and the global ones, so tlb_lookup() never compares a PCID. The
- * non-global translations of up to TLB_CONTEXTS other PCIDs wait in saved
- * contexts: a MOV CR3 that changes the PCID moves the live non-global entries
- * into a context of the old PCID and, with bit 63 set, moves the new PCID's
- * context back (tlb_switch_pcid). Global entries stay live: any PCID may use
- * them (SDM Vol.3 4.10.2.4). Invariants: no context is of the current PCID, no
- * context holds a global entry. When the contexts run out the least recently
- * saved one is forgotten, which the SDM always allows (4.10.4.1: "free to
- * invalidate additional entries"). */
-#define TLB_CONTEXTS 4
-#define TLB_SLOTS (TLB_BANKS * TLB_ENTRIES)
-#define TLB_NO_PCID 0xffffu        /* a context not in use (PCIDs are 12 bits) */
-
-/* One saved translation: what tlb_fill() put into the live entry. */
-struct tlb_saved {
-	uint64_t page;             /* page-aligned linear address */
-	uintptr_t host_minus_lin;
-	uint64_t phys;
-	uint16_t slot;             /* live entry it came from: e[slot] */
-	uint8_t page_shift;
-	uint8_t access;            /* bit (1 << tlb_access) set: that tag was valid */
-};
-
+/* A (space, pcid) pair and the id its translations carry now. */
 struct tlb_context {
-	uint16_t pcid;             /* TLB_NO_PCID when unused */
-	uint16_t n;                /* entries in s[] */
-	uint64_t stamp;            /* tlb.clock when saved: the smallest is evicted */
-	struct tlb_saved s[TLB_SLOTS];
+	uint64_t space;
+	uint16_t pcid;             /* 0-FFFH, or TLB_GLOBAL */
+	uint16_t id;               /* 0: slot unused */
+	bool filled;               /* an entry may carry id (lookups skip empty global ids) */
+	uint32_t stamp;            /* last use, for the replacement */
 };
 
 struct tlb {
-	struct tlb_entry e[TLB_SLOTS];  /* bank b, index i at b * TLB_ENTRIES + i */
-	/* Entries filled since they were last flushed, so that MOV CR3 (tens of
-	 * times per process switch) visits those instead of the whole array.
-	 * Invariant: every entry with a valid tag is listed. */
-	uint16_t used[TLB_SLOTS];
-	unsigned n_used;
-	struct tlb_context ctx[TLB_CONTEXTS];  /* other PCIDs (never on the lookup path) */
-	uint64_t clock;            /* counts saves, for the eviction order */
+	struct tlb_entry e[TLB_SLOTS];  /* bank b, set s, way w at (b * TLB_SETS + s) * TLB_WAYS + w */
+	uint16_t cur;              /* id of the current (space, pcid) */
+	uint16_t cur_global;       /* id of the current space's global translations */
+	bool global_filled;        /* entries with cur_global may exist */
+	uint16_t next_id;          /* the next id to give out (1..TLB_ID_MASK) */
+	uint64_t space;            /* the current space and PCID */
+	uint16_t pcid;
+	uint32_t clock;            /* counts context selections, for the stamps */
+	uint32_t epoch;            /* changes whenever a translation may go: users
+				      that remember a translation elsewhere (chained
+				      blocks) compare it */
+	struct tlb_context ctx[TLB_CONTEXTS];
 };
 
-/* Forget a saved context: its PCID's translations are gone. */
-static inline void tlb_context_drop(struct tlb_context *c)
+/* The set (TLB_WAYS entries) that holds lin's translations with id in bank:
+ * the page number mixed with the id, so that two contexts mapping the same
+ * linear page (a guest and its host) keep both. */
+static inline struct tlb_entry *tlb_set_of(struct tlb *t, unsigned bank, uint64_t lin, uint16_t id)
 {
-	c->pcid = TLB_NO_PCID;
-	c->n = 0;
+	uint64_t vpn = lin >> PAGE_SHIFT;
+	unsigned set = (unsigned)((vpn ^ (id * 0x9dull)) & (TLB_SETS - 1));
+	return &t->e[(bank * TLB_SETS + set) * TLB_WAYS];
 }
 
-/* Forget every saved context (other PCIDs' non-global translations). */
-static inline void tlb_drop_all_contexts(struct tlb *t)
+/* The entry of set holding (page | id) for access kind acc, or NULL. */
+static inline struct tlb_entry *tlb_set_find(struct tlb_entry *set, enum tlb_access acc, uint64_t tag)
 {
-	for (unsigned c = 0; c < TLB_CONTEXTS; c++)
-		tlb_context_drop(&t->ctx[c]);
+	if (__builtin_expect(set[0].tag[acc] == tag, 1))
+		return &set[0];
+	return set[1].tag[acc] == tag ? &set[1] : NULL;
 }
 
-/* Record a fill of e (call after setting its tags). */
-static inline void tlb_note_fill(struct tlb *t, struct tlb_entry *e)
+/* The entry holding lin's translation for access kind acc in the current
+ * context (its own, or else its space's global one), or NULL. */
+static inline struct tlb_entry *tlb_find(struct tlb *t, unsigned bank, enum tlb_access acc, uint64_t lin)
 {
-	if (!e->listed) {
-		e->listed = true;
-		t->used[t->n_used++] = (uint16_t)(e - t->e);
-	}
+	uint64_t page = lin & PAGE_MASK;
+	struct tlb_entry *e = tlb_set_find(tlb_set_of(t, bank, lin, t->cur), acc, page | t->cur);
+	if (__builtin_expect(e != NULL || !t->global_filled, 1))
+		return e;
+	return tlb_set_find(tlb_set_of(t, bank, lin, t->cur_global), acc, page | t->cur_global);
+}
+
+/* The entry to fill with lin's translation with id: the one of its set that
+ * holds that page already, else way 0, after the older translation there moved
+ * to way 1 (which forgets the least recently filled of the set). */
+static inline struct tlb_entry *tlb_victim(struct tlb *t, unsigned bank, uint64_t lin, uint16_t id)
+{
+	struct tlb_entry *set = tlb_set_of(t, bank, lin, id);
+	uint64_t key = (lin & PAGE_MASK) | id;
+	if (set[0].key == key)
+		return &set[0];
+	if (set[1].key == key)
+		return &set[1];
+	set[1] = set[0];
+	return &set[0];
+}
+
+/* Host pointer for an access of size bytes, or NULL (miss or page crossing). */
+static inline uint8_t *tlb_lookup(struct tlb *t, unsigned bank, enum tlb_access acc,
+				  uint64_t lin, unsigned size)
+{
+	struct tlb_entry *e = tlb_find(t, bank, acc, lin);
+	if (!e || ((lin & (PAGE_SIZE - 1)) + size > PAGE_SIZE))
+		return NULL;
+	return (uint8_t *)(e->host_minus_lin + (uintptr_t)lin);
 }
 
 /* Invalidate every tag of e. */
@@ -112,53 +150,123 @@ static inline void tlb_entry_clear(struct tlb_entry *e)
 {
 	for (unsigned a = 0; a < TLB_ACCESS_KINDS; a++)
 		e->tag[a] = TLB_TAG_INVALID;
+	e->key = TLB_TAG_INVALID;
 }
 
-static inline struct tlb_entry *tlb_slot(struct tlb *t, unsigned bank, uint64_t lin)
+/* The context slot of (space, pcid), or NULL. */
+static inline struct tlb_context *tlb_context_of(struct tlb *t, uint64_t space, uint16_t pcid)
 {
-	return &t->e[bank * TLB_ENTRIES + ((lin >> PAGE_SHIFT) & (TLB_ENTRIES - 1))];
+	for (unsigned c = 0; c < TLB_CONTEXTS; c++)
+		if (t->ctx[c].id && t->ctx[c].space == space && t->ctx[c].pcid == pcid)
+			return &t->ctx[c];
+	return NULL;
 }
 
-/* Host pointer for an access of size bytes, or NULL (miss or page crossing). */
-static inline uint8_t *tlb_lookup(struct tlb *t, unsigned bank, enum tlb_access acc,
-				  uint64_t lin, unsigned size)
+/* The id of (space, pcid), given one if it has none (replacing the least
+ * recently used pair when the table is full). The caller makes sure an id is
+ * left (tlb_select). */
+static inline uint16_t tlb_context_id(struct tlb *t, uint64_t space, uint16_t pcid)
 {
-	struct tlb_entry *e = tlb_slot(t, bank, lin);
-	if (e->tag[acc] != (lin & PAGE_MASK) || ((lin & (PAGE_SIZE - 1)) + size > PAGE_SIZE))
-		return NULL;
-	return (uint8_t *)(e->host_minus_lin + (uintptr_t)lin);
+	struct tlb_context *c = tlb_context_of(t, space, pcid);
+	if (!c) {
+		c = &t->ctx[0];
+		for (unsigned i = 0; i < TLB_CONTEXTS; i++) {
+			if (!t->ctx[i].id) {
+				c = &t->ctx[i];
+				break;
+			}
+			if (t->ctx[i].stamp < c->stamp)
+				c = &t->ctx[i];
+		}
+		c->space = space;
+		c->pcid = pcid;
+		c->id = t->next_id++;
+		c->filled = false;
+	}
+	c->stamp = ++t->clock;
+	return c->id;
 }
 
-/* Drop every translation of every PCID, global ones included (a full sweep:
- * also what puts a fresh TLB in order). */
+/* Make (space, pcid) the current context: the translations it (and its
+ * space's global ones) hold are used again; nothing else changes. */
+static inline void tlb_select(struct tlb *t, uint64_t space, uint16_t pcid);
+
+/* Drop every translation of every context, global ones included: a full sweep
+ * (reset, an SVM TLB_CONTROL of 1, the ids exhausted). The current context
+ * stays selected, with new ids. */
 static inline void tlb_flush_all(struct tlb *t)
 {
-	for (unsigned i = 0; i < TLB_SLOTS; i++) {
-		struct tlb_entry *e = &t->e[i];
-		tlb_entry_clear(e);
-		e->global = false;
-		e->listed = false;
+	t->next_id = 0;            /* tlb_select() starts again from an empty TLB */
+	tlb_select(t, t->space, t->pcid);
+}
+
+static inline void tlb_select(struct tlb *t, uint64_t space, uint16_t pcid)
+{
+	if (t->next_id < TLB_FIRST_ID || t->next_id + 2u > TLB_ID_MASK + 1u) {
+		/* No ids yet (a fresh TLB), or too few left: everything goes. */
+		for (unsigned i = 0; i < TLB_SLOTS; i++)
+			tlb_entry_clear(&t->e[i]);
+		memset(t->ctx, 0, sizeof(t->ctx));
+		t->next_id = TLB_FIRST_ID;
 	}
-	t->n_used = 0;
-	tlb_drop_all_contexts(t);
+	t->space = space;
+	t->pcid = pcid;
+	t->cur_global = tlb_context_id(t, space, TLB_GLOBAL);
+	t->global_filled = tlb_context_of(t, space, TLB_GLOBAL)->filled;
+	t->cur = tlb_context_id(t, space, pcid);
+	t->epoch++;
+}
+
+/* A fresh id for context slot c: its old translations can no longer match.
+ * With the ids exhausted the pair is forgotten instead (tlb_select then starts
+ * again from an empty TLB). */
+static inline void tlb_renumber(struct tlb *t, struct tlb_context *c)
+{
+	if (t->next_id > TLB_ID_MASK)
+		c->id = 0;
+	else
+		c->id = t->next_id++;
+	c->filled = false;
+	t->epoch++;
+}
+
+/* A global translation is about to be filled (emu/memory.c). */
+static inline void tlb_note_global(struct tlb *t)
+{
+	if (!t->global_filled) {
+		t->global_filled = true;
+		tlb_context_of(t, t->space, TLB_GLOBAL)->filled = true;
+	}
+}
+
+/* Drop the translations of (space, pcid) (pcid may be TLB_GLOBAL). */
+static inline void tlb_flush_context(struct tlb *t, uint64_t space, uint16_t pcid)
+{
+	struct tlb_context *c = tlb_context_of(t, space, pcid);
+	if (c)
+		tlb_renumber(t, c);
+	if (space == t->space)
+		tlb_select(t, t->space, t->pcid);
+}
+
+/* Drop the translations of every PCID of space; global ones too unless
+ * keep_global. */
+static inline void tlb_flush_space(struct tlb *t, uint64_t space, bool keep_global)
+{
+	for (unsigned c = 0; c < TLB_CONTEXTS; c++)
+		if (t->ctx[c].id && t->ctx[c].space == space &&
+		    !(keep_global && t->ctx[c].pcid == TLB_GLOBAL))
+			tlb_renumber(t, &t->ctx[c]);
+	if (space == t->space)
+		tlb_select(t, t->space, t->pcid);
 }
 
 /* The non-global translations of the current PCID go (SDM Vol.3 4.10.4.1: MOV
- * CR3 with CR4.PCIDE = 0 or keeping the PCID without bit 63, a task switch that
- * changes CR3). Other PCIDs' contexts stay. */
+ * CR3 with CR4.PCIDE = 0 or keeping the PCID without bit 63, a task switch
+ * that changes CR3). Other PCIDs keep theirs. */
 static inline void tlb_flush_nonglobal(struct tlb *t)
 {
-	unsigned keep = 0;
-	for (unsigned i = 0; i < t->n_used; i++) {
-		struct tlb_entry *e = &t->e[t->used[i]];
-		if (e->global) {
-			t->used[keep++] = t->used[i];
-		} else {
-			tlb_entry_clear(e);
-			e->listed = false;
-		}
-	}
-	t->n_used = keep;
+	tlb_flush_context(t, t->space, t->pcid);
 }
 
 /* Does a translation of a page of 1 << page_shift bytes at page cover lin? A
@@ -170,166 +278,67 @@ static inline bool tlb_page_covers(uint64_t page, unsigned page_shift, uint64_t 
 	return (page & mask) == (lin & mask);
 }
 
-/* Drop the live translations of the page containing lin, whatever its size;
- * global ones too unless keep_global. */
-static inline void tlb_flush_live_page(struct tlb *t, uint64_t lin, bool keep_global)
+/* Drop the translations of the page holding lin (whatever its size) tagged
+ * with id a or id b (0: none). */
+static inline void tlb_flush_page_ids(struct tlb *t, uint64_t lin, uint16_t a, uint16_t b)
 {
 	for (unsigned i = 0; i < TLB_SLOTS; i++) {
 		struct tlb_entry *e = &t->e[i];
-		if (keep_global && e->global)
-			continue;
-		for (unsigned a = 0; a < TLB_ACCESS_KINDS; a++)
-			if (e->tag[a] != TLB_TAG_INVALID && tlb_page_covers(e->tag[a], e->page_shift, lin)) {
-				tlb_entry_clear(e);
-				e->global = false;
-				break;
-			}
+		uint16_t id = e->key & TLB_ID_MASK;
+		if ((id == a || id == b) && tlb_page_covers(e->key & PAGE_MASK, e->page_shift, lin))
+			tlb_entry_clear(e);
 	}
+	t->epoch++;
 }
 
 /* INVLPG, and a #PF for lin: the current PCID's translations of the page and
- * the global ones, "regardless of PCID" (SDM Vol.3 4.10.4.1). Contexts hold no
- * global entries, so other PCIDs keep theirs, as the SDM allows. */
+ * the space's global ones, "regardless of PCID" (SDM Vol.3 4.10.4.1). Other
+ * PCIDs keep theirs, as the SDM allows. */
 static inline void tlb_flush_page(struct tlb *t, uint64_t lin)
 {
-	tlb_flush_live_page(t, lin, false);
+	tlb_flush_page_ids(t, lin, t->cur, t->cur_global);
 }
 
-static inline struct tlb_context *tlb_context_of(struct tlb *t, uint16_t pcid)
+/* INVPCID type 1 (SDM Vol.2 INVPCID): the non-global translations of pcid in
+ * the current space. */
+static inline void tlb_flush_pcid(struct tlb *t, uint16_t pcid)
 {
-	for (unsigned c = 0; c < TLB_CONTEXTS; c++)
-		if (t->ctx[c].pcid == pcid)
-			return &t->ctx[c];
-	return NULL;
-}
-
-/* INVPCID type 1: the non-global translations of pcid go, other PCIDs keep
- * theirs (SDM Vol.2 INVPCID). cur is the current PCID (000H while CR4.PCIDE =
- * 0); another PCID's translations are its saved context, if any. */
-static inline void tlb_flush_pcid(struct tlb *t, uint16_t cur, uint16_t pcid)
-{
-	if (pcid == cur) {
-		tlb_flush_nonglobal(t);
-		return;
-	}
-	struct tlb_context *c = tlb_context_of(t, pcid);
-	if (c)
-		tlb_context_drop(c);
+	tlb_flush_context(t, t->space, pcid);
 }
 
 /* INVPCID type 0: the non-global translations of pcid for the page holding lin
  * (a large page as a whole); global ones stay (SDM Vol.2 INVPCID). */
-static inline void tlb_flush_pcid_page(struct tlb *t, uint16_t cur, uint16_t pcid, uint64_t lin)
+static inline void tlb_flush_pcid_page(struct tlb *t, uint16_t pcid, uint64_t lin)
 {
-	if (pcid == cur) {
-		tlb_flush_live_page(t, lin, true);
-		return;
-	}
-	struct tlb_context *c = tlb_context_of(t, pcid);
-	if (!c)
-		return;
-	unsigned keep = 0;
-	for (unsigned k = 0; k < c->n; k++)
-		if (!tlb_page_covers(c->s[k].page, c->s[k].page_shift, lin))
-			c->s[keep++] = c->s[k];
-	c->n = (uint16_t)keep;
+	struct tlb_context *c = tlb_context_of(t, t->space, pcid);
+	if (c)
+		tlb_flush_page_ids(t, lin, c->id, 0);
 }
 
 /* INVPCID type 3: the non-global translations of every PCID go; global ones
  * stay (SDM Vol.2 INVPCID). */
 static inline void tlb_flush_nonglobal_all_pcids(struct tlb *t)
 {
-	tlb_flush_nonglobal(t);
-	tlb_drop_all_contexts(t);
+	tlb_flush_space(t, t->space, true);
 }
 
-/* The context a save goes to: a free one, else the least recently saved one
- * that is not busy (the one about to be restored). */
-static inline struct tlb_context *tlb_context_victim(struct tlb *t, const struct tlb_context *busy)
+/* Drop the translations of the page holding lin in every context of space
+ * (INVLPGA, INVVPID individual-address). */
+static inline void tlb_flush_space_page(struct tlb *t, uint64_t space, uint64_t lin)
 {
-	struct tlb_context *v = NULL;
-	for (unsigned c = 0; c < TLB_CONTEXTS; c++) {
-		struct tlb_context *x = &t->ctx[c];
-		if (x == busy)
-			continue;
-		if (x->pcid == TLB_NO_PCID)
-			return x;
-		if (!v || x->stamp < v->stamp)
-			v = x;
-	}
-	return v;
-}
-_Static_assert(TLB_CONTEXTS >= 2, "a save needs a context besides the one restored");
-
-/* MOV CR3 from PCID from to PCID to (from != to; SDM Vol.3 4.10.4.1). The live
- * non-global entries are saved as from's context; then to's context, if one is
- * kept, comes back when keep (bit 63 set) and is forgotten otherwise (bit 63
- * clear invalidates to's non-global translations). A slot a global entry holds
- * keeps it: either translation may be used (SDM Vol.3 4.10.2.4). */
-static inline void tlb_switch_pcid(struct tlb *t, uint16_t from, uint16_t to, bool keep)
-{
-	struct tlb_context *back = tlb_context_of(t, to), *save = NULL;
-	unsigned kept = 0;
-
-	for (unsigned i = 0; i < t->n_used; i++) {
-		struct tlb_entry *e = &t->e[t->used[i]];
-		if (e->global) {
-			t->used[kept++] = t->used[i];
-			continue;
-		}
-		unsigned access = 0;
-		uint64_t page = TLB_TAG_INVALID;
-		for (unsigned a = 0; a < TLB_ACCESS_KINDS; a++)
-			if (e->tag[a] != TLB_TAG_INVALID) {
-				access |= 1u << a;
-				page = e->tag[a];
-			}
-		if (access) {
-			if (!save) {
-				save = tlb_context_victim(t, back);
-				save->pcid = from;
-				save->n = 0;
-				save->stamp = ++t->clock;
-			}
-			save->s[save->n++] = (struct tlb_saved){
-				.page = page, .host_minus_lin = e->host_minus_lin, .phys = e->phys,
-				.slot = t->used[i], .page_shift = e->page_shift, .access = (uint8_t)access };
-		}
-		tlb_entry_clear(e);
-		e->listed = false;
-	}
-	t->n_used = kept;
-	if (!back)
-		return;
-	if (keep)
-		for (unsigned k = 0; k < back->n; k++) {
-			const struct tlb_saved *s = &back->s[k];
-			struct tlb_entry *e = &t->e[s->slot];
-			if (e->global)
-				continue;
-			for (unsigned a = 0; a < TLB_ACCESS_KINDS; a++)
-				e->tag[a] = (s->access >> a) & 1 ? s->page : TLB_TAG_INVALID;
-			e->host_minus_lin = s->host_minus_lin;
-			e->phys = s->phys;
-			e->page_shift = s->page_shift;
-			e->global = false;
-			tlb_note_fill(t, e);
-		}
-	tlb_context_drop(back);
+	for (unsigned c = 0; c < TLB_CONTEXTS; c++)
+		if (t->ctx[c].id && t->ctx[c].space == space)
+			tlb_flush_page_ids(t, lin, t->ctx[c].id, 0);
 }
 
-/* Withhold TLB_WRITE for a physical page (it now holds decoded code), in the
- * saved contexts too: a restored entry must not let a write skip the
- * decoded-code check. TLB_WRITE_CODE stays. */
+/* Withhold TLB_WRITE for a physical page (it now holds decoded code), in every
+ * context: an entry used later must not let a write skip the decoded-code
+ * check. TLB_WRITE_CODE stays. */
 static inline void tlb_protect_phys_page(struct tlb *t, uint64_t pa)
 {
 	for (unsigned i = 0; i < TLB_SLOTS; i++)
 		if (t->e[i].phys == (pa & PAGE_MASK))
 			t->e[i].tag[TLB_WRITE] = TLB_TAG_INVALID;
-	for (unsigned c = 0; c < TLB_CONTEXTS; c++)
-		for (unsigned k = 0; k < t->ctx[c].n; k++)
-			if (t->ctx[c].s[k].phys == (pa & PAGE_MASK))
-				t->ctx[c].s[k].access &= (uint8_t)~(1u << TLB_WRITE);
 }
 
 #endif

@@ -570,6 +570,12 @@ static const struct capstone_deviation capstone_deviations[] = {
 	 * address size (its exception lists have no #UD for either); Capstone 4
 	 * rejects it in 16-bit mode and with a 67 prefix. */
 	{ 2, 0x82, -1, false, DEV_REJECTS, "INVPCID in 16-bit mode / with 67", 0, 0 },
+	/* The same for INVEPT and INVVPID (SDM Vol.2 INVEPT/INVVPID: #UD outside
+	 * VMX operation is an execution check; the encodings decode in every mode). */
+	{ 2, 0x80, -1, false, DEV_REJECTS, "INVEPT in 16-bit mode / with 67", 0, 0 },
+	{ 2, 0x81, -1, false, DEV_REJECTS, "INVVPID in 16-bit mode / with 67", 0, 0 },
+	/* APM3 RDPRU (0F 01 FD, Zen 2): newer than Capstone 4. */
+	{ 1, 0x01, 7, true, DEV_REJECTS, "RDPRU unknown to Capstone 4", 0, 0 },
 	/* The same Capstone 4 gap for the SSE2 conversions CVTTPD2DQ/CVTPD2DQ/CVTDQ2PD
 	 * (66/F2/F3 0F E6); and in 16-bit mode or with 67 it reads F3/F2 0F 2A/2C/2D
 	 * (CVTSI2SS/SD, CVT(T)SS2SI, CVT(T)SD2SI, SDM Vol.2 Table A-3) as the MMX forms
@@ -633,6 +639,11 @@ static const struct capstone_deviation capstone_deviations[] = {
 	/* SDM Vol.2 MOVQ: "F3 0F 7E /r MOVQ xmm1, xmm2/m64" has no REX.W form that
 	 * differs; Capstone 4 reads F3 REX.W 0F 7E as the MMX "movq r/m64, mm". */
 	{ 1, 0x7e, -1, false, DEV_OPERANDS, "MOVQ (F3 0F 7E) with REX.W", 64, C_F3 | C_REXW },
+	/* SDM Vol.2 VMREAD/VMWRITE (NP 0F 78/79): 67 only sets the address size.
+	 * Capstone 4 takes 67 before REX.W for 66 and decodes the SSE4a EXTRQ/INSERTQ
+	 * forms (66/F2 0F 78/79, APM4) with their immediates. */
+	{ 1, 0x78, -1, false, DEV_LENGTH, "VMREAD with 67 and REX.W read as EXTRQ", 64, C_67 | C_REXW },
+	{ 1, 0x79, -1, false, DEV_LENGTH, "VMWRITE with 67 and REX.W read as INSERTQ", 64, C_67 | C_REXW },
 	/* SDM Vol.1 3.6.1, Table 3-4: with REX.W = 1 the operand size is 64 bits and
 	 * 66 is ignored (and 67 never sets the operand size). Capstone 4 gives
 	 * these 16-bit operands with 66 or 67 before REX.W: PUSH/POP r/m ("word

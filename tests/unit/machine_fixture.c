@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "emu/hooks.h"
+#include "emu/hv.h"
 #include "emu/insn.h"
 
 uint64_t make_desc(uint32_t base, uint32_t limit, uint8_t access, uint8_t flags)
@@ -124,18 +124,23 @@ void to_compat(struct test_machine *m)
 	switch_cs(m, SEL_CODE32);
 }
 
-static status_t stop_at_event(void *ctx, struct cpu *cpu, const struct event *ev)
+/* A hypervisor model that takes every exception and interrupt as an exit and
+ * lets everything else run. */
+static status_t stop_at_event(void *ctx, struct cpu *cpu, struct exit_record *rec)
 {
-	(void)cpu;
-	*(struct event *)ctx = *ev;
+	if (rec->kind != IK_EXCEPTION && rec->kind != IK_INTR && rec->kind != IK_NMI)
+		return ST_OK;
+	*(struct event *)ctx = rec->event;
+	cpu_request_stop(cpu);     /* a VM exit continues in the run loop: end the run */
 	return ST_VMEXIT;
 }
 
 void stop_at_events(struct test_machine *m, struct event *seen)
 {
-	static const struct cpu_hooks hooks = { .event = stop_at_event };
-	m->cpu.hooks = &hooks;
-	m->cpu.hooks_ctx = seen;
+	static const struct hv_model model = { .name = "stop-at-events", .intercept = stop_at_event };
+	m->cpu.hv = &model;
+	m->cpu.hv_ctx = seen;
+	m->cpu.in_guest = true;
 }
 
 void assert_fault(struct test_machine *m, status_t st, unsigned vector, uint32_t error)

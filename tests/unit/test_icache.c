@@ -173,9 +173,9 @@ START_TEST(store_beside_code_keeps_the_block_tlb)
 	run_to_hlt(0x5000);
 	ck_assert_uint_eq(physmem_read(&pm, 0x5010, 4), 7);
 	ck_assert(cached(0x5000));
-	ck_assert(!cpu.code_modified);      /* the block ran to its HLT in one go */
+	ck_assert(!(cpu.attention & ATT_CODE));   /* the block ran to its HLT in one go */
 	run_to_hlt(0x5000);                 /* the same block, from the cache */
-	ck_assert(cached(0x5000) && !cpu.code_modified);
+	ck_assert(cached(0x5000) && !(cpu.attention & ATT_CODE));
 }
 END_TEST
 
@@ -243,14 +243,26 @@ START_TEST(page_without_code_gets_inline_writes_back)
 	physmem_write_bytes(&pm, 0x5000, code, sizeof(code));
 	physmem_write_bytes(&pm, 0x6000, store, sizeof(store));
 	run_to_hlt(0x5000);
-	struct tlb_entry *e = tlb_slot(&cpu.tlb, TLB_SUPERVISOR, 0x5000);
+	struct tlb_entry *e = tlb_find(&cpu.tlb, TLB_SUPERVISOR, TLB_WRITE_CODE, 0x5000);
+	ck_assert_ptr_nonnull(e);
 	ck_assert_uint_eq(e->tag[TLB_WRITE], TLB_TAG_INVALID);     /* code: withheld */
-	ck_assert_uint_eq(e->tag[TLB_WRITE_CODE], 0x5000);
 	run_to_hlt(0x6000);
 	ck_assert(!icache_page_has_code(cpu.icache, 0x5000));
-	ck_assert_uint_eq(e->tag[TLB_WRITE], 0x5000);
+	ck_assert_uint_eq(e->tag[TLB_WRITE], e->tag[TLB_WRITE_CODE]);
 }
 END_TEST
+
+/* Entries the current context can use. */
+static unsigned tlb_live(const struct tlb *t)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < TLB_SLOTS; i++)
+		for (unsigned k = 0; k < TLB_ACCESS_KINDS; k++) {
+			uint64_t id = t->e[i].tag[k] & TLB_ID_MASK;
+			n += id == t->cur || id == t->cur_global;
+		}
+	return n;
+}
 
 /* cpu_reset(): the RESET state of cpu_init() on the same machine, with the TLB
  * and the cache empty; code that ran before runs the same way again. */
@@ -260,7 +272,7 @@ START_TEST(reset_empties_the_caches)
 	physmem_write_bytes(&pm, 0x5000, code, sizeof(code));
 	run_to_hlt(0x5000);
 	ck_assert(cached(0x5000));
-	ck_assert_uint_ne(cpu.tlb.n_used, 0);
+	ck_assert_uint_ne(tlb_live(&cpu.tlb), 0);
 	const struct cpu_model *model = cpu.model;
 	struct icache *ic = cpu.icache;
 
@@ -279,7 +291,7 @@ START_TEST(reset_empties_the_caches)
 	ck_assert_uint_eq(cpu.icount, 0);
 	ck_assert_uint_eq(cpu.fault_chain.count, 0);
 	ck_assert_int_eq(cpu.mode, MODE_REAL);
-	ck_assert_uint_eq(cpu.tlb.n_used, 0);
+	ck_assert_uint_eq(tlb_live(&cpu.tlb), 0);
 	ck_assert_uint_eq(ic->n_used, 0);
 	ck_assert(!cached(0x5000));
 	ck_assert(!icache_page_has_code(ic, 0x5000));

@@ -177,11 +177,11 @@ START_TEST(fetch_at_57bit_rip)
 	for (unsigned i = 0; i < sizeof(code); i++)
 		physmem_write(&m.pm, 0x7000 + i, 1, code[i]);
 	m.cpu.rip = LA57_HIGH | 0x7000;
-	ck_assert_int_eq(cpu_run(&m.cpu), ST_VMEXIT);
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_STOP);
 	ck_assert_int_eq(seen.vector, EXC_UD);
 	ck_assert_uint_eq(m.cpu.regs[R_AX], 42);
 	m.cpu.rip = NONCANON;
-	ck_assert_int_eq(cpu_run(&m.cpu), ST_VMEXIT);
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_STOP);
 	ck_assert_int_eq(seen.vector, EXC_GP);
 	ck_assert_uint_eq(seen.error_code, 0);
 	machine_free(&m);
@@ -224,7 +224,7 @@ START_TEST(fetch_running_into_noncanonical)
 		physmem_write(&m.pm, 0x3ffffe, 1, 0x48);                  /* mov rax, imm64 */
 		physmem_write(&m.pm, 0x3fffff, 1, 0xb8);
 		m.cpu.rip = 0x00007ffffffffffeull;
-		ck_assert_int_eq(cpu_run(&m.cpu), ST_VMEXIT);
+		ck_assert_int_eq(cpu_run(&m.cpu), ST_STOP);
 		if (!la57) {
 			ck_assert_int_eq(seen.vector, EXC_GP);
 			ck_assert_uint_eq(seen.error_code, 0);

@@ -334,7 +334,7 @@ START_TEST(noncanonical_fetch)
 	struct event seen = { 0 };
 	stop_at_events(&m, &seen);
 	m.cpu.rip = 0x0000800000000000ull;
-	ck_assert_int_eq(cpu_run(&m.cpu), ST_VMEXIT);
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_STOP);
 	ck_assert_int_eq(seen.vector, EXC_GP);
 	ck_assert_uint_eq(seen.error_code, 0);
 	machine_free(&m);

@@ -70,22 +70,42 @@ static uint32_t rd(uint64_t lin)
 	return (uint32_t)v;
 }
 
-/* Every entry with a valid tag is on the used list, once (mmu/tlb.h). */
+/* The context table (mmu/tlb.h): live pairs have distinct ids below next_id,
+ * the current ids are those of the current (space, PCID) and its globals, and
+ * no tag carries an id that was never given out. */
 static void assert_tlb_consistent(void)
 {
-	static uint8_t seen[TLB_SLOTS];
-	memset(seen, 0, sizeof(seen));
-	for (unsigned i = 0; i < m.cpu.tlb.n_used; i++) {
-		ck_assert_uint_lt(m.cpu.tlb.used[i], TLB_SLOTS);
-		ck_assert(!seen[m.cpu.tlb.used[i]]++);
+	const struct tlb *t = &m.cpu.tlb;
+	for (unsigned a = 0; a < TLB_CONTEXTS; a++) {
+		if (!t->ctx[a].id)
+			continue;
+		ck_assert_uint_ge(t->ctx[a].id, TLB_FIRST_ID);
+		ck_assert_uint_lt(t->ctx[a].id, t->next_id);
+		for (unsigned b = a + 1; b < TLB_CONTEXTS; b++)
+			ck_assert(t->ctx[a].id != t->ctx[b].id || !t->ctx[b].id);
 	}
+	const struct tlb_context *cur = tlb_context_of((struct tlb *)t, t->space, t->pcid);
+	const struct tlb_context *glob = tlb_context_of((struct tlb *)t, t->space, TLB_GLOBAL);
+	ck_assert(cur && cur->id == t->cur);
+	ck_assert(glob && glob->id == t->cur_global);
+	ck_assert_uint_eq(t->pcid, (m.cpu.cr4 & CR4_PCIDE) ? (m.cpu.cr3 & 0xfff) : 0);
+	for (unsigned s = 0; s < TLB_SLOTS; s++)
+		for (unsigned k = 0; k < TLB_ACCESS_KINDS; k++) {
+			uint64_t id = t->e[s].tag[k] & TLB_ID_MASK;
+			ck_assert(id == TLB_TAG_INVALID || (id >= TLB_FIRST_ID && id < t->next_id));
+		}
+}
+
+/* Entries the current context can use. */
+static unsigned live_entries(void)
+{
+	const struct tlb *t = &m.cpu.tlb;
+	unsigned n = 0;
 	for (unsigned s = 0; s < TLB_SLOTS; s++) {
-		const struct tlb_entry *e = &m.cpu.tlb.e[s];
-		bool valid = e->tag[0] != TLB_TAG_INVALID || e->tag[1] != TLB_TAG_INVALID ||
-			     e->tag[2] != TLB_TAG_INVALID;
-		if (valid)
-			ck_assert(seen[s] && e->listed);
+		uint64_t id = t->e[s].tag[TLB_READ] & TLB_ID_MASK;
+		n += id == t->cur || id == t->cur_global;
 	}
+	return n;
 }
 
 /* 64-bit mode, CR4.PAE|PGE|PCIDE, CR3 = PML4 with PCID 1. */
@@ -416,24 +436,27 @@ START_TEST(protect_reaches_contexts)
 }
 END_TEST
 
-/* More PCIDs than contexts: the least recently left one is forgotten (allowed:
- * SDM Vol.3 4.10.4.1, "free to invalidate additional entries"), the others
- * come back; nothing else changes. */
+/* More (space, PCID) pairs than the context table holds: the least recently
+ * used pair is forgotten, its translations with it (allowed: SDM Vol.3
+ * 4.10.4.1, "free to invalidate additional entries"); the most recent ones
+ * stay. */
 START_TEST(context_eviction)
 {
+	struct tlb *t = &m.cpu.tlb;
 	map(0, 0, 0);
-	for (unsigned p = 1; p <= TLB_CONTEXTS + 1; p++) {
+	/* Pairs in use: PCID 0 (from reset), the globals, PCIDs 1..TLB_CONTEXTS:
+	 * two more than the table holds, so PCIDs 0 and 1 are forgotten. */
+	for (unsigned p = 1; p <= TLB_CONTEXTS; p++) {
 		set_cr3(PML4 | p);
 		(void)rd(t_lin(0));
 	}
-	set_cr3(PML4 | 0x100);                            /* leaves TLB_CONTEXTS + 1 */
+	ck_assert_ptr_null(tlb_context_of(t, 0, 1));      /* PCID 1 was the least recent */
+	ck_assert_ptr_nonnull(tlb_context_of(t, 0, TLB_CONTEXTS - 1));
 	map(0, 1, 0);
-	set_cr3(PML4 | 1 | CR3_NOFLUSH);                  /* PCID 1's was evicted */
+	set_cr3(PML4 | 1 | CR3_NOFLUSH);                  /* PCID 1 walks afresh */
 	ck_assert_uint_eq(rd(t_lin(0)), MARKER(1));
-	for (unsigned p = 3; p <= TLB_CONTEXTS + 1; p++) {
-		set_cr3(PML4 | p | CR3_NOFLUSH);
-		ck_assert_uint_eq(rd(t_lin(0)), MARKER(0));
-	}
+	set_cr3(PML4 | (TLB_CONTEXTS - 1) | CR3_NOFLUSH); /* kept its translation */
+	ck_assert_uint_eq(rd(t_lin(0)), MARKER(0));
 	assert_tlb_consistent();
 }
 END_TEST
@@ -448,24 +471,27 @@ START_TEST(uncached_mode)
 	map(0, 1, 0);
 	set_cr3(PML4 | 1 | CR3_NOFLUSH);
 	ck_assert_uint_eq(rd(t_lin(0)), MARKER(1));
-	ck_assert_uint_eq(m.cpu.tlb.n_used, 0);
+	ck_assert_uint_eq(live_entries(), 0);
 }
 END_TEST
 
-/* The data structure alone: a restore leaves a slot a global entry took. */
+/* The data structure alone: a global translation made under one PCID serves
+ * every PCID (SDM Vol.3 4.10.2.4), and each PCID keeps its own non-global
+ * translations beside it, with no entry moved by the switches. */
 START_TEST(restore_yields_to_global)
 {
 	struct tlb *t = &m.cpu.tlb;
 	map(0, 0, 0);
 	(void)rd(t_lin(0));
 	set_cr3(PML4 | 2 | CR3_NOFLUSH);
-	/* t_lin(0) + 1 MiB uses the same slot (256 entries per bank). */
-	uint64_t other = t_lin(0) + (TLB_ENTRIES << PAGE_SHIFT);
+	uint64_t other = t_lin(0) + (TLB_SETS << PAGE_SHIFT);
 	physmem_write(&m.pm, PT_T + ((other - TEST_LIN) >> 12) * 8, 8, (FRAMES + (7 << 12)) | PTE_P | PTE_W | PTE_G);
 	ck_assert_uint_eq(rd(other), MARKER(7));
-	ck_assert(tlb_slot(t, TLB_SUPERVISOR, other)->global);
+	ck_assert_uint_eq(tlb_find(t, TLB_SUPERVISOR, TLB_READ, other)->tag[TLB_READ] & TLB_ID_MASK,
+			  t->cur_global);
+	ck_assert_ptr_null(tlb_lookup(t, TLB_SUPERVISOR, TLB_READ, t_lin(0), 4));   /* PCID 1's */
 	set_cr3(PML4 | 1 | CR3_NOFLUSH);
-	ck_assert_ptr_null(tlb_lookup(t, TLB_SUPERVISOR, TLB_READ, t_lin(0), 4));
+	ck_assert_ptr_nonnull(tlb_lookup(t, TLB_SUPERVISOR, TLB_READ, t_lin(0), 4));
 	ck_assert_ptr_nonnull(tlb_lookup(t, TLB_SUPERVISOR, TLB_READ, other, 4));
 	assert_tlb_consistent();
 }

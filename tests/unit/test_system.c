@@ -9,7 +9,7 @@
 
 #include "emu/cpu.h"
 #include "emu/cpu_model.h"
-#include "emu/hooks.h"
+#include "emu/hv.h"
 #include "suite_runner.h"
 
 #define RAM_SIZE   (1u << 20)
@@ -75,7 +75,7 @@ static const struct pio_ops dev_ops = { dev_read, dev_write };
 static void stop_write(void *opaque, uint16_t port, unsigned size, uint32_t value)
 {
 	struct machine *m = opaque;
-	m->cpu.stop_requested = true;
+	cpu_request_stop(&m->cpu);
 }
 
 static uint32_t stop_read(void *opaque, uint16_t port, unsigned size) { return 0; }
@@ -847,44 +847,39 @@ struct hook_log {
 	bool exit_on_io;
 };
 
-static status_t log_insn(void *ctx, struct cpu *cpu, const struct insn *in)
-{
-	((struct hook_log *)ctx)->insn++;
-	return ST_OK;
-}
-
-static status_t log_io(void *ctx, struct cpu *cpu, uint16_t port, unsigned size, bool is_in,
-		       bool is_string, bool has_rep)
+/* A hypervisor model that logs what it is asked and exits on I/O if told to. */
+static status_t log_intercept(void *ctx, struct cpu *cpu, struct exit_record *r)
 {
 	struct hook_log *l = ctx;
-	l->io++;
-	l->port = port;
-	return l->exit_on_io ? ST_VMEXIT : ST_OK;
-}
-
-static status_t log_msr(void *ctx, struct cpu *cpu, uint32_t index, bool is_write)
-{
-	struct hook_log *l = ctx;
-	l->msr++;
-	l->msr_index = index;
-	return ST_OK;
-}
-
-static status_t log_cr(void *ctx, struct cpu *cpu, unsigned reg, bool is_write, uint64_t value)
-{
-	struct hook_log *l = ctx;
-	if (l->cr < 4) {
-		l->cr_reg[l->cr] = reg;
-		l->cr_write[l->cr] = is_write;
-		l->cr_value[l->cr] = value;
+	switch (r->kind) {
+	case IK_IO:
+		l->io++;
+		l->port = r->port;
+		if (!l->exit_on_io)
+			return ST_OK;
+		cpu_request_stop(cpu);     /* the exit is a world switch: end the run here */
+		return ST_VMEXIT;
+	case IK_MSR:
+		l->msr++;
+		l->msr_index = r->msr;
+		return ST_OK;
+	case IK_CR_ACCESS:
+		if (l->cr < 4) {
+			l->cr_reg[l->cr] = r->cr;
+			l->cr_write[l->cr] = r->cr_access == CR_MOV_TO;
+			l->cr_value[l->cr] = r->value;
+		}
+		l->cr++;
+		return ST_OK;
+	case IK_EXCEPTION:
+		return ST_OK;
+	default:
+		l->insn++;
+		return ST_OK;
 	}
-	l->cr++;
-	return ST_OK;
 }
 
-static const struct cpu_hooks log_hooks = {
-	.insn = log_insn, .io = log_io, .msr = log_msr, .cr = log_cr,
-};
+static const struct hv_model log_model = { .name = "log", .intercept = log_intercept };
 
 START_TEST(hooks_called_in_order)
 {
@@ -892,8 +887,9 @@ START_TEST(hooks_called_in_order)
 	struct hook_log log = { 0 };
 	machine_init(&m, "core2");
 	enter_prot(&m, 0);
-	m.cpu.hooks = &log_hooks;
-	m.cpu.hooks_ctx = &log;
+	m.cpu.hv = &log_model;
+	m.cpu.hv_ctx = &log;
+	m.cpu.in_guest = true;
 	/* mov dx,80h; in al,dx; mov ecx,174h; rdmsr; mov eax,cr0; mov cr0,eax; cpuid; hlt */
 	assert_ok(RUN(&m, 0x66, 0xba, 0x80, 0x00, 0xec, 0xb9, 0x74, 0x01, 0x00, 0x00, 0x0f, 0x32,
 		      0x0f, 0x20, 0xc0, 0x0f, 0x22, 0xc0, 0x0f, 0xa2, 0xf4));
@@ -919,7 +915,7 @@ START_TEST(hooks_called_in_order)
 	log.exit_on_io = true;
 	enter_prot(&m, 0);
 	struct outcome o = RUN(&m, 0x66, 0xba, 0x80, 0x00, 0xec, 0xf4);
-	ck_assert_int_eq(o.st, ST_VMEXIT);
+	ck_assert_int_eq(o.st, ST_STOP);
 	ck_assert_uint_eq(m.reads, 1);                     /* only the first run's IN */
 	machine_free(&m);
 }

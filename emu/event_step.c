@@ -1,0 +1,287 @@
+/* Events at instruction boundaries (see event_step.h). */
+#include "emu/event_step.h"
+#include "emu/debug.h"
+#include "emu/hv.h"
+
+/* What holds an event off at this boundary. */
+enum blocker {
+	B_GIF = 1u << 0,           /* GIF = 0: every interrupt waits (APM2 15.17.1) */
+	B_IF = 1u << 1,            /* the flag that masks INTR is clear */
+	B_STI = 1u << 2,           /* the boundary after STI (SDM Vol.3 6.8.3) */
+	B_MOV_SS = 1u << 3,        /* the boundary after MOV SS / POP SS (SDM 6.8.3) */
+	B_NMI = 1u << 4,           /* an NMI handler runs until the next IRET (SDM 6.7.1) */
+	B_VIRQ = 1u << 5,          /* the guest's IF or V_TPR masks the virtual interrupt (APM2 15.21.4) */
+};
+
+static unsigned blockers(const struct cpu *cpu)
+{
+	unsigned b = 0;
+	if (!cpu->gif)
+		b |= B_GIF;
+	if (cpu->shadow & SHADOW_STI)
+		b |= B_STI;
+	if (cpu->shadow & SHADOW_MOV_SS)
+		b |= B_MOV_SS;
+	if (cpu->nmi_blocked)
+		b |= B_NMI;
+	/* APM2 15.21.1: with V_INTR_MASKING the guest's IF masks only virtual
+	 * interrupts; physical ones follow the host's IF. SDM Vol.3 25.2
+	 * (external-interrupt exiting): IF does not hold the exit off. */
+	bool intr_masked;
+	switch (cpu->intr_masking) {
+	case INTR_MASK_HOST_IF: intr_masked = !cpu->host_if; break;
+	case INTR_MASK_NONE:    intr_masked = false; break;
+	default:                intr_masked = !(cpu->rflags & FLAG_IF); break;
+	}
+	if (intr_masked)
+		b |= B_IF;
+	/* APM2 15.21.4: a virtual interrupt is taken when the guest's IF = 1 and
+	 * its priority is above V_TPR, unless V_IGN_TPR. */
+	if (!(cpu->rflags & FLAG_IF) ||
+	    (!cpu->vintr.ignore_tpr && (cpu->vintr.priority & 0xf) <= (cpu->vintr.tpr & 0xf)))
+		b |= B_VIRQ;
+	return b;
+}
+
+/* ---- taking an event ---- */
+
+static status_t take_smi(struct cpu *cpu)
+{
+	status_t st = intercept_plain(cpu, IK_SMI);
+	if (st != ST_OK)
+		return st;
+	/* hvemu models no system-management mode: nothing raises SMI but a test. */
+	return ST_UNSUPPORTED;
+}
+
+static status_t take_init(struct cpu *cpu)
+{
+	cpu->lines &= (uint8_t)~LINE_INIT;
+	status_t st = intercept_plain(cpu, IK_INIT);
+	if (st != ST_OK)
+		return st;
+	cpu_init_signal(cpu);
+	return ST_OK;
+}
+
+static status_t take_debug_trap(struct cpu *cpu)
+{
+	cpu->debug_trap = false;
+	cpu->event = (struct event){ .pending = true, .type = EV_EXCEPTION, .vector = EXC_DB };
+	return cpu_deliver_event(cpu);
+}
+
+static status_t take_nmi(struct cpu *cpu)
+{
+	status_t st = intercept_plain(cpu, IK_NMI);
+	if (st != ST_OK)
+		return st;
+	cpu->lines &= (uint8_t)~LINE_NMI;
+	cpu->event = (struct event){ .pending = true, .type = EV_NMI, .vector = EXC_NMI };
+	st = cpu_deliver_event(cpu);
+	/* SDM Vol.3 6.7.1: NMIs are blocked from the start of the handler. */
+	if (st == ST_OK)
+		cpu->nmi_blocked = true;
+	return st;
+}
+
+static status_t take_intr(struct cpu *cpu)
+{
+	/* The VM exit leaves the interrupt pending in the controller (APM2 15.21.2;
+	 * SDM Vol.3 27.2 without "acknowledge interrupt on exit"). */
+	status_t st = intercept_plain(cpu, IK_INTR);
+	if (st != ST_OK)
+		return st;
+	if (!cpu->intr_ack)
+		return ST_OK;      /* a line with no controller behind it: nothing to take */
+	int vector = cpu->intr_ack(cpu->intr_ctx);
+	if (vector < 0)
+		return ST_OK;      /* the request went away before INTA (spurious) */
+	cpu->event = (struct event){ .pending = true, .type = EV_EXTINT, .vector = (uint8_t)vector };
+	return cpu_deliver_event(cpu);
+}
+
+static status_t take_vintr(struct cpu *cpu)
+{
+	/* APM2 15.21.4: with the VINTR intercept the guest exits when it would take
+	 * the virtual interrupt; otherwise it is taken and V_IRQ is cleared. */
+	status_t st = intercept_plain(cpu, IK_INTR_WINDOW);
+	if (st != ST_OK)
+		return st;
+	cpu->vintr.pending = false;
+	cpu->event = (struct event){ .pending = true, .type = EV_EXTINT, .vector = cpu->vintr.vector };
+	return cpu_deliver_event(cpu);
+}
+
+static status_t take_intr_window(struct cpu *cpu)
+{
+	return intercept_plain(cpu, IK_INTR_WINDOW);
+}
+
+static status_t take_nmi_window(struct cpu *cpu)
+{
+	return intercept_plain(cpu, IK_NMI_WINDOW);
+}
+
+/* ---- the table ---- */
+
+static bool smi_pending(const struct cpu *c)         { return c->lines & LINE_SMI; }
+static bool init_pending(const struct cpu *c)        { return c->lines & LINE_INIT; }
+static bool debug_trap_is_pending(const struct cpu *c) { return c->debug_trap; }
+static bool nmi_pending(const struct cpu *c)         { return c->lines & LINE_NMI; }
+static bool intr_pending(const struct cpu *c)        { return c->lines & LINE_INTR; }
+static bool vintr_pending(const struct cpu *c)       { return c->vintr.pending; }
+static bool intr_window_wanted(const struct cpu *c)  { return c->want_intr_window; }
+static bool nmi_window_wanted(const struct cpu *c)   { return c->want_nmi_window; }
+
+/* The events of an instruction boundary in the order the CPU takes them: SDM
+ * Vol.3 6.9 Table 6-2 (priority 3: SMI, INIT; 4: traps of the previous
+ * instruction; 5: NMI; 6: maskable interrupts, physical before virtual per
+ * APM2 15.21.4), then the VM-exit windows a hypervisor asked for. blocked_by
+ * is SDM 6.8.3 (MOV SS/POP SS hold off interrupts, NMIs and debug traps; STI
+ * holds off maskable interrupts only — which is why VM entry wants pending
+ * BS when STI blocking and TF meet, SDM 26.3.1.5), 6.7.1 (NMI blocking) and
+ * APM2 15.17.1 (GIF holds off INTR, NMI, SMI and INIT, not exceptions). */
+static const struct boundary_event {
+	const char *name;
+	uint8_t priority;          /* the SDM Table 6-2 row */
+	bool (*pending)(const struct cpu *cpu);
+	unsigned blocked_by;       /* enum blocker */
+	bool wakes;                /* ends HLT/MWAIT when unblocked */
+	status_t (*take)(struct cpu *cpu);
+} boundary_events[] = {
+	{ "SMI",          3, smi_pending,           B_GIF,                         true,  take_smi },
+	{ "INIT",         3, init_pending,          B_GIF,                         true,  take_init },
+	{ "debug trap",   4, debug_trap_is_pending, B_MOV_SS,                      true,  take_debug_trap },
+	{ "NMI",          5, nmi_pending,           B_GIF | B_NMI | B_MOV_SS,      true,  take_nmi },
+	{ "INTR",         6, intr_pending,          B_GIF | B_IF | B_STI | B_MOV_SS, true, take_intr },
+	{ "virtual INTR", 6, vintr_pending,         B_GIF | B_VIRQ | B_STI | B_MOV_SS, true, take_vintr },
+	{ "INTR window",  6, intr_window_wanted,    B_IF | B_STI | B_MOV_SS,       true,  take_intr_window },
+	{ "NMI window",   6, nmi_window_wanted,     B_NMI | B_MOV_SS,              true,  take_nmi_window },
+};
+#define BOUNDARY_EVENTS (sizeof(boundary_events) / sizeof(boundary_events[0]))
+
+/* The first pending event the blockers let through, or NULL. */
+static const struct boundary_event *next_event(const struct cpu *cpu, unsigned ignore)
+{
+	unsigned blocked = blockers(cpu) & ~ignore;
+	for (unsigned i = 0; i < BOUNDARY_EVENTS; i++) {
+		const struct boundary_event *e = &boundary_events[i];
+		if (e->pending(cpu) && !(e->blocked_by & blocked))
+			return e;
+	}
+	return NULL;
+}
+
+bool event_would_wake(const struct cpu *cpu)
+{
+	/* MWAIT with ECX[0] = 1: a masked interrupt ends the wait too (SDM Vol.2
+	 * MWAIT "interrupt break event"). */
+	const struct boundary_event *e = next_event(cpu, cpu->wait_break_masked ? B_IF : 0);
+	return e && e->wakes;
+}
+
+void cpu_set_line(struct cpu *cpu, unsigned line, bool level)
+{
+	if (level)
+		cpu->lines |= (uint8_t)line;
+	else
+		cpu->lines &= (uint8_t)~line;
+	cpu_attend(cpu, ATT_EVENT);
+}
+
+void cpu_set_deadline(struct cpu *cpu, unsigned id, uint64_t when)
+{
+	cpu->deadlines[id].at = when;
+	uint64_t d = cpu->icount_limit ? cpu->icount_limit : UINT64_MAX;
+	for (unsigned i = 0; i < DEADLINE_SOURCES; i++)
+		if (cpu->deadlines[i].at < d)
+			d = cpu->deadlines[i].at;
+	cpu->deadline = d;
+}
+
+/* Fire every deadline source that is due, then recompute the next deadline. */
+static void run_deadlines(struct cpu *cpu)
+{
+	for (unsigned i = 0; i < DEADLINE_SOURCES; i++) {
+		struct deadline *d = &cpu->deadlines[i];
+		if (d->at <= cpu->icount && d->fire) {
+			d->at = UINT64_MAX;
+			d->fire(d->ctx, cpu);
+		}
+	}
+	cpu_set_deadline(cpu, 0, cpu->deadlines[0].at);
+}
+
+/* Does the next instruction run alone? Single step (SDM Vol.3 17.3.1.4), the
+ * instruction after STI/MOV SS (nothing may be recognised between it and the
+ * one that set the shadow, SDM 6.8.3), DR7 breakpoints, instruction tracing,
+ * and a hypervisor's monitor trap flag. */
+static bool needs_one_step(const struct cpu *cpu)
+{
+	return (cpu->rflags & FLAG_TF) || cpu->shadow || debug_active(cpu) ||
+	       ((cpu->trace & TRACE_INSN) && cpu->trace_insn) || cpu->one_step;
+}
+
+status_t event_step(struct cpu *cpu, bool *one_step)
+{
+	if (cpu->stop_requested) {
+		cpu_stop_answered(cpu);
+		return ST_STOP;
+	}
+	if (cpu->icount_limit && cpu->icount >= cpu->icount_limit)
+		return ST_STOP;
+	if (cpu->icount >= cpu->deadline)
+		run_deadlines(cpu);
+	__atomic_fetch_and(&cpu->attention, ~(uint32_t)(ATT_EVENT | ATT_CODE), __ATOMIC_RELAXED);
+
+	const struct boundary_event *e = next_event(cpu, 0);
+	if (e) {
+		cpu->halted = false;
+		status_t st = e->take(cpu);
+		/* A delivered event is a step of virtual time (the handler's first
+		 * instruction is next); look again at the next boundary. */
+		cpu->icount++;
+		cpu_attend(cpu, ATT_EVENT);
+		if (st != ST_OK && st != ST_VMEXIT)
+			return st;
+	}
+	*one_step = needs_one_step(cpu);
+	if (*one_step)
+		cpu_attend(cpu, ATT_STEP);
+	else
+		__atomic_fetch_and(&cpu->attention, ~(uint32_t)ATT_STEP, __ATOMIC_RELAXED);
+	return ST_OK;
+}
+
+status_t event_wait(struct cpu *cpu)
+{
+	for (;;) {
+		if (cpu->stop_requested) {
+			cpu_stop_answered(cpu);
+			return ST_STOP;
+		}
+		if (event_would_wake(cpu)) {
+			cpu->halted = false;
+			cpu->wait_break_masked = false;
+			cpu_attend(cpu, ATT_EVENT);
+			return ST_OK;
+		}
+		/* Nothing to take now: let virtual time run to the next timer (it may
+		 * raise a line), or give up when there is none: the instruction limit
+		 * wakes nothing. */
+		uint64_t next = UINT64_MAX;
+		for (unsigned i = 0; i < DEADLINE_SOURCES; i++)
+			if (cpu->deadlines[i].at < next)
+				next = cpu->deadlines[i].at;
+		if (next == UINT64_MAX)
+			return ST_HALT;
+		if (cpu->icount_limit && next >= cpu->icount_limit) {
+			cpu->icount = cpu->icount_limit;
+			return ST_STOP;
+		}
+		if (next > cpu->icount)
+			cpu->icount = next;
+		run_deadlines(cpu);
+	}
+}

@@ -1,0 +1,31 @@
+/* Decode-time choice of register-form handlers (see fast_forms.h). */
+#include "emu/fast_forms.h"
+#include "isa_handlers.h"
+
+static const struct fast_form {
+	insn_handler generic;      /* the row's handler */
+	insn_handler reg32, reg64; /* for a register E operand of 4 / 8 bytes */
+} fast_forms[] = {
+#define FORM(name) { op_##name, op_##name##_r32, op_##name##_r64 }
+	FORM(add_EG), FORM(add_GE), FORM(add_EI),
+	FORM(or_EG),  FORM(or_GE),  FORM(or_EI),
+	FORM(and_EG), FORM(and_GE), FORM(and_EI),
+	FORM(sub_EG), FORM(sub_GE), FORM(sub_EI),
+	FORM(xor_EG), FORM(xor_GE), FORM(xor_EI),
+	FORM(cmp_EG), FORM(cmp_GE), FORM(cmp_EI),
+	FORM(test_EG),
+	FORM(inc), FORM(dec),
+	FORM(mov_EG), FORM(mov_GE),
+#undef FORM
+};
+
+insn_handler insn_fast_form(const struct insn *in)
+{
+	/* LOCK with a register destination is #UD (the decoder has made it so). */
+	if (in->mem || in->lock || (in->size != 4 && in->size != 8))
+		return in->exec;
+	for (unsigned i = 0; i < sizeof(fast_forms) / sizeof(fast_forms[0]); i++)
+		if (fast_forms[i].generic == in->exec)
+			return in->size == 4 ? fast_forms[i].reg32 : fast_forms[i].reg64;
+	return in->exec;
+}

@@ -1,0 +1,30 @@
+/* Register forms resolved at decode time: for the most frequent instructions
+ * with 32- or 64-bit register operands the decoder picks a handler in which
+ * the width and register-versus-memory are constants (CONVENTIONS, lesson 4).
+ * The generic handler of the row stays correct for every form; these variants
+ * only drop its tests. The table of variants is emu/fast_forms.c. */
+#ifndef HVEMU_EMU_FAST_FORMS_H
+#define HVEMU_EMU_FAST_FORMS_H
+
+#include "emu/insn.h"
+
+/* The handler to run for a decoded instruction: a fast form of its row's
+ * handler, or that handler. */
+insn_handler insn_fast_form(const struct insn *in);
+
+/* The variants (emu/alu.c, emu/datamove.c). */
+#define FAST_FORMS_OF(name)                                                     \
+	status_t op_##name##_r32(struct cpu *cpu, const struct insn *in);       \
+	status_t op_##name##_r64(struct cpu *cpu, const struct insn *in);
+FAST_FORMS_OF(add_EG) FAST_FORMS_OF(add_GE) FAST_FORMS_OF(add_EI)
+FAST_FORMS_OF(or_EG)  FAST_FORMS_OF(or_GE)  FAST_FORMS_OF(or_EI)
+FAST_FORMS_OF(and_EG) FAST_FORMS_OF(and_GE) FAST_FORMS_OF(and_EI)
+FAST_FORMS_OF(sub_EG) FAST_FORMS_OF(sub_GE) FAST_FORMS_OF(sub_EI)
+FAST_FORMS_OF(xor_EG) FAST_FORMS_OF(xor_GE) FAST_FORMS_OF(xor_EI)
+FAST_FORMS_OF(cmp_EG) FAST_FORMS_OF(cmp_GE) FAST_FORMS_OF(cmp_EI)
+FAST_FORMS_OF(test_EG)
+FAST_FORMS_OF(inc) FAST_FORMS_OF(dec)
+FAST_FORMS_OF(mov_EG) FAST_FORMS_OF(mov_GE)
+#undef FAST_FORMS_OF
+
+#endif

@@ -1,0 +1,146 @@
+/* Instruction fetch into decoded blocks (see fetch.h). */
+#include "emu/canonical.h"
+#include "emu/fetch.h"
+#include "emu/insn.h"
+#include "isa_handlers.h"
+
+/* Decode one instruction at CS:ip. Faults (CS limit, page) are raised. */
+static status_t decode_at(struct cpu *cpu, uint64_t ip, unsigned code_size, struct insn *in,
+			  uint64_t *last_lin)
+{
+	const struct segment *cs = &cpu->seg[SR_CS];
+	uint8_t buf[INSN_MAX_LEN];
+	unsigned avail = INSN_MAX_LEN;
+	uint64_t lin;
+
+	if (cpu->mode != MODE_LONG64) {
+		/* SDM Vol.3 5.3: fetching beyond the CS limit is #GP(0). Only the limit:
+		 * CS type and rights were checked when CS was loaded (a CS cached from
+		 * real mode keeps working after CR0.PE is set). */
+		if (ip > cs->limit)
+			return cpu_raise_err(cpu, EXC_GP, 0);
+		if ((uint64_t)cs->limit - ip + 1 < avail)
+			avail = (unsigned)(cs->limit - ip + 1);
+		lin = (uint32_t)(cs->base + ip);
+	} else {
+		lin = ip;
+	}
+
+	/* First the bytes up to the end of this page; the next page only if the
+	 * instruction needs it (its fault belongs to this instruction). */
+	unsigned in_page = (unsigned)(PAGE_SIZE - (lin & (PAGE_SIZE - 1)));
+	unsigned n = avail < in_page ? avail : in_page;
+	status_t st = cpu_fetch_code(cpu, lin, n, buf);
+	if (st != ST_OK)
+		return st;
+	int len = decode_insn(buf, n, code_size, in);
+	if (len == 0 && n < avail) {
+		/* An instruction that runs on into a non-canonical page is #GP(0)
+		 * like a fetch that starts there (SDM Vol.1 3.3.7.1, Vol.3 6.15). */
+		if (cpu->mode == MODE_LONG64 && !addr_canonical(cpu, lin + n))
+			return cpu_raise_err(cpu, EXC_GP, 0);
+		st = cpu_fetch_code(cpu, ip_mask(cpu) & (lin + n), avail - n, buf + n);
+		if (st != ST_OK)
+			return st;
+		n = avail;
+		len = decode_insn(buf, n, code_size, in);
+	}
+	if (len <= 0)   /* over 15 bytes, or running into the CS limit: #GP(0) */
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	*last_lin = lin + (unsigned)len - 1;
+	return ST_OK;
+}
+
+/* Does a block ending with in leave CS, CPL and the mode as they were? A near
+ * relative branch, or an instruction after which the block just stops (page
+ * end, BLOCK_MAX_INSNS, an instruction that could not be decoded yet). */
+static bool block_keeps_cs(const struct insn *in)
+{
+	if (insn_is_undefined(in))
+		return false;
+	uint16_t flags = isa_rows[in->row].flags;
+	if (!(flags & (IF_JUMP | IF_END | IF_REP)))
+		return true;
+	return in->exec == op_jcc || in->exec == op_jmp || in->exec == op_loop || in->exec == op_jcxz;
+}
+
+struct block *fetch_block(struct cpu *cpu, status_t *st)
+{
+	unsigned code_size = cpu_code_size(cpu);
+	uint64_t lin = cpu->mode == MODE_LONG64 ? cpu->rip : (uint32_t)(cpu->seg[SR_CS].base + cpu->rip);
+
+	/* CS limit before translation: #GP(0) outranks #PF (SDM Vol.3 6.9). In
+	 * 64-bit mode the limit is not checked but RIP must be canonical (SDM Vol.3
+	 * 6.15 "Interrupt 13": fetch from a non-canonical address is #GP(0)). */
+	if (cpu->mode != MODE_LONG64 ? cpu->rip > cpu->seg[SR_CS].limit
+				     : !addr_canonical(cpu, cpu->rip)) {
+		*st = cpu_raise_err(cpu, EXC_GP, 0);
+		return NULL;
+	}
+	/* The physical address by a fetch's own translation, whether or not the
+	 * TLB keeps it (--tlb flush): the cache is keyed and its code pages are
+	 * watched by physical address (SDM Vol.3 11.6). */
+	uint64_t pa;
+	*st = cpu_code_phys(cpu, lin, &pa);
+	if (*st != ST_OK)
+		return NULL;
+	bool ram = pa < cpu->mem->ram_size;
+	struct block *b = ram ? icache_slot(cpu->icache, pa) : NULL;
+	if (b && b->pa == pa && b->code_size == code_size)
+		return b;
+
+	/* Decode a new block (MMIO/ROM code: a one-off block that is not cached). */
+	if (!b)
+		b = &cpu->icache->uncached;
+	icache_drop(cpu->icache, b);
+	b->count = 0;
+	b->code_size = (uint8_t)code_size;
+	b->links[0].to = b->links[1].to = NULL;
+	b->next_link = 0;
+	uint64_t ip = cpu->rip, last_lin = lin;
+	bool crosses_page = false;
+	while (b->count < BLOCK_MAX_INSNS) {
+		struct insn *in = &b->insns[b->count];
+		uint64_t this_last = 0;
+		status_t s = decode_at(cpu, ip, code_size, in, &this_last);
+		if (s != ST_OK) {
+			if (b->count == 0) {
+				*st = s;
+				return NULL;
+			}
+			/* A later instruction faults only if execution reaches it. */
+			cpu->event.pending = false;
+			break;
+		}
+		/* An instruction whose bytes run into the next page depends on two
+		 * translations, and the cache is keyed by the first: it runs from a
+		 * block of its own that is not kept, so a remapped second page is
+		 * always fetched afresh (SDM Vol.3 4.10: the fetch uses the current
+		 * translation). */
+		if ((this_last & PAGE_MASK) != (lin & PAGE_MASK)) {
+			if (b->count > 0)
+				break;
+			crosses_page = true;
+		}
+		b->count++;
+		last_lin = this_last;
+		uint16_t flags = in->row == UINT16_MAX ? IF_END : isa_rows[in->row].flags;
+		ip = (ip + in->len) & ip_mask(cpu);
+		if (flags & (IF_JUMP | IF_END | IF_REP) || insn_is_undefined(in) || crosses_page)
+			break;
+		/* Stay within one page: the block's bytes are one range of it. */
+		uint64_t next_lin = cpu->mode == MODE_LONG64 ? ip : (uint32_t)(cpu->seg[SR_CS].base + ip);
+		if ((next_lin & PAGE_MASK) != (lin & PAGE_MASK))
+			break;
+	}
+	b->chains = !crosses_page && block_keeps_cs(&b->insns[b->count - 1]);
+	/* Kept when it lies in one RAM page; the first block of a page takes the
+	 * page's write permission out of the TLB, so that every store to the page
+	 * meets the cache's check (emu/memory.c). */
+	if (ram && !crosses_page &&
+	    icache_insert(cpu->icache, b, pa, (unsigned)(last_lin - lin + 1)))
+		tlb_protect_phys_page(&cpu->tlb, pa);
+	*st = ST_OK;
+	return b;
+}
+

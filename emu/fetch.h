@@ -1,0 +1,54 @@
+/* Instruction fetch: CS:rIP to a block of decoded instructions (emu/icache.h).
+ *
+ *   block_lookup  the common case: the code page's translation is in the TLB
+ *                 and its block is cached; no fetch, no fault possible
+ *   fetch_block   everything else: CS limit / canonical checks, the fetch's
+ *                 own translation (which may fault), the cached block or a new
+ *                 one decoded up to a branch, a mode change, a string
+ *                 instruction, the end of the page or BLOCK_MAX_INSNS
+ * Blocks are keyed by physical address and code size, and each instruction
+ * records where it lies in its block, so the run loop (emu/run.c) advances rIP
+ * without looking at the bytes again.
+ */
+#ifndef HVEMU_EMU_FETCH_H
+#define HVEMU_EMU_FETCH_H
+
+#include "emu/cpu.h"
+#include "emu/icache.h"
+
+/* rIP wraps at 32 bits outside 64-bit mode (the CS limit check catches 16-bit
+ * code running past 0FFFFH). */
+static inline uint64_t ip_mask(const struct cpu *cpu)
+{
+	return cpu->mode == MODE_LONG64 ? ~0ull : 0xffffffffull;
+}
+
+/* Find or build the block starting at the current CS:rIP. Returns NULL with
+ * *st set when the first instruction cannot be fetched or decoded. */
+struct block *fetch_block(struct cpu *cpu, status_t *st);
+
+/* The cached block at CS:rIP when its translation is in the TLB: the common
+ * case, with no fetch and no fault possible. NULL sends the caller to
+ * fetch_block(), which also raises the faults. */
+static inline struct block *block_lookup(struct cpu *cpu)
+{
+	uint64_t lin;
+	if (cpu->mode != MODE_LONG64) {
+		if (cpu->rip > cpu->seg[SR_CS].limit)
+			return NULL;
+		lin = (uint32_t)(cpu->seg[SR_CS].base + cpu->rip);
+	} else {
+		lin = cpu->rip;
+	}
+	struct tlb_entry *e = tlb_find(&cpu->tlb, cpu->cpl == 3 ? TLB_USER : TLB_SUPERVISOR, TLB_EXEC, lin);
+	if (!e)
+		return NULL;
+	uint64_t pa = e->phys | (lin & (PAGE_SIZE - 1));
+	struct block *b = icache_slot(cpu->icache, pa);
+	if (b->pa != pa || b->code_size != cpu_code_size(cpu))
+		return NULL;
+	return b;
+}
+
+
+#endif

@@ -1,0 +1,216 @@
+/* The run loop: blocks of decoded instructions between instruction boundaries
+ * that need a look.
+ *
+ *   cpu_run
+ *     attention or a deadline due?  -> event_step (emu/event_step.c): stop,
+ *                                      timers, interrupts, debug traps, VM exits
+ *     one_step?                     -> run_one: one instruction with the debug
+ *                                      checks around it (TF, DR7, shadows, trace)
+ *     otherwise                     -> run_block: the block's instructions up to
+ *                                      the next deadline, until one sets attention
+ *     the status of the instruction that ended the block:
+ *       ST_FAULT   rIP back to the instruction, deliver cpu->event (emu/exception.c)
+ *       ST_VMEXIT  the hypervisor model switched worlds: carry on
+ *       ST_HALT    wait for an event (event_wait), virtual time runs on
+ *       otherwise  the run ends (stop, shutdown, unsupported)
+ * Virtual time (cpu->icount) is counted per block; cpu_now() adds the
+ * instructions of the running block.
+ */
+#include "emu/debug.h"
+#include "emu/event_step.h"
+#include "emu/fetch.h"
+#include "emu/insn.h"
+
+/* The block at CS:rIP, or NULL with *st set by the fetch's fault. */
+static inline struct block *current_block(struct cpu *cpu, status_t *st)
+{
+	struct block *b = block_lookup(cpu);
+	if (__builtin_expect(b != NULL, 1))
+		return b;
+	return fetch_block(cpu, st);
+}
+
+/* The block after prev, by one of prev's links, when everything that decided
+ * it still holds: the same rIP, CS base and CPL, no TLB invalidation since (the
+ * translation of its page is the one the lookup would use, SDM Vol.3 4.10.4.3
+ * lets a processor keep using it), the target block unchanged and in the CS
+ * limit. NULL: look it up. */
+static inline struct block *follow_link(struct cpu *cpu, const struct block *prev)
+{
+	for (unsigned i = 0; i < 2; i++) {
+		const struct block_link *l = &prev->links[i];
+		if (l->rip == cpu->rip && l->to && l->epoch == cpu->tlb.epoch && l->to->pa == l->pa &&
+		    l->cs_base == cpu->seg[SR_CS].base && l->cpl == cpu->cpl &&
+		    l->to->code_size == prev->code_size &&
+		    (cpu->mode == MODE_LONG64 || cpu->rip <= cpu->seg[SR_CS].limit))
+			return l->to;
+	}
+	return NULL;
+}
+
+/* Remember that prev went on to b. */
+static void add_link(struct cpu *cpu, struct block *prev, struct block *b)
+{
+	if (b == &cpu->icache->uncached)
+		return;
+	struct block_link *l = &prev->links[prev->next_link];
+	prev->next_link ^= 1;
+	*l = (struct block_link){ .to = b, .rip = cpu->rip, .pa = b->pa, .cs_base = cpu->seg[SR_CS].base,
+				  .epoch = cpu->tlb.epoch, .cpl = cpu->cpl };
+}
+
+/* Run up to budget instructions of b; stop after one that fails or sets
+ * attention. The hot path: per instruction a store of where it starts, the
+ * rIP advance, the call, and one test of status and attention. */
+static inline status_t run_block(struct cpu *cpu, const struct block *b, uint64_t budget)
+{
+	const struct insn *in = b->insns;
+	const struct insn *end = in + (b->count < budget ? b->count : budget);
+	uint64_t mask = ip_mask(cpu);
+	status_t st;
+
+	uint64_t ip = cpu->rip;
+	cpu->block_first = in;
+	do {
+		cpu->cur_insn = in;
+		cpu->insn_start = ip;
+		ip = (ip + in->len) & mask;
+		cpu->rip = ip;
+		st = in->exec(cpu, in);
+		if (__builtin_expect(st != ST_OK, 0))
+			break;
+		in++;
+		/* Only a block's last instruction moves rIP elsewhere (branches, mode
+		 * changes, string instructions end blocks): ip stays right. */
+	} while (in < end && !cpu->attention);
+	cpu->icount += (uint64_t)(in - b->insns);
+	cpu->cur_insn = cpu->block_first = b->insns;
+	return st;
+}
+
+/* INT n, INT3, INTO, INT1 (one-byte map CC, CD, CE, F1). */
+static bool is_software_interrupt(const struct insn *in)
+{
+	return in->map == 0 && (in->opcode == 0xcc || in->opcode == 0xcd || in->opcode == 0xce ||
+				in->opcode == 0xf1);
+}
+
+/* One instruction with what single-stepping, breakpoints and tracing need. */
+static status_t run_one(struct cpu *cpu)
+{
+	status_t st;
+	cpu->insn_start = cpu->rip;
+	/* DR7: the instruction breakpoint is checked before the fetch (SDM Vol.3
+	 * 6.9 Table 6-2). */
+	bool debug_on = debug_active(cpu);
+	if (__builtin_expect(debug_on, 0) && (st = debug_check_insn(cpu)) != ST_OK)
+		return st;
+	struct block *b = current_block(cpu, &st);
+	if (!b)
+		return st;
+	/* SDM Vol.3 17.3.1.4: with TF set when an instruction starts, a #DB trap
+	 * (DR6.BS) follows it, unless it raised an exception or MOV SS/POP SS
+	 * inhibited debug exceptions (SDM 6.8.3). INT n, INT3, INTO and INT1
+	 * deliver an event that clears TF: no trap follows them. */
+	bool single_step = cpu->rflags & FLAG_TF;
+	/* The instruction after STI / MOV SS runs alone, so that nothing is
+	 * recognised between it and the one that set the shadow (SDM 6.8.3); the
+	 * shadow ends with it. */
+	cpu->shadow = 0;
+	if ((cpu->trace & TRACE_INSN) && cpu->trace_insn)
+		cpu->trace_insn(cpu, &b->insns[0]);
+	st = run_block(cpu, b, 1);
+	if (st != ST_OK)
+		return st;
+	/* Single-step and data-breakpoint traps of this instruction: one #DB, taken
+	 * at the boundary by priority (emu/event_step.c). Only MOV SS / POP SS hold
+	 * debug exceptions off for one instruction; the STI shadow blocks maskable
+	 * interrupts only, so an STI that sets IF still single-steps (SDM Vol.3
+	 * 6.8.3; this is why VM entry wants pending-debug BS = 1 with STI blocking
+	 * and TF, SDM 26.3.1.5). */
+	if ((single_step | debug_on) &&
+	    debug_trap_pending(cpu, single_step && !(cpu->shadow & SHADOW_MOV_SS) &&
+			       !is_software_interrupt(&b->insns[0]))) {
+		cpu->debug_trap = true;
+		cpu_attend(cpu, ATT_EVENT);
+	}
+	return ST_OK;
+}
+
+status_t cpu_run(struct cpu *cpu)
+{
+	/* Whatever the caller changed (the instruction limit, registers, lines),
+	 * look at it before the first instruction. */
+	cpu_set_deadline(cpu, DEADLINE_MACHINE, cpu->deadlines[DEADLINE_MACHINE].at);
+	cpu_attend(cpu, ATT_EVENT | ATT_STEP);
+	struct block *prev = NULL;     /* the block that just ran, when it chains */
+	for (;;) {
+		status_t st;
+		bool one_step = false;
+		if (__builtin_expect(cpu->attention != 0 || cpu->icount >= cpu->deadline, 0)) {
+			prev = NULL;
+			st = event_step(cpu, &one_step);
+			if (st != ST_OK)
+				return st;
+		}
+		if (__builtin_expect(one_step, 0)) {
+			st = run_one(cpu);
+		} else {
+			cpu->insn_start = cpu->rip;
+			struct block *b = prev ? follow_link(cpu, prev) : NULL;
+			if (!b) {
+				b = current_block(cpu, &st);
+				if (b && prev)
+					add_link(cpu, prev, b);
+			}
+			/* Up to the next deadline; at least one instruction, should a
+			 * deadline source have asked for a time already past. */
+			uint64_t budget = cpu->deadline > cpu->icount ? cpu->deadline - cpu->icount : 1;
+			if (b) {
+				st = run_block(cpu, b, budget);
+				prev = st == ST_OK && b->chains && b != &cpu->icache->uncached ? b : NULL;
+			}
+		}
+		if (__builtin_expect(st == ST_OK, 1))
+			continue;
+		prev = NULL;
+
+		switch (st) {
+		case ST_FAULT:
+			/* Faults report the faulting instruction's address (SDM Vol.3 6.5). */
+			cpu->rip = cpu->insn_start;
+			st = cpu_deliver_event(cpu);
+			/* A delivered exception is a step of virtual time: a guest that
+			 * faults forever (its handler faults again) still reaches the
+			 * limit. */
+			cpu->icount++;
+			if (st == ST_OK)
+				continue;
+			if (st != ST_VMEXIT)
+				return st;
+			/* The exception became a VM exit. */
+			cpu_attend(cpu, ATT_EVENT | ATT_STEP);
+			continue;
+		case ST_VMEXIT:
+			/* The hypervisor model switched to the host: it simply continues. */
+			cpu_attend(cpu, ATT_EVENT | ATT_STEP);
+			continue;
+		case ST_HALT:
+			cpu->icount++;     /* HLT/MWAIT retired */
+			cpu->halted = true;
+			st = event_wait(cpu);
+			if (st == ST_OK)
+				continue;
+			return st;
+		case ST_STOP:
+			/* The OUT that asked to stop has retired; the request is answered. */
+			if (cpu->stop_requested) {
+				cpu->icount++;
+				cpu_stop_answered(cpu);
+			}
+			return st;
+		default:
+			return st;
+		}
+	}
+}
