@@ -523,7 +523,7 @@ status_t op_invpcid(struct cpu *cpu, const struct insn *in)
 	uint64_t lo, hi;
 	status_t st;
 
-	if (!cpu_model_has(cpu->model, 7, 1, 10) || cpu->mode == MODE_V86)
+	if (cpu->mode == MODE_V86)
 		return cpu_raise(cpu, EXC_UD);
 	if (not_cpl0(cpu))
 		return cpu_raise_err(cpu, EXC_GP, 0);

@@ -22,28 +22,15 @@ static const struct feature_word {
 	{ 0x80000001, EDX, "80000001.edx" }, { 0x80000001, ECX, "80000001.ecx" },
 };
 
-/* Every bit a model may set, in /proc/cpuinfo's order. */
+/* Every bit a model may set, in /proc/cpuinfo's order (emu/features.def). */
 static const struct feature_name {
 	uint32_t leaf;
 	uint8_t reg, bit;
 	const char *name;
 } feature_names[] = {
-	{ 1, EDX, 0, "fpu" }, { 1, EDX, 1, "vme" }, { 1, EDX, 2, "de" }, { 1, EDX, 3, "pse" },
-	{ 1, EDX, 4, "tsc" }, { 1, EDX, 5, "msr" }, { 1, EDX, 6, "pae" }, { 1, EDX, 7, "mce" },
-	{ 1, EDX, 8, "cx8" }, { 1, EDX, 9, "apic" }, { 1, EDX, 11, "sep" }, { 1, EDX, 12, "mtrr" },
-	{ 1, EDX, 13, "pge" }, { 1, EDX, 14, "mca" }, { 1, EDX, 15, "cmov" }, { 1, EDX, 16, "pat" },
-	{ 1, EDX, 17, "pse36" }, { 1, EDX, 19, "clflush" }, { 1, EDX, 23, "mmx" },
-	{ 1, EDX, 24, "fxsr" }, { 1, EDX, 25, "sse" }, { 1, EDX, 26, "sse2" },
-	{ 0x80000001, EDX, 11, "syscall" }, { 0x80000001, EDX, 20, "nx" },
-	{ 0x80000001, EDX, 26, "pdpe1gb" }, { 0x80000001, EDX, 27, "rdtscp" },
-	{ 0x80000001, EDX, 29, "lm" },
-	{ 1, ECX, 0, "pni" }, { 1, ECX, 3, "monitor" }, { 1, ECX, 5, "vmx" }, { 1, ECX, 6, "smx" },
-	{ 1, ECX, 9, "ssse3" }, { 1, ECX, 13, "cx16" }, { 1, ECX, 17, "pcid" },
-	{ 1, ECX, 19, "sse4_1" }, { 1, ECX, 20, "sse4_2" }, { 1, ECX, 21, "x2apic" },
-	{ 1, ECX, 23, "popcnt" }, { 1, ECX, 26, "xsave" },
-	{ 0x80000001, ECX, 0, "lahf_lm" }, { 0x80000001, ECX, 2, "svm" },
-	{ 7, EBX, 0, "fsgsbase" }, { 7, EBX, 7, "smep" }, { 7, EBX, 10, "invpcid" },
-	{ 7, EBX, 20, "smap" }, { 7, ECX, 2, "umip" }, { 7, ECX, 3, "pku" }, { 7, ECX, 16, "la57" },
+#define X(name, leaf, reg, bit) { leaf, reg, bit, #name },
+#include "emu/features.def"
+#undef X
 };
 
 /* VMX capabilities by name: the allowed-1 half of a control MSR (bit 32 + n)

@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "emu/cpu_model.h"
 #include "emu/fast_forms.h"
 #include "emu/decode_table.h"
 #include "emu/insn.h"
@@ -304,4 +305,15 @@ short_read:
 bool insn_is_undefined(const struct insn *in)
 {
 	return in->exec == insn_undefined;
+}
+
+bool insn_gate(const struct cpu *cpu, struct insn *in)
+{
+	if (in->row == UINT16_MAX || !isa_rows[in->row].feature)
+		return true;
+	const struct isa_feature *f = &isa_features[isa_rows[in->row].feature];
+	if (cpu_has(cpu, f->leaf, f->reg, f->bit))
+		return true;
+	in->exec = insn_undefined;
+	return false;
 }

@@ -103,6 +103,8 @@ struct block *fetch_block(struct cpu *cpu, status_t *st)
 		struct insn *in = &b->insns[b->count];
 		uint64_t this_last = 0;
 		status_t s = decode_at(cpu, ip, code_size, in, &this_last);
+		if (s == ST_OK)
+			(void)insn_gate(cpu, in);
 		if (s != ST_OK) {
 			if (b->count == 0) {
 				*st = s;

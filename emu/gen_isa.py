@@ -6,9 +6,10 @@ prototype per handler). Format: emu/isa/README.md. Any malformed row stops the
 build with file:line and the reason.
 
 The optional sixth column names the row's intercept (a row of emu/intercept.def,
-lower case). Given the emu/ C sources (--sources), the build also refuses a
-table whose interceptable row has no hook: the row's handler must reach a call
-of an intercept_*() or hv_*() function of emu/hv.h.
+lower case) and, as a second word, the CPUID feature (emu/features.def) without
+which the row is #UD. Given the emu/ C sources (--sources), the build also
+refuses a table whose interceptable row has no hook: the row's handler must
+reach a call of an intercept_*() or hv_*() function of emu/hv.h.
 """
 import argparse
 import os
@@ -137,7 +138,17 @@ def load_intercepts(path):
     return kinds
 
 
-def load(paths, kinds):
+def load_features(path):
+    """The features of emu/features.def: name -> index (1-based) and the rows."""
+    feats = []
+    with open(path, encoding='utf-8') as f:
+        for m in re.finditer(r'X\((\w+),\s*(\w+),\s*(\w+),\s*(\d+)\)', f.read()):
+            feats.append((m.group(1), m.group(2), m.group(3), int(m.group(4))))
+    return feats
+
+
+def load(paths, kinds, features):
+    feature_index = {name: i + 1 for i, (name, _, _, _) in enumerate(features)}
     rows = []
     for path in paths:
         with open(path, encoding='utf-8') as f:
@@ -165,13 +176,19 @@ def load(paths, kinds):
                         flags.append(FLAGS[fl])
                     if not cols[3].isidentifier():
                         raise RowError('bad handler name')
-                    if cols[5] and cols[5] not in kinds:
-                        raise RowError('intercept %r is not a row of emu/intercept.def' % cols[5])
+                    words = cols[5].split()
+                    if len(words) > 2:
+                        raise RowError('the sixth column is "intercept [feature]"')
+                    if words and words[0] != '-' and words[0] not in kinds:
+                        raise RowError('intercept %r is not a row of emu/intercept.def' % words[0])
+                    if len(words) == 2 and words[1] not in feature_index:
+                        raise RowError('feature %r is not a row of emu/features.def' % words[1])
                 except RowError as e:
                     sys.exit('%s: %s' % (where, e))
                 rows.append(dict(where=where, map=omap, byte=byte, attrs=attrs, mnemonic=cols[1],
                                  operands=cols[2], handler=cols[3], flags=flags, size=size, imm=imm,
-                                 intercept=kinds[cols[5]] if cols[5] else 'IK_NONE'))
+                                 intercept=kinds[words[0]] if words and words[0] != '-' else 'IK_NONE',
+                                 feature=feature_index[words[1]] if len(words) == 2 else 0))
     return rows
 
 
@@ -179,7 +196,7 @@ def c_str(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
 
 
-def generate(rows, out_dir):
+def generate(rows, features, out_dir):
     candidates = {}
     for idx, r in enumerate(rows):
         bytes_ = range(r['byte'], r['byte'] + 8) if r['attrs']['plus_r'] else [r['byte']]
@@ -214,10 +231,14 @@ def generate(rows, out_dir):
         c.write('#include "emu/decode_table.h"\n#include "isa_handlers.h"\n\n')
         c.write('const struct isa_row isa_rows[] = {\n')
         for r in rows:
-            c.write('\t{ %s, %s, op_%s, %s, %s },\t/* %s */\n' % (
+            c.write('\t{ %s, %s, op_%s, %s, %s, %d },\t/* %s */\n' % (
                 c_str(r['mnemonic']), c_str(r['operands']), r['handler'],
-                ' | '.join(r['flags']) or '0', r['intercept'], r['where'].split('/')[-1]))
+                ' | '.join(r['flags']) or '0', r['intercept'], r['feature'], r['where'].split('/')[-1]))
         c.write('};\nconst unsigned isa_row_count = %d;\n\n' % len(rows))
+        c.write('const struct isa_feature isa_features[] = {\n\t{ "", 0, 0, 0 },\n')
+        for name, leaf, reg, bit in features:
+            c.write('\t{ %s, %s, %s, %d },\n' % (c_str(name), leaf, {'EAX': 0, 'EBX': 1, 'ECX': 2, 'EDX': 3}[reg], bit))
+        c.write('};\n\n')
         c.write('const struct isa_decode isa_decode_rows[] = {\n')
         for r in rows:
             a = r['attrs']
@@ -286,13 +307,15 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument('--out-dir', required=True)
     ap.add_argument('--intercepts', required=True, help='emu/intercept.def')
+    ap.add_argument('--features', required=True, help='emu/features.def')
     ap.add_argument('--sources', nargs='*', default=[], help='emu/*.c, for the hook check')
     ap.add_argument('--tables', nargs='+', required=True)
     args = ap.parse_args()
-    rows = load(args.tables, load_intercepts(args.intercepts))
+    features = load_features(args.features)
+    rows = load(args.tables, load_intercepts(args.intercepts), features)
     if args.sources:
         check_hooks(rows, args.sources)
-    generate(rows, args.out_dir)
+    generate(rows, features, args.out_dir)
 
 
 if __name__ == '__main__':

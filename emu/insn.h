@@ -69,9 +69,18 @@ struct isa_row {
 	insn_handler exec;
 	uint16_t flags;            /* IF_* */
 	uint8_t intercept;         /* enum intercept_kind (emu/intercept.def), IK_NONE if none */
+	uint8_t feature;           /* index into isa_features[]: #UD without it; 0: none */
 };
 extern const struct isa_row isa_rows[];
 extern const unsigned isa_row_count;
+
+/* A CPUID feature bit a row needs (emu/features.def). */
+struct isa_feature {
+	const char *name;
+	uint32_t leaf;
+	uint8_t reg, bit;          /* reg 0-3: EAX, EBX, ECX, EDX */
+};
+extern const struct isa_feature isa_features[];
 
 /* Virtual time now, mid-block included: instructions before the running one
  * are counted when its block ends. */
@@ -89,5 +98,10 @@ int decode_insn(const uint8_t *bytes, unsigned avail, unsigned mode, struct insn
 
 /* True for an encoding that raises #UD (undefined, misplaced LOCK, wrong mode). */
 bool insn_is_undefined(const struct insn *in);
+
+/* The CPU's view of a decoded instruction: a row whose CPUID feature (the
+ * .isa table's sixth column) the CPU lacks raises #UD ("#UD If CPUID...",
+ * in every such instruction's exception list). Returns whether it may run. */
+bool insn_gate(const struct cpu *cpu, struct insn *in);
 
 #endif

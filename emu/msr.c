@@ -364,8 +364,6 @@ static status_t msr_prologue(struct cpu *cpu, const struct insn *in, bool is_wri
 	status_t st;
 	uint32_t index = (uint32_t)cpu->regs[R_CX];
 
-	if (!feat(cpu, 1, 3, 5))
-		return cpu_raise(cpu, EXC_UD);
 	if (cpu->mode != MODE_REAL && cpu->cpl != 0)
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	*def = find_msr(cpu, index);

@@ -163,8 +163,6 @@ status_t op_rdtscp(struct cpu *cpu, const struct insn *in)
 {
 	status_t st;
 
-	if (!cpu_model_has(cpu->model, 0x80000001, 3, 27))
-		return cpu_raise(cpu, EXC_UD);
 	if ((cpu->cr4 & CR4_TSD) && cpu->mode != MODE_REAL && cpu->cpl > 0)
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	if ((st = intercept_insn(cpu, in)) != ST_OK)

@@ -296,8 +296,6 @@ status_t op_rdtsc(struct cpu *cpu, const struct insn *in)
 {
 	status_t st;
 
-	if (!has_feature(cpu, 1, 3, 4))
-		return cpu_raise(cpu, EXC_UD);
 	if ((cpu->cr4 & CR4_TSD) && cpu->mode != MODE_REAL && cpu->cpl > 0)
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	if ((st = intercept_insn(cpu, in)) != ST_OK)
@@ -326,13 +324,12 @@ status_t op_rdpmc(struct cpu *cpu, const struct insn *in)
 	return cpu_raise_err(cpu, EXC_GP, 0);
 }
 
-/* RDPRU (0F 01 FD, APM3 RDPRU): #UD unless CPUID Fn8000_0008_EBX[4]. No
- * model advertises it, so it is #UD everywhere; a model that did would reach
- * the intercept (APM2 15.9) and then hvemu's "not modelled" stop. */
+/* RDPRU (0F 01 FD, APM3 RDPRU): #UD unless CPUID Fn8000_0008_EBX[4] (the
+ * row's feature). No model advertises it, so it is #UD everywhere; a model
+ * that did would reach the intercept (APM2 15.9) and then hvemu's "not
+ * modelled" stop. */
 status_t op_rdpru(struct cpu *cpu, const struct insn *in)
 {
-	if (!has_feature(cpu, 0x80000008, 1, 4))
-		return cpu_raise(cpu, EXC_UD);
 	status_t st = intercept_insn(cpu, in);
 	return st != ST_OK ? st : ST_UNSUPPORTED;
 }
@@ -357,8 +354,8 @@ status_t op_rsm(struct cpu *cpu, const struct insn *in)
  * SYSENTER_ESP, CS = SYSENTER_CS & FFFCH and SS = CS + 8. */
 status_t op_sysenter(struct cpu *cpu, const struct insn *in)
 {
-	if (!has_feature(cpu, 1, 3, 11) ||
-	    (cpu->model && cpu->model->vendor == VENDOR_AMD && (cpu->efer & EFER_LMA)))
+	/* Without CPUID.SEP the row is #UD (emu/isa/system.isa). */
+	if (cpu->model && cpu->model->vendor == VENDOR_AMD && (cpu->efer & EFER_LMA))
 		return cpu_raise(cpu, EXC_UD);
 	if (!(cpu->cr0 & CR0_PE) || (cpu->sysenter_cs & 0xfffc) == 0)
 		return cpu_raise_err(cpu, EXC_GP, 0);
@@ -386,8 +383,7 @@ status_t op_sysenter(struct cpu *cpu, const struct insn *in)
  * 64-bit CS, RIP = RDX which must be canonical). */
 status_t op_sysexit(struct cpu *cpu, const struct insn *in)
 {
-	if (!has_feature(cpu, 1, 3, 11) ||
-	    (cpu->model && cpu->model->vendor == VENDOR_AMD && (cpu->efer & EFER_LMA)))
+	if (cpu->model && cpu->model->vendor == VENDOR_AMD && (cpu->efer & EFER_LMA))
 		return cpu_raise(cpu, EXC_UD);
 	if (!(cpu->cr0 & CR0_PE) || cpu->mode == MODE_V86 || cpu->cpl != 0 ||
 	    (cpu->sysenter_cs & 0xfffc) == 0)
@@ -446,11 +442,11 @@ status_t op_nop_hint(struct cpu *cpu, const struct insn *in)
 
 /* STAC / CLAC (0F 01 CB / CA): set or clear EFLAGS.AC, the SMAP override for
  * explicit supervisor accesses. SDM Vol.2 STAC/CLAC: #UD if CPUID.(7,0):EBX.SMAP
- * is 0, in real-address and virtual-8086 mode, and at CPL > 0. */
+ * is 0 (the rows' feature, emu/isa/system.isa), in real-address and
+ * virtual-8086 mode, and at CPL > 0. */
 static status_t set_ac(struct cpu *cpu, bool on)
 {
-	if (!cpu_model_has(cpu->model, 7, 1, 20) || cpu->mode == MODE_REAL ||
-	    cpu->mode == MODE_V86 || cpu->cpl != 0)
+	if (cpu->mode == MODE_REAL || cpu->mode == MODE_V86 || cpu->cpl != 0)
 		return cpu_raise(cpu, EXC_UD);
 	cpu->rflags = on ? cpu->rflags | FLAG_AC : cpu->rflags & ~(uint64_t)FLAG_AC;
 	return ST_OK;

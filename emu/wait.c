@@ -40,7 +40,8 @@ status_t op_pause(struct cpu *cpu, const struct insn *in)
  * 0", SDM Vol.2 MONITOR/MWAIT). */
 static status_t monitor_checks(struct cpu *cpu)
 {
-	if (!cpu_model_has(cpu->model, 1, 2, 3) || (cpu->mode != MODE_REAL && cpu->cpl != 0))
+	/* The CPUID.MONITOR #UD is the rows' feature (emu/isa/system.isa). */
+	if (cpu->mode != MODE_REAL && cpu->cpl != 0)
 		return cpu_raise(cpu, EXC_UD);
 	return ST_OK;
 }

@@ -224,14 +224,12 @@ status_t op_x87_store(struct cpu *cpu, const struct insn *in)
 }
 
 /* DF /1 m16int, DB /1 m32int, DD /1 m64int: FISTTP (SSE3), #UD unless the model
- * reports SSE3 in CPUID.01H:ECX[0] (SDM Vol.2 FISTTP). It is FISTP with the
+ * reports SSE3 in CPUID.01H:ECX[0] (SDM Vol.2 FISTTP; the rows' feature). It is FISTP with the
  * rounding control chop (RC = 11B) whatever FCW.RC says, so the host runs the
  * FISTP of the same width under RC = 11B (no SSE3 needed on the host; the
  * host-differential test compares the two). */
 status_t op_fisttp(struct cpu *cpu, const struct insn *in)
 {
-	if (!cpu_model_has(cpu->model, 1, 2, 0))
-		return cpu_raise(cpu, EXC_UD);
 	status_t st = x87_gate(cpu, true);
 	if (st != ST_OK)
 		return st;
@@ -253,8 +251,6 @@ status_t op_fisttp(struct cpu *cpu, const struct insn *in)
  * FCMOVcc tests CF/ZF/PF; FCOMI sets ZF PF CF and clears OF SF AF. */
 status_t op_x87_eflags(struct cpu *cpu, const struct insn *in)
 {
-	if (!cpu_model_has(cpu->model, 1, 3, 15))
-		return cpu_raise(cpu, EXC_UD);
 	status_t st = x87_gate(cpu, true);
 	if (st != ST_OK)
 		return st;

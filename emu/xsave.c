@@ -290,8 +290,7 @@ static int wide_format(const struct cpu *cpu, const struct insn *in)
  * without CPUID.01H:EDX.FXSR[24]; #NM if CR0.TS or CR0.EM. */
 static status_t fxsr_gate(struct cpu *cpu)
 {
-	if (!cpu_model_has(cpu->model, 1, 3, 24))
-		return cpu_raise(cpu, EXC_UD);
+	/* The CPUID.FXSR #UD is the rows' feature (emu/isa/xsave.isa). */
 	if (cpu->cr0 & (CR0_TS | CR0_EM))
 		return cpu_raise(cpu, EXC_NM);
 	return ST_OK;
@@ -337,7 +336,8 @@ status_t op_fxrstor(struct cpu *cpu, const struct insn *in)
  * = 0. If the LOCK prefix is used"; "#NM If CR0.TS[bit 3] = 1". */
 static status_t xsave_gate(struct cpu *cpu, bool check_ts)
 {
-	if (!cpu_model_has(cpu->model, 1, 2, 26) || !(cpu->cr4 & CR4_OSXSAVE))
+	/* The CPUID.XSAVE #UD is the rows' feature (emu/isa/xsave.isa). */
+	if (!(cpu->cr4 & CR4_OSXSAVE))
 		return cpu_raise(cpu, EXC_UD);
 	if (check_ts && (cpu->cr0 & CR0_TS))
 		return cpu_raise(cpu, EXC_NM);

@@ -68,6 +68,8 @@ status_t exec(struct test_machine *m, const uint8_t *bytes, unsigned len)
 	struct cpu *c = &m->cpu;
 	memset(&in, 0, sizeof(in));
 	int n = decode_insn(bytes, len, cpu_code_size(c), &in);
+	if (n > 0)
+		(void)insn_gate(c, &in);
 	ck_assert_int_eq(n, (int)len);
 	c->event.pending = false;
 	c->insn_start = c->rip;
