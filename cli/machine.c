@@ -15,6 +15,8 @@
 #include "devices/multiboot.h"
 #include "emu/canonical.h"
 #include "emu/cpu_model.h"
+#include "emu/event_step.h"
+#include "emu/insn.h"
 #include "mmu/segment.h"
 
 #define BIOS_MAX (16u << 20)
@@ -40,6 +42,24 @@ static void stop_cpu(void *opaque, int status)
 static void ram_written(void *opaque, uint64_t pa, unsigned size)
 {
 	cpu_notify_phys_write(opaque, pa, size);
+}
+
+/* The machine's virtual time is the CPU's (devices/clock.h): its timers are
+ * the CPU's DEADLINE_MACHINE source. */
+static uint64_t clock_now(void *opaque)
+{
+	return cpu_now(opaque);
+}
+
+static void clock_deadline_changed(void *opaque, uint64_t next)
+{
+	struct cpu *cpu = opaque;
+	cpu_set_deadline(cpu, DEADLINE_MACHINE, next);
+}
+
+static void clock_due(void *opaque, struct cpu *cpu)
+{
+	vclock_run_due(opaque, cpu_now(cpu));
 }
 
 /* Multiboot 3.2 "Machine state" as QEMU's option ROM (pc-bios/optionrom/
@@ -242,6 +262,13 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 
 	cpu_init(&m->cpu, cfg->model, &m->mem, &m->io);
 	m->cpu_ready = true;
+	vclock_init(&m->clock, VCLOCK_DEFAULT_HZ);
+	m->clock.now = clock_now;
+	m->clock.now_ctx = &m->cpu;
+	m->clock.deadline_changed = clock_deadline_changed;
+	m->clock.deadline_ctx = &m->cpu;
+	m->cpu.deadlines[DEADLINE_MACHINE] = (struct deadline){ .at = UINT64_MAX, .fire = clock_due,
+								.ctx = &m->clock };
 	m->cpu.icount_limit = cfg->max_insns;
 	m->cpu.tlb_uncached = cfg->tlb_uncached;
 	m->dump_pt = cfg->dump_pt;

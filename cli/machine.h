@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "devices/bus.h"
+#include "devices/clock.h"
 #include "devices/debug_exit.h"
 #include "devices/post_port.h"
 #include "devices/uart16550.h"
@@ -48,6 +49,7 @@ enum { DUMP_PT_NEVER, DUMP_PT_SHUTDOWN, DUMP_PT_EXIT };
 struct machine {
 	struct physmem mem;
 	struct iobus io;
+	struct vclock clock;       /* virtual time: the CPU's, for every timer */
 	struct uart16550 uart;
 	struct debug_exit dexit;
 	struct post_port post;

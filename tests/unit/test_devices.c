@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "devices/bus.h"
+#include "devices/clock.h"
 #include "devices/debug_exit.h"
 #include "devices/post_port.h"
 #include "devices/uart16550.h"
@@ -374,6 +375,69 @@ START_TEST(post_codes)
 }
 END_TEST
 
+/* ---- the virtual clock (devices/clock.h) ---- */
+
+static uint64_t fake_now;
+static uint64_t fake_time(void *ctx) { (void)ctx; return fake_now; }
+
+struct fired { char order[8]; unsigned n; uint64_t at[8]; struct vclock *c; struct vtimer *again; };
+static void note_a(void *opaque, uint64_t now) { struct fired *f = opaque; f->order[f->n] = 'a'; f->at[f->n++] = now; }
+static void note_b(void *opaque, uint64_t now) { struct fired *f = opaque; f->order[f->n] = 'b'; f->at[f->n++] = now; }
+static void note_rearm(void *opaque, uint64_t now)
+{
+	struct fired *f = opaque;
+	f->order[f->n] = 'r';
+	f->at[f->n++] = now;
+	vtimer_arm(f->c, f->again, now + 100);
+}
+
+static uint64_t told;
+static void note_deadline(void *ctx, uint64_t next) { (void)ctx; told = next; }
+
+START_TEST(clock_timers_in_order)
+{
+	struct vclock c;
+	struct fired f = { .c = &c };
+	struct vtimer a = { .fire = note_a, .opaque = &f }, b = { .fire = note_b, .opaque = &f };
+	struct vtimer r = { .fire = note_rearm, .opaque = &f };
+	f.again = &r;
+	vclock_init(&c, 0);
+	ck_assert_uint_eq(c.hz, VCLOCK_DEFAULT_HZ);
+	c.now = fake_time;
+	c.deadline_changed = note_deadline;
+	ck_assert_uint_eq(vclock_next(&c), VCLOCK_NEVER);
+	vtimer_arm(&c, &b, 300);
+	vtimer_arm(&c, &a, 100);
+	ck_assert_uint_eq(told, 100);
+	vtimer_arm(&c, &r, 300);          /* same time as b: armed later, fires later */
+	fake_now = 250;
+	vclock_run_due(&c, vclock_now(&c));
+	ck_assert_uint_eq(f.n, 1);
+	ck_assert_uint_eq(told, 300);
+	vclock_run_due(&c, 300);
+	ck_assert_int_eq(memcmp(f.order, "abr", 3), 0);
+	ck_assert_uint_eq(vclock_next(&c), 400);      /* r re-armed itself */
+	vtimer_cancel(&c, &r);
+	ck_assert_uint_eq(vclock_next(&c), VCLOCK_NEVER);
+	ck_assert_uint_eq(told, VCLOCK_NEVER);
+}
+END_TEST
+
+/* Conversions to a device frequency are exact and round the other way up, so
+ * a timer armed for a count never fires before the count is reached. */
+START_TEST(clock_conversions)
+{
+	struct vclock c;
+	vclock_init(&c, 1000000000ull);
+	ck_assert_uint_eq(vclock_ticks_to(&c, 1000000000ull, 1193182), 1193182);  /* one second of PIT */
+	ck_assert_uint_eq(vclock_ticks_to(&c, 838, 1193182), 0);
+	ck_assert_uint_eq(vclock_ticks_to(&c, 839, 1193182), 1);
+	ck_assert_uint_eq(vclock_ticks_from(&c, 1, 1193182), 839);
+	ck_assert_uint_eq(vclock_ticks_to(&c, vclock_ticks_from(&c, 65536, 1193182), 1193182), 65536);
+	ck_assert_uint_eq(vclock_ticks_to(&c, UINT64_MAX / 2, 1000000000ull), UINT64_MAX / 2);
+}
+END_TEST
+
 static Suite *devices_suite(void)
 {
 	Suite *s = suite_create("devices");
@@ -394,6 +458,10 @@ static Suite *devices_suite(void)
 	tcase_add_test(misc, debug_exit_status);
 	tcase_add_test(misc, post_codes);
 	suite_add_tcase(s, misc);
+	TCase *clock = tcase_create("clock");
+	tcase_add_test(clock, clock_timers_in_order);
+	tcase_add_test(clock, clock_conversions);
+	suite_add_tcase(s, clock);
 	return s;
 }
 
