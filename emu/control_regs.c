@@ -5,6 +5,7 @@
  * tells the TLB and the mode cache when they change. */
 #include <string.h>
 
+#include "mmu/nested.h"
 #include "mmu/paging.h"
 #include "emu/canonical.h"
 #include "emu/cpu.h"
@@ -108,8 +109,18 @@ static status_t load_pdptes(struct cpu *cpu, uint64_t cr0, uint64_t cr3, uint64_
 	uint64_t pdpte[4];
 	if (!(cr0 & CR0_PG) || !(cr4 & CR4_PAE) || (cpu->efer & EFER_LME))
 		return ST_OK;
-	if (!paging_load_pdptes(cpu->mem, cr3, cpu->maxphyaddr, pdpte))
+	if (cpu->stage2_on) {
+		/* A guest's PDPTEs are guest-physical: loaded through stage 2, whose
+		 * fault goes to the hypervisor model (mmu/nested.h). */
+		struct fault f;
+		switch (nested_load_pdptes(&cpu->stage2, cr3, cpu->maxphyaddr, pdpte, &f)) {
+		case PDPTE_FAULT: return cpu_raise_fault(cpu, &f);
+		case PDPTE_RESERVED: return cpu_raise_err(cpu, EXC_GP, 0);
+		case PDPTE_LOADED: break;
+		}
+	} else if (!paging_load_pdptes(cpu->mem, cr3, cpu->maxphyaddr, pdpte)) {
 		return cpu_raise_err(cpu, EXC_GP, 0);
+	}
 	memcpy(cpu->pdpte, pdpte, sizeof(pdpte));
 	return ST_OK;
 }

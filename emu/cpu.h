@@ -11,6 +11,7 @@
 #include "devices/bus.h"
 #include "emu/fpu_state.h"
 #include "mmu/fault.h"
+#include "mmu/paging.h"
 #include "mmu/segment.h"
 #include "mmu/tlb.h"
 #include "mmu/x86.h"
@@ -204,6 +205,8 @@ struct cpu {
 	bool hv_available;         /* the model's VMX/SVM is reported and usable: set by machine
 	                            * set-up with hv (emu/cpu_model.h hv_ext) */
 	bool in_guest;             /* hv runs a guest: interceptable events go to hv */
+	bool stage2_on;            /* the guest's physical addresses go through stage2 */
+	struct paging_env stage2;  /* nested paging / EPT (mmu/nested.h), set by hv */
 	bool vectoring_valid;      /* an event is being delivered: vectoring is it */
 	struct event vectoring;    /* (IDT-vectoring information, EXITINTINFO) */
 	bool stop_requested;       /* the machine asked to end the run (cpu_request_stop) */

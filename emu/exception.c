@@ -48,6 +48,13 @@ status_t cpu_raise(struct cpu *cpu, uint8_t vector)
 
 status_t cpu_raise_fault(struct cpu *cpu, const struct fault *f)
 {
+	/* A nested-paging fault is no exception of the guest's: the hypervisor
+	 * model turns it into #VMEXIT(NPF), an EPT violation or misconfiguration. */
+	if (f->stage == FAULT_STAGE2) {
+		if (!cpu->hv)
+			return ST_UNSUPPORTED;
+		return hv_intercept_stage2(cpu, f->nested.misconfig ? IK_STAGE2_MISCONFIG : IK_STAGE2_FAULT, f);
+	}
 	status_t st = cpu_raise_err(cpu, f->vector, f->error_code);
 	if (f->vector == EXC_PF)
 		cpu->event.cr2 = f->address;
