@@ -301,6 +301,37 @@ def cases(p, tmp):
                                    '--entry64', '0x800000000000'),
         'entry64-hello': (['run', '--cpu', 'skylake-lite', '--load', p['long.bin'] + '@0x200000',
                            '--entry64', '0x200000'], 33, b'A', False),
+        # Watching VM exits (README "Watching VM exits"): the options' errors.
+        'bad-trace-format': ee("bad --trace-format 'xml' (text or json)", 'run', '--kernel', mb,
+                               '--trace', 'vmexit', '--trace-format', 'xml'),
+        'trace-format-twice': ee('--trace-format given twice', 'run', '--kernel', mb, '--trace', 'vmexit',
+                                 '--trace-format', 'json', '--trace-format', 'text'),
+        'trace-format-without-vmexit': ee('--trace-format is the form of the --trace vmexit lines', 'run',
+                                          '--kernel', mb, '--trace', 'insn,exc', '--trace-format', 'json'),
+        'trace-format-without-trace': ee('--trace does not list vmexit', 'run', '--kernel', mb,
+                                         '--trace-format', 'text'),
+        'stats-with-value': ee("--stats takes no value (got 'yes')", 'run', '--kernel', mb, '--stats=yes'),
+        'stats-twice': ee('--stats given twice', 'run', '--kernel', mb, '--stats', '--stats'),
+        'bad-livelock': ee("bad --livelock 'many'", 'run', '--kernel', mb, '--livelock', 'many'),
+        'livelock-negative': ee("bad --livelock '-1'", 'run', '--kernel', mb, '--livelock', '-1'),
+        'livelock-empty': ee("bad --livelock ''", 'run', '--kernel', mb, '--livelock='),
+        'livelock-missing': ee('option --livelock needs a value', 'run', '--kernel', mb, '--livelock'),
+        'livelock-twice': ee('--livelock given twice', 'run', '--kernel', mb, '--livelock', '5',
+                             '--livelock', '0'),
+        # Accepted everywhere; with no hypervisor extension in use there are no
+        # exits, and --stats says so however the run ends.
+        'trace-vmexit-json': case(['run', '--load', real + '@0x7c00', '--entry', '0x7c00', '--trace', 'vmexit',
+                                   '--trace-format=json', '--livelock', '0'], 33, b'A'),
+        'stats-debug-exit': case(['run', '--load', real + '@0x7c00', '--entry', '0x7c00', '--stats'], 33, b'A',
+                                 False, 'hvemu: stats: no VM exits in 5 virtual instructions\n'),
+        'stats-insn-limit': case(['run', '--load', p['spin.bin'] + '@0x7c00', '--entry', '0x7c00', '--stats',
+                                  '--max-insns', '1000'], 6, b'', False,
+                                 ['instruction limit reached', 'hvemu: stats: no VM exits in 1000 virtual']),
+        'stats-shutdown': case(['run', '--kernel', p['ud2.bin'], '--stats'], 4, b'', False,
+                               ['triple fault (shutdown)', 'eax=2badb002', 'hvemu: stats: no VM exits in ']),
+        'stats-sigint': case(['run', '--load', p['postspin.bin'] + '@0x7c00', '--entry', '0x7c00', '--stats'], 12,
+                             b'R\n', False, ['hvemu: stopped by SIGINT', 'hvemu: stats: no VM exits in '],
+                             sig=signal.SIGINT),
     }
 
 
@@ -370,6 +401,11 @@ def main():
             ok = False
         if name == 'help' and b'exit status' not in out:
             print('FAIL: --help does not document the exit statuses')
+            ok = False
+        watch_help = [b'vmexit', b'--trace-format text|json', b'--stats', b'--livelock N', b'default 10000, 0 = off',
+                      b'14   livelock']
+        if name == 'help' and not all(w in out for w in watch_help):
+            print('FAIL: --help does not document --trace vmexit, --trace-format, --stats, --livelock and status 14')
             ok = False
         if name.startswith('cpu-help') and c['status'] == 0 and b'core2' not in out:
             print('FAIL: --cpu help does not list the models')
