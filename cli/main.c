@@ -151,7 +151,7 @@ enum opt {
 	OPT_TRACE_FORMAT, OPT_STATS, OPT_LIVELOCK, OPT_COUNT
 };
 
-static const struct { const char *name; bool repeatable; bool flag; } options[OPT_COUNT] = {
+static const struct { const char *name; bool repeatable; } options[OPT_COUNT] = {
 	[OPT_KERNEL] = { "--kernel", false },     [OPT_CMDLINE] = { "--cmdline", false },
 	[OPT_MEM] = { "--mem", false },           [OPT_CPU] = { "--cpu", false },
 	[OPT_MAX_INSNS] = { "--max-insns", false }, [OPT_SERIAL] = { "--serial", false },
@@ -159,9 +159,12 @@ static const struct { const char *name; bool repeatable; bool flag; } options[OP
 	[OPT_ENTRY] = { "--entry", false },       [OPT_ENTRY64] = { "--entry64", false },
 	[OPT_BIOS] = { "--bios", false },         [OPT_TLB] = { "--tlb", false },
 	[OPT_DUMP_PT] = { "--dump-pt", false },
-	[OPT_TRACE_FORMAT] = { "--trace-format", false }, [OPT_STATS] = { "--stats", false, true },
+	[OPT_TRACE_FORMAT] = { "--trace-format", false }, [OPT_STATS] = { "--stats", false },
 	[OPT_LIVELOCK] = { "--livelock", false },
 };
+
+/* The options that take no value. */
+static const bool option_is_flag[OPT_COUNT] = { [OPT_STATS] = true };
 
 /* Options that cannot be combined (README "Conflicting options"). */
 static const struct { enum opt a, b; const char *why; } conflicts[] = {
@@ -218,7 +221,7 @@ static int cmd_run(int argc, char **argv)
 				o = (enum opt)k;
 		if (o == OPT_COUNT)
 			return usage_error("unknown option '%s' (try 'hvemu --help')", name);
-		if (options[o].flag) {
+		if (option_is_flag[o]) {
 			if (eq)
 				return usage_error("%s takes no value (got '%s')", name, eq + 1);
 			val = "";
@@ -233,7 +236,7 @@ static int cmd_run(int argc, char **argv)
 			list_models();
 			return 0;
 		}
-		if (seen[o] && options[o].flag)
+		if (seen[o] && option_is_flag[o])
 			return usage_error("%s given twice", name);
 		if (seen[o] && !options[o].repeatable)
 			return usage_error("%s given twice ('%s', then '%s'); it takes one value", name,
