@@ -16,6 +16,7 @@
 #include "devices/uart16550.h"
 #include "emu/cpu.h"
 #include "emu/trace.h"
+#include "svm/svm.h"
 
 #define MACHINE_MAX_LOADS 8
 
@@ -42,6 +43,7 @@ struct machine_config {
 	unsigned trace;            /* TRACE_* */
 	bool tlb_uncached;         /* --tlb flush: every access walks the page tables */
 	unsigned dump_pt;          /* DUMP_PT_*: when to print the page tables at the end */
+	unsigned svm_quirks;       /* --quirk: enum svm_quirk bits */
 	struct exit_watch_config watch;  /* --trace vmexit, --trace-format, --stats, --livelock */
 };
 
@@ -58,6 +60,7 @@ struct machine {
 	struct trace trace;
 	struct cpu cpu;
 	bool cpu_ready;
+	struct svm *svm;           /* the SVM model, on a CPU model with SVM */
 	FILE *serial_file;         /* the --serial file:PATH this machine opened */
 	unsigned dump_pt;          /* DUMP_PT_* from the configuration */
 	struct exit_watch watch;   /* VM exits: trace, statistics, livelock */
