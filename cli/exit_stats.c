@@ -28,8 +28,11 @@ static struct exit_count *code_entry(struct exit_stats *s, const struct vm_exit_
 	if (s->n_codes == EXIT_STATS_CODES)
 		return NULL;
 	s->last = s->n_codes++;
-	s->codes[s->last] = (struct exit_count){ .code = r->code, .name = r->name };
-	return &s->codes[s->last];
+	struct exit_count *c = &s->codes[s->last];
+	c->code = r->code;
+	c->count = 0;
+	snprintf(c->name, sizeof(c->name), "%s", r->name ? r->name : "unknown");
+	return c;
 }
 
 void exit_stats_add(struct exit_stats *s, const struct vm_exit_report *r)
@@ -90,7 +93,7 @@ void exit_stats_print(const struct exit_stats *s, uint64_t virtual_insns, FILE *
 	for (unsigned i = 0; i < s->n_codes; i++) {
 		char code[24];
 		snprintf(code, sizeof(code), "0x%llx", (unsigned long long)sorted[i].code);
-		fprintf(out, "  %-18s  %-24s  %12llu  %6.2f%%\n", code, sorted[i].name ? sorted[i].name : "unknown",
+		fprintf(out, "  %-18s  %-24s  %12llu  %6.2f%%\n", code, sorted[i].name,
 			(unsigned long long)sorted[i].count, percent(sorted[i].count, s->exits));
 	}
 	if (s->other)
@@ -125,21 +128,39 @@ void livelock_init(struct livelock *l, uint64_t limit)
 	l->limit = limit;
 }
 
+/* Copy r, strings included. */
+static void keep(struct livelock *l, const struct vm_exit_report *r)
+{
+	l->exit = *r;
+	snprintf(l->vendor, sizeof(l->vendor), "%s", r->vendor ? r->vendor : "?");
+	snprintf(l->name, sizeof(l->name), "%s", r->name ? r->name : "unknown");
+	l->exit.vendor = l->vendor;
+	l->exit.name = l->name;
+	if (r->failed_check) {
+		snprintf(l->check, sizeof(l->check), "%s", r->failed_check);
+		l->exit.failed_check = l->check;
+	}
+}
+
 bool livelock_observe(struct livelock *l, uint64_t n, const struct vm_exit_report *r)
 {
 	if (!l->limit || l->fired)
 		return false;
-	bool same = l->repeats && r->guest_insns == 0 && r->code == l->exit.code && r->rip == l->exit.rip &&
-		    r->info1 == l->exit.info1 && r->info2 == l->exit.info2;
+	bool same = l->repeats && r->guest_insns == 0 && r->code == l->code && r->rip == l->rip &&
+		    r->info1 == l->info1 && r->info2 == l->info2;
 	if (same) {
 		l->repeats++;
 	} else {
 		l->repeats = 1;
 		l->first_n = n;
+		l->code = r->code;
+		l->rip = r->rip;
+		l->info1 = r->info1;
+		l->info2 = r->info2;
 	}
-	l->exit = *r;
 	if (l->repeats < l->limit)
 		return false;
 	l->fired = true;
+	keep(l, r);
 	return true;
 }

@@ -13,10 +13,15 @@
 #define EXIT_STATS_CODES 256       /* distinct exit codes counted one by one */
 #define EXIT_GAP_BUCKETS 65        /* 0, then [2^k, 2^(k+1)) for k = 0..63 */
 
+/* The report's strings live only during the observer's call (a model may
+ * reuse one buffer for every exit's name): what is kept is copied. */
+#define EXIT_NAME_MAX 40
+#define EXIT_CHECK_MAX 160
+
 struct exit_count {
 	uint64_t code;
-	const char *name;          /* the model's name of the code (first seen) */
 	uint64_t count;
+	char name[EXIT_NAME_MAX];  /* the model's name of the code (first seen) */
 };
 
 struct exit_stats {
@@ -52,8 +57,12 @@ struct livelock {
 	uint64_t limit;            /* N; 0: off */
 	uint64_t repeats;          /* times the current exit has been seen in a row */
 	uint64_t first_n;          /* sequence number of its first occurrence */
-	struct vm_exit_report exit;  /* the current exit (its latest occurrence) */
+	uint64_t code, rip, info1, info2;   /* the current exit */
 	bool fired;
+	/* Once fired: the exit that made the limit-th repeat, its strings
+	 * pointing into the copies beside it. */
+	struct vm_exit_report exit;
+	char vendor[8], name[EXIT_NAME_MAX], check[EXIT_CHECK_MAX];
 };
 
 void livelock_init(struct livelock *l, uint64_t limit);

@@ -318,6 +318,34 @@ START_TEST(stats_other_codes)
 }
 END_TEST
 
+/* The model may reuse one buffer for every exit's name (svm/ does): the
+ * table keeps its own copy. */
+START_TEST(stats_names_copied)
+{
+	struct exit_stats *s = malloc(sizeof(*s));
+	exit_stats_init(s);
+	char name[EXIT_NAME_MAX];
+	struct vm_exit_report r = simple(0x72, name, 0);
+	strcpy(name, "VMEXIT_CPUID");
+	exit_stats_add(s, &r);
+	strcpy(name, "VMEXIT_HLT");
+	r.code = 0x78;
+	exit_stats_add(s, &r);
+	strcpy(name, "overwritten");
+	/* A name longer than the table keeps is cut, not overrun. */
+	memset(name, 'n', sizeof(name) - 1);
+	name[sizeof(name) - 1] = 0;
+	r.code = 0x81;
+	exit_stats_add(s, &r);
+	memset(name, 'x', sizeof(name) - 1);
+	ck_assert_str_eq(s->codes[0].name, "VMEXIT_CPUID");
+	ck_assert_str_eq(s->codes[1].name, "VMEXIT_HLT");
+	ck_assert_uint_eq(strlen(s->codes[2].name), EXIT_NAME_MAX - 1);
+	ck_assert_int_eq(s->codes[2].name[0], 'n');
+	free(s);
+}
+END_TEST
+
 static struct vm_exit_report stuck_pf(void)
 {
 	return (struct vm_exit_report){ .vendor = "svm", .code = 0x4e, .name = "excp_pf", .info1 = 4,
@@ -340,6 +368,26 @@ START_TEST(livelock_fires_at_limit)
 	ck_assert_uint_eq(l.repeats, 5);
 	ck_assert_uint_eq(l.first_n, 1);
 	ck_assert(!livelock_observe(&l, 6, &r));     /* once */
+}
+END_TEST
+
+/* The exit kept for the report owns its strings. */
+START_TEST(livelock_keeps_strings)
+{
+	struct livelock l;
+	livelock_init(&l, 2);
+	char name[16] = "excp_pf", check[32] = "a check";
+	struct vm_exit_report r = stuck_pf();
+	r.name = name;
+	r.failed_check = check;
+	ck_assert(!livelock_observe(&l, 1, &r));
+	ck_assert(livelock_observe(&l, 2, &r));
+	strcpy(name, "gone");
+	strcpy(check, "gone too");
+	ck_assert_str_eq(l.exit.name, "excp_pf");
+	ck_assert_str_eq(l.exit.failed_check, "a check");
+	ck_assert_str_eq(l.exit.vendor, "svm");
+	ck_assert_uint_eq(l.exit.info2, 0x1001316b0ull);
 }
 END_TEST
 
@@ -483,9 +531,11 @@ static Suite *exit_watch_suite(void)
 	tcase_add_test(tc, stats_counts_and_histogram);
 	tcase_add_test(tc, stats_none);
 	tcase_add_test(tc, stats_other_codes);
+	tcase_add_test(tc, stats_names_copied);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("livelock");
 	tcase_add_test(tc, livelock_fires_at_limit);
+	tcase_add_test(tc, livelock_keeps_strings);
 	tcase_add_test(tc, livelock_resets);
 	tcase_add_test(tc, livelock_off);
 	tcase_add_test(tc, livelock_not_on_progress);
