@@ -16,6 +16,9 @@ void exit_trace_init(struct exit_trace *t, FILE *out, bool json)
 
 void exit_trace_destroy(struct exit_trace *t)
 {
+	if (t->line_out)
+		fclose(t->line_out);
+	t->line_out = NULL;
 	for (int i = 0; i < 3; i++)
 		if (t->have_cs[i]) {
 			csh h = t->cs[i];
@@ -160,6 +163,33 @@ static void put_quoted(FILE *out, const char *s, bool json)
 	fputc('"', out);
 }
 
+/* Where a line is formatted: the line buffer (or, if that cannot be had,
+ * t->out directly). */
+static FILE *begin_line(struct exit_trace *t)
+{
+	if (!t->line_out)
+		t->line_out = fmemopen(t->line, sizeof(t->line), "w");
+	if (!t->line_out)
+		return t->out;
+	rewind(t->line_out);
+	return t->line_out;
+}
+
+/* Write the line formatted in f to t->out, at once; a line cut at the buffer's
+ * end still ends with a newline. */
+static void end_line(struct exit_trace *t, FILE *f)
+{
+	if (f == t->out)
+		return;
+	fflush(f);
+	long len = ftell(f);
+	if (len <= 0)
+		return;
+	size_t n = (size_t)len < sizeof(t->line) ? (size_t)len : sizeof(t->line) - 1;
+	t->line[n - 1] = '\n';
+	fwrite(t->line, 1, n, t->out);
+}
+
 /* The model's words for the exit information, or NULL without describe(). */
 static const char *describe(const struct vm_exit_report *r, char *buf, size_t size)
 {
@@ -173,7 +203,7 @@ static const char *describe(const struct vm_exit_report *r, char *buf, size_t si
 
 void exit_trace_print_text(struct exit_trace *t, uint64_t n, const struct vm_exit_report *r)
 {
-	FILE *out = t->out;
+	FILE *out = begin_line(t);
 	char hex[3 * sizeof(r->insn) + 1], text[200], words[256], event[96];
 	bool decoded = disassemble(t, r, " ", hex, sizeof(hex), text, sizeof(text));
 	struct exit_event e = exit_event_decode(r->vendor, r->intinfo);
@@ -195,11 +225,12 @@ void exit_trace_print_text(struct exit_trace *t, uint64_t n, const struct vm_exi
 		put_quoted(out, r->failed_check, false);
 	}
 	fputc('\n', out);
+	end_line(t, out);
 }
 
 void exit_trace_print_json(struct exit_trace *t, uint64_t n, const struct vm_exit_report *r)
 {
-	FILE *out = t->out;
+	FILE *out = begin_line(t);
 	char hex[2 * sizeof(r->insn) + 1], text[200], words[256];
 	bool decoded = disassemble(t, r, "", hex, sizeof(hex), text, sizeof(text));
 	struct exit_event e = exit_event_decode(r->vendor, r->intinfo);
@@ -233,6 +264,7 @@ void exit_trace_print_json(struct exit_trace *t, uint64_t n, const struct vm_exi
 	put_quoted(out, r->failed_check, true);
 	fprintf(out, ",\"guest_insns\":%llu,\"now\":%llu}\n", (unsigned long long)r->guest_insns,
 		(unsigned long long)r->now);
+	end_line(t, out);
 }
 
 void exit_trace_print(struct exit_trace *t, uint64_t n, const struct vm_exit_report *r)

@@ -13,9 +13,15 @@
 
 #include "emu/hv.h"
 
+#define EXIT_TRACE_LINE_MAX 4096
+
 struct exit_trace {
 	FILE *out;
 	bool json;                 /* --trace-format json */
+	/* A line is formatted here, then written with one call: stderr is
+	 * unbuffered, and a write per field made tracing a syscall storm. */
+	FILE *line_out;            /* fmemopen() on line, opened on first use */
+	char line[EXIT_TRACE_LINE_MAX];
 	bool opened;               /* Capstone was asked for its handles (on first use) */
 	size_t cs[3];              /* Capstone handles (csh) for 16/32/64-bit code */
 	bool have_cs[3];           /* that mode opened */

@@ -176,6 +176,31 @@ START_TEST(json_insn_fifteen_bytes)
 }
 END_TEST
 
+/* A line longer than the line buffer is cut, and still ends the line; the
+ * next one is whole. */
+START_TEST(long_line_cut)
+{
+	struct exit_trace t;
+	exit_trace_init(&t, out, false);
+	char *check = malloc(6000);
+	memset(check, 'c', 5999);
+	check[5999] = 0;
+	struct vm_exit_report r = ioio_exit();
+	r.failed_check = check;
+	exit_trace_print(&t, 1, &r);
+	r = ioio_exit();
+	exit_trace_print(&t, 2, &r);
+	exit_trace_destroy(&t);
+	free(check);
+	const char *s = output();
+	const char *nl = strchr(s, '\n');
+	ck_assert_ptr_nonnull(nl);
+	ck_assert_uint_eq((size_t)(nl - s), EXIT_TRACE_LINE_MAX - 2);
+	ck_assert_str_eq(nl + 1, "vmexit #2 svm ioio 0x7b at 0008:00100020 [ee] \"out dx, al\" info1=0x700010 "
+			 "info2=0x100021 \"port 0x70 out size 1\" intinfo=0x0 \"none\" dt=7 t=5000\n");
+}
+END_TEST
+
 START_TEST(event_decode_svm_vmx)
 {
 	char buf[96];
@@ -523,6 +548,7 @@ static Suite *exit_watch_suite(void)
 	tcase_add_test(tc, json_line_ioio);
 	tcase_add_test(tc, json_line_nulls_event_escapes);
 	tcase_add_test(tc, json_insn_fifteen_bytes);
+	tcase_add_test(tc, long_line_cut);
 	tcase_add_test(tc, event_decode_svm_vmx);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("stats");
