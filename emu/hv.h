@@ -64,6 +64,7 @@ struct vm_exit_report {
 struct vm_exit_observer {
 	void (*exit)(void *ctx, struct cpu *cpu, const struct vm_exit_report *r);
 	void *ctx;
+	bool want_insn;            /* fill insn/insn_len (a guest code read per exit) */
 };
 
 /* ---- What a world switch (VMRUN, #VMEXIT, VM entry, VM exit) needs of the core ---- */
