@@ -32,6 +32,9 @@ static const char usage_text[] =
 	"options:\n"
 	"  --kernel FILE        Multiboot kernel\n"
 	"  --cmdline STRING     kernel command line (passed as \"FILE STRING\")\n"
+	"  --module \"FILE ARGS\" a Multiboot module: FILE's bytes, page-aligned after\n"
+	"                       the kernel, with the string \"FILE ARGS\" (repeatable, in\n"
+	"                       order; QEMU's -initrd \"FILE ARGS,...\")\n"
 	"  --mem SIZE           guest RAM, e.g. 128M, 1G (suffix K/M/G; none = MiB);\n"
 	"                       2M..3584M, default 128M\n"
 	"  --cpu MODEL          CPU model; --cpu help lists them\n"
@@ -51,12 +54,15 @@ static const char usage_text[] =
 	"                       (2 MiB pages, tables at 10000H), flat CS 08H, RSP 10000H\n"
 	"  --bios FILE          BIOS image (multiple of 64 KiB) ending at 4 GiB\n"
 	"\n"
-	"Each option is given once (--load may repeat); --kernel, --bios and --load\n"
-	"with --entry/--entry64 exclude each other; --load images may not overlap\n"
-	"each other, the kernel or its multiboot data; --serial file:PATH may not\n"
-	"name an input.\n"
+	"Each option is given once (--load and --module may repeat); --kernel, --bios\n"
+	"and --load with --entry/--entry64 exclude each other; --module needs --kernel;\n"
+	"--load images may not overlap each other, the kernel, its modules, its\n"
+	"multiboot data or the ACPI tables; --serial file:PATH may not name an input.\n"
 	"\n"
-	"devices: 16550A UART at 0x3f8, isa-debug-exit at 0xf4, POST port 0x80.\n"
+	"devices: 16550A UART at 0x3f8, isa-debug-exit at 0xf4-0xf7, POST port 0x80,\n"
+	"fw_cfg at 0x510, PCI configuration at 0xcf8 (i440FX host bridge), pc-testdev,\n"
+	"port 0x92 (fast reset, A20), reset control 0xcf9, 8042 reset command, the\n"
+	"Bochs shutdown port 0x8900; ACPI tables at 0xf0000 (not with --bios).\n"
 	"\n"
 	"exit status:\n"
 	"  odd  (V<<1)|1: the guest wrote V to isa-debug-exit (port 0xf4)\n"
@@ -66,6 +72,8 @@ static const char usage_text[] =
 	"  8    HLT with nothing to wake the CPU\n"
 	"  10   unsupported instruction or emulator error\n"
 	"  12   stopped by SIGINT or SIGTERM (where the CPU was is reported)\n"
+	"  14   the guest reset the machine (port 0x92, 0xcf9, 8042 command 0xfe)\n"
+	"  16   the guest powered off (\"Shutdown\" written to port 0x8900)\n"
 	"  0    --help, --version, --cpu help\n";
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -138,7 +146,7 @@ static void list_models(void)
  * "--opt=VALUE") and may be given once; only --load repeats. */
 enum opt {
 	OPT_KERNEL, OPT_CMDLINE, OPT_MEM, OPT_CPU, OPT_MAX_INSNS, OPT_SERIAL, OPT_TRACE,
-	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT, OPT_COUNT
+	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT, OPT_MODULE, OPT_COUNT
 };
 
 static const struct { const char *name; bool repeatable; } options[OPT_COUNT] = {
@@ -148,7 +156,7 @@ static const struct { const char *name; bool repeatable; } options[OPT_COUNT] = 
 	[OPT_TRACE] = { "--trace", false },       [OPT_LOAD] = { "--load", true },
 	[OPT_ENTRY] = { "--entry", false },       [OPT_ENTRY64] = { "--entry64", false },
 	[OPT_BIOS] = { "--bios", false },         [OPT_TLB] = { "--tlb", false },
-	[OPT_DUMP_PT] = { "--dump-pt", false },
+	[OPT_DUMP_PT] = { "--dump-pt", false },  [OPT_MODULE] = { "--module", true },
 };
 
 /* Options that cannot be combined (README "Conflicting options"). */
@@ -176,6 +184,8 @@ static int check_combinations(const unsigned seen[OPT_COUNT])
 		return usage_error("%s needs a --load image to start in", seen[OPT_ENTRY] ? "--entry" : "--entry64");
 	if (seen[OPT_CMDLINE] && !seen[OPT_KERNEL])
 		return usage_error("--cmdline is passed to a multiboot --kernel; there is none");
+	if (seen[OPT_MODULE] && !seen[OPT_KERNEL])
+		return usage_error("--module is loaded for a multiboot --kernel; there is none");
 	return 0;
 }
 
@@ -276,6 +286,16 @@ static int cmd_run(int argc, char **argv)
 			cfg.loads[cfg.n_loads++] = (struct flat_load){ .path = val, .addr = addr };
 			break;
 		}
+		case OPT_MODULE:
+			/* "FILE ARGS": the file is up to the first space (QEMU's -initrd). */
+			if (!val[0] || val[0] == ' ')
+				return usage_error("bad --module '%s' (\"FILE [ARGS]\")", val);
+			if (cfg.n_modules == MB_MAX_MODULES)
+				return usage_error("too many --module options (max %d)", MB_MAX_MODULES);
+			if (strlen(val) >= MB_CMDLINE_MAX)
+				return usage_error("--module string too long (max %d bytes)", MB_CMDLINE_MAX - 1);
+			cfg.modules[cfg.n_modules++] = val;
+			break;
 		case OPT_DUMP_PT:
 			if (strcmp(val, "exit") && strcmp(val, "shutdown"))
 				return usage_error("bad --dump-pt '%s' (exit or shutdown)", val);
