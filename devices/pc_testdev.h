@@ -1,13 +1,17 @@
 /* QEMU's pc-testdev (hw/misc/pc-testdev.c behaviour), the ISA test device of
  * kvm-unit-tests:
  *   0xE0-0xE3   a 32-bit register; a byte, word or doubleword access at port
- *               0xE0 + n reads or writes its bytes n.. (little-endian)
+ *               0xE0 + n reads or writes its bytes n.. (little-endian). As
+ *               QEMU's memory core takes only naturally aligned accesses to it
+ *               (words at 0xE0/0xE2, the doubleword at 0xE0), an unaligned one
+ *               reads 0 and writes nothing
  *   0xE4-0xE7   "flush page": a doubleword write of a physical address asks the
  *               host to drop what it caches about that 4 KiB page (for KVM,
  *               its mappings; for hvemu, decoded instructions); no guest-visible
  *               effect; reads return 0
  *   0xE8-0xEB   the same register as 0xE0, taken a byte at a time (QEMU splits
- *               wider accesses there; the result is the same)
+ *               wider accesses there; the result is the same, alignment rule
+ *               included)
  *   0x2000-0x2017  IRQ lines: a byte write of V to 0x2000 + n drives ISA/GSI
  *               line n to (V != 0); reads return 0; wider writes are ignored
  *   0xFF000000-0xFF00FFFF  64 KiB of scratch memory, any access width
