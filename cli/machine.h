@@ -1,6 +1,8 @@
 /* The PC-like machine the CLI runs: RAM, the port bus with COM1, isa-debug-exit
- * and the POST port, one CPU, optional tracing; and how it is booted (multiboot
- * kernel, flat images with a real-mode entry, or a BIOS from the reset vector). */
+ * and the POST port, the boot-contract devices (cli/pc_boot.h: fw_cfg, PCI,
+ * pc-testdev, resets, A20, ACPI tables), one CPU, optional tracing; and how it
+ * is booted (multiboot kernel and modules, flat images with a real-mode entry,
+ * or a BIOS from the reset vector). */
 #ifndef HVEMU_CLI_MACHINE_H
 #define HVEMU_CLI_MACHINE_H
 
@@ -8,9 +10,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cli/pc_boot.h"
 #include "devices/bus.h"
 #include "devices/clock.h"
 #include "devices/debug_exit.h"
+#include "devices/multiboot.h"
 #include "devices/post_port.h"
 #include "cli/exit_watch.h"
 #include "devices/uart16550.h"
@@ -31,6 +35,8 @@ struct machine_config {
 	const struct cpu_model *model;
 	const char *kernel;        /* multiboot image, or NULL */
 	const char *cmdline;
+	const char *modules[MB_MAX_MODULES];   /* --module "FILE ARGS", in order */
+	unsigned n_modules;
 	const char *bios;          /* BIOS image, or NULL */
 	struct flat_load loads[MACHINE_MAX_LOADS];
 	unsigned n_loads;
@@ -57,6 +63,8 @@ struct machine {
 	struct uart16550 uart;
 	struct debug_exit dexit;
 	struct post_port post;
+	struct pc_boot boot;       /* the boot-contract devices (cli/pc_boot.h) */
+	struct pc_description desc;  /* what the machine is made of, for fw_cfg and ACPI */
 	struct trace trace;
 	struct cpu cpu;
 	bool cpu_ready;
@@ -82,7 +90,9 @@ enum {
 	EXIT_HALTED = 8,           /* HLT with nothing to wake the CPU */
 	EXIT_EMULATOR = 10,        /* unsupported instruction or emulator error */
 	EXIT_SIGNAL = 12,          /* stopped by SIGINT or SIGTERM */
-	EXIT_LIVELOCK = 14,        /* the same VM exit N times in a row (--livelock) */
+	EXIT_RESET = 14,           /* the guest reset the machine (0x92, 0xCF9, 8042) */
+	EXIT_POWER_OFF = 16,       /* the guest powered off (port 0x8900 "Shutdown") */
+	EXIT_LIVELOCK = 18,        /* the same VM exit N times in a row (--livelock) */
 };
 
 /* Run until the CPU stops; print a one-line summary to stderr unless the guest

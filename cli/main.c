@@ -32,6 +32,9 @@ static const char usage_text[] =
 	"options:\n"
 	"  --kernel FILE        Multiboot kernel\n"
 	"  --cmdline STRING     kernel command line (passed as \"FILE STRING\")\n"
+	"  --module \"FILE ARGS\" a Multiboot module: FILE's bytes, page-aligned after\n"
+	"                       the kernel, with the string \"FILE ARGS\" (repeatable, in\n"
+	"                       order; QEMU's -initrd \"FILE ARGS,...\")\n"
 	"  --mem SIZE           guest RAM, e.g. 128M, 1G (suffix K/M/G; none = MiB);\n"
 	"                       2M..3584M, default 128M\n"
 	"  --cpu MODEL          CPU model; --cpu help lists them\n"
@@ -60,12 +63,15 @@ static const char usage_text[] =
 	"  --quirk NAME         deviate from the APM as another implementation does\n"
 	"                       (repeatable; --quirk help lists them; SVM models)\n"
 	"\n"
-	"Each option is given once (--load and --quirk may repeat); --kernel, --bios and --load\n"
-	"with --entry/--entry64 exclude each other; --load images may not overlap\n"
-	"each other, the kernel or its multiboot data; --serial file:PATH may not\n"
-	"name an input.\n"
+	"Each option is given once (--load, --module and --quirk may repeat); --kernel,\n"
+	"--bios and --load with --entry/--entry64 exclude each other; --module needs\n"
+	"--kernel; --load images may not overlap each other, the kernel, its modules,\n"
+	"its multiboot data or the ACPI tables; --serial file:PATH may not name an input.\n"
 	"\n"
-	"devices: 16550A UART at 0x3f8, isa-debug-exit at 0xf4, POST port 0x80.\n"
+	"devices: 16550A UART at 0x3f8, isa-debug-exit at 0xf4-0xf7, POST port 0x80,\n"
+	"fw_cfg at 0x510, PCI configuration at 0xcf8 (i440FX host bridge), pc-testdev,\n"
+	"port 0x92 (fast reset, A20), reset control 0xcf9, 8042 reset command, the\n"
+	"Bochs shutdown port 0x8900; ACPI tables at 0xf0000 (not with --bios).\n"
 	"\n"
 	"exit status:\n"
 	"  odd  (V<<1)|1: the guest wrote V to isa-debug-exit (port 0xf4)\n"
@@ -75,7 +81,9 @@ static const char usage_text[] =
 	"  8    HLT with nothing to wake the CPU\n"
 	"  10   unsupported instruction or emulator error\n"
 	"  12   stopped by SIGINT or SIGTERM (where the CPU was is reported)\n"
-	"  14   livelock: the same VM exit N times in a row (--livelock N)\n"
+	"  14   the guest reset the machine (port 0x92, 0xcf9, 8042 command 0xfe)\n"
+	"  16   the guest powered off (\"Shutdown\" written to port 0x8900)\n"
+	"  18   livelock: the same VM exit N times in a row (--livelock N)\n"
 	"  0    --help, --version, --cpu help\n";
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -150,7 +158,7 @@ static void list_models(void)
  * repeats. */
 enum opt {
 	OPT_KERNEL, OPT_CMDLINE, OPT_MEM, OPT_CPU, OPT_MAX_INSNS, OPT_SERIAL, OPT_TRACE,
-	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT, OPT_QUIRK,
+	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT, OPT_MODULE, OPT_QUIRK,
 	OPT_TRACE_FORMAT, OPT_STATS, OPT_LIVELOCK, OPT_COUNT
 };
 
@@ -161,7 +169,8 @@ static const struct { const char *name; bool repeatable; } options[OPT_COUNT] = 
 	[OPT_TRACE] = { "--trace", false },       [OPT_LOAD] = { "--load", true },
 	[OPT_ENTRY] = { "--entry", false },       [OPT_ENTRY64] = { "--entry64", false },
 	[OPT_BIOS] = { "--bios", false },         [OPT_TLB] = { "--tlb", false },
-	[OPT_DUMP_PT] = { "--dump-pt", false },   [OPT_QUIRK] = { "--quirk", true },
+	[OPT_DUMP_PT] = { "--dump-pt", false },   [OPT_MODULE] = { "--module", true },
+	[OPT_QUIRK] = { "--quirk", true },
 	[OPT_TRACE_FORMAT] = { "--trace-format", false }, [OPT_STATS] = { "--stats", false },
 	[OPT_LIVELOCK] = { "--livelock", false },
 };
@@ -206,6 +215,8 @@ static int check_combinations(const unsigned seen[OPT_COUNT], const struct machi
 		return usage_error("--cmdline is passed to a multiboot --kernel; there is none");
 	if (seen[OPT_TRACE_FORMAT] && !cfg->watch.trace)
 		return usage_error("--trace-format is the form of the --trace vmexit lines; --trace does not list vmexit");
+	if (seen[OPT_MODULE] && !seen[OPT_KERNEL])
+		return usage_error("--module is loaded for a multiboot --kernel; there is none");
 	return 0;
 }
 
@@ -330,6 +341,16 @@ static int cmd_run(int argc, char **argv)
 			cfg.loads[cfg.n_loads++] = (struct flat_load){ .path = val, .addr = addr };
 			break;
 		}
+		case OPT_MODULE:
+			/* "FILE ARGS": the file is up to the first space (QEMU's -initrd). */
+			if (!val[0] || val[0] == ' ')
+				return usage_error("bad --module '%s' (\"FILE [ARGS]\")", val);
+			if (cfg.n_modules == MB_MAX_MODULES)
+				return usage_error("too many --module options (max %d)", MB_MAX_MODULES);
+			if (strlen(val) >= MB_CMDLINE_MAX)
+				return usage_error("--module string too long (max %d bytes)", MB_CMDLINE_MAX - 1);
+			cfg.modules[cfg.n_modules++] = val;
+			break;
 		case OPT_DUMP_PT:
 			if (strcmp(val, "exit") && strcmp(val, "shutdown"))
 				return usage_error("bad --dump-pt '%s' (exit or shutdown)", val);
