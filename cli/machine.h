@@ -8,8 +8,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <time.h>
+
+#include "cli/pc_legacy.h"
 #include "devices/bus.h"
 #include "devices/clock.h"
+#include "devices/rtc.h"
 #include "devices/debug_exit.h"
 #include "devices/post_port.h"
 #include "devices/uart16550.h"
@@ -41,6 +45,9 @@ struct machine_config {
 	unsigned trace;            /* TRACE_* */
 	bool tlb_uncached;         /* --tlb flush: every access walks the page tables */
 	unsigned dump_pt;          /* DUMP_PT_*: when to print the page tables at the end */
+	uint64_t insn_rate;        /* --insn-rate: virtual ticks (instructions) per second; 0: default */
+	bool realtime;             /* --realtime: sleep so virtual time never runs ahead of the host's */
+	struct rtc_time rtc_base;  /* --rtc-base: the RTC's start (year 0: RTC_DEFAULT_START) */
 };
 
 /* --dump-pt: print the page tables of the final CR3 (mmu/paging_dump.h). */
@@ -53,6 +60,9 @@ struct machine {
 	struct uart16550 uart;
 	struct debug_exit dexit;
 	struct post_port post;
+	struct pc_legacy pc;       /* 8259A pair, 8254, RTC/CMOS, HPET (cli/pc_legacy.h) */
+	bool realtime;             /* --realtime pacing, from host_start */
+	struct timespec host_start;
 	struct trace trace;
 	struct cpu cpu;
 	bool cpu_ready;
