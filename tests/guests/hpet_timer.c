@@ -101,7 +101,10 @@ static void periodic_legacy(void)
 	irq_reset_counts();
 	wait_count(&irq_count[V0], 3, 16);
 	cli();
-	check("then every 2 ms", hpet_rd(TCMP_LO(0)) - cmp, 3 * 2 * ticks_per_ms);
+	/* However many matches a busy host lets by, the comparator moved on in
+	 * steps of the new period. */
+	uint32_t moved = hpet_rd(TCMP_LO(0)) - cmp;
+	check_true("then every 2 ms", moved >= 3 * 2 * ticks_per_ms && moved % (2 * ticks_per_ms) == 0);
 	hpet_wr(TCONF(0), 0);
 	hpet_wr(CONF, 0);
 }
