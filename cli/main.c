@@ -227,8 +227,7 @@ enum opt {
 	OPT_INSN_RATE, OPT_REALTIME, OPT_RTC_BASE, OPT_COUNT
 };
 
-/* flag: the option takes no value. */
-static const struct { const char *name; bool repeatable; bool flag; } options[OPT_COUNT] = {
+static const struct { const char *name; bool repeatable; } options[OPT_COUNT] = {
 	[OPT_KERNEL] = { "--kernel", false },     [OPT_CMDLINE] = { "--cmdline", false },
 	[OPT_MEM] = { "--mem", false },           [OPT_CPU] = { "--cpu", false },
 	[OPT_MAX_INSNS] = { "--max-insns", false }, [OPT_SERIAL] = { "--serial", false },
@@ -236,9 +235,12 @@ static const struct { const char *name; bool repeatable; bool flag; } options[OP
 	[OPT_ENTRY] = { "--entry", false },       [OPT_ENTRY64] = { "--entry64", false },
 	[OPT_BIOS] = { "--bios", false },         [OPT_TLB] = { "--tlb", false },
 	[OPT_DUMP_PT] = { "--dump-pt", false },
-	[OPT_INSN_RATE] = { "--insn-rate", false }, [OPT_REALTIME] = { "--realtime", false, true },
+	[OPT_INSN_RATE] = { "--insn-rate", false }, [OPT_REALTIME] = { "--realtime", false },
 	[OPT_RTC_BASE] = { "--rtc-base", false },
 };
+
+/* Options that take no value. */
+static const bool option_is_flag[OPT_COUNT] = { [OPT_REALTIME] = true };
 
 /* Options that cannot be combined (README "Conflicting options"). */
 static const struct { enum opt a, b; const char *why; } conflicts[] = {
@@ -293,9 +295,9 @@ static int cmd_run(int argc, char **argv)
 				o = (enum opt)k;
 		if (o == OPT_COUNT)
 			return usage_error("unknown option '%s' (try 'hvemu --help')", name);
-		if (options[o].flag && eq)
+		if (option_is_flag[o] && eq)
 			return usage_error("%s takes no value", name);
-		else if (options[o].flag)
+		else if (option_is_flag[o])
 			val = "";
 		else if (eq)
 			val = eq + 1;
@@ -307,7 +309,7 @@ static int cmd_run(int argc, char **argv)
 			list_models();
 			return 0;
 		}
-		if (seen[o] && options[o].flag)
+		if (seen[o] && option_is_flag[o])
 			return usage_error("%s given twice", name);
 		if (seen[o] && !options[o].repeatable)
 			return usage_error("%s given twice ('%s', then '%s'); it takes one value", name,
