@@ -55,12 +55,46 @@ static uint64_t clock_now(void *opaque)
 static void clock_deadline_changed(void *opaque, uint64_t next)
 {
 	struct cpu *cpu = opaque;
+	/* A device armed a timer while an instruction runs (an OUT to the PIT):
+	 * the running block must not run past it. */
+	if (next < cpu->deadline)
+		cpu_attend(cpu, ATT_EVENT);
 	cpu_set_deadline(cpu, DEADLINE_MACHINE, next);
+}
+
+/* --realtime: the host's monotonic time since the run started, in ns. */
+static uint64_t host_elapsed_ns(const struct machine *m)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	int64_t s = (int64_t)(t.tv_sec - m->host_start.tv_sec);
+	int64_t ns = s * 1000000000 + (t.tv_nsec - m->host_start.tv_nsec);
+	return ns > 0 ? (uint64_t)ns : 0;
+}
+
+/* --realtime: before the timers due at virtual tick `now` fire, sleep until the
+ * host has run as long since the start, so an idle guest (HLT skips ahead to
+ * the next timer) keeps pace with the wall clock. Only the host sleeps:
+ * virtual time is what it would be without pacing, and a run slower than the
+ * host's clock is not hurried. A signal cuts the sleep short. */
+static void pace(struct machine *m, uint64_t now)
+{
+	uint64_t want = (uint64_t)((vclock_u128)now * 1000000000u / m->clock.hz);
+	uint64_t have = host_elapsed_ns(m);
+	if (want <= have)
+		return;
+	uint64_t wait = want - have;
+	struct timespec ts = { .tv_sec = (time_t)(wait / 1000000000u), .tv_nsec = (long)(wait % 1000000000u) };
+	nanosleep(&ts, NULL);
 }
 
 static void clock_due(void *opaque, struct cpu *cpu)
 {
-	vclock_run_due(opaque, cpu_now(cpu));
+	struct machine *m = opaque;
+	uint64_t now = cpu_now(cpu);
+	if (m->realtime)
+		pace(m, now);
+	vclock_run_due(&m->clock, now);
 }
 
 /* Multiboot 3.2 "Machine state" as QEMU's option ROM (pc-bios/optionrom/
@@ -361,13 +395,19 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 		if (!m->svm)
 			return fail(err, errlen, "out of memory for the SVM model");
 	}
-	vclock_init(&m->clock, VCLOCK_DEFAULT_HZ);
+	vclock_init(&m->clock, cfg->insn_rate ? cfg->insn_rate : VCLOCK_DEFAULT_HZ);
 	m->clock.now = clock_now;
 	m->clock.now_ctx = &m->cpu;
 	m->clock.deadline_changed = clock_deadline_changed;
 	m->clock.deadline_ctx = &m->cpu;
 	m->cpu.deadlines[DEADLINE_MACHINE] = (struct deadline){ .at = UINT64_MAX, .fire = clock_due,
-								.ctx = &m->clock };
+								.ctx = m };
+	m->cpu.tsc_hz = m->clock.hz;           /* RDTSC counts instructions: CPUID 15H/16H */
+	m->realtime = cfg->realtime;
+	struct rtc_config rtc = { .start = cfg->rtc_base.year ? cfg->rtc_base : RTC_DEFAULT_START,
+				  .ram_size = cfg->ram_size, .cpus = 1 };
+	if (!pc_legacy_setup(&m->pc, &m->cpu, &m->mem, &m->io, &m->clock, &rtc))
+		return fail(err, errlen, "internal error: interrupt controller or timer ports overlap");
 	m->cpu.icount_limit = cfg->max_insns;
 	m->cpu.tlb_uncached = cfg->tlb_uncached;
 	m->dump_pt = cfg->dump_pt;
@@ -586,6 +626,7 @@ int machine_run(struct machine *m)
 	struct cpu *cpu = &m->cpu;
 	struct sigaction old[2];
 	catch_stop_signals(cpu, old);
+	clock_gettime(CLOCK_MONOTONIC, &m->host_start);
 	status_t st = cpu_run(cpu);
 	release_stop_signals(old);
 	if (m->uart.out)

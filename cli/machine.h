@@ -9,14 +9,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
+#include "cli/exit_watch.h"
 #include "cli/pc_boot.h"
+#include "cli/pc_legacy.h"
 #include "devices/bus.h"
 #include "devices/clock.h"
 #include "devices/debug_exit.h"
 #include "devices/multiboot.h"
 #include "devices/post_port.h"
-#include "cli/exit_watch.h"
+#include "devices/rtc.h"
 #include "devices/uart16550.h"
 #include "emu/cpu.h"
 #include "emu/trace.h"
@@ -51,6 +54,9 @@ struct machine_config {
 	unsigned dump_pt;          /* DUMP_PT_*: when to print the page tables at the end */
 	unsigned svm_quirks;       /* --quirk: enum svm_quirk bits */
 	struct exit_watch_config watch;  /* --trace vmexit, --trace-format, --stats, --livelock */
+	uint64_t insn_rate;        /* --insn-rate: virtual ticks (instructions) per second; 0: default */
+	bool realtime;             /* --realtime: sleep so virtual time never runs ahead of the host's */
+	struct rtc_time rtc_base;  /* --rtc-base: the RTC's start (year 0: RTC_DEFAULT_START) */
 };
 
 /* --dump-pt: print the page tables of the final CR3 (mmu/paging_dump.h). */
@@ -65,6 +71,9 @@ struct machine {
 	struct post_port post;
 	struct pc_boot boot;       /* the boot-contract devices (cli/pc_boot.h) */
 	struct pc_description desc;  /* what the machine is made of, for fw_cfg and ACPI */
+	struct pc_legacy pc;       /* 8259A pair, 8254, RTC/CMOS, HPET (cli/pc_legacy.h) */
+	bool realtime;             /* --realtime pacing, from host_start */
+	struct timespec host_start;
 	struct trace trace;
 	struct cpu cpu;
 	bool cpu_ready;

@@ -225,6 +225,8 @@ struct cpu {
 	struct deadline deadlines[DEADLINE_SOURCES];
 	int (*intr_ack)(void *ctx);  /* INTA: the vector of the pending interrupt, -1 if none */
 	void *intr_ctx;
+	uint64_t tsc_hz;           /* TSC ticks per second = the nominal instruction rate, for
+	                            * CPUID 15H/16H (0: VCLOCK_DEFAULT_HZ); set by the machine */
 
 	/* --- tracing --- */
 	unsigned trace;            /* TRACE_* */
