@@ -83,7 +83,11 @@ static const char usage_text[] =
 	"Bochs shutdown port 0x8900, 8259A PIC pair (0x20, 0xa0, ELCR 0x4d0), 8254\n"
 	"PIT (0x40) with port 0x61, MC146818 RTC/CMOS (0x70), HPET at 0xfed00000;\n"
 	"ACPI tables at 0xf0000 (not with --bios).\n"
-	"\n"
+	"\n";
+
+/* The second half of --help (one string literal stays within the 4095
+ * characters C requires compilers to support). */
+static const char usage_status_text[] =
 	"exit status:\n"
 	"  odd  (V<<1)|1: the guest wrote V to isa-debug-exit (port 0xf4)\n"
 	"  2    usage error, or a missing or bad file\n"
@@ -317,6 +321,7 @@ static int cmd_run(int argc, char **argv)
 		const char *arg = argv[i], *val = NULL;
 		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
 			fputs(usage_text, stdout);
+			fputs(usage_status_text, stdout);
 			return 0;
 		}
 		char name[32];
@@ -508,6 +513,7 @@ int main(int argc, char **argv)
 		return usage_error("no command (try 'hvemu --help')");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		fputs(usage_text, stdout);
+		fputs(usage_status_text, stdout);
 		return 0;
 	}
 	if (!strcmp(argv[1], "--version")) {
