@@ -423,7 +423,17 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 	 * and ACPI: one CPU; each device's set-up adds itself. */
 	if (!pc_boot_devices(&m->boot, &m->cpu, &m->io, &m->mem))
 		return fail(err, errlen, "internal error: device ports overlap");
+	for (unsigned gsi = 0; gsi < PC_TESTDEV_IRQS; gsi++)
+		m->boot.gsi[gsi] = (struct irq_line){ pc_legacy_gsi_set, &m->pc, gsi };
 	m->desc.n_cpus = m->desc.max_cpus = 1;
+	m->desc.pic = true;
+	m->desc.rtc = true;
+	m->desc.rtc_century = RTC_CENTURY;
+	m->desc.hpet = true;
+	m->desc.hpet_block_id = (uint32_t)hpet_gcap_id();
+	/* IA-PC HPET 1.0a 3.2.4: the minimum periodic tick, in counter ticks;
+	 * QEMU's machine says 128 too. */
+	m->desc.hpet_min_tick = 128;
 
 	/* What the --load images must stay clear of. */
 	struct placed fixed[MB_MAX_RANGES + 3];
