@@ -173,6 +173,8 @@ struct cpu {
 	enum cpu_mode mode;
 	uint8_t cpl;
 	uint8_t shadow;            /* SHADOW_*: blocking by STI / MOV SS / POP SS (SDM 6.8.3) */
+	uint8_t insn_shadow;       /* the shadow the running instruction executes in (0 outside
+				      run_one): a VM exit it causes reports it (APM2 15.21.5) */
 	bool nmi_blocked;          /* an NMI handler runs until the next IRET (SDM 6.7.1) */
 	uint8_t debug_hits;        /* DR6.B0-B3 of data/I-O breakpoints hit by this instruction */
 	bool halted;

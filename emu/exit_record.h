@@ -36,6 +36,8 @@ enum intercept_phase {
 	PHASE_BEFORE_CHECKS = 1,   /* before them (VMX MOV DR) */
 	PHASE_BEFORE_OPERAND = 2,  /* after the privilege checks, before the memory
 				      operand is read (SVM LMSW, APM2 Table 15-7) */
+	PHASE_TSS_CHECKED = 3,     /* a task switch after the new and old TSS limit
+				      checks (SVM, APM2 15.14.1: #TS first) */
 };
 
 /* An instruction operand as both manuals report it. */

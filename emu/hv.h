@@ -99,7 +99,8 @@ status_t hv_intercept_msr(struct cpu *cpu, const struct insn *in, uint32_t index
 status_t hv_intercept_io(struct cpu *cpu, const struct insn *in, uint16_t port, unsigned size,
 			 bool is_in, bool is_string, bool has_rep) CHECKED;
 status_t hv_intercept_event(struct cpu *cpu, const struct event *ev) CHECKED;
-status_t hv_intercept_task_switch(struct cpu *cpu, uint16_t selector, enum ts_source source) CHECKED;
+status_t hv_intercept_task_switch(struct cpu *cpu, uint16_t selector, enum ts_source source,
+				  uint8_t phase) CHECKED;
 status_t hv_intercept_plain(struct cpu *cpu, enum intercept_kind kind) CHECKED;
 /* A stage-2 (nested paging, EPT) fault: always the model's (STAGE2_FAULT or
  * STAGE2_MISCONFIG). */
@@ -162,11 +163,15 @@ static inline status_t intercept_event(struct cpu *cpu, const struct event *ev)
 	return hv_intercept_event(cpu, ev);
 }
 
-static inline status_t intercept_task_switch(struct cpu *cpu, uint16_t selector, enum ts_source source)
+/* A task switch, asked twice: after the caller's descriptor checks
+ * (PHASE_CHECKED, VMX) and after the TSS limit checks (PHASE_TSS_CHECKED,
+ * SVM). */
+static inline status_t intercept_task_switch(struct cpu *cpu, uint16_t selector, enum ts_source source,
+					     uint8_t phase)
 {
 	if (__builtin_expect(!cpu->in_guest, 1))
 		return ST_OK;
-	return hv_intercept_task_switch(cpu, selector, source);
+	return hv_intercept_task_switch(cpu, selector, source, phase);
 }
 
 /* Events without operands: SHUTDOWN, INIT, SMI, NMI and INTR acceptance, windows. */

@@ -204,10 +204,11 @@ status_t hv_intercept_event(struct cpu *cpu, const struct event *ev)
 	return ask(cpu, &r);
 }
 
-status_t hv_intercept_task_switch(struct cpu *cpu, uint16_t selector, enum ts_source source)
+status_t hv_intercept_task_switch(struct cpu *cpu, uint16_t selector, enum ts_source source, uint8_t phase)
 {
 	struct exit_record r;
 	record_start(cpu, &r, IK_TASK_SWITCH);
+	r.phase = phase;
 	r.rip = resume_rip(cpu);
 	r.tss_selector = selector;
 	r.ts_source = (uint8_t)source;

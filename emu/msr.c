@@ -305,6 +305,9 @@ static bool vm_cr_write(struct cpu *cpu, uint64_t v)
 		return false;
 	if (cpu->vm_cr & VM_CR_LOCK)
 		v = (v & ~(VM_CR_LOCK | VM_CR_SVMDIS)) | (cpu->vm_cr & (VM_CR_LOCK | VM_CR_SVMDIS));
+	/* APM2 15.30.1: setting SVMDIS while EFER.SVME = 1 is #GP(0). */
+	if ((v & VM_CR_SVMDIS) && !(cpu->vm_cr & VM_CR_SVMDIS) && (cpu->efer & EFER_SVME))
+		return false;
 	cpu->vm_cr = v;
 	return true;
 }

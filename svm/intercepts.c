@@ -379,7 +379,8 @@ static status_t plain_event(struct svm *s, struct exit_record *r, enum svm_inter
 
 static status_t task_switch(struct svm *s, struct exit_record *r)
 {
-	if (!svm_intercepted(s, SVM_INTERCEPT_TASK_SWITCH))
+	/* APM2 15.14.1: asked after the new and old TSS limit checks. */
+	if (r->phase != PHASE_TSS_CHECKED || !svm_intercepted(s, SVM_INTERCEPT_TASK_SWITCH))
 		return ST_OK;
 	/* APM2 15.14.3 (task switch): EXITINFO1 the target TSS selector;
 	 * EXITINFO2 bit 36 IRET, bit 38 JMP, bit 44 with the error code in 31:0

@@ -93,9 +93,9 @@ static bool is_read(const struct exit_record *rec)
 static status_t record(void *ctx, struct cpu *cpu, struct exit_record *rec)
 {
 	struct recorder *r = ctx;
-	/* The recorder answers as VMX does: the SVM-only phase (LMSW before its
-	 * operand, APM2 Table 15-7) passes. */
-	if (rec->phase == PHASE_BEFORE_OPERAND)
+	/* The recorder answers as VMX does: the SVM-only phases (LMSW before its
+	 * operand, APM2 Table 15-7; a task switch after the TSS checks) pass. */
+	if (rec->phase == PHASE_BEFORE_OPERAND || rec->phase == PHASE_TSS_CHECKED)
 		return ST_OK;
 	unsigned n = r->asks++;
 	if (n < sizeof(r->log) / sizeof(r->log[0]))
