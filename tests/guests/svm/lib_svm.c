@@ -271,6 +271,10 @@ static void check_fields(struct svm_case *c)
 			got &= ~(uint64_t)IO_SEG(7);
 			want &= ~(uint64_t)IO_SEG(7);
 		}
+		if (row->info1_mask) {
+			got &= row->info1_mask;
+			want &= row->info1_mask;
+		}
 		if (!(k & C_INFO1_DA) || svm_has(F_DECODE))
 			svm_expect(c, "EXITINFO1", got, want);
 	}
@@ -288,12 +292,13 @@ static void check_fields(struct svm_case *c)
 	}
 	/* APM2 15.7.1: nRIP on instruction, MSR, IOIO intercepts and INT3/INTO/
 	 * BOUND exceptions; reset to zero on all other intercepts. */
+	uint32_t next = (uint32_t)(uintptr_t)row->body->next;
 	if (svm_has(F_NRIPS) && !invalid && !(k & C_NO_NRIP))
 		svm_expect(c, "nRIP", v->nrip,
-			   (k & C_NRIP_NEXT) ? (uint32_t)(uintptr_t)row->body->next : 0);
+			   (k & C_AT_END) ? next + 3 : (k & C_NRIP_NEXT) ? next : 0);
 	if (!invalid && !(k & C_NO_RIP))
 		svm_expect(c, "saved rIP", v->rip,
-			   (uint32_t)(uintptr_t)((k & C_RIP_NEXT) ? row->body->next : row->body->at));
+			   (k & (C_RIP_NEXT | C_AT_END)) ? next : (uint32_t)(uintptr_t)row->body->at);
 	/* APM2 15.8.4: #PF/#NPF data faults record 15 instruction bytes from
 	 * CS:rIP; every other intercept clears bits 7:0 of the field. */
 	if (svm_has(F_DECODE) && !invalid && !(k & C_NO_INSN)) {

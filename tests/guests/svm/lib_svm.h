@@ -403,6 +403,8 @@ void vmcb_user(struct vmcb *v);
 #define C_INFO1_DA  (1u << 10)   /* EXITINFO1 checked only with decode assists */
 #define C_INFO1_MASK_SEG (1u << 11) /* IOIO: SEG (12:10) checked only with decode assists */
 #define C_L2_EVENT  (1u << 12)   /* the L2 IDT stub saw vector row->l2_vector */
+#define C_AT_END    (1u << 13)   /* the body ran to its closing VMMCALL: saved rIP =
+				  * next, nRIP = next + 3 (for exit VMMCALL) */
 
 struct svm_row;
 struct svm_case {
@@ -421,6 +423,7 @@ struct svm_row {
 	void (*setup)(struct svm_case *c); /* edits c->vmcb before VMRUN */
 	uint64_t exitcode;
 	uint64_t info1, info2, intinfo;
+	uint64_t info1_mask;               /* EXITINFO1 bits compared; 0 = all */
 	uint32_t check;                    /* C_* */
 	uint32_t need;                     /* NEED(F_*) bits the row requires */
 	uint32_t l2_vector;                /* with C_L2_EVENT */
