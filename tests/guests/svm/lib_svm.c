@@ -284,7 +284,7 @@ static void check_fields(struct svm_case *c)
 		svm_expect(c, "EXITINFO2 (next rIP)", v->exitinfo2, (uint32_t)(uintptr_t)row->body->next);
 	/* APM2 15.7.2: EXITINTINFO is written on every intercept; V = 0 when
 	 * the intercept did not occur during event delivery. */
-	if (!invalid) {
+	if (!invalid && !(k & C_NO_INTINFO)) {
 		if (k & C_INTINFO)
 			svm_expect(c, "EXITINTINFO", v->exitintinfo, c->intinfo);
 		else

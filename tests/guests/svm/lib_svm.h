@@ -403,6 +403,7 @@ void vmcb_user(struct vmcb *v);
 #define C_INFO1_DA  (1u << 10)   /* EXITINFO1 checked only with decode assists */
 #define C_INFO1_MASK_SEG (1u << 11) /* IOIO: SEG (12:10) checked only with decode assists */
 #define C_L2_EVENT  (1u << 12)   /* the L2 IDT stub saw vector row->l2_vector */
+#define C_NO_INTINFO (1u << 14)  /* EXITINTINFO left unchecked (APM ambiguous) */
 #define C_AT_END    (1u << 13)   /* the body ran to its closing VMMCALL: saved rIP =
 				  * next, nRIP = next + 3 (for exit VMMCALL) */
 
@@ -427,6 +428,7 @@ struct svm_row {
 	uint32_t check;                    /* C_* */
 	uint32_t need;                     /* NEED(F_*) bits the row requires */
 	uint32_t l2_vector;                /* with C_L2_EVENT */
+	uint32_t arg, arg2;                /* parameters for setup/extra */
 	/* After the exit and the generic field checks: more checks (via
 	 * svm_expect*), possibly further VMRUNs. */
 	void (*extra)(struct svm_case *c);
