@@ -317,8 +317,9 @@ static void check_fields(struct svm_case *c)
 	if (k & C_L2_EVENT) {
 		svm_expect(c, "L2 events taken", l2_event_count, 1);
 		svm_expect(c, "L2 event vector", l2_event_vector, row->l2_vector);
-	} else {
+	} else if (l2_event_count) {
 		svm_expect(c, "L2 events taken", l2_event_count, 0);
+		note("%s: the L2 took vector %u (frame at 0x%x)", row->name, l2_event_vector, l2_event_esp);
 	}
 }
 
