@@ -293,12 +293,16 @@ static void check_fields(struct svm_case *c)
 	/* APM2 15.7.1: nRIP on instruction, MSR, IOIO intercepts and INT3/INTO/
 	 * BOUND exceptions; reset to zero on all other intercepts. */
 	uint32_t next = (uint32_t)(uintptr_t)row->body->next;
+	uint32_t want_rip = (k & (C_RIP_NEXT | C_AT_END)) ? next : (uint32_t)(uintptr_t)row->body->at;
+	uint32_t want_nrip = (k & C_AT_END) ? next + 3 : (k & C_NRIP_NEXT) ? next : 0;
+	if ((k & C_L2_EVENT) && row->exitcode == EXIT_VMMCALL) {
+		want_rip = l2_stub_addr((int)row->l2_vector) + L2_STUB_VMMCALL;
+		want_nrip = want_rip + 3;
+	}
 	if (svm_has(F_NRIPS) && !invalid && !(k & C_NO_NRIP))
-		svm_expect(c, "nRIP", v->nrip,
-			   (k & C_AT_END) ? next + 3 : (k & C_NRIP_NEXT) ? next : 0);
+		svm_expect(c, "nRIP", v->nrip, want_nrip);
 	if (!invalid && !(k & C_NO_RIP))
-		svm_expect(c, "saved rIP", v->rip,
-			   (k & (C_RIP_NEXT | C_AT_END)) ? next : (uint32_t)(uintptr_t)row->body->at);
+		svm_expect(c, "saved rIP", v->rip, want_rip);
 	/* APM2 15.8.4: #PF/#NPF data faults record 15 instruction bytes from
 	 * CS:rIP; every other intercept clears bits 7:0 of the field. */
 	if (svm_has(F_DECODE) && !invalid && !(k & C_NO_INSN)) {

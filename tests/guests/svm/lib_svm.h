@@ -358,6 +358,9 @@ extern uint8_t l2_scratch[256];
 extern uint8_t l2_stack[8192];
 #define L2_STACK_TOP ((uint32_t)(uintptr_t)(l2_stack + sizeof(l2_stack)))
 uint32_t l2_stub_addr(int vec);
+/* Offset of the VMMCALL in a stub (lib_svm_asm.S: MOV imm32 to memory, MOV
+ * ESP to memory, INC memory: 10 + 6 + 6 bytes). */
+#define L2_STUB_VMMCALL 22
 /* Depth of the frame the L2 stub saw (bytes between l2_event_esp and the top
  * of the L2 stack): 12 without an error code, 16 with one (same CPL). */
 static inline uint32_t l2_frame_depth(void) { return L2_STACK_TOP - l2_event_esp; }
@@ -402,7 +405,8 @@ void vmcb_user(struct vmcb *v);
 #define C_NO_INSN   (1u << 9)    /* instruction bytes not checked (fetch faults) */
 #define C_INFO1_DA  (1u << 10)   /* EXITINFO1 checked only with decode assists */
 #define C_INFO1_MASK_SEG (1u << 11) /* IOIO: SEG (12:10) checked only with decode assists */
-#define C_L2_EVENT  (1u << 12)   /* the L2 IDT stub saw vector row->l2_vector */
+#define C_L2_EVENT  (1u << 12)   /* the L2 IDT stub saw vector row->l2_vector; with
+				  * exit VMMCALL, rIP/nRIP are the stub's VMMCALL */
 #define C_NO_INTINFO (1u << 14)  /* EXITINTINFO left unchecked (APM ambiguous) */
 #define C_AT_END    (1u << 13)   /* the body ran to its closing VMMCALL: saved rIP =
 				  * next, nRIP = next + 3 (for exit VMMCALL) */

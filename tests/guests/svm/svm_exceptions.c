@@ -199,10 +199,10 @@ static const struct svm_row rows[] = {
 
 	/* What the exception intercepts do not see (15.12, 15.9 ICEBP). */
 	{ .name = "INT 13 does not check the #GP intercept: the L2 takes vector 13", .apm = "15.12",
-	  .body = &b_int13_body, .icpt_exc = EXC(13), .exitcode = EXIT_VMMCALL, .check = C_L2_EVENT | C_NO_RIP,
+	  .body = &b_int13_body, .icpt_exc = EXC(13), .exitcode = EXIT_VMMCALL, .check = C_L2_EVENT,
 	  .l2_vector = 13, .extra = frame_no_error },
 	{ .name = "ICEBP does not check the #DB intercept: the L2 takes vector 1", .apm = "15.12.2",
-	  .body = &b_icebp_body, .icpt_exc = EXC(1), .exitcode = EXIT_VMMCALL, .check = C_L2_EVENT | C_NO_RIP,
+	  .body = &b_icebp_body, .icpt_exc = EXC(1), .exitcode = EXIT_VMMCALL, .check = C_L2_EVENT,
 	  .l2_vector = 1 },
 
 	/* Exceptions raised while delivering an event (15.7.2, 15.12). */
