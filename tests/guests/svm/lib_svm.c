@@ -158,6 +158,9 @@ void svm_vmcb_init(struct vmcb *v, const void *rip)
 	v->iopm_base = (uint32_t)(uintptr_t)svm_iopm;
 	v->msrpm_base = (uint32_t)(uintptr_t)svm_msrpm;
 	v->asid = 1;
+	/* APM2 15.16.1: every row starts from a flushed TLB (its page tables
+	 * are new); rows about TLB caching set their own TLB_CONTROL. */
+	v->tlb_control = 1;
 
 	vmcb_flat_seg(&v->cs, SEL_KCODE, 1);
 	vmcb_flat_seg(&v->ss, SEL_KDATA, 0);
