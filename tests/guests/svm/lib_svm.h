@@ -284,6 +284,10 @@ _Static_assert(sizeof(struct vmcb) == 4096, "APM2 15.5.1: the VMCB is one 4 KB p
 #define VM_CR_LOCK       (1u << 3)
 #define VM_CR_SVMDIS     (1u << 4)
 #define EFER_SVME        (1u << 12)
+#ifndef EFER_LME
+#define EFER_LME         (1u << 8)
+#define EFER_LMA         (1u << 10)
+#endif
 #define PAT_DEFAULT      0x0007040600070406ull
 
 /* CPUID Fn8000_000A_EDX feature bits. */
