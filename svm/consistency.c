@@ -41,7 +41,7 @@ static bool cr3_mbz(const struct svm *s, const struct svm_entry_view *e)
 
 static bool cr4_mbz(const struct svm *s, const struct svm_entry_view *e)
 {
-	return e->save->cr4 & ~cpu_cr4_valid_bits(s->cpu);
+	return e->save->cr4 & ~s->cr4_valid;
 }
 
 static bool dr6_high(const struct svm *s, const struct svm_entry_view *e)
@@ -60,12 +60,12 @@ static bool efer_mbz(const struct svm *s, const struct svm_entry_view *e)
 {
 	/* LME and LMA without long mode are the next row's. */
 	uint64_t lm = EFER_LME | EFER_LMA;
-	return e->save->efer & ~(cpu_efer_valid_bits(s->cpu) | lm);
+	return e->save->efer & ~(s->efer_valid | lm);
 }
 
 static bool lm_unsupported(const struct svm *s, const struct svm_entry_view *e)
 {
-	return (e->save->efer & (EFER_LME | EFER_LMA)) && !(cpu_efer_valid_bits(s->cpu) & EFER_LME);
+	return (e->save->efer & (EFER_LME | EFER_LMA)) && !(s->efer_valid & EFER_LME);
 }
 
 static bool lm_without_pae(const struct svm *s, const struct svm_entry_view *e)

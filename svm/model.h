@@ -67,6 +67,8 @@ struct svm {
 	uint32_t features;         /* CPUID Fn8000_000A EDX (enum svm_feature) */
 	uint32_t nasid;            /* Fn8000_000A EBX: ASIDs 1..nasid-1 are the guests' */
 	unsigned quirks;           /* SVM_QUIRK_* (svm/svm.h) */
+	uint64_t cr4_valid, efer_valid;  /* the CPU's CR4 and EFER bits (CPUID is fixed once
+					    the model is installed): the MBZ checks' masks */
 
 	/* The guest running (cpu->in_guest), or last run. */
 	uint64_t vmcb_pa;

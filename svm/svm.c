@@ -25,6 +25,8 @@ struct svm *svm_create(struct cpu *cpu, unsigned quirks)
 	cpu_cpuid(cpu, 0x8000000a, 0, leaf);
 	s->nasid = leaf[1];
 	s->features = leaf[3];
+	s->cr4_valid = cpu_cr4_valid_bits(cpu);
+	s->efer_valid = cpu_efer_valid_bits(cpu);
 	return s;
 }
 
