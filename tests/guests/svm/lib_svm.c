@@ -2,6 +2,7 @@
 #include "svm/lib_svm.h"
 
 struct svm_caps svm_caps;
+void (*svm_vmrun_fn)(uint32_t vmcb_pa) = svm_vmrun;
 struct l2_gprs l2_regs;
 struct vmcb svm_vmcbs[4] __attribute__((aligned(4096)));
 uint8_t svm_iopm[3 * 4096] __attribute__((aligned(4096)));
@@ -245,7 +246,7 @@ void svm_case_report(struct svm_case *c)
 void svm_rerun(struct svm_case *c)
 {
 	svm_poison(c->vmcb);
-	svm_vmrun(vmcb_pa(c->vmcb));
+	svm_vmrun_fn(vmcb_pa(c->vmcb));
 }
 
 static const char *row_skip_reason(const struct svm_row *row)
@@ -348,7 +349,7 @@ void svm_run_row(const struct svm_row *row)
 	if (row->setup)
 		row->setup(&c);
 	svm_poison(c.vmcb);
-	svm_vmrun(vmcb_pa(c.vmcb));
+	svm_vmrun_fn(vmcb_pa(c.vmcb));
 	check_fields(&c);
 	if (row->extra)
 		row->extra(&c);

@@ -333,6 +333,8 @@ extern struct l2_gprs l2_regs;
 void svm_vmrun(uint32_t vmcb_pa);
 /* The same without the CLGI/STGI around it (GIF stays 0 after #VMEXIT). */
 void svm_vmrun_raw(uint32_t vmcb_pa);
+/* What svm_run_row and svm_rerun call: svm_vmrun, or a 64-bit L1's own. */
+extern void (*svm_vmrun_fn)(uint32_t vmcb_pa);
 
 /* An L2 code snippet: pre, the instruction under test at `at`, post, then
  * VMMCALL (every VMCB intercepts it) and UD2. `next` is the address after
