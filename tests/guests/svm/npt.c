@@ -276,6 +276,52 @@ static const struct svm_row rows[] = {
 	  .setup = ncr3_mbz, .exitcode = EXIT_INVALID, .need = NEED(F_NP), .skip = long_only },
 };
 
+/* VMCB clean bit 4 (NP: NP_ENABLE, N_CR3, G_PAT, APM2 15.15.3): run 1
+ * without nested paging, run 2 with it and the data page remapped. With the
+ * bit clear the L2 must read the remapped page; with it set, hvemu --tlb
+ * exact keeps the cached NP_ENABLE = 0 (reads the identity page), --tlb
+ * flush reloads. */
+static void np_clean(int bit_set)
+{
+	char name[160];
+	const char *m = cmdline_has("tlb=exact") ? "exact" : cmdline_has("tlb=flush") ? "flush" : 0;
+	const char *what = bit_set ? "clean bit 4 (NP) set after enabling NP" :
+				     "clean bit 4 (NP) clear after enabling NP: nested paging used";
+	const char *apm = bit_set ? "15.15.3, hvemu --tlb" : "15.15.3";
+	if (!svm_has(F_VMCBCLEAN) || (bit_set && !m)) {
+		skip(pg_name(name, sizeof(name), "%s [APM2 %s]", what, apm), "%s",
+		     !svm_has(F_VMCBCLEAN) ? "CPUID Fn8000_000A_EDX[VmcbClean] = 0" :
+		     "hardware may use either value; checked under hvemu only");
+		return;
+	}
+	static struct svm_row row;
+	row.name = what;
+	row.apm = apm;
+	row.body = &b_read_body;
+	struct svm_case c = { &row, &svm_vmcbs[0], 0, 0, 0, 1 };
+	struct vmcb *v = c.vmcb;
+	data_magic();
+	svm_vmcb_init(v, b_read_body.start);
+	np_on(&c);
+	v->np_control = 0;
+	v->cr3 = read_cr3();   /* without NP the L2's CR3 is L1's; paging is off in the L2 */
+	svm_poison(v);
+	svm_vmrun_fn(vmcb_pa(v));
+	svm_expect(&c, "run 1 read (no NP)", (uint32_t)v->rax, 0x11111111);
+	npte_set(DATA_GPA, OTHER_GPA | NPT_RWU);
+	v->np_control = 1;
+	v->rip = (uint32_t)(uintptr_t)b_read_body.start;
+	v->tlb_control = 1;
+	v->clean = bit_set ? 0xffffffffu : ~(1u << 4);
+	svm_poison(v);
+	svm_vmrun_fn(vmcb_pa(v));
+	int want_new = !bit_set || gstrncmp(m, "flush", 5) == 0;
+	svm_expect(&c, want_new ? "run 2 read (nested remap)" : "run 2 read (cached NP_ENABLE = 0)",
+		   (uint32_t)v->rax, want_new ? 0x22222222 : 0x11111111);
+	npte_identity(DATA_GPA);
+	svm_case_report(&c);
+}
+
 /* The rows' EXITINFO2 is the gPA of the data page + 10h or of the code page:
  * addresses known at link time only. */
 static void npt_rows(void)
@@ -325,4 +371,6 @@ void npt_main(enum npt_mode m)
 	}
 	note("L1 paging: %s, nCR3 0x%x", names[m], ncr3());
 	npt_rows();
+	np_clean(0);
+	np_clean(1);
 }

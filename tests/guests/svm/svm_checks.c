@@ -43,6 +43,13 @@ static void lme_cs_l_d(struct svm_case *c)
 	c->vmcb->cr4 |= CR4_PAE;
 	c->vmcb->cs.attr |= 1u << 9;        /* L, with D = 1 from the flat segment */
 }
+/* CET (15.5.1): CR4.CET (bit 23) with CR0.WP = 0; S_CET reserved bits. */
+static void cet_nowp(struct svm_case *c) { c->vmcb->cr4 |= 1ull << 23; c->vmcb->cr0 &= ~(uint64_t)CR0_WP; }
+static void s_cet_rsvd(struct svm_case *c) { c->vmcb->s_cet = 1ull << 63; }
+static const char *no_cet(void)
+{
+	return cpu_has(7, 2, 7) ? 0 : "CPUID Fn0000_0007_ECX[CET_SS] = 0 (no S_CET)";
+}
 static void no_vmrun_icpt(struct svm_case *c) { c->vmcb->icpt_misc2 &= ~ICPT2_VMRUN; }
 static void asid0(struct svm_case *c) { c->vmcb->asid = 0; }
 /* The map's last byte at MAXPHYADDR (row->arg: map size, row->arg2: 1 for
@@ -117,6 +124,9 @@ static const struct svm_row rows[] = {
 	BAD("EFER.LME and CR0.PG with CR0.PE = 0", "15.5.1", lme_pg_nope),
 	BAD("EFER.LME, CR0.PG, CR4.PAE, CS.L and CS.D all set", "15.5.1", lme_cs_l_d),
 	BAD("VMRUN intercept clear", "15.5.1", no_vmrun_icpt),
+	BAD("CR4.CET = 1 with CR0.WP = 0 (or CR4.CET reserved)", "15.5.1", cet_nowp),
+	{ .name = "S_CET reserved bit 63", .apm = "15.5.1", .body = &b_vmmcall_body, .setup = s_cet_rsvd,
+	  .exitcode = EXIT_INVALID, .skip = no_cet },
 	BAD("IOPM ends at 2^MAXPHYADDR + FFFh", "15.10.1", iopm_over),
 	GOOD("IOPM ends at 2^MAXPHYADDR - 1 (low 12 bits of the base ignored)", "15.10.1", iopm_fits),
 	BAD("MSRPM ends at 2^MAXPHYADDR + FFFh", "15.11", msrpm_over),
