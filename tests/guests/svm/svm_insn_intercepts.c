@@ -71,7 +71,7 @@ L2_BODY(b_mwait_armed, "mov $l2_scratch, %eax\n\txor %ecx, %ecx\n\txor %edx, %ed
 L2_BODY(b_monitorx, "mov $l2_scratch, %eax\n\txor %ecx, %ecx\n\txor %edx, %edx", "monitorx", "");
 L2_BODY(b_mwaitx, "xor %eax, %eax\n\txor %ecx, %ecx\n\txor %ebx, %ebx", "mwaitx", "");
 L2_BODY(b_xsetbv, "xor %ecx, %ecx\n\tmov $1, %eax\n\txor %edx, %edx", "xsetbv", "");
-L2_BODY(b_rdpru, "xor %ecx, %ecx", "rdpru", "");
+L2_BODY(b_rdpru, "xor %ecx, %ecx", ".byte 0x0f, 0x01, 0xfd", "");  /* rdpru */
 
 /* ---- set-up functions ---- */
 static void cpl3(struct svm_case *c) { vmcb_user(c->vmcb); }
