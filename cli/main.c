@@ -32,13 +32,23 @@ static const char usage_text[] =
 	"options:\n"
 	"  --kernel FILE        Multiboot kernel\n"
 	"  --cmdline STRING     kernel command line (passed as \"FILE STRING\")\n"
+	"  --module \"FILE ARGS\" a Multiboot module: FILE's bytes, page-aligned after\n"
+	"                       the kernel, with the string \"FILE ARGS\" (repeatable, in\n"
+	"                       order; QEMU's -initrd \"FILE ARGS,...\")\n"
 	"  --mem SIZE           guest RAM, e.g. 128M, 1G (suffix K/M/G; none = MiB);\n"
 	"                       2M..3584M, default 128M\n"
 	"  --cpu MODEL          CPU model; --cpu help lists them\n"
 	"  --max-insns N        stop after N instructions\n"
 	"  --serial stdio|file:PATH|none\n"
 	"                       where COM1 output goes (default stdio)\n"
-	"  --trace LIST         comma list of insn,exc,io,pf (or all), to stderr\n"
+	"  --trace LIST         comma list of insn,exc,io,pf,vmexit (or all), to stderr\n"
+	"  --trace-format text|json\n"
+	"                       form of the --trace vmexit lines (default text)\n"
+	"  --stats              at the end, VM exits per exit code and the guest\n"
+	"                       instructions between exits (log2 histogram)\n"
+	"  --livelock N         end the run when the same VM exit (code, rIP,\n"
+	"                       EXITINFO1/2) repeats N times in a row with no guest\n"
+	"                       instruction in between; default 10000, 0 = off\n"
 	"  --tlb exact|flush    exact (default): translations stay cached until\n"
 	"                       INVLPG/MOV CR3 as on hardware; flush: none are\n"
 	"                       cached, every access walks the page tables\n"
@@ -53,12 +63,15 @@ static const char usage_text[] =
 	"  --quirk NAME         deviate from the APM as another implementation does\n"
 	"                       (repeatable; --quirk help lists them; SVM models)\n"
 	"\n"
-	"Each option is given once (--load and --quirk may repeat); --kernel, --bios and --load\n"
-	"with --entry/--entry64 exclude each other; --load images may not overlap\n"
-	"each other, the kernel or its multiboot data; --serial file:PATH may not\n"
-	"name an input.\n"
+	"Each option is given once (--load, --module and --quirk may repeat); --kernel,\n"
+	"--bios and --load with --entry/--entry64 exclude each other; --module needs\n"
+	"--kernel; --load images may not overlap each other, the kernel, its modules,\n"
+	"its multiboot data or the ACPI tables; --serial file:PATH may not name an input.\n"
 	"\n"
-	"devices: 16550A UART at 0x3f8, isa-debug-exit at 0xf4, POST port 0x80.\n"
+	"devices: 16550A UART at 0x3f8, isa-debug-exit at 0xf4-0xf7, POST port 0x80,\n"
+	"fw_cfg at 0x510, PCI configuration at 0xcf8 (i440FX host bridge), pc-testdev,\n"
+	"port 0x92 (fast reset, A20), reset control 0xcf9, 8042 reset command, the\n"
+	"Bochs shutdown port 0x8900; ACPI tables at 0xf0000 (not with --bios).\n"
 	"\n"
 	"exit status:\n"
 	"  odd  (V<<1)|1: the guest wrote V to isa-debug-exit (port 0xf4)\n"
@@ -68,6 +81,9 @@ static const char usage_text[] =
 	"  8    HLT with nothing to wake the CPU\n"
 	"  10   unsupported instruction or emulator error\n"
 	"  12   stopped by SIGINT or SIGTERM (where the CPU was is reported)\n"
+	"  14   the guest reset the machine (port 0x92, 0xcf9, 8042 command 0xfe)\n"
+	"  16   the guest powered off (\"Shutdown\" written to port 0x8900)\n"
+	"  18   livelock: the same VM exit N times in a row (--livelock N)\n"
 	"  0    --help, --version, --cpu help\n";
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -138,10 +154,12 @@ static void list_models(void)
 }
 
 /* The options of `hvemu run`. Each takes a value ("--opt VALUE" or
- * "--opt=VALUE") and may be given once; only --load repeats. */
+ * "--opt=VALUE"), but a flag takes none, and may be given once; only --load
+ * repeats. */
 enum opt {
 	OPT_KERNEL, OPT_CMDLINE, OPT_MEM, OPT_CPU, OPT_MAX_INSNS, OPT_SERIAL, OPT_TRACE,
-	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT, OPT_QUIRK, OPT_COUNT
+	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT, OPT_MODULE, OPT_QUIRK,
+	OPT_TRACE_FORMAT, OPT_STATS, OPT_LIVELOCK, OPT_COUNT
 };
 
 static const struct { const char *name; bool repeatable; } options[OPT_COUNT] = {
@@ -151,8 +169,14 @@ static const struct { const char *name; bool repeatable; } options[OPT_COUNT] = 
 	[OPT_TRACE] = { "--trace", false },       [OPT_LOAD] = { "--load", true },
 	[OPT_ENTRY] = { "--entry", false },       [OPT_ENTRY64] = { "--entry64", false },
 	[OPT_BIOS] = { "--bios", false },         [OPT_TLB] = { "--tlb", false },
-	[OPT_DUMP_PT] = { "--dump-pt", false },   [OPT_QUIRK] = { "--quirk", true },
+	[OPT_DUMP_PT] = { "--dump-pt", false },   [OPT_MODULE] = { "--module", true },
+	[OPT_QUIRK] = { "--quirk", true },
+	[OPT_TRACE_FORMAT] = { "--trace-format", false }, [OPT_STATS] = { "--stats", false },
+	[OPT_LIVELOCK] = { "--livelock", false },
 };
+
+/* The options that take no value. */
+static const bool option_is_flag[OPT_COUNT] = { [OPT_STATS] = true };
 
 /* `--quirk help`: the registry (svm/quirks.c). */
 static void list_quirks(void)
@@ -176,7 +200,7 @@ static const struct { enum opt a, b; const char *why; } conflicts[] = {
 
 /* Options that exclude each other, or need another to mean anything (README
  * "Conflicting options"): 0, or the usage error already reported. */
-static int check_combinations(const unsigned seen[OPT_COUNT])
+static int check_combinations(const unsigned seen[OPT_COUNT], const struct machine_config *cfg)
 {
 	for (size_t i = 0; i < sizeof(conflicts) / sizeof(conflicts[0]); i++)
 		if (seen[conflicts[i].a] && seen[conflicts[i].b])
@@ -189,13 +213,17 @@ static int check_combinations(const unsigned seen[OPT_COUNT])
 		return usage_error("%s needs a --load image to start in", seen[OPT_ENTRY] ? "--entry" : "--entry64");
 	if (seen[OPT_CMDLINE] && !seen[OPT_KERNEL])
 		return usage_error("--cmdline is passed to a multiboot --kernel; there is none");
+	if (seen[OPT_TRACE_FORMAT] && !cfg->watch.trace)
+		return usage_error("--trace-format is the form of the --trace vmexit lines; --trace does not list vmexit");
+	if (seen[OPT_MODULE] && !seen[OPT_KERNEL])
+		return usage_error("--module is loaded for a multiboot --kernel; there is none");
 	return 0;
 }
 
 static int cmd_run(int argc, char **argv)
 {
 	struct machine_config cfg = { .ram_size = MEM_DEFAULT, .model = cpu_models[0],
-				      .serial = stdout };
+				      .serial = stdout, .watch.livelock = LIVELOCK_DEFAULT };
 	unsigned seen[OPT_COUNT] = { 0 };
 	const char *first[OPT_COUNT] = { 0 };
 	for (int i = 0; i < argc; i++) {
@@ -217,12 +245,17 @@ static int cmd_run(int argc, char **argv)
 				o = (enum opt)k;
 		if (o == OPT_COUNT)
 			return usage_error("unknown option '%s' (try 'hvemu --help')", name);
-		if (eq)
+		if (option_is_flag[o]) {
+			if (eq)
+				return usage_error("%s takes no value (got '%s')", name, eq + 1);
+			val = "";
+		} else if (eq) {
 			val = eq + 1;
-		else if (i + 1 < argc)
+		} else if (i + 1 < argc) {
 			val = argv[++i];
-		else
+		} else {
 			return usage_error("option %s needs a value", name);
+		}
 		if (o == OPT_CPU && !strcmp(val, "help")) {
 			list_models();
 			return 0;
@@ -231,6 +264,8 @@ static int cmd_run(int argc, char **argv)
 			list_quirks();
 			return 0;
 		}
+		if (seen[o] && option_is_flag[o])
+			return usage_error("%s given twice", name);
 		if (seen[o] && !options[o].repeatable)
 			return usage_error("%s given twice ('%s', then '%s'); it takes one value", name,
 					   first[o], val);
@@ -279,7 +314,20 @@ static int cmd_run(int argc, char **argv)
 			break;
 		case OPT_TRACE:
 			if (!trace_parse(val, &cfg.trace))
-				return usage_error("bad --trace '%s' (comma list of insn,exc,io,pf or all)", val);
+				return usage_error("bad --trace '%s' (comma list of insn,exc,io,pf,vmexit or all)", val);
+			cfg.watch.trace = cfg.trace & TRACE_VMEXIT;
+			break;
+		case OPT_TRACE_FORMAT:
+			if (strcmp(val, "text") && strcmp(val, "json"))
+				return usage_error("bad --trace-format '%s' (text or json)", val);
+			cfg.watch.json = !strcmp(val, "json");
+			break;
+		case OPT_STATS:
+			cfg.watch.stats = true;
+			break;
+		case OPT_LIVELOCK:
+			if (!parse_u64(val, &cfg.watch.livelock))
+				return usage_error("bad --livelock '%s' (a number of repeats, 0 = off)", val);
 			break;
 		case OPT_LOAD: {
 			const char *at = strrchr(val, '@');
@@ -293,6 +341,16 @@ static int cmd_run(int argc, char **argv)
 			cfg.loads[cfg.n_loads++] = (struct flat_load){ .path = val, .addr = addr };
 			break;
 		}
+		case OPT_MODULE:
+			/* "FILE ARGS": the file is up to the first space (QEMU's -initrd). */
+			if (!val[0] || val[0] == ' ')
+				return usage_error("bad --module '%s' (\"FILE [ARGS]\")", val);
+			if (cfg.n_modules == MB_MAX_MODULES)
+				return usage_error("too many --module options (max %d)", MB_MAX_MODULES);
+			if (strlen(val) >= MB_CMDLINE_MAX)
+				return usage_error("--module string too long (max %d bytes)", MB_CMDLINE_MAX - 1);
+			cfg.modules[cfg.n_modules++] = val;
+			break;
 		case OPT_DUMP_PT:
 			if (strcmp(val, "exit") && strcmp(val, "shutdown"))
 				return usage_error("bad --dump-pt '%s' (exit or shutdown)", val);
@@ -322,7 +380,7 @@ static int cmd_run(int argc, char **argv)
 			break;
 		}
 	}
-	int rc = check_combinations(seen);
+	int rc = check_combinations(seen, &cfg);
 	if (rc)
 		return rc;
 	if (cfg.svm_quirks && cfg.model->hv_ext != HV_EXT_SVM)

@@ -31,6 +31,8 @@ struct hv_model {
 	/* An instruction boundary with ATT_HV set in cpu->attention (the model
 	 * asked to look: a pending virtual interrupt, a window, a timer). */
 	status_t (*boundary)(void *ctx, struct cpu *cpu);
+	/* cpu_reset(): forget the guest and every cached VMCB/VMCS state. */
+	void (*reset)(void *ctx, struct cpu *cpu);
 };
 
 /* A VM exit as the model delivered it to the host, for whoever watches exits
@@ -62,6 +64,7 @@ struct vm_exit_report {
 struct vm_exit_observer {
 	void (*exit)(void *ctx, struct cpu *cpu, const struct vm_exit_report *r);
 	void *ctx;
+	bool want_insn;            /* fill insn/insn_len (a guest code read per exit) */
 };
 
 /* ---- What a world switch (VMRUN, #VMEXIT, VM entry, VM exit) needs of the core ---- */

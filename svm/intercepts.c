@@ -80,16 +80,22 @@ void svm_guest_insn_bytes(struct cpu *cpu, uint64_t rip, uint8_t bytes[15], uint
 				break;
 			lin = (uint32_t)(cs->base + off);
 		}
-		uint64_t pa;
-		if (!code_phys(cpu, lin, &pa))
-			break;
 		/* The rest of this page (and of the segment) in one go. */
 		unsigned chunk = (unsigned)(PAGE_SIZE - (lin & (PAGE_SIZE - 1)));
 		if (chunk > 15 - n)
 			chunk = 15 - n;
 		if (!wide && off + chunk - 1 > cs->limit)
 			chunk = (unsigned)(cs->limit - off + 1);
-		physmem_read_bytes(cpu->mem, pa, bytes + n, chunk);
+		/* The guest just ran from there: its fetch translation is usually in
+		 * the TLB; else walk (no fault, no new side effect). */
+		const uint8_t *p = tlb_lookup(&cpu->tlb, cpu->cpl == 3 ? TLB_USER : TLB_SUPERVISOR, TLB_EXEC, lin, chunk);
+		uint64_t pa;
+		if (p)
+			memcpy(bytes + n, p, chunk);
+		else if (code_phys(cpu, lin, &pa))
+			physmem_read_bytes(cpu->mem, pa, bytes + n, chunk);
+		else
+			break;
 		n += chunk;
 	}
 	*len = (uint8_t)n;
