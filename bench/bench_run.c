@@ -85,7 +85,8 @@ static int bench_one(const char *path)
 	free(image);
 	/* The 64-bit guests (NAME64_...) need a model with long mode; the SVM
 	 * guests (vmmcall*) an AMD model with SVM, and the SVM model installed. */
-	const struct cpu_model *model = strstr(base, "vmmcall") ? cpu_model_find("epyc-lite") :
+	int vmmcall = strstr(base, "vmmcall") != NULL;
+	const struct cpu_model *model = vmmcall ? cpu_model_find("epyc-lite") :
 					strstr(base, "64") ? cpu_model_find("skylake-lite") : cpu_models[0];
 	cpu_init(&cpu, model, &pm, &io);
 	struct svm *svm = model->hv_ext == HV_EXT_SVM ? svm_create(&cpu, 0) : NULL;
@@ -113,7 +114,7 @@ static int bench_one(const char *path)
 		printf("%s: %llu page touches = %.2f M touches/s\n", base,
 		       (unsigned long long)(uint32_t)cpu.regs[R_DI], (double)(uint32_t)cpu.regs[R_DI] / s / 1e6);
 	/* vmmcall* leaves its count of VMRUN-VMMCALL-#VMEXIT round trips in EDI. */
-	if (strstr(base, "vmmcall"))
+	if (vmmcall)
 		printf("%s: %llu VMMCALL round trips = %.3f M round trips/s\n", base,
 		       (unsigned long long)(uint32_t)cpu.regs[R_DI], (double)(uint32_t)cpu.regs[R_DI] / s / 1e6);
 	if (svm)
