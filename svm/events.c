@@ -60,7 +60,10 @@ status_t svm_inject(struct svm *s, uint64_t w, uint64_t nrip, uint64_t rip)
 		ev.type = EV_SOFTINT;
 		break;
 	default:
-		ev.type = EV_EXCEPTION;
+		/* APM2 15.20: an injected #BP or #OF behaves as INT3/INTO raised it:
+		 * the gate's DPL is checked against CPL and a fault in delivery has
+		 * EXT = 0. It returns to RIP (no NEXT_RIP for TYPE 3). */
+		ev.type = ev.vector == EXC_BP || ev.vector == EXC_OF ? EV_SOFTEXC : EV_EXCEPTION;
 		break;
 	}
 	/* APM2 15.20: EV pushes ERRORCODE (in protected mode; the core drops it
@@ -69,12 +72,13 @@ status_t svm_inject(struct svm *s, uint64_t w, uint64_t nrip, uint64_t rip)
 		ev.has_error = true;
 		ev.error_code = (uint32_t)(w >> SVM_EVENT_ERROR_SHIFT);
 	}
-	/* An injected INTn returns to NRIP on processors with NRIP_SAVE (the
-	 * instruction after the one that raised it), to RIP otherwise: the
-	 * delivery pushes cpu->rip and reports cpu->insn_start on a fault. */
+	/* APM2 15.20: an injected INTn returns to NEXT_RIP on processors with
+	 * NRIP_SAVE (the instruction after the one that raised it), whatever its
+	 * value; to RIP otherwise. The delivery pushes cpu->rip and reports
+	 * cpu->insn_start on a fault; insn_len only when NEXT_RIP makes one. */
 	cpu->insn_start = rip;
-	if (ev.type == EV_SOFTINT && svm_feature(s, SVM_FEAT_NRIP_SAVE) && nrip >= rip && nrip - rip <= 15) {
-		ev.insn_len = (uint8_t)(nrip - rip);
+	if (ev.type == EV_SOFTINT && svm_feature(s, SVM_FEAT_NRIP_SAVE)) {
+		ev.insn_len = nrip >= rip && nrip - rip <= 15 ? (uint8_t)(nrip - rip) : 0;
 		cpu->rip = nrip;
 	}
 	cpu->event = ev;

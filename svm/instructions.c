@@ -46,6 +46,14 @@ static bool vmcb_address_ok(const struct cpu *cpu, uint64_t pa)
 	return (pa & 0xfff) == 0 && (cpu->maxphyaddr >= 64 || (pa >> cpu->maxphyaddr) == 0);
 }
 
+/* APM2 15.33.1: virtual VMLOAD/VMSAVE needs nested paging; enabled without
+ * it, the two instructions exit as if intercepted. */
+static bool virtual_vmload_without_np(const struct svm *s, const struct cpu *cpu, enum intercept_kind kind)
+{
+	return (kind == IK_VMLOAD || kind == IK_VMSAVE) && svm_feature(s, SVM_FEAT_VMSAVE_VIRT) &&
+	       (s->ctl.virt_ext & SVM_VMSAVE_VMLOAD_VIRT) && !cpu->stage2_on;
+}
+
 /* The exit of an intercepted SVM instruction, if the guest's VMCB asks. */
 static status_t intercept(struct svm *s, struct cpu *cpu, const struct insn *in, enum intercept_kind kind,
 			  bool *taken)
@@ -56,7 +64,8 @@ static status_t intercept(struct svm *s, struct cpu *cpu, const struct insn *in,
 	for (unsigned i = 0; i < sizeof(svm_insns) / sizeof(svm_insns[0]); i++) {
 		if (svm_insns[i].kind != kind)
 			continue;
-		if (!svm_intercepted(s, (enum svm_intercept)svm_insns[i].intercept))
+		if (!svm_intercepted(s, (enum svm_intercept)svm_insns[i].intercept) &&
+		    !virtual_vmload_without_np(s, cpu, kind))
 			return ST_OK;
 		*taken = true;
 		struct svm_exit x = { .code = svm_insns[i].code, .guest_rip = cpu->insn_start,
@@ -159,10 +168,12 @@ status_t svm_vm_insn(void *ctx, struct cpu *cpu, const struct insn *in, enum int
 			return st;
 		return cpu_raise(cpu, EXC_UD);
 	}
-	/* APM3: #UD with EFER.SVME = 0 (STGI and SKINIT also work with the SKINIT
-	 * feature, which no hvemu model has) or outside protected mode; #GP(0) at
-	 * CPL > 0. */
-	if (!svme || !protected_mode(cpu))
+	/* APM3: #UD with EFER.SVME = 0, except STGI and SKINIT where SVM-Lock
+	 * or the SKINIT feature (which no hvemu model has) is available (APM2
+	 * 15.31: a secure loader's STGI runs before SVM is enabled); #UD outside
+	 * protected mode; #GP(0) at CPL > 0. */
+	bool svme_optional = (kind == IK_STGI || kind == IK_SKINIT) && svm_feature(s, SVM_FEAT_SVM_LOCK);
+	if ((!svme && !svme_optional) || !protected_mode(cpu))
 		return cpu_raise(cpu, EXC_UD);
 	if (cpu->cpl != 0)
 		return cpu_raise_err(cpu, EXC_GP, 0);
