@@ -15,6 +15,7 @@
 #include "devices/uart16550.h"
 #include "emu/cpu.h"
 #include "emu/trace.h"
+#include "svm/svm.h"
 
 #define MACHINE_MAX_LOADS 8
 
@@ -41,6 +42,7 @@ struct machine_config {
 	unsigned trace;            /* TRACE_* */
 	bool tlb_uncached;         /* --tlb flush: every access walks the page tables */
 	unsigned dump_pt;          /* DUMP_PT_*: when to print the page tables at the end */
+	unsigned svm_quirks;       /* --quirk: enum svm_quirk bits */
 };
 
 /* --dump-pt: print the page tables of the final CR3 (mmu/paging_dump.h). */
@@ -56,6 +58,7 @@ struct machine {
 	struct trace trace;
 	struct cpu cpu;
 	bool cpu_ready;
+	struct svm *svm;           /* the SVM model, on a CPU model with SVM */
 	FILE *serial_file;         /* the --serial file:PATH this machine opened */
 	unsigned dump_pt;          /* DUMP_PT_* from the configuration */
 };

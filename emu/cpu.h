@@ -88,6 +88,11 @@ struct event {
 	uint8_t insn_len;          /* software interrupts/exceptions: the instruction's length */
 	uint32_t error_code;
 	uint64_t cr2;              /* #PF only */
+	/* #PF only: bits 63:32 of base + offset that the 32-bit wrap of a system
+	 * access (descriptor table, IDT, TSS, 16-bit stack) dropped, else 0. The
+	 * architecture reports cr2; this is for quirks that mimic implementations
+	 * without the wrap (svm/quirks.c). */
+	uint32_t cr2_carry;
 };
 
 /* The events of the last delivery that faulted, first first: the event being
@@ -174,6 +179,8 @@ struct cpu {
 	struct event event;        /* the exception/interrupt being raised or delivered */
 	uint8_t delivering;        /* nesting of exception delivery, for #DF/shutdown (SDM 6.15) */
 	uint64_t insn_start;       /* RIP of the current instruction (faults report it) */
+	uint32_t wrap_carry;       /* bits 63:32 the wrap of the current system access dropped
+				      (sys_wrap32(), emu/operand.h); a #PF takes it along */
 	uint64_t icount;           /* virtual time: retired instructions + delivered events
 				      (+ time skipped while halted); counted per block */
 	uint64_t icount_limit;     /* stop with ST_STOP when reached (0: none) */

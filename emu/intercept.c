@@ -230,3 +230,12 @@ status_t op_vm_insn(struct cpu *cpu, const struct insn *in)
 {
 	return hv_vm_insn(cpu, in);
 }
+
+void cpu_world_switched(struct cpu *cpu)
+{
+	cpu_update_mode(cpu);
+	/* cpu_update_mode() sets CPL for real and v8086 mode only; the model set it
+	 * otherwise. IF, GIF, shadows and TF may all have changed. */
+	cpu->halted = false;
+	cpu_attend(cpu, ATT_EVENT | ATT_STEP);
+}

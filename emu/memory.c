@@ -250,12 +250,16 @@ static inline status_t lin_write(struct cpu *cpu, uint64_t lin, unsigned size, u
 
 status_t lin_read_sys(struct cpu *cpu, uint64_t lin, unsigned size, uint64_t *out)
 {
-	return lin_read(cpu, lin, size, TLB_SUPERVISOR, TLB_READ, true, out);
+	status_t st = lin_read(cpu, lin, size, TLB_SUPERVISOR, TLB_READ, true, out);
+	cpu->wrap_carry = 0;
+	return st;
 }
 
 status_t lin_write_sys(struct cpu *cpu, uint64_t lin, unsigned size, uint64_t v)
 {
-	return lin_write(cpu, lin, size, TLB_SUPERVISOR, true, v);
+	status_t st = lin_write(cpu, lin, size, TLB_SUPERVISOR, true, v);
+	cpu->wrap_carry = 0;
+	return st;
 }
 
 status_t cpu_fetch_code(struct cpu *cpu, uint64_t lin, unsigned size, uint8_t *buf)
