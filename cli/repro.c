@@ -170,19 +170,14 @@ static int repro_run(const struct repro_entry *e, int argc, char **argv, repro_r
 	int n = 0;
 	args[n++] = (char *)"--kernel";
 	args[n++] = path;
-	fprintf(stderr, "hvemu: repro %s: hvemu run --kernel <%s>", e->name, e->image);
 	for (const char *const *o = e->options; o[0] && o[1]; o += 2) {
 		if (user_gives(argc, argv, o[0]))
 			continue;
 		args[n++] = (char *)o[0];
 		args[n++] = (char *)o[1];
-		fprintf(stderr, " %s %s", o[0], o[1]);
 	}
-	for (int i = 0; i < argc; i++) {
+	for (int i = 0; i < argc; i++)
 		args[n++] = argv[i];
-		fprintf(stderr, " %s", argv[i]);
-	}
-	fputc('\n', stderr);
 	int rc = run(n, args);
 	free(args);
 	fclose(f);
