@@ -685,6 +685,74 @@ START_TEST(opteron_has_no_nrip_or_decode_assists)
 }
 END_TEST
 
+/* The L1 in 64-bit mode (the fixture's 4-level identity tables, 1 GiB). */
+static void host_to_long_mode(struct world *w)
+{
+	physmem_write(&w->m.pm, GDT_BASE + SEL_CODE64, 8, make_desc(0, 0xfffff, 0x9b, 0xa));
+	w->m.cpu.gdtr.limit = 0x2f;
+	physmem_write(&w->m.pm, PML4, 8, PDPT | 3);
+	physmem_write(&w->m.pm, PDPT, 8, PD | 3);
+	for (unsigned i = 0; i < 512; i++)
+		physmem_write(&w->m.pm, PD + i * 8, 8, ((uint64_t)i << 21) | 0x83);
+	activate(&w->m);
+	to64(&w->m);
+	ck_assert_int_eq(wrmsr(&w->m, MSR_EFER, w->m.cpu.efer | EFER_SVME), ST_OK);
+	w->m.cpu.rip = L1_CODE;    /* the fixture's exec() and wrmsr() moved them */
+	w->m.cpu.regs[R_AX] = VMCB_PA;
+	ck_assert(cpu_is_mode64(&w->m.cpu));
+}
+
+START_TEST(long_mode_host_npt_4level)
+{
+	struct world w;
+	world_init(&w, "epyc-lite");
+	host_to_long_mode(&w);
+	/* Nested tables in the host's 4-level format (APM2 15.25.4), user pages:
+	 * 2 MiB identity pages for 0-16 MiB except 10-12 MiB. */
+	const uint64_t n4 = 0x100000, n3 = 0x101000, n2 = 0x102000;
+	physmem_write(&w.m.pm, n4, 8, n3 | 7);
+	physmem_write(&w.m.pm, n3, 8, n2 | 7);
+	for (unsigned i = 0; i < 8; i++)
+		physmem_write(&w.m.pm, n2 + i * 8, 8, i == 5 ? 0 : ((uint64_t)i << 21) | 0x87);
+	w.v->control.np_control = SVM_NP_ENABLE;
+	w.v->control.n_cr3 = n4;
+	/* A 32-bit guest, paging off: mov eax, [0xa00010] */
+	ck_assert_int_eq(RUN_L2(&w, 0xa1, 0x10, 0x00, 0xa0, 0x00), ST_HALT);
+	ck_assert_uint_eq(w.v->control.exitcode, SVM_EXIT_NPF);
+	ck_assert_uint_eq(w.v->control.exitinfo1, SVM_NPF_FINAL_ADDR | 0x4);
+	ck_assert_uint_eq(w.v->control.exitinfo2, 0xa00010);
+	/* Back in 64-bit mode after the hlt that followed VMRUN. */
+	ck_assert(cpu_is_mode64(&w.m.cpu));
+	ck_assert_uint_eq(w.m.cpu.rip, L1_CODE + 4);
+	world_free(&w);
+}
+END_TEST
+
+START_TEST(long_mode_guest_pf_exitinfo2_64bit)
+{
+	struct world w;
+	world_init(&w, "epyc-lite");
+	host_to_long_mode(&w);
+	/* The guest: IA-32e mode on the same tables, 64-bit code segment. */
+	struct segment cs64;
+	seg_load_descriptor(&cs64, SEL_CODE64, physmem_read(&w.m.pm, GDT_BASE + SEL_CODE64, 8));
+	w.v->save.cs = seg_of(&cs64);
+	w.v->save.efer = EFER_SVME | EFER_LME | EFER_LMA;
+	w.v->save.cr0 = CR0_PE | CR0_ET | CR0_PG;
+	w.v->save.cr4 = CR4_PAE;
+	w.v->save.cr3 = PML4;
+	vmcb_set_intercept(&w.v->control, (enum svm_intercept)(SVM_INTERCEPT_EXCEPTION + EXC_PF), 1);
+	/* mov rax, 0x123456789; mov rbx, [rax] */
+	ck_assert_int_eq(RUN_L2(&w, 0x48, 0xb8, 0x89, 0x67, 0x45, 0x23, 0x01, 0, 0, 0, 0x48, 0x8b, 0x18), ST_HALT);
+	ck_assert_uint_eq(w.v->control.exitcode, SVM_EXIT_EXCEPTION + EXC_PF);
+	ck_assert_uint_eq(w.v->control.exitinfo2, 0x123456789ull);
+	ck_assert_uint_eq(w.v->control.exitinfo1, 0);   /* not present, read, supervisor */
+	ck_assert_uint_eq(w.v->save.rip, L2_CODE + 10);
+	ck_assert(w.v->save.efer & EFER_LMA);
+	world_free(&w);
+}
+END_TEST
+
 static Suite *svm_model_suite(void)
 {
 	Suite *s = suite_create("svm_model");
@@ -693,6 +761,8 @@ static Suite *svm_model_suite(void)
 	tcase_add_test(t, vmmcall_without_intercept_is_ud);
 	tcase_add_test(t, guest_state_round_trip);
 	tcase_add_test(t, tsc_offset_applies_in_guest);
+	tcase_add_test(t, long_mode_host_npt_4level);
+	tcase_add_test(t, long_mode_guest_pf_exitinfo2_64bit);
 	suite_add_tcase(s, t);
 	t = tcase_create("instructions");
 	tcase_add_test(t, vmrun_ud_without_svme);
