@@ -281,7 +281,7 @@ static void vmcb_init(void)
 	vmcb_w64(VMCB_RSP, pa(l2_stack) + sizeof(l2_stack));
 }
 
-/* Appends to a fixed buffer: text, or v in hex with digits digits. */
+/* Appends to a fixed buffer: text, or v in hex with at least digits digits. */
 struct text { char buf[320]; unsigned n; };
 static void put_str(struct text *t, const char *s)
 {
@@ -292,6 +292,8 @@ static void put_str(struct text *t, const char *s)
 static void put_hex(struct text *t, uint64_t v, unsigned digits)
 {
 	char h[19] = "0x";
+	while (digits < 16 && (v >> (4 * digits)))
+		digits++;
 	for (unsigned i = 0; i < digits; i++)
 		h[2 + i] = "0123456789abcdef"[(v >> (4 * (digits - 1 - i))) & 0xf];
 	h[2 + digits] = 0;
