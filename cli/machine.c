@@ -284,6 +284,8 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 	/* Always attached: a triple fault is reported even without --trace. */
 	trace_init(&m->trace, stderr);
 	trace_attach(&m->trace, &m->cpu, cfg->trace);
+	exit_watch_init(&m->watch, &cfg->watch, stderr);
+	exit_watch_attach(&m->watch, &m->cpu);
 
 	/* What the --load images must stay clear of. */
 	struct placed fixed[MB_MAX_RANGES + 2];
@@ -353,6 +355,7 @@ void machine_destroy(struct machine *m)
 		m->svm = NULL;
 		cpu_destroy(&m->cpu);
 		trace_destroy(&m->trace);
+		exit_watch_destroy(&m->watch);
 	}
 	physmem_destroy(&m->mem);
 	m->cpu_ready = false;
@@ -436,23 +439,18 @@ static int debug_exit_status(const struct debug_exit *d)
 	return d->status;
 }
 
-int machine_run(struct machine *m)
+/* Why cpu_run() returned st: the report on stderr and the exit status. */
+static int run_status(struct machine *m, status_t st)
 {
 	struct cpu *cpu = &m->cpu;
-	struct sigaction old[2];
-	catch_stop_signals(cpu, old);
-	status_t st = cpu_run(cpu);
-	release_stop_signals(old);
-	if (m->uart.out)
-		fflush(m->uart.out);
-	if (m->dump_pt == DUMP_PT_EXIT || (m->dump_pt == DUMP_PT_SHUTDOWN && st == ST_SHUTDOWN)) {
-		struct paging_env env = cpu_paging_env(cpu);
-		paging_dump(&env, stderr);
-	}
 	switch (st) {
 	case ST_STOP:
 		if (m->dexit.exited)
 			return debug_exit_status(&m->dexit);
+		if (exit_watch_livelocked(&m->watch)) {
+			exit_watch_report_livelock(&m->watch);
+			return EXIT_LIVELOCK;
+		}
 		if (stop_signal) {
 			report_signal(m, stop_signal);
 			return EXIT_SIGNAL;
@@ -484,4 +482,22 @@ int machine_run(struct machine *m)
 		report(m, "unexpected VM exit with no hypervisor model", cpu->rip);
 		return EXIT_EMULATOR;
 	}
+}
+
+int machine_run(struct machine *m)
+{
+	struct cpu *cpu = &m->cpu;
+	struct sigaction old[2];
+	catch_stop_signals(cpu, old);
+	status_t st = cpu_run(cpu);
+	release_stop_signals(old);
+	if (m->uart.out)
+		fflush(m->uart.out);
+	if (m->dump_pt == DUMP_PT_EXIT || (m->dump_pt == DUMP_PT_SHUTDOWN && st == ST_SHUTDOWN)) {
+		struct paging_env env = cpu_paging_env(cpu);
+		paging_dump(&env, stderr);
+	}
+	int status = run_status(m, st);
+	exit_watch_report_stats(&m->watch, cpu_now(cpu));
+	return status;
 }

@@ -12,6 +12,7 @@
 #include "devices/clock.h"
 #include "devices/debug_exit.h"
 #include "devices/post_port.h"
+#include "cli/exit_watch.h"
 #include "devices/uart16550.h"
 #include "emu/cpu.h"
 #include "emu/trace.h"
@@ -43,6 +44,7 @@ struct machine_config {
 	bool tlb_uncached;         /* --tlb flush: every access walks the page tables */
 	unsigned dump_pt;          /* DUMP_PT_*: when to print the page tables at the end */
 	unsigned svm_quirks;       /* --quirk: enum svm_quirk bits */
+	struct exit_watch_config watch;  /* --trace vmexit, --trace-format, --stats, --livelock */
 };
 
 /* --dump-pt: print the page tables of the final CR3 (mmu/paging_dump.h). */
@@ -61,6 +63,7 @@ struct machine {
 	struct svm *svm;           /* the SVM model, on a CPU model with SVM */
 	FILE *serial_file;         /* the --serial file:PATH this machine opened */
 	unsigned dump_pt;          /* DUMP_PT_* from the configuration */
+	struct exit_watch watch;   /* VM exits: trace, statistics, livelock */
 };
 
 /* Check the configuration (entry points, --load ranges against each other,
@@ -79,10 +82,11 @@ enum {
 	EXIT_HALTED = 8,           /* HLT with nothing to wake the CPU */
 	EXIT_EMULATOR = 10,        /* unsupported instruction or emulator error */
 	EXIT_SIGNAL = 12,          /* stopped by SIGINT or SIGTERM */
+	EXIT_LIVELOCK = 14,        /* the same VM exit N times in a row (--livelock) */
 };
 
 /* Run until the CPU stops; print a one-line summary to stderr unless the guest
- * ended the run through debug-exit; return the exit status. SIGINT and SIGTERM
+ * ended the run through debug-exit, then the --stats summary; return the exit status. SIGINT and SIGTERM
  * stop the CPU after its current instruction (a second one kills). */
 int machine_run(struct machine *m);
 

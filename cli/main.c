@@ -40,7 +40,14 @@ static const char usage_text[] =
 	"  --max-insns N        stop after N instructions\n"
 	"  --serial stdio|file:PATH|none\n"
 	"                       where COM1 output goes (default stdio)\n"
-	"  --trace LIST         comma list of insn,exc,io,pf (or all), to stderr\n"
+	"  --trace LIST         comma list of insn,exc,io,pf,vmexit (or all), to stderr\n"
+	"  --trace-format text|json\n"
+	"                       form of the --trace vmexit lines (default text)\n"
+	"  --stats              at the end, VM exits per exit code and the guest\n"
+	"                       instructions between exits (log2 histogram)\n"
+	"  --livelock N         end the run when the same VM exit (code, rIP,\n"
+	"                       EXITINFO1/2) repeats N times in a row with no guest\n"
+	"                       instruction in between; default 10000, 0 = off\n"
 	"  --tlb exact|flush    exact (default): translations stay cached until\n"
 	"                       INVLPG/MOV CR3 as on hardware; flush: none are\n"
 	"                       cached, every access walks the page tables\n"
@@ -70,6 +77,7 @@ static const char usage_text[] =
 	"  8    HLT with nothing to wake the CPU\n"
 	"  10   unsupported instruction or emulator error\n"
 	"  12   stopped by SIGINT or SIGTERM (where the CPU was is reported)\n"
+	"  14   livelock: the same VM exit N times in a row (--livelock N)\n"
 	"  0    --help, --version, --cpu help\n";
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -140,10 +148,12 @@ static void list_models(void)
 }
 
 /* The options of `hvemu run`. Each takes a value ("--opt VALUE" or
- * "--opt=VALUE") and may be given once; only --load repeats. */
+ * "--opt=VALUE"), but a flag takes none, and may be given once; only --load
+ * repeats. */
 enum opt {
 	OPT_KERNEL, OPT_CMDLINE, OPT_MEM, OPT_CPU, OPT_MAX_INSNS, OPT_SERIAL, OPT_TRACE,
-	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT, OPT_QUIRK, OPT_COUNT
+	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT, OPT_QUIRK,
+	OPT_TRACE_FORMAT, OPT_STATS, OPT_LIVELOCK, OPT_COUNT
 };
 
 static const struct { const char *name; bool repeatable; } options[OPT_COUNT] = {
@@ -154,7 +164,12 @@ static const struct { const char *name; bool repeatable; } options[OPT_COUNT] = 
 	[OPT_ENTRY] = { "--entry", false },       [OPT_ENTRY64] = { "--entry64", false },
 	[OPT_BIOS] = { "--bios", false },         [OPT_TLB] = { "--tlb", false },
 	[OPT_DUMP_PT] = { "--dump-pt", false },   [OPT_QUIRK] = { "--quirk", true },
+	[OPT_TRACE_FORMAT] = { "--trace-format", false }, [OPT_STATS] = { "--stats", false },
+	[OPT_LIVELOCK] = { "--livelock", false },
 };
+
+/* The options that take no value. */
+static const bool option_is_flag[OPT_COUNT] = { [OPT_STATS] = true };
 
 /* `--quirk help`: the registry (svm/quirks.c). */
 static void list_quirks(void)
@@ -178,7 +193,7 @@ static const struct { enum opt a, b; const char *why; } conflicts[] = {
 
 /* Options that exclude each other, or need another to mean anything (README
  * "Conflicting options"): 0, or the usage error already reported. */
-static int check_combinations(const unsigned seen[OPT_COUNT])
+static int check_combinations(const unsigned seen[OPT_COUNT], const struct machine_config *cfg)
 {
 	for (size_t i = 0; i < sizeof(conflicts) / sizeof(conflicts[0]); i++)
 		if (seen[conflicts[i].a] && seen[conflicts[i].b])
@@ -191,13 +206,15 @@ static int check_combinations(const unsigned seen[OPT_COUNT])
 		return usage_error("%s needs a --load image to start in", seen[OPT_ENTRY] ? "--entry" : "--entry64");
 	if (seen[OPT_CMDLINE] && !seen[OPT_KERNEL])
 		return usage_error("--cmdline is passed to a multiboot --kernel; there is none");
+	if (seen[OPT_TRACE_FORMAT] && !cfg->watch.trace)
+		return usage_error("--trace-format is the form of the --trace vmexit lines; --trace does not list vmexit");
 	return 0;
 }
 
 static int cmd_run(int argc, char **argv)
 {
 	struct machine_config cfg = { .ram_size = MEM_DEFAULT, .model = cpu_models[0],
-				      .serial = stdout };
+				      .serial = stdout, .watch.livelock = LIVELOCK_DEFAULT };
 	unsigned seen[OPT_COUNT] = { 0 };
 	const char *first[OPT_COUNT] = { 0 };
 	for (int i = 0; i < argc; i++) {
@@ -219,12 +236,17 @@ static int cmd_run(int argc, char **argv)
 				o = (enum opt)k;
 		if (o == OPT_COUNT)
 			return usage_error("unknown option '%s' (try 'hvemu --help')", name);
-		if (eq)
+		if (option_is_flag[o]) {
+			if (eq)
+				return usage_error("%s takes no value (got '%s')", name, eq + 1);
+			val = "";
+		} else if (eq) {
 			val = eq + 1;
-		else if (i + 1 < argc)
+		} else if (i + 1 < argc) {
 			val = argv[++i];
-		else
+		} else {
 			return usage_error("option %s needs a value", name);
+		}
 		if (o == OPT_CPU && !strcmp(val, "help")) {
 			list_models();
 			return 0;
@@ -233,6 +255,8 @@ static int cmd_run(int argc, char **argv)
 			list_quirks();
 			return 0;
 		}
+		if (seen[o] && option_is_flag[o])
+			return usage_error("%s given twice", name);
 		if (seen[o] && !options[o].repeatable)
 			return usage_error("%s given twice ('%s', then '%s'); it takes one value", name,
 					   first[o], val);
@@ -281,7 +305,20 @@ static int cmd_run(int argc, char **argv)
 			break;
 		case OPT_TRACE:
 			if (!trace_parse(val, &cfg.trace))
-				return usage_error("bad --trace '%s' (comma list of insn,exc,io,pf or all)", val);
+				return usage_error("bad --trace '%s' (comma list of insn,exc,io,pf,vmexit or all)", val);
+			cfg.watch.trace = cfg.trace & TRACE_VMEXIT;
+			break;
+		case OPT_TRACE_FORMAT:
+			if (strcmp(val, "text") && strcmp(val, "json"))
+				return usage_error("bad --trace-format '%s' (text or json)", val);
+			cfg.watch.json = !strcmp(val, "json");
+			break;
+		case OPT_STATS:
+			cfg.watch.stats = true;
+			break;
+		case OPT_LIVELOCK:
+			if (!parse_u64(val, &cfg.watch.livelock))
+				return usage_error("bad --livelock '%s' (a number of repeats, 0 = off)", val);
 			break;
 		case OPT_LOAD: {
 			const char *at = strrchr(val, '@');
@@ -324,7 +361,7 @@ static int cmd_run(int argc, char **argv)
 			break;
 		}
 	}
-	int rc = check_combinations(seen);
+	int rc = check_combinations(seen, &cfg);
 	if (rc)
 		return rc;
 	if (cfg.svm_quirks && cfg.model->hv_ext != HV_EXT_SVM)

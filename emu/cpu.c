@@ -8,6 +8,7 @@
 #include "emu/cpu_model.h"
 #include "emu/debug.h"
 #include "emu/flags.h"
+#include "emu/hv.h"
 #include "emu/icache.h"
 #include "emu/insn.h"
 
@@ -53,6 +54,13 @@ void cpu_reset(struct cpu *cpu)
 	cpu->tlb.pcid = 0;
 	tlb_flush_all(&cpu->tlb);
 	icache_flush(cpu->icache);
+	/* No guest runs after RESET; the hypervisor model forgets its guest and
+	 * what it cached (the model itself stays installed). */
+	cpu->in_guest = false;
+	cpu->stage2_on = false;
+	cpu->vectoring_valid = false;
+	if (cpu->hv && cpu->hv->reset)
+		cpu->hv->reset(cpu->hv_ctx, cpu);
 
 	/* SDM Vol.3 9.1.1, Table 9-1: state after RESET. */
 	reset_registers(cpu);

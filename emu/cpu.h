@@ -131,6 +131,7 @@ struct walk_result;            /* mmu/paging.h */
 /* Trace classes (--trace). */
 enum {
 	TRACE_INSN = 1u << 0, TRACE_EXC = 1u << 1, TRACE_IO = 1u << 2, TRACE_PF = 1u << 3,
+	TRACE_VMEXIT = 1u << 4,    /* VM exits: the CLI's exit observer (cli/exit_trace.h) */
 };
 
 /* Lazily evaluated arithmetic flags: the last flag-setting operation is recorded

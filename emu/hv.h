@@ -31,6 +31,8 @@ struct hv_model {
 	/* An instruction boundary with ATT_HV set in cpu->attention (the model
 	 * asked to look: a pending virtual interrupt, a window, a timer). */
 	status_t (*boundary)(void *ctx, struct cpu *cpu);
+	/* cpu_reset(): forget the guest and every cached VMCB/VMCS state. */
+	void (*reset)(void *ctx, struct cpu *cpu);
 };
 
 /* A VM exit as the model delivered it to the host, for whoever watches exits

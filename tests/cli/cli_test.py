@@ -11,6 +11,7 @@ text stderr must hold (in order), and what a case's own check says (files left
 intact, ...). A case with 'signal' waits for the guest's first line on COM1,
 then sends the signal.
 """
+import json
 import os
 import re
 import signal
@@ -55,6 +56,99 @@ MB_CHECK = bytes.fromhex(
     'b001'            # fail: mov al, 1
     'e6f4'            # out 0xf4, al
 )
+
+# A minimal 32-bit SVM host (L1) for --trace vmexit, --stats and the livelock
+# detector: a multiboot a.out kernel, paging off, that sets EFER.SVME and
+# VM_HSAVE_PA, then runs its loop. The guest (L2) is code at 0x100100 in the
+# same flat segments, the VMCB at 0x101000 (file offset 0x1000) passes the
+# APM2 15.5.1 checks (EFER.SVME, the VMRUN intercept, ASID 1). The images run
+# unchanged under qemu-system-x86_64 -cpu max.
+SVM_GUEST = 0x100100
+
+
+def svm_vmcb(misc1, misc2=0):
+    """The VMCB: intercept vectors 3 and 4 (APM2 Table B-1, 0x00C/0x010; VMRUN
+    always), ASID 1, and the guest state of APM2 Table B-2 (VMCB offset 0x400 on)."""
+    v = bytearray(0x1000)
+    struct.pack_into('<II', v, 0x00c, misc1, misc2 | 1)
+    struct.pack_into('<I', v, 0x058, 1)
+    for off, sel, attrib in ((0x00, 0x10, 0xc93), (0x10, 0x08, 0xc9b), (0x20, 0x10, 0xc93),
+                             (0x30, 0x10, 0xc93), (0x40, 0x10, 0xc93), (0x50, 0x10, 0xc93)):
+        # ES CS SS DS FS GS: flat; attrib = type|S|DPL|P (7:0), AVL|L|D/B|G (11:8)
+        struct.pack_into('<HHIQ', v, 0x400 + off, sel, attrib, 0xffffffff, 0)
+    struct.pack_into('<HHIQ', v, 0x460, 0, 0, 0x27, 0x9600)          # GDTR
+    struct.pack_into('<Q', v, 0x4d0, 0x1000)                         # EFER.SVME
+    # CR4 CR3 CR0 DR7 DR6 RFLAGS RIP
+    struct.pack_into('<7Q', v, 0x548, 0, 0, 0x11, 0x400, 0xffff0ff0, 2, SVM_GUEST)
+    struct.pack_into('<Q', v, 0x5d8, 0x90000)                        # RSP
+    struct.pack_into('<Q', v, 0x668, 0x0007040600070406)             # G_PAT
+    return bytes(v)
+
+
+SVM_SETUP = bytes.fromhex(
+    'b9800000c0'      # mov ecx, 0xc0000080 (EFER)
+    '0f32'            # rdmsr
+    '0d00100000'      # or eax, 0x1000 (SVME)
+    '0f30'            # wrmsr
+    'b9170101c0'      # mov ecx, 0xc0010117 (VM_HSAVE_PA)
+    'b800001100'      # mov eax, 0x110000
+    '31d2'            # xor edx, edx
+    '0f30'            # wrmsr
+)
+
+
+def svm_kernel(loop, guest, misc1, misc2=0):
+    img = aout_kernel(SVM_SETUP + loop).ljust(0x100, b'\xcc') + guest
+    return img.ljust(0x1000, b'\xcc') + svm_vmcb(misc1, misc2)
+
+
+INT_CPUID, INT_HLT, INT_VMMCALL = 1 << 18, 1 << 24, 1 << 1    # vector 3, 3, 4
+# L1 re-enters at once: the guest's CPUID exits again, the same way, forever.
+SVM_LOOP_STUCK = bytes.fromhex(
+    'b800101000'      # loop: mov eax, 0x101000
+    '0f01d8'          # vmrun
+    'ebf6'            # jmp loop
+)
+# L1 steps its guest (CPUID; VMMCALL; HLT) past each exit until HLT, then
+# VMRUNs with ASID 0 (VMEXIT_INVALID) and passes if EXITCODE is -1.
+SVM_LOOP_STEP = bytes.fromhex(
+    'b800101000'      # loop: mov eax, 0x101000
+    '0f01d8'          # vmrun
+    'a170101000'      # mov eax, [0x101070] (EXITCODE)
+    '83f878'          # cmp eax, 0x78 (HLT)
+    '7413'            # je halted
+    'b903000000'      # mov ecx, 3 (VMMCALL's length)
+    '83f872'          # cmp eax, 0x72 (CPUID)
+    '7501'            # jne step
+    '49'              # dec ecx (CPUID's length)
+    '010d78151000'    # step: add [0x101578], ecx (guest RIP)
+    'ebdb'            # jmp loop
+    'c7055810100000000000'  # halted: mov dword [0x101058], 0 (ASID)
+    'b800101000'      # mov eax, 0x101000
+    '0f01d8'          # vmrun
+    'a170101000'      # mov eax, [0x101070]
+    '83f8ff'          # cmp eax, -1
+    '7504'            # jne fail
+    'b000'            # mov al, 0
+    'e6f4'            # out 0xf4, al
+    'b001'            # fail: mov al, 1
+    'e6f4'            # out 0xf4, al
+)
+SVM_GUEST_STEPS = bytes.fromhex('0fa2' '0f01d9' 'f4')     # cpuid; vmmcall; hlt
+# 20000 VMMCALL round trips: identical exits, but the guest runs a JMP
+# between them (progress, not a livelock).
+SVM_LOOP_ROUNDS = bytes.fromhex(
+    'be204e0000'      # mov esi, 20000
+    'b800101000'      # loop: mov eax, 0x101000
+    '0f01d8'          # vmrun
+    '83057815100003'  # add dword [0x101578], 3 (past VMMCALL)
+    '4e'              # dec esi
+    '75ee'            # jnz loop
+    'b000'            # mov al, 0
+    'e6f4'            # out 0xf4, al
+)
+SVM_GUEST_ROUNDS = bytes.fromhex('0f01d9' 'ebfb')         # 1: vmmcall; jmp 1b
+
 
 # Real mode at 0000:7c00: print "A" on COM1, then exit with V=0x10 (status 33).
 REAL_HELLO = bytes.fromhex('b041' 'baf803' 'ee' 'b010' 'e6f4')
@@ -108,6 +202,9 @@ def files(tmp):
     put('exit128.bin', real_exit(128))
     put('exit200.bin', real_exit(200))
     put('notes.txt', b'keep me\n')
+    put('svm_stuck.bin', svm_kernel(SVM_LOOP_STUCK, bytes.fromhex('0fa2'), INT_CPUID))
+    put('svm_steps.bin', svm_kernel(SVM_LOOP_STEP, SVM_GUEST_STEPS, INT_CPUID | INT_HLT, INT_VMMCALL))
+    put('svm_rounds.bin', svm_kernel(SVM_LOOP_ROUNDS, SVM_GUEST_ROUNDS, 0, INT_VMMCALL))
     os.link(p['mbcheck.bin'], os.path.join(tmp, 'hardlink.bin'))
     os.symlink('mbcheck.bin', os.path.join(tmp, 'symlink.bin'))
     return p
@@ -322,7 +419,118 @@ def cases(p, tmp):
         # --cpu pentium replaces the entry's epyc-lite: no SVM, nothing checked (255).
         'repro-run-cpu-replaced': (['repro', 'run', 'nova-escape-exitinfo2', '--cpu', 'pentium'], 255, None,
                                    False),
+        # Watching VM exits (README "Watching VM exits"): the options' errors.
+        'bad-trace-format': ee("bad --trace-format 'xml' (text or json)", 'run', '--kernel', mb,
+                               '--trace', 'vmexit', '--trace-format', 'xml'),
+        'trace-format-twice': ee('--trace-format given twice', 'run', '--kernel', mb, '--trace', 'vmexit',
+                                 '--trace-format', 'json', '--trace-format', 'text'),
+        'trace-format-without-vmexit': ee('--trace-format is the form of the --trace vmexit lines', 'run',
+                                          '--kernel', mb, '--trace', 'insn,exc', '--trace-format', 'json'),
+        'trace-format-without-trace': ee('--trace does not list vmexit', 'run', '--kernel', mb,
+                                         '--trace-format', 'text'),
+        'stats-with-value': ee("--stats takes no value (got 'yes')", 'run', '--kernel', mb, '--stats=yes'),
+        'stats-twice': ee('--stats given twice', 'run', '--kernel', mb, '--stats', '--stats'),
+        'bad-livelock': ee("bad --livelock 'many'", 'run', '--kernel', mb, '--livelock', 'many'),
+        'livelock-negative': ee("bad --livelock '-1'", 'run', '--kernel', mb, '--livelock', '-1'),
+        'livelock-empty': ee("bad --livelock ''", 'run', '--kernel', mb, '--livelock='),
+        'livelock-missing': ee('option --livelock needs a value', 'run', '--kernel', mb, '--livelock'),
+        'livelock-twice': ee('--livelock given twice', 'run', '--kernel', mb, '--livelock', '5',
+                             '--livelock', '0'),
+        # Accepted everywhere; with no hypervisor extension in use there are no
+        # exits, and --stats says so however the run ends.
+        'trace-vmexit-json': case(['run', '--load', real + '@0x7c00', '--entry', '0x7c00', '--trace', 'vmexit',
+                                   '--trace-format=json', '--livelock', '0'], 33, b'A'),
+        'stats-debug-exit': case(['run', '--load', real + '@0x7c00', '--entry', '0x7c00', '--stats'], 33, b'A',
+                                 False, 'hvemu: stats: no VM exits in 5 virtual instructions\n'),
+        'stats-insn-limit': case(['run', '--load', p['spin.bin'] + '@0x7c00', '--entry', '0x7c00', '--stats',
+                                  '--max-insns', '1000'], 6, b'', False,
+                                 ['instruction limit reached', 'hvemu: stats: no VM exits in 1000 virtual']),
+        'stats-shutdown': case(['run', '--kernel', p['ud2.bin'], '--stats'], 4, b'', False,
+                               ['triple fault (shutdown)', 'eax=2badb002', 'hvemu: stats: no VM exits in ']),
+        # A real L1 under the SVM model (--cpu epyc-lite): the trace lines in the
+        # README's form, the summary, and the livelock detector.
+        'svm-trace-text': case(['run', '--cpu', 'epyc-lite', '--kernel', p['svm_steps.bin'], '--trace', 'vmexit'],
+                               1, b'', False, [
+            'vmexit #1 svm VMEXIT_CPUID 0x72 at 0008:00100100 [0f a2] "cpuid" info1=0x0 info2=0x0 "" '
+            'intinfo=0x0 "none" dt=0 t=',
+            '\nvmexit #2 svm VMEXIT_VMMCALL 0x81 at 0008:00100102 [0f 01 d9] "vmmcall" info1=0x0 info2=0x0 "" '
+            'intinfo=0x0 "none" dt=0 t=',
+            '\nvmexit #3 svm VMEXIT_HLT 0x78 at 0008:00100105 [f4] "hlt" info1=0x0 info2=0x0 "" '
+            'intinfo=0x0 "none" dt=0 t=',
+            '\nvmexit #4 svm VMEXIT_INVALID 0xffffffffffffffff at 0008:00100105 [] "?" info1=0x0 info2=0x0 "',
+            '" intinfo=0x0 "none" dt=0 t=', ' check="APM2 15.5.1: ', '"\n']),
+        'svm-trace-all': case(['run', '--cpu', 'epyc-lite', '--kernel', p['svm_steps.bin'], '--trace', 'all'],
+                              1, b'', False, ['insn: 0008:00100041  0f 01 d8', 'vmexit #1 svm VMEXIT_CPUID 0x72',
+                                              'vmexit #4 svm VMEXIT_INVALID']),
+        # Checked line by line in main(): JSON, keys in the README's order.
+        'svm-trace-json': case(['run', '--cpu', 'epyc-lite', '--kernel', p['svm_steps.bin'], '--trace', 'vmexit',
+                                '--trace-format', 'json'], 1, b''),
+        'svm-stats': case(['run', '--cpu', 'epyc-lite', '--kernel', p['svm_steps.bin'], '--stats'], 1, b'', False, [
+            'hvemu: stats: 4 VM exits in ', ' virtual instructions (', ' per million); 0 instructions (0.00%) in guests\n',
+            '  code                name                             count    share\n',
+            '  0x72                VMEXIT_CPUID                         1   25.00%\n',
+            '  0x78                VMEXIT_HLT                           1   25.00%\n',
+            '  0x81                VMEXIT_VMMCALL                       1   25.00%\n',
+            '  0xffffffffffffffff  VMEXIT_INVALID                       1   25.00%\n',
+            'hvemu: stats: guest instructions from VM entry to exit (log2 buckets):\n',
+            '  0                                                     4  100.00%  ' + '#' * 40 + '\n']),
+        'svm-livelock': case(['run', '--cpu', 'epyc-lite', '--kernel', p['svm_stuck.bin']], 14, b'', False, [
+            'hvemu: livelock: svm exit VMEXIT_CPUID (0x72) at 0008:00100100 repeated 10000 times in a row '
+            '(exits #1 to #10000) with no guest instruction in between; the last one:\n'
+            'vmexit #10000 svm VMEXIT_CPUID 0x72 at 0008:00100100 [0f a2] "cpuid" info1=0x0 info2=0x0 "" '
+            'intinfo=0x0 "none" dt=0 t=']),
+        'svm-livelock-n-stats': case(['run', '--cpu', 'epyc-lite', '--kernel', p['svm_stuck.bin'], '--livelock', '50',
+                                      '--stats'], 14, b'', False, [
+            'repeated 50 times in a row (exits #1 to #50)', 'hvemu: stats: 50 VM exits in ',
+            '  0x72                VMEXIT_CPUID                        50  100.00%\n']),
+        # Off: the loop runs until the instruction limit.
+        'svm-livelock-off': case(['run', '--cpu', 'epyc-lite', '--kernel', p['svm_stuck.bin'], '--livelock', '0',
+                                  '--max-insns', '100000'], 6, b'', False, 'instruction limit reached'),
+        # Identical exits with the guest running in between are progress.
+        'svm-rounds-not-livelock': case(['run', '--cpu', 'epyc-lite', '--kernel', p['svm_rounds.bin'],
+                                         '--livelock', '100', '--stats'], 1, b'', False, [
+            'hvemu: stats: 20000 VM exits in ',
+            '  0x81                VMEXIT_VMMCALL                   20000  100.00%\n',
+            '  0                                                     1    0.01%  #\n',
+            '  1                                                 19999  100.00%  ']),
+        'stats-sigint': case(['run', '--load', p['postspin.bin'] + '@0x7c00', '--entry', '0x7c00', '--stats'], 12,
+                             b'R\n', False, ['hvemu: stopped by SIGINT', 'hvemu: stats: no VM exits in '],
+                             sig=signal.SIGINT),
     }
+
+
+# The keys of a --trace-format json line, in order (README "Watching VM exits").
+JSON_KEYS = ['exit', 'vendor', 'name', 'code', 'cs', 'rip', 'bits', 'insn', 'disasm', 'info1', 'info2',
+             'describe', 'intinfo', 'event', 'failed_check', 'guest_insns', 'now']
+
+
+def check_json_lines(err):
+    """The svm-trace-json case: four JSON lines, every key in order, the
+    values of the svm_steps guest's exits; None or what is wrong."""
+    lines = [json.loads(l) for l in err.splitlines() if l.startswith('{')]
+    if len(lines) != 4:
+        return f'{len(lines)} JSON lines, expected 4'
+    want = [('VMEXIT_CPUID', '0x72', '0x100100', '0fa2', 'cpuid'),
+            ('VMEXIT_VMMCALL', '0x81', '0x100102', '0f01d9', 'vmmcall'),
+            ('VMEXIT_HLT', '0x78', '0x100105', 'f4', 'hlt'),
+            ('VMEXIT_INVALID', '0xffffffffffffffff', '0x100105', '', None)]
+    last_now = -1
+    for i, (o, w) in enumerate(zip(lines, want)):
+        if list(o) != JSON_KEYS:
+            return f'line {i + 1}: keys {list(o)}'
+        got = (o['name'], o['code'], o['rip'], o['insn'], o['disasm'])
+        if got != w or o['exit'] != i + 1 or o['vendor'] != 'svm' or o['cs'] != '0x0008' or o['bits'] != 32:
+            return f'line {i + 1}: {o}'
+        if o['info1'] != '0x0' or o['info2'] != '0x0' or o['intinfo'] != '0x0' or o['event'] is not None:
+            return f'line {i + 1}: information fields {o}'
+        if o['guest_insns'] != 0 or not isinstance(o['now'], int) or o['now'] <= last_now:
+            return f'line {i + 1}: times {o}'
+        last_now = o['now']
+        if (o['failed_check'] is None) != (i < 3):
+            return f'line {i + 1}: failed_check {o["failed_check"]!r}'
+    if not lines[3]['failed_check'].startswith('APM2 15.5.1: '):
+        return f'failed_check {lines[3]["failed_check"]!r} does not name its APM section'
+    return None
 
 
 def run_case(hvemu, c, tmp):
@@ -394,6 +602,16 @@ def main():
             ok = False
         if name == 'help' and b'exit status' not in out:
             print('FAIL: --help does not document the exit statuses')
+            ok = False
+        if name == 'svm-trace-json':
+            why = check_json_lines(err)
+            if why:
+                print('FAIL:', why)
+                ok = False
+        watch_help = [b'vmexit', b'--trace-format text|json', b'--stats', b'--livelock N', b'default 10000, 0 = off',
+                      b'14   livelock']
+        if name == 'help' and not all(w in out for w in watch_help):
+            print('FAIL: --help does not document --trace vmexit, --trace-format, --stats, --livelock and status 14')
             ok = False
         if name.startswith('cpu-help') and c['status'] == 0 and b'core2' not in out:
             print('FAIL: --cpu help does not list the models')
