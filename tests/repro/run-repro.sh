@@ -2,6 +2,7 @@
 # Runs an entry of the repro catalog and maps the result to a meson one.
 # usage: run-repro.sh spec HVEMU NAME [hvemu run options]
 #        run-repro.sh observed HVEMU NAME OBSERVED [hvemu run options]
+#        run-repro.sh livelock HVEMU NAME [hvemu run options]
 #        run-repro.sh qemu QEMU ELF OBSERVED
 # spec:     `hvemu repro run NAME [options]` must pass as the manual says:
 #           exit status 1, a TAP plan 1..N matching its N test lines, no
@@ -10,6 +11,8 @@
 #           OBSERVED (without its comments), in order, and the guest must
 #           have ended through isa-debug-exit (an odd status) having checked
 #           something.
+# livelock: the run must end through hvemu's livelock detector (status 14)
+#           on an intercepted #PF whose EXITINFO2 has bits above 31 set.
 # qemu:     the same comparison for the ELF under qemu-system-x86_64 -cpu max
 #           (skipped, 77, without QEMU).
 set -u
@@ -38,6 +41,21 @@ spec)
 	checked=$(grep -E '^ok( |$)' "$log" | grep -vc '# SKIP')
 	if [ -z "$plan" ] || [ "$plan" -ne "$lines" ] || [ "$checked" -eq 0 ]; then
 		echo "FAIL: TAP plan '1..$plan', $lines test lines, $checked checks that ran"
+		exit 1
+	fi
+	exit 0
+	;;
+livelock)
+	timeout 600 "$emu" repro run "$what" "$@" </dev/null >"$log" 2>&1
+	status=$?
+	cat "$log"
+	if [ "$status" -ne 14 ]; then
+		echo "FAIL: exit status $status, expected 14 (livelock)"
+		exit 1
+	fi
+	if ! grep -q '^hvemu: livelock: svm exit VMEXIT_EXCP_PF (0x4e) at ' "$log" ||
+		! grep -Eq '^vmexit #[0-9]+ svm VMEXIT_EXCP_PF .* info2=0x1[0-9a-f]{8} ' "$log"; then
+		echo "FAIL: no livelock report on a #PF exit with EXITINFO2 above 4 GiB"
 		exit 1
 	fi
 	exit 0
