@@ -8,7 +8,10 @@ void exit_watch_init(struct exit_watch *w, const struct exit_watch_config *cfg, 
 	exit_trace_init(&w->trace, out, cfg->json);
 	exit_stats_init(&w->stats);
 	livelock_init(&w->livelock, cfg->livelock);
-	w->observer = (struct vm_exit_observer){ .exit = exit_watch_exit, .ctx = w };
+	/* The trace and a livelock report show the instruction; counting alone
+	 * spares the model its guest code read. */
+	w->observer = (struct vm_exit_observer){ .exit = exit_watch_exit, .ctx = w,
+						 .want_insn = cfg->trace || cfg->livelock };
 }
 
 void exit_watch_destroy(struct exit_watch *w)

@@ -18,6 +18,8 @@
 #define MEM_MIN (2ull << 20)
 #define MEM_MAX (3584ull << 20)
 #define MEM_DEFAULT (128ull << 20)
+#define INSN_RATE_MIN 1000000ull        /* 1 MHz */
+#define INSN_RATE_MAX 10000000000ull    /* 10 GHz */
 
 static const char usage_text[] =
 	"usage: hvemu run --kernel FILE [options]\n"
@@ -34,6 +36,9 @@ static const char usage_text[] =
 	"options:\n"
 	"  --kernel FILE        Multiboot kernel\n"
 	"  --cmdline STRING     kernel command line (passed as \"FILE STRING\")\n"
+	"  --module \"FILE ARGS\" a Multiboot module: FILE's bytes, page-aligned after\n"
+	"                       the kernel, with the string \"FILE ARGS\" (repeatable, in\n"
+	"                       order; QEMU's -initrd \"FILE ARGS,...\")\n"
 	"  --mem SIZE           guest RAM, e.g. 128M, 1G (suffix K/M/G; none = MiB);\n"
 	"                       2M..3584M, default 128M\n"
 	"  --cpu MODEL          CPU model; --cpu help lists them\n"
@@ -61,13 +66,25 @@ static const char usage_text[] =
 	"  --bios FILE          BIOS image (multiple of 64 KiB) ending at 4 GiB\n"
 	"  --quirk NAME         deviate from the APM as another implementation does\n"
 	"                       (repeatable; --quirk help lists them; SVM models)\n"
+	"  --insn-rate HZ       nominal instruction rate: virtual time runs one tick\n"
+	"                       per instruction at this rate, and the TSC with it\n"
+	"                       (suffix k/M/G; 1M..10G, default 1G)\n"
+	"  --realtime           pace the run to the host clock (the host sleeps\n"
+	"                       while the guest is ahead; virtual time is unchanged)\n"
+	"  --rtc-base DATE      the RTC's start, YYYY-MM-DD[THH:MM:SS] (1900-2099;\n"
+	"                       default 2000-01-01T00:00:00)\n"
 	"\n"
-	"Each option is given once (--load and --quirk may repeat); --kernel, --bios and --load\n"
-	"with --entry/--entry64 exclude each other; --load images may not overlap\n"
-	"each other, the kernel or its multiboot data; --serial file:PATH may not\n"
-	"name an input.\n"
+	"Each option is given once (--load, --module and --quirk may repeat); --kernel,\n"
+	"--bios and --load with --entry/--entry64 exclude each other; --module needs\n"
+	"--kernel; --load images may not overlap each other, the kernel, its modules,\n"
+	"its multiboot data or the ACPI tables; --serial file:PATH may not name an input.\n"
 	"\n"
-	"devices: 16550A UART at 0x3f8, isa-debug-exit at 0xf4, POST port 0x80.\n"
+	"devices: 16550A UART at 0x3f8, isa-debug-exit at 0xf4-0xf7, POST port 0x80,\n"
+	"fw_cfg at 0x510, PCI configuration at 0xcf8 (i440FX host bridge), pc-testdev,\n"
+	"port 0x92 (fast reset, A20), reset control 0xcf9, 8042 reset command, the\n"
+	"Bochs shutdown port 0x8900, 8259A PIC pair (0x20, 0xa0, ELCR 0x4d0), 8254\n"
+	"PIT (0x40) with port 0x61, MC146818 RTC/CMOS (0x70), HPET at 0xfed00000;\n"
+	"ACPI tables at 0xf0000 (not with --bios).\n"
 	"\n"
 	"exit status:\n"
 	"  odd  (V<<1)|1: the guest wrote V to isa-debug-exit (port 0xf4)\n"
@@ -77,7 +94,9 @@ static const char usage_text[] =
 	"  8    HLT with nothing to wake the CPU\n"
 	"  10   unsupported instruction or emulator error\n"
 	"  12   stopped by SIGINT or SIGTERM (where the CPU was is reported)\n"
-	"  14   livelock: the same VM exit N times in a row (--livelock N)\n"
+	"  14   the guest reset the machine (port 0x92, 0xcf9, 8042 command 0xfe)\n"
+	"  16   the guest powered off (\"Shutdown\" written to port 0x8900)\n"
+	"  18   livelock: the same VM exit N times in a row (--livelock N)\n"
 	"  0    --help, --version, --cpu help\n";
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -105,6 +124,80 @@ static bool parse_u64(const char *s, uint64_t *out)
 		return false;
 	*out = v;
 	return true;
+}
+
+/* A frequency: a decimal number (with a fraction if a suffix makes it whole),
+ * an optional k/K, M or G suffix (decimal units) and an optional "Hz". */
+static bool parse_rate(const char *s, uint64_t *out)
+{
+	uint64_t mant = 0;
+	int frac = -1;
+	const char *p = s;
+	if (*p < '0' || *p > '9')
+		return false;
+	for (; (*p >= '0' && *p <= '9') || (*p == '.' && frac < 0); p++) {
+		if (*p == '.') {
+			frac = 0;
+			continue;
+		}
+		if (mant > (UINT64_MAX - 9) / 10)
+			return false;
+		mant = mant * 10 + (uint64_t)(*p - '0');
+		if (frac >= 0)
+			frac++;
+	}
+	int exp = 0;
+	switch (*p) {
+	case 'k': case 'K': exp = 3; p++; break;
+	case 'M': exp = 6; p++; break;
+	case 'G': exp = 9; p++; break;
+	default: break;
+	}
+	if (!strcmp(p, "Hz"))
+		p += 2;
+	if (*p)
+		return false;
+	for (exp -= frac > 0 ? frac : 0; exp > 0; exp--) {
+		if (mant > UINT64_MAX / 10)
+			return false;
+		mant *= 10;
+	}
+	for (; exp < 0; exp++) {
+		if (mant % 10)
+			return false;
+		mant /= 10;
+	}
+	*out = mant;
+	return true;
+}
+
+/* n decimal digits at *p into *v; advances *p. */
+static bool digits(const char **p, unsigned n, unsigned *v)
+{
+	*v = 0;
+	for (unsigned i = 0; i < n; i++, (*p)++) {
+		if (**p < '0' || **p > '9')
+			return false;
+		*v = *v * 10 + (unsigned)(**p - '0');
+	}
+	return true;
+}
+
+/* YYYY-MM-DD, optionally followed by THH:MM:SS (or a space for the T). */
+static bool parse_date(const char *s, struct rtc_time *t)
+{
+	const char *p = s;
+	*t = (struct rtc_time){ 0 };
+	if (!digits(&p, 4, &t->year) || *p++ != '-' || !digits(&p, 2, &t->month) || *p++ != '-' ||
+	    !digits(&p, 2, &t->day))
+		return false;
+	if (*p == 'T' || *p == ' ') {
+		p++;
+		if (!digits(&p, 2, &t->hour) || *p++ != ':' || !digits(&p, 2, &t->minute) || *p++ != ':' ||
+		    !digits(&p, 2, &t->second))
+			return false;
+	}
+	return !*p && rtc_time_valid(t);
 }
 
 /* SIZE with a K/M/G suffix (binary units); no suffix means MiB, as QEMU's -m. */
@@ -152,8 +245,8 @@ static void list_models(void)
  * repeats. */
 enum opt {
 	OPT_KERNEL, OPT_CMDLINE, OPT_MEM, OPT_CPU, OPT_MAX_INSNS, OPT_SERIAL, OPT_TRACE,
-	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT, OPT_QUIRK,
-	OPT_TRACE_FORMAT, OPT_STATS, OPT_LIVELOCK, OPT_COUNT
+	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT, OPT_MODULE, OPT_QUIRK,
+	OPT_TRACE_FORMAT, OPT_STATS, OPT_LIVELOCK, OPT_INSN_RATE, OPT_REALTIME, OPT_RTC_BASE, OPT_COUNT
 };
 
 static const struct { const char *name; bool repeatable; } options[OPT_COUNT] = {
@@ -163,13 +256,16 @@ static const struct { const char *name; bool repeatable; } options[OPT_COUNT] = 
 	[OPT_TRACE] = { "--trace", false },       [OPT_LOAD] = { "--load", true },
 	[OPT_ENTRY] = { "--entry", false },       [OPT_ENTRY64] = { "--entry64", false },
 	[OPT_BIOS] = { "--bios", false },         [OPT_TLB] = { "--tlb", false },
-	[OPT_DUMP_PT] = { "--dump-pt", false },   [OPT_QUIRK] = { "--quirk", true },
+	[OPT_DUMP_PT] = { "--dump-pt", false },   [OPT_MODULE] = { "--module", true },
+	[OPT_QUIRK] = { "--quirk", true },
 	[OPT_TRACE_FORMAT] = { "--trace-format", false }, [OPT_STATS] = { "--stats", false },
 	[OPT_LIVELOCK] = { "--livelock", false },
+	[OPT_INSN_RATE] = { "--insn-rate", false }, [OPT_REALTIME] = { "--realtime", false },
+	[OPT_RTC_BASE] = { "--rtc-base", false },
 };
 
 /* The options that take no value. */
-static const bool option_is_flag[OPT_COUNT] = { [OPT_STATS] = true };
+static const bool option_is_flag[OPT_COUNT] = { [OPT_STATS] = true, [OPT_REALTIME] = true };
 
 /* `--quirk help`: the registry (svm/quirks.c). */
 static void list_quirks(void)
@@ -208,6 +304,8 @@ static int check_combinations(const unsigned seen[OPT_COUNT], const struct machi
 		return usage_error("--cmdline is passed to a multiboot --kernel; there is none");
 	if (seen[OPT_TRACE_FORMAT] && !cfg->watch.trace)
 		return usage_error("--trace-format is the form of the --trace vmexit lines; --trace does not list vmexit");
+	if (seen[OPT_MODULE] && !seen[OPT_KERNEL])
+		return usage_error("--module is loaded for a multiboot --kernel; there is none");
 	return 0;
 }
 
@@ -332,6 +430,16 @@ static int cmd_run(int argc, char **argv)
 			cfg.loads[cfg.n_loads++] = (struct flat_load){ .path = val, .addr = addr };
 			break;
 		}
+		case OPT_MODULE:
+			/* "FILE ARGS": the file is up to the first space (QEMU's -initrd). */
+			if (!val[0] || val[0] == ' ')
+				return usage_error("bad --module '%s' (\"FILE [ARGS]\")", val);
+			if (cfg.n_modules == MB_MAX_MODULES)
+				return usage_error("too many --module options (max %d)", MB_MAX_MODULES);
+			if (strlen(val) >= MB_CMDLINE_MAX)
+				return usage_error("--module string too long (max %d bytes)", MB_CMDLINE_MAX - 1);
+			cfg.modules[cfg.n_modules++] = val;
+			break;
 		case OPT_DUMP_PT:
 			if (strcmp(val, "exit") && strcmp(val, "shutdown"))
 				return usage_error("bad --dump-pt '%s' (exit or shutdown)", val);
@@ -357,6 +465,20 @@ static int cmd_run(int argc, char **argv)
 			cfg.svm_quirks |= q->bit;
 			break;
 		}
+		case OPT_INSN_RATE:
+			if (!parse_rate(val, &cfg.insn_rate))
+				return usage_error("bad --insn-rate '%s' (a frequency: 1000000000, 2.4G, 500M)", val);
+			if (cfg.insn_rate < INSN_RATE_MIN || cfg.insn_rate > INSN_RATE_MAX)
+				return usage_error("--insn-rate %s out of range (1M..10G)", val);
+			break;
+		case OPT_REALTIME:
+			cfg.realtime = true;
+			break;
+		case OPT_RTC_BASE:
+			if (!parse_date(val, &cfg.rtc_base))
+				return usage_error("bad --rtc-base '%s' (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS, "
+						   "a date from 1900 to 2099)", val);
+			break;
 		case OPT_COUNT:
 			break;
 		}

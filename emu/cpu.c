@@ -36,7 +36,20 @@ void cpu_init(struct cpu *cpu, const struct cpu_model *model, struct physmem *me
 	cpu->icache = icache_create(mem->ram_size);
 	if (!cpu->icache)
 		abort();   /* host out of memory at start-up: nothing sensible to do */
+	cpu->a20_mask = ~0ull;   /* a machine input, kept by cpu_reset() and INIT */
 	cpu_reset(cpu);
+}
+
+void cpu_set_a20(struct cpu *cpu, bool enabled)
+{
+	uint64_t mask = enabled ? ~0ull : ~(1ull << 20);
+	if (mask == cpu->a20_mask)
+		return;
+	cpu->a20_mask = mask;
+	/* Every cached linear -> physical translation may now be wrong, the
+	 * running block's included: the next instruction is fetched anew. */
+	tlb_flush_all(&cpu->tlb);
+	cpu_attend(cpu, ATT_CODE);
 }
 
 static void reset_registers(struct cpu *cpu);

@@ -64,6 +64,7 @@ struct vm_exit_report {
 struct vm_exit_observer {
 	void (*exit)(void *ctx, struct cpu *cpu, const struct vm_exit_report *r);
 	void *ctx;
+	bool want_insn;            /* fill insn/insn_len (a guest code read per exit) */
 };
 
 /* ---- What a world switch (VMRUN, #VMEXIT, VM entry, VM exit) needs of the core ---- */
@@ -71,6 +72,11 @@ struct vm_exit_observer {
 /* The CR4 and EFER bits this CPU implements; the rest are reserved (MBZ). */
 uint64_t cpu_cr4_valid_bits(const struct cpu *cpu);
 uint64_t cpu_efer_valid_bits(const struct cpu *cpu);
+
+/* Whether MOV to CRn of val passes the instruction's #GP(0) checks on the
+ * value (reserved bits, illegal combinations): an SVM CR-write intercept comes
+ * only after them (APM2 15.9 Table 15-7), a VMX exit before (SDM Vol.3 25.1.1). */
+bool cpu_mov_cr_value_ok(const struct cpu *cpu, unsigned cr, uint64_t val);
 
 /* Load the PAE PDPTE registers for the current CR0/CR3/CR4 (SDM Vol.3 4.4.1),
  * through stage 2 while cpu->stage2_on: ST_FAULT with #GP(0) pending for a

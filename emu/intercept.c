@@ -197,7 +197,9 @@ status_t hv_intercept_event(struct cpu *cpu, const struct event *ev)
 	 * next one (SDM Vol.3 28.3.3: for a software exception "the value saved
 	 * references the INT3, INTO, or INT1 instruction"; APM2 15.7.1 nRIP). */
 	bool software = ev->type == EV_SOFTINT || ev->type == EV_SOFTEXC || ev->type == EV_PRIV_SOFTEXC;
-	if (software && !ev->injected)
+	if (cpu->vectoring_valid)
+		r.rip = r.next_rip = resume_rip(cpu);   /* a fault while delivering another event */
+	else if (software && !ev->injected)
 		r.rip = cpu->insn_start;
 	return ask(cpu, &r);
 }

@@ -44,10 +44,16 @@ def elf64_kernel(code, paddr=0x200000, vaddr=0xffffffff80200000):
 
 # 32-bit code checking the Multiboot machine state (Multiboot 3.2), then
 # reporting through isa-debug-exit: 0 = pass (status 1), 1 = fail (status 3).
+# The information structure is on the page after the image (these kernels'
+# images are smaller than a page and start on a page boundary, so that is the
+# entry's page + 0x1000).
 MB_CHECK = bytes.fromhex(
     '3d02b0ad2b'      # cmp eax, 0x2badb002
-    '7514'            # jne fail
-    '81fb00950000'    # cmp ebx, 0x9500
+    '751e'            # jne fail
+    '89ca'            # mov edx, ecx (the entry)
+    '81e200f0ffff'    # and edx, 0xfffff000
+    '81c200100000'    # add edx, 0x1000
+    '39d3'            # cmp ebx, edx
     '750c'            # jne fail
     '813b4f020000'    # cmp dword [ebx], 0x24f (flags)
     '7504'            # jne fail
@@ -165,9 +171,29 @@ REAL_INT_TRIPLE = (bytes.fromhex('0f011e107c' 'cd21').ljust(0x10, b'\x90') + byt
 # Real mode: POST code 42h, "R\n" on COM1, then jmp $ at 7c0dh (for signals:
 # the line is out when the CPU is at the jmp, or one OUT before it).
 REAL_POST_SPIN = bytes.fromhex('b042' 'e680' 'baf803' 'b052' 'ee' 'b00a' 'ee' 'ebfe')
+# Real mode: RTC register r (through ports 70H/71H) to isa-debug-exit.
+def real_cmos(r):
+    return bytes([0xb0, r, 0xe6, 0x70, 0xe4, 0x71, 0xe6, 0xf4])
+# Real mode: CPUID 16H, EAX (the base frequency in MHz) to isa-debug-exit.
+REAL_CPUID16 = bytes.fromhex('66b816000000' '0fa2' 'e6f4')
 # Real mode: write V to isa-debug-exit.
 def real_exit(v):
     return bytes([0xb0, v, 0xe6, 0xf4])
+# Real mode: debug-exit with a word (V = 0x100) and a doubleword (V = 3).
+EXIT_WORD = bytes.fromhex('b80001' 'e7f4')        # mov ax, 0x100; out 0xf4, ax
+EXIT_DWORD = bytes.fromhex('66b803000000' 'e7f4')   # mov eax, 3; out 0xf4, eax (o32)
+# Real mode resets, each followed by jmp $ (the run must end at the write):
+RESET_92 = bytes.fromhex('e492' '0c01' 'e692' 'ebfe')            # in al,92h; or al,1; out 92h,al
+RESET_CF9 = bytes.fromhex('baf90c' 'b006' 'ee' 'ebfe')            # mov dx,0cf9h; mov al,6; out dx,al
+RESET_CF9_SOFT = bytes.fromhex('baf90c' 'b004' 'ee' 'ebfe')       # RST_CPU without SYS_RST
+RESET_8042 = bytes.fromhex('b0fe' 'e664' 'ebfe')                  # mov al,0feh; out 64h,al
+# Real mode: "Shutdown" written a byte at a time to port 8900h, then jmp $;
+# a wrong last byte does nothing, and the program exits with V = 5.
+def shutdown_port(text, then=b'\xeb\xfe'):
+    code = bytes.fromhex('ba0089')                               # mov dx, 8900h
+    for ch in text:
+        code += bytes([0xb0, ch, 0xee])                          # mov al, ch; out dx, al
+    return code + then
 
 
 def files(tmp):
@@ -198,9 +224,24 @@ def files(tmp):
     put('bios64k.bin', bytes(bios))
     put('realtriple.bin', REAL_INT_TRIPLE)
     put('postspin.bin', REAL_POST_SPIN)
+    put('rtcyear.bin', real_cmos(9))
+    put('rtchour.bin', real_cmos(4))
+    put('cpuid16.bin', REAL_CPUID16)
     put('exit127.bin', real_exit(127))
     put('exit128.bin', real_exit(128))
     put('exit200.bin', real_exit(200))
+    put('exitword.bin', EXIT_WORD)
+    put('exitdword.bin', EXIT_DWORD)
+    put('reset92.bin', RESET_92)
+    put('resetcf9.bin', RESET_CF9)
+    put('resetcf9soft.bin', RESET_CF9_SOFT)
+    put('reset8042.bin', RESET_8042)
+    put('shutdown.bin', shutdown_port(b'Shutdown'))
+    put('shutdownx.bin', shutdown_port(b'Shutdowx', real_exit(5)))
+    put('mbcheck8000.bin', aout_kernel(MB_CHECK, load=0x8000))
+    put('mbcheckf0000.bin', aout_kernel(MB_CHECK, load=0xf0000))
+    put('module1.bin', b'first module\n')
+    put('module2.bin', bytes(range(256)) * 20)
     put('notes.txt', b'keep me\n')
     put('svm_stuck.bin', svm_kernel(SVM_LOOP_STUCK, bytes.fromhex('0fa2'), INT_CPUID))
     put('svm_steps.bin', svm_kernel(SVM_LOOP_STEP, SVM_GUEST_STEPS, INT_CPUID | INT_HLT, INT_VMMCALL))
@@ -305,7 +346,7 @@ def cases(p, tmp):
                                        2, None, True, 'bad --mem', unchanged('notes.txt', b'keep me\n')),
         'serial-kept-on-bad-kernel': case(['run', '--kernel', p['noheader.bin'], '--serial', 'file:notes.txt'],
                                           2, None, True, 'multiboot', unchanged('notes.txt', b'keep me\n')),
-        'serial-kept-on-overlap': case(['run', '--kernel', mb, '--load', real + '@0x9000',
+        'serial-kept-on-overlap': case(['run', '--kernel', mb, '--load', real + '@0x101000',
                                         '--serial', 'file:notes.txt'],
                                        2, None, True, 'overlaps', unchanged('notes.txt', b'keep me\n')),
         'serial-is-kernel': case(['run', '--kernel', 'mbcheck.bin', '--serial', 'file:mbcheck.bin'], 2, None, True,
@@ -359,12 +400,37 @@ def cases(p, tmp):
         'entry-without-load': ee('--entry needs a --load', 'run', '--entry', '0x7c00'),
         'entry-outside-load': ee('--entry 0x8000 is not inside any --load image', 'run',
                                  '--load', real + '@0x7c00', '--entry', '0x8000'),
-        'load-overlaps-mbi': ee('overlaps the multiboot information area (0x9000-0x96ff)', 'run',
-                                '--kernel', mb, '--load', real + '@0x96f0'),
-        'load-overlaps-kernel': ee('overlaps a segment of', 'run', '--kernel', mb, '--load', real + '@0x100010'),
-        # The command line and loader name go on the page after the kernel.
-        'load-overlaps-cmdline': ee('overlaps the command line of', 'run', '--kernel', mb,
-                                    '--load', real + '@0x101000'),
+        # The multiboot information (structure, map, GDT, module list, strings)
+        # is on the page after the kernel; modules follow page-aligned.
+        'load-overlaps-mbi': ee('overlaps the multiboot information of', 'run', '--kernel', mb,
+                                '--load', real + '@0x101010'),
+        'load-overlaps-module': ee("overlaps module 1 ('module2.bin x')", 'run', '--kernel', mb,
+                                   '--module', p['module1.bin'], '--module', 'module2.bin x',
+                                   '--load', real + '@0x103010'),
+        'load-overlaps-acpi': ee('overlaps the ACPI tables', 'run', '--load', real + '@0xf0000',
+                                 '--load', p['spin.bin'] + '@0x7c00', '--entry', '0x7c00'),
+        'kernel-overlaps-acpi': ee('overlaps the ACPI tables', 'run', '--kernel', p['mbcheckf0000.bin']),
+        # No fixed area: a kernel at 0x8000 (over QEMU's 0x9000-0x96ff) runs,
+        # and a --load where QEMU keeps the information is allowed.
+        'kernel-at-8000': (['run', '--kernel', p['mbcheck8000.bin'], '--serial', 'none'], 1, None, False),
+        'load-at-9000-with-kernel': (['run', '--kernel', mb, '--load', real + '@0x9000', '--serial', 'none'],
+                                     1, None, False),
+        # --module "FILE ARGS" (repeatable).
+        'modules': (['run', '--kernel', mb, '--module', p['module1.bin'] + ' a=1 b',
+                     '--module', p['module2.bin'], '--serial', 'none'], 1, None, False),
+        'module-without-kernel': ee('--module is loaded for a multiboot --kernel', 'run', '--load',
+                                    real + '@0x7c00', '--entry', '0x7c00', '--module', p['module1.bin']),
+        'module-empty': ee("bad --module ''", 'run', '--kernel', mb, '--module', ''),
+        'module-leading-space': ee("bad --module ' x'", 'run', '--kernel', mb, '--module', ' x'),
+        'module-missing-file': ee("--module 'nosuch.bin arg': cannot open 'nosuch.bin'", 'run', '--kernel', mb,
+                                  '--module', 'nosuch.bin arg'),
+        'module-too-many': ee('too many --module options (max 32)', 'run', '--kernel', mb,
+                              *sum([['--module', p['module1.bin']] for _ in range(33)], [])),
+        'module-too-long': ee('--module string too long', 'run', '--kernel', mb,
+                              '--module', p['module1.bin'] + ' ' + 'x' * 5000),
+        'serial-is-module': case(['run', '--kernel', mb, '--module', 'module1.bin args',
+                                  '--serial', 'file:module1.bin'], 2, None, True,
+                                 "is the module 'module1.bin'", unchanged('module1.bin', b'first module\n')),
         'load-overlaps-load': ee('overlaps --load', 'run', '--load', real + '@0x7c00',
                                  '--load', p['spin.bin'] + '@0x7c08', '--entry', '0x7c00'),
         'load-overlaps-bios': ee('overlaps the BIOS below 1 MiB', 'run', '--bios', p['bios64k.bin'],
@@ -383,6 +449,23 @@ def cases(p, tmp):
                                        'the exit status will be 1, which reads as V = 0 (a pass)']),
         'debug-exit-200': case(['run', '--load', p['exit200.bin'] + '@0x7c00', '--entry', '0x7c00'], 145, b'',
                                False, ['wrote 200 (0xc8)', 'exit status will be 145, which reads as V = 72']),
+        # isa-debug-exit as QEMU's with iosize=4: V is the whole value written.
+        'debug-exit-word': case(['run', '--load', p['exitword.bin'] + '@0x7c00', '--entry', '0x7c00'], 1, b'',
+                                False, ['wrote 256 (0x100)', 'the exit status will be 1']),
+        'debug-exit-dword': case(['run', '--load', p['exitdword.bin'] + '@0x7c00', '--entry', '0x7c00'], 7, b''),
+        # Resets end the run with status 14, the "Shutdown" port with 16.
+        'reset-port92': case(['run', '--load', p['reset92.bin'] + '@0x7c00', '--entry', '0x7c00'], 14, b'',
+                             False, 'hvemu: reset requested through port 0x92 bit 0 (fast reset) at 0000:00007c06'),
+        'reset-cf9': case(['run', '--load', p['resetcf9.bin'] + '@0x7c00', '--entry', '0x7c00'], 14, b'',
+                          False, 'reset requested through port 0xcf9 (hard reset'),
+        'reset-cf9-soft': case(['run', '--load', p['resetcf9soft.bin'] + '@0x7c00', '--entry', '0x7c00'], 14,
+                               b'', False, 'reset requested through port 0xcf9 (soft reset'),
+        'reset-8042': case(['run', '--load', p['reset8042.bin'] + '@0x7c00', '--entry', '0x7c00'], 14, b'',
+                           False, 'reset requested through 8042 command 0xfe'),
+        'shutdown-port': case(['run', '--load', p['shutdown.bin'] + '@0x7c00', '--entry', '0x7c00'], 16, b'',
+                              False, 'power-off requested through port 0x8900 ("Shutdown")'),
+        'shutdown-port-wrong': case(['run', '--load', p['shutdownx.bin'] + '@0x7c00', '--entry', '0x7c00'],
+                                    11, b''),
         # SIGINT / SIGTERM: where the CPU was, status 12.
         'sigint': case(['run', '--load', p['postspin.bin'] + '@0x7c00', '--entry', '0x7c00'], 12, b'R\n', False,
                        ['hvemu: stopped by SIGINT after ', ' instructions, last POST code 0x42, next instruction at '
@@ -474,13 +557,13 @@ def cases(p, tmp):
             '  0xffffffffffffffff  VMEXIT_INVALID                       1   25.00%\n',
             'hvemu: stats: guest instructions from VM entry to exit (log2 buckets):\n',
             '  0                                                     4  100.00%  ' + '#' * 40 + '\n']),
-        'svm-livelock': case(['run', '--cpu', 'epyc-lite', '--kernel', p['svm_stuck.bin']], 14, b'', False, [
+        'svm-livelock': case(['run', '--cpu', 'epyc-lite', '--kernel', p['svm_stuck.bin']], 18, b'', False, [
             'hvemu: livelock: svm exit VMEXIT_CPUID (0x72) at 0008:00100100 repeated 10000 times in a row '
             '(exits #1 to #10000) with no guest instruction in between; the last one:\n'
             'vmexit #10000 svm VMEXIT_CPUID 0x72 at 0008:00100100 [0f a2] "cpuid" info1=0x0 info2=0x0 "" '
             'intinfo=0x0 "none" dt=0 t=']),
         'svm-livelock-n-stats': case(['run', '--cpu', 'epyc-lite', '--kernel', p['svm_stuck.bin'], '--livelock', '50',
-                                      '--stats'], 14, b'', False, [
+                                      '--stats'], 18, b'', False, [
             'repeated 50 times in a row (exits #1 to #50)', 'hvemu: stats: 50 VM exits in ',
             '  0x72                VMEXIT_CPUID                        50  100.00%\n']),
         # Off: the loop runs until the instruction limit.
@@ -496,6 +579,36 @@ def cases(p, tmp):
         'stats-sigint': case(['run', '--load', p['postspin.bin'] + '@0x7c00', '--entry', '0x7c00', '--stats'], 12,
                              b'R\n', False, ['hvemu: stopped by SIGINT', 'hvemu: stats: no VM exits in '],
                              sig=signal.SIGINT),
+        # --insn-rate: a frequency with an optional k/M/G suffix, 1M..10G;
+        # CPUID 16H reports it in MHz (here 100: status 201).
+        'insn-rate-garbage': ee("bad --insn-rate 'fast'", 'run', '--kernel', mb, '--insn-rate', 'fast'),
+        'insn-rate-fraction': ee("bad --insn-rate '1.5'", 'run', '--kernel', mb, '--insn-rate', '1.5'),
+        'insn-rate-low': ee('--insn-rate 500k out of range', 'run', '--kernel', mb, '--insn-rate', '500k'),
+        'insn-rate-high': ee('--insn-rate 20G out of range', 'run', '--kernel', mb, '--insn-rate', '20G'),
+        'insn-rate-twice': ee('--insn-rate given twice', 'run', '--kernel', mb, '--insn-rate', '1G',
+                              '--insn-rate', '2G'),
+        'insn-rate-multiboot': (['run', '--kernel', mb, '--insn-rate', '2.4G', '--serial', 'none'], 1, None, False),
+        'insn-rate-cpuid': (['run', '--load', p['cpuid16.bin'] + '@0x7c00', '--entry', '0x7c00',
+                             '--insn-rate', '100M'], 201, b'', False),
+        'insn-rate-hz': (['run', '--load', p['cpuid16.bin'] + '@0x7c00', '--entry', '0x7c00',
+                          '--insn-rate', '120000000Hz'], 241, b'', False),
+        # --realtime is a flag.
+        'realtime': (['run', '--kernel', mb, '--realtime', '--serial', 'none'], 1, None, False),
+        'realtime-value': ee('--realtime takes no value', 'run', '--kernel', mb, '--realtime=yes'),
+        'realtime-twice': ee('--realtime given twice', 'run', '--kernel', mb, '--realtime', '--realtime'),
+        # --rtc-base: the RTC's start; the default is 2000-01-01 00:00:00.
+        'rtc-default-year': (['run', '--load', p['rtcyear.bin'] + '@0x7c00', '--entry', '0x7c00'], 1, b'', False),
+        'rtc-base-year': (['run', '--load', p['rtcyear.bin'] + '@0x7c00', '--entry', '0x7c00',
+                           '--rtc-base', '2024-03-15T10:20:30'], 0x24 * 2 + 1, b'', False),
+        'rtc-base-hour': (['run', '--load', p['rtchour.bin'] + '@0x7c00', '--entry', '0x7c00',
+                           '--rtc-base', '1999-12-31 23:59:59'], 0x23 * 2 + 1, b'', False),
+        'rtc-base-date-only': (['run', '--load', p['rtcyear.bin'] + '@0x7c00', '--entry', '0x7c00',
+                                '--rtc-base', '2012-02-29'], 0x12 * 2 + 1, b'', False),
+        'rtc-base-not-a-date': ee("bad --rtc-base '2023-02-29'", 'run', '--kernel', mb, '--rtc-base', '2023-02-29'),
+        'rtc-base-format': ee("bad --rtc-base '2024/01/01'", 'run', '--kernel', mb, '--rtc-base', '2024/01/01'),
+        'rtc-base-range': ee("bad --rtc-base '2100-01-01'", 'run', '--kernel', mb, '--rtc-base', '2100-01-01'),
+        'rtc-base-twice': ee('--rtc-base given twice', 'run', '--kernel', mb, '--rtc-base', '2000-01-01',
+                             '--rtc-base', '2001-01-01'),
     }
 
 
@@ -609,9 +722,9 @@ def main():
                 print('FAIL:', why)
                 ok = False
         watch_help = [b'vmexit', b'--trace-format text|json', b'--stats', b'--livelock N', b'default 10000, 0 = off',
-                      b'14   livelock']
+                      b'18   livelock']
         if name == 'help' and not all(w in out for w in watch_help):
-            print('FAIL: --help does not document --trace vmexit, --trace-format, --stats, --livelock and status 14')
+            print('FAIL: --help does not document --trace vmexit, --trace-format, --stats, --livelock and status 18')
             ok = False
         if name.startswith('cpu-help') and c['status'] == 0 and b'core2' not in out:
             print('FAIL: --cpu help does not list the models')

@@ -74,7 +74,7 @@ static void world_init_quirks(struct world *w, const char *model, unsigned quirk
 	ck_assert_ptr_nonnull(w->svm);
 	ck_assert_int_eq(wrmsr(&w->m, MSR_EFER, EFER_SVME), ST_OK);
 	ck_assert_int_eq(wrmsr(&w->m, MSR_VM_HSAVE_PA, HSAVE), ST_OK);
-	w->obs = (struct vm_exit_observer){ .exit = observe, .ctx = w };
+	w->obs = (struct vm_exit_observer){ .exit = observe, .ctx = w, .want_insn = true };
 	c->exit_observer = &w->obs;
 
 	w->v = (struct vmcb *)(void *)physmem_ram_ptr(&w->m.pm, VMCB_PA);
