@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "cli/machine.h"
+#include "cli/repro.h"
 #include "emu/cpu_model.h"
 
 #ifndef HVEMU_VERSION
@@ -25,6 +26,7 @@ static const char usage_text[] =
 	"       hvemu run --bios FILE [options]\n"
 	"       hvemu run --load FILE@ADDR --entry ADDR [options]\n"
 	"       hvemu run --load FILE@ADDR --entry64 ADDR [options]\n"
+	"       hvemu repro list | run NAME [options]   (bundled bug reproducers)\n"
 	"       hvemu --help | --version\n"
 	"\n"
 	"An instruction-level x86 system emulator. `run` boots a Multiboot v1 kernel\n"
@@ -522,6 +524,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "repro"))
+		return cmd_repro(argc - 2, argv + 2, cmd_run);
 	/* `hvemu --cpu help`, as README and --help list it among the exit-0 cases. */
 	if (!strcmp(argv[1], "--cpu=help") || (!strcmp(argv[1], "--cpu") && argc > 2 &&
 						 !strcmp(argv[2], "help"))) {

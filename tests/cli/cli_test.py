@@ -481,6 +481,27 @@ def cases(p, tmp):
                                    '--entry64', '0x800000000000'),
         'entry64-hello': (['run', '--cpu', 'skylake-lite', '--load', p['long.bin'] + '@0x200000',
                            '--entry64', '0x200000'], 33, b'A', False),
+        # The repro catalog (cli/repro.c): its guests are built in, so a run
+        # works from this temporary directory; options after NAME go to `run`
+        # and replace the entry's of the same name.
+        'repro-help': (['repro', '--help'], 0, None, False),
+        'repro-list': (['repro', 'list'], 0, None, False),
+        'repro-list-extra': e('repro', 'list', 'x'),
+        'repro-no-command': e('repro'),
+        'repro-bad-command': e('repro', 'frobnicate'),
+        'repro-run-no-name': e('repro', 'run'),
+        'repro-run-unknown': ee("no repro named 'nosuch'", 'repro', 'run', 'nosuch'),
+        'repro-run-kernel': ee('brings its own kernel; --kernel', 'repro', 'run', 'nova-escape-exitinfo2',
+                               '--kernel', mb),
+        'repro-run-bad-option': ee("unknown option '--frob'", 'repro', 'run', 'nova-escape-exitinfo2', '--frob'),
+        'repro-run-quirk-no-svm': ee('has no SVM', 'repro', 'run', 'nova-escape-exitinfo2', '--cpu', 'core2',
+                                     '--quirk', 'qemu-exitinfo2-nowrap'),
+        # The 32-bit L1 only (the guest's command line), every path as the APM says.
+        'repro-run': (['repro', 'run', 'nova-escape-exitinfo2', '--cmdline', 'l1=32', '--serial', 'none'],
+                      1, b'', False),
+        # --cpu pentium replaces the entry's epyc-lite: no SVM, nothing checked (255).
+        'repro-run-cpu-replaced': (['repro', 'run', 'nova-escape-exitinfo2', '--cpu', 'pentium'], 255, None,
+                                   False),
         # Watching VM exits (README "Watching VM exits"): the options' errors.
         'bad-trace-format': ee("bad --trace-format 'xml' (text or json)", 'run', '--kernel', mb,
                                '--trace', 'vmexit', '--trace-format', 'xml'),
@@ -688,6 +709,9 @@ def main():
                 ok = False
         if name in ('help', 'version', 'debug-exit-127', 'cpu-help', 'cpu-help-top') and err:
             print('FAIL: expected nothing on stderr')
+            ok = False
+        if name == 'repro-list' and not re.search(rb'nova-escape-exitinfo2\n[\s\S]*runs: +hvemu run --cpu epyc-lite', out):
+            print('FAIL: repro list does not show the catalog')
             ok = False
         if name == 'help' and b'exit status' not in out:
             print('FAIL: --help does not document the exit statuses')
