@@ -53,7 +53,7 @@ build: deps $(BUILD)/build.ninja
 # nested SVM report EXITINFO2 of 18 page faults whose addresses cross 4 GiB;
 # status 1 = each is the 32-bit address APM2 15.12 wants. Then the same with
 # QEMU 7.2's EXITINFO2 (the quirk): the L1's vTLB loops as NOVA's did, and the
-# livelock detector ends the run (status 14) and names the loop.
+# livelock detector ends the run (status 18) and names the loop.
 demo: build
 	@status=0; $(HVEMU) repro run nova-escape-exitinfo2 || status=$$?; \
 	echo "hvemu exit status $$status (1 = every check passed)"; test $$status -eq 1

@@ -40,7 +40,7 @@ static const struct repro_entry catalog[] = {
 		.expected = "status 1, all 36 checks pass (18 paths, each under a 32-bit and a "
 			    "64-bit L1 with a NOVA-like vTLB). With --quirk qemu-exitinfo2-nowrap the "
 			    "paths QEMU 7.2 gets wrong livelock as under QEMU: hvemu's livelock detector "
-			    "ends the run at the first (status 14, the looping exit named); with "
+			    "ends the run at the first (status 18, the looping exit named); with "
 			    "--livelock 0 the L1 gives up on each after 50,000 exits and reports every path",
 	},
 };

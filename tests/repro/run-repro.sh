@@ -11,7 +11,7 @@
 #           OBSERVED (without its comments), in order, and the guest must
 #           have ended through isa-debug-exit (an odd status) having checked
 #           something.
-# livelock: the run must end through hvemu's livelock detector (status 14)
+# livelock: the run must end through hvemu's livelock detector (status 18)
 #           on an intercepted #PF whose EXITINFO2 has bits above 31 set.
 # qemu:     the same comparison for the ELF under qemu-system-x86_64 -cpu max
 #           (skipped, 77, without QEMU).
@@ -49,8 +49,8 @@ livelock)
 	timeout 600 "$emu" repro run "$what" "$@" </dev/null >"$log" 2>&1
 	status=$?
 	cat "$log"
-	if [ "$status" -ne 14 ]; then
-		echo "FAIL: exit status $status, expected 14 (livelock)"
+	if [ "$status" -ne 18 ]; then
+		echo "FAIL: exit status $status, expected 18 (livelock)"
 		exit 1
 	fi
 	if ! grep -q '^hvemu: livelock: svm exit VMEXIT_EXCP_PF (0x4e) at ' "$log" ||
