@@ -58,7 +58,7 @@ demo: build
 	@status=0; $(HVEMU) repro run nova-escape-exitinfo2 || status=$$?; \
 	echo "hvemu exit status $$status (1 = every check passed)"; test $$status -eq 1
 	@status=0; $(HVEMU) repro run nova-escape-exitinfo2 --quirk qemu-exitinfo2-nowrap --stats || status=$$?; \
-	echo "hvemu exit status $$status (14 = the livelock QEMU 7.2's EXITINFO2 causes, caught)"; test $$status -eq 14
+	echo "hvemu exit status $$status (18 = the livelock QEMU 7.2's EXITINFO2 causes, caught)"; test $$status -eq 18
 
 test: test-plain test-release test-clang test-san
 

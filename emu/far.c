@@ -589,9 +589,9 @@ status_t op_ret_far(struct cpu *cpu, const struct insn *in)
 	/* SDM Vol.2 RET: the top 2*operand-size bytes must be within the stack. */
 	if (!stack_has(cpu, 2 * w))
 		return cpu_raise_err(cpu, EXC_SS, 0);
-	st = stack_read(cpu, 0, w, &eip);
+	st = stack_read_far(cpu, 0, w, &eip);
 	if (st == ST_OK)
-		st = stack_read(cpu, w, w, &cs);
+		st = stack_read_far(cpu, w, w, &cs);
 	if (st != ST_OK)
 		return st;
 	uint16_t sel = (uint16_t)cs;
@@ -632,9 +632,9 @@ status_t op_ret_far(struct cpu *cpu, const struct insn *in)
 	uint64_t esp, ss, ss_raw;
 	if (!stack_has(cpu, 4 * w + imm))
 		return cpu_raise_err(cpu, EXC_SS, 0);
-	st = stack_read(cpu, 2 * w + imm, w, &esp);
+	st = stack_read_far(cpu, 2 * w + imm, w, &esp);
 	if (st == ST_OK)
-		st = stack_read(cpu, 3 * w + imm, w, &ss);
+		st = stack_read_far(cpu, 3 * w + imm, w, &ss);
 	if (st != ST_OK)
 		return st;
 	st = check_return_ss(cpu, (uint16_t)ss, rpl, to64, &ss_raw);
@@ -816,11 +816,11 @@ static status_t iret_prot(struct cpu *cpu, unsigned w)
 	}
 	if (!stack_has(cpu, 3 * w))
 		return cpu_raise_err(cpu, EXC_SS, 0);
-	st = stack_read(cpu, 0, w, &eip);
+	st = stack_read_far(cpu, 0, w, &eip);
 	if (st == ST_OK)
-		st = stack_read(cpu, w, w, &cs);
+		st = stack_read_far(cpu, w, w, &cs);
 	if (st == ST_OK)
-		st = stack_read(cpu, 2 * w, w, &fl);
+		st = stack_read_far(cpu, 2 * w, w, &fl);
 	if (st != ST_OK)
 		return st;
 	if (!lma && (fl & FLAG_VM) && cpu->cpl == 0 && w == 4)
@@ -853,9 +853,9 @@ static status_t iret_prot(struct cpu *cpu, unsigned w)
 	uint64_t esp, ss, ss_raw;
 	if (!stack_has(cpu, 5 * w))
 		return cpu_raise_err(cpu, EXC_SS, 0);
-	st = stack_read(cpu, 3 * w, w, &esp);
+	st = stack_read_far(cpu, 3 * w, w, &esp);
 	if (st == ST_OK)
-		st = stack_read(cpu, 4 * w, w, &ss);
+		st = stack_read_far(cpu, 4 * w, w, &ss);
 	if (st != ST_OK)
 		return st;
 	st = check_return_ss(cpu, (uint16_t)ss, rpl, to64, &ss_raw);

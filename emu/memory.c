@@ -424,6 +424,17 @@ status_t stack_read(struct cpu *cpu, uint64_t offset, unsigned size, uint64_t *o
 	return mem_read(cpu, SR_SS, (stack_pointer(cpu, as) + offset) & size_mask(as), size, out);
 }
 
+status_t stack_read_far(struct cpu *cpu, uint64_t offset, unsigned size, uint64_t *out)
+{
+	unsigned as = stack_asize(cpu);
+	uint64_t off = (stack_pointer(cpu, as) + offset) & size_mask(as);
+	if (size == 2 && cpu->mode != MODE_LONG64)
+		cpu->wrap_carry = (uint32_t)((cpu->seg[SR_SS].base + off) >> 32);
+	status_t st = mem_read(cpu, SR_SS, off, size, out);
+	cpu->wrap_carry = 0;
+	return st;
+}
+
 status_t stack_write(struct cpu *cpu, uint64_t offset, unsigned size, uint64_t v)
 {
 	unsigned as = stack_asize(cpu);

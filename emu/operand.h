@@ -199,6 +199,12 @@ status_t pop(struct cpu *cpu, unsigned size, uint64_t *out) CHECKED;
 /* Read at SS:(rSP + offset) without moving rSP (multi-value pops check all first). */
 status_t stack_read(struct cpu *cpu, uint64_t offset, unsigned size, uint64_t *out) CHECKED;
 status_t stack_write(struct cpu *cpu, uint64_t offset, unsigned size, uint64_t v) CHECKED;
+/* stack_read for the pops of a far return (RETF, IRET): a 16-bit one also
+ * records in cpu->wrap_carry the address bits above 31 that the wrap of
+ * SS.base + offset drops, for a #PF to carry (event.cr2_carry). Only a
+ * hypervisor quirk reads it: QEMU 7.2's 16-bit far-return pops miss the wrap,
+ * its 32-bit ones do not. */
+status_t stack_read_far(struct cpu *cpu, uint64_t offset, unsigned size, uint64_t *out) CHECKED;
 /* Add delta to rSP within the stack-address size. */
 void stack_adjust(struct cpu *cpu, int64_t delta);
 

@@ -10,8 +10,9 @@
 static const struct svm_quirk_info quirks[] = {
 	{ "qemu-exitinfo2-nowrap", SVM_QUIRK_QEMU_EXITINFO2_NOWRAP,
 	  "an intercepted #PF of a non-64-bit guest reports EXITINFO2 = base + offset without the "
-	  "32-bit wrap on descriptor-table reads, IDT reads during delivery, TSS accesses and 16-bit "
-	  "stack operations",
+	  "32-bit wrap on descriptor-table reads, IDT reads during delivery, TSS accesses and the "
+	  "16-bit pushes and pops of event delivery, far calls and far returns (QEMU's PUSHW/POPW; "
+	  "its 32-bit PUSHL/POPL wrap)",
 	  "QEMU TCG nested SVM (7.2 in Debian 12): its system-access helpers add segment or table "
 	  "base and offset in 64 bits; the NOVA microhypervisor looped forever on the resulting "
 	  "EXITINFO2 above 4 GiB (the Escape OS case, segment bases 0x40000000)" },
