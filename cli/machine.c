@@ -39,6 +39,16 @@ static void stop_cpu(void *opaque, int status)
 	cpu_request_stop(cpu);   /* cpu_run() returns ST_STOP after this instruction */
 }
 
+/* The 8042 pulled the reset line (command FEh, or output port bit 0 written
+ * 0): the run ends, reported as a reset. */
+static void kbc_reset(void *opaque)
+{
+	struct machine *m = opaque;
+	if (!m->reset_by)
+		m->reset_by = "the keyboard controller (8042)";
+	cpu_request_stop(&m->cpu);
+}
+
 static void ram_written(void *opaque, uint64_t pa, unsigned size)
 {
 	cpu_notify_phys_write(opaque, pa, size);
@@ -161,7 +171,8 @@ static bool overlaps(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1)
  * truncate the file before it is read. Compared by device and inode, so other
  * spellings of a path and hard links are caught; an output that does not exist
  * yet cannot be an input. */
-static bool output_clear(const struct machine_config *cfg, const char *out, char *err, size_t errlen)
+static bool output_clear(const struct machine_config *cfg, const char *option, const char *out, char *err,
+			 size_t errlen)
 {
 	struct stat os, is;
 	if (stat(out, &os) != 0)
@@ -176,8 +187,8 @@ static bool output_clear(const struct machine_config *cfg, const char *out, char
 		inputs[n++] = cfg->loads[i].path;
 	for (unsigned i = 0; i < n; i++)
 		if (stat(inputs[i], &is) == 0 && is.st_dev == os.st_dev && is.st_ino == os.st_ino)
-			return fail(err, errlen, "--serial file:%s is the input '%s'; writing it would destroy it",
-				    out, inputs[i]);
+			return fail(err, errlen, "%s%s is the input '%s'; writing it would destroy it",
+				    option, out, inputs[i]);
 	return true;
 }
 
@@ -200,7 +211,10 @@ static bool config_check(const struct machine_config *cfg, char *err, size_t err
 	} else if (cfg->has_entry && cfg->entry >= 0x100000)
 		return fail(err, errlen, "--entry 0x%llx is not reachable in real mode (must be below 1 MiB)",
 			    (unsigned long long)cfg->entry);
-	if (cfg->serial_path && !output_clear(cfg, cfg->serial_path, err, errlen))
+	if (cfg->serial_path && !output_clear(cfg, "--serial file:", cfg->serial_path, err, errlen))
+		return false;
+	if (cfg->screenshot && (!output_clear(cfg, "--screenshot ", cfg->screenshot, err, errlen) ||
+				!display_screenshot_writable(cfg->screenshot, err, errlen)))
 		return false;
 	return true;
 }
@@ -256,9 +270,21 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 	uart_init(&m->uart, UART_COM1_BASE, cfg->serial);
 	debug_exit_init(&m->dexit, DEBUG_EXIT_PORT, stop_cpu, &m->cpu);
 	post_port_init(&m->post, NULL, NULL);
+	/* The VGA's text buffer is RAM (the CPU's fast path reaches it); the
+	 * smallest --mem (2M) covers it. */
+	if (cfg->ram_size < VGA_TEXT_BASE + VGA_TEXT_SIZE)
+		return fail(err, errlen, "internal error: RAM too small for the VGA text buffer");
+	vga_init(&m->vga, m->mem.ram + VGA_TEXT_BASE, &m->clock);
+	i8042_init(&m->kbc, &(struct i8042_hooks){ .reset = kbc_reset, .opaque = m });
 	if (!uart_register(&m->uart, &m->io) || !debug_exit_register(&m->dexit, &m->io) ||
-	    !post_port_register(&m->post, &m->io))
+	    !post_port_register(&m->post, &m->io) || !vga_register(&m->vga, &m->io) ||
+	    !i8042_register(&m->kbc, &m->io))
 		return fail(err, errlen, "internal error: device ports overlap");
+	for (unsigned i = 0; i < cfg->n_keys; i++) {
+		char why[256];
+		if (!key_script_add(&m->keys, cfg->keys[i], why, sizeof(why)))
+			return fail(err, errlen, "bad --keys: %s", why);
+	}
 
 	cpu_init(&m->cpu, cfg->model, &m->mem, &m->io);
 	m->cpu_ready = true;
@@ -269,6 +295,7 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 	m->clock.deadline_ctx = &m->cpu;
 	m->cpu.deadlines[DEADLINE_MACHINE] = (struct deadline){ .at = UINT64_MAX, .fire = clock_due,
 								.ctx = &m->clock };
+	key_script_start(&m->keys, &m->clock, &m->kbc);
 	m->cpu.icount_limit = cfg->max_insns;
 	m->cpu.tlb_uncached = cfg->tlb_uncached;
 	m->dump_pt = cfg->dump_pt;
@@ -328,7 +355,11 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 		enter_real(&m->cpu, cfg->entry);
 	/* else: the BIOS runs from the reset vector F000:FFF0 that cpu_init() set. */
 
-	/* Outputs last: nothing is truncated unless the run is about to start. */
+	/* Outputs last: nothing is truncated unless the run is about to start
+	 * (the window first: it may fail, and truncates nothing). */
+	if (!display_open(&m->display, cfg->display, cfg->screenshot, &m->vga, &m->kbc, &m->clock, &m->cpu,
+			  err, errlen))
+		return false;
 	if (cfg->serial_path) {
 		m->serial_file = fopen(cfg->serial_path, "w");
 		if (!m->serial_file)
@@ -341,6 +372,9 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 
 void machine_destroy(struct machine *m)
 {
+	/* The window and the key timers first: cancelling a timer tells the CPU. */
+	display_close(&m->display);
+	key_script_free(&m->keys);
 	if (m->cpu_ready) {
 		cpu_destroy(&m->cpu);
 		trace_destroy(&m->trace);
@@ -440,10 +474,21 @@ int machine_run(struct machine *m)
 		struct paging_env env = cpu_paging_env(cpu);
 		paging_dump(&env, stderr);
 	}
+	display_finish(&m->display);
 	switch (st) {
 	case ST_STOP:
 		if (m->dexit.exited)
 			return debug_exit_status(&m->dexit);
+		if (m->reset_by) {
+			char what[128];
+			snprintf(what, sizeof(what), "system reset by %s", m->reset_by);
+			report(m, what, cpu->rip);
+			return EXIT_RESET;
+		}
+		if (m->display.closed) {
+			report(m, "stopped: the display window was closed", cpu->rip);
+			return EXIT_SIGNAL;
+		}
 		if (stop_signal) {
 			report_signal(m, stop_signal);
 			return EXIT_SIGNAL;

@@ -11,12 +11,17 @@
 #include "devices/bus.h"
 #include "devices/clock.h"
 #include "devices/debug_exit.h"
+#include "devices/i8042.h"
 #include "devices/post_port.h"
 #include "devices/uart16550.h"
+#include "devices/vga.h"
+#include "cli/display.h"
+#include "cli/key_script.h"
 #include "emu/cpu.h"
 #include "emu/trace.h"
 
 #define MACHINE_MAX_LOADS 8
+#define MACHINE_MAX_KEYS 16
 
 struct flat_load {
 	const char *path;
@@ -41,6 +46,10 @@ struct machine_config {
 	unsigned trace;            /* TRACE_* */
 	bool tlb_uncached;         /* --tlb flush: every access walks the page tables */
 	unsigned dump_pt;          /* DUMP_PT_*: when to print the page tables at the end */
+	enum display_kind display; /* --display */
+	const char *screenshot;    /* --screenshot PATH.png, or NULL */
+	const char *keys[MACHINE_MAX_KEYS];   /* --keys TIME:KEYS (cli/key_script.h) */
+	unsigned n_keys;
 };
 
 /* --dump-pt: print the page tables of the final CR3 (mmu/paging_dump.h). */
@@ -53,6 +62,11 @@ struct machine {
 	struct uart16550 uart;
 	struct debug_exit dexit;
 	struct post_port post;
+	struct vga vga;            /* text mode, its buffer in RAM at B8000h */
+	struct i8042 kbc;          /* keyboard controller and keyboard */
+	struct display display;    /* --display, --screenshot */
+	struct key_script keys;    /* --keys */
+	const char *reset_by;      /* what pulled the reset line (the run ends), or NULL */
 	struct trace trace;
 	struct cpu cpu;
 	bool cpu_ready;
@@ -75,7 +89,8 @@ enum {
 	EXIT_INSN_LIMIT = 6,       /* --max-insns reached */
 	EXIT_HALTED = 8,           /* HLT with nothing to wake the CPU */
 	EXIT_EMULATOR = 10,        /* unsupported instruction or emulator error */
-	EXIT_SIGNAL = 12,          /* stopped by SIGINT or SIGTERM */
+	EXIT_SIGNAL = 12,          /* stopped by SIGINT or SIGTERM, or the window was closed */
+	EXIT_RESET = 14,           /* the guest reset the machine (8042) */
 };
 
 /* Run until the CPU stops; print a one-line summary to stderr unless the guest

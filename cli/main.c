@@ -50,13 +50,24 @@ static const char usage_text[] =
 	"  --entry64 ADDR       start in 64-bit mode at ADDR: identity-mapped 4 GiB\n"
 	"                       (2 MiB pages, tables at 10000H), flat CS 08H, RSP 10000H\n"
 	"  --bios FILE          BIOS image (multiple of 64 KiB) ending at 4 GiB\n"
+	"  --display none|text|sdl\n"
+	"                       none (default): nothing shown; text: the VGA text\n"
+	"                       screen on stderr at exit and on SIGUSR1; sdl: a window\n"
+	"                       showing the screen, its keys go to the PS/2 keyboard\n"
+	"  --screenshot PATH    write the screen as a PNG at the end of the run\n"
+	"  --keys TIME:KEYS     type KEYS from virtual time TIME (10ms, 1s; a key event\n"
+	"                       every 5 ms): characters on a US layout, <Name> for a\n"
+	"                       key (<Enter>, <F1>, <Up>), <+Name>/<-Name> press or\n"
+	"                       release only, <lt> for '<' (repeatable)\n"
 	"\n"
-	"Each option is given once (--load may repeat); --kernel, --bios and --load\n"
+	"Each option is given once (--load and --keys may repeat); --kernel, --bios and --load\n"
 	"with --entry/--entry64 exclude each other; --load images may not overlap\n"
-	"each other, the kernel or its multiboot data; --serial file:PATH may not\n"
-	"name an input.\n"
+	"each other, the kernel or its multiboot data; --serial file:PATH and\n"
+	"--screenshot may not name an input.\n"
 	"\n"
-	"devices: 16550A UART at 0x3f8, isa-debug-exit at 0xf4, POST port 0x80.\n"
+	"devices: 16550A UART at 0x3f8, isa-debug-exit at 0xf4, POST port 0x80,\n"
+	"VGA text mode (80x25 at 0xb8000, ports 0x3b0-0x3df), 8042 keyboard\n"
+	"controller at 0x60/0x64 with a PS/2 keyboard.\n"
 	"\n"
 	"exit status:\n"
 	"  odd  (V<<1)|1: the guest wrote V to isa-debug-exit (port 0xf4)\n"
@@ -65,7 +76,9 @@ static const char usage_text[] =
 	"  6    instruction limit reached (--max-insns)\n"
 	"  8    HLT with nothing to wake the CPU\n"
 	"  10   unsupported instruction or emulator error\n"
-	"  12   stopped by SIGINT or SIGTERM (where the CPU was is reported)\n"
+	"  12   stopped by SIGINT or SIGTERM (where the CPU was is reported), or\n"
+	"       the --display sdl window was closed\n"
+	"  14   the guest reset the machine (8042 command 0xfe, output port bit 0)\n"
 	"  0    --help, --version, --cpu help\n";
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -138,7 +151,8 @@ static void list_models(void)
  * "--opt=VALUE") and may be given once; only --load repeats. */
 enum opt {
 	OPT_KERNEL, OPT_CMDLINE, OPT_MEM, OPT_CPU, OPT_MAX_INSNS, OPT_SERIAL, OPT_TRACE,
-	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT, OPT_COUNT
+	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT,
+	OPT_DISPLAY, OPT_SCREENSHOT, OPT_KEYS, OPT_COUNT
 };
 
 static const struct { const char *name; bool repeatable; } options[OPT_COUNT] = {
@@ -149,6 +163,8 @@ static const struct { const char *name; bool repeatable; } options[OPT_COUNT] = 
 	[OPT_ENTRY] = { "--entry", false },       [OPT_ENTRY64] = { "--entry64", false },
 	[OPT_BIOS] = { "--bios", false },         [OPT_TLB] = { "--tlb", false },
 	[OPT_DUMP_PT] = { "--dump-pt", false },
+	[OPT_DISPLAY] = { "--display", false },   [OPT_SCREENSHOT] = { "--screenshot", false },
+	[OPT_KEYS] = { "--keys", true },
 };
 
 /* Options that cannot be combined (README "Conflicting options"). */
@@ -286,6 +302,19 @@ static int cmd_run(int argc, char **argv)
 			if (strcmp(val, "exact") && strcmp(val, "cached") && strcmp(val, "flush"))
 				return usage_error("bad --tlb '%s' (exact or flush)", val);
 			cfg.tlb_uncached = !strcmp(val, "flush");
+			break;
+		case OPT_DISPLAY:
+			if (!display_parse(val, &cfg.display))
+				return usage_error("bad --display '%s' (none, text or sdl)", val);
+			break;
+		case OPT_SCREENSHOT:
+			/* Checked and written by the machine, like --serial file:PATH. */
+			cfg.screenshot = val;
+			break;
+		case OPT_KEYS:
+			if (cfg.n_keys == MACHINE_MAX_KEYS)
+				return usage_error("too many --keys options (max %d)", MACHINE_MAX_KEYS);
+			cfg.keys[cfg.n_keys++] = val;
 			break;
 		case OPT_ENTRY:
 		case OPT_ENTRY64:
