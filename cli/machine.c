@@ -39,13 +39,14 @@ static void stop_cpu(void *opaque, int status)
 	cpu_request_stop(cpu);   /* cpu_run() returns ST_STOP after this instruction */
 }
 
-/* The 8042 pulled the reset line (command FEh, or output port bit 0 written
- * 0): the run ends, reported as a reset. */
-static void kbc_reset(void *opaque)
+/* A device asked to reset the machine (devices/power.h; here the 8042's
+ * reset line): the run ends after this instruction, reported as a reset with
+ * the first request's source. */
+static void power_requested(void *opaque, enum power_request what, const char *source)
 {
 	struct machine *m = opaque;
-	if (!m->reset_by)
-		m->reset_by = "the keyboard controller (8042)";
+	if (!m->reset_by[0])
+		snprintf(m->reset_by, sizeof(m->reset_by), "%s", source);
 	cpu_request_stop(&m->cpu);
 }
 
@@ -275,7 +276,8 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 	if (cfg->ram_size < VGA_TEXT_BASE + VGA_TEXT_SIZE)
 		return fail(err, errlen, "internal error: RAM too small for the VGA text buffer");
 	vga_init(&m->vga, m->mem.ram + VGA_TEXT_BASE, &m->clock);
-	i8042_init(&m->kbc, &(struct i8042_hooks){ .reset = kbc_reset, .opaque = m });
+	m->power = (struct power_control){ .request = power_requested, .opaque = m };
+	i8042_init(&m->kbc, &m->power);
 	if (!uart_register(&m->uart, &m->io) || !debug_exit_register(&m->dexit, &m->io) ||
 	    !post_port_register(&m->post, &m->io) || !vga_register(&m->vga, &m->io) ||
 	    !i8042_register(&m->kbc, &m->io))
@@ -479,8 +481,8 @@ int machine_run(struct machine *m)
 	case ST_STOP:
 		if (m->dexit.exited)
 			return debug_exit_status(&m->dexit);
-		if (m->reset_by) {
-			char what[128];
+		if (m->reset_by[0]) {
+			char what[160];
 			snprintf(what, sizeof(what), "system reset by %s", m->reset_by);
 			report(m, what, cpu->rip);
 			return EXIT_RESET;

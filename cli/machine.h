@@ -66,7 +66,8 @@ struct machine {
 	struct i8042 kbc;          /* keyboard controller and keyboard */
 	struct display display;    /* --display, --screenshot */
 	struct key_script keys;    /* --keys */
-	const char *reset_by;      /* what pulled the reset line (the run ends), or NULL */
+	struct power_control power;  /* reset requests (devices/power.h) */
+	char reset_by[96];         /* what asked for a reset (the run ends), or "" */
 	struct trace trace;
 	struct cpu cpu;
 	bool cpu_ready;

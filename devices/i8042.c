@@ -3,6 +3,7 @@
  * commands, 10.4 input port, 10.5 output port, 10.6 test inputs). */
 #include "devices/i8042.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* Controller commands (port 64h), 10.3. */
@@ -26,7 +27,7 @@ enum {
 	/* Output port after firmware: not in reset, A20 on, the mouse and
 	 * keyboard clock and data lines idle high. */
 	OUTPUT_PORT_IDLE = 0xcf,
-	COMMAND_BYTE_BIOS = I8042_CMD_KBD_INT | I8042_CMD_SYS | I8042_CMD_AUX_DISABLE | I8042_CMD_TRANSLATE,
+	COMMAND_BYTE_BIOS = I8042_CMD_KBD_INT | I8042_CMD_AUX_DISABLE | I8042_CMD_TRANSLATE,
 };
 
 static uint8_t command_byte(const struct i8042 *c)
@@ -84,17 +85,28 @@ static void keyboard_ready(void *opaque)
 	pull_keyboard(opaque);
 }
 
-void i8042_init(struct i8042 *c, const struct i8042_hooks *hooks)
+void i8042_init(struct i8042 *c, const struct power_control *power)
 {
-	struct irq_line irq1 = c->irq1, irq12 = c->irq12;
 	memset(c, 0, sizeof(*c));
-	c->irq1 = irq1;            /* the machine may wire the lines before or after */
-	c->irq12 = irq12;
-	if (hooks)
-		c->hooks = *hooks;
+	c->power = power;
 	c->ram[0] = COMMAND_BYTE_BIOS;
+	c->system_flag = true;
 	c->output_port = OUTPUT_PORT_IDLE;
 	ps2kbd_init(&c->kbd, keyboard_ready, c);
+}
+
+void i8042_connect_a20(struct i8042 *c, void (*set_a20)(void *opaque, bool on), void *opaque)
+{
+	c->set_a20 = set_a20;
+	c->a20_opaque = opaque;
+}
+
+static void reset_request(struct i8042 *c, const char *what, uint8_t value)
+{
+	char source[64];
+	snprintf(source, sizeof(source), "8042 %s 0x%02x (%s)", what, value,
+		 what[0] == 'c' ? "pulse the reset line" : "reset line low");
+	power_request(c->power, POWER_RESET, source);
 }
 
 uint8_t i8042_status(const struct i8042 *c)
@@ -102,7 +114,7 @@ uint8_t i8042_status(const struct i8042 *c)
 	uint8_t st = I8042_STR_UNLOCKED;
 	if (c->out_full)
 		st |= I8042_STR_OBF | (c->out_aux ? I8042_STR_AUXB : 0);
-	if (command_byte(c) & I8042_CMD_SYS)
+	if (c->system_flag)
 		st |= I8042_STR_SYS;
 	if (c->last_was_command)
 		st |= I8042_STR_CMD;
@@ -125,15 +137,16 @@ static void write_output_port(struct i8042 *c, uint8_t v)
 {
 	bool a20_was = c->output_port & I8042_OUT_A20;
 	c->output_port = v;
-	if (a20_was != (bool)(v & I8042_OUT_A20) && c->hooks.set_a20)
-		c->hooks.set_a20(c->hooks.opaque, v & I8042_OUT_A20);
-	if (!(v & I8042_OUT_RESET) && c->hooks.reset)
-		c->hooks.reset(c->hooks.opaque);
+	if (a20_was != (bool)(v & I8042_OUT_A20) && c->set_a20)
+		c->set_a20(c->a20_opaque, v & I8042_OUT_A20);
+	if (!(v & I8042_OUT_RESET))
+		reset_request(c, "output port write", v);
 }
 
 static void set_command_byte(struct i8042 *c, uint8_t v)
 {
 	c->ram[0] = v & 0x7f;      /* 10.2: bit 7 is always 0 */
+	c->system_flag = v & I8042_CMD_SYS;   /* 10.2: bit 2 "is shown in bit 2 of the status register" */
 	update_irqs(c);
 	pull_keyboard(c);
 }
@@ -152,8 +165,8 @@ static void controller_command(struct i8042 *c, uint8_t cmd)
 	if (cmd >= CC_PULSE) {
 		/* Bits 3-0 that are 0 are pulsed low for about 6 us; bit 0 is the
 		 * reset line ("The only useful version of this command is FEh"). */
-		if (!(cmd & I8042_OUT_RESET) && c->hooks.reset)
-			c->hooks.reset(c->hooks.opaque);
+		if (i8042_command_resets(cmd))
+			reset_request(c, "command", cmd);
 		return;
 	}
 	switch (cmd) {
@@ -161,8 +174,10 @@ static void controller_command(struct i8042 *c, uint8_t cmd)
 	case CC_AUX_ENABLE: set_command_byte(c, command_byte(c) & ~I8042_CMD_AUX_DISABLE); break;
 	case CC_AUX_TEST: output(c, INTERFACE_OK, false); break;
 	case CC_SELF_TEST:
-		/* 10.1: the system flag is set when the self-test succeeds. */
-		c->ram[0] |= I8042_CMD_SYS;
+		/* 10.1: the system flag is "set to 1 after successful completion
+		 * of the keyboard controller self-test" (the command byte keeps its
+		 * bit 2). */
+		c->system_flag = true;
 		output(c, SELF_TEST_OK, false);
 		break;
 	case CC_KBD_TEST: output(c, INTERFACE_OK, false); break;

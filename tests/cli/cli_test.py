@@ -376,7 +376,7 @@ def cases(p, tmp):
                             '--keys', '10:abc'),
         'keys-bad-name': ee('unknown key <Nope>', 'run', '--kernel', mb, '--keys', '1ms:<Nope>'),
         'kbc-reset': case(['run', '--load', p['kbcreset.bin'] + '@0x7c00', '--entry', '0x7c00'], 14, b'', False,
-                          'hvemu: system reset by the keyboard controller (8042) at 0000:00007c04'),
+                          'hvemu: system reset by 8042 command 0xfe (pulse the reset line) at 0000:00007c04'),
     }
 
 

@@ -3,6 +3,7 @@
  * the keyboard's protocol and scan codes, translated and not (A. Brouwer,
  * "Keyboard scancodes", sections 9-11). */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,7 @@ struct lines {
 	unsigned rises[16];
 	unsigned resets, a20_calls;
 	bool a20;
+	char source[96];
 };
 
 static void line_set(void *opaque, unsigned pin, bool level)
@@ -24,9 +26,12 @@ static void line_set(void *opaque, unsigned pin, bool level)
 	l->level[pin] = level;
 }
 
-static void hook_reset(void *opaque)
+static void power(void *opaque, enum power_request what, const char *source)
 {
-	((struct lines *)opaque)->resets++;
+	struct lines *l = opaque;
+	ck_assert_int_eq(what, POWER_RESET);
+	l->resets++;
+	snprintf(l->source, sizeof(l->source), "%s", source);
 }
 
 static void hook_a20(void *opaque, bool on)
@@ -38,15 +43,15 @@ static void hook_a20(void *opaque, bool on)
 
 static struct i8042 kbc;
 static struct lines lines;
+static struct power_control power_control = { .request = power, .opaque = &lines };
 
 static void setup(void)
 {
 	memset(&lines, 0, sizeof(lines));
-	memset(&kbc, 0, sizeof(kbc));
+	i8042_init(&kbc, &power_control);
 	kbc.irq1 = (struct irq_line){ .set = line_set, .opaque = &lines, .pin = 1 };
 	kbc.irq12 = (struct irq_line){ .set = line_set, .opaque = &lines, .pin = 12 };
-	struct i8042_hooks h = { .reset = hook_reset, .set_a20 = hook_a20, .opaque = &lines };
-	i8042_init(&kbc, &h);
+	i8042_connect_a20(&kbc, hook_a20, &lines);
 }
 
 static uint8_t status(void)
@@ -95,7 +100,7 @@ START_TEST(status_and_command_byte)
 	ck_assert_uint_eq(status(), 0x14);
 	command(0x20);
 	ck_assert_uint_eq(status(), 0x14 | I8042_STR_OBF | I8042_STR_CMD);
-	EXPECT(0x65);              /* IRQ1, system flag, mouse off, translate */
+	EXPECT(0x61);              /* IRQ1, mouse off, translate (SeaBIOS's) */
 	command(0x60);
 	data(0xff);
 	ck_assert_uint_eq(status() & I8042_STR_CMD, 0);
@@ -104,6 +109,9 @@ START_TEST(status_and_command_byte)
 	command(0x60);
 	data(0x41);                /* system flag clear: status bit 2 follows */
 	ck_assert_uint_eq(status() & I8042_STR_SYS, 0);
+	command(0x60);
+	data(0x45);
+	ck_assert_uint_eq(status() & I8042_STR_SYS, I8042_STR_SYS);
 	command(0x75);             /* controller RAM byte 15h */
 	data(0x5a);
 	command(0x35);
@@ -115,9 +123,12 @@ START_TEST(tests_and_ports)
 {
 	command(0x60);
 	data(0x00);
+	ck_assert(!(status() & I8042_STR_SYS));
 	command(0xaa);
 	EXPECT(0x55);
 	ck_assert(status() & I8042_STR_SYS);   /* a passed self-test sets the system flag */
+	command(0x20);
+	EXPECT(0x00);                          /* but not the command byte's bit 2 */
 	command(0xab);
 	EXPECT(0x00);
 	command(0xa9);
@@ -132,7 +143,7 @@ START_TEST(tests_and_ports)
 	command(0xe0);
 	EXPECT(0x01);              /* the mouse clock held low */
 	command(0x20);
-	EXPECT(0x24);
+	EXPECT(0x20);
 	/* D2h: a byte as if from the keyboard; D0h then sees bit 4 set. */
 	command(0xd2);
 	data(0x99);
@@ -259,7 +270,7 @@ START_TEST(keyboard_disable_enable)
 {
 	command(0xad);
 	command(0x20);
-	EXPECT(0x75);
+	EXPECT(0x71);
 	key("C", true);
 	ck_assert(!(status() & I8042_STR_OBF));   /* the clock is held: the code waits */
 	command(0xae);
@@ -269,7 +280,7 @@ START_TEST(keyboard_disable_enable)
 	data(0xee);
 	EXPECT(0xee);
 	command(0x20);
-	EXPECT(0x65);
+	EXPECT(0x61);
 }
 END_TEST
 
@@ -295,6 +306,7 @@ START_TEST(reset_and_a20)
 	ck_assert_uint_eq(lines.resets, 0);
 	command(0xfe);             /* pulses bit 0: reset */
 	ck_assert_uint_eq(lines.resets, 1);
+	ck_assert_str_eq(lines.source, "8042 command 0xfe (pulse the reset line)");
 	command(0xf0);             /* bits 3-0 all pulsed, reset among them */
 	ck_assert_uint_eq(lines.resets, 2);
 	command(0xd1);
@@ -311,6 +323,9 @@ START_TEST(reset_and_a20)
 	command(0xd1);
 	data(0xce);                /* bit 0 low: reset */
 	ck_assert_uint_eq(lines.resets, 3);
+	ck_assert_str_eq(lines.source, "8042 output port write 0xce (reset line low)");
+	for (unsigned c = 0; c < 0x100; c++)
+		ck_assert_int_eq(i8042_command_resets((uint8_t)c), c >= 0xf0 && !(c & 1));
 	/* D4h: no mouse answers; the time-out bit says so. */
 	command(0xd4);
 	data(0xf2);
