@@ -19,6 +19,7 @@
 #include "cli/key_script.h"
 #include "emu/cpu.h"
 #include "emu/trace.h"
+#include "svm/svm.h"
 
 #define MACHINE_MAX_LOADS 8
 #define MACHINE_MAX_KEYS 16
@@ -50,6 +51,7 @@ struct machine_config {
 	const char *screenshot;    /* --screenshot PATH.png, or NULL */
 	const char *keys[MACHINE_MAX_KEYS];   /* --keys TIME:KEYS (cli/key_script.h) */
 	unsigned n_keys;
+	unsigned svm_quirks;       /* --quirk: enum svm_quirk bits */
 };
 
 /* --dump-pt: print the page tables of the final CR3 (mmu/paging_dump.h). */
@@ -71,6 +73,7 @@ struct machine {
 	struct trace trace;
 	struct cpu cpu;
 	bool cpu_ready;
+	struct svm *svm;           /* the SVM model, on a CPU model with SVM */
 	FILE *serial_file;         /* the --serial file:PATH this machine opened */
 	unsigned dump_pt;          /* DUMP_PT_* from the configuration */
 };

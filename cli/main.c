@@ -59,11 +59,13 @@ static const char usage_text[] =
 	"                       every 5 ms): characters on a US layout, <Name> for a\n"
 	"                       key (<Enter>, <F1>, <Up>), <+Name>/<-Name> press or\n"
 	"                       release only, <lt> for '<' (repeatable)\n"
+	"  --quirk NAME         deviate from the APM as another implementation does\n"
+	"                       (repeatable; --quirk help lists them; SVM models)\n"
 	"\n"
-	"Each option is given once (--load and --keys may repeat); --kernel, --bios and --load\n"
-	"with --entry/--entry64 exclude each other; --load images may not overlap\n"
-	"each other, the kernel or its multiboot data; --serial file:PATH and\n"
-	"--screenshot may not name an input.\n"
+	"Each option is given once (--load, --keys and --quirk may repeat); --kernel,\n"
+	"--bios and --load with --entry/--entry64 exclude each other; --load images\n"
+	"may not overlap each other, the kernel or its multiboot data; --serial\n"
+	"file:PATH and --screenshot may not name an input.\n"
 	"\n"
 	"devices: 16550A UART at 0x3f8, isa-debug-exit at 0xf4, POST port 0x80,\n"
 	"VGA text mode (80x25 at 0xb8000, ports 0x3b0-0x3df), 8042 keyboard\n"
@@ -144,14 +146,15 @@ static void list_models(void)
 {
 	printf("CPU models (the first is the default):\n");
 	for (unsigned i = 0; i < cpu_model_count; i++)
-		cpu_model_describe(cpu_models[i], false /* no hypervisor model yet */, stdout);
+		cpu_model_describe(cpu_models[i], cpu_models[i]->hv_ext == HV_EXT_SVM /* svm/ installed */,
+				   stdout);
 }
 
 /* The options of `hvemu run`. Each takes a value ("--opt VALUE" or
  * "--opt=VALUE") and may be given once; only --load repeats. */
 enum opt {
 	OPT_KERNEL, OPT_CMDLINE, OPT_MEM, OPT_CPU, OPT_MAX_INSNS, OPT_SERIAL, OPT_TRACE,
-	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT,
+	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT, OPT_QUIRK,
 	OPT_DISPLAY, OPT_SCREENSHOT, OPT_KEYS, OPT_COUNT
 };
 
@@ -162,10 +165,20 @@ static const struct { const char *name; bool repeatable; } options[OPT_COUNT] = 
 	[OPT_TRACE] = { "--trace", false },       [OPT_LOAD] = { "--load", true },
 	[OPT_ENTRY] = { "--entry", false },       [OPT_ENTRY64] = { "--entry64", false },
 	[OPT_BIOS] = { "--bios", false },         [OPT_TLB] = { "--tlb", false },
-	[OPT_DUMP_PT] = { "--dump-pt", false },
+	[OPT_DUMP_PT] = { "--dump-pt", false },   [OPT_QUIRK] = { "--quirk", true },
 	[OPT_DISPLAY] = { "--display", false },   [OPT_SCREENSHOT] = { "--screenshot", false },
 	[OPT_KEYS] = { "--keys", true },
 };
+
+/* `--quirk help`: the registry (svm/quirks.c). */
+static void list_quirks(void)
+{
+	unsigned n;
+	const struct svm_quirk_info *q = svm_quirk_table(&n);
+	printf("Quirks (--quirk NAME, repeatable; CPU models with SVM only):\n");
+	for (unsigned i = 0; i < n; i++)
+		printf("  %s\n      what:    %s\n      mimics:  %s\n", q[i].name, q[i].what, q[i].mimics);
+}
 
 /* Options that cannot be combined (README "Conflicting options"). */
 static const struct { enum opt a, b; const char *why; } conflicts[] = {
@@ -228,6 +241,10 @@ static int cmd_run(int argc, char **argv)
 			return usage_error("option %s needs a value", name);
 		if (o == OPT_CPU && !strcmp(val, "help")) {
 			list_models();
+			return 0;
+		}
+		if (o == OPT_QUIRK && !strcmp(val, "help")) {
+			list_quirks();
 			return 0;
 		}
 		if (seen[o] && !options[o].repeatable)
@@ -323,6 +340,13 @@ static int cmd_run(int argc, char **argv)
 			cfg.has_entry = true;
 			cfg.entry64 = o == OPT_ENTRY64;
 			break;
+		case OPT_QUIRK: {
+			const struct svm_quirk_info *q = svm_quirk_find(val);
+			if (!q)
+				return usage_error("unknown quirk '%s' (try --quirk help)", val);
+			cfg.svm_quirks |= q->bit;
+			break;
+		}
 		case OPT_COUNT:
 			break;
 		}
@@ -330,6 +354,9 @@ static int cmd_run(int argc, char **argv)
 	int rc = check_combinations(seen);
 	if (rc)
 		return rc;
+	if (cfg.svm_quirks && cfg.model->hv_ext != HV_EXT_SVM)
+		return usage_error("--quirk %s changes the SVM model; CPU model '%s' has no SVM (try --cpu epyc-lite)",
+				   first[OPT_QUIRK], cfg.model->name);
 
 	struct machine *m = calloc(1, sizeof(*m));
 	if (!m)

@@ -5,6 +5,7 @@
  * tells the TLB and the mode cache when they change. */
 #include <string.h>
 
+#include "mmu/nested.h"
 #include "mmu/paging.h"
 #include "emu/canonical.h"
 #include "emu/cpu.h"
@@ -64,7 +65,7 @@ static const struct {
 /* The CR4 bits the CPU implements (CR4.VMXE only while it reports VMX,
  * emu/cpu_model.h cpu_has()). CR4.PCE has no CPUID bit: it exists on P6-family
  * and later processors (family >= 6, SDM Vol.3 2.5). */
-static uint64_t cr4_valid_bits(const struct cpu *cpu)
+uint64_t cpu_cr4_valid_bits(const struct cpu *cpu)
 {
 	const struct cpu_model *m = cpu->model;
 	uint64_t valid = 0;
@@ -108,10 +109,25 @@ static status_t load_pdptes(struct cpu *cpu, uint64_t cr0, uint64_t cr3, uint64_
 	uint64_t pdpte[4];
 	if (!(cr0 & CR0_PG) || !(cr4 & CR4_PAE) || (cpu->efer & EFER_LME))
 		return ST_OK;
-	if (!paging_load_pdptes(cpu->mem, cr3, cpu->maxphyaddr, pdpte))
+	if (cpu->stage2_on) {
+		/* A guest's PDPTEs are guest-physical: loaded through stage 2, whose
+		 * fault goes to the hypervisor model (mmu/nested.h). */
+		struct fault f;
+		switch (nested_load_pdptes(&cpu->stage2, cr3, cpu->maxphyaddr, pdpte, &f)) {
+		case PDPTE_FAULT: return cpu_raise_fault(cpu, &f);
+		case PDPTE_RESERVED: return cpu_raise_err(cpu, EXC_GP, 0);
+		case PDPTE_LOADED: break;
+		}
+	} else if (!paging_load_pdptes(cpu->mem, cr3, cpu->maxphyaddr, pdpte)) {
 		return cpu_raise_err(cpu, EXC_GP, 0);
+	}
 	memcpy(cpu->pdpte, pdpte, sizeof(pdpte));
 	return ST_OK;
+}
+
+status_t cpu_load_pdptes(struct cpu *cpu)
+{
+	return load_pdptes(cpu, cpu->cr0, cpu->cr3, cpu->cr4);
 }
 
 /* CR0 writes from MOV, LMSW and CLTS after their own checks. Changes of PE, PG
@@ -240,7 +256,7 @@ static status_t write_cr3(struct cpu *cpu, uint64_t val)
 /* MOV CR4 (SDM Vol.2 MOV CR: #GP(0) on a reserved bit). */
 static status_t write_cr4(struct cpu *cpu, uint64_t val)
 {
-	if (val & ~cr4_valid_bits(cpu))
+	if (val & ~cpu_cr4_valid_bits(cpu))
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	/* SDM Vol.3 9.8.5.4: CR4.PAE cannot be cleared while IA-32e mode is active. */
 	if ((cpu->efer & EFER_LMA) && !(val & CR4_PAE))

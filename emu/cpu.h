@@ -11,6 +11,7 @@
 #include "devices/bus.h"
 #include "emu/fpu_state.h"
 #include "mmu/fault.h"
+#include "mmu/paging.h"
 #include "mmu/segment.h"
 #include "mmu/tlb.h"
 #include "mmu/x86.h"
@@ -87,6 +88,11 @@ struct event {
 	uint8_t insn_len;          /* software interrupts/exceptions: the instruction's length */
 	uint32_t error_code;
 	uint64_t cr2;              /* #PF only */
+	/* #PF only: bits 63:32 of base + offset that the 32-bit wrap of a system
+	 * access (descriptor table, IDT, TSS, 16-bit stack) dropped, else 0. The
+	 * architecture reports cr2; this is for quirks that mimic implementations
+	 * without the wrap (svm/quirks.c). */
+	uint32_t cr2_carry;
 };
 
 /* The events of the last delivery that faulted, first first: the event being
@@ -117,6 +123,7 @@ enum cpu_mode { MODE_REAL, MODE_PROT, MODE_V86, MODE_COMPAT, MODE_LONG64 };
 
 struct cpu_model;              /* emu/cpu_model.h */
 struct hv_model;               /* emu/hv.h */
+struct vm_exit_observer;       /* emu/hv.h */
 struct icache;                 /* emu/icache.h */
 struct insn;                   /* emu/insn.h */
 struct walk_result;            /* mmu/paging.h */
@@ -172,6 +179,8 @@ struct cpu {
 	struct event event;        /* the exception/interrupt being raised or delivered */
 	uint8_t delivering;        /* nesting of exception delivery, for #DF/shutdown (SDM 6.15) */
 	uint64_t insn_start;       /* RIP of the current instruction (faults report it) */
+	uint32_t wrap_carry;       /* bits 63:32 the wrap of the current system access dropped
+				      (sys_wrap32(), emu/operand.h); a #PF takes it along */
 	uint64_t icount;           /* virtual time: retired instructions + delivered events
 				      (+ time skipped while halted); counted per block */
 	uint64_t icount_limit;     /* stop with ST_STOP when reached (0: none) */
@@ -204,6 +213,8 @@ struct cpu {
 	bool hv_available;         /* the model's VMX/SVM is reported and usable: set by machine
 	                            * set-up with hv (emu/cpu_model.h hv_ext) */
 	bool in_guest;             /* hv runs a guest: interceptable events go to hv */
+	bool stage2_on;            /* the guest's physical addresses go through stage2 */
+	struct paging_env stage2;  /* nested paging / EPT (mmu/nested.h), set by hv */
 	bool vectoring_valid;      /* an event is being delivered: vectoring is it */
 	struct event vectoring;    /* (IDT-vectoring information, EXITINTINFO) */
 	bool stop_requested;       /* the machine asked to end the run (cpu_request_stop) */
@@ -219,6 +230,7 @@ struct cpu {
 			   const struct fault *f);   /* a page walk that faulted */
 	void *trace_ctx;
 	struct fault_chain fault_chain;  /* the last delivery that faulted (triple-fault report) */
+	const struct vm_exit_observer *exit_observer;  /* emu/hv.h: VM exits, for tracing */
 };
 
 /* Ask the run loop to look at the boundary (ATT_* bits). Atomic, because a

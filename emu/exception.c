@@ -48,9 +48,19 @@ status_t cpu_raise(struct cpu *cpu, uint8_t vector)
 
 status_t cpu_raise_fault(struct cpu *cpu, const struct fault *f)
 {
+	/* A nested-paging fault is no exception of the guest's: the hypervisor
+	 * model turns it into #VMEXIT(NPF), an EPT violation or misconfiguration. */
+	if (f->stage == FAULT_STAGE2) {
+		if (!cpu->hv)
+			return ST_UNSUPPORTED;
+		return hv_intercept_stage2(cpu, f->nested.misconfig ? IK_STAGE2_MISCONFIG : IK_STAGE2_FAULT, f);
+	}
 	status_t st = cpu_raise_err(cpu, f->vector, f->error_code);
-	if (f->vector == EXC_PF)
+	if (f->vector == EXC_PF) {
 		cpu->event.cr2 = f->address;
+		cpu->event.cr2_carry = cpu->wrap_carry;
+	}
+	cpu->wrap_carry = 0;
 	return st;
 }
 
@@ -109,7 +119,7 @@ static status_t deliver_real(struct cpu *cpu, const struct event *ev)
 	uint64_t entry;
 	if (off + 3 > cpu->idtr.limit)
 		return cpu_raise(cpu, EXC_GP);
-	status_t st = lin_read_sys(cpu, (uint32_t)(cpu->idtr.base + off), 4, &entry);
+	status_t st = lin_read_sys(cpu, sys_wrap32(cpu, cpu->idtr.base, off), 4, &entry);
 	if (st != ST_OK)
 		return st;
 
@@ -153,7 +163,7 @@ static status_t deliver_prot(struct cpu *cpu, const struct event *ev)
 	/* SDM Vol.3 6.10: the gate must lie within the IDT limit. */
 	if ((uint32_t)ev->vector * 8 + 7 > cpu->idtr.limit)
 		return cpu_raise_err(cpu, EXC_GP, idt_err);
-	st = lin_read_sys(cpu, (uint32_t)(cpu->idtr.base + ev->vector * 8u), 8, &gate);
+	st = lin_read_sys(cpu, sys_wrap32(cpu, cpu->idtr.base, ev->vector * 8u), 8, &gate);
 	if (st != ST_OK)
 		return st;
 	unsigned type = desc_type(gate);
@@ -538,13 +548,13 @@ static status_t redirection_bit(struct cpu *cpu, uint8_t vector, bool *set)
 	uint64_t base, bits;
 	if ((type != SYS_TSS32_AVAIL && type != SYS_TSS32_BUSY) || tr->limit < TSS32_IOMAP_BASE_OFF + 1)
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	status_t st = lin_read_sys(cpu, (uint32_t)(tr->base + TSS32_IOMAP_BASE_OFF), 2, &base);
+	status_t st = lin_read_sys(cpu, sys_wrap32(cpu, tr->base, TSS32_IOMAP_BASE_OFF), 2, &base);
 	if (st != ST_OK)
 		return st;
 	uint64_t off = base - REDIR_BITMAP_BYTES + vector / 8u;
 	if (base < REDIR_BITMAP_BYTES || off > tr->limit)
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	st = lin_read_sys(cpu, (uint32_t)(tr->base + off), 1, &bits);
+	st = lin_read_sys(cpu, sys_wrap32(cpu, tr->base, off), 1, &bits);
 	if (st != ST_OK)
 		return st;
 	*set = (bits >> (vector & 7)) & 1;

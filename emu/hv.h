@@ -33,6 +33,54 @@ struct hv_model {
 	status_t (*boundary)(void *ctx, struct cpu *cpu);
 };
 
+/* A VM exit as the model delivered it to the host, for whoever watches exits
+ * (cli/: --trace vmexit, --stats, the livelock detector). Vendor-neutral: svm/
+ * fills it from the VMCB it wrote, vmx/ from the VMCS exit fields. */
+struct vm_exit_report {
+	const char *vendor;        /* "svm" or "vmx" */
+	uint64_t code;             /* EXITCODE (VMEXIT_INVALID = -1) / exit reason */
+	const char *name;          /* "VMEXIT_NPF", "EXTERNAL_INTERRUPT", ... */
+	uint64_t info1, info2;     /* EXITINFO1/2; qualification, guest-linear address */
+	uint64_t intinfo;          /* EXITINTINFO / IDT-vectoring information (0: none) */
+	const char *failed_check;  /* VMEXIT_INVALID / entry failure: the check and its
+				      section, e.g. "APM2 15.5.1: EFER.SVME = 0"; else NULL */
+	/* Where the guest was: CS selector, rIP, code size (16/32/64) for the
+	 * disassembler, and the bytes at CS:rIP that could be read (0 if none). */
+	uint16_t cs;
+	uint64_t rip;
+	uint8_t code_bits;
+	uint8_t insn_len;
+	uint8_t insn[15];
+	uint64_t now;              /* virtual time of the exit (cpu_now()) */
+	uint64_t guest_insns;      /* virtual time since the VMRUN / VM entry that ended here */
+	/* The model's decoding of info1/info2/intinfo in words ("port 0x70 out
+	 * size 1 ..."), into buf; NULL if it has none. */
+	void (*describe)(const struct vm_exit_report *r, char *buf, size_t size);
+};
+
+/* Installed by the machine on the CPU to see every VM exit (NULL: nobody). */
+struct vm_exit_observer {
+	void (*exit)(void *ctx, struct cpu *cpu, const struct vm_exit_report *r);
+	void *ctx;
+};
+
+/* ---- What a world switch (VMRUN, #VMEXIT, VM entry, VM exit) needs of the core ---- */
+
+/* The CR4 and EFER bits this CPU implements; the rest are reserved (MBZ). */
+uint64_t cpu_cr4_valid_bits(const struct cpu *cpu);
+uint64_t cpu_efer_valid_bits(const struct cpu *cpu);
+
+/* Load the PAE PDPTE registers for the current CR0/CR3/CR4 (SDM Vol.3 4.4.1),
+ * through stage 2 while cpu->stage2_on: ST_FAULT with #GP(0) pending for a
+ * reserved bit, a stage-2 fault goes to the model as usual. Nothing happens
+ * outside PAE paging. */
+status_t cpu_load_pdptes(struct cpu *cpu) CHECKED;
+
+/* After a model replaced registers wholesale (segments with seg_refresh()
+ * done, CRs, EFER, RFLAGS with the lazy flags dropped, CPL): recompute the
+ * mode and have the run loop look at the next boundary afresh. */
+void cpu_world_switched(struct cpu *cpu);
+
 /* The slow halves (emu/intercept.c): build the record and ask the model. */
 status_t hv_intercept_insn(struct cpu *cpu, const struct insn *in, enum intercept_kind kind,
 			   uint8_t phase) CHECKED;

@@ -208,8 +208,7 @@ static bool feature_control_write(struct cpu *cpu, uint64_t v)
  * VM_CR.SVMDIS = 1 (APM2 15.4). A change of NXE changes translations. */
 #define VM_CR_LOCK   (1ull << 3)
 #define VM_CR_SVMDIS (1ull << 4)
-static uint64_t efer_read(struct cpu *cpu) { return cpu->efer; }
-static bool efer_write(struct cpu *cpu, uint64_t v)
+static uint64_t efer_writable(const struct cpu *cpu)
 {
 	uint64_t writable = 0;
 
@@ -221,6 +220,19 @@ static bool efer_write(struct cpu *cpu, uint64_t v)
 		writable |= EFER_NXE;
 	if (has_svm(cpu))
 		writable |= EFER_SVME;
+	return writable;
+}
+
+uint64_t cpu_efer_valid_bits(const struct cpu *cpu)
+{
+	return efer_writable(cpu) | (has_lm(cpu) ? EFER_LMA : 0);
+}
+
+static uint64_t efer_read(struct cpu *cpu) { return cpu->efer; }
+static bool efer_write(struct cpu *cpu, uint64_t v)
+{
+	uint64_t writable = efer_writable(cpu);
+
 	if (v & ~(writable | EFER_LMA))
 		return false;
 	if (((v ^ cpu->efer) & EFER_LME) && (cpu->cr0 & CR0_PG))

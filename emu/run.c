@@ -152,6 +152,9 @@ status_t cpu_run(struct cpu *cpu)
 			st = event_step(cpu, &one_step);
 			if (st != ST_OK)
 				return st;
+			/* A delivered event may have used the last instruction allowed. */
+			if (cpu->icount_limit && cpu->icount >= cpu->icount_limit)
+				continue;
 		}
 		if (__builtin_expect(one_step, 0)) {
 			st = run_one(cpu);

@@ -62,7 +62,7 @@ static status_t read_tss(struct cpu *cpu, uint32_t base, bool t32, struct task_s
 	unsigned len = t32 ? TSS32_SIZE : TSS16_SIZE;
 	for (unsigned off = 0; off < len; off += 4) {
 		uint64_t v;
-		status_t st = lin_read_sys(cpu, (uint32_t)(base + off), 4, &v);
+		status_t st = lin_read_sys(cpu, sys_wrap32(cpu, base, off), 4, &v);
 		if (st != ST_OK)
 			return st;
 		for (unsigned i = 0; i < 4; i++)
