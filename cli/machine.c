@@ -33,21 +33,11 @@ static bool fail(char *err, size_t errlen, const char *fmt, ...)
 	return false;
 }
 
-static void stop_cpu(void *opaque, int status)
+static void stop_cpu(void *opaque, uint32_t value)
 {
 	struct cpu *cpu = opaque;
+	(void)value;
 	cpu_request_stop(cpu);   /* cpu_run() returns ST_STOP after this instruction */
-}
-
-/* A device asked to reset the machine (devices/power.h; here the 8042's
- * reset line): the run ends after this instruction, reported as a reset with
- * the first request's source. */
-static void power_requested(void *opaque, enum power_request what, const char *source)
-{
-	struct machine *m = opaque;
-	if (!m->reset_by[0])
-		snprintf(m->reset_by, sizeof(m->reset_by), "%s", source);
-	cpu_request_stop(&m->cpu);
 }
 
 static void ram_written(void *opaque, uint64_t pa, unsigned size)
@@ -65,20 +55,55 @@ static uint64_t clock_now(void *opaque)
 static void clock_deadline_changed(void *opaque, uint64_t next)
 {
 	struct cpu *cpu = opaque;
+	/* A device armed a timer while an instruction runs (an OUT to the PIT):
+	 * the running block must not run past it. */
+	if (next < cpu->deadline)
+		cpu_attend(cpu, ATT_EVENT);
 	cpu_set_deadline(cpu, DEADLINE_MACHINE, next);
+}
+
+/* --realtime: the host's monotonic time since the run started, in ns. */
+static uint64_t host_elapsed_ns(const struct machine *m)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	int64_t s = (int64_t)(t.tv_sec - m->host_start.tv_sec);
+	int64_t ns = s * 1000000000 + (t.tv_nsec - m->host_start.tv_nsec);
+	return ns > 0 ? (uint64_t)ns : 0;
+}
+
+/* --realtime: before the timers due at virtual tick `now` fire, sleep until the
+ * host has run as long since the start, so an idle guest (HLT skips ahead to
+ * the next timer) keeps pace with the wall clock. Only the host sleeps:
+ * virtual time is what it would be without pacing, and a run slower than the
+ * host's clock is not hurried. A signal cuts the sleep short. */
+static void pace(struct machine *m, uint64_t now)
+{
+	uint64_t want = (uint64_t)((vclock_u128)now * 1000000000u / m->clock.hz);
+	uint64_t have = host_elapsed_ns(m);
+	if (want <= have)
+		return;
+	uint64_t wait = want - have;
+	struct timespec ts = { .tv_sec = (time_t)(wait / 1000000000u), .tv_nsec = (long)(wait % 1000000000u) };
+	nanosleep(&ts, NULL);
 }
 
 static void clock_due(void *opaque, struct cpu *cpu)
 {
-	vclock_run_due(opaque, cpu_now(cpu));
+	struct machine *m = opaque;
+	uint64_t now = cpu_now(cpu);
+	if (m->realtime)
+		pace(m, now);
+	vclock_run_due(&m->clock, now);
 }
 
 /* Multiboot 3.2 "Machine state" as QEMU's option ROM (pc-bios/optionrom/
  * multiboot.S) leaves it: EAX magic, EBX info, ECX the entry point (it jumps
  * through ECX), CS=0x08 flat 32-bit code, DS/ES/FS/GS/SS=0x10 flat data,
  * CR0 = PE (it writes 1; ET reads as 1, SDM Vol.3 2.5), paging off, EFLAGS.IF=0
- * (CLI) and DF=0 (CLD), A20 enabled (hvemu has no A20 gate). GDTR points at a
- * copy of the ROM's GDT in guest RAM. */
+ * (CLI) and DF=0 (CLD), A20 enabled (port 0x92 reads 02H, devices/reset.h).
+ * GDTR points at a copy of the ROM's GDT in guest RAM, after the image with the
+ * rest of the information (devices/multiboot.h). */
 static void enter_multiboot(struct cpu *cpu, struct physmem *pm, const struct multiboot_boot *b)
 {
 	uint64_t code = physmem_read(pm, b->gdt_addr + MB_GDT_CODE_SEL, 8);
@@ -168,6 +193,14 @@ static bool overlaps(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1)
 	return a0 < b1 && b0 < a1;
 }
 
+/* The file of a --module "FILE ARGS": up to the first space, as QEMU splits
+ * an -initrd entry (hw/i386/multiboot.c). A malloc'ed copy, NULL if out of
+ * memory. */
+static char *module_file(const char *module)
+{
+	return strndup(module, strcspn(module, " "));
+}
+
 /* Refuse an output that is one of the inputs: opening it for writing would
  * truncate the file before it is read. Compared by device and inode, so other
  * spellings of a path and hard links are caught; an output that does not exist
@@ -190,6 +223,16 @@ static bool output_clear(const struct machine_config *cfg, const char *option, c
 		if (stat(inputs[i], &is) == 0 && is.st_dev == os.st_dev && is.st_ino == os.st_ino)
 			return fail(err, errlen, "%s%s is the input '%s'; writing it would destroy it",
 				    option, out, inputs[i]);
+	for (unsigned i = 0; i < cfg->n_modules; i++) {
+		char *path = module_file(cfg->modules[i]);
+		bool same = path && stat(path, &is) == 0 && is.st_dev == os.st_dev && is.st_ino == os.st_ino;
+		if (same)
+			fail(err, errlen, "%s%s is the module '%s'; writing it would destroy it",
+			     option, out, path);
+		free(path);
+		if (same)
+			return false;
+	}
 	return true;
 }
 
@@ -257,6 +300,78 @@ static bool load_flat_images(struct machine *m, const struct machine_config *cfg
 	return true;
 }
 
+/* What a range the multiboot loader wrote holds, for error messages. */
+static void describe_range(const struct machine_config *cfg, const struct multiboot_boot *boot,
+			   unsigned i, char *what, size_t len)
+{
+	switch (boot->range[i].kind) {
+	case MB_RANGE_SEGMENT:
+		snprintf(what, len, "a segment of %s", cfg->kernel);
+		break;
+	case MB_RANGE_INFO:
+		snprintf(what, len, "the multiboot information of %s", cfg->kernel);
+		break;
+	case MB_RANGE_MODULE:
+		snprintf(what, len, "module %u ('%s')", boot->range[i].index, cfg->modules[boot->range[i].index]);
+		break;
+	}
+}
+
+/* Read the --module files, load the kernel and them, and add what they
+ * occupy to fixed[] (what --load images must stay clear of), after checking
+ * that none of it overlaps what is there already (the ACPI tables). */
+static bool load_kernel(struct machine *m, const struct machine_config *cfg, struct multiboot_boot *boot,
+			struct placed *fixed, unsigned *n_fixed, char *err, size_t errlen)
+{
+	struct multiboot_module mods[MB_MAX_MODULES];
+	uint8_t *data[MB_MAX_MODULES + 1] = { 0 };
+	unsigned n_read = 0;
+	bool ok = false;
+	char why[512];
+	for (; n_read < cfg->n_modules; n_read++) {
+		char *path = module_file(cfg->modules[n_read]);
+		if (!path) {
+			fail(err, errlen, "out of memory");
+			goto out;
+		}
+		bool read = loader_read_file(path, (size_t)cfg->ram_size, &data[n_read], &mods[n_read].size,
+					     why, sizeof(why));
+		free(path);
+		if (!read) {
+			fail(err, errlen, "--module '%s': %s", cfg->modules[n_read], why);
+			goto out;
+		}
+		mods[n_read].data = data[n_read];
+		mods[n_read].string = cfg->modules[n_read];
+	}
+	size_t size;
+	if (!loader_read_file(cfg->kernel, (size_t)cfg->ram_size, &data[n_read], &size, err, errlen))
+		goto out;
+	if (!multiboot_load(&m->mem, data[n_read], size, cfg->kernel, cfg->cmdline ? cfg->cmdline : "",
+			    mods, cfg->n_modules, boot, why, sizeof(why))) {
+		fail(err, errlen, "%s: %s", cfg->kernel, why);
+		goto out;
+	}
+	unsigned first = *n_fixed;
+	for (unsigned i = 0; i < boot->n_ranges; i++) {
+		struct placed *p = &fixed[(*n_fixed)++];
+		*p = (struct placed){ .start = boot->range[i].start, .end = boot->range[i].end };
+		describe_range(cfg, boot, i, p->what, sizeof(p->what));
+		for (unsigned j = 0; j < first; j++)
+			if (overlaps(p->start, p->end, fixed[j].start, fixed[j].end)) {
+				fail(err, errlen, "%s (0x%llx-0x%llx) overlaps %s (0x%llx-0x%llx)", p->what,
+				     (unsigned long long)p->start, (unsigned long long)p->end - 1, fixed[j].what,
+				     (unsigned long long)fixed[j].start, (unsigned long long)fixed[j].end - 1);
+				goto out;
+			}
+	}
+	ok = true;
+out:
+	for (unsigned i = 0; i < MB_MAX_MODULES + 1; i++)
+		free(data[i]);
+	return ok;
+}
+
 bool machine_setup(struct machine *m, const struct machine_config *cfg, char *err,
 		   size_t errlen)
 {
@@ -276,11 +391,8 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 	if (cfg->ram_size < VGA_TEXT_BASE + VGA_TEXT_SIZE)
 		return fail(err, errlen, "internal error: RAM too small for the VGA text buffer");
 	vga_init(&m->vga, m->mem.ram + VGA_TEXT_BASE, &m->clock);
-	m->power = (struct power_control){ .request = power_requested, .opaque = m };
-	i8042_init(&m->kbc, &m->power);
 	if (!uart_register(&m->uart, &m->io) || !debug_exit_register(&m->dexit, &m->io) ||
-	    !post_port_register(&m->post, &m->io) || !vga_register(&m->vga, &m->io) ||
-	    !i8042_register(&m->kbc, &m->io))
+	    !post_port_register(&m->post, &m->io) || !vga_register(&m->vga, &m->io))
 		return fail(err, errlen, "internal error: device ports overlap");
 	for (unsigned i = 0; i < cfg->n_keys; i++) {
 		char why[256];
@@ -297,14 +409,19 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 		if (!m->svm)
 			return fail(err, errlen, "out of memory for the SVM model");
 	}
-	vclock_init(&m->clock, VCLOCK_DEFAULT_HZ);
+	vclock_init(&m->clock, cfg->insn_rate ? cfg->insn_rate : VCLOCK_DEFAULT_HZ);
 	m->clock.now = clock_now;
 	m->clock.now_ctx = &m->cpu;
 	m->clock.deadline_changed = clock_deadline_changed;
 	m->clock.deadline_ctx = &m->cpu;
 	m->cpu.deadlines[DEADLINE_MACHINE] = (struct deadline){ .at = UINT64_MAX, .fire = clock_due,
-								.ctx = &m->clock };
-	key_script_start(&m->keys, &m->clock, &m->kbc);
+								.ctx = m };
+	m->cpu.tsc_hz = m->clock.hz;           /* RDTSC counts instructions: CPUID 15H/16H */
+	m->realtime = cfg->realtime;
+	struct rtc_config rtc = { .start = cfg->rtc_base.year ? cfg->rtc_base : RTC_DEFAULT_START,
+				  .ram_size = cfg->ram_size, .cpus = 1 };
+	if (!pc_legacy_setup(&m->pc, &m->cpu, &m->mem, &m->io, &m->clock, &rtc))
+		return fail(err, errlen, "internal error: interrupt controller or timer ports overlap");
 	m->cpu.icount_limit = cfg->max_insns;
 	m->cpu.tlb_uncached = cfg->tlb_uncached;
 	m->dump_pt = cfg->dump_pt;
@@ -313,9 +430,34 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 	/* Always attached: a triple fault is reported even without --trace. */
 	trace_init(&m->trace, stderr);
 	trace_attach(&m->trace, &m->cpu, cfg->trace);
+	exit_watch_init(&m->watch, &cfg->watch, stderr);
+	exit_watch_attach(&m->watch, &m->cpu);
+
+	/* The boot-contract devices, and what the machine is made of for fw_cfg
+	 * and ACPI: one CPU; each device's set-up adds itself. */
+	if (!pc_boot_devices(&m->boot, &m->cpu, &m->io, &m->mem))
+		return fail(err, errlen, "internal error: device ports overlap");
+	for (unsigned gsi = 0; gsi < PC_TESTDEV_IRQS; gsi++)
+		m->boot.gsi[gsi] = (struct irq_line){ pc_legacy_gsi_set, &m->pc, gsi };
+	/* The 8042's outputs are ISA IRQ1 (keyboard) and IRQ12 (auxiliary), levels
+	 * as its output buffer holds their data (devices/i8042.h). */
+	m->boot.i8042.irq1 = (struct irq_line){ pc_legacy_gsi_set, &m->pc, 1 };
+	m->boot.i8042.irq12 = (struct irq_line){ pc_legacy_gsi_set, &m->pc, 12 };
+	key_script_start(&m->keys, &m->clock, &m->boot.i8042);
+	m->desc.n_cpus = m->desc.max_cpus = 1;
+	m->desc.keyboard = true;   /* the 8042 and its keyboard, in pc_boot_devices */
+	m->desc.vga = true;        /* VGA text mode, above */
+	m->desc.pic = true;
+	m->desc.rtc = true;
+	m->desc.rtc_century = RTC_CENTURY;
+	m->desc.hpet = true;
+	m->desc.hpet_block_id = (uint32_t)hpet_gcap_id();
+	/* IA-PC HPET 1.0a 3.2.4: the minimum periodic tick, in counter ticks;
+	 * QEMU's machine says 128 too. */
+	m->desc.hpet_min_tick = 128;
 
 	/* What the --load images must stay clear of. */
-	struct placed fixed[MB_MAX_RANGES + 2];
+	struct placed fixed[MB_MAX_RANGES + 3];
 	unsigned n_fixed = 0;
 	uint8_t *data;
 	size_t size;
@@ -330,26 +472,15 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 		fixed[n_fixed++] = (struct placed){ .start = 0x100000 - low, .end = 0x100000,
 						    .what = "the BIOS below 1 MiB" };
 	}
+	/* The firmware data: fw_cfg always, ACPI tables unless a BIOS brings its own. */
+	if (!pc_boot_firmware(&m->boot, &m->mem, &m->desc, !cfg->bios, err, errlen))
+		return false;
+	if (m->boot.acpi_built)
+		fixed[n_fixed++] = (struct placed){ .start = m->boot.acpi.rsdp, .end = m->boot.acpi.end,
+						    .what = "the ACPI tables" };
 	struct multiboot_boot boot;
-	if (cfg->kernel) {
-		if (!loader_read_file(cfg->kernel, (size_t)cfg->ram_size, &data, &size, err, errlen))
-			return false;
-		char why[256];
-		bool ok = multiboot_load(&m->mem, data, size, cfg->kernel, cfg->cmdline ? cfg->cmdline : "",
-					 &boot, why, sizeof(why));
-		free(data);
-		if (!ok)
-			return fail(err, errlen, "%s: %s", cfg->kernel, why);
-		fixed[n_fixed++] = (struct placed){ .start = MB_MMAP_ADDR, .end = MB_AREA_END,
-						    .what = "the multiboot information area" };
-		for (unsigned i = 0; i < boot.n_ranges; i++) {
-			bool strings = i + 1 == boot.n_ranges;
-			struct placed *p = &fixed[n_fixed++];
-			*p = (struct placed){ .start = boot.range[i].start, .end = boot.range[i].end };
-			snprintf(p->what, sizeof(p->what), "%s %s", strings ? "the command line of" : "a segment of",
-				 cfg->kernel);
-		}
-	}
+	if (cfg->kernel && !load_kernel(m, cfg, &boot, fixed, &n_fixed, err, errlen))
+		return false;
 	if (cfg->entry64)
 		fixed[n_fixed++] = (struct placed){ .start = 0x8000, .end = E64_END,
 						    .what = "the --entry64 stack and page tables" };
@@ -366,7 +497,7 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 
 	/* Outputs last: nothing is truncated unless the run is about to start
 	 * (the window first: it may fail, and truncates nothing). */
-	if (!display_open(&m->display, cfg->display, cfg->screenshot, &m->vga, &m->kbc, &m->clock, &m->cpu,
+	if (!display_open(&m->display, cfg->display, cfg->screenshot, &m->vga, &m->boot.i8042, &m->clock, &m->cpu,
 			  err, errlen))
 		return false;
 	if (cfg->serial_path) {
@@ -384,11 +515,13 @@ void machine_destroy(struct machine *m)
 	/* The window and the key timers first: cancelling a timer tells the CPU. */
 	display_close(&m->display);
 	key_script_free(&m->keys);
+	pc_boot_destroy(&m->boot);
 	if (m->cpu_ready) {
 		svm_destroy(m->svm);
 		m->svm = NULL;
 		cpu_destroy(&m->cpu);
 		trace_destroy(&m->trace);
+		exit_watch_destroy(&m->watch);
 	}
 	physmem_destroy(&m->mem);
 	m->cpu_ready = false;
@@ -461,40 +594,37 @@ static void report_signal(struct machine *m, int sig)
 
 /* isa-debug-exit: the status is (V<<1)|1, but the OS keeps its low 8 bits, so
  * for V >= 128 the shell sees another value (V = 128 gives 1, a "pass"). */
-static int debug_exit_status(const struct debug_exit *d)
+static int debug_exit_result(const struct debug_exit *d)
 {
-	int v = d->status >> 1;
-	if (d->status > 0xff)
-		fprintf(stderr, "hvemu: warning: the guest wrote %d (0x%02x) to isa-debug-exit; the status "
-			"(V<<1)|1 = %d does not fit in 8 bits, so the exit status will be %d, which reads as V = %d%s\n",
-			v, v, d->status, d->status & 0xff, (d->status & 0xff) >> 1,
-			(d->status & 0xff) == 1 ? " (a pass)" : "");
-	return d->status;
+	uint32_t v = d->value;
+	int status = debug_exit_status(d);
+	if (v >= 128)
+		fprintf(stderr, "hvemu: warning: the guest wrote %u (0x%02x) to isa-debug-exit; the status "
+			"(V<<1)|1 = %llu does not fit in 8 bits, so the exit status will be %d, which reads as V = %d%s\n",
+			v, v, ((unsigned long long)v << 1) | 1, status, status >> 1,
+			status == 1 ? " (a pass)" : "");
+	return status;
 }
 
-int machine_run(struct machine *m)
+/* Why cpu_run() returned st: the report on stderr and the exit status. */
+static int run_status(struct machine *m, status_t st)
 {
 	struct cpu *cpu = &m->cpu;
-	struct sigaction old[2];
-	catch_stop_signals(cpu, old);
-	status_t st = cpu_run(cpu);
-	release_stop_signals(old);
-	if (m->uart.out)
-		fflush(m->uart.out);
-	if (m->dump_pt == DUMP_PT_EXIT || (m->dump_pt == DUMP_PT_SHUTDOWN && st == ST_SHUTDOWN)) {
-		struct paging_env env = cpu_paging_env(cpu);
-		paging_dump(&env, stderr);
-	}
-	display_finish(&m->display);
 	switch (st) {
 	case ST_STOP:
 		if (m->dexit.exited)
-			return debug_exit_status(&m->dexit);
-		if (m->reset_by[0]) {
+			return debug_exit_result(&m->dexit);
+		if (exit_watch_livelocked(&m->watch)) {
+			exit_watch_report_livelock(&m->watch);
+			return EXIT_LIVELOCK;
+		}
+		if (m->boot.requested.what) {
 			char what[160];
-			snprintf(what, sizeof(what), "system reset by %s", m->reset_by);
+			bool reset = m->boot.requested.what == POWER_RESET;
+			snprintf(what, sizeof(what), "%s requested through %s", reset ? "reset" : "power-off",
+				 m->boot.requested.source);
 			report(m, what, cpu->rip);
-			return EXIT_RESET;
+			return reset ? EXIT_RESET : EXIT_POWER_OFF;
 		}
 		if (m->display.closed) {
 			report(m, "stopped: the display window was closed", cpu->rip);
@@ -531,4 +661,24 @@ int machine_run(struct machine *m)
 		report(m, "unexpected VM exit with no hypervisor model", cpu->rip);
 		return EXIT_EMULATOR;
 	}
+}
+
+int machine_run(struct machine *m)
+{
+	struct cpu *cpu = &m->cpu;
+	struct sigaction old[2];
+	catch_stop_signals(cpu, old);
+	clock_gettime(CLOCK_MONOTONIC, &m->host_start);
+	status_t st = cpu_run(cpu);
+	release_stop_signals(old);
+	if (m->uart.out)
+		fflush(m->uart.out);
+	if (m->dump_pt == DUMP_PT_EXIT || (m->dump_pt == DUMP_PT_SHUTDOWN && st == ST_SHUTDOWN)) {
+		struct paging_env env = cpu_paging_env(cpu);
+		paging_dump(&env, stderr);
+	}
+	display_finish(&m->display);
+	int status = run_status(m, st);
+	exit_watch_report_stats(&m->watch, cpu_now(cpu));
+	return status;
 }

@@ -1,18 +1,27 @@
 /* The PC-like machine the CLI runs: RAM, the port bus with COM1, isa-debug-exit
- * and the POST port, one CPU, optional tracing; and how it is booted (multiboot
- * kernel, flat images with a real-mode entry, or a BIOS from the reset vector). */
+ * and the POST port, the boot-contract devices (cli/pc_boot.h: fw_cfg, PCI,
+ * pc-testdev, resets, A20, the 8042 and its keyboard, ACPI tables), VGA text
+ * mode and the display (--display, --screenshot, --keys), one CPU, optional
+ * tracing; and how it
+ * is booted (multiboot kernel and modules, flat images with a real-mode entry,
+ * or a BIOS from the reset vector). */
 #ifndef HVEMU_CLI_MACHINE_H
 #define HVEMU_CLI_MACHINE_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
+#include "cli/exit_watch.h"
+#include "cli/pc_boot.h"
+#include "cli/pc_legacy.h"
 #include "devices/bus.h"
 #include "devices/clock.h"
 #include "devices/debug_exit.h"
-#include "devices/i8042.h"
+#include "devices/multiboot.h"
 #include "devices/post_port.h"
+#include "devices/rtc.h"
 #include "devices/uart16550.h"
 #include "devices/vga.h"
 #include "cli/display.h"
@@ -35,6 +44,8 @@ struct machine_config {
 	const struct cpu_model *model;
 	const char *kernel;        /* multiboot image, or NULL */
 	const char *cmdline;
+	const char *modules[MB_MAX_MODULES];   /* --module "FILE ARGS", in order */
+	unsigned n_modules;
 	const char *bios;          /* BIOS image, or NULL */
 	struct flat_load loads[MACHINE_MAX_LOADS];
 	unsigned n_loads;
@@ -52,6 +63,10 @@ struct machine_config {
 	const char *keys[MACHINE_MAX_KEYS];   /* --keys TIME:KEYS (cli/key_script.h) */
 	unsigned n_keys;
 	unsigned svm_quirks;       /* --quirk: enum svm_quirk bits */
+	struct exit_watch_config watch;  /* --trace vmexit, --trace-format, --stats, --livelock */
+	uint64_t insn_rate;        /* --insn-rate: virtual ticks (instructions) per second; 0: default */
+	bool realtime;             /* --realtime: sleep so virtual time never runs ahead of the host's */
+	struct rtc_time rtc_base;  /* --rtc-base: the RTC's start (year 0: RTC_DEFAULT_START) */
 };
 
 /* --dump-pt: print the page tables of the final CR3 (mmu/paging_dump.h). */
@@ -64,18 +79,21 @@ struct machine {
 	struct uart16550 uart;
 	struct debug_exit dexit;
 	struct post_port post;
+	struct pc_boot boot;       /* the boot-contract devices (cli/pc_boot.h), the 8042 among them */
 	struct vga vga;            /* text mode, its buffer in RAM at B8000h */
-	struct i8042 kbc;          /* keyboard controller and keyboard */
 	struct display display;    /* --display, --screenshot */
 	struct key_script keys;    /* --keys */
-	struct power_control power;  /* reset requests (devices/power.h) */
-	char reset_by[96];         /* what asked for a reset (the run ends), or "" */
+	struct pc_description desc;  /* what the machine is made of, for fw_cfg and ACPI */
+	struct pc_legacy pc;       /* 8259A pair, 8254, RTC/CMOS, HPET (cli/pc_legacy.h) */
+	bool realtime;             /* --realtime pacing, from host_start */
+	struct timespec host_start;
 	struct trace trace;
 	struct cpu cpu;
 	bool cpu_ready;
 	struct svm *svm;           /* the SVM model, on a CPU model with SVM */
 	FILE *serial_file;         /* the --serial file:PATH this machine opened */
 	unsigned dump_pt;          /* DUMP_PT_* from the configuration */
+	struct exit_watch watch;   /* VM exits: trace, statistics, livelock */
 };
 
 /* Check the configuration (entry points, --load ranges against each other,
@@ -94,11 +112,13 @@ enum {
 	EXIT_HALTED = 8,           /* HLT with nothing to wake the CPU */
 	EXIT_EMULATOR = 10,        /* unsupported instruction or emulator error */
 	EXIT_SIGNAL = 12,          /* stopped by SIGINT or SIGTERM, or the window was closed */
-	EXIT_RESET = 14,           /* the guest reset the machine (8042) */
+	EXIT_RESET = 14,           /* the guest reset the machine (0x92, 0xCF9, 8042) */
+	EXIT_POWER_OFF = 16,       /* the guest powered off (port 0x8900 "Shutdown") */
+	EXIT_LIVELOCK = 18,        /* the same VM exit N times in a row (--livelock) */
 };
 
 /* Run until the CPU stops; print a one-line summary to stderr unless the guest
- * ended the run through debug-exit; return the exit status. SIGINT and SIGTERM
+ * ended the run through debug-exit, then the --stats summary; return the exit status. SIGINT and SIGTERM
  * stop the CPU after its current instruction (a second one kills). */
 int machine_run(struct machine *m);
 

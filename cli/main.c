@@ -17,6 +17,8 @@
 #define MEM_MIN (2ull << 20)
 #define MEM_MAX (3584ull << 20)
 #define MEM_DEFAULT (128ull << 20)
+#define INSN_RATE_MIN 1000000ull        /* 1 MHz */
+#define INSN_RATE_MAX 10000000000ull    /* 10 GHz */
 
 static const char usage_text[] =
 	"usage: hvemu run --kernel FILE [options]\n"
@@ -32,13 +34,23 @@ static const char usage_text[] =
 	"options:\n"
 	"  --kernel FILE        Multiboot kernel\n"
 	"  --cmdline STRING     kernel command line (passed as \"FILE STRING\")\n"
+	"  --module \"FILE ARGS\" a Multiboot module: FILE's bytes, page-aligned after\n"
+	"                       the kernel, with the string \"FILE ARGS\" (repeatable, in\n"
+	"                       order; QEMU's -initrd \"FILE ARGS,...\")\n"
 	"  --mem SIZE           guest RAM, e.g. 128M, 1G (suffix K/M/G; none = MiB);\n"
 	"                       2M..3584M, default 128M\n"
 	"  --cpu MODEL          CPU model; --cpu help lists them\n"
 	"  --max-insns N        stop after N instructions\n"
 	"  --serial stdio|file:PATH|none\n"
 	"                       where COM1 output goes (default stdio)\n"
-	"  --trace LIST         comma list of insn,exc,io,pf (or all), to stderr\n"
+	"  --trace LIST         comma list of insn,exc,io,pf,vmexit (or all), to stderr\n"
+	"  --trace-format text|json\n"
+	"                       form of the --trace vmexit lines (default text)\n"
+	"  --stats              at the end, VM exits per exit code and the guest\n"
+	"                       instructions between exits (log2 histogram)\n"
+	"  --livelock N         end the run when the same VM exit (code, rIP,\n"
+	"                       EXITINFO1/2) repeats N times in a row with no guest\n"
+	"                       instruction in between; default 10000, 0 = off\n"
 	"  --tlb exact|flush    exact (default): translations stay cached until\n"
 	"                       INVLPG/MOV CR3 as on hardware; flush: none are\n"
 	"                       cached, every access walks the page tables\n"
@@ -61,16 +73,35 @@ static const char usage_text[] =
 	"                       release only, <lt> for '<' (repeatable)\n"
 	"  --quirk NAME         deviate from the APM as another implementation does\n"
 	"                       (repeatable; --quirk help lists them; SVM models)\n"
+	"  --insn-rate HZ       nominal instruction rate: virtual time runs one tick\n"
+	"                       per instruction at this rate, and the TSC with it\n"
+	"                       (suffix k/M/G; 1M..10G, default 1G)\n"
+	"  --realtime           pace the run to the host clock (the host sleeps\n"
+	"                       while the guest is ahead; virtual time is unchanged)\n"
+	"  --rtc-base DATE      the RTC's start, YYYY-MM-DD[THH:MM:SS] (1900-2099;\n"
+	"                       default 2000-01-01T00:00:00)\n"
 	"\n"
-	"Each option is given once (--load, --keys and --quirk may repeat); --kernel,\n"
-	"--bios and --load with --entry/--entry64 exclude each other; --load images\n"
-	"may not overlap each other, the kernel or its multiboot data; --serial\n"
+	"Each option is given once (--load, --module, --keys and --quirk may repeat);\n"
+	"--kernel, --bios and --load with --entry/--entry64 exclude each other;\n"
+	"--module needs --kernel; --load images may not overlap each other, the\n"
+	"kernel, its modules, its multiboot data or the ACPI tables; --serial\n"
 	"file:PATH and --screenshot may not name an input.\n"
-	"\n"
-	"devices: 16550A UART at 0x3f8, isa-debug-exit at 0xf4, POST port 0x80,\n"
-	"VGA text mode (80x25 at 0xb8000, ports 0x3b0-0x3df), 8042 keyboard\n"
-	"controller at 0x60/0x64 with a PS/2 keyboard.\n"
-	"\n"
+	"\n";
+
+/* The second part of --help (each string literal stays within the 4095
+ * characters C requires compilers to support). */
+static const char usage_devices_text[] =
+	"devices: 16550A UART at 0x3f8, isa-debug-exit at 0xf4-0xf7, POST port 0x80,\n"
+	"fw_cfg at 0x510, PCI configuration at 0xcf8 (i440FX host bridge), pc-testdev,\n"
+	"port 0x92 (fast reset, A20), reset control 0xcf9, 8042 keyboard controller\n"
+	"at 0x60/0x64 with a PS/2 keyboard (IRQ1; reset, A20), VGA text mode (80x25\n"
+	"at 0xb8000, ports 0x3b0-0x3df), the Bochs shutdown port 0x8900, 8259A PIC\n"
+	"pair (0x20, 0xa0, ELCR 0x4d0), 8254 PIT (0x40) with port 0x61, MC146818\n"
+	"RTC/CMOS (0x70), HPET at 0xfed00000; ACPI tables at 0xf0000 (not with --bios).\n"
+	"\n";
+
+/* The third part of --help: the exit statuses. */
+static const char usage_status_text[] =
 	"exit status:\n"
 	"  odd  (V<<1)|1: the guest wrote V to isa-debug-exit (port 0xf4)\n"
 	"  2    usage error, or a missing or bad file\n"
@@ -80,7 +111,10 @@ static const char usage_text[] =
 	"  10   unsupported instruction or emulator error\n"
 	"  12   stopped by SIGINT or SIGTERM (where the CPU was is reported), or\n"
 	"       the --display sdl window was closed\n"
-	"  14   the guest reset the machine (8042 command 0xfe, output port bit 0)\n"
+	"  14   the guest reset the machine (port 0x92, 0xcf9, 8042 command 0xfe or\n"
+	"       output port bit 0)\n"
+	"  16   the guest powered off (\"Shutdown\" written to port 0x8900)\n"
+	"  18   livelock: the same VM exit N times in a row (--livelock N)\n"
 	"  0    --help, --version, --cpu help\n";
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -108,6 +142,80 @@ static bool parse_u64(const char *s, uint64_t *out)
 		return false;
 	*out = v;
 	return true;
+}
+
+/* A frequency: a decimal number (with a fraction if a suffix makes it whole),
+ * an optional k/K, M or G suffix (decimal units) and an optional "Hz". */
+static bool parse_rate(const char *s, uint64_t *out)
+{
+	uint64_t mant = 0;
+	int frac = -1;
+	const char *p = s;
+	if (*p < '0' || *p > '9')
+		return false;
+	for (; (*p >= '0' && *p <= '9') || (*p == '.' && frac < 0); p++) {
+		if (*p == '.') {
+			frac = 0;
+			continue;
+		}
+		if (mant > (UINT64_MAX - 9) / 10)
+			return false;
+		mant = mant * 10 + (uint64_t)(*p - '0');
+		if (frac >= 0)
+			frac++;
+	}
+	int exp = 0;
+	switch (*p) {
+	case 'k': case 'K': exp = 3; p++; break;
+	case 'M': exp = 6; p++; break;
+	case 'G': exp = 9; p++; break;
+	default: break;
+	}
+	if (!strcmp(p, "Hz"))
+		p += 2;
+	if (*p)
+		return false;
+	for (exp -= frac > 0 ? frac : 0; exp > 0; exp--) {
+		if (mant > UINT64_MAX / 10)
+			return false;
+		mant *= 10;
+	}
+	for (; exp < 0; exp++) {
+		if (mant % 10)
+			return false;
+		mant /= 10;
+	}
+	*out = mant;
+	return true;
+}
+
+/* n decimal digits at *p into *v; advances *p. */
+static bool digits(const char **p, unsigned n, unsigned *v)
+{
+	*v = 0;
+	for (unsigned i = 0; i < n; i++, (*p)++) {
+		if (**p < '0' || **p > '9')
+			return false;
+		*v = *v * 10 + (unsigned)(**p - '0');
+	}
+	return true;
+}
+
+/* YYYY-MM-DD, optionally followed by THH:MM:SS (or a space for the T). */
+static bool parse_date(const char *s, struct rtc_time *t)
+{
+	const char *p = s;
+	*t = (struct rtc_time){ 0 };
+	if (!digits(&p, 4, &t->year) || *p++ != '-' || !digits(&p, 2, &t->month) || *p++ != '-' ||
+	    !digits(&p, 2, &t->day))
+		return false;
+	if (*p == 'T' || *p == ' ') {
+		p++;
+		if (!digits(&p, 2, &t->hour) || *p++ != ':' || !digits(&p, 2, &t->minute) || *p++ != ':' ||
+		    !digits(&p, 2, &t->second))
+			return false;
+	}
+	return !*p && rtc_time_valid(t);
 }
 
 /* SIZE with a K/M/G suffix (binary units); no suffix means MiB, as QEMU's -m. */
@@ -151,10 +259,12 @@ static void list_models(void)
 }
 
 /* The options of `hvemu run`. Each takes a value ("--opt VALUE" or
- * "--opt=VALUE") and may be given once; only --load repeats. */
+ * "--opt=VALUE"), but a flag takes none, and may be given once; only --load
+ * repeats. */
 enum opt {
 	OPT_KERNEL, OPT_CMDLINE, OPT_MEM, OPT_CPU, OPT_MAX_INSNS, OPT_SERIAL, OPT_TRACE,
-	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT, OPT_QUIRK,
+	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT, OPT_MODULE, OPT_QUIRK,
+	OPT_TRACE_FORMAT, OPT_STATS, OPT_LIVELOCK, OPT_INSN_RATE, OPT_REALTIME, OPT_RTC_BASE,
 	OPT_DISPLAY, OPT_SCREENSHOT, OPT_KEYS, OPT_COUNT
 };
 
@@ -165,10 +275,18 @@ static const struct { const char *name; bool repeatable; } options[OPT_COUNT] = 
 	[OPT_TRACE] = { "--trace", false },       [OPT_LOAD] = { "--load", true },
 	[OPT_ENTRY] = { "--entry", false },       [OPT_ENTRY64] = { "--entry64", false },
 	[OPT_BIOS] = { "--bios", false },         [OPT_TLB] = { "--tlb", false },
-	[OPT_DUMP_PT] = { "--dump-pt", false },   [OPT_QUIRK] = { "--quirk", true },
+	[OPT_DUMP_PT] = { "--dump-pt", false },   [OPT_MODULE] = { "--module", true },
+	[OPT_QUIRK] = { "--quirk", true },
+	[OPT_TRACE_FORMAT] = { "--trace-format", false }, [OPT_STATS] = { "--stats", false },
+	[OPT_LIVELOCK] = { "--livelock", false },
+	[OPT_INSN_RATE] = { "--insn-rate", false }, [OPT_REALTIME] = { "--realtime", false },
+	[OPT_RTC_BASE] = { "--rtc-base", false },
 	[OPT_DISPLAY] = { "--display", false },   [OPT_SCREENSHOT] = { "--screenshot", false },
 	[OPT_KEYS] = { "--keys", true },
 };
+
+/* The options that take no value. */
+static const bool option_is_flag[OPT_COUNT] = { [OPT_STATS] = true, [OPT_REALTIME] = true };
 
 /* `--quirk help`: the registry (svm/quirks.c). */
 static void list_quirks(void)
@@ -192,7 +310,7 @@ static const struct { enum opt a, b; const char *why; } conflicts[] = {
 
 /* Options that exclude each other, or need another to mean anything (README
  * "Conflicting options"): 0, or the usage error already reported. */
-static int check_combinations(const unsigned seen[OPT_COUNT])
+static int check_combinations(const unsigned seen[OPT_COUNT], const struct machine_config *cfg)
 {
 	for (size_t i = 0; i < sizeof(conflicts) / sizeof(conflicts[0]); i++)
 		if (seen[conflicts[i].a] && seen[conflicts[i].b])
@@ -205,19 +323,25 @@ static int check_combinations(const unsigned seen[OPT_COUNT])
 		return usage_error("%s needs a --load image to start in", seen[OPT_ENTRY] ? "--entry" : "--entry64");
 	if (seen[OPT_CMDLINE] && !seen[OPT_KERNEL])
 		return usage_error("--cmdline is passed to a multiboot --kernel; there is none");
+	if (seen[OPT_TRACE_FORMAT] && !cfg->watch.trace)
+		return usage_error("--trace-format is the form of the --trace vmexit lines; --trace does not list vmexit");
+	if (seen[OPT_MODULE] && !seen[OPT_KERNEL])
+		return usage_error("--module is loaded for a multiboot --kernel; there is none");
 	return 0;
 }
 
 static int cmd_run(int argc, char **argv)
 {
 	struct machine_config cfg = { .ram_size = MEM_DEFAULT, .model = cpu_models[0],
-				      .serial = stdout };
+				      .serial = stdout, .watch.livelock = LIVELOCK_DEFAULT };
 	unsigned seen[OPT_COUNT] = { 0 };
 	const char *first[OPT_COUNT] = { 0 };
 	for (int i = 0; i < argc; i++) {
 		const char *arg = argv[i], *val = NULL;
 		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
 			fputs(usage_text, stdout);
+			fputs(usage_devices_text, stdout);
+			fputs(usage_status_text, stdout);
 			return 0;
 		}
 		char name[32];
@@ -233,12 +357,17 @@ static int cmd_run(int argc, char **argv)
 				o = (enum opt)k;
 		if (o == OPT_COUNT)
 			return usage_error("unknown option '%s' (try 'hvemu --help')", name);
-		if (eq)
+		if (option_is_flag[o]) {
+			if (eq)
+				return usage_error("%s takes no value (got '%s')", name, eq + 1);
+			val = "";
+		} else if (eq) {
 			val = eq + 1;
-		else if (i + 1 < argc)
+		} else if (i + 1 < argc) {
 			val = argv[++i];
-		else
+		} else {
 			return usage_error("option %s needs a value", name);
+		}
 		if (o == OPT_CPU && !strcmp(val, "help")) {
 			list_models();
 			return 0;
@@ -247,6 +376,8 @@ static int cmd_run(int argc, char **argv)
 			list_quirks();
 			return 0;
 		}
+		if (seen[o] && option_is_flag[o])
+			return usage_error("%s given twice", name);
 		if (seen[o] && !options[o].repeatable)
 			return usage_error("%s given twice ('%s', then '%s'); it takes one value", name,
 					   first[o], val);
@@ -295,7 +426,20 @@ static int cmd_run(int argc, char **argv)
 			break;
 		case OPT_TRACE:
 			if (!trace_parse(val, &cfg.trace))
-				return usage_error("bad --trace '%s' (comma list of insn,exc,io,pf or all)", val);
+				return usage_error("bad --trace '%s' (comma list of insn,exc,io,pf,vmexit or all)", val);
+			cfg.watch.trace = cfg.trace & TRACE_VMEXIT;
+			break;
+		case OPT_TRACE_FORMAT:
+			if (strcmp(val, "text") && strcmp(val, "json"))
+				return usage_error("bad --trace-format '%s' (text or json)", val);
+			cfg.watch.json = !strcmp(val, "json");
+			break;
+		case OPT_STATS:
+			cfg.watch.stats = true;
+			break;
+		case OPT_LIVELOCK:
+			if (!parse_u64(val, &cfg.watch.livelock))
+				return usage_error("bad --livelock '%s' (a number of repeats, 0 = off)", val);
 			break;
 		case OPT_LOAD: {
 			const char *at = strrchr(val, '@');
@@ -309,6 +453,16 @@ static int cmd_run(int argc, char **argv)
 			cfg.loads[cfg.n_loads++] = (struct flat_load){ .path = val, .addr = addr };
 			break;
 		}
+		case OPT_MODULE:
+			/* "FILE ARGS": the file is up to the first space (QEMU's -initrd). */
+			if (!val[0] || val[0] == ' ')
+				return usage_error("bad --module '%s' (\"FILE [ARGS]\")", val);
+			if (cfg.n_modules == MB_MAX_MODULES)
+				return usage_error("too many --module options (max %d)", MB_MAX_MODULES);
+			if (strlen(val) >= MB_CMDLINE_MAX)
+				return usage_error("--module string too long (max %d bytes)", MB_CMDLINE_MAX - 1);
+			cfg.modules[cfg.n_modules++] = val;
+			break;
 		case OPT_DUMP_PT:
 			if (strcmp(val, "exit") && strcmp(val, "shutdown"))
 				return usage_error("bad --dump-pt '%s' (exit or shutdown)", val);
@@ -347,11 +501,25 @@ static int cmd_run(int argc, char **argv)
 			cfg.svm_quirks |= q->bit;
 			break;
 		}
+		case OPT_INSN_RATE:
+			if (!parse_rate(val, &cfg.insn_rate))
+				return usage_error("bad --insn-rate '%s' (a frequency: 1000000000, 2.4G, 500M)", val);
+			if (cfg.insn_rate < INSN_RATE_MIN || cfg.insn_rate > INSN_RATE_MAX)
+				return usage_error("--insn-rate %s out of range (1M..10G)", val);
+			break;
+		case OPT_REALTIME:
+			cfg.realtime = true;
+			break;
+		case OPT_RTC_BASE:
+			if (!parse_date(val, &cfg.rtc_base))
+				return usage_error("bad --rtc-base '%s' (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS, "
+						   "a date from 1900 to 2099)", val);
+			break;
 		case OPT_COUNT:
 			break;
 		}
 	}
-	int rc = check_combinations(seen);
+	int rc = check_combinations(seen, &cfg);
 	if (rc)
 		return rc;
 	if (cfg.svm_quirks && cfg.model->hv_ext != HV_EXT_SVM)
@@ -378,6 +546,8 @@ int main(int argc, char **argv)
 		return usage_error("no command (try 'hvemu --help')");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		fputs(usage_text, stdout);
+		fputs(usage_devices_text, stdout);
+		fputs(usage_status_text, stdout);
 		return 0;
 	}
 	if (!strcmp(argv[1], "--version")) {

@@ -131,6 +131,7 @@ struct walk_result;            /* mmu/paging.h */
 /* Trace classes (--trace). */
 enum {
 	TRACE_INSN = 1u << 0, TRACE_EXC = 1u << 1, TRACE_IO = 1u << 2, TRACE_PF = 1u << 3,
+	TRACE_VMEXIT = 1u << 4,    /* VM exits: the CLI's exit observer (cli/exit_trace.h) */
 };
 
 /* Lazily evaluated arithmetic flags: the last flag-setting operation is recorded
@@ -164,6 +165,7 @@ struct cpu {
 	uint64_t star, lstar, cstar, sfmask, kernel_gs_base, tsc_aux;
 	uint64_t apic_base, pat, misc_enable, feature_control;
 	uint64_t vm_cr, vm_hsave_pa;
+	uint64_t amd_perf_sel[4], amd_perf_ctr[4];  /* AMD PerfEvtSel0-3/PerfCtr0-3 (APM2 13.2.1) */
 	uint64_t tsc_offset;       /* TSC = icount + tsc_offset (deterministic virtual time) */
 	struct fpu_state fpu;      /* x87, MXCSR and XMM registers (emu/fpu_state.h) */
 
@@ -171,6 +173,8 @@ struct cpu {
 	enum cpu_mode mode;
 	uint8_t cpl;
 	uint8_t shadow;            /* SHADOW_*: blocking by STI / MOV SS / POP SS (SDM 6.8.3) */
+	uint8_t insn_shadow;       /* the shadow the running instruction executes in (0 outside
+				      run_one): a VM exit it causes reports it (APM2 15.21.5) */
 	bool nmi_blocked;          /* an NMI handler runs until the next IRET (SDM 6.7.1) */
 	uint8_t debug_hits;        /* DR6.B0-B3 of data/I-O breakpoints hit by this instruction */
 	bool halted;
@@ -205,6 +209,8 @@ struct cpu {
 	struct iobus *io;
 	struct tlb tlb;
 	bool tlb_uncached;         /* --tlb flush: every access walks the page tables */
+	uint64_t a20_mask;         /* physical addresses are ANDed with it: ~0, or bit 20
+				      clear while the A20M# input is asserted (cpu_set_a20) */
 	uint8_t maxphyaddr;        /* physical-address width (CPUID 80000008h:EAX[7:0]) */
 	bool gbpages;              /* 1 GiB pages (CPUID 80000001h:EDX[26]) */
 	struct icache *icache;
@@ -221,6 +227,8 @@ struct cpu {
 	struct deadline deadlines[DEADLINE_SOURCES];
 	int (*intr_ack)(void *ctx);  /* INTA: the vector of the pending interrupt, -1 if none */
 	void *intr_ctx;
+	uint64_t tsc_hz;           /* TSC ticks per second = the nominal instruction rate, for
+	                            * CPUID 15H/16H (0: VCLOCK_DEFAULT_HZ); set by the machine */
 
 	/* --- tracing --- */
 	unsigned trace;            /* TRACE_* */
@@ -322,6 +330,14 @@ static inline unsigned cpu_code_size(const struct cpu *cpu)
 
 /* The paging mode CR0.PG/CR4.PAE/CR4.LA57/EFER.LMA select (SDM Vol.3 4.1.1). */
 unsigned cpu_paging_mode(const struct cpu *cpu);   /* enum paging_mode, mmu/paging.h */
+
+/* The A20M# input, driven by the PC's A20 gate (SDM Vol.3 22.33.1: "An external
+ * A20M# pin forces wraparound [at 1 MByte] if enabled"). Enabled, physical
+ * addresses pass as they are; disabled, bit 20 of every physical address the
+ * CPU forms is forced to 0. Applied where a translation is made, so the TLB is
+ * flushed on a change and the hot path pays nothing. cpu_init() leaves A20
+ * enabled. */
+void cpu_set_a20(struct cpu *cpu, bool enabled);
 
 /* Tell the core that guest-physical page(s) were written behind its back
  * (DMA, loader): decoded instructions there are dropped. */

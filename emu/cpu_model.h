@@ -103,6 +103,10 @@ const struct cpu_model *cpu_model_find(const char *name);
  * hypervisor extension is included only if hv (see enum hv_ext). */
 void cpu_model_cpuid_hv(const struct cpu_model *m, bool hv, uint32_t leaf, uint32_t subleaf,
 			uint32_t out[4]);
+/* The same for a TSC of tsc_hz ticks per second (leaves 15H/16H; 0: the
+ * default rate): what a CPU reports (cpu_cpuid). */
+void cpu_model_cpuid_at(const struct cpu_model *m, bool hv, uint64_t tsc_hz, uint32_t leaf,
+			uint32_t subleaf, uint32_t out[4]);
 /* A CPUID feature bit: reg 0-3 = EAX/EBX/ECX/EDX of leaf (subleaf 0), with
  * the hypervisor extension only if hv. */
 bool cpu_model_has_hv(const struct cpu_model *m, bool hv, uint32_t leaf, unsigned reg,
@@ -126,7 +130,7 @@ static inline bool cpu_model_has(const struct cpu_model *m, uint32_t leaf, unsig
 static inline void cpu_cpuid(const struct cpu *cpu, uint32_t leaf, uint32_t subleaf,
 			     uint32_t out[4])
 {
-	cpu_model_cpuid_hv(cpu->model, cpu->hv_available, leaf, subleaf, out);
+	cpu_model_cpuid_at(cpu->model, cpu->hv_available, cpu->tsc_hz, leaf, subleaf, out);
 }
 static inline bool cpu_has(const struct cpu *cpu, uint32_t leaf, unsigned reg, unsigned bit)
 {

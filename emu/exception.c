@@ -449,19 +449,24 @@ status_t cpu_deliver_event(struct cpu *cpu)
 			     ? cpu->insn_start : cpu->rip;
 
 	struct event ev = { 0 };
+	bool asked = false;        /* the hypervisor has seen cpu->event already */
 	cpu->delivering = 0;
 	for (;;) {
 		/* A hypervisor sees the event before it is delivered; one raised while
 		 * delivering another carries that one as its IDT-vectoring information
 		 * (SDM Vol.3 28.2.4, APM2 15.7.2 EXITINTINFO). */
-		cpu->vectoring_valid = cpu->delivering > 0;
-		cpu->vectoring = ev;
-		status_t st = intercept_event(cpu, &cpu->event);
-		if (st != ST_OK) {
-			cpu->delivering = 0;
-			cpu->vectoring_valid = false;
-			return st;
+		status_t st;
+		if (!asked) {
+			cpu->vectoring_valid = cpu->delivering > 0;
+			cpu->vectoring = ev;
+			st = intercept_event(cpu, &cpu->event);
+			if (st != ST_OK) {
+				cpu->delivering = 0;
+				cpu->vectoring_valid = false;
+				return st;
+			}
 		}
+		asked = false;
 		if (cpu->trace & TRACE_EXC)
 			trace(cpu, "exc", false);
 
@@ -487,6 +492,20 @@ status_t cpu_deliver_event(struct cpu *cpu)
 		 * the program (interrupt, NMI, exception, INT1). #PF has its own format. */
 		if (!is_software(&ev) && next->has_error && next->vector != EXC_PF)
 			next->error_code |= 1;
+		/* APM2 15.12 (its #NP, #GP, #DF example): the intercepts see the
+		 * second exception itself, with the first as EXITINTINFO, before
+		 * Table 6-5 combines the two into #DF. */
+		if (cpu->in_guest) {
+			cpu->vectoring_valid = true;
+			cpu->vectoring = ev;
+			st = intercept_event(cpu, next);
+			cpu->vectoring_valid = false;
+			if (st != ST_OK) {
+				cpu->delivering = 0;
+				return st;
+			}
+			asked = true;
+		}
 		/* The chain starts with the event whose delivery faulted first. */
 		if (cpu->delivering == 1) {
 			cpu->fault_chain.count = 0;
@@ -513,6 +532,7 @@ status_t cpu_deliver_event(struct cpu *cpu)
 			*next = (struct event){ .pending = true, .type = EV_EXCEPTION,
 						.vector = EXC_DF, .has_error = true, .error_code = 0 };
 			chain_add(cpu, next, cs, fault_rip);
+			asked = false;     /* the #DF is a new event for the intercepts */
 		}
 		/* Otherwise the second exception is handled serially (Table 6-5). */
 		cpu->rip = fault_rip;
@@ -655,7 +675,12 @@ status_t op_bound(struct cpu *cpu, const struct insn *in)
 	if (st != ST_OK)
 		return st;
 	int64_t idx = sign_extend(greg_read(cpu, in, size), size);
-	if (idx < sign_extend(lo, size) || idx > sign_extend(hi, size))
-		return cpu_raise(cpu, EXC_BR);
+	if (idx < sign_extend(lo, size) || idx > sign_extend(hi, size)) {
+		st = cpu_raise(cpu, EXC_BR);
+		/* The length goes along: an SVM #BR intercept reports the next
+		 * instruction as nRIP (APM2 15.7.1). */
+		cpu->event.insn_len = in->len;
+		return st;
+	}
 	return ST_OK;
 }

@@ -31,6 +31,8 @@ struct hv_model {
 	/* An instruction boundary with ATT_HV set in cpu->attention (the model
 	 * asked to look: a pending virtual interrupt, a window, a timer). */
 	status_t (*boundary)(void *ctx, struct cpu *cpu);
+	/* cpu_reset(): forget the guest and every cached VMCB/VMCS state. */
+	void (*reset)(void *ctx, struct cpu *cpu);
 };
 
 /* A VM exit as the model delivered it to the host, for whoever watches exits
@@ -62,6 +64,7 @@ struct vm_exit_report {
 struct vm_exit_observer {
 	void (*exit)(void *ctx, struct cpu *cpu, const struct vm_exit_report *r);
 	void *ctx;
+	bool want_insn;            /* fill insn/insn_len (a guest code read per exit) */
 };
 
 /* ---- What a world switch (VMRUN, #VMEXIT, VM entry, VM exit) needs of the core ---- */
@@ -69,6 +72,11 @@ struct vm_exit_observer {
 /* The CR4 and EFER bits this CPU implements; the rest are reserved (MBZ). */
 uint64_t cpu_cr4_valid_bits(const struct cpu *cpu);
 uint64_t cpu_efer_valid_bits(const struct cpu *cpu);
+
+/* Whether MOV to CRn of val passes the instruction's #GP(0) checks on the
+ * value (reserved bits, illegal combinations): an SVM CR-write intercept comes
+ * only after them (APM2 15.9 Table 15-7), a VMX exit before (SDM Vol.3 25.1.1). */
+bool cpu_mov_cr_value_ok(const struct cpu *cpu, unsigned cr, uint64_t val);
 
 /* Load the PAE PDPTE registers for the current CR0/CR3/CR4 (SDM Vol.3 4.4.1),
  * through stage 2 while cpu->stage2_on: ST_FAULT with #GP(0) pending for a
@@ -91,7 +99,8 @@ status_t hv_intercept_msr(struct cpu *cpu, const struct insn *in, uint32_t index
 status_t hv_intercept_io(struct cpu *cpu, const struct insn *in, uint16_t port, unsigned size,
 			 bool is_in, bool is_string, bool has_rep) CHECKED;
 status_t hv_intercept_event(struct cpu *cpu, const struct event *ev) CHECKED;
-status_t hv_intercept_task_switch(struct cpu *cpu, uint16_t selector, enum ts_source source) CHECKED;
+status_t hv_intercept_task_switch(struct cpu *cpu, uint16_t selector, enum ts_source source,
+				  uint8_t phase) CHECKED;
 status_t hv_intercept_plain(struct cpu *cpu, enum intercept_kind kind) CHECKED;
 /* A stage-2 (nested paging, EPT) fault: always the model's (STAGE2_FAULT or
  * STAGE2_MISCONFIG). */
@@ -154,11 +163,15 @@ static inline status_t intercept_event(struct cpu *cpu, const struct event *ev)
 	return hv_intercept_event(cpu, ev);
 }
 
-static inline status_t intercept_task_switch(struct cpu *cpu, uint16_t selector, enum ts_source source)
+/* A task switch, asked twice: after the caller's descriptor checks
+ * (PHASE_CHECKED, VMX) and after the TSS limit checks (PHASE_TSS_CHECKED,
+ * SVM). */
+static inline status_t intercept_task_switch(struct cpu *cpu, uint16_t selector, enum ts_source source,
+					     uint8_t phase)
 {
 	if (__builtin_expect(!cpu->in_guest, 1))
 		return ST_OK;
-	return hv_intercept_task_switch(cpu, selector, source);
+	return hv_intercept_task_switch(cpu, selector, source, phase);
 }
 
 /* Events without operands: SHUTDOWN, INIT, SMI, NMI and INTR acceptance, windows. */

@@ -197,15 +197,18 @@ status_t hv_intercept_event(struct cpu *cpu, const struct event *ev)
 	 * next one (SDM Vol.3 28.3.3: for a software exception "the value saved
 	 * references the INT3, INTO, or INT1 instruction"; APM2 15.7.1 nRIP). */
 	bool software = ev->type == EV_SOFTINT || ev->type == EV_SOFTEXC || ev->type == EV_PRIV_SOFTEXC;
-	if (software && !ev->injected)
+	if (cpu->vectoring_valid)
+		r.rip = r.next_rip = resume_rip(cpu);   /* a fault while delivering another event */
+	else if (software && !ev->injected)
 		r.rip = cpu->insn_start;
 	return ask(cpu, &r);
 }
 
-status_t hv_intercept_task_switch(struct cpu *cpu, uint16_t selector, enum ts_source source)
+status_t hv_intercept_task_switch(struct cpu *cpu, uint16_t selector, enum ts_source source, uint8_t phase)
 {
 	struct exit_record r;
 	record_start(cpu, &r, IK_TASK_SWITCH);
+	r.phase = phase;
 	r.rip = resume_rip(cpu);
 	r.tss_selector = selector;
 	r.ts_source = (uint8_t)source;

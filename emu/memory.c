@@ -66,7 +66,9 @@ static __attribute__((noinline)) status_t translate_nested(struct cpu *cpu, uint
 }
 
 /* Linear -> physical for one access. With paging off the linear address is the
- * physical address (SDM Vol.3 4.1.1; A20 is always enabled). */
+ * physical address (SDM Vol.3 4.1.1). Either way the A20 gate masks bit 20 of
+ * the result while it is disabled (cpu_set_a20; the paging structures' own
+ * addresses are not masked). */
 static status_t translate(struct cpu *cpu, uint64_t lin, enum tlb_access acc, unsigned bank,
 			  bool implicit, struct translation *t)
 {
@@ -74,8 +76,8 @@ static status_t translate(struct cpu *cpu, uint64_t lin, enum tlb_access acc, un
 		return translate_nested(cpu, lin, acc, bank, implicit, t);
 	unsigned mode = cpu_paging_mode(cpu);
 	if (mode == PAGING_OFF) {
-		*t = (struct translation){ .pa = lin, .read = true, .write = true, .exec = true,
-					   .page_shift = PAGE_SHIFT };
+		*t = (struct translation){ .pa = lin & cpu->a20_mask, .read = true, .write = true,
+					   .exec = true, .page_shift = PAGE_SHIFT };
 		return ST_OK;
 	}
 	struct paging_env env = cpu_paging_env(cpu);
@@ -90,7 +92,7 @@ static status_t translate(struct cpu *cpu, uint64_t lin, enum tlb_access acc, un
 		tlb_flush_page(&cpu->tlb, lin);
 		return cpu_raise_fault(cpu, &f);
 	}
-	*t = (struct translation){ .pa = r.pa, .read = r.can_read, .write = r.can_write,
+	*t = (struct translation){ .pa = r.pa & cpu->a20_mask, .read = r.can_read, .write = r.can_write,
 				   .exec = r.can_exec, .global = r.global,
 				   .page_shift = (uint8_t)__builtin_ctzll(r.page_size) };
 	return ST_OK;

@@ -101,24 +101,50 @@ static bool map_beyond(const struct svm *s, uint64_t base, uint64_t size)
 	return w < 64 && ((base + size - 1) >> w);
 }
 
+/* Whether or not MSR_PROT / IOIO_PROT are set (the APM names no condition). */
 static bool msr_map_beyond(const struct svm *s, const struct svm_entry_view *e)
 {
-	unsigned n = SVM_INTERCEPT_MSR_PROT;
-	bool used = (e->ctl->intercepts[n / 32] >> (n % 32)) & 1u;
-	return used && map_beyond(s, e->ctl->msrpm_base, SVM_MSRPM_SIZE);
+	return map_beyond(s, e->ctl->msrpm_base, SVM_MSRPM_SIZE);
 }
 
 static bool io_map_beyond(const struct svm *s, const struct svm_entry_view *e)
 {
-	unsigned n = SVM_INTERCEPT_IOIO_PROT;
-	bool used = (e->ctl->intercepts[n / 32] >> (n % 32)) & 1u;
-	return used && map_beyond(s, e->ctl->iopm_base, SVM_IOPM_SIZE);
+	return map_beyond(s, e->ctl->iopm_base, SVM_IOPM_SIZE);
 }
 
 static bool bad_eventinj(const struct svm *s, const struct svm_entry_view *e)
 {
 	(void)s;
-	return svm_eventinj_check(e->eventinj) != NULL;
+	if (svm_eventinj_check(e->eventinj) != NULL)
+		return true;
+	/* APM2 15.20: #BR cannot be injected into a 64-bit guest (BOUND does not
+	 * exist there): EFER.LME, CR0.PG and CS.L. */
+	uint64_t w = e->eventinj;
+	bool br = (w & SVM_EVENT_VALID) && ((w & SVM_EVENT_TYPE_MASK) >> SVM_EVENT_TYPE_SHIFT) == SVM_EVENT_EXCEPTION &&
+		  (w & SVM_EVENT_VECTOR_MASK) == EXC_BR;
+	return br && lme_pg(e) && (e->save->cs.attrib & SVM_SEG_ATTR_L);
+}
+
+/* APM2 15.25.3: nested paging needs the host's paging: NP_ENABLE with the
+ * host's CR0.PG = 0 is illegal. */
+static bool np_without_host_paging(const struct svm *s, const struct svm_entry_view *e)
+{
+	return (e->ctl->np_control & SVM_NP_ENABLE) && !(s->cpu->cr0 & CR0_PG);
+}
+
+/* APM2 15.25.4 (G_PAT): every entry a valid memory type (0, 1, 4-7; 2, 3 and
+ * 8-255 are reserved), as a WRMSR to PAT requires. */
+static bool g_pat_reserved(const struct svm *s, const struct svm_entry_view *e)
+{
+	(void)s;
+	if (!(e->ctl->np_control & SVM_NP_ENABLE))
+		return false;
+	for (unsigned i = 0; i < 8; i++) {
+		unsigned type = (unsigned)(e->ctl->g_pat >> (8 * i)) & 0xff;
+		if (type == 2 || type == 3 || type > 7)
+			return true;
+	}
+	return false;
 }
 
 static bool asid_zero(const struct svm *s, const struct svm_entry_view *e)
@@ -127,9 +153,8 @@ static bool asid_zero(const struct svm *s, const struct svm_entry_view *e)
 	return e->ctl->asid == 0;
 }
 
-/* Controls for features the processor does not report are illegal (hvemu
- * applies the APM's "MBZ" reading to them: Table B-1 marks the enables of
- * unsupported features reserved). */
+/* Controls for features the processor does not report: hvemu fails the VMRUN
+ * (KVM's nested VMRUN does the same; the APM does not list them). */
 static bool np_unsupported(const struct svm *s, const struct svm_entry_view *e)
 {
 	return (e->ctl->np_control & SVM_NP_ENABLE) && !svm_feature(s, SVM_FEAT_NP);
@@ -168,11 +193,13 @@ static const struct {
 	{ "APM2 15.5.1: the VMRUN intercept bit is clear", vmrun_not_intercepted },
 	{ "APM2 15.5.1: the MSR permission map extends beyond MAXPHYADDR", msr_map_beyond },
 	{ "APM2 15.5.1: the IOIO permission map extends beyond MAXPHYADDR", io_map_beyond },
-	{ "APM2 15.5.1, 15.20: illegal event injection", bad_eventinj },
+	{ "APM2 15.5.1, 15.20: illegal event injection (reserved type, exception vector 2 or above 31, #BR into 64-bit mode)", bad_eventinj },
 	{ "APM2 15.5.1: ASID is zero", asid_zero },
-	{ "APM2 Table B-1: NP_ENABLE without nested paging (CPUID Fn8000_000A_EDX[NP] = 0)", np_unsupported },
-	{ "APM2 Table B-1: SEV/SEV-ES enabled (not reported in CPUID Fn8000_001F)", sev_enabled },
-	{ "APM2 15.25.4: an nCR3 bit beyond MAXPHYADDR is set", ncr3_mbz },
+	{ "NP_ENABLE without nested paging (CPUID Fn8000_000A_EDX[NP] = 0; hvemu, as KVM)", np_unsupported },
+	{ "SEV/SEV-ES enabled (not reported in CPUID Fn8000_001F; hvemu, as KVM)", sev_enabled },
+	{ "APM2 15.25.4: an nCR3 bit beyond MAXPHYADDR is set (as KVM)", ncr3_mbz },
+	{ "APM2 15.25.3: NP_ENABLE with the host's paging off", np_without_host_paging },
+	{ "APM2 15.25.4: G_PAT holds a reserved memory type", g_pat_reserved },
 };
 
 const char *svm_consistency_check(const struct svm *s, const struct svm_entry_view *e)

@@ -10,8 +10,12 @@
 #include "svm/exit_codes.h"
 #include "svm/model.h"
 
+/* "VMEXIT_" and the Appendix C name in capitals; kept while the code repeats. */
 static void set_name(struct svm *s, uint64_t code)
 {
+	if (s->report_name[0] && s->report_name_code == code)
+		return;
+	s->report_name_code = code;
 	const char *n = svm_exit_name(code);
 	size_t i = 0;
 	memcpy(s->report_name, "VMEXIT_", 7);
@@ -81,7 +85,8 @@ void svm_fill_report(struct svm *s, const struct svm_exit *x)
 	r->cs = cpu->seg[SR_CS].selector;
 	r->rip = x->guest_rip;
 	r->code_bits = (uint8_t)cpu_code_size(cpu);
-	svm_guest_insn_bytes(cpu, x->guest_rip, r->insn, &r->insn_len);
+	if (cpu->exit_observer->want_insn)
+		svm_guest_insn_bytes(cpu, x->guest_rip, r->insn, &r->insn_len);
 	r->guest_insns = r->now - s->entered_at;
 }
 

@@ -80,16 +80,22 @@ void svm_guest_insn_bytes(struct cpu *cpu, uint64_t rip, uint8_t bytes[15], uint
 				break;
 			lin = (uint32_t)(cs->base + off);
 		}
-		uint64_t pa;
-		if (!code_phys(cpu, lin, &pa))
-			break;
 		/* The rest of this page (and of the segment) in one go. */
 		unsigned chunk = (unsigned)(PAGE_SIZE - (lin & (PAGE_SIZE - 1)));
 		if (chunk > 15 - n)
 			chunk = 15 - n;
 		if (!wide && off + chunk - 1 > cs->limit)
 			chunk = (unsigned)(cs->limit - off + 1);
-		physmem_read_bytes(cpu->mem, pa, bytes + n, chunk);
+		/* The guest just ran from there: its fetch translation is usually in
+		 * the TLB; else walk (no fault, no new side effect). */
+		const uint8_t *p = tlb_lookup(&cpu->tlb, cpu->cpl == 3 ? TLB_USER : TLB_SUPERVISOR, TLB_EXEC, lin, chunk);
+		uint64_t pa;
+		if (p)
+			memcpy(bytes + n, p, chunk);
+		else if (code_phys(cpu, lin, &pa))
+			physmem_read_bytes(cpu->mem, pa, bytes + n, chunk);
+		else
+			break;
 		n += chunk;
 	}
 	*len = (uint8_t)n;
@@ -109,21 +115,30 @@ static unsigned crdr_gpr(const struct insn *in)
 	return (in->modrm & 7u) | ((in->rex & 1u) << 3);
 }
 
-/* APM2 15.8.1: the selective CR0 write intercept fires when a MOV to CR0 or
- * an LMSW changes any bit other than CR0.TS and CR0.MP. */
+/* APM2 15.8.1: the selective CR0 write intercept fires when a MOV to CR0
+ * changes any bit other than CR0.TS and CR0.MP; "the LMSW instruction treats
+ * the selective CR0-write intercept as a non-selective intercept" (it exits
+ * whatever it writes). CLTS changes TS only. */
 static bool cr0_selective(const struct cpu *cpu, const struct exit_record *r)
 {
-	uint64_t next = r->value;
 	if (r->cr_access == CR_LMSW)
-		next = (cpu->cr0 & ~0xfull) | (r->value & 0xf) | (cpu->cr0 & CR0_PE);
-	else if (r->cr_access != CR_MOV_TO)
+		return true;
+	if (r->cr_access != CR_MOV_TO)
 		return false;
-	return ((cpu->cr0 ^ next) & ~(uint64_t)(CR0_TS | CR0_MP)) != 0;
+	return ((cpu->cr0 ^ r->value) & ~(uint64_t)(CR0_TS | CR0_MP)) != 0;
 }
 
 static status_t cr_access(struct svm *s, struct cpu *cpu, struct exit_record *r)
 {
-	bool write = r->cr_access == CR_MOV_TO || r->cr_access == CR_LMSW || r->cr_access == CR_CLTS;
+	/* APM2 15.9 Table 15-7: LMSW is asked before its memory operand is read
+	 * (PHASE_BEFORE_OPERAND), everything else after the instruction's own
+	 * checks; a MOV to CRn whose value would #GP raises the #GP instead. */
+	bool lmsw = r->cr_access == CR_LMSW;
+	if (lmsw != (r->phase == PHASE_BEFORE_OPERAND))
+		return ST_OK;
+	if (r->cr_access == CR_MOV_TO && !cpu_mov_cr_value_ok(cpu, r->cr, r->value))
+		return ST_OK;
+	bool write = r->cr_access == CR_MOV_TO || lmsw || r->cr_access == CR_CLTS;
 	bool mov = r->cr_access == CR_MOV_TO || r->cr_access == CR_MOV_FROM;
 	enum svm_intercept bit = (enum svm_intercept)((write ? SVM_INTERCEPT_CR_WRITE : SVM_INTERCEPT_CR_READ) + r->cr);
 	uint64_t code;
@@ -328,9 +343,10 @@ static status_t instruction(struct svm *s, struct cpu *cpu, struct exit_record *
 static status_t exception(struct svm *s, struct cpu *cpu, struct exit_record *r)
 {
 	const struct event *ev = &r->event;
-	/* INTn has its own intercept (asked at the instruction); APM2 15.20:
-	 * injected events are not subject to the exception intercepts. */
-	if (ev->type == EV_SOFTINT || ev->injected || ev->vector >= 32)
+	/* INTn has its own intercept (asked at the instruction) and so has ICEBP,
+	 * whose #DB is not subject to the #DB intercept (APM2 15.12.2); APM2
+	 * 15.20: injected events are not subject to the exception intercepts. */
+	if (ev->type == EV_SOFTINT || ev->type == EV_PRIV_SOFTEXC || ev->injected || ev->vector >= 32)
 		return ST_OK;
 	if (!svm_intercepted(s, (enum svm_intercept)(SVM_INTERCEPT_EXCEPTION + ev->vector)))
 		return ST_OK;
@@ -344,9 +360,12 @@ static status_t exception(struct svm *s, struct cpu *cpu, struct exit_record *r)
 		if (decode_assists(s))
 			fetch_insn_bytes(cpu, r->rip, &x);
 	}
-	/* INT3 and INTO are instructions: NRIP is the one after them. */
-	if (ev->type == EV_SOFTEXC || ev->type == EV_PRIV_SOFTEXC)
+	/* APM2 15.7.1: INT3, INTO and BOUND are instructions: nRIP is the one
+	 * after them. */
+	if (ev->type == EV_SOFTEXC)
 		x.nrip = cpu->rip;
+	else if (ev->vector == EXC_BR && ev->insn_len)
+		x.nrip = r->rip + ev->insn_len;
 	return svm_vmexit(s, &x);
 }
 
@@ -360,7 +379,8 @@ static status_t plain_event(struct svm *s, struct exit_record *r, enum svm_inter
 
 static status_t task_switch(struct svm *s, struct exit_record *r)
 {
-	if (!svm_intercepted(s, SVM_INTERCEPT_TASK_SWITCH))
+	/* APM2 15.14.1: asked after the new and old TSS limit checks. */
+	if (r->phase != PHASE_TSS_CHECKED || !svm_intercepted(s, SVM_INTERCEPT_TASK_SWITCH))
 		return ST_OK;
 	/* APM2 15.14.3 (task switch): EXITINFO1 the target TSS selector;
 	 * EXITINFO2 bit 36 IRET, bit 38 JMP, bit 44 with the error code in 31:0

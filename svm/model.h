@@ -91,6 +91,7 @@ struct svm {
 
 	struct vm_exit_report report;  /* the last exit, for the observer */
 	char report_name[40];
+	uint64_t report_name_code;     /* the code report_name spells */
 };
 
 static inline bool svm_feature(const struct svm *s, enum svm_feature f)

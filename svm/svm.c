@@ -6,6 +6,17 @@
 #include "emu/cpu_model.h"
 #include "svm/model.h"
 
+/* cpu_reset(): no guest, nothing cached (the clean bits would otherwise let
+ * the next VMRUN reuse the last run's state). */
+static void svm_reset(void *ctx, struct cpu *cpu)
+{
+	(void)cpu;
+	struct svm *s = ctx;
+	s->cache_valid = false;
+	s->vgif_enabled = false;
+	s->vintr_held = false;
+}
+
 struct svm *svm_create(struct cpu *cpu, unsigned quirks)
 {
 	if (!cpu->model || cpu->model->hv_ext != HV_EXT_SVM)
@@ -15,7 +26,8 @@ struct svm *svm_create(struct cpu *cpu, unsigned quirks)
 		return NULL;
 	s->cpu = cpu;
 	s->quirks = quirks;
-	s->ops = (struct hv_model){ .name = "svm", .intercept = svm_intercept, .vm_insn = svm_vm_insn };
+	s->ops = (struct hv_model){ .name = "svm", .intercept = svm_intercept, .vm_insn = svm_vm_insn,
+				   .reset = svm_reset };
 	cpu->hv = &s->ops;
 	cpu->hv_ctx = s;
 	/* From here on CPUID reports Fn8000_0001_ECX[SVM] and Fn8000_000A, EFER.SVME

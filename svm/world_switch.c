@@ -379,7 +379,7 @@ static void save_guest(struct svm *s, uint64_t guest_rip)
 	if (s->ctl.np_control & SVM_NP_ENABLE)
 		v->g_pat = cpu->pat;
 	/* APM2 15.21.5: the shadow of the guest's last STI / MOV SS, and its IF. */
-	c->interrupt_shadow = (cpu->shadow ? SVM_INTERRUPT_SHADOW : 0) |
+	c->interrupt_shadow = ((cpu->shadow | cpu->insn_shadow) ? SVM_INTERRUPT_SHADOW : 0) |
 			      ((v->rflags & FLAG_IF) ? SVM_GUEST_INTERRUPT_MASK : 0);
 	c->vintr = svm_vintr_save(s, c->vintr);
 }

@@ -5,7 +5,8 @@
  * Always: the status register, the command byte, self and interface tests,
  * the output port, D2h (a byte as if from the keyboard), keyboard disable
  * and enable, and the keyboard's answers (echo, identify, scan code set get
- * and set, LEDs, reset).
+ * and set, LEDs, reset); IRQ1 through the 8259A (ISA IRQ1) while the output
+ * buffer holds keyboard data and command byte bit 0 is set.
  * With "keys=typed" on the command line (hvemu runs it with --keys, see
  * meson.build), the keys typed at given virtual times: "Hi<Enter>" from 10 ms
  * as translated set 1 codes, the first arriving at 10 ms of virtual time
@@ -14,6 +15,7 @@
  * With "keys=window" (tests/display/screenshot_test.py sdl-keys), the key
  * 'a' that xdotool types into the --display sdl window. */
 #include "lib/guest.h"
+#include "lib/pc_irq.h"
 
 int cmdline_has(const char *word);
 
@@ -22,13 +24,6 @@ int cmdline_has(const char *word);
 #define OBF 0x01
 #define IBF 0x02
 #define NO_BYTE 0x100u
-
-static uint64_t rdtsc(void)
-{
-	uint32_t a, d;
-	__asm__ volatile("rdtsc" : "=a"(a), "=d"(d));
-	return ((uint64_t)d << 32) | a;
-}
 
 static uint64_t arrived_at;       /* TSC when the last byte came */
 
@@ -197,11 +192,37 @@ static void test_window_key(void)
 	check("'a' released: break code 9Eh", read_byte(2000000000ull), 0x9e);
 }
 
+/* 10.2: command byte bit 0 raises IRQ1 when keyboard data is in the output
+ * buffer; the machine wires it to the master 8259A's IR1 (ISA IRQ1). */
+static void test_irq1(void)
+{
+	uint32_t vector = IRQ_BASE_MASTER + 1;
+	cli();
+	irq_count_vectors(IRQ_BASE_MASTER, 8);
+	pic_remap(0);
+	pic_set_mask((uint16_t)~(1u << 1));
+	irq_reset_counts();
+	write_command_byte(0x25);          /* IRQ1 on, system flag, no translation */
+	command(0xd2);
+	data(0x3c);
+	__asm__ volatile("sti; nop; nop; nop; cli" ::: "memory");
+	check("IRQ1: keyboard data with command byte bit 0 interrupts once", irq_count[vector], 1);
+	check("IRQ1: the byte is still there to read", read_byte(SHORT), 0x3c);
+	write_command_byte(0x24);          /* IRQ1 off */
+	command(0xd2);
+	data(0x3d);
+	__asm__ volatile("sti; nop; nop; nop; cli" ::: "memory");
+	check("no IRQ1 with command byte bit 0 clear", irq_count[vector], 1);
+	check("... and the byte is there", read_byte(SHORT), 0x3d);
+	pic_set_mask(0xffff);
+}
+
 void guest_main(void)
 {
 	flush();
 	uint8_t firmware_ccb = read_command_byte();
 	test_controller(firmware_ccb);
+	test_irq1();
 	if (cmdline_has("keys=typed"))
 		test_typed_keys();
 	else if (cmdline_has("keys=window"))

@@ -74,7 +74,7 @@ static void world_init_quirks(struct world *w, const char *model, unsigned quirk
 	ck_assert_ptr_nonnull(w->svm);
 	ck_assert_int_eq(wrmsr(&w->m, MSR_EFER, EFER_SVME), ST_OK);
 	ck_assert_int_eq(wrmsr(&w->m, MSR_VM_HSAVE_PA, HSAVE), ST_OK);
-	w->obs = (struct vm_exit_observer){ .exit = observe, .ctx = w };
+	w->obs = (struct vm_exit_observer){ .exit = observe, .ctx = w, .want_insn = true };
 	c->exit_observer = &w->obs;
 
 	w->v = (struct vmcb *)(void *)physmem_ram_ptr(&w->m.pm, VMCB_PA);
@@ -306,11 +306,22 @@ static void iopm_beyond(struct vmcb *v)
 static void eventinj_reserved_type(struct vmcb *v) { v->control.eventinj = SVM_EVENT_VALID | (1u << 8) | 32; }
 static void eventinj_nmi_as_exception(struct vmcb *v) { v->control.eventinj = SVM_EVENT_VALID | (3u << 8) | 2; }
 static void asid_zero(struct vmcb *v) { v->control.guest_asid = 0; }
+/* The world's L1 runs unpaged: APM2 15.25.3 forbids nested paging then. */
+static void np_host_unpaged(struct vmcb *v) { v->control.np_control = SVM_NP_ENABLE; }
+static void br_into_64bit(struct vmcb *v)
+{
+	v->save.efer |= EFER_LME;
+	v->save.cr0 |= CR0_PG;
+	v->save.cr4 |= CR4_PAE;
+	v->save.cs.attrib |= SVM_SEG_ATTR_L;
+	v->save.cs.attrib &= (uint16_t)~SVM_SEG_ATTR_DB;
+	v->control.eventinj = SVM_EVENT_VALID | (3u << 8) | EXC_BR;
+}
 
 static void (*const illegal[])(struct vmcb *) = {
 	no_svme, cd0_nw1, cr0_high, cr3_high, cr4_mbz, dr6_high, dr7_high, efer_mbz, lm_no_pae,
 	lm_cs_ld, no_vmrun_intercept, msrpm_beyond, iopm_beyond, eventinj_reserved_type,
-	eventinj_nmi_as_exception, asid_zero,
+	eventinj_nmi_as_exception, asid_zero, np_host_unpaged, br_into_64bit,
 };
 
 START_TEST(consistency_check_fails_vmrun)
@@ -525,6 +536,10 @@ START_TEST(npf_2level_host)
 	w.m.cpu.cr4 |= CR4_PSE;
 	physmem_write(&w.m.pm, NPT_PD + 0, 4, 0x000000 | 0x87);
 	physmem_write(&w.m.pm, NPT_PD + 4, 4, 0x400000 | 0x87);
+	/* APM2 15.25.3: the host must page; the same identity tables serve. */
+	w.m.cpu.cr3 = NPT_PD;
+	w.m.cpu.cr0 |= CR0_PG;
+	cpu_update_mode(&w.m.cpu);
 	w.v->control.np_control = SVM_NP_ENABLE;
 	w.v->control.n_cr3 = NPT_PD;
 	/* mov [0x900000], eax */
@@ -565,6 +580,22 @@ START_TEST(eventinj_exception_with_error)
 	ck_assert_uint_eq(physmem_read(&w.m.pm, L2_STACK - 16, 4), 0x1234);
 	ck_assert_uint_eq(physmem_read(&w.m.pm, L2_STACK - 12, 4), L2_CODE);
 	ck_assert(!(w.v->control.eventinj & SVM_EVENT_VALID));
+	world_free(&w);
+}
+END_TEST
+
+START_TEST(eventinj_softint_returns_to_nrip)
+{
+	struct world w;
+	world_init(&w, "epyc-lite");
+	l2_gate(&w, 0x40, true);
+	/* APM2 15.20 with NRIP_SAVE: an injected INTn returns to NRIP. */
+	w.v->control.eventinj = SVM_EVENT_VALID | (4u << 8) | 0x40;
+	w.v->control.nrip = L2_CODE + 2;
+	ck_assert_int_eq(RUN_L2(&w, 0xcd, 0x40), ST_HALT);
+	ck_assert_uint_eq(w.v->control.exitcode, SVM_EXIT_VMMCALL);
+	ck_assert_uint_eq(w.v->save.rip, L2_ISR);
+	ck_assert_uint_eq(physmem_read(&w.m.pm, L2_STACK - 12, 4), L2_CODE + 2);
 	world_free(&w);
 }
 END_TEST
@@ -791,6 +822,7 @@ static Suite *svm_model_suite(void)
 	t = tcase_create("events");
 	tcase_add_test(t, eventinj_exception_with_error);
 	tcase_add_test(t, exitintinfo_during_delivery);
+	tcase_add_test(t, eventinj_softint_returns_to_nrip);
 	tcase_add_test(t, vintr_intercept);
 	tcase_add_test(t, virtual_interrupt_taken);
 	suite_add_tcase(s, t);
