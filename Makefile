@@ -22,7 +22,7 @@ BUILD_RELEASE ?= build-release
 BUILD_CLANG ?= build-clang
 HVEMU := $(BUILD)/cli/hvemu
 APT_PACKAGES := build-essential meson ninja-build pkg-config libcapstone-dev libelf-dev \
-	check libsdl2-dev gcc-multilib qemu-system-x86 clang
+	check libsdl2-dev gcc-multilib qemu-system-x86 clang xvfb xdotool
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 .PHONY: all deps build demo test test-plain test-release test-clang test-san bench clean

@@ -205,7 +205,8 @@ static char *module_file(const char *module)
  * truncate the file before it is read. Compared by device and inode, so other
  * spellings of a path and hard links are caught; an output that does not exist
  * yet cannot be an input. */
-static bool output_clear(const struct machine_config *cfg, const char *out, char *err, size_t errlen)
+static bool output_clear(const struct machine_config *cfg, const char *option, const char *out, char *err,
+			 size_t errlen)
 {
 	struct stat os, is;
 	if (stat(out, &os) != 0)
@@ -220,14 +221,14 @@ static bool output_clear(const struct machine_config *cfg, const char *out, char
 		inputs[n++] = cfg->loads[i].path;
 	for (unsigned i = 0; i < n; i++)
 		if (stat(inputs[i], &is) == 0 && is.st_dev == os.st_dev && is.st_ino == os.st_ino)
-			return fail(err, errlen, "--serial file:%s is the input '%s'; writing it would destroy it",
-				    out, inputs[i]);
+			return fail(err, errlen, "%s%s is the input '%s'; writing it would destroy it",
+				    option, out, inputs[i]);
 	for (unsigned i = 0; i < cfg->n_modules; i++) {
 		char *path = module_file(cfg->modules[i]);
 		bool same = path && stat(path, &is) == 0 && is.st_dev == os.st_dev && is.st_ino == os.st_ino;
 		if (same)
-			fail(err, errlen, "--serial file:%s is the module '%s'; writing it would destroy it",
-			     out, path);
+			fail(err, errlen, "%s%s is the module '%s'; writing it would destroy it",
+			     option, out, path);
 		free(path);
 		if (same)
 			return false;
@@ -254,7 +255,10 @@ static bool config_check(const struct machine_config *cfg, char *err, size_t err
 	} else if (cfg->has_entry && cfg->entry >= 0x100000)
 		return fail(err, errlen, "--entry 0x%llx is not reachable in real mode (must be below 1 MiB)",
 			    (unsigned long long)cfg->entry);
-	if (cfg->serial_path && !output_clear(cfg, cfg->serial_path, err, errlen))
+	if (cfg->serial_path && !output_clear(cfg, "--serial file:", cfg->serial_path, err, errlen))
+		return false;
+	if (cfg->screenshot && (!output_clear(cfg, "--screenshot ", cfg->screenshot, err, errlen) ||
+				!display_screenshot_writable(cfg->screenshot, err, errlen)))
 		return false;
 	return true;
 }
@@ -382,9 +386,19 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 	uart_init(&m->uart, UART_COM1_BASE, cfg->serial);
 	debug_exit_init(&m->dexit, DEBUG_EXIT_PORT, stop_cpu, &m->cpu);
 	post_port_init(&m->post, NULL, NULL);
+	/* The VGA's text buffer is RAM (the CPU's fast path reaches it); the
+	 * smallest --mem (2M) covers it. */
+	if (cfg->ram_size < VGA_TEXT_BASE + VGA_TEXT_SIZE)
+		return fail(err, errlen, "internal error: RAM too small for the VGA text buffer");
+	vga_init(&m->vga, m->mem.ram + VGA_TEXT_BASE, &m->clock);
 	if (!uart_register(&m->uart, &m->io) || !debug_exit_register(&m->dexit, &m->io) ||
-	    !post_port_register(&m->post, &m->io))
+	    !post_port_register(&m->post, &m->io) || !vga_register(&m->vga, &m->io))
 		return fail(err, errlen, "internal error: device ports overlap");
+	for (unsigned i = 0; i < cfg->n_keys; i++) {
+		char why[256];
+		if (!key_script_add(&m->keys, cfg->keys[i], why, sizeof(why)))
+			return fail(err, errlen, "bad --keys: %s", why);
+	}
 
 	cpu_init(&m->cpu, cfg->model, &m->mem, &m->io);
 	m->cpu_ready = true;
@@ -425,7 +439,14 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 		return fail(err, errlen, "internal error: device ports overlap");
 	for (unsigned gsi = 0; gsi < PC_TESTDEV_IRQS; gsi++)
 		m->boot.gsi[gsi] = (struct irq_line){ pc_legacy_gsi_set, &m->pc, gsi };
+	/* The 8042's outputs are ISA IRQ1 (keyboard) and IRQ12 (auxiliary), levels
+	 * as its output buffer holds their data (devices/i8042.h). */
+	m->boot.i8042.irq1 = (struct irq_line){ pc_legacy_gsi_set, &m->pc, 1 };
+	m->boot.i8042.irq12 = (struct irq_line){ pc_legacy_gsi_set, &m->pc, 12 };
+	key_script_start(&m->keys, &m->clock, &m->boot.i8042);
 	m->desc.n_cpus = m->desc.max_cpus = 1;
+	m->desc.keyboard = true;   /* the 8042 and its keyboard, in pc_boot_devices */
+	m->desc.vga = true;        /* VGA text mode, above */
 	m->desc.pic = true;
 	m->desc.rtc = true;
 	m->desc.rtc_century = RTC_CENTURY;
@@ -474,7 +495,11 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 		enter_real(&m->cpu, cfg->entry);
 	/* else: the BIOS runs from the reset vector F000:FFF0 that cpu_init() set. */
 
-	/* Outputs last: nothing is truncated unless the run is about to start. */
+	/* Outputs last: nothing is truncated unless the run is about to start
+	 * (the window first: it may fail, and truncates nothing). */
+	if (!display_open(&m->display, cfg->display, cfg->screenshot, &m->vga, &m->boot.i8042, &m->clock, &m->cpu,
+			  err, errlen))
+		return false;
 	if (cfg->serial_path) {
 		m->serial_file = fopen(cfg->serial_path, "w");
 		if (!m->serial_file)
@@ -487,6 +512,9 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 
 void machine_destroy(struct machine *m)
 {
+	/* The window and the key timers first: cancelling a timer tells the CPU. */
+	display_close(&m->display);
+	key_script_free(&m->keys);
 	pc_boot_destroy(&m->boot);
 	if (m->cpu_ready) {
 		svm_destroy(m->svm);
@@ -598,6 +626,10 @@ static int run_status(struct machine *m, status_t st)
 			report(m, what, cpu->rip);
 			return reset ? EXIT_RESET : EXIT_POWER_OFF;
 		}
+		if (m->display.closed) {
+			report(m, "stopped: the display window was closed", cpu->rip);
+			return EXIT_SIGNAL;
+		}
 		if (stop_signal) {
 			report_signal(m, stop_signal);
 			return EXIT_SIGNAL;
@@ -645,6 +677,7 @@ int machine_run(struct machine *m)
 		struct paging_env env = cpu_paging_env(cpu);
 		paging_dump(&env, stderr);
 	}
+	display_finish(&m->display);
 	int status = run_status(m, st);
 	exit_watch_report_stats(&m->watch, cpu_now(cpu));
 	return status;

@@ -1,6 +1,8 @@
 /* The PC-like machine the CLI runs: RAM, the port bus with COM1, isa-debug-exit
  * and the POST port, the boot-contract devices (cli/pc_boot.h: fw_cfg, PCI,
- * pc-testdev, resets, A20, ACPI tables), one CPU, optional tracing; and how it
+ * pc-testdev, resets, A20, the 8042 and its keyboard, ACPI tables), VGA text
+ * mode and the display (--display, --screenshot, --keys), one CPU, optional
+ * tracing; and how it
  * is booted (multiboot kernel and modules, flat images with a real-mode entry,
  * or a BIOS from the reset vector). */
 #ifndef HVEMU_CLI_MACHINE_H
@@ -21,11 +23,15 @@
 #include "devices/post_port.h"
 #include "devices/rtc.h"
 #include "devices/uart16550.h"
+#include "devices/vga.h"
+#include "cli/display.h"
+#include "cli/key_script.h"
 #include "emu/cpu.h"
 #include "emu/trace.h"
 #include "svm/svm.h"
 
 #define MACHINE_MAX_LOADS 8
+#define MACHINE_MAX_KEYS 16
 
 struct flat_load {
 	const char *path;
@@ -52,6 +58,10 @@ struct machine_config {
 	unsigned trace;            /* TRACE_* */
 	bool tlb_uncached;         /* --tlb flush: every access walks the page tables */
 	unsigned dump_pt;          /* DUMP_PT_*: when to print the page tables at the end */
+	enum display_kind display; /* --display */
+	const char *screenshot;    /* --screenshot PATH.png, or NULL */
+	const char *keys[MACHINE_MAX_KEYS];   /* --keys TIME:KEYS (cli/key_script.h) */
+	unsigned n_keys;
 	unsigned svm_quirks;       /* --quirk: enum svm_quirk bits */
 	struct exit_watch_config watch;  /* --trace vmexit, --trace-format, --stats, --livelock */
 	uint64_t insn_rate;        /* --insn-rate: virtual ticks (instructions) per second; 0: default */
@@ -69,7 +79,10 @@ struct machine {
 	struct uart16550 uart;
 	struct debug_exit dexit;
 	struct post_port post;
-	struct pc_boot boot;       /* the boot-contract devices (cli/pc_boot.h) */
+	struct pc_boot boot;       /* the boot-contract devices (cli/pc_boot.h), the 8042 among them */
+	struct vga vga;            /* text mode, its buffer in RAM at B8000h */
+	struct display display;    /* --display, --screenshot */
+	struct key_script keys;    /* --keys */
 	struct pc_description desc;  /* what the machine is made of, for fw_cfg and ACPI */
 	struct pc_legacy pc;       /* 8259A pair, 8254, RTC/CMOS, HPET (cli/pc_legacy.h) */
 	bool realtime;             /* --realtime pacing, from host_start */
@@ -98,7 +111,7 @@ enum {
 	EXIT_INSN_LIMIT = 6,       /* --max-insns reached */
 	EXIT_HALTED = 8,           /* HLT with nothing to wake the CPU */
 	EXIT_EMULATOR = 10,        /* unsupported instruction or emulator error */
-	EXIT_SIGNAL = 12,          /* stopped by SIGINT or SIGTERM */
+	EXIT_SIGNAL = 12,          /* stopped by SIGINT or SIGTERM, or the window was closed */
 	EXIT_RESET = 14,           /* the guest reset the machine (0x92, 0xCF9, 8042) */
 	EXIT_POWER_OFF = 16,       /* the guest powered off (port 0x8900 "Shutdown") */
 	EXIT_LIVELOCK = 18,        /* the same VM exit N times in a row (--livelock) */

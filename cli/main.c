@@ -64,6 +64,15 @@ static const char usage_text[] =
 	"  --entry64 ADDR       start in 64-bit mode at ADDR: identity-mapped 4 GiB\n"
 	"                       (2 MiB pages, tables at 10000H), flat CS 08H, RSP 10000H\n"
 	"  --bios FILE          BIOS image (multiple of 64 KiB) ending at 4 GiB\n"
+	"  --display none|text|sdl\n"
+	"                       none (default): nothing shown; text: the VGA text\n"
+	"                       screen on stderr at exit and on SIGUSR1; sdl: a window\n"
+	"                       showing the screen, its keys go to the PS/2 keyboard\n"
+	"  --screenshot PATH    write the screen as a PNG at the end of the run\n"
+	"  --keys TIME:KEYS     type KEYS from virtual time TIME (10ms, 1s; a key event\n"
+	"                       every 5 ms): characters on a US layout, <Name> for a\n"
+	"                       key (<Enter>, <F1>, <Up>), <+Name>/<-Name> press or\n"
+	"                       release only, <lt> for '<' (repeatable)\n"
 	"  --quirk NAME         deviate from the APM as another implementation does\n"
 	"                       (repeatable; --quirk help lists them; SVM models)\n"
 	"  --insn-rate HZ       nominal instruction rate: virtual time runs one tick\n"
@@ -74,21 +83,26 @@ static const char usage_text[] =
 	"  --rtc-base DATE      the RTC's start, YYYY-MM-DD[THH:MM:SS] (1900-2099;\n"
 	"                       default 2000-01-01T00:00:00)\n"
 	"\n"
-	"Each option is given once (--load, --module and --quirk may repeat); --kernel,\n"
-	"--bios and --load with --entry/--entry64 exclude each other; --module needs\n"
-	"--kernel; --load images may not overlap each other, the kernel, its modules,\n"
-	"its multiboot data or the ACPI tables; --serial file:PATH may not name an input.\n"
-	"\n"
-	"devices: 16550A UART at 0x3f8, isa-debug-exit at 0xf4-0xf7, POST port 0x80,\n"
-	"fw_cfg at 0x510, PCI configuration at 0xcf8 (i440FX host bridge), pc-testdev,\n"
-	"port 0x92 (fast reset, A20), reset control 0xcf9, 8042 reset command, the\n"
-	"Bochs shutdown port 0x8900, 8259A PIC pair (0x20, 0xa0, ELCR 0x4d0), 8254\n"
-	"PIT (0x40) with port 0x61, MC146818 RTC/CMOS (0x70), HPET at 0xfed00000;\n"
-	"ACPI tables at 0xf0000 (not with --bios).\n"
+	"Each option is given once (--load, --module, --keys and --quirk may repeat);\n"
+	"--kernel, --bios and --load with --entry/--entry64 exclude each other;\n"
+	"--module needs --kernel; --load images may not overlap each other, the\n"
+	"kernel, its modules, its multiboot data or the ACPI tables; --serial\n"
+	"file:PATH and --screenshot may not name an input.\n"
 	"\n";
 
-/* The second half of --help (one string literal stays within the 4095
+/* The second part of --help (each string literal stays within the 4095
  * characters C requires compilers to support). */
+static const char usage_devices_text[] =
+	"devices: 16550A UART at 0x3f8, isa-debug-exit at 0xf4-0xf7, POST port 0x80,\n"
+	"fw_cfg at 0x510, PCI configuration at 0xcf8 (i440FX host bridge), pc-testdev,\n"
+	"port 0x92 (fast reset, A20), reset control 0xcf9, 8042 keyboard controller\n"
+	"at 0x60/0x64 with a PS/2 keyboard (IRQ1; reset, A20), VGA text mode (80x25\n"
+	"at 0xb8000, ports 0x3b0-0x3df), the Bochs shutdown port 0x8900, 8259A PIC\n"
+	"pair (0x20, 0xa0, ELCR 0x4d0), 8254 PIT (0x40) with port 0x61, MC146818\n"
+	"RTC/CMOS (0x70), HPET at 0xfed00000; ACPI tables at 0xf0000 (not with --bios).\n"
+	"\n";
+
+/* The third part of --help: the exit statuses. */
 static const char usage_status_text[] =
 	"exit status:\n"
 	"  odd  (V<<1)|1: the guest wrote V to isa-debug-exit (port 0xf4)\n"
@@ -97,8 +111,10 @@ static const char usage_status_text[] =
 	"  6    instruction limit reached (--max-insns)\n"
 	"  8    HLT with nothing to wake the CPU\n"
 	"  10   unsupported instruction or emulator error\n"
-	"  12   stopped by SIGINT or SIGTERM (where the CPU was is reported)\n"
-	"  14   the guest reset the machine (port 0x92, 0xcf9, 8042 command 0xfe)\n"
+	"  12   stopped by SIGINT or SIGTERM (where the CPU was is reported), or\n"
+	"       the --display sdl window was closed\n"
+	"  14   the guest reset the machine (port 0x92, 0xcf9, 8042 command 0xfe or\n"
+	"       output port bit 0)\n"
 	"  16   the guest powered off (\"Shutdown\" written to port 0x8900)\n"
 	"  18   livelock: the same VM exit N times in a row (--livelock N)\n"
 	"  0    --help, --version, --cpu help\n";
@@ -250,7 +266,8 @@ static void list_models(void)
 enum opt {
 	OPT_KERNEL, OPT_CMDLINE, OPT_MEM, OPT_CPU, OPT_MAX_INSNS, OPT_SERIAL, OPT_TRACE,
 	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT, OPT_MODULE, OPT_QUIRK,
-	OPT_TRACE_FORMAT, OPT_STATS, OPT_LIVELOCK, OPT_INSN_RATE, OPT_REALTIME, OPT_RTC_BASE, OPT_COUNT
+	OPT_TRACE_FORMAT, OPT_STATS, OPT_LIVELOCK, OPT_INSN_RATE, OPT_REALTIME, OPT_RTC_BASE,
+	OPT_DISPLAY, OPT_SCREENSHOT, OPT_KEYS, OPT_COUNT
 };
 
 static const struct { const char *name; bool repeatable; } options[OPT_COUNT] = {
@@ -266,6 +283,8 @@ static const struct { const char *name; bool repeatable; } options[OPT_COUNT] = 
 	[OPT_LIVELOCK] = { "--livelock", false },
 	[OPT_INSN_RATE] = { "--insn-rate", false }, [OPT_REALTIME] = { "--realtime", false },
 	[OPT_RTC_BASE] = { "--rtc-base", false },
+	[OPT_DISPLAY] = { "--display", false },   [OPT_SCREENSHOT] = { "--screenshot", false },
+	[OPT_KEYS] = { "--keys", true },
 };
 
 /* The options that take no value. */
@@ -323,6 +342,7 @@ static int cmd_run(int argc, char **argv)
 		const char *arg = argv[i], *val = NULL;
 		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
 			fputs(usage_text, stdout);
+			fputs(usage_devices_text, stdout);
 			fputs(usage_status_text, stdout);
 			return 0;
 		}
@@ -456,6 +476,19 @@ static int cmd_run(int argc, char **argv)
 				return usage_error("bad --tlb '%s' (exact or flush)", val);
 			cfg.tlb_uncached = !strcmp(val, "flush");
 			break;
+		case OPT_DISPLAY:
+			if (!display_parse(val, &cfg.display))
+				return usage_error("bad --display '%s' (none, text or sdl)", val);
+			break;
+		case OPT_SCREENSHOT:
+			/* Checked and written by the machine, like --serial file:PATH. */
+			cfg.screenshot = val;
+			break;
+		case OPT_KEYS:
+			if (cfg.n_keys == MACHINE_MAX_KEYS)
+				return usage_error("too many --keys options (max %d)", MACHINE_MAX_KEYS);
+			cfg.keys[cfg.n_keys++] = val;
+			break;
 		case OPT_ENTRY:
 		case OPT_ENTRY64:
 			if (!parse_u64(val, &cfg.entry))
@@ -515,6 +548,7 @@ int main(int argc, char **argv)
 		return usage_error("no command (try 'hvemu --help')");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		fputs(usage_text, stdout);
+		fputs(usage_devices_text, stdout);
 		fputs(usage_status_text, stdout);
 		return 0;
 	}

@@ -20,9 +20,29 @@ static void on_power_request(void *opaque, enum power_request what, const char *
 	cpu_request_stop(b->cpu);
 }
 
-static void set_a20(void *opaque, bool enabled)
+/* The CPU's A20 is enabled while either gate enables it: outside the chip,
+ * port 0x92's ALT_A20 is ORed with the keyboard controller's A20GATE to drive
+ * A20M# (SMSC LPC47M102 datasheet, "Port 92"), so a 0 written there leaves
+ * A20 on while the 8042 enables it. QEMU differs: both of its gates drive the
+ * CPU's A20 directly, the last change counting (hw/i386/pc.c,
+ * handle_a20_line_change; tests/guests/a20.c reports it as a TODO there). */
+static void update_a20(struct pc_boot *b)
 {
-	cpu_set_a20(opaque, enabled);
+	cpu_set_a20(b->cpu, b->a20_port92 || b->a20_8042);
+}
+
+static void port92_a20(void *opaque, bool enabled)
+{
+	struct pc_boot *b = opaque;
+	b->a20_port92 = enabled;
+	update_a20(b);
+}
+
+static void i8042_a20(void *opaque, bool enabled)
+{
+	struct pc_boot *b = opaque;
+	b->a20_8042 = enabled;
+	update_a20(b);
 }
 
 /* pc-testdev's flush-page port: drop the decoded instructions of the page, the
@@ -38,10 +58,14 @@ bool pc_boot_devices(struct pc_boot *b, struct cpu *cpu, struct iobus *io, struc
 	b->cpu = cpu;
 	b->power = (struct power_control){ .request = on_power_request, .opaque = b };
 	fw_cfg_init(&b->fw_cfg);
-	reset_ports_init(&b->reset, &b->power, set_a20, cpu);
+	/* The 8042 first: port 0x92's set-up sets the CPU's A20 from both gates.
+	 * The 8042's output port leaves its reset with A20 enabled (i8042_init). */
+	i8042_init(&b->i8042, &b->power);
+	b->a20_8042 = b->i8042.output_port & I8042_OUT_A20;
+	i8042_connect_a20(&b->i8042, i8042_a20, b);
+	reset_ports_init(&b->reset, &b->power, port92_a20, b);
 	pci_host_init(&b->pci, &reset_control_ops, &b->reset);
 	shutdown_port_init(&b->shutdown, &b->power);
-	i8042_init(&b->i8042, &b->power);
 	pc_testdev_init(&b->testdev, b->gsi, flush_page, cpu);
 	if (!pci_add_i440fx(&b->pci))
 		return false;

@@ -1,7 +1,8 @@
 /* The devices and firmware data of the boot contract QEMU-style test kernels
  * rely on, as the CLI machine wires them: fw_cfg, PCI configuration with the
  * i440FX host bridge, QEMU's pc-testdev, the reset paths (port 0x92, 0xCF9,
- * the 8042's reset command), A20 through port 0x92, the Bochs "Shutdown" port,
+ * the 8042's reset command), A20 through port 0x92 and the 8042, the 8042
+ * keyboard controller itself (devices/i8042.h), the Bochs "Shutdown" port,
  * and the ACPI tables. The machine describes itself in struct pc_description
  * (filled where its devices are built), and fw_cfg and ACPI are written from
  * that description, so they say what the machine is. */
@@ -47,14 +48,15 @@ struct pc_power_state {
 };
 
 struct pc_boot {
-	struct cpu *cpu;           /* stopped on a power request; its A20 input is port 0x92's */
+	struct cpu *cpu;           /* stopped on a power request; A20 from port 0x92 and the 8042 */
 	struct power_control power;
 	struct pc_power_state requested;
 	struct fw_cfg fw_cfg;
 	struct pci_host pci;
 	struct reset_ports reset;
 	struct shutdown_port shutdown;
-	struct i8042 i8042;
+	struct i8042 i8042;        /* with its keyboard; the machine wires IRQ1/IRQ12 */
+	bool a20_port92, a20_8042; /* the two A20 gate outputs, ORed into the CPU's A20 */
 	struct pc_testdev testdev;
 	/* ISA IRQ / GSI lines 0-23 as pc-testdev drives them: the interrupt
 	 * controllers' set-up connects them (unconnected lines do nothing). */

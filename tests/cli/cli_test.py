@@ -196,6 +196,41 @@ def shutdown_port(text, then=b'\xeb\xfe'):
     return code + then
 
 
+# Real mode: "Hi" at row 1, column 2 of the VGA text screen (B800:00A4), the
+# CRTC cursor at row 1, column 4 (location 84), then exit with V=0x10.
+REAL_VGA_HI = bytes.fromhex(
+    'b800b8' '8ec0'                  # mov ax, 0b800h; mov es, ax
+    '26c706a4004807'                 # mov word [es:0a4h], 0748h  'H'
+    '26c706a6006907'                 # mov word [es:0a6h], 0769h  'i'
+    'bad403' 'b80e00' 'ef'           # mov dx, 3d4h; mov ax, 000eh; out dx, ax
+    'b80f54' 'ef'                    # mov ax, 540fh; out dx, ax  (cursor low = 84)
+    'b010e6f4')                      # exit V=0x10
+# Real mode: echo each byte of the 8042's output buffer to COM1 until the
+# break code of 'a' in set 1 (9Eh), then exit with V=0x10.
+REAL_KBD_ECHO = bytes.fromhex(
+    'e464' 'a801' '74fa'             # l: in al, 64h; test al, 1; jz l
+    'e460' 'baf803' 'ee'             # in al, 60h; mov dx, 3f8h; out dx, al
+    '3c9e' '75f1'                    # cmp al, 9eh; jne l
+    'b010e6f4')
+# Real mode: pulse the 8042's reset line (command FEh), then spin.
+REAL_KBC_RESET = bytes.fromhex('b0fe' 'e664' 'ebfe')
+
+
+def png_size(name, want):
+    """A check: tmp/name is a PNG of want = (width, height)."""
+    def check(tmp):
+        try:
+            with open(os.path.join(tmp, name), 'rb') as f:
+                head = f.read(24)
+        except OSError as e:
+            return f'{name}: {e}'
+        if head[:8] != b'\x89PNG\r\n\x1a\n' or head[12:16] != b'IHDR':
+            return f'{name} is not a PNG'
+        got = struct.unpack('>II', head[16:24])
+        return None if got == want else f'{name} is {got[0]}x{got[1]}, expected {want[0]}x{want[1]}'
+    return check
+
+
 def files(tmp):
     """Write the inputs every case may use; return their paths."""
     p = {}
@@ -230,6 +265,9 @@ def files(tmp):
     put('exit127.bin', real_exit(127))
     put('exit128.bin', real_exit(128))
     put('exit200.bin', real_exit(200))
+    put('vgahi.bin', REAL_VGA_HI)
+    put('kbdecho.bin', REAL_KBD_ECHO)
+    put('kbcreset.bin', REAL_KBC_RESET)
     put('exitword.bin', EXIT_WORD)
     put('exitdword.bin', EXIT_DWORD)
     put('reset92.bin', RESET_92)
@@ -260,11 +298,13 @@ def unchanged(name, want):
     return check
 
 
-def case(args, status, out=None, one_error=False, err=None, check=None, sig=None):
+def case(args, status, out=None, one_error=False, err=None, check=None, sig=None, env=None):
     """One row: err is a text (or a list of texts, in this order) stderr must
-    hold; check(tmp) returns None or what is wrong; sig a signal to send."""
+    hold; check(tmp) returns None or what is wrong; sig a signal to send;
+    env variables to set (None: unset) for hvemu."""
     return {'args': args, 'status': status, 'out': out, 'one_error': one_error,
-            'err': [err] if isinstance(err, str) else (err or []), 'check': check, 'sig': sig}
+            'err': [err] if isinstance(err, str) else (err or []), 'check': check, 'sig': sig,
+            'env': env}
 
 
 def cases(p, tmp):
@@ -502,6 +542,43 @@ def cases(p, tmp):
         # --cpu pentium replaces the entry's epyc-lite: no SVM, nothing checked (255).
         'repro-run-cpu-replaced': (['repro', 'run', 'nova-escape-exitinfo2', '--cpu', 'pentium'], 255, None,
                                    False),
+        # --display, --screenshot, --keys; the 8042's reset.
+        'display-text': case(['run', '--load', p['vgahi.bin'] + '@0x7c00', '--entry', '0x7c00', '--display', 'text'],
+                             33, b'', False, [
+            'hvemu: text screen at exit, cursor at row 1 column 4:\n+' + '-' * 80 + '+\n',
+            '|' + ' ' * 80 + '|\n|  Hi' + ' ' * 76 + '|\n', '+' + '-' * 80 + '+\n']),
+        'display-none': case(['run', '--load', p['vgahi.bin'] + '@0x7c00', '--entry', '0x7c00', '--display', 'none'],
+                             33, b'', False),
+        'display-bad': ee("bad --display 'vga' (none, text or sdl)", 'run', '--kernel', mb, '--display', 'vga'),
+        'display-twice': ee('--display given twice', 'run', '--kernel', mb, '--display', 'none',
+                            '--display', 'text'),
+        # No X server to open the window on: one error line, nothing run.
+        'display-sdl-no-x': case(['run', '--kernel', mb, '--display', 'sdl'], 2, b'', True, '--display sdl: ',
+                                 env={'DISPLAY': None, 'WAYLAND_DISPLAY': None, 'SDL_VIDEODRIVER': 'x11'}),
+        'display-sigusr1': case(['run', '--load', p['postspin.bin'] + '@0x7c00', '--entry', '0x7c00',
+                                 '--display', 'text', '--max-insns', '300000000'], 6, b'R\n', False,
+                                ['hvemu: text screen on SIGUSR1, cursor at row 0 column 0:',
+                                 'hvemu: text screen at exit', 'instruction limit reached'], sig=signal.SIGUSR1),
+        'screenshot': case(['run', '--load', p['vgahi.bin'] + '@0x7c00', '--entry', '0x7c00',
+                            '--screenshot', 'shot.png'], 33, b'', False, check=png_size('shot.png', (720, 400))),
+        'screenshot-is-kernel': case(['run', '--kernel', 'mbcheck.bin', '--screenshot', './mbcheck.bin'], 2, None,
+                                     True, "--screenshot ./mbcheck.bin is the input 'mbcheck.bin'",
+                                     unchanged('mbcheck.bin', kernel_bytes)),
+        'screenshot-no-folder': ee("folder 'no/such'", 'run', '--kernel', mb, '--screenshot', 'no/such/shot.png'),
+        'screenshot-folder': ee('is a folder', 'run', '--kernel', mb, '--screenshot', tmp),
+        'screenshot-twice': ee('--screenshot given twice', 'run', '--kernel', mb, '--screenshot', 'a.png',
+                               '--screenshot', 'b.png'),
+        # --keys: 'a' at 1 ms is 1Eh, 9Eh through the translating 8042.
+        'keys-typed': (['run', '--load', p['kbdecho.bin'] + '@0x7c00', '--entry', '0x7c00', '--keys', '1ms:a'],
+                       33, b'\x1e\x9e', False),
+        # Not before its time: a key at 100 ms is not there after 50M instructions.
+        'keys-late': (['run', '--load', p['kbdecho.bin'] + '@0x7c00', '--entry', '0x7c00',
+                       '--keys', '100ms:a', '--max-insns', '50000000'], 6, b'', False),
+        'keys-bad-time': ee("bad --keys: '10:abc' does not start with a time", 'run', '--kernel', mb,
+                            '--keys', '10:abc'),
+        'keys-bad-name': ee('unknown key <Nope>', 'run', '--kernel', mb, '--keys', '1ms:<Nope>'),
+        'kbc-reset': case(['run', '--load', p['kbcreset.bin'] + '@0x7c00', '--entry', '0x7c00'], 14, b'', False,
+                          'hvemu: reset requested through 8042 command 0xfe (pulse the reset line) at 0000:00007c04'),
         # Watching VM exits (README "Watching VM exits"): the options' errors.
         'bad-trace-format': ee("bad --trace-format 'xml' (text or json)", 'run', '--kernel', mb,
                                '--trace', 'vmexit', '--trace-format', 'xml'),
@@ -649,11 +726,17 @@ def check_json_lines(err):
 def run_case(hvemu, c, tmp):
     """Run one case; return (status, stdout, stderr text)."""
     cmd = [hvemu] + c['args']
+    env = dict(os.environ)
+    for k, v in (c['env'] or {}).items():
+        if v is None:
+            env.pop(k, None)
+        else:
+            env[k] = v
     if not c['sig']:
-        r = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=60, cwd=tmp)
+        r = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=60, cwd=tmp, env=env)
         return r.returncode, r.stdout, r.stderr.decode(errors='replace')
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, cwd=tmp)
+                            stderr=subprocess.PIPE, cwd=tmp, env=env)
     first = proc.stdout.readline()       # the guest runs: its line came out
     proc.send_signal(c['sig'])
     out, err = proc.communicate(timeout=60)
