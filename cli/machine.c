@@ -35,31 +35,30 @@ static bool fail(char *err, size_t errlen, const char *fmt, ...)
 
 static void stop_cpu(void *opaque, int status)
 {
-	struct cpu *cpu = opaque;
-	cpu_request_stop(cpu);   /* cpu_run() returns ST_STOP after this instruction */
+	struct machine *m = opaque;
+	(void)status;
+	cpu_request_stop(smp_current(m));   /* cpu_run() returns ST_STOP after this instruction */
 }
 
+/* A device wrote RAM: every CPU drops what it decoded there. */
 static void ram_written(void *opaque, uint64_t pa, unsigned size)
 {
-	cpu_notify_phys_write(opaque, pa, size);
+	struct machine *m = opaque;
+	cpu_notify_phys_write(&m->cpu, pa, size);
+	for (unsigned i = 1; i < m->smp.n; i++)
+		cpu_notify_phys_write(m->smp.cpu[i], pa, size);
 }
 
-/* The machine's virtual time is the CPU's (devices/clock.h): its timers are
- * the CPU's DEADLINE_MACHINE source. */
+/* The machine's virtual time is the running CPU's (devices/clock.h, and the
+ * schedule in cli/smp.h): its timers are that CPU's DEADLINE_MACHINE source. */
 static uint64_t clock_now(void *opaque)
 {
-	return cpu_now(opaque);
+	return cpu_now(smp_current(opaque));
 }
 
 static void clock_deadline_changed(void *opaque, uint64_t next)
 {
-	struct cpu *cpu = opaque;
-	cpu_set_deadline(cpu, DEADLINE_MACHINE, next);
-}
-
-static void clock_due(void *opaque, struct cpu *cpu)
-{
-	vclock_run_due(opaque, cpu_now(cpu));
+	cpu_set_deadline(smp_current(opaque), DEADLINE_MACHINE, next);
 }
 
 /* Multiboot 3.2 "Machine state" as QEMU's option ROM (pc-bios/optionrom/
@@ -254,7 +253,7 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 
 	iobus_init(&m->io);
 	uart_init(&m->uart, UART_COM1_BASE, cfg->serial);
-	debug_exit_init(&m->dexit, DEBUG_EXIT_PORT, stop_cpu, &m->cpu);
+	debug_exit_init(&m->dexit, DEBUG_EXIT_PORT, stop_cpu, m);
 	post_port_init(&m->post, NULL, NULL);
 	if (!uart_register(&m->uart, &m->io) || !debug_exit_register(&m->dexit, &m->io) ||
 	    !post_port_register(&m->post, &m->io))
@@ -264,19 +263,20 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 	m->cpu_ready = true;
 	vclock_init(&m->clock, VCLOCK_DEFAULT_HZ);
 	m->clock.now = clock_now;
-	m->clock.now_ctx = &m->cpu;
+	m->clock.now_ctx = m;
 	m->clock.deadline_changed = clock_deadline_changed;
-	m->clock.deadline_ctx = &m->cpu;
-	m->cpu.deadlines[DEADLINE_MACHINE] = (struct deadline){ .at = UINT64_MAX, .fire = clock_due,
-								.ctx = &m->clock };
+	m->clock.deadline_ctx = m;
 	m->cpu.icount_limit = cfg->max_insns;
 	m->cpu.tlb_uncached = cfg->tlb_uncached;
 	m->dump_pt = cfg->dump_pt;
 	m->mem.on_ram_write = ram_written;
-	m->mem.on_ram_write_opaque = &m->cpu;
+	m->mem.on_ram_write_opaque = m;
 	/* Always attached: a triple fault is reported even without --trace. */
 	trace_init(&m->trace, stderr);
 	trace_attach(&m->trace, &m->cpu, cfg->trace);
+	/* The other CPUs, the local APICs and the I/O APIC (cli/smp.c). */
+	if (!smp_setup(m, cfg, err, errlen))
+		return false;
 
 	/* What the --load images must stay clear of. */
 	struct placed fixed[MB_MAX_RANGES + 2];
@@ -327,6 +327,8 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 	else if (cfg->has_entry)
 		enter_real(&m->cpu, cfg->entry);
 	/* else: the BIOS runs from the reset vector F000:FFF0 that cpu_init() set. */
+	if (!cfg->bios)
+		smp_firmware_handoff(m);    /* the BSP's APIC as firmware leaves it */
 
 	/* Outputs last: nothing is truncated unless the run is about to start. */
 	if (cfg->serial_path) {
@@ -342,6 +344,7 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 void machine_destroy(struct machine *m)
 {
 	if (m->cpu_ready) {
+		smp_destroy(m);
 		cpu_destroy(&m->cpu);
 		trace_destroy(&m->trace);
 	}
@@ -354,9 +357,11 @@ void machine_destroy(struct machine *m)
 
 static void report(struct machine *m, const char *what, uint64_t ip)
 {
-	struct cpu *cpu = &m->cpu;
+	struct cpu *cpu = smp_current(m);
 	fprintf(stderr, "hvemu: %s at %04x:%08llx after %llu instructions", what,
 		cpu->seg[SR_CS].selector, (unsigned long long)ip, (unsigned long long)cpu->icount);
+	if (m->smp.n > 1)
+		fprintf(stderr, " (CPU %u)", cpu->apic_id);
 	if (m->post.written)
 		fprintf(stderr, " (last POST code 0x%02x)", m->post.last);
 	fputc('\n', stderr);
@@ -364,23 +369,24 @@ static void report(struct machine *m, const char *what, uint64_t ip)
 
 /* --- SIGINT / SIGTERM --- */
 
-/* The CPU the handler stops, and the signal that stopped it. The handler only
- * stores: the signal number, and the stop request (an atomic OR into the
- * attention word the run loop checks after every instruction). */
-static _Atomic(struct cpu *) signal_cpu;
+/* The machine whose CPUs the handler stops, and the signal that stopped it.
+ * The handler only stores: the signal number, and the stop requests (atomic
+ * ORs into the attention words the run loop checks after every instruction). */
+static _Atomic(struct machine *) signal_machine;
 static volatile sig_atomic_t stop_signal;
 
 static void on_stop_signal(int sig)
 {
 	stop_signal = sig;
-	struct cpu *cpu = atomic_load(&signal_cpu);
-	if (cpu)
-		cpu_request_stop(cpu);
+	struct machine *m = atomic_load(&signal_machine);
+	if (m)
+		for (unsigned i = 0; i < m->smp.n; i++)
+			cpu_request_stop(m->smp.cpu[i]);
 }
 
 /* Install the handlers for one run. SA_RESETHAND: a second signal finds the
  * default action and kills at once, for a run that does not stop. */
-static void catch_stop_signals(struct cpu *cpu, struct sigaction old[2])
+static void catch_stop_signals(struct machine *m, struct sigaction old[2])
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
@@ -388,7 +394,7 @@ static void catch_stop_signals(struct cpu *cpu, struct sigaction old[2])
 	sa.sa_flags = SA_RESETHAND | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	stop_signal = 0;
-	atomic_store(&signal_cpu, cpu);
+	atomic_store(&signal_machine, m);
 	sigaction(SIGINT, &sa, &old[0]);
 	sigaction(SIGTERM, &sa, &old[1]);
 }
@@ -397,13 +403,13 @@ static void release_stop_signals(const struct sigaction old[2])
 {
 	sigaction(SIGINT, &old[0], NULL);
 	sigaction(SIGTERM, &old[1], NULL);
-	atomic_store(&signal_cpu, NULL);
+	atomic_store(&signal_machine, NULL);
 }
 
 /* Where a signal stopped the run: the next instruction, the count, POST. */
 static void report_signal(struct machine *m, int sig)
 {
-	struct cpu *cpu = &m->cpu;
+	struct cpu *cpu = smp_current(m);
 	fprintf(stderr, "hvemu: stopped by %s after %llu instructions, ", sig == SIGINT ? "SIGINT" : "SIGTERM",
 		(unsigned long long)cpu->icount);
 	if (m->post.written)
@@ -429,11 +435,11 @@ static int debug_exit_status(const struct debug_exit *d)
 
 int machine_run(struct machine *m)
 {
-	struct cpu *cpu = &m->cpu;
 	struct sigaction old[2];
-	catch_stop_signals(cpu, old);
-	status_t st = cpu_run(cpu);
+	catch_stop_signals(m, old);
+	status_t st = smp_run(m, &stop_signal);
 	release_stop_signals(old);
+	struct cpu *cpu = smp_current(m);    /* the CPU that ended the run */
 	if (m->uart.out)
 		fflush(m->uart.out);
 	if (m->dump_pt == DUMP_PT_EXIT || (m->dump_pt == DUMP_PT_SHUTDOWN && st == ST_SHUTDOWN)) {
@@ -448,7 +454,7 @@ int machine_run(struct machine *m)
 			report_signal(m, stop_signal);
 			return EXIT_SIGNAL;
 		}
-		if (cpu->icount_limit && cpu->icount >= cpu->icount_limit) {
+		if (m->smp.limit && cpu->icount >= m->smp.limit) {
 			report(m, "instruction limit reached", cpu->rip);
 			return EXIT_INSN_LIMIT;
 		}

@@ -13,6 +13,7 @@
 #include "devices/debug_exit.h"
 #include "devices/post_port.h"
 #include "devices/uart16550.h"
+#include "cli/smp.h"
 #include "emu/cpu.h"
 #include "emu/trace.h"
 
@@ -41,6 +42,8 @@ struct machine_config {
 	unsigned trace;            /* TRACE_* */
 	bool tlb_uncached;         /* --tlb flush: every access walks the page tables */
 	unsigned dump_pt;          /* DUMP_PT_*: when to print the page tables at the end */
+	unsigned n_cpus;           /* --smp: CPUs (0: one) */
+	uint64_t quantum;          /* --quantum: instructions per CPU turn (0: the default) */
 };
 
 /* --dump-pt: print the page tables of the final CR3 (mmu/paging_dump.h). */
@@ -54,8 +57,9 @@ struct machine {
 	struct debug_exit dexit;
 	struct post_port post;
 	struct trace trace;
-	struct cpu cpu;
+	struct cpu cpu;            /* CPU 0, the BSP */
 	bool cpu_ready;
+	struct smp smp;            /* all CPUs, their APICs, the I/O APIC (cli/smp.c) */
 	FILE *serial_file;         /* the --serial file:PATH this machine opened */
 	unsigned dump_pt;          /* DUMP_PT_* from the configuration */
 };

@@ -50,13 +50,18 @@ static const char usage_text[] =
 	"  --entry64 ADDR       start in 64-bit mode at ADDR: identity-mapped 4 GiB\n"
 	"                       (2 MiB pages, tables at 10000H), flat CS 08H, RSP 10000H\n"
 	"  --bios FILE          BIOS image (multiple of 64 KiB) ending at 4 GiB\n"
+	"  --smp N              N CPUs (1..16, default 1): CPU 0 boots, the others wait\n"
+	"                       for INIT-SIPI-SIPI; they run in turns (see --quantum)\n"
+	"  --quantum N          instructions a CPU runs per turn with --smp (default 1000)\n"
 	"\n"
 	"Each option is given once (--load may repeat); --kernel, --bios and --load\n"
 	"with --entry/--entry64 exclude each other; --load images may not overlap\n"
 	"each other, the kernel or its multiboot data; --serial file:PATH may not\n"
 	"name an input.\n"
 	"\n"
-	"devices: 16550A UART at 0x3f8, isa-debug-exit at 0xf4, POST port 0x80.\n"
+	"devices: 16550A UART at 0x3f8, isa-debug-exit at 0xf4, POST port 0x80,\n"
+	"a local APIC per CPU at 0xfee00000 (x2APIC on models that have it), an I/O\n"
+	"APIC at 0xfec00000.\n"
 	"\n"
 	"exit status:\n"
 	"  odd  (V<<1)|1: the guest wrote V to isa-debug-exit (port 0xf4)\n"
@@ -138,7 +143,9 @@ static void list_models(void)
  * "--opt=VALUE") and may be given once; only --load repeats. */
 enum opt {
 	OPT_KERNEL, OPT_CMDLINE, OPT_MEM, OPT_CPU, OPT_MAX_INSNS, OPT_SERIAL, OPT_TRACE,
-	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT, OPT_COUNT
+	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT,
+	OPT_SMP, OPT_QUANTUM,
+	OPT_COUNT
 };
 
 static const struct { const char *name; bool repeatable; } options[OPT_COUNT] = {
@@ -149,6 +156,7 @@ static const struct { const char *name; bool repeatable; } options[OPT_COUNT] = 
 	[OPT_ENTRY] = { "--entry", false },       [OPT_ENTRY64] = { "--entry64", false },
 	[OPT_BIOS] = { "--bios", false },         [OPT_TLB] = { "--tlb", false },
 	[OPT_DUMP_PT] = { "--dump-pt", false },
+	[OPT_SMP] = { "--smp", false },           [OPT_QUANTUM] = { "--quantum", false },
 };
 
 /* Options that cannot be combined (README "Conflicting options"). */
@@ -176,6 +184,8 @@ static int check_combinations(const unsigned seen[OPT_COUNT])
 		return usage_error("%s needs a --load image to start in", seen[OPT_ENTRY] ? "--entry" : "--entry64");
 	if (seen[OPT_CMDLINE] && !seen[OPT_KERNEL])
 		return usage_error("--cmdline is passed to a multiboot --kernel; there is none");
+	if (seen[OPT_QUANTUM] && !seen[OPT_SMP])
+		return usage_error("--quantum sets how long each of the --smp CPUs runs per turn; there is no --smp");
 	return 0;
 }
 
@@ -293,6 +303,17 @@ static int cmd_run(int argc, char **argv)
 				return usage_error("bad %s '%s' (an address)", name, val);
 			cfg.has_entry = true;
 			cfg.entry64 = o == OPT_ENTRY64;
+			break;
+		case OPT_SMP: {
+			uint64_t n;
+			if (!parse_u64(val, &n) || n < 1 || n > MACHINE_MAX_CPUS)
+				return usage_error("bad --smp '%s' (a number of CPUs, 1..%d)", val, MACHINE_MAX_CPUS);
+			cfg.n_cpus = (unsigned)n;
+			break;
+		}
+		case OPT_QUANTUM:
+			if (!parse_u64(val, &cfg.quantum) || cfg.quantum == 0)
+				return usage_error("bad --quantum '%s' (a positive number of instructions)", val);
 			break;
 		case OPT_COUNT:
 			break;

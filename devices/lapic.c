@@ -388,6 +388,14 @@ void lapic_init(struct lapic *l, uint32_t id, bool x2apic, bool tsc_deadline,
 	reset_registers(l);
 }
 
+void lapic_reset(struct lapic *l)
+{
+	l->mode = LAPIC_XAPIC;
+	l->xapic_id = (uint8_t)l->initial_id;
+	reset_registers(l);
+	update_intr(l);
+}
+
 void lapic_init_reset(struct lapic *l)
 {
 	reset_registers(l);

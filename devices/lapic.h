@@ -93,6 +93,10 @@ struct lapic {
 void lapic_init(struct lapic *l, uint32_t id, bool x2apic, bool tsc_deadline,
 		struct vclock *clock, uint64_t timer_hz, struct apic_bus *bus);
 
+/* RESET (SDM 10.4.7.1): xAPIC mode, the hardware-assigned ID, every register
+ * at its power-up value. */
+void lapic_reset(struct lapic *l);
+
 /* The INIT response (SDM 10.4.7.3): every register back to its power-up value
  * except the APIC ID and the mode (SDM 10.12.5.1). */
 void lapic_init_reset(struct lapic *l);

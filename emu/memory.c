@@ -3,6 +3,7 @@
  * Implements emu/operand.h. */
 #include <string.h>
 
+#include "emu/apic.h"
 #include "emu/canonical.h"
 #include "emu/debug.h"
 #include "emu/icache.h"
@@ -92,8 +93,10 @@ static inline __attribute__((always_inline)) void tlb_fill(struct cpu *cpu, unsi
 {
 	uint64_t pa_page = t->pa & PAGE_MASK;
 	uint8_t *host = physmem_ram_ptr(cpu->mem, pa_page);
-	if (!host || cpu->tlb_uncached || (debug_active(cpu) && debug_page_watched(cpu, lin)))
-		return;            /* MMIO/ROM/unclaimed, --tlb flush, or a watched page: always the slow path */
+	if (!host || cpu->tlb_uncached || (debug_active(cpu) && debug_page_watched(cpu, lin)) ||
+	    pa_page == cpu->apic_page)
+		return;            /* MMIO/ROM/unclaimed, --tlb flush, a watched page or the
+				      local APIC's page: always the slow path */
 	/* Only canonical pages enter the TLB, so a hit in 64-bit mode implies the
 	 * canonical check (emu/operand.h mem_fast). The walker reads only the index
 	 * bits, so an implicit access (descriptor tables) near the top of a 48-bit
@@ -147,7 +150,11 @@ static status_t lin_access_slow(struct cpu *cpu, uint64_t lin, unsigned size, un
 		unsigned len = i ? size - first : (n == 2 ? first : size);
 		uint64_t pa = t[i].pa;
 		uint8_t *host = physmem_ram_ptr(cpu->mem, pa);
-		if (host && pa + len <= cpu->mem->ram_size) {
+		if ((pa & PAGE_MASK) == cpu->apic_page) {
+			/* SDM Vol.3 10.4.1: the processor's own accesses to its APIC
+			 * page go to its local APIC, not to the bus. */
+			cpu_apic_mmio(cpu, pa, len, acc == TLB_WRITE, buf + off);
+		} else if (host && pa + len <= cpu->mem->ram_size) {
 			if (acc == TLB_WRITE) {
 				code_check_write(cpu, pa, len);
 				memcpy(host, buf + off, len);
