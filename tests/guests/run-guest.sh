@@ -10,11 +10,12 @@
 # "1..0", or every test line is a TAP "# SKIP". Any "not ok" line that is not
 # a TAP "# TODO" fails the test even if the status matched.
 # Optional environment: HVEMU_ARGS (extra hvemu options, split on spaces),
+# QEMU_ARGS (extra qemu-system-x86_64 options, split on spaces, e.g. -smp 2),
 # GUEST_CMDLINE (words added to the guest's multiboot command line) and
 # GUEST_MUST_CHECK=1 (a run that checks nothing fails instead of skipping:
 # for CPU models chosen because they have what the guest tests).
 set -u
-HVEMU_ARGS=${HVEMU_ARGS:-} GUEST_CMDLINE=${GUEST_CMDLINE:-} GUEST_MUST_CHECK=${GUEST_MUST_CHECK:-0}
+HVEMU_ARGS=${HVEMU_ARGS:-} QEMU_ARGS=${QEMU_ARGS:-} GUEST_CMDLINE=${GUEST_CMDLINE:-} GUEST_MUST_CHECK=${GUEST_MUST_CHECK:-0}
 mode=$1 emu=$2 elf=$3 expect=$4
 log=$(mktemp) || exit 99
 trap 'rm -f "$log"' EXIT
@@ -33,7 +34,8 @@ hvemu)
 qemu)
 	command -v "$emu" >/dev/null 2>&1 || { echo "SKIP: qemu not installed"; exit 77; }
 	# QEMU_GUEST_CPU selects a -cpu model (e.g. max, Haswell, pentium3).
-	timeout 120 "$emu" ${QEMU_GUEST_CPU:+-cpu "$QEMU_GUEST_CPU"} -kernel "$elf" \
+	# shellcheck disable=SC2086  # QEMU_ARGS is a word list on purpose
+	timeout 120 "$emu" ${QEMU_GUEST_CPU:+-cpu "$QEMU_GUEST_CPU"} $QEMU_ARGS -kernel "$elf" \
 		-append "quirk=qemu-tcg${GUEST_CMDLINE:+ $GUEST_CMDLINE}" \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 		-serial stdio -display none -monitor none -no-reboot -m 128 \
