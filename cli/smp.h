@@ -27,8 +27,6 @@
 
 #define MACHINE_MAX_CPUS APIC_BUS_MAX_CPUS
 #define SMP_DEFAULT_QUANTUM 1000
-/* The local APIC timer's input clock before its divider: 1 GHz, as QEMU's. */
-#define LAPIC_TIMER_HZ 1000000000ull
 
 struct machine;
 struct machine_config;

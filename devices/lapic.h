@@ -30,6 +30,11 @@
 #define LAPIC_DEFAULT_BASE 0xfee00000u
 #define LAPIC_VERSION      0x14u       /* SDM 10.4.8: 1XH, an integrated APIC */
 #define LAPIC_SVR_ENABLE   (1u << 8)   /* SVR: APIC software enable (10.9) */
+/* The timer's input clock on hvemu's machine: SDM 10.5.4, "the processor's bus
+ * clock or core crystal clock frequency (when TSC/core crystal clock ratio is
+ * enumerated in CPUID leaf 0x15)": the 24 MHz crystal leaf 15H reports
+ * (emu/cpu_model.c), on every model. */
+#define LAPIC_TIMER_HZ     24000000ull
 
 /* IA32_APIC_BASE.EN / .EXTD (SDM 10.12.1 Table 10-5): the three valid states. */
 enum lapic_mode { LAPIC_DISABLED, LAPIC_XAPIC, LAPIC_X2APIC };

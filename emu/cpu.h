@@ -214,6 +214,8 @@ struct cpu {
 	struct deadline deadlines[DEADLINE_SOURCES];
 	int (*intr_ack)(void *ctx);  /* INTA: the vector of the pending interrupt, -1 if none */
 	void *intr_ctx;
+	uint64_t tsc_hz;           /* TSC ticks per second = the nominal instruction rate, for
+	                            * CPUID 15H/16H (0: VCLOCK_DEFAULT_HZ); set by the machine */
 	struct lapic *lapic;       /* its local APIC (emu/apic.c), NULL: none */
 	uint32_t apic_id;          /* initial APIC ID (CPUID.1:EBX[31:24], leaf 0BH EDX) */
 	bool halt_yields;          /* SMP: a halt nothing can end now returns ST_HALT to the

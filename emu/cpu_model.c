@@ -17,6 +17,8 @@
  *     an emulator without caches) are implemented;
  *   - long mode with SYSCALL and LAHF/SAHF in 64-bit mode (emu/syscall.c) on every
  *     model but "pentium" and "opteron-g3";
+ *   - leaves 15H/16H ("skylake-lite", "icelake-lite"): the TSC frequency, which
+ *     is the nominal instruction rate (--insn-rate), computed per CPU;
  *   - VMX ("core2", "skylake-lite", "icelake-lite") and SVM ("opteron-g3",
  *     "epyc-lite") are data here (the CPUID bits, the VMX capability MSRs, leaf
  *     8000000AH), shaped after the real part, but a CPU reports them only while
@@ -29,6 +31,7 @@
  */
 #include <string.h>
 
+#include "devices/clock.h"
 #include "emu/cpu_model.h"
 
 /* Pack four ASCII characters as CPUID returns them in a register (little-endian). */
@@ -109,6 +112,13 @@
 #define XSAVE_LEAVES_X87_SSE \
 	{ .leaf = 0xd, .subleaf = 0, .indexed = true, .eax = 3, .ebx = 576, .ecx = 576 }, \
 	{ .leaf = 0xd, .subleaf = 1, .indexed = true }
+
+/* Leaves 15H and 16H (SDM Vol.2 CPUID, "Time Stamp Counter and Nominal Core
+ * Crystal Clock Information Leaf", "Processor Frequency Information Leaf"):
+ * the TSC frequency, which in hvemu is the nominal instruction rate (TSC =
+ * instruction count; devices/clock.h), computed from cpu->tsc_hz. A model
+ * lists the rows (zeros here) to have them; see tsc_leaf() below. */
+#define TSC_LEAVES { .leaf = 0x15 }, { .leaf = 0x16 }
 
 /* IA32_MISC_ENABLE on the family-6 Intel models (SDM Vol.4 Table 2-2, 1A0H):
  * software may change bit 0 (fast strings, 1 after reset), bit 3 (automatic
@@ -474,7 +484,7 @@ static const struct cpu_model model_pentium = {
 #define SKYLAKE_SIG 0x000506e3
 
 static const struct cpuid_leaf skylake_leaves[] = {
-	{ .leaf = 0, .eax = 0xd, .ebx = STR4('G', 'e', 'n', 'u'), .edx = STR4('i', 'n', 'e', 'I'),
+	{ .leaf = 0, .eax = 0x16, .ebx = STR4('G', 'e', 'n', 'u'), .edx = STR4('i', 'n', 'e', 'I'),
 	  .ecx = STR4('n', 't', 'e', 'l') },
 	{ .leaf = 1, .eax = SKYLAKE_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64,
 	  .ecx = ECX1_VMX | ECX1_CX16 | ECX1_PCID | ECX1_X2APIC | ECX1_TSC_DEADLINE | ECX1_XSAVE,
@@ -487,6 +497,7 @@ static const struct cpuid_leaf skylake_leaves[] = {
 	{ .leaf = 7, .subleaf = 0, .indexed = true,
 	  .ebx = EBX7_FSGSBASE | EBX7_SMEP | EBX7_INVPCID | EBX7_SMAP },
 	XSAVE_LEAVES_X87_SSE,
+	TSC_LEAVES,
 	{ .leaf = 0x80000000, .eax = 0x80000008 },
 	{ .leaf = 0x80000001, .ecx = ECX81_LAHF64, .edx = EDX81_LONG },
 	{ .leaf = 0x80000002, .eax = STR4('h', 'v', 'e', 'm'), .ebx = STR4('u', ' ', 'S', 'k'),
@@ -523,7 +534,7 @@ static const struct cpu_model model_skylake_lite = {
 #define ICELAKE_SIG 0x000606a6
 
 static const struct cpuid_leaf icelake_leaves[] = {
-	{ .leaf = 0, .eax = 0xd, .ebx = STR4('G', 'e', 'n', 'u'), .edx = STR4('i', 'n', 'e', 'I'),
+	{ .leaf = 0, .eax = 0x16, .ebx = STR4('G', 'e', 'n', 'u'), .edx = STR4('i', 'n', 'e', 'I'),
 	  .ecx = STR4('n', 't', 'e', 'l') },
 	{ .leaf = 1, .eax = ICELAKE_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64,
 	  .ecx = ECX1_VMX | ECX1_CX16 | ECX1_PCID | ECX1_X2APIC | ECX1_TSC_DEADLINE | ECX1_XSAVE,
@@ -536,6 +547,7 @@ static const struct cpuid_leaf icelake_leaves[] = {
 	{ .leaf = 7, .subleaf = 0, .indexed = true,
 	  .ebx = EBX7_FSGSBASE | EBX7_SMEP | EBX7_INVPCID | EBX7_SMAP, .ecx = ECX7_LA57 },
 	XSAVE_LEAVES_X87_SSE,
+	TSC_LEAVES,
 	{ .leaf = 0x80000000, .eax = 0x80000008 },
 	{ .leaf = 0x80000001, .ecx = ECX81_LAHF64, .edx = EDX81_LONG },
 	{ .leaf = 0x80000002, .eax = STR4('h', 'v', 'e', 'm'), .ebx = STR4('u', ' ', 'I', 'c'),
@@ -646,11 +658,47 @@ static uint32_t max_leaf(const struct cpu_model *m, uint32_t base)
 	return l ? l->eax : 0;
 }
 
+/* Leaf 15H: a 24 MHz core crystal (the Skylake client parts' one: SDM Vol.3
+ * "Determining the Processor Base Frequency", Table "Nominal Core Crystal
+ * Clock Frequency") and the TSC/crystal ratio in lowest terms, so that
+ * ECX * EBX / EAX is the rate exactly; EBX = 0 ("not enumerated") if the
+ * ratio does not fit in 32 bits. Leaf 16H: base and maximum frequency the
+ * rate in MHz, bus (reference) frequency 100 MHz. */
+#define CRYSTAL_HZ 24000000ull
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+static void tsc_leaf(uint32_t leaf, uint64_t tsc_hz, uint32_t out[4])
+{
+	uint64_t hz = tsc_hz ? tsc_hz : VCLOCK_DEFAULT_HZ;
+	if (leaf == 0x15) {
+		uint64_t g = gcd(hz, CRYSTAL_HZ);
+		bool fits = hz / g <= UINT32_MAX;
+		out[0] = fits ? (uint32_t)(CRYSTAL_HZ / g) : 0;
+		out[1] = fits ? (uint32_t)(hz / g) : 0;
+		out[2] = (uint32_t)CRYSTAL_HZ;
+		out[3] = 0;
+	} else {
+		uint64_t mhz = (hz + 500000) / 1000000;
+		out[0] = out[1] = (uint32_t)(mhz > 0xffff ? 0xffff : mhz);
+		out[2] = 100;
+		out[3] = 0;
+	}
+}
+
 /* out := leaf `leaf` of the table (zeros if absent), without the model's
  * hypervisor extension unless hv (enum hv_ext). APM3 E.4.9: Fn8000_000A is
  * reserved (zeros) on a processor without SVM. */
-static void fill(const struct cpu_model *m, bool hv, uint32_t leaf, uint32_t subleaf,
-		 uint32_t out[4])
+static void fill(const struct cpu_model *m, bool hv, uint64_t tsc_hz, uint32_t leaf,
+		 uint32_t subleaf, uint32_t out[4])
 {
 	const struct cpuid_leaf *l = find_leaf(m, leaf, subleaf);
 
@@ -658,6 +706,8 @@ static void fill(const struct cpu_model *m, bool hv, uint32_t leaf, uint32_t sub
 	if (!l)
 		return;
 	out[0] = l->eax; out[1] = l->ebx; out[2] = l->ecx; out[3] = l->edx;
+	if ((leaf == 0x15 || leaf == 0x16) && m->vendor == VENDOR_INTEL)
+		tsc_leaf(leaf, tsc_hz, out);
 	if (hv)
 		return;
 	if (m->hv_ext == HV_EXT_VMX && leaf == 1)
@@ -674,20 +724,26 @@ static void fill(const struct cpu_model *m, bool hv, uint32_t leaf, uint32_t sub
 void cpu_model_cpuid_hv(const struct cpu_model *m, bool hv, uint32_t leaf, uint32_t subleaf,
 			uint32_t out[4])
 {
+	cpu_model_cpuid_at(m, hv, 0, leaf, subleaf, out);
+}
+
+void cpu_model_cpuid_at(const struct cpu_model *m, bool hv, uint64_t tsc_hz, uint32_t leaf,
+			uint32_t subleaf, uint32_t out[4])
+{
 	uint32_t max_basic = max_leaf(m, 0);
 	uint32_t max_ext = max_leaf(m, 0x80000000);
 	bool in_range = leaf <= max_basic ||
 			(leaf >= 0x80000000 && max_ext >= 0x80000000 && leaf <= max_ext);
 
 	if (in_range) {
-		fill(m, hv, leaf, subleaf, out);
+		fill(m, hv, tsc_hz, leaf, subleaf, out);
 		return;
 	}
 	if (m->vendor == VENDOR_INTEL) {
 		/* SDM Vol.2 CPUID: "If a value entered for CPUID.EAX is higher than the
 		 * maximum input value for basic or extended function for that processor
 		 * then the data for the highest basic information leaf is returned." */
-		fill(m, hv, max_basic, subleaf, out);
+		fill(m, hv, tsc_hz, max_basic, subleaf, out);
 		return;
 	}
 	/* APM3 CPUID: functions beyond the largest supported one return zeros. */
@@ -738,7 +794,7 @@ static void topology_leaf(const struct cpu *cpu, uint32_t subleaf, uint32_t out[
 void cpu_cpuid(const struct cpu *cpu, uint32_t leaf, uint32_t subleaf, uint32_t out[4])
 {
 	const struct cpu_model *m = cpu->model;
-	cpu_model_cpuid_hv(m, cpu->hv_available, leaf, subleaf, out);
+	cpu_model_cpuid_at(m, cpu->hv_available, cpu->tsc_hz, leaf, subleaf, out);
 	bool in_range = leaf <= max_leaf(m, 0);
 	if (leaf == 1) {
 		/* Leaf 1 EBX[31:24]: the initial APIC ID (APM3 E.3.2 "LocalApicId"). */

@@ -103,6 +103,10 @@ const struct cpu_model *cpu_model_find(const char *name);
  * hypervisor extension is included only if hv (see enum hv_ext). */
 void cpu_model_cpuid_hv(const struct cpu_model *m, bool hv, uint32_t leaf, uint32_t subleaf,
 			uint32_t out[4]);
+/* The same for a TSC of tsc_hz ticks per second (leaves 15H/16H; 0: the
+ * default rate): what a CPU reports (cpu_cpuid). */
+void cpu_model_cpuid_at(const struct cpu_model *m, bool hv, uint64_t tsc_hz, uint32_t leaf,
+			uint32_t subleaf, uint32_t out[4]);
 /* A CPUID feature bit: reg 0-3 = EAX/EBX/ECX/EDX of leaf (subleaf 0), with
  * the hypervisor extension only if hv. */
 bool cpu_model_has_hv(const struct cpu_model *m, bool hv, uint32_t leaf, unsigned reg,
@@ -122,9 +126,9 @@ static inline bool cpu_model_has(const struct cpu_model *m, uint32_t leaf, unsig
 }
 
 /* What this CPU reports: its model, with the hypervisor extension while
- * cpu->hv_available, and what is its own: the initial APIC ID (leaf 1
- * EBX[31:24], leaf 0BH), the APIC bits only with a local APIC attached. Every
- * check of a VMX/SVM feature goes through these. */
+ * cpu->hv_available, and what is its own: the TSC frequency (leaves 15H/16H),
+ * the initial APIC ID (leaf 1 EBX[31:24], leaf 0BH), the APIC bits only with a
+ * local APIC attached. Every check of a VMX/SVM feature goes through these. */
 void cpu_cpuid(const struct cpu *cpu, uint32_t leaf, uint32_t subleaf, uint32_t out[4]);
 static inline bool cpu_has(const struct cpu *cpu, uint32_t leaf, unsigned reg, unsigned bit)
 {

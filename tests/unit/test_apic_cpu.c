@@ -235,6 +235,9 @@ START_TEST(cpuid_per_cpu)
 	ck_assert_uint_eq(o[0] | o[1], 0);
 	ck_assert_uint_eq(o[2], 2);
 	ck_assert_uint_eq(o[3], 5);
+	/* SDM 10.5.4: the timer counts the crystal leaf 15H reports. */
+	cpuid(&r.m, 0x15, 0, o);
+	ck_assert_uint_eq(o[2], LAPIC_TIMER_HZ);
 	/* IA32_APIC_BASE.BSP clear on an AP. */
 	uint64_t v;
 	ck_assert_int_eq(rdmsr(&r.m, MSR_APIC_BASE, &v), ST_OK);
