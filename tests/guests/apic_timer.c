@@ -12,7 +12,7 @@
 #include "lib/apic.h"
 
 #define VEC 0x50
-#define COUNT 200000u
+#define COUNT 20000u
 
 static volatile uint64_t tsc_at_irq[8];
 static volatile uint32_t n_irq;
@@ -43,11 +43,20 @@ static void read_leaf_15h(void)
 	}
 }
 
-/* Wait (interrupts on) until n_irq reaches n or about `budget` TSC ticks pass. */
+/* Wait for n interrupts the timer will raise: HLT until then (or about
+ * `budget` TSC ticks). */
 static void wait_irqs(uint32_t n, uint32_t budget)
 {
 	uint64_t until = rdtsc() + budget;
-	while (n_irq < n && rdtsc() < until) {
+	while (n_irq < n && rdtsc() < until)
+		sti_hlt();
+}
+
+/* Interrupts on for about `ticks` TSC ticks, when none should come. */
+static void window(uint32_t ticks)
+{
+	uint64_t until = rdtsc() + ticks;
+	while (rdtsc() < until) {
 		sti();
 		__asm__ volatile("nop; nop; nop; nop");
 		cli();
@@ -121,7 +130,7 @@ static void test_one_shot(void)
 	check_quirk("divide by 2 takes 2 times as long", within(d2, d1 * 2, 5), 1, qemu_host_time);
 	/* One-shot: nothing more. */
 	n_irq = 0;
-	wait_irqs(1, d1 * 2);
+	window(d1 * 2);
 	check("one-shot does not repeat", n_irq, 0);
 }
 
@@ -152,7 +161,7 @@ static void test_periodic(void)
 	cli();
 	n_irq = 0;
 	uint32_t c1 = apic_read(APIC_TIMER_CURRENT);
-	wait_irqs(1, period * 3);
+	window(period * 3);
 	uint32_t c2 = apic_read(APIC_TIMER_CURRENT);
 	check("masked: no interrupt", n_irq, 0);
 	check_true("masked: still counting", c1 != c2);
@@ -163,7 +172,7 @@ static void test_periodic(void)
 	__asm__ volatile("nop; nop");
 	cli();
 	n_irq = 0;
-	wait_irqs(1, period * 3);
+	window(period * 3);
 	check("initial count 0 stops the timer", n_irq, 0);
 	check("current count 0 once stopped", apic_read(APIC_TIMER_CURRENT), 0);
 }
@@ -197,7 +206,7 @@ static void test_tsc_deadline(void)
 	n_irq = 0;
 	wrmsr(MSR_TSC_DEADLINE, rdtsc() + delta);
 	wrmsr(MSR_TSC_DEADLINE, 0);
-	wait_irqs(1, delta * 3);
+	window(delta * 3);
 	check("writing 0 disarms", n_irq, 0);
 	/* A deadline already passed fires at once. */
 	wrmsr(MSR_TSC_DEADLINE, rdtsc() - 1000);
@@ -208,7 +217,7 @@ static void test_tsc_deadline(void)
 	wrmsr(MSR_TSC_DEADLINE, rdtsc() + delta);
 	apic_write(APIC_LVT_TIMER, VEC);
 	apic_write(APIC_LVT_TIMER, (2u << 17) | VEC);
-	wait_irqs(1, delta * 3);
+	window(delta * 3);
 	check("a mode change disarms", n_irq, 0);
 }
 

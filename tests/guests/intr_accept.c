@@ -54,8 +54,8 @@ static void test_mov_ss_shadow(void)
 	irq_hook = sled_hook;
 	apic_write(APIC_TIMER_DCR, 0xb);
 	apic_write(APIC_LVT_TIMER, (1u << 17) | VEC_TIMER);
-	apic_write(APIC_TIMER_INITIAL, 10007);    /* well above a handler's length */
-	uint64_t until = rdtsc() + 20000000;
+	apic_write(APIC_TIMER_INITIAL, 241);      /* about 10 us: well above a handler's length */
+	uint64_t until = rdtsc() + 50000000;
 	while (sled_hits < 64 && rdtsc() < until)
 		__asm__ volatile("mov %%ss, %%ax\n\tsti\n\t"
 				 ".globl sled_start\nsled_start:\n\t"
