@@ -102,7 +102,7 @@ static uint32_t one_shot(uint32_t dcr, uint32_t div, const char *name)
 	apic_write(APIC_TIMER_INITIAL, COUNT);
 	uint32_t c1 = apic_read(APIC_TIMER_CURRENT);
 	uint32_t c2 = apic_read(APIC_TIMER_CURRENT);
-	wait_irqs(1, COUNT * div * 64);
+	wait_irqs(1, 0x7fffffff);
 	uint32_t ticks = (uint32_t)(tsc_at_irq[0] - t0);
 	gprintf("# %s: %u TSC ticks\n", name, ticks);
 	check("one interrupt", n_irq, 1);
@@ -141,7 +141,7 @@ static void test_periodic(void)
 	apic_write(APIC_LVT_TIMER, (1u << 17) | VEC);
 	uint64_t t0 = rdtsc();
 	apic_write(APIC_TIMER_INITIAL, COUNT);
-	wait_irqs(5, COUNT * 5 * 64);
+	wait_irqs(5, 0x7fffffff);
 	check("five periods, five interrupts", n_irq >= 5, 1);
 	uint32_t first = (uint32_t)(tsc_at_irq[0] - t0);
 	uint32_t period = (uint32_t)(tsc_at_irq[1] - tsc_at_irq[0]);
@@ -161,7 +161,7 @@ static void test_periodic(void)
 	cli();
 	n_irq = 0;
 	uint32_t c1 = apic_read(APIC_TIMER_CURRENT);
-	window(period * 3);
+	window(period * 5 / 2);         /* not a whole number of periods */
 	uint32_t c2 = apic_read(APIC_TIMER_CURRENT);
 	check("masked: no interrupt", n_irq, 0);
 	check_true("masked: still counting", c1 != c2);
@@ -196,7 +196,7 @@ static void test_tsc_deadline(void)
 	wrmsr(MSR_TSC_DEADLINE, deadline);
 	check("initial-count write did not start a count", n_irq, 0);
 	check_true("the MSR holds the deadline", rdmsr(MSR_TSC_DEADLINE) == deadline);
-	wait_irqs(1, delta * 64);
+	wait_irqs(1, 0x7fffffff);
 	check("one interrupt at the deadline", n_irq, 1);
 	check_true("not before the deadline", tsc_at_irq[0] >= deadline);
 	check_true("soon after the deadline", tsc_at_irq[0] - deadline < delta);
@@ -210,7 +210,7 @@ static void test_tsc_deadline(void)
 	check("writing 0 disarms", n_irq, 0);
 	/* A deadline already passed fires at once. */
 	wrmsr(MSR_TSC_DEADLINE, rdtsc() - 1000);
-	wait_irqs(1, delta);
+	wait_irqs(1, 0x7fffffff);
 	check("a past deadline fires at once", n_irq, 1);
 	/* Leaving TSC-deadline mode disarms (10.5.4.1). */
 	n_irq = 0;
