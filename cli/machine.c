@@ -40,13 +40,12 @@ static void stop_cpu(void *opaque, int status)
 	cpu_request_stop(smp_current(m));   /* cpu_run() returns ST_STOP after this instruction */
 }
 
-/* A device wrote RAM: every CPU drops what it decoded there. */
+/* A device wrote RAM: every CPU drops what it decoded there (through the
+ * BSP's ring of CPUs, emu/memory.c). */
 static void ram_written(void *opaque, uint64_t pa, unsigned size)
 {
 	struct machine *m = opaque;
 	cpu_notify_phys_write(&m->cpu, pa, size);
-	for (unsigned i = 1; i < m->smp.n; i++)
-		cpu_notify_phys_write(m->smp.cpu[i], pa, size);
 }
 
 /* The machine's virtual time is the running CPU's (devices/clock.h, and the

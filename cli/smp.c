@@ -72,6 +72,8 @@ bool smp_setup(struct machine *m, const struct machine_config *cfg, char *err, s
 		c->deadlines[DEADLINE_MACHINE] = (struct deadline){ .at = UINT64_MAX, .fire = clock_due,
 								    .ctx = &m->clock };
 		c->halt_yields = s->n > 1;
+		/* The ring through which stores reach every CPU's decoded code. */
+		c->next_cpu = s->n > 1 ? s->cpu[(i + 1) % s->n] : NULL;
 	}
 	if (!s->has_apic)
 		return true;

@@ -154,9 +154,6 @@ void cpu_sipi(struct cpu *cpu, uint8_t vector)
 	seg_load_real(&cpu->seg[SR_CS], (uint16_t)(vector << 8));
 	cpu->rip = 0;
 	cpu_update_mode(cpu);
-	/* Code written where it starts since this CPU last ran is decoded anew
-	 * (another CPU's stores do not reach this CPU's decoded blocks). */
-	icache_flush(cpu->icache);
 	cpu_attend(cpu, ATT_EVENT | ATT_STEP);
 }
 

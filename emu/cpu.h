@@ -220,6 +220,8 @@ struct cpu {
 	uint32_t apic_id;          /* initial APIC ID (CPUID.1:EBX[31:24], leaf 0BH EDX) */
 	bool halt_yields;          /* SMP: a halt nothing can end now returns ST_HALT to the
 				      machine's schedule, which moves time (emu/event_step.c) */
+	struct cpu *next_cpu;      /* SMP: the machine's CPUs in a ring, whose decoded code
+				      this CPU's stores must reach (emu/memory.c); NULL alone */
 
 	/* --- tracing --- */
 	unsigned trace;            /* TRACE_* */

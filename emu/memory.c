@@ -73,6 +73,21 @@ static inline void code_check_write(struct cpu *cpu, uint64_t pa, unsigned len)
 {
 	if (icache_write(cpu->icache, pa, len))
 		cpu_attend(cpu, ATT_CODE);
+	/* SDM Vol.3 8.1.3 (cross-modifying code): the other processors' decoded
+	 * copies of those bytes go too; they run after this one's turn. */
+	for (struct cpu *c = cpu->next_cpu; c && c != cpu; c = c->next_cpu)
+		(void)icache_write(c->icache, pa, len);
+}
+
+/* Does any processor of the machine hold decoded code from the page of pa? */
+static inline bool page_has_code(const struct cpu *cpu, uint64_t pa)
+{
+	if (icache_page_has_code(cpu->icache, pa))
+		return true;
+	for (const struct cpu *c = cpu->next_cpu; c && c != cpu; c = c->next_cpu)
+		if (icache_page_has_code(c->icache, pa))
+			return true;
+	return false;
 }
 
 void cpu_notify_phys_write(struct cpu *cpu, uint64_t pa, unsigned size)
@@ -115,7 +130,7 @@ static inline __attribute__((always_inline)) void tlb_fill(struct cpu *cpu, unsi
 	e->tag[TLB_READ] = t->read ? tag : TLB_TAG_INVALID;
 	e->tag[TLB_EXEC] = t->exec ? tag : TLB_TAG_INVALID;
 	e->tag[TLB_WRITE_CODE] = t->write ? tag : TLB_TAG_INVALID;
-	e->tag[TLB_WRITE] = t->write && !icache_page_has_code(cpu->icache, pa_page) ? tag
+	e->tag[TLB_WRITE] = t->write && !page_has_code(cpu, pa_page) ? tag
 										: TLB_TAG_INVALID;
 	e->key = tag;
 	e->host_minus_lin = (uintptr_t)host - (uintptr_t)lin_page;
@@ -214,7 +229,7 @@ static inline status_t lin_write(struct cpu *cpu, uint64_t lin, unsigned size, u
 		uint64_t pa = e->phys | (lin & (PAGE_SIZE - 1));
 		code_check_write(cpu, pa, size);
 		/* Its last block gone, the page takes writes inline again. */
-		if (!icache_page_has_code(cpu->icache, pa))
+		if (!page_has_code(cpu, pa))
 			e->tag[TLB_WRITE] = e->tag[TLB_WRITE_CODE];
 		host_store(p, size, v);
 		return ST_OK;

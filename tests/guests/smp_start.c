@@ -5,20 +5,25 @@
  * COM1 itself (its APIC ID from CPUID and its APIC, IA32_APIC_BASE.BSP = 0).
  * Then both use shared memory (a value handed over and back, LOCK-prefixed
  * increments from both that add up, 8.1.2.2), send each other fixed IPIs,
- * read coherent TSCs, and an INIT to the running AP makes it wait for a SIPI
- * again (8.4.1), which restarts it at the vector. */
+ * read coherent TSCs, see each other's code changes (8.1.3), and an INIT to
+ * the running AP makes it wait for a SIPI again (8.4.1), which restarts it at
+ * the vector. */
 #include "lib/apic.h"
 
 #define SIPI_PAGE   0x7000u          /* vector 07H */
 #define VEC_TO_BSP  0x61
 #define VEC_TO_AP   0x62
 #define INCREMENTS  20000
+#define LONG_WAIT   20000000000ull   /* TSC ticks: seconds on a host, never reached by hvemu */
 
 extern char ap_tramp_start[], ap_tramp_end[], ap_tramp_gdtr[], ap_tramp_starts[];
 
 /* Shared between the processors. */
 static volatile uint32_t ap_alive, ap_id, ap_apic_id, ap_bsp_bit, ap_phase;
 static volatile uint32_t handoff, handoff_back, lock_counter, ap_irqs, ap_done;
+static volatile uint32_t ap_xmc[2];
+/* Code the AP runs and the BSP then rewrites: MOV EAX, imm32; RET. */
+static uint8_t xmc_code[16] __attribute__((aligned(64)));
 static volatile uint64_t ap_tsc;
 static struct dtr bsp_idtr;
 static uint32_t bsp_id;
@@ -71,12 +76,21 @@ void ap_main(void)
 	while (ap_irqs == 0)
 		sti_hlt();
 	ap_done = 2;
+	/* Cross-modifying code: run the BSP's function, then again once the
+	 * BSP rewrote it. */
+	while (ap_phase != 3)
+		__asm__ volatile("pause");
+	ap_xmc[0] = ((uint32_t (*)(void))(uintptr_t)xmc_code)();
+	while (ap_phase != 4)
+		__asm__ volatile("pause");
+	ap_xmc[1] = ((uint32_t (*)(void))(uintptr_t)xmc_code)();
 	for (;;)
 		__asm__ volatile("cli; hlt");
 }
 
-/* Spin until *flag reaches value, or about budget TSC ticks pass. */
-static int wait_for(volatile uint32_t *flag, uint32_t value, uint32_t budget)
+/* Spin until *flag reaches value, or about budget TSC ticks pass (QEMU runs
+ * the AP on another host thread that may get little of the host). */
+static int wait_for(volatile uint32_t *flag, uint32_t value, uint64_t budget)
 {
 	uint64_t until = rdtsc() + budget;
 	while (*flag < value)
@@ -105,7 +119,7 @@ static void start_ap(void)
 	apic_write(APIC_ICR_LO, ICR_ALL_BUT_SELF | ICR_STARTUP | (SIPI_PAGE >> 12));
 	delay(200000);
 	apic_write(APIC_ICR_LO, ICR_ALL_BUT_SELF | ICR_STARTUP | (SIPI_PAGE >> 12));
-	check_true("the AP came up", wait_for(&ap_alive, 1, 200000000));
+	check_true("the AP came up", wait_for(&ap_alive, 1, LONG_WAIT));
 	delay(1000000);
 	check("it started once for two SIPIs", *starts(), 1);
 }
@@ -128,7 +142,7 @@ void guest_main(void)
 
 	/* Shared memory both ways; the AP prints its own checks meanwhile. */
 	handoff = 0x5eed;
-	check_true("the AP answered through memory", wait_for(&handoff_back, 0x5eee, 200000000));
+	check_true("the AP answered through memory", wait_for(&handoff_back, 0x5eee, LONG_WAIT));
 	check("the value it read plus one", handoff_back, 0x5eee);
 
 	/* LOCK INC from both processors (8.1.2.2: locked operations are atomic). */
@@ -136,30 +150,43 @@ void guest_main(void)
 	ap_phase = 1;
 	for (int i = 0; i < INCREMENTS; i++)
 		__asm__ volatile("lock incl %0" : "+m"(lock_counter));
-	check_true("the AP finished its part", wait_for(&ap_done, 1, 200000000));
+	check_true("the AP finished its part", wait_for(&ap_done, 1, LONG_WAIT));
 	uint64_t t1 = rdtsc();
 	check("locked increments from both add up", lock_counter, 2 * INCREMENTS);
 	/* One clock: the AP's TSC reading lies between two of the BSP's. */
 	check_true("the AP's TSC between the BSP's readings", ap_tsc >= t0 && ap_tsc <= t1);
 
 	/* IPIs: the AP sent one to the BSP; the BSP answers with one to the AP. */
-	uint64_t until = rdtsc() + 200000000;
+	uint64_t until = rdtsc() + LONG_WAIT;
 	while (!irq_seen[VEC_TO_BSP].count && rdtsc() < until)
 		sti_hlt();
 	check("IPI from the AP", irq_seen[VEC_TO_BSP].count, 1);
 	apic_ipi(ap_id, VEC_TO_AP);
-	check_true("IPI to the AP", wait_for(&ap_done, 2, 200000000));
+	check_true("IPI to the AP", wait_for(&ap_done, 2, LONG_WAIT));
 	check("the AP took one interrupt", ap_irqs, 1);
+
+	/* 8.1.3 cross-modifying code: the AP runs a function, the BSP rewrites
+	 * its immediate (the AP waits, as the SDM's protocol has it), and the AP
+	 * runs the new bytes. */
+	static const uint8_t mov_ret[6] = { 0xb8, 1, 0, 0, 0, 0xc3 };
+	gmemcpy(xmc_code, mov_ret, sizeof(mov_ret));
+	ap_phase = 3;
+	check_true("the AP ran the function", wait_for(&ap_xmc[0], 1, LONG_WAIT));
+	check("it returned 1", ap_xmc[0], 1);
+	xmc_code[1] = 2;
+	ap_phase = 4;
+	check_true("the AP ran it again", wait_for(&ap_xmc[1], 1, LONG_WAIT));
+	check("it saw the new code", ap_xmc[1], 2);
 
 	/* INIT puts the running AP back into wait-for-SIPI; a SIPI restarts it
 	 * at the vector (8.4.1, 8.4.3). */
-	ap_phase = 2;
+	ap_phase = 5;
 	ap_alive = 0;
 	apic_ipi(ap_id, ICR_LEVEL | ICR_ASSERT | ICR_INIT);
 	delay(10000000);
 	check("INIT stops the AP (no restart yet)", *starts(), 1);
 	apic_ipi(ap_id, ICR_STARTUP | (SIPI_PAGE >> 12));
-	check_true("a SIPI restarts it", wait_for(&ap_alive, 1, 200000000));
+	check_true("a SIPI restarts it", wait_for(&ap_alive, 1, LONG_WAIT));
 	check("at the vector's page", *starts(), 2);
 	tap_finish();
 }
