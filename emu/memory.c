@@ -69,25 +69,36 @@ static status_t translate(struct cpu *cpu, uint64_t lin, enum tlb_access acc, un
  * block stops after this instruction, so that the new bytes are decoded (SDM
  * Vol.3 11.6: a write to an instruction that has been fetched is seen; writes
  * to other bytes of the page, data beside code, change no instruction). */
+/* SDM Vol.3 8.1.3 (cross-modifying code): the other processors' decoded
+ * copies of those bytes go too; they run after this one's turn. Out of line:
+ * only machines with several CPUs come here. */
+static __attribute__((noinline)) void others_drop_code(const struct cpu *cpu, uint64_t pa, unsigned len)
+{
+	for (struct cpu *c = cpu->next_cpu; c && c != cpu; c = c->next_cpu)
+		(void)icache_write(c->icache, pa, len);
+}
+
+static __attribute__((noinline)) bool others_have_code(const struct cpu *cpu, uint64_t pa)
+{
+	for (const struct cpu *c = cpu->next_cpu; c && c != cpu; c = c->next_cpu)
+		if (icache_page_has_code(c->icache, pa))
+			return true;
+	return false;
+}
+
 static inline void code_check_write(struct cpu *cpu, uint64_t pa, unsigned len)
 {
 	if (icache_write(cpu->icache, pa, len))
 		cpu_attend(cpu, ATT_CODE);
-	/* SDM Vol.3 8.1.3 (cross-modifying code): the other processors' decoded
-	 * copies of those bytes go too; they run after this one's turn. */
-	for (struct cpu *c = cpu->next_cpu; c && c != cpu; c = c->next_cpu)
-		(void)icache_write(c->icache, pa, len);
+	if (__builtin_expect(cpu->next_cpu != NULL, 0))
+		others_drop_code(cpu, pa, len);
 }
 
 /* Does any processor of the machine hold decoded code from the page of pa? */
 static inline bool page_has_code(const struct cpu *cpu, uint64_t pa)
 {
-	if (icache_page_has_code(cpu->icache, pa))
-		return true;
-	for (const struct cpu *c = cpu->next_cpu; c && c != cpu; c = c->next_cpu)
-		if (icache_page_has_code(c->icache, pa))
-			return true;
-	return false;
+	return icache_page_has_code(cpu->icache, pa) ||
+	       (__builtin_expect(cpu->next_cpu != NULL, 0) && others_have_code(cpu, pa));
 }
 
 void cpu_notify_phys_write(struct cpu *cpu, uint64_t pa, unsigned size)
