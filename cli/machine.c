@@ -57,7 +57,47 @@ static uint64_t clock_now(void *opaque)
 
 static void clock_deadline_changed(void *opaque, uint64_t next)
 {
-	cpu_set_deadline(smp_current(opaque), DEADLINE_MACHINE, next);
+	struct cpu *cpu = smp_current(opaque);
+	/* A device armed a timer while an instruction runs (an OUT to the PIT):
+	 * the running block must not run past it. */
+	if (next < cpu->deadline)
+		cpu_attend(cpu, ATT_EVENT);
+	cpu_set_deadline(cpu, DEADLINE_MACHINE, next);
+}
+
+/* --realtime: the host's monotonic time since the run started, in ns. */
+static uint64_t host_elapsed_ns(const struct machine *m)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	int64_t s = (int64_t)(t.tv_sec - m->host_start.tv_sec);
+	int64_t ns = s * 1000000000 + (t.tv_nsec - m->host_start.tv_nsec);
+	return ns > 0 ? (uint64_t)ns : 0;
+}
+
+/* --realtime: before the timers due at virtual tick `now` fire, sleep until the
+ * host has run as long since the start, so an idle guest (HLT skips ahead to
+ * the next timer) keeps pace with the wall clock. Only the host sleeps:
+ * virtual time is what it would be without pacing, and a run slower than the
+ * host's clock is not hurried. A signal cuts the sleep short. */
+static void pace(struct machine *m, uint64_t now)
+{
+	uint64_t want = (uint64_t)((vclock_u128)now * 1000000000u / m->clock.hz);
+	uint64_t have = host_elapsed_ns(m);
+	if (want <= have)
+		return;
+	uint64_t wait = want - have;
+	struct timespec ts = { .tv_sec = (time_t)(wait / 1000000000u), .tv_nsec = (long)(wait % 1000000000u) };
+	nanosleep(&ts, NULL);
+}
+
+static void clock_due(void *opaque, struct cpu *cpu)
+{
+	struct machine *m = opaque;
+	uint64_t now = cpu_now(cpu);
+	if (m->realtime)
+		pace(m, now);
+	vclock_run_due(&m->clock, now);
 }
 
 /* Multiboot 3.2 "Machine state" as QEMU's option ROM (pc-bios/optionrom/
@@ -260,11 +300,12 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 
 	cpu_init(&m->cpu, cfg->model, &m->mem, &m->io);
 	m->cpu_ready = true;
-	vclock_init(&m->clock, VCLOCK_DEFAULT_HZ);
+	vclock_init(&m->clock, cfg->insn_rate ? cfg->insn_rate : VCLOCK_DEFAULT_HZ);
 	m->clock.now = clock_now;
 	m->clock.now_ctx = m;
 	m->clock.deadline_changed = clock_deadline_changed;
 	m->clock.deadline_ctx = m;
+	m->realtime = cfg->realtime;
 	m->cpu.icount_limit = cfg->max_insns;
 	m->cpu.tlb_uncached = cfg->tlb_uncached;
 	m->dump_pt = cfg->dump_pt;
@@ -276,6 +317,18 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 	/* The other CPUs, the local APICs and the I/O APIC (cli/smp.c). */
 	if (!smp_setup(m, cfg, err, errlen))
 		return false;
+	for (unsigned i = 0; i < m->smp.n; i++) {
+		struct cpu *c = m->smp.cpu[i];
+		c->deadlines[DEADLINE_MACHINE] = (struct deadline){ .at = UINT64_MAX, .fire = clock_due,
+								    .ctx = m };
+		c->tsc_hz = m->clock.hz;       /* RDTSC counts instructions: CPUID 15H/16H */
+	}
+	struct rtc_config rtc = { .start = cfg->rtc_base.year ? cfg->rtc_base : RTC_DEFAULT_START,
+				  .ram_size = cfg->ram_size, .cpus = m->smp.n };
+	if (!pc_legacy_setup(&m->pc, &m->cpu, &m->mem, &m->io, &m->clock, &rtc))
+		return fail(err, errlen, "internal error: interrupt controller or timer ports overlap");
+	/* With local APICs the 8259A reaches the CPUs through LINT0 (cli/smp.c). */
+	smp_wire_legacy(m);
 
 	/* What the --load images must stay clear of. */
 	struct placed fixed[MB_MAX_RANGES + 2];
@@ -436,6 +489,7 @@ int machine_run(struct machine *m)
 {
 	struct sigaction old[2];
 	catch_stop_signals(m, old);
+	clock_gettime(CLOCK_MONOTONIC, &m->host_start);
 	status_t st = smp_run(m, &stop_signal);
 	release_stop_signals(old);
 	struct cpu *cpu = smp_current(m);    /* the CPU that ended the run */

@@ -8,8 +8,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <time.h>
+
+#include "cli/pc_legacy.h"
 #include "devices/bus.h"
 #include "devices/clock.h"
+#include "devices/rtc.h"
 #include "devices/debug_exit.h"
 #include "devices/post_port.h"
 #include "devices/uart16550.h"
@@ -42,6 +46,9 @@ struct machine_config {
 	unsigned trace;            /* TRACE_* */
 	bool tlb_uncached;         /* --tlb flush: every access walks the page tables */
 	unsigned dump_pt;          /* DUMP_PT_*: when to print the page tables at the end */
+	uint64_t insn_rate;        /* --insn-rate: virtual ticks (instructions) per second; 0: default */
+	bool realtime;             /* --realtime: sleep so virtual time never runs ahead of the host's */
+	struct rtc_time rtc_base;  /* --rtc-base: the RTC's start (year 0: RTC_DEFAULT_START) */
 	unsigned n_cpus;           /* --smp: CPUs (0: one) */
 	uint64_t quantum;          /* --quantum: instructions per CPU turn (0: the default) */
 };
@@ -56,6 +63,9 @@ struct machine {
 	struct uart16550 uart;
 	struct debug_exit dexit;
 	struct post_port post;
+	struct pc_legacy pc;       /* 8259A pair, 8254, RTC/CMOS, HPET (cli/pc_legacy.h) */
+	bool realtime;             /* --realtime pacing, from host_start */
+	struct timespec host_start;
 	struct trace trace;
 	struct cpu cpu;            /* CPU 0, the BSP */
 	bool cpu_ready;

@@ -17,6 +17,8 @@
 #define MEM_MIN (2ull << 20)
 #define MEM_MAX (3584ull << 20)
 #define MEM_DEFAULT (128ull << 20)
+#define INSN_RATE_MIN 1000000ull        /* 1 MHz */
+#define INSN_RATE_MAX 10000000000ull    /* 10 GHz */
 
 static const char usage_text[] =
 	"usage: hvemu run --kernel FILE [options]\n"
@@ -50,6 +52,13 @@ static const char usage_text[] =
 	"  --entry64 ADDR       start in 64-bit mode at ADDR: identity-mapped 4 GiB\n"
 	"                       (2 MiB pages, tables at 10000H), flat CS 08H, RSP 10000H\n"
 	"  --bios FILE          BIOS image (multiple of 64 KiB) ending at 4 GiB\n"
+	"  --insn-rate HZ       nominal instruction rate: virtual time runs one tick\n"
+	"                       per instruction at this rate, and the TSC with it\n"
+	"                       (suffix k/M/G; 1M..10G, default 1G)\n"
+	"  --realtime           pace the run to the host clock (the host sleeps\n"
+	"                       while the guest is ahead; virtual time is unchanged)\n"
+	"  --rtc-base DATE      the RTC's start, YYYY-MM-DD[THH:MM:SS] (1900-2099;\n"
+	"                       default 2000-01-01T00:00:00)\n"
 	"  --smp N              N CPUs (1..16, default 1): CPU 0 boots, the others wait\n"
 	"                       for INIT-SIPI-SIPI; they run in turns (see --quantum)\n"
 	"  --quantum N          instructions a CPU runs per turn with --smp (default 1000)\n"
@@ -60,8 +69,9 @@ static const char usage_text[] =
 	"name an input.\n"
 	"\n"
 	"devices: 16550A UART at 0x3f8, isa-debug-exit at 0xf4, POST port 0x80,\n"
-	"a local APIC per CPU at 0xfee00000 (x2APIC on models that have it), an I/O\n"
-	"APIC at 0xfec00000.\n"
+	"8259A PIC pair (0x20, 0xa0, ELCR 0x4d0), 8254 PIT (0x40) with port 0x61,\n"
+	"MC146818 RTC/CMOS (0x70), HPET at 0xfed00000, a local APIC per CPU at\n"
+	"0xfee00000 (x2APIC on models that have it), an I/O APIC at 0xfec00000.\n"
 	"\n"
 	"exit status:\n"
 	"  odd  (V<<1)|1: the guest wrote V to isa-debug-exit (port 0xf4)\n"
@@ -98,6 +108,80 @@ static bool parse_u64(const char *s, uint64_t *out)
 		return false;
 	*out = v;
 	return true;
+}
+
+/* A frequency: a decimal number (with a fraction if a suffix makes it whole),
+ * an optional k/K, M or G suffix (decimal units) and an optional "Hz". */
+static bool parse_rate(const char *s, uint64_t *out)
+{
+	uint64_t mant = 0;
+	int frac = -1;
+	const char *p = s;
+	if (*p < '0' || *p > '9')
+		return false;
+	for (; (*p >= '0' && *p <= '9') || (*p == '.' && frac < 0); p++) {
+		if (*p == '.') {
+			frac = 0;
+			continue;
+		}
+		if (mant > (UINT64_MAX - 9) / 10)
+			return false;
+		mant = mant * 10 + (uint64_t)(*p - '0');
+		if (frac >= 0)
+			frac++;
+	}
+	int exp = 0;
+	switch (*p) {
+	case 'k': case 'K': exp = 3; p++; break;
+	case 'M': exp = 6; p++; break;
+	case 'G': exp = 9; p++; break;
+	default: break;
+	}
+	if (!strcmp(p, "Hz"))
+		p += 2;
+	if (*p)
+		return false;
+	for (exp -= frac > 0 ? frac : 0; exp > 0; exp--) {
+		if (mant > UINT64_MAX / 10)
+			return false;
+		mant *= 10;
+	}
+	for (; exp < 0; exp++) {
+		if (mant % 10)
+			return false;
+		mant /= 10;
+	}
+	*out = mant;
+	return true;
+}
+
+/* n decimal digits at *p into *v; advances *p. */
+static bool digits(const char **p, unsigned n, unsigned *v)
+{
+	*v = 0;
+	for (unsigned i = 0; i < n; i++, (*p)++) {
+		if (**p < '0' || **p > '9')
+			return false;
+		*v = *v * 10 + (unsigned)(**p - '0');
+	}
+	return true;
+}
+
+/* YYYY-MM-DD, optionally followed by THH:MM:SS (or a space for the T). */
+static bool parse_date(const char *s, struct rtc_time *t)
+{
+	const char *p = s;
+	*t = (struct rtc_time){ 0 };
+	if (!digits(&p, 4, &t->year) || *p++ != '-' || !digits(&p, 2, &t->month) || *p++ != '-' ||
+	    !digits(&p, 2, &t->day))
+		return false;
+	if (*p == 'T' || *p == ' ') {
+		p++;
+		if (!digits(&p, 2, &t->hour) || *p++ != ':' || !digits(&p, 2, &t->minute) || *p++ != ':' ||
+		    !digits(&p, 2, &t->second))
+			return false;
+	}
+	return !*p && rtc_time_valid(t);
 }
 
 /* SIZE with a K/M/G suffix (binary units); no suffix means MiB, as QEMU's -m. */
@@ -144,6 +228,7 @@ static void list_models(void)
 enum opt {
 	OPT_KERNEL, OPT_CMDLINE, OPT_MEM, OPT_CPU, OPT_MAX_INSNS, OPT_SERIAL, OPT_TRACE,
 	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT,
+	OPT_INSN_RATE, OPT_REALTIME, OPT_RTC_BASE,
 	OPT_SMP, OPT_QUANTUM,
 	OPT_COUNT
 };
@@ -156,8 +241,13 @@ static const struct { const char *name; bool repeatable; } options[OPT_COUNT] = 
 	[OPT_ENTRY] = { "--entry", false },       [OPT_ENTRY64] = { "--entry64", false },
 	[OPT_BIOS] = { "--bios", false },         [OPT_TLB] = { "--tlb", false },
 	[OPT_DUMP_PT] = { "--dump-pt", false },
+	[OPT_INSN_RATE] = { "--insn-rate", false }, [OPT_REALTIME] = { "--realtime", false },
+	[OPT_RTC_BASE] = { "--rtc-base", false },
 	[OPT_SMP] = { "--smp", false },           [OPT_QUANTUM] = { "--quantum", false },
 };
+
+/* Options that take no value. */
+static const bool option_is_flag[OPT_COUNT] = { [OPT_REALTIME] = true };
 
 /* Options that cannot be combined (README "Conflicting options"). */
 static const struct { enum opt a, b; const char *why; } conflicts[] = {
@@ -214,7 +304,11 @@ static int cmd_run(int argc, char **argv)
 				o = (enum opt)k;
 		if (o == OPT_COUNT)
 			return usage_error("unknown option '%s' (try 'hvemu --help')", name);
-		if (eq)
+		if (option_is_flag[o] && eq)
+			return usage_error("%s takes no value", name);
+		else if (option_is_flag[o])
+			val = "";
+		else if (eq)
 			val = eq + 1;
 		else if (i + 1 < argc)
 			val = argv[++i];
@@ -224,6 +318,8 @@ static int cmd_run(int argc, char **argv)
 			list_models();
 			return 0;
 		}
+		if (seen[o] && option_is_flag[o])
+			return usage_error("%s given twice", name);
 		if (seen[o] && !options[o].repeatable)
 			return usage_error("%s given twice ('%s', then '%s'); it takes one value", name,
 					   first[o], val);
@@ -303,6 +399,20 @@ static int cmd_run(int argc, char **argv)
 				return usage_error("bad %s '%s' (an address)", name, val);
 			cfg.has_entry = true;
 			cfg.entry64 = o == OPT_ENTRY64;
+			break;
+		case OPT_INSN_RATE:
+			if (!parse_rate(val, &cfg.insn_rate))
+				return usage_error("bad --insn-rate '%s' (a frequency: 1000000000, 2.4G, 500M)", val);
+			if (cfg.insn_rate < INSN_RATE_MIN || cfg.insn_rate > INSN_RATE_MAX)
+				return usage_error("--insn-rate %s out of range (1M..10G)", val);
+			break;
+		case OPT_REALTIME:
+			cfg.realtime = true;
+			break;
+		case OPT_RTC_BASE:
+			if (!parse_date(val, &cfg.rtc_base))
+				return usage_error("bad --rtc-base '%s' (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS, "
+						   "a date from 1900 to 2099)", val);
 			break;
 		case OPT_SMP: {
 			uint64_t n;

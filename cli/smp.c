@@ -27,13 +27,6 @@ struct cpu *smp_current(struct machine *m)
 	return m->smp.current ? m->smp.current : &m->cpu;
 }
 
-/* The clock's deadline is the running CPU's DEADLINE_MACHINE source (the
- * machine's timers fire when the machine's time, that CPU's, reaches them). */
-static void clock_due(void *opaque, struct cpu *cpu)
-{
-	vclock_run_due(opaque, cpu_now(cpu));
-}
-
 static bool fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 static bool fail(char *err, size_t errlen, const char *fmt, ...)
@@ -69,8 +62,6 @@ bool smp_setup(struct machine *m, const struct machine_config *cfg, char *err, s
 	}
 	for (unsigned i = 0; i < s->n; i++) {
 		struct cpu *c = s->cpu[i];
-		c->deadlines[DEADLINE_MACHINE] = (struct deadline){ .at = UINT64_MAX, .fire = clock_due,
-								    .ctx = &m->clock };
 		c->halt_yields = s->n > 1;
 		/* The ring through which stores reach every CPU's decoded code. */
 		c->next_cpu = s->n > 1 ? s->cpu[(i + 1) % s->n] : NULL;
@@ -136,10 +127,6 @@ void smp_firmware_handoff(struct machine *m)
 void smp_set_lint(void *opaque, unsigned pin, bool level)
 {
 	struct machine *m = opaque;
-	if (!m->smp.has_apic) {
-		cpu_set_line(&m->cpu, pin ? LINE_NMI : LINE_INTR, level);
-		return;
-	}
 	/* The LINT pins of every processor are wired together (the MP
 	 * specification's virtual wire mode; QEMU delivers the 8259 to every CPU
 	 * whose LINT0 accepts it). */
@@ -147,11 +134,20 @@ void smp_set_lint(void *opaque, unsigned pin, bool level)
 		lapic_set_lint(&m->smp.lapic[i], pin, level);
 }
 
-void smp_set_isa_irq(void *opaque, unsigned irq, bool level)
+void smp_wire_legacy(struct machine *m)
 {
-	struct machine *m = opaque;
-	if (m->smp.has_apic && irq < 16)
-		ioapic_set_irq(&m->smp.ioapic, ioapic_isa_pin(irq), level);
+	struct smp *s = &m->smp;
+	if (!s->has_apic)
+		return;          /* pc_legacy's wiring: the 8259A on the BSP's INTR */
+	m->pc.pic.intr = (struct irq_line){ smp_set_lint, m, 0 };
+	m->pc.rtc.nmi_out = (struct irq_line){ smp_set_lint, m, 1 };
+	for (unsigned i = 0; i < s->n; i++) {
+		s->lapic[i].extint_ack = pic8259_intack;
+		s->lapic[i].extint_opaque = &m->pc.pic;
+		s->cpu[i]->intr_ack = lapic_intr_ack;
+		s->cpu[i]->intr_ctx = &s->lapic[i];
+	}
+	pc_legacy_wire_ioapic(&m->pc, ioapic_set_irq, &s->ioapic);
 }
 
 /* ---- the schedule ---- */

@@ -58,14 +58,14 @@ void smp_firmware_handoff(struct machine *m);
 /* The CPU whose turn it is (CPU 0 before the run). */
 struct cpu *smp_current(struct machine *m);
 
-/* The machine's LINT pins (pin 0: the 8259's INT, 1: NMI) on every CPU, as an
- * irq_line receiver (opaque: the machine); without local APICs, the BSP's INTR
- * and NMI lines. */
+/* The machine's LINT pins (pin 0: the 8259's INT, 1: the NMI mask's output)
+ * on every CPU, as an irq_line receiver (opaque: the machine). */
 void smp_set_lint(void *opaque, unsigned pin, bool level);
 
-/* An ISA IRQ (irq_line receiver, opaque: the machine) to its I/O APIC pin
- * (ioapic_isa_pin); nothing without an I/O APIC. */
-void smp_set_isa_irq(void *opaque, unsigned irq, bool level);
+/* With local APICs (after pc_legacy_setup): the 8259A's INT on every CPU's
+ * LINT0 and its INTA behind the APICs' ExtINT, the NMI mask's output on LINT1,
+ * the ISA IRQs and the HPET's routes on the I/O APIC's pins (cli/pc_legacy.h). */
+void smp_wire_legacy(struct machine *m);
 
 /* Run the schedule until the run ends: the status that ended it, with
  * smp_current() the CPU that ended it. *stop (a signal handler's flag) ends the

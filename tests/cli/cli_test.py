@@ -71,6 +71,11 @@ REAL_INT_TRIPLE = (bytes.fromhex('0f011e107c' 'cd21').ljust(0x10, b'\x90') + byt
 # Real mode: POST code 42h, "R\n" on COM1, then jmp $ at 7c0dh (for signals:
 # the line is out when the CPU is at the jmp, or one OUT before it).
 REAL_POST_SPIN = bytes.fromhex('b042' 'e680' 'baf803' 'b052' 'ee' 'b00a' 'ee' 'ebfe')
+# Real mode: RTC register r (through ports 70H/71H) to isa-debug-exit.
+def real_cmos(r):
+    return bytes([0xb0, r, 0xe6, 0x70, 0xe4, 0x71, 0xe6, 0xf4])
+# Real mode: CPUID 16H, EAX (the base frequency in MHz) to isa-debug-exit.
+REAL_CPUID16 = bytes.fromhex('66b816000000' '0fa2' 'e6f4')
 # Real mode: write V to isa-debug-exit.
 def real_exit(v):
     return bytes([0xb0, v, 0xe6, 0xf4])
@@ -104,6 +109,9 @@ def files(tmp):
     put('bios64k.bin', bytes(bios))
     put('realtriple.bin', REAL_INT_TRIPLE)
     put('postspin.bin', REAL_POST_SPIN)
+    put('rtcyear.bin', real_cmos(9))
+    put('rtchour.bin', real_cmos(4))
+    put('cpuid16.bin', REAL_CPUID16)
     put('exit127.bin', real_exit(127))
     put('exit128.bin', real_exit(128))
     put('exit200.bin', real_exit(200))
@@ -301,6 +309,36 @@ def cases(p, tmp):
                                    '--entry64', '0x800000000000'),
         'entry64-hello': (['run', '--cpu', 'skylake-lite', '--load', p['long.bin'] + '@0x200000',
                            '--entry64', '0x200000'], 33, b'A', False),
+        # --insn-rate: a frequency with an optional k/M/G suffix, 1M..10G;
+        # CPUID 16H reports it in MHz (here 100: status 201).
+        'insn-rate-garbage': ee("bad --insn-rate 'fast'", 'run', '--kernel', mb, '--insn-rate', 'fast'),
+        'insn-rate-fraction': ee("bad --insn-rate '1.5'", 'run', '--kernel', mb, '--insn-rate', '1.5'),
+        'insn-rate-low': ee('--insn-rate 500k out of range', 'run', '--kernel', mb, '--insn-rate', '500k'),
+        'insn-rate-high': ee('--insn-rate 20G out of range', 'run', '--kernel', mb, '--insn-rate', '20G'),
+        'insn-rate-twice': ee('--insn-rate given twice', 'run', '--kernel', mb, '--insn-rate', '1G',
+                              '--insn-rate', '2G'),
+        'insn-rate-multiboot': (['run', '--kernel', mb, '--insn-rate', '2.4G', '--serial', 'none'], 1, None, False),
+        'insn-rate-cpuid': (['run', '--load', p['cpuid16.bin'] + '@0x7c00', '--entry', '0x7c00',
+                             '--insn-rate', '100M'], 201, b'', False),
+        'insn-rate-hz': (['run', '--load', p['cpuid16.bin'] + '@0x7c00', '--entry', '0x7c00',
+                          '--insn-rate', '120000000Hz'], 241, b'', False),
+        # --realtime is a flag.
+        'realtime': (['run', '--kernel', mb, '--realtime', '--serial', 'none'], 1, None, False),
+        'realtime-value': ee('--realtime takes no value', 'run', '--kernel', mb, '--realtime=yes'),
+        'realtime-twice': ee('--realtime given twice', 'run', '--kernel', mb, '--realtime', '--realtime'),
+        # --rtc-base: the RTC's start; the default is 2000-01-01 00:00:00.
+        'rtc-default-year': (['run', '--load', p['rtcyear.bin'] + '@0x7c00', '--entry', '0x7c00'], 1, b'', False),
+        'rtc-base-year': (['run', '--load', p['rtcyear.bin'] + '@0x7c00', '--entry', '0x7c00',
+                           '--rtc-base', '2024-03-15T10:20:30'], 0x24 * 2 + 1, b'', False),
+        'rtc-base-hour': (['run', '--load', p['rtchour.bin'] + '@0x7c00', '--entry', '0x7c00',
+                           '--rtc-base', '1999-12-31 23:59:59'], 0x23 * 2 + 1, b'', False),
+        'rtc-base-date-only': (['run', '--load', p['rtcyear.bin'] + '@0x7c00', '--entry', '0x7c00',
+                                '--rtc-base', '2012-02-29'], 0x12 * 2 + 1, b'', False),
+        'rtc-base-not-a-date': ee("bad --rtc-base '2023-02-29'", 'run', '--kernel', mb, '--rtc-base', '2023-02-29'),
+        'rtc-base-format': ee("bad --rtc-base '2024/01/01'", 'run', '--kernel', mb, '--rtc-base', '2024/01/01'),
+        'rtc-base-range': ee("bad --rtc-base '2100-01-01'", 'run', '--kernel', mb, '--rtc-base', '2100-01-01'),
+        'rtc-base-twice': ee('--rtc-base given twice', 'run', '--kernel', mb, '--rtc-base', '2000-01-01',
+                             '--rtc-base', '2001-01-01'),
         # --smp N and --quantum (cli/smp.h).
         'smp-zero': e('run', '--kernel', mb, '--smp', '0'),
         'smp-too-many': ee('1..16', 'run', '--kernel', mb, '--smp', '17'),

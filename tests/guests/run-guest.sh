@@ -11,11 +11,14 @@
 # a TAP "# TODO" fails the test even if the status matched.
 # Optional environment: HVEMU_ARGS (extra hvemu options, split on spaces),
 # QEMU_ARGS (extra qemu-system-x86_64 options, split on spaces, e.g. -smp 2),
+# HVEMU_MAX_INSNS (the --max-insns limit, default 200000000: it is virtual
+# time, which a halted CPU skips ahead, so guests that sleep need more),
 # GUEST_CMDLINE (words added to the guest's multiboot command line) and
 # GUEST_MUST_CHECK=1 (a run that checks nothing fails instead of skipping:
 # for CPU models chosen because they have what the guest tests).
 set -u
 HVEMU_ARGS=${HVEMU_ARGS:-} QEMU_ARGS=${QEMU_ARGS:-} GUEST_CMDLINE=${GUEST_CMDLINE:-} GUEST_MUST_CHECK=${GUEST_MUST_CHECK:-0}
+HVEMU_MAX_INSNS=${HVEMU_MAX_INSNS:-200000000}
 mode=$1 emu=$2 elf=$3 expect=$4
 log=$(mktemp) || exit 99
 trap 'rm -f "$log"' EXIT
@@ -25,7 +28,7 @@ case $mode in
 hvemu)
 	[ -x "$emu" ] || { echo "hvemu not built: $emu"; exit 99; }
 	# shellcheck disable=SC2086  # HVEMU_ARGS is a word list on purpose
-	timeout 300 "$emu" run --kernel "$elf" --serial stdio --max-insns 200000000 \
+	timeout 300 "$emu" run --kernel "$elf" --serial stdio --max-insns "$HVEMU_MAX_INSNS" \
 		${GUEST_CMDLINE:+--cmdline "$GUEST_CMDLINE"} $HVEMU_ARGS \
 		</dev/null >"$log" 2>&1
 	status=$?

@@ -109,6 +109,48 @@ START_TEST(amd_out_of_range_returns_zero)
 }
 END_TEST
 
+/* SDM Vol.2 CPUID leaves 15H/16H: the TSC frequency, which is hvemu's
+ * instruction rate: ECX * EBX / EAX with a 24 MHz crystal, the ratio in lowest
+ * terms; 16H in MHz. Intel models with the leaves only. */
+START_TEST(tsc_frequency_leaves)
+{
+	const struct cpu_model *m = cpu_model_find("skylake-lite");
+	uint32_t r[4];
+	cpu_model_cpuid_at(m, false, 0, 0, 0, r);
+	ck_assert_uint_eq(r[0], 0x16);
+	cpu_model_cpuid_at(m, false, 0, 0x15, 0, r);          /* 0: the default 1 GHz */
+	ck_assert_uint_eq(r[0], 3);
+	ck_assert_uint_eq(r[1], 125);
+	ck_assert_uint_eq(r[2], 24000000);
+	cpu_model_cpuid_at(m, false, 2400000000ull, 0x15, 0, r);
+	ck_assert_uint_eq(r[0], 1);
+	ck_assert_uint_eq(r[1], 100);
+	cpu_model_cpuid_at(m, false, 2400000000ull, 0x16, 0, r);
+	ck_assert_uint_eq(r[0], 2400);
+	ck_assert_uint_eq(r[1], 2400);
+	ck_assert_uint_eq(r[2], 100);
+	/* 1193182 Hz: gcd 2, ratio 596591/12000000. */
+	cpu_model_cpuid_at(m, false, 1193182, 0x15, 0, r);
+	ck_assert_uint_eq((uint64_t)r[2] * r[1] / r[0], 1193182);
+	/* A ratio that does not fit in 32 bits is not enumerated (EBX = 0). */
+	cpu_model_cpuid_at(m, false, 9999999967ull, 0x15, 0, r);
+	ck_assert_uint_eq(r[1], 0);
+	/* The Intel echo of the highest basic leaf is leaf 16H, rate and all. */
+	cpu_model_cpuid_at(m, false, 2400000000ull, 0x17, 0, r);
+	ck_assert_uint_eq(r[0], 2400);
+	cpu_model_cpuid_at(cpu_model_find("icelake-lite"), false, 3000000000ull, 0x16, 0, r);
+	ck_assert_uint_eq(r[0], 3000);
+	/* Models without the leaves: core2 echoes leaf 0DH, AMD reads zeros. */
+	uint32_t hi[4];
+	const struct cpu_model *c = cpu_model_find("core2");
+	cpu_model_cpuid_at(c, false, 2400000000ull, 0x15, 0, r);
+	cpu_model_cpuid(c, 0xd, 0, hi);
+	ck_assert_mem_eq(r, hi, sizeof(r));
+	cpu_model_cpuid_at(cpu_model_find("epyc-lite"), false, 2400000000ull, 0x16, 0, r);
+	ck_assert_uint_eq(r[0] | r[1] | r[2] | r[3], 0);
+}
+END_TEST
+
 START_TEST(subleaves)
 {
 	const struct cpu_model *m = cpu_model_find("core2");
@@ -317,6 +359,7 @@ static Suite *cpu_model_suite(void)
 	tcase_add_test(t, intel_out_of_range_returns_highest_basic);
 	tcase_add_test(t, amd_out_of_range_returns_zero);
 	tcase_add_test(t, subleaves);
+	tcase_add_test(t, tsc_frequency_leaves);
 	tcase_add_test(t, feature_bits);
 	tcase_add_test(t, default_model_is_64bit);
 	tcase_add_test(t, core2_long_mode);
