@@ -63,28 +63,6 @@ static void window(uint32_t ticks)
 	}
 }
 
-/* a * b / c without libgcc's 64-bit division (the result fits 32 bits). */
-static uint32_t muldiv(uint32_t a, uint32_t b, uint32_t c)
-{
-	uint64_t n = (uint64_t)a * b, rem = 0;
-	uint32_t q = 0;
-	for (int i = 63; i >= 0; i--) {
-		rem = (rem << 1) | ((n >> i) & 1);
-		if (rem >= c) {
-			rem -= c;
-			if (i < 32)
-				q |= 1u << i;
-		}
-	}
-	return q;
-}
-
-/* |got - want| <= want / 100 * pct. */
-static int within(uint32_t got, uint32_t want, uint32_t pct)
-{
-	uint32_t slack = want / 100 * pct + 1;
-	return got + slack >= want && got <= want + slack;
-}
 
 /* One-shot with divide configuration dcr (divider div): the TSC ticks from the
  * initial-count write to the interrupt. */

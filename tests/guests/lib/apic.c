@@ -7,6 +7,27 @@ volatile uint32_t irq_sequence;
 void (*irq_hook)(uint32_t vector);
 static uint8_t irq_eoi[256];
 
+uint32_t muldiv(uint32_t a, uint32_t b, uint32_t c)
+{
+	uint64_t n = (uint64_t)a * b, rem = 0;
+	uint32_t q = 0;
+	for (int i = 63; i >= 0; i--) {
+		rem = (rem << 1) | ((n >> i) & 1);
+		if (rem >= c) {
+			rem -= c;
+			if (i < 32)
+				q |= 1u << i;
+		}
+	}
+	return q;
+}
+
+int within(uint32_t got, uint32_t want, uint32_t pct)
+{
+	uint32_t slack = want / 100 * pct + 1;
+	return got + slack >= want && got <= want + slack;
+}
+
 int has_apic(void)
 {
 	uint32_t r[4];

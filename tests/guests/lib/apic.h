@@ -81,6 +81,12 @@ static inline void cli(void) { __asm__ volatile("cli" ::: "memory"); }
 /* STI; HLT: wait for an interrupt with none lost in between (SDM 6.8.3). */
 static inline void sti_hlt(void) { __asm__ volatile("sti; hlt; cli" ::: "memory"); }
 
+/* a * b / c without libgcc's 64-bit division (the quotient fits 32 bits). */
+uint32_t muldiv(uint32_t a, uint32_t b, uint32_t c);
+
+/* |got - want| <= want * pct / 100 (+1). */
+int within(uint32_t got, uint32_t want, uint32_t pct);
+
 /* CPUID.1 feature tests. */
 int has_apic(void);           /* EDX[9] */
 int has_x2apic(void);         /* ECX[21] */
