@@ -5,7 +5,8 @@
  * COM1 itself (its APIC ID from CPUID and its APIC, IA32_APIC_BASE.BSP = 0).
  * Then both use shared memory (a value handed over and back, LOCK-prefixed
  * increments from both that add up, 8.1.2.2), send each other fixed IPIs,
- * read coherent TSCs, see each other's code changes (8.1.3), and an INIT to
+ * read coherent TSCs, the I/O APIC delivers the 8254's interrupts to the AP,
+ * both see each other's code changes (8.1.3), and an INIT to
  * the running AP makes it wait for a SIPI again (8.4.1), which restarts it at
  * the vector. */
 #include "lib/apic.h"
@@ -13,6 +14,7 @@
 #define SIPI_PAGE   0x7000u          /* vector 07H */
 #define VEC_TO_BSP  0x61
 #define VEC_TO_AP   0x62
+#define VEC_PIT     0x63             /* the I/O APIC's pin 2, routed to the AP */
 #define INCREMENTS  20000
 #define LONG_WAIT   20000000000ull   /* TSC ticks: seconds on a host, never reached by hvemu */
 
@@ -21,7 +23,7 @@ extern char ap_tramp_start[], ap_tramp_end[], ap_tramp_gdtr[], ap_tramp_starts[]
 /* Shared between the processors. */
 static volatile uint32_t ap_alive, ap_id, ap_apic_id, ap_bsp_bit, ap_phase;
 static volatile uint32_t handoff, handoff_back, lock_counter, ap_irqs, ap_done;
-static volatile uint32_t ap_xmc[2];
+static volatile uint32_t ap_xmc[2], ap_pit, bsp_pit;
 /* Code the AP runs and the BSP then rewrites: MOV EAX, imm32; RET. */
 static uint8_t xmc_code[16] __attribute__((aligned(64)));
 static volatile uint64_t ap_tsc;
@@ -37,6 +39,13 @@ static void hook_ap(uint32_t v)
 {
 	if (v == VEC_TO_AP)
 		ap_irqs++;
+	if (v == VEC_PIT) {
+		/* Which processor runs this handler: its own APIC's ID. */
+		if (apic_read(APIC_ID) >> 24 == ap_id)
+			ap_pit++;
+		else
+			bsp_pit++;
+	}
 }
 
 /* The AP, in 32-bit protected mode with the BSP's GDT (smp_tramp.S). */
@@ -70,12 +79,20 @@ void ap_main(void)
 	ap_tsc = rdtsc();
 	apic_enable();
 	apic_catch(VEC_TO_AP);
+	apic_catch(VEC_PIT);
 	irq_hook = hook_ap;
 	apic_ipi(bsp_id, VEC_TO_BSP);
 	ap_done = 1;
 	while (ap_irqs == 0)
 		sti_hlt();
 	ap_done = 2;
+	/* The I/O APIC's interrupts, routed here by the BSP. */
+	while (ap_phase != 2)
+		__asm__ volatile("pause");
+	while (ap_pit < 3)
+		sti_hlt();
+	cli();
+	ap_done = 3;
 	/* Cross-modifying code: run the BSP's function, then again once the
 	 * BSP rewrote it. */
 	while (ap_phase != 3)
@@ -164,6 +181,18 @@ void guest_main(void)
 	apic_ipi(ap_id, VEC_TO_AP);
 	check_true("IPI to the AP", wait_for(&ap_done, 2, LONG_WAIT));
 	check("the AP took one interrupt", ap_irqs, 1);
+
+	/* The I/O APIC delivers to any processor: the 8254's IRQ0 (pin 2) to
+	 * the AP's APIC ID. */
+	ioapic_route(2, (uint64_t)ap_id << 56 | VEC_PIT);
+	outb(0x43, 0x34);                    /* counter 0, rate generator */
+	outb(0x40, 0xa9);
+	outb(0x40, 0x04);                    /* 1193: about 1 kHz */
+	ap_phase = 2;
+	check_true("the AP took three 8254 interrupts", wait_for(&ap_done, 3, LONG_WAIT));
+	ioapic_route(2, 1u << 16);
+	outb(0x43, 0x30);                    /* mode 0 with no count: OUT stays low */
+	check("none reached the BSP", bsp_pit, 0);
 
 	/* 8.1.3 cross-modifying code: the AP runs a function, the BSP rewrites
 	 * its immediate (the AP waits, as the SDM's protocol has it), and the AP
