@@ -211,17 +211,19 @@ status_t smp_run(struct machine *m, const volatile sig_atomic_t *stop)
 		if (idle < s->n)
 			continue;
 		/* Every CPU halted and nothing woke one: time jumps to the next
-		 * timer, or the machine has halted for good. */
+		 * timer (the next turn's CPU runs it as its deadline, --realtime
+		 * pacing included), or the machine has halted for good: the BSP
+		 * reports it. */
 		idle = 0;
 		uint64_t next = next_event_time(m);
-		if (next == UINT64_MAX)
+		if (next == UINT64_MAX) {
+			s->current = &m->cpu;
 			return ST_HALT;
+		}
 		if (s->limit && next >= s->limit) {
 			c->icount = s->limit;
 			return ST_STOP;
 		}
 		now = next;
-		c->icount = now;
-		vclock_run_due(&m->clock, now);
 	}
 }
