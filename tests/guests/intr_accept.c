@@ -70,7 +70,7 @@ static void test_mov_ss_shadow(void)
 	check_quirk("none right after a MOV SS", sled_bad, 0, qemu_tb);
 }
 
-static volatile uint32_t nested_seen, nmi_depth_ok;
+static volatile uint32_t nested_seen;
 
 /* Inside the first NMI handler (IF = 0, NMIs blocked): send another NMI and a
  * fixed interrupt; neither may come before the IRET. */
