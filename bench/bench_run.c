@@ -17,9 +17,9 @@
 
 #define RAM_SIZE (32u << 20)
 
-static void stop_cpu(void *opaque, int status)
+static void stop_cpu(void *opaque, uint32_t value)
 {
-	(void)status;
+	(void)value;
 	cpu_request_stop((struct cpu *)opaque);
 }
 
@@ -75,7 +75,7 @@ static int bench_one(const char *path)
 	iobus_init(&io);
 	debug_exit_init(&dexit, DEBUG_EXIT_PORT, stop_cpu, &cpu);
 	if (!debug_exit_register(&dexit, &io) ||
-	    !multiboot_load(&pm, image, size, path, "", &boot, err, sizeof(err))) {
+	    !multiboot_load(&pm, image, size, path, "", NULL, 0, &boot, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", path, err[0] ? err : "cannot set up the machine");
 		return 1;
 	}
@@ -95,9 +95,9 @@ static int bench_one(const char *path)
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
 	double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	int rc = 0;
-	if (st != ST_STOP || !dexit.exited || dexit.status != 1) {
-		fprintf(stderr, "%s: did not finish by debug-exit 0 (status %d, exit %d, rip %#llx)\n",
-			base, (int)st, dexit.status, (unsigned long long)cpu.rip);
+	if (st != ST_STOP || !dexit.exited || dexit.value != 0) {
+		fprintf(stderr, "%s: did not finish by debug-exit 0 (status %d, wrote %u, rip %#llx)\n",
+			base, (int)st, dexit.value, (unsigned long long)cpu.rip);
 		rc = 1;
 	}
 	printf("%s: %llu instructions in %.3f s of CPU time = %.1f MIPS\n", base,

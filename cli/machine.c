@@ -33,11 +33,18 @@ static bool fail(char *err, size_t errlen, const char *fmt, ...)
 	return false;
 }
 
-static void stop_cpu(void *opaque, int status)
+static void stop_cpu(void *opaque, uint32_t value)
 {
 	struct machine *m = opaque;
-	(void)status;
+	(void)value;
 	cpu_request_stop(smp_current(m));   /* cpu_run() returns ST_STOP after this instruction */
+}
+
+/* A reset or power-off request (cli/pc_boot.h): the CPU running now stops
+ * after its instruction. */
+static void stop_running_cpu(void *opaque)
+{
+	cpu_request_stop(smp_current(opaque));
 }
 
 /* A device wrote RAM: every CPU drops what it decoded there (through the
@@ -104,8 +111,9 @@ static void clock_due(void *opaque, struct cpu *cpu)
  * multiboot.S) leaves it: EAX magic, EBX info, ECX the entry point (it jumps
  * through ECX), CS=0x08 flat 32-bit code, DS/ES/FS/GS/SS=0x10 flat data,
  * CR0 = PE (it writes 1; ET reads as 1, SDM Vol.3 2.5), paging off, EFLAGS.IF=0
- * (CLI) and DF=0 (CLD), A20 enabled (hvemu has no A20 gate). GDTR points at a
- * copy of the ROM's GDT in guest RAM. */
+ * (CLI) and DF=0 (CLD), A20 enabled (port 0x92 reads 02H, devices/reset.h).
+ * GDTR points at a copy of the ROM's GDT in guest RAM, after the image with the
+ * rest of the information (devices/multiboot.h). */
 static void enter_multiboot(struct cpu *cpu, struct physmem *pm, const struct multiboot_boot *b)
 {
 	uint64_t code = physmem_read(pm, b->gdt_addr + MB_GDT_CODE_SEL, 8);
@@ -195,6 +203,14 @@ static bool overlaps(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1)
 	return a0 < b1 && b0 < a1;
 }
 
+/* The file of a --module "FILE ARGS": up to the first space, as QEMU splits
+ * an -initrd entry (hw/i386/multiboot.c). A malloc'ed copy, NULL if out of
+ * memory. */
+static char *module_file(const char *module)
+{
+	return strndup(module, strcspn(module, " "));
+}
+
 /* Refuse an output that is one of the inputs: opening it for writing would
  * truncate the file before it is read. Compared by device and inode, so other
  * spellings of a path and hard links are caught; an output that does not exist
@@ -216,6 +232,16 @@ static bool output_clear(const struct machine_config *cfg, const char *out, char
 		if (stat(inputs[i], &is) == 0 && is.st_dev == os.st_dev && is.st_ino == os.st_ino)
 			return fail(err, errlen, "--serial file:%s is the input '%s'; writing it would destroy it",
 				    out, inputs[i]);
+	for (unsigned i = 0; i < cfg->n_modules; i++) {
+		char *path = module_file(cfg->modules[i]);
+		bool same = path && stat(path, &is) == 0 && is.st_dev == os.st_dev && is.st_ino == os.st_ino;
+		if (same)
+			fail(err, errlen, "--serial file:%s is the module '%s'; writing it would destroy it",
+			     out, path);
+		free(path);
+		if (same)
+			return false;
+	}
 	return true;
 }
 
@@ -280,6 +306,78 @@ static bool load_flat_images(struct machine *m, const struct machine_config *cfg
 	return true;
 }
 
+/* What a range the multiboot loader wrote holds, for error messages. */
+static void describe_range(const struct machine_config *cfg, const struct multiboot_boot *boot,
+			   unsigned i, char *what, size_t len)
+{
+	switch (boot->range[i].kind) {
+	case MB_RANGE_SEGMENT:
+		snprintf(what, len, "a segment of %s", cfg->kernel);
+		break;
+	case MB_RANGE_INFO:
+		snprintf(what, len, "the multiboot information of %s", cfg->kernel);
+		break;
+	case MB_RANGE_MODULE:
+		snprintf(what, len, "module %u ('%s')", boot->range[i].index, cfg->modules[boot->range[i].index]);
+		break;
+	}
+}
+
+/* Read the --module files, load the kernel and them, and add what they
+ * occupy to fixed[] (what --load images must stay clear of), after checking
+ * that none of it overlaps what is there already (the ACPI tables). */
+static bool load_kernel(struct machine *m, const struct machine_config *cfg, struct multiboot_boot *boot,
+			struct placed *fixed, unsigned *n_fixed, char *err, size_t errlen)
+{
+	struct multiboot_module mods[MB_MAX_MODULES];
+	uint8_t *data[MB_MAX_MODULES + 1] = { 0 };
+	unsigned n_read = 0;
+	bool ok = false;
+	char why[512];
+	for (; n_read < cfg->n_modules; n_read++) {
+		char *path = module_file(cfg->modules[n_read]);
+		if (!path) {
+			fail(err, errlen, "out of memory");
+			goto out;
+		}
+		bool read = loader_read_file(path, (size_t)cfg->ram_size, &data[n_read], &mods[n_read].size,
+					     why, sizeof(why));
+		free(path);
+		if (!read) {
+			fail(err, errlen, "--module '%s': %s", cfg->modules[n_read], why);
+			goto out;
+		}
+		mods[n_read].data = data[n_read];
+		mods[n_read].string = cfg->modules[n_read];
+	}
+	size_t size;
+	if (!loader_read_file(cfg->kernel, (size_t)cfg->ram_size, &data[n_read], &size, err, errlen))
+		goto out;
+	if (!multiboot_load(&m->mem, data[n_read], size, cfg->kernel, cfg->cmdline ? cfg->cmdline : "",
+			    mods, cfg->n_modules, boot, why, sizeof(why))) {
+		fail(err, errlen, "%s: %s", cfg->kernel, why);
+		goto out;
+	}
+	unsigned first = *n_fixed;
+	for (unsigned i = 0; i < boot->n_ranges; i++) {
+		struct placed *p = &fixed[(*n_fixed)++];
+		*p = (struct placed){ .start = boot->range[i].start, .end = boot->range[i].end };
+		describe_range(cfg, boot, i, p->what, sizeof(p->what));
+		for (unsigned j = 0; j < first; j++)
+			if (overlaps(p->start, p->end, fixed[j].start, fixed[j].end)) {
+				fail(err, errlen, "%s (0x%llx-0x%llx) overlaps %s (0x%llx-0x%llx)", p->what,
+				     (unsigned long long)p->start, (unsigned long long)p->end - 1, fixed[j].what,
+				     (unsigned long long)fixed[j].start, (unsigned long long)fixed[j].end - 1);
+				goto out;
+			}
+	}
+	ok = true;
+out:
+	for (unsigned i = 0; i < MB_MAX_MODULES + 1; i++)
+		free(data[i]);
+	return ok;
+}
+
 bool machine_setup(struct machine *m, const struct machine_config *cfg, char *err,
 		   size_t errlen)
 {
@@ -300,6 +398,13 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 
 	cpu_init(&m->cpu, cfg->model, &m->mem, &m->io);
 	m->cpu_ready = true;
+	/* A model with SVM gets the SVM model (svm/svm.h): CPUID reports SVM from
+	 * here on. */
+	if (cfg->model && cfg->model->hv_ext == HV_EXT_SVM) {
+		m->svm = svm_create(&m->cpu, cfg->svm_quirks);
+		if (!m->svm)
+			return fail(err, errlen, "out of memory for the SVM model");
+	}
 	vclock_init(&m->clock, cfg->insn_rate ? cfg->insn_rate : VCLOCK_DEFAULT_HZ);
 	m->clock.now = clock_now;
 	m->clock.now_ctx = m;
@@ -317,21 +422,52 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 	/* The other CPUs, the local APICs and the I/O APIC (cli/smp.c). */
 	if (!smp_setup(m, cfg, err, errlen))
 		return false;
+	exit_watch_init(&m->watch, &cfg->watch, stderr);
 	for (unsigned i = 0; i < m->smp.n; i++) {
 		struct cpu *c = m->smp.cpu[i];
 		c->deadlines[DEADLINE_MACHINE] = (struct deadline){ .at = UINT64_MAX, .fire = clock_due,
 								    .ctx = m };
 		c->tsc_hz = m->clock.hz;       /* RDTSC counts instructions: CPUID 15H/16H */
+		/* A model with SVM gets the SVM model on every CPU (svm/svm.h):
+		 * CPUID reports SVM from here on. */
+		if (cfg->model && cfg->model->hv_ext == HV_EXT_SVM) {
+			m->svm[i] = svm_create(c, cfg->svm_quirks);
+			if (!m->svm[i])
+				return fail(err, errlen, "out of memory for the SVM model");
+		}
+		exit_watch_attach(&m->watch, c);
 	}
 	struct rtc_config rtc = { .start = cfg->rtc_base.year ? cfg->rtc_base : RTC_DEFAULT_START,
 				  .ram_size = cfg->ram_size, .cpus = m->smp.n };
 	if (!pc_legacy_setup(&m->pc, &m->cpu, &m->mem, &m->io, &m->clock, &rtc))
 		return fail(err, errlen, "internal error: interrupt controller or timer ports overlap");
-	/* With local APICs the 8259A reaches the CPUs through LINT0 (cli/smp.c). */
+	/* With local APICs the 8259A reaches the CPUs through LINT0, the ISA
+	 * IRQs the I/O APIC's pins as well (cli/smp.c). */
 	smp_wire_legacy(m);
 
+	/* The boot-contract devices, and what the machine is made of for fw_cfg
+	 * and ACPI: the CPUs and their APICs as smp_setup() built them; each
+	 * device's set-up adds itself. */
+	if (!pc_boot_devices(&m->boot, &m->cpu, &m->io, &m->mem))
+		return fail(err, errlen, "internal error: device ports overlap");
+	m->boot.stop = stop_running_cpu;
+	m->boot.stop_ctx = m;
+	for (unsigned gsi = 0; gsi < PC_TESTDEV_IRQS; gsi++)
+		m->boot.gsi[gsi] = (struct irq_line){ pc_legacy_gsi_set, &m->pc, gsi };
+	m->desc.n_cpus = m->desc.max_cpus = m->smp.n;
+	m->desc.lapic = m->smp.has_apic;
+	m->desc.ioapic = m->smp.has_apic;     /* built with the local APICs (smp_setup) */
+	m->desc.pic = true;
+	m->desc.rtc = true;
+	m->desc.rtc_century = RTC_CENTURY;
+	m->desc.hpet = true;
+	m->desc.hpet_block_id = (uint32_t)hpet_gcap_id();
+	/* IA-PC HPET 1.0a 3.2.4: the minimum periodic tick, in counter ticks;
+	 * QEMU's machine says 128 too. */
+	m->desc.hpet_min_tick = 128;
+
 	/* What the --load images must stay clear of. */
-	struct placed fixed[MB_MAX_RANGES + 2];
+	struct placed fixed[MB_MAX_RANGES + 3];
 	unsigned n_fixed = 0;
 	uint8_t *data;
 	size_t size;
@@ -346,26 +482,15 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 		fixed[n_fixed++] = (struct placed){ .start = 0x100000 - low, .end = 0x100000,
 						    .what = "the BIOS below 1 MiB" };
 	}
+	/* The firmware data: fw_cfg always, ACPI tables unless a BIOS brings its own. */
+	if (!pc_boot_firmware(&m->boot, &m->mem, &m->desc, !cfg->bios, err, errlen))
+		return false;
+	if (m->boot.acpi_built)
+		fixed[n_fixed++] = (struct placed){ .start = m->boot.acpi.rsdp, .end = m->boot.acpi.end,
+						    .what = "the ACPI tables" };
 	struct multiboot_boot boot;
-	if (cfg->kernel) {
-		if (!loader_read_file(cfg->kernel, (size_t)cfg->ram_size, &data, &size, err, errlen))
-			return false;
-		char why[256];
-		bool ok = multiboot_load(&m->mem, data, size, cfg->kernel, cfg->cmdline ? cfg->cmdline : "",
-					 &boot, why, sizeof(why));
-		free(data);
-		if (!ok)
-			return fail(err, errlen, "%s: %s", cfg->kernel, why);
-		fixed[n_fixed++] = (struct placed){ .start = MB_MMAP_ADDR, .end = MB_AREA_END,
-						    .what = "the multiboot information area" };
-		for (unsigned i = 0; i < boot.n_ranges; i++) {
-			bool strings = i + 1 == boot.n_ranges;
-			struct placed *p = &fixed[n_fixed++];
-			*p = (struct placed){ .start = boot.range[i].start, .end = boot.range[i].end };
-			snprintf(p->what, sizeof(p->what), "%s %s", strings ? "the command line of" : "a segment of",
-				 cfg->kernel);
-		}
-	}
+	if (cfg->kernel && !load_kernel(m, cfg, &boot, fixed, &n_fixed, err, errlen))
+		return false;
 	if (cfg->entry64)
 		fixed[n_fixed++] = (struct placed){ .start = 0x8000, .end = E64_END,
 						    .what = "the --entry64 stack and page tables" };
@@ -395,10 +520,16 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 
 void machine_destroy(struct machine *m)
 {
+	pc_boot_destroy(&m->boot);
 	if (m->cpu_ready) {
+		for (unsigned i = 0; i < MACHINE_MAX_CPUS; i++) {
+			svm_destroy(m->svm[i]);
+			m->svm[i] = NULL;
+		}
 		smp_destroy(m);
 		cpu_destroy(&m->cpu);
 		trace_destroy(&m->trace);
+		exit_watch_destroy(&m->watch);
 	}
 	physmem_destroy(&m->mem);
 	m->cpu_ready = false;
@@ -474,35 +605,38 @@ static void report_signal(struct machine *m, int sig)
 
 /* isa-debug-exit: the status is (V<<1)|1, but the OS keeps its low 8 bits, so
  * for V >= 128 the shell sees another value (V = 128 gives 1, a "pass"). */
-static int debug_exit_status(const struct debug_exit *d)
+static int debug_exit_result(const struct debug_exit *d)
 {
-	int v = d->status >> 1;
-	if (d->status > 0xff)
-		fprintf(stderr, "hvemu: warning: the guest wrote %d (0x%02x) to isa-debug-exit; the status "
-			"(V<<1)|1 = %d does not fit in 8 bits, so the exit status will be %d, which reads as V = %d%s\n",
-			v, v, d->status, d->status & 0xff, (d->status & 0xff) >> 1,
-			(d->status & 0xff) == 1 ? " (a pass)" : "");
-	return d->status;
+	uint32_t v = d->value;
+	int status = debug_exit_status(d);
+	if (v >= 128)
+		fprintf(stderr, "hvemu: warning: the guest wrote %u (0x%02x) to isa-debug-exit; the status "
+			"(V<<1)|1 = %llu does not fit in 8 bits, so the exit status will be %d, which reads as V = %d%s\n",
+			v, v, ((unsigned long long)v << 1) | 1, status, status >> 1,
+			status == 1 ? " (a pass)" : "");
+	return status;
 }
 
-int machine_run(struct machine *m)
+/* Why cpu_run() returned st: the report on stderr and the exit status. */
+static int run_status(struct machine *m, status_t st)
 {
-	struct sigaction old[2];
-	catch_stop_signals(m, old);
-	clock_gettime(CLOCK_MONOTONIC, &m->host_start);
-	status_t st = smp_run(m, &stop_signal);
-	release_stop_signals(old);
 	struct cpu *cpu = smp_current(m);    /* the CPU that ended the run */
-	if (m->uart.out)
-		fflush(m->uart.out);
-	if (m->dump_pt == DUMP_PT_EXIT || (m->dump_pt == DUMP_PT_SHUTDOWN && st == ST_SHUTDOWN)) {
-		struct paging_env env = cpu_paging_env(cpu);
-		paging_dump(&env, stderr);
-	}
 	switch (st) {
 	case ST_STOP:
 		if (m->dexit.exited)
-			return debug_exit_status(&m->dexit);
+			return debug_exit_result(&m->dexit);
+		if (exit_watch_livelocked(&m->watch)) {
+			exit_watch_report_livelock(&m->watch);
+			return EXIT_LIVELOCK;
+		}
+		if (m->boot.requested.what) {
+			char what[160];
+			bool reset = m->boot.requested.what == POWER_RESET;
+			snprintf(what, sizeof(what), "%s requested through %s", reset ? "reset" : "power-off",
+				 m->boot.requested.source);
+			report(m, what, cpu->rip);
+			return reset ? EXIT_RESET : EXIT_POWER_OFF;
+		}
 		if (stop_signal) {
 			report_signal(m, stop_signal);
 			return EXIT_SIGNAL;
@@ -534,4 +668,23 @@ int machine_run(struct machine *m)
 		report(m, "unexpected VM exit with no hypervisor model", cpu->rip);
 		return EXIT_EMULATOR;
 	}
+}
+
+int machine_run(struct machine *m)
+{
+	struct sigaction old[2];
+	catch_stop_signals(m, old);
+	clock_gettime(CLOCK_MONOTONIC, &m->host_start);
+	status_t st = smp_run(m, &stop_signal);
+	release_stop_signals(old);
+	struct cpu *cpu = smp_current(m);    /* the CPU that ended the run */
+	if (m->uart.out)
+		fflush(m->uart.out);
+	if (m->dump_pt == DUMP_PT_EXIT || (m->dump_pt == DUMP_PT_SHUTDOWN && st == ST_SHUTDOWN)) {
+		struct paging_env env = cpu_paging_env(cpu);
+		paging_dump(&env, stderr);
+	}
+	int status = run_status(m, st);
+	exit_watch_report_stats(&m->watch, cpu_now(cpu));
+	return status;
 }

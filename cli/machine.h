@@ -1,25 +1,30 @@
 /* The PC-like machine the CLI runs: RAM, the port bus with COM1, isa-debug-exit
- * and the POST port, one CPU, optional tracing; and how it is booted (multiboot
- * kernel, flat images with a real-mode entry, or a BIOS from the reset vector). */
+ * and the POST port, the boot-contract devices (cli/pc_boot.h: fw_cfg, PCI,
+ * pc-testdev, resets, A20, ACPI tables), one CPU, optional tracing; and how it
+ * is booted (multiboot kernel and modules, flat images with a real-mode entry,
+ * or a BIOS from the reset vector). */
 #ifndef HVEMU_CLI_MACHINE_H
 #define HVEMU_CLI_MACHINE_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-
 #include <time.h>
 
+#include "cli/exit_watch.h"
+#include "cli/pc_boot.h"
 #include "cli/pc_legacy.h"
 #include "devices/bus.h"
 #include "devices/clock.h"
-#include "devices/rtc.h"
 #include "devices/debug_exit.h"
+#include "devices/multiboot.h"
 #include "devices/post_port.h"
+#include "devices/rtc.h"
 #include "devices/uart16550.h"
 #include "cli/smp.h"
 #include "emu/cpu.h"
 #include "emu/trace.h"
+#include "svm/svm.h"
 
 #define MACHINE_MAX_LOADS 8
 
@@ -34,6 +39,8 @@ struct machine_config {
 	const struct cpu_model *model;
 	const char *kernel;        /* multiboot image, or NULL */
 	const char *cmdline;
+	const char *modules[MB_MAX_MODULES];   /* --module "FILE ARGS", in order */
+	unsigned n_modules;
 	const char *bios;          /* BIOS image, or NULL */
 	struct flat_load loads[MACHINE_MAX_LOADS];
 	unsigned n_loads;
@@ -46,6 +53,8 @@ struct machine_config {
 	unsigned trace;            /* TRACE_* */
 	bool tlb_uncached;         /* --tlb flush: every access walks the page tables */
 	unsigned dump_pt;          /* DUMP_PT_*: when to print the page tables at the end */
+	unsigned svm_quirks;       /* --quirk: enum svm_quirk bits */
+	struct exit_watch_config watch;  /* --trace vmexit, --trace-format, --stats, --livelock */
 	uint64_t insn_rate;        /* --insn-rate: virtual ticks (instructions) per second; 0: default */
 	bool realtime;             /* --realtime: sleep so virtual time never runs ahead of the host's */
 	struct rtc_time rtc_base;  /* --rtc-base: the RTC's start (year 0: RTC_DEFAULT_START) */
@@ -63,6 +72,8 @@ struct machine {
 	struct uart16550 uart;
 	struct debug_exit dexit;
 	struct post_port post;
+	struct pc_boot boot;       /* the boot-contract devices (cli/pc_boot.h) */
+	struct pc_description desc;  /* what the machine is made of, for fw_cfg and ACPI */
 	struct pc_legacy pc;       /* 8259A pair, 8254, RTC/CMOS, HPET (cli/pc_legacy.h) */
 	bool realtime;             /* --realtime pacing, from host_start */
 	struct timespec host_start;
@@ -70,8 +81,10 @@ struct machine {
 	struct cpu cpu;            /* CPU 0, the BSP */
 	bool cpu_ready;
 	struct smp smp;            /* all CPUs, their APICs, the I/O APIC (cli/smp.c) */
+	struct svm *svm[MACHINE_MAX_CPUS];   /* each CPU's SVM model, on a CPU model with SVM */
 	FILE *serial_file;         /* the --serial file:PATH this machine opened */
 	unsigned dump_pt;          /* DUMP_PT_* from the configuration */
+	struct exit_watch watch;   /* VM exits: trace, statistics, livelock */
 };
 
 /* Check the configuration (entry points, --load ranges against each other,
@@ -90,10 +103,13 @@ enum {
 	EXIT_HALTED = 8,           /* HLT with nothing to wake the CPU */
 	EXIT_EMULATOR = 10,        /* unsupported instruction or emulator error */
 	EXIT_SIGNAL = 12,          /* stopped by SIGINT or SIGTERM */
+	EXIT_RESET = 14,           /* the guest reset the machine (0x92, 0xCF9, 8042) */
+	EXIT_POWER_OFF = 16,       /* the guest powered off (port 0x8900 "Shutdown") */
+	EXIT_LIVELOCK = 18,        /* the same VM exit N times in a row (--livelock) */
 };
 
 /* Run until the CPU stops; print a one-line summary to stderr unless the guest
- * ended the run through debug-exit; return the exit status. SIGINT and SIGTERM
+ * ended the run through debug-exit, then the --stats summary; return the exit status. SIGINT and SIGTERM
  * stop the CPU after its current instruction (a second one kills). */
 int machine_run(struct machine *m);
 

@@ -34,13 +34,23 @@ static const char usage_text[] =
 	"options:\n"
 	"  --kernel FILE        Multiboot kernel\n"
 	"  --cmdline STRING     kernel command line (passed as \"FILE STRING\")\n"
+	"  --module \"FILE ARGS\" a Multiboot module: FILE's bytes, page-aligned after\n"
+	"                       the kernel, with the string \"FILE ARGS\" (repeatable, in\n"
+	"                       order; QEMU's -initrd \"FILE ARGS,...\")\n"
 	"  --mem SIZE           guest RAM, e.g. 128M, 1G (suffix K/M/G; none = MiB);\n"
 	"                       2M..3584M, default 128M\n"
 	"  --cpu MODEL          CPU model; --cpu help lists them\n"
 	"  --max-insns N        stop after N instructions\n"
 	"  --serial stdio|file:PATH|none\n"
 	"                       where COM1 output goes (default stdio)\n"
-	"  --trace LIST         comma list of insn,exc,io,pf (or all), to stderr\n"
+	"  --trace LIST         comma list of insn,exc,io,pf,vmexit (or all), to stderr\n"
+	"  --trace-format text|json\n"
+	"                       form of the --trace vmexit lines (default text)\n"
+	"  --stats              at the end, VM exits per exit code and the guest\n"
+	"                       instructions between exits (log2 histogram)\n"
+	"  --livelock N         end the run when the same VM exit (code, rIP,\n"
+	"                       EXITINFO1/2) repeats N times in a row with no guest\n"
+	"                       instruction in between; default 10000, 0 = off\n"
 	"  --tlb exact|flush    exact (default): translations stay cached until\n"
 	"                       INVLPG/MOV CR3 as on hardware; flush: none are\n"
 	"                       cached, every access walks the page tables\n"
@@ -52,6 +62,8 @@ static const char usage_text[] =
 	"  --entry64 ADDR       start in 64-bit mode at ADDR: identity-mapped 4 GiB\n"
 	"                       (2 MiB pages, tables at 10000H), flat CS 08H, RSP 10000H\n"
 	"  --bios FILE          BIOS image (multiple of 64 KiB) ending at 4 GiB\n"
+	"  --quirk NAME         deviate from the APM as another implementation does\n"
+	"                       (repeatable; --quirk help lists them; SVM models)\n"
 	"  --insn-rate HZ       nominal instruction rate: virtual time runs one tick\n"
 	"                       per instruction at this rate, and the TSC with it\n"
 	"                       (suffix k/M/G; 1M..10G, default 1G)\n"
@@ -63,16 +75,23 @@ static const char usage_text[] =
 	"                       for INIT-SIPI-SIPI; they run in turns (see --quantum)\n"
 	"  --quantum N          instructions a CPU runs per turn with --smp (default 1000)\n"
 	"\n"
-	"Each option is given once (--load may repeat); --kernel, --bios and --load\n"
-	"with --entry/--entry64 exclude each other; --load images may not overlap\n"
-	"each other, the kernel or its multiboot data; --serial file:PATH may not\n"
-	"name an input.\n"
+	"Each option is given once (--load, --module and --quirk may repeat); --kernel,\n"
+	"--bios and --load with --entry/--entry64 exclude each other; --module needs\n"
+	"--kernel; --load images may not overlap each other, the kernel, its modules,\n"
+	"its multiboot data or the ACPI tables; --serial file:PATH may not name an input.\n"
 	"\n"
-	"devices: 16550A UART at 0x3f8, isa-debug-exit at 0xf4, POST port 0x80,\n"
-	"8259A PIC pair (0x20, 0xa0, ELCR 0x4d0), 8254 PIT (0x40) with port 0x61,\n"
-	"MC146818 RTC/CMOS (0x70), HPET at 0xfed00000, a local APIC per CPU at\n"
-	"0xfee00000 (x2APIC on models that have it), an I/O APIC at 0xfec00000.\n"
-	"\n"
+	"devices: 16550A UART at 0x3f8, isa-debug-exit at 0xf4-0xf7, POST port 0x80,\n"
+	"fw_cfg at 0x510, PCI configuration at 0xcf8 (i440FX host bridge), pc-testdev,\n"
+	"port 0x92 (fast reset, A20), reset control 0xcf9, 8042 reset command, the\n"
+	"Bochs shutdown port 0x8900, 8259A PIC pair (0x20, 0xa0, ELCR 0x4d0), 8254\n"
+	"PIT (0x40) with port 0x61, MC146818 RTC/CMOS (0x70), HPET at 0xfed00000,\n"
+	"a local APIC per CPU at 0xfee00000 (x2APIC on models that have it), an I/O\n"
+	"APIC at 0xfec00000; ACPI tables at 0xf0000 (not with --bios).\n"
+	"\n";
+
+/* The second half of --help (one string literal stays within the 4095
+ * characters C requires compilers to support). */
+static const char usage_status_text[] =
 	"exit status:\n"
 	"  odd  (V<<1)|1: the guest wrote V to isa-debug-exit (port 0xf4)\n"
 	"  2    usage error, or a missing or bad file\n"
@@ -81,6 +100,9 @@ static const char usage_text[] =
 	"  8    HLT with nothing to wake the CPU\n"
 	"  10   unsupported instruction or emulator error\n"
 	"  12   stopped by SIGINT or SIGTERM (where the CPU was is reported)\n"
+	"  14   the guest reset the machine (port 0x92, 0xcf9, 8042 command 0xfe)\n"
+	"  16   the guest powered off (\"Shutdown\" written to port 0x8900)\n"
+	"  18   livelock: the same VM exit N times in a row (--livelock N)\n"
 	"  0    --help, --version, --cpu help\n";
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -220,17 +242,18 @@ static void list_models(void)
 {
 	printf("CPU models (the first is the default):\n");
 	for (unsigned i = 0; i < cpu_model_count; i++)
-		cpu_model_describe(cpu_models[i], false /* no hypervisor model yet */, stdout);
+		cpu_model_describe(cpu_models[i], cpu_models[i]->hv_ext == HV_EXT_SVM /* svm/ installed */,
+				   stdout);
 }
 
 /* The options of `hvemu run`. Each takes a value ("--opt VALUE" or
- * "--opt=VALUE") and may be given once; only --load repeats. */
+ * "--opt=VALUE"), but a flag takes none, and may be given once; only --load
+ * repeats. */
 enum opt {
 	OPT_KERNEL, OPT_CMDLINE, OPT_MEM, OPT_CPU, OPT_MAX_INSNS, OPT_SERIAL, OPT_TRACE,
-	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT,
-	OPT_INSN_RATE, OPT_REALTIME, OPT_RTC_BASE,
-	OPT_SMP, OPT_QUANTUM,
-	OPT_COUNT
+	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT, OPT_MODULE, OPT_QUIRK,
+	OPT_TRACE_FORMAT, OPT_STATS, OPT_LIVELOCK, OPT_INSN_RATE, OPT_REALTIME, OPT_RTC_BASE,
+	OPT_SMP, OPT_QUANTUM, OPT_COUNT
 };
 
 static const struct { const char *name; bool repeatable; } options[OPT_COUNT] = {
@@ -240,14 +263,27 @@ static const struct { const char *name; bool repeatable; } options[OPT_COUNT] = 
 	[OPT_TRACE] = { "--trace", false },       [OPT_LOAD] = { "--load", true },
 	[OPT_ENTRY] = { "--entry", false },       [OPT_ENTRY64] = { "--entry64", false },
 	[OPT_BIOS] = { "--bios", false },         [OPT_TLB] = { "--tlb", false },
-	[OPT_DUMP_PT] = { "--dump-pt", false },
+	[OPT_DUMP_PT] = { "--dump-pt", false },   [OPT_MODULE] = { "--module", true },
+	[OPT_QUIRK] = { "--quirk", true },
+	[OPT_TRACE_FORMAT] = { "--trace-format", false }, [OPT_STATS] = { "--stats", false },
+	[OPT_LIVELOCK] = { "--livelock", false },
 	[OPT_INSN_RATE] = { "--insn-rate", false }, [OPT_REALTIME] = { "--realtime", false },
 	[OPT_RTC_BASE] = { "--rtc-base", false },
 	[OPT_SMP] = { "--smp", false },           [OPT_QUANTUM] = { "--quantum", false },
 };
 
-/* Options that take no value. */
-static const bool option_is_flag[OPT_COUNT] = { [OPT_REALTIME] = true };
+/* The options that take no value. */
+static const bool option_is_flag[OPT_COUNT] = { [OPT_STATS] = true, [OPT_REALTIME] = true };
+
+/* `--quirk help`: the registry (svm/quirks.c). */
+static void list_quirks(void)
+{
+	unsigned n;
+	const struct svm_quirk_info *q = svm_quirk_table(&n);
+	printf("Quirks (--quirk NAME, repeatable; CPU models with SVM only):\n");
+	for (unsigned i = 0; i < n; i++)
+		printf("  %s\n      what:    %s\n      mimics:  %s\n", q[i].name, q[i].what, q[i].mimics);
+}
 
 /* Options that cannot be combined (README "Conflicting options"). */
 static const struct { enum opt a, b; const char *why; } conflicts[] = {
@@ -261,7 +297,7 @@ static const struct { enum opt a, b; const char *why; } conflicts[] = {
 
 /* Options that exclude each other, or need another to mean anything (README
  * "Conflicting options"): 0, or the usage error already reported. */
-static int check_combinations(const unsigned seen[OPT_COUNT])
+static int check_combinations(const unsigned seen[OPT_COUNT], const struct machine_config *cfg)
 {
 	for (size_t i = 0; i < sizeof(conflicts) / sizeof(conflicts[0]); i++)
 		if (seen[conflicts[i].a] && seen[conflicts[i].b])
@@ -274,6 +310,10 @@ static int check_combinations(const unsigned seen[OPT_COUNT])
 		return usage_error("%s needs a --load image to start in", seen[OPT_ENTRY] ? "--entry" : "--entry64");
 	if (seen[OPT_CMDLINE] && !seen[OPT_KERNEL])
 		return usage_error("--cmdline is passed to a multiboot --kernel; there is none");
+	if (seen[OPT_TRACE_FORMAT] && !cfg->watch.trace)
+		return usage_error("--trace-format is the form of the --trace vmexit lines; --trace does not list vmexit");
+	if (seen[OPT_MODULE] && !seen[OPT_KERNEL])
+		return usage_error("--module is loaded for a multiboot --kernel; there is none");
 	if (seen[OPT_QUANTUM] && !seen[OPT_SMP])
 		return usage_error("--quantum sets how long each of the --smp CPUs runs per turn; there is no --smp");
 	return 0;
@@ -282,13 +322,14 @@ static int check_combinations(const unsigned seen[OPT_COUNT])
 static int cmd_run(int argc, char **argv)
 {
 	struct machine_config cfg = { .ram_size = MEM_DEFAULT, .model = cpu_models[0],
-				      .serial = stdout };
+				      .serial = stdout, .watch.livelock = LIVELOCK_DEFAULT };
 	unsigned seen[OPT_COUNT] = { 0 };
 	const char *first[OPT_COUNT] = { 0 };
 	for (int i = 0; i < argc; i++) {
 		const char *arg = argv[i], *val = NULL;
 		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
 			fputs(usage_text, stdout);
+			fputs(usage_status_text, stdout);
 			return 0;
 		}
 		char name[32];
@@ -304,18 +345,23 @@ static int cmd_run(int argc, char **argv)
 				o = (enum opt)k;
 		if (o == OPT_COUNT)
 			return usage_error("unknown option '%s' (try 'hvemu --help')", name);
-		if (option_is_flag[o] && eq)
-			return usage_error("%s takes no value", name);
-		else if (option_is_flag[o])
+		if (option_is_flag[o]) {
+			if (eq)
+				return usage_error("%s takes no value (got '%s')", name, eq + 1);
 			val = "";
-		else if (eq)
+		} else if (eq) {
 			val = eq + 1;
-		else if (i + 1 < argc)
+		} else if (i + 1 < argc) {
 			val = argv[++i];
-		else
+		} else {
 			return usage_error("option %s needs a value", name);
+		}
 		if (o == OPT_CPU && !strcmp(val, "help")) {
 			list_models();
+			return 0;
+		}
+		if (o == OPT_QUIRK && !strcmp(val, "help")) {
+			list_quirks();
 			return 0;
 		}
 		if (seen[o] && option_is_flag[o])
@@ -368,7 +414,20 @@ static int cmd_run(int argc, char **argv)
 			break;
 		case OPT_TRACE:
 			if (!trace_parse(val, &cfg.trace))
-				return usage_error("bad --trace '%s' (comma list of insn,exc,io,pf or all)", val);
+				return usage_error("bad --trace '%s' (comma list of insn,exc,io,pf,vmexit or all)", val);
+			cfg.watch.trace = cfg.trace & TRACE_VMEXIT;
+			break;
+		case OPT_TRACE_FORMAT:
+			if (strcmp(val, "text") && strcmp(val, "json"))
+				return usage_error("bad --trace-format '%s' (text or json)", val);
+			cfg.watch.json = !strcmp(val, "json");
+			break;
+		case OPT_STATS:
+			cfg.watch.stats = true;
+			break;
+		case OPT_LIVELOCK:
+			if (!parse_u64(val, &cfg.watch.livelock))
+				return usage_error("bad --livelock '%s' (a number of repeats, 0 = off)", val);
 			break;
 		case OPT_LOAD: {
 			const char *at = strrchr(val, '@');
@@ -382,6 +441,16 @@ static int cmd_run(int argc, char **argv)
 			cfg.loads[cfg.n_loads++] = (struct flat_load){ .path = val, .addr = addr };
 			break;
 		}
+		case OPT_MODULE:
+			/* "FILE ARGS": the file is up to the first space (QEMU's -initrd). */
+			if (!val[0] || val[0] == ' ')
+				return usage_error("bad --module '%s' (\"FILE [ARGS]\")", val);
+			if (cfg.n_modules == MB_MAX_MODULES)
+				return usage_error("too many --module options (max %d)", MB_MAX_MODULES);
+			if (strlen(val) >= MB_CMDLINE_MAX)
+				return usage_error("--module string too long (max %d bytes)", MB_CMDLINE_MAX - 1);
+			cfg.modules[cfg.n_modules++] = val;
+			break;
 		case OPT_DUMP_PT:
 			if (strcmp(val, "exit") && strcmp(val, "shutdown"))
 				return usage_error("bad --dump-pt '%s' (exit or shutdown)", val);
@@ -400,6 +469,13 @@ static int cmd_run(int argc, char **argv)
 			cfg.has_entry = true;
 			cfg.entry64 = o == OPT_ENTRY64;
 			break;
+		case OPT_QUIRK: {
+			const struct svm_quirk_info *q = svm_quirk_find(val);
+			if (!q)
+				return usage_error("unknown quirk '%s' (try --quirk help)", val);
+			cfg.svm_quirks |= q->bit;
+			break;
+		}
 		case OPT_INSN_RATE:
 			if (!parse_rate(val, &cfg.insn_rate))
 				return usage_error("bad --insn-rate '%s' (a frequency: 1000000000, 2.4G, 500M)", val);
@@ -429,9 +505,12 @@ static int cmd_run(int argc, char **argv)
 			break;
 		}
 	}
-	int rc = check_combinations(seen);
+	int rc = check_combinations(seen, &cfg);
 	if (rc)
 		return rc;
+	if (cfg.svm_quirks && cfg.model->hv_ext != HV_EXT_SVM)
+		return usage_error("--quirk %s changes the SVM model; CPU model '%s' has no SVM (try --cpu epyc-lite)",
+				   first[OPT_QUIRK], cfg.model->name);
 
 	struct machine *m = calloc(1, sizeof(*m));
 	if (!m)
@@ -453,6 +532,7 @@ int main(int argc, char **argv)
 		return usage_error("no command (try 'hvemu --help')");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		fputs(usage_text, stdout);
+		fputs(usage_status_text, stdout);
 		return 0;
 	}
 	if (!strcmp(argv[1], "--version")) {

@@ -26,6 +26,15 @@ static void isa_irq_set(void *opaque, unsigned irq, bool level)
 	irq_set(&pc->ioapic[isa_pin(irq)], level);
 }
 
+void pc_legacy_gsi_set(void *opaque, unsigned gsi, bool level)
+{
+	struct pc_legacy *pc = opaque;
+	if (gsi < 16)
+		isa_irq_set(pc, gsi, level);
+	else if (gsi < PC_IOAPIC_PINS)
+		irq_set(&pc->ioapic[gsi], level);
+}
+
 /* The 8259A's INT is the CPU's INTR, a level (SDM Vol.3 6.3.2). */
 static void intr_changed(void *opaque, unsigned pin, bool level)
 {

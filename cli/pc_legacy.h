@@ -50,6 +50,11 @@ struct pc_legacy {
 bool pc_legacy_setup(struct pc_legacy *pc, struct cpu *cpu, struct physmem *mem, struct iobus *io,
 		     struct vclock *clock, const struct rtc_config *rtc);
 
+/* Drive GSI gsi: 0-15 are the ISA IRQs (to the 8259A and the I/O APIC, as
+ * above), 16-23 I/O APIC pins only. An irq_line receiver (pc-testdev's
+ * lines); a GSI with nothing wired does nothing. */
+void pc_legacy_gsi_set(void *pc, unsigned gsi, bool level);
+
 /* Connect the I/O APIC's pins: ISA IRQs go there as well as to the 8259A,
  * and the HPET's timers may route to pins 20-23 (Tn_INT_ROUTE_CAP, as on
  * Intel's ICH). set(ioapic, pin, level) is the I/O APIC's input. */

@@ -197,8 +197,10 @@ status_t smp_run(struct machine *m, const volatile sig_atomic_t *stop)
 			now = c->icount;
 		if (st == ST_STOP) {
 			/* The end of the turn, or a request that ends the run (debug
-			 * exit, a signal, the instruction limit). */
-			if (m->dexit.exited || *stop || (s->limit && now >= s->limit) || now < turn_end)
+			 * exit, a signal, the instruction limit, a reset or power-off,
+			 * the livelock detector). */
+			if (m->dexit.exited || *stop || (s->limit && now >= s->limit) || now < turn_end ||
+			    m->boot.requested.what || exit_watch_livelocked(&m->watch))
 				return st;
 			idle = 0;
 		} else if (st == ST_HALT) {

@@ -1,11 +1,13 @@
-/* isa-debug-exit (QEMU hw/misc/debugexit.c behaviour): a write of V ends the
- * run with status (V << 1) | 1; reads are unclaimed-looking all ones. */
+/* isa-debug-exit (QEMU hw/misc/debugexit.c behaviour with iosize=4): a write of
+ * any width to any of its ports ends the run with status (V << 1) | 1, V being
+ * the value written (a byte, word or doubleword); reads are unclaimed-looking
+ * all ones. */
 #include "devices/debug_exit.h"
 
 #include <string.h>
 
 void debug_exit_init(struct debug_exit *d, uint16_t port,
-		     void (*on_exit)(void *opaque, int status), void *opaque)
+		     void (*on_exit)(void *opaque, uint32_t value), void *opaque)
 {
 	memset(d, 0, sizeof(*d));
 	d->port = port;
@@ -16,13 +18,15 @@ void debug_exit_init(struct debug_exit *d, uint16_t port,
 static void debug_exit_write(void *opaque, uint16_t port, unsigned size, uint32_t value)
 {
 	struct debug_exit *d = opaque;
+	(void)port;
+	(void)size;                /* the bus has masked value to the access width */
 	/* The first write wins: the guest stops at the end of this instruction. */
 	if (d->exited)
 		return;
 	d->exited = true;
-	d->status = (int)(((value & 0xff) << 1) | 1);
+	d->value = value;
 	if (d->on_exit)
-		d->on_exit(d->opaque, d->status);
+		d->on_exit(d->opaque, value);
 }
 
 static const struct pio_ops debug_exit_ops = { .write = debug_exit_write };

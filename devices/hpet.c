@@ -386,6 +386,11 @@ void hpet_init(struct hpet *h, struct vclock *clock, uint32_t route_cap)
 	}
 }
 
+uint64_t hpet_gcap_id(void)
+{
+	return CAP_VALUE;
+}
+
 bool hpet_map(struct hpet *h, struct physmem *pm)
 {
 	return physmem_add_mmio(pm, HPET_BASE, HPET_SIZE, &hpet_ops, h, "hpet");

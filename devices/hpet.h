@@ -62,6 +62,10 @@ struct hpet {
  * route[] inputs the machine has wired (0 until there is an I/O APIC). */
 void hpet_init(struct hpet *h, struct vclock *clock, uint32_t route_cap);
 
+/* GCAP_ID as the guest reads it (IA-PC HPET 1.0a 2.3.4); ACPI's HPET table
+ * repeats bits 31:0 as its event timer block ID (3.2.4). */
+uint64_t hpet_gcap_id(void);
+
 /* Map the registers at HPET_BASE. */
 bool hpet_map(struct hpet *h, struct physmem *pm);
 

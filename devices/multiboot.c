@@ -1,9 +1,12 @@
 /* Multiboot v1 loader (Multiboot Specification 0.6.96, sections 3.1-3.3), with
  * QEMU's choices where the specification leaves room (hw/i386/multiboot.c and
  * pc-bios/optionrom/multiboot.S): the command line is "kernel_name cmdline",
- * boot_device is 0x8000ffff, the information block sits at 0x9500 and the
- * memory map at 0x9000, mods_addr points past the kernel, mem_lower is what
- * INT 12h reports (639) and mem_upper the RAM contiguous from 1 MiB. */
+ * a module's string is its whole "FILE ARGS", modules are page-aligned after
+ * the page that follows the image, boot_device is 0x8000ffff, mem_lower is what
+ * INT 12h reports (639) and mem_upper the RAM contiguous from 1 MiB. Where QEMU
+ * keeps the information structure and memory map at the fixed 0x9500/0x9000,
+ * hvemu puts them after the image too (devices/multiboot.h), so a kernel may
+ * be linked anywhere in RAM. */
 #include "devices/multiboot.h"
 #include "devices/loader.h"
 
@@ -194,7 +197,7 @@ out:
 	return ok;
 }
 
-/* Every segment inside RAM, clear of the loader's area and of each other. */
+/* Every segment inside RAM and clear of the others. */
 static bool check_plan(const struct physmem *pm, const struct load_plan *p, char *err, size_t errlen)
 {
 	for (unsigned i = 0; i < p->n; i++) {
@@ -204,10 +207,6 @@ static bool check_plan(const struct physmem *pm, const struct load_plan *p, char
 			return loader_fail(err, errlen, "segment 0x%llx-0x%llx lies beyond RAM (%llu MiB)",
 				    (unsigned long long)s->paddr, (unsigned long long)end,
 				    (unsigned long long)(pm->ram_size >> 20));
-		if (s->paddr < MB_AREA_END && end > MB_MMAP_ADDR)
-			return loader_fail(err, errlen, "segment 0x%llx-0x%llx overlaps the multiboot information area 0x%x-0x%x",
-				    (unsigned long long)s->paddr, (unsigned long long)end,
-				    MB_MMAP_ADDR, MB_AREA_END);
 		for (unsigned j = 0; j < i; j++) {
 			const struct segment_plan *t = &p->seg[j];
 			if (s->paddr < t->paddr + t->memsz && t->paddr < end)
@@ -230,29 +229,21 @@ static void zero_ram(struct physmem *pm, uint64_t pa, uint64_t len)
 	}
 }
 
-/* Memory map as QEMU's e820 table for a PC (what its multiboot option ROM
- * copies): conventional memory below the EBDA, the EBDA, the BIOS area, and
- * extended memory up to the end of RAM. Returns the map length in bytes. */
-static uint32_t write_mmap(struct physmem *pm)
+/* The machine's memory map (devices/e820.h) as Multiboot 3.3 entries at pa.
+ * Returns the map length in bytes. */
+static uint32_t write_mmap(struct physmem *pm, uint64_t pa)
 {
-	static const struct { uint64_t base, end; uint32_t type; } map[] = {
-		{ 0, 0x9fc00, MB_MMAP_AVAILABLE },
-		{ 0x9fc00, 0xa0000, MB_MMAP_RESERVED },
-		{ 0xf0000, 0x100000, MB_MMAP_RESERVED },
-		{ 0x100000, 0, MB_MMAP_AVAILABLE },   /* end = RAM size */
-	};
+	struct e820_entry map[E820_MAX_ENTRIES];
+	unsigned n = e820_map(pm->ram_size, map);
 	uint8_t e[MB_MMAP_ENTRY_SIZE];
-	uint32_t len = 0;
-	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
-		uint64_t end = map[i].end ? map[i].end : pm->ram_size;
+	for (unsigned i = 0; i < n; i++) {
 		put32(e, MB_MMAP_ENTRY_SIZE - 4);  /* size excludes the size field itself */
 		put64(e + 4, map[i].base);
-		put64(e + 12, end - map[i].base);
+		put64(e + 12, map[i].length);
 		put32(e + 20, map[i].type);
-		physmem_write_bytes(pm, MB_MMAP_ADDR + len, e, sizeof(e));
-		len += MB_MMAP_ENTRY_SIZE;
+		physmem_write_bytes(pm, pa + i * MB_MMAP_ENTRY_SIZE, e, sizeof(e));
 	}
-	return len;
+	return n * MB_MMAP_ENTRY_SIZE;
 }
 
 /* The GDT of QEMU's multiboot option ROM (SDM Vol.3 3.4.5 descriptor layout):
@@ -261,7 +252,7 @@ static uint32_t write_mmap(struct physmem *pm)
  * The bytes are what a kernel reads back under QEMU: the data entry has its
  * accessed bit set by the segment loads (SDM Vol.3 3.4.5.1), the code entry
  * not (QEMU's far jump does not write it back). */
-static void write_gdt(struct physmem *pm)
+static void write_gdt(struct physmem *pm, uint64_t pa)
 {
 	static const uint64_t gdt[MB_GDT_ENTRIES] = {
 		0,
@@ -273,11 +264,72 @@ static void write_gdt(struct physmem *pm)
 	uint8_t raw[sizeof(gdt)];
 	for (unsigned i = 0; i < MB_GDT_ENTRIES; i++)
 		put64(raw + 8 * i, gdt[i]);
-	physmem_write_bytes(pm, MB_GDT_ADDR, raw, sizeof(raw));
+	physmem_write_bytes(pm, pa, raw, sizeof(raw));
+}
+
+/* The information area and the modules: their addresses and sizes, laid
+ * out as devices/multiboot.h draws them, checked against RAM before anything
+ * is written. */
+struct info_plan {
+	uint64_t info, strings, end;       /* area start, its strings, its end */
+	uint64_t mod_start[MB_MAX_MODULES];
+	uint64_t mods_end;
+};
+
+static const char loader_name[] = "hvemu";
+
+_Static_assert(MB_INFO_MMAP >= MBI_SIZE, "the memory map follows the information structure");
+_Static_assert(MB_INFO_GDT >= MB_INFO_MMAP + E820_MAX_ENTRIES * MB_MMAP_ENTRY_SIZE, "the GDT follows the map");
+_Static_assert(MB_INFO_MODS >= MB_INFO_GDT + 8 * MB_GDT_ENTRIES, "the module list follows the GDT");
+
+static bool plan_info(const struct physmem *pm, uint64_t low, uint64_t high, const char *kernel_name,
+		      const char *cmdline, const struct multiboot_module *mods, unsigned n_mods,
+		      struct info_plan *ip, char *err, size_t errlen)
+{
+	if (n_mods > MB_MAX_MODULES)
+		return loader_fail(err, errlen, "too many modules (%u; at most %d)", n_mods, MB_MAX_MODULES);
+	size_t name_len = strlen(kernel_name), cmd_len = strlen(cmdline);
+	if (name_len + 1 + cmd_len + 1 > MB_CMDLINE_MAX)
+		return loader_fail(err, errlen, "command line too long (max %d bytes)", MB_CMDLINE_MAX);
+	uint64_t strings_len = name_len + 1 + cmd_len + 1 + sizeof(loader_name);
+	for (unsigned i = 0; i < n_mods; i++) {
+		size_t len = strlen(mods[i].string) + 1;
+		if (len > MB_CMDLINE_MAX)
+			return loader_fail(err, errlen, "module %u: string too long (max %d bytes)", i,
+					   MB_CMDLINE_MAX);
+		strings_len += len;
+	}
+	ip->info = low + PAGE_ALIGN(high - low);
+	ip->strings = ip->info + MB_INFO_MODS + (uint64_t)MB_MOD_SIZE * n_mods;
+	ip->end = ip->strings + strings_len;
+	if (ip->end > pm->ram_size)
+		return loader_fail(err, errlen, "no room after the kernel for the multiboot information "
+				   "(0x%llx-0x%llx; RAM ends at 0x%llx)", (unsigned long long)ip->info,
+				   (unsigned long long)ip->end, (unsigned long long)pm->ram_size);
+	uint64_t at = PAGE_ALIGN(ip->end);
+	for (unsigned i = 0; i < n_mods; i++) {
+		ip->mod_start[i] = at;
+		if (mods[i].size > pm->ram_size || at + mods[i].size > pm->ram_size)
+			return loader_fail(err, errlen, "module %u (%zu bytes at 0x%llx) lies beyond RAM (%llu MiB)",
+					   i, mods[i].size, (unsigned long long)at,
+					   (unsigned long long)(pm->ram_size >> 20));
+		at = PAGE_ALIGN(at + mods[i].size);
+	}
+	ip->mods_end = at;
+	return true;
+}
+
+/* Copy a NUL-terminated string to pa; returns the address after its NUL. */
+static uint64_t put_string(struct physmem *pm, uint64_t pa, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	physmem_write_bytes(pm, pa, s, n);
+	return pa + n;
 }
 
 bool multiboot_load(struct physmem *pm, const uint8_t *image, size_t size,
 		    const char *kernel_name, const char *cmdline,
+		    const struct multiboot_module *mods, unsigned n_mods,
 		    struct multiboot_boot *out, char *err, size_t errlen)
 {
 	memset(out, 0, sizeof(*out));
@@ -295,8 +347,12 @@ bool multiboot_load(struct physmem *pm, const uint8_t *image, size_t size,
 			    flags & 0xffff & ~MB_HF_KNOWN_REQUIRED);
 
 	struct load_plan *plan = calloc(1, sizeof(*plan));
-	if (!plan)
+	struct info_plan *ip = calloc(1, sizeof(*ip));
+	if (!plan || !ip) {
+		free(plan);
+		free(ip);
 		return loader_fail(err, errlen, "out of memory");
+	}
 	bool ok = false;
 	bool is64 = false;
 	/* QEMU: the a.out kludge takes precedence over the ELF headers when bit 16
@@ -312,47 +368,49 @@ bool multiboot_load(struct physmem *pm, const uint8_t *image, size_t size,
 	}
 	if (!check_plan(pm, plan, err, errlen))
 		goto out;
-
 	uint64_t low = UINT64_MAX, high = 0;
 	for (unsigned i = 0; i < plan->n; i++) {
 		const struct segment_plan *s = &plan->seg[i];
-		physmem_write_bytes(pm, s->paddr, image + s->offset, (size_t)s->filesz);
-		zero_ram(pm, s->paddr + s->filesz, s->memsz - s->filesz);
 		if (s->paddr < low)
 			low = s->paddr;
 		if (s->paddr + s->memsz > high)
 			high = s->paddr + s->memsz;
+	}
+	if (!plan_info(pm, low, high, kernel_name, cmdline, mods, n_mods, ip, err, errlen))
+		goto out;
+
+	for (unsigned i = 0; i < plan->n; i++) {
+		const struct segment_plan *s = &plan->seg[i];
+		physmem_write_bytes(pm, s->paddr, image + s->offset, (size_t)s->filesz);
+		zero_ram(pm, s->paddr + s->filesz, s->memsz - s->filesz);
 		out->range[out->n_ranges].start = s->paddr;
-		out->range[out->n_ranges++].end = s->paddr + s->memsz;
+		out->range[out->n_ranges].end = s->paddr + s->memsz;
+		out->range[out->n_ranges].kind = MB_RANGE_SEGMENT;
+		out->range[out->n_ranges++].index = i;
 	}
 
-	/* QEMU: strings (and module descriptors, none here) go on the page after
-	 * the image, counted from its lowest address. */
-	size_t name_len = strlen(kernel_name), cmd_len = strlen(cmdline);
-	if (name_len + 1 + cmd_len + 1 > MB_CMDLINE_MAX) {
-		loader_fail(err, errlen, "command line too long (max %d bytes)", MB_CMDLINE_MAX);
-		goto out;
+	/* Strings in QEMU's order: the modules', the kernel's, the loader's name. */
+	uint64_t at = ip->strings;
+	uint8_t entry[MB_MOD_SIZE] = { 0 };
+	for (unsigned i = 0; i < n_mods; i++) {
+		physmem_write_bytes(pm, ip->mod_start[i], mods[i].data, mods[i].size);
+		put32(entry + MB_MOD_START, (uint32_t)ip->mod_start[i]);
+		put32(entry + MB_MOD_END, (uint32_t)(ip->mod_start[i] + mods[i].size));
+		put32(entry + MB_MOD_STRING, (uint32_t)at);
+		physmem_write_bytes(pm, ip->info + MB_INFO_MODS + (uint64_t)MB_MOD_SIZE * i, entry, sizeof(entry));
+		at = put_string(pm, at, mods[i].string);
+		out->range[out->n_ranges].start = ip->mod_start[i];
+		out->range[out->n_ranges].end = ip->mod_start[i] + mods[i].size;
+		out->range[out->n_ranges].kind = MB_RANGE_MODULE;
+		out->range[out->n_ranges++].index = i;
 	}
-	static const char loader_name[] = "hvemu";
-	uint64_t strings = low + PAGE_ALIGN(high - low);
-	uint64_t strings_end = strings + name_len + 1 + cmd_len + 1 + sizeof(loader_name);
-	if (strings_end > pm->ram_size) {
-		loader_fail(err, errlen, "no room after the kernel for the command line (RAM ends at 0x%llx)",
-		     (unsigned long long)pm->ram_size);
-		goto out;
-	}
-	if (strings < MB_AREA_END && strings_end > MB_MMAP_ADDR) {
-		loader_fail(err, errlen, "command line at 0x%llx would overlap the multiboot information area",
-		     (unsigned long long)strings);
-		goto out;
-	}
-	uint64_t cmd_pa = strings, name_pa = strings + name_len + 1 + cmd_len + 1;
-	physmem_write_bytes(pm, cmd_pa, kernel_name, name_len);
-	physmem_write_bytes(pm, cmd_pa + name_len, " ", 1);
-	physmem_write_bytes(pm, cmd_pa + name_len + 1, cmdline, cmd_len + 1);
-	physmem_write_bytes(pm, name_pa, loader_name, sizeof(loader_name));
-	out->range[out->n_ranges].start = strings;
-	out->range[out->n_ranges++].end = strings_end;
+	uint64_t cmd_pa = at;
+	physmem_write_bytes(pm, at, kernel_name, strlen(kernel_name));
+	at += strlen(kernel_name);
+	physmem_write_bytes(pm, at++, " ", 1);
+	at = put_string(pm, at, cmdline);
+	uint64_t name_pa = at;
+	at = put_string(pm, at, loader_name);
 
 	uint8_t mbi[MBI_SIZE] = { 0 };
 	put32(mbi + MBI_FLAGS, MBI_F_MEMORY | MBI_F_BOOT_DEVICE | MBI_F_CMDLINE | MBI_F_MODS |
@@ -361,22 +419,27 @@ bool multiboot_load(struct physmem *pm, const uint8_t *image, size_t size,
 	put32(mbi + MBI_MEM_UPPER, (uint32_t)(pm->ram_size / 1024 - 1024));
 	put32(mbi + MBI_BOOT_DEVICE, 0x8000ffff);   /* first BIOS disk, no partition */
 	put32(mbi + MBI_CMDLINE, (uint32_t)cmd_pa);
-	put32(mbi + MBI_MODS_COUNT, 0);
-	put32(mbi + MBI_MODS_ADDR, (uint32_t)strings);
-	put32(mbi + MBI_MMAP_LENGTH, write_mmap(pm));
-	put32(mbi + MBI_MMAP_ADDR, MB_MMAP_ADDR);
+	put32(mbi + MBI_MODS_COUNT, n_mods);
+	put32(mbi + MBI_MODS_ADDR, (uint32_t)(ip->info + MB_INFO_MODS));
+	put32(mbi + MBI_MMAP_LENGTH, write_mmap(pm, ip->info + MB_INFO_MMAP));
+	put32(mbi + MBI_MMAP_ADDR, (uint32_t)(ip->info + MB_INFO_MMAP));
 	put32(mbi + MBI_BOOT_LOADER_NAME, (uint32_t)name_pa);
-	physmem_write_bytes(pm, MB_INFO_ADDR, mbi, sizeof(mbi));
-	write_gdt(pm);
+	physmem_write_bytes(pm, ip->info, mbi, sizeof(mbi));
+	write_gdt(pm, ip->info + MB_INFO_GDT);
+	out->range[out->n_ranges].start = ip->info;
+	out->range[out->n_ranges].end = ip->end;
+	out->range[out->n_ranges++].kind = MB_RANGE_INFO;
 
 	out->entry = (uint32_t)plan->entry;
-	out->info_addr = MB_INFO_ADDR;
-	out->gdt_addr = MB_GDT_ADDR;
+	out->info_addr = (uint32_t)ip->info;
+	out->info_end = (uint32_t)ip->end;
+	out->gdt_addr = (uint32_t)(ip->info + MB_INFO_GDT);
 	out->gdt_limit = 8 * MB_GDT_ENTRIES - 1;
 	out->load_start = (uint32_t)low;
 	out->load_end = (uint32_t)high;
 	ok = true;
 out:
 	free(plan);
+	free(ip);
 	return ok;
 }

@@ -1,12 +1,24 @@
 /* Multiboot (version 0.6.96) kernel loading, as `qemu-system-x86_64 -kernel`
- * does it: header search, ELF or a.out-kludge images, the information block in
- * guest RAM. hvemu extension: ELF64 images (segments at their physical
- * addresses, entry below 4 GiB, still entered in 32-bit protected mode).
+ * (with -initrd modules) does it: header search, ELF or a.out-kludge images,
+ * page-aligned modules, the information in guest RAM. hvemu extension: ELF64
+ * images (segments at their physical addresses, entry below 4 GiB, still
+ * entered in 32-bit protected mode).
  *
- * Guest-physical layout (QEMU's): the memory map at 0x9000, the information
- * structure at 0x9500, a copy of the option ROM's GDT at 0x9600 (QEMU's lives in
- * the option ROM itself), and the command line and boot-loader name on the page
- * after the kernel.
+ * Guest-physical layout. Nothing sits at a fixed address a kernel could be
+ * linked at: as QEMU puts the command lines and the module list on the page
+ * after the image (counted from its lowest address), hvemu puts everything
+ * there, the information structure first:
+ *
+ *   low .. high          the image, each segment at its address (bss zeroed)
+ *   info = low + page-aligned (high - low):
+ *     info + 0x00        information structure (88 bytes)      <- EBX
+ *     info + 0x58        memory map, four 24-byte entries (devices/e820.h)
+ *     info + 0xb8        copy of the option ROM's GDT (5 descriptors)
+ *     info + 0xe0        module list, 16 bytes per module       <- mods_addr
+ *     then               strings: each module's "FILE ARGS", the kernel's
+ *                        "FILE CMDLINE", the boot-loader name "hvemu"
+ *   next page boundary   module 0, then each module on the page boundary
+ *                        after the previous one (QEMU's order and alignment)
  */
 #ifndef HVEMU_DEVICES_MULTIBOOT_H
 #define HVEMU_DEVICES_MULTIBOOT_H
@@ -16,6 +28,7 @@
 #include <stdint.h>
 
 #include "devices/bus.h"
+#include "devices/e820.h"
 
 #define MB_HEADER_MAGIC 0x1BADB002u   /* in the kernel image */
 #define MB_BOOT_MAGIC 0x2BADB002u     /* in EAX at entry */
@@ -24,7 +37,7 @@
 /* Header flags (Multiboot 3.1.2). Bits 0-15 are "required": a loader that does
  * not understand one must refuse the image. */
 enum {
-	MB_HF_PAGE_ALIGN = 1u << 0,   /* modules page-aligned (there are none) */
+	MB_HF_PAGE_ALIGN = 1u << 0,   /* modules page-aligned: they always are */
 	MB_HF_MEMINFO = 1u << 1,      /* mem_* and mmap_* wanted: always given */
 	MB_HF_VIDEO = 1u << 2,        /* video mode wanted: accepted, not provided (as QEMU) */
 	MB_HF_KNOWN_REQUIRED = 0x7,
@@ -42,22 +55,37 @@ enum {
 
 	MB_MMAP_ENTRY_SIZE = 24,      /* size field (=20) + base(8) + length(8) + type(4) */
 	MB_MMAP_AVAILABLE = 1, MB_MMAP_RESERVED = 2,
+
+	/* Module list entries (Multiboot 3.3): start, end (exclusive), string, reserved. */
+	MB_MOD_START = 0, MB_MOD_END = 4, MB_MOD_STRING = 8, MB_MOD_SIZE = 16,
 };
 
-#define MB_MMAP_ADDR 0x9000u
-#define MB_INFO_ADDR 0x9500u
-#define MB_GDT_ADDR 0x9600u
-#define MB_AREA_END 0x9700u           /* [MB_MMAP_ADDR, MB_AREA_END) belongs to the loader */
+/* Offsets in the information area (see the layout above). */
+#define MB_INFO_MMAP 0x58u
+#define MB_INFO_GDT 0xb8u
+#define MB_INFO_MODS 0xe0u
 /* QEMU pc-bios/optionrom/multiboot.S: GDT of null, 0x08 flat 32-bit code, 0x10
  * flat data, 0x18 and 0x20 16-bit code/data; CS=0x08, DS/ES/FS/GS/SS=0x10. */
 #define MB_GDT_CODE_SEL 0x08
 #define MB_GDT_DATA_SEL 0x10
 #define MB_GDT_ENTRIES 5
 #define MB_MEM_LOWER_KB 639           /* INT 12h under SeaBIOS: 640 KiB less the 1 KiB EBDA */
-#define MB_CMDLINE_MAX 4096
+#define MB_CMDLINE_MAX 4096           /* each string: command line, module string */
 
 #define MB_MAX_SEGMENTS 64            /* loadable segments a kernel may have */
-#define MB_MAX_RANGES (MB_MAX_SEGMENTS + 1)
+#define MB_MAX_MODULES 32
+#define MB_MAX_RANGES (MB_MAX_SEGMENTS + 1 + MB_MAX_MODULES)
+
+/* A module to load (QEMU -initrd "FILE ARGS"): string is its command line,
+ * the whole "FILE ARGS" as given. */
+struct multiboot_module {
+	const char *string;
+	const uint8_t *data;
+	size_t size;
+};
+
+/* What a guest-physical range the loader wrote holds. */
+enum mb_range_kind { MB_RANGE_SEGMENT, MB_RANGE_INFO, MB_RANGE_MODULE };
 
 /* Where the loader put things and how to enter the kernel. */
 struct multiboot_boot {
@@ -66,10 +94,11 @@ struct multiboot_boot {
 	uint32_t gdt_addr;         /* GDTR.base; limit is gdt_limit */
 	uint16_t gdt_limit;
 	uint32_t load_start, load_end;   /* kernel image in RAM, bss included */
+	uint32_t info_end;         /* end of the information area (strings included) */
 	/* Guest-physical ranges [start, end) the loader wrote: each segment (bss
-	 * included), then the command-line strings; for callers that place other
-	 * images beside the kernel. */
-	struct { uint64_t start, end; } range[MB_MAX_RANGES];
+	 * included), the information area, each module (index = which); for
+	 * callers that place other images beside the kernel. */
+	struct { uint64_t start, end; enum mb_range_kind kind; unsigned index; } range[MB_MAX_RANGES];
 	unsigned n_ranges;
 	uint32_t header_offset;    /* where the header was found in the file */
 	uint32_t header_flags;
@@ -80,11 +109,13 @@ struct multiboot_boot {
  * offset, or -1 with a reason in err. */
 long multiboot_find_header(const uint8_t *image, size_t size, char *err, size_t errlen);
 
-/* Load image into pm and build the information block. kernel_name and cmdline
- * form the command line "kernel_name cmdline" (as QEMU). On failure returns false
- * with a one-line reason in err; guest RAM may then be partly written. */
+/* Load image and the n_mods modules into pm and build the information area.
+ * kernel_name and cmdline form the command line "kernel_name cmdline" (as
+ * QEMU). On failure returns false with a one-line reason in err; guest RAM may
+ * then be partly written. */
 bool multiboot_load(struct physmem *pm, const uint8_t *image, size_t size,
 		    const char *kernel_name, const char *cmdline,
+		    const struct multiboot_module *mods, unsigned n_mods,
 		    struct multiboot_boot *out, char *err, size_t errlen);
 
 #endif

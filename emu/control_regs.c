@@ -5,6 +5,7 @@
  * tells the TLB and the mode cache when they change. */
 #include <string.h>
 
+#include "mmu/nested.h"
 #include "mmu/paging.h"
 #include "emu/apic.h"
 #include "emu/canonical.h"
@@ -65,7 +66,7 @@ static const struct {
 /* The CR4 bits the CPU implements (CR4.VMXE only while it reports VMX,
  * emu/cpu_model.h cpu_has()). CR4.PCE has no CPUID bit: it exists on P6-family
  * and later processors (family >= 6, SDM Vol.3 2.5). */
-static uint64_t cr4_valid_bits(const struct cpu *cpu)
+uint64_t cpu_cr4_valid_bits(const struct cpu *cpu)
 {
 	const struct cpu_model *m = cpu->model;
 	uint64_t valid = 0;
@@ -109,10 +110,25 @@ static status_t load_pdptes(struct cpu *cpu, uint64_t cr0, uint64_t cr3, uint64_
 	uint64_t pdpte[4];
 	if (!(cr0 & CR0_PG) || !(cr4 & CR4_PAE) || (cpu->efer & EFER_LME))
 		return ST_OK;
-	if (!paging_load_pdptes(cpu->mem, cr3, cpu->maxphyaddr, pdpte))
+	if (cpu->stage2_on) {
+		/* A guest's PDPTEs are guest-physical: loaded through stage 2, whose
+		 * fault goes to the hypervisor model (mmu/nested.h). */
+		struct fault f;
+		switch (nested_load_pdptes(&cpu->stage2, cr3, cpu->maxphyaddr, pdpte, &f)) {
+		case PDPTE_FAULT: return cpu_raise_fault(cpu, &f);
+		case PDPTE_RESERVED: return cpu_raise_err(cpu, EXC_GP, 0);
+		case PDPTE_LOADED: break;
+		}
+	} else if (!paging_load_pdptes(cpu->mem, cr3, cpu->maxphyaddr, pdpte)) {
 		return cpu_raise_err(cpu, EXC_GP, 0);
+	}
 	memcpy(cpu->pdpte, pdpte, sizeof(pdpte));
 	return ST_OK;
+}
+
+status_t cpu_load_pdptes(struct cpu *cpu)
+{
+	return load_pdptes(cpu, cpu->cr0, cpu->cr3, cpu->cr4);
 }
 
 /* CR0 writes from MOV, LMSW and CLTS after their own checks. Changes of PE, PG
@@ -156,31 +172,39 @@ static bool ia32e_activation_ok(const struct cpu *cpu)
 	       (tr_type != SYS_TSS16_AVAIL && tr_type != SYS_TSS16_BUSY);
 }
 
-/* MOV CR0 with a new value (SDM Vol.2 MOV CR exceptions; SDM Vol.3 2.5). */
-static status_t write_cr0(struct cpu *cpu, uint64_t val)
+/* The #GP(0) checks of a MOV to CR0 on its value (SDM Vol.2 MOV CR exceptions;
+ * SDM Vol.3 2.5), without side effects. */
+static bool cr0_value_ok(const struct cpu *cpu, uint64_t val)
 {
 	/* Bits 63:32 must be zero (only reachable with a 64-bit operand). */
 	if (val >> 32)
-		return cpu_raise_err(cpu, EXC_GP, 0);
+		return false;
 	val = (val & CR0_WRITABLE) | CR0_ET;
 	/* "setting the PG flag to 1 when the PE flag is set to 0" and "setting the CD
 	 * flag to 0 when the NW flag is set to 1" are invalid combinations: #GP(0). */
 	if ((val & CR0_PG) && !(val & CR0_PE))
-		return cpu_raise_err(cpu, EXC_GP, 0);
+		return false;
 	if ((val & CR0_NW) && !(val & CR0_CD))
-		return cpu_raise_err(cpu, EXC_GP, 0);
+		return false;
 	/* SDM Vol.3 9.8.5: enabling paging with EFER.LME=1 activates IA-32e mode. */
 	if ((val & CR0_PG) && !(cpu->cr0 & CR0_PG) && (cpu->efer & EFER_LME) &&
 	    !ia32e_activation_ok(cpu))
+		return false;
+	/* SDM Vol.2 MOV CR, 64-bit Mode Exceptions: "#GP(0) If an attempt is made to
+	 * clear CR0.PG[bit 31]" (leaving long mode goes through compatibility mode,
+	 * SDM Vol.3 9.8.5.4); Protected Mode Exceptions: clearing PG while
+	 * CR4.PCIDE = 1 is #GP(0). */
+	if (!(val & CR0_PG) && (cpu->cr0 & CR0_PG) && (cpu_is_mode64(cpu) || (cpu->cr4 & CR4_PCIDE)))
+		return false;
+	return true;
+}
+
+/* MOV CR0 with a new value (SDM Vol.2 MOV CR exceptions; SDM Vol.3 2.5). */
+static status_t write_cr0(struct cpu *cpu, uint64_t val)
+{
+	if (!cr0_value_ok(cpu, val))
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	if (!(val & CR0_PG) && (cpu->cr0 & CR0_PG)) {
-		/* SDM Vol.2 MOV CR, 64-bit Mode Exceptions: "#GP(0) If an attempt is made
-		 * to clear CR0.PG[bit 31]" (leaving long mode goes through compatibility
-		 * mode, SDM Vol.3 9.8.5.4); Protected Mode Exceptions: clearing PG while
-		 * CR4.PCIDE = 1 is #GP(0). */
-		if (cpu_is_mode64(cpu) || (cpu->cr4 & CR4_PCIDE))
-			return cpu_raise_err(cpu, EXC_GP, 0);
-	}
+	val = (val & CR0_WRITABLE) | CR0_ET;
 	if ((cpu->cr0 ^ val) & (CR0_PG | CR0_CD | CR0_NW)) {
 		status_t st = load_pdptes(cpu, val, cpu->cr3, cpu->cr4);
 		if (st != ST_OK)
@@ -211,19 +235,25 @@ static inline uint16_t current_pcid(const struct cpu *cpu)
  * Other PCIDs keep theirs, and global ones stay (4.10.2.4): a switch to
  * another PCID saves the current one's translations in a TLB context and, with
  * bit 63 set, brings the new one's back (mmu/tlb.h). */
+static bool cr3_value_ok(const struct cpu *cpu, uint64_t val)
+{
+	if (cpu->efer & EFER_LMA) {
+		if (cpu->cr4 & CR4_PCIDE)
+			val &= ~(1ull << 63);
+		return !(val >> cpu->maxphyaddr);
+	}
+	return !(val >> 32);
+}
+
 static status_t write_cr3(struct cpu *cpu, uint64_t val)
 {
 	bool no_flush = false;
 
-	if (cpu->efer & EFER_LMA) {
-		if ((cpu->cr4 & CR4_PCIDE) && (val >> 63)) {
-			no_flush = true;
-			val &= ~(1ull << 63);
-		}
-		if (val >> cpu->maxphyaddr)
-			return cpu_raise_err(cpu, EXC_GP, 0);
-	} else if (val >> 32) {
+	if (!cr3_value_ok(cpu, val))
 		return cpu_raise_err(cpu, EXC_GP, 0);
+	if ((cpu->efer & EFER_LMA) && (cpu->cr4 & CR4_PCIDE) && (val >> 63)) {
+		no_flush = true;
+		val &= ~(1ull << 63);
 	}
 	status_t st = load_pdptes(cpu, cpu->cr0, val, cpu->cr4);
 	if (st != ST_OK)
@@ -238,23 +268,32 @@ static status_t write_cr3(struct cpu *cpu, uint64_t val)
 	return ST_OK;
 }
 
-/* MOV CR4 (SDM Vol.2 MOV CR: #GP(0) on a reserved bit). */
-static status_t write_cr4(struct cpu *cpu, uint64_t val)
+/* The #GP(0) checks of a MOV to CR4 on its value (SDM Vol.2 MOV CR: a
+ * reserved bit), without side effects. */
+static bool cr4_value_ok(const struct cpu *cpu, uint64_t val)
 {
-	if (val & ~cr4_valid_bits(cpu))
-		return cpu_raise_err(cpu, EXC_GP, 0);
+	if (val & ~cpu_cr4_valid_bits(cpu))
+		return false;
 	/* SDM Vol.3 9.8.5.4: CR4.PAE cannot be cleared while IA-32e mode is active. */
 	if ((cpu->efer & EFER_LMA) && !(val & CR4_PAE))
-		return cpu_raise_err(cpu, EXC_GP, 0);
+		return false;
 	uint64_t changed = cpu->cr4 ^ val;
 	/* SDM Vol.2 MOV CR, #GP(0): "change CR4.LA57 while IA-32e mode is active";
 	 * setting PCIDE outside IA-32e mode (SDM Vol.3 4.10.1: "CR4.PCIDE can be set
 	 * to 1 only in IA-32e mode") or while CR3[11:0] != 0. */
 	if ((changed & CR4_LA57) && (cpu->efer & EFER_LMA))
+		return false;
+	if ((changed & CR4_PCIDE) && (val & CR4_PCIDE) && (!(cpu->efer & EFER_LMA) || (cpu->cr3 & 0xfff)))
+		return false;
+	return true;
+}
+
+/* MOV CR4. */
+static status_t write_cr4(struct cpu *cpu, uint64_t val)
+{
+	if (!cr4_value_ok(cpu, val))
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	if ((changed & CR4_PCIDE) && (val & CR4_PCIDE) &&
-	    (!(cpu->efer & EFER_LMA) || (cpu->cr3 & 0xfff)))
-		return cpu_raise_err(cpu, EXC_GP, 0);
+	uint64_t changed = cpu->cr4 ^ val;
 	if (changed & (CR4_PAE | CR4_PGE | CR4_PSE | CR4_SMEP)) {
 		status_t st = load_pdptes(cpu, cpu->cr0, cpu->cr3, val);
 		if (st != ST_OK)
@@ -282,6 +321,17 @@ static status_t write_cr4(struct cpu *cpu, uint64_t val)
 static inline bool cr_exists(const struct cpu *cpu, unsigned n)
 {
 	return n == 0 || n == 2 || n == 3 || n == 4 || (n == 8 && cpu_is_mode64(cpu));
+}
+
+bool cpu_mov_cr_value_ok(const struct cpu *cpu, unsigned cr, uint64_t val)
+{
+	switch (cr) {
+	case 0: return cr0_value_ok(cpu, val);
+	case 3: return cr3_value_ok(cpu, val);
+	case 4: return cr4_value_ok(cpu, val);
+	case 8: return !(val >> 4);
+	default: return true;
+	}
 }
 
 status_t op_mov_to_cr(struct cpu *cpu, const struct insn *in)
@@ -338,27 +388,26 @@ status_t op_mov_from_cr(struct cpu *cpu, const struct insn *in)
  * DR, Protected Mode Exceptions): #GP(0) at CPL > 0; #UD for DR4/DR5 with
  * CR4.DE = 1; #DB when DR7.GD is set (SDM Vol.3 17.2.4: the general-detect
  * fault happens before the access, sets DR6.BD, and the processor clears GD on
- * entry to the handler so the handler can use the registers). Between the #UD
- * and the #DB a hypervisor is asked (APM2 15.9); *value is the value written,
- * or for a read the register's, which a model may replace. */
+ * entry to the handler so the handler can use the registers). After them an
+ * SVM hypervisor is asked (APM2 15.9); *value is the value written, or for a
+ * read the register's, which a model may replace. */
 static status_t dr_access_check(struct cpu *cpu, const struct insn *in, enum cr_access access,
 				uint64_t *value)
 {
 	unsigned n = in->reg;
-	status_t st;
 
 	if (not_cpl0(cpu))
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	if ((n == 4 || n == 5) && (cpu->cr4 & CR4_DE))
 		return cpu_raise(cpu, EXC_UD);
-	if ((st = intercept_cr(cpu, in, IK_DR_ACCESS, n, access, value)) != ST_OK)
-		return st;
 	if (cpu->dr[7] & DR7_GD) {
 		cpu->dr[6] |= DR6_BD;
 		cpu->dr[7] &= ~DR7_GD;
 		return cpu_raise(cpu, EXC_DB);
 	}
-	return ST_OK;
+	/* APM2 15.9 Table 15-7: the SVM DR intercepts come after #UD, #GP and the
+	 * general-detect #DB (VMX asks before all of them, above). */
+	return intercept_cr(cpu, in, IK_DR_ACCESS, n, access, value);
 }
 
 /* The register MOV DR reaches: DR4/DR5 alias DR6/DR7 with CR4.DE = 0 (SDM
@@ -431,6 +480,13 @@ status_t op_lmsw(struct cpu *cpu, const struct insn *in)
 
 	if (not_cpl0(cpu))
 		return cpu_raise_err(cpu, EXC_GP, 0);
+	/* APM2 15.9 Table 15-7: SVM checks the LMSW intercept before the memory
+	 * operand's exceptions (it reports no source value). */
+	if (cpu->in_guest) {
+		uint64_t none = 0;
+		if ((st = hv_intercept_cr(cpu, in, IK_CR_ACCESS, 0, CR_LMSW, &none, PHASE_BEFORE_OPERAND)) != ST_OK)
+			return st;
+	}
 	if ((st = rm_read(cpu, in, 2, &src)) != ST_OK)
 		return st;
 	/* The record carries the 16-bit source (SDM Vol.3 Table 28-3 "LMSW source

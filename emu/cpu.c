@@ -10,6 +10,7 @@
 #include "emu/cpu_model.h"
 #include "emu/debug.h"
 #include "emu/flags.h"
+#include "emu/hv.h"
 #include "emu/icache.h"
 #include "emu/insn.h"
 
@@ -37,7 +38,20 @@ void cpu_init(struct cpu *cpu, const struct cpu_model *model, struct physmem *me
 	cpu->icache = icache_create(mem->ram_size);
 	if (!cpu->icache)
 		abort();   /* host out of memory at start-up: nothing sensible to do */
+	cpu->a20_mask = ~0ull;   /* a machine input, kept by cpu_reset() and INIT */
 	cpu_reset(cpu);
+}
+
+void cpu_set_a20(struct cpu *cpu, bool enabled)
+{
+	uint64_t mask = enabled ? ~0ull : ~(1ull << 20);
+	if (mask == cpu->a20_mask)
+		return;
+	cpu->a20_mask = mask;
+	/* Every cached linear -> physical translation may now be wrong, the
+	 * running block's included: the next instruction is fetched anew. */
+	tlb_flush_all(&cpu->tlb);
+	cpu_attend(cpu, ATT_CODE);
 }
 
 static void reset_registers(struct cpu *cpu);
@@ -55,6 +69,13 @@ void cpu_reset(struct cpu *cpu)
 	cpu->tlb.pcid = 0;
 	tlb_flush_all(&cpu->tlb);
 	icache_flush(cpu->icache);
+	/* No guest runs after RESET; the hypervisor model forgets its guest and
+	 * what it cached (the model itself stays installed). */
+	cpu->in_guest = false;
+	cpu->stage2_on = false;
+	cpu->vectoring_valid = false;
+	if (cpu->hv && cpu->hv->reset)
+		cpu->hv->reset(cpu->hv_ctx, cpu);
 
 	/* SDM Vol.3 9.1.1, Table 9-1: state after RESET. */
 	reset_registers(cpu);

@@ -11,6 +11,7 @@
 #include "devices/bus.h"
 #include "emu/fpu_state.h"
 #include "mmu/fault.h"
+#include "mmu/paging.h"
 #include "mmu/segment.h"
 #include "mmu/tlb.h"
 #include "mmu/x86.h"
@@ -87,6 +88,11 @@ struct event {
 	uint8_t insn_len;          /* software interrupts/exceptions: the instruction's length */
 	uint32_t error_code;
 	uint64_t cr2;              /* #PF only */
+	/* #PF only: bits 63:32 of base + offset that the 32-bit wrap of a system
+	 * access (descriptor table, IDT, TSS, 16-bit stack) dropped, else 0. The
+	 * architecture reports cr2; this is for quirks that mimic implementations
+	 * without the wrap (svm/quirks.c). */
+	uint32_t cr2_carry;
 };
 
 /* The events of the last delivery that faulted, first first: the event being
@@ -118,6 +124,7 @@ enum cpu_mode { MODE_REAL, MODE_PROT, MODE_V86, MODE_COMPAT, MODE_LONG64 };
 struct cpu_model;              /* emu/cpu_model.h */
 struct lapic;                  /* devices/lapic.h */
 struct hv_model;               /* emu/hv.h */
+struct vm_exit_observer;       /* emu/hv.h */
 struct icache;                 /* emu/icache.h */
 struct insn;                   /* emu/insn.h */
 struct walk_result;            /* mmu/paging.h */
@@ -125,6 +132,7 @@ struct walk_result;            /* mmu/paging.h */
 /* Trace classes (--trace). */
 enum {
 	TRACE_INSN = 1u << 0, TRACE_EXC = 1u << 1, TRACE_IO = 1u << 2, TRACE_PF = 1u << 3,
+	TRACE_VMEXIT = 1u << 4,    /* VM exits: the CLI's exit observer (cli/exit_trace.h) */
 };
 
 /* Lazily evaluated arithmetic flags: the last flag-setting operation is recorded
@@ -158,6 +166,7 @@ struct cpu {
 	uint64_t star, lstar, cstar, sfmask, kernel_gs_base, tsc_aux;
 	uint64_t apic_base, pat, misc_enable, feature_control;
 	uint64_t vm_cr, vm_hsave_pa;
+	uint64_t amd_perf_sel[4], amd_perf_ctr[4];  /* AMD PerfEvtSel0-3/PerfCtr0-3 (APM2 13.2.1) */
 	uint64_t tsc_offset;       /* TSC = icount + tsc_offset (deterministic virtual time) */
 	struct fpu_state fpu;      /* x87, MXCSR and XMM registers (emu/fpu_state.h) */
 
@@ -165,6 +174,8 @@ struct cpu {
 	enum cpu_mode mode;
 	uint8_t cpl;
 	uint8_t shadow;            /* SHADOW_*: blocking by STI / MOV SS / POP SS (SDM 6.8.3) */
+	uint8_t insn_shadow;       /* the shadow the running instruction executes in (0 outside
+				      run_one): a VM exit it causes reports it (APM2 15.21.5) */
 	bool nmi_blocked;          /* an NMI handler runs until the next IRET (SDM 6.7.1) */
 	uint8_t debug_hits;        /* DR6.B0-B3 of data/I-O breakpoints hit by this instruction */
 	bool halted;
@@ -176,6 +187,8 @@ struct cpu {
 	uint64_t insn_start;       /* RIP of the current instruction (faults report it) */
 	uint64_t apic_page;        /* the xAPIC register page this CPU's accesses reach
 				      (SDM Vol.3 10.4.1), UINT64_MAX: none (emu/apic.c) */
+	uint32_t wrap_carry;       /* bits 63:32 the wrap of the current system access dropped
+				      (sys_wrap32(), emu/operand.h); a #PF takes it along */
 	uint64_t icount;           /* virtual time: retired instructions + delivered events
 				      (+ time skipped while halted); counted per block */
 	uint64_t icount_limit;     /* stop with ST_STOP when reached (0: none) */
@@ -200,6 +213,8 @@ struct cpu {
 	struct iobus *io;
 	struct tlb tlb;
 	bool tlb_uncached;         /* --tlb flush: every access walks the page tables */
+	uint64_t a20_mask;         /* physical addresses are ANDed with it: ~0, or bit 20
+				      clear while the A20M# input is asserted (cpu_set_a20) */
 	uint8_t maxphyaddr;        /* physical-address width (CPUID 80000008h:EAX[7:0]) */
 	bool gbpages;              /* 1 GiB pages (CPUID 80000001h:EDX[26]) */
 	struct icache *icache;
@@ -208,6 +223,8 @@ struct cpu {
 	bool hv_available;         /* the model's VMX/SVM is reported and usable: set by machine
 	                            * set-up with hv (emu/cpu_model.h hv_ext) */
 	bool in_guest;             /* hv runs a guest: interceptable events go to hv */
+	bool stage2_on;            /* the guest's physical addresses go through stage2 */
+	struct paging_env stage2;  /* nested paging / EPT (mmu/nested.h), set by hv */
 	bool vectoring_valid;      /* an event is being delivered: vectoring is it */
 	struct event vectoring;    /* (IDT-vectoring information, EXITINTINFO) */
 	bool stop_requested;       /* the machine asked to end the run (cpu_request_stop) */
@@ -231,6 +248,7 @@ struct cpu {
 			   const struct fault *f);   /* a page walk that faulted */
 	void *trace_ctx;
 	struct fault_chain fault_chain;  /* the last delivery that faulted (triple-fault report) */
+	const struct vm_exit_observer *exit_observer;  /* emu/hv.h: VM exits, for tracing */
 };
 
 /* Ask the run loop to look at the boundary (ATT_* bits). Atomic, because a
@@ -327,6 +345,14 @@ static inline unsigned cpu_code_size(const struct cpu *cpu)
 
 /* The paging mode CR0.PG/CR4.PAE/CR4.LA57/EFER.LMA select (SDM Vol.3 4.1.1). */
 unsigned cpu_paging_mode(const struct cpu *cpu);   /* enum paging_mode, mmu/paging.h */
+
+/* The A20M# input, driven by the PC's A20 gate (SDM Vol.3 22.33.1: "An external
+ * A20M# pin forces wraparound [at 1 MByte] if enabled"). Enabled, physical
+ * addresses pass as they are; disabled, bit 20 of every physical address the
+ * CPU forms is forced to 0. Applied where a translation is made, so the TLB is
+ * flushed on a change and the hot path pays nothing. cpu_init() leaves A20
+ * enabled. */
+void cpu_set_a20(struct cpu *cpu, bool enabled);
 
 /* Tell the core that guest-physical page(s) were written behind its back
  * (DMA, loader): decoded instructions there are dropped. */

@@ -603,13 +603,13 @@ static const struct cpuid_leaf epyc_leaves[] = {
 	/* Physical 40 bits, linear 48 bits, one core. */
 	{ .leaf = 0x80000008, .eax = 0x00003028 },
 	/* SVM (APM3 E.4.9): revision 1, 32768 ASIDs as on Zen; EDX: nested paging
-	 * (0), SVM lock (2), NRIP save (3), TSC ratio MSR (4), VMCB clean bits (5),
-	 * flush by ASID (6), decode assists (7), PAUSE filter (10) and its
-	 * threshold (12), virtual VMSAVE/VMLOAD (15), virtual GIF (16). Zen's LBR
-	 * virtualization (1) and AVIC (13) are left out: hvemu has neither
-	 * last-branch recording nor APIC virtualization. */
+	 * (0), SVM lock (2), NRIP save (3), VMCB clean bits (5), flush by ASID (6),
+	 * decode assists (7), PAUSE filter (10) and its threshold (12), virtual
+	 * VMSAVE/VMLOAD (15), virtual GIF (16): what svm/ implements. Zen's LBR
+	 * virtualization (1), TSC ratio MSR (4) and AVIC (13) are left out: hvemu
+	 * has no last-branch recording, scales no TSC and has no AVIC. */
 	{ .leaf = 0x8000000a, .eax = 1, .ebx = 32768,
-	  .edx = (1u << 0) | (1u << 2) | (1u << 3) | (1u << 4) | (1u << 5) | (1u << 6) |
+	  .edx = (1u << 0) | (1u << 2) | (1u << 3) | (1u << 5) | (1u << 6) |
 		 (1u << 7) | (1u << 10) | (1u << 12) | (1u << 15) | (1u << 16) },
 };
 

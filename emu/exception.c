@@ -48,9 +48,19 @@ status_t cpu_raise(struct cpu *cpu, uint8_t vector)
 
 status_t cpu_raise_fault(struct cpu *cpu, const struct fault *f)
 {
+	/* A nested-paging fault is no exception of the guest's: the hypervisor
+	 * model turns it into #VMEXIT(NPF), an EPT violation or misconfiguration. */
+	if (f->stage == FAULT_STAGE2) {
+		if (!cpu->hv)
+			return ST_UNSUPPORTED;
+		return hv_intercept_stage2(cpu, f->nested.misconfig ? IK_STAGE2_MISCONFIG : IK_STAGE2_FAULT, f);
+	}
 	status_t st = cpu_raise_err(cpu, f->vector, f->error_code);
-	if (f->vector == EXC_PF)
+	if (f->vector == EXC_PF) {
 		cpu->event.cr2 = f->address;
+		cpu->event.cr2_carry = cpu->wrap_carry;
+	}
+	cpu->wrap_carry = 0;
 	return st;
 }
 
@@ -109,7 +119,7 @@ static status_t deliver_real(struct cpu *cpu, const struct event *ev)
 	uint64_t entry;
 	if (off + 3 > cpu->idtr.limit)
 		return cpu_raise(cpu, EXC_GP);
-	status_t st = lin_read_sys(cpu, (uint32_t)(cpu->idtr.base + off), 4, &entry);
+	status_t st = lin_read_sys(cpu, sys_wrap32(cpu, cpu->idtr.base, off), 4, &entry);
 	if (st != ST_OK)
 		return st;
 
@@ -153,7 +163,7 @@ static status_t deliver_prot(struct cpu *cpu, const struct event *ev)
 	/* SDM Vol.3 6.10: the gate must lie within the IDT limit. */
 	if ((uint32_t)ev->vector * 8 + 7 > cpu->idtr.limit)
 		return cpu_raise_err(cpu, EXC_GP, idt_err);
-	st = lin_read_sys(cpu, (uint32_t)(cpu->idtr.base + ev->vector * 8u), 8, &gate);
+	st = lin_read_sys(cpu, sys_wrap32(cpu, cpu->idtr.base, ev->vector * 8u), 8, &gate);
 	if (st != ST_OK)
 		return st;
 	unsigned type = desc_type(gate);
@@ -439,19 +449,24 @@ status_t cpu_deliver_event(struct cpu *cpu)
 			     ? cpu->insn_start : cpu->rip;
 
 	struct event ev = { 0 };
+	bool asked = false;        /* the hypervisor has seen cpu->event already */
 	cpu->delivering = 0;
 	for (;;) {
 		/* A hypervisor sees the event before it is delivered; one raised while
 		 * delivering another carries that one as its IDT-vectoring information
 		 * (SDM Vol.3 28.2.4, APM2 15.7.2 EXITINTINFO). */
-		cpu->vectoring_valid = cpu->delivering > 0;
-		cpu->vectoring = ev;
-		status_t st = intercept_event(cpu, &cpu->event);
-		if (st != ST_OK) {
-			cpu->delivering = 0;
-			cpu->vectoring_valid = false;
-			return st;
+		status_t st;
+		if (!asked) {
+			cpu->vectoring_valid = cpu->delivering > 0;
+			cpu->vectoring = ev;
+			st = intercept_event(cpu, &cpu->event);
+			if (st != ST_OK) {
+				cpu->delivering = 0;
+				cpu->vectoring_valid = false;
+				return st;
+			}
 		}
+		asked = false;
 		if (cpu->trace & TRACE_EXC)
 			trace(cpu, "exc", false);
 
@@ -477,6 +492,20 @@ status_t cpu_deliver_event(struct cpu *cpu)
 		 * the program (interrupt, NMI, exception, INT1). #PF has its own format. */
 		if (!is_software(&ev) && next->has_error && next->vector != EXC_PF)
 			next->error_code |= 1;
+		/* APM2 15.12 (its #NP, #GP, #DF example): the intercepts see the
+		 * second exception itself, with the first as EXITINTINFO, before
+		 * Table 6-5 combines the two into #DF. */
+		if (cpu->in_guest) {
+			cpu->vectoring_valid = true;
+			cpu->vectoring = ev;
+			st = intercept_event(cpu, next);
+			cpu->vectoring_valid = false;
+			if (st != ST_OK) {
+				cpu->delivering = 0;
+				return st;
+			}
+			asked = true;
+		}
 		/* The chain starts with the event whose delivery faulted first. */
 		if (cpu->delivering == 1) {
 			cpu->fault_chain.count = 0;
@@ -503,6 +532,7 @@ status_t cpu_deliver_event(struct cpu *cpu)
 			*next = (struct event){ .pending = true, .type = EV_EXCEPTION,
 						.vector = EXC_DF, .has_error = true, .error_code = 0 };
 			chain_add(cpu, next, cs, fault_rip);
+			asked = false;     /* the #DF is a new event for the intercepts */
 		}
 		/* Otherwise the second exception is handled serially (Table 6-5). */
 		cpu->rip = fault_rip;
@@ -538,13 +568,13 @@ static status_t redirection_bit(struct cpu *cpu, uint8_t vector, bool *set)
 	uint64_t base, bits;
 	if ((type != SYS_TSS32_AVAIL && type != SYS_TSS32_BUSY) || tr->limit < TSS32_IOMAP_BASE_OFF + 1)
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	status_t st = lin_read_sys(cpu, (uint32_t)(tr->base + TSS32_IOMAP_BASE_OFF), 2, &base);
+	status_t st = lin_read_sys(cpu, sys_wrap32(cpu, tr->base, TSS32_IOMAP_BASE_OFF), 2, &base);
 	if (st != ST_OK)
 		return st;
 	uint64_t off = base - REDIR_BITMAP_BYTES + vector / 8u;
 	if (base < REDIR_BITMAP_BYTES || off > tr->limit)
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	st = lin_read_sys(cpu, (uint32_t)(tr->base + off), 1, &bits);
+	st = lin_read_sys(cpu, sys_wrap32(cpu, tr->base, off), 1, &bits);
 	if (st != ST_OK)
 		return st;
 	*set = (bits >> (vector & 7)) & 1;
@@ -645,7 +675,12 @@ status_t op_bound(struct cpu *cpu, const struct insn *in)
 	if (st != ST_OK)
 		return st;
 	int64_t idx = sign_extend(greg_read(cpu, in, size), size);
-	if (idx < sign_extend(lo, size) || idx > sign_extend(hi, size))
-		return cpu_raise(cpu, EXC_BR);
+	if (idx < sign_extend(lo, size) || idx > sign_extend(hi, size)) {
+		st = cpu_raise(cpu, EXC_BR);
+		/* The length goes along: an SVM #BR intercept reports the next
+		 * instruction as nRIP (APM2 15.7.1). */
+		cpu->event.insn_len = in->len;
+		return st;
+	}
 	return ST_OK;
 }

@@ -31,7 +31,14 @@ enum ts_source { TS_CALL, TS_IRET, TS_JMP, TS_GATE };
  * checks and before its memory accesses (APM2 15.9, SDM Vol.3 25.1.1); a few
  * rows differ by vendor (SDM 25.1.3: MOV DR exits take priority over the
  * CPL and DR4/DR5 faults). A model answers only the phase its manual names. */
-enum intercept_phase { PHASE_CHECKED = 0, PHASE_BEFORE_CHECKS = 1 };
+enum intercept_phase {
+	PHASE_CHECKED = 0,         /* after the instruction's own checks */
+	PHASE_BEFORE_CHECKS = 1,   /* before them (VMX MOV DR) */
+	PHASE_BEFORE_OPERAND = 2,  /* after the privilege checks, before the memory
+				      operand is read (SVM LMSW, APM2 Table 15-7) */
+	PHASE_TSS_CHECKED = 3,     /* a task switch after the new and old TSS limit
+				      checks (SVM, APM2 15.14.1: #TS first) */
+};
 
 /* An instruction operand as both manuals report it. */
 struct exit_operand {

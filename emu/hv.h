@@ -31,7 +31,63 @@ struct hv_model {
 	/* An instruction boundary with ATT_HV set in cpu->attention (the model
 	 * asked to look: a pending virtual interrupt, a window, a timer). */
 	status_t (*boundary)(void *ctx, struct cpu *cpu);
+	/* cpu_reset(): forget the guest and every cached VMCB/VMCS state. */
+	void (*reset)(void *ctx, struct cpu *cpu);
 };
+
+/* A VM exit as the model delivered it to the host, for whoever watches exits
+ * (cli/: --trace vmexit, --stats, the livelock detector). Vendor-neutral: svm/
+ * fills it from the VMCB it wrote, vmx/ from the VMCS exit fields. */
+struct vm_exit_report {
+	const char *vendor;        /* "svm" or "vmx" */
+	uint64_t code;             /* EXITCODE (VMEXIT_INVALID = -1) / exit reason */
+	const char *name;          /* "VMEXIT_NPF", "EXTERNAL_INTERRUPT", ... */
+	uint64_t info1, info2;     /* EXITINFO1/2; qualification, guest-linear address */
+	uint64_t intinfo;          /* EXITINTINFO / IDT-vectoring information (0: none) */
+	const char *failed_check;  /* VMEXIT_INVALID / entry failure: the check and its
+				      section, e.g. "APM2 15.5.1: EFER.SVME = 0"; else NULL */
+	/* Where the guest was: CS selector, rIP, code size (16/32/64) for the
+	 * disassembler, and the bytes at CS:rIP that could be read (0 if none). */
+	uint16_t cs;
+	uint64_t rip;
+	uint8_t code_bits;
+	uint8_t insn_len;
+	uint8_t insn[15];
+	uint64_t now;              /* virtual time of the exit (cpu_now()) */
+	uint64_t guest_insns;      /* virtual time since the VMRUN / VM entry that ended here */
+	/* The model's decoding of info1/info2/intinfo in words ("port 0x70 out
+	 * size 1 ..."), into buf; NULL if it has none. */
+	void (*describe)(const struct vm_exit_report *r, char *buf, size_t size);
+};
+
+/* Installed by the machine on the CPU to see every VM exit (NULL: nobody). */
+struct vm_exit_observer {
+	void (*exit)(void *ctx, struct cpu *cpu, const struct vm_exit_report *r);
+	void *ctx;
+	bool want_insn;            /* fill insn/insn_len (a guest code read per exit) */
+};
+
+/* ---- What a world switch (VMRUN, #VMEXIT, VM entry, VM exit) needs of the core ---- */
+
+/* The CR4 and EFER bits this CPU implements; the rest are reserved (MBZ). */
+uint64_t cpu_cr4_valid_bits(const struct cpu *cpu);
+uint64_t cpu_efer_valid_bits(const struct cpu *cpu);
+
+/* Whether MOV to CRn of val passes the instruction's #GP(0) checks on the
+ * value (reserved bits, illegal combinations): an SVM CR-write intercept comes
+ * only after them (APM2 15.9 Table 15-7), a VMX exit before (SDM Vol.3 25.1.1). */
+bool cpu_mov_cr_value_ok(const struct cpu *cpu, unsigned cr, uint64_t val);
+
+/* Load the PAE PDPTE registers for the current CR0/CR3/CR4 (SDM Vol.3 4.4.1),
+ * through stage 2 while cpu->stage2_on: ST_FAULT with #GP(0) pending for a
+ * reserved bit, a stage-2 fault goes to the model as usual. Nothing happens
+ * outside PAE paging. */
+status_t cpu_load_pdptes(struct cpu *cpu) CHECKED;
+
+/* After a model replaced registers wholesale (segments with seg_refresh()
+ * done, CRs, EFER, RFLAGS with the lazy flags dropped, CPL): recompute the
+ * mode and have the run loop look at the next boundary afresh. */
+void cpu_world_switched(struct cpu *cpu);
 
 /* The slow halves (emu/intercept.c): build the record and ask the model. */
 status_t hv_intercept_insn(struct cpu *cpu, const struct insn *in, enum intercept_kind kind,
@@ -43,7 +99,8 @@ status_t hv_intercept_msr(struct cpu *cpu, const struct insn *in, uint32_t index
 status_t hv_intercept_io(struct cpu *cpu, const struct insn *in, uint16_t port, unsigned size,
 			 bool is_in, bool is_string, bool has_rep) CHECKED;
 status_t hv_intercept_event(struct cpu *cpu, const struct event *ev) CHECKED;
-status_t hv_intercept_task_switch(struct cpu *cpu, uint16_t selector, enum ts_source source) CHECKED;
+status_t hv_intercept_task_switch(struct cpu *cpu, uint16_t selector, enum ts_source source,
+				  uint8_t phase) CHECKED;
 status_t hv_intercept_plain(struct cpu *cpu, enum intercept_kind kind) CHECKED;
 /* A stage-2 (nested paging, EPT) fault: always the model's (STAGE2_FAULT or
  * STAGE2_MISCONFIG). */
@@ -106,11 +163,15 @@ static inline status_t intercept_event(struct cpu *cpu, const struct event *ev)
 	return hv_intercept_event(cpu, ev);
 }
 
-static inline status_t intercept_task_switch(struct cpu *cpu, uint16_t selector, enum ts_source source)
+/* A task switch, asked twice: after the caller's descriptor checks
+ * (PHASE_CHECKED, VMX) and after the TSS limit checks (PHASE_TSS_CHECKED,
+ * SVM). */
+static inline status_t intercept_task_switch(struct cpu *cpu, uint16_t selector, enum ts_source source,
+					     uint8_t phase)
 {
 	if (__builtin_expect(!cpu->in_guest, 1))
 		return ST_OK;
-	return hv_intercept_task_switch(cpu, selector, source);
+	return hv_intercept_task_switch(cpu, selector, source, phase);
 }
 
 /* Events without operands: SHUTDOWN, INIT, SMI, NMI and INTR acceptance, windows. */

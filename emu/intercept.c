@@ -81,6 +81,21 @@ static void record_insn(struct cpu *cpu, const struct insn *in, struct exit_reco
 	}
 }
 
+/* Where the guest resumes after an exit that happens while an event is
+ * delivered: the instruction that raised a software interrupt or exception,
+ * or the entry that injected the event (either is retried), else the
+ * interrupted rIP the delivery holds; outside a delivery, the instruction
+ * that was executing (SDM Vol.3 28.3.3 guest RIP; APM2 15.7.2). */
+static uint64_t resume_rip(const struct cpu *cpu)
+{
+	if (!cpu->vectoring_valid)
+		return cpu->insn_start;
+	const struct event *ev = &cpu->vectoring;
+	bool software = ev->type == EV_SOFTINT || ev->type == EV_SOFTEXC || ev->type == EV_PRIV_SOFTEXC;
+	/* An injected event's delivery started at the entry's rIP (insn_start). */
+	return software || ev->injected ? cpu->insn_start : cpu->rip;
+}
+
 static status_t ask(struct cpu *cpu, struct exit_record *r)
 {
 	return cpu->hv->intercept(cpu->hv_ctx, cpu, r);
@@ -182,16 +197,19 @@ status_t hv_intercept_event(struct cpu *cpu, const struct event *ev)
 	 * next one (SDM Vol.3 28.3.3: for a software exception "the value saved
 	 * references the INT3, INTO, or INT1 instruction"; APM2 15.7.1 nRIP). */
 	bool software = ev->type == EV_SOFTINT || ev->type == EV_SOFTEXC || ev->type == EV_PRIV_SOFTEXC;
-	if (software && !ev->injected)
+	if (cpu->vectoring_valid)
+		r.rip = r.next_rip = resume_rip(cpu);   /* a fault while delivering another event */
+	else if (software && !ev->injected)
 		r.rip = cpu->insn_start;
 	return ask(cpu, &r);
 }
 
-status_t hv_intercept_task_switch(struct cpu *cpu, uint16_t selector, enum ts_source source)
+status_t hv_intercept_task_switch(struct cpu *cpu, uint16_t selector, enum ts_source source, uint8_t phase)
 {
 	struct exit_record r;
 	record_start(cpu, &r, IK_TASK_SWITCH);
-	r.rip = cpu->insn_start;
+	r.phase = phase;
+	r.rip = resume_rip(cpu);
 	r.tss_selector = selector;
 	r.ts_source = (uint8_t)source;
 	if (source == TS_GATE && cpu->vectoring_valid)
@@ -210,7 +228,7 @@ status_t hv_intercept_stage2(struct cpu *cpu, enum intercept_kind kind, const st
 {
 	struct exit_record r;
 	record_start(cpu, &r, kind);
-	r.rip = cpu->insn_start;
+	r.rip = resume_rip(cpu);
 	r.fault = *f;
 	return ask(cpu, &r);
 }
@@ -229,4 +247,13 @@ status_t hv_vm_insn(struct cpu *cpu, const struct insn *in)
 status_t op_vm_insn(struct cpu *cpu, const struct insn *in)
 {
 	return hv_vm_insn(cpu, in);
+}
+
+void cpu_world_switched(struct cpu *cpu)
+{
+	cpu_update_mode(cpu);
+	/* cpu_update_mode() sets CPL for real and v8086 mode only; the model set it
+	 * otherwise. IF, GIF, shadows and TF may all have changed. */
+	cpu->halted = false;
+	cpu_attend(cpu, ATT_EVENT | ATT_STEP);
 }

@@ -9,6 +9,7 @@
 #include "emu/icache.h"
 #include "emu/operand.h"
 #include "emu/paging_env.h"
+#include "mmu/nested.h"
 
 static inline unsigned tlb_bank(const struct cpu *cpu)
 {
@@ -34,23 +35,57 @@ unsigned cpu_paging_mode(const struct cpu *cpu)
 	return (cpu->cr4 & CR4_LA57) ? PAGING_5LEVEL : PAGING_4LEVEL;
 }
 
+static inline enum walk_kind walk_kind_of(enum tlb_access acc)
+{
+	return acc == TLB_WRITE ? WALK_WRITE : acc == TLB_EXEC ? WALK_EXEC : WALK_READ;
+}
+
+/* A guest's access under nested paging / EPT: its own paging (if on), every
+ * table access and the final guest-physical address through stage 2
+ * (mmu/nested.h). A stage-1 failure is the guest's #PF; a stage-2 one goes to
+ * the hypervisor model (#VMEXIT(NPF), EPT violation or misconfiguration). */
+static __attribute__((noinline)) status_t translate_nested(struct cpu *cpu, uint64_t lin,
+							   enum tlb_access acc, unsigned bank,
+							   bool implicit, struct translation *t)
+{
+	struct paging_env env = cpu_paging_env(cpu);
+	unsigned flags = (bank == TLB_USER ? WALK_USER : 0) | (implicit ? WALK_IMPLICIT : 0);
+	struct nested_result r;
+	struct fault f;
+	if (!nested_walk(&env, &cpu->stage2, lin, walk_kind_of(acc), flags, &r, &f)) {
+		if (f.stage == FAULT_STAGE1) {
+			if (cpu->trace_walk)
+				cpu->trace_walk(cpu, lin, &r.guest, &f);
+			tlb_flush_page(&cpu->tlb, lin);     /* SDM Vol.3 4.10.4.1 */
+		}
+		return cpu_raise_fault(cpu, &f);
+	}
+	*t = (struct translation){ .pa = r.pa, .read = r.can_read, .write = r.can_write,
+				   .exec = r.can_exec, .global = r.guest.global,
+				   .page_shift = (uint8_t)__builtin_ctzll(r.page_size) };
+	return ST_OK;
+}
+
 /* Linear -> physical for one access. With paging off the linear address is the
- * physical address (SDM Vol.3 4.1.1; A20 is always enabled). */
+ * physical address (SDM Vol.3 4.1.1). Either way the A20 gate masks bit 20 of
+ * the result while it is disabled (cpu_set_a20; the paging structures' own
+ * addresses are not masked). */
 static status_t translate(struct cpu *cpu, uint64_t lin, enum tlb_access acc, unsigned bank,
 			  bool implicit, struct translation *t)
 {
+	if (__builtin_expect(cpu->stage2_on, 0))
+		return translate_nested(cpu, lin, acc, bank, implicit, t);
 	unsigned mode = cpu_paging_mode(cpu);
 	if (mode == PAGING_OFF) {
-		*t = (struct translation){ .pa = lin, .read = true, .write = true, .exec = true,
-					   .page_shift = PAGE_SHIFT };
+		*t = (struct translation){ .pa = lin & cpu->a20_mask, .read = true, .write = true,
+					   .exec = true, .page_shift = PAGE_SHIFT };
 		return ST_OK;
 	}
 	struct paging_env env = cpu_paging_env(cpu);
 	unsigned flags = (bank == TLB_USER ? WALK_USER : 0) | (implicit ? WALK_IMPLICIT : 0);
 	struct walk_result r;
 	struct fault f;
-	if (!paging_walk(&env, lin, acc == TLB_WRITE ? WALK_WRITE : acc == TLB_EXEC ? WALK_EXEC : WALK_READ,
-			 flags, &r, &f)) {
+	if (!paging_walk(&env, lin, walk_kind_of(acc), flags, &r, &f)) {
 		if (cpu->trace_walk)
 			cpu->trace_walk(cpu, lin, &r, &f);
 		/* SDM Vol.3 4.10.4.1: a page fault invalidates the TLB entries for the
@@ -58,7 +93,7 @@ static status_t translate(struct cpu *cpu, uint64_t lin, enum tlb_access acc, un
 		tlb_flush_page(&cpu->tlb, lin);
 		return cpu_raise_fault(cpu, &f);
 	}
-	*t = (struct translation){ .pa = r.pa, .read = r.can_read, .write = r.can_write,
+	*t = (struct translation){ .pa = r.pa & cpu->a20_mask, .read = r.can_read, .write = r.can_write,
 				   .exec = r.can_exec, .global = r.global,
 				   .page_shift = (uint8_t)__builtin_ctzll(r.page_size) };
 	return ST_OK;
@@ -250,12 +285,16 @@ static inline status_t lin_write(struct cpu *cpu, uint64_t lin, unsigned size, u
 
 status_t lin_read_sys(struct cpu *cpu, uint64_t lin, unsigned size, uint64_t *out)
 {
-	return lin_read(cpu, lin, size, TLB_SUPERVISOR, TLB_READ, true, out);
+	status_t st = lin_read(cpu, lin, size, TLB_SUPERVISOR, TLB_READ, true, out);
+	cpu->wrap_carry = 0;
+	return st;
 }
 
 status_t lin_write_sys(struct cpu *cpu, uint64_t lin, unsigned size, uint64_t v)
 {
-	return lin_write(cpu, lin, size, TLB_SUPERVISOR, true, v);
+	status_t st = lin_write(cpu, lin, size, TLB_SUPERVISOR, true, v);
+	cpu->wrap_carry = 0;
+	return st;
 }
 
 status_t cpu_fetch_code(struct cpu *cpu, uint64_t lin, unsigned size, uint8_t *buf)

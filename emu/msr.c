@@ -211,8 +211,7 @@ static bool feature_control_write(struct cpu *cpu, uint64_t v)
  * VM_CR.SVMDIS = 1 (APM2 15.4). A change of NXE changes translations. */
 #define VM_CR_LOCK   (1ull << 3)
 #define VM_CR_SVMDIS (1ull << 4)
-static uint64_t efer_read(struct cpu *cpu) { return cpu->efer; }
-static bool efer_write(struct cpu *cpu, uint64_t v)
+static uint64_t efer_writable(const struct cpu *cpu)
 {
 	uint64_t writable = 0;
 
@@ -224,6 +223,19 @@ static bool efer_write(struct cpu *cpu, uint64_t v)
 		writable |= EFER_NXE;
 	if (has_svm(cpu))
 		writable |= EFER_SVME;
+	return writable;
+}
+
+uint64_t cpu_efer_valid_bits(const struct cpu *cpu)
+{
+	return efer_writable(cpu) | (has_lm(cpu) ? EFER_LMA : 0);
+}
+
+static uint64_t efer_read(struct cpu *cpu) { return cpu->efer; }
+static bool efer_write(struct cpu *cpu, uint64_t v)
+{
+	uint64_t writable = efer_writable(cpu);
+
 	if (v & ~(writable | EFER_LMA))
 		return false;
 	if (((v ^ cpu->efer) & EFER_LME) && (cpu->cr0 & CR0_PG))
@@ -296,6 +308,9 @@ static bool vm_cr_write(struct cpu *cpu, uint64_t v)
 		return false;
 	if (cpu->vm_cr & VM_CR_LOCK)
 		v = (v & ~(VM_CR_LOCK | VM_CR_SVMDIS)) | (cpu->vm_cr & (VM_CR_LOCK | VM_CR_SVMDIS));
+	/* APM2 15.30.1: setting SVMDIS while EFER.SVME = 1 is #GP(0). */
+	if ((v & VM_CR_SVMDIS) && !(cpu->vm_cr & VM_CR_SVMDIS) && (cpu->efer & EFER_SVME))
+		return false;
 	cpu->vm_cr = v;
 	return true;
 }
@@ -308,6 +323,87 @@ static bool vm_hsave_write(struct cpu *cpu, uint64_t v)
 	if ((v & 0xfff) || (v & ~phys_mask(cpu->model)))
 		return false;
 	cpu->vm_hsave_pa = v;
+	return true;
+}
+
+/* ---- the MSRs an OS kernel reads at boot ----
+ * Linux's microcode loader reads the platform ID and the microcode revision on
+ * every Intel family-6 part, and AMD's patch level; its perf code probes AMD's
+ * four legacy performance counters. Each exists on the real part a model
+ * imitates; hvemu gives the values of a part with no microcode update loaded. */
+#define MSR_PLATFORM_ID  0x17u         /* Intel IA32_PLATFORM_ID */
+#define MSR_BIOS_SIGN_ID 0x8bu         /* Intel IA32_BIOS_SIGN_ID, AMD PATCH_LEVEL */
+#define MSR_PERF_EVTSEL0 0xc0010000u   /* AMD PerfEvtSel0-3 */
+#define MSR_PERF_CTR0    0xc0010004u   /* AMD PerfCtr0-3 */
+
+static bool is_intel_p6(const struct cpu *cpu) { return is_intel(cpu) && family(cpu) >= 6; }
+
+/* IA32_PLATFORM_ID (SDM Vol.4 Table 2-2, 17H, "06_01H"; read-only): bits 52:50
+ * the platform the processor is for, which selects the microcode update that
+ * fits it (SDM Vol.3 10.11.2); 0 on hvemu's models. */
+static uint64_t platform_id_read(struct cpu *cpu)
+{
+	(void)cpu;
+	return 0;
+}
+static bool read_only_write(struct cpu *cpu, uint64_t v)
+{
+	(void)cpu;
+	(void)v;
+	return false;
+}
+
+/* IA32_BIOS_SIGN_ID (SDM Vol.4 Table 2-2, 8BH, "06_01H"): bits 63:32 hold the
+ * signature of the loaded microcode update after CPUID.01H; software writes 0
+ * first, then executes CPUID, then reads (SDM Vol.3 10.11.7.1). No update is
+ * ever loaded on hvemu, so the signature is 0 and the write has nothing to
+ * clear. */
+static uint64_t bios_sign_id_read(struct cpu *cpu)
+{
+	(void)cpu;
+	return 0;
+}
+static bool bios_sign_id_write(struct cpu *cpu, uint64_t v)
+{
+	(void)cpu;
+	(void)v;
+	return true;
+}
+
+/* AMD MSR0000_008B PATCH_LEVEL (BKDG for family 10h, 31116, and PPR for family
+ * 17h, read-only): the loaded microcode patch, 0 for none. */
+static uint64_t patch_level_read(struct cpu *cpu)
+{
+	(void)cpu;
+	return 0;
+}
+
+/* AMD PerfEvtSel0-3 (APM2 13.2.1, Figure 13-7): event select 7:0 and 35:32,
+ * unit mask, USR, OS, edge, INT, EN, INV, counter mask, GuestOnly (40) and
+ * HostOnly (41); bits 19, 21, 39:36 and 63:42 are reserved (#GP on a 1). Present
+ * on every AMD64 part, with no CPUID bit. hvemu models no performance events:
+ * an enabled counter does not advance (its value stays what software wrote). */
+#define PERF_EVTSEL_RESERVED 0xfffffcf000280000ull
+static unsigned perf_index(const struct cpu *cpu)
+{
+	return (uint32_t)cpu->regs[R_CX] & 3;    /* the MSR the instruction names */
+}
+static uint64_t perf_sel_read(struct cpu *cpu) { return cpu->amd_perf_sel[perf_index(cpu)]; }
+static bool perf_sel_write(struct cpu *cpu, uint64_t v)
+{
+	if (v & PERF_EVTSEL_RESERVED)
+		return false;
+	cpu->amd_perf_sel[perf_index(cpu)] = v;
+	return true;
+}
+
+/* AMD PerfCtr0-3 (APM2 13.2.1): 48-bit counters; bits 63:48 read as 0 and
+ * writes to them are dropped (as the counters' width gives them). */
+#define PERF_CTR_MASK ((1ull << 48) - 1)
+static uint64_t perf_ctr_read(struct cpu *cpu) { return cpu->amd_perf_ctr[perf_index(cpu)]; }
+static bool perf_ctr_write(struct cpu *cpu, uint64_t v)
+{
+	cpu->amd_perf_ctr[perf_index(cpu)] = v & PERF_CTR_MASK;
 	return true;
 }
 
@@ -335,13 +431,25 @@ static const struct msr_def msrs[] = {
 	{ MSR_TSC_AUX,          "IA32_TSC_AUX", has_rdtscp, tsc_aux_read, tsc_aux_write },
 	{ MSR_VM_CR,            "VM_CR", has_svm, vm_cr_read, vm_cr_write },
 	{ MSR_VM_HSAVE_PA,      "VM_HSAVE_PA", has_svm, vm_hsave_read, vm_hsave_write },
+	{ MSR_PLATFORM_ID,      "IA32_PLATFORM_ID", is_intel_p6, platform_id_read, read_only_write },
+	{ MSR_BIOS_SIGN_ID,     "IA32_BIOS_SIGN_ID", is_intel_p6, bios_sign_id_read, bios_sign_id_write },
+	{ MSR_BIOS_SIGN_ID,     "PATCH_LEVEL", is_amd, patch_level_read, read_only_write },
+	{ MSR_PERF_EVTSEL0,     "PerfEvtSel0", is_amd, perf_sel_read, perf_sel_write },
+	{ MSR_PERF_EVTSEL0 + 1, "PerfEvtSel1", is_amd, perf_sel_read, perf_sel_write },
+	{ MSR_PERF_EVTSEL0 + 2, "PerfEvtSel2", is_amd, perf_sel_read, perf_sel_write },
+	{ MSR_PERF_EVTSEL0 + 3, "PerfEvtSel3", is_amd, perf_sel_read, perf_sel_write },
+	{ MSR_PERF_CTR0,        "PerfCtr0", is_amd, perf_ctr_read, perf_ctr_write },
+	{ MSR_PERF_CTR0 + 1,    "PerfCtr1", is_amd, perf_ctr_read, perf_ctr_write },
+	{ MSR_PERF_CTR0 + 2,    "PerfCtr2", is_amd, perf_ctr_read, perf_ctr_write },
+	{ MSR_PERF_CTR0 + 3,    "PerfCtr3", is_amd, perf_ctr_read, perf_ctr_write },
 };
 
+/* The row for index that this CPU has (an index may have one row per vendor). */
 static const struct msr_def *find_msr(const struct cpu *cpu, uint32_t index)
 {
 	for (unsigned i = 0; i < sizeof(msrs) / sizeof(msrs[0]); i++)
-		if (msrs[i].index == index)
-			return msrs[i].exists(cpu) ? &msrs[i] : NULL;
+		if (msrs[i].index == index && msrs[i].exists(cpu))
+			return &msrs[i];
 	return NULL;
 }
 

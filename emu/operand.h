@@ -136,6 +136,17 @@ status_t mem_probe_write(struct cpu *cpu, unsigned seg, uint64_t off, unsigned s
 
 /* Implicit supervisor-mode accesses by linear address: descriptor tables, TSS,
  * IDT (SDM Vol.3 4.6.1: these are supervisor accesses whatever the CPL). */
+/* The linear address base + off of a system access outside IA-32e mode
+ * (descriptor tables, IDT, TSS, an inner stack): 32 bits wide (SDM Vol.3 3.4,
+ * APM2 2.2). What the wrap drops goes with a #PF of this access as
+ * event.cr2_carry; lin_read_sys/lin_write_sys forget it after the access. */
+static inline uint64_t sys_wrap32(struct cpu *cpu, uint64_t base, uint64_t off)
+{
+	uint64_t sum = base + off;
+	cpu->wrap_carry = (uint32_t)(sum >> 32);
+	return (uint32_t)sum;
+}
+
 status_t lin_read_sys(struct cpu *cpu, uint64_t lin, unsigned size, uint64_t *out) CHECKED;
 status_t lin_write_sys(struct cpu *cpu, uint64_t lin, unsigned size, uint64_t v) CHECKED;
 

@@ -116,12 +116,18 @@ static status_t run_one(struct cpu *cpu)
 	/* The instruction after STI / MOV SS runs alone, so that nothing is
 	 * recognised between it and the one that set the shadow (SDM 6.8.3); the
 	 * shadow ends with it. */
+	cpu->insn_shadow = cpu->shadow;
 	cpu->shadow = 0;
 	if ((cpu->trace & TRACE_INSN) && cpu->trace_insn)
 		cpu->trace_insn(cpu, &b->insns[0]);
 	st = run_block(cpu, b, 1);
+	cpu->insn_shadow = 0;
 	if (st != ST_OK)
 		return st;
+	/* APM2 Table 15-10: with GIF = 0 a data breakpoint match is ignored and
+	 * discarded. */
+	if (!cpu->gif)
+		cpu->debug_hits = 0;
 	/* Single-step and data-breakpoint traps of this instruction: one #DB, taken
 	 * at the boundary by priority (emu/event_step.c). Only MOV SS / POP SS hold
 	 * debug exceptions off for one instruction; the STI shadow blocks maskable
@@ -159,6 +165,9 @@ status_t cpu_run(struct cpu *cpu)
 			st = event_step(cpu, &one_step);
 			if (st != ST_OK)
 				return st;
+			/* A delivered event may have used the last instruction allowed. */
+			if (cpu->icount_limit && cpu->icount >= cpu->icount_limit)
+				continue;
 		}
 		if (__builtin_expect(one_step, 0)) {
 			st = run_one(cpu);

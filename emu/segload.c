@@ -33,7 +33,7 @@ status_t desc_fetch(struct cpu *cpu, uint16_t sel, uint8_t vector, uint64_t *raw
 		return cpu_raise_err(cpu, vector, sel_error(sel));
 	uint64_t lin = base + (sel & ~7u);
 	if (!(cpu->efer & EFER_LMA))
-		lin = (uint32_t)lin;   /* SDM Vol.3 3.4: 32-bit linear addresses */
+		lin = sys_wrap32(cpu, base, sel & ~7u);   /* SDM Vol.3 3.4: 32-bit linear addresses */
 	return lin_read_sys(cpu, lin, 8, raw);
 }
 
@@ -120,11 +120,11 @@ status_t tss_inner_stack(struct cpu *cpu, unsigned dpl, uint16_t *ss, uint32_t *
 	uint32_t last = tss32 ? off + 5 : off + 3;
 	if (last > tr->limit)
 		return cpu_raise_err(cpu, EXC_TS, sel_error(tr->selector));
-	st = lin_read_sys(cpu, (uint32_t)(tr->base + off), tss32 ? 4 : 2, &v);
+	st = lin_read_sys(cpu, sys_wrap32(cpu, tr->base, off), tss32 ? 4 : 2, &v);
 	if (st != ST_OK)
 		return st;
 	*esp = (uint32_t)v;
-	st = lin_read_sys(cpu, (uint32_t)(tr->base + off + (tss32 ? 4 : 2)), 2, &v);
+	st = lin_read_sys(cpu, sys_wrap32(cpu, tr->base, off + (tss32 ? 4 : 2)), 2, &v);
 	if (st != ST_OK)
 		return st;
 	*ss = (uint16_t)v;
@@ -241,12 +241,18 @@ status_t frame_write(struct cpu *cpu, const struct stack_frame *fr)
 		unsigned size = fr->slot[i].size;
 		status_t st;
 		off = (off - size) & fr->mask;
-		if (fr->current)
+		if (fr->current) {
+			/* A 16-bit stack's carry goes with a #PF like a system access's
+			 * (event.cr2_carry); the push itself is an ordinary one. */
+			if (fr->mask == 0xffff && !fr->flat64)
+				cpu->wrap_carry = (uint32_t)((fr->ss.base + off) >> 32);
 			st = mem_write(cpu, SR_SS, off, size, fr->slot[i].value);
-		else if (fr->flat64)
+			cpu->wrap_carry = 0;
+		} else if (fr->flat64) {
 			st = lin_write_sys(cpu, off, size, fr->slot[i].value);
-		else
-			st = lin_write_sys(cpu, (uint32_t)(fr->ss.base + off), size, fr->slot[i].value);
+		} else {
+			st = lin_write_sys(cpu, sys_wrap32(cpu, fr->ss.base, off), size, fr->slot[i].value);
+		}
 		if (st != ST_OK)
 			return st;
 	}

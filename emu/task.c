@@ -62,7 +62,7 @@ static status_t read_tss(struct cpu *cpu, uint32_t base, bool t32, struct task_s
 	unsigned len = t32 ? TSS32_SIZE : TSS16_SIZE;
 	for (unsigned off = 0; off < len; off += 4) {
 		uint64_t v;
-		status_t st = lin_read_sys(cpu, (uint32_t)(base + off), 4, &v);
+		status_t st = lin_read_sys(cpu, sys_wrap32(cpu, base, off), 4, &v);
 		if (st != ST_OK)
 			return st;
 		for (unsigned i = 0; i < 4; i++)
@@ -295,7 +295,8 @@ status_t task_switch(struct cpu *cpu, uint16_t tss_sel, uint64_t tss_raw,
 	 * task switch intercept), once the caller's descriptor checks have passed. */
 	static const uint8_t ts_source_of[] = { [TASK_JMP] = TS_JMP, [TASK_CALL] = TS_CALL,
 						[TASK_IRET] = TS_IRET, [TASK_INT] = TS_GATE };
-	if ((st = intercept_task_switch(cpu, tss_sel, (enum ts_source)ts_source_of[src])) != ST_OK)
+	enum ts_source ts = (enum ts_source)ts_source_of[src];
+	if ((st = intercept_task_switch(cpu, tss_sel, ts, PHASE_CHECKED)) != ST_OK)
 		return st;
 
 	/* SDM Vol.3 7.3 step 3, Table 6-6: a new TSS below the minimum limit is
@@ -306,6 +307,9 @@ status_t task_switch(struct cpu *cpu, uint16_t tss_sel, uint64_t tss_raw,
 	 * step 5; Table 6-6 "stores to the old TSS"): #TS(current TSS). */
 	if (cpu->tr.limit < (old32 ? TSS32_MIN_LIMIT_TS : TSS16_MIN_LIMIT_TS))
 		return cpu_raise_err(cpu, EXC_TS, sel_error(cpu->tr.selector));
+	/* APM2 15.14.1: the SVM task-switch intercept comes after these #TS. */
+	if ((st = intercept_task_switch(cpu, tss_sel, ts, PHASE_TSS_CHECKED)) != ST_OK)
+		return st;
 	uint32_t new_base = desc_base(tss_raw);
 	st = read_tss(cpu, new_base, new32, &s);
 	if (st != ST_OK)

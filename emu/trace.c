@@ -10,7 +10,8 @@
 
 static const struct { const char *word; unsigned bits; } trace_words[] = {
 	{ "insn", TRACE_INSN }, { "exc", TRACE_EXC }, { "io", TRACE_IO }, { "pf", TRACE_PF },
-	{ "all", TRACE_INSN | TRACE_EXC | TRACE_IO | TRACE_PF },
+	{ "vmexit", TRACE_VMEXIT },
+	{ "all", TRACE_INSN | TRACE_EXC | TRACE_IO | TRACE_PF | TRACE_VMEXIT },
 };
 
 bool trace_parse(const char *list, unsigned *classes)

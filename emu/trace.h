@@ -19,8 +19,9 @@ struct trace {
 	const char *note;          /* the last reason the core gave for ST_UNSUPPORTED */
 };
 
-/* Parse a comma-separated class list ("insn,exc,io,pf" or "all") into TRACE_*
- * bits. Returns false on an unknown word. */
+/* Parse a comma-separated class list ("insn,exc,io,pf,vmexit" or "all") into
+ * TRACE_* bits (vmexit is printed by whoever observes VM exits, not here).
+ * Returns false on an unknown word. */
 bool trace_parse(const char *list, unsigned *classes);
 
 /* Open Capstone for the three code sizes. If Capstone fails, tracing still works

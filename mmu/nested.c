@@ -145,7 +145,11 @@ bool nested_walk(const struct paging_env *guest, const struct paging_env *host, 
 						 .can_write = true, .can_exec = true, .writable = true };
 	} else {
 		struct stage2_port port;
-		stage2_port_init(&port, host, lin, true, ept_ad_enabled(host));
+		/* APM2 15.25.5: the guest's page-table accesses are user writes for
+		 * the nested walk (they may set A/D); SDM 29.3.5: EPT counts them as
+		 * writes with EPT A/D on. */
+		bool table_writes = !(host->mode == PAGING_EPT4 || host->mode == PAGING_EPT5) || ept_ad_enabled(host);
+		stage2_port_init(&port, host, lin, true, table_writes);
 		struct paging_env g = *guest;
 		g.port = &port.port;
 		if (!paging_walk(&g, lin, kind, flags, &r->guest, f))

@@ -11,6 +11,7 @@ handlers that halt, and the GDT 08H/10H/18H/20H. Its seeds are 32-bit code
 linked at 10000H or 16-bit code linked at 0; the other run decodes the same
 bytes in the other mode, which is fine for a seed. decode_fuzz decodes every
 offset of its input in 16-, 32- and 64-bit mode; its seeds are byte strings.
+vmcb_fuzz runs VMRUN on the input's VMCB (see below).
 """
 import os
 import subprocess
@@ -367,6 +368,64 @@ dec = {
 }
 for n, hx in dec.items():
     open(out + '/decode_fuzz/' + n, 'wb').write(bytes(int(x, 16) for x in hx.split()))
+# vmcb_fuzz: a flags byte (bit 0: 64-bit L1, bit 1: --tlb flush), a 4 KiB
+# VMCB (APM2 Appendix B offsets), guest code at 40000H (fuzz/vmcb_fuzz.c).
+import struct
+os.makedirs(out + '/vmcb_fuzz', exist_ok=True)
+
+
+def vmcb(rip=0x40000, guest64=False, np=False, eventinj=0, intercepts=None, clean=0):
+    b = bytearray(4096)
+    words = intercepts or [0, 0, 0, 0, 0x3, 0]          # VMRUN, VMMCALL
+    for i, w in enumerate(words):
+        struct.pack_into('<I', b, 4 * i, w)
+    struct.pack_into('<Q', b, 0x040, 0x100000)           # IOPM (beyond RAM: reads ones)
+    struct.pack_into('<Q', b, 0x048, 0x104000)           # MSRPM
+    struct.pack_into('<I', b, 0x058, 1)                  # ASID
+    struct.pack_into('<Q', b, 0x090, 1 if np else 0)     # NP_ENABLE
+    struct.pack_into('<Q', b, 0x0a8, eventinj)
+    struct.pack_into('<Q', b, 0x0b0, 0x10000)            # nCR3: the identity tables
+    struct.pack_into('<I', b, 0x0c0, clean)
+    def seg(off, sel, attr):
+        struct.pack_into('<HHIQ', b, 0x400 + off, sel, attr, 0xffffffff, 0)
+    seg(0x00, 0x10, 0xc93)
+    seg(0x10, 0x18 if guest64 else 0x08, 0xa9b if guest64 else 0xc9b)
+    seg(0x20, 0x10, 0xc93)
+    seg(0x30, 0x10, 0xc93)
+    struct.pack_into('<HHIQ', b, 0x460, 0, 0, 0x1f, 0x1000)     # GDTR
+    struct.pack_into('<HHIQ', b, 0x480, 0, 0, 0x7ff, 0x2000)    # IDTR
+    efer = 0x1000 | (0x500 if guest64 else 0)
+    struct.pack_into('<Q', b, 0x4d0, efer)
+    struct.pack_into('<Q', b, 0x548, 0x20 if guest64 else 0)    # CR4.PAE
+    struct.pack_into('<Q', b, 0x550, 0x10000 if guest64 else 0) # CR3
+    struct.pack_into('<Q', b, 0x558, 0x80000011 if guest64 else 0x11)
+    struct.pack_into('<Q', b, 0x560, 0x400)
+    struct.pack_into('<Q', b, 0x568, 0xffff0ff0)
+    struct.pack_into('<Q', b, 0x570, 0x2)
+    struct.pack_into('<Q', b, 0x578, rip)
+    struct.pack_into('<Q', b, 0x5d8, 0x70000)
+    return bytes(b)
+
+
+def hexb(h):
+    return bytes(int(x, 16) for x in h.split())
+
+
+vmcb_seeds = {
+    'vmmcall_32': (0, vmcb(), '0f 01 d9'),
+    'vmmcall_64_host': (1, vmcb(), '0f 01 d9'),
+    'guest64_cpuid': (1, vmcb(guest64=True, intercepts=[0, 0, 0, 1 << 18, 3, 0]), '0f a2 0f 01 d9'),
+    'npt_io_msr': (0, vmcb(np=True, intercepts=[0, 0, 0, (1 << 27) | (1 << 28), 3, 0]),
+                   'e6 80 b9 80 00 00 c0 0f 32 0f 01 d9'),
+    'eventinj_gp': (2, vmcb(eventinj=(1 << 31) | (1 << 11) | (3 << 8) | 13 | (0x10 << 32)), '90 0f 01 d9'),
+    'exceptions_all': (0, vmcb(intercepts=[0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffff, 0]),
+                       '0f 20 c0 0f 22 c0 cc cd 80 0f 0b f4'),
+    'nested_vmrun_vmload': (1, vmcb(intercepts=[0, 0, 0, 0, 0x1, 0]), 'b8 00 00 03 00 0f 01 da 0f 01 db 0f 01 d8'),
+    'clean_bits': (0, vmcb(clean=0xffffffff), '0f 01 d9'),
+}
+for n, (flags, v, code) in vmcb_seeds.items():
+    open(out + '/vmcb_fuzz/' + n, 'wb').write(bytes([flags]) + v + hexb(code))
+
 for f in os.listdir(tmp):
     os.remove(os.path.join(tmp, f))
 os.rmdir(tmp)

@@ -11,6 +11,7 @@ text stderr must hold (in order), and what a case's own check says (files left
 intact, ...). A case with 'signal' waits for the guest's first line on COM1,
 then sends the signal.
 """
+import json
 import os
 import re
 import signal
@@ -43,10 +44,16 @@ def elf64_kernel(code, paddr=0x200000, vaddr=0xffffffff80200000):
 
 # 32-bit code checking the Multiboot machine state (Multiboot 3.2), then
 # reporting through isa-debug-exit: 0 = pass (status 1), 1 = fail (status 3).
+# The information structure is on the page after the image (these kernels'
+# images are smaller than a page and start on a page boundary, so that is the
+# entry's page + 0x1000).
 MB_CHECK = bytes.fromhex(
     '3d02b0ad2b'      # cmp eax, 0x2badb002
-    '7514'            # jne fail
-    '81fb00950000'    # cmp ebx, 0x9500
+    '751e'            # jne fail
+    '89ca'            # mov edx, ecx (the entry)
+    '81e200f0ffff'    # and edx, 0xfffff000
+    '81c200100000'    # add edx, 0x1000
+    '39d3'            # cmp ebx, edx
     '750c'            # jne fail
     '813b4f020000'    # cmp dword [ebx], 0x24f (flags)
     '7504'            # jne fail
@@ -55,6 +62,99 @@ MB_CHECK = bytes.fromhex(
     'b001'            # fail: mov al, 1
     'e6f4'            # out 0xf4, al
 )
+
+# A minimal 32-bit SVM host (L1) for --trace vmexit, --stats and the livelock
+# detector: a multiboot a.out kernel, paging off, that sets EFER.SVME and
+# VM_HSAVE_PA, then runs its loop. The guest (L2) is code at 0x100100 in the
+# same flat segments, the VMCB at 0x101000 (file offset 0x1000) passes the
+# APM2 15.5.1 checks (EFER.SVME, the VMRUN intercept, ASID 1). The images run
+# unchanged under qemu-system-x86_64 -cpu max.
+SVM_GUEST = 0x100100
+
+
+def svm_vmcb(misc1, misc2=0):
+    """The VMCB: intercept vectors 3 and 4 (APM2 Table B-1, 0x00C/0x010; VMRUN
+    always), ASID 1, and the guest state of APM2 Table B-2 (VMCB offset 0x400 on)."""
+    v = bytearray(0x1000)
+    struct.pack_into('<II', v, 0x00c, misc1, misc2 | 1)
+    struct.pack_into('<I', v, 0x058, 1)
+    for off, sel, attrib in ((0x00, 0x10, 0xc93), (0x10, 0x08, 0xc9b), (0x20, 0x10, 0xc93),
+                             (0x30, 0x10, 0xc93), (0x40, 0x10, 0xc93), (0x50, 0x10, 0xc93)):
+        # ES CS SS DS FS GS: flat; attrib = type|S|DPL|P (7:0), AVL|L|D/B|G (11:8)
+        struct.pack_into('<HHIQ', v, 0x400 + off, sel, attrib, 0xffffffff, 0)
+    struct.pack_into('<HHIQ', v, 0x460, 0, 0, 0x27, 0x9600)          # GDTR
+    struct.pack_into('<Q', v, 0x4d0, 0x1000)                         # EFER.SVME
+    # CR4 CR3 CR0 DR7 DR6 RFLAGS RIP
+    struct.pack_into('<7Q', v, 0x548, 0, 0, 0x11, 0x400, 0xffff0ff0, 2, SVM_GUEST)
+    struct.pack_into('<Q', v, 0x5d8, 0x90000)                        # RSP
+    struct.pack_into('<Q', v, 0x668, 0x0007040600070406)             # G_PAT
+    return bytes(v)
+
+
+SVM_SETUP = bytes.fromhex(
+    'b9800000c0'      # mov ecx, 0xc0000080 (EFER)
+    '0f32'            # rdmsr
+    '0d00100000'      # or eax, 0x1000 (SVME)
+    '0f30'            # wrmsr
+    'b9170101c0'      # mov ecx, 0xc0010117 (VM_HSAVE_PA)
+    'b800001100'      # mov eax, 0x110000
+    '31d2'            # xor edx, edx
+    '0f30'            # wrmsr
+)
+
+
+def svm_kernel(loop, guest, misc1, misc2=0):
+    img = aout_kernel(SVM_SETUP + loop).ljust(0x100, b'\xcc') + guest
+    return img.ljust(0x1000, b'\xcc') + svm_vmcb(misc1, misc2)
+
+
+INT_CPUID, INT_HLT, INT_VMMCALL = 1 << 18, 1 << 24, 1 << 1    # vector 3, 3, 4
+# L1 re-enters at once: the guest's CPUID exits again, the same way, forever.
+SVM_LOOP_STUCK = bytes.fromhex(
+    'b800101000'      # loop: mov eax, 0x101000
+    '0f01d8'          # vmrun
+    'ebf6'            # jmp loop
+)
+# L1 steps its guest (CPUID; VMMCALL; HLT) past each exit until HLT, then
+# VMRUNs with ASID 0 (VMEXIT_INVALID) and passes if EXITCODE is -1.
+SVM_LOOP_STEP = bytes.fromhex(
+    'b800101000'      # loop: mov eax, 0x101000
+    '0f01d8'          # vmrun
+    'a170101000'      # mov eax, [0x101070] (EXITCODE)
+    '83f878'          # cmp eax, 0x78 (HLT)
+    '7413'            # je halted
+    'b903000000'      # mov ecx, 3 (VMMCALL's length)
+    '83f872'          # cmp eax, 0x72 (CPUID)
+    '7501'            # jne step
+    '49'              # dec ecx (CPUID's length)
+    '010d78151000'    # step: add [0x101578], ecx (guest RIP)
+    'ebdb'            # jmp loop
+    'c7055810100000000000'  # halted: mov dword [0x101058], 0 (ASID)
+    'b800101000'      # mov eax, 0x101000
+    '0f01d8'          # vmrun
+    'a170101000'      # mov eax, [0x101070]
+    '83f8ff'          # cmp eax, -1
+    '7504'            # jne fail
+    'b000'            # mov al, 0
+    'e6f4'            # out 0xf4, al
+    'b001'            # fail: mov al, 1
+    'e6f4'            # out 0xf4, al
+)
+SVM_GUEST_STEPS = bytes.fromhex('0fa2' '0f01d9' 'f4')     # cpuid; vmmcall; hlt
+# 20000 VMMCALL round trips: identical exits, but the guest runs a JMP
+# between them (progress, not a livelock).
+SVM_LOOP_ROUNDS = bytes.fromhex(
+    'be204e0000'      # mov esi, 20000
+    'b800101000'      # loop: mov eax, 0x101000
+    '0f01d8'          # vmrun
+    '83057815100003'  # add dword [0x101578], 3 (past VMMCALL)
+    '4e'              # dec esi
+    '75ee'            # jnz loop
+    'b000'            # mov al, 0
+    'e6f4'            # out 0xf4, al
+)
+SVM_GUEST_ROUNDS = bytes.fromhex('0f01d9' 'ebfb')         # 1: vmmcall; jmp 1b
+
 
 # Real mode at 0000:7c00: print "A" on COM1, then exit with V=0x10 (status 33).
 REAL_HELLO = bytes.fromhex('b041' 'baf803' 'ee' 'b010' 'e6f4')
@@ -79,6 +179,21 @@ REAL_CPUID16 = bytes.fromhex('66b816000000' '0fa2' 'e6f4')
 # Real mode: write V to isa-debug-exit.
 def real_exit(v):
     return bytes([0xb0, v, 0xe6, 0xf4])
+# Real mode: debug-exit with a word (V = 0x100) and a doubleword (V = 3).
+EXIT_WORD = bytes.fromhex('b80001' 'e7f4')        # mov ax, 0x100; out 0xf4, ax
+EXIT_DWORD = bytes.fromhex('66b803000000' 'e7f4')   # mov eax, 3; out 0xf4, eax (o32)
+# Real mode resets, each followed by jmp $ (the run must end at the write):
+RESET_92 = bytes.fromhex('e492' '0c01' 'e692' 'ebfe')            # in al,92h; or al,1; out 92h,al
+RESET_CF9 = bytes.fromhex('baf90c' 'b006' 'ee' 'ebfe')            # mov dx,0cf9h; mov al,6; out dx,al
+RESET_CF9_SOFT = bytes.fromhex('baf90c' 'b004' 'ee' 'ebfe')       # RST_CPU without SYS_RST
+RESET_8042 = bytes.fromhex('b0fe' 'e664' 'ebfe')                  # mov al,0feh; out 64h,al
+# Real mode: "Shutdown" written a byte at a time to port 8900h, then jmp $;
+# a wrong last byte does nothing, and the program exits with V = 5.
+def shutdown_port(text, then=b'\xeb\xfe'):
+    code = bytes.fromhex('ba0089')                               # mov dx, 8900h
+    for ch in text:
+        code += bytes([0xb0, ch, 0xee])                          # mov al, ch; out dx, al
+    return code + then
 
 
 def files(tmp):
@@ -115,7 +230,22 @@ def files(tmp):
     put('exit127.bin', real_exit(127))
     put('exit128.bin', real_exit(128))
     put('exit200.bin', real_exit(200))
+    put('exitword.bin', EXIT_WORD)
+    put('exitdword.bin', EXIT_DWORD)
+    put('reset92.bin', RESET_92)
+    put('resetcf9.bin', RESET_CF9)
+    put('resetcf9soft.bin', RESET_CF9_SOFT)
+    put('reset8042.bin', RESET_8042)
+    put('shutdown.bin', shutdown_port(b'Shutdown'))
+    put('shutdownx.bin', shutdown_port(b'Shutdowx', real_exit(5)))
+    put('mbcheck8000.bin', aout_kernel(MB_CHECK, load=0x8000))
+    put('mbcheckf0000.bin', aout_kernel(MB_CHECK, load=0xf0000))
+    put('module1.bin', b'first module\n')
+    put('module2.bin', bytes(range(256)) * 20)
     put('notes.txt', b'keep me\n')
+    put('svm_stuck.bin', svm_kernel(SVM_LOOP_STUCK, bytes.fromhex('0fa2'), INT_CPUID))
+    put('svm_steps.bin', svm_kernel(SVM_LOOP_STEP, SVM_GUEST_STEPS, INT_CPUID | INT_HLT, INT_VMMCALL))
+    put('svm_rounds.bin', svm_kernel(SVM_LOOP_ROUNDS, SVM_GUEST_ROUNDS, 0, INT_VMMCALL))
     os.link(p['mbcheck.bin'], os.path.join(tmp, 'hardlink.bin'))
     os.symlink('mbcheck.bin', os.path.join(tmp, 'symlink.bin'))
     return p
@@ -216,7 +346,7 @@ def cases(p, tmp):
                                        2, None, True, 'bad --mem', unchanged('notes.txt', b'keep me\n')),
         'serial-kept-on-bad-kernel': case(['run', '--kernel', p['noheader.bin'], '--serial', 'file:notes.txt'],
                                           2, None, True, 'multiboot', unchanged('notes.txt', b'keep me\n')),
-        'serial-kept-on-overlap': case(['run', '--kernel', mb, '--load', real + '@0x9000',
+        'serial-kept-on-overlap': case(['run', '--kernel', mb, '--load', real + '@0x101000',
                                         '--serial', 'file:notes.txt'],
                                        2, None, True, 'overlaps', unchanged('notes.txt', b'keep me\n')),
         'serial-is-kernel': case(['run', '--kernel', 'mbcheck.bin', '--serial', 'file:mbcheck.bin'], 2, None, True,
@@ -270,12 +400,37 @@ def cases(p, tmp):
         'entry-without-load': ee('--entry needs a --load', 'run', '--entry', '0x7c00'),
         'entry-outside-load': ee('--entry 0x8000 is not inside any --load image', 'run',
                                  '--load', real + '@0x7c00', '--entry', '0x8000'),
-        'load-overlaps-mbi': ee('overlaps the multiboot information area (0x9000-0x96ff)', 'run',
-                                '--kernel', mb, '--load', real + '@0x96f0'),
-        'load-overlaps-kernel': ee('overlaps a segment of', 'run', '--kernel', mb, '--load', real + '@0x100010'),
-        # The command line and loader name go on the page after the kernel.
-        'load-overlaps-cmdline': ee('overlaps the command line of', 'run', '--kernel', mb,
-                                    '--load', real + '@0x101000'),
+        # The multiboot information (structure, map, GDT, module list, strings)
+        # is on the page after the kernel; modules follow page-aligned.
+        'load-overlaps-mbi': ee('overlaps the multiboot information of', 'run', '--kernel', mb,
+                                '--load', real + '@0x101010'),
+        'load-overlaps-module': ee("overlaps module 1 ('module2.bin x')", 'run', '--kernel', mb,
+                                   '--module', p['module1.bin'], '--module', 'module2.bin x',
+                                   '--load', real + '@0x103010'),
+        'load-overlaps-acpi': ee('overlaps the ACPI tables', 'run', '--load', real + '@0xf0000',
+                                 '--load', p['spin.bin'] + '@0x7c00', '--entry', '0x7c00'),
+        'kernel-overlaps-acpi': ee('overlaps the ACPI tables', 'run', '--kernel', p['mbcheckf0000.bin']),
+        # No fixed area: a kernel at 0x8000 (over QEMU's 0x9000-0x96ff) runs,
+        # and a --load where QEMU keeps the information is allowed.
+        'kernel-at-8000': (['run', '--kernel', p['mbcheck8000.bin'], '--serial', 'none'], 1, None, False),
+        'load-at-9000-with-kernel': (['run', '--kernel', mb, '--load', real + '@0x9000', '--serial', 'none'],
+                                     1, None, False),
+        # --module "FILE ARGS" (repeatable).
+        'modules': (['run', '--kernel', mb, '--module', p['module1.bin'] + ' a=1 b',
+                     '--module', p['module2.bin'], '--serial', 'none'], 1, None, False),
+        'module-without-kernel': ee('--module is loaded for a multiboot --kernel', 'run', '--load',
+                                    real + '@0x7c00', '--entry', '0x7c00', '--module', p['module1.bin']),
+        'module-empty': ee("bad --module ''", 'run', '--kernel', mb, '--module', ''),
+        'module-leading-space': ee("bad --module ' x'", 'run', '--kernel', mb, '--module', ' x'),
+        'module-missing-file': ee("--module 'nosuch.bin arg': cannot open 'nosuch.bin'", 'run', '--kernel', mb,
+                                  '--module', 'nosuch.bin arg'),
+        'module-too-many': ee('too many --module options (max 32)', 'run', '--kernel', mb,
+                              *sum([['--module', p['module1.bin']] for _ in range(33)], [])),
+        'module-too-long': ee('--module string too long', 'run', '--kernel', mb,
+                              '--module', p['module1.bin'] + ' ' + 'x' * 5000),
+        'serial-is-module': case(['run', '--kernel', mb, '--module', 'module1.bin args',
+                                  '--serial', 'file:module1.bin'], 2, None, True,
+                                 "is the module 'module1.bin'", unchanged('module1.bin', b'first module\n')),
         'load-overlaps-load': ee('overlaps --load', 'run', '--load', real + '@0x7c00',
                                  '--load', p['spin.bin'] + '@0x7c08', '--entry', '0x7c00'),
         'load-overlaps-bios': ee('overlaps the BIOS below 1 MiB', 'run', '--bios', p['bios64k.bin'],
@@ -294,6 +449,23 @@ def cases(p, tmp):
                                        'the exit status will be 1, which reads as V = 0 (a pass)']),
         'debug-exit-200': case(['run', '--load', p['exit200.bin'] + '@0x7c00', '--entry', '0x7c00'], 145, b'',
                                False, ['wrote 200 (0xc8)', 'exit status will be 145, which reads as V = 72']),
+        # isa-debug-exit as QEMU's with iosize=4: V is the whole value written.
+        'debug-exit-word': case(['run', '--load', p['exitword.bin'] + '@0x7c00', '--entry', '0x7c00'], 1, b'',
+                                False, ['wrote 256 (0x100)', 'the exit status will be 1']),
+        'debug-exit-dword': case(['run', '--load', p['exitdword.bin'] + '@0x7c00', '--entry', '0x7c00'], 7, b''),
+        # Resets end the run with status 14, the "Shutdown" port with 16.
+        'reset-port92': case(['run', '--load', p['reset92.bin'] + '@0x7c00', '--entry', '0x7c00'], 14, b'',
+                             False, 'hvemu: reset requested through port 0x92 bit 0 (fast reset) at 0000:00007c06'),
+        'reset-cf9': case(['run', '--load', p['resetcf9.bin'] + '@0x7c00', '--entry', '0x7c00'], 14, b'',
+                          False, 'reset requested through port 0xcf9 (hard reset'),
+        'reset-cf9-soft': case(['run', '--load', p['resetcf9soft.bin'] + '@0x7c00', '--entry', '0x7c00'], 14,
+                               b'', False, 'reset requested through port 0xcf9 (soft reset'),
+        'reset-8042': case(['run', '--load', p['reset8042.bin'] + '@0x7c00', '--entry', '0x7c00'], 14, b'',
+                           False, 'reset requested through 8042 command 0xfe'),
+        'shutdown-port': case(['run', '--load', p['shutdown.bin'] + '@0x7c00', '--entry', '0x7c00'], 16, b'',
+                              False, 'power-off requested through port 0x8900 ("Shutdown")'),
+        'shutdown-port-wrong': case(['run', '--load', p['shutdownx.bin'] + '@0x7c00', '--entry', '0x7c00'],
+                                    11, b''),
         # SIGINT / SIGTERM: where the CPU was, status 12.
         'sigint': case(['run', '--load', p['postspin.bin'] + '@0x7c00', '--entry', '0x7c00'], 12, b'R\n', False,
                        ['hvemu: stopped by SIGINT after ', ' instructions, last POST code 0x42, next instruction at '
@@ -309,6 +481,83 @@ def cases(p, tmp):
                                    '--entry64', '0x800000000000'),
         'entry64-hello': (['run', '--cpu', 'skylake-lite', '--load', p['long.bin'] + '@0x200000',
                            '--entry64', '0x200000'], 33, b'A', False),
+        # Watching VM exits (README "Watching VM exits"): the options' errors.
+        'bad-trace-format': ee("bad --trace-format 'xml' (text or json)", 'run', '--kernel', mb,
+                               '--trace', 'vmexit', '--trace-format', 'xml'),
+        'trace-format-twice': ee('--trace-format given twice', 'run', '--kernel', mb, '--trace', 'vmexit',
+                                 '--trace-format', 'json', '--trace-format', 'text'),
+        'trace-format-without-vmexit': ee('--trace-format is the form of the --trace vmexit lines', 'run',
+                                          '--kernel', mb, '--trace', 'insn,exc', '--trace-format', 'json'),
+        'trace-format-without-trace': ee('--trace does not list vmexit', 'run', '--kernel', mb,
+                                         '--trace-format', 'text'),
+        'stats-with-value': ee("--stats takes no value (got 'yes')", 'run', '--kernel', mb, '--stats=yes'),
+        'stats-twice': ee('--stats given twice', 'run', '--kernel', mb, '--stats', '--stats'),
+        'bad-livelock': ee("bad --livelock 'many'", 'run', '--kernel', mb, '--livelock', 'many'),
+        'livelock-negative': ee("bad --livelock '-1'", 'run', '--kernel', mb, '--livelock', '-1'),
+        'livelock-empty': ee("bad --livelock ''", 'run', '--kernel', mb, '--livelock='),
+        'livelock-missing': ee('option --livelock needs a value', 'run', '--kernel', mb, '--livelock'),
+        'livelock-twice': ee('--livelock given twice', 'run', '--kernel', mb, '--livelock', '5',
+                             '--livelock', '0'),
+        # Accepted everywhere; with no hypervisor extension in use there are no
+        # exits, and --stats says so however the run ends.
+        'trace-vmexit-json': case(['run', '--load', real + '@0x7c00', '--entry', '0x7c00', '--trace', 'vmexit',
+                                   '--trace-format=json', '--livelock', '0'], 33, b'A'),
+        'stats-debug-exit': case(['run', '--load', real + '@0x7c00', '--entry', '0x7c00', '--stats'], 33, b'A',
+                                 False, 'hvemu: stats: no VM exits in 5 virtual instructions\n'),
+        'stats-insn-limit': case(['run', '--load', p['spin.bin'] + '@0x7c00', '--entry', '0x7c00', '--stats',
+                                  '--max-insns', '1000'], 6, b'', False,
+                                 ['instruction limit reached', 'hvemu: stats: no VM exits in 1000 virtual']),
+        'stats-shutdown': case(['run', '--kernel', p['ud2.bin'], '--stats'], 4, b'', False,
+                               ['triple fault (shutdown)', 'eax=2badb002', 'hvemu: stats: no VM exits in ']),
+        # A real L1 under the SVM model (--cpu epyc-lite): the trace lines in the
+        # README's form, the summary, and the livelock detector.
+        'svm-trace-text': case(['run', '--cpu', 'epyc-lite', '--kernel', p['svm_steps.bin'], '--trace', 'vmexit'],
+                               1, b'', False, [
+            'vmexit #1 svm VMEXIT_CPUID 0x72 at 0008:00100100 [0f a2] "cpuid" info1=0x0 info2=0x0 "" '
+            'intinfo=0x0 "none" dt=0 t=',
+            '\nvmexit #2 svm VMEXIT_VMMCALL 0x81 at 0008:00100102 [0f 01 d9] "vmmcall" info1=0x0 info2=0x0 "" '
+            'intinfo=0x0 "none" dt=0 t=',
+            '\nvmexit #3 svm VMEXIT_HLT 0x78 at 0008:00100105 [f4] "hlt" info1=0x0 info2=0x0 "" '
+            'intinfo=0x0 "none" dt=0 t=',
+            '\nvmexit #4 svm VMEXIT_INVALID 0xffffffffffffffff at 0008:00100105 [] "?" info1=0x0 info2=0x0 "',
+            '" intinfo=0x0 "none" dt=0 t=', ' check="APM2 15.5.1: ', '"\n']),
+        'svm-trace-all': case(['run', '--cpu', 'epyc-lite', '--kernel', p['svm_steps.bin'], '--trace', 'all'],
+                              1, b'', False, ['insn: 0008:00100041  0f 01 d8', 'vmexit #1 svm VMEXIT_CPUID 0x72',
+                                              'vmexit #4 svm VMEXIT_INVALID']),
+        # Checked line by line in main(): JSON, keys in the README's order.
+        'svm-trace-json': case(['run', '--cpu', 'epyc-lite', '--kernel', p['svm_steps.bin'], '--trace', 'vmexit',
+                                '--trace-format', 'json'], 1, b''),
+        'svm-stats': case(['run', '--cpu', 'epyc-lite', '--kernel', p['svm_steps.bin'], '--stats'], 1, b'', False, [
+            'hvemu: stats: 4 VM exits in ', ' virtual instructions (', ' per million); 0 instructions (0.00%) in guests\n',
+            '  code                name                             count    share\n',
+            '  0x72                VMEXIT_CPUID                         1   25.00%\n',
+            '  0x78                VMEXIT_HLT                           1   25.00%\n',
+            '  0x81                VMEXIT_VMMCALL                       1   25.00%\n',
+            '  0xffffffffffffffff  VMEXIT_INVALID                       1   25.00%\n',
+            'hvemu: stats: guest instructions from VM entry to exit (log2 buckets):\n',
+            '  0                                                     4  100.00%  ' + '#' * 40 + '\n']),
+        'svm-livelock': case(['run', '--cpu', 'epyc-lite', '--kernel', p['svm_stuck.bin']], 18, b'', False, [
+            'hvemu: livelock: svm exit VMEXIT_CPUID (0x72) at 0008:00100100 repeated 10000 times in a row '
+            '(exits #1 to #10000) with no guest instruction in between; the last one:\n'
+            'vmexit #10000 svm VMEXIT_CPUID 0x72 at 0008:00100100 [0f a2] "cpuid" info1=0x0 info2=0x0 "" '
+            'intinfo=0x0 "none" dt=0 t=']),
+        'svm-livelock-n-stats': case(['run', '--cpu', 'epyc-lite', '--kernel', p['svm_stuck.bin'], '--livelock', '50',
+                                      '--stats'], 18, b'', False, [
+            'repeated 50 times in a row (exits #1 to #50)', 'hvemu: stats: 50 VM exits in ',
+            '  0x72                VMEXIT_CPUID                        50  100.00%\n']),
+        # Off: the loop runs until the instruction limit.
+        'svm-livelock-off': case(['run', '--cpu', 'epyc-lite', '--kernel', p['svm_stuck.bin'], '--livelock', '0',
+                                  '--max-insns', '100000'], 6, b'', False, 'instruction limit reached'),
+        # Identical exits with the guest running in between are progress.
+        'svm-rounds-not-livelock': case(['run', '--cpu', 'epyc-lite', '--kernel', p['svm_rounds.bin'],
+                                         '--livelock', '100', '--stats'], 1, b'', False, [
+            'hvemu: stats: 20000 VM exits in ',
+            '  0x81                VMEXIT_VMMCALL                   20000  100.00%\n',
+            '  0                                                     1    0.01%  #\n',
+            '  1                                                 19999  100.00%  ']),
+        'stats-sigint': case(['run', '--load', p['postspin.bin'] + '@0x7c00', '--entry', '0x7c00', '--stats'], 12,
+                             b'R\n', False, ['hvemu: stopped by SIGINT', 'hvemu: stats: no VM exits in '],
+                             sig=signal.SIGINT),
         # --insn-rate: a frequency with an optional k/M/G suffix, 1M..10G;
         # CPUID 16H reports it in MHz (here 100: status 201).
         'insn-rate-garbage': ee("bad --insn-rate 'fast'", 'run', '--kernel', mb, '--insn-rate', 'fast'),
@@ -359,6 +608,40 @@ def cases(p, tmp):
                                 '--max-insns', '5000'], 6, b'', False,
                                'instruction limit reached at 0000:00007c00 after 5000 instructions'),
     }
+
+
+# The keys of a --trace-format json line, in order (README "Watching VM exits").
+JSON_KEYS = ['exit', 'vendor', 'name', 'code', 'cs', 'rip', 'bits', 'insn', 'disasm', 'info1', 'info2',
+             'describe', 'intinfo', 'event', 'failed_check', 'guest_insns', 'now']
+
+
+def check_json_lines(err):
+    """The svm-trace-json case: four JSON lines, every key in order, the
+    values of the svm_steps guest's exits; None or what is wrong."""
+    lines = [json.loads(l) for l in err.splitlines() if l.startswith('{')]
+    if len(lines) != 4:
+        return f'{len(lines)} JSON lines, expected 4'
+    want = [('VMEXIT_CPUID', '0x72', '0x100100', '0fa2', 'cpuid'),
+            ('VMEXIT_VMMCALL', '0x81', '0x100102', '0f01d9', 'vmmcall'),
+            ('VMEXIT_HLT', '0x78', '0x100105', 'f4', 'hlt'),
+            ('VMEXIT_INVALID', '0xffffffffffffffff', '0x100105', '', None)]
+    last_now = -1
+    for i, (o, w) in enumerate(zip(lines, want)):
+        if list(o) != JSON_KEYS:
+            return f'line {i + 1}: keys {list(o)}'
+        got = (o['name'], o['code'], o['rip'], o['insn'], o['disasm'])
+        if got != w or o['exit'] != i + 1 or o['vendor'] != 'svm' or o['cs'] != '0x0008' or o['bits'] != 32:
+            return f'line {i + 1}: {o}'
+        if o['info1'] != '0x0' or o['info2'] != '0x0' or o['intinfo'] != '0x0' or o['event'] is not None:
+            return f'line {i + 1}: information fields {o}'
+        if o['guest_insns'] != 0 or not isinstance(o['now'], int) or o['now'] <= last_now:
+            return f'line {i + 1}: times {o}'
+        last_now = o['now']
+        if (o['failed_check'] is None) != (i < 3):
+            return f'line {i + 1}: failed_check {o["failed_check"]!r}'
+    if not lines[3]['failed_check'].startswith('APM2 15.5.1: '):
+        return f'failed_check {lines[3]["failed_check"]!r} does not name its APM section'
+    return None
 
 
 def run_case(hvemu, c, tmp):
@@ -427,6 +710,16 @@ def main():
             ok = False
         if name == 'help' and b'exit status' not in out:
             print('FAIL: --help does not document the exit statuses')
+            ok = False
+        if name == 'svm-trace-json':
+            why = check_json_lines(err)
+            if why:
+                print('FAIL:', why)
+                ok = False
+        watch_help = [b'vmexit', b'--trace-format text|json', b'--stats', b'--livelock N', b'default 10000, 0 = off',
+                      b'18   livelock']
+        if name == 'help' and not all(w in out for w in watch_help):
+            print('FAIL: --help does not document --trace vmexit, --trace-format, --stats, --livelock and status 18')
             ok = False
         if name.startswith('cpu-help') and c['status'] == 0 and b'core2' not in out:
             print('FAIL: --cpu help does not list the models')

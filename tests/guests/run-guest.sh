@@ -1,50 +1,72 @@
 #!/bin/sh
 # Runs one self-checking guest and maps its exit status to a meson result.
-# usage: run-guest.sh hvemu|qemu EMULATOR ELF pass|shutdown
+# usage: run-guest.sh hvemu|qemu EMULATOR ELF pass|shutdown|reset|shutdown-port
 # pass:     the guest wrote 0 to isa-debug-exit (hvemu/QEMU exit status 1),
 #           printed a TAP plan "1..N" and N test lines, and checked something
 # shutdown: the guest triple-faults on purpose (hvemu exits 4; QEMU with
 #           -no-reboot exits 0)
+# reset:    the guest resets the machine (port 0x92, 0xCF9, the 8042): hvemu
+#           exits 14, QEMU with -no-reboot 0
+# shutdown-port: the guest writes "Shutdown" to port 0x8900: hvemu powers off
+#           (exit 16); QEMU 7.2 has no such port, the guest goes on and passes
+#           (exit 1) with a TODO
+# For reset and shutdown-port the log must hold "# the run ends here", which
+# the guest prints just before: a run that ended earlier fails.
 # A guest that checked nothing is a SKIP (exit 77), never a pass: it wrote
 # GUEST_EXIT_SKIPPED (0x7f, exit status 255; lib/guest.h), or its plan is
 # "1..0", or every test line is a TAP "# SKIP". Any "not ok" line that is not
 # a TAP "# TODO" fails the test even if the status matched.
 # Optional environment: HVEMU_ARGS (extra hvemu options, split on spaces),
-# QEMU_ARGS (extra qemu-system-x86_64 options, split on spaces, e.g. -smp 2),
+# QEMU_ARGS (extra QEMU options, split on spaces, e.g. -device pc-testdev or -smp 2),
+# GUEST_MODULES (multiboot modules "FILE ARGS", separated by '|': hvemu gets a
+# --module for each, QEMU one -initrd with them joined by ','),
 # HVEMU_MAX_INSNS (the --max-insns limit, default 200000000: it is virtual
 # time, which a halted CPU skips ahead, so guests that sleep need more),
 # GUEST_CMDLINE (words added to the guest's multiboot command line) and
 # GUEST_MUST_CHECK=1 (a run that checks nothing fails instead of skipping:
 # for CPU models chosen because they have what the guest tests).
 set -u
-HVEMU_ARGS=${HVEMU_ARGS:-} QEMU_ARGS=${QEMU_ARGS:-} GUEST_CMDLINE=${GUEST_CMDLINE:-} GUEST_MUST_CHECK=${GUEST_MUST_CHECK:-0}
+HVEMU_ARGS=${HVEMU_ARGS:-} GUEST_CMDLINE=${GUEST_CMDLINE:-} GUEST_MUST_CHECK=${GUEST_MUST_CHECK:-0}
+QEMU_ARGS=${QEMU_ARGS:-} GUEST_MODULES=${GUEST_MODULES:-}
 HVEMU_MAX_INSNS=${HVEMU_MAX_INSNS:-200000000}
 mode=$1 emu=$2 elf=$3 expect=$4
 log=$(mktemp) || exit 99
 trap 'rm -f "$log"' EXIT
 status_skipped=255   # (GUEST_EXIT_SKIPPED << 1) | 1
 
+# The modules as positional parameters: --module "FILE ARGS" for each.
+set --
+if [ -n "$GUEST_MODULES" ]; then
+	old_ifs=$IFS
+	IFS='|'
+	for m in $GUEST_MODULES; do
+		set -- "$@" --module "$m"
+	done
+	IFS=$old_ifs
+fi
+
 case $mode in
 hvemu)
 	[ -x "$emu" ] || { echo "hvemu not built: $emu"; exit 99; }
 	# shellcheck disable=SC2086  # HVEMU_ARGS is a word list on purpose
 	timeout 300 "$emu" run --kernel "$elf" --serial stdio --max-insns "$HVEMU_MAX_INSNS" \
-		${GUEST_CMDLINE:+--cmdline "$GUEST_CMDLINE"} $HVEMU_ARGS \
+		${GUEST_CMDLINE:+--cmdline "$GUEST_CMDLINE"} $HVEMU_ARGS "$@" \
 		</dev/null >"$log" 2>&1
 	status=$?
-	want_pass=1 want_shutdown=4
+	want_pass=1 want_shutdown=4 want_reset=14 want_shutdown_port=16
 	;;
 qemu)
 	command -v "$emu" >/dev/null 2>&1 || { echo "SKIP: qemu not installed"; exit 77; }
 	# QEMU_GUEST_CPU selects a -cpu model (e.g. max, Haswell, pentium3).
 	# shellcheck disable=SC2086  # QEMU_ARGS is a word list on purpose
-	timeout 120 "$emu" ${QEMU_GUEST_CPU:+-cpu "$QEMU_GUEST_CPU"} $QEMU_ARGS -kernel "$elf" \
+	timeout 120 "$emu" ${QEMU_GUEST_CPU:+-cpu "$QEMU_GUEST_CPU"} -kernel "$elf" \
 		-append "quirk=qemu-tcg${GUEST_CMDLINE:+ $GUEST_CMDLINE}" \
-		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+		${GUEST_MODULES:+-initrd "$(printf '%s' "$GUEST_MODULES" | tr '|' ',')"} \
+		-device isa-debug-exit,iobase=0xf4,iosize=0x04 $QEMU_ARGS \
 		-serial stdio -display none -monitor none -no-reboot -m 128 \
 		</dev/null >"$log" 2>&1
 	status=$?
-	want_pass=1 want_shutdown=0
+	want_pass=1 want_shutdown=0 want_reset=0 want_shutdown_port=1
 	;;
 *)
 	echo "unknown mode $mode"; exit 99 ;;
@@ -53,6 +75,8 @@ esac
 case $expect in
 pass) want=$want_pass ;;
 shutdown) want=$want_shutdown ;;
+reset) want=$want_reset ;;
+shutdown-port) want=$want_shutdown_port ;;
 *) echo "unknown expectation $expect"; exit 99 ;;
 esac
 
@@ -80,6 +104,14 @@ if [ "$status" -ne "$want" ]; then
 	echo "FAIL: $mode exit status $status, expected $want ($expect)"
 	exit 1
 fi
+case $expect in
+reset|shutdown-port)
+	if ! grep -q '^# the run ends here' "$log"; then
+		echo "FAIL: the run ended before the guest's \"# the run ends here\""
+		exit 1
+	fi
+	exit 0 ;;
+esac
 [ "$expect" = pass ] || exit 0
 
 # A pass must show its TAP plan, as many test lines as planned, and at least

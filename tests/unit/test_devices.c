@@ -330,28 +330,47 @@ END_TEST
 
 /* ---- debug-exit and POST ---- */
 
-static void record_exit(void *opaque, int status) { *(int *)opaque = status; }
+static void record_exit(void *opaque, uint32_t value) { *(int64_t *)opaque = value; }
 
-START_TEST(debug_exit_status)
+/* QEMU's isa-debug-exit with iosize=4: a write of any width to any of 0xf4-0xf7
+ * ends the run with V = the whole value written; status (V << 1) | 1 keeps its
+ * low 8 bits, as the operating system does with exit(). */
+START_TEST(debug_exit_values)
 {
 	struct debug_exit d;
 	struct iobus io;
-	int seen = -1;
+	int64_t seen = -1;
 	iobus_init(&io);
 	debug_exit_init(&d, DEBUG_EXIT_PORT, record_exit, &seen);
 	ck_assert(debug_exit_register(&d, &io));
 	ck_assert_uint_eq(iobus_read(&io, DEBUG_EXIT_PORT, 1), 0xff);
+	ck_assert_uint_eq(iobus_read(&io, DEBUG_EXIT_PORT, 4), 0xffffffffu);
 	ck_assert(!d.exited);
 	iobus_write(&io, DEBUG_EXIT_PORT, 1, 0x10);
 	ck_assert(d.exited);
-	ck_assert_int_eq(d.status, 0x21);
-	ck_assert_int_eq(seen, 0x21);
+	ck_assert_int_eq(d.value, 0x10);
+	ck_assert_int_eq(debug_exit_status(&d), 0x21);
+	ck_assert_int_eq(seen, 0x10);
 	iobus_write(&io, DEBUG_EXIT_PORT, 1, 0);             /* first write wins */
-	ck_assert_int_eq(d.status, 0x21);
-	/* A 2-byte write at 0xf4 reaches the 1-byte device with its low byte. */
+	ck_assert_int_eq(d.value, 0x10);
+	/* A word: V = 0x100, status (0x201 & 0xff) = 1. */
 	debug_exit_init(&d, DEBUG_EXIT_PORT, NULL, NULL);
 	iobus_write(&io, DEBUG_EXIT_PORT, 2, 0x0100);
-	ck_assert_int_eq(d.status, 1);
+	ck_assert_int_eq(d.value, 0x100);
+	ck_assert_int_eq(debug_exit_status(&d), 1);
+	/* A doubleword, and a byte at the device's last port. */
+	debug_exit_init(&d, DEBUG_EXIT_PORT, NULL, NULL);
+	iobus_write(&io, DEBUG_EXIT_PORT, 4, 0x80000003u);
+	ck_assert_uint_eq(d.value, 0x80000003u);
+	ck_assert_int_eq(debug_exit_status(&d), 7);
+	debug_exit_init(&d, DEBUG_EXIT_PORT, NULL, NULL);
+	iobus_write(&io, DEBUG_EXIT_PORT + 3, 1, 0x05);
+	ck_assert_int_eq(d.value, 5);
+	ck_assert_int_eq(debug_exit_status(&d), 11);
+	/* Port 0xf8 is not the device's. */
+	debug_exit_init(&d, DEBUG_EXIT_PORT, NULL, NULL);
+	iobus_write(&io, DEBUG_EXIT_PORT + 4, 1, 0x05);
+	ck_assert(!d.exited);
 }
 END_TEST
 
@@ -455,7 +474,7 @@ static Suite *devices_suite(void)
 	tcase_add_test(uart, uart_receive_input);
 	suite_add_tcase(s, uart);
 	TCase *misc = tcase_create("ports");
-	tcase_add_test(misc, debug_exit_status);
+	tcase_add_test(misc, debug_exit_values);
 	tcase_add_test(misc, post_codes);
 	suite_add_tcase(s, misc);
 	TCase *clock = tcase_create("clock");

@@ -93,6 +93,10 @@ static bool is_read(const struct exit_record *rec)
 static status_t record(void *ctx, struct cpu *cpu, struct exit_record *rec)
 {
 	struct recorder *r = ctx;
+	/* The recorder answers as VMX does: the SVM-only phases (LMSW before its
+	 * operand, APM2 Table 15-7; a task switch after the TSS checks) pass. */
+	if (rec->phase == PHASE_BEFORE_OPERAND || rec->phase == PHASE_TSS_CHECKED)
+		return ST_OK;
 	unsigned n = r->asks++;
 	if (n < sizeof(r->log) / sizeof(r->log[0]))
 		r->log[n] = (struct ask){ rec->kind, rec->phase, rec->vector };
@@ -149,7 +153,7 @@ struct row {
 	uint8_t code[15];
 	uint8_t len;
 	uint8_t pass;              /* asks let through before the recorded one */
-	uint8_t before[3];         /* ... and their kinds */
+	uint8_t before[6];         /* ... and their kinds */
 	int8_t rip_off, next_off;  /* with AT */
 	uint8_t asize;             /* the instruction's address size (0: not checked) */
 	uint8_t reg2;              /* with REG2 */
@@ -842,13 +846,17 @@ static const struct row rows[] = {
 	  .x = { EXC_ERR(EXC_GP, EXC_DB * 8 + 2 + 1), .vectoring_valid = true,
 		 .vectoring = EV_LEN(EV_PRIV_SOFTEXC, EXC_DB, 1) } },
 	/* #UD fails to deliver (#GP), so does that #GP (#DF, SDM Vol.3 Table 6-5) */
-	{ "#DF delivering #GP", P32, 0, no_idt, { 0 }, CODE_(0x0f, 0x0b), .pass = 2,
-	  .before = { IK_EXCEPTION, IK_EXCEPTION },
+	/* Each fault while delivering is asked about before Table 6-5 combines it
+	 * (APM2 15.12): #UD, #GP (delivering #UD), #GP (delivering #GP), then the
+	 * #DF they make. */
+	{ "#DF delivering #GP", P32, 0, no_idt, { 0 }, CODE_(0x0f, 0x0b), .pass = 3,
+	  .before = { IK_EXCEPTION, IK_EXCEPTION, IK_EXCEPTION },
 	  .x = { EXC_ERR(EXC_DF, 0), .vectoring_valid = true,
 		 .vectoring = EV_ERR(EXC_GP, EXC_UD * 8 + 2 + 1) } },
 	/* #UD, #GP, #DF each fail to deliver: a triple fault */
-	{ "shutdown", P32, NOVEC, no_idt, { 0 }, CODE_(0x0f, 0x0b), .pass = 3,
-	  .before = { IK_EXCEPTION, IK_EXCEPTION, IK_EXCEPTION }, .x = { .kind = IK_SHUTDOWN } },
+	{ "shutdown", P32, NOVEC, no_idt, { 0 }, CODE_(0x0f, 0x0b), .pass = 5,
+	  .before = { IK_EXCEPTION, IK_EXCEPTION, IK_EXCEPTION, IK_EXCEPTION, IK_EXCEPTION },
+	  .x = { .kind = IK_SHUTDOWN } },
 
 	/* ---- task switches: the TSS selector and the source ---- */
 	/* jmp 60h:0 (TSS_B), call 68h:0 (task gate to TSS_B) */

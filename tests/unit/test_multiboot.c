@@ -90,9 +90,15 @@ static void setup(void)
 
 static void teardown(void) { physmem_destroy(&pm); }
 
+static bool load_mods(const struct image *im, const char *cmdline, const struct multiboot_module *mods,
+		      unsigned n)
+{
+	return multiboot_load(&pm, im->b, im->size, "kernel.elf", cmdline, mods, n, &boot, err, sizeof(err));
+}
+
 static bool load(const struct image *im, const char *cmdline)
 {
-	return multiboot_load(&pm, im->b, im->size, "kernel.elf", cmdline, &boot, err, sizeof(err));
+	return load_mods(im, cmdline, NULL, 0);
 }
 
 static void expect_error(const struct image *im, const char *needle)
@@ -113,7 +119,9 @@ START_TEST(elf32_load)
 	ck_assert_msg(load(&im, "console=ttyS0"), "%s", err);
 	ck_assert(boot.elf && !boot.elf64);
 	ck_assert_uint_eq(boot.entry, 0x100020);     /* virtual entry translated to physical */
-	ck_assert_uint_eq(boot.info_addr, MB_INFO_ADDR);
+	/* The information area starts on the page after the image (counted from
+	 * its lowest address), the structure first (devices/multiboot.h). */
+	ck_assert_uint_eq(boot.info_addr, 0x105000);
 	ck_assert_uint_eq(boot.load_start, 0x100000);
 	ck_assert_uint_eq(boot.load_end, 0x105000);
 	ck_assert_uint_eq(boot.header_offset, 0x100);
@@ -123,6 +131,8 @@ START_TEST(elf32_load)
 	ck_assert_uint_eq(pm.ram[0x10200f], 0x11);
 	ck_assert_uint_eq(pm.ram[0x102010], 0);        /* bss zeroed */
 	ck_assert_uint_eq(pm.ram[0x104fff], 0);
+	ck_assert_uint_eq(pm.ram[0x9000], 0xcc);       /* nothing at QEMU's fixed 0x9000-0x96ff */
+	ck_assert_uint_eq(pm.ram[0x9500], 0xcc);
 
 	uint32_t mbi = boot.info_addr;
 	ck_assert_uint_eq(rd32(&pm, mbi + MBI_FLAGS), 0x24f);
@@ -130,34 +140,142 @@ START_TEST(elf32_load)
 	ck_assert_uint_eq(rd32(&pm, mbi + MBI_MEM_UPPER), RAM / 1024 - 1024);
 	ck_assert_uint_eq(rd32(&pm, mbi + MBI_BOOT_DEVICE), 0x8000ffff);
 	ck_assert_uint_eq(rd32(&pm, mbi + MBI_MODS_COUNT), 0);
-	ck_assert_uint_eq(rd32(&pm, mbi + MBI_MODS_ADDR), 0x105000);
+	ck_assert_uint_eq(rd32(&pm, mbi + MBI_MODS_ADDR), 0x105000 + MB_INFO_MODS);
 	uint32_t cmd = rd32(&pm, mbi + MBI_CMDLINE);
-	ck_assert_uint_eq(cmd, 0x105000);
+	ck_assert_uint_eq(cmd, 0x105000 + MB_INFO_MODS);   /* no modules: the strings start there */
 	ck_assert_str_eq((char *)pm.ram + cmd, "kernel.elf console=ttyS0");
-	ck_assert_str_eq((char *)pm.ram + rd32(&pm, mbi + MBI_BOOT_LOADER_NAME), "hvemu");
+	uint32_t name = rd32(&pm, mbi + MBI_BOOT_LOADER_NAME);
+	ck_assert_uint_eq(name, cmd + sizeof("kernel.elf console=ttyS0"));
+	ck_assert_str_eq((char *)pm.ram + name, "hvemu");
+	ck_assert_uint_eq(boot.info_end, name + sizeof("hvemu"));
+	ck_assert_uint_eq(pm.ram[boot.info_end], 0xcc);    /* nothing written after the area */
 
 	/* Memory map: QEMU's e820 layout, four 24-byte entries. */
-	ck_assert_uint_eq(rd32(&pm, mbi + MBI_MMAP_ADDR), MB_MMAP_ADDR);
+	ck_assert_uint_eq(rd32(&pm, mbi + MBI_MMAP_ADDR), mbi + MB_INFO_MMAP);
 	ck_assert_uint_eq(rd32(&pm, mbi + MBI_MMAP_LENGTH), 4 * 24);
 	static const uint64_t want[4][3] = {
 		{ 0, 0x9fc00, 1 }, { 0x9fc00, 0x400, 2 }, { 0xf0000, 0x10000, 2 },
 		{ 0x100000, RAM - 0x100000, 1 },
 	};
 	for (unsigned i = 0; i < 4; i++) {
-		uint64_t e = MB_MMAP_ADDR + 24 * i;
+		uint64_t e = mbi + MB_INFO_MMAP + 24 * i;
 		ck_assert_uint_eq(rd32(&pm, e), 20);
 		ck_assert_uint_eq(rd64(&pm, e + 4), want[i][0]);
 		ck_assert_uint_eq(rd64(&pm, e + 12), want[i][1]);
 		ck_assert_uint_eq(rd32(&pm, e + 20), want[i][2]);
 	}
 	/* QEMU's option-ROM GDT: 0x08 flat code, 0x10 flat data, 16-bit pair. */
-	ck_assert_uint_eq(boot.gdt_addr, MB_GDT_ADDR);
+	uint32_t gdt = mbi + MB_INFO_GDT;
+	ck_assert_uint_eq(boot.gdt_addr, gdt);
 	ck_assert_uint_eq(boot.gdt_limit, 39);
-	ck_assert_uint_eq(rd64(&pm, MB_GDT_ADDR), 0);
-	ck_assert_uint_eq(rd64(&pm, MB_GDT_ADDR + 0x08), 0x00cf9a000000ffffull);
-	ck_assert_uint_eq(rd64(&pm, MB_GDT_ADDR + 0x10), 0x00cf93000000ffffull);
-	ck_assert_uint_eq(rd64(&pm, MB_GDT_ADDR + 0x18), 0x00009e000000ffffull);
-	ck_assert_uint_eq(rd64(&pm, MB_GDT_ADDR + 0x20), 0x000092000000ffffull);
+	ck_assert_uint_eq(rd64(&pm, gdt), 0);
+	ck_assert_uint_eq(rd64(&pm, gdt + 0x08), 0x00cf9a000000ffffull);
+	ck_assert_uint_eq(rd64(&pm, gdt + 0x10), 0x00cf93000000ffffull);
+	ck_assert_uint_eq(rd64(&pm, gdt + 0x18), 0x00009e000000ffffull);
+	ck_assert_uint_eq(rd64(&pm, gdt + 0x20), 0x000092000000ffffull);
+	/* What the loader wrote: the two segments and the information area. */
+	ck_assert_uint_eq(boot.n_ranges, 3);
+	ck_assert_int_eq(boot.range[2].kind, MB_RANGE_INFO);
+	ck_assert_uint_eq(boot.range[2].start, 0x105000);
+	ck_assert_uint_eq(boot.range[2].end, boot.info_end);
+}
+END_TEST
+
+/* Modules (QEMU -initrd "FILE ARGS,..."): each page-aligned, the first on the
+ * page after the information area, the list entries {start, end, string}, the
+ * strings in order before the kernel's, flags bit 3. */
+START_TEST(modules_load)
+{
+	static struct image im;
+	struct seg s[1] = { { .paddr = 0x100000, .vaddr = 0x100000, .filesz = 0x10, .memsz = 0x10, .fill = 1 } };
+	build_elf(&im, false, 0x100000, s, 1);
+	static uint8_t a[0x1801], b[3];
+	memset(a, 0xa5, sizeof(a));
+	memcpy(b, "xyz", 3);
+	struct multiboot_module mods[3] = {
+		{ .string = "dir/a.bin first=1 second", .data = a, .size = sizeof(a) },
+		{ .string = "b.bin", .data = b, .size = sizeof(b) },
+		{ .string = "empty.bin x", .data = NULL, .size = 0 },
+	};
+	ck_assert_msg(load_mods(&im, "k", mods, 3), "%s", err);
+	uint32_t mbi = boot.info_addr;
+	ck_assert_uint_eq(mbi, 0x101000);
+	ck_assert_uint_eq(rd32(&pm, mbi + MBI_FLAGS) & MBI_F_MODS, MBI_F_MODS);
+	ck_assert_uint_eq(rd32(&pm, mbi + MBI_MODS_COUNT), 3);
+	uint32_t list = rd32(&pm, mbi + MBI_MODS_ADDR);
+	ck_assert_uint_eq(list, mbi + MB_INFO_MODS);
+	/* Module 0 on the page after the area, 0x1801 bytes; module 1 on the next
+	 * page boundary after it; the empty module 2 on the boundary after that. */
+	ck_assert_uint_eq(rd32(&pm, list + MB_MOD_START), 0x102000);
+	ck_assert_uint_eq(rd32(&pm, list + MB_MOD_END), 0x103801);
+	ck_assert_uint_eq(rd32(&pm, list + 16 + MB_MOD_START), 0x104000);
+	ck_assert_uint_eq(rd32(&pm, list + 16 + MB_MOD_END), 0x104003);
+	ck_assert_uint_eq(rd32(&pm, list + 32 + MB_MOD_START), 0x105000);
+	ck_assert_uint_eq(rd32(&pm, list + 32 + MB_MOD_END), 0x105000);
+	ck_assert_mem_eq(pm.ram + 0x102000, a, sizeof(a));
+	ck_assert_uint_eq(pm.ram[0x103801], 0xcc);
+	ck_assert_mem_eq(pm.ram + 0x104000, "xyz", 3);
+	ck_assert_uint_eq(rd32(&pm, list + 12), 0);     /* reserved */
+	/* Strings: the modules' whole "FILE ARGS", then the kernel's command line. */
+	uint32_t s0 = rd32(&pm, list + MB_MOD_STRING), s1 = rd32(&pm, list + 16 + MB_MOD_STRING);
+	uint32_t s2 = rd32(&pm, list + 32 + MB_MOD_STRING);
+	ck_assert_uint_eq(s0, list + 3 * 16);
+	ck_assert_str_eq((char *)pm.ram + s0, "dir/a.bin first=1 second");
+	ck_assert_uint_eq(s1, s0 + sizeof("dir/a.bin first=1 second"));
+	ck_assert_str_eq((char *)pm.ram + s1, "b.bin");
+	ck_assert_str_eq((char *)pm.ram + s2, "empty.bin x");
+	ck_assert_uint_eq(rd32(&pm, mbi + MBI_CMDLINE), s2 + sizeof("empty.bin x"));
+	ck_assert_str_eq((char *)pm.ram + rd32(&pm, mbi + MBI_CMDLINE), "kernel.elf k");
+	ck_assert_uint_lt(boot.info_end, 0x102000);
+	/* Ranges: the segment, the three modules, the information area. */
+	ck_assert_uint_eq(boot.n_ranges, 5);
+	ck_assert_int_eq(boot.range[1].kind, MB_RANGE_MODULE);
+	ck_assert_uint_eq(boot.range[1].start, 0x102000);
+	ck_assert_uint_eq(boot.range[2].index, 1);
+	ck_assert_int_eq(boot.range[4].kind, MB_RANGE_INFO);
+}
+END_TEST
+
+/* No fixed area: a kernel linked at 0x8000, over what QEMU uses at 0x9000-
+ * 0x96ff, loads, with its information on the page after it. */
+START_TEST(low_kernel_load)
+{
+	static struct image im;
+	struct seg s[1] = { { .paddr = 0x8000, .vaddr = 0x8000, .filesz = 0x2000, .memsz = 0x3800, .fill = 0x66 } };
+	build_elf(&im, false, 0x8000, s, 1);
+	ck_assert_msg(load(&im, ""), "%s", err);
+	ck_assert_uint_eq(boot.info_addr, 0xc000);
+	ck_assert_uint_eq(pm.ram[0x9000], 0x66);       /* the image, not an information block */
+	ck_assert_uint_eq(pm.ram[0x9500], 0x66);
+	ck_assert_uint_eq(pm.ram[0xa000], 0);          /* bss */
+	ck_assert_uint_eq(rd32(&pm, 0xc000 + MBI_FLAGS), 0x24f);
+}
+END_TEST
+
+START_TEST(module_limits)
+{
+	static struct image im;
+	struct seg s[1] = { { .paddr = 0x100000, .vaddr = 0x100000, .filesz = 0x10, .memsz = 0x10 } };
+	build_elf(&im, false, 0x100000, s, 1);
+	static struct multiboot_module many[MB_MAX_MODULES + 1];
+	for (unsigned i = 0; i <= MB_MAX_MODULES; i++)
+		many[i] = (struct multiboot_module){ .string = "m" };
+	ck_assert(load_mods(&im, "", many, MB_MAX_MODULES));
+	ck_assert(!load_mods(&im, "", many, MB_MAX_MODULES + 1));
+	ck_assert_ptr_nonnull(strstr(err, "too many modules"));
+	/* A module that does not fit in RAM. */
+	static uint8_t big[0x10];
+	struct multiboot_module huge = { .string = "huge", .data = big, .size = RAM };
+	ck_assert(!load_mods(&im, "", &huge, 1));
+	ck_assert_ptr_nonnull(strstr(err, "beyond RAM"));
+	/* A string longer than a command line may be. */
+	char *longs = malloc(MB_CMDLINE_MAX + 1);
+	memset(longs, 'a', MB_CMDLINE_MAX);
+	longs[MB_CMDLINE_MAX] = 0;
+	struct multiboot_module lm = { .string = longs, .data = big, .size = 1 };
+	ck_assert(!load_mods(&im, "", &lm, 1));
+	ck_assert_ptr_nonnull(strstr(err, "too long"));
+	free(longs);
 }
 END_TEST
 
@@ -171,7 +289,8 @@ START_TEST(elf64_load)
 	ck_assert(boot.elf64);
 	ck_assert_uint_eq(boot.entry, 0x200010);
 	ck_assert_uint_eq(pm.ram[0x2000ff], 0xf4);
-	ck_assert_str_eq((char *)pm.ram + rd32(&pm, MB_INFO_ADDR + MBI_CMDLINE), "kernel.elf ");
+	ck_assert_uint_eq(boot.info_addr, 0x201000);
+	ck_assert_str_eq((char *)pm.ram + rd32(&pm, boot.info_addr + MBI_CMDLINE), "kernel.elf ");
 }
 END_TEST
 
@@ -212,7 +331,8 @@ START_TEST(aout_load)
 	ck_assert_mem_eq(pm.ram + 0x300000, im.b, 0x400);
 	ck_assert_uint_eq(pm.ram[0x300400], 0);       /* bss (file has more bytes: not loaded) */
 	ck_assert_uint_eq(pm.ram[0x300fff], 0);
-	ck_assert_uint_eq(rd32(&pm, MB_INFO_ADDR + MBI_CMDLINE), 0x301000);
+	ck_assert_uint_eq(boot.info_addr, 0x301000);
+	ck_assert_uint_eq(rd32(&pm, boot.info_addr + MBI_CMDLINE), 0x301000 + MB_INFO_MODS);
 
 	build_aout(&im, 0, 0);                         /* to end of file, no bss */
 	ck_assert_msg(load(&im, ""), "%s", err);
@@ -242,11 +362,6 @@ START_TEST(aout_errors)
 	put32(im.b + 0x4c, 0xfffff040);
 	put32(im.b + 0x54, 0xfffff400);
 	expect_error(&im, "beyond RAM");
-	build_aout(&im, 0x400, 0);
-	put32(im.b + 0x50, 0x8f00);
-	put32(im.b + 0x4c, 0x8f40);
-	put32(im.b + 0x54, 0x9300);
-	expect_error(&im, "information area");
 	build_aout(&im, 0x400, 0);
 	im.size = 0x50;                                /* header cut inside the address fields */
 	expect_error(&im, "truncated");
@@ -342,7 +457,7 @@ START_TEST(cmdline_limits)
 	ck_assert(!load(&im, longline));
 	ck_assert_ptr_nonnull(strstr(err, "too long"));
 	free(longline);
-	/* Kernel ends exactly at the end of RAM: no room for the strings. */
+	/* Kernel ends exactly at the end of RAM: no room for the information. */
 	struct seg top[1] = { { .paddr = RAM - 0x1000, .vaddr = 0, .filesz = 0x10, .memsz = 0x1000 } };
 	build_elf(&im, false, RAM - 0x1000, top, 1);
 	expect_error(&im, "no room");
@@ -405,6 +520,8 @@ static Suite *multiboot_suite(void)
 	tcase_add_test(ok, elf32_load);
 	tcase_add_test(ok, elf64_load);
 	tcase_add_test(ok, aout_load);
+	tcase_add_test(ok, modules_load);
+	tcase_add_test(ok, low_kernel_load);
 	tcase_add_test(ok, flat_and_bios);
 	suite_add_tcase(s, ok);
 	TCase *bad = tcase_create("malformed");
@@ -414,6 +531,7 @@ static Suite *multiboot_suite(void)
 	tcase_add_test(bad, header_errors);
 	tcase_add_test(bad, elf_errors);
 	tcase_add_test(bad, cmdline_limits);
+	tcase_add_test(bad, module_limits);
 	tcase_add_test(bad, read_file_errors);
 	suite_add_tcase(s, bad);
 	return s;

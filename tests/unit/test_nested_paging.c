@@ -272,11 +272,14 @@ START_TEST(guest_table_absent_from_stage2)
 		      "%s guest mode %u level %u: stage-%u fault final %d gla %d/0x%llx gpa 0x%llx", name,
 		      c->guest, c->level, f.stage + 1, f.nested.final, f.nested.gla_valid,
 		      (unsigned long long)f.nested.gla, (unsigned long long)f.nested.gpa);
-	ck_assert_msg(f.nested.access == S2_ACC_READ && f.nested.rights == 0 && !f.nested.misconfig,
+	/* APM2 15.25.5: NPT sees the guest's table accesses as user writes. */
+	unsigned want_access = is_ept(c->host) ? S2_ACC_READ : S2_ACC_READ | S2_ACC_WRITE;
+	ck_assert_msg(f.nested.access == want_access && f.nested.rights == 0 && !f.nested.misconfig,
 		      "%s level %u: access %x rights %x", name, c->level, f.nested.access, f.nested.rights);
-	/* Not present: EXITINFO1 = US (every nested access is a user access) +
-	 * bit 33; EPT: a read (bit 0), linear address valid (bit 7), bit 8 clear. */
-	uint64_t want = is_ept(c->host) ? EPT_QUAL_READ | EPT_QUAL_GLA_VALID : PFEC_U | NPF_INFO1_GUEST_WALK;
+	/* Not present: EXITINFO1 = US | RW (a user write) + bit 33; EPT: a read
+	 * (bit 0), linear address valid (bit 7), bit 8 clear. */
+	uint64_t want = is_ept(c->host) ? EPT_QUAL_READ | EPT_QUAL_GLA_VALID
+					: PFEC_U | PFEC_W | NPF_INFO1_GUEST_WALK;
 	ck_assert_msg(exit_info(&f) == want, "%s level %u: exit info 0x%llx, want 0x%llx", name,
 		      c->level, (unsigned long long)exit_info(&f), (unsigned long long)want);
 	/* SDM 4.8: the faulting walk sets no accessed flag in the guest's tables. */
@@ -468,17 +471,20 @@ static const struct nrow rows[] = {
 	  O_EXEC_ONLY, AT_DATA, 0, EPT_RWX, EPT_UX, X, U, S2, 0, true, false, S2_ACC_FETCH, 0,
 	  EPT_QUAL_FETCH | QF, -1, 0, 0 },
 
-	/* -- guest A/D updates are stage-2 writes; EPT A/D makes table accesses writes -- */
+	/* -- guest A/D updates are stage-2 writes; NPT (APM2 15.25.5: guest table accesses are user
+	 * writes) and EPT A/D (SDM 29.3.5) make every table access one -- */
 	{ "NPT: a guest A-bit update to a read-only nested table page", H_NPT4, G4, 0, AT_GUEST_TABLE, 0,
-	  PTE_RW, 0, R, 0, S2, PFEC_P | PFEC_W | PFEC_U, false, false, S2_ACC_WRITE,
+	  PTE_RW, 0, R, 0, S2, PFEC_P | PFEC_W | PFEC_U, false, false, S2_ACC_READ | S2_ACC_WRITE,
 	  S2_RIGHT_P | S2_RIGHT_US, WALKI | PFEC_P | PFEC_W | PFEC_U, 0, 0, 0 },
-	{ "NPT: with the guest A bits set, a read-only table page is enough for a read", H_NPT4, G4,
-	  O_GUEST_A, AT_GUEST_TABLE, 0, PTE_RW, 0, R, 0, OK, 0, false, false, 0, 0, 0, 0, 0, 0 },
+	{ "NPT: even with the guest A bits set, a read-only table page faults: table accesses are writes",
+	  H_NPT4, G4, O_GUEST_A, AT_GUEST_TABLE, 0, PTE_RW, 0, R, 0, S2, PFEC_P | PFEC_W | PFEC_U, false,
+	  false, S2_ACC_READ | S2_ACC_WRITE, S2_RIGHT_P | S2_RIGHT_US, WALKI | PFEC_P | PFEC_W | PFEC_U, 0, 0,
+	  0 },
 	{ "NPT: the guest D-bit update of a write to a read-only nested table page", H_NPT4, G4, O_GUEST_A,
-	  AT_GUEST_TABLE, 3, PTE_RW, 0, W, 0, S2, PFEC_P | PFEC_W | PFEC_U, false, false, S2_ACC_WRITE,
+	  AT_GUEST_TABLE, 3, PTE_RW, 0, W, 0, S2, PFEC_P | PFEC_W | PFEC_U, false, false, S2_ACC_READ | S2_ACC_WRITE,
 	  S2_RIGHT_P | S2_RIGHT_US, WALKI | PFEC_P | PFEC_W | PFEC_U, 3, 0, 0 },
 	{ "NPT 2-level: a guest A-bit update to a read-only nested table page", H_NPT32, G32, 0,
-	  AT_GUEST_TABLE, 1, PTE_RW, 0, R, 0, S2, PFEC_P | PFEC_W | PFEC_U, false, false, S2_ACC_WRITE,
+	  AT_GUEST_TABLE, 1, PTE_RW, 0, R, 0, S2, PFEC_P | PFEC_W | PFEC_U, false, false, S2_ACC_READ | S2_ACC_WRITE,
 	  S2_RIGHT_P | S2_RIGHT_US, WALKI | PFEC_P | PFEC_W | PFEC_U, 1, 0, 0 },
 	{ "EPT without A/D: a guest A-bit update to a read-only table page is a write", H_EPT4, G4, 0,
 	  AT_GUEST_TABLE, 0, EPT_W, 0, R, 0, S2, 0, false, false, S2_ACC_WRITE, S2_RIGHT_R | S2_RIGHT_X,
@@ -646,9 +652,9 @@ END_TEST
 
 START_TEST(npt_ad_through_stage2)
 {
-	/* Guest A/D updates are nested writes, table reads nested reads: nested
-	 * A on every path; nested D on the guest table pages whose entries got A,
-	 * and on the data page only after a write (APM2 15.25.5 with SDM 4.8). */
+	/* Guest table accesses are nested user writes (APM2 15.25.5): nested A
+	 * and D on every guest table page; on the data page A, and D only after
+	 * a write (SDM 4.8). */
 	nest_init(H_NPT4, PAGING_4LEVEL, 0);
 	struct nested_result r;
 	struct fault f;
@@ -663,13 +669,16 @@ START_TEST(npt_ad_through_stage2)
 	s2_path(DATA_GPA, path);
 	ck_assert(rd(path[3], 8) & PTE_A);
 	ck_assert(!(rd(path[3], 8) & PTE_D));
-	/* With every guest A bit set the next read writes nothing: the table pages
-	 * may now be read-only in stage 2. */
+	/* APM2 15.25.5: the guest's table accesses are user writes to the nested
+	 * walk, so even with every guest A bit set a read-only table page faults,
+	 * reported as a write (EXITINFO1 RW). */
 	for (unsigned l = 0; l < 4; l++) {
 		s2_path(G_TABLES + l * 0x1000, path);
 		wr(path[3], 8, rd(path[3], 8) & ~PTE_RW);
 	}
-	ck_assert(nested_walk(&nx.guest, &nx.s2, nx.lin, WALK_READ, 0, &r, &f));
+	ck_assert(!nested_walk(&nx.guest, &nx.s2, nx.lin, WALK_READ, 0, &r, &f));
+	ck_assert(f.stage == FAULT_STAGE2);
+	ck_assert(f.nested.access & S2_ACC_WRITE);
 }
 END_TEST
 

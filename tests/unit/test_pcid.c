@@ -28,10 +28,7 @@
 #define BIG_LIN   (TEST_LIN + (2ull << 20))   /* the 2 MiB page of PD_T[1] */
 #define MARKER(k) (0xcafe0000u | (k))
 
-#define PTE_P 0x001ull
-#define PTE_W 0x002ull
-#define PTE_PS 0x080ull
-#define PTE_G 0x100ull
+#define PTE_W PTE_RW            /* mmu/paging.h names the rest */
 #define CR3_NOFLUSH (1ull << 63)
 
 static struct test_machine m;

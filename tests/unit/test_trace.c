@@ -73,8 +73,10 @@ START_TEST(parse_classes)
 	ck_assert_uint_eq(c, TRACE_INSN);
 	ck_assert(trace_parse("exc,io,pf", &c));
 	ck_assert_uint_eq(c, TRACE_EXC | TRACE_IO | TRACE_PF);
+	ck_assert(trace_parse("vmexit,pf", &c));
+	ck_assert_uint_eq(c, TRACE_VMEXIT | TRACE_PF);
 	ck_assert(trace_parse("all", &c));
-	ck_assert_uint_eq(c, TRACE_INSN | TRACE_EXC | TRACE_IO | TRACE_PF);
+	ck_assert_uint_eq(c, TRACE_INSN | TRACE_EXC | TRACE_IO | TRACE_PF | TRACE_VMEXIT);
 	c = 77;
 	ck_assert(!trace_parse("", &c));
 	ck_assert(!trace_parse("insn,", &c));

@@ -168,4 +168,14 @@ static inline int all_bytes(const uint8_t *p, unsigned n, uint8_t v)
 extern const char *mb_cmdline;
 void guest_main(void);
 
+/* ---- the Multiboot information (Multiboot 3.3), kept by lib/tap.c ---- */
+struct multiboot_info {
+	uint32_t flags, mem_lower, mem_upper, boot_device, cmdline, mods_count, mods_addr;
+	uint32_t syms[4], mmap_length, mmap_addr, drives_length, drives_addr, config_table;
+	uint32_t boot_loader_name;
+};
+struct multiboot_mod { uint32_t start, end, string, reserved; };
+/* EBX at entry, or NULL when EAX did not hold the multiboot magic. */
+extern const struct multiboot_info *mb_info;
+
 #endif

@@ -4,6 +4,7 @@
 /* TAP lines printed, and how many of them failed or were skipped. */
 static uint32_t n_tests, n_failed, n_skipped;
 const char *mb_cmdline = "";
+const struct multiboot_info *mb_info;
 
 void debug_exit(uint32_t code)
 {
@@ -134,12 +135,12 @@ void tap_finish(void)
 	debug_exit(GUEST_EXIT_PASSED);
 }
 
-struct mb_info { uint32_t flags, mem_lower, mem_upper, boot_device, cmdline; };
-
-void guest_start(uint32_t magic, const struct mb_info *mbi);
-void guest_start(uint32_t magic, const struct mb_info *mbi)
+void guest_start(uint32_t magic, const struct multiboot_info *mbi);
+void guest_start(uint32_t magic, const struct multiboot_info *mbi)
 {
 	serial_init();
+	if (magic == 0x2BADB002)
+		mb_info = mbi;
 	/* Multiboot 3.3: flags bit 2 = cmdline valid. */
 	if (magic == 0x2BADB002 && mbi && (mbi->flags & 4) && mbi->cmdline)
 		mb_cmdline = (const char *)(uintptr_t)mbi->cmdline;

@@ -1,0 +1,166 @@
+/* Exit statistics and the livelock detector; see cli/exit_stats.h. */
+#include "cli/exit_stats.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void exit_stats_init(struct exit_stats *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+unsigned exit_gap_bucket(uint64_t guest_insns)
+{
+	return guest_insns ? 64u - (unsigned)__builtin_clzll(guest_insns) : 0;
+}
+
+/* The entry of a code: the previous exit's first (an exit usually repeats the
+ * one before), then a scan; NULL when the table is full. */
+static struct exit_count *code_entry(struct exit_stats *s, const struct vm_exit_report *r)
+{
+	if (s->n_codes && s->codes[s->last].code == r->code)
+		return &s->codes[s->last];
+	for (unsigned i = 0; i < s->n_codes; i++)
+		if (s->codes[i].code == r->code) {
+			s->last = i;
+			return &s->codes[i];
+		}
+	if (s->n_codes == EXIT_STATS_CODES)
+		return NULL;
+	s->last = s->n_codes++;
+	struct exit_count *c = &s->codes[s->last];
+	c->code = r->code;
+	c->count = 0;
+	snprintf(c->name, sizeof(c->name), "%s", r->name ? r->name : "unknown");
+	return c;
+}
+
+void exit_stats_add(struct exit_stats *s, const struct vm_exit_report *r)
+{
+	s->exits++;
+	s->guest_insns += r->guest_insns;
+	s->gap[exit_gap_bucket(r->guest_insns)]++;
+	struct exit_count *c = code_entry(s, r);
+	if (c)
+		c->count++;
+	else
+		s->other++;
+}
+
+/* Most frequent first; equal counts by code. */
+static int by_count(const void *a, const void *b)
+{
+	const struct exit_count *x = a, *y = b;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return x->code < y->code ? -1 : x->code > y->code;
+}
+
+static double percent(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* "0", "1", "2-3", "4-7", ...: the guest instructions bucket k holds. */
+static void bucket_range(unsigned k, char *buf, size_t size)
+{
+	if (k <= 1) {
+		snprintf(buf, size, "%u", k);
+		return;
+	}
+	uint64_t lo = 1ull << (k - 1), hi = lo + (lo - 1);
+	snprintf(buf, size, "%llu-%llu", (unsigned long long)lo, (unsigned long long)hi);
+}
+
+#define BAR_WIDTH 40
+
+void exit_stats_print(const struct exit_stats *s, uint64_t virtual_insns, FILE *out)
+{
+	if (!s->exits) {
+		fprintf(out, "hvemu: stats: no VM exits in %llu virtual instructions\n",
+			(unsigned long long)virtual_insns);
+		return;
+	}
+	fprintf(out, "hvemu: stats: %llu VM exits in %llu virtual instructions (%.2f per million); "
+		"%llu instructions (%.2f%%) in guests\n", (unsigned long long)s->exits,
+		(unsigned long long)virtual_insns, virtual_insns ? 1e6 * (double)s->exits / (double)virtual_insns : 0.0,
+		(unsigned long long)s->guest_insns, percent(s->guest_insns, virtual_insns));
+
+	struct exit_count sorted[EXIT_STATS_CODES];
+	memcpy(sorted, s->codes, s->n_codes * sizeof(sorted[0]));
+	qsort(sorted, s->n_codes, sizeof(sorted[0]), by_count);
+	fprintf(out, "  %-18s  %-24s  %12s  %7s\n", "code", "name", "count", "share");
+	for (unsigned i = 0; i < s->n_codes; i++) {
+		char code[24];
+		snprintf(code, sizeof(code), "0x%llx", (unsigned long long)sorted[i].code);
+		fprintf(out, "  %-18s  %-24s  %12llu  %6.2f%%\n", code, sorted[i].name,
+			(unsigned long long)sorted[i].count, percent(sorted[i].count, s->exits));
+	}
+	if (s->other)
+		fprintf(out, "  %-18s  %-24s  %12llu  %6.2f%%\n", "(other codes)", "", (unsigned long long)s->other,
+			percent(s->other, s->exits));
+
+	unsigned lo = 0, hi = 0;
+	uint64_t max = 0;
+	for (unsigned k = 0; k < EXIT_GAP_BUCKETS; k++)
+		if (s->gap[k]) {
+			if (!max)
+				lo = k;
+			hi = k;
+			if (s->gap[k] > max)
+				max = s->gap[k];
+		}
+	fprintf(out, "hvemu: stats: guest instructions from VM entry to exit (log2 buckets):\n");
+	for (unsigned k = lo; k <= hi; k++) {
+		char range[48], bar[BAR_WIDTH + 1];
+		bucket_range(k, range, sizeof(range));
+		unsigned w = (unsigned)((s->gap[k] * BAR_WIDTH + max - 1) / max);
+		memset(bar, '#', w);
+		bar[w] = 0;
+		fprintf(out, "  %-41s  %12llu  %6.2f%%%s%s\n", range, (unsigned long long)s->gap[k],
+			percent(s->gap[k], s->exits), w ? "  " : "", bar);
+	}
+}
+
+void livelock_init(struct livelock *l, uint64_t limit)
+{
+	memset(l, 0, sizeof(*l));
+	l->limit = limit;
+}
+
+/* Copy r, strings included. */
+static void keep(struct livelock *l, const struct vm_exit_report *r)
+{
+	l->exit = *r;
+	snprintf(l->vendor, sizeof(l->vendor), "%s", r->vendor ? r->vendor : "?");
+	snprintf(l->name, sizeof(l->name), "%s", r->name ? r->name : "unknown");
+	l->exit.vendor = l->vendor;
+	l->exit.name = l->name;
+	if (r->failed_check) {
+		snprintf(l->check, sizeof(l->check), "%s", r->failed_check);
+		l->exit.failed_check = l->check;
+	}
+}
+
+bool livelock_observe(struct livelock *l, uint64_t n, const struct vm_exit_report *r)
+{
+	if (!l->limit || l->fired)
+		return false;
+	bool same = l->repeats && r->guest_insns == 0 && r->code == l->code && r->rip == l->rip &&
+		    r->info1 == l->info1 && r->info2 == l->info2;
+	if (same) {
+		l->repeats++;
+	} else {
+		l->repeats = 1;
+		l->first_n = n;
+		l->code = r->code;
+		l->rip = r->rip;
+		l->info1 = r->info1;
+		l->info2 = r->info2;
+	}
+	if (l->repeats < l->limit)
+		return false;
+	l->fired = true;
+	keep(l, r);
+	return true;
+}

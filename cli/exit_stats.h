@@ -1,0 +1,73 @@
+/* What a run's VM exits add up to (--stats), and the livelock detector: both
+ * fed one struct vm_exit_report (emu/hv.h) per exit, in order. README
+ * "Watching VM exits" fixes the printed form. */
+#ifndef HVEMU_CLI_EXIT_STATS_H
+#define HVEMU_CLI_EXIT_STATS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "emu/hv.h"
+
+#define EXIT_STATS_CODES 256       /* distinct exit codes counted one by one */
+#define EXIT_GAP_BUCKETS 65        /* 0, then [2^k, 2^(k+1)) for k = 0..63 */
+
+/* The report's strings live only during the observer's call (a model may
+ * reuse one buffer for every exit's name): what is kept is copied. */
+#define EXIT_NAME_MAX 40
+#define EXIT_CHECK_MAX 160
+
+struct exit_count {
+	uint64_t code;
+	uint64_t count;
+	char name[EXIT_NAME_MAX];  /* the model's name of the code (first seen) */
+};
+
+struct exit_stats {
+	uint64_t exits;
+	uint64_t guest_insns;      /* sum of report->guest_insns: virtual time in guests */
+	uint64_t gap[EXIT_GAP_BUCKETS];   /* exits by guest_insns, log2 buckets */
+	struct exit_count codes[EXIT_STATS_CODES];
+	unsigned n_codes;
+	unsigned last;             /* the entry the previous exit went to (runs of one code) */
+	uint64_t other;            /* exits of codes beyond the first EXIT_STATS_CODES */
+};
+
+void exit_stats_init(struct exit_stats *s);
+
+/* Count one exit. */
+void exit_stats_add(struct exit_stats *s, const struct vm_exit_report *r);
+
+/* The histogram bucket of a number of guest instructions: 0 for 0, k+1 for
+ * [2^k, 2^(k+1)). */
+unsigned exit_gap_bucket(uint64_t guest_insns);
+
+/* The summary: totals against virtual_insns (the run's whole virtual time),
+ * exits per code (most frequent first), the histogram. */
+void exit_stats_print(const struct exit_stats *s, uint64_t virtual_insns, FILE *out);
+
+/* The same exit, N times in a row, with the guest stuck: a livelock (README
+ * "Livelock"). An exit repeats the previous one when code, rIP, info1 and
+ * info2 are equal and the guest retired no instruction between the VM entry
+ * and the exit (guest_insns = 0): L1 re-entered it at an instruction that
+ * exits again at once, as NOVA's vTLB-miss loop did. A guest loop that exits
+ * identically but runs in between (VMMCALL round trips) is progress. */
+struct livelock {
+	uint64_t limit;            /* N; 0: off */
+	uint64_t repeats;          /* times the current exit has been seen in a row */
+	uint64_t first_n;          /* sequence number of its first occurrence */
+	uint64_t code, rip, info1, info2;   /* the current exit */
+	bool fired;
+	/* Once fired: the exit that made the limit-th repeat, its strings
+	 * pointing into the copies beside it. */
+	struct vm_exit_report exit;
+	char vendor[8], name[EXIT_NAME_MAX], check[EXIT_CHECK_MAX];
+};
+
+void livelock_init(struct livelock *l, uint64_t limit);
+
+/* Exit number n happened. True once, when it makes the limit-th repeat. */
+bool livelock_observe(struct livelock *l, uint64_t n, const struct vm_exit_report *r);
+
+#endif

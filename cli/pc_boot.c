@@ -1,0 +1,127 @@
+/* The boot-contract devices and firmware data of the CLI machine; see
+ * cli/pc_boot.h. */
+#include "cli/pc_boot.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "devices/e820.h"
+
+/* A reset or power-off: the run ends after the current instruction, with the
+ * first request's source kept for the report (README "Exit status"). */
+static void on_power_request(void *opaque, enum power_request what, const char *source)
+{
+	struct pc_boot *b = opaque;
+	if (b->requested.what)
+		return;
+	b->requested.what = what;
+	snprintf(b->requested.source, sizeof(b->requested.source), "%s", source);
+	b->stop(b->stop_ctx);
+}
+
+static void stop_cpu(void *opaque)
+{
+	cpu_request_stop(opaque);
+}
+
+static void set_a20(void *opaque, bool enabled)
+{
+	cpu_set_a20(opaque, enabled);
+}
+
+/* pc-testdev's flush-page port: drop the decoded instructions of the page, the
+ * only thing hvemu caches about guest memory beside the TLB, whose entries
+ * stay right (the page's contents do not move). */
+static void flush_page(void *opaque, uint64_t pa)
+{
+	cpu_notify_phys_write(opaque, pa, 4096);
+}
+
+bool pc_boot_devices(struct pc_boot *b, struct cpu *cpu, struct iobus *io, struct physmem *pm)
+{
+	b->cpu = cpu;
+	b->stop = stop_cpu;
+	b->stop_ctx = cpu;
+	b->power = (struct power_control){ .request = on_power_request, .opaque = b };
+	fw_cfg_init(&b->fw_cfg);
+	reset_ports_init(&b->reset, &b->power, set_a20, cpu);
+	pci_host_init(&b->pci, &reset_control_ops, &b->reset);
+	shutdown_port_init(&b->shutdown, &b->power);
+	i8042_init(&b->i8042, &b->power);
+	pc_testdev_init(&b->testdev, b->gsi, flush_page, cpu);
+	if (!pci_add_i440fx(&b->pci))
+		return false;
+	if (!fw_cfg_register(&b->fw_cfg, io) || !pci_host_register(&b->pci, io) ||
+	    !reset_ports_register(&b->reset, io) || !shutdown_port_register(&b->shutdown, io) ||
+	    !i8042_register(&b->i8042, io) || !pc_testdev_register_io(&b->testdev, io))
+		return false;
+	(void)pc_testdev_register_mmio(&b->testdev, pm);   /* absent under a 16 MiB BIOS */
+	return true;
+}
+
+/* fw_cfg's "etc/e820": the machine's memory map as QEMU's struct e820_entry
+ * array (little-endian address, length, type; 20 bytes each). */
+static bool add_e820_file(struct fw_cfg *f, uint64_t ram_size)
+{
+	struct e820_entry map[E820_MAX_ENTRIES];
+	unsigned n = e820_map(ram_size, map);
+	uint8_t raw[E820_MAX_ENTRIES * 20];
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned k = 0; k < 8; k++) {
+			raw[20 * i + k] = (uint8_t)(map[i].base >> (8 * k));
+			raw[20 * i + 8 + k] = (uint8_t)(map[i].length >> (8 * k));
+			if (k < 4)
+				raw[20 * i + 16 + k] = (uint8_t)(map[i].type >> (8 * k));
+		}
+	return fw_cfg_add_file(f, "etc/e820", raw, 20 * n);
+}
+
+bool pc_boot_firmware(struct pc_boot *b, struct physmem *pm, const struct pc_description *d,
+		      bool acpi, char *err, size_t errlen)
+{
+	static const uint8_t null_uuid[16];
+	struct fw_cfg *f = &b->fw_cfg;
+	if (!fw_cfg_add_bytes(f, FW_CFG_SIGNATURE, "QEMU", 4) ||
+	    !fw_cfg_add_i32(f, FW_CFG_ID, FW_CFG_ID_TRADITIONAL) ||
+	    !fw_cfg_add_bytes(f, FW_CFG_UUID, null_uuid, sizeof(null_uuid)) ||
+	    !fw_cfg_add_i64(f, FW_CFG_RAM_SIZE, pm->ram_size) ||
+	    !fw_cfg_add_i16(f, FW_CFG_NB_CPUS, (uint16_t)d->n_cpus) ||
+	    !fw_cfg_add_i16(f, FW_CFG_MAX_CPUS, (uint16_t)d->max_cpus) ||
+	    !add_e820_file(f, pm->ram_size)) {
+		snprintf(err, errlen, "out of memory building the fw_cfg items");
+		return false;
+	}
+	if (!acpi)
+		return true;
+	/* The machine as the ACPI tables describe it (devices/acpi.h). */
+	struct acpi_machine am = {
+		.n_cpus = d->n_cpus, .lapic = d->lapic, .lapic_addr = 0xfee00000u, .lint1_nmi = d->lapic,
+		.ioapic = d->ioapic, .ioapic_id = 0, .ioapic_addr = 0xfec00000u, .irq0_on_gsi2 = d->ioapic,
+		.pic = d->pic, .hpet = d->hpet, .hpet_addr = 0xfed00000u, .hpet_block_id = d->hpet_block_id,
+		.hpet_min_tick = d->hpet_min_tick, .legacy_devices = true, .i8042 = d->keyboard,
+		.vga = d->vga, .rtc = d->rtc, .rtc_century = d->rtc_century,
+		.reset_port = RESET_CONTROL_PORT, .reset_value = RCR_HARD_RESET, .sci_irq = 9,
+	};
+	uint8_t *tables = malloc(ACPI_AREA_SIZE);
+	if (!tables) {
+		snprintf(err, errlen, "out of memory building the ACPI tables");
+		return false;
+	}
+	size_t n = acpi_build(tables, ACPI_AREA_SIZE, ACPI_AREA_BASE, &am, &b->acpi);
+	if (n)
+		physmem_write_bytes(pm, ACPI_AREA_BASE, tables, n);
+	free(tables);
+	if (!n) {
+		snprintf(err, errlen, "the ACPI tables for %u CPUs do not fit in 0x%x bytes", d->n_cpus,
+			 ACPI_AREA_SIZE);
+		return false;
+	}
+	b->acpi_built = true;
+	return true;
+}
+
+void pc_boot_destroy(struct pc_boot *b)
+{
+	fw_cfg_destroy(&b->fw_cfg);
+}

@@ -1,0 +1,309 @@
+/* ACPI table builder; see devices/acpi.h. Section numbers are ACPI 6.0
+ * Errata A's; offsets within a table are the spec's "Byte Offset" columns. */
+#include "devices/acpi.h"
+
+#include <string.h>
+
+#define OEM_ID "HVEMU "            /* 6 bytes */
+#define OEM_TABLE_ID "HVEMUPC "    /* 8 bytes */
+#define CREATOR_ID "HVEM"
+#define HEADER_SIZE 36
+
+/* Table revisions of ACPI 6.0 Errata A. */
+enum {
+	RSDP_REVISION = 2, RSDT_REVISION = 1, XSDT_REVISION = 1, FADT_REVISION = 6,
+	FADT_MINOR = 0, MADT_REVISION = 4, DSDT_REVISION = 2, HPET_REVISION = 1, FACS_VERSION = 2,
+};
+
+/* Sizes: RSDP 5.2.5.3, FADT 5.2.9 (Table 5-34), FACS 5.2.10 (Table 5-37). */
+enum { RSDP_SIZE = 36, RSDP_V1_SIZE = 20, FADT_SIZE = 276, FACS_SIZE = 64, HPET_SIZE = 56 };
+
+/* A cursor over the output buffer that refuses to run past its end. */
+struct out {
+	uint8_t *buf;
+	size_t cap, pos;
+	bool full;
+};
+
+static uint32_t take(struct out *o, size_t len, size_t align)
+{
+	size_t at = (o->pos + align - 1) & ~(align - 1);
+	if (at > o->cap || len > o->cap - at) {
+		o->full = true;
+		return 0;
+	}
+	o->pos = at + len;
+	return (uint32_t)at;
+}
+
+static void put8(uint8_t *p, unsigned off, uint8_t v) { p[off] = v; }
+static void put16(uint8_t *p, unsigned off, uint16_t v)
+{
+	p[off] = (uint8_t)v;
+	p[off + 1] = (uint8_t)(v >> 8);
+}
+static void put32(uint8_t *p, unsigned off, uint32_t v)
+{
+	for (unsigned i = 0; i < 4; i++)
+		p[off + i] = (uint8_t)(v >> (8 * i));
+}
+static void put64(uint8_t *p, unsigned off, uint64_t v)
+{
+	put32(p, off, (uint32_t)v);
+	put32(p, off + 4, (uint32_t)(v >> 32));
+}
+
+uint8_t acpi_checksum(const uint8_t *p, size_t len)
+{
+	uint8_t sum = 0;
+	for (size_t i = 0; i < len; i++)
+		sum = (uint8_t)(sum + p[i]);
+	return sum;
+}
+
+/* 5.2.6 System Description Table Header; the checksum is set by finish(). */
+static void header(uint8_t *t, const char sig[4], uint32_t len, uint8_t rev)
+{
+	memcpy(t, sig, 4);
+	put32(t, 4, len);
+	put8(t, 8, rev);
+	memcpy(t + 10, OEM_ID, 6);
+	memcpy(t + 16, OEM_TABLE_ID, 8);
+	put32(t, 24, 1);                  /* OEM revision */
+	memcpy(t + 28, CREATOR_ID, 4);
+	put32(t, 32, 1);                  /* creator revision */
+}
+
+/* "the entire table, including the checksum field, must add to zero" */
+static void finish(uint8_t *t, uint32_t len)
+{
+	t[9] = 0;
+	t[9] = (uint8_t)(0 - acpi_checksum(t, len));
+}
+
+/* 5.2.3.2 Generic Address Structure: space, bit width, bit offset, access
+ * size (1 = byte), address. */
+static void gas(uint8_t *p, unsigned off, uint8_t space, uint8_t width, uint8_t access, uint64_t addr)
+{
+	put8(p, off, space);
+	put8(p, off + 1, width);
+	put8(p, off + 2, 0);
+	put8(p, off + 3, access);
+	put64(p, off + 4, addr);
+}
+enum { GAS_MEMORY = 0, GAS_SYSTEM_IO = 1, GAS_ACCESS_BYTE = 1 };
+
+/* 5.2.10 FACS: no hardware signature, no waking vector, global lock free. */
+static void build_facs(uint8_t *t)
+{
+	memcpy(t, "FACS", 4);
+	put32(t, 4, FACS_SIZE);
+	put8(t, 32, FACS_VERSION);
+}
+
+/* 5.2.11.1 DSDT: a definition block with no objects (no AML). */
+static void build_dsdt(uint8_t *t)
+{
+	header(t, "DSDT", HEADER_SIZE, DSDT_REVISION);
+	finish(t, HEADER_SIZE);
+}
+
+/* 5.2.9 FADT flags (Table 5-35) and IA-PC boot architecture flags (Table 5-36). */
+enum {
+	FADT_WBINVD = 1u << 0, FADT_PROC_C1 = 1u << 2, FADT_PWR_BUTTON = 1u << 4,
+	FADT_SLP_BUTTON = 1u << 5, FADT_FIX_RTC = 1u << 6, FADT_RESET_REG_SUP = 1u << 10,
+	FADT_HEADLESS = 1u << 12,
+	BOOT_LEGACY_DEVICES = 1u << 0, BOOT_8042 = 1u << 1, BOOT_VGA_NOT_PRESENT = 1u << 2,
+	BOOT_MSI_NOT_SUPPORTED = 1u << 3, BOOT_CMOS_RTC_NOT_PRESENT = 1u << 5,
+};
+
+static void build_fadt(uint8_t *t, const struct acpi_machine *m, uint32_t facs, uint32_t dsdt)
+{
+	header(t, "FACP", FADT_SIZE, FADT_REVISION);
+	put32(t, 36, facs);                      /* FIRMWARE_CTRL (X_FIRMWARE_CTRL stays 0) */
+	put32(t, 40, dsdt);                      /* DSDT */
+	put8(t, 45, 0);                          /* Preferred_PM_Profile: unspecified */
+	put16(t, 46, m->sci_irq);                /* SCI_INT: no event hardware raises it */
+	/* SMI_CMD, ACPI_ENABLE/DISABLE (48-53) 0: no SMM, the machine is always in
+	 * ACPI mode. PM1a/b_EVT_BLK, PM1a/b_CNT_BLK, PM2_CNT_BLK, PM_TMR_BLK,
+	 * GPE0/1_BLK and their lengths (56-95): absent, 0. */
+	put16(t, 96, 101);                       /* P_LVL2_LAT > 100: no C2 */
+	put16(t, 98, 1001);                      /* P_LVL3_LAT > 1000: no C3 */
+	put8(t, 108, m->rtc ? m->rtc_century : 0);   /* CENTURY */
+	uint16_t boot = 0;
+	if (m->legacy_devices)
+		boot |= BOOT_LEGACY_DEVICES;
+	if (m->i8042)
+		boot |= BOOT_8042;
+	if (!m->vga)
+		boot |= BOOT_VGA_NOT_PRESENT;
+	if (!m->lapic)
+		boot |= BOOT_MSI_NOT_SUPPORTED;  /* MSIs are writes to a local APIC */
+	if (!m->rtc)
+		boot |= BOOT_CMOS_RTC_NOT_PRESENT;
+	put16(t, 109, boot);                     /* IAPC_BOOT_ARCH */
+	/* WBINVD works; C1 is HLT; no fixed power or sleep button; the RTC alarm
+	 * is no fixed wake source; the reset register when there is one; headless
+	 * without a display. */
+	uint32_t flags = FADT_WBINVD | FADT_PROC_C1 | FADT_PWR_BUTTON | FADT_SLP_BUTTON | FADT_FIX_RTC;
+	if (m->reset_port)
+		flags |= FADT_RESET_REG_SUP;
+	if (!m->vga)
+		flags |= FADT_HEADLESS;
+	put32(t, 112, flags);
+	if (m->reset_port) {
+		gas(t, 116, GAS_SYSTEM_IO, 8, GAS_ACCESS_BYTE, m->reset_port);   /* RESET_REG */
+		put8(t, 128, m->reset_value);
+	}
+	put8(t, 131, FADT_MINOR);
+	put64(t, 140, dsdt);                     /* X_DSDT */
+	finish(t, FADT_SIZE);
+}
+
+/* 5.2.12 MADT and its interrupt controller structures (Table 5-45). */
+enum {
+	MADT_LAPIC = 0, MADT_IOAPIC = 1, MADT_ISO = 2, MADT_LAPIC_NMI = 4, MADT_X2APIC = 9,
+	MADT_PCAT_COMPAT = 1u << 0, MADT_LAPIC_ENABLED = 1u << 0,
+	LAPIC_LEN = 8, IOAPIC_LEN = 12, ISO_LEN = 10, LAPIC_NMI_LEN = 6, X2APIC_LEN = 16,
+	X2APIC_FIRST_ID = 255,     /* 0xff is no APIC ID in a Processor Local APIC entry */
+};
+
+static uint32_t madt_size(const struct acpi_machine *m)
+{
+	uint32_t len = 44;
+	for (unsigned i = 0; i < m->n_cpus; i++)
+		len += i < X2APIC_FIRST_ID ? LAPIC_LEN : X2APIC_LEN;
+	if (m->ioapic)
+		len += IOAPIC_LEN + (m->irq0_on_gsi2 ? ISO_LEN : 0);
+	if (m->lint1_nmi)
+		len += LAPIC_NMI_LEN;
+	return len;
+}
+
+static void build_madt(uint8_t *t, const struct acpi_machine *m, uint32_t len)
+{
+	header(t, "APIC", len, MADT_REVISION);
+	put32(t, 36, m->lapic_addr);
+	put32(t, 40, m->pic ? MADT_PCAT_COMPAT : 0);
+	unsigned o = 44;
+	for (unsigned i = 0; i < m->n_cpus; i++) {
+		if (i < X2APIC_FIRST_ID) {       /* 5.2.12.2: UID, APIC ID, flags */
+			put8(t, o, MADT_LAPIC);
+			put8(t, o + 1, LAPIC_LEN);
+			put8(t, o + 2, (uint8_t)i);
+			put8(t, o + 3, (uint8_t)i);
+			put32(t, o + 4, MADT_LAPIC_ENABLED);
+			o += LAPIC_LEN;
+		} else {                         /* 5.2.12.12: x2APIC ID, flags, UID */
+			put8(t, o, MADT_X2APIC);
+			put8(t, o + 1, X2APIC_LEN);
+			put32(t, o + 4, i);
+			put32(t, o + 8, MADT_LAPIC_ENABLED);
+			put32(t, o + 12, i);
+			o += X2APIC_LEN;
+		}
+	}
+	if (m->ioapic) {                         /* 5.2.12.3: ID, address, GSI base */
+		put8(t, o, MADT_IOAPIC);
+		put8(t, o + 1, IOAPIC_LEN);
+		put8(t, o + 2, m->ioapic_id);
+		put32(t, o + 4, m->ioapic_addr);
+		put32(t, o + 8, 0);
+		o += IOAPIC_LEN;
+		if (m->irq0_on_gsi2) {           /* 5.2.12.5: ISA IRQ 0 -> GSI 2, conforms to the bus */
+			put8(t, o, MADT_ISO);
+			put8(t, o + 1, ISO_LEN);
+			put8(t, o + 2, 0);       /* bus: ISA */
+			put8(t, o + 3, 0);       /* source: IRQ 0 */
+			put32(t, o + 4, 2);
+			put16(t, o + 8, 0);
+			o += ISO_LEN;
+		}
+	}
+	if (m->lint1_nmi) {                      /* 5.2.12.7: all processors, LINT1 */
+		put8(t, o, MADT_LAPIC_NMI);
+		put8(t, o + 1, LAPIC_NMI_LEN);
+		put8(t, o + 2, 0xff);
+		put16(t, o + 3, 0);
+		put8(t, o + 5, 1);
+		o += LAPIC_NMI_LEN;
+	}
+	finish(t, len);
+}
+
+/* IA-PC HPET specification 1.0a, section 3.2.4, table 3. */
+static void build_hpet(uint8_t *t, const struct acpi_machine *m)
+{
+	header(t, "HPET", HPET_SIZE, HPET_REVISION);
+	put32(t, 36, m->hpet_block_id);
+	gas(t, 40, GAS_MEMORY, 64, 0, m->hpet_addr);
+	put8(t, 52, 0);                          /* HPET number */
+	put16(t, 53, m->hpet_min_tick);
+	put8(t, 55, 0);                          /* no page protection */
+	finish(t, HPET_SIZE);
+}
+
+/* 5.2.5.3 RSDP: the first 20 bytes (ACPI 1.0) and all 36 each sum to zero. */
+static void build_rsdp(uint8_t *p, uint32_t rsdt, uint64_t xsdt)
+{
+	memcpy(p, "RSD PTR ", 8);
+	memcpy(p + 9, OEM_ID, 6);
+	put8(p, 15, RSDP_REVISION);
+	put32(p, 16, rsdt);
+	put32(p, 20, RSDP_SIZE);
+	put64(p, 24, xsdt);
+	p[8] = (uint8_t)(0 - acpi_checksum(p, RSDP_V1_SIZE));
+	p[32] = (uint8_t)(0 - acpi_checksum(p, RSDP_SIZE));
+}
+
+size_t acpi_build(uint8_t *buf, size_t cap, uint32_t base, const struct acpi_machine *m,
+		  struct acpi_layout *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (m->n_cpus == 0)
+		return 0;
+	memset(buf, 0, cap);
+	struct out o = { .buf = buf, .cap = cap };
+	uint32_t rsdp = take(&o, RSDP_SIZE, 16);     /* 5.2.5.1: 16-byte boundary */
+	uint32_t facs = take(&o, FACS_SIZE, 64);     /* 5.2.10: 64-byte boundary */
+	uint32_t dsdt = take(&o, HEADER_SIZE, 16);
+	uint32_t fadt = take(&o, FADT_SIZE, 16);
+	uint32_t madt_len = m->lapic ? madt_size(m) : 0;
+	uint32_t madt = m->lapic ? take(&o, madt_len, 16) : 0;
+	uint32_t hpet = m->hpet ? take(&o, HPET_SIZE, 16) : 0;
+	unsigned n = 1 + (m->lapic ? 1 : 0) + (m->hpet ? 1 : 0);
+	uint32_t rsdt = take(&o, HEADER_SIZE + 4 * n, 16);
+	uint32_t xsdt = take(&o, HEADER_SIZE + 8 * n, 16);
+	if (o.full)
+		return 0;
+
+	build_facs(buf + facs);
+	build_dsdt(buf + dsdt);
+	build_fadt(buf + fadt, m, base + facs, base + dsdt);
+	uint32_t entries[3], k = 0;
+	entries[k++] = base + fadt;
+	if (m->lapic) {
+		build_madt(buf + madt, m, madt_len);
+		entries[k++] = base + madt;
+	}
+	if (m->hpet) {
+		build_hpet(buf + hpet, m);
+		entries[k++] = base + hpet;
+	}
+	header(buf + rsdt, "RSDT", HEADER_SIZE + 4 * n, RSDT_REVISION);
+	header(buf + xsdt, "XSDT", HEADER_SIZE + 8 * n, XSDT_REVISION);
+	for (unsigned i = 0; i < n; i++) {
+		put32(buf + rsdt, HEADER_SIZE + 4 * i, entries[i]);
+		put64(buf + xsdt, HEADER_SIZE + 8 * i, entries[i]);
+	}
+	finish(buf + rsdt, HEADER_SIZE + 4 * n);
+	finish(buf + xsdt, HEADER_SIZE + 8 * n);
+	build_rsdp(buf + rsdp, base + rsdt, base + xsdt);
+
+	*out = (struct acpi_layout){
+		.rsdp = base + rsdp, .rsdt = base + rsdt, .xsdt = base + xsdt, .fadt = base + fadt,
+		.facs = base + facs, .dsdt = base + dsdt, .madt = m->lapic ? base + madt : 0,
+		.hpet = m->hpet ? base + hpet : 0, .end = base + (uint32_t)o.pos,
+	};
+	return o.pos;
+}

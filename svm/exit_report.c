@@ -1,0 +1,100 @@
+/* Exits as the observer sees them (emu/hv.h struct vm_exit_report): the code
+ * with its APM name, the information fields, where the guest was, and the
+ * information decoded in words (APM2 15.7-15.14, 15.25.6, Appendix C).
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "emu/insn.h"
+#include "svm/exit_codes.h"
+#include "svm/model.h"
+
+/* "VMEXIT_" and the Appendix C name in capitals; kept while the code repeats. */
+static void set_name(struct svm *s, uint64_t code)
+{
+	if (s->report_name[0] && s->report_name_code == code)
+		return;
+	s->report_name_code = code;
+	const char *n = svm_exit_name(code);
+	size_t i = 0;
+	memcpy(s->report_name, "VMEXIT_", 7);
+	for (; n[i] && i + 8 < sizeof(s->report_name); i++)
+		s->report_name[7 + i] = (char)toupper((unsigned char)n[i]);
+	s->report_name[7 + i] = '\0';
+}
+
+/* EXITINFO1/2 of one exit code in words; "" when they hold nothing. */
+static void describe(const struct vm_exit_report *r, char *buf, size_t size)
+{
+	uint64_t code = r->code, i1 = r->info1, i2 = r->info2;
+	buf[0] = '\0';
+	if (r->failed_check) {
+		snprintf(buf, size, "failed: %s", r->failed_check);
+	} else if (code == SVM_EXIT_IOIO) {
+		unsigned sz = (i1 & SVM_IOIO_SZ8) ? 8 : (i1 & SVM_IOIO_SZ16) ? 16 : 32;
+		unsigned as = (i1 & SVM_IOIO_A16) ? 16 : (i1 & SVM_IOIO_A32) ? 32 : 64;
+		snprintf(buf, size, "port=0x%x %s size=%u addr=%u%s%s seg=%u next_rip=0x%llx",
+			 (unsigned)((i1 & SVM_IOIO_PORT_MASK) >> SVM_IOIO_PORT_SHIFT),
+			 (i1 & SVM_IOIO_TYPE_IN) ? "in" : "out", sz, as, (i1 & SVM_IOIO_STR) ? " str" : "",
+			 (i1 & SVM_IOIO_REP) ? " rep" : "", (unsigned)((i1 & SVM_IOIO_SEG_MASK) >> SVM_IOIO_SEG_SHIFT),
+			 (unsigned long long)i2);
+	} else if (code == SVM_EXIT_MSR) {
+		snprintf(buf, size, "%s", i1 ? "wrmsr" : "rdmsr");
+	} else if (code < SVM_EXIT_EXCEPTION || code == SVM_EXIT_CR0_SEL_WRITE) {
+		if (i1 & SVM_CRDR_MOV || (code >= SVM_EXIT_DR_READ && code < SVM_EXIT_EXCEPTION && i1))
+			snprintf(buf, size, "mov gpr=%u", (unsigned)(i1 & SVM_CRDR_GPR_MASK));
+		else if (code < SVM_EXIT_DR_READ || code == SVM_EXIT_CR0_SEL_WRITE)
+			snprintf(buf, size, "%s", "lmsw/clts/smsw or no decode assists");
+	} else if (code < SVM_EXIT_INTR) {
+		int n = snprintf(buf, size, "error_code=0x%llx", (unsigned long long)i1);
+		if (code == SVM_EXIT_EXCEPTION + EXC_PF && n > 0 && (size_t)n < size)
+			snprintf(buf + n, size - (size_t)n, " address=0x%llx", (unsigned long long)i2);
+	} else if (code == SVM_EXIT_NPF) {
+		snprintf(buf, size, "gpa=0x%llx%s%s%s%s%s %s", (unsigned long long)i2, (i1 & 1) ? " P" : " !P",
+			 (i1 & 2) ? " W" : " R", (i1 & 4) ? " U" : " S", (i1 & 8) ? " RSVD" : "",
+			 (i1 & 16) ? " ID" : "", (i1 & SVM_NPF_PAGE_TABLE) ? "guest-walk" : "final");
+	} else if (code == SVM_EXIT_TASK_SWITCH) {
+		int n = snprintf(buf, size, "tss=0x%llx%s%s", (unsigned long long)(i1 & 0xffff),
+				 (i2 & SVM_TASK_SWITCH_IRET) ? " iret" : "", (i2 & SVM_TASK_SWITCH_JMP) ? " jmp" : "");
+		if ((i2 & SVM_TASK_SWITCH_HAS_ERROR) && n > 0 && (size_t)n < size)
+			snprintf(buf + n, size - (size_t)n, " error_code=0x%llx", (unsigned long long)(uint32_t)i2);
+	} else if (code == SVM_EXIT_SWINT) {
+		snprintf(buf, size, "vector=0x%llx", (unsigned long long)i1);
+	} else if (code == SVM_EXIT_INVLPG) {
+		snprintf(buf, size, "address=0x%llx", (unsigned long long)i1);
+	}
+}
+
+static void fill_common(struct svm *s, uint64_t code, uint64_t info1, uint64_t info2, uint64_t intinfo,
+			const char *failed_check)
+{
+	set_name(s, code);
+	s->report = (struct vm_exit_report){
+		.vendor = "svm", .code = code, .name = s->report_name, .info1 = info1, .info2 = info2,
+		.intinfo = intinfo, .failed_check = failed_check, .now = cpu_now(s->cpu),
+		.describe = describe,
+	};
+}
+
+void svm_fill_report(struct svm *s, const struct svm_exit *x)
+{
+	struct cpu *cpu = s->cpu;
+	fill_common(s, x->code, x->info1, x->info2, x->intinfo, x->failed_check);
+	struct vm_exit_report *r = &s->report;
+	r->cs = cpu->seg[SR_CS].selector;
+	r->rip = x->guest_rip;
+	r->code_bits = (uint8_t)cpu_code_size(cpu);
+	if (cpu->exit_observer->want_insn)
+		svm_guest_insn_bytes(cpu, x->guest_rip, r->insn, &r->insn_len);
+	r->guest_insns = r->now - s->entered_at;
+}
+
+void svm_fill_invalid_report(struct svm *s, const struct vmcb *v, const char *failed_check)
+{
+	fill_common(s, SVM_EXIT_INVALID, 0, 0, 0, failed_check);
+	struct vm_exit_report *r = &s->report;
+	r->cs = v->save.cs.selector;
+	r->rip = v->save.rip;
+	r->code_bits = (v->save.cs.attrib & SVM_SEG_ATTR_L) ? 64 : (v->save.cs.attrib & SVM_SEG_ATTR_DB) ? 32 : 16;
+}

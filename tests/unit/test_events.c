@@ -1,0 +1,325 @@
+/* Check suite for events at instruction boundaries (emu/event_step.c): the one
+ * table of SDM Vol.3 6.9 Table 6-2 priorities with the blocking rules of SDM
+ * 6.8.3 (STI and MOV SS shadows), 6.7.1 (NMI blocking until IRET), APM2
+ * 15.17 (GIF) and 15.21.4 (virtual interrupts), HLT wake-up and virtual time
+ * running to the next deadline, and interrupts as VM exits.
+ *
+ * The guests run in real mode at 0000:8000. Vector v's handler (IVT entry v)
+ * at 9000H + 16 v counts its deliveries in byte A000H + v and returns with
+ * IRET. */
+#include <check.h>
+#include <string.h>
+
+#include "emu/event_step.h"
+#include "emu/hv.h"
+#include "emu/insn.h"
+#include "machine_fixture.h"
+#include "suite_runner.h"
+
+#define CODE     0x8000u
+#define HANDLERS 0x9000u
+#define COUNTS   0xa000u
+
+static struct test_machine m;
+static int pending_vector = -1;     /* what INTA answers */
+static unsigned acks;
+
+static int inta(void *ctx)
+{
+	(void)ctx;
+	acks++;
+	int v = pending_vector;
+	pending_vector = -1;
+	cpu_set_line(&m.cpu, LINE_INTR, false);   /* the controller drops the request */
+	return v;
+}
+
+static unsigned delivered(unsigned vector)
+{
+	return (unsigned)physmem_read(&m.pm, COUNTS + vector, 1);
+}
+
+static void setup(void)
+{
+	machine_init_bare(&m, model_named("skylake-lite"), RAM_SIZE);
+	for (unsigned v = 0; v < 256; v++) {
+		uint32_t h = HANDLERS + v * 16;
+		physmem_write(&m.pm, v * 4, 4, h);         /* IVT: offset h, segment 0 */
+		/* inc byte [COUNTS + v]; iret */
+		const uint8_t code[] = { 0xfe, 0x06, (uint8_t)(COUNTS + v), (uint8_t)((COUNTS + v) >> 8), 0xcf };
+		physmem_write_bytes(&m.pm, h, code, sizeof(code));
+	}
+	seg_load_real(&m.cpu.seg[SR_CS], 0);
+	seg_load_real(&m.cpu.seg[SR_SS], 0);
+	m.cpu.regs[R_SP] = 0x7000;
+	m.cpu.rip = CODE;
+	cpu_update_mode(&m.cpu);
+	m.cpu.intr_ack = inta;
+	pending_vector = -1;
+	acks = 0;
+}
+
+static void teardown(void)
+{
+	machine_free(&m);
+}
+
+static status_t run_code(const uint8_t *code, unsigned len, uint64_t limit)
+{
+	physmem_write_bytes(&m.pm, CODE, code, len);
+	cpu_notify_phys_write(&m.cpu, CODE, len);
+	m.cpu.rip = CODE;
+	m.cpu.icount_limit = m.cpu.icount + limit;
+	return cpu_run(&m.cpu);
+}
+#define RUN(limit, ...) run_code((const uint8_t[]){ __VA_ARGS__ }, sizeof((const uint8_t[]){ __VA_ARGS__ }), limit)
+
+static void raise_intr(int vector)
+{
+	pending_vector = vector;
+	cpu_set_line(&m.cpu, LINE_INTR, true);
+}
+
+/* IF = 1: taken at the next boundary (SDM Vol.3 6.8.1). */
+START_TEST(intr_taken_when_if_set)
+{
+	m.cpu.rflags |= FLAG_IF;
+	raise_intr(0x40);
+	ck_assert_int_eq(RUN(100, 0x90, 0xf4), ST_HALT);          /* nop; hlt */
+	ck_assert_uint_eq(delivered(0x40), 1);
+	ck_assert_uint_eq(acks, 1);
+}
+END_TEST
+
+/* IF = 0 holds INTR; CLI; HLT with only INTR pending never wakes (SDM Vol.2
+ * HLT): the run ends halted, the request still there. */
+START_TEST(intr_held_by_if_clear)
+{
+	raise_intr(0x40);
+	ck_assert_int_eq(RUN(100, 0x90, 0xf4), ST_HALT);
+	ck_assert_uint_eq(delivered(0x40), 0);
+	ck_assert(m.cpu.lines & LINE_INTR);
+}
+END_TEST
+
+/* STI blocks INTR for exactly one instruction (SDM Vol.3 6.8.3): with
+ * sti; inc byte [0xb000]; the interrupt comes after the INC, so the handler
+ * sees [0xb000] = 1 when it runs... measured through the order of writes: the
+ * handler copies [0xb000] into [0xb001]. */
+START_TEST(sti_shadow)
+{
+	/* handler for 0x41: mov al,[0xb000]; mov [0xb001],al; iret */
+	const uint8_t h[] = { 0xa0, 0x00, 0xb0, 0xa2, 0x01, 0xb0, 0xcf };
+	physmem_write_bytes(&m.pm, HANDLERS + 0x41 * 16, h, sizeof(h));
+	raise_intr(0x41);
+	/* sti; inc byte [0xb000]; hlt */
+	ck_assert_int_eq(RUN(100, 0xfb, 0xfe, 0x06, 0x00, 0xb0, 0xf4), ST_HALT);
+	ck_assert_uint_eq(physmem_read(&m.pm, 0xb001, 1), 1);
+}
+END_TEST
+
+/* MOV SS holds off INTR and NMI for one instruction (SDM Vol.3 6.8.3). */
+START_TEST(mov_ss_shadow)
+{
+	const uint8_t h[] = { 0xa0, 0x00, 0xb0, 0xa2, 0x01, 0xb0, 0xcf };
+	physmem_write_bytes(&m.pm, HANDLERS + 2 * 16, h, sizeof(h));    /* NMI handler */
+	m.cpu.rflags |= FLAG_IF;
+	/* mov ax, ss; mov ss, ax; inc byte [0xb000]; hlt — NMI raised before the run:
+	 * taken at the first boundary, so set it while MOV SS's shadow is active:
+	 * run one instruction first. */
+	ck_assert_int_eq(RUN(1, 0x8c, 0xd0, 0x8e, 0xd0, 0xfe, 0x06, 0x00, 0xb0, 0xf4), ST_STOP);
+	/* Now at MOV SS. */
+	m.cpu.icount_limit = m.cpu.icount + 1;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_STOP);              /* MOV SS done: shadow */
+	cpu_set_line(&m.cpu, LINE_NMI, true);
+	m.cpu.icount_limit = m.cpu.icount + 100;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_HALT);
+	ck_assert_uint_eq(physmem_read(&m.pm, 0xb001, 1), 1);    /* after the INC */
+}
+END_TEST
+
+/* NMI with IF = 0, and NMI blocking until IRET (SDM Vol.3 6.7.1): a second NMI
+ * raised inside the handler waits for its IRET. */
+START_TEST(nmi_blocking_until_iret)
+{
+	/* NMI handler: inc byte [COUNTS+2]; (raise the second NMI from the test
+	 * through an OUT to an unclaimed port is not possible here, so the handler
+	 * is entered once and the test raises the second NMI while it is blocked) */
+	cpu_set_line(&m.cpu, LINE_NMI, true);
+	/* nop x4; hlt — stop after the NMI's delivery */
+	ck_assert_int_eq(RUN(1, 0x90, 0x90, 0x90, 0x90, 0xf4), ST_STOP);
+	ck_assert(m.cpu.nmi_blocked);
+	ck_assert_uint_eq(m.cpu.rip, HANDLERS + 2 * 16);
+	cpu_set_line(&m.cpu, LINE_NMI, true);                    /* held: blocked */
+	m.cpu.icount_limit = m.cpu.icount + 1;                  /* the handler's INC */
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_STOP);
+	ck_assert_uint_eq(m.cpu.rip, HANDLERS + 2 * 16 + 4);     /* at its IRET */
+	ck_assert(m.cpu.lines & LINE_NMI);
+	m.cpu.icount_limit = m.cpu.icount + 100;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_HALT);
+	ck_assert_uint_eq(delivered(2), 2);                      /* the second after IRET */
+	ck_assert(!m.cpu.nmi_blocked);
+}
+END_TEST
+
+/* NMI before INTR when both are pending (Table 6-2 priorities 5 and 6). */
+START_TEST(nmi_before_intr)
+{
+	/* INTR handler: record the NMI count seen on entry in [0xb002] */
+	const uint8_t h[] = { 0xa0, 0x02, 0xa0, 0xa2, 0x02, 0xb0, 0xcf };
+	physmem_write_bytes(&m.pm, HANDLERS + 0x40 * 16, h, sizeof(h));
+	m.cpu.rflags |= FLAG_IF;
+	raise_intr(0x40);
+	cpu_set_line(&m.cpu, LINE_NMI, true);
+	ck_assert_int_eq(RUN(100, 0x90, 0xf4), ST_HALT);
+	ck_assert_uint_eq(delivered(2), 1);
+	ck_assert_uint_eq(physmem_read(&m.pm, 0xb002, 1), 1);    /* NMI had run first */
+}
+END_TEST
+
+/* A single-step trap of the last instruction comes before a pending NMI
+ * (Table 6-2: priority 4 before 5). */
+START_TEST(debug_trap_before_nmi)
+{
+	/* #DB handler (vector 1): clear TF in the pushed FLAGS, record NMI count */
+	const uint8_t h[] = { 0xa0, 0x02, 0xa0, 0xa2, 0x03, 0xb0,          /* mov al,[A002]; mov [B003],al */
+			      0x89, 0xe5, 0x80, 0x66, 0x05, 0xfe,                /* mov bp,sp; and byte [bp+5],0feh */
+			      0xcf };
+	physmem_write_bytes(&m.pm, HANDLERS + 16, h, sizeof(h));
+	m.cpu.rflags |= FLAG_TF;
+	/* nop (traps); hlt — the NMI is raised before the run starts, so put it
+	 * after the NOP: run the NOP alone first. */
+	ck_assert_int_eq(RUN(1, 0x90, 0xf4), ST_STOP);
+	ck_assert(m.cpu.debug_trap);
+	cpu_set_line(&m.cpu, LINE_NMI, true);
+	m.cpu.icount_limit = m.cpu.icount + 100;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_HALT);
+	ck_assert_uint_eq(delivered(2), 1);
+	ck_assert_uint_eq(physmem_read(&m.pm, 0xb003, 1), 0);    /* #DB ran before the NMI */
+}
+END_TEST
+
+/* GIF = 0 holds INTR and NMI (APM2 15.17.1); setting it lets them in. */
+START_TEST(gif_holds_interrupts)
+{
+	m.cpu.rflags |= FLAG_IF;
+	m.cpu.gif = false;
+	raise_intr(0x40);
+	cpu_set_line(&m.cpu, LINE_NMI, true);
+	ck_assert_int_eq(RUN(3, 0x90, 0x90, 0x90, 0xf4), ST_STOP);
+	ck_assert_uint_eq(delivered(2) + delivered(0x40), 0);
+	ck_assert(!event_would_wake(&m.cpu));
+	m.cpu.gif = true;
+	cpu_recheck_events(&m.cpu);
+	ck_assert(event_would_wake(&m.cpu));
+	m.cpu.icount_limit = m.cpu.icount + 100;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_HALT);
+	ck_assert_uint_eq(delivered(2), 1);
+	ck_assert_uint_eq(delivered(0x40), 1);
+}
+END_TEST
+
+/* A virtual interrupt (APM2 15.21.4) is taken when the guest's IF = 1 and its
+ * priority is above V_TPR (or V_IGN_TPR); V_IRQ is cleared as it is taken. */
+START_TEST(virtual_interrupt_priority)
+{
+	m.cpu.rflags |= FLAG_IF;
+	m.cpu.vintr = (struct virtual_intr){ .pending = true, .vector = 0x50, .priority = 3, .tpr = 5 };
+	ck_assert_int_eq(RUN(3, 0x90, 0x90, 0x90, 0xf4), ST_STOP);
+	ck_assert_uint_eq(delivered(0x50), 0);                   /* 3 <= V_TPR 5 */
+	m.cpu.vintr.tpr = 2;
+	cpu_recheck_events(&m.cpu);
+	m.cpu.icount_limit = m.cpu.icount + 100;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_HALT);
+	ck_assert_uint_eq(delivered(0x50), 1);
+	ck_assert(!m.cpu.vintr.pending);
+}
+END_TEST
+
+/* HLT lets virtual time run to the next deadline: a timer at T raises INTR,
+ * the CPU wakes at T and takes it (the idle guest costs no host time). */
+static void timer_fires(void *ctx, struct cpu *cpu)
+{
+	(void)ctx;
+	(void)cpu;
+	raise_intr(0x40);
+}
+
+START_TEST(hlt_sleeps_to_deadline)
+{
+	m.cpu.rflags |= FLAG_IF;
+	m.cpu.deadlines[DEADLINE_MACHINE].fire = timer_fires;
+	cpu_set_deadline(&m.cpu, DEADLINE_MACHINE, 1000000);
+	/* hlt; hlt */
+	ck_assert_int_eq(RUN(2000000, 0xf4, 0xf4), ST_HALT);
+	ck_assert_uint_eq(delivered(0x40), 1);
+	ck_assert_uint_ge(m.cpu.icount, 1000000);
+	ck_assert_uint_lt(m.cpu.icount, 1000010);
+}
+END_TEST
+
+/* INIT (SDM Vol.3 9.1.1 Table 9-1): the reset vector, the x87 state kept. */
+START_TEST(init_signal)
+{
+	m.cpu.fpu.fcw = 0x027f;
+	cpu_set_line(&m.cpu, LINE_INIT, true);
+	ck_assert_int_eq(RUN(1, 0x90, 0xf4), ST_STOP);
+	ck_assert_uint_eq(m.cpu.seg[SR_CS].selector, 0xf000);
+	ck_assert_uint_eq(m.cpu.rip, 0xfff0);
+	ck_assert_uint_eq(m.cpu.fpu.fcw, 0x027f);
+	ck_assert(!(m.cpu.lines & LINE_INIT));
+}
+END_TEST
+
+/* In a guest with the INTR intercept, the interrupt is a VM exit and stays
+ * pending in the controller (APM2 15.21.2): no INTA. */
+static status_t intercept_intr(void *ctx, struct cpu *cpu, struct exit_record *r)
+{
+	if (r->kind != IK_INTR)
+		return ST_OK;
+	*(unsigned *)ctx += 1;
+	cpu_request_stop(cpu);
+	return ST_VMEXIT;
+}
+
+START_TEST(intr_as_vm_exit)
+{
+	static const struct hv_model model = { .name = "intr", .intercept = intercept_intr };
+	unsigned exits = 0;
+	m.cpu.hv = &model;
+	m.cpu.hv_ctx = &exits;
+	m.cpu.in_guest = true;
+	m.cpu.rflags |= FLAG_IF;
+	raise_intr(0x40);
+	ck_assert_int_eq(RUN(100, 0x90, 0xf4), ST_STOP);
+	ck_assert_uint_eq(exits, 1);
+	ck_assert_uint_eq(acks, 0);
+	ck_assert(m.cpu.lines & LINE_INTR);
+}
+END_TEST
+
+static Suite *events_suite(void)
+{
+	Suite *s = suite_create("events");
+	TCase *t = tcase_create("boundary");
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_add_test(t, intr_taken_when_if_set);
+	tcase_add_test(t, intr_held_by_if_clear);
+	tcase_add_test(t, sti_shadow);
+	tcase_add_test(t, mov_ss_shadow);
+	tcase_add_test(t, nmi_blocking_until_iret);
+	tcase_add_test(t, nmi_before_intr);
+	tcase_add_test(t, debug_trap_before_nmi);
+	tcase_add_test(t, gif_holds_interrupts);
+	tcase_add_test(t, virtual_interrupt_priority);
+	tcase_add_test(t, hlt_sleeps_to_deadline);
+	tcase_add_test(t, init_signal);
+	tcase_add_test(t, intr_as_vm_exit);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(events_suite());
+}
