@@ -398,13 +398,6 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 
 	cpu_init(&m->cpu, cfg->model, &m->mem, &m->io);
 	m->cpu_ready = true;
-	/* A model with SVM gets the SVM model (svm/svm.h): CPUID reports SVM from
-	 * here on. */
-	if (cfg->model && cfg->model->hv_ext == HV_EXT_SVM) {
-		m->svm = svm_create(&m->cpu, cfg->svm_quirks);
-		if (!m->svm)
-			return fail(err, errlen, "out of memory for the SVM model");
-	}
 	vclock_init(&m->clock, cfg->insn_rate ? cfg->insn_rate : VCLOCK_DEFAULT_HZ);
 	m->clock.now = clock_now;
 	m->clock.now_ctx = m;
