@@ -28,6 +28,24 @@ static volatile uint32_t ap_xmc[2], ap_pit, bsp_pit;
 static uint8_t xmc_code[16] __attribute__((aligned(64)));
 static volatile uint64_t ap_tsc;
 static struct dtr bsp_idtr;
+/* The feature flags each processor reports: CPUID.1 ECX/EDX and
+ * CPUID.80000001H ECX/EDX (APIC, x2APIC, SVM, long mode...). */
+static volatile uint32_t ap_features[4];
+
+static void features(volatile uint32_t out[4])
+{
+	uint32_t r[4];
+	cpuid(1, 0, r);
+	out[0] = r[2];
+	out[1] = r[3];
+	cpuid(0x80000000, 0, r);
+	out[2] = out[3] = 0;
+	if (r[0] >= 0x80000001) {
+		cpuid(0x80000001, 0, r);
+		out[2] = r[2];
+		out[3] = r[3];
+	}
+}
 static uint32_t bsp_id;
 
 static volatile uint32_t *starts(void)
@@ -58,6 +76,7 @@ void ap_main(void)
 	ap_id = r[1] >> 24;
 	ap_apic_id = apic_read(APIC_ID) >> 24;
 	ap_bsp_bit = (uint32_t)rdmsr(MSR_APIC_BASE) & APIC_BASE_BSP;
+	features(ap_features);
 	ap_alive = 1;
 	if (ap_phase != 0)
 		for (;;)
@@ -69,6 +88,15 @@ void ap_main(void)
 	check("AP: its APIC ID register = CPUID initial APIC ID", ap_apic_id, ap_id);
 	check_true("AP: a different APIC ID from the BSP's", ap_id != bsp_id);
 	check("AP: IA32_APIC_BASE.BSP = 0", ap_bsp_bit, 0);
+	/* Every processor of the machine is the same model (SDM Vol.3 8.4.3's MP
+	 * initialisation assumes it): the AP's CPUID feature flags are the BSP's,
+	 * SVM (8000_0001H ECX[2]) included where the model has it. */
+	volatile uint32_t mine[4];
+	features(mine);
+	check("AP: CPUID.1 ECX = the BSP's", ap_features[0], mine[0]);
+	check("AP: CPUID.1 EDX = the BSP's", ap_features[1], mine[1]);
+	check("AP: CPUID.80000001H ECX = the BSP's", ap_features[2], mine[2]);
+	check("AP: CPUID.80000001H EDX = the BSP's", ap_features[3], mine[3]);
 	handoff_back = handoff + 1;
 	/* LOCK-prefixed increments racing the BSP's. */
 	while (ap_phase != 1)
