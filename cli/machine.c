@@ -35,26 +35,36 @@ static bool fail(char *err, size_t errlen, const char *fmt, ...)
 
 static void stop_cpu(void *opaque, uint32_t value)
 {
-	struct cpu *cpu = opaque;
+	struct machine *m = opaque;
 	(void)value;
-	cpu_request_stop(cpu);   /* cpu_run() returns ST_STOP after this instruction */
+	cpu_request_stop(smp_current(m));   /* cpu_run() returns ST_STOP after this instruction */
 }
 
+/* A reset or power-off request (cli/pc_boot.h): the CPU running now stops
+ * after its instruction. */
+static void stop_running_cpu(void *opaque)
+{
+	cpu_request_stop(smp_current(opaque));
+}
+
+/* A device wrote RAM: every CPU drops what it decoded there (through the
+ * BSP's ring of CPUs, emu/memory.c). */
 static void ram_written(void *opaque, uint64_t pa, unsigned size)
 {
-	cpu_notify_phys_write(opaque, pa, size);
+	struct machine *m = opaque;
+	cpu_notify_phys_write(&m->cpu, pa, size);
 }
 
-/* The machine's virtual time is the CPU's (devices/clock.h): its timers are
- * the CPU's DEADLINE_MACHINE source. */
+/* The machine's virtual time is the running CPU's (devices/clock.h, and the
+ * schedule in cli/smp.h): its timers are that CPU's DEADLINE_MACHINE source. */
 static uint64_t clock_now(void *opaque)
 {
-	return cpu_now(opaque);
+	return cpu_now(smp_current(opaque));
 }
 
 static void clock_deadline_changed(void *opaque, uint64_t next)
 {
-	struct cpu *cpu = opaque;
+	struct cpu *cpu = smp_current(opaque);
 	/* A device armed a timer while an instruction runs (an OUT to the PIT):
 	 * the running block must not run past it. */
 	if (next < cpu->deadline)
@@ -384,7 +394,7 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 
 	iobus_init(&m->io);
 	uart_init(&m->uart, UART_COM1_BASE, cfg->serial);
-	debug_exit_init(&m->dexit, DEBUG_EXIT_PORT, stop_cpu, &m->cpu);
+	debug_exit_init(&m->dexit, DEBUG_EXIT_PORT, stop_cpu, m);
 	post_port_init(&m->post, NULL, NULL);
 	/* The VGA's text buffer is RAM (the CPU's fast path reaches it); the
 	 * smallest --mem (2M) covers it. */
@@ -402,41 +412,53 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 
 	cpu_init(&m->cpu, cfg->model, &m->mem, &m->io);
 	m->cpu_ready = true;
-	/* A model with SVM gets the SVM model (svm/svm.h): CPUID reports SVM from
-	 * here on. */
-	if (cfg->model && cfg->model->hv_ext == HV_EXT_SVM) {
-		m->svm = svm_create(&m->cpu, cfg->svm_quirks);
-		if (!m->svm)
-			return fail(err, errlen, "out of memory for the SVM model");
-	}
 	vclock_init(&m->clock, cfg->insn_rate ? cfg->insn_rate : VCLOCK_DEFAULT_HZ);
 	m->clock.now = clock_now;
-	m->clock.now_ctx = &m->cpu;
+	m->clock.now_ctx = m;
 	m->clock.deadline_changed = clock_deadline_changed;
-	m->clock.deadline_ctx = &m->cpu;
-	m->cpu.deadlines[DEADLINE_MACHINE] = (struct deadline){ .at = UINT64_MAX, .fire = clock_due,
-								.ctx = m };
-	m->cpu.tsc_hz = m->clock.hz;           /* RDTSC counts instructions: CPUID 15H/16H */
+	m->clock.deadline_ctx = m;
 	m->realtime = cfg->realtime;
-	struct rtc_config rtc = { .start = cfg->rtc_base.year ? cfg->rtc_base : RTC_DEFAULT_START,
-				  .ram_size = cfg->ram_size, .cpus = 1 };
-	if (!pc_legacy_setup(&m->pc, &m->cpu, &m->mem, &m->io, &m->clock, &rtc))
-		return fail(err, errlen, "internal error: interrupt controller or timer ports overlap");
 	m->cpu.icount_limit = cfg->max_insns;
 	m->cpu.tlb_uncached = cfg->tlb_uncached;
 	m->dump_pt = cfg->dump_pt;
 	m->mem.on_ram_write = ram_written;
-	m->mem.on_ram_write_opaque = &m->cpu;
+	m->mem.on_ram_write_opaque = m;
 	/* Always attached: a triple fault is reported even without --trace. */
 	trace_init(&m->trace, stderr);
 	trace_attach(&m->trace, &m->cpu, cfg->trace);
+	/* The other CPUs, the local APICs and the I/O APIC (cli/smp.c). */
+	if (!smp_setup(m, cfg, err, errlen))
+		return false;
 	exit_watch_init(&m->watch, &cfg->watch, stderr);
-	exit_watch_attach(&m->watch, &m->cpu);
+	for (unsigned i = 0; i < m->smp.n; i++) {
+		struct cpu *c = m->smp.cpu[i];
+		c->deadlines[DEADLINE_MACHINE] = (struct deadline){ .at = UINT64_MAX, .fire = clock_due,
+								    .ctx = m };
+		c->tsc_hz = m->clock.hz;       /* RDTSC counts instructions: CPUID 15H/16H */
+		/* A model with SVM gets the SVM model on every CPU (svm/svm.h):
+		 * CPUID reports SVM from here on. */
+		if (cfg->model && cfg->model->hv_ext == HV_EXT_SVM) {
+			m->svm[i] = svm_create(c, cfg->svm_quirks);
+			if (!m->svm[i])
+				return fail(err, errlen, "out of memory for the SVM model");
+		}
+		exit_watch_attach(&m->watch, c);
+	}
+	struct rtc_config rtc = { .start = cfg->rtc_base.year ? cfg->rtc_base : RTC_DEFAULT_START,
+				  .ram_size = cfg->ram_size, .cpus = m->smp.n };
+	if (!pc_legacy_setup(&m->pc, &m->cpu, &m->mem, &m->io, &m->clock, &rtc))
+		return fail(err, errlen, "internal error: interrupt controller or timer ports overlap");
+	/* With local APICs the 8259A reaches the CPUs through LINT0, the ISA
+	 * IRQs the I/O APIC's pins as well (cli/smp.c). */
+	smp_wire_legacy(m);
 
 	/* The boot-contract devices, and what the machine is made of for fw_cfg
-	 * and ACPI: one CPU; each device's set-up adds itself. */
+	 * and ACPI: the CPUs and their APICs as smp_setup() built them; each
+	 * device's set-up adds itself. */
 	if (!pc_boot_devices(&m->boot, &m->cpu, &m->io, &m->mem))
 		return fail(err, errlen, "internal error: device ports overlap");
+	m->boot.stop = stop_running_cpu;
+	m->boot.stop_ctx = m;
 	for (unsigned gsi = 0; gsi < PC_TESTDEV_IRQS; gsi++)
 		m->boot.gsi[gsi] = (struct irq_line){ pc_legacy_gsi_set, &m->pc, gsi };
 	/* The 8042's outputs are ISA IRQ1 (keyboard) and IRQ12 (auxiliary), levels
@@ -444,9 +466,11 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 	m->boot.i8042.irq1 = (struct irq_line){ pc_legacy_gsi_set, &m->pc, 1 };
 	m->boot.i8042.irq12 = (struct irq_line){ pc_legacy_gsi_set, &m->pc, 12 };
 	key_script_start(&m->keys, &m->clock, &m->boot.i8042);
-	m->desc.n_cpus = m->desc.max_cpus = 1;
 	m->desc.keyboard = true;   /* the 8042 and its keyboard, in pc_boot_devices */
 	m->desc.vga = true;        /* VGA text mode, above */
+	m->desc.n_cpus = m->desc.max_cpus = m->smp.n;
+	m->desc.lapic = m->smp.has_apic;
+	m->desc.ioapic = m->smp.has_apic;     /* built with the local APICs (smp_setup) */
 	m->desc.pic = true;
 	m->desc.rtc = true;
 	m->desc.rtc_century = RTC_CENTURY;
@@ -494,6 +518,8 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 	else if (cfg->has_entry)
 		enter_real(&m->cpu, cfg->entry);
 	/* else: the BIOS runs from the reset vector F000:FFF0 that cpu_init() set. */
+	if (!cfg->bios)
+		smp_firmware_handoff(m);    /* the BSP's APIC as firmware leaves it */
 
 	/* Outputs last: nothing is truncated unless the run is about to start
 	 * (the window first: it may fail, and truncates nothing). */
@@ -517,8 +543,11 @@ void machine_destroy(struct machine *m)
 	key_script_free(&m->keys);
 	pc_boot_destroy(&m->boot);
 	if (m->cpu_ready) {
-		svm_destroy(m->svm);
-		m->svm = NULL;
+		for (unsigned i = 0; i < MACHINE_MAX_CPUS; i++) {
+			svm_destroy(m->svm[i]);
+			m->svm[i] = NULL;
+		}
+		smp_destroy(m);
 		cpu_destroy(&m->cpu);
 		trace_destroy(&m->trace);
 		exit_watch_destroy(&m->watch);
@@ -532,9 +561,11 @@ void machine_destroy(struct machine *m)
 
 static void report(struct machine *m, const char *what, uint64_t ip)
 {
-	struct cpu *cpu = &m->cpu;
+	struct cpu *cpu = smp_current(m);
 	fprintf(stderr, "hvemu: %s at %04x:%08llx after %llu instructions", what,
 		cpu->seg[SR_CS].selector, (unsigned long long)ip, (unsigned long long)cpu->icount);
+	if (m->smp.n > 1)
+		fprintf(stderr, " (CPU %u)", cpu->apic_id);
 	if (m->post.written)
 		fprintf(stderr, " (last POST code 0x%02x)", m->post.last);
 	fputc('\n', stderr);
@@ -542,23 +573,24 @@ static void report(struct machine *m, const char *what, uint64_t ip)
 
 /* --- SIGINT / SIGTERM --- */
 
-/* The CPU the handler stops, and the signal that stopped it. The handler only
- * stores: the signal number, and the stop request (an atomic OR into the
- * attention word the run loop checks after every instruction). */
-static _Atomic(struct cpu *) signal_cpu;
+/* The machine whose CPUs the handler stops, and the signal that stopped it.
+ * The handler only stores: the signal number, and the stop requests (atomic
+ * ORs into the attention words the run loop checks after every instruction). */
+static _Atomic(struct machine *) signal_machine;
 static volatile sig_atomic_t stop_signal;
 
 static void on_stop_signal(int sig)
 {
 	stop_signal = sig;
-	struct cpu *cpu = atomic_load(&signal_cpu);
-	if (cpu)
-		cpu_request_stop(cpu);
+	struct machine *m = atomic_load(&signal_machine);
+	if (m)
+		for (unsigned i = 0; i < m->smp.n; i++)
+			cpu_request_stop(m->smp.cpu[i]);
 }
 
 /* Install the handlers for one run. SA_RESETHAND: a second signal finds the
  * default action and kills at once, for a run that does not stop. */
-static void catch_stop_signals(struct cpu *cpu, struct sigaction old[2])
+static void catch_stop_signals(struct machine *m, struct sigaction old[2])
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
@@ -566,7 +598,7 @@ static void catch_stop_signals(struct cpu *cpu, struct sigaction old[2])
 	sa.sa_flags = SA_RESETHAND | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	stop_signal = 0;
-	atomic_store(&signal_cpu, cpu);
+	atomic_store(&signal_machine, m);
 	sigaction(SIGINT, &sa, &old[0]);
 	sigaction(SIGTERM, &sa, &old[1]);
 }
@@ -575,13 +607,13 @@ static void release_stop_signals(const struct sigaction old[2])
 {
 	sigaction(SIGINT, &old[0], NULL);
 	sigaction(SIGTERM, &old[1], NULL);
-	atomic_store(&signal_cpu, NULL);
+	atomic_store(&signal_machine, NULL);
 }
 
 /* Where a signal stopped the run: the next instruction, the count, POST. */
 static void report_signal(struct machine *m, int sig)
 {
-	struct cpu *cpu = &m->cpu;
+	struct cpu *cpu = smp_current(m);
 	fprintf(stderr, "hvemu: stopped by %s after %llu instructions, ", sig == SIGINT ? "SIGINT" : "SIGTERM",
 		(unsigned long long)cpu->icount);
 	if (m->post.written)
@@ -609,7 +641,7 @@ static int debug_exit_result(const struct debug_exit *d)
 /* Why cpu_run() returned st: the report on stderr and the exit status. */
 static int run_status(struct machine *m, status_t st)
 {
-	struct cpu *cpu = &m->cpu;
+	struct cpu *cpu = smp_current(m);    /* the CPU that ended the run */
 	switch (st) {
 	case ST_STOP:
 		if (m->dexit.exited)
@@ -634,7 +666,7 @@ static int run_status(struct machine *m, status_t st)
 			report_signal(m, stop_signal);
 			return EXIT_SIGNAL;
 		}
-		if (cpu->icount_limit && cpu->icount >= cpu->icount_limit) {
+		if (m->smp.limit && cpu->icount >= m->smp.limit) {
 			report(m, "instruction limit reached", cpu->rip);
 			return EXIT_INSN_LIMIT;
 		}
@@ -665,12 +697,12 @@ static int run_status(struct machine *m, status_t st)
 
 int machine_run(struct machine *m)
 {
-	struct cpu *cpu = &m->cpu;
 	struct sigaction old[2];
-	catch_stop_signals(cpu, old);
+	catch_stop_signals(m, old);
 	clock_gettime(CLOCK_MONOTONIC, &m->host_start);
-	status_t st = cpu_run(cpu);
+	status_t st = smp_run(m, &stop_signal);
 	release_stop_signals(old);
+	struct cpu *cpu = smp_current(m);    /* the CPU that ended the run */
 	if (m->uart.out)
 		fflush(m->uart.out);
 	if (m->dump_pt == DUMP_PT_EXIT || (m->dump_pt == DUMP_PT_SHUTDOWN && st == ST_SHUTDOWN)) {

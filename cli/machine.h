@@ -26,6 +26,7 @@
 #include "devices/vga.h"
 #include "cli/display.h"
 #include "cli/key_script.h"
+#include "cli/smp.h"
 #include "emu/cpu.h"
 #include "emu/trace.h"
 #include "svm/svm.h"
@@ -67,6 +68,8 @@ struct machine_config {
 	uint64_t insn_rate;        /* --insn-rate: virtual ticks (instructions) per second; 0: default */
 	bool realtime;             /* --realtime: sleep so virtual time never runs ahead of the host's */
 	struct rtc_time rtc_base;  /* --rtc-base: the RTC's start (year 0: RTC_DEFAULT_START) */
+	unsigned n_cpus;           /* --smp: CPUs (0: one) */
+	uint64_t quantum;          /* --quantum: instructions per CPU turn (0: the default) */
 };
 
 /* --dump-pt: print the page tables of the final CR3 (mmu/paging_dump.h). */
@@ -88,9 +91,10 @@ struct machine {
 	bool realtime;             /* --realtime pacing, from host_start */
 	struct timespec host_start;
 	struct trace trace;
-	struct cpu cpu;
+	struct cpu cpu;            /* CPU 0, the BSP */
 	bool cpu_ready;
-	struct svm *svm;           /* the SVM model, on a CPU model with SVM */
+	struct smp smp;            /* all CPUs, their APICs, the I/O APIC (cli/smp.c) */
+	struct svm *svm[MACHINE_MAX_CPUS];   /* each CPU's SVM model, on a CPU model with SVM */
 	FILE *serial_file;         /* the --serial file:PATH this machine opened */
 	unsigned dump_pt;          /* DUMP_PT_* from the configuration */
 	struct exit_watch watch;   /* VM exits: trace, statistics, livelock */

@@ -53,6 +53,11 @@ static const char usage_text[] =
 	"  --livelock N         end the run when the same VM exit (code, rIP,\n"
 	"                       EXITINFO1/2) repeats N times in a row with no guest\n"
 	"                       instruction in between; default 10000, 0 = off\n"
+	;
+
+/* The options, continued (each string literal stays within the 4095
+ * characters C requires compilers to support). */
+static const char usage_options_more_text[] =
 	"  --tlb exact|flush    exact (default): translations stay cached until\n"
 	"                       INVLPG/MOV CR3 as on hardware; flush: none are\n"
 	"                       cached, every access walks the page tables\n"
@@ -82,6 +87,9 @@ static const char usage_text[] =
 	"                       while the guest is ahead; virtual time is unchanged)\n"
 	"  --rtc-base DATE      the RTC's start, YYYY-MM-DD[THH:MM:SS] (1900-2099;\n"
 	"                       default 2000-01-01T00:00:00)\n"
+	"  --smp N              N CPUs (1..16, default 1): CPU 0 boots, the others wait\n"
+	"                       for INIT-SIPI-SIPI; they run in turns (see --quantum)\n"
+	"  --quantum N          instructions a CPU runs per turn with --smp (default 1000)\n"
 	"\n"
 	"Each option is given once (--load, --module, --keys and --quirk may repeat);\n"
 	"--kernel, --bios and --load with --entry/--entry64 exclude each other;\n"
@@ -99,7 +107,9 @@ static const char usage_devices_text[] =
 	"at 0x60/0x64 with a PS/2 keyboard (IRQ1; reset, A20), VGA text mode (80x25\n"
 	"at 0xb8000, ports 0x3b0-0x3df), the Bochs shutdown port 0x8900, 8259A PIC\n"
 	"pair (0x20, 0xa0, ELCR 0x4d0), 8254 PIT (0x40) with port 0x61, MC146818\n"
-	"RTC/CMOS (0x70), HPET at 0xfed00000; ACPI tables at 0xf0000 (not with --bios).\n"
+	"RTC/CMOS (0x70), HPET at 0xfed00000, a local APIC per CPU at 0xfee00000\n"
+	"(x2APIC on models that have it), an I/O APIC at 0xfec00000; ACPI tables at\n"
+	"0xf0000 (not with --bios).\n"
 	"\n";
 
 /* The third part of --help: the exit statuses. */
@@ -267,7 +277,7 @@ enum opt {
 	OPT_KERNEL, OPT_CMDLINE, OPT_MEM, OPT_CPU, OPT_MAX_INSNS, OPT_SERIAL, OPT_TRACE,
 	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT, OPT_MODULE, OPT_QUIRK,
 	OPT_TRACE_FORMAT, OPT_STATS, OPT_LIVELOCK, OPT_INSN_RATE, OPT_REALTIME, OPT_RTC_BASE,
-	OPT_DISPLAY, OPT_SCREENSHOT, OPT_KEYS, OPT_COUNT
+	OPT_DISPLAY, OPT_SCREENSHOT, OPT_KEYS, OPT_SMP, OPT_QUANTUM, OPT_COUNT
 };
 
 static const struct { const char *name; bool repeatable; } options[OPT_COUNT] = {
@@ -285,6 +295,7 @@ static const struct { const char *name; bool repeatable; } options[OPT_COUNT] = 
 	[OPT_RTC_BASE] = { "--rtc-base", false },
 	[OPT_DISPLAY] = { "--display", false },   [OPT_SCREENSHOT] = { "--screenshot", false },
 	[OPT_KEYS] = { "--keys", true },
+	[OPT_SMP] = { "--smp", false },           [OPT_QUANTUM] = { "--quantum", false },
 };
 
 /* The options that take no value. */
@@ -329,6 +340,8 @@ static int check_combinations(const unsigned seen[OPT_COUNT], const struct machi
 		return usage_error("--trace-format is the form of the --trace vmexit lines; --trace does not list vmexit");
 	if (seen[OPT_MODULE] && !seen[OPT_KERNEL])
 		return usage_error("--module is loaded for a multiboot --kernel; there is none");
+	if (seen[OPT_QUANTUM] && !seen[OPT_SMP])
+		return usage_error("--quantum sets how long each of the --smp CPUs runs per turn; there is no --smp");
 	return 0;
 }
 
@@ -342,6 +355,7 @@ static int cmd_run(int argc, char **argv)
 		const char *arg = argv[i], *val = NULL;
 		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
 			fputs(usage_text, stdout);
+			fputs(usage_options_more_text, stdout);
 			fputs(usage_devices_text, stdout);
 			fputs(usage_status_text, stdout);
 			return 0;
@@ -517,6 +531,17 @@ static int cmd_run(int argc, char **argv)
 				return usage_error("bad --rtc-base '%s' (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS, "
 						   "a date from 1900 to 2099)", val);
 			break;
+		case OPT_SMP: {
+			uint64_t n;
+			if (!parse_u64(val, &n) || n < 1 || n > MACHINE_MAX_CPUS)
+				return usage_error("bad --smp '%s' (a number of CPUs, 1..%d)", val, MACHINE_MAX_CPUS);
+			cfg.n_cpus = (unsigned)n;
+			break;
+		}
+		case OPT_QUANTUM:
+			if (!parse_u64(val, &cfg.quantum) || cfg.quantum == 0)
+				return usage_error("bad --quantum '%s' (a positive number of instructions)", val);
+			break;
 		case OPT_COUNT:
 			break;
 		}
@@ -548,6 +573,7 @@ int main(int argc, char **argv)
 		return usage_error("no command (try 'hvemu --help')");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		fputs(usage_text, stdout);
+		fputs(usage_options_more_text, stdout);
 		fputs(usage_devices_text, stdout);
 		fputs(usage_status_text, stdout);
 		return 0;

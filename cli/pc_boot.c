@@ -17,7 +17,12 @@ static void on_power_request(void *opaque, enum power_request what, const char *
 		return;
 	b->requested.what = what;
 	snprintf(b->requested.source, sizeof(b->requested.source), "%s", source);
-	cpu_request_stop(b->cpu);
+	b->stop(b->stop_ctx);
+}
+
+static void stop_cpu(void *opaque)
+{
+	cpu_request_stop(opaque);
 }
 
 /* The CPU's A20 is enabled while either gate enables it: outside the chip,
@@ -56,6 +61,8 @@ static void flush_page(void *opaque, uint64_t pa)
 bool pc_boot_devices(struct pc_boot *b, struct cpu *cpu, struct iobus *io, struct physmem *pm)
 {
 	b->cpu = cpu;
+	b->stop = stop_cpu;
+	b->stop_ctx = cpu;
 	b->power = (struct power_control){ .request = on_power_request, .opaque = b };
 	fw_cfg_init(&b->fw_cfg);
 	/* The 8042 first: port 0x92's set-up sets the CPU's A20 from both gates.

@@ -48,7 +48,11 @@ struct pc_power_state {
 };
 
 struct pc_boot {
-	struct cpu *cpu;           /* stopped on a power request; A20 from port 0x92 and the 8042 */
+	struct cpu *cpu;           /* A20 from port 0x92 and the 8042 */
+	/* Ends the run after the current instruction on a power request
+	 * (default: stops cpu; a machine with several CPUs stops the running one). */
+	void (*stop)(void *ctx);
+	void *stop_ctx;
 	struct power_control power;
 	struct pc_power_state requested;
 	struct fw_cfg fw_cfg;

@@ -7,6 +7,7 @@
 
 #include "mmu/nested.h"
 #include "mmu/paging.h"
+#include "emu/apic.h"
 #include "emu/canonical.h"
 #include "emu/cpu.h"
 #include "emu/cpu_model.h"
@@ -354,7 +355,7 @@ status_t op_mov_to_cr(struct cpu *cpu, const struct insn *in)
 		/* CR8: the task-priority register, TPR bits 3:0 (SDM Vol.3 10.8.6.1). */
 		if (val >> 4)
 			return cpu_raise_err(cpu, EXC_GP, 0);
-		cpu->cr8 = val;
+		cpu_cr8_write(cpu, val);
 		return ST_OK;
 	}
 }
@@ -374,7 +375,7 @@ status_t op_mov_from_cr(struct cpu *cpu, const struct insn *in)
 	case 2: val = cpu->cr2; break;
 	case 3: val = cpu->cr3; break;
 	case 4: val = cpu->cr4; break;
-	default: val = cpu->cr8; break;
+	default: val = cpu_cr8_read(cpu); break;
 	}
 	/* The model may return a read shadow instead (SDM Vol.3 25.3 CR0/CR4). */
 	if ((st = intercept_cr(cpu, in, IK_CR_ACCESS, n, CR_MOV_FROM, &val)) != ST_OK)

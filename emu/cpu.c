@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devices/lapic.h"
+#include "emu/apic.h"
 #include "emu/canonical.h"
 #include "emu/cpu_model.h"
 #include "emu/debug.h"
@@ -102,6 +104,9 @@ void cpu_reset(struct cpu *cpu)
 		}
 		cpu->gbpages = cpu_model_has(model, 0x80000001, 3, 26);
 	}
+	if (cpu->lapic)                     /* SDM Vol.3 10.4.7.1 */
+		lapic_reset(cpu->lapic);
+	cpu_apic_update_page(cpu);
 	cpu_update_mode(cpu);
 }
 
@@ -144,6 +149,33 @@ void cpu_init_signal(struct cpu *cpu)
 	tlb_flush_all(&cpu->tlb);
 	cpu_update_mode(cpu);
 	cpu_attend(cpu, ATT_EVENT);
+	/* SDM Vol.3 10.4.7.3: INIT resets the local APIC but its ID (and mode,
+	 * 10.12.5.1); IA32_APIC_BASE keeps its value. SDM 8.4.1: an AP then waits
+	 * for a SIPI; the BSP starts at the reset vector. */
+	if (cpu->lapic) {
+		lapic_init_reset(cpu->lapic);
+		if (!(cpu->apic_base & APIC_BASE_BSP))
+			cpu->wait_for_sipi = cpu->halted = true;
+	}
+}
+
+void cpu_sipi(struct cpu *cpu, uint8_t vector)
+{
+	/* The INIT a sender issued before this SIPI reached the processor first:
+	 * take it now if nothing holds it off (GIF, APM2 15.17; a hypervisor
+	 * that intercepts INIT sees it at the processor's next boundary). */
+	if ((cpu->lines & LINE_INIT) && cpu->gif && !cpu->in_guest) {
+		cpu->lines &= (uint8_t)~LINE_INIT;
+		cpu_init_signal(cpu);
+	}
+	if (!cpu->wait_for_sipi)
+		return;            /* SDM 8.4.3: ignored unless waiting for one */
+	cpu->wait_for_sipi = cpu->halted = false;
+	/* SDM 8.4.3 / 10.6.1 start-up: real mode at vector:0000, CS base vector << 12. */
+	seg_load_real(&cpu->seg[SR_CS], (uint16_t)(vector << 8));
+	cpu->rip = 0;
+	cpu_update_mode(cpu);
+	cpu_attend(cpu, ATT_EVENT | ATT_STEP);
 }
 
 void cpu_destroy(struct cpu *cpu)

@@ -122,6 +122,7 @@ enum cpu_vendor { VENDOR_INTEL, VENDOR_AMD };
 enum cpu_mode { MODE_REAL, MODE_PROT, MODE_V86, MODE_COMPAT, MODE_LONG64 };
 
 struct cpu_model;              /* emu/cpu_model.h */
+struct lapic;                  /* devices/lapic.h */
 struct hv_model;               /* emu/hv.h */
 struct vm_exit_observer;       /* emu/hv.h */
 struct icache;                 /* emu/icache.h */
@@ -178,11 +179,14 @@ struct cpu {
 	bool nmi_blocked;          /* an NMI handler runs until the next IRET (SDM 6.7.1) */
 	uint8_t debug_hits;        /* DR6.B0-B3 of data/I-O breakpoints hit by this instruction */
 	bool halted;
+	bool wait_for_sipi;        /* an AP after INIT: only a SIPI starts it (SDM Vol.3 8.4.1) */
 	bool wait_break_masked;    /* MWAIT ECX[0]: a masked interrupt ends the wait */
 	bool monitor_armed;        /* MONITOR armed an address range (SDM Vol.2 MWAIT) */
 	struct event event;        /* the exception/interrupt being raised or delivered */
 	uint8_t delivering;        /* nesting of exception delivery, for #DF/shutdown (SDM 6.15) */
 	uint64_t insn_start;       /* RIP of the current instruction (faults report it) */
+	uint64_t apic_page;        /* the xAPIC register page this CPU's accesses reach
+				      (SDM Vol.3 10.4.1), UINT64_MAX: none (emu/apic.c) */
 	uint32_t wrap_carry;       /* bits 63:32 the wrap of the current system access dropped
 				      (sys_wrap32(), emu/operand.h); a #PF takes it along */
 	uint64_t icount;           /* virtual time: retired instructions + delivered events
@@ -229,6 +233,12 @@ struct cpu {
 	void *intr_ctx;
 	uint64_t tsc_hz;           /* TSC ticks per second = the nominal instruction rate, for
 	                            * CPUID 15H/16H (0: VCLOCK_DEFAULT_HZ); set by the machine */
+	struct lapic *lapic;       /* its local APIC (emu/apic.c), NULL: none */
+	uint32_t apic_id;          /* initial APIC ID (CPUID.1:EBX[31:24], leaf 0BH EDX) */
+	bool halt_yields;          /* SMP: a halt nothing can end now returns ST_HALT to the
+				      machine's schedule, which moves time (emu/event_step.c) */
+	struct cpu *next_cpu;      /* SMP: the machine's CPUs in a ring, whose decoded code
+				      this CPU's stores must reach (emu/memory.c); NULL alone */
 
 	/* --- tracing --- */
 	unsigned trace;            /* TRACE_* */
@@ -278,6 +288,11 @@ void cpu_reset(struct cpu *cpu);
  * except the x87/SSE state, the MSRs, CR0.CD/NW and the caches, which INIT
  * leaves as they are; the CPU starts at the reset vector (emu/event_step.c). */
 void cpu_init_signal(struct cpu *cpu);
+
+/* A start-up IPI (SDM Vol.3 8.4.3, 10.6.1): a processor waiting for SIPI starts
+ * in real mode at CS = vector << 8 (base vector << 12), IP = 0; otherwise the
+ * SIPI is ignored. An INIT the processor has not taken yet is taken first. */
+void cpu_sipi(struct cpu *cpu, uint8_t vector);
 
 /* Run until something ends the run (emu/run.c): faults, interrupts and VM
  * exits are handled inside. Returns ST_HALT (halted with nothing that could

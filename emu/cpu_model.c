@@ -4,8 +4,13 @@
  * Feature bits advertise only what hvemu implements today, whatever the real
  * part had (the names say which processor the leaves are shaped after):
  *   - x87 FPU, FXSR, SSE/SSE2 subset, CLFLUSH, XSAVE for x87|SSE state (all but
- *     the Pentium), no MMX, no local APIC device (APIC = 0; the IA32_APIC_BASE
- *     MSR still exists, as on every P6-class part);
+ *     the Pentium), no MMX;
+ *   - a local APIC (devices/lapic.c, emu/apic.c) on every model but the Pentium
+ *     (CPUID.1:EDX.APIC[9]; the Pentium keeps no IA32_APIC_BASE, family 5),
+ *     with x2APIC mode (CPUID.1:ECX[21]) and the TSC-deadline timer (ECX[24])
+ *     on "skylake-lite" and "icelake-lite" as on the real parts; the initial
+ *     APIC ID (leaf 1 EBX[31:24]) and the x2APIC topology leaf 0BH are each
+ *     processor's own (cpu_cpuid below): every CPU is a package of one core;
  *   - paging (mmu/paging.c): PSE, PAE, PGE, PSE-36 and NX/XD (EFER.NXE);
  *   - DE (CR4.DE, DR4/DR5 #UD), TSC (RDTSC, CR4.TSD), MSR (RDMSR/WRMSR), CX8,
  *     CMOV, SEP (SYSENTER/SYSEXIT) and PAT (the MSR; memory types have no effect in
@@ -46,6 +51,7 @@
 #define EDX1_SEP  (1u << 11)
 #define EDX1_CMOV (1u << 15)
 #define EDX1_PAT  (1u << 16)
+#define EDX1_APIC (1u << 9)            /* devices/lapic.c */
 /* The x87 FPU, FXSAVE/FXRSTOR, the SSE/SSE2 subset and CLFLUSH (emu/x87.c,
  * emu/sse.c, emu/xsave.c); with CLFSH, CPUID.1:EBX[15:8] gives the line size
  * in 8-byte units. XSAVE (CPUID.1:ECX[26]) with leaf 0DH for x87|SSE state. */
@@ -58,7 +64,10 @@
 #define EBX1_CLFLUSH_64 (8u << 8)
 #define ECX1_XSAVE (1u << 26)
 #define HVEMU_EDX1 (EDX1_VME | EDX1_DE | EDX1_PSE | EDX1_TSC | EDX1_MSR | EDX1_PAE | EDX1_CX8 | EDX1_SEP | \
-		    EDX1_PGE | EDX1_CMOV | EDX1_PAT | EDX1_PSE36 | EDX1_FPU_SSE)
+		    EDX1_PGE | EDX1_CMOV | EDX1_PAT | EDX1_PSE36 | EDX1_FPU_SSE | EDX1_APIC)
+/* CPUID.1:ECX x2APIC[21] and TSC-deadline[24] (SDM Vol.3 10.12.1, 10.5.4.1). */
+#define ECX1_X2APIC       (1u << 21)
+#define ECX1_TSC_DEADLINE (1u << 24)
 /* CPUID.80000001H:EDX[20] NX/XD (SDM Vol.2 CPUID; APM3 E.4.2). */
 #define EDX81_NX  (1u << 20)
 #define ECX1_VMX  (1u << 5)
@@ -273,7 +282,7 @@ static const struct cpuid_leaf core2_leaves[] = {
  * default1 controls (CR3-load/store exiting, save/load debug controls) must be
  * 1; no virtual NMIs, preemption timer, monitor trap flag or secondary controls
  * (no EPT, VPID or unrestricted guest; the part's one secondary control,
- * "virtualize APIC accesses", needs a local APIC, which hvemu lacks), hence no
+ * "virtualize APIC accesses", needs APIC virtualization, which hvemu lacks), hence no
  * 48BH, 48CH or 491H. */
 static const struct model_msr core2_vmx_caps[] = {
 	/* A.1: hvemu's VMCS layout, 4 KiB regions, WB, INS/OUTS info; no TRUE_* MSRs. */
@@ -386,10 +395,10 @@ static const struct cpu_model model_pentium = {
 
 /* ---- VMX of the Skylake and Ice Lake models ----
  * Shaped after the parts, less what needs hardware hvemu does not model: no
- * APIC virtualization or posted interrupts (no local APIC), no PML, VMCS
+ * APIC virtualization or posted interrupts, no PML, VMCS
  * shadowing, EPT-violation #VE, TSC scaling, XSAVES, PT or SGX controls, no
  * PERF_GLOBAL_CTRL or BNDCFGS load/save (no counters, no MPX), no SMM
- * (dual-monitor treatment, SMBASE) and no wait-for-SIPI state (one CPU). */
+ * (dual-monitor treatment, SMBASE) and no wait-for-SIPI activity state. */
 
 /* A.3.1: external-interrupt and NMI exiting, virtual NMIs, preemption timer. */
 #define SKYLAKE_PIN_MAY1 (PIN_DEFAULT1 | PIN_EXT_INTR_EXITING | PIN_NMI_EXITING | \
@@ -478,7 +487,8 @@ static const struct cpuid_leaf skylake_leaves[] = {
 	{ .leaf = 0, .eax = 0x16, .ebx = STR4('G', 'e', 'n', 'u'), .edx = STR4('i', 'n', 'e', 'I'),
 	  .ecx = STR4('n', 't', 'e', 'l') },
 	{ .leaf = 1, .eax = SKYLAKE_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64,
-	  .ecx = ECX1_VMX | ECX1_CX16 | ECX1_PCID | ECX1_XSAVE, .edx = HVEMU_EDX1 },
+	  .ecx = ECX1_VMX | ECX1_CX16 | ECX1_PCID | ECX1_X2APIC | ECX1_TSC_DEADLINE | ECX1_XSAVE,
+	  .edx = HVEMU_EDX1 },
 	{ .leaf = 2, .eax = 0x0000ff01 },
 	/* L1D/L1I 32 KiB 8-way, L2 256 KiB 4-way, 64-byte lines (leaf 4 as for core2). */
 	{ .leaf = 4, .subleaf = 0, .indexed = true, .eax = 0x121, .ebx = 0x01c0003f, .ecx = 63 },
@@ -527,7 +537,8 @@ static const struct cpuid_leaf icelake_leaves[] = {
 	{ .leaf = 0, .eax = 0x16, .ebx = STR4('G', 'e', 'n', 'u'), .edx = STR4('i', 'n', 'e', 'I'),
 	  .ecx = STR4('n', 't', 'e', 'l') },
 	{ .leaf = 1, .eax = ICELAKE_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64,
-	  .ecx = ECX1_VMX | ECX1_CX16 | ECX1_PCID | ECX1_XSAVE, .edx = HVEMU_EDX1 },
+	  .ecx = ECX1_VMX | ECX1_CX16 | ECX1_PCID | ECX1_X2APIC | ECX1_TSC_DEADLINE | ECX1_XSAVE,
+	  .edx = HVEMU_EDX1 },
 	{ .leaf = 2, .eax = 0x0000ff01 },
 	/* L1D 48 KiB 12-way, L1I 32 KiB 8-way, L2 1.25 MiB 20-way, 64-byte lines. */
 	{ .leaf = 4, .subleaf = 0, .indexed = true, .eax = 0x121, .ebx = 0x02c0003f, .ecx = 63 },
@@ -765,4 +776,37 @@ bool cpu_model_vmx_cap(const struct cpu_model *m, uint32_t index, uint64_t *valu
 			return true;
 		}
 	return false;
+}
+
+/* Leaf 0BH, extended topology (SDM Vol.2 CPUID; SDM Vol.3 10.12.8): every
+ * hvemu CPU is a package of one core of one thread, so both levels count one
+ * processor and shift the x2APIC ID by 0; EDX is the x2APIC ID at every
+ * subleaf; ECX[7:0] echoes the level number, ECX[15:8] its type (1 SMT,
+ * 2 core; 0 past the last level, where EAX = EBX = 0). */
+static void topology_leaf(const struct cpu *cpu, uint32_t subleaf, uint32_t out[4])
+{
+	out[0] = 0;
+	out[1] = subleaf < 2 ? 1 : 0;
+	out[2] = (subleaf & 0xff) | (subleaf < 2 ? (subleaf + 1) << 8 : 0);
+	out[3] = cpu->apic_id;
+}
+
+void cpu_cpuid(const struct cpu *cpu, uint32_t leaf, uint32_t subleaf, uint32_t out[4])
+{
+	const struct cpu_model *m = cpu->model;
+	cpu_model_cpuid_at(m, cpu->hv_available, cpu->tsc_hz, leaf, subleaf, out);
+	bool in_range = leaf <= max_leaf(m, 0);
+	if (leaf == 1) {
+		/* Leaf 1 EBX[31:24]: the initial APIC ID (APM3 E.3.2 "LocalApicId"). */
+		out[1] = (out[1] & 0x00ffffffu) | cpu->apic_id << 24;
+		/* No local APIC attached (a bare CPU in a unit test): none reported. */
+		if (!cpu->lapic) {
+			out[3] &= ~EDX1_APIC;
+			out[2] &= ~(ECX1_X2APIC | ECX1_TSC_DEADLINE);
+		}
+	} else if (leaf == 0x80000001 && m->vendor == VENDOR_AMD && !cpu->lapic) {
+		out[3] &= ~EDX1_APIC;      /* APM3 E.4.2: the same bit as leaf 1's */
+	} else if (leaf == 0xb && in_range && cpu->lapic && cpu_model_has(m, 1, 2, 21)) {
+		topology_leaf(cpu, subleaf, out);
+	}
 }

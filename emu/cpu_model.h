@@ -126,12 +126,10 @@ static inline bool cpu_model_has(const struct cpu_model *m, uint32_t leaf, unsig
 }
 
 /* What this CPU reports: its model, with the hypervisor extension while
- * cpu->hv_available. Every check of a VMX/SVM feature goes through these. */
-static inline void cpu_cpuid(const struct cpu *cpu, uint32_t leaf, uint32_t subleaf,
-			     uint32_t out[4])
-{
-	cpu_model_cpuid_at(cpu->model, cpu->hv_available, cpu->tsc_hz, leaf, subleaf, out);
-}
+ * cpu->hv_available, and what is its own: the TSC frequency (leaves 15H/16H),
+ * the initial APIC ID (leaf 1 EBX[31:24], leaf 0BH), the APIC bits only with a
+ * local APIC attached. Every check of a VMX/SVM feature goes through these. */
+void cpu_cpuid(const struct cpu *cpu, uint32_t leaf, uint32_t subleaf, uint32_t out[4]);
 static inline bool cpu_has(const struct cpu *cpu, uint32_t leaf, unsigned reg, unsigned bit)
 {
 	return cpu_model_has_hv(cpu->model, cpu->hv_available, leaf, reg, bit);

@@ -11,6 +11,7 @@ enum blocker {
 	B_MOV_SS = 1u << 3,        /* the boundary after MOV SS / POP SS (SDM 6.8.3) */
 	B_NMI = 1u << 4,           /* an NMI handler runs until the next IRET (SDM 6.7.1) */
 	B_VIRQ = 1u << 5,          /* the guest's IF or V_TPR masks the virtual interrupt (APM2 15.21.4) */
+	B_SIPI = 1u << 6,          /* waiting for SIPI: only INIT and SMI are recognised (SDM Vol.3 8.4.1) */
 };
 
 static unsigned blockers(const struct cpu *cpu)
@@ -24,6 +25,8 @@ static unsigned blockers(const struct cpu *cpu)
 		b |= B_MOV_SS;
 	if (cpu->nmi_blocked)
 		b |= B_NMI;
+	if (cpu->wait_for_sipi)
+		b |= B_SIPI;
 	/* APM2 15.21.1: with V_INTR_MASKING the guest's IF masks only virtual
 	 * interrupts; physical ones follow the host's IF. SDM Vol.3 25.2
 	 * (external-interrupt exiting): IF does not hold the exit off. */
@@ -152,12 +155,12 @@ static const struct boundary_event {
 } boundary_events[] = {
 	{ "SMI",          3, smi_pending,           B_GIF,                         true,  take_smi },
 	{ "INIT",         3, init_pending,          B_GIF,                         true,  take_init },
-	{ "debug trap",   4, debug_trap_is_pending, B_MOV_SS,                      true,  take_debug_trap },
-	{ "NMI",          5, nmi_pending,           B_GIF | B_NMI | B_MOV_SS,      true,  take_nmi },
-	{ "INTR",         6, intr_pending,          B_GIF | B_IF | B_STI | B_MOV_SS, true, take_intr },
-	{ "virtual INTR", 6, vintr_pending,         B_GIF | B_VIRQ | B_STI | B_MOV_SS, true, take_vintr },
-	{ "INTR window",  6, intr_window_wanted,    B_IF | B_STI | B_MOV_SS,       true,  take_intr_window },
-	{ "NMI window",   6, nmi_window_wanted,     B_NMI | B_MOV_SS,              true,  take_nmi_window },
+	{ "debug trap",   4, debug_trap_is_pending, B_MOV_SS | B_SIPI,             true,  take_debug_trap },
+	{ "NMI",          5, nmi_pending,           B_GIF | B_NMI | B_MOV_SS | B_SIPI, true, take_nmi },
+	{ "INTR",         6, intr_pending,          B_GIF | B_IF | B_STI | B_MOV_SS | B_SIPI, true, take_intr },
+	{ "virtual INTR", 6, vintr_pending,         B_GIF | B_VIRQ | B_STI | B_MOV_SS | B_SIPI, true, take_vintr },
+	{ "INTR window",  6, intr_window_wanted,    B_IF | B_STI | B_MOV_SS | B_SIPI, true, take_intr_window },
+	{ "NMI window",   6, nmi_window_wanted,     B_NMI | B_MOV_SS | B_SIPI,     true,  take_nmi_window },
 };
 #define BOUNDARY_EVENTS (sizeof(boundary_events) / sizeof(boundary_events[0]))
 
@@ -245,6 +248,9 @@ status_t event_step(struct cpu *cpu, bool *one_step)
 		cpu_attend(cpu, ATT_EVENT);
 		if (st != ST_OK && st != ST_VMEXIT)
 			return st;
+		/* An AP's INIT left it waiting for a SIPI: nothing runs. */
+		if (cpu->wait_for_sipi)
+			return ST_HALT;
 	}
 	*one_step = needs_one_step(cpu);
 	if (*one_step)
@@ -274,7 +280,8 @@ status_t event_wait(struct cpu *cpu)
 		for (unsigned i = 0; i < DEADLINE_SOURCES; i++)
 			if (cpu->deadlines[i].at < next)
 				next = cpu->deadlines[i].at;
-		if (next == UINT64_MAX)
+		/* SMP: the machine's schedule runs the other CPUs and moves time. */
+		if (next == UINT64_MAX || (cpu->halt_yields && next > cpu->icount))
 			return ST_HALT;
 		if (cpu->icount_limit && next >= cpu->icount_limit) {
 			cpu->icount = cpu->icount_limit;

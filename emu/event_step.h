@@ -31,12 +31,14 @@ static inline void cpu_recheck_events(struct cpu *cpu)
  * then the events table. Returns ST_OK to carry on (an event may have been
  * delivered, or a VM exit taken), or what ends the run (ST_STOP, ST_SHUTDOWN,
  * ST_UNSUPPORTED). *one_step is set when the next instruction must run alone
- * (single step, a shadow, DR7 breakpoints, tracing). */
+ * (single step, a shadow, DR7 breakpoints, tracing). ST_HALT: an INIT left
+ * the CPU waiting for a SIPI. */
 status_t event_step(struct cpu *cpu, bool *one_step) CHECKED;
 
 /* The CPU halted (HLT, MWAIT): wait for an event that ends the halt, letting
  * virtual time run to the next deadline. ST_OK when the CPU runs again, ST_HALT
- * when nothing can ever wake it, or what ends the run. */
+ * when nothing can ever wake it (with cpu->halt_yields: nothing wakes it now,
+ * time stays), or what ends the run. */
 status_t event_wait(struct cpu *cpu) CHECKED;
 
 /* Whether a pending, unblocked event would end a halt now (SDM Vol.2 HLT:

@@ -140,8 +140,13 @@ struct block *fetch_block(struct cpu *cpu, status_t *st)
 	 * page's write permission out of the TLB, so that every store to the page
 	 * meets the cache's check (emu/memory.c). */
 	if (ram && !crosses_page &&
-	    icache_insert(cpu->icache, b, pa, (unsigned)(last_lin - lin + 1)))
+	    icache_insert(cpu->icache, b, pa, (unsigned)(last_lin - lin + 1))) {
 		tlb_protect_phys_page(&cpu->tlb, pa);
+		/* And in the other processors' TLBs: their stores reach this
+		 * CPU's decoded code too (SDM Vol.3 8.1.3, emu/memory.c). */
+		for (struct cpu *c = cpu->next_cpu; c && c != cpu; c = c->next_cpu)
+			tlb_protect_phys_page(&c->tlb, pa);
+	}
 	*st = ST_OK;
 	return b;
 }

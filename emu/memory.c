@@ -3,6 +3,7 @@
  * Implements emu/operand.h. */
 #include <string.h>
 
+#include "emu/apic.h"
 #include "emu/canonical.h"
 #include "emu/debug.h"
 #include "emu/icache.h"
@@ -103,10 +104,36 @@ static status_t translate(struct cpu *cpu, uint64_t lin, enum tlb_access acc, un
  * block stops after this instruction, so that the new bytes are decoded (SDM
  * Vol.3 11.6: a write to an instruction that has been fetched is seen; writes
  * to other bytes of the page, data beside code, change no instruction). */
+/* SDM Vol.3 8.1.3 (cross-modifying code): the other processors' decoded
+ * copies of those bytes go too; they run after this one's turn. Out of line:
+ * only machines with several CPUs come here. */
+static __attribute__((noinline)) void others_drop_code(const struct cpu *cpu, uint64_t pa, unsigned len)
+{
+	for (struct cpu *c = cpu->next_cpu; c && c != cpu; c = c->next_cpu)
+		(void)icache_write(c->icache, pa, len);
+}
+
+static __attribute__((noinline)) bool others_have_code(const struct cpu *cpu, uint64_t pa)
+{
+	for (const struct cpu *c = cpu->next_cpu; c && c != cpu; c = c->next_cpu)
+		if (icache_page_has_code(c->icache, pa))
+			return true;
+	return false;
+}
+
 static inline void code_check_write(struct cpu *cpu, uint64_t pa, unsigned len)
 {
 	if (icache_write(cpu->icache, pa, len))
 		cpu_attend(cpu, ATT_CODE);
+	if (__builtin_expect(cpu->next_cpu != NULL, 0))
+		others_drop_code(cpu, pa, len);
+}
+
+/* Does any processor of the machine hold decoded code from the page of pa? */
+static inline bool page_has_code(const struct cpu *cpu, uint64_t pa)
+{
+	return icache_page_has_code(cpu->icache, pa) ||
+	       (__builtin_expect(cpu->next_cpu != NULL, 0) && others_have_code(cpu, pa));
 }
 
 void cpu_notify_phys_write(struct cpu *cpu, uint64_t pa, unsigned size)
@@ -127,8 +154,10 @@ static inline __attribute__((always_inline)) void tlb_fill(struct cpu *cpu, unsi
 {
 	uint64_t pa_page = t->pa & PAGE_MASK;
 	uint8_t *host = physmem_ram_ptr(cpu->mem, pa_page);
-	if (!host || cpu->tlb_uncached || (debug_active(cpu) && debug_page_watched(cpu, lin)))
-		return;            /* MMIO/ROM/unclaimed, --tlb flush, or a watched page: always the slow path */
+	if (!host || cpu->tlb_uncached || (debug_active(cpu) && debug_page_watched(cpu, lin)) ||
+	    pa_page == cpu->apic_page)
+		return;            /* MMIO/ROM/unclaimed, --tlb flush, a watched page or the
+				      local APIC's page: always the slow path */
 	/* Only canonical pages enter the TLB, so a hit in 64-bit mode implies the
 	 * canonical check (emu/operand.h mem_fast). The walker reads only the index
 	 * bits, so an implicit access (descriptor tables) near the top of a 48-bit
@@ -147,7 +176,7 @@ static inline __attribute__((always_inline)) void tlb_fill(struct cpu *cpu, unsi
 	e->tag[TLB_READ] = t->read ? tag : TLB_TAG_INVALID;
 	e->tag[TLB_EXEC] = t->exec ? tag : TLB_TAG_INVALID;
 	e->tag[TLB_WRITE_CODE] = t->write ? tag : TLB_TAG_INVALID;
-	e->tag[TLB_WRITE] = t->write && !icache_page_has_code(cpu->icache, pa_page) ? tag
+	e->tag[TLB_WRITE] = t->write && !page_has_code(cpu, pa_page) ? tag
 										: TLB_TAG_INVALID;
 	e->key = tag;
 	e->host_minus_lin = (uintptr_t)host - (uintptr_t)lin_page;
@@ -182,7 +211,11 @@ static status_t lin_access_slow(struct cpu *cpu, uint64_t lin, unsigned size, un
 		unsigned len = i ? size - first : (n == 2 ? first : size);
 		uint64_t pa = t[i].pa;
 		uint8_t *host = physmem_ram_ptr(cpu->mem, pa);
-		if (host && pa + len <= cpu->mem->ram_size) {
+		if ((pa & PAGE_MASK) == cpu->apic_page) {
+			/* SDM Vol.3 10.4.1: the processor's own accesses to its APIC
+			 * page go to its local APIC, not to the bus. */
+			cpu_apic_mmio(cpu, pa, len, acc == TLB_WRITE, buf + off);
+		} else if (host && pa + len <= cpu->mem->ram_size) {
 			if (acc == TLB_WRITE) {
 				code_check_write(cpu, pa, len);
 				memcpy(host, buf + off, len);
@@ -242,7 +275,7 @@ static inline status_t lin_write(struct cpu *cpu, uint64_t lin, unsigned size, u
 		uint64_t pa = e->phys | (lin & (PAGE_SIZE - 1));
 		code_check_write(cpu, pa, size);
 		/* Its last block gone, the page takes writes inline again. */
-		if (!icache_page_has_code(cpu->icache, pa))
+		if (!page_has_code(cpu, pa))
 			e->tag[TLB_WRITE] = e->tag[TLB_WRITE_CODE];
 		host_store(p, size, v);
 		return ST_OK;

@@ -7,6 +7,7 @@
  * values (IA32_MISC_ENABLE's bits, the VMX capability MSRs) are data in the
  * model (emu/cpu_model.c).
  */
+#include "emu/apic.h"
 #include "emu/canonical.h"
 #include "emu/cpu.h"
 #include "emu/cpu_model.h"
@@ -104,21 +105,23 @@ static uint64_t tsc_read(struct cpu *cpu) { return cpu_now(cpu) + cpu->tsc_offse
 static bool tsc_write(struct cpu *cpu, uint64_t v)
 {
 	cpu->tsc_offset = v - cpu_now(cpu);
+	cpu_apic_tsc_changed(cpu);
 	return true;
 }
 
 /* IA32_APIC_BASE (SDM Vol.3 10.4.4, Figure 10-5): bit 8 BSP (read-only), bit 10
  * x2APIC enable (reserved without x2APIC), bit 11 global enable, bits 12 to
- * MAXPHYADDR-1 the base; everything else reserved. */
-#define APIC_BASE_BSP (1ull << 8)
-#define APIC_BASE_EN  (1ull << 11)
+ * MAXPHYADDR-1 the base; everything else reserved. The mode transitions and
+ * the local APIC are emu/apic.c's. */
 static uint64_t apic_base_read(struct cpu *cpu) { return cpu->apic_base; }
-static bool apic_base_write(struct cpu *cpu, uint64_t v)
+static bool apic_base_write(struct cpu *cpu, uint64_t v) { return cpu_apic_base_write(cpu, v); }
+
+/* IA32_TSC_DEADLINE (SDM Vol.3 10.5.4.1): with an APIC in TSC-deadline mode. */
+static bool has_tsc_deadline(const struct cpu *cpu) { return cpu_has_tsc_deadline(cpu); }
+static uint64_t tsc_deadline_read(struct cpu *cpu) { return cpu_tsc_deadline_read(cpu); }
+static bool tsc_deadline_write(struct cpu *cpu, uint64_t v)
 {
-	uint64_t writable = APIC_BASE_EN | (phys_mask(cpu->model) & ~0xfffull);
-	if (v & ~(writable | APIC_BASE_BSP))
-		return false;
-	cpu->apic_base = (v & writable) | (cpu->apic_base & APIC_BASE_BSP);
+	cpu_tsc_deadline_write(cpu, v);
 	return true;
 }
 
@@ -415,6 +418,8 @@ static const struct msr_def msrs[] = {
 	{ MSR_MISC_ENABLE,      "IA32_MISC_ENABLE", has_misc_enable, misc_enable_read,
 	  misc_enable_write },
 	{ MSR_PAT,              "IA32_PAT", has_pat, pat_read, pat_write },
+	{ MSR_TSC_DEADLINE,     "IA32_TSC_DEADLINE", has_tsc_deadline, tsc_deadline_read,
+	  tsc_deadline_write },
 	{ MSR_EFER,             "IA32_EFER", has_efer, efer_read, efer_write },
 	{ MSR_STAR,             "IA32_STAR", has_syscall, star_read, star_write },
 	{ MSR_LSTAR,            "IA32_LSTAR", has_lm, lstar_read, lstar_write },
@@ -480,8 +485,12 @@ static status_t msr_prologue(struct cpu *cpu, const struct insn *in, bool is_wri
 		*value = (cpu->regs[R_DX] << 32) | (uint32_t)cpu->regs[R_AX];
 	else if (vmx_cap(cpu, index, value))
 		exists = true;
+	else if (cpu_apic_msr(cpu, index))       /* x2APIC registers (emu/apic.c) */
+		exists = cpu_apic_msr_read(cpu, index, value);
 	else
 		*value = *def ? (*def)->read(cpu) : 0;
+	if (is_write && cpu_apic_msr(cpu, index))
+		exists = true;                     /* op_wrmsr checks the register */
 	if ((st = intercept_msr(cpu, in, index, is_write, value)) != ST_OK)
 		return st;
 	if (!exists)
@@ -512,7 +521,7 @@ status_t op_wrmsr(struct cpu *cpu, const struct insn *in)
 	status_t st = msr_prologue(cpu, in, true, &def, &v);
 	if (st != ST_OK)
 		return st;
-	if (!def->write(cpu, v))
+	if (def ? !def->write(cpu, v) : !cpu_apic_msr_write(cpu, (uint32_t)cpu->regs[R_CX], v))
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	return ST_OK;
 }

@@ -149,6 +149,13 @@ status_t cpu_run(struct cpu *cpu)
 	 * look at it before the first instruction. */
 	cpu_set_deadline(cpu, DEADLINE_MACHINE, cpu->deadlines[DEADLINE_MACHINE].at);
 	cpu_attend(cpu, ATT_EVENT | ATT_STEP);
+	/* SMP: a CPU that was halted (or waiting for a SIPI) when its last run
+	 * returned to the schedule goes on waiting. */
+	if (cpu->halted && cpu->halt_yields) {
+		status_t st = event_wait(cpu);
+		if (st != ST_OK)
+			return st;
+	}
 	struct block *prev = NULL;     /* the block that just ran, when it chains */
 	for (;;) {
 		status_t st;

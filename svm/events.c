@@ -3,6 +3,7 @@
  * V_INTR_VECTOR, V_INTR_PRIO, V_IGN_TPR, V_TPR, V_INTR_MASKING, and the
  * virtual GIF (APM2 15.33.2).
  */
+#include "emu/apic.h"
 #include "svm/model.h"
 
 /* APM2 15.20 Table 15-?: the TYPE of an event in EVENTINJ/EXITINTINFO: INT3,
@@ -146,7 +147,7 @@ uint64_t svm_vintr_save(struct svm *s, uint64_t v)
 	v &= ~(SVM_VINTR_IRQ | SVM_VINTR_TPR_MASK);
 	if (cpu->vintr.pending || s->vintr_held)
 		v |= SVM_VINTR_IRQ;
-	uint64_t tpr = (v & SVM_VINTR_MASKING) ? cpu->vintr.tpr : cpu->cr8;
+	uint64_t tpr = (v & SVM_VINTR_MASKING) ? cpu->vintr.tpr : cpu_cr8_read(cpu);
 	v |= tpr & SVM_VINTR_TPR_MASK;
 	if (s->vgif_enabled)
 		v = s->vgif ? (v | SVM_VINTR_GIF) : (v & ~SVM_VINTR_GIF);

@@ -686,6 +686,25 @@ def cases(p, tmp):
         'rtc-base-range': ee("bad --rtc-base '2100-01-01'", 'run', '--kernel', mb, '--rtc-base', '2100-01-01'),
         'rtc-base-twice': ee('--rtc-base given twice', 'run', '--kernel', mb, '--rtc-base', '2000-01-01',
                              '--rtc-base', '2001-01-01'),
+        # --smp N and --quantum (cli/smp.h).
+        'smp-zero': e('run', '--kernel', mb, '--smp', '0'),
+        'smp-too-many': ee('1..16', 'run', '--kernel', mb, '--smp', '17'),
+        'smp-not-a-number': e('run', '--kernel', mb, '--smp', 'two'),
+        'smp-twice': ee('--smp given twice', 'run', '--kernel', mb, '--smp', '2', '--smp', '3'),
+        'smp-no-apic': ee('needs a CPU model with a local APIC', 'run', '--cpu', 'pentium', '--smp', '2',
+                          '--kernel', mb),
+        'quantum-without-smp': ee('there is no --smp', 'run', '--kernel', mb, '--quantum', '100'),
+        'quantum-zero': e('run', '--kernel', mb, '--smp', '2', '--quantum', '0'),
+        # The BSP runs the kernel while the APs wait for a SIPI.
+        'smp-kernel': (['run', '--kernel', mb, '--smp', '4', '--quantum', '7', '--serial', 'none'], 1, None, False),
+        'smp-real-hello': (['run', '--load', real + '@0x7c00', '--entry', '0x7c00', '--smp', '2'], 33, b'A', False),
+        # Every CPU halted, no timer: the machine has halted (status 8).
+        'smp-all-halted': case(['run', '--load', p['clihlt.bin'] + '@0x7c00', '--entry', '0x7c00', '--smp', '3'],
+                               8, b'', False, 'HLT with interrupts disabled'),
+        # The limit is the machine's time, whichever CPU reaches it.
+        'smp-insn-limit': case(['run', '--load', p['spin.bin'] + '@0x7c00', '--entry', '0x7c00', '--smp', '2',
+                                '--max-insns', '5000'], 6, b'', False,
+                               'instruction limit reached at 0000:00007c00 after 5000 instructions'),
     }
 
 

@@ -17,7 +17,7 @@
 # "1..0", or every test line is a TAP "# SKIP". Any "not ok" line that is not
 # a TAP "# TODO" fails the test even if the status matched.
 # Optional environment: HVEMU_ARGS (extra hvemu options, split on spaces),
-# QEMU_ARGS (extra QEMU options, split on spaces, e.g. -device pc-testdev),
+# QEMU_ARGS (extra QEMU options, split on spaces, e.g. -device pc-testdev or -smp 2),
 # GUEST_MODULES (multiboot modules "FILE ARGS", separated by '|': hvemu gets a
 # --module for each, QEMU one -initrd with them joined by ','),
 # HVEMU_MAX_INSNS (the --max-insns limit, default 200000000: it is virtual

@@ -11,6 +11,9 @@
 #include <check.h>
 #include <string.h>
 
+#include "devices/lapic.h"
+#include "emu/apic.h"
+#include "emu/event_step.h"
 #include "emu/hv.h"
 #include "machine_fixture.h"
 #include "suite_runner.h"
@@ -784,6 +787,104 @@ START_TEST(long_mode_guest_pf_exitinfo2_64bit)
 }
 END_TEST
 
+/* The SVM model on a CPU with a local APIC (the machine's CPUs): physical
+ * interrupts come from the APIC's INTR output, masked by the host's TPR. */
+struct apic_rig {
+	struct vclock clock;
+	struct apic_bus bus;
+	struct lapic lapic;
+};
+
+static uint64_t apic_rig_now(void *ctx)
+{
+	return cpu_now(ctx);
+}
+
+static void apic_rig_line(void *opaque, unsigned line, bool level)
+{
+	cpu_set_line(opaque, line, level);
+}
+
+/* A software-enabled local APIC on w's CPU, TPR tpr, and fixed vectors
+ * pending in its IRR. */
+static void attach_apic(struct world *w, struct apic_rig *r, uint8_t tpr)
+{
+	struct cpu *c = &w->m.cpu;
+	memset(r, 0, sizeof(*r));
+	vclock_init(&r->clock, 1000000000ull);
+	r->clock.now = apic_rig_now;
+	r->clock.now_ctx = c;
+	lapic_init(&r->lapic, 0, false, false, &r->clock, 1000000000ull, &r->bus);
+	r->lapic.core = (struct lapic_core){
+		.intr = { apic_rig_line, c, LINE_INTR }, .nmi = { apic_rig_line, c, LINE_NMI },
+		.smi = { apic_rig_line, c, LINE_SMI }, .init = { apic_rig_line, c, LINE_INIT },
+	};
+	r->bus.n = 1;
+	r->bus.lapic[0] = &r->lapic;
+	c->intr_ack = lapic_intr_ack;
+	c->intr_ctx = &r->lapic;
+	cpu_attach_lapic(c, &r->lapic, 0);
+	lapic_mmio_write(&r->lapic, 0xf0, 0x1ff);    /* SVR: enabled */
+	lapic_set_tpr(&r->lapic, tpr);
+}
+
+static void apic_raise(struct apic_rig *r, uint8_t vector)
+{
+	struct apic_msg m = { .vector = vector, .delivery = APIC_DM_FIXED };
+	ck_assert(lapic_accept(&r->lapic, &m));
+}
+
+/* A 64-bit L2 (on the host's IA-32e tables). */
+static void guest_long_mode(struct world *w)
+{
+	struct segment cs64;
+	seg_load_descriptor(&cs64, SEL_CODE64, physmem_read(&w->m.pm, GDT_BASE + SEL_CODE64, 8));
+	w->v->save.cs = seg_of(&cs64);
+	w->v->save.efer = EFER_SVME | EFER_LME | EFER_LMA;
+	w->v->save.cr0 = CR0_PE | CR0_ET | CR0_PG;
+	w->v->save.cr4 = CR4_PAE;
+	w->v->save.cr3 = PML4;
+}
+
+START_TEST(vintr_masking_keeps_host_apic_tpr)
+{
+	struct world w;
+	struct apic_rig r;
+	world_init(&w, "epyc-lite");
+	host_to_long_mode(&w);
+	guest_long_mode(&w);
+	attach_apic(&w, &r, 0x60);                 /* host TPR class 6 */
+	apic_raise(&r, 0x50);                      /* pending, below the host's TPR */
+	vmcb_set_intercept(&w.v->control, SVM_INTERCEPT_INTR, 1);
+	w.v->control.vintr = SVM_VINTR_MASKING | 0x3;   /* V_TPR 3 */
+	cpu_set_flags(&w.m.cpu, cpu_get_flags(&w.m.cpu) | FLAG_IF);   /* host IF */
+	/* mov rax, cr8; mov rbx, rax; xor eax, eax; mov cr8, rax; nop; vmmcall:
+	 * APM2 15.21.2: the guest reads and writes V_TPR; lowering it does not
+	 * unmask the host's pending 50H (no INTR exit), the APIC's TPR stays. */
+	ck_assert_int_eq(RUN_L2(&w, 0x44, 0x0f, 0x20, 0xc0, 0x48, 0x89, 0xc3, 0x31, 0xc0,
+				0x44, 0x0f, 0x22, 0xc0, 0x90, 0x0f, 0x01, 0xd9), ST_HALT);
+	ck_assert_uint_eq(w.v->control.exitcode, SVM_EXIT_VMMCALL);
+	ck_assert_uint_eq(w.m.cpu.regs[R_BX], 3);                /* the guest read V_TPR */
+	ck_assert_uint_eq(w.v->control.vintr & SVM_VINTR_TPR_MASK, 0);   /* written back */
+	ck_assert_uint_eq(lapic_tpr(&r.lapic), 0x60);
+	ck_assert_uint_eq(r.lapic.irr[0x50 / 32] >> (0x50 % 32) & 1, 1);
+	/* The host's CR8 is its APIC's TPR again after the exit. */
+	ck_assert_uint_eq(cpu_cr8_read(&w.m.cpu), 6);
+	/* 70H, above the host's TPR: with V_INTR_MASKING the guest's IF=0 does
+	 * not hold it (APM2 15.21.1): #VMEXIT(INTR) at the first boundary, the
+	 * vector still requested in the APIC (no INTA: APM2 15.21.3). */
+	apic_raise(&r, 0x70);
+	w.v->save.rip = L2_CODE;
+	w.m.cpu.rip = L1_CODE;
+	ck_assert_int_eq(RUN_L2(&w, 0x90, 0x0f, 0x01, 0xd9), ST_HALT);
+	ck_assert_uint_eq(w.v->control.exitcode, SVM_EXIT_INTR);
+	ck_assert_uint_eq(w.v->save.rip, L2_CODE);
+	ck_assert_uint_eq(r.lapic.irr[0x70 / 32] >> (0x70 % 32) & 1, 1);
+	ck_assert_uint_eq(r.lapic.isr[0x70 / 32] >> (0x70 % 32) & 1, 0);
+	world_free(&w);
+}
+END_TEST
+
 static Suite *svm_model_suite(void)
 {
 	Suite *s = suite_create("svm_model");
@@ -825,6 +926,7 @@ static Suite *svm_model_suite(void)
 	tcase_add_test(t, eventinj_softint_returns_to_nrip);
 	tcase_add_test(t, vintr_intercept);
 	tcase_add_test(t, virtual_interrupt_taken);
+	tcase_add_test(t, vintr_masking_keeps_host_apic_tpr);
 	suite_add_tcase(s, t);
 	t = tcase_create("clean_bits");
 	tcase_add_test(t, clean_bits_keep_cached_intercepts);

@@ -184,11 +184,16 @@ START_TEST(feature_bits)
 	ck_assert(!cpu_model_has_hv(intel, true, 0x80000001, 2, 2));
 	ck_assert(!cpu_model_has_hv(p5, true, 1, 2, 5));
 	/* x87 on every model; FXSR/SSE/SSE2 on all but the Pentium (emu/x87.c,
-	 * emu/sse.c, emu/xsave.c); no APIC device yet. */
+	 * emu/sse.c, emu/xsave.c); a local APIC on all but the Pentium
+	 * (devices/lapic.c), x2APIC mode and the TSC-deadline timer on the
+	 * Skylake and Ice Lake models. */
 	for (unsigned i = 0; i < cpu_model_count; i++) {
 		const struct cpu_model *m = cpu_models[i];
 		ck_assert(cpu_model_has(m, 1, 3, 0));
-		ck_assert(!cpu_model_has(m, 1, 3, 9));
+		ck_assert(cpu_model_has(m, 1, 3, 9) == (m != p5));
+		bool x2 = strcmp(m->name, "skylake-lite") == 0 || strcmp(m->name, "icelake-lite") == 0;
+		ck_assert(cpu_model_has(m, 1, 2, 21) == x2);
+		ck_assert(cpu_model_has(m, 1, 2, 24) == x2);
 		ck_assert(cpu_model_has(m, 1, 3, 24) == (m != p5));
 		ck_assert(cpu_model_has(m, 1, 3, 25) == (m != p5));
 		ck_assert(cpu_model_has(m, 1, 3, 26) == (m != p5));
