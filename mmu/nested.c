@@ -12,11 +12,14 @@ static inline uint64_t bits(unsigned hi, unsigned lo)
 struct paging_env nested_npt_env(const struct paging_env *host, uint64_t ncr3)
 {
 	/* APM2 15.25.4/15.25.5: the host's paging mode and EFER.NXE/CR4.PSE at
-	 * VMRUN; every nested access a user access (the walker forces it). */
+	 * VMRUN; every nested access a user access (the walker forces it), so
+	 * the host's CR4.SMEP denies nothing, but a fetch's #NPF reports ID with
+	 * it as with EFER.NXE (APM2 8.4.2: I/D is set with NX or SMEP enabled).
+	 * The nested tables are AMD's, with AMD's reserved bits. */
 	return (struct paging_env){
 		.mem = host->mem, .mode = host->mode, .cr3 = ncr3, .pse = host->pse,
-		.nxe = host->nxe, .gbpages = host->gbpages, .maxphyaddr = host->maxphyaddr,
-		.pdpte = NULL, .nested = true,
+		.nxe = host->nxe, .smep = host->smep, .gbpages = host->gbpages,
+		.maxphyaddr = host->maxphyaddr, .pdpte = NULL, .nested = true, .amd = true,
 	};
 }
 

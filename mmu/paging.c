@@ -209,6 +209,8 @@ walk(const struct paging_env *env, const bool ept, uint64_t addr, enum walk_kind
 		uint64_t rsvd = (large ? lv->rsvd_large : lv->rsvd) | rsvd_high;
 		if (lv->flags & LV_XD)
 			rsvd |= xd_rsvd;
+		if ((lv->flags & LV_AMD_BIT8) && env->amd)
+			rsvd |= PTE_G;
 		if (large && (lv->flags & LV_PSE36))
 			rsvd |= pse36_reserved(m);
 		if (lv->large & ps_reserved_gates)

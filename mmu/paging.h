@@ -86,6 +86,7 @@ struct paging_env {
 	bool smep, smap;           /* CR4.SMEP, CR4.SMAP */
 	bool ac;                   /* EFLAGS.AC (SMAP override for explicit accesses) */
 	bool gbpages;              /* CPU supports 1 GiB pages */
+	bool amd;                  /* AMD's reserved bits (LV_AMD_BIT8); AMD nested tables always */
 	unsigned maxphyaddr;       /* physical-address width of the CPU model */
 	/* PAE: the 4 PDPTE registers (loaded at MOV CR3, SDM 4.4.1). NULL: the
 	 * PDPT at CR3[31:5] is read on every walk (AMD nested tables in legacy

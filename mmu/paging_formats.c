@@ -8,6 +8,9 @@
 /* x86 levels of the 8-byte formats. */
 #define X86_TABLE(sh, extra) \
 	{ .shift = (sh), .index_mask = 0x1ff, .flags = LV_XD | LV_A, .rsvd = (extra) }
+/* A PML5E or PML4E: PS reserved (SDM Tables 4-14, 4-15), bit 8 too on AMD. */
+#define X86_TOP_TABLE(sh) \
+	{ .shift = (sh), .index_mask = 0x1ff, .flags = LV_XD | LV_A | LV_AMD_BIT8, .rsvd = PTE_PS }
 #define X86_LARGE(sh, gate, large_rsvd) \
 	{ .shift = (sh), .index_mask = 0x1ff, .large = (gate), .flags = LV_XD | LV_A, \
 	  .rsvd_large = (large_rsvd) }
@@ -54,7 +57,7 @@ const struct pt_format paging_formats[] = {
 		.name = "4-level", .entry_size = 8, .levels = 4, .kind = PT_X86, .rsvd_top = 51,
 		.root_mask = ~0xfffull,
 		.level = {
-			X86_TABLE(39, PTE_PS),
+			X86_TOP_TABLE(39),
 			X86_LARGE(30, LARGE_1G, BITS(29, 13)),
 			X86_LARGE(21, LARGE_ALWAYS, BITS(20, 13)),
 			X86_TABLE(12, 0),
@@ -65,8 +68,8 @@ const struct pt_format paging_formats[] = {
 		.name = "5-level", .entry_size = 8, .levels = 5, .kind = PT_X86, .rsvd_top = 51,
 		.root_mask = ~0xfffull,
 		.level = {
-			X86_TABLE(48, PTE_PS),
-			X86_TABLE(39, PTE_PS),
+			X86_TOP_TABLE(48),
+			X86_TOP_TABLE(39),
 			X86_LARGE(30, LARGE_1G, BITS(29, 13)),
 			X86_LARGE(21, LARGE_ALWAYS, BITS(20, 13)),
 			X86_TABLE(12, 0),

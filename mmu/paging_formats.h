@@ -54,6 +54,8 @@ enum {
 	LV_A = 1u << 1,            /* has an accessed flag (x86: bit 5) */
 	LV_PDPT = 1u << 2,         /* the PAE PDPT: stage 1 reads the PDPTE registers */
 	LV_PSE36 = 1u << 3,        /* 32-bit PDE: a 4 MiB page holds PA 39:32 in 20:13 */
+	LV_AMD_BIT8 = 1u << 4,     /* PML5E/PML4E: bit 8 MBZ on AMD (APM2 5.3.3, Figure 5-18),
+				      ignored on Intel (SDM Table 4-15) */
 };
 
 struct pt_level {

@@ -650,6 +650,25 @@ START_TEST(ept_ad_disabled_leaves_bits)
 }
 END_TEST
 
+START_TEST(npt_fetch_id_with_host_smep)
+{
+	/* APM2 15.25.6 with 8.4.2: a fetch's #NPF reports ID when the host had
+	 * EFER.NXE or CR4.SMEP at VMRUN. A 2-level host has no NXE: SMEP alone
+	 * decides (it denies nothing: nested accesses are user accesses). */
+	struct nested_result r;
+	struct fault f;
+	for (int smep = 0; smep <= 1; smep++) {
+		nest_init(H_NPT32, PAGING_4LEVEL, 0);
+		nx.host_cpu.smep = smep;
+		nx.s2 = nested_npt_env(&nx.host_cpu, nx.s2_root);
+		wr(nx.s2_leaf[DATA_GPA >> 12], 4, 0);
+		ck_assert(!nested_walk(&nx.guest, &nx.s2, nx.lin, WALK_EXEC, 0, &r, &f));
+		ck_assert(f.stage == FAULT_STAGE2 && f.nested.final);
+		ck_assert_uint_eq(exit_info(&f) & PFEC_I, smep ? PFEC_I : 0);
+	}
+}
+END_TEST
+
 START_TEST(npt_ad_through_stage2)
 {
 	/* Guest table accesses are nested user writes (APM2 15.25.5): nested A
@@ -877,6 +896,7 @@ static Suite *nested_suite(void)
 	tcase_add_test(tc, ept_ad_enabled_sets_flags);
 	tcase_add_test(tc, ept_ad_disabled_leaves_bits);
 	tcase_add_test(tc, npt_ad_through_stage2);
+	tcase_add_test(tc, npt_fetch_id_with_host_smep);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("pae");
 	tcase_add_checked_fixture(tc, setup, teardown);

@@ -29,7 +29,7 @@
 /* Environment switches of a case. */
 enum {
 	E_WP = 1u << 0, E_NXE = 1u << 1, E_SMEP = 1u << 2, E_SMAP = 1u << 3, E_AC = 1u << 4,
-	E_PSE = 1u << 5, E_PGE = 1u << 6, E_1G = 1u << 7,
+	E_PSE = 1u << 5, E_PGE = 1u << 6, E_1G = 1u << 7, E_AMD = 1u << 8,
 };
 
 /* Walk shapes: the mode and how many levels are read before the leaf. */
@@ -153,6 +153,7 @@ static void fixture_init(struct fixture *fx, enum paging_mode mode, unsigned env
 	fx->env.wp = env & E_WP;
 	fx->env.nxe = env & E_NXE;
 	fx->env.smep = env & E_SMEP;
+	fx->env.amd = env & E_AMD;
 	fx->env.smap = env & E_SMAP;
 	fx->env.ac = env & E_AC;
 	fx->env.pse = env & E_PSE;
@@ -295,6 +296,12 @@ static const struct pcase cases[] = {
 	  PFEC_P | PFEC_RSVD, 0, 0, false },
 	{ "4-level PTE bits 52 and 62 ignored", L4_4K, 0, 46, { 0, 0, 0, B(52) | B(62) }, {0}, R, 0, -1, 0, 0, false },
 	{ "4-level PML4E bits 52..62 ignored", L4_4K, 0, 46, { 0x7ffull << 52 }, {0}, R, 0, -1, 0, 0, false },
+	/* APM2 5.3.3 Figure 5-18: PML4E bit 8 is MBZ on AMD; SDM Table 4-15: Intel
+	 * ignores it; a PDPTE's bit 8 is ignored by both. */
+	{ "AMD: PML4E bit 8 reserved", L4_4K, E_AMD, 46, { PTE_G }, {0}, R, 0, PFEC_P | PFEC_RSVD, 0, 0, false },
+	{ "AMD: PML5E bit 8 reserved", L5_4K, E_AMD, 46, { PTE_G }, {0}, R, 0, PFEC_P | PFEC_RSVD, 0, 0, false },
+	{ "Intel: PML4E bit 8 ignored", L4_4K, 0, 46, { PTE_G }, {0}, R, 0, -1, 0, 0, false },
+	{ "AMD: non-leaf PDPTE bit 8 ignored", L4_4K, E_AMD, 46, { 0, PTE_G }, {0}, R, 0, -1, 0, 0, false },
 	{ "1G PDPTE without 1G pages: PS reserved", L4_1G, 0, 46, {0}, {0}, R, 0, PFEC_P | PFEC_RSVD, 0, 0, false },
 	{ "1G PDPTE bit 13 reserved", L4_1G, E_1G, 46, { 0, B(13) }, {0}, R, 0, PFEC_P | PFEC_RSVD, 0, 0, false },
 	{ "1G PDPTE bit 29 reserved", L4_1G, E_1G, 46, { 0, B(29) }, {0}, R, 0, PFEC_P | PFEC_RSVD, 0, 0, false },
