@@ -4,6 +4,7 @@
  * #GP when CPL is incorrect, or #UD, have been checked, but before exceptions
  * ... based on specific operand values"), then what they do.
  */
+#include "emu/canonical.h"
 #include "emu/operand.h"
 #include "mmu/nested.h"
 #include "svm/exit_codes.h"
@@ -93,6 +94,16 @@ static struct vmcb_seg vmcb_seg_of(const struct segment *seg)
 				  .base = seg->base };
 }
 
+/* A base as VMLOAD loads it: sign-extended from the processor's linear-address
+ * width (48, or 57 with LA57). APM2 15.5.2 does not say; AMD processors do this
+ * (kvm-unit-tests' svm "vmload canonicalization" rows, QEMU likewise), so a
+ * VMLOAD cannot make a base that WRMSR or a descriptor load could not. */
+static uint64_t vmload_base(const struct cpu *cpu, uint64_t base)
+{
+	unsigned shift = cpu_la57_supported(cpu) ? 64 - 57 : 64 - 48;
+	return (uint64_t)((int64_t)(base << shift) >> shift);
+}
+
 /* FS, GS, TR, LDTR with their hidden state, KernelGsBase, STAR, LSTAR, CSTAR,
  * SFMASK, SYSENTER_CS/ESP/EIP (APM2 15.5.2). */
 void svm_vmload_state(struct svm *s, uint64_t pa)
@@ -100,11 +111,15 @@ void svm_vmload_state(struct svm *s, uint64_t pa)
 	struct cpu *cpu = s->cpu;
 	struct vmcb_save v;
 	physmem_read_bytes(cpu->mem, pa + 0x400, &v, sizeof(v));
+	v.fs.base = vmload_base(cpu, v.fs.base);
+	v.gs.base = vmload_base(cpu, v.gs.base);
+	v.tr.base = vmload_base(cpu, v.tr.base);
+	v.ldtr.base = vmload_base(cpu, v.ldtr.base);
 	vmcb_seg_load(&cpu->seg[SR_FS], &v.fs);
 	vmcb_seg_load(&cpu->seg[SR_GS], &v.gs);
 	vmcb_seg_load(&cpu->tr, &v.tr);
 	vmcb_seg_load(&cpu->ldtr, &v.ldtr);
-	cpu->kernel_gs_base = v.kernel_gs_base;
+	cpu->kernel_gs_base = vmload_base(cpu, v.kernel_gs_base);
 	cpu->star = v.star;
 	cpu->lstar = v.lstar;
 	cpu->cstar = v.cstar;

@@ -277,6 +277,28 @@ START_TEST(vmsave_vmload_move_the_listed_state)
 }
 END_TEST
 
+START_TEST(vmload_canonicalizes_bases)
+{
+	/* AMD processors sign-extend the bases VMLOAD loads from the 48-bit
+	 * linear-address width (epyc-lite has no LA57); APM2 15.5.2 is silent. */
+	struct world w;
+	world_init(&w, "epyc-lite");
+	struct cpu *c = &w.m.cpu;
+	w.v->save.fs.base = 0xaaaa000000001000ull;
+	w.v->save.gs.base = 0x0000900000002000ull;
+	w.v->save.tr.base = 0x1234800000003000ull;
+	w.v->save.ldtr.base = 0x00007fff00004000ull;
+	w.v->save.kernel_gs_base = 0xaaaa000000005000ull;
+	ck_assert_int_eq(EXEC(&w.m, 0x0f, 0x01, 0xda), ST_OK);   /* vmload */
+	ck_assert_uint_eq(c->seg[SR_FS].base, 0x0000000000001000ull);
+	ck_assert_uint_eq(c->seg[SR_GS].base, 0xffff900000002000ull);
+	ck_assert_uint_eq(c->tr.base, 0xffff800000003000ull);
+	ck_assert_uint_eq(c->ldtr.base, 0x00007fff00004000ull);
+	ck_assert_uint_eq(c->kernel_gs_base, 0x0000000000005000ull);
+	world_free(&w);
+}
+END_TEST
+
 /* ---- consistency checks: one mutation per APM2 15.5.1 row ---- */
 
 static void no_svme(struct vmcb *v) { v->save.efer &= ~(uint64_t)EFER_SVME; }
@@ -902,6 +924,7 @@ static Suite *svm_model_suite(void)
 	tcase_add_test(t, svm_insns_ud_in_real_mode);
 	tcase_add_test(t, clgi_stgi_hold_gif);
 	tcase_add_test(t, vmsave_vmload_move_the_listed_state);
+	tcase_add_test(t, vmload_canonicalizes_bases);
 	suite_add_tcase(s, t);
 	t = tcase_create("consistency");
 	tcase_add_loop_test(t, consistency_check_fails_vmrun, 0, (int)(sizeof(illegal) / sizeof(illegal[0])));
