@@ -161,6 +161,10 @@ struct cpu {
 	uint64_t cr0, cr2, cr3, cr4, cr8, xcr0;
 	uint64_t pdpte[4];         /* PAE PDPTE registers, loaded with CR3 (SDM Vol.3 4.4.1) */
 	uint64_t dr[8];            /* DR4/DR5 alias DR6/DR7 when CR4.DE=0 */
+	/* DebugCtl and the last-branch records (SDM Vol.3 17.4.1-17.4.3, APM2
+	 * 13.1.1.6-7; emu/debug.h). */
+	uint64_t debugctl;
+	uint64_t last_branch_from, last_branch_to, last_exception_from, last_exception_to;
 	uint64_t efer;
 	uint64_t sysenter_cs, sysenter_esp, sysenter_eip;
 	uint64_t star, lstar, cstar, sfmask, kernel_gs_base, tsc_aux;

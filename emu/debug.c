@@ -2,6 +2,8 @@
  * emu/debug.h for where each function runs. */
 #include "emu/debug.h"
 
+#include "emu/cpu_model.h"
+
 #define DR6_B_MASK 0xfull
 
 /* Bytes a breakpoint covers, from LENn (SDM Vol.3 17.2.5): 00 one byte, 01
@@ -152,4 +154,31 @@ bool debug_trap_pending(struct cpu *cpu, bool single_step)
 		cpu->dr[6] |= DR6_BS;
 	cpu->event = (struct event){ .pending = true, .type = EV_EXCEPTION, .vector = EXC_DB };
 	return true;
+}
+
+/* ---- DebugCtl and the last-branch records ---- */
+
+uint64_t debugctl_writable(const struct cpu *cpu)
+{
+	bool amd = cpu->model && cpu->model->vendor == VENDOR_AMD;
+	return amd ? 0x3full : DEBUGCTL_LBR | DEBUGCTL_BTF;   /* APM2 13.1.1.6: PB3-PB0 in 5:2 */
+}
+
+void debug_record_branch(struct cpu *cpu, uint64_t from, uint64_t to)
+{
+	cpu->last_branch_from = from;
+	cpu->last_branch_to = to;
+}
+
+void debug_event_delivered(struct cpu *cpu, bool debug_exception, uint64_t from, uint64_t to)
+{
+	if (debug_exception) {
+		cpu->debugctl &= ~(DEBUGCTL_LBR | DEBUGCTL_BTF);
+		return;
+	}
+	if (!(cpu->debugctl & DEBUGCTL_LBR))
+		return;
+	cpu->last_exception_from = cpu->last_branch_from;
+	cpu->last_exception_to = cpu->last_branch_to;
+	debug_record_branch(cpu, from, to);
 }

@@ -36,6 +36,34 @@ static inline bool debug_active(const struct cpu *cpu)
 	return (cpu->dr[7] & DR7_ENABLES) | (cpu->rflags & FLAG_RF);
 }
 
+/* DebugCtl (MSR 1D9H): LBR (bit 0) records the last taken branch, BTF (bit 1)
+ * makes TF single-step on branches only (SDM Vol.3 17.4.1-17.4.3, APM2
+ * 13.1.1.6). AMD defines PB0-PB3 in bits 5:2 (performance-monitor pin
+ * control: stored, no pins here); every other bit is reserved on hvemu's
+ * models (#GP), including Intel's BTS/trace bits, which hvemu does not model. */
+#define DEBUGCTL_LBR 1ull
+#define DEBUGCTL_BTF 2ull
+uint64_t debugctl_writable(const struct cpu *cpu);
+
+/* Whether instructions must run one at a time to see their branches (LBR). */
+static inline bool debug_branch_watch(const struct cpu *cpu)
+{
+	return cpu->debugctl & DEBUGCTL_LBR;
+}
+
+/* A taken branch from the instruction at from to to, with DebugCtl.LBR set:
+ * LastBranchFromIP/ToIP (APM2 13.1.1.7; the P6 family's records, SDM Vol.3
+ * 17.4.1). */
+void debug_record_branch(struct cpu *cpu, uint64_t from, uint64_t to);
+
+/* An interrupt or exception was delivered from from to the handler at to
+ * (called while DebugCtl is not 0). With LBR the last branch moves to
+ * LastExceptionFromIP/ToIP and the transfer becomes the last branch. A #DB
+ * instead clears LBR and BTF, so the records keep the branch that led to it
+ * (SDM Vol.3 17.4.3: "the processor clears the BTF flag when it generates a
+ * debug exception"; APM2 13.1.1.6 likewise for LBR). */
+void debug_event_delivered(struct cpu *cpu, bool debug_exception, uint64_t from, uint64_t to);
+
 /* B0-B3 of the enabled instruction breakpoints at linear address lin. */
 unsigned debug_match_insn(const struct cpu *cpu, uint64_t lin);
 

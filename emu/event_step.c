@@ -223,7 +223,8 @@ static void run_deadlines(struct cpu *cpu)
 static bool needs_one_step(const struct cpu *cpu)
 {
 	return (cpu->rflags & FLAG_TF) || cpu->shadow || debug_active(cpu) ||
-	       ((cpu->trace & TRACE_INSN) && cpu->trace_insn) || cpu->one_step;
+	       debug_branch_watch(cpu) || ((cpu->trace & TRACE_INSN) && cpu->trace_insn) ||
+	       cpu->one_step;
 }
 
 status_t event_step(struct cpu *cpu, bool *one_step)

@@ -11,6 +11,7 @@
  * Delivery is all-or-nothing for registers: every check is made and the frame
  * written before CS, SS, rSP, rIP, EFLAGS or CPL change.
  */
+#include "emu/debug.h"
 #include "emu/hv.h"
 #include "emu/operand.h"
 #include "emu/segload.h"
@@ -472,6 +473,7 @@ status_t cpu_deliver_event(struct cpu *cpu)
 
 		ev = cpu->event;
 		uint16_t cs = cpu->seg[SR_CS].selector;
+		uint64_t from = is_software(&ev) ? cpu->insn_start : cpu->rip;
 		cpu->delivering++;
 		/* Exits during the delivery itself (a task switch through a gate, a
 		 * stage-2 fault on the IDT or stack) report ev as in flight. */
@@ -483,6 +485,11 @@ status_t cpu_deliver_event(struct cpu *cpu)
 			cpu->delivering = 0;
 			if (st == ST_OK)
 				cpu->event.pending = false;
+			/* #DB: an exception with vector 1, or INT1 (not INT 1). */
+			if (st == ST_OK && cpu->debugctl)
+				debug_event_delivered(cpu, ev.vector == EXC_DB && (ev.type == EV_EXCEPTION ||
+										 ev.type == EV_PRIV_SOFTEXC),
+						      from, cpu->rip);
 			return st;
 		}
 

@@ -7,6 +7,7 @@
  * values (IA32_MISC_ENABLE's bits, the VMX capability MSRs) are data in the
  * model (emu/cpu_model.c).
  */
+#include "emu/debug.h"
 #include "emu/apic.h"
 #include "emu/canonical.h"
 #include "emu/cpu.h"
@@ -407,6 +408,29 @@ static bool perf_ctr_write(struct cpu *cpu, uint64_t v)
 	return true;
 }
 
+/* DebugCtl (SDM Vol.4 Table 2-2 1D9H "06_01H"; APM2 13.1.1.6): on the P6
+ * family and every AMD64 part; reserved bits #GP (emu/debug.h). The four
+ * records (1DBH-1DEH) are read-only. */
+#define MSR_DEBUGCTL          0x1d9u
+#define MSR_LAST_BRANCH_FROM  0x1dbu
+#define MSR_LAST_BRANCH_TO    0x1dcu
+#define MSR_LAST_EXCEPT_FROM  0x1ddu
+#define MSR_LAST_EXCEPT_TO    0x1deu
+static bool has_debugctl(const struct cpu *cpu) { return family(cpu) >= 6 || is_amd(cpu); }
+static uint64_t debugctl_read(struct cpu *cpu) { return cpu->debugctl; }
+static bool debugctl_write(struct cpu *cpu, uint64_t v)
+{
+	if (v & ~debugctl_writable(cpu))
+		return false;
+	cpu->debugctl = v;
+	cpu_attend(cpu, ATT_EVENT);    /* LBR: the loop now runs one instruction at a time */
+	return true;
+}
+static uint64_t lbr_from_read(struct cpu *cpu) { return cpu->last_branch_from; }
+static uint64_t lbr_to_read(struct cpu *cpu) { return cpu->last_branch_to; }
+static uint64_t lex_from_read(struct cpu *cpu) { return cpu->last_exception_from; }
+static uint64_t lex_to_read(struct cpu *cpu) { return cpu->last_exception_to; }
+
 static const struct msr_def msrs[] = {
 	{ MSR_TSC,              "IA32_TIME_STAMP_COUNTER", has_tsc, tsc_read, tsc_write },
 	{ MSR_APIC_BASE,        "IA32_APIC_BASE", has_apic_base, apic_base_read, apic_base_write },
@@ -442,6 +466,11 @@ static const struct msr_def msrs[] = {
 	{ MSR_PERF_CTR0 + 1,    "PerfCtr1", is_amd, perf_ctr_read, perf_ctr_write },
 	{ MSR_PERF_CTR0 + 2,    "PerfCtr2", is_amd, perf_ctr_read, perf_ctr_write },
 	{ MSR_PERF_CTR0 + 3,    "PerfCtr3", is_amd, perf_ctr_read, perf_ctr_write },
+	{ MSR_DEBUGCTL,         "DebugCtl", has_debugctl, debugctl_read, debugctl_write },
+	{ MSR_LAST_BRANCH_FROM, "LastBranchFromIP", has_debugctl, lbr_from_read, read_only_write },
+	{ MSR_LAST_BRANCH_TO,   "LastBranchToIP", has_debugctl, lbr_to_read, read_only_write },
+	{ MSR_LAST_EXCEPT_FROM, "LastExceptionFromIP", has_debugctl, lex_from_read, read_only_write },
+	{ MSR_LAST_EXCEPT_TO,   "LastExceptionToIP", has_debugctl, lex_to_read, read_only_write },
 };
 
 /* The row for index that this CPU has (an index may have one row per vendor). */

@@ -113,6 +113,7 @@ static status_t run_one(struct cpu *cpu)
 	 * inhibited debug exceptions (SDM 6.8.3). INT n, INT3, INTO and INT1
 	 * deliver an event that clears TF: no trap follows them. */
 	bool single_step = cpu->rflags & FLAG_TF;
+	uint16_t cs_before = cpu->seg[SR_CS].selector;
 	/* The instruction after STI / MOV SS runs alone, so that nothing is
 	 * recognised between it and the one that set the shadow (SDM 6.8.3); the
 	 * shadow ends with it. */
@@ -128,6 +129,19 @@ static status_t run_one(struct cpu *cpu)
 	 * discarded. */
 	if (!cpu->gif)
 		cpu->debug_hits = 0;
+	/* A taken branch: a control transfer that did not fall through. LBR
+	 * records it (software interrupts are recorded as events, when they are
+	 * delivered); with BTF, TF single-steps only on branches (SDM Vol.3
+	 * 17.4.3, APM2 13.1.1.6). */
+	if (__builtin_expect(cpu->debugctl & (DEBUGCTL_LBR | DEBUGCTL_BTF), 0)) {
+		const struct insn *in = &b->insns[0];
+		bool branched = (isa_rows[in->row].flags & IF_JUMP) && !is_software_interrupt(in) &&
+				(cpu->rip != cpu->insn_start + in->len || cpu->seg[SR_CS].selector != cs_before);
+		if (branched && (cpu->debugctl & DEBUGCTL_LBR))
+			debug_record_branch(cpu, cpu->insn_start, cpu->rip);
+		if (cpu->debugctl & DEBUGCTL_BTF)
+			single_step = single_step && branched;
+	}
 	/* Single-step and data-breakpoint traps of this instruction: one #DB, taken
 	 * at the boundary by priority (emu/event_step.c). Only MOV SS / POP SS hold
 	 * debug exceptions off for one instruction; the STI shadow blocks maskable
