@@ -82,6 +82,7 @@ bool smp_setup(struct machine *m, const struct machine_config *cfg, char *err, s
 		struct cpu *c = s->cpu[i];
 		struct lapic *l = &s->lapic[i];
 		lapic_init(l, i, x2apic, deadline, &m->clock, LAPIC_TIMER_HZ, &s->bus);
+		l->self_nmi = cfg->model->vendor == VENDOR_AMD;
 		l->core = (struct lapic_core){
 			.intr = { core_line, c, LINE_INTR }, .nmi = { core_line, c, LINE_NMI },
 			.smi = { core_line, c, LINE_SMI }, .init = { core_line, c, LINE_INIT },

@@ -340,10 +340,12 @@ static void send_ipi(struct lapic *l, uint32_t lo, uint32_t dest, bool wide)
 	}
 	/* ICR delivery modes 011 and 111 are reserved (10.6.1). Table 10-3: the
 	 * self and all-including-self shorthands are valid with fixed delivery
-	 * only; the others are undefined and hvemu sends nothing. */
+	 * only; the others are undefined and hvemu sends nothing, except NMI on
+	 * a model whose manual allows it (lapic.self_nmi). */
 	if (m.delivery == APIC_DM_REMOTE_READ || m.delivery == APIC_DM_EXTINT)
 		return;
-	if ((m.shorthand == APIC_DEST_SELF || m.shorthand == APIC_DEST_ALL) && m.delivery != APIC_DM_FIXED)
+	if ((m.shorthand == APIC_DEST_SELF || m.shorthand == APIC_DEST_ALL) && m.delivery != APIC_DM_FIXED &&
+	    !(m.delivery == APIC_DM_NMI && l->self_nmi))
 		return;
 	/* 10.6.3.1: a fixed IPI with a vector below 16 sets Send Illegal Vector;
 	 * the receivers (this APIC too, for a self IPI) reject it. */

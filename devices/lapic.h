@@ -65,6 +65,12 @@ struct lapic {
 	uint32_t initial_id;       /* hardware-assigned x2APIC ID; its low byte the xAPIC ID */
 	bool has_x2apic;           /* CPUID.1:ECX[21] */
 	bool has_tsc_deadline;     /* CPUID.1:ECX[24] */
+	/* The self and all-including-self shorthands carry NMI too. The SDM
+	 * (Table 10-3) allows only fixed delivery with them; AMD's APM (16.5)
+	 * names no restriction, and AMD models deliver an NMI (kvm-unit-tests'
+	 * svm NMI rows rely on it). An SMI stays undelivered: hvemu has no SMM.
+	 * Set by machine set-up from the CPU model. */
+	bool self_nmi;
 
 	/* --- registers (SDM Table 10-1) --- */
 	enum lapic_mode mode;

@@ -439,6 +439,14 @@ START_TEST(ipi_nmi_init_sipi)
 	ck_assert_uint_eq(R.core[0].nmi, 1);
 	wr(a, 0x300, 0x40400);                   /* self + NMI: undefined, not sent */
 	ck_assert_uint_eq(R.core[0].nmi, 1);
+	/* An AMD model's APIC sends it (APM2 16.5 names no restriction). */
+	a->self_nmi = true;
+	wr(a, 0x300, 0x40400);
+	ck_assert_uint_eq(R.core[0].nmi, 2);
+	wr(a, 0x300, 0x80400);                   /* all including self + NMI: both */
+	ck_assert_uint_eq(R.core[0].nmi, 3);
+	ck_assert_uint_eq(R.core[1].nmi, 1);
+	a->self_nmi = false;
 	/* INIT, de-assert, SIPI to b (software-disabled: it still responds). */
 	wr(a, 0x310, 0x01000000);
 	wr(a, 0x300, 0x0c500);                   /* INIT, level, assert */
