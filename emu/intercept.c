@@ -2,6 +2,7 @@
  * an interceptable event and ask the installed model. Only reached while a
  * guest runs (cpu->in_guest); the inline checks in hv.h keep everything else
  * off this path. */
+#include "emu/debug.h"
 #include "emu/hv.h"
 #include "emu/operand.h"
 #include "isa_handlers.h"
@@ -256,4 +257,11 @@ void cpu_world_switched(struct cpu *cpu)
 	 * otherwise. IF, GIF, shadows and TF may all have changed. */
 	cpu->halted = false;
 	cpu_attend(cpu, ATT_EVENT | ATT_STEP);
+	/* Back in the host after a VMRUN that ran with TF: its single-step trap
+	 * (emu/run.c run_one). */
+	if (!cpu->in_guest && cpu->step_at_vmexit) {
+		cpu->step_at_vmexit = false;
+		if (debug_trap_pending(cpu, true))
+			cpu->debug_trap = true;
+	}
 }

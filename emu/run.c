@@ -121,8 +121,22 @@ static status_t run_one(struct cpu *cpu)
 	cpu->shadow = 0;
 	if ((cpu->trace & TRACE_INSN) && cpu->trace_insn)
 		cpu->trace_insn(cpu, &b->insns[0]);
+	bool was_guest = cpu->in_guest;
 	st = run_block(cpu, b, 1);
 	cpu->insn_shadow = 0;
+	/* A VMRUN with the host's TF set: the single-step trap is the host's,
+	 * after the VMRUN completes, i.e. once the #VMEXIT has returned to the
+	 * host (kvm-unit-tests' host_rflags citing the APM); at once if the
+	 * guest never ran or has already exited. cpu_world_switched() raises a
+	 * deferred one. */
+	if (st == ST_VMEXIT && single_step && !was_guest) {
+		if (cpu->in_guest)
+			cpu->step_at_vmexit = true;
+		else if (debug_trap_pending(cpu, true)) {
+			cpu->debug_trap = true;
+			cpu_attend(cpu, ATT_EVENT);
+		}
+	}
 	if (st != ST_OK)
 		return st;
 	/* APM2 Table 15-10: with GIF = 0 a data breakpoint match is ignored and

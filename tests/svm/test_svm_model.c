@@ -277,6 +277,32 @@ START_TEST(vmsave_vmload_move_the_listed_state)
 }
 END_TEST
 
+START_TEST(vmrun_single_step_traps_after_vmexit)
+{
+	/* The host's TF at VMRUN: no trap in the guest; the #DB (DR6.BS) comes
+	 * once the #VMEXIT has returned to the host, with the instruction after
+	 * VMRUN as its return address (APM2, as kvm-unit-tests' host_rflags
+	 * tests it). L1's #DB gate leads to a HLT. */
+	struct world w;
+	world_init(&w, "epyc-lite");
+	struct cpu *c = &w.m.cpu;
+	const uint32_t l1_idt = 0xa0000, l1_db = 0xa8000, l1_stack = 0x78000;
+	physmem_write(&w.m.pm, l1_idt + EXC_DB * 8, 8,
+		      (l1_db & 0xffff) | ((uint64_t)SEL_CODE32 << 16) | (0x8eull << 40) |
+			      ((uint64_t)(l1_db >> 16) << 48));
+	physmem_write_bytes(&w.m.pm, l1_db, (const uint8_t[]){ 0xf4 }, 1);
+	c->idtr = (struct dtr){ .base = l1_idt, .limit = 0x7ff };
+	c->regs[R_SP] = l1_stack;
+	c->rflags |= FLAG_TF;
+	ck_assert_int_eq(RUN_L2(&w, 0x0f, 0x01, 0xd9), ST_HALT);        /* vmmcall */
+	ck_assert_uint_eq(w.v->control.exitcode, SVM_EXIT_VMMCALL);
+	ck_assert_uint_eq(c->rip, l1_db + 1);
+	ck_assert_uint_eq(physmem_read(&w.m.pm, l1_stack - 12, 4), L1_CODE + 3);
+	ck_assert(c->dr[6] & (1u << 14));
+	world_free(&w);
+}
+END_TEST
+
 START_TEST(vmload_canonicalizes_bases)
 {
 	/* AMD processors sign-extend the bases VMLOAD loads from the 48-bit
@@ -925,6 +951,7 @@ static Suite *svm_model_suite(void)
 	tcase_add_test(t, clgi_stgi_hold_gif);
 	tcase_add_test(t, vmsave_vmload_move_the_listed_state);
 	tcase_add_test(t, vmload_canonicalizes_bases);
+	tcase_add_test(t, vmrun_single_step_traps_after_vmexit);
 	suite_add_tcase(s, t);
 	t = tcase_create("consistency");
 	tcase_add_loop_test(t, consistency_check_fails_vmrun, 0, (int)(sizeof(illegal) / sizeof(illegal[0])));
