@@ -276,7 +276,8 @@ int lapic_intr_ack(void *opaque)
 
 /* 10.8.5: EOI retires the highest ISR bit; for a level-triggered vector (TMR
  * set) the APIC broadcasts an EOI message to the I/O APICs, and a LINT entry
- * waiting on that vector gets its remote IRR cleared. */
+ * waiting on that vector gets its remote IRR cleared. The TMR bit stays: only
+ * the next acceptance of the vector changes it (10.8.4). */
 static void end_of_interrupt(struct lapic *l)
 {
 	int v = highest(l->isr);
@@ -284,7 +285,6 @@ static void end_of_interrupt(struct lapic *l)
 		return;
 	bit_clear(l->isr, (unsigned)v);
 	if (bit_test(l->tmr, (unsigned)v)) {
-		bit_clear(l->tmr, (unsigned)v);
 		for (unsigned pin = 0; pin < 2; pin++) {
 			uint32_t *e = &l->lvt[LVT_LINT0 + pin];
 			if ((*e & LVT_REMOTE_IRR) && (*e & 0xff) == (unsigned)v) {

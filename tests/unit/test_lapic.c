@@ -494,6 +494,14 @@ START_TEST(lowest_priority_from_bus)
 	wr(a, 0xb0, 0);
 	ck_assert_uint_eq(R.eois, 1);
 	ck_assert_uint_eq(R.last_eoi, 0x90);
+	/* 10.8.4: the EOI leaves TMR alone; an edge acceptance clears it. */
+	ck_assert_uint_ne(a->tmr[0x90 / 32] & (1u << (0x90 % 32)), 0);
+	m.level = false;
+	apic_bus_send(&R.bus, &m, NULL);
+	ck_assert_uint_eq(a->tmr[0x90 / 32] & (1u << (0x90 % 32)), 0);
+	ck_assert_int_eq(lapic_intr_ack(a), 0x90);
+	wr(a, 0xb0, 0);
+	ck_assert_uint_eq(R.eois, 1);      /* an edge vector's EOI is not broadcast */
 }
 END_TEST
 
