@@ -412,6 +412,11 @@ void lapic_set_mode(struct lapic *l, enum lapic_mode mode)
 		return;
 	if (mode == LAPIC_DISABLED)
 		reset_registers(l);
+	/* SDM 10.12.5.1: in x2APIC mode the ID is the read-only x2APIC ID, and
+	 * the xAPIC ID is its low 8 bits; leaving x2APIC mode (through the
+	 * disabled state) the xAPIC ID a program wrote before is gone. */
+	if (l->mode == LAPIC_X2APIC)
+		l->xapic_id = (uint8_t)l->initial_id;
 	l->mode = mode;
 	if (mode == LAPIC_X2APIC)
 		l->ldr = ((l->initial_id >> 4) << 16) | (1u << (l->initial_id & 15));

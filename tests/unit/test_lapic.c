@@ -589,6 +589,13 @@ START_TEST(x2apic_registers)
 	uint64_t v;
 	/* 10.12.2: no MSR access outside x2APIC mode. */
 	ck_assert(!lapic_msr_read(l, 0x802, &v));
+	/* A software-written xAPIC ID is gone once x2APIC mode is left through
+	 * the disabled state (10.12.5.1): the ID is the hardware one again. */
+	wr(l, 0x20, 0x05000000);
+	lapic_set_mode(l, LAPIC_X2APIC);
+	lapic_set_mode(l, LAPIC_DISABLED);
+	lapic_set_mode(l, LAPIC_XAPIC);
+	ck_assert_uint_eq(lapic_mmio_read(l, 0x20) >> 24, 1);
 	lapic_set_mode(l, LAPIC_X2APIC);
 	ck_assert_uint_eq(lapic_mmio_read(l, 0x20), 0xffffffffu);   /* MMIO gone */
 	ck_assert(lapic_msr_read(l, 0x802, &v));
