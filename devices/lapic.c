@@ -410,13 +410,14 @@ void lapic_set_mode(struct lapic *l, enum lapic_mode mode)
 {
 	if (mode == l->mode)
 		return;
-	if (mode == LAPIC_DISABLED)
+	/* SDM 10.4.3: a globally disabled APIC returns to its power-up state
+	 * (10.4.7.1), the hardware-assigned ID included: an xAPIC ID a program
+	 * wrote is gone, and so is one from before x2APIC mode (10.12.5.1: the
+	 * xAPIC ID is the x2APIC ID's low byte). */
+	if (mode == LAPIC_DISABLED) {
 		reset_registers(l);
-	/* SDM 10.12.5.1: in x2APIC mode the ID is the read-only x2APIC ID, and
-	 * the xAPIC ID is its low 8 bits; leaving x2APIC mode (through the
-	 * disabled state) the xAPIC ID a program wrote before is gone. */
-	if (l->mode == LAPIC_X2APIC)
 		l->xapic_id = (uint8_t)l->initial_id;
+	}
 	l->mode = mode;
 	if (mode == LAPIC_X2APIC)
 		l->ldr = ((l->initial_id >> 4) << 16) | (1u << (l->initial_id & 15));

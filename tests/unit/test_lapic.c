@@ -573,7 +573,7 @@ START_TEST(global_disable_reenable)
 	struct apic_msg m = { .vector = 0x50, .dest = 0xff };
 	ck_assert_uint_eq(apic_bus_send(&R.bus, &m, NULL), 0);
 	lapic_set_mode(l, LAPIC_XAPIC);
-	ck_assert_uint_eq(rd(l, 0x20), 0x09000000);   /* ID kept */
+	ck_assert_uint_eq(rd(l, 0x20), 0x01000000);   /* the hardware ID again (10.4.7.1) */
 	ck_assert_uint_eq(rd(l, 0x80), 0);            /* the rest as after reset */
 	ck_assert_uint_eq(rd(l, 0xf0), 0xff);
 	enable(l);
@@ -589,8 +589,13 @@ START_TEST(x2apic_registers)
 	uint64_t v;
 	/* 10.12.2: no MSR access outside x2APIC mode. */
 	ck_assert(!lapic_msr_read(l, 0x802, &v));
-	/* A software-written xAPIC ID is gone once x2APIC mode is left through
-	 * the disabled state (10.12.5.1): the ID is the hardware one again. */
+	/* A software-written xAPIC ID is gone once the APIC is disabled (10.4.3,
+	 * 10.4.7.1), from xAPIC or from x2APIC mode: the hardware ID again. */
+	wr(l, 0x20, 0x05000000);
+	ck_assert_uint_eq(lapic_mmio_read(l, 0x20) >> 24, 5);
+	lapic_set_mode(l, LAPIC_DISABLED);
+	lapic_set_mode(l, LAPIC_XAPIC);
+	ck_assert_uint_eq(lapic_mmio_read(l, 0x20) >> 24, 1);
 	wr(l, 0x20, 0x05000000);
 	lapic_set_mode(l, LAPIC_X2APIC);
 	lapic_set_mode(l, LAPIC_DISABLED);
