@@ -114,8 +114,9 @@ void lapic_init_reset(struct lapic *l);
 
 /* IA32_APIC_BASE changed the mode (its caller checked the transition is legal,
  * SDM 10.12.5): disabling resets the registers as at power-up (SDM 10.4.3:
- * "prior initialization to the APIC may be lost"), the xAPIC ID back to the hardware-assigned one; entering x2APIC
- * mode derives the logical x2APIC ID (SDM 10.12.10.2). */
+ * "prior initialization to the APIC may be lost"), the xAPIC ID back to the
+ * hardware-assigned one; entering x2APIC mode derives the logical x2APIC ID
+ * (SDM 10.12.10.2). */
 void lapic_set_mode(struct lapic *l, enum lapic_mode mode);
 
 /* xAPIC MMIO: a 32-bit access at offset (0-FFFH) of the register page. Other
