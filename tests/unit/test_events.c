@@ -138,6 +138,21 @@ START_TEST(mov_ss_shadow)
 }
 END_TEST
 
+/* STI with IF 0 -> 1 holds off an NMI for one instruction too (SDM Vol.2 STI:
+ * "may be blocked"; hvemu's models block it, as hardware does). */
+START_TEST(sti_shadow_holds_nmi)
+{
+	const uint8_t h[] = { 0xa0, 0x00, 0xb0, 0xa2, 0x01, 0xb0, 0xcf };
+	physmem_write_bytes(&m.pm, HANDLERS + 2 * 16, h, sizeof(h));    /* NMI handler */
+	/* sti; inc byte [0xb000]; hlt — the NMI raised once STI has run. */
+	ck_assert_int_eq(RUN(1, 0xfb, 0xfe, 0x06, 0x00, 0xb0, 0xf4), ST_STOP);
+	cpu_set_line(&m.cpu, LINE_NMI, true);
+	m.cpu.icount_limit = m.cpu.icount + 100;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_HALT);
+	ck_assert_uint_eq(physmem_read(&m.pm, 0xb001, 1), 1);    /* after the INC */
+}
+END_TEST
+
 /* NMI with IF = 0, and NMI blocking until IRET (SDM Vol.3 6.7.1): a second NMI
  * raised inside the handler waits for its IRET. */
 START_TEST(nmi_blocking_until_iret)
@@ -307,6 +322,7 @@ static Suite *events_suite(void)
 	tcase_add_test(t, intr_held_by_if_clear);
 	tcase_add_test(t, sti_shadow);
 	tcase_add_test(t, mov_ss_shadow);
+	tcase_add_test(t, sti_shadow_holds_nmi);
 	tcase_add_test(t, nmi_blocking_until_iret);
 	tcase_add_test(t, nmi_before_intr);
 	tcase_add_test(t, debug_trap_before_nmi);
