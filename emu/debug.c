@@ -156,6 +156,15 @@ bool debug_trap_pending(struct cpu *cpu, bool single_step)
 	return true;
 }
 
+void debug_merge_held_hits(struct cpu *cpu)
+{
+	unsigned hits = (unsigned)cpu->debug_hits;
+	if (!hits)
+		return;
+	cpu->dr[6] = (cpu->dr[6] & ~DR6_B_MASK) | hits;
+	cpu->debug_hits = 0;
+}
+
 /* ---- DebugCtl and the last-branch records ---- */
 
 uint64_t debugctl_writable(const struct cpu *cpu)

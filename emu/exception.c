@@ -666,6 +666,7 @@ status_t op_int1(struct cpu *cpu, const struct insn *in)
 	status_t st = intercept_insn(cpu, in);     /* APM2 15.9 ICEBP intercept */
 	if (st != ST_OK)
 		return st;
+	debug_merge_held_hits(cpu);
 	return soft_event(cpu, in, EV_PRIV_SOFTEXC, EXC_DB);
 }
 

@@ -38,7 +38,7 @@ static uint32_t dr7_bp(int n, uint32_t rw, uint32_t len)
 	return 0x300u | 1u << (2 * n) | rw << (16 + 4 * n) | len << (18 + 4 * n);
 }
 
-extern char ib_at[], ib_next[], w_next[], r_next[];
+extern char icebp_next[], ib_at[], ib_next[], w_next[], r_next[];
 
 static void reset(void) { hits = 0; hit_eip = 0; hit_dr6 = 0; set_rf = 0; }
 
@@ -105,6 +105,30 @@ void guest_main(void)
 	watched[0] = 7;
 	set_dr7(0);
 	check("breakpoint with L0=G0=0 never fires", hits, 0);
+
+	/* A read breakpoint on the word MOV SS loads: its #DB is held by the
+	 * shadow (SDM Vol.3 6.8.3). ICEBP next raises its own #DB, which carries
+	 * the held hit (one #DB, DR6.B0, at the instruction after ICEBP); INT 1 in
+	 * its place is a software interrupt, and the held #DB follows it. */
+	uint16_t ss;
+	__asm__ volatile("mov %%ss, %0" : "=r"(ss));
+	*(volatile uint16_t *)&watched[0] = ss;
+	set_dr(0, (uint32_t)(uintptr_t)&watched[0]);
+	if (!skip_quirk("MOV SS watchpoint + ICEBP", "QEMU 7.2 TCG raises #UD for ICEBP here")) {
+		set_dr7(dr7_bp(0, 3, 1));
+		reset();
+		__asm__ volatile("mov %0, %%ss\n\t.byte 0xf1\n.globl icebp_next\nicebp_next:"
+				 :: "m"(watched[0]) : "memory");
+		set_dr7(0);
+		check("MOV SS watchpoint + ICEBP: one #DB", hits, 1);
+		check("  after the ICEBP", hit_eip, (uint32_t)(uintptr_t)icebp_next);
+		check("  DR6.B0 with it", hit_dr6 & 0xf, 1);
+	}
+	set_dr7(dr7_bp(0, 3, 1));
+	reset();
+	__asm__ volatile("mov %0, %%ss\n\tint $1" :: "m"(watched[0]) : "memory");
+	set_dr7(0);
+	check("MOV SS watchpoint + INT 1: the interrupt, and the held #DB", hits, 2);
 
 	trap_handlers[1] = 0;
 }
