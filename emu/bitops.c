@@ -76,7 +76,7 @@ static inline status_t bit_scan(struct cpu *cpu, const struct insn *in, bool rev
 	if (st != ST_OK)
 		return st;
 	s &= size_mask(size);
-	bool amd = cpu->model && cpu->model->vendor == VENDOR_AMD;
+	bool amd = cpu_is_amd(cpu);
 	if (s == 0) {
 		if (amd)
 			flags_update(cpu, FLAGS_ARITH, FLAG_ZF | flags_parity(0));

@@ -160,7 +160,7 @@ static bool ia32e_activation_ok(const struct cpu *cpu)
 {
 	if (!(cpu->cr4 & CR4_PAE))
 		return false;
-	if (cpu->model && cpu->model->vendor == VENDOR_AMD)
+	if (cpu_is_amd(cpu))
 		return true;
 	if (cpu->seg[SR_CS].attr & SEG_L)
 		return false;

@@ -125,6 +125,16 @@ static inline bool cpu_model_has(const struct cpu_model *m, uint32_t leaf, unsig
 	return cpu_model_has_hv(m, false, leaf, reg, bit);
 }
 
+/* The vendor of the CPU's model (false for a bare CPU without one). */
+static inline bool cpu_is_intel(const struct cpu *cpu)
+{
+	return cpu->model && cpu->model->vendor == VENDOR_INTEL;
+}
+static inline bool cpu_is_amd(const struct cpu *cpu)
+{
+	return cpu->model && cpu->model->vendor == VENDOR_AMD;
+}
+
 /* What this CPU reports: its model, with the hypervisor extension while
  * cpu->hv_available, and what is its own: the TSC frequency (leaves 15H/16H),
  * the initial APIC ID (leaf 1 EBX[31:24], leaf 0BH), the APIC bits only with a

@@ -169,8 +169,7 @@ void debug_merge_held_hits(struct cpu *cpu)
 
 uint64_t debugctl_writable(const struct cpu *cpu)
 {
-	bool amd = cpu->model && cpu->model->vendor == VENDOR_AMD;
-	return amd ? 0x3full : DEBUGCTL_LBR | DEBUGCTL_BTF;   /* APM2 13.1.1.6: PB3-PB0 in 5:2 */
+	return cpu_is_amd(cpu) ? 0x3full : DEBUGCTL_LBR | DEBUGCTL_BTF;   /* APM2 13.1.1.6: PB3-PB0 in 5:2 */
 }
 
 void debug_record_branch(struct cpu *cpu, uint64_t from, uint64_t to)

@@ -125,7 +125,7 @@ void flags_materialize(struct cpu *cpu)
 	case LAZY_SAR:
 		/* SDM Vol.2 SAL/SAR/SHL/SHR: AF undefined for a non-zero count; AMD sets
 		 * it (measured on the EPYC host), Intel is modelled clearing it (emu/shift.c). */
-		if (cpu->model && cpu->model->vendor == VENDOR_AMD)
+		if (cpu_is_amd(cpu))
 			f |= FLAG_AF;
 		break;
 	default:

@@ -25,14 +25,6 @@ static inline bool feat(const struct cpu *cpu, uint32_t leaf, unsigned reg, unsi
 {
 	return cpu_has(cpu, leaf, reg, bit);
 }
-static inline bool is_intel(const struct cpu *cpu)
-{
-	return cpu->model && cpu->model->vendor == VENDOR_INTEL;
-}
-static inline bool is_amd(const struct cpu *cpu)
-{
-	return cpu->model && cpu->model->vendor == VENDOR_AMD;
-}
 static inline unsigned family(const struct cpu *cpu)
 {
 	return cpu->model ? (cpu->model->signature >> 8) & 0xf : 0;
@@ -41,7 +33,7 @@ static inline unsigned family(const struct cpu *cpu)
 static bool has_tsc(const struct cpu *cpu) { return feat(cpu, 1, 3, 4); }
 /* IA32_APIC_BASE is architectural from the P6 family on (SDM Vol.4 Table 2-2),
  * also when the APIC itself is not reported. */
-static bool has_apic_base(const struct cpu *cpu) { return family(cpu) >= 6 || is_amd(cpu); }
+static bool has_apic_base(const struct cpu *cpu) { return family(cpu) >= 6 || cpu_is_amd(cpu); }
 static bool has_sep(const struct cpu *cpu) { return feat(cpu, 1, 3, 11); }
 static bool has_pat(const struct cpu *cpu) { return feat(cpu, 1, 3, 16); }
 /* IA32_MISC_ENABLE: the models that list its bits (the family-6 Intel ones,
@@ -50,8 +42,8 @@ static bool has_misc_enable(const struct cpu *cpu)
 {
 	return cpu->model && cpu->model->misc_enable.writable != 0;
 }
-static bool has_vmx(const struct cpu *cpu) { return is_intel(cpu) && feat(cpu, 1, 2, 5); }
-static bool has_smx(const struct cpu *cpu) { return is_intel(cpu) && feat(cpu, 1, 2, 6); }
+static bool has_vmx(const struct cpu *cpu) { return cpu_is_intel(cpu) && feat(cpu, 1, 2, 5); }
+static bool has_smx(const struct cpu *cpu) { return cpu_is_intel(cpu) && feat(cpu, 1, 2, 6); }
 /* IA32_FEATURE_CONTROL: "If any one enumeration condition for defined bit field
  * holds": VMX or SMX (SDM Vol.4 Table 2-2, 3AH). Intel only. */
 static bool has_feature_control(const struct cpu *cpu) { return has_vmx(cpu) || has_smx(cpu); }
@@ -59,12 +51,12 @@ static bool has_syscall(const struct cpu *cpu) { return feat(cpu, 0x80000001, 3,
 static bool has_nx(const struct cpu *cpu) { return feat(cpu, 0x80000001, 3, 20); }
 static bool has_lm(const struct cpu *cpu) { return feat(cpu, 0x80000001, 3, 29); }
 static bool has_rdtscp(const struct cpu *cpu) { return feat(cpu, 0x80000001, 3, 27); }
-static bool has_svm(const struct cpu *cpu) { return is_amd(cpu) && feat(cpu, 0x80000001, 2, 2); }
+static bool has_svm(const struct cpu *cpu) { return cpu_is_amd(cpu) && feat(cpu, 0x80000001, 2, 2); }
 /* IA32_EFER: Intel "If CPUID.80000001H:EDX.[20] || CPUID.80000001H:EDX.[29]"
  * (SDM Vol.4 Table 2-2); AMD: whenever one of its bits is implemented (APM2 3.1.7). */
 static bool has_efer(const struct cpu *cpu)
 {
-	return has_nx(cpu) || has_lm(cpu) || (is_amd(cpu) && (has_syscall(cpu) || has_svm(cpu)));
+	return has_nx(cpu) || has_lm(cpu) || (cpu_is_amd(cpu) && (has_syscall(cpu) || has_svm(cpu)));
 }
 
 /* The MAXPHYADDR of the model (SDM Vol.3 4.1.4): CPUID.80000008H:EAX[7:0] if
@@ -337,7 +329,7 @@ static bool vm_hsave_write(struct cpu *cpu, uint64_t v)
 #define MSR_PERF_EVTSEL0 0xc0010000u   /* AMD PerfEvtSel0-3 */
 #define MSR_PERF_CTR0    0xc0010004u   /* AMD PerfCtr0-3 */
 
-static bool is_intel_p6(const struct cpu *cpu) { return is_intel(cpu) && family(cpu) >= 6; }
+static bool is_intel_p6(const struct cpu *cpu) { return cpu_is_intel(cpu) && family(cpu) >= 6; }
 
 /* IA32_PLATFORM_ID (SDM Vol.4 Table 2-2, 17H, "06_01H"; read-only): bits 52:50
  * the platform the processor is for, which selects the microcode update that
@@ -416,7 +408,7 @@ static bool perf_ctr_write(struct cpu *cpu, uint64_t v)
 #define MSR_LAST_BRANCH_TO    0x1dcu
 #define MSR_LAST_EXCEPT_FROM  0x1ddu
 #define MSR_LAST_EXCEPT_TO    0x1deu
-static bool has_debugctl(const struct cpu *cpu) { return family(cpu) >= 6 || is_amd(cpu); }
+static bool has_debugctl(const struct cpu *cpu) { return family(cpu) >= 6 || cpu_is_amd(cpu); }
 static uint64_t debugctl_read(struct cpu *cpu) { return cpu->debugctl; }
 static bool debugctl_write(struct cpu *cpu, uint64_t v)
 {
@@ -457,15 +449,15 @@ static const struct msr_def msrs[] = {
 	{ MSR_VM_HSAVE_PA,      "VM_HSAVE_PA", has_svm, vm_hsave_read, vm_hsave_write },
 	{ MSR_PLATFORM_ID,      "IA32_PLATFORM_ID", is_intel_p6, platform_id_read, read_only_write },
 	{ MSR_BIOS_SIGN_ID,     "IA32_BIOS_SIGN_ID", is_intel_p6, bios_sign_id_read, bios_sign_id_write },
-	{ MSR_BIOS_SIGN_ID,     "PATCH_LEVEL", is_amd, patch_level_read, read_only_write },
-	{ MSR_PERF_EVTSEL0,     "PerfEvtSel0", is_amd, perf_sel_read, perf_sel_write },
-	{ MSR_PERF_EVTSEL0 + 1, "PerfEvtSel1", is_amd, perf_sel_read, perf_sel_write },
-	{ MSR_PERF_EVTSEL0 + 2, "PerfEvtSel2", is_amd, perf_sel_read, perf_sel_write },
-	{ MSR_PERF_EVTSEL0 + 3, "PerfEvtSel3", is_amd, perf_sel_read, perf_sel_write },
-	{ MSR_PERF_CTR0,        "PerfCtr0", is_amd, perf_ctr_read, perf_ctr_write },
-	{ MSR_PERF_CTR0 + 1,    "PerfCtr1", is_amd, perf_ctr_read, perf_ctr_write },
-	{ MSR_PERF_CTR0 + 2,    "PerfCtr2", is_amd, perf_ctr_read, perf_ctr_write },
-	{ MSR_PERF_CTR0 + 3,    "PerfCtr3", is_amd, perf_ctr_read, perf_ctr_write },
+	{ MSR_BIOS_SIGN_ID,     "PATCH_LEVEL", cpu_is_amd, patch_level_read, read_only_write },
+	{ MSR_PERF_EVTSEL0,     "PerfEvtSel0", cpu_is_amd, perf_sel_read, perf_sel_write },
+	{ MSR_PERF_EVTSEL0 + 1, "PerfEvtSel1", cpu_is_amd, perf_sel_read, perf_sel_write },
+	{ MSR_PERF_EVTSEL0 + 2, "PerfEvtSel2", cpu_is_amd, perf_sel_read, perf_sel_write },
+	{ MSR_PERF_EVTSEL0 + 3, "PerfEvtSel3", cpu_is_amd, perf_sel_read, perf_sel_write },
+	{ MSR_PERF_CTR0,        "PerfCtr0", cpu_is_amd, perf_ctr_read, perf_ctr_write },
+	{ MSR_PERF_CTR0 + 1,    "PerfCtr1", cpu_is_amd, perf_ctr_read, perf_ctr_write },
+	{ MSR_PERF_CTR0 + 2,    "PerfCtr2", cpu_is_amd, perf_ctr_read, perf_ctr_write },
+	{ MSR_PERF_CTR0 + 3,    "PerfCtr3", cpu_is_amd, perf_ctr_read, perf_ctr_write },
 	{ MSR_DEBUGCTL,         "DebugCtl", has_debugctl, debugctl_read, debugctl_write },
 	{ MSR_LAST_BRANCH_FROM, "LastBranchFromIP", has_debugctl, lbr_from_read, read_only_write },
 	{ MSR_LAST_BRANCH_TO,   "LastBranchToIP", has_debugctl, lbr_to_read, read_only_write },

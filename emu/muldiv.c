@@ -12,11 +12,6 @@
 __extension__ typedef unsigned __int128 u128;
 __extension__ typedef __int128 s128;
 
-static inline bool is_amd(const struct cpu *cpu)
-{
-	return cpu->model && cpu->model->vendor == VENDOR_AMD;
-}
-
 /* Flags after a multiply whose (low) result is lo and whose CF=OF is overflow.
  * SDM Vol.2 MUL/IMUL: "The SF, ZF, AF, and PF flags are undefined."
  * Intel (and any model with QUIRK_MUL_SZP_FROM_LOW), as Bochs and QEMU model it:
@@ -25,7 +20,7 @@ static inline bool is_amd(const struct cpu *cpu)
 static void mul_flags(struct cpu *cpu, uint64_t lo, unsigned size, bool overflow)
 {
 	uint64_t of_cf = overflow ? FLAG_CF | FLAG_OF : 0;
-	bool szp_low = !is_amd(cpu) || (cpu->model->quirks & QUIRK_MUL_SZP_FROM_LOW);
+	bool szp_low = !cpu_is_amd(cpu) || (cpu->model->quirks & QUIRK_MUL_SZP_FROM_LOW);
 	if (szp_low)
 		flags_update(cpu, FLAGS_ARITH, of_cf | flags_szp(lo, size));
 	else
@@ -108,7 +103,7 @@ status_t op_imul_GEI(struct cpu *cpu, const struct insn *in)
  * Bochs and QEMU do. */
 static void div_flags(struct cpu *cpu)
 {
-	if (is_amd(cpu))
+	if (cpu_is_amd(cpu))
 		flags_update(cpu, FLAG_SF | FLAG_ZF | FLAG_AF | FLAG_PF, FLAG_AF);
 }
 

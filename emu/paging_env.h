@@ -14,7 +14,7 @@ static inline struct paging_env cpu_paging_env(const struct cpu *cpu)
 		.pse = cpu->cr4 & CR4_PSE, .pge = cpu->cr4 & CR4_PGE, .wp = cpu->cr0 & CR0_WP,
 		.nxe = cpu->efer & EFER_NXE, .smep = cpu->cr4 & CR4_SMEP,
 		.smap = cpu->cr4 & CR4_SMAP, .ac = cpu->rflags & FLAG_AC, .gbpages = cpu->gbpages,
-		.amd = cpu->model && cpu->model->vendor == VENDOR_AMD,
+		.amd = cpu_is_amd(cpu),
 		.maxphyaddr = cpu->maxphyaddr ? cpu->maxphyaddr : 36, .pdpte = cpu->pdpte,
 	};
 }

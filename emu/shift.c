@@ -21,11 +21,6 @@
 
 enum shift_op { SH_ROL, SH_ROR, SH_RCL, SH_RCR, SH_SHL, SH_SHR, SH_SAR };
 
-static inline bool is_amd(const struct cpu *cpu)
-{
-	return cpu->model && cpu->model->vendor == VENDOR_AMD;
-}
-
 static inline uint64_t msb(uint64_t v, unsigned bits)
 {
 	return (v >> (bits - 1)) & 1;
@@ -34,7 +29,7 @@ static inline uint64_t msb(uint64_t v, unsigned bits)
 /* The undefined AF of a shift with a non-zero count (see the file comment). */
 static inline uint64_t shift_af(const struct cpu *cpu)
 {
-	return is_amd(cpu) ? FLAG_AF : 0;
+	return cpu_is_amd(cpu) ? FLAG_AF : 0;
 }
 
 /* Count operand: 1 for D0/D1, CL for D2/D3, imm8 for C0/C1 (and the Ib forms of
@@ -244,7 +239,7 @@ static inline status_t double_shift(struct cpu *cpu, const struct insn *in, bool
 
 	if (c > w) {
 		/* 16-bit operand, count 17..31. */
-		bool amd = is_amd(cpu);
+		bool amd = cpu_is_amd(cpu);
 		uint64_t hi = amd && !left ? s : d, lo = amd && left ? s : d;
 		uint64_t wide = (hi << 32) | (s << 16) | lo;
 		if (left) {
@@ -261,7 +256,7 @@ static inline status_t double_shift(struct cpu *cpu, const struct insn *in, bool
 		cf = (d >> (w - c)) & 1;
 		/* 1-bit: OF = sign change, i.e. CF xor the result's MSB. AMD gives
 		 * OF = CF for a 16-bit SHLD by exactly 16 (measured on the host). */
-		of = is_amd(cpu) && w == 16 && c == 16 ? cf : msb(r, w) ^ cf;
+		of = cpu_is_amd(cpu) && w == 16 && c == 16 ? cf : msb(r, w) ^ cf;
 	} else {
 		r = ((d >> c) | (s << (w - c))) & m;
 		cf = (d >> (c - 1)) & 1;

@@ -26,17 +26,12 @@
 #include "emu/operand.h"
 #include "isa_handlers.h"
 
-static inline bool is_amd(const struct cpu *cpu)
-{
-	return cpu->model && cpu->model->vendor == VENDOR_AMD;
-}
-
 /* SYSCALL (0F 05). SDM Vol.2 SYSCALL; APM3 SYSCALL. */
 status_t op_syscall(struct cpu *cpu, const struct insn *in)
 {
 	if (!(cpu->efer & EFER_SCE))
 		return cpu_raise(cpu, EXC_UD);
-	if (!is_amd(cpu) && !cpu_is_mode64(cpu))
+	if (!cpu_is_amd(cpu) && !cpu_is_mode64(cpu))
 		return cpu_raise(cpu, EXC_UD);
 	/* APM3 SYSCALL: #UD in real and virtual-8086 mode as well. */
 	if (cpu->mode == MODE_REAL || cpu->mode == MODE_V86)
@@ -76,14 +71,14 @@ status_t op_sysret(struct cpu *cpu, const struct insn *in)
 
 	if (!(cpu->efer & EFER_SCE))
 		return cpu_raise(cpu, EXC_UD);
-	if (!is_amd(cpu) && !cpu_is_mode64(cpu))
+	if (!cpu_is_amd(cpu) && !cpu_is_mode64(cpu))
 		return cpu_raise(cpu, EXC_UD);
 	if (cpu->mode == MODE_REAL || cpu->mode == MODE_V86 || cpu->cpl != 0)
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	/* Intel: "IF (RCX is not canonical) THEN #GP(0)" before any state changes;
 	 * RCX becomes RIP, so the width is the paging mode's (addr_canonical()). */
 	bool bad_rip = to64 && !addr_canonical(cpu, cpu->regs[R_CX]);
-	if (bad_rip && !is_amd(cpu))
+	if (bad_rip && !cpu_is_amd(cpu))
 		return cpu_raise_err(cpu, EXC_GP, 0);
 
 	uint16_t base = (uint16_t)(cpu->star >> 48);
@@ -105,7 +100,7 @@ status_t op_sysret(struct cpu *cpu, const struct insn *in)
 		seg_load_flat(&cpu->seg[SR_CS], (uint16_t)(base | 3), true, 3, false);
 		cpu->rip = (uint32_t)cpu->regs[R_CX];
 	}
-	if (is_amd(cpu)) {
+	if (cpu_is_amd(cpu)) {
 		cpu->seg[SR_SS].selector = ss;
 	} else {
 		seg_load_flat(&cpu->seg[SR_SS], ss, false, 3, false);

@@ -277,7 +277,7 @@ status_t op_cpuid(struct cpu *cpu, const struct insn *in)
 		if ((cpu->cr4 & CR4_OSXSAVE) && (out[2] & (1u << 26)))
 			out[2] |= 1u << 27;
 	}
-	if (leaf == 0 && cpu->model && cpu->model->vendor == VENDOR_INTEL &&
+	if (leaf == 0 && cpu_is_intel(cpu) &&
 	    (cpu->misc_enable & MISC_LIMIT_CPUID) && out[0] > 2)
 		out[0] = 2;
 	reg_write(cpu, R_AX, 4, false, out[0]);
@@ -355,7 +355,7 @@ status_t op_rsm(struct cpu *cpu, const struct insn *in)
 status_t op_sysenter(struct cpu *cpu, const struct insn *in)
 {
 	/* Without CPUID.SEP the row is #UD (emu/isa/system.isa). */
-	if (cpu->model && cpu->model->vendor == VENDOR_AMD && (cpu->efer & EFER_LMA))
+	if (cpu_is_amd(cpu) && (cpu->efer & EFER_LMA))
 		return cpu_raise(cpu, EXC_UD);
 	if (!(cpu->cr0 & CR0_PE) || (cpu->sysenter_cs & 0xfffc) == 0)
 		return cpu_raise_err(cpu, EXC_GP, 0);
@@ -383,7 +383,7 @@ status_t op_sysenter(struct cpu *cpu, const struct insn *in)
  * 64-bit CS, RIP = RDX which must be canonical). */
 status_t op_sysexit(struct cpu *cpu, const struct insn *in)
 {
-	if (cpu->model && cpu->model->vendor == VENDOR_AMD && (cpu->efer & EFER_LMA))
+	if (cpu_is_amd(cpu) && (cpu->efer & EFER_LMA))
 		return cpu_raise(cpu, EXC_UD);
 	if (!(cpu->cr0 & CR0_PE) || cpu->mode == MODE_V86 || cpu->cpl != 0 ||
 	    (cpu->sysenter_cs & 0xfffc) == 0)
