@@ -61,15 +61,21 @@ struct stage2_port {
 	const struct paging_env *host;
 	uint64_t gla;
 	bool gla_valid;
-	/* SDM 29.3.5: with EPT A/D enabled, the processor's accesses to guest
-	 * paging-structure entries are writes as far as EPT is concerned (so they
-	 * need W and set the EPT dirty flag); PDPTE loads by MOV to CR stay reads. */
+	/* The processor's accesses to guest paging-structure entries are writes
+	 * as far as stage 2 is concerned (so they need W and set its dirty flag):
+	 * always under NPT (APM2 15.25.5), with EPT A/D enabled under EPT (SDM
+	 * 29.3.5); PDPTE loads by MOV to CR stay reads. */
 	bool table_access_is_write;
 };
 
+static bool is_ept(const struct paging_env *host)
+{
+	return host->mode == PAGING_EPT4 || host->mode == PAGING_EPT5;
+}
+
 static bool ept_ad_enabled(const struct paging_env *host)
 {
-	return (host->mode == PAGING_EPT4 || host->mode == PAGING_EPT5) && (host->cr3 & EPTP_AD_ENABLE);
+	return is_ept(host) && (host->cr3 & EPTP_AD_ENABLE);
 }
 
 /* Host memory at a stage-2 output address: the host's own port (a deeper
@@ -151,7 +157,7 @@ bool nested_walk(const struct paging_env *guest, const struct paging_env *host, 
 		/* APM2 15.25.5: the guest's page-table accesses are user writes for
 		 * the nested walk (they may set A/D); SDM 29.3.5: EPT counts them as
 		 * writes with EPT A/D on. */
-		bool table_writes = !(host->mode == PAGING_EPT4 || host->mode == PAGING_EPT5) || ept_ad_enabled(host);
+		bool table_writes = !is_ept(host) || ept_ad_enabled(host);
 		stage2_port_init(&port, host, lin, true, table_writes);
 		struct paging_env g = *guest;
 		g.port = &port.port;
