@@ -108,4 +108,14 @@ void debug_check_data(struct cpu *cpu, uint64_t lin, unsigned size, bool write);
  * for the next instruction boundary (SDM Vol.3 6.8.3). */
 bool debug_trap_pending(struct cpu *cpu, bool single_step);
 
+/* debug_trap_pending(), and the #DB it set up waits for the next instruction
+ * boundary (cpu->debug_trap, emu/event_step.c). */
+static inline void debug_arm_trap(struct cpu *cpu, bool single_step)
+{
+	if (debug_trap_pending(cpu, single_step)) {
+		cpu->debug_trap = true;
+		cpu_attend(cpu, ATT_EVENT);
+	}
+}
+
 #endif

@@ -261,7 +261,6 @@ void cpu_world_switched(struct cpu *cpu)
 	 * (emu/run.c run_one). */
 	if (!cpu->in_guest && cpu->step_at_vmexit) {
 		cpu->step_at_vmexit = false;
-		if (debug_trap_pending(cpu, true))
-			cpu->debug_trap = true;
+		debug_arm_trap(cpu, true);
 	}
 }

@@ -132,10 +132,8 @@ static status_t run_one(struct cpu *cpu)
 	if (st == ST_VMEXIT && single_step && !was_guest) {
 		if (cpu->in_guest)
 			cpu->step_at_vmexit = true;
-		else if (debug_trap_pending(cpu, true)) {
-			cpu->debug_trap = true;
-			cpu_attend(cpu, ATT_EVENT);
-		}
+		else
+			debug_arm_trap(cpu, true);
 	}
 	if (st != ST_OK)
 		return st;
@@ -162,12 +160,9 @@ static status_t run_one(struct cpu *cpu)
 	 * interrupts only, so an STI that sets IF still single-steps (SDM Vol.3
 	 * 6.8.3; this is why VM entry wants pending-debug BS = 1 with STI blocking
 	 * and TF, SDM 26.3.1.5). */
-	if ((single_step | debug_on) &&
-	    debug_trap_pending(cpu, single_step && !(cpu->shadow & SHADOW_MOV_SS) &&
-			       !is_software_interrupt(&b->insns[0]))) {
-		cpu->debug_trap = true;
-		cpu_attend(cpu, ATT_EVENT);
-	}
+	if (single_step | debug_on)
+		debug_arm_trap(cpu, single_step && !(cpu->shadow & SHADOW_MOV_SS) &&
+			       !is_software_interrupt(&b->insns[0]));
 	return ST_OK;
 }
 
