@@ -108,6 +108,14 @@ static void world_init_quirks(struct world *w, const char *model, unsigned quirk
 	c->regs[R_AX] = VMCB_PA;
 }
 
+/* A present 32-bit interrupt gate (DPL 0) to SEL_CODE32:off (SDM Vol.3
+ * Figure 6-2), or the same gate not present. */
+static uint64_t int_gate32(uint32_t off, bool present)
+{
+	return (off & 0xffff) | ((uint64_t)SEL_CODE32 << 16) | ((uint64_t)(present ? 0x8e : 0x0e) << 40) |
+	       ((uint64_t)(off >> 16) << 48);
+}
+
 static void world_init(struct world *w, const char *model)
 {
 	world_init_quirks(w, model, 0);
@@ -287,9 +295,7 @@ START_TEST(vmrun_single_step_traps_after_vmexit)
 	world_init(&w, "epyc-lite");
 	struct cpu *c = &w.m.cpu;
 	const uint32_t l1_idt = 0xa0000, l1_db = 0xa8000, l1_stack = 0x78000;
-	physmem_write(&w.m.pm, l1_idt + EXC_DB * 8, 8,
-		      (l1_db & 0xffff) | ((uint64_t)SEL_CODE32 << 16) | (0x8eull << 40) |
-			      ((uint64_t)(l1_db >> 16) << 48));
+	physmem_write(&w.m.pm, l1_idt + EXC_DB * 8, 8, int_gate32(l1_db, true));
 	physmem_write_bytes(&w.m.pm, l1_db, (const uint8_t[]){ 0xf4 }, 1);
 	c->idtr = (struct dtr){ .base = l1_idt, .limit = 0x7ff };
 	c->regs[R_SP] = l1_stack;
@@ -608,10 +614,7 @@ END_TEST
 /* L2's IDT: gate vec -> a handler at L2_ISR that does VMMCALL. */
 static void l2_gate(struct world *w, unsigned vec, bool present)
 {
-	uint64_t off = L2_ISR;
-	uint64_t gate = (off & 0xffff) | ((uint64_t)SEL_CODE32 << 16) | ((uint64_t)(present ? 0x8e : 0x0e) << 40) |
-			((off >> 16) << 48);
-	physmem_write(&w->m.pm, L2_IDT + vec * 8, 8, gate);
+	physmem_write(&w->m.pm, L2_IDT + vec * 8, 8, int_gate32(L2_ISR, present));
 	physmem_write_bytes(&w->m.pm, L2_ISR, (const uint8_t[]){ 0x0f, 0x01, 0xd9 }, 3);
 }
 
