@@ -33,18 +33,18 @@ static bool fail(char *err, size_t errlen, const char *fmt, ...)
 	return false;
 }
 
-static void stop_cpu(void *opaque, uint32_t value)
-{
-	struct machine *m = opaque;
-	(void)value;
-	cpu_request_stop(smp_current(m));   /* cpu_run() returns ST_STOP after this instruction */
-}
-
 /* A reset or power-off request (cli/pc_boot.h): the CPU running now stops
- * after its instruction. */
+ * after its instruction (cpu_run() returns ST_STOP). */
 static void stop_running_cpu(void *opaque)
 {
 	cpu_request_stop(smp_current(opaque));
+}
+
+/* A write to isa-debug-exit: the same, the value is the device's to keep. */
+static void stop_cpu(void *opaque, uint32_t value)
+{
+	(void)value;
+	stop_running_cpu(opaque);
 }
 
 /* A device wrote RAM: every CPU drops what it decoded there (through the
