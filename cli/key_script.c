@@ -1,21 +1,10 @@
 /* --keys; see cli/key_script.h. */
 #include "cli/key_script.h"
+#include "cli/fail.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static bool fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static bool fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return false;
-}
 
 /* TIME before the colon: digits and a unit, in nanoseconds. */
 static bool parse_time(const char *s, size_t len, uint64_t *ns)

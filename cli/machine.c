@@ -1,11 +1,11 @@
 /* Machine assembly and boot for the CLI; see cli/machine.h. */
 #include "cli/machine.h"
+#include "cli/fail.h"
 #include "emu/paging_env.h"
 #include "mmu/paging_dump.h"
 
 #include <errno.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,18 +20,6 @@
 #include "mmu/segment.h"
 
 #define BIOS_MAX (16u << 20)
-
-static bool fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static bool fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return false;
-}
 
 /* A reset or power-off request (cli/pc_boot.h): the CPU running now stops
  * after its instruction (cpu_run() returns ST_STOP). */

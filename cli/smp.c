@@ -1,10 +1,10 @@
 /* The machine's processors, their APICs and the round-robin schedule (see
  * smp.h). */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "cli/machine.h"
+#include "cli/fail.h"
 #include "cli/smp.h"
 #include "emu/apic.h"
 #include "emu/cpu_model.h"
@@ -25,17 +25,6 @@ static void core_startup(void *opaque, uint8_t vector)
 struct cpu *smp_current(struct machine *m)
 {
 	return m->smp.current ? m->smp.current : &m->cpu;
-}
-
-static bool fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static bool fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return false;
 }
 
 bool smp_setup(struct machine *m, const struct machine_config *cfg, char *err, size_t errlen)
