@@ -26,8 +26,12 @@ enum diff_mode {
  * neither FCS nor FDS, only says which registers are empty (the tags of the
  * others are then derived from their contents, as FNSAVE would), and on AMD
  * processors holds FOP, FIP and FDP only while an exception is pending (ES = 1;
- * APM2 11.4.4.3, "FXSAVE and FXRSTOR"): what is missing is not compared. */
-enum { X87_NO_SELECTORS = 1, X87_NO_POINTERS = 2 };
+ * APM2 11.4.4.3, "FXSAVE and FXRSTOR"): what is missing is not compared.
+ * Newer Intel hosts keep FOP, and with CPUID.(EAX=07H,ECX=0):EBX[6] FDP too,
+ * only for an instruction that incurred an unmasked exception, and with
+ * EBX[13] store zero for FCS and FDS (SDM Vol.1 8.1.8, 8.1.9): hvemu keeps
+ * them for every non-control instruction, so those are not compared there. */
+enum { X87_NO_SELECTORS = 1, X87_NO_POINTERS = 2, X87_NO_FOP = 4, X87_NO_FDP = 8 };
 struct diff_x87 {
 	uint16_t fcw, fsw, ftw, fop;
 	uint32_t fip, fdp;

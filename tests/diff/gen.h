@@ -23,6 +23,8 @@ struct gen {
 	bool m64;                  /* the 64-bit run */
 	bool x87_on;               /* this case uses the x87 */
 	bool x87_unmask;           /* x87 exceptions may be unmasked (64-bit run: #MF is compared) */
+	bool no_env_stores;        /* the host's FNSTENV/FNSAVE images hold fields hvemu keeps
+				      otherwise (native_x87_gaps): store none */
 	/* 64-bit run only */
 	unsigned drift;            /* bound on how far string instructions moved RSI/RDI */
 	uint64_t r12, r13, r15;    /* the fixed address registers (see gen64.c) */

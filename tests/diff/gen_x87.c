@@ -229,9 +229,15 @@ static const struct { uint8_t escape, digit, bytes, store; } mem_forms[] = {
 };
 
 /* An environment store and its reload: FNSTENV/FLDENV or FNSAVE/FRSTOR, 16- or
- * 32-bit format, x87 register instructions between them. */
+ * 32-bit format, x87 register instructions between them; only those
+ * instructions on a host whose images would differ (gen.h no_env_stores). */
 static void gen_env_pair(struct gen *g)
 {
+	if (g->no_env_stores) {
+		emit(g, 0xd9);
+		emit(g, d9_group[pick(g, sizeof(d9_group))]);
+		return;
+	}
 	bool save = pick(g, 2), w16 = pick(g, 3) == 0;
 	struct x87_mem m = gen_mem(g, save ? 108 : 28);
 	unsigned pfx = w16 ? P_66 : 0;

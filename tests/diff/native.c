@@ -6,6 +6,7 @@
  * flag, and leaves the FPU initialised for the C code). The host runs the bytes
  * in 64-bit mode at CPL 3; the generators only emit what is legal there. */
 #define _GNU_SOURCE                 /* REG_RIP */
+#include <cpuid.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -194,6 +195,29 @@ static void x87_from_fxsave(struct diff_x87 *x, const struct _libc_fpstate *fx)
 	}
 }
 
+/* FDP with CPUID.(EAX=07H,ECX=0):EBX[6], FCS/FDS with EBX[13], and FOP on the
+ * processors without fopcode compatibility mode (SDM Vol.1 8.1.8, 8.1.9),
+ * found by running FADD with every exception masked and seeing whether
+ * FNSTENV reports its opcode. */
+__attribute__((noinline)) uint32_t native_x87_gaps(void)
+{
+	uint32_t gaps = 0;
+	unsigned a, b, c, d;
+	if (__get_cpuid_count(7, 0, &a, &b, &c, &d)) {
+		if (b & (1u << 6))
+			gaps |= X87_NO_FDP;
+		if (b & (1u << 13))
+			gaps |= X87_NO_SELECTORS;
+	}
+	uint8_t env[28];
+	__asm__ volatile("fninit\n\tfld1\n\tfadd %%st(0), %%st\n\tfnstenv %0\n\tfninit" : "=m"(env));
+	uint16_t fop;
+	memcpy(&fop, env + 18, 2);
+	if ((fop & 0x7ff) != 0x0c0)   /* D8 C0: FADD ST(0), ST(0) */
+		gaps |= X87_NO_FOP;
+	return gaps;
+}
+
 /* A fault in the case's code: the kernel's view of it (vector, error code,
  * CR2, all registers at the fault) becomes the case's outcome, then back to the
  * loop (on its own stack: RSP is the case's). */
@@ -260,6 +284,8 @@ static void native_child(int from, int to)
 	void (*entry)(void);
 	uintptr_t entry_addr = NATIVE_ENTRY;
 	memcpy(&entry, &entry_addr, sizeof(entry));
+	static uint32_t x87_gaps;   /* static: kept across the faults' siglongjmp */
+	x87_gaps = native_x87_gaps();
 	while (read_all(from, &rq, sizeof(rq))) {
 		memcpy(code, rq.code, rq.code_len);
 		write_epilogue(code + rq.code_len);
@@ -277,6 +303,8 @@ static void native_child(int from, int to)
 			memcpy(out.xmm, ctl->out_xmm, sizeof(out.xmm));
 			out.mxcsr = ctl->out_mxcsr;
 			diff_x87_from_fnsave(&out.x87, ctl->out_x87);
+			/* FSW.ES: the last instruction's exception was unmasked. */
+			out.x87.unknown |= out.x87.fsw & 0x80 ? x87_gaps & X87_NO_SELECTORS : x87_gaps;
 			out.vector = -1;
 			out.error_code = out.fault_rip = out.cr2 = 0;
 		} else {

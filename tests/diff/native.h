@@ -19,6 +19,9 @@ bool native_start(struct native *h);
 /* Run one case; false if the helper died (its status is then reaped into *status). */
 bool native_run(struct native *h, const struct diff_request *rq, struct diff_state *out, int *status);
 void native_stop(struct native *h);
+/* The X87_NO_* fields this host stores for the last instruction only when it
+ * incurred an unmasked exception, or not at all. */
+uint32_t native_x87_gaps(void);
 /* The host's segment selectors in this process (enum sreg order): what FNSTENV
  * and FNSAVE store as FCS and FDS there. */
 void native_selectors(uint16_t sel[6]);
