@@ -317,6 +317,42 @@ START_TEST(read_code_through_stage2)
 }
 END_TEST
 
+static unsigned device_reads;
+static uint64_t device_read(void *opaque, uint64_t offset, unsigned size)
+{
+	(void)opaque, (void)offset, (void)size;
+	device_reads++;
+	return 0x90;
+}
+
+START_TEST(read_code_rom_device_canonical)
+{
+	/* ROM bytes are read; a device's MMIO is not (a read may change it),
+	 * so the count stops there; unclaimed addresses read FFh as the bus. */
+	static const uint8_t code[] = { 0x90 };
+	static const uint8_t rom[] = { 0xea, 0x5b, 0xe0 };
+	static const struct mmio_ops dev = { .read = device_read };
+	prot32(code, 1);
+	ck_assert(physmem_add_rom(&pm, 0xfffffffd, rom, sizeof rom, "rom"));
+	ck_assert(physmem_add_mmio(&pm, 0xfee00000, 0x1000, &dev, NULL, "dev"));
+	uint8_t b[4];
+	ck_assert_uint_eq(cpu_peek_code(&cpu, 0xfffffffd, b, 3), 3);
+	ck_assert_uint_eq(b[0], 0xea);
+	ck_assert_uint_eq(b[2], 0xe0);
+	ck_assert_uint_eq(cpu_peek_code(&cpu, 0xfedffffe, b, 4), 2);
+	ck_assert_uint_eq(b[0], 0xff);
+	ck_assert_uint_eq(device_reads, 0);
+	/* 64-bit mode: no CS limit, no byte at a non-canonical address (SDM
+	 * Vol.1 3.3.7.1); the test double's paging is off, so lin = pa. */
+	cpu.mode = MODE_LONG64;
+	cpu.seg[SR_CS].limit = 0xffff;
+	ck_assert_uint_eq(cpu_peek_code(&cpu, 0x1000, b, 1), 1);
+	ck_assert_uint_eq(b[0], 0x90);
+	ck_assert_uint_eq(cpu_peek_code(&cpu, 0x00007ffffffffffeull, b, 4), 2);
+	ck_assert_uint_eq(cpu_peek_code(&cpu, 0x0000800000000000ull, b, 4), 0);
+}
+END_TEST
+
 START_TEST(walk_and_note)
 {
 	static const uint8_t code[] = { 0xcf };                           /* iret */
@@ -371,6 +407,7 @@ static Suite *trace_suite(void)
 	tcase_add_test(tc, read_code_paging);
 	tcase_add_test(tc, read_code_sets_no_accessed_bit);
 	tcase_add_test(tc, read_code_through_stage2);
+	tcase_add_test(tc, read_code_rom_device_canonical);
 	tcase_add_test(tc, walk_and_note);
 	tcase_add_test(tc, io_lines);
 	suite_add_tcase(s, tc);
