@@ -1,5 +1,5 @@
 /* Execution tracing; see emu/trace.h. */
-#include "emu/paging_env.h"
+#include "emu/peek.h"
 #include "emu/trace.h"
 
 #include <capstone/capstone.h>
@@ -86,41 +86,6 @@ unsigned trace_code_bits(const struct cpu *cpu)
 	return (cpu->seg[SR_CS].attr & SEG_DB) ? 32 : 16;
 }
 
-/* Linear -> physical for a code byte, as the fetch did it: no paging, or the
- * page walker (SDM Vol.3 4.1.1). The fetch that decoded these bytes already set
- * the accessed bits, so this walk changes nothing in guest memory. */
-static bool code_phys(struct cpu *cpu, uint64_t lin, uint64_t *pa)
-{
-	unsigned mode = cpu_paging_mode(cpu);
-	if (mode == PAGING_OFF) {
-		*pa = lin;
-		return true;
-	}
-	struct paging_env env = cpu_paging_env(cpu);
-	struct walk_result r;
-	struct fault f;
-	if (!paging_walk(&env, lin, WALK_EXEC, cpu->cpl == 3 ? WALK_USER : 0, &r, &f))
-		return false;
-	*pa = r.pa;
-	return true;
-}
-
-size_t trace_read_code(struct cpu *cpu, uint64_t ip, uint8_t *buf, size_t len)
-{
-	bool mode64 = cpu_is_mode64(cpu);
-	uint64_t page = 1, page_pa = 0;            /* 1: no page translated yet */
-	for (size_t i = 0; i < len; i++) {
-		uint64_t lin = seg_linear(&cpu->seg[SR_CS], ip + i, mode64);
-		if ((lin & PAGE_MASK) != page) {
-			if (!code_phys(cpu, lin & PAGE_MASK, &page_pa))
-				return i;
-			page = lin & PAGE_MASK;
-		}
-		buf[i] = (uint8_t)physmem_read(cpu->mem, page_pa + (lin & (PAGE_SIZE - 1)), 1);
-	}
-	return len;
-}
-
 /* "CS:IP  bytes  disassembly" for the instruction at ip; len 0 = unknown
  * (disassemble the first instruction of 15 bytes). */
 static void print_site(struct trace *t, struct cpu *cpu, uint64_t ip, unsigned len, bool pad)
@@ -132,7 +97,7 @@ static void print_site(struct trace *t, struct cpu *cpu, uint64_t ip, unsigned l
 		fprintf(t->out, "%04x:%08llx ", cpu->seg[SR_CS].selector, (unsigned long long)ip);
 	uint8_t code[INSN_MAX_LEN];
 	size_t want = len ? len : INSN_MAX_LEN;
-	size_t got = trace_read_code(cpu, ip, code, want);
+	size_t got = cpu_peek_code(cpu, ip, code, want);
 	if (got == 0 || (len && got < len)) {
 		fprintf(t->out, " ?? (paged)\n");
 		return;

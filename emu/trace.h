@@ -47,11 +47,6 @@ void trace_walk(struct cpu *cpu, uint64_t lin, const struct walk_result *r,
 /* struct iobus trace hook; opaque is the struct trace. */
 void trace_io(void *opaque, uint16_t port, unsigned size, bool is_write, uint32_t value);
 
-/* Copy up to len code bytes at CS:ip into buf. Returns how many were read:
- * fewer when a page is not mapped (or not executable) under paging; callers
- * print "?? (paged)" when that cuts the instruction short. */
-size_t trace_read_code(struct cpu *cpu, uint64_t ip, uint8_t *buf, size_t len);
-
 /* Print "CS:IP  bytes  disassembly" of the instruction at ip (for end-of-run
  * reports such as an unsupported instruction). */
 void trace_print_site(struct trace *t, struct cpu *cpu, uint64_t ip);

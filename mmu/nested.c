@@ -66,6 +66,7 @@ struct stage2_port {
 	 * always under NPT (APM2 15.25.5), with EPT A/D enabled under EPT (SDM
 	 * 29.3.5); PDPTE loads by MOV to CR stay reads. */
 	bool table_access_is_write;
+	unsigned peek;             /* WALK_PEEK of the guest's walk, or 0 */
 };
 
 static bool is_ept(const struct paging_env *host)
@@ -106,7 +107,7 @@ static bool stage2_entry(struct stage2_port *p, uint64_t gpa, bool write, uint64
 {
 	enum walk_kind kind = write || p->table_access_is_write ? WALK_WRITE : WALK_READ;
 	struct walk_result r;
-	if (!paging_walk(p->host, gpa, kind, 0, &r, f)) {
+	if (!paging_walk(p->host, gpa, kind, p->peek, &r, f)) {
 		f->nested.gla = p->gla;
 		f->nested.gla_valid = p->gla_valid;
 		f->nested.final = false;
@@ -135,12 +136,12 @@ static bool stage2_write(void *ctx, uint64_t gpa, unsigned size, uint64_t v, str
 }
 
 static void stage2_port_init(struct stage2_port *p, const struct paging_env *host, uint64_t gla,
-			     bool gla_valid, bool table_access_is_write)
+			     bool gla_valid, bool table_access_is_write, unsigned peek)
 {
 	*p = (struct stage2_port){
 		.port = { .read = stage2_read, .write = stage2_write, .ctx = p },
 		.host = host, .gla = gla, .gla_valid = gla_valid,
-		.table_access_is_write = table_access_is_write,
+		.table_access_is_write = table_access_is_write, .peek = peek,
 	};
 }
 
@@ -158,7 +159,7 @@ bool nested_walk(const struct paging_env *guest, const struct paging_env *host, 
 		 * the nested walk (they may set A/D); SDM 29.3.5: EPT counts them as
 		 * writes with EPT A/D on. */
 		bool table_writes = !is_ept(host) || ept_ad_enabled(host);
-		stage2_port_init(&port, host, lin, true, table_writes);
+		stage2_port_init(&port, host, lin, true, table_writes, flags & WALK_PEEK);
 		struct paging_env g = *guest;
 		g.port = &port.port;
 		if (!paging_walk(&g, lin, kind, flags, &r->guest, f))
@@ -169,8 +170,9 @@ bool nested_walk(const struct paging_env *guest, const struct paging_env *host, 
 	 * SDM 29.3.3.2: under mode-based execute control a fetch needs UX if the
 	 * linear address is a user-mode address (U/S=1 at every stage-1 level);
 	 * hvemu counts a linear address as supervisor-mode while guest paging is
-	 * off, and reports it writable and executable (Table 28-7 bits 9-11). */
-	unsigned host_flags = r->guest.user ? WALK_USER : 0;
+	 * off, and reports it writable and executable (Table 28-7 bits 9-11).
+	 * A peek stays one at stage 2 (no A/D there either). */
+	unsigned host_flags = (r->guest.user ? WALK_USER : 0) | (flags & WALK_PEEK);
 	if (!paging_walk(host, r->guest.pa, kind, host_flags, &r->host, f)) {
 		struct fault_nested *n = &f->nested;
 		n->gla = lin;
@@ -193,6 +195,6 @@ enum pdpte_load nested_load_pdptes(const struct paging_env *host, uint64_t guest
 				   unsigned guest_maxphyaddr, uint64_t pdpte[4], struct fault *f)
 {
 	struct stage2_port port;
-	stage2_port_init(&port, host, 0, false, false);
+	stage2_port_init(&port, host, 0, false, false, 0);
 	return paging_load_pdptes_port(host->mem, &port.port, guest_cr3, guest_maxphyaddr, pdpte, f);
 }

@@ -66,12 +66,13 @@ struct nested_result {
 	bool can_read, can_write, can_exec;
 };
 
-/* Translate lin for an access of kind with flags (WALK_*) through guest (stage
- * 1; PAGING_OFF: lin is the guest-physical address) and host (stage 2, from
- * nested_npt_env/nested_ept_env). guest->port and guest->mem are ignored: its
- * tables are reached through host. On failure *f is a #PF for the guest (stage
- * 1) or a stage-2 fault with gla = lin (valid) and final telling whether it was
- * the final translation or an access to a guest paging-structure entry. */
+/* Translate lin for an access of kind with flags (WALK_*; WALK_PEEK holds for
+ * both stages) through guest (stage 1; PAGING_OFF: lin is the guest-physical
+ * address) and host (stage 2, from nested_npt_env/nested_ept_env). guest->port
+ * and guest->mem are ignored: its tables are reached through host. On failure
+ * *f is a #PF for the guest (stage 1) or a stage-2 fault with gla = lin (valid)
+ * and final telling whether it was the final translation or an access to a
+ * guest paging-structure entry. */
 bool nested_walk(const struct paging_env *guest, const struct paging_env *host, uint64_t lin,
 		 enum walk_kind kind, unsigned flags, struct nested_result *r, struct fault *f) CHECKED;
 

@@ -170,8 +170,8 @@ walk(const struct paging_env *env, const bool ept, uint64_t addr, enum walk_kind
 			 (env->ept_caps & EPT_CAP_1G ? LARGE_EPT_1G : 0);
 	} else {
 		gates |= (env->pse ? LARGE_PSE : 0) | (env->gbpages ? LARGE_1G : 0);
-		if (env->nested)
-			flags = WALK_USER;     /* APM2 15.25.5: nested accesses are user accesses */
+		if (env->nested)           /* APM2 15.25.5: nested accesses are user accesses */
+			flags = WALK_USER | (flags & WALK_PEEK);
 	}
 	const uint64_t present_bits = ept ? EPT_R | EPT_W | EPT_X | (env->ept_mbec ? EPT_UX : 0) : PTE_P;
 	/* PS where no page may be mapped is reserved, except that 32-bit paging
@@ -235,12 +235,17 @@ walk(const struct paging_env *env, const bool ept, uint64_t addr, enum walk_kind
 	if (!(allowed & (1u << kind)))
 		return walk_fail(env, ept, addr, kind, flags, FAIL_RIGHTS, granted, denied, f);
 
+	/* A peek is no access (SDM 4.8: the flags are set "as part of" one): it
+	 * writes nothing, and what it found is for no TLB. */
+	const bool peek = flags & WALK_PEEK;
+	if (peek)
+		allowed = 0;
 	/* Set A in every entry used, and D in the leaf for a write (SDM 4.8; EPT:
 	 * bits 8/9 only when EPTP bit 6 enables them, SDM 29.3.5). */
 	const bool ad = !ept || (env->cr3 & EPTP_AD);
 	const uint64_t a_bit = ept ? EPT_A : PTE_A, d_bit = ept ? EPT_D : PTE_D;
 	unsigned leaf_slot = r->levels - 1;
-	for (unsigned s = 0; ad && s <= leaf_slot; s++) {
+	for (unsigned s = 0; ad && !peek && s <= leaf_slot; s++) {
 		if (!ept && !(fmt->level[s].flags & LV_A))
 			continue;                  /* the PAE PDPTE has no accessed flag */
 		uint64_t e = r->entry[s];

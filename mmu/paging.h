@@ -109,6 +109,12 @@ enum {
 	WALK_USER = 1u << 0,       /* user-mode access: CPL 3 and not implicit (SDM 4.6);
 	                              EPT: the linear address is a user-mode address (MBEC) */
 	WALK_IMPLICIT = 1u << 1,   /* implicit supervisor access (GDT, IDT, TSS...) */
+	/* A look, not an access (a tracer or report reading guest code): the
+	 * same checks, but no accessed/dirty flag is written at either stage
+	 * (SDM Vol.3 4.8 and 29.3.5: the processor sets them as part of an
+	 * access) and can_read/can_write/can_exec are false, so nothing of it is
+	 * cached. A failure is only the false return: the caller raises nothing. */
+	WALK_PEEK = 1u << 2,
 };
 
 struct walk_result {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "emu/insn.h"
+#include "emu/peek.h"
 #include "svm/exit_codes.h"
 #include "svm/model.h"
 
@@ -86,7 +87,7 @@ void svm_fill_report(struct svm *s, const struct svm_exit *x)
 	r->rip = x->guest_rip;
 	r->code_bits = (uint8_t)cpu_code_size(cpu);
 	if (cpu->exit_observer->want_insn)
-		svm_guest_insn_bytes(cpu, x->guest_rip, r->insn, &r->insn_len);
+		r->insn_len = (uint8_t)cpu_peek_code(cpu, x->guest_rip, r->insn, sizeof r->insn);
 	r->guest_insns = r->now - s->entered_at;
 }
 

@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "emu/paging_env.h"
+#include "emu/peek.h"
 #include "mmu/nested.h"
 #include "svm/bitmaps.h"
 #include "svm/exit_codes.h"
@@ -35,75 +35,14 @@ static bool decode_assists(const struct svm *s)
 	return svm_feature(s, SVM_FEAT_DECODE_ASSISTS);
 }
 
-/* ---- guest instruction bytes (decode assists, APM2 15.33.?) ---- */
+/* ---- guest instruction bytes (decode assists, APM2 15.33) ---- */
 
-/* The guest-physical -> host-physical address of lin for a fetch, without
- * faults or new side effects (the walk the fetch made already set A bits). */
-static bool code_phys(struct cpu *cpu, uint64_t lin, uint64_t *pa)
-{
-	struct paging_env env = cpu_paging_env(cpu);
-	unsigned flags = cpu->cpl == 3 ? WALK_USER : 0;
-	struct fault f;
-	if (cpu->stage2_on) {
-		struct nested_result r;
-		if (!nested_walk(&env, &cpu->stage2, lin, WALK_EXEC, flags, &r, &f))
-			return false;
-		*pa = r.pa;
-		return true;
-	}
-	if (env.mode == PAGING_OFF) {
-		*pa = lin;
-		return true;
-	}
-	struct walk_result r;
-	if (!paging_walk(&env, lin, WALK_EXEC, flags, &r, &f))
-		return false;
-	*pa = r.pa;
-	return true;
-}
-
-/* APM2 15.33: "the processor fetches up to 15 bytes" of the instruction at
- * CS:rIP; the count stops where a fetch would fault. */
-void svm_guest_insn_bytes(struct cpu *cpu, uint64_t rip, uint8_t bytes[15], uint8_t *len)
-{
-	const struct segment *cs = &cpu->seg[SR_CS];
-	bool wide = cpu->mode == MODE_LONG64;
-	unsigned n = 0;
-	while (n < 15) {
-		uint64_t off = rip + n;
-		uint64_t lin;
-		if (wide) {
-			lin = off;
-		} else {
-			off = cpu_code_size(cpu) == 16 ? (uint16_t)off : (uint32_t)off;
-			if (off > cs->limit)
-				break;
-			lin = (uint32_t)(cs->base + off);
-		}
-		/* The rest of this page (and of the segment) in one go. */
-		unsigned chunk = (unsigned)(PAGE_SIZE - (lin & (PAGE_SIZE - 1)));
-		if (chunk > 15 - n)
-			chunk = 15 - n;
-		if (!wide && off + chunk - 1 > cs->limit)
-			chunk = (unsigned)(cs->limit - off + 1);
-		/* The guest just ran from there: its fetch translation is usually in
-		 * the TLB; else walk (no fault, no new side effect). */
-		const uint8_t *p = tlb_lookup(&cpu->tlb, cpu->cpl == 3 ? TLB_USER : TLB_SUPERVISOR, TLB_EXEC, lin, chunk);
-		uint64_t pa;
-		if (p)
-			memcpy(bytes + n, p, chunk);
-		else if (code_phys(cpu, lin, &pa))
-			physmem_read_bytes(cpu->mem, pa, bytes + n, chunk);
-		else
-			break;
-		n += chunk;
-	}
-	*len = (uint8_t)n;
-}
-
+/* APM2 15.33 (decode assists): with a #PF or #NPF intercept the processor
+ * saves up to 15 bytes of the instruction at CS:rIP, as many as it can fetch:
+ * read through both translation stages without the fetch's side effects. */
 static void fetch_insn_bytes(struct cpu *cpu, uint64_t rip, struct svm_exit *x)
 {
-	svm_guest_insn_bytes(cpu, rip, x->insn_bytes, &x->insn_len);
+	x->insn_len = (uint8_t)cpu_peek_code(cpu, rip, x->insn_bytes, sizeof x->insn_bytes);
 }
 
 /* ---- instructions ---- */

@@ -145,9 +145,6 @@ const char *svm_consistency_check(const struct svm *s, const struct svm_entry_vi
 
 /* intercepts.c */
 status_t svm_intercept(void *ctx, struct cpu *cpu, struct exit_record *rec);
-/* Up to 15 bytes of guest code at CS:rip, as far as they can be fetched
- * without a fault (the decode-assist instruction bytes, APM2 15.33). */
-void svm_guest_insn_bytes(struct cpu *cpu, uint64_t rip, uint8_t bytes[15], uint8_t *len);
 
 /* events.c */
 /* EVENTINJ / EXITINTINFO word of an event (APM2 15.20). */

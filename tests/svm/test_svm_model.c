@@ -7,6 +7,8 @@
  *   40000H L2 code   48000H L2 IDT   4C000H L2 handlers   70000H L2 stack top
  *   50000H IOPM (12 KiB)   54000H MSRPM (8 KiB)   60000H host save area
  *   80000H L2's 2-level page directory   90000H nested 2-level page directory
+ *   98000H L1's own page directory (when L1 pages and the nested tables do not
+ *   map identity)
  */
 #include <check.h>
 #include <string.h>
@@ -32,6 +34,7 @@
 #define HSAVE    0x60000u
 #define L2_PD    0x80000u
 #define NPT_PD   0x90000u
+#define L1_PD    0x98000u
 #define RAM      (16u << 20)
 
 struct world {
@@ -611,6 +614,44 @@ START_TEST(npf_2level_host)
 }
 END_TEST
 
+START_TEST(npf_insn_bytes_through_nested_tables)
+{
+	struct world w;
+	world_init(&w, "epyc-lite");
+	/* Case 1 as --tlb flush: no TLB entry, the bytes come from a walk. */
+	w.m.cpu.tlb_uncached = _i == 1;
+	/* L1 pages with identity 4 MiB pages for 0-8 MiB (APM2 15.25.3); the
+	 * nested tables map guest-physical 0-4 MiB to host 4-8 MiB and nothing
+	 * else, so L2's code at guest-physical L2_CODE is at host L2_CODE +
+	 * 400000H, and host L2_CODE holds other bytes. */
+	const uint32_t g2h = 0x400000;
+	w.m.cpu.cr4 |= CR4_PSE;
+	physmem_write(&w.m.pm, L1_PD + 0, 4, 0x000000 | 0x87);
+	physmem_write(&w.m.pm, L1_PD + 4, 4, 0x400000 | 0x87);
+	physmem_write(&w.m.pm, NPT_PD + 0, 4, g2h | 0x87);
+	w.m.cpu.cr3 = L1_PD;
+	w.m.cpu.cr0 |= CR0_PG;
+	cpu_update_mode(&w.m.cpu);
+	w.v->control.np_control = SVM_NP_ENABLE;
+	w.v->control.n_cr3 = NPT_PD;
+	/* mov [0x500000], eax: guest-physical 500000H is not mapped. */
+	physmem_write_bytes(&w.m.pm, L2_CODE + g2h, (const uint8_t[]){ 0xa3, 0x00, 0x00, 0x50, 0x00 }, 5);
+	physmem_write_bytes(&w.m.pm, L2_CODE, (const uint8_t[]){ 0xcc, 0xcc, 0xcc, 0xcc, 0xcc }, 5);
+	ck_assert_int_eq(world_run(&w, NULL, 0), ST_HALT);
+	ck_assert_uint_eq(w.v->control.exitcode, SVM_EXIT_NPF);
+	ck_assert_uint_eq(w.v->control.exitinfo2, 0x500000);
+	/* APM2 15.33: the bytes at CS:rIP as the guest fetches them, through
+	 * the nested tables; the observer's report shows the same ones. */
+	ck_assert_uint_eq(w.v->control.insn_len, 15);
+	ck_assert_uint_eq(w.v->control.insn_bytes[0], 0xa3);
+	ck_assert_uint_eq(w.v->control.insn_bytes[3], 0x50);
+	ck_assert_uint_eq(w.last.insn_len, 15);
+	ck_assert_uint_eq(w.last.insn[0], 0xa3);
+	ck_assert_uint_eq(w.last.insn[3], 0x50);
+	world_free(&w);
+}
+END_TEST
+
 /* L2's IDT: gate vec -> a handler at L2_ISR that does VMMCALL. */
 static void l2_gate(struct world *w, unsigned vec, bool present)
 {
@@ -971,6 +1012,7 @@ static Suite *svm_model_suite(void)
 	tcase_add_test(t, pf_exitinfo2_wraps_32bit);
 	tcase_add_test(t, pf_exitinfo2_quirk_nowrap);
 	tcase_add_test(t, npf_2level_host);
+	tcase_add_loop_test(t, npf_insn_bytes_through_nested_tables, 0, 2);
 	tcase_add_test(t, opteron_has_no_nrip_or_decode_assists);
 	suite_add_tcase(s, t);
 	t = tcase_create("events");

@@ -701,6 +701,46 @@ START_TEST(npt_ad_through_stage2)
 }
 END_TEST
 
+/* Any accessed or dirty flag in the stage-2 tables (8-byte entries), and
+ * in the guest's entries on lin's path. */
+static uint64_t ad_flags_anywhere(void)
+{
+	uint64_t ad = is_ept(nx.host) ? EPT_A | EPT_D : PTE_A | PTE_D, any = 0;
+	for (uint64_t a = S2_POOL; a < nx.pool; a += 8)
+		any |= rd(a, 8) & ad;
+	for (unsigned l = 0; l < guest_fmt(nx.gmode)->levels; l++)
+		any |= rd(nx.g_entry_gpa[l] + G2H, 8) & (PTE_A | PTE_D);
+	return any;
+}
+
+START_TEST(peek_sets_no_flags)
+{
+	/* WALK_PEEK (a tracer's look, not an access): the same translation and
+	 * the same refusals, but no A/D at either stage (SDM Vol.3 4.8, 29.3.5;
+	 * APM2 15.25.5) and nothing a TLB may keep. Then a real walk sets them,
+	 * so the check can see flags. */
+	static const enum host_kind h[] = { H_NPT4, H_EPT4 };
+	enum host_kind host = h[_i];
+	nest_init(host, PAGING_4LEVEL, O_EPT_AD);
+	struct nested_result r;
+	struct fault f;
+	for (unsigned k = WALK_READ; k <= WALK_EXEC; k++) {
+		ck_assert(nested_walk(&nx.guest, &nx.s2, nx.lin, (enum walk_kind)k, WALK_PEEK, &r, &f));
+		ck_assert_uint_eq(r.pa, DATA_GPA + G2H + (nx.lin & 0xfff));
+		ck_assert(!r.can_read && !r.can_write && !r.can_exec);
+		ck_assert_msg(ad_flags_anywhere() == 0, "%s: a peek of kind %u set A/D", hosts[host].name, k);
+	}
+	/* Where the access would fault, the peek fails, still writing nothing. */
+	uint64_t leaf = rd(nx.s2_leaf[DATA_GPA >> 12], 8);
+	wr(nx.s2_leaf[DATA_GPA >> 12], 8, 0);
+	ck_assert(!nested_walk(&nx.guest, &nx.s2, nx.lin, WALK_EXEC, WALK_PEEK, &r, &f));
+	ck_assert_uint_eq(ad_flags_anywhere(), 0);
+	wr(nx.s2_leaf[DATA_GPA >> 12], 8, leaf);
+	ck_assert(nested_walk(&nx.guest, &nx.s2, nx.lin, WALK_EXEC, 0, &r, &f));
+	ck_assert(ad_flags_anywhere() != 0);
+}
+END_TEST
+
 /* ---- PAE: PDPTE loads and nested PDPTs ---- */
 
 START_TEST(pdpte_load_through_stage2)
@@ -897,6 +937,7 @@ static Suite *nested_suite(void)
 	tcase_add_test(tc, ept_ad_disabled_leaves_bits);
 	tcase_add_test(tc, npt_ad_through_stage2);
 	tcase_add_test(tc, npt_fetch_id_with_host_smep);
+	tcase_add_loop_test(tc, peek_sets_no_flags, 0, 2);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("pae");
 	tcase_add_checked_fixture(tc, setup, teardown);

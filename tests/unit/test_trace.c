@@ -1,13 +1,16 @@
-/* Check suite for emu/trace.c, built against a hand-made struct cpu on a real
- * struct physmem and the real page walker (the rest of the core is not linked:
- * cpu_get_flags and cpu_paging_mode are test doubles below). */
+/* Check suite for emu/trace.c and its code reader emu/peek.c, built against a
+ * hand-made struct cpu on a real struct physmem and the real page walker, nested
+ * walk included (the rest of the core is not linked: cpu_get_flags and
+ * cpu_paging_mode are test doubles below). */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "devices/bus.h"
 #include "emu/insn.h"
+#include "emu/peek.h"
 #include "emu/trace.h"
+#include "mmu/nested.h"
 #include "mmu/paging.h"
 #include "suite_runner.h"
 
@@ -37,6 +40,8 @@ static void setup(void)
 	memset(&cpu, 0, sizeof(cpu));
 	cpu.mem = &pm;
 	cpu.rflags = 0x2;
+	cpu.a20_mask = ~0ull;
+	tlb_flush_all(&cpu.tlb);                 /* no entry matches: every read walks */
 	out = open_memstream(&text, &text_len);
 	trace_init(&tr, out);
 }
@@ -180,12 +185,22 @@ START_TEST(read_code_paging)
 	static const uint8_t code[] = { 0xc3 };
 	prot32(code, 1);
 	uint8_t b[4];
-	ck_assert_uint_eq(trace_read_code(&cpu, 0x1000, b, 1), 1);
+	ck_assert_uint_eq(cpu_peek_code(&cpu, 0x1000, b, 1), 1);
 	ck_assert_uint_eq(b[0], 0xc3);
-	/* Outside RAM: the bus answers all ones, no host access out of bounds. */
-	ck_assert_uint_eq(trace_read_code(&cpu, 0xfffffffe, b, 4), 4);
+	/* As the fetch: no byte past the CS limit (SDM Vol.3 5.3), the offset
+	 * does not wrap. */
+	ck_assert_uint_eq(cpu_peek_code(&cpu, 0xfffffffe, b, 4), 2);
+	cpu.seg[SR_CS].limit = 0x1000;
+	ck_assert_uint_eq(cpu_peek_code(&cpu, 0xfff, b, 4), 2);
+	ck_assert_uint_eq(cpu_peek_code(&cpu, 0x1001, b, 4), 0);
+	/* Outside RAM: the bus answers all ones, no host access out of bounds;
+	 * the linear address wraps at 4 GiB (SDM Vol.3 3.4). */
+	cpu.seg[SR_CS].limit = 0xffffffff;
+	cpu.seg[SR_CS].base = 0xfffffff0;
+	ck_assert_uint_eq(cpu_peek_code(&cpu, 0xe, b, 4), 4);
 	ck_assert_uint_eq(b[0], 0xff);
-	ck_assert_uint_eq(b[2], 0x00);           /* wrapped to linear 0 (32-bit) */
+	ck_assert_uint_eq(b[2], 0x00);           /* linear 0 */
+	cpu.seg[SR_CS].base = 0;
 
 	/* 32-bit paging (SDM Vol.3 4.3): CR3 -> PD at 0x10000; PDE 1 -> PT at
 	 * 0x11000; PTE 0 maps linear 0x400000 to physical 0x3000. */
@@ -196,12 +211,12 @@ START_TEST(read_code_paging)
 	pm.ram[0x3001] = 0xc3;
 	cpu.cr3 = 0x10000;
 	cpu.cr0 |= CR0_PG;
-	ck_assert_uint_eq(trace_read_code(&cpu, 0x400000, b, 2), 2);
+	ck_assert_uint_eq(cpu_peek_code(&cpu, 0x400000, b, 2), 2);
 	ck_assert_uint_eq(b[0], 0x90);
 	ck_assert_uint_eq(b[1], 0xc3);
 	/* The last bytes of the mapped page, then an unmapped one: cut short. */
-	ck_assert_uint_eq(trace_read_code(&cpu, 0x400ffe, b, 4), 2);
-	ck_assert_uint_eq(trace_read_code(&cpu, 0x800000, b, 1), 0);
+	ck_assert_uint_eq(cpu_peek_code(&cpu, 0x400ffe, b, 4), 2);
+	ck_assert_uint_eq(cpu_peek_code(&cpu, 0x800000, b, 1), 0);
 	trace_attach(&tr, &cpu, TRACE_INSN);
 	cpu.rip = 0x800000;
 	struct insn in = { .len = 1 };
@@ -211,6 +226,130 @@ START_TEST(read_code_paging)
 	trace_insn(&cpu, &in);
 	ck_assert_ptr_nonnull(strstr(output(), "insn: 0008:00400000  90"));
 	ck_assert_ptr_nonnull(strstr(output(), "nop\n"));
+}
+END_TEST
+
+/* Guest 32-bit paging (SDM Vol.3 4.3) with tables at guest-physical 10000H
+ * (PD) and 11000H (PT): linear 400000H -> guest-physical 3000H; no entry has
+ * A set. The tables are written at host-physical base + 10000H. */
+#define G_PD   0x10000u
+#define G_PT   0x11000u
+#define G_CODE 0x3000u
+static void guest_tables(uint64_t base)
+{
+	physmem_write(&pm, base + G_PD + 4 * 1, 4, G_PT | PTE_P | PTE_RW);
+	physmem_write(&pm, base + G_PT, 4, G_CODE | PTE_P | PTE_RW);
+}
+
+/* Any A or D flag in the 4-byte entries of [from, to). */
+static uint32_t ad_in(uint64_t from, uint64_t to)
+{
+	uint32_t any = 0;
+	for (uint64_t a = from; a < to; a += 4)
+		any |= (uint32_t)physmem_read(&pm, a, 4) & (uint32_t)(PTE_A | PTE_D);
+	return any;
+}
+
+START_TEST(read_code_sets_no_accessed_bit)
+{
+	/* SDM Vol.3 4.8: the processor sets A when it uses an entry for an
+	 * access; a tracer's look is none (earlier readers set it). */
+	static const uint8_t code[] = { 0x90 };
+	prot32(code, 1);
+	guest_tables(0);
+	pm.ram[G_CODE] = 0xf4;
+	cpu.cr3 = G_PD;
+	cpu.cr0 |= CR0_PG;
+	uint8_t b[2];
+	ck_assert_uint_eq(cpu_peek_code(&cpu, 0x400000, b, 1), 1);
+	ck_assert_uint_eq(b[0], 0xf4);
+	ck_assert_uint_eq(ad_in(G_PD, G_PT + 0x1000), 0);
+	/* At CPL 3 a supervisor page is no fetch of a user (SDM Vol.3 4.6). */
+	cpu.cpl = 3;
+	ck_assert_uint_eq(cpu_peek_code(&cpu, 0x400000, b, 1), 0);
+}
+END_TEST
+
+START_TEST(read_code_through_stage2)
+{
+	/* AMD nested paging in the 2-level format (APM2 15.25): nested PD at
+	 * host 20000H, PT at 21000H mapping guest-physical page g to host
+	 * g + 40000H (no identity). The guest's tables sit at host 50000H/51000H
+	 * and its code at host 43000H (Y); a copy of the tables at host
+	 * 10000H/11000H leads a stage-1-only reader to host 3000H (X). */
+	static const uint8_t code[] = { 0x90 };
+	prot32(code, 1);
+	const uint32_t npd = 0x20000, npt = 0x21000, g2h = 0x40000;
+	physmem_write(&pm, npd, 4, npt | PTE_P | PTE_RW | PTE_US);
+	for (uint32_t g = 0; g < 0x40000; g += 0x1000)
+		physmem_write(&pm, npt + (g >> 12) * 4, 4, (g + g2h) | PTE_P | PTE_RW | PTE_US);
+	guest_tables(g2h);
+	guest_tables(0);
+	static const uint8_t x[] = { 0xcc, 0xcc }, y[] = { 0x90, 0xc3 };
+	memcpy(pm.ram + G_CODE, x, 2);
+	memcpy(pm.ram + G_CODE + g2h, y, 2);
+	cpu.cr3 = G_PD;
+	cpu.cr0 |= CR0_PG;
+	struct paging_env host = { .mem = &pm, .mode = PAGING_32, .maxphyaddr = 36 };
+	cpu.stage2 = nested_npt_env(&host, npd);
+	cpu.stage2_on = true;
+
+	uint8_t b[4];
+	ck_assert_uint_eq(cpu_peek_code(&cpu, 0x400000, b, 2), 2);
+	ck_assert_uint_eq(b[0], 0x90);
+	ck_assert_uint_eq(b[1], 0xc3);
+	/* Neither stage's A (nor D) set: guest entries, nested entries. */
+	ck_assert_uint_eq(ad_in(g2h + G_PD, g2h + G_PT + 0x1000), 0);
+	ck_assert_uint_eq(ad_in(npd, npt + 0x1000), 0);
+	/* --trace insn and the end-of-run reports (triple fault) print Y. */
+	trace_attach(&tr, &cpu, TRACE_INSN);
+	cpu.rip = 0x400000;
+	struct insn in = { .len = 1 };
+	trace_insn(&cpu, &in);
+	ck_assert_ptr_nonnull(strstr(output(), "insn: 0008:00400000  90"));
+	ck_assert_ptr_nonnull(strstr(output(), "nop\n"));
+	trace_print_site(&tr, &cpu, 0x400001);
+	ck_assert_ptr_nonnull(strstr(output(), "0008:00400001  c3"));
+	/* Where stage 2 would fault (the code page absent), nothing. */
+	physmem_write(&pm, npt + (G_CODE >> 12) * 4, 4, 0);
+	ck_assert_uint_eq(cpu_peek_code(&cpu, 0x400000, b, 2), 0);
+	ck_assert_uint_eq(ad_in(npd, npt + 0x1000), 0);
+}
+END_TEST
+
+static unsigned device_reads;
+static uint64_t device_read(void *opaque, uint64_t offset, unsigned size)
+{
+	(void)opaque, (void)offset, (void)size;
+	device_reads++;
+	return 0x90;
+}
+
+START_TEST(read_code_rom_device_canonical)
+{
+	/* ROM bytes are read; a device's MMIO is not (a read may change it),
+	 * so the count stops there; unclaimed addresses read FFh as the bus. */
+	static const uint8_t code[] = { 0x90 };
+	static const uint8_t rom[] = { 0xea, 0x5b, 0xe0 };
+	static const struct mmio_ops dev = { .read = device_read };
+	prot32(code, 1);
+	ck_assert(physmem_add_rom(&pm, 0xfffffffd, rom, sizeof rom, "rom"));
+	ck_assert(physmem_add_mmio(&pm, 0xfee00000, 0x1000, &dev, NULL, "dev"));
+	uint8_t b[4];
+	ck_assert_uint_eq(cpu_peek_code(&cpu, 0xfffffffd, b, 3), 3);
+	ck_assert_uint_eq(b[0], 0xea);
+	ck_assert_uint_eq(b[2], 0xe0);
+	ck_assert_uint_eq(cpu_peek_code(&cpu, 0xfedffffe, b, 4), 2);
+	ck_assert_uint_eq(b[0], 0xff);
+	ck_assert_uint_eq(device_reads, 0);
+	/* 64-bit mode: no CS limit, no byte at a non-canonical address (SDM
+	 * Vol.1 3.3.7.1); the test double's paging is off, so lin = pa. */
+	cpu.mode = MODE_LONG64;
+	cpu.seg[SR_CS].limit = 0xffff;
+	ck_assert_uint_eq(cpu_peek_code(&cpu, 0x1000, b, 1), 1);
+	ck_assert_uint_eq(b[0], 0x90);
+	ck_assert_uint_eq(cpu_peek_code(&cpu, 0x00007ffffffffffeull, b, 4), 2);
+	ck_assert_uint_eq(cpu_peek_code(&cpu, 0x0000800000000000ull, b, 4), 0);
 }
 END_TEST
 
@@ -266,6 +405,9 @@ static Suite *trace_suite(void)
 	tcase_add_test(tc, insn_off_no_output);
 	tcase_add_test(tc, events_filtered);
 	tcase_add_test(tc, read_code_paging);
+	tcase_add_test(tc, read_code_sets_no_accessed_bit);
+	tcase_add_test(tc, read_code_through_stage2);
+	tcase_add_test(tc, read_code_rom_device_canonical);
 	tcase_add_test(tc, walk_and_note);
 	tcase_add_test(tc, io_lines);
 	suite_add_tcase(s, tc);
