@@ -89,7 +89,8 @@ static const char usage_options_more_text[] =
 	"                       default 2000-01-01T00:00:00)\n"
 	"  --smp N              N CPUs (1..16, default 1): CPU 0 boots, the others wait\n"
 	"                       for INIT-SIPI-SIPI; they run in turns (see --quantum)\n"
-	"  --quantum N          instructions a CPU runs per turn with --smp (default 1000)\n"
+	"  --quantum N          instructions a CPU runs per turn with --smp (default 1000,\n"
+	"                       at most 1000000000)\n"
 	"\n"
 	"Each option is given once (--load, --module, --keys and --quirk may repeat);\n"
 	"--kernel, --bios and --load with --entry/--entry64 exclude each other;\n"
@@ -539,8 +540,9 @@ static int cmd_run(int argc, char **argv)
 			break;
 		}
 		case OPT_QUANTUM:
-			if (!parse_u64(val, &cfg.quantum) || cfg.quantum == 0)
-				return usage_error("bad --quantum '%s' (a positive number of instructions)", val);
+			if (!parse_u64(val, &cfg.quantum) || cfg.quantum == 0 || cfg.quantum > SMP_MAX_QUANTUM)
+				return usage_error("bad --quantum '%s' (a number of instructions, 1..%u)", val,
+						   SMP_MAX_QUANTUM);
 			break;
 		case OPT_COUNT:
 			break;

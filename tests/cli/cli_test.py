@@ -695,6 +695,13 @@ def cases(p, tmp):
                           '--kernel', mb),
         'quantum-without-smp': ee('there is no --smp', 'run', '--kernel', mb, '--quantum', '100'),
         'quantum-zero': e('run', '--kernel', mb, '--smp', '2', '--quantum', '0'),
+        # A quantum is bounded (a huge one wrapped the turn's end: the run span
+        # forever with time stuck, deaf to --max-insns).
+        'quantum-too-big': ee('1..1000000000', 'run', '--kernel', mb, '--smp', '2', '--quantum',
+                              '18446744073709551615'),
+        'quantum-max': case(['run', '--load', p['spin.bin'] + '@0x7c00', '--entry', '0x7c00', '--smp', '2',
+                             '--quantum', '1000000000', '--max-insns', '5000'], 6, b'', False,
+                            'instruction limit reached'),
         # The BSP runs the kernel while the APs wait for a SIPI.
         'smp-kernel': (['run', '--kernel', mb, '--smp', '4', '--quantum', '7', '--serial', 'none'], 1, None, False),
         'smp-real-hello': (['run', '--load', real + '@0x7c00', '--entry', '0x7c00', '--smp', '2'], 33, b'A', False),
