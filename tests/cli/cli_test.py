@@ -286,6 +286,8 @@ def files(tmp):
     put('svm_rounds.bin', svm_kernel(SVM_LOOP_ROUNDS, SVM_GUEST_ROUNDS, 0, INT_VMMCALL))
     os.link(p['mbcheck.bin'], os.path.join(tmp, 'hardlink.bin'))
     os.symlink('mbcheck.bin', os.path.join(tmp, 'symlink.bin'))
+    os.mkfifo(os.path.join(tmp, 'fifo'))     # no writer: opening it to read would wait
+    p['fifo'] = os.path.join(tmp, 'fifo')
     return p
 
 
@@ -686,6 +688,11 @@ def cases(p, tmp):
         'rtc-base-range': ee("bad --rtc-base '2100-01-01'", 'run', '--kernel', mb, '--rtc-base', '2100-01-01'),
         'rtc-base-twice': ee('--rtc-base given twice', 'run', '--kernel', mb, '--rtc-base', '2000-01-01',
                              '--rtc-base', '2001-01-01'),
+        # A FIFO (no writer) is refused at once, whichever option names it.
+        'fifo-kernel': ee("'fifo' is not a regular file", 'run', '--kernel', 'fifo'),
+        'fifo-module': ee("'fifo' is not a regular file", 'run', '--kernel', mb, '--module', 'fifo'),
+        'fifo-load': ee("'fifo' is not a regular file", 'run', '--load', 'fifo@0x7c00', '--entry', '0x7c00'),
+        'fifo-bios': ee("'fifo' is not a regular file", 'run', '--bios', 'fifo'),
         # --smp N and --quantum (cli/smp.h).
         'smp-zero': e('run', '--kernel', mb, '--smp', '0'),
         'smp-too-many': ee('1..16', 'run', '--kernel', mb, '--smp', '17'),
