@@ -302,6 +302,14 @@ static const struct { const char *name; bool repeatable; } options[OPT_COUNT] = 
 /* The options that take no value. */
 static const bool option_is_flag[OPT_COUNT] = { [OPT_STATS] = true, [OPT_REALTIME] = true };
 
+bool run_option_is_flag(const char *name)
+{
+	for (unsigned k = 0; k < OPT_COUNT; k++)
+		if (!strcmp(name, options[k].name))
+			return option_is_flag[k];
+	return false;
+}
+
 /* `--quirk help`: the registry (svm/quirks.c). */
 static void list_quirks(void)
 {

@@ -535,6 +535,11 @@ def cases(p, tmp):
         'repro-run-unknown': ee("no repro named 'nosuch'", 'repro', 'run', 'nosuch'),
         'repro-run-kernel': ee('brings its own kernel; --kernel', 'repro', 'run', 'nova-escape-exitinfo2',
                                '--kernel', mb),
+        # A flag takes no value: the word after it is the next option.
+        'repro-run-stats-kernel': ee('brings its own kernel; --kernel', 'repro', 'run', 'nova-escape-exitinfo2',
+                                     '--stats', '--kernel', mb),
+        'repro-run-realtime-load': ee('brings its own kernel; --load', 'repro', 'run', 'nova-escape-exitinfo2',
+                                      '--realtime', '--load', real + '@0x7c00'),
         'repro-run-bad-option': ee("unknown option '--frob'", 'repro', 'run', 'nova-escape-exitinfo2', '--frob'),
         'repro-run-quirk-no-svm': ee('has no SVM', 'repro', 'run', 'nova-escape-exitinfo2', '--cpu', 'core2',
                                      '--quirk', 'qemu-exitinfo2-nowrap'),
