@@ -234,6 +234,36 @@ static bool output_clear(const struct machine_config *cfg, const char *option, c
 	return true;
 }
 
+/* The canonical name of a path that may not exist yet: its folder resolved
+ * (symbolic links, "..", other spellings) and its last component. False if
+ * the folder cannot be resolved. */
+static bool canonical_output(const char *path, char *out, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096], real[4096];
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	if (!realpath(dir, real))
+		return false;
+	snprintf(out, len, "%s/%s", real, slash ? slash + 1 : path);
+	return true;
+}
+
+/* Whether two output paths name one file: the same inode if both exist, else
+ * the same canonical name (the second write would replace the first). */
+static bool same_output(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	char ca[8192], cb[8192];
+	if (!canonical_output(a, ca, sizeof(ca)) || !canonical_output(b, cb, sizeof(cb)))
+		return !strcmp(a, b);
+	return !strcmp(ca, cb);
+}
+
 /* Options the parser cannot see through: what must hold between them. */
 static bool config_check(const struct machine_config *cfg, char *err, size_t errlen)
 {
@@ -255,6 +285,9 @@ static bool config_check(const struct machine_config *cfg, char *err, size_t err
 			    (unsigned long long)cfg->entry);
 	if (cfg->serial_path && !output_clear(cfg, "--serial file:", cfg->serial_path, err, errlen))
 		return false;
+	if (cfg->serial_path && cfg->screenshot && same_output(cfg->serial_path, cfg->screenshot))
+		return fail(err, errlen, "--serial file:%s and --screenshot %s are one file; the screenshot would "
+			    "replace the serial log", cfg->serial_path, cfg->screenshot);
 	if (cfg->screenshot && (!output_clear(cfg, "--screenshot ", cfg->screenshot, err, errlen) ||
 				!display_screenshot_writable(cfg->screenshot, err, errlen)))
 		return false;
@@ -520,6 +553,7 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 			return fail(err, errlen, "cannot open serial output '%s': %s", cfg->serial_path,
 				    strerror(errno));
 		m->uart.out = m->serial_file;
+		m->serial_path = cfg->serial_path;
 	}
 	return true;
 }
@@ -691,8 +725,13 @@ int machine_run(struct machine *m)
 	status_t st = smp_run(m, &stop_signal);
 	release_stop_signals(old);
 	struct cpu *cpu = smp_current(m);    /* the CPU that ended the run */
-	if (m->uart.out)
-		fflush(m->uart.out);
+	bool serial_lost = false;
+	int serial_errno = 0;
+	if (m->uart.out) {
+		errno = 0;
+		serial_lost = fflush(m->uart.out) != 0 || ferror(m->uart.out);
+		serial_errno = errno;
+	}
 	if (m->dump_pt == DUMP_PT_EXIT || (m->dump_pt == DUMP_PT_SHUTDOWN && st == ST_SHUTDOWN)) {
 		struct paging_env env = cpu_paging_env(cpu);
 		paging_dump(&env, stderr);
@@ -700,5 +739,10 @@ int machine_run(struct machine *m)
 	display_finish(&m->display);
 	int status = run_status(m, st);
 	exit_watch_report_stats(&m->watch, cpu_now(cpu));
-	return status;
+	/* The guest's log is the run's result as much as its status. */
+	if (!serial_lost)
+		return status;
+	fprintf(stderr, "hvemu: error: serial output to %s was lost: %s\n", m->serial_path ? m->serial_path : "stdout",
+		serial_errno ? strerror(serial_errno) : "a write failed");
+	return EXIT_EMULATOR;
 }

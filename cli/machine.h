@@ -96,6 +96,7 @@ struct machine {
 	struct smp smp;            /* all CPUs, their APICs, the I/O APIC (cli/smp.c) */
 	struct svm *svm[MACHINE_MAX_CPUS];   /* each CPU's SVM model, on a CPU model with SVM */
 	FILE *serial_file;         /* the --serial file:PATH this machine opened */
+	const char *serial_path;   /* its PATH, for the report of a failed write */
 	unsigned dump_pt;          /* DUMP_PT_* from the configuration */
 	struct exit_watch watch;   /* VM exits: trace, statistics, livelock */
 };

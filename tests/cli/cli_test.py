@@ -352,6 +352,16 @@ def cases(p, tmp):
         'multiboot-state': (['run', '--kernel', p['mbcheck.bin'], '--serial', 'none'], 1, None, False),
         'multiboot-elf64': (['run', '--kernel', p['mbcheck64.elf'], '--serial', 'none'], 1, None, False),
         'real-hello': (['run', '--load', p['real.bin'] + '@0x7c00', '--entry', '0x7c00'], 33, b'A', False),
+        # Two outputs on one path: refused, nothing written.
+        'serial-screenshot-same': case(['run', '--load', real + '@0x7c00', '--entry', '0x7c00', '--serial',
+                                        'file:notes.txt', '--screenshot', './notes.txt'], 2, None, True,
+                                       'are one file', unchanged('notes.txt', b'keep me\n')),
+        'serial-screenshot-same-new': ee('are one file', 'run', '--load', real + '@0x7c00', '--entry', '0x7c00',
+                                         '--serial', 'file:out.png', '--screenshot', 'out.png'),
+        # A serial log that cannot be written is an error (status 10), not silence.
+        'serial-file-full': case(['run', '--load', real + '@0x7c00', '--entry', '0x7c00', '--serial',
+                                  'file:/dev/full'], 10, b'', False,
+                                 'hvemu: error: serial output to /dev/full was lost: No space left on device'),
         'serial-file': (['run', '--load', p['real.bin'] + '@0x7c00', '--entry', '0x7c00',
                          '--serial', 'file:' + os.path.join(tmp, 'com1.txt')], 33, b'', False),
         'insn-limit': (['run', '--load', p['spin.bin'] + '@0x7c00', '--entry', '0x7c00',
