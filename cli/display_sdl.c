@@ -21,7 +21,7 @@ struct sdl_window {
 struct sdl_window *sdl_window_open(const char *title, unsigned width, unsigned height,
 				   char *err, size_t errlen)
 {
-	/* hvemu handles SIGINT and SIGTERM itself (the run stops and says where). */
+	/* hvemu handles SIGINT, SIGTERM, SIGHUP and SIGUSR2 itself (the run stops and says where). */
 	SDL_SetHint(SDL_HINT_NO_SIGNAL_HANDLERS, "1");
 	if (SDL_Init(SDL_INIT_VIDEO) != 0) {
 		snprintf(err, errlen, "cannot open an SDL window: %s", SDL_GetError());

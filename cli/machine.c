@@ -593,7 +593,13 @@ static void report(struct machine *m, const char *what, uint64_t ip)
 	fputc('\n', stderr);
 }
 
-/* --- SIGINT / SIGTERM --- */
+/* --- SIGINT, SIGTERM, SIGHUP, SIGUSR2 (and SIGUSR1 without --display text) --- */
+
+/* The signals that stop the run as Ctrl-C does: where the CPU was is reported
+ * and the serial output flushed, where their default action would kill hvemu
+ * with the guest's last unterminated line still in its buffer. */
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR2 };
+#define N_STOP_SIGNALS (sizeof(stop_signals) / sizeof(stop_signals[0]))
 
 /* The machine whose CPUs the handler stops, and the signal that stopped it.
  * The handler only stores: the signal number, and the stop requests (atomic
@@ -610,9 +616,17 @@ static void on_stop_signal(int sig)
 			cpu_request_stop(m->smp.cpu[i]);
 }
 
+/* The previous actions, restored after the run; [N_STOP_SIGNALS] is SIGUSR1's. */
+struct saved_signals {
+	struct sigaction old[N_STOP_SIGNALS + 1];
+	bool usr1;                 /* SIGUSR1 was set to be ignored */
+};
+
 /* Install the handlers for one run. SA_RESETHAND: a second signal finds the
- * default action and kills at once, for a run that does not stop. */
-static void catch_stop_signals(struct machine *m, struct sigaction old[2])
+ * default action and kills at once, for a run that does not stop. SIGUSR1
+ * prints the screen with --display text (cli/display.c catches it); without,
+ * it has no use and is ignored rather than killing the run. */
+static void catch_stop_signals(struct machine *m, struct saved_signals *saved)
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
@@ -621,22 +635,43 @@ static void catch_stop_signals(struct machine *m, struct sigaction old[2])
 	sigemptyset(&sa.sa_mask);
 	stop_signal = 0;
 	atomic_store(&signal_machine, m);
-	sigaction(SIGINT, &sa, &old[0]);
-	sigaction(SIGTERM, &sa, &old[1]);
+	for (unsigned i = 0; i < N_STOP_SIGNALS; i++)
+		sigaction(stop_signals[i], &sa, &saved->old[i]);
+	saved->usr1 = m->display.kind != DISPLAY_TEXT;
+	if (saved->usr1) {
+		struct sigaction ign;
+		memset(&ign, 0, sizeof(ign));
+		ign.sa_handler = SIG_IGN;
+		sigemptyset(&ign.sa_mask);
+		sigaction(SIGUSR1, &ign, &saved->old[N_STOP_SIGNALS]);
+	}
 }
 
-static void release_stop_signals(const struct sigaction old[2])
+static void release_stop_signals(const struct saved_signals *saved)
 {
-	sigaction(SIGINT, &old[0], NULL);
-	sigaction(SIGTERM, &old[1], NULL);
+	for (unsigned i = 0; i < N_STOP_SIGNALS; i++)
+		sigaction(stop_signals[i], &saved->old[i], NULL);
+	if (saved->usr1)
+		sigaction(SIGUSR1, &saved->old[N_STOP_SIGNALS], NULL);
 	atomic_store(&signal_machine, NULL);
+}
+
+static const char *signal_name(int sig)
+{
+	switch (sig) {
+	case SIGINT: return "SIGINT";
+	case SIGTERM: return "SIGTERM";
+	case SIGHUP: return "SIGHUP";
+	case SIGUSR2: return "SIGUSR2";
+	default: return "a signal";
+	}
 }
 
 /* Where a signal stopped the run: the next instruction, the count, POST. */
 static void report_signal(struct machine *m, int sig)
 {
 	struct cpu *cpu = smp_current(m);
-	fprintf(stderr, "hvemu: stopped by %s after %llu instructions, ", sig == SIGINT ? "SIGINT" : "SIGTERM",
+	fprintf(stderr, "hvemu: stopped by %s after %llu instructions, ", signal_name(sig),
 		(unsigned long long)cpu->icount);
 	if (m->post.written)
 		fprintf(stderr, "last POST code 0x%02x, ", m->post.last);
@@ -719,11 +754,11 @@ static int run_status(struct machine *m, status_t st)
 
 int machine_run(struct machine *m)
 {
-	struct sigaction old[2];
-	catch_stop_signals(m, old);
+	struct saved_signals saved;
+	catch_stop_signals(m, &saved);
 	clock_gettime(CLOCK_MONOTONIC, &m->host_start);
 	status_t st = smp_run(m, &stop_signal);
-	release_stop_signals(old);
+	release_stop_signals(&saved);
 	struct cpu *cpu = smp_current(m);    /* the CPU that ended the run */
 	bool serial_lost = false;
 	int serial_errno = 0;

@@ -116,15 +116,16 @@ enum {
 	EXIT_INSN_LIMIT = 6,       /* --max-insns reached */
 	EXIT_HALTED = 8,           /* HLT with nothing to wake the CPU */
 	EXIT_EMULATOR = 10,        /* unsupported instruction or emulator error */
-	EXIT_SIGNAL = 12,          /* stopped by SIGINT or SIGTERM, or the window was closed */
+	EXIT_SIGNAL = 12,          /* stopped by SIGINT, SIGTERM, SIGHUP, SIGUSR2, or the window was closed */
 	EXIT_RESET = 14,           /* the guest reset the machine (0x92, 0xCF9, 8042) */
 	EXIT_POWER_OFF = 16,       /* the guest powered off (port 0x8900 "Shutdown") */
 	EXIT_LIVELOCK = 18,        /* the same VM exit N times in a row (--livelock) */
 };
 
 /* Run until the CPU stops; print a one-line summary to stderr unless the guest
- * ended the run through debug-exit, then the --stats summary; return the exit status. SIGINT and SIGTERM
- * stop the CPU after its current instruction (a second one kills). */
+ * ended the run through debug-exit, then the --stats summary; return the exit status. SIGINT, SIGTERM,
+ * SIGHUP and SIGUSR2 stop the CPU after its current instruction (a second one
+ * kills); SIGUSR1 is ignored unless --display text prints the screen on it. */
 int machine_run(struct machine *m);
 
 #endif

@@ -19,6 +19,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 
 MB_MAGIC = 0x1BADB002
 
@@ -171,6 +172,9 @@ REAL_INT_TRIPLE = (bytes.fromhex('0f011e107c' 'cd21').ljust(0x10, b'\x90') + byt
 # Real mode: POST code 42h, "R\n" on COM1, then jmp $ at 7c0dh (for signals:
 # the line is out when the CPU is at the jmp, or one OUT before it).
 REAL_POST_SPIN = bytes.fromhex('b042' 'e680' 'baf803' 'b052' 'ee' 'b00a' 'ee' 'ebfe')
+# Real mode: 28 bytes on COM1 with no newline, then jmp $ (for signals).
+TAIL_TEXT = b'no newline at the end of it:'
+REAL_TAIL_SPIN = bytes.fromhex('baf803') + b''.join(bytes([0xb0, ch, 0xee]) for ch in TAIL_TEXT) + b'\xeb\xfe'
 # Real mode: RTC register r (through ports 70H/71H) to isa-debug-exit.
 def real_cmos(r):
     return bytes([0xb0, r, 0xe6, 0x70, 0xe4, 0x71, 0xe6, 0xf4])
@@ -259,6 +263,7 @@ def files(tmp):
     put('bios64k.bin', bytes(bios))
     put('realtriple.bin', REAL_INT_TRIPLE)
     put('postspin.bin', REAL_POST_SPIN)
+    put('tailspin.bin', REAL_TAIL_SPIN)
     put('rtcyear.bin', real_cmos(9))
     put('rtchour.bin', real_cmos(4))
     put('cpuid16.bin', REAL_CPUID16)
@@ -300,13 +305,14 @@ def unchanged(name, want):
     return check
 
 
-def case(args, status, out=None, one_error=False, err=None, check=None, sig=None, env=None):
+def case(args, status, out=None, one_error=False, err=None, check=None, sig=None, env=None, wait=None):
     """One row: err is a text (or a list of texts, in this order) stderr must
-    hold; check(tmp) returns None or what is wrong; sig a signal to send;
-    env variables to set (None: unset) for hvemu."""
+    hold; check(tmp) returns None or what is wrong; sig a signal (or a list,
+    sent half a second apart) to send after the guest's first line on stdout,
+    or after wait seconds; env variables to set (None: unset) for hvemu."""
     return {'args': args, 'status': status, 'out': out, 'one_error': one_error,
             'err': [err] if isinstance(err, str) else (err or []), 'check': check, 'sig': sig,
-            'env': env}
+            'env': env, 'wait': wait}
 
 
 def cases(p, tmp):
@@ -670,6 +676,18 @@ def cases(p, tmp):
             '  0x81                VMEXIT_VMMCALL                   20000  100.00%\n',
             '  0                                                     1    0.01%  #\n',
             '  1                                                 19999  100.00%  ']),
+        # SIGHUP, SIGUSR2 and SIGTERM stop the run as SIGINT does: the report,
+        # and the serial bytes not yet ended by a newline reach the file.
+        **{f'signal-{name.lower()}-serial-file': case(
+            ['run', '--load', p['tailspin.bin'] + '@0x7c00', '--entry', '0x7c00', '--serial', 'file:com1.log'],
+            12, b'', False, [f'hvemu: stopped by {name} after ', 'next instruction at 0000:'],
+            unchanged('com1.log', TAIL_TEXT), getattr(signal, name), wait=1.0)
+           for name in ('SIGHUP', 'SIGUSR2', 'SIGTERM')},
+        # SIGUSR1 has no use without --display text: ignored, the run goes on.
+        'signal-sigusr1-ignored': case(['run', '--load', p['tailspin.bin'] + '@0x7c00', '--entry', '0x7c00',
+                                        '--serial', 'file:com1.log'], 12, b'', False,
+                                       'hvemu: stopped by SIGTERM', unchanged('com1.log', TAIL_TEXT),
+                                       [signal.SIGUSR1, signal.SIGTERM], wait=1.0),
         'stats-sigint': case(['run', '--load', p['postspin.bin'] + '@0x7c00', '--entry', '0x7c00', '--stats'], 12,
                              b'R\n', False, ['hvemu: stopped by SIGINT', 'hvemu: stats: no VM exits in '],
                              sig=signal.SIGINT),
@@ -785,8 +803,15 @@ def run_case(hvemu, c, tmp):
         return r.returncode, r.stdout, r.stderr.decode(errors='replace')
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, cwd=tmp, env=env)
-    first = proc.stdout.readline()       # the guest runs: its line came out
-    proc.send_signal(c['sig'])
+    if c['wait']:
+        time.sleep(c['wait'])            # the guest's output goes to a file
+        first = b''
+    else:
+        first = proc.stdout.readline()   # the guest runs: its line came out
+    for i, sig in enumerate(c['sig'] if isinstance(c['sig'], list) else [c['sig']]):
+        if i:
+            time.sleep(0.5)
+        proc.send_signal(sig)
     out, err = proc.communicate(timeout=60)
     return proc.returncode, first + out, err.decode(errors='replace')
 
