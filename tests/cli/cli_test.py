@@ -578,6 +578,15 @@ def cases(p, tmp):
         # No X server to open the window on: one error line, nothing run.
         'display-sdl-no-x': case(['run', '--kernel', mb, '--display', 'sdl'], 2, b'', True, '--display sdl: ',
                                  env={'DISPLAY': None, 'WAYLAND_DISPLAY': None, 'SDL_VIDEODRIVER': 'x11'}),
+        # SDL's invisible fallbacks are no display either: refused before the
+        # serial file is opened (it keeps its contents).
+        **{f'display-sdl-{drv}': case(['run', '--kernel', mb, '--display', 'sdl', '--serial', 'file:notes.txt'],
+                                      2, b'', True, '--display sdl: ', unchanged('notes.txt', b'keep me\n'),
+                                      env={'DISPLAY': None, 'WAYLAND_DISPLAY': None, 'SDL_VIDEODRIVER': drv})
+           for drv in ('offscreen', 'dummy')},
+        'display-sdl-no-display': case(['run', '--kernel', mb, '--display', 'sdl', '--serial', 'file:notes.txt'],
+                                       2, b'', True, '--display sdl: ', unchanged('notes.txt', b'keep me\n'),
+                                       env={'DISPLAY': None, 'WAYLAND_DISPLAY': None, 'SDL_VIDEODRIVER': None}),
         'display-sigusr1': case(['run', '--load', p['postspin.bin'] + '@0x7c00', '--entry', '0x7c00',
                                  '--display', 'text', '--max-insns', '300000000'], 6, b'R\n', False,
                                 ['hvemu: text screen on SIGUSR1, cursor at row 0 column 0:',
