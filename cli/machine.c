@@ -1,6 +1,7 @@
 /* Machine assembly and boot for the CLI; see cli/machine.h. */
 #include "cli/machine.h"
 #include "cli/fail.h"
+#include "cli/reboot.h"
 #include "emu/paging_env.h"
 #include "mmu/paging_dump.h"
 
@@ -403,10 +404,79 @@ out:
 	return ok;
 }
 
+/* What the images must stay clear of that is there before them: the BIOS's
+ * copy below 1 MiB and the ACPI tables; the count. */
+static unsigned firmware_ranges(const struct machine *m, struct placed *fixed)
+{
+	unsigned n = 0;
+	if (m->bios_size) {
+		uint64_t low = m->bios_size < BIOS_ISA_WINDOW ? m->bios_size : BIOS_ISA_WINDOW;
+		fixed[n++] = (struct placed){ .start = 0x100000 - low, .end = 0x100000,
+					      .what = "the BIOS below 1 MiB" };
+	}
+	if (m->boot.acpi_built)
+		fixed[n++] = (struct placed){ .start = m->boot.acpi.rsdp, .end = m->boot.acpi.end,
+					      .what = "the ACPI tables" };
+	return n;
+}
+
+/* Load the kernel, its modules and the --load images, and enter them: at
+ * power-on and again after a guest's reset, over the RAM the guest left (as
+ * QEMU's -kernel loads its kernel again on a reboot); a BIOS starts at the
+ * reset vector F000:FFF0 that cpu_init() or cpu_reset() set. */
+static bool load_and_enter(struct machine *m, const struct machine_config *cfg, char *err, size_t errlen)
+{
+	struct placed fixed[MB_MAX_RANGES + 3];
+	unsigned n_fixed = firmware_ranges(m, fixed);
+	struct multiboot_boot boot;
+	if (cfg->kernel && !load_kernel(m, cfg, &boot, fixed, &n_fixed, err, errlen))
+		return false;
+	if (cfg->entry64)
+		fixed[n_fixed++] = (struct placed){ .start = 0x8000, .end = E64_END,
+						    .what = "the --entry64 stack and page tables" };
+	if (!load_flat_images(m, cfg, fixed, n_fixed, err, errlen))
+		return false;
+	if (cfg->kernel)
+		enter_multiboot(&m->cpu, &m->mem, &boot);
+	else if (cfg->entry64)
+		enter_long64(&m->cpu, &m->mem, cfg->entry);
+	else if (cfg->has_entry)
+		enter_real(&m->cpu, cfg->entry);
+	if (!cfg->bios)
+		smp_firmware_handoff(m);    /* the BSP's APIC as firmware leaves it */
+	return true;
+}
+
+/* A guest's reset (README "Exit status", --no-reboot): the hardware as at
+ * power-on (cli/reboot.h), then the BIOS's copy below 1 MiB restored from the
+ * image (its ROM at the top of memory cannot change), or the kernel and images
+ * loaded and entered again. False with a reason in err when a file can no
+ * longer be read. */
+static bool reboot(struct machine *m, char *err, size_t errlen)
+{
+	const struct machine_config *cfg = m->cfg;
+	reboot_reset_hardware(m);
+	if (cfg->bios) {
+		uint8_t *data;
+		size_t size;
+		if (!loader_read_file(cfg->bios, BIOS_MAX, &data, &size, err, errlen))
+			return false;
+		bool same = size == m->bios_size;
+		if (same)
+			loader_copy_bios_low(&m->mem, data, size);
+		free(data);
+		if (!same)
+			return fail(err, errlen, "the BIOS %s changed size during the run", cfg->bios);
+	}
+	return load_and_enter(m, cfg, err, errlen);
+}
+
 bool machine_setup(struct machine *m, const struct machine_config *cfg, char *err,
 		   size_t errlen)
 {
 	memset(m, 0, sizeof(*m));
+	m->cfg = cfg;
+	m->no_reboot = cfg->no_reboot;
 	if (!config_check(cfg, err, errlen))
 		return false;
 	if (!physmem_init(&m->mem, cfg->ram_size))
@@ -501,46 +571,22 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 	 * QEMU's machine says 128 too. */
 	m->desc.hpet_min_tick = 128;
 
-	/* What the --load images must stay clear of. */
-	struct placed fixed[MB_MAX_RANGES + 3];
-	unsigned n_fixed = 0;
-	uint8_t *data;
-	size_t size;
 	if (cfg->bios) {
+		uint8_t *data;
+		size_t size;
 		if (!loader_read_file(cfg->bios, BIOS_MAX, &data, &size, err, errlen))
 			return false;
 		bool ok = loader_load_bios(&m->mem, data, size, err, errlen);
 		free(data);
 		if (!ok)
 			return false;
-		uint64_t low = size < BIOS_ISA_WINDOW ? size : BIOS_ISA_WINDOW;
-		fixed[n_fixed++] = (struct placed){ .start = 0x100000 - low, .end = 0x100000,
-						    .what = "the BIOS below 1 MiB" };
+		m->bios_size = size;
 	}
 	/* The firmware data: fw_cfg always, ACPI tables unless a BIOS brings its own. */
 	if (!pc_boot_firmware(&m->boot, &m->mem, &m->desc, !cfg->bios, err, errlen))
 		return false;
-	if (m->boot.acpi_built)
-		fixed[n_fixed++] = (struct placed){ .start = m->boot.acpi.rsdp, .end = m->boot.acpi.end,
-						    .what = "the ACPI tables" };
-	struct multiboot_boot boot;
-	if (cfg->kernel && !load_kernel(m, cfg, &boot, fixed, &n_fixed, err, errlen))
+	if (!load_and_enter(m, cfg, err, errlen))
 		return false;
-	if (cfg->entry64)
-		fixed[n_fixed++] = (struct placed){ .start = 0x8000, .end = E64_END,
-						    .what = "the --entry64 stack and page tables" };
-	if (!load_flat_images(m, cfg, fixed, n_fixed, err, errlen))
-		return false;
-
-	if (cfg->kernel)
-		enter_multiboot(&m->cpu, &m->mem, &boot);
-	else if (cfg->entry64)
-		enter_long64(&m->cpu, &m->mem, cfg->entry);
-	else if (cfg->has_entry)
-		enter_real(&m->cpu, cfg->entry);
-	/* else: the BIOS runs from the reset vector F000:FFF0 that cpu_init() set. */
-	if (!cfg->bios)
-		smp_firmware_handoff(m);    /* the BSP's APIC as firmware leaves it */
 
 	/* Outputs last: nothing is truncated unless the run is about to start
 	 * (the window first: it may fail, and truncates nothing). */
@@ -707,6 +753,8 @@ static int run_status(struct machine *m, status_t st)
 			exit_watch_report_livelock(&m->watch);
 			return EXIT_LIVELOCK;
 		}
+		if (m->reboot_failed)
+			return EXIT_EMULATOR;
 		if (m->boot.requested.what) {
 			char what[160];
 			bool reset = m->boot.requested.what == POWER_RESET;
@@ -757,7 +805,23 @@ int machine_run(struct machine *m)
 	struct saved_signals saved;
 	catch_stop_signals(m, &saved);
 	clock_gettime(CLOCK_MONOTONIC, &m->host_start);
-	status_t st = smp_run(m, &stop_signal);
+	status_t st;
+	for (;;) {
+		st = smp_run(m, &stop_signal);
+		/* A reset request ends the turn; unless --no-reboot, the machine
+		 * restarts and the run goes on (a debug exit or a signal in the same
+		 * instruction wins). */
+		if (st != ST_STOP || m->boot.requested.what != POWER_RESET || m->no_reboot || m->dexit.exited ||
+		    stop_signal)
+			break;
+		char err[512];
+		if (!reboot(m, err, sizeof(err))) {
+			fprintf(stderr, "hvemu: error: cannot restart after the guest's reset: %s\n", err);
+			m->reboot_failed = true;
+			break;
+		}
+		m->reboots++;
+	}
 	release_stop_signals(&saved);
 	struct cpu *cpu = smp_current(m);    /* the CPU that ended the run */
 	bool serial_lost = false;

@@ -70,12 +70,18 @@ struct machine_config {
 	struct rtc_time rtc_base;  /* --rtc-base: the RTC's start (year 0: RTC_DEFAULT_START) */
 	unsigned n_cpus;           /* --smp: CPUs (0: one) */
 	uint64_t quantum;          /* --quantum: instructions per CPU turn (0: the default) */
+	bool no_reboot;            /* --no-reboot: a guest's reset ends the run (status 14) */
 };
 
 /* --dump-pt: print the page tables of the final CR3 (mmu/paging_dump.h). */
 enum { DUMP_PT_NEVER, DUMP_PT_SHUTDOWN, DUMP_PT_EXIT };
 
 struct machine {
+	const struct machine_config *cfg;   /* what it was built from: a reboot loads it again */
+	bool no_reboot;            /* --no-reboot */
+	unsigned reboots;          /* guest resets the machine restarted from */
+	bool reboot_failed;        /* a restart could not load its files: the run ended */
+	size_t bios_size;          /* the --bios image's size, 0: none */
 	struct physmem mem;
 	struct iobus io;
 	struct vclock clock;       /* virtual time: the CPU's, for every timer */
@@ -117,7 +123,7 @@ enum {
 	EXIT_HALTED = 8,           /* HLT with nothing to wake the CPU */
 	EXIT_EMULATOR = 10,        /* unsupported instruction or emulator error */
 	EXIT_SIGNAL = 12,          /* stopped by SIGINT, SIGTERM, SIGHUP, SIGUSR2, or the window was closed */
-	EXIT_RESET = 14,           /* the guest reset the machine (0x92, 0xCF9, 8042) */
+	EXIT_RESET = 14,           /* --no-reboot: the guest reset the machine (0x92, 0xCF9, 8042) */
 	EXIT_POWER_OFF = 16,       /* the guest powered off (port 0x8900 "Shutdown") */
 	EXIT_LIVELOCK = 18,        /* the same VM exit N times in a row (--livelock) */
 };

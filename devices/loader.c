@@ -82,7 +82,12 @@ bool loader_load_bios(struct physmem *pm, const uint8_t *data, size_t size,
 	if (!physmem_add_rom(pm, top - size, data, size, "bios"))
 		return loader_fail(err, errlen, "cannot map the BIOS at 0x%llx (overlap or table full)",
 			    (unsigned long long)(top - size));
+	loader_copy_bios_low(pm, data, size);
+	return true;
+}
+
+void loader_copy_bios_low(struct physmem *pm, const uint8_t *data, size_t size)
+{
 	size_t isa = size < BIOS_ISA_WINDOW ? size : BIOS_ISA_WINDOW;
 	physmem_write_bytes(pm, 0x100000 - isa, data + size - isa, isa);
-	return true;
 }

@@ -191,6 +191,17 @@ RESET_92 = bytes.fromhex('e492' '0c01' 'e692' 'ebfe')            # in al,92h; or
 RESET_CF9 = bytes.fromhex('baf90c' 'b006' 'ee' 'ebfe')            # mov dx,0cf9h; mov al,6; out dx,al
 RESET_CF9_SOFT = bytes.fromhex('baf90c' 'b004' 'ee' 'ebfe')       # RST_CPU without SYS_RST
 RESET_8042 = bytes.fromhex('b0fe' 'e664' 'ebfe')                  # mov al,0feh; out 64h,al
+# Real mode: count the boots in the byte at 500H (RAM a reset keeps), reset
+# through port 92H until the fourth, then exit with V = 4.
+REBOOT_COUNT = bytes.fromhex('fe060005' 'a00005' '3c04' '7408' 'e492' '0c01' 'e692' 'ebfe' 'e6f4')
+# The same as a 64 KiB BIOS: the code at F000:0000, reached from the reset
+# vector by a far jump; CF9H (hard reset) until the third boot, V = 3.
+def reboot_bios():
+    code = bytes.fromhex('fe060005' 'a00005' '3c03' '7408' 'baf90c' 'b006' 'ee' 'ebfe' 'e6f4')
+    bios = bytearray(b'\xf4' * 0x10000)
+    bios[:len(code)] = code
+    bios[0xfff0:0xfff5] = bytes.fromhex('ea000000f0')     # jmp far f000:0000
+    return bytes(bios)
 # Real mode: "Shutdown" written a byte at a time to port 8900h, then jmp $;
 # a wrong last byte does nothing, and the program exits with V = 5.
 def shutdown_port(text, then=b'\xeb\xfe'):
@@ -279,6 +290,8 @@ def files(tmp):
     put('resetcf9.bin', RESET_CF9)
     put('resetcf9soft.bin', RESET_CF9_SOFT)
     put('reset8042.bin', RESET_8042)
+    put('rebootcount.bin', REBOOT_COUNT)
+    put('rebootbios.bin', reboot_bios())
     put('shutdown.bin', shutdown_port(b'Shutdown'))
     put('shutdownx.bin', shutdown_port(b'Shutdowx', real_exit(5)))
     put('mbcheck8000.bin', aout_kernel(MB_CHECK, load=0x8000))
@@ -511,14 +524,25 @@ def cases(p, tmp):
         'debug-exit-word': case(['run', '--load', p['exitword.bin'] + '@0x7c00', '--entry', '0x7c00'], 1, b'',
                                 False, ['wrote 256 (0x100)', 'the exit status will be 1']),
         'debug-exit-dword': case(['run', '--load', p['exitdword.bin'] + '@0x7c00', '--entry', '0x7c00'], 7, b''),
-        # Resets end the run with status 14, the "Shutdown" port with 16.
-        'reset-port92': case(['run', '--load', p['reset92.bin'] + '@0x7c00', '--entry', '0x7c00'], 14, b'',
+        # Without --no-reboot a reset restarts the machine: RAM kept, the image
+        # entered again (a flat image at its --entry, a BIOS at its reset
+        # vector, a kernel at its multiboot entry); virtual time goes on, so
+        # --max-insns ends a guest that resets for ever.
+        'reboot-flat': case(['run', '--load', p['rebootcount.bin'] + '@0x7c00', '--entry', '0x7c00'], 9, b''),
+        'reboot-bios': case(['run', '--bios', p['rebootbios.bin']], 7, b''),
+        'reboot-smp': case(['run', '--load', p['rebootcount.bin'] + '@0x7c00', '--entry', '0x7c00', '--smp', '2'],
+                           9, b''),
+        'reboot-forever': case(['run', '--load', p['reset92.bin'] + '@0x7c00', '--entry', '0x7c00', '--max-insns',
+                                '10000'], 6, b'', False, 'instruction limit reached'),
+        'no-reboot-value': ee('--no-reboot takes no value', 'run', '--kernel', mb, '--no-reboot=1'),
+        # With --no-reboot resets end the run with status 14, the "Shutdown" port with 16.
+        'reset-port92': case(['run', '--load', p['reset92.bin'] + '@0x7c00', '--entry', '0x7c00', '--no-reboot'], 14, b'',
                              False, 'hvemu: reset requested through port 0x92 bit 0 (fast reset) at 0000:00007c06'),
-        'reset-cf9': case(['run', '--load', p['resetcf9.bin'] + '@0x7c00', '--entry', '0x7c00'], 14, b'',
+        'reset-cf9': case(['run', '--load', p['resetcf9.bin'] + '@0x7c00', '--entry', '0x7c00', '--no-reboot'], 14, b'',
                           False, 'reset requested through port 0xcf9 (hard reset'),
-        'reset-cf9-soft': case(['run', '--load', p['resetcf9soft.bin'] + '@0x7c00', '--entry', '0x7c00'], 14,
+        'reset-cf9-soft': case(['run', '--load', p['resetcf9soft.bin'] + '@0x7c00', '--entry', '0x7c00', '--no-reboot'], 14,
                                b'', False, 'reset requested through port 0xcf9 (soft reset'),
-        'reset-8042': case(['run', '--load', p['reset8042.bin'] + '@0x7c00', '--entry', '0x7c00'], 14, b'',
+        'reset-8042': case(['run', '--load', p['reset8042.bin'] + '@0x7c00', '--entry', '0x7c00', '--no-reboot'], 14, b'',
                            False, 'reset requested through 8042 command 0xfe'),
         'shutdown-port': case(['run', '--load', p['shutdown.bin'] + '@0x7c00', '--entry', '0x7c00'], 16, b'',
                               False, 'power-off requested through port 0x8900 ("Shutdown")'),
@@ -609,7 +633,7 @@ def cases(p, tmp):
         'keys-bad-time': ee("bad --keys: '10:abc' does not start with a time", 'run', '--kernel', mb,
                             '--keys', '10:abc'),
         'keys-bad-name': ee('unknown key <Nope>', 'run', '--kernel', mb, '--keys', '1ms:<Nope>'),
-        'kbc-reset': case(['run', '--load', p['kbcreset.bin'] + '@0x7c00', '--entry', '0x7c00'], 14, b'', False,
+        'kbc-reset': case(['run', '--load', p['kbcreset.bin'] + '@0x7c00', '--entry', '0x7c00', '--no-reboot'], 14, b'', False,
                           'hvemu: reset requested through 8042 command 0xfe (pulse the reset line) at 0000:00007c04'),
         # Watching VM exits (README "Watching VM exits"): the options' errors.
         'bad-trace-format': ee("bad --trace-format 'xml' (text or json)", 'run', '--kernel', mb,
