@@ -23,9 +23,23 @@ static void reset_cpu(struct cpu *c, uint64_t now, uint64_t limit, bool bsp)
 	}
 }
 
+/* The RTC's RESET# input (MC146818A data sheet, "RESET"): PIE, AIE, UIE and
+ * SQWE in register B and the flags of register C are cleared; the time, the
+ * divider and the CMOS RAM are battery-backed and stay. Done through the
+ * ports, so the device keeps its timer in step; the NMI mask stays. */
+static void reset_rtc(struct iobus *io, const struct rtc *r)
+{
+	enum { PIE = 0x40, AIE = 0x20, UIE = 0x10, SQWE = 0x08 };
+	uint8_t nmi = r->nmi_masked ? 0x80 : 0;
+	iobus_write(io, RTC_PORT, 1, nmi | RTC_REG_B);
+	uint8_t b = (uint8_t)iobus_read(io, RTC_PORT + 1, 1);
+	iobus_write(io, RTC_PORT + 1, 1, b & (uint8_t)~(PIE | AIE | UIE | SQWE));
+	iobus_write(io, RTC_PORT, 1, nmi | RTC_REG_C);
+	(void)iobus_read(io, RTC_PORT + 1, 1);      /* reading C clears its flags */
+}
+
 /* The 8259A pair, the 8254 and the HPET as at power-on (their timers
- * cancelled first: init forgets them, the clock would not). The RTC and its
- * CMOS RAM are battery-backed and keep running. */
+ * cancelled first: init forgets them, the clock would not). */
 static void reset_legacy(struct pc_legacy *pc, struct vclock *clock)
 {
 	for (unsigned i = 0; i < PIT_CHANNELS; i++)
@@ -65,6 +79,7 @@ void reboot_reset_hardware(struct machine *m)
 			now = s->cpu[i]->icount;
 	if (s->has_apic)
 		ioapic_init(&s->ioapic, &s->bus);
+	reset_rtc(&m->io, &m->pc.rtc);
 	reset_legacy(&m->pc, &m->clock);
 	reset_boot_devices(&m->boot);
 	uart_init(&m->uart, m->uart.base, m->uart.out);

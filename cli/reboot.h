@@ -12,7 +12,8 @@ struct machine;
 /* Reset the CPUs (SDM Vol.3 9.1.1 Table 9-1, RESET column; the APs waiting
  * for a SIPI, SDM Vol.3 8.4.1), their local APICs and TLBs and decoded
  * instructions, the I/O APIC, the 8259A pair, the 8254, the HPET, COM1, the
- * 8042 and the A20 gates. Deterministic: nothing depends on the host. */
+ * 8042 and the A20 gates, and the RTC's interrupt enables (its time and CMOS
+ * RAM stay). Deterministic: nothing depends on the host. */
 void reboot_reset_hardware(struct machine *m);
 
 #endif

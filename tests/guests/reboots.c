@@ -13,7 +13,9 @@
  * holds one plan. Before each reset the guest sets CR4.OSFXSR and writes a
  * pattern into the block; the next boot records CR4 at its entry (0 after
  * RESET, SDM Vol.3 9.1.1 Table 9-1, and the multiboot entry leaves it), the
- * pattern (RAM kept), and port 0x92 (bit 0 clear again, A20 on). */
+ * pattern (RAM kept), port 0x92 (bit 0 clear again, A20 on) and the RTC's
+ * register B, whose PIE it set (cleared by the RTC's RESET#, MC146818A data
+ * sheet, as QEMU's reset clears it; the CMOS RAM itself is kept). */
 #include "lib/guest.h"
 
 #define BLOCK ((volatile struct block *)0x00700000u)   /* 7 MiB: above the kernel, below SeaBIOS */
@@ -25,7 +27,7 @@ struct block {
 	uint32_t boots;                  /* boots before this one */
 	uint32_t pattern;                /* written just before the reset */
 	struct {
-		uint32_t cr4, pattern, port92;
+		uint32_t cr4, pattern, port92, rtc_b;
 	} seen[N_RESETS + 1];            /* what boot i found at its entry */
 };
 
@@ -38,6 +40,19 @@ static uint32_t read_cr4(void)
 	uint32_t v;
 	__asm__ volatile("mov %%cr4, %0" : "=r"(v));
 	return v;
+}
+
+/* CMOS register r through ports 70H/71H, NMI left enabled. */
+static uint8_t cmos_read(uint8_t r)
+{
+	outb(0x70, r);
+	return inb(0x71);
+}
+
+static void cmos_write(uint8_t r, uint8_t v)
+{
+	outb(0x70, r);
+	outb(0x71, v);
 }
 
 static uint8_t sum(const uint8_t *p, uint32_t n)
@@ -118,11 +133,13 @@ void guest_main(void)
 	b->seen[boot].cr4 = read_cr4();
 	b->seen[boot].pattern = b->pattern;
 	b->seen[boot].port92 = inb(0x92);
+	b->seen[boot].rtc_b = cmos_read(0x0b);
 
 	if (boot < N_RESETS) {
 		note("boot %u: reset through %s", boot, path_name[boot]);
 		b->pattern = 0x5a000000u | boot;
 		__asm__ volatile("mov %0, %%cr4" :: "r"(read_cr4() | (1u << 9)));   /* OSFXSR */
+		cmos_write(0x0b, cmos_read(0x0b) | 0x40);                          /* PIE */
 		reset_through(boot);
 		for (volatile int i = 0; i < 100000; i++)
 			;
@@ -134,6 +151,7 @@ void guest_main(void)
 		check("RAM kept: the pattern written before the reset", b->seen[i].pattern, 0x5a000000u | (i - 1));
 		check("CR4 = 0 at entry (RESET state; OSFXSR was set)", b->seen[i].cr4, 0);
 		check("port 0x92: A20 on, fast-reset bit clear", b->seen[i].port92 & 3, 2);
+		check("RTC register B: PIE cleared by RESET# (set before the reset)", b->seen[i].rtc_b & 0x40, 0);
 	}
 	b->magic = 0;    /* a later run in the same RAM starts over */
 	tap_finish();
