@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <SDL.h>
 
@@ -21,10 +22,27 @@ struct sdl_window {
 struct sdl_window *sdl_window_open(const char *title, unsigned width, unsigned height,
 				   char *err, size_t errlen)
 {
-	/* hvemu handles SIGINT and SIGTERM itself (the run stops and says where). */
+	/* hvemu handles SIGINT, SIGTERM, SIGHUP and SIGUSR2 itself (the run stops and says where). */
 	SDL_SetHint(SDL_HINT_NO_SIGNAL_HANDLERS, "1");
+	/* No display to show a window on, and no driver asked for by name: do
+	 * not let SDL probe (and print) its way to an invisible fallback. */
+	const char *want = getenv("SDL_VIDEODRIVER");
+	if (!getenv("DISPLAY") && !getenv("WAYLAND_DISPLAY") && (!want || !*want)) {
+		snprintf(err, errlen, "cannot open an SDL window: no display (DISPLAY and WAYLAND_DISPLAY are unset)");
+		return NULL;
+	}
 	if (SDL_Init(SDL_INIT_VIDEO) != 0) {
 		snprintf(err, errlen, "cannot open an SDL window: %s", SDL_GetError());
+		return NULL;
+	}
+	/* With no X or Wayland display SDL falls back to its offscreen or dummy
+	 * driver: a window nobody sees, whose keys never come. Refused, as when
+	 * no driver starts at all. */
+	const char *driver = SDL_GetCurrentVideoDriver();
+	if (!driver || !strcmp(driver, "offscreen") || !strcmp(driver, "dummy") || !strcmp(driver, "evdev")) {
+		snprintf(err, errlen, "cannot open an SDL window: no display (SDL's video driver is '%s'; "
+			 "set DISPLAY or WAYLAND_DISPLAY)", driver ? driver : "none");
+		SDL_Quit();
 		return NULL;
 	}
 	struct sdl_window *w = calloc(1, sizeof(*w));

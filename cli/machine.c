@@ -1,6 +1,7 @@
 /* Machine assembly and boot for the CLI; see cli/machine.h. */
 #include "cli/machine.h"
 #include "cli/fail.h"
+#include "cli/reboot.h"
 #include "emu/paging_env.h"
 #include "mmu/paging_dump.h"
 
@@ -234,6 +235,36 @@ static bool output_clear(const struct machine_config *cfg, const char *option, c
 	return true;
 }
 
+/* The canonical name of a path that may not exist yet: its folder resolved
+ * (symbolic links, "..", other spellings) and its last component. False if
+ * the folder cannot be resolved. */
+static bool canonical_output(const char *path, char *out, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096], real[4096];
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	if (!realpath(dir, real))
+		return false;
+	snprintf(out, len, "%s/%s", real, slash ? slash + 1 : path);
+	return true;
+}
+
+/* Whether two output paths name one file: the same inode if both exist, else
+ * the same canonical name (the second write would replace the first). */
+static bool same_output(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	char ca[8192], cb[8192];
+	if (!canonical_output(a, ca, sizeof(ca)) || !canonical_output(b, cb, sizeof(cb)))
+		return !strcmp(a, b);
+	return !strcmp(ca, cb);
+}
+
 /* Options the parser cannot see through: what must hold between them. */
 static bool config_check(const struct machine_config *cfg, char *err, size_t errlen)
 {
@@ -255,6 +286,9 @@ static bool config_check(const struct machine_config *cfg, char *err, size_t err
 			    (unsigned long long)cfg->entry);
 	if (cfg->serial_path && !output_clear(cfg, "--serial file:", cfg->serial_path, err, errlen))
 		return false;
+	if (cfg->serial_path && cfg->screenshot && same_output(cfg->serial_path, cfg->screenshot))
+		return fail(err, errlen, "--serial file:%s and --screenshot %s are one file; the screenshot would "
+			    "replace the serial log", cfg->serial_path, cfg->screenshot);
 	if (cfg->screenshot && (!output_clear(cfg, "--screenshot ", cfg->screenshot, err, errlen) ||
 				!display_screenshot_writable(cfg->screenshot, err, errlen)))
 		return false;
@@ -370,10 +404,79 @@ out:
 	return ok;
 }
 
+/* What the images must stay clear of that is there before them: the BIOS's
+ * copy below 1 MiB and the ACPI tables; the count. */
+static unsigned firmware_ranges(const struct machine *m, struct placed *fixed)
+{
+	unsigned n = 0;
+	if (m->bios_size) {
+		uint64_t low = m->bios_size < BIOS_ISA_WINDOW ? m->bios_size : BIOS_ISA_WINDOW;
+		fixed[n++] = (struct placed){ .start = 0x100000 - low, .end = 0x100000,
+					      .what = "the BIOS below 1 MiB" };
+	}
+	if (m->boot.acpi_built)
+		fixed[n++] = (struct placed){ .start = m->boot.acpi.rsdp, .end = m->boot.acpi.end,
+					      .what = "the ACPI tables" };
+	return n;
+}
+
+/* Load the kernel, its modules and the --load images, and enter them: at
+ * power-on and again after a guest's reset, over the RAM the guest left (as
+ * QEMU's -kernel loads its kernel again on a reboot); a BIOS starts at the
+ * reset vector F000:FFF0 that cpu_init() or cpu_reset() set. */
+static bool load_and_enter(struct machine *m, const struct machine_config *cfg, char *err, size_t errlen)
+{
+	struct placed fixed[MB_MAX_RANGES + 3];
+	unsigned n_fixed = firmware_ranges(m, fixed);
+	struct multiboot_boot boot;
+	if (cfg->kernel && !load_kernel(m, cfg, &boot, fixed, &n_fixed, err, errlen))
+		return false;
+	if (cfg->entry64)
+		fixed[n_fixed++] = (struct placed){ .start = 0x8000, .end = E64_END,
+						    .what = "the --entry64 stack and page tables" };
+	if (!load_flat_images(m, cfg, fixed, n_fixed, err, errlen))
+		return false;
+	if (cfg->kernel)
+		enter_multiboot(&m->cpu, &m->mem, &boot);
+	else if (cfg->entry64)
+		enter_long64(&m->cpu, &m->mem, cfg->entry);
+	else if (cfg->has_entry)
+		enter_real(&m->cpu, cfg->entry);
+	if (!cfg->bios)
+		smp_firmware_handoff(m);    /* the BSP's APIC as firmware leaves it */
+	return true;
+}
+
+/* A guest's reset (README "Exit status", --no-reboot): the hardware as at
+ * power-on (cli/reboot.h), then the BIOS's copy below 1 MiB restored from the
+ * image (its ROM at the top of memory cannot change), or the kernel and images
+ * loaded and entered again. False with a reason in err when a file can no
+ * longer be read. */
+static bool reboot(struct machine *m, char *err, size_t errlen)
+{
+	const struct machine_config *cfg = m->cfg;
+	reboot_reset_hardware(m);
+	if (cfg->bios) {
+		uint8_t *data;
+		size_t size;
+		if (!loader_read_file(cfg->bios, BIOS_MAX, &data, &size, err, errlen))
+			return false;
+		bool same = size == m->bios_size;
+		if (same)
+			loader_copy_bios_low(&m->mem, data, size);
+		free(data);
+		if (!same)
+			return fail(err, errlen, "the BIOS %s changed size during the run", cfg->bios);
+	}
+	return load_and_enter(m, cfg, err, errlen);
+}
+
 bool machine_setup(struct machine *m, const struct machine_config *cfg, char *err,
 		   size_t errlen)
 {
 	memset(m, 0, sizeof(*m));
+	m->cfg = cfg;
+	m->no_reboot = cfg->no_reboot;
 	if (!config_check(cfg, err, errlen))
 		return false;
 	if (!physmem_init(&m->mem, cfg->ram_size))
@@ -468,46 +571,22 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 	 * QEMU's machine says 128 too. */
 	m->desc.hpet_min_tick = 128;
 
-	/* What the --load images must stay clear of. */
-	struct placed fixed[MB_MAX_RANGES + 3];
-	unsigned n_fixed = 0;
-	uint8_t *data;
-	size_t size;
 	if (cfg->bios) {
+		uint8_t *data;
+		size_t size;
 		if (!loader_read_file(cfg->bios, BIOS_MAX, &data, &size, err, errlen))
 			return false;
 		bool ok = loader_load_bios(&m->mem, data, size, err, errlen);
 		free(data);
 		if (!ok)
 			return false;
-		uint64_t low = size < BIOS_ISA_WINDOW ? size : BIOS_ISA_WINDOW;
-		fixed[n_fixed++] = (struct placed){ .start = 0x100000 - low, .end = 0x100000,
-						    .what = "the BIOS below 1 MiB" };
+		m->bios_size = size;
 	}
 	/* The firmware data: fw_cfg always, ACPI tables unless a BIOS brings its own. */
 	if (!pc_boot_firmware(&m->boot, &m->mem, &m->desc, !cfg->bios, err, errlen))
 		return false;
-	if (m->boot.acpi_built)
-		fixed[n_fixed++] = (struct placed){ .start = m->boot.acpi.rsdp, .end = m->boot.acpi.end,
-						    .what = "the ACPI tables" };
-	struct multiboot_boot boot;
-	if (cfg->kernel && !load_kernel(m, cfg, &boot, fixed, &n_fixed, err, errlen))
+	if (!load_and_enter(m, cfg, err, errlen))
 		return false;
-	if (cfg->entry64)
-		fixed[n_fixed++] = (struct placed){ .start = 0x8000, .end = E64_END,
-						    .what = "the --entry64 stack and page tables" };
-	if (!load_flat_images(m, cfg, fixed, n_fixed, err, errlen))
-		return false;
-
-	if (cfg->kernel)
-		enter_multiboot(&m->cpu, &m->mem, &boot);
-	else if (cfg->entry64)
-		enter_long64(&m->cpu, &m->mem, cfg->entry);
-	else if (cfg->has_entry)
-		enter_real(&m->cpu, cfg->entry);
-	/* else: the BIOS runs from the reset vector F000:FFF0 that cpu_init() set. */
-	if (!cfg->bios)
-		smp_firmware_handoff(m);    /* the BSP's APIC as firmware leaves it */
 
 	/* Outputs last: nothing is truncated unless the run is about to start
 	 * (the window first: it may fail, and truncates nothing). */
@@ -520,6 +599,7 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 			return fail(err, errlen, "cannot open serial output '%s': %s", cfg->serial_path,
 				    strerror(errno));
 		m->uart.out = m->serial_file;
+		m->serial_path = cfg->serial_path;
 	}
 	return true;
 }
@@ -559,7 +639,13 @@ static void report(struct machine *m, const char *what, uint64_t ip)
 	fputc('\n', stderr);
 }
 
-/* --- SIGINT / SIGTERM --- */
+/* --- SIGINT, SIGTERM, SIGHUP, SIGUSR2 (and SIGUSR1 without --display text) --- */
+
+/* The signals that stop the run as Ctrl-C does: where the CPU was is reported
+ * and the serial output flushed, where their default action would kill hvemu
+ * with the guest's last unterminated line still in its buffer. */
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR2 };
+#define N_STOP_SIGNALS (sizeof(stop_signals) / sizeof(stop_signals[0]))
 
 /* The machine whose CPUs the handler stops, and the signal that stopped it.
  * The handler only stores: the signal number, and the stop requests (atomic
@@ -576,9 +662,17 @@ static void on_stop_signal(int sig)
 			cpu_request_stop(m->smp.cpu[i]);
 }
 
+/* The previous actions, restored after the run; [N_STOP_SIGNALS] is SIGUSR1's. */
+struct saved_signals {
+	struct sigaction old[N_STOP_SIGNALS + 1];
+	bool usr1;                 /* SIGUSR1 was set to be ignored */
+};
+
 /* Install the handlers for one run. SA_RESETHAND: a second signal finds the
- * default action and kills at once, for a run that does not stop. */
-static void catch_stop_signals(struct machine *m, struct sigaction old[2])
+ * default action and kills at once, for a run that does not stop. SIGUSR1
+ * prints the screen with --display text (cli/display.c catches it); without,
+ * it has no use and is ignored rather than killing the run. */
+static void catch_stop_signals(struct machine *m, struct saved_signals *saved)
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
@@ -587,22 +681,43 @@ static void catch_stop_signals(struct machine *m, struct sigaction old[2])
 	sigemptyset(&sa.sa_mask);
 	stop_signal = 0;
 	atomic_store(&signal_machine, m);
-	sigaction(SIGINT, &sa, &old[0]);
-	sigaction(SIGTERM, &sa, &old[1]);
+	for (unsigned i = 0; i < N_STOP_SIGNALS; i++)
+		sigaction(stop_signals[i], &sa, &saved->old[i]);
+	saved->usr1 = m->display.kind != DISPLAY_TEXT;
+	if (saved->usr1) {
+		struct sigaction ign;
+		memset(&ign, 0, sizeof(ign));
+		ign.sa_handler = SIG_IGN;
+		sigemptyset(&ign.sa_mask);
+		sigaction(SIGUSR1, &ign, &saved->old[N_STOP_SIGNALS]);
+	}
 }
 
-static void release_stop_signals(const struct sigaction old[2])
+static void release_stop_signals(const struct saved_signals *saved)
 {
-	sigaction(SIGINT, &old[0], NULL);
-	sigaction(SIGTERM, &old[1], NULL);
+	for (unsigned i = 0; i < N_STOP_SIGNALS; i++)
+		sigaction(stop_signals[i], &saved->old[i], NULL);
+	if (saved->usr1)
+		sigaction(SIGUSR1, &saved->old[N_STOP_SIGNALS], NULL);
 	atomic_store(&signal_machine, NULL);
+}
+
+static const char *signal_name(int sig)
+{
+	switch (sig) {
+	case SIGINT: return "SIGINT";
+	case SIGTERM: return "SIGTERM";
+	case SIGHUP: return "SIGHUP";
+	case SIGUSR2: return "SIGUSR2";
+	default: return "a signal";
+	}
 }
 
 /* Where a signal stopped the run: the next instruction, the count, POST. */
 static void report_signal(struct machine *m, int sig)
 {
 	struct cpu *cpu = smp_current(m);
-	fprintf(stderr, "hvemu: stopped by %s after %llu instructions, ", sig == SIGINT ? "SIGINT" : "SIGTERM",
+	fprintf(stderr, "hvemu: stopped by %s after %llu instructions, ", signal_name(sig),
 		(unsigned long long)cpu->icount);
 	if (m->post.written)
 		fprintf(stderr, "last POST code 0x%02x, ", m->post.last);
@@ -638,6 +753,8 @@ static int run_status(struct machine *m, status_t st)
 			exit_watch_report_livelock(&m->watch);
 			return EXIT_LIVELOCK;
 		}
+		if (m->reboot_failed)
+			return EXIT_EMULATOR;
 		if (m->boot.requested.what) {
 			char what[160];
 			bool reset = m->boot.requested.what == POWER_RESET;
@@ -685,14 +802,35 @@ static int run_status(struct machine *m, status_t st)
 
 int machine_run(struct machine *m)
 {
-	struct sigaction old[2];
-	catch_stop_signals(m, old);
+	struct saved_signals saved;
+	catch_stop_signals(m, &saved);
 	clock_gettime(CLOCK_MONOTONIC, &m->host_start);
-	status_t st = smp_run(m, &stop_signal);
-	release_stop_signals(old);
+	status_t st;
+	for (;;) {
+		st = smp_run(m, &stop_signal);
+		/* A reset request ends the turn; unless --no-reboot, the machine
+		 * restarts and the run goes on (a debug exit or a signal in the same
+		 * instruction wins). */
+		if (st != ST_STOP || m->boot.requested.what != POWER_RESET || m->no_reboot || m->dexit.exited ||
+		    stop_signal)
+			break;
+		char err[512];
+		if (!reboot(m, err, sizeof(err))) {
+			fprintf(stderr, "hvemu: error: cannot restart after the guest's reset: %s\n", err);
+			m->reboot_failed = true;
+			break;
+		}
+		m->reboots++;
+	}
+	release_stop_signals(&saved);
 	struct cpu *cpu = smp_current(m);    /* the CPU that ended the run */
-	if (m->uart.out)
-		fflush(m->uart.out);
+	bool serial_lost = false;
+	int serial_errno = 0;
+	if (m->uart.out) {
+		errno = 0;
+		serial_lost = fflush(m->uart.out) != 0 || ferror(m->uart.out);
+		serial_errno = errno;
+	}
 	if (m->dump_pt == DUMP_PT_EXIT || (m->dump_pt == DUMP_PT_SHUTDOWN && st == ST_SHUTDOWN)) {
 		struct paging_env env = cpu_paging_env(cpu);
 		paging_dump(&env, stderr);
@@ -700,5 +838,10 @@ int machine_run(struct machine *m)
 	display_finish(&m->display);
 	int status = run_status(m, st);
 	exit_watch_report_stats(&m->watch, cpu_now(cpu));
-	return status;
+	/* The guest's log is the run's result as much as its status. */
+	if (!serial_lost)
+		return status;
+	fprintf(stderr, "hvemu: error: serial output to %s was lost: %s\n", m->serial_path ? m->serial_path : "stdout",
+		serial_errno ? strerror(serial_errno) : "a write failed");
+	return EXIT_EMULATOR;
 }

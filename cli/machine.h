@@ -70,12 +70,18 @@ struct machine_config {
 	struct rtc_time rtc_base;  /* --rtc-base: the RTC's start (year 0: RTC_DEFAULT_START) */
 	unsigned n_cpus;           /* --smp: CPUs (0: one) */
 	uint64_t quantum;          /* --quantum: instructions per CPU turn (0: the default) */
+	bool no_reboot;            /* --no-reboot: a guest's reset ends the run (status 14) */
 };
 
 /* --dump-pt: print the page tables of the final CR3 (mmu/paging_dump.h). */
 enum { DUMP_PT_NEVER, DUMP_PT_SHUTDOWN, DUMP_PT_EXIT };
 
 struct machine {
+	const struct machine_config *cfg;   /* what it was built from: a reboot loads it again */
+	bool no_reboot;            /* --no-reboot */
+	unsigned reboots;          /* guest resets the machine restarted from */
+	bool reboot_failed;        /* a restart could not load its files: the run ended */
+	size_t bios_size;          /* the --bios image's size, 0: none */
 	struct physmem mem;
 	struct iobus io;
 	struct vclock clock;       /* virtual time: the CPU's, for every timer */
@@ -96,6 +102,7 @@ struct machine {
 	struct smp smp;            /* all CPUs, their APICs, the I/O APIC (cli/smp.c) */
 	struct svm *svm[MACHINE_MAX_CPUS];   /* each CPU's SVM model, on a CPU model with SVM */
 	FILE *serial_file;         /* the --serial file:PATH this machine opened */
+	const char *serial_path;   /* its PATH, for the report of a failed write */
 	unsigned dump_pt;          /* DUMP_PT_* from the configuration */
 	struct exit_watch watch;   /* VM exits: trace, statistics, livelock */
 };
@@ -115,15 +122,16 @@ enum {
 	EXIT_INSN_LIMIT = 6,       /* --max-insns reached */
 	EXIT_HALTED = 8,           /* HLT with nothing to wake the CPU */
 	EXIT_EMULATOR = 10,        /* unsupported instruction or emulator error */
-	EXIT_SIGNAL = 12,          /* stopped by SIGINT or SIGTERM, or the window was closed */
-	EXIT_RESET = 14,           /* the guest reset the machine (0x92, 0xCF9, 8042) */
+	EXIT_SIGNAL = 12,          /* stopped by SIGINT, SIGTERM, SIGHUP, SIGUSR2, or the window was closed */
+	EXIT_RESET = 14,           /* --no-reboot: the guest reset the machine (0x92, 0xCF9, 8042) */
 	EXIT_POWER_OFF = 16,       /* the guest powered off (port 0x8900 "Shutdown") */
 	EXIT_LIVELOCK = 18,        /* the same VM exit N times in a row (--livelock) */
 };
 
 /* Run until the CPU stops; print a one-line summary to stderr unless the guest
- * ended the run through debug-exit, then the --stats summary; return the exit status. SIGINT and SIGTERM
- * stop the CPU after its current instruction (a second one kills). */
+ * ended the run through debug-exit, then the --stats summary; return the exit status. SIGINT, SIGTERM,
+ * SIGHUP and SIGUSR2 stop the CPU after its current instruction (a second one
+ * kills); SIGUSR1 is ignored unless --display text prints the screen on it. */
 int machine_run(struct machine *m);
 
 #endif

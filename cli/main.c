@@ -83,13 +83,16 @@ static const char usage_options_more_text[] =
 	"  --insn-rate HZ       nominal instruction rate: virtual time runs one tick\n"
 	"                       per instruction at this rate, and the TSC with it\n"
 	"                       (suffix k/M/G; 1M..10G, default 1G)\n"
+	"  --no-reboot          a guest's reset ends the run (status 14) instead of\n"
+	"                       restarting the machine (QEMU's -no-reboot)\n"
 	"  --realtime           pace the run to the host clock (the host sleeps\n"
 	"                       while the guest is ahead; virtual time is unchanged)\n"
 	"  --rtc-base DATE      the RTC's start, YYYY-MM-DD[THH:MM:SS] (1900-2099;\n"
 	"                       default 2000-01-01T00:00:00)\n"
 	"  --smp N              N CPUs (1..16, default 1): CPU 0 boots, the others wait\n"
 	"                       for INIT-SIPI-SIPI; they run in turns (see --quantum)\n"
-	"  --quantum N          instructions a CPU runs per turn with --smp (default 1000)\n"
+	"  --quantum N          instructions a CPU runs per turn with --smp (default 1000,\n"
+	"                       at most 1000000000)\n"
 	"\n"
 	"Each option is given once (--load, --module, --keys and --quirk may repeat);\n"
 	"--kernel, --bios and --load with --entry/--entry64 exclude each other;\n"
@@ -121,10 +124,12 @@ static const char usage_status_text[] =
 	"  6    instruction limit reached (--max-insns)\n"
 	"  8    HLT with nothing to wake the CPU\n"
 	"  10   unsupported instruction or emulator error\n"
-	"  12   stopped by SIGINT or SIGTERM (where the CPU was is reported), or\n"
+	"  12   stopped by SIGINT, SIGTERM, SIGHUP or SIGUSR2 (where the CPU was is\n"
+	"       reported; SIGUSR1 is ignored unless --display text), or\n"
 	"       the --display sdl window was closed\n"
-	"  14   the guest reset the machine (port 0x92, 0xcf9, 8042 command 0xfe or\n"
-	"       output port bit 0)\n"
+	"  14   with --no-reboot: the guest reset the machine (port 0x92, 0xcf9, the\n"
+	"       ACPI reset register, 8042 command 0xfe or output port bit 0); without\n"
+	"       it the machine restarts and the run goes on\n"
 	"  16   the guest powered off (\"Shutdown\" written to port 0x8900)\n"
 	"  18   livelock: the same VM exit N times in a row (--livelock N)\n"
 	"  0    --help, --version, --cpu help\n";
@@ -277,7 +282,7 @@ enum opt {
 	OPT_KERNEL, OPT_CMDLINE, OPT_MEM, OPT_CPU, OPT_MAX_INSNS, OPT_SERIAL, OPT_TRACE,
 	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT, OPT_MODULE, OPT_QUIRK,
 	OPT_TRACE_FORMAT, OPT_STATS, OPT_LIVELOCK, OPT_INSN_RATE, OPT_REALTIME, OPT_RTC_BASE,
-	OPT_DISPLAY, OPT_SCREENSHOT, OPT_KEYS, OPT_SMP, OPT_QUANTUM, OPT_COUNT
+	OPT_DISPLAY, OPT_SCREENSHOT, OPT_KEYS, OPT_SMP, OPT_QUANTUM, OPT_NO_REBOOT, OPT_COUNT
 };
 
 static const struct { const char *name; bool repeatable; } options[OPT_COUNT] = {
@@ -296,10 +301,20 @@ static const struct { const char *name; bool repeatable; } options[OPT_COUNT] = 
 	[OPT_DISPLAY] = { "--display", false },   [OPT_SCREENSHOT] = { "--screenshot", false },
 	[OPT_KEYS] = { "--keys", true },
 	[OPT_SMP] = { "--smp", false },           [OPT_QUANTUM] = { "--quantum", false },
+	[OPT_NO_REBOOT] = { "--no-reboot", false },
 };
 
 /* The options that take no value. */
-static const bool option_is_flag[OPT_COUNT] = { [OPT_STATS] = true, [OPT_REALTIME] = true };
+static const bool option_is_flag[OPT_COUNT] = { [OPT_STATS] = true, [OPT_REALTIME] = true,
+						  [OPT_NO_REBOOT] = true };
+
+bool run_option_is_flag(const char *name)
+{
+	for (unsigned k = 0; k < OPT_COUNT; k++)
+		if (!strcmp(name, options[k].name))
+			return option_is_flag[k];
+	return false;
+}
 
 /* `--quirk help`: the registry (svm/quirks.c). */
 static void list_quirks(void)
@@ -526,6 +541,9 @@ static int cmd_run(int argc, char **argv)
 		case OPT_REALTIME:
 			cfg.realtime = true;
 			break;
+		case OPT_NO_REBOOT:
+			cfg.no_reboot = true;
+			break;
 		case OPT_RTC_BASE:
 			if (!parse_date(val, &cfg.rtc_base))
 				return usage_error("bad --rtc-base '%s' (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS, "
@@ -539,8 +557,9 @@ static int cmd_run(int argc, char **argv)
 			break;
 		}
 		case OPT_QUANTUM:
-			if (!parse_u64(val, &cfg.quantum) || cfg.quantum == 0)
-				return usage_error("bad --quantum '%s' (a positive number of instructions)", val);
+			if (!parse_u64(val, &cfg.quantum) || cfg.quantum == 0 || cfg.quantum > SMP_MAX_QUANTUM)
+				return usage_error("bad --quantum '%s' (a number of instructions, 1..%u)", val,
+						   SMP_MAX_QUANTUM);
 			break;
 		case OPT_COUNT:
 			break;

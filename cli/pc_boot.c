@@ -8,8 +8,9 @@
 
 #include "devices/e820.h"
 
-/* A reset or power-off: the run ends after the current instruction, with the
- * first request's source kept for the report (README "Exit status"). */
+/* A reset or power-off: the running CPU stops after the current instruction
+ * (the machine restarts or ends the run, cli/machine.c), with the first
+ * request's source kept for the report (README "Exit status"). */
 static void on_power_request(void *opaque, enum power_request what, const char *source)
 {
 	struct pc_boot *b = opaque;

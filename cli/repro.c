@@ -112,7 +112,8 @@ static int repro_list(void)
 }
 
 /* The option name of argv[i] ("--opt" of "--opt" or "--opt=value") in name;
- * the index of the next option (values follow their option unless joined). */
+ * the index of the next option (values follow their option unless joined; a
+ * flag such as --stats has none, so the next word is the next option). */
 static int option_at(int argc, char **argv, int i, char *name, size_t size)
 {
 	const char *arg = argv[i], *eq = strchr(arg, '=');
@@ -121,7 +122,7 @@ static int option_at(int argc, char **argv, int i, char *name, size_t size)
 		n = size - 1;
 	memcpy(name, arg, n);
 	name[n] = 0;
-	return (eq || i + 1 >= argc) ? i + 1 : i + 2;
+	return (eq || i + 1 >= argc || run_option_is_flag(name)) ? i + 1 : i + 2;
 }
 
 /* 1 if the user's options name opt. */

@@ -177,7 +177,9 @@ status_t smp_run(struct machine *m, const volatile sig_atomic_t *stop)
 	for (unsigned i = 0;; i = (i + 1) % s->n) {
 		struct cpu *c = s->cpu[i];
 		switch_to(m, c, now);
-		uint64_t turn_end = now + s->quantum;
+		/* Saturating: a turn never ends before it starts (a wrapped end
+		 * would give every CPU empty turns with time standing still). */
+		uint64_t turn_end = now > UINT64_MAX - s->quantum ? UINT64_MAX : now + s->quantum;
 		if (s->limit && turn_end > s->limit)
 			turn_end = s->limit;
 		c->icount_limit = turn_end;

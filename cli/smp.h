@@ -27,6 +27,7 @@
 
 #define MACHINE_MAX_CPUS APIC_BUS_MAX_CPUS
 #define SMP_DEFAULT_QUANTUM 1000
+#define SMP_MAX_QUANTUM 1000000000u   /* --quantum's bound: a second at the default rate */
 
 struct machine;
 struct machine_config;

@@ -2,11 +2,13 @@
 #include "devices/loader.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 bool loader_fail(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -21,13 +23,21 @@ bool loader_fail(char *err, size_t errlen, const char *fmt, ...)
 bool loader_read_file(const char *path, size_t max, uint8_t **data, size_t *size,
 		      char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
+	/* O_NONBLOCK: opening a FIFO with no writer (or a device) must not wait;
+	 * the type is checked on what was opened, and a regular file's reads
+	 * ignore the flag. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
 		return loader_fail(err, errlen, "cannot open '%s': %s", path, strerror(errno));
 	struct stat st;
-	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-		fclose(f);
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
 		return loader_fail(err, errlen, "'%s' is not a regular file", path);
+	}
+	FILE *f = fdopen(fd, "rb");
+	if (!f) {
+		close(fd);
+		return loader_fail(err, errlen, "cannot open '%s': %s", path, strerror(errno));
 	}
 	if ((uint64_t)st.st_size > max) {
 		fclose(f);
@@ -72,7 +82,12 @@ bool loader_load_bios(struct physmem *pm, const uint8_t *data, size_t size,
 	if (!physmem_add_rom(pm, top - size, data, size, "bios"))
 		return loader_fail(err, errlen, "cannot map the BIOS at 0x%llx (overlap or table full)",
 			    (unsigned long long)(top - size));
+	loader_copy_bios_low(pm, data, size);
+	return true;
+}
+
+void loader_copy_bios_low(struct physmem *pm, const uint8_t *data, size_t size)
+{
 	size_t isa = size < BIOS_ISA_WINDOW ? size : BIOS_ISA_WINDOW;
 	physmem_write_bytes(pm, 0x100000 - isa, data + size - isa, isa);
-	return true;
 }

@@ -32,5 +32,8 @@ bool loader_load_flat(struct physmem *pm, const uint8_t *data, size_t size, uint
  * firmware had already shadowed itself (PAM write-enable). */
 bool loader_load_bios(struct physmem *pm, const uint8_t *data, size_t size,
 		      char *err, size_t errlen);
+/* The BIOS's low copy only (its last 128 KiB below 1 MiB): a reset restores it
+ * over what the guest wrote there, the ROM at 4 GiB being unchanged. */
+void loader_copy_bios_low(struct physmem *pm, const uint8_t *data, size_t size);
 
 #endif

@@ -1,8 +1,9 @@
 /* Requests to reset or power off the machine, from the devices that can make
  * them (port 0x92, the reset control register 0xCF9, the 8042's pulse-reset
  * command, the Bochs "Shutdown" port). The machine decides what they mean:
- * hvemu's CLI ends the run, as QEMU does with -no-reboot, with the exit status
- * README "Exit status" gives each. */
+ * hvemu's CLI restarts on a reset (ends the run under --no-reboot, as QEMU's
+ * -no-reboot) and ends the run on a power-off, with the exit status README
+ * "Exit status" gives each. */
 #ifndef HVEMU_DEVICES_POWER_H
 #define HVEMU_DEVICES_POWER_H
 

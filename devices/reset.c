@@ -20,7 +20,7 @@ static uint32_t port92_read(void *opaque, uint16_t port, unsigned size)
 	struct reset_ports *r = opaque;
 	(void)port;
 	(void)size;
-	/* Bit 0 reads back as written; a reset that it caused ends the run. */
+	/* Bit 0 reads back as written; the reset it caused sets it back to 0. */
 	return r->port92;
 }
 
@@ -56,7 +56,8 @@ static uint32_t rcr_read(void *opaque, uint16_t port, unsigned size)
 
 /* 82371 RC register: RST_CPU going 0 -> 1 resets, hard or soft (INIT) as
  * SYS_RST says. RST_CPU itself reads back 0 (the reset it starts clears it);
- * both kinds end hvemu's run, which has no firmware to restart into. */
+ * the machine decides what both kinds do (the CLI resets everything, as QEMU
+ * does for either). */
 static void rcr_write(void *opaque, uint16_t port, unsigned size, uint32_t value)
 {
 	struct reset_ports *r = opaque;

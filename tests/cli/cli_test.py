@@ -19,6 +19,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 
 MB_MAGIC = 0x1BADB002
 
@@ -171,6 +172,9 @@ REAL_INT_TRIPLE = (bytes.fromhex('0f011e107c' 'cd21').ljust(0x10, b'\x90') + byt
 # Real mode: POST code 42h, "R\n" on COM1, then jmp $ at 7c0dh (for signals:
 # the line is out when the CPU is at the jmp, or one OUT before it).
 REAL_POST_SPIN = bytes.fromhex('b042' 'e680' 'baf803' 'b052' 'ee' 'b00a' 'ee' 'ebfe')
+# Real mode: 28 bytes on COM1 with no newline, then jmp $ (for signals).
+TAIL_TEXT = b'no newline at the end of it:'
+REAL_TAIL_SPIN = bytes.fromhex('baf803') + b''.join(bytes([0xb0, ch, 0xee]) for ch in TAIL_TEXT) + b'\xeb\xfe'
 # Real mode: RTC register r (through ports 70H/71H) to isa-debug-exit.
 def real_cmos(r):
     return bytes([0xb0, r, 0xe6, 0x70, 0xe4, 0x71, 0xe6, 0xf4])
@@ -187,6 +191,17 @@ RESET_92 = bytes.fromhex('e492' '0c01' 'e692' 'ebfe')            # in al,92h; or
 RESET_CF9 = bytes.fromhex('baf90c' 'b006' 'ee' 'ebfe')            # mov dx,0cf9h; mov al,6; out dx,al
 RESET_CF9_SOFT = bytes.fromhex('baf90c' 'b004' 'ee' 'ebfe')       # RST_CPU without SYS_RST
 RESET_8042 = bytes.fromhex('b0fe' 'e664' 'ebfe')                  # mov al,0feh; out 64h,al
+# Real mode: count the boots in the byte at 500H (RAM a reset keeps), reset
+# through port 92H until the fourth, then exit with V = 4.
+REBOOT_COUNT = bytes.fromhex('fe060005' 'a00005' '3c04' '7408' 'e492' '0c01' 'e692' 'ebfe' 'e6f4')
+# The same as a 64 KiB BIOS: the code at F000:0000, reached from the reset
+# vector by a far jump; CF9H (hard reset) until the third boot, V = 3.
+def reboot_bios():
+    code = bytes.fromhex('fe060005' 'a00005' '3c03' '7408' 'baf90c' 'b006' 'ee' 'ebfe' 'e6f4')
+    bios = bytearray(b'\xf4' * 0x10000)
+    bios[:len(code)] = code
+    bios[0xfff0:0xfff5] = bytes.fromhex('ea000000f0')     # jmp far f000:0000
+    return bytes(bios)
 # Real mode: "Shutdown" written a byte at a time to port 8900h, then jmp $;
 # a wrong last byte does nothing, and the program exits with V = 5.
 def shutdown_port(text, then=b'\xeb\xfe'):
@@ -259,6 +274,7 @@ def files(tmp):
     put('bios64k.bin', bytes(bios))
     put('realtriple.bin', REAL_INT_TRIPLE)
     put('postspin.bin', REAL_POST_SPIN)
+    put('tailspin.bin', REAL_TAIL_SPIN)
     put('rtcyear.bin', real_cmos(9))
     put('rtchour.bin', real_cmos(4))
     put('cpuid16.bin', REAL_CPUID16)
@@ -274,6 +290,8 @@ def files(tmp):
     put('resetcf9.bin', RESET_CF9)
     put('resetcf9soft.bin', RESET_CF9_SOFT)
     put('reset8042.bin', RESET_8042)
+    put('rebootcount.bin', REBOOT_COUNT)
+    put('rebootbios.bin', reboot_bios())
     put('shutdown.bin', shutdown_port(b'Shutdown'))
     put('shutdownx.bin', shutdown_port(b'Shutdowx', real_exit(5)))
     put('mbcheck8000.bin', aout_kernel(MB_CHECK, load=0x8000))
@@ -286,6 +304,8 @@ def files(tmp):
     put('svm_rounds.bin', svm_kernel(SVM_LOOP_ROUNDS, SVM_GUEST_ROUNDS, 0, INT_VMMCALL))
     os.link(p['mbcheck.bin'], os.path.join(tmp, 'hardlink.bin'))
     os.symlink('mbcheck.bin', os.path.join(tmp, 'symlink.bin'))
+    os.mkfifo(os.path.join(tmp, 'fifo'))     # no writer: opening it to read would wait
+    p['fifo'] = os.path.join(tmp, 'fifo')
     return p
 
 
@@ -298,13 +318,14 @@ def unchanged(name, want):
     return check
 
 
-def case(args, status, out=None, one_error=False, err=None, check=None, sig=None, env=None):
+def case(args, status, out=None, one_error=False, err=None, check=None, sig=None, env=None, wait=None):
     """One row: err is a text (or a list of texts, in this order) stderr must
-    hold; check(tmp) returns None or what is wrong; sig a signal to send;
-    env variables to set (None: unset) for hvemu."""
+    hold; check(tmp) returns None or what is wrong; sig a signal (or a list,
+    sent half a second apart) to send after the guest's first line on stdout,
+    or after wait seconds; env variables to set (None: unset) for hvemu."""
     return {'args': args, 'status': status, 'out': out, 'one_error': one_error,
             'err': [err] if isinstance(err, str) else (err or []), 'check': check, 'sig': sig,
-            'env': env}
+            'env': env, 'wait': wait}
 
 
 def cases(p, tmp):
@@ -350,6 +371,16 @@ def cases(p, tmp):
         'multiboot-state': (['run', '--kernel', p['mbcheck.bin'], '--serial', 'none'], 1, None, False),
         'multiboot-elf64': (['run', '--kernel', p['mbcheck64.elf'], '--serial', 'none'], 1, None, False),
         'real-hello': (['run', '--load', p['real.bin'] + '@0x7c00', '--entry', '0x7c00'], 33, b'A', False),
+        # Two outputs on one path: refused, nothing written.
+        'serial-screenshot-same': case(['run', '--load', real + '@0x7c00', '--entry', '0x7c00', '--serial',
+                                        'file:notes.txt', '--screenshot', './notes.txt'], 2, None, True,
+                                       'are one file', unchanged('notes.txt', b'keep me\n')),
+        'serial-screenshot-same-new': ee('are one file', 'run', '--load', real + '@0x7c00', '--entry', '0x7c00',
+                                         '--serial', 'file:out.png', '--screenshot', 'out.png'),
+        # A serial log that cannot be written is an error (status 10), not silence.
+        'serial-file-full': case(['run', '--load', real + '@0x7c00', '--entry', '0x7c00', '--serial',
+                                  'file:/dev/full'], 10, b'', False,
+                                 'hvemu: error: serial output to /dev/full was lost: No space left on device'),
         'serial-file': (['run', '--load', p['real.bin'] + '@0x7c00', '--entry', '0x7c00',
                          '--serial', 'file:' + os.path.join(tmp, 'com1.txt')], 33, b'', False),
         'insn-limit': (['run', '--load', p['spin.bin'] + '@0x7c00', '--entry', '0x7c00',
@@ -493,14 +524,25 @@ def cases(p, tmp):
         'debug-exit-word': case(['run', '--load', p['exitword.bin'] + '@0x7c00', '--entry', '0x7c00'], 1, b'',
                                 False, ['wrote 256 (0x100)', 'the exit status will be 1']),
         'debug-exit-dword': case(['run', '--load', p['exitdword.bin'] + '@0x7c00', '--entry', '0x7c00'], 7, b''),
-        # Resets end the run with status 14, the "Shutdown" port with 16.
-        'reset-port92': case(['run', '--load', p['reset92.bin'] + '@0x7c00', '--entry', '0x7c00'], 14, b'',
+        # Without --no-reboot a reset restarts the machine: RAM kept, the image
+        # entered again (a flat image at its --entry, a BIOS at its reset
+        # vector, a kernel at its multiboot entry); virtual time goes on, so
+        # --max-insns ends a guest that resets for ever.
+        'reboot-flat': case(['run', '--load', p['rebootcount.bin'] + '@0x7c00', '--entry', '0x7c00'], 9, b''),
+        'reboot-bios': case(['run', '--bios', p['rebootbios.bin']], 7, b''),
+        'reboot-smp': case(['run', '--load', p['rebootcount.bin'] + '@0x7c00', '--entry', '0x7c00', '--smp', '2'],
+                           9, b''),
+        'reboot-forever': case(['run', '--load', p['reset92.bin'] + '@0x7c00', '--entry', '0x7c00', '--max-insns',
+                                '10000'], 6, b'', False, 'instruction limit reached'),
+        'no-reboot-value': ee('--no-reboot takes no value', 'run', '--kernel', mb, '--no-reboot=1'),
+        # With --no-reboot resets end the run with status 14, the "Shutdown" port with 16.
+        'reset-port92': case(['run', '--load', p['reset92.bin'] + '@0x7c00', '--entry', '0x7c00', '--no-reboot'], 14, b'',
                              False, 'hvemu: reset requested through port 0x92 bit 0 (fast reset) at 0000:00007c06'),
-        'reset-cf9': case(['run', '--load', p['resetcf9.bin'] + '@0x7c00', '--entry', '0x7c00'], 14, b'',
+        'reset-cf9': case(['run', '--load', p['resetcf9.bin'] + '@0x7c00', '--entry', '0x7c00', '--no-reboot'], 14, b'',
                           False, 'reset requested through port 0xcf9 (hard reset'),
-        'reset-cf9-soft': case(['run', '--load', p['resetcf9soft.bin'] + '@0x7c00', '--entry', '0x7c00'], 14,
+        'reset-cf9-soft': case(['run', '--load', p['resetcf9soft.bin'] + '@0x7c00', '--entry', '0x7c00', '--no-reboot'], 14,
                                b'', False, 'reset requested through port 0xcf9 (soft reset'),
-        'reset-8042': case(['run', '--load', p['reset8042.bin'] + '@0x7c00', '--entry', '0x7c00'], 14, b'',
+        'reset-8042': case(['run', '--load', p['reset8042.bin'] + '@0x7c00', '--entry', '0x7c00', '--no-reboot'], 14, b'',
                            False, 'reset requested through 8042 command 0xfe'),
         'shutdown-port': case(['run', '--load', p['shutdown.bin'] + '@0x7c00', '--entry', '0x7c00'], 16, b'',
                               False, 'power-off requested through port 0x8900 ("Shutdown")'),
@@ -533,6 +575,11 @@ def cases(p, tmp):
         'repro-run-unknown': ee("no repro named 'nosuch'", 'repro', 'run', 'nosuch'),
         'repro-run-kernel': ee('brings its own kernel; --kernel', 'repro', 'run', 'nova-escape-exitinfo2',
                                '--kernel', mb),
+        # A flag takes no value: the word after it is the next option.
+        'repro-run-stats-kernel': ee('brings its own kernel; --kernel', 'repro', 'run', 'nova-escape-exitinfo2',
+                                     '--stats', '--kernel', mb),
+        'repro-run-realtime-load': ee('brings its own kernel; --load', 'repro', 'run', 'nova-escape-exitinfo2',
+                                      '--realtime', '--load', real + '@0x7c00'),
         'repro-run-bad-option': ee("unknown option '--frob'", 'repro', 'run', 'nova-escape-exitinfo2', '--frob'),
         'repro-run-quirk-no-svm': ee('has no SVM', 'repro', 'run', 'nova-escape-exitinfo2', '--cpu', 'core2',
                                      '--quirk', 'qemu-exitinfo2-nowrap'),
@@ -555,6 +602,15 @@ def cases(p, tmp):
         # No X server to open the window on: one error line, nothing run.
         'display-sdl-no-x': case(['run', '--kernel', mb, '--display', 'sdl'], 2, b'', True, '--display sdl: ',
                                  env={'DISPLAY': None, 'WAYLAND_DISPLAY': None, 'SDL_VIDEODRIVER': 'x11'}),
+        # SDL's invisible fallbacks are no display either: refused before the
+        # serial file is opened (it keeps its contents).
+        **{f'display-sdl-{drv}': case(['run', '--kernel', mb, '--display', 'sdl', '--serial', 'file:notes.txt'],
+                                      2, b'', True, '--display sdl: ', unchanged('notes.txt', b'keep me\n'),
+                                      env={'DISPLAY': None, 'WAYLAND_DISPLAY': None, 'SDL_VIDEODRIVER': drv})
+           for drv in ('offscreen', 'dummy')},
+        'display-sdl-no-display': case(['run', '--kernel', mb, '--display', 'sdl', '--serial', 'file:notes.txt'],
+                                       2, b'', True, '--display sdl: ', unchanged('notes.txt', b'keep me\n'),
+                                       env={'DISPLAY': None, 'WAYLAND_DISPLAY': None, 'SDL_VIDEODRIVER': None}),
         'display-sigusr1': case(['run', '--load', p['postspin.bin'] + '@0x7c00', '--entry', '0x7c00',
                                  '--display', 'text', '--max-insns', '300000000'], 6, b'R\n', False,
                                 ['hvemu: text screen on SIGUSR1, cursor at row 0 column 0:',
@@ -577,7 +633,7 @@ def cases(p, tmp):
         'keys-bad-time': ee("bad --keys: '10:abc' does not start with a time", 'run', '--kernel', mb,
                             '--keys', '10:abc'),
         'keys-bad-name': ee('unknown key <Nope>', 'run', '--kernel', mb, '--keys', '1ms:<Nope>'),
-        'kbc-reset': case(['run', '--load', p['kbcreset.bin'] + '@0x7c00', '--entry', '0x7c00'], 14, b'', False,
+        'kbc-reset': case(['run', '--load', p['kbcreset.bin'] + '@0x7c00', '--entry', '0x7c00', '--no-reboot'], 14, b'', False,
                           'hvemu: reset requested through 8042 command 0xfe (pulse the reset line) at 0000:00007c04'),
         # Watching VM exits (README "Watching VM exits"): the options' errors.
         'bad-trace-format': ee("bad --trace-format 'xml' (text or json)", 'run', '--kernel', mb,
@@ -653,6 +709,18 @@ def cases(p, tmp):
             '  0x81                VMEXIT_VMMCALL                   20000  100.00%\n',
             '  0                                                     1    0.01%  #\n',
             '  1                                                 19999  100.00%  ']),
+        # SIGHUP, SIGUSR2 and SIGTERM stop the run as SIGINT does: the report,
+        # and the serial bytes not yet ended by a newline reach the file.
+        **{f'signal-{name.lower()}-serial-file': case(
+            ['run', '--load', p['tailspin.bin'] + '@0x7c00', '--entry', '0x7c00', '--serial', 'file:com1.log'],
+            12, b'', False, [f'hvemu: stopped by {name} after ', 'next instruction at 0000:'],
+            unchanged('com1.log', TAIL_TEXT), getattr(signal, name), wait=1.0)
+           for name in ('SIGHUP', 'SIGUSR2', 'SIGTERM')},
+        # SIGUSR1 has no use without --display text: ignored, the run goes on.
+        'signal-sigusr1-ignored': case(['run', '--load', p['tailspin.bin'] + '@0x7c00', '--entry', '0x7c00',
+                                        '--serial', 'file:com1.log'], 12, b'', False,
+                                       'hvemu: stopped by SIGTERM', unchanged('com1.log', TAIL_TEXT),
+                                       [signal.SIGUSR1, signal.SIGTERM], wait=1.0),
         'stats-sigint': case(['run', '--load', p['postspin.bin'] + '@0x7c00', '--entry', '0x7c00', '--stats'], 12,
                              b'R\n', False, ['hvemu: stopped by SIGINT', 'hvemu: stats: no VM exits in '],
                              sig=signal.SIGINT),
@@ -686,6 +754,11 @@ def cases(p, tmp):
         'rtc-base-range': ee("bad --rtc-base '2100-01-01'", 'run', '--kernel', mb, '--rtc-base', '2100-01-01'),
         'rtc-base-twice': ee('--rtc-base given twice', 'run', '--kernel', mb, '--rtc-base', '2000-01-01',
                              '--rtc-base', '2001-01-01'),
+        # A FIFO (no writer) is refused at once, whichever option names it.
+        'fifo-kernel': ee("'fifo' is not a regular file", 'run', '--kernel', 'fifo'),
+        'fifo-module': ee("'fifo' is not a regular file", 'run', '--kernel', mb, '--module', 'fifo'),
+        'fifo-load': ee("'fifo' is not a regular file", 'run', '--load', 'fifo@0x7c00', '--entry', '0x7c00'),
+        'fifo-bios': ee("'fifo' is not a regular file", 'run', '--bios', 'fifo'),
         # --smp N and --quantum (cli/smp.h).
         'smp-zero': e('run', '--kernel', mb, '--smp', '0'),
         'smp-too-many': ee('1..16', 'run', '--kernel', mb, '--smp', '17'),
@@ -695,6 +768,13 @@ def cases(p, tmp):
                           '--kernel', mb),
         'quantum-without-smp': ee('there is no --smp', 'run', '--kernel', mb, '--quantum', '100'),
         'quantum-zero': e('run', '--kernel', mb, '--smp', '2', '--quantum', '0'),
+        # A quantum is bounded (a huge one wrapped the turn's end: the run span
+        # forever with time stuck, deaf to --max-insns).
+        'quantum-too-big': ee('1..1000000000', 'run', '--kernel', mb, '--smp', '2', '--quantum',
+                              '18446744073709551615'),
+        'quantum-max': case(['run', '--load', p['spin.bin'] + '@0x7c00', '--entry', '0x7c00', '--smp', '2',
+                             '--quantum', '1000000000', '--max-insns', '5000'], 6, b'', False,
+                            'instruction limit reached'),
         # The BSP runs the kernel while the APs wait for a SIPI.
         'smp-kernel': (['run', '--kernel', mb, '--smp', '4', '--quantum', '7', '--serial', 'none'], 1, None, False),
         'smp-real-hello': (['run', '--load', real + '@0x7c00', '--entry', '0x7c00', '--smp', '2'], 33, b'A', False),
@@ -756,8 +836,15 @@ def run_case(hvemu, c, tmp):
         return r.returncode, r.stdout, r.stderr.decode(errors='replace')
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, cwd=tmp, env=env)
-    first = proc.stdout.readline()       # the guest runs: its line came out
-    proc.send_signal(c['sig'])
+    if c['wait']:
+        time.sleep(c['wait'])            # the guest's output goes to a file
+        first = b''
+    else:
+        first = proc.stdout.readline()   # the guest runs: its line came out
+    for i, sig in enumerate(c['sig'] if isinstance(c['sig'], list) else [c['sig']]):
+        if i:
+            time.sleep(0.5)
+        proc.send_signal(sig)
     out, err = proc.communicate(timeout=60)
     return proc.returncode, first + out, err.decode(errors='replace')
 

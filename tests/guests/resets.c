@@ -1,5 +1,5 @@
-/* Resets end the run (hvemu: status 14, README "Exit status"; QEMU with
- * -no-reboot: exit 0). The command line picks the path, one per run:
+/* Resets end the run under --no-reboot (hvemu: status 14, README "Exit
+ * status"; QEMU with -no-reboot: exit 0; tests/guests/reboots.c restarts). The command line picks the path, one per run:
  *   reset=92    port 0x92 bit 0 going 0 -> 1 (fast reset, PS/2 System
  *               Control Port A)
  *   reset=cf9   the reset control register 0xCF9: System Reset + Reset CPU (06H)

@@ -1,12 +1,14 @@
 #!/bin/sh
 # Runs one self-checking guest and maps its exit status to a meson result.
-# usage: run-guest.sh hvemu|qemu EMULATOR ELF pass|shutdown|reset|shutdown-port
+# usage: run-guest.sh hvemu|qemu EMULATOR ELF pass|reboot|shutdown|reset|shutdown-port
 # pass:     the guest wrote 0 to isa-debug-exit (hvemu/QEMU exit status 1),
 #           printed a TAP plan "1..N" and N test lines, and checked something
+# reboot:   a pass for a guest that resets the machine and runs on after
+#           the restart: hvemu runs without --no-reboot, QEMU without -no-reboot
 # shutdown: the guest triple-faults on purpose (hvemu exits 4; QEMU with
 #           -no-reboot exits 0)
 # reset:    the guest resets the machine (port 0x92, 0xCF9, the 8042): hvemu
-#           exits 14, QEMU with -no-reboot 0
+#           with --no-reboot exits 14, QEMU with -no-reboot 0
 # shutdown-port: the guest writes "Shutdown" to port 0x8900: hvemu powers off
 #           (exit 16); QEMU 7.2 has no such port, the guest goes on and passes
 #           (exit 1) with a TODO
@@ -45,12 +47,19 @@ if [ -n "$GUEST_MODULES" ]; then
 	IFS=$old_ifs
 fi
 
+# A reset ends the run (hvemu --no-reboot, QEMU -no-reboot) unless the guest
+# reboots on purpose.
+hvemu_no_reboot=--no-reboot qemu_no_reboot=-no-reboot
+if [ "$expect" = reboot ]; then
+	hvemu_no_reboot= qemu_no_reboot=
+fi
+
 case $mode in
 hvemu)
 	[ -x "$emu" ] || { echo "hvemu not built: $emu"; exit 99; }
 	# shellcheck disable=SC2086  # HVEMU_ARGS is a word list on purpose
 	timeout 300 "$emu" run --kernel "$elf" --serial stdio --max-insns "$HVEMU_MAX_INSNS" \
-		${GUEST_CMDLINE:+--cmdline "$GUEST_CMDLINE"} $HVEMU_ARGS "$@" \
+		${GUEST_CMDLINE:+--cmdline "$GUEST_CMDLINE"} $hvemu_no_reboot $HVEMU_ARGS "$@" \
 		</dev/null >"$log" 2>&1
 	status=$?
 	want_pass=1 want_shutdown=4 want_reset=14 want_shutdown_port=16
@@ -63,7 +72,7 @@ qemu)
 		-append "quirk=qemu-tcg${GUEST_CMDLINE:+ $GUEST_CMDLINE}" \
 		${GUEST_MODULES:+-initrd "$(printf '%s' "$GUEST_MODULES" | tr '|' ',')"} \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 $QEMU_ARGS \
-		-serial stdio -display none -monitor none -no-reboot -m 128 \
+		-serial stdio -display none -monitor none $qemu_no_reboot -m 128 \
 		</dev/null >"$log" 2>&1
 	status=$?
 	want_pass=1 want_shutdown=0 want_reset=0 want_shutdown_port=1
@@ -73,7 +82,7 @@ qemu)
 esac
 
 case $expect in
-pass) want=$want_pass ;;
+pass|reboot) want=$want_pass expect=pass ;;
 shutdown) want=$want_shutdown ;;
 reset) want=$want_reset ;;
 shutdown-port) want=$want_shutdown_port ;;
