@@ -611,6 +611,51 @@ START_TEST(npf_2level_host)
 }
 END_TEST
 
+/* A PAE L2 under nested paging whose PDPTE 0 has reserved bit 1 set: VMRUN
+ * accepts it (APM2 15.5.1 has no PDPTE check; 15.25.10: with NP the PDPTEs are
+ * read at each walk) and the first fetch is the guest's #PF with P and RSVD
+ * (APM2 8.4.2), here intercepted. Also after the guest's own MOV CR3. */
+#define L2_PDPT 0xa0000u
+START_TEST(npt_pae_guest_reserved_pdpte_faults_at_walk)
+{
+	for (unsigned reload = 0; reload < 2; reload++) {
+		struct world w;
+		world_init(&w, "epyc-lite");
+		w.m.cpu.cr4 |= CR4_PSE;
+		physmem_write(&w.m.pm, NPT_PD + 0, 4, 0x000000 | 0x87);
+		physmem_write(&w.m.pm, NPT_PD + 4, 4, 0x400000 | 0x87);
+		w.m.cpu.cr3 = NPT_PD;
+		w.m.cpu.cr0 |= CR0_PG;
+		cpu_update_mode(&w.m.cpu);
+		w.v->control.np_control = SVM_NP_ENABLE;
+		w.v->control.n_cr3 = NPT_PD;
+		vmcb_set_intercept(&w.v->control, (enum svm_intercept)(SVM_INTERCEPT_EXCEPTION + EXC_PF), 1);
+		/* PDPTE 0 -> a PD of one 2 MiB identity page; bit 1 is reserved. */
+		physmem_write(&w.m.pm, L2_PDPT, 8, (L2_PD | PTE_P) | (reload ? 0 : 2));
+		physmem_write(&w.m.pm, L2_PD, 8, 0x83 | 0x4);
+		w.v->save.cr0 = CR0_PE | CR0_ET | CR0_PG;
+		w.v->save.cr4 = CR4_PAE;
+		w.v->save.cr3 = L2_PDPT;
+		w.v->save.rsp = L2_STACK;
+		/* reload: a clean PDPTE at VMRUN; the guest sets bit 1 (or [eax], 2)
+		 * and reloads CR3 (mov cr3, ebx), which loads nothing; the next
+		 * fetch walks. */
+		w.m.cpu.regs[R_AX] = VMCB_PA;
+		physmem_write_bytes(&w.m.pm, L2_CODE, (const uint8_t[]){
+			0xb9, L2_PDPT & 0xff, (L2_PDPT >> 8) & 0xff, (L2_PDPT >> 16) & 0xff, 0,  /* mov ecx, pdpt */
+			0x83, 0x09, 0x02,                   /* or dword [ecx], 2 */
+			0x0f, 0x22, 0xd9,                   /* mov cr3, ecx */
+			0x90 }, 12);
+		w.m.cpu.icount_limit = w.m.cpu.icount + 10000;
+		ck_assert_int_eq(cpu_run(&w.m.cpu), ST_HALT);
+		ck_assert_uint_eq(w.v->control.exitcode, SVM_EXIT_EXCEPTION + EXC_PF);
+		ck_assert_uint_eq(w.v->control.exitinfo1 & 0x9, 0x9);   /* P | RSVD */
+		ck_assert_uint_eq(w.v->control.exitinfo2, reload ? L2_CODE + 11 : L2_CODE);
+		world_free(&w);
+	}
+}
+END_TEST
+
 /* L2's IDT: gate vec -> a handler at L2_ISR that does VMMCALL. */
 static void l2_gate(struct world *w, unsigned vec, bool present)
 {
@@ -971,6 +1016,7 @@ static Suite *svm_model_suite(void)
 	tcase_add_test(t, pf_exitinfo2_wraps_32bit);
 	tcase_add_test(t, pf_exitinfo2_quirk_nowrap);
 	tcase_add_test(t, npf_2level_host);
+	tcase_add_test(t, npt_pae_guest_reserved_pdpte_faults_at_walk);
 	tcase_add_test(t, opteron_has_no_nrip_or_decode_assists);
 	suite_add_tcase(s, t);
 	t = tcase_create("events");
