@@ -4,6 +4,7 @@
 #define HVEMU_EMU_CPU_MODEL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -153,5 +154,23 @@ bool cpu_model_vmx_cap(const struct cpu_model *m, uint32_t index, uint64_t *valu
  * from its CPUID data (Linux /proc/cpuinfo names), its address widths and its
  * hypervisor extension, marked "off" unless hv. */
 void cpu_model_describe(const struct cpu_model *m, bool hv, FILE *out);
+
+/* A CPUID feature bit by name: emu/features.def's, or an SVM one of leaf
+ * 8000000AH EDX (the names `--cpu help` prints). */
+struct cpu_feature {
+	uint32_t leaf;
+	uint8_t reg, bit;          /* reg 0-3 = EAX/EBX/ECX/EDX */
+	const char *name;
+};
+bool cpu_feature_lookup(const char *name, struct cpu_feature *out);
+
+/* `--cpu MODEL[,+FEATURE|,-FEATURE|,phys-bits=N]...`: the named model, or a
+ * copy of it with those CPUID bits changed and the data that depends on them
+ * (the hypervisor extension, the VMX capability MSRs' CR4 bits, the physical
+ * address width) made to agree (emu/cpu_modifiers.c). NULL with a one-line
+ * reason in err for an unknown name or a combination the model cannot have. */
+const struct cpu_model *cpu_model_parse(const char *spec, char *err, size_t errlen);
+/* Frees a model cpu_model_parse() derived (the built-in ones are left alone). */
+void cpu_model_release(const struct cpu_model *m);
 
 #endif

@@ -59,10 +59,10 @@ static struct vmcb_seg seg_of(const struct segment *s)
 /* L1 with EFER.SVME and VM_HSAVE_PA set, a VMCB for an L2 that shares L1's
  * flat segments and runs at L2_CODE with paging off; VMRUN and VMMCALL
  * intercepted, ASID 1. quirks: svm_create()'s. */
-static void world_init_quirks(struct world *w, const char *model, unsigned quirks)
+static void world_init_cpu(struct world *w, const struct cpu_model *model, unsigned quirks)
 {
 	memset(w, 0, sizeof(*w));
-	machine_init_bare(&w->m, model_named(model), RAM);
+	machine_init_bare(&w->m, model, RAM);
 	struct cpu *c = &w->m.cpu;
 	physmem_write(&w->m.pm, GDT_BASE + SEL_CODE32, 8, make_desc(0, 0xfffff, 0x9b, 0xc));
 	physmem_write(&w->m.pm, GDT_BASE + SEL_DATA, 8, make_desc(0, 0xfffff, 0x93, 0xc));
@@ -114,6 +114,11 @@ static uint64_t int_gate32(uint32_t off, bool present)
 {
 	return (off & 0xffff) | ((uint64_t)SEL_CODE32 << 16) | ((uint64_t)(present ? 0x8e : 0x0e) << 40) |
 	       ((uint64_t)(off >> 16) << 48);
+}
+
+static void world_init_quirks(struct world *w, const char *model, unsigned quirks)
+{
+	world_init_cpu(w, model_named(model), quirks);
 }
 
 static void world_init(struct world *w, const char *model)
@@ -656,6 +661,37 @@ START_TEST(npt_pae_guest_reserved_pdpte_faults_at_walk)
 }
 END_TEST
 
+/* --cpu epyc-lite,-npt: the SVM model sees a CPU without nested paging
+ * (CPUID Fn8000_000A_EDX[NP] = 0) and fails a VMRUN with NP_ENABLE, as KVM
+ * does; without NP_ENABLE the guest runs. */
+START_TEST(no_npt_model_fails_np_enable)
+{
+	char err[128];
+	const struct cpu_model *cm = cpu_model_parse("epyc-lite,-npt", err, sizeof(err));
+	ck_assert_ptr_nonnull(cm);
+	struct world w;
+	world_init_cpu(&w, cm, 0);
+	uint32_t r[4];
+	cpu_cpuid(&w.m.cpu, 0x8000000a, 0, r);
+	ck_assert_uint_eq(r[3] & 1, 0);
+	w.m.cpu.cr0 |= CR0_PG;         /* host paging on an identity 4 MiB map */
+	w.m.cpu.cr4 |= CR4_PSE;
+	physmem_write(&w.m.pm, NPT_PD, 4, 0x87);
+	w.m.cpu.cr3 = NPT_PD;
+	cpu_update_mode(&w.m.cpu);
+	w.v->control.np_control = SVM_NP_ENABLE;
+	w.v->control.n_cr3 = NPT_PD;
+	ck_assert_int_eq(RUN_L2(&w, 0x0f, 0x01, 0xd9), ST_HALT);
+	ck_assert_uint_eq(w.v->control.exitcode, SVM_EXIT_INVALID);
+	w.v->control.np_control = 0;
+	w.m.cpu.rip = L1_CODE;
+	ck_assert_int_eq(RUN_L2(&w, 0x0f, 0x01, 0xd9), ST_HALT);
+	ck_assert_uint_eq(w.v->control.exitcode, SVM_EXIT_VMMCALL);
+	world_free(&w);
+	cpu_model_release(cm);
+}
+END_TEST
+
 /* L2's IDT: gate vec -> a handler at L2_ISR that does VMMCALL. */
 static void l2_gate(struct world *w, unsigned vec, bool present)
 {
@@ -1017,6 +1053,7 @@ static Suite *svm_model_suite(void)
 	tcase_add_test(t, pf_exitinfo2_quirk_nowrap);
 	tcase_add_test(t, npf_2level_host);
 	tcase_add_test(t, npt_pae_guest_reserved_pdpte_faults_at_walk);
+	tcase_add_test(t, no_npt_model_fails_np_enable);
 	tcase_add_test(t, opteron_has_no_nrip_or_decode_assists);
 	suite_add_tcase(s, t);
 	t = tcase_create("events");

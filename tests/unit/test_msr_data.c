@@ -664,6 +664,38 @@ START_TEST(svm_leaf)
 }
 END_TEST
 
+/* --cpu modifiers reach the CPU (emu/cpu_modifiers.c): -pcid makes setting
+ * CR4.PCIDE #GP (SDM Vol.2 MOV CR: a reserved CR4 bit) where skylake-lite
+ * allows it; phys-bits=36 is MAXPHYADDR, so IA32_APIC_BASE bit 36 is
+ * reserved (SDM Vol.3 10.4.4) and bit 35 is not. */
+START_TEST(modifiers_reach_the_cpu)
+{
+	for (unsigned derived = 0; derived < 2; derived++) {
+		char err[128];
+		const struct cpu_model *cm = cpu_model_parse(derived ? "skylake-lite,-pcid,phys-bits=36" :
+							      "skylake-lite", err, sizeof(err));
+		ck_assert_ptr_nonnull(cm);
+		struct test_machine m;
+		machine_init_model(&m, cm);
+		uint32_t r[4];
+		cpuid(&m, 1, r);
+		ck_assert_uint_eq((r[2] >> 17) & 1, !derived);
+		ck_assert_uint_eq(m.cpu.maxphyaddr, derived ? 36 : 39);
+		uint64_t base = 0xfee00000ull | (1ull << 11);
+		ck_assert_int_eq(wrmsr(&m, MSR_APIC_BASE, base | 1ull << 36), derived ? ST_FAULT : ST_OK);
+		ck_assert_int_eq(wrmsr(&m, MSR_APIC_BASE, base | 1ull << 35), ST_OK);
+		ck_assert_int_eq(wrmsr(&m, MSR_APIC_BASE, base), ST_OK);
+		activate(&m);
+		m.cpu.event.pending = false;
+		ck_assert_int_eq(mov_cr(&m, 4, m.cpu.cr4 | CR4_PCIDE), derived ? ST_FAULT : ST_OK);
+		if (derived)
+			ck_assert_int_eq(m.cpu.event.vector, EXC_GP);
+		machine_free(&m);
+		cpu_model_release(cm);
+	}
+}
+END_TEST
+
 static Suite *msr_data_suite(void)
 {
 	Suite *s = suite_create("msr_data");
@@ -674,6 +706,7 @@ static Suite *msr_data_suite(void)
 	tcase_add_loop_test(t, switch_on_shows_vmx_data, 0, (int)cpu_model_count);
 	tcase_add_loop_test(t, switch_on_shows_svm, 0, (int)cpu_model_count);
 	tcase_add_loop_test(t, misc_enable_data, 0, (int)cpu_model_count);
+	tcase_add_test(t, modifiers_reach_the_cpu);
 	suite_add_tcase(s, t);
 	t = tcase_create("vmx_capabilities");
 	tcase_add_loop_test(t, vmx_msrs_exist_as_sdm_says, 0, (int)cpu_model_count);
