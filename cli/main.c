@@ -434,11 +434,13 @@ static int cmd_run(int argc, char **argv)
 			cfg.ram_size = m;
 			break;
 		}
-		case OPT_CPU:
-			cfg.model = cpu_model_find(val);
+		case OPT_CPU: {
+			char why[256];
+			cfg.model = cpu_model_parse(val, why, sizeof(why));
 			if (!cfg.model)
-				return usage_error("unknown CPU model '%s' (try --cpu help)", val);
+				return usage_error("%s", why);
 			break;
+		}
 		case OPT_MAX_INSNS:
 			if (!parse_u64(val, &cfg.max_insns) || cfg.max_insns == 0)
 				return usage_error("bad --max-insns '%s' (a positive number)", val);

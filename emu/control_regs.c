@@ -13,6 +13,7 @@
 #include "emu/cpu_model.h"
 #include "emu/hv.h"
 #include "emu/operand.h"
+#include "emu/paging_env.h"
 #include "isa_handlers.h"
 
 
@@ -109,6 +110,11 @@ static status_t load_pdptes(struct cpu *cpu, uint64_t cr0, uint64_t cr3, uint64_
 {
 	uint64_t pdpte[4];
 	if (!(cr0 & CR0_PG) || !(cr4 & CR4_PAE) || (cpu->efer & EFER_LME))
+		return ST_OK;
+	/* APM2 15.25.10: under nested paging a legacy-PAE guest's PDPTEs are not
+	 * loaded (by VMRUN or MOV CR); each walk reads them from guest memory and
+	 * a reserved bit is a #PF there (cpu_paging_env() gives no registers). */
+	if (cpu_npt_active(cpu))
 		return ST_OK;
 	if (cpu->stage2_on) {
 		/* A guest's PDPTEs are guest-physical: loaded through stage 2, whose

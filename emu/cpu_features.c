@@ -205,3 +205,19 @@ void cpu_model_describe(const struct cpu_model *m, bool hv, FILE *out)
 	if (m->hv_ext != HV_EXT_NONE)
 		describe_hv(m, hv, &l);
 }
+
+bool cpu_feature_lookup(const char *name, struct cpu_feature *out)
+{
+	for (size_t i = 0; i < sizeof(feature_names) / sizeof(feature_names[0]); i++)
+		if (!strcmp(feature_names[i].name, name)) {
+			*out = (struct cpu_feature){ feature_names[i].leaf, feature_names[i].reg,
+						     feature_names[i].bit, feature_names[i].name };
+			return true;
+		}
+	for (unsigned bit = 0; bit < 32; bit++)
+		if (svm_feature_names[bit] && !strcmp(svm_feature_names[bit], name)) {
+			*out = (struct cpu_feature){ 0x8000000a, EDX, (uint8_t)bit, svm_feature_names[bit] };
+			return true;
+		}
+	return false;
+}

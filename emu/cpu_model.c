@@ -52,6 +52,10 @@
 #define EDX1_CMOV (1u << 15)
 #define EDX1_PAT  (1u << 16)
 #define EDX1_APIC (1u << 9)            /* devices/lapic.c */
+/* MCE (CR4.MCE, #MC) and MCA (IA32_MCG_CAP and the banks, emu/msr.c): the
+ * architecture exists, no machine check is ever signalled. */
+#define EDX1_MCE  (1u << 7)
+#define EDX1_MCA  (1u << 14)
 /* The x87 FPU, FXSAVE/FXRSTOR, the SSE/SSE2 subset and CLFLUSH (emu/x87.c,
  * emu/sse.c, emu/xsave.c); with CLFSH, CPUID.1:EBX[15:8] gives the line size
  * in 8-byte units. XSAVE (CPUID.1:ECX[26]) with leaf 0DH for x87|SSE state. */
@@ -64,7 +68,7 @@
 #define EBX1_CLFLUSH_64 (8u << 8)
 #define ECX1_XSAVE (1u << 26)
 #define HVEMU_EDX1 (EDX1_VME | EDX1_DE | EDX1_PSE | EDX1_TSC | EDX1_MSR | EDX1_PAE | EDX1_CX8 | EDX1_SEP | \
-		    EDX1_PGE | EDX1_CMOV | EDX1_PAT | EDX1_PSE36 | EDX1_FPU_SSE | EDX1_APIC)
+		    EDX1_PGE | EDX1_CMOV | EDX1_PAT | EDX1_PSE36 | EDX1_FPU_SSE | EDX1_APIC | EDX1_MCE | EDX1_MCA)
 /* CPUID.1:ECX x2APIC[21] and TSC-deadline[24] (SDM Vol.3 10.12.1, 10.5.4.1). */
 #define ECX1_X2APIC       (1u << 21)
 #define ECX1_TSC_DEADLINE (1u << 24)
@@ -120,14 +124,35 @@
  * lists the rows (zeros here) to have them; see tsc_leaf() below. */
 #define TSC_LEAVES { .leaf = 0x15 }, { .leaf = 0x16 }
 
-/* IA32_MISC_ENABLE on the family-6 Intel models (SDM Vol.4 Table 2-2, 1A0H):
- * software may change bit 0 (fast strings, 1 after reset), bit 3 (automatic
- * thermal control), bit 22 (limit CPUID maxval) and bit 23 (xTPR disable);
- * bits 11 and 12 (BTS/PEBS unavailable) are read-only 1; bit 7 (performance
- * monitoring available) reads 0 (no counters). Other bits would need features
- * the models do not report (EIST, MONITOR, XD disable). */
-#define INTEL_MISC_ENABLE { .reset = (1ull << 0) | (1ull << 11) | (1ull << 12), \
-			    .writable = (1ull << 0) | (1ull << 3) | (1ull << 22) | (1ull << 23) }
+/* IA32_MISC_ENABLE on the family-6 Intel models: the bits the real part's MSR
+ * table lists (SDM Vol.4 Table 2-2 and the per-family tables; "R/W" bits
+ * writable, "RO" bits read-only, the rest reserved: #GP(0) on a 1).
+ *   every part: 0 fast strings (1 after reset), 3 automatic thermal control,
+ *     7 performance monitoring available (RO, 1 as on the parts), 11/12 BTS and
+ *     PEBS unavailable (RO 1), 16 Enhanced SpeedStep enable, 18 ENABLE MONITOR
+ *     FSM, 22 limit CPUID maxval, 23 xTPR message disable, 34 XD bit disable;
+ *   Core 2 (Table 2-3, 06_0FH) also 10 FERR# multiplexing, 13 TM2 enable, 19
+ *     adjacent cache-line prefetch disable, 20 EIST select lock (R/WO), 37 DCU
+ *     prefetcher disable, 38 IDA disable, 39 IP prefetcher disable;
+ *   Skylake/Ice Lake (the Sandy Bridge and later tables) also 38 turbo mode
+ *     disable.
+ * Effects (emu/cpu_model.h MISC_ENABLE_*): 18 = 0 hides MONITOR (which no model
+ * reports), 22 limits CPUID.0:EAX (emu/system.c), 34 hides NX from CPUID and
+ * makes EFER.NXE reserved (cpu_has()); the thermal, power and prefetch bits
+ * have nothing to act on in an emulator and only hold their value. */
+#define MISC_COMMON_RW ((1ull << 0) | (1ull << 3) | (1ull << 16) | (1ull << 18) | (1ull << 22) | \
+			(1ull << 23) | (1ull << 34))
+#define MISC_RESET     ((1ull << 0) | (1ull << 7) | (1ull << 11) | (1ull << 12) | (1ull << 18))
+#define CORE2_MISC_ENABLE { .reset = MISC_RESET, \
+			    .writable = MISC_COMMON_RW | (1ull << 10) | (1ull << 13) | (1ull << 19) | \
+					(1ull << 20) | (1ull << 37) | (1ull << 38) | (1ull << 39), \
+			    .write_once = 1ull << 20 }
+#define SKYLAKE_MISC_ENABLE { .reset = MISC_RESET, .writable = MISC_COMMON_RW | (1ull << 38) }
+
+/* IA32_MCG_CAP (SDM Vol.3 15.3.1.1): bits 7:0 the bank count, bit 8 MCG_CTL_P
+ * (IA32_MCG_CTL exists). Core 2 and the AMD parts have MCG_CTL (SDM Vol.4 Table
+ * 2-3; APM2 9.3.1.1), the later Intel client parts report 10 banks without it. */
+#define MCG_CAP(banks, ctl_p) ((uint64_t)(banks) | ((ctl_p) ? 1ull << 8 : 0))
 
 /* ---- VMX capability data (SDM Vol.3 Appendix A) ----
  * The control bits the data uses (SDM Vol.3 Tables 24-5 to 24-15; the same
@@ -214,7 +239,7 @@
 #define CR0_FIXED0_VALUE       (CR0_PE | CR0_NE | CR0_PG)
 #define CR0_FIXED1_VALUE       0xffffffffull
 #define CR4_P6_BITS            (CR4_VME | CR4_PVI | CR4_TSD | CR4_DE | CR4_PSE | CR4_PAE | \
-				CR4_PGE | CR4_PCE | CR4_OSFXSR | CR4_OSXMMEXCPT | CR4_VMXE)
+				CR4_MCE | CR4_PGE | CR4_PCE | CR4_OSFXSR | CR4_OSXMMEXCPT | CR4_VMXE)
 /* A.9: bits 9:1 the highest index of any VMCS field encoding the CPU supports. */
 #define VMCS_ENUM_INDEX(i)     ((uint64_t)(i) << 1)
 /* A.10 IA32_VMX_EPT_VPID_CAP. */
@@ -308,7 +333,7 @@ static const struct model_msr core2_vmx_caps[] = {
 	/* A.7 */
 	{ MSR_VMX_CR0_FIXED0, CR0_FIXED0_VALUE },
 	{ MSR_VMX_CR0_FIXED1, CR0_FIXED1_VALUE },
-	/* A.8: the model's CR4 bits (no MCE: CPUID.1:EDX.MCE = 0). */
+	/* A.8: the model's CR4 bits. */
 	{ MSR_VMX_CR4_FIXED0, CR4_VMXE },
 	{ MSR_VMX_CR4_FIXED1, CR4_P6_BITS | CR4_OSXSAVE },
 	/* A.9: guest IA32_SYSENTER_CS (482AH) is the highest-index field without
@@ -327,7 +352,8 @@ static const struct cpu_model model_core2 = {
 	.hv_ext = HV_EXT_VMX,
 	.vmx_caps = core2_vmx_caps,
 	.vmx_cap_count = sizeof(core2_vmx_caps) / sizeof(core2_vmx_caps[0]),
-	.misc_enable = INTEL_MISC_ENABLE,
+	.misc_enable = CORE2_MISC_ENABLE,
+	.mcg_cap = MCG_CAP(6, true),
 };
 
 /* ---- "opteron-g3": shaped after an AMD Opteron 23xx (Barcelona), family 10h ---- */
@@ -370,6 +396,7 @@ static const struct cpu_model model_opteron_g3 = {
 	.cpuid_count = sizeof(opteron_leaves) / sizeof(opteron_leaves[0]),
 	.quirks = 0,
 	.hv_ext = HV_EXT_SVM,
+	.mcg_cap = MCG_CAP(6, true),      /* family 10h: six banks (APM2 9.3.1.1) */
 };
 
 /* ---- "pentium": an Intel P54C-like part without SEP, PAT, CMOV or VMX ---- */
@@ -524,7 +551,8 @@ static const struct cpu_model model_skylake_lite = {
 	.hv_ext = HV_EXT_VMX,
 	.vmx_caps = skylake_vmx_caps,
 	.vmx_cap_count = sizeof(skylake_vmx_caps) / sizeof(skylake_vmx_caps[0]),
-	.misc_enable = INTEL_MISC_ENABLE,
+	.misc_enable = SKYLAKE_MISC_ENABLE,
+	.mcg_cap = MCG_CAP(10, false),
 };
 
 /* "icelake-lite": shaped after an Intel Ice Lake server part (family 6 model 6AH,
@@ -574,7 +602,8 @@ static const struct cpu_model model_icelake_lite = {
 	.hv_ext = HV_EXT_VMX,
 	.vmx_caps = icelake_vmx_caps,
 	.vmx_cap_count = sizeof(icelake_vmx_caps) / sizeof(icelake_vmx_caps[0]),
-	.misc_enable = INTEL_MISC_ENABLE,
+	.misc_enable = SKYLAKE_MISC_ENABLE,
+	.mcg_cap = MCG_CAP(10, false),
 };
 
 /* "epyc-lite": shaped after an AMD EPYC 7001 (Zen, family 17h model 1). Family
@@ -622,6 +651,7 @@ static const struct cpu_model model_epyc_lite = {
 	.cpuid_count = sizeof(epyc_leaves) / sizeof(epyc_leaves[0]),
 	.quirks = 0,
 	.hv_ext = HV_EXT_SVM,
+	.mcg_cap = MCG_CAP(23, true),     /* Zen: 23 banks */
 };
 
 /* The default model comes first (see the top of this file). */
@@ -809,4 +839,9 @@ void cpu_cpuid(const struct cpu *cpu, uint32_t leaf, uint32_t subleaf, uint32_t 
 	} else if (leaf == 0xb && in_range && cpu->lapic && cpu_model_has(m, 1, 2, 21)) {
 		topology_leaf(cpu, subleaf, out);
 	}
+	/* SDM Vol.4 Table 2-2, 1A0H: XD Bit Disable and ENABLE MONITOR FSM. */
+	if (leaf == 0x80000001 && (cpu->misc_enable & MISC_ENABLE_XD_DISABLE))
+		out[3] &= ~EDX81_NX;
+	if (leaf == 1 && m->misc_enable.writable && !(cpu->misc_enable & MISC_ENABLE_MONITOR_FSM))
+		out[2] &= ~(1u << 3);
 }

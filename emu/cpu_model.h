@@ -4,6 +4,7 @@
 #define HVEMU_EMU_CPU_MODEL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -74,7 +75,13 @@ struct model_msr {
 struct model_msr_bits {
 	uint64_t reset;
 	uint64_t writable;
+	uint64_t write_once;       /* writable bits that stay 1 until RESET ("R/WO") */
 };
+
+/* IA32_MISC_ENABLE bits with an effect elsewhere (SDM Vol.4 Table 2-2, 1A0H). */
+#define MISC_ENABLE_MONITOR_FSM   (1ull << 18)  /* 0: CPUID.1:ECX.MONITOR reads 0 */
+#define MISC_ENABLE_LIMIT_CPUID   (1ull << 22)  /* CPUID.0:EAX reports at most 2 */
+#define MISC_ENABLE_XD_DISABLE    (1ull << 34)  /* CPUID.80000001H:EDX.NX reads 0 */
 
 struct cpu_model {
 	const char *name;
@@ -90,6 +97,9 @@ struct cpu_model {
 	const struct model_msr *vmx_caps;
 	unsigned vmx_cap_count;
 	struct model_msr_bits misc_enable;  /* IA32_MISC_ENABLE (Intel family 6) */
+	/* IA32_MCG_CAP (SDM Vol.3 15.3.1.1, APM2 9.3.1.1): the bank count and
+	 * MCG_CTL_P of the part; read while CPUID.1:EDX.MCA = 1. */
+	uint64_t mcg_cap;
 };
 
 extern const struct cpu_model *const cpu_models[];
@@ -142,6 +152,13 @@ static inline bool cpu_is_amd(const struct cpu *cpu)
 void cpu_cpuid(const struct cpu *cpu, uint32_t leaf, uint32_t subleaf, uint32_t out[4]);
 static inline bool cpu_has(const struct cpu *cpu, uint32_t leaf, unsigned reg, unsigned bit)
 {
+	/* SDM Vol.4 Table 2-2, 1A0H: XD Bit Disable hides NX (and with it
+	 * EFER.NXE); MONITOR FSM = 0 hides MONITOR. */
+	if (leaf == 0x80000001 && reg == 3 && bit == 20 && (cpu->misc_enable & MISC_ENABLE_XD_DISABLE))
+		return false;
+	if (leaf == 1 && reg == 2 && bit == 3 && cpu->model && cpu->model->misc_enable.writable &&
+	    !(cpu->misc_enable & MISC_ENABLE_MONITOR_FSM))
+		return false;
 	return cpu_model_has_hv(cpu->model, cpu->hv_available, leaf, reg, bit);
 }
 
@@ -153,5 +170,23 @@ bool cpu_model_vmx_cap(const struct cpu_model *m, uint32_t index, uint64_t *valu
  * from its CPUID data (Linux /proc/cpuinfo names), its address widths and its
  * hypervisor extension, marked "off" unless hv. */
 void cpu_model_describe(const struct cpu_model *m, bool hv, FILE *out);
+
+/* A CPUID feature bit by name: emu/features.def's, or an SVM one of leaf
+ * 8000000AH EDX (the names `--cpu help` prints). */
+struct cpu_feature {
+	uint32_t leaf;
+	uint8_t reg, bit;          /* reg 0-3 = EAX/EBX/ECX/EDX */
+	const char *name;
+};
+bool cpu_feature_lookup(const char *name, struct cpu_feature *out);
+
+/* `--cpu MODEL[,+FEATURE|,-FEATURE|,phys-bits=N]...`: the named model, or a
+ * copy of it with those CPUID bits changed and the data that depends on them
+ * (the hypervisor extension, the VMX capability MSRs' CR4 bits, the physical
+ * address width) made to agree (emu/cpu_modifiers.c). NULL with a one-line
+ * reason in err for an unknown name or a combination the model cannot have. */
+const struct cpu_model *cpu_model_parse(const char *spec, char *err, size_t errlen);
+/* Frees a model cpu_model_parse() derived (the built-in ones are left alone). */
+void cpu_model_release(const struct cpu_model *m);
 
 #endif

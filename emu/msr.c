@@ -166,16 +166,89 @@ static bool pat_write(struct cpu *cpu, uint64_t v)
 
 /* IA32_MISC_ENABLE (SDM Vol.4 Table 2-2): the model's reset value and writable
  * bits (emu/cpu_model.c); bits outside them that are 1 after reset are
- * read-only, the others reserved. cpu_init() loads the reset value. */
+ * read-only (a write leaves them), the others reserved. Bit 34 (XD bit
+ * disable) exists only with NX, bit 22 (limit CPUID maxval) only where
+ * CPUID.0:EAX is above 2 ("BIOS must ... examine the maximum value"); "R/WO"
+ * bits stay 1 once written 1. cpu_init() loads the reset value. */
 static uint64_t misc_enable_read(struct cpu *cpu) { return cpu->misc_enable; }
 static bool misc_enable_write(struct cpu *cpu, uint64_t v)
 {
 	const struct model_msr_bits *bits = &cpu->model->misc_enable;
-	uint64_t read_only = bits->reset & ~bits->writable;
+	uint64_t writable = bits->writable;
+	uint32_t r[4];
 
-	if (v & ~(bits->writable | read_only))
+	if (!cpu_model_has(cpu->model, 0x80000001, 3, 20))
+		writable &= ~MISC_ENABLE_XD_DISABLE;
+	cpu_model_cpuid(cpu->model, 0, 0, r);
+	if (r[0] <= 2)
+		writable &= ~MISC_ENABLE_LIMIT_CPUID;
+	uint64_t read_only = bits->reset & ~writable;
+	if (v & ~(writable | read_only))
 		return false;
-	cpu->misc_enable = (v & bits->writable) | read_only;
+	cpu->misc_enable = (v & writable) | (cpu->misc_enable & bits->write_once) | read_only;
+	return true;
+}
+
+/* ---- machine-check architecture (SDM Vol.3 15.3; APM2 9.3) ----
+ * With CPUID.1:EDX.MCA: IA32_MCG_CAP (the model's, read-only), IA32_MCG_STATUS
+ * (RIPV, EIPV, MCIP; bits 63:3 reserved), IA32_MCG_CTL when MCG_CAP.MCG_CTL_P
+ * (all 1s or all 0s, 15.3.1.3: other values are undefined, #GP(0) as KVM), and
+ * per bank i < MCG_CAP[7:0] the four MSRs at 400H + 4i (15.3.2):
+ *   MCi_CTL    all 1s or all 0s ("P6 family processors only allow the writing
+ *              of all 1s or all 0s", 15.3.2.1; the same on AMD as KVM has it);
+ *   MCi_STATUS only 0 ("software is responsible for clearing ... by explicitly
+ *              writing 0s", 15.3.2.2; a non-zero write is #GP(0));
+ *   MCi_ADDR, MCi_MISC  any value (no error ever fills them).
+ * A bank beyond the count does not exist (#GP(0)). hvemu signals no machine
+ * checks: the registers only hold what software wrote. */
+#define MSR_MCG_CAP    0x179u
+#define MSR_MCG_STATUS 0x17au
+#define MSR_MCG_CTL    0x17bu
+#define MSR_MC0_CTL    0x400u
+#define MCG_CTL_P      (1ull << 8)
+#define MCG_STATUS_BITS 0x7ull        /* RIPV, EIPV, MCIP */
+
+static bool has_mca(const struct cpu *cpu) { return feat(cpu, 1, 3, 14); }
+static bool has_mcg_ctl(const struct cpu *cpu)
+{
+	return has_mca(cpu) && (cpu->model->mcg_cap & MCG_CTL_P);
+}
+static uint64_t mcg_cap_read(struct cpu *cpu) { return cpu->model->mcg_cap; }
+static uint64_t mcg_status_read(struct cpu *cpu) { return cpu->mcg_status; }
+static bool mcg_status_write(struct cpu *cpu, uint64_t v)
+{
+	if (v & ~MCG_STATUS_BITS)
+		return false;
+	cpu->mcg_status = v;
+	return true;
+}
+static uint64_t mcg_ctl_read(struct cpu *cpu) { return cpu->mcg_ctl; }
+static bool all_or_nothing(uint64_t v) { return v == 0 || v == ~0ull; }
+static bool mcg_ctl_write(struct cpu *cpu, uint64_t v)
+{
+	if (!all_or_nothing(v))
+		return false;
+	cpu->mcg_ctl = v;
+	return true;
+}
+
+/* The bank register RDMSR/WRMSR names: ECX - 400H = 4 * bank + register. */
+static unsigned mc_offset(const struct cpu *cpu) { return (uint32_t)cpu->regs[R_CX] - MSR_MC0_CTL; }
+static bool has_mc_bank(const struct cpu *cpu)
+{
+	return has_mca(cpu) && mc_offset(cpu) / 4 < (cpu->model->mcg_cap & 0xff);
+}
+static uint64_t mc_bank_read(struct cpu *cpu)
+{
+	unsigned o = mc_offset(cpu);
+	return cpu->mc_bank[o / 4][o % 4];
+}
+static bool mc_bank_write(struct cpu *cpu, uint64_t v)
+{
+	unsigned o = mc_offset(cpu);
+	if ((o % 4 == 0 && !all_or_nothing(v)) || (o % 4 == 1 && v != 0))
+		return false;
+	cpu->mc_bank[o / 4][o % 4] = v;
 	return true;
 }
 
@@ -433,6 +506,9 @@ static const struct msr_def msrs[] = {
 	{ MSR_SYSENTER_EIP,     "IA32_SYSENTER_EIP", has_sep, sysenter_eip_read, sysenter_eip_write },
 	{ MSR_MISC_ENABLE,      "IA32_MISC_ENABLE", has_misc_enable, misc_enable_read,
 	  misc_enable_write },
+	{ MSR_MCG_CAP,          "IA32_MCG_CAP", has_mca, mcg_cap_read, read_only_write },
+	{ MSR_MCG_STATUS,       "IA32_MCG_STATUS", has_mca, mcg_status_read, mcg_status_write },
+	{ MSR_MCG_CTL,          "IA32_MCG_CTL", has_mcg_ctl, mcg_ctl_read, mcg_ctl_write },
 	{ MSR_PAT,              "IA32_PAT", has_pat, pat_read, pat_write },
 	{ MSR_TSC_DEADLINE,     "IA32_TSC_DEADLINE", has_tsc_deadline, tsc_deadline_read,
 	  tsc_deadline_write },
@@ -466,8 +542,14 @@ static const struct msr_def msrs[] = {
 };
 
 /* The row for index that this CPU has (an index may have one row per vendor). */
+static const struct msr_def mc_banks =
+	{ MSR_MC0_CTL, "IA32_MCi_CTL/STATUS/ADDR/MISC", has_mc_bank, mc_bank_read, mc_bank_write };
+
 static const struct msr_def *find_msr(const struct cpu *cpu, uint32_t index)
 {
+	/* 400H-47FH: 32 banks at most before the VMX MSRs (SDM Vol.4 Table 2-2). */
+	if (index >= MSR_MC0_CTL && index < MSR_MC0_CTL + 4 * MC_BANKS_MAX)
+		return mc_banks.exists(cpu) ? &mc_banks : NULL;
 	for (unsigned i = 0; i < sizeof(msrs) / sizeof(msrs[0]); i++)
 		if (msrs[i].index == index && msrs[i].exists(cpu))
 			return &msrs[i];

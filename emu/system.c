@@ -252,7 +252,6 @@ status_t op_std(struct cpu *cpu, const struct insn *in)
 /* IA32_APIC_BASE.EN (SDM Vol.3 10.4.3) and IA32_MISC_ENABLE bit 22 (Limit CPUID
  * Maxval, SDM Vol.4 Table 2-2). */
 #define APIC_BASE_EN (1ull << 11)
-#define MISC_LIMIT_CPUID (1ull << 22)
 
 /* SDM Vol.2 CPUID: the model's table (emu/cpu_model.c; VMX/SVM only while
  * cpu->hv_available), with the fields that reflect run-time state:
@@ -278,7 +277,7 @@ status_t op_cpuid(struct cpu *cpu, const struct insn *in)
 			out[2] |= 1u << 27;
 	}
 	if (leaf == 0 && cpu_is_intel(cpu) &&
-	    (cpu->misc_enable & MISC_LIMIT_CPUID) && out[0] > 2)
+	    (cpu->misc_enable & MISC_ENABLE_LIMIT_CPUID) && out[0] > 2)
 		out[0] = 2;
 	reg_write(cpu, R_AX, 4, false, out[0]);
 	reg_write(cpu, R_BX, 4, false, out[1]);

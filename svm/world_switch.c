@@ -327,8 +327,10 @@ status_t svm_vmrun(struct svm *s, uint64_t vmcb_pa, uint64_t next_rip)
 	cpu_world_switched(cpu);
 
 	/* The guest's PAE PDPTEs (SDM Vol.3 4.4.1; AMD processors load them with
-	 * CR3 too): through the nested tables with NP, where a fault is an #NPF. A
-	 * reserved bit makes the guest state illegal, as KVM's nested VMRUN has it. */
+	 * CR3 too). Without NP a reserved bit makes the guest state illegal, as
+	 * KVM's nested VMRUN has it; with NP nothing is loaded (APM2 15.25.10: the
+	 * walk reads them from guest memory, and a reserved bit faults there), so
+	 * APM2 15.5.1's list, which has no PDPTE check, is the whole story. */
 	status_t st = cpu_load_pdptes(cpu);
 	if (st == ST_VMEXIT)
 		return st;

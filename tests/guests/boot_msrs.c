@@ -7,6 +7,8 @@
  *   AMD: PATCH_LEVEL (8BH) readable; the legacy counters PerfEvtSel0-3
  *     (C001_0000H-3H) and PerfCtr0-3 (C001_0004H-7H, APM2 13.2.1): written
  *     values read back, a reserved select bit is #GP(0), counters keep 48 bits.
+ * With CPUID MCA: IA32_MCG_CAP and each bank's CTL/STATUS (SDM Vol.3 15.3);
+ * Intel family 6: IA32_MISC_ENABLE's XD bit disable hides NX (Vol.4 Table 2-2).
  * Every vendor: an MSR the part does not have stays #GP(0). */
 #include "lib/guest.h"
 
@@ -85,6 +87,52 @@ static void amd_boot(void)
 	}
 }
 
+/* The machine-check MSRs an OS probes with CPUID.1:EDX.MCA (SDM Vol.3 15.3;
+ * APM2 9.3; Linux's mce code): IA32_MCG_CAP readable, each bank's CTL takes
+ * all 1s and all 0s, STATUS 0 (a non-zero write #GP(0)), the bank after the
+ * last does not exist. */
+static void mca_boot(void)
+{
+	static const char why[] = "QEMU 7.2 TCG ignores a non-zero MCi_STATUS write and reads "
+				  "missing banks as 0 (SDM Vol.3 15.3.2.2: #GP)";
+	check("IA32_MCG_CAP (179H) readable", (uint32_t)rd(0x179), (uint32_t)NO_FAULT);
+	uint32_t banks = msr_lo & 0xff;
+	note("IA32_MCG_CAP 0x%x: %u banks", msr_lo, banks);
+	check_true("at least one bank, at most 32", banks >= 1 && banks <= 32);
+	for (uint32_t i = 0; i < banks && i < 32; i++) {
+		uint32_t b = 0x400 + 4 * i;
+		check("MCi_CTL: all 1s", (uint32_t)wr(b, 0xffffffffu, 0xffffffffu), (uint32_t)NO_FAULT);
+		(void)rd(b);
+		check("MCi_CTL reads all 1s", msr_lo & msr_hi, 0xffffffffu);
+		check("MCi_STATUS: write 0", (uint32_t)wr(b + 1, 0, 0), (uint32_t)NO_FAULT);
+		check_quirk("MCi_STATUS: write 1 -> #GP", (uint32_t)wr(b + 1, 0, 1), 13, why);
+		(void)wr(b + 1, 0, 0);
+	}
+	if (banks < 32)
+		check_quirk("the bank after the last: no MCi_CTL -> #GP", (uint32_t)rd(0x400 + 4 * banks), 13, why);
+}
+
+/* IA32_MISC_ENABLE bit 34, XD Bit Disable (SDM Vol.4 Table 2-2): set, CPUID
+ * stops reporting NX; cleared, NX is back. */
+static void misc_enable_xd(void)
+{
+	uint32_t r[4];
+	cpuid(0x80000000, r);
+	if (r[0] < 0x80000001 || rd(0x1a0) != NO_FAULT)
+		return;
+	cpuid(0x80000001, r);
+	if (!(r[3] & (1u << 20)))
+		return;
+	uint32_t lo = msr_lo, hi = msr_hi;
+	static const char why[] = "QEMU 7.2 TCG's IA32_MISC_ENABLE has no effect on CPUID";
+	check("IA32_MISC_ENABLE: set XD bit disable (34)", (uint32_t)wr(0x1a0, hi | 4, lo), (uint32_t)NO_FAULT);
+	cpuid(0x80000001, r);
+	check_quirk("  CPUID.80000001H:EDX.NX reads 0", r[3] & (1u << 20), 0, why);
+	check("  cleared again", (uint32_t)wr(0x1a0, hi & ~4u, lo), (uint32_t)NO_FAULT);
+	cpuid(0x80000001, r);
+	check("  NX reported again", r[3] & (1u << 20), 1u << 20);
+}
+
 void guest_main(void)
 {
 	uint32_t r[4];
@@ -109,5 +157,11 @@ void guest_main(void)
 	} else {
 		skip_all("neither Intel nor AMD");
 	}
+	if ((r[3] & (1u << 14)) && (r[3] & (1u << 7)))
+		mca_boot();
+	else
+		check_quirk("no CPUID MCA: no IA32_MCG_CAP -> #GP", (uint32_t)rd(0x179), 13, tcg_no_gp);
+	if (intel && family >= 6)
+		misc_enable_xd();
 	check_quirk("an MSR no part has (C001_2000H) -> #GP", (uint32_t)rd(0xc0012000), 13, tcg_no_gp);
 }

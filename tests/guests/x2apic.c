@@ -4,7 +4,8 @@
  * (10.12.1.2 reserved addresses, write-only and read-only registers, reserved
  * bits, non-zero EOI and ESR writes), the MMIO page gone, and the mode
  * transitions (10.12.5: x2APIC -> xAPIC and disabled -> x2APIC are illegal,
- * x2APIC -> disabled -> xAPIC is the way back). Skipped without CPUID x2APIC. */
+ * x2APIC -> disabled -> xAPIC is the way back). Without CPUID x2APIC only the
+ * refused EXTD is checked; skipped without a local APIC. */
 #include "lib/apic.h"
 
 #define VEC 0x50
@@ -156,8 +157,23 @@ void guest_main(void)
 {
 	desc_init();
 	pic_mask_all();
-	if (!has_apic() || !has_x2apic())
-		skip_all("no x2APIC (CPUID.1:ECX.x2APIC = 0)");
+	if (!has_apic())
+		skip_all("no local APIC (CPUID.1:EDX.APIC = 0)");
+	if (!has_x2apic()) {
+		/* SDM Vol.3 10.12.1, Figure 10-26: without CPUID x2APIC, EXTD (bit 10)
+		 * is reserved: WRMSR #GP(0), the APIC stays in xAPIC mode (e.g.
+		 * --cpu skylake-lite,-x2apic). */
+		apic_enable();
+		uint64_t base = rdmsr(MSR_APIC_BASE);
+		static const char why[] = "QEMU 7.2 TCG ignores EXTD and reads the x2APIC MSRs as 0 "
+					  "without #GP (SDM Vol.3 10.12.1: reserved)";
+		check_quirk("no CPUID x2APIC: setting EXTD -> #GP",
+			    (uint32_t)wrmsr_catch(MSR_APIC_BASE, base | APIC_BASE_EXTD), 13, why);
+		check("  IA32_APIC_BASE unchanged", (uint32_t)rdmsr(MSR_APIC_BASE), (uint32_t)base);
+		uint64_t v;
+		check_quirk("  no x2APIC MSRs: RDMSR 802H -> #GP", (uint32_t)rdmsr_catch(0x802, &v), 13, why);
+		tap_finish();
+	}
 	apic_enable();
 	uint32_t version = apic_read(APIC_VERSION);
 	uint64_t base = rdmsr(MSR_APIC_BASE) & ~(uint64_t)APIC_BASE_EXTD;

@@ -62,10 +62,10 @@ static struct vmcb_seg seg_of(const struct segment *s)
 /* L1 with EFER.SVME and VM_HSAVE_PA set, a VMCB for an L2 that shares L1's
  * flat segments and runs at L2_CODE with paging off; VMRUN and VMMCALL
  * intercepted, ASID 1. quirks: svm_create()'s. */
-static void world_init_quirks(struct world *w, const char *model, unsigned quirks)
+static void world_init_cpu(struct world *w, const struct cpu_model *model, unsigned quirks)
 {
 	memset(w, 0, sizeof(*w));
-	machine_init_bare(&w->m, model_named(model), RAM);
+	machine_init_bare(&w->m, model, RAM);
 	struct cpu *c = &w->m.cpu;
 	physmem_write(&w->m.pm, GDT_BASE + SEL_CODE32, 8, make_desc(0, 0xfffff, 0x9b, 0xc));
 	physmem_write(&w->m.pm, GDT_BASE + SEL_DATA, 8, make_desc(0, 0xfffff, 0x93, 0xc));
@@ -117,6 +117,11 @@ static uint64_t int_gate32(uint32_t off, bool present)
 {
 	return (off & 0xffff) | ((uint64_t)SEL_CODE32 << 16) | ((uint64_t)(present ? 0x8e : 0x0e) << 40) |
 	       ((uint64_t)(off >> 16) << 48);
+}
+
+static void world_init_quirks(struct world *w, const char *model, unsigned quirks)
+{
+	world_init_cpu(w, model_named(model), quirks);
 }
 
 static void world_init(struct world *w, const char *model)
@@ -652,6 +657,82 @@ START_TEST(npf_insn_bytes_through_nested_tables)
 }
 END_TEST
 
+/* A PAE L2 under nested paging whose PDPTE 0 has reserved bit 1 set: VMRUN
+ * accepts it (APM2 15.5.1 has no PDPTE check; 15.25.10: with NP the PDPTEs are
+ * read at each walk) and the first fetch is the guest's #PF with P and RSVD
+ * (APM2 8.4.2), here intercepted. Also after the guest's own MOV CR3. */
+#define L2_PDPT 0xa0000u
+START_TEST(npt_pae_guest_reserved_pdpte_faults_at_walk)
+{
+	for (unsigned reload = 0; reload < 2; reload++) {
+		struct world w;
+		world_init(&w, "epyc-lite");
+		w.m.cpu.cr4 |= CR4_PSE;
+		physmem_write(&w.m.pm, NPT_PD + 0, 4, 0x000000 | 0x87);
+		physmem_write(&w.m.pm, NPT_PD + 4, 4, 0x400000 | 0x87);
+		w.m.cpu.cr3 = NPT_PD;
+		w.m.cpu.cr0 |= CR0_PG;
+		cpu_update_mode(&w.m.cpu);
+		w.v->control.np_control = SVM_NP_ENABLE;
+		w.v->control.n_cr3 = NPT_PD;
+		vmcb_set_intercept(&w.v->control, (enum svm_intercept)(SVM_INTERCEPT_EXCEPTION + EXC_PF), 1);
+		/* PDPTE 0 -> a PD of one 2 MiB identity page; bit 1 is reserved. */
+		physmem_write(&w.m.pm, L2_PDPT, 8, (L2_PD | PTE_P) | (reload ? 0 : 2));
+		physmem_write(&w.m.pm, L2_PD, 8, 0x83 | 0x4);
+		w.v->save.cr0 = CR0_PE | CR0_ET | CR0_PG;
+		w.v->save.cr4 = CR4_PAE;
+		w.v->save.cr3 = L2_PDPT;
+		w.v->save.rsp = L2_STACK;
+		/* reload: a clean PDPTE at VMRUN; the guest sets bit 1 (or [eax], 2)
+		 * and reloads CR3 (mov cr3, ebx), which loads nothing; the next
+		 * fetch walks. */
+		w.m.cpu.regs[R_AX] = VMCB_PA;
+		physmem_write_bytes(&w.m.pm, L2_CODE, (const uint8_t[]){
+			0xb9, L2_PDPT & 0xff, (L2_PDPT >> 8) & 0xff, (L2_PDPT >> 16) & 0xff, 0,  /* mov ecx, pdpt */
+			0x83, 0x09, 0x02,                   /* or dword [ecx], 2 */
+			0x0f, 0x22, 0xd9,                   /* mov cr3, ecx */
+			0x90 }, 12);
+		w.m.cpu.icount_limit = w.m.cpu.icount + 10000;
+		ck_assert_int_eq(cpu_run(&w.m.cpu), ST_HALT);
+		ck_assert_uint_eq(w.v->control.exitcode, SVM_EXIT_EXCEPTION + EXC_PF);
+		ck_assert_uint_eq(w.v->control.exitinfo1 & 0x9, 0x9);   /* P | RSVD */
+		ck_assert_uint_eq(w.v->control.exitinfo2, reload ? L2_CODE + 11 : L2_CODE);
+		world_free(&w);
+	}
+}
+END_TEST
+
+/* --cpu epyc-lite,-npt: the SVM model sees a CPU without nested paging
+ * (CPUID Fn8000_000A_EDX[NP] = 0) and fails a VMRUN with NP_ENABLE, as KVM
+ * does; without NP_ENABLE the guest runs. */
+START_TEST(no_npt_model_fails_np_enable)
+{
+	char err[128];
+	const struct cpu_model *cm = cpu_model_parse("epyc-lite,-npt", err, sizeof(err));
+	ck_assert_ptr_nonnull(cm);
+	struct world w;
+	world_init_cpu(&w, cm, 0);
+	uint32_t r[4];
+	cpu_cpuid(&w.m.cpu, 0x8000000a, 0, r);
+	ck_assert_uint_eq(r[3] & 1, 0);
+	w.m.cpu.cr0 |= CR0_PG;         /* host paging on an identity 4 MiB map */
+	w.m.cpu.cr4 |= CR4_PSE;
+	physmem_write(&w.m.pm, NPT_PD, 4, 0x87);
+	w.m.cpu.cr3 = NPT_PD;
+	cpu_update_mode(&w.m.cpu);
+	w.v->control.np_control = SVM_NP_ENABLE;
+	w.v->control.n_cr3 = NPT_PD;
+	ck_assert_int_eq(RUN_L2(&w, 0x0f, 0x01, 0xd9), ST_HALT);
+	ck_assert_uint_eq(w.v->control.exitcode, SVM_EXIT_INVALID);
+	w.v->control.np_control = 0;
+	w.m.cpu.rip = L1_CODE;
+	ck_assert_int_eq(RUN_L2(&w, 0x0f, 0x01, 0xd9), ST_HALT);
+	ck_assert_uint_eq(w.v->control.exitcode, SVM_EXIT_VMMCALL);
+	world_free(&w);
+	cpu_model_release(cm);
+}
+END_TEST
+
 /* L2's IDT: gate vec -> a handler at L2_ISR that does VMMCALL. */
 static void l2_gate(struct world *w, unsigned vec, bool present)
 {
@@ -1013,6 +1094,8 @@ static Suite *svm_model_suite(void)
 	tcase_add_test(t, pf_exitinfo2_quirk_nowrap);
 	tcase_add_test(t, npf_2level_host);
 	tcase_add_loop_test(t, npf_insn_bytes_through_nested_tables, 0, 2);
+	tcase_add_test(t, npt_pae_guest_reserved_pdpte_faults_at_walk);
+	tcase_add_test(t, no_npt_model_fails_np_enable);
 	tcase_add_test(t, opteron_has_no_nrip_or_decode_assists);
 	suite_add_tcase(s, t);
 	t = tcase_create("events");

@@ -346,6 +346,143 @@ START_TEST(describe_decodes_cpuid)
 }
 END_TEST
 
+/* ---- --cpu MODEL,+FEATURE,-FEATURE,phys-bits=N (emu/cpu_modifiers.c) ---- */
+
+static const struct cpu_model *parse_ok(const char *spec)
+{
+	char err[256] = "";
+	const struct cpu_model *m = cpu_model_parse(spec, err, sizeof(err));
+	ck_assert_msg(m != NULL, "%s: %s", spec, err);
+	return m;
+}
+
+START_TEST(modifiers_plain_name_is_the_model)
+{
+	for (unsigned i = 0; i < cpu_model_count; i++)
+		ck_assert_ptr_eq(parse_ok(cpu_models[i]->name), cpu_models[i]);
+}
+END_TEST
+
+/* Re-adding each feature a model has gives the same CPUID: the dependency
+ * table holds for every built-in model. */
+START_TEST(modifiers_readding_changes_nothing)
+{
+	const struct cpu_model *base = cpu_models[_i];
+	static const char *const names[] = { "fpu", "apic", "pae", "nx", "lm", "pcid", "x2apic",
+					     "xsave", "smep", "svm", "vmx", "npt" };
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		struct cpu_feature f;
+		ck_assert(cpu_feature_lookup(names[k], &f));
+		if (!cpu_model_has_hv(base, true, f.leaf, f.reg, f.bit))
+			continue;
+		char spec[64];
+		snprintf(spec, sizeof(spec), "%s,+%s", base->name, names[k]);
+		const struct cpu_model *m = parse_ok(spec);
+		for (uint32_t leaf = 0; leaf < 0x20; leaf++) {
+			uint32_t a[4], b[4];
+			cpu_model_cpuid_hv(base, true, leaf, 0, a);
+			cpu_model_cpuid_hv(m, true, leaf, 0, b);
+			ck_assert_mem_eq(a, b, sizeof(a));
+			cpu_model_cpuid_hv(base, true, 0x80000000 + leaf, 0, a);
+			cpu_model_cpuid_hv(m, true, 0x80000000 + leaf, 0, b);
+			ck_assert_mem_eq(a, b, sizeof(a));
+		}
+		ck_assert_int_eq(m->hv_ext, base->hv_ext);
+		cpu_model_release(m);
+	}
+}
+END_TEST
+
+START_TEST(modifiers_change_cpuid_and_dependent_data)
+{
+	uint32_t r[4];
+	uint64_t v;
+	/* -pcid: CPUID.1:ECX[17] and the VMX CR4_FIXED1 bit (SDM Vol.3 A.8). */
+	const struct cpu_model *m = parse_ok("skylake-lite,-pcid");
+	ck_assert(!cpu_model_has(m, 1, 2, 17));
+	ck_assert(cpu_model_has(m, 7, 1, 10));                  /* INVPCID stays */
+	ck_assert(cpu_model_vmx_cap(m, MSR_VMX_CR4_FIXED1, &v));
+	ck_assert_uint_eq(v & CR4_PCIDE, 0);
+	ck_assert_uint_ne(v & CR4_SMEP, 0);
+	ck_assert_str_eq(m->name, "skylake-lite,-pcid");
+	cpu_model_release(m);
+	/* -x2apic: leaf 1 ECX[21] only. */
+	m = parse_ok("skylake-lite,-x2apic");
+	ck_assert(!cpu_model_has(m, 1, 2, 21) && cpu_model_has(m, 1, 3, 9) && cpu_model_has(m, 1, 2, 24));
+	cpu_model_release(m);
+	/* -vmx: no VMX bit, no capability MSRs, no extension to install. */
+	m = parse_ok("core2,-vmx");
+	ck_assert(!cpu_model_has_hv(m, true, 1, 2, 5));
+	ck_assert_int_eq(m->hv_ext, HV_EXT_NONE);
+	ck_assert(!cpu_model_vmx_cap(m, MSR_VMX_BASIC, &v));
+	cpu_model_release(m);
+	/* -npt: Fn8000_000A_EDX[0] clear, SVM and its other features stay. */
+	m = parse_ok("epyc-lite,-npt");
+	cpu_model_cpuid_hv(m, true, 0x8000000a, 0, r);
+	ck_assert_uint_eq(r[3] & 1, 0);
+	ck_assert_uint_ne(r[3] & (1u << 3), 0);
+	ck_assert_int_eq(m->hv_ext, HV_EXT_SVM);
+	cpu_model_release(m);
+	/* -svm: leaf 8000000AH reserved (APM3 E.4.9). */
+	m = parse_ok("epyc-lite,-svm");
+	cpu_model_cpuid_hv(m, true, 0x8000000a, 0, r);
+	ck_assert_uint_eq(r[0] | r[1] | r[2] | r[3], 0);
+	ck_assert(!cpu_model_has_hv(m, true, 0x80000001, 2, 2));
+	ck_assert_int_eq(m->hv_ext, HV_EXT_NONE);
+	cpu_model_release(m);
+	/* AMD's 80000001H:EDX copy of a leaf-1 bit follows it (APM3 E.4.2). */
+	m = parse_ok("epyc-lite,-pge");
+	ck_assert(!cpu_model_has(m, 1, 3, 13) && !cpu_model_has(m, 0x80000001, 3, 13));
+	cpu_model_release(m);
+	/* phys-bits: CPUID 80000008H:EAX[7:0], the linear width kept. */
+	m = parse_ok("skylake-lite,phys-bits=36,-pcid,+pcid");
+	cpu_model_cpuid(m, 0x80000008, 0, r);
+	ck_assert_uint_eq(r[0] & 0xffff, 0x3024);
+	ck_assert(cpu_model_has(m, 1, 2, 17));
+	cpu_model_release(m);
+	/* +x2apic on core2: implemented (the APIC's x2APIC mode). */
+	m = parse_ok("core2,+x2apic");
+	ck_assert(cpu_model_has(m, 1, 2, 21));
+	cpu_model_release(m);
+}
+END_TEST
+
+/* Each row: a --cpu value that names nothing or a CPU no manual describes,
+ * and a word the one-line reason holds. */
+static const struct { const char *spec, *reason; } bad_specs[] = {
+	{ "nosuch", "unknown CPU model 'nosuch'" },
+	{ "nosuch,+pcid", "unknown CPU model 'nosuch'" },
+	{ "skylake-lite,+frobnicate", "unknown feature 'frobnicate'" },
+	{ "skylake-lite,pcid", "bad modifier 'pcid'" },
+	{ "skylake-lite,", "bad modifier ''" },
+	{ "skylake-lite,+svm", "cannot have svm" },
+	{ "epyc-lite,+vmx", "cannot have vmx" },
+	{ "skylake-lite,+npt", "is an SVM feature" },
+	{ "epyc-lite,-svm,+npt", "is an SVM feature" },
+	{ "epyc-lite,+avic", "does not implement 'avic'" },
+	{ "skylake-lite,+monitor", "does not implement 'monitor'" },
+	{ "pentium,+lm", "no CPUID leaf 80000001H" },
+	{ "opteron-g3,+lm", "48 linear address bits" },
+	{ "skylake-lite,-apic", "'x2apic' needs 'apic'" },
+	{ "skylake-lite,-pae", "needs 'pae'" },
+	{ "skylake-lite,-lm", "needs 'lm'" },
+	{ "skylake-lite,-fxsr", "needs 'fxsr'" },
+	{ "skylake-lite,phys-bits=31", "out of range" },
+	{ "skylake-lite,phys-bits=53", "out of range" },
+	{ "skylake-lite,phys-bits=", "out of range" },
+	{ "skylake-lite,phys-bits=4x", "out of range" },
+	{ "pentium,phys-bits=36", "no CPUID 80000008H" },
+};
+
+START_TEST(modifiers_rejected)
+{
+	char err[256] = "";
+	ck_assert_ptr_null(cpu_model_parse(bad_specs[_i].spec, err, sizeof(err)));
+	ck_assert_msg(strstr(err, bad_specs[_i].reason), "%s: '%s'", bad_specs[_i].spec, err);
+	ck_assert_ptr_null(strchr(err, '\n'));
+}
+END_TEST
+
 static Suite *cpu_model_suite(void)
 {
 	Suite *s = suite_create("cpu_model");
@@ -365,6 +502,12 @@ static Suite *cpu_model_suite(void)
 	tcase_add_test(t, core2_long_mode);
 	tcase_add_test(t, hv_switch_changes_only_its_bits);
 	tcase_add_test(t, describe_decodes_cpuid);
+	suite_add_tcase(s, t);
+	t = tcase_create("modifiers");
+	tcase_add_test(t, modifiers_plain_name_is_the_model);
+	tcase_add_loop_test(t, modifiers_readding_changes_nothing, 0, (int)cpu_model_count);
+	tcase_add_test(t, modifiers_change_cpuid_and_dependent_data);
+	tcase_add_loop_test(t, modifiers_rejected, 0, (int)(sizeof(bad_specs) / sizeof(bad_specs[0])));
 	suite_add_tcase(s, t);
 	return s;
 }

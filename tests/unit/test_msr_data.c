@@ -280,16 +280,21 @@ START_TEST(switch_on_shows_svm)
 }
 END_TEST
 
-/* IA32_MISC_ENABLE as model data: on the family-6 Intel models it reads its
- * reset value (fast strings on, BTS/PEBS unavailable), the writable bits
- * change, writes leave the read-only bits, reserved bits are #GP(0); the
- * other models have no such MSR (SDM Vol.4 Table 2-2, 1A0H). */
+/* IA32_MISC_ENABLE as model data (SDM Vol.4 Table 2-2, 1A0H): on the
+ * family-6 Intel models it reads its reset value (fast strings on, performance
+ * monitoring available, BTS/PEBS unavailable, MONITOR FSM on); the bits the
+ * part's MSR table makes R/W change, writes leave the read-only bits, other
+ * bits are #GP(0); kvm-unit-tests' msr.flat values (0x400c50809 and
+ * 0x400c50089 with 7/11/12 read-only) read back. The other models have no such
+ * MSR. */
 START_TEST(misc_enable_data)
 {
 	const struct cpu_model *cm = cpu_models[_i];
 	struct test_machine m;
 	uint64_t v;
 	bool intel6 = cm->vendor == VENDOR_INTEL && ((cm->signature >> 8) & 0xf) >= 6;
+	bool core2 = !strcmp(cm->name, "core2");
+	const uint64_t ro = (1u << 7) | (1u << 11) | (1u << 12);
 
 	machine_init_model(&m, cm);
 	if (!intel6) {
@@ -298,12 +303,118 @@ START_TEST(misc_enable_data)
 		return;
 	}
 	ck_assert_int_eq(rdmsr(&m, MSR_MISC_ENABLE, &v), ST_OK);
-	ck_assert_uint_eq(v, (1u << 0) | (1u << 11) | (1u << 12));
+	ck_assert_uint_eq(v, (1u << 0) | ro | (1u << 18));
 	ck_assert_int_eq(wrmsr(&m, MSR_MISC_ENABLE, (1u << 3) | (1u << 22)), ST_OK);
 	ck_assert_int_eq(rdmsr(&m, MSR_MISC_ENABLE, &v), ST_OK);
-	ck_assert_uint_eq(v, (1u << 3) | (1u << 22) | (1u << 11) | (1u << 12));
+	ck_assert_uint_eq(v, (1u << 3) | (1u << 22) | ro);
+	static const uint64_t msr_flat[] = { 0x400c50809ull, 0x400c50089ull };
+	for (unsigned k = 0; k < 2; k++) {
+		ck_assert_int_eq(wrmsr(&m, MSR_MISC_ENABLE, msr_flat[k]), ST_OK);
+		ck_assert_int_eq(rdmsr(&m, MSR_MISC_ENABLE, &v), ST_OK);
+		ck_assert_uint_eq(v, msr_flat[k] | ro);
+	}
 	assert_gp0(&m, wrmsr(&m, MSR_MISC_ENABLE, 1u << 1));
-	assert_gp0(&m, wrmsr(&m, MSR_MISC_ENABLE, 1ull << 34));
+	assert_gp0(&m, wrmsr(&m, MSR_MISC_ENABLE, 1ull << 35));
+	assert_gp0(&m, wrmsr(&m, MSR_MISC_ENABLE, 1ull << 21));
+	ck_assert_int_eq(wrmsr(&m, MSR_MISC_ENABLE, 1ull << 38), ST_OK);
+	/* Core 2 only (SDM Vol.4 Table 2-3): DCU prefetcher disable (37) and
+	 * EIST select lock (20, R/WO: a 0 written later leaves it 1). */
+	if (core2) {
+		ck_assert_int_eq(wrmsr(&m, MSR_MISC_ENABLE, (1ull << 37) | (1ull << 20)), ST_OK);
+		ck_assert_int_eq(wrmsr(&m, MSR_MISC_ENABLE, 0), ST_OK);
+		ck_assert_int_eq(rdmsr(&m, MSR_MISC_ENABLE, &v), ST_OK);
+		ck_assert_uint_eq(v, (1ull << 20) | ro);
+	} else {
+		assert_gp0(&m, wrmsr(&m, MSR_MISC_ENABLE, 1ull << 37));
+		assert_gp0(&m, wrmsr(&m, MSR_MISC_ENABLE, 1ull << 20));
+	}
+	machine_free(&m);
+}
+END_TEST
+
+/* IA32_MISC_ENABLE's effects (SDM Vol.4 Table 2-2): bit 34 (XD bit disable)
+ * hides CPUID.80000001H:EDX.NX and makes EFER.NXE reserved; bit 22 limits
+ * CPUID.0:EAX to 2. Clearing them gives both back. */
+START_TEST(misc_enable_effects)
+{
+	struct test_machine m;
+	uint32_t r[4];
+	machine_init(&m, "skylake-lite");
+	uint64_t v0;
+	ck_assert_int_eq(rdmsr(&m, MSR_MISC_ENABLE, &v0), ST_OK);
+	ck_assert_int_eq(wrmsr(&m, MSR_MISC_ENABLE, v0 | (1ull << 34)), ST_OK);
+	cpuid(&m, 0x80000001, r);
+	ck_assert_uint_eq((r[3] >> 20) & 1, 0);
+	assert_gp0(&m, wrmsr(&m, MSR_EFER, EFER_NXE));
+	ck_assert_int_eq(wrmsr(&m, MSR_MISC_ENABLE, v0 | (1ull << 22)), ST_OK);
+	cpuid(&m, 0x80000001, r);
+	ck_assert_uint_eq((r[3] >> 20) & 1, 1);
+	ck_assert_int_eq(wrmsr(&m, MSR_EFER, EFER_NXE), ST_OK);
+	cpuid(&m, 0, r);
+	ck_assert_uint_eq(r[0], 2);
+	ck_assert_int_eq(wrmsr(&m, MSR_MISC_ENABLE, v0), ST_OK);
+	cpuid(&m, 0, r);
+	ck_assert_uint_eq(r[0], 0x16);
+	machine_free(&m);
+}
+END_TEST
+
+/* The machine-check MSRs (SDM Vol.3 15.3; APM2 9.3): with CPUID MCA,
+ * IA32_MCG_CAP is the model's and read-only, IA32_MCG_STATUS holds bits 2:0,
+ * IA32_MCG_CTL exists iff MCG_CTL_P and takes all 1s or all 0s; each bank's
+ * CTL takes all 1s or 0s, STATUS only 0, ADDR and MISC anything; the bank
+ * after the last #GPs, as kvm-unit-tests' msr.flat checks. CPUID.1:EDX.MCE
+ * and MCA agree with that, and CR4.MCE can be set. */
+START_TEST(mca_msrs)
+{
+	const struct cpu_model *cm = cpu_models[_i];
+	struct test_machine m;
+	uint64_t v;
+	machine_init_model(&m, cm);
+	bool mca = cpu_model_has(cm, 1, 3, 14);
+	ck_assert_int_eq(cpu_model_has(cm, 1, 3, 7), mca);
+	if (!mca) {
+		assert_gp0(&m, rdmsr(&m, 0x179, &v));
+		assert_gp0(&m, rdmsr(&m, 0x400, &v));
+		machine_free(&m);
+		return;
+	}
+	ck_assert_int_eq(rdmsr(&m, 0x179, &v), ST_OK);
+	ck_assert_uint_eq(v, cm->mcg_cap);
+	unsigned banks = v & 0xff;
+	ck_assert(banks > 0 && banks <= 32);
+	assert_gp0(&m, wrmsr(&m, 0x179, v));
+	ck_assert_int_eq(wrmsr(&m, 0x17a, 7), ST_OK);
+	assert_gp0(&m, wrmsr(&m, 0x17a, 8));
+	if (v & (1u << 8)) {
+		ck_assert_int_eq(wrmsr(&m, 0x17b, ~0ull), ST_OK);
+		assert_gp0(&m, wrmsr(&m, 0x17b, 1));
+	} else {
+		assert_gp0(&m, rdmsr(&m, 0x17b, &v));
+	}
+	const uint64_t noncanonical = 0xaaaaaaaaaaaaaaaaull;
+	for (unsigned i = 0; i < banks; i++) {
+		uint32_t b = 0x400 + 4 * i;
+		ck_assert_int_eq(wrmsr(&m, b, ~0ull), ST_OK);
+		ck_assert_int_eq(rdmsr(&m, b, &v), ST_OK);
+		ck_assert_uint_eq(v, ~0ull);
+		ck_assert_int_eq(wrmsr(&m, b, 0), ST_OK);
+		assert_gp0(&m, wrmsr(&m, b, noncanonical));
+		ck_assert_int_eq(wrmsr(&m, b + 1, 0), ST_OK);
+		assert_gp0(&m, wrmsr(&m, b + 1, 1));
+		for (uint32_t r = 2; r < 4; r++) {
+			ck_assert_int_eq(wrmsr(&m, b + r, noncanonical), ST_OK);
+			ck_assert_int_eq(rdmsr(&m, b + r, &v), ST_OK);
+			ck_assert_uint_eq(v, noncanonical);
+		}
+	}
+	if (banks < 32) {
+		for (uint32_t r = 0; r < 4; r++) {
+			assert_gp0(&m, rdmsr(&m, 0x400 + 4 * banks + r, &v));
+			assert_gp0(&m, wrmsr(&m, 0x400 + 4 * banks + r, 0));
+		}
+	}
+	ck_assert_int_eq(mov_cr(&m, 4, CR4_MCE), ST_OK);
 	machine_free(&m);
 }
 END_TEST
@@ -664,6 +775,38 @@ START_TEST(svm_leaf)
 }
 END_TEST
 
+/* --cpu modifiers reach the CPU (emu/cpu_modifiers.c): -pcid makes setting
+ * CR4.PCIDE #GP (SDM Vol.2 MOV CR: a reserved CR4 bit) where skylake-lite
+ * allows it; phys-bits=36 is MAXPHYADDR, so IA32_APIC_BASE bit 36 is
+ * reserved (SDM Vol.3 10.4.4) and bit 35 is not. */
+START_TEST(modifiers_reach_the_cpu)
+{
+	for (unsigned derived = 0; derived < 2; derived++) {
+		char err[128];
+		const struct cpu_model *cm = cpu_model_parse(derived ? "skylake-lite,-pcid,phys-bits=36" :
+							      "skylake-lite", err, sizeof(err));
+		ck_assert_ptr_nonnull(cm);
+		struct test_machine m;
+		machine_init_model(&m, cm);
+		uint32_t r[4];
+		cpuid(&m, 1, r);
+		ck_assert_uint_eq((r[2] >> 17) & 1, !derived);
+		ck_assert_uint_eq(m.cpu.maxphyaddr, derived ? 36 : 39);
+		uint64_t base = 0xfee00000ull | (1ull << 11);
+		ck_assert_int_eq(wrmsr(&m, MSR_APIC_BASE, base | 1ull << 36), derived ? ST_FAULT : ST_OK);
+		ck_assert_int_eq(wrmsr(&m, MSR_APIC_BASE, base | 1ull << 35), ST_OK);
+		ck_assert_int_eq(wrmsr(&m, MSR_APIC_BASE, base), ST_OK);
+		activate(&m);
+		m.cpu.event.pending = false;
+		ck_assert_int_eq(mov_cr(&m, 4, m.cpu.cr4 | CR4_PCIDE), derived ? ST_FAULT : ST_OK);
+		if (derived)
+			ck_assert_int_eq(m.cpu.event.vector, EXC_GP);
+		machine_free(&m);
+		cpu_model_release(cm);
+	}
+}
+END_TEST
+
 static Suite *msr_data_suite(void)
 {
 	Suite *s = suite_create("msr_data");
@@ -674,6 +817,9 @@ static Suite *msr_data_suite(void)
 	tcase_add_loop_test(t, switch_on_shows_vmx_data, 0, (int)cpu_model_count);
 	tcase_add_loop_test(t, switch_on_shows_svm, 0, (int)cpu_model_count);
 	tcase_add_loop_test(t, misc_enable_data, 0, (int)cpu_model_count);
+	tcase_add_test(t, misc_enable_effects);
+	tcase_add_loop_test(t, mca_msrs, 0, (int)cpu_model_count);
+	tcase_add_test(t, modifiers_reach_the_cpu);
 	suite_add_tcase(s, t);
 	t = tcase_create("vmx_capabilities");
 	tcase_add_loop_test(t, vmx_msrs_exist_as_sdm_says, 0, (int)cpu_model_count);
