@@ -427,6 +427,41 @@ START_TEST(benign_then_contributory_is_serial)
 }
 END_TEST
 
+/* Identity 32-bit paging of the first 4 MiB (PD 20000H, PT 21000H), every
+ * page present and writable but the one at not_present. */
+static void paging_without(uint32_t not_present)
+{
+	enum { PD = 0x20000, PT = 0x21000 };
+	physmem_write(&pm, PD, 4, PT | 3);
+	for (uint32_t i = 0; i < 1024; i++)
+		physmem_write(&pm, PT + 4 * i, 4, i << 12 == not_present ? 0 : (i << 12) | 3);
+	cpu.cr3 = PD;
+	cpu.cr0 |= CR0_PG;
+	tlb_flush_all(&cpu.tlb);
+}
+
+START_TEST(pf_during_pf_delivery_sets_cr2)
+{
+	/* The #PF gate lies on a not-present page, the #DF gate on the present one
+	 * before it: reading gate 14 page-faults, #PF then #PF is #DF (Table 6-5),
+	 * and CR2 holds the gate's address, the second fault's (SDM Vol.3 6.15,
+	 * the CR2 footnote of "Interrupt 14"). */
+	enum { GATES = 0x6000 - 8 * 9 };          /* gate 8 at 5FF8H, gate 14 at 6028H */
+	prot_mode(0);
+	physmem_write(&pm, GATES + 8 * 8, 8, mkgate(CS0, HANDLER + 8, SYS_INT_GATE32, 0, true, 0));
+	physmem_write(&pm, GATES + 14 * 8, 8, mkgate(CS0, HANDLER + 14, SYS_INT_GATE32, 0, true, 0));
+	cpu.idtr = (struct dtr){ GATES, 0xff };
+	paging_without(0x6000);
+	struct fault f = fault_make(EXC_PF, 2);
+	f.address = 0xdead000;
+	ck_assert_int_eq(cpu_raise_fault(&cpu, &f), ST_FAULT);
+	ck_assert_int_eq(cpu_deliver_event(&cpu), ST_OK);
+	ck_assert_uint_eq(cpu.rip, HANDLER + 8);
+	ck_assert_uint_eq(rd(STACK0 - 16, 4), 0);            /* #DF's error code */
+	ck_assert_uint_eq(cpu.cr2, GATES + 14 * 8);
+}
+END_TEST
+
 START_TEST(tss_stack_checks)
 {
 	/* A software INT from ring 3 whose TSS SS0 has the wrong RPL: #TS(SS0)
@@ -836,6 +871,7 @@ static Suite *exception_suite(void)
 	tcase_add_test(tc, gate_bad_type_and_limit);
 	tcase_add_test(tc, target_cs_checks);
 	tcase_add_test(tc, double_fault_then_triple);
+	tcase_add_test(tc, pf_during_pf_delivery_sets_cr2);
 	tcase_add_test(tc, benign_then_contributory_is_serial);
 	tcase_add_test(tc, tss_stack_checks);
 	suite_add_tcase(s, tc);
