@@ -6,6 +6,7 @@
 #include <check.h>
 
 #include "emu/cpu.h"
+#include "emu/cpu_model.h"
 #include "emu/insn.h"
 #include "emu/segload.h"
 #include "isa_handlers.h"
@@ -620,6 +621,45 @@ START_TEST(long_ring3_frame_and_iretq)
 }
 END_TEST
 
+START_TEST(return_outward_nullify_keeps_base)
+{
+	/* IRETQ and RETF to CPL 3 make a null GS (its base written as WRMSR
+	 * GS_BASE would) and a DPL-0 DS null again: the selector is 0 and the
+	 * register unusable, the base stays (emu/segload.c seg_nullify(): SDM
+	 * Vol.2 IRET/RET name the selector only; kvm-unit-tests "Test ret/iret
+	 * with a nullified segment"), on the Intel and the AMD models alike. */
+	static const char *const models[] = { "skylake-lite", "epyc-lite" };
+	for (unsigned m = 0; m < 2; m++)
+		for (unsigned retf = 0; retf < 2; retf++) {
+			long_mode(0);
+			cpu.model = cpu_model_find(models[m]);
+			ck_assert_ptr_nonnull(cpu.model);
+			seg_load_null(&cpu.seg[SR_GS], 0);
+			cpu.seg[SR_GS].base = 0x400000;
+			cpu.seg[SR_DS].base = 0x1234000;      /* kept too, unused in 64-bit mode */
+			uint64_t sp = STACK0 - 40;
+			cpu.regs[R_SP] = sp;
+			physmem_write(&pm, sp, 8, CODE3);
+			physmem_write(&pm, sp + 8, 8, LCS3);
+			unsigned at = retf ? 16 : 24;        /* RETF: RIP, CS, RSP, SS; IRET: RFLAGS too */
+			if (!retf)
+				physmem_write(&pm, sp + 16, 8, FLAG_IF | FLAG_FIXED1);
+			physmem_write(&pm, sp + at, 8, STACK3);
+			physmem_write(&pm, sp + at + 8, 8, DS3);
+			struct insn in = { .osize = 8 };
+			ck_assert_int_eq(retf ? op_ret_far(&cpu, &in) : op_iret(&cpu, &in), ST_OK);
+			ck_assert_uint_eq(cpu.cpl, 3);
+			ck_assert_uint_eq(cpu.seg[SR_GS].selector, 0);
+			ck_assert(!(cpu.seg[SR_GS].attr & SEG_P));
+			ck_assert_msg(cpu.seg[SR_GS].base == 0x400000, "%s %s: GS.base %llx", models[m],
+				      retf ? "RETF" : "IRETQ", (unsigned long long)cpu.seg[SR_GS].base);
+			ck_assert_uint_eq(cpu.seg[SR_DS].selector, 0);
+			ck_assert(!(cpu.seg[SR_DS].attr & SEG_P));
+			ck_assert_uint_eq(cpu.seg[SR_DS].base, 0x1234000);
+		}
+}
+END_TEST
+
 START_TEST(long_same_level_ist_and_iretq)
 {
 	/* IST switches stacks even without a privilege change; IRETQ at the same
@@ -885,6 +925,7 @@ static Suite *exception_suite(void)
 	tc = tcase_create("long");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, long_ring3_frame_and_iretq);
+	tcase_add_test(tc, return_outward_nullify_keeps_base);
 	tcase_add_test(tc, long_same_level_ist_and_iretq);
 	tcase_add_test(tc, long_gate_checks);
 	tcase_add_test(tc, long_call_gate_and_retfq);
