@@ -213,6 +213,8 @@ struct cpu {
 	bool host_if;              /* the host's EFLAGS.IF, for INTR_MASK_HOST_IF */
 	bool debug_trap;           /* a #DB trap of the last instruction waits (DR6 set) */
 	bool step_at_vmexit;       /* VMRUN ran with TF: its single-step trap follows the #VMEXIT */
+	bool step_by_result;       /* the instruction single-steps by the TF it leaves, not the one
+	                            * it found (SYSCALL, SYSRET: emu/syscall.c); run_one() reads it */
 	bool one_step;             /* the hypervisor wants one instruction at a time (MTF) */
 	bool want_intr_window;     /* exit when interrupts become acceptable */
 	bool want_nmi_window;      /* exit when NMIs become acceptable */

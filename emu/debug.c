@@ -121,6 +121,14 @@ status_t debug_check_insn(struct cpu *cpu)
 		cpu->rflags &= ~(uint64_t)FLAG_RF;
 		return ST_OK;
 	}
+	/* SDM Vol.3 6.8.3: after MOV SS / POP SS "debug exceptions" are inhibited
+	 * until the boundary after the next instruction; a code breakpoint on that
+	 * instruction is a fault of its start, so it is lost, not delayed (the
+	 * instruction has run by the time the window closes). The AMD models do
+	 * the same: the APM's MOV SS / POP SS shadow (APM3 MOV, POP) states no
+	 * other rule for breakpoints. */
+	if (cpu->shadow & SHADOW_MOV_SS)
+		return ST_OK;
 	uint64_t lin = cpu_is_mode64(cpu) ? cpu->rip : (uint32_t)(cpu->seg[SR_CS].base + cpu->rip);
 	unsigned hits = debug_match_insn(cpu, lin);
 	if (!hits)

@@ -513,6 +513,13 @@ status_t cpu_deliver_event(struct cpu *cpu)
 			}
 			asked = true;
 		}
+		/* SDM Vol.3 6.15 "Interrupt 14", the footnote on CR2: CR2 is updated
+		 * whenever a page fault is detected, also one that becomes #DF or a
+		 * triple fault, so it holds this fault's address, not the first's.
+		 * (An intercepted #PF has returned above: a VM exit leaves CR2 alone,
+		 * APM2 15.12, SDM 27.1.) */
+		if (next->type == EV_EXCEPTION && next->vector == EXC_PF)
+			cpu->cr2 = next->cr2;
 		/* The chain starts with the event whose delivery faulted first. */
 		if (cpu->delivering == 1) {
 			cpu->fault_chain.count = 0;

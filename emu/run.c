@@ -135,6 +135,10 @@ static status_t run_one(struct cpu *cpu)
 		else
 			debug_arm_trap(cpu, true);
 	}
+	if (cpu->step_by_result) {
+		cpu->step_by_result = false;
+		single_step = cpu->rflags & FLAG_TF;
+	}
 	if (st != ST_OK)
 		return st;
 	/* APM2 Table 15-10: with GIF = 0 a data breakpoint match is ignored and

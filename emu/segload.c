@@ -151,6 +151,30 @@ status_t stack_seg_check(struct cpu *cpu, uint16_t ss, unsigned dpl, uint64_t *r
 	return ST_OK;
 }
 
+/* A data segment register that a return to an outer level makes null: the
+ * selector becomes 0 and the register unusable (P = 0); base and limit stay.
+ *   Intel: SDM Vol.2 IRET/RET "SegSelector := 0 (* Segment selector invalid
+ *     *)" names the selector only; the hidden base is left undefined there.
+ *     Hardware keeps it, and software depends on that: Linux with FSGSBASE
+ *     returns to a user GS = 0 whose base it wrote with WRGSBASE through IRET,
+ *     and kvm-unit-tests' emulator "Test ret/iret with a nullified segment"
+ *     expects the base kept.
+ *   AMD: APM3 IRET/RET likewise load a null selector. NullSelectorClearsBase
+ *     (CPUID Fn8000_0021_EAX[6], family 19h on) is about loads of a null
+ *     selector by software; the same Linux return path works on those parts,
+ *     so the IRET/RET nullification keeps the base there too. hvemu's AMD
+ *     models (opteron-g3 family 10h, epyc-lite family 17h) report no such
+ *     leaf.
+ * So every model keeps the base: where the manuals leave it undefined, this
+ * is the model-dependent behaviour the parts show. In 64-bit mode a null
+ * DS/ES/FS/GS is still used with that base (SDM Vol.3 5.4.1.1). */
+static void seg_nullify(struct segment *s)
+{
+	s->selector = 0;
+	s->attr &= (uint16_t)~SEG_P;
+	seg_refresh(s);
+}
+
 void seg_null_inaccessible(struct cpu *cpu)
 {
 	static const uint8_t regs[] = { SR_ES, SR_FS, SR_GS, SR_DS };
@@ -163,7 +187,7 @@ void seg_null_inaccessible(struct cpu *cpu)
 		 * non-conforming code with DPL < CPL, becomes null. */
 		if (!(s->attr & SEG_P) || sel_is_null(s->selector) ||
 		    (dpl < cpu->cpl && !conforming_code))
-			seg_load_null(s, 0);
+			seg_nullify(s);
 	}
 }
 

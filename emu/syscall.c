@@ -21,10 +21,29 @@
 #include "emu/canonical.h"
 #include "emu/cpu.h"
 #include "emu/cpu_model.h"
+#include "emu/debug.h"
 #include "emu/flags.h"
 #include "emu/hv.h"
 #include "emu/operand.h"
 #include "isa_handlers.h"
+
+/* SYSCALL and SYSRET single-step by the TF they leave, not the one they
+ * found: the RFLAGS load (SYSCALL's "RFLAGS := RFLAGS AND NOT(IA32_FMASK)",
+ * SYSRET's R11) is part of the instruction (SDM Vol.2 SYSCALL, SYSRET; APM3
+ * SYSCALL, SYSRET), and the single-step condition of SDM Vol.3 17.3.1.4
+ * follows the flags as it completes. So a kernel whose FMASK clears TF takes
+ * no #DB on its entry point, and a SYSRET that sets TF traps at once, in user
+ * mode (the XSA-204 fix to Xen's emulator, kvm-unit-tests' syscall "TF
+ * handling", Linux's entry_64.S note on SYSRET and TF). With TF set at the
+ * start, run_one() steps this instruction and reads the new TF; without, the
+ * trap is armed here. */
+static void step_by_new_tf(struct cpu *cpu, bool tf_before)
+{
+	if (tf_before)
+		cpu->step_by_result = true;
+	else if (cpu->rflags & FLAG_TF)
+		debug_arm_trap(cpu, true);
+}
 
 /* SYSCALL (0F 05). SDM Vol.2 SYSCALL; APM3 SYSCALL. */
 status_t op_syscall(struct cpu *cpu, const struct insn *in)
@@ -41,6 +60,7 @@ status_t op_syscall(struct cpu *cpu, const struct insn *in)
 	/* RF is cleared in both the saved and the new flags (APM3 SYSCALL; for Intel
 	 * RF is 0 once the instruction completes, SDM Vol.3 17.3.1.1). */
 	uint64_t flags = cpu_get_flags(cpu) & ~(uint64_t)FLAG_RF;
+	bool tf_before = flags & FLAG_TF;
 
 	if (cpu->efer & EFER_LMA) {
 		/* Long mode: RCX = next RIP, R11 = RFLAGS, RFLAGS &= ~SFMASK; the target is
@@ -61,6 +81,7 @@ status_t op_syscall(struct cpu *cpu, const struct insn *in)
 	seg_load_flat(&cpu->seg[SR_SS], (uint16_t)(cs + 8), false, 0, false);
 	cpu->cpl = 0;
 	cpu_update_mode(cpu);
+	step_by_new_tf(cpu, tf_before);
 	return ST_OK;
 }
 
@@ -83,6 +104,7 @@ status_t op_sysret(struct cpu *cpu, const struct insn *in)
 
 	uint16_t base = (uint16_t)(cpu->star >> 48);
 	uint16_t ss = (uint16_t)((base + 8) | 3);
+	bool tf_before = cpu->rflags & FLAG_TF;
 
 	if (cpu->efer & EFER_LMA) {
 		/* RFLAGS = (R11 & 3C7FD7H) | 2: RF and VM are never restored. */
@@ -112,6 +134,7 @@ status_t op_sysret(struct cpu *cpu, const struct insn *in)
 		cpu->insn_start = cpu->rip;
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	}
+	step_by_new_tf(cpu, tf_before);
 	return ST_OK;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "emu/cpu.h"
+#include "emu/cpu_model.h"
 #include "emu/debug.h"
 #include "emu/operand.h"
 #include "emu/segload.h"
@@ -256,6 +257,48 @@ START_TEST(rf_cleared_without_breakpoints)
 }
 END_TEST
 
+START_TEST(insn_breakpoint_lost_after_mov_ss)
+{
+	/* SDM Vol.3 6.8.3: MOV SS and POP SS inhibit debug exceptions until the
+	 * boundary after the next instruction, so a code breakpoint on that
+	 * instruction is never reported; the one after it still is. APM3 MOV,
+	 * POP: the same on the AMD models (kvm-unit-tests' emulator "#DB
+	 * suppressed after MOV SS / POP SS"). */
+	static const uint8_t mov_ss[] = { 0x8c, 0xd0, 0x8e, 0xd0, 0x90, 0x90, 0xf4 }; /* mov ax,ss; mov ss,ax; nop; nop; hlt */
+	static const uint8_t pop_ss[] = { 0x16, 0x17, 0x90, 0x90, 0xf4 };             /* push ss; pop ss; nop; nop; hlt */
+	static const struct { const uint8_t *prog; unsigned len, shadowed; } rows[] = {
+		{ mov_ss, sizeof(mov_ss), 4 },
+		{ pop_ss, sizeof(pop_ss), 2 },
+	};
+	static const char *const models[] = { "skylake-lite", "epyc-lite" };
+	for (unsigned m = 0; m < 2; m++)
+		for (unsigned i = 0; i < 2; i++) {
+			cpu.model = cpu_model_find(models[m]);
+			ck_assert_ptr_nonnull(cpu.model);
+			/* Each program at its own address: the decoded-block cache
+			 * does not see physmem_write(). */
+			uint32_t at = CODE + 0x40 * i;
+			for (unsigned b = 0; b < rows[i].len; b++)
+				physmem_write(&pm, at + b, 1, rows[i].prog[b]);
+			cpu.rip = at;
+			cpu.regs[R_SP] = STACK0;
+			cpu.dr[6] = 0xffff0ff0;
+			cpu.dr[0] = at + rows[i].shadowed;
+			cpu.dr[7] = dr7_bp(0, DR_RW_EXEC, 0);
+			int v = run();
+			ck_assert_msg(v == -1, "%s row %u: #DB in the shadow (vector %d)", models[m], i, v);
+			ck_assert_uint_eq(cpu.dr[6] & 0xf, 0);
+			/* Past the shadow the same breakpoint faults. */
+			cpu.rip = at;
+			cpu.regs[R_SP] = STACK0;
+			cpu.dr[0] = at + rows[i].shadowed + 1;
+			ck_assert_int_eq(run(), EXC_DB);
+			ck_assert_uint_eq(frame_eip(), at + rows[i].shadowed + 1);
+			ck_assert_uint_eq(cpu.dr[6] & 0xf, 1);
+		}
+}
+END_TEST
+
 static Suite *debug_suite(void)
 {
 	Suite *s = suite_create("debug");
@@ -273,6 +316,7 @@ static Suite *debug_suite(void)
 	tcase_add_test(tc, single_step_and_data_merged);
 	tcase_add_test(tc, single_step_alone);
 	tcase_add_test(tc, rf_cleared_without_breakpoints);
+	tcase_add_test(tc, insn_breakpoint_lost_after_mov_ss);
 	suite_add_tcase(s, tc);
 	return s;
 }

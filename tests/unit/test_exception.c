@@ -6,6 +6,7 @@
 #include <check.h>
 
 #include "emu/cpu.h"
+#include "emu/cpu_model.h"
 #include "emu/insn.h"
 #include "emu/segload.h"
 #include "isa_handlers.h"
@@ -427,6 +428,41 @@ START_TEST(benign_then_contributory_is_serial)
 }
 END_TEST
 
+/* Identity 32-bit paging of the first 4 MiB (PD 20000H, PT 21000H), every
+ * page present and writable but the one at not_present. */
+static void paging_without(uint32_t not_present)
+{
+	enum { PD = 0x20000, PT = 0x21000 };
+	physmem_write(&pm, PD, 4, PT | 3);
+	for (uint32_t i = 0; i < 1024; i++)
+		physmem_write(&pm, PT + 4 * i, 4, i << 12 == not_present ? 0 : (i << 12) | 3);
+	cpu.cr3 = PD;
+	cpu.cr0 |= CR0_PG;
+	tlb_flush_all(&cpu.tlb);
+}
+
+START_TEST(pf_during_pf_delivery_sets_cr2)
+{
+	/* The #PF gate lies on a not-present page, the #DF gate on the present one
+	 * before it: reading gate 14 page-faults, #PF then #PF is #DF (Table 6-5),
+	 * and CR2 holds the gate's address, the second fault's (SDM Vol.3 6.15,
+	 * the CR2 footnote of "Interrupt 14"). */
+	enum { GATES = 0x6000 - 8 * 9 };          /* gate 8 at 5FF8H, gate 14 at 6028H */
+	prot_mode(0);
+	physmem_write(&pm, GATES + 8 * 8, 8, mkgate(CS0, HANDLER + 8, SYS_INT_GATE32, 0, true, 0));
+	physmem_write(&pm, GATES + 14 * 8, 8, mkgate(CS0, HANDLER + 14, SYS_INT_GATE32, 0, true, 0));
+	cpu.idtr = (struct dtr){ GATES, 0xff };
+	paging_without(0x6000);
+	struct fault f = fault_make(EXC_PF, 2);
+	f.address = 0xdead000;
+	ck_assert_int_eq(cpu_raise_fault(&cpu, &f), ST_FAULT);
+	ck_assert_int_eq(cpu_deliver_event(&cpu), ST_OK);
+	ck_assert_uint_eq(cpu.rip, HANDLER + 8);
+	ck_assert_uint_eq(rd(STACK0 - 16, 4), 0);            /* #DF's error code */
+	ck_assert_uint_eq(cpu.cr2, GATES + 14 * 8);
+}
+END_TEST
+
 START_TEST(tss_stack_checks)
 {
 	/* A software INT from ring 3 whose TSS SS0 has the wrong RPL: #TS(SS0)
@@ -582,6 +618,45 @@ START_TEST(long_ring3_frame_and_iretq)
 	ck_assert_uint_eq(cpu.rip, CODE3);
 	ck_assert_uint_eq(cpu.regs[R_SP], STACK3 + 8);
 	ck_assert_uint_eq(cpu.seg[SR_SS].selector, DS3);
+}
+END_TEST
+
+START_TEST(return_outward_nullify_keeps_base)
+{
+	/* IRETQ and RETF to CPL 3 make a null GS (its base written as WRMSR
+	 * GS_BASE would) and a DPL-0 DS null again: the selector is 0 and the
+	 * register unusable, the base stays (emu/segload.c seg_nullify(): SDM
+	 * Vol.2 IRET/RET name the selector only; kvm-unit-tests "Test ret/iret
+	 * with a nullified segment"), on the Intel and the AMD models alike. */
+	static const char *const models[] = { "skylake-lite", "epyc-lite" };
+	for (unsigned m = 0; m < 2; m++)
+		for (unsigned retf = 0; retf < 2; retf++) {
+			long_mode(0);
+			cpu.model = cpu_model_find(models[m]);
+			ck_assert_ptr_nonnull(cpu.model);
+			seg_load_null(&cpu.seg[SR_GS], 0);
+			cpu.seg[SR_GS].base = 0x400000;
+			cpu.seg[SR_DS].base = 0x1234000;      /* kept too, unused in 64-bit mode */
+			uint64_t sp = STACK0 - 40;
+			cpu.regs[R_SP] = sp;
+			physmem_write(&pm, sp, 8, CODE3);
+			physmem_write(&pm, sp + 8, 8, LCS3);
+			unsigned at = retf ? 16 : 24;        /* RETF: RIP, CS, RSP, SS; IRET: RFLAGS too */
+			if (!retf)
+				physmem_write(&pm, sp + 16, 8, FLAG_IF | FLAG_FIXED1);
+			physmem_write(&pm, sp + at, 8, STACK3);
+			physmem_write(&pm, sp + at + 8, 8, DS3);
+			struct insn in = { .osize = 8 };
+			ck_assert_int_eq(retf ? op_ret_far(&cpu, &in) : op_iret(&cpu, &in), ST_OK);
+			ck_assert_uint_eq(cpu.cpl, 3);
+			ck_assert_uint_eq(cpu.seg[SR_GS].selector, 0);
+			ck_assert(!(cpu.seg[SR_GS].attr & SEG_P));
+			ck_assert_msg(cpu.seg[SR_GS].base == 0x400000, "%s %s: GS.base %llx", models[m],
+				      retf ? "RETF" : "IRETQ", (unsigned long long)cpu.seg[SR_GS].base);
+			ck_assert_uint_eq(cpu.seg[SR_DS].selector, 0);
+			ck_assert(!(cpu.seg[SR_DS].attr & SEG_P));
+			ck_assert_uint_eq(cpu.seg[SR_DS].base, 0x1234000);
+		}
 }
 END_TEST
 
@@ -836,6 +911,7 @@ static Suite *exception_suite(void)
 	tcase_add_test(tc, gate_bad_type_and_limit);
 	tcase_add_test(tc, target_cs_checks);
 	tcase_add_test(tc, double_fault_then_triple);
+	tcase_add_test(tc, pf_during_pf_delivery_sets_cr2);
 	tcase_add_test(tc, benign_then_contributory_is_serial);
 	tcase_add_test(tc, tss_stack_checks);
 	suite_add_tcase(s, tc);
@@ -849,6 +925,7 @@ static Suite *exception_suite(void)
 	tc = tcase_create("long");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, long_ring3_frame_and_iretq);
+	tcase_add_test(tc, return_outward_nullify_keeps_base);
 	tcase_add_test(tc, long_same_level_ist_and_iretq);
 	tcase_add_test(tc, long_gate_checks);
 	tcase_add_test(tc, long_call_gate_and_retfq);

@@ -4,6 +4,7 @@
  * One instruction at a time: decoded with decode_insn() and run through its
  * handler, so each case sees the handler's status and the raised event. Code
  * bytes were assembled with GNU as (the source is beside each). */
+#include "emu/hv.h"
 #include "machine_fixture.h"
 #include "suite_runner.h"
 
@@ -155,6 +156,76 @@ START_TEST(syscall_sysret)
 		/* SWAPGS and SYSRET at CPL 3: #GP(0) */
 		assert_gp0(&m, EXEC(&m, 0x0f, 0x01, 0xf8));
 		assert_gp0(&m, EXEC(&m, 0x48, 0x0f, 0x07));
+		machine_free(&m);
+	}
+}
+END_TEST
+
+/* SYSCALL and SYSRET single-step by the TF they leave (emu/syscall.c;
+ * SDM Vol.2 SYSCALL, SYSRET with SDM Vol.3 17.3.1.4; APM3 SYSCALL, SYSRET):
+ * a SYSCALL whose FMASK clears TF takes no #DB at the kernel's entry point,
+ * so the kernel's first instruction (UD2) is the first event; a SYSRET that
+ * sets TF traps at once, before the user's first instruction runs. */
+/* Where the first exception was raised: a hypervisor model that takes it as
+ * an exit and ends the run (cpu_run() may still retire one instruction). */
+struct first_event { struct event ev; uint64_t rip; bool seen; };
+static status_t note_first_event(void *ctx, struct cpu *cpu, struct exit_record *rec)
+{
+	struct first_event *f = ctx;
+	if (rec->kind != IK_EXCEPTION || f->seen)
+		return ST_OK;
+	*f = (struct first_event){ .ev = rec->event, .rip = cpu->rip, .seen = true };
+	cpu_request_stop(cpu);
+	return ST_VMEXIT;
+}
+
+START_TEST(syscall_sysret_single_step)
+{
+	static const struct hv_model first_event_model = { .name = "first-event", .intercept = note_first_event };
+	static const char *const models[] = { "skylake-lite", "epyc-lite" };
+	for (unsigned i = 0; i < 2; i++) {
+		struct test_machine m;
+		machine_init(&m, models[i]);
+		/* User pages for the SYSRET half. */
+		physmem_write(&m.pm, PML4, 8, PDPT | 7);
+		physmem_write(&m.pm, PDPT, 8, PD | 7);
+		physmem_write(&m.pm, PD, 8, 0x87);
+		activate(&m);
+		to64(&m);
+		struct cpu *c = &m.cpu;
+		struct first_event seen = { 0 };
+		c->hv = &first_event_model;
+		c->hv_ctx = &seen;
+		c->in_guest = true;
+		c->star = (0x23ull << 48) | (0x08ull << 32);
+		c->lstar = 0x6000;
+		c->sfmask = FLAG_TF | FLAG_IF;
+		physmem_write(&m.pm, 0x5000, 2, 0x050f);            /* syscall */
+		physmem_write(&m.pm, 0x6000, 2, 0x0b0f);            /* ud2 */
+		c->rip = 0x5000;
+		cpu_set_flags(c, FLAG_TF | FLAG_FIXED1);
+		status_t st = cpu_run(c);
+		ck_assert_msg(seen.ev.vector == EXC_UD, "%s: vector %u after SYSCALL", models[i], seen.ev.vector);
+		ck_assert_int_eq(st, ST_STOP);
+		ck_assert_uint_eq(seen.rip, 0x6000);
+		ck_assert_uint_eq(c->regs[R_R11] & FLAG_TF, FLAG_TF);
+
+		/* sysretq with R11.TF = 1 from TF = 0: the #DB's return address is
+		 * the user's first instruction. */
+		c->stop_requested = false;
+		physmem_write(&m.pm, 0x5100, 4, 0x070f48);          /* sysretq */
+		physmem_write(&m.pm, 0x7000, 2, 0x9090);            /* nop; nop */
+		c->rip = 0x5100;
+		c->regs[R_CX] = 0x7000;
+		c->regs[R_R11] = FLAG_TF | FLAG_FIXED1;
+		cpu_set_flags(c, FLAG_FIXED1);
+		seen = (struct first_event){ 0 };
+		st = cpu_run(c);
+		ck_assert_msg(seen.ev.vector == EXC_DB, "%s: vector %u after SYSRET", models[i], seen.ev.vector);
+		ck_assert_int_eq(st, ST_STOP);
+		ck_assert_uint_eq(seen.rip, 0x7000);
+		ck_assert_uint_eq(c->cpl, 3);
+		ck_assert(c->dr[6] & DR6_BS);
 		machine_free(&m);
 	}
 }
@@ -386,6 +457,7 @@ static Suite *long_suite(void)
 	t = tcase_create("instructions");
 	tcase_add_test(t, syscall_sysret);
 	tcase_add_test(t, syscall_legacy_mode);
+	tcase_add_test(t, syscall_sysret_single_step);
 	tcase_add_test(t, movsxd_and_rdtscp);
 	tcase_add_test(t, cmpxchg16b);
 	tcase_add_test(t, cr8_tpr);
