@@ -200,8 +200,9 @@ struct cpu {
 				      (SDM Vol.3 10.4.1), UINT64_MAX: none (emu/apic.c) */
 	uint32_t wrap_carry;       /* bits 63:32 the wrap of the current system access dropped
 				      (sys_wrap32(), emu/operand.h); a #PF takes it along */
-	uint64_t icount;           /* virtual time: retired instructions + delivered events
-				      (+ time skipped while halted); counted per block */
+	uint64_t icount;           /* virtual time: retired instructions + REP iterations
+				      beyond each one's first + delivered events (+ time
+				      skipped while halted); counted per block */
 	uint64_t icount_limit;     /* stop with ST_STOP when reached (0: none) */
 	const struct insn *block_first, *cur_insn;  /* the running block: cpu_now() */
 

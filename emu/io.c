@@ -6,13 +6,8 @@
 #include "emu/debug.h"
 #include "emu/hv.h"
 #include "emu/operand.h"
+#include "emu/rep_time.h"
 #include "isa_handlers.h"
-
-/* Iterations of one REP INS/OUTS execution before the instruction restarts
- * itself (RIP back at the instruction, rCX/rSI/rDI updated), so that interrupts
- * and the instruction limit are recognised between iterations (SDM Vol.2 REP:
- * "the processor ... may be interrupted ... the instruction is resumed"). */
-#define REP_CHUNK 1024u
 
 /* TSS offsets (SDM Vol.3 7.2.1, Figure 7-2): the 16-bit I/O map base at 66H; a
  * 32-bit TSS needs a limit of at least 67H. */
@@ -120,7 +115,9 @@ static inline uint64_t string_step(struct cpu *cpu, unsigned size)
  * port DX and memory, steps the pointer register by the address size and counts
  * rCX down; a fault leaves the registers as of the completed iterations, with
  * RIP at the instruction (SDM Vol.2 REP). With a REP prefix and rCX = 0 nothing
- * happens, no checks included. */
+ * happens, no checks included. Each iteration is one unit of virtual time, and
+ * one execution runs up to the next deadline (emu/rep_time.h): the device sees
+ * the time of its iteration, a timer interrupt comes between iterations. */
 static status_t string_io(struct cpu *cpu, const struct insn *in, bool is_in)
 {
 	unsigned size = port_size(in), asize = in->asize;
@@ -144,7 +141,9 @@ static status_t string_io(struct cpu *cpu, const struct insn *in, bool is_in)
 		return st;
 
 	uint64_t step = string_step(cpu, size);
-	for (unsigned n = 0; n < REP_CHUNK; n++) {
+	struct rep_clock rc;
+	rep_clock_start(cpu, &rc);
+	while (rep_room(cpu, &rc, count)) {
 		uint64_t off = reg_read(cpu, ptr, asize, true);
 		if (is_in) {
 			/* The destination is checked before the port is read, so a fault
@@ -161,17 +160,17 @@ static status_t string_io(struct cpu *cpu, const struct insn *in, bool is_in)
 			iobus_write(cpu->io, port, size, (uint32_t)v);
 		}
 		reg_write(cpu, ptr, asize, true, off + step);
-		if (rep) {
-			count--;
+		count--;
+		if (rep)
 			reg_write(cpu, R_CX, asize, true, count);
-		}
-		if (!rep || count == 0)
-			return is_in ? ST_OK : after_out(cpu);
+		rep_tick(cpu, &rc, 1);
 		if (!is_in && cpu->stop_requested)
 			break;
 	}
+	rep_retire(cpu, &rc);
 	/* Work remains: run the instruction again. */
-	cpu->rip = cpu->insn_start;
+	if (count)
+		cpu->rip = cpu->insn_start;
 	return is_in ? ST_OK : after_out(cpu);
 }
 

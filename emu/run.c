@@ -14,7 +14,8 @@
  *       ST_HALT    wait for an event (event_wait), virtual time runs on
  *       otherwise  the run ends (stop, shutdown, unsupported)
  * Virtual time (cpu->icount) is counted per block; cpu_now() adds the
- * instructions of the running block.
+ * instructions of the running block. A REP string instruction, always a block's
+ * last, adds its iterations itself (emu/rep_time.h).
  */
 #include "emu/debug.h"
 #include "emu/event_step.h"

@@ -5,10 +5,11 @@
  * a zero count does nothing; the source segment may be overridden, the
  * destination is always ES (SDM Vol.1 3.7.5 / Vol.2 MOVS). A repeated string
  * instruction is restartable: on a fault the registers show the iterations that
- * completed and RIP stays on the instruction. Long runs are cut into chunks of at
- * most STRING_CHUNK iterations: the handler then sets RIP back to insn_start so
- * the core loop re-enters it after checking interrupts and its instruction limit
- * (the SDM allows interrupts between iterations for the same reason).
+ * completed and RIP stays on the instruction. Every iteration is one unit of
+ * virtual time, and one execution runs only up to the next deadline (at most
+ * REP_CHUNK iterations): the handler then sets RIP back to insn_start so the core
+ * loop re-enters it after taking interrupts and checking its instruction limit
+ * (emu/rep_time.h; the SDM recognises interrupts between iterations).
  *
  * Fast path: when the next elements of a MOVS/STOS lie within one page on each
  * side, pass the segment checks and hit the TLB, they are copied directly on the
@@ -19,9 +20,8 @@
 
 #include "emu/flags.h"
 #include "emu/operand.h"
+#include "emu/rep_time.h"
 #include "isa_handlers.h"
-
-#define STRING_CHUNK 4096u
 
 /* Per-instruction constants: element size, address-size mask, direction. */
 struct strctx {
@@ -30,7 +30,7 @@ struct strctx {
 	int64_t step;              /* +size, or -size with EFLAGS.DF = 1 */
 	bool rep;
 	uint64_t count;            /* remaining iterations (1 without REP) */
-	unsigned budget;           /* iterations allowed in this call */
+	struct rep_clock rc;       /* this execution's iterations in virtual time */
 };
 
 static inline void str_init(struct cpu *cpu, const struct insn *in, struct strctx *s)
@@ -41,9 +41,7 @@ static inline void str_init(struct cpu *cpu, const struct insn *in, struct strct
 	s->step = (cpu->rflags & FLAG_DF) ? -(int64_t)in->size : (int64_t)in->size;
 	s->rep = in->rep != REP_NONE;
 	s->count = s->rep ? cpu->regs[R_CX] & s->amask : 1;
-	/* With TF set, a repeated string instruction traps after every iteration
-	 * (SDM Vol.3 17.3.1.4), so run one at a time. */
-	s->budget = (cpu->rflags & FLAG_TF) ? 1 : STRING_CHUNK;
+	rep_clock_start(cpu, &s->rc);
 }
 
 static inline uint64_t idx(const struct cpu *cpu, const struct strctx *s, unsigned r)
@@ -57,19 +55,35 @@ static inline void advance(struct cpu *cpu, const struct strctx *s, unsigned r, 
 	reg_write(cpu, r, s->as, false, cpu->regs[r] + (uint64_t)s->step * n);
 }
 
-/* After the iterations of this call: store the count; if more remain, make the
- * core come back to this instruction. A count that did not change means no
+/* Store the count of the iterations done. A count that did not change means no
  * iteration ran (a zero count): rCX is not written then, so with a 67 prefix in
  * 64-bit mode RCX keeps its upper half (measured on the host by tests/diff
- * host-diff-64; after an iteration ECX is written and zero-extended). */
+ * host-diff-64; after an iteration ECX is written and zero-extended). Returns
+ * whether it wrote. */
+static inline bool store_count(struct cpu *cpu, const struct strctx *s)
+{
+	if (!s->rep || s->count == (cpu->regs[R_CX] & s->amask))
+		return false;
+	reg_write(cpu, R_CX, s->as, false, s->count);
+	return true;
+}
+
+/* The execution retires: store the count; if more remain, make the core come
+ * back to this instruction. */
 static inline status_t finish(struct cpu *cpu, const struct strctx *s, bool more)
 {
-	if (s->rep && s->count != (cpu->regs[R_CX] & s->amask)) {
-		reg_write(cpu, R_CX, s->as, false, s->count);
-		if (more && s->count)
-			cpu->rip = cpu->insn_start;
-	}
+	rep_retire(cpu, &s->rc);
+	if (store_count(cpu, s) && more && s->count)
+		cpu->rip = cpu->insn_start;
 	return ST_OK;
+}
+
+/* An iteration failed with st (a fault, a VM exit): the registers show the
+ * iterations completed, RIP stays on the instruction. */
+static inline status_t failed(struct cpu *cpu, const struct strctx *s, status_t st)
+{
+	(void)store_count(cpu, s);
+	return st;
 }
 
 /* How many of the next n elements at seg:off (walking in the direction of
@@ -129,10 +143,9 @@ status_t op_movs(struct cpu *cpu, const struct insn *in)
 {
 	struct strctx s;
 	str_init(cpu, in, &s);
-	unsigned done = 0;
+	uint64_t want;
 
-	while (s.count && done < s.budget) {
-		uint64_t want = s.count < s.budget - done ? s.count : s.budget - done;
+	while ((want = rep_room(cpu, &s.rc, s.count)) != 0) {
 		uint8_t *src = NULL, *dst = NULL;
 		uint64_t k = 0;
 		if (want > 1) {
@@ -165,7 +178,7 @@ status_t op_movs(struct cpu *cpu, const struct insn *in)
 			advance(cpu, &s, R_SI, k);
 			advance(cpu, &s, R_DI, k);
 			s.count -= k;
-			done += (unsigned)k;
+			rep_tick(cpu, &s.rc, k);
 			continue;
 		}
 		uint64_t v;
@@ -173,13 +186,12 @@ status_t op_movs(struct cpu *cpu, const struct insn *in)
 		if (st == ST_OK)
 			st = mem_write(cpu, SR_ES, idx(cpu, &s, R_DI), s.size, v);
 		if (st != ST_OK) {
-			(void)finish(cpu, &s, false);
-			return st;
+			return failed(cpu, &s, st);
 		}
 		advance(cpu, &s, R_SI, 1);
 		advance(cpu, &s, R_DI, 1);
 		s.count--;
-		done++;
+		rep_tick(cpu, &s.rc, 1);
 	}
 	return finish(cpu, &s, true);
 }
@@ -190,10 +202,9 @@ status_t op_stos(struct cpu *cpu, const struct insn *in)
 	struct strctx s;
 	str_init(cpu, in, &s);
 	uint64_t v = reg_read(cpu, R_AX, s.size, false);
-	unsigned done = 0;
+	uint64_t want;
 
-	while (s.count && done < s.budget) {
-		uint64_t want = s.count < s.budget - done ? s.count : s.budget - done;
+	while ((want = rep_room(cpu, &s.rc, s.count)) != 0) {
 		uint8_t *dst = NULL;
 		uint64_t k = want > 1 ? direct_span(cpu, &s, SR_ES, idx(cpu, &s, R_DI), TLB_WRITE,
 						     want, &dst) : 0;
@@ -205,17 +216,16 @@ status_t op_stos(struct cpu *cpu, const struct insn *in)
 					memcpy(dst + i * s.size, &v, s.size);
 			advance(cpu, &s, R_DI, k);
 			s.count -= k;
-			done += (unsigned)k;
+			rep_tick(cpu, &s.rc, k);
 			continue;
 		}
 		status_t st = mem_write(cpu, SR_ES, idx(cpu, &s, R_DI), s.size, v);
 		if (st != ST_OK) {
-			(void)finish(cpu, &s, false);
-			return st;
+			return failed(cpu, &s, st);
 		}
 		advance(cpu, &s, R_DI, 1);
 		s.count--;
-		done++;
+		rep_tick(cpu, &s.rc, 1);
 	}
 	return finish(cpu, &s, true);
 }
@@ -226,19 +236,17 @@ status_t op_lods(struct cpu *cpu, const struct insn *in)
 {
 	struct strctx s;
 	str_init(cpu, in, &s);
-	unsigned done = 0;
 
-	while (s.count && done < s.budget) {
+	while (rep_room(cpu, &s.rc, s.count)) {
 		uint64_t v;
 		status_t st = mem_read(cpu, in->seg, idx(cpu, &s, R_SI), s.size, &v);
 		if (st != ST_OK) {
-			(void)finish(cpu, &s, false);
-			return st;
+			return failed(cpu, &s, st);
 		}
 		reg_write(cpu, R_AX, s.size, false, v);
 		advance(cpu, &s, R_SI, 1);
 		s.count--;
-		done++;
+		rep_tick(cpu, &s.rc, 1);
 	}
 	return finish(cpu, &s, true);
 }
@@ -262,22 +270,20 @@ status_t op_cmps(struct cpu *cpu, const struct insn *in)
 {
 	struct strctx s;
 	str_init(cpu, in, &s);
-	unsigned done = 0;
 
-	while (s.count && done < s.budget) {
+	while (rep_room(cpu, &s.rc, s.count)) {
 		uint64_t a, b;
 		status_t st = mem_read(cpu, in->seg, idx(cpu, &s, R_SI), s.size, &a);
 		if (st == ST_OK)
 			st = mem_read(cpu, SR_ES, idx(cpu, &s, R_DI), s.size, &b);
 		if (st != ST_OK) {
-			(void)finish(cpu, &s, false);
-			return st;
+			return failed(cpu, &s, st);
 		}
 		bool zf = compare(cpu, s.size, a, b);
 		advance(cpu, &s, R_SI, 1);
 		advance(cpu, &s, R_DI, 1);
 		s.count--;
-		done++;
+		rep_tick(cpu, &s.rc, 1);
 		if (s.rep && repeat_ends(in, zf))
 			return finish(cpu, &s, false);
 	}
@@ -290,19 +296,17 @@ status_t op_scas(struct cpu *cpu, const struct insn *in)
 	struct strctx s;
 	str_init(cpu, in, &s);
 	uint64_t acc = reg_read(cpu, R_AX, s.size, false);
-	unsigned done = 0;
 
-	while (s.count && done < s.budget) {
+	while (rep_room(cpu, &s.rc, s.count)) {
 		uint64_t b;
 		status_t st = mem_read(cpu, SR_ES, idx(cpu, &s, R_DI), s.size, &b);
 		if (st != ST_OK) {
-			(void)finish(cpu, &s, false);
-			return st;
+			return failed(cpu, &s, st);
 		}
 		bool zf = compare(cpu, s.size, acc, b);
 		advance(cpu, &s, R_DI, 1);
 		s.count--;
-		done++;
+		rep_tick(cpu, &s.rc, 1);
 		if (s.rep && repeat_ends(in, zf))
 			return finish(cpu, &s, false);
 	}

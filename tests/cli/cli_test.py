@@ -163,6 +163,9 @@ REAL_HELLO = bytes.fromhex('b041' 'baf803' 'ee' 'b010' 'e6f4')
 LONG_HELLO = bytes.fromhex('b041' '66baf803' 'ee' 'b010' 'e6f4')
 SPIN = bytes.fromhex('ebfe')            # jmp $
 CLI_HLT = bytes.fromhex('faf4')         # cli; hlt
+# Real mode: REP OUTSB of 65535 bytes to port 80H, forever (mov dx, 80h; xor
+# si, si; L: mov cx, 0ffffh; rep outsb; jmp L): every byte is virtual time.
+REP_OUTS_SPIN = bytes.fromhex('ba8000' '31f6' 'b9ffff' 'f36e' 'ebf9')
 # ud2 in protected mode with the IDT left at 0 (zeros: no valid gates): #UD
 # becomes #GP, then #DF, then a triple fault.
 UD2 = bytes.fromhex('0f0b')
@@ -261,6 +264,7 @@ def files(tmp):
     put('long.bin', LONG_HELLO)
     put('spin.bin', SPIN)
     put('clihlt.bin', CLI_HLT)
+    put('repouts.bin', REP_OUTS_SPIN)
     put('noheader.bin', b'\x90' * 4096)
     put('badsum.bin', struct.pack('<III', MB_MAGIC, 0, 0) + b'\0' * 64)
     put('notelf.bin', struct.pack('<III', MB_MAGIC, 2, (-(MB_MAGIC + 2)) & 0xffffffff) + b'\0' * 64)
@@ -318,14 +322,16 @@ def unchanged(name, want):
     return check
 
 
-def case(args, status, out=None, one_error=False, err=None, check=None, sig=None, env=None, wait=None):
+def case(args, status, out=None, one_error=False, err=None, check=None, sig=None, env=None, wait=None,
+         timeout=60):
     """One row: err is a text (or a list of texts, in this order) stderr must
     hold; check(tmp) returns None or what is wrong; sig a signal (or a list,
     sent half a second apart) to send after the guest's first line on stdout,
-    or after wait seconds; env variables to set (None: unset) for hvemu."""
+    or after wait seconds; env variables to set (None: unset) for hvemu;
+    timeout the host seconds the run may take."""
     return {'args': args, 'status': status, 'out': out, 'one_error': one_error,
             'err': [err] if isinstance(err, str) else (err or []), 'check': check, 'sig': sig,
-            'env': env, 'wait': wait}
+            'env': env, 'wait': wait, 'timeout': timeout}
 
 
 def cases(p, tmp):
@@ -386,6 +392,12 @@ def cases(p, tmp):
         'insn-limit': (['run', '--load', p['spin.bin'] + '@0x7c00', '--entry', '0x7c00',
                         '--max-insns', '1000'], 6, b'', False),
         'halt': (['run', '--load', p['clihlt.bin'] + '@0x7c00', '--entry', '0x7c00'], 8, b'', False),
+        # Each REP iteration is virtual time, so the limit bounds the host's
+        # time too (a second here; counted per 1024-byte chunk it was a minute).
+        'insn-limit-rep-outs': case(['run', '--load', p['repouts.bin'] + '@0x7c00', '--entry', '0x7c00',
+                                     '--max-insns', '1000000'], 6, b'', False,
+                                    'instruction limit reached at 0000:00007c08 after 1000000 instructions',
+                                    timeout=10),
         'bios-reset': (['run', '--bios', p['bios64k.bin']], 11, b'', False),
         'trace-insn': (['run', '--load', p['real.bin'] + '@0x7c00', '--entry', '0x7c00',
                         '--trace', 'insn,io'], 33, b'A', False,
@@ -849,7 +861,11 @@ def run_case(hvemu, c, tmp):
         else:
             env[k] = v
     if not c['sig']:
-        r = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=60, cwd=tmp, env=env)
+        try:
+            r = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=c['timeout'],
+                               cwd=tmp, env=env)
+        except subprocess.TimeoutExpired:
+            return None, b'', f'(still running after {c["timeout"]} s: killed)'
         return r.returncode, r.stdout, r.stderr.decode(errors='replace')
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, cwd=tmp, env=env)
