@@ -19,10 +19,12 @@ struct icache *icache_create(uint64_t ram_size)
 		ic->pages[p] = (struct code_page){ .head = ICACHE_NONE };
 	for (unsigned i = 0; i < ICACHE_BLOCKS; i++) {
 		ic->blocks[i].pa = BLOCK_INVALID;
+		ic->blocks[i].gen = 0;
 		ic->span[i] = (struct block_span){ .prev = ICACHE_NONE, .next = ICACHE_NONE };
 	}
 	ic->n_used = 0;
 	ic->uncached.pa = BLOCK_INVALID;
+	ic->uncached.gen = 0;
 	return ic;
 }
 
@@ -46,12 +48,15 @@ static void unlink_block(struct icache *ic, unsigned s)
 		ic->span[sp->next].prev = sp->prev;
 	sp->prev = sp->next = ICACHE_NONE;
 	ic->blocks[s].pa = BLOCK_INVALID;
+	ic->blocks[s].gen++;
 }
 
 void icache_drop(struct icache *ic, struct block *b)
 {
 	if (b != &ic->uncached && b->pa != BLOCK_INVALID)
 		unlink_block(ic, (unsigned)(b - ic->blocks));
+	else
+		b->gen++;
 }
 
 bool icache_insert(struct icache *ic, struct block *b, uint64_t pa, unsigned len)

@@ -31,11 +31,12 @@
 
 /* Where a block went last (a "chain"): the run loop follows it instead of
  * looking the next block up while nothing that decides the lookup has changed:
- * the TLB (its epoch), CS, CPL and the target block itself (emu/run.c). */
+ * the TLB (its epoch), CS, CPL and the target block itself (emu/run.c). Only a
+ * kept block is linked to; its slot's generation tells whether it still is. */
 struct block_link {
 	struct block *to;          /* NULL: unused */
 	uint64_t rip;              /* rIP the block left with */
-	uint64_t pa;               /* to->pa then */
+	uint64_t gen;              /* to->gen then */
 	uint64_t cs_base;
 	uint32_t epoch;            /* tlb.epoch then */
 	uint8_t cpl;
@@ -44,6 +45,8 @@ struct block_link {
 struct block {
 	uint64_t pa;               /* physical address of the first byte, or BLOCK_INVALID;
 				      all its bytes lie in that 4 KiB page */
+	uint64_t gen;              /* bumped by every decode into the slot and every drop: a
+				      link made before either no longer applies */
 	uint8_t code_size;         /* 16, 32 or 64 */
 	uint8_t count;
 	bool chains;               /* it ends in a near relative branch or runs on into the
@@ -94,7 +97,9 @@ static inline bool icache_page_has_code(const struct icache *ic, uint64_t pa)
 	return pfn < ic->n_pages && ic->pages[pfn].head != ICACHE_NONE;
 }
 
-/* Empty the slot of b (a block about to be decoded into it) of the block it holds. */
+/* Empty the slot of b (a block about to be decoded into it) of the block it
+ * holds; the links to the slot are void from now on, whatever the decode
+ * leaves in it (a block not kept, a failed decode). */
 void icache_drop(struct icache *ic, struct block *b);
 
 /* Keep b, decoded from the RAM bytes [pa, pa + len) of one page, under pa.

@@ -34,13 +34,14 @@ static inline struct block *current_block(struct cpu *cpu, status_t *st)
 /* The block after prev, by one of prev's links, when everything that decided
  * it still holds: the same rIP, CS base and CPL, no TLB invalidation since (the
  * translation of its page is the one the lookup would use, SDM Vol.3 4.10.4.3
- * lets a processor keep using it), the target block unchanged and in the CS
- * limit. NULL: look it up. */
+ * lets a processor keep using it), the target block unchanged (its slot's
+ * generation: no decode into it, no store dropping it) and in the CS limit.
+ * NULL: look it up. */
 static inline struct block *follow_link(struct cpu *cpu, const struct block *prev)
 {
 	for (unsigned i = 0; i < 2; i++) {
 		const struct block_link *l = &prev->links[i];
-		if (l->rip == cpu->rip && l->to && l->epoch == cpu->tlb.epoch && l->to->pa == l->pa &&
+		if (l->rip == cpu->rip && l->to && l->epoch == cpu->tlb.epoch && l->to->gen == l->gen &&
 		    l->cs_base == cpu->seg[SR_CS].base && l->cpl == cpu->cpl &&
 		    l->to->code_size == prev->code_size &&
 		    (cpu->mode == MODE_LONG64 || cpu->rip <= cpu->seg[SR_CS].limit))
@@ -49,14 +50,17 @@ static inline struct block *follow_link(struct cpu *cpu, const struct block *pre
 	return NULL;
 }
 
-/* Remember that prev went on to b. */
+/* Remember that prev went on to b, if b is kept. A block that is not (the
+ * uncached one, a page-crossing instruction, whose second page no store check
+ * watches and whose slot the next decode reuses) is fetched afresh every time
+ * (SDM Vol.3 11.6: a store to it is seen when it next runs). */
 static void add_link(struct cpu *cpu, struct block *prev, struct block *b)
 {
-	if (b == &cpu->icache->uncached)
+	if (b->pa == BLOCK_INVALID)
 		return;
 	struct block_link *l = &prev->links[prev->next_link];
 	prev->next_link ^= 1;
-	*l = (struct block_link){ .to = b, .rip = cpu->rip, .pa = b->pa, .cs_base = cpu->seg[SR_CS].base,
+	*l = (struct block_link){ .to = b, .rip = cpu->rip, .gen = b->gen, .cs_base = cpu->seg[SR_CS].base,
 				  .epoch = cpu->tlb.epoch, .cpl = cpu->cpl };
 }
 

@@ -11,10 +11,14 @@
  * decides where the guest starts).
  *
  * Guest-physical layout (2 MiB of RAM):
- *   0x01000 GDT (null, code32 08h, data 10h, code64 18h)   0x02000 IDT (HLT gates)
- *   0x03000 HLT handler   0x10000-0x13FFF 4-level identity tables (2 MiB pages, user)
- *   0x20000 L1 code: VMRUN; HLT   0x30000 VMCB   0x40000 guest code
+ *   0x01000 GDT (null, code32 08h, data 10h, code64 18h)   0x02000 IDT
+ *   0x03000 L1 handler: JMP 0x20000   0x10000-0x13FFF 4-level identity tables (2 MiB pages, user)
+ *   0x20000 L1 code: VMRUN; JMP 0x20000   0x30000 VMCB   0x40000 guest code
  *   0x60000 host save area   0x80000 stack top
+ * The L1 runs VMRUN again after every #VMEXIT and after its own exceptions, up
+ * to the instruction limit: the guest resumes where it exited (an intercepted
+ * fault: at the faulting instruction), so its blocks run again with what the
+ * cache kept from their last run.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,7 +61,9 @@ static void build_memory(struct physmem *pm)
 	physmem_write(pm, GDT + 0x08, 8, descriptor(0, 0xfffff, 0x9b, 0xc));
 	physmem_write(pm, GDT + 0x10, 8, descriptor(0, 0xfffff, 0x93, 0xc));
 	physmem_write(pm, GDT + 0x18, 8, descriptor(0, 0xfffff, 0x9b, 0xa));
-	pm->ram[HANDLER] = 0xf4;
+	/* jmp L1_CODE (E9 rel32) */
+	pm->ram[HANDLER] = 0xe9;
+	physmem_write(pm, HANDLER + 1, 4, (uint32_t)(L1_CODE - (HANDLER + 5)));
 	for (unsigned v = 0; v < 256; v++) {
 		/* 64-bit gates are 16 bytes: the 32-bit table's layout is read as
 		 * half-gates in 64-bit mode, which the L1 never takes. */
@@ -68,7 +74,7 @@ static void build_memory(struct physmem *pm)
 	physmem_write(pm, PML4 + 0x1000, 8, (PML4 + 0x2000) | 7);
 	for (unsigned i = 0; i < 512; i++)
 		physmem_write(pm, PML4 + 0x2000 + i * 8, 8, ((uint64_t)i << 21) | 0x87);
-	static const uint8_t l1[] = { 0x0f, 0x01, 0xd8, 0xf4 };   /* vmrun; hlt */
+	static const uint8_t l1[] = { 0x0f, 0x01, 0xd8, 0xeb, 0xfb };   /* 1: vmrun; jmp 1b */
 	memcpy(pm->ram + L1_CODE, l1, sizeof(l1));
 	memset(pm->ram + VMCB, 0, 4096);
 }

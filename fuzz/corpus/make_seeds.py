@@ -7,7 +7,7 @@ files are committed; run this (needs gcc, ld and objcopy) after changing a seed:
 
 cpu_fuzz runs each input twice (fuzz/cpu_fuzz.c): in real mode at 1000:0000 and
 in flat 32-bit protected mode at linear 10000H, with HLT (F4) around it, IVT/IDT
-handlers that halt, and the GDT 08H/10H/18H/20H. Its seeds are 32-bit code
+handlers that return into the code (fuzz/fuzz_machine.h), and the GDT 08H/10H/18H/20H. Its seeds are 32-bit code
 linked at 10000H or 16-bit code linked at 0; the other run decodes the same
 bytes in the other mode, which is fine for a seed. decode_fuzz decodes every
 offset of its input in 16-, 32- and 64-bit mode; its seeds are byte strings.

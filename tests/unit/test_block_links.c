@@ -1,0 +1,212 @@
+/* Block links (emu/run.c follow_link) against cache slots reused under them
+ * (issue 14 item 1). A page-crossing instruction is decoded into the slot its
+ * physical address hashes to but never kept; a link to it must never be
+ * followed, or a later decode into the same slot (another page-crossing
+ * instruction, a failed decode) or a store to its bytes goes unseen:
+ *   failed_decode_behind_link            the 9 KiB real-mode image: a #GP
+ *                                        handler re-runs a block whose
+ *                                        successor's slot a 16-prefix decode
+ *                                        (#GP) reused; it crashed the host
+ *   same_slot_page_crossers_64           two page-crossing instructions of one
+ *                                        slot (the ioapic.flat #PF in printf)
+ *   self_modified_page_crosser_{real,64} a store to a page-crossing instruction
+ *                                        run before, by the same CPU (_i = 0)
+ *                                        or the other of two (_i = 1); SDM Vol.3
+ *                                        11.6 and 8.1.3: the next execution
+ *                                        runs the new bytes */
+#include <check.h>
+#include <string.h>
+
+#include "emu/icache.h"
+#include "machine_fixture.h"
+#include "suite_runner.h"
+
+static struct test_machine m;
+static struct cpu cpu1;            /* the second processor of the _i = 1 cases */
+
+static void ram_written(void *opaque, uint64_t pa, unsigned size)
+{
+	cpu_notify_phys_write(opaque, pa, size);
+}
+
+static void setup(void)
+{
+	machine_init(&m, "core2");
+	m.pm.on_ram_write = ram_written;
+	m.pm.on_ram_write_opaque = &m.cpu;
+	memset(&cpu1, 0, sizeof(cpu1));
+	cpu_init(&cpu1, model_named("core2"), &m.pm, &m.io);
+}
+
+static void teardown(void)
+{
+	cpu_destroy(&cpu1);
+	machine_free(&m);
+}
+
+/* Two processors whose stores reach each other's decoded code (cli/smp.c). */
+static void join_cpus(void)
+{
+	m.cpu.next_cpu = &cpu1;
+	cpu1.next_cpu = &m.cpu;
+}
+
+static void put(uint64_t pa, const uint8_t *bytes, unsigned len)
+{
+	physmem_write_bytes(&m.pm, pa, bytes, len);
+}
+#define PUT(pa, ...) put((pa), (const uint8_t[]){ __VA_ARGS__ }, sizeof((const uint8_t[]){ __VA_ARGS__ }))
+
+/* Run c from rip until HLT, within limit instructions. */
+static void run_to_hlt(struct cpu *c, uint64_t rip, uint64_t limit)
+{
+	c->rip = rip;
+	c->halted = false;
+	c->icount_limit = c->icount + limit;
+	ck_assert_int_eq(cpu_run(c), ST_HALT);
+}
+
+/* Real mode at CS = 0 after a reset. */
+static void real_mode(struct cpu *c)
+{
+	cpu_reset(c);
+	seg_load_real(&c->seg[SR_CS], 0);
+	cpu_update_mode(c);
+}
+
+/* cpu1 in the mode and address space m.cpu is in. */
+static void same_mode(struct cpu *c)
+{
+	c->cr0 = m.cpu.cr0;
+	c->cr3 = m.cpu.cr3;
+	c->cr4 = m.cpu.cr4;
+	c->efer = m.cpu.efer;
+	memcpy(c->seg, m.cpu.seg, sizeof(c->seg));
+	c->gdtr = m.cpu.gdtr;
+	c->cpl = m.cpu.cpl;
+	cpu_update_mode(c);
+	tlb_flush_all(&c->tlb);
+}
+
+/*   IVT[13] -> 0000:0600 (#GP)
+ *   0600: inc byte [0x500]; cmp byte [0x500], 3; jae 0613
+ *         add sp, 6; xor ax, ax; jmp 7ffc           (re-run the block)
+ *   0613: hlt
+ *   7ffc: nop; nop                                   (block A: links to 7ffe)
+ *   7ffe: mov ax, 0x1234                             (crosses into page 8000)
+ *   8001: jmp 9ff0
+ *   9ff0: 16 ES prefixes: over 15 bytes, #GP(0) (SDM Vol.2 2.3.11); decoded
+ *         into the slot of 7ffe and failed */
+START_TEST(failed_decode_behind_link)
+{
+	real_mode(&m.cpu);
+	physmem_write(&m.pm, 13 * 4, 4, 0x0600);
+	PUT(0x600, 0xfe, 0x06, 0x00, 0x05, 0x80, 0x3e, 0x00, 0x05, 0x03, 0x73, 0x08,
+	    0x83, 0xc4, 0x06, 0x31, 0xc0, 0xe9, 0xe9, 0x79, 0xf4);
+	PUT(0x7ffc, 0x90, 0x90, 0xb8, 0x34);
+	PUT(0x8000, 0x12, 0xe9, 0xec, 0x1f);
+	memset(m.pm.ram + 0x9ff0, 0x26, 16);
+	m.pm.ram[0xa000] = 0x90;
+	ck_assert_ptr_eq(icache_slot(m.cpu.icache, 0x7ffe), icache_slot(m.cpu.icache, 0x9ff0));
+	m.cpu.regs[R_SP] = 0x7000;
+	run_to_hlt(&m.cpu, 0x7ffc, 200);
+	ck_assert_uint_eq(m.pm.ram[0x500], 3);
+	ck_assert_uint_eq(m.cpu.regs[R_AX] & 0xffff, 0x1234);
+	ck_assert_uint_eq(m.cpu.rip, 0x614);
+}
+END_TEST
+
+/* 64-bit, identity-mapped:
+ *   40ffd: nop; nop                     (block A: links to 40fff)
+ *   40fff: shl r12, 8                   (crosses into page 41000)
+ *   41003: jmp 41ffe
+ *   41ffe: sub rsp, 0x828               (crosses into page 42000; slot of 40fff)
+ *   42005: dec ecx; jnz 40ffd
+ *   4200d: hlt */
+START_TEST(same_slot_page_crossers_64)
+{
+	activate(&m);
+	to64(&m);
+	PUT(0x40ffd, 0x90, 0x90, 0x49);
+	PUT(0x41000, 0xc1, 0xe4, 0x08, 0xe9, 0xf6, 0x0f, 0x00, 0x00);
+	PUT(0x41ffe, 0x48, 0x81);
+	PUT(0x42000, 0xec, 0x28, 0x08, 0x00, 0x00, 0xff, 0xc9, 0x0f, 0x85, 0xf0, 0xef, 0xff, 0xff, 0xf4);
+	ck_assert_ptr_eq(icache_slot(m.cpu.icache, 0x40fff), icache_slot(m.cpu.icache, 0x41ffe));
+	m.cpu.regs[R_R12] = 1;
+	m.cpu.regs[R_SP] = 0x80000;
+	m.cpu.regs[R_CX] = 3;
+	run_to_hlt(&m.cpu, 0x40ffd, 100);
+	ck_assert_uint_eq(m.cpu.regs[R_R12], 1u << 24);
+	ck_assert_uint_eq(m.cpu.regs[R_SP], 0x80000 - 3 * 0x828);
+	ck_assert_uint_eq(m.cpu.regs[R_CX], 0);
+	ck_assert_uint_eq(m.cpu.rip, 0x4200e);
+}
+END_TEST
+
+/* Real mode:
+ *   7ffc: nop; nop                       (block A: links to 7ffe)
+ *   7ffe: mov ax, 0x1234                 (crosses into page 8000)
+ *   8001: hlt
+ * then the storer (this CPU or the other) runs at 9000:
+ *   mov byte [0x7fff], 0x56; mov byte [0x8000], 0x78; hlt
+ * and A runs again: AX must be 0x7856. */
+START_TEST(self_modified_page_crosser_real)
+{
+	struct cpu *storer = _i ? &cpu1 : &m.cpu;
+	if (_i)
+		join_cpus();
+	real_mode(&m.cpu);
+	real_mode(&cpu1);
+	PUT(0x7ffc, 0x90, 0x90, 0xb8, 0x34);
+	PUT(0x8000, 0x12, 0xf4);
+	PUT(0x9000, 0xc6, 0x06, 0xff, 0x7f, 0x56, 0xc6, 0x06, 0x00, 0x80, 0x78, 0xf4);
+	run_to_hlt(&m.cpu, 0x7ffc, 50);
+	ck_assert_uint_eq(m.cpu.regs[R_AX] & 0xffff, 0x1234);
+	run_to_hlt(storer, 0x9000, 50);
+	run_to_hlt(&m.cpu, 0x7ffc, 50);
+	ck_assert_uint_eq(m.cpu.regs[R_AX] & 0xffff, 0x7856);
+}
+END_TEST
+
+/* 64-bit, identity-mapped:
+ *   40ffc: nop; nop                      (block A: links to 40ffe)
+ *   40ffe: mov eax, 0x11223344           (crosses into page 41000)
+ *   41003: hlt
+ * the storer at 50000: mov byte [0x40fff], 0x55; mov byte [0x41000], 0x66; hlt */
+START_TEST(self_modified_page_crosser_64)
+{
+	struct cpu *storer = _i ? &cpu1 : &m.cpu;
+	if (_i)
+		join_cpus();
+	activate(&m);
+	to64(&m);
+	same_mode(&cpu1);
+	PUT(0x40ffc, 0x90, 0x90, 0xb8, 0x44);
+	PUT(0x41000, 0x33, 0x22, 0x11, 0xf4);
+	PUT(0x50000, 0xc6, 0x04, 0x25, 0xff, 0x0f, 0x04, 0x00, 0x55,
+	    0xc6, 0x04, 0x25, 0x00, 0x10, 0x04, 0x00, 0x66, 0xf4);
+	run_to_hlt(&m.cpu, 0x40ffc, 50);
+	ck_assert_uint_eq(m.cpu.regs[R_AX], 0x11223344);
+	run_to_hlt(storer, 0x50000, 50);
+	run_to_hlt(&m.cpu, 0x40ffc, 50);
+	ck_assert_uint_eq(m.cpu.regs[R_AX], 0x11226655);
+}
+END_TEST
+
+static Suite *block_links_suite(void)
+{
+	Suite *s = suite_create("block_links");
+	TCase *tc = tcase_create("block_links");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, failed_decode_behind_link);
+	tcase_add_test(tc, same_slot_page_crossers_64);
+	tcase_add_loop_test(tc, self_modified_page_crosser_real, 0, 2);
+	tcase_add_loop_test(tc, self_modified_page_crosser_64, 0, 2);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(block_links_suite());
+}
