@@ -144,7 +144,12 @@ static status_t run_one(struct cpu *cpu)
 		cpu->step_by_result = false;
 		single_step = cpu->rflags & FLAG_TF;
 	}
-	if (st != ST_OK)
+	/* HLT and MWAIT complete before the processor waits: their single-step
+	 * trap is armed like any instruction's, and a pending #DB is an event
+	 * that ends the wait, delivered with the next instruction as return
+	 * address (SDM Vol.3 17.3.1.4, Table 6-2; kvm-unit-tests' debug
+	 * "Single-step #DB w/ STI;HLT"). */
+	if (st != ST_OK && st != ST_HALT)
 		return st;
 	/* APM2 Table 15-10: with GIF = 0 a data breakpoint match is ignored and
 	 * discarded. */
@@ -172,7 +177,7 @@ static status_t run_one(struct cpu *cpu)
 	if (single_step | debug_on)
 		debug_arm_trap(cpu, single_step && !(cpu->shadow & SHADOW_MOV_SS) &&
 			       !is_software_interrupt(&b->insns[0]));
-	return ST_OK;
+	return st;
 }
 
 status_t cpu_run(struct cpu *cpu)

@@ -243,6 +243,26 @@ START_TEST(single_step_alone)
 }
 END_TEST
 
+START_TEST(single_step_after_hlt)
+{
+	/* SDM Vol.3 17.3.1.4: HLT completes, then its single-step trap is
+	 * taken; the pending #DB ends the halt (Table 6-2) and returns after
+	 * HLT. STI first: its shadow blocks interrupts, not the trap (6.8.3). */
+	static const uint8_t prog[] = { 0xfb, 0xf4, 0x90, 0xf4 };   /* sti; hlt; nop; hlt */
+	code(prog, sizeof(prog));
+	cpu_set_flags(&cpu, FLAG_TF);
+	ck_assert_int_eq(run(), EXC_DB);
+	ck_assert_uint_eq(frame_eip(), CODE + 1);
+	cpu.regs[R_SP] = STACK0;
+	cpu.rip = CODE + 1;
+	cpu.dr[6] = 0xffff0ff0;
+	cpu_set_flags(&cpu, FLAG_TF);
+	ck_assert_int_eq(run(), EXC_DB);
+	ck_assert_uint_eq(frame_eip(), CODE + 2);
+	ck_assert(cpu.dr[6] & DR6_BS);
+}
+END_TEST
+
 START_TEST(rf_cleared_without_breakpoints)
 {
 	/* SDM Vol.3 17.3.1.1: RF is cleared once an instruction completes, with
@@ -315,6 +335,7 @@ static Suite *debug_suite(void)
 	tcase_add_test(tc, data_read_needs_rw11);
 	tcase_add_test(tc, single_step_and_data_merged);
 	tcase_add_test(tc, single_step_alone);
+	tcase_add_test(tc, single_step_after_hlt);
 	tcase_add_test(tc, rf_cleared_without_breakpoints);
 	tcase_add_test(tc, insn_breakpoint_lost_after_mov_ss);
 	suite_add_tcase(s, tc);
