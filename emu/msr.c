@@ -541,10 +541,12 @@ static const struct msr_def msrs[] = {
 	{ MSR_LAST_EXCEPT_TO,   "LastExceptionToIP", has_debugctl, lex_to_read, read_only_write },
 };
 
-/* The row for index that this CPU has (an index may have one row per vendor). */
+/* The machine-check banks: one row for the whole range, the register picked
+ * by the index (mc_offset). */
 static const struct msr_def mc_banks =
 	{ MSR_MC0_CTL, "IA32_MCi_CTL/STATUS/ADDR/MISC", has_mc_bank, mc_bank_read, mc_bank_write };
 
+/* The row for index that this CPU has (an index may have one row per vendor). */
 static const struct msr_def *find_msr(const struct cpu *cpu, uint32_t index)
 {
 	/* 400H-47FH: 32 banks at most before the VMX MSRs (SDM Vol.4 Table 2-2). */
