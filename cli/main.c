@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cli/machine.h"
+#include "machine/machine.h"
 #include "cli/repro.h"
 #include "emu/cpu_model.h"
 

@@ -13,8 +13,8 @@
  * CPU is halted, time jumps to the next timer, and with no timer armed the
  * run ends (exit status 8). Nothing depends on the host: two runs schedule
  * the same instructions at the same virtual times. */
-#ifndef HVEMU_CLI_SMP_H
-#define HVEMU_CLI_SMP_H
+#ifndef HVEMU_MACHINE_SMP_H
+#define HVEMU_MACHINE_SMP_H
 
 #include <signal.h>
 #include <stdbool.h>

@@ -5,8 +5,8 @@
  * tracing; and how it
  * is booted (multiboot kernel and modules, flat images with a real-mode entry,
  * or a BIOS from the reset vector). */
-#ifndef HVEMU_CLI_MACHINE_H
-#define HVEMU_CLI_MACHINE_H
+#ifndef HVEMU_MACHINE_MACHINE_H
+#define HVEMU_MACHINE_MACHINE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -14,8 +14,8 @@
 #include <time.h>
 
 #include "cli/exit_watch.h"
-#include "cli/pc_boot.h"
-#include "cli/pc_legacy.h"
+#include "machine/pc_boot.h"
+#include "machine/pc_legacy.h"
 #include "devices/bus.h"
 #include "devices/clock.h"
 #include "devices/debug_exit.h"
@@ -26,7 +26,7 @@
 #include "devices/vga.h"
 #include "cli/display.h"
 #include "cli/key_script.h"
-#include "cli/smp.h"
+#include "machine/smp.h"
 #include "emu/cpu.h"
 #include "emu/trace.h"
 #include "svm/svm.h"

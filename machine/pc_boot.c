@@ -1,6 +1,6 @@
 /* The boot-contract devices and firmware data of the CLI machine; see
  * cli/pc_boot.h. */
-#include "cli/pc_boot.h"
+#include "machine/pc_boot.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* Machine assembly and boot for the CLI; see cli/machine.h. */
-#include "cli/machine.h"
-#include "cli/fail.h"
-#include "cli/reboot.h"
+#include "machine/machine.h"
+#include "machine/fail.h"
+#include "machine/reboot.h"
 #include "emu/paging_env.h"
 #include "mmu/paging_dump.h"
 

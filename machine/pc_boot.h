@@ -6,8 +6,8 @@
  * and the ACPI tables. The machine describes itself in struct pc_description
  * (filled where its devices are built), and fw_cfg and ACPI are written from
  * that description, so they say what the machine is. */
-#ifndef HVEMU_CLI_PC_BOOT_H
-#define HVEMU_CLI_PC_BOOT_H
+#ifndef HVEMU_MACHINE_PC_BOOT_H
+#define HVEMU_MACHINE_PC_BOOT_H
 
 #include <stdbool.h>
 #include <stdint.h>

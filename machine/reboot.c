@@ -1,7 +1,7 @@
 /* The hardware half of a guest's reset; see cli/reboot.h. */
-#include "cli/reboot.h"
+#include "machine/reboot.h"
 
-#include "cli/machine.h"
+#include "machine/machine.h"
 #include "emu/apic.h"
 #include "emu/event_step.h"
 

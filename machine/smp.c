@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cli/machine.h"
-#include "cli/fail.h"
-#include "cli/smp.h"
+#include "machine/machine.h"
+#include "machine/fail.h"
+#include "machine/smp.h"
 #include "emu/apic.h"
 #include "emu/cpu_model.h"
 #include "emu/event_step.h"
