@@ -1,5 +1,5 @@
 /* The devices and firmware data of the boot contract QEMU-style test kernels
- * rely on, as the CLI machine wires them: fw_cfg, PCI configuration with the
+ * rely on, as the machine wires them: fw_cfg, PCI configuration with the
  * i440FX host bridge, QEMU's pc-testdev, the reset paths (port 0x92, 0xCF9,
  * the 8042's reset command), A20 through port 0x92 and the 8042, the 8042
  * keyboard controller itself (devices/i8042.h), the Bochs "Shutdown" port,
