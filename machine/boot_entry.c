@@ -3,6 +3,32 @@
 
 #include "mmu/segment.h"
 
+/* GDTR = the table at gdt_base, CS = code_sel and the other segment registers
+ * data_sel loaded from it (SDM Vol.3 3.4.3), CPL 0. */
+static void load_flat_segments(struct cpu *cpu, struct physmem *pm, uint64_t gdt_base, uint16_t gdt_limit,
+			       uint16_t code_sel, uint16_t data_sel)
+{
+	uint64_t code = physmem_read(pm, gdt_base + code_sel, 8);
+	uint64_t data = physmem_read(pm, gdt_base + data_sel, 8);
+	seg_load_descriptor(&cpu->seg[SR_CS], code_sel, code);
+	for (unsigned s = 0; s < SR_COUNT; s++)
+		if (s != SR_CS)
+			seg_load_descriptor(&cpu->seg[s], data_sel, data);
+	cpu->gdtr.base = gdt_base;
+	cpu->gdtr.limit = gdt_limit;
+	cpu->cpl = 0;
+}
+
+void boot_enter_prot32(struct cpu *cpu, struct physmem *pm, uint64_t gdt_base, uint16_t gdt_limit,
+		       uint16_t code_sel, uint16_t data_sel, uint64_t entry)
+{
+	cpu->cr0 |= CR0_PE;
+	load_flat_segments(cpu, pm, gdt_base, gdt_limit, code_sel, data_sel);
+	cpu->rip = entry;
+	cpu_update_mode(cpu);
+	tlb_flush_all(&cpu->tlb);
+}
+
 /* Multiboot 3.2 "Machine state" as QEMU's option ROM (pc-bios/optionrom/
  * multiboot.S) leaves it: EAX magic, EBX info, ECX the entry point (it jumps
  * through ECX), CS=0x08 flat 32-bit code, DS/ES/FS/GS/SS=0x10 flat data,
@@ -12,22 +38,12 @@
  * rest of the information (devices/multiboot.h). */
 void boot_enter_multiboot(struct cpu *cpu, struct physmem *pm, const struct multiboot_boot *b)
 {
-	uint64_t code = physmem_read(pm, b->gdt_addr + MB_GDT_CODE_SEL, 8);
-	uint64_t data = physmem_read(pm, b->gdt_addr + MB_GDT_DATA_SEL, 8);
 	cpu->regs[R_AX] = MB_BOOT_MAGIC;
 	cpu->regs[R_BX] = b->info_addr;
 	cpu->regs[R_CX] = b->entry;
 	cpu->cr0 = CR0_PE | CR0_ET;
-	seg_load_descriptor(&cpu->seg[SR_CS], MB_GDT_CODE_SEL, code);
-	for (unsigned s = 0; s < SR_COUNT; s++)
-		if (s != SR_CS)
-			seg_load_descriptor(&cpu->seg[s], MB_GDT_DATA_SEL, data);
-	cpu->gdtr.base = b->gdt_addr;
-	cpu->gdtr.limit = b->gdt_limit;
 	cpu_set_flags(cpu, FLAG_FIXED1);
-	cpu->rip = b->entry;
-	cpu_update_mode(cpu);
-	tlb_flush_all(&cpu->tlb);
+	boot_enter_prot32(cpu, pm, b->gdt_addr, b->gdt_limit, MB_GDT_CODE_SEL, MB_GDT_DATA_SEL, b->entry);
 }
 
 /* A flat image entered in real mode with CS:IP naming the linear entry
@@ -65,19 +81,13 @@ void boot_enter_long64(struct cpu *cpu, struct physmem *pm, uint64_t entry)
 	physmem_write(pm, E64_GDT, 8, 0);
 	physmem_write(pm, E64_GDT + 8, 8, code);
 	physmem_write(pm, E64_GDT + 16, 8, data);
-	cpu->gdtr.base = E64_GDT;
-	cpu->gdtr.limit = 23;
 	cpu->idtr.base = 0;
 	cpu->idtr.limit = 0;
 	cpu->cr3 = BOOT_E64_PML4;
 	cpu->cr4 = CR4_PAE;
 	cpu->efer = EFER_LME | EFER_LMA;
 	cpu->cr0 = CR0_PE | CR0_ET | CR0_PG;
-	seg_load_descriptor(&cpu->seg[SR_CS], 0x08, code);
-	for (unsigned s = 0; s < SR_COUNT; s++)
-		if (s != SR_CS)
-			seg_load_descriptor(&cpu->seg[s], 0x10, data);
-	cpu->cpl = 0;
+	load_flat_segments(cpu, pm, E64_GDT, 23, 0x08, 0x10);
 	cpu->regs[R_SP] = BOOT_E64_PML4;
 	cpu_set_flags(cpu, FLAG_FIXED1);
 	cpu->rip = entry;

@@ -19,6 +19,12 @@
  * (b): EAX magic, EBX the information, flat CS/DS from the loader's GDT. */
 void boot_enter_multiboot(struct cpu *cpu, struct physmem *pm, const struct multiboot_boot *b);
 
+/* 32-bit protected mode at CPL 0 at entry: CR0.PE set (its other bits kept,
+ * paging as it was), GDTR = gdt_base/gdt_limit, CS = code_sel and the other
+ * segment registers data_sel, loaded from that table in pm. */
+void boot_enter_prot32(struct cpu *cpu, struct physmem *pm, uint64_t gdt_base, uint16_t gdt_limit,
+		       uint16_t code_sel, uint16_t data_sel, uint64_t entry);
+
 /* Real mode with CS:IP naming the linear entry (< 1 MiB). */
 void boot_enter_real(struct cpu *cpu, uint64_t entry);
 

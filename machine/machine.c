@@ -10,6 +10,7 @@
 #include "emu/cpu_model.h"
 #include "emu/event_step.h"
 #include "emu/insn.h"
+#include "machine/bare_machine.h"
 #include "machine/boot_entry.h"
 #include "machine/fail.h"
 #include "machine/reboot.h"
@@ -28,14 +29,6 @@ static void stop_cpu(void *opaque, uint32_t value)
 {
 	(void)value;
 	stop_running_cpu(opaque);
-}
-
-/* A device wrote RAM: every CPU drops what it decoded there (through the
- * BSP's ring of CPUs, emu/memory.c). */
-static void ram_written(void *opaque, uint64_t pa, unsigned size)
-{
-	struct machine *m = opaque;
-	cpu_notify_phys_write(&m->cpu, pa, size);
 }
 
 /* The machine's virtual time is the running CPU's (devices/clock.h, and the
@@ -339,8 +332,10 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 	m->realtime = cfg->realtime;
 	m->cpu.icount_limit = cfg->max_insns;
 	m->cpu.tlb_uncached = cfg->tlb_uncached;
-	m->mem.on_ram_write = ram_written;
-	m->mem.on_ram_write_opaque = m;
+	/* A device wrote RAM: every CPU drops what it decoded there (through the
+	 * BSP's ring of CPUs). */
+	m->mem.on_ram_write = machine_ram_written;
+	m->mem.on_ram_write_opaque = &m->cpu;
 	/* Always attached: a triple fault is reported even without --trace. */
 	trace_init(&m->trace, stderr);
 	trace_attach(&m->trace, &m->cpu, cfg->trace);
