@@ -307,9 +307,18 @@ struct run_option {
 };
 
 /* A string option: the value as given, at the row's field. */
-static int store_string(struct run_config *cfg, const struct run_option *o, char *val);
+static int store_string(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	*(const char **)((char *)cfg + o->field) = val;
+	return 0;
+}
+
 /* A flag: true at the row's field. */
-static int store_true(struct run_config *cfg, const struct run_option *o, char *val);
+static int store_true(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	*(bool *)((char *)cfg + o->field) = true;
+	return 0;
+}
 
 static int parse_mem_option(struct run_config *cfg, const struct run_option *o, char *val)
 {
@@ -543,18 +552,6 @@ static const struct run_option options[OPT_COUNT] = {
 	[OPT_QUANTUM]      = { "--quantum",      false, false, NULL,        parse_quantum, 0 },
 	[OPT_NO_REBOOT]    = { "--no-reboot",    true,  false, NULL,        TRUE_AT(machine.no_reboot) },
 };
-
-static int store_string(struct run_config *cfg, const struct run_option *o, char *val)
-{
-	*(const char **)((char *)cfg + o->field) = val;
-	return 0;
-}
-
-static int store_true(struct run_config *cfg, const struct run_option *o, char *val)
-{
-	*(bool *)((char *)cfg + o->field) = true;
-	return 0;
-}
 
 bool run_option_is_flag(const char *name)
 {
