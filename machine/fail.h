@@ -1,5 +1,5 @@
-/* The command line's error reports: one line, formatted into the caller's
- * buffer, and false for the caller to return. */
+/* The error reports of machine set-up and the command line: one line,
+ * formatted into the caller's buffer, and false for the caller to return. */
 #ifndef HVEMU_MACHINE_FAIL_H
 #define HVEMU_MACHINE_FAIL_H
 
