@@ -1,0 +1,168 @@
+/* World-switch state (emu/world_state.h): the slots as struct cpu holds them,
+ * and the loads both vendors' world switches make.
+ */
+#include <stddef.h>
+
+#include "emu/flags.h"
+#include "emu/hv.h"
+
+#define FIELD(member, grp, keep_, fixed_, nm)                                      \
+	{ .offset = offsetof(struct cpu, member), .size = sizeof(((struct cpu *)0)->member), \
+	  .kind = WS_KIND_FIELD, .group = grp, .keep = keep_, .fixed1 = fixed_, .name = nm }
+#define NOT_HELD(nm) { .kind = WS_KIND_NONE, .name = nm }
+#define ALL UINT64_MAX
+
+/* The hidden part of a segment register is loaded as the state gives it; the
+ * attributes are hvemu's 12 bits (emu/state_slots.h). */
+#define SEGMENT(SLOT, reg, nm)                                                     \
+	[SLOT##_SELECTOR] = FIELD(reg.selector, WSG_SEG, ALL, 0, nm ".selector"),  \
+	[SLOT##_ATTR] = FIELD(reg.attr, WSG_SEG, 0xfff, 0, nm ".attrib"),          \
+	[SLOT##_LIMIT] = FIELD(reg.limit, WSG_SEG, ALL, 0, nm ".limit"),           \
+	[SLOT##_BASE] = FIELD(reg.base, WSG_SEG, ALL, 0, nm ".base")
+
+const struct ws_slot_def ws_slot_defs[WS_SLOT_COUNT] = {
+	[WS_NONE] = NOT_HELD("none"),
+	SEGMENT(WS_ES, seg[SR_ES], "ES"), SEGMENT(WS_CS, seg[SR_CS], "CS"),
+	SEGMENT(WS_SS, seg[SR_SS], "SS"), SEGMENT(WS_DS, seg[SR_DS], "DS"),
+	SEGMENT(WS_FS, seg[SR_FS], "FS"), SEGMENT(WS_GS, seg[SR_GS], "GS"),
+	SEGMENT(WS_LDTR, ldtr, "LDTR"), SEGMENT(WS_TR, tr, "TR"),
+	/* Descriptor-table limits are 16 bits (SDM Vol.3 2.4.1; the VMCB and VMCS
+	 * fields are 32 bits wide). */
+	[WS_GDTR_LIMIT] = FIELD(gdtr.limit, 0, 0xffff, 0, "GDTR.limit"),
+	[WS_GDTR_BASE] = FIELD(gdtr.base, 0, ALL, 0, "GDTR.base"),
+	[WS_IDTR_LIMIT] = FIELD(idtr.limit, 0, 0xffff, 0, "IDTR.limit"),
+	[WS_IDTR_BASE] = FIELD(idtr.base, 0, ALL, 0, "IDTR.base"),
+	/* SDM Vol.3 2.5: CR0.ET is reserved and reads 1 on P6-family and later
+	 * processors (and every AMD64 one). */
+	[WS_CR0] = FIELD(cr0, WSG_CR, ALL, CR0_ET, "CR0"),
+	[WS_CR2] = FIELD(cr2, 0, ALL, 0, "CR2"),
+	[WS_CR3] = FIELD(cr3, 0, ALL, 0, "CR3"),
+	[WS_CR4] = FIELD(cr4, 0, ALL, 0, "CR4"),
+	[WS_EFER] = FIELD(efer, WSG_CR, ALL, 0, "EFER"),
+	[WS_PDPTE0] = FIELD(pdpte[0], 0, ALL, 0, "PDPTE0"),
+	[WS_PDPTE1] = FIELD(pdpte[1], 0, ALL, 0, "PDPTE1"),
+	[WS_PDPTE2] = FIELD(pdpte[2], 0, ALL, 0, "PDPTE2"),
+	[WS_PDPTE3] = FIELD(pdpte[3], 0, ALL, 0, "PDPTE3"),
+	/* SDM Vol.3 17.2.3: DR6 bits 31:16 and 11:4 read 1 (bit 16 is RTM's, which
+	 * no hvemu model reports), bit 12 reads 0; 17.2.4: DR7 bit 10 reads 1;
+	 * bits 63:32 of both are reserved 0. */
+	[WS_DR6] = FIELD(dr[6], 0, 0xffffffffu, 0xffff0ff0u, "DR6"),
+	[WS_DR7] = FIELD(dr[7], 0, 0xffffffffu, 0x400u, "DR7"),
+	/* SDM Vol.1 3.4.3: bits 1 (reads 1), 3, 5, 15 and 63:22 are reserved. */
+	[WS_RFLAGS] = { .offset = offsetof(struct cpu, rflags), .size = 8, .kind = WS_KIND_FLAGS,
+			.group = WSG_FLAGS, .keep = 0x3f7fd7u, .fixed1 = FLAG_FIXED1, .name = "RFLAGS" },
+	[WS_RIP] = FIELD(rip, 0, ALL, 0, "RIP"),
+	[WS_RSP] = FIELD(regs[R_SP], 0, ALL, 0, "RSP"),
+	[WS_RAX] = FIELD(regs[R_AX], 0, ALL, 0, "RAX"),
+	[WS_CPL] = FIELD(cpl, 0, 3, 0, "CPL"),
+	[WS_STAR] = FIELD(star, 0, ALL, 0, "STAR"),
+	[WS_LSTAR] = FIELD(lstar, 0, ALL, 0, "LSTAR"),
+	[WS_CSTAR] = FIELD(cstar, 0, ALL, 0, "CSTAR"),
+	[WS_SFMASK] = FIELD(sfmask, 0, ALL, 0, "SFMASK"),
+	[WS_KERNEL_GS_BASE] = FIELD(kernel_gs_base, 0, ALL, 0, "KernelGSbase"),
+	[WS_SYSENTER_CS] = FIELD(sysenter_cs, 0, ALL, 0, "SYSENTER_CS"),
+	[WS_SYSENTER_ESP] = FIELD(sysenter_esp, 0, ALL, 0, "SYSENTER_ESP"),
+	[WS_SYSENTER_EIP] = FIELD(sysenter_eip, 0, ALL, 0, "SYSENTER_EIP"),
+	[WS_PAT] = FIELD(pat, 0, ALL, 0, "PAT"),
+	[WS_DEBUGCTL] = FIELD(debugctl, 0, ALL, 0, "DebugCtl"),
+	[WS_BR_FROM] = FIELD(last_branch_from, 0, ALL, 0, "LastBranchFromIP"),
+	[WS_BR_TO] = FIELD(last_branch_to, 0, ALL, 0, "LastBranchToIP"),
+	[WS_LASTEXCP_FROM] = FIELD(last_exception_from, 0, ALL, 0, "LastExceptionFromIP"),
+	[WS_LASTEXCP_TO] = FIELD(last_exception_to, 0, ALL, 0, "LastExceptionToIP"),
+	[WS_INTERRUPTIBILITY] = NOT_HELD("interruptibility state"),
+	[WS_ACTIVITY_STATE] = NOT_HELD("activity state"),
+	[WS_PENDING_DBG_EXCEPTIONS] = NOT_HELD("pending debug exceptions"),
+	[WS_SMBASE] = NOT_HELD("SMBASE"),
+	[WS_PERF_GLOBAL_CTRL] = NOT_HELD("IA32_PERF_GLOBAL_CTRL"),
+	[WS_BNDCFGS] = NOT_HELD("IA32_BNDCFGS"),
+	[WS_RTIT_CTL] = NOT_HELD("IA32_RTIT_CTL"),
+	[WS_LBR_CTL] = NOT_HELD("IA32_LBR_CTL"),
+	[WS_PKRS] = NOT_HELD("IA32_PKRS"),
+	[WS_S_CET] = NOT_HELD("S_CET"),
+	[WS_SSP] = NOT_HELD("SSP"),
+	[WS_INTR_SSP_TABLE] = NOT_HELD("IA32_INTERRUPT_SSP_TABLE_ADDR"),
+	[WS_SPEC_CTRL] = NOT_HELD("SPEC_CTRL"),
+	[WS_FRED_CONFIG] = NOT_HELD("IA32_FRED_CONFIG"),
+	[WS_FRED_RSP1] = NOT_HELD("IA32_FRED_RSP1"),
+	[WS_FRED_RSP2] = NOT_HELD("IA32_FRED_RSP2"),
+	[WS_FRED_RSP3] = NOT_HELD("IA32_FRED_RSP3"),
+	[WS_FRED_STKLVLS] = NOT_HELD("IA32_FRED_STKLVLS"),
+	[WS_FRED_SSP1] = NOT_HELD("IA32_FRED_SSP1"),
+	[WS_FRED_SSP2] = NOT_HELD("IA32_FRED_SSP2"),
+	[WS_FRED_SSP3] = NOT_HELD("IA32_FRED_SSP3"),
+};
+
+void ws_commit(struct cpu *cpu, unsigned groups)
+{
+	if (groups & WSG_SEG) {
+		for (unsigned i = 0; i < SR_COUNT; i++)
+			seg_refresh(&cpu->seg[i]);
+		seg_refresh(&cpu->ldtr);
+		seg_refresh(&cpu->tr);
+	}
+	/* SDM Vol.3 9.8.5, APM2 14.6.1: EFER.LMA = EFER.LME and CR0.PG, as after
+	 * any write of them. */
+	if (groups & WSG_CR) {
+		cpu->efer &= ~(uint64_t)EFER_LMA;
+		if ((cpu->efer & EFER_LME) && (cpu->cr0 & CR0_PG))
+			cpu->efer |= EFER_LMA;
+	}
+	if (groups & WSG_FLAGS)
+		cpu->lazy.op = LAZY_NONE;
+}
+
+void cpu_load_segment(struct segment *s, uint16_t selector, uint16_t attr, uint32_t limit, uint64_t base)
+{
+	s->selector = selector;
+	s->attr = attr & 0xfff;
+	s->limit = limit;
+	s->base = base;
+	seg_refresh(s);
+}
+
+void cpu_set_control_regs(struct cpu *cpu, uint64_t cr0, uint64_t cr3, uint64_t cr4, uint64_t efer)
+{
+	ws_set(cpu, WS_CR0, cr0);
+	ws_set(cpu, WS_CR3, cr3);
+	ws_set(cpu, WS_CR4, cr4);
+	ws_set(cpu, WS_EFER, efer);
+	ws_commit(cpu, WSG_CR);
+}
+
+void cpu_set_debug_regs(struct cpu *cpu, uint64_t dr6, uint64_t dr7)
+{
+	ws_set(cpu, WS_DR6, dr6);
+	ws_set(cpu, WS_DR7, dr7);
+}
+
+void cpu_set_rflags(struct cpu *cpu, uint64_t rflags)
+{
+	ws_set(cpu, WS_RFLAGS, rflags);
+	ws_commit(cpu, WSG_FLAGS);
+}
+
+status_t cpu_enter_guest(struct cpu *cpu, uint64_t space, const uint64_t *pdptes)
+{
+	/* A world switch selects a TLB context, it does not flush (mmu/tlb.h); the
+	 * PCID is the new CR3's (SDM Vol.3 4.10.1). */
+	tlb_select(&cpu->tlb, space, (cpu->cr4 & CR4_PCIDE) ? (uint16_t)(cpu->cr3 & 0xfff) : 0);
+	cpu->in_guest = true;
+	cpu_world_switched(cpu);
+	if (pdptes) {
+		memcpy(cpu->pdpte, pdptes, sizeof(cpu->pdpte));
+		return ST_OK;
+	}
+	return cpu_load_pdptes(cpu);
+}
+
+void cpu_leave_guest(struct cpu *cpu, uint64_t space, uint16_t pcid)
+{
+	cpu->shadow = 0;
+	cpu->stage2_on = false;
+	cpu->in_guest = false;
+	cpu->vectoring_valid = false;
+	cpu->intr_masking = INTR_MASK_IF;
+	cpu->vintr = (struct virtual_intr){ 0 };
+	tlb_select(&cpu->tlb, space, pcid);
+	cpu_world_switched(cpu);
+}
