@@ -13,10 +13,11 @@
 #define ALL UINT64_MAX
 
 /* The hidden part of a segment register is loaded as the state gives it; the
- * attributes are hvemu's 12 bits (emu/state_slots.h). */
+ * attributes are cut to hvemu's 12 bits by ws_commit() (so a segment moves as
+ * one 16-byte copy: a VMCB segment has struct segment's first four fields). */
 #define SEGMENT(SLOT, reg, nm)                                                     \
 	[SLOT##_SELECTOR] = FIELD(reg.selector, WSG_SEG, ALL, 0, nm ".selector"),  \
-	[SLOT##_ATTR] = FIELD(reg.attr, WSG_SEG, 0xfff, 0, nm ".attrib"),          \
+	[SLOT##_ATTR] = FIELD(reg.attr, WSG_SEG, ALL, 0, nm ".attrib"),          \
 	[SLOT##_LIMIT] = FIELD(reg.limit, WSG_SEG, ALL, 0, nm ".limit"),           \
 	[SLOT##_BASE] = FIELD(reg.base, WSG_SEG, ALL, 0, nm ".base")
 
@@ -92,13 +93,19 @@ const struct ws_slot_def ws_slot_defs[WS_SLOT_COUNT] = {
 	[WS_FRED_SSP3] = NOT_HELD("IA32_FRED_SSP3"),
 };
 
+static void commit_segment(struct segment *s)
+{
+	s->attr &= 0xfff;
+	seg_refresh(s);
+}
+
 void ws_commit(struct cpu *cpu, unsigned groups)
 {
 	if (groups & WSG_SEG) {
 		for (unsigned i = 0; i < SR_COUNT; i++)
-			seg_refresh(&cpu->seg[i]);
-		seg_refresh(&cpu->ldtr);
-		seg_refresh(&cpu->tr);
+			commit_segment(&cpu->seg[i]);
+		commit_segment(&cpu->ldtr);
+		commit_segment(&cpu->tr);
 	}
 	/* SDM Vol.3 9.8.5, APM2 14.6.1: EFER.LMA = EFER.LME and CR0.PG, as after
 	 * any write of them. */
@@ -165,4 +172,96 @@ void cpu_leave_guest(struct cpu *cpu, uint64_t space, uint16_t pcid)
 	cpu->vintr = (struct virtual_intr){ 0 };
 	tlb_select(&cpu->tlb, space, pcid);
 	cpu_world_switched(cpu);
+}
+
+/* ---- moves ---- */
+
+static bool raw_move(const struct ws_move *m)
+{
+	return m->keep == UINT64_MAX && m->fixed1 == 0;
+}
+
+bool ws_move_add(struct ws_move *moves, size_t *n, size_t max, uint16_t area, unsigned size,
+		 enum ws_slot slot)
+{
+	if ((unsigned)slot >= WS_SLOT_COUNT)
+		return false;
+	const struct ws_slot_def *d = &ws_slot_defs[slot];
+	if (d->kind == WS_KIND_NONE || d->size != size)
+		return false;
+	struct ws_move m = { .area = area, .cpu = d->offset, .size = (uint16_t)size, .keep = d->keep,
+			     .fixed1 = d->fixed1 };
+	if (*n > 0) {
+		struct ws_move *last = &moves[*n - 1];
+		if (raw_move(last) && raw_move(&m) && last->area + last->size == area &&
+		    last->cpu + last->size == m.cpu) {
+			last->size = (uint16_t)(last->size + size);
+			return true;
+		}
+	}
+	if (*n >= max)
+		return false;
+	moves[(*n)++] = m;
+	return true;
+}
+
+void ws_load_moves(struct cpu *cpu, const void *image, const struct ws_move *moves, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct ws_move *m = &moves[i];
+		const char *src = (const char *)image + m->area;
+		char *dst = (char *)cpu + m->cpu;
+		uint8_t b;
+		uint16_t w;
+		uint32_t l;
+		uint64_t q;
+		/* Little-endian host, as the VMCB (svm/vmcb.h). */
+		switch (m->size) {
+		case 1:
+			memcpy(&b, src, 1);
+			b = (uint8_t)((b & m->keep) | m->fixed1);
+			memcpy(dst, &b, 1);
+			break;
+		case 2:
+			memcpy(&w, src, 2);
+			w = (uint16_t)((w & m->keep) | m->fixed1);
+			memcpy(dst, &w, 2);
+			break;
+		case 4:
+			memcpy(&l, src, 4);
+			l = (uint32_t)((l & m->keep) | m->fixed1);
+			memcpy(dst, &l, 4);
+			break;
+		case 8:
+			memcpy(&q, src, 8);
+			q = (q & m->keep) | m->fixed1;
+			memcpy(dst, &q, 8);
+			break;
+		case 16:
+			memcpy(dst, src, 16);
+			break;
+		default:
+			memcpy(dst, src, m->size);
+			break;
+		}
+	}
+}
+
+void ws_save_moves(struct cpu *cpu, void *image, const struct ws_move *moves, size_t n)
+{
+	if (cpu->lazy.op != LAZY_NONE)
+		flags_materialize(cpu);
+	for (size_t i = 0; i < n; i++) {
+		const struct ws_move *m = &moves[i];
+		char *dst = (char *)image + m->area;
+		const char *src = (const char *)cpu + m->cpu;
+		switch (m->size) {
+		case 1: memcpy(dst, src, 1); break;
+		case 2: memcpy(dst, src, 2); break;
+		case 4: memcpy(dst, src, 4); break;
+		case 8: memcpy(dst, src, 8); break;
+		case 16: memcpy(dst, src, 16); break;
+		default: memcpy(dst, src, m->size); break;
+		}
+	}
 }

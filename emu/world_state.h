@@ -27,7 +27,8 @@
 
 /* What ws_commit() must recompute after slots of a group were set. */
 enum ws_group {
-	WSG_SEG = 1u << 0,         /* a segment register's selector/attr/limit/base */
+	WSG_SEG = 1u << 0,         /* a segment register's selector/attr/limit/base: the
+				      attributes to hvemu's 12 bits, the derived part */
 	WSG_CR = 1u << 1,          /* CR0 or EFER: EFER.LMA */
 	WSG_FLAGS = 1u << 2,       /* RFLAGS: the lazy flags are dropped */
 };
@@ -91,6 +92,28 @@ static inline void ws_set(struct cpu *cpu, enum ws_slot slot, uint64_t v)
 
 /* Finish a batch of ws_set() of the groups in mask (enum ws_group). */
 void ws_commit(struct cpu *cpu, unsigned groups);
+
+/* ---- moving a vendor's rows: its state image <-> struct cpu ----
+ * A vendor turns its table into moves once (ws_move_add(), in row order), then
+ * each world switch runs them: a tight loop, rows next to each other on both
+ * sides (a VMCB segment and hvemu's) merged into one copy. */
+struct ws_move {
+	uint16_t area;             /* offset in the vendor's image (VMCB, VMCS storage) */
+	uint16_t cpu;              /* offset in struct cpu */
+	uint16_t size;             /* bytes, the same on both sides */
+	uint64_t keep, fixed1;     /* applied on load (merged moves: all ones, 0) */
+};
+
+/* Append the move of slot, held size bytes wide at offset area of the image,
+ * to moves[0..*n) (room for max). false if the slot is not held by value in
+ * struct cpu, its width differs, or there is no room: a table error. */
+bool ws_move_add(struct ws_move *moves, size_t *n, size_t max, uint16_t area, unsigned size,
+		 enum ws_slot slot);
+
+/* image -> CPU (masks and fixed bits applied; then ws_commit() the groups), and
+ * CPU -> image (RFLAGS with the lazy flags folded in). */
+void ws_load_moves(struct cpu *cpu, const void *image, const struct ws_move *moves, size_t n);
+void ws_save_moves(struct cpu *cpu, void *image, const struct ws_move *moves, size_t n);
 
 /* ---- segments in a vendor's form ---- */
 

@@ -20,13 +20,21 @@
 #define CET   SVM_CLEAN_CET
 #define NONE  VMCB_CLEAN_NONE
 
+/* The xfer column's letters (svm/vmcb_fields.def). */
+#define R VMCB_XFER_R
+#define E VMCB_XFER_X
+#define L VMCB_XFER_L
+#define C VMCB_XFER_C
+#define H VMCB_XFER_H
+
 static const struct vmcb_field vmcb_fields[] = {
-#define X(area, m, cl, vl, nm) {                                       \
+#define X(area, m, cl, sl, xf, nm) {                                   \
 		.offset = offsetof(struct vmcb, area.m),               \
 		.size = sizeof(((const struct vmcb *)0)->area.m),      \
 		.clean = cl,                                           \
 		.save_area = offsetof(struct vmcb, area.m) >= offsetof(struct vmcb, save), \
-		.vmload = vl, .member = #area "." #m, .name = nm },
+		.slot = WS_##sl, .xfer = (xf), .vmload = ((xf) & L) != 0, \
+		.member = #area "." #m, .name = nm },
 #include "svm/vmcb_fields.def"
 #undef X
 };
@@ -57,4 +65,80 @@ const struct vmcb_field *vmcb_field_table(size_t *count)
 {
 	*count = NFIELDS;
 	return vmcb_fields;
+}
+
+/* ---- the engine ---- */
+
+/* Append [offset, offset + len) to spans[0..*n), merged into the last span
+ * when it starts within gap bytes of its end (gap 0: exact). */
+static bool span_add(struct vmcb_span *spans, uint8_t *n, unsigned max, unsigned offset, unsigned len,
+		     unsigned gap)
+{
+	if (*n > 0) {
+		struct vmcb_span *last = &spans[*n - 1];
+		unsigned end = last->offset + last->len;
+		if (offset >= end && offset <= end + gap) {
+			last->len = (uint16_t)(offset + len - last->offset);
+			return true;
+		}
+	}
+	if (*n >= max)
+		return false;
+	spans[(*n)++] = (struct vmcb_span){ .offset = (uint16_t)offset, .len = (uint16_t)len };
+	return true;
+}
+
+/* Bytes between rows a scratch span may cover: fewer, longer copies. */
+#define SCRATCH_GAP 64
+
+static bool move_add(struct ws_move *moves, uint8_t *n, const struct vmcb_field *f)
+{
+	size_t count = *n;
+	bool ok = ws_move_add(moves, &count, VMCB_ENGINE_MOVES, f->offset, f->size, (enum ws_slot)f->slot);
+	*n = (uint8_t)count;
+	return ok;
+}
+
+bool vmcb_engine_build(struct vmcb_engine *e)
+{
+	bool ok = true;
+	*e = (struct vmcb_engine){ 0 };
+	for (size_t i = 0; i < NFIELDS; i++) {
+		const struct vmcb_field *f = &vmcb_fields[i];
+		bool moved = f->slot != WS_NONE && !(f->xfer & H);
+		if (f->xfer & R) {
+			ok &= span_add(e->run_read, &e->n_run_read, VMCB_ENGINE_SPANS, f->offset, f->size,
+				       SCRATCH_GAP);
+			if (f->clean != VMCB_CLEAN_NONE) {
+				ok &= span_add(e->clean[f->clean], &e->n_clean[f->clean], 4, f->offset, f->size, 0);
+				/* APM2 15.15: what the next VMRUN may reuse is the state as
+				 * this #VMEXIT left it, and the controls as VMRUN latched them. */
+				if (f->xfer & E)
+					ok &= span_add(e->cache_from_vmcb, &e->n_cache_from_vmcb, VMCB_ENGINE_SPANS,
+						       f->offset, f->size, SCRATCH_GAP);
+				else
+					ok &= span_add(e->cache_from_entry, &e->n_cache_from_entry,
+						       VMCB_ENGINE_SPANS, f->offset, f->size, SCRATCH_GAP);
+			}
+			if (moved) {
+				ok &= move_add(e->run, &e->n_run, f);
+				e->run_groups |= ws_slot_defs[f->slot].group;
+			}
+		}
+		if ((f->xfer & E) && moved)
+			ok &= move_add(e->exit, &e->n_exit, f);
+		if (f->xfer & L) {
+			ok &= span_add(e->vmload_read, &e->n_vmload_read, VMCB_ENGINE_SPANS, f->offset, f->size,
+				       SCRATCH_GAP);
+			ok &= span_add(e->vmsave_write, &e->n_vmsave_write, VMCB_ENGINE_SPANS, f->offset, f->size, 0);
+			ok &= moved && move_add(e->vmload, &e->n_vmload, f);
+			e->vmload_groups |= ws_slot_defs[f->slot].group;
+			if (f->xfer & C) {
+				if (e->n_canonical >= sizeof(e->canonical))
+					return false;
+				e->canonical[e->n_canonical++] = f->slot;
+			}
+		}
+	}
+	return ok;
 }

@@ -1,8 +1,10 @@
 /* The VMCB as a table of named fields (APM2 Appendix B; rows in
- * svm/vmcb_fields.def): offset, size, the clean bit that covers each field
- * and whether VMLOAD/VMSAVE move it. The mirror of vmx/vmcs_fields.h; used
- * to name the field a guest write hit, to dump a VMCB, and by the fuzzer to
- * mutate fields by name.
+ * svm/vmcb_fields.def): offset, size, the clean bit that covers each field,
+ * the processor state it holds and who moves it. The mirror of
+ * vmx/vmcs_fields.h; used to name the field a guest write hit, to dump a
+ * VMCB, by the fuzzer to mutate fields by name, and by the world switch as
+ * its engine (struct vmcb_engine): VMRUN, #VMEXIT, VMLOAD, VMSAVE and the
+ * clean bits are loops over the rows, built once.
  */
 #ifndef HVEMU_SVM_VMCB_FIELDS_H
 #define HVEMU_SVM_VMCB_FIELDS_H
@@ -11,7 +13,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "emu/world_state.h"
+#include "svm/vmcb.h"
+
 #define VMCB_CLEAN_NONE 0xff            /* no clean bit: reloaded on every VMRUN */
+
+/* Who moves a field (the xfer column of svm/vmcb_fields.def). */
+enum vmcb_xfer {
+	VMCB_XFER_R = 1u << 0,     /* VMRUN reads it (APM2 15.5.1); a slot is loaded */
+	VMCB_XFER_X = 1u << 1,     /* #VMEXIT writes it (APM2 15.6); a slot is saved */
+	VMCB_XFER_L = 1u << 2,     /* VMLOAD and VMSAVE move it (APM2 15.5.2) */
+	VMCB_XFER_C = 1u << 3,     /* VMLOAD sign-extends it (an address) */
+	VMCB_XFER_H = 1u << 4,     /* its slot moves under a control, by hand */
+};
 
 struct vmcb_field {
 	uint16_t offset;                   /* from the start of the VMCB (save area: 0x400 + Table B-2) */
@@ -19,6 +33,8 @@ struct vmcb_field {
 	uint8_t clean;                     /* enum svm_clean_bit, or VMCB_CLEAN_NONE */
 	bool save_area;                    /* Table B-2 (else Table B-1) */
 	bool vmload;                       /* transferred by VMLOAD/VMSAVE (APM2 15.5.2) */
+	uint8_t slot;                      /* enum ws_slot: the processor state it holds */
+	uint8_t xfer;                      /* enum vmcb_xfer */
 	const char *member;                /* "save.cs.base", the C path in struct vmcb */
 	const char *name;                  /* the APM's name: "CS.base", "EXITINFO1" */
 };
@@ -29,5 +45,62 @@ const struct vmcb_field *vmcb_field_at(uint64_t offset);
 
 /* The whole table, sorted by offset, fields never overlapping. */
 const struct vmcb_field *vmcb_field_table(size_t *count);
+
+/* A run of VMCB bytes. */
+struct vmcb_span {
+	uint16_t offset, len;
+};
+
+#define VMCB_ENGINE_SPANS 24
+#define VMCB_ENGINE_MOVES 40
+
+/* The rows turned into what each world switch runs, once (vmcb_engine_build).
+ * Offsets are VMCB offsets; a "scratch" span list may cover bytes between
+ * rows (it fills a private image), an "exact" one covers rows only. */
+struct vmcb_engine {
+	/* VMRUN: the VMCB bytes it reads (scratch, into the entry image) ... */
+	struct vmcb_span run_read[VMCB_ENGINE_SPANS];
+	/* ... each clean group's bytes VMRUN reads (exact, cache -> entry image) ... */
+	struct vmcb_span clean[SVM_CLEAN_COUNT][4];
+	/* ... and the guest state it loads into the CPU. */
+	struct ws_move run[VMCB_ENGINE_MOVES];
+	unsigned run_groups;               /* enum ws_group of the run moves */
+	/* #VMEXIT: the guest state it saves; then the clean-covered rows for the
+	 * next VMRUN (scratch): those #VMEXIT writes from the VMCB, the latched
+	 * controls from the entry image. */
+	struct ws_move exit[VMCB_ENGINE_MOVES];
+	struct vmcb_span cache_from_vmcb[VMCB_ENGINE_SPANS], cache_from_entry[VMCB_ENGINE_SPANS];
+	/* VMLOAD: the bytes it reads (scratch) and loads; VMSAVE: the bytes it
+	 * writes (exact); the addresses VMLOAD sign-extends. */
+	struct vmcb_span vmload_read[VMCB_ENGINE_SPANS], vmsave_write[VMCB_ENGINE_SPANS];
+	struct ws_move vmload[VMCB_ENGINE_MOVES];
+	unsigned vmload_groups;
+	uint8_t canonical[8];              /* enum ws_slot */
+	uint8_t n_run_read, n_clean[SVM_CLEAN_COUNT], n_run, n_exit, n_cache_from_vmcb,
+		n_cache_from_entry, n_vmload_read, n_vmsave_write, n_vmload, n_canonical;
+};
+
+/* Build e from the rows; false if a row cannot be moved (a slot's width
+ * differs from the field's) or a list overflows: a table error, which the
+ * unit test catches. */
+bool vmcb_engine_build(struct vmcb_engine *e);
+
+/* Copy the spans of src into dst (two images of VMCB layout). */
+static inline void vmcb_spans_copy(void *dst, const void *src, const struct vmcb_span *spans, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		char *d = (char *)dst + spans[i].offset;
+		const char *s = (const char *)src + spans[i].offset;
+		switch (spans[i].len) {     /* the common widths as single moves */
+		case 1: memcpy(d, s, 1); break;
+		case 4: memcpy(d, s, 4); break;
+		case 8: memcpy(d, s, 8); break;
+		case 12: memcpy(d, s, 12); break;
+		case 16: memcpy(d, s, 16); break;
+		case 24: memcpy(d, s, 24); break;
+		default: memcpy(d, s, spans[i].len); break;
+		}
+	}
+}
 
 #endif
