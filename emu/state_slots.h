@@ -38,7 +38,7 @@ enum ws_slot {
 	/* Architectural state hvemu does not model: named so a field maps to it,
 	 * reads 0 and ignores writes. */
 	WS_SMBASE, WS_PERF_GLOBAL_CTRL, WS_BNDCFGS, WS_RTIT_CTL, WS_LBR_CTL, WS_PKRS,
-	WS_S_CET, WS_SSP, WS_INTR_SSP_TABLE, WS_SPEC_CTRL,
+	WS_S_CET, WS_SSP, WS_INTR_SSP_TABLE, WS_SPEC_CTRL, WS_UINV,
 	WS_FRED_CONFIG, WS_FRED_RSP1, WS_FRED_RSP2, WS_FRED_RSP3, WS_FRED_STKLVLS,
 	WS_FRED_SSP1, WS_FRED_SSP2, WS_FRED_SSP3,
 	WS_SLOT_COUNT,

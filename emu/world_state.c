@@ -11,22 +11,26 @@
 	  .kind = WS_KIND_FIELD, .group = grp, .keep = keep_, .fixed1 = fixed_, .name = nm }
 #define NOT_HELD(nm) { .kind = WS_KIND_NONE, .name = nm }
 #define ALL UINT64_MAX
+#define DR_KEEP 0xffffffffull          /* DR6, DR7: bits 63:32 reserved 0 */
+#define DR6_FIXED1 0xffff0ff0ull
+#define DR7_FIXED1 0x400ull
+#define RFLAGS_KEEP 0x3f7fd7ull        /* the defined bits of RFLAGS */
 
 /* The hidden part of a segment register is loaded as the state gives it; the
  * attributes are cut to hvemu's 12 bits by ws_commit() (so a segment moves as
  * one 16-byte copy: a VMCB segment has struct segment's first four fields). */
-#define SEGMENT(SLOT, reg, nm)                                                     \
-	[SLOT##_SELECTOR] = FIELD(reg.selector, WSG_SEG, ALL, 0, nm ".selector"),  \
-	[SLOT##_ATTR] = FIELD(reg.attr, WSG_SEG, ALL, 0, nm ".attrib"),          \
-	[SLOT##_LIMIT] = FIELD(reg.limit, WSG_SEG, ALL, 0, nm ".limit"),           \
-	[SLOT##_BASE] = FIELD(reg.base, WSG_SEG, ALL, 0, nm ".base")
+#define SEGMENT(SLOT, reg, grp, nm)                                                \
+	[SLOT##_SELECTOR] = FIELD(reg.selector, grp, ALL, 0, nm ".selector"),      \
+	[SLOT##_ATTR] = FIELD(reg.attr, grp, ALL, 0, nm ".attrib"),                \
+	[SLOT##_LIMIT] = FIELD(reg.limit, grp, ALL, 0, nm ".limit"),               \
+	[SLOT##_BASE] = FIELD(reg.base, grp, ALL, 0, nm ".base")
 
 const struct ws_slot_def ws_slot_defs[WS_SLOT_COUNT] = {
 	[WS_NONE] = NOT_HELD("none"),
-	SEGMENT(WS_ES, seg[SR_ES], "ES"), SEGMENT(WS_CS, seg[SR_CS], "CS"),
-	SEGMENT(WS_SS, seg[SR_SS], "SS"), SEGMENT(WS_DS, seg[SR_DS], "DS"),
-	SEGMENT(WS_FS, seg[SR_FS], "FS"), SEGMENT(WS_GS, seg[SR_GS], "GS"),
-	SEGMENT(WS_LDTR, ldtr, "LDTR"), SEGMENT(WS_TR, tr, "TR"),
+	SEGMENT(WS_ES, seg[SR_ES], WSG_SEG << SR_ES, "ES"), SEGMENT(WS_CS, seg[SR_CS], WSG_SEG << SR_CS, "CS"),
+	SEGMENT(WS_SS, seg[SR_SS], WSG_SEG << SR_SS, "SS"), SEGMENT(WS_DS, seg[SR_DS], WSG_SEG << SR_DS, "DS"),
+	SEGMENT(WS_FS, seg[SR_FS], WSG_SEG << SR_FS, "FS"), SEGMENT(WS_GS, seg[SR_GS], WSG_SEG << SR_GS, "GS"),
+	SEGMENT(WS_LDTR, ldtr, WSG_SEG_LDTR, "LDTR"), SEGMENT(WS_TR, tr, WSG_SEG_TR, "TR"),
 	/* Descriptor-table limits are 16 bits (SDM Vol.3 2.4.1; the VMCB and VMCS
 	 * fields are 32 bits wide). */
 	[WS_GDTR_LIMIT] = FIELD(gdtr.limit, 0, 0xffff, 0, "GDTR.limit"),
@@ -47,11 +51,11 @@ const struct ws_slot_def ws_slot_defs[WS_SLOT_COUNT] = {
 	/* SDM Vol.3 17.2.3: DR6 bits 31:16 and 11:4 read 1 (bit 16 is RTM's, which
 	 * no hvemu model reports), bit 12 reads 0; 17.2.4: DR7 bit 10 reads 1;
 	 * bits 63:32 of both are reserved 0. */
-	[WS_DR6] = FIELD(dr[6], 0, 0xffffffffu, 0xffff0ff0u, "DR6"),
-	[WS_DR7] = FIELD(dr[7], 0, 0xffffffffu, 0x400u, "DR7"),
+	[WS_DR6] = FIELD(dr[6], 0, DR_KEEP, DR6_FIXED1, "DR6"),
+	[WS_DR7] = FIELD(dr[7], 0, DR_KEEP, DR7_FIXED1, "DR7"),
 	/* SDM Vol.1 3.4.3: bits 1 (reads 1), 3, 5, 15 and 63:22 are reserved. */
 	[WS_RFLAGS] = { .offset = offsetof(struct cpu, rflags), .size = 8, .kind = WS_KIND_FLAGS,
-			.group = WSG_FLAGS, .keep = 0x3f7fd7u, .fixed1 = FLAG_FIXED1, .name = "RFLAGS" },
+			.group = WSG_FLAGS, .keep = RFLAGS_KEEP, .fixed1 = FLAG_FIXED1, .name = "RFLAGS" },
 	[WS_RIP] = FIELD(rip, 0, ALL, 0, "RIP"),
 	[WS_RSP] = FIELD(regs[R_SP], 0, ALL, 0, "RSP"),
 	[WS_RAX] = FIELD(regs[R_AX], 0, ALL, 0, "RAX"),
@@ -83,6 +87,7 @@ const struct ws_slot_def ws_slot_defs[WS_SLOT_COUNT] = {
 	[WS_SSP] = NOT_HELD("SSP"),
 	[WS_INTR_SSP_TABLE] = NOT_HELD("IA32_INTERRUPT_SSP_TABLE_ADDR"),
 	[WS_SPEC_CTRL] = NOT_HELD("SPEC_CTRL"),
+	[WS_UINV] = NOT_HELD("UINV (user-interrupt notification vector)"),
 	[WS_FRED_CONFIG] = NOT_HELD("IA32_FRED_CONFIG"),
 	[WS_FRED_RSP1] = NOT_HELD("IA32_FRED_RSP1"),
 	[WS_FRED_RSP2] = NOT_HELD("IA32_FRED_RSP2"),
@@ -101,12 +106,13 @@ static void commit_segment(struct segment *s)
 
 void ws_commit(struct cpu *cpu, unsigned groups)
 {
-	if (groups & WSG_SEG) {
-		for (unsigned i = 0; i < SR_COUNT; i++)
+	for (unsigned i = 0; i < SR_COUNT; i++)
+		if (groups & (WSG_SEG << i))
 			commit_segment(&cpu->seg[i]);
+	if (groups & WSG_SEG_LDTR)
 		commit_segment(&cpu->ldtr);
+	if (groups & WSG_SEG_TR)
 		commit_segment(&cpu->tr);
-	}
 	/* SDM Vol.3 9.8.5, APM2 14.6.1: EFER.LMA = EFER.LME and CR0.PG, as after
 	 * any write of them. */
 	if (groups & WSG_CR) {
@@ -127,25 +133,27 @@ void cpu_load_segment(struct segment *s, uint16_t selector, uint16_t attr, uint3
 	seg_refresh(s);
 }
 
+/* The named loads store directly (they are on the VMRUN / #VMEXIT path); the
+ * rules are the slot table's: the same constants. */
 void cpu_set_control_regs(struct cpu *cpu, uint64_t cr0, uint64_t cr3, uint64_t cr4, uint64_t efer)
 {
-	ws_set(cpu, WS_CR0, cr0);
-	ws_set(cpu, WS_CR3, cr3);
-	ws_set(cpu, WS_CR4, cr4);
-	ws_set(cpu, WS_EFER, efer);
+	cpu->cr0 = cr0 | CR0_ET;
+	cpu->cr3 = cr3;
+	cpu->cr4 = cr4;
+	cpu->efer = efer;
 	ws_commit(cpu, WSG_CR);
 }
 
 void cpu_set_debug_regs(struct cpu *cpu, uint64_t dr6, uint64_t dr7)
 {
-	ws_set(cpu, WS_DR6, dr6);
-	ws_set(cpu, WS_DR7, dr7);
+	cpu->dr[6] = (dr6 & DR_KEEP) | DR6_FIXED1;
+	cpu->dr[7] = (dr7 & DR_KEEP) | DR7_FIXED1;
 }
 
 void cpu_set_rflags(struct cpu *cpu, uint64_t rflags)
 {
-	ws_set(cpu, WS_RFLAGS, rflags);
-	ws_commit(cpu, WSG_FLAGS);
+	cpu->rflags = (rflags & RFLAGS_KEEP) | FLAG_FIXED1;
+	cpu->lazy.op = LAZY_NONE;
 }
 
 status_t cpu_enter_guest(struct cpu *cpu, uint64_t space, const uint64_t *pdptes)

@@ -27,10 +27,14 @@
 
 /* What ws_commit() must recompute after slots of a group were set. */
 enum ws_group {
-	WSG_SEG = 1u << 0,         /* a segment register's selector/attr/limit/base: the
-				      attributes to hvemu's 12 bits, the derived part */
-	WSG_CR = 1u << 1,          /* CR0 or EFER: EFER.LMA */
-	WSG_FLAGS = 1u << 2,       /* RFLAGS: the lazy flags are dropped */
+	WSG_CR = 1u << 0,          /* CR0 or EFER: EFER.LMA */
+	WSG_FLAGS = 1u << 1,       /* RFLAGS: the lazy flags are dropped */
+	/* A segment register's selector/attr/limit/base: the attributes cut to
+	 * hvemu's 12 bits, the derived part recomputed. One bit per register:
+	 * WSG_SEG << enum sreg, then LDTR, TR. */
+	WSG_SEG = 1u << 2,
+	WSG_SEG_LDTR = WSG_SEG << SR_COUNT,
+	WSG_SEG_TR = WSG_SEG << (SR_COUNT + 1),
 };
 
 enum ws_kind {
@@ -45,7 +49,7 @@ struct ws_slot_def {
 	uint16_t offset;           /* in struct cpu */
 	uint8_t size;              /* bytes: 1, 2, 4 or 8 */
 	uint8_t kind;              /* enum ws_kind */
-	uint8_t group;             /* enum ws_group */
+	uint16_t group;            /* enum ws_group */
 	uint64_t keep, fixed1;
 	const char *name;          /* "CS.base", "CR0", "IA32_SYSENTER_ESP" */
 };

@@ -52,6 +52,18 @@ struct svm_controls {
 	uint64_t virt_ext;
 };
 
+/* The guest state the clean bits let a processor keep between #VMEXIT and
+ * the next VMRUN of the same VMCB (APM2 15.15, Table 15-?: CRx, DRx, DT, SEG,
+ * CR2 groups). */
+struct svm_cached_save {
+	uint64_t cr0, cr3, cr4, efer;
+	uint64_t dr6, dr7;
+	struct vmcb_seg gdtr, idtr;
+	struct vmcb_seg es, cs, ss, ds;
+	uint8_t cpl;
+	uint64_t cr2;
+};
+
 struct svm {
 	struct cpu *cpu;
 	struct hv_model ops;
@@ -74,18 +86,15 @@ struct svm {
 	uint16_t pause_count;      /* the PAUSE filter counter (APM2 15.14.4) */
 	uint64_t last_pause;       /* virtual time of the last PAUSE */
 
-	/* The rows of svm/vmcb_fields.def as the world switch moves them. */
+	/* The rows of svm/vmcb_fields.def as VMLOAD and VMSAVE move them. */
 	struct vmcb_engine engine;
 	bool engine_built;
-	/* What VMRUN read (VMCB layout, its rows only): the VMCB's fields or, for
-	 * a clean group, the cache's; the controls stay latched here until the
-	 * #VMEXIT. */
-	struct vmcb entry;
-	/* VMCB clean bits (APM2 15.15): what the last #VMEXIT of cache_pa left
-	 * (VMCB layout, the clean-covered rows only). */
+
+	/* VMCB clean bits (APM2 15.15): what the last #VMEXIT of cache_pa left. */
 	bool cache_valid;
 	uint64_t cache_pa;
-	struct vmcb cache;
+	struct svm_controls cache_ctl;
+	struct svm_cached_save cache_save;
 
 	struct vm_exit_report report;  /* the last exit, for the observer */
 	char report_name[40];
@@ -147,7 +156,7 @@ void svm_fill_invalid_report(struct svm *s, const struct vmcb *v, const char *fa
  * load are legal, else the first failed check, named with its APM section. */
 struct svm_entry_view {
 	const struct svm_controls *ctl;
-	const struct vmcb_save *save;      /* the guest state VMRUN read (clean groups applied) */
+	const struct svm_cached_save *save;
 	uint64_t rflags, eventinj;
 };
 const char *svm_consistency_check(const struct svm *s, const struct svm_entry_view *e);

@@ -106,27 +106,11 @@ bool vmcb_engine_build(struct vmcb_engine *e)
 	for (size_t i = 0; i < NFIELDS; i++) {
 		const struct vmcb_field *f = &vmcb_fields[i];
 		bool moved = f->slot != WS_NONE && !(f->xfer & H);
-		if (f->xfer & R) {
-			ok &= span_add(e->run_read, &e->n_run_read, VMCB_ENGINE_SPANS, f->offset, f->size,
-				       SCRATCH_GAP);
-			if (f->clean != VMCB_CLEAN_NONE) {
-				ok &= span_add(e->clean[f->clean], &e->n_clean[f->clean], 4, f->offset, f->size, 0);
-				/* APM2 15.15: what the next VMRUN may reuse is the state as
-				 * this #VMEXIT left it, and the controls as VMRUN latched them. */
-				if (f->xfer & E)
-					ok &= span_add(e->cache_from_vmcb, &e->n_cache_from_vmcb, VMCB_ENGINE_SPANS,
-						       f->offset, f->size, SCRATCH_GAP);
-				else
-					ok &= span_add(e->cache_from_entry, &e->n_cache_from_entry,
-						       VMCB_ENGINE_SPANS, f->offset, f->size, SCRATCH_GAP);
-			}
-			if (moved) {
-				ok &= move_add(e->run, &e->n_run, f);
-				e->run_groups |= ws_slot_defs[f->slot].group;
-			}
+		if ((f->xfer & (R | E)) && moved) {
+			struct ws_move probe[1];
+			size_t n = 0;
+			ok &= ws_move_add(probe, &n, 1, f->offset, f->size, (enum ws_slot)f->slot);
 		}
-		if ((f->xfer & E) && moved)
-			ok &= move_add(e->exit, &e->n_exit, f);
 		if (f->xfer & L) {
 			ok &= span_add(e->vmload_read, &e->n_vmload_read, VMCB_ENGINE_SPANS, f->offset, f->size,
 				       SCRATCH_GAP);

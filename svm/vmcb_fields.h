@@ -51,56 +51,25 @@ struct vmcb_span {
 	uint16_t offset, len;
 };
 
-#define VMCB_ENGINE_SPANS 24
-#define VMCB_ENGINE_MOVES 40
+#define VMCB_ENGINE_SPANS 8
+#define VMCB_ENGINE_MOVES 16
 
-/* The rows turned into what each world switch runs, once (vmcb_engine_build).
- * Offsets are VMCB offsets; a "scratch" span list may cover bytes between
- * rows (it fills a private image), an "exact" one covers rows only. */
+/* The L rows turned into what VMLOAD and VMSAVE run, once
+ * (vmcb_engine_build). Offsets are VMCB offsets; vmload_read may cover bytes
+ * between rows (it fills a private image), vmsave_write covers rows only. */
 struct vmcb_engine {
-	/* VMRUN: the VMCB bytes it reads (scratch, into the entry image) ... */
-	struct vmcb_span run_read[VMCB_ENGINE_SPANS];
-	/* ... each clean group's bytes VMRUN reads (exact, cache -> entry image) ... */
-	struct vmcb_span clean[SVM_CLEAN_COUNT][4];
-	/* ... and the guest state it loads into the CPU. */
-	struct ws_move run[VMCB_ENGINE_MOVES];
-	unsigned run_groups;               /* enum ws_group of the run moves */
-	/* #VMEXIT: the guest state it saves; then the clean-covered rows for the
-	 * next VMRUN (scratch): those #VMEXIT writes from the VMCB, the latched
-	 * controls from the entry image. */
-	struct ws_move exit[VMCB_ENGINE_MOVES];
-	struct vmcb_span cache_from_vmcb[VMCB_ENGINE_SPANS], cache_from_entry[VMCB_ENGINE_SPANS];
-	/* VMLOAD: the bytes it reads (scratch) and loads; VMSAVE: the bytes it
-	 * writes (exact); the addresses VMLOAD sign-extends. */
 	struct vmcb_span vmload_read[VMCB_ENGINE_SPANS], vmsave_write[VMCB_ENGINE_SPANS];
 	struct ws_move vmload[VMCB_ENGINE_MOVES];
-	unsigned vmload_groups;
-	uint8_t canonical[8];              /* enum ws_slot */
-	uint8_t n_run_read, n_clean[SVM_CLEAN_COUNT], n_run, n_exit, n_cache_from_vmcb,
-		n_cache_from_entry, n_vmload_read, n_vmsave_write, n_vmload, n_canonical;
+	unsigned vmload_groups;            /* enum ws_group of the moves */
+	uint8_t canonical[8];              /* enum ws_slot: the C rows */
+	uint8_t n_vmload_read, n_vmsave_write, n_vmload, n_canonical;
 };
 
-/* Build e from the rows; false if a row cannot be moved (a slot's width
- * differs from the field's) or a list overflows: a table error, which the
- * unit test catches. */
+/* Build e from the rows; false if a row cannot be moved (a slot not held by
+ * value, or a width that differs from the field's) or a list overflows: a
+ * table error, which the unit test catches. Also checks that every R and E
+ * row with a slot could be moved the same way (VMRUN and #VMEXIT move them by
+ * hand, svm/world_switch.c, for speed: the VMMCALL round trip). */
 bool vmcb_engine_build(struct vmcb_engine *e);
-
-/* Copy the spans of src into dst (two images of VMCB layout). */
-static inline void vmcb_spans_copy(void *dst, const void *src, const struct vmcb_span *spans, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++) {
-		char *d = (char *)dst + spans[i].offset;
-		const char *s = (const char *)src + spans[i].offset;
-		switch (spans[i].len) {     /* the common widths as single moves */
-		case 1: memcpy(d, s, 1); break;
-		case 4: memcpy(d, s, 4); break;
-		case 8: memcpy(d, s, 8); break;
-		case 12: memcpy(d, s, 12); break;
-		case 16: memcpy(d, s, 16); break;
-		case 24: memcpy(d, s, 24); break;
-		default: memcpy(d, s, spans[i].len); break;
-		}
-	}
-}
 
 #endif
