@@ -1,0 +1,160 @@
+/* The world-switch state API (emu/world_state.h), event injection
+ * (emu/event_inject.c), the checked MSR write (emu/msr.c) and the VMCB
+ * engine built from svm/vmcb_fields.def. */
+#include <check.h>
+#include <stdlib.h>
+
+#include "emu/hv.h"
+#include "machine_fixture.h"
+#include "svm/vmcb_fields.h"
+
+/* SDM Vol.3 24.4.1 Table 24-2: the access-rights word against hvemu's form. */
+START_TEST(vmx_access_rights)
+{
+	/* 64-bit code: type B, S, DPL 0, P; L, G. */
+	ck_assert_uint_eq(seg_attr_from_vmx_ar(0xa09b), 0xa9b);
+	ck_assert_uint_eq(seg_attr_to_vmx_ar(0xa9b), 0xa09b);
+	/* The unusable bit: P clear in hvemu's form, and back. */
+	ck_assert_uint_eq(seg_attr_from_vmx_ar(0x1c093), 0xc13);
+	ck_assert_uint_eq(seg_attr_to_vmx_ar(0xc13) & VMX_AR_UNUSABLE, VMX_AR_UNUSABLE);
+	/* APM2 15.5.1: the VMCB attrib is hvemu's form, bits 15:12 ignored. */
+	ck_assert_uint_eq(seg_attr_from_vmcb(0xfa9b), 0xa9b);
+}
+END_TEST
+
+START_TEST(control_regs_together)
+{
+	struct test_machine m;
+	machine_init(&m, "skylake-lite");
+	struct cpu *cpu = &m.cpu;
+	/* SDM Vol.3 9.8.5: LMA = LME and PG; SDM Vol.3 2.5: CR0.ET reads 1. */
+	cpu_set_control_regs(cpu, CR0_PE | CR0_PG, PML4, CR4_PAE, EFER_LME);
+	ck_assert(cpu->efer & EFER_LMA);
+	ck_assert(cpu->cr0 & CR0_ET);
+	cpu_set_control_regs(cpu, CR0_PE, 0, 0, EFER_LME | EFER_LMA);
+	ck_assert(!(cpu->efer & EFER_LMA));
+	ck_assert_uint_eq(cpu->efer, EFER_LME);
+	machine_free(&m);
+}
+END_TEST
+
+START_TEST(fixed_bits)
+{
+	struct test_machine m;
+	machine_init(&m, "skylake-lite");
+	struct cpu *cpu = &m.cpu;
+	/* SDM Vol.3 17.2.3, 17.2.4: DR6 31:16 and 11:4 read 1, DR7 bit 10; 63:32 are 0. */
+	cpu_set_debug_regs(cpu, 0xffffffff00000000ull, 0xffffffff00000000ull);
+	ck_assert_uint_eq(cpu->dr[6], 0xffff0ff0u);
+	ck_assert_uint_eq(cpu->dr[7], 0x400u);
+	/* SDM Vol.1 3.4.3: reserved RFLAGS bits; the lazy flags dropped. */
+	cpu->lazy.op = 1;
+	cpu_set_rflags(cpu, ~0ull);
+	ck_assert_uint_eq(cpu->rflags, 0x3f7fd7u);
+	ck_assert_uint_eq(cpu_get_flags(cpu), 0x3f7fd7u);
+	/* Slots: descriptor-table limits are 16 bits, CPL 2 bits, attributes 12
+	 * bits after the commit, unmodelled state reads 0. */
+	ws_set(cpu, WS_GDTR_LIMIT, 0x12345);
+	ck_assert_uint_eq(cpu->gdtr.limit, 0x2345);
+	ws_set(cpu, WS_CPL, 7);
+	ck_assert_uint_eq(cpu->cpl, 3);
+	ws_set(cpu, WS_FS_ATTR, 0xf093);
+	ws_set(cpu, WS_FS_LIMIT, 0xffff);
+	ws_commit(cpu, WSG_SEG << SR_FS);
+	ck_assert_uint_eq(cpu->seg[SR_FS].attr, 0x093);
+	ck_assert_uint_eq(cpu->seg[SR_FS].hi, 0xffff);
+	ws_set(cpu, WS_PKRS, 5);
+	ck_assert_uint_eq(ws_get(cpu, WS_PKRS), 0);
+	ws_set(cpu, WS_KERNEL_GS_BASE, 0x1234);
+	ck_assert_uint_eq(ws_get(cpu, WS_KERNEL_GS_BASE), 0x1234);
+	machine_free(&m);
+}
+END_TEST
+
+/* SDM Vol.3 27.4: an MSR load is WRMSR's effect, failing where WRMSR would #GP. */
+START_TEST(msr_write_checked)
+{
+	struct test_machine m;
+	machine_init(&m, "skylake-lite");
+	struct cpu *cpu = &m.cpu;
+	cpu->regs[R_CX] = 0x77;
+	ck_assert(cpu_msr_write_checked(cpu, MSR_PAT, 0x0007040600070406ull));
+	ck_assert_uint_eq(cpu->pat, 0x0007040600070406ull);
+	ck_assert(!cpu_msr_write_checked(cpu, MSR_PAT, 0x02));      /* type 2 is reserved */
+	ck_assert_uint_eq(cpu->pat, 0x0007040600070406ull);
+	uint64_t efer = cpu->efer;
+	ck_assert(!cpu_msr_write_checked(cpu, MSR_EFER, 1ull << 63));
+	ck_assert_uint_eq(cpu->efer, efer);
+	ck_assert(!cpu_msr_write_checked(cpu, 0x12345678, 0));     /* no such MSR */
+	ck_assert_uint_eq(cpu->regs[R_CX], 0x77);                   /* ECX as it was */
+	machine_free(&m);
+}
+END_TEST
+
+/* APM2 15.20, SDM Vol.3 27.6: an injected software interrupt returns to
+ * return_rip; an injected NMI leaves NMIs blocked until IRET (SDM Vol.3 6.7.1). */
+START_TEST(inject_events)
+{
+	struct test_machine m;
+	machine_init_bare(&m, model_named("skylake-lite"), RAM_SIZE);
+	struct cpu *cpu = &m.cpu;
+	/* Real mode: IVT entries 2 and 0x20 -> 0000:0500; SS:SP = 0:8000. */
+	physmem_write(&m.pm, 2 * 4, 4, 0x00000500);
+	physmem_write(&m.pm, 0x20 * 4, 4, 0x00000500);
+	seg_load_real(&cpu->seg[SR_CS], 0);
+	seg_load_real(&cpu->seg[SR_SS], 0);
+	cpu->regs[R_SP] = 0x8000;
+	struct event ev = { .type = EV_SOFTINT, .vector = 0x20, .insn_len = 2 };
+	ck_assert_int_eq(cpu_inject_event(cpu, &ev, 0x100, 0x102), ST_OK);
+	ck_assert_uint_eq(cpu->rip, 0x500);
+	ck_assert_uint_eq(physmem_read(&m.pm, 0x8000 - 6, 2), 0x102);  /* the return IP */
+	ck_assert(!cpu->event.pending);
+	ck_assert(!cpu->nmi_blocked);
+	cpu->regs[R_SP] = 0x8000;
+	ev = (struct event){ .type = EV_NMI, .vector = EXC_NMI };
+	ck_assert_int_eq(cpu_inject_event(cpu, &ev, 0x200, 0x200), ST_OK);
+	ck_assert_uint_eq(physmem_read(&m.pm, 0x8000 - 6, 2), 0x200);
+	ck_assert(cpu->nmi_blocked);
+	machine_free(&m);
+}
+END_TEST
+
+/* APM2 15.5.2: VMLOAD/VMSAVE move FS, GS, TR, LDTR (16 bytes each) and eight
+ * MSRs; VMLOAD sign-extends the four bases and KernelGsBase. */
+START_TEST(vmcb_engine)
+{
+	struct vmcb_engine e;
+	ck_assert(vmcb_engine_build(&e));
+	unsigned bytes = 0;
+	for (unsigned i = 0; i < e.n_vmsave_write; i++)
+		bytes += e.vmsave_write[i].len;
+	ck_assert_uint_eq(bytes, 4 * 16 + 8 * 8);
+	ck_assert_uint_eq(e.n_canonical, 5);
+	ck_assert(e.vmload_groups == ((WSG_SEG << SR_FS) | (WSG_SEG << SR_GS) | WSG_SEG_LDTR | WSG_SEG_TR));
+	/* Every row with a slot and a VMRUN/#VMEXIT/VMLOAD mover fits its slot. */
+	size_t n;
+	const struct vmcb_field *t = vmcb_field_table(&n);
+	for (size_t i = 0; i < n; i++)
+		if (t[i].slot != WS_NONE && (t[i].xfer & (VMCB_XFER_R | VMCB_XFER_X | VMCB_XFER_L)) &&
+		    !(t[i].xfer & VMCB_XFER_H))
+			ck_assert_msg(ws_slot_defs[t[i].slot].size == t[i].size, "%s", t[i].name);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("world_state");
+	TCase *tc = tcase_create("state");
+	tcase_add_test(tc, vmx_access_rights);
+	tcase_add_test(tc, control_regs_together);
+	tcase_add_test(tc, fixed_bits);
+	tcase_add_test(tc, msr_write_checked);
+	tcase_add_test(tc, inject_events);
+	tcase_add_test(tc, vmcb_engine);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
