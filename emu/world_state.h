@@ -18,9 +18,11 @@
 #ifndef HVEMU_EMU_WORLD_STATE_H
 #define HVEMU_EMU_WORLD_STATE_H
 
+#include <stddef.h>
 #include <string.h>
 
 #include "emu/cpu.h"
+#include "emu/flags.h"
 #include "emu/state_slots.h"
 
 /* ---- slots ---- */
@@ -54,11 +56,115 @@ struct ws_slot_def {
 	const char *name;          /* "CS.base", "CR0", "IA32_SYSENTER_ESP" */
 };
 
-extern const struct ws_slot_def ws_slot_defs[WS_SLOT_COUNT];
+/* The slot table. A function-local constant in a header, so that ws_get() and
+ * ws_set() with a constant slot fold to the field access itself: a vendor's
+ * rows (svm/vmcb_rows.h) expand to straight-line code as fast as stores by
+ * hand, and the rules (fixed bits, widths) are still written once, here. */
+#define WS_DEF_FIELD(member, grp, keep_, fixed_, nm)                                      \
+	{ .offset = offsetof(struct cpu, member), .size = sizeof(((struct cpu *)0)->member), \
+	  .kind = WS_KIND_FIELD, .group = grp, .keep = keep_, .fixed1 = fixed_, .name = nm }
+#define WS_DEF_NONE(nm) { .kind = WS_KIND_NONE, .name = nm }
+#define WS_ALL UINT64_MAX
+#define WS_DR_KEEP 0xffffffffull          /* DR6, DR7: bits 63:32 reserved 0 */
+#define WS_DR6_FIXED1 0xffff0ff0ull
+#define WS_DR7_FIXED1 0x400ull
+#define WS_RFLAGS_KEEP 0x3f7fd7ull        /* the defined bits of RFLAGS */
+
+/* The hidden part of a segment register is loaded as the state gives it; the
+ * attributes are cut to hvemu's 12 bits by ws_commit() (so a segment moves as
+ * one 16-byte copy: a VMCB segment has struct segment's first four fields). */
+#define WS_DEF_SEGMENT(SLOT, reg, grp, nm)                                                \
+	[SLOT##_SELECTOR] = WS_DEF_FIELD(reg.selector, grp, WS_ALL, 0, nm ".selector"),      \
+	[SLOT##_ATTR] = WS_DEF_FIELD(reg.attr, grp, WS_ALL, 0, nm ".attrib"),                \
+	[SLOT##_LIMIT] = WS_DEF_FIELD(reg.limit, grp, WS_ALL, 0, nm ".limit"),               \
+	[SLOT##_BASE] = WS_DEF_FIELD(reg.base, grp, WS_ALL, 0, nm ".base")
+
+static inline const struct ws_slot_def *ws_slot(enum ws_slot slot)
+{
+	static const struct ws_slot_def defs[WS_SLOT_COUNT] = {
+		[WS_NONE] = WS_DEF_NONE("none"),
+		WS_DEF_SEGMENT(WS_ES, seg[SR_ES], WSG_SEG << SR_ES, "ES"), WS_DEF_SEGMENT(WS_CS, seg[SR_CS], WSG_SEG << SR_CS, "CS"),
+		WS_DEF_SEGMENT(WS_SS, seg[SR_SS], WSG_SEG << SR_SS, "SS"), WS_DEF_SEGMENT(WS_DS, seg[SR_DS], WSG_SEG << SR_DS, "DS"),
+		WS_DEF_SEGMENT(WS_FS, seg[SR_FS], WSG_SEG << SR_FS, "FS"), WS_DEF_SEGMENT(WS_GS, seg[SR_GS], WSG_SEG << SR_GS, "GS"),
+		WS_DEF_SEGMENT(WS_LDTR, ldtr, WSG_SEG_LDTR, "LDTR"), WS_DEF_SEGMENT(WS_TR, tr, WSG_SEG_TR, "TR"),
+		/* Descriptor-table limits are 16 bits (SDM Vol.3 2.4.1; the VMCB and VMCS
+		 * fields are 32 bits wide). */
+		[WS_GDTR_LIMIT] = WS_DEF_FIELD(gdtr.limit, 0, 0xffff, 0, "GDTR.limit"),
+		[WS_GDTR_BASE] = WS_DEF_FIELD(gdtr.base, 0, WS_ALL, 0, "GDTR.base"),
+		[WS_IDTR_LIMIT] = WS_DEF_FIELD(idtr.limit, 0, 0xffff, 0, "IDTR.limit"),
+		[WS_IDTR_BASE] = WS_DEF_FIELD(idtr.base, 0, WS_ALL, 0, "IDTR.base"),
+		/* SDM Vol.3 2.5: CR0.ET is reserved and reads 1 on P6-family and later
+		 * processors (and every AMD64 one). */
+		[WS_CR0] = WS_DEF_FIELD(cr0, WSG_CR, WS_ALL, CR0_ET, "CR0"),
+		[WS_CR2] = WS_DEF_FIELD(cr2, 0, WS_ALL, 0, "CR2"),
+		[WS_CR3] = WS_DEF_FIELD(cr3, 0, WS_ALL, 0, "CR3"),
+		[WS_CR4] = WS_DEF_FIELD(cr4, 0, WS_ALL, 0, "CR4"),
+		[WS_EFER] = WS_DEF_FIELD(efer, WSG_CR, WS_ALL, 0, "EFER"),
+		[WS_PDPTE0] = WS_DEF_FIELD(pdpte[0], 0, WS_ALL, 0, "PDPTE0"),
+		[WS_PDPTE1] = WS_DEF_FIELD(pdpte[1], 0, WS_ALL, 0, "PDPTE1"),
+		[WS_PDPTE2] = WS_DEF_FIELD(pdpte[2], 0, WS_ALL, 0, "PDPTE2"),
+		[WS_PDPTE3] = WS_DEF_FIELD(pdpte[3], 0, WS_ALL, 0, "PDPTE3"),
+		/* SDM Vol.3 17.2.3: DR6 bits 31:16 and 11:4 read 1 (bit 16 is RTM's, which
+		 * no hvemu model reports), bit 12 reads 0; 17.2.4: DR7 bit 10 reads 1;
+		 * bits 63:32 of both are reserved 0. */
+		[WS_DR6] = WS_DEF_FIELD(dr[6], 0, WS_DR_KEEP, WS_DR6_FIXED1, "DR6"),
+		[WS_DR7] = WS_DEF_FIELD(dr[7], 0, WS_DR_KEEP, WS_DR7_FIXED1, "DR7"),
+		/* SDM Vol.1 3.4.3: bits 1 (reads 1), 3, 5, 15 and 63:22 are reserved. */
+		[WS_RFLAGS] = { .offset = offsetof(struct cpu, rflags), .size = 8, .kind = WS_KIND_FLAGS,
+				.group = WSG_FLAGS, .keep = WS_RFLAGS_KEEP, .fixed1 = FLAG_FIXED1, .name = "RFLAGS" },
+		[WS_RIP] = WS_DEF_FIELD(rip, 0, WS_ALL, 0, "RIP"),
+		[WS_RSP] = WS_DEF_FIELD(regs[R_SP], 0, WS_ALL, 0, "RSP"),
+		[WS_RAX] = WS_DEF_FIELD(regs[R_AX], 0, WS_ALL, 0, "RAX"),
+		[WS_CPL] = WS_DEF_FIELD(cpl, 0, 3, 0, "CPL"),
+		[WS_STAR] = WS_DEF_FIELD(star, 0, WS_ALL, 0, "STAR"),
+		[WS_LSTAR] = WS_DEF_FIELD(lstar, 0, WS_ALL, 0, "LSTAR"),
+		[WS_CSTAR] = WS_DEF_FIELD(cstar, 0, WS_ALL, 0, "CSTAR"),
+		[WS_SFMASK] = WS_DEF_FIELD(sfmask, 0, WS_ALL, 0, "SFMASK"),
+		[WS_KERNEL_GS_BASE] = WS_DEF_FIELD(kernel_gs_base, 0, WS_ALL, 0, "KernelGSbase"),
+		[WS_SYSENTER_CS] = WS_DEF_FIELD(sysenter_cs, 0, WS_ALL, 0, "SYSENTER_CS"),
+		[WS_SYSENTER_ESP] = WS_DEF_FIELD(sysenter_esp, 0, WS_ALL, 0, "SYSENTER_ESP"),
+		[WS_SYSENTER_EIP] = WS_DEF_FIELD(sysenter_eip, 0, WS_ALL, 0, "SYSENTER_EIP"),
+		[WS_PAT] = WS_DEF_FIELD(pat, 0, WS_ALL, 0, "PAT"),
+		[WS_DEBUGCTL] = WS_DEF_FIELD(debugctl, 0, WS_ALL, 0, "DebugCtl"),
+		[WS_BR_FROM] = WS_DEF_FIELD(last_branch_from, 0, WS_ALL, 0, "LastBranchFromIP"),
+		[WS_BR_TO] = WS_DEF_FIELD(last_branch_to, 0, WS_ALL, 0, "LastBranchToIP"),
+		[WS_LASTEXCP_FROM] = WS_DEF_FIELD(last_exception_from, 0, WS_ALL, 0, "LastExceptionFromIP"),
+		[WS_LASTEXCP_TO] = WS_DEF_FIELD(last_exception_to, 0, WS_ALL, 0, "LastExceptionToIP"),
+		[WS_INTERRUPTIBILITY] = WS_DEF_NONE("interruptibility state"),
+		[WS_ACTIVITY_STATE] = WS_DEF_NONE("activity state"),
+		[WS_PENDING_DBG_EXCEPTIONS] = WS_DEF_NONE("pending debug exceptions"),
+		[WS_SMBASE] = WS_DEF_NONE("SMBASE"),
+		[WS_PERF_GLOBAL_CTRL] = WS_DEF_NONE("IA32_PERF_GLOBAL_CTRL"),
+		[WS_BNDCFGS] = WS_DEF_NONE("IA32_BNDCFGS"),
+		[WS_RTIT_CTL] = WS_DEF_NONE("IA32_RTIT_CTL"),
+		[WS_LBR_CTL] = WS_DEF_NONE("IA32_LBR_CTL"),
+		[WS_PKRS] = WS_DEF_NONE("IA32_PKRS"),
+		[WS_S_CET] = WS_DEF_NONE("S_CET"),
+		[WS_SSP] = WS_DEF_NONE("SSP"),
+		[WS_INTR_SSP_TABLE] = WS_DEF_NONE("IA32_INTERRUPT_SSP_TABLE_ADDR"),
+		[WS_SPEC_CTRL] = WS_DEF_NONE("SPEC_CTRL"),
+		[WS_UINV] = WS_DEF_NONE("UINV (user-interrupt notification vector)"),
+		[WS_FRED_CONFIG] = WS_DEF_NONE("IA32_FRED_CONFIG"),
+		[WS_FRED_RSP1] = WS_DEF_NONE("IA32_FRED_RSP1"),
+		[WS_FRED_RSP2] = WS_DEF_NONE("IA32_FRED_RSP2"),
+		[WS_FRED_RSP3] = WS_DEF_NONE("IA32_FRED_RSP3"),
+		[WS_FRED_STKLVLS] = WS_DEF_NONE("IA32_FRED_STKLVLS"),
+		[WS_FRED_SSP1] = WS_DEF_NONE("IA32_FRED_SSP1"),
+		[WS_FRED_SSP2] = WS_DEF_NONE("IA32_FRED_SSP2"),
+		[WS_FRED_SSP3] = WS_DEF_NONE("IA32_FRED_SSP3"),
+	};
+	return &defs[(unsigned)slot < WS_SLOT_COUNT ? slot : WS_NONE];
+}
+
+
+#undef FIELD
+#undef NOT_HELD
+#undef WS_ALL
+#undef SEGMENT
 
 static inline uint64_t ws_get(struct cpu *cpu, enum ws_slot slot)
 {
-	const struct ws_slot_def *d = &ws_slot_defs[slot];
+	const struct ws_slot_def *d = ws_slot(slot);
 	const char *p = (const char *)cpu + d->offset;
 	uint8_t b;
 	uint16_t w;
@@ -79,7 +185,7 @@ static inline uint64_t ws_get(struct cpu *cpu, enum ws_slot slot)
  * calls ws_commit() with the slot's group once its batch is stored. */
 static inline void ws_set(struct cpu *cpu, enum ws_slot slot, uint64_t v)
 {
-	const struct ws_slot_def *d = &ws_slot_defs[slot];
+	const struct ws_slot_def *d = ws_slot(slot);
 	char *p = (char *)cpu + d->offset;
 	v = (v & d->keep) | d->fixed1;
 	uint8_t b = (uint8_t)v;
@@ -94,30 +200,33 @@ static inline void ws_set(struct cpu *cpu, enum ws_slot slot, uint64_t v)
 	}
 }
 
-/* Finish a batch of ws_set() of the groups in mask (enum ws_group). */
-void ws_commit(struct cpu *cpu, unsigned groups);
+/* Finish a batch of ws_set() of the groups in mask (enum ws_group); inline,
+ * so a constant mask leaves only its own steps. */
+static inline void ws_commit_segment(struct segment *s)
+{
+	s->attr &= 0xfff;
+	seg_refresh(s);
+}
 
-/* ---- moving a vendor's rows: its state image <-> struct cpu ----
- * A vendor turns its table into moves once (ws_move_add(), in row order), then
- * each world switch runs them: a tight loop, rows next to each other on both
- * sides (a VMCB segment and hvemu's) merged into one copy. */
-struct ws_move {
-	uint16_t area;             /* offset in the vendor's image (VMCB, VMCS storage) */
-	uint16_t cpu;              /* offset in struct cpu */
-	uint16_t size;             /* bytes, the same on both sides */
-	uint64_t keep, fixed1;     /* applied on load (merged moves: all ones, 0) */
-};
-
-/* Append the move of slot, held size bytes wide at offset area of the image,
- * to moves[0..*n) (room for max). false if the slot is not held by value in
- * struct cpu, its width differs, or there is no room: a table error. */
-bool ws_move_add(struct ws_move *moves, size_t *n, size_t max, uint16_t area, unsigned size,
-		 enum ws_slot slot);
-
-/* image -> CPU (masks and fixed bits applied; then ws_commit() the groups), and
- * CPU -> image (RFLAGS with the lazy flags folded in). */
-void ws_load_moves(struct cpu *cpu, const void *image, const struct ws_move *moves, size_t n);
-void ws_save_moves(struct cpu *cpu, void *image, const struct ws_move *moves, size_t n);
+static inline void ws_commit(struct cpu *cpu, unsigned groups)
+{
+	for (unsigned i = 0; i < SR_COUNT; i++)
+		if (groups & (WSG_SEG << i))
+			ws_commit_segment(&cpu->seg[i]);
+	if (groups & WSG_SEG_LDTR)
+		ws_commit_segment(&cpu->ldtr);
+	if (groups & WSG_SEG_TR)
+		ws_commit_segment(&cpu->tr);
+	/* SDM Vol.3 9.8.5, APM2 14.6.1: EFER.LMA = EFER.LME and CR0.PG, as after
+	 * any write of them. */
+	if (groups & WSG_CR) {
+		cpu->efer &= ~(uint64_t)EFER_LMA;
+		if ((cpu->efer & EFER_LME) && (cpu->cr0 & CR0_PG))
+			cpu->efer |= EFER_LMA;
+	}
+	if (groups & WSG_FLAGS)
+		cpu->lazy.op = LAZY_NONE;
+}
 
 /* ---- segments in a vendor's form ---- */
 

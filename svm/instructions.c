@@ -9,6 +9,7 @@
 #include "mmu/nested.h"
 #include "svm/exit_codes.h"
 #include "svm/model.h"
+#include "svm/vmcb_rows.h"
 
 /* The intercept of each instruction and its exit code (APM2 Table B-1,
  * Appendix C). */
@@ -78,44 +79,20 @@ static status_t intercept(struct svm *s, struct cpu *cpu, const struct insn *in,
 }
 
 /* ---- VMLOAD / VMSAVE: the state APM2 15.5.2 lists (the L rows of
- * svm/vmcb_fields.def): FS, GS, TR, LDTR with their hidden state,
- * KernelGsBase, STAR, LSTAR, CSTAR, SFMASK, SYSENTER_CS/ESP/EIP ---- */
-
-/* A base as VMLOAD loads it: sign-extended from the processor's linear-address
- * width (48, or 57 with LA57). APM2 15.5.2 does not say; AMD processors do this
- * (kvm-unit-tests' svm "vmload canonicalization" rows, QEMU likewise), so a
- * VMLOAD cannot make a base that WRMSR or a descriptor load could not. */
-static uint64_t vmload_base(const struct cpu *cpu, uint64_t base)
-{
-	unsigned shift = cpu_la57_supported(cpu) ? 64 - 57 : 64 - 48;
-	return (uint64_t)((int64_t)(base << shift) >> shift);
-}
+ * svm/vmcb_fields.def, svm/vmcb_rows.h): FS, GS, TR, LDTR with their hidden
+ * state, KernelGsBase, STAR, LSTAR, CSTAR, SFMASK, SYSENTER_CS/ESP/EIP ---- */
 
 void svm_vmload_state(struct svm *s, uint64_t pa)
 {
 	struct cpu *cpu = s->cpu;
-	const struct vmcb_engine *g = svm_engine(s);
-	struct vmcb image, *v = &image;    /* the rows read, at their VMCB offsets */
-	for (unsigned i = 0; i < g->n_vmload_read; i++)
-		physmem_read_bytes(cpu->mem, pa + g->vmload_read[i].offset, (char *)v + g->vmload_read[i].offset,
-				   g->vmload_read[i].len);
-	ws_load_moves(cpu, v, g->vmload, g->n_vmload);
-	for (unsigned i = 0; i < g->n_canonical; i++) {
-		enum ws_slot slot = (enum ws_slot)g->canonical[i];
-		ws_set(cpu, slot, vmload_base(cpu, ws_get(cpu, slot)));
-	}
-	ws_commit(cpu, g->vmload_groups);
+	struct vmcb v;
+	physmem_read_bytes(cpu->mem, pa + offsetof(struct vmcb, save), &v.save, sizeof(v.save));
+	vmcb_rows_vmload(cpu, &v, cpu_la57_supported(cpu) ? 57 : 48);
 }
 
 void svm_vmsave_state(struct svm *s, uint64_t pa)
 {
-	struct cpu *cpu = s->cpu;
-	const struct vmcb_engine *g = svm_engine(s);
-	struct vmcb image, *v = &image;
-	ws_save_moves(cpu, v, g->vmload, g->n_vmload);
-	for (unsigned i = 0; i < g->n_vmsave_write; i++)
-		physmem_write_bytes(cpu->mem, pa + g->vmsave_write[i].offset,
-				    (const char *)v + g->vmsave_write[i].offset, g->vmsave_write[i].len);
+	vmcb_rows_vmsave(s->cpu, pa);
 }
 
 /* APM2 15.33.1 (virtual VMSAVE/VMLOAD): in a guest with the feature, NP and

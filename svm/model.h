@@ -14,13 +14,10 @@
 #ifndef HVEMU_SVM_MODEL_H
 #define HVEMU_SVM_MODEL_H
 
-#include <stdlib.h>
-
 #include "emu/hv.h"
 #include "svm/capabilities.h"
 #include "svm/svm.h"
 #include "svm/vmcb.h"
-#include "svm/vmcb_fields.h"
 
 /* What VMRUN saves of the host and #VMEXIT restores (APM2 15.5.1: "a subset
  * of host processor state"). APM2 15.30.4 leaves the layout of the host save
@@ -52,18 +49,6 @@ struct svm_controls {
 	uint64_t virt_ext;
 };
 
-/* The guest state the clean bits let a processor keep between #VMEXIT and
- * the next VMRUN of the same VMCB (APM2 15.15, Table 15-?: CRx, DRx, DT, SEG,
- * CR2 groups). */
-struct svm_cached_save {
-	uint64_t cr0, cr3, cr4, efer;
-	uint64_t dr6, dr7;
-	struct vmcb_seg gdtr, idtr;
-	struct vmcb_seg es, cs, ss, ds;
-	uint8_t cpl;
-	uint64_t cr2;
-};
-
 struct svm {
 	struct cpu *cpu;
 	struct hv_model ops;
@@ -86,15 +71,15 @@ struct svm {
 	uint16_t pause_count;      /* the PAUSE filter counter (APM2 15.14.4) */
 	uint64_t last_pause;       /* virtual time of the last PAUSE */
 
-	/* The rows of svm/vmcb_fields.def as VMLOAD and VMSAVE move them. */
-	struct vmcb_engine engine;
-	bool engine_built;
-
-	/* VMCB clean bits (APM2 15.15): what the last #VMEXIT of cache_pa left. */
+	/* What VMRUN read (VMCB layout, the R rows only): the VMCB's fields or, for
+	 * a clean group, the cache's; the controls stay latched here until the
+	 * #VMEXIT (svm/vmcb_rows.h). */
+	struct vmcb entry;
+	/* VMCB clean bits (APM2 15.15): what the last #VMEXIT of cache_pa left
+	 * (VMCB layout, the clean-covered R rows only). */
 	bool cache_valid;
 	uint64_t cache_pa;
-	struct svm_controls cache_ctl;
-	struct svm_cached_save cache_save;
+	struct vmcb cache;
 
 	struct vm_exit_report report;  /* the last exit, for the observer */
 	char report_name[40];
@@ -104,17 +89,6 @@ struct svm {
 static inline bool svm_feature(const struct svm *s, enum svm_feature f)
 {
 	return svm_has(s->features, f);
-}
-
-/* The VMCB engine, built at first use (the rows are constant). */
-static inline const struct vmcb_engine *svm_engine(struct svm *s)
-{
-	if (__builtin_expect(!s->engine_built, 0)) {
-		s->engine_built = vmcb_engine_build(&s->engine);
-		if (!s->engine_built)
-			abort();           /* svm/vmcb_fields.def is broken: the unit test says where */
-	}
-	return &s->engine;
 }
 
 static inline bool svm_intercepted(const struct svm *s, enum svm_intercept i)
@@ -156,7 +130,7 @@ void svm_fill_invalid_report(struct svm *s, const struct vmcb *v, const char *fa
  * load are legal, else the first failed check, named with its APM section. */
 struct svm_entry_view {
 	const struct svm_controls *ctl;
-	const struct svm_cached_save *save;
+	const struct vmcb_save *save;      /* the guest state VMRUN read (clean groups applied) */
 	uint64_t rflags, eventinj;
 };
 const char *svm_consistency_check(const struct svm *s, const struct svm_entry_view *e);

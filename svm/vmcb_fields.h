@@ -2,9 +2,8 @@
  * svm/vmcb_fields.def): offset, size, the clean bit that covers each field,
  * the processor state it holds and who moves it. The mirror of
  * vmx/vmcs_fields.h; used to name the field a guest write hit, to dump a
- * VMCB, by the fuzzer to mutate fields by name, and by the world switch as
- * its engine (struct vmcb_engine): VMRUN, #VMEXIT, VMLOAD, VMSAVE and the
- * clean bits are loops over the rows, built once.
+ * VMCB, by the fuzzer to mutate fields by name; the world switch expands the
+ * same rows into its transfers (svm/vmcb_rows.h).
  */
 #ifndef HVEMU_SVM_VMCB_FIELDS_H
 #define HVEMU_SVM_VMCB_FIELDS_H
@@ -13,8 +12,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "emu/world_state.h"
-#include "svm/vmcb.h"
 
 #define VMCB_CLEAN_NONE 0xff            /* no clean bit: reloaded on every VMRUN */
 
@@ -45,31 +42,5 @@ const struct vmcb_field *vmcb_field_at(uint64_t offset);
 
 /* The whole table, sorted by offset, fields never overlapping. */
 const struct vmcb_field *vmcb_field_table(size_t *count);
-
-/* A run of VMCB bytes. */
-struct vmcb_span {
-	uint16_t offset, len;
-};
-
-#define VMCB_ENGINE_SPANS 8
-#define VMCB_ENGINE_MOVES 16
-
-/* The L rows turned into what VMLOAD and VMSAVE run, once
- * (vmcb_engine_build). Offsets are VMCB offsets; vmload_read may cover bytes
- * between rows (it fills a private image), vmsave_write covers rows only. */
-struct vmcb_engine {
-	struct vmcb_span vmload_read[VMCB_ENGINE_SPANS], vmsave_write[VMCB_ENGINE_SPANS];
-	struct ws_move vmload[VMCB_ENGINE_MOVES];
-	unsigned vmload_groups;            /* enum ws_group of the moves */
-	uint8_t canonical[8];              /* enum ws_slot: the C rows */
-	uint8_t n_vmload_read, n_vmsave_write, n_vmload, n_canonical;
-};
-
-/* Build e from the rows; false if a row cannot be moved (a slot not held by
- * value, or a width that differs from the field's) or a list overflows: a
- * table error, which the unit test catches. Also checks that every R and E
- * row with a slot could be moved the same way (VMRUN and #VMEXIT move them by
- * hand, svm/world_switch.c, for speed: the VMMCALL round trip). */
-bool vmcb_engine_build(struct vmcb_engine *e);
 
 #endif

@@ -1,12 +1,14 @@
 /* The world-switch state API (emu/world_state.h), event injection
- * (emu/event_inject.c), the checked MSR write (emu/msr.c) and the VMCB
- * engine built from svm/vmcb_fields.def. */
+ * (emu/event_inject.c), the checked MSR write (emu/msr.c) and the VMCB rows
+ * (svm/vmcb_fields.def expanded by svm/vmcb_rows.h). */
 #include <check.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "emu/hv.h"
 #include "machine_fixture.h"
 #include "svm/vmcb_fields.h"
+#include "svm/vmcb_rows.h"
 
 /* SDM Vol.3 24.4.1 Table 24-2: the access-rights word against hvemu's form. */
 START_TEST(vmx_access_rights)
@@ -119,25 +121,126 @@ START_TEST(inject_events)
 }
 END_TEST
 
-/* APM2 15.5.2: VMLOAD/VMSAVE move FS, GS, TR, LDTR (16 bytes each) and eight
- * MSRs; VMLOAD sign-extends the four bases and KernelGsBase. */
-START_TEST(vmcb_engine)
+/* The VMCB rows (svm/vmcb_fields.def through svm/vmcb_rows.h). */
+
+/* Every row a world switch moves by slot has the slot's width. */
+START_TEST(vmcb_rows_fit_their_slots)
 {
-	struct vmcb_engine e;
-	ck_assert(vmcb_engine_build(&e));
-	unsigned bytes = 0;
-	for (unsigned i = 0; i < e.n_vmsave_write; i++)
-		bytes += e.vmsave_write[i].len;
-	ck_assert_uint_eq(bytes, 4 * 16 + 8 * 8);
-	ck_assert_uint_eq(e.n_canonical, 5);
-	ck_assert(e.vmload_groups == ((WSG_SEG << SR_FS) | (WSG_SEG << SR_GS) | WSG_SEG_LDTR | WSG_SEG_TR));
-	/* Every row with a slot and a VMRUN/#VMEXIT/VMLOAD mover fits its slot. */
 	size_t n;
 	const struct vmcb_field *t = vmcb_field_table(&n);
 	for (size_t i = 0; i < n; i++)
 		if (t[i].slot != WS_NONE && (t[i].xfer & (VMCB_XFER_R | VMCB_XFER_X | VMCB_XFER_L)) &&
 		    !(t[i].xfer & VMCB_XFER_H))
-			ck_assert_msg(ws_slot_defs[t[i].slot].size == t[i].size, "%s", t[i].name);
+			ck_assert_msg(ws_slot((enum ws_slot)t[i].slot)->size == t[i].size, "%s", t[i].name);
+}
+END_TEST
+
+static struct vmcb vmcb_a, vmcb_b, vmcb_c;
+
+/* APM2 15.15: a clean group's rows come from the cache, every other row from
+ * the VMCB; the cache keeps the state as the #VMEXIT wrote it and the
+ * controls as VMRUN latched them. */
+START_TEST(vmcb_rows_clean_bits)
+{
+	struct vmcb *v = &vmcb_a, *cache = &vmcb_b, *e = &vmcb_c;
+	memset(v, 0, sizeof(*v));
+	memset(cache, 0, sizeof(*cache));
+	v->save.cr3 = 0x1000;
+	v->save.rip = 0x2000;
+	v->control.guest_asid = 1;
+	cache->save.cr3 = 0x3000;
+	cache->save.rip = 0x4000;
+	cache->control.guest_asid = 2;
+	vmcb_rows_read(e, v, cache, 1u << SVM_CLEAN_CRX);
+	ck_assert_uint_eq(e->save.cr3, 0x3000);
+	ck_assert_uint_eq(e->save.rip, 0x2000);                 /* no clean bit covers RIP */
+	ck_assert_uint_eq(e->control.guest_asid, 1);
+	vmcb_rows_read(e, v, cache, 0);
+	ck_assert_uint_eq(e->save.cr3, 0x1000);
+	/* At the #VMEXIT: CR3 as saved (the VMCB), the ASID as latched (e). */
+	v->save.cr3 = 0x5000;
+	v->control.guest_asid = 9;
+	vmcb_rows_fill_cache(cache, v, e);
+	ck_assert_uint_eq(cache->save.cr3, 0x5000);
+	ck_assert_uint_eq(cache->control.guest_asid, 1);
+}
+END_TEST
+
+/* APM2 15.5.1 / 15.6: VMRUN loads the R rows into the CPU with the state's
+ * own rules, #VMEXIT saves the E rows. */
+START_TEST(vmcb_rows_load_save)
+{
+	struct test_machine m;
+	machine_init(&m, "skylake-lite");
+	struct cpu *cpu = &m.cpu;
+	struct vmcb *v = &vmcb_a;
+	memset(v, 0, sizeof(*v));
+	v->save.cs = (struct vmcb_seg){ .selector = 8, .attrib = 0xfa9b, .limit = 0xffffffff, .base = 0 };
+	v->save.cr0 = CR0_PE | CR0_PG;
+	v->save.cr4 = CR4_PAE;
+	v->save.efer = EFER_LME | EFER_SVME;
+	v->save.dr6 = 0;
+	v->save.dr7 = 0;
+	v->save.rflags = ~0ull;
+	v->save.rip = 0x1234;
+	v->save.cpl = 0;
+	v->save.gdtr.limit = 0x1ffff;
+	vmcb_rows_load(cpu, v);
+	ck_assert_uint_eq(cpu->seg[SR_CS].attr, 0xa9b);
+	ck_assert(cpu->seg[SR_CS].perm & SEG_PERM_EXEC);       /* hidden part recomputed */
+	ck_assert(cpu->efer & EFER_LMA);
+	ck_assert(cpu->cr0 & CR0_ET);
+	ck_assert_uint_eq(cpu->dr[6], 0xffff0ff0u);
+	ck_assert_uint_eq(cpu->dr[7], 0x400u);
+	ck_assert_uint_eq(cpu->rflags, 0x3f7fd7u);
+	ck_assert_uint_eq(cpu->rip, 0x1234);
+	ck_assert_uint_eq(cpu->gdtr.limit, 0xffff);
+	memset(v, 0, sizeof(*v));
+	v->save.star = 0x77;                                     /* not an E row */
+	vmcb_rows_save(cpu, v);
+	ck_assert_uint_eq(v->save.cs.attrib, 0xa9b);
+	ck_assert_uint_eq(v->save.efer, EFER_LME | EFER_LMA | EFER_SVME);
+	ck_assert_uint_eq(v->save.rflags, 0x3f7fd7u);
+	ck_assert_uint_eq(v->save.dr7, 0x400u);
+	ck_assert_uint_eq(v->save.star, 0x77);
+	machine_free(&m);
+}
+END_TEST
+
+/* APM2 15.5.2: VMLOAD/VMSAVE move FS, GS, TR, LDTR and eight MSRs, nothing
+ * else; VMLOAD sign-extends the bases and KernelGsBase. */
+START_TEST(vmcb_rows_vmload_vmsave)
+{
+	struct test_machine m;
+	machine_init(&m, "skylake-lite");
+	struct cpu *cpu = &m.cpu;
+	struct vmcb *v = &vmcb_a;
+	memset(v, 0, sizeof(*v));
+	v->save.fs = (struct vmcb_seg){ .selector = 0x10, .attrib = 0x093, .limit = 0xffff,
+					.base = 0x0000800000001000ull };
+	v->save.kernel_gs_base = 0x0000900000000000ull;
+	v->save.star = 0x0023001000000000ull;
+	v->save.cr3 = 0x5000;                                    /* VMRUN's, not VMLOAD's */
+	uint64_t cr3 = cpu->cr3;
+	vmcb_rows_vmload(cpu, v, 48);
+	ck_assert_uint_eq(cpu->seg[SR_FS].base, 0xffff800000001000ull);
+	ck_assert_uint_eq(cpu->kernel_gs_base, 0xffff900000000000ull);
+	ck_assert_uint_eq(cpu->star, 0x0023001000000000ull);
+	ck_assert_uint_eq(cpu->seg[SR_FS].hi, 0xffff);
+	ck_assert_uint_eq(cpu->cr3, cr3);
+	/* VMSAVE writes the rows' bytes and nothing between them. */
+	const uint64_t pa = 0x200000;
+	for (unsigned i = 0; i < sizeof(struct vmcb); i += 8)
+		physmem_write(&m.pm, pa + i, 8, 0xaaaaaaaaaaaaaaaaull);
+	vmcb_rows_vmsave(cpu, pa);
+	unsigned changed = 0;
+	for (unsigned i = 0; i < sizeof(struct vmcb); i++)
+		changed += physmem_read(&m.pm, pa + i, 1) != 0xaa;
+	ck_assert_uint_le(changed, 4 * 16 + 8 * 8);
+	ck_assert_uint_eq(physmem_read(&m.pm, pa + 0x400 + 0x048, 8), 0xffff800000001000ull);
+	ck_assert_uint_eq(physmem_read(&m.pm, pa + 0x400 + 0x060, 8), 0xaaaaaaaaaaaaaaaaull); /* GDTR */
+	ck_assert_uint_eq(physmem_read(&m.pm, pa + 0x400 + 0x200, 8), 0x0023001000000000ull); /* STAR */
+	machine_free(&m);
 }
 END_TEST
 
@@ -150,7 +253,10 @@ int main(void)
 	tcase_add_test(tc, fixed_bits);
 	tcase_add_test(tc, msr_write_checked);
 	tcase_add_test(tc, inject_events);
-	tcase_add_test(tc, vmcb_engine);
+	tcase_add_test(tc, vmcb_rows_fit_their_slots);
+	tcase_add_test(tc, vmcb_rows_clean_bits);
+	tcase_add_test(tc, vmcb_rows_load_save);
+	tcase_add_test(tc, vmcb_rows_vmload_vmsave);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
