@@ -121,6 +121,45 @@ START_TEST(inject_events)
 }
 END_TEST
 
+/* A model that lets injected events be delivered and records the first other
+ * event as an exit, with what was being delivered. */
+static struct exit_record seen_exit;
+static status_t record_nested(void *ctx, struct cpu *cpu, struct exit_record *rec)
+{
+	(void)ctx;
+	(void)cpu;
+	if (rec->kind != IK_EXCEPTION || rec->event.injected)
+		return ST_OK;
+	seen_exit = *rec;
+	return ST_VMEXIT;
+}
+
+/* APM2 15.7.2, SDM Vol.3 27.6.1.1 / 28.2.4: a fault while delivering an
+ * injected event exits with the injected event as EXITINTINFO / IDT-vectoring
+ * information, marked injected, the guest at the entry's rIP. */
+START_TEST(inject_fault_in_delivery)
+{
+	struct test_machine m;
+	machine_init(&m, "skylake-lite");
+	struct cpu *cpu = &m.cpu;
+	static const struct hv_model model = { .name = "record-nested", .intercept = record_nested };
+	cpu->hv = &model;
+	cpu->in_guest = true;
+	cpu->idtr = (struct dtr){ .base = 0x9000, .limit = 0 };     /* no gate: #GP */
+	struct event ev = { .type = EV_EXCEPTION, .vector = EXC_UD };
+	memset(&seen_exit, 0, sizeof(seen_exit));
+	ck_assert_int_eq(cpu_inject_event(cpu, &ev, 0x300, 0x300), ST_VMEXIT);
+	ck_assert_uint_eq(seen_exit.event.vector, EXC_GP);
+	ck_assert(seen_exit.vectoring_valid);
+	ck_assert_uint_eq(seen_exit.vectoring.vector, EXC_UD);
+	ck_assert(seen_exit.vectoring.injected);
+	ck_assert_uint_eq(seen_exit.rip, 0x300);
+	cpu->hv = NULL;
+	cpu->in_guest = false;
+	machine_free(&m);
+}
+END_TEST
+
 /* The VMCB rows (svm/vmcb_fields.def through svm/vmcb_rows.h). */
 
 /* Every row a world switch moves by slot has the slot's width. */
@@ -253,6 +292,7 @@ int main(void)
 	tcase_add_test(tc, fixed_bits);
 	tcase_add_test(tc, msr_write_checked);
 	tcase_add_test(tc, inject_events);
+	tcase_add_test(tc, inject_fault_in_delivery);
 	tcase_add_test(tc, vmcb_rows_fit_their_slots);
 	tcase_add_test(tc, vmcb_rows_clean_bits);
 	tcase_add_test(tc, vmcb_rows_load_save);
