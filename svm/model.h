@@ -35,9 +35,8 @@ struct svm_host_state {
 	uint16_t tlb_pcid;
 };
 
-/* Control fields latched at VMRUN: what the processor works from while the
- * guest runs (the VMCB itself may change under it). With clean bits, the
- * groups an L1 marks clean are taken from here instead of the VMCB. */
+/* Control fields latched at VMRUN, decoded from s->entry: what the processor
+ * works from while the guest runs (the VMCB itself may change under it). */
 struct svm_controls {
 	uint32_t intercepts[SVM_IW_COUNT];
 	uint16_t pause_filter_count, pause_filter_threshold;
