@@ -33,6 +33,7 @@
 
 #include "devices/clock.h"
 #include "emu/cpu_model.h"
+#include "mmu/x86_vmx.h"
 
 /* Pack four ASCII characters as CPUID returns them in a register (little-endian). */
 #define STR4(a, b, c, d) \
@@ -155,62 +156,13 @@
 #define MCG_CAP(banks, ctl_p) ((uint64_t)(banks) | ((ctl_p) ? 1ull << 8 : 0))
 
 /* ---- VMX capability data (SDM Vol.3 Appendix A) ----
- * The control bits the data uses (SDM Vol.3 Tables 24-5 to 24-15; the same
- * numbers as vmx/vmcs.h, which emu/ does not include: the unit tests read the
- * data back through vmx/'s names). */
-#define BIT(n) (1u << (n))
-#define PIN_EXT_INTR_EXITING   BIT(0)
-#define PIN_NMI_EXITING        BIT(3)
-#define PIN_VIRTUAL_NMIS       BIT(5)
-#define PIN_PREEMPTION_TIMER   BIT(6)
-#define PROC_INTR_WINDOW       BIT(2)
-#define PROC_TSC_OFFSETTING    BIT(3)
-#define PROC_HLT_EXITING       BIT(7)
-#define PROC_INVLPG_EXITING    BIT(9)
-#define PROC_MWAIT_EXITING     BIT(10)
-#define PROC_RDPMC_EXITING     BIT(11)
-#define PROC_RDTSC_EXITING     BIT(12)
-#define PROC_CR3_LOAD_EXITING  BIT(15)
-#define PROC_CR3_STORE_EXITING BIT(16)
-#define PROC_CR8_LOAD_EXITING  BIT(19)
-#define PROC_CR8_STORE_EXITING BIT(20)
-#define PROC_TPR_SHADOW        BIT(21)
-#define PROC_NMI_WINDOW        BIT(22)
-#define PROC_MOV_DR_EXITING    BIT(23)
-#define PROC_UNCOND_IO_EXITING BIT(24)
-#define PROC_IO_BITMAPS        BIT(25)
-#define PROC_MONITOR_TRAP_FLAG BIT(27)
-#define PROC_MSR_BITMAPS       BIT(28)
-#define PROC_MONITOR_EXITING   BIT(29)
-#define PROC_PAUSE_EXITING     BIT(30)
-#define PROC_SECONDARY         BIT(31)
-#define PROC2_EPT              BIT(1)
-#define PROC2_DESC_TABLE       BIT(2)
-#define PROC2_RDTSCP           BIT(3)
-#define PROC2_VPID             BIT(5)
-#define PROC2_WBINVD_EXITING   BIT(6)
-#define PROC2_UNRESTRICTED     BIT(7)
-#define PROC2_PAUSE_LOOP       BIT(10)
-#define PROC2_INVPCID          BIT(12)
-#define PROC2_VM_FUNCTIONS     BIT(13)
-#define EXIT_SAVE_DEBUG        BIT(2)
-#define EXIT_HOST_64BIT        BIT(9)
-#define EXIT_ACK_INTR          BIT(15)
-#define EXIT_SAVE_PAT          BIT(18)
-#define EXIT_LOAD_PAT          BIT(19)
-#define EXIT_SAVE_EFER         BIT(20)
-#define EXIT_LOAD_EFER         BIT(21)
-#define EXIT_SAVE_PREEMPTION   BIT(22)
-#define ENTRY_LOAD_DEBUG       BIT(2)
-#define ENTRY_IA32E_GUEST      BIT(9)
-#define ENTRY_LOAD_PAT         BIT(14)
-#define ENTRY_LOAD_EFER        BIT(15)
-/* A.2: the default1 classes, reserved controls the non-TRUE MSRs report as
- * must-be-1. */
-#define PIN_DEFAULT1           0x00000016u
-#define PROC_DEFAULT1          0x0401e172u
-#define EXIT_DEFAULT1          0x00036dffu
-#define ENTRY_DEFAULT1         0x000011ffu
+ * The control bits by their names in mmu/x86_vmx.h (SDM Vol.3 Tables 24-5 to
+ * 24-15), as masks. */
+#define PIN(c)   VMX_CTL(VMX_PIN_##c)
+#define PROC(c)  VMX_CTL(VMX_PROC_##c)
+#define PROC2(c) VMX_CTL(VMX_PROC2_##c)
+#define EXIT(c)  VMX_CTL(VMX_EXITCTL_##c)
+#define ENTRY(c) VMX_CTL(VMX_ENTRYCTL_##c)
 /* A.3-A.5: bits 31:0 the allowed-0 settings (1 = the control must be 1),
  * bits 63:32 the allowed-1 settings (0 = the control must be 0). */
 #define CTLS(must_be_1, may_be_1) ((uint64_t)(may_be_1) << 32 | (must_be_1))
@@ -222,18 +174,10 @@
  * 4 KiB holds every field of vmx/vmcs_fields.def at 8 bytes each. Bit 48 (32-bit
  * VMX addresses) is 0: every VMX model has Intel 64 (A.1). */
 #define HVEMU_VMCS_REVISION    0x48566d31u   /* "1mVH" */
-#define BASIC_VMCS_4K          (4096ull << 32)
-#define BASIC_MEMTYPE_WB       (6ull << 50)
-#define BASIC_INS_OUTS_INFO    (1ull << 54)
-#define BASIC_TRUE_CTLS        (1ull << 55)
-/* A.6 IA32_VMX_MISC. */
-#define MISC_PREEMPT_RATE(x)   ((uint64_t)(x))         /* 4:0: timer ticks every 2^x TSC */
-#define MISC_STORE_LMA         (1ull << 5)
-#define MISC_ACTIVITY_HLT      (1ull << 6)
-#define MISC_ACTIVITY_SHUTDOWN (1ull << 7)
-#define MISC_CR3_TARGETS(n)    ((uint64_t)(n) << 16)   /* 24:16 */
-#define MISC_VMWRITE_ANY       (1ull << 29)
-#define MISC_INJECT_ZERO_LEN   (1ull << 30)
+#define BASIC_VMCS_4K          (4096ull << VMX_BASIC_VMCS_SIZE_SHIFT)
+#define BASIC_MEMTYPE_WB       (VMX_BASIC_MEMTYPE_WB << VMX_BASIC_MEMTYPE_SHIFT)
+/* A.6 IA32_VMX_MISC: the number of CR3-target values (24:16). */
+#define MISC_CR3_TARGETS(n)    ((uint64_t)(n) << VMX_MISC_CR3_TARGETS_SHIFT)
 /* A.7, A.8: CR0.PE, NE, PG fixed to 1 (SDM Vol.3 23.8); CR4.VMXE fixed to 1;
  * FIXED1 lets every bit the CPU implements be 1. */
 #define CR0_FIXED0_VALUE       (CR0_PE | CR0_NE | CR0_PG)
@@ -241,27 +185,7 @@
 #define CR4_P6_BITS            (CR4_VME | CR4_PVI | CR4_TSD | CR4_DE | CR4_PSE | CR4_PAE | \
 				CR4_MCE | CR4_PGE | CR4_PCE | CR4_OSFXSR | CR4_OSXMMEXCPT | CR4_VMXE)
 /* A.9: bits 9:1 the highest index of any VMCS field encoding the CPU supports. */
-#define VMCS_ENUM_INDEX(i)     ((uint64_t)(i) << 1)
-/* A.10 IA32_VMX_EPT_VPID_CAP. */
-#define EPT_EXECUTE_ONLY       (1ull << 0)
-#define EPT_WALK_4             (1ull << 6)
-#define EPT_WALK_5             (1ull << 7)
-#define EPT_MEMTYPE_UC         (1ull << 8)
-#define EPT_MEMTYPE_WB         (1ull << 14)
-#define EPT_PAGE_2M            (1ull << 16)
-#define EPT_PAGE_1G            (1ull << 17)
-#define EPT_INVEPT             (1ull << 20)
-#define EPT_AD_FLAGS           (1ull << 21)
-#define EPT_ADVANCED_EXIT_INFO (1ull << 22)
-#define EPT_INVEPT_SINGLE      (1ull << 25)
-#define EPT_INVEPT_ALL         (1ull << 26)
-#define VPID_INVVPID           (1ull << 32)
-#define VPID_INVVPID_ADDRESS   (1ull << 40)
-#define VPID_INVVPID_SINGLE    (1ull << 41)
-#define VPID_INVVPID_ALL       (1ull << 42)
-#define VPID_INVVPID_SINGLE_NG (1ull << 43)   /* single context, retaining globals */
-/* A.11 IA32_VMX_VMFUNC: VM function 0, EPTP switching. */
-#define VMFUNC_EPTP_SWITCHING  (1ull << 0)
+#define VMCS_ENUM_INDEX(i)     ((uint64_t)(i) << VMX_VMCS_ENUM_INDEX_SHIFT)
 
 /* ---- "core2": shaped after an Intel Core 2 (Merom), family 6 model 15 ----
  * Long mode as on the real part: LM, SYSCALL, NX and LAHF/SAHF in 64-bit mode
@@ -311,25 +235,25 @@ static const struct cpuid_leaf core2_leaves[] = {
  * 48BH, 48CH or 491H. */
 static const struct model_msr core2_vmx_caps[] = {
 	/* A.1: hvemu's VMCS layout, 4 KiB regions, WB, INS/OUTS info; no TRUE_* MSRs. */
-	{ MSR_VMX_BASIC, HVEMU_VMCS_REVISION | BASIC_VMCS_4K | BASIC_MEMTYPE_WB | BASIC_INS_OUTS_INFO },
+	{ MSR_VMX_BASIC, HVEMU_VMCS_REVISION | BASIC_VMCS_4K | BASIC_MEMTYPE_WB | VMX_BASIC_INS_OUTS_INFO },
 	/* A.3.1: external-interrupt and NMI exiting. */
-	{ MSR_VMX_PINBASED_CTLS, CTLS(PIN_DEFAULT1,
-		PIN_DEFAULT1 | PIN_EXT_INTR_EXITING | PIN_NMI_EXITING) },
+	{ MSR_VMX_PINBASED_CTLS, CTLS(VMX_PINBASED_DEFAULT1,
+		VMX_PINBASED_DEFAULT1 | PIN(EXT_INTR_EXITING) | PIN(NMI_EXITING)) },
 	/* A.3.2: the exiting controls of the first generation, TPR shadow and
 	 * CR8 exiting (Intel 64), I/O and MSR bitmaps. */
-	{ MSR_VMX_PROCBASED_CTLS, CTLS(PROC_DEFAULT1,
-		PROC_DEFAULT1 | PROC_INTR_WINDOW | PROC_TSC_OFFSETTING | PROC_HLT_EXITING |
-		PROC_INVLPG_EXITING | PROC_MWAIT_EXITING | PROC_RDPMC_EXITING | PROC_RDTSC_EXITING |
-		PROC_CR8_LOAD_EXITING | PROC_CR8_STORE_EXITING | PROC_TPR_SHADOW |
-		PROC_MOV_DR_EXITING | PROC_UNCOND_IO_EXITING | PROC_IO_BITMAPS | PROC_MSR_BITMAPS |
-		PROC_MONITOR_EXITING | PROC_PAUSE_EXITING) },
+	{ MSR_VMX_PROCBASED_CTLS, CTLS(VMX_PROCBASED_DEFAULT1,
+		VMX_PROCBASED_DEFAULT1 | PROC(INTR_WINDOW_EXITING) | PROC(TSC_OFFSETTING) | PROC(HLT_EXITING) |
+		PROC(INVLPG_EXITING) | PROC(MWAIT_EXITING) | PROC(RDPMC_EXITING) | PROC(RDTSC_EXITING) |
+		PROC(CR8_LOAD_EXITING) | PROC(CR8_STORE_EXITING) | PROC(TPR_SHADOW) |
+		PROC(MOV_DR_EXITING) | PROC(UNCOND_IO_EXITING) | PROC(IO_BITMAPS) | PROC(MSR_BITMAPS) |
+		PROC(MONITOR_EXITING) | PROC(PAUSE_EXITING)) },
 	/* A.4.1: 64-bit host, acknowledge interrupt on exit. */
-	{ MSR_VMX_EXIT_CTLS, CTLS(EXIT_DEFAULT1, EXIT_DEFAULT1 | EXIT_HOST_64BIT | EXIT_ACK_INTR) },
+	{ MSR_VMX_EXIT_CTLS, CTLS(VMX_EXIT_DEFAULT1, VMX_EXIT_DEFAULT1 | EXIT(HOST_ADDR_SPACE_SIZE) | EXIT(ACK_INTR_ON_EXIT)) },
 	/* A.5: IA-32e mode guest. */
-	{ MSR_VMX_ENTRY_CTLS, CTLS(ENTRY_DEFAULT1, ENTRY_DEFAULT1 | ENTRY_IA32E_GUEST) },
+	{ MSR_VMX_ENTRY_CTLS, CTLS(VMX_ENTRY_DEFAULT1, VMX_ENTRY_DEFAULT1 | ENTRY(IA32E_MODE_GUEST)) },
 	/* A.6: the HLT activity state, 4 CR3-target values, 512-entry MSR lists
 	 * (bits 27:25 = 0), MSEG revision 0 (no dual-monitor SMM treatment). */
-	{ MSR_VMX_MISC, MISC_ACTIVITY_HLT | MISC_CR3_TARGETS(4) },
+	{ MSR_VMX_MISC, VMX_MISC_ACTIVITY_HLT | MISC_CR3_TARGETS(4) },
 	/* A.7 */
 	{ MSR_VMX_CR0_FIXED0, CR0_FIXED0_VALUE },
 	{ MSR_VMX_CR0_FIXED1, CR0_FIXED1_VALUE },
@@ -428,28 +352,28 @@ static const struct cpu_model model_pentium = {
  * (dual-monitor treatment, SMBASE) and no wait-for-SIPI activity state. */
 
 /* A.3.1: external-interrupt and NMI exiting, virtual NMIs, preemption timer. */
-#define SKYLAKE_PIN_MAY1 (PIN_DEFAULT1 | PIN_EXT_INTR_EXITING | PIN_NMI_EXITING | \
-			  PIN_VIRTUAL_NMIS | PIN_PREEMPTION_TIMER)
+#define SKYLAKE_PIN_MAY1 (VMX_PINBASED_DEFAULT1 | PIN(EXT_INTR_EXITING) | PIN(NMI_EXITING) | \
+			  PIN(VIRTUAL_NMIS) | PIN(PREEMPTION_TIMER))
 /* A.3.2: every primary control but tertiary controls. */
-#define SKYLAKE_PROC_MAY1 (PROC_DEFAULT1 | PROC_INTR_WINDOW | PROC_TSC_OFFSETTING | \
-		PROC_HLT_EXITING | PROC_INVLPG_EXITING | PROC_MWAIT_EXITING | PROC_RDPMC_EXITING | \
-		PROC_RDTSC_EXITING | PROC_CR8_LOAD_EXITING | PROC_CR8_STORE_EXITING | \
-		PROC_TPR_SHADOW | PROC_NMI_WINDOW | PROC_MOV_DR_EXITING | PROC_UNCOND_IO_EXITING | \
-		PROC_IO_BITMAPS | PROC_MONITOR_TRAP_FLAG | PROC_MSR_BITMAPS | PROC_MONITOR_EXITING | \
-		PROC_PAUSE_EXITING | PROC_SECONDARY)
+#define SKYLAKE_PROC_MAY1 (VMX_PROCBASED_DEFAULT1 | PROC(INTR_WINDOW_EXITING) | PROC(TSC_OFFSETTING) | \
+		PROC(HLT_EXITING) | PROC(INVLPG_EXITING) | PROC(MWAIT_EXITING) | PROC(RDPMC_EXITING) | \
+		PROC(RDTSC_EXITING) | PROC(CR8_LOAD_EXITING) | PROC(CR8_STORE_EXITING) | \
+		PROC(TPR_SHADOW) | PROC(NMI_WINDOW_EXITING) | PROC(MOV_DR_EXITING) | PROC(UNCOND_IO_EXITING) | \
+		PROC(IO_BITMAPS) | PROC(MONITOR_TRAP_FLAG) | PROC(MSR_BITMAPS) | PROC(MONITOR_EXITING) | \
+		PROC(PAUSE_EXITING) | PROC(SECONDARY_CONTROLS))
 /* A.4.1: 64-bit host, acknowledge interrupt, PAT and EFER save/load, save the
  * preemption timer. */
-#define SKYLAKE_EXIT_MAY1 (EXIT_DEFAULT1 | EXIT_HOST_64BIT | EXIT_ACK_INTR | EXIT_SAVE_PAT | \
-			   EXIT_LOAD_PAT | EXIT_SAVE_EFER | EXIT_LOAD_EFER | EXIT_SAVE_PREEMPTION)
+#define SKYLAKE_EXIT_MAY1 (VMX_EXIT_DEFAULT1 | EXIT(HOST_ADDR_SPACE_SIZE) | EXIT(ACK_INTR_ON_EXIT) | EXIT(SAVE_PAT) | \
+			   EXIT(LOAD_PAT) | EXIT(SAVE_EFER) | EXIT(LOAD_EFER) | EXIT(SAVE_PREEMPTION_TIMER))
 /* A.5: IA-32e mode guest, load PAT and EFER. */
-#define SKYLAKE_ENTRY_MAY1 (ENTRY_DEFAULT1 | ENTRY_IA32E_GUEST | ENTRY_LOAD_PAT | ENTRY_LOAD_EFER)
+#define SKYLAKE_ENTRY_MAY1 (VMX_ENTRY_DEFAULT1 | ENTRY(IA32E_MODE_GUEST) | ENTRY(LOAD_PAT) | ENTRY(LOAD_EFER))
 /* A.10: execute-only translations, 4-level walks, UC and WB paging structures,
  * 2 MiB and 1 GiB pages, accessed/dirty flags, advanced EPT-violation
  * information, INVEPT single- and all-context; INVVPID of all four types. */
-#define SKYLAKE_EPT_VPID (EPT_EXECUTE_ONLY | EPT_WALK_4 | EPT_MEMTYPE_UC | EPT_MEMTYPE_WB | \
-		EPT_PAGE_2M | EPT_PAGE_1G | EPT_INVEPT | EPT_AD_FLAGS | EPT_ADVANCED_EXIT_INFO | \
-		EPT_INVEPT_SINGLE | EPT_INVEPT_ALL | VPID_INVVPID | VPID_INVVPID_ADDRESS | \
-		VPID_INVVPID_SINGLE | VPID_INVVPID_ALL | VPID_INVVPID_SINGLE_NG)
+#define SKYLAKE_EPT_VPID (EPT_CAP_EXEC_ONLY | EPT_CAP_WALK4 | EPT_CAP_UC | EPT_CAP_WB | \
+		EPT_CAP_2M | EPT_CAP_1G | EPT_CAP_INVEPT | EPT_CAP_AD | EPT_CAP_ADV_INFO | \
+		EPT_CAP_INVEPT_SINGLE | EPT_CAP_INVEPT_ALL | VPID_CAP_INVVPID | VPID_CAP_INVVPID_ADDRESS | \
+		VPID_CAP_INVVPID_SINGLE | VPID_CAP_INVVPID_ALL | VPID_CAP_INVVPID_SINGLE_NG)
 
 /* The capability MSRs of a Skylake-class part whose CR4 bits are cr4 and EPT
  * capabilities ept_vpid. The TRUE_* MSRs differ from the others only in the
@@ -458,23 +382,23 @@ static const struct cpu_model model_pentium = {
 #define SKYLAKE_VMX_CAPS(cr4, ept_vpid)                                                        \
 	/* A.1: hvemu's VMCS layout, 4 KiB regions, WB, INS/OUTS info, TRUE_* MSRs. */          \
 	{ MSR_VMX_BASIC, HVEMU_VMCS_REVISION | BASIC_VMCS_4K | BASIC_MEMTYPE_WB |               \
-			 BASIC_INS_OUTS_INFO | BASIC_TRUE_CTLS },                               \
+			 VMX_BASIC_INS_OUTS_INFO | VMX_BASIC_TRUE_CTLS },                               \
 	/* A.3.1 */                                                                              \
-	{ MSR_VMX_PINBASED_CTLS, CTLS(PIN_DEFAULT1, SKYLAKE_PIN_MAY1) },                        \
+	{ MSR_VMX_PINBASED_CTLS, CTLS(VMX_PINBASED_DEFAULT1, SKYLAKE_PIN_MAY1) },                        \
 	/* A.3.2 */                                                                              \
-	{ MSR_VMX_PROCBASED_CTLS, CTLS(PROC_DEFAULT1, SKYLAKE_PROC_MAY1) },                     \
+	{ MSR_VMX_PROCBASED_CTLS, CTLS(VMX_PROCBASED_DEFAULT1, SKYLAKE_PROC_MAY1) },                     \
 	/* A.4.1 */                                                                              \
-	{ MSR_VMX_EXIT_CTLS, CTLS(EXIT_DEFAULT1, SKYLAKE_EXIT_MAY1) },                          \
+	{ MSR_VMX_EXIT_CTLS, CTLS(VMX_EXIT_DEFAULT1, SKYLAKE_EXIT_MAY1) },                          \
 	/* A.5 */                                                                                \
-	{ MSR_VMX_ENTRY_CTLS, CTLS(ENTRY_DEFAULT1, SKYLAKE_ENTRY_MAY1) },                       \
+	{ MSR_VMX_ENTRY_CTLS, CTLS(VMX_ENTRY_DEFAULT1, SKYLAKE_ENTRY_MAY1) },                       \
 	/* A.6: the timer counts every 2^5 TSC ticks (hvemu's TSC is the instruction \
 	 * count), VM exits store EFER.LMA in "IA-32e mode guest" (required with     \
 	 * unrestricted guest), HLT and shutdown activity states, 4 CR3 targets,     \
 	 * 512-entry MSR lists, VMWRITE to exit-information fields, injection of     \
 	 * software events with instruction length 0; MSEG revision 0. */           \
-	{ MSR_VMX_MISC, MISC_PREEMPT_RATE(5) | MISC_STORE_LMA | MISC_ACTIVITY_HLT |             \
-			MISC_ACTIVITY_SHUTDOWN | MISC_CR3_TARGETS(4) | MISC_VMWRITE_ANY |       \
-			MISC_INJECT_ZERO_LEN },                                                  \
+	{ MSR_VMX_MISC, 5 /* 4:0 */ | VMX_MISC_STORE_LMA | VMX_MISC_ACTIVITY_HLT |             \
+			VMX_MISC_ACTIVITY_SHUTDOWN | MISC_CR3_TARGETS(4) | VMX_MISC_VMWRITE_ANY_FIELD |       \
+			VMX_MISC_INJECT_ZERO_LENGTH },                                                  \
 	/* A.7 */                                                                                \
 	{ MSR_VMX_CR0_FIXED0, CR0_FIXED0_VALUE },                                               \
 	{ MSR_VMX_CR0_FIXED1, CR0_FIXED1_VALUE },                                               \
@@ -485,22 +409,22 @@ static const struct cpu_model model_pentium = {
 	{ MSR_VMX_VMCS_ENUM, VMCS_ENUM_INDEX(0x17) },                                           \
 	/* A.3.3: EPT, descriptor-table exiting, RDTSCP, VPID, WBINVD exiting,        \
 	 * unrestricted guest, PAUSE-loop exiting, INVPCID, VM functions. */         \
-	{ MSR_VMX_PROCBASED_CTLS2, CTLS(0, PROC2_EPT | PROC2_DESC_TABLE | PROC2_RDTSCP |         \
-			PROC2_VPID | PROC2_WBINVD_EXITING | PROC2_UNRESTRICTED | PROC2_PAUSE_LOOP | \
-			PROC2_INVPCID | PROC2_VM_FUNCTIONS) },                                  \
+	{ MSR_VMX_PROCBASED_CTLS2, CTLS(0, PROC2(EPT) | PROC2(DESC_TABLE_EXITING) | PROC2(RDTSCP) |         \
+			PROC2(VPID) | PROC2(WBINVD_EXITING) | PROC2(UNRESTRICTED_GUEST) | PROC2(PAUSE_LOOP_EXITING) | \
+			PROC2(INVPCID) | PROC2(VM_FUNCTIONS)) },                                  \
 	/* A.10 */                                                                               \
 	{ MSR_VMX_EPT_VPID_CAP, (ept_vpid) },                                                   \
 	/* A.3.1 */                                                                              \
-	{ MSR_VMX_TRUE_PINBASED_CTLS, CTLS(PIN_DEFAULT1, SKYLAKE_PIN_MAY1) },                   \
+	{ MSR_VMX_TRUE_PINBASED_CTLS, CTLS(VMX_PINBASED_DEFAULT1, SKYLAKE_PIN_MAY1) },                   \
 	/* A.3.2 */                                                                              \
-	{ MSR_VMX_TRUE_PROCBASED_CTLS, CTLS(PROC_DEFAULT1 & ~(PROC_CR3_LOAD_EXITING |          \
-			PROC_CR3_STORE_EXITING), SKYLAKE_PROC_MAY1) },                          \
+	{ MSR_VMX_TRUE_PROCBASED_CTLS, CTLS(VMX_PROCBASED_DEFAULT1 & ~(PROC(CR3_LOAD_EXITING) |          \
+			PROC(CR3_STORE_EXITING)), SKYLAKE_PROC_MAY1) },                          \
 	/* A.4.1 */                                                                              \
-	{ MSR_VMX_TRUE_EXIT_CTLS, CTLS(EXIT_DEFAULT1 & ~EXIT_SAVE_DEBUG, SKYLAKE_EXIT_MAY1) },  \
+	{ MSR_VMX_TRUE_EXIT_CTLS, CTLS(VMX_EXIT_DEFAULT1 & ~EXIT(SAVE_DEBUG_CONTROLS), SKYLAKE_EXIT_MAY1) },  \
 	/* A.5 */                                                                                \
-	{ MSR_VMX_TRUE_ENTRY_CTLS, CTLS(ENTRY_DEFAULT1 & ~ENTRY_LOAD_DEBUG, SKYLAKE_ENTRY_MAY1) }, \
+	{ MSR_VMX_TRUE_ENTRY_CTLS, CTLS(VMX_ENTRY_DEFAULT1 & ~ENTRY(LOAD_DEBUG_CONTROLS), SKYLAKE_ENTRY_MAY1) }, \
 	/* A.11: EPTP switching. */                                                             \
-	{ MSR_VMX_VMFUNC, VMFUNC_EPTP_SWITCHING }
+	{ MSR_VMX_VMFUNC, VMX_VMFUNC_EPTP_SWITCHING }
 
 /* CR4 bits of the 64-bit Intel models (SDM Vol.3 2.5; emu/control_regs.c). */
 #define CR4_SKYLAKE_BITS (CR4_P6_BITS | CR4_PCIDE | CR4_OSXSAVE | CR4_FSGSBASE | CR4_SMEP | CR4_SMAP)
@@ -588,7 +512,7 @@ static const struct cpuid_leaf icelake_leaves[] = {
 };
 
 static const struct model_msr icelake_vmx_caps[] = {
-	SKYLAKE_VMX_CAPS(CR4_SKYLAKE_BITS | CR4_LA57, SKYLAKE_EPT_VPID | EPT_WALK_5),
+	SKYLAKE_VMX_CAPS(CR4_SKYLAKE_BITS | CR4_LA57, SKYLAKE_EPT_VPID | EPT_CAP_WALK5),
 };
 
 static const struct cpu_model model_icelake_lite = {

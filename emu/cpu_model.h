@@ -35,34 +35,6 @@ enum hv_ext {
 	               * VM_CR, VM_HSAVE_PA (APM2 15.4, 15.30; APM3 E.4.9) */
 };
 
-/* The VMX capability MSRs (SDM Vol.3 Appendix A, Vol.4 Table 2-2); the same
- * indices as vmx/capabilities.h, which emu/ does not include (the unit tests
- * check they agree). */
-enum {
-	MSR_VMX_BASIC = 0x480,
-	MSR_VMX_PINBASED_CTLS = 0x481,
-	MSR_VMX_PROCBASED_CTLS = 0x482,
-	MSR_VMX_EXIT_CTLS = 0x483,
-	MSR_VMX_ENTRY_CTLS = 0x484,
-	MSR_VMX_MISC = 0x485,
-	MSR_VMX_CR0_FIXED0 = 0x486,
-	MSR_VMX_CR0_FIXED1 = 0x487,
-	MSR_VMX_CR4_FIXED0 = 0x488,
-	MSR_VMX_CR4_FIXED1 = 0x489,
-	MSR_VMX_VMCS_ENUM = 0x48a,
-	MSR_VMX_PROCBASED_CTLS2 = 0x48b,
-	MSR_VMX_EPT_VPID_CAP = 0x48c,
-	MSR_VMX_TRUE_PINBASED_CTLS = 0x48d,
-	MSR_VMX_TRUE_PROCBASED_CTLS = 0x48e,
-	MSR_VMX_TRUE_EXIT_CTLS = 0x48f,
-	MSR_VMX_TRUE_ENTRY_CTLS = 0x490,
-	MSR_VMX_VMFUNC = 0x491,
-	MSR_VMX_PROCBASED_CTLS3 = 0x492,
-	MSR_VMX_EXIT_CTLS2 = 0x493,
-	MSR_VMX_FIRST = MSR_VMX_BASIC,
-	MSR_VMX_LAST = MSR_VMX_EXIT_CTLS2,
-};
-
 /* A read-only MSR whose whole content is model data. */
 struct model_msr {
 	uint32_t index;

@@ -14,6 +14,7 @@
 #include "emu/cpu_model.h"
 #include "emu/hv.h"
 #include "emu/operand.h"
+#include "mmu/x86_vmx.h"
 #include "isa_handlers.h"
 
 /* ---- which MSRs a CPU has ----
@@ -255,16 +256,15 @@ static bool mc_bank_write(struct cpu *cpu, uint64_t v)
 /* IA32_FEATURE_CONTROL (SDM Vol.3 23.7): bit 0 lock; bit 1 VMX inside SMX (SMX
  * and VMX), bit 2 VMX outside SMX (VMX only; both reserved while the CPU does not
  * report VMX). "WRMSR to this MSR will cause a #GP once the lock bit is set." */
-#define FC_LOCK (1ull << 0)
 static uint64_t feature_control_read(struct cpu *cpu) { return cpu->feature_control; }
 static bool feature_control_write(struct cpu *cpu, uint64_t v)
 {
-	uint64_t writable = FC_LOCK;
+	uint64_t writable = FEATURE_CONTROL_LOCK;
 	if (has_smx(cpu) && has_vmx(cpu))
-		writable |= 1ull << 1;
+		writable |= FEATURE_CONTROL_VMX_IN_SMX;
 	if (has_vmx(cpu))
-		writable |= 1ull << 2;
-	if ((cpu->feature_control & FC_LOCK) || (v & ~writable))
+		writable |= FEATURE_CONTROL_VMX_NO_SMX;
+	if ((cpu->feature_control & FEATURE_CONTROL_LOCK) || (v & ~writable))
 		return false;
 	cpu->feature_control = v;
 	return true;
@@ -275,8 +275,6 @@ static bool feature_control_write(struct cpu *cpu, uint64_t v)
  * paging is enabled with LME=1), writes to it are ignored. LME cannot change
  * while paging is on (SDM Vol.3 9.8.5, APM2 14.6.1). SVME cannot be set while
  * VM_CR.SVMDIS = 1 (APM2 15.4). A change of NXE changes translations. */
-#define VM_CR_LOCK   (1ull << 3)
-#define VM_CR_SVMDIS (1ull << 4)
 static uint64_t efer_writable(const struct cpu *cpu)
 {
 	uint64_t writable = 0;
@@ -364,13 +362,13 @@ static bool tsc_aux_write(struct cpu *cpu, uint64_t v)
 	return true;
 }
 
-/* VM_CR (APM2 15.30.1): bit 0 DPD, 1 R_INIT, 2 DIS_A20M, 3 LOCK, 4 SVMDIS; bits
- * 63:5 reserved. "When [LOCK] is set, writes to LOCK and SVMDIS are silently
+/* VM_CR (APM2 15.30.1; the bits in mmu/x86.h): bits 63:5 reserved. "When
+ * [LOCK] is set, writes to LOCK and SVMDIS are silently
  * ignored" (it is cleared only through SVM_KEY, not modelled). */
 static uint64_t vm_cr_read(struct cpu *cpu) { return cpu->vm_cr; }
 static bool vm_cr_write(struct cpu *cpu, uint64_t v)
 {
-	if (v >> 5)
+	if (v & ~VM_CR_DEFINED)
 		return false;
 	if (cpu->vm_cr & VM_CR_LOCK)
 		v = (v & ~(VM_CR_LOCK | VM_CR_SVMDIS)) | (cpu->vm_cr & (VM_CR_LOCK | VM_CR_SVMDIS));
