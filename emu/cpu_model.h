@@ -1,5 +1,8 @@
 /* CPU models as data: vendor, signature, CPUID leaves, MSRs and the vendor's
- * choices where the manuals leave behaviour undefined. Selected with --cpu. */
+ * choices where the manuals leave behaviour undefined. Selected with --cpu.
+ * The models are emu/cpu_models.c, the CPUID engine emu/cpuid.c, derived
+ * models (--cpu MODEL,+FEATURE) emu/cpu_modifiers.c and the feature names
+ * emu/features.def with emu/cpu_features.c. */
 #ifndef HVEMU_EMU_CPU_MODEL_H
 #define HVEMU_EMU_CPU_MODEL_H
 

@@ -5,7 +5,7 @@
  * feature, so one table serves every model), and read/write functions that
  * check the value (#GP(0) on reserved bits) before storing it. Model-specific
  * values (IA32_MISC_ENABLE's bits, the VMX capability MSRs) are data in the
- * model (emu/cpu_model.c).
+ * model (emu/cpu_models.c).
  */
 #include "emu/debug.h"
 #include "emu/apic.h"
@@ -166,7 +166,7 @@ static bool pat_write(struct cpu *cpu, uint64_t v)
 }
 
 /* IA32_MISC_ENABLE (SDM Vol.4 Table 2-2): the model's reset value and writable
- * bits (emu/cpu_model.c); bits outside them that are 1 after reset are
+ * bits (emu/cpu_models.c); bits outside them that are 1 after reset are
  * read-only (a write leaves them), the others reserved. Bit 34 (XD bit
  * disable) exists only with NX, bit 22 (limit CPUID maxval) only where
  * CPUID.0:EAX is above 2 ("BIOS must ... examine the maximum value"); "R/WO"

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "emu/feature_bits.h"
+
 /* The SVM MSRs and EFER.SVME are the CPU's, not svm/'s: RDMSR/WRMSR reach
  * them whether or not a hypervisor model is installed. Their indices and bits
  * are in mmu/x86.h (MSR_VM_CR, MSR_VM_HSAVE_PA, VM_CR_*, EFER_SVME) and their
@@ -19,30 +21,32 @@
  * implemented. */
 
 /* CPUID Fn8000_000A: EAX = SVM revision, EBX = number of ASIDs, EDX = these
- * feature bits (APM3 Appendix E, Fn8000_000A_EDX). */
+ * feature bits (APM3 E.4.9). The bit positions are emu/features.def's rows
+ * (npt, nrip_save, ...), which the CPU models and `--cpu help` use; these are
+ * svm/'s names for them. */
 enum svm_feature {
-	SVM_FEAT_NP = 0,                   /* nested paging */
-	SVM_FEAT_LBR_VIRT = 1,
-	SVM_FEAT_SVM_LOCK = 2,             /* SVML: VM_CR.LOCK and SVMDIS */
-	SVM_FEAT_NRIP_SAVE = 3,            /* nRIP written on #VMEXIT */
-	SVM_FEAT_TSC_RATE_MSR = 4,
-	SVM_FEAT_VMCB_CLEAN = 5,
-	SVM_FEAT_FLUSH_BY_ASID = 6,        /* TLB_CONTROL 3 and 7 */
-	SVM_FEAT_DECODE_ASSISTS = 7,
-	SVM_FEAT_PAUSE_FILTER = 10,
-	SVM_FEAT_PAUSE_FILTER_THRESHOLD = 12,
-	SVM_FEAT_AVIC = 13,
-	SVM_FEAT_VMSAVE_VIRT = 15,
-	SVM_FEAT_VGIF = 16,
-	SVM_FEAT_GMET = 17,
-	SVM_FEAT_X2AVIC = 18,
-	SVM_FEAT_SSS_CHECK = 19,
-	SVM_FEAT_SPEC_CTRL = 20,
-	SVM_FEAT_ROGPT = 21,
-	SVM_FEAT_HOST_MCE_OVERRIDE = 23,
-	SVM_FEAT_TLBI_CTL = 24,            /* INVLPGB/TLBSYNC hypervisor enable */
-	SVM_FEAT_VNMI = 25,
-	SVM_FEAT_IBS_VIRT = 26,
+	SVM_FEAT_NP = FEATURE_BIT_npt,                 /* nested paging */
+	SVM_FEAT_LBR_VIRT = FEATURE_BIT_lbrv,
+	SVM_FEAT_SVM_LOCK = FEATURE_BIT_svm_lock,      /* SVML: VM_CR.LOCK and SVMDIS */
+	SVM_FEAT_NRIP_SAVE = FEATURE_BIT_nrip_save,    /* nRIP written on #VMEXIT */
+	SVM_FEAT_TSC_RATE_MSR = FEATURE_BIT_tsc_scale,
+	SVM_FEAT_VMCB_CLEAN = FEATURE_BIT_vmcb_clean,
+	SVM_FEAT_FLUSH_BY_ASID = FEATURE_BIT_flushbyasid,  /* TLB_CONTROL 3 and 7 */
+	SVM_FEAT_DECODE_ASSISTS = FEATURE_BIT_decodeassists,
+	SVM_FEAT_PAUSE_FILTER = FEATURE_BIT_pausefilter,
+	SVM_FEAT_PAUSE_FILTER_THRESHOLD = FEATURE_BIT_pfthreshold,
+	SVM_FEAT_AVIC = FEATURE_BIT_avic,
+	SVM_FEAT_VMSAVE_VIRT = FEATURE_BIT_v_vmsave_vmload,
+	SVM_FEAT_VGIF = FEATURE_BIT_vgif,
+	SVM_FEAT_GMET = FEATURE_BIT_gmet,
+	SVM_FEAT_X2AVIC = FEATURE_BIT_x2avic,
+	SVM_FEAT_SSS_CHECK = FEATURE_BIT_sss_check,
+	SVM_FEAT_SPEC_CTRL = FEATURE_BIT_v_spec_ctrl,
+	SVM_FEAT_ROGPT = FEATURE_BIT_rogpt,
+	SVM_FEAT_HOST_MCE_OVERRIDE = FEATURE_BIT_host_mce_override,
+	SVM_FEAT_TLBI_CTL = FEATURE_BIT_tlbi_ctl,      /* INVLPGB/TLBSYNC hypervisor enable */
+	SVM_FEAT_VNMI = FEATURE_BIT_vnmi,
+	SVM_FEAT_IBS_VIRT = FEATURE_BIT_ibs_virt,
 };
 
 static inline bool svm_has(uint32_t cpuid_8000000a_edx, enum svm_feature f)

@@ -1,4 +1,4 @@
-/* Check suite for the per-model MSR data (emu/cpu_model.c, emu/msr.c): every
+/* Check suite for the per-model MSR data (emu/cpu_models.c, emu/msr.c): every
  * model's VMX capability MSRs against the rules of SDM Vol.3 Appendix A, SVM's
  * CPUID Fn8000_000A against APM3 E.4.9, and the hypervisor-extension switch:
  * with cpu->hv_available clear no model reports or accepts VMX/SVM, with it
