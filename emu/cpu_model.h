@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "emu/cpu.h"
+#include "emu/feature_bits.h"
 
 struct cpuid_leaf {
 	uint32_t leaf, subleaf;
@@ -129,10 +130,11 @@ static inline bool cpu_has(const struct cpu *cpu, uint32_t leaf, unsigned reg, u
 {
 	/* SDM Vol.4 Table 2-2, 1A0H: XD Bit Disable hides NX (and with it
 	 * EFER.NXE); MONITOR FSM = 0 hides MONITOR. */
-	if (leaf == 0x80000001 && reg == 3 && bit == 20 && (cpu->misc_enable & MISC_ENABLE_XD_DISABLE))
+	if (leaf == 0x80000001 && reg == CPUID_EDX && bit == FEATURE_BIT_nx &&
+	    (cpu->misc_enable & MISC_ENABLE_XD_DISABLE))
 		return false;
-	if (leaf == 1 && reg == 2 && bit == 3 && cpu->model && cpu->model->misc_enable.writable &&
-	    !(cpu->misc_enable & MISC_ENABLE_MONITOR_FSM))
+	if (leaf == 1 && reg == CPUID_ECX && bit == FEATURE_BIT_monitor && cpu->model &&
+	    cpu->model->misc_enable.writable && !(cpu->misc_enable & MISC_ENABLE_MONITOR_FSM))
 		return false;
 	return cpu_model_has_hv(cpu->model, cpu->hv_available, leaf, reg, bit);
 }

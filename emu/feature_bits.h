@@ -7,6 +7,9 @@
 #ifndef HVEMU_EMU_FEATURE_BITS_H
 #define HVEMU_EMU_FEATURE_BITS_H
 
+/* The register of a row: reg 0-3 of cpu_has() and struct cpu_feature. */
+enum cpuid_reg { CPUID_EAX, CPUID_EBX, CPUID_ECX, CPUID_EDX };
+
 enum feature_bit {
 #define X(name, leaf, reg, bit) FEATURE_BIT_##name = (bit),
 #include "emu/features.def"

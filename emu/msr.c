@@ -12,6 +12,7 @@
 #include "emu/canonical.h"
 #include "emu/cpu.h"
 #include "emu/cpu_model.h"
+#include "emu/feature_bits.h"
 #include "emu/hv.h"
 #include "emu/operand.h"
 #include "mmu/x86_vmx.h"
@@ -31,28 +32,28 @@ static inline unsigned family(const struct cpu *cpu)
 	return cpu->model ? (cpu->model->signature >> 8) & 0xf : 0;
 }
 
-static bool has_tsc(const struct cpu *cpu) { return feat(cpu, 1, 3, 4); }
+static bool has_tsc(const struct cpu *cpu) { return feat(cpu, 1, CPUID_EDX, FEATURE_BIT_tsc); }
 /* IA32_APIC_BASE is architectural from the P6 family on (SDM Vol.4 Table 2-2),
  * also when the APIC itself is not reported. */
 static bool has_apic_base(const struct cpu *cpu) { return family(cpu) >= 6 || cpu_is_amd(cpu); }
-static bool has_sep(const struct cpu *cpu) { return feat(cpu, 1, 3, 11); }
-static bool has_pat(const struct cpu *cpu) { return feat(cpu, 1, 3, 16); }
+static bool has_sep(const struct cpu *cpu) { return feat(cpu, 1, CPUID_EDX, FEATURE_BIT_sep); }
+static bool has_pat(const struct cpu *cpu) { return feat(cpu, 1, CPUID_EDX, FEATURE_BIT_pat); }
 /* IA32_MISC_ENABLE: the models that list its bits (the family-6 Intel ones,
  * SDM Vol.4 Table 2-2, 1A0H). */
 static bool has_misc_enable(const struct cpu *cpu)
 {
 	return cpu->model && cpu->model->misc_enable.writable != 0;
 }
-static bool has_vmx(const struct cpu *cpu) { return cpu_is_intel(cpu) && feat(cpu, 1, 2, 5); }
-static bool has_smx(const struct cpu *cpu) { return cpu_is_intel(cpu) && feat(cpu, 1, 2, 6); }
+static bool has_vmx(const struct cpu *cpu) { return cpu_is_intel(cpu) && feat(cpu, 1, CPUID_ECX, FEATURE_BIT_vmx); }
+static bool has_smx(const struct cpu *cpu) { return cpu_is_intel(cpu) && feat(cpu, 1, CPUID_ECX, FEATURE_BIT_smx); }
 /* IA32_FEATURE_CONTROL: "If any one enumeration condition for defined bit field
  * holds": VMX or SMX (SDM Vol.4 Table 2-2, 3AH). Intel only. */
 static bool has_feature_control(const struct cpu *cpu) { return has_vmx(cpu) || has_smx(cpu); }
-static bool has_syscall(const struct cpu *cpu) { return feat(cpu, 0x80000001, 3, 11); }
-static bool has_nx(const struct cpu *cpu) { return feat(cpu, 0x80000001, 3, 20); }
-static bool has_lm(const struct cpu *cpu) { return feat(cpu, 0x80000001, 3, 29); }
-static bool has_rdtscp(const struct cpu *cpu) { return feat(cpu, 0x80000001, 3, 27); }
-static bool has_svm(const struct cpu *cpu) { return cpu_is_amd(cpu) && feat(cpu, 0x80000001, 2, 2); }
+static bool has_syscall(const struct cpu *cpu) { return feat(cpu, 0x80000001, CPUID_EDX, FEATURE_BIT_syscall); }
+static bool has_nx(const struct cpu *cpu) { return feat(cpu, 0x80000001, CPUID_EDX, FEATURE_BIT_nx); }
+static bool has_lm(const struct cpu *cpu) { return feat(cpu, 0x80000001, CPUID_EDX, FEATURE_BIT_lm); }
+static bool has_rdtscp(const struct cpu *cpu) { return feat(cpu, 0x80000001, CPUID_EDX, FEATURE_BIT_rdtscp); }
+static bool has_svm(const struct cpu *cpu) { return cpu_is_amd(cpu) && feat(cpu, 0x80000001, CPUID_ECX, FEATURE_BIT_svm); }
 /* IA32_EFER: Intel "If CPUID.80000001H:EDX.[20] || CPUID.80000001H:EDX.[29]"
  * (SDM Vol.4 Table 2-2); AMD: whenever one of its bits is implemented (APM2 3.1.7). */
 static bool has_efer(const struct cpu *cpu)
@@ -74,7 +75,8 @@ static unsigned maxphyaddr(const struct cpu_model *m)
 				return out[0] & 0xff;
 		}
 	}
-	return (cpu_model_has(m, 1, 3, 6) || cpu_model_has(m, 1, 3, 17)) ? 36 : 32;
+	return (cpu_model_has(m, 1, CPUID_EDX, FEATURE_BIT_pae) ||
+		cpu_model_has(m, 1, CPUID_EDX, FEATURE_BIT_pse36)) ? 36 : 32;
 }
 
 static inline uint64_t phys_mask(const struct cpu_model *m)
@@ -209,7 +211,7 @@ static bool misc_enable_write(struct cpu *cpu, uint64_t v)
 #define MCG_CTL_P      (1ull << 8)
 #define MCG_STATUS_BITS 0x7ull        /* RIPV, EIPV, MCIP */
 
-static bool has_mca(const struct cpu *cpu) { return feat(cpu, 1, 3, 14); }
+static bool has_mca(const struct cpu *cpu) { return feat(cpu, 1, CPUID_EDX, FEATURE_BIT_mca); }
 static bool has_mcg_ctl(const struct cpu *cpu)
 {
 	return has_mca(cpu) && (cpu->model->mcg_cap & MCG_CTL_P);
