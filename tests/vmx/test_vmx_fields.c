@@ -376,8 +376,8 @@ START_TEST(default1_classes)
 		m |= 1u << entry[i];
 	ck_assert_uint_eq(m, VMX_ENTRY_DEFAULT1);
 	ck_assert_uint_eq(VMX_PINBASED_DEFAULT1, (1u << 1) | (1u << 2) | (1u << 4));
-	ck_assert_uint_eq(IA32_VMX_TRUE_ENTRY_CTLS - IA32_VMX_TRUE_PINBASED_CTLS, 3);
-	ck_assert_uint_eq(IA32_VMX_VMFUNC, 0x491);
+	ck_assert_uint_eq(MSR_VMX_TRUE_ENTRY_CTLS - MSR_VMX_TRUE_PINBASED_CTLS, 3);
+	ck_assert_uint_eq(MSR_VMX_VMFUNC, 0x491);
 }
 END_TEST
 
