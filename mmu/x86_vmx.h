@@ -7,7 +7,7 @@
  *     are MSR_VMX_* in mmu/x86.h);
  *   - the VM-execution, VM-exit and VM-entry control bits (SDM Vol.3 24.6.1,
  *     24.6.2, 24.7.1, 24.8.1), which the capability MSRs report and VM entry
- *     checks.
+ *     checks, and the EPT pointer's fields (24.6.11).
  *
  * Only names and bit positions: which bits a model allows is data in the CPU
  * models, and the allowed-0/allowed-1 rules are vmx/capabilities.h's.
@@ -87,6 +87,15 @@
 	EPT_CAP_ADV_INFO | EPT_CAP_SSS | EPT_CAP_INVEPT_SINGLE | EPT_CAP_INVEPT_ALL | \
 	VPID_CAP_INVVPID | VPID_CAP_INVVPID_ADDRESS | VPID_CAP_INVVPID_SINGLE | \
 	VPID_CAP_INVVPID_ALL | VPID_CAP_INVVPID_SINGLE_NG | EPT_CAP_HLAT_PREFIX_MASK)
+
+/* ---- The EPT pointer (SDM Vol.3 24.6.11, Table 24-9) ---------------------
+ * What the EPT walker (mmu/paging.c) and VM entry's EPTP check (mmu/nested.c)
+ * read; bits MAXPHYADDR-1:12 locate the EPT PML4 (or PML5) table. */
+#define EPTP_MEMTYPE_MASK     0x7ull           /* 2:0 paging-structure memory type */
+#define EPTP_WALK_SHIFT       3                /* 5:3 page-walk length minus 1 */
+#define EPTP_WALK_MASK        (0x7ull << 3)
+#define EPTP_AD_ENABLE        (1ull << 6)      /* accessed and dirty flags for EPT */
+#define EPTP_SSS_ENABLE       (1ull << 7)      /* supervisor shadow-stack control */
 
 /* ---- IA32_VMX_VMFUNC (SDM Vol.3 A.11) ------------------------------------
  * Bit X allows VM function X; function 0, EPTP switching, is the only one
