@@ -630,3 +630,19 @@ status_t op_wrmsr(struct cpu *cpu, const struct insn *in)
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	return ST_OK;
 }
+
+/* WRMSR's value checks and effect by index (emu/world_state.h): for the VMX
+ * MSR-load lists, which load "as WRMSR would" and fail on what WRMSR would
+ * refuse (SDM Vol.3 27.4 "Loading MSRs", 28.6). The machine-check banks and
+ * AMD's counters name their register by ECX, as the instructions give it, so
+ * ECX holds the index during the write. */
+bool cpu_msr_write_checked(struct cpu *cpu, uint32_t index, uint64_t value)
+{
+	uint64_t rcx = cpu->regs[R_CX];
+	cpu->regs[R_CX] = index;
+	const struct msr_def *def = find_msr(cpu, index);
+	bool ok = def ? def->write(cpu, value) :
+		  cpu_apic_msr(cpu, index) && cpu_apic_msr_write(cpu, index, value);
+	cpu->regs[R_CX] = rcx;
+	return ok;
+}
