@@ -24,6 +24,7 @@
 #include "emu/cpu.h"
 #include "emu/flags.h"
 #include "emu/state_slots.h"
+#include "mmu/x86_vmx.h"      /* VMX_AR_*: the VMCS access-rights format */
 
 /* ---- slots ---- */
 
@@ -248,7 +249,6 @@ static inline uint16_t seg_attr_from_vmcb(uint16_t attrib)
  * hvemu's segment has no separate unusable bit: P = 0 makes it unusable (every
  * access through it faults, mmu/segment.h), so an unusable segment loads with
  * P clear and reads back with the unusable bit set. */
-#define VMX_AR_UNUSABLE (1u << 16)
 static inline uint16_t seg_attr_from_vmx_ar(uint32_t ar)
 {
 	uint16_t attr = (uint16_t)((ar & 0xff) | ((ar >> 4) & 0xf00));

@@ -37,12 +37,7 @@ struct paging_env nested_npt_env(const struct paging_env *host, uint64_t ncr3);
 struct paging_env nested_ept_env(struct physmem *mem, uint64_t eptp, uint64_t ept_caps, bool mbec,
 				 unsigned maxphyaddr);
 
-/* EPTP fields (SDM Vol.3 25.6.11, Table 25-9). */
-#define EPTP_MEMTYPE_MASK     0x7ull           /* 2:0 paging-structure memory type */
-#define EPTP_WALK_SHIFT       3                /* 5:3 page-walk length minus 1 */
-#define EPTP_WALK_MASK        (0x7ull << 3)
-#define EPTP_AD_ENABLE        (1ull << 6)      /* accessed and dirty flags for EPT */
-#define EPTP_SSS_ENABLE       (1ull << 7)      /* supervisor shadow-stack control */
+/* The EPTP's fields (EPTP_*) are mmu/x86_vmx.h's. */
 
 /* Why VM entry would reject an EPTP (SDM Vol.3 27.2.1.1, "26.2.1.1" in older
  * editions), checked in this order. */

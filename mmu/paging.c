@@ -9,8 +9,6 @@
 #include "mmu/paging_formats.h"
 #include "mmu/x86.h"
 
-#define EPTP_AD (1ull << 6)    /* SDM Vol.3 25.6.11: enable EPT accessed/dirty flags */
-
 static inline uint64_t bits(unsigned hi, unsigned lo)
 {
 	return ((hi >= 63 ? ~0ull : (1ull << (hi + 1)) - 1)) & ~((1ull << lo) - 1);
@@ -242,7 +240,7 @@ walk(const struct paging_env *env, const bool ept, uint64_t addr, enum walk_kind
 		allowed = 0;
 	/* Set A in every entry used, and D in the leaf for a write (SDM 4.8; EPT:
 	 * bits 8/9 only when EPTP bit 6 enables them, SDM 29.3.5). */
-	const bool ad = !ept || (env->cr3 & EPTP_AD);
+	const bool ad = !ept || (env->cr3 & EPTP_AD_ENABLE);
 	const uint64_t a_bit = ept ? EPT_A : PTE_A, d_bit = ept ? EPT_D : PTE_D;
 	unsigned leaf_slot = r->levels - 1;
 	for (unsigned s = 0; ad && !peek && s <= leaf_slot; s++) {
