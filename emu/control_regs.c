@@ -350,8 +350,9 @@ status_t op_mov_to_cr(struct cpu *cpu, const struct insn *in)
 		return cpu_raise(cpu, EXC_UD);
 	if (not_cpl0(cpu))
 		return cpu_raise_err(cpu, EXC_GP, 0);
+	/* ST_HANDLED: the model wrote its virtual register (SVM's V_TPR). */
 	if ((st = intercept_cr(cpu, in, IK_CR_ACCESS, n, CR_MOV_TO, &val)) != ST_OK)
-		return st;
+		return st == ST_HANDLED ? ST_OK : st;
 	switch (n) {
 	case 0: return write_cr0(cpu, val);
 	case 2: cpu->cr2 = val; return ST_OK;
@@ -383,8 +384,9 @@ status_t op_mov_from_cr(struct cpu *cpu, const struct insn *in)
 	case 4: val = cpu->cr4; break;
 	default: val = cpu_cr8_read(cpu); break;
 	}
-	/* The model may return a read shadow instead (SDM Vol.3 25.3 CR0/CR4). */
-	if ((st = intercept_cr(cpu, in, IK_CR_ACCESS, n, CR_MOV_FROM, &val)) != ST_OK)
+	/* The model may return a read shadow instead (SDM Vol.3 25.3 CR0/CR4), or
+	 * its virtual register (ST_HANDLED: SVM's V_TPR). */
+	if ((st = intercept_cr(cpu, in, IK_CR_ACCESS, n, CR_MOV_FROM, &val)) != ST_OK && st != ST_HANDLED)
 		return st;
 	reg_write(cpu, crdr_gpr(in), crdr_size(cpu), true, val);
 	return ST_OK;

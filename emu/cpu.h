@@ -26,6 +26,9 @@ enum status {
 	ST_SHUTDOWN,               /* triple fault (SDM Vol.3 6.15, #DF) */
 	ST_STOP,                   /* the machine asked to stop (debug-exit, limit) */
 	ST_UNSUPPORTED,            /* a legal instruction hvemu does not model yet */
+	ST_HANDLED,                /* only a hypervisor model's answer to an intercept whose
+				      call site can skip its effect (emu/hv.h): the model
+				      emulated the access; the call site turns it into ST_OK */
 };
 typedef enum status status_t;
 /* Functions returning status_t are declared CHECKED: callers must look at it. */

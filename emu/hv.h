@@ -11,6 +11,11 @@
  *              for an instruction the VMX controls do not enable
  *   ST_VMEXIT  the model switched the CPU to the host (L1) state; the core
  *              abandons the event and L1 simply continues in the run loop.
+ *   ST_HANDLED the model emulated the access itself and the core skips its own
+ *              effect: a write is not made, a read returns rec->value. Only
+ *              where the call site can skip: MOV to/from CRn (SVM's V_TPR,
+ *              APM2 15.21.2; VMX's TPR shadow, SDM Vol.3 "TPR Virtualization"). Elsewhere the
+ *              answer is a model bug (emu/intercept.c asserts).
  * With no guest running each check is one predictable branch.
  * emu/ never includes svm/ or vmx/; they include this.
  */
@@ -119,7 +124,8 @@ static inline status_t intercept_insn(struct cpu *cpu, const struct insn *in)
 }
 
 /* CR_ACCESS / DR_ACCESS: reg is CRn or DRn; *value is the value written, or
- * for a read what the guest will see (a model may replace it). */
+ * for a read what the guest will see (a model may replace it). MOV to/from
+ * CRn may be answered ST_HANDLED (see above); the caller skips its effect. */
 static inline status_t intercept_cr(struct cpu *cpu, const struct insn *in, enum intercept_kind kind,
 				   unsigned reg, enum cr_access access, uint64_t *value)
 {

@@ -2,6 +2,8 @@
  * an interceptable event and ask the installed model. Only reached while a
  * guest runs (cpu->in_guest); the inline checks in hv.h keep everything else
  * off this path. */
+#include <assert.h>
+
 #include "emu/debug.h"
 #include "emu/hv.h"
 #include "emu/operand.h"
@@ -97,7 +99,17 @@ static uint64_t resume_rip(const struct cpu *cpu)
 	return software || ev->injected ? cpu->insn_start : cpu->rip;
 }
 
+/* Ask the model about an event whose call site cannot skip its effect: a
+ * model that answers ST_HANDLED there is broken. */
 static status_t ask(struct cpu *cpu, struct exit_record *r)
+{
+	status_t st = cpu->hv->intercept(cpu->hv_ctx, cpu, r);
+	assert(st != ST_HANDLED);
+	return st;
+}
+
+/* Ask where ST_HANDLED is an answer (emu/hv.h lists the kinds). */
+static status_t ask_may_handle(struct cpu *cpu, struct exit_record *r)
 {
 	return cpu->hv->intercept(cpu->hv_ctx, cpu, r);
 }
@@ -137,8 +149,9 @@ status_t hv_intercept_cr(struct cpu *cpu, const struct insn *in, enum intercept_
 	r.cr = (uint8_t)reg;
 	r.cr_access = (uint8_t)access;
 	r.value = *value;
-	status_t st = ask(cpu, &r);
-	if (st == ST_OK)
+	bool mov = kind == IK_CR_ACCESS && (access == CR_MOV_TO || access == CR_MOV_FROM);
+	status_t st = mov ? ask_may_handle(cpu, &r) : ask(cpu, &r);
+	if (st == ST_OK || st == ST_HANDLED)
 		*value = r.value;
 	return st;
 }

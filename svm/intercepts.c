@@ -85,17 +85,10 @@ static status_t cr_access(struct svm *s, struct cpu *cpu, struct exit_record *r)
 		code = (write ? SVM_EXIT_CR_WRITE : SVM_EXIT_CR_READ) + r->cr;
 	else if (r->cr == 0 && write && svm_intercepted(s, SVM_INTERCEPT_CR0_SEL_WRITE) && cr0_selective(cpu, r))
 		code = SVM_EXIT_CR0_SEL_WRITE;
-	else {
-		/* APM2 15.21.2: with V_INTR_MASKING, CR8 is the guest's V_TPR. */
-		if (r->cr == 8 && cpu->intr_masking == INTR_MASK_HOST_IF) {
-			if (write)
-				cpu->vintr.tpr = (uint8_t)(r->value & 0xf);
-			else
-				r->value = cpu->vintr.tpr;
-			cpu_attend(cpu, ATT_EVENT);
-		}
+	else if (r->cr == 8 && mov)
+		return svm_vintr_cr8(s, r);
+	else
 		return ST_OK;
-	}
 	struct svm_exit x = insn_exit(r, code);
 	/* APM2 15.33 (decode assists): MOV CR: bit 63 set and the GPR in 3:0;
 	 * LMSW, CLTS, SMSW: 0. */

@@ -71,6 +71,9 @@ struct recorder {
 	bool shadow;               /* answer reads with shadow_value and ST_OK */
 	uint64_t shadow_value;
 	unsigned shadowed;         /* reads answered so */
+	bool handle;               /* answer MOV to/from CRn ST_HANDLED (reads: handle_value) */
+	uint64_t handle_value;
+	unsigned handled;
 	unsigned asks;
 	struct ask log[8];
 	struct exit_record first;  /* the first ask, whatever the answer */
@@ -108,6 +111,13 @@ static status_t record(void *ctx, struct cpu *cpu, struct exit_record *rec)
 		rec->value = r->shadow_value;
 		r->shadowed++;
 		return ST_OK;
+	}
+	if (r->handle && rec->kind == IK_CR_ACCESS &&
+	    (rec->cr_access == CR_MOV_TO || rec->cr_access == CR_MOV_FROM)) {
+		if (rec->cr_access == CR_MOV_FROM)
+			rec->value = r->handle_value;
+		r->handled++;
+		return ST_HANDLED;
 	}
 	if (n < r->pass)
 		return ST_OK;
@@ -1327,6 +1337,28 @@ START_TEST(read_shadows)
 }
 END_TEST
 
+/* A model that answers MOV CR ST_HANDLED emulated it (emu/hv.h; SVM's V_TPR,
+ * APM2 15.21.2): the core's CR8 is neither written nor read, the guest reads
+ * the model's value. */
+START_TEST(handled_mov_cr)
+{
+	struct test_machine m;
+	struct recorder rec = { .handle = true, .handle_value = 9 };
+	/* mov cr8, rax (RAX = 3); mov rax, cr8 */
+	static const uint8_t code[] = { 0x44, 0x0f, 0x22, 0xc0, 0x44, 0x0f, 0x20, 0xc0 };
+	const uint64_t regs[16] = { [R_AX] = 3 };
+	enter(&m, L64, 0, NULL, regs, code, sizeof code);
+	uint64_t start = m.cpu.rip;
+	run(&m, &rec, &recording, "handled");
+	ck_assert_uint_eq(rec.handled, 2);
+	struct exit_record want = { UD, .rip = start + sizeof code, .next_rip = start + sizeof code };
+	check_record("handled", &rec.rec, &want, true);
+	ck_assert_uint_eq(m.cpu.cr8, CR8_INIT);
+	ck_assert_uint_eq(m.cpu.regs[R_AX], 9);
+	machine_free(&m);
+}
+END_TEST
+
 /* ---- VM instructions: the model's (with the kind of their row), or #UD ---- */
 
 struct vm_case {
@@ -1527,6 +1559,7 @@ static Suite *exit_record_suite(void)
 	tcase_add_loop_test(t, mov_cr_every_gpr, 0, (int)mov_count(false));
 	tcase_add_loop_test(t, mov_dr_every_gpr, 0, (int)mov_count(true));
 	tcase_add_loop_test(t, read_shadows, 0, (int)N_SHADOW);
+	tcase_add_test(t, handled_mov_cr);
 	tcase_set_timeout(t, 60);
 	suite_add_tcase(s, t);
 	t = tcase_create("vm");
