@@ -11,6 +11,7 @@
 #include "emu/canonical.h"
 #include "emu/cpu.h"
 #include "emu/cpu_model.h"
+#include "emu/debug.h"
 #include "emu/hv.h"
 #include "emu/operand.h"
 #include "emu/paging_env.h"
@@ -31,7 +32,6 @@
 #define DR6_ONES     0xffff0ff0ull
 #define DR7_WRITABLE 0xffff23ffull            /* L0-G3, LE, GE, GD, R/W0-LEN3 */
 #define DR7_ONES     0x00000400ull
-#define DR7_GD       (1ull << 13)
 
 /* CR4 bits and the CPUID feature that makes each one exist (SDM Vol.3 2.5, the
  * CR4 bit descriptions; SDM Vol.2 MOV CR: "#GP(0) If an attempt is made
@@ -409,9 +409,10 @@ static status_t dr_access_check(struct cpu *cpu, const struct insn *in, enum cr_
 	if ((n == 4 || n == 5) && (cpu->cr4 & CR4_DE))
 		return cpu_raise(cpu, EXC_UD);
 	if (cpu->dr[7] & DR7_GD) {
-		cpu->dr[6] |= DR6_BD;
-		cpu->dr[7] &= ~DR7_GD;
-		return cpu_raise(cpu, EXC_DB);
+		/* DR6.BD and the clearing of GD travel with the #DB (emu/debug.h). */
+		status_t st = cpu_raise(cpu, EXC_DB);
+		cpu->event.dr6 = DR6_BD;
+		return st;
 	}
 	/* APM2 15.9 Table 15-7: the SVM DR intercepts come after #UD, #GP and the
 	 * general-detect #DB (VMX asks before all of them, above). */

@@ -89,6 +89,9 @@ struct event {
 	bool injected;             /* injected by a hypervisor (VMRUN EVENTINJ, VM-entry
 				      interruption information), not raised by the guest */
 	uint8_t insn_len;          /* software interrupts/exceptions: the instruction's length */
+	uint16_t dr6;              /* #DB only: the DR6 bits it reports (B0-B3, BD, BS, BT),
+				      written as it is delivered, as CR2 is for #PF (emu/debug.h
+				      debug_deliver_dr6); a VM exit instead leaves DR6 alone */
 	uint32_t error_code;
 	uint64_t cr2;              /* #PF only */
 	/* #PF only: bits 63:32 of base + offset that the 32-bit wrap of a system
@@ -215,7 +218,8 @@ struct cpu {
 	bool gif;                  /* global interrupt flag (APM2 15.17); 1 outside SVM use */
 	uint8_t intr_masking;      /* enum intr_masking */
 	bool host_if;              /* the host's EFLAGS.IF, for INTR_MASK_HOST_IF */
-	bool debug_trap;           /* a #DB trap of the last instruction waits (DR6 set) */
+	uint16_t pending_dbg;      /* a #DB trap of the last instruction waits: its DR6 bits
+				      (B0-B3, BS; the VMCS "pending debug exceptions"), 0: none */
 	bool step_at_vmexit;       /* VMRUN ran with TF: its single-step trap follows the #VMEXIT */
 	bool step_by_result;       /* the instruction single-steps by the TF it leaves, not the one
 	                            * it found (SYSCALL, SYSRET: emu/syscall.c); run_one() reads it */

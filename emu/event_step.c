@@ -69,8 +69,9 @@ static status_t take_init(struct cpu *cpu)
 
 static status_t take_debug_trap(struct cpu *cpu)
 {
-	cpu->debug_trap = false;
-	cpu->event = (struct event){ .pending = true, .type = EV_EXCEPTION, .vector = EXC_DB };
+	cpu->event = (struct event){ .pending = true, .type = EV_EXCEPTION, .vector = EXC_DB,
+				     .dr6 = cpu->pending_dbg };
+	cpu->pending_dbg = 0;
 	return cpu_deliver_event(cpu);
 }
 
@@ -130,7 +131,7 @@ static status_t take_nmi_window(struct cpu *cpu)
 
 static bool smi_pending(const struct cpu *c)         { return c->lines & LINE_SMI; }
 static bool init_pending(const struct cpu *c)        { return c->lines & LINE_INIT; }
-static bool debug_trap_is_pending(const struct cpu *c) { return c->debug_trap; }
+static bool debug_trap_is_pending(const struct cpu *c) { return c->pending_dbg != 0; }
 static bool nmi_pending(const struct cpu *c)         { return c->lines & LINE_NMI; }
 static bool intr_pending(const struct cpu *c)        { return c->lines & LINE_INTR; }
 static bool vintr_pending(const struct cpu *c)       { return c->vintr.pending; }

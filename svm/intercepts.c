@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "emu/debug.h"
 #include "emu/peek.h"
 #include "mmu/nested.h"
 #include "svm/bitmaps.h"
@@ -282,6 +283,10 @@ static status_t exception(struct svm *s, struct cpu *cpu, struct exit_record *r)
 		return ST_OK;
 	if (!svm_intercepted(s, (enum svm_intercept)(SVM_INTERCEPT_EXCEPTION + ev->vector)))
 		return ST_OK;
+	/* APM2 15.12.2: "both #DB faults and traps are permitted to write DR6 and
+	 * DR7 before the intercept": the VMCB saves what the handler would see. */
+	if (ev->vector == EXC_DB)
+		debug_deliver_dr6(cpu, ev);
 	struct svm_exit x = exit_of(r, SVM_EXIT_EXCEPTION + ev->vector);
 	/* APM2 15.12: EXITINFO1 the error code the exception would push, EXITINFO2
 	 * of #PF the faulting address (CR2 is not written). */

@@ -205,7 +205,7 @@ START_TEST(debug_trap_before_nmi)
 	/* nop (traps); hlt — the NMI is raised before the run starts, so put it
 	 * after the NOP: run the NOP alone first. */
 	ck_assert_int_eq(RUN(1, 0x90, 0xf4), ST_STOP);
-	ck_assert(m.cpu.debug_trap);
+	ck_assert(m.cpu.pending_dbg);
 	cpu_set_line(&m.cpu, LINE_NMI, true);
 	m.cpu.icount_limit = m.cpu.icount + 100;
 	ck_assert_int_eq(cpu_run(&m.cpu), ST_HALT);
