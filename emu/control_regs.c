@@ -353,6 +353,9 @@ status_t op_mov_to_cr(struct cpu *cpu, const struct insn *in)
 	/* ST_HANDLED: the model wrote its virtual register (SVM's V_TPR). */
 	if ((st = intercept_cr(cpu, in, IK_CR_ACCESS, n, CR_MOV_TO, &val)) != ST_OK)
 		return st == ST_HANDLED ? ST_OK : st;
+	/* The model's rules of VMX operation (fixed bits, CR4.VMXE), emu/hv.h. */
+	if ((n == 0 || n == 4) && (st = hv_check_cr_write(cpu, n, CR_MOV_TO, val)) != ST_OK)
+		return st;
 	switch (n) {
 	case 0: return write_cr0(cpu, val);
 	case 2: cpu->cr2 = val; return ST_OK;
@@ -504,6 +507,8 @@ status_t op_lmsw(struct cpu *cpu, const struct insn *in)
 	if ((st = intercept_cr(cpu, in, IK_CR_ACCESS, 0, CR_LMSW, &src)) != ST_OK)
 		return st;
 	uint64_t val = (cpu->cr0 & ~0xfull) | (src & 0xf) | (cpu->cr0 & CR0_PE);
+	if ((st = hv_check_cr_write(cpu, 0, CR_LMSW, val)) != ST_OK)
+		return st;
 	commit_cr0(cpu, val);
 	return ST_OK;
 }
@@ -535,6 +540,8 @@ status_t op_clts(struct cpu *cpu, const struct insn *in)
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	uint64_t val = cpu->cr0 & ~(uint64_t)CR0_TS;
 	if ((st = intercept_cr(cpu, in, IK_CR_ACCESS, 0, CR_CLTS, &val)) != ST_OK)
+		return st;
+	if ((st = hv_check_cr_write(cpu, 0, CR_CLTS, val)) != ST_OK)
 		return st;
 	cpu->cr0 &= ~(uint64_t)CR0_TS;
 	return ST_OK;

@@ -52,12 +52,30 @@ enum {
 	ATT_CODE = 1u << 1,        /* a store changed decoded code: leave the block */
 	ATT_EVENT = 1u << 2,       /* a line, IF, a shadow, NMI blocking or GIF changed */
 	ATT_STEP = 1u << 3,        /* instructions run one at a time (TF, shadow, DR7, tracing) */
-	ATT_HV = 1u << 4,          /* the hypervisor model asked to see the boundary */
+};
+
+/* Boundary events a hypervisor model arms (cpu->hv_armed, cpu_hv_arm());
+ * emu/event_step.c gives each its row, priority and blockers. */
+enum {
+	HV_ARM_TPR_THRESHOLD = 1u << 0,  /* once: the virtual TPR fell below the threshold */
+	HV_ARM_MTF = 1u << 1,            /* monitor trap flag: one instruction at a time */
+	HV_MTF_DUE = 1u << 2,            /* once (the core sets it): an instruction completed
+					    under HV_ARM_MTF */
+	HV_ARM_PREEMPTION_TIMER = 1u << 3, /* once: DEADLINE_HV expired (cpu_hv_set_timer) */
+	HV_ARM_NMI_WINDOW = 1u << 4,     /* exit when NMIs become acceptable */
+	HV_ARM_INTR_WINDOW = 1u << 5,    /* exit when interrupts become acceptable */
+	HV_ARM_VIRTUAL_INTR = 1u << 6,   /* virtual-interrupt delivery: one is deliverable */
+};
+
+/* Events a hypervisor model holds off outside guest mode (cpu->hv_holds). */
+enum {
+	HV_HOLD_INIT = 1u << 0,          /* INIT: VMX root operation blocks it */
 };
 
 /* Interrupt inputs (cpu_set_line). INTR is a level; NMI, SMI and INIT are
  * latched edges the CPU clears when it takes them. */
-enum { LINE_INTR = 1u << 0, LINE_NMI = 1u << 1, LINE_SMI = 1u << 2, LINE_INIT = 1u << 3 };
+enum { LINE_INTR = 1u << 0, LINE_NMI = 1u << 1, LINE_SMI = 1u << 2, LINE_INIT = 1u << 3,
+       LINE_SIPI = 1u << 4 /* a SIPI for a guest waiting for one (cpu_sipi): its exit */ };
 
 /* Which flag masks INTR: EFLAGS.IF; the host's IF while a guest runs with
  * V_INTR_MASKING (APM2 15.21.1); none, while VMX external-interrupt exiting
@@ -223,9 +241,13 @@ struct cpu {
 	bool step_at_vmexit;       /* VMRUN ran with TF: its single-step trap follows the #VMEXIT */
 	bool step_by_result;       /* the instruction single-steps by the TF it leaves, not the one
 	                            * it found (SYSCALL, SYSRET: emu/syscall.c); run_one() reads it */
-	bool one_step;             /* the hypervisor wants one instruction at a time (MTF) */
-	bool want_intr_window;     /* exit when interrupts become acceptable */
-	bool want_nmi_window;      /* exit when NMIs become acceptable */
+	bool one_step;             /* run one instruction at a time, for whoever compares
+				      that with the block cache (fuzz/blockdiff_fuzz.c) */
+	uint8_t hv_armed;          /* HV_ARM_*: boundary events the model armed */
+	uint8_t hv_holds;          /* HV_HOLD_*: events the model holds off */
+	bool hv_cr_checks;         /* ask hv->cr_write_check about CR0/CR4 writes (emu/hv.h) */
+	uint8_t sipi_vector;       /* LINE_SIPI's vector */
+	uint64_t iret_nmi_unblock; /* cpu_now() + 1 of the last IRET that ended NMI blocking */
 	struct virtual_intr vintr;
 	uint64_t deadline;         /* earliest of deadlines[].at and icount_limit */
 
@@ -315,6 +337,8 @@ void cpu_init_signal(struct cpu *cpu);
  * in real mode at CS = vector << 8 (base vector << 12), IP = 0; otherwise the
  * SIPI is ignored. An INIT the processor has not taken yet is taken first. */
 void cpu_sipi(struct cpu *cpu, uint8_t vector);
+/* The start-up a SIPI makes of a processor waiting for one (cpu_sipi). */
+void cpu_start_up(struct cpu *cpu, uint8_t vector);
 
 /* Run until something ends the run (emu/run.c): faults, interrupts and VM
  * exits are handled inside. Returns ST_HALT (halted with nothing that could

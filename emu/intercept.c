@@ -5,6 +5,7 @@
 #include <assert.h>
 
 #include "emu/debug.h"
+#include "emu/event_step.h"
 #include "emu/hv.h"
 #include "emu/operand.h"
 #include "isa_handlers.h"
@@ -44,6 +45,13 @@ static void record_start(struct cpu *cpu, struct exit_record *r, enum intercept_
 	}
 }
 
+/* A fault of the running instruction is an IRET's that ended NMI blocking
+ * (far_return.c stamps cpu_now() + 1 as it unblocks). */
+static bool iret_unblocked_nmi(const struct cpu *cpu)
+{
+	return cpu->iret_nmi_unblock == cpu_now(cpu) + 1;
+}
+
 /* Whether the row has a ModRM r/m operand: an E, M or R operand letter (emu/isa/
  * README.md). RDTSCP, XSETBV, MONITOR... are ModRM encodings without one. */
 static bool has_rm_operand(const struct insn *in)
@@ -68,14 +76,21 @@ static void record_insn(struct cpu *cpu, const struct insn *in, struct exit_reco
 	r->insn = in;
 	r->rip = cpu->insn_start;
 	r->next_rip = cpu->rip;
+	r->op.asize = in->asize;
+	r->op.osize = in->osize;
 	if (!has_rm_operand(in))
 		return;
 	r->op.mem = in->mem;
 	r->op.gpr = in->rm;
+	r->op.reg = in->reg;
 	if (in->mem) {
 		uint64_t off = insn_ea(cpu, in);
 		const struct segment *s = &cpu->seg[in->seg];
 		r->op.seg = in->seg;
+		r->op.base = in->base;
+		r->op.index = in->index;
+		r->op.scale = in->scale;
+		r->op.disp = in->disp;
 		r->op.offset = off;
 		if (cpu_is_mode64(cpu))
 			r->op.linear = (in->seg == SR_FS || in->seg == SR_GS) ? s->base + off : off;
@@ -215,6 +230,61 @@ status_t hv_intercept_event(struct cpu *cpu, const struct event *ev)
 		r.rip = r.next_rip = resume_rip(cpu);   /* a fault while delivering another event */
 	else if (software && !ev->injected)
 		r.rip = cpu->insn_start;
+	else if (ev->type == EV_EXCEPTION && !ev->injected)
+		r.nmi_unblocked_by_iret = iret_unblocked_nmi(cpu);
+	return ask(cpu, &r);
+}
+
+status_t hv_intercept_intr(struct cpu *cpu, int *vector)
+{
+	struct exit_record r;
+	record_start(cpu, &r, IK_INTR);
+	status_t st = ask_may_handle(cpu, &r);
+	if (r.intr_acked)
+		*vector = r.vector;
+	return st;
+}
+
+bool hv_ack_intr(struct cpu *cpu, struct exit_record *rec)
+{
+	if (rec->kind != IK_INTR || rec->intr_acked || !cpu->intr_ack)
+		return rec->intr_acked;
+	int v = cpu->intr_ack(cpu->intr_ctx);
+	if (v < 0)
+		return false;
+	rec->intr_acked = true;
+	rec->vector = (uint8_t)v;
+	rec->event = (struct event){ .pending = true, .type = EV_EXTINT, .vector = (uint8_t)v };
+	return true;
+}
+
+status_t hv_intercept_vector(struct cpu *cpu, enum intercept_kind kind, uint8_t vector)
+{
+	struct exit_record r;
+	record_start(cpu, &r, kind);
+	r.vector = vector;
+	return ask(cpu, &r);
+}
+
+status_t hv_intercept_virtual_intr(struct cpu *cpu, uint8_t *vector)
+{
+	struct exit_record r;
+	record_start(cpu, &r, IK_VIRTUAL_INTR);
+	status_t st = ask_may_handle(cpu, &r);
+	if (st == ST_HANDLED)
+		*vector = r.vector;
+	return st;
+}
+
+status_t hv_intercept_apic(struct cpu *cpu, const struct insn *in, enum intercept_kind kind, uint16_t offset,
+			   enum apic_access access)
+{
+	struct exit_record r;
+	record_start(cpu, &r, kind);
+	if (in)
+		record_insn(cpu, in, &r);
+	r.apic_offset = offset;
+	r.apic_access = (uint8_t)access;
 	return ask(cpu, &r);
 }
 
@@ -244,6 +314,7 @@ status_t hv_intercept_stage2(struct cpu *cpu, enum intercept_kind kind, const st
 	record_start(cpu, &r, kind);
 	r.rip = resume_rip(cpu);
 	r.fault = *f;
+	r.nmi_unblocked_by_iret = !cpu->vectoring_valid && iret_unblocked_nmi(cpu);
 	return ask(cpu, &r);
 }
 

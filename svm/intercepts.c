@@ -361,6 +361,10 @@ status_t svm_intercept(void *ctx, struct cpu *cpu, struct exit_record *r)
 	case IK_INIT:          return plain_event(s, r, SVM_INTERCEPT_INIT, SVM_EXIT_INIT);
 	case IK_INTR_WINDOW:   return plain_event(s, r, SVM_INTERCEPT_VINTR, SVM_EXIT_VINTR);
 	case IK_NMI_WINDOW:    return ST_OK;   /* a VMX exit; SVM has none */
+	/* VMX's: SVM never arms them, nor runs a guest waiting for SIPI. */
+	case IK_SIPI: case IK_MTF: case IK_PREEMPTION_TIMER: case IK_TPR_BELOW_THRESHOLD:
+	case IK_APIC_ACCESS: case IK_APIC_WRITE: case IK_VIRTUALIZED_EOI: case IK_VIRTUAL_INTR:
+		return ST_OK;
 	case IK_SHUTDOWN:      return plain_event(s, r, SVM_INTERCEPT_SHUTDOWN, SVM_EXIT_SHUTDOWN);
 	case IK_FERR_FREEZE:   return plain_event(s, r, SVM_INTERCEPT_FERR_FREEZE, SVM_EXIT_FERR_FREEZE);
 	case IK_TASK_SWITCH:   return task_switch(s, r);

@@ -288,7 +288,7 @@ END_TEST
 
 /* In a guest with the INTR intercept, the interrupt is a VM exit and stays
  * pending in the controller (APM2 15.21.2): no INTA. */
-static status_t intercept_intr(void *ctx, struct cpu *cpu, struct exit_record *r)
+static status_t intr_exit_model(void *ctx, struct cpu *cpu, struct exit_record *r)
 {
 	if (r->kind != IK_INTR)
 		return ST_OK;
@@ -299,7 +299,7 @@ static status_t intercept_intr(void *ctx, struct cpu *cpu, struct exit_record *r
 
 START_TEST(intr_as_vm_exit)
 {
-	static const struct hv_model model = { .name = "intr", .intercept = intercept_intr };
+	static const struct hv_model model = { .name = "intr", .intercept = intr_exit_model };
 	unsigned exits = 0;
 	m.cpu.hv = &model;
 	m.cpu.hv_ctx = &exits;
