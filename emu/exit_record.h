@@ -104,7 +104,7 @@ struct exit_record {
 
 	/* A fault of an IRET that ended NMI blocking (SDM Vol.3 28.2.3 "NMI
 	 * unblocking due to IRET", exit qualification / interruption information
-	 * bit 12): the blocking is already gone (SDM Vol.3 27.1). */
+	 * bit 12): the blocking is already gone (SDM Vol.3 28.1). */
 	bool nmi_unblocked_by_iret;
 
 	/* APIC_ACCESS, APIC_WRITE: the offset in the APIC page, and how. */

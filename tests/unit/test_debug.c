@@ -363,7 +363,7 @@ static const struct db_row {
 
 /* _i: row x {delivered, intercepted}. A #DB's DR6 bits and DR7.GD travel in
  * the event and are written as it is delivered (emu/debug.h); a VM exit in
- * its place leaves DR6 and DR7 alone (SDM Vol.3 27.1), the record carries the
+ * its place leaves DR6 and DR7 alone (SDM Vol.3 28.1), the record carries the
  * bits (the exit qualification's, SDM Vol.3 Table 28-1). */
 START_TEST(dr6_written_at_delivery)
 {
