@@ -261,6 +261,10 @@ static const struct boundary_event {
 /* The first pending event the blockers let through, or NULL. */
 static const struct boundary_event *next_event(const struct cpu *cpu, unsigned ignore)
 {
+	/* Every row's pending() reads one of these: most boundaries (a world
+	 * switch, a stop, a deadline) have none, and need no walk. */
+	if (!(cpu->lines | cpu->hv_armed | cpu->pending_dbg | (uint8_t)cpu->vintr.pending))
+		return NULL;
 	unsigned blocked = blockers(cpu) & ~ignore;
 	for (unsigned i = 0; i < BOUNDARY_EVENTS; i++) {
 		const struct boundary_event *e = &boundary_events[i];
