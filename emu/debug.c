@@ -177,13 +177,11 @@ void debug_deliver_dr6(struct cpu *cpu, const struct event *ev)
 		cpu->dr[7] &= ~DR7_GD;
 }
 
-void debug_merge_held_hits(struct cpu *cpu)
+uint16_t debug_take_held_hits(struct cpu *cpu)
 {
-	unsigned hits = (unsigned)cpu->debug_hits;
-	if (!hits)
-		return;
-	cpu->dr[6] = (cpu->dr[6] & ~DR6_B_MASK) | hits;
+	uint16_t hits = (uint16_t)cpu->debug_hits;
 	cpu->debug_hits = 0;
+	return hits;
 }
 
 /* ---- DebugCtl and the last-branch records ---- */

@@ -39,10 +39,11 @@ static inline bool debug_active(const struct cpu *cpu)
 }
 
 /* INT1 (ICEBP) raises its #DB: data-breakpoint hits still held by a MOV SS
- * shadow go into DR6 with it (B0-B3), one #DB for both, as hardware does
- * (kvm-unit-tests' debug "MOV SS + watchpoint + ICEBP"); an INT n or INT3
- * there leaves them for their own #DB at the next boundary. */
-void debug_merge_held_hits(struct cpu *cpu);
+ * shadow go with it (its event's dr6, B0-B3), one #DB for both, as hardware
+ * does (kvm-unit-tests' debug "MOV SS + watchpoint + ICEBP"); an INT n or
+ * INT3 there leaves them for their own #DB at the next boundary. Returns the
+ * hits, now taken. */
+uint16_t debug_take_held_hits(struct cpu *cpu);
 
 /* DebugCtl (MSR 1D9H): LBR (bit 0) records the last taken branch, BTF (bit 1)
  * makes TF single-step on branches only (SDM Vol.3 17.4.1-17.4.3, APM2
