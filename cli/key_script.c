@@ -1,6 +1,6 @@
 /* --keys; see cli/key_script.h. */
 #include "cli/key_script.h"
-#include "cli/fail.h"
+#include "machine/fail.h"
 
 #include <stdio.h>
 #include <stdlib.h>

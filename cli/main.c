@@ -2,14 +2,17 @@
  * or file is one line "hvemu: error: ..." on stderr and exit status 2. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "cli/machine.h"
 #include "cli/repro.h"
+#include "cli/run.h"
 #include "emu/cpu_model.h"
+#include "machine/hypervisor.h"
+#include "svm/svm.h"
 
 #ifndef HVEMU_VERSION
 #define HVEMU_VERSION "unknown"
@@ -271,49 +274,7 @@ static void list_models(void)
 {
 	printf("CPU models (the first is the default):\n");
 	for (unsigned i = 0; i < cpu_model_count; i++)
-		cpu_model_describe(cpu_models[i], cpu_models[i]->hv_ext == HV_EXT_SVM /* svm/ installed */,
-				   stdout);
-}
-
-/* The options of `hvemu run`. Each takes a value ("--opt VALUE" or
- * "--opt=VALUE"), but a flag takes none, and may be given once; only --load
- * repeats. */
-enum opt {
-	OPT_KERNEL, OPT_CMDLINE, OPT_MEM, OPT_CPU, OPT_MAX_INSNS, OPT_SERIAL, OPT_TRACE,
-	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT, OPT_MODULE, OPT_QUIRK,
-	OPT_TRACE_FORMAT, OPT_STATS, OPT_LIVELOCK, OPT_INSN_RATE, OPT_REALTIME, OPT_RTC_BASE,
-	OPT_DISPLAY, OPT_SCREENSHOT, OPT_KEYS, OPT_SMP, OPT_QUANTUM, OPT_NO_REBOOT, OPT_COUNT
-};
-
-static const struct { const char *name; bool repeatable; } options[OPT_COUNT] = {
-	[OPT_KERNEL] = { "--kernel", false },     [OPT_CMDLINE] = { "--cmdline", false },
-	[OPT_MEM] = { "--mem", false },           [OPT_CPU] = { "--cpu", false },
-	[OPT_MAX_INSNS] = { "--max-insns", false }, [OPT_SERIAL] = { "--serial", false },
-	[OPT_TRACE] = { "--trace", false },       [OPT_LOAD] = { "--load", true },
-	[OPT_ENTRY] = { "--entry", false },       [OPT_ENTRY64] = { "--entry64", false },
-	[OPT_BIOS] = { "--bios", false },         [OPT_TLB] = { "--tlb", false },
-	[OPT_DUMP_PT] = { "--dump-pt", false },   [OPT_MODULE] = { "--module", true },
-	[OPT_QUIRK] = { "--quirk", true },
-	[OPT_TRACE_FORMAT] = { "--trace-format", false }, [OPT_STATS] = { "--stats", false },
-	[OPT_LIVELOCK] = { "--livelock", false },
-	[OPT_INSN_RATE] = { "--insn-rate", false }, [OPT_REALTIME] = { "--realtime", false },
-	[OPT_RTC_BASE] = { "--rtc-base", false },
-	[OPT_DISPLAY] = { "--display", false },   [OPT_SCREENSHOT] = { "--screenshot", false },
-	[OPT_KEYS] = { "--keys", true },
-	[OPT_SMP] = { "--smp", false },           [OPT_QUANTUM] = { "--quantum", false },
-	[OPT_NO_REBOOT] = { "--no-reboot", false },
-};
-
-/* The options that take no value. */
-static const bool option_is_flag[OPT_COUNT] = { [OPT_STATS] = true, [OPT_REALTIME] = true,
-						  [OPT_NO_REBOOT] = true };
-
-bool run_option_is_flag(const char *name)
-{
-	for (unsigned k = 0; k < OPT_COUNT; k++)
-		if (!strcmp(name, options[k].name))
-			return option_is_flag[k];
-	return false;
+		cpu_model_describe(cpu_models[i], hv_available(cpu_models[i]) /* its model is installed */, stdout);
 }
 
 /* `--quirk help`: the registry (svm/quirks.c). */
@@ -324,6 +285,280 @@ static void list_quirks(void)
 	printf("Quirks (--quirk NAME, repeatable; CPU models with SVM only):\n");
 	for (unsigned i = 0; i < n; i++)
 		printf("  %s\n      what:    %s\n      mimics:  %s\n", q[i].name, q[i].what, q[i].mimics);
+}
+
+/* ---- The options of `hvemu run`, one parse action each ---- */
+
+struct run_option;
+
+/* Store val (or the flag) into cfg: 0, or the usage error already reported.
+ * val lives in argv; o is the option's row. */
+typedef int option_parse_fn(struct run_config *cfg, const struct run_option *o, char *val);
+
+/* An option of `hvemu run`: it takes a value ("--opt VALUE" or "--opt=VALUE")
+ * unless it is a flag, and is given once unless it repeats. */
+struct run_option {
+	const char *name;
+	bool flag;                 /* takes no value */
+	bool repeatable;
+	void (*help)(void);        /* "--opt help" lists the choices instead (exit 0) */
+	option_parse_fn *parse;
+	size_t field;              /* store_string / store_true: offsetof(struct run_config, ...) */
+};
+
+/* A string option: the value as given, at the row's field. */
+static int store_string(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	*(const char **)((char *)cfg + o->field) = val;
+	return 0;
+}
+
+/* A flag: true at the row's field. */
+static int store_true(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	*(bool *)((char *)cfg + o->field) = true;
+	return 0;
+}
+
+static int parse_mem_option(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	uint64_t m;
+	if (!parse_mem(val, &m))
+		return usage_error("bad --mem '%s' (examples: 128M, 1G)", val);
+	if (m < MEM_MIN || m > MEM_MAX || (m & 0xfff))
+		return usage_error("--mem %s out of range (2M..3584M, a multiple of 4K)", val);
+	cfg->machine.ram_size = m;
+	return 0;
+}
+
+static int parse_cpu(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	char why[256];
+	cfg->machine.model = cpu_model_parse(val, why, sizeof(why));
+	if (!cfg->machine.model)
+		return usage_error("%s", why);
+	return 0;
+}
+
+static int parse_max_insns(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	if (!parse_u64(val, &cfg->machine.max_insns) || cfg->machine.max_insns == 0)
+		return usage_error("bad --max-insns '%s' (a positive number)", val);
+	return 0;
+}
+
+static int parse_serial(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	/* Only recorded here: run_setup() opens the file after every input has
+	 * been read and checked, so a bad run destroys nothing. */
+	if (!strcmp(val, "stdio"))
+		cfg->machine.serial = stdout;
+	else if (!strcmp(val, "none"))
+		cfg->machine.serial = NULL;
+	else if (!strncmp(val, "file:", 5) && val[5])
+		cfg->serial_path = val + 5;
+	else
+		return usage_error("bad --serial '%s' (stdio, file:PATH or none)", val);
+	return 0;
+}
+
+static int parse_trace(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	if (!trace_parse(val, &cfg->machine.trace))
+		return usage_error("bad --trace '%s' (comma list of insn,exc,io,pf,vmexit or all)", val);
+	cfg->watch.trace = cfg->machine.trace & TRACE_VMEXIT;
+	return 0;
+}
+
+static int parse_trace_format(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	if (strcmp(val, "text") && strcmp(val, "json"))
+		return usage_error("bad --trace-format '%s' (text or json)", val);
+	cfg->watch.json = !strcmp(val, "json");
+	return 0;
+}
+
+static int parse_livelock(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	if (!parse_u64(val, &cfg->watch.livelock))
+		return usage_error("bad --livelock '%s' (a number of repeats, 0 = off)", val);
+	return 0;
+}
+
+static int parse_load(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	struct machine_config *mc = &cfg->machine;
+	char *at = strrchr(val, '@');
+	uint64_t addr;
+	if (!at || at == val || !parse_u64(at + 1, &addr))
+		return usage_error("bad --load '%s' (FILE@ADDR)", val);
+	if (mc->n_loads == MACHINE_MAX_LOADS)
+		return usage_error("too many --load options (max %d)", MACHINE_MAX_LOADS);
+	/* The path is the argument up to the '@'; keep it in argv's storage. */
+	*at = '\0';
+	mc->loads[mc->n_loads++] = (struct flat_load){ .path = val, .addr = addr };
+	return 0;
+}
+
+static int parse_module(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	struct machine_config *mc = &cfg->machine;
+	/* "FILE ARGS": the file is up to the first space (QEMU's -initrd). */
+	if (!val[0] || val[0] == ' ')
+		return usage_error("bad --module '%s' (\"FILE [ARGS]\")", val);
+	if (mc->n_modules == MB_MAX_MODULES)
+		return usage_error("too many --module options (max %d)", MB_MAX_MODULES);
+	if (strlen(val) >= MB_CMDLINE_MAX)
+		return usage_error("--module string too long (max %d bytes)", MB_CMDLINE_MAX - 1);
+	mc->modules[mc->n_modules++] = val;
+	return 0;
+}
+
+static int parse_dump_pt(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	if (strcmp(val, "exit") && strcmp(val, "shutdown"))
+		return usage_error("bad --dump-pt '%s' (exit or shutdown)", val);
+	cfg->dump_pt = !strcmp(val, "exit") ? DUMP_PT_EXIT : DUMP_PT_SHUTDOWN;
+	return 0;
+}
+
+static int parse_tlb(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	/* "cached" is accepted as another name for "exact". */
+	if (strcmp(val, "exact") && strcmp(val, "cached") && strcmp(val, "flush"))
+		return usage_error("bad --tlb '%s' (exact or flush)", val);
+	cfg->machine.tlb_uncached = !strcmp(val, "flush");
+	return 0;
+}
+
+static int parse_display(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	if (!display_parse(val, &cfg->display))
+		return usage_error("bad --display '%s' (none, text or sdl)", val);
+	return 0;
+}
+
+static int parse_keys(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	if (cfg->n_keys == RUN_MAX_KEYS)
+		return usage_error("too many --keys options (max %d)", RUN_MAX_KEYS);
+	cfg->keys[cfg->n_keys++] = val;
+	return 0;
+}
+
+/* --entry and --entry64: the address; which one, from the row. */
+static int parse_entry_at(struct run_config *cfg, const struct run_option *o, char *val, bool entry64)
+{
+	if (!parse_u64(val, &cfg->machine.entry))
+		return usage_error("bad %s '%s' (an address)", o->name, val);
+	cfg->machine.has_entry = true;
+	cfg->machine.entry64 = entry64;
+	return 0;
+}
+
+static int parse_entry(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	return parse_entry_at(cfg, o, val, false);
+}
+
+static int parse_entry64(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	return parse_entry_at(cfg, o, val, true);
+}
+
+static int parse_quirk(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	const struct svm_quirk_info *q = svm_quirk_find(val);
+	if (!q)
+		return usage_error("unknown quirk '%s' (try --quirk help)", val);
+	cfg->machine.quirks |= q->bit;
+	return 0;
+}
+
+static int parse_insn_rate(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	uint64_t *rate = &cfg->machine.insn_rate;
+	if (!parse_rate(val, rate))
+		return usage_error("bad --insn-rate '%s' (a frequency: 1000000000, 2.4G, 500M)", val);
+	if (*rate < INSN_RATE_MIN || *rate > INSN_RATE_MAX)
+		return usage_error("--insn-rate %s out of range (1M..10G)", val);
+	return 0;
+}
+
+static int parse_rtc_base(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	if (!parse_date(val, &cfg->machine.rtc_base))
+		return usage_error("bad --rtc-base '%s' (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS, "
+				   "a date from 1900 to 2099)", val);
+	return 0;
+}
+
+static int parse_smp(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	uint64_t n;
+	if (!parse_u64(val, &n) || n < 1 || n > MACHINE_MAX_CPUS)
+		return usage_error("bad --smp '%s' (a number of CPUs, 1..%d)", val, MACHINE_MAX_CPUS);
+	cfg->machine.n_cpus = (unsigned)n;
+	return 0;
+}
+
+static int parse_quantum(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	uint64_t *q = &cfg->machine.quantum;
+	if (!parse_u64(val, q) || *q == 0 || *q > SMP_MAX_QUANTUM)
+		return usage_error("bad --quantum '%s' (a number of instructions, 1..%u)", val, SMP_MAX_QUANTUM);
+	return 0;
+}
+
+/* The options' names in the table below (check_combinations() names them). */
+enum opt {
+	OPT_KERNEL, OPT_CMDLINE, OPT_MEM, OPT_CPU, OPT_MAX_INSNS, OPT_SERIAL, OPT_TRACE,
+	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT, OPT_MODULE, OPT_QUIRK,
+	OPT_TRACE_FORMAT, OPT_STATS, OPT_LIVELOCK, OPT_INSN_RATE, OPT_REALTIME, OPT_RTC_BASE,
+	OPT_DISPLAY, OPT_SCREENSHOT, OPT_KEYS, OPT_SMP, OPT_QUANTUM, OPT_NO_REBOOT, OPT_COUNT
+};
+
+#define STRING_AT(f) store_string, offsetof(struct run_config, f)
+#define TRUE_AT(f) store_true, offsetof(struct run_config, f)
+
+static const struct run_option options[OPT_COUNT] = {
+	/*                    name            flag   repeats help          parse */
+	[OPT_KERNEL]       = { "--kernel",       false, false, NULL,        STRING_AT(machine.kernel) },
+	[OPT_CMDLINE]      = { "--cmdline",      false, false, NULL,        STRING_AT(machine.cmdline) },
+	[OPT_MEM]          = { "--mem",          false, false, NULL,        parse_mem_option, 0 },
+	[OPT_CPU]          = { "--cpu",          false, false, list_models, parse_cpu, 0 },
+	[OPT_MAX_INSNS]    = { "--max-insns",    false, false, NULL,        parse_max_insns, 0 },
+	[OPT_SERIAL]       = { "--serial",       false, false, NULL,        parse_serial, 0 },
+	[OPT_TRACE]        = { "--trace",        false, false, NULL,        parse_trace, 0 },
+	[OPT_LOAD]         = { "--load",         false, true,  NULL,        parse_load, 0 },
+	[OPT_ENTRY]        = { "--entry",        false, false, NULL,        parse_entry, 0 },
+	[OPT_ENTRY64]      = { "--entry64",      false, false, NULL,        parse_entry64, 0 },
+	[OPT_BIOS]         = { "--bios",         false, false, NULL,        STRING_AT(machine.bios) },
+	[OPT_TLB]          = { "--tlb",          false, false, NULL,        parse_tlb, 0 },
+	[OPT_DUMP_PT]      = { "--dump-pt",      false, false, NULL,        parse_dump_pt, 0 },
+	[OPT_MODULE]       = { "--module",       false, true,  NULL,        parse_module, 0 },
+	[OPT_QUIRK]        = { "--quirk",        false, true,  list_quirks, parse_quirk, 0 },
+	[OPT_TRACE_FORMAT] = { "--trace-format", false, false, NULL,        parse_trace_format, 0 },
+	[OPT_STATS]        = { "--stats",        true,  false, NULL,        TRUE_AT(watch.stats) },
+	[OPT_LIVELOCK]     = { "--livelock",     false, false, NULL,        parse_livelock, 0 },
+	[OPT_INSN_RATE]    = { "--insn-rate",    false, false, NULL,        parse_insn_rate, 0 },
+	[OPT_REALTIME]     = { "--realtime",     true,  false, NULL,        TRUE_AT(machine.realtime) },
+	[OPT_RTC_BASE]     = { "--rtc-base",     false, false, NULL,        parse_rtc_base, 0 },
+	[OPT_DISPLAY]      = { "--display",      false, false, NULL,        parse_display, 0 },
+	/* Checked and written by the run, like --serial file:PATH. */
+	[OPT_SCREENSHOT]   = { "--screenshot",   false, false, NULL,        STRING_AT(screenshot) },
+	[OPT_KEYS]         = { "--keys",         false, true,  NULL,        parse_keys, 0 },
+	[OPT_SMP]          = { "--smp",          false, false, NULL,        parse_smp, 0 },
+	[OPT_QUANTUM]      = { "--quantum",      false, false, NULL,        parse_quantum, 0 },
+	[OPT_NO_REBOOT]    = { "--no-reboot",    true,  false, NULL,        TRUE_AT(machine.no_reboot) },
+};
+
+bool run_option_is_flag(const char *name)
+{
+	for (unsigned k = 0; k < OPT_COUNT; k++)
+		if (!strcmp(name, options[k].name))
+			return options[k].flag;
+	return false;
 }
 
 /* Options that cannot be combined (README "Conflicting options"). */
@@ -338,7 +573,7 @@ static const struct { enum opt a, b; const char *why; } conflicts[] = {
 
 /* Options that exclude each other, or need another to mean anything (README
  * "Conflicting options"): 0, or the usage error already reported. */
-static int check_combinations(const unsigned seen[OPT_COUNT], const struct machine_config *cfg)
+static int check_combinations(const unsigned seen[OPT_COUNT], const struct run_config *cfg)
 {
 	for (size_t i = 0; i < sizeof(conflicts) / sizeof(conflicts[0]); i++)
 		if (seen[conflicts[i].a] && seen[conflicts[i].b])
@@ -360,38 +595,48 @@ static int check_combinations(const unsigned seen[OPT_COUNT], const struct machi
 	return 0;
 }
 
-static int cmd_run(int argc, char **argv)
+/* The usage text, --help's answer. */
+static void print_usage(void)
 {
-	struct machine_config cfg = { .ram_size = MEM_DEFAULT, .model = cpu_models[0],
-				      .serial = stdout, .watch.livelock = LIVELOCK_DEFAULT };
-	unsigned seen[OPT_COUNT] = { 0 };
-	const char *first[OPT_COUNT] = { 0 };
+	fputs(usage_text, stdout);
+	fputs(usage_options_more_text, stdout);
+	fputs(usage_devices_text, stdout);
+	fputs(usage_status_text, stdout);
+}
+
+/* Split argv into options and hand each value to its row: 0 with cfg filled
+ * and seen[]/first[] the count and first value of each option, EXIT_DONE
+ * when --help or an option's help was printed, else the usage error already
+ * reported. */
+enum { EXIT_DONE = -1 };
+
+static int parse_run_options(int argc, char **argv, struct run_config *cfg, unsigned seen[OPT_COUNT],
+			     const char *first[OPT_COUNT])
+{
 	for (int i = 0; i < argc; i++) {
-		const char *arg = argv[i], *val = NULL;
+		char *arg = argv[i], *val = NULL;
 		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
-			fputs(usage_text, stdout);
-			fputs(usage_options_more_text, stdout);
-			fputs(usage_devices_text, stdout);
-			fputs(usage_status_text, stdout);
-			return 0;
+			print_usage();
+			return EXIT_DONE;
 		}
 		char name[32];
-		const char *eq = strchr(arg, '=');
+		char *eq = strchr(arg, '=');
 		size_t nlen = eq ? (size_t)(eq - arg) : strlen(arg);
 		if (nlen >= sizeof(name) || strncmp(arg, "--", 2) != 0)
 			return usage_error("unexpected argument '%s' (try 'hvemu --help')", arg);
 		memcpy(name, arg, nlen);
 		name[nlen] = 0;
-		enum opt o = OPT_COUNT;
-		for (unsigned k = 0; k < OPT_COUNT; k++)
-			if (!strcmp(name, options[k].name))
-				o = (enum opt)k;
-		if (o == OPT_COUNT)
+		enum opt k = OPT_COUNT;
+		for (unsigned j = 0; j < OPT_COUNT; j++)
+			if (!strcmp(name, options[j].name))
+				k = (enum opt)j;
+		if (k == OPT_COUNT)
 			return usage_error("unknown option '%s' (try 'hvemu --help')", name);
-		if (option_is_flag[o]) {
+		const struct run_option *o = &options[k];
+		if (o->flag) {
 			if (eq)
 				return usage_error("%s takes no value (got '%s')", name, eq + 1);
-			val = "";
+			val = arg + nlen;      /* "" */
 		} else if (eq) {
 			val = eq + 1;
 		} else if (i + 1 < argc) {
@@ -399,191 +644,51 @@ static int cmd_run(int argc, char **argv)
 		} else {
 			return usage_error("option %s needs a value", name);
 		}
-		if (o == OPT_CPU && !strcmp(val, "help")) {
-			list_models();
-			return 0;
+		if (o->help && !strcmp(val, "help")) {
+			o->help();
+			return EXIT_DONE;
 		}
-		if (o == OPT_QUIRK && !strcmp(val, "help")) {
-			list_quirks();
-			return 0;
-		}
-		if (seen[o] && option_is_flag[o])
+		if (seen[k] && o->flag)
 			return usage_error("%s given twice", name);
-		if (seen[o] && !options[o].repeatable)
-			return usage_error("%s given twice ('%s', then '%s'); it takes one value", name,
-					   first[o], val);
-		seen[o]++;
-		first[o] = val;
-
-		switch (o) {
-		case OPT_KERNEL:
-			cfg.kernel = val;
-			break;
-		case OPT_CMDLINE:
-			cfg.cmdline = val;
-			break;
-		case OPT_BIOS:
-			cfg.bios = val;
-			break;
-		case OPT_MEM: {
-			uint64_t m;
-			if (!parse_mem(val, &m))
-				return usage_error("bad --mem '%s' (examples: 128M, 1G)", val);
-			if (m < MEM_MIN || m > MEM_MAX || (m & 0xfff))
-				return usage_error("--mem %s out of range (2M..3584M, a multiple of 4K)", val);
-			cfg.ram_size = m;
-			break;
-		}
-		case OPT_CPU: {
-			char why[256];
-			cfg.model = cpu_model_parse(val, why, sizeof(why));
-			if (!cfg.model)
-				return usage_error("%s", why);
-			break;
-		}
-		case OPT_MAX_INSNS:
-			if (!parse_u64(val, &cfg.max_insns) || cfg.max_insns == 0)
-				return usage_error("bad --max-insns '%s' (a positive number)", val);
-			break;
-		case OPT_SERIAL:
-			/* Only recorded here: machine_setup() opens the file after every
-			 * input has been read and checked, so a bad run destroys nothing. */
-			if (!strcmp(val, "stdio"))
-				cfg.serial = stdout;
-			else if (!strcmp(val, "none"))
-				cfg.serial = NULL;
-			else if (!strncmp(val, "file:", 5) && val[5])
-				cfg.serial_path = val + 5;
-			else
-				return usage_error("bad --serial '%s' (stdio, file:PATH or none)", val);
-			break;
-		case OPT_TRACE:
-			if (!trace_parse(val, &cfg.trace))
-				return usage_error("bad --trace '%s' (comma list of insn,exc,io,pf,vmexit or all)", val);
-			cfg.watch.trace = cfg.trace & TRACE_VMEXIT;
-			break;
-		case OPT_TRACE_FORMAT:
-			if (strcmp(val, "text") && strcmp(val, "json"))
-				return usage_error("bad --trace-format '%s' (text or json)", val);
-			cfg.watch.json = !strcmp(val, "json");
-			break;
-		case OPT_STATS:
-			cfg.watch.stats = true;
-			break;
-		case OPT_LIVELOCK:
-			if (!parse_u64(val, &cfg.watch.livelock))
-				return usage_error("bad --livelock '%s' (a number of repeats, 0 = off)", val);
-			break;
-		case OPT_LOAD: {
-			const char *at = strrchr(val, '@');
-			uint64_t addr;
-			if (!at || at == val || !parse_u64(at + 1, &addr))
-				return usage_error("bad --load '%s' (FILE@ADDR)", val);
-			if (cfg.n_loads == MACHINE_MAX_LOADS)
-				return usage_error("too many --load options (max %d)", MACHINE_MAX_LOADS);
-			/* The path is the argument up to the '@'; keep it in argv's storage. */
-			((char *)at)[0] = '\0';
-			cfg.loads[cfg.n_loads++] = (struct flat_load){ .path = val, .addr = addr };
-			break;
-		}
-		case OPT_MODULE:
-			/* "FILE ARGS": the file is up to the first space (QEMU's -initrd). */
-			if (!val[0] || val[0] == ' ')
-				return usage_error("bad --module '%s' (\"FILE [ARGS]\")", val);
-			if (cfg.n_modules == MB_MAX_MODULES)
-				return usage_error("too many --module options (max %d)", MB_MAX_MODULES);
-			if (strlen(val) >= MB_CMDLINE_MAX)
-				return usage_error("--module string too long (max %d bytes)", MB_CMDLINE_MAX - 1);
-			cfg.modules[cfg.n_modules++] = val;
-			break;
-		case OPT_DUMP_PT:
-			if (strcmp(val, "exit") && strcmp(val, "shutdown"))
-				return usage_error("bad --dump-pt '%s' (exit or shutdown)", val);
-			cfg.dump_pt = !strcmp(val, "exit") ? DUMP_PT_EXIT : DUMP_PT_SHUTDOWN;
-			break;
-		case OPT_TLB:
-			/* "cached" is accepted as another name for "exact". */
-			if (strcmp(val, "exact") && strcmp(val, "cached") && strcmp(val, "flush"))
-				return usage_error("bad --tlb '%s' (exact or flush)", val);
-			cfg.tlb_uncached = !strcmp(val, "flush");
-			break;
-		case OPT_DISPLAY:
-			if (!display_parse(val, &cfg.display))
-				return usage_error("bad --display '%s' (none, text or sdl)", val);
-			break;
-		case OPT_SCREENSHOT:
-			/* Checked and written by the machine, like --serial file:PATH. */
-			cfg.screenshot = val;
-			break;
-		case OPT_KEYS:
-			if (cfg.n_keys == MACHINE_MAX_KEYS)
-				return usage_error("too many --keys options (max %d)", MACHINE_MAX_KEYS);
-			cfg.keys[cfg.n_keys++] = val;
-			break;
-		case OPT_ENTRY:
-		case OPT_ENTRY64:
-			if (!parse_u64(val, &cfg.entry))
-				return usage_error("bad %s '%s' (an address)", name, val);
-			cfg.has_entry = true;
-			cfg.entry64 = o == OPT_ENTRY64;
-			break;
-		case OPT_QUIRK: {
-			const struct svm_quirk_info *q = svm_quirk_find(val);
-			if (!q)
-				return usage_error("unknown quirk '%s' (try --quirk help)", val);
-			cfg.svm_quirks |= q->bit;
-			break;
-		}
-		case OPT_INSN_RATE:
-			if (!parse_rate(val, &cfg.insn_rate))
-				return usage_error("bad --insn-rate '%s' (a frequency: 1000000000, 2.4G, 500M)", val);
-			if (cfg.insn_rate < INSN_RATE_MIN || cfg.insn_rate > INSN_RATE_MAX)
-				return usage_error("--insn-rate %s out of range (1M..10G)", val);
-			break;
-		case OPT_REALTIME:
-			cfg.realtime = true;
-			break;
-		case OPT_NO_REBOOT:
-			cfg.no_reboot = true;
-			break;
-		case OPT_RTC_BASE:
-			if (!parse_date(val, &cfg.rtc_base))
-				return usage_error("bad --rtc-base '%s' (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS, "
-						   "a date from 1900 to 2099)", val);
-			break;
-		case OPT_SMP: {
-			uint64_t n;
-			if (!parse_u64(val, &n) || n < 1 || n > MACHINE_MAX_CPUS)
-				return usage_error("bad --smp '%s' (a number of CPUs, 1..%d)", val, MACHINE_MAX_CPUS);
-			cfg.n_cpus = (unsigned)n;
-			break;
-		}
-		case OPT_QUANTUM:
-			if (!parse_u64(val, &cfg.quantum) || cfg.quantum == 0 || cfg.quantum > SMP_MAX_QUANTUM)
-				return usage_error("bad --quantum '%s' (a number of instructions, 1..%u)", val,
-						   SMP_MAX_QUANTUM);
-			break;
-		case OPT_COUNT:
-			break;
-		}
+		if (seen[k] && !o->repeatable)
+			return usage_error("%s given twice ('%s', then '%s'); it takes one value", name, first[k], val);
+		seen[k]++;
+		first[k] = val;
+		int rc = o->parse(cfg, o, val);
+		if (rc)
+			return rc;
 	}
-	int rc = check_combinations(seen, &cfg);
+	return 0;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	struct run_config cfg = { .machine = { .ram_size = MEM_DEFAULT, .model = cpu_models[0], .serial = stdout },
+				  .watch.livelock = LIVELOCK_DEFAULT };
+	unsigned seen[OPT_COUNT] = { 0 };
+	const char *first[OPT_COUNT] = { 0 };
+	int rc = parse_run_options(argc, argv, &cfg, seen, first);
+	if (rc == EXIT_DONE)
+		return 0;
 	if (rc)
 		return rc;
-	if (cfg.svm_quirks && cfg.model->hv_ext != HV_EXT_SVM)
+	rc = check_combinations(seen, &cfg);
+	if (rc)
+		return rc;
+	if (cfg.machine.quirks && cfg.machine.model->hv_ext != HV_EXT_SVM)
 		return usage_error("--quirk %s changes the SVM model; CPU model '%s' has no SVM (try --cpu epyc-lite)",
-				   first[OPT_QUIRK], cfg.model->name);
+				   first[OPT_QUIRK], cfg.machine.model->name);
 
-	struct machine *m = calloc(1, sizeof(*m));
-	if (!m)
+	struct run *r = calloc(1, sizeof(*r));
+	if (!r)
 		return usage_error("out of memory");
 	char err[512];
-	if (!machine_setup(m, &cfg, err, sizeof(err)))
+	if (!run_setup(r, &cfg, err, sizeof(err)))
 		rc = usage_error("%s", err);
 	else
-		rc = machine_run(m);
-	machine_destroy(m);
-	free(m);
+		rc = run_machine(r);
+	run_destroy(r);
+	free(r);
 	fflush(stdout);
 	return rc;
 }
@@ -593,10 +698,7 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		return usage_error("no command (try 'hvemu --help')");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-		fputs(usage_text, stdout);
-		fputs(usage_options_more_text, stdout);
-		fputs(usage_devices_text, stdout);
-		fputs(usage_status_text, stdout);
+		print_usage();
 		return 0;
 	}
 	if (!strcmp(argv[1], "--version")) {

@@ -6,7 +6,7 @@
  * flag) is ignored: items are read-only. No DMA interface (the ID item says
  * so; port 0x514 is unclaimed).
  *
- * The items hvemu's machine fills (cli/pc_boot.c): the signature "QEMU", the
+ * The items hvemu's machine fills (machine/pc_boot.c): the signature "QEMU", the
  * ID (traditional interface only), a null UUID, the RAM size, the CPU count and
  * maximum (FW_CFG_NB_CPUS, FW_CFG_MAX_CPUS), and the file directory with the
  * files in it. */

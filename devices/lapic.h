@@ -33,7 +33,7 @@
 /* The timer's input clock on hvemu's machine: SDM 10.5.4, "the processor's bus
  * clock or core crystal clock frequency (when TSC/core crystal clock ratio is
  * enumerated in CPUID leaf 0x15)": the 24 MHz crystal leaf 15H reports
- * (emu/cpu_model.c), on every model. */
+ * (emu/cpu_models.c), on every model. */
 #define LAPIC_TIMER_HZ     24000000ull
 
 /* IA32_APIC_BASE.EN / .EXTD (SDM 10.12.1 Table 10-5): the three valid states. */

@@ -6,7 +6,7 @@
  *     datasheet, RC register): bit 2 Reset CPU (a 0 -> 1 write resets), bit 1
  *     System Reset (1: hard reset, 0: soft reset, INIT only).
  * A reset is a power_request(POWER_RESET): the CLI's machine restarts, or ends
- * the run under --no-reboot (cli/reboot.h). The
+ * the run under --no-reboot (machine/reboot.h). The
  * A20 line goes to the CPU (emu/cpu.h cpu_set_a20). */
 #ifndef HVEMU_DEVICES_RESET_H
 #define HVEMU_DEVICES_RESET_H

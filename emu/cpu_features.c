@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "emu/cpu_model.h"
+#include "emu/feature_bits.h"
+#include "mmu/x86_vmx.h"
 
 enum { EAX, EBX, ECX, EDX };
 
@@ -33,39 +35,30 @@ static const struct feature_name {
 #undef X
 };
 
-/* VMX capabilities by name: the allowed-1 half of a control MSR (bit 32 + n)
- * or a bit of another capability MSR (SDM Vol.3 Appendix A). */
+/* VMX capabilities by name: a bit of a capability MSR, for a control its
+ * allowed-1 setting (bit 32 + n; SDM Vol.3 Appendix A). */
+#define ALLOWED1(ctl) ((uint64_t)VMX_CTL(ctl) << 32)
 static const struct vmx_feature_name {
 	uint32_t msr;
-	uint8_t bit;
+	uint64_t mask;
 	const char *name;
 } vmx_feature_names[] = {
-	{ MSR_VMX_PINBASED_CTLS, 32 + 5, "vnmi" },
-	{ MSR_VMX_PINBASED_CTLS, 32 + 6, "preemption_timer" },
-	{ MSR_VMX_PROCBASED_CTLS, 32 + 3, "tsc_offset" },
-	{ MSR_VMX_PROCBASED_CTLS, 32 + 21, "vtpr" },
-	{ MSR_VMX_PROCBASED_CTLS, 32 + 27, "mtf" },
-	{ MSR_VMX_PROCBASED_CTLS2, 32 + 1, "ept" },
-	{ MSR_VMX_PROCBASED_CTLS2, 32 + 5, "vpid" },
-	{ MSR_VMX_PROCBASED_CTLS2, 32 + 7, "unrestricted_guest" },
-	{ MSR_VMX_PROCBASED_CTLS2, 32 + 10, "ple" },
-	{ MSR_VMX_PROCBASED_CTLS2, 32 + 13, "vmfunc" },
-	{ MSR_VMX_EPT_VPID_CAP, 0, "ept_x_only" },
-	{ MSR_VMX_EPT_VPID_CAP, 7, "ept_5level" },
-	{ MSR_VMX_EPT_VPID_CAP, 17, "ept_1gb" },
-	{ MSR_VMX_EPT_VPID_CAP, 21, "ept_ad" },
-	{ MSR_VMX_EPT_VPID_CAP, 32, "invvpid" },
-	{ MSR_VMX_BASIC, 55, "true_ctls" },
-};
-
-/* CPUID Fn8000_000A_EDX by name (APM3 E.4.9; svm/capabilities.h). */
-static const char *const svm_feature_names[32] = {
-	[0] = "npt", [1] = "lbrv", [2] = "svm_lock", [3] = "nrip_save", [4] = "tsc_scale",
-	[5] = "vmcb_clean", [6] = "flushbyasid", [7] = "decodeassists", [10] = "pausefilter",
-	[12] = "pfthreshold", [13] = "avic", [15] = "v_vmsave_vmload", [16] = "vgif",
-	[17] = "gmet", [18] = "x2avic", [19] = "sss_check", [20] = "v_spec_ctrl",
-	[21] = "rogpt", [23] = "host_mce_override", [24] = "tlbi_ctl", [25] = "vnmi",
-	[26] = "ibs_virt",
+	{ MSR_VMX_PINBASED_CTLS, ALLOWED1(VMX_PIN_VIRTUAL_NMIS), "vnmi" },
+	{ MSR_VMX_PINBASED_CTLS, ALLOWED1(VMX_PIN_PREEMPTION_TIMER), "preemption_timer" },
+	{ MSR_VMX_PROCBASED_CTLS, ALLOWED1(VMX_PROC_TSC_OFFSETTING), "tsc_offset" },
+	{ MSR_VMX_PROCBASED_CTLS, ALLOWED1(VMX_PROC_TPR_SHADOW), "vtpr" },
+	{ MSR_VMX_PROCBASED_CTLS, ALLOWED1(VMX_PROC_MONITOR_TRAP_FLAG), "mtf" },
+	{ MSR_VMX_PROCBASED_CTLS2, ALLOWED1(VMX_PROC2_EPT), "ept" },
+	{ MSR_VMX_PROCBASED_CTLS2, ALLOWED1(VMX_PROC2_VPID), "vpid" },
+	{ MSR_VMX_PROCBASED_CTLS2, ALLOWED1(VMX_PROC2_UNRESTRICTED_GUEST), "unrestricted_guest" },
+	{ MSR_VMX_PROCBASED_CTLS2, ALLOWED1(VMX_PROC2_PAUSE_LOOP_EXITING), "ple" },
+	{ MSR_VMX_PROCBASED_CTLS2, ALLOWED1(VMX_PROC2_VM_FUNCTIONS), "vmfunc" },
+	{ MSR_VMX_EPT_VPID_CAP, EPT_CAP_EXEC_ONLY, "ept_x_only" },
+	{ MSR_VMX_EPT_VPID_CAP, EPT_CAP_WALK5, "ept_5level" },
+	{ MSR_VMX_EPT_VPID_CAP, EPT_CAP_1G, "ept_1gb" },
+	{ MSR_VMX_EPT_VPID_CAP, EPT_CAP_AD, "ept_ad" },
+	{ MSR_VMX_EPT_VPID_CAP, VPID_CAP_INVVPID, "invvpid" },
+	{ MSR_VMX_BASIC, VMX_BASIC_TRUE_CTLS, "true_ctls" },
 };
 
 /* Words are printed after a 16-column indent and wrapped before column 100. */
@@ -108,15 +101,16 @@ static const char *feature_name(uint32_t leaf, unsigned reg, unsigned bit)
 	return NULL;
 }
 
-/* Is leaf.reg[bit] printed among the features? The hypervisor extension has
- * its own line, and AMD's 80000001H:EDX copies of leaf-1 bits (APM3 E.4.2)
- * are the same features. */
+/* Is leaf.reg[bit] printed among the features? The hypervisor extension
+ * (VMX, SVM and leaf 8000000AH) has its own line, and AMD's 80000001H:EDX
+ * copies of leaf-1 bits (APM3 E.4.2) are the same features. */
 static bool listed(const struct cpu_model *m, uint32_t leaf, unsigned reg, unsigned bit)
 {
-	if ((leaf == 1 && reg == ECX && bit == 5) || (leaf == 0x80000001 && reg == ECX && bit == 2))
+	if ((leaf == 1 && reg == ECX && bit == FEATURE_BIT_vmx) ||
+	    (leaf == 0x80000001 && reg == ECX && bit == FEATURE_BIT_svm) || leaf == 0x8000000a)
 		return false;
 	if (m->vendor == VENDOR_AMD && leaf == 0x80000001 && reg == EDX &&
-	    ((0x0183f3ffu >> bit) & 1) && bit != 11)
+	    ((AMD_EDX81_ALIASES >> bit) & 1))
 		return false;
 	return true;
 }
@@ -170,7 +164,7 @@ static void describe_hv(const struct cpu_model *m, bool hv, struct line *l)
 		for (size_t i = 0; i < sizeof(vmx_feature_names) / sizeof(vmx_feature_names[0]); i++) {
 			uint64_t v;
 			if (cpu_model_vmx_cap(m, vmx_feature_names[i].msr, &v) &&
-			    ((v >> vmx_feature_names[i].bit) & 1))
+			    (v & vmx_feature_names[i].mask))
 				put_word(l, vmx_feature_names[i].name);
 		}
 	} else {
@@ -185,7 +179,8 @@ static void describe_hv(const struct cpu_model *m, bool hv, struct line *l)
 			if ((r[3] >> bit) & 1) {
 				char unnamed[24];
 				snprintf(unnamed, sizeof(unnamed), "8000000a.edx[%u]", bit);
-				put_word(l, svm_feature_names[bit] ? svm_feature_names[bit] : unnamed);
+				const char *name = feature_name(0x8000000a, EDX, bit);
+				put_word(l, name ? name : unnamed);
 			}
 	}
 	fprintf(l->out, "\n");
@@ -212,11 +207,6 @@ bool cpu_feature_lookup(const char *name, struct cpu_feature *out)
 		if (!strcmp(feature_names[i].name, name)) {
 			*out = (struct cpu_feature){ feature_names[i].leaf, feature_names[i].reg,
 						     feature_names[i].bit, feature_names[i].name };
-			return true;
-		}
-	for (unsigned bit = 0; bit < 32; bit++)
-		if (svm_feature_names[bit] && !strcmp(svm_feature_names[bit], name)) {
-			*out = (struct cpu_feature){ 0x8000000a, EDX, (uint8_t)bit, svm_feature_names[bit] };
 			return true;
 		}
 	return false;

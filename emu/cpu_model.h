@@ -1,5 +1,8 @@
 /* CPU models as data: vendor, signature, CPUID leaves, MSRs and the vendor's
- * choices where the manuals leave behaviour undefined. Selected with --cpu. */
+ * choices where the manuals leave behaviour undefined. Selected with --cpu.
+ * The models are emu/cpu_models.c, the CPUID engine emu/cpuid.c, derived
+ * models (--cpu MODEL,+FEATURE) emu/cpu_modifiers.c and the feature names
+ * emu/features.def with emu/cpu_features.c. */
 #ifndef HVEMU_EMU_CPU_MODEL_H
 #define HVEMU_EMU_CPU_MODEL_H
 
@@ -9,6 +12,7 @@
 #include <stdio.h>
 
 #include "emu/cpu.h"
+#include "emu/feature_bits.h"
 
 struct cpuid_leaf {
 	uint32_t leaf, subleaf;
@@ -33,34 +37,6 @@ enum hv_ext {
 	               * the capability MSRs 480H-493H (SDM Vol.3 23.6, Appendix A) */
 	HV_EXT_SVM,   /* CPUID.80000001H:ECX[2] and leaf 8000000AH; EFER.SVME;
 	               * VM_CR, VM_HSAVE_PA (APM2 15.4, 15.30; APM3 E.4.9) */
-};
-
-/* The VMX capability MSRs (SDM Vol.3 Appendix A, Vol.4 Table 2-2); the same
- * indices as vmx/capabilities.h, which emu/ does not include (the unit tests
- * check they agree). */
-enum {
-	MSR_VMX_BASIC = 0x480,
-	MSR_VMX_PINBASED_CTLS = 0x481,
-	MSR_VMX_PROCBASED_CTLS = 0x482,
-	MSR_VMX_EXIT_CTLS = 0x483,
-	MSR_VMX_ENTRY_CTLS = 0x484,
-	MSR_VMX_MISC = 0x485,
-	MSR_VMX_CR0_FIXED0 = 0x486,
-	MSR_VMX_CR0_FIXED1 = 0x487,
-	MSR_VMX_CR4_FIXED0 = 0x488,
-	MSR_VMX_CR4_FIXED1 = 0x489,
-	MSR_VMX_VMCS_ENUM = 0x48a,
-	MSR_VMX_PROCBASED_CTLS2 = 0x48b,
-	MSR_VMX_EPT_VPID_CAP = 0x48c,
-	MSR_VMX_TRUE_PINBASED_CTLS = 0x48d,
-	MSR_VMX_TRUE_PROCBASED_CTLS = 0x48e,
-	MSR_VMX_TRUE_EXIT_CTLS = 0x48f,
-	MSR_VMX_TRUE_ENTRY_CTLS = 0x490,
-	MSR_VMX_VMFUNC = 0x491,
-	MSR_VMX_PROCBASED_CTLS3 = 0x492,
-	MSR_VMX_EXIT_CTLS2 = 0x493,
-	MSR_VMX_FIRST = MSR_VMX_BASIC,
-	MSR_VMX_LAST = MSR_VMX_EXIT_CTLS2,
 };
 
 /* A read-only MSR whose whole content is model data. */
@@ -154,10 +130,11 @@ static inline bool cpu_has(const struct cpu *cpu, uint32_t leaf, unsigned reg, u
 {
 	/* SDM Vol.4 Table 2-2, 1A0H: XD Bit Disable hides NX (and with it
 	 * EFER.NXE); MONITOR FSM = 0 hides MONITOR. */
-	if (leaf == 0x80000001 && reg == 3 && bit == 20 && (cpu->misc_enable & MISC_ENABLE_XD_DISABLE))
+	if (leaf == 0x80000001 && reg == CPUID_EDX && bit == FEATURE_BIT_nx &&
+	    (cpu->misc_enable & MISC_ENABLE_XD_DISABLE))
 		return false;
-	if (leaf == 1 && reg == 2 && bit == 3 && cpu->model && cpu->model->misc_enable.writable &&
-	    !(cpu->misc_enable & MISC_ENABLE_MONITOR_FSM))
+	if (leaf == 1 && reg == CPUID_ECX && bit == FEATURE_BIT_monitor && cpu->model &&
+	    cpu->model->misc_enable.writable && !(cpu->misc_enable & MISC_ENABLE_MONITOR_FSM))
 		return false;
 	return cpu_model_has_hv(cpu->model, cpu->hv_available, leaf, reg, bit);
 }

@@ -8,7 +8,7 @@
  * 8000000AH of -svm.
  *
  * A feature can be added only if hvemu implements it, which is what some
- * built-in model reports (the models advertise nothing else, emu/cpu_model.c),
+ * built-in model reports (the models advertise nothing else, emu/cpu_models.c),
  * and only where the model's other data can carry it (the table below).
  */
 #include <stdarg.h>
@@ -16,6 +16,8 @@
 #include <string.h>
 
 #include "emu/cpu_model.h"
+#include "emu/feature_bits.h"
+#include "mmu/x86_vmx.h"
 
 enum { EAX, EBX, ECX, EDX };
 
@@ -83,10 +85,8 @@ static const struct { const char *feature, *needs, *source; } needs[] = {
 	{ "pse36", "pse", "SDM Vol.3 4.3: PSE-36 widens 4-MByte pages" },
 };
 
-/* APM3 E.4.2: on AMD, leaf 80000001H EDX repeats leaf-1 EDX bits 0-9, 12-17,
- * 23 and 24; a change of one is a change of both. */
-#define AMD_EDX_ALIASES 0x0183f3ffu
-
+/* Sets or clears f's bit. On AMD, a leaf-1 EDX bit that 80000001H EDX repeats
+ * (APM3 E.4.2, AMD_EDX81_ALIASES) changes in both. */
 static bool set_bit(struct derived_model *d, const struct cpu_feature *f, bool on, char *err,
 		    size_t n)
 {
@@ -99,7 +99,7 @@ static bool set_bit(struct derived_model *d, const struct cpu_feature *f, bool o
 	uint32_t *r = reg_of(l, f->reg);
 	*r = on ? *r | 1u << f->bit : *r & ~(1u << f->bit);
 	if (d->model.vendor == VENDOR_AMD && f->leaf == 1 && f->reg == EDX &&
-	    ((AMD_EDX_ALIASES >> f->bit) & 1) && (l = leaf_of(d, 0x80000001)) != NULL)
+	    ((AMD_EDX81_ALIASES >> f->bit) & 1) && (l = leaf_of(d, 0x80000001)) != NULL)
 		l->edx = on ? l->edx | 1u << f->bit : l->edx & ~(1u << f->bit);
 	return true;
 }
@@ -172,10 +172,11 @@ static const struct { uint64_t cr4; const char *feature; } cr4_features[] = {
 	{ CR4_SMAP, "smap" }, { CR4_UMIP, "umip" }, { CR4_PKE, "pku" }, { CR4_LA57, "la57" },
 };
 
-/* Secondary controls that exist only with a feature (SDM Vol.3 Table 25-7:
+/* Secondary controls that exist only with a feature (SDM Vol.3 Table 24-7:
  * "enable RDTSCP", "enable INVPCID"), as allowed-1 bits (bit 32 + n). */
 static const struct { uint64_t bit; const char *feature; } ctls2_features[] = {
-	{ 1ull << (32 + 3), "rdtscp" }, { 1ull << (32 + 12), "invpcid" },
+	{ (uint64_t)VMX_CTL(VMX_PROC2_RDTSCP) << 32, "rdtscp" },
+	{ (uint64_t)VMX_CTL(VMX_PROC2_INVPCID) << 32, "invpcid" },
 };
 
 /* The VMX capability MSRs of a removed feature lose its bits. */

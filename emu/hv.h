@@ -87,25 +87,9 @@ struct vm_exit_observer {
 
 /* ---- What a world switch (VMRUN, #VMEXIT, VM entry, VM exit) needs of the core ---- */
 
-/* The CR4 and EFER bits this CPU implements; the rest are reserved (MBZ). */
-uint64_t cpu_cr4_valid_bits(const struct cpu *cpu);
-uint64_t cpu_efer_valid_bits(const struct cpu *cpu);
-
-/* Whether MOV to CRn of val passes the instruction's #GP(0) checks on the
- * value (reserved bits, illegal combinations): an SVM CR-write intercept comes
- * only after them (APM2 15.9 Table 15-7), a VMX exit before (SDM Vol.3 25.1.1). */
-bool cpu_mov_cr_value_ok(const struct cpu *cpu, unsigned cr, uint64_t val);
-
-/* Load the PAE PDPTE registers for the current CR0/CR3/CR4 (SDM Vol.3 4.4.1),
- * through stage 2 while cpu->stage2_on: ST_FAULT with #GP(0) pending for a
- * reserved bit, a stage-2 fault goes to the model as usual. Nothing happens
- * outside PAE paging. */
-status_t cpu_load_pdptes(struct cpu *cpu) CHECKED;
-
-/* After a model replaced registers wholesale (segments with seg_refresh()
- * done, CRs, EFER, RFLAGS with the lazy flags dropped, CPL): recompute the
- * mode and have the run loop look at the next boundary afresh. */
-void cpu_world_switched(struct cpu *cpu);
+/* The state API (slots, segments, CRs, MSRs, entering and leaving a guest,
+ * event injection) and the checks' helpers live in emu/world_state.h. */
+#include "emu/world_state.h"
 
 /* The slow halves (emu/intercept.c): build the record and ask the model. */
 status_t hv_intercept_insn(struct cpu *cpu, const struct insn *in, enum intercept_kind kind,

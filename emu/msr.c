@@ -5,15 +5,17 @@
  * feature, so one table serves every model), and read/write functions that
  * check the value (#GP(0) on reserved bits) before storing it. Model-specific
  * values (IA32_MISC_ENABLE's bits, the VMX capability MSRs) are data in the
- * model (emu/cpu_model.c).
+ * model (emu/cpu_models.c).
  */
 #include "emu/debug.h"
 #include "emu/apic.h"
 #include "emu/canonical.h"
 #include "emu/cpu.h"
 #include "emu/cpu_model.h"
+#include "emu/feature_bits.h"
 #include "emu/hv.h"
 #include "emu/operand.h"
+#include "mmu/x86_vmx.h"
 #include "isa_handlers.h"
 
 /* ---- which MSRs a CPU has ----
@@ -30,28 +32,28 @@ static inline unsigned family(const struct cpu *cpu)
 	return cpu->model ? (cpu->model->signature >> 8) & 0xf : 0;
 }
 
-static bool has_tsc(const struct cpu *cpu) { return feat(cpu, 1, 3, 4); }
+static bool has_tsc(const struct cpu *cpu) { return feat(cpu, 1, CPUID_EDX, FEATURE_BIT_tsc); }
 /* IA32_APIC_BASE is architectural from the P6 family on (SDM Vol.4 Table 2-2),
  * also when the APIC itself is not reported. */
 static bool has_apic_base(const struct cpu *cpu) { return family(cpu) >= 6 || cpu_is_amd(cpu); }
-static bool has_sep(const struct cpu *cpu) { return feat(cpu, 1, 3, 11); }
-static bool has_pat(const struct cpu *cpu) { return feat(cpu, 1, 3, 16); }
+static bool has_sep(const struct cpu *cpu) { return feat(cpu, 1, CPUID_EDX, FEATURE_BIT_sep); }
+static bool has_pat(const struct cpu *cpu) { return feat(cpu, 1, CPUID_EDX, FEATURE_BIT_pat); }
 /* IA32_MISC_ENABLE: the models that list its bits (the family-6 Intel ones,
  * SDM Vol.4 Table 2-2, 1A0H). */
 static bool has_misc_enable(const struct cpu *cpu)
 {
 	return cpu->model && cpu->model->misc_enable.writable != 0;
 }
-static bool has_vmx(const struct cpu *cpu) { return cpu_is_intel(cpu) && feat(cpu, 1, 2, 5); }
-static bool has_smx(const struct cpu *cpu) { return cpu_is_intel(cpu) && feat(cpu, 1, 2, 6); }
+static bool has_vmx(const struct cpu *cpu) { return cpu_is_intel(cpu) && feat(cpu, 1, CPUID_ECX, FEATURE_BIT_vmx); }
+static bool has_smx(const struct cpu *cpu) { return cpu_is_intel(cpu) && feat(cpu, 1, CPUID_ECX, FEATURE_BIT_smx); }
 /* IA32_FEATURE_CONTROL: "If any one enumeration condition for defined bit field
  * holds": VMX or SMX (SDM Vol.4 Table 2-2, 3AH). Intel only. */
 static bool has_feature_control(const struct cpu *cpu) { return has_vmx(cpu) || has_smx(cpu); }
-static bool has_syscall(const struct cpu *cpu) { return feat(cpu, 0x80000001, 3, 11); }
-static bool has_nx(const struct cpu *cpu) { return feat(cpu, 0x80000001, 3, 20); }
-static bool has_lm(const struct cpu *cpu) { return feat(cpu, 0x80000001, 3, 29); }
-static bool has_rdtscp(const struct cpu *cpu) { return feat(cpu, 0x80000001, 3, 27); }
-static bool has_svm(const struct cpu *cpu) { return cpu_is_amd(cpu) && feat(cpu, 0x80000001, 2, 2); }
+static bool has_syscall(const struct cpu *cpu) { return feat(cpu, 0x80000001, CPUID_EDX, FEATURE_BIT_syscall); }
+static bool has_nx(const struct cpu *cpu) { return feat(cpu, 0x80000001, CPUID_EDX, FEATURE_BIT_nx); }
+static bool has_lm(const struct cpu *cpu) { return feat(cpu, 0x80000001, CPUID_EDX, FEATURE_BIT_lm); }
+static bool has_rdtscp(const struct cpu *cpu) { return feat(cpu, 0x80000001, CPUID_EDX, FEATURE_BIT_rdtscp); }
+static bool has_svm(const struct cpu *cpu) { return cpu_is_amd(cpu) && feat(cpu, 0x80000001, CPUID_ECX, FEATURE_BIT_svm); }
 /* IA32_EFER: Intel "If CPUID.80000001H:EDX.[20] || CPUID.80000001H:EDX.[29]"
  * (SDM Vol.4 Table 2-2); AMD: whenever one of its bits is implemented (APM2 3.1.7). */
 static bool has_efer(const struct cpu *cpu)
@@ -73,7 +75,8 @@ static unsigned maxphyaddr(const struct cpu_model *m)
 				return out[0] & 0xff;
 		}
 	}
-	return (cpu_model_has(m, 1, 3, 6) || cpu_model_has(m, 1, 3, 17)) ? 36 : 32;
+	return (cpu_model_has(m, 1, CPUID_EDX, FEATURE_BIT_pae) ||
+		cpu_model_has(m, 1, CPUID_EDX, FEATURE_BIT_pse36)) ? 36 : 32;
 }
 
 static inline uint64_t phys_mask(const struct cpu_model *m)
@@ -165,7 +168,7 @@ static bool pat_write(struct cpu *cpu, uint64_t v)
 }
 
 /* IA32_MISC_ENABLE (SDM Vol.4 Table 2-2): the model's reset value and writable
- * bits (emu/cpu_model.c); bits outside them that are 1 after reset are
+ * bits (emu/cpu_models.c); bits outside them that are 1 after reset are
  * read-only (a write leaves them), the others reserved. Bit 34 (XD bit
  * disable) exists only with NX, bit 22 (limit CPUID maxval) only where
  * CPUID.0:EAX is above 2 ("BIOS must ... examine the maximum value"); "R/WO"
@@ -208,7 +211,7 @@ static bool misc_enable_write(struct cpu *cpu, uint64_t v)
 #define MCG_CTL_P      (1ull << 8)
 #define MCG_STATUS_BITS 0x7ull        /* RIPV, EIPV, MCIP */
 
-static bool has_mca(const struct cpu *cpu) { return feat(cpu, 1, 3, 14); }
+static bool has_mca(const struct cpu *cpu) { return feat(cpu, 1, CPUID_EDX, FEATURE_BIT_mca); }
 static bool has_mcg_ctl(const struct cpu *cpu)
 {
 	return has_mca(cpu) && (cpu->model->mcg_cap & MCG_CTL_P);
@@ -255,16 +258,15 @@ static bool mc_bank_write(struct cpu *cpu, uint64_t v)
 /* IA32_FEATURE_CONTROL (SDM Vol.3 23.7): bit 0 lock; bit 1 VMX inside SMX (SMX
  * and VMX), bit 2 VMX outside SMX (VMX only; both reserved while the CPU does not
  * report VMX). "WRMSR to this MSR will cause a #GP once the lock bit is set." */
-#define FC_LOCK (1ull << 0)
 static uint64_t feature_control_read(struct cpu *cpu) { return cpu->feature_control; }
 static bool feature_control_write(struct cpu *cpu, uint64_t v)
 {
-	uint64_t writable = FC_LOCK;
+	uint64_t writable = FEATURE_CONTROL_LOCK;
 	if (has_smx(cpu) && has_vmx(cpu))
-		writable |= 1ull << 1;
+		writable |= FEATURE_CONTROL_VMX_IN_SMX;
 	if (has_vmx(cpu))
-		writable |= 1ull << 2;
-	if ((cpu->feature_control & FC_LOCK) || (v & ~writable))
+		writable |= FEATURE_CONTROL_VMX_NO_SMX;
+	if ((cpu->feature_control & FEATURE_CONTROL_LOCK) || (v & ~writable))
 		return false;
 	cpu->feature_control = v;
 	return true;
@@ -275,8 +277,6 @@ static bool feature_control_write(struct cpu *cpu, uint64_t v)
  * paging is enabled with LME=1), writes to it are ignored. LME cannot change
  * while paging is on (SDM Vol.3 9.8.5, APM2 14.6.1). SVME cannot be set while
  * VM_CR.SVMDIS = 1 (APM2 15.4). A change of NXE changes translations. */
-#define VM_CR_LOCK   (1ull << 3)
-#define VM_CR_SVMDIS (1ull << 4)
 static uint64_t efer_writable(const struct cpu *cpu)
 {
 	uint64_t writable = 0;
@@ -364,13 +364,13 @@ static bool tsc_aux_write(struct cpu *cpu, uint64_t v)
 	return true;
 }
 
-/* VM_CR (APM2 15.30.1): bit 0 DPD, 1 R_INIT, 2 DIS_A20M, 3 LOCK, 4 SVMDIS; bits
- * 63:5 reserved. "When [LOCK] is set, writes to LOCK and SVMDIS are silently
+/* VM_CR (APM2 15.30.1; the bits in mmu/x86.h): bits 63:5 reserved. "When
+ * [LOCK] is set, writes to LOCK and SVMDIS are silently
  * ignored" (it is cleared only through SVM_KEY, not modelled). */
 static uint64_t vm_cr_read(struct cpu *cpu) { return cpu->vm_cr; }
 static bool vm_cr_write(struct cpu *cpu, uint64_t v)
 {
-	if (v >> 5)
+	if (v & ~VM_CR_DEFINED)
 		return false;
 	if (cpu->vm_cr & VM_CR_LOCK)
 		v = (v & ~(VM_CR_LOCK | VM_CR_SVMDIS)) | (cpu->vm_cr & (VM_CR_LOCK | VM_CR_SVMDIS));
@@ -629,4 +629,20 @@ status_t op_wrmsr(struct cpu *cpu, const struct insn *in)
 	if (def ? !def->write(cpu, v) : !cpu_apic_msr_write(cpu, (uint32_t)cpu->regs[R_CX], v))
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	return ST_OK;
+}
+
+/* WRMSR's value checks and effect by index (emu/world_state.h): for the VMX
+ * MSR-load lists, which load "as WRMSR would" and fail on what WRMSR would
+ * refuse (SDM Vol.3 27.4 "Loading MSRs", 28.6). The machine-check banks and
+ * AMD's counters name their register by ECX, as the instructions give it, so
+ * ECX holds the index during the write. */
+bool cpu_msr_write_checked(struct cpu *cpu, uint32_t index, uint64_t value)
+{
+	uint64_t rcx = cpu->regs[R_CX];
+	cpu->regs[R_CX] = index;
+	const struct msr_def *def = find_msr(cpu, index);
+	bool ok = def ? def->write(cpu, value) :
+		  cpu_apic_msr(cpu, index) && cpu_apic_msr_write(cpu, index, value);
+	cpu->regs[R_CX] = rcx;
+	return ok;
 }

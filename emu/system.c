@@ -253,7 +253,7 @@ status_t op_std(struct cpu *cpu, const struct insn *in)
  * Maxval, SDM Vol.4 Table 2-2). */
 #define APIC_BASE_EN (1ull << 11)
 
-/* SDM Vol.2 CPUID: the model's table (emu/cpu_model.c; VMX/SVM only while
+/* SDM Vol.2 CPUID: the model's table (emu/cpu_models.c; VMX/SVM only while
  * cpu->hv_available), with the fields that reflect run-time state:
  * CPUID.1:EDX.APIC reads 0 while the APIC is globally disabled (SDM Vol.3
  * 10.4.3), and CPUID.0:EAX is at most 2 while Limit CPUID Maxval is set (Intel). */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "emu/cpu_model.h"
+#include "machine/boot_entry.h"
 
 #define HANDLER_REAL 0x500u
 #define HANDLER_ERR32 0x540u       /* pops the error code, then HANDLER_32 */
@@ -60,15 +61,11 @@ static bool pushes_error(unsigned v)
 	return v == 8 || (v >= 10 && v <= 14) || v == 17 || v == 21;
 }
 
-static void ram_written(void *opaque, uint64_t pa, unsigned size)
-{
-	cpu_notify_phys_write(opaque, pa, size);
-}
-
-/* The IVT, the handlers, the GDT and the IDT, in zeroed RAM. */
+/* The IVT, the handlers, the GDT and the IDT, below FUZZ_TABLES_END (the
+ * rest of that RAM zeroed). */
 static void build_tables(struct physmem *pm)
 {
-	memset(pm->ram, 0, pm->ram_size);
+	memset(pm->ram, 0, FUZZ_TABLES_END);
 	for (unsigned v = 0; v < 256; v++)
 		physmem_write(pm, v * 4, 4, HANDLER_REAL);            /* 0000:0500 */
 	memcpy(pm->ram + HANDLER_REAL, handler_real, sizeof(handler_real));
@@ -93,12 +90,8 @@ static void build_tables(struct physmem *pm)
 
 void fuzz_machine_init(struct fuzz_machine *m)
 {
-	if (!physmem_init(&m->pm, FUZZ_RAM_SIZE))
+	if (!bare_machine_init(m, cpu_model_count ? cpu_models[0] : NULL, FUZZ_RAM_SIZE))
 		abort();
-	build_tables(&m->pm);
-	memcpy(m->tables, m->pm.ram, FUZZ_TABLES_END);
-	iobus_init(&m->io);
-	cpu_init(&m->cpu, cpu_model_count ? cpu_models[0] : NULL, &m->pm, &m->io);
 }
 
 void fuzz_machine_set_restarts(struct fuzz_machine *m, enum fuzz_mode mode, uint32_t first, uint32_t second)
@@ -117,29 +110,20 @@ void fuzz_machine_load(struct fuzz_machine *m, enum fuzz_mode mode, const uint8_
 	/* HLT (F4) everywhere but the tables and the code, so that code which
 	 * runs off its end or jumps outside it stops at once instead of spending
 	 * the instruction limit on 00 00 (ADD [BX+SI],AL). */
-	memcpy(pm->ram, m->tables, FUZZ_TABLES_END);
+	build_tables(pm);
 	memset(pm->ram + FUZZ_TABLES_END, 0xf4, pm->ram_size - FUZZ_TABLES_END);
 	memcpy(pm->ram + FUZZ_CODE_ADDR, code, size);
 	fuzz_machine_set_restarts(m, mode, FUZZ_CODE_ADDR, FUZZ_CODE_ADDR);
 	cpu_reset(cpu);
 	if (mode == FUZZ_REAL) {
-		/* CS = 0x1000 (base 0x10000), SS:SP = 0000:8000. */
-		seg_load_real(&cpu->seg[SR_CS], FUZZ_CODE_ADDR >> 4);
-		cpu->rip = 0;
+		/* CS = 0x1000 (base 0x10000), IP = 0, SS:SP = 0000:8000. */
+		boot_enter_real(cpu, FUZZ_CODE_ADDR);
 	} else {
 		/* Flat 32-bit protected mode, CPL 0 (what a multiboot kernel sees),
 		 * with a GDT and an IDT the code may use or replace. */
-		cpu->cr0 |= CR0_PE;
-		seg_load_descriptor(&cpu->seg[SR_CS], 0x08, physmem_read(pm, GDT_ADDR + 0x08, 8));
-		for (unsigned s = 0; s < SR_COUNT; s++)
-			if (s != SR_CS)
-				seg_load_descriptor(&cpu->seg[s], 0x10, physmem_read(pm, GDT_ADDR + 0x10, 8));
-		cpu->gdtr.base = GDT_ADDR;
-		cpu->gdtr.limit = 0x27;
+		boot_enter_prot32(cpu, pm, GDT_ADDR, 0x27, 0x08, 0x10, FUZZ_CODE_ADDR);
 		cpu->idtr.base = IDT_ADDR;
 		cpu->idtr.limit = 256 * 8 - 1;
-		cpu->cpl = 0;
-		cpu->rip = FUZZ_CODE_ADDR;
 	}
 	cpu->regs[R_SP] = FUZZ_STACK_TOP;
 	cpu_update_mode(cpu);
@@ -149,12 +133,10 @@ status_t fuzz_machine_run(struct fuzz_machine *m, uint64_t limit)
 {
 	/* Detached again after the run: the next input's set-up writes RAM
 	 * behind the CPU's back, and the reset forgets all. */
-	m->pm.on_ram_write = ram_written;
-	m->pm.on_ram_write_opaque = &m->cpu;
+	bare_machine_watch_stores(m, true);
 	m->cpu.icount_limit = limit;
 	status_t st = cpu_run(&m->cpu);
-	m->pm.on_ram_write = NULL;
-	m->pm.on_ram_write_opaque = NULL;
+	bare_machine_watch_stores(m, false);
 	return st;
 }
 

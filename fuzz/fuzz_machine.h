@@ -27,8 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "devices/bus.h"
 #include "emu/cpu.h"
+#include "machine/bare_machine.h"
 
 #define FUZZ_RAM_SIZE (1u << 20)
 #define FUZZ_CODE_ADDR 0x10000u
@@ -40,12 +40,8 @@
 
 enum fuzz_mode { FUZZ_REAL, FUZZ_PROT32 };
 
-struct fuzz_machine {
-	struct physmem pm;
-	struct iobus io;
-	struct cpu cpu;
-	uint8_t tables[FUZZ_TABLES_END];     /* RAM below FUZZ_TABLES_END as every run starts */
-};
+/* The library's bare machine (machine/bare_machine.h): m->pm, m->io, m->cpu. */
+#define fuzz_machine bare_machine
 
 /* Set up m (once per process); aborts when the host is out of memory. */
 void fuzz_machine_init(struct fuzz_machine *m);

@@ -98,7 +98,7 @@ struct paging_env {
 	 * user access (APM2 15.25.5) and a failure is a stage-2 fault. EPT walks
 	 * are always stage 2. */
 	bool nested;
-	uint64_t ept_caps;         /* EPT: IA32_VMX_EPT_VPID_CAP (EPT_CAP_*, mmu/nested.h) */
+	uint64_t ept_caps;         /* EPT: IA32_VMX_EPT_VPID_CAP (EPT_CAP_*, mmu/x86_vmx.h) */
 	bool ept_mbec;             /* EPT: "mode-based execute control for EPT" */
 };
 

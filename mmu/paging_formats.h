@@ -22,19 +22,7 @@
 #include <stdint.h>
 
 #include "mmu/paging.h"
-
-/* IA32_VMX_EPT_VPID_CAP bits the walker and the EPTP check use (SDM Vol.3
- * A.10). */
-#define EPT_CAP_EXEC_ONLY  (1ull << 0)   /* execute-only translations */
-#define EPT_CAP_WALK4      (1ull << 6)   /* page-walk length 4 */
-#define EPT_CAP_WALK5      (1ull << 7)   /* page-walk length 5 */
-#define EPT_CAP_UC         (1ull << 8)   /* EPTP memory type UC */
-#define EPT_CAP_WB         (1ull << 14)  /* EPTP memory type WB */
-#define EPT_CAP_2M         (1ull << 16)  /* EPT PDE may map a 2 MiB page */
-#define EPT_CAP_1G         (1ull << 17)  /* EPT PDPTE may map a 1 GiB page */
-#define EPT_CAP_AD         (1ull << 21)  /* accessed and dirty flags for EPT */
-#define EPT_CAP_ADV_INFO   (1ull << 22)  /* advanced VM-exit information for EPT violations */
-#define EPT_CAP_SSS        (1ull << 23)  /* supervisor shadow-stack control (EPTP bit 7) */
+#include "mmu/x86_vmx.h"      /* EPT_CAP_*: IA32_VMX_EPT_VPID_CAP */
 
 /* Where PS=1 may map a page: always, or only with a CPU feature. When the
  * feature is absent, PS is ignored (LARGE_PSE: the entry references a table,

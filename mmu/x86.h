@@ -108,7 +108,40 @@ enum gpr { R_AX, R_CX, R_DX, R_BX, R_SP, R_BP, R_SI, R_DI,
 #define MSR_GS_BASE            0xc0000101u
 #define MSR_KERNEL_GS_BASE     0xc0000102u
 #define MSR_TSC_AUX            0xc0000103u
-#define MSR_VM_CR              0xc0010114u
-#define MSR_VM_HSAVE_PA        0xc0010117u
+#define MSR_VM_CR              0xc0010114u   /* APM2 15.30.1 */
+#define MSR_VM_HSAVE_PA        0xc0010117u   /* APM2 15.30.4 */
+
+/* The VMX capability MSRs (SDM Vol.3 Appendix A, Vol.4 Table 2-2); their
+ * layouts are in mmu/x86_vmx.h. */
+#define MSR_VMX_BASIC                0x480u   /* A.1 */
+#define MSR_VMX_PINBASED_CTLS        0x481u   /* A.3.1 */
+#define MSR_VMX_PROCBASED_CTLS       0x482u   /* A.3.2 */
+#define MSR_VMX_EXIT_CTLS            0x483u   /* A.4.1 */
+#define MSR_VMX_ENTRY_CTLS           0x484u   /* A.5 */
+#define MSR_VMX_MISC                 0x485u   /* A.6 */
+#define MSR_VMX_CR0_FIXED0           0x486u   /* A.7 */
+#define MSR_VMX_CR0_FIXED1           0x487u
+#define MSR_VMX_CR4_FIXED0           0x488u   /* A.8 */
+#define MSR_VMX_CR4_FIXED1           0x489u
+#define MSR_VMX_VMCS_ENUM            0x48au   /* A.9 */
+#define MSR_VMX_PROCBASED_CTLS2      0x48bu   /* A.3.3 */
+#define MSR_VMX_EPT_VPID_CAP         0x48cu   /* A.10 */
+#define MSR_VMX_TRUE_PINBASED_CTLS   0x48du   /* A.3.1 */
+#define MSR_VMX_TRUE_PROCBASED_CTLS  0x48eu   /* A.3.2 */
+#define MSR_VMX_TRUE_EXIT_CTLS       0x48fu   /* A.4.1 */
+#define MSR_VMX_TRUE_ENTRY_CTLS      0x490u   /* A.5 */
+#define MSR_VMX_VMFUNC               0x491u   /* A.11 */
+#define MSR_VMX_PROCBASED_CTLS3      0x492u   /* A.3.4: 64-bit allowed-1 only */
+#define MSR_VMX_EXIT_CTLS2           0x493u   /* A.4.2: 64-bit allowed-1 only */
+#define MSR_VMX_FIRST                MSR_VMX_BASIC
+#define MSR_VMX_LAST                 MSR_VMX_EXIT_CTLS2
+
+/* VM_CR (APM2 15.30.1): bits 63:5 reserved. */
+#define VM_CR_DPD              (1ull << 0)   /* debug port disable */
+#define VM_CR_R_INIT           (1ull << 1)   /* INIT is redirected to #SX */
+#define VM_CR_DIS_A20M         (1ull << 2)
+#define VM_CR_LOCK             (1ull << 3)   /* SVMDIS is read-only */
+#define VM_CR_SVMDIS           (1ull << 4)   /* EFER.SVME cannot be set */
+#define VM_CR_DEFINED          0x1full
 
 #endif

@@ -46,8 +46,7 @@ status_t svm_inject(struct svm *s, uint64_t w, uint64_t nrip, uint64_t rip)
 {
 	struct cpu *cpu = s->cpu;
 	unsigned type = (unsigned)((w & SVM_EVENT_TYPE_MASK) >> SVM_EVENT_TYPE_SHIFT);
-	struct event ev = { .pending = true, .vector = (uint8_t)(w & SVM_EVENT_VECTOR_MASK),
-			    .injected = true };
+	struct event ev = { .vector = (uint8_t)(w & SVM_EVENT_VECTOR_MASK) };
 	switch (type) {
 	case SVM_EVENT_INTR:
 		ev.type = EV_EXTINT;
@@ -75,20 +74,13 @@ status_t svm_inject(struct svm *s, uint64_t w, uint64_t nrip, uint64_t rip)
 	}
 	/* APM2 15.20: an injected INTn returns to NEXT_RIP on processors with
 	 * NRIP_SAVE (the instruction after the one that raised it), whatever its
-	 * value; to RIP otherwise. The delivery pushes cpu->rip and reports
-	 * cpu->insn_start on a fault; insn_len only when NEXT_RIP makes one. */
-	cpu->insn_start = rip;
+	 * value; to RIP otherwise. insn_len only when NEXT_RIP makes one. */
+	uint64_t return_rip = rip;
 	if (ev.type == EV_SOFTINT && svm_feature(s, SVM_FEAT_NRIP_SAVE)) {
 		ev.insn_len = nrip >= rip && nrip - rip <= 15 ? (uint8_t)(nrip - rip) : 0;
-		cpu->rip = nrip;
+		return_rip = nrip;
 	}
-	cpu->event = ev;
-	status_t st = cpu_deliver_event(cpu);
-	/* SDM Vol.3 6.7.1 as on hardware for an NMI taken by the guest: NMIs stay
-	 * blocked until its IRET (KVM relies on it: it intercepts IRET after
-	 * injecting one). */
-	if (st == ST_OK && ev.type == EV_NMI)
-		cpu->nmi_blocked = true;
+	status_t st = cpu_inject_event(cpu, &ev, rip, return_rip);
 	if (st == ST_OK)
 		return ST_VMEXIT;  /* the world changed: the run loop looks again */
 	return st;

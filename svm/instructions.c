@@ -9,6 +9,7 @@
 #include "mmu/nested.h"
 #include "svm/exit_codes.h"
 #include "svm/model.h"
+#include "svm/vmcb_rows.h"
 
 /* The intercept of each instruction and its exit code (APM2 Table B-1,
  * Appendix C). */
@@ -77,72 +78,21 @@ static status_t intercept(struct svm *s, struct cpu *cpu, const struct insn *in,
 	return ST_OK;
 }
 
-/* ---- VMLOAD / VMSAVE: the state APM2 15.5.2 lists ---- */
+/* ---- VMLOAD / VMSAVE: the state APM2 15.5.2 lists (the L rows of
+ * svm/vmcb_fields.def, svm/vmcb_rows.h): FS, GS, TR, LDTR with their hidden
+ * state, KernelGsBase, STAR, LSTAR, CSTAR, SFMASK, SYSENTER_CS/ESP/EIP ---- */
 
-static void vmcb_seg_load(struct segment *seg, const struct vmcb_seg *v)
-{
-	seg->selector = v->selector;
-	seg->attr = v->attrib & 0xfff;
-	seg->limit = v->limit;
-	seg->base = v->base;
-	seg_refresh(seg);
-}
-
-static struct vmcb_seg vmcb_seg_of(const struct segment *seg)
-{
-	return (struct vmcb_seg){ .selector = seg->selector, .attrib = seg->attr, .limit = seg->limit,
-				  .base = seg->base };
-}
-
-/* A base as VMLOAD loads it: sign-extended from the processor's linear-address
- * width (48, or 57 with LA57). APM2 15.5.2 does not say; AMD processors do this
- * (kvm-unit-tests' svm "vmload canonicalization" rows, QEMU likewise), so a
- * VMLOAD cannot make a base that WRMSR or a descriptor load could not. */
-static uint64_t vmload_base(const struct cpu *cpu, uint64_t base)
-{
-	unsigned shift = cpu_la57_supported(cpu) ? 64 - 57 : 64 - 48;
-	return (uint64_t)((int64_t)(base << shift) >> shift);
-}
-
-/* FS, GS, TR, LDTR with their hidden state, KernelGsBase, STAR, LSTAR, CSTAR,
- * SFMASK, SYSENTER_CS/ESP/EIP (APM2 15.5.2). */
 void svm_vmload_state(struct svm *s, uint64_t pa)
 {
 	struct cpu *cpu = s->cpu;
-	struct vmcb_save v;
-	physmem_read_bytes(cpu->mem, pa + 0x400, &v, sizeof(v));
-	v.fs.base = vmload_base(cpu, v.fs.base);
-	v.gs.base = vmload_base(cpu, v.gs.base);
-	v.tr.base = vmload_base(cpu, v.tr.base);
-	v.ldtr.base = vmload_base(cpu, v.ldtr.base);
-	vmcb_seg_load(&cpu->seg[SR_FS], &v.fs);
-	vmcb_seg_load(&cpu->seg[SR_GS], &v.gs);
-	vmcb_seg_load(&cpu->tr, &v.tr);
-	vmcb_seg_load(&cpu->ldtr, &v.ldtr);
-	cpu->kernel_gs_base = vmload_base(cpu, v.kernel_gs_base);
-	cpu->star = v.star;
-	cpu->lstar = v.lstar;
-	cpu->cstar = v.cstar;
-	cpu->sfmask = v.sfmask;
-	cpu->sysenter_cs = v.sysenter_cs;
-	cpu->sysenter_esp = v.sysenter_esp;
-	cpu->sysenter_eip = v.sysenter_eip;
+	struct vmcb v;
+	physmem_read_bytes(cpu->mem, pa + offsetof(struct vmcb, save), &v.save, sizeof(v.save));
+	vmcb_rows_vmload(cpu, &v, cpu_la57_supported(cpu) ? 57 : 48);
 }
 
 void svm_vmsave_state(struct svm *s, uint64_t pa)
 {
-	struct cpu *cpu = s->cpu;
-	const uint64_t save = pa + 0x400;
-	struct vmcb_seg fs = vmcb_seg_of(&cpu->seg[SR_FS]), gs = vmcb_seg_of(&cpu->seg[SR_GS]);
-	struct vmcb_seg tr = vmcb_seg_of(&cpu->tr), ldtr = vmcb_seg_of(&cpu->ldtr);
-	physmem_write_bytes(cpu->mem, save + offsetof(struct vmcb_save, fs), &fs, sizeof(fs));
-	physmem_write_bytes(cpu->mem, save + offsetof(struct vmcb_save, gs), &gs, sizeof(gs));
-	physmem_write_bytes(cpu->mem, save + offsetof(struct vmcb_save, ldtr), &ldtr, sizeof(ldtr));
-	physmem_write_bytes(cpu->mem, save + offsetof(struct vmcb_save, tr), &tr, sizeof(tr));
-	const uint64_t msrs[] = { cpu->kernel_gs_base, cpu->sysenter_cs, cpu->sysenter_esp, cpu->sysenter_eip };
-	physmem_write_bytes(cpu->mem, save + offsetof(struct vmcb_save, kernel_gs_base), msrs, sizeof(msrs));
-	const uint64_t syscall[] = { cpu->star, cpu->lstar, cpu->cstar, cpu->sfmask };
-	physmem_write_bytes(cpu->mem, save + offsetof(struct vmcb_save, star), syscall, sizeof(syscall));
+	vmcb_rows_vmsave(s->cpu, pa);
 }
 
 /* APM2 15.33.1 (virtual VMSAVE/VMLOAD): in a guest with the feature, NP and

@@ -35,9 +35,8 @@ struct svm_host_state {
 	uint16_t tlb_pcid;
 };
 
-/* Control fields latched at VMRUN: what the processor works from while the
- * guest runs (the VMCB itself may change under it). With clean bits, the
- * groups an L1 marks clean are taken from here instead of the VMCB. */
+/* Control fields latched at VMRUN, decoded from s->entry: what the processor
+ * works from while the guest runs (the VMCB itself may change under it). */
 struct svm_controls {
 	uint32_t intercepts[SVM_IW_COUNT];
 	uint16_t pause_filter_count, pause_filter_threshold;
@@ -47,18 +46,6 @@ struct svm_controls {
 	uint64_t vintr;            /* the 0x060 word */
 	uint64_t np_control, ncr3, g_pat;
 	uint64_t virt_ext;
-};
-
-/* The guest state the clean bits let a processor keep between #VMEXIT and
- * the next VMRUN of the same VMCB (APM2 15.15, Table 15-?: CRx, DRx, DT, SEG,
- * CR2 groups). */
-struct svm_cached_save {
-	uint64_t cr0, cr3, cr4, efer;
-	uint64_t dr6, dr7;
-	struct vmcb_seg gdtr, idtr;
-	struct vmcb_seg es, cs, ss, ds;
-	uint8_t cpl;
-	uint64_t cr2;
 };
 
 struct svm {
@@ -83,11 +70,15 @@ struct svm {
 	uint16_t pause_count;      /* the PAUSE filter counter (APM2 15.14.4) */
 	uint64_t last_pause;       /* virtual time of the last PAUSE */
 
-	/* VMCB clean bits (APM2 15.15): what the last #VMEXIT of cache_pa left. */
+	/* What VMRUN read (VMCB layout, the R rows only): the VMCB's fields or, for
+	 * a clean group, the cache's; the controls stay latched here until the
+	 * #VMEXIT (svm/vmcb_rows.h). */
+	struct vmcb entry;
+	/* VMCB clean bits (APM2 15.15): what the last #VMEXIT of cache_pa left
+	 * (VMCB layout, the clean-covered R rows only). */
 	bool cache_valid;
 	uint64_t cache_pa;
-	struct svm_controls cache_ctl;
-	struct svm_cached_save cache_save;
+	struct vmcb cache;
 
 	struct vm_exit_report report;  /* the last exit, for the observer */
 	char report_name[40];
@@ -138,7 +129,7 @@ void svm_fill_invalid_report(struct svm *s, const struct vmcb *v, const char *fa
  * load are legal, else the first failed check, named with its APM section. */
 struct svm_entry_view {
 	const struct svm_controls *ctl;
-	const struct svm_cached_save *save;
+	const struct vmcb_save *save;      /* the guest state VMRUN read (clean groups applied) */
 	uint64_t rflags, eventinj;
 };
 const char *svm_consistency_check(const struct svm *s, const struct svm_entry_view *e);

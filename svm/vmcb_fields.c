@@ -3,6 +3,7 @@
  * so the table and the struct cannot disagree. */
 #include "svm/vmcb_fields.h"
 
+#include "emu/state_slots.h"
 #include "svm/vmcb.h"
 
 #define I     SVM_CLEAN_I
@@ -20,13 +21,21 @@
 #define CET   SVM_CLEAN_CET
 #define NONE  VMCB_CLEAN_NONE
 
+/* The xfer column's letters (svm/vmcb_fields.def). */
+#define R VMCB_XFER_R
+#define E VMCB_XFER_X
+#define L VMCB_XFER_L
+#define C VMCB_XFER_C
+#define H VMCB_XFER_H
+
 static const struct vmcb_field vmcb_fields[] = {
-#define X(area, m, cl, vl, nm) {                                       \
+#define X(area, m, cl, sl, xf, nm) {                                   \
 		.offset = offsetof(struct vmcb, area.m),               \
 		.size = sizeof(((const struct vmcb *)0)->area.m),      \
 		.clean = cl,                                           \
 		.save_area = offsetof(struct vmcb, area.m) >= offsetof(struct vmcb, save), \
-		.vmload = vl, .member = #area "." #m, .name = nm },
+		.slot = WS_##sl, .xfer = (xf), .vmload = ((xf) & L) != 0, \
+		.member = #area "." #m, .name = nm },
 #include "svm/vmcb_fields.def"
 #undef X
 };

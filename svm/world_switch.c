@@ -9,9 +9,14 @@
  *   svm_vmexit  the guest's state and the exit information into the VMCB
  *               -> the cache for clean bits -> load the host -> GIF = 0
  *
- * Neither decodes anything or touches a TLB entry: the decoded blocks are
- * keyed by physical address and the TLB by context, so a VMMCALL round trip
- * only switches the TLB's current context (mmu/tlb.h) and state.
+ * The guest state and the clean groups move by the rows of
+ * svm/vmcb_fields.def (svm/vmcb_rows.h, through emu/world_state.h); what is
+ * by hand here is what depends on a control (G_PAT, the TSC offset, V_INTR,
+ * the interrupt shadow) and the host, whose save area is the processor's own
+ * (APM2 15.30.4). Neither direction decodes anything or touches a TLB entry:
+ * the decoded blocks are keyed by physical address and the TLB by context, so
+ * a VMMCALL round trip only switches the TLB's current context (mmu/tlb.h)
+ * and state.
  */
 #include <string.h>
 
@@ -21,28 +26,7 @@
 #include "mmu/nested.h"
 #include "svm/exit_codes.h"
 #include "svm/model.h"
-
-/* ---- segments: struct segment's attr is the VMCB attrib layout (mmu/x86.h) ---- */
-
-static void seg_from_vmcb(struct segment *s, const struct vmcb_seg *v)
-{
-	s->selector = v->selector;
-	s->attr = v->attrib & 0xfff;
-	s->limit = v->limit;
-	s->base = v->base;
-	seg_refresh(s);
-}
-
-static struct vmcb_seg seg_to_vmcb(const struct segment *s)
-{
-	return (struct vmcb_seg){ .selector = s->selector, .attrib = s->attr, .limit = s->limit,
-				  .base = s->base };
-}
-
-static struct vmcb_seg dtr_to_vmcb(const struct dtr *d)
-{
-	return (struct vmcb_seg){ .limit = d->limit, .base = d->base };
-}
+#include "svm/vmcb_rows.h"
 
 /* ---- the VMCB in memory ---- */
 
@@ -69,16 +53,6 @@ static void vmcb_written(struct svm *s)
 
 /* ---- VMRUN ---- */
 
-/* Everything VMRUN takes from the VMCB, after the clean bits chose between
- * the VMCB and the processor's cached copy. */
-struct entry_state {
-	struct svm_controls ctl;
-	struct svm_cached_save save;
-	uint64_t rflags, rip, rsp, rax;
-	uint64_t eventinj, interrupt_shadow, nrip;
-	uint8_t tlb_control;
-};
-
 static struct svm_controls controls_of(const struct vmcb_control *c, const struct vmcb_save *v)
 {
 	struct svm_controls ctl = {
@@ -92,80 +66,16 @@ static struct svm_controls controls_of(const struct vmcb_control *c, const struc
 	return ctl;
 }
 
-static struct svm_cached_save save_of(const struct vmcb_save *v)
+/* The fields VMRUN reads, into s->entry. APM2 15.15: "the processor may use
+ * a cached copy of the group" when its clean bit is 1 and the VMCB is the one
+ * the cache holds. hvemu caches exactly what the bits allow in --tlb exact
+ * mode (an L1 that edits a field and leaves its bit set sees the old value,
+ * as it may on silicon), and nothing under --tlb flush. */
+static void read_entry_state(struct svm *s, const struct vmcb *v)
 {
-	return (struct svm_cached_save){
-		.cr0 = v->cr0, .cr3 = v->cr3, .cr4 = v->cr4, .efer = v->efer, .dr6 = v->dr6, .dr7 = v->dr7,
-		.gdtr = v->gdtr, .idtr = v->idtr, .es = v->es, .cs = v->cs, .ss = v->ss, .ds = v->ds,
-		.cpl = v->cpl, .cr2 = v->cr2,
-	};
-}
-
-/* APM2 15.15: "the processor may use a cached copy of the group" when its
- * clean bit is 1 and the VMCB is the one the cache holds. hvemu caches exactly
- * what the bits allow in --tlb exact mode (an L1 that edits a field and leaves
- * its bit set sees the old value, as it may on silicon), and nothing under
- * --tlb flush. */
-static void apply_clean_bits(const struct svm *s, uint32_t clean, struct entry_state *e)
-{
-	const struct svm_controls *cc = &s->cache_ctl;
-	const struct svm_cached_save *cs = &s->cache_save;
-	if (clean & (1u << SVM_CLEAN_I)) {
-		memcpy(e->ctl.intercepts, cc->intercepts, sizeof(e->ctl.intercepts));
-		e->ctl.tsc_offset = cc->tsc_offset;
-		e->ctl.pause_filter_count = cc->pause_filter_count;
-		e->ctl.pause_filter_threshold = cc->pause_filter_threshold;
-	}
-	if (clean & (1u << SVM_CLEAN_IOPM)) {
-		e->ctl.iopm_base = cc->iopm_base;
-		e->ctl.msrpm_base = cc->msrpm_base;
-	}
-	if (clean & (1u << SVM_CLEAN_ASID))
-		e->ctl.asid = cc->asid;
-	if (clean & (1u << SVM_CLEAN_TPR))
-		e->ctl.vintr = cc->vintr;
-	if (clean & (1u << SVM_CLEAN_NP)) {
-		e->ctl.np_control = cc->np_control;
-		e->ctl.ncr3 = cc->ncr3;
-		e->ctl.g_pat = cc->g_pat;
-	}
-	if (clean & (1u << SVM_CLEAN_CRX)) {
-		e->save.cr0 = cs->cr0;
-		e->save.cr3 = cs->cr3;
-		e->save.cr4 = cs->cr4;
-		e->save.efer = cs->efer;
-	}
-	if (clean & (1u << SVM_CLEAN_DRX)) {
-		e->save.dr6 = cs->dr6;
-		e->save.dr7 = cs->dr7;
-	}
-	if (clean & (1u << SVM_CLEAN_DT)) {
-		e->save.gdtr = cs->gdtr;
-		e->save.idtr = cs->idtr;
-	}
-	if (clean & (1u << SVM_CLEAN_SEG)) {
-		e->save.es = cs->es;
-		e->save.cs = cs->cs;
-		e->save.ss = cs->ss;
-		e->save.ds = cs->ds;
-		e->save.cpl = cs->cpl;
-	}
-	if (clean & (1u << SVM_CLEAN_CR2))
-		e->save.cr2 = cs->cr2;
-}
-
-static void read_entry_state(const struct svm *s, const struct vmcb *v, struct entry_state *e)
-{
-	const struct vmcb_control *c = &v->control;
-	*e = (struct entry_state){
-		.ctl = controls_of(c, &v->save), .save = save_of(&v->save), .rflags = v->save.rflags,
-		.rip = v->save.rip, .rsp = v->save.rsp, .rax = v->save.rax, .eventinj = c->eventinj,
-		.interrupt_shadow = c->interrupt_shadow, .nrip = c->nrip, .tlb_control = c->tlb_control,
-	};
 	bool cache_usable = svm_feature(s, SVM_FEAT_VMCB_CLEAN) && !s->cpu->tlb_uncached &&
 			    s->cache_valid && s->cache_pa == s->vmcb_pa;
-	if (cache_usable && c->clean)
-		apply_clean_bits(s, c->clean, e);
+	vmcb_rows_read(&s->entry, v, &s->cache, cache_usable ? v->control.clean : 0);
 }
 
 static void save_host(struct svm *s, uint64_t next_rip)
@@ -238,57 +148,36 @@ static void tlb_control(struct svm *s, uint8_t control, uint32_t asid)
 	tlb_flush_all(t);
 }
 
-/* Load the guest of e into the CPU (APM2 15.5.1: ES, CS, SS, DS, GDTR, IDTR,
- * EFER, CR4, CR3, CR2, CR0, DR7, DR6, RFLAGS, RIP, RSP, RAX, CPL; the
- * controls). FS, GS, TR, LDTR and the system-call MSRs are VMLOAD's. */
-static void load_guest(struct svm *s, const struct entry_state *e)
+/* Load the guest of the entry image into the CPU (APM2 15.5.1: ES, CS, SS,
+ * DS, GDTR, IDTR, EFER, CR4, CR3, CR2, CR0, DR7, DR6, RFLAGS, RIP, RSP, RAX,
+ * CPL: the R rows with a slot). FS, GS, TR, LDTR and the system-call MSRs are
+ * VMLOAD's. APM2 15.5.1: CPL comes from the VMCB's CPL field; real mode is
+ * CPL 0 and virtual-8086 mode CPL 3 whatever it holds (cpu_update_mode()). */
+static void load_guest(struct svm *s, const struct svm_controls *ctl)
 {
 	struct cpu *cpu = s->cpu;
-	const struct svm_cached_save *g = &e->save;
-
-	seg_from_vmcb(&cpu->seg[SR_ES], &g->es);
-	seg_from_vmcb(&cpu->seg[SR_CS], &g->cs);
-	seg_from_vmcb(&cpu->seg[SR_SS], &g->ss);
-	seg_from_vmcb(&cpu->seg[SR_DS], &g->ds);
-	/* Descriptor-table limits are 16 bits (the VMCB field is wider). */
-	cpu->gdtr = (struct dtr){ .base = g->gdtr.base, .limit = g->gdtr.limit & 0xffff };
-	cpu->idtr = (struct dtr){ .base = g->idtr.base, .limit = g->idtr.limit & 0xffff };
-	/* EFER.LMA follows EFER.LME and CR0.PG as after any write of them (the
-	 * consistency checks rejected the illegal combinations). */
-	cpu->efer = g->efer & ~(uint64_t)EFER_LMA;
-	if ((g->efer & EFER_LME) && (g->cr0 & CR0_PG))
-		cpu->efer |= EFER_LMA;
-	cpu->cr0 = g->cr0 | CR0_ET;
-	cpu->cr4 = g->cr4;
-	cpu->cr3 = g->cr3;
-	cpu->cr2 = g->cr2;
-	cpu->dr[6] = (g->dr6 & 0xffffffffu) | 0xffff0ff0u;
-	cpu->dr[7] = (g->dr7 & 0xffffffffu) | 0x400u;
-	cpu->lazy.op = LAZY_NONE;
-	cpu->rflags = (e->rflags & 0x3f7fd7u) | FLAG_FIXED1;
-	cpu->rip = e->rip;
-	cpu->regs[R_SP] = e->rsp;
-	cpu->regs[R_AX] = e->rax;
-	/* APM2 15.5.1: CPL comes from the VMCB's CPL field; real mode is CPL 0 and
-	 * virtual-8086 mode CPL 3 whatever it holds (cpu_update_mode()). */
-	cpu->cpl = g->cpl & 3;
-	cpu->tsc_offset = s->host.tsc_offset + e->ctl.tsc_offset;
+	vmcb_rows_load(cpu, &s->entry);
+	cpu->tsc_offset = s->host.tsc_offset + ctl->tsc_offset;
 }
 
 status_t svm_vmrun(struct svm *s, uint64_t vmcb_pa, uint64_t next_rip)
 {
 	struct cpu *cpu = s->cpu;
-	struct entry_state e;
 
 	s->vmcb_pa = vmcb_pa;
 	s->vmcb = vmcb_map(s, vmcb_pa);
-	read_entry_state(s, s->vmcb, &e);
+	read_entry_state(s, s->vmcb);
+	const struct vmcb *e = &s->entry;
+	/* Latched from here on (nothing reads them outside a guest, and VMRUN is
+	 * always intercepted in one). */
+	s->ctl = controls_of(&e->control, &e->save);
+	const struct svm_controls *ctl = &s->ctl;
 
 	/* APM2 15.5.1: illegal guest state or controls: #VMEXIT(VMEXIT_INVALID);
 	 * nothing of the guest was loaded, the host continues after VMRUN with
 	 * GIF = 0 (APM2 15.6). */
-	struct svm_entry_view view = { .ctl = &e.ctl, .save = &e.save, .rflags = e.rflags,
-				       .eventinj = e.eventinj };
+	struct svm_entry_view view = { .ctl = ctl, .save = &e->save, .rflags = e->save.rflags,
+				       .eventinj = e->control.eventinj };
 	const char *failed = svm_consistency_check(s, &view);
 	if (failed) {
 		struct vmcb_control *c = &s->vmcb->control;
@@ -306,45 +195,43 @@ status_t svm_vmrun(struct svm *s, uint64_t vmcb_pa, uint64_t next_rip)
 		return ST_VMEXIT;
 	}
 
-	s->ctl = e.ctl;
 	save_host(s, next_rip);
 	struct paging_env host_env = host_nested_format(cpu);
-	load_guest(s, &e);
-	svm_vintr_load(s, e.ctl.vintr);
-	if (e.ctl.np_control & SVM_NP_ENABLE) {
-		cpu->stage2 = nested_npt_env(&host_env, e.ctl.ncr3);
+	load_guest(s, ctl);
+	svm_vintr_load(s, ctl->vintr);
+	if (ctl->np_control & SVM_NP_ENABLE) {
+		cpu->stage2 = nested_npt_env(&host_env, ctl->ncr3);
 		cpu->stage2_on = true;
-		cpu->pat = e.ctl.g_pat;   /* APM2 15.25.8: the guest's PAT is G_PAT */
+		cpu->pat = ctl->g_pat;   /* APM2 15.25.8: the guest's PAT is G_PAT */
 	}
-	tlb_control(s, e.tlb_control, e.ctl.asid);
-	tlb_select(&cpu->tlb, e.ctl.asid, (cpu->cr4 & CR4_PCIDE) ? (uint16_t)(cpu->cr3 & 0xfff) : 0);
-	cpu->in_guest = true;
+	tlb_control(s, e->control.tlb_control, ctl->asid);
 	cpu->gif = true;
-	cpu->shadow = (e.interrupt_shadow & SVM_INTERRUPT_SHADOW) ? SHADOW_STI : 0;
-	s->pause_count = e.ctl.pause_filter_count;
+	cpu->shadow = (e->control.interrupt_shadow & SVM_INTERRUPT_SHADOW) ? SHADOW_STI : 0;
+	s->pause_count = ctl->pause_filter_count;
 	s->last_pause = cpu_now(cpu);
 	s->entered_at = cpu_now(cpu);
-	cpu_world_switched(cpu);
 
-	/* The guest's PAE PDPTEs (SDM Vol.3 4.4.1; AMD processors load them with
-	 * CR3 too). Without NP a reserved bit makes the guest state illegal, as
-	 * KVM's nested VMRUN has it; with NP nothing is loaded (APM2 15.25.10: the
-	 * walk reads them from guest memory, and a reserved bit faults there), so
-	 * APM2 15.5.1's list, which has no PDPTE check, is the whole story. */
-	status_t st = cpu_load_pdptes(cpu);
+	/* Into the TLB context of the guest's ASID, with the guest's PAE PDPTEs
+	 * (SDM Vol.3 4.4.1; AMD processors load them with CR3 too). Without NP a
+	 * reserved bit makes the guest state illegal, as KVM's nested VMRUN has
+	 * it; with NP nothing is loaded (APM2 15.25.10: the walk reads them from
+	 * guest memory, and a reserved bit faults there), so APM2 15.5.1's list,
+	 * which has no PDPTE check, is the whole story. */
+	status_t st = cpu_enter_guest(cpu, ctl->asid, NULL);
 	if (st == ST_VMEXIT)
 		return st;
 	if (st != ST_OK) {
 		cpu->event.pending = false;
-		struct svm_exit x = { .code = SVM_EXIT_INVALID, .guest_rip = e.rip,
+		struct svm_exit x = { .code = SVM_EXIT_INVALID, .guest_rip = e->save.rip,
 				      .failed_check = "guest PAE PDPTE with a reserved bit set (SDM Vol.3 4.4.1)" };
 		return svm_vmexit(s, &x);
 	}
 
 	/* APM2 15.20: the event is taken before the first guest instruction. */
-	if (e.eventinj & SVM_EVENT_VALID) {
+	uint64_t eventinj = e->control.eventinj;
+	if (eventinj & SVM_EVENT_VALID) {
 		s->vmcb->control.eventinj &= ~(uint64_t)SVM_EVENT_VALID;
-		return svm_inject(s, e.eventinj, e.nrip, e.rip);
+		return svm_inject(s, eventinj, e->control.nrip, e->save.rip);
 	}
 	return ST_VMEXIT;
 }
@@ -360,24 +247,11 @@ static void save_guest(struct svm *s, uint64_t guest_rip)
 	struct cpu *cpu = s->cpu;
 	struct vmcb_save *v = &s->vmcb->save;
 	struct vmcb_control *c = &s->vmcb->control;
-	v->es = seg_to_vmcb(&cpu->seg[SR_ES]);
-	v->cs = seg_to_vmcb(&cpu->seg[SR_CS]);
-	v->ss = seg_to_vmcb(&cpu->seg[SR_SS]);
-	v->ds = seg_to_vmcb(&cpu->seg[SR_DS]);
-	v->gdtr = dtr_to_vmcb(&cpu->gdtr);
-	v->idtr = dtr_to_vmcb(&cpu->idtr);
-	v->efer = cpu->efer;
-	v->cr4 = cpu->cr4;
-	v->cr3 = cpu->cr3;
-	v->cr2 = cpu->cr2;
-	v->cr0 = cpu->cr0;
-	v->dr7 = cpu->dr[7];
-	v->dr6 = cpu->dr[6];
-	v->rflags = cpu_get_flags(cpu);
-	v->rip = guest_rip;
-	v->rsp = cpu->regs[R_SP];
-	v->rax = cpu->regs[R_AX];
-	v->cpl = cpu->cpl;
+	cpu->rip = guest_rip;
+	vmcb_rows_save(cpu, s->vmcb);
+	/* GDTR and IDTR have no selector or attributes (APM2 Table B-2): those
+	 * reserved words read 0 after a #VMEXIT, as hvemu has always written them. */
+	v->gdtr.selector = v->gdtr.attrib = v->idtr.selector = v->idtr.attrib = 0;
 	if (s->ctl.np_control & SVM_NP_ENABLE)
 		v->g_pat = cpu->pat;
 	/* APM2 15.21.5: the shadow of the guest's last STI / MOV SS, and its IF. */
@@ -398,40 +272,27 @@ static void load_host(struct svm *s)
 	cpu->seg[SR_DS] = h->ds;
 	cpu->gdtr = h->gdtr;
 	cpu->idtr = h->idtr;
-	cpu->efer = h->efer;
-	cpu->cr0 = h->cr0 | CR0_PE;
-	cpu->cr4 = h->cr4;
-	cpu->cr3 = h->cr3;
+	/* The host ran with CR0.PE = 1 (VMRUN is #UD outside protected mode). */
+	cpu_set_control_regs(cpu, h->cr0 | CR0_PE, h->cr3, h->cr4, h->efer);
 	memcpy(cpu->pdpte, h->pdpte, sizeof(cpu->pdpte));
-	cpu->lazy.op = LAZY_NONE;
-	cpu->rflags = h->rflags;
+	cpu_set_rflags(cpu, h->rflags);
 	cpu->rip = h->rip;
 	cpu->regs[R_SP] = h->rsp;
 	cpu->regs[R_AX] = h->rax;
-	cpu->dr[7] = 0x400;
+	cpu->dr[7] = 0x400;            /* every breakpoint disabled (DR7's fixed bit 10) */
 	cpu->cpl = 0;
 	cpu->tsc_offset = h->tsc_offset;
 	cpu->cr8 = h->cr8;
 	cpu->pat = h->pat;
-	cpu->shadow = 0;
-	cpu->stage2_on = false;
-	cpu->in_guest = false;
 	cpu->gif = false;
-	cpu->vectoring_valid = false;
-	cpu->intr_masking = INTR_MASK_IF;
-	cpu->vintr = (struct virtual_intr){ 0 };
-	tlb_select(&cpu->tlb, h->tlb_space, h->tlb_pcid);
-	cpu_world_switched(cpu);
+	cpu_leave_guest(cpu, h->tlb_space, h->tlb_pcid);
 }
 
 /* What the clean bits may reuse at the next VMRUN of this VMCB: the controls
  * VMRUN latched and the guest state as the #VMEXIT left it. */
 static void fill_cache(struct svm *s)
 {
-	const struct vmcb *v = s->vmcb;
-	s->cache_ctl = s->ctl;
-	s->cache_ctl.vintr = v->control.vintr;
-	s->cache_save = save_of(&v->save);
+	vmcb_rows_fill_cache(&s->cache, s->vmcb, &s->entry);
 	s->cache_pa = s->vmcb_pa;
 	s->cache_valid = true;
 }

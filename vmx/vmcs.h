@@ -4,13 +4,15 @@
  * Beyond its first 8 bytes, the VMCS region's format is implementation-specific
  * (SDM Vol.3 24.2): fields are reached only through VMREAD/VMWRITE encodings
  * (vmx/vmcs_fields.h). This header is the VMX mirror of svm/vmcb.h: the
- * control bits as enums, the event formats as masks.
+ * event formats as masks (the control bits are mmu/x86_vmx.h's).
  */
 #ifndef HVEMU_VMX_VMCS_H
 #define HVEMU_VMX_VMCS_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "mmu/x86_vmx.h"
 
 /* ---- The VMCS region (SDM Vol.3 24.2, Table 24-1) ---------------------- */
 
@@ -34,130 +36,9 @@ enum vmx_abort {
 	VMX_ABORT_LONG_MODE_HOST = 6,      /* IA-32e mode guest, "host address-space size" = 0 */
 };
 
-/* ---- VM-execution controls (SDM Vol.3 24.6) ----------------------------- */
-
-/* Pin-based (24.6.1, Table 24-5): bit numbers. */
-enum vmx_pin_ctl {
-	VMX_PIN_EXT_INTR_EXITING = 0,
-	VMX_PIN_NMI_EXITING = 3,
-	VMX_PIN_VIRTUAL_NMIS = 5,
-	VMX_PIN_PREEMPTION_TIMER = 6,
-	VMX_PIN_POSTED_INTERRUPTS = 7,
-};
-
-/* Primary processor-based (24.6.2, Table 24-6). */
-enum vmx_proc_ctl {
-	VMX_PROC_INTR_WINDOW_EXITING = 2,
-	VMX_PROC_TSC_OFFSETTING = 3,
-	VMX_PROC_HLT_EXITING = 7,
-	VMX_PROC_INVLPG_EXITING = 9,
-	VMX_PROC_MWAIT_EXITING = 10,
-	VMX_PROC_RDPMC_EXITING = 11,
-	VMX_PROC_RDTSC_EXITING = 12,
-	VMX_PROC_CR3_LOAD_EXITING = 15,
-	VMX_PROC_CR3_STORE_EXITING = 16,
-	VMX_PROC_TERTIARY_CONTROLS = 17,
-	VMX_PROC_CR8_LOAD_EXITING = 19,
-	VMX_PROC_CR8_STORE_EXITING = 20,
-	VMX_PROC_TPR_SHADOW = 21,
-	VMX_PROC_NMI_WINDOW_EXITING = 22,
-	VMX_PROC_MOV_DR_EXITING = 23,
-	VMX_PROC_UNCOND_IO_EXITING = 24,
-	VMX_PROC_IO_BITMAPS = 25,
-	VMX_PROC_MONITOR_TRAP_FLAG = 27,
-	VMX_PROC_MSR_BITMAPS = 28,
-	VMX_PROC_MONITOR_EXITING = 29,
-	VMX_PROC_PAUSE_EXITING = 30,
-	VMX_PROC_SECONDARY_CONTROLS = 31,
-};
-
-/* Secondary processor-based (24.6.2, Table 24-7). */
-enum vmx_proc2_ctl {
-	VMX_PROC2_VIRTUALIZE_APIC = 0,
-	VMX_PROC2_EPT = 1,
-	VMX_PROC2_DESC_TABLE_EXITING = 2,
-	VMX_PROC2_RDTSCP = 3,
-	VMX_PROC2_VIRTUALIZE_X2APIC = 4,
-	VMX_PROC2_VPID = 5,
-	VMX_PROC2_WBINVD_EXITING = 6,
-	VMX_PROC2_UNRESTRICTED_GUEST = 7,
-	VMX_PROC2_APIC_REGISTER_VIRT = 8,
-	VMX_PROC2_VIRTUAL_INTR_DELIVERY = 9,
-	VMX_PROC2_PAUSE_LOOP_EXITING = 10,
-	VMX_PROC2_RDRAND_EXITING = 11,
-	VMX_PROC2_INVPCID = 12,
-	VMX_PROC2_VM_FUNCTIONS = 13,
-	VMX_PROC2_VMCS_SHADOWING = 14,
-	VMX_PROC2_ENCLS_EXITING = 15,
-	VMX_PROC2_RDSEED_EXITING = 16,
-	VMX_PROC2_PML = 17,
-	VMX_PROC2_EPT_VIOLATION_VE = 18,
-	VMX_PROC2_CONCEAL_VMX_FROM_PT = 19,
-	VMX_PROC2_XSAVES = 20,
-	VMX_PROC2_PASID_TRANSLATION = 21,
-	VMX_PROC2_MODE_BASED_EPT_EXEC = 22,
-	VMX_PROC2_SUBPAGE_WRITE = 23,
-	VMX_PROC2_PT_GUEST_PHYSICAL = 24,
-	VMX_PROC2_TSC_SCALING = 25,
-	VMX_PROC2_USER_WAIT_PAUSE = 26,
-	VMX_PROC2_PCONFIG = 27,
-	VMX_PROC2_ENCLV_EXITING = 28,
-	VMX_PROC2_BUS_LOCK_DETECTION = 30,
-	VMX_PROC2_INSTRUCTION_TIMEOUT = 31,
-};
-
-/* Tertiary processor-based (24.6.2, Table 24-8), a 64-bit field. */
-enum vmx_proc3_ctl {
-	VMX_PROC3_LOADIWKEY_EXITING = 0,
-	VMX_PROC3_HLAT = 1,
-	VMX_PROC3_EPT_PAGING_WRITE = 2,
-	VMX_PROC3_GUEST_PAGING_VERIFY = 3,
-	VMX_PROC3_IPI_VIRT = 4,
-	VMX_PROC3_VIRTUALIZE_SPEC_CTRL = 7,
-};
-
-/* ---- VM-exit controls (SDM Vol.3 24.7.1, Table 24-13) ------------------- */
-enum vmx_exit_ctl {
-	VMX_EXITCTL_SAVE_DEBUG_CONTROLS = 2,
-	VMX_EXITCTL_HOST_ADDR_SPACE_SIZE = 9,     /* host is in 64-bit mode after exit */
-	VMX_EXITCTL_LOAD_PERF_GLOBAL_CTRL = 12,
-	VMX_EXITCTL_ACK_INTR_ON_EXIT = 15,
-	VMX_EXITCTL_SAVE_PAT = 18,
-	VMX_EXITCTL_LOAD_PAT = 19,
-	VMX_EXITCTL_SAVE_EFER = 20,
-	VMX_EXITCTL_LOAD_EFER = 21,
-	VMX_EXITCTL_SAVE_PREEMPTION_TIMER = 22,
-	VMX_EXITCTL_CLEAR_BNDCFGS = 23,
-	VMX_EXITCTL_CONCEAL_VMX_FROM_PT = 24,
-	VMX_EXITCTL_CLEAR_RTIT_CTL = 25,
-	VMX_EXITCTL_CLEAR_LBR_CTL = 26,
-	VMX_EXITCTL_CLEAR_UINV = 27,
-	VMX_EXITCTL_LOAD_CET_STATE = 28,
-	VMX_EXITCTL_LOAD_PKRS = 29,
-	VMX_EXITCTL_SAVE_PERF_GLOBAL_CTRL = 30,
-	VMX_EXITCTL_SECONDARY_CONTROLS = 31,
-};
-
-/* ---- VM-entry controls (SDM Vol.3 24.8.1, Table 24-15) ------------------ */
-enum vmx_entry_ctl {
-	VMX_ENTRYCTL_LOAD_DEBUG_CONTROLS = 2,
-	VMX_ENTRYCTL_IA32E_MODE_GUEST = 9,
-	VMX_ENTRYCTL_TO_SMM = 10,
-	VMX_ENTRYCTL_DEACTIVATE_DUAL_MONITOR = 11,
-	VMX_ENTRYCTL_LOAD_PERF_GLOBAL_CTRL = 13,
-	VMX_ENTRYCTL_LOAD_PAT = 14,
-	VMX_ENTRYCTL_LOAD_EFER = 15,
-	VMX_ENTRYCTL_LOAD_BNDCFGS = 16,
-	VMX_ENTRYCTL_CONCEAL_VMX_FROM_PT = 17,
-	VMX_ENTRYCTL_LOAD_RTIT_CTL = 18,
-	VMX_ENTRYCTL_LOAD_UINV = 19,
-	VMX_ENTRYCTL_LOAD_CET_STATE = 20,
-	VMX_ENTRYCTL_LOAD_LBR_CTL = 21,
-	VMX_ENTRYCTL_LOAD_PKRS = 22,
-};
-
-/* A control bit number as a mask: VMX_CTL(VMX_PROC_HLT_EXITING). */
-#define VMX_CTL(bit) (1u << (bit))
+/* ---- VM-execution, VM-exit and VM-entry controls (SDM Vol.3 24.6.1,
+ * 24.6.2, 24.7.1, 24.8.1) are in mmu/x86_vmx.h: the CPU models' capability
+ * data (emu/) names them too. */
 
 /* ---- Event formats ----------------------------------------------------- */
 

@@ -16,7 +16,8 @@
  * 0,1,2,3 in turn, types 0..3 within a width, indexes rising within a type.
  * The binary search relies on it; the test asserts it. */
 static const struct vmcs_field vmcs_fields[] = {
-#define X(ident, enc, w, t, nm) { .encoding = enc, .width = w, .type = t, .id = #ident, .name = nm },
+#define X(ident, enc, w, t, sl, nm) { .encoding = enc, .width = w, .type = t, .slot = WS_##sl, \
+				      .id = #ident, .name = nm },
 #include "vmx/vmcs_fields.def"
 #undef X
 };

@@ -21,12 +21,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "emu/state_slots.h"           /* names only: no dependency on the core's code */
+
 enum vmcs_width { VMCS_W16 = 0, VMCS_W64 = 1, VMCS_W32 = 2, VMCS_WNAT = 3 };
 enum vmcs_type { VMCS_CTL = 0, VMCS_RO = 1, VMCS_GUEST = 2, VMCS_HOST = 3 };
 
 /* Every field's full encoding: VMCS_GUEST_RIP == 0x681e, ... */
 enum vmcs_field_encoding {
-#define X(id, enc, width, type, name) VMCS_##id = enc,
+#define X(id, enc, width, type, slot, name) VMCS_##id = enc,
 #include "vmx/vmcs_fields.def"
 #undef X
 };
@@ -86,6 +88,7 @@ struct vmcs_field {
 	uint32_t encoding;                 /* full encoding (access type 0) */
 	uint8_t width;                     /* enum vmcs_width */
 	uint8_t type;                      /* enum vmcs_type */
+	uint8_t slot;                      /* enum ws_slot (emu/state_slots.h), WS_NONE: none */
 	const char *id;                    /* "GUEST_RIP" (VMCS_<id> in the enum) */
 	const char *name;                  /* the SDM's name: "guest RIP" */
 };

@@ -788,7 +788,7 @@ def cases(p, tmp):
         'fifo-module': ee("'fifo' is not a regular file", 'run', '--kernel', mb, '--module', 'fifo'),
         'fifo-load': ee("'fifo' is not a regular file", 'run', '--load', 'fifo@0x7c00', '--entry', '0x7c00'),
         'fifo-bios': ee("'fifo' is not a regular file", 'run', '--bios', 'fifo'),
-        # --smp N and --quantum (cli/smp.h).
+        # --smp N and --quantum (machine/smp.h).
         'smp-zero': e('run', '--kernel', mb, '--smp', '0'),
         'smp-too-many': ee('1..16', 'run', '--kernel', mb, '--smp', '17'),
         'smp-not-a-number': e('run', '--kernel', mb, '--smp', 'two'),

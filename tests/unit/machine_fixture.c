@@ -22,10 +22,7 @@ const struct cpu_model *model_named(const char *name)
 
 void machine_init_bare(struct test_machine *m, const struct cpu_model *model, uint32_t ram_size)
 {
-	memset(m, 0, sizeof(*m));
-	ck_assert(physmem_init(&m->pm, ram_size));
-	iobus_init(&m->io);
-	cpu_init(&m->cpu, model, &m->pm, &m->io);
+	ck_assert(bare_machine_init(m, model, ram_size));
 }
 
 void machine_init_model(struct test_machine *m, const struct cpu_model *model)
@@ -58,8 +55,7 @@ void machine_init(struct test_machine *m, const char *model)
 
 void machine_free(struct test_machine *m)
 {
-	cpu_destroy(&m->cpu);
-	physmem_destroy(&m->pm);
+	bare_machine_destroy(m);
 }
 
 status_t exec(struct test_machine *m, const uint8_t *bytes, unsigned len)

@@ -1,6 +1,6 @@
 /* The machine the one-instruction unit suites (test_long, test_la57,
- * test_pcid, test_fpu) build: a CPU from cpu_init() over a fake physmem and an
- * empty I/O bus. machine_init() adds a flat 32-bit protected-mode GDT and
+ * test_pcid, test_fpu) build: the library's bare machine (machine/
+ * bare_machine.h), a CPU from cpu_init() over RAM and an empty I/O bus. machine_init() adds a flat 32-bit protected-mode GDT and
  * identity page tables, so a case can go to IA-32e mode with the same
  * instructions a guest would use. exec() decodes one instruction with
  * decode_insn() and runs its handler, so a case sees the handler's status and
@@ -19,6 +19,7 @@
 
 #include "emu/cpu.h"
 #include "emu/cpu_model.h"
+#include "machine/bare_machine.h"
 
 #define RAM_SIZE  (4u << 20)
 #define GDT_BASE  0x1000
@@ -29,11 +30,8 @@
 
 enum { SEL_CODE32 = 0x08, SEL_DATA = 0x10, SEL_CODE64 = 0x18, SEL_TSS = 0x20 /* 16 bytes */ };
 
-struct test_machine {
-	struct physmem pm;
-	struct iobus io;
-	struct cpu cpu;
-};
+/* The suites' name for it: a case reaches m->pm, m->io and m->cpu. */
+#define test_machine bare_machine
 
 /* A segment descriptor (SDM Vol.3 3.4.5): flags are bits 55:52 (G, D/B, L, AVL). */
 uint64_t make_desc(uint32_t base, uint32_t limit, uint8_t access, uint8_t flags);

@@ -44,7 +44,7 @@ static void teardown(void)
 	machine_free(&m);
 }
 
-/* Two processors whose stores reach each other's decoded code (cli/smp.c). */
+/* Two processors whose stores reach each other's decoded code (machine/smp.c). */
 static void join_cpus(void)
 {
 	m.cpu.next_cpu = &cpu1;

@@ -1,6 +1,7 @@
-/* Check suite for emu/cpu_model.c: model lookup, CPUID leaves, out-of-range
- * leaves per vendor (SDM Vol.2 CPUID; APM3 CPUID), feature bits, the default
- * model, the hypervisor-extension switch, and `--cpu help` (emu/cpu_features.c).
+/* Check suite for emu/cpu_models.c and emu/cpuid.c: model lookup, CPUID
+ * leaves, out-of-range leaves per vendor (SDM Vol.2 CPUID; APM3 CPUID),
+ * feature bits, the default model, the hypervisor-extension switch, and
+ * `--cpu help` (emu/cpu_features.c).
  * The MSR data is tests/unit/test_msr_data.c. */
 #include <check.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "emu/cpu_model.h"
+#include "emu/feature_bits.h"
 #include "suite_runner.h"
 
 /* The 12-byte vendor string from CPUID.0 (EBX, EDX, ECX order). */
@@ -314,6 +316,37 @@ static char *describe(const struct cpu_model *m, bool hv)
 /* The feature list is decoded from the CPUID data: every set bit has a name
  * (no "leaf.reg[bit]" fallback is printed), "lm" appears iff the model has long
  * mode, the hypervisor extension is listed as off while it is not available. */
+/* emu/features.def names each CPUID bit once: no two rows share a name or a
+ * (leaf, register, bit), and a name finds its own row (--cpu +FEATURE and
+ * FEATURE(name) in the models mean the same bit). */
+enum { EAX, EBX, ECX, EDX };
+static const struct cpu_feature def_rows[] = {
+#define X(name, leaf, reg, bit) { leaf, reg, bit, #name },
+#include "emu/features.def"
+#undef X
+};
+
+START_TEST(feature_names_once)
+{
+	const size_t n = sizeof(def_rows) / sizeof(def_rows[0]);
+	for (size_t i = 0; i < n; i++) {
+		struct cpu_feature f;
+		ck_assert_msg(cpu_feature_lookup(def_rows[i].name, &f), "%s", def_rows[i].name);
+		ck_assert(f.leaf == def_rows[i].leaf && f.reg == def_rows[i].reg &&
+			  f.bit == def_rows[i].bit);
+		for (size_t k = i + 1; k < n; k++) {
+			ck_assert_msg(strcmp(def_rows[i].name, def_rows[k].name), "%s twice",
+				      def_rows[i].name);
+			ck_assert_msg(def_rows[i].leaf != def_rows[k].leaf || def_rows[i].reg != def_rows[k].reg ||
+				      def_rows[i].bit != def_rows[k].bit, "%s and %s: one bit",
+				      def_rows[i].name, def_rows[k].name);
+		}
+	}
+	ck_assert_uint_eq(FEATURE(nx), 1u << 20);
+	ck_assert_uint_eq(FEATURE_BIT_vgif, 16);
+}
+END_TEST
+
 START_TEST(describe_decodes_cpuid)
 {
 	for (unsigned i = 0; i < cpu_model_count; i++) {
@@ -502,6 +535,7 @@ static Suite *cpu_model_suite(void)
 	tcase_add_test(t, core2_long_mode);
 	tcase_add_test(t, hv_switch_changes_only_its_bits);
 	tcase_add_test(t, describe_decodes_cpuid);
+	tcase_add_test(t, feature_names_once);
 	suite_add_tcase(s, t);
 	t = tcase_create("modifiers");
 	tcase_add_test(t, modifiers_plain_name_is_the_model);

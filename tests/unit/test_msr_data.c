@@ -1,6 +1,5 @@
-/* Check suite for the per-model MSR data (emu/cpu_model.c, emu/msr.c): every
- * model's VMX capability MSRs against the rules of SDM Vol.3 Appendix A (read
- * through vmx/'s names, so a wrong bit number in the data shows up), SVM's
+/* Check suite for the per-model MSR data (emu/cpu_models.c, emu/msr.c): every
+ * model's VMX capability MSRs against the rules of SDM Vol.3 Appendix A, SVM's
  * CPUID Fn8000_000A against APM3 E.4.9, and the hypervisor-extension switch:
  * with cpu->hv_available clear no model reports or accepts VMX/SVM, with it
  * set the MSRs and CPUID return the model's data. */
@@ -114,34 +113,6 @@ static const unsigned entry_bits[] = { VMX_ENTRYCTL_LOAD_DEBUG_CONTROLS,
 
 /* ---- the switch ---- */
 
-/* emu/ keeps its own names for the capability MSR indices; they must be the SDM's. */
-START_TEST(msr_indices_agree)
-{
-	ck_assert_uint_eq(MSR_VMX_BASIC, IA32_VMX_BASIC);
-	ck_assert_uint_eq(MSR_VMX_PINBASED_CTLS, IA32_VMX_PINBASED_CTLS);
-	ck_assert_uint_eq(MSR_VMX_PROCBASED_CTLS, IA32_VMX_PROCBASED_CTLS);
-	ck_assert_uint_eq(MSR_VMX_EXIT_CTLS, IA32_VMX_EXIT_CTLS);
-	ck_assert_uint_eq(MSR_VMX_ENTRY_CTLS, IA32_VMX_ENTRY_CTLS);
-	ck_assert_uint_eq(MSR_VMX_MISC, IA32_VMX_MISC);
-	ck_assert_uint_eq(MSR_VMX_CR0_FIXED0, IA32_VMX_CR0_FIXED0);
-	ck_assert_uint_eq(MSR_VMX_CR0_FIXED1, IA32_VMX_CR0_FIXED1);
-	ck_assert_uint_eq(MSR_VMX_CR4_FIXED0, IA32_VMX_CR4_FIXED0);
-	ck_assert_uint_eq(MSR_VMX_CR4_FIXED1, IA32_VMX_CR4_FIXED1);
-	ck_assert_uint_eq(MSR_VMX_VMCS_ENUM, IA32_VMX_VMCS_ENUM);
-	ck_assert_uint_eq(MSR_VMX_PROCBASED_CTLS2, IA32_VMX_PROCBASED_CTLS2);
-	ck_assert_uint_eq(MSR_VMX_EPT_VPID_CAP, IA32_VMX_EPT_VPID_CAP);
-	ck_assert_uint_eq(MSR_VMX_TRUE_PINBASED_CTLS, IA32_VMX_TRUE_PINBASED_CTLS);
-	ck_assert_uint_eq(MSR_VMX_TRUE_PROCBASED_CTLS, IA32_VMX_TRUE_PROCBASED_CTLS);
-	ck_assert_uint_eq(MSR_VMX_TRUE_EXIT_CTLS, IA32_VMX_TRUE_EXIT_CTLS);
-	ck_assert_uint_eq(MSR_VMX_TRUE_ENTRY_CTLS, IA32_VMX_TRUE_ENTRY_CTLS);
-	ck_assert_uint_eq(MSR_VMX_VMFUNC, IA32_VMX_VMFUNC);
-	ck_assert_uint_eq(MSR_VMX_PROCBASED_CTLS3, IA32_VMX_PROCBASED_CTLS3);
-	ck_assert_uint_eq(MSR_VMX_EXIT_CTLS2, IA32_VMX_EXIT_CTLS2);
-	ck_assert_uint_eq(MSR_VM_CR, SVM_MSR_VM_CR);
-	ck_assert_uint_eq(MSR_VM_HSAVE_PA, SVM_MSR_VM_HSAVE_PA);
-}
-END_TEST
-
 /* CPUID, executed: VMX (1:ECX[5]) and SVM (80000001H:ECX[2], leaf 8000000AH)
  * appear only with the switch on, and only on the model whose part has them;
  * every other bit of every leaf is the same either way. */
@@ -239,9 +210,9 @@ START_TEST(switch_on_shows_vmx_data)
 	ck_assert_uint_eq(present, cm->vmx_cap_count);
 	ck_assert_int_eq(rdmsr(&m, MSR_FEATURE_CONTROL, &v), ST_OK);
 	ck_assert_uint_eq(v, 0);
-	assert_gp0(&m, wrmsr(&m, MSR_FEATURE_CONTROL, IA32_FEATURE_CONTROL_VMX_IN_SMX));
+	assert_gp0(&m, wrmsr(&m, MSR_FEATURE_CONTROL, FEATURE_CONTROL_VMX_IN_SMX));
 	ck_assert_int_eq(wrmsr(&m, MSR_FEATURE_CONTROL,
-			       IA32_FEATURE_CONTROL_LOCK | IA32_FEATURE_CONTROL_VMX_NO_SMX), ST_OK);
+			       FEATURE_CONTROL_LOCK | FEATURE_CONTROL_VMX_NO_SMX), ST_OK);
 	ck_assert(vmx_vmxon_allowed(m.cpu.feature_control, false));
 	assert_gp0(&m, wrmsr(&m, MSR_FEATURE_CONTROL, 0));      /* locked */
 	ck_assert_int_eq(mov_cr(&m, 4, CR4_VMXE), ST_OK);
@@ -271,11 +242,59 @@ START_TEST(switch_on_shows_svm)
 	ck_assert_uint_eq(v, 0x5000);
 	ck_assert_int_eq(wrmsr(&m, MSR_EFER, EFER_SVME), ST_OK);
 	ck_assert_int_eq(wrmsr(&m, MSR_EFER, 0), ST_OK);
-	ck_assert_int_eq(wrmsr(&m, MSR_VM_CR, SVM_VM_CR_SVMDIS), ST_OK);
-	ck_assert(!svm_svme_settable(m.cpu.vm_cr));
+	ck_assert_int_eq(wrmsr(&m, MSR_VM_CR, VM_CR_SVMDIS), ST_OK);
 	assert_gp0(&m, wrmsr(&m, MSR_EFER, EFER_SVME));
 	/* Intel's VMX MSRs stay absent on an AMD part. */
 	assert_gp0(&m, rdmsr(&m, MSR_VMX_BASIC, &v));
+	machine_free(&m);
+}
+END_TEST
+
+/* The WRMSR rules of the SVM MSRs (emu/msr.c), one row each: from a state of
+ * EFER and VM_CR, a write that succeeds (and reads back as `expect`) or is
+ * #GP(0). On "epyc-lite" (40 physical address bits) with SVM available. */
+static const struct svm_msr_row {
+	const char *rule;
+	uint64_t efer, vm_cr;      /* state before the write */
+	uint32_t msr;
+	uint64_t value;
+	bool gp;
+	uint64_t expect;           /* the MSR afterwards, if no #GP */
+} svm_msr_rows[] = {
+	{ "APM2 15.30.4: VM_HSAVE_PA 4 KiB aligned", 0, 0, MSR_VM_HSAVE_PA, 0x10000, false, 0x10000 },
+	{ "APM2 15.30.4: VM_HSAVE_PA not 4 KiB aligned", 0, 0, MSR_VM_HSAVE_PA, 0x10008, true, 0 },
+	{ "APM2 15.30.4: VM_HSAVE_PA at MAXPHYADDR", 0, 0, MSR_VM_HSAVE_PA, 1ull << 40, true, 0 },
+	{ "APM2 15.30.4: VM_HSAVE_PA's last page", 0, 0, MSR_VM_HSAVE_PA, (1ull << 40) - 0x1000,
+	  false, (1ull << 40) - 0x1000 },
+	{ "APM2 15.30.1: VM_CR bits 63:5 reserved", 0, 0, MSR_VM_CR, 1u << 5, true, 0 },
+	{ "APM2 15.30.1: VM_CR.SVMDIS", 0, 0, MSR_VM_CR, VM_CR_SVMDIS, false, VM_CR_SVMDIS },
+	{ "APM2 15.30.1: LOCK makes LOCK and SVMDIS read-only", 0, VM_CR_LOCK, MSR_VM_CR,
+	  VM_CR_SVMDIS | VM_CR_DPD, false, VM_CR_LOCK | VM_CR_DPD },
+	{ "APM2 15.30.1: SVMDIS while EFER.SVME = 1", EFER_SVME, 0, MSR_VM_CR, VM_CR_SVMDIS, true, 0 },
+	{ "APM2 15.4: EFER.SVME while VM_CR.SVMDIS = 0", 0, 0, MSR_EFER, EFER_SVME, false, EFER_SVME },
+	{ "APM2 15.4: EFER.SVME while VM_CR.SVMDIS = 1", 0, VM_CR_SVMDIS, MSR_EFER, EFER_SVME, true, 0 },
+	{ "APM2 15.4: clearing EFER.SVME while VM_CR.SVMDIS = 1", EFER_SVME, VM_CR_SVMDIS, MSR_EFER, 0,
+	  false, 0 },
+};
+
+START_TEST(svm_msr_rules)
+{
+	const struct svm_msr_row *r = &svm_msr_rows[_i];
+	struct test_machine m;
+	uint64_t v;
+
+	machine_init_model(&m, cpu_model_find("epyc-lite"));
+	m.cpu.hv_available = true;
+	m.cpu.efer = r->efer;
+	m.cpu.vm_cr = r->vm_cr;
+	status_t st = wrmsr(&m, r->msr, r->value);
+	if (r->gp) {
+		assert_gp0(&m, st);
+	} else {
+		ck_assert_msg(st == ST_OK, "%s: WRMSR failed", r->rule);
+		ck_assert_int_eq(rdmsr(&m, r->msr, &v), ST_OK);
+		ck_assert_msg(v == r->expect, "%s: reads %#llx", r->rule, (unsigned long long)v);
+	}
 	machine_free(&m);
 }
 END_TEST
@@ -667,19 +686,19 @@ START_TEST(vmx_ept_vpid_vmfunc)
 		return;
 	}
 	uint64_t c = cap(cm, MSR_VMX_EPT_VPID_CAP);
-	ck_assert_uint_eq(c & ~VMX_EPT_VPID_DEFINED, 0);
+	ck_assert_uint_eq(c & ~EPT_VPID_CAP_DEFINED, 0);
 	ck_assert(!!(c & 0xffffffffull) == ept);
 	ck_assert(!!(c >> 32) == vpid);
 	if (ept) {
-		ck_assert(c & VMX_EPT_PAGE_WALK_4);
-		ck_assert(c & (VMX_EPT_MEMTYPE_WB | VMX_EPT_MEMTYPE_UC));
-		ck_assert(c & VMX_EPT_INVEPT);
-		ck_assert(c & (VMX_EPT_INVEPT_SINGLE | VMX_EPT_INVEPT_ALL));
+		ck_assert(c & EPT_CAP_WALK4);
+		ck_assert(c & (EPT_CAP_WB | EPT_CAP_UC));
+		ck_assert(c & EPT_CAP_INVEPT);
+		ck_assert(c & (EPT_CAP_INVEPT_SINGLE | EPT_CAP_INVEPT_ALL));
 	}
 	if (vpid) {
-		ck_assert(c & VMX_VPID_INVVPID);
-		ck_assert(c & (VMX_VPID_INVVPID_ADDRESS | VMX_VPID_INVVPID_SINGLE |
-			       VMX_VPID_INVVPID_ALL | VMX_VPID_INVVPID_SINGLE_NG));
+		ck_assert(c & VPID_CAP_INVVPID);
+		ck_assert(c & (VPID_CAP_INVVPID_ADDRESS | VPID_CAP_INVVPID_SINGLE |
+			       VPID_CAP_INVVPID_ALL | VPID_CAP_INVVPID_SINGLE_NG));
 	}
 	if (has_cap(cm, MSR_VMX_VMFUNC))
 		ck_assert_uint_eq(cap(cm, MSR_VMX_VMFUNC) & ~VMX_VMFUNC_EPTP_SWITCHING, 0);
@@ -720,12 +739,12 @@ START_TEST(vmx_shaped_after_the_parts)
 		ck_assert(!(vmx_ctl_must_be_1(cap(cm, MSR_VMX_TRUE_PROCBASED_CTLS)) &
 			    VMX_CTL(VMX_PROC_CR3_LOAD_EXITING)));
 		uint64_t e = cap(cm, MSR_VMX_EPT_VPID_CAP);
-		uint64_t want = VMX_EPT_EXECUTE_ONLY | VMX_EPT_AD_FLAGS | VMX_EPT_PAGE_2M |
-				VMX_EPT_PAGE_1G | VMX_EPT_INVEPT_SINGLE | VMX_EPT_INVEPT_ALL |
-				VMX_VPID_INVVPID_ADDRESS | VMX_VPID_INVVPID_SINGLE |
-				VMX_VPID_INVVPID_ALL | VMX_VPID_INVVPID_SINGLE_NG;
+		uint64_t want = EPT_CAP_EXEC_ONLY | EPT_CAP_AD | EPT_CAP_2M |
+				EPT_CAP_1G | EPT_CAP_INVEPT_SINGLE | EPT_CAP_INVEPT_ALL |
+				VPID_CAP_INVVPID_ADDRESS | VPID_CAP_INVVPID_SINGLE |
+				VPID_CAP_INVVPID_ALL | VPID_CAP_INVVPID_SINGLE_NG;
 		ck_assert_uint_eq(e & want, want);
-		ck_assert(!!(e & VMX_EPT_PAGE_WALK_5) == (i == 1));
+		ck_assert(!!(e & EPT_CAP_WALK5) == (i == 1));
 		ck_assert_uint_eq(cap(cm, MSR_VMX_VMFUNC), VMX_VMFUNC_EPTP_SWITCHING);
 	}
 }
@@ -811,11 +830,11 @@ static Suite *msr_data_suite(void)
 {
 	Suite *s = suite_create("msr_data");
 	TCase *t = tcase_create("switch");
-	tcase_add_test(t, msr_indices_agree);
 	tcase_add_loop_test(t, cpuid_follows_switch, 0, (int)cpu_model_count);
 	tcase_add_loop_test(t, switch_off_hides_everything, 0, (int)cpu_model_count);
 	tcase_add_loop_test(t, switch_on_shows_vmx_data, 0, (int)cpu_model_count);
 	tcase_add_loop_test(t, switch_on_shows_svm, 0, (int)cpu_model_count);
+	tcase_add_loop_test(t, svm_msr_rules, 0, (int)(sizeof(svm_msr_rows) / sizeof(svm_msr_rows[0])));
 	tcase_add_loop_test(t, misc_enable_data, 0, (int)cpu_model_count);
 	tcase_add_test(t, misc_enable_effects);
 	tcase_add_loop_test(t, mca_msrs, 0, (int)cpu_model_count);

@@ -21,6 +21,46 @@ _Static_assert((int)VMX_INTR_EXTERNAL == (int)EV_EXTINT && (int)VMX_INTR_NMI == 
 	       (int)VMX_INTR_SOFT_EXCEPTION == (int)EV_SOFTEXC,
 	       "vmx_intr_type must match enum event_type");
 
+/* ---- the state column ---- */
+
+/* Every guest-state and host-state field names the processor state it holds
+ * (vmx/vmcs_fields.def slot column, the slots svm/vmcb_fields.def uses), so
+ * VM entry and VM exit can move rows as the VMCB's are moved; controls and
+ * exit information hold none. The exceptions are the guest fields that are
+ * the VMX model's own state, not the processor's (SDM Vol.3 24.4.2: the VMCS
+ * link pointer, the preemption-timer value, the PML index, the guest
+ * interrupt status of virtual-interrupt delivery). */
+START_TEST(state_fields_map_to_slots)
+{
+	static const uint32_t model_state[] = { VMCS_GUEST_INTR_STATUS, VMCS_PML_INDEX, VMCS_VMCS_LINK_POINTER,
+						VMCS_PREEMPTION_TIMER_VALUE };
+	size_t n;
+	const struct vmcs_field *t = vmcs_field_table(&n);
+	unsigned guest_rows_of[WS_SLOT_COUNT] = { 0 };
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_uint_lt(t[i].slot, WS_SLOT_COUNT);
+		if (t[i].type != VMCS_GUEST && t[i].type != VMCS_HOST) {
+			ck_assert_msg(t[i].slot == WS_NONE, "%s holds no processor state", t[i].id);
+			continue;
+		}
+		bool exempt = false;
+		for (size_t k = 0; k < sizeof(model_state) / sizeof(model_state[0]); k++)
+			exempt |= t[i].encoding == model_state[k];
+		ck_assert_msg(exempt == (t[i].slot == WS_NONE), "%s: slot %u", t[i].id, t[i].slot);
+		if (t[i].type == VMCS_GUEST)
+			guest_rows_of[t[i].slot]++;
+	}
+	for (unsigned slot = 1; slot < WS_SLOT_COUNT; slot++)
+		ck_assert_msg(guest_rows_of[slot] <= 1, "slot %u held by two guest fields", slot);
+	/* A host field holds the same slot as its guest twin. */
+	ck_assert_uint_eq(vmcs_field_lookup(VMCS_HOST_CR3, NULL)->slot, WS_CR3);
+	ck_assert_uint_eq(vmcs_field_lookup(VMCS_GUEST_CR3, NULL)->slot, WS_CR3);
+	ck_assert_uint_eq(vmcs_field_lookup(VMCS_HOST_TR_BASE, NULL)->slot, WS_TR_BASE);
+	ck_assert_uint_eq(vmcs_field_lookup(VMCS_GUEST_TR_AR, NULL)->slot, WS_TR_ATTR);
+	ck_assert_uint_eq(vmcs_field_lookup(VMCS_GUEST_IA32_SYSENTER_CS, NULL)->slot, WS_SYSENTER_CS);
+}
+END_TEST
+
 /* ---- VMCS field encodings ---- */
 
 START_TEST(every_row_agrees_with_its_encoding)
@@ -37,7 +77,7 @@ END_TEST
 START_TEST(check_rejects_bad_rows)
 {
 	/* The self-check must actually discriminate. */
-	struct vmcs_field f = { VMCS_GUEST_RIP, VMCS_WNAT, VMCS_GUEST, "x", "x" };
+	struct vmcs_field f = { VMCS_GUEST_RIP, VMCS_WNAT, VMCS_GUEST, WS_RIP, "x", "x" };
 	ck_assert(vmcs_field_check(&f));
 	f.width = VMCS_W64;
 	ck_assert(!vmcs_field_check(&f));
@@ -336,8 +376,8 @@ START_TEST(default1_classes)
 		m |= 1u << entry[i];
 	ck_assert_uint_eq(m, VMX_ENTRY_DEFAULT1);
 	ck_assert_uint_eq(VMX_PINBASED_DEFAULT1, (1u << 1) | (1u << 2) | (1u << 4));
-	ck_assert_uint_eq(IA32_VMX_TRUE_ENTRY_CTLS - IA32_VMX_TRUE_PINBASED_CTLS, 3);
-	ck_assert_uint_eq(IA32_VMX_VMFUNC, 0x491);
+	ck_assert_uint_eq(MSR_VMX_TRUE_ENTRY_CTLS - MSR_VMX_TRUE_PINBASED_CTLS, 3);
+	ck_assert_uint_eq(MSR_VMX_VMFUNC, 0x491);
 }
 END_TEST
 
@@ -458,6 +498,7 @@ static Suite *vmx_suite(void)
 	tcase_add_test(fields, lookup_all_16bit_encodings);
 	tcase_add_test(fields, lookup_named);
 	tcase_add_test(fields, vmcs_enum_max_index);
+	tcase_add_test(fields, state_fields_map_to_slots);
 	suite_add_tcase(s, fields);
 	TCase *exits = tcase_create("exit_reasons");
 	tcase_add_test(exits, exit_table_sorted_unique);

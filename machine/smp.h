@@ -13,8 +13,8 @@
  * CPU is halted, time jumps to the next timer, and with no timer armed the
  * run ends (exit status 8). Nothing depends on the host: two runs schedule
  * the same instructions at the same virtual times. */
-#ifndef HVEMU_CLI_SMP_H
-#define HVEMU_CLI_SMP_H
+#ifndef HVEMU_MACHINE_SMP_H
+#define HVEMU_MACHINE_SMP_H
 
 #include <signal.h>
 #include <stdbool.h>
@@ -65,7 +65,7 @@ void smp_set_lint(void *opaque, unsigned pin, bool level);
 
 /* With local APICs (after pc_legacy_setup): the 8259A's INT on every CPU's
  * LINT0 and its INTA behind the APICs' ExtINT, the NMI mask's output on LINT1,
- * the ISA IRQs and the HPET's routes on the I/O APIC's pins (cli/pc_legacy.h). */
+ * the ISA IRQs and the HPET's routes on the I/O APIC's pins (machine/pc_legacy.h). */
 void smp_wire_legacy(struct machine *m);
 
 /* Run the schedule until the run ends: the status that ended it, with

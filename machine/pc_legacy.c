@@ -1,6 +1,6 @@
 /* Wiring of the PC's legacy interrupt controllers and timers (see
  * pc_legacy.h). */
-#include "cli/pc_legacy.h"
+#include "machine/pc_legacy.h"
 
 #include <string.h>
 

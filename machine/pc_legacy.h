@@ -13,8 +13,8 @@
  * (pc_legacy_wire_ioapic), its pin: ISA IRQ0 to pin 2 (the interrupt source
  * override QEMU's MADT describes), the others to the pin of their number.
  */
-#ifndef HVEMU_CLI_PC_LEGACY_H
-#define HVEMU_CLI_PC_LEGACY_H
+#ifndef HVEMU_MACHINE_PC_LEGACY_H
+#define HVEMU_MACHINE_PC_LEGACY_H
 
 #include <stdbool.h>
 #include <stdint.h>

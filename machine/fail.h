@@ -1,7 +1,7 @@
-/* The command line's error reports: one line, formatted into the caller's
- * buffer, and false for the caller to return. */
-#ifndef HVEMU_CLI_FAIL_H
-#define HVEMU_CLI_FAIL_H
+/* The error reports of machine set-up and the command line: one line,
+ * formatted into the caller's buffer, and false for the caller to return. */
+#ifndef HVEMU_MACHINE_FAIL_H
+#define HVEMU_MACHINE_FAIL_H
 
 #include <stdarg.h>
 #include <stdbool.h>

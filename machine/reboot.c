@@ -1,7 +1,7 @@
-/* The hardware half of a guest's reset; see cli/reboot.h. */
-#include "cli/reboot.h"
+/* The hardware half of a guest's reset; see machine/reboot.h. */
+#include "machine/reboot.h"
 
-#include "cli/machine.h"
+#include "machine/machine.h"
 #include "emu/apic.h"
 #include "emu/event_step.h"
 
@@ -73,7 +73,7 @@ static void reset_boot_devices(struct pc_boot *b)
 void reboot_reset_hardware(struct machine *m)
 {
 	struct smp *s = &m->smp;
-	uint64_t now = smp_current(m)->icount;   /* the machine's time (cli/smp.h) */
+	uint64_t now = smp_current(m)->icount;   /* the machine's time (machine/smp.h) */
 	for (unsigned i = 0; i < s->n; i++)
 		if (s->cpu[i]->icount > now)
 			now = s->cpu[i]->icount;

@@ -3,9 +3,9 @@
  * back to its RESET state and every chipset device to its power-on state, as
  * QEMU's system reset does for each of these sources; RAM (and the CMOS,
  * battery-backed) is kept, virtual time goes on. The machine then enters the
- * firmware or the kernel again (cli/machine.c). */
-#ifndef HVEMU_CLI_REBOOT_H
-#define HVEMU_CLI_REBOOT_H
+ * firmware or the kernel again (machine/machine.c). */
+#ifndef HVEMU_MACHINE_REBOOT_H
+#define HVEMU_MACHINE_REBOOT_H
 
 struct machine;
 

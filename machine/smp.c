@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cli/machine.h"
-#include "cli/fail.h"
-#include "cli/smp.h"
+#include "machine/machine.h"
+#include "machine/fail.h"
+#include "machine/smp.h"
 #include "emu/apic.h"
 #include "emu/cpu_model.h"
 #include "emu/event_step.h"
@@ -190,9 +190,9 @@ status_t smp_run(struct machine *m, const volatile sig_atomic_t *stop)
 		if (st == ST_STOP) {
 			/* The end of the turn, or a request that ends the run (debug
 			 * exit, a signal, the instruction limit, a reset or power-off,
-			 * the livelock detector). */
+			 * the front end's: the CLI's livelock detector). */
 			if (m->dexit.exited || *stop || (s->limit && now >= s->limit) || now < turn_end ||
-			    m->boot.requested.what || exit_watch_livelocked(&m->watch))
+			    m->boot.requested.what || (m->cfg->run_ended && m->cfg->run_ended(m->cfg->run_ended_ctx)))
 				return st;
 			idle = 0;
 		} else if (st == ST_HALT) {

@@ -1,13 +1,13 @@
 /* The devices and firmware data of the boot contract QEMU-style test kernels
- * rely on, as the CLI machine wires them: fw_cfg, PCI configuration with the
+ * rely on, as the machine wires them: fw_cfg, PCI configuration with the
  * i440FX host bridge, QEMU's pc-testdev, the reset paths (port 0x92, 0xCF9,
  * the 8042's reset command), A20 through port 0x92 and the 8042, the 8042
  * keyboard controller itself (devices/i8042.h), the Bochs "Shutdown" port,
  * and the ACPI tables. The machine describes itself in struct pc_description
  * (filled where its devices are built), and fw_cfg and ACPI are written from
  * that description, so they say what the machine is. */
-#ifndef HVEMU_CLI_PC_BOOT_H
-#define HVEMU_CLI_PC_BOOT_H
+#ifndef HVEMU_MACHINE_PC_BOOT_H
+#define HVEMU_MACHINE_PC_BOOT_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
-/* The boot-contract devices and firmware data of the CLI machine; see
- * cli/pc_boot.h. */
-#include "cli/pc_boot.h"
+/* The boot-contract devices and firmware data of the machine; see
+ * machine/pc_boot.h. */
+#include "machine/pc_boot.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +9,7 @@
 #include "devices/e820.h"
 
 /* A reset or power-off: the running CPU stops after the current instruction
- * (the machine restarts or ends the run, cli/machine.c), with the first
+ * (the machine restarts or ends the run, machine/machine.c), with the first
  * request's source kept for the report (README "Exit status"). */
 static void on_power_request(void *opaque, enum power_request what, const char *source)
 {

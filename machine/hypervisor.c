@@ -1,0 +1,72 @@
+/* The hypervisor factory: which model a CPU model's extension gets (see
+ * machine/hypervisor.h). */
+#include "machine/hypervisor.h"
+
+#include <stddef.h>
+
+#include "svm/svm.h"
+
+/* A row: the CPU models it serves, and how its model is made and freed. */
+struct hypervisor_kind {
+	const char *name;
+	enum hv_ext ext;           /* the CPU models whose hv_ext this is */
+	void *(*create)(struct cpu *cpu, unsigned quirks);
+	void (*destroy)(void *model);
+};
+
+static void *svm_row_create(struct cpu *cpu, unsigned quirks)
+{
+	return svm_create(cpu, quirks);
+}
+
+static void svm_row_destroy(void *model)
+{
+	svm_destroy(model);
+}
+
+/* APM2 chapter 15 (svm/). HV_EXT_VMX models have no row yet: their CPUs run
+ * without VMX (CPUID.1:ECX[5] clear) until vmx/ has a model. */
+static const struct hypervisor_kind kinds[] = {
+	{ "SVM", HV_EXT_SVM, svm_row_create, svm_row_destroy },
+};
+
+static const struct hypervisor_kind *kind_for(const struct cpu_model *model)
+{
+	if (!model)
+		return NULL;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (kinds[i].ext == model->hv_ext)
+			return &kinds[i];
+	return NULL;
+}
+
+bool hv_available(const struct cpu_model *model)
+{
+	return kind_for(model) != NULL;
+}
+
+const char *hv_name(const struct cpu_model *model)
+{
+	const struct hypervisor_kind *k = kind_for(model);
+	return k ? k->name : NULL;
+}
+
+bool hv_create(struct hypervisor *hv, struct cpu *cpu, const struct cpu_model *model, unsigned quirks)
+{
+	*hv = (struct hypervisor){ .kind = kind_for(model) };
+	if (!hv->kind)
+		return true;
+	hv->model = hv->kind->create(cpu, quirks);
+	if (!hv->model) {
+		hv->kind = NULL;
+		return false;
+	}
+	return true;
+}
+
+void hv_destroy(struct hypervisor *hv)
+{
+	if (hv->kind)
+		hv->kind->destroy(hv->model);
+	*hv = (struct hypervisor){ 0 };
+}

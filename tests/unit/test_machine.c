@@ -1,0 +1,234 @@
+/* Check suite for the machine library (machine/): a machine built from a
+ * configuration as the CLI, bench/ and the tests build theirs, its entry
+ * states, its hypervisor factory, its CPUs, and a guest's reset restarting
+ * it. The guests are flat real-mode images written to a temporary file. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "emu/cpu_model.h"
+#include "machine/boot_entry.h"
+#include "machine/machine.h"
+#include "suite_runner.h"
+
+#define ENTRY 0x1000u
+
+/* A temporary file holding the image; its path in path (unlinked by the
+ * caller). */
+static void write_image(char *path, size_t len, const uint8_t *code, size_t size)
+{
+	snprintf(path, len, "/tmp/hvemu-test-machine-XXXXXX");
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, code, size), (ssize_t)size);
+	close(fd);
+}
+
+/* The image loaded at ENTRY and entered there in real mode, on model. */
+static struct machine_config flat_config(const char *path, const char *model)
+{
+	const struct cpu_model *cm = cpu_model_find(model);
+	ck_assert_ptr_nonnull(cm);
+	return (struct machine_config){ .ram_size = 16u << 20, .model = cm, .has_entry = true, .entry = ENTRY,
+					.loads = { { path, ENTRY } }, .n_loads = 1 };
+}
+
+static const volatile sig_atomic_t no_stop;
+
+/* mov al, 5; out 0xf4, al (isa-debug-exit); hlt. */
+static const uint8_t exit5[] = { 0xb0, 0x05, 0xe6, 0xf4, 0xf4 };
+
+START_TEST(flat_image_runs_to_debug_exit)
+{
+	char path[64], err[512];
+	write_image(path, sizeof(path), exit5, sizeof(exit5));
+	struct machine_config cfg = flat_config(path, "pentium");
+	static struct machine m;
+	bool ok = machine_setup(&m, &cfg, err, sizeof(err));
+	unlink(path);
+	ck_assert_msg(ok, "%s", err);
+	/* Real mode at 0000:1000 (machine/boot_entry.h). */
+	ck_assert_uint_eq(m.cpu.seg[SR_CS].selector, 0);
+	ck_assert_uint_eq(m.cpu.rip, ENTRY);
+	ck_assert_int_eq(machine_run(&m, &no_stop), ST_STOP);
+	ck_assert(m.dexit.exited);
+	ck_assert_uint_eq(m.dexit.value, 5);
+	ck_assert_uint_eq(m.cpu.icount, 2);
+	machine_destroy(&m);
+}
+END_TEST
+
+/* --entry64: IA-32e mode with the identity tables in low RAM (SDM Vol.3
+ * 9.8.5), CS 08H 64-bit, RSP below the tables. */
+START_TEST(entry64_state)
+{
+	char path[64], err[512];
+	write_image(path, sizeof(path), exit5, sizeof(exit5));
+	struct machine_config cfg = flat_config(path, "skylake-lite");
+	cfg.entry64 = true;
+	static struct machine m;
+	bool ok = machine_setup(&m, &cfg, err, sizeof(err));
+	unlink(path);
+	ck_assert_msg(ok, "%s", err);
+	struct cpu *c = &m.cpu;
+	ck_assert_uint_eq(c->efer & (EFER_LME | EFER_LMA), EFER_LME | EFER_LMA);
+	ck_assert_uint_eq(c->cr0 & (CR0_PE | CR0_PG), CR0_PE | CR0_PG);
+	ck_assert_uint_eq(c->cr3, BOOT_E64_PML4);
+	ck_assert_uint_eq(c->seg[SR_CS].selector, 0x08);
+	ck_assert_int_eq(cpu_code_size(c), 64);
+	ck_assert_uint_eq(c->regs[R_SP], BOOT_E64_PML4);
+	ck_assert_uint_eq(c->rip, ENTRY);
+	machine_destroy(&m);
+}
+END_TEST
+
+/* A model with SVM gets the SVM model on every CPU, reported by CPUID; a
+ * model without a hypervisor extension none (machine/hypervisor.h). */
+START_TEST(hypervisor_factory)
+{
+	char path[64], err[512];
+	write_image(path, sizeof(path), exit5, sizeof(exit5));
+	static struct machine m;
+	struct machine_config cfg = flat_config(path, "epyc-lite");
+	cfg.n_cpus = 2;
+	ck_assert_msg(machine_setup(&m, &cfg, err, sizeof(err)), "%s", err);
+	ck_assert(hv_available(cfg.model));
+	ck_assert_str_eq(hv_name(cfg.model), "SVM");
+	for (unsigned i = 0; i < 2; i++) {
+		ck_assert_ptr_nonnull(m.hv[i].kind);
+		ck_assert_ptr_nonnull(m.smp.cpu[i]->hv);
+		ck_assert(m.smp.cpu[i]->hv_available);
+	}
+	machine_destroy(&m);
+	for (unsigned i = 0; i < 2; i++)
+		ck_assert_ptr_null(m.hv[i].kind);
+
+	cfg = flat_config(path, "pentium");
+	ck_assert_msg(machine_setup(&m, &cfg, err, sizeof(err)), "%s", err);
+	unlink(path);
+	ck_assert(!hv_available(cfg.model));
+	ck_assert_ptr_null(hv_name(cfg.model));
+	ck_assert_ptr_null(m.hv[0].kind);
+	ck_assert_ptr_null(m.cpu.hv);
+	ck_assert(!m.cpu.hv_available);
+	machine_destroy(&m);
+}
+END_TEST
+
+/* --smp 3: CPU 0 the BSP, the others waiting for a SIPI (SDM Vol.3 8.4.1),
+ * every CPU with its local APIC, in one ring of CPUs for stores to code. */
+START_TEST(smp_cpus)
+{
+	char path[64], err[512];
+	write_image(path, sizeof(path), exit5, sizeof(exit5));
+	static struct machine m;
+	struct machine_config cfg = flat_config(path, "skylake-lite");
+	cfg.n_cpus = 3;
+	bool ok = machine_setup(&m, &cfg, err, sizeof(err));
+	unlink(path);
+	ck_assert_msg(ok, "%s", err);
+	ck_assert_uint_eq(m.smp.n, 3);
+	ck_assert_ptr_eq(m.smp.cpu[0], &m.cpu);
+	ck_assert(!m.cpu.wait_for_sipi);
+	for (unsigned i = 1; i < 3; i++) {
+		ck_assert(m.smp.cpu[i]->wait_for_sipi);
+		ck_assert(m.smp.cpu[i]->halted);
+	}
+	for (unsigned i = 0; i < 3; i++) {
+		ck_assert_ptr_eq(m.smp.cpu[i]->lapic, &m.smp.lapic[i]);
+		ck_assert_ptr_eq(m.smp.cpu[i]->next_cpu, m.smp.cpu[(i + 1) % 3]);
+	}
+	ck_assert_int_eq(machine_run(&m, &no_stop), ST_STOP);
+	ck_assert_uint_eq(m.dexit.value, 5);
+	machine_destroy(&m);
+}
+END_TEST
+
+/* A reset through port CF9H restarts the machine with RAM kept and the image
+ * loaded and entered again; the second boot counts 2 at 500H and exits with
+ * it.
+ *   inc byte [0500h]; cmp byte [0500h], 2; je done
+ *   mov dx, 0cf9h; mov al, 6; out dx, al; hlt
+ *   done: mov al, [0500h]; out 0f4h, al; hlt */
+static const uint8_t reset_once[] = {
+	0xfe, 0x06, 0x00, 0x05, 0x80, 0x3e, 0x00, 0x05, 0x02, 0x74, 0x07,
+	0xba, 0xf9, 0x0c, 0xb0, 0x06, 0xee, 0xf4,
+	0xa0, 0x00, 0x05, 0xe6, 0xf4, 0xf4,
+};
+
+START_TEST(reset_restarts)
+{
+	char path[64], err[512];
+	write_image(path, sizeof(path), reset_once, sizeof(reset_once));
+	static struct machine m;
+	struct machine_config cfg = flat_config(path, "pentium");
+	ck_assert_msg(machine_setup(&m, &cfg, err, sizeof(err)), "%s", err);
+	status_t st = machine_run(&m, &no_stop);
+	unlink(path);
+	ck_assert_int_eq(st, ST_STOP);
+	ck_assert(!m.reboot_failed);
+	ck_assert_uint_eq(m.reboots, 1);
+	ck_assert(m.dexit.exited);
+	ck_assert_uint_eq(m.dexit.value, 2);
+	machine_destroy(&m);
+}
+END_TEST
+
+/* --no-reboot: the reset ends the run, the request kept for the report. */
+START_TEST(reset_ends_run_without_reboot)
+{
+	char path[64], err[512];
+	write_image(path, sizeof(path), reset_once, sizeof(reset_once));
+	static struct machine m;
+	struct machine_config cfg = flat_config(path, "pentium");
+	cfg.no_reboot = true;
+	ck_assert_msg(machine_setup(&m, &cfg, err, sizeof(err)), "%s", err);
+	status_t st = machine_run(&m, &no_stop);
+	unlink(path);
+	ck_assert_int_eq(st, ST_STOP);
+	ck_assert_uint_eq(m.reboots, 0);
+	ck_assert(!m.dexit.exited);
+	ck_assert_int_eq(m.boot.requested.what, POWER_RESET);
+	machine_destroy(&m);
+}
+END_TEST
+
+/* The machine's own checks, before anything is built. */
+START_TEST(config_checks)
+{
+	char err[512];
+	struct machine_config cfg = { .ram_size = 16u << 20, .model = cpu_models[0] };
+	ck_assert(!machine_config_check(&cfg, err, sizeof(err)));
+	ck_assert_str_eq(err, "nothing to run: give --kernel, --bios, or --load with --entry");
+	cfg = flat_config("/nonexistent", "pentium");
+	cfg.entry = 0x100000;
+	ck_assert(!machine_config_check(&cfg, err, sizeof(err)));
+	ck_assert_str_eq(err, "--entry 0x100000 is not reachable in real mode (must be below 1 MiB)");
+	cfg = flat_config("/nonexistent", "pentium");
+	cfg.entry64 = true;
+	ck_assert(!machine_config_check(&cfg, err, sizeof(err)));
+	ck_assert_str_eq(err, "--entry64 needs a CPU model with long mode (e.g. --cpu skylake-lite)");
+}
+END_TEST
+
+static Suite *machine_suite(void)
+{
+	Suite *s = suite_create("machine");
+	TCase *t = tcase_create("machine");
+	tcase_add_test(t, flat_image_runs_to_debug_exit);
+	tcase_add_test(t, entry64_state);
+	tcase_add_test(t, hypervisor_factory);
+	tcase_add_test(t, smp_cpus);
+	tcase_add_test(t, reset_restarts);
+	tcase_add_test(t, reset_ends_run_without_reboot);
+	tcase_add_test(t, config_checks);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(machine_suite());
+}
