@@ -40,11 +40,23 @@ enum intercept_phase {
 				      checks (SVM, APM2 15.14.1: #TS first) */
 };
 
-/* An instruction operand as both manuals report it. */
+/* How an APIC_ACCESS reached the APIC page (SDM Vol.3 Table 28-6 "access
+ * type"). */
+enum apic_access { APIC_LINEAR_READ, APIC_LINEAR_WRITE, APIC_LINEAR_FETCH, APIC_DELIVERY_ACCESS };
+
+/* An instruction operand as both manuals report it: SVM's decode assists
+ * (APM2 15.33) and VMX's VM-exit instruction information (SDM Vol.3 28.2.5:
+ * scaling, address size, register or memory, segment, index, base, reg2). */
 struct exit_operand {
 	bool mem;                  /* memory operand (else register) */
 	uint8_t gpr;               /* register number 0-15 when !mem */
 	uint8_t seg;               /* enum sreg of a memory operand */
+	uint8_t base, index;       /* memory: REG_NONE if absent, REG_RIP RIP-relative */
+	uint8_t scale;             /* memory: log2 of the index's scale */
+	int64_t disp;              /* memory: the displacement, sign-extended */
+	uint8_t asize, osize;      /* address- and operand-size attribute: 2, 4 or 8 */
+	uint8_t reg;               /* ModRM.reg with REX.R: the second register (VMREAD's
+				      field encoding, INVEPT's type, MOV CR's CRn) */
 	uint64_t offset;           /* effective address, masked to the address size */
 	uint64_t linear;           /* segment base + offset (32-bit wrap outside 64-bit mode) */
 };
@@ -80,8 +92,24 @@ struct exit_record {
 	bool io_in, io_string, io_rep;
 	bool io_imm;               /* port from an immediate (else DX) */
 
-	/* INTN: the vector; also the event kinds' vector (in event) */
+	/* INTN: the vector; also the event kinds' vector (in event), SIPI's and
+	 * VIRTUALIZED_EOI's, and INTR's once acknowledged */
 	uint8_t vector;
+
+	/* INTR: whether the model acknowledged the interrupt controller for its
+	 * exit (hv_ack_intr(): VMX "acknowledge interrupt on exit", SDM Vol.3
+	 * 25.7.1 / 28.2.2; posted interrupts): then vector is the interrupt's, and
+	 * the core does not acknowledge it again. */
+	bool intr_acked;
+
+	/* A fault of an IRET that ended NMI blocking (SDM Vol.3 28.2.3 "NMI
+	 * unblocking due to IRET", exit qualification / interruption information
+	 * bit 12): the blocking is already gone (SDM Vol.3 28.1). */
+	bool nmi_unblocked_by_iret;
+
+	/* APIC_ACCESS, APIC_WRITE: the offset in the APIC page, and how. */
+	uint16_t apic_offset;
+	uint8_t apic_access;       /* enum apic_access */
 
 	/* TASK_SWITCH */
 	uint16_t tss_selector;

@@ -149,6 +149,9 @@ status_t svm_inject(struct svm *s, uint64_t eventinj, uint64_t nrip, uint64_t ri
 void svm_vintr_load(struct svm *s, uint64_t vintr);
 /* The 0x060 word as the guest leaves it (V_TPR, V_IRQ, V_GIF written back). */
 uint64_t svm_vintr_save(struct svm *s, uint64_t vintr);
+/* A guest's MOV to/from CR8 no intercept took (r: CR_ACCESS, CR8): V_TPR with
+ * V_INTR_MASKING (ST_HANDLED), else ST_OK, the core's TPR. */
+status_t svm_vintr_cr8(struct svm *s, struct exit_record *r) CHECKED;
 /* The guest's STGI/CLGI with the virtual GIF (APM2 15.33.2). */
 void svm_vgif_set(struct svm *s, bool gif);
 
