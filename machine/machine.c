@@ -465,6 +465,8 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 	/* With local APICs the 8259A reaches the CPUs through LINT0, the ISA
 	 * IRQs the I/O APIC's pins as well (machine/smp.c). */
 	smp_wire_legacy(m);
+	/* COM1's interrupt is ISA IRQ4 (as the ACPI/BIOS tables of a PC say). */
+	m->uart.irq = (struct irq_line){ pc_legacy_gsi_set, &m->pc, 4 };
 
 	/* The boot-contract devices, and what the machine is made of for fw_cfg
 	 * and ACPI: the CPUs and their APICs as smp_setup() built them; each
