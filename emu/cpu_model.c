@@ -43,6 +43,7 @@
 #define EDX1_DE   (1u << 2)
 #define EDX1_PSE  (1u << 3)
 #define EDX1_PAE  (1u << 6)
+#define EDX1_MTRR (1u << 12)     /* the MTRR MSRs (emu/mtrr.c, SDM Vol.3 12.11.1) */
 #define EDX1_PGE  (1u << 13)
 #define EDX1_PSE36 (1u << 17)
 #define EDX1_TSC  (1u << 4)
@@ -68,7 +69,8 @@
 #define EBX1_CLFLUSH_64 (8u << 8)
 #define ECX1_XSAVE (1u << 26)
 #define HVEMU_EDX1 (EDX1_VME | EDX1_DE | EDX1_PSE | EDX1_TSC | EDX1_MSR | EDX1_PAE | EDX1_CX8 | EDX1_SEP | \
-		    EDX1_PGE | EDX1_CMOV | EDX1_PAT | EDX1_PSE36 | EDX1_FPU_SSE | EDX1_APIC | EDX1_MCE | EDX1_MCA)
+		    EDX1_PGE | EDX1_CMOV | EDX1_PAT | EDX1_PSE36 | EDX1_FPU_SSE | EDX1_APIC | EDX1_MCE | EDX1_MCA | \
+		    EDX1_MTRR)
 /* CPUID.1:ECX x2APIC[21] and TSC-deadline[24] (SDM Vol.3 10.12.1, 10.5.4.1). */
 #define ECX1_X2APIC       (1u << 21)
 #define ECX1_TSC_DEADLINE (1u << 24)

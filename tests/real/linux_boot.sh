@@ -12,7 +12,7 @@
 # HVEMU_REAL=1 (`make test-real`); otherwise, or when the packages cannot be
 # downloaded, it exits 77 (meson's SKIP).
 set -u
-HVEMU=$1 SRC=$2 WORK=$3
+HVEMU=$(realpath "$1") SRC=$(realpath "$2") WORK=$3
 MARKER=HVEMU-LINUX-SHELL
 CMDLINE="console=ttyS0 quiet"
 MEM=256M
