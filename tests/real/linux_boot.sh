@@ -43,13 +43,14 @@ if [ ! -f vmlinuz ] || [ ! -f initrd.cpio ] || [ ! -f vmlinux ]; then
 fi
 
 fail=0
-# run NAME KERNEL SMP: boot under hvemu; the marker, status 3 (debug exit 1),
-# instructions (from --stats) and wall time.
+# run NAME KERNEL SMP [OPTIONS]: boot under hvemu; the marker, status 3
+# (debug exit 1), instructions (from --stats) and wall time.
 run() {
 	local name=$1 kernel=$2 smp=$3 start end status insns
+	shift 3
 	start=$(date +%s.%N)
 	timeout 300 "$HVEMU" run --kernel "$kernel" --initrd initrd.cpio --cmdline "$CMDLINE" --mem $MEM \
-		--smp "$smp" --stats >"$name.out" 2>"$name.err"
+		--smp "$smp" --stats "$@" >"$name.out" 2>"$name.err"
 	status=$?
 	end=$(date +%s.%N)
 	insns=$(sed -n 's/.*in \([0-9]*\) virtual instructions.*/\1/p' "$name.err" | tail -1)
@@ -67,6 +68,7 @@ run pvh-smp1 vmlinux 1
 run pvh-smp1-again vmlinux 1
 run bzimage-smp1 vmlinuz 1
 run pvh-smp2 vmlinux 2
+run pvh-epyc vmlinux 1 --cpu epyc-lite
 # Two runs of the same files: the same serial output and instruction count.
 if ! cmp -s pvh-smp1.out pvh-smp1-again.out || [ "$(grep 'virtual instructions' pvh-smp1.err)" != \
 	"$(grep 'virtual instructions' pvh-smp1-again.err)" ]; then
