@@ -511,9 +511,6 @@ static const struct msr_def msrs[] = {
 	{ MSR_MCG_STATUS,       "IA32_MCG_STATUS", has_mca, mcg_status_read, mcg_status_write },
 	{ MSR_MCG_CTL,          "IA32_MCG_CTL", has_mcg_ctl, mcg_ctl_read, mcg_ctl_write },
 	{ MSR_PAT,              "IA32_PAT", has_pat, pat_read, pat_write },
-#define MTRR_ROW(index, name) { index, name, mtrr_exists, mtrr_read, mtrr_write },
-	MTRR_MSRS(MTRR_ROW)           /* emu/mtrr.c */
-#undef MTRR_ROW
 	{ MSR_TSC_DEADLINE,     "IA32_TSC_DEADLINE", has_tsc_deadline, tsc_deadline_read,
 	  tsc_deadline_write },
 	{ MSR_EFER,             "IA32_EFER", has_efer, efer_read, efer_write },
@@ -543,6 +540,10 @@ static const struct msr_def msrs[] = {
 	{ MSR_LAST_BRANCH_TO,   "LastBranchToIP", has_debugctl, lbr_to_read, read_only_write },
 	{ MSR_LAST_EXCEPT_FROM, "LastExceptionFromIP", has_debugctl, lex_from_read, read_only_write },
 	{ MSR_LAST_EXCEPT_TO,   "LastExceptionToIP", has_debugctl, lex_to_read, read_only_write },
+	/* Last: the table is searched in order, and the MTRRs are set once at boot. */
+#define MTRR_ROW(index, name) { index, name, mtrr_exists, mtrr_read, mtrr_write },
+	MTRR_MSRS(MTRR_ROW)           /* emu/mtrr.c */
+#undef MTRR_ROW
 };
 
 /* The machine-check banks: one row for the whole range, the register picked
