@@ -10,6 +10,7 @@
 
 #include "devices/bus.h"
 #include "emu/fpu_state.h"
+#include "emu/mtrr.h"
 #include "mmu/fault.h"
 #include "mmu/paging.h"
 #include "mmu/segment.h"
@@ -202,6 +203,7 @@ struct cpu {
 	 * IA32_MCG_CTL and each bank's CTL, STATUS, ADDR, MISC. */
 	uint64_t mcg_status, mcg_ctl;
 	uint64_t mc_bank[MC_BANKS_MAX][4];
+	struct mtrr_state mtrr;    /* the MTRRs (emu/mtrr.h) */
 	uint64_t tsc_offset;       /* TSC = icount + tsc_offset (deterministic virtual time) */
 	struct fpu_state fpu;      /* x87, MXCSR and XMM registers (emu/fpu_state.h) */
 

@@ -14,6 +14,7 @@
 #include "emu/cpu_model.h"
 #include "emu/feature_bits.h"
 #include "emu/hv.h"
+#include "emu/mtrr.h"
 #include "emu/operand.h"
 #include "mmu/x86_vmx.h"
 #include "isa_handlers.h"
@@ -539,6 +540,10 @@ static const struct msr_def msrs[] = {
 	{ MSR_LAST_BRANCH_TO,   "LastBranchToIP", has_debugctl, lbr_to_read, read_only_write },
 	{ MSR_LAST_EXCEPT_FROM, "LastExceptionFromIP", has_debugctl, lex_from_read, read_only_write },
 	{ MSR_LAST_EXCEPT_TO,   "LastExceptionToIP", has_debugctl, lex_to_read, read_only_write },
+	/* Last: the table is searched in order, and the MTRRs are set once at boot. */
+#define MTRR_ROW(index, name) { index, name, mtrr_exists, mtrr_read, mtrr_write },
+	MTRR_MSRS(MTRR_ROW)           /* emu/mtrr.c */
+#undef MTRR_ROW
 };
 
 /* The machine-check banks: one row for the whole range, the register picked

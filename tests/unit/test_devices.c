@@ -243,6 +243,45 @@ START_TEST(uart_thr_output)
 }
 END_TEST
 
+/* The interrupt line (IRQ4 on a PC) follows the pending sources, gated by
+ * MCR.OUT2 (IBM PC/AT Technical Reference, Serial/Parallel Adapter). */
+static bool uart_line, uart_line_set;
+static void uart_line_changed(void *opaque, unsigned pin, bool level)
+{
+	(void)opaque;
+	ck_assert_uint_eq(pin, 4);
+	uart_line = level;
+	uart_line_set = true;
+}
+
+START_TEST(uart_irq_line)
+{
+	struct uart16550 u;
+	struct iobus io;
+	iobus_init(&io);
+	uart_init(&u, UART_COM1_BASE, NULL);
+	u.irq = (struct irq_line){ uart_line_changed, NULL, 4 };
+	ck_assert(uart_register(&u, &io));
+	uart_line = uart_line_set = false;
+	out8(&io, UART_IER, UART_IER_THRI);           /* THRE pending, OUT2 clear: no line */
+	ck_assert(!uart_line_set);
+	out8(&io, UART_MCR, UART_MCR_OUT2);
+	ck_assert(uart_line);
+	ck_assert_uint_eq(in8(&io, UART_IIR_FCR) & 0x0f, 0x02);   /* reading IIR clears THRE */
+	ck_assert(!uart_line);
+	out8(&io, UART_RBR_THR, 'x');                 /* sent at once: THR empty again */
+	ck_assert(uart_line);
+	out8(&io, UART_IER, 0);
+	ck_assert(!uart_line);
+	out8(&io, UART_IER, UART_IER_RDI);
+	ck_assert(!uart_line);
+	ck_assert_uint_eq(uart_receive(&u, (const uint8_t *)"a", 1), 1);   /* received data */
+	ck_assert(uart_line);
+	ck_assert_uint_eq(in8(&io, UART_RBR_THR), 'a');
+	ck_assert(!uart_line);
+}
+END_TEST
+
 START_TEST(uart_dlab_scratch)
 {
 	char *text = NULL;
@@ -470,6 +509,7 @@ static Suite *devices_suite(void)
 	TCase *uart = tcase_create("uart");
 	tcase_add_test(uart, uart_thr_output);
 	tcase_add_test(uart, uart_dlab_scratch);
+	tcase_add_test(uart, uart_irq_line);
 	tcase_add_test(uart, uart_loopback_and_iir);
 	tcase_add_test(uart, uart_receive_input);
 	suite_add_tcase(s, uart);
