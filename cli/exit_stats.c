@@ -132,9 +132,7 @@ void livelock_init(struct livelock *l, uint64_t limit)
 static void keep(struct livelock *l, const struct vm_exit_report *r)
 {
 	l->exit = *r;
-	snprintf(l->vendor, sizeof(l->vendor), "%s", r->vendor ? r->vendor : "?");
 	snprintf(l->name, sizeof(l->name), "%s", r->name ? r->name : "unknown");
-	l->exit.vendor = l->vendor;
 	l->exit.name = l->name;
 	if (r->failed_check) {
 		snprintf(l->check, sizeof(l->check), "%s", r->failed_check);
@@ -142,21 +140,33 @@ static void keep(struct livelock *l, const struct vm_exit_report *r)
 	}
 }
 
+/* r's information words equal the current exit's (the event words aside:
+ * what was being delivered does not make an exit another). */
+static bool same_words(const struct livelock *l, const struct vm_exit_report *r)
+{
+	unsigned n;
+	const struct exit_word_name *w = exit_word_names(r->vendor, &n);
+	for (unsigned i = 0; i < n; i++)
+		if (!w[i].event && r->words[i] != l->words[i])
+			return false;
+	return true;
+}
+
 bool livelock_observe(struct livelock *l, uint64_t n, const struct vm_exit_report *r)
 {
 	if (!l->limit || l->fired)
 		return false;
-	bool same = l->repeats && r->guest_insns == 0 && r->code == l->code && r->rip == l->rip &&
-		    r->info1 == l->info1 && r->info2 == l->info2;
+	bool same = l->repeats && r->guest_insns == 0 && r->vendor == l->vendor && r->code == l->code &&
+		    r->rip == l->rip && same_words(l, r);
 	if (same) {
 		l->repeats++;
 	} else {
 		l->repeats = 1;
 		l->first_n = n;
+		l->vendor = r->vendor;
 		l->code = r->code;
 		l->rip = r->rip;
-		l->info1 = r->info1;
-		l->info2 = r->info2;
+		memcpy(l->words, r->words, sizeof(l->words));
 	}
 	if (l->repeats < l->limit)
 		return false;
