@@ -316,14 +316,15 @@ bool run_option_is_flag(const char *name)
 	return false;
 }
 
-/* `--quirk help`: the registry (svm/quirks.c). */
+/* `--quirk help`: the registry (emu/hv_quirks.c). */
 static void list_quirks(void)
 {
 	unsigned n;
-	const struct svm_quirk_info *q = svm_quirk_table(&n);
-	printf("Quirks (--quirk NAME, repeatable; CPU models with SVM only):\n");
+	const struct hv_quirk_info *q = hv_quirk_table(&n);
+	printf("Quirks (--quirk NAME, repeatable; for CPU models with the vendor's extension):\n");
 	for (unsigned i = 0; i < n; i++)
-		printf("  %s\n      what:    %s\n      mimics:  %s\n", q[i].name, q[i].what, q[i].mimics);
+		printf("  %s (%s)\n      breaks:  %s\n      what:    %s\n      mimics:  %s\n", q[i].name,
+		       hv_ext_name(q[i].vendor), q[i].section, q[i].what, q[i].mimics);
 }
 
 /* Options that cannot be combined (README "Conflicting options"). */
@@ -528,7 +529,7 @@ static int cmd_run(int argc, char **argv)
 			cfg.entry64 = o == OPT_ENTRY64;
 			break;
 		case OPT_QUIRK: {
-			const struct svm_quirk_info *q = svm_quirk_find(val);
+			const struct hv_quirk_info *q = hv_quirk_find(val);
 			if (!q)
 				return usage_error("unknown quirk '%s' (try --quirk help)", val);
 			cfg.svm_quirks |= q->bit;
