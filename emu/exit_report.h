@@ -36,10 +36,6 @@ enum exit_report_kind {
 					number (SDM Vol.3 30.2); code = 0 */
 };
 
-/* SDM Vol.3 24.9.1 (exit-reason field), 26.8: a VM-entry failure sets bit 31
- * of the exit reason above the basic reason. */
-#define EXIT_REASON_ENTRY_FAILURE    (1u << 31)
-
 /* The information words of a report, by vendor (the index into
  * vm_exit_report.words). SVM: APM2 15.7 and Appendix C; VMX: the VM-exit
  * information fields of SDM Vol.3 24.9. */
