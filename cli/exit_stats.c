@@ -14,14 +14,21 @@ unsigned exit_gap_bucket(uint64_t guest_insns)
 	return guest_insns ? 64u - (unsigned)__builtin_clzll(guest_insns) : 0;
 }
 
+/* Whether c counts r's exits: the same code of the same kind (a VMX
+ * VMfailValid(7) is not exit reason 7). */
+static bool counts(const struct exit_count *c, const struct vm_exit_report *r)
+{
+	return c->code == r->code && c->kind == r->kind;
+}
+
 /* The entry of a code: the previous exit's first (an exit usually repeats the
  * one before), then a scan; NULL when the table is full. */
 static struct exit_count *code_entry(struct exit_stats *s, const struct vm_exit_report *r)
 {
-	if (s->n_codes && s->codes[s->last].code == r->code)
+	if (s->n_codes && counts(&s->codes[s->last], r))
 		return &s->codes[s->last];
 	for (unsigned i = 0; i < s->n_codes; i++)
-		if (s->codes[i].code == r->code) {
+		if (counts(&s->codes[i], r)) {
 			s->last = i;
 			return &s->codes[i];
 		}
@@ -30,6 +37,7 @@ static struct exit_count *code_entry(struct exit_stats *s, const struct vm_exit_
 	s->last = s->n_codes++;
 	struct exit_count *c = &s->codes[s->last];
 	c->code = r->code;
+	c->kind = r->kind;
 	c->count = 0;
 	snprintf(c->name, sizeof(c->name), "%s", r->name ? r->name : "unknown");
 	return c;
@@ -156,14 +164,15 @@ bool livelock_observe(struct livelock *l, uint64_t n, const struct vm_exit_repor
 {
 	if (!l->limit || l->fired)
 		return false;
-	bool same = l->repeats && r->guest_insns == 0 && r->vendor == l->vendor && r->code == l->code &&
-		    r->rip == l->rip && same_words(l, r);
+	bool same = l->repeats && r->guest_insns == 0 && r->vendor == l->vendor && r->kind == l->kind &&
+		    r->code == l->code && r->rip == l->rip && same_words(l, r);
 	if (same) {
 		l->repeats++;
 	} else {
 		l->repeats = 1;
 		l->first_n = n;
 		l->vendor = r->vendor;
+		l->kind = r->kind;
 		l->code = r->code;
 		l->rip = r->rip;
 		memcpy(l->words, r->words, sizeof(l->words));

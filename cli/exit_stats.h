@@ -19,6 +19,7 @@
 #define EXIT_CHECK_MAX 160
 
 struct exit_count {
+	enum exit_report_kind kind;
 	uint64_t code;
 	uint64_t count;
 	char name[EXIT_NAME_MAX];  /* the model's name of the code (first seen) */
@@ -59,6 +60,7 @@ struct livelock {
 	uint64_t repeats;          /* times the current exit has been seen in a row */
 	uint64_t first_n;          /* sequence number of its first occurrence */
 	enum hv_ext vendor;        /* the current exit */
+	enum exit_report_kind kind;
 	uint64_t code, rip;
 	uint64_t words[EXIT_WORDS_MAX];
 	bool fired;

@@ -384,6 +384,26 @@ START_TEST(stats_other_codes)
 }
 END_TEST
 
+/* A code counts per kind: VMfailValid(7) (SDM Vol.3 30.4: invalid control
+ * fields) is not exit reason 7 (interrupt window, SDM Vol.3 Appendix C). */
+START_TEST(stats_code_per_kind)
+{
+	struct exit_stats *s = malloc(sizeof(*s));
+	exit_stats_init(s);
+	struct vm_exit_report window = { .vendor = HV_EXT_VMX, .code = 7, .name = "interrupt_window" },
+			      vmfail = { .vendor = HV_EXT_VMX, .kind = EXIT_REPORT_VMFAIL_VALID, .code = 7,
+					 .name = "VMfailValid" };
+	exit_stats_add(s, &window);
+	exit_stats_add(s, &vmfail);
+	exit_stats_add(s, &window);
+	ck_assert_uint_eq(s->n_codes, 2);
+	ck_assert_uint_eq(s->codes[0].count, 2);
+	ck_assert_str_eq(s->codes[1].name, "VMfailValid");
+	ck_assert_uint_eq(s->codes[1].count, 1);
+	free(s);
+}
+END_TEST
+
 /* The model may reuse one buffer for every exit's name (svm/ does): the
  * table keeps its own copy. */
 START_TEST(stats_names_copied)
@@ -599,6 +619,7 @@ static Suite *exit_watch_suite(void)
 	tcase_add_test(tc, stats_counts_and_histogram);
 	tcase_add_test(tc, stats_none);
 	tcase_add_test(tc, stats_other_codes);
+	tcase_add_test(tc, stats_code_per_kind);
 	tcase_add_test(tc, stats_names_copied);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("livelock");
