@@ -279,14 +279,15 @@ static void list_models(void)
 		cpu_model_describe(cpu_models[i], hv_available(cpu_models[i]) /* its model is installed */, stdout);
 }
 
-/* `--quirk help`: the registry (svm/quirks.c). */
+/* `--quirk help`: the registry (emu/hv_quirks.c). */
 static void list_quirks(void)
 {
 	unsigned n;
-	const struct svm_quirk_info *q = svm_quirk_table(&n);
-	printf("Quirks (--quirk NAME, repeatable; CPU models with SVM only):\n");
+	const struct hv_quirk_info *q = hv_quirk_table(&n);
+	printf("Quirks (--quirk NAME, repeatable; for CPU models with the vendor's extension):\n");
 	for (unsigned i = 0; i < n; i++)
-		printf("  %s\n      what:    %s\n      mimics:  %s\n", q[i].name, q[i].what, q[i].mimics);
+		printf("  %s (%s)\n      breaks:  %s\n      what:    %s\n      mimics:  %s\n", q[i].name,
+		       hv_ext_name(q[i].vendor), q[i].section, q[i].what, q[i].mimics);
 }
 
 /* ---- The options of `hvemu run`, one parse action each ---- */
@@ -470,7 +471,7 @@ static int parse_entry64(struct run_config *cfg, const struct run_option *o, cha
 
 static int parse_quirk(struct run_config *cfg, const struct run_option *o, char *val)
 {
-	const struct svm_quirk_info *q = svm_quirk_find(val);
+	const struct hv_quirk_info *q = hv_quirk_find(val);
 	if (!q)
 		return usage_error("unknown quirk '%s' (try --quirk help)", val);
 	cfg->machine.quirks |= q->bit;

@@ -149,7 +149,7 @@ enum cpu_mode { MODE_REAL, MODE_PROT, MODE_V86, MODE_COMPAT, MODE_LONG64 };
 struct cpu_model;              /* emu/cpu_model.h */
 struct lapic;                  /* devices/lapic.h */
 struct hv_model;               /* emu/hv.h */
-struct vm_exit_observer;       /* emu/hv.h */
+struct vm_exit_observer;       /* emu/exit_report.h */
 struct icache;                 /* emu/icache.h */
 struct insn;                   /* emu/insn.h */
 struct walk_result;            /* mmu/paging.h */
@@ -294,7 +294,7 @@ struct cpu {
 			   const struct fault *f);   /* a page walk that faulted */
 	void *trace_ctx;
 	struct fault_chain fault_chain;  /* the last delivery that faulted (triple-fault report) */
-	const struct vm_exit_observer *exit_observer;  /* emu/hv.h: VM exits, for tracing */
+	const struct vm_exit_observer *exit_observer;  /* emu/exit_report.h: VM exits, for tracing */
 };
 
 /* Ask the run loop to look at the boundary (ATT_* bits). Atomic, because a

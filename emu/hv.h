@@ -33,6 +33,7 @@
 
 #include "emu/cpu.h"
 #include "emu/exit_record.h"
+#include "emu/exit_report.h"
 #include "emu/insn.h"
 
 struct hv_model {
@@ -53,37 +54,7 @@ struct hv_model {
 	void (*reset)(void *ctx, struct cpu *cpu);
 };
 
-/* A VM exit as the model delivered it to the host, for whoever watches exits
- * (cli/: --trace vmexit, --stats, the livelock detector). Vendor-neutral: svm/
- * fills it from the VMCB it wrote, vmx/ from the VMCS exit fields. */
-struct vm_exit_report {
-	const char *vendor;        /* "svm" or "vmx" */
-	uint64_t code;             /* EXITCODE (VMEXIT_INVALID = -1) / exit reason */
-	const char *name;          /* "VMEXIT_NPF", "EXTERNAL_INTERRUPT", ... */
-	uint64_t info1, info2;     /* EXITINFO1/2; qualification, guest-linear address */
-	uint64_t intinfo;          /* EXITINTINFO / IDT-vectoring information (0: none) */
-	const char *failed_check;  /* VMEXIT_INVALID / entry failure: the check and its
-				      section, e.g. "APM2 15.5.1: EFER.SVME = 0"; else NULL */
-	/* Where the guest was: CS selector, rIP, code size (16/32/64) for the
-	 * disassembler, and the bytes at CS:rIP that could be read (0 if none). */
-	uint16_t cs;
-	uint64_t rip;
-	uint8_t code_bits;
-	uint8_t insn_len;
-	uint8_t insn[15];
-	uint64_t now;              /* virtual time of the exit (cpu_now()) */
-	uint64_t guest_insns;      /* virtual time since the VMRUN / VM entry that ended here */
-	/* The model's decoding of info1/info2/intinfo in words ("port 0x70 out
-	 * size 1 ..."), into buf; NULL if it has none. */
-	void (*describe)(const struct vm_exit_report *r, char *buf, size_t size);
-};
-
-/* Installed by the machine on the CPU to see every VM exit (NULL: nobody). */
-struct vm_exit_observer {
-	void (*exit)(void *ctx, struct cpu *cpu, const struct vm_exit_report *r);
-	void *ctx;
-	bool want_insn;            /* fill insn/insn_len (a guest code read per exit) */
-};
+/* The exit report and its observer: emu/exit_report.h. */
 
 /* ---- What a world switch (VMRUN, #VMEXIT, VM entry, VM exit) needs of the core ---- */
 
