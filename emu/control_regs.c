@@ -501,7 +501,7 @@ status_t op_lmsw(struct cpu *cpu, const struct insn *in)
 	}
 	if ((st = rm_read(cpu, in, 2, &src)) != ST_OK)
 		return st;
-	/* The record carries the 16-bit source (SDM Vol.3 Table 28-3 "LMSW source
+	/* The record carries the 16-bit source (SDM Vol.3 Table 27-3 "LMSW source
 	 * data"); the intercept follows the operand read (SDM Vol.3 25.1.1). */
 	src &= 0xffff;
 	if ((st = intercept_cr(cpu, in, IK_CR_ACCESS, 0, CR_LMSW, &src)) != ST_OK)

@@ -116,7 +116,7 @@ uint16_t debug_dr6_merge(uint16_t old, uint16_t bits);
 
 /* A #DB's effects as it is delivered (emu/exception.c), as CR2 is written for
  * #PF: ev->dr6 into DR6, and DR7.GD cleared for the general-detect #DB. A VM
- * exit instead of the delivery leaves both alone (SDM Vol.3 28.1
+ * exit instead of the delivery leaves both alone (SDM Vol.3 27.1
  * "Architectural State Before a VM Exit": a #DB that causes a VM exit does
  * not update DR6 and DR7; the exit qualification carries the bits, Table
  * 28-1); SVM writes them before its intercept (APM2 15.12.2: "both #DB faults

@@ -23,7 +23,7 @@ const char *intercept_name(enum intercept_kind k)
 
 /* An event as the guest would receive it: "Exceptions do not return error
  * codes in real-address mode" (SDM Vol.3 20.1.4), so none is reported either
- * (SDM Vol.3 28.2.2: error code valid only if the exception "would have
+ * (SDM Vol.3 27.2.2: error code valid only if the exception "would have
  * delivered an error code on the stack"). */
 static struct event as_delivered(const struct cpu *cpu, struct event ev)
 {
@@ -103,7 +103,7 @@ static void record_insn(struct cpu *cpu, const struct insn *in, struct exit_reco
  * delivered: the instruction that raised a software interrupt or exception,
  * or the entry that injected the event (either is retried), else the
  * interrupted rIP the delivery holds; outside a delivery, the instruction
- * that was executing (SDM Vol.3 28.3.3 guest RIP; APM2 15.7.2). */
+ * that was executing (SDM Vol.3 27.3.3 guest RIP; APM2 15.7.2). */
 static uint64_t resume_rip(const struct cpu *cpu)
 {
 	if (!cpu->vectoring_valid)
@@ -200,7 +200,7 @@ status_t hv_intercept_io(struct cpu *cpu, const struct insn *in, uint16_t port, 
 	/* E4-E7 take the port from an immediate, EC-EF and the string forms from DX. */
 	r.io_imm = in->map == 0 && in->opcode >= 0xe4 && in->opcode <= 0xe7;
 	if (is_string) {
-		/* INS writes ES:rDI, OUTS reads seg:rSI (SDM Vol.3 28.2.5, guest-linear
+		/* INS writes ES:rDI, OUTS reads seg:rSI (SDM Vol.3 27.2.5, guest-linear
 		 * address; APM2 15.10.2 SEG field with decode assists). */
 		unsigned seg = is_in ? SR_ES : in->seg;
 		uint64_t off = cpu->regs[is_in ? R_DI : R_SI] & size_mask(in->asize);
@@ -223,7 +223,7 @@ status_t hv_intercept_event(struct cpu *cpu, const struct event *ev)
 	r.vector = ev->vector;
 	/* INT n, INT3, INTO and INT1 are asked about as their instruction raises
 	 * them (cpu->rip is past it): the record names the instruction and the
-	 * next one (SDM Vol.3 28.3.3: for a software exception "the value saved
+	 * next one (SDM Vol.3 27.3.3: for a software exception "the value saved
 	 * references the INT3, INTO, or INT1 instruction"; APM2 15.7.1 nRIP). */
 	bool software = ev->type == EV_SOFTINT || ev->type == EV_SOFTEXC || ev->type == EV_PRIV_SOFTEXC;
 	if (cpu->vectoring_valid)
@@ -321,7 +321,7 @@ status_t hv_intercept_stage2(struct cpu *cpu, enum intercept_kind kind, const st
 status_t hv_vm_insn(struct cpu *cpu, const struct insn *in)
 {
 	/* Without a hypervisor model the VM instructions do not exist: #UD (SDM
-	 * Vol.3 31.3 "VMXON ... #UD if CPUID.1:ECX.VMX = 0"; APM3 VMRUN: #UD when
+	 * Vol.3 30.3 "VMXON ... #UD if CPUID.1:ECX.VMX = 0"; APM3 VMRUN: #UD when
 	 * EFER.SVME = 0, which cannot be set without SVM). */
 	if (!cpu->hv || !cpu->hv->vm_insn)
 		return cpu_raise(cpu, EXC_UD);

@@ -638,7 +638,7 @@ status_t op_wrmsr(struct cpu *cpu, const struct insn *in)
 
 /* WRMSR's value checks and effect by index (emu/world_state.h): for the VMX
  * MSR-load lists, which load "as WRMSR would" and fail on what WRMSR would
- * refuse (SDM Vol.3 27.4 "Loading MSRs", 28.6). The machine-check banks and
+ * refuse (SDM Vol.3 26.4 "Loading MSRs", 27.6). The machine-check banks and
  * AMD's counters name their register by ECX, as the instructions give it, so
  * ECX holds the index during the write. */
 bool cpu_msr_write_checked(struct cpu *cpu, uint32_t index, uint64_t value)

@@ -11,7 +11,7 @@
 
 /* Record a software-generated event whose return address is the next
  * instruction (cpu->rip), and deliver it now. Its length goes with it: a VM
- * exit during its delivery reports it (SDM Vol.3 28.2.4, VM-exit instruction
+ * exit during its delivery reports it (SDM Vol.3 27.2.4, VM-exit instruction
  * length; APM2 15.20 NRIP for EVENTINJ of software interrupts). */
 static status_t soft_event(struct cpu *cpu, const struct insn *in, uint8_t type, uint8_t vector)
 {

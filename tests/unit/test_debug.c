@@ -363,8 +363,8 @@ static const struct db_row {
 
 /* _i: row x {delivered, intercepted}. A #DB's DR6 bits and DR7.GD travel in
  * the event and are written as it is delivered (emu/debug.h); a VM exit in
- * its place leaves DR6 and DR7 alone (SDM Vol.3 28.1), the record carries the
- * bits (the exit qualification's, SDM Vol.3 Table 28-1). */
+ * its place leaves DR6 and DR7 alone (SDM Vol.3 27.1), the record carries the
+ * bits (the exit qualification's, SDM Vol.3 Table 27-1). */
 START_TEST(dr6_written_at_delivery)
 {
 	const struct db_row *r = &db_rows[_i / 2];

@@ -809,7 +809,7 @@ static const struct row rows[] = {
 	  .x = { EXC(EXC_DB) } },
 	{ "#DB instruction breakpoint", L64, 0, code_breakpoint, { 0 }, CODE_(0x90),
 	  .x = { EXC(EXC_DB) } },
-	/* INT3, INTO, INT1: software exceptions name their instruction (SDM Vol.3 28.3.3) */
+	/* INT3, INTO, INT1: software exceptions name their instruction (SDM Vol.3 27.3.3) */
 	{ "#BP int3 prot32", P32, AT, NULL, { 0 }, CODE_(0xcc), .rip_off = 0, .next_off = 1,
 	  .x = { .kind = IK_EXCEPTION, .vector = EXC_BP, .event = EV_LEN(EV_SOFTEXC, EXC_BP, 1) } },
 	{ "#BP int3 real", REAL, AT, NULL, { 0 }, CODE_(0xcc), .rip_off = 0, .next_off = 1,
@@ -1156,7 +1156,7 @@ END_TEST
 
 /* ---- the full operand: what VMX's instruction information reports ---- */
 
-/* SDM Vol.3 28.2.5 (VM-exit instruction information): scaling, address
+/* SDM Vol.3 27.2.5 (VM-exit instruction information): scaling, address
  * size, segment, index and base registers, the second register; the
  * displacement is the exit qualification's. One row per addressing form. */
 static const struct operand_case {
@@ -1216,7 +1216,7 @@ END_TEST
 /* ---- NMI unblocking due to IRET ---- */
 
 /* An IRET that ends NMI blocking and then faults: the exception's record
- * says so (SDM Vol.3 28.2.3 "NMI unblocking due to IRET"); the same fault
+ * says so (SDM Vol.3 27.2.3 "NMI unblocking due to IRET"); the same fault
  * without NMI blocking does not. iret to CS 0 is #GP(0). */
 START_TEST(nmi_unblocked_by_iret)
 {
@@ -1611,7 +1611,7 @@ START_TEST(vm_instructions)
 	uint64_t start = m.cpu.rip;
 	run(&m, &rec, model ? &recording_vm : &recording, v->name);
 	if (!model) {
-		/* SDM Vol.3 31.3 VMXON, APM3 VMRUN: #UD without the feature. */
+		/* SDM Vol.3 30.3 VMXON, APM3 VMRUN: #UD without the feature. */
 		struct exit_record want = { UD, .rip = start, .next_rip = start };
 		check_record(v->name, &rec.rec, &want, true);
 		ck_assert_uint_eq(rec.vm_calls, 0);
