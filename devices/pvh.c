@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "devices/e820.h"
+#include "devices/le_bytes.h"
 #include "devices/linux_boot.h"
 #include "devices/loader.h"
 
@@ -58,11 +59,6 @@ static unsigned elf_phnum(const uint8_t *image, size_t size)
 	return 0;
 }
 
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /* ELF (System V gABI "Note Section"): namesz, descsz, type, then the name and
  * the descriptor, each padded to 4 bytes. The PHYS32 entry's descriptor is a
  * 32-bit address, or 64-bit where the kernel writes a pointer (Linux). */
@@ -95,18 +91,6 @@ bool pvh_find_entry(const uint8_t *image, size_t size, uint32_t *entry)
 			return true;
 	}
 	return false;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	put32(p, (uint32_t)v);
-	put32(p + 4, (uint32_t)(v >> 32));
 }
 
 /* A GDT with the flat segments the entry state asks for (pvh.pandoc: CS a
