@@ -63,8 +63,8 @@ static void write_gdt(struct physmem *pm, uint64_t at)
 {
 	physmem_write(pm, at + 0, 8, 0);
 	physmem_write(pm, at + 8, 8, 0);
-	physmem_write(pm, at + LINUX_BOOT_CS, 8, 0x00cf9b000000ffffull);
-	physmem_write(pm, at + LINUX_BOOT_DS, 8, 0x00cf93000000ffffull);
+	physmem_write(pm, at + LINUX_BOOT_CS, 8, LOADER_FLAT_CODE32_DESC);
+	physmem_write(pm, at + LINUX_BOOT_DS, 8, LOADER_FLAT_DATA32_DESC);
 }
 
 bool linux_load_bzimage(struct physmem *pm, const uint8_t *image, size_t size, const char *cmdline,

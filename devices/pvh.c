@@ -100,8 +100,8 @@ bool pvh_find_entry(const uint8_t *image, size_t size, uint32_t *entry)
 static void write_gdt(struct physmem *pm)
 {
 	physmem_write(pm, PVH_GDT, 8, 0);
-	physmem_write(pm, PVH_GDT + PVH_CODE_SEL, 8, 0x00cf9b000000ffffull);
-	physmem_write(pm, PVH_GDT + PVH_DATA_SEL, 8, 0x00cf93000000ffffull);
+	physmem_write(pm, PVH_GDT + PVH_CODE_SEL, 8, LOADER_FLAT_CODE32_DESC);
+	physmem_write(pm, PVH_GDT + PVH_DATA_SEL, 8, LOADER_FLAT_DATA32_DESC);
 }
 
 bool pvh_load(struct physmem *pm, const uint8_t *image, size_t size, const char *cmdline,
