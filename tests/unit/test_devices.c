@@ -392,24 +392,39 @@ START_TEST(debug_exit_values)
 	ck_assert_int_eq(seen, 0x10);
 	iobus_write(&io, DEBUG_EXIT_PORT, 1, 0);             /* first write wins */
 	ck_assert_int_eq(d.value, 0x10);
-	/* A word: V = 0x100, status (0x201 & 0xff) = 1. */
+}
+END_TEST
+
+/* One write to a fresh isa-debug-exit: {port offset, width, value} -> whether
+ * the run ends, V and the status. */
+static const struct debug_exit_row {
+	const char *name;
+	unsigned port_off, width;
+	uint32_t written;
+	bool exits;
+	uint32_t value;
+	int status;
+} debug_exit_rows[] = {
+	{ "a word: V = 0x100, status (0x201 & 0xff) = 1", 0, 2, 0x0100, true, 0x100, 1 },
+	{ "a doubleword", 0, 4, 0x80000003u, true, 0x80000003u, 7 },
+	{ "a byte at the device's last port", 3, 1, 0x05, true, 5, 11 },
+	{ "port 0xf8 is not the device's", 4, 1, 0x05, false, 0, 0 },
+};
+
+START_TEST(debug_exit_writes)
+{
+	struct debug_exit d;
+	struct iobus io;
+	iobus_init(&io);
 	debug_exit_init(&d, DEBUG_EXIT_PORT, NULL, NULL);
-	iobus_write(&io, DEBUG_EXIT_PORT, 2, 0x0100);
-	ck_assert_int_eq(d.value, 0x100);
-	ck_assert_int_eq(debug_exit_status(&d), 1);
-	/* A doubleword, and a byte at the device's last port. */
-	debug_exit_init(&d, DEBUG_EXIT_PORT, NULL, NULL);
-	iobus_write(&io, DEBUG_EXIT_PORT, 4, 0x80000003u);
-	ck_assert_uint_eq(d.value, 0x80000003u);
-	ck_assert_int_eq(debug_exit_status(&d), 7);
-	debug_exit_init(&d, DEBUG_EXIT_PORT, NULL, NULL);
-	iobus_write(&io, DEBUG_EXIT_PORT + 3, 1, 0x05);
-	ck_assert_int_eq(d.value, 5);
-	ck_assert_int_eq(debug_exit_status(&d), 11);
-	/* Port 0xf8 is not the device's. */
-	debug_exit_init(&d, DEBUG_EXIT_PORT, NULL, NULL);
-	iobus_write(&io, DEBUG_EXIT_PORT + 4, 1, 0x05);
-	ck_assert(!d.exited);
+	ck_assert(debug_exit_register(&d, &io));
+	const struct debug_exit_row *w = &debug_exit_rows[_i];
+	iobus_write(&io, (uint16_t)(DEBUG_EXIT_PORT + w->port_off), w->width, w->written);
+	ck_assert_msg(d.exited == w->exits, "%s: exited %d", w->name, d.exited);
+	if (w->exits) {
+		ck_assert_msg(d.value == w->value, "%s: V = %#llx", w->name, (unsigned long long)d.value);
+		ck_assert_msg(debug_exit_status(&d) == w->status, "%s: status %d", w->name, debug_exit_status(&d));
+	}
 }
 END_TEST
 
@@ -515,6 +530,7 @@ static Suite *devices_suite(void)
 	suite_add_tcase(s, uart);
 	TCase *misc = tcase_create("ports");
 	tcase_add_test(misc, debug_exit_values);
+	tcase_add_loop_test(misc, debug_exit_writes, 0, sizeof(debug_exit_rows) / sizeof(debug_exit_rows[0]));
 	tcase_add_test(misc, post_codes);
 	suite_add_tcase(s, misc);
 	TCase *clock = tcase_create("clock");
