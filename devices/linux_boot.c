@@ -74,6 +74,14 @@ bool linux_load_bzimage(struct physmem *pm, const uint8_t *image, size_t size, c
 	memset(out, 0, sizeof(*out));
 	if (!linux_is_bzimage(image, size))
 		return loader_fail(err, errlen, "no Linux boot protocol header (\"HdrS\" at 0x202)");
+	/* setup_sects: 0 means 4. The setup header ends at 202H + the byte at 201H
+	 * (the jump's displacement). Every header field read below lies in the
+	 * setup sectors, so the file must hold them all before any is read. */
+	unsigned setup_sects = image[HDR_SETUP_SECTS] ? image[HDR_SETUP_SECTS] : 4;
+	size_t setup_size = (size_t)(setup_sects + 1) * 512;
+	size_t hdr_end = HDR_HEADER + image[HDR_JUMP + 1];
+	if (size <= setup_size || hdr_end > size || hdr_end > BP_E820_TABLE)
+		return loader_fail(err, errlen, "truncated bzImage (%zu bytes, setup %zu)", size, setup_size);
 	uint16_t version = get16(image + HDR_VERSION);
 	out->version = version;
 	/* 2.02: cmd_line_ptr; bzImage: loadflags' LOADED_HIGH. Older kernels
@@ -83,13 +91,6 @@ bool linux_load_bzimage(struct physmem *pm, const uint8_t *image, size_t size, c
 				   version >> 8, version & 0xff);
 	if (!(image[HDR_LOADFLAGS] & LOADFLAGS_LOADED_HIGH))
 		return loader_fail(err, errlen, "a zImage (loaded low); only a bzImage can be booted");
-	/* setup_sects: 0 means 4. The setup header ends at 202H + the byte at 201H
-	 * (the jump's displacement). */
-	unsigned setup_sects = image[HDR_SETUP_SECTS] ? image[HDR_SETUP_SECTS] : 4;
-	size_t setup_size = (size_t)(setup_sects + 1) * 512;
-	size_t hdr_end = HDR_HEADER + image[HDR_JUMP + 1];
-	if (size <= setup_size || hdr_end > size || hdr_end > BP_E820_TABLE)
-		return loader_fail(err, errlen, "truncated bzImage (%zu bytes, setup %zu)", size, setup_size);
 	size_t kernel_size = size - setup_size;
 	/* init_size (2.10): the memory the kernel needs from its load address
 	 * while it decompresses and runs its early code. */

@@ -162,6 +162,12 @@ START_TEST(bzimage_errors)
 	build_bzimage(&im, 0x020f, 0);
 	im.size = 5 * 512;
 	expect_bz_error(&im, 0, "truncated");
+	/* A file that ends inside the setup header: no field past its end is
+	 * read (here loadflags, which would say zImage), it is truncated. */
+	build_bzimage(&im, 0x020f, 0);
+	im.size = HDR_LOADFLAGS - 1;
+	im.b[HDR_LOADFLAGS] = 0;
+	expect_bz_error(&im, 0, "truncated");
 	build_bzimage(&im, 0x020f, RAM);
 	expect_bz_error(&im, 0, "more than the 64 MiB");
 	/* The initrd must lie below initrd_addr_max and above the kernel. */
