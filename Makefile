@@ -10,6 +10,8 @@
 #   make test-clang    build-clang/ (clang, debugoptimized): the unit and guest suites
 #   make test-san      build-san/ (AddressSanitizer/UBSan): every test but the QEMU
 #                      runs (QEMU runs the same guest images as in build/)
+#   make test-real     Debian's Linux (fetched with apt-get download) booted under hvemu,
+#                      PVH and bzImage, with the same files under QEMU for comparison
 #   make bench         guest MIPS of the bench/ programs (ALU, memory and page-walk loops, 32- and 64-bit)
 #   make clean         remove build/, build-san/, build-release/ and build-clang/
 #
@@ -25,7 +27,7 @@ APT_PACKAGES := build-essential meson ninja-build pkg-config libcapstone-dev lib
 	check libsdl2-dev gcc-multilib qemu-system-x86 clang xvfb xdotool
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: all deps build demo test test-plain test-release test-clang test-san bench clean
+.PHONY: all deps build demo test test-plain test-release test-clang test-san test-real bench clean
 
 all: build
 
@@ -88,6 +90,10 @@ $(BUILD_SAN)/build.ninja:
 test-san: deps $(BUILD_SAN)/build.ninja
 	ninja -C $(BUILD_SAN)
 	meson test -C $(BUILD_SAN) --print-errorlogs --no-suite qemu --no-suite qemu-cpus
+
+# Not part of `make test`: it downloads Debian's packages and runs for minutes.
+test-real: build
+	HVEMU_REAL=1 meson test -C $(BUILD) --print-errorlogs --verbose --suite real
 
 bench: build
 	ninja -C $(BUILD) bench

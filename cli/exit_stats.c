@@ -14,14 +14,21 @@ unsigned exit_gap_bucket(uint64_t guest_insns)
 	return guest_insns ? 64u - (unsigned)__builtin_clzll(guest_insns) : 0;
 }
 
+/* Whether c counts r's exits: the same code of the same kind (a VMX
+ * VMfailValid(7) is not exit reason 7). */
+static bool counts(const struct exit_count *c, const struct vm_exit_report *r)
+{
+	return c->code == r->code && c->kind == r->kind;
+}
+
 /* The entry of a code: the previous exit's first (an exit usually repeats the
  * one before), then a scan; NULL when the table is full. */
 static struct exit_count *code_entry(struct exit_stats *s, const struct vm_exit_report *r)
 {
-	if (s->n_codes && s->codes[s->last].code == r->code)
+	if (s->n_codes && counts(&s->codes[s->last], r))
 		return &s->codes[s->last];
 	for (unsigned i = 0; i < s->n_codes; i++)
-		if (s->codes[i].code == r->code) {
+		if (counts(&s->codes[i], r)) {
 			s->last = i;
 			return &s->codes[i];
 		}
@@ -30,6 +37,7 @@ static struct exit_count *code_entry(struct exit_stats *s, const struct vm_exit_
 	s->last = s->n_codes++;
 	struct exit_count *c = &s->codes[s->last];
 	c->code = r->code;
+	c->kind = r->kind;
 	c->count = 0;
 	snprintf(c->name, sizeof(c->name), "%s", r->name ? r->name : "unknown");
 	return c;
@@ -132,9 +140,7 @@ void livelock_init(struct livelock *l, uint64_t limit)
 static void keep(struct livelock *l, const struct vm_exit_report *r)
 {
 	l->exit = *r;
-	snprintf(l->vendor, sizeof(l->vendor), "%s", r->vendor ? r->vendor : "?");
 	snprintf(l->name, sizeof(l->name), "%s", r->name ? r->name : "unknown");
-	l->exit.vendor = l->vendor;
 	l->exit.name = l->name;
 	if (r->failed_check) {
 		snprintf(l->check, sizeof(l->check), "%s", r->failed_check);
@@ -142,21 +148,34 @@ static void keep(struct livelock *l, const struct vm_exit_report *r)
 	}
 }
 
+/* r's information words equal the current exit's (the event words aside:
+ * what was being delivered does not make an exit another). */
+static bool same_words(const struct livelock *l, const struct vm_exit_report *r)
+{
+	unsigned n;
+	const struct exit_word_name *w = exit_word_names(r->vendor, &n);
+	for (unsigned i = 0; i < n; i++)
+		if (!w[i].event && r->words[i] != l->words[i])
+			return false;
+	return true;
+}
+
 bool livelock_observe(struct livelock *l, uint64_t n, const struct vm_exit_report *r)
 {
 	if (!l->limit || l->fired)
 		return false;
-	bool same = l->repeats && r->guest_insns == 0 && r->code == l->code && r->rip == l->rip &&
-		    r->info1 == l->info1 && r->info2 == l->info2;
+	bool same = l->repeats && r->guest_insns == 0 && r->vendor == l->vendor && r->kind == l->kind &&
+		    r->code == l->code && r->rip == l->rip && same_words(l, r);
 	if (same) {
 		l->repeats++;
 	} else {
 		l->repeats = 1;
 		l->first_n = n;
+		l->vendor = r->vendor;
+		l->kind = r->kind;
 		l->code = r->code;
 		l->rip = r->rip;
-		l->info1 = r->info1;
-		l->info2 = r->info2;
+		memcpy(l->words, r->words, sizeof(l->words));
 	}
 	if (l->repeats < l->limit)
 		return false;

@@ -1,5 +1,5 @@
 /* What a run's VM exits add up to (--stats), and the livelock detector: both
- * fed one struct vm_exit_report (emu/hv.h) per exit, in order. README
+ * fed one struct vm_exit_report (emu/exit_report.h) per exit, in order. README
  * "Watching VM exits" fixes the printed form. */
 #ifndef HVEMU_CLI_EXIT_STATS_H
 #define HVEMU_CLI_EXIT_STATS_H
@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "emu/hv.h"
+#include "emu/exit_report.h"
 
 #define EXIT_STATS_CODES 256       /* distinct exit codes counted one by one */
 #define EXIT_GAP_BUCKETS 65        /* 0, then [2^k, 2^(k+1)) for k = 0..63 */
@@ -19,6 +19,7 @@
 #define EXIT_CHECK_MAX 160
 
 struct exit_count {
+	enum exit_report_kind kind;
 	uint64_t code;
 	uint64_t count;
 	char name[EXIT_NAME_MAX];  /* the model's name of the code (first seen) */
@@ -48,21 +49,25 @@ unsigned exit_gap_bucket(uint64_t guest_insns);
 void exit_stats_print(const struct exit_stats *s, uint64_t virtual_insns, FILE *out);
 
 /* The same exit, N times in a row, with the guest stuck: a livelock (README
- * "Livelock"). An exit repeats the previous one when code, rIP, info1 and
- * info2 are equal and the guest retired no instruction between the VM entry
- * and the exit (guest_insns = 0): L1 re-entered it at an instruction that
+ * "Livelock"). An exit repeats the previous one when code, rIP and the
+ * information words (SVM: EXITINFO1/2; not the event's) are equal and the
+ * guest retired no instruction between the VM entry and the exit
+ * (guest_insns = 0): L1 re-entered it at an instruction that
  * exits again at once, as NOVA's vTLB-miss loop did. A guest loop that exits
  * identically but runs in between (VMMCALL round trips) is progress. */
 struct livelock {
 	uint64_t limit;            /* N; 0: off */
 	uint64_t repeats;          /* times the current exit has been seen in a row */
 	uint64_t first_n;          /* sequence number of its first occurrence */
-	uint64_t code, rip, info1, info2;   /* the current exit */
+	enum hv_ext vendor;        /* the current exit */
+	enum exit_report_kind kind;
+	uint64_t code, rip;
+	uint64_t words[EXIT_WORDS_MAX];
 	bool fired;
 	/* Once fired: the exit that made the limit-th repeat, its strings
 	 * pointing into the copies beside it. */
 	struct vm_exit_report exit;
-	char vendor[8], name[EXIT_NAME_MAX], check[EXIT_CHECK_MAX];
+	char name[EXIT_NAME_MAX], check[EXIT_CHECK_MAX];
 };
 
 void livelock_init(struct livelock *l, uint64_t limit);

@@ -91,35 +91,15 @@ static const char *const exception_names[32] = {
 	[30] = "SX",
 };
 
-/* The type field's values: APM2 15.20 (EVENTINJ, the EXITINTINFO format),
- * SDM Vol.3 24.9.3 (IDT-vectoring information, Table 24-17 types). NULL:
- * reserved. Which types are exceptions: svm 3, vmx 3, 5, 6. */
-static const char *const svm_types[8] = { "interrupt", NULL, "NMI", "exception", "software interrupt" };
-static const char *const vmx_types[8] = { "external interrupt", NULL, "NMI", "hardware exception",
-					   "software interrupt", "privileged software exception",
-					   "software exception", "other event" };
-
-struct exit_event exit_event_decode(const char *vendor, uint64_t intinfo)
+/* An exception of the core (so the vector has a mnemonic): a hardware
+ * exception, INT1, INT3/INTO. */
+static bool is_exception(const struct exit_report_event *e)
 {
-	bool vmx = vendor && !strcmp(vendor, "vmx");
-	struct exit_event e = {
-		.valid = (intinfo >> 31) & 1,
-		.type = (intinfo >> 8) & 7,
-		.vector = intinfo & 0xff,
-		.has_error = (intinfo >> 11) & 1,
-		.error_code = (uint32_t)(intinfo >> 32),
-	};
-	e.type_name = (vmx ? vmx_types : svm_types)[e.type];
-	return e;
+	return e->ev.pending && (e->ev.type == EV_EXCEPTION || e->ev.type == EV_PRIV_SOFTEXC ||
+				 e->ev.type == EV_SOFTEXC);
 }
 
-/* An exception type (so the vector has a mnemonic). */
-static bool is_exception(const struct exit_event *e)
-{
-	return e->type_name && strstr(e->type_name, "exception");
-}
-
-void exit_event_format(const struct exit_event *e, char *buf, size_t size)
+void exit_event_format(const struct exit_report_event *e, char *buf, size_t size)
 {
 	if (!e->valid) {
 		snprintf(buf, size, "none");
@@ -127,15 +107,27 @@ void exit_event_format(const struct exit_event *e, char *buf, size_t size)
 	}
 	int n;
 	if (e->type_name)
-		n = snprintf(buf, size, "%s vector %u", e->type_name, e->vector);
+		n = snprintf(buf, size, "%s vector %u", e->type_name, e->ev.vector);
 	else
-		n = snprintf(buf, size, "reserved type %u vector %u", e->type, e->vector);
+		n = snprintf(buf, size, "reserved type %u vector %u", e->type_field, e->ev.vector);
 	if (n < 0 || (size_t)n >= size)
 		return;
-	if (is_exception(e) && e->vector < 32 && exception_names[e->vector])
-		n += snprintf(buf + n, size - (size_t)n, " (#%s)", exception_names[e->vector]);
-	if (e->has_error && (size_t)n < size)
-		snprintf(buf + n, size - (size_t)n, " err=0x%x", e->error_code);
+	if (is_exception(e) && e->ev.vector < 32 && exception_names[e->ev.vector])
+		n += snprintf(buf + n, size - (size_t)n, " (#%s)", exception_names[e->ev.vector]);
+	if (e->ev.has_error && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, " err=0x%x", e->ev.error_code);
+}
+
+/* The report's words, key=value (text) or "key":"value" (JSON): the
+ * information words (event false) or the event's (event true), in order. */
+static void put_words(FILE *out, const struct vm_exit_report *r, bool event, bool json)
+{
+	unsigned n;
+	const struct exit_word_name *w = exit_word_names(r->vendor, &n);
+	for (unsigned i = 0; i < n; i++)
+		if (w[i].event == event)
+			fprintf(out, json ? ",\"%s\":\"0x%llx\"" : " %s=0x%llx", w[i].key,
+				(unsigned long long)r->words[i]);
 }
 
 /* s as a double-quoted string: JSON's escapes (\" \\ \n \t, \u00XX for
@@ -206,18 +198,18 @@ void exit_trace_print_text(struct exit_trace *t, uint64_t n, const struct vm_exi
 	FILE *out = begin_line(t);
 	char hex[3 * sizeof(r->insn) + 1], text[200], words[256], event[96];
 	bool decoded = disassemble(t, r, " ", hex, sizeof(hex), text, sizeof(text));
-	struct exit_event e = exit_event_decode(r->vendor, r->intinfo);
-	exit_event_format(&e, event, sizeof(event));
+	exit_event_format(&r->event, event, sizeof(event));
 	const char *what = describe(r, words, sizeof(words));
 
 	fprintf(out, "vmexit #%llu %s %s 0x%llx at %04x:%0*llx [%s] ", (unsigned long long)n,
-		r->vendor ? r->vendor : "?", r->name ? r->name : "unknown", (unsigned long long)r->code,
+		hv_ext_name(r->vendor), r->name ? r->name : "unknown", (unsigned long long)r->code,
 		r->cs, r->code_bits == 64 ? 16 : 8, (unsigned long long)r->rip, hex);
 	put_quoted(out, decoded ? text : r->insn_len ? "(bad)" : "?", false);
-	fprintf(out, " info1=0x%llx info2=0x%llx ", (unsigned long long)r->info1,
-		(unsigned long long)r->info2);
+	put_words(out, r, false, false);
+	fputc(' ', out);
 	put_quoted(out, what, false);
-	fprintf(out, " intinfo=0x%llx ", (unsigned long long)r->intinfo);
+	put_words(out, r, true, false);
+	fputc(' ', out);
 	put_quoted(out, event, false);
 	fprintf(out, " dt=%llu t=%llu", (unsigned long long)r->guest_insns, (unsigned long long)r->now);
 	if (r->failed_check) {
@@ -233,28 +225,29 @@ void exit_trace_print_json(struct exit_trace *t, uint64_t n, const struct vm_exi
 	FILE *out = begin_line(t);
 	char hex[2 * sizeof(r->insn) + 1], text[200], words[256];
 	bool decoded = disassemble(t, r, "", hex, sizeof(hex), text, sizeof(text));
-	struct exit_event e = exit_event_decode(r->vendor, r->intinfo);
+	const struct exit_report_event *e = &r->event;
 	const char *what = describe(r, words, sizeof(words));
 
 	fprintf(out, "{\"exit\":%llu,\"vendor\":", (unsigned long long)n);
-	put_quoted(out, r->vendor, true);
+	put_quoted(out, hv_ext_name(r->vendor), true);
 	fputs(",\"name\":", out);
 	put_quoted(out, r->name, true);
 	fprintf(out, ",\"code\":\"0x%llx\",\"cs\":\"0x%04x\",\"rip\":\"0x%llx\",\"bits\":%u,\"insn\":\"%s\","
 		"\"disasm\":", (unsigned long long)r->code, r->cs, (unsigned long long)r->rip, r->code_bits, hex);
 	put_quoted(out, decoded ? text : NULL, true);
-	fprintf(out, ",\"info1\":\"0x%llx\",\"info2\":\"0x%llx\",\"describe\":", (unsigned long long)r->info1,
-		(unsigned long long)r->info2);
+	put_words(out, r, false, true);
+	fputs(",\"describe\":", out);
 	put_quoted(out, what, true);
-	fprintf(out, ",\"intinfo\":\"0x%llx\",\"event\":", (unsigned long long)r->intinfo);
-	if (e.valid) {
+	put_words(out, r, true, true);
+	fputs(",\"event\":", out);
+	if (e->valid) {
 		char type[40];
-		snprintf(type, sizeof(type), "reserved type %u", e.type);
+		snprintf(type, sizeof(type), "reserved type %u", e->type_field);
 		fputs("{\"type\":", out);
-		put_quoted(out, e.type_name ? e.type_name : type, true);
-		fprintf(out, ",\"vector\":%u,\"error_code\":", e.vector);
-		if (e.has_error)
-			fprintf(out, "\"0x%x\"}", e.error_code);
+		put_quoted(out, e->type_name ? e->type_name : type, true);
+		fprintf(out, ",\"vector\":%u,\"error_code\":", e->ev.vector);
+		if (e->ev.has_error)
+			fprintf(out, "\"0x%x\"}", e->ev.error_code);
 		else
 			fputs("null}", out);
 	} else {

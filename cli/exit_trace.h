@@ -1,8 +1,9 @@
 /* --trace vmexit: one line per VM exit a hypervisor model delivered to L1, as
  * text or as a JSON object (README "Watching VM exits" fixes both forms).
- * Vendor-neutral: it prints what struct vm_exit_report (emu/hv.h) holds,
- * with the model's own decoding of the exit information (report->describe)
- * and the guest instruction disassembled by Capstone. */
+ * Vendor-neutral: it prints what struct vm_exit_report (emu/exit_report.h)
+ * holds, the words under their vendor's keys (exit_word_names()), with the
+ * model's own decoding of them (report->describe), the decoded event and the
+ * guest instruction disassembled by Capstone. */
 #ifndef HVEMU_CLI_EXIT_TRACE_H
 #define HVEMU_CLI_EXIT_TRACE_H
 
@@ -11,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "emu/hv.h"
+#include "emu/exit_report.h"
 
 #define EXIT_TRACE_LINE_MAX 4096
 
@@ -38,23 +39,8 @@ void exit_trace_print(struct exit_trace *t, uint64_t n, const struct vm_exit_rep
 void exit_trace_print_text(struct exit_trace *t, uint64_t n, const struct vm_exit_report *r);
 void exit_trace_print_json(struct exit_trace *t, uint64_t n, const struct vm_exit_report *r);
 
-/* The event being delivered when the exit happened, from EXITINTINFO (APM2
- * 15.7.2) or the IDT-vectoring information (SDM Vol.3 24.9.3), which share
- * their layout: vector 7:0, type 10:8, error code valid 11, valid 31; the
- * error code in 63:32. */
-struct exit_event {
-	bool valid;
-	uint8_t type;              /* 10:8 */
-	uint8_t vector;
-	bool has_error;
-	uint32_t error_code;
-	const char *type_name;     /* "exception", "interrupt", ...; the vendor's names */
-};
-
-/* Decode intinfo of a report from vendor ("svm", "vmx"). */
-struct exit_event exit_event_decode(const char *vendor, uint64_t intinfo);
-
-/* The event in words: "none", or "exception vector 14 (#PF) err=0x2". */
-void exit_event_format(const struct exit_event *e, char *buf, size_t size);
+/* The event of a report (r->event, emu/exit_report.h) in words: "none", or
+ * "exception vector 14 (#PF) err=0x2", the type named as its vendor names it. */
+void exit_event_format(const struct exit_report_event *e, char *buf, size_t size);
 
 #endif

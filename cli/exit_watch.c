@@ -49,7 +49,7 @@ void exit_watch_report_livelock(struct exit_watch *w)
 	FILE *out = w->trace.out;
 	fprintf(out, "hvemu: livelock: %s exit %s (0x%llx) at %04x:%0*llx repeated %llu times in a row "
 		"(exits #%llu to #%llu) with no guest instruction in between; the last one:\n",
-		r->vendor ? r->vendor : "?", r->name ? r->name : "unknown", (unsigned long long)r->code, r->cs,
+		hv_ext_name(r->vendor), r->name ? r->name : "unknown", (unsigned long long)r->code, r->cs,
 		r->code_bits == 64 ? 16 : 8, (unsigned long long)r->rip, (unsigned long long)l->repeats,
 		(unsigned long long)l->first_n, (unsigned long long)w->exits);
 	exit_trace_print_text(&w->trace, w->exits, r);

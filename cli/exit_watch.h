@@ -1,5 +1,5 @@
 /* Everything the CLI does with VM exits, behind one struct vm_exit_observer
- * (emu/hv.h) installed on the CPU: --trace vmexit lines (cli/exit_trace.h),
+ * (emu/exit_report.h) installed on the CPU: --trace vmexit lines (cli/exit_trace.h),
  * --stats and the livelock detector (cli/exit_stats.h). With none of them on,
  * no observer is installed and an exit costs the model one NULL test. */
 #ifndef HVEMU_CLI_EXIT_WATCH_H
@@ -12,7 +12,7 @@
 #include "cli/exit_stats.h"
 #include "cli/exit_trace.h"
 #include "emu/cpu.h"
-#include "emu/hv.h"
+#include "emu/exit_report.h"
 
 /* Livelock limit without --livelock (README "Livelock"). */
 #define LIVELOCK_DEFAULT 10000

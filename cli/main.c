@@ -37,8 +37,10 @@ static const char usage_text[] =
 	"a BIOS from the reset vector, or flat images from a real-mode entry point.\n"
 	"\n"
 	"options:\n"
-	"  --kernel FILE        Multiboot kernel\n"
-	"  --cmdline STRING     kernel command line (passed as \"FILE STRING\")\n"
+	"  --kernel FILE        Multiboot kernel, Linux bzImage or PVH ELF (vmlinux),\n"
+	"                       told apart by content\n"
+	"  --cmdline STRING     kernel command line (Multiboot: passed as \"FILE STRING\")\n"
+	"  --initrd FILE        a Linux kernel's initial RAM disk (QEMU's -initrd)\n"
 	"  --module \"FILE ARGS\" a Multiboot module: FILE's bytes, page-aligned after\n"
 	"                       the kernel, with the string \"FILE ARGS\" (repeatable, in\n"
 	"                       order; QEMU's -initrd \"FILE ARGS,...\")\n"
@@ -277,14 +279,15 @@ static void list_models(void)
 		cpu_model_describe(cpu_models[i], hv_available(cpu_models[i]) /* its model is installed */, stdout);
 }
 
-/* `--quirk help`: the registry (svm/quirks.c). */
+/* `--quirk help`: the registry (emu/hv_quirks.c). */
 static void list_quirks(void)
 {
 	unsigned n;
-	const struct svm_quirk_info *q = svm_quirk_table(&n);
-	printf("Quirks (--quirk NAME, repeatable; CPU models with SVM only):\n");
+	const struct hv_quirk_info *q = hv_quirk_table(&n);
+	printf("Quirks (--quirk NAME, repeatable; for CPU models with the vendor's extension):\n");
 	for (unsigned i = 0; i < n; i++)
-		printf("  %s\n      what:    %s\n      mimics:  %s\n", q[i].name, q[i].what, q[i].mimics);
+		printf("  %s (%s)\n      breaks:  %s\n      what:    %s\n      mimics:  %s\n", q[i].name,
+		       hv_ext_name(q[i].vendor), q[i].section, q[i].what, q[i].mimics);
 }
 
 /* ---- The options of `hvemu run`, one parse action each ---- */
@@ -468,7 +471,7 @@ static int parse_entry64(struct run_config *cfg, const struct run_option *o, cha
 
 static int parse_quirk(struct run_config *cfg, const struct run_option *o, char *val)
 {
-	const struct svm_quirk_info *q = svm_quirk_find(val);
+	const struct hv_quirk_info *q = hv_quirk_find(val);
 	if (!q)
 		return usage_error("unknown quirk '%s' (try --quirk help)", val);
 	cfg->machine.quirks |= q->bit;
@@ -515,7 +518,7 @@ enum opt {
 	OPT_KERNEL, OPT_CMDLINE, OPT_MEM, OPT_CPU, OPT_MAX_INSNS, OPT_SERIAL, OPT_TRACE,
 	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT, OPT_MODULE, OPT_QUIRK,
 	OPT_TRACE_FORMAT, OPT_STATS, OPT_LIVELOCK, OPT_INSN_RATE, OPT_REALTIME, OPT_RTC_BASE,
-	OPT_DISPLAY, OPT_SCREENSHOT, OPT_KEYS, OPT_SMP, OPT_QUANTUM, OPT_NO_REBOOT, OPT_COUNT
+	OPT_DISPLAY, OPT_SCREENSHOT, OPT_KEYS, OPT_SMP, OPT_QUANTUM, OPT_NO_REBOOT, OPT_INITRD, OPT_COUNT
 };
 
 #define STRING_AT(f) store_string, offsetof(struct run_config, f)
@@ -551,6 +554,7 @@ static const struct run_option options[OPT_COUNT] = {
 	[OPT_SMP]          = { "--smp",          false, false, NULL,        parse_smp, 0 },
 	[OPT_QUANTUM]      = { "--quantum",      false, false, NULL,        parse_quantum, 0 },
 	[OPT_NO_REBOOT]    = { "--no-reboot",    true,  false, NULL,        TRUE_AT(machine.no_reboot) },
+	[OPT_INITRD]       = { "--initrd",       false, false, NULL,        STRING_AT(machine.initrd) },
 };
 
 bool run_option_is_flag(const char *name)
@@ -586,6 +590,8 @@ static int check_combinations(const unsigned seen[OPT_COUNT], const struct run_c
 		return usage_error("%s needs a --load image to start in", seen[OPT_ENTRY] ? "--entry" : "--entry64");
 	if (seen[OPT_CMDLINE] && !seen[OPT_KERNEL])
 		return usage_error("--cmdline is passed to a multiboot --kernel; there is none");
+	if (seen[OPT_INITRD] && !seen[OPT_KERNEL])
+		return usage_error("--initrd is loaded for a Linux --kernel; there is none");
 	if (seen[OPT_TRACE_FORMAT] && !cfg->watch.trace)
 		return usage_error("--trace-format is the form of the --trace vmexit lines; --trace does not list vmexit");
 	if (seen[OPT_MODULE] && !seen[OPT_KERNEL])

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "emu/insn.h"
 #include "emu/paging_env.h"
 #include "machine/fail.h"
 #include "mmu/paging_dump.h"

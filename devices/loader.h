@@ -11,6 +11,12 @@
 
 #define BIOS_ISA_WINDOW (128u * 1024)   /* the part of the BIOS seen below 1 MiB */
 
+/* The flat 32-bit segments a kernel's 32-bit entry contract asks for (Linux
+ * boot protocol, PVH): base 0, limit FFFFFFFFH with G, D/B set, present, DPL 0,
+ * type execute/read resp. read/write, accessed (SDM Vol.3 3.4.5). */
+#define LOADER_FLAT_CODE32_DESC 0x00cf9b000000ffffull
+#define LOADER_FLAT_DATA32_DESC 0x00cf93000000ffffull
+
 /* Format a one-line reason into err (if given) and return false: the loaders'
  * way of failing. */
 bool loader_fail(char *err, size_t errlen, const char *fmt, ...)

@@ -8,6 +8,7 @@
  * hvemu puts them after the image too (devices/multiboot.h), so a kernel may
  * be linked anywhere in RAM. */
 #include "devices/multiboot.h"
+#include "devices/le_bytes.h"
 #include "devices/loader.h"
 
 #include <gelf.h>
@@ -29,23 +30,6 @@ struct load_plan {
 	unsigned n;
 	uint64_t entry;
 };
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	put32(p, (uint32_t)v);
-	put32(p + 4, (uint32_t)(v >> 32));
-}
 
 long multiboot_find_header(const uint8_t *image, size_t size, char *err, size_t errlen)
 {

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "devices/le_bytes.h"
+
 void pci_host_init(struct pci_host *h, const struct pio_ops *isa_ops, void *isa_opaque)
 {
 	memset(h, 0, sizeof(*h));
@@ -32,12 +34,6 @@ struct pci_function *pci_add_function(struct pci_host *h, uint8_t bus, uint8_t d
 	f->function = function;
 	f->name = name;
 	return f;
-}
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
 }
 
 bool pci_add_i440fx(struct pci_host *h)

@@ -17,6 +17,8 @@ void uart_init(struct uart16550 *u, uint16_t base, FILE *out)
 	u->divisor = 12;           /* 9600 baud at 1.8432 MHz; any nonzero value */
 }
 
+static void update_irq(struct uart16550 *u);
+
 static unsigned rx_capacity(const struct uart16550 *u)
 {
 	/* Without FIFOs the receiver holds a single character (16450 mode). */
@@ -51,6 +53,7 @@ unsigned uart_receive(struct uart16550 *u, const uint8_t *bytes, unsigned n)
 			fitted++;
 		rx_push(u, bytes[i]);
 	}
+	update_irq(u);
 	return fitted;
 }
 
@@ -97,6 +100,18 @@ static void update_msr(struct uart16550 *u)
 	if ((old & 0x40) && !(status & 0x40)) delta |= 0x04;     /* TERI */
 	if (changed & 0x80) delta |= 0x08;                       /* DDCD */
 	u->msr = (uint8_t)(status | (u->msr & 0x0f) | delta);
+}
+
+/* The PC's serial adapters (IBM PC/AT Technical Reference, "Serial/Parallel
+ * Adapter": OUT2 enables the interrupt) put INTRPT on the bus only while
+ * MCR.OUT2 is set; the line follows the interrupt sources level by level. */
+static void update_irq(struct uart16550 *u)
+{
+	bool level = uart_irq_pending(u) && (u->mcr & UART_MCR_OUT2);
+	if (level == u->irq_level)
+		return;
+	u->irq_level = level;
+	irq_set(&u->irq, level);
 }
 
 static void transmit(struct uart16550 *u, uint8_t b)
@@ -146,6 +161,7 @@ static uint32_t uart_read(void *opaque, uint16_t port, unsigned size)
 	uint32_t r = v;
 	for (unsigned i = 1; i < size; i++)
 		r |= uart_read(opaque, (uint16_t)(port + i), 1) << (8 * i);
+	update_irq(u);
 	return r;
 }
 
@@ -191,6 +207,7 @@ static void uart_write(void *opaque, uint16_t port, unsigned size, uint32_t valu
 	}
 	for (unsigned i = 1; i < size; i++)
 		uart_write(opaque, (uint16_t)(port + i), 1, value >> (8 * i));
+	update_irq(u);
 }
 
 static const struct pio_ops uart_ops = { .read = uart_read, .write = uart_write };

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "devices/irq.h"
+
 #include "devices/bus.h"
 
 #define UART_COM1_BASE 0x3f8
@@ -26,7 +28,7 @@ enum {
 
 enum {
 	UART_LCR_DLAB = 0x80,
-	UART_MCR_LOOP = 0x10,
+	UART_MCR_OUT2 = 0x08, UART_MCR_LOOP = 0x10,
 	UART_LSR_DR = 0x01, UART_LSR_OE = 0x02, UART_LSR_THRE = 0x20, UART_LSR_TEMT = 0x40,
 	UART_IER_RDI = 0x01, UART_IER_THRI = 0x02, UART_IER_RLSI = 0x04, UART_IER_MSI = 0x08,
 	UART_FCR_ENABLE = 0x01, UART_FCR_CLEAR_RX = 0x02,
@@ -43,6 +45,11 @@ struct uart16550 {
 	bool thr_ipending;         /* THR-empty interrupt armed (cleared by IIR read / THR write) */
 	uint8_t rx[UART_FIFO_SIZE];
 	unsigned rx_head, rx_count;
+	/* INTRPT as a PC's COM port drives it (COM1: ISA IRQ4): asserted while an
+	 * interrupt is pending and MCR.OUT2 gates it onto the bus. The machine
+	 * connects it (uart_init() leaves it unconnected). */
+	struct irq_line irq;
+	bool irq_level;            /* what irq was last set to */
 };
 
 /* Reset state (16550A data sheet, "Reset"): IER=0, LCR=0, MCR=0, FIFOs off.

@@ -120,19 +120,10 @@ void cpu_apic_mmio(struct cpu *cpu, uint64_t pa, unsigned len, bool write, uint8
 	}
 }
 
-/* A guest whose hypervisor virtualises interrupt masking (SVM's
- * V_INTR_MASKING) has its own CR8: APM2 15.21.2, its MOV CR8 reads and writes
- * V_TPR and "the host's TPR stays untouched", so physical interrupts keep
- * the host's priority in the local APIC. */
-static bool cr8_virtual(const struct cpu *cpu)
-{
-	return cpu->intr_masking == INTR_MASK_HOST_IF;
-}
-
+/* A hypervisor that virtualises the TPR answers a guest's MOV CR8 itself
+ * (ST_HANDLED, emu/hv.h): SVM's V_TPR is svm/events.c's. */
 uint64_t cpu_cr8_read(const struct cpu *cpu)
 {
-	if (cr8_virtual(cpu))
-		return cpu->vintr.tpr;
 	return cpu->lapic ? (uint64_t)(lapic_tpr(cpu->lapic) >> 4) : cpu->cr8;
 }
 
@@ -140,6 +131,6 @@ void cpu_cr8_write(struct cpu *cpu, uint64_t v)
 {
 	cpu->cr8 = v;
 	/* 10.8.6.1: a MOV to CR8 writes TPR[7:4] and clears TPR[3:0]. */
-	if (cpu->lapic && !cr8_virtual(cpu))
+	if (cpu->lapic)
 		lapic_set_tpr(cpu->lapic, (uint8_t)(v << 4));
 }

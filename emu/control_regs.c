@@ -11,6 +11,7 @@
 #include "emu/canonical.h"
 #include "emu/cpu.h"
 #include "emu/cpu_model.h"
+#include "emu/debug.h"
 #include "emu/hv.h"
 #include "emu/operand.h"
 #include "emu/paging_env.h"
@@ -31,7 +32,6 @@
 #define DR6_ONES     0xffff0ff0ull
 #define DR7_WRITABLE 0xffff23ffull            /* L0-G3, LE, GE, GD, R/W0-LEN3 */
 #define DR7_ONES     0x00000400ull
-#define DR7_GD       (1ull << 13)
 
 /* CR4 bits and the CPUID feature that makes each one exist (SDM Vol.3 2.5, the
  * CR4 bit descriptions; SDM Vol.2 MOV CR: "#GP(0) If an attempt is made
@@ -350,7 +350,11 @@ status_t op_mov_to_cr(struct cpu *cpu, const struct insn *in)
 		return cpu_raise(cpu, EXC_UD);
 	if (not_cpl0(cpu))
 		return cpu_raise_err(cpu, EXC_GP, 0);
+	/* ST_HANDLED: the model wrote its virtual register (SVM's V_TPR). */
 	if ((st = intercept_cr(cpu, in, IK_CR_ACCESS, n, CR_MOV_TO, &val)) != ST_OK)
+		return st == ST_HANDLED ? ST_OK : st;
+	/* The model's rules of VMX operation (fixed bits, CR4.VMXE), emu/hv.h. */
+	if ((n == 0 || n == 4) && (st = hv_check_cr_write(cpu, n, CR_MOV_TO, val)) != ST_OK)
 		return st;
 	switch (n) {
 	case 0: return write_cr0(cpu, val);
@@ -383,8 +387,9 @@ status_t op_mov_from_cr(struct cpu *cpu, const struct insn *in)
 	case 4: val = cpu->cr4; break;
 	default: val = cpu_cr8_read(cpu); break;
 	}
-	/* The model may return a read shadow instead (SDM Vol.3 25.3 CR0/CR4). */
-	if ((st = intercept_cr(cpu, in, IK_CR_ACCESS, n, CR_MOV_FROM, &val)) != ST_OK)
+	/* The model may return a read shadow instead (SDM Vol.3 25.3 CR0/CR4), or
+	 * its virtual register (ST_HANDLED: SVM's V_TPR). */
+	if ((st = intercept_cr(cpu, in, IK_CR_ACCESS, n, CR_MOV_FROM, &val)) != ST_OK && st != ST_HANDLED)
 		return st;
 	reg_write(cpu, crdr_gpr(in), crdr_size(cpu), true, val);
 	return ST_OK;
@@ -407,9 +412,10 @@ static status_t dr_access_check(struct cpu *cpu, const struct insn *in, enum cr_
 	if ((n == 4 || n == 5) && (cpu->cr4 & CR4_DE))
 		return cpu_raise(cpu, EXC_UD);
 	if (cpu->dr[7] & DR7_GD) {
-		cpu->dr[6] |= DR6_BD;
-		cpu->dr[7] &= ~DR7_GD;
-		return cpu_raise(cpu, EXC_DB);
+		/* DR6.BD and the clearing of GD travel with the #DB (emu/debug.h). */
+		status_t st = cpu_raise(cpu, EXC_DB);
+		cpu->event.dr6 = DR6_BD;
+		return st;
 	}
 	/* APM2 15.9 Table 15-7: the SVM DR intercepts come after #UD, #GP and the
 	 * general-detect #DB (VMX asks before all of them, above). */
@@ -495,12 +501,14 @@ status_t op_lmsw(struct cpu *cpu, const struct insn *in)
 	}
 	if ((st = rm_read(cpu, in, 2, &src)) != ST_OK)
 		return st;
-	/* The record carries the 16-bit source (SDM Vol.3 Table 28-3 "LMSW source
+	/* The record carries the 16-bit source (SDM Vol.3 Table 27-3 "LMSW source
 	 * data"); the intercept follows the operand read (SDM Vol.3 25.1.1). */
 	src &= 0xffff;
 	if ((st = intercept_cr(cpu, in, IK_CR_ACCESS, 0, CR_LMSW, &src)) != ST_OK)
 		return st;
 	uint64_t val = (cpu->cr0 & ~0xfull) | (src & 0xf) | (cpu->cr0 & CR0_PE);
+	if ((st = hv_check_cr_write(cpu, 0, CR_LMSW, val)) != ST_OK)
+		return st;
 	commit_cr0(cpu, val);
 	return ST_OK;
 }
@@ -532,6 +540,8 @@ status_t op_clts(struct cpu *cpu, const struct insn *in)
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	uint64_t val = cpu->cr0 & ~(uint64_t)CR0_TS;
 	if ((st = intercept_cr(cpu, in, IK_CR_ACCESS, 0, CR_CLTS, &val)) != ST_OK)
+		return st;
+	if ((st = hv_check_cr_write(cpu, 0, CR_CLTS, val)) != ST_OK)
 		return st;
 	cpu->cr0 &= ~(uint64_t)CR0_TS;
 	return ST_OK;

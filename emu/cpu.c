@@ -164,12 +164,26 @@ void cpu_sipi(struct cpu *cpu, uint8_t vector)
 	/* The INIT a sender issued before this SIPI reached the processor first:
 	 * take it now if nothing holds it off (GIF, APM2 15.17; a hypervisor
 	 * that intercepts INIT sees it at the processor's next boundary). */
-	if ((cpu->lines & LINE_INIT) && cpu->gif && !cpu->in_guest) {
+	if ((cpu->lines & LINE_INIT) && cpu->gif && !cpu->in_guest && !(cpu->hv_holds & HV_HOLD_INIT)) {
 		cpu->lines &= (uint8_t)~LINE_INIT;
 		cpu_init_signal(cpu);
 	}
 	if (!cpu->wait_for_sipi)
 		return;            /* SDM 8.4.3: ignored unless waiting for one */
+	/* A guest waiting for SIPI (VMX wait-for-SIPI activity state): its SIPI
+	 * is the model's, at this processor's next boundary (emu/event_step.c;
+	 * SDM Vol.3 "Activity State", exit reason SIPI). */
+	if (cpu->in_guest) {
+		cpu->sipi_vector = vector;
+		cpu->lines |= LINE_SIPI;
+		cpu_attend(cpu, ATT_EVENT);
+		return;
+	}
+	cpu_start_up(cpu, vector);
+}
+
+void cpu_start_up(struct cpu *cpu, uint8_t vector)
+{
 	cpu->wait_for_sipi = cpu->halted = false;
 	/* SDM 8.4.3 / 10.6.1 start-up: real mode at vector:0000, CS base vector << 12. */
 	seg_load_real(&cpu->seg[SR_CS], (uint16_t)(vector << 8));

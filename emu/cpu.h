@@ -10,6 +10,7 @@
 
 #include "devices/bus.h"
 #include "emu/fpu_state.h"
+#include "emu/mtrr.h"
 #include "mmu/fault.h"
 #include "mmu/paging.h"
 #include "mmu/segment.h"
@@ -26,6 +27,9 @@ enum status {
 	ST_SHUTDOWN,               /* triple fault (SDM Vol.3 6.15, #DF) */
 	ST_STOP,                   /* the machine asked to stop (debug-exit, limit) */
 	ST_UNSUPPORTED,            /* a legal instruction hvemu does not model yet */
+	ST_HANDLED,                /* only a hypervisor model's answer to an intercept whose
+				      call site can skip its effect (emu/hv.h): the model
+				      emulated the access; the call site turns it into ST_OK */
 };
 typedef enum status status_t;
 /* Functions returning status_t are declared CHECKED: callers must look at it. */
@@ -49,12 +53,30 @@ enum {
 	ATT_CODE = 1u << 1,        /* a store changed decoded code: leave the block */
 	ATT_EVENT = 1u << 2,       /* a line, IF, a shadow, NMI blocking or GIF changed */
 	ATT_STEP = 1u << 3,        /* instructions run one at a time (TF, shadow, DR7, tracing) */
-	ATT_HV = 1u << 4,          /* the hypervisor model asked to see the boundary */
+};
+
+/* Boundary events a hypervisor model arms (cpu->hv_armed, cpu_hv_arm());
+ * emu/event_step.c gives each its row, priority and blockers. */
+enum {
+	HV_ARM_TPR_THRESHOLD = 1u << 0,  /* once: the virtual TPR fell below the threshold */
+	HV_ARM_MTF = 1u << 1,            /* monitor trap flag: one instruction at a time */
+	HV_MTF_DUE = 1u << 2,            /* once (the core sets it): an instruction completed
+					    under HV_ARM_MTF */
+	HV_ARM_PREEMPTION_TIMER = 1u << 3, /* once: DEADLINE_HV expired (cpu_hv_set_timer) */
+	HV_ARM_NMI_WINDOW = 1u << 4,     /* exit when NMIs become acceptable */
+	HV_ARM_INTR_WINDOW = 1u << 5,    /* exit when interrupts become acceptable */
+	HV_ARM_VIRTUAL_INTR = 1u << 6,   /* virtual-interrupt delivery: one is deliverable */
+};
+
+/* Events a hypervisor model holds off outside guest mode (cpu->hv_holds). */
+enum {
+	HV_HOLD_INIT = 1u << 0,          /* INIT: VMX root operation blocks it */
 };
 
 /* Interrupt inputs (cpu_set_line). INTR is a level; NMI, SMI and INIT are
  * latched edges the CPU clears when it takes them. */
-enum { LINE_INTR = 1u << 0, LINE_NMI = 1u << 1, LINE_SMI = 1u << 2, LINE_INIT = 1u << 3 };
+enum { LINE_INTR = 1u << 0, LINE_NMI = 1u << 1, LINE_SMI = 1u << 2, LINE_INIT = 1u << 3,
+       LINE_SIPI = 1u << 4 /* a SIPI for a guest waiting for one (cpu_sipi): its exit */ };
 
 /* Which flag masks INTR: EFLAGS.IF; the host's IF while a guest runs with
  * V_INTR_MASKING (APM2 15.21.1); none, while VMX external-interrupt exiting
@@ -86,6 +108,9 @@ struct event {
 	bool injected;             /* injected by a hypervisor (VMRUN EVENTINJ, VM-entry
 				      interruption information), not raised by the guest */
 	uint8_t insn_len;          /* software interrupts/exceptions: the instruction's length */
+	uint16_t dr6;              /* #DB only: the DR6 bits it reports (B0-B3, BD, BS, BT),
+				      written as it is delivered, as CR2 is for #PF (emu/debug.h
+				      debug_deliver_dr6); a VM exit instead leaves DR6 alone */
 	uint32_t error_code;
 	uint64_t cr2;              /* #PF only */
 	/* #PF only: bits 63:32 of base + offset that the 32-bit wrap of a system
@@ -124,7 +149,7 @@ enum cpu_mode { MODE_REAL, MODE_PROT, MODE_V86, MODE_COMPAT, MODE_LONG64 };
 struct cpu_model;              /* emu/cpu_model.h */
 struct lapic;                  /* devices/lapic.h */
 struct hv_model;               /* emu/hv.h */
-struct vm_exit_observer;       /* emu/hv.h */
+struct vm_exit_observer;       /* emu/exit_report.h */
 struct icache;                 /* emu/icache.h */
 struct insn;                   /* emu/insn.h */
 struct walk_result;            /* mmu/paging.h */
@@ -178,6 +203,7 @@ struct cpu {
 	 * IA32_MCG_CTL and each bank's CTL, STATUS, ADDR, MISC. */
 	uint64_t mcg_status, mcg_ctl;
 	uint64_t mc_bank[MC_BANKS_MAX][4];
+	struct mtrr_state mtrr;    /* the MTRRs (emu/mtrr.h) */
 	uint64_t tsc_offset;       /* TSC = icount + tsc_offset (deterministic virtual time) */
 	struct fpu_state fpu;      /* x87, MXCSR and XMM registers (emu/fpu_state.h) */
 
@@ -212,13 +238,18 @@ struct cpu {
 	bool gif;                  /* global interrupt flag (APM2 15.17); 1 outside SVM use */
 	uint8_t intr_masking;      /* enum intr_masking */
 	bool host_if;              /* the host's EFLAGS.IF, for INTR_MASK_HOST_IF */
-	bool debug_trap;           /* a #DB trap of the last instruction waits (DR6 set) */
+	uint16_t pending_dbg;      /* a #DB trap of the last instruction waits: its DR6 bits
+				      (B0-B3, BS; the VMCS "pending debug exceptions"), 0: none */
 	bool step_at_vmexit;       /* VMRUN ran with TF: its single-step trap follows the #VMEXIT */
 	bool step_by_result;       /* the instruction single-steps by the TF it leaves, not the one
 	                            * it found (SYSCALL, SYSRET: emu/syscall.c); run_one() reads it */
-	bool one_step;             /* the hypervisor wants one instruction at a time (MTF) */
-	bool want_intr_window;     /* exit when interrupts become acceptable */
-	bool want_nmi_window;      /* exit when NMIs become acceptable */
+	bool one_step;             /* run one instruction at a time, for whoever compares
+				      that with the block cache (fuzz/blockdiff_fuzz.c) */
+	uint8_t hv_armed;          /* HV_ARM_*: boundary events the model armed */
+	uint8_t hv_holds;          /* HV_HOLD_*: events the model holds off */
+	bool hv_cr_checks;         /* ask hv->cr_write_check about CR0/CR4 writes (emu/hv.h) */
+	uint8_t sipi_vector;       /* LINE_SIPI's vector */
+	uint64_t iret_nmi_unblock; /* cpu_now() + 1 of the last IRET that ended NMI blocking */
 	struct virtual_intr vintr;
 	uint64_t deadline;         /* earliest of deadlines[].at and icount_limit */
 
@@ -263,7 +294,7 @@ struct cpu {
 			   const struct fault *f);   /* a page walk that faulted */
 	void *trace_ctx;
 	struct fault_chain fault_chain;  /* the last delivery that faulted (triple-fault report) */
-	const struct vm_exit_observer *exit_observer;  /* emu/hv.h: VM exits, for tracing */
+	const struct vm_exit_observer *exit_observer;  /* emu/exit_report.h: VM exits, for tracing */
 };
 
 /* Ask the run loop to look at the boundary (ATT_* bits). Atomic, because a
@@ -308,6 +339,8 @@ void cpu_init_signal(struct cpu *cpu);
  * in real mode at CS = vector << 8 (base vector << 12), IP = 0; otherwise the
  * SIPI is ignored. An INIT the processor has not taken yet is taken first. */
 void cpu_sipi(struct cpu *cpu, uint8_t vector);
+/* The start-up a SIPI makes of a processor waiting for one (cpu_sipi). */
+void cpu_start_up(struct cpu *cpu, uint8_t vector);
 
 /* Run until something ends the run (emu/run.c): faults, interrupts and VM
  * exits are handled inside. Returns ST_HALT (halted with nothing that could

@@ -43,7 +43,7 @@
 /* The feature bits by their emu/features.def names (FEATURE(), emu/feature_bits.h),
  * each implemented by hvemu:
  *   CPUID.1:EDX      the P6 set (SDM Vol.2 CPUID, Table 3-11): VME, DE, PSE, TSC,
- *                    MSR, PAE, CX8, SEP, PGE, CMOV, PAT, PSE-36; APIC
+ *                    MSR, PAE, CX8, SEP, PGE, CMOV, PAT, PSE-36; MTRR (emu/mtrr.c); APIC
  *                    (devices/lapic.c); MCE (CR4.MCE, #MC) and MCA (IA32_MCG_CAP
  *                    and the banks, emu/msr.c): the architecture exists, no
  *                    machine check is ever signalled; the x87 FPU, FXSAVE/FXRSTOR,
@@ -67,7 +67,8 @@
 #define HVEMU_EDX1 (FEATURE(fpu) | FEATURE(vme) | FEATURE(de) | FEATURE(pse) | FEATURE(tsc) | \
 		    FEATURE(msr) | FEATURE(pae) | FEATURE(mce) | FEATURE(cx8) | FEATURE(apic) | \
 		    FEATURE(sep) | FEATURE(pge) | FEATURE(mca) | FEATURE(cmov) | FEATURE(pat) | \
-		    FEATURE(pse36) | FEATURE(clflush) | FEATURE(fxsr) | FEATURE(sse) | FEATURE(sse2))
+		    FEATURE(pse36) | FEATURE(clflush) | FEATURE(fxsr) | FEATURE(sse) | FEATURE(sse2) | \
+		    FEATURE(mtrr))
 #define EBX1_CLFLUSH_64 (8u << 8)
 /* AMD's 80000001H:EDX: the leaf-1 bits it repeats (APM3 E.4.2), and NX. */
 #define AMD_EDX81 ((HVEMU_EDX1 & AMD_EDX81_ALIASES) | FEATURE(nx))

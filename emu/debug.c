@@ -4,7 +4,6 @@
 
 #include "emu/cpu_model.h"
 
-#define DR6_B_MASK 0xfull
 
 /* Bytes a breakpoint covers, from LENn (SDM Vol.3 17.2.5): 00 one byte, 01
  * two, 11 four, 10 eight (on processors with Intel 64; undefined on
@@ -136,8 +135,9 @@ status_t debug_check_insn(struct cpu *cpu)
 	/* SDM Vol.3 17.2.3: B0-B3 report the breakpoints that matched ("certain
 	 * debug exceptions may clear bits 0-3"); a fault-class #DB, raised before
 	 * the instruction executes (Table 6-2 priority 7, before fetch faults). */
-	cpu->dr[6] = (cpu->dr[6] & ~DR6_B_MASK) | hits;
-	return cpu_raise(cpu, EXC_DB);
+	status_t st = cpu_raise(cpu, EXC_DB);
+	cpu->event.dr6 = (uint16_t)hits;
+	return st;
 }
 
 void debug_check_data(struct cpu *cpu, uint64_t lin, unsigned size, bool write)
@@ -145,32 +145,43 @@ void debug_check_data(struct cpu *cpu, uint64_t lin, unsigned size, bool write)
 	cpu->debug_hits |= debug_match_data(cpu, lin, size, write);
 }
 
-bool debug_trap_pending(struct cpu *cpu, bool single_step)
+uint16_t debug_trap_pending(struct cpu *cpu, bool single_step)
 {
 	if (cpu->shadow & SHADOW_MOV_SS)
-		return false;
+		return 0;
 	unsigned hits = (unsigned)cpu->debug_hits;
 	cpu->debug_hits = 0;
-	if (!hits && !single_step)
-		return false;
 	/* SDM Vol.3 6.9 Table 6-2 priority 4: data breakpoints and single-step
 	 * are traps of the instruction just completed, reported together in one
 	 * #DB with every DR6 bit that applies (17.3.1.2, 17.3.1.4). */
-	if (hits)
-		cpu->dr[6] = (cpu->dr[6] & ~DR6_B_MASK) | hits;
-	if (single_step)
-		cpu->dr[6] |= DR6_BS;
-	cpu->event = (struct event){ .pending = true, .type = EV_EXCEPTION, .vector = EXC_DB };
-	return true;
+	return (uint16_t)(hits | (single_step ? DR6_BS : 0));
 }
 
-void debug_merge_held_hits(struct cpu *cpu)
+uint16_t debug_dr6_merge(uint16_t old, uint16_t bits)
 {
-	unsigned hits = (unsigned)cpu->debug_hits;
-	if (!hits)
+	/* SDM Vol.3 17.2.3: B0-B3 report the breakpoints of this #DB ("certain
+	 * debug exceptions may clear bits 0-3"); BD, BS and BT are sticky. */
+	if (bits & DR6_B_MASK)
+		old &= (uint16_t)~DR6_B_MASK;
+	return (uint16_t)(old | bits);
+}
+
+void debug_deliver_dr6(struct cpu *cpu, const struct event *ev)
+{
+	if (!ev->dr6)
 		return;
-	cpu->dr[6] = (cpu->dr[6] & ~DR6_B_MASK) | hits;
+	cpu->dr[6] = (cpu->dr[6] & ~(uint64_t)0xffff) | debug_dr6_merge((uint16_t)cpu->dr[6], ev->dr6);
+	/* SDM Vol.3 17.2.4: "The processor clears the GD flag upon entering to the
+	 * debug exception handler", of the general-detect #DB (BD). */
+	if (ev->dr6 & DR6_BD)
+		cpu->dr[7] &= ~DR7_GD;
+}
+
+uint16_t debug_take_held_hits(struct cpu *cpu)
+{
+	uint16_t hits = (uint16_t)cpu->debug_hits;
 	cpu->debug_hits = 0;
+	return hits;
 }
 
 /* ---- DebugCtl and the last-branch records ---- */

@@ -21,6 +21,8 @@
 /* DR7 (SDM Vol.3 17.2.4, Figure 17-2): Ln = bit 2n, Gn = bit 2n+1; R/Wn at
  * bits 17:16 + 4n, LENn at bits 19:18 + 4n. */
 #define DR7_ENABLES 0xffull
+#define DR7_GD (1ull << 13)        /* general detect (17.2.4) */
+#define DR6_B_MASK 0xfull          /* B0-B3 (17.2.3) */
 static inline unsigned dr7_enabled(uint64_t dr7, unsigned n) { return (dr7 >> (2 * n)) & 3; }
 static inline unsigned dr7_rw(uint64_t dr7, unsigned n) { return (dr7 >> (16 + 4 * n)) & 3; }
 static inline unsigned dr7_len(uint64_t dr7, unsigned n) { return (dr7 >> (18 + 4 * n)) & 3; }
@@ -37,10 +39,11 @@ static inline bool debug_active(const struct cpu *cpu)
 }
 
 /* INT1 (ICEBP) raises its #DB: data-breakpoint hits still held by a MOV SS
- * shadow go into DR6 with it (B0-B3), one #DB for both, as hardware does
- * (kvm-unit-tests' debug "MOV SS + watchpoint + ICEBP"); an INT n or INT3
- * there leaves them for their own #DB at the next boundary. */
-void debug_merge_held_hits(struct cpu *cpu);
+ * shadow go with it (its event's dr6, B0-B3), one #DB for both, as hardware
+ * does (kvm-unit-tests' debug "MOV SS + watchpoint + ICEBP"); an INT n or
+ * INT3 there leaves them for their own #DB at the next boundary. Returns the
+ * hits, now taken. */
+uint16_t debug_take_held_hits(struct cpu *cpu);
 
 /* DebugCtl (MSR 1D9H): LBR (bit 0) records the last taken branch, BTF (bit 1)
  * makes TF single-step on branches only (SDM Vol.3 17.4.1-17.4.3, APM2
@@ -101,19 +104,32 @@ status_t debug_check_insn(struct cpu *cpu) CHECKED;
  * instruction. */
 void debug_check_data(struct cpu *cpu, uint64_t lin, unsigned size, bool write);
 
-/* After an instruction completed: if data breakpoints hit or single_step (the
- * BS condition, already qualified by the caller) holds, update DR6 and set
- * cpu->event to one #DB trap carrying all of them, and return true; the
- * caller delivers it. Hits of an instruction in a MOV SS/POP SS shadow wait
- * for the next instruction boundary (SDM Vol.3 6.8.3). */
-bool debug_trap_pending(struct cpu *cpu, bool single_step);
+/* After an instruction completed: the DR6 bits of its #DB trap (data
+ * breakpoints hit, B0-B3; single_step, the BS condition already qualified by
+ * the caller), 0 if none. Hits of an instruction in a MOV SS/POP SS shadow
+ * wait for the next instruction boundary (SDM Vol.3 6.8.3). */
+uint16_t debug_trap_pending(struct cpu *cpu, bool single_step);
 
-/* debug_trap_pending(), and the #DB it set up waits for the next instruction
- * boundary (cpu->debug_trap, emu/event_step.c). */
+/* DR6 bits old with a #DB's bits added: new B0-B3 replace the old ones, BD,
+ * BS and BT accumulate. */
+uint16_t debug_dr6_merge(uint16_t old, uint16_t bits);
+
+/* A #DB's effects as it is delivered (emu/exception.c), as CR2 is written for
+ * #PF: ev->dr6 into DR6, and DR7.GD cleared for the general-detect #DB. A VM
+ * exit instead of the delivery leaves both alone (SDM Vol.3 27.1
+ * "Architectural State Before a VM Exit": a #DB that causes a VM exit does
+ * not update DR6 and DR7; the exit qualification carries the bits, Table
+ * 28-1); SVM writes them before its intercept (APM2 15.12.2: "both #DB faults
+ * and traps are permitted to write DR6 and DR7 before the intercept"). */
+void debug_deliver_dr6(struct cpu *cpu, const struct event *ev);
+
+/* debug_trap_pending(), and the #DB waits for the next instruction boundary
+ * (cpu->pending_dbg, emu/event_step.c). */
 static inline void debug_arm_trap(struct cpu *cpu, bool single_step)
 {
-	if (debug_trap_pending(cpu, single_step)) {
-		cpu->debug_trap = true;
+	uint16_t dr6 = debug_trap_pending(cpu, single_step);
+	if (dr6) {
+		cpu->pending_dbg = debug_dr6_merge(cpu->pending_dbg, dr6);
 		cpu_attend(cpu, ATT_EVENT);
 	}
 }

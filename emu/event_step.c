@@ -12,6 +12,8 @@ enum blocker {
 	B_NMI = 1u << 4,           /* an NMI handler runs until the next IRET (SDM 6.7.1) */
 	B_VIRQ = 1u << 5,          /* the guest's IF or V_TPR masks the virtual interrupt (APM2 15.21.4) */
 	B_SIPI = 1u << 6,          /* waiting for SIPI: only INIT and SMI are recognised (SDM Vol.3 8.4.1) */
+	B_RFLAGS_IF = 1u << 7,     /* EFLAGS.IF itself is clear, whatever masks INTR (VMX windows) */
+	B_HV_INIT = 1u << 8,       /* the model holds INIT off (HV_HOLD_INIT: VMX root operation) */
 };
 
 static unsigned blockers(const struct cpu *cpu)
@@ -27,6 +29,13 @@ static unsigned blockers(const struct cpu *cpu)
 		b |= B_NMI;
 	if (cpu->wait_for_sipi)
 		b |= B_SIPI;
+	if (!(cpu->rflags & FLAG_IF))
+		b |= B_RFLAGS_IF;
+	/* SDM Vol.3 "Restrictions on VMX Operation" (chapter "Introduction to
+	 * Virtual Machine Extensions"): "INIT signals are blocked whenever a
+	 * logical processor is in VMX root operation". */
+	if (cpu->hv_holds & HV_HOLD_INIT)
+		b |= B_HV_INIT;
 	/* APM2 15.21.1: with V_INTR_MASKING the guest's IF masks only virtual
 	 * interrupts; physical ones follow the host's IF. SDM Vol.3 25.2
 	 * (external-interrupt exiting): IF does not hold the exit off. */
@@ -69,8 +78,9 @@ static status_t take_init(struct cpu *cpu)
 
 static status_t take_debug_trap(struct cpu *cpu)
 {
-	cpu->debug_trap = false;
-	cpu->event = (struct event){ .pending = true, .type = EV_EXCEPTION, .vector = EXC_DB };
+	cpu->event = (struct event){ .pending = true, .type = EV_EXCEPTION, .vector = EXC_DB,
+				     .dr6 = cpu->pending_dbg };
+	cpu->pending_dbg = 0;
 	return cpu_deliver_event(cpu);
 }
 
@@ -92,14 +102,18 @@ static status_t take_intr(struct cpu *cpu)
 {
 	/* The VM exit leaves the interrupt pending in the controller (APM2 15.21.2;
 	 * SDM Vol.3 27.2 without "acknowledge interrupt on exit"). */
-	status_t st = intercept_plain(cpu, IK_INTR);
+	int vector = -1;
+	status_t st = intercept_intr(cpu, &vector);
+	/* ST_HANDLED: the model took the interrupt itself (posted interrupts). */
 	if (st != ST_OK)
-		return st;
-	if (!cpu->intr_ack)
-		return ST_OK;      /* a line with no controller behind it: nothing to take */
-	int vector = cpu->intr_ack(cpu->intr_ctx);
+		return st == ST_HANDLED ? ST_OK : st;
+	/* vector >= 0: the model acknowledged it already and let it through. */
+	if (vector < 0 && cpu->intr_ack)
+		vector = cpu->intr_ack(cpu->intr_ctx);
+	/* No controller behind the line, or the request went away before INTA
+	 * (spurious): nothing to take. */
 	if (vector < 0)
-		return ST_OK;      /* the request went away before INTA (spurious) */
+		return ST_OK;
 	cpu->event = (struct event){ .pending = true, .type = EV_EXTINT, .vector = (uint8_t)vector };
 	return cpu_deliver_event(cpu);
 }
@@ -116,6 +130,8 @@ static status_t take_vintr(struct cpu *cpu)
 	return cpu_deliver_event(cpu);
 }
 
+/* The model-armed rows: each asks the model, whose exit disarms what it
+ * armed (the windows stay armed until then). */
 static status_t take_intr_window(struct cpu *cpu)
 {
 	return intercept_plain(cpu, IK_INTR_WINDOW);
@@ -126,21 +142,90 @@ static status_t take_nmi_window(struct cpu *cpu)
 	return intercept_plain(cpu, IK_NMI_WINDOW);
 }
 
+static status_t take_tpr_threshold(struct cpu *cpu)
+{
+	cpu->hv_armed &= (uint8_t)~HV_ARM_TPR_THRESHOLD;
+	return intercept_plain(cpu, IK_TPR_BELOW_THRESHOLD);
+}
+
+static status_t take_mtf(struct cpu *cpu)
+{
+	cpu->hv_armed &= (uint8_t)~HV_MTF_DUE;
+	return intercept_plain(cpu, IK_MTF);
+}
+
+static status_t take_preemption_timer(struct cpu *cpu)
+{
+	cpu->hv_armed &= (uint8_t)~HV_ARM_PREEMPTION_TIMER;
+	return intercept_plain(cpu, IK_PREEMPTION_TIMER);
+}
+
+/* Virtual-interrupt delivery: the model acknowledges its virtual interrupt
+ * (RVI, SVI, VPPR) and answers ST_HANDLED with the vector, which is delivered
+ * through the IDT as an external interrupt (SDM Vol.3 "Virtual-Interrupt
+ * Delivery"). Any other answer disarms the row. */
+static status_t take_virtual_intr(struct cpu *cpu)
+{
+	uint8_t vector = 0;
+	status_t st = intercept_virtual_intr(cpu, &vector);
+	if (st != ST_HANDLED) {
+		cpu->hv_armed &= (uint8_t)~HV_ARM_VIRTUAL_INTR;
+		return st;
+	}
+	cpu->event = (struct event){ .pending = true, .type = EV_EXTINT, .vector = vector };
+	return cpu_deliver_event(cpu);
+}
+
+/* A SIPI for a guest waiting for one: the model's exit, or the start-up. */
+static status_t take_sipi(struct cpu *cpu)
+{
+	cpu->lines &= (uint8_t)~LINE_SIPI;
+	status_t st = intercept_vector(cpu, IK_SIPI, cpu->sipi_vector);
+	if (st != ST_OK)
+		return st;
+	cpu_start_up(cpu, cpu->sipi_vector);
+	return ST_OK;
+}
+
 /* ---- the table ---- */
 
 static bool smi_pending(const struct cpu *c)         { return c->lines & LINE_SMI; }
 static bool init_pending(const struct cpu *c)        { return c->lines & LINE_INIT; }
-static bool debug_trap_is_pending(const struct cpu *c) { return c->debug_trap; }
+static bool debug_trap_is_pending(const struct cpu *c) { return c->pending_dbg != 0; }
 static bool nmi_pending(const struct cpu *c)         { return c->lines & LINE_NMI; }
 static bool intr_pending(const struct cpu *c)        { return c->lines & LINE_INTR; }
 static bool vintr_pending(const struct cpu *c)       { return c->vintr.pending; }
-static bool intr_window_wanted(const struct cpu *c)  { return c->want_intr_window; }
-static bool nmi_window_wanted(const struct cpu *c)   { return c->want_nmi_window; }
+static bool sipi_pending(const struct cpu *c)        { return c->lines & LINE_SIPI; }
+static bool intr_window_wanted(const struct cpu *c)  { return c->hv_armed & HV_ARM_INTR_WINDOW; }
+static bool nmi_window_wanted(const struct cpu *c)   { return c->hv_armed & HV_ARM_NMI_WINDOW; }
+static bool tpr_threshold_due(const struct cpu *c)   { return c->hv_armed & HV_ARM_TPR_THRESHOLD; }
+static bool mtf_due(const struct cpu *c)             { return c->hv_armed & HV_MTF_DUE; }
+static bool timer_expired(const struct cpu *c)       { return c->hv_armed & HV_ARM_PREEMPTION_TIMER; }
+static bool virtual_intr_armed(const struct cpu *c)  { return c->hv_armed & HV_ARM_VIRTUAL_INTR; }
 
 /* The events of an instruction boundary in the order the CPU takes them: SDM
  * Vol.3 6.9 Table 6-2 (priority 3: SMI, INIT; 4: traps of the previous
  * instruction; 5: NMI; 6: maskable interrupts, physical before virtual per
- * APM2 15.21.4), then the VM-exit windows a hypervisor asked for. blocked_by
+ * APM2 15.21.4), with the VM exits a model arms where the VMX chapters put
+ * them (priority in tenths of a Table 6-2 row):
+ *   2.5 TPR below threshold: "take priority over SMIs, INIT signals, and
+ *       lower priority events", not blocked by IF or the shadows (SDM Vol.3
+ *       "VM Exits Induced by the TPR Threshold", "TPR Virtualization")
+ *   3.5 MTF: "SMIs, INIT signals, and higher priority events take priority
+ *       over MTF VM exits. MTF VM exits take priority over debug-trap
+ *       exceptions and lower priority events"; none in wait-for-SIPI (SDM
+ *       Vol.3 "Monitor Trap Flag")
+ *   4.3 VMX-preemption timer: below debug traps, above the NMI window (SDM
+ *       Vol.3 "VMX-Preemption Timer")
+ *   4.6 NMI window: below debug traps, above NMIs (SDM Vol.3 "NMI-Window
+ *       Exiting")
+ *   5.5 interrupt window: below NMIs, above external interrupts, when
+ *       RFLAGS.IF = 1 and neither shadow blocks (SDM Vol.3 "Interrupt-Window
+ *       Exiting"); virtual-interrupt delivery has "the same priority" and the
+ *       same conditions (SDM Vol.3 "Virtual-Interrupt Delivery")
+ * A SIPI is recognised only by a processor waiting for one (SDM Vol.3 8.4.1);
+ * in a guest it is the model's (VMX wait-for-SIPI, latched by cpu_sipi()).
+ * blocked_by
  * is SDM 6.8.3 (MOV SS/POP SS hold off interrupts, NMIs and debug traps; STI
  * holds off maskable interrupts and not debug traps — which is why VM entry
  * wants pending BS when STI blocking and TF meet, SDM 26.3.1.5), 6.7.1 (NMI
@@ -150,26 +235,36 @@ static bool nmi_window_wanted(const struct cpu *c)   { return c->want_nmi_window
  * (kvm-unit-tests' apic "nmi-after-sti" checks it on both). */
 static const struct boundary_event {
 	const char *name;
-	uint8_t priority;          /* the SDM Table 6-2 row */
+	uint8_t priority;          /* the SDM Table 6-2 row x 10 (see above) */
 	bool (*pending)(const struct cpu *cpu);
 	unsigned blocked_by;       /* enum blocker */
 	bool wakes;                /* ends HLT/MWAIT when unblocked */
 	status_t (*take)(struct cpu *cpu);
 } boundary_events[] = {
-	{ "SMI",          3, smi_pending,           B_GIF,                         true,  take_smi },
-	{ "INIT",         3, init_pending,          B_GIF,                         true,  take_init },
-	{ "debug trap",   4, debug_trap_is_pending, B_MOV_SS | B_SIPI,             true,  take_debug_trap },
-	{ "NMI",          5, nmi_pending,           B_GIF | B_NMI | B_STI | B_MOV_SS | B_SIPI, true, take_nmi },
-	{ "INTR",         6, intr_pending,          B_GIF | B_IF | B_STI | B_MOV_SS | B_SIPI, true, take_intr },
-	{ "virtual INTR", 6, vintr_pending,         B_GIF | B_VIRQ | B_STI | B_MOV_SS | B_SIPI, true, take_vintr },
-	{ "INTR window",  6, intr_window_wanted,    B_IF | B_STI | B_MOV_SS | B_SIPI, true, take_intr_window },
-	{ "NMI window",   6, nmi_window_wanted,     B_NMI | B_MOV_SS | B_SIPI,     true,  take_nmi_window },
+	{ "TPR below threshold", 25, tpr_threshold_due, B_SIPI,                  true,  take_tpr_threshold },
+	{ "SMI",          30, smi_pending,           B_GIF,                         true,  take_smi },
+	{ "INIT",         30, init_pending,          B_GIF | B_HV_INIT,             true,  take_init },
+	{ "SIPI",         30, sipi_pending,          0,                             true,  take_sipi },
+	{ "MTF",          35, mtf_due,               B_SIPI,                        true,  take_mtf },
+	{ "debug trap",   40, debug_trap_is_pending, B_MOV_SS | B_SIPI,             true,  take_debug_trap },
+	{ "preemption timer", 43, timer_expired,     B_SIPI,                        true,  take_preemption_timer },
+	{ "NMI window",   46, nmi_window_wanted,     B_NMI | B_MOV_SS | B_SIPI,     true,  take_nmi_window },
+	{ "NMI",          50, nmi_pending,           B_GIF | B_NMI | B_STI | B_MOV_SS | B_SIPI, true, take_nmi },
+	{ "INTR window",  55, intr_window_wanted,    B_RFLAGS_IF | B_STI | B_MOV_SS | B_SIPI, true, take_intr_window },
+	{ "virtual-interrupt delivery", 55, virtual_intr_armed, B_RFLAGS_IF | B_STI | B_MOV_SS | B_SIPI, true,
+	  take_virtual_intr },
+	{ "INTR",         60, intr_pending,          B_GIF | B_IF | B_STI | B_MOV_SS | B_SIPI, true, take_intr },
+	{ "virtual INTR", 60, vintr_pending,         B_GIF | B_VIRQ | B_STI | B_MOV_SS | B_SIPI, true, take_vintr },
 };
 #define BOUNDARY_EVENTS (sizeof(boundary_events) / sizeof(boundary_events[0]))
 
 /* The first pending event the blockers let through, or NULL. */
 static const struct boundary_event *next_event(const struct cpu *cpu, unsigned ignore)
 {
+	/* Every row's pending() reads one of these: most boundaries (a world
+	 * switch, a stop, a deadline) have none, and need no walk. */
+	if (!(cpu->lines | cpu->hv_armed | cpu->pending_dbg | (uint8_t)cpu->vintr.pending))
+		return NULL;
 	unsigned blocked = blockers(cpu) & ~ignore;
 	for (unsigned i = 0; i < BOUNDARY_EVENTS; i++) {
 		const struct boundary_event *e = &boundary_events[i];
@@ -206,6 +301,20 @@ void cpu_set_deadline(struct cpu *cpu, unsigned id, uint64_t when)
 	cpu->deadline = d;
 }
 
+/* DEADLINE_HV's own firing: the preemption-timer row is due. */
+static void hv_timer_fired(void *ctx, struct cpu *cpu)
+{
+	(void)ctx;
+	cpu->hv_armed |= HV_ARM_PREEMPTION_TIMER;
+	cpu_attend(cpu, ATT_EVENT);
+}
+
+void cpu_hv_set_timer(struct cpu *cpu, uint64_t when)
+{
+	cpu->deadlines[DEADLINE_HV] = (struct deadline){ .at = when, .fire = hv_timer_fired };
+	cpu_set_deadline(cpu, DEADLINE_HV, when);
+}
+
 /* Fire every deadline source that is due, then recompute the next deadline. */
 static void run_deadlines(struct cpu *cpu)
 {
@@ -227,7 +336,7 @@ static bool needs_one_step(const struct cpu *cpu)
 {
 	return (cpu->rflags & FLAG_TF) || cpu->shadow || debug_active(cpu) ||
 	       debug_branch_watch(cpu) || ((cpu->trace & TRACE_INSN) && cpu->trace_insn) ||
-	       cpu->one_step;
+	       cpu->one_step || (cpu->hv_armed & HV_ARM_MTF);
 }
 
 status_t event_step(struct cpu *cpu, bool *one_step)

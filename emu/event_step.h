@@ -1,10 +1,12 @@
 /* Events at instruction boundaries: what the run loop looks at when
  * cpu->attention is set, once per block.
  *
- * Inputs are the interrupt lines (INTR, NMI, SMI, INIT) the machine drives,
- * the debug trap an instruction left pending, the hypervisor's global
- * interrupt flag and virtual interrupt, and the interrupt/NMI windows a
- * hypervisor asked for. One table (event_step.c) gives their priority (SDM
+ * Inputs are the interrupt lines (INTR, NMI, SMI, INIT, a guest's SIPI) the
+ * machine drives, the debug trap an instruction left pending, the
+ * hypervisor's global interrupt flag and virtual interrupt, and what a
+ * hypervisor model armed (cpu_hv_arm: MTF, its timer, the interrupt and NMI
+ * windows, TPR threshold, virtual-interrupt delivery) or holds off (INIT in
+ * VMX root operation). One table (event_step.c) gives their priority (SDM
  * Vol.3 6.9 Table 6-2) and what blocks each (the STI and MOV SS shadows, SDM
  * 6.8.3; NMI blocking, 6.7.1; EFLAGS.IF; GIF, APM2 15.17; virtual-interrupt
  * masking, APM2 15.21); the first pending, unblocked row is taken: delivered
@@ -49,5 +51,24 @@ bool event_would_wake(const struct cpu *cpu);
 /* The deadline sources (cpu->deadline is the earliest, with the instruction
  * limit): set source id's next deadline (UINT64_MAX: none). */
 void cpu_set_deadline(struct cpu *cpu, unsigned id, uint64_t when);
+
+/* A hypervisor model arms (or disarms) boundary events, HV_ARM_* (emu/cpu.h):
+ * each is a row of the table with its priority; the model's answer to the
+ * exit record of the row's kind decides. */
+static inline void cpu_hv_arm(struct cpu *cpu, unsigned bits)
+{
+	cpu->hv_armed |= (uint8_t)bits;
+	cpu_attend(cpu, ATT_EVENT | ATT_STEP);
+}
+
+static inline void cpu_hv_disarm(struct cpu *cpu, unsigned bits)
+{
+	cpu->hv_armed &= (uint8_t)~bits;
+	cpu_attend(cpu, ATT_EVENT | ATT_STEP);
+}
+
+/* The model's timer (VMX-preemption timer) as DEADLINE_HV: at virtual time
+ * when (UINT64_MAX: stopped) HV_ARM_PREEMPTION_TIMER becomes due. */
+void cpu_hv_set_timer(struct cpu *cpu, uint64_t when);
 
 #endif

@@ -405,6 +405,11 @@ static status_t deliver_one(struct cpu *cpu, const struct event *ev)
 	 * (a VM exit instead of delivery leaves it alone: APM2 15.12, SDM 27.1). */
 	if (ev->type == EV_EXCEPTION && ev->vector == EXC_PF)
 		cpu->cr2 = ev->cr2;
+	/* So are a #DB's DR6 bits and the clearing of DR7.GD (SDM Vol.3 27.1
+	 * "Architectural State Before a VM Exit": a #DB that causes a VM exit
+	 * leaves DR6 and DR7 alone; emu/debug.h). */
+	if (ev->vector == EXC_DB && ev->dr6)
+		debug_deliver_dr6(cpu, ev);
 	if (!(cpu->cr0 & CR0_PE))
 		return deliver_real(cpu, ev);
 	if (cpu->efer & EFER_LMA)
@@ -454,7 +459,7 @@ status_t cpu_deliver_event(struct cpu *cpu)
 	for (;;) {
 		/* A hypervisor sees the event before it is delivered; one raised while
 		 * delivering another carries that one as its IDT-vectoring information
-		 * (SDM Vol.3 28.2.4, APM2 15.7.2 EXITINTINFO). */
+		 * (SDM Vol.3 27.2.4, APM2 15.7.2 EXITINTINFO). */
 		status_t st;
 		if (!asked) {
 			cpu->vectoring_valid = cpu->delivering > 0;

@@ -4,7 +4,7 @@
  * svm/ encodes it as EXITCODE, EXITINFO1/2, EXITINTINFO, NRIP and the
  * decode-assist bytes (APM2 15.7-15.14, Appendix C); vmx/ as the exit reason,
  * exit qualification, guest-linear/physical address, instruction length and
- * information, IDT-vectoring information (SDM Vol.3 28.2). Neither needs to
+ * information, IDT-vectoring information (SDM Vol.3 27.2). Neither needs to
  * decode the instruction again: everything the two manuals report is here.
  */
 #ifndef HVEMU_EMU_EXIT_RECORD_H
@@ -14,15 +14,15 @@
 #include "emu/intercept.h"
 #include "mmu/fault.h"
 
-/* How a control or debug register is reached (SDM Vol.3 Table 28-3 "access
+/* How a control or debug register is reached (SDM Vol.3 Table 27-3 "access
  * type"; APM2 15.8: LMSW/CLTS are CR0 writes, SMSW a CR0 read). */
 enum cr_access { CR_MOV_TO, CR_MOV_FROM, CR_CLTS, CR_LMSW, CR_SMSW };
 
-/* Which descriptor-table register DESC_TABLE touches (SDM Vol.3 Table 28-10,
+/* Which descriptor-table register DESC_TABLE touches (SDM Vol.3 Table 27-10,
  * "instruction identity"; APM2 15.10 exit codes 0x66-0x6D). */
 enum desc_reg { DESC_GDTR, DESC_IDTR, DESC_LDTR, DESC_TR };
 
-/* What started a task switch (SDM Vol.3 Table 28-2 "source of task switch";
+/* What started a task switch (SDM Vol.3 Table 27-2 "source of task switch";
  * APM2 15.14.4 EXITINFO2 bits 36 IRET, 38 JMP). */
 enum ts_source { TS_CALL, TS_IRET, TS_JMP, TS_GATE };
 
@@ -40,11 +40,23 @@ enum intercept_phase {
 				      checks (SVM, APM2 15.14.1: #TS first) */
 };
 
-/* An instruction operand as both manuals report it. */
+/* How an APIC_ACCESS reached the APIC page (SDM Vol.3 Table 27-6 "access
+ * type"). */
+enum apic_access { APIC_LINEAR_READ, APIC_LINEAR_WRITE, APIC_LINEAR_FETCH, APIC_DELIVERY_ACCESS };
+
+/* An instruction operand as both manuals report it: SVM's decode assists
+ * (APM2 15.33) and VMX's VM-exit instruction information (SDM Vol.3 27.2.5:
+ * scaling, address size, register or memory, segment, index, base, reg2). */
 struct exit_operand {
 	bool mem;                  /* memory operand (else register) */
 	uint8_t gpr;               /* register number 0-15 when !mem */
 	uint8_t seg;               /* enum sreg of a memory operand */
+	uint8_t base, index;       /* memory: REG_NONE if absent, REG_RIP RIP-relative */
+	uint8_t scale;             /* memory: log2 of the index's scale */
+	int64_t disp;              /* memory: the displacement, sign-extended */
+	uint8_t asize, osize;      /* address- and operand-size attribute: 2, 4 or 8 */
+	uint8_t reg;               /* ModRM.reg with REX.R: the second register (VMREAD's
+				      field encoding, INVEPT's type, MOV CR's CRn) */
 	uint64_t offset;           /* effective address, masked to the address size */
 	uint64_t linear;           /* segment base + offset (32-bit wrap outside 64-bit mode) */
 };
@@ -74,14 +86,30 @@ struct exit_record {
 	uint32_t msr;
 	bool msr_write;
 
-	/* IO (SDM Vol.3 Table 28-5, APM2 15.10.2) */
+	/* IO (SDM Vol.3 Table 27-5, APM2 15.10.2) */
 	uint16_t port;
 	uint8_t io_size;           /* 1, 2 or 4 */
 	bool io_in, io_string, io_rep;
 	bool io_imm;               /* port from an immediate (else DX) */
 
-	/* INTN: the vector; also the event kinds' vector (in event) */
+	/* INTN: the vector; also the event kinds' vector (in event), SIPI's and
+	 * VIRTUALIZED_EOI's, and INTR's once acknowledged */
 	uint8_t vector;
+
+	/* INTR: whether the model acknowledged the interrupt controller for its
+	 * exit (hv_ack_intr(): VMX "acknowledge interrupt on exit", SDM Vol.3
+	 * 25.7.1 / 28.2.2; posted interrupts): then vector is the interrupt's, and
+	 * the core does not acknowledge it again. */
+	bool intr_acked;
+
+	/* A fault of an IRET that ended NMI blocking (SDM Vol.3 27.2.3 "NMI
+	 * unblocking due to IRET", exit qualification / interruption information
+	 * bit 12): the blocking is already gone (SDM Vol.3 27.1). */
+	bool nmi_unblocked_by_iret;
+
+	/* APIC_ACCESS, APIC_WRITE: the offset in the APIC page, and how. */
+	uint16_t apic_offset;
+	uint8_t apic_access;       /* enum apic_access */
 
 	/* TASK_SWITCH */
 	uint16_t tss_selector;

@@ -211,6 +211,7 @@ static void unblock_nmi(struct cpu *cpu)
 {
 	if (cpu->nmi_blocked) {
 		cpu->nmi_blocked = false;
+		cpu->iret_nmi_unblock = cpu_now(cpu) + 1;   /* a fault's record says so (emu/hv.h) */
 		cpu_attend(cpu, ATT_EVENT);
 	}
 }

@@ -11,7 +11,21 @@
  *              for an instruction the VMX controls do not enable
  *   ST_VMEXIT  the model switched the CPU to the host (L1) state; the core
  *              abandons the event and L1 simply continues in the run loop.
+ *   ST_HANDLED the model emulated the access itself and the core skips its own
+ *              effect: a write is not made, a read returns rec->value. Only
+ *              where the call site can skip: MOV to/from CRn (SVM's V_TPR,
+ *              APM2 15.21.2; VMX's TPR shadow, SDM Vol.3 "TPR Virtualization"),
+ *              INTR (posted interrupts: the model took it) and VIRTUAL_INTR
+ *              (the model acknowledged its virtual interrupt, rec->vector).
+ *              Elsewhere the answer is a model bug (emu/intercept.c asserts).
  * With no guest running each check is one predictable branch.
+ *
+ * The other direction, also outside guest mode: the model arms boundary
+ * events (cpu_hv_arm(), emu/event_step.h: MTF, its timer, the windows, TPR
+ * threshold, virtual-interrupt delivery), each a row of the event step with
+ * its priority, asked as an exit record of the row's kind; it holds events
+ * off (cpu->hv_holds: INIT in VMX root operation); and it checks control
+ * register writes (cpu->hv_cr_checks, cr_write_check below).
  * emu/ never includes svm/ or vmx/; they include this.
  */
 #ifndef HVEMU_EMU_HV_H
@@ -19,6 +33,7 @@
 
 #include "emu/cpu.h"
 #include "emu/exit_record.h"
+#include "emu/exit_report.h"
 #include "emu/insn.h"
 
 struct hv_model {
@@ -28,44 +43,18 @@ struct hv_model {
 	/* A VM instruction of this model's vendor, in any mode: the model's
 	 * semantics (its own #UD/#GP checks included). */
 	status_t (*vm_insn)(void *ctx, struct cpu *cpu, const struct insn *in, enum intercept_kind kind);
-	/* An instruction boundary with ATT_HV set in cpu->attention (the model
-	 * asked to look: a pending virtual interrupt, a window, a timer). */
-	status_t (*boundary)(void *ctx, struct cpu *cpu);
+	/* Outside the intercepts, while the model set cpu->hv_cr_checks (VMX
+	 * operation): a MOV to CR0/CR4, LMSW or CLTS about to write value to CRn.
+	 * ST_OK lets it, ST_FAULT with #GP(0) raised refuses it (the fixed bits,
+	 * CR4.VMXE in VMX operation: SDM Vol.3 "Restrictions on VMX Operation").
+	 * Asked after the instruction's own checks, before the write. */
+	status_t (*cr_write_check)(void *ctx, struct cpu *cpu, unsigned cr, enum cr_access access,
+				   uint64_t value);
 	/* cpu_reset(): forget the guest and every cached VMCB/VMCS state. */
 	void (*reset)(void *ctx, struct cpu *cpu);
 };
 
-/* A VM exit as the model delivered it to the host, for whoever watches exits
- * (cli/: --trace vmexit, --stats, the livelock detector). Vendor-neutral: svm/
- * fills it from the VMCB it wrote, vmx/ from the VMCS exit fields. */
-struct vm_exit_report {
-	const char *vendor;        /* "svm" or "vmx" */
-	uint64_t code;             /* EXITCODE (VMEXIT_INVALID = -1) / exit reason */
-	const char *name;          /* "VMEXIT_NPF", "EXTERNAL_INTERRUPT", ... */
-	uint64_t info1, info2;     /* EXITINFO1/2; qualification, guest-linear address */
-	uint64_t intinfo;          /* EXITINTINFO / IDT-vectoring information (0: none) */
-	const char *failed_check;  /* VMEXIT_INVALID / entry failure: the check and its
-				      section, e.g. "APM2 15.5.1: EFER.SVME = 0"; else NULL */
-	/* Where the guest was: CS selector, rIP, code size (16/32/64) for the
-	 * disassembler, and the bytes at CS:rIP that could be read (0 if none). */
-	uint16_t cs;
-	uint64_t rip;
-	uint8_t code_bits;
-	uint8_t insn_len;
-	uint8_t insn[15];
-	uint64_t now;              /* virtual time of the exit (cpu_now()) */
-	uint64_t guest_insns;      /* virtual time since the VMRUN / VM entry that ended here */
-	/* The model's decoding of info1/info2/intinfo in words ("port 0x70 out
-	 * size 1 ..."), into buf; NULL if it has none. */
-	void (*describe)(const struct vm_exit_report *r, char *buf, size_t size);
-};
-
-/* Installed by the machine on the CPU to see every VM exit (NULL: nobody). */
-struct vm_exit_observer {
-	void (*exit)(void *ctx, struct cpu *cpu, const struct vm_exit_report *r);
-	void *ctx;
-	bool want_insn;            /* fill insn/insn_len (a guest code read per exit) */
-};
+/* The exit report and its observer: emu/exit_report.h. */
 
 /* ---- What a world switch (VMRUN, #VMEXIT, VM entry, VM exit) needs of the core ---- */
 
@@ -91,6 +80,31 @@ status_t hv_intercept_plain(struct cpu *cpu, enum intercept_kind kind) CHECKED;
 status_t hv_intercept_stage2(struct cpu *cpu, enum intercept_kind kind, const struct fault *f) CHECKED;
 /* The VM instruction rows (emu/isa/vm.isa): the model's, or #UD without one. */
 status_t hv_vm_insn(struct cpu *cpu, const struct insn *in) CHECKED;
+/* INTR acceptance: *vector is the interrupt's if the model acknowledged it
+ * (hv_ack_intr), else left alone. */
+status_t hv_intercept_intr(struct cpu *cpu, int *vector) CHECKED;
+/* Kinds whose record carries a vector only: SIPI, VIRTUALIZED_EOI. */
+status_t hv_intercept_vector(struct cpu *cpu, enum intercept_kind kind, uint8_t vector) CHECKED;
+/* VIRTUAL_INTR: ST_HANDLED with *vector the model's virtual interrupt. */
+status_t hv_intercept_virtual_intr(struct cpu *cpu, uint8_t *vector) CHECKED;
+/* APIC_ACCESS (access, op from in if any) and APIC_WRITE, at offset in the
+ * APIC page. */
+status_t hv_intercept_apic(struct cpu *cpu, const struct insn *in, enum intercept_kind kind,
+			   uint16_t offset, enum apic_access access) CHECKED;
+/* A model's exit of an INTR record acknowledges the interrupt controller
+ * (VMX "acknowledge interrupt on exit"; posted interrupts): rec->vector and
+ * rec->event.vector become the interrupt's, rec->intr_acked is set. False
+ * when no interrupt is there any more (spurious) or nothing acknowledges. */
+bool hv_ack_intr(struct cpu *cpu, struct exit_record *rec);
+
+/* MOV to CR0/CR4, LMSW, CLTS outside the intercepts: the model's check, when
+ * it asked for one (cpu->hv_cr_checks); one predictable branch otherwise. */
+static inline status_t hv_check_cr_write(struct cpu *cpu, unsigned cr, enum cr_access access, uint64_t value)
+{
+	if (__builtin_expect(!cpu->hv_cr_checks, 1))
+		return ST_OK;
+	return cpu->hv->cr_write_check(cpu->hv_ctx, cpu, cr, access, value);
+}
 
 /* The intercept of in's row (the .isa "intercept" column), asked after the
  * instruction's own #UD and privilege checks (APM2 15.9, SDM Vol.3 25.1.1). */
@@ -103,7 +117,8 @@ static inline status_t intercept_insn(struct cpu *cpu, const struct insn *in)
 }
 
 /* CR_ACCESS / DR_ACCESS: reg is CRn or DRn; *value is the value written, or
- * for a read what the guest will see (a model may replace it). */
+ * for a read what the guest will see (a model may replace it). MOV to/from
+ * CRn may be answered ST_HANDLED (see above); the caller skips its effect. */
 static inline status_t intercept_cr(struct cpu *cpu, const struct insn *in, enum intercept_kind kind,
 				   unsigned reg, enum cr_access access, uint64_t *value)
 {
@@ -158,12 +173,36 @@ static inline status_t intercept_task_switch(struct cpu *cpu, uint16_t selector,
 	return hv_intercept_task_switch(cpu, selector, source, phase);
 }
 
-/* Events without operands: SHUTDOWN, INIT, SMI, NMI and INTR acceptance, windows. */
+/* Events without operands: SHUTDOWN, INIT, SMI, NMI acceptance, windows, MTF,
+ * the preemption timer, TPR below threshold. */
 static inline status_t intercept_plain(struct cpu *cpu, enum intercept_kind kind)
 {
 	if (__builtin_expect(!cpu->in_guest, 1))
 		return ST_OK;
 	return hv_intercept_plain(cpu, kind);
+}
+
+/* A maskable interrupt would be accepted: *vector >= 0 if the model
+ * acknowledged it; ST_HANDLED if the model took it (posted interrupts). */
+static inline status_t intercept_intr(struct cpu *cpu, int *vector)
+{
+	if (__builtin_expect(!cpu->in_guest, 1))
+		return ST_OK;
+	return hv_intercept_intr(cpu, vector);
+}
+
+static inline status_t intercept_vector(struct cpu *cpu, enum intercept_kind kind, uint8_t vector)
+{
+	if (__builtin_expect(!cpu->in_guest, 1))
+		return ST_OK;
+	return hv_intercept_vector(cpu, kind, vector);
+}
+
+static inline status_t intercept_virtual_intr(struct cpu *cpu, uint8_t *vector)
+{
+	if (__builtin_expect(!cpu->in_guest, 1))
+		return ST_OK;
+	return hv_intercept_virtual_intr(cpu, vector);
 }
 
 #endif

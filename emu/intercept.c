@@ -2,7 +2,10 @@
  * an interceptable event and ask the installed model. Only reached while a
  * guest runs (cpu->in_guest); the inline checks in hv.h keep everything else
  * off this path. */
+#include <assert.h>
+
 #include "emu/debug.h"
+#include "emu/event_step.h"
 #include "emu/hv.h"
 #include "emu/operand.h"
 #include "isa_handlers.h"
@@ -20,7 +23,7 @@ const char *intercept_name(enum intercept_kind k)
 
 /* An event as the guest would receive it: "Exceptions do not return error
  * codes in real-address mode" (SDM Vol.3 20.1.4), so none is reported either
- * (SDM Vol.3 28.2.2: error code valid only if the exception "would have
+ * (SDM Vol.3 27.2.2: error code valid only if the exception "would have
  * delivered an error code on the stack"). */
 static struct event as_delivered(const struct cpu *cpu, struct event ev)
 {
@@ -40,6 +43,13 @@ static void record_start(struct cpu *cpu, struct exit_record *r, enum intercept_
 		r->vectoring_valid = true;
 		r->vectoring = as_delivered(cpu, cpu->vectoring);
 	}
+}
+
+/* A fault of the running instruction is an IRET's that ended NMI blocking
+ * (far_return.c stamps cpu_now() + 1 as it unblocks). */
+static bool iret_unblocked_nmi(const struct cpu *cpu)
+{
+	return cpu->iret_nmi_unblock == cpu_now(cpu) + 1;
 }
 
 /* Whether the row has a ModRM r/m operand: an E, M or R operand letter (emu/isa/
@@ -66,14 +76,21 @@ static void record_insn(struct cpu *cpu, const struct insn *in, struct exit_reco
 	r->insn = in;
 	r->rip = cpu->insn_start;
 	r->next_rip = cpu->rip;
+	r->op.asize = in->asize;
+	r->op.osize = in->osize;
 	if (!has_rm_operand(in))
 		return;
 	r->op.mem = in->mem;
 	r->op.gpr = in->rm;
+	r->op.reg = in->reg;
 	if (in->mem) {
 		uint64_t off = insn_ea(cpu, in);
 		const struct segment *s = &cpu->seg[in->seg];
 		r->op.seg = in->seg;
+		r->op.base = in->base;
+		r->op.index = in->index;
+		r->op.scale = in->scale;
+		r->op.disp = in->disp;
 		r->op.offset = off;
 		if (cpu_is_mode64(cpu))
 			r->op.linear = (in->seg == SR_FS || in->seg == SR_GS) ? s->base + off : off;
@@ -86,7 +103,7 @@ static void record_insn(struct cpu *cpu, const struct insn *in, struct exit_reco
  * delivered: the instruction that raised a software interrupt or exception,
  * or the entry that injected the event (either is retried), else the
  * interrupted rIP the delivery holds; outside a delivery, the instruction
- * that was executing (SDM Vol.3 28.3.3 guest RIP; APM2 15.7.2). */
+ * that was executing (SDM Vol.3 27.3.3 guest RIP; APM2 15.7.2). */
 static uint64_t resume_rip(const struct cpu *cpu)
 {
 	if (!cpu->vectoring_valid)
@@ -97,7 +114,17 @@ static uint64_t resume_rip(const struct cpu *cpu)
 	return software || ev->injected ? cpu->insn_start : cpu->rip;
 }
 
+/* Ask the model about an event whose call site cannot skip its effect: a
+ * model that answers ST_HANDLED there is broken. */
 static status_t ask(struct cpu *cpu, struct exit_record *r)
+{
+	status_t st = cpu->hv->intercept(cpu->hv_ctx, cpu, r);
+	assert(st != ST_HANDLED);
+	return st;
+}
+
+/* Ask where ST_HANDLED is an answer (emu/hv.h lists the kinds). */
+static status_t ask_may_handle(struct cpu *cpu, struct exit_record *r)
 {
 	return cpu->hv->intercept(cpu->hv_ctx, cpu, r);
 }
@@ -137,8 +164,9 @@ status_t hv_intercept_cr(struct cpu *cpu, const struct insn *in, enum intercept_
 	r.cr = (uint8_t)reg;
 	r.cr_access = (uint8_t)access;
 	r.value = *value;
-	status_t st = ask(cpu, &r);
-	if (st == ST_OK)
+	bool mov = kind == IK_CR_ACCESS && (access == CR_MOV_TO || access == CR_MOV_FROM);
+	status_t st = mov ? ask_may_handle(cpu, &r) : ask(cpu, &r);
+	if (st == ST_OK || st == ST_HANDLED)
 		*value = r.value;
 	return st;
 }
@@ -172,7 +200,7 @@ status_t hv_intercept_io(struct cpu *cpu, const struct insn *in, uint16_t port, 
 	/* E4-E7 take the port from an immediate, EC-EF and the string forms from DX. */
 	r.io_imm = in->map == 0 && in->opcode >= 0xe4 && in->opcode <= 0xe7;
 	if (is_string) {
-		/* INS writes ES:rDI, OUTS reads seg:rSI (SDM Vol.3 28.2.5, guest-linear
+		/* INS writes ES:rDI, OUTS reads seg:rSI (SDM Vol.3 27.2.5, guest-linear
 		 * address; APM2 15.10.2 SEG field with decode assists). */
 		unsigned seg = is_in ? SR_ES : in->seg;
 		uint64_t off = cpu->regs[is_in ? R_DI : R_SI] & size_mask(in->asize);
@@ -195,13 +223,68 @@ status_t hv_intercept_event(struct cpu *cpu, const struct event *ev)
 	r.vector = ev->vector;
 	/* INT n, INT3, INTO and INT1 are asked about as their instruction raises
 	 * them (cpu->rip is past it): the record names the instruction and the
-	 * next one (SDM Vol.3 28.3.3: for a software exception "the value saved
+	 * next one (SDM Vol.3 27.3.3: for a software exception "the value saved
 	 * references the INT3, INTO, or INT1 instruction"; APM2 15.7.1 nRIP). */
 	bool software = ev->type == EV_SOFTINT || ev->type == EV_SOFTEXC || ev->type == EV_PRIV_SOFTEXC;
 	if (cpu->vectoring_valid)
 		r.rip = r.next_rip = resume_rip(cpu);   /* a fault while delivering another event */
 	else if (software && !ev->injected)
 		r.rip = cpu->insn_start;
+	else if (ev->type == EV_EXCEPTION && !ev->injected)
+		r.nmi_unblocked_by_iret = iret_unblocked_nmi(cpu);
+	return ask(cpu, &r);
+}
+
+status_t hv_intercept_intr(struct cpu *cpu, int *vector)
+{
+	struct exit_record r;
+	record_start(cpu, &r, IK_INTR);
+	status_t st = ask_may_handle(cpu, &r);
+	if (r.intr_acked)
+		*vector = r.vector;
+	return st;
+}
+
+bool hv_ack_intr(struct cpu *cpu, struct exit_record *rec)
+{
+	if (rec->kind != IK_INTR || rec->intr_acked || !cpu->intr_ack)
+		return rec->intr_acked;
+	int v = cpu->intr_ack(cpu->intr_ctx);
+	if (v < 0)
+		return false;
+	rec->intr_acked = true;
+	rec->vector = (uint8_t)v;
+	rec->event = (struct event){ .pending = true, .type = EV_EXTINT, .vector = (uint8_t)v };
+	return true;
+}
+
+status_t hv_intercept_vector(struct cpu *cpu, enum intercept_kind kind, uint8_t vector)
+{
+	struct exit_record r;
+	record_start(cpu, &r, kind);
+	r.vector = vector;
+	return ask(cpu, &r);
+}
+
+status_t hv_intercept_virtual_intr(struct cpu *cpu, uint8_t *vector)
+{
+	struct exit_record r;
+	record_start(cpu, &r, IK_VIRTUAL_INTR);
+	status_t st = ask_may_handle(cpu, &r);
+	if (st == ST_HANDLED)
+		*vector = r.vector;
+	return st;
+}
+
+status_t hv_intercept_apic(struct cpu *cpu, const struct insn *in, enum intercept_kind kind, uint16_t offset,
+			   enum apic_access access)
+{
+	struct exit_record r;
+	record_start(cpu, &r, kind);
+	if (in)
+		record_insn(cpu, in, &r);
+	r.apic_offset = offset;
+	r.apic_access = (uint8_t)access;
 	return ask(cpu, &r);
 }
 
@@ -231,13 +314,14 @@ status_t hv_intercept_stage2(struct cpu *cpu, enum intercept_kind kind, const st
 	record_start(cpu, &r, kind);
 	r.rip = resume_rip(cpu);
 	r.fault = *f;
+	r.nmi_unblocked_by_iret = !cpu->vectoring_valid && iret_unblocked_nmi(cpu);
 	return ask(cpu, &r);
 }
 
 status_t hv_vm_insn(struct cpu *cpu, const struct insn *in)
 {
 	/* Without a hypervisor model the VM instructions do not exist: #UD (SDM
-	 * Vol.3 31.3 "VMXON ... #UD if CPUID.1:ECX.VMX = 0"; APM3 VMRUN: #UD when
+	 * Vol.3 30.3 "VMXON ... #UD if CPUID.1:ECX.VMX = 0"; APM3 VMRUN: #UD when
 	 * EFER.SVME = 0, which cannot be set without SVM). */
 	if (!cpu->hv || !cpu->hv->vm_insn)
 		return cpu_raise(cpu, EXC_UD);

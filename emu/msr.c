@@ -14,6 +14,7 @@
 #include "emu/cpu_model.h"
 #include "emu/feature_bits.h"
 #include "emu/hv.h"
+#include "emu/mtrr.h"
 #include "emu/operand.h"
 #include "mmu/x86_vmx.h"
 #include "isa_handlers.h"
@@ -539,6 +540,10 @@ static const struct msr_def msrs[] = {
 	{ MSR_LAST_BRANCH_TO,   "LastBranchToIP", has_debugctl, lbr_to_read, read_only_write },
 	{ MSR_LAST_EXCEPT_FROM, "LastExceptionFromIP", has_debugctl, lex_from_read, read_only_write },
 	{ MSR_LAST_EXCEPT_TO,   "LastExceptionToIP", has_debugctl, lex_to_read, read_only_write },
+	/* Last: the table is searched in order, and the MTRRs are set once at boot. */
+#define MTRR_ROW(index, name) { index, name, mtrr_exists, mtrr_read, mtrr_write },
+	MTRR_MSRS(MTRR_ROW)           /* emu/mtrr.c */
+#undef MTRR_ROW
 };
 
 /* The machine-check banks: one row for the whole range, the register picked
@@ -633,7 +638,7 @@ status_t op_wrmsr(struct cpu *cpu, const struct insn *in)
 
 /* WRMSR's value checks and effect by index (emu/world_state.h): for the VMX
  * MSR-load lists, which load "as WRMSR would" and fail on what WRMSR would
- * refuse (SDM Vol.3 27.4 "Loading MSRs", 28.6). The machine-check banks and
+ * refuse (SDM Vol.3 26.4 "Loading MSRs", 27.6). The machine-check banks and
  * AMD's counters name their register by ECX, as the instructions give it, so
  * ECX holds the index during the write. */
 bool cpu_msr_write_checked(struct cpu *cpu, uint32_t index, uint64_t value)

@@ -11,8 +11,8 @@
 /* The physical address of the code byte at lin by the translation a fetch
  * would make, or false where the fetch would fault. SDM Vol.3 4.6: a fetch at
  * CPL 3 is a user-mode access; WALK_PEEK: no A/D at either stage (SDM Vol.3
- * 4.8, 29.3.5). Under nested paging both stages, as translate_nested() does
- * (APM2 15.25; SDM Vol.3 29.3); else the A20 gate masks the result. */
+ * 4.8, 28.2.4). Under nested paging both stages, as translate_nested() does
+ * (APM2 15.25; SDM Vol.3 28.2); else the A20 gate masks the result. */
 static bool peek_phys(struct cpu *cpu, uint64_t lin, uint64_t *pa)
 {
 	struct paging_env env = cpu_paging_env(cpu);

@@ -151,6 +151,10 @@ static status_t run_one(struct cpu *cpu)
 	 * "Single-step #DB w/ STI;HLT"). */
 	if (st != ST_OK && st != ST_HALT)
 		return st;
+	/* SDM Vol.3 "Monitor Trap Flag": with the model's MTF armed, an MTF VM
+	 * exit is pending after the instruction completes (HLT too). */
+	if (cpu->hv_armed & HV_ARM_MTF)
+		cpu_hv_arm(cpu, HV_MTF_DUE);
 	/* APM2 Table 15-10: with GIF = 0 a data breakpoint match is ignored and
 	 * discarded. */
 	if (!cpu->gif)

@@ -11,7 +11,7 @@
 
 /* Record a software-generated event whose return address is the next
  * instruction (cpu->rip), and deliver it now. Its length goes with it: a VM
- * exit during its delivery reports it (SDM Vol.3 28.2.4, VM-exit instruction
+ * exit during its delivery reports it (SDM Vol.3 27.2.4, VM-exit instruction
  * length; APM2 15.20 NRIP for EVENTINJ of software interrupts). */
 static status_t soft_event(struct cpu *cpu, const struct insn *in, uint8_t type, uint8_t vector)
 {
@@ -127,8 +127,10 @@ status_t op_int1(struct cpu *cpu, const struct insn *in)
 	status_t st = intercept_insn(cpu, in);     /* APM2 15.9 ICEBP intercept */
 	if (st != ST_OK)
 		return st;
-	debug_merge_held_hits(cpu);
-	return soft_event(cpu, in, EV_PRIV_SOFTEXC, EXC_DB);
+	uint16_t hits = debug_take_held_hits(cpu);
+	cpu->event = (struct event){ .pending = true, .type = EV_PRIV_SOFTEXC, .vector = EXC_DB,
+				     .insn_len = in->len, .dr6 = hits };
+	return cpu_deliver_event(cpu);
 }
 
 /* 62 /r: BOUND Gv, Ma: #BR (a fault) when the signed index is below the lower

@@ -383,8 +383,8 @@ status_t task_switch(struct cpu *cpu, uint16_t tss_sel, uint64_t tss_raw,
 	/* SDM Vol.3 7.2.1, 17.3.1.5: the T flag of the new TSS raises #DB
 	 * (DR6.BT) after the switch, before the new task's first instruction. */
 	if (s.trap) {
-		cpu->dr[6] |= DR6_BT;
-		cpu->event = (struct event){ .pending = true, .type = EV_EXCEPTION, .vector = EXC_DB };
+		cpu->event = (struct event){ .pending = true, .type = EV_EXCEPTION, .vector = EXC_DB,
+					     .dr6 = DR6_BT };
 		return cpu_deliver_event(cpu);
 	}
 	return ST_OK;

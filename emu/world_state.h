@@ -24,6 +24,7 @@
 #include "emu/cpu.h"
 #include "emu/flags.h"
 #include "emu/state_slots.h"
+#include "mmu/x86_vmx.h"      /* VMX_AR_*: the VMCS access-rights format */
 
 /* ---- slots ---- */
 
@@ -248,7 +249,6 @@ static inline uint16_t seg_attr_from_vmcb(uint16_t attrib)
  * hvemu's segment has no separate unusable bit: P = 0 makes it unusable (every
  * access through it faults, mmu/segment.h), so an unusable segment loads with
  * P clear and reads back with the unusable bit set. */
-#define VMX_AR_UNUSABLE (1u << 16)
 static inline uint16_t seg_attr_from_vmx_ar(uint32_t ar)
 {
 	uint16_t attr = (uint16_t)((ar & 0xff) | ((ar >> 4) & 0xf00));
@@ -286,8 +286,8 @@ void cpu_set_rflags(struct cpu *cpu, uint64_t rflags);
 /* WRMSR's effect on the MSR index without the instruction (no CPL check, no
  * intercept, nothing raised): true if the value was written; false if WRMSR
  * would #GP(0) (no such MSR, a reserved bit, a read-only MSR), nothing changed.
- * For the MSR-load lists of VM entry and VM exit (SDM Vol.3 27.4 "Loading MSRs",
- * 28.6: a load that WRMSR would refuse fails the entry / aborts). */
+ * For the MSR-load lists of VM entry and VM exit (SDM Vol.3 26.4 "Loading MSRs",
+ * 27.6: a load that WRMSR would refuse fails the entry / aborts). */
 bool cpu_msr_write_checked(struct cpu *cpu, uint32_t index, uint64_t value);
 
 /* ---- entering and leaving a guest ---- */
@@ -295,7 +295,7 @@ bool cpu_msr_write_checked(struct cpu *cpu, uint32_t index, uint64_t value);
 /* The guest's registers are loaded: run it in TLB space `space` (its ASID or
  * VPID context; PCID from the new CR3 when CR4.PCIDE), recompute the mode, and
  * load the PAE PDPTEs: from pdptes when the vendor supplies them (VMX with EPT,
- * SDM Vol.3 27.3.2.4), else from memory for the new CR3 as MOV CR3 would
+ * SDM Vol.3 26.3.2.4), else from memory for the new CR3 as MOV CR3 would
  * (cpu_load_pdptes(): nothing outside PAE paging or under nested paging).
  * ST_OK, or cpu_load_pdptes()'s status (ST_FAULT with #GP(0) pending for a
  * reserved bit, ST_VMEXIT if stage 2 faulted and the model exited). */
@@ -331,7 +331,7 @@ void cpu_world_switched(struct cpu *cpu);
 /* ---- event injection (emu/event_inject.c) ---- */
 
 /* Deliver ev into the just-entered guest as an injected event (APM2 15.20
- * EVENTINJ, SDM Vol.3 27.6 "Event Injection"): through the guest's IDT/IVT with
+ * EVENTINJ, SDM Vol.3 26.6 "Event Injection"): through the guest's IDT/IVT with
  * the semantics of the event's type (a software interrupt or #BP/#OF checks the
  * gate's DPL and its faults have EXT = 0), its error code pushed when it has
  * one (not in real mode). rip is where the guest was entered: a fault while

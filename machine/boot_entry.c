@@ -46,6 +46,30 @@ void boot_enter_multiboot(struct cpu *cpu, struct physmem *pm, const struct mult
 	boot_enter_prot32(cpu, pm, b->gdt_addr, b->gdt_limit, MB_GDT_CODE_SEL, MB_GDT_DATA_SEL, b->entry);
 }
 
+void boot_enter_linux32(struct cpu *cpu, struct physmem *pm, const struct linux_boot *b)
+{
+	for (unsigned r = 0; r < 16; r++)
+		cpu->regs[r] = 0;
+	cpu->regs[R_SI] = b->zero_page;
+	cpu->cr0 = CR0_PE | CR0_ET;
+	cpu_set_flags(cpu, FLAG_FIXED1);
+	boot_enter_prot32(cpu, pm, b->gdt_addr, b->gdt_limit, LINUX_BOOT_CS, LINUX_BOOT_DS, b->entry);
+}
+
+void boot_enter_pvh(struct cpu *cpu, struct physmem *pm, const struct pvh_boot *b)
+{
+	for (unsigned r = 0; r < 16; r++)
+		cpu->regs[r] = 0;
+	cpu->regs[R_BX] = b->start_info;
+	cpu->cr0 = CR0_PE | CR0_ET;
+	cpu->cr4 = 0;
+	cpu_set_flags(cpu, FLAG_FIXED1);
+	/* SDM Vol.3 8.2.2: a busy 32-bit TSS descriptor (type 1011B), present,
+	 * base 0, limit 67H: the smallest 32-bit TSS. */
+	seg_load_descriptor(&cpu->tr, 0, 0x00008b0000000067ull);
+	boot_enter_prot32(cpu, pm, b->gdt_addr, b->gdt_limit, PVH_CODE_SEL, PVH_DATA_SEL, b->entry);
+}
+
 /* A flat image entered in real mode with CS:IP naming the linear entry
  * (CS = the 64 KiB-aligned segment, as a boot sector sees 0000:7C00). */
 void boot_enter_real(struct cpu *cpu, uint64_t entry)

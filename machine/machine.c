@@ -4,8 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devices/kernel_image.h"
+#include "devices/linux_boot.h"
 #include "devices/loader.h"
 #include "devices/multiboot.h"
+#include "devices/pvh.h"
 #include "emu/canonical.h"
 #include "emu/cpu_model.h"
 #include "emu/event_step.h"
@@ -82,6 +85,14 @@ static void clock_due(void *opaque, struct cpu *cpu)
 		pace(m, now);
 	vclock_run_due(&m->clock, now);
 }
+
+/* The --kernel as loaded: its format and where its loader put things. */
+struct machine_kernel {
+	enum kernel_format format;
+	struct multiboot_boot multiboot;
+	struct linux_boot bzimage;
+	struct pvh_boot pvh;
+};
 
 /* A guest-physical range [start, end) something is loaded into, and its name
  * for error messages. */
@@ -175,17 +186,40 @@ static void describe_range(const struct machine_config *cfg, const struct multib
 	}
 }
 
-/* Read the --module files, load the kernel and them, and add what they
- * occupy to fixed[] (what --load images must stay clear of), after checking
- * that none of it overlaps what is there already (the ACPI tables). */
-static bool load_kernel(struct machine *m, const struct machine_config *cfg, struct multiboot_boot *boot,
-			struct placed *fixed, unsigned *n_fixed, char *err, size_t errlen)
+/* Add [start, end) to fixed[] as what, after checking that it overlaps none
+ * of fixed[0..first) (what was there before the kernel: the firmware). */
+static bool add_fixed(struct placed *fixed, unsigned *n_fixed, unsigned first, uint64_t start, uint64_t end,
+		      const char *what, char *err, size_t errlen)
+{
+	struct placed *p = &fixed[(*n_fixed)++];
+	*p = (struct placed){ .start = start, .end = end };
+	snprintf(p->what, sizeof(p->what), "%s", what);
+	for (unsigned j = 0; j < first; j++)
+		if (overlaps(p->start, p->end, fixed[j].start, fixed[j].end))
+			return fail(err, errlen, "%s (0x%llx-0x%llx) overlaps %s (0x%llx-0x%llx)", p->what,
+				    (unsigned long long)p->start, (unsigned long long)p->end - 1, fixed[j].what,
+				    (unsigned long long)fixed[j].start, (unsigned long long)fixed[j].end - 1);
+	return true;
+}
+
+/* Read the --module files, load the multiboot kernel (image, size) and them,
+ * and add what they occupy to fixed[] (what --load images must stay clear
+ * of), after checking that none of it overlaps what is there already (the
+ * ACPI tables). */
+static bool load_multiboot(struct machine *m, const struct machine_config *cfg, const uint8_t *image,
+			   size_t size, struct multiboot_boot *boot, struct placed *fixed, unsigned *n_fixed,
+			   char *err, size_t errlen)
 {
 	struct multiboot_module mods[MB_MAX_MODULES];
-	uint8_t *data[MB_MAX_MODULES + 1] = { 0 };
+	uint8_t *data[MB_MAX_MODULES] = { 0 };
 	unsigned n_read = 0;
 	bool ok = false;
 	char why[512];
+	if (cfg->initrd) {
+		fail(err, errlen, "%s is a Multiboot kernel: give its modules with --module, --initrd is for Linux",
+		     cfg->kernel);
+		goto out;
+	}
 	for (; n_read < cfg->n_modules; n_read++) {
 		char *path = machine_module_file(cfg->modules[n_read]);
 		if (!path) {
@@ -202,31 +236,99 @@ static bool load_kernel(struct machine *m, const struct machine_config *cfg, str
 		mods[n_read].data = data[n_read];
 		mods[n_read].string = cfg->modules[n_read];
 	}
-	size_t size;
-	if (!loader_read_file(cfg->kernel, (size_t)cfg->ram_size, &data[n_read], &size, err, errlen))
-		goto out;
-	if (!multiboot_load(&m->mem, data[n_read], size, cfg->kernel, cfg->cmdline ? cfg->cmdline : "",
+	if (!multiboot_load(&m->mem, image, size, cfg->kernel, cfg->cmdline ? cfg->cmdline : "",
 			    mods, cfg->n_modules, boot, why, sizeof(why))) {
 		fail(err, errlen, "%s: %s", cfg->kernel, why);
 		goto out;
 	}
 	unsigned first = *n_fixed;
 	for (unsigned i = 0; i < boot->n_ranges; i++) {
-		struct placed *p = &fixed[(*n_fixed)++];
-		*p = (struct placed){ .start = boot->range[i].start, .end = boot->range[i].end };
-		describe_range(cfg, boot, i, p->what, sizeof(p->what));
-		for (unsigned j = 0; j < first; j++)
-			if (overlaps(p->start, p->end, fixed[j].start, fixed[j].end)) {
-				fail(err, errlen, "%s (0x%llx-0x%llx) overlaps %s (0x%llx-0x%llx)", p->what,
-				     (unsigned long long)p->start, (unsigned long long)p->end - 1, fixed[j].what,
-				     (unsigned long long)fixed[j].start, (unsigned long long)fixed[j].end - 1);
-				goto out;
-			}
+		char what[96];
+		describe_range(cfg, boot, i, what, sizeof(what));
+		if (!add_fixed(fixed, n_fixed, first, boot->range[i].start, boot->range[i].end, what, err, errlen))
+			goto out;
 	}
 	ok = true;
 out:
-	for (unsigned i = 0; i < MB_MAX_MODULES + 1; i++)
+	for (unsigned i = 0; i < MB_MAX_MODULES; i++)
 		free(data[i]);
+	return ok;
+}
+
+/* Load a Linux kernel (image, size) of format fmt, a bzImage or a PVH ELF,
+ * with the --initrd file and the command line, and add what they occupy to
+ * fixed[] as load_multiboot() does. */
+static bool load_linux(struct machine *m, const struct machine_config *cfg, enum kernel_format fmt,
+		       const uint8_t *image, size_t size, struct machine_kernel *k, struct placed *fixed,
+		       unsigned *n_fixed, char *err, size_t errlen)
+{
+	if (cfg->n_modules)
+		return fail(err, errlen, "%s is a Linux %s: give its initrd with --initrd, --module is for Multiboot",
+			    cfg->kernel, kernel_format_name(fmt));
+	uint8_t *initrd = NULL;
+	size_t initrd_size = 0;
+	char why[512];
+	if (cfg->initrd && !loader_read_file(cfg->initrd, (size_t)cfg->ram_size, &initrd, &initrd_size, why,
+					     sizeof(why)))
+		return fail(err, errlen, "--initrd: %s", why);
+	const char *cmdline = cfg->cmdline ? cfg->cmdline : "";
+	uint64_t rsdp = m->boot.acpi_built ? m->boot.acpi.rsdp : 0;
+	uint64_t start, end, rd_start, rd_end, low_start, low_end;
+	bool ok;
+	if (fmt == KERNEL_BZIMAGE) {
+		ok = linux_load_bzimage(&m->mem, image, size, cmdline, initrd, initrd_size, rsdp, &k->bzimage, why,
+					sizeof(why));
+		start = k->bzimage.kernel_start, end = k->bzimage.kernel_end;
+		rd_start = k->bzimage.initrd_start, rd_end = k->bzimage.initrd_end;
+		low_start = k->bzimage.low_start, low_end = k->bzimage.low_end;
+	} else {
+		ok = pvh_load(&m->mem, image, size, cmdline, initrd, initrd_size, rsdp, &k->pvh, why, sizeof(why));
+		start = k->pvh.image_start, end = k->pvh.image_end;
+		rd_start = k->pvh.module_start, rd_end = k->pvh.module_end;
+		low_start = k->pvh.low_start, low_end = k->pvh.low_end;
+	}
+	free(initrd);
+	if (!ok)
+		return fail(err, errlen, "%s: %s", cfg->kernel, why);
+	char what[96];
+	unsigned first = *n_fixed;
+	snprintf(what, sizeof(what), "the kernel %s", cfg->kernel);
+	if (!add_fixed(fixed, n_fixed, first, start, end, what, err, errlen) ||
+	    !add_fixed(fixed, n_fixed, first, low_start, low_end, "the Linux boot data", err, errlen))
+		return false;
+	snprintf(what, sizeof(what), "the initrd %s", cfg->initrd ? cfg->initrd : "");
+	return !cfg->initrd || add_fixed(fixed, n_fixed, first, rd_start, rd_end, what, err, errlen);
+}
+
+/* Read the --kernel file and load it by its format (devices/kernel_image.h). */
+static bool load_kernel(struct machine *m, const struct machine_config *cfg, struct machine_kernel *k,
+			struct placed *fixed, unsigned *n_fixed, char *err, size_t errlen)
+{
+	uint8_t *image;
+	size_t size;
+	if (!loader_read_file(cfg->kernel, (size_t)cfg->ram_size, &image, &size, err, errlen))
+		return false;
+	k->format = kernel_format_of(image, size);
+	bool ok;
+	switch (k->format) {
+	case KERNEL_MULTIBOOT:
+		ok = load_multiboot(m, cfg, image, size, &k->multiboot, fixed, n_fixed, err, errlen);
+		break;
+	case KERNEL_BZIMAGE:
+	case KERNEL_PVH:
+		ok = load_linux(m, cfg, k->format, image, size, k, fixed, n_fixed, err, errlen);
+		break;
+	default: {
+		/* Neither Linux nor PVH: the multiboot loader's reason (no header
+		 * or a bad checksum) says what is missing. */
+		char why[256];
+		multiboot_find_header(image, size, why, sizeof(why));
+		ok = fail(err, errlen, "%s: not a kernel hvemu boots: %s, no Linux boot protocol header "
+			  "(\"HdrS\" at 0x202), no PVH ELF note", cfg->kernel, why);
+		break;
+	}
+	}
+	free(image);
 	return ok;
 }
 
@@ -254,16 +356,20 @@ static bool load_and_enter(struct machine *m, const struct machine_config *cfg, 
 {
 	struct placed fixed[MB_MAX_RANGES + 3];
 	unsigned n_fixed = firmware_ranges(m, fixed);
-	struct multiboot_boot boot;
-	if (cfg->kernel && !load_kernel(m, cfg, &boot, fixed, &n_fixed, err, errlen))
+	struct machine_kernel kernel;
+	if (cfg->kernel && !load_kernel(m, cfg, &kernel, fixed, &n_fixed, err, errlen))
 		return false;
 	if (cfg->entry64)
 		fixed[n_fixed++] = (struct placed){ .start = 0x8000, .end = BOOT_E64_END,
 						    .what = "the --entry64 stack and page tables" };
 	if (!load_flat_images(m, cfg, fixed, n_fixed, err, errlen))
 		return false;
-	if (cfg->kernel)
-		boot_enter_multiboot(&m->cpu, &m->mem, &boot);
+	if (cfg->kernel && kernel.format == KERNEL_MULTIBOOT)
+		boot_enter_multiboot(&m->cpu, &m->mem, &kernel.multiboot);
+	else if (cfg->kernel && kernel.format == KERNEL_BZIMAGE)
+		boot_enter_linux32(&m->cpu, &m->mem, &kernel.bzimage);
+	else if (cfg->kernel)
+		boot_enter_pvh(&m->cpu, &m->mem, &kernel.pvh);
 	else if (cfg->entry64)
 		boot_enter_long64(&m->cpu, &m->mem, cfg->entry);
 	else if (cfg->has_entry)
@@ -359,6 +465,8 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 	/* With local APICs the 8259A reaches the CPUs through LINT0, the ISA
 	 * IRQs the I/O APIC's pins as well (machine/smp.c). */
 	smp_wire_legacy(m);
+	/* COM1's interrupt is ISA IRQ4 (as the ACPI/BIOS tables of a PC say). */
+	m->uart.irq = (struct irq_line){ pc_legacy_gsi_set, &m->pc, 4 };
 
 	/* The boot-contract devices, and what the machine is made of for fw_cfg
 	 * and ACPI: the CPUs and their APICs as smp_setup() built them; each

@@ -48,8 +48,9 @@ struct flat_load {
 struct machine_config {
 	uint64_t ram_size;
 	const struct cpu_model *model;
-	const char *kernel;        /* multiboot image, or NULL */
+	const char *kernel;        /* Multiboot, bzImage or PVH image (devices/kernel_image.h), or NULL */
 	const char *cmdline;
+	const char *initrd;        /* --initrd: a Linux kernel's initial RAM disk, or NULL */
 	const char *modules[MB_MAX_MODULES];   /* --module "FILE ARGS", in order */
 	unsigned n_modules;
 	const char *bios;          /* BIOS image, or NULL */
@@ -112,7 +113,8 @@ bool machine_config_check(const struct machine_config *cfg, char *err, size_t er
 char *machine_module_file(const char *module);
 
 /* Check the configuration, build the machine, load the images (the kernel,
- * its multiboot data and modules, --load ranges against each other and the
+ * by its format its multiboot data and modules or its Linux boot data and
+ * initrd, --load ranges against each other and the
  * firmware's) and enter them. False with a one-line reason in err (then call
  * machine_destroy()). cfg must outlive the machine. */
 bool machine_setup(struct machine *m, const struct machine_config *cfg, char *err, size_t errlen);

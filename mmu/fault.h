@@ -6,8 +6,8 @@
  *            error code, address = the linear address, CR2);
  *   stage 2, the hypervisor's nested tables (AMD NPT, Intel EPT): no guest
  *            exception; `nested` carries what #VMEXIT(NPF) (APM2 15.25.6) and
- *            an EPT violation or misconfiguration (SDM Vol.3 29.3.3, Table
- *            28-7) report, and mmu/nested.h encodes it for svm/ and vmx/.
+ *            an EPT violation or misconfiguration (SDM Vol.3 28.2.3, Table
+ *            27-7) report, and mmu/nested.h encodes it for svm/ and vmx/.
  */
 #ifndef HVEMU_MMU_FAULT_H
 #define HVEMU_MMU_FAULT_H
@@ -24,7 +24,7 @@ enum fault_stage {
 
 /* The access a stage-2 fault was for (struct fault_nested.access). An EPT
  * access to a guest paging-structure entry with EPT A/D enabled is both a read
- * and a write (SDM Table 28-7, note to bit 1). */
+ * and a write (SDM Table 27-7, note to bit 1). */
 enum {
 	S2_ACC_READ = 1u << 0,
 	S2_ACC_WRITE = 1u << 1,
@@ -35,7 +35,7 @@ enum {
  * (struct fault_nested.rights).
  *   EPT: R, W, X ANDed (bits 0-2 of each entry; X is supervisor-mode execute
  *        under mode-based execute control) and UX (bit 10, user-mode execute,
- *        MBEC only), in the order of Table 28-7 bits 3-6.
+ *        MBEC only), in the order of Table 27-7 bits 3-6.
  *   NPT: P (every entry read was present), RW and US ANDed, NX ORed. */
 enum {
 	S2_RIGHT_R = 1u << 0, S2_RIGHT_W = 1u << 1, S2_RIGHT_X = 1u << 2, S2_RIGHT_UX = 1u << 3,
@@ -46,18 +46,18 @@ enum {
 struct fault_nested {
 	uint64_t gpa;              /* guest-physical address whose translation failed */
 	uint64_t gla;              /* guest-linear address of the access, if gla_valid */
-	bool gla_valid;            /* false for PDPTE loads by MOV CR (SDM Table 28-7 bit 7) */
+	bool gla_valid;            /* false for PDPTE loads by MOV CR (SDM Table 27-7 bit 7) */
 	bool final;                /* the final translation of gla; false: an access to a
 	                              guest paging-structure entry (walk, A/D update,
 	                              PDPTE load) */
 	bool ept;                  /* EPT (else NPT) tables */
-	bool misconfig;            /* EPT misconfiguration (SDM 29.3.3.1), not a violation */
+	bool misconfig;            /* EPT misconfiguration (SDM 28.2.3.1), not a violation */
 	bool rsvd;                 /* NPT: a reserved bit in a nested entry (#NPF RSVD) */
 	uint8_t access;            /* S2_ACC_*: what was attempted */
 	uint8_t rights;            /* S2_RIGHT_*: what the entries allowed */
 	/* Final translations only: the guest's own rights for gla (combined over
 	 * its paging-structure entries), for the "advanced" EPT exit information
-	 * (Table 28-7 bits 9-11). */
+	 * (Table 27-7 bits 9-11). */
 	bool gla_user, gla_writable, gla_nx;
 };
 

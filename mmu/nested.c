@@ -26,7 +26,7 @@ struct paging_env nested_npt_env(const struct paging_env *host, uint64_t ncr3)
 struct paging_env nested_ept_env(struct physmem *mem, uint64_t eptp, uint64_t ept_caps, bool mbec,
 				 unsigned maxphyaddr)
 {
-	/* SDM 25.6.11: EPTP bits 5:3 = page-walk length - 1 (3 or 4). */
+	/* SDM 24.6.11: EPTP bits 5:3 = page-walk length - 1 (3 or 4). */
 	unsigned length = (unsigned)((eptp & EPTP_WALK_MASK) >> EPTP_WALK_SHIFT) + 1;
 	return (struct paging_env){
 		.mem = mem, .mode = length == 5 ? PAGING_EPT5 : PAGING_EPT4, .cr3 = eptp,
@@ -36,7 +36,7 @@ struct paging_env nested_ept_env(struct physmem *mem, uint64_t eptp, uint64_t ep
 
 enum eptp_check ept_eptp_check(uint64_t eptp, uint64_t ept_caps, unsigned maxphyaddr)
 {
-	/* SDM 27.2.1.1 (VM-execution control fields), "if the enable EPT control
+	/* SDM 26.2.1.1 (VM-execution control fields), "if the enable EPT control
 	 * is 1": the EPTP's memory type, page-walk length, A/D and shadow-stack
 	 * enables must be supported (A.10), its reserved bits 0. */
 	unsigned mt = (unsigned)(eptp & EPTP_MEMTYPE_MASK);
@@ -64,7 +64,7 @@ struct stage2_port {
 	/* The processor's accesses to guest paging-structure entries are writes
 	 * as far as stage 2 is concerned (so they need W and set its dirty flag):
 	 * always under NPT (APM2 15.25.5), with EPT A/D enabled under EPT (SDM
-	 * 29.3.5); PDPTE loads by MOV to CR stay reads. */
+	 * 28.2.4); PDPTE loads by MOV to CR stay reads. */
 	bool table_access_is_write;
 	unsigned peek;             /* WALK_PEEK of the guest's walk, or 0 */
 };
@@ -111,7 +111,7 @@ static bool stage2_entry(struct stage2_port *p, uint64_t gpa, bool write, uint64
 		f->nested.gla = p->gla;
 		f->nested.gla_valid = p->gla_valid;
 		f->nested.final = false;
-		/* SDM Table 28-7, note to bit 1: such an access reported as a
+		/* SDM Table 27-7, note to bit 1: such an access reported as a
 		 * read and a write. */
 		if (p->table_access_is_write)
 			f->nested.access = S2_ACC_READ | S2_ACC_WRITE;
@@ -156,7 +156,7 @@ bool nested_walk(const struct paging_env *guest, const struct paging_env *host, 
 	} else {
 		struct stage2_port port;
 		/* APM2 15.25.5: the guest's page-table accesses are user writes for
-		 * the nested walk (they may set A/D); SDM 29.3.5: EPT counts them as
+		 * the nested walk (they may set A/D); SDM 28.2.4: EPT counts them as
 		 * writes with EPT A/D on. */
 		bool table_writes = !is_ept(host) || ept_ad_enabled(host);
 		stage2_port_init(&port, host, lin, true, table_writes, flags & WALK_PEEK);
@@ -167,10 +167,10 @@ bool nested_walk(const struct paging_env *guest, const struct paging_env *host, 
 	}
 
 	/* Stage 2 of the final guest-physical address, for the access's own kind.
-	 * SDM 29.3.3.2: under mode-based execute control a fetch needs UX if the
+	 * SDM 28.2.3.2: under mode-based execute control a fetch needs UX if the
 	 * linear address is a user-mode address (U/S=1 at every stage-1 level);
 	 * hvemu counts a linear address as supervisor-mode while guest paging is
-	 * off, and reports it writable and executable (Table 28-7 bits 9-11).
+	 * off, and reports it writable and executable (Table 27-7 bits 9-11).
 	 * A peek stays one at stage 2 (no A/D there either). */
 	unsigned host_flags = (r->guest.user ? WALK_USER : 0) | (flags & WALK_PEEK);
 	if (!paging_walk(host, r->guest.pa, kind, host_flags, &r->host, f)) {

@@ -1,6 +1,6 @@
 /* Two-stage translation: a guest's linear address through its own paging
  * (stage 1) and then through the hypervisor's nested tables (stage 2: AMD
- * nested paging, APM2 15.25; Intel EPT, SDM Vol.3 29.3). Both stages are the
+ * nested paging, APM2 15.25; Intel EPT, SDM Vol.3 28.2). Both stages are the
  * one walker of mmu/paging.h; the guest's walk gets a memory port whose every
  * table read, PAE PDPTE load and A/D write is itself a stage-2 translation.
  *
@@ -37,15 +37,10 @@ struct paging_env nested_npt_env(const struct paging_env *host, uint64_t ncr3);
 struct paging_env nested_ept_env(struct physmem *mem, uint64_t eptp, uint64_t ept_caps, bool mbec,
 				 unsigned maxphyaddr);
 
-/* EPTP fields (SDM Vol.3 25.6.11, Table 25-9). */
-#define EPTP_MEMTYPE_MASK     0x7ull           /* 2:0 paging-structure memory type */
-#define EPTP_WALK_SHIFT       3                /* 5:3 page-walk length minus 1 */
-#define EPTP_WALK_MASK        (0x7ull << 3)
-#define EPTP_AD_ENABLE        (1ull << 6)      /* accessed and dirty flags for EPT */
-#define EPTP_SSS_ENABLE       (1ull << 7)      /* supervisor shadow-stack control */
+/* The EPTP's fields (EPTP_*) are mmu/x86_vmx.h's. */
 
-/* Why VM entry would reject an EPTP (SDM Vol.3 27.2.1.1, "26.2.1.1" in older
- * editions), checked in this order. */
+/* Why VM entry would reject an EPTP (SDM Vol.3 26.2.1.1), checked in
+ * this order. */
 enum eptp_check {
 	EPTP_OK,
 	EPTP_BAD_MEMTYPE,          /* bits 2:0 not a supported type (UC: cap bit 8, WB: bit 14) */
@@ -78,8 +73,8 @@ bool nested_walk(const struct paging_env *guest, const struct paging_env *host, 
 
 /* A PAE guest's MOV to CR0/CR3/CR4: its four PDPTEs at guest_cr3[31:5] (guest-
  * physical) loaded through stage 2. These loads are reads even with EPT A/D
- * enabled (SDM Vol.3 29.3.5), and a stage-2 fault has no valid linear address
- * (SDM Table 28-7 bit 7). */
+ * enabled (SDM Vol.3 28.2.4), and a stage-2 fault has no valid linear address
+ * (SDM Table 27-7 bit 7). */
 enum pdpte_load nested_load_pdptes(const struct paging_env *host, uint64_t guest_cr3,
 				   unsigned guest_maxphyaddr, uint64_t pdpte[4],
 				   struct fault *f) CHECKED;
@@ -92,7 +87,7 @@ enum pdpte_load nested_load_pdptes(const struct paging_env *host, uint64_t guest
 #define NPF_INFO1_GUEST_WALK  (1ull << 33)
 uint64_t npf_exitinfo1(const struct fault *f);
 
-/* Exit qualification of an EPT violation (SDM Vol.3 28.2.1, Table 28-7): bits
+/* Exit qualification of an EPT violation (SDM Vol.3 27.2.1, Table 27-7): bits
  * 0-2 the access (R/W/X), 3-5 the R/W/X rights of the entries, 6 user-mode
  * execute (MBEC), 7 guest-linear address valid, 8 final translation (vs. a
  * guest paging-structure access), and with advanced_info (EPT_VPID_CAP bit 22)

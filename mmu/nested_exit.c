@@ -15,7 +15,7 @@ uint64_t npf_exitinfo1(const struct fault *f)
 
 uint64_t ept_violation_qualification(const struct fault *f, bool advanced_info)
 {
-	/* SDM Vol.3 28.2.1, Table 28-7. */
+	/* SDM Vol.3 27.2.1, Table 27-7. */
 	const struct fault_nested *n = &f->nested;
 	uint64_t q = 0;
 	if (n->access & S2_ACC_READ)

@@ -1,15 +1,13 @@
 /* The page walker (see paging.h): one loop over the levels of any format in
  * mmu/paging_formats.h. SDM Vol.3 4.3 (32-bit), 4.4 (PAE), 4.5 (4- and 5-level),
  * 4.6 (access rights), 4.7 (#PF error code), 4.8 (accessed and dirty flags);
- * APM2 15.25.5 (nested tables); SDM Vol.3 29.3.2 (EPT translation), 29.3.3 (EPT
- * misconfigurations and violations), 29.3.5 (EPT accessed and dirty flags). */
+ * APM2 15.25.5 (nested tables); SDM Vol.3 28.2.2 (EPT translation), 28.2.3 (EPT
+ * misconfigurations and violations), 28.2.4 (EPT accessed and dirty flags). */
 #include <string.h>
 
 #include "mmu/paging.h"
 #include "mmu/paging_formats.h"
 #include "mmu/x86.h"
-
-#define EPTP_AD (1ull << 6)    /* SDM Vol.3 25.6.11: enable EPT accessed/dirty flags */
 
 static inline uint64_t bits(unsigned hi, unsigned lo)
 {
@@ -99,7 +97,7 @@ static inline unsigned x86_allowed(const struct paging_env *env, unsigned flags,
 	return allowed | R | (rw || !env->wp ? W : 0);
 }
 
-/* The same for EPT, whose entries ANDed give `granted`. SDM Vol.3 29.3.3.2:
+/* The same for EPT, whose entries ANDed give `granted`. SDM Vol.3 28.2.3.2:
  * reads need R, writes W, fetches X; with mode-based execute control a fetch
  * from a user-mode linear address needs UX (bit 10) instead of X. */
 static inline unsigned ept_allowed(const struct paging_env *env, unsigned flags, uint64_t granted)
@@ -135,7 +133,7 @@ walk_fail(const struct paging_env *env, bool ept, uint64_t addr, enum walk_kind 
 	n->rsvd = why == FAIL_RESERVED;
 	n->access = kind == WALK_READ ? S2_ACC_READ : kind == WALK_WRITE ? S2_ACC_WRITE : S2_ACC_FETCH;
 	if (ept) {
-		/* SDM Table 28-7 bits 3-6: the AND over the entries used. */
+		/* SDM Table 27-7 bits 3-6: the AND over the entries used. */
 		n->rights = (uint8_t)(granted & (EPT_R | EPT_W | EPT_X));
 		if (env->ept_mbec && (granted & EPT_UX))
 			n->rights |= S2_RIGHT_UX;
@@ -175,7 +173,7 @@ walk(const struct paging_env *env, const bool ept, uint64_t addr, enum walk_kind
 	}
 	const uint64_t present_bits = ept ? EPT_R | EPT_W | EPT_X | (env->ept_mbec ? EPT_UX : 0) : PTE_P;
 	/* PS where no page may be mapped is reserved, except that 32-bit paging
-	 * ignores it without CR4.PSE (SDM 4.3, 4.5; EPT 29.3.2). */
+	 * ignores it without CR4.PSE (SDM 4.3, 4.5; EPT 28.2.2). */
 	const unsigned ps_reserved_gates = ~gates & ~(unsigned)LARGE_PSE;
 	const uint64_t rsvd_high = above(fmt->rsvd_top, m);
 
@@ -199,7 +197,7 @@ walk(const struct paging_env *env, const bool ept, uint64_t addr, enum walk_kind
 		denied |= e;
 		if (!(e & present_bits))
 			return walk_fail(env, ept, addr, kind, flags, FAIL_NOT_PRESENT, granted, denied, f);
-		/* SDM 29.3.3.1: write without read (010b, 110b) is a misconfiguration;
+		/* SDM 28.2.3.1: write without read (010b, 110b) is a misconfiguration;
 		 * so is execute-only (R=W=0) unless EPT_VPID_CAP bit 0 allows it. */
 		if (ept && ((e & (EPT_R | EPT_W)) == EPT_W ||
 			    (!(e & (EPT_R | EPT_W)) && !(env->ept_caps & EPT_CAP_EXEC_ONLY))))
@@ -219,7 +217,7 @@ walk(const struct paging_env *env, const bool ept, uint64_t addr, enum walk_kind
 			return walk_fail(env, ept, addr, kind, flags, ept ? FAIL_MISCONFIG : FAIL_RESERVED,
 					 granted, denied, f);
 		if (large || i + 1 == n) {
-			/* SDM 29.3.3.1: memory types 2, 3 and 7 in the leaf are reserved. */
+			/* SDM 28.2.3.1: memory types 2, 3 and 7 in the leaf are reserved. */
 			unsigned mt = (unsigned)(e >> EPT_MEMTYPE_SHIFT) & 7;
 			if (ept && (mt == 2 || mt == 3 || mt == 7))
 				return walk_fail(env, ept, addr, kind, flags, FAIL_MISCONFIG, granted,
@@ -241,8 +239,8 @@ walk(const struct paging_env *env, const bool ept, uint64_t addr, enum walk_kind
 	if (peek)
 		allowed = 0;
 	/* Set A in every entry used, and D in the leaf for a write (SDM 4.8; EPT:
-	 * bits 8/9 only when EPTP bit 6 enables them, SDM 29.3.5). */
-	const bool ad = !ept || (env->cr3 & EPTP_AD);
+	 * bits 8/9 only when EPTP bit 6 enables them, SDM 28.2.4). */
+	const bool ad = !ept || (env->cr3 & EPTP_AD_ENABLE);
 	const uint64_t a_bit = ept ? EPT_A : PTE_A, d_bit = ept ? EPT_D : PTE_D;
 	unsigned leaf_slot = r->levels - 1;
 	for (unsigned s = 0; ad && !peek && s <= leaf_slot; s++) {

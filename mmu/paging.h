@@ -2,7 +2,7 @@
  * the CPU's own paging (SDM Vol.3 chapter 4, APM2 chapter 5: 32-bit with 4 KiB/
  * 4 MiB pages and PSE-36, PAE, 4-level and 5-level) and the second stage of a
  * nested translation (AMD nested paging in the host's format, APM2 15.25;
- * Intel EPT, SDM Vol.3 29.3).
+ * Intel EPT, SDM Vol.3 28.2).
  *
  * The walk first reads and checks every level, and only when the access is
  * allowed sets the accessed/dirty bits (so a faulting walk leaves the tables
@@ -40,7 +40,7 @@ enum {
 #define PTE_G   (1ull << 8)
 #define PTE_XD  (1ull << 63)
 
-/* EPT paging-structure entry bits (SDM Vol.3 29.3.2, Tables 29-1..29-7). */
+/* EPT paging-structure entry bits (SDM Vol.3 28.2.2, Tables 28-1..28-7). */
 #define EPT_R              (1ull << 0)   /* read access */
 #define EPT_W              (1ull << 1)   /* write access */
 #define EPT_X              (1ull << 2)   /* execute (supervisor-mode execute with MBEC) */
@@ -52,7 +52,7 @@ enum {
 #define EPT_D              (1ull << 9)   /* leaf: dirty (EPTP bit 6 = 1) */
 #define EPT_UX             (1ull << 10)  /* user-mode execute (mode-based execute control) */
 
-/* EPT memory types (SDM Vol.3 29.3.7.2); 2, 3 and 7 are reserved. */
+/* EPT memory types (SDM Vol.3 28.2.6.2); 2, 3 and 7 are reserved. */
 enum { EPT_MT_UC = 0, EPT_MT_WC = 1, EPT_MT_WT = 4, EPT_MT_WP = 5, EPT_MT_WB = 6 };
 
 /* The table format of a walk. PAGING_OFF..PAGING_5LEVEL are the CPU's paging
@@ -111,7 +111,7 @@ enum {
 	WALK_IMPLICIT = 1u << 1,   /* implicit supervisor access (GDT, IDT, TSS...) */
 	/* A look, not an access (a tracer or report reading guest code): the
 	 * same checks, but no accessed/dirty flag is written at either stage
-	 * (SDM Vol.3 4.8 and 29.3.5: the processor sets them as part of an
+	 * (SDM Vol.3 4.8 and 28.2.4: the processor sets them as part of an
 	 * access) and can_read/can_write/can_exec are false, so nothing of it is
 	 * cached. A failure is only the false return: the caller raises nothing. */
 	WALK_PEEK = 1u << 2,

@@ -15,9 +15,9 @@
 	{ .shift = (sh), .index_mask = 0x1ff, .large = (gate), .flags = LV_XD | LV_A, \
 	  .rsvd_large = (large_rsvd) }
 
-/* EPT levels: a table-referencing entry has bits 7:3 reserved (Tables 29-1,
- * 29-3, 29-5); a large leaf has 29:12 (1 GiB, Table 29-2) or 20:12 (2 MiB,
- * Table 29-4) reserved; bits 51:MAXPHYADDR are reserved everywhere. */
+/* EPT levels: a table-referencing entry has bits 7:3 reserved (Tables 28-1,
+ * 28-3, 28-5); a large leaf has 29:12 (1 GiB, Table 28-2) or 20:12 (2 MiB,
+ * Table 28-4) reserved; bits 51:MAXPHYADDR are reserved everywhere. */
 #define EPT_TABLE(sh) \
 	{ .shift = (sh), .index_mask = 0x1ff, .rsvd = BITS(7, 3) }
 #define EPT_LARGE(sh, gate) \
@@ -76,8 +76,8 @@ const struct pt_format paging_formats[] = {
 		},
 	},
 	[PAGING_EPT4] = {
-		/* SDM 29.3.2: EPTP bits MAXPHYADDR-1:12 locate the EPT PML4 table;
-		 * an EPT PTE (Table 29-6) ignores bit 7. */
+		/* SDM 28.2.2: EPTP bits MAXPHYADDR-1:12 locate the EPT PML4 table;
+		 * an EPT PTE (Table 28-6) ignores bit 7. */
 		.name = "EPT 4-level", .entry_size = 8, .levels = 4, .kind = PT_EPT, .rsvd_top = 51,
 		.root_mask = ~0xfffull,
 		.level = {
@@ -88,7 +88,7 @@ const struct pt_format paging_formats[] = {
 		},
 	},
 	[PAGING_EPT5] = {
-		/* SDM 29.3.2: with a page-walk length of 5 the EPT PML5 table comes
+		/* SDM 28.2.2: with a page-walk length of 5 the EPT PML5 table comes
 		 * first, its entries formatted as EPT PML4Es. */
 		.name = "EPT 5-level", .entry_size = 8, .levels = 5, .kind = PT_EPT, .rsvd_top = 51,
 		.root_mask = ~0xfffull,

@@ -6,7 +6,7 @@
  *   PAE          8    PDPT 31:30, PD 29:21, PT 20:12     (SDM Vol.3 4.4)
  *   4-level      8    PML4 47:39, PDPT 38:30, PD, PT     (SDM Vol.3 4.5)
  *   5-level      8    PML5 56:48, then as 4-level        (SDM Vol.3 4.5)
- *   EPT 4/5      8    as 4-/5-level, R/W/X entries       (SDM Vol.3 29.3.2)
+ *   EPT 4/5      8    as 4-/5-level, R/W/X entries       (SDM Vol.3 28.2.2)
  *
  * The x86 formats are also AMD's nested-table formats (APM2 15.25.5: the
  * nested tables use the host's paging format).

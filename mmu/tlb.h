@@ -20,7 +20,7 @@
  * lookup compares one word:
  *
  *   space   who translates: the host (0), a guest's ASID (APM2 15.16) or its
- *           VPID with EPTP (SDM Vol.3 29.4); chosen by the hypervisor model
+ *           VPID with EPTP (SDM Vol.3 28.3); chosen by the hypervisor model
  *   pcid    the PCID within the space (SDM Vol.3 4.10.1), or TLB_GLOBAL for the
  *           space's global translations, which every PCID of it uses (4.10.2.4)
  *

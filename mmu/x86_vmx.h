@@ -7,7 +7,9 @@
  *     are MSR_VMX_* in mmu/x86.h);
  *   - the VM-execution, VM-exit and VM-entry control bits (SDM Vol.3 24.6.1,
  *     24.6.2, 24.7.1, 24.8.1), which the capability MSRs report and VM entry
- *     checks.
+ *     checks, and the EPT pointer's fields (24.6.11);
+ *   - the guest segments' access-rights format (SDM Vol.3 24.4.1), which the
+ *     core's world-switch state API converts.
  *
  * Only names and bit positions: which bits a model allows is data in the CPU
  * models, and the allowed-0/allowed-1 rules are vmx/capabilities.h's.
@@ -87,6 +89,30 @@
 	EPT_CAP_ADV_INFO | EPT_CAP_SSS | EPT_CAP_INVEPT_SINGLE | EPT_CAP_INVEPT_ALL | \
 	VPID_CAP_INVVPID | VPID_CAP_INVVPID_ADDRESS | VPID_CAP_INVVPID_SINGLE | \
 	VPID_CAP_INVVPID_ALL | VPID_CAP_INVVPID_SINGLE_NG | EPT_CAP_HLAT_PREFIX_MASK)
+
+/* ---- The EPT pointer (SDM Vol.3 24.6.11, Table 24-9) ---------------------
+ * What the EPT walker (mmu/paging.c) and VM entry's EPTP check (mmu/nested.c)
+ * read; bits MAXPHYADDR-1:12 locate the EPT PML4 (or PML5) table. */
+#define EPTP_MEMTYPE_MASK     0x7ull           /* 2:0 paging-structure memory type */
+#define EPTP_WALK_SHIFT       3                /* 5:3 page-walk length minus 1 */
+#define EPTP_WALK_MASK        (0x7ull << 3)
+#define EPTP_AD_ENABLE        (1ull << 6)      /* accessed and dirty flags for EPT */
+#define EPTP_SSS_ENABLE       (1ull << 7)      /* supervisor shadow-stack control */
+
+/* ---- Segment access rights in the VMCS (SDM Vol.3 24.4.1, Table 24-2) -----
+ * Descriptor bits 47:40 in 7:0, 55:52 in 15:12, plus "unusable" at 16: what
+ * the world-switch state API (emu/world_state.h) converts and vmx/ checks. */
+#define VMX_AR_TYPE_MASK               0x0000000fu
+#define VMX_AR_S                       (1u << 4)
+#define VMX_AR_DPL_SHIFT               5
+#define VMX_AR_DPL_MASK                (3u << 5)
+#define VMX_AR_P                       (1u << 7)
+#define VMX_AR_AVL                     (1u << 12)
+#define VMX_AR_L                       (1u << 13)
+#define VMX_AR_DB                      (1u << 14)
+#define VMX_AR_G                       (1u << 15)
+#define VMX_AR_UNUSABLE                (1u << 16)
+#define VMX_AR_RESERVED                0xfffe0f00u   /* 11:8 and 31:17 */
 
 /* ---- IA32_VMX_VMFUNC (SDM Vol.3 A.11) ------------------------------------
  * Bit X allows VM function X; function 0, EPTP switching, is the only one

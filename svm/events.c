@@ -131,6 +131,23 @@ void svm_vgif_set(struct svm *s, bool gif)
 	cpu_attend(cpu, ATT_EVENT);
 }
 
+status_t svm_vintr_cr8(struct svm *s, struct exit_record *r)
+{
+	struct cpu *cpu = s->cpu;
+	/* APM2 15.21.2: with V_INTR_MASKING the guest's MOV CR8 reads and writes
+	 * V_TPR, "the host's TPR stays untouched": physical interrupts keep the
+	 * host's priority in the local APIC. */
+	if (cpu->intr_masking != INTR_MASK_HOST_IF)
+		return ST_OK;
+	if (r->cr_access == CR_MOV_TO) {
+		cpu->vintr.tpr = (uint8_t)(r->value & 0xf);
+		cpu_attend(cpu, ATT_EVENT);   /* V_TPR decides the virtual interrupt */
+	} else {
+		r->value = cpu->vintr.tpr;
+	}
+	return ST_HANDLED;
+}
+
 uint64_t svm_vintr_save(struct svm *s, uint64_t v)
 {
 	struct cpu *cpu = s->cpu;

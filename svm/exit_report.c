@@ -1,13 +1,13 @@
-/* Exits as the observer sees them (emu/hv.h struct vm_exit_report): the code
- * with its APM name, the information fields, where the guest was, and the
- * information decoded in words (APM2 15.7-15.14, 15.25.6, Appendix C).
+/* SVM's part of an exit report (emu/exit_report.h): the code with its APM
+ * name, EXITINFO1/2 and EXITINTINFO as the report's words, and the words
+ * decoded (APM2 15.7-15.14, 15.25.6, Appendix C). The rest of the report
+ * (time, where the guest was, its bytes, the event) is emu/exit_report.c's.
  */
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "emu/insn.h"
-#include "emu/peek.h"
+#include "emu/exit_report.h"
 #include "svm/exit_codes.h"
 #include "svm/model.h"
 
@@ -28,7 +28,7 @@ static void set_name(struct svm *s, uint64_t code)
 /* EXITINFO1/2 of one exit code in words; "" when they hold nothing. */
 static void describe(const struct vm_exit_report *r, char *buf, size_t size)
 {
-	uint64_t code = r->code, i1 = r->info1, i2 = r->info2;
+	uint64_t code = r->code, i1 = r->words[EXIT_WORD_SVM_EXITINFO1], i2 = r->words[EXIT_WORD_SVM_EXITINFO2];
 	buf[0] = '\0';
 	if (r->failed_check) {
 		snprintf(buf, size, "failed: %s", r->failed_check);
@@ -67,35 +67,30 @@ static void describe(const struct vm_exit_report *r, char *buf, size_t size)
 	}
 }
 
-static void fill_common(struct svm *s, uint64_t code, uint64_t info1, uint64_t info2, uint64_t intinfo,
-			const char *failed_check)
+static void fill(struct svm *s, enum exit_report_kind kind, uint64_t code, uint64_t info1, uint64_t info2,
+		 uint64_t intinfo, const char *failed_check)
 {
 	set_name(s, code);
 	s->report = (struct vm_exit_report){
-		.vendor = "svm", .code = code, .name = s->report_name, .info1 = info1, .info2 = info2,
-		.intinfo = intinfo, .failed_check = failed_check, .now = cpu_now(s->cpu),
-		.describe = describe,
+		.kind = kind, .vendor = HV_EXT_SVM, .code = code, .name = s->report_name,
+		.words = { [EXIT_WORD_SVM_EXITINFO1] = info1, [EXIT_WORD_SVM_EXITINFO2] = info2,
+			   [EXIT_WORD_SVM_EXITINTINFO] = intinfo },
+		.failed_check = failed_check, .describe = describe,
 	};
 }
 
 void svm_fill_report(struct svm *s, const struct svm_exit *x)
 {
-	struct cpu *cpu = s->cpu;
-	fill_common(s, x->code, x->info1, x->info2, x->intinfo, x->failed_check);
-	struct vm_exit_report *r = &s->report;
-	r->cs = cpu->seg[SR_CS].selector;
-	r->rip = x->guest_rip;
-	r->code_bits = (uint8_t)cpu_code_size(cpu);
-	if (cpu->exit_observer->want_insn)
-		r->insn_len = (uint8_t)cpu_peek_code(cpu, x->guest_rip, r->insn, sizeof r->insn);
-	r->guest_insns = r->now - s->entered_at;
+	/* VMEXIT_INVALID after the guest state was loaded: a PDPTE check. */
+	enum exit_report_kind kind = x->code == SVM_EXIT_INVALID ? EXIT_REPORT_SVM_INVALID : EXIT_REPORT_VMEXIT;
+	fill(s, kind, x->code, x->info1, x->info2, x->intinfo, x->failed_check);
+	exit_report_capture(s->cpu, &s->report, x->guest_rip, s->entered_at);
 }
 
 void svm_fill_invalid_report(struct svm *s, const struct vmcb *v, const char *failed_check)
 {
-	fill_common(s, SVM_EXIT_INVALID, 0, 0, 0, failed_check);
-	struct vm_exit_report *r = &s->report;
-	r->cs = v->save.cs.selector;
-	r->rip = v->save.rip;
-	r->code_bits = (v->save.cs.attrib & SVM_SEG_ATTR_L) ? 64 : (v->save.cs.attrib & SVM_SEG_ATTR_DB) ? 32 : 16;
+	fill(s, EXIT_REPORT_SVM_INVALID, SVM_EXIT_INVALID, 0, 0, 0, failed_check);
+	uint16_t a = v->save.cs.attrib;
+	exit_report_capture_unentered(s->cpu, &s->report, v->save.cs.selector, v->save.rip,
+				      (a & SVM_SEG_ATTR_L) ? 64 : (a & SVM_SEG_ATTR_DB) ? 32 : 16);
 }

@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "emu/debug.h"
 #include "emu/peek.h"
 #include "mmu/nested.h"
 #include "svm/bitmaps.h"
@@ -85,17 +86,10 @@ static status_t cr_access(struct svm *s, struct cpu *cpu, struct exit_record *r)
 		code = (write ? SVM_EXIT_CR_WRITE : SVM_EXIT_CR_READ) + r->cr;
 	else if (r->cr == 0 && write && svm_intercepted(s, SVM_INTERCEPT_CR0_SEL_WRITE) && cr0_selective(cpu, r))
 		code = SVM_EXIT_CR0_SEL_WRITE;
-	else {
-		/* APM2 15.21.2: with V_INTR_MASKING, CR8 is the guest's V_TPR. */
-		if (r->cr == 8 && cpu->intr_masking == INTR_MASK_HOST_IF) {
-			if (write)
-				cpu->vintr.tpr = (uint8_t)(r->value & 0xf);
-			else
-				r->value = cpu->vintr.tpr;
-			cpu_attend(cpu, ATT_EVENT);
-		}
+	else if (r->cr == 8 && mov)
+		return svm_vintr_cr8(s, r);
+	else
 		return ST_OK;
-	}
 	struct svm_exit x = insn_exit(r, code);
 	/* APM2 15.33 (decode assists): MOV CR: bit 63 set and the GPR in 3:0;
 	 * LMSW, CLTS, SMSW: 0. */
@@ -289,6 +283,10 @@ static status_t exception(struct svm *s, struct cpu *cpu, struct exit_record *r)
 		return ST_OK;
 	if (!svm_intercepted(s, (enum svm_intercept)(SVM_INTERCEPT_EXCEPTION + ev->vector)))
 		return ST_OK;
+	/* APM2 15.12.2: "both #DB faults and traps are permitted to write DR6 and
+	 * DR7 before the intercept": the VMCB saves what the handler would see. */
+	if (ev->vector == EXC_DB)
+		debug_deliver_dr6(cpu, ev);
 	struct svm_exit x = exit_of(r, SVM_EXIT_EXCEPTION + ev->vector);
 	/* APM2 15.12: EXITINFO1 the error code the exception would push, EXITINFO2
 	 * of #PF the faulting address (CR2 is not written). */
@@ -363,6 +361,10 @@ status_t svm_intercept(void *ctx, struct cpu *cpu, struct exit_record *r)
 	case IK_INIT:          return plain_event(s, r, SVM_INTERCEPT_INIT, SVM_EXIT_INIT);
 	case IK_INTR_WINDOW:   return plain_event(s, r, SVM_INTERCEPT_VINTR, SVM_EXIT_VINTR);
 	case IK_NMI_WINDOW:    return ST_OK;   /* a VMX exit; SVM has none */
+	/* VMX's: SVM never arms them, nor runs a guest waiting for SIPI. */
+	case IK_SIPI: case IK_MTF: case IK_PREEMPTION_TIMER: case IK_TPR_BELOW_THRESHOLD:
+	case IK_APIC_ACCESS: case IK_APIC_WRITE: case IK_VIRTUALIZED_EOI: case IK_VIRTUAL_INTR:
+		return ST_OK;
 	case IK_SHUTDOWN:      return plain_event(s, r, SVM_INTERCEPT_SHUTDOWN, SVM_EXIT_SHUTDOWN);
 	case IK_FERR_FREEZE:   return plain_event(s, r, SVM_INTERCEPT_FERR_FREEZE, SVM_EXIT_FERR_FREEZE);
 	case IK_TASK_SWITCH:   return task_switch(s, r);

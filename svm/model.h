@@ -9,7 +9,7 @@
  *   intercepts.c     an exit record (emu/exit_record.h) -> intercepted? ->
  *                    EXITCODE, EXITINFO1/2 (APM2 15.7-15.14, Appendix C)
  *   events.c         EVENTINJ, EXITINTINFO, virtual interrupts (APM2 15.20-15.21)
- *   quirks.c         deliberate deviations that mimic other implementations
+ *   quirks.c         how the quirks of emu/hv_quirks.h change SVM's encoding
  */
 #ifndef HVEMU_SVM_MODEL_H
 #define HVEMU_SVM_MODEL_H
@@ -53,7 +53,7 @@ struct svm {
 	struct hv_model ops;
 	uint32_t features;         /* CPUID Fn8000_000A EDX (enum svm_feature) */
 	uint32_t nasid;            /* Fn8000_000A EBX: ASIDs 1..nasid-1 are the guests' */
-	unsigned quirks;           /* SVM_QUIRK_* (svm/svm.h) */
+	unsigned quirks;           /* HV_QUIRK_* (emu/hv_quirks.h) */
 	uint64_t cr4_valid, efer_valid;  /* the CPU's CR4 and EFER bits (CPUID is fixed once
 					    the model is installed): the MBZ checks' masks */
 
@@ -149,6 +149,9 @@ status_t svm_inject(struct svm *s, uint64_t eventinj, uint64_t nrip, uint64_t ri
 void svm_vintr_load(struct svm *s, uint64_t vintr);
 /* The 0x060 word as the guest leaves it (V_TPR, V_IRQ, V_GIF written back). */
 uint64_t svm_vintr_save(struct svm *s, uint64_t vintr);
+/* A guest's MOV to/from CR8 no intercept took (r: CR_ACCESS, CR8): V_TPR with
+ * V_INTR_MASKING (ST_HANDLED), else ST_OK, the core's TPR. */
+status_t svm_vintr_cr8(struct svm *s, struct exit_record *r) CHECKED;
 /* The guest's STGI/CLGI with the virtual GIF (APM2 15.33.2). */
 void svm_vgif_set(struct svm *s, bool gif);
 

@@ -9,31 +9,13 @@
 #include <stdbool.h>
 
 #include "emu/cpu.h"
+#include "emu/hv_quirks.h"
 
 struct svm;
 
-/* Deliberate deviations from the APM, each mimicking a known implementation
- * bug so that an L1 developer can see how their hypervisor copes (svm/quirks.c
- * lists them with the bug each one mimics; `hvemu run --quirk help`). */
-enum svm_quirk {
-	SVM_QUIRK_QEMU_EXITINFO2_NOWRAP = 1u << 0,
-};
-
-struct svm_quirk_info {
-	const char *name;          /* the --quirk argument */
-	unsigned bit;              /* enum svm_quirk */
-	const char *what;          /* one line: what changes */
-	const char *mimics;        /* the implementation and bug it reproduces */
-};
-
-/* The registry, in order; *count set. */
-const struct svm_quirk_info *svm_quirk_table(unsigned *count);
-/* The quirk named name, or NULL. */
-const struct svm_quirk_info *svm_quirk_find(const char *name);
-
 /* Allocate the model for cpu and install it (cpu->hv, cpu->hv_ctx,
  * cpu->hv_available). NULL if the CPU model has no SVM or memory ran out. */
-struct svm *svm_create(struct cpu *cpu, unsigned quirks);
+struct svm *svm_create(struct cpu *cpu, unsigned quirks);   /* quirks: enum hv_quirk bits */
 void svm_destroy(struct svm *s);
 
 #endif

@@ -6,27 +6,7 @@
 #include "emu/state_slots.h"
 #include "svm/vmcb.h"
 
-#define I     SVM_CLEAN_I
-#define IOPM  SVM_CLEAN_IOPM
-#define ASID  SVM_CLEAN_ASID
-#define TPR   SVM_CLEAN_TPR
-#define NP    SVM_CLEAN_NP
-#define CRX   SVM_CLEAN_CRX
-#define DRX   SVM_CLEAN_DRX
-#define DT    SVM_CLEAN_DT
-#define SEG   SVM_CLEAN_SEG
-#define CR2   SVM_CLEAN_CR2
-#define LBR   SVM_CLEAN_LBR
-#define AVIC  SVM_CLEAN_AVIC
-#define CET   SVM_CLEAN_CET
-#define NONE  VMCB_CLEAN_NONE
-
-/* The xfer column's letters (svm/vmcb_fields.def). */
-#define R VMCB_XFER_R
-#define E VMCB_XFER_X
-#define L VMCB_XFER_L
-#define C VMCB_XFER_C
-#define H VMCB_XFER_H
+#include "svm/vmcb_def_letters.h"
 
 static const struct vmcb_field vmcb_fields[] = {
 #define X(area, m, cl, sl, xf, nm) {                                   \
@@ -39,6 +19,7 @@ static const struct vmcb_field vmcb_fields[] = {
 #include "svm/vmcb_fields.def"
 #undef X
 };
+#include "svm/vmcb_def_letters_end.h"
 
 #define NFIELDS (sizeof(vmcb_fields) / sizeof(vmcb_fields[0]))
 

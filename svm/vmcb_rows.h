@@ -48,26 +48,7 @@ static inline void vmcb_row_put(void *p, size_t size, uint64_t v)
 	}
 }
 
-/* The .def's letters, for the expansions below. */
-#define R VMCB_XFER_R
-#define E VMCB_XFER_X
-#define L VMCB_XFER_L
-#define C VMCB_XFER_C
-#define H VMCB_XFER_H
-#define NONE VMCB_CLEAN_NONE
-#define I SVM_CLEAN_I
-#define IOPM SVM_CLEAN_IOPM
-#define ASID SVM_CLEAN_ASID
-#define TPR SVM_CLEAN_TPR
-#define NP SVM_CLEAN_NP
-#define CRX SVM_CLEAN_CRX
-#define DRX SVM_CLEAN_DRX
-#define DT SVM_CLEAN_DT
-#define SEG SVM_CLEAN_SEG
-#define CR2 SVM_CLEAN_CR2
-#define LBR SVM_CLEAN_LBR
-#define AVIC SVM_CLEAN_AVIC
-#define CET SVM_CLEAN_CET
+#include "svm/vmcb_def_letters.h"
 /* A row whose slot the engine moves: a slot, not by hand. */
 #define MOVED(slot, xf) ((slot) != WS_NONE && !((xf) & H))
 #define FIELD_SIZE(area, m) sizeof(((const struct vmcb *)0)->area.m)
@@ -180,25 +161,7 @@ static inline void vmcb_rows_vmsave(struct cpu *cpu, uint64_t pa)
 #undef X
 }
 
-#undef R
-#undef E
-#undef L
-#undef C
-#undef H
-#undef NONE
-#undef I
-#undef IOPM
-#undef ASID
-#undef TPR
-#undef NP
-#undef CRX
-#undef DRX
-#undef DT
-#undef SEG
-#undef CR2
-#undef LBR
-#undef AVIC
-#undef CET
+#include "svm/vmcb_def_letters_end.h"
 #undef MOVED
 #undef FIELD_SIZE
 

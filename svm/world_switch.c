@@ -191,7 +191,7 @@ status_t svm_vmrun(struct svm *s, uint64_t vmcb_pa, uint64_t next_rip)
 		s->cache_valid = false;
 		cpu_attend(cpu, ATT_EVENT);
 		if (observed)
-			cpu->exit_observer->exit(cpu->exit_observer->ctx, cpu, &s->report);
+			exit_report_send(cpu, &s->report);
 		return ST_VMEXIT;
 	}
 
@@ -328,6 +328,6 @@ status_t svm_vmexit(struct svm *s, const struct svm_exit *x)
 	else
 		fill_cache(s);
 	if (observed)
-		cpu->exit_observer->exit(cpu->exit_observer->ctx, cpu, &s->report);
+		exit_report_send(cpu, &s->report);
 	return ST_VMEXIT;
 }

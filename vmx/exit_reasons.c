@@ -1,7 +1,6 @@
 /* Basic exit reasons (SDM Vol.3 Appendix C) with the exit-qualification
- * contents of each (SDM Vol.3 27.2.1, Tables 27-1 .. 27-7 in older editions'
- * numbering). Rows are in reason order; reasons the SDM leaves undefined
- * (35, 38, 42) have no row. */
+ * contents of each (SDM Vol.3 27.2.1, Tables 27-1 .. 27-7). Rows are in
+ * reason order; reasons the SDM leaves undefined (35, 38, 42) have no row. */
 #include "vmx/exit_reasons.h"
 
 #define DISP "displacement of the memory operand (instruction information describes it)"

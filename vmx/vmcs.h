@@ -113,19 +113,9 @@ enum vmx_activity {
 #define VMX_PENDING_DBG_BS             (1ull << 14)
 #define VMX_PENDING_DBG_RTM            (1ull << 16)
 
-/* Access-rights format of the guest segment AR fields (24.4.1, Table 24-2):
- * descriptor bits 47:40 in 7:0, 55:52 in 15:12, plus "unusable" at 16. */
-#define VMX_AR_TYPE_MASK               0x0000000fu
-#define VMX_AR_S                       (1u << 4)
-#define VMX_AR_DPL_SHIFT               5
-#define VMX_AR_DPL_MASK                (3u << 5)
-#define VMX_AR_P                       (1u << 7)
-#define VMX_AR_AVL                     (1u << 12)
-#define VMX_AR_L                       (1u << 13)
-#define VMX_AR_DB                      (1u << 14)
-#define VMX_AR_G                       (1u << 15)
-#define VMX_AR_UNUSABLE                (1u << 16)
-#define VMX_AR_RESERVED                0xfffe0f00u   /* 11:8 and 31:17 */
+/* The access-rights format of the guest segment AR fields (24.4.1, Table
+ * 24-2), VMX_AR_*, is mmu/x86_vmx.h's: the core's world-switch state API
+ * (emu/world_state.h) converts it. */
 
 /* ---- VM-instruction error numbers (SDM Vol.3 30.4, Table 30-1) ---------- */
 enum vmx_instruction_error {

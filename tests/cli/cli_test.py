@@ -271,6 +271,16 @@ def files(tmp):
     put('badelf.elf', b'\x7fELF\x01\x01\x01' + b'\0' * 9 +
         struct.pack('<III', MB_MAGIC, 2, (-(MB_MAGIC + 2)) & 0xffffffff) + b'\0' * 32)
     put('empty.bin', b'')
+    # A bzImage's setup header (boot.rst): 4 setup sectors, 55AAH, "HdrS",
+    # protocol 2.15, LOADED_HIGH; then 512 bytes of "kernel" (never run).
+    bz = bytearray(5 * 512 + 512)
+    struct.pack_into('<H', bz, 0x1fe, 0xaa55)
+    bz[0x200:0x202] = b'\xeb\x6a'
+    struct.pack_into('<4sH', bz, 0x202, b'HdrS', 0x020f)
+    bz[0x211] = 1
+    struct.pack_into('<I', bz, 0x22c, 0x7fffffff)
+    struct.pack_into('<I', bz, 0x238, 2047)
+    put('fakebz.bin', bytes(bz))
     put('bios.bin', b'\xf4' * 100)      # not a multiple of 64 KiB
     # 64 KiB BIOS: at the reset vector F000:FFF0, exit with V=5 (status 11).
     bios = bytearray(b'\xf4' * 0x10000)
@@ -518,6 +528,21 @@ def cases(p, tmp):
         # --module "FILE ARGS" (repeatable).
         'modules': (['run', '--kernel', mb, '--module', p['module1.bin'] + ' a=1 b',
                      '--module', p['module2.bin'], '--serial', 'none'], 1, None, False),
+        # --kernel tells the formats apart; --initrd is Linux's, --module Multiboot's.
+        'no-kernel-format': ee('not a kernel hvemu boots: no multiboot header', 'run', '--kernel',
+                               p['noheader.bin']),
+        'initrd-without-kernel': ee('--initrd is loaded for a Linux --kernel', 'run', '--load',
+                                    real + '@0x7c00', '--entry', '0x7c00', '--initrd', p['module1.bin']),
+        'initrd-with-multiboot': ee('is a Multiboot kernel: give its modules with --module', 'run', '--kernel', mb,
+                                    '--initrd', p['module1.bin']),
+        'module-with-bzimage': ee('is a Linux bzImage: give its initrd with --initrd', 'run', '--kernel',
+                                  p['fakebz.bin'], '--module', p['module1.bin']),
+        'initrd-missing-file': ee("--initrd: cannot open 'nosuch.img'", 'run', '--kernel', p['fakebz.bin'],
+                                  '--initrd', 'nosuch.img'),
+        'initrd-twice': ee('--initrd given twice', 'run', '--kernel', p['fakebz.bin'], '--initrd', 'a',
+                           '--initrd', 'b'),
+        'bzimage-cmdline-too-long': ee('command line too long (3000 bytes, this kernel takes 2047)', 'run',
+                                       '--kernel', p['fakebz.bin'], '--cmdline', 'x' * 3000),
         'module-without-kernel': ee('--module is loaded for a multiboot --kernel', 'run', '--load',
                                     real + '@0x7c00', '--entry', '0x7c00', '--module', p['module1.bin']),
         'module-empty': ee("bad --module ''", 'run', '--kernel', mb, '--module', ''),

@@ -574,6 +574,9 @@ static const struct capstone_deviation capstone_deviations[] = {
 	 * VMX operation is an execution check; the encodings decode in every mode). */
 	{ 2, 0x80, -1, false, DEV_REJECTS, "INVEPT in 16-bit mode / with 67", 0, 0 },
 	{ 2, 0x81, -1, false, DEV_REJECTS, "INVVPID in 16-bit mode / with 67", 0, 0 },
+	/* APM3 PREFETCH/PREFETCHW (0F 0D /0-/7, memory forms): Capstone 4 rejects
+	 * them in 16-bit mode and /2-/7 everywhere (AMD runs those as PREFETCH). */
+	{ 1, 0x0d, -1, false, DEV_REJECTS, "PREFETCH/PREFETCHW (0F 0D) in 16-bit mode, /2-/7", 0, 0 },
 	/* APM3 RDPRU (0F 01 FD, Zen 2): newer than Capstone 4. */
 	{ 1, 0x01, 7, true, DEV_REJECTS, "RDPRU unknown to Capstone 4", 0, 0 },
 	/* The same Capstone 4 gap for the SSE2 conversions CVTTPD2DQ/CVTPD2DQ/CVTDQ2PD

@@ -79,15 +79,6 @@ START_TEST(vmcb_image_offsets)
 }
 END_TEST
 
-START_TEST(vmcb_sizes)
-{
-	ck_assert_uint_eq(sizeof(struct vmcb), 4096);
-	ck_assert_uint_eq(sizeof(struct vmcb_control), 0x400);
-	ck_assert_uint_eq(offsetof(struct vmcb, save), 0x400);
-	ck_assert_uint_eq(offsetof(struct vmcb, save) + offsetof(struct vmcb_save, spec_ctrl), 0x6e0);
-}
-END_TEST
-
 /* ---- intercept vectors ---- */
 
 START_TEST(intercept_bits)
@@ -382,7 +373,6 @@ static Suite *svm_suite(void)
 	Suite *s = suite_create("svm");
 	TCase *layout = tcase_create("layout");
 	tcase_add_test(layout, vmcb_image_offsets);
-	tcase_add_test(layout, vmcb_sizes);
 	tcase_add_test(layout, intercept_bits);
 	tcase_add_test(layout, intercept_words_fill_vectors);
 	tcase_add_test(layout, eventinj_format);

@@ -9,6 +9,7 @@
 #include "emu/cpu.h"
 #include "emu/cpu_model.h"
 #include "emu/debug.h"
+#include "emu/hv.h"
 #include "emu/operand.h"
 #include "emu/segload.h"
 #include "suite_runner.h"
@@ -319,6 +320,78 @@ START_TEST(insn_breakpoint_lost_after_mov_ss)
 }
 END_TEST
 
+/* ---- DR6 and DR7 at delivery ---- */
+
+/* A model that intercepts #DB (as a VMX exception bitmap would) and stops. */
+struct db_catch {
+	bool seen;
+	struct event ev;
+};
+
+static status_t catch_db(void *ctx, struct cpu *c, struct exit_record *r)
+{
+	struct db_catch *k = ctx;
+	if (r->kind != IK_EXCEPTION || r->event.vector != EXC_DB || k->seen)
+		return ST_OK;
+	k->seen = true;
+	k->ev = r->event;
+	cpu_request_stop(c);
+	return ST_VMEXIT;
+}
+
+static const struct hv_model db_model = { .name = "catch #DB", .intercept = catch_db };
+
+/* Each #DB condition, its DR6 bits and whether it is the general-detect one. */
+static const struct db_row {
+	const char *name;
+	uint8_t prog[8];
+	unsigned len;
+	uint64_t dr0, dr7;
+	bool tf;
+	uint16_t dr6;              /* the bits the #DB reports */
+} db_rows[] = {
+	/* nop; nop; hlt with TF: BS */
+	{ "single step", { 0x90, 0x90, 0xf4 }, 3, 0, 0x400, true, DR6_BS },
+	/* instruction breakpoint 0 on the second NOP: B0 */
+	{ "instruction breakpoint", { 0x90, 0x90, 0xf4 }, 3, CODE + 1, 0x401, false, 1 },
+	/* mov DATA, eax with a write breakpoint 0 on DATA: B0 */
+	{ "data breakpoint", { 0xa3, 0x00, 0x60, 0, 0, 0xf4 }, 6, DATA, 0x10401, false, 1 },
+	/* mov eax, dr0 with DR7.GD: BD, and GD cleared (SDM Vol.3 17.2.4) */
+	{ "general detect", { 0x0f, 0x21, 0xc0, 0xf4 }, 4, 0, 0x400 | DR7_GD, false, DR6_BD },
+};
+#define N_DB_ROWS (sizeof(db_rows) / sizeof(db_rows[0]))
+
+/* _i: row x {delivered, intercepted}. A #DB's DR6 bits and DR7.GD travel in
+ * the event and are written as it is delivered (emu/debug.h); a VM exit in
+ * its place leaves DR6 and DR7 alone (SDM Vol.3 27.1), the record carries the
+ * bits (the exit qualification's, SDM Vol.3 Table 27-1). */
+START_TEST(dr6_written_at_delivery)
+{
+	const struct db_row *r = &db_rows[_i / 2];
+	bool intercepted = _i & 1;
+	struct db_catch k = { 0 };
+	code(r->prog, r->len);
+	cpu.dr[0] = r->dr0;
+	cpu.dr[7] = r->dr7;
+	cpu_set_flags(&cpu, r->tf ? FLAG_TF : 0);
+	if (intercepted) {
+		cpu.hv = &db_model;
+		cpu.hv_ctx = &k;
+		cpu.in_guest = true;
+		cpu.icount_limit = cpu.icount + 100;
+		ck_assert_int_eq(cpu_run(&cpu), ST_STOP);
+		ck_assert_msg(k.seen, "%s: no #DB asked", r->name);
+		ck_assert_uint_eq(k.ev.dr6, r->dr6);
+		ck_assert_uint_eq(cpu.dr[6], 0xffff0ff0);
+		ck_assert_uint_eq(cpu.dr[7], r->dr7);
+		return;
+	}
+	ck_assert_int_eq(run(), EXC_DB);
+	ck_assert_uint_eq(cpu.dr[6], 0xffff0ff0 | r->dr6);
+	ck_assert_uint_eq(cpu.dr[7], r->dr7 & ~DR7_GD);
+}
+END_TEST
+
 static Suite *debug_suite(void)
 {
 	Suite *s = suite_create("debug");
@@ -338,6 +411,7 @@ static Suite *debug_suite(void)
 	tcase_add_test(tc, single_step_after_hlt);
 	tcase_add_test(tc, rf_cleared_without_breakpoints);
 	tcase_add_test(tc, insn_breakpoint_lost_after_mov_ss);
+	tcase_add_loop_test(tc, dr6_written_at_delivery, 0, (int)N_DB_ROWS * 2);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -243,6 +243,45 @@ START_TEST(uart_thr_output)
 }
 END_TEST
 
+/* The interrupt line (IRQ4 on a PC) follows the pending sources, gated by
+ * MCR.OUT2 (IBM PC/AT Technical Reference, Serial/Parallel Adapter). */
+static bool uart_line, uart_line_set;
+static void uart_line_changed(void *opaque, unsigned pin, bool level)
+{
+	(void)opaque;
+	ck_assert_uint_eq(pin, 4);
+	uart_line = level;
+	uart_line_set = true;
+}
+
+START_TEST(uart_irq_line)
+{
+	struct uart16550 u;
+	struct iobus io;
+	iobus_init(&io);
+	uart_init(&u, UART_COM1_BASE, NULL);
+	u.irq = (struct irq_line){ uart_line_changed, NULL, 4 };
+	ck_assert(uart_register(&u, &io));
+	uart_line = uart_line_set = false;
+	out8(&io, UART_IER, UART_IER_THRI);           /* THRE pending, OUT2 clear: no line */
+	ck_assert(!uart_line_set);
+	out8(&io, UART_MCR, UART_MCR_OUT2);
+	ck_assert(uart_line);
+	ck_assert_uint_eq(in8(&io, UART_IIR_FCR) & 0x0f, 0x02);   /* reading IIR clears THRE */
+	ck_assert(!uart_line);
+	out8(&io, UART_RBR_THR, 'x');                 /* sent at once: THR empty again */
+	ck_assert(uart_line);
+	out8(&io, UART_IER, 0);
+	ck_assert(!uart_line);
+	out8(&io, UART_IER, UART_IER_RDI);
+	ck_assert(!uart_line);
+	ck_assert_uint_eq(uart_receive(&u, (const uint8_t *)"a", 1), 1);   /* received data */
+	ck_assert(uart_line);
+	ck_assert_uint_eq(in8(&io, UART_RBR_THR), 'a');
+	ck_assert(!uart_line);
+}
+END_TEST
+
 START_TEST(uart_dlab_scratch)
 {
 	char *text = NULL;
@@ -353,24 +392,39 @@ START_TEST(debug_exit_values)
 	ck_assert_int_eq(seen, 0x10);
 	iobus_write(&io, DEBUG_EXIT_PORT, 1, 0);             /* first write wins */
 	ck_assert_int_eq(d.value, 0x10);
-	/* A word: V = 0x100, status (0x201 & 0xff) = 1. */
+}
+END_TEST
+
+/* One write to a fresh isa-debug-exit: {port offset, width, value} -> whether
+ * the run ends, V and the status. */
+static const struct debug_exit_row {
+	const char *name;
+	unsigned port_off, width;
+	uint32_t written;
+	bool exits;
+	uint32_t value;
+	int status;
+} debug_exit_rows[] = {
+	{ "a word: V = 0x100, status (0x201 & 0xff) = 1", 0, 2, 0x0100, true, 0x100, 1 },
+	{ "a doubleword", 0, 4, 0x80000003u, true, 0x80000003u, 7 },
+	{ "a byte at the device's last port", 3, 1, 0x05, true, 5, 11 },
+	{ "port 0xf8 is not the device's", 4, 1, 0x05, false, 0, 0 },
+};
+
+START_TEST(debug_exit_writes)
+{
+	struct debug_exit d;
+	struct iobus io;
+	iobus_init(&io);
 	debug_exit_init(&d, DEBUG_EXIT_PORT, NULL, NULL);
-	iobus_write(&io, DEBUG_EXIT_PORT, 2, 0x0100);
-	ck_assert_int_eq(d.value, 0x100);
-	ck_assert_int_eq(debug_exit_status(&d), 1);
-	/* A doubleword, and a byte at the device's last port. */
-	debug_exit_init(&d, DEBUG_EXIT_PORT, NULL, NULL);
-	iobus_write(&io, DEBUG_EXIT_PORT, 4, 0x80000003u);
-	ck_assert_uint_eq(d.value, 0x80000003u);
-	ck_assert_int_eq(debug_exit_status(&d), 7);
-	debug_exit_init(&d, DEBUG_EXIT_PORT, NULL, NULL);
-	iobus_write(&io, DEBUG_EXIT_PORT + 3, 1, 0x05);
-	ck_assert_int_eq(d.value, 5);
-	ck_assert_int_eq(debug_exit_status(&d), 11);
-	/* Port 0xf8 is not the device's. */
-	debug_exit_init(&d, DEBUG_EXIT_PORT, NULL, NULL);
-	iobus_write(&io, DEBUG_EXIT_PORT + 4, 1, 0x05);
-	ck_assert(!d.exited);
+	ck_assert(debug_exit_register(&d, &io));
+	const struct debug_exit_row *w = &debug_exit_rows[_i];
+	iobus_write(&io, (uint16_t)(DEBUG_EXIT_PORT + w->port_off), w->width, w->written);
+	ck_assert_msg(d.exited == w->exits, "%s: exited %d", w->name, d.exited);
+	if (w->exits) {
+		ck_assert_msg(d.value == w->value, "%s: V = %#llx", w->name, (unsigned long long)d.value);
+		ck_assert_msg(debug_exit_status(&d) == w->status, "%s: status %d", w->name, debug_exit_status(&d));
+	}
 }
 END_TEST
 
@@ -470,11 +524,13 @@ static Suite *devices_suite(void)
 	TCase *uart = tcase_create("uart");
 	tcase_add_test(uart, uart_thr_output);
 	tcase_add_test(uart, uart_dlab_scratch);
+	tcase_add_test(uart, uart_irq_line);
 	tcase_add_test(uart, uart_loopback_and_iir);
 	tcase_add_test(uart, uart_receive_input);
 	suite_add_tcase(s, uart);
 	TCase *misc = tcase_create("ports");
 	tcase_add_test(misc, debug_exit_values);
+	tcase_add_loop_test(misc, debug_exit_writes, 0, sizeof(debug_exit_rows) / sizeof(debug_exit_rows[0]));
 	tcase_add_test(misc, post_codes);
 	suite_add_tcase(s, misc);
 	TCase *clock = tcase_create("clock");

@@ -8,6 +8,7 @@
  * at 9000H + 16 v counts its deliveries in byte A000H + v and returns with
  * IRET. */
 #include <check.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "emu/event_step.h"
@@ -205,7 +206,7 @@ START_TEST(debug_trap_before_nmi)
 	/* nop (traps); hlt — the NMI is raised before the run starts, so put it
 	 * after the NOP: run the NOP alone first. */
 	ck_assert_int_eq(RUN(1, 0x90, 0xf4), ST_STOP);
-	ck_assert(m.cpu.debug_trap);
+	ck_assert(m.cpu.pending_dbg);
 	cpu_set_line(&m.cpu, LINE_NMI, true);
 	m.cpu.icount_limit = m.cpu.icount + 100;
 	ck_assert_int_eq(cpu_run(&m.cpu), ST_HALT);
@@ -288,7 +289,7 @@ END_TEST
 
 /* In a guest with the INTR intercept, the interrupt is a VM exit and stays
  * pending in the controller (APM2 15.21.2): no INTA. */
-static status_t intercept_intr(void *ctx, struct cpu *cpu, struct exit_record *r)
+static status_t intr_exit_model(void *ctx, struct cpu *cpu, struct exit_record *r)
 {
 	if (r->kind != IK_INTR)
 		return ST_OK;
@@ -299,7 +300,7 @@ static status_t intercept_intr(void *ctx, struct cpu *cpu, struct exit_record *r
 
 START_TEST(intr_as_vm_exit)
 {
-	static const struct hv_model model = { .name = "intr", .intercept = intercept_intr };
+	static const struct hv_model model = { .name = "intr", .intercept = intr_exit_model };
 	unsigned exits = 0;
 	m.cpu.hv = &model;
 	m.cpu.hv_ctx = &exits;
@@ -310,6 +311,289 @@ START_TEST(intr_as_vm_exit)
 	ck_assert_uint_eq(exits, 1);
 	ck_assert_uint_eq(acks, 0);
 	ck_assert(m.cpu.lines & LINE_INTR);
+}
+END_TEST
+
+/* ---- model-armed rows (cpu_hv_arm) and the model's holds ---- */
+
+/* A model that logs every kind it is asked about, exits (and stops the run)
+ * on the kinds in exit_on, acknowledges INTR on its exit when ack is set,
+ * takes INTR itself (ST_HANDLED) when posted is set, and delivers
+ * virtual_vector for VIRTUAL_INTR. Its exits disarm what was armed, as a
+ * world switch to the host would. */
+struct armed {
+	unsigned asks;
+	uint8_t log[16];
+	uint8_t exit_on[4];
+	unsigned n_exit_on;
+	bool ack, posted;
+	int virtual_vector;
+	struct exit_record exit;   /* the record of its exit */
+};
+
+static bool in_set(const struct armed *a, uint8_t kind)
+{
+	for (unsigned i = 0; i < a->n_exit_on; i++)
+		if (a->exit_on[i] == kind)
+			return true;
+	return false;
+}
+
+static status_t armed_model(void *ctx, struct cpu *cpu, struct exit_record *r)
+{
+	struct armed *a = ctx;
+	if (a->asks < sizeof(a->log))
+		a->log[a->asks] = (uint8_t)r->kind;
+	a->asks++;
+	if (r->kind == IK_VIRTUAL_INTR && a->virtual_vector >= 0) {
+		r->vector = (uint8_t)a->virtual_vector;
+		a->virtual_vector = -1;
+		cpu_hv_disarm(cpu, HV_ARM_VIRTUAL_INTR);
+		return ST_HANDLED;
+	}
+	if (r->kind == IK_INTR && a->posted) {
+		ck_assert(hv_ack_intr(cpu, r));
+		a->exit = *r;
+		return ST_HANDLED;
+	}
+	if (!in_set(a, (uint8_t)r->kind))
+		return ST_OK;
+	if (r->kind == IK_INTR && a->ack)
+		ck_assert(hv_ack_intr(cpu, r));
+	a->exit = *r;
+	cpu_hv_disarm(cpu, 0xff);
+	cpu_request_stop(cpu);
+	return ST_VMEXIT;
+}
+
+static struct armed armed;
+static const struct hv_model armed_hv = { .name = "armed", .intercept = armed_model };
+
+/* Install the model in guest mode, exiting on the kinds given. */
+static void guest_with(int n, const uint8_t *kinds)
+{
+	armed = (struct armed){ .virtual_vector = -1, .n_exit_on = (unsigned)n };
+	memcpy(armed.exit_on, kinds, (size_t)n);
+	m.cpu.hv = &armed_hv;
+	m.cpu.hv_ctx = &armed;
+	m.cpu.in_guest = true;
+}
+#define GUEST_EXITS_ON(...) guest_with(sizeof((const uint8_t[]){ __VA_ARGS__ }), (const uint8_t[]){ __VA_ARGS__ })
+
+/* SDM Vol.3 "Monitor Trap Flag": an MTF exit follows each instruction. */
+START_TEST(mtf_after_one_instruction)
+{
+	GUEST_EXITS_ON(IK_MTF);
+	cpu_hv_arm(&m.cpu, HV_ARM_MTF);
+	ck_assert_int_eq(RUN(100, 0x90, 0x90, 0x90, 0xf4), ST_STOP);
+	ck_assert_uint_eq(armed.asks, 1);
+	ck_assert_uint_eq(armed.exit.kind, IK_MTF);
+	ck_assert_uint_eq(armed.exit.rip, CODE + 1);
+}
+END_TEST
+
+/* MTF (3.5) before the single-step trap (4): the #DB stays pending. */
+START_TEST(mtf_before_debug_trap)
+{
+	GUEST_EXITS_ON(IK_MTF);
+	cpu_hv_arm(&m.cpu, HV_ARM_MTF);
+	m.cpu.rflags |= FLAG_TF;
+	ck_assert_int_eq(RUN(100, 0x90, 0x90, 0xf4), ST_STOP);
+	ck_assert_uint_eq(armed.log[0], IK_MTF);
+	ck_assert_uint_eq(delivered(1), 0);
+	ck_assert(m.cpu.pending_dbg & DR6_BS);
+}
+END_TEST
+
+/* The model's timer (DEADLINE_HV) expires at its virtual time: the
+ * VMX-preemption timer's exit at that boundary. */
+START_TEST(preemption_timer_at_deadline)
+{
+	GUEST_EXITS_ON(IK_PREEMPTION_TIMER);
+	physmem_write_bytes(&m.pm, CODE, (const uint8_t[16]){ 0x90, 0x90, 0x90, 0x90, 0x90, 0x90 }, 16);
+	m.cpu.rip = CODE;
+	cpu_hv_set_timer(&m.cpu, m.cpu.icount + 3);
+	m.cpu.icount_limit = m.cpu.icount + 100;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_STOP);
+	ck_assert_uint_eq(armed.exit.kind, IK_PREEMPTION_TIMER);
+	ck_assert_uint_eq(armed.exit.rip, CODE + 3);
+}
+END_TEST
+
+/* Debug trap (4), preemption timer (4.3), NMI window (4.6), NMI (5): each
+ * before the next. The model lets the #DB and the timer through and exits at
+ * the window (the NMI after it: nmi_window_before_nmi). */
+START_TEST(timer_and_nmi_window_order)
+{
+	GUEST_EXITS_ON(IK_NMI_WINDOW);
+	m.cpu.rflags |= FLAG_TF;
+	ck_assert_int_eq(RUN(1, 0x90, 0xf4), ST_STOP);     /* the NOP's trap is pending */
+	cpu_set_line(&m.cpu, LINE_NMI, true);
+	cpu_hv_arm(&m.cpu, HV_ARM_NMI_WINDOW | HV_ARM_PREEMPTION_TIMER);
+	m.cpu.icount_limit = m.cpu.icount + 20;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_STOP);
+	/* The #DB (asked as EXCEPTION) went to its handler, then the timer,
+	 * then the window. */
+	/* (The handler's instructions are asked about too: skip them.) */
+	uint8_t events[4];
+	unsigned n = 0;
+	for (unsigned i = 0; i < armed.asks && i < sizeof(armed.log) && n < 4; i++)
+		if (armed.log[i] >= IK_EXCEPTION)
+			events[n++] = armed.log[i];
+	ck_assert_uint_eq(n, 3);
+	ck_assert_uint_eq(events[0], IK_EXCEPTION);
+	ck_assert_uint_eq(events[1], IK_PREEMPTION_TIMER);
+	ck_assert_uint_eq(events[2], IK_NMI_WINDOW);
+	ck_assert_uint_eq(delivered(2), 0);
+}
+END_TEST
+
+/* SDM Vol.3 "NMI-Window Exiting": the exit comes before the NMI. */
+START_TEST(nmi_window_before_nmi)
+{
+	GUEST_EXITS_ON(IK_NMI_WINDOW);
+	cpu_set_line(&m.cpu, LINE_NMI, true);
+	cpu_hv_arm(&m.cpu, HV_ARM_NMI_WINDOW);
+	ck_assert_int_eq(RUN(100, 0x90, 0xf4), ST_STOP);
+	ck_assert_uint_eq(armed.exit.kind, IK_NMI_WINDOW);
+	ck_assert_uint_eq(delivered(2), 0);
+	ck_assert(m.cpu.lines & LINE_NMI);
+}
+END_TEST
+
+/* SDM Vol.3 "Interrupt-Window Exiting": before external interrupts, when
+ * RFLAGS.IF = 1, whatever masks INTR (external-interrupt exiting). */
+START_TEST(intr_window_before_intr)
+{
+	GUEST_EXITS_ON(IK_INTR_WINDOW);
+	m.cpu.rflags |= FLAG_IF;
+	raise_intr(0x40);
+	cpu_hv_arm(&m.cpu, HV_ARM_INTR_WINDOW);
+	ck_assert_int_eq(RUN(100, 0x90, 0xf4), ST_STOP);
+	ck_assert_uint_eq(armed.log[0], IK_INTR_WINDOW);
+	ck_assert_uint_eq(acks, 0);
+}
+END_TEST
+
+START_TEST(intr_window_waits_for_rflags_if)
+{
+	GUEST_EXITS_ON(IK_INTR_WINDOW);
+	m.cpu.intr_masking = INTR_MASK_NONE;       /* IF does not mask INTR here */
+	cpu_hv_arm(&m.cpu, HV_ARM_INTR_WINDOW);
+	/* nop; sti; nop; nop; hlt: the window opens after STI's shadow. */
+	ck_assert_int_eq(RUN(100, 0x90, 0xfb, 0x90, 0x90, 0xf4), ST_STOP);
+	ck_assert_uint_eq(armed.asks, 1);
+	ck_assert_uint_eq(armed.exit.rip, CODE + 3);
+}
+END_TEST
+
+/* SDM Vol.3 "VM Exits Induced by the TPR Threshold": above SMI and INIT, not
+ * blocked by IF. */
+START_TEST(tpr_threshold_before_init)
+{
+	GUEST_EXITS_ON(IK_TPR_BELOW_THRESHOLD, IK_INIT);
+	cpu_set_line(&m.cpu, LINE_INIT, true);
+	cpu_hv_arm(&m.cpu, HV_ARM_TPR_THRESHOLD);
+	ck_assert_int_eq(RUN(100, 0x90, 0xf4), ST_STOP);
+	ck_assert_uint_eq(armed.log[0], IK_TPR_BELOW_THRESHOLD);
+	ck_assert_uint_eq(armed.asks, 1);
+}
+END_TEST
+
+/* SDM Vol.3 "Virtual-Interrupt Delivery": the model's vector is delivered
+ * through the IDT (here the IVT), before a pending external interrupt, and
+ * the INTR row comes after. */
+START_TEST(virtual_interrupt_delivered)
+{
+	GUEST_EXITS_ON(IK_MTF);                    /* exits on nothing here */
+	m.cpu.rflags |= FLAG_IF;
+	raise_intr(0x40);
+	armed.virtual_vector = 0x50;
+	cpu_hv_arm(&m.cpu, HV_ARM_VIRTUAL_INTR);
+	ck_assert_int_eq(RUN(100, 0x90, 0xf4), ST_HALT);
+	ck_assert_uint_eq(armed.log[0], IK_VIRTUAL_INTR);
+	ck_assert_uint_eq(delivered(0x50), 1);
+	ck_assert_uint_eq(delivered(0x40), 1);
+}
+END_TEST
+
+/* Acknowledge interrupt on exit: the record gets the vector, INTA happened
+ * once, nothing is delivered. */
+START_TEST(intr_acknowledged_on_exit)
+{
+	GUEST_EXITS_ON(IK_INTR);
+	armed.ack = true;
+	m.cpu.rflags |= FLAG_IF;
+	raise_intr(0x40);
+	ck_assert_int_eq(RUN(100, 0x90, 0xf4), ST_STOP);
+	ck_assert(armed.exit.intr_acked);
+	ck_assert_uint_eq(armed.exit.vector, 0x40);
+	ck_assert_uint_eq(armed.exit.event.vector, 0x40);
+	ck_assert_uint_eq(acks, 1);
+	ck_assert_uint_eq(delivered(0x40), 0);
+	ck_assert(!(m.cpu.lines & LINE_INTR));
+}
+END_TEST
+
+/* ST_HANDLED on INTR: the model took the interrupt (posted interrupts); the
+ * guest runs on, nothing delivered. */
+START_TEST(intr_handled_by_model)
+{
+	GUEST_EXITS_ON(IK_MTF);
+	armed.posted = true;
+	m.cpu.rflags |= FLAG_IF;
+	raise_intr(0x40);
+	ck_assert_int_eq(RUN(100, 0x90, 0xf4), ST_HALT);
+	ck_assert_uint_eq(acks, 1);
+	ck_assert_uint_eq(delivered(0x40), 0);
+	ck_assert_uint_eq(armed.exit.vector, 0x40);
+}
+END_TEST
+
+/* SDM Vol.3 "Restrictions on VMX Operation": INIT is blocked in VMX root
+ * operation (a model's HV_HOLD_INIT); released, it is taken. */
+START_TEST(init_held_by_model)
+{
+	m.cpu.hv_holds = HV_HOLD_INIT;
+	cpu_set_line(&m.cpu, LINE_INIT, true);
+	ck_assert_int_eq(RUN(100, 0x90, 0xf4), ST_HALT);
+	ck_assert_uint_eq(m.cpu.seg[SR_CS].selector, 0);
+	ck_assert(m.cpu.lines & LINE_INIT);
+	cpu_sipi(&m.cpu, 0x12);                    /* does not take the held INIT either */
+	ck_assert(m.cpu.lines & LINE_INIT);
+	m.cpu.hv_holds = 0;
+	ck_assert_int_eq(RUN(1, 0x90, 0xf4), ST_STOP);
+	ck_assert_uint_eq(m.cpu.seg[SR_CS].selector, 0xf000);
+	ck_assert(!(m.cpu.lines & LINE_INIT));
+}
+END_TEST
+
+/* A guest waiting for SIPI: the SIPI is the model's, with its vector; not
+ * intercepted, the processor starts at vector:0000 (SDM Vol.3 8.4.3). */
+START_TEST(sipi_in_guest)
+{
+	for (unsigned exit = 0; exit < 2; exit++) {
+		if (exit)
+			GUEST_EXITS_ON(IK_SIPI);
+		else
+			GUEST_EXITS_ON(IK_MTF);
+		m.cpu.wait_for_sipi = m.cpu.halted = true;
+		cpu_sipi(&m.cpu, 0x12);
+		ck_assert(m.cpu.wait_for_sipi);        /* latched for the boundary */
+		m.cpu.icount_limit = m.cpu.icount + 3;
+		status_t st = cpu_run(&m.cpu);
+		ck_assert_uint_eq(armed.log[0], IK_SIPI);
+		if (exit) {
+			/* The model's exit did not leave the wait (a real one
+			 * switches to its host): the CPU halts or stops. */
+			ck_assert(st == ST_STOP || st == ST_HALT);
+			ck_assert_uint_eq(armed.exit.vector, 0x12);
+			ck_assert(m.cpu.wait_for_sipi);
+		} else {
+			ck_assert(!m.cpu.wait_for_sipi);
+			ck_assert_uint_eq(m.cpu.seg[SR_CS].selector, 0x1200);
+		}
+	}
 }
 END_TEST
 
@@ -331,6 +615,22 @@ static Suite *events_suite(void)
 	tcase_add_test(t, hlt_sleeps_to_deadline);
 	tcase_add_test(t, init_signal);
 	tcase_add_test(t, intr_as_vm_exit);
+	suite_add_tcase(s, t);
+	t = tcase_create("model rows");
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_add_test(t, mtf_after_one_instruction);
+	tcase_add_test(t, mtf_before_debug_trap);
+	tcase_add_test(t, preemption_timer_at_deadline);
+	tcase_add_test(t, timer_and_nmi_window_order);
+	tcase_add_test(t, nmi_window_before_nmi);
+	tcase_add_test(t, intr_window_before_intr);
+	tcase_add_test(t, intr_window_waits_for_rflags_if);
+	tcase_add_test(t, tpr_threshold_before_init);
+	tcase_add_test(t, virtual_interrupt_delivered);
+	tcase_add_test(t, intr_acknowledged_on_exit);
+	tcase_add_test(t, intr_handled_by_model);
+	tcase_add_test(t, init_held_by_model);
+	tcase_add_test(t, sipi_in_guest);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -71,6 +71,9 @@ struct recorder {
 	bool shadow;               /* answer reads with shadow_value and ST_OK */
 	uint64_t shadow_value;
 	unsigned shadowed;         /* reads answered so */
+	bool handle;               /* answer MOV to/from CRn ST_HANDLED (reads: handle_value) */
+	uint64_t handle_value;
+	unsigned handled;
 	unsigned asks;
 	struct ask log[8];
 	struct exit_record first;  /* the first ask, whatever the answer */
@@ -108,6 +111,13 @@ static status_t record(void *ctx, struct cpu *cpu, struct exit_record *rec)
 		rec->value = r->shadow_value;
 		r->shadowed++;
 		return ST_OK;
+	}
+	if (r->handle && rec->kind == IK_CR_ACCESS &&
+	    (rec->cr_access == CR_MOV_TO || rec->cr_access == CR_MOV_FROM)) {
+		if (rec->cr_access == CR_MOV_FROM)
+			rec->value = r->handle_value;
+		r->handled++;
+		return ST_HANDLED;
 	}
 	if (n < r->pass)
 		return ST_OK;
@@ -799,7 +809,7 @@ static const struct row rows[] = {
 	  .x = { EXC(EXC_DB) } },
 	{ "#DB instruction breakpoint", L64, 0, code_breakpoint, { 0 }, CODE_(0x90),
 	  .x = { EXC(EXC_DB) } },
-	/* INT3, INTO, INT1: software exceptions name their instruction (SDM Vol.3 28.3.3) */
+	/* INT3, INTO, INT1: software exceptions name their instruction (SDM Vol.3 27.3.3) */
 	{ "#BP int3 prot32", P32, AT, NULL, { 0 }, CODE_(0xcc), .rip_off = 0, .next_off = 1,
 	  .x = { .kind = IK_EXCEPTION, .vector = EXC_BP, .event = EV_LEN(EV_SOFTEXC, EXC_BP, 1) } },
 	{ "#BP int3 real", REAL, AT, NULL, { 0 }, CODE_(0xcc), .rip_off = 0, .next_off = 1,
@@ -1129,14 +1139,209 @@ START_TEST(record_rows)
 		ck_assert_msg(isa_rows[rec.insn.row].intercept == want.kind, "%s: row %s intercepts %s",
 			      r->name, isa_rows[rec.insn.row].mnemonic,
 			      intercept_name(isa_rows[rec.insn.row].intercept));
+		/* The record carries them itself (VMX instruction information). */
+		ck_assert_uint_eq(rec.rec.op.asize, rec.insn.asize);
+		ck_assert_uint_eq(rec.rec.op.osize, rec.insn.osize);
 		if (r->asize)
-			ck_assert_uint_eq(rec.insn.asize, r->asize);
+			ck_assert_uint_eq(rec.rec.op.asize, r->asize);
 		if (r->flags & REG2)
-			ck_assert_uint_eq(rec.insn.reg, r->reg2);
+			ck_assert_uint_eq(rec.rec.op.reg, r->reg2);
 	}
 	/* A #PF reaches the model before CR2 is written (APM2 15.12, SDM Vol.3 27.1). */
 	if (want.kind == IK_EXCEPTION && want.vector == EXC_PF)
 		ck_assert_uint_eq(m.cpu.cr2, CR2_INIT);
+	machine_free(&m);
+}
+END_TEST
+
+/* ---- the full operand: what VMX's instruction information reports ---- */
+
+/* SDM Vol.3 27.2.5 (VM-exit instruction information): scaling, address
+ * size, segment, index and base registers, the second register; the
+ * displacement is the exit qualification's. One row per addressing form. */
+static const struct operand_case {
+	const char *name;
+	uint8_t env;
+	uint8_t code[12];
+	uint8_t len;
+	uint8_t kind;
+	uint8_t seg, base, index, scale, asize, osize, reg;
+	int64_t disp;
+} operand_cases[] = {
+	/* invlpg [rax+rcx*4+10h] */
+	{ "base+index*4+disp8", L64, CODE_(0x0f, 0x01, 0x7c, 0x88, 0x10), IK_INVLPG,
+	  SR_DS, R_AX, R_CX, 2, 8, 4, 7, 0x10 },
+	/* invlpg [ebp-8]: SS by default */
+	{ "ebp-8", P32, CODE_(0x0f, 0x01, 0x7d, 0xf8), IK_INVLPG, SR_SS, R_BP, REG_NONE, 0, 4, 4, 7, -8 },
+	/* invlpg fs:[r9+r10*8-100h] */
+	{ "fs:r9+r10*8+disp32", L64, CODE_(0x64, 0x43, 0x0f, 0x01, 0xbc, 0xd1, 0x00, 0xff, 0xff, 0xff),
+	  IK_INVLPG, SR_FS, 9, 10, 3, 8, 4, 7, -0x100 },
+	/* invlpg [rip+20h] */
+	{ "rip-relative", L64, CODE_(0x0f, 0x01, 0x3d, 0x20, 0, 0, 0), IK_INVLPG, SR_DS, REG_RIP, REG_NONE,
+	  0, 8, 4, 7, 0x20 },
+	/* invlpg [67: esi]: 32-bit addressing in 64-bit mode */
+	{ "addr32 esi", L64, CODE_(0x67, 0x0f, 0x01, 0x3e), IK_INVLPG, SR_DS, R_SI, REG_NONE, 0, 4, 4, 7, 0 },
+	/* invpcid rdx, [rbx+rsi*2] */
+	{ "invpcid reg2", L64, CODE_(0x66, 0x0f, 0x38, 0x82, 0x14, 0x73), IK_INVPCID, SR_DS, R_BX, R_SI, 1,
+	  8, 8, R_DX, 0 },   /* 66 is mandatory here: 64-bit operands */
+	/* o16 smsw [rax]: the operand size */
+	{ "smsw o16", L64, CODE_(0x66, 0x0f, 0x01, 0x20), IK_CR_ACCESS, SR_DS, R_AX, REG_NONE, 0, 8, 2, 4, 0 },
+};
+#define N_OPERAND (sizeof(operand_cases) / sizeof(operand_cases[0]))
+
+START_TEST(operand_forms)
+{
+	const struct operand_case *o = &operand_cases[_i];
+	struct test_machine m;
+	struct recorder rec = { 0 };
+	const uint64_t regs[16] = { [R_AX] = DATA, [R_BX] = DATA, [R_CX] = 4, [R_BP] = DATA + 8,
+				    [R_SI] = 2, [R_DX] = 1, [9] = DATA, [10] = 2 };
+	enter(&m, o->env, 0, NULL, regs, o->code, o->len);
+	run(&m, &rec, &recording, o->name);
+	ck_assert_msg(rec.seen && rec.rec.kind == o->kind, "%s: %s", o->name, intercept_name(rec.rec.kind));
+	const struct exit_operand *g = &rec.rec.op;
+	ck_assert_msg(g->mem, "%s: memory operand", o->name);
+	ck_assert_uint_eq(g->seg, o->seg);
+	ck_assert_uint_eq(g->base, o->base);
+	ck_assert_uint_eq(g->index, o->index);
+	ck_assert_uint_eq(g->scale, o->scale);
+	ck_assert_int_eq(g->disp, o->disp);
+	ck_assert_uint_eq(g->asize, o->asize);
+	ck_assert_uint_eq(g->osize, o->osize);
+	ck_assert_uint_eq(g->reg, o->reg);
+	machine_free(&m);
+}
+END_TEST
+
+/* ---- NMI unblocking due to IRET ---- */
+
+/* An IRET that ends NMI blocking and then faults: the exception's record
+ * says so (SDM Vol.3 27.2.3 "NMI unblocking due to IRET"); the same fault
+ * without NMI blocking does not. iret to CS 0 is #GP(0). */
+START_TEST(nmi_unblocked_by_iret)
+{
+	for (unsigned blocked = 0; blocked < 2; blocked++) {
+		struct test_machine m;
+		struct recorder rec = { .pass = 1 };   /* the IRET intercept passes */
+		enter(&m, P32, 0, NULL, NULL, (const uint8_t[]){ 0xcf }, 1);
+		physmem_write(&m.pm, STACK, 4, CODE);
+		physmem_write(&m.pm, STACK + 4, 4, 0);
+		physmem_write(&m.pm, STACK + 8, 4, FLAG_FIXED1);
+		m.cpu.nmi_blocked = blocked;
+		run(&m, &rec, &recording, "iret");
+		ck_assert_uint_eq(rec.log[0].kind, IK_IRET);
+		ck_assert_uint_eq(rec.rec.kind, IK_EXCEPTION);
+		ck_assert_uint_eq(rec.rec.vector, EXC_GP);
+		ck_assert_uint_eq(rec.rec.nmi_unblocked_by_iret, blocked);
+		ck_assert(!m.cpu.nmi_blocked);
+		machine_free(&m);
+	}
+}
+END_TEST
+
+/* ---- the APIC-virtualization kinds: what their records carry ---- */
+
+START_TEST(apic_kinds)
+{
+	static const struct {
+		uint8_t kind;
+		uint16_t offset;
+		uint8_t access;
+		uint8_t vector;
+	} cases[] = {
+		{ IK_APIC_ACCESS, 0x300, APIC_LINEAR_WRITE, 0 },
+		{ IK_APIC_ACCESS, 0x0b0, APIC_DELIVERY_ACCESS, 0 },
+		{ IK_APIC_WRITE, 0x080, 0, 0 },
+		{ IK_VIRTUALIZED_EOI, 0, 0, 0x31 },
+	};
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct test_machine m;
+		struct recorder rec = { 0 };
+		enter(&m, L64, 0, NULL, NULL, (const uint8_t[]){ 0x90 }, 1);
+		m.cpu.hv = &recording;
+		m.cpu.hv_ctx = &rec;
+		m.cpu.in_guest = true;
+		status_t st = cases[i].kind == IK_VIRTUALIZED_EOI
+			? hv_intercept_vector(&m.cpu, IK_VIRTUALIZED_EOI, cases[i].vector)
+			: hv_intercept_apic(&m.cpu, NULL, cases[i].kind, cases[i].offset,
+					    (enum apic_access)cases[i].access);
+		ck_assert_int_eq(st, ST_VMEXIT);
+		struct exit_record want = { .kind = cases[i].kind, .rip = m.cpu.rip, .next_rip = m.cpu.rip,
+					    .vector = cases[i].vector };
+		check_record(intercept_name(cases[i].kind), &rec.rec, &want, true);
+		ck_assert_uint_eq(rec.rec.apic_offset, cases[i].offset);
+		ck_assert_uint_eq(rec.rec.apic_access, cases[i].access);
+		machine_free(&m);
+	}
+}
+END_TEST
+
+/* ---- outside guest mode: the model's checks of CR0/CR4 writes ---- */
+
+/* A model in VMX operation with fixed bits (SDM Vol.3 "Restrictions on VMX
+ * Operation", IA32_VMX_CR0_FIXED0/1, IA32_VMX_CR4_FIXED0/1): CR0.NE and
+ * CR4.VMXE must stay 1; for the test also CR0.TS must stay 1 (CLTS) and
+ * CR0.EM stay 0 (LMSW). */
+static unsigned cr_checks;
+
+static status_t fixed_bits(void *ctx, struct cpu *cpu, unsigned cr, enum cr_access access, uint64_t value)
+{
+	(void)ctx;
+	(void)access;
+	cr_checks++;
+	uint64_t must1 = cr == 0 ? CR0_NE | CR0_TS : CR4_VMXE, must0 = cr == 0 ? CR0_EM : 0;
+	if ((value & must1) != must1 || (value & must0))
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	return ST_OK;
+}
+
+static const struct hv_model fixed_model = { .name = "fixed", .intercept = record,
+					     .cr_write_check = fixed_bits };
+
+START_TEST(root_cr_checks)
+{
+	static const struct {
+		const char *name;
+		uint8_t code[4];
+		uint8_t len;
+		uint64_t rax_clear, rax_set;   /* RAX = CRn with these bits changed */
+		unsigned cr;
+	} cases[] = {
+		{ "mov cr0 clearing NE", CODE_(0x0f, 0x22, 0xc0), CR0_NE, 0, 0 },
+		{ "mov cr4 clearing VMXE", CODE_(0x0f, 0x22, 0xe0), CR4_VMXE, 0, 4 },
+		{ "clts", CODE_(0x0f, 0x06), 0, 0, 0 },
+		{ "lmsw setting EM", CODE_(0x0f, 0x01, 0xf0), 0, CR0_EM, 0 },
+	};
+	/* _i: case x {model checks, no checks}. */
+	unsigned c = (unsigned)_i / 2;
+	bool checks = !(_i & 1);
+	struct test_machine m;
+	struct recorder rec = { 0 };
+	enter(&m, P32, 0, NULL, NULL, cases[c].code, cases[c].len);
+	m.cpu.cr0 |= CR0_NE | CR0_TS;
+	m.cpu.cr4 |= CR4_VMXE;
+	uint64_t before = cases[c].cr ? m.cpu.cr4 : m.cpu.cr0;
+	m.cpu.regs[R_AX] = (before & ~cases[c].rax_clear) | cases[c].rax_set;
+	m.cpu.hv = &fixed_model;
+	m.cpu.hv_ctx = &rec;
+	m.cpu.hv_cr_checks = checks;
+	m.cpu.in_guest = false;
+	cr_checks = 0;
+	m.cpu.icount_limit = m.cpu.icount + 16;
+	/* Outside guest mode the #GP, or UD2's #UD after the instruction, goes
+	 * through the IDT without gates: shutdown, the fault chain names it. */
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_SHUTDOWN);
+	uint64_t after = cases[c].cr ? m.cpu.cr4 : m.cpu.cr0;
+	ck_assert_uint_eq(cr_checks, checks);
+	ck_assert_uint_eq(rec.asks, 0);
+	if (checks) {
+		ck_assert_msg(m.cpu.fault_chain.link[0].vector == EXC_GP, "%s: vector %u", cases[c].name,
+			      m.cpu.fault_chain.link[0].vector);
+		ck_assert_uint_eq(after, before);
+	} else {
+		ck_assert_uint_eq(m.cpu.fault_chain.link[0].vector, EXC_UD);
+		ck_assert_uint_ne(after, before);
+	}
 	machine_free(&m);
 }
 END_TEST
@@ -1327,6 +1532,28 @@ START_TEST(read_shadows)
 }
 END_TEST
 
+/* A model that answers MOV CR ST_HANDLED emulated it (emu/hv.h; SVM's V_TPR,
+ * APM2 15.21.2): the core's CR8 is neither written nor read, the guest reads
+ * the model's value. */
+START_TEST(handled_mov_cr)
+{
+	struct test_machine m;
+	struct recorder rec = { .handle = true, .handle_value = 9 };
+	/* mov cr8, rax (RAX = 3); mov rax, cr8 */
+	static const uint8_t code[] = { 0x44, 0x0f, 0x22, 0xc0, 0x44, 0x0f, 0x20, 0xc0 };
+	const uint64_t regs[16] = { [R_AX] = 3 };
+	enter(&m, L64, 0, NULL, regs, code, sizeof code);
+	uint64_t start = m.cpu.rip;
+	run(&m, &rec, &recording, "handled");
+	ck_assert_uint_eq(rec.handled, 2);
+	struct exit_record want = { UD, .rip = start + sizeof code, .next_rip = start + sizeof code };
+	check_record("handled", &rec.rec, &want, true);
+	ck_assert_uint_eq(m.cpu.cr8, CR8_INIT);
+	ck_assert_uint_eq(m.cpu.regs[R_AX], 9);
+	machine_free(&m);
+}
+END_TEST
+
 /* ---- VM instructions: the model's (with the kind of their row), or #UD ---- */
 
 struct vm_case {
@@ -1384,7 +1611,7 @@ START_TEST(vm_instructions)
 	uint64_t start = m.cpu.rip;
 	run(&m, &rec, model ? &recording_vm : &recording, v->name);
 	if (!model) {
-		/* SDM Vol.3 31.3 VMXON, APM3 VMRUN: #UD without the feature. */
+		/* SDM Vol.3 30.3 VMXON, APM3 VMRUN: #UD without the feature. */
 		struct exit_record want = { UD, .rip = start, .next_rip = start };
 		check_record(v->name, &rec.rec, &want, true);
 		ck_assert_uint_eq(rec.vm_calls, 0);
@@ -1527,6 +1754,11 @@ static Suite *exit_record_suite(void)
 	tcase_add_loop_test(t, mov_cr_every_gpr, 0, (int)mov_count(false));
 	tcase_add_loop_test(t, mov_dr_every_gpr, 0, (int)mov_count(true));
 	tcase_add_loop_test(t, read_shadows, 0, (int)N_SHADOW);
+	tcase_add_test(t, handled_mov_cr);
+	tcase_add_loop_test(t, operand_forms, 0, (int)N_OPERAND);
+	tcase_add_test(t, nmi_unblocked_by_iret);
+	tcase_add_test(t, apic_kinds);
+	tcase_add_loop_test(t, root_cr_checks, 0, 8);
 	tcase_set_timeout(t, 60);
 	suite_add_tcase(s, t);
 	t = tcase_create("vm");

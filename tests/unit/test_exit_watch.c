@@ -38,8 +38,8 @@ static const char *output(void)
 /* A model's describe(): the IOIO words of APM2 15.10.2 for these cases. */
 static void describe_ioio(const struct vm_exit_report *r, char *buf, size_t size)
 {
-	snprintf(buf, size, "port 0x%llx %s size 1", (unsigned long long)(r->info1 >> 16),
-		 (r->info1 & 1) ? "in" : "out");
+	snprintf(buf, size, "port 0x%llx %s size 1", (unsigned long long)(r->words[EXIT_WORD_SVM_EXITINFO1] >> 16),
+		 (r->words[EXIT_WORD_SVM_EXITINFO1] & 1) ? "in" : "out");
 }
 
 /* One with characters that need escaping. */
@@ -52,7 +52,7 @@ static void describe_quotes(const struct vm_exit_report *r, char *buf, size_t si
 static struct vm_exit_report ioio_exit(void)
 {
 	return (struct vm_exit_report){
-		.vendor = "svm", .code = 0x7b, .name = "ioio", .info1 = 0x700010, .info2 = 0x100021,
+		.vendor = HV_EXT_SVM, .code = 0x7b, .name = "ioio", .words = { 0x700010, 0x100021 },
 		.cs = 0x08, .rip = 0x100020, .code_bits = 32, .insn_len = 1, .insn = { 0xee },
 		.now = 5000, .guest_insns = 7, .describe = describe_ioio,
 	};
@@ -78,12 +78,13 @@ START_TEST(text_line_event_64)
 	struct exit_trace t;
 	exit_trace_init(&t, out, false);
 	struct vm_exit_report r = {
-		.vendor = "svm", .code = 0x4e, .name = "excp_pf", .info1 = 0x2, .info2 = 0xfffff000,
-		.intinfo = (0x18ull << 32) | (1u << 31) | (1u << 11) | (3u << 8) | 14,
+		.vendor = HV_EXT_SVM, .code = 0x4e, .name = "excp_pf",
+		.words = { 0x2, 0xfffff000, (0x18ull << 32) | (1u << 31) | (1u << 11) | (3u << 8) | 14 },
 		.cs = 0x10, .rip = 0xffffffff80001000ull, .code_bits = 64, .insn_len = 6,
 		.insn = { 0x48, 0x8b, 0x03, 0x90, 0x90, 0x90 },   /* mov rax, [rbx]; nops */
 		.now = 1, .guest_insns = 0,
 	};
+	exit_report_decode(&r);
 	exit_trace_print(&t, 1, &r);
 	exit_trace_destroy(&t);
 	ck_assert_str_eq(output(), "vmexit #1 svm excp_pf 0x4e at 0010:ffffffff80001000 [48 8b 03] "
@@ -99,7 +100,7 @@ START_TEST(text_line_invalid)
 	struct exit_trace t;
 	exit_trace_init(&t, out, false);
 	struct vm_exit_report r = {
-		.vendor = "svm", .code = UINT64_MAX, .name = "VMEXIT_INVALID", .cs = 0x08, .rip = 0x1000,
+		.vendor = HV_EXT_SVM, .code = UINT64_MAX, .name = "VMEXIT_INVALID", .cs = 0x08, .rip = 0x1000,
 		.code_bits = 32, .failed_check = "APM2 15.5.1: EFER.SVME = 0", .now = 9, .guest_insns = 0,
 	};
 	exit_trace_print(&t, 2, &r);
@@ -117,7 +118,7 @@ START_TEST(text_line_bad_bytes_escapes)
 	struct exit_trace t;
 	exit_trace_init(&t, out, false);
 	struct vm_exit_report r = {
-		.vendor = "svm", .code = 0x81, .name = "vmmcall", .cs = 0x08, .rip = 0x2000, .code_bits = 64,
+		.vendor = HV_EXT_SVM, .code = 0x81, .name = "vmmcall", .cs = 0x08, .rip = 0x2000, .code_bits = 64,
 		.insn_len = 2, .insn = { 0x06, 0x06 }, .describe = describe_quotes,
 	};
 	exit_trace_print(&t, 1, &r);
@@ -147,10 +148,11 @@ START_TEST(json_line_nulls_event_escapes)
 	struct exit_trace t;
 	exit_trace_init(&t, out, true);
 	struct vm_exit_report r = {
-		.vendor = "svm", .code = UINT64_MAX, .name = "VMEXIT_INVALID", .cs = 0x08, .rip = 0x1000,
-		.code_bits = 32, .intinfo = (1u << 31) | (2u << 8) | 2, .failed_check = "a \"b\"\x7f",
+		.vendor = HV_EXT_SVM, .code = UINT64_MAX, .name = "VMEXIT_INVALID", .cs = 0x08, .rip = 0x1000,
+		.code_bits = 32, .words = { [EXIT_WORD_SVM_EXITINTINFO] = (1u << 31) | (2u << 8) | 2 }, .failed_check = "a \"b\"\x7f",
 		.describe = describe_quotes,
 	};
+	exit_report_decode(&r);
 	exit_trace_print(&t, 1, &r);
 	exit_trace_destroy(&t);
 	ck_assert_str_eq(output(), "{\"exit\":1,\"vendor\":\"svm\",\"name\":\"VMEXIT_INVALID\",\"code\":\"0xffffffffffffffff\","
@@ -167,7 +169,7 @@ START_TEST(json_insn_fifteen_bytes)
 	struct exit_trace t;
 	exit_trace_init(&t, out, true);
 	/* Fourteen operand-size prefixes, then NOP. */
-	struct vm_exit_report r = { .vendor = "svm", .name = "x", .code_bits = 32, .insn_len = 15 };
+	struct vm_exit_report r = { .vendor = HV_EXT_SVM, .name = "x", .code_bits = 32, .insn_len = 15 };
 	memset(r.insn, 0x66, 14);
 	r.insn[14] = 0x90;
 	exit_trace_print(&t, 1, &r);
@@ -201,51 +203,90 @@ START_TEST(long_line_cut)
 }
 END_TEST
 
+/* The event of a report of vendor v whose event word is w (for VMX, err
+ * the IDT-vectoring error code), decoded (emu/exit_report.c) and formatted. */
+static const char *event_text(enum hv_ext v, uint64_t w, uint32_t err, struct exit_report_event *e)
+{
+	static char buf[96];
+	struct vm_exit_report r = { .vendor = v };
+	if (v == HV_EXT_SVM) {
+		r.words[EXIT_WORD_SVM_EXITINTINFO] = w;
+	} else {
+		r.words[EXIT_WORD_VMX_IDT_VECTORING] = w;
+		r.words[EXIT_WORD_VMX_IDT_ERROR] = err;
+	}
+	exit_report_decode(&r);
+	*e = r.event;
+	exit_event_format(&r.event, buf, sizeof(buf));
+	return buf;
+}
+
 START_TEST(event_decode_svm_vmx)
 {
-	char buf[96];
-	struct exit_event e = exit_event_decode("svm", 0);
+	struct exit_report_event e;
+	ck_assert_str_eq(event_text(HV_EXT_SVM, 0, 0, &e), "none");
 	ck_assert(!e.valid);
-	exit_event_format(&e, buf, sizeof(buf));
-	ck_assert_str_eq(buf, "none");
 	/* APM2 15.20: type 0 = INTR, vector 0x20, no error code. */
-	e = exit_event_decode("svm", (1u << 31) | 0x20);
-	ck_assert(e.valid && e.type == 0 && e.vector == 0x20 && !e.has_error);
-	exit_event_format(&e, buf, sizeof(buf));
-	ck_assert_str_eq(buf, "interrupt vector 32");
+	ck_assert_str_eq(event_text(HV_EXT_SVM, (1u << 31) | 0x20, 0, &e), "interrupt vector 32");
+	ck_assert(e.valid && e.type_field == 0 && e.ev.vector == 0x20 && !e.ev.has_error);
+	ck_assert(e.ev.pending && e.ev.type == EV_EXTINT);
 	/* Type 4: INTn. */
-	e = exit_event_decode("svm", (1u << 31) | (4u << 8) | 0x80);
-	exit_event_format(&e, buf, sizeof(buf));
-	ck_assert_str_eq(buf, "software interrupt vector 128");
+	ck_assert_str_eq(event_text(HV_EXT_SVM, (1u << 31) | (4u << 8) | 0x80, 0, &e),
+			 "software interrupt vector 128");
+	ck_assert_int_eq(e.ev.type, EV_SOFTINT);
 	/* #GP with error code 0x10 in 63:32. */
-	e = exit_event_decode("svm", (0x10ull << 32) | (1u << 31) | (1u << 11) | (3u << 8) | 13);
-	ck_assert(e.has_error);
-	ck_assert_uint_eq(e.error_code, 0x10);
-	exit_event_format(&e, buf, sizeof(buf));
-	ck_assert_str_eq(buf, "exception vector 13 (#GP) err=0x10");
+	ck_assert_str_eq(event_text(HV_EXT_SVM, (0x10ull << 32) | (1u << 31) | (1u << 11) | (3u << 8) | 13, 0, &e),
+			 "exception vector 13 (#GP) err=0x10");
+	ck_assert(e.ev.has_error);
+	ck_assert_uint_eq(e.ev.error_code, 0x10);
+	ck_assert_int_eq(e.ev.type, EV_EXCEPTION);
 	/* Type 6 is reserved in EXITINTINFO, a software exception in VMX
 	 * (SDM Vol.3 24.9.3: INT3/INTO). */
-	e = exit_event_decode("svm", (1u << 31) | (6u << 8) | 3);
-	exit_event_format(&e, buf, sizeof(buf));
-	ck_assert_str_eq(buf, "reserved type 6 vector 3");
-	e = exit_event_decode("vmx", (1u << 31) | (6u << 8) | 3);
-	exit_event_format(&e, buf, sizeof(buf));
-	ck_assert_str_eq(buf, "software exception vector 3 (#BP)");
-	e = exit_event_decode("vmx", (1u << 31) | (5u << 8) | 1);
-	exit_event_format(&e, buf, sizeof(buf));
-	ck_assert_str_eq(buf, "privileged software exception vector 1 (#DB)");
-	e = exit_event_decode("vmx", (1u << 31) | 0x30);
-	exit_event_format(&e, buf, sizeof(buf));
-	ck_assert_str_eq(buf, "external interrupt vector 48");
+	ck_assert_str_eq(event_text(HV_EXT_SVM, (1u << 31) | (6u << 8) | 3, 0, &e), "reserved type 6 vector 3");
+	ck_assert(e.valid && !e.ev.pending);
+	ck_assert_str_eq(event_text(HV_EXT_VMX, (1u << 31) | (6u << 8) | 3, 0, &e),
+			 "software exception vector 3 (#BP)");
+	ck_assert_int_eq(e.ev.type, EV_SOFTEXC);
+	ck_assert_str_eq(event_text(HV_EXT_VMX, (1u << 31) | (5u << 8) | 1, 0, &e),
+			 "privileged software exception vector 1 (#DB)");
+	ck_assert_int_eq(e.ev.type, EV_PRIV_SOFTEXC);
+	ck_assert_str_eq(event_text(HV_EXT_VMX, (1u << 31) | 0x30, 0, &e), "external interrupt vector 48");
+	/* SDM Vol.3 24.9.3: the error code is a field of its own, not bits
+	 * 63:32 of the information. */
+	ck_assert_str_eq(event_text(HV_EXT_VMX, (0x99ull << 32) | (1u << 31) | (1u << 11) | (3u << 8) | 14, 0x6, &e),
+			 "hardware exception vector 14 (#PF) err=0x6");
+	/* Type 7, "other event", is no event of the core. */
+	ck_assert_str_eq(event_text(HV_EXT_VMX, (1u << 31) | (7u << 8), 0, &e), "other event vector 0");
+	ck_assert(!e.ev.pending);
 	/* Valid clear: nothing, whatever the other bits hold. */
-	e = exit_event_decode("vmx", 0x0b0e);
-	exit_event_format(&e, buf, sizeof(buf));
-	ck_assert_str_eq(buf, "none");
+	ck_assert_str_eq(event_text(HV_EXT_VMX, 0x0b0e, 0, &e), "none");
 	/* A buffer too small is cut, never overrun. */
 	char tiny[8];
-	e = exit_event_decode("svm", (1u << 31) | (1u << 11) | (3u << 8) | 14);
+	event_text(HV_EXT_SVM, (1u << 31) | (1u << 11) | (3u << 8) | 14, 0, &e);
 	exit_event_format(&e, tiny, sizeof(tiny));
 	ck_assert_str_eq(tiny, "excepti");
+}
+END_TEST
+
+/* The words are printed under their vendor's keys, the event's after the
+ * model's words: a VMX report needs no string compare of a vendor name. */
+START_TEST(text_line_vmx_words)
+{
+	struct exit_trace t;
+	exit_trace_init(&t, out, false);
+	struct vm_exit_report r = {
+		.vendor = HV_EXT_VMX, .code = 48, .name = "ept_violation", .cs = 0x08, .rip = 0x1000,
+		.code_bits = 32, .now = 3,
+		.words = { [EXIT_WORD_VMX_QUALIFICATION] = 0x181, [EXIT_WORD_VMX_GUEST_LINEAR] = 0x1000,
+			   [EXIT_WORD_VMX_GUEST_PHYSICAL] = 0x5000,
+			   [EXIT_WORD_VMX_IDT_VECTORING] = (1u << 31) | 0x20 },
+	};
+	exit_report_decode(&r);
+	exit_trace_print(&t, 1, &r);
+	exit_trace_destroy(&t);
+	ck_assert_str_eq(output(), "vmexit #1 vmx ept_violation 0x30 at 0008:00001000 [] \"?\" qualification=0x181 "
+			 "guest_linear=0x1000 guest_physical=0x5000 insn_length=0x0 insn_info=0x0 \"\" "
+			 "idt_vectoring=0x80000020 idt_error=0x0 \"external interrupt vector 32\" dt=0 t=3\n");
 }
 END_TEST
 
@@ -264,7 +305,7 @@ END_TEST
 
 static struct vm_exit_report simple(uint64_t code, const char *name, uint64_t guest_insns)
 {
-	return (struct vm_exit_report){ .vendor = "svm", .code = code, .name = name,
+	return (struct vm_exit_report){ .vendor = HV_EXT_SVM, .code = code, .name = name,
 					.guest_insns = guest_insns };
 }
 
@@ -343,6 +384,26 @@ START_TEST(stats_other_codes)
 }
 END_TEST
 
+/* A code counts per kind: VMfailValid(7) (SDM Vol.3 30.4: invalid control
+ * fields) is not exit reason 7 (interrupt window, SDM Vol.3 Appendix C). */
+START_TEST(stats_code_per_kind)
+{
+	struct exit_stats *s = malloc(sizeof(*s));
+	exit_stats_init(s);
+	struct vm_exit_report window = { .vendor = HV_EXT_VMX, .code = 7, .name = "interrupt_window" },
+			      vmfail = { .vendor = HV_EXT_VMX, .kind = EXIT_REPORT_VMFAIL_VALID, .code = 7,
+					 .name = "VMfailValid" };
+	exit_stats_add(s, &window);
+	exit_stats_add(s, &vmfail);
+	exit_stats_add(s, &window);
+	ck_assert_uint_eq(s->n_codes, 2);
+	ck_assert_uint_eq(s->codes[0].count, 2);
+	ck_assert_str_eq(s->codes[1].name, "VMfailValid");
+	ck_assert_uint_eq(s->codes[1].count, 1);
+	free(s);
+}
+END_TEST
+
 /* The model may reuse one buffer for every exit's name (svm/ does): the
  * table keeps its own copy. */
 START_TEST(stats_names_copied)
@@ -373,8 +434,8 @@ END_TEST
 
 static struct vm_exit_report stuck_pf(void)
 {
-	return (struct vm_exit_report){ .vendor = "svm", .code = 0x4e, .name = "excp_pf", .info1 = 4,
-					.info2 = 0x1001316b0ull, .cs = 8, .rip = 0x401000, .code_bits = 32 };
+	return (struct vm_exit_report){ .vendor = HV_EXT_SVM, .code = 0x4e, .name = "excp_pf",
+					.words = { 4, 0x1001316b0ull }, .cs = 8, .rip = 0x401000, .code_bits = 32 };
 }
 
 START_TEST(livelock_fires_at_limit)
@@ -411,8 +472,8 @@ START_TEST(livelock_keeps_strings)
 	strcpy(check, "gone too");
 	ck_assert_str_eq(l.exit.name, "excp_pf");
 	ck_assert_str_eq(l.exit.failed_check, "a check");
-	ck_assert_str_eq(l.exit.vendor, "svm");
-	ck_assert_uint_eq(l.exit.info2, 0x1001316b0ull);
+	ck_assert_int_eq(l.exit.vendor, HV_EXT_SVM);
+	ck_assert_uint_eq(l.exit.words[EXIT_WORD_SVM_EXITINFO2], 0x1001316b0ull);
 }
 END_TEST
 
@@ -431,8 +492,8 @@ START_TEST(livelock_resets)
 		switch (field) {
 		case 0: other.code++; break;
 		case 1: other.rip++; break;
-		case 2: other.info1++; break;
-		case 3: other.info2++; break;
+		case 2: other.words[EXIT_WORD_SVM_EXITINFO1]++; break;
+		case 3: other.words[EXIT_WORD_SVM_EXITINFO2]++; break;
 		case 4: other.guest_insns = 1; break;
 		}
 		ck_assert(!livelock_observe(&l, ++n, &other));
@@ -448,7 +509,7 @@ START_TEST(livelock_resets)
 	ck_assert(!livelock_observe(&l, ++n, &r));
 	ck_assert(!livelock_observe(&l, ++n, &r));
 	other = r;
-	other.intinfo = 0x80000020;
+	other.words[EXIT_WORD_SVM_EXITINTINFO] = 0x80000020;
 	other.now = 99;
 	other.cs = 0x10;
 	ck_assert(livelock_observe(&l, ++n, &other));
@@ -472,7 +533,7 @@ START_TEST(livelock_not_on_progress)
 {
 	struct livelock l;
 	livelock_init(&l, 10);
-	struct vm_exit_report r = { .vendor = "svm", .code = 0x81, .name = "vmmcall", .rip = 0x2000,
+	struct vm_exit_report r = { .vendor = HV_EXT_SVM, .code = 0x81, .name = "vmmcall", .rip = 0x2000,
 				    .guest_insns = 2 };
 	for (uint64_t n = 1; n <= 1000; n++)
 		ck_assert(!livelock_observe(&l, n, &r));
@@ -550,6 +611,7 @@ static Suite *exit_watch_suite(void)
 	tcase_add_test(tc, json_insn_fifteen_bytes);
 	tcase_add_test(tc, long_line_cut);
 	tcase_add_test(tc, event_decode_svm_vmx);
+	tcase_add_test(tc, text_line_vmx_words);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("stats");
 	tcase_add_checked_fixture(tc, setup, teardown);
@@ -557,6 +619,7 @@ static Suite *exit_watch_suite(void)
 	tcase_add_test(tc, stats_counts_and_histogram);
 	tcase_add_test(tc, stats_none);
 	tcase_add_test(tc, stats_other_codes);
+	tcase_add_test(tc, stats_code_per_kind);
 	tcase_add_test(tc, stats_names_copied);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("livelock");

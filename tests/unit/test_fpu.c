@@ -481,6 +481,31 @@ static const struct cpu_model *core2_sse3(void)
 	return &sse3_model;
 }
 
+/* EMMS (SDM Vol.2 EMMS): all tags empty; #UD with CR0.EM, #NM with CR0.TS.
+ * PREFETCH/PREFETCHW (0F 0D /0, /1; APM3): a hint, no access even to an
+ * address beyond the segment limit; the register form is #UD. */
+START_TEST(emms_and_prefetch)
+{
+	struct test_machine m;
+	machine_init(&m, "epyc-lite");
+	x87_fresh(&m.cpu.fpu, CW_NEAR);
+	x87_push(&m.cpu.fpu, J, 0x3fff);
+	ck_assert_uint_ne(m.cpu.fpu.ftw, 0xffff);
+	ck_assert_int_eq(EXEC(&m, 0x0f, 0x77), ST_OK);
+	ck_assert_uint_eq(m.cpu.fpu.ftw, 0xffff);
+	m.cpu.cr0 |= CR0_TS;
+	assert_fault(&m, EXEC(&m, 0x0f, 0x77), EXC_NM, 0);
+	m.cpu.cr0 = (m.cpu.cr0 & ~(uint64_t)CR0_TS) | CR0_EM;
+	assert_ud(&m, EXEC(&m, 0x0f, 0x77));
+	m.cpu.cr0 &= ~(uint64_t)CR0_EM;
+	m.cpu.regs[R_AX] = 0xfffffff0u;
+	ck_assert_int_eq(EXEC(&m, 0x0f, 0x0d, 0x08), ST_OK);       /* PREFETCHW [EAX] */
+	ck_assert_int_eq(EXEC(&m, 0x0f, 0x0d, 0x00), ST_OK);       /* PREFETCH [EAX] */
+	assert_ud(&m, EXEC(&m, 0x0f, 0x0d, 0xc8));                 /* register form */
+	machine_free(&m);
+}
+END_TEST
+
 START_TEST(x87_gates)
 {
 	struct test_machine m;
@@ -853,6 +878,7 @@ static Suite *fpu_suite(void)
 	tcase_add_test(t, reset_state);
 	tcase_add_test(t, fxsave_offsets);
 	tcase_add_test(t, tags);
+	tcase_add_test(t, emms_and_prefetch);
 	tcase_add_test(t, xcr0_rules);
 	suite_add_tcase(s, t);
 	t = tcase_create("run");

@@ -3,6 +3,7 @@
  * states, its hypervisor factory, its CPUs, and a guest's reset restarting
  * it. The guests are flat real-mode images written to a temporary file. */
 #include <check.h>
+#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,113 @@ START_TEST(entry64_state)
 	ck_assert_int_eq(cpu_code_size(c), 64);
 	ck_assert_uint_eq(c->regs[R_SP], BOOT_E64_PML4);
 	ck_assert_uint_eq(c->rip, ENTRY);
+	machine_destroy(&m);
+}
+END_TEST
+
+/* The checks both Linux images run at their entry: compare a dword at
+ * [reg + disp32] with an expected value, then write 5 (equal) or 7 to
+ * isa-debug-exit and halt. modrm (CMP is /7): BBH [EBX+disp32], BEH [ESI+disp32]. */
+static size_t entry_check(uint8_t *code, uint8_t modrm, uint32_t disp, uint32_t want)
+{
+	const uint8_t body[] = { 0x81, modrm, (uint8_t)disp, (uint8_t)(disp >> 8), (uint8_t)(disp >> 16),
+				 (uint8_t)(disp >> 24), (uint8_t)want, (uint8_t)(want >> 8), (uint8_t)(want >> 16),
+				 (uint8_t)(want >> 24),
+				 0x75, 0x04, 0xb0, 0x05, 0xeb, 0x02, 0xb0, 0x07, 0xe6, 0xf4, 0xf4 };
+	memcpy(code, body, sizeof(body));
+	return sizeof(body);
+}
+
+static struct machine_config kernel_config(const char *path, const char *initrd)
+{
+	const struct cpu_model *cm = cpu_model_find("skylake-lite");
+	return (struct machine_config){ .ram_size = 32u << 20, .model = cm, .kernel = path, .initrd = initrd,
+					.cmdline = "console=ttyS0" };
+}
+
+/* A PVH ELF32 (devices/pvh.h): the entry state of pvh.pandoc, EBX naming an
+ * hvm_start_info whose magic the kernel checks, the initrd as module 0. */
+START_TEST(pvh_entry_state)
+{
+	static uint8_t img[0x2000];
+	memset(img, 0, sizeof(img));
+	Elf32_Ehdr *e = (Elf32_Ehdr *)img;
+	memcpy(e->e_ident, ELFMAG, SELFMAG);
+	e->e_ident[EI_CLASS] = ELFCLASS32;
+	e->e_ident[EI_DATA] = ELFDATA2LSB;
+	e->e_ident[EI_VERSION] = EV_CURRENT;
+	e->e_type = ET_EXEC; e->e_machine = EM_386; e->e_version = EV_CURRENT;
+	e->e_phoff = sizeof(*e); e->e_ehsize = sizeof(*e); e->e_phentsize = sizeof(Elf32_Phdr); e->e_phnum = 2;
+	Elf32_Phdr *ph = (Elf32_Phdr *)(img + sizeof(*e));
+	size_t n = entry_check(img + 0x1000, 0xbb, SI_MAGIC, XEN_HVM_START_MAGIC_VALUE);
+	ph[0] = (Elf32_Phdr){ .p_type = PT_LOAD, .p_offset = 0x1000, .p_paddr = 0x100000, .p_filesz = (uint32_t)n,
+			      .p_memsz = 0x1000 };
+	ph[1] = (Elf32_Phdr){ .p_type = PT_NOTE, .p_offset = 0x800, .p_filesz = 20 };
+	const uint32_t note[5] = { 4, 4, XEN_ELFNOTE_PHYS32_ENTRY, 0x006e6558 /* "Xen" */, 0x100000 };
+	memcpy(img + 0x800, note, sizeof(note));
+	char path[64], rd[64], err[512];
+	write_image(path, sizeof(path), img, sizeof(img));
+	write_image(rd, sizeof(rd), (const uint8_t *)"initrd", 6);
+	struct machine_config cfg = kernel_config(path, rd);
+	static struct machine m;
+	bool ok = machine_setup(&m, &cfg, err, sizeof(err));
+	unlink(path);
+	unlink(rd);
+	ck_assert_msg(ok, "%s", err);
+	struct cpu *c = &m.cpu;
+	ck_assert_uint_eq(c->regs[R_BX], PVH_START_INFO);
+	ck_assert_uint_eq(c->cr0, CR0_PE | CR0_ET);
+	ck_assert_uint_eq(c->cr4, 0);
+	ck_assert_int_eq(cpu_code_size(c), 32);
+	ck_assert_uint_eq(c->seg[SR_CS].base, 0);
+	ck_assert_uint_eq(c->seg[SR_SS].limit, 0xffffffffu);
+	ck_assert_uint_eq(c->tr.limit, 0x67);
+	ck_assert_uint_eq(c->tr.base, 0);
+	ck_assert_uint_eq(cpu_get_flags(c) & (FLAG_IF | FLAG_TF | FLAG_VM), 0);
+	ck_assert_uint_eq(c->rip, 0x100000);
+	ck_assert_uint_eq(physmem_read(&m.mem, PVH_START_INFO + SI_NR_MODULES, 4), 1);
+	ck_assert_int_eq(machine_run(&m, &no_stop), ST_STOP);
+	ck_assert_uint_eq(m.dexit.value, 5);
+	machine_destroy(&m);
+}
+END_TEST
+
+/* A bzImage (devices/linux_boot.h) entered through the 32-bit boot protocol:
+ * ESI the zero page, whose copied setup header the kernel checks. */
+START_TEST(bzimage_entry_state)
+{
+	static uint8_t img[5 * 512 + 512];
+	memset(img, 0, sizeof(img));
+	img[HDR_BOOT_FLAG] = 0x55;
+	img[HDR_BOOT_FLAG + 1] = 0xaa;
+	img[HDR_JUMP] = 0xeb;
+	img[HDR_JUMP + 1] = 0x6a;
+	memcpy(img + HDR_HEADER, "HdrS\x0f\x02", 6);
+	img[HDR_LOADFLAGS] = LOADFLAGS_LOADED_HIGH;
+	const uint32_t max = 0x7fffffff, cmdline_size = 255;
+	memcpy(img + HDR_INITRD_ADDR_MAX, &max, 4);
+	memcpy(img + HDR_CMDLINE_SIZE, &cmdline_size, 4);
+	entry_check(img + 5 * 512, 0xbe, HDR_HEADER, HDRS_MAGIC);
+	char path[64], err[512];
+	write_image(path, sizeof(path), img, sizeof(img));
+	struct machine_config cfg = kernel_config(path, NULL);
+	static struct machine m;
+	bool ok = machine_setup(&m, &cfg, err, sizeof(err));
+	unlink(path);
+	ck_assert_msg(ok, "%s", err);
+	struct cpu *c = &m.cpu;
+	ck_assert_uint_eq(c->regs[R_SI], LINUX_ZERO_PAGE);
+	ck_assert_uint_eq(c->regs[R_BX] | c->regs[R_BP] | c->regs[R_DI], 0);
+	ck_assert_uint_eq(c->seg[SR_CS].selector, LINUX_BOOT_CS);
+	ck_assert_uint_eq(c->seg[SR_DS].selector, LINUX_BOOT_DS);
+	ck_assert_uint_eq(c->seg[SR_SS].selector, LINUX_BOOT_DS);
+	ck_assert_int_eq(cpu_code_size(c), 32);
+	ck_assert_uint_eq(c->cr0 & (CR0_PE | CR0_PG), CR0_PE);
+	ck_assert_uint_eq(cpu_get_flags(c) & FLAG_IF, 0);
+	ck_assert_uint_eq(c->rip, LINUX_KERNEL_BASE);
+	ck_assert_str_eq((const char *)m.mem.ram + LINUX_CMDLINE, "console=ttyS0");
+	ck_assert_int_eq(machine_run(&m, &no_stop), ST_STOP);
+	ck_assert_uint_eq(m.dexit.value, 5);
 	machine_destroy(&m);
 }
 END_TEST
@@ -219,6 +327,8 @@ static Suite *machine_suite(void)
 	TCase *t = tcase_create("machine");
 	tcase_add_test(t, flat_image_runs_to_debug_exit);
 	tcase_add_test(t, entry64_state);
+	tcase_add_test(t, pvh_entry_state);
+	tcase_add_test(t, bzimage_entry_state);
 	tcase_add_test(t, hypervisor_factory);
 	tcase_add_test(t, smp_cpus);
 	tcase_add_test(t, reset_restarts);

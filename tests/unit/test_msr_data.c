@@ -67,7 +67,7 @@ static bool vmx_model(const struct cpu_model *cm)
 }
 static bool long_mode(const struct cpu_model *cm) { return cpu_model_has(cm, 0x80000001, 3, 29); }
 
-/* The controls SDM Vol.3 24.6-24.8 define (vmx/vmcs.h), as masks. */
+/* The controls SDM Vol.3 24.6-24.8 define (mmu/x86_vmx.h), as masks. */
 static uint32_t mask_of(const unsigned *bits, size_t n)
 {
 	uint32_t m = 0;

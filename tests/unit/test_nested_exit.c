@@ -1,7 +1,7 @@
 /* Check suite for the pure parts of mmu/nested.h that svm/ and vmx/ call:
  * the EPTP check of VM entry, the EPT environment an EPTP gives, and the
  * encodings of a stage-2 fault as #VMEXIT(NPF) EXITINFO1 (APM2 15.25.6) and as
- * the exit qualification of an EPT violation (SDM Vol.3 Table 28-7). */
+ * the exit qualification of an EPT violation (SDM Vol.3 Table 27-7). */
 #include <check.h>
 #include <stdlib.h>
 
@@ -11,7 +11,7 @@
 #define MAXPHY 40
 #define B(n)   (1ull << (n))
 
-/* ---- the EPTP check of VM entry (SDM 27.2.1.1), one rule a row ---- */
+/* ---- the EPTP check of VM entry (SDM 26.2.1.1), one rule a row ---- */
 
 #define CAPS_DEFAULT (EPT_CAP_WALK4 | EPT_CAP_WALK5 | EPT_CAP_UC | EPT_CAP_WB | EPT_CAP_2M | \
 		      EPT_CAP_1G | EPT_CAP_AD | EPT_CAP_ADV_INFO)
@@ -86,7 +86,7 @@ static const struct {
 	  .nested = { .final = true } }, false, 0x10000001dull },
 	{ "NPF: bits above the #PF code are not copied", { .error_code = 0xffffffe0u | 0x5,
 	  .stage = FAULT_STAGE2, .nested = { .final = true } }, false, 0x100000005ull },
-	/* SDM Table 28-7. */
+	/* SDM Table 27-7. */
 	{ "EPT: final read, not present", { .stage = FAULT_STAGE2, .nested = { .ept = true, .final = true,
 	  .gla_valid = true, .access = S2_ACC_READ } }, false, 0x181 },
 	{ "EPT: final write, R-X", { .stage = FAULT_STAGE2, .nested = { .ept = true, .final = true,

@@ -1,7 +1,7 @@
 /* Check suite for mmu/nested.c: two-stage translation, a guest's own tables
  * (32-bit, PAE, 4-, 5-level, or paging off) walked through AMD nested tables in
  * each host format (2-level, PAE, 4-, 5-level; APM2 15.25) or Intel EPT (4-,
- * 5-level; SDM Vol.3 29.3). The EPTP check and the exit encoders on their own
+ * 5-level; SDM Vol.3 28.2). The EPTP check and the exit encoders on their own
  * are in test_nested_exit.c.
  *
  * The machine: host RAM of HOST_RAM bytes; stage 2 maps every guest-physical
@@ -36,7 +36,7 @@
 #define LIN64 0x00007f8140c35abcull
 #define LIN57 0x00ab7f8140c35abcull
 
-/* A table format as the manuals draw it (SDM Vol.3 4.3-4.5, 29.3.2). */
+/* A table format as the manuals draw it (SDM Vol.3 4.3-4.5, 28.2.2). */
 struct tfmt {
 	unsigned esize, levels;
 	unsigned shift[5];
@@ -116,9 +116,9 @@ static uint64_t next_table(const struct tfmt *t, uint64_t e)
 	return e & (t->esize == 4 ? 0xfffff000ull : 0x000ffffffffff000ull);
 }
 
-/* Stage-2 entries as SDM 4.4.1/4.5 and 29.3.2 lay them out: a PAE PDPTE has
+/* Stage-2 entries as SDM 4.4.1/4.5 and 28.2.2 lay them out: a PAE PDPTE has
  * only P; an EPT leaf carries memory type WB. Under MBEC the rights are ANDed
- * over the levels for UX too (Table 28-7 bit 6), so table entries grant it and
+ * over the levels for UX too (Table 27-7 bit 6), so table entries grant it and
  * the cases decide at the leaf. */
 static uint64_t s2_table_entry(const struct tfmt *t, unsigned l, uint64_t next)
 {
@@ -264,7 +264,7 @@ START_TEST(guest_table_absent_from_stage2)
 	const char *name = hosts[c->host].name;
 	ck_assert_msg(!nested_walk(&nx.guest, &nx.s2, nx.lin, WALK_READ, 0, &r, &f),
 		      "%s guest mode %u level %u: translated", name, c->guest, c->level);
-	/* APM2 15.25.6 / SDM Table 28-7: a stage-2 fault on a guest paging-
+	/* APM2 15.25.6 / SDM Table 27-7: a stage-2 fault on a guest paging-
 	 * structure access, at that entry's guest-physical address, with the
 	 * linear address valid. */
 	ck_assert_msg(f.stage == FAULT_STAGE2 && !f.nested.final && f.nested.gla_valid &&
@@ -381,7 +381,7 @@ static const struct nrow rows[] = {
 	{ "NPT 4-level: 1 GiB nested page", H_NPT4, G_OFF, 0, AT_S2, 1, ALL, 0x40000000 | RWU | PTE_PS,
 	  R, 0, OK, 0, false, false, 0, 0, 0, 0, 0x40000000 | DATA_GPA | 0xabc, 1u << 30 },
 
-	/* -- final translations on EPT (SDM 29.3.3.2, Table 28-7) -- */
+	/* -- final translations on EPT (SDM 28.2.3.2, Table 27-7) -- */
 	{ "EPT: final write to a read-only page", H_EPT4, G4, 0, AT_DATA, 0, EPT_W, 0, W, 0,
 	  S2, 0, true, false, S2_ACC_WRITE, S2_RIGHT_R | S2_RIGHT_X, EPT_QUAL_WRITE | QR | QX | QF, -1, 0, 0 },
 	{ "EPT 5-level: final write to a read-only page", H_EPT5, G5, 0, AT_DATA, 0, EPT_W, 0, W, 0,
@@ -410,7 +410,7 @@ static const struct nrow rows[] = {
 	{ "EPT: bits 52-63 of the leaf are ignored", H_EPT4, G_OFF, 0, AT_DATA, 0, 0, 0xfffull << 52, R, 0,
 	  OK, 0, false, false, 0, 0, 0, 0, 0, 0 },
 
-	/* -- EPT misconfigurations (SDM 29.3.3.1), one rule a row -- */
+	/* -- EPT misconfigurations (SDM 28.2.3.1), one rule a row -- */
 	{ "EPT misconfig: write-only leaf (010b)", H_EPT4, G_OFF, 0, AT_DATA, 0, EPT_R | EPT_X, 0, W, 0,
 	  S2, 0, true, true, 0, 0, 0, -1, 0, 0 },
 	{ "EPT misconfig: write/execute leaf (110b)", H_EPT4, G_OFF, 0, AT_DATA, 0, EPT_R, 0, X, 0,
@@ -454,7 +454,7 @@ static const struct nrow rows[] = {
 	{ "EPT misconfig in a guest table page's leaf: found during the guest walk", H_EPT4, G4, 0,
 	  AT_GUEST_TABLE, 1, EPT_MEMTYPE_MASK, MT(7), R, 0, S2, 0, false, true, 0, 0, 0, 1, 0, 0 },
 
-	/* -- mode-based execute control (SDM 29.3.3.2, Table 28-7 bit 6) -- */
+	/* -- mode-based execute control (SDM 28.2.3.2, Table 27-7 bit 6) -- */
 	{ "MBEC: a fetch from a user-mode linear address needs UX", H_EPT4, G4, O_MBEC, AT_DATA, 0, 0, 0,
 	  X, U, S2, 0, true, false, S2_ACC_FETCH, S2_RIGHT_R | S2_RIGHT_W | S2_RIGHT_X,
 	  EPT_QUAL_FETCH | QR | QWR | QX | QF, -1, 0, 0 },
@@ -472,7 +472,7 @@ static const struct nrow rows[] = {
 	  EPT_QUAL_FETCH | QF, -1, 0, 0 },
 
 	/* -- guest A/D updates are stage-2 writes; NPT (APM2 15.25.5: guest table accesses are user
-	 * writes) and EPT A/D (SDM 29.3.5) make every table access one -- */
+	 * writes) and EPT A/D (SDM 28.2.4) make every table access one -- */
 	{ "NPT: a guest A-bit update to a read-only nested table page", H_NPT4, G4, 0, AT_GUEST_TABLE, 0,
 	  PTE_RW, 0, R, 0, S2, PFEC_P | PFEC_W | PFEC_U, false, false, S2_ACC_READ | S2_ACC_WRITE,
 	  S2_RIGHT_P | S2_RIGHT_US, WALKI | PFEC_P | PFEC_W | PFEC_U, 0, 0, 0 },
@@ -582,7 +582,7 @@ START_TEST(row_case)
 	ck_assert_msg(f.nested.gpa == want_gpa, "%s: gpa 0x%llx, want 0x%llx", c->name,
 		      (unsigned long long)f.nested.gpa, (unsigned long long)want_gpa);
 	if (c->misconfig)
-		return;               /* SDM 29.3.3.1: no qualification, the address is all */
+		return;               /* SDM 28.2.3.1: no qualification, the address is all */
 	ck_assert_msg(f.nested.access == c->access && f.nested.rights == c->rights,
 		      "%s: access 0x%x rights 0x%x, want 0x%x 0x%x", c->name, f.nested.access,
 		      f.nested.rights, c->access, c->rights);
@@ -607,7 +607,7 @@ static uint64_t ept_ad_bits_anywhere(void)
 
 START_TEST(ept_ad_enabled_sets_flags)
 {
-	/* SDM 29.3.5: A in every EPT entry used; guest paging-structure accesses
+	/* SDM 28.2.4: A in every EPT entry used; guest paging-structure accesses
 	 * are writes, so D in the leaves of the guest's table pages; D in the
 	 * data page's leaf only for a write. */
 	nest_init(H_EPT4, PAGING_4LEVEL, O_EPT_AD);
@@ -638,7 +638,7 @@ END_TEST
 
 START_TEST(ept_ad_disabled_leaves_bits)
 {
-	/* SDM 29.3.5: without EPTP bit 6 the processor sets no EPT A/D flag. */
+	/* SDM 28.2.4: without EPTP bit 6 the processor sets no EPT A/D flag. */
 	nest_init(H_EPT4, PAGING_4LEVEL, 0);
 	struct nested_result r;
 	struct fault f;
@@ -716,7 +716,7 @@ static uint64_t ad_flags_anywhere(void)
 START_TEST(peek_sets_no_flags)
 {
 	/* WALK_PEEK (a tracer's look, not an access): the same translation and
-	 * the same refusals, but no A/D at either stage (SDM Vol.3 4.8, 29.3.5;
+	 * the same refusals, but no A/D at either stage (SDM Vol.3 4.8, 28.2.4;
 	 * APM2 15.25.5) and nothing a TLB may keep. Then a real walk sets them,
 	 * so the check can see flags. */
 	static const enum host_kind h[] = { H_NPT4, H_EPT4 };
@@ -749,7 +749,7 @@ START_TEST(pdpte_load_through_stage2)
 	ck_assert_uint_eq(nx.pdpte[1], (G_TABLES + 0x1000) | PTE_P);
 	uint64_t path[5];
 	s2_path(G_TABLES, path);
-	/* SDM 29.3.5: PDPTE loads by MOV to CR are reads even with EPT A/D: no D
+	/* SDM 28.2.4: PDPTE loads by MOV to CR are reads even with EPT A/D: no D
 	 * on the PDPT page's leaf. */
 	ck_assert(rd(path[3], 8) & EPT_A);
 	ck_assert(!(rd(path[3], 8) & EPT_D));
@@ -758,7 +758,7 @@ START_TEST(pdpte_load_through_stage2)
 	struct fault f;
 	uint64_t regs[4] = { 1, 2, 3, 4 };
 	ck_assert_int_eq(nested_load_pdptes(&nx.s2, G_TABLES, MAXPHY, regs, &f), PDPTE_LOADED);
-	/* Absent from EPT: a violation with no valid linear address (Table 28-7
+	/* Absent from EPT: a violation with no valid linear address (Table 27-7
 	 * bit 7 clear, so bit 8 too), a read; the registers keep their values. */
 	wr(path[3], 8, 0);
 	regs[0] = 0x11;
@@ -823,7 +823,7 @@ START_TEST(npt_pae_pdpt_not_cached)
 }
 END_TEST
 
-/* ---- EPT: every bit of every entry on the path (SDM 29.3.2 Tables 29-1..29-7) ---- */
+/* ---- EPT: every bit of every entry on the path (SDM 28.2.2 Tables 28-1..28-7) ---- */
 
 /* Is bit b reserved (a misconfiguration) in the EPT entry at level l (0 =
  * PML4E) of a walk whose leaf is at level leaf (3: 4 KiB, 2: 2 MiB, 1: 1 GiB)?
@@ -883,7 +883,7 @@ END_TEST
 
 START_TEST(advanced_info_from_a_walk)
 {
-	/* Table 28-7 bits 9-11 from the guest's own rights of the linear
+	/* Table 27-7 bits 9-11 from the guest's own rights of the linear
 	 * address: user page, read-only, execute-disable. */
 	nest_init(H_EPT4, PAGING_4LEVEL, 0);
 	wr(nx.g_entry_gpa[3] + G2H, 8, (rd(nx.g_entry_gpa[3] + G2H, 8) & ~PTE_RW) | PTE_XD);
@@ -898,7 +898,7 @@ END_TEST
 
 START_TEST(mbec_supervisor_address_needs_x)
 {
-	/* SDM 29.3.3.2: under mode-based execute control, a fetch from a
+	/* SDM 28.2.3.2: under mode-based execute control, a fetch from a
 	 * supervisor-mode linear address (U/S=0 at some stage-1 level) needs X;
 	 * UX plays no part. */
 	nest_init(H_EPT4, PAGING_4LEVEL, O_MBEC);

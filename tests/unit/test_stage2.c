@@ -2,7 +2,7 @@
  * mmu/nested.h): a hypervisor model sets cpu->stage2 and runs the guest; the
  * guest's own faults stay #PF, nested-paging faults reach the model as exit
  * records (STAGE2_FAULT, STAGE2_MISCONFIG) with what #VMEXIT(NPF) (APM2
- * 15.25.6) and EPT violations (SDM Vol.3 29.3.3) report; the TLB caches the
+ * 15.25.6) and EPT violations (SDM Vol.3 28.2.3) report; the TLB caches the
  * combined translation in the guest's context.
  *
  * Host-physical layout: NPT/EPT tables at 100000H (PML4), 101000H (PDPT),
@@ -180,7 +180,7 @@ START_TEST(combined_translation_cached_per_context)
 }
 END_TEST
 
-/* EPT: a write-without-read entry is a misconfiguration (SDM Vol.3 29.3.3.1):
+/* EPT: a write-without-read entry is a misconfiguration (SDM Vol.3 28.2.3.1):
  * the STAGE2_MISCONFIG record. */
 START_TEST(ept_misconfiguration)
 {

@@ -73,7 +73,7 @@ START_TEST(fixed_bits)
 }
 END_TEST
 
-/* SDM Vol.3 27.4: an MSR load is WRMSR's effect, failing where WRMSR would #GP. */
+/* SDM Vol.3 26.4: an MSR load is WRMSR's effect, failing where WRMSR would #GP. */
 START_TEST(msr_write_checked)
 {
 	struct test_machine m;
@@ -93,7 +93,7 @@ START_TEST(msr_write_checked)
 }
 END_TEST
 
-/* APM2 15.20, SDM Vol.3 27.6: an injected software interrupt returns to
+/* APM2 15.20, SDM Vol.3 26.6: an injected software interrupt returns to
  * return_rip; an injected NMI leaves NMIs blocked until IRET (SDM Vol.3 6.7.1). */
 START_TEST(inject_events)
 {
@@ -134,7 +134,7 @@ static status_t record_nested(void *ctx, struct cpu *cpu, struct exit_record *re
 	return ST_VMEXIT;
 }
 
-/* APM2 15.7.2, SDM Vol.3 27.6.1.1 / 28.2.4: a fault while delivering an
+/* APM2 15.7.2, SDM Vol.3 26.6.1.1 / 27.2.4: a fault while delivering an
  * injected event exits with the injected event as EXITINTINFO / IDT-vectoring
  * information, marked injected, the guest at the entry's rIP. */
 START_TEST(inject_fault_in_delivery)

@@ -1,0 +1,50 @@
+/* Consistency checks as a table, for both vendors' VM entries: rows
+ * {the manual's rule with its section, a predicate that says it is broken,
+ * what the failure becomes}, evaluated in order; the first broken rule is the
+ * one named (in the exit report's failed_check, the trace's check=).
+ *
+ * A row's outcome is what the manual says a failure of that check does:
+ *   SVM   #VMEXIT with VMEXIT_INVALID (APM2 15.5.1)
+ *   VMX   VMfailValid(n), n the VM-instruction error: the checks on the VMX
+ *         controls (7) and on the host-state area (8) (SDM Vol.3 26.2);
+ *         VMfailInvalid without a current VMCS (SDM Vol.3 30.2);
+ *         a VM-entry failure, a VM exit with bit 31 of the exit reason set,
+ *         basic reason 33 (invalid guest state, SDM Vol.3 26.3.1) or 34 (MSR
+ *         loading, 26.4), and an exit qualification (SDM Vol.3 26.8).
+ * The engine stores no vendor's numbers: each row carries its own.
+ */
+#ifndef HVEMU_EMU_CHECK_TABLE_H
+#define HVEMU_EMU_CHECK_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "emu/exit_report.h"
+
+struct check_outcome {
+	enum exit_report_kind kind;   /* never EXIT_REPORT_VMEXIT */
+	uint64_t code;                /* the report's code: VMEXIT_INVALID (-1); the
+					 VM-instruction error n; the full exit reason (bit
+					 31 and 33 or 34); 0 for VMfailInvalid */
+	uint64_t qualification;       /* a VM-entry failure's exit qualification */
+};
+
+struct check_row {
+	const char *text;             /* "APM2 15.5.1: EFER.SVME is zero" */
+	/* True when the rule is broken. ctx: the vendor's view of the entry
+	 * (what the caller passed to check_table_first_failure()). */
+	bool (*violated)(const void *ctx);
+	struct check_outcome outcome;
+};
+
+/* The first row of rows[0..n) whose rule ctx breaks, in table order; NULL
+ * when every rule holds. Rows after the first failure are not evaluated. */
+const struct check_row *check_table_first_failure(const struct check_row *rows, size_t n, const void *ctx);
+
+/* The report of a failed entry (the vendor has set vendor, name, where the
+ * guest was): kind, code and failed_check from the row, and for a VM-entry
+ * failure the exit qualification in its word. */
+void check_failure_report(const struct check_row *row, struct vm_exit_report *r);
+
+#endif

@@ -1,0 +1,20 @@
+/* Takes back svm/vmcb_def_letters.h's short names. */
+#undef R
+#undef E
+#undef L
+#undef C
+#undef H
+#undef NONE
+#undef I
+#undef IOPM
+#undef ASID
+#undef TPR
+#undef NP
+#undef CRX
+#undef DRX
+#undef DT
+#undef SEG
+#undef CR2
+#undef LBR
+#undef AVIC
+#undef CET
