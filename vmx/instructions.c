@@ -176,11 +176,14 @@ static status_t vmxon(struct vmx *v, struct cpu *cpu, const struct insn *in)
 		return vm_fail_invalid(cpu);
 	/* "current-VMCS pointer := FFFFFFFF_FFFFFFFFH; enter VMX operation; block
 	 * INIT signals; block and disable A20M; clear address-range monitoring".
-	 * INIT and A20M: the core's blockers are the next step (emu/event_step.c,
-	 * emu/cpu.c cpu_set_a20 have no hook for them yet). */
+	 * In VMX operation the CR0/CR4 rules hold too (vmx_cr_write_check). A20M:
+	 * emu/cpu.c cpu_set_a20 has no hook for a model yet, so the A20M# input
+	 * still acts in VMX operation. */
 	v->vmx_operation = true;
 	v->vmxon_ptr = addr;
 	vmcs_forget(v);
+	cpu->hv_holds |= HV_HOLD_INIT;
+	cpu->hv_cr_checks = true;
 	cpu->monitor_armed = false;
 	return vm_succeed(cpu);
 }
@@ -198,8 +201,27 @@ static status_t vmxoff(struct vmx *v, struct cpu *cpu)
 	 * 24.11.1 asks software to VMCLEAR every active VMCS before VMXOFF. */
 	v->vmx_operation = false;
 	vmcs_forget(v);
+	cpu->hv_holds &= (uint8_t)~HV_HOLD_INIT;
+	cpu->hv_cr_checks = false;
+	cpu_attend(cpu, ATT_EVENT);        /* an INIT held off is taken now */
 	cpu->monitor_armed = false;
 	return vm_succeed(cpu);
+}
+
+/* ---- VMX operation's own rules ---- */
+
+status_t vmx_cr_write_check(void *ctx, struct cpu *cpu, unsigned cr, enum cr_access access, uint64_t value)
+{
+	(void)access;
+	struct vmx *v = ctx;
+	/* SDM Vol.3 23.8: "Any attempt to set one of these bits to an unsupported
+	 * value while in VMX operation (including VMX root operation) using any
+	 * of the CLTS, LMSW, or MOV CR instructions causes a general-protection
+	 * exception" (the fixed bits of A.7, A.8; CR4.VMXE is fixed to 1, so
+	 * "software cannot clear it" while in VMX operation, 23.7). */
+	bool ok = cr == 0 ? vmx_cr_fixed_valid(v->caps.cr0_fixed0, v->caps.cr0_fixed1, value)
+			  : vmx_cr_fixed_valid(v->caps.cr4_fixed0, v->caps.cr4_fixed1, value);
+	return ok ? ST_OK : cpu_raise_err(cpu, EXC_GP, 0);
 }
 
 /* ---- VMCLEAR, VMPTRLD, VMPTRST ---- */

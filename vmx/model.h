@@ -3,7 +3,7 @@
  *
  *   vmx.c            install on a CPU: the hypervisor seam, the capability MSRs
  *   instructions.c   VMXON ... VMFUNC: their #UD/#GP rules, VMsucceed/VMfail
- *                    (SDM Vol.3 30.2, 30.3)
+ *                    (SDM Vol.3 30.2, 30.3); VMX operation's CR0/CR4 rule (23.8)
  *   vmcs.c           the VMCS: VMREAD/VMWRITE by encoding, launch state, the
  *                    processor's copy of the current VMCS (SDM Vol.3 24.11)
  *
@@ -62,6 +62,9 @@ struct vmx {
 
 /* instructions.c */
 status_t vmx_vm_insn(void *ctx, struct cpu *cpu, const struct insn *in, enum intercept_kind kind);
+/* A MOV to CR0/CR4, LMSW or CLTS in VMX operation (emu/hv.h cr_write_check,
+ * asked while VMXON has set cpu->hv_cr_checks). */
+status_t vmx_cr_write_check(void *ctx, struct cpu *cpu, unsigned cr, enum cr_access access, uint64_t value);
 
 /* vmcs.c: the current VMCS. */
 static inline bool vmcs_current_valid(const struct vmx *v)

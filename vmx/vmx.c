@@ -11,11 +11,12 @@
  * current-VMCS pointer invalid). cpu_reset() comes here too. */
 static void vmx_reset(void *ctx, struct cpu *cpu)
 {
-	(void)cpu;
 	struct vmx *v = ctx;
 	v->vmx_operation = false;
 	v->vmxon_ptr = VMCS_POINTER_INVALID;
 	vmcs_forget(v);
+	cpu->hv_holds &= (uint8_t)~HV_HOLD_INIT;
+	cpu->hv_cr_checks = false;
 }
 
 /* The model's value of capability MSR index, 0 if the part lacks it. */
@@ -36,7 +37,8 @@ struct vmx *vmx_create(struct cpu *cpu, unsigned quirks)
 		return NULL;
 	v->cpu = cpu;
 	v->quirks = quirks;
-	v->ops = (struct hv_model){ .name = "vmx", .vm_insn = vmx_vm_insn, .reset = vmx_reset };
+	v->ops = (struct hv_model){ .name = "vmx", .vm_insn = vmx_vm_insn,
+				    .cr_write_check = vmx_cr_write_check, .reset = vmx_reset };
 	cpu->hv = &v->ops;
 	cpu->hv_ctx = v;
 	/* From here on CPUID.1:ECX.VMX reads 1, CR4.VMXE is writable and
@@ -64,6 +66,7 @@ void vmx_destroy(struct vmx *v)
 		return;
 	struct cpu *cpu = v->cpu;
 	if (cpu->hv_ctx == v) {
+		vmx_reset(v, cpu);
 		cpu->hv = NULL;
 		cpu->hv_ctx = NULL;
 		cpu->hv_available = false;

@@ -19,6 +19,7 @@
 #include <check.h>
 #include <string.h>
 
+#include "emu/event_step.h"
 #include "emu/flags.h"
 #include "emu/hv.h"
 #include "machine_fixture.h"
@@ -226,7 +227,7 @@ static uint64_t field_offset(uint32_t enc)
 /* ---- the rows ---- */
 
 enum base { OFF, ROOT, CURRENT, ROOT32, OFF32, OFF32_NOPG };
-enum outcome { UD, GP, PF, SUCCEED, FAIL_INVALID, FAIL_VALID };
+enum outcome { UD, GP, PF, SUCCEED, FAIL_INVALID, FAIL_VALID, RAN /* ST_OK, RFLAGS untouched */ };
 
 struct row {
 	const char *name;
@@ -395,7 +396,31 @@ static void invvpid_single_ng_vpid0(struct world *w) { descriptor(w, 3, 0, 0); }
 static void invvpid_reserved(struct world *w) { descriptor(w, 1, 5 | (1ull << 16), 0); }
 static void invvpid_type4(struct world *w) { descriptor(w, 4, 5, 0); }
 
+/* MOV to CR0/CR4 (0F 22 /r from RAX), LMSW AX, CLTS in VMX operation. */
+#define MOV_CR0_RAX 0x0f, 0x22, 0xc0
+#define MOV_CR4_RAX 0x0f, 0x22, 0xe0
+#define LMSW_AX     0x0f, 0x01, 0xf0
+#define CLTS        0x0f, 0x06
+static void rax_cr4_no_vmxe(struct world *w) { w->m.cpu.regs[R_AX] = CR4_PAE; }
+static void rax_cr4_pge(struct world *w) { w->m.cpu.regs[R_AX] = CR4_PAE | CR4_VMXE | CR4_PGE; }
+static void rax_cr0_no_ne(struct world *w) { w->m.cpu.regs[R_AX] = CR0_PE | CR0_ET | CR0_PG; }
+static void rax_cr0_cd(struct world *w) { w->m.cpu.regs[R_AX] = CR0_PE | CR0_ET | CR0_NE | CR0_PG | CR0_CD; }
+static void ax_lmsw_mp(struct world *w) { w->m.cpu.regs[R_AX] = CR0_PE | CR0_MP; }
+static void ts_then_vmxon(struct world *w)
+{
+	ck_assert_int_eq(mov_cr(&w->m, 0, w->m.cpu.cr0 | CR0_TS), ST_OK);
+	do_vmxon(w);
+}
+
 /* checks */
+static void check_cr4_vmxe(struct world *w) { ck_assert(w->m.cpu.cr4 & CR4_VMXE); }
+static void check_cr0_ne(struct world *w) { ck_assert(w->m.cpu.cr0 & CR0_NE); }
+static void check_cr_rules_end(struct world *w)
+{
+	/* Out of VMX operation CR4.VMXE and CR0.NE may be cleared again. */
+	ck_assert_int_eq(mov_cr(&w->m, 4, CR4_PAE), ST_OK);
+	ck_assert_int_eq(mov_cr(&w->m, 0, CR0_PE | CR0_ET | CR0_PG), ST_OK);
+}
 static void check_in_vmx_operation(struct world *w)
 {
 	/* VMPTRST runs (no #UD) and reports no current VMCS. */
@@ -482,6 +507,26 @@ static const struct row rows[] = {
 	{ "vmxoff outside VMX operation #UD", NULL, OFF, NULL, I(VMXOFF), UD, 0, NULL },
 	{ "vmxoff CPL 3 #GP", NULL, ROOT, cpl3, I(VMXOFF), GP, 0, NULL },
 	{ "vmxoff compatibility mode #UD", NULL, ROOT, compat, I(VMXOFF), UD, 0, NULL },
+
+	{ "vmxoff ends VMX operation's CR0/CR4 rules", NULL, ROOT, NULL, I(VMXOFF), SUCCEED, 0,
+	  check_cr_rules_end },
+
+	/* ---- VMX operation's CR0/CR4 rules (SDM Vol.3 23.8) ---- */
+	{ "mov cr4 clearing VMXE in VMX operation #GP", NULL, ROOT, rax_cr4_no_vmxe, I(MOV_CR4_RAX), GP, 0,
+	  check_cr4_vmxe },
+	{ "mov cr4 clearing VMXE outside VMX operation", NULL, OFF, rax_cr4_no_vmxe, I(MOV_CR4_RAX), RAN, 0, NULL },
+	{ "mov cr0 clearing NE in VMX operation #GP", NULL, CURRENT, rax_cr0_no_ne, I(MOV_CR0_RAX), GP, 0,
+	  check_cr0_ne },
+	{ "mov cr0 clearing NE outside VMX operation", NULL, OFF, rax_cr0_no_ne, I(MOV_CR0_RAX), RAN, 0, NULL },
+	{ "mov cr0 setting CD (free bit) in VMX operation", NULL, ROOT, rax_cr0_cd, I(MOV_CR0_RAX), RAN, 0, NULL },
+	{ "mov cr4 setting PGE in VMX operation", NULL, ROOT, rax_cr4_pge, I(MOV_CR4_RAX), RAN, 0, NULL },
+	{ "mov cr4 PGE not in CR4_FIXED1 #GP", "skylake-lite:cr4-fixed1-no-pge", ROOT, rax_cr4_pge, I(MOV_CR4_RAX),
+	  GP, 0, NULL },
+	{ "lmsw MP not in CR0_FIXED1 #GP", "skylake-lite:cr0-fixed1-no-mp", ROOT, ax_lmsw_mp, I(LMSW_AX), GP, 0,
+	  NULL },
+	{ "lmsw MP, CR0_FIXED1 has it", NULL, ROOT, ax_lmsw_mp, I(LMSW_AX), RAN, 0, NULL },
+	{ "clts TS in CR0_FIXED0 #GP", "skylake-lite:cr0-fixed0-ts", OFF, ts_then_vmxon, I(CLTS), GP, 0, NULL },
+	{ "clts", NULL, ROOT, NULL, I(CLTS), RAN, 0, NULL },
 
 	/* ---- VMCLEAR ---- */
 	{ "vmclear the current VMCS", NULL, CURRENT, ptr_a, I(VMCLEAR_RAX), SUCCEED, 0, check_no_current },
@@ -653,6 +698,12 @@ static const struct cpu_model *row_model(struct world *w, const char *name)
 	if (!strcmp(name, "skylake-lite:cr4-fixed1-no-pge"))
 		return model_with_cap(&w->copy, "skylake-lite", MSR_VMX_CR4_FIXED1,
 				      model_cap(sky, MSR_VMX_CR4_FIXED1) & ~(uint64_t)CR4_PGE);
+	if (!strcmp(name, "skylake-lite:cr0-fixed1-no-mp"))
+		return model_with_cap(&w->copy, "skylake-lite", MSR_VMX_CR0_FIXED1,
+				      model_cap(sky, MSR_VMX_CR0_FIXED1) & ~(uint64_t)CR0_MP);
+	if (!strcmp(name, "skylake-lite:cr0-fixed0-ts"))
+		return model_with_cap(&w->copy, "skylake-lite", MSR_VMX_CR0_FIXED0,
+				      model_cap(sky, MSR_VMX_CR0_FIXED0) | CR0_TS);
 	if (!strcmp(name, "skylake-lite:no-invept"))
 		return model_with_cap(&w->copy, "skylake-lite", MSR_VMX_EPT_VPID_CAP, ept & ~EPT_CAP_INVEPT);
 	if (!strcmp(name, "skylake-lite:no-invept-single"))
@@ -727,6 +778,10 @@ START_TEST(instruction_rows)
 		}
 		break;
 	}
+	case RAN:
+		ck_assert_msg(st == ST_OK, "%s: status %d (vector %u), want ST_OK", r->name, st, c->event.vector);
+		ck_assert_msg(flags == FLAGS_ARITH, "%s: RFLAGS changed (%#llx)", r->name, (unsigned long long)flags);
+		break;
 	}
 	if (r->check)
 		r->check(&w);
@@ -932,6 +987,35 @@ START_TEST(vmsucceed_keeps_the_error_field)
 }
 END_TEST
 
+START_TEST(init_blocked_in_root)
+{
+	struct world w;
+	world64(&w, model_named("skylake-lite"));
+	struct cpu *c = &w.m.cpu;
+	do_vmxon(&w);
+	/* SDM Vol.3 23.8: "INIT signals are blocked whenever a logical processor
+	 * is in VMX root operation"; VMXOFF unblocks them (30.3 VMXOFF). */
+	physmem_write_bytes(&w.m.pm, 0x300000, (const uint8_t[]){ 0x90, 0xf4 }, 2);   /* nop; hlt */
+	c->rip = 0x300000;
+	cpu_set_line(c, LINE_INIT, true);
+	c->icount_limit = c->icount + 100;
+	ck_assert_int_eq(cpu_run(c), ST_HALT);
+	ck_assert(c->lines & LINE_INIT);
+	ck_assert_uint_eq(c->seg[SR_CS].selector, SEL_CODE64);
+	/* vmxoff; jmp $: the INIT is taken at the boundary after VMXOFF. */
+	physmem_write_bytes(&w.m.pm, 0x300010, (const uint8_t[]){ VMXOFF, 0xeb, 0xfe }, 5);
+	c->rip = 0x300010;
+	c->halted = false;
+	c->icount_limit = c->icount + 50;
+	status_t st = cpu_run(c);
+	ck_assert(st == ST_STOP || st == ST_HALT || st == ST_SHUTDOWN);
+	ck_assert(!(c->lines & LINE_INIT));
+	ck_assert_int_eq(c->mode, MODE_REAL);                 /* the INIT state (SDM Vol.3 9.1.1) */
+	ck_assert(!(c->cr0 & CR0_PG));
+	world_free(&w);
+}
+END_TEST
+
 START_TEST(model_installs_vmx)
 {
 	struct world w;
@@ -962,6 +1046,10 @@ START_TEST(reset_leaves_vmx_operation)
 	 * operation again, no current VMCS (SDM Vol.3 23.7). */
 	w.m.cpu.hv->reset(w.m.cpu.hv_ctx, &w.m.cpu);
 	check_out_of_vmx_operation(&w);
+	check_cr_rules_end(&w);
+	ck_assert(!(w.m.cpu.hv_holds & HV_HOLD_INIT));
+	ck_assert_int_eq(mov_cr(&w.m, 4, CR4_PAE | CR4_VMXE), ST_OK);
+	ck_assert_int_eq(mov_cr(&w.m, 0, CR0_PE | CR0_ET | CR0_NE | CR0_PG), ST_OK);
 	do_vmxon(&w);
 	check_no_current(&w);
 	world_free(&w);
@@ -987,6 +1075,7 @@ int main(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("model");
 	tcase_add_test(tc, model_installs_vmx);
+	tcase_add_test(tc, init_blocked_in_root);
 	tcase_add_test(tc, reset_leaves_vmx_operation);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
