@@ -378,10 +378,11 @@ static status_t read_descriptor(struct cpu *cpu, const struct insn *in, uint64_t
 	return mem_read(cpu, in->seg, (ea + 8) & size_mask(in->asize), 8, &desc[1]);
 }
 
-/* The translations INVEPT and INVVPID invalidate: VM entry (next layer) will
- * tag a guest's translations with a TLB space for its VPID and EPTP; until
- * then every translation goes, which is always allowed (SDM Vol.3 28.3.3.1:
- * an invalidation may drop more than it is asked to). */
+/* The translations INVEPT and INVVPID invalidate (SDM Vol.3 28.3.3.1 lists
+ * what each type must drop): VM entry (next layer) will tag a guest's
+ * translations with a TLB space for its VPID and EPTP; until then every
+ * translation goes, which is more than asked and always allowed (a processor
+ * may drop cached translations at any time, mmu/tlb.h). */
 static void invalidate_guest_translations(struct cpu *cpu)
 {
 	tlb_flush_all(&cpu->tlb);

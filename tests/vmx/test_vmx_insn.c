@@ -3,8 +3,10 @@
  * VMX model installed, as table rows {name, world, set-up, bytes, outcome},
  * the outcome one of #UD, #GP(0), #PF, VMsucceed, VMfailInvalid or
  * VMfailValid(n) with RFLAGS as SDM Vol.3 30.2 sets them and, for
- * VMfailValid, the VM-instruction error field read back with VMREAD. Then
- * cases for the VMCS's cached copy, widths and the launch state.
+ * VMfailValid, the VM-instruction error field read back with VMREAD; and VMX
+ * operation's CR0/CR4 rules on MOV CR, LMSW and CLTS. Then cases for the
+ * VMCS's cached copy, widths and the launch state, and INIT held off in VMX
+ * root operation.
  *
  * No CPU model advertises VMX yet (VM entry is not written: machine/
  * hypervisor.c has no VMX row), so each world installs the model itself with
@@ -346,7 +348,8 @@ static void enc_reserved_bit12(struct world *w) { w->m.cpu.regs[R_CX] = 0x1000 |
 static void enc_high_of_16bit(struct world *w) { w->m.cpu.regs[R_CX] = VMCS_GUEST_CS_SELECTOR | 1; }
 static void enc_upper_half(struct world *w) { w->m.cpu.regs[R_CX] = (1ull << 32) | VMCS_GUEST_RIP; }
 static void enc_not_in_table(struct world *w) { w->m.cpu.regs[R_CX] = 0x0830; }
-static void enc_above_enum(struct world *w) { w->m.cpu.regs[R_CX] = VMCS_TSC_MULTIPLIER; }  /* index 25 > 23 */
+/* TSC multiplier: index 25, above skylake-lite's IA32_VMX_VMCS_ENUM (23). */
+static void enc_above_enum(struct world *w) { w->m.cpu.regs[R_CX] = VMCS_TSC_MULTIPLIER; }
 static void enc_exit_reason(struct world *w)
 {
 	w->m.cpu.regs[R_CX] = VMCS_EXIT_REASON;
@@ -454,7 +457,10 @@ static void check_current_a(struct world *w)
 	SUCCEED(w, "vmptrst", VMPTRST_RAX);
 	ck_assert_uint_eq(physmem_read(&w->m.pm, PTR, 8), VMCS_A);
 }
-static void check_ptr_is_none(struct world *w) { ck_assert_uint_eq(physmem_read(&w->m.pm, PTR, 8), UINT64_MAX); }
+static void check_ptr_is_none(struct world *w)
+{
+	ck_assert_uint_eq(physmem_read(&w->m.pm, PTR, 8), UINT64_MAX);
+}
 static void check_ptr_is_a(struct world *w) { ck_assert_uint_eq(physmem_read(&w->m.pm, PTR, 8), VMCS_A); }
 static void check_rip_1234(struct world *w) { ck_assert_uint_eq(do_vmread(w, VMCS_GUEST_RIP), 0x1234); }
 static void check_exit_reason_30(struct world *w) { ck_assert_uint_eq(do_vmread(w, VMCS_EXIT_REASON), 0x30); }
