@@ -104,7 +104,7 @@ static bool root_ready(struct vmx *v, struct cpu *cpu, status_t *st)
  * IA32_VMX_BASIC[48] (A.1), MAXPHYADDR otherwise. */
 static bool vmx_pointer_ok(const struct vmx *v, uint64_t addr)
 {
-	unsigned width = (v->caps.basic & VMX_BASIC_PA_32BIT) ? 32 : v->cpu->maxphyaddr;
+	unsigned width = (vmx_cap(v, MSR_VMX_BASIC) & VMX_BASIC_PA_32BIT) ? 32 : v->cpu->maxphyaddr;
 	return (addr & 0xfff) == 0 && (width >= 64 || (addr >> width) == 0);
 }
 
@@ -116,7 +116,7 @@ static uint32_t region_revision(const struct vmx *v, uint64_t addr)
 
 static bool revision_matches(const struct vmx *v, uint32_t rev)
 {
-	return (rev & VMCS_REVISION_MASK) == (v->caps.basic & VMX_BASIC_REVISION_MASK);
+	return (rev & VMCS_REVISION_MASK) == (vmx_cap(v, MSR_VMX_BASIC) & VMX_BASIC_REVISION_MASK);
 }
 
 /* VMREAD, VMWRITE, INVEPT, INVVPID: "the operand size is 64 bits in 64-bit
@@ -132,8 +132,8 @@ static unsigned vmx_opsize(const struct cpu *cpu)
  * value" (CR0 and CR4 against IA32_VMX_CR0/CR4_FIXED0/1, A.7, A.8). */
 static bool cr_fixed_ok(const struct vmx *v, const struct cpu *cpu)
 {
-	return vmx_cr_fixed_valid(v->caps.cr0_fixed0, v->caps.cr0_fixed1, cpu->cr0) &&
-	       vmx_cr_fixed_valid(v->caps.cr4_fixed0, v->caps.cr4_fixed1, cpu->cr4);
+	return vmx_cr_fixed_valid(vmx_cap(v, MSR_VMX_CR0_FIXED0), vmx_cap(v, MSR_VMX_CR0_FIXED1), cpu->cr0) &&
+	       vmx_cr_fixed_valid(vmx_cap(v, MSR_VMX_CR4_FIXED0), vmx_cap(v, MSR_VMX_CR4_FIXED1), cpu->cr4);
 }
 
 static status_t vmxon(struct vmx *v, struct cpu *cpu, const struct insn *in)
@@ -219,8 +219,8 @@ status_t vmx_cr_write_check(void *ctx, struct cpu *cpu, unsigned cr, enum cr_acc
 	 * of the CLTS, LMSW, or MOV CR instructions causes a general-protection
 	 * exception" (the fixed bits of A.7, A.8; CR4.VMXE is fixed to 1, so
 	 * "software cannot clear it" while in VMX operation, 23.7). */
-	bool ok = cr == 0 ? vmx_cr_fixed_valid(v->caps.cr0_fixed0, v->caps.cr0_fixed1, value)
-			  : vmx_cr_fixed_valid(v->caps.cr4_fixed0, v->caps.cr4_fixed1, value);
+	bool ok = cr == 0 ? vmx_cr_fixed_valid(vmx_cap(v, MSR_VMX_CR0_FIXED0), vmx_cap(v, MSR_VMX_CR0_FIXED1), value)
+			  : vmx_cr_fixed_valid(vmx_cap(v, MSR_VMX_CR4_FIXED0), vmx_cap(v, MSR_VMX_CR4_FIXED1), value);
 	return ok ? ST_OK : cpu_raise_err(cpu, EXC_GP, 0);
 }
 
@@ -250,7 +250,7 @@ static status_t vmclear(struct vmx *v, struct cpu *cpu, const struct insn *in)
  * processor supports the 1-setting of "VMCS shadowing", A.3.3.) */
 static bool shadow_vmcs_allowed(const struct vmx *v)
 {
-	return vmx_ctl_may_be_1(v->caps.procbased2) & VMX_CTL(VMX_PROC2_VMCS_SHADOWING);
+	return vmx_allows(v, MSR_VMX_PROCBASED_CTLS2, VMX_PROC2_VMCS_SHADOWING);
 }
 
 static status_t vmptrld(struct vmx *v, struct cpu *cpu, const struct insn *in)
@@ -398,8 +398,8 @@ static status_t invept(struct vmx *v, struct cpu *cpu, const struct insn *in)
 	 * EPT (IA32_VMX_PROCBASED_CTLS2[33] = 0). If the logical processor
 	 * supports EPT but does not support the INVEPT instruction
 	 * (IA32_VMX_EPT_VPID_CAP[20] = 0)". */
-	bool has = (vmx_ctl_may_be_1(v->caps.procbased2) & VMX_CTL(VMX_PROC2_EPT)) &&
-		   (v->caps.ept_vpid & EPT_CAP_INVEPT);
+	uint64_t ept_vpid = vmx_cap(v, MSR_VMX_EPT_VPID_CAP);
+	bool has = vmx_allows(v, MSR_VMX_PROCBASED_CTLS2, VMX_PROC2_EPT) && (ept_vpid & EPT_CAP_INVEPT);
 	if (!has)
 		return cpu_raise(cpu, EXC_UD);
 	if (!root_ready(v, cpu, &st))
@@ -408,8 +408,8 @@ static status_t invept(struct vmx *v, struct cpu *cpu, const struct insn *in)
 	 * support INVEPT_TYPE THEN VMfail(Invalid operand to INVEPT/INVVPID)"
 	 * (bits 25, 26: types 1, 2; no other type exists). */
 	uint64_t type = greg_read(cpu, in, vmx_opsize(cpu));
-	bool supported = (type == INVEPT_SINGLE_CONTEXT && (v->caps.ept_vpid & EPT_CAP_INVEPT_SINGLE)) ||
-			 (type == INVEPT_ALL_CONTEXT && (v->caps.ept_vpid & EPT_CAP_INVEPT_ALL));
+	bool supported = (type == INVEPT_SINGLE_CONTEXT && (ept_vpid & EPT_CAP_INVEPT_SINGLE)) ||
+			 (type == INVEPT_ALL_CONTEXT && (ept_vpid & EPT_CAP_INVEPT_ALL));
 	if (!supported)
 		return vm_fail(v, VMXERR_INVEPT_INVVPID_OPERAND);
 	uint64_t desc[2];
@@ -418,7 +418,7 @@ static status_t invept(struct vmx *v, struct cpu *cpu, const struct insn *in)
 	/* Single-context: "IF EPTP not valid (see Section 26.2.1.1) THEN
 	 * VMfail(Invalid operand to INVEPT/INVVPID)". Bits 127:64 are not
 	 * checked. */
-	if (type == INVEPT_SINGLE_CONTEXT && ept_eptp_check(desc[0], v->caps.ept_vpid, cpu->maxphyaddr) != EPTP_OK)
+	if (type == INVEPT_SINGLE_CONTEXT && ept_eptp_check(desc[0], ept_vpid, cpu->maxphyaddr) != EPTP_OK)
 		return vm_fail(v, VMXERR_INVEPT_INVVPID_OPERAND);
 	invalidate_guest_translations(cpu);
 	return vm_succeed(cpu);
@@ -431,8 +431,8 @@ static status_t invvpid(struct vmx *v, struct cpu *cpu, const struct insn *in)
 	 * VPIDs (IA32_VMX_PROCBASED_CTLS2[37] = 0). If the logical processor
 	 * supports VPIDs but does not support the INVVPID instruction
 	 * (IA32_VMX_EPT_VPID_CAP[32] = 0)". */
-	bool has = (vmx_ctl_may_be_1(v->caps.procbased2) & VMX_CTL(VMX_PROC2_VPID)) &&
-		   (v->caps.ept_vpid & VPID_CAP_INVVPID);
+	uint64_t ept_vpid = vmx_cap(v, MSR_VMX_EPT_VPID_CAP);
+	bool has = vmx_allows(v, MSR_VMX_PROCBASED_CTLS2, VMX_PROC2_VPID) && (ept_vpid & VPID_CAP_INVVPID);
 	if (!has)
 		return cpu_raise(cpu, EXC_UD);
 	if (!root_ready(v, cpu, &st))
@@ -443,7 +443,7 @@ static status_t invvpid(struct vmx *v, struct cpu *cpu, const struct insn *in)
 	static const uint64_t type_cap[4] = { VPID_CAP_INVVPID_ADDRESS, VPID_CAP_INVVPID_SINGLE,
 					      VPID_CAP_INVVPID_ALL, VPID_CAP_INVVPID_SINGLE_NG };
 	uint64_t type = greg_read(cpu, in, vmx_opsize(cpu));
-	if (type > INVVPID_SINGLE_NG || !(v->caps.ept_vpid & type_cap[type]))
+	if (type > INVVPID_SINGLE_NG || !(ept_vpid & type_cap[type]))
 		return vm_fail(v, VMXERR_INVEPT_INVVPID_OPERAND);
 	uint64_t desc[2];
 	if ((st = read_descriptor(cpu, in, desc)) != ST_OK)

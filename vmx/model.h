@@ -23,17 +23,6 @@
  * FFFFFFFF_FFFFFFFFH), also the VMCS link pointer's "none". */
 #define VMCS_POINTER_INVALID UINT64_MAX
 
-/* The capability MSRs the model read at creation (SDM Vol.3 Appendix A); an
- * MSR the CPU model lacks reads as 0 here (no control allowed). */
-struct vmx_caps {
-	uint64_t basic;            /* A.1 IA32_VMX_BASIC */
-	uint64_t misc;             /* A.6 IA32_VMX_MISC */
-	uint64_t cr0_fixed0, cr0_fixed1;   /* A.7 */
-	uint64_t cr4_fixed0, cr4_fixed1;   /* A.8 */
-	uint64_t vmcs_enum;        /* A.9 IA32_VMX_VMCS_ENUM */
-	uint64_t procbased2;       /* A.3.3 IA32_VMX_PROCBASED_CTLS2 (0 without it) */
-	uint64_t ept_vpid;         /* A.10 IA32_VMX_EPT_VPID_CAP (0 without it) */
-};
 
 /* The processor's copy of the current VMCS (SDM Vol.3 24.11.1: "a logical
  * processor may maintain some VMCS data of an active VMCS on the processor
@@ -54,11 +43,31 @@ struct vmx {
 	struct cpu *cpu;
 	struct hv_model ops;
 	unsigned quirks;
-	struct vmx_caps caps;
+	/* The capability MSRs 480H-493H (SDM Vol.3 Appendix A) as the CPU model
+	 * has them, read at creation; one the part lacks is 0 here (no control
+	 * allowed). vmx_cap() reads them by index. */
+	uint64_t caps[MSR_VMX_LAST - MSR_VMX_FIRST + 1];
+	/* Which fields of vmx/vmcs_fields.def this processor has (vmcs.c
+	 * vmcs_fields_init: SDM Vol.3 A.9 and Appendix B's "exists only on
+	 * processors that support ..."). */
+	bool field_exists[VMCS_ROW_COUNT];
 	bool vmx_operation;        /* VMXON ... VMXOFF (root operation unless cpu->in_guest) */
 	uint64_t vmxon_ptr;        /* the VMXON pointer (SDM Vol.3 30.3 VMXON) */
 	struct vmcs_cache vmcs;
 };
+
+/* A capability MSR's value (MSR_VMX_BASIC ... MSR_VMX_EXIT_CTLS2). */
+static inline uint64_t vmx_cap(const struct vmx *v, uint32_t msr)
+{
+	return v->caps[msr - MSR_VMX_FIRST];
+}
+
+/* May control bit `bit` of a 32-bit control field be 1? (The allowed-1 half
+ * of its capability MSR, SDM Vol.3 A.3-A.5.) */
+static inline bool vmx_allows(const struct vmx *v, uint32_t msr, unsigned bit)
+{
+	return vmx_ctl_may_be_1(vmx_cap(v, msr)) & VMX_CTL(bit);
+}
 
 /* instructions.c */
 status_t vmx_vm_insn(void *ctx, struct cpu *cpu, const struct insn *in, enum intercept_kind kind);
@@ -83,8 +92,9 @@ void vmcs_forget(struct vmx *v);
 bool vmcs_launched(struct vmx *v);
 void vmcs_set_launched(struct vmx *v, bool launched);
 
-/* Does this processor have the field? (SDM Vol.3 A.9: no field's index is
- * above IA32_VMX_VMCS_ENUM bits 9:1.) */
+/* Work out which fields exist from the capability MSRs (at creation). */
+void vmcs_fields_init(struct vmx *v);
+/* Does this processor have the field? */
 bool vmcs_field_supported(const struct vmx *v, const struct vmcs_field *f);
 /* VMREAD of encoding enc from the current VMCS: 0 with *value (the field, or
  * its high 32 bits with the "high" access type, zero-extended; the caller

@@ -137,12 +137,160 @@ void vmcs_set(struct vmx *v, enum vmcs_row row, uint64_t value)
 
 /* ---- VMREAD / VMWRITE ---- */
 
-bool vmcs_field_supported(const struct vmx *v, const struct vmcs_field *f)
+/* Fields that exist only with a feature: SDM Vol.3 Appendix B and the
+ * field's section in 24.4-24.9, "This field exists only on processors that
+ * support the 1-setting of ...". A field with no row here exists on every
+ * processor (within IA32_VMX_VMCS_ENUM). A row names one control, or two of
+ * which either will do. The FRED and event-data fields need FRED's VM-entry
+ * and secondary VM-exit controls, which mmu/x86_vmx.h does not name yet:
+ * their rows ask for the secondary VM-exit controls, a condition every
+ * processor with those fields meets. */
+struct field_needs {
+	uint16_t encoding;
+	uint16_t msr_a;            /* capability MSR of a control the processor must allow ... */
+	uint8_t bit_a;
+	uint16_t msr_b;            /* ... or of this one (0: no alternative) */
+	uint8_t bit_b;
+};
+#define PIN    MSR_VMX_PINBASED_CTLS
+#define PROC   MSR_VMX_PROCBASED_CTLS
+#define PROC2  MSR_VMX_PROCBASED_CTLS2
+#define PROC3  MSR_VMX_PROCBASED_CTLS3
+#define EXITC  MSR_VMX_EXIT_CTLS
+#define ENTRYC MSR_VMX_ENTRY_CTLS
+#define FRED   EXITC, VMX_EXITCTL_SECONDARY_CONTROLS
+static const struct field_needs field_needs[] = {
+	/* 16-bit control (24.6.12, 24.6.14, 24.6.19) and guest state (24.4.2) */
+	{ VMCS_VPID, PROC2, VMX_PROC2_VPID, 0, 0 },
+	{ VMCS_POSTED_INTR_NV, PIN, VMX_PIN_POSTED_INTERRUPTS, 0, 0 },
+	{ VMCS_EPTP_INDEX, PROC2, VMX_PROC2_EPT_VIOLATION_VE, 0, 0 },
+	{ VMCS_HLAT_PREFIX_SIZE, PROC3, VMX_PROC3_HLAT, 0, 0 },
+	{ VMCS_LAST_PID_POINTER_INDEX, PROC3, VMX_PROC3_IPI_VIRT, 0, 0 },
+	{ VMCS_GUEST_INTR_STATUS, PROC2, VMX_PROC2_VIRTUAL_INTR_DELIVERY, 0, 0 },
+	{ VMCS_PML_INDEX, PROC2, VMX_PROC2_PML, 0, 0 },
+	{ VMCS_GUEST_UINV, ENTRYC, VMX_ENTRYCTL_LOAD_UINV, EXITC, VMX_EXITCTL_CLEAR_UINV },
+	/* 64-bit control (24.6) */
+	{ VMCS_PML_ADDRESS, PROC2, VMX_PROC2_PML, 0, 0 },
+	{ VMCS_VIRTUAL_APIC_ADDR, PROC, VMX_PROC_TPR_SHADOW, 0, 0 },
+	{ VMCS_APIC_ACCESS_ADDR, PROC2, VMX_PROC2_VIRTUALIZE_APIC, 0, 0 },
+	{ VMCS_POSTED_INTR_DESC_ADDR, PIN, VMX_PIN_POSTED_INTERRUPTS, 0, 0 },
+	{ VMCS_VM_FUNCTION_CONTROLS, PROC2, VMX_PROC2_VM_FUNCTIONS, 0, 0 },
+	{ VMCS_EPT_POINTER, PROC2, VMX_PROC2_EPT, 0, 0 },
+	{ VMCS_EOI_EXIT_BITMAP0, PROC2, VMX_PROC2_VIRTUAL_INTR_DELIVERY, 0, 0 },
+	{ VMCS_EOI_EXIT_BITMAP1, PROC2, VMX_PROC2_VIRTUAL_INTR_DELIVERY, 0, 0 },
+	{ VMCS_EOI_EXIT_BITMAP2, PROC2, VMX_PROC2_VIRTUAL_INTR_DELIVERY, 0, 0 },
+	{ VMCS_EOI_EXIT_BITMAP3, PROC2, VMX_PROC2_VIRTUAL_INTR_DELIVERY, 0, 0 },
+	{ VMCS_EPTP_LIST_ADDR, MSR_VMX_VMFUNC, 0 /* EPTP switching */, 0, 0 },
+	{ VMCS_VMREAD_BITMAP, PROC2, VMX_PROC2_VMCS_SHADOWING, 0, 0 },
+	{ VMCS_VMWRITE_BITMAP, PROC2, VMX_PROC2_VMCS_SHADOWING, 0, 0 },
+	{ VMCS_VE_INFO_ADDR, PROC2, VMX_PROC2_EPT_VIOLATION_VE, 0, 0 },
+	{ VMCS_XSS_EXITING_BITMAP, PROC2, VMX_PROC2_XSAVES, 0, 0 },
+	{ VMCS_ENCLS_EXITING_BITMAP, PROC2, VMX_PROC2_ENCLS_EXITING, 0, 0 },
+	{ VMCS_SPPT_POINTER, PROC2, VMX_PROC2_SUBPAGE_WRITE, 0, 0 },
+	{ VMCS_TSC_MULTIPLIER, PROC2, VMX_PROC2_TSC_SCALING, 0, 0 },
+	{ VMCS_TERTIARY_PROC_CONTROLS, PROC, VMX_PROC_TERTIARY_CONTROLS, 0, 0 },
+	{ VMCS_ENCLV_EXITING_BITMAP, PROC2, VMX_PROC2_ENCLV_EXITING, 0, 0 },
+	{ VMCS_LOW_PASID_DIR_ADDR, PROC2, VMX_PROC2_PASID_TRANSLATION, 0, 0 },
+	{ VMCS_HIGH_PASID_DIR_ADDR, PROC2, VMX_PROC2_PASID_TRANSLATION, 0, 0 },
+	{ VMCS_PCONFIG_EXITING_BITMAP, PROC2, VMX_PROC2_PCONFIG, 0, 0 },
+	{ VMCS_HLAT_POINTER, PROC3, VMX_PROC3_HLAT, 0, 0 },
+	{ VMCS_PID_POINTER_TABLE, PROC3, VMX_PROC3_IPI_VIRT, 0, 0 },
+	{ VMCS_SECONDARY_EXIT_CONTROLS, EXITC, VMX_EXITCTL_SECONDARY_CONTROLS, 0, 0 },
+	{ VMCS_SPEC_CTRL_MASK, PROC3, VMX_PROC3_VIRTUALIZE_SPEC_CTRL, 0, 0 },
+	{ VMCS_SPEC_CTRL_SHADOW, PROC3, VMX_PROC3_VIRTUALIZE_SPEC_CTRL, 0, 0 },
+	{ VMCS_INJECTED_EVENT_DATA, FRED, 0, 0 },
+	/* 64-bit read-only (24.9) */
+	{ VMCS_GUEST_PHYSICAL_ADDR, PROC2, VMX_PROC2_EPT, 0, 0 },
+	{ VMCS_ORIGINAL_EVENT_DATA, FRED, 0, 0 },
+	/* 64-bit guest state (24.4.1, 24.4.2) */
+	{ VMCS_GUEST_IA32_PAT, ENTRYC, VMX_ENTRYCTL_LOAD_PAT, EXITC, VMX_EXITCTL_SAVE_PAT },
+	{ VMCS_GUEST_IA32_EFER, ENTRYC, VMX_ENTRYCTL_LOAD_EFER, EXITC, VMX_EXITCTL_SAVE_EFER },
+	{ VMCS_GUEST_IA32_PERF_GLOBAL_CTRL, ENTRYC, VMX_ENTRYCTL_LOAD_PERF_GLOBAL_CTRL, EXITC,
+	  VMX_EXITCTL_SAVE_PERF_GLOBAL_CTRL },
+	{ VMCS_GUEST_PDPTE0, PROC2, VMX_PROC2_EPT, 0, 0 },
+	{ VMCS_GUEST_PDPTE1, PROC2, VMX_PROC2_EPT, 0, 0 },
+	{ VMCS_GUEST_PDPTE2, PROC2, VMX_PROC2_EPT, 0, 0 },
+	{ VMCS_GUEST_PDPTE3, PROC2, VMX_PROC2_EPT, 0, 0 },
+	{ VMCS_GUEST_IA32_BNDCFGS, ENTRYC, VMX_ENTRYCTL_LOAD_BNDCFGS, EXITC, VMX_EXITCTL_CLEAR_BNDCFGS },
+	{ VMCS_GUEST_IA32_RTIT_CTL, ENTRYC, VMX_ENTRYCTL_LOAD_RTIT_CTL, EXITC, VMX_EXITCTL_CLEAR_RTIT_CTL },
+	{ VMCS_GUEST_IA32_LBR_CTL, ENTRYC, VMX_ENTRYCTL_LOAD_LBR_CTL, EXITC, VMX_EXITCTL_CLEAR_LBR_CTL },
+	{ VMCS_GUEST_IA32_PKRS, ENTRYC, VMX_ENTRYCTL_LOAD_PKRS, 0, 0 },
+	{ VMCS_GUEST_IA32_FRED_CONFIG, FRED, 0, 0 },
+	{ VMCS_GUEST_IA32_FRED_RSP1, FRED, 0, 0 },
+	{ VMCS_GUEST_IA32_FRED_RSP2, FRED, 0, 0 },
+	{ VMCS_GUEST_IA32_FRED_RSP3, FRED, 0, 0 },
+	{ VMCS_GUEST_IA32_FRED_STKLVLS, FRED, 0, 0 },
+	{ VMCS_GUEST_IA32_FRED_SSP1, FRED, 0, 0 },
+	{ VMCS_GUEST_IA32_FRED_SSP2, FRED, 0, 0 },
+	{ VMCS_GUEST_IA32_FRED_SSP3, FRED, 0, 0 },
+	/* 64-bit host state (24.5) */
+	{ VMCS_HOST_IA32_PAT, EXITC, VMX_EXITCTL_LOAD_PAT, 0, 0 },
+	{ VMCS_HOST_IA32_EFER, EXITC, VMX_EXITCTL_LOAD_EFER, 0, 0 },
+	{ VMCS_HOST_IA32_PERF_GLOBAL_CTRL, EXITC, VMX_EXITCTL_LOAD_PERF_GLOBAL_CTRL, 0, 0 },
+	{ VMCS_HOST_IA32_PKRS, EXITC, VMX_EXITCTL_LOAD_PKRS, 0, 0 },
+	{ VMCS_HOST_IA32_FRED_CONFIG, FRED, 0, 0 },
+	{ VMCS_HOST_IA32_FRED_RSP1, FRED, 0, 0 },
+	{ VMCS_HOST_IA32_FRED_RSP2, FRED, 0, 0 },
+	{ VMCS_HOST_IA32_FRED_RSP3, FRED, 0, 0 },
+	{ VMCS_HOST_IA32_FRED_STKLVLS, FRED, 0, 0 },
+	{ VMCS_HOST_IA32_FRED_SSP1, FRED, 0, 0 },
+	{ VMCS_HOST_IA32_FRED_SSP2, FRED, 0, 0 },
+	{ VMCS_HOST_IA32_FRED_SSP3, FRED, 0, 0 },
+	/* 32-bit control (24.6.2, 24.6.8, 24.6.13) and guest state (24.4.2) */
+	{ VMCS_TPR_THRESHOLD, PROC, VMX_PROC_TPR_SHADOW, 0, 0 },
+	{ VMCS_SECONDARY_PROC_CONTROLS, PROC, VMX_PROC_SECONDARY_CONTROLS, 0, 0 },
+	{ VMCS_PLE_GAP, PROC2, VMX_PROC2_PAUSE_LOOP_EXITING, 0, 0 },
+	{ VMCS_PLE_WINDOW, PROC2, VMX_PROC2_PAUSE_LOOP_EXITING, 0, 0 },
+	{ VMCS_INSTRUCTION_TIMEOUT_CONTROL, PROC2, VMX_PROC2_INSTRUCTION_TIMEOUT, 0, 0 },
+	{ VMCS_PREEMPTION_TIMER_VALUE, PIN, VMX_PIN_PREEMPTION_TIMER, 0, 0 },
+	/* natural-width guest and host state: CET (24.4.1, 24.5) */
+	{ VMCS_GUEST_IA32_S_CET, ENTRYC, VMX_ENTRYCTL_LOAD_CET_STATE, 0, 0 },
+	{ VMCS_GUEST_SSP, ENTRYC, VMX_ENTRYCTL_LOAD_CET_STATE, 0, 0 },
+	{ VMCS_GUEST_INTR_SSP_TABLE_ADDR, ENTRYC, VMX_ENTRYCTL_LOAD_CET_STATE, 0, 0 },
+	{ VMCS_HOST_IA32_S_CET, EXITC, VMX_EXITCTL_LOAD_CET_STATE, 0, 0 },
+	{ VMCS_HOST_SSP, EXITC, VMX_EXITCTL_LOAD_CET_STATE, 0, 0 },
+	{ VMCS_HOST_INTR_SSP_TABLE_ADDR, EXITC, VMX_EXITCTL_LOAD_CET_STATE, 0, 0 },
+};
+#undef PIN
+#undef PROC
+#undef PROC2
+#undef PROC3
+#undef EXITC
+#undef ENTRYC
+#undef FRED
+
+/* May the control at bit of msr's field be 1? The tertiary controls, the
+ * secondary VM-exit controls and the VM functions have 64-bit allowed-1-only
+ * MSRs (SDM Vol.3 A.3.4, A.4.2, A.11); the others the allowed-1 half. */
+static bool control_allowed(const struct vmx *v, uint32_t msr, unsigned bit)
 {
+	if (msr == MSR_VMX_PROCBASED_CTLS3 || msr == MSR_VMX_EXIT_CTLS2 || msr == MSR_VMX_VMFUNC)
+		return (vmx_cap(v, msr) >> bit) & 1;
+	return vmx_allows(v, msr, bit);
+}
+
+void vmcs_fields_init(struct vmx *v)
+{
+	size_t n;
+	const struct vmcs_field *t = vmcs_field_table(&n);
 	/* SDM Vol.3 A.9: IA32_VMX_VMCS_ENUM bits 9:1 are the highest index of
 	 * any VMCS field encoding the processor supports. */
-	unsigned max_index = (unsigned)((v->caps.vmcs_enum & VMX_VMCS_ENUM_INDEX_MASK) >> VMX_VMCS_ENUM_INDEX_SHIFT);
-	return vmcs_enc_index(f->encoding) <= max_index;
+	uint64_t vmcs_enum = vmx_cap(v, MSR_VMX_VMCS_ENUM);
+	unsigned max_index = (unsigned)((vmcs_enum & VMX_VMCS_ENUM_INDEX_MASK) >> VMX_VMCS_ENUM_INDEX_SHIFT);
+	for (size_t row = 0; row < n; row++)
+		v->field_exists[row] = vmcs_enc_index(t[row].encoding) <= max_index;
+	for (size_t i = 0; i < sizeof(field_needs) / sizeof(field_needs[0]); i++) {
+		const struct field_needs *need = &field_needs[i];
+		bool ok = control_allowed(v, need->msr_a, need->bit_a) ||
+			  (need->msr_b && control_allowed(v, need->msr_b, need->bit_b));
+		if (!ok)
+			v->field_exists[row_of(vmcs_field_lookup(need->encoding, NULL))] = false;
+	}
+}
+
+bool vmcs_field_supported(const struct vmx *v, const struct vmcs_field *f)
+{
+	return v->field_exists[row_of(f)];
 }
 
 enum vmx_instruction_error vmcs_vmread(struct vmx *v, uint64_t enc, uint64_t *value)
@@ -173,7 +321,7 @@ enum vmx_instruction_error vmcs_vmwrite(struct vmx *v, uint64_t enc, uint64_t va
 	/* SDM Vol.3 30.3 VMWRITE: "VMCS field indexed by secondary source operand
 	 * is a VM-exit information field AND processor does not support writing
 	 * to such fields" (IA32_VMX_MISC bit 29, A.6) -> VMfailValid(13). */
-	if (f->type == VMCS_RO && !(v->caps.misc & VMX_MISC_VMWRITE_ANY_FIELD))
+	if (f->type == VMCS_RO && !(vmx_cap(v, MSR_VMX_MISC) & VMX_MISC_VMWRITE_ANY_FIELD))
 		return VMXERR_VMWRITE_READ_ONLY;
 	enum vmcs_row row = (enum vmcs_row)row_of(f);
 	uint64_t x = value;

@@ -45,17 +45,9 @@ struct vmx *vmx_create(struct cpu *cpu, unsigned quirks)
 	 * IA32_FEATURE_CONTROL's VMX enables and the capability MSRs exist
 	 * (emu/cpu_model.h, emu/control_regs.c, emu/msr.c). */
 	cpu->hv_available = true;
-	v->caps = (struct vmx_caps){
-		.basic = cap(cpu, MSR_VMX_BASIC),
-		.misc = cap(cpu, MSR_VMX_MISC),
-		.cr0_fixed0 = cap(cpu, MSR_VMX_CR0_FIXED0),
-		.cr0_fixed1 = cap(cpu, MSR_VMX_CR0_FIXED1),
-		.cr4_fixed0 = cap(cpu, MSR_VMX_CR4_FIXED0),
-		.cr4_fixed1 = cap(cpu, MSR_VMX_CR4_FIXED1),
-		.vmcs_enum = cap(cpu, MSR_VMX_VMCS_ENUM),
-		.procbased2 = cap(cpu, MSR_VMX_PROCBASED_CTLS2),
-		.ept_vpid = cap(cpu, MSR_VMX_EPT_VPID_CAP),
-	};
+	for (uint32_t msr = MSR_VMX_FIRST; msr <= MSR_VMX_LAST; msr++)
+		v->caps[msr - MSR_VMX_FIRST] = cap(cpu, msr);
+	vmcs_fields_init(v);
 	vmx_reset(v, cpu);
 	return v;
 }

@@ -355,6 +355,25 @@ static void enc_exit_reason(struct world *w)
 	w->m.cpu.regs[R_CX] = VMCS_EXIT_REASON;
 	w->m.cpu.regs[R_BX] = 0x30;
 }
+static void enc(struct world *w, uint32_t e)
+{
+	w->m.cpu.regs[R_CX] = e;
+	w->m.cpu.regs[R_BX] = 0x1234;
+}
+static void enc_eptp(struct world *w) { enc(w, VMCS_EPT_POINTER); }
+static void enc_pdpte0(struct world *w) { enc(w, VMCS_GUEST_PDPTE0); }
+static void enc_apic_access(struct world *w) { enc(w, VMCS_APIC_ACCESS_ADDR); }
+static void enc_virtual_apic(struct world *w) { enc(w, VMCS_VIRTUAL_APIC_ADDR); }
+static void enc_tpr_threshold(struct world *w) { enc(w, VMCS_TPR_THRESHOLD); }
+static void enc_guest_pat(struct world *w) { enc(w, VMCS_GUEST_IA32_PAT); }
+static void enc_host_efer(struct world *w) { enc(w, VMCS_HOST_IA32_EFER); }
+static void enc_timer(struct world *w) { enc(w, VMCS_PREEMPTION_TIMER_VALUE); }
+static void enc_vpid(struct world *w) { enc(w, VMCS_VPID); }
+static void enc_pml_index(struct world *w) { enc(w, VMCS_PML_INDEX); }
+static void enc_fred_config(struct world *w) { enc(w, VMCS_GUEST_IA32_FRED_CONFIG); }
+static void enc_secondary(struct world *w) { enc(w, VMCS_SECONDARY_PROC_CONTROLS); }
+static void enc_eptp_list(struct world *w) { enc(w, VMCS_EPTP_LIST_ADDR); }
+static void enc_guest_cet(struct world *w) { enc(w, VMCS_GUEST_IA32_S_CET); }
 static void cpl3_enc(struct world *w) { enc_guest_rip(w); cpl3(w); }
 static void compat_enc(struct world *w) { enc_guest_rip(w); compat(w); }
 static void mov_ss_shadow(struct world *w) { w->m.cpu.insn_shadow = SHADOW_MOV_SS; }
@@ -590,6 +609,40 @@ static const struct row rows[] = {
 	{ "vmread index above VMCS_ENUM (12)", NULL, CURRENT, enc_above_enum, I(VMREAD_RBX_RCX), FAIL_VALID, 12,
 	  NULL },
 
+	/* Fields that exist only with a feature (SDM Vol.3 Appendix B). */
+	{ "vmread EPT pointer", NULL, CURRENT, enc_eptp, I(VMREAD_RBX_RCX), SUCCEED, 0, NULL },
+	{ "vmread EPT pointer without EPT (12)", "core2", CURRENT, enc_eptp, I(VMREAD_RBX_RCX), FAIL_VALID, 12,
+	  NULL },
+	{ "vmread guest PDPTE0 without EPT (12)", "core2", CURRENT, enc_pdpte0, I(VMREAD_RBX_RCX), FAIL_VALID, 12,
+	  NULL },
+	{ "vmread APIC-access address without APIC virtualization (12)", NULL, CURRENT, enc_apic_access,
+	  I(VMREAD_RBX_RCX), FAIL_VALID, 12, NULL },
+	{ "vmread virtual-APIC address with TPR shadow", "core2", CURRENT, enc_virtual_apic, I(VMREAD_RBX_RCX),
+	  SUCCEED, 0, NULL },
+	{ "vmread TPR threshold with TPR shadow", "core2", CURRENT, enc_tpr_threshold, I(VMREAD_RBX_RCX), SUCCEED,
+	  0, NULL },
+	{ "vmwrite guest PAT", NULL, CURRENT, enc_guest_pat, I(VMWRITE_RCX_RBX), SUCCEED, 0, NULL },
+	{ "vmwrite guest PAT without PAT load/save (12)", "core2", CURRENT, enc_guest_pat, I(VMWRITE_RCX_RBX),
+	  FAIL_VALID, 12, NULL },
+	{ "vmwrite guest PAT with only the PAT save exit control", "skylake-lite:no-entry-load-pat", CURRENT,
+	  enc_guest_pat, I(VMWRITE_RCX_RBX), SUCCEED, 0, NULL },
+	{ "vmwrite host EFER without EFER load (12)", "core2", CURRENT, enc_host_efer, I(VMWRITE_RCX_RBX),
+	  FAIL_VALID, 12, NULL },
+	{ "vmread preemption timer value", NULL, CURRENT, enc_timer, I(VMREAD_RBX_RCX), SUCCEED, 0, NULL },
+	{ "vmread preemption timer value without the timer (12)", "core2", CURRENT, enc_timer, I(VMREAD_RBX_RCX),
+	  FAIL_VALID, 12, NULL },
+	{ "vmread VPID", NULL, CURRENT, enc_vpid, I(VMREAD_RBX_RCX), SUCCEED, 0, NULL },
+	{ "vmread VPID without VPID (12)", "core2", CURRENT, enc_vpid, I(VMREAD_RBX_RCX), FAIL_VALID, 12, NULL },
+	{ "vmread secondary controls without them (12)", "core2", CURRENT, enc_secondary, I(VMREAD_RBX_RCX),
+	  FAIL_VALID, 12, NULL },
+	{ "vmread EPTP-list address", NULL, CURRENT, enc_eptp_list, I(VMREAD_RBX_RCX), SUCCEED, 0, NULL },
+	{ "vmread PML index without PML (12)", NULL, CURRENT, enc_pml_index, I(VMREAD_RBX_RCX), FAIL_VALID, 12,
+	  NULL },
+	{ "vmread guest IA32_FRED_CONFIG without FRED (12)", NULL, CURRENT, enc_fred_config, I(VMREAD_RBX_RCX),
+	  FAIL_VALID, 12, NULL },
+	{ "vmread guest IA32_S_CET without CET (12)", NULL, CURRENT, enc_guest_cet, I(VMREAD_RBX_RCX), FAIL_VALID,
+	  12, NULL },
+
 	/* ---- VMWRITE ---- */
 	{ "vmwrite no current VMCS", NULL, ROOT, enc_guest_rip, I(VMWRITE_RCX_RBX), FAIL_INVALID, 0, NULL },
 	{ "vmwrite", NULL, CURRENT, enc_guest_rip, I(VMWRITE_RCX_RBX), SUCCEED, 0, check_rip_1234 },
@@ -710,6 +763,9 @@ static const struct cpu_model *row_model(struct world *w, const char *name)
 	if (!strcmp(name, "skylake-lite:cr0-fixed0-ts"))
 		return model_with_cap(&w->copy, "skylake-lite", MSR_VMX_CR0_FIXED0,
 				      model_cap(sky, MSR_VMX_CR0_FIXED0) | CR0_TS);
+	if (!strcmp(name, "skylake-lite:no-entry-load-pat"))
+		return model_with_cap(&w->copy, "skylake-lite", MSR_VMX_ENTRY_CTLS,
+				      model_cap(sky, MSR_VMX_ENTRY_CTLS) & ~((uint64_t)VMX_CTL(VMX_ENTRYCTL_LOAD_PAT) << 32));
 	if (!strcmp(name, "skylake-lite:no-invept"))
 		return model_with_cap(&w->copy, "skylake-lite", MSR_VMX_EPT_VPID_CAP, ept & ~EPT_CAP_INVEPT);
 	if (!strcmp(name, "skylake-lite:no-invept-single"))
