@@ -26,6 +26,35 @@ _Static_assert(offsetof(struct vmcs_region_header, abort) == 4, "SDM Vol.3 Table
 #define VMCS_SHADOW_INDICATOR      0x80000000u
 #define VMCS_REGION_MAX_SIZE       4096u       /* IA32_VMX_BASIC 44:32 is at most 4096 */
 
+/* ---- hvemu's VMCS region format (implementation-specific, SDM Vol.3 24.2) --
+ * What VMCLEAR writes back and VMPTRLD reads (vmx/vmcs.c):
+ *
+ *   offset 0             revision identifier, bit 31 shadow-VMCS indicator  (24.2)
+ *   offset 4             VMX-abort indicator                                (24.2)
+ *   offset 8             launch state: 0 clear, 1 launched                 (hvemu)
+ *   offset 16 + 8 * row  the field of vmx/vmcs_fields.def's row, 64 bits   (hvemu)
+ *
+ * Software must not rely on it (SDM Vol.3 24.11.1); tests do, to show what an
+ * L1 that edits the region instead of using VMWRITE sees. */
+#define VMCS_LAUNCH_STATE_OFFSET   8u
+#define VMCS_FIELDS_OFFSET         16u
+#define VMCS_LAUNCHED              1u
+
+/* The field rows in vmx/vmcs_fields.def order (= vmcs_field_table() order). */
+enum vmcs_row {
+#define X(id, enc, width, type, slot, name) VMCS_ROW_##id,
+#include "vmx/vmcs_fields.def"
+#undef X
+	VMCS_ROW_COUNT
+};
+_Static_assert(VMCS_FIELDS_OFFSET + 8u * VMCS_ROW_COUNT <= VMCS_REGION_MAX_SIZE,
+	       "every field of the table fits a 4 KiB VMCS region");
+
+static inline uint64_t vmcs_row_offset(unsigned row)
+{
+	return VMCS_FIELDS_OFFSET + 8ull * row;
+}
+
 /* VMX-abort indicator values (SDM Vol.3 27.7). */
 enum vmx_abort {
 	VMX_ABORT_SAVE_GUEST_MSR = 1,      /* storing a guest MSR on VM exit failed */
@@ -90,6 +119,7 @@ enum vmx_activity {
 
 /* ---- VM-instruction error numbers (SDM Vol.3 30.4, Table 30-1) ---------- */
 enum vmx_instruction_error {
+	VMXERR_NONE = 0,                       /* not an error: the instruction went on */
 	VMXERR_VMCALL_IN_ROOT = 1,
 	VMXERR_VMCLEAR_INVALID_ADDR = 2,
 	VMXERR_VMCLEAR_VMXON_PTR = 3,

@@ -1,0 +1,113 @@
+/* The VMX model's state and the parts it is made of (inside vmx/ only; the
+ * machine sees vmx/vmx.h). The mirror of svm/model.h:
+ *
+ *   vmx.c            install on a CPU: the hypervisor seam, the capability MSRs
+ *   instructions.c   VMXON ... VMFUNC: their #UD/#GP rules, VMsucceed/VMfail
+ *                    (SDM Vol.3 30.2, 30.3); VMX operation's CR0/CR4 rule (23.8)
+ *   vmcs.c           the VMCS: VMREAD/VMWRITE by encoding, launch state, the
+ *                    processor's copy of the current VMCS (SDM Vol.3 24.11)
+ *
+ * Next layers: world_switch.c (VM entry and exit), consistency.c (the entry
+ * checks), intercepts.c, events.c, as svm/ has them.
+ */
+#ifndef HVEMU_VMX_MODEL_H
+#define HVEMU_VMX_MODEL_H
+
+#include "emu/hv.h"
+#include "vmx/capabilities.h"
+#include "vmx/vmcs.h"
+#include "vmx/vmcs_fields.h"
+#include "vmx/vmx.h"
+
+/* The current-VMCS pointer when there is none (SDM Vol.3 24.1:
+ * FFFFFFFF_FFFFFFFFH), also the VMCS link pointer's "none". */
+#define VMCS_POINTER_INVALID UINT64_MAX
+
+
+/* The processor's copy of the current VMCS (SDM Vol.3 24.11.1: "a logical
+ * processor may maintain some VMCS data of an active VMCS on the processor
+ * and not in the VMCS region"). hvemu keeps all of it here from VMPTRLD until
+ * VMCLEAR (or a VMPTRLD of another VMCS) writes it back, so an L1 that edits
+ * the region in memory instead of using VMWRITE does not see the edit while
+ * the VMCS is current, and VMCLEAR overwrites it. With --tlb flush
+ * (cpu->tlb_uncached) nothing is kept: every access reads and writes the
+ * region, as a processor that caches nothing would. */
+struct vmcs_cache {
+	uint64_t pa;               /* current-VMCS pointer, VMCS_POINTER_INVALID: none */
+	bool launched;             /* launch state: false clear, true launched (24.1) */
+	bool shadow;               /* the region's shadow-VMCS indicator (24.2) */
+	uint64_t field[VMCS_ROW_COUNT];   /* by vmx/vmcs_fields.def row, at the field's width */
+};
+
+struct vmx {
+	struct cpu *cpu;
+	struct hv_model ops;
+	unsigned quirks;
+	/* The capability MSRs 480H-493H (SDM Vol.3 Appendix A) as the CPU model
+	 * has them, read at creation; one the part lacks is 0 here (no control
+	 * allowed). vmx_cap() reads them by index. */
+	uint64_t caps[MSR_VMX_LAST - MSR_VMX_FIRST + 1];
+	/* Which fields of vmx/vmcs_fields.def this processor has (vmcs.c
+	 * vmcs_fields_init: SDM Vol.3 A.9 and Appendix B's "exists only on
+	 * processors that support ..."). */
+	bool field_exists[VMCS_ROW_COUNT];
+	bool vmx_operation;        /* VMXON ... VMXOFF (root operation unless cpu->in_guest) */
+	uint64_t vmxon_ptr;        /* the VMXON pointer (SDM Vol.3 30.3 VMXON) */
+	struct vmcs_cache vmcs;
+};
+
+/* A capability MSR's value (MSR_VMX_BASIC ... MSR_VMX_EXIT_CTLS2). */
+static inline uint64_t vmx_cap(const struct vmx *v, uint32_t msr)
+{
+	return v->caps[msr - MSR_VMX_FIRST];
+}
+
+/* May control bit `bit` of a 32-bit control field be 1? (The allowed-1 half
+ * of its capability MSR, SDM Vol.3 A.3-A.5.) */
+static inline bool vmx_allows(const struct vmx *v, uint32_t msr, unsigned bit)
+{
+	return vmx_ctl_may_be_1(vmx_cap(v, msr)) & VMX_CTL(bit);
+}
+
+/* instructions.c */
+status_t vmx_vm_insn(void *ctx, struct cpu *cpu, const struct insn *in, enum intercept_kind kind);
+/* A MOV to CR0/CR4, LMSW or CLTS in VMX operation (emu/hv.h cr_write_check,
+ * asked while VMXON has set cpu->hv_cr_checks). */
+status_t vmx_cr_write_check(void *ctx, struct cpu *cpu, unsigned cr, enum cr_access access, uint64_t value);
+
+/* vmcs.c: the current VMCS. */
+static inline bool vmcs_current_valid(const struct vmx *v)
+{
+	return v->vmcs.pa != VMCS_POINTER_INVALID;
+}
+/* VMPTRLD's effect once its checks passed: pa becomes the current VMCS, its
+ * data read from the region (the previous current VMCS written back first). */
+void vmcs_make_current(struct vmx *v, uint64_t pa);
+/* VMCLEAR's effect: pa's data in its region (the cached copy written back if
+ * pa is current, which it then no longer is), launch state clear. */
+void vmcs_clear(struct vmx *v, uint64_t pa);
+/* No current VMCS, the cached copy dropped unwritten (VMXON, VMXOFF, reset). */
+void vmcs_forget(struct vmx *v);
+/* The launch state of the current VMCS (24.1, 24.11.3). */
+bool vmcs_launched(struct vmx *v);
+void vmcs_set_launched(struct vmx *v, bool launched);
+
+/* Work out which fields exist from the capability MSRs (at creation). */
+void vmcs_fields_init(struct vmx *v);
+/* Does this processor have the field? */
+bool vmcs_field_supported(const struct vmx *v, const struct vmcs_field *f);
+/* VMREAD of encoding enc from the current VMCS: 0 with *value (the field, or
+ * its high 32 bits with the "high" access type, zero-extended; the caller
+ * stores as many bits as its operand size), or the VM-instruction error 12
+ * (SDM Vol.3 30.3 VMREAD). */
+enum vmx_instruction_error vmcs_vmread(struct vmx *v, uint64_t enc, uint64_t *value);
+/* VMWRITE of value (the operand as read, 32 or 64 bits zero-extended) to
+ * encoding enc of the current VMCS: 0, or the VM-instruction error 12 or 13
+ * (SDM Vol.3 30.3 VMWRITE). */
+enum vmx_instruction_error vmcs_vmwrite(struct vmx *v, uint64_t enc, uint64_t value);
+/* The processor's own access to a field of the current VMCS by row (the
+ * VM-instruction error, exit information, VM entry): no access rules. */
+uint64_t vmcs_get(struct vmx *v, enum vmcs_row row);
+void vmcs_set(struct vmx *v, enum vmcs_row row, uint64_t value);
+
+#endif
