@@ -31,14 +31,14 @@
 /* ---- SDM Vol.3 30.2: how a VMX instruction reports its outcome ---- */
 
 /* VMsucceed: CF, PF, AF, ZF, SF, OF := 0. */
-static status_t vm_succeed(struct cpu *cpu)
+status_t vmx_succeed(struct cpu *cpu)
 {
 	flags_update(cpu, FLAGS_ARITH, 0);
 	return ST_OK;
 }
 
 /* VMfailInvalid: CF := 1; PF, AF, ZF, SF, OF := 0. */
-static status_t vm_fail_invalid(struct cpu *cpu)
+status_t vmx_fail_invalid(struct cpu *cpu)
 {
 	flags_update(cpu, FLAGS_ARITH, FLAG_CF);
 	return ST_OK;
@@ -46,7 +46,7 @@ static status_t vm_fail_invalid(struct cpu *cpu)
 
 /* VMfailValid(ErrorNumber): ZF := 1; CF, PF, AF, SF, OF := 0; the current
  * VMCS's VM-instruction error field := ErrorNumber. */
-static status_t vm_fail_valid(struct vmx *v, enum vmx_instruction_error err)
+status_t vmx_fail_valid(struct vmx *v, enum vmx_instruction_error err)
 {
 	flags_update(v->cpu, FLAGS_ARITH, FLAG_ZF);
 	vmcs_set(v, VMCS_ROW_VM_INSTRUCTION_ERROR, err);
@@ -54,9 +54,9 @@ static status_t vm_fail_valid(struct vmx *v, enum vmx_instruction_error err)
 }
 
 /* VMfail(ErrorNumber): VMfailValid with a current VMCS, else VMfailInvalid. */
-static status_t vm_fail(struct vmx *v, enum vmx_instruction_error err)
+status_t vmx_fail(struct vmx *v, enum vmx_instruction_error err)
 {
-	return vmcs_current_valid(v) ? vm_fail_valid(v, err) : vm_fail_invalid(v->cpu);
+	return vmcs_current_valid(v) ? vmx_fail_valid(v, err) : vmx_fail_invalid(v->cpu);
 }
 
 /* ---- the rules the pseudo-codes share ---- */
@@ -151,7 +151,7 @@ static status_t vmxon(struct vmx *v, struct cpu *cpu, const struct insn *in)
 			return nonroot_exit(cpu);
 		if (cpu->cpl != 0)
 			return cpu_raise_err(cpu, EXC_GP, 0);
-		return vm_fail(v, VMXERR_VMXON_IN_ROOT);
+		return vmx_fail(v, VMXERR_VMXON_IN_ROOT);
 	}
 	/* "IF (CPL > 0) or (in A20M mode) or (the values of CR0 and CR4 are not
 	 * supported in VMX operation) or (bit 0 (lock bit) of
@@ -168,12 +168,12 @@ static status_t vmxon(struct vmx *v, struct cpu *cpu, const struct insn *in)
 	if ((st = rm_read_mem(cpu, in, 8, &addr)) != ST_OK)
 		return st;
 	if (!vmx_pointer_ok(v, addr))
-		return vm_fail_invalid(cpu);
+		return vmx_fail_invalid(cpu);
 	/* "IF rev[30:0] != VMCS revision identifier supported by processor OR
 	 * rev[31] = 1 THEN VMfailInvalid". */
 	uint32_t rev = region_revision(v, addr);
 	if (!revision_matches(v, rev) || (rev & VMCS_SHADOW_INDICATOR))
-		return vm_fail_invalid(cpu);
+		return vmx_fail_invalid(cpu);
 	/* "current-VMCS pointer := FFFFFFFF_FFFFFFFFH; enter VMX operation; block
 	 * INIT signals; block and disable A20M; clear address-range monitoring".
 	 * In VMX operation the CR0/CR4 rules hold too (vmx_cr_write_check). A20M:
@@ -185,7 +185,7 @@ static status_t vmxon(struct vmx *v, struct cpu *cpu, const struct insn *in)
 	cpu->hv_holds |= HV_HOLD_INIT;
 	cpu->hv_cr_checks = true;
 	cpu->monitor_armed = false;
-	return vm_succeed(cpu);
+	return vmx_succeed(cpu);
 }
 
 static status_t vmxoff(struct vmx *v, struct cpu *cpu)
@@ -205,7 +205,7 @@ static status_t vmxoff(struct vmx *v, struct cpu *cpu)
 	cpu->hv_cr_checks = false;
 	cpu_attend(cpu, ATT_EVENT);        /* an INIT held off is taken now */
 	cpu->monitor_armed = false;
-	return vm_succeed(cpu);
+	return vmx_succeed(cpu);
 }
 
 /* ---- VMX operation's own rules ---- */
@@ -239,11 +239,11 @@ static status_t vmclear(struct vmx *v, struct cpu *cpu, const struct insn *in)
 	 * address); ELSIF addr = VMXON pointer THEN VMfail(VMCLEAR with VMXON
 	 * pointer)". */
 	if (!vmx_pointer_ok(v, addr))
-		return vm_fail(v, VMXERR_VMCLEAR_INVALID_ADDR);
+		return vmx_fail(v, VMXERR_VMCLEAR_INVALID_ADDR);
 	if (addr == v->vmxon_ptr)
-		return vm_fail(v, VMXERR_VMCLEAR_VMXON_PTR);
+		return vmx_fail(v, VMXERR_VMCLEAR_VMXON_PTR);
 	vmcs_clear(v, addr);
-	return vm_succeed(cpu);
+	return vmx_succeed(cpu);
 }
 
 /* May VMPTRLD load a shadow VMCS? (SDM Vol.3 30.3 VMPTRLD: only if the
@@ -266,14 +266,14 @@ static status_t vmptrld(struct vmx *v, struct cpu *cpu, const struct insn *in)
 	 * rev[31] = 1 AND processor does not support 1-setting of VMCS
 	 * shadowing" (11). */
 	if (!vmx_pointer_ok(v, addr))
-		return vm_fail(v, VMXERR_VMPTRLD_INVALID_ADDR);
+		return vmx_fail(v, VMXERR_VMPTRLD_INVALID_ADDR);
 	if (addr == v->vmxon_ptr)
-		return vm_fail(v, VMXERR_VMPTRLD_VMXON_PTR);
+		return vmx_fail(v, VMXERR_VMPTRLD_VMXON_PTR);
 	uint32_t rev = region_revision(v, addr);
 	if (!revision_matches(v, rev) || ((rev & VMCS_SHADOW_INDICATOR) && !shadow_vmcs_allowed(v)))
-		return vm_fail(v, VMXERR_VMPTRLD_BAD_REVISION);
+		return vmx_fail(v, VMXERR_VMPTRLD_BAD_REVISION);
 	vmcs_make_current(v, addr);
-	return vm_succeed(cpu);
+	return vmx_succeed(cpu);
 }
 
 static status_t vmptrst(struct vmx *v, struct cpu *cpu, const struct insn *in)
@@ -285,7 +285,7 @@ static status_t vmptrst(struct vmx *v, struct cpu *cpu, const struct insn *in)
 	 * current-VMCS pointer; VMsucceed" (FFFFFFFF_FFFFFFFFH if none). */
 	if ((st = rm_write_mem(cpu, in, 8, v->vmcs.pa)) != ST_OK)
 		return st;
-	return vm_succeed(cpu);
+	return vmx_succeed(cpu);
 }
 
 /* ---- VMREAD, VMWRITE ---- */
@@ -301,15 +301,15 @@ static status_t vmread(struct vmx *v, struct cpu *cpu, const struct insn *in)
 	 * from/to unsupported VMCS component)". The source is the register
 	 * operand (ModRM.reg), the destination the r/m operand. */
 	if (!vmcs_current_valid(v))
-		return vm_fail_invalid(cpu);
+		return vmx_fail_invalid(cpu);
 	unsigned size = vmx_opsize(cpu);
 	uint64_t value;
 	enum vmx_instruction_error err = vmcs_vmread(v, greg_read(cpu, in, size), &value);
 	if (err != VMXERR_NONE)
-		return vm_fail_valid(v, err);
+		return vmx_fail_valid(v, err);
 	if ((st = rm_write(cpu, in, size, value)) != ST_OK)
 		return st;
-	return vm_succeed(cpu);
+	return vmx_succeed(cpu);
 }
 
 static status_t vmwrite(struct vmx *v, struct cpu *cpu, const struct insn *in)
@@ -323,15 +323,15 @@ static status_t vmwrite(struct vmx *v, struct cpu *cpu, const struct insn *in)
 	 * VMCS field" (12); a VM-exit information field without IA32_VMX_MISC
 	 * bit 29 (13). */
 	if (!vmcs_current_valid(v))
-		return vm_fail_invalid(cpu);
+		return vmx_fail_invalid(cpu);
 	unsigned size = vmx_opsize(cpu);
 	uint64_t value;
 	if ((st = rm_read(cpu, in, size, &value)) != ST_OK)
 		return st;
 	enum vmx_instruction_error err = vmcs_vmwrite(v, greg_read(cpu, in, size), value);
 	if (err != VMXERR_NONE)
-		return vm_fail_valid(v, err);
-	return vm_succeed(cpu);
+		return vmx_fail_valid(v, err);
+	return vmx_succeed(cpu);
 }
 
 /* ---- VMLAUNCH, VMRESUME ---- */
@@ -350,14 +350,14 @@ static status_t vmlaunch_vmresume(struct vmx *v, struct cpu *cpu, bool launch)
 	 * non-launched VMCS)". Blocking by MOV SS: the shadow this instruction
 	 * runs in (emu/cpu.h insn_shadow; POP SS sets it too, SDM Vol.3 6.8.3). */
 	if (!vmcs_current_valid(v))
-		return vm_fail_invalid(cpu);
+		return vmx_fail_invalid(cpu);
 	if (cpu->insn_shadow & SHADOW_MOV_SS)
-		return vm_fail_valid(v, VMXERR_ENTRY_MOV_SS_BLOCKING);
+		return vmx_fail_valid(v, VMXERR_ENTRY_MOV_SS_BLOCKING);
 	bool launched = vmcs_launched(v);
 	if (launch && launched)
-		return vm_fail_valid(v, VMXERR_VMLAUNCH_NOT_CLEAR);
+		return vmx_fail_valid(v, VMXERR_VMLAUNCH_NOT_CLEAR);
 	if (!launch && !launched)
-		return vm_fail_valid(v, VMXERR_VMRESUME_NOT_LAUNCHED);
+		return vmx_fail_valid(v, VMXERR_VMRESUME_NOT_LAUNCHED);
 	/* VM entry: next layer. The checks on the controls and the host-state
 	 * area (VMfailValid 7/8, SDM Vol.3 26.2), the guest state (26.3) and the
 	 * entry itself are not written yet; until they are, an entry that got
@@ -411,7 +411,7 @@ static status_t invept(struct vmx *v, struct cpu *cpu, const struct insn *in)
 	bool supported = (type == INVEPT_SINGLE_CONTEXT && (ept_vpid & EPT_CAP_INVEPT_SINGLE)) ||
 			 (type == INVEPT_ALL_CONTEXT && (ept_vpid & EPT_CAP_INVEPT_ALL));
 	if (!supported)
-		return vm_fail(v, VMXERR_INVEPT_INVVPID_OPERAND);
+		return vmx_fail(v, VMXERR_INVEPT_INVVPID_OPERAND);
 	uint64_t desc[2];
 	if ((st = read_descriptor(cpu, in, desc)) != ST_OK)
 		return st;
@@ -419,9 +419,9 @@ static status_t invept(struct vmx *v, struct cpu *cpu, const struct insn *in)
 	 * VMfail(Invalid operand to INVEPT/INVVPID)". Bits 127:64 are not
 	 * checked. */
 	if (type == INVEPT_SINGLE_CONTEXT && ept_eptp_check(desc[0], ept_vpid, cpu->maxphyaddr) != EPTP_OK)
-		return vm_fail(v, VMXERR_INVEPT_INVVPID_OPERAND);
+		return vmx_fail(v, VMXERR_INVEPT_INVVPID_OPERAND);
 	invalidate_guest_translations(cpu);
-	return vm_succeed(cpu);
+	return vmx_succeed(cpu);
 }
 
 static status_t invvpid(struct vmx *v, struct cpu *cpu, const struct insn *in)
@@ -444,7 +444,7 @@ static status_t invvpid(struct vmx *v, struct cpu *cpu, const struct insn *in)
 					      VPID_CAP_INVVPID_ALL, VPID_CAP_INVVPID_SINGLE_NG };
 	uint64_t type = greg_read(cpu, in, vmx_opsize(cpu));
 	if (type > INVVPID_SINGLE_NG || !(ept_vpid & type_cap[type]))
-		return vm_fail(v, VMXERR_INVEPT_INVVPID_OPERAND);
+		return vmx_fail(v, VMXERR_INVEPT_INVVPID_OPERAND);
 	uint64_t desc[2];
 	if ((st = read_descriptor(cpu, in, desc)) != ST_OK)
 		return st;
@@ -455,9 +455,9 @@ static status_t invvpid(struct vmx *v, struct cpu *cpu, const struct insn *in)
 	uint16_t vpid = (uint16_t)desc[0];
 	if ((desc[0] >> 16) != 0 || (type != INVVPID_ALL && vpid == 0) ||
 	    (type == INVVPID_ADDRESS && !addr_canonical_reg(cpu, desc[1])))
-		return vm_fail(v, VMXERR_INVEPT_INVVPID_OPERAND);
+		return vmx_fail(v, VMXERR_INVEPT_INVVPID_OPERAND);
 	invalidate_guest_translations(cpu);
-	return vm_succeed(cpu);
+	return vmx_succeed(cpu);
 }
 
 /* ---- VMCALL, VMFUNC ---- */
@@ -480,7 +480,7 @@ static status_t vmcall(struct vmx *v, struct cpu *cpu)
 		return cpu_raise(cpu, EXC_UD);
 	if (cpu->cpl != 0)
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	return vm_fail(v, VMXERR_VMCALL_IN_ROOT);
+	return vmx_fail(v, VMXERR_VMCALL_IN_ROOT);
 }
 
 /* ---- dispatch ---- */

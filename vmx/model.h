@@ -6,13 +6,17 @@
  *                    (SDM Vol.3 30.2, 30.3); VMX operation's CR0/CR4 rule (23.8)
  *   vmcs.c           the VMCS: VMREAD/VMWRITE by encoding, launch state, the
  *                    processor's copy of the current VMCS (SDM Vol.3 24.11)
- *
- * Next layers: world_switch.c (VM entry and exit), consistency.c (the entry
- * checks), intercepts.c, events.c, as svm/ has them.
+ *   consistency.c    the VM-entry checks as check-table rows (SDM Vol.3 26.2,
+ *                    26.3.1): controls, host state, guest state
+ *   intercepts.c     which events are VM exits under the current VMCS and
+ *                    the exit information they write (SDM Vol.3 25.1, 27.2)
+ *   world_switch.c   VM entry (26.3.2-26.7) and VM exit (27.3-27.6), and the
+ *                    seam's intercept hook
  */
 #ifndef HVEMU_VMX_MODEL_H
 #define HVEMU_VMX_MODEL_H
 
+#include "emu/check_table.h"
 #include "emu/hv.h"
 #include "vmx/capabilities.h"
 #include "vmx/vmcs.h"
@@ -74,6 +78,61 @@ status_t vmx_vm_insn(void *ctx, struct cpu *cpu, const struct insn *in, enum int
 /* A MOV to CR0/CR4, LMSW or CLTS in VMX operation (emu/hv.h cr_write_check,
  * asked while VMXON has set cpu->hv_cr_checks). */
 status_t vmx_cr_write_check(void *ctx, struct cpu *cpu, unsigned cr, enum cr_access access, uint64_t value);
+
+/* How a VMX instruction reports its outcome (SDM Vol.3 30.2), instructions.c:
+ * VMsucceed, VMfailInvalid, VMfailValid(err) and VMfail(err) (valid with a
+ * current VMCS, else invalid). Each returns ST_OK: the instruction completed. */
+status_t vmx_succeed(struct cpu *cpu);
+status_t vmx_fail_invalid(struct cpu *cpu);
+status_t vmx_fail_valid(struct vmx *v, enum vmx_instruction_error err);
+status_t vmx_fail(struct vmx *v, enum vmx_instruction_error err);
+
+/* ---- VM exits (world_switch.c writes them, intercepts.c decides them) ---- */
+
+/* What a VM exit writes beyond the guest state (SDM Vol.3 27.2). Fields a
+ * reason does not define are written as the SDM says for it (the guest-linear
+ * address and the instruction length/information are undefined for some
+ * reasons; hvemu writes 0 there, as the selected CPU model's documented
+ * choice). */
+struct vmx_exit {
+	uint32_t reason;             /* exit reason: basic 15:0 and the flags (24.9.1) */
+	uint64_t qualification;      /* 27.2.1 */
+	uint64_t guest_linear;       /* 27.2.1: the 32-bit linear address outside 64-bit mode */
+	uint64_t guest_physical;     /* EPT violation and misconfiguration (27.2.1) */
+	uint32_t intr_info;          /* VM-exit interruption information (27.2.2), 0: none */
+	uint32_t intr_error;         /* its error code when bit 11 is set */
+	uint32_t idt_vectoring_info; /* IDT-vectoring information (27.2.4), 0: none */
+	uint32_t idt_vectoring_error;
+	uint32_t insn_len;           /* VM-exit instruction length (27.2.5), 0: none */
+	uint32_t insn_info;          /* VM-exit instruction information (27.2.5) */
+	uint64_t guest_rip;          /* the RIP the guest-state area gets (27.3.3) */
+	const char *failed_check;    /* a VM-entry failure: the check-table row's text */
+};
+
+/* intercepts.c: does the current VMCS make rec a VM exit (SDM Vol.3 25.1
+ * "instructions that cause VM exits", 25.2 "other causes")? true with *x the
+ * exit's information; false with rec->value possibly replaced (a CR0/CR4
+ * read under a guest/host mask reads the read shadow, 25.3). Reads the VMCS
+ * and, for the I/O and MSR bitmaps, L1's physical memory; writes nothing. */
+bool vmx_exit_decide(struct vmx *v, struct cpu *cpu, struct exit_record *rec, struct vmx_exit *x);
+
+/* world_switch.c: VM entry once VMLAUNCH/VMRESUME's own checks passed (SDM
+ * Vol.3 30.3): the checks of 26.2 (VMfailValid 7 or 8, L1 goes on), the
+ * guest state (26.3, failure: exit reason 33 with bit 31), MSR loading (26.4,
+ * exit 34), then the guest runs in VMX non-root operation. */
+status_t vmx_vm_entry(struct vmx *v, struct cpu *cpu, bool launch) CHECKED;
+/* Save the guest, write x, load the host (SDM Vol.3 27.3-27.6). ST_VMEXIT. */
+status_t vmx_vm_exit(struct vmx *v, struct cpu *cpu, const struct vmx_exit *x) CHECKED;
+/* The seam's intercept hook (emu/hv.h): vmx_exit_decide, then the exit. */
+status_t vmx_intercept(void *ctx, struct cpu *cpu, struct exit_record *rec);
+
+/* consistency.c: the VM-entry checks (emu/check_table.h rows, each naming
+ * its SDM section), in the SDM's order; NULL when every rule holds, else the
+ * first broken row (its outcome: VMfailValid(7), VMfailValid(8), or the
+ * VM-entry failure with exit reason 33 and its qualification). */
+const struct check_row *vmx_check_controls(struct vmx *v);     /* 26.2.1 */
+const struct check_row *vmx_check_host_state(struct vmx *v);   /* 26.2.2-26.2.4 */
+const struct check_row *vmx_check_guest_state(struct vmx *v);  /* 26.3.1 */
 
 /* vmcs.c: the current VMCS. */
 static inline bool vmcs_current_valid(const struct vmx *v)
