@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "svm/svm.h"
+#include "vmx/vmx.h"
 
 /* A row: the CPU models it serves, and how its model is made and freed. */
 struct hypervisor_kind {
@@ -24,10 +25,20 @@ static void svm_row_destroy(void *model)
 	svm_destroy(model);
 }
 
-/* APM2 chapter 15 (svm/). HV_EXT_VMX models have no row yet: their CPUs run
- * without VMX (CPUID.1:ECX[5] clear) until vmx/ has a model. */
+static void *vmx_row_create(struct cpu *cpu, unsigned quirks)
+{
+	return vmx_create(cpu, quirks);
+}
+
+static void vmx_row_destroy(void *model)
+{
+	vmx_destroy(model);
+}
+
+/* APM2 chapter 15 (svm/), SDM Vol.3 chapters 23-30 (vmx/). */
 static const struct hypervisor_kind kinds[] = {
 	{ "SVM", HV_EXT_SVM, svm_row_create, svm_row_destroy },
+	{ "VMX", HV_EXT_VMX, vmx_row_create, vmx_row_destroy },
 };
 
 static const struct hypervisor_kind *kind_for(const struct cpu_model *model)

@@ -37,13 +37,13 @@ static const uint8_t unconditional_reason[IK_COUNT] = {
 	[IK_INVEPT] = VMX_EXIT_INVEPT, [IK_INVVPID] = VMX_EXIT_INVVPID,
 };
 
-bool vmx_exit_decide(struct vmx *v, struct cpu *cpu, struct exit_record *rec, struct vmx_exit *x)
+status_t vmx_exit_decide(struct vmx *v, struct cpu *cpu, struct exit_record *rec, struct vmx_exit *x)
 {
 	(void)v;
 	(void)cpu;
 	if (rec->kind < IK_COUNT && unconditional_reason[rec->kind]) {
 		*x = insn_exit(rec, unconditional_reason[rec->kind]);
-		return true;
+		return ST_VMEXIT;
 	}
-	return false;
+	return ST_OK;
 }

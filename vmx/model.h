@@ -110,11 +110,15 @@ struct vmx_exit {
 };
 
 /* intercepts.c: does the current VMCS make rec a VM exit (SDM Vol.3 25.1
- * "instructions that cause VM exits", 25.2 "other causes")? true with *x the
- * exit's information; false with rec->value possibly replaced (a CR0/CR4
- * read under a guest/host mask reads the read shadow, 25.3). Reads the VMCS
- * and, for the I/O and MSR bitmaps, L1's physical memory; writes nothing. */
-bool vmx_exit_decide(struct vmx *v, struct cpu *cpu, struct exit_record *rec, struct vmx_exit *x);
+ * "instructions that cause VM exits", 25.2 "other causes")? The answer is the
+ * seam's status (emu/hv.h): ST_VMEXIT with *x the exit's information (the
+ * caller, vmx_intercept, takes the exit); ST_OK no exit, rec->value possibly
+ * replaced (a CR0/CR4 read under a guest/host mask reads the read shadow,
+ * 25.3); ST_FAULT an exception raised instead (#UD for RDTSCP or INVPCID that
+ * their secondary controls do not enable, 25.3); ST_HANDLED the access
+ * virtualized (TPR shadow). Reads the VMCS and, for the I/O and MSR bitmaps,
+ * L1's physical memory; nothing else changes. */
+status_t vmx_exit_decide(struct vmx *v, struct cpu *cpu, struct exit_record *rec, struct vmx_exit *x);
 
 /* world_switch.c: VM entry once VMLAUNCH/VMRESUME's own checks passed (SDM
  * Vol.3 30.3): the checks of 26.2 (VMfailValid 7 or 8, L1 goes on), the
