@@ -18,7 +18,7 @@
  * vmcs_field_table() users rely on it; the test asserts it. */
 static const struct vmcs_field vmcs_fields[] = {
 #define X(ident, enc, w, t, sl, nm) { .encoding = enc, .width = w, .type = t, .slot = WS_##sl, \
-				      .id = #ident, .name = nm },
+				      .row = VMCS_ROW_##ident, .id = #ident, .name = nm },
 #include "vmx/vmcs_fields.def"
 #undef X
 };

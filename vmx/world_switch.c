@@ -34,20 +34,33 @@
 
 /* ---- the current VMCS by row ---- */
 
-/* The processor's copy (vmx/model.h struct vmcs_cache); under --tlb flush
- * the region itself, through vmcs_get/vmcs_set. */
+/* The processor's copy (vmx/model.h struct vmcs_cache), by row. Under --tlb
+ * flush (cpu->tlb_uncached) the region is the only copy: a world switch
+ * reads every row from it first (sync_in) and, if it wrote fields, writes
+ * every row back at its end (sync_out), so that in between the rows are
+ * plain loads and stores, in both modes. */
 static inline uint64_t get(struct vmx *v, enum vmcs_row row)
 {
-	if (__builtin_expect(v->cpu->tlb_uncached, 0))
-		return vmcs_get(v, row);
 	return v->vmcs.field[row];
 }
 
 static inline void put(struct vmx *v, enum vmcs_row row, uint64_t val, uint64_t mask)
 {
 	v->vmcs.field[row] = val & mask;
+}
+
+static void sync_in(struct vmx *v)
+{
 	if (__builtin_expect(v->cpu->tlb_uncached, 0))
-		vmcs_set(v, row, val);
+		for (unsigned row = 0; row < VMCS_ROW_COUNT; row++)
+			(void)vmcs_get(v, (enum vmcs_row)row);
+}
+
+static void sync_out(struct vmx *v)
+{
+	if (__builtin_expect(v->cpu->tlb_uncached, 0))
+		for (unsigned row = 0; row < VMCS_ROW_COUNT; row++)
+			vmcs_set(v, (enum vmcs_row)row, v->vmcs.field[row]);
 }
 
 static inline uint64_t width_mask(enum vmcs_width w)
@@ -174,9 +187,10 @@ static void invalidate_vpid0(struct vmx *v, struct cpu *cpu)
  * no entry. */
 void vmx_switch_eptp(struct vmx *v, struct cpu *cpu, uint64_t eptp)
 {
+	sync_in(v);
 	uint32_t p2 = proc2(v);
 	bool vpid = p2 & VMX_CTL(VMX_PROC2_VPID);
-	put(v, VMCS_ROW_EPT_POINTER, eptp, UINT64_MAX);
+	vmcs_set(v, VMCS_ROW_EPT_POINTER, eptp);
 	cpu->stage2 = nested_ept_env(cpu->mem, eptp, vmx_cap(v, MSR_VMX_EPT_VPID_CAP),
 				     p2 & VMX_CTL(VMX_PROC2_MODE_BASED_EPT_EXEC), cpu->maxphyaddr);
 	v->guest_space = guest_space(vpid ? (uint16_t)get(v, VMCS_ROW_VPID) : 0, true, eptp);
@@ -356,8 +370,10 @@ static void write_exit_info(struct vmx *v, const struct vmx_exit *x)
 
 status_t vmx_vm_exit(struct vmx *v, struct cpu *cpu, const struct vmx_exit *x)
 {
+	sync_in(v);
 	save_guest(v, cpu, x->guest_rip);
 	write_exit_info(v, x);
+	sync_out(v);
 	bool observed = cpu->exit_observer != NULL;
 	if (observed)
 		vmx_fill_report(v, x);
@@ -393,6 +409,7 @@ static status_t entry_failure(struct vmx *v, struct cpu *cpu, uint32_t reason, u
 {
 	put(v, VMCS_ROW_EXIT_REASON, reason, 0xffffffff);
 	put(v, VMCS_ROW_EXIT_QUALIFICATION, qualification, UINT64_MAX);
+	sync_out(v);
 	bool observed = cpu->exit_observer != NULL;
 	if (observed)
 		vmx_fill_entry_report(v, EXIT_REPORT_ENTRY_FAILURE, reason, qualification, check);
@@ -462,6 +479,7 @@ static void load_guest(struct vmx *v, struct cpu *cpu)
 
 status_t vmx_vm_entry(struct vmx *v, struct cpu *cpu, bool launch)
 {
+	sync_in(v);
 	/* SDM Vol.3 26.2: the controls (VMfailValid 7) and the host-state area
 	 * (8): "VM entry fails ... the instruction is ... VMfailValid", nothing
 	 * else changes. */
