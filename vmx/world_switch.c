@@ -28,9 +28,10 @@
 #include "vmx/exit_reasons.h"
 #include "vmx/model.h"
 
-/* IA32_SMM_MONITOR_CTL (SDM Vol.4 Table 2-2): never loaded from an MSR list
- * (26.4, 27.6). */
+/* IA32_SMM_MONITOR_CTL and IA32_SMBASE (SDM Vol.4 Table 2-2): never loaded
+ * or stored by an MSR list outside SMM (26.4, 27.4, 27.6). */
 #define MSR_SMM_MONITOR_CTL 0x9bu
+#define MSR_SMBASE          0x9eu
 
 /* ---- the current VMCS by row ---- */
 
@@ -197,6 +198,15 @@ void vmx_switch_eptp(struct vmx *v, struct cpu *cpu, uint64_t eptp)
 	tlb_select(&cpu->tlb, v->guest_space, (cpu->cr4 & CR4_PCIDE) ? (uint16_t)(cpu->cr3 & 0xfff) : 0);
 }
 
+/* SDM Vol.3 27.7: a VMX abort: the indicator in the VMCS region (24.2,
+ * offset 4), then the logical processor shuts down. */
+static status_t vmx_abort(struct vmx *v, struct cpu *cpu, enum vmx_abort why)
+{
+	physmem_write(cpu->mem, v->vmcs.pa + 4, 4, why);
+	cpu_notify_phys_write(cpu, v->vmcs.pa + 4, 4);
+	return ST_SHUTDOWN;
+}
+
 /* ---- the host state (SDM Vol.3 27.5) ---- */
 
 static void host_segment(struct segment *s, uint16_t selector, uint64_t base, bool usable, uint16_t attr)
@@ -280,8 +290,7 @@ static status_t load_host(struct vmx *v, struct cpu *cpu)
 	 * reserved bit is a VMX abort (27.7, indicator 2). */
 	if (cpu_load_pdptes(cpu) != ST_OK) {
 		cpu->event.pending = false;
-		physmem_write(cpu->mem, v->vmcs.pa + 4, 4, VMX_ABORT_HOST_PDPTE);
-		return ST_SHUTDOWN;
+		return vmx_abort(v, cpu, VMX_ABORT_HOST_PDPTE);
 	}
 
 	/* 27.6: the VM-exit MSR-load area, as 26.4's; a failure is a VMX abort
@@ -292,11 +301,8 @@ static status_t load_host(struct vmx *v, struct cpu *cpu)
 		uint64_t index = physmem_read(cpu->mem, area + 16ull * i, 8);
 		uint64_t data_ = physmem_read(cpu->mem, area + 16ull * i + 8, 8);
 		if ((index >> 32) || (index >> 8) == 0x8 || index == MSR_FS_BASE || index == MSR_GS_BASE ||
-		    index == MSR_SMM_MONITOR_CTL || !cpu_msr_write_checked(cpu, (uint32_t)index, data_)) {
-			physmem_write(cpu->mem, v->vmcs.pa + 4, 4, VMX_ABORT_LOAD_HOST_MSR);
-			cpu_notify_phys_write(cpu, v->vmcs.pa + 4, 4);
-			return ST_SHUTDOWN;
-		}
+		    index == MSR_SMM_MONITOR_CTL || !cpu_msr_write_checked(cpu, (uint32_t)index, data_))
+			return vmx_abort(v, cpu, VMX_ABORT_LOAD_HOST_MSR);
 	}
 	return ST_VMEXIT;
 }
@@ -366,7 +372,37 @@ static void write_exit_info(struct vmx *v, const struct vmx_exit *x)
 	 * interruption-information field: an injected event was delivered, or
 	 * is reported in the IDT-vectoring information. */
 	put(v, VMCS_ROW_ENTRY_INTR_INFO, get(v, VMCS_ROW_ENTRY_INTR_INFO) & ~(uint64_t)VMX_INTR_VALID, 0xffffffff);
+	/* SDM Vol.3 27.2, A.6 (IA32_VMX_MISC bit 5): VM exits store EFER.LMA
+	 * into the "IA-32e mode guest" VM-entry control. */
+	if (vmx_cap(v, MSR_VMX_MISC) & VMX_MISC_STORE_LMA) {
+		uint64_t entryc = get(v, VMCS_ROW_ENTRY_CONTROLS) & ~(uint64_t)VMX_CTL(VMX_ENTRYCTL_IA32E_MODE_GUEST);
+		if (v->cpu->efer & EFER_LMA)
+			entryc |= VMX_CTL(VMX_ENTRYCTL_IA32E_MODE_GUEST);
+		put(v, VMCS_ROW_ENTRY_CONTROLS, entryc, 0xffffffff);
+	}
 }
+
+/* SDM Vol.3 27.4: the VM-exit MSR-store area, 16 bytes an entry (index
+ * 31:0, reserved 63:32, data 127:64): each MSR's value "as RDMSR would"
+ * read it into bits 127:64. An entry with bits 63:32 set, an x2APIC MSR
+ * (31:8 = 000008H), IA32_SMBASE (9EH) outside SMM, or an MSR RDMSR would
+ * refuse is a VMX abort with indicator 1 (27.7). */
+static bool store_exit_msrs(struct vmx *v, struct cpu *cpu)
+{
+	uint32_t count = (uint32_t)get(v, VMCS_ROW_EXIT_MSR_STORE_COUNT);
+	uint64_t area = get(v, VMCS_ROW_EXIT_MSR_STORE_ADDR);
+	for (uint32_t i = 0; i < count; i++) {
+		uint64_t index = physmem_read(cpu->mem, area + 16ull * i, 8);
+		uint64_t value;
+		if ((index >> 32) || (index >> 8) == 0x8 || index == MSR_SMBASE ||
+		    !cpu_msr_read_checked(cpu, (uint32_t)index, &value))
+			return false;
+		physmem_write(cpu->mem, area + 16ull * i + 8, 8, value);
+		cpu_notify_phys_write(cpu, area + 16ull * i + 8, 8);
+	}
+	return true;
+}
+
 
 status_t vmx_vm_exit(struct vmx *v, struct cpu *cpu, const struct vmx_exit *x)
 {
@@ -377,6 +413,8 @@ status_t vmx_vm_exit(struct vmx *v, struct cpu *cpu, const struct vmx_exit *x)
 	bool observed = cpu->exit_observer != NULL;
 	if (observed)
 		vmx_fill_report(v, x);
+	if (!store_exit_msrs(v, cpu))
+		return vmx_abort(v, cpu, VMX_ABORT_SAVE_GUEST_MSR);
 	status_t st = load_host(v, cpu);
 	if (observed)
 		exit_report_send(cpu, &v->report);
@@ -499,6 +537,8 @@ status_t vmx_vm_entry(struct vmx *v, struct cpu *cpu, bool launch)
 	uint64_t rip = get(v, VMCS_ROW_GUEST_RIP);
 	v->entered_at = cpu_now(cpu);
 	load_guest(v, cpu);
+	/* 26.3.3: VM entry clears address-range monitoring. */
+	cpu->monitor_armed = false;
 
 	/* 28.1, 28.3.1: the guest's TLB space; with EPT the stage 2 of its EPTP
 	 * (28.2), installed as SVM's nested paging is. */

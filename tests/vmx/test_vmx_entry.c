@@ -522,6 +522,48 @@ START_TEST(fail_msr_loading_34)
 }
 END_TEST
 
+/* SDM Vol.3 27.4: the VM-exit MSR-store area receives the MSR as RDMSR reads
+ * it at the exit (STAR: L1 and L2 share it, no control switches it); 27.6:
+ * the VM-exit MSR-load area loads the host's LSTAR after the host state. */
+START_TEST(exit_msr_store_and_load)
+{
+	struct world w;
+	world_init(&w);
+	ck_assert_int_eq(wrmsr(&w.m, MSR_STAR, 0x0023001000000000ull), ST_OK);
+	physmem_write(&w.m.pm, MSR_AREA, 8, MSR_STAR);
+	physmem_write(&w.m.pm, MSR_AREA + 8, 8, 0xdeadbeef);
+	physmem_write(&w.m.pm, MSR_AREA + 0x100, 8, MSR_LSTAR);
+	physmem_write(&w.m.pm, MSR_AREA + 0x108, 8, 0xffff800000001000ull);
+	vmw(&w, VMCS_EXIT_MSR_STORE_ADDR, MSR_AREA);
+	vmw(&w, VMCS_EXIT_MSR_STORE_COUNT, 1);
+	vmw(&w, VMCS_EXIT_MSR_LOAD_ADDR, MSR_AREA + 0x100);
+	vmw(&w, VMCS_EXIT_MSR_LOAD_COUNT, 1);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	assert_in_l1(&w);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_CPUID);
+	ck_assert_uint_eq(physmem_read(&w.m.pm, MSR_AREA + 8, 8), 0x0023001000000000ull);
+	ck_assert_uint_eq(w.m.cpu.lstar, 0xffff800000001000ull);
+	world_free(&w);
+}
+END_TEST
+
+/* SDM Vol.3 27.6, 27.7: a VM-exit MSR-load entry that may not be loaded (FS
+ * base) is a VMX abort: indicator 4 in the VMCS region (24.2, offset 4),
+ * and the logical processor shuts down. */
+START_TEST(exit_msr_load_abort)
+{
+	struct world w;
+	world_init(&w);
+	physmem_write(&w.m.pm, MSR_AREA, 8, MSR_FS_BASE);
+	physmem_write(&w.m.pm, MSR_AREA + 8, 8, 0x1000);
+	vmw(&w, VMCS_EXIT_MSR_LOAD_ADDR, MSR_AREA);
+	vmw(&w, VMCS_EXIT_MSR_LOAD_COUNT, 1);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_SHUTDOWN);
+	ck_assert_uint_eq(physmem_read(&w.m.pm, VMCS_PA + 4, 4), 4);
+	world_free(&w);
+}
+END_TEST
+
 /* ---- event injection (SDM Vol.3 26.6) ---- */
 
 /* The frame the handler found: [RSP + 8 * i]. */
@@ -710,6 +752,8 @@ int main(void)
 	tcase_add_test(tc, fail_host_state_8);
 	tcase_add_test(tc, fail_guest_state_33);
 	tcase_add_test(tc, fail_msr_loading_34);
+	tcase_add_test(tc, exit_msr_store_and_load);
+	tcase_add_test(tc, exit_msr_load_abort);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("events");
 	tcase_add_test(tc, inject_external_interrupt);
