@@ -114,9 +114,11 @@ static void idt_gate(struct world *w, unsigned vector, uint64_t handler)
 	physmem_write(&w->m.pm, L2_IDT + 16 * vector + 8, 8, handler >> 32);
 }
 
+/* L2's code at L2_CODE (the decoded copy of what was there dropped). */
 static void l2_code(struct world *w, const uint8_t *bytes, unsigned len)
 {
 	physmem_write_bytes(&w->m.pm, L2_CODE, bytes, len);
+	cpu_notify_phys_write(&w->m.cpu, L2_CODE, len);
 }
 #define L2(w, ...) l2_code((w), (const uint8_t[]){ __VA_ARGS__ }, sizeof((const uint8_t[]){ __VA_ARGS__ }))
 
@@ -128,12 +130,14 @@ static uint32_t must_be_1(struct world *w, uint32_t msr)
 }
 
 /* The world: skylake-lite in 64-bit mode, VMXON, the VMCS current and
- * clear, host and guest state valid, L2 = CPUID; VMCALL; HLT. */
-static void world_init(struct world *w)
+ * clear, host and guest state valid, L2 = CPUID; VMCALL; HLT. tlb_flush:
+ * --tlb flush, where nothing is cached, the VMCS region included. */
+static void world_init_mode(struct world *w, bool tlb_flush)
 {
 	memset(w, 0, sizeof(*w));
 	machine_init(&w->m, "skylake-lite");
 	struct cpu *c = &w->m.cpu;
+	c->tlb_uncached = tlb_flush;
 	w->vmx = vmx_create(c, 0);
 	ck_assert_ptr_nonnull(w->vmx);
 	uint32_t rev = (uint32_t)(model_cap(c->model, MSR_VMX_BASIC) & VMX_BASIC_REVISION_MASK);
@@ -232,6 +236,11 @@ static void world_init(struct world *w)
 	physmem_write_bytes(&w->m.pm, L1_RESUME, (const uint8_t[]){ VMRESUME, 0xf4 }, 4);
 	w->obs = (struct vm_exit_observer){ .exit = observe, .ctx = w };
 	c->exit_observer = &w->obs;
+}
+
+static void world_init(struct world *w)
+{
+	world_init_mode(w, false);
 }
 
 static void world_free(struct world *w)
@@ -370,11 +379,12 @@ END_TEST
 
 /* SDM Vol.3 30.3 VMLAUNCH: "launch state := launched" after a successful
  * entry; VMRESUME then enters again, VMCALL exits with reason 18 (25.1.2),
- * length 3. A second VMLAUNCH fails with error 4. */
+ * length 3. A second VMLAUNCH fails with error 4. In both TLB modes (with
+ * --tlb flush the VMCS region is the only copy: the fields are there). */
 START_TEST(resume_round_trip)
 {
 	struct world w;
-	world_init(&w);
+	world_init_mode(&w, _i);
 	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
 	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_CPUID);
 	/* L1 skips the CPUID, as a VMM does. */
@@ -389,6 +399,12 @@ START_TEST(resume_round_trip)
 	ck_assert_int_eq(EXEC(&w.m, VMLAUNCH), ST_OK);
 	ck_assert_uint_eq(arith_flags(&w), FLAG_ZF);
 	ck_assert_uint_eq(vmr(&w, VMCS_VM_INSTRUCTION_ERROR), VMXERR_VMLAUNCH_NOT_CLEAR);
+	if (_i) {
+		size_t n;
+		const struct vmcs_field *t = vmcs_field_table(&n);
+		unsigned row = (unsigned)(vmcs_field_lookup(VMCS_EXIT_REASON, NULL) - t);
+		ck_assert_uint_eq(physmem_read(&w.m.pm, VMCS_PA + vmcs_row_offset(row), 4), VMX_EXIT_VMCALL);
+	}
 	world_free(&w);
 }
 END_TEST
@@ -739,12 +755,82 @@ START_TEST(vmfunc_disabled_is_ud)
 }
 END_TEST
 
+/* ---- EPT and VMFUNC ---- */
+
+#define EPT_PML4   0x14000u
+#define EPT_PML4B  0x16000u
+#define EPT_PDPT   0x15000u
+#define EPTP_LIST  0x17000u
+/* EPTP: WB paging structures (6), a 4-level walk (3 in bits 5:3); SDM Vol.3
+ * 24.6.11. */
+#define EPTP_OF(pml4) ((uint64_t)(pml4) | (3u << 3) | 6u)
+
+/* Identity EPT for the first GiB: a 1-GiB page, RWX, WB (SDM Vol.3 28.2.2);
+ * two PML4s (two EP4TAs) share the PDPT. */
+static void ept_identity(struct world *w)
+{
+	physmem_write(&w->m.pm, EPT_PML4, 8, EPT_PDPT | 7);
+	physmem_write(&w->m.pm, EPT_PML4B, 8, EPT_PDPT | 7);
+	physmem_write(&w->m.pm, EPT_PDPT, 8, 0x80 | (6u << 3) | 7);
+	vmw(w, VMCS_PRIMARY_PROC_CONTROLS, must_be_1(w, MSR_VMX_TRUE_PROCBASED_CTLS) |
+					       VMX_CTL(VMX_PROC_SECONDARY_CONTROLS));
+	vmw(w, VMCS_SECONDARY_PROC_CONTROLS, VMX_CTL(VMX_PROC2_EPT) | VMX_CTL(VMX_PROC2_VPID) |
+						 VMX_CTL(VMX_PROC2_VM_FUNCTIONS));
+	vmw(w, VMCS_VPID, 7);
+	vmw(w, VMCS_EPT_POINTER, EPTP_OF(EPT_PML4));
+	vmw(w, VMCS_VM_FUNCTION_CONTROLS, 1);             /* EPTP switching */
+	physmem_write(&w->m.pm, EPTP_LIST + 8, 8, EPTP_OF(EPT_PML4B));
+	vmw(w, VMCS_EPTP_LIST_ADDR, EPTP_LIST);
+}
+
+/* SDM Vol.3 28.2: with "enable EPT" the guest's physical addresses go
+ * through the EPT of the EPTP; the VM exit leaves stage 2 (27.5). */
+START_TEST(ept_guest_runs)
+{
+	struct world w;
+	world_init(&w);
+	ept_identity(&w);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	assert_in_l1(&w);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_CPUID);
+	ck_assert(!w.m.cpu.stage2_on);
+	world_free(&w);
+}
+END_TEST
+
+/* SDM Vol.3 25.5.6.3: VMFUNC 0 (EPTP switching) with ECX = 1 loads the
+ * EPTP-list entry 1 into the EPT pointer and the guest goes on (its CPUID
+ * then exits); ECX beyond the 512 entries is a VM exit with reason 59 and
+ * the instruction's length (25.5.6, 27.2.5). */
+START_TEST(vmfunc_eptp_switching)
+{
+	struct world w;
+	world_init(&w);
+	ept_identity(&w);
+	/* mov eax, 0; mov ecx, 1; vmfunc; cpuid */
+	L2(&w, 0xb8, 0, 0, 0, 0, 0xb9, 1, 0, 0, 0, 0x0f, 0x01, 0xd4, 0x0f, 0xa2);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_CPUID);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_RIP), L2_CODE + 13);
+	ck_assert_uint_eq(vmr(&w, VMCS_EPT_POINTER), EPTP_OF(EPT_PML4B));
+
+	/* mov ecx, 512; vmfunc */
+	L2(&w, 0xb8, 0, 0, 0, 0, 0xb9, 0, 2, 0, 0, 0x0f, 0x01, 0xd4, 0x0f, 0xa2);
+	vmw(&w, VMCS_GUEST_RIP, L2_CODE);
+	ck_assert_int_eq(run_from(&w, L1_RESUME), ST_HALT);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_VMFUNC);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_RIP), L2_CODE + 10);
+	ck_assert_uint_eq(vmr(&w, VMCS_EXIT_INSTRUCTION_LEN), 3);
+	world_free(&w);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("vmx_entry");
 	TCase *tc = tcase_create("entry_exit");
 	tcase_add_test(tc, launch_cpuid_exit);
-	tcase_add_test(tc, resume_round_trip);
+	tcase_add_loop_test(tc, resume_round_trip, 0, 2);
 	tcase_add_test(tc, tlb_contexts_by_vpid);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("failures");
@@ -765,6 +851,10 @@ int main(void)
 	tc = tcase_create("nonroot");
 	tcase_add_loop_test(tc, vmx_insn_in_guest_exits, 0, (int)N_INSN_ROWS);
 	tcase_add_test(tc, vmfunc_disabled_is_ud);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("ept");
+	tcase_add_test(tc, ept_guest_runs);
+	tcase_add_test(tc, vmfunc_eptp_switching);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
