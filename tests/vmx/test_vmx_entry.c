@@ -825,6 +825,38 @@ START_TEST(vmfunc_eptp_switching)
 }
 END_TEST
 
+/* ---- the exit report (--trace vmexit) ---- */
+
+/* The report's decoding of the exit qualification (SDM Vol.3 27.2.1, Tables
+ * 27-2 .. 27-7), and of a failed entry: its check. */
+START_TEST(report_describes_qualification)
+{
+	struct world w;
+	world_init(&w);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	struct vm_exit_report r = w.last;
+	ck_assert(r.describe != NULL);
+	char buf[160];
+	static const struct { uint32_t reason; uint64_t q; const char *text; } rows[] = {
+		{ VMX_EXIT_CR_ACCESS, 3 | 1u << 4 | 5u << 8, "cr3 mov from gpr=5" },
+		{ VMX_EXIT_DR_ACCESS, 7 | 0u << 4 | 2u << 8, "dr7 mov to gpr=2" },
+		{ VMX_EXIT_IO_INSTRUCTION, 0x700000u | 8 | 0x40, "port=0x70 in size=1 imm" },
+		{ VMX_EXIT_TASK_SWITCH, 0x28 | 2ull << 30, "tss=0x28 source=jmp" },
+		{ VMX_EXIT_INVLPG, 0x1000, "address=0x1000" },
+	};
+	for (unsigned i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		r.code = rows[i].reason;
+		r.words[EXIT_WORD_VMX_QUALIFICATION] = rows[i].q;
+		r.describe(&r, buf, sizeof(buf));
+		ck_assert_str_eq(buf, rows[i].text);
+	}
+	r.failed_check = "SDM Vol.3 26.4: x";
+	r.describe(&r, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "failed: SDM Vol.3 26.4: x");
+	world_free(&w);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("vmx_entry");
@@ -855,6 +887,9 @@ int main(void)
 	tc = tcase_create("ept");
 	tcase_add_test(tc, ept_guest_runs);
 	tcase_add_test(tc, vmfunc_eptp_switching);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("report");
+	tcase_add_test(tc, report_describes_qualification);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
