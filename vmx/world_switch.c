@@ -22,6 +22,7 @@
  * "enable VPID" neither touches a TLB entry: the TLB is tagged by context and
  * a round trip only switches the current one (mmu/tlb.h), as SVM's ASIDs.
  */
+#include "emu/event_step.h"
 #include "emu/insn.h"
 #include "emu/paging_env.h"
 #include "mmu/nested.h"
@@ -307,6 +308,37 @@ static status_t load_host(struct vmx *v, struct cpu *cpu)
 	return ST_VMEXIT;
 }
 
+/* ---- the VMX-preemption timer (SDM Vol.3 25.5.1) ---- */
+
+/* IA32_VMX_MISC bits 4:0 (A.6): the timer counts down by 1 each time bit X
+ * of the TSC changes, i.e. every 2^X TSC ticks (hvemu's TSC runs with
+ * virtual time, emu/cpu.h icount). */
+static unsigned timer_rate(const struct vmx *v)
+{
+	return (unsigned)(vmx_cap(v, MSR_VMX_MISC) & VMX_MISC_PREEMPT_RATE_MASK);
+}
+
+/* 26.7.4: with "activate VMX-preemption timer" VM entry starts the timer at
+ * the field's value (0: it expires before the first guest instruction). */
+static void timer_start(struct vmx *v, struct cpu *cpu)
+{
+	uint64_t value = get(v, VMCS_ROW_PREEMPTION_TIMER_VALUE) & 0xffffffff;
+	cpu_hv_set_timer(cpu, cpu_now(cpu) + (value << timer_rate(v)));
+}
+
+/* 27.3.4: the value left, with "save VMX-preemption timer value" (0 once it
+ * expired); the timer stops in VMX root operation. */
+static void timer_stop(struct vmx *v, struct cpu *cpu, bool save)
+{
+	uint64_t at = cpu->deadlines[DEADLINE_HV].at, now = cpu_now(cpu);
+	if (save) {
+		bool expired = at == UINT64_MAX || at <= now || (cpu->hv_armed & HV_ARM_PREEMPTION_TIMER);
+		put(v, VMCS_ROW_PREEMPTION_TIMER_VALUE, expired ? 0 : (at - now) >> timer_rate(v), 0xffffffff);
+	}
+	cpu_hv_set_timer(cpu, UINT64_MAX);
+	cpu->hv_armed &= (uint8_t)~HV_ARM_PREEMPTION_TIMER;
+}
+
 /* ---- VM exit ---- */
 
 /* SDM Vol.3 27.3: the guest's state into the guest-state area. */
@@ -408,6 +440,8 @@ status_t vmx_vm_exit(struct vmx *v, struct cpu *cpu, const struct vmx_exit *x)
 {
 	sync_in(v);
 	save_guest(v, cpu, x->guest_rip);
+	if (ctl(v, VMCS_ROW_PIN_BASED_CONTROLS, VMX_PIN_PREEMPTION_TIMER))
+		timer_stop(v, cpu, ctl(v, VMCS_ROW_EXIT_CONTROLS, VMX_EXITCTL_SAVE_PREEMPTION_TIMER));
 	write_exit_info(v, x);
 	sync_out(v);
 	bool observed = cpu->exit_observer != NULL;
@@ -600,6 +634,9 @@ status_t vmx_vm_entry(struct vmx *v, struct cpu *cpu, bool launch)
 	 * instruction boundary. */
 	cpu->pending_dbg = (uint16_t)(get(v, VMCS_ROW_GUEST_PENDING_DBG_EXCEPTIONS) &
 				      (VMX_PENDING_DBG_B0_3 | VMX_PENDING_DBG_BS));
+
+	if (ctl(v, VMCS_ROW_PIN_BASED_CONTROLS, VMX_PIN_PREEMPTION_TIMER))
+		timer_start(v, cpu);
 
 	/* 26.6: an event to inject is delivered before the first instruction;
 	 * 26.7.2: "If the VM entry is vectoring, the logical processor is in the

@@ -857,6 +857,31 @@ START_TEST(report_describes_qualification)
 }
 END_TEST
 
+/* ---- the VMX-preemption timer (SDM Vol.3 25.5.1, 26.7.4, 27.3.4) ---- */
+
+/* VM entry starts the timer at the field's value; the CPUID exit, some 400
+ * guest instructions later, saves what is left with "save VMX-preemption
+ * timer value" (skylake-lite: one tick per 2^5 TSC ticks, IA32_VMX_MISC 4:0,
+ * so 12 or 13 ticks), and the timer stops in root operation. */
+START_TEST(preemption_timer_saved)
+{
+	struct world w;
+	world_init(&w);
+	vmw(&w, VMCS_PIN_BASED_CONTROLS, must_be_1(&w, MSR_VMX_TRUE_PINBASED_CTLS) |
+					     VMX_CTL(VMX_PIN_PREEMPTION_TIMER));
+	vmw(&w, VMCS_EXIT_CONTROLS, must_be_1(&w, MSR_VMX_TRUE_EXIT_CTLS) | VMX_CTL(VMX_EXITCTL_HOST_ADDR_SPACE_SIZE) |
+					VMX_CTL(VMX_EXITCTL_SAVE_PREEMPTION_TIMER));
+	vmw(&w, VMCS_PREEMPTION_TIMER_VALUE, 1000);
+	L2(&w, 0xb9, 200, 0, 0, 0, 0xff, 0xc9, 0x75, 0xfc, 0x0f, 0xa2);   /* mov ecx, 200; 1: dec ecx; jnz 1b; cpuid */
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_CPUID);
+	uint64_t left = vmr(&w, VMCS_PREEMPTION_TIMER_VALUE);
+	ck_assert_msg(left >= 985 && left <= 988, "timer value %llu", (unsigned long long)left);
+	ck_assert_uint_eq(w.m.cpu.deadlines[DEADLINE_HV].at, UINT64_MAX);
+	world_free(&w);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("vmx_entry");
@@ -887,6 +912,9 @@ int main(void)
 	tc = tcase_create("ept");
 	tcase_add_test(tc, ept_guest_runs);
 	tcase_add_test(tc, vmfunc_eptp_switching);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("timer");
+	tcase_add_test(tc, preemption_timer_saved);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("report");
 	tcase_add_test(tc, report_describes_qualification);
