@@ -643,6 +643,33 @@ START_TEST(inject_software_interrupt)
 }
 END_TEST
 
+/* SDM Vol.3 27.2.4: an exit while an event was being delivered (here a
+ * CPUID record carrying a #PF in flight, as the core describes one,
+ * emu/exit_record.h) writes the event as IDT-vectoring information: vector,
+ * type 3, error code valid, valid; and its error code. */
+START_TEST(idt_vectoring_of_event_in_flight)
+{
+	struct world w;
+	world_init(&w);
+	struct cpu *c = &w.m.cpu;
+	vmw(&w, VMCS_GUEST_ACTIVITY_STATE, VMX_ACTIVITY_HLT);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert(c->in_guest);
+	struct exit_record rec = { .kind = IK_CPUID, .rip = L2_CODE, .next_rip = L2_CODE + 2,
+				   .vectoring_valid = true,
+				   .vectoring = { .type = EV_EXCEPTION, .vector = EXC_PF, .has_error = true,
+						  .error_code = 2 } };
+	ck_assert_int_eq(c->hv->intercept(c->hv_ctx, c, &rec), ST_VMEXIT);
+	ck_assert(!c->in_guest);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_CPUID);
+	ck_assert_uint_eq(vmr(&w, VMCS_IDT_VECTORING_INFO), VMX_INTR_VALID | VMX_INTR_DELIVER_ERROR |
+							       (VMX_INTR_HW_EXCEPTION << VMX_INTR_TYPE_SHIFT) | EXC_PF);
+	ck_assert_uint_eq(vmr(&w, VMCS_IDT_VECTORING_ERROR_CODE), 2);
+	ck_assert_uint_eq(w.last.event.ev.vector, EXC_PF);
+	world_free(&w);
+}
+END_TEST
+
 /* ---- activity state (SDM Vol.3 26.7.2) ---- */
 
 static int ack_40(void *ctx)
@@ -902,6 +929,7 @@ int main(void)
 	tcase_add_test(tc, inject_external_interrupt);
 	tcase_add_test(tc, inject_gp_with_error_code);
 	tcase_add_test(tc, inject_software_interrupt);
+	tcase_add_test(tc, idt_vectoring_of_event_in_flight);
 	tcase_add_test(tc, hlt_activity_woken_by_interrupt);
 	tcase_add_test(tc, hlt_activity_vectoring_entry_is_active);
 	suite_add_tcase(s, tc);
