@@ -437,6 +437,39 @@ START_TEST(tlb_contexts_by_vpid)
 }
 END_TEST
 
+/* SDM Vol.3 26.3.2.4, 26.3.1.6, 26.8: a PAE guest without EPT loads its
+ * PDPTEs from its CR3 at VM entry; one with a reserved bit (bit 1) is a
+ * VM-entry failure with exit reason 33 and qualification 2. With a good
+ * PDPTE the 32-bit PAE guest runs (its CPUID exits). */
+#define PAE_PDPT 0x18000u
+#define PAE_PD   0x19000u
+START_TEST(pae_guest_pdptes)
+{
+	struct world w;
+	world_init(&w);
+	for (unsigned i = 0; i < 512; i++)
+		physmem_write(&w.m.pm, PAE_PD + 8 * i, 8, ((uint64_t)i << 21) | 0x83);
+	physmem_write(&w.m.pm, PAE_PDPT, 8, PAE_PD | 1 | 2);          /* bit 1 reserved */
+	vmw(&w, VMCS_ENTRY_CONTROLS, must_be_1(&w, MSR_VMX_TRUE_ENTRY_CTLS));
+	vmw(&w, VMCS_GUEST_CR3, PAE_PDPT);
+	vmw(&w, VMCS_GUEST_CS_SELECTOR, SEL_CODE32);
+	vmw(&w, VMCS_GUEST_CS_AR, 0xc09b);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	assert_in_l1(&w);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_ENTRY_FAILURE | VMX_EXIT_INVALID_GUEST_STATE);
+	ck_assert_uint_eq(vmr(&w, VMCS_EXIT_QUALIFICATION), 2);
+	ck_assert_int_eq(w.m.cpu.mode, MODE_LONG64);                 /* the host's, loaded */
+
+	physmem_write(&w.m.pm, PAE_PDPT, 8, PAE_PD | 1);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_CPUID);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_CS_AR), 0xc09b);
+	/* 27.2, A.6: EFER.LMA (0) stored into "IA-32e mode guest". */
+	ck_assert_uint_eq(vmr(&w, VMCS_ENTRY_CONTROLS) & VMX_CTL(VMX_ENTRYCTL_IA32E_MODE_GUEST), 0);
+	world_free(&w);
+}
+END_TEST
+
 /* ---- failed entries ---- */
 
 /* SDM Vol.3 26.2.1.1: a reserved pin-based control is VMfailValid(7); L1
@@ -916,6 +949,7 @@ int main(void)
 	tcase_add_test(tc, launch_cpuid_exit);
 	tcase_add_loop_test(tc, resume_round_trip, 0, 2);
 	tcase_add_test(tc, tlb_contexts_by_vpid);
+	tcase_add_test(tc, pae_guest_pdptes);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("failures");
 	tcase_add_test(tc, fail_controls_7);
