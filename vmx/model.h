@@ -10,8 +10,11 @@
  *                    26.3.1): controls, host state, guest state
  *   intercepts.c     which events are VM exits under the current VMCS and
  *                    the exit information they write (SDM Vol.3 25.1, 27.2)
- *   world_switch.c   VM entry (26.3.2-26.7) and VM exit (27.3-27.6), and the
- *                    seam's intercept hook
+ *   world_switch.c   VM entry (26.3.2-26.7) and VM exit (27.2-27.7), the TLB
+ *                    context (VPID, EP4TA) and EPT, and the seam's intercept hook
+ *   events.c         VM-entry event injection (26.6), the interruption-
+ *                    information format of the exit's event fields
+ *   exit_report.c    the exit report of --trace vmexit / --stats
  */
 #ifndef HVEMU_VMX_MODEL_H
 #define HVEMU_VMX_MODEL_H

@@ -536,7 +536,8 @@ static void load_guest(struct vmx *v, struct cpu *cpu)
 	else
 		cpu->efer &= ~(uint64_t)(EFER_LMA | EFER_LME);
 	if (entryc & VMX_CTL(VMX_ENTRYCTL_LOAD_DEBUG_CONTROLS)) {
-		ws_set(cpu, WS_DR7, get(v, VMCS_ROW_GUEST_DR7));
+		/* "bit 12 and bits 15:14 are always 0 and bit 10 is always 1". */
+		ws_set(cpu, WS_DR7, get(v, VMCS_ROW_GUEST_DR7) & ~0xd000ull);
 		cpu->debugctl = get(v, VMCS_ROW_GUEST_IA32_DEBUGCTL);
 	}
 	if (entryc & VMX_CTL(VMX_ENTRYCTL_LOAD_PAT))
