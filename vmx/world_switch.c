@@ -450,6 +450,14 @@ status_t vmx_vm_exit(struct vmx *v, struct cpu *cpu, const struct vmx_exit *x)
 	if (!store_exit_msrs(v, cpu))
 		return vmx_abort(v, cpu, VMX_ABORT_SAVE_GUEST_MSR);
 	status_t st = load_host(v, cpu);
+	/* The guest's blocking by NMI went to the interruptibility state
+	 * (27.3.4); the host's follows the exit: "An NMI causes subsequent NMIs
+	 * to be blocked, but only after the VM exit completes" (27.1), other
+	 * exits leave none. */
+	bool nmi_exit = (x->reason & VMX_EXIT_BASIC_MASK) == VMX_EXIT_EXCEPTION_NMI &&
+			(x->intr_info & VMX_INTR_VALID) &&
+			((x->intr_info & VMX_INTR_TYPE_MASK) >> VMX_INTR_TYPE_SHIFT) == VMX_INTR_NMI;
+	cpu->nmi_blocked = nmi_exit;
 	if (observed)
 		exit_report_send(cpu, &v->report);
 	return st;

@@ -473,6 +473,22 @@ START_TEST(pae_guest_pdptes)
 }
 END_TEST
 
+/* SDM Vol.3 26.7.1: blocking by NMI from the interruptibility state (no
+ * "virtual NMIs"); 27.3.4: saved back at the exit; 27.1: the host has no
+ * blocking by NMI after an exit that an NMI did not cause. */
+START_TEST(nmi_blocking_round_trip)
+{
+	struct world w;
+	world_init(&w);
+	vmw(&w, VMCS_GUEST_INTERRUPTIBILITY, VMX_INTERRUPTIBILITY_NMI);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_CPUID);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_INTERRUPTIBILITY), VMX_INTERRUPTIBILITY_NMI);
+	ck_assert(!w.m.cpu.nmi_blocked);
+	world_free(&w);
+}
+END_TEST
+
 /* ---- failed entries ---- */
 
 /* SDM Vol.3 26.2.1.1: a reserved pin-based control is VMfailValid(7); L1
@@ -953,6 +969,7 @@ int main(void)
 	tcase_add_loop_test(tc, resume_round_trip, 0, 2);
 	tcase_add_test(tc, tlb_contexts_by_vpid);
 	tcase_add_test(tc, pae_guest_pdptes);
+	tcase_add_test(tc, nmi_blocking_round_trip);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("failures");
 	tcase_add_test(tc, fail_controls_7);
