@@ -67,6 +67,9 @@ struct vmx {
 	uint64_t guest_space;      /* the guest's TLB space: VPID and EP4TA (SDM Vol.3 28.1, 28.3.1) */
 	bool vpid_off;             /* "enable VPID" 0: entry and exit drop VPID 0's mappings (28.3.3.1) */
 	uint64_t entered_at;       /* virtual time of the VM entry */
+	bool mtf_pending;          /* events.c: a type-7 injection made an MTF VM exit pending
+				      (SDM Vol.3 26.6.2): the IK_MTF it arms exits whatever the
+				      "monitor trap flag" control; cleared by the VM exit */
 	struct vm_exit_report report;  /* exit_report.c: the last exit or failed entry */
 	char report_name[48];
 };

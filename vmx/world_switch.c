@@ -439,6 +439,7 @@ static bool store_exit_msrs(struct vmx *v, struct cpu *cpu)
 status_t vmx_vm_exit(struct vmx *v, struct cpu *cpu, const struct vmx_exit *x)
 {
 	sync_in(v);
+	v->mtf_pending = false;
 	save_guest(v, cpu, x->guest_rip);
 	if (ctl(v, VMCS_ROW_PIN_BASED_CONTROLS, VMX_PIN_PREEMPTION_TIMER))
 		timer_stop(v, cpu, ctl(v, VMCS_ROW_EXIT_CONTROLS, VMX_EXITCTL_SAVE_PREEMPTION_TIMER));

@@ -722,6 +722,24 @@ START_TEST(idt_vectoring_of_event_in_flight)
 }
 END_TEST
 
+/* Type 7 (other event), vector 0: nothing is delivered through the IDT; an
+ * MTF VM exit is pending before the first instruction (SDM Vol.3 26.6.2):
+ * reason 37 once the exit decision (vmx/intercepts.c) takes IK_MTF, else
+ * the guest runs to its CPUID. Either way no frame was pushed. */
+START_TEST(inject_pending_mtf)
+{
+	struct world w;
+	world_init(&w);
+	vmw(&w, VMCS_ENTRY_INTR_INFO, VMX_INTR_VALID | (VMX_INTR_OTHER << VMX_INTR_TYPE_SHIFT));
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	uint32_t reason = exit_reason(&w);
+	ck_assert(reason == VMX_EXIT_MONITOR_TRAP_FLAG || reason == VMX_EXIT_CPUID);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_RIP), L2_CODE);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_RSP), L2_STACK);
+	world_free(&w);
+}
+END_TEST
+
 /* ---- activity state (SDM Vol.3 26.7.2) ---- */
 
 static int ack_40(void *ctx)
@@ -984,6 +1002,7 @@ int main(void)
 	tcase_add_loop_test(tc, inject_gp_with_error_code, 0, 2);   /* both TLB modes */
 	tcase_add_test(tc, inject_software_interrupt);
 	tcase_add_test(tc, idt_vectoring_of_event_in_flight);
+	tcase_add_test(tc, inject_pending_mtf);
 	tcase_add_test(tc, hlt_activity_woken_by_interrupt);
 	tcase_add_test(tc, hlt_activity_vectoring_entry_is_active);
 	suite_add_tcase(s, tc);
