@@ -4,15 +4,67 @@
  * qualification, the guest-linear and guest-physical addresses, the
  * interruption and IDT-vectoring information, the instruction length and
  * information. Pure: reads the VMCS (and L1's bitmaps), decides, encodes;
- * world_switch.c takes the exit.
+ * world_switch.c takes the exit. The mirror of svm/intercepts.c: one function
+ * per family of kinds, dispatched at the bottom.
+ *
+ * Fields the SDM leaves undefined for a reason (the instruction-information
+ * fields it marks "undefined", the qualification of reasons without one) are
+ * written as 0: the model's documented choice (vmx/model.h struct vmx_exit).
  */
+#include "emu/cpu.h"
+#include "mmu/nested.h"
+#include "vmx/bitmaps.h"
 #include "vmx/exit_reasons.h"
 #include "vmx/model.h"
 
-/* What every exit carries from the record: where the guest is. */
+/* ---- the controls ---- */
+
+static bool proc_ctl(struct vmx *v, unsigned bit)
+{
+	return vmcs_get(v, VMCS_ROW_PRIMARY_PROC_CONTROLS) & VMX_CTL(bit);
+}
+
+/* SDM Vol.3 24.6.2: with "activate secondary controls" 0 the processor
+ * operates as if every secondary control were 0. */
+static bool proc2_ctl(struct vmx *v, unsigned bit)
+{
+	return proc_ctl(v, VMX_PROC_SECONDARY_CONTROLS) &&
+	       (vmcs_get(v, VMCS_ROW_SECONDARY_PROC_CONTROLS) & VMX_CTL(bit));
+}
+
+/* ---- the exit information every exit carries ---- */
+
+/* The interruption-information format (SDM Vol.3 24.9.2, 24.9.3): vector,
+ * type (enum event_type uses the VMX numbering), error code valid, valid. */
+static uint32_t intr_info_of(const struct event *ev)
+{
+	uint32_t info = ev->vector | (uint32_t)ev->type << VMX_INTR_TYPE_SHIFT | VMX_INTR_VALID;
+	if (ev->has_error)
+		info |= VMX_INTR_DELIVER_ERROR;
+	return info;
+}
+
+static bool software_event(const struct event *ev)
+{
+	return ev->type == EV_SOFTINT || ev->type == EV_PRIV_SOFTEXC || ev->type == EV_SOFTEXC;
+}
+
+/* What every exit carries from the record: where the guest is and, SDM Vol.3
+ * 27.2.4, the event whose delivery was in progress (IDT-vectoring information
+ * and error code; its bit 12 is undefined: 0). 27.2.5: an exit during the
+ * delivery of a software interrupt or exception reports that instruction's
+ * length. */
 static struct vmx_exit exit_of(const struct exit_record *r, uint32_t reason)
 {
-	return (struct vmx_exit){ .reason = reason, .guest_rip = r->rip };
+	struct vmx_exit x = { .reason = reason, .guest_rip = r->rip };
+	if (r->vectoring_valid) {
+		x.idt_vectoring_info = intr_info_of(&r->vectoring);
+		if (r->vectoring.has_error)
+			x.idt_vectoring_error = r->vectoring.error_code;
+		if (software_event(&r->vectoring))
+			x.insn_len = r->vectoring.insn_len;
+	}
+	return x;
 }
 
 /* An instruction's exit: its length (SDM Vol.3 27.2.5: "for VM exits due to
@@ -23,6 +75,81 @@ static struct vmx_exit insn_exit(const struct exit_record *r, uint32_t reason)
 	x.insn_len = (uint32_t)(r->next_rip - r->rip);
 	return x;
 }
+
+/* ---- VM-exit instruction information (SDM Vol.3 27.2.5) ---- */
+
+/* Bits 9:7 of Tables 27-8 ... 27-14: 0 16-bit, 1 32-bit, 2 64-bit. */
+static uint32_t address_size_code(uint8_t asize)
+{
+	return asize == 8 ? 2u : asize == 4 ? 1u : 0u;
+}
+
+#define INFO_ADDR_SIZE_SHIFT   7
+#define INFO_REG_OPERAND       (1u << 10)   /* Tables 27-11, 27-14: register, not memory */
+#define INFO_OSIZE32           (1u << 11)   /* Table 27-10: 32-bit operand size */
+#define INFO_SEG_SHIFT         15
+#define INFO_INDEX_SHIFT       18
+#define INFO_INDEX_INVALID     (1u << 22)
+#define INFO_BASE_SHIFT        23
+#define INFO_BASE_INVALID      (1u << 27)
+#define INFO_IDENTITY_SHIFT    28           /* Tables 27-10, 27-11: instruction identity */
+#define INFO_REG2_SHIFT        28           /* Tables 27-9, 27-14: reg2 */
+#define INFO_REG1_SHIFT        3            /* Tables 27-11, 27-14: reg1 */
+
+/* The memory operand as Tables 27-9, 27-10, 27-11, 27-13 and 27-14 share it:
+ * scaling (1:0), address size (9:7), segment (17:15), index (21:18) and
+ * "index invalid" (22), base (26:23) and "base invalid" (27). RIP-relative
+ * addressing has neither base nor index register. Scaling is undefined
+ * without an index: 0. */
+static uint32_t mem_operand_info(const struct exit_operand *op)
+{
+	uint32_t info = address_size_code(op->asize) << INFO_ADDR_SIZE_SHIFT | (uint32_t)(op->seg & 7) << INFO_SEG_SHIFT;
+	if (op->index == REG_NONE)
+		info |= INFO_INDEX_INVALID;
+	else
+		info |= (op->scale & 3u) | (uint32_t)(op->index & 15) << INFO_INDEX_SHIFT;
+	if (op->base == REG_NONE || op->base == REG_RIP)
+		info |= INFO_BASE_INVALID;
+	else
+		info |= (uint32_t)(op->base & 15) << INFO_BASE_SHIFT;
+	return info;
+}
+
+/* An operand that is a memory operand or reg1 (Tables 27-11, 27-14: bit 10
+ * set and the register in 6:3; the memory fields are then undefined: 0). */
+static uint32_t mem_or_reg_info(const struct exit_operand *op)
+{
+	if (op->mem)
+		return mem_operand_info(op);
+	return INFO_REG_OPERAND | (uint32_t)(op->gpr & 15) << INFO_REG1_SHIFT;
+}
+
+/* SDM Vol.3 27.2.1 (Table 27-1, "INVEPT, INVPCID, INVVPID, LGDT, LIDT, LLDT,
+ * LTR, SGDT, SIDT, SLDT, STR, VMCLEAR, VMPTRLD, VMPTRST, VMREAD, VMWRITE,
+ * VMXON, XRSTORS, XSAVES"): the displacement of the memory operand,
+ * sign-extended to 64 bits; 0 without one (a register operand); with
+ * RIP-relative addressing the displacement plus the RIP of the next
+ * instruction. */
+static uint64_t displacement_qualification(const struct exit_record *r)
+{
+	if (!r->op.mem)
+		return 0;
+	if (r->op.base == REG_RIP)
+		return r->next_rip + (uint64_t)r->op.disp;
+	return (uint64_t)r->op.disp;
+}
+
+/* An exit of an instruction with a memory (or register) operand and the
+ * instruction information info: the qualification is the displacement. */
+static struct vmx_exit operand_exit(const struct exit_record *r, uint32_t reason, uint32_t info)
+{
+	struct vmx_exit x = insn_exit(r, reason);
+	x.qualification = displacement_qualification(r);
+	x.insn_info = info;
+	return x;
+}
+
+/* ---- instructions (SDM Vol.3 25.1.2, 25.1.3, 25.3) ---- */
 
 /* SDM Vol.3 25.1.2 "Instructions That Cause VM Exits Unconditionally": CPUID,
  * GETSEC, INVD, XSETBV, and VMCALL ... VMXON, INVEPT, INVVPID in VMX
@@ -37,13 +164,160 @@ static const uint8_t unconditional_reason[IK_COUNT] = {
 	[IK_INVEPT] = VMX_EXIT_INVEPT, [IK_INVVPID] = VMX_EXIT_INVVPID,
 };
 
-status_t vmx_exit_decide(struct vmx *v, struct cpu *cpu, struct exit_record *rec, struct vmx_exit *x)
+/* How the unconditional exits' instruction information is formed (27.2.5). */
+static uint32_t unconditional_info(const struct exit_record *r)
 {
-	(void)v;
-	(void)cpu;
-	if (rec->kind < IK_COUNT && unconditional_reason[rec->kind]) {
-		*x = insn_exit(rec, unconditional_reason[rec->kind]);
+	switch (r->kind) {
+	case IK_VMCLEAR: case IK_VMPTRLD: case IK_VMPTRST: case IK_VMXON:
+		/* Table 27-13: a memory operand; bit 10 is 0. */
+		return mem_operand_info(&r->op);
+	case IK_VMREAD: case IK_VMWRITE:
+		/* Table 27-14: reg1 or memory, reg2 the field encoding register. */
+		return mem_or_reg_info(&r->op) | (uint32_t)(r->op.reg & 15) << INFO_REG2_SHIFT;
+	case IK_INVEPT: case IK_INVVPID:
+		/* Table 27-9: the descriptor, reg2 the type register. */
+		return mem_operand_info(&r->op) | (uint32_t)(r->op.reg & 15) << INFO_REG2_SHIFT;
+	default:
+		return 0;
+	}
+}
+
+static bool has_displacement_qualification(enum intercept_kind k)
+{
+	return k == IK_VMCLEAR || k == IK_VMPTRLD || k == IK_VMPTRST || k == IK_VMXON || k == IK_VMREAD ||
+	       k == IK_VMWRITE || k == IK_INVEPT || k == IK_INVVPID || k == IK_INVPCID || k == IK_DESC_TABLE;
+}
+
+/* The instructions with one primary processor-based control and one reason
+ * (SDM Vol.3 25.1.3; Table 24-6). */
+static const struct {
+	uint8_t kind;              /* enum intercept_kind */
+	uint8_t bit;               /* enum vmx_proc_ctl */
+	uint8_t reason;            /* enum vmx_exit_reason */
+} proc_insns[] = {
+	{ IK_HLT,     VMX_PROC_HLT_EXITING,     VMX_EXIT_HLT },
+	{ IK_RDPMC,   VMX_PROC_RDPMC_EXITING,   VMX_EXIT_RDPMC },
+	{ IK_RDTSC,   VMX_PROC_RDTSC_EXITING,   VMX_EXIT_RDTSC },
+	{ IK_MONITOR, VMX_PROC_MONITOR_EXITING, VMX_EXIT_MONITOR },
+	{ IK_PAUSE,   VMX_PROC_PAUSE_EXITING,   VMX_EXIT_PAUSE },
+};
+
+/* SDM Vol.3 27.2.1: LGDT ... STR's instruction identity, Tables 27-10 and
+ * 27-11: 0 SGDT/SLDT, 1 SIDT/STR, 2 LGDT/LLDT, 3 LIDT/LTR. */
+static struct vmx_exit desc_table_exit(const struct exit_record *r)
+{
+	bool local = r->desc == DESC_LDTR || r->desc == DESC_TR;
+	uint32_t identity = (r->desc_write ? 2u : 0u) | (r->desc == DESC_IDTR || r->desc == DESC_TR);
+	uint32_t info = identity << INFO_IDENTITY_SHIFT;
+	if (local) {
+		info |= mem_or_reg_info(&r->op);                     /* Table 27-11 */
+	} else {
+		info |= mem_operand_info(&r->op);                    /* Table 27-10 */
+		/* Bit 11: operand size 0 16-bit, 1 32-bit (undefined in 64-bit
+		 * mode: hvemu reports 1 for a 64-bit operand size). */
+		if (r->op.osize != 2)
+			info |= INFO_OSIZE32;
+	}
+	return operand_exit(r, local ? VMX_EXIT_LDTR_TR_ACCESS : VMX_EXIT_GDTR_IDTR_ACCESS, info);
+}
+
+static status_t instruction(struct vmx *v, struct cpu *cpu, struct exit_record *r, struct vmx_exit *x)
+{
+	if (unconditional_reason[r->kind]) {
+		*x = insn_exit(r, unconditional_reason[r->kind]);
+		x->insn_info = unconditional_info(r);
+		if (has_displacement_qualification(r->kind))
+			x->qualification = displacement_qualification(r);
 		return ST_VMEXIT;
 	}
-	return ST_OK;
+	for (unsigned i = 0; i < sizeof(proc_insns) / sizeof(proc_insns[0]); i++) {
+		if (proc_insns[i].kind != r->kind)
+			continue;
+		/* PAUSE-loop exiting (secondary control 10, PLE_Gap/PLE_Window in
+		 * TSC cycles) is not modelled: only "PAUSE exiting" decides. */
+		if (!proc_ctl(v, proc_insns[i].bit))
+			return ST_OK;
+		*x = insn_exit(r, proc_insns[i].reason);
+		return ST_VMEXIT;
+	}
+	switch (r->kind) {
+	case IK_RDTSCP:
+		/* SDM Vol.3 25.3: RDTSCP is #UD unless "enable RDTSCP"; then it
+		 * exits with "RDTSC exiting" (25.1.3). The TSC offset applies to
+		 * both instructions through the TSC itself (world_switch.c). */
+		if (!proc2_ctl(v, VMX_PROC2_RDTSCP))
+			return cpu_raise(cpu, EXC_UD);
+		if (!proc_ctl(v, VMX_PROC_RDTSC_EXITING))
+			return ST_OK;
+		*x = insn_exit(r, VMX_EXIT_RDTSCP);
+		return ST_VMEXIT;
+	case IK_MWAIT:
+		/* 25.1.3 "MWAIT exiting"; 27.2.1: the qualification is 1 if the
+		 * address-range monitoring hardware is armed, else 0. */
+		if (!proc_ctl(v, VMX_PROC_MWAIT_EXITING))
+			return ST_OK;
+		*x = insn_exit(r, VMX_EXIT_MWAIT);
+		x->qualification = cpu->monitor_armed;
+		return ST_VMEXIT;
+	case IK_INVLPG:
+		/* 25.1.3 "INVLPG exiting"; 27.2.1: the qualification is the
+		 * linear-address operand (bits 63:32 clear outside 64-bit mode:
+		 * op.linear wraps at 4 GiB there). */
+		if (!proc_ctl(v, VMX_PROC_INVLPG_EXITING))
+			return ST_OK;
+		*x = insn_exit(r, VMX_EXIT_INVLPG);
+		x->qualification = r->op.linear;
+		return ST_VMEXIT;
+	case IK_INVPCID:
+		/* 25.3: INVPCID is #UD unless "enable INVPCID"; 25.1.3: then it
+		 * exits with "INVLPG exiting". Table 27-9, reg2 the type. */
+		if (!proc2_ctl(v, VMX_PROC2_INVPCID))
+			return cpu_raise(cpu, EXC_UD);
+		if (!proc_ctl(v, VMX_PROC_INVLPG_EXITING))
+			return ST_OK;
+		*x = operand_exit(r, VMX_EXIT_INVPCID,
+				  mem_operand_info(&r->op) | (uint32_t)(r->op.reg & 15) << INFO_REG2_SHIFT);
+		return ST_VMEXIT;
+	case IK_WBINVD:
+		/* 25.1.3 "WBINVD exiting" (secondary). */
+		if (!proc2_ctl(v, VMX_PROC2_WBINVD_EXITING))
+			return ST_OK;
+		*x = insn_exit(r, VMX_EXIT_WBINVD);
+		return ST_VMEXIT;
+	case IK_DESC_TABLE:
+		/* 25.1.3 "descriptor-table exiting" (secondary): LGDT, LIDT,
+		 * LLDT, LTR, SGDT, SIDT, SLDT, STR. */
+		if (!proc2_ctl(v, VMX_PROC2_DESC_TABLE_EXITING))
+			return ST_OK;
+		*x = desc_table_exit(r);
+		return ST_VMEXIT;
+	case IK_VMFUNC: {
+		/* 25.5.6: VMFUNC is #UD unless "enable VM functions"; a function
+		 * (EAX) above 63 or not enabled in the VM-function controls exits
+		 * (reason 59). An enabled function runs: EPTP switching is the
+		 * world switch's. */
+		if (!proc2_ctl(v, VMX_PROC2_VM_FUNCTIONS))
+			return cpu_raise(cpu, EXC_UD);
+		uint64_t fn = cpu->regs[R_AX] & 0xffffffffu;
+		if (fn < 64 && (vmcs_get(v, VMCS_ROW_VM_FUNCTION_CONTROLS) >> fn) & 1)
+			return ST_OK;
+		*x = insn_exit(r, VMX_EXIT_VMFUNC);
+		return ST_VMEXIT;
+	}
+	default:
+		/* PUSHF, POPF, IRET, INT n, ICEBP, RSM, RDPRU and the SVM
+		 * instructions: no VMX control makes them exit (INT3/INTO/INT1
+		 * exit as exceptions). */
+		return ST_OK;
+	}
+}
+
+status_t vmx_exit_decide(struct vmx *v, struct cpu *cpu, struct exit_record *rec, struct vmx_exit *x)
+{
+	if (rec->kind >= IK_COUNT)
+		return ST_OK;
+	switch (rec->kind) {
+	default:
+		return instruction(v, cpu, rec, x);
+	}
 }

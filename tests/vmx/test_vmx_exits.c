@@ -1,0 +1,361 @@
+/* Check suite for vmx_exit_decide (vmx/intercepts.c): which events are VM
+ * exits under the current VMCS (SDM Vol.3 25.1, 25.2, 25.3) and the exit
+ * information they report (SDM Vol.3 27.2), as table rows
+ *   {name, SDM section, VMCS set-up, machine set-up, exit record, expected}
+ * where the expected outcome is an exit (reason, qualification, guest-linear
+ * and guest-physical address, interruption and IDT-vectoring information,
+ * instruction length and information: every field compared, fields a row
+ * does not name must be 0), no exit (ST_OK, possibly with the value a read
+ * returns: read shadows), an exception (ST_FAULT with its vector) or the
+ * access virtualized (ST_HANDLED: TPR shadow).
+ *
+ * The records are filled as emu/intercept.c fills them (tests/unit/
+ * test_exit_record.c checks that against real instruction bytes); the
+ * instruction-information rows give the operand as the decoder reports it
+ * and the SDM's bit fields as hex, decomposed in a comment. The 32-bit
+ * guest-linear wrap is tested end to end: real instruction bytes executed by
+ * the core with vmx_exit_decide as the intercept hook.
+ *
+ * Physical layout (machine_fixture.h's 4 MiB):
+ *   100000H VMCS   110000H I/O bitmap A   111000H I/O bitmap B
+ *   112000H MSR bitmaps   113000H virtual-APIC page
+ */
+#include <check.h>
+#include <string.h>
+
+#include "emu/hv.h"
+#include "machine_fixture.h"
+#include "mmu/nested.h"
+#include "mmu/x86_vmx.h"
+#include "suite_runner.h"
+#include "vmx/bitmaps.h"
+#include "vmx/exit_reasons.h"
+#include "vmx/model.h"
+
+#define VMCS_PA    0x100000u
+#define IO_A       0x110000u
+#define IO_B       0x111000u
+#define MSR_MAP    0x112000u
+#define VAPIC      0x113000u
+#define RIP0       0x401000u
+
+struct world {
+	struct test_machine m;
+	struct vmx *vmx;
+};
+
+/* A 32-bit protected-mode CPU (machine_fixture.h) with the VMX model and a
+ * current VMCS whose fields are all 0. */
+static void world_init(struct world *w)
+{
+	memset(w, 0, sizeof(*w));
+	machine_init(&w->m, "skylake-lite");
+	w->vmx = vmx_create(&w->m.cpu, 0);
+	ck_assert_ptr_nonnull(w->vmx);
+	uint64_t basic = vmx_cap(w->vmx, MSR_VMX_BASIC);
+	physmem_write(&w->m.pm, VMCS_PA, 4, basic & VMX_BASIC_REVISION_MASK);
+	vmcs_make_current(w->vmx, VMCS_PA);
+	for (unsigned row = 0; row < VMCS_ROW_COUNT; row++)
+		vmcs_set(w->vmx, (enum vmcs_row)row, 0);
+}
+
+static void world_free(struct world *w)
+{
+	vmx_destroy(w->vmx);
+	machine_free(&w->m);
+}
+
+/* ---- rows ---- */
+
+struct vmcs_pair {
+	bool on;
+	uint16_t row;              /* enum vmcs_row */
+	uint64_t value;
+};
+
+struct row {
+	const char *name;
+	const char *sdm;           /* the section the row checks */
+	struct vmcs_pair set[6];
+	void (*setup)(struct world *w);
+	struct exit_record rec;
+	status_t st;               /* the answer expected */
+	uint8_t fault;             /* ST_FAULT: the vector raised */
+	bool check_value;          /* ST_OK / ST_HANDLED: rec.value afterwards */
+	uint64_t value;
+	struct vmx_exit x;         /* ST_VMEXIT: guest_rip is rec.rip */
+};
+
+#define SET(r, v) { true, VMCS_ROW_##r, (v) }
+#define P(bit) VMX_CTL(VMX_PROC_##bit)
+#define P2(bit) VMX_CTL(VMX_PROC2_##bit)
+#define PIN(bit) VMX_CTL(VMX_PIN_##bit)
+#define PROC(bits) SET(PRIMARY_PROC_CONTROLS, (bits))
+/* Secondary controls, activated (and primary controls besides). */
+#define PROC2(prim, bits) SET(PRIMARY_PROC_CONTROLS, (prim) | P(SECONDARY_CONTROLS)), \
+			  SET(SECONDARY_PROC_CONTROLS, (bits))
+#define INSN(k, len) .kind = (k), .rip = RIP0, .next_rip = RIP0 + (len)
+#define NOEXIT .st = ST_OK
+#define UD .st = ST_FAULT, .fault = EXC_UD
+#define EXIT(r, ...) .st = ST_VMEXIT, .x = { .reason = VMX_EXIT_##r, __VA_ARGS__ }
+/* A memory operand as the decoder reports it (REG_NONE: no base / index);
+ * the last arguments: the operand size, then other operand fields. */
+#define MEMOP(sg, b, i, sc, d, as, ...) .op = { .mem = true, .seg = (sg), .base = (b), .index = (i), \
+	.scale = (sc), .disp = (d), .asize = (as), .osize = __VA_ARGS__ }
+#define REGOP(g, as, ...) .op = { .gpr = (g), .asize = (as), .osize = __VA_ARGS__ }
+#define NB REG_NONE
+
+static void monitor_armed(struct world *w) { w->m.cpu.monitor_armed = true; }
+static void fn1_in_eax(struct world *w) { w->m.cpu.regs[R_AX] = 1; }
+
+static const struct row rows[] = {
+	/* ---- 25.1.2: unconditional exits, with their instruction information ---- */
+	{ "cpuid", "25.1.2", { { 0 } }, NULL, { INSN(IK_CPUID, 2) }, EXIT(CPUID, .insn_len = 2) },
+	{ "invd", "25.1.2", { { 0 } }, NULL, { INSN(IK_INVD, 2) }, EXIT(INVD, .insn_len = 2) },
+	{ "xsetbv", "25.1.2", { { 0 } }, NULL, { INSN(IK_XSETBV, 3) }, EXIT(XSETBV, .insn_len = 3) },
+	{ "vmcall", "25.1.2", { { 0 } }, NULL, { INSN(IK_VMCALL, 3) }, EXIT(VMCALL, .insn_len = 3) },
+	{ "vmlaunch", "25.1.2", { { 0 } }, NULL, { INSN(IK_VMLAUNCH, 3) }, EXIT(VMLAUNCH, .insn_len = 3) },
+	/* vmptrld [rax]: Table 27-13 asize 64 (2 << 7), DS (3 << 15), index
+	 * invalid (22), base RAX (0 << 23); no displacement: qualification 0 */
+	{ "vmptrld [rax]", "27.2.5 Table 27-13", { { 0 } }, NULL,
+	  { INSN(IK_VMPTRLD, 3), MEMOP(SR_DS, 0, NB, 0, 0, 8, 8) },
+	  EXIT(VMPTRLD, .insn_len = 3, .insn_info = 0x00418100) },
+	/* vmclear es:[ebx-4] (32-bit): asize 32 (1 << 7), ES (0), index invalid,
+	 * base EBX (3 << 23); displacement -4 sign-extended to 64 bits */
+	{ "vmclear es:[ebx-4]", "27.2.1 Table 27-1, 27.2.5 Table 27-13", { { 0 } }, NULL,
+	  { INSN(IK_VMCLEAR, 5), MEMOP(SR_ES, R_BX, NB, 0, -4, 4, 4) },
+	  EXIT(VMCLEAR, .insn_len = 5, .qualification = 0xfffffffffffffffcull, .insn_info = 0x01c00080) },
+	/* vmxon [rsp+rbp*8+0x12345678]: scale 3, asize 64, SS (2 << 15), index RBP
+	 * (5 << 18), base RSP (4 << 23) */
+	{ "vmxon [rsp+rbp*8+disp32]", "27.2.5 Table 27-13", { { 0 } }, NULL,
+	  { INSN(IK_VMXON, 9), MEMOP(SR_SS, R_SP, R_BP, 3, 0x12345678, 8, 8) },
+	  EXIT(VMXON, .insn_len = 9, .qualification = 0x12345678, .insn_info = 0x02150103) },
+	/* vmptrst [rip+0x100]: RIP-relative: base and index invalid, the
+	 * qualification is the displacement plus the next instruction's RIP */
+	{ "vmptrst [rip+disp]", "27.2.1 Table 27-1 (RIP-relative)", { { 0 } }, NULL,
+	  { INSN(IK_VMPTRST, 7), MEMOP(SR_DS, REG_RIP, NB, 0, 0x100, 8, 8) },
+	  EXIT(VMPTRST, .insn_len = 7, .qualification = RIP0 + 7 + 0x100, .insn_info = 0x08418100) },
+	/* vmread rbx, rcx: Table 27-14 register (bit 10), reg1 RBX (3 << 3),
+	 * reg2 RCX (1 << 28) */
+	{ "vmread rbx, rcx", "27.2.5 Table 27-14", { { 0 } }, NULL,
+	  { INSN(IK_VMREAD, 3), REGOP(R_BX, 8, 8, .reg = R_CX) },
+	  EXIT(VMREAD, .insn_len = 3, .insn_info = 0x10000418) },
+	/* vmwrite r15, [r8+r9*2-0x80]: scale 1, asize 64, DS, index R9 (9 << 18),
+	 * base R8 (8 << 23), reg2 R15 (15 << 28) */
+	{ "vmwrite r15, [r8+r9*2-0x80]", "27.2.5 Table 27-14", { { 0 } }, NULL,
+	  { INSN(IK_VMWRITE, 6), MEMOP(SR_DS, 8, 9, 1, -0x80, 8, 8, .reg = 15) },
+	  EXIT(VMWRITE, .insn_len = 6, .qualification = 0xffffffffffffff80ull, .insn_info = 0xf4258101) },
+	/* invept rcx, [rdi+r12*2+0x10]: Table 27-9 */
+	{ "invept rcx, [rdi+r12*2+0x10]", "27.2.5 Table 27-9", { { 0 } }, NULL,
+	  { INSN(IK_INVEPT, 7), MEMOP(SR_DS, R_DI, 12, 1, 0x10, 8, 8, .reg = R_CX) },
+	  EXIT(INVEPT, .insn_len = 7, .qualification = 0x10, .insn_info = 0x13b18101) },
+	/* invvpid eax, [bx+si] (16-bit addressing): asize 16 (0), DS, index SI
+	 * (6 << 18), base BX (3 << 23), reg2 EAX */
+	{ "invvpid eax, [bx+si]", "27.2.5 Table 27-9", { { 0 } }, NULL,
+	  { INSN(IK_INVVPID, 6), MEMOP(SR_DS, R_BX, R_SI, 0, 0, 2, 4, .reg = R_AX) },
+	  EXIT(INVVPID, .insn_len = 6, .insn_info = 0x01998000) },
+
+	/* ---- 25.1.3: the primary processor-based controls ---- */
+	{ "hlt", "25.1.3 HLT exiting = 0", { PROC(0) }, NULL, { INSN(IK_HLT, 1) }, NOEXIT },
+	{ "hlt exiting", "25.1.3 HLT exiting", { PROC(P(HLT_EXITING)) }, NULL, { INSN(IK_HLT, 1) },
+	  EXIT(HLT, .insn_len = 1) },
+	{ "rdpmc exiting", "25.1.3 RDPMC exiting", { PROC(P(RDPMC_EXITING)) }, NULL, { INSN(IK_RDPMC, 2) },
+	  EXIT(RDPMC, .insn_len = 2) },
+	{ "rdpmc", "25.1.3", { PROC(P(RDTSC_EXITING)) }, NULL, { INSN(IK_RDPMC, 2) }, NOEXIT },
+	{ "rdtsc exiting", "25.1.3 RDTSC exiting", { PROC(P(RDTSC_EXITING)) }, NULL, { INSN(IK_RDTSC, 2) },
+	  EXIT(RDTSC, .insn_len = 2) },
+	{ "rdtsc with TSC offsetting", "25.3 (offset applied, no exit)", { PROC(P(TSC_OFFSETTING)) }, NULL,
+	  { INSN(IK_RDTSC, 2) }, NOEXIT },
+	{ "rdtscp not enabled is #UD", "25.3 RDTSCP", { PROC(P(RDTSC_EXITING)) }, NULL, { INSN(IK_RDTSCP, 3) }, UD },
+	{ "rdtscp enabled, secondary controls inactive is #UD", "24.6.2, 25.3",
+	  { PROC(P(RDTSC_EXITING)), SET(SECONDARY_PROC_CONTROLS, P2(RDTSCP)) }, NULL, { INSN(IK_RDTSCP, 3) }, UD },
+	{ "rdtscp enabled, rdtsc exiting", "25.1.3 RDTSCP", { PROC2(P(RDTSC_EXITING), P2(RDTSCP)) }, NULL,
+	  { INSN(IK_RDTSCP, 3) }, EXIT(RDTSCP, .insn_len = 3) },
+	{ "rdtscp enabled", "25.3 RDTSCP", { PROC2(0, P2(RDTSCP)) }, NULL, { INSN(IK_RDTSCP, 3) }, NOEXIT },
+	{ "mwait exiting, monitor armed", "27.2.1 MWAIT qualification", { PROC(P(MWAIT_EXITING)) }, monitor_armed,
+	  { INSN(IK_MWAIT, 3) }, EXIT(MWAIT, .insn_len = 3, .qualification = 1) },
+	{ "mwait exiting, not armed", "27.2.1 MWAIT qualification", { PROC(P(MWAIT_EXITING)) }, NULL,
+	  { INSN(IK_MWAIT, 3) }, EXIT(MWAIT, .insn_len = 3) },
+	{ "mwait", "25.1.3", { PROC(P(MONITOR_EXITING)) }, NULL, { INSN(IK_MWAIT, 3) }, NOEXIT },
+	{ "monitor exiting", "25.1.3 MONITOR exiting", { PROC(P(MONITOR_EXITING)) }, NULL, { INSN(IK_MONITOR, 3) },
+	  EXIT(MONITOR, .insn_len = 3) },
+	{ "pause exiting", "25.1.3 PAUSE exiting", { PROC(P(PAUSE_EXITING)) }, NULL, { INSN(IK_PAUSE, 2) },
+	  EXIT(PAUSE, .insn_len = 2) },
+	{ "pause", "25.1.3", { PROC(0) }, NULL, { INSN(IK_PAUSE, 2) }, NOEXIT },
+	/* invlpg [rax] in 64-bit mode: the full linear address */
+	{ "invlpg exiting 64-bit", "27.2.1 Table 27-1 INVLPG", { PROC(P(INVLPG_EXITING)) }, NULL,
+	  { INSN(IK_INVLPG, 3), MEMOP(SR_DS, R_AX, NB, 0, 0, 8, 8, .offset = 0xffff800000001000ull,
+				      .linear = 0xffff800000001000ull) },
+	  EXIT(INVLPG, .insn_len = 3, .qualification = 0xffff800000001000ull) },
+	{ "invlpg", "25.1.3", { PROC(0) }, NULL, { INSN(IK_INVLPG, 3), MEMOP(SR_DS, R_AX, NB, 0, 0, 8, 8) },
+	  NOEXIT },
+
+	/* ---- 25.1.3, 25.3: the secondary controls ---- */
+	{ "wbinvd exiting", "25.1.3 WBINVD exiting", { PROC2(0, P2(WBINVD_EXITING)) }, NULL, { INSN(IK_WBINVD, 2) },
+	  EXIT(WBINVD, .insn_len = 2) },
+	{ "wbinvd, secondary inactive", "24.6.2", { PROC(0), SET(SECONDARY_PROC_CONTROLS, P2(WBINVD_EXITING)) },
+	  NULL, { INSN(IK_WBINVD, 2) }, NOEXIT },
+	{ "invpcid not enabled is #UD", "25.3 INVPCID", { PROC(P(INVLPG_EXITING)) }, NULL,
+	  { INSN(IK_INVPCID, 5), MEMOP(SR_DS, R_BX, NB, 0, 8, 8, 8, .reg = R_CX) }, UD },
+	{ "invpcid enabled", "25.1.3 INVPCID", { PROC2(0, P2(INVPCID)) }, NULL,
+	  { INSN(IK_INVPCID, 5), MEMOP(SR_DS, R_BX, NB, 0, 8, 8, 8, .reg = R_CX) }, NOEXIT },
+	/* invpcid rcx, [rbx+8]: Table 27-9 asize 64, DS, index invalid, base RBX,
+	 * reg2 RCX */
+	{ "invpcid enabled, invlpg exiting", "25.1.3 INVPCID, Table 27-9", { PROC2(P(INVLPG_EXITING), P2(INVPCID)) },
+	  NULL, { INSN(IK_INVPCID, 6), MEMOP(SR_DS, R_BX, NB, 0, 8, 8, 8, .reg = R_CX) },
+	  EXIT(INVPCID, .insn_len = 6, .qualification = 8, .insn_info = 0x11c18100) },
+	{ "sgdt, no descriptor-table exiting", "25.1.3", { PROC2(0, 0) }, NULL,
+	  { INSN(IK_DESC_TABLE, 4), .desc = DESC_GDTR, MEMOP(SR_DS, R_BX, NB, 0, 0, 4, 4) }, NOEXIT },
+	/* sgdt [ebx+esi*4-0x10]: Table 27-10 scale 2, asize 32 (1 << 7), operand
+	 * size 32 (11), DS, index ESI (6 << 18), base EBX (3 << 23), SGDT (0) */
+	{ "sgdt [ebx+esi*4-0x10]", "27.2.5 Table 27-10", { PROC2(0, P2(DESC_TABLE_EXITING)) }, NULL,
+	  { INSN(IK_DESC_TABLE, 4), .desc = DESC_GDTR, MEMOP(SR_DS, R_BX, R_SI, 2, -0x10, 4, 4) },
+	  EXIT(GDTR_IDTR_ACCESS, .insn_len = 4, .qualification = 0xfffffffffffffff0ull, .insn_info = 0x01998882) },
+	/* lidt [bp+si+0x20] (16-bit addressing, 16-bit operand size): asize 16,
+	 * operand size 16, SS (2 << 15), index SI, base BP (5 << 23), LIDT (3) */
+	{ "lidt [bp+si+0x20] o16", "27.2.5 Table 27-10", { PROC2(0, P2(DESC_TABLE_EXITING)) }, NULL,
+	  { INSN(IK_DESC_TABLE, 4), .desc = DESC_IDTR, .desc_write = true, MEMOP(SR_SS, R_BP, R_SI, 0, 0x20, 2, 2) },
+	  EXIT(GDTR_IDTR_ACCESS, .insn_len = 4, .qualification = 0x20, .insn_info = 0x32990000) },
+	/* sidt [rax] 64-bit: SIDT (1) */
+	{ "sidt [rax]", "27.2.5 Table 27-10", { PROC2(0, P2(DESC_TABLE_EXITING)) }, NULL,
+	  { INSN(IK_DESC_TABLE, 3), .desc = DESC_IDTR, MEMOP(SR_DS, R_AX, NB, 0, 0, 8, 8) },
+	  EXIT(GDTR_IDTR_ACCESS, .insn_len = 3, .insn_info = 0x10418900) },
+	/* lldt ax: Table 27-11 register (bit 10), reg1 AX (0), LLDT (2) */
+	{ "lldt ax", "27.2.5 Table 27-11", { PROC2(0, P2(DESC_TABLE_EXITING)) }, NULL,
+	  { INSN(IK_DESC_TABLE, 3), .desc = DESC_LDTR, .desc_write = true, REGOP(R_AX, 4, 2) },
+	  EXIT(LDTR_TR_ACCESS, .insn_len = 3, .insn_info = 0x20000400) },
+	/* str r9: register, reg1 R9 (9 << 3), STR (1) */
+	{ "str r9", "27.2.5 Table 27-11", { PROC2(0, P2(DESC_TABLE_EXITING)) }, NULL,
+	  { INSN(IK_DESC_TABLE, 4), .desc = DESC_TR, REGOP(9, 8, 4) },
+	  EXIT(LDTR_TR_ACCESS, .insn_len = 4, .insn_info = 0x10000448) },
+	/* ltr [rip+0x100]: LTR (3), RIP-relative */
+	{ "ltr [rip+0x100]", "27.2.1, 27.2.5 Table 27-11", { PROC2(0, P2(DESC_TABLE_EXITING)) }, NULL,
+	  { INSN(IK_DESC_TABLE, 7), .desc = DESC_TR, .desc_write = true, MEMOP(SR_DS, REG_RIP, NB, 0, 0x100, 8, 2) },
+	  EXIT(LDTR_TR_ACCESS, .insn_len = 7, .qualification = RIP0 + 7 + 0x100, .insn_info = 0x38418100) },
+	/* sldt [esi] (memory): SLDT (0) */
+	{ "sldt [esi]", "27.2.5 Table 27-11", { PROC2(0, P2(DESC_TABLE_EXITING)) }, NULL,
+	  { INSN(IK_DESC_TABLE, 3), .desc = DESC_LDTR, MEMOP(SR_DS, R_SI, NB, 0, 0, 4, 2) },
+	  EXIT(LDTR_TR_ACCESS, .insn_len = 3, .insn_info = 0x03418080) },
+	{ "vmfunc not enabled is #UD", "25.5.6", { PROC(0) }, NULL, { INSN(IK_VMFUNC, 3) }, UD },
+	{ "vmfunc enabled function 0", "25.5.6", { PROC2(0, P2(VM_FUNCTIONS)), SET(VM_FUNCTION_CONTROLS, 1) },
+	  NULL, { INSN(IK_VMFUNC, 3) }, NOEXIT },
+	{ "vmfunc function 1 not enabled", "25.5.6", { PROC2(0, P2(VM_FUNCTIONS)), SET(VM_FUNCTION_CONTROLS, 1) },
+	  fn1_in_eax, { INSN(IK_VMFUNC, 3) }, EXIT(VMFUNC, .insn_len = 3) },
+	{ "pushf", "(no VMX control)", { PROC(0xffffffffu) }, NULL, { INSN(IK_PUSHF, 1) }, NOEXIT },
+};
+#define N_ROWS (sizeof(rows) / sizeof(rows[0]))
+
+static void check_exit(const struct row *r, const struct vmx_exit *x)
+{
+#define SAME(f) ck_assert_msg(x->f == r->x.f, "%s (SDM %s): " #f " %#llx, expected %#llx", r->name, r->sdm, \
+			      (unsigned long long)x->f, (unsigned long long)r->x.f)
+	SAME(reason);
+	SAME(qualification);
+	SAME(guest_linear);
+	SAME(guest_physical);
+	SAME(intr_info);
+	SAME(intr_error);
+	SAME(idt_vectoring_info);
+	SAME(idt_vectoring_error);
+	SAME(insn_len);
+	SAME(insn_info);
+#undef SAME
+	ck_assert_msg(x->guest_rip == r->rec.rip, "%s: guest RIP %#llx", r->name, (unsigned long long)x->guest_rip);
+}
+
+START_TEST(exit_rows)
+{
+	const struct row *r = &rows[_i];
+	struct world w;
+	world_init(&w);
+	for (unsigned i = 0; i < sizeof(r->set) / sizeof(r->set[0]) && r->set[i].on; i++)
+		vmcs_set(w.vmx, (enum vmcs_row)r->set[i].row, r->set[i].value);
+	if (r->setup)
+		r->setup(&w);
+	struct exit_record rec = r->rec;
+	struct vmx_exit x;
+	memset(&x, 0, sizeof(x));
+	status_t st = vmx_exit_decide(w.vmx, &w.m.cpu, &rec, &x);
+	ck_assert_msg(st == r->st, "%s (SDM %s): status %d, expected %d", r->name, r->sdm, (int)st, (int)r->st);
+	if (st == ST_VMEXIT)
+		check_exit(r, &x);
+	if (st == ST_FAULT)
+		ck_assert_msg(w.m.cpu.event.pending && w.m.cpu.event.vector == r->fault, "%s: vector %u", r->name,
+			      w.m.cpu.event.vector);
+	if (r->check_value)
+		ck_assert_msg(rec.value == r->value, "%s (SDM %s): value %#llx, expected %#llx", r->name, r->sdm,
+			      (unsigned long long)rec.value, (unsigned long long)r->value);
+	world_free(&w);
+}
+END_TEST
+
+/* ---- end to end: the core's record, vmx_exit_decide as the hook ---- */
+
+struct capture {
+	struct vmx *vmx;
+	unsigned exits;
+	struct vmx_exit x;
+};
+
+static status_t capture_intercept(void *ctx, struct cpu *cpu, struct exit_record *rec)
+{
+	struct capture *c = ctx;
+	struct vmx_exit x;
+	memset(&x, 0, sizeof(x));
+	status_t st = vmx_exit_decide(c->vmx, cpu, rec, &x);
+	if (st == ST_VMEXIT) {
+		c->exits++;
+		c->x = x;
+	}
+	return st;
+}
+
+static const struct hv_model capture_model = { .name = "capture", .intercept = capture_intercept };
+
+/* The guest in 32-bit protected mode with DS.base 40000000H (the world's
+ * flat segments otherwise), the hook installed. */
+static void guest32_ds_base(struct world *w, struct capture *c)
+{
+	world_init(w);
+	c->vmx = w->vmx;
+	struct segment *ds = &w->m.cpu.seg[SR_DS];
+	ds->base = 0x40000000u;
+	seg_refresh(ds);
+	w->m.cpu.hv = &capture_model;
+	w->m.cpu.hv_ctx = c;
+	w->m.cpu.in_guest = true;
+	w->m.cpu.rip = RIP0;
+}
+
+/* SDM Vol.3 27.2.1: INVLPG's qualification is the linear address, and
+ * outside 64-bit mode a linear address is 32 bits: DS.base 40000000H plus
+ * offset C01316B0H wraps to 001316B0H, bits 63:32 clear (the SVM EXITINFO2
+ * lesson). */
+START_TEST(invlpg_linear_wraps_at_4g)
+{
+	struct world w;
+	struct capture c = { 0 };
+	guest32_ds_base(&w, &c);
+	vmcs_set(w.vmx, VMCS_ROW_PRIMARY_PROC_CONTROLS, VMX_CTL(VMX_PROC_INVLPG_EXITING));
+	w.m.cpu.regs[R_AX] = 0xc01316b0u;
+	ck_assert_int_eq(EXEC(&w.m, 0x0f, 0x01, 0x38), ST_VMEXIT);        /* invlpg [eax] */
+	ck_assert_uint_eq(c.exits, 1);
+	ck_assert_uint_eq(c.x.reason, VMX_EXIT_INVLPG);
+	ck_assert_uint_eq(c.x.qualification, 0x001316b0u);
+	ck_assert_uint_eq(c.x.insn_len, 3);
+	ck_assert_uint_eq(c.x.guest_rip, RIP0);
+	world_free(&w);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("vmx_exits");
+	TCase *tc = tcase_create("rows");
+	tcase_add_loop_test(tc, exit_rows, 0, (int)N_ROWS);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("core");
+	tcase_add_test(tc, invlpg_linear_wraps_at_4g);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
