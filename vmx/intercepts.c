@@ -12,6 +12,7 @@
  * written as 0: the model's documented choice (vmx/model.h struct vmx_exit).
  */
 #include "emu/cpu.h"
+#include "emu/event_step.h"
 #include "mmu/nested.h"
 #include "vmx/bitmaps.h"
 #include "vmx/exit_reasons.h"
@@ -312,11 +313,174 @@ static status_t instruction(struct vmx *v, struct cpu *cpu, struct exit_record *
 	}
 }
 
+/* ---- control and debug registers (SDM Vol.3 25.1.3, 25.3, 29.3) ---- */
+
+/* Table 27-3's access type: 0 MOV to CR, 1 MOV from CR, 2 CLTS, 3 LMSW. */
+static const uint8_t cr_access_type[] = { [CR_MOV_TO] = 0, [CR_MOV_FROM] = 1, [CR_CLTS] = 2, [CR_LMSW] = 3 };
+
+#define CRQ_ACCESS_SHIFT   4
+#define CRQ_LMSW_MEMORY    (1u << 6)
+#define CRQ_GPR_SHIFT      8
+#define CRQ_LMSW_SRC_SHIFT 16
+
+/* A control-register access exit (SDM Vol.3 27.2.1, Table 27-3): CR number
+ * (0 for CLTS and LMSW) in 3:0, access type 5:4, LMSW operand type 6, the
+ * GPR of MOV CR in 11:8, the LMSW source data in 31:16. An LMSW with a
+ * memory operand also reports its guest-linear address (27.2.1). */
+static status_t cr_exit(const struct exit_record *r, struct vmx_exit *x)
+{
+	*x = insn_exit(r, VMX_EXIT_CR_ACCESS);
+	bool mov = r->cr_access == CR_MOV_TO || r->cr_access == CR_MOV_FROM;
+	uint64_t q = (uint64_t)(mov ? r->cr & 15 : 0) | (uint64_t)cr_access_type[r->cr_access] << CRQ_ACCESS_SHIFT;
+	if (mov)
+		q |= (uint64_t)(r->op.gpr & 15) << CRQ_GPR_SHIFT;
+	if (r->cr_access == CR_LMSW) {
+		q |= (r->value & 0xffff) << CRQ_LMSW_SRC_SHIFT;
+		if (r->op.mem) {
+			q |= CRQ_LMSW_MEMORY;
+			x->guest_linear = r->op.linear;
+		}
+	}
+	x->qualification = q;
+	return ST_VMEXIT;
+}
+
+/* CR0 and CR4 under their guest/host masks (SDM Vol.3 25.1.3, 25.3): a bit
+ * set in the mask is owned by the host. Reads (MOV from CR, SMSW) see the
+ * read shadow's owned bits; MOV to CR exits iff it would write an owned bit
+ * with a value other than the shadow's; an access that does not exit leaves
+ * the owned bits of the register as they are. */
+static status_t cr0_cr4_access(struct vmx *v, struct cpu *cpu, struct exit_record *r, struct vmx_exit *x)
+{
+	bool cr0 = r->cr == 0;
+	uint64_t mask = vmcs_get(v, cr0 ? VMCS_ROW_CR0_GUEST_HOST_MASK : VMCS_ROW_CR4_GUEST_HOST_MASK);
+	uint64_t shadow = vmcs_get(v, cr0 ? VMCS_ROW_CR0_READ_SHADOW : VMCS_ROW_CR4_READ_SHADOW);
+	uint64_t real = cr0 ? cpu->cr0 : cpu->cr4;
+	switch (r->cr_access) {
+	case CR_MOV_FROM:
+	case CR_SMSW:
+		r->value = (r->value & ~mask) | (shadow & mask);
+		return ST_OK;
+	case CR_MOV_TO:
+		if ((r->value ^ shadow) & mask)
+			return cr_exit(r, x);
+		r->value = (r->value & ~mask) | (real & mask);
+		return ST_OK;
+	case CR_CLTS:
+		/* 25.1.3: CLTS exits if TS is owned and set in the shadow; 25.3:
+		 * owned and clear in the shadow, CLTS leaves CR0.TS alone. */
+		if (mask & shadow & CR0_TS)
+			return cr_exit(r, x);
+		if (mask & CR0_TS)
+			r->value = (r->value & ~(uint64_t)CR0_TS) | (real & CR0_TS);
+		return ST_OK;
+	case CR_LMSW: {
+		/* 25.1.3: LMSW exits if PE is owned, clear in the shadow and set
+		 * in the source (LMSW never clears PE), or any of MP, EM, TS is
+		 * owned and differs between the source and the shadow; 25.3:
+		 * otherwise it leaves the owned bits of CR0[3:0] alone. */
+		uint64_t src = r->value;
+		if ((mask & ~shadow & src & CR0_PE) || ((src ^ shadow) & mask & (CR0_MP | CR0_EM | CR0_TS)))
+			return cr_exit(r, x);
+		r->value = (src & ~(mask & 0xf)) | (real & mask & 0xf);
+		return ST_OK;
+	}
+	default:
+		return ST_OK;
+	}
+}
+
+/* SDM Vol.3 25.1.3: MOV to CR3 exits with "CR3-load exiting" unless the value
+ * is one of the first CR3-target-count CR3-target values (VM entry allows at
+ * most 4, 26.2.1.1); MOV from CR3 with "CR3-store exiting". */
+static status_t cr3_access(struct vmx *v, struct exit_record *r, struct vmx_exit *x)
+{
+	static const enum vmcs_row target[] = { VMCS_ROW_CR3_TARGET_VALUE0, VMCS_ROW_CR3_TARGET_VALUE1,
+						VMCS_ROW_CR3_TARGET_VALUE2, VMCS_ROW_CR3_TARGET_VALUE3 };
+	if (r->cr_access == CR_MOV_FROM)
+		return proc_ctl(v, VMX_PROC_CR3_STORE_EXITING) ? cr_exit(r, x) : ST_OK;
+	if (!proc_ctl(v, VMX_PROC_CR3_LOAD_EXITING))
+		return ST_OK;
+	uint64_t count = vmcs_get(v, VMCS_ROW_CR3_TARGET_COUNT);
+	for (unsigned i = 0; i < 4 && i < count; i++)
+		if (vmcs_get(v, target[i]) == r->value)
+			return ST_OK;
+	return cr_exit(r, x);
+}
+
+/* The VTPR, offset 80H of the virtual-APIC page (SDM Vol.3 29.1.1). */
+#define VAPIC_VTPR 0x80u
+
+/* SDM Vol.3 25.1.3: MOV to/from CR8 exits with "CR8-load/store exiting";
+ * otherwise, with "use TPR shadow", 29.3: the access is virtualized: MOV from
+ * CR8 reads VTPR[7:4], MOV to CR8 (#GP(0) if bits 63:4 are set) writes
+ * VTPR[7:4] with bits 3:0 of the source and 31:8, 3:0 with 0, then TPR
+ * virtualization (29.1.2): without virtual-interrupt delivery a VTPR[7:4]
+ * below TPR threshold[3:0] makes a TPR-below-threshold VM exit after the
+ * instruction (armed here, taken as IK_TPR_BELOW_THRESHOLD). With
+ * virtual-interrupt delivery the PPR update and the delivery evaluation are
+ * the APIC virtualization's (not modelled here). */
+static status_t cr8_access(struct vmx *v, struct cpu *cpu, struct exit_record *r, struct vmx_exit *x)
+{
+	bool write = r->cr_access == CR_MOV_TO;
+	if (proc_ctl(v, write ? VMX_PROC_CR8_LOAD_EXITING : VMX_PROC_CR8_STORE_EXITING))
+		return cr_exit(r, x);
+	if (!proc_ctl(v, VMX_PROC_TPR_SHADOW))
+		return ST_OK;
+	uint64_t vtpr = (vmcs_get(v, VMCS_ROW_VIRTUAL_APIC_ADDR) & ~0xfffull) + VAPIC_VTPR;
+	if (!write) {
+		r->value = (physmem_read(cpu->mem, vtpr, 4) >> 4) & 0xf;
+		return ST_HANDLED;
+	}
+	if (r->value >> 4)
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	physmem_write(cpu->mem, vtpr, 4, (r->value & 0xf) << 4);
+	if (!proc2_ctl(v, VMX_PROC2_VIRTUAL_INTR_DELIVERY) &&
+	    (r->value & 0xf) < (vmcs_get(v, VMCS_ROW_TPR_THRESHOLD) & 0xf))
+		cpu_hv_arm(cpu, HV_ARM_TPR_THRESHOLD);
+	return ST_HANDLED;
+}
+
+static status_t cr_access(struct vmx *v, struct cpu *cpu, struct exit_record *r, struct vmx_exit *x)
+{
+	/* SDM Vol.3 25.1.1: after the instruction's own checks; the SVM-only
+	 * phase (LMSW before its operand) passes. */
+	if (r->phase != PHASE_CHECKED)
+		return ST_OK;
+	switch (r->cr) {
+	case 0:
+	case 4:
+		return cr0_cr4_access(v, cpu, r, x);
+	case 3:
+		return cr3_access(v, r, x);
+	case 8:
+		return cr8_access(v, cpu, r, x);
+	default:
+		return ST_OK;     /* MOV CR2 never exits */
+	}
+}
+
+/* SDM Vol.3 25.1.3: MOV DR exits with "MOV-DR exiting", asked before the
+ * instruction's CPL #GP, DR4/DR5 #UD and general-detect #DB (it takes
+ * priority over them: PHASE_BEFORE_CHECKS). Table 27-4: DR number 2:0,
+ * direction 4 (0 to DR, 1 from DR), GPR 11:8. */
+static status_t dr_access(struct vmx *v, struct exit_record *r, struct vmx_exit *x)
+{
+	if (r->phase != PHASE_BEFORE_CHECKS || !proc_ctl(v, VMX_PROC_MOV_DR_EXITING))
+		return ST_OK;
+	*x = insn_exit(r, VMX_EXIT_DR_ACCESS);
+	x->qualification = (uint64_t)(r->cr & 7) | (r->cr_access == CR_MOV_FROM ? 1u << 4 : 0) |
+			   (uint64_t)(r->op.gpr & 15) << 8;
+	return ST_VMEXIT;
+}
+
 status_t vmx_exit_decide(struct vmx *v, struct cpu *cpu, struct exit_record *rec, struct vmx_exit *x)
 {
 	if (rec->kind >= IK_COUNT)
 		return ST_OK;
 	switch (rec->kind) {
+	case IK_CR_ACCESS:     return cr_access(v, cpu, rec, x);
+	case IK_DR_ACCESS:     return dr_access(v, rec, x);
 	default:
 		return instruction(v, cpu, rec, x);
 	}

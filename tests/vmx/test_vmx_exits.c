@@ -84,6 +84,7 @@ struct row {
 	bool check_value;          /* ST_OK / ST_HANDLED: rec.value afterwards */
 	uint64_t value;
 	struct vmx_exit x;         /* ST_VMEXIT: guest_rip is rec.rip */
+	void (*after)(struct world *w);   /* more checks of the machine afterwards */
 };
 
 #define SET(r, v) { true, VMCS_ROW_##r, (v) }
@@ -105,7 +106,28 @@ struct row {
 #define REGOP(g, as, ...) .op = { .gpr = (g), .asize = (as), .osize = __VA_ARGS__ }
 #define NB REG_NONE
 
+#define CR(n, acc, v) .cr = (n), .cr_access = (acc), .value = (v)
+#define VALUE(v) .check_value = true, .value = (v)
+
 static void monitor_armed(struct world *w) { w->m.cpu.monitor_armed = true; }
+static void cr0_ts(struct world *w) { w->m.cpu.cr0 |= CR0_TS; }
+static void vtpr_5a(struct world *w)
+{
+	vmcs_set(w->vmx, VMCS_ROW_VIRTUAL_APIC_ADDR, VAPIC);
+	physmem_write(&w->m.pm, VAPIC + 0x80, 4, 0x5a);
+}
+/* SDM Vol.3 29.3: MOV to CR8 wrote VTPR[7:4] = 3, the rest 0, and 3 is below
+ * the threshold 4: the TPR-below-threshold exit is armed (29.1.2). */
+static void vtpr_3_armed(struct world *w)
+{
+	ck_assert_uint_eq(physmem_read(&w->m.pm, VAPIC + 0x80, 4), 0x30);
+	ck_assert(w->m.cpu.hv_armed & HV_ARM_TPR_THRESHOLD);
+}
+static void vtpr_4_not_armed(struct world *w)
+{
+	ck_assert_uint_eq(physmem_read(&w->m.pm, VAPIC + 0x80, 4), 0x40);
+	ck_assert(!(w->m.cpu.hv_armed & HV_ARM_TPR_THRESHOLD));
+}
 static void fn1_in_eax(struct world *w) { w->m.cpu.regs[R_AX] = 1; }
 
 static const struct row rows[] = {
@@ -241,6 +263,135 @@ static const struct row rows[] = {
 	  NULL, { INSN(IK_VMFUNC, 3) }, NOEXIT },
 	{ "vmfunc function 1 not enabled", "25.5.6", { PROC2(0, P2(VM_FUNCTIONS)), SET(VM_FUNCTION_CONTROLS, 1) },
 	  fn1_in_eax, { INSN(IK_VMFUNC, 3) }, EXIT(VMFUNC, .insn_len = 3) },
+	/* ---- 25.1.3, 25.3: CR0/CR4 guest/host masks and read shadows; the
+	 * world's CR0 is PE|ET (11H), CR4 0 ---- */
+	{ "mov cr0: owned bits as the shadow", "25.1.3 MOV to CR0, 25.3",
+	  { SET(CR0_GUEST_HOST_MASK, CR0_PG | CR0_PE), SET(CR0_READ_SHADOW, CR0_PG | CR0_PE) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(0, CR_MOV_TO, 0x80000031u), REGOP(R_BX, 4, 4) },
+	  NOEXIT, VALUE(0x31) },
+	/* qualification: CR0, MOV to CR (0), GPR EBX (3 << 8) */
+	{ "mov cr0: owned PG differs from the shadow", "25.1.3 MOV to CR0, Table 27-3",
+	  { SET(CR0_GUEST_HOST_MASK, CR0_PG | CR0_PE), SET(CR0_READ_SHADOW, CR0_PG | CR0_PE) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(0, CR_MOV_TO, 0x31), REGOP(R_BX, 4, 4) },
+	  EXIT(CR_ACCESS, .insn_len = 3, .qualification = 0x300) },
+	{ "mov cr0: unowned bits change freely", "25.1.3 MOV to CR0",
+	  { SET(CR0_GUEST_HOST_MASK, CR0_CD), SET(CR0_READ_SHADOW, 0) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(0, CR_MOV_TO, 0x80000033u), REGOP(R_AX, 4, 4) }, NOEXIT, VALUE(0x80000033u) },
+	{ "mov eax, cr0: owned bits from the shadow", "25.3 MOV from CR0",
+	  { SET(CR0_GUEST_HOST_MASK, CR0_PG | CR0_PE), SET(CR0_READ_SHADOW, CR0_PG) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(0, CR_MOV_FROM, 0x11), REGOP(R_AX, 4, 4) }, NOEXIT, VALUE(0x80000010u) },
+	{ "smsw: owned bits from the shadow", "25.3 SMSW",
+	  { SET(CR0_GUEST_HOST_MASK, CR0_PE | CR0_TS), SET(CR0_READ_SHADOW, CR0_TS) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(0, CR_SMSW, 0x11), REGOP(R_AX, 4, 2) }, NOEXIT, VALUE(0x18) },
+	{ "mov cr4: VMXE owned, shadow 0, written 0", "25.1.3 MOV to CR4",
+	  { SET(CR4_GUEST_HOST_MASK, CR4_VMXE) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(4, CR_MOV_TO, CR4_PAE), REGOP(R_CX, 4, 4) }, NOEXIT, VALUE(CR4_PAE) },
+	/* CR4 (4), GPR ECX (1 << 8) */
+	{ "mov cr4: VMXE owned, shadow 0, written 1", "25.1.3 MOV to CR4, Table 27-3",
+	  { SET(CR4_GUEST_HOST_MASK, CR4_VMXE) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(4, CR_MOV_TO, CR4_PAE | CR4_VMXE), REGOP(R_CX, 4, 4) },
+	  EXIT(CR_ACCESS, .insn_len = 3, .qualification = 0x104) },
+	{ "mov eax, cr4: VMXE hidden by the shadow", "25.3 MOV from CR4",
+	  { SET(CR4_GUEST_HOST_MASK, CR4_VMXE) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(4, CR_MOV_FROM, CR4_PAE | CR4_VMXE), REGOP(R_AX, 4, 4) },
+	  NOEXIT, VALUE(CR4_PAE) },
+	/* CLTS: access type 2 (5:4), CR 0 */
+	{ "clts: TS owned, set in the shadow", "25.1.3 CLTS, Table 27-3",
+	  { SET(CR0_GUEST_HOST_MASK, CR0_TS), SET(CR0_READ_SHADOW, CR0_TS) }, NULL,
+	  { INSN(IK_CR_ACCESS, 2), CR(0, CR_CLTS, 0x11) }, EXIT(CR_ACCESS, .insn_len = 2, .qualification = 0x20) },
+	{ "clts: TS owned, clear in the shadow: TS stays", "25.3 CLTS",
+	  { SET(CR0_GUEST_HOST_MASK, CR0_TS), SET(CR0_READ_SHADOW, 0) }, cr0_ts,
+	  { INSN(IK_CR_ACCESS, 2), CR(0, CR_CLTS, 0x11) }, NOEXIT, VALUE(0x19) },
+	{ "clts: TS not owned", "25.1.3 CLTS", { SET(CR0_READ_SHADOW, CR0_TS) }, cr0_ts,
+	  { INSN(IK_CR_ACCESS, 2), CR(0, CR_CLTS, 0x11) }, NOEXIT, VALUE(0x11) },
+	/* LMSW: access type 3, source data in 31:16 */
+	{ "lmsw ax: owned TS differs", "25.1.3 LMSW, Table 27-3",
+	  { SET(CR0_GUEST_HOST_MASK, CR0_TS), SET(CR0_READ_SHADOW, 0) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(0, CR_LMSW, 0xf), REGOP(R_AX, 4, 2) },
+	  EXIT(CR_ACCESS, .insn_len = 3, .qualification = 0xf0030) },
+	/* memory operand (bit 6) and its guest-linear address */
+	{ "lmsw [ebx]: owned PE set from 0", "25.1.3 LMSW, Table 27-3, 27.2.1 guest-linear",
+	  { SET(CR0_GUEST_HOST_MASK, CR0_PE), SET(CR0_READ_SHADOW, 0) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(0, CR_LMSW, 0xfff1),
+	    MEMOP(SR_DS, R_BX, NB, 0, 0, 4, 2, .offset = 0x2000, .linear = 0x2000) },
+	  EXIT(CR_ACCESS, .insn_len = 3, .qualification = 0xfff10070u, .guest_linear = 0x2000) },
+	{ "lmsw: owned PE, source 0, shadow 0: PE stays", "25.1.3 LMSW, 25.3",
+	  { SET(CR0_GUEST_HOST_MASK, CR0_PE), SET(CR0_READ_SHADOW, 0) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(0, CR_LMSW, 0), REGOP(R_AX, 4, 2) }, NOEXIT, VALUE(1) },
+	{ "lmsw cannot clear PE: no exit", "25.1.3 LMSW",
+	  { SET(CR0_GUEST_HOST_MASK, CR0_PE), SET(CR0_READ_SHADOW, CR0_PE) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(0, CR_LMSW, 0xe), REGOP(R_AX, 4, 2) }, NOEXIT, VALUE(0xf) },
+	{ "lmsw before its operand (SVM's phase)", "25.1.1",
+	  { SET(CR0_GUEST_HOST_MASK, 0xf), SET(CR0_READ_SHADOW, 0) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(0, CR_LMSW, 0), .phase = PHASE_BEFORE_OPERAND }, NOEXIT },
+
+	/* ---- 25.1.3: CR3 load/store exiting and the CR3-target values ---- */
+	{ "mov cr3, eax: load exiting, no targets", "25.1.3 MOV to CR3",
+	  { PROC(P(CR3_LOAD_EXITING)) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(3, CR_MOV_TO, 0x9000), REGOP(R_AX, 4, 4) },
+	  EXIT(CR_ACCESS, .insn_len = 3, .qualification = 0x3) },
+	{ "mov cr3: target value 1 of 2", "25.1.3 MOV to CR3",
+	  { PROC(P(CR3_LOAD_EXITING)), SET(CR3_TARGET_COUNT, 2), SET(CR3_TARGET_VALUE1, 0x9000) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(3, CR_MOV_TO, 0x9000), REGOP(R_AX, 4, 4) }, NOEXIT },
+	{ "mov cr3: target value 2 beyond a count of 2", "25.1.3 MOV to CR3",
+	  { PROC(P(CR3_LOAD_EXITING)), SET(CR3_TARGET_COUNT, 2), SET(CR3_TARGET_VALUE2, 0x9000) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(3, CR_MOV_TO, 0x9000), REGOP(R_AX, 4, 4) },
+	  EXIT(CR_ACCESS, .insn_len = 3, .qualification = 0x3) },
+	{ "mov cr3: target value 3 of 4", "25.1.3 MOV to CR3",
+	  { PROC(P(CR3_LOAD_EXITING)), SET(CR3_TARGET_COUNT, 4), SET(CR3_TARGET_VALUE3, 0x9000) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(3, CR_MOV_TO, 0x9000), REGOP(R_AX, 4, 4) }, NOEXIT },
+	{ "mov cr3: no load exiting", "25.1.3", { PROC(P(CR3_STORE_EXITING)) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(3, CR_MOV_TO, 0x9000), REGOP(R_AX, 4, 4) }, NOEXIT },
+	/* CR3, MOV from (1 << 4), GPR EBP (5 << 8) */
+	{ "mov ebp, cr3: store exiting", "25.1.3 MOV from CR3, Table 27-3",
+	  { PROC(P(CR3_STORE_EXITING)) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(3, CR_MOV_FROM, 0x9000), REGOP(R_BP, 4, 4) },
+	  EXIT(CR_ACCESS, .insn_len = 3, .qualification = 0x513) },
+	{ "mov eax, cr3: no store exiting", "25.1.3", { PROC(P(CR3_LOAD_EXITING)) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(3, CR_MOV_FROM, 0x9000), REGOP(R_AX, 4, 4) }, NOEXIT },
+	{ "mov cr2: never exits", "25.1.3", { PROC(0xffffffffu), SET(CR0_GUEST_HOST_MASK, ~0ull) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(2, CR_MOV_TO, 0x1234), REGOP(R_AX, 4, 4) }, NOEXIT },
+
+	/* ---- 25.1.3 CR8 load/store exiting; 29.3 TPR shadow ---- */
+	{ "mov cr8, r9: load exiting", "25.1.3 MOV to CR8, Table 27-3", { PROC(P(CR8_LOAD_EXITING) | P(TPR_SHADOW)) },
+	  NULL, { INSN(IK_CR_ACCESS, 4), CR(8, CR_MOV_TO, 3), REGOP(9, 8, 8) },
+	  EXIT(CR_ACCESS, .insn_len = 4, .qualification = 0x908) },
+	{ "mov rax, cr8: store exiting", "25.1.3 MOV from CR8, Table 27-3", { PROC(P(CR8_STORE_EXITING)) }, NULL,
+	  { INSN(IK_CR_ACCESS, 4), CR(8, CR_MOV_FROM, 0), REGOP(R_AX, 8, 8) },
+	  EXIT(CR_ACCESS, .insn_len = 4, .qualification = 0x18) },
+	{ "mov rax, cr8: TPR shadow reads VTPR[7:4]", "29.3", { PROC(P(TPR_SHADOW) | P(CR8_LOAD_EXITING)) }, vtpr_5a,
+	  { INSN(IK_CR_ACCESS, 4), CR(8, CR_MOV_FROM, 0), REGOP(R_AX, 8, 8) }, .st = ST_HANDLED, VALUE(5) },
+	{ "mov cr8, rax: TPR shadow, below the threshold", "29.3, 29.1.2",
+	  { PROC(P(TPR_SHADOW)), SET(TPR_THRESHOLD, 4) }, vtpr_5a,
+	  { INSN(IK_CR_ACCESS, 4), CR(8, CR_MOV_TO, 3), REGOP(R_AX, 8, 8) }, .st = ST_HANDLED, .after = vtpr_3_armed },
+	{ "mov cr8, rax: TPR shadow, at the threshold", "29.3, 29.1.2",
+	  { PROC(P(TPR_SHADOW)), SET(TPR_THRESHOLD, 4) }, vtpr_5a,
+	  { INSN(IK_CR_ACCESS, 4), CR(8, CR_MOV_TO, 4), REGOP(R_AX, 8, 8) }, .st = ST_HANDLED,
+	  .after = vtpr_4_not_armed },
+	{ "mov cr8, rax: TPR shadow, bits 63:4 set is #GP", "29.3",
+	  { PROC(P(TPR_SHADOW)) }, vtpr_5a,
+	  { INSN(IK_CR_ACCESS, 4), CR(8, CR_MOV_TO, 0x10), REGOP(R_AX, 8, 8) }, .st = ST_FAULT, .fault = EXC_GP },
+	{ "mov cr8: neither", "25.1.3", { PROC(0) }, NULL,
+	  { INSN(IK_CR_ACCESS, 4), CR(8, CR_MOV_TO, 3), REGOP(R_AX, 8, 8) }, NOEXIT },
+
+	/* ---- 25.1.3 MOV DR, asked before the instruction's own checks ---- */
+	{ "mov dr7, eax: MOV-DR exiting", "25.1.3 MOV DR, Table 27-4", { PROC(P(MOV_DR_EXITING)) }, NULL,
+	  { INSN(IK_DR_ACCESS, 3), CR(7, CR_MOV_TO, 0x400), REGOP(R_AX, 4, 4), .phase = PHASE_BEFORE_CHECKS },
+	  EXIT(DR_ACCESS, .insn_len = 3, .qualification = 0x7) },
+	/* DR6, MOV from (1 << 4), GPR EDX (2 << 8) */
+	{ "mov edx, dr6: MOV-DR exiting", "25.1.3 MOV DR, Table 27-4", { PROC(P(MOV_DR_EXITING)) }, NULL,
+	  { INSN(IK_DR_ACCESS, 3), CR(6, CR_MOV_FROM, 0xffff0ff0u), REGOP(R_DX, 4, 4), .phase = PHASE_BEFORE_CHECKS },
+	  EXIT(DR_ACCESS, .insn_len = 3, .qualification = 0x216) },
+	/* r13 (REX.B): 13 << 8 */
+	{ "mov r13, dr4: MOV-DR exiting (before CR4.DE's #UD)", "25.1.3 MOV DR, Table 27-4",
+	  { PROC(P(MOV_DR_EXITING)) }, NULL,
+	  { INSN(IK_DR_ACCESS, 4), CR(4, CR_MOV_FROM, 0), REGOP(13, 8, 8), .phase = PHASE_BEFORE_CHECKS },
+	  EXIT(DR_ACCESS, .insn_len = 4, .qualification = 0xd14) },
+	{ "mov dr7: the checked phase is SVM's", "25.1.3 MOV DR", { PROC(P(MOV_DR_EXITING)) }, NULL,
+	  { INSN(IK_DR_ACCESS, 3), CR(7, CR_MOV_TO, 0x400), REGOP(R_AX, 4, 4) }, NOEXIT },
+	{ "mov dr7: no MOV-DR exiting", "25.1.3", { PROC(0) }, NULL,
+	  { INSN(IK_DR_ACCESS, 3), CR(7, CR_MOV_TO, 0x400), REGOP(R_AX, 4, 4), .phase = PHASE_BEFORE_CHECKS },
+	  NOEXIT },
 	{ "pushf", "(no VMX control)", { PROC(0xffffffffu) }, NULL, { INSN(IK_PUSHF, 1) }, NOEXIT },
 };
 #define N_ROWS (sizeof(rows) / sizeof(rows[0]))
@@ -285,6 +436,8 @@ START_TEST(exit_rows)
 	if (r->check_value)
 		ck_assert_msg(rec.value == r->value, "%s (SDM %s): value %#llx, expected %#llx", r->name, r->sdm,
 			      (unsigned long long)rec.value, (unsigned long long)r->value);
+	if (r->after)
+		r->after(&w);
 	world_free(&w);
 }
 END_TEST
@@ -348,6 +501,25 @@ START_TEST(invlpg_linear_wraps_at_4g)
 }
 END_TEST
 
+/* SDM Vol.3 25.3: a CLTS that does not exit (TS owned by the host, clear in
+ * the read shadow) leaves CR0.TS alone; with TS not owned it clears it. */
+START_TEST(clts_keeps_an_owned_ts)
+{
+	struct world w;
+	struct capture c = { 0 };
+	guest32_ds_base(&w, &c);
+	vmcs_set(w.vmx, VMCS_ROW_CR0_GUEST_HOST_MASK, CR0_TS);
+	w.m.cpu.cr0 |= CR0_TS;
+	ck_assert_int_eq(EXEC(&w.m, 0x0f, 0x06), ST_OK);                    /* clts */
+	ck_assert_uint_eq(c.exits, 0);
+	ck_assert(w.m.cpu.cr0 & CR0_TS);
+	vmcs_set(w.vmx, VMCS_ROW_CR0_GUEST_HOST_MASK, 0);
+	ck_assert_int_eq(EXEC(&w.m, 0x0f, 0x06), ST_OK);
+	ck_assert(!(w.m.cpu.cr0 & CR0_TS));
+	world_free(&w);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("vmx_exits");
@@ -356,6 +528,7 @@ int main(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("core");
 	tcase_add_test(tc, invlpg_linear_wraps_at_4g);
+	tcase_add_test(tc, clts_keeps_an_owned_ts);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
