@@ -474,6 +474,75 @@ static status_t dr_access(struct vmx *v, struct exit_record *r, struct vmx_exit 
 	return ST_VMEXIT;
 }
 
+/* ---- I/O instructions and MSRs (SDM Vol.3 25.1.3, 24.6.4, 24.6.9) ---- */
+
+/* SDM Vol.3 25.1.3 with "use I/O bitmaps": an access exits if the bit of any
+ * port it touches is 1 in bitmap A (0000H-7FFFH) or B (8000H-FFFFH), and
+ * always if it wraps around the 16-bit port space. One byte of L1's
+ * memory read per port (vmx/bitmaps.h gives the same rule over copies). */
+static bool io_bitmaps_say(struct vmx *v, struct cpu *cpu, uint16_t port, unsigned size)
+{
+	if ((uint32_t)port + size > 0x10000u)
+		return true;
+	uint64_t a = vmcs_get(v, VMCS_ROW_IO_BITMAP_A), b = vmcs_get(v, VMCS_ROW_IO_BITMAP_B);
+	for (uint32_t p = port; p < (uint32_t)port + size; p++) {
+		uint32_t q = p & 0x7fffu;
+		uint8_t byte = (uint8_t)physmem_read(cpu->mem, (p < 0x8000u ? a : b) + q / 8, 1);
+		if ((byte >> (q % 8)) & 1)
+			return true;
+	}
+	return false;
+}
+
+#define IOQ_IN          (1u << 3)
+#define IOQ_STRING      (1u << 4)
+#define IOQ_REP         (1u << 5)
+#define IOQ_IMMEDIATE   (1u << 6)
+#define IOQ_PORT_SHIFT  16
+
+static status_t io_access(struct vmx *v, struct cpu *cpu, struct exit_record *r, struct vmx_exit *x)
+{
+	/* 25.1.3: with "use I/O bitmaps" the bitmaps decide and "unconditional
+	 * I/O exiting" is ignored; without, the latter does. */
+	bool exits = proc_ctl(v, VMX_PROC_IO_BITMAPS) ? io_bitmaps_say(v, cpu, r->port, r->io_size)
+						      : proc_ctl(v, VMX_PROC_UNCOND_IO_EXITING);
+	if (!exits)
+		return ST_OK;
+	/* Table 27-5: size - 1 in 2:0, IN 3, string 4, REP 5, immediate port
+	 * 6, the port in 31:16. */
+	*x = insn_exit(r, VMX_EXIT_IO_INSTRUCTION);
+	x->qualification = (uint64_t)(r->io_size - 1u) | (r->io_in ? IOQ_IN : 0) | (r->io_string ? IOQ_STRING : 0) |
+			   (r->io_rep ? IOQ_REP : 0) | (r->io_imm ? IOQ_IMMEDIATE : 0) |
+			   (uint64_t)r->port << IOQ_PORT_SHIFT;
+	if (r->io_string) {
+		/* 27.2.1: INS/OUTS report the linear address of their memory
+		 * operand (32 bits outside 64-bit mode). */
+		x->guest_linear = r->op.linear;
+		/* 27.2.5 Table 27-8, only if IA32_VMX_BASIC[54]: address size
+		 * 9:7, the segment 17:15 (undefined for INS: its ES is given). */
+		if (vmx_cap(v, MSR_VMX_BASIC) & VMX_BASIC_INS_OUTS_INFO)
+			x->insn_info = address_size_code(r->op.asize) << INFO_ADDR_SIZE_SHIFT |
+				       (uint32_t)(r->op.seg & 7) << INFO_SEG_SHIFT;
+	}
+	return ST_VMEXIT;
+}
+
+/* SDM Vol.3 25.1.3 RDMSR/WRMSR: without "use MSR bitmaps" every one exits; with
+ * it, one whose ECX is outside 0-1FFFH and C0000000H-C0001FFFH exits, else
+ * the bit of its quarter of the bitmap page (24.6.9) decides. */
+static status_t msr_access(struct vmx *v, struct cpu *cpu, struct exit_record *r, struct vmx_exit *x)
+{
+	uint32_t byte;
+	unsigned bit;
+	if (proc_ctl(v, VMX_PROC_MSR_BITMAPS) && vmx_msr_bitmap_locate(r->msr, r->msr_write, &byte, &bit)) {
+		uint8_t b = (uint8_t)physmem_read(cpu->mem, vmcs_get(v, VMCS_ROW_MSR_BITMAP) + byte, 1);
+		if (!((b >> bit) & 1))
+			return ST_OK;
+	}
+	*x = insn_exit(r, r->msr_write ? VMX_EXIT_WRMSR : VMX_EXIT_RDMSR);
+	return ST_VMEXIT;
+}
+
 status_t vmx_exit_decide(struct vmx *v, struct cpu *cpu, struct exit_record *rec, struct vmx_exit *x)
 {
 	if (rec->kind >= IK_COUNT)
@@ -481,6 +550,8 @@ status_t vmx_exit_decide(struct vmx *v, struct cpu *cpu, struct exit_record *rec
 	switch (rec->kind) {
 	case IK_CR_ACCESS:     return cr_access(v, cpu, rec, x);
 	case IK_DR_ACCESS:     return dr_access(v, rec, x);
+	case IK_IO:            return io_access(v, cpu, rec, x);
+	case IK_MSR:           return msr_access(v, cpu, rec, x);
 	default:
 		return instruction(v, cpu, rec, x);
 	}

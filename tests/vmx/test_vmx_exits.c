@@ -109,6 +109,36 @@ struct row {
 #define CR(n, acc, v) .cr = (n), .cr_access = (acc), .value = (v)
 #define VALUE(v) .check_value = true, .value = (v)
 
+#define IO(p, sz, in_, imm) .port = (p), .io_size = (sz), .io_in = (in_), .io_imm = (imm)
+#define BITMAPS SET(IO_BITMAP_A, IO_A), SET(IO_BITMAP_B, IO_B)
+#define MSRMAP SET(MSR_BITMAP, MSR_MAP)
+
+static void set_bit(struct world *w, uint64_t base, uint32_t n)
+{
+	uint64_t byte = base + n / 8;
+	physmem_write(&w->m.pm, byte, 1, physmem_read(&w->m.pm, byte, 1) | (1u << (n % 8)));
+}
+static void io_3f9(struct world *w) { set_bit(w, IO_A, 0x3f9); }
+static void io_8000(struct world *w) { set_bit(w, IO_B, 0x8000 - 0x8000); }
+static void io_ffff_0000(struct world *w) { set_bit(w, IO_B, 0xffff - 0x8000); set_bit(w, IO_A, 0); }
+static void basic(struct world *w, bool ins_outs_info)
+{
+	uint64_t *b = &w->vmx->caps[MSR_VMX_BASIC - MSR_VMX_FIRST];
+	*b = ins_outs_info ? *b | VMX_BASIC_INS_OUTS_INFO : *b & ~VMX_BASIC_INS_OUTS_INFO;
+}
+static void ins_outs_info(struct world *w) { basic(w, true); }
+static void no_ins_outs_info(struct world *w) { basic(w, false); }
+/* SDM Vol.3 24.6.9: read low 000H, read high 400H, write low 800H, write
+ * high C00H. */
+static void msr_bits(struct world *w)
+{
+	set_bit(w, MSR_MAP, 0x10);                          /* read TSC */
+	set_bit(w, MSR_MAP + 0x800, 0x174);                 /* write SYSENTER_CS */
+	set_bit(w, MSR_MAP + 0x400, 0x80);                  /* read EFER */
+	set_bit(w, MSR_MAP + 0xc00, 0x100);                 /* write FS.base */
+	set_bit(w, MSR_MAP + 0x400, 0x1fff);                /* read C0001FFFH */
+}
+
 static void monitor_armed(struct world *w) { w->m.cpu.monitor_armed = true; }
 static void cr0_ts(struct world *w) { w->m.cpu.cr0 |= CR0_TS; }
 static void vtpr_5a(struct world *w)
@@ -392,6 +422,81 @@ static const struct row rows[] = {
 	{ "mov dr7: no MOV-DR exiting", "25.1.3", { PROC(0) }, NULL,
 	  { INSN(IK_DR_ACCESS, 3), CR(7, CR_MOV_TO, 0x400), REGOP(R_AX, 4, 4), .phase = PHASE_BEFORE_CHECKS },
 	  NOEXIT },
+	/* ---- 25.1.3 I/O: unconditional I/O exiting, the I/O bitmaps; Table 27-5 ---- */
+	{ "out dx, al: no I/O controls", "25.1.3", { PROC(0) }, NULL,
+	  { INSN(IK_IO, 1), IO(0x3f8, 1, false, false) }, NOEXIT },
+	/* size 1 (0), OUT, DX, port 3F8H in 31:16 */
+	{ "out dx, al: unconditional I/O exiting", "25.1.3, Table 27-5", { PROC(P(UNCOND_IO_EXITING)) }, NULL,
+	  { INSN(IK_IO, 1), IO(0x3f8, 1, false, false) }, EXIT(IO_INSTRUCTION, .insn_len = 1, .qualification = 0x03f80000) },
+	/* size 4 (3), IN (3), immediate (6), port 60H */
+	{ "in eax, 0x60: unconditional", "25.1.3, Table 27-5", { PROC(P(UNCOND_IO_EXITING)) }, NULL,
+	  { INSN(IK_IO, 2), IO(0x60, 4, true, true) }, EXIT(IO_INSTRUCTION, .insn_len = 2, .qualification = 0x0060004b) },
+	{ "out: I/O bitmaps override unconditional exiting", "25.1.3",
+	  { PROC(P(UNCOND_IO_EXITING) | P(IO_BITMAPS)), BITMAPS }, io_3f9,
+	  { INSN(IK_IO, 1), IO(0x3f8, 1, false, false) }, NOEXIT },
+	{ "out dx, ax: the second port's bit", "25.1.3 I/O bitmaps, Table 27-5", { PROC(P(IO_BITMAPS)), BITMAPS },
+	  io_3f9, { INSN(IK_IO, 2), IO(0x3f8, 2, false, false) },
+	  EXIT(IO_INSTRUCTION, .insn_len = 2, .qualification = 0x03f80001) },
+	{ "out dx, eax at 7FFEH: bitmap B's first bit", "25.1.3 I/O bitmaps", { PROC(P(IO_BITMAPS)), BITMAPS },
+	  io_8000, { INSN(IK_IO, 1), IO(0x7ffe, 4, false, false) },
+	  EXIT(IO_INSTRUCTION, .insn_len = 1, .qualification = 0x7ffe0003) },
+	{ "out dx, eax at 7FFCH: stays in bitmap A", "25.1.3 I/O bitmaps", { PROC(P(IO_BITMAPS)), BITMAPS },
+	  io_8000, { INSN(IK_IO, 1), IO(0x7ffc, 4, false, false) }, NOEXIT },
+	{ "in ax, dx at FFFFH: wraps, always exits", "25.1.3 I/O bitmaps (wrap)", { PROC(P(IO_BITMAPS)), BITMAPS },
+	  NULL, { INSN(IK_IO, 2), IO(0xffff, 2, true, false) },
+	  EXIT(IO_INSTRUCTION, .insn_len = 2, .qualification = 0xffff0009) },
+	{ "in al, dx at FFFFH: bitmap B's last bit", "25.1.3 I/O bitmaps", { PROC(P(IO_BITMAPS)), BITMAPS },
+	  io_ffff_0000, { INSN(IK_IO, 1), IO(0xffff, 1, true, false) },
+	  EXIT(IO_INSTRUCTION, .insn_len = 1, .qualification = 0xffff0008) },
+	/* rep outsb (a32): string (4), REP (5), port 80H; Table 27-8 asize 32
+	 * (1 << 7), DS (3 << 15); the guest-linear address */
+	{ "rep outsb: Table 27-8 with IA32_VMX_BASIC[54]", "27.2.1, 27.2.5 Table 27-8",
+	  { PROC(P(UNCOND_IO_EXITING)) }, ins_outs_info,
+	  { INSN(IK_IO, 2), IO(0x80, 1, false, false), .io_string = true, .io_rep = true,
+	    MEMOP(SR_DS, NB, NB, 0, 0, 4, 4, .offset = 0x5000, .linear = 0x45000) },
+	  EXIT(IO_INSTRUCTION, .insn_len = 2, .qualification = 0x00800030, .guest_linear = 0x45000,
+	       .insn_info = 0x00018080) },
+	{ "insw (a16): no instruction information without bit 54", "27.2.5 Table 27-8",
+	  { PROC(P(UNCOND_IO_EXITING)) }, no_ins_outs_info,
+	  { INSN(IK_IO, 2), IO(0x1f0, 2, true, false), .io_string = true,
+	    MEMOP(SR_ES, NB, NB, 0, 0, 2, 2, .offset = 0x100, .linear = 0x100) },
+	  EXIT(IO_INSTRUCTION, .insn_len = 2, .qualification = 0x01f00019, .guest_linear = 0x100) },
+	/* 64-bit: asize 64 (2 << 7), ES (0) */
+	{ "insd (a64) with bit 54", "27.2.5 Table 27-8", { PROC(P(UNCOND_IO_EXITING)) }, ins_outs_info,
+	  { INSN(IK_IO, 1), IO(0x1f0, 4, true, false), .io_string = true,
+	    MEMOP(SR_ES, NB, NB, 0, 0, 8, 4, .offset = 0x123456789ull, .linear = 0x123456789ull) },
+	  EXIT(IO_INSTRUCTION, .insn_len = 1, .qualification = 0x01f0001b, .guest_linear = 0x123456789ull,
+	       .insn_info = 0x100) },
+
+	/* ---- 25.1.3 RDMSR/WRMSR and the MSR bitmaps (24.6.9) ---- */
+	{ "rdmsr without MSR bitmaps", "25.1.3 RDMSR", { PROC(0) }, NULL,
+	  { INSN(IK_MSR, 2), .msr = 0x10 }, EXIT(RDMSR, .insn_len = 2) },
+	{ "wrmsr without MSR bitmaps", "25.1.3 WRMSR", { PROC(0) }, NULL,
+	  { INSN(IK_MSR, 2), .msr = 0x10, .msr_write = true }, EXIT(WRMSR, .insn_len = 2) },
+	{ "rdmsr 10H: read-low bit", "24.6.9, 25.1.3", { PROC(P(MSR_BITMAPS)), MSRMAP }, msr_bits,
+	  { INSN(IK_MSR, 2), .msr = 0x10 }, EXIT(RDMSR, .insn_len = 2) },
+	{ "wrmsr 10H: its write-low bit is clear", "24.6.9, 25.1.3", { PROC(P(MSR_BITMAPS)), MSRMAP }, msr_bits,
+	  { INSN(IK_MSR, 2), .msr = 0x10, .msr_write = true }, NOEXIT },
+	{ "wrmsr 174H: write-low bit", "24.6.9, 25.1.3", { PROC(P(MSR_BITMAPS)), MSRMAP }, msr_bits,
+	  { INSN(IK_MSR, 2), .msr = 0x174, .msr_write = true }, EXIT(WRMSR, .insn_len = 2) },
+	{ "rdmsr 174H: its read-low bit is clear", "24.6.9", { PROC(P(MSR_BITMAPS)), MSRMAP }, msr_bits,
+	  { INSN(IK_MSR, 2), .msr = 0x174 }, NOEXIT },
+	{ "rdmsr C0000080H: read-high bit", "24.6.9", { PROC(P(MSR_BITMAPS)), MSRMAP }, msr_bits,
+	  { INSN(IK_MSR, 2), .msr = 0xc0000080u }, EXIT(RDMSR, .insn_len = 2) },
+	{ "wrmsr C0000080H: its write-high bit is clear", "24.6.9", { PROC(P(MSR_BITMAPS)), MSRMAP }, msr_bits,
+	  { INSN(IK_MSR, 2), .msr = 0xc0000080u, .msr_write = true }, NOEXIT },
+	{ "wrmsr C0000100H: write-high bit", "24.6.9", { PROC(P(MSR_BITMAPS)), MSRMAP }, msr_bits,
+	  { INSN(IK_MSR, 2), .msr = 0xc0000100u, .msr_write = true }, EXIT(WRMSR, .insn_len = 2) },
+	{ "rdmsr C0001FFFH: the last bit of read-high", "24.6.9", { PROC(P(MSR_BITMAPS)), MSRMAP }, msr_bits,
+	  { INSN(IK_MSR, 2), .msr = 0xc0001fffu }, EXIT(RDMSR, .insn_len = 2) },
+	{ "rdmsr 1FFFH: in range, bit clear", "24.6.9", { PROC(P(MSR_BITMAPS)), MSRMAP }, msr_bits,
+	  { INSN(IK_MSR, 2), .msr = 0x1fff }, NOEXIT },
+	{ "rdmsr 2000H: out of range, exits", "25.1.3 RDMSR", { PROC(P(MSR_BITMAPS)), MSRMAP }, msr_bits,
+	  { INSN(IK_MSR, 2), .msr = 0x2000 }, EXIT(RDMSR, .insn_len = 2) },
+	{ "wrmsr 40000000H: out of range, exits", "25.1.3 WRMSR", { PROC(P(MSR_BITMAPS)), MSRMAP }, msr_bits,
+	  { INSN(IK_MSR, 2), .msr = 0x40000000u, .msr_write = true }, EXIT(WRMSR, .insn_len = 2) },
+	{ "rdmsr C0002000H: out of range, exits", "25.1.3 RDMSR", { PROC(P(MSR_BITMAPS)), MSRMAP }, msr_bits,
+	  { INSN(IK_MSR, 2), .msr = 0xc0002000u }, EXIT(RDMSR, .insn_len = 2) },
 	{ "pushf", "(no VMX control)", { PROC(0xffffffffu) }, NULL, { INSN(IK_PUSHF, 1) }, NOEXIT },
 };
 #define N_ROWS (sizeof(rows) / sizeof(rows[0]))
@@ -520,6 +625,57 @@ START_TEST(clts_keeps_an_owned_ts)
 }
 END_TEST
 
+/* SDM Vol.3 27.2.1: OUTS reports the linear address of its source, 32 bits
+ * outside 64-bit mode: DS.base 40000000H + ESI C01316B0H = 001316B0H. */
+START_TEST(outs_linear_wraps_at_4g)
+{
+	struct world w;
+	struct capture c = { 0 };
+	guest32_ds_base(&w, &c);
+	vmcs_set(w.vmx, VMCS_ROW_PRIMARY_PROC_CONTROLS, VMX_CTL(VMX_PROC_UNCOND_IO_EXITING));
+	basic(&w, true);
+	w.m.cpu.regs[R_SI] = 0xc01316b0u;
+	w.m.cpu.regs[R_DX] = 0x3f8;
+	ck_assert_int_eq(EXEC(&w.m, 0x6e), ST_VMEXIT);                      /* outsb */
+	ck_assert_uint_eq(c.exits, 1);
+	ck_assert_uint_eq(c.x.reason, VMX_EXIT_IO_INSTRUCTION);
+	ck_assert_uint_eq(c.x.qualification, 0x03f80010u);
+	ck_assert_uint_eq(c.x.guest_linear, 0x001316b0u);
+	ck_assert_uint_eq(c.x.insn_info, 0x00018080u);                       /* a32, DS */
+	ck_assert_uint_eq(c.x.insn_len, 1);
+	world_free(&w);
+}
+END_TEST
+
+/* The I/O-bitmap rule against vmx/bitmaps.h's copy of it, for every size
+ * at ports around the A/B boundary and the wrap. */
+START_TEST(io_bitmaps_match_bitmaps_h)
+{
+	static uint8_t a[VMX_IO_BITMAP_SIZE], b[VMX_IO_BITMAP_SIZE];
+	static const uint16_t ports[] = { 0, 1, 0x3f8, 0x7ffc, 0x7ffd, 0x7ffe, 0x7fff, 0x8000, 0xfffc, 0xfffd,
+					  0xfffe, 0xffff };
+	struct world w;
+	world_init(&w);
+	vmcs_set(w.vmx, VMCS_ROW_PRIMARY_PROC_CONTROLS, VMX_CTL(VMX_PROC_IO_BITMAPS));
+	vmcs_set(w.vmx, VMCS_ROW_IO_BITMAP_A, IO_A);
+	vmcs_set(w.vmx, VMCS_ROW_IO_BITMAP_B, IO_B);
+	memset(a, 0, sizeof(a));
+	memset(b, 0, sizeof(b));
+	a[0x7fff / 8] = 0x80;
+	set_bit(&w, IO_A, 0x7fff);
+	for (unsigned i = 0; i < sizeof(ports) / sizeof(ports[0]); i++) {
+		for (unsigned size = 1; size <= 4; size *= 2) {
+			struct exit_record rec = { INSN(IK_IO, 1), IO(ports[i], (uint8_t)size, false, false) };
+			struct vmx_exit x;
+			bool want = vmx_io_bitmap_intercepted(a, b, ports[i], size);
+			ck_assert_msg((vmx_exit_decide(w.vmx, &w.m.cpu, &rec, &x) == ST_VMEXIT) == want,
+				      "port %#x size %u", ports[i], size);
+		}
+	}
+	world_free(&w);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("vmx_exits");
@@ -529,6 +685,8 @@ int main(void)
 	tc = tcase_create("core");
 	tcase_add_test(tc, invlpg_linear_wraps_at_4g);
 	tcase_add_test(tc, clts_keeps_an_owned_ts);
+	tcase_add_test(tc, outs_linear_wraps_at_4g);
+	tcase_add_test(tc, io_bitmaps_match_bitmaps_h);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
