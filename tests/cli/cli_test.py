@@ -743,7 +743,9 @@ def cases(p, tmp):
             '  0x81                VMEXIT_VMMCALL                       1   25.00%\n',
             '  0xffffffffffffffff  VMEXIT_INVALID                       1   25.00%\n',
             'hvemu: stats: guest instructions from VM entry to exit (log2 buckets):\n',
-            '  0                                                     4  100.00%  ' + '#' * 40 + '\n']),
+            '  0                                                     4  100.00%  ' + '#' * 40 + '\n',
+            'hvemu: stats: L1 handling time, from the exit to the next VM entry (virtual instructions, '
+            'log2 buckets):\n', '  0x72 VMEXIT_CPUID: 1 handled, mean ']),
         'svm-livelock': case(['run', '--cpu', 'epyc-lite', '--kernel', p['svm_stuck.bin']], 18, b'', False, [
             'hvemu: livelock: svm exit VMEXIT_CPUID (0x72) at 0008:00100100 repeated 10000 times in a row '
             '(exits #1 to #10000) with no guest instruction in between; the last one:\n'
