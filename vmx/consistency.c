@@ -6,6 +6,11 @@
  * for the host state (L1 continues after VMLAUNCH/VMRESUME), a VM-entry
  * failure with exit reason 33 (bit 31 set) for the guest state (26.8).
  */
+#include "emu/canonical.h"
+#include "emu/debug.h"
+#include "emu/world_state.h"
+#include "mmu/nested.h"
+#include "mmu/paging.h"
 #include "vmx/exit_reasons.h"
 #include "vmx/model.h"
 
@@ -44,7 +49,33 @@ static uint32_t proc2(const void *ctx)
 	return (uint32_t)field(ctx, VMCS_ROW_SECONDARY_PROC_CONTROLS);
 }
 
-/* ---- 26.2.1.1 VM-execution control fields, 26.2.1.2 VM-exit, 26.2.1.3 VM-entry ---- */
+static uint32_t pin(const void *ctx) { return (uint32_t)field(ctx, VMCS_ROW_PIN_BASED_CONTROLS); }
+static uint32_t proc(const void *ctx) { return (uint32_t)field(ctx, VMCS_ROW_PRIMARY_PROC_CONTROLS); }
+static uint32_t exit_ctls(const void *ctx) { return (uint32_t)field(ctx, VMCS_ROW_EXIT_CONTROLS); }
+static uint32_t entry_ctls(const void *ctx) { return (uint32_t)field(ctx, VMCS_ROW_ENTRY_CONTROLS); }
+
+static bool pin_on(const void *ctx, unsigned bit) { return pin(ctx) & VMX_CTL(bit); }
+static bool proc_on(const void *ctx, unsigned bit) { return proc(ctx) & VMX_CTL(bit); }
+static bool proc2_on(const void *ctx, unsigned bit) { return proc2(ctx) & VMX_CTL(bit); }
+static bool exit_on(const void *ctx, unsigned bit) { return exit_ctls(ctx) & VMX_CTL(bit); }
+static bool entry_on(const void *ctx, unsigned bit) { return entry_ctls(ctx) & VMX_CTL(bit); }
+
+/* "sets bits beyond the processor's physical-address width" */
+static bool beyond_maxphyaddr(const void *ctx, uint64_t pa)
+{
+	unsigned width = model(ctx)->cpu->maxphyaddr;
+	return width < 64 && (pa >> width);
+}
+
+/* A physical address the rules want aligned to `align` bytes and within the
+ * physical-address width. */
+static bool bad_address(const void *ctx, enum vmcs_row row, uint64_t align)
+{
+	uint64_t pa = field(ctx, row);
+	return (pa & (align - 1)) || beyond_maxphyaddr(ctx, pa);
+}
+
+/* ---- 26.2.1.1 VM-execution control fields ---- */
 
 static bool pin_reserved(const void *ctx)
 {
@@ -63,16 +94,385 @@ static bool proc2_reserved(const void *ctx)
 	return !vmx_ctl_valid(vmx_cap(model(ctx), MSR_VMX_PROCBASED_CTLS2), proc2(ctx));
 }
 
+/* 64-bit, allowed-1 only (A.3.4); checked only with "activate tertiary
+ * controls" = 1. */
+static bool proc3_reserved(const void *ctx)
+{
+	if (!proc_on(ctx, VMX_PROC_TERTIARY_CONTROLS))
+		return false;
+	return !vmx_ctl64_valid(vmx_cap(model(ctx), MSR_VMX_PROCBASED_CTLS3),
+				field(ctx, VMCS_ROW_TERTIARY_PROC_CONTROLS));
+}
+
+/* "The CR3-target count must not be greater than 4": the number IA32_VMX_MISC
+ * bits 24:16 report (A.6). */
+static bool cr3_target_count(const void *ctx)
+{
+	uint64_t n = (vmx_cap(model(ctx), MSR_VMX_MISC) & VMX_MISC_CR3_TARGETS_MASK) >> VMX_MISC_CR3_TARGETS_SHIFT;
+	return (uint32_t)field(ctx, VMCS_ROW_CR3_TARGET_COUNT) > n;
+}
+
+static bool io_bitmap_addr(const void *ctx)
+{
+	return proc_on(ctx, VMX_PROC_IO_BITMAPS) &&
+	       (bad_address(ctx, VMCS_ROW_IO_BITMAP_A, 4096) || bad_address(ctx, VMCS_ROW_IO_BITMAP_B, 4096));
+}
+
+static bool msr_bitmap_addr(const void *ctx)
+{
+	return proc_on(ctx, VMX_PROC_MSR_BITMAPS) && bad_address(ctx, VMCS_ROW_MSR_BITMAP, 4096);
+}
+
+static bool virtual_apic_addr(const void *ctx)
+{
+	return proc_on(ctx, VMX_PROC_TPR_SHADOW) && bad_address(ctx, VMCS_ROW_VIRTUAL_APIC_ADDR, 4096);
+}
+
+static bool tpr_threshold_high(const void *ctx)
+{
+	return proc_on(ctx, VMX_PROC_TPR_SHADOW) && !proc2_on(ctx, VMX_PROC2_VIRTUAL_INTR_DELIVERY) &&
+	       ((uint32_t)field(ctx, VMCS_ROW_TPR_THRESHOLD) >> 4);
+}
+
+/* TPR threshold bits 3:0 against VTPR bits 7:4, VTPR being byte 80H of the
+ * virtual-APIC page (SDM Vol.3 29.1.1), read from memory at entry. */
+static bool tpr_threshold_above_vtpr(const void *ctx)
+{
+	if (!proc_on(ctx, VMX_PROC_TPR_SHADOW) || proc2_on(ctx, VMX_PROC2_VIRTUALIZE_APIC) ||
+	    proc2_on(ctx, VMX_PROC2_VIRTUAL_INTR_DELIVERY))
+		return false;
+	uint64_t vtpr = physmem_read(model(ctx)->cpu->mem, field(ctx, VMCS_ROW_VIRTUAL_APIC_ADDR) + 0x80, 1);
+	return (field(ctx, VMCS_ROW_TPR_THRESHOLD) & 0xf) > ((vtpr >> 4) & 0xf);
+}
+
+static bool apic_virt_without_tpr_shadow(const void *ctx)
+{
+	return !proc_on(ctx, VMX_PROC_TPR_SHADOW) &&
+	       (proc2_on(ctx, VMX_PROC2_VIRTUALIZE_X2APIC) || proc2_on(ctx, VMX_PROC2_APIC_REGISTER_VIRT) ||
+		proc2_on(ctx, VMX_PROC2_VIRTUAL_INTR_DELIVERY));
+}
+
+static bool x2apic_and_apic_accesses(const void *ctx)
+{
+	return proc2_on(ctx, VMX_PROC2_VIRTUALIZE_X2APIC) && proc2_on(ctx, VMX_PROC2_VIRTUALIZE_APIC);
+}
+
+static bool vid_without_ext_intr_exiting(const void *ctx)
+{
+	return proc2_on(ctx, VMX_PROC2_VIRTUAL_INTR_DELIVERY) && !pin_on(ctx, VMX_PIN_EXT_INTR_EXITING);
+}
+
+static bool posted_without_vid(const void *ctx)
+{
+	return pin_on(ctx, VMX_PIN_POSTED_INTERRUPTS) && !proc2_on(ctx, VMX_PROC2_VIRTUAL_INTR_DELIVERY);
+}
+
+static bool posted_without_ack(const void *ctx)
+{
+	return pin_on(ctx, VMX_PIN_POSTED_INTERRUPTS) && !exit_on(ctx, VMX_EXITCTL_ACK_INTR_ON_EXIT);
+}
+
+static bool posted_vector(const void *ctx)
+{
+	return pin_on(ctx, VMX_PIN_POSTED_INTERRUPTS) && (field(ctx, VMCS_ROW_POSTED_INTR_NV) & 0xff00);
+}
+
+static bool posted_desc_addr(const void *ctx)
+{
+	return pin_on(ctx, VMX_PIN_POSTED_INTERRUPTS) && bad_address(ctx, VMCS_ROW_POSTED_INTR_DESC_ADDR, 64);
+}
+
+static bool virtual_nmis_without_nmi_exiting(const void *ctx)
+{
+	return !pin_on(ctx, VMX_PIN_NMI_EXITING) && pin_on(ctx, VMX_PIN_VIRTUAL_NMIS);
+}
+
+static bool nmi_window_without_virtual_nmis(const void *ctx)
+{
+	return !pin_on(ctx, VMX_PIN_VIRTUAL_NMIS) && proc_on(ctx, VMX_PROC_NMI_WINDOW_EXITING);
+}
+
+static bool apic_access_addr(const void *ctx)
+{
+	return proc2_on(ctx, VMX_PROC2_VIRTUALIZE_APIC) && bad_address(ctx, VMCS_ROW_APIC_ACCESS_ADDR, 4096);
+}
+
+static bool vpid_zero(const void *ctx)
+{
+	return proc2_on(ctx, VMX_PROC2_VPID) && field(ctx, VMCS_ROW_VPID) == 0;
+}
+
+/* The EPTP rules are mmu/nested.c's ept_eptp_check(), which names the first
+ * broken one in the SDM's order; a row per rule, each true only for its own
+ * answer, keeps the table's first-failure order the same. */
+static bool eptp_is(const void *ctx, enum eptp_check which)
+{
+	if (!proc2_on(ctx, VMX_PROC2_EPT))
+		return false;
+	struct vmx *v = model(ctx);
+	return ept_eptp_check(field(ctx, VMCS_ROW_EPT_POINTER), vmx_cap(v, MSR_VMX_EPT_VPID_CAP),
+			      v->cpu->maxphyaddr) == which;
+}
+
+static bool eptp_memtype(const void *ctx) { return eptp_is(ctx, EPTP_BAD_MEMTYPE); }
+static bool eptp_walk_length(const void *ctx) { return eptp_is(ctx, EPTP_BAD_WALK_LENGTH); }
+static bool eptp_ad(const void *ctx) { return eptp_is(ctx, EPTP_AD_UNSUPPORTED); }
+static bool eptp_sss(const void *ctx) { return eptp_is(ctx, EPTP_SSS_UNSUPPORTED); }
+static bool eptp_reserved(const void *ctx) { return eptp_is(ctx, EPTP_RESERVED_BITS); }
+
+static bool pml_without_ept(const void *ctx)
+{
+	return proc2_on(ctx, VMX_PROC2_PML) && !proc2_on(ctx, VMX_PROC2_EPT);
+}
+
+static bool pml_addr(const void *ctx)
+{
+	return proc2_on(ctx, VMX_PROC2_PML) && bad_address(ctx, VMCS_ROW_PML_ADDRESS, 4096);
+}
+
+static bool unrestricted_without_ept(const void *ctx)
+{
+	return proc2_on(ctx, VMX_PROC2_UNRESTRICTED_GUEST) && !proc2_on(ctx, VMX_PROC2_EPT);
+}
+
+static bool mbec_without_ept(const void *ctx)
+{
+	return proc2_on(ctx, VMX_PROC2_MODE_BASED_EPT_EXEC) && !proc2_on(ctx, VMX_PROC2_EPT);
+}
+
+static bool spp_without_ept(const void *ctx)
+{
+	return proc2_on(ctx, VMX_PROC2_SUBPAGE_WRITE) && !proc2_on(ctx, VMX_PROC2_EPT);
+}
+
+static bool spptp_addr(const void *ctx)
+{
+	return proc2_on(ctx, VMX_PROC2_SUBPAGE_WRITE) && bad_address(ctx, VMCS_ROW_SPPT_POINTER, 4096);
+}
+
+static bool vmfunc_reserved(const void *ctx)
+{
+	return proc2_on(ctx, VMX_PROC2_VM_FUNCTIONS) &&
+	       !vmx_ctl64_valid(vmx_cap(model(ctx), MSR_VMX_VMFUNC), field(ctx, VMCS_ROW_VM_FUNCTION_CONTROLS));
+}
+
+static bool eptp_switching(const void *ctx)
+{
+	return proc2_on(ctx, VMX_PROC2_VM_FUNCTIONS) &&
+	       (field(ctx, VMCS_ROW_VM_FUNCTION_CONTROLS) & VMX_VMFUNC_EPTP_SWITCHING);
+}
+
+static bool eptp_switching_without_ept(const void *ctx)
+{
+	return eptp_switching(ctx) && !proc2_on(ctx, VMX_PROC2_EPT);
+}
+
+static bool eptp_list_addr(const void *ctx)
+{
+	return eptp_switching(ctx) && bad_address(ctx, VMCS_ROW_EPTP_LIST_ADDR, 4096);
+}
+
+static bool vmread_bitmap_addr(const void *ctx)
+{
+	return proc2_on(ctx, VMX_PROC2_VMCS_SHADOWING) && bad_address(ctx, VMCS_ROW_VMREAD_BITMAP, 4096);
+}
+
+static bool vmwrite_bitmap_addr(const void *ctx)
+{
+	return proc2_on(ctx, VMX_PROC2_VMCS_SHADOWING) && bad_address(ctx, VMCS_ROW_VMWRITE_BITMAP, 4096);
+}
+
+static bool ve_info_addr(const void *ctx)
+{
+	return proc2_on(ctx, VMX_PROC2_EPT_VIOLATION_VE) && bad_address(ctx, VMCS_ROW_VE_INFO_ADDR, 4096);
+}
+
+static bool pt_guest_physical(const void *ctx)
+{
+	return proc2_on(ctx, VMX_PROC2_PT_GUEST_PHYSICAL) &&
+	       (!proc2_on(ctx, VMX_PROC2_EPT) || !entry_on(ctx, VMX_ENTRYCTL_LOAD_RTIT_CTL) ||
+		!exit_on(ctx, VMX_EXITCTL_CLEAR_RTIT_CTL));
+}
+
+/* ---- 26.2.1.2 VM-exit control fields ---- */
+
 static bool exit_reserved(const void *ctx)
 {
 	return !vmx_ctl_valid(ctl_cap(ctx, MSR_VMX_EXIT_CTLS, MSR_VMX_TRUE_EXIT_CTLS),
 			      (uint32_t)field(ctx, VMCS_ROW_EXIT_CONTROLS));
 }
 
+/* The secondary VM-exit controls: 64-bit, allowed-1 only (A.4.2); checked
+ * only with "activate secondary controls" (VM-exit control 31) = 1. */
+static bool exit2_reserved(const void *ctx)
+{
+	if (!exit_on(ctx, VMX_EXITCTL_SECONDARY_CONTROLS))
+		return false;
+	return !vmx_ctl64_valid(vmx_cap(model(ctx), MSR_VMX_EXIT_CTLS2),
+				field(ctx, VMCS_ROW_SECONDARY_EXIT_CONTROLS));
+}
+
+static bool save_timer_without_timer(const void *ctx)
+{
+	return !pin_on(ctx, VMX_PIN_PREEMPTION_TIMER) && exit_on(ctx, VMX_EXITCTL_SAVE_PREEMPTION_TIMER);
+}
+
+/* An MSR list of count 16-byte entries at addr: with count != 0, bits 3:0 of
+ * the address 0, and neither the address nor that of the list's last byte
+ * beyond the physical-address width. */
+static bool bad_msr_list(const void *ctx, enum vmcs_row count_row, enum vmcs_row addr_row)
+{
+	uint32_t count = (uint32_t)field(ctx, count_row);
+	uint64_t addr = field(ctx, addr_row);
+	if (!count)
+		return false;
+	return (addr & 0xf) || beyond_maxphyaddr(ctx, addr) || beyond_maxphyaddr(ctx, addr + 16ull * count - 1);
+}
+
+static bool exit_msr_store_list(const void *ctx)
+{
+	return bad_msr_list(ctx, VMCS_ROW_EXIT_MSR_STORE_COUNT, VMCS_ROW_EXIT_MSR_STORE_ADDR);
+}
+
+static bool exit_msr_load_list(const void *ctx)
+{
+	return bad_msr_list(ctx, VMCS_ROW_EXIT_MSR_LOAD_COUNT, VMCS_ROW_EXIT_MSR_LOAD_ADDR);
+}
+
+/* ---- 26.2.1.3 VM-entry control fields ---- */
+
 static bool entry_reserved(const void *ctx)
 {
 	return !vmx_ctl_valid(ctl_cap(ctx, MSR_VMX_ENTRY_CTLS, MSR_VMX_TRUE_ENTRY_CTLS),
 			      (uint32_t)field(ctx, VMCS_ROW_ENTRY_CONTROLS));
+}
+
+/* The VM-entry interruption-information field (24.8.3) when its valid bit
+ * is 1; 0 otherwise, so the rules below see no event. */
+static uint32_t injected(const void *ctx)
+{
+	uint32_t info = (uint32_t)field(ctx, VMCS_ROW_ENTRY_INTR_INFO);
+	return (info & VMX_INTR_VALID) ? info : 0;
+}
+
+static unsigned inj_type(uint32_t info) { return (info & VMX_INTR_TYPE_MASK) >> VMX_INTR_TYPE_SHIFT; }
+static unsigned inj_vector(uint32_t info) { return info & VMX_INTR_VECTOR_MASK; }
+
+static bool inj_type_reserved(const void *ctx)
+{
+	uint32_t info = injected(ctx);
+	if (!info)
+		return false;
+	unsigned type = inj_type(info);
+	/* 1 is reserved everywhere; 7 (other event) without the 1-setting of
+	 * "monitor trap flag". */
+	return type == 1 || (type == VMX_INTR_OTHER &&
+			     !vmx_allows(model(ctx), MSR_VMX_PROCBASED_CTLS, VMX_PROC_MONITOR_TRAP_FLAG));
+}
+
+static bool inj_nmi_vector(const void *ctx)
+{
+	uint32_t info = injected(ctx);
+	return info && inj_type(info) == VMX_INTR_NMI && inj_vector(info) != EXC_NMI;
+}
+
+static bool inj_exception_vector(const void *ctx)
+{
+	uint32_t info = injected(ctx);
+	return info && inj_type(info) == VMX_INTR_HW_EXCEPTION && inj_vector(info) > 31;
+}
+
+static bool inj_other_vector(const void *ctx)
+{
+	uint32_t info = injected(ctx);
+	return info && inj_type(info) == VMX_INTR_OTHER && inj_vector(info) != 0;
+}
+
+/* The guest will be in protected mode: "unrestricted guest" is 0 or the CR0
+ * field has PE. */
+static bool guest_protected(const void *ctx)
+{
+	return !proc2_on(ctx, VMX_PROC2_UNRESTRICTED_GUEST) || (field(ctx, VMCS_ROW_GUEST_CR0) & CR0_PE);
+}
+
+/* The exceptions that deliver an error code: #DF, #TS, #NP, #SS, #GP, #PF,
+ * #AC. */
+static bool vector_has_error_code(unsigned vector)
+{
+	return vector < 32 && ((1u << EXC_DF) | (1u << EXC_TS) | (1u << EXC_NP) | (1u << EXC_SS) |
+			       (1u << EXC_GP) | (1u << EXC_PF) | (1u << EXC_AC)) & (1u << vector);
+}
+
+/* With IA32_VMX_BASIC[56] (A.1) the processor lets a hardware exception be
+ * injected with or without an error code whatever its vector: the rules tied
+ * to the vector are not checked. */
+static bool any_error_code(const void *ctx)
+{
+	return vmx_cap(model(ctx), MSR_VMX_BASIC) & VMX_BASIC_NO_HW_ERRCODE_CHECK;
+}
+
+static bool inj_error_code_missing(const void *ctx)
+{
+	uint32_t info = injected(ctx);
+	return info && !(info & VMX_INTR_DELIVER_ERROR) && !any_error_code(ctx) && guest_protected(ctx) &&
+	       inj_type(info) == VMX_INTR_HW_EXCEPTION && vector_has_error_code(inj_vector(info));
+}
+
+static bool inj_error_code_unexpected(const void *ctx)
+{
+	uint32_t info = injected(ctx);
+	if (!info || !(info & VMX_INTR_DELIVER_ERROR))
+		return false;
+	return !guest_protected(ctx) || inj_type(info) != VMX_INTR_HW_EXCEPTION ||
+	       (!any_error_code(ctx) && !vector_has_error_code(inj_vector(info)));
+}
+
+static bool inj_reserved(const void *ctx)
+{
+	return injected(ctx) & VMX_INTR_ENTRY_RESERVED;
+}
+
+static bool inj_error_code_high(const void *ctx)
+{
+	return (injected(ctx) & VMX_INTR_DELIVER_ERROR) &&
+	       ((uint32_t)field(ctx, VMCS_ROW_ENTRY_EXCEPTION_ERROR_CODE) >> 16);
+}
+
+static bool inj_software(const void *ctx)
+{
+	unsigned type = inj_type(injected(ctx));
+	return injected(ctx) && (type == VMX_INTR_SOFT_INT || type == VMX_INTR_PRIV_SOFT_EXCEPTION ||
+				 type == VMX_INTR_SOFT_EXCEPTION);
+}
+
+static bool inj_length_range(const void *ctx)
+{
+	return inj_software(ctx) && (uint32_t)field(ctx, VMCS_ROW_ENTRY_INSTRUCTION_LEN) > 15;
+}
+
+static bool inj_length_zero(const void *ctx)
+{
+	return inj_software(ctx) && field(ctx, VMCS_ROW_ENTRY_INSTRUCTION_LEN) == 0 &&
+	       !(vmx_cap(model(ctx), MSR_VMX_MISC) & VMX_MISC_INJECT_ZERO_LENGTH);
+}
+
+/* hvemu has no system-management mode: VM entry never runs in SMM. The
+ * third rule, that "entry to SMM" and "deactivate dual-monitor treatment"
+ * are not both 1, is therefore always caught by these two first and has no
+ * row. */
+static bool entry_to_smm(const void *ctx)
+{
+	return entry_on(ctx, VMX_ENTRYCTL_TO_SMM);
+}
+
+static bool deactivate_dual_monitor(const void *ctx)
+{
+	return entry_on(ctx, VMX_ENTRYCTL_DEACTIVATE_DUAL_MONITOR);
+}
+
+static bool entry_msr_load_list(const void *ctx)
+{
+	return bad_msr_list(ctx, VMCS_ROW_ENTRY_MSR_LOAD_COUNT, VMCS_ROW_ENTRY_MSR_LOAD_ADDR);
 }
 
 /* ---- 26.2.2 host control registers ---- */
@@ -130,10 +530,116 @@ static const struct check_row control_checks[] = {
 	  proc_reserved, CONTROLS_FAIL },
 	{ "SDM Vol.3 26.2.1.1: a secondary processor-based VM-execution control has a reserved setting (IA32_VMX_PROCBASED_CTLS2)",
 	  proc2_reserved, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: a tertiary processor-based VM-execution control has a reserved setting (IA32_VMX_PROCBASED_CTLS3)",
+	  proc3_reserved, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: the CR3-target count is greater than IA32_VMX_MISC[24:16]",
+	  cr3_target_count, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: use I/O bitmaps: an I/O-bitmap address is not 4-KByte aligned or beyond the physical-address width",
+	  io_bitmap_addr, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: use MSR bitmaps: the MSR-bitmap address is not 4-KByte aligned or beyond the physical-address width",
+	  msr_bitmap_addr, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: use TPR shadow: the virtual-APIC address is not 4-KByte aligned or beyond the physical-address width",
+	  virtual_apic_addr, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: use TPR shadow without virtual-interrupt delivery: TPR threshold bits 31:4 are not 0",
+	  tpr_threshold_high, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: use TPR shadow without APIC-access or interrupt virtualization: TPR threshold bits 3:0 exceed VTPR bits 7:4",
+	  tpr_threshold_above_vtpr, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: virtualize x2APIC mode, APIC-register virtualization or virtual-interrupt delivery without use TPR shadow",
+	  apic_virt_without_tpr_shadow, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: virtualize x2APIC mode together with virtualize APIC accesses",
+	  x2apic_and_apic_accesses, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: virtual-interrupt delivery without external-interrupt exiting",
+	  vid_without_ext_intr_exiting, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: process posted interrupts without virtual-interrupt delivery",
+	  posted_without_vid, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: process posted interrupts without acknowledge interrupt on exit",
+	  posted_without_ack, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: process posted interrupts: notification vector bits 15:8 are not 0",
+	  posted_vector, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: process posted interrupts: the descriptor address is not 64-byte aligned or beyond the physical-address width",
+	  posted_desc_addr, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: virtual NMIs without NMI exiting",
+	  virtual_nmis_without_nmi_exiting, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: NMI-window exiting without virtual NMIs",
+	  nmi_window_without_virtual_nmis, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: virtualize APIC accesses: the APIC-access address is not 4-KByte aligned or beyond the physical-address width",
+	  apic_access_addr, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: enable VPID with a VPID of 0000H",
+	  vpid_zero, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: enable EPT: the EPTP memory type is not one IA32_VMX_EPT_VPID_CAP allows",
+	  eptp_memtype, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: enable EPT: the EPTP page-walk length is not one IA32_VMX_EPT_VPID_CAP allows",
+	  eptp_walk_length, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: enable EPT: EPTP bit 6 (accessed and dirty flags) without IA32_VMX_EPT_VPID_CAP[21]",
+	  eptp_ad, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: enable EPT: EPTP bit 7 (supervisor shadow-stack control) without IA32_VMX_EPT_VPID_CAP[23]",
+	  eptp_sss, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: enable EPT: EPTP bits 11:8 or beyond the physical-address width are not 0",
+	  eptp_reserved, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: enable PML without enable EPT",
+	  pml_without_ept, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: enable PML: the PML address is not 4-KByte aligned or beyond the physical-address width",
+	  pml_addr, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: unrestricted guest without enable EPT",
+	  unrestricted_without_ept, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: mode-based execute control for EPT without enable EPT",
+	  mbec_without_ept, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: sub-page write permissions for EPT without enable EPT",
+	  spp_without_ept, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: sub-page write permissions: the SPPTP is not 4-KByte aligned or beyond the physical-address width",
+	  spptp_addr, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: enable VM functions: a VM-function control has a reserved setting (IA32_VMX_VMFUNC)",
+	  vmfunc_reserved, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: EPTP switching without enable EPT",
+	  eptp_switching_without_ept, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: EPTP switching: the EPTP-list address is not 4-KByte aligned or beyond the physical-address width",
+	  eptp_list_addr, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: VMCS shadowing: the VMREAD-bitmap address is not 4-KByte aligned or beyond the physical-address width",
+	  vmread_bitmap_addr, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: VMCS shadowing: the VMWRITE-bitmap address is not 4-KByte aligned or beyond the physical-address width",
+	  vmwrite_bitmap_addr, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: EPT-violation #VE: the virtualization-exception information address is not 4-KByte aligned or beyond the physical-address width",
+	  ve_info_addr, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: Intel PT uses guest physical addresses without enable EPT, load IA32_RTIT_CTL and clear IA32_RTIT_CTL",
+	  pt_guest_physical, CONTROLS_FAIL },
 	{ "SDM Vol.3 26.2.1.2: a VM-exit control has a reserved setting (IA32_VMX_(TRUE_)EXIT_CTLS)",
 	  exit_reserved, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.2: a secondary VM-exit control has a reserved setting (IA32_VMX_EXIT_CTLS2)",
+	  exit2_reserved, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.2: save VMX-preemption timer value without activate VMX-preemption timer",
+	  save_timer_without_timer, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.2: the VM-exit MSR-store list is not 16-byte aligned or beyond the physical-address width",
+	  exit_msr_store_list, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.2: the VM-exit MSR-load list is not 16-byte aligned or beyond the physical-address width",
+	  exit_msr_load_list, CONTROLS_FAIL },
 	{ "SDM Vol.3 26.2.1.3: a VM-entry control has a reserved setting (IA32_VMX_(TRUE_)ENTRY_CTLS)",
 	  entry_reserved, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.3: event injection: a reserved interruption type (1, or 7 without monitor trap flag)",
+	  inj_type_reserved, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.3: event injection: an NMI with a vector other than 2",
+	  inj_nmi_vector, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.3: event injection: a hardware exception with a vector above 31",
+	  inj_exception_vector, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.3: event injection: an other event with a vector other than 0",
+	  inj_other_vector, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.3: event injection: deliver-error-code is 0 for a protected-mode exception that has an error code",
+	  inj_error_code_missing, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.3: event injection: deliver-error-code is 1 for an event without an error code",
+	  inj_error_code_unexpected, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.3: event injection: interruption-information bits 30:12 are not 0",
+	  inj_reserved, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.3: event injection: VM-entry exception error code bits 31:16 are not 0",
+	  inj_error_code_high, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.3: event injection: a software event's instruction length is above 15",
+	  inj_length_range, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.3: event injection: a software event's instruction length is 0 without IA32_VMX_MISC[30]",
+	  inj_length_zero, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.3: entry to SMM outside SMM",
+	  entry_to_smm, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.3: deactivate dual-monitor treatment outside SMM",
+	  deactivate_dual_monitor, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.3: the VM-entry MSR-load list is not 16-byte aligned or beyond the physical-address width",
+	  entry_msr_load_list, CONTROLS_FAIL },
 };
 
 static const struct check_row host_checks[] = {
@@ -165,4 +671,20 @@ const struct check_row *vmx_check_host_state(struct vmx *v)
 const struct check_row *vmx_check_guest_state(struct vmx *v)
 {
 	return FIRST_FAILURE(guest_checks, v);
+}
+
+const struct check_row *vmx_check_rows(enum vmx_check_table table, size_t *n)
+{
+	switch (table) {
+	case VMX_CHECKS_CONTROLS:
+		*n = sizeof(control_checks) / sizeof(control_checks[0]);
+		return control_checks;
+	case VMX_CHECKS_HOST:
+		*n = sizeof(host_checks) / sizeof(host_checks[0]);
+		return host_checks;
+	case VMX_CHECKS_GUEST:
+		break;
+	}
+	*n = sizeof(guest_checks) / sizeof(guest_checks[0]);
+	return guest_checks;
 }
