@@ -75,6 +75,31 @@ static bool bad_address(const void *ctx, enum vmcs_row row, uint64_t align)
 	return (pa & (align - 1)) || beyond_maxphyaddr(ctx, pa);
 }
 
+/* "must contain a canonical address": the processor's linear-address width
+ * (57 bits on a part with 5-level paging), as for the registers that hold a
+ * linear address for later use (emu/canonical.h). */
+static bool not_canonical(const void *ctx, enum vmcs_row row)
+{
+	return !addr_canonical_reg(model(ctx)->cpu, field(ctx, row));
+}
+
+/* IA32_PAT as WRMSR accepts it: every byte 0 (UC), 1 (WC), 4 (WT), 5 (WP),
+ * 6 (WB) or 7 (UC-) (SDM Vol.3 11.12.2). */
+static bool pat_invalid(uint64_t pat)
+{
+	for (unsigned i = 0; i < 8; i++) {
+		unsigned type = (unsigned)(pat >> (8 * i)) & 0xff;
+		if (type == 2 || type == 3 || type > 7)
+			return true;
+	}
+	return false;
+}
+
+/* IA32_PERF_GLOBAL_CTRL's defined bits are the enables of the counters CPUID
+ * leaf 0AH reports; hvemu's models report none (no architectural performance
+ * monitoring), so every bit is reserved. */
+#define PERF_GLOBAL_CTRL_VALID 0ull
+
 /* ---- 26.2.1.1 VM-execution control fields ---- */
 
 static bool pin_reserved(const void *ctx)
@@ -491,6 +516,131 @@ static bool host_cr4_fixed(const void *ctx)
 				   field(ctx, VMCS_ROW_HOST_CR4));
 }
 
+/* "If bit 23 in the CR4 field (corresponding to CET) is 1, bit 16 in the CR0
+ * field (WP) must also be 1." */
+#define CR4_CET_BIT (1ull << 23)
+
+static bool host_cet_without_wp(const void *ctx)
+{
+	return (field(ctx, VMCS_ROW_HOST_CR4) & CR4_CET_BIT) && !(field(ctx, VMCS_ROW_HOST_CR0) & CR0_WP);
+}
+
+static bool host_cr3_width(const void *ctx)
+{
+	return beyond_maxphyaddr(ctx, field(ctx, VMCS_ROW_HOST_CR3));
+}
+
+static bool host_sysenter_canonical(const void *ctx)
+{
+	return not_canonical(ctx, VMCS_ROW_HOST_IA32_SYSENTER_ESP) ||
+	       not_canonical(ctx, VMCS_ROW_HOST_IA32_SYSENTER_EIP);
+}
+
+static bool host_perf_global_ctrl(const void *ctx)
+{
+	return exit_on(ctx, VMX_EXITCTL_LOAD_PERF_GLOBAL_CTRL) &&
+	       (field(ctx, VMCS_ROW_HOST_IA32_PERF_GLOBAL_CTRL) & ~PERF_GLOBAL_CTRL_VALID);
+}
+
+static bool host_pat(const void *ctx)
+{
+	return exit_on(ctx, VMX_EXITCTL_LOAD_PAT) && pat_invalid(field(ctx, VMCS_ROW_HOST_IA32_PAT));
+}
+
+static bool host_efer_reserved(const void *ctx)
+{
+	return exit_on(ctx, VMX_EXITCTL_LOAD_EFER) &&
+	       (field(ctx, VMCS_ROW_HOST_IA32_EFER) & ~cpu_efer_valid_bits(model(ctx)->cpu));
+}
+
+static bool host_efer_mode(const void *ctx)
+{
+	if (!exit_on(ctx, VMX_EXITCTL_LOAD_EFER))
+		return false;
+	uint64_t efer = field(ctx, VMCS_ROW_HOST_IA32_EFER);
+	bool size = exit_on(ctx, VMX_EXITCTL_HOST_ADDR_SPACE_SIZE);
+	return !!(efer & EFER_LMA) != size || !!(efer & EFER_LME) != size;
+}
+
+static bool host_pkrs(const void *ctx)
+{
+	return exit_on(ctx, VMX_EXITCTL_LOAD_PKRS) && (field(ctx, VMCS_ROW_HOST_IA32_PKRS) >> 32);
+}
+
+/* ---- 26.2.3 host segment and descriptor-table registers ---- */
+
+static bool host_selector_rpl_ti(const void *ctx)
+{
+	for (enum vmcs_row r = VMCS_ROW_HOST_ES_SELECTOR; r <= VMCS_ROW_HOST_TR_SELECTOR; r++)
+		if (field(ctx, r) & 7)
+			return true;
+	return false;
+}
+
+static bool host_cs_tr_null(const void *ctx)
+{
+	return field(ctx, VMCS_ROW_HOST_CS_SELECTOR) == 0 || field(ctx, VMCS_ROW_HOST_TR_SELECTOR) == 0;
+}
+
+static bool host_ss_null(const void *ctx)
+{
+	return !exit_on(ctx, VMX_EXITCTL_HOST_ADDR_SPACE_SIZE) && field(ctx, VMCS_ROW_HOST_SS_SELECTOR) == 0;
+}
+
+static bool host_bases_canonical(const void *ctx)
+{
+	return not_canonical(ctx, VMCS_ROW_HOST_FS_BASE) || not_canonical(ctx, VMCS_ROW_HOST_GS_BASE) ||
+	       not_canonical(ctx, VMCS_ROW_HOST_GDTR_BASE) || not_canonical(ctx, VMCS_ROW_HOST_IDTR_BASE) ||
+	       not_canonical(ctx, VMCS_ROW_HOST_TR_BASE);
+}
+
+/* ---- 26.2.4 address-space size ----
+ * "IA-32e mode" is the processor's when it executes VMLAUNCH/VMRESUME
+ * (IA32_EFER.LMA). Every VMX model has Intel 64. The SDM's rule that with
+ * "host address-space size" = 0 the "IA-32e mode guest" control is 0 has no
+ * row: outside IA-32e mode the first row below catches it, inside it the
+ * host address-space size must be 1 (third row). */
+
+static bool in_ia32e(const void *ctx)
+{
+	return model(ctx)->cpu->efer & EFER_LMA;
+}
+
+static bool legacy_host_ia32e_guest(const void *ctx)
+{
+	return !in_ia32e(ctx) && entry_on(ctx, VMX_ENTRYCTL_IA32E_MODE_GUEST);
+}
+
+static bool legacy_host_size(const void *ctx)
+{
+	return !in_ia32e(ctx) && exit_on(ctx, VMX_EXITCTL_HOST_ADDR_SPACE_SIZE);
+}
+
+static bool ia32e_host_size(const void *ctx)
+{
+	return in_ia32e(ctx) && !exit_on(ctx, VMX_EXITCTL_HOST_ADDR_SPACE_SIZE);
+}
+
+static bool host32_pcide(const void *ctx)
+{
+	return !exit_on(ctx, VMX_EXITCTL_HOST_ADDR_SPACE_SIZE) && (field(ctx, VMCS_ROW_HOST_CR4) & CR4_PCIDE);
+}
+
+static bool host32_rip(const void *ctx)
+{
+	return !exit_on(ctx, VMX_EXITCTL_HOST_ADDR_SPACE_SIZE) && (field(ctx, VMCS_ROW_HOST_RIP) >> 32);
+}
+
+static bool host64_pae(const void *ctx)
+{
+	return exit_on(ctx, VMX_EXITCTL_HOST_ADDR_SPACE_SIZE) && !(field(ctx, VMCS_ROW_HOST_CR4) & CR4_PAE);
+}
+
+static bool host64_rip(const void *ctx)
+{
+	return exit_on(ctx, VMX_EXITCTL_HOST_ADDR_SPACE_SIZE) && not_canonical(ctx, VMCS_ROW_HOST_RIP);
+}
+
 /* ---- 26.3.1.1 guest control registers ---- */
 
 /* "The CR0 field must not set any bit to a value not supported in VMX
@@ -647,6 +797,44 @@ static const struct check_row host_checks[] = {
 	  host_cr0_fixed, HOST_FAIL },
 	{ "SDM Vol.3 26.2.2: host CR4 sets a bit not supported in VMX operation (IA32_VMX_CR4_FIXED0/1)",
 	  host_cr4_fixed, HOST_FAIL },
+	{ "SDM Vol.3 26.2.2: host CR4.CET is 1 with CR0.WP 0",
+	  host_cet_without_wp, HOST_FAIL },
+	{ "SDM Vol.3 26.2.2: host CR3 sets bits beyond the physical-address width",
+	  host_cr3_width, HOST_FAIL },
+	{ "SDM Vol.3 26.2.2: host IA32_SYSENTER_ESP or IA32_SYSENTER_EIP is not canonical",
+	  host_sysenter_canonical, HOST_FAIL },
+	{ "SDM Vol.3 26.2.2: load IA32_PERF_GLOBAL_CTRL (exit): host value sets reserved bits",
+	  host_perf_global_ctrl, HOST_FAIL },
+	{ "SDM Vol.3 26.2.2: load IA32_PAT (exit): a host PAT entry is not a valid memory type",
+	  host_pat, HOST_FAIL },
+	{ "SDM Vol.3 26.2.2: load IA32_EFER (exit): host EFER sets reserved bits",
+	  host_efer_reserved, HOST_FAIL },
+	{ "SDM Vol.3 26.2.2: load IA32_EFER (exit): host EFER.LMA or LME differs from host address-space size",
+	  host_efer_mode, HOST_FAIL },
+	{ "SDM Vol.3 26.2.2: load PKRS (exit): host IA32_PKRS bits 63:32 are not 0",
+	  host_pkrs, HOST_FAIL },
+	{ "SDM Vol.3 26.2.3: a host selector (CS, SS, DS, ES, FS, GS, TR) has RPL or TI set",
+	  host_selector_rpl_ti, HOST_FAIL },
+	{ "SDM Vol.3 26.2.3: the host CS or TR selector is 0000H",
+	  host_cs_tr_null, HOST_FAIL },
+	{ "SDM Vol.3 26.2.3: the host SS selector is 0000H with host address-space size 0",
+	  host_ss_null, HOST_FAIL },
+	{ "SDM Vol.3 26.2.3: a host FS, GS, GDTR, IDTR or TR base is not canonical",
+	  host_bases_canonical, HOST_FAIL },
+	{ "SDM Vol.3 26.2.4: outside IA-32e mode, IA-32e mode guest is 1",
+	  legacy_host_ia32e_guest, HOST_FAIL },
+	{ "SDM Vol.3 26.2.4: outside IA-32e mode, host address-space size is 1",
+	  legacy_host_size, HOST_FAIL },
+	{ "SDM Vol.3 26.2.4: in IA-32e mode, host address-space size is 0",
+	  ia32e_host_size, HOST_FAIL },
+	{ "SDM Vol.3 26.2.4: host address-space size 0 with host CR4.PCIDE 1",
+	  host32_pcide, HOST_FAIL },
+	{ "SDM Vol.3 26.2.4: host address-space size 0 with host RIP bits 63:32 not 0",
+	  host32_rip, HOST_FAIL },
+	{ "SDM Vol.3 26.2.4: host address-space size 1 with host CR4.PAE 0",
+	  host64_pae, HOST_FAIL },
+	{ "SDM Vol.3 26.2.4: host address-space size 1 with a non-canonical host RIP",
+	  host64_rip, HOST_FAIL },
 };
 
 static const struct check_row guest_checks[] = {

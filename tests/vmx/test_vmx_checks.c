@@ -417,8 +417,62 @@ EDIT(entry_dual)
 EDIT(entry_load_unaligned) { set(w, VMCS_ROW_ENTRY_MSR_LOAD_COUNT, 3); set(w, VMCS_ROW_ENTRY_MSR_LOAD_ADDR, MSR_LIST + 4); }
 
 /* 26.2.2 */
+#define NONCANONICAL 0x0100000000000000ull    /* bit 56 alone: canonical with neither 48 nor 57 bits */
+#define CANONICAL57  0xff00000000000000ull    /* canonical with 57 bits only */
 EDIT(host_cr0_no_ne) { clr(w, VMCS_ROW_HOST_CR0, CR0_NE); }
 EDIT(host_cr4_no_vmxe) { clr(w, VMCS_ROW_HOST_CR4, CR4_VMXE); }
+#define CR4_CET (1ull << 23)
+EDIT(host_cet_no_wp)
+{
+	w->vmx->caps[MSR_VMX_CR4_FIXED1 - MSR_VMX_FIRST] |= CR4_CET;
+	or_(w, VMCS_ROW_HOST_CR4, CR4_CET);
+}
+EDIT(host_cr3_wide) { set(w, VMCS_ROW_HOST_CR3, PML4 | 1ull << w->m.cpu.maxphyaddr); }
+EDIT(host_sysenter_esp) { set(w, VMCS_ROW_HOST_IA32_SYSENTER_ESP, NONCANONICAL); }
+EDIT(host_sysenter_eip) { set(w, VMCS_ROW_HOST_IA32_SYSENTER_EIP, CANONICAL57); }
+EDIT(host_perf)
+{
+	allow(w, MSR_VMX_EXIT_CTLS, VMX_CTL(VMX_EXITCTL_LOAD_PERF_GLOBAL_CTRL));
+	or_(w, VMCS_ROW_EXIT_CONTROLS, VMX_CTL(VMX_EXITCTL_LOAD_PERF_GLOBAL_CTRL));
+	set(w, VMCS_ROW_HOST_IA32_PERF_GLOBAL_CTRL, 1);
+}
+EDIT(host_pat_bad) { set(w, VMCS_ROW_HOST_IA32_PAT, HOST_PAT | 0x0200000000000000ull); }
+EDIT(host_pat_8) { set(w, VMCS_ROW_HOST_IA32_PAT, 0x08); }
+EDIT(host_efer_rsvd) { or_(w, VMCS_ROW_HOST_IA32_EFER, 1u << 1); }
+EDIT(host_efer_no_lme) { clr(w, VMCS_ROW_HOST_IA32_EFER, EFER_LME); }
+EDIT(host_pkrs)
+{
+	allow(w, MSR_VMX_EXIT_CTLS, VMX_CTL(VMX_EXITCTL_LOAD_PKRS));
+	or_(w, VMCS_ROW_EXIT_CONTROLS, VMX_CTL(VMX_EXITCTL_LOAD_PKRS));
+	set(w, VMCS_ROW_HOST_IA32_PKRS, 1ull << 32);
+}
+/* 26.2.3 */
+EDIT(host_ds_rpl) { set(w, VMCS_ROW_HOST_DS_SELECTOR, 0x13); }
+EDIT(host_tr_ti) { set(w, VMCS_ROW_HOST_TR_SELECTOR, 0x1c); }
+EDIT(host_cs_null) { set(w, VMCS_ROW_HOST_CS_SELECTOR, 0); }
+EDIT(host_tr_null) { set(w, VMCS_ROW_HOST_TR_SELECTOR, 0); }
+/* A 32-bit host: VM entry from outside IA-32e mode (IA32_EFER.LMA = 0 at
+ * VMLAUNCH), host address-space size 0, no EFER load at exit. */
+static void host32(struct world *w)
+{
+	w->m.cpu.efer &= ~(uint64_t)(EFER_LMA | EFER_LME);
+	clr(w, VMCS_ROW_EXIT_CONTROLS, VMX_CTL(VMX_EXITCTL_HOST_ADDR_SPACE_SIZE) | VMX_CTL(VMX_EXITCTL_LOAD_EFER));
+	set(w, VMCS_ROW_HOST_IA32_EFER, 0);
+}
+EDIT(host_ss_null) { host32(w); set(w, VMCS_ROW_HOST_SS_SELECTOR, 0); }
+EDIT(host_fs_base) { set(w, VMCS_ROW_HOST_FS_BASE, NONCANONICAL); }
+EDIT(host_idtr_base) { set(w, VMCS_ROW_HOST_IDTR_BASE, CANONICAL57); }
+/* 26.2.4 */
+EDIT(host32_ia32e_guest) { host32(w); }
+EDIT(host32_size1) { host32(w); or_(w, VMCS_ROW_EXIT_CONTROLS, VMX_CTL(VMX_EXITCTL_HOST_ADDR_SPACE_SIZE)); }
+EDIT(host64_size0)
+{
+	clr(w, VMCS_ROW_EXIT_CONTROLS, VMX_CTL(VMX_EXITCTL_HOST_ADDR_SPACE_SIZE) | VMX_CTL(VMX_EXITCTL_LOAD_EFER));
+}
+EDIT(host32_pcide) { host32(w); or_(w, VMCS_ROW_HOST_CR4, CR4_PCIDE); }
+EDIT(host32_rip) { host32(w); set(w, VMCS_ROW_HOST_RIP, 1ull << 32); }
+EDIT(host64_no_pae) { clr(w, VMCS_ROW_HOST_CR4, CR4_PAE); }
+EDIT(host64_rip) { set(w, VMCS_ROW_HOST_RIP, NONCANONICAL); }
 
 /* 26.3.1.1 */
 EDIT(guest_cr0_no_ne) { clr(w, VMCS_ROW_GUEST_CR0, CR0_NE); }
@@ -513,6 +567,34 @@ static const struct check_case cases[] = {
 	/* 26.2.2 */
 	{ "host CR0 sets a bit", SKL, G64, host_cr0_no_ne, HOST },
 	{ "host CR4 sets a bit", SKL, G64, host_cr4_no_vmxe, HOST },
+	{ "host CR4.CET", SKL, G64, host_cet_no_wp, HOST },
+	{ "host CR3 sets bits", SKL, G64, host_cr3_wide, HOST },
+	{ "host CR3 sets bits", "core2", G64, host_cr3_wide, HOST },
+	{ "host IA32_SYSENTER_ESP or", SKL, G64, host_sysenter_esp, HOST },
+	{ "host IA32_SYSENTER_ESP or", "icelake-lite", G64, host_sysenter_esp, HOST },
+	{ "host IA32_SYSENTER_ESP or", SKL, G64, host_sysenter_eip, HOST },
+	{ "host value sets reserved", SKL, G64, host_perf, HOST },
+	{ "host PAT entry", SKL, G64, host_pat_bad, HOST },
+	{ "host PAT entry", SKL, G64, host_pat_8, HOST },
+	{ "host EFER sets reserved", SKL, G64, host_efer_rsvd, HOST },
+	{ "host EFER.LMA or LME", SKL, G64, host_efer_no_lme, HOST },
+	{ "host IA32_PKRS", SKL, G64, host_pkrs, HOST },
+	/* 26.2.3 */
+	{ "has RPL or TI set", SKL, G64, host_ds_rpl, HOST },
+	{ "has RPL or TI set", SKL, G64, host_tr_ti, HOST },
+	{ "host CS or TR selector is 0000H", SKL, G64, host_cs_null, HOST },
+	{ "host CS or TR selector is 0000H", SKL, G64, host_tr_null, HOST },
+	{ "host SS selector is 0000H", SKL, G32, host_ss_null, HOST },
+	{ "a host FS, GS, GDTR", SKL, G64, host_fs_base, HOST },
+	{ "a host FS, GS, GDTR", SKL, G64, host_idtr_base, HOST },
+	/* 26.2.4 */
+	{ "outside IA-32e mode, IA-32e mode guest", SKL, G64, host32_ia32e_guest, HOST },
+	{ "outside IA-32e mode, host address-space size is 1", SKL, G32, host32_size1, HOST },
+	{ "in IA-32e mode, host address-space size is 0", SKL, G64, host64_size0, HOST },
+	{ "host CR4.PCIDE 1", SKL, G32, host32_pcide, HOST },
+	{ "host RIP bits 63:32", SKL, G32, host32_rip, HOST },
+	{ "host CR4.PAE 0", SKL, G64, host64_no_pae, HOST },
+	{ "non-canonical host RIP", SKL, G64, host64_rip, HOST },
 	/* 26.3.1.1 */
 	{ "guest CR0 sets a bit", SKL, G64, guest_cr0_no_ne, GUEST(0) },
 	{ "guest CR0 sets a bit", SKL, G32, guest_cr0_no_pg, GUEST(0) },
@@ -632,7 +714,19 @@ EDIT(corner_real_gp) { inject(w, TYPE(VMX_INTR_HW_EXCEPTION) | EXC_GP); }
 /* The MSR lists' addresses are not checked with count 0. */
 EDIT(corner_msr_list_empty) { set(w, VMCS_ROW_EXIT_MSR_LOAD_ADDR, 0x7); }
 
+/* 57-bit canonical bases on a part with 5-level paging, CR4.LA57 = 0 in the
+ * host CR4 field (the processor's width, emu/canonical.h). */
+EDIT(corner_la57_bases)
+{
+	set(w, VMCS_ROW_HOST_FS_BASE, CANONICAL57);
+	set(w, VMCS_ROW_HOST_IA32_SYSENTER_EIP, CANONICAL57);
+}
+/* A 32-bit host (outside IA-32e mode) entering a 32-bit guest. */
+EDIT(corner_host32) { host32(w); }
+
 static const struct { const char *model; enum world_kind kind; corner_fn *edit; } corners[] = {
+	{ "icelake-lite", G64, corner_la57_bases },
+	{ SKL, G32, corner_host32 },
 	{ SKL, G64, corner_true_ctls },
 	{ SKL, G64, corner_proc2_ignored },
 	{ SKL, G64, corner_io_bitmaps_off },
