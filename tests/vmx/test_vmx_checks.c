@@ -24,6 +24,7 @@
 #include <check.h>
 #include <string.h>
 
+#include "emu/debug.h"
 #include "machine_fixture.h"
 #include "mmu/x86_vmx.h"
 #include "suite_runner.h"
@@ -478,6 +479,210 @@ EDIT(host64_rip) { set(w, VMCS_ROW_HOST_RIP, NONCANONICAL); }
 EDIT(guest_cr0_no_ne) { clr(w, VMCS_ROW_GUEST_CR0, CR0_NE); }
 EDIT(guest_cr0_no_pg) { clr(w, VMCS_ROW_GUEST_CR0, CR0_PG); }
 EDIT(guest_cr4_la57) { or_(w, VMCS_ROW_GUEST_CR4, CR4_LA57); }
+EDIT(guest_pg_no_pe) { or_(w, VMCS_ROW_GUEST_CR0, CR0_PG); }
+EDIT(guest_cet_no_wp)
+{
+	w->vmx->caps[MSR_VMX_CR4_FIXED1 - MSR_VMX_FIRST] |= CR4_CET;
+	or_(w, VMCS_ROW_GUEST_CR4, CR4_CET);
+}
+static void entry_ctl(struct world *w, unsigned bit)
+{
+	allow(w, MSR_VMX_ENTRY_CTLS, VMX_CTL(bit));
+	or_(w, VMCS_ROW_ENTRY_CONTROLS, VMX_CTL(bit));
+}
+EDIT(guest_debugctl) { entry_ctl(w, VMX_ENTRYCTL_LOAD_DEBUG_CONTROLS); set(w, VMCS_ROW_GUEST_IA32_DEBUGCTL, 1ull << 63); }
+EDIT(guest_ia32e_no_pae) { clr(w, VMCS_ROW_GUEST_CR4, CR4_PAE); }
+EDIT(guest_pcide) { or_(w, VMCS_ROW_GUEST_CR4, CR4_PCIDE); }
+EDIT(guest_cr3_wide) { or_(w, VMCS_ROW_GUEST_CR3, 1ull << w->m.cpu.maxphyaddr); }
+EDIT(guest_dr7) { entry_ctl(w, VMX_ENTRYCTL_LOAD_DEBUG_CONTROLS); or_(w, VMCS_ROW_GUEST_DR7, 1ull << 32); }
+EDIT(guest_sysenter) { set(w, VMCS_ROW_GUEST_IA32_SYSENTER_EIP, NONCANONICAL); }
+EDIT(guest_s_cet_noncanonical) { entry_ctl(w, VMX_ENTRYCTL_LOAD_CET_STATE); set(w, VMCS_ROW_GUEST_IA32_S_CET, NONCANONICAL); }
+EDIT(guest_isst_noncanonical)
+{
+	entry_ctl(w, VMX_ENTRYCTL_LOAD_CET_STATE);
+	set(w, VMCS_ROW_GUEST_INTR_SSP_TABLE_ADDR, NONCANONICAL);
+}
+EDIT(guest_s_cet_reserved) { entry_ctl(w, VMX_ENTRYCTL_LOAD_CET_STATE); set(w, VMCS_ROW_GUEST_IA32_S_CET, 1u << 6); }
+EDIT(guest_ssp64) { entry_ctl(w, VMX_ENTRYCTL_LOAD_CET_STATE); set(w, VMCS_ROW_GUEST_SSP, NONCANONICAL); }
+EDIT(guest_ssp32) { entry_ctl(w, VMX_ENTRYCTL_LOAD_CET_STATE); set(w, VMCS_ROW_GUEST_SSP, 1ull << 32); }
+EDIT(guest_perf) { entry_ctl(w, VMX_ENTRYCTL_LOAD_PERF_GLOBAL_CTRL); set(w, VMCS_ROW_GUEST_IA32_PERF_GLOBAL_CTRL, 1); }
+EDIT(guest_pat) { set(w, VMCS_ROW_GUEST_IA32_PAT, 0x0006000200060006ull); }
+EDIT(guest_efer_rsvd) { or_(w, VMCS_ROW_GUEST_IA32_EFER, 1u << 1); }
+EDIT(guest_efer_no_lma) { clr(w, VMCS_ROW_GUEST_IA32_EFER, EFER_LMA); }
+EDIT(guest_efer_lme_only) { set(w, VMCS_ROW_GUEST_IA32_EFER, EFER_LME); }
+EDIT(guest_bndcfgs_rsvd) { entry_ctl(w, VMX_ENTRYCTL_LOAD_BNDCFGS); set(w, VMCS_ROW_GUEST_IA32_BNDCFGS, 0x4); }
+EDIT(guest_bndcfgs_addr) { entry_ctl(w, VMX_ENTRYCTL_LOAD_BNDCFGS); set(w, VMCS_ROW_GUEST_IA32_BNDCFGS, NONCANONICAL | 1); }
+EDIT(guest_rtit) { entry_ctl(w, VMX_ENTRYCTL_LOAD_RTIT_CTL); set(w, VMCS_ROW_GUEST_IA32_RTIT_CTL, 1); }
+EDIT(guest_pkrs) { entry_ctl(w, VMX_ENTRYCTL_LOAD_PKRS); set(w, VMCS_ROW_GUEST_IA32_PKRS, 1ull << 32); }
+EDIT(guest_lbr) { entry_ctl(w, VMX_ENTRYCTL_LOAD_LBR_CTL); set(w, VMCS_ROW_GUEST_IA32_LBR_CTL, 1); }
+
+/* 26.3.1.2 */
+static uint32_t ar(struct world *w, unsigned s) { return (uint32_t)get(w, VMCS_ROW_GUEST_ES_AR + s); }
+static void set_ar(struct world *w, unsigned s, uint32_t v) { set(w, VMCS_ROW_GUEST_ES_AR + s, v); }
+static void set_type(struct world *w, unsigned s, unsigned type) { set_ar(w, s, (ar(w, s) & ~0xfu) | type); }
+static void set_dpl(struct world *w, unsigned s, unsigned dpl)
+{
+	set_ar(w, s, (ar(w, s) & ~VMX_AR_DPL_MASK) | dpl << VMX_AR_DPL_SHIFT);
+}
+/* A usable LDT: selector 20H, limit FFFFH, present, type 2. */
+static void ldt(struct world *w) { seg(w, LDTR, 0x20, 0x5000, 0xffff, 0x82); }
+/* Virtual-8086 mode: RFLAGS.VM, segments 1000H with base 10000H, limit FFFFH,
+ * access rights F3H. */
+static void v86(struct world *w)
+{
+	or_(w, VMCS_ROW_GUEST_RFLAGS, FLAG_VM);
+	for (unsigned s = ES; s <= GS; s++)
+		seg(w, s, 0x1000, 0x10000, 0xffff, 0xf3);
+	set(w, VMCS_ROW_GUEST_RIP, 0x100);
+}
+/* CPL 3: CS and SS with RPL and DPL 3. */
+static void ring3(struct world *w)
+{
+	set(w, VMCS_ROW_GUEST_CS_SELECTOR, 0x0b);
+	set(w, VMCS_ROW_GUEST_SS_SELECTOR, 0x13);
+	set_dpl(w, CS, 3);
+	set_dpl(w, SS, 3);
+}
+EDIT(tr_ti) { set(w, VMCS_ROW_GUEST_TR_SELECTOR, 0x1c); }
+EDIT(ldtr_ti) { ldt(w); set(w, VMCS_ROW_GUEST_LDTR_SELECTOR, 0x24); }
+EDIT(ss_rpl) { set(w, VMCS_ROW_GUEST_SS_SELECTOR, 0x13); }
+EDIT(v86_base) { v86(w); set(w, VMCS_ROW_GUEST_DS_BASE, 0x10001); }
+EDIT(fs_base) { set(w, VMCS_ROW_GUEST_FS_BASE, NONCANONICAL); }
+EDIT(tr_base) { set(w, VMCS_ROW_GUEST_TR_BASE, CANONICAL57); }
+EDIT(ldtr_base) { ldt(w); set(w, VMCS_ROW_GUEST_LDTR_BASE, NONCANONICAL); }
+EDIT(cs_base) { set(w, VMCS_ROW_GUEST_CS_BASE, 1ull << 32); }
+EDIT(ds_base) { set(w, VMCS_ROW_GUEST_DS_BASE, 1ull << 32); }
+EDIT(v86_limit) { v86(w); set(w, VMCS_ROW_GUEST_SS_LIMIT, 0xfffff); }
+EDIT(v86_ar) { v86(w); set_ar(w, GS, 0xf2); }
+EDIT(cs_type3) { set_type(w, CS, 3); }
+EDIT(cs_type1) { set_type(w, CS, 1); }
+EDIT(ss_type1) { set_type(w, SS, 1); }
+EDIT(ds_not_accessed) { set_type(w, DS, 2); }
+EDIT(gs_exec_only) { set_type(w, GS, 9); }
+EDIT(es_system) { set_ar(w, ES, ar(w, ES) & ~VMX_AR_S); }
+EDIT(cs_system) { set_ar(w, CS, ar(w, CS) & ~VMX_AR_S); }
+EDIT(cs_data_dpl3) { set_dpl(w, CS, 3); }
+EDIT(cs_nonconforming_dpl) { set_dpl(w, CS, 3); }
+EDIT(cs_conforming_dpl) { set_type(w, CS, 15); set_dpl(w, CS, 3); }
+EDIT(ss_dpl_rpl) { set_type(w, CS, 15); set_dpl(w, SS, 3); }
+EDIT(ss_dpl_real) { set_dpl(w, SS, 3); }
+EDIT(ds_dpl_rpl) { set(w, VMCS_ROW_GUEST_DS_SELECTOR, 0x13); }
+EDIT(fs_not_present) { set_ar(w, FS, ar(w, FS) & ~VMX_AR_P); }
+EDIT(ds_11_8) { set_ar(w, DS, ar(w, DS) | 0x100); }
+EDIT(cs_db_l) { set_ar(w, CS, ar(w, CS) | VMX_AR_DB); }
+EDIT(ds_g_partial) { set(w, VMCS_ROW_GUEST_DS_LIMIT, 0xfffffeff); }
+EDIT(ss_g_missing) { set_ar(w, SS, ar(w, SS) & ~VMX_AR_G); }
+EDIT(cs_31_17) { set_ar(w, CS, ar(w, CS) | (1u << 20)); }
+EDIT(tr_type3) { set_type(w, TR, 3); }
+EDIT(tr_type9) { set_type(w, TR, 9); }
+EDIT(tr_s) { set_ar(w, TR, ar(w, TR) | VMX_AR_S); }
+EDIT(tr_p) { set_ar(w, TR, ar(w, TR) & ~VMX_AR_P); }
+EDIT(tr_11_8) { set_ar(w, TR, ar(w, TR) | 0x200); }
+EDIT(tr_g_partial) { set_ar(w, TR, ar(w, TR) | VMX_AR_G); }
+EDIT(tr_g_missing) { set(w, VMCS_ROW_GUEST_TR_LIMIT, 0x100000); }
+EDIT(tr_unusable) { set_ar(w, TR, ar(w, TR) | VMX_AR_UNUSABLE); }
+EDIT(tr_31_17) { set_ar(w, TR, ar(w, TR) | (1u << 24)); }
+EDIT(ldtr_type) { ldt(w); set_type(w, LDTR, 3); }
+EDIT(ldtr_s) { ldt(w); set_ar(w, LDTR, ar(w, LDTR) | VMX_AR_S); }
+EDIT(ldtr_p) { ldt(w); set_ar(w, LDTR, ar(w, LDTR) & ~VMX_AR_P); }
+EDIT(ldtr_11_8) { ldt(w); set_ar(w, LDTR, ar(w, LDTR) | 0x400); }
+EDIT(ldtr_g_partial) { ldt(w); set_ar(w, LDTR, ar(w, LDTR) | VMX_AR_G); set(w, VMCS_ROW_GUEST_LDTR_LIMIT, 0x1000); }
+EDIT(ldtr_g_missing) { ldt(w); set(w, VMCS_ROW_GUEST_LDTR_LIMIT, 0x1fffff); }
+EDIT(ldtr_31_17) { ldt(w); set_ar(w, LDTR, ar(w, LDTR) | (1u << 31)); }
+
+/* 26.3.1.3 */
+EDIT(gdtr_base) { set(w, VMCS_ROW_GUEST_GDTR_BASE, NONCANONICAL); }
+EDIT(idtr_limit) { set(w, VMCS_ROW_GUEST_IDTR_LIMIT, 0x10000); }
+
+/* 26.3.1.4 */
+EDIT(rip_high) { set(w, VMCS_ROW_GUEST_RIP, 1ull << 32); }
+EDIT(rip_noncanonical) { set(w, VMCS_ROW_GUEST_RIP, NONCANONICAL); }
+EDIT(rflags_bit3) { or_(w, VMCS_ROW_GUEST_RFLAGS, 1u << 3); }
+EDIT(rflags_no_bit1) { set(w, VMCS_ROW_GUEST_RFLAGS, 0); }
+EDIT(rflags_bit22) { or_(w, VMCS_ROW_GUEST_RFLAGS, 1u << 22); }
+EDIT(rflags_vm64) { v86(w); }
+EDIT(rflags_if) { inject(w, TYPE(VMX_INTR_EXTERNAL) | 0x20); }
+
+/* 26.3.1.5 */
+static void activity(struct world *w, uint32_t state) { set(w, VMCS_ROW_GUEST_ACTIVITY_STATE, state); }
+static void blocking(struct world *w, uint32_t bits) { set(w, VMCS_ROW_GUEST_INTERRUPTIBILITY, bits); }
+static void interrupts_on(struct world *w) { or_(w, VMCS_ROW_GUEST_RFLAGS, FLAG_IF); }
+EDIT(activity_sipi) { activity(w, VMX_ACTIVITY_WAIT_SIPI); }
+EDIT(activity_4) { activity(w, 4); }
+EDIT(hlt_ring3) { ring3(w); activity(w, VMX_ACTIVITY_HLT); }
+EDIT(hlt_sti) { interrupts_on(w); activity(w, VMX_ACTIVITY_HLT); blocking(w, VMX_INTERRUPTIBILITY_STI); }
+EDIT(hlt_gp) { activity(w, VMX_ACTIVITY_HLT); inject(w, TYPE(VMX_INTR_HW_EXCEPTION) | VMX_INTR_DELIVER_ERROR | EXC_GP); }
+EDIT(shutdown_ext)
+{
+	interrupts_on(w);
+	activity(w, VMX_ACTIVITY_SHUTDOWN);
+	inject(w, TYPE(VMX_INTR_EXTERNAL) | 0x20);
+}
+EDIT(block_bit5) { blocking(w, 1u << 5); }
+EDIT(block_enclave) { blocking(w, VMX_INTERRUPTIBILITY_ENCLAVE); }
+EDIT(block_sti_mov_ss) { interrupts_on(w); blocking(w, VMX_INTERRUPTIBILITY_STI | VMX_INTERRUPTIBILITY_MOV_SS); }
+EDIT(block_sti_if0) { blocking(w, VMX_INTERRUPTIBILITY_STI); }
+EDIT(ext_mov_ss) { interrupts_on(w); blocking(w, VMX_INTERRUPTIBILITY_MOV_SS); inject(w, TYPE(VMX_INTR_EXTERNAL) | 0x20); }
+EDIT(nmi_mov_ss) { blocking(w, VMX_INTERRUPTIBILITY_MOV_SS); inject(w, TYPE(VMX_INTR_NMI) | EXC_NMI); }
+EDIT(block_smi) { blocking(w, VMX_INTERRUPTIBILITY_SMI); }
+EDIT(nmi_sti) { interrupts_on(w); blocking(w, VMX_INTERRUPTIBILITY_STI); inject(w, TYPE(VMX_INTR_NMI) | EXC_NMI); }
+EDIT(nmi_vnmi_blocked) { blocking(w, VMX_INTERRUPTIBILITY_NMI); inject(w, TYPE(VMX_INTR_NMI) | EXC_NMI); }
+static void pending(struct world *w, uint64_t bits) { set(w, VMCS_ROW_GUEST_PENDING_DBG_EXCEPTIONS, bits); }
+EDIT(pending_bit4) { pending(w, 1u << 4); }
+EDIT(pending_bit17) { pending(w, 1u << 17); }
+EDIT(bs_missing)
+{
+	or_(w, VMCS_ROW_GUEST_RFLAGS, FLAG_TF | FLAG_IF);
+	blocking(w, VMX_INTERRUPTIBILITY_STI);
+}
+EDIT(bs_unexpected) { activity(w, VMX_ACTIVITY_HLT); pending(w, VMX_PENDING_DBG_BS); }
+EDIT(bs_with_btf)
+{
+	or_(w, VMCS_ROW_GUEST_RFLAGS, FLAG_TF);
+	set(w, VMCS_ROW_GUEST_IA32_DEBUGCTL, DEBUGCTL_BTF);
+	blocking(w, VMX_INTERRUPTIBILITY_MOV_SS);
+	pending(w, VMX_PENDING_DBG_BS);
+}
+EDIT(pending_rtm) { pending(w, VMX_PENDING_DBG_RTM | VMX_PENDING_DBG_ENABLED_BP); }
+EDIT(link_unaligned) { set(w, VMCS_ROW_VMCS_LINK_POINTER, LINK_PA | 0x10); }
+EDIT(link_wide) { set(w, VMCS_ROW_VMCS_LINK_POINTER, 1ull << w->m.cpu.maxphyaddr); }
+EDIT(link_revision)
+{
+	physmem_write(&w->m.pm, LINK_PA, 4, 0x1234);
+	set(w, VMCS_ROW_VMCS_LINK_POINTER, LINK_PA);
+}
+EDIT(link_shadow)
+{
+	physmem_write(&w->m.pm, LINK_PA, 4, (cap(w, MSR_VMX_BASIC) & VMX_BASIC_REVISION_MASK) | VMCS_SHADOW_INDICATOR);
+	set(w, VMCS_ROW_VMCS_LINK_POINTER, LINK_PA);
+}
+EDIT(link_ordinary_with_shadowing)
+{
+	proc2_allow(w, VMX_PROC2_VMCS_SHADOWING);
+	set(w, VMCS_ROW_VMREAD_BITMAP, 0x306000);
+	set(w, VMCS_ROW_VMWRITE_BITMAP, 0x307000);
+	set(w, VMCS_ROW_VMCS_LINK_POINTER, LINK_PA);
+}
+EDIT(link_current) { set(w, VMCS_ROW_VMCS_LINK_POINTER, VMCS_PA); }
+
+/* 26.3.1.6: a 32-bit PAE guest. */
+static void pae(struct world *w)
+{
+	or_(w, VMCS_ROW_GUEST_CR4, CR4_PAE);
+	set(w, VMCS_ROW_GUEST_CR3, PDPT32);
+	for (unsigned i = 0; i < 4; i++) {
+		physmem_write(&w->m.pm, PDPT32 + 8 * i, 8, (PD32 + 0x1000 * i) | 1);
+		set(w, VMCS_ROW_GUEST_PDPTE0 + i, (PD32 + 0x1000 * i) | 1);
+	}
+}
+EDIT(pdpte_field) { pae(w); or_(w, VMCS_ROW_GUEST_PDPTE2, 1u << 1); }
+EDIT(pdpte_field_wide) { pae(w); or_(w, VMCS_ROW_GUEST_PDPTE3, 1ull << w->m.cpu.maxphyaddr); }
+EDIT(pdpte_memory)
+{
+	pae(w);
+	clr(w, VMCS_ROW_SECONDARY_PROC_CONTROLS, VMX_CTL(VMX_PROC2_EPT));
+	physmem_write(&w->m.pm, PDPT32 + 8, 8, PD32 | 1 | (1u << 5));
+}
 
 /* ---- the cases ---- */
 
@@ -600,6 +805,121 @@ static const struct check_case cases[] = {
 	{ "guest CR0 sets a bit", SKL, G32, guest_cr0_no_pg, GUEST(0) },
 	{ "guest CR0 sets a bit", SKL, GREAL, guest_cr0_no_ne, GUEST(0) },
 	{ "guest CR4 sets a bit", SKL, G64, guest_cr4_la57, GUEST(0) },
+	{ "guest CR0.PG is 1 with CR0.PE 0", SKL, GREAL, guest_pg_no_pe, GUEST(0) },
+	{ "guest CR4.CET", SKL, G64, guest_cet_no_wp, GUEST(0) },
+	{ "guest IA32_DEBUGCTL sets reserved", SKL, G64, guest_debugctl, GUEST(0) },
+	{ "guest IA32_DEBUGCTL sets reserved", "core2", G64, guest_debugctl, GUEST(0) },
+	{ "IA-32e mode guest without guest CR0.PG and CR4.PAE", SKL, G64, guest_ia32e_no_pae, GUEST(0) },
+	{ "guest CR4.PCIDE is 1", SKL, G32, guest_pcide, GUEST(0) },
+	{ "guest CR3 sets bits", SKL, G64, guest_cr3_wide, GUEST(0) },
+	{ "guest DR7 bits 63:32", SKL, G64, guest_dr7, GUEST(0) },
+	{ "guest IA32_SYSENTER_ESP or", SKL, G64, guest_sysenter, GUEST(0) },
+	{ "guest IA32_S_CET or IA32_INTERRUPT", SKL, G64, guest_s_cet_noncanonical, GUEST(0) },
+	{ "guest IA32_S_CET or IA32_INTERRUPT", SKL, G64, guest_isst_noncanonical, GUEST(0) },
+	{ "guest IA32_S_CET sets reserved", SKL, G64, guest_s_cet_reserved, GUEST(0) },
+	{ "guest SSP", SKL, G64, guest_ssp64, GUEST(0) },
+	{ "guest SSP", SKL, G32, guest_ssp32, GUEST(0) },
+	{ "guest value sets reserved", SKL, G64, guest_perf, GUEST(0) },
+	{ "guest PAT entry", SKL, G64, guest_pat, GUEST(0) },
+	{ "guest EFER sets reserved", SKL, G64, guest_efer_rsvd, GUEST(0) },
+	{ "guest EFER.LMA differs from IA-32e", SKL, G64, guest_efer_no_lma, GUEST(0) },
+	{ "guest EFER.LMA differs from EFER.LME", SKL, G32, guest_efer_lme_only, GUEST(0) },
+	{ "guest IA32_BNDCFGS sets reserved", SKL, G64, guest_bndcfgs_rsvd, GUEST(0) },
+	{ "bound-directory address", SKL, G64, guest_bndcfgs_addr, GUEST(0) },
+	{ "guest IA32_RTIT_CTL", SKL, G64, guest_rtit, GUEST(0) },
+	{ "guest IA32_PKRS", SKL, G64, guest_pkrs, GUEST(0) },
+	{ "guest IA32_LBR_CTL", SKL, G64, guest_lbr, GUEST(0) },
+	/* 26.3.1.2 */
+	{ "guest TR selector has TI", SKL, G64, tr_ti, GUEST(0) },
+	{ "guest LDTR selector has TI", SKL, G64, ldtr_ti, GUEST(0) },
+	{ "guest SS RPL differs from CS RPL", SKL, G64, ss_rpl, GUEST(0) },
+	{ "not its selector shifted left 4", SKL, G32, v86_base, GUEST(0) },
+	{ "guest TR, FS or GS base", SKL, G64, fs_base, GUEST(0) },
+	{ "guest TR, FS or GS base", SKL, G64, tr_base, GUEST(0) },
+	{ "usable guest LDTR base", SKL, G64, ldtr_base, GUEST(0) },
+	{ "guest CS base bits 63:32", SKL, G32, cs_base, GUEST(0) },
+	{ "usable guest SS, DS or ES base", SKL, G64, ds_base, GUEST(0) },
+	{ "limit is not 0000FFFFH", SKL, G32, v86_limit, GUEST(0) },
+	{ "access-rights field is not 000000F3H", SKL, G32, v86_ar, GUEST(0) },
+	{ "guest CS type is not 9, 11, 13 or 15", SKL, G64, cs_type3, GUEST(0) },
+	{ "guest CS type is not 9, 11, 13 or 15", SKL, GREAL, cs_type1, GUEST(0) },
+	{ "usable guest SS type", SKL, G64, ss_type1, GUEST(0) },
+	{ "type is not accessed", SKL, G64, ds_not_accessed, GUEST(0) },
+	{ "code segment is not readable", SKL, G64, gs_exec_only, GUEST(0) },
+	{ "has S 0", SKL, G64, es_system, GUEST(0) },
+	{ "has S 0", SKL, G32, cs_system, GUEST(0) },
+	{ "guest CS type 3 (unrestricted guest) with DPL", SKL, GREAL, cs_data_dpl3, GUEST(0) },
+	{ "non-conforming code with DPL not SS.DPL", SKL, G64, cs_nonconforming_dpl, GUEST(0) },
+	{ "conforming code with DPL above SS.DPL", SKL, G64, cs_conforming_dpl, GUEST(0) },
+	{ "guest SS.DPL differs from SS RPL", SKL, G64, ss_dpl_rpl, GUEST(0) },
+	{ "guest SS.DPL not 0 with CS type 3 or CR0.PE 0", SKL, GREAL, ss_dpl_real, GUEST(0) },
+	{ "has DPL below RPL", SKL, G64, ds_dpl_rpl, GUEST(0) },
+	{ "GS is not present", SKL, G64, fs_not_present, GUEST(0) },
+	{ "GS sets access-rights bits 11:8", SKL, G64, ds_11_8, GUEST(0) },
+	{ "has D/B 1 with L 1", SKL, G64, cs_db_l, GUEST(0) },
+	{ "GS has G 1 with limit", SKL, G64, ds_g_partial, GUEST(0) },
+	{ "GS has G 0 with limit", SKL, G32, ss_g_missing, GUEST(0) },
+	{ "GS sets access-rights bits 31:17", SKL, G64, cs_31_17, GUEST(0) },
+	{ "guest TR type is not a busy TSS", SKL, G64, tr_type3, GUEST(0) },
+	{ "guest TR type is not a busy TSS", SKL, G32, tr_type9, GUEST(0) },
+	{ "guest TR has S 1", SKL, G64, tr_s, GUEST(0) },
+	{ "guest TR is not present", SKL, G64, tr_p, GUEST(0) },
+	{ "guest TR sets access-rights bits 11:8", SKL, G64, tr_11_8, GUEST(0) },
+	{ "guest TR has G 1", SKL, G64, tr_g_partial, GUEST(0) },
+	{ "guest TR has G 0", SKL, G64, tr_g_missing, GUEST(0) },
+	{ "guest TR is unusable", SKL, G64, tr_unusable, GUEST(0) },
+	{ "guest TR sets access-rights bits 31:17", SKL, G64, tr_31_17, GUEST(0) },
+	{ "usable guest LDTR type", SKL, G64, ldtr_type, GUEST(0) },
+	{ "usable guest LDTR has S 1", SKL, G64, ldtr_s, GUEST(0) },
+	{ "usable guest LDTR is not present", SKL, G64, ldtr_p, GUEST(0) },
+	{ "usable guest LDTR sets access-rights bits 11:8", SKL, G64, ldtr_11_8, GUEST(0) },
+	{ "usable guest LDTR has G 1", SKL, G64, ldtr_g_partial, GUEST(0) },
+	{ "usable guest LDTR has G 0", SKL, G64, ldtr_g_missing, GUEST(0) },
+	{ "usable guest LDTR sets access-rights bits 31:17", SKL, G64, ldtr_31_17, GUEST(0) },
+	/* 26.3.1.3 */
+	{ "guest GDTR or IDTR base", SKL, G64, gdtr_base, GUEST(0) },
+	{ "guest GDTR or IDTR limit", SKL, G64, idtr_limit, GUEST(0) },
+	/* 26.3.1.4 */
+	{ "guest RIP bits 63:32", SKL, G32, rip_high, GUEST(0) },
+	{ "guest RIP is not canonical", SKL, G64, rip_noncanonical, GUEST(0) },
+	{ "guest RFLAGS sets reserved", SKL, G64, rflags_bit3, GUEST(0) },
+	{ "guest RFLAGS sets reserved", SKL, G64, rflags_no_bit1, GUEST(0) },
+	{ "guest RFLAGS sets reserved", SKL, G32, rflags_bit22, GUEST(0) },
+	{ "guest RFLAGS.VM is 1", SKL, G64, rflags_vm64, GUEST(0) },
+	{ "guest RFLAGS.VM is 1", SKL, GREAL, v86, GUEST(0) },
+	{ "guest RFLAGS.IF is 0", SKL, G64, rflags_if, GUEST(0) },
+	/* 26.3.1.5 */
+	{ "the activity state is not supported", SKL, G64, activity_sipi, GUEST(0) },
+	{ "the activity state is not supported", SKL, G64, activity_4, GUEST(0) },
+	{ "HLT activity state with SS.DPL", SKL, G64, hlt_ring3, GUEST(0) },
+	{ "inactive activity state with blocking", SKL, G64, hlt_sti, GUEST(0) },
+	{ "the activity state blocks", SKL, G64, hlt_gp, GUEST(0) },
+	{ "the activity state blocks", SKL, G64, shutdown_ext, GUEST(0) },
+	{ "interruptibility state sets reserved", SKL, G64, block_bit5, GUEST(0) },
+	{ "interruptibility state sets reserved", SKL, G64, block_enclave, GUEST(0) },
+	{ "blocking by both STI and MOV SS", SKL, G64, block_sti_mov_ss, GUEST(0) },
+	{ "blocking by STI with RFLAGS.IF 0", SKL, G64, block_sti_if0, GUEST(0) },
+	{ "an external interrupt injected with blocking", SKL, G64, ext_mov_ss, GUEST(0) },
+	{ "an NMI injected with blocking by MOV SS", SKL, G64, nmi_mov_ss, GUEST(0) },
+	{ "blocking by SMI outside SMM", SKL, G64, block_smi, GUEST(0) },
+	{ "an NMI injected with blocking by STI", SKL, G64, nmi_sti, GUEST(3) },
+	{ "with virtual NMIs and blocking by NMI", SKL, G64, nmi_vnmi_blocked, GUEST(0) },
+	{ "pending debug exceptions set reserved", SKL, G64, pending_bit4, GUEST(0) },
+	{ "pending debug exceptions set reserved", SKL, G64, pending_bit17, GUEST(0) },
+	{ "BS 0 while single-stepping", SKL, G64, bs_missing, GUEST(0) },
+	{ "BS 1 without single-stepping", SKL, G64, bs_unexpected, GUEST(0) },
+	{ "BS 1 without single-stepping", SKL, G64, bs_with_btf, GUEST(0) },
+	{ "bit 16 (RTM)", SKL, G64, pending_rtm, GUEST(0) },
+	{ "link pointer is not 4-KByte aligned", SKL, G64, link_unaligned, GUEST(4) },
+	{ "link pointer is not 4-KByte aligned", SKL, G64, link_wide, GUEST(4) },
+	{ "another VMCS revision identifier", SKL, G64, link_revision, GUEST(4) },
+	{ "shadow-VMCS indicator differs", SKL, G64, link_shadow, GUEST(4) },
+	{ "shadow-VMCS indicator differs", SKL, G64, link_ordinary_with_shadowing, GUEST(4) },
+	{ "link pointer is the current-VMCS pointer", SKL, G64, link_current, GUEST(4) },
+	/* 26.3.1.6 */
+	{ "PAE paging with enable EPT", SKL, G32, pdpte_field, GUEST(2) },
+	{ "PAE paging with enable EPT", SKL, G32, pdpte_field_wide, GUEST(2) },
+	{ "PAE paging without enable EPT", SKL, G32, pdpte_memory, GUEST(2) },
 };
 
 #define N_CASES (sizeof(cases) / sizeof(cases[0]))
@@ -724,7 +1044,73 @@ EDIT(corner_la57_bases)
 /* A 32-bit host (outside IA-32e mode) entering a 32-bit guest. */
 EDIT(corner_host32) { host32(w); }
 
+/* Unusable segments: base, limit and access rights beyond the unusable bit
+ * are not checked (DS, ES, FS, GS, SS, LDTR in a 64-bit guest). */
+EDIT(corner_unusable)
+{
+	for (unsigned s = ES; s <= GS; s++)
+		if (s != CS)
+			seg(w, s, 0, 0xdead000000000000ull, 0x12345, VMX_AR_UNUSABLE | 0xf0f01u);
+	/* FS and GS bases are checked (canonical) usable or not. */
+	set(w, VMCS_ROW_GUEST_FS_BASE, 0x00007fff12345678ull);
+	set(w, VMCS_ROW_GUEST_GS_BASE, 0xffff800012345678ull);
+	seg(w, LDTR, 0x27, NONCANONICAL, 0x123, VMX_AR_UNUSABLE | 0xfff);
+}
+/* Unrestricted guest, real mode with a code-segment CS (type 11) and a
+ * 16-bit busy TSS. */
+EDIT(corner_real_code_cs) { set_type(w, CS, 11); set_type(w, TR, 3); }
+/* Virtual-8086 mode in a 32-bit guest. */
+EDIT(corner_v86) { v86(w); }
+/* A usable LDT, a conforming CS at CPL 0 (DPL 0 <= SS.DPL), ring 3. */
+EDIT(corner_ldt_ring3) { ldt(w); ring3(w); }
+EDIT(corner_conforming) { set_type(w, CS, 13); }
+/* PAE: valid PDPTE fields with EPT; valid PDPTEs in memory without. */
+EDIT(corner_pae_ept) { pae(w); }
+EDIT(corner_pae_no_ept) { pae(w); clr(w, VMCS_ROW_SECONDARY_PROC_CONTROLS, VMX_CTL(VMX_PROC2_EPT)); }
+/* A not-present PDPTE's other bits are not checked. */
+EDIT(corner_pdpte_not_present) { pae(w); set(w, VMCS_ROW_GUEST_PDPTE1, 0xfffffffffffffffeull); }
+/* HLT with the events it lets through, and single-step pending in HLT. */
+EDIT(corner_hlt_db) { activity(w, VMX_ACTIVITY_HLT); inject(w, TYPE(VMX_INTR_HW_EXCEPTION) | EXC_DB); }
+EDIT(corner_hlt_mtf) { activity(w, VMX_ACTIVITY_HLT); inject(w, TYPE(VMX_INTR_OTHER)); }
+EDIT(corner_hlt_bs)
+{
+	or_(w, VMCS_ROW_GUEST_RFLAGS, FLAG_TF);
+	activity(w, VMX_ACTIVITY_HLT);
+	pending(w, VMX_PENDING_DBG_BS);
+}
+EDIT(corner_shutdown_nmi) { activity(w, VMX_ACTIVITY_SHUTDOWN); inject(w, TYPE(VMX_INTR_NMI) | EXC_NMI); }
+/* Blocking by NMI with an NMI injected is fine without virtual NMIs. */
+EDIT(corner_nmi_blocked_no_vnmi)
+{
+	clr(w, VMCS_ROW_PIN_BASED_CONTROLS, VMX_CTL(VMX_PIN_VIRTUAL_NMIS));
+	blocking(w, VMX_INTERRUPTIBILITY_NMI);
+	inject(w, TYPE(VMX_INTR_NMI) | EXC_NMI);
+}
+/* A VMCS link pointer to a region with the right revision identifier. */
+EDIT(corner_link) { set(w, VMCS_ROW_VMCS_LINK_POINTER, LINK_PA); }
+/* A 64-bit guest's RIP canonical with 57 bits only, on icelake-lite (the
+ * processor's linear-address width). */
+EDIT(corner_rip57) { set(w, VMCS_ROW_GUEST_RIP, CANONICAL57); }
+/* A compatibility-mode CS (L = 0) in an IA-32e mode guest. */
+EDIT(corner_compat) { set_ar(w, CS, AR_CODE32); }
+
 static const struct { const char *model; enum world_kind kind; corner_fn *edit; } corners[] = {
+	{ SKL, G64, corner_unusable },
+	{ SKL, GREAL, corner_real_code_cs },
+	{ SKL, G32, corner_v86 },
+	{ SKL, G64, corner_ldt_ring3 },
+	{ SKL, G64, corner_conforming },
+	{ SKL, G32, corner_pae_ept },
+	{ SKL, G32, corner_pae_no_ept },
+	{ SKL, G32, corner_pdpte_not_present },
+	{ SKL, G64, corner_hlt_db },
+	{ SKL, G64, corner_hlt_mtf },
+	{ SKL, G64, corner_hlt_bs },
+	{ SKL, G64, corner_shutdown_nmi },
+	{ SKL, G64, corner_nmi_blocked_no_vnmi },
+	{ SKL, G64, corner_link },
+	{ "icelake-lite", G64, corner_rip57 },
+	{ SKL, G64, corner_compat },
 	{ "icelake-lite", G64, corner_la57_bases },
 	{ SKL, G32, corner_host32 },
 	{ SKL, G64, corner_true_ctls },
