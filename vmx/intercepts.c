@@ -3,8 +3,10 @@
  * the exit information each writes (SDM Vol.3 27.2): the exit reason, the
  * qualification, the guest-linear and guest-physical addresses, the
  * interruption and IDT-vectoring information, the instruction length and
- * information. Pure: reads the VMCS (and L1's bitmaps), decides, encodes;
- * world_switch.c takes the exit. The mirror of svm/intercepts.c: one function
+ * information. Reads the VMCS (and L1's bitmaps), decides, encodes;
+ * world_switch.c takes the exit. Its only other effects are the ones the
+ * SDM gives non-root operation: read values replaced by shadows, the TPR
+ * shadow's VTPR write, the PAUSE-loop timing. The mirror of svm/intercepts.c: one function
  * per family of kinds, dispatched at the bottom.
  *
  * Fields the SDM leaves undefined for a reason (the instruction-information
@@ -200,7 +202,6 @@ static const struct {
 	{ IK_RDPMC,   VMX_PROC_RDPMC_EXITING,   VMX_EXIT_RDPMC },
 	{ IK_RDTSC,   VMX_PROC_RDTSC_EXITING,   VMX_EXIT_RDTSC },
 	{ IK_MONITOR, VMX_PROC_MONITOR_EXITING, VMX_EXIT_MONITOR },
-	{ IK_PAUSE,   VMX_PROC_PAUSE_EXITING,   VMX_EXIT_PAUSE },
 };
 
 /* SDM Vol.3 27.2.1: LGDT ... STR's instruction identity, Tables 27-10 and
@@ -222,6 +223,30 @@ static struct vmx_exit desc_table_exit(const struct exit_record *r)
 	return operand_exit(r, local ? VMX_EXIT_LDTR_TR_ACCESS : VMX_EXIT_GDTR_IDTR_ACCESS, info);
 }
 
+/* SDM Vol.3 25.1.3 PAUSE with "PAUSE-loop exiting" (and "PAUSE exiting" 0)
+ * at CPL 0: a PAUSE more than PLE_Gap after the previous one (or the first
+ * after VM entry) starts a loop; one more than PLE_Window after the start of
+ * its loop exits. Time runs at the TSC's rate: hvemu's virtual time
+ * (cpu_now), as the TSC offset cancels out of the differences. The exit
+ * ends the loop: the next PAUSE follows a VM entry. */
+static bool pause_loop_exits(struct vmx *v, struct cpu *cpu)
+{
+	uint64_t now = cpu_now(cpu);
+	uint32_t gap = (uint32_t)vmcs_get(v, VMCS_ROW_PLE_GAP);
+	uint32_t window = (uint32_t)vmcs_get(v, VMCS_ROW_PLE_WINDOW);
+	bool first = !v->pause_loop || now - v->pause_last > gap;
+	v->pause_last = now;
+	if (first) {
+		v->pause_loop = true;
+		v->pause_first = now;
+		return false;
+	}
+	if (now - v->pause_first <= window)
+		return false;
+	v->pause_loop = false;
+	return true;
+}
+
 static status_t instruction(struct vmx *v, struct cpu *cpu, struct exit_record *r, struct vmx_exit *x)
 {
 	if (unconditional_reason[r->kind]) {
@@ -234,8 +259,6 @@ static status_t instruction(struct vmx *v, struct cpu *cpu, struct exit_record *
 	for (unsigned i = 0; i < sizeof(proc_insns) / sizeof(proc_insns[0]); i++) {
 		if (proc_insns[i].kind != r->kind)
 			continue;
-		/* PAUSE-loop exiting (secondary control 10, PLE_Gap/PLE_Window in
-		 * TSC cycles) is not modelled: only "PAUSE exiting" decides. */
 		if (!proc_ctl(v, proc_insns[i].bit))
 			return ST_OK;
 		*x = insn_exit(r, proc_insns[i].reason);
@@ -278,6 +301,14 @@ static status_t instruction(struct vmx *v, struct cpu *cpu, struct exit_record *
 			return ST_OK;
 		*x = operand_exit(r, VMX_EXIT_INVPCID,
 				  mem_operand_info(&r->op) | (uint32_t)(r->op.reg & 15) << INFO_REG2_SHIFT);
+		return ST_VMEXIT;
+	case IK_PAUSE:
+		/* 25.1.3: "PAUSE exiting" at any CPL, else PAUSE-loop exiting
+		 * at CPL 0. */
+		if (!proc_ctl(v, VMX_PROC_PAUSE_EXITING) &&
+		    (cpu->cpl != 0 || !proc2_ctl(v, VMX_PROC2_PAUSE_LOOP_EXITING) || !pause_loop_exits(v, cpu)))
+			return ST_OK;
+		*x = insn_exit(r, VMX_EXIT_PAUSE);
 		return ST_VMEXIT;
 	case IK_WBINVD:
 		/* 25.1.3 "WBINVD exiting" (secondary). */

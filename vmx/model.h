@@ -58,6 +58,11 @@ struct vmx {
 	bool vmx_operation;        /* VMXON ... VMXOFF (root operation unless cpu->in_guest) */
 	uint64_t vmxon_ptr;        /* the VMXON pointer (SDM Vol.3 30.3 VMXON) */
 	struct vmcs_cache vmcs;
+	/* PAUSE-loop exiting (SDM Vol.3 25.1.3, intercepts.c): the virtual time
+	 * (TSC rate) of the last PAUSE at CPL 0 and of the first of its loop;
+	 * pause_loop false: the next one starts a loop (as after VM entry). */
+	bool pause_loop;
+	uint64_t pause_last, pause_first;
 };
 
 /* A capability MSR's value (MSR_VMX_BASIC ... MSR_VMX_EXIT_CTLS2). */

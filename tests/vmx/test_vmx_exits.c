@@ -874,6 +874,71 @@ START_TEST(io_bitmaps_match_bitmaps_h)
 }
 END_TEST
 
+/* ---- PAUSE-loop exiting (SDM Vol.3 25.1.3): a sequence in virtual time ---- */
+
+static status_t pause_at(struct world *w, uint64_t now)
+{
+	struct exit_record rec = { INSN(IK_PAUSE, 2) };
+	struct vmx_exit x;
+	w->m.cpu.icount = now;
+	status_t st = vmx_exit_decide(w->vmx, &w->m.cpu, &rec, &x);
+	if (st == ST_VMEXIT) {
+		ck_assert_uint_eq(x.reason, VMX_EXIT_PAUSE);
+		ck_assert_uint_eq(x.insn_len, 2);
+	}
+	return st;
+}
+
+START_TEST(pause_loop_exiting)
+{
+	struct world w;
+	world_init(&w);
+	vmcs_set(w.vmx, VMCS_ROW_PRIMARY_PROC_CONTROLS, VMX_CTL(VMX_PROC_SECONDARY_CONTROLS));
+	vmcs_set(w.vmx, VMCS_ROW_SECONDARY_PROC_CONTROLS, VMX_CTL(VMX_PROC2_PAUSE_LOOP_EXITING));
+	vmcs_set(w.vmx, VMCS_ROW_PLE_GAP, 10);
+	vmcs_set(w.vmx, VMCS_ROW_PLE_WINDOW, 100);
+	/* A loop of PAUSEs 8 apart (within PLE_Gap) starting at 1000: the one
+	 * more than PLE_Window after 1000 exits (1104), then a new loop. */
+	for (uint64_t t = 1000; t <= 1096; t += 8)
+		ck_assert_int_eq(pause_at(&w, t), ST_OK);
+	ck_assert_int_eq(pause_at(&w, 1100), ST_OK);        /* exactly the window: no */
+	ck_assert_int_eq(pause_at(&w, 1104), ST_VMEXIT);
+	ck_assert_int_eq(pause_at(&w, 1106), ST_OK);        /* first after the exit */
+	/* A gap above PLE_Gap starts a new loop: 1200 and 1300 are both first. */
+	ck_assert_int_eq(pause_at(&w, 1200), ST_OK);
+	ck_assert_int_eq(pause_at(&w, 1300), ST_OK);
+	/* PAUSEs exactly PLE_Gap apart stay in the loop begun at 1300. */
+	for (uint64_t t = 1310; t <= 1400; t += 10)
+		ck_assert_int_eq(pause_at(&w, t), ST_OK);
+	ck_assert_int_eq(pause_at(&w, 1410), ST_VMEXIT);
+	/* One gap of 11 inside a would-be loop: 1500 starts it, 1511 restarts. */
+	ck_assert_int_eq(pause_at(&w, 1500), ST_OK);
+	for (uint64_t t = 1511; t <= 1611; t += 10)
+		ck_assert_int_eq(pause_at(&w, t), ST_OK);
+	ck_assert_int_eq(pause_at(&w, 1621), ST_VMEXIT);
+	world_free(&w);
+}
+END_TEST
+
+/* PAUSE-loop exiting applies at CPL 0 only; "PAUSE exiting" at any CPL. */
+START_TEST(pause_cpl3)
+{
+	struct world w;
+	world_init(&w);
+	w.m.cpu.cpl = 3;
+	vmcs_set(w.vmx, VMCS_ROW_PRIMARY_PROC_CONTROLS, VMX_CTL(VMX_PROC_SECONDARY_CONTROLS));
+	vmcs_set(w.vmx, VMCS_ROW_SECONDARY_PROC_CONTROLS, VMX_CTL(VMX_PROC2_PAUSE_LOOP_EXITING));
+	vmcs_set(w.vmx, VMCS_ROW_PLE_GAP, 10);
+	vmcs_set(w.vmx, VMCS_ROW_PLE_WINDOW, 0);
+	for (uint64_t t = 1000; t < 1100; t += 5)
+		ck_assert_int_eq(pause_at(&w, t), ST_OK);
+	vmcs_set(w.vmx, VMCS_ROW_PRIMARY_PROC_CONTROLS,
+		 VMX_CTL(VMX_PROC_SECONDARY_CONTROLS) | VMX_CTL(VMX_PROC_PAUSE_EXITING));
+	ck_assert_int_eq(pause_at(&w, 1100), ST_VMEXIT);
+	world_free(&w);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("vmx_exits");
@@ -885,6 +950,8 @@ int main(void)
 	tcase_add_test(tc, clts_keeps_an_owned_ts);
 	tcase_add_test(tc, outs_linear_wraps_at_4g);
 	tcase_add_test(tc, io_bitmaps_match_bitmaps_h);
+	tcase_add_test(tc, pause_loop_exiting);
+	tcase_add_test(tc, pause_cpl3);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
