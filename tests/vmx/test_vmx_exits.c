@@ -874,6 +874,94 @@ START_TEST(io_bitmaps_match_bitmaps_h)
 }
 END_TEST
 
+/* ---- end to end in 64-bit mode: real instruction bytes, the core's record ---- */
+
+struct core_row {
+	const char *name;
+	const char *sdm;
+	struct vmcs_pair set[4];
+	void (*setup)(struct world *w);
+	uint8_t code[15];
+	uint8_t len;
+	struct vmx_exit x;         /* guest_rip: RIP0 */
+};
+
+#define CODE(...) .code = { __VA_ARGS__ }, .len = sizeof((const uint8_t[]){ __VA_ARGS__ })
+#define X(r, ...) .x = { .reason = VMX_EXIT_##r, __VA_ARGS__ }
+
+static void regs64(struct world *w)
+{
+	struct cpu *c = &w->m.cpu;
+	c->regs[R_BX] = 0x200040;
+	c->regs[R_SI] = 0x10;
+	c->regs[R_AX] = 0x200000;
+	c->regs[R_DX] = 0x1f0;
+	c->regs[R_DI] = 0x123456789ull;
+	c->regs[8] = 0x200100;
+	c->regs[9] = 0x9000;
+	physmem_write(&w->m.pm, 0x200000, 2, 0x0001);
+}
+static void regs64_ins_outs_info(struct world *w) { regs64(w); basic(w, true); }
+
+static const struct core_row core_rows[] = {
+	/* sgdt [rbx+rsi*4-0x10]: scale 2, asize 64, operand size (11), DS, index
+	 * RSI, base RBX, SGDT */
+	{ "sgdt [rbx+rsi*4-0x10]", "Table 27-10", { PROC2(0, P2(DESC_TABLE_EXITING)) }, regs64,
+	  CODE(0x0f, 0x01, 0x44, 0xb3, 0xf0),
+	  X(GDTR_IDTR_ACCESS, .insn_len = 5, .qualification = 0xfffffffffffffff0ull, .insn_info = 0x01998902) },
+	/* invpcid r9, [r8]: base R8 (8 << 23), reg2 R9 (9 << 28) */
+	{ "invpcid r9, [r8]", "Table 27-9", { PROC2(P(INVLPG_EXITING), P2(INVPCID)) }, regs64,
+	  CODE(0x66, 0x45, 0x0f, 0x38, 0x82, 0x08), X(INVPCID, .insn_len = 6, .insn_info = 0x94418100) },
+	/* str r9: register, reg1 R9, STR */
+	{ "str r9", "Table 27-11", { PROC2(0, P2(DESC_TABLE_EXITING)) }, regs64,
+	  CODE(0x41, 0x0f, 0x00, 0xc9), X(LDTR_TR_ACCESS, .insn_len = 4, .insn_info = 0x10000448) },
+	/* mov cr3, r9: CR3, GPR 9 */
+	{ "mov cr3, r9", "Table 27-3", { PROC(P(CR3_LOAD_EXITING)) }, regs64,
+	  CODE(0x41, 0x0f, 0x22, 0xd9), X(CR_ACCESS, .insn_len = 4, .qualification = 0x903) },
+	/* lmsw [rax]: LMSW (3 << 4), memory (6), source 0001H, the linear address */
+	{ "lmsw [rax]", "Table 27-3, 27.2.1", { SET(CR0_GUEST_HOST_MASK, CR0_PE) }, regs64,
+	  CODE(0x0f, 0x01, 0x30), X(CR_ACCESS, .insn_len = 3, .qualification = 0x10070, .guest_linear = 0x200000) },
+	/* mov rdx, dr6: DR6, from (4), GPR RDX */
+	{ "mov rdx, dr6", "Table 27-4", { PROC(P(MOV_DR_EXITING)) }, regs64,
+	  CODE(0x0f, 0x21, 0xf2), X(DR_ACCESS, .insn_len = 3, .qualification = 0x216) },
+	/* rep insb: IN, string, REP, port 1F0H; ES:RDI as the guest-linear
+	 * address; Table 27-8 asize 64 */
+	{ "rep insb", "Table 27-5, Table 27-8", { PROC(P(UNCOND_IO_EXITING)) }, regs64_ins_outs_info,
+	  CODE(0xf3, 0x6c),
+	  X(IO_INSTRUCTION, .insn_len = 2, .qualification = 0x01f00038, .guest_linear = 0x123456789ull,
+	    .insn_info = 0x100) },
+	/* in al, 0x60: IN, immediate */
+	{ "in al, 0x60", "Table 27-5", { PROC(P(UNCOND_IO_EXITING)) }, regs64,
+	  CODE(0xe4, 0x60), X(IO_INSTRUCTION, .insn_len = 2, .qualification = 0x00600048) },
+	{ "rdmsr (no MSR bitmaps)", "25.1.3", { PROC(0) }, regs64, CODE(0x0f, 0x32), X(RDMSR, .insn_len = 2) },
+};
+#define N_CORE_ROWS (sizeof(core_rows) / sizeof(core_rows[0]))
+
+START_TEST(core_rows_64)
+{
+	const struct core_row *r = &core_rows[_i];
+	struct world w;
+	struct capture c = { 0 };
+	world_init(&w);
+	c.vmx = w.vmx;
+	activate(&w.m);
+	to64(&w.m);
+	for (unsigned i = 0; i < sizeof(r->set) / sizeof(r->set[0]) && r->set[i].on; i++)
+		vmcs_set(w.vmx, (enum vmcs_row)r->set[i].row, r->set[i].value);
+	r->setup(&w);
+	w.m.cpu.hv = &capture_model;
+	w.m.cpu.hv_ctx = &c;
+	w.m.cpu.in_guest = true;
+	w.m.cpu.rip = RIP0;
+	ck_assert_msg(exec(&w.m, r->code, r->len) == ST_VMEXIT, "%s: no exit (vector %u)", r->name,
+		      w.m.cpu.event.vector);
+	ck_assert_uint_eq(c.exits, 1);
+	struct row as_row = { .name = r->name, .sdm = r->sdm, .rec = { .rip = RIP0 }, .x = r->x };
+	check_exit(&as_row, &c.x);
+	world_free(&w);
+}
+END_TEST
+
 /* ---- PAUSE-loop exiting (SDM Vol.3 25.1.3): a sequence in virtual time ---- */
 
 static status_t pause_at(struct world *w, uint64_t now)
@@ -950,6 +1038,7 @@ int main(void)
 	tcase_add_test(tc, clts_keeps_an_owned_ts);
 	tcase_add_test(tc, outs_linear_wraps_at_4g);
 	tcase_add_test(tc, io_bitmaps_match_bitmaps_h);
+	tcase_add_loop_test(tc, core_rows_64, 0, (int)N_CORE_ROWS);
 	tcase_add_test(tc, pause_loop_exiting);
 	tcase_add_test(tc, pause_cpl3);
 	suite_add_tcase(s, tc);
