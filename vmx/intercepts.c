@@ -6,8 +6,9 @@
  * information. Reads the VMCS (and L1's bitmaps), decides, encodes;
  * world_switch.c takes the exit. Its only other effects are the ones the
  * SDM gives non-root operation: read values replaced by shadows, the TPR
- * shadow's VTPR write, the PAUSE-loop timing. The mirror of svm/intercepts.c: one function
- * per family of kinds, dispatched at the bottom.
+ * shadow's VTPR write, the PAUSE-loop timing. The mirror of
+ * svm/intercepts.c: one function per family of kinds, dispatched at the
+ * bottom.
  *
  * Fields the SDM leaves undefined for a reason (the instruction-information
  * fields it marks "undefined", the qualification of reasons without one) are
@@ -87,6 +88,16 @@ static uint32_t address_size_code(uint8_t asize)
 	return asize == 8 ? 2u : asize == 4 ? 1u : 0u;
 }
 
+/* The fields Tables 27-9 ... 27-14 share (each table keeps those its
+ * instructions have; Table 27-8 only asz and seg):
+ *
+ *   31  28 27 26  23 22 21  18 17 15 14 12 11 10 9  7 6  3  2  1  0
+ *  +------+--+------+--+------+-----+-----+--+--+----+----+--+-----+
+ *  | reg2 |BI| base |II| index| seg |     |OS|R | asz|reg1|  |scale|
+ *  +------+--+------+--+------+-----+-----+--+--+----+----+--+-----+
+ *  reg2: the instruction identity in 29:28 for Tables 27-10 and 27-11;
+ *  BI, II: base, index invalid; OS: operand size (27-10); R: register
+ *  operand (27-11, 27-14); asz: address size. */
 #define INFO_ADDR_SIZE_SHIFT   7
 #define INFO_REG_OPERAND       (1u << 10)   /* Tables 27-11, 27-14: register, not memory */
 #define INFO_OSIZE32           (1u << 11)   /* Table 27-10: 32-bit operand size */
@@ -154,42 +165,50 @@ static struct vmx_exit operand_exit(const struct exit_record *r, uint32_t reason
 
 /* ---- instructions (SDM Vol.3 25.1.2, 25.1.3, 25.3) ---- */
 
-/* SDM Vol.3 25.1.2 "Instructions That Cause VM Exits Unconditionally": CPUID,
- * GETSEC, INVD, XSETBV, and VMCALL ... VMXON, INVEPT, INVVPID in VMX
- * non-root operation. (GETSEC has no row: hvemu's models lack SMX.) */
-static const uint8_t unconditional_reason[IK_COUNT] = {
-	[IK_CPUID] = VMX_EXIT_CPUID, [IK_INVD] = VMX_EXIT_INVD, [IK_XSETBV] = VMX_EXIT_XSETBV,
-	[IK_VMCALL] = VMX_EXIT_VMCALL, [IK_VMCLEAR] = VMX_EXIT_VMCLEAR,
-	[IK_VMLAUNCH] = VMX_EXIT_VMLAUNCH, [IK_VMPTRLD] = VMX_EXIT_VMPTRLD,
-	[IK_VMPTRST] = VMX_EXIT_VMPTRST, [IK_VMREAD] = VMX_EXIT_VMREAD,
-	[IK_VMRESUME] = VMX_EXIT_VMRESUME, [IK_VMWRITE] = VMX_EXIT_VMWRITE,
-	[IK_VMXOFF] = VMX_EXIT_VMXOFF, [IK_VMXON] = VMX_EXIT_VMXON,
-	[IK_INVEPT] = VMX_EXIT_INVEPT, [IK_INVVPID] = VMX_EXIT_INVVPID,
+/* Which VM-exit instruction-information table an instruction's exit follows
+ * (SDM Vol.3 27.2.5); with an operand, the qualification is its displacement
+ * (27.2.1, Table 27-1). */
+enum info_format {
+	INFO_NONE,                 /* no instruction information, no qualification */
+	INFO_MEM,                  /* Table 27-13: VMCLEAR, VMPTRLD, VMPTRST, VMXON */
+	INFO_MEM_REG2,             /* Table 27-9: INVEPT, INVPCID, INVVPID; reg2 the type */
+	INFO_MEM_OR_REG1_REG2,     /* Table 27-14: VMREAD, VMWRITE; reg2 the field encoding */
 };
 
-/* How the unconditional exits' instruction information is formed (27.2.5). */
-static uint32_t unconditional_info(const struct exit_record *r)
+static uint32_t operand_info(enum info_format f, const struct exit_operand *op)
 {
-	switch (r->kind) {
-	case IK_VMCLEAR: case IK_VMPTRLD: case IK_VMPTRST: case IK_VMXON:
-		/* Table 27-13: a memory operand; bit 10 is 0. */
-		return mem_operand_info(&r->op);
-	case IK_VMREAD: case IK_VMWRITE:
-		/* Table 27-14: reg1 or memory, reg2 the field encoding register. */
-		return mem_or_reg_info(&r->op) | (uint32_t)(r->op.reg & 15) << INFO_REG2_SHIFT;
-	case IK_INVEPT: case IK_INVVPID:
-		/* Table 27-9: the descriptor, reg2 the type register. */
-		return mem_operand_info(&r->op) | (uint32_t)(r->op.reg & 15) << INFO_REG2_SHIFT;
-	default:
-		return 0;
+	switch (f) {
+	case INFO_MEM:              return mem_operand_info(op);
+	case INFO_MEM_REG2:         return mem_operand_info(op) | (uint32_t)(op->reg & 15) << INFO_REG2_SHIFT;
+	case INFO_MEM_OR_REG1_REG2: return mem_or_reg_info(op) | (uint32_t)(op->reg & 15) << INFO_REG2_SHIFT;
+	default:                    return 0;
 	}
 }
 
-static bool has_displacement_qualification(enum intercept_kind k)
-{
-	return k == IK_VMCLEAR || k == IK_VMPTRLD || k == IK_VMPTRST || k == IK_VMXON || k == IK_VMREAD ||
-	       k == IK_VMWRITE || k == IK_INVEPT || k == IK_INVVPID || k == IK_INVPCID || k == IK_DESC_TABLE;
-}
+/* SDM Vol.3 25.1.2 "Instructions That Cause VM Exits Unconditionally": CPUID,
+ * GETSEC, INVD, XSETBV, and VMCALL ... VMXON, INVEPT, INVVPID in VMX
+ * non-root operation. (GETSEC has no row: hvemu's models lack SMX.) */
+static const struct {
+	uint8_t kind;              /* enum intercept_kind */
+	uint8_t reason;            /* enum vmx_exit_reason */
+	uint8_t format;            /* enum info_format */
+} unconditional[] = {
+	{ IK_CPUID,    VMX_EXIT_CPUID,    INFO_NONE },
+	{ IK_INVD,     VMX_EXIT_INVD,     INFO_NONE },
+	{ IK_XSETBV,   VMX_EXIT_XSETBV,   INFO_NONE },
+	{ IK_VMCALL,   VMX_EXIT_VMCALL,   INFO_NONE },
+	{ IK_VMCLEAR,  VMX_EXIT_VMCLEAR,  INFO_MEM },
+	{ IK_VMLAUNCH, VMX_EXIT_VMLAUNCH, INFO_NONE },
+	{ IK_VMPTRLD,  VMX_EXIT_VMPTRLD,  INFO_MEM },
+	{ IK_VMPTRST,  VMX_EXIT_VMPTRST,  INFO_MEM },
+	{ IK_VMREAD,   VMX_EXIT_VMREAD,   INFO_MEM_OR_REG1_REG2 },
+	{ IK_VMRESUME, VMX_EXIT_VMRESUME, INFO_NONE },
+	{ IK_VMWRITE,  VMX_EXIT_VMWRITE,  INFO_MEM_OR_REG1_REG2 },
+	{ IK_VMXOFF,   VMX_EXIT_VMXOFF,   INFO_NONE },
+	{ IK_VMXON,    VMX_EXIT_VMXON,    INFO_MEM },
+	{ IK_INVEPT,   VMX_EXIT_INVEPT,   INFO_MEM_REG2 },
+	{ IK_INVVPID,  VMX_EXIT_INVVPID,  INFO_MEM_REG2 },
+};
 
 /* The instructions with one primary processor-based control and one reason
  * (SDM Vol.3 25.1.3; Table 24-6). */
@@ -249,11 +268,12 @@ static bool pause_loop_exits(struct vmx *v, struct cpu *cpu)
 
 static status_t instruction(struct vmx *v, struct cpu *cpu, struct exit_record *r, struct vmx_exit *x)
 {
-	if (unconditional_reason[r->kind]) {
-		*x = insn_exit(r, unconditional_reason[r->kind]);
-		x->insn_info = unconditional_info(r);
-		if (has_displacement_qualification(r->kind))
-			x->qualification = displacement_qualification(r);
+	for (unsigned i = 0; i < sizeof(unconditional) / sizeof(unconditional[0]); i++) {
+		if (unconditional[i].kind != r->kind)
+			continue;
+		enum info_format f = (enum info_format)unconditional[i].format;
+		*x = f == INFO_NONE ? insn_exit(r, unconditional[i].reason)
+				    : operand_exit(r, unconditional[i].reason, operand_info(f, &r->op));
 		return ST_VMEXIT;
 	}
 	for (unsigned i = 0; i < sizeof(proc_insns) / sizeof(proc_insns[0]); i++) {
@@ -299,8 +319,7 @@ static status_t instruction(struct vmx *v, struct cpu *cpu, struct exit_record *
 			return cpu_raise(cpu, EXC_UD);
 		if (!proc_ctl(v, VMX_PROC_INVLPG_EXITING))
 			return ST_OK;
-		*x = operand_exit(r, VMX_EXIT_INVPCID,
-				  mem_operand_info(&r->op) | (uint32_t)(r->op.reg & 15) << INFO_REG2_SHIFT);
+		*x = operand_exit(r, VMX_EXIT_INVPCID, operand_info(INFO_MEM_REG2, &r->op));
 		return ST_VMEXIT;
 	case IK_PAUSE:
 		/* 25.1.3: "PAUSE exiting" at any CPL, else PAUSE-loop exiting
