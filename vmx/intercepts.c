@@ -71,6 +71,17 @@ static struct vmx_exit exit_of(const struct exit_record *r, uint32_t reason)
 	return x;
 }
 
+/* SDM Vol.3 27.2.4: "a VM exit is not considered to occur during event
+ * delivery" when a double fault that event delivery produced causes it
+ * directly, nor when it is a triple fault: no IDT-vectoring information. */
+static struct vmx_exit not_during_delivery(struct vmx_exit x)
+{
+	x.idt_vectoring_info = 0;
+	x.idt_vectoring_error = 0;
+	x.insn_len = 0;
+	return x;
+}
+
 /* An instruction's exit: its length (SDM Vol.3 27.2.5: "for VM exits due to
  * ... instructions", the instruction's length in bytes). */
 static struct vmx_exit insn_exit(const struct exit_record *r, uint32_t reason)
@@ -639,6 +650,8 @@ static status_t exception(struct vmx *v, struct exit_record *r, struct vmx_exit 
 	if (!bit)
 		return ST_OK;
 	*x = exit_of(r, VMX_EXIT_EXCEPTION_NMI);
+	if (ev->type == EV_EXCEPTION && ev->vector == EXC_DF)
+		*x = not_during_delivery(*x);
 	x->intr_info = intr_info_of(ev) | (nmi_unblocked(r) ? VMX_INTR_NMI_UNBLOCKED : 0);
 	if (ev->has_error)
 		x->intr_error = ev->error_code;
@@ -764,7 +777,9 @@ static status_t event(struct vmx *v, struct cpu *cpu, struct exit_record *r, str
 	 * the model only in the wait-for-SIPI state) with its vector as the
 	 * qualification (27.2.1). An SMI under the default treatment of SMIs
 	 * enters SMM: no exit. */
-	case IK_SHUTDOWN:         return plain_exit(r, VMX_EXIT_TRIPLE_FAULT, x);
+	case IK_SHUTDOWN:
+		*x = not_during_delivery(exit_of(r, VMX_EXIT_TRIPLE_FAULT));
+		return ST_VMEXIT;
 	case IK_INIT:             return plain_exit(r, VMX_EXIT_INIT, x);
 	case IK_SIPI:
 		*x = exit_of(r, VMX_EXIT_SIPI);

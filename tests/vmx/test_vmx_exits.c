@@ -584,6 +584,13 @@ static const struct row rows[] = {
 	  EXIT(EXCEPTION_NMI, .intr_info = 0x80000b0b, .intr_error = 0x10a, .idt_vectoring_info = 0x80000421,
 	       .insn_len = 2) },
 
+	/* 27.2.4: a double fault that event delivery produced, exiting
+	 * directly, is not "during event delivery" */
+	{ "#DF from a #NP while delivering #GP", "27.2.4", { BITMAP(1u << EXC_DF) }, NULL,
+	  { EVENT(IK_EXCEPTION), EV_ERR(EXC_DF, 0), .vectoring_valid = true, .vectoring = { .pending = true,
+		.type = EV_EXCEPTION, .vector = EXC_GP, .has_error = true } },
+	  EXIT(EXCEPTION_NMI, .intr_info = 0x80000b08) },
+
 	/* ---- 25.2 NMIs and external interrupts ---- */
 	{ "NMI: NMI exiting", "25.2, 27.2.2", { SET(PIN_BASED_CONTROLS, PIN(NMI_EXITING)) }, NULL,
 	  { EVENT(IK_NMI), EV(EV_NMI, 2) }, EXIT(EXCEPTION_NMI, .intr_info = 0x80000202) },
@@ -604,6 +611,9 @@ static const struct row rows[] = {
 
 	/* ---- 25.2: triple fault, INIT, SIPI, SMI; the windows, MTF, timer ---- */
 	{ "triple fault", "25.2", { { 0 } }, NULL, { EVENT(IK_SHUTDOWN) }, EXIT(TRIPLE_FAULT, .insn_len = 0) },
+	{ "triple fault while delivering #DF: no IDT-vectoring", "27.2.4", { { 0 } }, NULL,
+	  { EVENT(IK_SHUTDOWN), .vectoring_valid = true, .vectoring = { .pending = true, .type = EV_EXCEPTION,
+		.vector = EXC_DF, .has_error = true } }, EXIT(TRIPLE_FAULT, .insn_len = 0) },
 	{ "INIT", "25.2", { { 0 } }, NULL, { EVENT(IK_INIT) }, EXIT(INIT, .insn_len = 0) },
 	{ "SIPI: the vector as qualification", "25.2, 27.2.1", { { 0 } }, NULL, { EVENT(IK_SIPI), .vector = 0x9a },
 	  EXIT(SIPI, .qualification = 0x9a) },
