@@ -19,6 +19,7 @@
  * Physical layout (machine_fixture.h's 4 MiB):
  *   100000H VMCS   110000H I/O bitmap A   111000H I/O bitmap B
  *   112000H MSR bitmaps   113000H virtual-APIC page
+ *   114000H VMREAD bitmap   115000H VMWRITE bitmap
  */
 #include <check.h>
 #include <string.h>
@@ -37,6 +38,8 @@
 #define IO_B       0x111000u
 #define MSR_MAP    0x112000u
 #define VAPIC      0x113000u
+#define VMREAD_MAP 0x114000u
+#define VMWRITE_MAP 0x115000u
 #define RIP0       0x401000u
 
 struct world {
@@ -164,6 +167,22 @@ static void ept_caps(struct world *w, bool advanced)
 static void ept_basic(struct world *w) { ept_caps(w, false); }
 static void ept_advanced(struct world *w) { ept_caps(w, true); }
 
+static void rcx_4002(struct world *w) { w->m.cpu.regs[R_CX] = 0x4002; }
+static void vmread_bit_4002(struct world *w)
+{
+	rcx_4002(w);
+	physmem_write(&w->m.pm, VMREAD_MAP + 0x4002 / 8, 1, 1u << (0x4002 % 8));
+}
+/* In 64-bit mode bits 63:15 count (the world is 32-bit: go to 64-bit). */
+static void rcx_high(struct world *w)
+{
+	activate(&w->m);
+	to64(&w->m);
+	w->m.cpu.regs[R_CX] = 0x100004002ull;
+}
+
+static void ecx_4002_high_ignored(struct world *w) { w->m.cpu.regs[R_CX] = 0x100004002ull; }
+
 static void monitor_armed(struct world *w) { w->m.cpu.monitor_armed = true; }
 static void cr0_ts(struct world *w) { w->m.cpu.cr0 |= CR0_TS; }
 static void vtpr_5a(struct world *w)
@@ -222,6 +241,25 @@ static const struct row rows[] = {
 	{ "vmwrite r15, [r8+r9*2-0x80]", "27.2.5 Table 27-14", { { 0 } }, NULL,
 	  { INSN(IK_VMWRITE, 6), MEMOP(SR_DS, 8, 9, 1, -0x80, 8, 8, .reg = 15) },
 	  EXIT(VMWRITE, .insn_len = 6, .qualification = 0xffffffffffffff80ull, .insn_info = 0xf4258101) },
+	/* 25.1.3: with VMCS shadowing the VMREAD/VMWRITE bitmaps decide, by
+	 * bits 14:0 of the encoding in reg2 (RCX: 4002H, the world sets it) */
+	{ "vmread, VMCS shadowing, bitmap bit clear", "25.1.3 VMREAD",
+	  { PROC2(0, P2(VMCS_SHADOWING)), SET(VMREAD_BITMAP, VMREAD_MAP), SET(VMWRITE_BITMAP, VMWRITE_MAP) },
+	  rcx_4002, { INSN(IK_VMREAD, 3), REGOP(R_BX, 8, 8, .reg = R_CX) }, NOEXIT },
+	{ "vmread, VMCS shadowing, bitmap bit set", "25.1.3 VMREAD",
+	  { PROC2(0, P2(VMCS_SHADOWING)), SET(VMREAD_BITMAP, VMREAD_MAP), SET(VMWRITE_BITMAP, VMWRITE_MAP) },
+	  vmread_bit_4002, { INSN(IK_VMREAD, 3), REGOP(R_BX, 8, 8, .reg = R_CX) },
+	  EXIT(VMREAD, .insn_len = 3, .insn_info = 0x10000418) },
+	{ "vmwrite, VMCS shadowing: only the VMREAD bit set", "25.1.3 VMWRITE",
+	  { PROC2(0, P2(VMCS_SHADOWING)), SET(VMREAD_BITMAP, VMREAD_MAP), SET(VMWRITE_BITMAP, VMWRITE_MAP) },
+	  vmread_bit_4002, { INSN(IK_VMWRITE, 3), REGOP(R_BX, 8, 8, .reg = R_CX) }, NOEXIT },
+	{ "vmwrite, VMCS shadowing, encoding bits 63:15 set", "25.1.3 VMWRITE",
+	  { PROC2(0, P2(VMCS_SHADOWING)), SET(VMREAD_BITMAP, VMREAD_MAP), SET(VMWRITE_BITMAP, VMWRITE_MAP) },
+	  rcx_high, { INSN(IK_VMWRITE, 3), REGOP(R_BX, 8, 8, .reg = R_CX) },
+	  EXIT(VMWRITE, .insn_len = 3, .insn_info = 0x10000418) },
+	{ "vmwrite, VMCS shadowing, 32-bit mode: bits 63:32 do not count", "25.1.3 VMWRITE",
+	  { PROC2(0, P2(VMCS_SHADOWING)), SET(VMREAD_BITMAP, VMREAD_MAP), SET(VMWRITE_BITMAP, VMWRITE_MAP) },
+	  ecx_4002_high_ignored, { INSN(IK_VMWRITE, 3), REGOP(R_BX, 4, 4, .reg = R_CX) }, NOEXIT },
 	/* invept rcx, [rdi+r12*2+0x10]: Table 27-9 */
 	{ "invept rcx, [rdi+r12*2+0x10]", "27.2.5 Table 27-9", { { 0 } }, NULL,
 	  { INSN(IK_INVEPT, 7), MEMOP(SR_DS, R_DI, 12, 1, 0x10, 8, 8, .reg = R_CX) },
