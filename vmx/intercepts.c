@@ -402,8 +402,8 @@ static status_t instruction(struct vmx *v, struct cpu *cpu, struct exit_record *
 
 /* ---- control and debug registers (SDM Vol.3 25.1.3, 25.3, 29.3) ---- */
 
-/* Table 27-3's access type: 0 MOV to CR, 1 MOV from CR, 2 CLTS, 3 LMSW. */
-static const uint8_t cr_access_type[] = { [CR_MOV_TO] = 0, [CR_MOV_FROM] = 1, [CR_CLTS] = 2, [CR_LMSW] = 3 };
+/* Table 27-3's access type: 0 MOV to CR, 1 MOV from CR, 2 CLTS, 3 LMSW (SMSW never exits). */
+static const uint8_t cr_access_type[CR_SMSW + 1] = { [CR_MOV_TO] = 0, [CR_MOV_FROM] = 1, [CR_CLTS] = 2, [CR_LMSW] = 3 };
 
 #define CRQ_ACCESS_SHIFT   4
 #define CRQ_LMSW_MEMORY    (1u << 6)
@@ -844,10 +844,19 @@ static status_t event(struct vmx *v, struct cpu *cpu, struct exit_record *r, str
 	}
 }
 
+/* Not decided here (no exit record reaches this file for them, or another
+ * part owns them):
+ *   - RDRAND, RDSEED, XSAVES, XRSTORS, ENCLS, UMWAIT, TPAUSE (Table 27-12,
+ *     27-13's XSAVES/XRSTORS): hvemu's core has none of these instructions;
+ *   - RDMSR/WRMSR of 800H-8FFH under "virtualize x2APIC mode" (29.5), the
+ *     APIC-register and virtual-interrupt delivery paths, posted interrupts
+ *     (29.6): the APIC virtualization's;
+ *   - "use TSC offsetting" and TSC scaling: the TSC itself (cpu->tsc_offset,
+ *     set at VM entry), RDTSC/RDTSCP only decide the exit here;
+ *   - virtual-NMI blocking, the windows' arming, MTF and the timer's
+ *     deadline: world_switch.c (they reach this file as their records). */
 status_t vmx_exit_decide(struct vmx *v, struct cpu *cpu, struct exit_record *rec, struct vmx_exit *x)
 {
-	if (rec->kind >= IK_COUNT)
-		return ST_OK;
 	switch (rec->kind) {
 	case IK_CR_ACCESS:     return cr_access(v, cpu, rec, x);
 	case IK_DR_ACCESS:     return dr_access(v, rec, x);
