@@ -24,6 +24,7 @@
 #include <check.h>
 #include <string.h>
 
+#include "emu/apic.h"
 #include "emu/hv.h"
 #include "machine_fixture.h"
 #include "mmu/nested.h"
@@ -1010,6 +1011,51 @@ START_TEST(core_rows_64)
 }
 END_TEST
 
+/* 64-bit guest with the hook installed. */
+static void guest64(struct world *w, struct capture *c)
+{
+	world_init(w);
+	c->vmx = w->vmx;
+	activate(&w->m);
+	to64(&w->m);
+	w->m.cpu.hv = &capture_model;
+	w->m.cpu.hv_ctx = c;
+	w->m.cpu.in_guest = true;
+	w->m.cpu.rip = RIP0;
+}
+
+/* SDM Vol.3 29.3 through the core: MOV to CR8 writes VTPR (the APIC's TPR
+ * untouched), MOV from CR8 reads VTPR[7:4]; 25.3: MOV from CR0 and SMSW see
+ * the read shadow's owned bits. */
+START_TEST(tpr_shadow_and_read_shadow_through_the_core)
+{
+	struct world w;
+	struct capture c = { 0 };
+	guest64(&w, &c);
+	struct cpu *cpu = &w.m.cpu;
+	vmcs_set(w.vmx, VMCS_ROW_PRIMARY_PROC_CONTROLS, VMX_CTL(VMX_PROC_TPR_SHADOW));
+	vmcs_set(w.vmx, VMCS_ROW_VIRTUAL_APIC_ADDR, VAPIC);
+	uint64_t cr8 = cpu_cr8_read(cpu);
+	cpu->regs[R_AX] = 9;
+	ck_assert_int_eq(EXEC(&w.m, 0x44, 0x0f, 0x22, 0xc0), ST_OK);          /* mov cr8, rax */
+	ck_assert_uint_eq(physmem_read(&w.m.pm, VAPIC + 0x80, 4), 0x90);
+	ck_assert_uint_eq(cpu_cr8_read(cpu), cr8);
+	physmem_write(&w.m.pm, VAPIC + 0x80, 4, 0xc3);
+	ck_assert_int_eq(EXEC(&w.m, 0x44, 0x0f, 0x20, 0xc3), ST_OK);          /* mov rbx, cr8 */
+	ck_assert_uint_eq(cpu->regs[R_BX], 0xc);
+	vmcs_set(w.vmx, VMCS_ROW_CR0_GUEST_HOST_MASK, CR0_TS | CR0_NE);
+	vmcs_set(w.vmx, VMCS_ROW_CR0_READ_SHADOW, CR0_TS);
+	uint64_t real = cpu->cr0;
+	ck_assert_int_eq(EXEC(&w.m, 0x0f, 0x20, 0xc1), ST_OK);                /* mov rcx, cr0 */
+	ck_assert_uint_eq(cpu->regs[R_CX], (real & ~(uint64_t)(CR0_TS | CR0_NE)) | CR0_TS);
+	ck_assert_int_eq(EXEC(&w.m, 0x0f, 0x01, 0xe2), ST_OK);                /* smsw edx */
+	ck_assert_uint_eq(cpu->regs[R_DX] & 0xffff, ((real & ~(uint64_t)(CR0_TS | CR0_NE)) | CR0_TS) & 0xffff);
+	ck_assert_uint_eq(cpu->cr0, real);
+	ck_assert_uint_eq(c.exits, 0);
+	world_free(&w);
+}
+END_TEST
+
 /* ---- PAUSE-loop exiting (SDM Vol.3 25.1.3): a sequence in virtual time ---- */
 
 static status_t pause_at(struct world *w, uint64_t now)
@@ -1087,6 +1133,7 @@ int main(void)
 	tcase_add_test(tc, outs_linear_wraps_at_4g);
 	tcase_add_test(tc, io_bitmaps_match_bitmaps_h);
 	tcase_add_loop_test(tc, core_rows_64, 0, (int)N_CORE_ROWS);
+	tcase_add_test(tc, tpr_shadow_and_read_shadow_through_the_core);
 	tcase_add_test(tc, pause_loop_exiting);
 	tcase_add_test(tc, pause_cpl3);
 	suite_add_tcase(s, tc);
