@@ -536,6 +536,29 @@ static bool host_sysenter_canonical(const void *ctx)
 	       not_canonical(ctx, VMCS_ROW_HOST_IA32_SYSENTER_EIP);
 }
 
+/* IA32_S_CET (SDM Vol.1 18.3.1): bits 9:6 are reserved. */
+#define S_CET_RESERVED (0xfull << 6)
+
+static bool host_cet_canonical(const void *ctx)
+{
+	return exit_on(ctx, VMX_EXITCTL_LOAD_CET_STATE) &&
+	       (not_canonical(ctx, VMCS_ROW_HOST_IA32_S_CET) || not_canonical(ctx, VMCS_ROW_HOST_INTR_SSP_TABLE_ADDR));
+}
+
+static bool host_s_cet_reserved(const void *ctx)
+{
+	return exit_on(ctx, VMX_EXITCTL_LOAD_CET_STATE) && (field(ctx, VMCS_ROW_HOST_IA32_S_CET) & S_CET_RESERVED);
+}
+
+/* Host SSP: canonical for a 64-bit host, bits 63:32 0 for a 32-bit one. */
+static bool host_ssp(const void *ctx)
+{
+	if (!exit_on(ctx, VMX_EXITCTL_LOAD_CET_STATE))
+		return false;
+	return exit_on(ctx, VMX_EXITCTL_HOST_ADDR_SPACE_SIZE) ? not_canonical(ctx, VMCS_ROW_HOST_SSP)
+							      : (field(ctx, VMCS_ROW_HOST_SSP) >> 32) != 0;
+}
+
 static bool host_perf_global_ctrl(const void *ctx)
 {
 	return exit_on(ctx, VMX_EXITCTL_LOAD_PERF_GLOBAL_CTRL) &&
@@ -709,9 +732,6 @@ static bool guest_sysenter_canonical(const void *ctx)
 	return not_canonical(ctx, VMCS_ROW_GUEST_IA32_SYSENTER_ESP) ||
 	       not_canonical(ctx, VMCS_ROW_GUEST_IA32_SYSENTER_EIP);
 }
-
-/* IA32_S_CET (SDM Vol.1 18.3.1): bits 9:6 are reserved. */
-#define S_CET_RESERVED (0xfull << 6)
 
 static bool guest_cet_canonical(const void *ctx)
 {
@@ -1375,6 +1395,12 @@ static const struct check_row control_checks[] = {
 	  tpr_threshold_high, CONTROLS_FAIL },
 	{ "SDM Vol.3 26.2.1.1: use TPR shadow without APIC-access or interrupt virtualization: TPR threshold bits 3:0 exceed VTPR bits 7:4",
 	  tpr_threshold_above_vtpr, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: virtual NMIs without NMI exiting",
+	  virtual_nmis_without_nmi_exiting, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: NMI-window exiting without virtual NMIs",
+	  nmi_window_without_virtual_nmis, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: virtualize APIC accesses: the APIC-access address is not 4-KByte aligned or beyond the physical-address width",
+	  apic_access_addr, CONTROLS_FAIL },
 	{ "SDM Vol.3 26.2.1.1: virtualize x2APIC mode, APIC-register virtualization or virtual-interrupt delivery without use TPR shadow",
 	  apic_virt_without_tpr_shadow, CONTROLS_FAIL },
 	{ "SDM Vol.3 26.2.1.1: virtualize x2APIC mode together with virtualize APIC accesses",
@@ -1389,12 +1415,6 @@ static const struct check_row control_checks[] = {
 	  posted_vector, CONTROLS_FAIL },
 	{ "SDM Vol.3 26.2.1.1: process posted interrupts: the descriptor address is not 64-byte aligned or beyond the physical-address width",
 	  posted_desc_addr, CONTROLS_FAIL },
-	{ "SDM Vol.3 26.2.1.1: virtual NMIs without NMI exiting",
-	  virtual_nmis_without_nmi_exiting, CONTROLS_FAIL },
-	{ "SDM Vol.3 26.2.1.1: NMI-window exiting without virtual NMIs",
-	  nmi_window_without_virtual_nmis, CONTROLS_FAIL },
-	{ "SDM Vol.3 26.2.1.1: virtualize APIC accesses: the APIC-access address is not 4-KByte aligned or beyond the physical-address width",
-	  apic_access_addr, CONTROLS_FAIL },
 	{ "SDM Vol.3 26.2.1.1: enable VPID with a VPID of 0000H",
 	  vpid_zero, CONTROLS_FAIL },
 	{ "SDM Vol.3 26.2.1.1: enable EPT: the EPTP memory type is not one IA32_VMX_EPT_VPID_CAP allows",
@@ -1484,6 +1504,12 @@ static const struct check_row host_checks[] = {
 	  host_cr3_width, HOST_FAIL },
 	{ "SDM Vol.3 26.2.2: host IA32_SYSENTER_ESP or IA32_SYSENTER_EIP is not canonical",
 	  host_sysenter_canonical, HOST_FAIL },
+	{ "SDM Vol.3 26.2.2: load CET state (exit): host IA32_S_CET or IA32_INTERRUPT_SSP_TABLE_ADDR is not canonical",
+	  host_cet_canonical, HOST_FAIL },
+	{ "SDM Vol.3 26.2.2: load CET state (exit): host IA32_S_CET sets reserved bits 9:6",
+	  host_s_cet_reserved, HOST_FAIL },
+	{ "SDM Vol.3 26.2.2: load CET state (exit): host SSP not canonical (host address-space size 1) or bits 63:32 not 0",
+	  host_ssp, HOST_FAIL },
 	{ "SDM Vol.3 26.2.2: load IA32_PERF_GLOBAL_CTRL (exit): host value sets reserved bits",
 	  host_perf_global_ctrl, HOST_FAIL },
 	{ "SDM Vol.3 26.2.2: load IA32_PAT (exit): a host PAT entry is not a valid memory type",

@@ -431,6 +431,21 @@ EDIT(host_cet_no_wp)
 EDIT(host_cr3_wide) { set(w, VMCS_ROW_HOST_CR3, PML4 | 1ull << w->m.cpu.maxphyaddr); }
 EDIT(host_sysenter_esp) { set(w, VMCS_ROW_HOST_IA32_SYSENTER_ESP, NONCANONICAL); }
 EDIT(host_sysenter_eip) { set(w, VMCS_ROW_HOST_IA32_SYSENTER_EIP, CANONICAL57); }
+static void exit_ctl(struct world *w, unsigned bit)
+{
+	allow(w, MSR_VMX_EXIT_CTLS, VMX_CTL(bit));
+	or_(w, VMCS_ROW_EXIT_CONTROLS, VMX_CTL(bit));
+}
+EDIT(host_s_cet_noncanonical) { exit_ctl(w, VMX_EXITCTL_LOAD_CET_STATE); set(w, VMCS_ROW_HOST_IA32_S_CET, NONCANONICAL); }
+EDIT(host_isst_noncanonical)
+{
+	exit_ctl(w, VMX_EXITCTL_LOAD_CET_STATE);
+	set(w, VMCS_ROW_HOST_INTR_SSP_TABLE_ADDR, CANONICAL57);
+}
+EDIT(host_s_cet_reserved) { exit_ctl(w, VMX_EXITCTL_LOAD_CET_STATE); set(w, VMCS_ROW_HOST_IA32_S_CET, 1u << 9); }
+EDIT(host_ssp64) { exit_ctl(w, VMX_EXITCTL_LOAD_CET_STATE); set(w, VMCS_ROW_HOST_SSP, NONCANONICAL); }
+static void host32(struct world *w);
+EDIT(host_ssp32) { host32(w); exit_ctl(w, VMX_EXITCTL_LOAD_CET_STATE); set(w, VMCS_ROW_HOST_SSP, 1ull << 32); }
 EDIT(host_perf)
 {
 	allow(w, MSR_VMX_EXIT_CTLS, VMX_CTL(VMX_EXITCTL_LOAD_PERF_GLOBAL_CTRL));
@@ -778,6 +793,11 @@ static const struct check_case cases[] = {
 	{ "host IA32_SYSENTER_ESP or", SKL, G64, host_sysenter_esp, HOST },
 	{ "host IA32_SYSENTER_ESP or", "icelake-lite", G64, host_sysenter_esp, HOST },
 	{ "host IA32_SYSENTER_ESP or", SKL, G64, host_sysenter_eip, HOST },
+	{ "host IA32_S_CET or IA32_INTERRUPT", SKL, G64, host_s_cet_noncanonical, HOST },
+	{ "host IA32_S_CET or IA32_INTERRUPT", SKL, G64, host_isst_noncanonical, HOST },
+	{ "host IA32_S_CET sets reserved", SKL, G64, host_s_cet_reserved, HOST },
+	{ "host SSP", SKL, G64, host_ssp64, HOST },
+	{ "host SSP", SKL, G32, host_ssp32, HOST },
 	{ "host value sets reserved", SKL, G64, host_perf, HOST },
 	{ "host PAT entry", SKL, G64, host_pat_bad, HOST },
 	{ "host PAT entry", SKL, G64, host_pat_8, HOST },
