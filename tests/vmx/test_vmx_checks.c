@@ -6,7 +6,11 @@
  * that rule, the outcome} expects that row to be the first failure, with its
  * outcome (VMfailValid(7), VMfailValid(8), or the VM-entry failure with exit
  * reason 33 and its qualification). A few legal corners must pass. A last
- * case checks that every row of the tables has a failing case.
+ * case checks that every row of the tables has a failing case. The valid
+ * VMCS is built on every VMX model (core2 without TRUE_* MSRs or secondary
+ * controls, nehalem-lite without unrestricted guest, skylake-lite, and
+ * icelake-lite with 57-bit linear addresses); the cases run on skylake-lite
+ * unless a rule depends on the model.
  *
  * The checks read the current VMCS through the processor's own access
  * (vmcs_set: no VMWRITE rules) and, for rules on controls that no model
@@ -699,6 +703,8 @@ EDIT(pdpte_memory)
 	physmem_write(&w->m.pm, PDPT32 + 8, 8, PD32 | 1 | (1u << 5));
 }
 
+static void corner_inj_len0(struct world *w);
+
 /* ---- the cases ---- */
 
 #define CONTROLS { EXIT_REPORT_VMFAIL_VALID, VMXERR_ENTRY_INVALID_CONTROL, 0 }
@@ -781,6 +787,7 @@ static const struct check_case cases[] = {
 	{ "error code bits 31:16", SKL, G64, inj_code_high, CONTROLS },
 	{ "instruction length is above 15", SKL, G64, inj_len16, CONTROLS },
 	{ "instruction length is 0 without", SKL, G64, inj_len0, CONTROLS },
+	{ "instruction length is 0 without", "nehalem-lite", G64, corner_inj_len0, CONTROLS },
 	{ "entry to SMM outside SMM", SKL, G64, entry_smm, CONTROLS },
 	{ "deactivate dual-monitor treatment outside", SKL, G64, entry_dual, CONTROLS },
 	{ "VM-entry MSR-load list", SKL, G64, entry_load_unaligned, CONTROLS },
@@ -967,7 +974,7 @@ START_TEST(valid_vmcs)
 {
 	static const struct { const char *model; enum world_kind kind; } worlds[] = {
 		{ SKL, G64 }, { SKL, G32 }, { SKL, GREAL }, { "core2", G64 }, { "core2", G32 },
-		{ "icelake-lite", G64 },
+		{ "icelake-lite", G64 }, { "nehalem-lite", G64 }, { "nehalem-lite", G32 },
 	};
 	struct world w;
 	build(&w, worlds[_i].model, worlds[_i].kind);
@@ -1165,13 +1172,27 @@ START_TEST(default1_without_true_ctls)
 }
 END_TEST
 
+/* nehalem-lite has EPT but not unrestricted guest: a real-mode guest's
+ * VMCS fails on the secondary controls' reserved setting first. */
+START_TEST(real_mode_needs_unrestricted_guest)
+{
+	struct world w;
+	build(&w, "nehalem-lite", GREAL);
+	ck_assert_ptr_eq(first_failure(&w), row_named("secondary processor-based VM-execution control has a reserved"));
+	clr(&w, VMCS_ROW_SECONDARY_PROC_CONTROLS, VMX_CTL(VMX_PROC2_UNRESTRICTED_GUEST));
+	ck_assert_ptr_eq(first_failure(&w), row_named("guest CR0 sets a bit"));
+	world_free(&w);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("vmx_checks");
 	TCase *tc = tcase_create("valid");
-	tcase_add_loop_test(tc, valid_vmcs, 0, 6);
+	tcase_add_loop_test(tc, valid_vmcs, 0, 8);
 	tcase_add_loop_test(tc, legal_corners, 0, (int)(sizeof(corners) / sizeof(corners[0])));
 	tcase_add_test(tc, default1_without_true_ctls);
+	tcase_add_test(tc, real_mode_needs_unrestricted_guest);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("rows");
 	tcase_add_loop_test(tc, check_rows, 0, (int)N_CASES);
