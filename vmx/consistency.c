@@ -542,7 +542,8 @@ static bool host_sysenter_canonical(const void *ctx)
 static bool host_cet_canonical(const void *ctx)
 {
 	return exit_on(ctx, VMX_EXITCTL_LOAD_CET_STATE) &&
-	       (not_canonical(ctx, VMCS_ROW_HOST_IA32_S_CET) || not_canonical(ctx, VMCS_ROW_HOST_INTR_SSP_TABLE_ADDR));
+	       (not_canonical(ctx, VMCS_ROW_HOST_IA32_S_CET) ||
+		not_canonical(ctx, VMCS_ROW_HOST_INTR_SSP_TABLE_ADDR));
 }
 
 static bool host_s_cet_reserved(const void *ctx)
@@ -736,12 +737,14 @@ static bool guest_sysenter_canonical(const void *ctx)
 static bool guest_cet_canonical(const void *ctx)
 {
 	return entry_on(ctx, VMX_ENTRYCTL_LOAD_CET_STATE) &&
-	       (not_canonical(ctx, VMCS_ROW_GUEST_IA32_S_CET) || not_canonical(ctx, VMCS_ROW_GUEST_INTR_SSP_TABLE_ADDR));
+	       (not_canonical(ctx, VMCS_ROW_GUEST_IA32_S_CET) ||
+		not_canonical(ctx, VMCS_ROW_GUEST_INTR_SSP_TABLE_ADDR));
 }
 
 static bool guest_s_cet_reserved(const void *ctx)
 {
-	return entry_on(ctx, VMX_ENTRYCTL_LOAD_CET_STATE) && (field(ctx, VMCS_ROW_GUEST_IA32_S_CET) & S_CET_RESERVED);
+	return entry_on(ctx, VMX_ENTRYCTL_LOAD_CET_STATE) &&
+	       (field(ctx, VMCS_ROW_GUEST_IA32_S_CET) & S_CET_RESERVED);
 }
 
 static bool guest_ssp(const void *ctx)
@@ -817,7 +820,10 @@ static bool guest_lbr_ctl(const void *ctx)
 
 enum { SEG_ES, SEG_CS, SEG_SS, SEG_DS, SEG_FS, SEG_GS, SEG_LDTR, SEG_TR };
 
-static uint16_t seg_sel(const void *ctx, unsigned s) { return (uint16_t)field(ctx, VMCS_ROW_GUEST_ES_SELECTOR + s); }
+static uint16_t seg_sel(const void *ctx, unsigned s)
+{
+	return (uint16_t)field(ctx, VMCS_ROW_GUEST_ES_SELECTOR + s);
+}
 static uint64_t seg_base(const void *ctx, unsigned s) { return field(ctx, VMCS_ROW_GUEST_ES_BASE + s); }
 static uint32_t seg_limit(const void *ctx, unsigned s) { return (uint32_t)field(ctx, VMCS_ROW_GUEST_ES_LIMIT + s); }
 static uint32_t seg_ar(const void *ctx, unsigned s) { return (uint32_t)field(ctx, VMCS_ROW_GUEST_ES_AR + s); }
@@ -1068,21 +1074,22 @@ static bool tr_31_17(const void *ctx) { return tr_ar(ctx) & AR_RESERVED_31_17; }
 
 /* LDTR: "The following checks on the different sub-fields apply only if LDTR
  * is usable". */
-static uint32_t ldtr_ar(const void *ctx) { return seg_usable(ctx, SEG_LDTR) ? seg_ar(ctx, SEG_LDTR) : 0x82; }
+static bool ldtr_usable(const void *ctx) { return seg_usable(ctx, SEG_LDTR); }
+static uint32_t ldtr_ar(const void *ctx) { return seg_ar(ctx, SEG_LDTR); }
 
-static bool ldtr_type(const void *ctx) { return ar_type(ldtr_ar(ctx)) != 2; }
-static bool ldtr_s(const void *ctx) { return ldtr_ar(ctx) & VMX_AR_S; }
-static bool ldtr_p(const void *ctx) { return !(ldtr_ar(ctx) & VMX_AR_P); }
-static bool ldtr_11_8(const void *ctx) { return ldtr_ar(ctx) & AR_RESERVED_11_8; }
+static bool ldtr_type(const void *ctx) { return ldtr_usable(ctx) && ar_type(ldtr_ar(ctx)) != 2; }
+static bool ldtr_s(const void *ctx) { return ldtr_usable(ctx) && (ldtr_ar(ctx) & VMX_AR_S); }
+static bool ldtr_p(const void *ctx) { return ldtr_usable(ctx) && !(ldtr_ar(ctx) & VMX_AR_P); }
+static bool ldtr_11_8(const void *ctx) { return ldtr_usable(ctx) && (ldtr_ar(ctx) & AR_RESERVED_11_8); }
 static bool ldtr_g_partial(const void *ctx)
 {
-	return seg_usable(ctx, SEG_LDTR) && g_with_partial_page(seg_limit(ctx, SEG_LDTR), ldtr_ar(ctx));
+	return ldtr_usable(ctx) && g_with_partial_page(seg_limit(ctx, SEG_LDTR), ldtr_ar(ctx));
 }
 static bool ldtr_g_missing(const void *ctx)
 {
-	return seg_usable(ctx, SEG_LDTR) && no_g_above_1m(seg_limit(ctx, SEG_LDTR), ldtr_ar(ctx));
+	return ldtr_usable(ctx) && no_g_above_1m(seg_limit(ctx, SEG_LDTR), ldtr_ar(ctx));
 }
-static bool ldtr_31_17(const void *ctx) { return ldtr_ar(ctx) & AR_RESERVED_31_17; }
+static bool ldtr_31_17(const void *ctx) { return ldtr_usable(ctx) && (ldtr_ar(ctx) & AR_RESERVED_31_17); }
 
 /* ---- 26.3.1.3 guest descriptor-table registers ---- */
 
@@ -1148,7 +1155,10 @@ static bool rflags_if(const void *ctx)
 /* ---- 26.3.1.5 guest non-register state ---- */
 
 static uint32_t activity(const void *ctx) { return (uint32_t)field(ctx, VMCS_ROW_GUEST_ACTIVITY_STATE); }
-static uint32_t interruptibility(const void *ctx) { return (uint32_t)field(ctx, VMCS_ROW_GUEST_INTERRUPTIBILITY); }
+static uint32_t interruptibility(const void *ctx)
+{
+	return (uint32_t)field(ctx, VMCS_ROW_GUEST_INTERRUPTIBILITY);
+}
 
 /* Activity states other than active exist as IA32_VMX_MISC bits 6-8 say (A.6). */
 static bool activity_unsupported(const void *ctx)
@@ -1210,7 +1220,8 @@ static bool interruptibility_reserved(const void *ctx)
 
 static bool sti_and_mov_ss(const void *ctx)
 {
-	return (interruptibility(ctx) & VMX_INTERRUPTIBILITY_STI) && (interruptibility(ctx) & VMX_INTERRUPTIBILITY_MOV_SS);
+	return (interruptibility(ctx) & VMX_INTERRUPTIBILITY_STI) &&
+	       (interruptibility(ctx) & VMX_INTERRUPTIBILITY_MOV_SS);
 }
 
 static bool sti_without_if(const void *ctx)
