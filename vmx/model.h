@@ -66,6 +66,12 @@ struct vmx {
 	uint64_t entered_at;       /* virtual time of the VM entry */
 	struct vm_exit_report report;  /* exit_report.c: the last exit or failed entry */
 	char report_name[48];
+
+	/* PAUSE-loop exiting (SDM Vol.3 25.1.3, intercepts.c): the virtual time
+	 * (TSC rate) of the last PAUSE at CPL 0 and of the first of its loop;
+	 * pause_loop false: the next one starts a loop (as after VM entry). */
+	bool pause_loop;
+	uint64_t pause_last, pause_first;
 };
 
 /* A capability MSR's value (MSR_VMX_BASIC ... MSR_VMX_EXIT_CTLS2). */
