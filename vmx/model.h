@@ -137,6 +137,10 @@ status_t vmx_intercept(void *ctx, struct cpu *cpu, struct exit_record *rec);
 const struct check_row *vmx_check_controls(struct vmx *v);     /* 26.2.1 */
 const struct check_row *vmx_check_host_state(struct vmx *v);   /* 26.2.2-26.2.4 */
 const struct check_row *vmx_check_guest_state(struct vmx *v);  /* 26.3.1 */
+/* The rows of one of those tables, *n of them (tests/vmx/test_vmx_checks.c
+ * gives every row a failing case). */
+enum vmx_check_table { VMX_CHECKS_CONTROLS, VMX_CHECKS_HOST, VMX_CHECKS_GUEST };
+const struct check_row *vmx_check_rows(enum vmx_check_table table, size_t *n);
 
 /* vmcs.c: the current VMCS. */
 static inline bool vmcs_current_valid(const struct vmx *v)

@@ -1,0 +1,692 @@
+/* Check suite for vmx_exit_decide (vmx/intercepts.c): which events are VM
+ * exits under the current VMCS (SDM Vol.3 25.1, 25.2, 25.3) and the exit
+ * information they report (SDM Vol.3 27.2), as table rows
+ *   {name, SDM section, VMCS set-up, machine set-up, exit record, expected}
+ * where the expected outcome is an exit (reason, qualification, guest-linear
+ * and guest-physical address, interruption and IDT-vectoring information,
+ * instruction length and information: every field compared, fields a row
+ * does not name must be 0), no exit (ST_OK, possibly with the value a read
+ * returns: read shadows), an exception (ST_FAULT with its vector) or the
+ * access virtualized (ST_HANDLED: TPR shadow).
+ *
+ * The records are filled as emu/intercept.c fills them (tests/unit/
+ * test_exit_record.c checks that against real instruction bytes); the
+ * instruction-information rows give the operand as the decoder reports it
+ * and the SDM's bit fields as hex, decomposed in a comment. The 32-bit
+ * guest-linear wrap is tested end to end: real instruction bytes executed by
+ * the core with vmx_exit_decide as the intercept hook.
+ *
+ * Physical layout (machine_fixture.h's 4 MiB):
+ *   100000H VMCS   110000H I/O bitmap A   111000H I/O bitmap B
+ *   112000H MSR bitmaps   113000H virtual-APIC page
+ */
+#include <check.h>
+#include <string.h>
+
+#include "emu/hv.h"
+#include "machine_fixture.h"
+#include "mmu/nested.h"
+#include "mmu/x86_vmx.h"
+#include "suite_runner.h"
+#include "vmx/bitmaps.h"
+#include "vmx/exit_reasons.h"
+#include "vmx/model.h"
+
+#define VMCS_PA    0x100000u
+#define IO_A       0x110000u
+#define IO_B       0x111000u
+#define MSR_MAP    0x112000u
+#define VAPIC      0x113000u
+#define RIP0       0x401000u
+
+struct world {
+	struct test_machine m;
+	struct vmx *vmx;
+};
+
+/* A 32-bit protected-mode CPU (machine_fixture.h) with the VMX model and a
+ * current VMCS whose fields are all 0. */
+static void world_init(struct world *w)
+{
+	memset(w, 0, sizeof(*w));
+	machine_init(&w->m, "skylake-lite");
+	w->vmx = vmx_create(&w->m.cpu, 0);
+	ck_assert_ptr_nonnull(w->vmx);
+	uint64_t basic = vmx_cap(w->vmx, MSR_VMX_BASIC);
+	physmem_write(&w->m.pm, VMCS_PA, 4, basic & VMX_BASIC_REVISION_MASK);
+	vmcs_make_current(w->vmx, VMCS_PA);
+	for (unsigned row = 0; row < VMCS_ROW_COUNT; row++)
+		vmcs_set(w->vmx, (enum vmcs_row)row, 0);
+}
+
+static void world_free(struct world *w)
+{
+	vmx_destroy(w->vmx);
+	machine_free(&w->m);
+}
+
+/* ---- rows ---- */
+
+struct vmcs_pair {
+	bool on;
+	uint16_t row;              /* enum vmcs_row */
+	uint64_t value;
+};
+
+struct row {
+	const char *name;
+	const char *sdm;           /* the section the row checks */
+	struct vmcs_pair set[6];
+	void (*setup)(struct world *w);
+	struct exit_record rec;
+	status_t st;               /* the answer expected */
+	uint8_t fault;             /* ST_FAULT: the vector raised */
+	bool check_value;          /* ST_OK / ST_HANDLED: rec.value afterwards */
+	uint64_t value;
+	struct vmx_exit x;         /* ST_VMEXIT: guest_rip is rec.rip */
+	void (*after)(struct world *w);   /* more checks of the machine afterwards */
+};
+
+#define SET(r, v) { true, VMCS_ROW_##r, (v) }
+#define P(bit) VMX_CTL(VMX_PROC_##bit)
+#define P2(bit) VMX_CTL(VMX_PROC2_##bit)
+#define PIN(bit) VMX_CTL(VMX_PIN_##bit)
+#define PROC(bits) SET(PRIMARY_PROC_CONTROLS, (bits))
+/* Secondary controls, activated (and primary controls besides). */
+#define PROC2(prim, bits) SET(PRIMARY_PROC_CONTROLS, (prim) | P(SECONDARY_CONTROLS)), \
+			  SET(SECONDARY_PROC_CONTROLS, (bits))
+#define INSN(k, len) .kind = (k), .rip = RIP0, .next_rip = RIP0 + (len)
+#define NOEXIT .st = ST_OK
+#define UD .st = ST_FAULT, .fault = EXC_UD
+#define EXIT(r, ...) .st = ST_VMEXIT, .x = { .reason = VMX_EXIT_##r, __VA_ARGS__ }
+/* A memory operand as the decoder reports it (REG_NONE: no base / index);
+ * the last arguments: the operand size, then other operand fields. */
+#define MEMOP(sg, b, i, sc, d, as, ...) .op = { .mem = true, .seg = (sg), .base = (b), .index = (i), \
+	.scale = (sc), .disp = (d), .asize = (as), .osize = __VA_ARGS__ }
+#define REGOP(g, as, ...) .op = { .gpr = (g), .asize = (as), .osize = __VA_ARGS__ }
+#define NB REG_NONE
+
+#define CR(n, acc, v) .cr = (n), .cr_access = (acc), .value = (v)
+#define VALUE(v) .check_value = true, .value = (v)
+
+#define IO(p, sz, in_, imm) .port = (p), .io_size = (sz), .io_in = (in_), .io_imm = (imm)
+#define BITMAPS SET(IO_BITMAP_A, IO_A), SET(IO_BITMAP_B, IO_B)
+#define MSRMAP SET(MSR_BITMAP, MSR_MAP)
+
+static void set_bit(struct world *w, uint64_t base, uint32_t n)
+{
+	uint64_t byte = base + n / 8;
+	physmem_write(&w->m.pm, byte, 1, physmem_read(&w->m.pm, byte, 1) | (1u << (n % 8)));
+}
+static void io_3f9(struct world *w) { set_bit(w, IO_A, 0x3f9); }
+static void io_8000(struct world *w) { set_bit(w, IO_B, 0x8000 - 0x8000); }
+static void io_ffff_0000(struct world *w) { set_bit(w, IO_B, 0xffff - 0x8000); set_bit(w, IO_A, 0); }
+static void basic(struct world *w, bool ins_outs_info)
+{
+	uint64_t *b = &w->vmx->caps[MSR_VMX_BASIC - MSR_VMX_FIRST];
+	*b = ins_outs_info ? *b | VMX_BASIC_INS_OUTS_INFO : *b & ~VMX_BASIC_INS_OUTS_INFO;
+}
+static void ins_outs_info(struct world *w) { basic(w, true); }
+static void no_ins_outs_info(struct world *w) { basic(w, false); }
+/* SDM Vol.3 24.6.9: read low 000H, read high 400H, write low 800H, write
+ * high C00H. */
+static void msr_bits(struct world *w)
+{
+	set_bit(w, MSR_MAP, 0x10);                          /* read TSC */
+	set_bit(w, MSR_MAP + 0x800, 0x174);                 /* write SYSENTER_CS */
+	set_bit(w, MSR_MAP + 0x400, 0x80);                  /* read EFER */
+	set_bit(w, MSR_MAP + 0xc00, 0x100);                 /* write FS.base */
+	set_bit(w, MSR_MAP + 0x400, 0x1fff);                /* read C0001FFFH */
+}
+
+static void monitor_armed(struct world *w) { w->m.cpu.monitor_armed = true; }
+static void cr0_ts(struct world *w) { w->m.cpu.cr0 |= CR0_TS; }
+static void vtpr_5a(struct world *w)
+{
+	vmcs_set(w->vmx, VMCS_ROW_VIRTUAL_APIC_ADDR, VAPIC);
+	physmem_write(&w->m.pm, VAPIC + 0x80, 4, 0x5a);
+}
+/* SDM Vol.3 29.3: MOV to CR8 wrote VTPR[7:4] = 3, the rest 0, and 3 is below
+ * the threshold 4: the TPR-below-threshold exit is armed (29.1.2). */
+static void vtpr_3_armed(struct world *w)
+{
+	ck_assert_uint_eq(physmem_read(&w->m.pm, VAPIC + 0x80, 4), 0x30);
+	ck_assert(w->m.cpu.hv_armed & HV_ARM_TPR_THRESHOLD);
+}
+static void vtpr_4_not_armed(struct world *w)
+{
+	ck_assert_uint_eq(physmem_read(&w->m.pm, VAPIC + 0x80, 4), 0x40);
+	ck_assert(!(w->m.cpu.hv_armed & HV_ARM_TPR_THRESHOLD));
+}
+static void fn1_in_eax(struct world *w) { w->m.cpu.regs[R_AX] = 1; }
+
+static const struct row rows[] = {
+	/* ---- 25.1.2: unconditional exits, with their instruction information ---- */
+	{ "cpuid", "25.1.2", { { 0 } }, NULL, { INSN(IK_CPUID, 2) }, EXIT(CPUID, .insn_len = 2) },
+	{ "invd", "25.1.2", { { 0 } }, NULL, { INSN(IK_INVD, 2) }, EXIT(INVD, .insn_len = 2) },
+	{ "xsetbv", "25.1.2", { { 0 } }, NULL, { INSN(IK_XSETBV, 3) }, EXIT(XSETBV, .insn_len = 3) },
+	{ "vmcall", "25.1.2", { { 0 } }, NULL, { INSN(IK_VMCALL, 3) }, EXIT(VMCALL, .insn_len = 3) },
+	{ "vmlaunch", "25.1.2", { { 0 } }, NULL, { INSN(IK_VMLAUNCH, 3) }, EXIT(VMLAUNCH, .insn_len = 3) },
+	/* vmptrld [rax]: Table 27-13 asize 64 (2 << 7), DS (3 << 15), index
+	 * invalid (22), base RAX (0 << 23); no displacement: qualification 0 */
+	{ "vmptrld [rax]", "27.2.5 Table 27-13", { { 0 } }, NULL,
+	  { INSN(IK_VMPTRLD, 3), MEMOP(SR_DS, 0, NB, 0, 0, 8, 8) },
+	  EXIT(VMPTRLD, .insn_len = 3, .insn_info = 0x00418100) },
+	/* vmclear es:[ebx-4] (32-bit): asize 32 (1 << 7), ES (0), index invalid,
+	 * base EBX (3 << 23); displacement -4 sign-extended to 64 bits */
+	{ "vmclear es:[ebx-4]", "27.2.1 Table 27-1, 27.2.5 Table 27-13", { { 0 } }, NULL,
+	  { INSN(IK_VMCLEAR, 5), MEMOP(SR_ES, R_BX, NB, 0, -4, 4, 4) },
+	  EXIT(VMCLEAR, .insn_len = 5, .qualification = 0xfffffffffffffffcull, .insn_info = 0x01c00080) },
+	/* vmxon [rsp+rbp*8+0x12345678]: scale 3, asize 64, SS (2 << 15), index RBP
+	 * (5 << 18), base RSP (4 << 23) */
+	{ "vmxon [rsp+rbp*8+disp32]", "27.2.5 Table 27-13", { { 0 } }, NULL,
+	  { INSN(IK_VMXON, 9), MEMOP(SR_SS, R_SP, R_BP, 3, 0x12345678, 8, 8) },
+	  EXIT(VMXON, .insn_len = 9, .qualification = 0x12345678, .insn_info = 0x02150103) },
+	/* vmptrst [rip+0x100]: RIP-relative: base and index invalid, the
+	 * qualification is the displacement plus the next instruction's RIP */
+	{ "vmptrst [rip+disp]", "27.2.1 Table 27-1 (RIP-relative)", { { 0 } }, NULL,
+	  { INSN(IK_VMPTRST, 7), MEMOP(SR_DS, REG_RIP, NB, 0, 0x100, 8, 8) },
+	  EXIT(VMPTRST, .insn_len = 7, .qualification = RIP0 + 7 + 0x100, .insn_info = 0x08418100) },
+	/* vmread rbx, rcx: Table 27-14 register (bit 10), reg1 RBX (3 << 3),
+	 * reg2 RCX (1 << 28) */
+	{ "vmread rbx, rcx", "27.2.5 Table 27-14", { { 0 } }, NULL,
+	  { INSN(IK_VMREAD, 3), REGOP(R_BX, 8, 8, .reg = R_CX) },
+	  EXIT(VMREAD, .insn_len = 3, .insn_info = 0x10000418) },
+	/* vmwrite r15, [r8+r9*2-0x80]: scale 1, asize 64, DS, index R9 (9 << 18),
+	 * base R8 (8 << 23), reg2 R15 (15 << 28) */
+	{ "vmwrite r15, [r8+r9*2-0x80]", "27.2.5 Table 27-14", { { 0 } }, NULL,
+	  { INSN(IK_VMWRITE, 6), MEMOP(SR_DS, 8, 9, 1, -0x80, 8, 8, .reg = 15) },
+	  EXIT(VMWRITE, .insn_len = 6, .qualification = 0xffffffffffffff80ull, .insn_info = 0xf4258101) },
+	/* invept rcx, [rdi+r12*2+0x10]: Table 27-9 */
+	{ "invept rcx, [rdi+r12*2+0x10]", "27.2.5 Table 27-9", { { 0 } }, NULL,
+	  { INSN(IK_INVEPT, 7), MEMOP(SR_DS, R_DI, 12, 1, 0x10, 8, 8, .reg = R_CX) },
+	  EXIT(INVEPT, .insn_len = 7, .qualification = 0x10, .insn_info = 0x13b18101) },
+	/* invvpid eax, [bx+si] (16-bit addressing): asize 16 (0), DS, index SI
+	 * (6 << 18), base BX (3 << 23), reg2 EAX */
+	{ "invvpid eax, [bx+si]", "27.2.5 Table 27-9", { { 0 } }, NULL,
+	  { INSN(IK_INVVPID, 6), MEMOP(SR_DS, R_BX, R_SI, 0, 0, 2, 4, .reg = R_AX) },
+	  EXIT(INVVPID, .insn_len = 6, .insn_info = 0x01998000) },
+
+	/* ---- 25.1.3: the primary processor-based controls ---- */
+	{ "hlt", "25.1.3 HLT exiting = 0", { PROC(0) }, NULL, { INSN(IK_HLT, 1) }, NOEXIT },
+	{ "hlt exiting", "25.1.3 HLT exiting", { PROC(P(HLT_EXITING)) }, NULL, { INSN(IK_HLT, 1) },
+	  EXIT(HLT, .insn_len = 1) },
+	{ "rdpmc exiting", "25.1.3 RDPMC exiting", { PROC(P(RDPMC_EXITING)) }, NULL, { INSN(IK_RDPMC, 2) },
+	  EXIT(RDPMC, .insn_len = 2) },
+	{ "rdpmc", "25.1.3", { PROC(P(RDTSC_EXITING)) }, NULL, { INSN(IK_RDPMC, 2) }, NOEXIT },
+	{ "rdtsc exiting", "25.1.3 RDTSC exiting", { PROC(P(RDTSC_EXITING)) }, NULL, { INSN(IK_RDTSC, 2) },
+	  EXIT(RDTSC, .insn_len = 2) },
+	{ "rdtsc with TSC offsetting", "25.3 (offset applied, no exit)", { PROC(P(TSC_OFFSETTING)) }, NULL,
+	  { INSN(IK_RDTSC, 2) }, NOEXIT },
+	{ "rdtscp not enabled is #UD", "25.3 RDTSCP", { PROC(P(RDTSC_EXITING)) }, NULL, { INSN(IK_RDTSCP, 3) }, UD },
+	{ "rdtscp enabled, secondary controls inactive is #UD", "24.6.2, 25.3",
+	  { PROC(P(RDTSC_EXITING)), SET(SECONDARY_PROC_CONTROLS, P2(RDTSCP)) }, NULL, { INSN(IK_RDTSCP, 3) }, UD },
+	{ "rdtscp enabled, rdtsc exiting", "25.1.3 RDTSCP", { PROC2(P(RDTSC_EXITING), P2(RDTSCP)) }, NULL,
+	  { INSN(IK_RDTSCP, 3) }, EXIT(RDTSCP, .insn_len = 3) },
+	{ "rdtscp enabled", "25.3 RDTSCP", { PROC2(0, P2(RDTSCP)) }, NULL, { INSN(IK_RDTSCP, 3) }, NOEXIT },
+	{ "mwait exiting, monitor armed", "27.2.1 MWAIT qualification", { PROC(P(MWAIT_EXITING)) }, monitor_armed,
+	  { INSN(IK_MWAIT, 3) }, EXIT(MWAIT, .insn_len = 3, .qualification = 1) },
+	{ "mwait exiting, not armed", "27.2.1 MWAIT qualification", { PROC(P(MWAIT_EXITING)) }, NULL,
+	  { INSN(IK_MWAIT, 3) }, EXIT(MWAIT, .insn_len = 3) },
+	{ "mwait", "25.1.3", { PROC(P(MONITOR_EXITING)) }, NULL, { INSN(IK_MWAIT, 3) }, NOEXIT },
+	{ "monitor exiting", "25.1.3 MONITOR exiting", { PROC(P(MONITOR_EXITING)) }, NULL, { INSN(IK_MONITOR, 3) },
+	  EXIT(MONITOR, .insn_len = 3) },
+	{ "pause exiting", "25.1.3 PAUSE exiting", { PROC(P(PAUSE_EXITING)) }, NULL, { INSN(IK_PAUSE, 2) },
+	  EXIT(PAUSE, .insn_len = 2) },
+	{ "pause", "25.1.3", { PROC(0) }, NULL, { INSN(IK_PAUSE, 2) }, NOEXIT },
+	/* invlpg [rax] in 64-bit mode: the full linear address */
+	{ "invlpg exiting 64-bit", "27.2.1 Table 27-1 INVLPG", { PROC(P(INVLPG_EXITING)) }, NULL,
+	  { INSN(IK_INVLPG, 3), MEMOP(SR_DS, R_AX, NB, 0, 0, 8, 8, .offset = 0xffff800000001000ull,
+				      .linear = 0xffff800000001000ull) },
+	  EXIT(INVLPG, .insn_len = 3, .qualification = 0xffff800000001000ull) },
+	{ "invlpg", "25.1.3", { PROC(0) }, NULL, { INSN(IK_INVLPG, 3), MEMOP(SR_DS, R_AX, NB, 0, 0, 8, 8) },
+	  NOEXIT },
+
+	/* ---- 25.1.3, 25.3: the secondary controls ---- */
+	{ "wbinvd exiting", "25.1.3 WBINVD exiting", { PROC2(0, P2(WBINVD_EXITING)) }, NULL, { INSN(IK_WBINVD, 2) },
+	  EXIT(WBINVD, .insn_len = 2) },
+	{ "wbinvd, secondary inactive", "24.6.2", { PROC(0), SET(SECONDARY_PROC_CONTROLS, P2(WBINVD_EXITING)) },
+	  NULL, { INSN(IK_WBINVD, 2) }, NOEXIT },
+	{ "invpcid not enabled is #UD", "25.3 INVPCID", { PROC(P(INVLPG_EXITING)) }, NULL,
+	  { INSN(IK_INVPCID, 5), MEMOP(SR_DS, R_BX, NB, 0, 8, 8, 8, .reg = R_CX) }, UD },
+	{ "invpcid enabled", "25.1.3 INVPCID", { PROC2(0, P2(INVPCID)) }, NULL,
+	  { INSN(IK_INVPCID, 5), MEMOP(SR_DS, R_BX, NB, 0, 8, 8, 8, .reg = R_CX) }, NOEXIT },
+	/* invpcid rcx, [rbx+8]: Table 27-9 asize 64, DS, index invalid, base RBX,
+	 * reg2 RCX */
+	{ "invpcid enabled, invlpg exiting", "25.1.3 INVPCID, Table 27-9", { PROC2(P(INVLPG_EXITING), P2(INVPCID)) },
+	  NULL, { INSN(IK_INVPCID, 6), MEMOP(SR_DS, R_BX, NB, 0, 8, 8, 8, .reg = R_CX) },
+	  EXIT(INVPCID, .insn_len = 6, .qualification = 8, .insn_info = 0x11c18100) },
+	{ "sgdt, no descriptor-table exiting", "25.1.3", { PROC2(0, 0) }, NULL,
+	  { INSN(IK_DESC_TABLE, 4), .desc = DESC_GDTR, MEMOP(SR_DS, R_BX, NB, 0, 0, 4, 4) }, NOEXIT },
+	/* sgdt [ebx+esi*4-0x10]: Table 27-10 scale 2, asize 32 (1 << 7), operand
+	 * size 32 (11), DS, index ESI (6 << 18), base EBX (3 << 23), SGDT (0) */
+	{ "sgdt [ebx+esi*4-0x10]", "27.2.5 Table 27-10", { PROC2(0, P2(DESC_TABLE_EXITING)) }, NULL,
+	  { INSN(IK_DESC_TABLE, 4), .desc = DESC_GDTR, MEMOP(SR_DS, R_BX, R_SI, 2, -0x10, 4, 4) },
+	  EXIT(GDTR_IDTR_ACCESS, .insn_len = 4, .qualification = 0xfffffffffffffff0ull, .insn_info = 0x01998882) },
+	/* lidt [bp+si+0x20] (16-bit addressing, 16-bit operand size): asize 16,
+	 * operand size 16, SS (2 << 15), index SI, base BP (5 << 23), LIDT (3) */
+	{ "lidt [bp+si+0x20] o16", "27.2.5 Table 27-10", { PROC2(0, P2(DESC_TABLE_EXITING)) }, NULL,
+	  { INSN(IK_DESC_TABLE, 4), .desc = DESC_IDTR, .desc_write = true, MEMOP(SR_SS, R_BP, R_SI, 0, 0x20, 2, 2) },
+	  EXIT(GDTR_IDTR_ACCESS, .insn_len = 4, .qualification = 0x20, .insn_info = 0x32990000) },
+	/* sidt [rax] 64-bit: SIDT (1) */
+	{ "sidt [rax]", "27.2.5 Table 27-10", { PROC2(0, P2(DESC_TABLE_EXITING)) }, NULL,
+	  { INSN(IK_DESC_TABLE, 3), .desc = DESC_IDTR, MEMOP(SR_DS, R_AX, NB, 0, 0, 8, 8) },
+	  EXIT(GDTR_IDTR_ACCESS, .insn_len = 3, .insn_info = 0x10418900) },
+	/* lldt ax: Table 27-11 register (bit 10), reg1 AX (0), LLDT (2) */
+	{ "lldt ax", "27.2.5 Table 27-11", { PROC2(0, P2(DESC_TABLE_EXITING)) }, NULL,
+	  { INSN(IK_DESC_TABLE, 3), .desc = DESC_LDTR, .desc_write = true, REGOP(R_AX, 4, 2) },
+	  EXIT(LDTR_TR_ACCESS, .insn_len = 3, .insn_info = 0x20000400) },
+	/* str r9: register, reg1 R9 (9 << 3), STR (1) */
+	{ "str r9", "27.2.5 Table 27-11", { PROC2(0, P2(DESC_TABLE_EXITING)) }, NULL,
+	  { INSN(IK_DESC_TABLE, 4), .desc = DESC_TR, REGOP(9, 8, 4) },
+	  EXIT(LDTR_TR_ACCESS, .insn_len = 4, .insn_info = 0x10000448) },
+	/* ltr [rip+0x100]: LTR (3), RIP-relative */
+	{ "ltr [rip+0x100]", "27.2.1, 27.2.5 Table 27-11", { PROC2(0, P2(DESC_TABLE_EXITING)) }, NULL,
+	  { INSN(IK_DESC_TABLE, 7), .desc = DESC_TR, .desc_write = true, MEMOP(SR_DS, REG_RIP, NB, 0, 0x100, 8, 2) },
+	  EXIT(LDTR_TR_ACCESS, .insn_len = 7, .qualification = RIP0 + 7 + 0x100, .insn_info = 0x38418100) },
+	/* sldt [esi] (memory): SLDT (0) */
+	{ "sldt [esi]", "27.2.5 Table 27-11", { PROC2(0, P2(DESC_TABLE_EXITING)) }, NULL,
+	  { INSN(IK_DESC_TABLE, 3), .desc = DESC_LDTR, MEMOP(SR_DS, R_SI, NB, 0, 0, 4, 2) },
+	  EXIT(LDTR_TR_ACCESS, .insn_len = 3, .insn_info = 0x03418080) },
+	{ "vmfunc not enabled is #UD", "25.5.6", { PROC(0) }, NULL, { INSN(IK_VMFUNC, 3) }, UD },
+	{ "vmfunc enabled function 0", "25.5.6", { PROC2(0, P2(VM_FUNCTIONS)), SET(VM_FUNCTION_CONTROLS, 1) },
+	  NULL, { INSN(IK_VMFUNC, 3) }, NOEXIT },
+	{ "vmfunc function 1 not enabled", "25.5.6", { PROC2(0, P2(VM_FUNCTIONS)), SET(VM_FUNCTION_CONTROLS, 1) },
+	  fn1_in_eax, { INSN(IK_VMFUNC, 3) }, EXIT(VMFUNC, .insn_len = 3) },
+	/* ---- 25.1.3, 25.3: CR0/CR4 guest/host masks and read shadows; the
+	 * world's CR0 is PE|ET (11H), CR4 0 ---- */
+	{ "mov cr0: owned bits as the shadow", "25.1.3 MOV to CR0, 25.3",
+	  { SET(CR0_GUEST_HOST_MASK, CR0_PG | CR0_PE), SET(CR0_READ_SHADOW, CR0_PG | CR0_PE) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(0, CR_MOV_TO, 0x80000031u), REGOP(R_BX, 4, 4) },
+	  NOEXIT, VALUE(0x31) },
+	/* qualification: CR0, MOV to CR (0), GPR EBX (3 << 8) */
+	{ "mov cr0: owned PG differs from the shadow", "25.1.3 MOV to CR0, Table 27-3",
+	  { SET(CR0_GUEST_HOST_MASK, CR0_PG | CR0_PE), SET(CR0_READ_SHADOW, CR0_PG | CR0_PE) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(0, CR_MOV_TO, 0x31), REGOP(R_BX, 4, 4) },
+	  EXIT(CR_ACCESS, .insn_len = 3, .qualification = 0x300) },
+	{ "mov cr0: unowned bits change freely", "25.1.3 MOV to CR0",
+	  { SET(CR0_GUEST_HOST_MASK, CR0_CD), SET(CR0_READ_SHADOW, 0) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(0, CR_MOV_TO, 0x80000033u), REGOP(R_AX, 4, 4) }, NOEXIT, VALUE(0x80000033u) },
+	{ "mov eax, cr0: owned bits from the shadow", "25.3 MOV from CR0",
+	  { SET(CR0_GUEST_HOST_MASK, CR0_PG | CR0_PE), SET(CR0_READ_SHADOW, CR0_PG) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(0, CR_MOV_FROM, 0x11), REGOP(R_AX, 4, 4) }, NOEXIT, VALUE(0x80000010u) },
+	{ "smsw: owned bits from the shadow", "25.3 SMSW",
+	  { SET(CR0_GUEST_HOST_MASK, CR0_PE | CR0_TS), SET(CR0_READ_SHADOW, CR0_TS) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(0, CR_SMSW, 0x11), REGOP(R_AX, 4, 2) }, NOEXIT, VALUE(0x18) },
+	{ "mov cr4: VMXE owned, shadow 0, written 0", "25.1.3 MOV to CR4",
+	  { SET(CR4_GUEST_HOST_MASK, CR4_VMXE) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(4, CR_MOV_TO, CR4_PAE), REGOP(R_CX, 4, 4) }, NOEXIT, VALUE(CR4_PAE) },
+	/* CR4 (4), GPR ECX (1 << 8) */
+	{ "mov cr4: VMXE owned, shadow 0, written 1", "25.1.3 MOV to CR4, Table 27-3",
+	  { SET(CR4_GUEST_HOST_MASK, CR4_VMXE) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(4, CR_MOV_TO, CR4_PAE | CR4_VMXE), REGOP(R_CX, 4, 4) },
+	  EXIT(CR_ACCESS, .insn_len = 3, .qualification = 0x104) },
+	{ "mov eax, cr4: VMXE hidden by the shadow", "25.3 MOV from CR4",
+	  { SET(CR4_GUEST_HOST_MASK, CR4_VMXE) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(4, CR_MOV_FROM, CR4_PAE | CR4_VMXE), REGOP(R_AX, 4, 4) },
+	  NOEXIT, VALUE(CR4_PAE) },
+	/* CLTS: access type 2 (5:4), CR 0 */
+	{ "clts: TS owned, set in the shadow", "25.1.3 CLTS, Table 27-3",
+	  { SET(CR0_GUEST_HOST_MASK, CR0_TS), SET(CR0_READ_SHADOW, CR0_TS) }, NULL,
+	  { INSN(IK_CR_ACCESS, 2), CR(0, CR_CLTS, 0x11) }, EXIT(CR_ACCESS, .insn_len = 2, .qualification = 0x20) },
+	{ "clts: TS owned, clear in the shadow: TS stays", "25.3 CLTS",
+	  { SET(CR0_GUEST_HOST_MASK, CR0_TS), SET(CR0_READ_SHADOW, 0) }, cr0_ts,
+	  { INSN(IK_CR_ACCESS, 2), CR(0, CR_CLTS, 0x11) }, NOEXIT, VALUE(0x19) },
+	{ "clts: TS not owned", "25.1.3 CLTS", { SET(CR0_READ_SHADOW, CR0_TS) }, cr0_ts,
+	  { INSN(IK_CR_ACCESS, 2), CR(0, CR_CLTS, 0x11) }, NOEXIT, VALUE(0x11) },
+	/* LMSW: access type 3, source data in 31:16 */
+	{ "lmsw ax: owned TS differs", "25.1.3 LMSW, Table 27-3",
+	  { SET(CR0_GUEST_HOST_MASK, CR0_TS), SET(CR0_READ_SHADOW, 0) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(0, CR_LMSW, 0xf), REGOP(R_AX, 4, 2) },
+	  EXIT(CR_ACCESS, .insn_len = 3, .qualification = 0xf0030) },
+	/* memory operand (bit 6) and its guest-linear address */
+	{ "lmsw [ebx]: owned PE set from 0", "25.1.3 LMSW, Table 27-3, 27.2.1 guest-linear",
+	  { SET(CR0_GUEST_HOST_MASK, CR0_PE), SET(CR0_READ_SHADOW, 0) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(0, CR_LMSW, 0xfff1),
+	    MEMOP(SR_DS, R_BX, NB, 0, 0, 4, 2, .offset = 0x2000, .linear = 0x2000) },
+	  EXIT(CR_ACCESS, .insn_len = 3, .qualification = 0xfff10070u, .guest_linear = 0x2000) },
+	{ "lmsw: owned PE, source 0, shadow 0: PE stays", "25.1.3 LMSW, 25.3",
+	  { SET(CR0_GUEST_HOST_MASK, CR0_PE), SET(CR0_READ_SHADOW, 0) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(0, CR_LMSW, 0), REGOP(R_AX, 4, 2) }, NOEXIT, VALUE(1) },
+	{ "lmsw cannot clear PE: no exit", "25.1.3 LMSW",
+	  { SET(CR0_GUEST_HOST_MASK, CR0_PE), SET(CR0_READ_SHADOW, CR0_PE) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(0, CR_LMSW, 0xe), REGOP(R_AX, 4, 2) }, NOEXIT, VALUE(0xf) },
+	{ "lmsw before its operand (SVM's phase)", "25.1.1",
+	  { SET(CR0_GUEST_HOST_MASK, 0xf), SET(CR0_READ_SHADOW, 0) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(0, CR_LMSW, 0), .phase = PHASE_BEFORE_OPERAND }, NOEXIT },
+
+	/* ---- 25.1.3: CR3 load/store exiting and the CR3-target values ---- */
+	{ "mov cr3, eax: load exiting, no targets", "25.1.3 MOV to CR3",
+	  { PROC(P(CR3_LOAD_EXITING)) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(3, CR_MOV_TO, 0x9000), REGOP(R_AX, 4, 4) },
+	  EXIT(CR_ACCESS, .insn_len = 3, .qualification = 0x3) },
+	{ "mov cr3: target value 1 of 2", "25.1.3 MOV to CR3",
+	  { PROC(P(CR3_LOAD_EXITING)), SET(CR3_TARGET_COUNT, 2), SET(CR3_TARGET_VALUE1, 0x9000) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(3, CR_MOV_TO, 0x9000), REGOP(R_AX, 4, 4) }, NOEXIT },
+	{ "mov cr3: target value 2 beyond a count of 2", "25.1.3 MOV to CR3",
+	  { PROC(P(CR3_LOAD_EXITING)), SET(CR3_TARGET_COUNT, 2), SET(CR3_TARGET_VALUE2, 0x9000) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(3, CR_MOV_TO, 0x9000), REGOP(R_AX, 4, 4) },
+	  EXIT(CR_ACCESS, .insn_len = 3, .qualification = 0x3) },
+	{ "mov cr3: target value 3 of 4", "25.1.3 MOV to CR3",
+	  { PROC(P(CR3_LOAD_EXITING)), SET(CR3_TARGET_COUNT, 4), SET(CR3_TARGET_VALUE3, 0x9000) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(3, CR_MOV_TO, 0x9000), REGOP(R_AX, 4, 4) }, NOEXIT },
+	{ "mov cr3: no load exiting", "25.1.3", { PROC(P(CR3_STORE_EXITING)) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(3, CR_MOV_TO, 0x9000), REGOP(R_AX, 4, 4) }, NOEXIT },
+	/* CR3, MOV from (1 << 4), GPR EBP (5 << 8) */
+	{ "mov ebp, cr3: store exiting", "25.1.3 MOV from CR3, Table 27-3",
+	  { PROC(P(CR3_STORE_EXITING)) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(3, CR_MOV_FROM, 0x9000), REGOP(R_BP, 4, 4) },
+	  EXIT(CR_ACCESS, .insn_len = 3, .qualification = 0x513) },
+	{ "mov eax, cr3: no store exiting", "25.1.3", { PROC(P(CR3_LOAD_EXITING)) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(3, CR_MOV_FROM, 0x9000), REGOP(R_AX, 4, 4) }, NOEXIT },
+	{ "mov cr2: never exits", "25.1.3", { PROC(0xffffffffu), SET(CR0_GUEST_HOST_MASK, ~0ull) }, NULL,
+	  { INSN(IK_CR_ACCESS, 3), CR(2, CR_MOV_TO, 0x1234), REGOP(R_AX, 4, 4) }, NOEXIT },
+
+	/* ---- 25.1.3 CR8 load/store exiting; 29.3 TPR shadow ---- */
+	{ "mov cr8, r9: load exiting", "25.1.3 MOV to CR8, Table 27-3", { PROC(P(CR8_LOAD_EXITING) | P(TPR_SHADOW)) },
+	  NULL, { INSN(IK_CR_ACCESS, 4), CR(8, CR_MOV_TO, 3), REGOP(9, 8, 8) },
+	  EXIT(CR_ACCESS, .insn_len = 4, .qualification = 0x908) },
+	{ "mov rax, cr8: store exiting", "25.1.3 MOV from CR8, Table 27-3", { PROC(P(CR8_STORE_EXITING)) }, NULL,
+	  { INSN(IK_CR_ACCESS, 4), CR(8, CR_MOV_FROM, 0), REGOP(R_AX, 8, 8) },
+	  EXIT(CR_ACCESS, .insn_len = 4, .qualification = 0x18) },
+	{ "mov rax, cr8: TPR shadow reads VTPR[7:4]", "29.3", { PROC(P(TPR_SHADOW) | P(CR8_LOAD_EXITING)) }, vtpr_5a,
+	  { INSN(IK_CR_ACCESS, 4), CR(8, CR_MOV_FROM, 0), REGOP(R_AX, 8, 8) }, .st = ST_HANDLED, VALUE(5) },
+	{ "mov cr8, rax: TPR shadow, below the threshold", "29.3, 29.1.2",
+	  { PROC(P(TPR_SHADOW)), SET(TPR_THRESHOLD, 4) }, vtpr_5a,
+	  { INSN(IK_CR_ACCESS, 4), CR(8, CR_MOV_TO, 3), REGOP(R_AX, 8, 8) }, .st = ST_HANDLED, .after = vtpr_3_armed },
+	{ "mov cr8, rax: TPR shadow, at the threshold", "29.3, 29.1.2",
+	  { PROC(P(TPR_SHADOW)), SET(TPR_THRESHOLD, 4) }, vtpr_5a,
+	  { INSN(IK_CR_ACCESS, 4), CR(8, CR_MOV_TO, 4), REGOP(R_AX, 8, 8) }, .st = ST_HANDLED,
+	  .after = vtpr_4_not_armed },
+	{ "mov cr8, rax: TPR shadow, bits 63:4 set is #GP", "29.3",
+	  { PROC(P(TPR_SHADOW)) }, vtpr_5a,
+	  { INSN(IK_CR_ACCESS, 4), CR(8, CR_MOV_TO, 0x10), REGOP(R_AX, 8, 8) }, .st = ST_FAULT, .fault = EXC_GP },
+	{ "mov cr8: neither", "25.1.3", { PROC(0) }, NULL,
+	  { INSN(IK_CR_ACCESS, 4), CR(8, CR_MOV_TO, 3), REGOP(R_AX, 8, 8) }, NOEXIT },
+
+	/* ---- 25.1.3 MOV DR, asked before the instruction's own checks ---- */
+	{ "mov dr7, eax: MOV-DR exiting", "25.1.3 MOV DR, Table 27-4", { PROC(P(MOV_DR_EXITING)) }, NULL,
+	  { INSN(IK_DR_ACCESS, 3), CR(7, CR_MOV_TO, 0x400), REGOP(R_AX, 4, 4), .phase = PHASE_BEFORE_CHECKS },
+	  EXIT(DR_ACCESS, .insn_len = 3, .qualification = 0x7) },
+	/* DR6, MOV from (1 << 4), GPR EDX (2 << 8) */
+	{ "mov edx, dr6: MOV-DR exiting", "25.1.3 MOV DR, Table 27-4", { PROC(P(MOV_DR_EXITING)) }, NULL,
+	  { INSN(IK_DR_ACCESS, 3), CR(6, CR_MOV_FROM, 0xffff0ff0u), REGOP(R_DX, 4, 4), .phase = PHASE_BEFORE_CHECKS },
+	  EXIT(DR_ACCESS, .insn_len = 3, .qualification = 0x216) },
+	/* r13 (REX.B): 13 << 8 */
+	{ "mov r13, dr4: MOV-DR exiting (before CR4.DE's #UD)", "25.1.3 MOV DR, Table 27-4",
+	  { PROC(P(MOV_DR_EXITING)) }, NULL,
+	  { INSN(IK_DR_ACCESS, 4), CR(4, CR_MOV_FROM, 0), REGOP(13, 8, 8), .phase = PHASE_BEFORE_CHECKS },
+	  EXIT(DR_ACCESS, .insn_len = 4, .qualification = 0xd14) },
+	{ "mov dr7: the checked phase is SVM's", "25.1.3 MOV DR", { PROC(P(MOV_DR_EXITING)) }, NULL,
+	  { INSN(IK_DR_ACCESS, 3), CR(7, CR_MOV_TO, 0x400), REGOP(R_AX, 4, 4) }, NOEXIT },
+	{ "mov dr7: no MOV-DR exiting", "25.1.3", { PROC(0) }, NULL,
+	  { INSN(IK_DR_ACCESS, 3), CR(7, CR_MOV_TO, 0x400), REGOP(R_AX, 4, 4), .phase = PHASE_BEFORE_CHECKS },
+	  NOEXIT },
+	/* ---- 25.1.3 I/O: unconditional I/O exiting, the I/O bitmaps; Table 27-5 ---- */
+	{ "out dx, al: no I/O controls", "25.1.3", { PROC(0) }, NULL,
+	  { INSN(IK_IO, 1), IO(0x3f8, 1, false, false) }, NOEXIT },
+	/* size 1 (0), OUT, DX, port 3F8H in 31:16 */
+	{ "out dx, al: unconditional I/O exiting", "25.1.3, Table 27-5", { PROC(P(UNCOND_IO_EXITING)) }, NULL,
+	  { INSN(IK_IO, 1), IO(0x3f8, 1, false, false) }, EXIT(IO_INSTRUCTION, .insn_len = 1, .qualification = 0x03f80000) },
+	/* size 4 (3), IN (3), immediate (6), port 60H */
+	{ "in eax, 0x60: unconditional", "25.1.3, Table 27-5", { PROC(P(UNCOND_IO_EXITING)) }, NULL,
+	  { INSN(IK_IO, 2), IO(0x60, 4, true, true) }, EXIT(IO_INSTRUCTION, .insn_len = 2, .qualification = 0x0060004b) },
+	{ "out: I/O bitmaps override unconditional exiting", "25.1.3",
+	  { PROC(P(UNCOND_IO_EXITING) | P(IO_BITMAPS)), BITMAPS }, io_3f9,
+	  { INSN(IK_IO, 1), IO(0x3f8, 1, false, false) }, NOEXIT },
+	{ "out dx, ax: the second port's bit", "25.1.3 I/O bitmaps, Table 27-5", { PROC(P(IO_BITMAPS)), BITMAPS },
+	  io_3f9, { INSN(IK_IO, 2), IO(0x3f8, 2, false, false) },
+	  EXIT(IO_INSTRUCTION, .insn_len = 2, .qualification = 0x03f80001) },
+	{ "out dx, eax at 7FFEH: bitmap B's first bit", "25.1.3 I/O bitmaps", { PROC(P(IO_BITMAPS)), BITMAPS },
+	  io_8000, { INSN(IK_IO, 1), IO(0x7ffe, 4, false, false) },
+	  EXIT(IO_INSTRUCTION, .insn_len = 1, .qualification = 0x7ffe0003) },
+	{ "out dx, eax at 7FFCH: stays in bitmap A", "25.1.3 I/O bitmaps", { PROC(P(IO_BITMAPS)), BITMAPS },
+	  io_8000, { INSN(IK_IO, 1), IO(0x7ffc, 4, false, false) }, NOEXIT },
+	{ "in ax, dx at FFFFH: wraps, always exits", "25.1.3 I/O bitmaps (wrap)", { PROC(P(IO_BITMAPS)), BITMAPS },
+	  NULL, { INSN(IK_IO, 2), IO(0xffff, 2, true, false) },
+	  EXIT(IO_INSTRUCTION, .insn_len = 2, .qualification = 0xffff0009) },
+	{ "in al, dx at FFFFH: bitmap B's last bit", "25.1.3 I/O bitmaps", { PROC(P(IO_BITMAPS)), BITMAPS },
+	  io_ffff_0000, { INSN(IK_IO, 1), IO(0xffff, 1, true, false) },
+	  EXIT(IO_INSTRUCTION, .insn_len = 1, .qualification = 0xffff0008) },
+	/* rep outsb (a32): string (4), REP (5), port 80H; Table 27-8 asize 32
+	 * (1 << 7), DS (3 << 15); the guest-linear address */
+	{ "rep outsb: Table 27-8 with IA32_VMX_BASIC[54]", "27.2.1, 27.2.5 Table 27-8",
+	  { PROC(P(UNCOND_IO_EXITING)) }, ins_outs_info,
+	  { INSN(IK_IO, 2), IO(0x80, 1, false, false), .io_string = true, .io_rep = true,
+	    MEMOP(SR_DS, NB, NB, 0, 0, 4, 4, .offset = 0x5000, .linear = 0x45000) },
+	  EXIT(IO_INSTRUCTION, .insn_len = 2, .qualification = 0x00800030, .guest_linear = 0x45000,
+	       .insn_info = 0x00018080) },
+	{ "insw (a16): no instruction information without bit 54", "27.2.5 Table 27-8",
+	  { PROC(P(UNCOND_IO_EXITING)) }, no_ins_outs_info,
+	  { INSN(IK_IO, 2), IO(0x1f0, 2, true, false), .io_string = true,
+	    MEMOP(SR_ES, NB, NB, 0, 0, 2, 2, .offset = 0x100, .linear = 0x100) },
+	  EXIT(IO_INSTRUCTION, .insn_len = 2, .qualification = 0x01f00019, .guest_linear = 0x100) },
+	/* 64-bit: asize 64 (2 << 7), ES (0) */
+	{ "insd (a64) with bit 54", "27.2.5 Table 27-8", { PROC(P(UNCOND_IO_EXITING)) }, ins_outs_info,
+	  { INSN(IK_IO, 1), IO(0x1f0, 4, true, false), .io_string = true,
+	    MEMOP(SR_ES, NB, NB, 0, 0, 8, 4, .offset = 0x123456789ull, .linear = 0x123456789ull) },
+	  EXIT(IO_INSTRUCTION, .insn_len = 1, .qualification = 0x01f0001b, .guest_linear = 0x123456789ull,
+	       .insn_info = 0x100) },
+
+	/* ---- 25.1.3 RDMSR/WRMSR and the MSR bitmaps (24.6.9) ---- */
+	{ "rdmsr without MSR bitmaps", "25.1.3 RDMSR", { PROC(0) }, NULL,
+	  { INSN(IK_MSR, 2), .msr = 0x10 }, EXIT(RDMSR, .insn_len = 2) },
+	{ "wrmsr without MSR bitmaps", "25.1.3 WRMSR", { PROC(0) }, NULL,
+	  { INSN(IK_MSR, 2), .msr = 0x10, .msr_write = true }, EXIT(WRMSR, .insn_len = 2) },
+	{ "rdmsr 10H: read-low bit", "24.6.9, 25.1.3", { PROC(P(MSR_BITMAPS)), MSRMAP }, msr_bits,
+	  { INSN(IK_MSR, 2), .msr = 0x10 }, EXIT(RDMSR, .insn_len = 2) },
+	{ "wrmsr 10H: its write-low bit is clear", "24.6.9, 25.1.3", { PROC(P(MSR_BITMAPS)), MSRMAP }, msr_bits,
+	  { INSN(IK_MSR, 2), .msr = 0x10, .msr_write = true }, NOEXIT },
+	{ "wrmsr 174H: write-low bit", "24.6.9, 25.1.3", { PROC(P(MSR_BITMAPS)), MSRMAP }, msr_bits,
+	  { INSN(IK_MSR, 2), .msr = 0x174, .msr_write = true }, EXIT(WRMSR, .insn_len = 2) },
+	{ "rdmsr 174H: its read-low bit is clear", "24.6.9", { PROC(P(MSR_BITMAPS)), MSRMAP }, msr_bits,
+	  { INSN(IK_MSR, 2), .msr = 0x174 }, NOEXIT },
+	{ "rdmsr C0000080H: read-high bit", "24.6.9", { PROC(P(MSR_BITMAPS)), MSRMAP }, msr_bits,
+	  { INSN(IK_MSR, 2), .msr = 0xc0000080u }, EXIT(RDMSR, .insn_len = 2) },
+	{ "wrmsr C0000080H: its write-high bit is clear", "24.6.9", { PROC(P(MSR_BITMAPS)), MSRMAP }, msr_bits,
+	  { INSN(IK_MSR, 2), .msr = 0xc0000080u, .msr_write = true }, NOEXIT },
+	{ "wrmsr C0000100H: write-high bit", "24.6.9", { PROC(P(MSR_BITMAPS)), MSRMAP }, msr_bits,
+	  { INSN(IK_MSR, 2), .msr = 0xc0000100u, .msr_write = true }, EXIT(WRMSR, .insn_len = 2) },
+	{ "rdmsr C0001FFFH: the last bit of read-high", "24.6.9", { PROC(P(MSR_BITMAPS)), MSRMAP }, msr_bits,
+	  { INSN(IK_MSR, 2), .msr = 0xc0001fffu }, EXIT(RDMSR, .insn_len = 2) },
+	{ "rdmsr 1FFFH: in range, bit clear", "24.6.9", { PROC(P(MSR_BITMAPS)), MSRMAP }, msr_bits,
+	  { INSN(IK_MSR, 2), .msr = 0x1fff }, NOEXIT },
+	{ "rdmsr 2000H: out of range, exits", "25.1.3 RDMSR", { PROC(P(MSR_BITMAPS)), MSRMAP }, msr_bits,
+	  { INSN(IK_MSR, 2), .msr = 0x2000 }, EXIT(RDMSR, .insn_len = 2) },
+	{ "wrmsr 40000000H: out of range, exits", "25.1.3 WRMSR", { PROC(P(MSR_BITMAPS)), MSRMAP }, msr_bits,
+	  { INSN(IK_MSR, 2), .msr = 0x40000000u, .msr_write = true }, EXIT(WRMSR, .insn_len = 2) },
+	{ "rdmsr C0002000H: out of range, exits", "25.1.3 RDMSR", { PROC(P(MSR_BITMAPS)), MSRMAP }, msr_bits,
+	  { INSN(IK_MSR, 2), .msr = 0xc0002000u }, EXIT(RDMSR, .insn_len = 2) },
+	{ "pushf", "(no VMX control)", { PROC(0xffffffffu) }, NULL, { INSN(IK_PUSHF, 1) }, NOEXIT },
+};
+#define N_ROWS (sizeof(rows) / sizeof(rows[0]))
+
+static void check_exit(const struct row *r, const struct vmx_exit *x)
+{
+#define SAME(f) ck_assert_msg(x->f == r->x.f, "%s (SDM %s): " #f " %#llx, expected %#llx", r->name, r->sdm, \
+			      (unsigned long long)x->f, (unsigned long long)r->x.f)
+	SAME(reason);
+	SAME(qualification);
+	SAME(guest_linear);
+	SAME(guest_physical);
+	SAME(intr_info);
+	SAME(intr_error);
+	SAME(idt_vectoring_info);
+	SAME(idt_vectoring_error);
+	SAME(insn_len);
+	SAME(insn_info);
+#undef SAME
+	ck_assert_msg(x->guest_rip == r->rec.rip, "%s: guest RIP %#llx", r->name, (unsigned long long)x->guest_rip);
+}
+
+START_TEST(exit_rows)
+{
+	const struct row *r = &rows[_i];
+	struct world w;
+	world_init(&w);
+	for (unsigned i = 0; i < sizeof(r->set) / sizeof(r->set[0]) && r->set[i].on; i++)
+		vmcs_set(w.vmx, (enum vmcs_row)r->set[i].row, r->set[i].value);
+	if (r->setup)
+		r->setup(&w);
+	struct exit_record rec = r->rec;
+	struct vmx_exit x;
+	memset(&x, 0, sizeof(x));
+	status_t st = vmx_exit_decide(w.vmx, &w.m.cpu, &rec, &x);
+	ck_assert_msg(st == r->st, "%s (SDM %s): status %d, expected %d", r->name, r->sdm, (int)st, (int)r->st);
+	if (st == ST_VMEXIT)
+		check_exit(r, &x);
+	if (st == ST_FAULT)
+		ck_assert_msg(w.m.cpu.event.pending && w.m.cpu.event.vector == r->fault, "%s: vector %u", r->name,
+			      w.m.cpu.event.vector);
+	if (r->check_value)
+		ck_assert_msg(rec.value == r->value, "%s (SDM %s): value %#llx, expected %#llx", r->name, r->sdm,
+			      (unsigned long long)rec.value, (unsigned long long)r->value);
+	if (r->after)
+		r->after(&w);
+	world_free(&w);
+}
+END_TEST
+
+/* ---- end to end: the core's record, vmx_exit_decide as the hook ---- */
+
+struct capture {
+	struct vmx *vmx;
+	unsigned exits;
+	struct vmx_exit x;
+};
+
+static status_t capture_intercept(void *ctx, struct cpu *cpu, struct exit_record *rec)
+{
+	struct capture *c = ctx;
+	struct vmx_exit x;
+	memset(&x, 0, sizeof(x));
+	status_t st = vmx_exit_decide(c->vmx, cpu, rec, &x);
+	if (st == ST_VMEXIT) {
+		c->exits++;
+		c->x = x;
+	}
+	return st;
+}
+
+static const struct hv_model capture_model = { .name = "capture", .intercept = capture_intercept };
+
+/* The guest in 32-bit protected mode with DS.base 40000000H (the world's
+ * flat segments otherwise), the hook installed. */
+static void guest32_ds_base(struct world *w, struct capture *c)
+{
+	world_init(w);
+	c->vmx = w->vmx;
+	struct segment *ds = &w->m.cpu.seg[SR_DS];
+	ds->base = 0x40000000u;
+	seg_refresh(ds);
+	w->m.cpu.hv = &capture_model;
+	w->m.cpu.hv_ctx = c;
+	w->m.cpu.in_guest = true;
+	w->m.cpu.rip = RIP0;
+}
+
+/* SDM Vol.3 27.2.1: INVLPG's qualification is the linear address, and
+ * outside 64-bit mode a linear address is 32 bits: DS.base 40000000H plus
+ * offset C01316B0H wraps to 001316B0H, bits 63:32 clear (the SVM EXITINFO2
+ * lesson). */
+START_TEST(invlpg_linear_wraps_at_4g)
+{
+	struct world w;
+	struct capture c = { 0 };
+	guest32_ds_base(&w, &c);
+	vmcs_set(w.vmx, VMCS_ROW_PRIMARY_PROC_CONTROLS, VMX_CTL(VMX_PROC_INVLPG_EXITING));
+	w.m.cpu.regs[R_AX] = 0xc01316b0u;
+	ck_assert_int_eq(EXEC(&w.m, 0x0f, 0x01, 0x38), ST_VMEXIT);        /* invlpg [eax] */
+	ck_assert_uint_eq(c.exits, 1);
+	ck_assert_uint_eq(c.x.reason, VMX_EXIT_INVLPG);
+	ck_assert_uint_eq(c.x.qualification, 0x001316b0u);
+	ck_assert_uint_eq(c.x.insn_len, 3);
+	ck_assert_uint_eq(c.x.guest_rip, RIP0);
+	world_free(&w);
+}
+END_TEST
+
+/* SDM Vol.3 25.3: a CLTS that does not exit (TS owned by the host, clear in
+ * the read shadow) leaves CR0.TS alone; with TS not owned it clears it. */
+START_TEST(clts_keeps_an_owned_ts)
+{
+	struct world w;
+	struct capture c = { 0 };
+	guest32_ds_base(&w, &c);
+	vmcs_set(w.vmx, VMCS_ROW_CR0_GUEST_HOST_MASK, CR0_TS);
+	w.m.cpu.cr0 |= CR0_TS;
+	ck_assert_int_eq(EXEC(&w.m, 0x0f, 0x06), ST_OK);                    /* clts */
+	ck_assert_uint_eq(c.exits, 0);
+	ck_assert(w.m.cpu.cr0 & CR0_TS);
+	vmcs_set(w.vmx, VMCS_ROW_CR0_GUEST_HOST_MASK, 0);
+	ck_assert_int_eq(EXEC(&w.m, 0x0f, 0x06), ST_OK);
+	ck_assert(!(w.m.cpu.cr0 & CR0_TS));
+	world_free(&w);
+}
+END_TEST
+
+/* SDM Vol.3 27.2.1: OUTS reports the linear address of its source, 32 bits
+ * outside 64-bit mode: DS.base 40000000H + ESI C01316B0H = 001316B0H. */
+START_TEST(outs_linear_wraps_at_4g)
+{
+	struct world w;
+	struct capture c = { 0 };
+	guest32_ds_base(&w, &c);
+	vmcs_set(w.vmx, VMCS_ROW_PRIMARY_PROC_CONTROLS, VMX_CTL(VMX_PROC_UNCOND_IO_EXITING));
+	basic(&w, true);
+	w.m.cpu.regs[R_SI] = 0xc01316b0u;
+	w.m.cpu.regs[R_DX] = 0x3f8;
+	ck_assert_int_eq(EXEC(&w.m, 0x6e), ST_VMEXIT);                      /* outsb */
+	ck_assert_uint_eq(c.exits, 1);
+	ck_assert_uint_eq(c.x.reason, VMX_EXIT_IO_INSTRUCTION);
+	ck_assert_uint_eq(c.x.qualification, 0x03f80010u);
+	ck_assert_uint_eq(c.x.guest_linear, 0x001316b0u);
+	ck_assert_uint_eq(c.x.insn_info, 0x00018080u);                       /* a32, DS */
+	ck_assert_uint_eq(c.x.insn_len, 1);
+	world_free(&w);
+}
+END_TEST
+
+/* The I/O-bitmap rule against vmx/bitmaps.h's copy of it, for every size
+ * at ports around the A/B boundary and the wrap. */
+START_TEST(io_bitmaps_match_bitmaps_h)
+{
+	static uint8_t a[VMX_IO_BITMAP_SIZE], b[VMX_IO_BITMAP_SIZE];
+	static const uint16_t ports[] = { 0, 1, 0x3f8, 0x7ffc, 0x7ffd, 0x7ffe, 0x7fff, 0x8000, 0xfffc, 0xfffd,
+					  0xfffe, 0xffff };
+	struct world w;
+	world_init(&w);
+	vmcs_set(w.vmx, VMCS_ROW_PRIMARY_PROC_CONTROLS, VMX_CTL(VMX_PROC_IO_BITMAPS));
+	vmcs_set(w.vmx, VMCS_ROW_IO_BITMAP_A, IO_A);
+	vmcs_set(w.vmx, VMCS_ROW_IO_BITMAP_B, IO_B);
+	memset(a, 0, sizeof(a));
+	memset(b, 0, sizeof(b));
+	a[0x7fff / 8] = 0x80;
+	set_bit(&w, IO_A, 0x7fff);
+	for (unsigned i = 0; i < sizeof(ports) / sizeof(ports[0]); i++) {
+		for (unsigned size = 1; size <= 4; size *= 2) {
+			struct exit_record rec = { INSN(IK_IO, 1), IO(ports[i], (uint8_t)size, false, false) };
+			struct vmx_exit x;
+			bool want = vmx_io_bitmap_intercepted(a, b, ports[i], size);
+			ck_assert_msg((vmx_exit_decide(w.vmx, &w.m.cpu, &rec, &x) == ST_VMEXIT) == want,
+				      "port %#x size %u", ports[i], size);
+		}
+	}
+	world_free(&w);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("vmx_exits");
+	TCase *tc = tcase_create("rows");
+	tcase_add_loop_test(tc, exit_rows, 0, (int)N_ROWS);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("core");
+	tcase_add_test(tc, invlpg_linear_wraps_at_4g);
+	tcase_add_test(tc, clts_keeps_an_owned_ts);
+	tcase_add_test(tc, outs_linear_wraps_at_4g);
+	tcase_add_test(tc, io_bitmaps_match_bitmaps_h);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
