@@ -22,6 +22,7 @@
  * "enable VPID" neither touches a TLB entry: the TLB is tagged by context and
  * a round trip only switches the current one (mmu/tlb.h), as SVM's ASIDs.
  */
+#include <stdio.h>
 #include "emu/insn.h"
 #include "emu/paging_env.h"
 #include "mmu/nested.h"
@@ -480,6 +481,9 @@ status_t vmx_vm_entry(struct vmx *v, struct cpu *cpu, bool launch)
 
 	uint64_t rip = get(v, VMCS_ROW_GUEST_RIP);
 	v->entered_at = cpu_now(cpu);
+	/* SDM Vol.3 25.1.3 PAUSE-loop exiting: the first PAUSE at CPL 0 after
+	 * VM entry is the first of a loop (intercepts.c). */
+	v->pause_loop = false;
 	load_guest(v, cpu);
 
 	/* 28.1, 28.3.1: the guest's TLB space; with EPT the stage 2 of its EPTP
