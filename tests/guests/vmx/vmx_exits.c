@@ -1,0 +1,199 @@
+/* VM entry and VM exits from a 32-bit L1 hypervisor: a valid VMLAUNCH into a
+ * flat 32-bit L2 and the exit information the SDM Vol.3 gives for each row
+ * (27.2: exit reason, qualification, instruction length and information,
+ * interruption information and error code; 27.3.3: the saved guest RIP):
+ * the unconditional exits (CPUID, VMCALL: 25.1.2), HLT, RDTSC, unconditional
+ * I/O (Table 27-5), RDMSR/WRMSR without MSR bitmaps (25.1.3), the exception
+ * bitmap (#UD, #PF with its qualification and CR2 untouched, INT3 as a
+ * software exception: 27.2.2, 27.1), CR3-load and CR3-store exiting (Table
+ * 27-3) and their absence with the TRUE controls (A.3.2); then VM entries
+ * that fail: VMfailValid(7) for a reserved control (26.2.1.1), (8) for a host
+ * CR4 without VMXE (26.2.2), VMLAUNCH of a launched VMCS (4) and VMRESUME
+ * after it, and the VM-entry failures of 26.8: exit reason 33 (guest CR0.PE
+ * = 0 without unrestricted guest, 26.3.1.1) and 34 (an MSR-load entry with
+ * reserved bits, the qualification naming it, 26.4), each resuming L1 at
+ * HOST_RIP. */
+#include "vmx/lib_vmx.h"
+
+#define EXC(v) (1u << (v))
+
+uint8_t l2_scratch[64] __attribute__((aligned(16)));
+
+L2_INSN(b_cpuid, "cpuid");
+L2_INSN(b_vmcall, "vmcall");
+L2_INSN(b_hlt, "hlt");
+L2_INSN(b_rdtsc, "rdtsc");
+L2_INSN(b_out_imm, "out %al, $0x80");
+L2_BODY(b_in_dx, "mov $0x71, %dx", "in (%dx), %ax", "");
+L2_BODY(b_rep_outsb, "mov $0x61, %dx\n\tmov $l2_scratch, %esi\n\tmov $1, %ecx", "rep outsb", "");
+L2_BODY(b_rdmsr, "mov $0x10, %ecx", "rdmsr", "");
+L2_BODY(b_wrmsr, "mov $0x1b0, %ecx\n\txor %eax, %eax\n\txor %edx, %edx", "wrmsr", "");
+L2_INSN(b_ud2, "ud2");
+L2_BODY(b_pf, "mov $0x40000010, %ebx", "mov (%ebx), %eax", "");
+L2_INSN(b_int3, "int3");
+L2_BODY(b_cr3_load, "mov l1_cr3_copy, %ebx", "mov %ebx, %cr3", "");
+L2_INSN(b_cr3_store, "mov %cr3, %ecx");
+L2_INSN(b_nop, "nop");
+uint32_t l1_cr3_copy;            /* what the MOV-to-CR3 body loads */
+
+/* ---- edits ---- */
+
+static const char *need_true_cr3(void)
+{
+	/* A.3.2: only the TRUE MSR lets the default1 CR3 controls be 0. */
+	return ((uint32_t)vmx_caps.proc & (PROC_CR3_LOAD | PROC_CR3_STORE)) ?
+		"CR3-load/store exiting are default1 here (no IA32_VMX_BASIC[55])" : 0;
+}
+static void cr2_sentinel(struct vmx_case *c)
+{
+	(void)c;
+	write_cr2(0x5a5a5000u);
+}
+/* 27.1: a #PF that causes a VM exit does not write CR2. */
+static void cr2_kept(struct vmx_case *c)
+{
+	vmx_expect(c, "CR2 (the #PF exit does not load it)", read_cr2(), 0x5a5a5000u);
+}
+static void outs_linear(struct vmx_case *c)
+{
+	/* 27.2.1: INS/OUTS save the linear address of the memory operand. */
+	vmx_expect(c, "guest-linear address", vmread(VMCS_GUEST_LINEAR_ADDR), (uint32_t)(uintptr_t)l2_scratch);
+}
+static void pin_reserved_0(struct vmx_case *c)
+{
+	(void)c;
+	/* A.3.1: pin-based bit 1 is a default1 control (allowed-0 = 1). */
+	vmwrite(VMCS_PIN_CTLS, vmread(VMCS_PIN_CTLS) & ~2u);
+}
+static void host_cr4_no_vmxe(struct vmx_case *c)
+{
+	(void)c;
+	vmwrite(VMCS_HOST_CR4, read_cr4() & ~CR4_VMXE);
+}
+static void guest_real(struct vmx_case *c)
+{
+	(void)c;
+	vmwrite(VMCS_GUEST_CR0, read_cr0() & ~(CR0_PE | CR0_PG));
+}
+
+/* 26.4: each entry of the VM-entry MSR-load area is 16 bytes: index 31:0,
+ * reserved 63:32, data 127:64; the area is 16-byte aligned (26.2.1.3). */
+static uint32_t msr_area[2][4] __attribute__((aligned(16)));
+static void bad_msr_entry(struct vmx_case *c)
+{
+	(void)c;
+	msr_area[0][0] = 0x175;     /* IA32_SYSENTER_ESP := 1234H: loads */
+	msr_area[0][1] = 0;
+	msr_area[0][2] = 0x1234;
+	msr_area[0][3] = 0;
+	msr_area[1][0] = 0x175;     /* the second: reserved bits 63:32 set */
+	msr_area[1][1] = 1;
+	msr_area[1][2] = 0x1234;
+	msr_area[1][3] = 0;
+	vmwrite64(VMCS_ENTRY_MSR_LOAD_ADDR, (uint32_t)(uintptr_t)msr_area);
+	vmwrite(VMCS_ENTRY_MSR_LOAD_COUNT, 2);
+}
+
+/* 30.3 VMLAUNCH: a VMCS is "launched" after its first successful entry, so
+ * VMLAUNCH fails with error 4; VMRESUME then runs on from the saved RIP
+ * (advanced by the exit's instruction length, as a VMM does). */
+static void relaunch(struct vmx_case *c)
+{
+	int vec = vmx_enter_caught(c, 0);
+	vmx_expect(c, "second VMLAUNCH: vector", (uint32_t)vec, (uint32_t)NO_FAULT);
+	if (vec != NO_FAULT)
+		return;
+	vmx_expect(c, "second VMLAUNCH: outcome", c->outcome, VM_FAIL_VALID);
+	vmx_expect(c, "second VMLAUNCH: VM-instruction error", vmread(VMCS_INSN_ERROR), VMERR_VMLAUNCH_NOT_CLEAR);
+	vmwrite(VMCS_GUEST_RIP, vmread(VMCS_GUEST_RIP) + vmread(VMCS_EXIT_INSN_LEN));
+	vec = vmx_enter_caught(c, 1);
+	vmx_expect(c, "VMRESUME: vector", (uint32_t)vec, (uint32_t)NO_FAULT);
+	if (vec != NO_FAULT)
+		return;
+	vmx_expect(c, "VMRESUME: outcome", c->outcome, VMX_EXITED);
+	vmx_expect(c, "VMRESUME: exit reason", vmread(VMCS_EXIT_REASON), EXIT_VMCALL);
+	vmx_expect(c, "VMRESUME: guest RIP (the closing VMCALL)", vmread(VMCS_GUEST_RIP),
+		   (uint32_t)(uintptr_t)b_cpuid_next);
+}
+/* 26.8: a failed entry loads the host state; L1 goes on from HOST_RIP with
+ * its own stack and segments. */
+static void host_back(struct vmx_case *c)
+{
+	uint16_t cs, ss;
+	__asm__ volatile("mov %%cs, %0\n\tmov %%ss, %1" : "=r"(cs), "=r"(ss));
+	vmx_expect(c, "CS after the failed entry", cs, SEL_KCODE);
+	vmx_expect(c, "SS after the failed entry", ss, SEL_KDATA);
+}
+
+static const struct vmx_row rows[] = {
+	/* 25.1.2: exits whatever the controls. */
+	{ .name = "CPUID: exit 10, instruction length 2", .sdm = "25.1.2, 27.2.4", .body = &b_cpuid_body,
+	  .reason = EXIT_CPUID, .check = C_LEN },
+	{ .name = "VMCALL in L2: exit 18, instruction length 3", .sdm = "25.1.2, 27.2.4",
+	  .body = &b_vmcall_body, .reason = EXIT_VMCALL, .check = C_LEN },
+	{ .name = "VMLAUNCH of a launched VMCS: VMfailValid(4); VMRESUME runs on", .sdm = "30.3 VMLAUNCH",
+	  .body = &b_cpuid_body, .reason = EXIT_CPUID, .check = C_LEN, .extra = relaunch },
+	/* 25.1.3: exits that depend on a control. */
+	{ .name = "RDTSC with RDTSC exiting: exit 16, length 2", .sdm = "25.1.3", .body = &b_rdtsc_body,
+	  .proc = PROC_RDTSC, .reason = EXIT_RDTSC, .check = C_LEN },
+	{ .name = "OUT imm8 with unconditional I/O exiting: exit 30, Table 27-5", .sdm = "25.1.3, 27.2.1",
+	  .body = &b_out_imm_body, .proc = PROC_UNCOND_IO, .reason = EXIT_IO,
+	  .qual = QIO_SIZE(1) | QIO_IMM | QIO_PORT(0x80), .check = C_QUAL | C_LEN },
+	{ .name = "IN AX, DX: exit 30, size 2, IN, port in DX", .sdm = "25.1.3, 27.2.1", .body = &b_in_dx_body,
+	  .proc = PROC_UNCOND_IO, .reason = EXIT_IO, .qual = QIO_SIZE(2) | QIO_IN | QIO_PORT(0x71),
+	  .check = C_QUAL | C_LEN },
+	{ .name = "REP OUTSB: exit 30, string and REP, the linear address", .sdm = "25.1.3, 27.2.1",
+	  .body = &b_rep_outsb_body, .proc = PROC_UNCOND_IO, .reason = EXIT_IO,
+	  .qual = QIO_SIZE(1) | QIO_STRING | QIO_REP | QIO_PORT(0x61), .check = C_QUAL | C_LEN,
+	  .extra = outs_linear },
+	{ .name = "RDMSR without MSR bitmaps: exit 31", .sdm = "25.1.3", .body = &b_rdmsr_body,
+	  .reason = EXIT_RDMSR, .check = C_LEN },
+	{ .name = "WRMSR without MSR bitmaps: exit 32", .sdm = "25.1.3", .body = &b_wrmsr_body,
+	  .reason = EXIT_WRMSR, .check = C_LEN },
+	{ .name = "MOV to CR3 with CR3-load exiting: exit 28, Table 27-3 (CR3, to CR, EBX)",
+	  .sdm = "25.1.3, 27.2.1", .body = &b_cr3_load_body, .proc = PROC_CR3_LOAD, .reason = EXIT_CR_ACCESS,
+	  .qual = QCR(3, QCR_TO_CR, 3), .check = C_QUAL | C_LEN },
+	{ .name = "MOV from CR3 with CR3-store exiting: exit 28 (CR3, from CR, ECX)", .sdm = "25.1.3, 27.2.1",
+	  .body = &b_cr3_store_body, .proc = PROC_CR3_STORE, .reason = EXIT_CR_ACCESS,
+	  .qual = QCR(3, QCR_FROM_CR, 1), .check = C_QUAL | C_LEN },
+	{ .name = "MOV to CR3 with both CR3 controls 0 (TRUE MSR): no exit", .sdm = "25.1.3, A.3.2",
+	  .body = &b_cr3_load_body, .reason = EXIT_VMCALL, .check = C_RIP_NEXT, .skip = need_true_cr3 },
+	/* 25.2, 27.2.2: the exception bitmap. */
+	{ .name = "UD2 with #UD in the exception bitmap: exit 0, hardware exception 6", .sdm = "25.2, 27.2.2",
+	  .body = &b_ud2_body, .exc_bitmap = EXC(6), .reason = EXIT_EXCEPTION_NMI,
+	  .intr = INTR_VALID | INTR_TYPE_HW_EXC | 6, .check = C_INTR },
+	{ .name = "#PF in the exception bitmap: error code, qualification = linear address, CR2 kept",
+	  .sdm = "25.2, 27.2.1, 27.2.2, 27.1", .body = &b_pf_body, .exc_bitmap = EXC(14),
+	  .setup = cr2_sentinel, .reason = EXIT_EXCEPTION_NMI,
+	  .intr = INTR_VALID | INTR_ERROR_VALID | INTR_TYPE_HW_EXC | 14, .intr_err = 0, .qual = 0x40000010u,
+	  .check = C_INTR | C_INTR_ERR | C_QUAL, .extra = cr2_kept },
+	{ .name = "INT3 with #BP in the exception bitmap: software exception, length 1", .sdm = "27.2.2, 27.2.4",
+	  .body = &b_int3_body, .exc_bitmap = EXC(3), .reason = EXIT_EXCEPTION_NMI,
+	  .intr = INTR_VALID | INTR_TYPE_SW_EXC | 3, .check = C_INTR | C_LEN },
+	/* 26.2: checks on the controls and the host state: VMfailValid. */
+	{ .name = "pin-based default1 bit 1 cleared: VMfailValid(7)", .sdm = "26.2.1.1", .body = &b_nop_body,
+	  .setup = pin_reserved_0, .vmfail = VMERR_ENTRY_BAD_CONTROLS, .check = C_VMFAIL },
+	{ .name = "host CR4.VMXE = 0: VMfailValid(8)", .sdm = "26.2.2", .body = &b_nop_body,
+	  .setup = host_cr4_no_vmxe, .vmfail = VMERR_ENTRY_BAD_HOST, .check = C_VMFAIL },
+	/* 26.3, 26.4, 26.8: failures after the host checks: an exit with bit 31. */
+	{ .name = "guest CR0.PE = 0 without unrestricted guest: exit 33 | bit 31 at HOST_RIP",
+	  .sdm = "26.3.1.1, 26.8", .body = &b_nop_body, .setup = guest_real,
+	  .reason = EXIT_FAILED_ENTRY | EXIT_INVALID_GUEST, .qual = 0, .check = C_QUAL | C_ENTRY_FAIL,
+	  .extra = host_back },
+	{ .name = "MSR-load entry 2 with reserved bits: exit 34 | bit 31, qualification 2",
+	  .sdm = "26.4, 26.8", .body = &b_nop_body, .setup = bad_msr_entry,
+	  .reason = EXIT_FAILED_ENTRY | EXIT_MSR_LOADING, .qual = 2, .check = C_QUAL | C_ENTRY_FAIL,
+	  .extra = host_back },
+	/* Last: an L2 HLT that does not exit halts the machine (IF = 0). */
+	{ .name = "HLT with HLT exiting: exit 12, length 1", .sdm = "25.1.3", .body = &b_hlt_body,
+	  .proc = PROC_HLT, .reason = EXIT_HLT, .check = C_LEN },
+};
+
+void guest_main(void)
+{
+	vmx_host_init();
+	l1_cr3_copy = read_cr3();
+	if (!vmx_on())
+		skip_all("VMXON failed");
+	RUN_ROWS(rows);
+}
