@@ -19,10 +19,12 @@
  * Physical layout (machine_fixture.h's 4 MiB):
  *   100000H VMCS   110000H I/O bitmap A   111000H I/O bitmap B
  *   112000H MSR bitmaps   113000H virtual-APIC page
+ *   114000H VMREAD bitmap   115000H VMWRITE bitmap
  */
 #include <check.h>
 #include <string.h>
 
+#include "emu/apic.h"
 #include "emu/hv.h"
 #include "machine_fixture.h"
 #include "mmu/nested.h"
@@ -37,6 +39,8 @@
 #define IO_B       0x111000u
 #define MSR_MAP    0x112000u
 #define VAPIC      0x113000u
+#define VMREAD_MAP 0x114000u
+#define VMWRITE_MAP 0x115000u
 #define RIP0       0x401000u
 
 struct world {
@@ -164,6 +168,22 @@ static void ept_caps(struct world *w, bool advanced)
 static void ept_basic(struct world *w) { ept_caps(w, false); }
 static void ept_advanced(struct world *w) { ept_caps(w, true); }
 
+static void rcx_4002(struct world *w) { w->m.cpu.regs[R_CX] = 0x4002; }
+static void vmread_bit_4002(struct world *w)
+{
+	rcx_4002(w);
+	physmem_write(&w->m.pm, VMREAD_MAP + 0x4002 / 8, 1, 1u << (0x4002 % 8));
+}
+/* In 64-bit mode bits 63:15 count (the world is 32-bit: go to 64-bit). */
+static void rcx_high(struct world *w)
+{
+	activate(&w->m);
+	to64(&w->m);
+	w->m.cpu.regs[R_CX] = 0x100004002ull;
+}
+
+static void ecx_4002_high_ignored(struct world *w) { w->m.cpu.regs[R_CX] = 0x100004002ull; }
+
 static void monitor_armed(struct world *w) { w->m.cpu.monitor_armed = true; }
 static void cr0_ts(struct world *w) { w->m.cpu.cr0 |= CR0_TS; }
 static void vtpr_5a(struct world *w)
@@ -222,6 +242,25 @@ static const struct row rows[] = {
 	{ "vmwrite r15, [r8+r9*2-0x80]", "27.2.5 Table 27-14", { { 0 } }, NULL,
 	  { INSN(IK_VMWRITE, 6), MEMOP(SR_DS, 8, 9, 1, -0x80, 8, 8, .reg = 15) },
 	  EXIT(VMWRITE, .insn_len = 6, .qualification = 0xffffffffffffff80ull, .insn_info = 0xf4258101) },
+	/* 25.1.3: with VMCS shadowing the VMREAD/VMWRITE bitmaps decide, by
+	 * bits 14:0 of the encoding in reg2 (RCX: 4002H, the world sets it) */
+	{ "vmread, VMCS shadowing, bitmap bit clear", "25.1.3 VMREAD",
+	  { PROC2(0, P2(VMCS_SHADOWING)), SET(VMREAD_BITMAP, VMREAD_MAP), SET(VMWRITE_BITMAP, VMWRITE_MAP) },
+	  rcx_4002, { INSN(IK_VMREAD, 3), REGOP(R_BX, 8, 8, .reg = R_CX) }, NOEXIT },
+	{ "vmread, VMCS shadowing, bitmap bit set", "25.1.3 VMREAD",
+	  { PROC2(0, P2(VMCS_SHADOWING)), SET(VMREAD_BITMAP, VMREAD_MAP), SET(VMWRITE_BITMAP, VMWRITE_MAP) },
+	  vmread_bit_4002, { INSN(IK_VMREAD, 3), REGOP(R_BX, 8, 8, .reg = R_CX) },
+	  EXIT(VMREAD, .insn_len = 3, .insn_info = 0x10000418) },
+	{ "vmwrite, VMCS shadowing: only the VMREAD bit set", "25.1.3 VMWRITE",
+	  { PROC2(0, P2(VMCS_SHADOWING)), SET(VMREAD_BITMAP, VMREAD_MAP), SET(VMWRITE_BITMAP, VMWRITE_MAP) },
+	  vmread_bit_4002, { INSN(IK_VMWRITE, 3), REGOP(R_BX, 8, 8, .reg = R_CX) }, NOEXIT },
+	{ "vmwrite, VMCS shadowing, encoding bits 63:15 set", "25.1.3 VMWRITE",
+	  { PROC2(0, P2(VMCS_SHADOWING)), SET(VMREAD_BITMAP, VMREAD_MAP), SET(VMWRITE_BITMAP, VMWRITE_MAP) },
+	  rcx_high, { INSN(IK_VMWRITE, 3), REGOP(R_BX, 8, 8, .reg = R_CX) },
+	  EXIT(VMWRITE, .insn_len = 3, .insn_info = 0x10000418) },
+	{ "vmwrite, VMCS shadowing, 32-bit mode: bits 63:32 do not count", "25.1.3 VMWRITE",
+	  { PROC2(0, P2(VMCS_SHADOWING)), SET(VMREAD_BITMAP, VMREAD_MAP), SET(VMWRITE_BITMAP, VMWRITE_MAP) },
+	  ecx_4002_high_ignored, { INSN(IK_VMWRITE, 3), REGOP(R_BX, 4, 4, .reg = R_CX) }, NOEXIT },
 	/* invept rcx, [rdi+r12*2+0x10]: Table 27-9 */
 	{ "invept rcx, [rdi+r12*2+0x10]", "27.2.5 Table 27-9", { { 0 } }, NULL,
 	  { INSN(IK_INVEPT, 7), MEMOP(SR_DS, R_DI, 12, 1, 0x10, 8, 8, .reg = R_CX) },
@@ -972,6 +1011,51 @@ START_TEST(core_rows_64)
 }
 END_TEST
 
+/* 64-bit guest with the hook installed. */
+static void guest64(struct world *w, struct capture *c)
+{
+	world_init(w);
+	c->vmx = w->vmx;
+	activate(&w->m);
+	to64(&w->m);
+	w->m.cpu.hv = &capture_model;
+	w->m.cpu.hv_ctx = c;
+	w->m.cpu.in_guest = true;
+	w->m.cpu.rip = RIP0;
+}
+
+/* SDM Vol.3 29.3 through the core: MOV to CR8 writes VTPR (the APIC's TPR
+ * untouched), MOV from CR8 reads VTPR[7:4]; 25.3: MOV from CR0 and SMSW see
+ * the read shadow's owned bits. */
+START_TEST(tpr_shadow_and_read_shadow_through_the_core)
+{
+	struct world w;
+	struct capture c = { 0 };
+	guest64(&w, &c);
+	struct cpu *cpu = &w.m.cpu;
+	vmcs_set(w.vmx, VMCS_ROW_PRIMARY_PROC_CONTROLS, VMX_CTL(VMX_PROC_TPR_SHADOW));
+	vmcs_set(w.vmx, VMCS_ROW_VIRTUAL_APIC_ADDR, VAPIC);
+	uint64_t cr8 = cpu_cr8_read(cpu);
+	cpu->regs[R_AX] = 9;
+	ck_assert_int_eq(EXEC(&w.m, 0x44, 0x0f, 0x22, 0xc0), ST_OK);          /* mov cr8, rax */
+	ck_assert_uint_eq(physmem_read(&w.m.pm, VAPIC + 0x80, 4), 0x90);
+	ck_assert_uint_eq(cpu_cr8_read(cpu), cr8);
+	physmem_write(&w.m.pm, VAPIC + 0x80, 4, 0xc3);
+	ck_assert_int_eq(EXEC(&w.m, 0x44, 0x0f, 0x20, 0xc3), ST_OK);          /* mov rbx, cr8 */
+	ck_assert_uint_eq(cpu->regs[R_BX], 0xc);
+	vmcs_set(w.vmx, VMCS_ROW_CR0_GUEST_HOST_MASK, CR0_TS | CR0_NE);
+	vmcs_set(w.vmx, VMCS_ROW_CR0_READ_SHADOW, CR0_TS);
+	uint64_t real = cpu->cr0;
+	ck_assert_int_eq(EXEC(&w.m, 0x0f, 0x20, 0xc1), ST_OK);                /* mov rcx, cr0 */
+	ck_assert_uint_eq(cpu->regs[R_CX], (real & ~(uint64_t)(CR0_TS | CR0_NE)) | CR0_TS);
+	ck_assert_int_eq(EXEC(&w.m, 0x0f, 0x01, 0xe2), ST_OK);                /* smsw edx */
+	ck_assert_uint_eq(cpu->regs[R_DX] & 0xffff, ((real & ~(uint64_t)(CR0_TS | CR0_NE)) | CR0_TS) & 0xffff);
+	ck_assert_uint_eq(cpu->cr0, real);
+	ck_assert_uint_eq(c.exits, 0);
+	world_free(&w);
+}
+END_TEST
+
 /* ---- PAUSE-loop exiting (SDM Vol.3 25.1.3): a sequence in virtual time ---- */
 
 static status_t pause_at(struct world *w, uint64_t now)
@@ -1049,6 +1133,7 @@ int main(void)
 	tcase_add_test(tc, outs_linear_wraps_at_4g);
 	tcase_add_test(tc, io_bitmaps_match_bitmaps_h);
 	tcase_add_loop_test(tc, core_rows_64, 0, (int)N_CORE_ROWS);
+	tcase_add_test(tc, tpr_shadow_and_read_shadow_through_the_core);
 	tcase_add_test(tc, pause_loop_exiting);
 	tcase_add_test(tc, pause_cpl3);
 	suite_add_tcase(s, tc);
