@@ -375,12 +375,8 @@ status_t vmx_intercept(void *ctx, struct cpu *cpu, struct exit_record *rec)
 	status_t st = vmx_exit_decide(v, cpu, rec, &x);
 	if (st != ST_VMEXIT)
 		return st;
-	/* SDM Vol.3 27.2.4: an exit while an event was being delivered reports
-	 * it as IDT-vectoring information (with its error code). */
-	if (rec->vectoring_valid && !(x.idt_vectoring_info & VMX_INTR_VALID)) {
-		x.idt_vectoring_info = vmx_event_info(&rec->vectoring);
-		x.idt_vectoring_error = rec->vectoring.has_error ? rec->vectoring.error_code : 0;
-	}
+	/* The IDT-vectoring information is vmx_exit_decide's (SDM Vol.3 27.2.4,
+	 * which leaves it out for a #DF that exits directly and a triple fault). */
 	return vmx_vm_exit(v, cpu, &x);
 }
 
