@@ -35,6 +35,22 @@ L2_BODY(b_cr3_load, "mov l1_cr3_copy, %ebx", "mov %ebx, %cr3", "");
 L2_INSN(b_cr3_store, "mov %cr3, %ecx");
 L2_INSN(b_nop, "nop");
 uint32_t l1_cr3_copy;            /* what the MOV-to-CR3 body loads */
+L2_BODY(b_invlpg, "mov $0x40001000, %ebx", "invlpg 0x10(%ebx)", "");
+L2_INSN(b_mov_from_dr7, "mov %db7, %edx");
+L2_BODY(b_cr0_ts, "mov %cr0, %eax\n\tor $8, %eax", "mov %eax, %cr0", "");
+L2_INSN(b_cr0_read, "mov %cr0, %ebx");
+L2_INSN(b_clts, "clts");
+L2_BODY(b_lmsw, "mov $0x33, %eax", "lmsw %ax", "");
+L2_INSN(b_pause, "pause");
+L2_BODY(b_rdpmc, "xor %ecx, %ecx", "rdpmc", "");
+L2_INSN(b_out_81, "out %al, $0x81");
+L2_INSN(b_vmxoff, "vmxoff");
+L2_INSN(b_vmlaunch, "vmlaunch");
+L2_INSN(b_vmptrst, "vmptrst (%esp)");
+
+/* Bitmap pages (24.6.4, 24.6.9): zero but for the rows' bits. */
+static uint8_t io_bitmap[2][4096] __attribute__((aligned(4096)));
+static uint8_t msr_bitmap[4096] __attribute__((aligned(4096)));
 
 /* ---- edits ---- */
 
@@ -74,6 +90,50 @@ static void guest_real(struct vmx_case *c)
 {
 	(void)c;
 	vmwrite(VMCS_GUEST_CR0, read_cr0() & ~(CR0_PE | CR0_PG));
+}
+
+static void io_bitmaps(struct vmx_case *c)
+{
+	/* 24.6.4: bitmap A covers ports 0000H-7FFFH, one bit per port. */
+	gmemset(io_bitmap, 0, sizeof(io_bitmap));
+	io_bitmap[0][c->row->arg / 8] |= (uint8_t)(1u << (c->row->arg % 8));
+	vmwrite64(VMCS_IO_BITMAP_A, (uint32_t)(uintptr_t)io_bitmap[0]);
+	vmwrite64(VMCS_IO_BITMAP_B, (uint32_t)(uintptr_t)io_bitmap[1]);
+}
+static void msr_bitmaps(struct vmx_case *c)
+{
+	/* 24.6.9: read bitmap for low MSRs at bytes 0-1023, write bitmap for
+	 * low MSRs at 2048-3071; arg = MSR | 1 << 31 for the write bitmap. */
+	uint32_t msr = c->row->arg & 0x1fffu, base = (c->row->arg >> 31) ? 2048 : 0;
+	gmemset(msr_bitmap, 0, sizeof(msr_bitmap));
+	if (c->row->arg & 0x40000000u)
+		msr_bitmap[base + msr / 8] |= (uint8_t)(1u << (msr % 8));
+	vmwrite64(VMCS_MSR_BITMAP, (uint32_t)(uintptr_t)msr_bitmap);
+}
+static void cr3_target(struct vmx_case *c)
+{
+	(void)c;
+	/* 25.1.3: MOV to CR3 of a value among the first CR3-target-count
+	 * CR3-target values does not exit. */
+	vmwrite(VMCS_CR3_TARGET_COUNT, 1);
+	vmwrite(VMCS_CR3_TARGET0, l1_cr3_copy);
+}
+/* CR0.TS owned by L1 (guest/host mask bit 3): shadow TS as arg says. */
+static void cr0_ts_owned(struct vmx_case *c)
+{
+	vmwrite(VMCS_CR0_MASK, 8);
+	vmwrite(VMCS_CR0_SHADOW, (read_cr0() & ~8u) | (c->row->arg ? 8u : 0));
+}
+static void cr0_mp_owned(struct vmx_case *c)
+{
+	(void)c;
+	vmwrite(VMCS_CR0_MASK, 2);
+	vmwrite(VMCS_CR0_SHADOW, read_cr0() & ~2u);
+}
+/* 25.3: MOV from CR0 returns the read shadow's value for the owned bits. */
+static void read_shadow(struct vmx_case *c)
+{
+	vmx_expect(c, "EBX (MOV from CR0: TS from the read shadow)", l2_regs.ebx & 8u, 8u);
 }
 
 /* 26.4: each entry of the VM-entry MSR-load area is 16 bytes: index 31:0,
@@ -158,6 +218,51 @@ static const struct vmx_row rows[] = {
 	  .qual = QCR(3, QCR_FROM_CR, 1), .check = C_QUAL | C_LEN },
 	{ .name = "MOV to CR3 with both CR3 controls 0 (TRUE MSR): no exit", .sdm = "25.1.3, A.3.2",
 	  .body = &b_cr3_load_body, .reason = EXIT_VMCALL, .check = C_RIP_NEXT, .skip = need_true_cr3 },
+	{ .name = "MOV to CR3 of a CR3-target value: no exit", .sdm = "25.1.3", .body = &b_cr3_load_body,
+	  .proc = PROC_CR3_LOAD, .setup = cr3_target, .reason = EXIT_VMCALL, .check = C_RIP_NEXT },
+	{ .name = "INVLPG with INVLPG exiting: exit 14, qualification = the linear address",
+	  .sdm = "25.1.3, 27.2.1", .body = &b_invlpg_body, .proc = PROC_INVLPG, .reason = EXIT_INVLPG,
+	  .qual = 0x40001010u, .check = C_QUAL | C_LEN },
+	{ .name = "MOV from DR7 with MOV-DR exiting: exit 29, Table 27-4 (DR7, from, EDX)",
+	  .sdm = "25.1.3, 27.2.1", .body = &b_mov_from_dr7_body, .proc = PROC_MOV_DR, .reason = EXIT_MOV_DR,
+	  .qual = 7u | (1u << 4) | (2u << 8), .check = C_QUAL | C_LEN },
+	{ .name = "MOV to CR0 changing the owned TS: exit 28 (CR0, to CR, EAX)", .sdm = "25.1.3, 27.2.1",
+	  .body = &b_cr0_ts_body, .setup = cr0_ts_owned, .arg = 0, .reason = EXIT_CR_ACCESS,
+	  .qual = QCR(0, QCR_TO_CR, 0), .check = C_QUAL | C_LEN },
+	{ .name = "MOV from CR0 with TS owned: the read shadow's TS, no exit", .sdm = "25.3",
+	  .body = &b_cr0_read_body, .setup = cr0_ts_owned, .arg = 1, .reason = EXIT_VMCALL,
+	  .check = C_RIP_NEXT, .extra = read_shadow },
+	{ .name = "CLTS with TS owned and shadow TS = 1: exit 28, type CLTS", .sdm = "25.1.3, 27.2.1",
+	  .body = &b_clts_body, .setup = cr0_ts_owned, .arg = 1, .reason = EXIT_CR_ACCESS,
+	  .qual = QCR(0, QCR_CLTS, 0), .check = C_QUAL | C_LEN },
+	{ .name = "LMSW changing the owned MP: exit 28, type LMSW, source data 33H", .sdm = "25.1.3, 27.2.1",
+	  .body = &b_lmsw_body, .setup = cr0_mp_owned, .reason = EXIT_CR_ACCESS,
+	  .qual = QCR(0, QCR_LMSW, 0) | (0x33u << 16), .check = C_QUAL | C_LEN },
+	{ .name = "PAUSE with PAUSE exiting: exit 40, length 2", .sdm = "25.1.3", .body = &b_pause_body,
+	  .proc = PROC_PAUSE, .reason = EXIT_PAUSE, .check = C_LEN },
+	{ .name = "RDPMC with RDPMC exiting: exit 15, length 2", .sdm = "25.1.3", .body = &b_rdpmc_body,
+	  .proc = PROC_RDPMC, .reason = EXIT_RDPMC, .check = C_LEN },
+	{ .name = "OUT 80H with its I/O-bitmap bit set: exit 30", .sdm = "25.1.3, 24.6.4",
+	  .body = &b_out_imm_body, .proc = PROC_IO_BITMAPS, .setup = io_bitmaps, .arg = 0x80,
+	  .reason = EXIT_IO, .qual = QIO_SIZE(1) | QIO_IMM | QIO_PORT(0x80), .check = C_QUAL | C_LEN },
+	{ .name = "OUT 81H with its I/O-bitmap bit clear: no exit", .sdm = "25.1.3, 24.6.4",
+	  .body = &b_out_81_body, .proc = PROC_IO_BITMAPS, .setup = io_bitmaps, .arg = 0x80,
+	  .reason = EXIT_VMCALL, .check = C_RIP_NEXT },
+	{ .name = "RDMSR 10H with MSR bitmaps, its read bit clear: no exit", .sdm = "25.1.3, 24.6.9",
+	  .body = &b_rdmsr_body, .proc = PROC_MSR_BITMAPS, .setup = msr_bitmaps, .arg = 0x10,
+	  .reason = EXIT_VMCALL, .check = C_RIP_NEXT },
+	{ .name = "RDMSR 10H with its read bit set: exit 31", .sdm = "25.1.3, 24.6.9", .body = &b_rdmsr_body,
+	  .proc = PROC_MSR_BITMAPS, .setup = msr_bitmaps, .arg = 0x40000010u, .reason = EXIT_RDMSR,
+	  .check = C_LEN },
+	{ .name = "WRMSR 1B0H with its write bit set: exit 32", .sdm = "25.1.3, 24.6.9", .body = &b_wrmsr_body,
+	  .proc = PROC_MSR_BITMAPS, .setup = msr_bitmaps, .arg = 0xc00001b0u, .reason = EXIT_WRMSR,
+	  .check = C_LEN },
+	{ .name = "VMXOFF in L2: exit 26", .sdm = "25.1.2, 30.3 VMXOFF", .body = &b_vmxoff_body,
+	  .reason = EXIT_VMXOFF, .check = C_LEN },
+	{ .name = "VMLAUNCH in L2: exit 20", .sdm = "25.1.2, 30.3 VMLAUNCH", .body = &b_vmlaunch_body,
+	  .reason = EXIT_VMLAUNCH, .check = C_LEN },
+	{ .name = "VMPTRST in L2: exit 22", .sdm = "25.1.2, 30.3 VMPTRST", .body = &b_vmptrst_body,
+	  .reason = EXIT_VMPTRST, .check = C_LEN },
 	/* 25.2, 27.2.2: the exception bitmap. */
 	{ .name = "UD2 with #UD in the exception bitmap: exit 0, hardware exception 6", .sdm = "25.2, 27.2.2",
 	  .body = &b_ud2_body, .exc_bitmap = EXC(6), .reason = EXIT_EXCEPTION_NMI,
