@@ -536,6 +536,30 @@ static bool host_sysenter_canonical(const void *ctx)
 	       not_canonical(ctx, VMCS_ROW_HOST_IA32_SYSENTER_EIP);
 }
 
+/* IA32_S_CET (SDM Vol.1 18.3.1): bits 9:6 are reserved. */
+#define S_CET_RESERVED (0xfull << 6)
+
+static bool host_cet_canonical(const void *ctx)
+{
+	return exit_on(ctx, VMX_EXITCTL_LOAD_CET_STATE) &&
+	       (not_canonical(ctx, VMCS_ROW_HOST_IA32_S_CET) ||
+		not_canonical(ctx, VMCS_ROW_HOST_INTR_SSP_TABLE_ADDR));
+}
+
+static bool host_s_cet_reserved(const void *ctx)
+{
+	return exit_on(ctx, VMX_EXITCTL_LOAD_CET_STATE) && (field(ctx, VMCS_ROW_HOST_IA32_S_CET) & S_CET_RESERVED);
+}
+
+/* Host SSP: canonical for a 64-bit host, bits 63:32 0 for a 32-bit one. */
+static bool host_ssp(const void *ctx)
+{
+	if (!exit_on(ctx, VMX_EXITCTL_LOAD_CET_STATE))
+		return false;
+	return exit_on(ctx, VMX_EXITCTL_HOST_ADDR_SPACE_SIZE) ? not_canonical(ctx, VMCS_ROW_HOST_SSP)
+							      : (field(ctx, VMCS_ROW_HOST_SSP) >> 32) != 0;
+}
+
 static bool host_perf_global_ctrl(const void *ctx)
 {
 	return exit_on(ctx, VMX_EXITCTL_LOAD_PERF_GLOBAL_CTRL) &&
@@ -710,18 +734,17 @@ static bool guest_sysenter_canonical(const void *ctx)
 	       not_canonical(ctx, VMCS_ROW_GUEST_IA32_SYSENTER_EIP);
 }
 
-/* IA32_S_CET (SDM Vol.1 18.3.1): bits 9:6 are reserved. */
-#define S_CET_RESERVED (0xfull << 6)
-
 static bool guest_cet_canonical(const void *ctx)
 {
 	return entry_on(ctx, VMX_ENTRYCTL_LOAD_CET_STATE) &&
-	       (not_canonical(ctx, VMCS_ROW_GUEST_IA32_S_CET) || not_canonical(ctx, VMCS_ROW_GUEST_INTR_SSP_TABLE_ADDR));
+	       (not_canonical(ctx, VMCS_ROW_GUEST_IA32_S_CET) ||
+		not_canonical(ctx, VMCS_ROW_GUEST_INTR_SSP_TABLE_ADDR));
 }
 
 static bool guest_s_cet_reserved(const void *ctx)
 {
-	return entry_on(ctx, VMX_ENTRYCTL_LOAD_CET_STATE) && (field(ctx, VMCS_ROW_GUEST_IA32_S_CET) & S_CET_RESERVED);
+	return entry_on(ctx, VMX_ENTRYCTL_LOAD_CET_STATE) &&
+	       (field(ctx, VMCS_ROW_GUEST_IA32_S_CET) & S_CET_RESERVED);
 }
 
 static bool guest_ssp(const void *ctx)
@@ -797,7 +820,10 @@ static bool guest_lbr_ctl(const void *ctx)
 
 enum { SEG_ES, SEG_CS, SEG_SS, SEG_DS, SEG_FS, SEG_GS, SEG_LDTR, SEG_TR };
 
-static uint16_t seg_sel(const void *ctx, unsigned s) { return (uint16_t)field(ctx, VMCS_ROW_GUEST_ES_SELECTOR + s); }
+static uint16_t seg_sel(const void *ctx, unsigned s)
+{
+	return (uint16_t)field(ctx, VMCS_ROW_GUEST_ES_SELECTOR + s);
+}
 static uint64_t seg_base(const void *ctx, unsigned s) { return field(ctx, VMCS_ROW_GUEST_ES_BASE + s); }
 static uint32_t seg_limit(const void *ctx, unsigned s) { return (uint32_t)field(ctx, VMCS_ROW_GUEST_ES_LIMIT + s); }
 static uint32_t seg_ar(const void *ctx, unsigned s) { return (uint32_t)field(ctx, VMCS_ROW_GUEST_ES_AR + s); }
@@ -1048,21 +1074,22 @@ static bool tr_31_17(const void *ctx) { return tr_ar(ctx) & AR_RESERVED_31_17; }
 
 /* LDTR: "The following checks on the different sub-fields apply only if LDTR
  * is usable". */
-static uint32_t ldtr_ar(const void *ctx) { return seg_usable(ctx, SEG_LDTR) ? seg_ar(ctx, SEG_LDTR) : 0x82; }
+static bool ldtr_usable(const void *ctx) { return seg_usable(ctx, SEG_LDTR); }
+static uint32_t ldtr_ar(const void *ctx) { return seg_ar(ctx, SEG_LDTR); }
 
-static bool ldtr_type(const void *ctx) { return ar_type(ldtr_ar(ctx)) != 2; }
-static bool ldtr_s(const void *ctx) { return ldtr_ar(ctx) & VMX_AR_S; }
-static bool ldtr_p(const void *ctx) { return !(ldtr_ar(ctx) & VMX_AR_P); }
-static bool ldtr_11_8(const void *ctx) { return ldtr_ar(ctx) & AR_RESERVED_11_8; }
+static bool ldtr_type(const void *ctx) { return ldtr_usable(ctx) && ar_type(ldtr_ar(ctx)) != 2; }
+static bool ldtr_s(const void *ctx) { return ldtr_usable(ctx) && (ldtr_ar(ctx) & VMX_AR_S); }
+static bool ldtr_p(const void *ctx) { return ldtr_usable(ctx) && !(ldtr_ar(ctx) & VMX_AR_P); }
+static bool ldtr_11_8(const void *ctx) { return ldtr_usable(ctx) && (ldtr_ar(ctx) & AR_RESERVED_11_8); }
 static bool ldtr_g_partial(const void *ctx)
 {
-	return seg_usable(ctx, SEG_LDTR) && g_with_partial_page(seg_limit(ctx, SEG_LDTR), ldtr_ar(ctx));
+	return ldtr_usable(ctx) && g_with_partial_page(seg_limit(ctx, SEG_LDTR), ldtr_ar(ctx));
 }
 static bool ldtr_g_missing(const void *ctx)
 {
-	return seg_usable(ctx, SEG_LDTR) && no_g_above_1m(seg_limit(ctx, SEG_LDTR), ldtr_ar(ctx));
+	return ldtr_usable(ctx) && no_g_above_1m(seg_limit(ctx, SEG_LDTR), ldtr_ar(ctx));
 }
-static bool ldtr_31_17(const void *ctx) { return ldtr_ar(ctx) & AR_RESERVED_31_17; }
+static bool ldtr_31_17(const void *ctx) { return ldtr_usable(ctx) && (ldtr_ar(ctx) & AR_RESERVED_31_17); }
 
 /* ---- 26.3.1.3 guest descriptor-table registers ---- */
 
@@ -1128,7 +1155,10 @@ static bool rflags_if(const void *ctx)
 /* ---- 26.3.1.5 guest non-register state ---- */
 
 static uint32_t activity(const void *ctx) { return (uint32_t)field(ctx, VMCS_ROW_GUEST_ACTIVITY_STATE); }
-static uint32_t interruptibility(const void *ctx) { return (uint32_t)field(ctx, VMCS_ROW_GUEST_INTERRUPTIBILITY); }
+static uint32_t interruptibility(const void *ctx)
+{
+	return (uint32_t)field(ctx, VMCS_ROW_GUEST_INTERRUPTIBILITY);
+}
 
 /* Activity states other than active exist as IA32_VMX_MISC bits 6-8 say (A.6). */
 static bool activity_unsupported(const void *ctx)
@@ -1190,7 +1220,8 @@ static bool interruptibility_reserved(const void *ctx)
 
 static bool sti_and_mov_ss(const void *ctx)
 {
-	return (interruptibility(ctx) & VMX_INTERRUPTIBILITY_STI) && (interruptibility(ctx) & VMX_INTERRUPTIBILITY_MOV_SS);
+	return (interruptibility(ctx) & VMX_INTERRUPTIBILITY_STI) &&
+	       (interruptibility(ctx) & VMX_INTERRUPTIBILITY_MOV_SS);
 }
 
 static bool sti_without_if(const void *ctx)
@@ -1375,6 +1406,12 @@ static const struct check_row control_checks[] = {
 	  tpr_threshold_high, CONTROLS_FAIL },
 	{ "SDM Vol.3 26.2.1.1: use TPR shadow without APIC-access or interrupt virtualization: TPR threshold bits 3:0 exceed VTPR bits 7:4",
 	  tpr_threshold_above_vtpr, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: virtual NMIs without NMI exiting",
+	  virtual_nmis_without_nmi_exiting, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: NMI-window exiting without virtual NMIs",
+	  nmi_window_without_virtual_nmis, CONTROLS_FAIL },
+	{ "SDM Vol.3 26.2.1.1: virtualize APIC accesses: the APIC-access address is not 4-KByte aligned or beyond the physical-address width",
+	  apic_access_addr, CONTROLS_FAIL },
 	{ "SDM Vol.3 26.2.1.1: virtualize x2APIC mode, APIC-register virtualization or virtual-interrupt delivery without use TPR shadow",
 	  apic_virt_without_tpr_shadow, CONTROLS_FAIL },
 	{ "SDM Vol.3 26.2.1.1: virtualize x2APIC mode together with virtualize APIC accesses",
@@ -1389,12 +1426,6 @@ static const struct check_row control_checks[] = {
 	  posted_vector, CONTROLS_FAIL },
 	{ "SDM Vol.3 26.2.1.1: process posted interrupts: the descriptor address is not 64-byte aligned or beyond the physical-address width",
 	  posted_desc_addr, CONTROLS_FAIL },
-	{ "SDM Vol.3 26.2.1.1: virtual NMIs without NMI exiting",
-	  virtual_nmis_without_nmi_exiting, CONTROLS_FAIL },
-	{ "SDM Vol.3 26.2.1.1: NMI-window exiting without virtual NMIs",
-	  nmi_window_without_virtual_nmis, CONTROLS_FAIL },
-	{ "SDM Vol.3 26.2.1.1: virtualize APIC accesses: the APIC-access address is not 4-KByte aligned or beyond the physical-address width",
-	  apic_access_addr, CONTROLS_FAIL },
 	{ "SDM Vol.3 26.2.1.1: enable VPID with a VPID of 0000H",
 	  vpid_zero, CONTROLS_FAIL },
 	{ "SDM Vol.3 26.2.1.1: enable EPT: the EPTP memory type is not one IA32_VMX_EPT_VPID_CAP allows",
@@ -1484,6 +1515,12 @@ static const struct check_row host_checks[] = {
 	  host_cr3_width, HOST_FAIL },
 	{ "SDM Vol.3 26.2.2: host IA32_SYSENTER_ESP or IA32_SYSENTER_EIP is not canonical",
 	  host_sysenter_canonical, HOST_FAIL },
+	{ "SDM Vol.3 26.2.2: load CET state (exit): host IA32_S_CET or IA32_INTERRUPT_SSP_TABLE_ADDR is not canonical",
+	  host_cet_canonical, HOST_FAIL },
+	{ "SDM Vol.3 26.2.2: load CET state (exit): host IA32_S_CET sets reserved bits 9:6",
+	  host_s_cet_reserved, HOST_FAIL },
+	{ "SDM Vol.3 26.2.2: load CET state (exit): host SSP not canonical (host address-space size 1) or bits 63:32 not 0",
+	  host_ssp, HOST_FAIL },
 	{ "SDM Vol.3 26.2.2: load IA32_PERF_GLOBAL_CTRL (exit): host value sets reserved bits",
 	  host_perf_global_ctrl, HOST_FAIL },
 	{ "SDM Vol.3 26.2.2: load IA32_PAT (exit): a host PAT entry is not a valid memory type",

@@ -5,10 +5,11 @@
  * which end in VMsucceed, VMfailInvalid or VMfailValid(n) (SDM Vol.3 30.2;
  * the numbers are Table 30-1's, vmx/vmcs.h enum vmx_instruction_error).
  *
- * Not yet here (each says so where it belongs):
- *   - VMX non-root operation: no guest runs before VM entry exists, so the
- *     exits of SDM Vol.3 25.1.2 and VMFUNC's EPTP switching come with it;
- *   - VM entry: VMLAUNCH and VMRESUME stop after their own checks with #UD;
+ * In VMX non-root operation each (but VMFUNC) is a VM exit (25.1.2), asked
+ * through the seam like any instruction intercept; VMLAUNCH and VMRESUME end
+ * in VM entry (world_switch.c); VMFUNC runs EPTP switching (25.5.6.3).
+ *
+ * Not here (each says so where it belongs):
  *   - the dual-monitor treatment of SMIs and SMM: hvemu has no SMM, so the
  *     treatment is never active (VMXOFF's error 23 and VMCALL's SMM paths
  *     cannot happen; VMCALL fails with error 1, as the pseudo-code says when
@@ -26,6 +27,7 @@
 #include "emu/operand.h"
 #include "mmu/nested.h"
 #include "mmu/tlb.h"
+#include "vmx/exit_reasons.h"
 #include "vmx/model.h"
 
 /* ---- SDM Vol.3 30.2: how a VMX instruction reports its outcome ---- */
@@ -69,13 +71,15 @@ static bool outside_vmx_modes(const struct cpu *cpu)
 }
 
 /* "ELSIF in VMX non-root operation THEN VM exit" (SDM Vol.3 25.1.2: every VMX
- * instruction but VMFUNC, VMREAD and VMWRITE exits unconditionally). VM entry
- * is the next layer: with no guest running this cannot happen yet, and if it
- * did hvemu would stop rather than guess. */
-static status_t nonroot_exit(struct cpu *cpu)
+ * instruction but VMFUNC exits unconditionally in VMX non-root operation;
+ * VMREAD and VMWRITE too while hvemu has no VMCS shadowing). The exit is the
+ * seam's, asked as any instruction intercept (vmx_exit_decide's table). */
+static status_t nonroot_exit(struct cpu *cpu, const struct insn *in, enum intercept_kind kind)
 {
-	(void)cpu;
-	return ST_UNSUPPORTED;
+	status_t st = hv_intercept_insn(cpu, in, kind, PHASE_CHECKED);
+	/* An unconditional exit the decision layer did not take would let the
+	 * instruction run in the guest: stop instead of guessing. */
+	return st == ST_OK ? ST_UNSUPPORTED : st;
 }
 
 /* The opening of the pseudo-codes of VMXOFF, VMCLEAR, VMPTRLD, VMPTRST,
@@ -86,12 +90,13 @@ static status_t nonroot_exit(struct cpu *cpu)
  *   ELSIF CPL > 0 THEN #GP(0);
  * true: the instruction goes on, in VMX root operation at CPL 0; false: *st
  * is what happened instead. */
-static bool root_ready(struct vmx *v, struct cpu *cpu, status_t *st)
+static bool root_ready(struct vmx *v, struct cpu *cpu, const struct insn *in, enum intercept_kind kind,
+		       status_t *st)
 {
 	if (!v->vmx_operation || outside_vmx_modes(cpu))
 		*st = cpu_raise(cpu, EXC_UD);
 	else if (cpu->in_guest)
-		*st = nonroot_exit(cpu);
+		*st = nonroot_exit(cpu, in, kind);
 	else if (cpu->cpl != 0)
 		*st = cpu_raise_err(cpu, EXC_GP, 0);
 	else
@@ -148,7 +153,7 @@ static status_t vmxon(struct vmx *v, struct cpu *cpu, const struct insn *in)
 		/* "ELSIF in VMX non-root operation THEN VMexit; ELSIF CPL > 0 THEN
 		 * #GP(0); ELSE VMfail("VMXON executed in VMX root operation")". */
 		if (cpu->in_guest)
-			return nonroot_exit(cpu);
+			return nonroot_exit(cpu, in, IK_VMXON);
 		if (cpu->cpl != 0)
 			return cpu_raise_err(cpu, EXC_GP, 0);
 		return vmx_fail(v, VMXERR_VMXON_IN_ROOT);
@@ -188,10 +193,10 @@ static status_t vmxon(struct vmx *v, struct cpu *cpu, const struct insn *in)
 	return vmx_succeed(cpu);
 }
 
-static status_t vmxoff(struct vmx *v, struct cpu *cpu)
+static status_t vmxoff(struct vmx *v, struct cpu *cpu, const struct insn *in)
 {
 	status_t st;
-	if (!root_ready(v, cpu, &st))
+	if (!root_ready(v, cpu, in, IK_VMXOFF, &st))
 		return st;
 	/* SDM Vol.3 30.3 VMXOFF: "ELSIF dual-monitor treatment of SMIs and SMM is
 	 * active THEN VMfail(VMXOFF under dual-monitor treatment ...)" (23):
@@ -229,7 +234,7 @@ status_t vmx_cr_write_check(void *ctx, struct cpu *cpu, unsigned cr, enum cr_acc
 static status_t vmclear(struct vmx *v, struct cpu *cpu, const struct insn *in)
 {
 	status_t st;
-	if (!root_ready(v, cpu, &st))
+	if (!root_ready(v, cpu, in, IK_VMCLEAR, &st))
 		return st;
 	uint64_t addr;
 	if ((st = rm_read_mem(cpu, in, 8, &addr)) != ST_OK)
@@ -256,7 +261,7 @@ static bool shadow_vmcs_allowed(const struct vmx *v)
 static status_t vmptrld(struct vmx *v, struct cpu *cpu, const struct insn *in)
 {
 	status_t st;
-	if (!root_ready(v, cpu, &st))
+	if (!root_ready(v, cpu, in, IK_VMPTRLD, &st))
 		return st;
 	uint64_t addr;
 	if ((st = rm_read_mem(cpu, in, 8, &addr)) != ST_OK)
@@ -279,7 +284,7 @@ static status_t vmptrld(struct vmx *v, struct cpu *cpu, const struct insn *in)
 static status_t vmptrst(struct vmx *v, struct cpu *cpu, const struct insn *in)
 {
 	status_t st;
-	if (!root_ready(v, cpu, &st))
+	if (!root_ready(v, cpu, in, IK_VMPTRST, &st))
 		return st;
 	/* SDM Vol.3 30.3 VMPTRST: "64-bit in-memory destination operand :=
 	 * current-VMCS pointer; VMsucceed" (FFFFFFFF_FFFFFFFFH if none). */
@@ -293,7 +298,7 @@ static status_t vmptrst(struct vmx *v, struct cpu *cpu, const struct insn *in)
 static status_t vmread(struct vmx *v, struct cpu *cpu, const struct insn *in)
 {
 	status_t st;
-	if (!root_ready(v, cpu, &st))
+	if (!root_ready(v, cpu, in, IK_VMREAD, &st))
 		return st;
 	/* SDM Vol.3 30.3 VMREAD: "ELSIF (in VMX root operation AND current-VMCS
 	 * pointer is not valid) ... THEN VMfailInvalid; ELSIF source operand does
@@ -315,7 +320,7 @@ static status_t vmread(struct vmx *v, struct cpu *cpu, const struct insn *in)
 static status_t vmwrite(struct vmx *v, struct cpu *cpu, const struct insn *in)
 {
 	status_t st;
-	if (!root_ready(v, cpu, &st))
+	if (!root_ready(v, cpu, in, IK_VMWRITE, &st))
 		return st;
 	/* SDM Vol.3 30.3 VMWRITE: VMfailInvalid without a current VMCS; then the
 	 * primary source (r/m operand) is read, a memory fault coming before the
@@ -336,10 +341,10 @@ static status_t vmwrite(struct vmx *v, struct cpu *cpu, const struct insn *in)
 
 /* ---- VMLAUNCH, VMRESUME ---- */
 
-static status_t vmlaunch_vmresume(struct vmx *v, struct cpu *cpu, bool launch)
+static status_t vmlaunch_vmresume(struct vmx *v, struct cpu *cpu, const struct insn *in, bool launch)
 {
 	status_t st;
-	if (!root_ready(v, cpu, &st))
+	if (!root_ready(v, cpu, in, launch ? IK_VMLAUNCH : IK_VMRESUME, &st))
 		return st;
 	/* SDM Vol.3 30.3 VMLAUNCH/VMRESUME: "ELSIF current-VMCS pointer is not
 	 * valid THEN VMfailInvalid; ELSIF events are being blocked by MOV SS THEN
@@ -358,11 +363,9 @@ static status_t vmlaunch_vmresume(struct vmx *v, struct cpu *cpu, bool launch)
 		return vmx_fail_valid(v, VMXERR_VMLAUNCH_NOT_CLEAR);
 	if (!launch && !launched)
 		return vmx_fail_valid(v, VMXERR_VMRESUME_NOT_LAUNCHED);
-	/* VM entry: next layer. The checks on the controls and the host-state
-	 * area (VMfailValid 7/8, SDM Vol.3 26.2), the guest state (26.3) and the
-	 * entry itself are not written yet; until they are, an entry that got
-	 * this far is #UD rather than a made-up outcome. */
-	return cpu_raise(cpu, EXC_UD);
+	/* "ELSE Check settings of VMX controls and host-state area; ..." (SDM
+	 * Vol.3 30.3, Ch.26): world_switch.c. */
+	return vmx_vm_entry(v, cpu, launch);
 }
 
 /* ---- INVEPT, INVVPID ---- */
@@ -402,7 +405,7 @@ static status_t invept(struct vmx *v, struct cpu *cpu, const struct insn *in)
 	bool has = vmx_allows(v, MSR_VMX_PROCBASED_CTLS2, VMX_PROC2_EPT) && (ept_vpid & EPT_CAP_INVEPT);
 	if (!has)
 		return cpu_raise(cpu, EXC_UD);
-	if (!root_ready(v, cpu, &st))
+	if (!root_ready(v, cpu, in, IK_INVEPT, &st))
 		return st;
 	/* "IF IA32_VMX_EPT_VPID_CAP MSR indicates that processor does not
 	 * support INVEPT_TYPE THEN VMfail(Invalid operand to INVEPT/INVVPID)"
@@ -435,7 +438,7 @@ static status_t invvpid(struct vmx *v, struct cpu *cpu, const struct insn *in)
 	bool has = vmx_allows(v, MSR_VMX_PROCBASED_CTLS2, VMX_PROC2_VPID) && (ept_vpid & VPID_CAP_INVVPID);
 	if (!has)
 		return cpu_raise(cpu, EXC_UD);
-	if (!root_ready(v, cpu, &st))
+	if (!root_ready(v, cpu, in, IK_INVVPID, &st))
 		return st;
 	/* "IF IA32_VMX_EPT_VPID_CAP MSR indicates that processor does not
 	 * support INVVPID_TYPE THEN VMfail(Invalid operand to INVEPT/INVVPID)"
@@ -462,7 +465,7 @@ static status_t invvpid(struct vmx *v, struct cpu *cpu, const struct insn *in)
 
 /* ---- VMCALL, VMFUNC ---- */
 
-static status_t vmcall(struct vmx *v, struct cpu *cpu)
+static status_t vmcall(struct vmx *v, struct cpu *cpu, const struct insn *in)
 {
 	/* SDM Vol.3 30.3 VMCALL: "IF not in VMX operation THEN #UD; ELSIF in VMX
 	 * non-root operation THEN VM exit; ELSIF (RFLAGS.VM = 1) or
@@ -475,12 +478,60 @@ static status_t vmcall(struct vmx *v, struct cpu *cpu)
 	if (!v->vmx_operation)
 		return cpu_raise(cpu, EXC_UD);
 	if (cpu->in_guest)
-		return nonroot_exit(cpu);
+		return nonroot_exit(cpu, in, IK_VMCALL);
 	if (cpu->mode == MODE_V86 || cpu->mode == MODE_COMPAT)
 		return cpu_raise(cpu, EXC_UD);
 	if (cpu->cpl != 0)
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	return vmx_fail(v, VMXERR_VMCALL_IN_ROOT);
+}
+
+/* VMFUNC's own VM exit (SDM Vol.3 25.5.6: "the VM function ... causes a VM
+ * exit" with reason 59 when it is not enabled or fails; 27.2.5: the
+ * instruction's length). */
+static status_t vmfunc_exit(struct vmx *v, struct cpu *cpu)
+{
+	struct vmx_exit x = { .reason = VMX_EXIT_VMFUNC, .guest_rip = cpu->insn_start,
+			      .insn_len = (uint32_t)(cpu->rip - cpu->insn_start) };
+	return vmx_vm_exit(v, cpu, &x);
+}
+
+/* The VM functions of the current VMCS (SDM Vol.3 24.6.14) when "enable VM
+ * functions" counts (24.6.2: only with "activate secondary controls"). */
+static bool vm_functions_enabled(struct vmx *v)
+{
+	return (vmcs_get(v, VMCS_ROW_PRIMARY_PROC_CONTROLS) & VMX_CTL(VMX_PROC_SECONDARY_CONTROLS)) &&
+	       (vmcs_get(v, VMCS_ROW_SECONDARY_PROC_CONTROLS) & VMX_CTL(VMX_PROC2_VM_FUNCTIONS));
+}
+
+#define EPTP_LIST_ENTRIES 512u
+
+static status_t vmfunc(struct vmx *v, struct cpu *cpu)
+{
+	/* SDM Vol.3 30.3 VMFUNC: #UD "if executed outside VMX non-root
+	 * operation" and "if the enable VM functions VM-execution control is
+	 * 0"; 25.5.6: EAX above 63 or a function whose bit in the VM-function
+	 * controls is 0 is a VM exit. */
+	if (!cpu->in_guest || !vm_functions_enabled(v))
+		return cpu_raise(cpu, EXC_UD);
+	uint32_t fn = (uint32_t)cpu->regs[R_AX];
+	if (fn > 63 || !((vmcs_get(v, VMCS_ROW_VM_FUNCTION_CONTROLS) >> fn) & 1))
+		return vmfunc_exit(v, cpu);
+	/* 25.5.6.3 EPTP switching (function 0, the only one): ECX indexes the
+	 * 512-entry EPTP list; an index out of range or an entry that fails the
+	 * EPTP checks of 26.2.1.1 is a VM exit; else the entry becomes the
+	 * EPTP. */
+	uint32_t index = (uint32_t)cpu->regs[R_CX];
+	if (index >= EPTP_LIST_ENTRIES)
+		return vmfunc_exit(v, cpu);
+	uint64_t eptp = physmem_read(cpu->mem, vmcs_get(v, VMCS_ROW_EPTP_LIST_ADDR) + 8ull * index, 8);
+	if (ept_eptp_check(eptp, vmx_cap(v, MSR_VMX_EPT_VPID_CAP), cpu->maxphyaddr) != EPTP_OK)
+		return vmfunc_exit(v, cpu);
+	if (eptp != vmcs_get(v, VMCS_ROW_EPT_POINTER))
+		vmx_switch_eptp(v, cpu, eptp);
+	/* The guest's code is now reached through another stage 2: the block
+	 * that ran VMFUNC ends here. */
+	return ST_VMEXIT;
 }
 
 /* ---- dispatch ---- */
@@ -491,21 +542,20 @@ status_t vmx_vm_insn(void *ctx, struct cpu *cpu, const struct insn *in, enum int
 
 	switch (kind) {
 	case IK_VMXON:    return vmxon(v, cpu, in);
-	case IK_VMXOFF:   return vmxoff(v, cpu);
+	case IK_VMXOFF:   return vmxoff(v, cpu, in);
 	case IK_VMCLEAR:  return vmclear(v, cpu, in);
 	case IK_VMPTRLD:  return vmptrld(v, cpu, in);
 	case IK_VMPTRST:  return vmptrst(v, cpu, in);
 	case IK_VMREAD:   return vmread(v, cpu, in);
 	case IK_VMWRITE:  return vmwrite(v, cpu, in);
-	case IK_VMLAUNCH: return vmlaunch_vmresume(v, cpu, true);
-	case IK_VMRESUME: return vmlaunch_vmresume(v, cpu, false);
+	case IK_VMLAUNCH: return vmlaunch_vmresume(v, cpu, in, true);
+	case IK_VMRESUME: return vmlaunch_vmresume(v, cpu, in, false);
 	case IK_INVEPT:   return invept(v, cpu, in);
 	case IK_INVVPID:  return invvpid(v, cpu, in);
-	case IK_VMCALL:   return vmcall(v, cpu);
+	case IK_VMCALL:   return vmcall(v, cpu, in);
+	case IK_VMFUNC:   return vmfunc(v, cpu);
 	default:
-		/* VMFUNC: "#UD if executed outside VMX non-root operation" (SDM
-		 * Vol.3 30.3 VMFUNC); in non-root operation it is the next layer's
-		 * (EPTP switching, 25.5.6). The SVM instructions are #UD on an
+		/* The SVM instructions are #UD on an
 		 * Intel CPU (APM3 VMRUN ...: #UD with EFER.SVME = 0, which an
 		 * Intel CPU cannot set). */
 		return cpu_raise(cpu, EXC_UD);

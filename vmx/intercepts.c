@@ -3,9 +3,12 @@
  * the exit information each writes (SDM Vol.3 27.2): the exit reason, the
  * qualification, the guest-linear and guest-physical addresses, the
  * interruption and IDT-vectoring information, the instruction length and
- * information. Pure: reads the VMCS (and L1's bitmaps), decides, encodes;
- * world_switch.c takes the exit. The mirror of svm/intercepts.c: one function
- * per family of kinds, dispatched at the bottom.
+ * information. Reads the VMCS (and L1's bitmaps), decides, encodes;
+ * world_switch.c takes the exit. Its only other effects are the ones the
+ * SDM gives non-root operation: read values replaced by shadows, the TPR
+ * shadow's VTPR write, the PAUSE-loop timing. The mirror of
+ * svm/intercepts.c: one function per family of kinds, dispatched at the
+ * bottom.
  *
  * Fields the SDM leaves undefined for a reason (the instruction-information
  * fields it marks "undefined", the qualification of reasons without one) are
@@ -68,6 +71,17 @@ static struct vmx_exit exit_of(const struct exit_record *r, uint32_t reason)
 	return x;
 }
 
+/* SDM Vol.3 27.2.4: "a VM exit is not considered to occur during event
+ * delivery" when a double fault that event delivery produced causes it
+ * directly, nor when it is a triple fault: no IDT-vectoring information. */
+static struct vmx_exit not_during_delivery(struct vmx_exit x)
+{
+	x.idt_vectoring_info = 0;
+	x.idt_vectoring_error = 0;
+	x.insn_len = 0;
+	return x;
+}
+
 /* An instruction's exit: its length (SDM Vol.3 27.2.5: "for VM exits due to
  * ... instructions", the instruction's length in bytes). */
 static struct vmx_exit insn_exit(const struct exit_record *r, uint32_t reason)
@@ -85,6 +99,16 @@ static uint32_t address_size_code(uint8_t asize)
 	return asize == 8 ? 2u : asize == 4 ? 1u : 0u;
 }
 
+/* The fields Tables 27-9 ... 27-14 share (each table keeps those its
+ * instructions have; Table 27-8 only asz and seg):
+ *
+ *   31  28 27 26  23 22 21  18 17 15 14 12 11 10 9  7 6  3  2  1  0
+ *  +------+--+------+--+------+-----+-----+--+--+----+----+--+-----+
+ *  | reg2 |BI| base |II| index| seg |     |OS|R | asz|reg1|  |scale|
+ *  +------+--+------+--+------+-----+-----+--+--+----+----+--+-----+
+ *  reg2: the instruction identity in 29:28 for Tables 27-10 and 27-11;
+ *  BI, II: base, index invalid; OS: operand size (27-10); R: register
+ *  operand (27-11, 27-14); asz: address size. */
 #define INFO_ADDR_SIZE_SHIFT   7
 #define INFO_REG_OPERAND       (1u << 10)   /* Tables 27-11, 27-14: register, not memory */
 #define INFO_OSIZE32           (1u << 11)   /* Table 27-10: 32-bit operand size */
@@ -152,42 +176,50 @@ static struct vmx_exit operand_exit(const struct exit_record *r, uint32_t reason
 
 /* ---- instructions (SDM Vol.3 25.1.2, 25.1.3, 25.3) ---- */
 
-/* SDM Vol.3 25.1.2 "Instructions That Cause VM Exits Unconditionally": CPUID,
- * GETSEC, INVD, XSETBV, and VMCALL ... VMXON, INVEPT, INVVPID in VMX
- * non-root operation. (GETSEC has no row: hvemu's models lack SMX.) */
-static const uint8_t unconditional_reason[IK_COUNT] = {
-	[IK_CPUID] = VMX_EXIT_CPUID, [IK_INVD] = VMX_EXIT_INVD, [IK_XSETBV] = VMX_EXIT_XSETBV,
-	[IK_VMCALL] = VMX_EXIT_VMCALL, [IK_VMCLEAR] = VMX_EXIT_VMCLEAR,
-	[IK_VMLAUNCH] = VMX_EXIT_VMLAUNCH, [IK_VMPTRLD] = VMX_EXIT_VMPTRLD,
-	[IK_VMPTRST] = VMX_EXIT_VMPTRST, [IK_VMREAD] = VMX_EXIT_VMREAD,
-	[IK_VMRESUME] = VMX_EXIT_VMRESUME, [IK_VMWRITE] = VMX_EXIT_VMWRITE,
-	[IK_VMXOFF] = VMX_EXIT_VMXOFF, [IK_VMXON] = VMX_EXIT_VMXON,
-	[IK_INVEPT] = VMX_EXIT_INVEPT, [IK_INVVPID] = VMX_EXIT_INVVPID,
+/* Which VM-exit instruction-information table an instruction's exit follows
+ * (SDM Vol.3 27.2.5); with an operand, the qualification is its displacement
+ * (27.2.1, Table 27-1). */
+enum info_format {
+	INFO_NONE,                 /* no instruction information, no qualification */
+	INFO_MEM,                  /* Table 27-13: VMCLEAR, VMPTRLD, VMPTRST, VMXON */
+	INFO_MEM_REG2,             /* Table 27-9: INVEPT, INVPCID, INVVPID; reg2 the type */
+	INFO_MEM_OR_REG1_REG2,     /* Table 27-14: VMREAD, VMWRITE; reg2 the field encoding */
 };
 
-/* How the unconditional exits' instruction information is formed (27.2.5). */
-static uint32_t unconditional_info(const struct exit_record *r)
+static uint32_t operand_info(enum info_format f, const struct exit_operand *op)
 {
-	switch (r->kind) {
-	case IK_VMCLEAR: case IK_VMPTRLD: case IK_VMPTRST: case IK_VMXON:
-		/* Table 27-13: a memory operand; bit 10 is 0. */
-		return mem_operand_info(&r->op);
-	case IK_VMREAD: case IK_VMWRITE:
-		/* Table 27-14: reg1 or memory, reg2 the field encoding register. */
-		return mem_or_reg_info(&r->op) | (uint32_t)(r->op.reg & 15) << INFO_REG2_SHIFT;
-	case IK_INVEPT: case IK_INVVPID:
-		/* Table 27-9: the descriptor, reg2 the type register. */
-		return mem_operand_info(&r->op) | (uint32_t)(r->op.reg & 15) << INFO_REG2_SHIFT;
-	default:
-		return 0;
+	switch (f) {
+	case INFO_MEM:              return mem_operand_info(op);
+	case INFO_MEM_REG2:         return mem_operand_info(op) | (uint32_t)(op->reg & 15) << INFO_REG2_SHIFT;
+	case INFO_MEM_OR_REG1_REG2: return mem_or_reg_info(op) | (uint32_t)(op->reg & 15) << INFO_REG2_SHIFT;
+	default:                    return 0;
 	}
 }
 
-static bool has_displacement_qualification(enum intercept_kind k)
-{
-	return k == IK_VMCLEAR || k == IK_VMPTRLD || k == IK_VMPTRST || k == IK_VMXON || k == IK_VMREAD ||
-	       k == IK_VMWRITE || k == IK_INVEPT || k == IK_INVVPID || k == IK_INVPCID || k == IK_DESC_TABLE;
-}
+/* SDM Vol.3 25.1.2 "Instructions That Cause VM Exits Unconditionally": CPUID,
+ * GETSEC, INVD, XSETBV, and VMCALL ... VMXON, INVEPT, INVVPID in VMX
+ * non-root operation. (GETSEC has no row: hvemu's models lack SMX.) */
+static const struct {
+	uint8_t kind;              /* enum intercept_kind */
+	uint8_t reason;            /* enum vmx_exit_reason */
+	uint8_t format;            /* enum info_format */
+} unconditional[] = {
+	{ IK_CPUID,    VMX_EXIT_CPUID,    INFO_NONE },
+	{ IK_INVD,     VMX_EXIT_INVD,     INFO_NONE },
+	{ IK_XSETBV,   VMX_EXIT_XSETBV,   INFO_NONE },
+	{ IK_VMCALL,   VMX_EXIT_VMCALL,   INFO_NONE },
+	{ IK_VMCLEAR,  VMX_EXIT_VMCLEAR,  INFO_MEM },
+	{ IK_VMLAUNCH, VMX_EXIT_VMLAUNCH, INFO_NONE },
+	{ IK_VMPTRLD,  VMX_EXIT_VMPTRLD,  INFO_MEM },
+	{ IK_VMPTRST,  VMX_EXIT_VMPTRST,  INFO_MEM },
+	{ IK_VMREAD,   VMX_EXIT_VMREAD,   INFO_MEM_OR_REG1_REG2 },
+	{ IK_VMRESUME, VMX_EXIT_VMRESUME, INFO_NONE },
+	{ IK_VMWRITE,  VMX_EXIT_VMWRITE,  INFO_MEM_OR_REG1_REG2 },
+	{ IK_VMXOFF,   VMX_EXIT_VMXOFF,   INFO_NONE },
+	{ IK_VMXON,    VMX_EXIT_VMXON,    INFO_MEM },
+	{ IK_INVEPT,   VMX_EXIT_INVEPT,   INFO_MEM_REG2 },
+	{ IK_INVVPID,  VMX_EXIT_INVVPID,  INFO_MEM_REG2 },
+};
 
 /* The instructions with one primary processor-based control and one reason
  * (SDM Vol.3 25.1.3; Table 24-6). */
@@ -200,7 +232,6 @@ static const struct {
 	{ IK_RDPMC,   VMX_PROC_RDPMC_EXITING,   VMX_EXIT_RDPMC },
 	{ IK_RDTSC,   VMX_PROC_RDTSC_EXITING,   VMX_EXIT_RDTSC },
 	{ IK_MONITOR, VMX_PROC_MONITOR_EXITING, VMX_EXIT_MONITOR },
-	{ IK_PAUSE,   VMX_PROC_PAUSE_EXITING,   VMX_EXIT_PAUSE },
 };
 
 /* SDM Vol.3 27.2.1: LGDT ... STR's instruction identity, Tables 27-10 and
@@ -222,20 +253,43 @@ static struct vmx_exit desc_table_exit(const struct exit_record *r)
 	return operand_exit(r, local ? VMX_EXIT_LDTR_TR_ACCESS : VMX_EXIT_GDTR_IDTR_ACCESS, info);
 }
 
+/* SDM Vol.3 25.1.3 PAUSE with "PAUSE-loop exiting" (and "PAUSE exiting" 0)
+ * at CPL 0: a PAUSE more than PLE_Gap after the previous one (or the first
+ * after VM entry) starts a loop; one more than PLE_Window after the start of
+ * its loop exits. Time runs at the TSC's rate: hvemu's virtual time
+ * (cpu_now), as the TSC offset cancels out of the differences. The exit
+ * ends the loop: the next PAUSE follows a VM entry. */
+static bool pause_loop_exits(struct vmx *v, struct cpu *cpu)
+{
+	uint64_t now = cpu_now(cpu);
+	uint32_t gap = (uint32_t)vmcs_get(v, VMCS_ROW_PLE_GAP);
+	uint32_t window = (uint32_t)vmcs_get(v, VMCS_ROW_PLE_WINDOW);
+	bool first = !v->pause_loop || now - v->pause_last > gap;
+	v->pause_last = now;
+	if (first) {
+		v->pause_loop = true;
+		v->pause_first = now;
+		return false;
+	}
+	if (now - v->pause_first <= window)
+		return false;
+	v->pause_loop = false;
+	return true;
+}
+
 static status_t instruction(struct vmx *v, struct cpu *cpu, struct exit_record *r, struct vmx_exit *x)
 {
-	if (unconditional_reason[r->kind]) {
-		*x = insn_exit(r, unconditional_reason[r->kind]);
-		x->insn_info = unconditional_info(r);
-		if (has_displacement_qualification(r->kind))
-			x->qualification = displacement_qualification(r);
+	for (unsigned i = 0; i < sizeof(unconditional) / sizeof(unconditional[0]); i++) {
+		if (unconditional[i].kind != r->kind)
+			continue;
+		enum info_format f = (enum info_format)unconditional[i].format;
+		*x = f == INFO_NONE ? insn_exit(r, unconditional[i].reason)
+				    : operand_exit(r, unconditional[i].reason, operand_info(f, &r->op));
 		return ST_VMEXIT;
 	}
 	for (unsigned i = 0; i < sizeof(proc_insns) / sizeof(proc_insns[0]); i++) {
 		if (proc_insns[i].kind != r->kind)
 			continue;
-		/* PAUSE-loop exiting (secondary control 10, PLE_Gap/PLE_Window in
-		 * TSC cycles) is not modelled: only "PAUSE exiting" decides. */
 		if (!proc_ctl(v, proc_insns[i].bit))
 			return ST_OK;
 		*x = insn_exit(r, proc_insns[i].reason);
@@ -276,8 +330,15 @@ static status_t instruction(struct vmx *v, struct cpu *cpu, struct exit_record *
 			return cpu_raise(cpu, EXC_UD);
 		if (!proc_ctl(v, VMX_PROC_INVLPG_EXITING))
 			return ST_OK;
-		*x = operand_exit(r, VMX_EXIT_INVPCID,
-				  mem_operand_info(&r->op) | (uint32_t)(r->op.reg & 15) << INFO_REG2_SHIFT);
+		*x = operand_exit(r, VMX_EXIT_INVPCID, operand_info(INFO_MEM_REG2, &r->op));
+		return ST_VMEXIT;
+	case IK_PAUSE:
+		/* 25.1.3: "PAUSE exiting" at any CPL, else PAUSE-loop exiting
+		 * at CPL 0. */
+		if (!proc_ctl(v, VMX_PROC_PAUSE_EXITING) &&
+		    (cpu->cpl != 0 || !proc2_ctl(v, VMX_PROC2_PAUSE_LOOP_EXITING) || !pause_loop_exits(v, cpu)))
+			return ST_OK;
+		*x = insn_exit(r, VMX_EXIT_PAUSE);
 		return ST_VMEXIT;
 	case IK_WBINVD:
 		/* 25.1.3 "WBINVD exiting" (secondary). */
@@ -543,6 +604,220 @@ static status_t msr_access(struct vmx *v, struct cpu *cpu, struct exit_record *r
 	return ST_VMEXIT;
 }
 
+/* ---- events (SDM Vol.3 25.2) ---- */
+
+static bool pin_ctl(struct vmx *v, unsigned bit)
+{
+	return vmcs_get(v, VMCS_ROW_PIN_BASED_CONTROLS) & VMX_CTL(bit);
+}
+
+/* Bit 12 of the VM-exit interruption information and of an EPT violation's
+ * qualification (SDM Vol.3 27.2.2, 27.2.3): the exit is due to a fault of an
+ * IRET that unblocked NMIs. Undefined while an event was being delivered
+ * (IDT-vectoring information valid): 0. With "virtual NMIs" it speaks of
+ * virtual-NMI blocking, which world_switch.c keeps in the same CPU state. */
+static bool nmi_unblocked(const struct exit_record *r)
+{
+	return r->nmi_unblocked_by_iret && !r->vectoring_valid;
+}
+
+/* The DR6 bits a #DB exit reports in its qualification instead of writing
+ * DR6 (SDM Vol.3 27.2.1, Table 27-1): B0-B3, BD, BS. (RTM, bit 16, is not
+ * modelled: hvemu has no RTM.) */
+#define DBQ_MASK 0x600fu
+
+/* SDM Vol.3 25.2: an exception (vectors 0-31, hardware or software: INT3,
+ * INTO, INT1) exits if its bit in the exception bitmap is 1; a #PF whose
+ * error code masked by PFEC_MASK equals PFEC_MATCH exits if bit 14 is 1,
+ * one whose error code does not match exits if bit 14 is 0. INT n is not an
+ * exception, and "an event being injected never causes a VM exit directly"
+ * (26.6.1.2): neither the bitmap nor NMI or external-interrupt exiting.
+ * Reason 0 with the interruption information (27.2.2); #DB and #PF report
+ * their DR6 bits and linear address in the qualification, as DR6 and CR2 are
+ * not written (27.1). */
+static status_t exception(struct vmx *v, struct exit_record *r, struct vmx_exit *x)
+{
+	const struct event *ev = &r->event;
+	if (ev->type == EV_SOFTINT || ev->injected || ev->vector >= 32)
+		return ST_OK;
+	bool bit = (vmcs_get(v, VMCS_ROW_EXCEPTION_BITMAP) >> ev->vector) & 1;
+	if (ev->type == EV_EXCEPTION && ev->vector == EXC_PF) {
+		uint32_t mask = (uint32_t)vmcs_get(v, VMCS_ROW_PF_ERROR_CODE_MASK);
+		uint32_t match = (uint32_t)vmcs_get(v, VMCS_ROW_PF_ERROR_CODE_MATCH);
+		if ((ev->error_code & mask) != match)
+			bit = !bit;
+	}
+	if (!bit)
+		return ST_OK;
+	*x = exit_of(r, VMX_EXIT_EXCEPTION_NMI);
+	if (ev->type == EV_EXCEPTION && ev->vector == EXC_DF)
+		*x = not_during_delivery(*x);
+	x->intr_info = intr_info_of(ev) | (nmi_unblocked(r) ? VMX_INTR_NMI_UNBLOCKED : 0);
+	if (ev->has_error)
+		x->intr_error = ev->error_code;
+	if (ev->type == EV_EXCEPTION && ev->vector == EXC_DB)
+		x->qualification = ev->dr6 & DBQ_MASK;
+	else if (ev->type == EV_EXCEPTION && ev->vector == EXC_PF)
+		x->qualification = ev->cr2;
+	/* 27.2.5: INT3, INTO and INT1 report their instruction's length. */
+	if (ev->type == EV_SOFTEXC || ev->type == EV_PRIV_SOFTEXC)
+		x->insn_len = ev->insn_len;
+	return ST_VMEXIT;
+}
+
+/* SDM Vol.3 25.2: an NMI exits with "NMI exiting", reason 0 with vector 2 and
+ * type NMI (27.2.2). */
+static status_t nmi(struct vmx *v, struct exit_record *r, struct vmx_exit *x)
+{
+	if (!pin_ctl(v, VMX_PIN_NMI_EXITING) || r->event.injected)
+		return ST_OK;
+	*x = exit_of(r, VMX_EXIT_EXCEPTION_NMI);
+	x->intr_info = EXC_NMI | (uint32_t)VMX_INTR_NMI << VMX_INTR_TYPE_SHIFT | VMX_INTR_VALID;
+	return ST_VMEXIT;
+}
+
+/* SDM Vol.3 25.2: an external interrupt exits with "external-interrupt
+ * exiting" (reason 1). 27.2.2: with "acknowledge interrupt on exit" the
+ * processor acknowledges the controller and reports the vector (type 0,
+ * valid); without, the information is invalid and the interrupt stays
+ * pending. An acknowledge that finds no interrupt any more leaves the field
+ * invalid too. (Posted-interrupt processing, pin-based control 7, is not
+ * modelled here.) */
+static status_t external_interrupt(struct vmx *v, struct cpu *cpu, struct exit_record *r, struct vmx_exit *x)
+{
+	if (!pin_ctl(v, VMX_PIN_EXT_INTR_EXITING) || r->event.injected)
+		return ST_OK;
+	*x = exit_of(r, VMX_EXIT_EXTERNAL_INTERRUPT);
+	if ((vmcs_get(v, VMCS_ROW_EXIT_CONTROLS) & VMX_CTL(VMX_EXITCTL_ACK_INTR_ON_EXIT)) && hv_ack_intr(cpu, r))
+		x->intr_info = r->vector | (uint32_t)VMX_INTR_EXTERNAL << VMX_INTR_TYPE_SHIFT | VMX_INTR_VALID;
+	return ST_VMEXIT;
+}
+
+/* An exit with only a reason (and the IDT-vectoring information). */
+static status_t plain_exit(const struct exit_record *r, uint32_t reason, struct vmx_exit *x)
+{
+	*x = exit_of(r, reason);
+	return ST_VMEXIT;
+}
+
+/* SDM Vol.3 25.2: "task switches are not allowed in VMX non-root operation":
+ * every one exits, after the checks of the instruction or gate that starts it
+ * (PHASE_CHECKED; the TSS checks' phase is SVM's). Table 27-2: the TSS
+ * selector in 15:0, the source in 31:30 (0 CALL, 1 IRET, 2 JMP, 3 task gate
+ * in the IDT: enum ts_source's values). 27.2.5: CALL, IRET and JMP report
+ * their length, a gate reached by INT n/INT3/INTO the software event's
+ * (exit_of, from the IDT-vectoring information). */
+static status_t task_switch(struct exit_record *r, struct vmx_exit *x)
+{
+	if (r->phase != PHASE_CHECKED)
+		return ST_OK;
+	*x = exit_of(r, VMX_EXIT_TASK_SWITCH);
+	x->qualification = r->tss_selector | (uint64_t)(r->ts_source & 3) << 30;
+	if (r->ts_source != TS_GATE)
+		x->insn_len = (uint32_t)(r->next_rip - r->rip);
+	return ST_VMEXIT;
+}
+
+/* SDM Vol.3 27.2.1: an EPT violation (reason 48) reports the access and the
+ * rights in its qualification (Table 27-7, mmu/nested_exit.c; bits 9-11 with
+ * IA32_VMX_EPT_VPID_CAP[22]) plus bit 12 (NMI unblocking due to IRET), the
+ * guest-physical address, and the guest-linear address when bit 7 says it
+ * is valid; an EPT misconfiguration (49) only the guest-physical address. */
+static status_t ept_exit(struct vmx *v, struct exit_record *r, struct vmx_exit *x)
+{
+	const struct fault_nested *n = &r->fault.nested;
+	if (r->kind == IK_STAGE2_MISCONFIG) {
+		*x = exit_of(r, VMX_EXIT_EPT_MISCONFIG);
+		x->guest_physical = n->gpa;
+		return ST_VMEXIT;
+	}
+	*x = exit_of(r, VMX_EXIT_EPT_VIOLATION);
+	bool advanced = vmx_cap(v, MSR_VMX_EPT_VPID_CAP) & EPT_CAP_ADV_INFO;
+	x->qualification = ept_violation_qualification(&r->fault, advanced) |
+			   (nmi_unblocked(r) ? (uint64_t)VMX_INTR_NMI_UNBLOCKED : 0);
+	x->guest_physical = n->gpa;
+	if (n->gla_valid)
+		x->guest_linear = n->gla;
+	return ST_VMEXIT;
+}
+
+/* SDM Vol.3 29.4: an access to the APIC-access page exits with "virtualize
+ * APIC accesses" (reason 44); Table 27-6: the page offset in 11:0 (linear
+ * accesses), the access type in 15:12 (enum apic_access's values 0-3). */
+static status_t apic_access(struct vmx *v, struct exit_record *r, struct vmx_exit *x)
+{
+	if (!proc2_ctl(v, VMX_PROC2_VIRTUALIZE_APIC))
+		return ST_OK;
+	*x = exit_of(r, VMX_EXIT_APIC_ACCESS);
+	x->qualification = (r->apic_offset & 0xfffu) | (uint64_t)(r->apic_access & 0xf) << 12;
+	return ST_VMEXIT;
+}
+
+/* SDM Vol.3 29.1.4: EOI virtualization exits (reason 45) for a vector whose
+ * bit in the EOI-exit bitmap (four 64-bit fields) is 1; the qualification is
+ * the vector (27.2.1). */
+static status_t virtualized_eoi(struct vmx *v, struct exit_record *r, struct vmx_exit *x)
+{
+	static const enum vmcs_row bitmap[] = { VMCS_ROW_EOI_EXIT_BITMAP0, VMCS_ROW_EOI_EXIT_BITMAP1,
+						VMCS_ROW_EOI_EXIT_BITMAP2, VMCS_ROW_EOI_EXIT_BITMAP3 };
+	if (!((vmcs_get(v, bitmap[r->vector / 64]) >> (r->vector % 64)) & 1))
+		return ST_OK;
+	*x = exit_of(r, VMX_EXIT_VIRTUALIZED_EOI);
+	x->qualification = r->vector;
+	return ST_VMEXIT;
+}
+
+static status_t event(struct vmx *v, struct cpu *cpu, struct exit_record *r, struct vmx_exit *x)
+{
+	switch (r->kind) {
+	case IK_EXCEPTION:        return exception(v, r, x);
+	case IK_NMI:              return nmi(v, r, x);
+	case IK_INTR:             return external_interrupt(v, cpu, r, x);
+	/* 25.2: a triple fault and INIT always exit; a SIPI exits (it reaches
+	 * the model only in the wait-for-SIPI state) with its vector as the
+	 * qualification (27.2.1). An SMI under the default treatment of SMIs
+	 * enters SMM: no exit. */
+	case IK_SHUTDOWN:
+		*x = not_during_delivery(exit_of(r, VMX_EXIT_TRIPLE_FAULT));
+		return ST_VMEXIT;
+	case IK_INIT:             return plain_exit(r, VMX_EXIT_INIT, x);
+	case IK_SIPI:
+		*x = exit_of(r, VMX_EXIT_SIPI);
+		x->qualification = r->vector;
+		return ST_VMEXIT;
+	/* 25.2 (and 25.5.1, 25.5.2): the windows, MTF, the preemption timer. */
+	case IK_INTR_WINDOW:
+		return proc_ctl(v, VMX_PROC_INTR_WINDOW_EXITING) ? plain_exit(r, VMX_EXIT_INTERRUPT_WINDOW, x) : ST_OK;
+	case IK_NMI_WINDOW:
+		return proc_ctl(v, VMX_PROC_NMI_WINDOW_EXITING) ? plain_exit(r, VMX_EXIT_NMI_WINDOW, x) : ST_OK;
+	case IK_MTF:
+		return proc_ctl(v, VMX_PROC_MONITOR_TRAP_FLAG) ? plain_exit(r, VMX_EXIT_MONITOR_TRAP_FLAG, x) : ST_OK;
+	case IK_PREEMPTION_TIMER:
+		return pin_ctl(v, VMX_PIN_PREEMPTION_TIMER) ? plain_exit(r, VMX_EXIT_PREEMPTION_TIMER, x) : ST_OK;
+	/* 29.1.2: TPR below threshold, with the TPR shadow and without
+	 * virtual-interrupt delivery (cr8_access armed it). */
+	case IK_TPR_BELOW_THRESHOLD:
+		return proc_ctl(v, VMX_PROC_TPR_SHADOW) && !proc2_ctl(v, VMX_PROC2_VIRTUAL_INTR_DELIVERY)
+			       ? plain_exit(r, VMX_EXIT_TPR_BELOW_THRESHOLD, x) : ST_OK;
+	case IK_TASK_SWITCH:      return task_switch(r, x);
+	case IK_STAGE2_FAULT:
+	case IK_STAGE2_MISCONFIG: return ept_exit(v, r, x);
+	case IK_APIC_ACCESS:      return apic_access(v, r, x);
+	/* 29.4.3.3: APIC-write VM exits are trap-like, after a virtualized
+	 * write the model could not complete; the qualification is the page
+	 * offset (27.2.1). */
+	case IK_APIC_WRITE:
+		*x = exit_of(r, VMX_EXIT_APIC_WRITE);
+		x->qualification = r->apic_offset & 0xfffu;
+		return ST_VMEXIT;
+	case IK_VIRTUALIZED_EOI:  return virtualized_eoi(v, r, x);
+	default:
+		/* SMI, FERR_FREEZE; VIRTUAL_INTR (virtual-interrupt delivery) is
+		 * the APIC virtualization's, not an exit. */
+		return ST_OK;
+	}
+}
+
 status_t vmx_exit_decide(struct vmx *v, struct cpu *cpu, struct exit_record *rec, struct vmx_exit *x)
 {
 	if (rec->kind >= IK_COUNT)
@@ -552,6 +827,12 @@ status_t vmx_exit_decide(struct vmx *v, struct cpu *cpu, struct exit_record *rec
 	case IK_DR_ACCESS:     return dr_access(v, rec, x);
 	case IK_IO:            return io_access(v, cpu, rec, x);
 	case IK_MSR:           return msr_access(v, cpu, rec, x);
+	case IK_EXCEPTION: case IK_INTR: case IK_NMI: case IK_SMI: case IK_INIT: case IK_INTR_WINDOW:
+	case IK_NMI_WINDOW: case IK_SIPI: case IK_MTF: case IK_PREEMPTION_TIMER: case IK_TPR_BELOW_THRESHOLD:
+	case IK_APIC_ACCESS: case IK_APIC_WRITE: case IK_VIRTUALIZED_EOI: case IK_VIRTUAL_INTR:
+	case IK_TASK_SWITCH: case IK_SHUTDOWN: case IK_STAGE2_FAULT: case IK_STAGE2_MISCONFIG:
+	case IK_FERR_FREEZE:
+		return event(v, cpu, rec, x);
 	default:
 		return instruction(v, cpu, rec, x);
 	}

@@ -58,6 +58,20 @@ struct vmx {
 	bool vmx_operation;        /* VMXON ... VMXOFF (root operation unless cpu->in_guest) */
 	uint64_t vmxon_ptr;        /* the VMXON pointer (SDM Vol.3 30.3 VMXON) */
 	struct vmcs_cache vmcs;
+
+	/* world_switch.c: the guest running (cpu->in_guest) or last run. */
+	uint64_t host_tsc_offset;  /* L1's own TSC offset, back at the VM exit */
+	uint64_t guest_space;      /* the guest's TLB space: VPID and EP4TA (SDM Vol.3 28.1, 28.3.1) */
+	bool vpid_off;             /* "enable VPID" 0: entry and exit drop VPID 0's mappings (28.3.3.1) */
+	uint64_t entered_at;       /* virtual time of the VM entry */
+	struct vm_exit_report report;  /* exit_report.c: the last exit or failed entry */
+	char report_name[48];
+
+	/* PAUSE-loop exiting (SDM Vol.3 25.1.3, intercepts.c): the virtual time
+	 * (TSC rate) of the last PAUSE at CPL 0 and of the first of its loop;
+	 * pause_loop false: the next one starts a loop (as after VM entry). */
+	bool pause_loop;
+	uint64_t pause_last, pause_first;
 };
 
 /* A capability MSR's value (MSR_VMX_BASIC ... MSR_VMX_EXIT_CTLS2). */
@@ -129,6 +143,23 @@ status_t vmx_vm_entry(struct vmx *v, struct cpu *cpu, bool launch) CHECKED;
 status_t vmx_vm_exit(struct vmx *v, struct cpu *cpu, const struct vmx_exit *x) CHECKED;
 /* The seam's intercept hook (emu/hv.h): vmx_exit_decide, then the exit. */
 status_t vmx_intercept(void *ctx, struct cpu *cpu, struct exit_record *rec);
+/* VMFUNC's EPTP switching in the running guest: the new EPTP (checked) in the
+ * VMCS, as stage 2 and as the TLB context (SDM Vol.3 25.5.6.3). */
+void vmx_switch_eptp(struct vmx *v, struct cpu *cpu, uint64_t eptp);
+
+/* events.c: a core event in the interruption-information format (SDM Vol.3
+ * 24.8.3, 24.9.2, 24.9.3: vector, type, error-code valid, valid), and VM
+ * entry's injection of the event in the VM-entry interruption-information
+ * field (26.6) at the guest's rip: ST_VMEXIT once the handler is next (the
+ * world changed), or the delivery's status. */
+uint32_t vmx_event_info(const struct event *ev);
+status_t vmx_inject(struct vmx *v, struct cpu *cpu, uint64_t rip) CHECKED;
+
+/* exit_report.c: the observer's report of an exit just written to the VMCS,
+ * and of a VM entry that failed a check-table row (VMfailValid, 33, 34). */
+void vmx_fill_report(struct vmx *v, const struct vmx_exit *x);
+void vmx_fill_entry_report(struct vmx *v, enum exit_report_kind kind, uint64_t code, uint64_t qualification,
+			   const char *failed_check);
 
 /* consistency.c: the VM-entry checks (emu/check_table.h rows, each naming
  * its SDM section), in the SDM's order; NULL when every rule holds, else the

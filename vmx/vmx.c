@@ -37,7 +37,7 @@ struct vmx *vmx_create(struct cpu *cpu, unsigned quirks)
 		return NULL;
 	v->cpu = cpu;
 	v->quirks = quirks;
-	v->ops = (struct hv_model){ .name = "vmx", .vm_insn = vmx_vm_insn,
+	v->ops = (struct hv_model){ .name = "vmx", .intercept = vmx_intercept, .vm_insn = vmx_vm_insn,
 				    .cr_write_check = vmx_cr_write_check, .reset = vmx_reset };
 	cpu->hv = &v->ops;
 	cpu->hv_ctx = v;

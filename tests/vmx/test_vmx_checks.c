@@ -6,7 +6,11 @@
  * that rule, the outcome} expects that row to be the first failure, with its
  * outcome (VMfailValid(7), VMfailValid(8), or the VM-entry failure with exit
  * reason 33 and its qualification). A few legal corners must pass. A last
- * case checks that every row of the tables has a failing case.
+ * case checks that every row of the tables has a failing case. The valid
+ * VMCS is built on every VMX model (core2 without TRUE_* MSRs or secondary
+ * controls, nehalem-lite without unrestricted guest, skylake-lite, and
+ * icelake-lite with 57-bit linear addresses); the cases run on skylake-lite
+ * unless a rule depends on the model.
  *
  * The checks read the current VMCS through the processor's own access
  * (vmcs_set: no VMWRITE rules) and, for rules on controls that no model
@@ -431,6 +435,21 @@ EDIT(host_cet_no_wp)
 EDIT(host_cr3_wide) { set(w, VMCS_ROW_HOST_CR3, PML4 | 1ull << w->m.cpu.maxphyaddr); }
 EDIT(host_sysenter_esp) { set(w, VMCS_ROW_HOST_IA32_SYSENTER_ESP, NONCANONICAL); }
 EDIT(host_sysenter_eip) { set(w, VMCS_ROW_HOST_IA32_SYSENTER_EIP, CANONICAL57); }
+static void exit_ctl(struct world *w, unsigned bit)
+{
+	allow(w, MSR_VMX_EXIT_CTLS, VMX_CTL(bit));
+	or_(w, VMCS_ROW_EXIT_CONTROLS, VMX_CTL(bit));
+}
+EDIT(host_s_cet_noncanonical) { exit_ctl(w, VMX_EXITCTL_LOAD_CET_STATE); set(w, VMCS_ROW_HOST_IA32_S_CET, NONCANONICAL); }
+EDIT(host_isst_noncanonical)
+{
+	exit_ctl(w, VMX_EXITCTL_LOAD_CET_STATE);
+	set(w, VMCS_ROW_HOST_INTR_SSP_TABLE_ADDR, CANONICAL57);
+}
+EDIT(host_s_cet_reserved) { exit_ctl(w, VMX_EXITCTL_LOAD_CET_STATE); set(w, VMCS_ROW_HOST_IA32_S_CET, 1u << 9); }
+EDIT(host_ssp64) { exit_ctl(w, VMX_EXITCTL_LOAD_CET_STATE); set(w, VMCS_ROW_HOST_SSP, NONCANONICAL); }
+static void host32(struct world *w);
+EDIT(host_ssp32) { host32(w); exit_ctl(w, VMX_EXITCTL_LOAD_CET_STATE); set(w, VMCS_ROW_HOST_SSP, 1ull << 32); }
 EDIT(host_perf)
 {
 	allow(w, MSR_VMX_EXIT_CTLS, VMX_CTL(VMX_EXITCTL_LOAD_PERF_GLOBAL_CTRL));
@@ -684,6 +703,8 @@ EDIT(pdpte_memory)
 	physmem_write(&w->m.pm, PDPT32 + 8, 8, PD32 | 1 | (1u << 5));
 }
 
+static void corner_inj_len0(struct world *w);
+
 /* ---- the cases ---- */
 
 #define CONTROLS { EXIT_REPORT_VMFAIL_VALID, VMXERR_ENTRY_INVALID_CONTROL, 0 }
@@ -766,6 +787,7 @@ static const struct check_case cases[] = {
 	{ "error code bits 31:16", SKL, G64, inj_code_high, CONTROLS },
 	{ "instruction length is above 15", SKL, G64, inj_len16, CONTROLS },
 	{ "instruction length is 0 without", SKL, G64, inj_len0, CONTROLS },
+	{ "instruction length is 0 without", "nehalem-lite", G64, corner_inj_len0, CONTROLS },
 	{ "entry to SMM outside SMM", SKL, G64, entry_smm, CONTROLS },
 	{ "deactivate dual-monitor treatment outside", SKL, G64, entry_dual, CONTROLS },
 	{ "VM-entry MSR-load list", SKL, G64, entry_load_unaligned, CONTROLS },
@@ -778,6 +800,11 @@ static const struct check_case cases[] = {
 	{ "host IA32_SYSENTER_ESP or", SKL, G64, host_sysenter_esp, HOST },
 	{ "host IA32_SYSENTER_ESP or", "icelake-lite", G64, host_sysenter_esp, HOST },
 	{ "host IA32_SYSENTER_ESP or", SKL, G64, host_sysenter_eip, HOST },
+	{ "host IA32_S_CET or IA32_INTERRUPT", SKL, G64, host_s_cet_noncanonical, HOST },
+	{ "host IA32_S_CET or IA32_INTERRUPT", SKL, G64, host_isst_noncanonical, HOST },
+	{ "host IA32_S_CET sets reserved", SKL, G64, host_s_cet_reserved, HOST },
+	{ "host SSP", SKL, G64, host_ssp64, HOST },
+	{ "host SSP", SKL, G32, host_ssp32, HOST },
 	{ "host value sets reserved", SKL, G64, host_perf, HOST },
 	{ "host PAT entry", SKL, G64, host_pat_bad, HOST },
 	{ "host PAT entry", SKL, G64, host_pat_8, HOST },
@@ -947,7 +974,7 @@ START_TEST(valid_vmcs)
 {
 	static const struct { const char *model; enum world_kind kind; } worlds[] = {
 		{ SKL, G64 }, { SKL, G32 }, { SKL, GREAL }, { "core2", G64 }, { "core2", G32 },
-		{ "icelake-lite", G64 },
+		{ "icelake-lite", G64 }, { "nehalem-lite", G64 }, { "nehalem-lite", G32 },
 	};
 	struct world w;
 	build(&w, worlds[_i].model, worlds[_i].kind);
@@ -1145,13 +1172,27 @@ START_TEST(default1_without_true_ctls)
 }
 END_TEST
 
+/* nehalem-lite has EPT but not unrestricted guest: a real-mode guest's
+ * VMCS fails on the secondary controls' reserved setting first. */
+START_TEST(real_mode_needs_unrestricted_guest)
+{
+	struct world w;
+	build(&w, "nehalem-lite", GREAL);
+	ck_assert_ptr_eq(first_failure(&w), row_named("secondary processor-based VM-execution control has a reserved"));
+	clr(&w, VMCS_ROW_SECONDARY_PROC_CONTROLS, VMX_CTL(VMX_PROC2_UNRESTRICTED_GUEST));
+	ck_assert_ptr_eq(first_failure(&w), row_named("guest CR0 sets a bit"));
+	world_free(&w);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("vmx_checks");
 	TCase *tc = tcase_create("valid");
-	tcase_add_loop_test(tc, valid_vmcs, 0, 6);
+	tcase_add_loop_test(tc, valid_vmcs, 0, 8);
 	tcase_add_loop_test(tc, legal_corners, 0, (int)(sizeof(corners) / sizeof(corners[0])));
 	tcase_add_test(tc, default1_without_true_ctls);
+	tcase_add_test(tc, real_mode_needs_unrestricted_guest);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("rows");
 	tcase_add_loop_test(tc, check_rows, 0, (int)N_CASES);

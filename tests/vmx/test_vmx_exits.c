@@ -139,6 +139,31 @@ static void msr_bits(struct world *w)
 	set_bit(w, MSR_MAP + 0x400, 0x1fff);                /* read C0001FFFH */
 }
 
+#define EV(t, vec) .event = { .pending = true, .type = (t), .vector = (vec) }
+#define EV_ERR(vec, e) .event = { .pending = true, .type = EV_EXCEPTION, .vector = (vec), .has_error = true, \
+				  .error_code = (e) }
+#define EVENT(k) .kind = (k), .rip = RIP0, .next_rip = RIP0
+#define PF(e, addr) EVENT(IK_EXCEPTION), .event = { .pending = true, .type = EV_EXCEPTION, .vector = EXC_PF, \
+	.has_error = true, .error_code = (e), .cr2 = (addr) }
+#define VECTORING(t, vec, len) .vectoring_valid = true, .vectoring = { .pending = true, .type = (t), \
+	.vector = (vec), .insn_len = (len) }
+#define BITMAP(bits) SET(EXCEPTION_BITMAP, (bits))
+/* EPT violation record: gpa, gla, and the nested fault's other fields. */
+#define EPT(gpa_, gla_, ...) EVENT(IK_STAGE2_FAULT), .fault = { .stage = FAULT_STAGE2, .nested = { .gpa = (gpa_), \
+	.gla = (gla_), .ept = true, __VA_ARGS__ } }
+
+static int ack_41(void *ctx) { (void)ctx; return 0x41; }
+static int ack_none(void *ctx) { (void)ctx; return -1; }
+static void intr_41(struct world *w) { w->m.cpu.intr_ack = ack_41; }
+static void intr_gone(struct world *w) { w->m.cpu.intr_ack = ack_none; }
+static void ept_caps(struct world *w, bool advanced)
+{
+	uint64_t *c = &w->vmx->caps[MSR_VMX_EPT_VPID_CAP - MSR_VMX_FIRST];
+	*c = advanced ? *c | EPT_CAP_ADV_INFO : *c & ~EPT_CAP_ADV_INFO;
+}
+static void ept_basic(struct world *w) { ept_caps(w, false); }
+static void ept_advanced(struct world *w) { ept_caps(w, true); }
+
 static void monitor_armed(struct world *w) { w->m.cpu.monitor_armed = true; }
 static void cr0_ts(struct world *w) { w->m.cpu.cr0 |= CR0_TS; }
 static void vtpr_5a(struct world *w)
@@ -497,6 +522,189 @@ static const struct row rows[] = {
 	  { INSN(IK_MSR, 2), .msr = 0x40000000u, .msr_write = true }, EXIT(WRMSR, .insn_len = 2) },
 	{ "rdmsr C0002000H: out of range, exits", "25.1.3 RDMSR", { PROC(P(MSR_BITMAPS)), MSRMAP }, msr_bits,
 	  { INSN(IK_MSR, 2), .msr = 0xc0002000u }, EXIT(RDMSR, .insn_len = 2) },
+	/* ---- 25.2 exceptions: the exception bitmap, #PF's error-code mask and
+	 * match; 27.2.2 interruption information, 27.2.1 #DB/#PF qualification ---- */
+	/* #PF, error code 2: vector 14, type 3, error valid (11), valid (31) */
+	{ "#PF: bit 14, mask 0 = match 0", "25.2, 27.2.1, 27.2.2", { BITMAP(1u << EXC_PF) }, NULL,
+	  { PF(2, 0xdeadb000u) },
+	  EXIT(EXCEPTION_NMI, .intr_info = 0x80000b0e, .intr_error = 2, .qualification = 0xdeadb000u) },
+	{ "#PF: bit 14, error code does not match", "25.2 page faults",
+	  { BITMAP(1u << EXC_PF), SET(PF_ERROR_CODE_MASK, 1), SET(PF_ERROR_CODE_MATCH, 1) }, NULL,
+	  { PF(2, 0xdeadb000u) }, NOEXIT },
+	{ "#PF: bit 14 clear, error code does not match: exits", "25.2 page faults",
+	  { BITMAP(0), SET(PF_ERROR_CODE_MASK, 1), SET(PF_ERROR_CODE_MATCH, 1) }, NULL,
+	  { PF(2, 0xffffffff80001000ull) },
+	  EXIT(EXCEPTION_NMI, .intr_info = 0x80000b0e, .intr_error = 2, .qualification = 0xffffffff80001000ull) },
+	{ "#PF: bit 14 clear, error code matches", "25.2 page faults",
+	  { BITMAP(0), SET(PF_ERROR_CODE_MASK, 1), SET(PF_ERROR_CODE_MATCH, 1) }, NULL,
+	  { PF(3, 0x1000) }, NOEXIT },
+	{ "#GP(0): bit 13", "25.2, 27.2.2", { BITMAP(1u << EXC_GP) }, NULL, { EVENT(IK_EXCEPTION), EV_ERR(EXC_GP, 0) },
+	  EXIT(EXCEPTION_NMI, .intr_info = 0x80000b0d) },
+	{ "#UD: bit 6 clear", "25.2", { BITMAP(~(1u << EXC_UD)) }, NULL,
+	  { EVENT(IK_EXCEPTION), EV(EV_EXCEPTION, EXC_UD) }, NOEXIT },
+	{ "#UD: bit 6", "25.2, 27.2.2", { BITMAP(1u << EXC_UD) }, NULL,
+	  { EVENT(IK_EXCEPTION), EV(EV_EXCEPTION, EXC_UD) }, EXIT(EXCEPTION_NMI, .intr_info = 0x80000306) },
+	/* #DB: B0 and BS in the qualification (DR6 not written) */
+	{ "#DB: B0 and BS in the qualification", "27.2.1 Table 27-1", { BITMAP(1u << EXC_DB) }, NULL,
+	  { EVENT(IK_EXCEPTION), .event = { .pending = true, .type = EV_EXCEPTION, .vector = EXC_DB,
+					     .dr6 = 0x4001 } },
+	  EXIT(EXCEPTION_NMI, .intr_info = 0x80000301, .qualification = 0x4001) },
+	/* INT3: software exception (type 6) and its length */
+	{ "INT3: bit 3, software exception", "25.2, 27.2.2, 27.2.5", { BITMAP(1u << EXC_BP) }, NULL,
+	  { EVENT(IK_EXCEPTION), .event = { .pending = true, .type = EV_SOFTEXC, .vector = EXC_BP, .insn_len = 1 } },
+	  EXIT(EXCEPTION_NMI, .intr_info = 0x80000603, .insn_len = 1) },
+	/* INT1: privileged software exception (type 5) */
+	{ "INT1: bit 1, privileged software exception", "25.2, 27.2.2, 27.2.5", { BITMAP(1u << EXC_DB) }, NULL,
+	  { EVENT(IK_EXCEPTION), .event = { .pending = true, .type = EV_PRIV_SOFTEXC, .vector = EXC_DB,
+					     .insn_len = 1 } },
+	  EXIT(EXCEPTION_NMI, .intr_info = 0x80000501, .insn_len = 1) },
+	{ "INT 3 (CD 03) is a software interrupt: no exit", "25.2", { BITMAP(~0u) }, NULL,
+	  { EVENT(IK_EXCEPTION), .event = { .pending = true, .type = EV_SOFTINT, .vector = 3, .insn_len = 2 } },
+	  NOEXIT },
+	{ "an injected #GP never exits directly", "26.6.1.2", { BITMAP(~0u) }, NULL,
+	  { EVENT(IK_EXCEPTION), .event = { .pending = true, .type = EV_EXCEPTION, .vector = EXC_GP,
+					     .has_error = true, .injected = true } }, NOEXIT },
+	/* a fault of an IRET that unblocked NMIs: bit 12 */
+	{ "#GP of an IRET that unblocked NMIs", "27.2.3, 27.2.2", { BITMAP(1u << EXC_GP) }, NULL,
+	  { EVENT(IK_EXCEPTION), EV_ERR(EXC_GP, 0x10), .nmi_unblocked_by_iret = true },
+	  EXIT(EXCEPTION_NMI, .intr_info = 0x80001b0d, .intr_error = 0x10) },
+	/* 27.2.4: a #PF while delivering external interrupt 30H; bit 12
+	 * undefined (0) then */
+	{ "#PF during delivery of interrupt 30H", "27.2.4", { BITMAP(1u << EXC_PF) }, NULL,
+	  { PF(0, 0x5000), VECTORING(EV_EXTINT, 0x30, 0), .nmi_unblocked_by_iret = true },
+	  EXIT(EXCEPTION_NMI, .intr_info = 0x80000b0e, .qualification = 0x5000, .idt_vectoring_info = 0x80000030) },
+	{ "#PF during delivery of #GP(10H)", "27.2.4", { BITMAP(1u << EXC_PF) }, NULL,
+	  { PF(0, 0x5000), .vectoring_valid = true, .vectoring = { .pending = true, .type = EV_EXCEPTION,
+		.vector = EXC_GP, .has_error = true, .error_code = 0x10 } },
+	  EXIT(EXCEPTION_NMI, .intr_info = 0x80000b0e, .qualification = 0x5000, .idt_vectoring_info = 0x80000b0d,
+	       .idt_vectoring_error = 0x10) },
+	/* the software interrupt's type (4) and its instruction length (27.2.5) */
+	{ "#NP during delivery of INT 21H", "27.2.4, 27.2.5", { BITMAP(1u << EXC_NP) }, NULL,
+	  { EVENT(IK_EXCEPTION), EV_ERR(EXC_NP, 0x10a), VECTORING(EV_SOFTINT, 0x21, 2) },
+	  EXIT(EXCEPTION_NMI, .intr_info = 0x80000b0b, .intr_error = 0x10a, .idt_vectoring_info = 0x80000421,
+	       .insn_len = 2) },
+
+	/* 27.2.4: a double fault that event delivery produced, exiting
+	 * directly, is not "during event delivery" */
+	{ "#DF from a #NP while delivering #GP", "27.2.4", { BITMAP(1u << EXC_DF) }, NULL,
+	  { EVENT(IK_EXCEPTION), EV_ERR(EXC_DF, 0), .vectoring_valid = true, .vectoring = { .pending = true,
+		.type = EV_EXCEPTION, .vector = EXC_GP, .has_error = true } },
+	  EXIT(EXCEPTION_NMI, .intr_info = 0x80000b08) },
+
+	/* ---- 25.2 NMIs and external interrupts ---- */
+	{ "NMI: NMI exiting", "25.2, 27.2.2", { SET(PIN_BASED_CONTROLS, PIN(NMI_EXITING)) }, NULL,
+	  { EVENT(IK_NMI), EV(EV_NMI, 2) }, EXIT(EXCEPTION_NMI, .intr_info = 0x80000202) },
+	{ "NMI: no NMI exiting", "25.2", { SET(PIN_BASED_CONTROLS, PIN(EXT_INTR_EXITING)) }, NULL,
+	  { EVENT(IK_NMI), EV(EV_NMI, 2) }, NOEXIT },
+	{ "NMI injected: never exits directly", "26.6.1.2", { SET(PIN_BASED_CONTROLS, PIN(NMI_EXITING)) }, NULL,
+	  { EVENT(IK_NMI), .event = { .pending = true, .type = EV_NMI, .vector = 2, .injected = true } }, NOEXIT },
+	{ "interrupt: no external-interrupt exiting", "25.2", { SET(PIN_BASED_CONTROLS, PIN(NMI_EXITING)) }, intr_41,
+	  { EVENT(IK_INTR) }, NOEXIT },
+	{ "interrupt: exiting, not acknowledged", "25.2, 27.2.2", { SET(PIN_BASED_CONTROLS, PIN(EXT_INTR_EXITING)) },
+	  intr_41, { EVENT(IK_INTR) }, EXIT(EXTERNAL_INTERRUPT, .intr_info = 0) },
+	{ "interrupt: acknowledged on exit", "27.2.2", { SET(PIN_BASED_CONTROLS, PIN(EXT_INTR_EXITING)),
+	  SET(EXIT_CONTROLS, VMX_CTL(VMX_EXITCTL_ACK_INTR_ON_EXIT)) }, intr_41, { EVENT(IK_INTR) },
+	  EXIT(EXTERNAL_INTERRUPT, .intr_info = 0x80000041) },
+	{ "interrupt: acknowledged, none there any more", "27.2.2", { SET(PIN_BASED_CONTROLS, PIN(EXT_INTR_EXITING)),
+	  SET(EXIT_CONTROLS, VMX_CTL(VMX_EXITCTL_ACK_INTR_ON_EXIT)) }, intr_gone, { EVENT(IK_INTR) },
+	  EXIT(EXTERNAL_INTERRUPT, .intr_info = 0) },
+
+	/* ---- 25.2: triple fault, INIT, SIPI, SMI; the windows, MTF, timer ---- */
+	{ "triple fault", "25.2", { { 0 } }, NULL, { EVENT(IK_SHUTDOWN) }, EXIT(TRIPLE_FAULT, .insn_len = 0) },
+	{ "triple fault while delivering #DF: no IDT-vectoring", "27.2.4", { { 0 } }, NULL,
+	  { EVENT(IK_SHUTDOWN), .vectoring_valid = true, .vectoring = { .pending = true, .type = EV_EXCEPTION,
+		.vector = EXC_DF, .has_error = true } }, EXIT(TRIPLE_FAULT, .insn_len = 0) },
+	{ "INIT", "25.2", { { 0 } }, NULL, { EVENT(IK_INIT) }, EXIT(INIT, .insn_len = 0) },
+	{ "SIPI: the vector as qualification", "25.2, 27.2.1", { { 0 } }, NULL, { EVENT(IK_SIPI), .vector = 0x9a },
+	  EXIT(SIPI, .qualification = 0x9a) },
+	{ "SMI: default treatment, no exit", "25.2 (34.14)", { PROC(0xffffffffu) }, NULL, { EVENT(IK_SMI) }, NOEXIT },
+	{ "interrupt window", "25.2, 25.5.1", { PROC(P(INTR_WINDOW_EXITING)) }, NULL, { EVENT(IK_INTR_WINDOW) },
+	  EXIT(INTERRUPT_WINDOW, .insn_len = 0) },
+	{ "interrupt window: not asked for", "25.2", { PROC(P(NMI_WINDOW_EXITING)) }, NULL, { EVENT(IK_INTR_WINDOW) },
+	  NOEXIT },
+	{ "NMI window", "25.2, 25.5.2", { PROC(P(NMI_WINDOW_EXITING)) }, NULL, { EVENT(IK_NMI_WINDOW) },
+	  EXIT(NMI_WINDOW, .insn_len = 0) },
+	{ "NMI window: not asked for", "25.2", { PROC(P(INTR_WINDOW_EXITING)) }, NULL, { EVENT(IK_NMI_WINDOW) },
+	  NOEXIT },
+	{ "monitor trap flag", "25.5.2", { PROC(P(MONITOR_TRAP_FLAG)) }, NULL, { EVENT(IK_MTF) },
+	  EXIT(MONITOR_TRAP_FLAG, .insn_len = 0) },
+	{ "VMX-preemption timer", "25.5.1", { SET(PIN_BASED_CONTROLS, PIN(PREEMPTION_TIMER)) }, NULL,
+	  { EVENT(IK_PREEMPTION_TIMER) }, EXIT(PREEMPTION_TIMER, .insn_len = 0) },
+	{ "VMX-preemption timer: not active", "25.5.1", { { 0 } }, NULL, { EVENT(IK_PREEMPTION_TIMER) }, NOEXIT },
+	{ "TPR below threshold", "29.1.2", { PROC(P(TPR_SHADOW)) }, NULL, { EVENT(IK_TPR_BELOW_THRESHOLD) },
+	  EXIT(TPR_BELOW_THRESHOLD, .insn_len = 0) },
+	{ "TPR below threshold: virtual-interrupt delivery", "29.1.2",
+	  { PROC2(P(TPR_SHADOW), P2(VIRTUAL_INTR_DELIVERY)) }, NULL, { EVENT(IK_TPR_BELOW_THRESHOLD) }, NOEXIT },
+
+	/* ---- 25.2 task switches; Table 27-2 ---- */
+	{ "task switch by CALL", "25.2, Table 27-2, 27.2.5", { { 0 } }, NULL,
+	  { INSN(IK_TASK_SWITCH, 7), .tss_selector = 0x58, .ts_source = TS_CALL },
+	  EXIT(TASK_SWITCH, .qualification = 0x58, .insn_len = 7) },
+	{ "task switch by IRET", "Table 27-2", { { 0 } }, NULL,
+	  { INSN(IK_TASK_SWITCH, 1), .tss_selector = 0x60, .ts_source = TS_IRET },
+	  EXIT(TASK_SWITCH, .qualification = 0x40000060, .insn_len = 1) },
+	{ "task switch by JMP", "Table 27-2", { { 0 } }, NULL,
+	  { INSN(IK_TASK_SWITCH, 5), .tss_selector = 0x58, .ts_source = TS_JMP },
+	  EXIT(TASK_SWITCH, .qualification = 0x80000058, .insn_len = 5) },
+	{ "task switch through a gate, by INT 21H", "Table 27-2, 27.2.4, 27.2.5", { { 0 } }, NULL,
+	  { EVENT(IK_TASK_SWITCH), .tss_selector = 0x68, .ts_source = TS_GATE, VECTORING(EV_SOFTINT, 0x21, 2) },
+	  EXIT(TASK_SWITCH, .qualification = 0xc0000068, .idt_vectoring_info = 0x80000421, .insn_len = 2) },
+	{ "task switch through a gate, by #GP(0)", "Table 27-2, 27.2.4", { { 0 } }, NULL,
+	  { EVENT(IK_TASK_SWITCH), .tss_selector = 0x68, .ts_source = TS_GATE, .vectoring_valid = true,
+	    .vectoring = { .pending = true, .type = EV_EXCEPTION, .vector = EXC_GP, .has_error = true } },
+	  EXIT(TASK_SWITCH, .qualification = 0xc0000068, .idt_vectoring_info = 0x80000b0d) },
+	{ "task switch: the TSS-checked phase is SVM's", "25.2", { { 0 } }, NULL,
+	  { INSN(IK_TASK_SWITCH, 7), .tss_selector = 0x58, .phase = PHASE_TSS_CHECKED }, NOEXIT },
+
+	/* ---- 28.2.3, 27.2.1 Table 27-7: EPT violations and misconfigurations ---- */
+	/* data write (1), readable (3), guest-linear valid (7), final (8) */
+	{ "EPT violation: write to a read-only page", "27.2.1 Table 27-7", { { 0 } }, ept_basic,
+	  { EPT(0x123456008ull, 0x7008, .gla_valid = true, .final = true, .access = S2_ACC_WRITE,
+		.rights = S2_RIGHT_R, .gla_user = true) },
+	  EXIT(EPT_VIOLATION, .qualification = 0x18a, .guest_physical = 0x123456008ull, .guest_linear = 0x7008) },
+	/* with advanced information: user-mode (9), writable (10) linear address */
+	{ "EPT violation: advanced information", "27.2.1 Table 27-7 bits 9-11", { { 0 } }, ept_advanced,
+	  { EPT(0x123456008ull, 0x7008, .gla_valid = true, .final = true, .access = S2_ACC_WRITE,
+		.rights = S2_RIGHT_R, .gla_user = true, .gla_writable = true) },
+	  EXIT(EPT_VIOLATION, .qualification = 0x78a, .guest_physical = 0x123456008ull, .guest_linear = 0x7008) },
+	/* a guest paging-structure read: bit 8 clear */
+	{ "EPT violation: guest page-walk read", "27.2.1 Table 27-7 bit 8", { { 0 } }, ept_basic,
+	  { EPT(0x9000, 0xffff800000001000ull, .gla_valid = true, .access = S2_ACC_READ) },
+	  EXIT(EPT_VIOLATION, .qualification = 0x81, .guest_physical = 0x9000, .guest_linear = 0xffff800000001000ull) },
+	/* a PDPTE load by MOV to CR3: no guest-linear address */
+	{ "EPT violation: PDPTE load, no linear address", "27.2.1 Table 27-7 bit 7", { { 0 } }, ept_basic,
+	  { EPT(0x9000, 0, .access = S2_ACC_READ) },
+	  EXIT(EPT_VIOLATION, .qualification = 0x1, .guest_physical = 0x9000) },
+	{ "EPT violation: fetch, after an IRET unblocked NMIs", "27.2.3, Table 27-7 bit 12", { { 0 } }, ept_basic,
+	  { EPT(0x401000, 0x401000, .gla_valid = true, .final = true, .access = S2_ACC_FETCH,
+		.rights = S2_RIGHT_R | S2_RIGHT_W), .nmi_unblocked_by_iret = true },
+	  EXIT(EPT_VIOLATION, .qualification = 0x119c, .guest_physical = 0x401000, .guest_linear = 0x401000) },
+	{ "EPT violation during delivery of NMI", "27.2.4", { { 0 } }, ept_basic,
+	  { EPT(0x8000, 0x8000, .gla_valid = true, .final = true, .access = S2_ACC_WRITE),
+	    VECTORING(EV_NMI, 2, 0) },
+	  EXIT(EPT_VIOLATION, .qualification = 0x182, .guest_physical = 0x8000, .guest_linear = 0x8000,
+	       .idt_vectoring_info = 0x80000202) },
+	{ "EPT misconfiguration", "28.2.3.1, 27.2.1", { { 0 } }, NULL,
+	  { EVENT(IK_STAGE2_MISCONFIG), .fault = { .stage = FAULT_STAGE2, .nested = { .gpa = 0xfee00000u,
+		.gla = 0x1000, .gla_valid = true, .ept = true, .misconfig = true } } },
+	  EXIT(EPT_MISCONFIG, .guest_physical = 0xfee00000u) },
+
+	/* ---- 29.4, Table 27-6: APIC access; APIC write; EOI virtualization ---- */
+	{ "APIC access: linear write of VTPR", "29.4, Table 27-6", { PROC2(0, P2(VIRTUALIZE_APIC)) }, NULL,
+	  { INSN(IK_APIC_ACCESS, 6), .apic_offset = 0x80, .apic_access = APIC_LINEAR_WRITE },
+	  EXIT(APIC_ACCESS, .qualification = 0x1080) },
+	{ "APIC access during event delivery", "Table 27-6, 27.2.4", { PROC2(0, P2(VIRTUALIZE_APIC)) }, NULL,
+	  { EVENT(IK_APIC_ACCESS), .apic_offset = 0x300, .apic_access = APIC_DELIVERY_ACCESS,
+	    VECTORING(EV_EXTINT, 0x40, 0) },
+	  EXIT(APIC_ACCESS, .qualification = 0x3300, .idt_vectoring_info = 0x80000040) },
+	{ "APIC access: not virtualized", "29.4", { PROC2(0, 0) }, NULL,
+	  { INSN(IK_APIC_ACCESS, 6), .apic_offset = 0x80, .apic_access = APIC_LINEAR_READ }, NOEXIT },
+	{ "APIC write", "29.4.3.3, 27.2.1", { PROC2(P(TPR_SHADOW), P2(APIC_REGISTER_VIRT)) }, NULL,
+	  { EVENT(IK_APIC_WRITE), .apic_offset = 0x300 }, EXIT(APIC_WRITE, .qualification = 0x300) },
+	{ "virtualized EOI: bitmap 1 bit 1", "29.1.4, 27.2.1", { SET(EOI_EXIT_BITMAP1, 2) }, NULL,
+	  { EVENT(IK_VIRTUALIZED_EOI), .vector = 0x41 }, EXIT(VIRTUALIZED_EOI, .qualification = 0x41) },
+	{ "virtualized EOI: bit clear", "29.1.4", { SET(EOI_EXIT_BITMAP1, 1) }, NULL,
+	  { EVENT(IK_VIRTUALIZED_EOI), .vector = 0x41 }, NOEXIT },
 	{ "pushf", "(no VMX control)", { PROC(0xffffffffu) }, NULL, { INSN(IK_PUSHF, 1) }, NOEXIT },
 };
 #define N_ROWS (sizeof(rows) / sizeof(rows[0]))
@@ -676,6 +884,159 @@ START_TEST(io_bitmaps_match_bitmaps_h)
 }
 END_TEST
 
+/* ---- end to end in 64-bit mode: real instruction bytes, the core's record ---- */
+
+struct core_row {
+	const char *name;
+	const char *sdm;
+	struct vmcs_pair set[4];
+	void (*setup)(struct world *w);
+	uint8_t code[15];
+	uint8_t len;
+	struct vmx_exit x;         /* guest_rip: RIP0 */
+};
+
+#define CODE(...) .code = { __VA_ARGS__ }, .len = sizeof((const uint8_t[]){ __VA_ARGS__ })
+#define X(r, ...) .x = { .reason = VMX_EXIT_##r, __VA_ARGS__ }
+
+static void regs64(struct world *w)
+{
+	struct cpu *c = &w->m.cpu;
+	c->regs[R_BX] = 0x200040;
+	c->regs[R_SI] = 0x10;
+	c->regs[R_AX] = 0x200000;
+	c->regs[R_DX] = 0x1f0;
+	c->regs[R_DI] = 0x123456789ull;
+	c->regs[8] = 0x200100;
+	c->regs[9] = 0x9000;
+	physmem_write(&w->m.pm, 0x200000, 2, 0x0001);
+}
+static void regs64_ins_outs_info(struct world *w) { regs64(w); basic(w, true); }
+
+static const struct core_row core_rows[] = {
+	/* sgdt [rbx+rsi*4-0x10]: scale 2, asize 64, operand size (11), DS, index
+	 * RSI, base RBX, SGDT */
+	{ "sgdt [rbx+rsi*4-0x10]", "Table 27-10", { PROC2(0, P2(DESC_TABLE_EXITING)) }, regs64,
+	  CODE(0x0f, 0x01, 0x44, 0xb3, 0xf0),
+	  X(GDTR_IDTR_ACCESS, .insn_len = 5, .qualification = 0xfffffffffffffff0ull, .insn_info = 0x01998902) },
+	/* invpcid r9, [r8]: base R8 (8 << 23), reg2 R9 (9 << 28) */
+	{ "invpcid r9, [r8]", "Table 27-9", { PROC2(P(INVLPG_EXITING), P2(INVPCID)) }, regs64,
+	  CODE(0x66, 0x45, 0x0f, 0x38, 0x82, 0x08), X(INVPCID, .insn_len = 6, .insn_info = 0x94418100) },
+	/* str r9: register, reg1 R9, STR */
+	{ "str r9", "Table 27-11", { PROC2(0, P2(DESC_TABLE_EXITING)) }, regs64,
+	  CODE(0x41, 0x0f, 0x00, 0xc9), X(LDTR_TR_ACCESS, .insn_len = 4, .insn_info = 0x10000448) },
+	/* mov cr3, r9: CR3, GPR 9 */
+	{ "mov cr3, r9", "Table 27-3", { PROC(P(CR3_LOAD_EXITING)) }, regs64,
+	  CODE(0x41, 0x0f, 0x22, 0xd9), X(CR_ACCESS, .insn_len = 4, .qualification = 0x903) },
+	/* lmsw [rax]: LMSW (3 << 4), memory (6), source 0001H, the linear address */
+	{ "lmsw [rax]", "Table 27-3, 27.2.1", { SET(CR0_GUEST_HOST_MASK, CR0_PE) }, regs64,
+	  CODE(0x0f, 0x01, 0x30), X(CR_ACCESS, .insn_len = 3, .qualification = 0x10070, .guest_linear = 0x200000) },
+	/* mov rdx, dr6: DR6, from (4), GPR RDX */
+	{ "mov rdx, dr6", "Table 27-4", { PROC(P(MOV_DR_EXITING)) }, regs64,
+	  CODE(0x0f, 0x21, 0xf2), X(DR_ACCESS, .insn_len = 3, .qualification = 0x216) },
+	/* rep insb: IN, string, REP, port 1F0H; ES:RDI as the guest-linear
+	 * address; Table 27-8 asize 64 */
+	{ "rep insb", "Table 27-5, Table 27-8", { PROC(P(UNCOND_IO_EXITING)) }, regs64_ins_outs_info,
+	  CODE(0xf3, 0x6c),
+	  X(IO_INSTRUCTION, .insn_len = 2, .qualification = 0x01f00038, .guest_linear = 0x123456789ull,
+	    .insn_info = 0x100) },
+	/* in al, 0x60: IN, immediate */
+	{ "in al, 0x60", "Table 27-5", { PROC(P(UNCOND_IO_EXITING)) }, regs64,
+	  CODE(0xe4, 0x60), X(IO_INSTRUCTION, .insn_len = 2, .qualification = 0x00600048) },
+	{ "rdmsr (no MSR bitmaps)", "25.1.3", { PROC(0) }, regs64, CODE(0x0f, 0x32), X(RDMSR, .insn_len = 2) },
+};
+#define N_CORE_ROWS (sizeof(core_rows) / sizeof(core_rows[0]))
+
+START_TEST(core_rows_64)
+{
+	const struct core_row *r = &core_rows[_i];
+	struct world w;
+	struct capture c = { 0 };
+	world_init(&w);
+	c.vmx = w.vmx;
+	activate(&w.m);
+	to64(&w.m);
+	for (unsigned i = 0; i < sizeof(r->set) / sizeof(r->set[0]) && r->set[i].on; i++)
+		vmcs_set(w.vmx, (enum vmcs_row)r->set[i].row, r->set[i].value);
+	r->setup(&w);
+	w.m.cpu.hv = &capture_model;
+	w.m.cpu.hv_ctx = &c;
+	w.m.cpu.in_guest = true;
+	w.m.cpu.rip = RIP0;
+	ck_assert_msg(exec(&w.m, r->code, r->len) == ST_VMEXIT, "%s: no exit (vector %u)", r->name,
+		      w.m.cpu.event.vector);
+	ck_assert_uint_eq(c.exits, 1);
+	struct row as_row = { .name = r->name, .sdm = r->sdm, .rec = { .rip = RIP0 }, .x = r->x };
+	check_exit(&as_row, &c.x);
+	world_free(&w);
+}
+END_TEST
+
+/* ---- PAUSE-loop exiting (SDM Vol.3 25.1.3): a sequence in virtual time ---- */
+
+static status_t pause_at(struct world *w, uint64_t now)
+{
+	struct exit_record rec = { INSN(IK_PAUSE, 2) };
+	struct vmx_exit x;
+	w->m.cpu.icount = now;
+	status_t st = vmx_exit_decide(w->vmx, &w->m.cpu, &rec, &x);
+	if (st == ST_VMEXIT) {
+		ck_assert_uint_eq(x.reason, VMX_EXIT_PAUSE);
+		ck_assert_uint_eq(x.insn_len, 2);
+	}
+	return st;
+}
+
+START_TEST(pause_loop_exiting)
+{
+	struct world w;
+	world_init(&w);
+	vmcs_set(w.vmx, VMCS_ROW_PRIMARY_PROC_CONTROLS, VMX_CTL(VMX_PROC_SECONDARY_CONTROLS));
+	vmcs_set(w.vmx, VMCS_ROW_SECONDARY_PROC_CONTROLS, VMX_CTL(VMX_PROC2_PAUSE_LOOP_EXITING));
+	vmcs_set(w.vmx, VMCS_ROW_PLE_GAP, 10);
+	vmcs_set(w.vmx, VMCS_ROW_PLE_WINDOW, 100);
+	/* A loop of PAUSEs 8 apart (within PLE_Gap) starting at 1000: the one
+	 * more than PLE_Window after 1000 exits (1104), then a new loop. */
+	for (uint64_t t = 1000; t <= 1096; t += 8)
+		ck_assert_int_eq(pause_at(&w, t), ST_OK);
+	ck_assert_int_eq(pause_at(&w, 1100), ST_OK);        /* exactly the window: no */
+	ck_assert_int_eq(pause_at(&w, 1104), ST_VMEXIT);
+	ck_assert_int_eq(pause_at(&w, 1106), ST_OK);        /* first after the exit */
+	/* A gap above PLE_Gap starts a new loop: 1200 and 1300 are both first. */
+	ck_assert_int_eq(pause_at(&w, 1200), ST_OK);
+	ck_assert_int_eq(pause_at(&w, 1300), ST_OK);
+	/* PAUSEs exactly PLE_Gap apart stay in the loop begun at 1300. */
+	for (uint64_t t = 1310; t <= 1400; t += 10)
+		ck_assert_int_eq(pause_at(&w, t), ST_OK);
+	ck_assert_int_eq(pause_at(&w, 1410), ST_VMEXIT);
+	/* One gap of 11 inside a would-be loop: 1500 starts it, 1511 restarts. */
+	ck_assert_int_eq(pause_at(&w, 1500), ST_OK);
+	for (uint64_t t = 1511; t <= 1611; t += 10)
+		ck_assert_int_eq(pause_at(&w, t), ST_OK);
+	ck_assert_int_eq(pause_at(&w, 1621), ST_VMEXIT);
+	world_free(&w);
+}
+END_TEST
+
+/* PAUSE-loop exiting applies at CPL 0 only; "PAUSE exiting" at any CPL. */
+START_TEST(pause_cpl3)
+{
+	struct world w;
+	world_init(&w);
+	w.m.cpu.cpl = 3;
+	vmcs_set(w.vmx, VMCS_ROW_PRIMARY_PROC_CONTROLS, VMX_CTL(VMX_PROC_SECONDARY_CONTROLS));
+	vmcs_set(w.vmx, VMCS_ROW_SECONDARY_PROC_CONTROLS, VMX_CTL(VMX_PROC2_PAUSE_LOOP_EXITING));
+	vmcs_set(w.vmx, VMCS_ROW_PLE_GAP, 10);
+	vmcs_set(w.vmx, VMCS_ROW_PLE_WINDOW, 0);
+	for (uint64_t t = 1000; t < 1100; t += 5)
+		ck_assert_int_eq(pause_at(&w, t), ST_OK);
+	vmcs_set(w.vmx, VMCS_ROW_PRIMARY_PROC_CONTROLS,
+		 VMX_CTL(VMX_PROC_SECONDARY_CONTROLS) | VMX_CTL(VMX_PROC_PAUSE_EXITING));
+	ck_assert_int_eq(pause_at(&w, 1100), ST_VMEXIT);
+	world_free(&w);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("vmx_exits");
@@ -687,6 +1048,9 @@ int main(void)
 	tcase_add_test(tc, clts_keeps_an_owned_ts);
 	tcase_add_test(tc, outs_linear_wraps_at_4g);
 	tcase_add_test(tc, io_bitmaps_match_bitmaps_h);
+	tcase_add_loop_test(tc, core_rows_64, 0, (int)N_CORE_ROWS);
+	tcase_add_test(tc, pause_loop_exiting);
+	tcase_add_test(tc, pause_cpl3);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -1,0 +1,729 @@
+/* Check suite for the VMX world switch (vmx/world_switch.c, vmx/events.c):
+ * a 64-bit L1 at CPL 0 in VMX root operation writes a VMCS (with VMWRITE)
+ * whose host state is L1's own and whose guest is a flat 64-bit L2 sharing
+ * L1's page tables, then runs "vmlaunch; hlt" (or "vmresume; hlt") with
+ * cpu_run(): the VM exit lands on the HLT, and each case checks what the VMCS
+ * and the CPU hold against SDM Vol.3 Ch.26 (VM entries) and Ch.27 (VM exits).
+ *
+ * Physical layout (machine_fixture.h's 4 MiB, GDT, TSS descriptor, 64-bit
+ * identity page tables at PML4):
+ *   20000H L1 code   40000H L2 code   48000H L2 IDT   4C000H L2 handler
+ *   60000H VM-entry MSR-load area   70000H L2 stack top   80000H L1 stack top
+ *   100000H VMXON region   101000H VMCS
+ */
+#include <check.h>
+#include <string.h>
+
+#include "emu/event_step.h"
+#include "emu/exit_report.h"
+#include "emu/flags.h"
+#include "emu/hv.h"
+#include "machine_fixture.h"
+#include "mmu/x86_vmx.h"
+#include "suite_runner.h"
+#include "vmx/exit_reasons.h"
+#include "vmx/vmcs.h"
+#include "vmx/vmcs_fields.h"
+#include "vmx/vmx.h"
+
+#define L1_CODE   0x20000u
+#define L2_CODE   0x40000u
+#define L2_IDT    0x48000u
+#define L2_ISR    0x4c000u
+#define MSR_AREA  0x60000u
+#define L2_STACK  0x70000u
+#define L1_STACK  0x80000u
+#define VMXON_PA  0x100000u
+#define VMCS_PA   0x101000u
+#define PTR       0x200000u
+
+#define HOST_FS   0x5000u        /* host FS/GS bases, distinct from 0 */
+#define HOST_GS   0x6000u
+#define L1_IDT    0x7000u
+
+/* The L1 programs: "vmlaunch; hlt" and "vmresume; hlt". */
+#define L1_LAUNCH  L1_CODE
+#define L1_RESUME  (L1_CODE + 0x10)
+#define HOST_RIP   (L1_CODE + 3)     /* the HLT after VMLAUNCH */
+
+struct world {
+	struct test_machine m;
+	struct vmx *vmx;
+	unsigned observed;
+	struct vm_exit_report last;
+	struct vm_exit_observer obs;
+};
+
+static void observe(void *ctx, struct cpu *cpu, const struct vm_exit_report *r)
+{
+	(void)cpu;
+	struct world *w = ctx;
+	w->observed++;
+	w->last = *r;
+}
+
+static uint64_t model_cap(const struct cpu_model *m, uint32_t index)
+{
+	uint64_t v = 0;
+	ck_assert(cpu_model_vmx_cap(m, index, &v));
+	return v;
+}
+
+static uint64_t arith_flags(struct world *w)
+{
+	return cpu_get_flags(&w->m.cpu) & FLAGS_ARITH;
+}
+
+/* One VMX instruction in L1 that must VMsucceed. */
+static void must_succeed(struct world *w, const uint8_t *bytes, unsigned len, const char *what)
+{
+	ck_assert_msg(exec(&w->m, bytes, len) == ST_OK, "%s: faulted (vector %u)", what, w->m.cpu.event.vector);
+	ck_assert_msg(arith_flags(w) == 0, "%s: not VMsucceed", what);
+}
+#define SUCCEED(w, what, ...) must_succeed((w), (const uint8_t[]){ __VA_ARGS__ }, \
+					   sizeof((const uint8_t[]){ __VA_ARGS__ }), (what))
+
+#define VMXON_RAX       0xf3, 0x0f, 0xc7, 0x30
+#define VMCLEAR_RAX     0x66, 0x0f, 0xc7, 0x30
+#define VMPTRLD_RAX     0x0f, 0xc7, 0x30
+#define VMREAD_RBX_RCX  0x0f, 0x78, 0xcb
+#define VMWRITE_RCX_RBX 0x0f, 0x79, 0xcb
+#define VMLAUNCH        0x0f, 0x01, 0xc2
+#define VMRESUME        0x0f, 0x01, 0xc3
+
+static void vmw(struct world *w, uint32_t enc, uint64_t value)
+{
+	w->m.cpu.regs[R_CX] = enc;
+	w->m.cpu.regs[R_BX] = value;
+	SUCCEED(w, "vmwrite", VMWRITE_RCX_RBX);
+}
+
+static uint64_t vmr(struct world *w, uint32_t enc)
+{
+	w->m.cpu.regs[R_CX] = enc;
+	SUCCEED(w, "vmread", VMREAD_RBX_RCX);
+	return w->m.cpu.regs[R_BX];
+}
+
+/* A 64-bit interrupt gate (SDM Vol.3 6.14.1) for vector to handler. */
+static void idt_gate(struct world *w, unsigned vector, uint64_t handler)
+{
+	uint64_t lo = (handler & 0xffff) | ((uint64_t)SEL_CODE64 << 16) | (0x8eull << 40) |
+		      ((handler >> 16 & 0xffff) << 48);
+	physmem_write(&w->m.pm, L2_IDT + 16 * vector, 8, lo);
+	physmem_write(&w->m.pm, L2_IDT + 16 * vector + 8, 8, handler >> 32);
+}
+
+static void l2_code(struct world *w, const uint8_t *bytes, unsigned len)
+{
+	physmem_write_bytes(&w->m.pm, L2_CODE, bytes, len);
+}
+#define L2(w, ...) l2_code((w), (const uint8_t[]){ __VA_ARGS__ }, sizeof((const uint8_t[]){ __VA_ARGS__ }))
+
+/* The "default1" controls of a TRUE_* capability MSR: its allowed-0 half
+ * (SDM Vol.3 A.2, A.3). */
+static uint32_t must_be_1(struct world *w, uint32_t msr)
+{
+	return (uint32_t)model_cap(w->m.cpu.model, msr);
+}
+
+/* The world: skylake-lite in 64-bit mode, VMXON, the VMCS current and
+ * clear, host and guest state valid, L2 = CPUID; VMCALL; HLT. */
+static void world_init(struct world *w)
+{
+	memset(w, 0, sizeof(*w));
+	machine_init(&w->m, "skylake-lite");
+	struct cpu *c = &w->m.cpu;
+	w->vmx = vmx_create(c, 0);
+	ck_assert_ptr_nonnull(w->vmx);
+	uint32_t rev = (uint32_t)(model_cap(c->model, MSR_VMX_BASIC) & VMX_BASIC_REVISION_MASK);
+	physmem_write(&w->m.pm, VMXON_PA, 4, rev);
+	physmem_write(&w->m.pm, VMCS_PA, 4, rev);
+	activate(&w->m);
+	to64(&w->m);
+	ck_assert_int_eq(mov_cr(&w->m, 4, CR4_PAE | CR4_VMXE), ST_OK);
+	ck_assert_int_eq(mov_cr(&w->m, 0, CR0_PE | CR0_ET | CR0_NE | CR0_PG), ST_OK);
+	ck_assert_int_eq(wrmsr(&w->m, MSR_FEATURE_CONTROL, FEATURE_CONTROL_LOCK | FEATURE_CONTROL_VMX_NO_SMX),
+			 ST_OK);
+	physmem_write(&w->m.pm, PTR, 8, VMXON_PA);
+	c->regs[R_AX] = PTR;
+	SUCCEED(w, "vmxon", VMXON_RAX);
+	physmem_write(&w->m.pm, PTR, 8, VMCS_PA);
+	c->regs[R_AX] = PTR;
+	SUCCEED(w, "vmclear", VMCLEAR_RAX);
+	SUCCEED(w, "vmptrld", VMPTRLD_RAX);
+	/* L1's TR, as the host-state TR selector names it. */
+	seg_load_descriptor(&c->tr, SEL_TSS, physmem_read(&w->m.pm, GDT_BASE + SEL_TSS, 8));
+	c->idtr = (struct dtr){ .base = L1_IDT, .limit = 0xfff };
+	c->regs[R_SP] = L1_STACK;
+
+	/* Controls: the default1 bits of the TRUE_* MSRs, a 64-bit host, an
+	 * IA-32e mode guest. */
+	vmw(w, VMCS_PIN_BASED_CONTROLS, must_be_1(w, MSR_VMX_TRUE_PINBASED_CTLS));
+	vmw(w, VMCS_PRIMARY_PROC_CONTROLS, must_be_1(w, MSR_VMX_TRUE_PROCBASED_CTLS));
+	vmw(w, VMCS_EXIT_CONTROLS, must_be_1(w, MSR_VMX_TRUE_EXIT_CTLS) | VMX_CTL(VMX_EXITCTL_HOST_ADDR_SPACE_SIZE));
+	vmw(w, VMCS_ENTRY_CONTROLS, must_be_1(w, MSR_VMX_TRUE_ENTRY_CTLS) | VMX_CTL(VMX_ENTRYCTL_IA32E_MODE_GUEST));
+
+	/* Host state: L1 itself, returning to the HLT after VMLAUNCH. */
+	vmw(w, VMCS_HOST_CR0, c->cr0);
+	vmw(w, VMCS_HOST_CR3, c->cr3);
+	vmw(w, VMCS_HOST_CR4, c->cr4);
+	vmw(w, VMCS_HOST_CS_SELECTOR, SEL_CODE64);
+	vmw(w, VMCS_HOST_SS_SELECTOR, SEL_DATA);
+	vmw(w, VMCS_HOST_DS_SELECTOR, SEL_DATA);
+	vmw(w, VMCS_HOST_ES_SELECTOR, SEL_DATA);
+	vmw(w, VMCS_HOST_FS_SELECTOR, 0);
+	vmw(w, VMCS_HOST_GS_SELECTOR, 0);
+	vmw(w, VMCS_HOST_TR_SELECTOR, SEL_TSS);
+	vmw(w, VMCS_HOST_FS_BASE, HOST_FS);
+	vmw(w, VMCS_HOST_GS_BASE, HOST_GS);
+	vmw(w, VMCS_HOST_TR_BASE, TSS64);
+	vmw(w, VMCS_HOST_GDTR_BASE, GDT_BASE);
+	vmw(w, VMCS_HOST_IDTR_BASE, L1_IDT);
+	vmw(w, VMCS_HOST_IA32_SYSENTER_CS, 0x11);
+	vmw(w, VMCS_HOST_IA32_SYSENTER_ESP, 0x1111);
+	vmw(w, VMCS_HOST_IA32_SYSENTER_EIP, 0x2222);
+	vmw(w, VMCS_HOST_RSP, L1_STACK);
+	vmw(w, VMCS_HOST_RIP, HOST_RIP);
+
+	/* Guest state: 64-bit, CPL 0, flat, L1's paging. */
+	vmw(w, VMCS_GUEST_CR0, c->cr0);
+	vmw(w, VMCS_GUEST_CR3, c->cr3);
+	vmw(w, VMCS_GUEST_CR4, c->cr4);
+	vmw(w, VMCS_GUEST_DR7, 0x400);
+	vmw(w, VMCS_GUEST_CS_SELECTOR, SEL_CODE64);
+	vmw(w, VMCS_GUEST_CS_AR, 0xa09b);
+	vmw(w, VMCS_GUEST_CS_LIMIT, 0xffffffff);
+	static const uint32_t data_sel[] = { VMCS_GUEST_SS_SELECTOR, VMCS_GUEST_DS_SELECTOR, VMCS_GUEST_ES_SELECTOR };
+	static const uint32_t data_ar[] = { VMCS_GUEST_SS_AR, VMCS_GUEST_DS_AR, VMCS_GUEST_ES_AR };
+	static const uint32_t data_limit[] = { VMCS_GUEST_SS_LIMIT, VMCS_GUEST_DS_LIMIT, VMCS_GUEST_ES_LIMIT };
+	for (unsigned i = 0; i < 3; i++) {
+		vmw(w, data_sel[i], SEL_DATA);
+		vmw(w, data_ar[i], 0xc093);
+		vmw(w, data_limit[i], 0xffffffff);
+	}
+	vmw(w, VMCS_GUEST_FS_AR, VMX_AR_UNUSABLE);
+	vmw(w, VMCS_GUEST_GS_AR, VMX_AR_UNUSABLE);
+	vmw(w, VMCS_GUEST_FS_BASE, 0x3000);
+	vmw(w, VMCS_GUEST_GS_BASE, 0x4000);
+	vmw(w, VMCS_GUEST_LDTR_AR, VMX_AR_UNUSABLE);
+	vmw(w, VMCS_GUEST_TR_SELECTOR, SEL_TSS);
+	vmw(w, VMCS_GUEST_TR_AR, 0x8b);
+	vmw(w, VMCS_GUEST_TR_LIMIT, 0x67);
+	vmw(w, VMCS_GUEST_TR_BASE, TSS64);
+	vmw(w, VMCS_GUEST_GDTR_BASE, GDT_BASE);
+	vmw(w, VMCS_GUEST_GDTR_LIMIT, 0x2f);
+	vmw(w, VMCS_GUEST_IDTR_BASE, L2_IDT);
+	vmw(w, VMCS_GUEST_IDTR_LIMIT, 0xfff);
+	vmw(w, VMCS_GUEST_IA32_SYSENTER_CS, 0x33);
+	vmw(w, VMCS_GUEST_IA32_SYSENTER_ESP, 0x3333);
+	vmw(w, VMCS_GUEST_IA32_SYSENTER_EIP, 0x4444);
+	vmw(w, VMCS_GUEST_RSP, L2_STACK);
+	vmw(w, VMCS_GUEST_RIP, L2_CODE);
+	vmw(w, VMCS_GUEST_RFLAGS, 2);
+	vmw(w, VMCS_VMCS_LINK_POINTER, UINT64_MAX);
+
+	/* L2: CPUID; VMCALL; HLT; its handler for every vector used: CPUID. */
+	L2(w, 0x0f, 0xa2, 0x0f, 0x01, 0xc1, 0xf4);
+	physmem_write_bytes(&w->m.pm, L2_ISR, (const uint8_t[]){ 0x0f, 0xa2, 0xf4 }, 3);
+	for (unsigned v = 0; v < 256; v++)
+		idt_gate(w, v, L2_ISR);
+	physmem_write_bytes(&w->m.pm, L1_LAUNCH, (const uint8_t[]){ VMLAUNCH, 0xf4 }, 4);
+	physmem_write_bytes(&w->m.pm, L1_RESUME, (const uint8_t[]){ VMRESUME, 0xf4 }, 4);
+	w->obs = (struct vm_exit_observer){ .exit = observe, .ctx = w };
+	c->exit_observer = &w->obs;
+}
+
+static void world_free(struct world *w)
+{
+	vmx_destroy(w->vmx);
+	machine_free(&w->m);
+}
+
+/* Run L1 from rip until it halts (after the VM exit, at HOST_RIP). */
+static status_t run_from(struct world *w, uint64_t rip)
+{
+	struct cpu *c = &w->m.cpu;
+	c->rip = rip;
+	c->icount_limit = c->icount + 10000;
+	return cpu_run(c);
+}
+
+/* L1 is back at its HLT after an exit: root operation, CPL 0. */
+static void assert_in_l1(struct world *w)
+{
+	struct cpu *c = &w->m.cpu;
+	ck_assert(!c->in_guest);
+	ck_assert_uint_eq(c->rip, HOST_RIP + 1);
+	ck_assert_uint_eq(c->cpl, 0);
+}
+
+static uint32_t exit_reason(struct world *w)
+{
+	return (uint32_t)vmr(w, VMCS_EXIT_REASON);
+}
+
+/* ---- VM entry and the exit of an unconditional instruction ---- */
+
+/* SDM Vol.3 26.3.2 loads the guest, 25.1.2 makes CPUID exit, 27.2 writes the
+ * exit information (reason 10, instruction length 2), 27.3 saves the guest
+ * state as it was (guest RIP: the CPUID, 27.3.3), 27.5 loads the host with
+ * its fixed parts. */
+START_TEST(launch_cpuid_exit)
+{
+	struct world w;
+	world_init(&w);
+	struct cpu *c = &w.m.cpu;
+	/* L2: SUB RSP, 16; STI; CPUID: RSP and IF changed, CPUID in the STI
+	 * shadow. */
+	L2(&w, 0x48, 0x83, 0xec, 0x10, 0xfb, 0x0f, 0xa2);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	assert_in_l1(&w);
+	/* 27.2.1, 27.2.5 */
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_CPUID);
+	ck_assert_uint_eq(vmr(&w, VMCS_EXIT_QUALIFICATION), 0);
+	ck_assert_uint_eq(vmr(&w, VMCS_EXIT_INSTRUCTION_LEN), 2);
+	ck_assert_uint_eq(vmr(&w, VMCS_IDT_VECTORING_INFO), 0);
+	ck_assert_uint_eq(vmr(&w, VMCS_EXIT_INTR_INFO), 0);
+	/* 27.3.3: RIP of the CPUID, RSP and RFLAGS as L2 left them. */
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_RIP), L2_CODE + 5);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_RSP), L2_STACK - 16);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_RFLAGS) & (FLAG_IF | FLAG_FIXED1), FLAG_IF | FLAG_FIXED1);
+	/* 27.3.4: blocking by STI (the CPUID ran in its shadow), active. */
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_INTERRUPTIBILITY), VMX_INTERRUPTIBILITY_STI);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_ACTIVITY_STATE), VMX_ACTIVITY_ACTIVE);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_PENDING_DBG_EXCEPTIONS), 0);
+	/* 27.3.1: control registers, SYSENTER MSRs. */
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_CR0), CR0_PE | CR0_ET | CR0_NE | CR0_PG);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_CR3), PML4);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_CR4), CR4_PAE | CR4_VMXE);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_IA32_SYSENTER_CS), 0x33);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_IA32_SYSENTER_ESP), 0x3333);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_IA32_SYSENTER_EIP), 0x4444);
+	/* 27.3.2: segments in access-rights form, unusable ones with bit 16. */
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_CS_SELECTOR), SEL_CODE64);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_CS_AR), 0xa09b);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_CS_LIMIT), 0xffffffff);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_SS_AR), 0xc093);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_DS_SELECTOR), SEL_DATA);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_FS_AR) & VMX_AR_UNUSABLE, VMX_AR_UNUSABLE);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_FS_BASE), 0x3000);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_GS_BASE), 0x4000);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_LDTR_AR) & VMX_AR_UNUSABLE, VMX_AR_UNUSABLE);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_TR_SELECTOR), SEL_TSS);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_TR_AR), 0x8b);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_TR_LIMIT), 0x67);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_TR_BASE), TSS64);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_GDTR_BASE), GDT_BASE);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_GDTR_LIMIT), 0x2f);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_IDTR_BASE), L2_IDT);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_IDTR_LIMIT), 0xfff);
+
+	/* 27.5.1: host CRs, DR7 = 400H, DEBUGCTL 0, SYSENTER MSRs, EFER.LMA/LME
+	 * by "host address-space size". */
+	ck_assert_uint_eq(c->cr0, CR0_PE | CR0_ET | CR0_NE | CR0_PG);
+	ck_assert_uint_eq(c->cr3, PML4);
+	ck_assert_uint_eq(c->cr4, CR4_PAE | CR4_VMXE);
+	ck_assert_uint_eq(c->dr[7], 0x400);
+	ck_assert_uint_eq(c->debugctl, 0);
+	ck_assert_uint_eq(c->sysenter_cs, 0x11);
+	ck_assert_uint_eq(c->sysenter_esp, 0x1111);
+	ck_assert_uint_eq(c->sysenter_eip, 0x2222);
+	ck_assert_uint_eq(c->efer & (EFER_LMA | EFER_LME), EFER_LMA | EFER_LME);
+	ck_assert_int_eq(c->mode, MODE_LONG64);
+	/* 27.5.2: CS 64-bit code, base 0, limit 4G; DS/ES/SS flat data; FS, GS
+	 * null (unusable) with their bases; TR a busy 32-bit TSS, limit 67H;
+	 * LDTR unusable; GDTR/IDTR limits FFFFH. */
+	ck_assert_uint_eq(c->seg[SR_CS].selector, SEL_CODE64);
+	ck_assert_uint_eq(c->seg[SR_CS].attr, 0xa9b);
+	ck_assert_uint_eq(c->seg[SR_CS].limit, 0xffffffff);
+	ck_assert_uint_eq(c->seg[SR_CS].base, 0);
+	ck_assert_uint_eq(c->seg[SR_DS].selector, SEL_DATA);
+	ck_assert_uint_eq(c->seg[SR_DS].attr, 0xc93);
+	ck_assert_uint_eq(c->seg[SR_SS].attr, 0xc93);
+	ck_assert_uint_eq(c->seg[SR_FS].base, HOST_FS);
+	ck_assert_uint_eq(c->seg[SR_GS].base, HOST_GS);
+	ck_assert_uint_eq(c->seg[SR_FS].attr & SEG_P, 0);
+	ck_assert_uint_eq(c->tr.selector, SEL_TSS);
+	ck_assert_uint_eq(c->tr.attr, 0x8b);
+	ck_assert_uint_eq(c->tr.limit, 0x67);
+	ck_assert_uint_eq(c->tr.base, TSS64);
+	ck_assert_uint_eq(c->ldtr.selector, 0);
+	ck_assert_uint_eq(c->ldtr.attr & SEG_P, 0);
+	ck_assert_uint_eq(c->gdtr.base, GDT_BASE);
+	ck_assert_uint_eq(c->gdtr.limit, 0xffff);
+	ck_assert_uint_eq(c->idtr.base, L1_IDT);
+	ck_assert_uint_eq(c->idtr.limit, 0xffff);
+	/* 27.5.3: RSP from its field, RFLAGS = 2. */
+	ck_assert_uint_eq(c->regs[R_SP], L1_STACK);
+	ck_assert_uint_eq(cpu_get_flags(c), FLAG_FIXED1);
+	/* The exit report of --trace vmexit. */
+	ck_assert_uint_eq(w.observed, 1);
+	ck_assert_int_eq(w.last.kind, EXIT_REPORT_VMEXIT);
+	ck_assert_uint_eq(w.last.code, VMX_EXIT_CPUID);
+	ck_assert_str_eq(w.last.name, "CPUID");
+	ck_assert_uint_eq(w.last.rip, L2_CODE + 5);
+	ck_assert_uint_eq(w.last.words[EXIT_WORD_VMX_INSN_LENGTH], 2);
+	world_free(&w);
+}
+END_TEST
+
+/* SDM Vol.3 30.3 VMLAUNCH: "launch state := launched" after a successful
+ * entry; VMRESUME then enters again, VMCALL exits with reason 18 (25.1.2),
+ * length 3. A second VMLAUNCH fails with error 4. */
+START_TEST(resume_round_trip)
+{
+	struct world w;
+	world_init(&w);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_CPUID);
+	/* L1 skips the CPUID, as a VMM does. */
+	vmw(&w, VMCS_GUEST_RIP, vmr(&w, VMCS_GUEST_RIP) + vmr(&w, VMCS_EXIT_INSTRUCTION_LEN));
+	ck_assert_int_eq(run_from(&w, L1_RESUME), ST_HALT);
+	assert_in_l1(&w);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_VMCALL);
+	ck_assert_uint_eq(vmr(&w, VMCS_EXIT_INSTRUCTION_LEN), 3);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_RIP), L2_CODE + 2);
+	ck_assert_uint_eq(w.observed, 2);
+	/* Launched: VMLAUNCH is VMfailValid(4) (SDM Vol.3 30.3). */
+	ck_assert_int_eq(EXEC(&w.m, VMLAUNCH), ST_OK);
+	ck_assert_uint_eq(arith_flags(&w), FLAG_ZF);
+	ck_assert_uint_eq(vmr(&w, VMCS_VM_INSTRUCTION_ERROR), VMXERR_VMLAUNCH_NOT_CLEAR);
+	world_free(&w);
+}
+END_TEST
+
+/* SDM Vol.3 28.3.3.1: with "enable VPID" the round trip keeps every TLB
+ * context (the host's context id is the same after it); without, VM entry
+ * and VM exit invalidate VPID 0's mappings (the host's get a new id). */
+START_TEST(tlb_contexts_by_vpid)
+{
+	for (int vpid = 0; vpid < 2; vpid++) {
+		struct world w;
+		world_init(&w);
+		if (vpid) {
+			vmw(&w, VMCS_PRIMARY_PROC_CONTROLS, must_be_1(&w, MSR_VMX_TRUE_PROCBASED_CTLS) |
+								    VMX_CTL(VMX_PROC_SECONDARY_CONTROLS));
+			vmw(&w, VMCS_SECONDARY_PROC_CONTROLS, VMX_CTL(VMX_PROC2_VPID));
+			vmw(&w, VMCS_VPID, 5);
+		}
+		ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+		vmw(&w, VMCS_GUEST_RIP, L2_CODE + 2);
+		uint16_t host_id = w.m.cpu.tlb.cur;
+		ck_assert_int_eq(run_from(&w, L1_RESUME), ST_HALT);
+		ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_VMCALL);
+		if (vpid)
+			ck_assert_uint_eq(w.m.cpu.tlb.cur, host_id);
+		else
+			ck_assert_uint_ne(w.m.cpu.tlb.cur, host_id);
+		world_free(&w);
+	}
+}
+END_TEST
+
+/* ---- failed entries ---- */
+
+/* SDM Vol.3 26.2.1.1: a reserved pin-based control is VMfailValid(7); L1
+ * goes on after VMLAUNCH, nothing entered, the report names the row. */
+START_TEST(fail_controls_7)
+{
+	struct world w;
+	world_init(&w);
+	vmw(&w, VMCS_PIN_BASED_CONTROLS, 0);
+	w.m.cpu.rip = L1_LAUNCH;
+	ck_assert_int_eq(EXEC(&w.m, VMLAUNCH), ST_OK);
+	ck_assert_uint_eq(arith_flags(&w), FLAG_ZF);
+	ck_assert(!w.m.cpu.in_guest);
+	ck_assert_uint_eq(w.m.cpu.rip, L1_LAUNCH + 3);
+	ck_assert_uint_eq(vmr(&w, VMCS_VM_INSTRUCTION_ERROR), VMXERR_ENTRY_INVALID_CONTROL);
+	ck_assert_uint_eq(w.observed, 1);
+	ck_assert_int_eq(w.last.kind, EXIT_REPORT_VMFAIL_VALID);
+	ck_assert_uint_eq(w.last.code, 7);
+	ck_assert_ptr_nonnull(strstr(w.last.failed_check, "26.2.1.1"));
+	/* Still clear: VMRESUME is error 5. */
+	ck_assert_int_eq(EXEC(&w.m, VMRESUME), ST_OK);
+	ck_assert_uint_eq(vmr(&w, VMCS_VM_INSTRUCTION_ERROR), VMXERR_VMRESUME_NOT_LAUNCHED);
+	world_free(&w);
+}
+END_TEST
+
+/* SDM Vol.3 26.2.2: a host CR4 without VMXE is VMfailValid(8). */
+START_TEST(fail_host_state_8)
+{
+	struct world w;
+	world_init(&w);
+	vmw(&w, VMCS_HOST_CR4, CR4_PAE);
+	ck_assert_int_eq(EXEC(&w.m, VMLAUNCH), ST_OK);
+	ck_assert_uint_eq(arith_flags(&w), FLAG_ZF);
+	ck_assert(!w.m.cpu.in_guest);
+	ck_assert_uint_eq(vmr(&w, VMCS_VM_INSTRUCTION_ERROR), VMXERR_ENTRY_INVALID_HOST_STATE);
+	ck_assert_int_eq(w.last.kind, EXIT_REPORT_VMFAIL_VALID);
+	ck_assert_ptr_nonnull(strstr(w.last.failed_check, "26.2.2"));
+	world_free(&w);
+}
+END_TEST
+
+/* SDM Vol.3 26.3.1.1, 26.8: a guest CR0 without NE is a VM-entry failure:
+ * exit reason 33 with bit 31, qualification 0, the host state loaded as by a
+ * VM exit (L1 at HOST_RIP), no guest state saved, launch state still clear. */
+START_TEST(fail_guest_state_33)
+{
+	struct world w;
+	world_init(&w);
+	vmw(&w, VMCS_GUEST_CR0, CR0_PE | CR0_ET | CR0_PG);
+	vmw(&w, VMCS_GUEST_RSP, 0x1234);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	assert_in_l1(&w);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_ENTRY_FAILURE | VMX_EXIT_INVALID_GUEST_STATE);
+	ck_assert_uint_eq(vmr(&w, VMCS_EXIT_QUALIFICATION), 0);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_RSP), 0x1234);            /* not saved */
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_CR0), CR0_PE | CR0_ET | CR0_PG);
+	ck_assert_uint_eq(w.m.cpu.regs[R_SP], L1_STACK);
+	ck_assert_uint_eq(w.m.cpu.tr.attr, 0x8b);
+	ck_assert_int_eq(w.last.kind, EXIT_REPORT_ENTRY_FAILURE);
+	ck_assert_uint_eq(w.last.code, VMX_EXIT_ENTRY_FAILURE | VMX_EXIT_INVALID_GUEST_STATE);
+	ck_assert_ptr_nonnull(strstr(w.last.failed_check, "26.3.1.1"));
+	w.m.cpu.rip = L1_RESUME;
+	ck_assert_int_eq(EXEC(&w.m, VMRESUME), ST_OK);
+	ck_assert_uint_eq(vmr(&w, VMCS_VM_INSTRUCTION_ERROR), VMXERR_VMRESUME_NOT_LAUNCHED);
+	world_free(&w);
+}
+END_TEST
+
+/* SDM Vol.3 26.4, 26.8: the VM-entry MSR-load area; its second entry (FS
+ * base, which no MSR list may load) fails the entry: reason 34 with bit 31,
+ * qualification 2 (the entry's 1-based index). The first entry stays loaded
+ * (STAR is not host state). */
+START_TEST(fail_msr_loading_34)
+{
+	struct world w;
+	world_init(&w);
+	physmem_write(&w.m.pm, MSR_AREA, 8, MSR_STAR);
+	physmem_write(&w.m.pm, MSR_AREA + 8, 8, 0x0023001000000000ull);
+	physmem_write(&w.m.pm, MSR_AREA + 16, 8, MSR_FS_BASE);
+	physmem_write(&w.m.pm, MSR_AREA + 24, 8, 0x1000);
+	vmw(&w, VMCS_ENTRY_MSR_LOAD_ADDR, MSR_AREA);
+	vmw(&w, VMCS_ENTRY_MSR_LOAD_COUNT, 2);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	assert_in_l1(&w);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_ENTRY_FAILURE | VMX_EXIT_MSR_LOADING);
+	ck_assert_uint_eq(vmr(&w, VMCS_EXIT_QUALIFICATION), 2);
+	ck_assert_uint_eq(w.m.cpu.star, 0x0023001000000000ull);
+	ck_assert_int_eq(w.last.kind, EXIT_REPORT_ENTRY_FAILURE);
+	/* Not launched (SDM Vol.3 30.3: only a VM entry that loaded its MSRs). */
+	w.m.cpu.rip = L1_RESUME;
+	ck_assert_int_eq(EXEC(&w.m, VMRESUME), ST_OK);
+	ck_assert_uint_eq(vmr(&w, VMCS_VM_INSTRUCTION_ERROR), VMXERR_VMRESUME_NOT_LAUNCHED);
+	/* The same list with a good second entry enters. */
+	physmem_write(&w.m.pm, MSR_AREA + 16, 8, MSR_LSTAR);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_CPUID);
+	world_free(&w);
+}
+END_TEST
+
+/* ---- event injection (SDM Vol.3 26.6) ---- */
+
+/* The frame the handler found: [RSP + 8 * i]. */
+static uint64_t l2_stack(struct world *w, unsigned i)
+{
+	return physmem_read(&w->m.pm, vmr(w, VMCS_GUEST_RSP) + 8 * i, 8);
+}
+
+/* An external interrupt (type 0, vector 40H) is delivered through L2's IDT
+ * before its first instruction, with the entry's RIP as return address
+ * (26.6.1.1); the handler's CPUID exits; the VM exit clears the valid bit of
+ * the VM-entry interruption information (27.2). */
+START_TEST(inject_external_interrupt)
+{
+	struct world w;
+	world_init(&w);
+	/* 26.3.1.4: an injected external interrupt needs RFLAGS.IF = 1. */
+	vmw(&w, VMCS_GUEST_RFLAGS, FLAG_FIXED1 | FLAG_IF);
+	vmw(&w, VMCS_ENTRY_INTR_INFO, VMX_INTR_VALID | (VMX_INTR_EXTERNAL << VMX_INTR_TYPE_SHIFT) | 0x40);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_CPUID);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_RIP), L2_ISR);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_RSP), L2_STACK - 40);
+	ck_assert_uint_eq(l2_stack(&w, 0), L2_CODE);
+	ck_assert_uint_eq(l2_stack(&w, 1), SEL_CODE64);
+	ck_assert_uint_eq(vmr(&w, VMCS_ENTRY_INTR_INFO) & VMX_INTR_VALID, 0);
+	world_free(&w);
+}
+END_TEST
+
+/* A hardware exception with an error code (type 3, #GP, deliver-error-code):
+ * the error code is pushed (26.6.1.1). */
+START_TEST(inject_gp_with_error_code)
+{
+	struct world w;
+	world_init(&w);
+	vmw(&w, VMCS_ENTRY_INTR_INFO, VMX_INTR_VALID | VMX_INTR_DELIVER_ERROR |
+					     (VMX_INTR_HW_EXCEPTION << VMX_INTR_TYPE_SHIFT) | EXC_GP);
+	vmw(&w, VMCS_ENTRY_EXCEPTION_ERROR_CODE, 0x1234);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_CPUID);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_RIP), L2_ISR);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_RSP), L2_STACK - 48);
+	ck_assert_uint_eq(l2_stack(&w, 0), 0x1234);
+	ck_assert_uint_eq(l2_stack(&w, 1), L2_CODE);
+	world_free(&w);
+}
+END_TEST
+
+/* A software interrupt (type 4) returns past the instruction that would
+ * have raised it: RIP + the VM-entry instruction length (26.6.1.1). */
+START_TEST(inject_software_interrupt)
+{
+	struct world w;
+	world_init(&w);
+	vmw(&w, VMCS_ENTRY_INTR_INFO, VMX_INTR_VALID | (VMX_INTR_SOFT_INT << VMX_INTR_TYPE_SHIFT) | 0x41);
+	vmw(&w, VMCS_ENTRY_INSTRUCTION_LEN, 2);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_CPUID);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_RIP), L2_ISR);
+	ck_assert_uint_eq(l2_stack(&w, 0), L2_CODE + 2);
+	world_free(&w);
+}
+END_TEST
+
+/* ---- activity state (SDM Vol.3 26.7.2) ---- */
+
+static int ack_40(void *ctx)
+{
+	struct world *w = ctx;
+	cpu_set_line(&w->m.cpu, LINE_INTR, false);
+	return 0x40;
+}
+
+/* HLT and not vectoring: the guest starts halted (nothing runs; the run
+ * ends halted in L2 at its RIP); an interrupt wakes it and is delivered
+ * through L2's IDT (no external-interrupt exiting); the handler's CPUID
+ * exits with the interrupted RIP in the frame and the activity state
+ * active. */
+START_TEST(hlt_activity_woken_by_interrupt)
+{
+	struct world w;
+	world_init(&w);
+	struct cpu *c = &w.m.cpu;
+	vmw(&w, VMCS_GUEST_ACTIVITY_STATE, VMX_ACTIVITY_HLT);
+	vmw(&w, VMCS_GUEST_RFLAGS, FLAG_FIXED1 | FLAG_IF);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert(c->in_guest);
+	ck_assert(c->halted);
+	ck_assert_uint_eq(c->rip, L2_CODE);
+	ck_assert_uint_eq(w.observed, 0);
+	c->intr_ack = ack_40;
+	c->intr_ctx = &w;
+	cpu_set_line(c, LINE_INTR, true);
+	c->icount_limit = c->icount + 10000;
+	ck_assert_int_eq(cpu_run(c), ST_HALT);
+	assert_in_l1(&w);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_CPUID);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_RIP), L2_ISR);
+	ck_assert_uint_eq(l2_stack(&w, 0), L2_CODE);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_ACTIVITY_STATE), VMX_ACTIVITY_ACTIVE);
+	world_free(&w);
+}
+END_TEST
+
+/* HLT with an event to inject: "If the VM entry is vectoring, the logical
+ * processor is in the active state after VM entry" (26.7.2). */
+START_TEST(hlt_activity_vectoring_entry_is_active)
+{
+	struct world w;
+	world_init(&w);
+	vmw(&w, VMCS_GUEST_ACTIVITY_STATE, VMX_ACTIVITY_HLT);
+	vmw(&w, VMCS_GUEST_RFLAGS, FLAG_FIXED1 | FLAG_IF);
+	vmw(&w, VMCS_ENTRY_INTR_INFO, VMX_INTR_VALID | (VMX_INTR_EXTERNAL << VMX_INTR_TYPE_SHIFT) | 0x40);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	assert_in_l1(&w);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_CPUID);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_RIP), L2_ISR);
+	world_free(&w);
+}
+END_TEST
+
+/* ---- VMX instructions in VMX non-root operation (SDM Vol.3 25.1.2) ---- */
+
+struct insn_row {
+	const char *name;
+	uint8_t bytes[8];
+	uint8_t len;
+	uint32_t reason;
+};
+#define B(...) { __VA_ARGS__ }, sizeof((const uint8_t[]){ __VA_ARGS__ })
+
+static const struct insn_row insn_rows[] = {
+	{ "vmxon", B(0xf3, 0x0f, 0xc7, 0x30), VMX_EXIT_VMXON },
+	{ "vmxoff", B(0x0f, 0x01, 0xc4), VMX_EXIT_VMXOFF },
+	{ "vmclear", B(0x66, 0x0f, 0xc7, 0x30), VMX_EXIT_VMCLEAR },
+	{ "vmptrld", B(0x0f, 0xc7, 0x30), VMX_EXIT_VMPTRLD },
+	{ "vmptrst", B(0x0f, 0xc7, 0x38), VMX_EXIT_VMPTRST },
+	{ "vmread", B(0x0f, 0x78, 0xcb), VMX_EXIT_VMREAD },
+	{ "vmwrite", B(0x0f, 0x79, 0xcb), VMX_EXIT_VMWRITE },
+	{ "vmlaunch", B(0x0f, 0x01, 0xc2), VMX_EXIT_VMLAUNCH },
+	{ "vmresume", B(0x0f, 0x01, 0xc3), VMX_EXIT_VMRESUME },
+	{ "vmcall", B(0x0f, 0x01, 0xc1), VMX_EXIT_VMCALL },
+	{ "invept", B(0x66, 0x0f, 0x38, 0x80, 0x08), VMX_EXIT_INVEPT },
+	{ "invvpid", B(0x66, 0x0f, 0x38, 0x81, 0x08), VMX_EXIT_INVVPID },
+};
+#define N_INSN_ROWS (sizeof(insn_rows) / sizeof(insn_rows[0]))
+
+START_TEST(vmx_insn_in_guest_exits)
+{
+	const struct insn_row *r = &insn_rows[_i];
+	struct world w;
+	world_init(&w);
+	l2_code(&w, r->bytes, r->len);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	assert_in_l1(&w);
+	ck_assert_msg(exit_reason(&w) == r->reason, "%s: exit reason %u", r->name, exit_reason(&w));
+	ck_assert_uint_eq(vmr(&w, VMCS_EXIT_INSTRUCTION_LEN), r->len);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_RIP), L2_CODE);
+	world_free(&w);
+}
+END_TEST
+
+/* VMFUNC without "enable VM functions" is #UD in the guest (SDM Vol.3 30.3
+ * VMFUNC), delivered through L2's IDT: the handler's CPUID exits. */
+START_TEST(vmfunc_disabled_is_ud)
+{
+	struct world w;
+	world_init(&w);
+	L2(&w, 0x0f, 0x01, 0xd4);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_CPUID);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_RIP), L2_ISR);
+	ck_assert_uint_eq(l2_stack(&w, 0), L2_CODE);
+	world_free(&w);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("vmx_entry");
+	TCase *tc = tcase_create("entry_exit");
+	tcase_add_test(tc, launch_cpuid_exit);
+	tcase_add_test(tc, resume_round_trip);
+	tcase_add_test(tc, tlb_contexts_by_vpid);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("failures");
+	tcase_add_test(tc, fail_controls_7);
+	tcase_add_test(tc, fail_host_state_8);
+	tcase_add_test(tc, fail_guest_state_33);
+	tcase_add_test(tc, fail_msr_loading_34);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("events");
+	tcase_add_test(tc, inject_external_interrupt);
+	tcase_add_test(tc, inject_gp_with_error_code);
+	tcase_add_test(tc, inject_software_interrupt);
+	tcase_add_test(tc, hlt_activity_woken_by_interrupt);
+	tcase_add_test(tc, hlt_activity_vectoring_entry_is_active);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("nonroot");
+	tcase_add_loop_test(tc, vmx_insn_in_guest_exits, 0, (int)N_INSN_ROWS);
+	tcase_add_test(tc, vmfunc_disabled_is_ud);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
