@@ -47,6 +47,31 @@ L2_INSN(b_out_81, "out %al, $0x81");
 L2_INSN(b_vmxoff, "vmxoff");
 L2_INSN(b_vmlaunch, "vmlaunch");
 L2_INSN(b_vmptrst, "vmptrst (%esp)");
+L2_INSN(b_vmread_reg, "vmread %ecx, %edx");
+L2_INSN(b_vmclear_mem, "vmclear (%ebx)");
+L2_INSN(b_vmptrld_sib, "vmptrld 0x10(%esi,%edi,4)");
+L2_INSN(b_invept, "invept (%ebx), %ecx");
+
+/* VM-exit instruction information (27.2.4): Table 27-13 (VMCLEAR, VMPTRLD,
+ * VMPTRST, VMXON) and Table 27-9 (INVEPT, INVVPID) define scaling 1:0,
+ * address size 9:7, bit 10 = 0, segment 17:15, index 21:18 and its invalid
+ * bit 22, base 26:23 and its invalid bit 27 (Table 27-9 also reg2 31:28);
+ * scaling and index are undefined without an index register. Table 27-14
+ * (VMREAD, VMWRITE) with a register operand defines reg1 6:3, bit 10 = 1 and
+ * reg2 31:28 only. Registers by number: 0 EAX, 1 ECX, 2 EDX, 3 EBX, 6 ESI,
+ * 7 EDI; segment 3 DS; address size 1 = 32 bits. */
+#define II_MEM_MASK   0x0fff8783u
+#define II_MEM_NOIDX_MASK (II_MEM_MASK & ~0x003c0003u)
+#define II_REG2_MASK  0xf0000000u
+#define II_SCALE(n)   ((uint32_t)(n))
+#define II_ASIZE32    (1u << 7)
+#define II_SEG_DS     (3u << 15)
+#define II_INDEX(r)   ((uint32_t)(r) << 18)
+#define II_NO_INDEX   (1u << 22)
+#define II_BASE(r)    ((uint32_t)(r) << 23)
+#define II_REG1(r)    ((uint32_t)(r) << 3)
+#define II_REGISTER   (1u << 10)
+#define II_REG2(r)    ((uint32_t)(r) << 28)
 
 /* Bitmap pages (24.6.4, 24.6.9): zero but for the rows' bits. */
 static uint8_t io_bitmap[2][4096] __attribute__((aligned(4096)));
@@ -54,6 +79,11 @@ static uint8_t msr_bitmap[4096] __attribute__((aligned(4096)));
 
 /* ---- edits ---- */
 
+static const char *need_invept(void)
+{
+	/* 30.3 INVEPT: #UD where the processor has no INVEPT, even in L2. */
+	return (vmx_caps.ept_vpid & CAP_INVEPT) ? 0 : "no INVEPT (IA32_VMX_EPT_VPID_CAP[20] = 0)";
+}
 static const char *need_true_cr3(void)
 {
 	/* A.3.2: only the TRUE MSR lets the default1 CR3 controls be 0. */
@@ -263,6 +293,21 @@ static const struct vmx_row rows[] = {
 	  .reason = EXIT_VMLAUNCH, .check = C_LEN },
 	{ .name = "VMPTRST in L2: exit 22", .sdm = "25.1.2, 30.3 VMPTRST", .body = &b_vmptrst_body,
 	  .reason = EXIT_VMPTRST, .check = C_LEN },
+	{ .name = "VMREAD EDX, ECX in L2: exit 23, Table 27-14 (reg1 EDX, register, reg2 ECX)",
+	  .sdm = "25.1.2, 27.2.4", .body = &b_vmread_reg_body, .reason = EXIT_VMREAD,
+	  .info = II_REG1(2) | II_REGISTER | II_REG2(1), .info_mask = 0xf0000478u, .check = C_INFO | C_LEN },
+	{ .name = "VMCLEAR [EBX] in L2: exit 19, Table 27-13 (DS, base EBX, no index), displacement 0",
+	  .sdm = "25.1.2, 27.2.1, 27.2.4", .body = &b_vmclear_mem_body, .reason = EXIT_VMCLEAR, .qual = 0,
+	  .info = II_ASIZE32 | II_SEG_DS | II_NO_INDEX | II_BASE(3), .info_mask = II_MEM_NOIDX_MASK,
+	  .check = C_QUAL | C_INFO | C_LEN },
+	{ .name = "VMPTRLD [ESI + EDI*4 + 10H] in L2: exit 21, scaling 2, displacement 10H",
+	  .sdm = "25.1.2, 27.2.1, 27.2.4", .body = &b_vmptrld_sib_body, .reason = EXIT_VMPTRLD, .qual = 0x10,
+	  .info = II_SCALE(2) | II_ASIZE32 | II_SEG_DS | II_INDEX(7) | II_BASE(6), .info_mask = II_MEM_MASK,
+	  .check = C_QUAL | C_INFO | C_LEN },
+	{ .name = "INVEPT ECX, [EBX] in L2: exit 50, Table 27-9 (reg2 ECX)", .sdm = "25.1.2, 27.2.4",
+	  .body = &b_invept_body, .reason = EXIT_INVEPT, .qual = 0,
+	  .info = II_ASIZE32 | II_SEG_DS | II_NO_INDEX | II_BASE(3) | II_REG2(1),
+	  .info_mask = II_MEM_NOIDX_MASK | II_REG2_MASK, .check = C_QUAL | C_INFO | C_LEN, .skip = need_invept },
 	/* 25.2, 27.2.2: the exception bitmap. */
 	{ .name = "UD2 with #UD in the exception bitmap: exit 0, hardware exception 6", .sdm = "25.2, 27.2.2",
 	  .body = &b_ud2_body, .exc_bitmap = EXC(6), .reason = EXIT_EXCEPTION_NMI,
