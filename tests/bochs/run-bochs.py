@@ -220,6 +220,8 @@ def main():
             print('# bochs log (errors and panics):')
             for line in notable[:40]:
                 print('#   ' + line)
+        if "display library 'term' not available" in blog:
+            fail('SKIP: Bochs\'s term display library not installed (Debian: bochs-term)', 77)
         return verdict(args.expect, log, blog, ended, must_check, args.timeout)
 
 
