@@ -43,16 +43,48 @@ static struct exit_count *code_entry(struct exit_stats *s, const struct vm_exit_
 	return c;
 }
 
-void exit_stats_add(struct exit_stats *s, const struct vm_exit_report *r)
+/* The CPU's running handling time ends at entered_at: it goes to its code. */
+static void handling_end(struct exit_stats *s, unsigned cpu_id, uint64_t entered_at)
+{
+	if (!s->handling[cpu_id])
+		return;
+	struct exit_count *c = &s->codes[s->handling[cpu_id] - 1];
+	uint64_t t = entered_at - s->handling_since[cpu_id];
+	c->handled++;
+	c->handle_sum += t;
+	if (t > c->handle_max)
+		c->handle_max = t;
+	c->handle_hist[exit_gap_bucket(t)]++;
+	s->handling[cpu_id] = 0;
+}
+
+static bool is_vmfail(enum exit_report_kind kind)
+{
+	return kind == EXIT_REPORT_VMFAIL_VALID || kind == EXIT_REPORT_VMFAIL_INVALID;
+}
+
+void exit_stats_add(struct exit_stats *s, const struct vm_exit_report *r, unsigned cpu_id)
 {
 	s->exits++;
 	s->guest_insns += r->guest_insns;
 	s->gap[exit_gap_bucket(r->guest_insns)]++;
+	bool timed = cpu_id < EXIT_STATS_CPUS;
+	/* The entry attempt that ended the handling: for a guest that ran, its
+	 * VM entry (now - guest_insns); for an entry that failed its checks
+	 * (guest_insns 0), now. Never before the exit that started the handling
+	 * (a report from an inconsistent clock ends nothing). */
+	if (timed && !is_vmfail(r->kind) && r->guest_insns <= r->now &&
+	    r->now - r->guest_insns >= s->handling_since[cpu_id])
+		handling_end(s, cpu_id, r->now - r->guest_insns);
 	struct exit_count *c = code_entry(s, r);
 	if (c)
 		c->count++;
 	else
 		s->other++;
+	if (timed && !is_vmfail(r->kind)) {
+		s->handling[cpu_id] = c ? (unsigned)(c - s->codes) + 1 : 0;
+		s->handling_since[cpu_id] = r->now;
+	}
 }
 
 /* Most frequent first; equal counts by code. */
@@ -82,6 +114,31 @@ static void bucket_range(unsigned k, char *buf, size_t size)
 
 #define BAR_WIDTH 40
 
+/* Buckets from the lowest to the highest non-empty one, each with its count,
+ * share of total and a bar scaled to the largest. */
+static void print_histogram(const uint64_t *hist, uint64_t total, const char *indent, FILE *out)
+{
+	unsigned lo = 0, hi = 0;
+	uint64_t max = 0;
+	for (unsigned k = 0; k < EXIT_GAP_BUCKETS; k++)
+		if (hist[k]) {
+			if (!max)
+				lo = k;
+			hi = k;
+			if (hist[k] > max)
+				max = hist[k];
+		}
+	for (unsigned k = lo; max && k <= hi; k++) {
+		char range[48], bar[BAR_WIDTH + 1];
+		bucket_range(k, range, sizeof(range));
+		unsigned w = (unsigned)((hist[k] * BAR_WIDTH + max - 1) / max);
+		memset(bar, '#', w);
+		bar[w] = 0;
+		fprintf(out, "%s%-*s  %12llu  %6.2f%%%s%s\n", indent, 43 - (int)strlen(indent), range,
+			(unsigned long long)hist[k], percent(hist[k], total), w ? "  " : "", bar);
+	}
+}
+
 void exit_stats_print(const struct exit_stats *s, uint64_t virtual_insns, FILE *out)
 {
 	if (!s->exits) {
@@ -108,25 +165,27 @@ void exit_stats_print(const struct exit_stats *s, uint64_t virtual_insns, FILE *
 		fprintf(out, "  %-18s  %-24s  %12llu  %6.2f%%\n", "(other codes)", "", (unsigned long long)s->other,
 			percent(s->other, s->exits));
 
-	unsigned lo = 0, hi = 0;
-	uint64_t max = 0;
-	for (unsigned k = 0; k < EXIT_GAP_BUCKETS; k++)
-		if (s->gap[k]) {
-			if (!max)
-				lo = k;
-			hi = k;
-			if (s->gap[k] > max)
-				max = s->gap[k];
-		}
 	fprintf(out, "hvemu: stats: guest instructions from VM entry to exit (log2 buckets):\n");
-	for (unsigned k = lo; k <= hi; k++) {
-		char range[48], bar[BAR_WIDTH + 1];
-		bucket_range(k, range, sizeof(range));
-		unsigned w = (unsigned)((s->gap[k] * BAR_WIDTH + max - 1) / max);
-		memset(bar, '#', w);
-		bar[w] = 0;
-		fprintf(out, "  %-41s  %12llu  %6.2f%%%s%s\n", range, (unsigned long long)s->gap[k],
-			percent(s->gap[k], s->exits), w ? "  " : "", bar);
+	print_histogram(s->gap, s->exits, "  ", out);
+
+	bool any_handled = false;
+	for (unsigned i = 0; i < s->n_codes; i++)
+		any_handled |= sorted[i].handled != 0;
+	if (!any_handled)
+		return;
+	fprintf(out, "hvemu: stats: L1 handling time, from the exit to the next VM entry (virtual "
+		"instructions, log2 buckets):\n");
+	for (unsigned i = 0; i < s->n_codes; i++) {
+		const struct exit_count *c = &sorted[i];
+		if (!c->handled)
+			continue;
+		fprintf(out, "  0x%llx %s: %llu handled, mean %.1f, max %llu\n", (unsigned long long)c->code,
+			c->name, (unsigned long long)c->handled, (double)c->handle_sum / (double)c->handled,
+			(unsigned long long)c->handle_max);
+		uint64_t hist[EXIT_GAP_BUCKETS];
+		for (unsigned k = 0; k < EXIT_GAP_BUCKETS; k++)
+			hist[k] = c->handle_hist[k];
+		print_histogram(hist, c->handled, "    ", out);
 	}
 }
 

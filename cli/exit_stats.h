@@ -12,6 +12,7 @@
 
 #define EXIT_STATS_CODES 256       /* distinct exit codes counted one by one */
 #define EXIT_GAP_BUCKETS 65        /* 0, then [2^k, 2^(k+1)) for k = 0..63 */
+#define EXIT_STATS_CPUS 64         /* CPUs (by APIC ID) whose handling times are measured */
 
 /* The report's strings live only during the observer's call (a model may
  * reuse one buffer for every exit's name): what is kept is copied. */
@@ -23,6 +24,10 @@ struct exit_count {
 	uint64_t code;
 	uint64_t count;
 	char name[EXIT_NAME_MAX];  /* the model's name of the code (first seen) */
+	/* L1's handling time of these exits: the virtual time from the exit to
+	 * the next VM entry of the same CPU (an exit the run ended in has none). */
+	uint64_t handled, handle_sum, handle_max;
+	uint32_t handle_hist[EXIT_GAP_BUCKETS];   /* by handling time, log2 buckets */
 };
 
 struct exit_stats {
@@ -33,19 +38,28 @@ struct exit_stats {
 	unsigned n_codes;
 	unsigned last;             /* the entry the previous exit went to (runs of one code) */
 	uint64_t other;            /* exits of codes beyond the first EXIT_STATS_CODES */
+	/* Per CPU: the exit whose handling time is running (codes[] index + 1;
+	 * 0: none) and when it happened. */
+	unsigned handling[EXIT_STATS_CPUS];
+	uint64_t handling_since[EXIT_STATS_CPUS];
 };
 
 void exit_stats_init(struct exit_stats *s);
 
-/* Count one exit. */
-void exit_stats_add(struct exit_stats *s, const struct vm_exit_report *r);
+/* Count one exit of the CPU with APIC ID cpu_id. Every report but a VMfail
+ * ends the CPU's running handling time at the entry attempt it reports (the
+ * VM entry of a guest that ran, now - guest_insns; a failed entry's now) and
+ * starts the next (L1 handles an entry failure too). A VMfail does neither:
+ * the VMLAUNCH/VMRESUME failed in L1, which is still handling. */
+void exit_stats_add(struct exit_stats *s, const struct vm_exit_report *r, unsigned cpu_id);
 
 /* The histogram bucket of a number of guest instructions: 0 for 0, k+1 for
  * [2^k, 2^(k+1)). */
 unsigned exit_gap_bucket(uint64_t guest_insns);
 
 /* The summary: totals against virtual_insns (the run's whole virtual time),
- * exits per code (most frequent first), the histogram. */
+ * exits per code (most frequent first), the histogram of guest time, then
+ * per code L1's handling time (count, mean, maximum, histogram). */
 void exit_stats_print(const struct exit_stats *s, uint64_t virtual_insns, FILE *out);
 
 /* The same exit, N times in a row, with the guest stuck: a livelock (README

@@ -32,7 +32,7 @@ void exit_watch_exit(void *ctx, struct cpu *cpu, const struct vm_exit_report *r)
 	if (w->cfg.trace)
 		exit_trace_print(&w->trace, n, r);
 	if (w->cfg.stats)
-		exit_stats_add(&w->stats, r);
+		exit_stats_add(&w->stats, r, cpu->apic_id);
 	if (livelock_observe(&w->livelock, n, r))
 		cpu_request_stop(cpu);
 }

@@ -543,7 +543,9 @@ status_t op_clts(struct cpu *cpu, const struct insn *in)
 		return st;
 	if ((st = hv_check_cr_write(cpu, 0, CR_CLTS, val)) != ST_OK)
 		return st;
-	cpu->cr0 &= ~(uint64_t)CR0_TS;
+	/* TS as the model left it in val: SDM Vol.3 25.3, a CLTS that does not
+	 * exit leaves a host-owned CR0.TS alone. */
+	cpu->cr0 = (cpu->cr0 & ~(uint64_t)CR0_TS) | (val & CR0_TS);
 	return ST_OK;
 }
 

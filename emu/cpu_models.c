@@ -20,13 +20,13 @@
  *     model but "pentium" and "opteron-g3";
  *   - leaves 15H/16H ("skylake-lite", "icelake-lite"): the TSC frequency, which
  *     is the nominal instruction rate (--insn-rate), computed per CPU;
- *   - VMX ("core2", "skylake-lite", "icelake-lite") and SVM ("opteron-g3",
+ *   - VMX ("core2", "nehalem-lite", "skylake-lite", "icelake-lite") and SVM ("opteron-g3",
  *     "epyc-lite") are data here (the CPUID bits, the VMX capability MSRs, leaf
  *     8000000AH), shaped after the real part, but a CPU reports them only while
  *     cpu->hv_available (emu/cpu_model.h, enum hv_ext): machine set-up sets it
- *     when it installs the hypervisor model that implements them, and no such
- *     model exists yet. That model must implement every capability listed here,
- *     or trim the list.
+ *     when it installs the hypervisor model that implements them (svm/, vmx/,
+ *     machine/hypervisor.c). That model must implement every capability
+ *     listed here, or the list is trimmed.
  * cpu_models[0] is the default model: "skylake-lite", a 64-bit Intel part, so a
  * user who names no model gets long mode (as with QEMU).
  */
@@ -506,6 +506,105 @@ static const struct cpu_model model_icelake_lite = {
 	.mcg_cap = MCG_CAP(10, false),
 };
 
+/* ---- "nehalem-lite": shaped after an Intel Nehalem (Core i7 9xx, family 6
+ * model 1AH, stepping 5) ----
+ * The first VT-x generation with EPT and VPID, before unrestricted guest (a
+ * guest must run paged, in protected mode, as KVM's "ept but no
+ * unrestricted_guest" hosts ran), with the TRUE_* MSRs. The CPUID side is
+ * core2's plus RDTSCP and 40 physical address bits. Left out as on the other
+ * models where hvemu lacks the hardware: APIC-access virtualization,
+ * the wait-for-SIPI activity state. Also left out, as the part lacked them: the
+ * preemption timer's use by this model, descriptor-table and WBINVD exiting,
+ * PAUSE-loop exiting, EPT A/D flags, 1 GiB EPT pages, INS/OUTS instruction
+ * information (IA32_VMX_BASIC[54]), VMWRITE to exit-information fields. */
+#define NEHALEM_SIG 0x000106a5
+static const struct cpuid_leaf nehalem_leaves[] = {
+	{ .leaf = 0, .eax = 0xd, .ebx = STR4('G', 'e', 'n', 'u'), .edx = STR4('i', 'n', 'e', 'I'),
+	  .ecx = STR4('n', 't', 'e', 'l') },
+	{ .leaf = 1, .eax = NEHALEM_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64,
+	  .ecx = FEATURE(vmx) | FEATURE(cx16) | FEATURE(xsave), .edx = HVEMU_EDX1 },
+	{ .leaf = 2, .eax = 0x0000ff01 },
+	/* L1D/L1I 32 KiB 8-way, L2 256 KiB 8-way, 64-byte lines. */
+	{ .leaf = 4, .subleaf = 0, .indexed = true, .eax = 0x121, .ebx = 0x01c0003f, .ecx = 63 },
+	{ .leaf = 4, .subleaf = 1, .indexed = true, .eax = 0x122, .ebx = 0x01c0003f, .ecx = 63 },
+	{ .leaf = 4, .subleaf = 2, .indexed = true, .eax = 0x143, .ebx = 0x01c0003f, .ecx = 511 },
+	{ .leaf = 7, .subleaf = 0, .indexed = true },
+	XSAVE_LEAVES_X87_SSE,
+	{ .leaf = 0x80000000, .eax = 0x80000008 },
+	{ .leaf = 0x80000001, .ecx = FEATURE(lahf_lm),
+	  .edx = FEATURE(syscall) | FEATURE(nx) | FEATURE(rdtscp) | FEATURE(lm) },
+	{ .leaf = 0x80000002, .eax = STR4('h', 'v', 'e', 'm'), .ebx = STR4('u', ' ', 'N', 'e'),
+	  .ecx = STR4('h', 'a', 'l', 'e'), .edx = STR4('m', ' ', 'c', 'l') },
+	{ .leaf = 0x80000003, .eax = STR4('a', 's', 's', ' '), .ebx = STR4('C', 'P', 'U', 0) },
+	{ .leaf = 0x80000004 },
+	{ .leaf = 0x80000006, .ecx = 0x01006040 },
+	/* EAX[7:0] physical 40 bits, EAX[15:8] linear 48 bits. */
+	{ .leaf = 0x80000008, .eax = 0x00003028 },
+};
+#define NEHALEM_PIN_MAY1 (VMX_PINBASED_DEFAULT1 | PIN(EXT_INTR_EXITING) | PIN(NMI_EXITING) | \
+			  PIN(VIRTUAL_NMIS))
+#define NEHALEM_PROC_MAY1 (VMX_PROCBASED_DEFAULT1 | PROC(INTR_WINDOW_EXITING) | \
+		PROC(TSC_OFFSETTING) | PROC(HLT_EXITING) | PROC(INVLPG_EXITING) | PROC(MWAIT_EXITING) | \
+		PROC(RDPMC_EXITING) | PROC(RDTSC_EXITING) | PROC(CR8_LOAD_EXITING) | \
+		PROC(CR8_STORE_EXITING) | PROC(TPR_SHADOW) | PROC(NMI_WINDOW_EXITING) | \
+		PROC(MOV_DR_EXITING) | PROC(UNCOND_IO_EXITING) | PROC(IO_BITMAPS) | \
+		PROC(MONITOR_TRAP_FLAG) | PROC(MSR_BITMAPS) | PROC(MONITOR_EXITING) | \
+		PROC(PAUSE_EXITING) | PROC(SECONDARY_CONTROLS))
+#define NEHALEM_EXIT_MAY1 (VMX_EXIT_DEFAULT1 | EXIT(HOST_ADDR_SPACE_SIZE) | \
+		EXIT(ACK_INTR_ON_EXIT) | EXIT(SAVE_PAT) | EXIT(LOAD_PAT) | EXIT(SAVE_EFER) | \
+		EXIT(LOAD_EFER))
+#define NEHALEM_ENTRY_MAY1 (VMX_ENTRY_DEFAULT1 | ENTRY(IA32E_MODE_GUEST) | ENTRY(LOAD_PAT) | \
+			    ENTRY(LOAD_EFER))
+static const struct model_msr nehalem_vmx_caps[] = {
+	/* A.1: hvemu's VMCS layout, 4 KiB regions, WB, TRUE_* MSRs; no INS/OUTS
+	 * instruction information. */
+	{ MSR_VMX_BASIC, HVEMU_VMCS_REVISION | BASIC_VMCS_4K | BASIC_MEMTYPE_WB | VMX_BASIC_TRUE_CTLS },
+	{ MSR_VMX_PINBASED_CTLS, CTLS(VMX_PINBASED_DEFAULT1, NEHALEM_PIN_MAY1) },
+	{ MSR_VMX_PROCBASED_CTLS, CTLS(VMX_PROCBASED_DEFAULT1, NEHALEM_PROC_MAY1) },
+	{ MSR_VMX_EXIT_CTLS, CTLS(VMX_EXIT_DEFAULT1, NEHALEM_EXIT_MAY1) },
+	{ MSR_VMX_ENTRY_CTLS, CTLS(VMX_ENTRY_DEFAULT1, NEHALEM_ENTRY_MAY1) },
+	/* A.6: HLT and shutdown activity states, 4 CR3 targets, 512-entry MSR lists. */
+	{ MSR_VMX_MISC, VMX_MISC_ACTIVITY_HLT | VMX_MISC_ACTIVITY_SHUTDOWN | MISC_CR3_TARGETS(4) },
+	{ MSR_VMX_CR0_FIXED0, CR0_FIXED0_VALUE },
+	{ MSR_VMX_CR0_FIXED1, CR0_FIXED1_VALUE },
+	{ MSR_VMX_CR4_FIXED0, CR4_VMXE },
+	{ MSR_VMX_CR4_FIXED1, CR4_P6_BITS | CR4_OSXSAVE },
+	/* A.9: guest IA32_SYSENTER_CS (482AH) is the highest-index field without
+	 * a preemption timer. */
+	{ MSR_VMX_VMCS_ENUM, VMCS_ENUM_INDEX(0x15) },
+	/* A.3.3: EPT, RDTSCP, VPID; no unrestricted guest. */
+	{ MSR_VMX_PROCBASED_CTLS2, CTLS(0, PROC2(EPT) | PROC2(RDTSCP) | PROC2(VPID)) },
+	/* A.10: execute-only, 4-level walks, UC and WB, 2 MiB pages, INVEPT single
+	 * and all-context, INVVPID of all four types. */
+	{ MSR_VMX_EPT_VPID_CAP, EPT_CAP_EXEC_ONLY | EPT_CAP_WALK4 | EPT_CAP_UC | EPT_CAP_WB |
+		EPT_CAP_2M | EPT_CAP_INVEPT | EPT_CAP_INVEPT_SINGLE | EPT_CAP_INVEPT_ALL |
+		VPID_CAP_INVVPID | VPID_CAP_INVVPID_ADDRESS | VPID_CAP_INVVPID_SINGLE |
+		VPID_CAP_INVVPID_ALL | VPID_CAP_INVVPID_SINGLE_NG },
+	/* A.2: the TRUE_* MSRs let CR3-load/store exiting and the debug-control
+	 * save/load be 0. */
+	{ MSR_VMX_TRUE_PINBASED_CTLS, CTLS(VMX_PINBASED_DEFAULT1, NEHALEM_PIN_MAY1) },
+	{ MSR_VMX_TRUE_PROCBASED_CTLS, CTLS(VMX_PROCBASED_DEFAULT1 &
+		~(PROC(CR3_LOAD_EXITING) | PROC(CR3_STORE_EXITING)), NEHALEM_PROC_MAY1) },
+	{ MSR_VMX_TRUE_EXIT_CTLS, CTLS(VMX_EXIT_DEFAULT1 & ~EXIT(SAVE_DEBUG_CONTROLS), NEHALEM_EXIT_MAY1) },
+	{ MSR_VMX_TRUE_ENTRY_CTLS, CTLS(VMX_ENTRY_DEFAULT1 & ~ENTRY(LOAD_DEBUG_CONTROLS), NEHALEM_ENTRY_MAY1) },
+};
+static const struct cpu_model model_nehalem_lite = {
+	.name = "nehalem-lite",
+	.description = "Intel Nehalem class, 64-bit (GenuineIntel, family 6 model 26)",
+	.vendor = VENDOR_INTEL,
+	.signature = NEHALEM_SIG,
+	.cpuid = nehalem_leaves,
+	.cpuid_count = sizeof(nehalem_leaves) / sizeof(nehalem_leaves[0]),
+	.quirks = 0,
+	.hv_ext = HV_EXT_VMX,
+	.vmx_caps = nehalem_vmx_caps,
+	.vmx_cap_count = sizeof(nehalem_vmx_caps) / sizeof(nehalem_vmx_caps[0]),
+	/* Nehalem's IA32_MISC_ENABLE has the Skylake table's writable bits (turbo
+	 * disable, bit 38, arrived with it); 9 banks, no IA32_MCG_CTL. */
+	.misc_enable = SKYLAKE_MISC_ENABLE,
+	.mcg_cap = MCG_CAP(9, false),
+};
+
 /* "epyc-lite": shaped after an AMD EPYC 7001 (Zen, family 17h model 1). Family
  * FH + extended family 8 (APM3 E.3.2). */
 #define EPYC_SIG 0x00800f12
@@ -557,7 +656,8 @@ static const struct cpu_model model_epyc_lite = {
 
 /* The default model comes first (see the top of this file). */
 const struct cpu_model *const cpu_models[] = { &model_skylake_lite, &model_core2, &model_opteron_g3,
-						&model_pentium, &model_epyc_lite, &model_icelake_lite };
+						&model_pentium, &model_epyc_lite, &model_icelake_lite,
+						&model_nehalem_lite };
 const unsigned cpu_model_count = sizeof(cpu_models) / sizeof(cpu_models[0]);
 
 const struct cpu_model *cpu_model_find(const char *name)

@@ -6,8 +6,11 @@
  *                    (SDM Vol.3 30.2, 30.3); VMX operation's CR0/CR4 rule (23.8)
  *   vmcs.c           the VMCS: VMREAD/VMWRITE by encoding, launch state, the
  *                    processor's copy of the current VMCS (SDM Vol.3 24.11)
- *   consistency.c    the VM-entry checks as check-table rows (SDM Vol.3 26.2,
- *                    26.3.1): controls, host state, guest state
+ *   consistency.c    the VM-entry checks on the controls and the host state as
+ *                    check-table rows (SDM Vol.3 26.2)
+ *   guest_checks.c   the VM-entry checks on the guest state (26.3.1); both
+ *                    see the VMCS through check_view.h
+ *   events.c         VM-entry event injection (26.6) and the event words
  *   intercepts.c     which events are VM exits under the current VMCS and
  *                    the exit information they write (SDM Vol.3 25.1, 27.2)
  *   world_switch.c   VM entry (26.3.2-26.7) and VM exit (27.2-27.7), the TLB
@@ -72,6 +75,12 @@ struct vmx {
 				      "monitor trap flag" control; cleared by the VM exit */
 	struct vm_exit_report report;  /* exit_report.c: the last exit or failed entry */
 	char report_name[48];
+
+	/* PAUSE-loop exiting (SDM Vol.3 25.1.3, intercepts.c): the virtual time
+	 * (TSC rate) of the last PAUSE at CPL 0 and of the first of its loop;
+	 * pause_loop false: the next one starts a loop (as after VM entry). */
+	bool pause_loop;
+	uint64_t pause_last, pause_first;
 };
 
 /* A capability MSR's value (MSR_VMX_BASIC ... MSR_VMX_EXIT_CTLS2). */
@@ -161,13 +170,17 @@ void vmx_fill_report(struct vmx *v, const struct vmx_exit *x);
 void vmx_fill_entry_report(struct vmx *v, enum exit_report_kind kind, uint64_t code, uint64_t qualification,
 			   const char *failed_check);
 
-/* consistency.c: the VM-entry checks (emu/check_table.h rows, each naming
+/* consistency.c, guest_checks.c: the VM-entry checks (emu/check_table.h rows, each naming
  * its SDM section), in the SDM's order; NULL when every rule holds, else the
  * first broken row (its outcome: VMfailValid(7), VMfailValid(8), or the
  * VM-entry failure with exit reason 33 and its qualification). */
 const struct check_row *vmx_check_controls(struct vmx *v);     /* 26.2.1 */
 const struct check_row *vmx_check_host_state(struct vmx *v);   /* 26.2.2-26.2.4 */
 const struct check_row *vmx_check_guest_state(struct vmx *v);  /* 26.3.1 */
+/* The rows of one of those tables, *n of them (tests/vmx/test_vmx_checks.c
+ * gives every row a failing case). */
+enum vmx_check_table { VMX_CHECKS_CONTROLS, VMX_CHECKS_HOST, VMX_CHECKS_GUEST };
+const struct check_row *vmx_check_rows(enum vmx_check_table table, size_t *n);
 
 /* vmcs.c: the current VMCS. */
 static inline bool vmcs_current_valid(const struct vmx *v)

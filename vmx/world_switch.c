@@ -471,12 +471,8 @@ status_t vmx_intercept(void *ctx, struct cpu *cpu, struct exit_record *rec)
 	status_t st = vmx_exit_decide(v, cpu, rec, &x);
 	if (st != ST_VMEXIT)
 		return st;
-	/* SDM Vol.3 27.2.4: an exit while an event was being delivered reports
-	 * it as IDT-vectoring information (with its error code). */
-	if (rec->vectoring_valid && !(x.idt_vectoring_info & VMX_INTR_VALID)) {
-		x.idt_vectoring_info = vmx_event_info(&rec->vectoring);
-		x.idt_vectoring_error = rec->vectoring.has_error ? rec->vectoring.error_code : 0;
-	}
+	/* The IDT-vectoring information is vmx_exit_decide's (SDM Vol.3 27.2.4,
+	 * which leaves it out for a #DF that exits directly and a triple fault). */
 	return vmx_vm_exit(v, cpu, &x);
 }
 
@@ -580,6 +576,9 @@ status_t vmx_vm_entry(struct vmx *v, struct cpu *cpu, bool launch)
 
 	uint64_t rip = get(v, VMCS_ROW_GUEST_RIP);
 	v->entered_at = cpu_now(cpu);
+	/* SDM Vol.3 25.1.3 PAUSE-loop exiting: the first PAUSE at CPL 0 after
+	 * VM entry is the first of a loop (intercepts.c). */
+	v->pause_loop = false;
 	load_guest(v, cpu);
 	/* 26.3.3: VM entry clears address-range monitoring. */
 	cpu->monitor_armed = false;

@@ -316,12 +316,12 @@ START_TEST(stats_counts_and_histogram)
 	struct vm_exit_report a = simple(0x81, "vmmcall", 3), b = simple(0x7b, "ioio", 0),
 			      c = simple(UINT64_MAX, "VMEXIT_INVALID", 0);
 	for (int i = 0; i < 6; i++)
-		exit_stats_add(s, &a);
-	exit_stats_add(s, &b);
-	exit_stats_add(s, &c);
-	exit_stats_add(s, &b);
+		exit_stats_add(s, &a, 0);
+	exit_stats_add(s, &b, 0);
+	exit_stats_add(s, &c, 0);
+	exit_stats_add(s, &b, 0);
 	a.guest_insns = 1000;
-	exit_stats_add(s, &a);
+	exit_stats_add(s, &a, 0);
 	ck_assert_uint_eq(s->exits, 10);
 	ck_assert_uint_eq(s->guest_insns, 6 * 3 + 1000);
 	ck_assert_uint_eq(s->n_codes, 3);
@@ -348,7 +348,69 @@ START_TEST(stats_counts_and_histogram)
 		"  64-127                                                0    0.00%\n"
 		"  128-255                                               0    0.00%\n"
 		"  256-511                                               0    0.00%\n"
-		"  512-1023                                              1   10.00%  #######\n");
+		"  512-1023                                              1   10.00%  #######\n"
+		/* All at time 0: the six vmmcall exits with 3 guest instructions
+		 * each end nothing (an entry before time 0); the rest take 0. */
+		"hvemu: stats: L1 handling time, from the exit to the next VM entry (virtual instructions, "
+		"log2 buckets):\n"
+		"  0x81 vmmcall: 1 handled, mean 0.0, max 0\n"
+		"    0                                                   1  100.00%  ########################################\n"
+		"  0x7b ioio: 1 handled, mean 0.0, max 0\n"
+		"    0                                                   1  100.00%  ########################################\n"
+		"  0xffffffffffffffff VMEXIT_INVALID: 1 handled, mean 0.0, max 0\n"
+		"    0                                                   1  100.00%  ########################################\n");
+}
+END_TEST
+
+/* L1's handling time: from an exit to the next VM entry of the same CPU
+ * (the next guest run's exit time minus its guest instructions), per code;
+ * a VMfail neither starts nor ends one, an entry failure starts one, and two
+ * CPUs' times do not mix. */
+static struct vm_exit_report at(uint64_t code, const char *name, enum exit_report_kind kind, uint64_t now,
+				uint64_t guest_insns)
+{
+	return (struct vm_exit_report){ .kind = kind, .vendor = HV_EXT_VMX, .code = code, .name = name,
+					.now = now, .guest_insns = guest_insns };
+}
+
+START_TEST(stats_handling_time)
+{
+	struct exit_stats *s = malloc(sizeof(*s));
+	exit_stats_init(s);
+	struct vm_exit_report seq[] = {
+		at(18, "VMCALL", EXIT_REPORT_VMEXIT, 100, 10),        /* handled until 150 - 5 = 145: 45 */
+		at(10, "CPUID", EXIT_REPORT_VMEXIT, 150, 5),          /* until 300 - 100 = 200: 50 */
+		at(7, "VMFAIL", EXIT_REPORT_VMFAIL_VALID, 170, 0),    /* no effect on the running time */
+		at(18, "VMCALL", EXIT_REPORT_VMEXIT, 300, 100),       /* until 400 - 0 = 400: 100 */
+		at(0x80000021, "INVALID_GUEST_STATE", EXIT_REPORT_ENTRY_FAILURE, 400, 0),  /* until 1000 - 1: 599 */
+		at(18, "VMCALL", EXIT_REPORT_VMEXIT, 1000, 1),        /* the run ends: never handled */
+	};
+	for (size_t i = 0; i < sizeof(seq) / sizeof(seq[0]); i++)
+		exit_stats_add(s, &seq[i], 1);
+	/* CPU 0's exit while CPU 1 handles: its own clock. */
+	struct vm_exit_report other = at(10, "CPUID", EXIT_REPORT_VMEXIT, 120, 0);
+	exit_stats_add(s, &other, 0);
+	ck_assert_uint_eq(s->n_codes, 4);
+	const struct exit_count *vmcall = &s->codes[0], *cpuid = &s->codes[1], *failure = &s->codes[3];
+	ck_assert_uint_eq(vmcall->count, 3);
+	ck_assert_uint_eq(vmcall->handled, 2);
+	ck_assert_uint_eq(vmcall->handle_sum, 45 + 100);
+	ck_assert_uint_eq(vmcall->handle_max, 100);
+	ck_assert_uint_eq(vmcall->handle_hist[exit_gap_bucket(45)], 1);
+	ck_assert_uint_eq(vmcall->handle_hist[exit_gap_bucket(100)], 1);
+	ck_assert_uint_eq(cpuid->handled, 1);
+	ck_assert_uint_eq(cpuid->handle_sum, 50);
+	ck_assert_uint_eq(failure->handled, 1);
+	ck_assert_uint_eq(failure->handle_sum, 599);
+	exit_stats_print(s, 2000, out);
+	free(s);
+	const char *printed = output();
+	ck_assert_ptr_nonnull(strstr(printed, "hvemu: stats: L1 handling time, from the exit to the next VM entry"));
+	ck_assert_ptr_nonnull(strstr(printed, "  0x12 VMCALL: 2 handled, mean 72.5, max 100\n"
+					   "    32-63                                               1   50.00%  ########################################\n"
+					   "    64-127                                              1   50.00%  ########################################\n"));
+	ck_assert_ptr_nonnull(strstr(printed, "  0x80000021 INVALID_GUEST_STATE: 1 handled, mean 599.0, max 599\n"
+					   "    512-1023                                            1  100.00%  ########################################\n"));
 }
 END_TEST
 
@@ -369,10 +431,10 @@ START_TEST(stats_other_codes)
 	exit_stats_init(s);
 	for (uint64_t code = 0; code < EXIT_STATS_CODES + 3; code++) {
 		struct vm_exit_report r = simple(code, "c", 0);
-		exit_stats_add(s, &r);
+		exit_stats_add(s, &r, 0);
 	}
 	struct vm_exit_report again = simple(5, "c", 0);
-	exit_stats_add(s, &again);
+	exit_stats_add(s, &again, 0);
 	ck_assert_uint_eq(s->n_codes, EXIT_STATS_CODES);
 	ck_assert_uint_eq(s->other, 3);
 	ck_assert_uint_eq(s->codes[5].count, 2);
@@ -393,9 +455,9 @@ START_TEST(stats_code_per_kind)
 	struct vm_exit_report window = { .vendor = HV_EXT_VMX, .code = 7, .name = "interrupt_window" },
 			      vmfail = { .vendor = HV_EXT_VMX, .kind = EXIT_REPORT_VMFAIL_VALID, .code = 7,
 					 .name = "VMfailValid" };
-	exit_stats_add(s, &window);
-	exit_stats_add(s, &vmfail);
-	exit_stats_add(s, &window);
+	exit_stats_add(s, &window, 0);
+	exit_stats_add(s, &vmfail, 0);
+	exit_stats_add(s, &window, 0);
 	ck_assert_uint_eq(s->n_codes, 2);
 	ck_assert_uint_eq(s->codes[0].count, 2);
 	ck_assert_str_eq(s->codes[1].name, "VMfailValid");
@@ -413,16 +475,16 @@ START_TEST(stats_names_copied)
 	char name[EXIT_NAME_MAX];
 	struct vm_exit_report r = simple(0x72, name, 0);
 	strcpy(name, "VMEXIT_CPUID");
-	exit_stats_add(s, &r);
+	exit_stats_add(s, &r, 0);
 	strcpy(name, "VMEXIT_HLT");
 	r.code = 0x78;
-	exit_stats_add(s, &r);
+	exit_stats_add(s, &r, 0);
 	strcpy(name, "overwritten");
 	/* A name longer than the table keeps is cut, not overrun. */
 	memset(name, 'n', sizeof(name) - 1);
 	name[sizeof(name) - 1] = 0;
 	r.code = 0x81;
-	exit_stats_add(s, &r);
+	exit_stats_add(s, &r, 0);
 	memset(name, 'x', sizeof(name) - 1);
 	ck_assert_str_eq(s->codes[0].name, "VMEXIT_CPUID");
 	ck_assert_str_eq(s->codes[1].name, "VMEXIT_HLT");
@@ -617,6 +679,7 @@ static Suite *exit_watch_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, gap_buckets);
 	tcase_add_test(tc, stats_counts_and_histogram);
+	tcase_add_test(tc, stats_handling_time);
 	tcase_add_test(tc, stats_none);
 	tcase_add_test(tc, stats_other_codes);
 	tcase_add_test(tc, stats_code_per_kind);

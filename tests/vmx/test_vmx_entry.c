@@ -648,6 +648,8 @@ START_TEST(inject_external_interrupt)
 {
 	struct world w;
 	world_init(&w);
+	/* 26.3.1.4: an injected external interrupt needs RFLAGS.IF = 1. */
+	vmw(&w, VMCS_GUEST_RFLAGS, FLAG_FIXED1 | FLAG_IF);
 	vmw(&w, VMCS_ENTRY_INTR_INFO, VMX_INTR_VALID | (VMX_INTR_EXTERNAL << VMX_INTR_TYPE_SHIFT) | 0x40);
 	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
 	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_CPUID);
@@ -787,6 +789,7 @@ START_TEST(hlt_activity_vectoring_entry_is_active)
 	struct world w;
 	world_init(&w);
 	vmw(&w, VMCS_GUEST_ACTIVITY_STATE, VMX_ACTIVITY_HLT);
+	vmw(&w, VMCS_GUEST_RFLAGS, FLAG_FIXED1 | FLAG_IF);
 	vmw(&w, VMCS_ENTRY_INTR_INFO, VMX_INTR_VALID | (VMX_INTR_EXTERNAL << VMX_INTR_TYPE_SHIFT) | 0x40);
 	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
 	assert_in_l1(&w);
