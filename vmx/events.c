@@ -4,6 +4,7 @@
  * IDT-vectoring information share with it (24.8.3, 24.9.2, 24.9.3).
  * The mirror of svm/events.c's EVENTINJ and EXITINTINFO.
  */
+#include "emu/event_step.h"
 #include "vmx/model.h"
 
 /* SDM Vol.3 24.8.3 Table 24-13: the interruption types. The core's event
@@ -38,10 +39,16 @@ status_t vmx_inject(struct vmx *v, struct cpu *cpu, uint64_t rip)
 {
 	uint32_t info = (uint32_t)vmcs_get(v, VMCS_ROW_ENTRY_INTR_INFO);
 	unsigned type = (info & VMX_INTR_TYPE_MASK) >> VMX_INTR_TYPE_SHIFT;
-	/* Type 7 (other event, vector 0): a pending MTF VM exit, not a delivery
-	 * (26.6.2); the MTF layer arms it. */
-	if (type == VMX_INTR_OTHER)
+	/* Type 7 (other event, vector 0): "an MTF VM exit is pending on the
+	 * instruction boundary following VM entry ... even if the monitor trap
+	 * flag VM-execution control is 0" (26.6.2): the event step's MTF row,
+	 * due now (emu/event_step.c), asks IK_MTF; mtf_pending tells the exit
+	 * decision it is this one. */
+	if (type == VMX_INTR_OTHER) {
+		v->mtf_pending = true;
+		cpu_hv_arm(cpu, HV_MTF_DUE);
 		return ST_VMEXIT;
+	}
 	struct event ev = { .type = (uint8_t)type, .vector = (uint8_t)(info & VMX_INTR_VECTOR_MASK) };
 	/* SDM Vol.3 26.6.1.1: "If the deliver-error-code bit is 1, the VM-entry
 	 * exception error code is pushed"; the core drops it in real mode, as

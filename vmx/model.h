@@ -13,8 +13,11 @@
  *   events.c         VM-entry event injection (26.6) and the event words
  *   intercepts.c     which events are VM exits under the current VMCS and
  *                    the exit information they write (SDM Vol.3 25.1, 27.2)
- *   world_switch.c   VM entry (26.3.2-26.7) and VM exit (27.3-27.6), and the
- *                    seam's intercept hook
+ *   world_switch.c   VM entry (26.3.2-26.7) and VM exit (27.2-27.7), the TLB
+ *                    context (VPID, EP4TA) and EPT, and the seam's intercept hook
+ *   events.c         VM-entry event injection (26.6), the interruption-
+ *                    information format of the exit's event fields
+ *   exit_report.c    the exit report of --trace vmexit / --stats
  */
 #ifndef HVEMU_VMX_MODEL_H
 #define HVEMU_VMX_MODEL_H
@@ -67,6 +70,9 @@ struct vmx {
 	uint64_t guest_space;      /* the guest's TLB space: VPID and EP4TA (SDM Vol.3 28.1, 28.3.1) */
 	bool vpid_off;             /* "enable VPID" 0: entry and exit drop VPID 0's mappings (28.3.3.1) */
 	uint64_t entered_at;       /* virtual time of the VM entry */
+	bool mtf_pending;          /* events.c: a type-7 injection made an MTF VM exit pending
+				      (SDM Vol.3 26.6.2): the IK_MTF it arms exits whatever the
+				      "monitor trap flag" control; cleared by the VM exit */
 	struct vm_exit_report report;  /* exit_report.c: the last exit or failed entry */
 	char report_name[48];
 

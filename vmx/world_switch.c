@@ -439,6 +439,7 @@ static bool store_exit_msrs(struct vmx *v, struct cpu *cpu)
 status_t vmx_vm_exit(struct vmx *v, struct cpu *cpu, const struct vmx_exit *x)
 {
 	sync_in(v);
+	v->mtf_pending = false;
 	save_guest(v, cpu, x->guest_rip);
 	if (ctl(v, VMCS_ROW_PIN_BASED_CONTROLS, VMX_PIN_PREEMPTION_TIMER))
 		timer_stop(v, cpu, ctl(v, VMCS_ROW_EXIT_CONTROLS, VMX_EXITCTL_SAVE_PREEMPTION_TIMER));
@@ -450,6 +451,14 @@ status_t vmx_vm_exit(struct vmx *v, struct cpu *cpu, const struct vmx_exit *x)
 	if (!store_exit_msrs(v, cpu))
 		return vmx_abort(v, cpu, VMX_ABORT_SAVE_GUEST_MSR);
 	status_t st = load_host(v, cpu);
+	/* The guest's blocking by NMI went to the interruptibility state
+	 * (27.3.4); the host's follows the exit: "An NMI causes subsequent NMIs
+	 * to be blocked, but only after the VM exit completes" (27.1), other
+	 * exits leave none. */
+	bool nmi_exit = (x->reason & VMX_EXIT_BASIC_MASK) == VMX_EXIT_EXCEPTION_NMI &&
+			(x->intr_info & VMX_INTR_VALID) &&
+			((x->intr_info & VMX_INTR_TYPE_MASK) >> VMX_INTR_TYPE_SHIFT) == VMX_INTR_NMI;
+	cpu->nmi_blocked = nmi_exit;
 	if (observed)
 		exit_report_send(cpu, &v->report);
 	return st;
@@ -532,7 +541,8 @@ static void load_guest(struct vmx *v, struct cpu *cpu)
 	else
 		cpu->efer &= ~(uint64_t)(EFER_LMA | EFER_LME);
 	if (entryc & VMX_CTL(VMX_ENTRYCTL_LOAD_DEBUG_CONTROLS)) {
-		ws_set(cpu, WS_DR7, get(v, VMCS_ROW_GUEST_DR7));
+		/* "bit 12 and bits 15:14 are always 0 and bit 10 is always 1". */
+		ws_set(cpu, WS_DR7, get(v, VMCS_ROW_GUEST_DR7) & ~0xd000ull);
 		cpu->debugctl = get(v, VMCS_ROW_GUEST_IA32_DEBUGCTL);
 	}
 	if (entryc & VMX_CTL(VMX_ENTRYCTL_LOAD_PAT))
