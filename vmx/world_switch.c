@@ -358,6 +358,7 @@ static void write_exit_info(struct vmx *v, const struct vmx_exit *x)
 status_t vmx_vm_exit(struct vmx *v, struct cpu *cpu, const struct vmx_exit *x)
 {
 	save_guest(v, cpu, x->guest_rip);
+	vmx_events_leave(v, cpu, x);
 	write_exit_info(v, x);
 	bool observed = cpu->exit_observer != NULL;
 	if (observed)
@@ -373,8 +374,10 @@ status_t vmx_intercept(void *ctx, struct cpu *cpu, struct exit_record *rec)
 	struct vmx *v = ctx;
 	struct vmx_exit x;
 	status_t st = vmx_exit_decide(v, cpu, rec, &x);
-	if (st != ST_VMEXIT)
+	if (st != ST_VMEXIT) {
+		vmx_events_go_on(v, cpu, rec, st);
 		return st;
+	}
 	/* The IDT-vectoring information is vmx_exit_decide's (SDM Vol.3 27.2.4,
 	 * which leaves it out for a #DF that exits directly and a triple fault). */
 	return vmx_vm_exit(v, cpu, &x);
@@ -542,6 +545,10 @@ status_t vmx_vm_entry(struct vmx *v, struct cpu *cpu, bool launch)
 	 * instruction boundary. */
 	cpu->pending_dbg = (uint16_t)(get(v, VMCS_ROW_GUEST_PENDING_DBG_EXCEPTIONS) &
 				      (VMX_PENDING_DBG_B0_3 | VMX_PENDING_DBG_BS));
+
+	/* 26.7.4-26.7.8 (events.c): the windows, MTF, the preemption timer,
+	 * TPR below threshold; virtual-NMI blocking. */
+	vmx_events_enter(v, cpu);
 
 	/* 26.6: an event to inject is delivered before the first instruction;
 	 * 26.7.2: "If the VM entry is vectoring, the logical processor is in the
