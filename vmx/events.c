@@ -76,12 +76,14 @@ status_t vmx_inject(struct vmx *v, struct cpu *cpu, uint64_t rip)
  * may exit by (cpu_hv_arm; the table gives their priorities, SDM Vol.3 6.9
  * Table 6-2 with 25.2's and 25.5's placements), and the VM exit disarms
  * them all. Whether an armed row then exits is vmx_exit_decide's
- * (intercepts.c), asked with the row's record. Kept here besides: the
- * preemption timer's deadline, virtual-NMI blocking, the HLT activity state
- * while L2 waits, and which pending MTF VM exits the entry made. */
+ * (intercepts.c), asked with the row's record. Kept here besides:
+ * virtual-NMI blocking, the HLT activity state while L2 waits, and which
+ * pending MTF VM exits the entry made. (The VMX-preemption timer, 25.5.1,
+ * 26.7.4, 27.3.4, is world_switch.c's timer_start/timer_stop, as
+ * DEADLINE_HV.) */
 
-#define VMX_EVENT_ROWS (HV_ARM_TPR_THRESHOLD | HV_ARM_MTF | HV_MTF_DUE | HV_ARM_PREEMPTION_TIMER | \
-			HV_ARM_NMI_WINDOW | HV_ARM_INTR_WINDOW)
+#define VMX_EVENT_ROWS (HV_ARM_TPR_THRESHOLD | HV_ARM_MTF | HV_MTF_DUE | HV_ARM_NMI_WINDOW | \
+			HV_ARM_INTR_WINDOW)
 
 /* SDM Vol.3 29.1.1: VTPR, offset 80H of the virtual-APIC page. */
 #define VAPIC_VTPR 0x80u
@@ -101,14 +103,6 @@ static bool proc2(struct vmx *v, unsigned bit)
 {
 	return proc(v, VMX_PROC_SECONDARY_CONTROLS) &&
 	       (vmcs_get(v, VMCS_ROW_SECONDARY_PROC_CONTROLS) & VMX_CTL(bit));
-}
-
-/* SDM Vol.3 25.5.1, A.6: the VMX-preemption timer counts down by 1 each time
- * bit X of the TSC changes, X = IA32_VMX_MISC[4:0]. hvemu's TSC runs at one
- * tick per unit of virtual time (cpu_now), before any TSC offset. */
-static unsigned timer_rate(const struct vmx *v)
-{
-	return (unsigned)(vmx_cap(v, MSR_VMX_MISC) & VMX_MISC_PREEMPT_RATE_MASK);
 }
 
 /* SDM Vol.3 29.1.2, 26.7.7: with "use TPR shadow" and without
@@ -173,23 +167,6 @@ void vmx_events_enter(struct vmx *v, struct cpu *cpu)
 	 * after VM entry (after any injection) when VTPR[7:4] < threshold. */
 	if (tpr_below_threshold(v, cpu))
 		rows |= HV_ARM_TPR_THRESHOLD;
-	/* SDM Vol.3 26.7.4, 25.5.1: "activate VMX-preemption timer": the timer
-	 * starts at its field's value and counts down; at 0 a VM exit; a value
-	 * of 0 exits before the first instruction. */
-	v->timer_on = pin(v, VMX_PIN_PREEMPTION_TIMER);
-	if (v->timer_on) {
-		uint32_t value = (uint32_t)vmcs_get(v, VMCS_ROW_PREEMPTION_TIMER_VALUE);
-		unsigned x = timer_rate(v);
-		uint64_t now = cpu_now(cpu);
-		if (value == 0) {
-			v->timer_deadline = now;
-			rows |= HV_ARM_PREEMPTION_TIMER;
-		} else {
-			/* The value-th change of TSC bit x after now. */
-			v->timer_deadline = ((now >> x) + value) << x;
-			cpu_hv_set_timer(cpu, v->timer_deadline);
-		}
-	}
 	if (rows)
 		cpu_hv_arm(cpu, rows);
 }
@@ -238,19 +215,6 @@ void vmx_events_leave(struct vmx *v, struct cpu *cpu, const struct vmx_exit *x)
 	v->guest_halted = false;
 	v->mtf_injected = false;
 
-	/* SDM Vol.3 27.3.4: with "save VMX-preemption timer value" the timer's
-	 * value is saved: 0 after its own exit, else what is left of it. */
-	if (v->timer_on) {
-		uint32_t left = 0;
-		unsigned xr = timer_rate(v);
-		uint64_t now = cpu_now(cpu);
-		if ((x->reason & 0xffff) != VMX_EXIT_PREEMPTION_TIMER && v->timer_deadline > now)
-			left = (uint32_t)((v->timer_deadline >> xr) - (now >> xr));
-		if (vmcs_get(v, VMCS_ROW_EXIT_CONTROLS) & VMX_CTL(VMX_EXITCTL_SAVE_PREEMPTION_TIMER))
-			vmcs_set(v, VMCS_ROW_PREEMPTION_TIMER_VALUE, left);
-		cpu_hv_set_timer(cpu, UINT64_MAX);
-		v->timer_on = false;
-	}
 	cpu_hv_disarm(cpu, VMX_EVENT_ROWS);
 
 	/* SDM Vol.3 27.5.5: "VM exits caused directly by non-maskable

@@ -6,8 +6,11 @@
  *                    (SDM Vol.3 30.2, 30.3); VMX operation's CR0/CR4 rule (23.8)
  *   vmcs.c           the VMCS: VMREAD/VMWRITE by encoding, launch state, the
  *                    processor's copy of the current VMCS (SDM Vol.3 24.11)
- *   consistency.c    the VM-entry checks as check-table rows (SDM Vol.3 26.2,
- *                    26.3.1): controls, host state, guest state
+ *   consistency.c    the VM-entry checks on the controls and the host state as
+ *                    check-table rows (SDM Vol.3 26.2)
+ *   guest_checks.c   the VM-entry checks on the guest state (26.3.1); both
+ *                    see the VMCS through check_view.h
+ *   events.c         VM-entry event injection (26.6) and the event words
  *   intercepts.c     which events are VM exits under the current VMCS and
  *                    the exit information they write (SDM Vol.3 25.1, 27.2)
  *   world_switch.c   VM entry (26.3.2-26.7) and VM exit (27.3-27.6), and the
@@ -76,8 +79,6 @@ struct vmx {
 	/* events.c: the boundary events of the guest running. */
 	bool guest_halted;         /* L2 waits in the HLT activity state (24.4.2) */
 	bool mtf_injected;         /* the entry injected a pending MTF VM exit (26.6.2) */
-	bool timer_on;             /* the VMX-preemption timer counts (25.5.1) */
-	uint64_t timer_deadline;   /* virtual time it reaches 0 */
 };
 
 /* A capability MSR's value (MSR_VMX_BASIC ... MSR_VMX_EXIT_CTLS2). */
@@ -161,14 +162,14 @@ void vmx_switch_eptp(struct vmx *v, struct cpu *cpu, uint64_t eptp);
 uint32_t vmx_event_info(const struct event *ev);
 status_t vmx_inject(struct vmx *v, struct cpu *cpu, uint64_t rip) CHECKED;
 /* events.c: VM entry arms the boundary rows its controls ask for (the
- * windows, MTF, the preemption timer, TPR below threshold: SDM Vol.3 25.2,
- * 25.5, 26.7.4-26.7.8), sets virtual-NMI blocking (26.7.1) and lets INIT
+ * windows, MTF, TPR below threshold: SDM Vol.3 25.2, 25.5.2,
+ * 26.7.5-26.7.8), sets virtual-NMI blocking (26.7.1) and lets INIT
  * through; called once the guest's interruptibility state is loaded, before
  * the injection. vmx_events_go_on: the guest goes on after vmx_exit_decide
  * answered st to rec (an event delivered, a HLT executed). vmx_events_leave:
- * the VM exit x, once the guest state is saved: the HLT activity state and
- * the preemption timer's value (27.3.4), every row disarmed, NMI blocking
- * (27.5.5), INIT held again. */
+ * the VM exit x, once the guest state is saved: the HLT activity state
+ * (27.1, 27.3.4), every row disarmed, NMI blocking (27.5.5), INIT held
+ * again. */
 void vmx_events_enter(struct vmx *v, struct cpu *cpu);
 void vmx_events_go_on(struct vmx *v, struct cpu *cpu, const struct exit_record *rec, status_t st);
 void vmx_events_leave(struct vmx *v, struct cpu *cpu, const struct vmx_exit *x);
@@ -179,7 +180,7 @@ void vmx_fill_report(struct vmx *v, const struct vmx_exit *x);
 void vmx_fill_entry_report(struct vmx *v, enum exit_report_kind kind, uint64_t code, uint64_t qualification,
 			   const char *failed_check);
 
-/* consistency.c: the VM-entry checks (emu/check_table.h rows, each naming
+/* consistency.c, guest_checks.c: the VM-entry checks (emu/check_table.h rows, each naming
  * its SDM section), in the SDM's order; NULL when every rule holds, else the
  * first broken row (its outcome: VMfailValid(7), VMfailValid(8), or the
  * VM-entry failure with exit reason 33 and its qualification). */
