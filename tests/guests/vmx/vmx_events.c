@@ -4,7 +4,14 @@
  * injected event into an exit; a software interrupt with its instruction
  * length), the field's valid bit cleared by the exit (24.8.3), and
  * interrupt-window exiting, which exits before L2's first instruction when
- * RFLAGS.IF = 1 and nothing blocks interrupts (25.2, 26.7.5). */
+ * RFLAGS.IF = 1 and nothing blocks interrupts (25.2, 26.7.5). Then the
+ * events of non-root operation: the interrupt window after STI's shadow,
+ * NMI-window exiting and virtual NMIs (25.2, 25.3, 26.7.1, 26.7.6), the
+ * monitor trap flag (25.5.2, 26.6.2, 26.7.8), the VMX-preemption timer
+ * (25.5.1, 26.7.4, 27.3.4), HLT and the activity state saved (25.1.3, 27.1),
+ * exits during event delivery with their IDT-vectoring information and L1's
+ * re-injection (27.2.4, 26.6), and a triple fault (25.2). A row whose
+ * controls the model lacks (core2: no virtual NMIs, no timer) skips. */
 #include "vmx/lib_vmx.h"
 
 #define EXC(v) (1u << (v))
@@ -39,6 +46,99 @@ static void at_start(struct vmx_case *c)
 		   (uint32_t)(uintptr_t)c->row->body->start);
 }
 
+L2_INSN(b_hlt, "hlt");
+L2_INSN(b_int40, "int $0x40");
+L2_INSN(b_ud2, "ud2");
+L2_BODY(b_loop, "", "1: jmp 1b", "");
+L2_BODY(b_sti, "", "sti", "nop");
+
+static void interruptibility_nmi(struct vmx_case *c)
+{
+	(void)c;
+	vmwrite(VMCS_GUEST_INTERRUPTIBILITY, INTERRUPTIBILITY_NMI);
+}
+/* Injection of row arg with RFLAGS.IF = 1 (26.3.1.4 wants it for an
+ * external interrupt). */
+static void inject_if(struct vmx_case *c)
+{
+	vmwrite(VMCS_GUEST_RFLAGS, 0x202);
+	vmwrite(VMCS_ENTRY_INTR_INFO, c->row->arg);
+}
+static void timer_value(struct vmx_case *c)
+{
+	vmwrite(VMCS_PREEMPT_TIMER, c->row->arg);
+}
+/* L2's IDT ends below vector 40H (row arg: its limit). */
+static void idt_limit(struct vmx_case *c)
+{
+	vmwrite(VMCS_GUEST_IDTR_LIMIT, c->row->arg);
+}
+static void idt_limit_inject_41(struct vmx_case *c)
+{
+	(void)c;
+	vmwrite(VMCS_GUEST_IDTR_LIMIT, 0x1ff);
+	vmwrite(VMCS_GUEST_RFLAGS, 0x202);
+	vmwrite(VMCS_ENTRY_INTR_INFO, INTR_VALID | INTR_TYPE_EXT | 0x41);
+}
+
+static void nmi_blocking_saved(struct vmx_case *c)
+{
+	vmx_expect(c, "interruptibility: (virtual-)NMI blocking saved",
+		   vmread(VMCS_GUEST_INTERRUPTIBILITY) & INTERRUPTIBILITY_NMI, INTERRUPTIBILITY_NMI);
+}
+static void nmi_injected_blocks(struct vmx_case *c)
+{
+	vmx_expect(c, "L2 event vector", l2_event_vector, 2);
+	nmi_blocking_saved(c);
+}
+/* 26.6.1.3 (STI blocking lasts one instruction): the window opens after
+ * the NOP that follows the STI. */
+static void after_sti_shadow(struct vmx_case *c)
+{
+	vmx_expect(c, "guest RIP (after the instruction in STI's shadow)", vmread(VMCS_GUEST_RIP),
+		   (uint32_t)(uintptr_t)c->row->body->next + 1);
+}
+/* 25.5.2: MTF after the injected event's delivery: at the handler, which
+ * has not run. */
+static void at_handler(struct vmx_case *c)
+{
+	vmx_expect(c, "guest RIP (the handler's first instruction)", vmread(VMCS_GUEST_RIP),
+		   l2_stub_addr(c->row->arg & 0xff));
+	vmx_expect(c, "L2 events taken", l2_event_count, 0);
+}
+static void activity_hlt(struct vmx_case *c)
+{
+	vmx_expect(c, "activity state (27.1: HLT until the exit completes)", vmread(VMCS_GUEST_ACTIVITY),
+		   ACTIVITY_HLT);
+}
+static void activity_active(struct vmx_case *c)
+{
+	vmx_expect(c, "activity state", vmread(VMCS_GUEST_ACTIVITY), ACTIVITY_ACTIVE);
+}
+static void timer_saved_0(struct vmx_case *c)
+{
+	vmx_expect(c, "VMX-preemption timer value saved", vmread(VMCS_PREEMPT_TIMER), 0);
+}
+/* What L1 does with an exit during delivery (27.2.4 -> 26.6): the cause
+ * fixed (the IDT's limit back), the IDT-vectoring information re-injected
+ * with the exit's instruction length; INT 40H then reaches its handler. */
+static void reinject(struct vmx_case *c)
+{
+	vmwrite(VMCS_GUEST_IDTR_LIMIT, sizeof(l2_idt) - 1);
+	vmwrite(VMCS_ENTRY_INTR_INFO, vmread(VMCS_IDT_VECTORING_INFO));
+	vmwrite(VMCS_ENTRY_INSN_LEN, vmread(VMCS_EXIT_INSN_LEN));
+	l2_event_count = 0;
+	int vec = vmx_enter_caught(c, 1);
+	vmx_expect(c, "VMRESUME fault", (uint32_t)vec, (uint32_t)NO_FAULT);
+	vmx_expect(c, "re-injected: exit reason", vmread(VMCS_EXIT_REASON), EXIT_VMCALL);
+	vmx_expect(c, "re-injected: L2 event vector", l2_event_vector, 0x40);
+	vmx_expect(c, "re-injected: L2 events taken", l2_event_count, 1);
+}
+static const char *no_mtf(void)
+{
+	return ctl_allows(vmx_caps.proc, PROC_MTF) ? 0 : "no monitor trap flag (26.2.1.3: type 7 needs it)";
+}
+
 static const struct vmx_row rows[] = {
 	{ .name = "inject #UD: delivered through L2's IDT, the valid bit cleared on exit", .sdm = "26.6, 24.8.3",
 	  .body = &b_nop_body, .setup = inject, .arg = INTR_VALID | INTR_TYPE_HW_EXC | 6,
@@ -52,6 +152,58 @@ static const struct vmx_row rows[] = {
 	{ .name = "interrupt-window exiting with RFLAGS.IF = 1: exit 7 before the first instruction",
 	  .sdm = "25.2", .body = &b_nop_body, .proc = PROC_INTR_WINDOW, .setup = rflags_if,
 	  .reason = EXIT_INTR_WINDOW, .check = C_NO_RIP, .extra = at_start },
+	{ .name = "interrupt-window exiting: the window opens after the instruction in STI's shadow",
+	  .sdm = "25.2, 26.7.5", .body = &b_sti_body, .proc = PROC_INTR_WINDOW,
+	  .reason = EXIT_INTR_WINDOW, .check = C_NO_RIP, .extra = after_sti_shadow },
+	/* NMI-window exiting needs virtual NMIs, which need NMI exiting (26.2.1.1). */
+	{ .name = "NMI-window exiting without virtual-NMI blocking: exit 8 before the first instruction",
+	  .sdm = "25.2, 26.7.6", .body = &b_nop_body, .pin = PIN_NMI | PIN_VIRTUAL_NMI, .proc = PROC_NMI_WINDOW,
+	  .reason = EXIT_NMI_WINDOW },
+	{ .name = "NMI-window exiting held by virtual-NMI blocking from the interruptibility state",
+	  .sdm = "26.7.1, 25.2", .body = &b_nop_body, .pin = PIN_NMI | PIN_VIRTUAL_NMI, .proc = PROC_NMI_WINDOW,
+	  .setup = interruptibility_nmi, .reason = EXIT_VMCALL, .check = C_NO_RIP, .extra = nmi_blocking_saved },
+	{ .name = "virtual NMIs: injecting an NMI sets virtual-NMI blocking (saved by the exit)",
+	  .sdm = "26.6.1.2, 27.3.4", .body = &b_nop_body, .pin = PIN_NMI | PIN_VIRTUAL_NMI,
+	  .setup = inject_if, .arg = INTR_VALID | INTR_TYPE_NMI | 2, .reason = EXIT_VMCALL, .check = C_NO_RIP,
+	  .extra = nmi_injected_blocks },
+	/* The monitor trap flag. */
+	{ .name = "MTF: exit 37 after the first instruction", .sdm = "25.5.2", .body = &b_nop_body,
+	  .proc = PROC_MTF, .reason = EXIT_MTF, .check = C_RIP_NEXT },
+	{ .name = "MTF with an injected interrupt: exit before the handler's first instruction",
+	  .sdm = "25.5.2, 26.7.8", .body = &b_nop_body, .proc = PROC_MTF, .setup = inject_if,
+	  .arg = INTR_VALID | INTR_TYPE_EXT | 0x41, .reason = EXIT_MTF, .check = C_NO_RIP, .extra = at_handler },
+	{ .name = "injected pending MTF VM exit (type 7) with the MTF control 0: exit before the first instruction",
+	  .sdm = "26.6.2, 26.7.8", .body = &b_nop_body, .setup = inject_if, .arg = INTR_VALID | INTR_TYPE_OTHER,
+	  .reason = EXIT_MTF, .skip = no_mtf },
+	{ .name = "MTF after HLT: the activity state saved is HLT", .sdm = "25.5.2, 27.1", .body = &b_hlt_body,
+	  .proc = PROC_MTF, .reason = EXIT_MTF, .check = C_RIP_NEXT, .extra = activity_hlt },
+	/* The VMX-preemption timer. */
+	{ .name = "VMX-preemption timer 0 at entry: exit 52 before the first instruction", .sdm = "26.7.4",
+	  .body = &b_nop_body, .pin = PIN_PREEMPT_TIMER, .setup = timer_value, .arg = 0,
+	  .reason = EXIT_PREEMPT_TIMER },
+	{ .name = "VMX-preemption timer counts down in a loop; 0 saved", .sdm = "25.5.1, 27.3.4",
+	  .body = &b_loop_body, .pin = PIN_PREEMPT_TIMER, .exit = EXIT_SAVE_PREEMPT, .setup = timer_value,
+	  .arg = 3, .reason = EXIT_PREEMPT_TIMER, .extra = timer_saved_0 },
+	{ .name = "VMX-preemption timer wakes HLT: the activity state saved is HLT", .sdm = "25.5.1, 27.1",
+	  .body = &b_hlt_body, .pin = PIN_PREEMPT_TIMER, .setup = timer_value, .arg = 2,
+	  .reason = EXIT_PREEMPT_TIMER, .check = C_RIP_NEXT, .extra = activity_hlt },
+	/* HLT. */
+	{ .name = "HLT exiting: exit 12 at the HLT, the activity state active", .sdm = "25.1.3",
+	  .body = &b_hlt_body, .proc = PROC_HLT, .reason = EXIT_HLT, .check = C_LEN, .extra = activity_active },
+	/* Exits during event delivery. */
+	{ .name = "#GP delivering INT 40H (IDT limit) with #GP in the bitmap: IDT-vectoring = the INT; re-injected",
+	  .sdm = "27.2.4, 27.2.5, 26.6", .body = &b_int40_body, .exc_bitmap = EXC(13), .setup = idt_limit,
+	  .arg = 0x1ff, .reason = EXIT_EXCEPTION_NMI, .check = C_INTR | C_INTR_ERR | C_IDT_VEC | C_LEN,
+	  .intr = INTR_VALID | INTR_TYPE_HW_EXC | INTR_ERROR_VALID | 13, .intr_err = 0x40 * 8 + 2,
+	  .idt_vec = INTR_VALID | INTR_TYPE_SW_INT | 0x40, .extra = reinject },
+	{ .name = "#GP delivering an injected interrupt 41H: IDT-vectoring = the injected event, error code EXT",
+	  .sdm = "27.2.4, 6.13", .body = &b_nop_body, .exc_bitmap = EXC(13), .setup = idt_limit_inject_41,
+	  .reason = EXIT_EXCEPTION_NMI, .check = C_INTR | C_INTR_ERR | C_IDT_VEC,
+	  .intr = INTR_VALID | INTR_TYPE_HW_EXC | INTR_ERROR_VALID | 13, .intr_err = 0x41 * 8 + 2 + 1,
+	  .idt_vec = INTR_VALID | INTR_TYPE_EXT | 0x41 },
+	{ .name = "triple fault in L2 (#UD, #GP, #DF past an IDT of limit 0): exit 2, no IDT-vectoring",
+	  .sdm = "25.2, 27.2.4", .body = &b_ud2_body, .setup = idt_limit, .arg = 0,
+	  .reason = EXIT_TRIPLE_FAULT },
 };
 
 void guest_main(void)
