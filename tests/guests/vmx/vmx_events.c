@@ -139,6 +139,71 @@ static const char *no_mtf(void)
 	return ctl_allows(vmx_caps.proc, PROC_MTF) ? 0 : "no monitor trap flag (26.2.1.3: type 7 needs it)";
 }
 
+/* ---- interrupts from the local APIC: a self IPI sent by L2 ---- */
+
+/* xAPIC registers (SDM Vol.3 10.4.1, Table 10-1). */
+#define APIC_DEFAULT_BASE 0xfee00000u
+enum { APIC_TPR = 0x80, APIC_EOI = 0xb0, APIC_SVR = 0xf0, APIC_ISR = 0x100, APIC_IRR = 0x200 };
+#define APIC_SVR_ENABLE (1u << 8)
+
+/* The xAPIC page, mapped by one 4 MiB page (CR4.PSE,
+ * uncached) in L1's page directory, which L2 shares. */
+static volatile uint32_t *apic_reg(uint32_t off)
+{
+	return (volatile uint32_t *)(uintptr_t)(APIC_DEFAULT_BASE + off);
+}
+static void apic_map(void)
+{
+	pg32_pd[APIC_DEFAULT_BASE >> 22] = (APIC_DEFAULT_BASE & 0xffc00000u) | 0x80u /* PS */ |
+					   0x10u /* PCD */ | 0x3u /* R/W, P */;
+	flush_tlb();
+	*apic_reg(APIC_SVR) = APIC_SVR_ENABLE | 0xff;
+	*apic_reg(APIC_TPR) = 0;
+}
+/* SDM Vol.3 10.6.1: ICR low with the "self" shorthand (19:18 = 01). */
+#define ICR_SELF (1u << 18)
+#define STR(x) #x
+#define XSTR(x) STR(x)
+/* L2: the self IPI, then room for its delivery before VMCALL. */
+L2_BODY(b_self_50, "", "movl $" XSTR(0x40050) ", 0xfee00300", "nop; nop; nop; nop");
+L2_BODY(b_self_51, "", "movl $" XSTR(0x40051) ", 0xfee00300", "nop; nop; nop; nop");
+/* An NMI has no "self" shorthand (10.6.1, Table 10-3): to the APIC's own ID
+ * (APIC ID register bits 31:24 = ICR high bits 31:24), physical. */
+L2_BODY(b_self_nmi, "movl 0xfee00020, %eax; movl %eax, 0xfee00310", "movl $0x400, 0xfee00300",
+	"nop; nop; nop; nop");
+
+static int irr_has(unsigned vec)
+{
+	return (*apic_reg(APIC_IRR + 0x10 * (vec / 32)) >> (vec % 32)) & 1;
+}
+static int isr_has(unsigned vec)
+{
+	return (*apic_reg(APIC_ISR + 0x10 * (vec / 32)) >> (vec % 32)) & 1;
+}
+/* 27.2.2: acknowledged on exit: in service now (L1 ends it with EOI). */
+static void acked_50(struct vmx_case *c)
+{
+	vmx_expect(c, "vector 50H in service after the acknowledge", isr_has(0x50), 1);
+	*apic_reg(APIC_EOI) = 0;
+}
+/* Without acknowledge the interrupt stays requested (IRR); a VMRESUME with
+ * "acknowledge interrupt on exit" then exits with it at once. */
+static void pending_51(struct vmx_case *c)
+{
+	vmx_expect(c, "vector 51H still requested (IRR)", irr_has(0x51), 1);
+	vmwrite(VMCS_EXIT_CTLS, vmread(VMCS_EXIT_CTLS) | EXIT_ACK_INTR);
+	int vec = vmx_enter_caught(c, 1);
+	vmx_expect(c, "VMRESUME fault", (uint32_t)vec, (uint32_t)NO_FAULT);
+	vmx_expect(c, "resumed: exit reason", vmread(VMCS_EXIT_REASON), EXIT_EXTERNAL_INTR);
+	vmx_expect(c, "resumed: interruption information", vmread(VMCS_EXIT_INTR_INFO),
+		   INTR_VALID | INTR_TYPE_EXT | 0x51);
+	*apic_reg(APIC_EOI) = 0;
+}
+static const char *no_ack(void)
+{
+	return ctl_allows(vmx_caps.exit, EXIT_ACK_INTR) ? 0 : "no acknowledge interrupt on exit";
+}
+
 static const struct vmx_row rows[] = {
 	{ .name = "inject #UD: delivered through L2's IDT, the valid bit cleared on exit", .sdm = "26.6, 24.8.3",
 	  .body = &b_nop_body, .setup = inject, .arg = INTR_VALID | INTR_TYPE_HW_EXC | 6,
@@ -204,6 +269,23 @@ static const struct vmx_row rows[] = {
 	{ .name = "triple fault in L2 (#UD, #GP, #DF past an IDT of limit 0): exit 2, no IDT-vectoring",
 	  .sdm = "25.2, 27.2.4", .body = &b_ud2_body, .setup = idt_limit, .arg = 0,
 	  .reason = EXIT_TRIPLE_FAULT },
+	/* External interrupts and NMIs from a self IPI (the APIC mapped by
+	 * guest_main). */
+	{ .name = "external-interrupt exiting, acknowledge on exit: exit 1 with vector 50H (RFLAGS.IF = 1)",
+	  .sdm = "25.2, 27.2.2", .body = &b_self_50_body, .pin = PIN_EXT_INTR, .exit = EXIT_ACK_INTR,
+	  .setup = rflags_if, .reason = EXIT_EXTERNAL_INTR, .check = C_INTR | C_NO_RIP,
+	  .intr = INTR_VALID | INTR_TYPE_EXT | 0x50, .extra = acked_50 },
+	/* 24.6.1 Table 24-5: with external-interrupt exiting "the value of
+	 * RFLAGS.IF does not affect interrupt blocking" (Bochs 2.7 waits for
+	 * IF = 1 here). */
+	{ .name = "external-interrupt exiting with RFLAGS.IF = 0, no acknowledge: info invalid, 51H still pending",
+	  .sdm = "24.6.1, 25.2, 27.2.2", .body = &b_self_51_body, .pin = PIN_EXT_INTR, .reason = EXIT_EXTERNAL_INTR,
+	  .check = C_INTR | C_NO_RIP, .intr = 0, .extra = pending_51, .skip = no_ack },
+	/* Last: the exit leaves NMIs blocked in L1 (27.5.5), which no later row
+	 * must need. */
+	{ .name = "NMI exiting: a self NMI exits with vector 2, type NMI", .sdm = "25.2, 27.2.2, 27.5.5",
+	  .body = &b_self_nmi_body, .pin = PIN_NMI, .reason = EXIT_EXCEPTION_NMI, .check = C_INTR | C_NO_RIP,
+	  .intr = INTR_VALID | INTR_TYPE_NMI | 2 },
 };
 
 void guest_main(void)
@@ -211,5 +293,6 @@ void guest_main(void)
 	vmx_host_init();
 	if (!vmx_on())
 		skip_all("VMXON failed");
+	apic_map();
 	RUN_ROWS(rows);
 }
