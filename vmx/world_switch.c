@@ -435,14 +435,13 @@ static bool store_exit_msrs(struct vmx *v, struct cpu *cpu)
 	return true;
 }
 
-
 status_t vmx_vm_exit(struct vmx *v, struct cpu *cpu, const struct vmx_exit *x)
 {
 	sync_in(v);
-	v->mtf_pending = false;
 	save_guest(v, cpu, x->guest_rip);
 	if (ctl(v, VMCS_ROW_PIN_BASED_CONTROLS, VMX_PIN_PREEMPTION_TIMER))
 		timer_stop(v, cpu, ctl(v, VMCS_ROW_EXIT_CONTROLS, VMX_EXITCTL_SAVE_PREEMPTION_TIMER));
+	vmx_events_leave(v, cpu, x);
 	write_exit_info(v, x);
 	sync_out(v);
 	bool observed = cpu->exit_observer != NULL;
@@ -469,8 +468,10 @@ status_t vmx_intercept(void *ctx, struct cpu *cpu, struct exit_record *rec)
 	struct vmx *v = ctx;
 	struct vmx_exit x;
 	status_t st = vmx_exit_decide(v, cpu, rec, &x);
-	if (st != ST_VMEXIT)
+	if (st != ST_VMEXIT) {
+		vmx_events_go_on(v, cpu, rec, st);
 		return st;
+	}
 	/* The IDT-vectoring information is vmx_exit_decide's (SDM Vol.3 27.2.4,
 	 * which leaves it out for a #DF that exits directly and a triple fault). */
 	return vmx_vm_exit(v, cpu, &x);
@@ -646,6 +647,9 @@ status_t vmx_vm_entry(struct vmx *v, struct cpu *cpu, bool launch)
 
 	if (ctl(v, VMCS_ROW_PIN_BASED_CONTROLS, VMX_PIN_PREEMPTION_TIMER))
 		timer_start(v, cpu);
+	/* 26.7.5-26.7.8 (events.c): the windows, MTF, TPR below threshold;
+	 * virtual-NMI blocking. */
+	vmx_events_enter(v, cpu);
 
 	/* 26.6: an event to inject is delivered before the first instruction;
 	 * 26.7.2: "If the VM entry is vectoring, the logical processor is in the
