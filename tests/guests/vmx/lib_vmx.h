@@ -142,6 +142,7 @@
 #define VMCS_GUEST_INTERRUPTIBILITY 0x4824u
 #define VMCS_GUEST_ACTIVITY       0x4826u
 #define VMCS_GUEST_SYSENTER_CS    0x482au
+#define VMCS_PREEMPT_TIMER        0x482eu
 #define VMCS_HOST_SYSENTER_CS     0x4c00u
 /* Natural width (B.4) */
 #define VMCS_CR0_MASK             0x6000u
@@ -259,7 +260,9 @@ enum vmx_seg { SEG_ES, SEG_CS, SEG_SS, SEG_DS, SEG_FS, SEG_GS, SEG_LDTR, SEG_TR 
 #define EXIT_INVALID_GUEST   33
 #define EXIT_MSR_LOADING     34
 #define EXIT_MWAIT           36
+#define EXIT_MTF             37
 #define EXIT_PAUSE           40
+#define EXIT_PREEMPT_TIMER   52
 #define EXIT_INVEPT          50
 #define EXIT_INVVPID         53
 #define EXIT_FAILED_ENTRY    0x80000000u   /* bit 31: VM-entry failure (24.9.1) */

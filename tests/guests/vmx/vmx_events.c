@@ -1,4 +1,6 @@
-/* Events around VM entry from a 32-bit L1 (SDM Vol.3 26.6, 25.2): event
+/* Events around VM entry from a 32-bit L1 (SDM Vol.3 26.6, 25.2, 25.5): a
+ * VMX-preemption timer of 0 expiring before L2's first instruction (26.7.4),
+ * the monitor trap flag exiting after one instruction (25.5.2), event
  * injection through the VM-entry interruption-information field (a hardware
  * exception, also with its exception-bitmap bit set, which does not turn an
  * injected event into an exit; a software interrupt with its instruction
@@ -10,6 +12,7 @@
 #define EXC(v) (1u << (v))
 
 L2_INSN(b_nop, "nop");
+L2_BODY(b_two, "", "nop", "nop");
 
 /* 26.6: event injection through the VM-entry interruption-information
  * field (row arg), with the instruction length for software events. */
@@ -39,7 +42,21 @@ static void at_start(struct vmx_case *c)
 		   (uint32_t)(uintptr_t)c->row->body->start);
 }
 
+static void timer_zero(struct vmx_case *c)
+{
+	(void)c;
+	vmwrite(VMCS_PREEMPT_TIMER, 0);
+}
+
 static const struct vmx_row rows[] = {
+	/* 25.5.2, 26.7.4: a VMX-preemption timer of 0 expires before L2's first
+	 * instruction. */
+	{ .name = "VMX-preemption timer 0: exit 52 before the first instruction", .sdm = "25.5.2, 26.7.4",
+	  .body = &b_nop_body, .pin = PIN_PREEMPT_TIMER, .setup = timer_zero, .reason = EXIT_PREEMPT_TIMER,
+	  .check = C_NO_RIP, .extra = at_start },
+	/* 25.5.2: MTF exits after L2's first instruction, RIP the next one. */
+	{ .name = "monitor trap flag: exit 37 after one instruction", .sdm = "25.5.2",
+	  .body = &b_two_body, .proc = PROC_MTF, .reason = EXIT_MTF, .check = C_RIP_NEXT },
 	{ .name = "inject #UD: delivered through L2's IDT, the valid bit cleared on exit", .sdm = "26.6, 24.8.3",
 	  .body = &b_nop_body, .setup = inject, .arg = INTR_VALID | INTR_TYPE_HW_EXC | 6,
 	  .reason = EXIT_VMCALL, .check = C_NO_RIP, .extra = injected },
