@@ -169,6 +169,32 @@ static void invalidate_vpid0(struct vmx *v, struct cpu *cpu)
 		tlb_flush_space(&cpu->tlb, v->guest_space, false);
 }
 
+/* The spaces of guest_space() that INVEPT and INVVPID name (28.3.3.1). */
+#define VMX_SPACE_VPID  0xffffull
+#define VMX_SPACE_EP4TA ((((1ull << 52) - 1) & ~0xfffull) << 4)
+static bool space_of_ep4ta(uint64_t space, const void *arg)
+{
+	const uint64_t *want = arg;    /* NULL: any EP4TA */
+	return (space & VMX_SPACE_EPT) && (!want || (space & VMX_SPACE_EP4TA) == *want);
+}
+static bool space_of_vpid(uint64_t space, const void *arg)
+{
+	const uint16_t *want = arg;    /* NULL: any VPID but 0000H */
+	uint16_t vpid = (uint16_t)(space & VMX_SPACE_VPID);
+	return want ? vpid == *want : vpid != 0;
+}
+
+void vmx_invalidate_ept(struct cpu *cpu, bool all, uint64_t eptp)
+{
+	uint64_t ep4ta = guest_space(0, true, eptp) & VMX_SPACE_EP4TA;
+	tlb_flush_spaces(&cpu->tlb, space_of_ep4ta, all ? NULL : &ep4ta, false, false, 0);
+}
+
+void vmx_invalidate_vpid(struct cpu *cpu, bool all, uint16_t vpid, bool keep_global, bool page, uint64_t lin)
+{
+	tlb_flush_spaces(&cpu->tlb, space_of_vpid, all ? NULL : &vpid, keep_global, page, lin);
+}
+
 /* VMFUNC's EPTP switching (SDM Vol.3 25.5.6.3): the new EPTP's stage 2, in
  * the TLB context of the guest's VPID and the new EP4TA: combined mappings
  * are tagged by EP4TA (28.3.1), so the switch selects a context and touches
