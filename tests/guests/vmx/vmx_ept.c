@@ -56,7 +56,8 @@ static uint64_t inv_desc[2] __attribute__((aligned(16)));
  * image, its stack and tables share frame 0's), so that a row may change the
  * EPT PDE above it without L2's code or stack going with it. */
 #define GPA_FAR 0x03000000u
-enum where { AT_NONE, AT_TEST_LIN, AT_FRAME0, AT_TEST_PTE0, AT_PT_PAGE, AT_FAR };
+enum where { AT_NONE, AT_TEST_LIN, AT_FRAME0, AT_TEST_PTE0, AT_PT_PAGE, AT_FAR, AT_TEST_LIN_100, AT_FRAME0_100,
+	     AT_GPA_2M, AT_GPA_1G };
 static uint32_t where_of(enum where w)
 {
 	switch (w) {
@@ -65,6 +66,10 @@ static uint32_t where_of(enum where w)
 	case AT_TEST_PTE0: return (uint32_t)(uintptr_t)&pg32_test_pt[0];
 	case AT_PT_PAGE:   return (uint32_t)(uintptr_t)pg32_test_pt;
 	case AT_FAR:       return GPA_FAR;
+	case AT_TEST_LIN_100: return TEST_LIN + 0x100;
+	case AT_FRAME0_100: return frame_pa(0) + 0x100;
+	case AT_GPA_2M:    return 0x02000000u + (frame_pa(0) & 0x1fffffu);
+	case AT_GPA_1G:    return 0x40000000u + frame_pa(0);
 	default:           return 0;
 	}
 }
@@ -80,6 +85,9 @@ static uint32_t where_of(enum where w)
 #define N_INVVPID(t) (1u << (8 + (t)))   /* INVVPID type t */
 #define N_INVEPT(t)  (1u << (12 + (t)))  /* INVEPT type t */
 #define N_VMFUNC (1u << 16)
+#define N_NO5L   (1u << 17)    /* the model lacks 5-level EPT */
+#define N_NOAD   (1u << 18)    /* the model lacks EPT A/D */
+#define N_NOCR3  (1u << 19)    /* CR3-load exiting may be 0 (A.3.2) */
 
 /* Row flags. */
 #define F_AD      (1u << 0)    /* EPTP bit 6 */
@@ -131,6 +139,12 @@ static const char *need_why(uint32_t n)
 		return "no INVEPT single-context";
 	if ((n & N_INVEPT(2)) && !((cap & CAP_INVEPT) && (cap & CAP_INVEPT_ALL)))
 		return "no INVEPT all-context";
+	if ((n & N_NO5L) && (cap & CAP_EPT_WALK5))
+		return "this model has 5-level EPT";
+	if ((n & N_NOAD) && (cap & CAP_EPT_AD))
+		return "this model has EPT A/D";
+	if ((n & N_NOCR3) && ((uint32_t)vmx_caps.proc & PROC_CR3_LOAD))
+		return "CR3-load exiting is default1 here (no IA32_VMX_BASIC[55])";
 	if ((n & N_VMFUNC) && (!vmx_has_proc2(PROC2_VMFUNC) || !(vmx_caps.vmfunc & 1)))
 		return "no VMFUNC EPTP switching (IA32_VMX_VMFUNC bit 0)";
 	return 0;
@@ -151,9 +165,16 @@ L2_BODY(b_fetch, "mov $0x40003000, %ebx", "call *%ebx", "");
 L2_BODY(b_read_code, "mov $0x40003000, %ebx", "mov (%ebx), %eax", "");
 L2_BODY(b_read_ebx, "", "mov (%ebx), %eax", "");     /* EBX from l2_regs */
 L2_INSN(b_cpuid, "cpuid");
+L2_BODY(b_iret, "mov $0x40000100, %esp", "iret", "");
+L2_BODY(b_mov_cr3, "mov $0x03000000, %eax", "mov %eax, %cr3", "");
 /* Read, exit (VMCALL), read again after L1's change. */
 L2_BODY(b_read_twice, "mov $0x40000000, %ebx\n\tmov (%ebx), %esi\n\tvmcall", "mov (%ebx), %eax", "");
 /* VMFUNC with EAX, ECX from l2_regs, reading TEST_LIN before and after. */
+/* Read under EPTP list entry 0, switch to entry 1, exit (VMCALL); after
+ * L1's change switch back to entry 0 and read again. */
+L2_BODY(b_vmfunc_back,
+	"mov $0x40000000, %ebx\n\tmov (%ebx), %esi\n\txor %eax, %eax\n\tmov $1, %ecx\n\tvmfunc\n\tvmcall",
+	"xor %eax, %eax\n\txor %ecx, %ecx\n\tvmfunc\n\tmov (%ebx), %eax", "");
 L2_BODY(b_vmfunc, "mov $0x40000000, %ebx\n\tmov (%ebx), %esi", "vmfunc", "mov (%ebx), %edi");
 
 /* Real mode (26.3.1.1 with unrestricted guest): 16-bit code, CS base at
@@ -340,6 +361,49 @@ static void e_1g(void)
 	flush_tlb();
 }
 
+static void e_2m_rsvd(void)  { e_2m(); *ept_entry(&ept, 0x02000000u, 2) |= 1ull << 12; }
+static void e_1g_rsvd(void)  { e_1g(); *ept_entry(&ept, 0x40000000u, 3) |= 1ull << 12; }
+/* 26.2.1.1: an EPTP the model does not support fails the entry's control
+ * checks (VMfailValid 7). */
+static void e_eptp_walk5(void) { vmwrite64(VMCS_EPTP_FULL, (ept.eptp & ~EPTP_WALK(8)) | EPTP_WALK(5)); }
+static void e_eptp_ad(void)    { vmwrite64(VMCS_EPTP_FULL, ept.eptp | EPTP_AD); }
+/* Table 27-7 bit 12: IRET with blocking by NMI (24.4.2 interruptibility
+ * bit 3, "virtual NMIs" 0) whose stack read is an EPT violation. */
+static void e_iret_nmi(void)
+{
+	e_not_present();
+	vmwrite(VMCS_GUEST_INTERRUPTIBILITY, 1u << 3);
+}
+static void iret_checks(struct vmx_case *c)
+{
+	/* 27.3.4: the interruptibility state is saved as it is at the exit:
+	 * the IRET had unblocked NMIs, so blocking by NMI is 0; bit 12 is what
+	 * tells L1 to set it again before re-executing the IRET. */
+	vmx_expect(c, "guest interruptibility: blocking by NMI", vmread(VMCS_GUEST_INTERRUPTIBILITY) & 8u, 0);
+	qual_check(c);
+}
+/* A PAE L2 (26.3.2.4: with EPT VM entry loads the PDPTEs from the VMCS)
+ * whose MOV to CR3 loads PDPTEs from a guest-physical page EPT does not map:
+ * a read even with EPT A/D (28.2.3.2), no guest-linear address (Table 27-7
+ * bit 7 = 0). */
+#define VMCS_GUEST_PDPTE0 0x280au
+static void e_pae(void)
+{
+	uint32_t cr3 = pae_build();
+	vmwrite(VMCS_GUEST_CR4, read_cr4() | CR4_PAE);
+	vmwrite(VMCS_CR4_SHADOW, read_cr4() | CR4_PAE);
+	vmwrite(VMCS_GUEST_CR3, cr3);
+	for (unsigned i = 0; i < 4; i++)
+		vmwrite64(VMCS_GUEST_PDPTE0 + 2u * i, pae_pdpt[i]);
+	*ept_pte(&ept, GPA_FAR) = 0;
+}
+static void e_global(void)
+{
+	pg32_test_pt[0] |= PG_G;
+	vmwrite(VMCS_GUEST_CR4, read_cr4() | CR4_PGE);
+	vmwrite(VMCS_CR4_SHADOW, read_cr4() | CR4_PGE);
+}
+
 /* Unrestricted guest (26.3.1.1: CR0.PE and PG may be 0; 26.3.1.2: real-mode
  * segments with the accessed types 3 and 11, DPL 0). */
 static void seg(enum vmx_seg s, uint16_t sel, uint32_t base, uint32_t limit, uint32_t ar)
@@ -455,6 +519,11 @@ static void e_vmfunc(uint32_t eax, uint32_t ecx)
 	l2_regs.ecx = ecx;
 }
 static void e_vmfunc_1(void)    { e_vmfunc(0, 1); }
+static void e_vmfunc_same(void)
+{
+	e_vmfunc(0, 1);
+	*ept_pte(&ept2, frame_pa(0)) = frame_pa(0) | EPT_RWX | EPT_MT(MT_WB);   /* entry 1: identity too */
+}
 static void e_vmfunc_512(void)  { e_vmfunc(0, 512); }
 static void e_vmfunc_bad(void)  { e_vmfunc(0, 2); }
 static void e_vmfunc_fn1(void)  { e_vmfunc(1, 1); }
@@ -580,7 +649,38 @@ static const struct ept_row rows[] = {
 		 .sdm = "28.2.3.2, 28.2.4, Table 27-7", .body = &b_read_body, .proc2 = EPT,
 		 VIOL(Q_R | Q_W | Q_READABLE | Q_EXECUTABLE | Q_GLA), QHOOKS },
 	  .need = N_EPT | N_AD, .flags = F_AD, .edit = e_pt_read_only, .gpa = AT_TEST_PTE0, .gla = AT_TEST_LIN },
+	{ .v = { .name = "2 MiB EPT page with bit 12 set (20:12 reserved): misconfiguration", .sdm = "28.2.3.1, Table 28-4",
+		 .body = &b_read_2m_body, .proc2 = EPT, .reason = EXIT_EPT_MISCONFIG, .check = C_NO_RIP, HOOKS },
+	  .need = N_EPT | N_2M, .edit = e_2m_rsvd, .gpa = AT_GPA_2M },
+	{ .v = { .name = "1 GiB EPT page with bit 12 set (29:12 reserved): misconfiguration", .sdm = "28.2.3.1, Table 28-2",
+		 .body = &b_read_1g_body, .proc2 = EPT, .reason = EXIT_EPT_MISCONFIG, .check = C_NO_RIP, HOOKS },
+	  .need = N_EPT | N_1G, .edit = e_1g_rsvd, .gpa = AT_GPA_1G },
+	{ .v = { .name = "EPTP page-walk length 5 without 5-level EPT: VMfailValid(7)", .sdm = "26.2.1.1, 24.6.11",
+		 .body = &b_read_body, .proc2 = EPT, .vmfail = VMERR_ENTRY_BAD_CONTROLS, .check = C_VMFAIL, HOOKS },
+	  .need = N_EPT | N_NO5L, .edit = e_eptp_walk5 },
+	{ .v = { .name = "EPTP A/D enable without EPT A/D: VMfailValid(7)", .sdm = "26.2.1.1, 24.6.11",
+		 .body = &b_read_body, .proc2 = EPT, .vmfail = VMERR_ENTRY_BAD_CONTROLS, .check = C_VMFAIL, HOOKS },
+	  .need = N_EPT | N_NOAD, .edit = e_eptp_ad },
+	{ .v = { .name = "IRET with blocking by NMI, its stack not in EPT: bit 12 (NMI unblocking due to IRET)",
+		 .sdm = "27.2.1 Table 27-7, 27.3.4", .body = &b_iret_body, .proc2 = EPT,
+		 VIOL(Q_R | NP | Q_GLA | Q_FINAL | (1u << 12)), .setup = ept_setup, .extra = iret_checks },
+	  .need = N_EPT, .flags = F_ADV, .edit = e_iret_nmi, .gpa = AT_FRAME0_100, .gla = AT_TEST_LIN_100 },
+	{ .v = { .name = "PAE L2, MOV to CR3 loading PDPTEs EPT does not map: R, bit 7 = 0",
+		 .sdm = "28.2.3.2, Table 27-7 bit 7, 26.3.2.4", .body = &b_mov_cr3_body, .proc2 = EPT,
+		 VIOL(Q_R | NP), QHOOKS },
+	  .need = N_EPT | N_NOCR3, .edit = e_pae, .gpa = AT_FAR },
+	{ .v = { .name = "PAE L2 with EPT A/D: the PDPTE load is still a read", .sdm = "28.2.3.2, 28.2.4",
+		 .body = &b_mov_cr3_body, .proc2 = EPT, VIOL(Q_R | NP), QHOOKS },
+	  .need = N_EPT | N_AD | N_NOCR3, .flags = F_AD, .edit = e_pae, .gpa = AT_FAR },
 	/* 28.3: VPID-tagged caching and its invalidation. */
+	{ .v = { .name = "EPT without VPID: VM entry invalidates VPID 0's combined mappings (new EPT PTE seen)",
+		 .sdm = "28.3.3.1", .body = &b_read_twice_body, .proc2 = EPT, .reason = EXIT_VMCALL,
+		 .check = C_NO_RIP, HOOKS },
+	  .need = N_EPT, .more = m_ept_change, .eax = V_MARK1 },
+	{ .v = { .name = "INVVPID type 3 keeps a global translation (stale under tlb=exact)",
+		 .sdm = "28.3.3.3, 30.3", .body = &b_read_twice_body, .proc2 = PROC2_VPID, .reason = EXIT_VMCALL,
+		 .check = C_NO_RIP, HOOKS },
+	  .need = N_VPID | N_INVVPID(3), .flags = F_VPID, .edit = e_global, .more = m_invvpid_ng, .eax = V_STALE },
 	{ .v = { .name = "VPID 1: L2's translations outlive the exit (stale under tlb=exact)",
 		 .sdm = "28.3.1, 28.3.3.1", .body = &b_read_twice_body, .proc2 = PROC2_VPID,
 		 .reason = EXIT_VMCALL, .check = C_NO_RIP, HOOKS },
@@ -637,6 +737,10 @@ static const struct ept_row rows[] = {
 		 .body = &b_vmfunc_body, .proc2 = EPT | PROC2_VMFUNC, .reason = EXIT_VMFUNC,
 		 .check = C_LEN, .setup = ept_setup, .extra = vmfunc_kept },
 	  .need = N_EPT | N_VMFUNC, .edit = e_vmfunc_fn1 },
+	{ .v = { .name = "no VPID: VM entry invalidates VPID 0's mappings under every EPTP, not only the current",
+		 .sdm = "28.3.3.1, 25.5.6.3", .body = &b_vmfunc_back_body, .proc2 = EPT | PROC2_VMFUNC,
+		 .reason = EXIT_VMCALL, .check = C_NO_RIP, HOOKS },
+	  .need = N_EPT | N_VMFUNC, .edit = e_vmfunc_same, .more = m_pte, .eax = V_MARK1 },
 	/* 26.3.1.1, 26.3.2: unrestricted guest. */
 	{ .v = { .name = "real-mode L2 (16-bit code): OUT exits 30 with its IP", .sdm = "26.3.1.1, 26.3.1.2, 27.2.1",
 		 .body = &b_rm_body, .proc = PROC_UNCOND_IO, .proc2 = EPT | PROC2_UNRESTRICTED, .reason = EXIT_IO,
