@@ -9,7 +9,7 @@
 #   make test-release  build-release/ (gcc -O3): the unit and guest suites
 #   make test-clang    build-clang/ (clang, debugoptimized): the unit and guest suites
 #   make test-san      build-san/ (AddressSanitizer/UBSan): every test but the QEMU
-#                      runs (QEMU runs the same guest images as in build/)
+#                      and Bochs runs (they run the same guest images as in build/)
 #   make test-real     Debian's Linux (fetched with apt-get download) booted under hvemu,
 #                      PVH and bzImage, with the same files under QEMU for comparison
 #   make bench         guest MIPS of the bench/ programs (ALU, memory and page-walk loops, 32- and 64-bit)
@@ -24,7 +24,8 @@ BUILD_RELEASE ?= build-release
 BUILD_CLANG ?= build-clang
 HVEMU := $(BUILD)/cli/hvemu
 APT_PACKAGES := build-essential meson ninja-build pkg-config libcapstone-dev libelf-dev \
-	check libsdl2-dev gcc-multilib qemu-system-x86 clang xvfb xdotool
+	check libsdl2-dev gcc-multilib qemu-system-x86 clang xvfb xdotool \
+	bochs bochs-term bochsbios vgabios
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 .PHONY: all deps build demo test test-plain test-release test-clang test-san test-real bench clean
@@ -89,7 +90,7 @@ $(BUILD_SAN)/build.ninja:
 
 test-san: deps $(BUILD_SAN)/build.ninja
 	ninja -C $(BUILD_SAN)
-	meson test -C $(BUILD_SAN) --print-errorlogs --no-suite qemu --no-suite qemu-cpus
+	meson test -C $(BUILD_SAN) --print-errorlogs --no-suite qemu --no-suite qemu-cpus --no-suite bochs
 
 # Not part of `make test`: it downloads Debian's packages and runs for minutes.
 test-real: build

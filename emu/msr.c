@@ -651,3 +651,26 @@ bool cpu_msr_write_checked(struct cpu *cpu, uint32_t index, uint64_t value)
 	cpu->regs[R_CX] = rcx;
 	return ok;
 }
+
+/* RDMSR's value by index without the instruction (emu/world_state.h): for
+ * the VM-exit MSR-store list, which stores "as RDMSR would" and fails on
+ * what RDMSR would refuse (SDM Vol.3 27.4). The same sources as RDMSR's:
+ * the VMX capability MSRs, the x2APIC registers, the table. */
+bool cpu_msr_read_checked(struct cpu *cpu, uint32_t index, uint64_t *value)
+{
+	uint64_t rcx = cpu->regs[R_CX];
+	cpu->regs[R_CX] = index;
+	const struct msr_def *def = find_msr(cpu, index);
+	bool ok = true;
+	*value = 0;
+	if (vmx_cap(cpu, index, value))
+		ok = true;
+	else if (cpu_apic_msr(cpu, index))
+		ok = cpu_apic_msr_read(cpu, index, value);
+	else if (def)
+		*value = def->read(cpu);
+	else
+		ok = false;
+	cpu->regs[R_CX] = rcx;
+	return ok;
+}

@@ -289,6 +289,10 @@ void cpu_set_rflags(struct cpu *cpu, uint64_t rflags);
  * For the MSR-load lists of VM entry and VM exit (SDM Vol.3 26.4 "Loading MSRs",
  * 27.6: a load that WRMSR would refuse fails the entry / aborts). */
 bool cpu_msr_write_checked(struct cpu *cpu, uint32_t index, uint64_t value);
+/* RDMSR's value of the MSR index without the instruction: true with *value,
+ * or false if RDMSR would #GP(0) (no such MSR). For the VM-exit MSR-store
+ * list (SDM Vol.3 27.4). */
+bool cpu_msr_read_checked(struct cpu *cpu, uint32_t index, uint64_t *value);
 
 /* ---- entering and leaving a guest ---- */
 

@@ -24,14 +24,52 @@ static void set_name(struct vmx *v, const char *prefix, const char *n)
 	v->report_name[p + i] = '\0';
 }
 
+/* The exit qualification of the reasons that have one, in words (SDM Vol.3
+ * 27.2.1, Tables 27-1 .. 27-7); "" when it holds nothing worth a word. */
 static void describe(const struct vm_exit_report *r, char *buf, size_t size)
 {
+	uint64_t q = r->words[EXIT_WORD_VMX_QUALIFICATION];
+	static const char *const cr_access[4] = { "mov to", "mov from", "clts", "lmsw" };
+	static const char *const ts_source[4] = { "call", "iret", "jmp", "gate" };
 	buf[0] = '\0';
-	if (r->failed_check)
+	if (r->failed_check) {
 		snprintf(buf, size, "failed: %s", r->failed_check);
-	else if (r->words[EXIT_WORD_VMX_QUALIFICATION])
-		snprintf(buf, size, "qualification=0x%llx",
-			 (unsigned long long)r->words[EXIT_WORD_VMX_QUALIFICATION]);
+		return;
+	}
+	switch (r->code & VMX_EXIT_BASIC_MASK) {
+	case VMX_EXIT_CR_ACCESS:           /* Table 27-3 */
+		snprintf(buf, size, "cr%u %s gpr=%u", (unsigned)(q & 0xf), cr_access[(q >> 4) & 3],
+			 (unsigned)((q >> 8) & 0xf));
+		break;
+	case VMX_EXIT_DR_ACCESS:           /* Table 27-4 */
+		snprintf(buf, size, "dr%u %s gpr=%u", (unsigned)(q & 7), (q & 0x10) ? "mov from" : "mov to",
+			 (unsigned)((q >> 8) & 0xf));
+		break;
+	case VMX_EXIT_IO_INSTRUCTION:      /* Table 27-5 */
+		snprintf(buf, size, "port=0x%x %s size=%u%s%s%s", (unsigned)(q >> 16), (q & 8) ? "in" : "out",
+			 (unsigned)(q & 7) + 1, (q & 0x10) ? " str" : "", (q & 0x20) ? " rep" : "",
+			 (q & 0x40) ? " imm" : " dx");
+		break;
+	case VMX_EXIT_TASK_SWITCH:         /* Table 27-2 */
+		snprintf(buf, size, "tss=0x%x source=%s", (unsigned)(q & 0xffff), ts_source[(q >> 30) & 3]);
+		break;
+	case VMX_EXIT_EPT_VIOLATION:       /* Table 27-7 */
+		snprintf(buf, size, "gpa=0x%llx%s%s%s%s%s%s", (unsigned long long)r->words[EXIT_WORD_VMX_GUEST_PHYSICAL],
+			 (q & 1) ? " R" : "", (q & 2) ? " W" : "", (q & 4) ? " X" : "",
+			 (q & 0x80) ? " gla" : "", (q & 0x100) ? " final" : (q & 0x80) ? " guest-walk" : "",
+			 (q & 0x1000) ? " nmi-unblocked" : "");
+		break;
+	case VMX_EXIT_EPT_MISCONFIG:
+		snprintf(buf, size, "gpa=0x%llx", (unsigned long long)r->words[EXIT_WORD_VMX_GUEST_PHYSICAL]);
+		break;
+	case VMX_EXIT_INVLPG:
+		snprintf(buf, size, "address=0x%llx", (unsigned long long)q);
+		break;
+	default:
+		if (q)
+			snprintf(buf, size, "qualification=0x%llx", (unsigned long long)q);
+		break;
+	}
 }
 
 void vmx_fill_report(struct vmx *v, const struct vmx_exit *x)

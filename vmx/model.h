@@ -6,8 +6,11 @@
  *                    (SDM Vol.3 30.2, 30.3); VMX operation's CR0/CR4 rule (23.8)
  *   vmcs.c           the VMCS: VMREAD/VMWRITE by encoding, launch state, the
  *                    processor's copy of the current VMCS (SDM Vol.3 24.11)
- *   consistency.c    the VM-entry checks as check-table rows (SDM Vol.3 26.2,
- *                    26.3.1): controls, host state, guest state
+ *   consistency.c    the VM-entry checks on the controls and the host state as
+ *                    check-table rows (SDM Vol.3 26.2)
+ *   guest_checks.c   the VM-entry checks on the guest state (26.3.1); both
+ *                    see the VMCS through check_view.h
+ *   events.c         VM-entry event injection (26.6) and the event words
  *   intercepts.c     which events are VM exits under the current VMCS and
  *                    the exit information they write (SDM Vol.3 25.1, 27.2)
  *   world_switch.c   VM entry (26.3.2-26.7) and VM exit (27.3-27.6), and the
@@ -170,7 +173,7 @@ void vmx_fill_report(struct vmx *v, const struct vmx_exit *x);
 void vmx_fill_entry_report(struct vmx *v, enum exit_report_kind kind, uint64_t code, uint64_t qualification,
 			   const char *failed_check);
 
-/* consistency.c: the VM-entry checks (emu/check_table.h rows, each naming
+/* consistency.c, guest_checks.c: the VM-entry checks (emu/check_table.h rows, each naming
  * its SDM section), in the SDM's order; NULL when every rule holds, else the
  * first broken row (its outcome: VMfailValid(7), VMfailValid(8), or the
  * VM-entry failure with exit reason 33 and its qualification). */

@@ -8,8 +8,7 @@
 /* The row of a field the table returned. */
 static unsigned row_of(const struct vmcs_field *f)
 {
-	size_t n;
-	return (unsigned)(f - vmcs_field_table(&n));
+	return f->row;
 }
 
 /* The bits a field of width w holds: 16, 32 or 64 (natural width is 64 bits

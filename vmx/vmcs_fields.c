@@ -1,7 +1,8 @@
 /* The VMCS field table (SDM Vol.3 Appendix B) and encoding checks (24.11.2).
  * The rows live in vmx/vmcs_fields.def; this file turns them into a sorted
- * array and searches it. */
+ * array and a direct index by encoding. */
 #include "vmx/vmcs_fields.h"
+#include "vmx/vmcs.h"                  /* enum vmcs_row: the rows in table order */
 
 #define W16 VMCS_W16
 #define W64 VMCS_W64
@@ -14,36 +15,37 @@
 
 /* The .def lists fields in Appendix B order, which is encoding order: widths
  * 0,1,2,3 in turn, types 0..3 within a width, indexes rising within a type.
- * The binary search relies on it; the test asserts it. */
+ * vmcs_field_table() users rely on it; the test asserts it. */
 static const struct vmcs_field vmcs_fields[] = {
 #define X(ident, enc, w, t, sl, nm) { .encoding = enc, .width = w, .type = t, .slot = WS_##sl, \
-				      .id = #ident, .name = nm },
+				      .row = VMCS_ROW_##ident, .id = #ident, .name = nm },
 #include "vmx/vmcs_fields.def"
 #undef X
 };
 
 #define NFIELDS (sizeof(vmcs_fields) / sizeof(vmcs_fields[0]))
 
+/* Width, type and index (SDM Vol.3 24.11.2: bits 14:13, 11:10, 9:1) are 13
+ * bits that name a full encoding once it is well formed: a direct table from
+ * them to the row (+1, 0: no field), so that VMREAD and VMWRITE, which an L1
+ * runs on every VM exit, find their field in one load. */
+#define ENC_KEY(enc) ((((enc) >> 13) & 3u) << 11 | (((enc) >> 10) & 3u) << 9 | (((enc) >> 1) & 0x1ffu))
+static const uint16_t row_by_key[1u << 13] = {
+#define X(ident, enc, w, t, sl, nm) [ENC_KEY(enc)] = VMCS_ROW_##ident + 1,
+#include "vmx/vmcs_fields.def"
+#undef X
+};
+
 const struct vmcs_field *vmcs_field_lookup(uint64_t enc, bool *high)
 {
 	if (!vmcs_enc_well_formed(enc))
 		return NULL;
-	uint32_t full = (uint32_t)enc & ~VMCS_ENC_ACCESS_HIGH;
-	size_t lo = 0, hi = NFIELDS;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (vmcs_fields[mid].encoding == full) {
-			if (high)
-				*high = vmcs_enc_high(enc);
-			return &vmcs_fields[mid];
-		}
-		if (vmcs_fields[mid].encoding < full)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	unsigned row = row_by_key[ENC_KEY((uint32_t)enc)];
+	if (!row)
+		return NULL;
+	if (high)
+		*high = vmcs_enc_high(enc);
+	return &vmcs_fields[row - 1];
 }
 
 bool vmcs_field_check(const struct vmcs_field *f)

@@ -91,6 +91,7 @@ struct vmcs_field {
 	uint8_t slot;                      /* enum ws_slot (emu/state_slots.h), WS_NONE: none */
 	const char *id;                    /* "GUEST_RIP" (VMCS_<id> in the enum) */
 	const char *name;                  /* the SDM's name: "guest RIP" */
+	uint16_t row;                      /* its index in the table (enum vmcs_row, vmx/vmcs.h) */
 };
 
 /* The row for enc, or NULL if no such field exists (VMREAD/VMWRITE then fail

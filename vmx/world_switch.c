@@ -22,33 +22,47 @@
  * "enable VPID" neither touches a TLB entry: the TLB is tagged by context and
  * a round trip only switches the current one (mmu/tlb.h), as SVM's ASIDs.
  */
-#include <stdio.h>
+#include "emu/event_step.h"
 #include "emu/insn.h"
 #include "emu/paging_env.h"
 #include "mmu/nested.h"
 #include "vmx/exit_reasons.h"
 #include "vmx/model.h"
 
-/* IA32_SMM_MONITOR_CTL (SDM Vol.4 Table 2-2): never loaded from an MSR list
- * (26.4, 27.6). */
+/* IA32_SMM_MONITOR_CTL and IA32_SMBASE (SDM Vol.4 Table 2-2): never loaded
+ * or stored by an MSR list outside SMM (26.4, 27.4, 27.6). */
 #define MSR_SMM_MONITOR_CTL 0x9bu
+#define MSR_SMBASE          0x9eu
 
 /* ---- the current VMCS by row ---- */
 
-/* The processor's copy (vmx/model.h struct vmcs_cache); under --tlb flush
- * the region itself, through vmcs_get/vmcs_set. */
+/* The processor's copy (vmx/model.h struct vmcs_cache), by row. Under --tlb
+ * flush (cpu->tlb_uncached) the region is the only copy: a world switch
+ * reads every row from it first (sync_in) and, if it wrote fields, writes
+ * every row back at its end (sync_out), so that in between the rows are
+ * plain loads and stores, in both modes. */
 static inline uint64_t get(struct vmx *v, enum vmcs_row row)
 {
-	if (__builtin_expect(v->cpu->tlb_uncached, 0))
-		return vmcs_get(v, row);
 	return v->vmcs.field[row];
 }
 
 static inline void put(struct vmx *v, enum vmcs_row row, uint64_t val, uint64_t mask)
 {
 	v->vmcs.field[row] = val & mask;
+}
+
+static void sync_in(struct vmx *v)
+{
 	if (__builtin_expect(v->cpu->tlb_uncached, 0))
-		vmcs_set(v, row, val);
+		for (unsigned row = 0; row < VMCS_ROW_COUNT; row++)
+			(void)vmcs_get(v, (enum vmcs_row)row);
+}
+
+static void sync_out(struct vmx *v)
+{
+	if (__builtin_expect(v->cpu->tlb_uncached, 0))
+		for (unsigned row = 0; row < VMCS_ROW_COUNT; row++)
+			vmcs_set(v, (enum vmcs_row)row, v->vmcs.field[row]);
 }
 
 static inline uint64_t width_mask(enum vmcs_width w)
@@ -202,13 +216,23 @@ static void invalidate_vpid0(struct cpu *cpu)
  * no entry. */
 void vmx_switch_eptp(struct vmx *v, struct cpu *cpu, uint64_t eptp)
 {
+	sync_in(v);
 	uint32_t p2 = proc2(v);
 	bool vpid = p2 & VMX_CTL(VMX_PROC2_VPID);
-	put(v, VMCS_ROW_EPT_POINTER, eptp, UINT64_MAX);
+	vmcs_set(v, VMCS_ROW_EPT_POINTER, eptp);
 	cpu->stage2 = nested_ept_env(cpu->mem, eptp, vmx_cap(v, MSR_VMX_EPT_VPID_CAP),
 				     p2 & VMX_CTL(VMX_PROC2_MODE_BASED_EPT_EXEC), cpu->maxphyaddr);
 	v->guest_space = guest_space(vpid ? (uint16_t)get(v, VMCS_ROW_VPID) : 0, true, eptp);
 	tlb_select(&cpu->tlb, v->guest_space, (cpu->cr4 & CR4_PCIDE) ? (uint16_t)(cpu->cr3 & 0xfff) : 0);
+}
+
+/* SDM Vol.3 27.7: a VMX abort: the indicator in the VMCS region (24.2,
+ * offset 4), then the logical processor shuts down. */
+static status_t vmx_abort(struct vmx *v, struct cpu *cpu, enum vmx_abort why)
+{
+	physmem_write(cpu->mem, v->vmcs.pa + 4, 4, why);
+	cpu_notify_phys_write(cpu, v->vmcs.pa + 4, 4);
+	return ST_SHUTDOWN;
 }
 
 /* ---- the host state (SDM Vol.3 27.5) ---- */
@@ -294,8 +318,7 @@ static status_t load_host(struct vmx *v, struct cpu *cpu)
 	 * reserved bit is a VMX abort (27.7, indicator 2). */
 	if (cpu_load_pdptes(cpu) != ST_OK) {
 		cpu->event.pending = false;
-		physmem_write(cpu->mem, v->vmcs.pa + 4, 4, VMX_ABORT_HOST_PDPTE);
-		return ST_SHUTDOWN;
+		return vmx_abort(v, cpu, VMX_ABORT_HOST_PDPTE);
 	}
 
 	/* 27.6: the VM-exit MSR-load area, as 26.4's; a failure is a VMX abort
@@ -306,13 +329,41 @@ static status_t load_host(struct vmx *v, struct cpu *cpu)
 		uint64_t index = physmem_read(cpu->mem, area + 16ull * i, 8);
 		uint64_t data_ = physmem_read(cpu->mem, area + 16ull * i + 8, 8);
 		if ((index >> 32) || (index >> 8) == 0x8 || index == MSR_FS_BASE || index == MSR_GS_BASE ||
-		    index == MSR_SMM_MONITOR_CTL || !cpu_msr_write_checked(cpu, (uint32_t)index, data_)) {
-			physmem_write(cpu->mem, v->vmcs.pa + 4, 4, VMX_ABORT_LOAD_HOST_MSR);
-			cpu_notify_phys_write(cpu, v->vmcs.pa + 4, 4);
-			return ST_SHUTDOWN;
-		}
+		    index == MSR_SMM_MONITOR_CTL || !cpu_msr_write_checked(cpu, (uint32_t)index, data_))
+			return vmx_abort(v, cpu, VMX_ABORT_LOAD_HOST_MSR);
 	}
 	return ST_VMEXIT;
+}
+
+/* ---- the VMX-preemption timer (SDM Vol.3 25.5.1) ---- */
+
+/* IA32_VMX_MISC bits 4:0 (A.6): the timer counts down by 1 each time bit X
+ * of the TSC changes, i.e. every 2^X TSC ticks (hvemu's TSC runs with
+ * virtual time, emu/cpu.h icount). */
+static unsigned timer_rate(const struct vmx *v)
+{
+	return (unsigned)(vmx_cap(v, MSR_VMX_MISC) & VMX_MISC_PREEMPT_RATE_MASK);
+}
+
+/* 26.7.4: with "activate VMX-preemption timer" VM entry starts the timer at
+ * the field's value (0: it expires before the first guest instruction). */
+static void timer_start(struct vmx *v, struct cpu *cpu)
+{
+	uint64_t value = get(v, VMCS_ROW_PREEMPTION_TIMER_VALUE) & 0xffffffff;
+	cpu_hv_set_timer(cpu, cpu_now(cpu) + (value << timer_rate(v)));
+}
+
+/* 27.3.4: the value left, with "save VMX-preemption timer value" (0 once it
+ * expired); the timer stops in VMX root operation. */
+static void timer_stop(struct vmx *v, struct cpu *cpu, bool save)
+{
+	uint64_t at = cpu->deadlines[DEADLINE_HV].at, now = cpu_now(cpu);
+	if (save) {
+		bool expired = at == UINT64_MAX || at <= now || (cpu->hv_armed & HV_ARM_PREEMPTION_TIMER);
+		put(v, VMCS_ROW_PREEMPTION_TIMER_VALUE, expired ? 0 : (at - now) >> timer_rate(v), 0xffffffff);
+	}
+	cpu_hv_set_timer(cpu, UINT64_MAX);
+	cpu->hv_armed &= (uint8_t)~HV_ARM_PREEMPTION_TIMER;
 }
 
 /* ---- VM exit ---- */
@@ -380,15 +431,51 @@ static void write_exit_info(struct vmx *v, const struct vmx_exit *x)
 	 * interruption-information field: an injected event was delivered, or
 	 * is reported in the IDT-vectoring information. */
 	put(v, VMCS_ROW_ENTRY_INTR_INFO, get(v, VMCS_ROW_ENTRY_INTR_INFO) & ~(uint64_t)VMX_INTR_VALID, 0xffffffff);
+	/* SDM Vol.3 27.2, A.6 (IA32_VMX_MISC bit 5): VM exits store EFER.LMA
+	 * into the "IA-32e mode guest" VM-entry control. */
+	if (vmx_cap(v, MSR_VMX_MISC) & VMX_MISC_STORE_LMA) {
+		uint64_t entryc = get(v, VMCS_ROW_ENTRY_CONTROLS) & ~(uint64_t)VMX_CTL(VMX_ENTRYCTL_IA32E_MODE_GUEST);
+		if (v->cpu->efer & EFER_LMA)
+			entryc |= VMX_CTL(VMX_ENTRYCTL_IA32E_MODE_GUEST);
+		put(v, VMCS_ROW_ENTRY_CONTROLS, entryc, 0xffffffff);
+	}
 }
+
+/* SDM Vol.3 27.4: the VM-exit MSR-store area, 16 bytes an entry (index
+ * 31:0, reserved 63:32, data 127:64): each MSR's value "as RDMSR would"
+ * read it into bits 127:64. An entry with bits 63:32 set, an x2APIC MSR
+ * (31:8 = 000008H), IA32_SMBASE (9EH) outside SMM, or an MSR RDMSR would
+ * refuse is a VMX abort with indicator 1 (27.7). */
+static bool store_exit_msrs(struct vmx *v, struct cpu *cpu)
+{
+	uint32_t count = (uint32_t)get(v, VMCS_ROW_EXIT_MSR_STORE_COUNT);
+	uint64_t area = get(v, VMCS_ROW_EXIT_MSR_STORE_ADDR);
+	for (uint32_t i = 0; i < count; i++) {
+		uint64_t index = physmem_read(cpu->mem, area + 16ull * i, 8);
+		uint64_t value;
+		if ((index >> 32) || (index >> 8) == 0x8 || index == MSR_SMBASE ||
+		    !cpu_msr_read_checked(cpu, (uint32_t)index, &value))
+			return false;
+		physmem_write(cpu->mem, area + 16ull * i + 8, 8, value);
+		cpu_notify_phys_write(cpu, area + 16ull * i + 8, 8);
+	}
+	return true;
+}
+
 
 status_t vmx_vm_exit(struct vmx *v, struct cpu *cpu, const struct vmx_exit *x)
 {
+	sync_in(v);
 	save_guest(v, cpu, x->guest_rip);
+	if (ctl(v, VMCS_ROW_PIN_BASED_CONTROLS, VMX_PIN_PREEMPTION_TIMER))
+		timer_stop(v, cpu, ctl(v, VMCS_ROW_EXIT_CONTROLS, VMX_EXITCTL_SAVE_PREEMPTION_TIMER));
 	write_exit_info(v, x);
+	sync_out(v);
 	bool observed = cpu->exit_observer != NULL;
 	if (observed)
 		vmx_fill_report(v, x);
+	if (!store_exit_msrs(v, cpu))
+		return vmx_abort(v, cpu, VMX_ABORT_SAVE_GUEST_MSR);
 	status_t st = load_host(v, cpu);
 	if (observed)
 		exit_report_send(cpu, &v->report);
@@ -417,6 +504,7 @@ static status_t entry_failure(struct vmx *v, struct cpu *cpu, uint32_t reason, u
 {
 	put(v, VMCS_ROW_EXIT_REASON, reason, 0xffffffff);
 	put(v, VMCS_ROW_EXIT_QUALIFICATION, qualification, UINT64_MAX);
+	sync_out(v);
 	bool observed = cpu->exit_observer != NULL;
 	if (observed)
 		vmx_fill_entry_report(v, EXIT_REPORT_ENTRY_FAILURE, reason, qualification, check);
@@ -486,6 +574,7 @@ static void load_guest(struct vmx *v, struct cpu *cpu)
 
 status_t vmx_vm_entry(struct vmx *v, struct cpu *cpu, bool launch)
 {
+	sync_in(v);
 	/* SDM Vol.3 26.2: the controls (VMfailValid 7) and the host-state area
 	 * (8): "VM entry fails ... the instruction is ... VMfailValid", nothing
 	 * else changes. */
@@ -508,6 +597,8 @@ status_t vmx_vm_entry(struct vmx *v, struct cpu *cpu, bool launch)
 	 * VM entry is the first of a loop (intercepts.c). */
 	v->pause_loop = false;
 	load_guest(v, cpu);
+	/* 26.3.3: VM entry clears address-range monitoring. */
+	cpu->monitor_armed = false;
 
 	/* 28.1, 28.3.1: the guest's TLB space; with EPT the stage 2 of its EPTP
 	 * (28.2), installed as SVM's nested paging is. */
@@ -569,6 +660,9 @@ status_t vmx_vm_entry(struct vmx *v, struct cpu *cpu, bool launch)
 	 * instruction boundary. */
 	cpu->pending_dbg = (uint16_t)(get(v, VMCS_ROW_GUEST_PENDING_DBG_EXCEPTIONS) &
 				      (VMX_PENDING_DBG_B0_3 | VMX_PENDING_DBG_BS));
+
+	if (ctl(v, VMCS_ROW_PIN_BASED_CONTROLS, VMX_PIN_PREEMPTION_TIMER))
+		timer_start(v, cpu);
 
 	/* 26.6: an event to inject is delivered before the first instruction;
 	 * 26.7.2: "If the VM entry is vectoring, the logical processor is in the

@@ -1,4 +1,4 @@
-/* Check suite for the VM-entry checks (vmx/consistency.c, SDM Vol.3 26.2 and
+/* Check suite for the VM-entry checks (vmx/consistency.c and guest_checks.c, SDM Vol.3 26.2 and
  * 26.3.1): a fully valid VMCS is built on a test CPU (a 64-bit host with a
  * 64-bit guest, a 32-bit protected-mode guest, or an unrestricted-guest
  * real-mode guest) and passes all three tables; then one case per row

@@ -114,9 +114,11 @@ static void idt_gate(struct world *w, unsigned vector, uint64_t handler)
 	physmem_write(&w->m.pm, L2_IDT + 16 * vector + 8, 8, handler >> 32);
 }
 
+/* L2's code at L2_CODE (the decoded copy of what was there dropped). */
 static void l2_code(struct world *w, const uint8_t *bytes, unsigned len)
 {
 	physmem_write_bytes(&w->m.pm, L2_CODE, bytes, len);
+	cpu_notify_phys_write(&w->m.cpu, L2_CODE, len);
 }
 #define L2(w, ...) l2_code((w), (const uint8_t[]){ __VA_ARGS__ }, sizeof((const uint8_t[]){ __VA_ARGS__ }))
 
@@ -128,12 +130,14 @@ static uint32_t must_be_1(struct world *w, uint32_t msr)
 }
 
 /* The world: skylake-lite in 64-bit mode, VMXON, the VMCS current and
- * clear, host and guest state valid, L2 = CPUID; VMCALL; HLT. */
-static void world_init(struct world *w)
+ * clear, host and guest state valid, L2 = CPUID; VMCALL; HLT. tlb_flush:
+ * --tlb flush, where nothing is cached, the VMCS region included. */
+static void world_init_mode(struct world *w, bool tlb_flush)
 {
 	memset(w, 0, sizeof(*w));
 	machine_init(&w->m, "skylake-lite");
 	struct cpu *c = &w->m.cpu;
+	c->tlb_uncached = tlb_flush;
 	w->vmx = vmx_create(c, 0);
 	ck_assert_ptr_nonnull(w->vmx);
 	uint32_t rev = (uint32_t)(model_cap(c->model, MSR_VMX_BASIC) & VMX_BASIC_REVISION_MASK);
@@ -232,6 +236,11 @@ static void world_init(struct world *w)
 	physmem_write_bytes(&w->m.pm, L1_RESUME, (const uint8_t[]){ VMRESUME, 0xf4 }, 4);
 	w->obs = (struct vm_exit_observer){ .exit = observe, .ctx = w };
 	c->exit_observer = &w->obs;
+}
+
+static void world_init(struct world *w)
+{
+	world_init_mode(w, false);
 }
 
 static void world_free(struct world *w)
@@ -370,11 +379,12 @@ END_TEST
 
 /* SDM Vol.3 30.3 VMLAUNCH: "launch state := launched" after a successful
  * entry; VMRESUME then enters again, VMCALL exits with reason 18 (25.1.2),
- * length 3. A second VMLAUNCH fails with error 4. */
+ * length 3. A second VMLAUNCH fails with error 4. In both TLB modes (with
+ * --tlb flush the VMCS region is the only copy: the fields are there). */
 START_TEST(resume_round_trip)
 {
 	struct world w;
-	world_init(&w);
+	world_init_mode(&w, _i);
 	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
 	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_CPUID);
 	/* L1 skips the CPUID, as a VMM does. */
@@ -389,6 +399,12 @@ START_TEST(resume_round_trip)
 	ck_assert_int_eq(EXEC(&w.m, VMLAUNCH), ST_OK);
 	ck_assert_uint_eq(arith_flags(&w), FLAG_ZF);
 	ck_assert_uint_eq(vmr(&w, VMCS_VM_INSTRUCTION_ERROR), VMXERR_VMLAUNCH_NOT_CLEAR);
+	if (_i) {
+		size_t n;
+		const struct vmcs_field *t = vmcs_field_table(&n);
+		unsigned row = (unsigned)(vmcs_field_lookup(VMCS_EXIT_REASON, NULL) - t);
+		ck_assert_uint_eq(physmem_read(&w.m.pm, VMCS_PA + vmcs_row_offset(row), 4), VMX_EXIT_VMCALL);
+	}
 	world_free(&w);
 }
 END_TEST
@@ -418,6 +434,39 @@ START_TEST(tlb_contexts_by_vpid)
 			ck_assert_uint_ne(w.m.cpu.tlb.cur, host_id);
 		world_free(&w);
 	}
+}
+END_TEST
+
+/* SDM Vol.3 26.3.2.4, 26.3.1.6, 26.8: a PAE guest without EPT loads its
+ * PDPTEs from its CR3 at VM entry; one with a reserved bit (bit 1) is a
+ * VM-entry failure with exit reason 33 and qualification 2. With a good
+ * PDPTE the 32-bit PAE guest runs (its CPUID exits). */
+#define PAE_PDPT 0x18000u
+#define PAE_PD   0x19000u
+START_TEST(pae_guest_pdptes)
+{
+	struct world w;
+	world_init(&w);
+	for (unsigned i = 0; i < 512; i++)
+		physmem_write(&w.m.pm, PAE_PD + 8 * i, 8, ((uint64_t)i << 21) | 0x83);
+	physmem_write(&w.m.pm, PAE_PDPT, 8, PAE_PD | 1 | 2);          /* bit 1 reserved */
+	vmw(&w, VMCS_ENTRY_CONTROLS, must_be_1(&w, MSR_VMX_TRUE_ENTRY_CTLS));
+	vmw(&w, VMCS_GUEST_CR3, PAE_PDPT);
+	vmw(&w, VMCS_GUEST_CS_SELECTOR, SEL_CODE32);
+	vmw(&w, VMCS_GUEST_CS_AR, 0xc09b);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	assert_in_l1(&w);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_ENTRY_FAILURE | VMX_EXIT_INVALID_GUEST_STATE);
+	ck_assert_uint_eq(vmr(&w, VMCS_EXIT_QUALIFICATION), 2);
+	ck_assert_int_eq(w.m.cpu.mode, MODE_LONG64);                 /* the host's, loaded */
+
+	physmem_write(&w.m.pm, PAE_PDPT, 8, PAE_PD | 1);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_CPUID);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_CS_AR), 0xc09b);
+	/* 27.2, A.6: EFER.LMA (0) stored into "IA-32e mode guest". */
+	ck_assert_uint_eq(vmr(&w, VMCS_ENTRY_CONTROLS) & VMX_CTL(VMX_ENTRYCTL_IA32E_MODE_GUEST), 0);
+	world_free(&w);
 }
 END_TEST
 
@@ -522,6 +571,48 @@ START_TEST(fail_msr_loading_34)
 }
 END_TEST
 
+/* SDM Vol.3 27.4: the VM-exit MSR-store area receives the MSR as RDMSR reads
+ * it at the exit (STAR: L1 and L2 share it, no control switches it); 27.6:
+ * the VM-exit MSR-load area loads the host's LSTAR after the host state. */
+START_TEST(exit_msr_store_and_load)
+{
+	struct world w;
+	world_init(&w);
+	ck_assert_int_eq(wrmsr(&w.m, MSR_STAR, 0x0023001000000000ull), ST_OK);
+	physmem_write(&w.m.pm, MSR_AREA, 8, MSR_STAR);
+	physmem_write(&w.m.pm, MSR_AREA + 8, 8, 0xdeadbeef);
+	physmem_write(&w.m.pm, MSR_AREA + 0x100, 8, MSR_LSTAR);
+	physmem_write(&w.m.pm, MSR_AREA + 0x108, 8, 0xffff800000001000ull);
+	vmw(&w, VMCS_EXIT_MSR_STORE_ADDR, MSR_AREA);
+	vmw(&w, VMCS_EXIT_MSR_STORE_COUNT, 1);
+	vmw(&w, VMCS_EXIT_MSR_LOAD_ADDR, MSR_AREA + 0x100);
+	vmw(&w, VMCS_EXIT_MSR_LOAD_COUNT, 1);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	assert_in_l1(&w);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_CPUID);
+	ck_assert_uint_eq(physmem_read(&w.m.pm, MSR_AREA + 8, 8), 0x0023001000000000ull);
+	ck_assert_uint_eq(w.m.cpu.lstar, 0xffff800000001000ull);
+	world_free(&w);
+}
+END_TEST
+
+/* SDM Vol.3 27.6, 27.7: a VM-exit MSR-load entry that may not be loaded (FS
+ * base) is a VMX abort: indicator 4 in the VMCS region (24.2, offset 4),
+ * and the logical processor shuts down. */
+START_TEST(exit_msr_load_abort)
+{
+	struct world w;
+	world_init(&w);
+	physmem_write(&w.m.pm, MSR_AREA, 8, MSR_FS_BASE);
+	physmem_write(&w.m.pm, MSR_AREA + 8, 8, 0x1000);
+	vmw(&w, VMCS_EXIT_MSR_LOAD_ADDR, MSR_AREA);
+	vmw(&w, VMCS_EXIT_MSR_LOAD_COUNT, 1);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_SHUTDOWN);
+	ck_assert_uint_eq(physmem_read(&w.m.pm, VMCS_PA + 4, 4), 4);
+	world_free(&w);
+}
+END_TEST
+
 /* ---- event injection (SDM Vol.3 26.6) ---- */
 
 /* The frame the handler found: [RSP + 8 * i]. */
@@ -583,6 +674,33 @@ START_TEST(inject_software_interrupt)
 	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_CPUID);
 	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_RIP), L2_ISR);
 	ck_assert_uint_eq(l2_stack(&w, 0), L2_CODE + 2);
+	world_free(&w);
+}
+END_TEST
+
+/* SDM Vol.3 27.2.4: an exit while an event was being delivered (here a
+ * CPUID record carrying a #PF in flight, as the core describes one,
+ * emu/exit_record.h) writes the event as IDT-vectoring information: vector,
+ * type 3, error code valid, valid; and its error code. */
+START_TEST(idt_vectoring_of_event_in_flight)
+{
+	struct world w;
+	world_init(&w);
+	struct cpu *c = &w.m.cpu;
+	vmw(&w, VMCS_GUEST_ACTIVITY_STATE, VMX_ACTIVITY_HLT);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert(c->in_guest);
+	struct exit_record rec = { .kind = IK_CPUID, .rip = L2_CODE, .next_rip = L2_CODE + 2,
+				   .vectoring_valid = true,
+				   .vectoring = { .type = EV_EXCEPTION, .vector = EXC_PF, .has_error = true,
+						  .error_code = 2 } };
+	ck_assert_int_eq(c->hv->intercept(c->hv_ctx, c, &rec), ST_VMEXIT);
+	ck_assert(!c->in_guest);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_CPUID);
+	ck_assert_uint_eq(vmr(&w, VMCS_IDT_VECTORING_INFO), VMX_INTR_VALID | VMX_INTR_DELIVER_ERROR |
+							       (VMX_INTR_HW_EXCEPTION << VMX_INTR_TYPE_SHIFT) | EXC_PF);
+	ck_assert_uint_eq(vmr(&w, VMCS_IDT_VECTORING_ERROR_CODE), 2);
+	ck_assert_uint_eq(w.last.event.ev.vector, EXC_PF);
 	world_free(&w);
 }
 END_TEST
@@ -700,30 +818,171 @@ START_TEST(vmfunc_disabled_is_ud)
 }
 END_TEST
 
+/* ---- EPT and VMFUNC ---- */
+
+#define EPT_PML4   0x14000u
+#define EPT_PML4B  0x16000u
+#define EPT_PDPT   0x15000u
+#define EPTP_LIST  0x17000u
+/* EPTP: WB paging structures (6), a 4-level walk (3 in bits 5:3); SDM Vol.3
+ * 24.6.11. */
+#define EPTP_OF(pml4) ((uint64_t)(pml4) | (3u << 3) | 6u)
+
+/* Identity EPT for the first GiB: a 1-GiB page, RWX, WB (SDM Vol.3 28.2.2);
+ * two PML4s (two EP4TAs) share the PDPT. */
+static void ept_identity(struct world *w)
+{
+	physmem_write(&w->m.pm, EPT_PML4, 8, EPT_PDPT | 7);
+	physmem_write(&w->m.pm, EPT_PML4B, 8, EPT_PDPT | 7);
+	physmem_write(&w->m.pm, EPT_PDPT, 8, 0x80 | (6u << 3) | 7);
+	vmw(w, VMCS_PRIMARY_PROC_CONTROLS, must_be_1(w, MSR_VMX_TRUE_PROCBASED_CTLS) |
+					       VMX_CTL(VMX_PROC_SECONDARY_CONTROLS));
+	vmw(w, VMCS_SECONDARY_PROC_CONTROLS, VMX_CTL(VMX_PROC2_EPT) | VMX_CTL(VMX_PROC2_VPID) |
+						 VMX_CTL(VMX_PROC2_VM_FUNCTIONS));
+	vmw(w, VMCS_VPID, 7);
+	vmw(w, VMCS_EPT_POINTER, EPTP_OF(EPT_PML4));
+	vmw(w, VMCS_VM_FUNCTION_CONTROLS, 1);             /* EPTP switching */
+	physmem_write(&w->m.pm, EPTP_LIST + 8, 8, EPTP_OF(EPT_PML4B));
+	vmw(w, VMCS_EPTP_LIST_ADDR, EPTP_LIST);
+}
+
+/* SDM Vol.3 28.2: with "enable EPT" the guest's physical addresses go
+ * through the EPT of the EPTP; the VM exit leaves stage 2 (27.5). */
+START_TEST(ept_guest_runs)
+{
+	struct world w;
+	world_init(&w);
+	ept_identity(&w);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	assert_in_l1(&w);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_CPUID);
+	ck_assert(!w.m.cpu.stage2_on);
+	world_free(&w);
+}
+END_TEST
+
+/* SDM Vol.3 25.5.6.3: VMFUNC 0 (EPTP switching) with ECX = 1 loads the
+ * EPTP-list entry 1 into the EPT pointer and the guest goes on (its CPUID
+ * then exits); ECX beyond the 512 entries is a VM exit with reason 59 and
+ * the instruction's length (25.5.6, 27.2.5). */
+START_TEST(vmfunc_eptp_switching)
+{
+	struct world w;
+	world_init(&w);
+	ept_identity(&w);
+	/* mov eax, 0; mov ecx, 1; vmfunc; cpuid */
+	L2(&w, 0xb8, 0, 0, 0, 0, 0xb9, 1, 0, 0, 0, 0x0f, 0x01, 0xd4, 0x0f, 0xa2);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_CPUID);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_RIP), L2_CODE + 13);
+	ck_assert_uint_eq(vmr(&w, VMCS_EPT_POINTER), EPTP_OF(EPT_PML4B));
+
+	/* mov ecx, 512; vmfunc */
+	L2(&w, 0xb8, 0, 0, 0, 0, 0xb9, 0, 2, 0, 0, 0x0f, 0x01, 0xd4, 0x0f, 0xa2);
+	vmw(&w, VMCS_GUEST_RIP, L2_CODE);
+	ck_assert_int_eq(run_from(&w, L1_RESUME), ST_HALT);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_VMFUNC);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_RIP), L2_CODE + 10);
+	ck_assert_uint_eq(vmr(&w, VMCS_EXIT_INSTRUCTION_LEN), 3);
+	world_free(&w);
+}
+END_TEST
+
+/* ---- the exit report (--trace vmexit) ---- */
+
+/* The report's decoding of the exit qualification (SDM Vol.3 27.2.1, Tables
+ * 27-2 .. 27-7), and of a failed entry: its check. */
+START_TEST(report_describes_qualification)
+{
+	struct world w;
+	world_init(&w);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	struct vm_exit_report r = w.last;
+	ck_assert(r.describe != NULL);
+	char buf[160];
+	static const struct { uint32_t reason; uint64_t q; const char *text; } rows[] = {
+		{ VMX_EXIT_CR_ACCESS, 3 | 1u << 4 | 5u << 8, "cr3 mov from gpr=5" },
+		{ VMX_EXIT_DR_ACCESS, 7 | 0u << 4 | 2u << 8, "dr7 mov to gpr=2" },
+		{ VMX_EXIT_IO_INSTRUCTION, 0x700000u | 8 | 0x40, "port=0x70 in size=1 imm" },
+		{ VMX_EXIT_TASK_SWITCH, 0x28 | 2ull << 30, "tss=0x28 source=jmp" },
+		{ VMX_EXIT_INVLPG, 0x1000, "address=0x1000" },
+	};
+	for (unsigned i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		r.code = rows[i].reason;
+		r.words[EXIT_WORD_VMX_QUALIFICATION] = rows[i].q;
+		r.describe(&r, buf, sizeof(buf));
+		ck_assert_str_eq(buf, rows[i].text);
+	}
+	r.failed_check = "SDM Vol.3 26.4: x";
+	r.describe(&r, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "failed: SDM Vol.3 26.4: x");
+	world_free(&w);
+}
+END_TEST
+
+/* ---- the VMX-preemption timer (SDM Vol.3 25.5.1, 26.7.4, 27.3.4) ---- */
+
+/* VM entry starts the timer at the field's value; the CPUID exit, some 400
+ * guest instructions later, saves what is left with "save VMX-preemption
+ * timer value" (skylake-lite: one tick per 2^5 TSC ticks, IA32_VMX_MISC 4:0,
+ * so 12 or 13 ticks), and the timer stops in root operation. */
+START_TEST(preemption_timer_saved)
+{
+	struct world w;
+	world_init(&w);
+	vmw(&w, VMCS_PIN_BASED_CONTROLS, must_be_1(&w, MSR_VMX_TRUE_PINBASED_CTLS) |
+					     VMX_CTL(VMX_PIN_PREEMPTION_TIMER));
+	vmw(&w, VMCS_EXIT_CONTROLS, must_be_1(&w, MSR_VMX_TRUE_EXIT_CTLS) | VMX_CTL(VMX_EXITCTL_HOST_ADDR_SPACE_SIZE) |
+					VMX_CTL(VMX_EXITCTL_SAVE_PREEMPTION_TIMER));
+	vmw(&w, VMCS_PREEMPTION_TIMER_VALUE, 1000);
+	L2(&w, 0xb9, 200, 0, 0, 0, 0xff, 0xc9, 0x75, 0xfc, 0x0f, 0xa2);   /* mov ecx, 200; 1: dec ecx; jnz 1b; cpuid */
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_CPUID);
+	uint64_t left = vmr(&w, VMCS_PREEMPTION_TIMER_VALUE);
+	ck_assert_msg(left >= 985 && left <= 988, "timer value %llu", (unsigned long long)left);
+	ck_assert_uint_eq(w.m.cpu.deadlines[DEADLINE_HV].at, UINT64_MAX);
+	world_free(&w);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("vmx_entry");
 	TCase *tc = tcase_create("entry_exit");
 	tcase_add_test(tc, launch_cpuid_exit);
-	tcase_add_test(tc, resume_round_trip);
+	tcase_add_loop_test(tc, resume_round_trip, 0, 2);
 	tcase_add_test(tc, tlb_contexts_by_vpid);
+	tcase_add_test(tc, pae_guest_pdptes);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("failures");
 	tcase_add_test(tc, fail_controls_7);
 	tcase_add_test(tc, fail_host_state_8);
 	tcase_add_test(tc, fail_guest_state_33);
 	tcase_add_test(tc, fail_msr_loading_34);
+	tcase_add_test(tc, exit_msr_store_and_load);
+	tcase_add_test(tc, exit_msr_load_abort);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("events");
 	tcase_add_test(tc, inject_external_interrupt);
 	tcase_add_test(tc, inject_gp_with_error_code);
 	tcase_add_test(tc, inject_software_interrupt);
+	tcase_add_test(tc, idt_vectoring_of_event_in_flight);
 	tcase_add_test(tc, hlt_activity_woken_by_interrupt);
 	tcase_add_test(tc, hlt_activity_vectoring_entry_is_active);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("nonroot");
 	tcase_add_loop_test(tc, vmx_insn_in_guest_exits, 0, (int)N_INSN_ROWS);
 	tcase_add_test(tc, vmfunc_disabled_is_ud);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("ept");
+	tcase_add_test(tc, ept_guest_runs);
+	tcase_add_test(tc, vmfunc_eptp_switching);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("timer");
+	tcase_add_test(tc, preemption_timer_saved);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("report");
+	tcase_add_test(tc, report_describes_qualification);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -77,7 +77,7 @@ END_TEST
 START_TEST(check_rejects_bad_rows)
 {
 	/* The self-check must actually discriminate. */
-	struct vmcs_field f = { VMCS_GUEST_RIP, VMCS_WNAT, VMCS_GUEST, WS_RIP, "x", "x" };
+	struct vmcs_field f = { VMCS_GUEST_RIP, VMCS_WNAT, VMCS_GUEST, WS_RIP, "x", "x", 0 };
 	ck_assert(vmcs_field_check(&f));
 	f.width = VMCS_W64;
 	ck_assert(!vmcs_field_check(&f));

@@ -373,8 +373,11 @@ static void check_fields(struct vmx_case *c)
 	if (k & C_LEN)
 		vmx_expect(c, "VM-exit instruction length", vmread(VMCS_EXIT_INSN_LEN),
 			   (uint32_t)(row->body->next - row->body->at));
-	if (k & C_INFO)
-		vmx_expect(c, "VM-exit instruction information", vmread(VMCS_EXIT_INSN_INFO), row->info);
+	if (k & C_INFO) {
+		uint32_t mask = row->info_mask ? row->info_mask : 0xffffffffu;
+		vmx_expect(c, "VM-exit instruction information (defined bits)", vmread(VMCS_EXIT_INSN_INFO) & mask,
+			   row->info & mask);
+	}
 	if (k & C_INTR)
 		vmx_expect(c, "VM-exit interruption information", vmread(VMCS_EXIT_INTR_INFO), row->intr);
 	if (k & C_INTR_ERR)

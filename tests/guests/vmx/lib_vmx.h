@@ -535,6 +535,7 @@ struct vmx_row {
 	void (*setup)(struct vmx_case *c);        /* VMWRITEs after vmx_vmcs_init */
 	uint32_t reason;                  /* expected exit reason (bit 31 for a failed entry) */
 	uint32_t qual, info, intr, intr_err, linear;
+	uint32_t info_mask;               /* the defined bits of info (27.2.4); 0 = all */
 	uint32_t vmfail;                  /* with C_VMFAIL: the VM-instruction error */
 	uint32_t check;                   /* C_* */
 	uint32_t arg;                     /* for setup/extra */

@@ -35,9 +35,55 @@ L2_BODY(b_cr3_load, "mov l1_cr3_copy, %ebx", "mov %ebx, %cr3", "");
 L2_INSN(b_cr3_store, "mov %cr3, %ecx");
 L2_INSN(b_nop, "nop");
 uint32_t l1_cr3_copy;            /* what the MOV-to-CR3 body loads */
+L2_BODY(b_invlpg, "mov $0x40001000, %ebx", "invlpg 0x10(%ebx)", "");
+L2_INSN(b_mov_from_dr7, "mov %db7, %edx");
+L2_BODY(b_cr0_ts, "mov %cr0, %eax\n\tor $8, %eax", "mov %eax, %cr0", "");
+L2_INSN(b_cr0_read, "mov %cr0, %ebx");
+L2_INSN(b_clts, "clts");
+L2_BODY(b_lmsw, "mov $0x33, %eax", "lmsw %ax", "");
+L2_INSN(b_pause, "pause");
+L2_BODY(b_rdpmc, "xor %ecx, %ecx", "rdpmc", "");
+L2_INSN(b_out_81, "out %al, $0x81");
+L2_INSN(b_vmxoff, "vmxoff");
+L2_INSN(b_vmlaunch, "vmlaunch");
+L2_INSN(b_vmptrst, "vmptrst (%esp)");
+L2_INSN(b_vmread_reg, "vmread %ecx, %edx");
+L2_INSN(b_vmclear_mem, "vmclear (%ebx)");
+L2_INSN(b_vmptrld_sib, "vmptrld 0x10(%esi,%edi,4)");
+L2_INSN(b_invept, "invept (%ebx), %ecx");
+
+/* VM-exit instruction information (27.2.4): Table 27-13 (VMCLEAR, VMPTRLD,
+ * VMPTRST, VMXON) and Table 27-9 (INVEPT, INVVPID) define scaling 1:0,
+ * address size 9:7, bit 10 = 0, segment 17:15, index 21:18 and its invalid
+ * bit 22, base 26:23 and its invalid bit 27 (Table 27-9 also reg2 31:28);
+ * scaling and index are undefined without an index register. Table 27-14
+ * (VMREAD, VMWRITE) with a register operand defines reg1 6:3, bit 10 = 1 and
+ * reg2 31:28 only. Registers by number: 0 EAX, 1 ECX, 2 EDX, 3 EBX, 6 ESI,
+ * 7 EDI; segment 3 DS; address size 1 = 32 bits. */
+#define II_MEM_MASK   0x0fff8783u
+#define II_MEM_NOIDX_MASK (II_MEM_MASK & ~0x003c0003u)
+#define II_REG2_MASK  0xf0000000u
+#define II_SCALE(n)   ((uint32_t)(n))
+#define II_ASIZE32    (1u << 7)
+#define II_SEG_DS     (3u << 15)
+#define II_INDEX(r)   ((uint32_t)(r) << 18)
+#define II_NO_INDEX   (1u << 22)
+#define II_BASE(r)    ((uint32_t)(r) << 23)
+#define II_REG1(r)    ((uint32_t)(r) << 3)
+#define II_REGISTER   (1u << 10)
+#define II_REG2(r)    ((uint32_t)(r) << 28)
+
+/* Bitmap pages (24.6.4, 24.6.9): zero but for the rows' bits. */
+static uint8_t io_bitmap[2][4096] __attribute__((aligned(4096)));
+static uint8_t msr_bitmap[4096] __attribute__((aligned(4096)));
 
 /* ---- edits ---- */
 
+static const char *need_invept(void)
+{
+	/* 30.3 INVEPT: #UD where the processor has no INVEPT, even in L2. */
+	return (vmx_caps.ept_vpid & CAP_INVEPT) ? 0 : "no INVEPT (IA32_VMX_EPT_VPID_CAP[20] = 0)";
+}
 static const char *need_true_cr3(void)
 {
 	/* A.3.2: only the TRUE MSR lets the default1 CR3 controls be 0. */
@@ -74,6 +120,50 @@ static void guest_real(struct vmx_case *c)
 {
 	(void)c;
 	vmwrite(VMCS_GUEST_CR0, read_cr0() & ~(CR0_PE | CR0_PG));
+}
+
+static void io_bitmaps(struct vmx_case *c)
+{
+	/* 24.6.4: bitmap A covers ports 0000H-7FFFH, one bit per port. */
+	gmemset(io_bitmap, 0, sizeof(io_bitmap));
+	io_bitmap[0][c->row->arg / 8] |= (uint8_t)(1u << (c->row->arg % 8));
+	vmwrite64(VMCS_IO_BITMAP_A, (uint32_t)(uintptr_t)io_bitmap[0]);
+	vmwrite64(VMCS_IO_BITMAP_B, (uint32_t)(uintptr_t)io_bitmap[1]);
+}
+static void msr_bitmaps(struct vmx_case *c)
+{
+	/* 24.6.9: read bitmap for low MSRs at bytes 0-1023, write bitmap for
+	 * low MSRs at 2048-3071; arg = MSR | 1 << 31 for the write bitmap. */
+	uint32_t msr = c->row->arg & 0x1fffu, base = (c->row->arg >> 31) ? 2048 : 0;
+	gmemset(msr_bitmap, 0, sizeof(msr_bitmap));
+	if (c->row->arg & 0x40000000u)
+		msr_bitmap[base + msr / 8] |= (uint8_t)(1u << (msr % 8));
+	vmwrite64(VMCS_MSR_BITMAP, (uint32_t)(uintptr_t)msr_bitmap);
+}
+static void cr3_target(struct vmx_case *c)
+{
+	(void)c;
+	/* 25.1.3: MOV to CR3 of a value among the first CR3-target-count
+	 * CR3-target values does not exit. */
+	vmwrite(VMCS_CR3_TARGET_COUNT, 1);
+	vmwrite(VMCS_CR3_TARGET0, l1_cr3_copy);
+}
+/* CR0.TS owned by L1 (guest/host mask bit 3): shadow TS as arg says. */
+static void cr0_ts_owned(struct vmx_case *c)
+{
+	vmwrite(VMCS_CR0_MASK, 8);
+	vmwrite(VMCS_CR0_SHADOW, (read_cr0() & ~8u) | (c->row->arg ? 8u : 0));
+}
+static void cr0_mp_owned(struct vmx_case *c)
+{
+	(void)c;
+	vmwrite(VMCS_CR0_MASK, 2);
+	vmwrite(VMCS_CR0_SHADOW, read_cr0() & ~2u);
+}
+/* 25.3: MOV from CR0 returns the read shadow's value for the owned bits. */
+static void read_shadow(struct vmx_case *c)
+{
+	vmx_expect(c, "EBX (MOV from CR0: TS from the read shadow)", l2_regs.ebx & 8u, 8u);
 }
 
 /* 26.4: each entry of the VM-entry MSR-load area is 16 bytes: index 31:0,
@@ -158,6 +248,66 @@ static const struct vmx_row rows[] = {
 	  .qual = QCR(3, QCR_FROM_CR, 1), .check = C_QUAL | C_LEN },
 	{ .name = "MOV to CR3 with both CR3 controls 0 (TRUE MSR): no exit", .sdm = "25.1.3, A.3.2",
 	  .body = &b_cr3_load_body, .reason = EXIT_VMCALL, .check = C_RIP_NEXT, .skip = need_true_cr3 },
+	{ .name = "MOV to CR3 of a CR3-target value: no exit", .sdm = "25.1.3", .body = &b_cr3_load_body,
+	  .proc = PROC_CR3_LOAD, .setup = cr3_target, .reason = EXIT_VMCALL, .check = C_RIP_NEXT },
+	{ .name = "INVLPG with INVLPG exiting: exit 14, qualification = the linear address",
+	  .sdm = "25.1.3, 27.2.1", .body = &b_invlpg_body, .proc = PROC_INVLPG, .reason = EXIT_INVLPG,
+	  .qual = 0x40001010u, .check = C_QUAL | C_LEN },
+	{ .name = "MOV from DR7 with MOV-DR exiting: exit 29, Table 27-4 (DR7, from, EDX)",
+	  .sdm = "25.1.3, 27.2.1", .body = &b_mov_from_dr7_body, .proc = PROC_MOV_DR, .reason = EXIT_MOV_DR,
+	  .qual = 7u | (1u << 4) | (2u << 8), .check = C_QUAL | C_LEN },
+	{ .name = "MOV to CR0 changing the owned TS: exit 28 (CR0, to CR, EAX)", .sdm = "25.1.3, 27.2.1",
+	  .body = &b_cr0_ts_body, .setup = cr0_ts_owned, .arg = 0, .reason = EXIT_CR_ACCESS,
+	  .qual = QCR(0, QCR_TO_CR, 0), .check = C_QUAL | C_LEN },
+	{ .name = "MOV from CR0 with TS owned: the read shadow's TS, no exit", .sdm = "25.3",
+	  .body = &b_cr0_read_body, .setup = cr0_ts_owned, .arg = 1, .reason = EXIT_VMCALL,
+	  .check = C_RIP_NEXT, .extra = read_shadow },
+	{ .name = "CLTS with TS owned and shadow TS = 1: exit 28, type CLTS", .sdm = "25.1.3, 27.2.1",
+	  .body = &b_clts_body, .setup = cr0_ts_owned, .arg = 1, .reason = EXIT_CR_ACCESS,
+	  .qual = QCR(0, QCR_CLTS, 0), .check = C_QUAL | C_LEN },
+	{ .name = "LMSW changing the owned MP: exit 28, type LMSW, source data 33H", .sdm = "25.1.3, 27.2.1",
+	  .body = &b_lmsw_body, .setup = cr0_mp_owned, .reason = EXIT_CR_ACCESS,
+	  .qual = QCR(0, QCR_LMSW, 0) | (0x33u << 16), .check = C_QUAL | C_LEN },
+	{ .name = "PAUSE with PAUSE exiting: exit 40, length 2", .sdm = "25.1.3", .body = &b_pause_body,
+	  .proc = PROC_PAUSE, .reason = EXIT_PAUSE, .check = C_LEN },
+	{ .name = "RDPMC with RDPMC exiting: exit 15, length 2", .sdm = "25.1.3", .body = &b_rdpmc_body,
+	  .proc = PROC_RDPMC, .reason = EXIT_RDPMC, .check = C_LEN },
+	{ .name = "OUT 80H with its I/O-bitmap bit set: exit 30", .sdm = "25.1.3, 24.6.4",
+	  .body = &b_out_imm_body, .proc = PROC_IO_BITMAPS, .setup = io_bitmaps, .arg = 0x80,
+	  .reason = EXIT_IO, .qual = QIO_SIZE(1) | QIO_IMM | QIO_PORT(0x80), .check = C_QUAL | C_LEN },
+	{ .name = "OUT 81H with its I/O-bitmap bit clear: no exit", .sdm = "25.1.3, 24.6.4",
+	  .body = &b_out_81_body, .proc = PROC_IO_BITMAPS, .setup = io_bitmaps, .arg = 0x80,
+	  .reason = EXIT_VMCALL, .check = C_RIP_NEXT },
+	{ .name = "RDMSR 10H with MSR bitmaps, its read bit clear: no exit", .sdm = "25.1.3, 24.6.9",
+	  .body = &b_rdmsr_body, .proc = PROC_MSR_BITMAPS, .setup = msr_bitmaps, .arg = 0x10,
+	  .reason = EXIT_VMCALL, .check = C_RIP_NEXT },
+	{ .name = "RDMSR 10H with its read bit set: exit 31", .sdm = "25.1.3, 24.6.9", .body = &b_rdmsr_body,
+	  .proc = PROC_MSR_BITMAPS, .setup = msr_bitmaps, .arg = 0x40000010u, .reason = EXIT_RDMSR,
+	  .check = C_LEN },
+	{ .name = "WRMSR 1B0H with its write bit set: exit 32", .sdm = "25.1.3, 24.6.9", .body = &b_wrmsr_body,
+	  .proc = PROC_MSR_BITMAPS, .setup = msr_bitmaps, .arg = 0xc00001b0u, .reason = EXIT_WRMSR,
+	  .check = C_LEN },
+	{ .name = "VMXOFF in L2: exit 26", .sdm = "25.1.2, 30.3 VMXOFF", .body = &b_vmxoff_body,
+	  .reason = EXIT_VMXOFF, .check = C_LEN },
+	{ .name = "VMLAUNCH in L2: exit 20", .sdm = "25.1.2, 30.3 VMLAUNCH", .body = &b_vmlaunch_body,
+	  .reason = EXIT_VMLAUNCH, .check = C_LEN },
+	{ .name = "VMPTRST in L2: exit 22", .sdm = "25.1.2, 30.3 VMPTRST", .body = &b_vmptrst_body,
+	  .reason = EXIT_VMPTRST, .check = C_LEN },
+	{ .name = "VMREAD EDX, ECX in L2: exit 23, Table 27-14 (reg1 EDX, register, reg2 ECX)",
+	  .sdm = "25.1.2, 27.2.4", .body = &b_vmread_reg_body, .reason = EXIT_VMREAD,
+	  .info = II_REG1(2) | II_REGISTER | II_REG2(1), .info_mask = 0xf0000478u, .check = C_INFO | C_LEN },
+	{ .name = "VMCLEAR [EBX] in L2: exit 19, Table 27-13 (DS, base EBX, no index), displacement 0",
+	  .sdm = "25.1.2, 27.2.1, 27.2.4", .body = &b_vmclear_mem_body, .reason = EXIT_VMCLEAR, .qual = 0,
+	  .info = II_ASIZE32 | II_SEG_DS | II_NO_INDEX | II_BASE(3), .info_mask = II_MEM_NOIDX_MASK,
+	  .check = C_QUAL | C_INFO | C_LEN },
+	{ .name = "VMPTRLD [ESI + EDI*4 + 10H] in L2: exit 21, scaling 2, displacement 10H",
+	  .sdm = "25.1.2, 27.2.1, 27.2.4", .body = &b_vmptrld_sib_body, .reason = EXIT_VMPTRLD, .qual = 0x10,
+	  .info = II_SCALE(2) | II_ASIZE32 | II_SEG_DS | II_INDEX(7) | II_BASE(6), .info_mask = II_MEM_MASK,
+	  .check = C_QUAL | C_INFO | C_LEN },
+	{ .name = "INVEPT ECX, [EBX] in L2: exit 50, Table 27-9 (reg2 ECX)", .sdm = "25.1.2, 27.2.4",
+	  .body = &b_invept_body, .reason = EXIT_INVEPT, .qual = 0,
+	  .info = II_ASIZE32 | II_SEG_DS | II_NO_INDEX | II_BASE(3) | II_REG2(1),
+	  .info_mask = II_MEM_NOIDX_MASK | II_REG2_MASK, .check = C_QUAL | C_INFO | C_LEN, .skip = need_invept },
 	/* 25.2, 27.2.2: the exception bitmap. */
 	{ .name = "UD2 with #UD in the exception bitmap: exit 0, hardware exception 6", .sdm = "25.2, 27.2.2",
 	  .body = &b_ud2_body, .exc_bitmap = EXC(6), .reason = EXIT_EXCEPTION_NMI,

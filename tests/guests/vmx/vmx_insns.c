@@ -12,6 +12,7 @@
  * edit, one instruction, and what it must do: a fault vector, or the six
  * arithmetic flags and for VMfailValid the VM-instruction error field. */
 #include "vmx/lib_vmx.h"
+#include "lib/v86.h"
 
 enum state { ST_OFF, ST_ROOT, ST_CURRENT };
 enum op {
@@ -19,6 +20,7 @@ enum op {
 	OP_VMLAUNCH, OP_VMRESUME, OP_VMCALL, OP_INVEPT, OP_INVVPID,
 	OP_MOVSS_VMLAUNCH, OP_MOVSS_VMRESUME,   /* right after MOV SS (blocking by MOV SS) */
 	OP_VMXON_CPL3, OP_VMPTRST_CPL3,         /* through lib/user.c at CPL 3 */
+	OP_V86_VMXON, OP_V86_VMPTRST, OP_V86_VMCALL,   /* through lib/v86.c, RFLAGS.VM = 1 */
 	OP_CLEAR_CR4_VMXE, OP_CLEAR_CR0_NE, OP_CLEAR_CR0_PG,   /* MOV to CR4/CR0 */
 };
 /* Memory operands of VMXON, VMCLEAR, VMPTRLD. */
@@ -112,7 +114,10 @@ static void run_op(void *arg)
 	}
 	case OP_VMXON_CPL3:
 	case OP_VMPTRST_CPL3:
-		break;      /* run_row runs them through run_user */
+	case OP_V86_VMXON:
+	case OP_V86_VMPTRST:
+	case OP_V86_VMCALL:
+		break;      /* run_row runs them through run_user and v86_run */
 	case OP_CLEAR_CR4_VMXE:
 		__asm__ volatile(MARK "mov %0, %%cr4" :: "r"(read_cr4() & ~CR4_VMXE) : "memory");
 		break;
@@ -187,7 +192,20 @@ static void run_row(const struct insn_row *r)
 		vec = run_user(user_vmxon, 0, 0);
 	else if (r->op == OP_VMPTRST_CPL3)
 		vec = run_user(user_vmptrst, 0, 0);
-	else
+	else if (r->op == OP_V86_VMXON || r->op == OP_V86_VMPTRST || r->op == OP_V86_VMCALL) {
+		/* 8086 code at 0600:0000, then HLT (#GP(0) if the instruction
+		 * did not fault): VMXON [0100H] (F3 0F C7 /6), VMPTRST [0100H]
+		 * (0F C7 /7), VMCALL (0F 01 C1). */
+		static const uint8_t vmxon16[] = { 0xf3, 0x0f, 0xc7, 0x36, 0x00, 0x01, 0xf4 };
+		static const uint8_t vmptrst16[] = { 0x0f, 0xc7, 0x3e, 0x00, 0x01, 0xf4 };
+		static const uint8_t vmcall16[] = { 0x0f, 0x01, 0xc1, 0xf4 };
+		if (r->op == OP_V86_VMXON)
+			vec = v86_run(vmxon16, sizeof(vmxon16), 0);
+		else if (r->op == OP_V86_VMPTRST)
+			vec = v86_run(vmptrst16, sizeof(vmptrst16), 0);
+		else
+			vec = v86_run(vmcall16, sizeof(vmcall16), 0);
+	} else
 		vec = trap_catch(run_op, (void *)r);
 	/* The row's edits undone before anything else runs. */
 	if (read_cr0() != cr0)
@@ -390,6 +408,8 @@ static const struct insn_row rows[] = {
 	  .vector = GP, .after = still_outside, .skip = need_pg_fixed },
 	{ "VMXON at CPL 3: #GP(0)", "30.3 VMXON", ST_OFF, 0, OP_VMXON_CPL3, P_VMXON, .vector = GP,
 	  .after = still_outside },
+	{ "VMXON in virtual-8086 mode: #UD", "30.3 VMXON", ST_OFF, 0, OP_V86_VMXON, .vector = UD,
+	  .after = still_outside },
 	{ "VMXON pointer not 4 KB aligned: VMfailInvalid", "30.3 VMXON", ST_OFF, 0, OP_VMXON, P_UNALIGNED,
 	  .vector = NO_FAULT, .flags = VM_FAIL_INVALID, .after = still_outside },
 	{ "VMXON pointer beyond MAXPHYADDR: VMfailInvalid", "30.3 VMXON", ST_OFF, 0, OP_VMXON, P_WIDE,
@@ -422,6 +442,10 @@ static const struct insn_row rows[] = {
 	  .vector = GP },
 	{ "VMXON at CPL 3 in VMX root operation: #GP(0)", "30.3 VMXON", ST_ROOT, 0, OP_VMXON_CPL3, P_VMXON,
 	  .vector = GP },
+	{ "VMPTRST in virtual-8086 mode, VMX root: #UD", "30.3 VMPTRST", ST_ROOT, 0, OP_V86_VMPTRST,
+	  .vector = UD },
+	{ "VMCALL in virtual-8086 mode, VMX root: #UD", "30.3 VMCALL", ST_ROOT, 0, OP_V86_VMCALL,
+	  .vector = UD },
 	{ "MOV to CR4 clearing VMXE in VMX operation: #GP(0)", "23.8", ST_ROOT, 0, OP_CLEAR_CR4_VMXE,
 	  .vector = GP },
 	{ "MOV to CR0 clearing NE in VMX operation: #GP(0)", "23.8", ST_ROOT, 0, OP_CLEAR_CR0_NE,
