@@ -157,6 +157,15 @@ status_t vmx_intercept(void *ctx, struct cpu *cpu, struct exit_record *rec);
  * VMCS, as stage 2 and as the TLB context (SDM Vol.3 25.5.6.3). */
 void vmx_switch_eptp(struct vmx *v, struct cpu *cpu, uint64_t eptp);
 
+/* INVEPT's and INVVPID's invalidations (SDM Vol.3 28.3.3.1) over the TLB
+ * spaces VM entry gives a guest (its VPID and EP4TA): vmx_invalidate_ept
+ * drops the combined mappings of the EP4TA of eptp (all: of every EP4TA),
+ * for every VPID and PCID; vmx_invalidate_vpid the linear and combined
+ * mappings of vpid (all: of every VPID but 0000H) for every EP4TA and PCID,
+ * the global ones too unless keep_global, only those of lin's page if page. */
+void vmx_invalidate_ept(struct cpu *cpu, bool all, uint64_t eptp);
+void vmx_invalidate_vpid(struct cpu *cpu, bool all, uint16_t vpid, bool keep_global, bool page, uint64_t lin);
+
 /* events.c: a core event in the interruption-information format (SDM Vol.3
  * 24.8.3, 24.9.2, 24.9.3: vector, type, error-code valid, valid), and VM
  * entry's injection of the event in the VM-entry interruption-information
