@@ -474,6 +474,12 @@ status_t vmx_vm_exit(struct vmx *v, struct cpu *cpu, const struct vmx_exit *x)
 	bool observed = cpu->exit_observer != NULL;
 	if (observed)
 		vmx_fill_report(v, x);
+	/* SDM Vol.3 25.3: "use TSC offsetting" changes what RDTSC, RDTSCP and
+	 * RDMSR return to instructions executed in VMX non-root operation; the
+	 * MSR-store of 27.4 is part of the VM exit, not such an instruction, so
+	 * IA32_TIME_STAMP_COUNTER is stored without the guest's TSC offset (L1's
+	 * own clock, which load_host keeps). */
+	cpu->tsc_offset = v->host_tsc_offset;
 	if (!store_exit_msrs(v, cpu))
 		return vmx_abort(v, cpu, VMX_ABORT_SAVE_GUEST_MSR);
 	status_t st = load_host(v, cpu);
