@@ -70,9 +70,6 @@ struct vmx {
 	uint64_t guest_space;      /* the guest's TLB space: VPID and EP4TA (SDM Vol.3 28.1, 28.3.1) */
 	bool vpid_off;             /* "enable VPID" 0: entry and exit drop VPID 0's mappings (28.3.3.1) */
 	uint64_t entered_at;       /* virtual time of the VM entry */
-	bool mtf_pending;          /* events.c: a type-7 injection made an MTF VM exit pending
-				      (SDM Vol.3 26.6.2): the IK_MTF it arms exits whatever the
-				      "monitor trap flag" control; cleared by the VM exit */
 	struct vm_exit_report report;  /* exit_report.c: the last exit or failed entry */
 	char report_name[48];
 
@@ -81,6 +78,10 @@ struct vmx {
 	 * pause_loop false: the next one starts a loop (as after VM entry). */
 	bool pause_loop;
 	uint64_t pause_last, pause_first;
+
+	/* events.c: the boundary events of the guest running. */
+	bool guest_halted;         /* L2 waits in the HLT activity state (24.4.2) */
+	bool mtf_injected;         /* the entry injected a pending MTF VM exit (26.6.2) */
 };
 
 /* A capability MSR's value (MSR_VMX_BASIC ... MSR_VMX_EXIT_CTLS2). */
@@ -156,6 +157,15 @@ status_t vmx_intercept(void *ctx, struct cpu *cpu, struct exit_record *rec);
  * VMCS, as stage 2 and as the TLB context (SDM Vol.3 25.5.6.3). */
 void vmx_switch_eptp(struct vmx *v, struct cpu *cpu, uint64_t eptp);
 
+/* INVEPT's and INVVPID's invalidations (SDM Vol.3 28.3.3.1) over the TLB
+ * spaces VM entry gives a guest (its VPID and EP4TA): vmx_invalidate_ept
+ * drops the combined mappings of the EP4TA of eptp (all: of every EP4TA),
+ * for every VPID and PCID; vmx_invalidate_vpid the linear and combined
+ * mappings of vpid (all: of every VPID but 0000H) for every EP4TA and PCID,
+ * the global ones too unless keep_global, only those of lin's page if page. */
+void vmx_invalidate_ept(struct cpu *cpu, bool all, uint64_t eptp);
+void vmx_invalidate_vpid(struct cpu *cpu, bool all, uint16_t vpid, bool keep_global, bool page, uint64_t lin);
+
 /* events.c: a core event in the interruption-information format (SDM Vol.3
  * 24.8.3, 24.9.2, 24.9.3: vector, type, error-code valid, valid), and VM
  * entry's injection of the event in the VM-entry interruption-information
@@ -163,6 +173,18 @@ void vmx_switch_eptp(struct vmx *v, struct cpu *cpu, uint64_t eptp);
  * world changed), or the delivery's status. */
 uint32_t vmx_event_info(const struct event *ev);
 status_t vmx_inject(struct vmx *v, struct cpu *cpu, uint64_t rip) CHECKED;
+/* events.c: VM entry arms the boundary rows its controls ask for (the
+ * windows, MTF, TPR below threshold: SDM Vol.3 25.2, 25.5.2,
+ * 26.7.5-26.7.8), sets virtual-NMI blocking (26.7.1) and lets INIT
+ * through; called once the guest's interruptibility state is loaded, before
+ * the injection. vmx_events_go_on: the guest goes on after vmx_exit_decide
+ * answered st to rec (an event delivered, a HLT executed). vmx_events_leave:
+ * the VM exit x, once the guest state is saved: the HLT activity state
+ * (27.1, 27.3.4), every row disarmed, NMI blocking (27.5.5), INIT held
+ * again. */
+void vmx_events_enter(struct vmx *v, struct cpu *cpu);
+void vmx_events_go_on(struct vmx *v, struct cpu *cpu, const struct exit_record *rec, status_t st);
+void vmx_events_leave(struct vmx *v, struct cpu *cpu, const struct vmx_exit *x);
 
 /* exit_report.c: the observer's report of an exit just written to the VMCS,
  * and of a VM entry that failed a check-table row (VMfailValid, 33, 34). */

@@ -615,6 +615,36 @@ START_TEST(exit_msr_store_and_load)
 }
 END_TEST
 
+/* SDM Vol.3 25.3, 27.4: with "use TSC offsetting", L2's RDTSC reads the TSC
+ * plus the offset, but the VM-exit MSR-store area receives IA32_TSC as it is
+ * (the store is part of the VM exit, no instruction in non-root operation):
+ * a value near L1's clock, far below the 2^40 offset. kvm-unit-tests'
+ * vmx_store_tsc_test checks the same. */
+START_TEST(exit_msr_store_tsc_not_offset)
+{
+	struct world w;
+	world_init(&w);
+	const uint64_t offset = 1ull << 40;
+	vmw(&w, VMCS_PRIMARY_PROC_CONTROLS, must_be_1(&w, MSR_VMX_TRUE_PROCBASED_CTLS) |
+					     VMX_CTL(VMX_PROC_TSC_OFFSETTING));
+	vmw(&w, VMCS_TSC_OFFSET, offset);
+	physmem_write(&w.m.pm, MSR_AREA, 8, MSR_TSC);
+	physmem_write(&w.m.pm, MSR_AREA + 8, 8, 0);
+	vmw(&w, VMCS_EXIT_MSR_STORE_ADDR, MSR_AREA);
+	vmw(&w, VMCS_EXIT_MSR_STORE_COUNT, 1);
+	L2(&w, 0x0f, 0x31, 0x0f, 0xa2);          /* rdtsc; cpuid */
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_CPUID);
+	/* 25.3: L2's RDTSC saw the offset. */
+	ck_assert_uint_ge(w.m.cpu.regs[R_AX] | (w.m.cpu.regs[R_DX] << 32), offset);
+	uint64_t stored = physmem_read(&w.m.pm, MSR_AREA + 8, 8);
+	uint64_t l1_tsc = cpu_now(&w.m.cpu) + w.m.cpu.tsc_offset;
+	ck_assert_msg(stored <= l1_tsc && l1_tsc - stored < 1000, "stored %llu, L1's TSC %llu",
+		      (unsigned long long)stored, (unsigned long long)l1_tsc);
+	world_free(&w);
+}
+END_TEST
+
 /* SDM Vol.3 27.6, 27.7: a VM-exit MSR-load entry that may not be loaded (FS
  * base) is a VMX abort: indicator 4 in the VMCS region (24.2, offset 4),
  * and the logical processor shuts down. */
@@ -997,6 +1027,7 @@ int main(void)
 	tcase_add_loop_test(tc, fail_guest_state_33, 0, 2);   /* both TLB modes */
 	tcase_add_loop_test(tc, fail_msr_loading_34, 0, 2);   /* both TLB modes */
 	tcase_add_loop_test(tc, exit_msr_store_and_load, 0, 2);   /* both TLB modes */
+	tcase_add_test(tc, exit_msr_store_tsc_not_offset);
 	tcase_add_test(tc, exit_msr_load_abort);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("events");
