@@ -385,8 +385,11 @@ static void check_fields(struct vmx_case *c)
 	if (k & C_LINEAR)
 		vmx_expect(c, "guest-linear address", vmread(VMCS_GUEST_LINEAR_ADDR), row->linear);
 	/* 27.2.3: IDT-vectoring information valid only for an exit during
-	 * event delivery; no row here delivers an event. */
-	vmx_expect(c, "IDT-vectoring information valid", vmread(VMCS_IDT_VECTORING_INFO) & INTR_VALID, 0);
+	 * event delivery (the rows with C_VECTORING). */
+	if (k & C_VECTORING)
+		vmx_expect(c, "IDT-vectoring information", vmread(VMCS_IDT_VECTORING_INFO), row->vectoring);
+	else
+		vmx_expect(c, "IDT-vectoring information valid", vmread(VMCS_IDT_VECTORING_INFO) & INTR_VALID, 0);
 	if (!(k & C_NO_RIP)) {
 		const char *want = (k & C_RIP_NEXT) ? row->body->next : row->body->at;
 		vmx_expect(c, "guest RIP", vmread(VMCS_GUEST_RIP), (uint32_t)(uintptr_t)want);

@@ -518,6 +518,8 @@ int vmx_allows(uint32_t pin, uint32_t proc, uint32_t proc2, uint32_t exit, uint3
 #define C_VMFAIL      (1u << 7)   /* VMLAUNCH fails: VMfailValid(row vmfail) */
 #define C_ENTRY_FAIL  (1u << 8)   /* a VM-entry failure: guest state not saved */
 #define C_LINEAR      (1u << 9)   /* guest-linear address == row linear */
+#define C_VECTORING   (1u << 10)  /* IDT-vectoring information == row vectoring (an exit
+                                     during event delivery, 27.2.3) */
 
 struct vmx_row;
 struct vmx_case {
@@ -535,6 +537,7 @@ struct vmx_row {
 	void (*setup)(struct vmx_case *c);        /* VMWRITEs after vmx_vmcs_init */
 	uint32_t reason;                  /* expected exit reason (bit 31 for a failed entry) */
 	uint32_t qual, info, intr, intr_err, linear;
+	uint32_t vectoring;                /* with C_VECTORING */
 	uint32_t info_mask;               /* the defined bits of info (27.2.4); 0 = all */
 	uint32_t vmfail;                  /* with C_VMFAIL: the VM-instruction error */
 	uint32_t check;                   /* C_* */
