@@ -402,15 +402,37 @@ static void iret_checks(struct vmx_case *c)
  * a read even with EPT A/D (28.2.3.2), no guest-linear address (Table 27-7
  * bit 7 = 0). */
 #define VMCS_GUEST_PDPTE0 0x280au
-static void e_pae(void)
+static void pae_state(void)
 {
 	uint32_t cr3 = pae_build();
 	vmwrite(VMCS_GUEST_CR4, read_cr4() | CR4_PAE);
 	vmwrite(VMCS_CR4_SHADOW, read_cr4() | CR4_PAE);
 	vmwrite(VMCS_GUEST_CR3, cr3);
-	for (unsigned i = 0; i < 4; i++)
-		vmwrite64(VMCS_GUEST_PDPTE0 + 2u * i, pae_pdpt[i]);
+	/* B.2.3: the PDPTE fields exist on processors that support EPT. */
+	if (vmx_has_proc2(PROC2_EPT))
+		for (unsigned i = 0; i < 4; i++)
+			vmwrite64(VMCS_GUEST_PDPTE0 + 2u * i, pae_pdpt[i]);
+}
+static void e_pae(void)
+{
+	pae_state();
 	*ept_pte(&ept, GPA_FAR) = 0;
+}
+/* 26.3.2.4: with EPT a PAE guest's PDPTEs come from the VMCS, without EPT
+ * from the page at guest CR3. The VMCS's PDPTE 1 names a page directory
+ * mapping TEST_LIN to frame 1, the memory's one mapping it to frame 0. */
+static uint64_t alt_pd[512] __attribute__((aligned(4096)));
+static uint64_t alt_pt[512] __attribute__((aligned(4096)));
+static void e_pae_pdptes(void)
+{
+	pae_state();
+	pae_test_pt[0] = frame_pa(0) | PG_P | PG_W | PG_U;
+	gmemset(alt_pd, 0, sizeof(alt_pd));
+	gmemset(alt_pt, 0, sizeof(alt_pt));
+	alt_pd[0] = (uint32_t)(uintptr_t)alt_pt | PG_P | PG_W | PG_U;
+	alt_pt[0] = frame_pa(1) | PG_P | PG_W | PG_U;
+	if (vmx_has_proc2(PROC2_EPT))
+		vmwrite64(VMCS_GUEST_PDPTE0 + 2u, (uint32_t)(uintptr_t)alt_pd | PG_P);
 }
 static void e_global(void)
 {
@@ -641,6 +663,13 @@ static const struct ept_row rows[] = {
 		 .body = &b_write_body, .proc2 = EPT, .reason = EXIT_VMCALL, .check = C_RIP_NEXT,
 		 .setup = ept_setup, .extra = guest_ad_set },
 	  .need = N_EPT, .edit = e_guest_ad_clear },
+	{ .v = { .name = "PAE L2 with EPT: VM entry takes the PDPTEs from the VMCS, not from guest CR3",
+		 .sdm = "26.3.2.4", .body = &b_read_body, .proc2 = EPT, .reason = EXIT_VMCALL, .check = C_RIP_NEXT,
+		 HOOKS },
+	  .need = N_EPT, .edit = e_pae_pdptes, .eax = V_MARK1 },
+	{ .v = { .name = "PAE L2 without EPT: VM entry loads the PDPTEs from guest CR3", .sdm = "26.3.2.4",
+		 .body = &b_read_body, .reason = EXIT_VMCALL, .check = C_RIP_NEXT, HOOKS },
+	  .edit = e_pae_pdptes, .eax = V_MARK0 },
 	/* 28.2.3.1: misconfigurations. */
 	{ .v = { .name = "EPT PTE write-only (010b): misconfiguration, exit 49, GPA", .sdm = "28.2.3.1",
 		 .body = &b_read_body, .proc2 = EPT, .reason = EXIT_EPT_MISCONFIG, .check = C_NO_RIP, HOOKS },
