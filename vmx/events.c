@@ -4,6 +4,8 @@
  * IDT-vectoring information share with it (24.8.3, 24.9.2, 24.9.3).
  * The mirror of svm/events.c's EVENTINJ and EXITINTINFO.
  */
+#include "emu/event_step.h"
+#include "vmx/exit_reasons.h"
 #include "vmx/model.h"
 
 /* SDM Vol.3 24.8.3 Table 24-13: the interruption types. The core's event
@@ -39,7 +41,7 @@ status_t vmx_inject(struct vmx *v, struct cpu *cpu, uint64_t rip)
 	uint32_t info = (uint32_t)vmcs_get(v, VMCS_ROW_ENTRY_INTR_INFO);
 	unsigned type = (info & VMX_INTR_TYPE_MASK) >> VMX_INTR_TYPE_SHIFT;
 	/* Type 7 (other event, vector 0): a pending MTF VM exit, not a delivery
-	 * (26.6.2); the MTF layer arms it. */
+	 * (26.6.2); vmx_events_enter armed it (mtf_injected). */
 	if (type == VMX_INTR_OTHER)
 		return ST_VMEXIT;
 	struct event ev = { .type = (uint8_t)type, .vector = (uint8_t)(info & VMX_INTR_VECTOR_MASK) };
@@ -66,4 +68,166 @@ status_t vmx_inject(struct vmx *v, struct cpu *cpu, uint64_t rip)
 	if (st == ST_OK)
 		return ST_VMEXIT;  /* the world changed: the run loop looks again */
 	return st;
+}
+
+/* ---- the boundary events of VMX non-root operation ----
+ *
+ * VM entry arms, from the controls, the rows of emu/event_step.c a VMX guest
+ * may exit by (cpu_hv_arm; the table gives their priorities, SDM Vol.3 6.9
+ * Table 6-2 with 25.2's and 25.5's placements), and the VM exit disarms
+ * them all. Whether an armed row then exits is vmx_exit_decide's
+ * (intercepts.c), asked with the row's record. Kept here besides:
+ * virtual-NMI blocking, the HLT activity state while L2 waits, and which
+ * pending MTF VM exits the entry made. (The VMX-preemption timer, 25.5.1,
+ * 26.7.4, 27.3.4, is world_switch.c's timer_start/timer_stop, as
+ * DEADLINE_HV.) */
+
+#define VMX_EVENT_ROWS (HV_ARM_TPR_THRESHOLD | HV_ARM_MTF | HV_MTF_DUE | HV_ARM_NMI_WINDOW | \
+			HV_ARM_INTR_WINDOW)
+
+/* SDM Vol.3 29.1.1: VTPR, offset 80H of the virtual-APIC page. */
+#define VAPIC_VTPR 0x80u
+
+static bool pin(struct vmx *v, unsigned bit)
+{
+	return vmcs_get(v, VMCS_ROW_PIN_BASED_CONTROLS) & VMX_CTL(bit);
+}
+
+static bool proc(struct vmx *v, unsigned bit)
+{
+	return vmcs_get(v, VMCS_ROW_PRIMARY_PROC_CONTROLS) & VMX_CTL(bit);
+}
+
+/* SDM Vol.3 24.6.2: the secondary controls count only when activated. */
+static bool proc2(struct vmx *v, unsigned bit)
+{
+	return proc(v, VMX_PROC_SECONDARY_CONTROLS) &&
+	       (vmcs_get(v, VMCS_ROW_SECONDARY_PROC_CONTROLS) & VMX_CTL(bit));
+}
+
+/* SDM Vol.3 29.1.2, 26.7.7: with "use TPR shadow" and without
+ * "virtual-interrupt delivery", VTPR[7:4] below TPR threshold[3:0]. */
+static bool tpr_below_threshold(struct vmx *v, struct cpu *cpu)
+{
+	if (!proc(v, VMX_PROC_TPR_SHADOW) || proc2(v, VMX_PROC2_VIRTUAL_INTR_DELIVERY))
+		return false;
+	uint64_t vtpr = (vmcs_get(v, VMCS_ROW_VIRTUAL_APIC_ADDR) & ~0xfffull) + VAPIC_VTPR;
+	return ((physmem_read(cpu->mem, vtpr, 4) >> 4) & 0xf) < (vmcs_get(v, VMCS_ROW_TPR_THRESHOLD) & 0xf);
+}
+
+void vmx_events_enter(struct vmx *v, struct cpu *cpu)
+{
+	unsigned rows = 0;
+	uint32_t info = (uint32_t)vmcs_get(v, VMCS_ROW_ENTRY_INTR_INFO);
+	bool injecting = info & VMX_INTR_VALID;
+	unsigned type = (info & VMX_INTR_TYPE_MASK) >> VMX_INTR_TYPE_SHIFT;
+
+	/* SDM Vol.3 26.7.1: with "virtual NMIs", bit 3 of the interruptibility
+	 * state is virtual-NMI blocking, which hvemu keeps where NMI blocking
+	 * is (cpu->nmi_blocked): an IRET in L2 clears it (25.3), injecting an
+	 * NMI sets it (26.6.1.2, emu/event_inject.c), NMI-window exiting waits
+	 * for it (25.2). NMIs themselves "are not blocked in VMX non-root
+	 * operation"; hvemu holds a physical NMI while virtual-NMI blocking is
+	 * in effect (a deviation: with "virtual NMIs", "NMI exiting" is 1 and
+	 * the NMI would exit at once). */
+	if (pin(v, VMX_PIN_VIRTUAL_NMIS))
+		cpu->nmi_blocked = vmcs_get(v, VMCS_ROW_GUEST_INTERRUPTIBILITY) & VMX_INTERRUPTIBILITY_NMI;
+
+	/* SDM Vol.3 "Restrictions on VMX Operation": INIT is blocked in VMX
+	 * root operation only; in non-root operation it exits (25.2). */
+	cpu->hv_holds &= (uint8_t)~HV_HOLD_INIT;
+
+	/* SDM Vol.3 25.2, 26.7.5: interrupt-window exiting: an exit before any
+	 * instruction with RFLAGS.IF = 1 and no blocking by STI or MOV SS, right
+	 * after VM entry if those hold (the row's blockers). */
+	if (proc(v, VMX_PROC_INTR_WINDOW_EXITING))
+		rows |= HV_ARM_INTR_WINDOW;
+	/* SDM Vol.3 25.2, 26.7.6: NMI-window exiting: no (virtual-)NMI
+	 * blocking, no blocking by MOV SS. */
+	if (proc(v, VMX_PROC_NMI_WINDOW_EXITING))
+		rows |= HV_ARM_NMI_WINDOW;
+	/* SDM Vol.3 25.5.2: the monitor trap flag: an MTF VM exit is pending
+	 * after each instruction (emu/run.c sets HV_MTF_DUE) and after the
+	 * delivery of an injected vectored event (26.7.8; the delivery's
+	 * intercept answer, vmx_events_go_on, sets it). */
+	if (proc(v, VMX_PROC_MONITOR_TRAP_FLAG))
+		rows |= HV_ARM_MTF;
+	/* SDM Vol.3 26.6.2, 26.7.8: type 7 (other event), vector 0: "VM entry
+	 * is injecting a pending MTF VM exit": one is pending before the first
+	 * instruction, even with the "monitor trap flag" control 0. */
+	v->mtf_injected = injecting && type == VMX_INTR_OTHER;
+	if (v->mtf_injected)
+		rows |= HV_MTF_DUE;
+	/* SDM Vol.3 26.7.2: a VM entry that is not vectoring enters the
+	 * activity state of its field (world_switch.c halts the CPU); L2
+	 * waits in HLT until an event wakes it or exits. */
+	v->guest_halted = (!injecting || type == VMX_INTR_OTHER) &&
+			  vmcs_get(v, VMCS_ROW_GUEST_ACTIVITY_STATE) == VMX_ACTIVITY_HLT;
+	/* SDM Vol.3 26.7.7: "VM Exits Induced by the TPR Threshold": right
+	 * after VM entry (after any injection) when VTPR[7:4] < threshold. */
+	if (tpr_below_threshold(v, cpu))
+		rows |= HV_ARM_TPR_THRESHOLD;
+	if (rows)
+		cpu_hv_arm(cpu, rows);
+}
+
+void vmx_events_go_on(struct vmx *v, struct cpu *cpu, const struct exit_record *rec, status_t st)
+{
+	if (st != ST_OK)
+		return;
+	switch (rec->kind) {
+	case IK_HLT:
+		/* SDM Vol.3 25.1.3: without "HLT exiting" L2 halts (24.4.2: the
+		 * HLT activity state). */
+		v->guest_halted = true;
+		break;
+	case IK_EXCEPTION: case IK_NMI: case IK_INTR:
+		if (!rec->event.pending)
+			break;
+		/* An event delivered through L2's IDT ends HLT (SDM Vol.2 HLT), and
+		 * with the monitor trap flag an MTF VM exit is pending after the
+		 * delivery "(or any nested exception)" (SDM Vol.3 25.5.2), an
+		 * injected event's included (26.7.8). */
+		v->guest_halted = false;
+		if (cpu->hv_armed & HV_ARM_MTF)
+			cpu_hv_arm(cpu, HV_MTF_DUE);
+		break;
+	default:
+		break;
+	}
+}
+
+/* The VM exit's basic reason and whether an NMI caused it directly. */
+static bool exit_by_nmi(const struct vmx_exit *x)
+{
+	return (x->reason & 0xffff) == VMX_EXIT_EXCEPTION_NMI && (x->intr_info & VMX_INTR_VALID) &&
+	       ((x->intr_info & VMX_INTR_TYPE_MASK) >> VMX_INTR_TYPE_SHIFT) == VMX_INTR_NMI;
+}
+
+void vmx_events_leave(struct vmx *v, struct cpu *cpu, const struct vmx_exit *x)
+{
+	/* SDM Vol.3 27.1: "If an unblocked event causes a VM exit directly, a
+	 * return to the active state occurs only after the VM exit completes"
+	 * (MTF VM exits too): the activity state saved is HLT while L2 waited
+	 * (27.3.4), whatever woke the CPU to take the exit. */
+	if (v->guest_halted)
+		vmcs_set(v, VMCS_ROW_GUEST_ACTIVITY_STATE, VMX_ACTIVITY_HLT);
+	v->guest_halted = false;
+	v->mtf_injected = false;
+
+	cpu_hv_disarm(cpu, VMX_EVENT_ROWS);
+
+	/* SDM Vol.3 27.5.5: "VM exits caused directly by non-maskable
+	 * interrupts (NMIs) cause blocking by NMI ... Other VM exits do not
+	 * affect blocking by NMI": the NMI was taken by the exit. With "virtual
+	 * NMIs" the guest's bit was virtual-NMI blocking (saved by 27.3.4), and
+	 * NMIs were not blocked in non-root operation (26.7.1). */
+	if (exit_by_nmi(x)) {
+		cpu->lines &= (uint8_t)~LINE_NMI;
+		cpu->nmi_blocked = true;
+	} else if (pin(v, VMX_PIN_VIRTUAL_NMIS)) {
+		cpu->nmi_blocked = false;
+	}
+	/* Back in VMX root operation: INIT blocked again. */
+	cpu->hv_holds |= HV_HOLD_INIT;
 }

@@ -816,8 +816,11 @@ static status_t event(struct vmx *v, struct cpu *cpu, struct exit_record *r, str
 		return proc_ctl(v, VMX_PROC_INTR_WINDOW_EXITING) ? plain_exit(r, VMX_EXIT_INTERRUPT_WINDOW, x) : ST_OK;
 	case IK_NMI_WINDOW:
 		return proc_ctl(v, VMX_PROC_NMI_WINDOW_EXITING) ? plain_exit(r, VMX_EXIT_NMI_WINDOW, x) : ST_OK;
+	/* 26.6.2: a pending MTF VM exit the entry injected exits with the
+	 * control 0 too (events.c). */
 	case IK_MTF:
-		return proc_ctl(v, VMX_PROC_MONITOR_TRAP_FLAG) ? plain_exit(r, VMX_EXIT_MONITOR_TRAP_FLAG, x) : ST_OK;
+		return proc_ctl(v, VMX_PROC_MONITOR_TRAP_FLAG) || v->mtf_injected
+			       ? plain_exit(r, VMX_EXIT_MONITOR_TRAP_FLAG, x) : ST_OK;
 	case IK_PREEMPTION_TIMER:
 		return pin_ctl(v, VMX_PIN_PREEMPTION_TIMER) ? plain_exit(r, VMX_EXIT_PREEMPTION_TIMER, x) : ST_OK;
 	/* 29.1.2: TPR below threshold, with the TPR shadow and without

@@ -13,8 +13,11 @@
  *   events.c         VM-entry event injection (26.6) and the event words
  *   intercepts.c     which events are VM exits under the current VMCS and
  *                    the exit information they write (SDM Vol.3 25.1, 27.2)
- *   world_switch.c   VM entry (26.3.2-26.7) and VM exit (27.3-27.6), and the
- *                    seam's intercept hook
+ *   world_switch.c   VM entry (26.3.2-26.7) and VM exit (27.2-27.7), the TLB
+ *                    context (VPID, EP4TA) and EPT, and the seam's intercept hook
+ *   events.c         VM-entry event injection (26.6), the interruption-
+ *                    information format of the exit's event fields
+ *   exit_report.c    the exit report of --trace vmexit / --stats
  */
 #ifndef HVEMU_VMX_MODEL_H
 #define HVEMU_VMX_MODEL_H
@@ -75,6 +78,10 @@ struct vmx {
 	 * pause_loop false: the next one starts a loop (as after VM entry). */
 	bool pause_loop;
 	uint64_t pause_last, pause_first;
+
+	/* events.c: the boundary events of the guest running. */
+	bool guest_halted;         /* L2 waits in the HLT activity state (24.4.2) */
+	bool mtf_injected;         /* the entry injected a pending MTF VM exit (26.6.2) */
 };
 
 /* A capability MSR's value (MSR_VMX_BASIC ... MSR_VMX_EXIT_CTLS2). */
@@ -166,6 +173,18 @@ void vmx_invalidate_vpid(struct cpu *cpu, bool all, uint16_t vpid, bool keep_glo
  * world changed), or the delivery's status. */
 uint32_t vmx_event_info(const struct event *ev);
 status_t vmx_inject(struct vmx *v, struct cpu *cpu, uint64_t rip) CHECKED;
+/* events.c: VM entry arms the boundary rows its controls ask for (the
+ * windows, MTF, TPR below threshold: SDM Vol.3 25.2, 25.5.2,
+ * 26.7.5-26.7.8), sets virtual-NMI blocking (26.7.1) and lets INIT
+ * through; called once the guest's interruptibility state is loaded, before
+ * the injection. vmx_events_go_on: the guest goes on after vmx_exit_decide
+ * answered st to rec (an event delivered, a HLT executed). vmx_events_leave:
+ * the VM exit x, once the guest state is saved: the HLT activity state
+ * (27.1, 27.3.4), every row disarmed, NMI blocking (27.5.5), INIT held
+ * again. */
+void vmx_events_enter(struct vmx *v, struct cpu *cpu);
+void vmx_events_go_on(struct vmx *v, struct cpu *cpu, const struct exit_record *rec, status_t st);
+void vmx_events_leave(struct vmx *v, struct cpu *cpu, const struct vmx_exit *x);
 
 /* exit_report.c: the observer's report of an exit just written to the VMCS,
  * and of a VM entry that failed a check-table row (VMfailValid, 33, 34). */

@@ -462,21 +462,35 @@ static bool store_exit_msrs(struct vmx *v, struct cpu *cpu)
 	return true;
 }
 
-
 status_t vmx_vm_exit(struct vmx *v, struct cpu *cpu, const struct vmx_exit *x)
 {
 	sync_in(v);
 	save_guest(v, cpu, x->guest_rip);
 	if (ctl(v, VMCS_ROW_PIN_BASED_CONTROLS, VMX_PIN_PREEMPTION_TIMER))
 		timer_stop(v, cpu, ctl(v, VMCS_ROW_EXIT_CONTROLS, VMX_EXITCTL_SAVE_PREEMPTION_TIMER));
+	vmx_events_leave(v, cpu, x);
 	write_exit_info(v, x);
 	sync_out(v);
 	bool observed = cpu->exit_observer != NULL;
 	if (observed)
 		vmx_fill_report(v, x);
+	/* SDM Vol.3 25.3: "use TSC offsetting" changes what RDTSC, RDTSCP and
+	 * RDMSR return to instructions executed in VMX non-root operation; the
+	 * MSR-store of 27.4 is part of the VM exit, not such an instruction, so
+	 * IA32_TIME_STAMP_COUNTER is stored without the guest's TSC offset (L1's
+	 * own clock, which load_host keeps). */
+	cpu->tsc_offset = v->host_tsc_offset;
 	if (!store_exit_msrs(v, cpu))
 		return vmx_abort(v, cpu, VMX_ABORT_SAVE_GUEST_MSR);
 	status_t st = load_host(v, cpu);
+	/* The guest's blocking by NMI went to the interruptibility state
+	 * (27.3.4); the host's follows the exit: "An NMI causes subsequent NMIs
+	 * to be blocked, but only after the VM exit completes" (27.1), other
+	 * exits leave none. */
+	bool nmi_exit = (x->reason & VMX_EXIT_BASIC_MASK) == VMX_EXIT_EXCEPTION_NMI &&
+			(x->intr_info & VMX_INTR_VALID) &&
+			((x->intr_info & VMX_INTR_TYPE_MASK) >> VMX_INTR_TYPE_SHIFT) == VMX_INTR_NMI;
+	cpu->nmi_blocked = nmi_exit;
 	if (observed)
 		exit_report_send(cpu, &v->report);
 	return st;
@@ -487,8 +501,10 @@ status_t vmx_intercept(void *ctx, struct cpu *cpu, struct exit_record *rec)
 	struct vmx *v = ctx;
 	struct vmx_exit x;
 	status_t st = vmx_exit_decide(v, cpu, rec, &x);
-	if (st != ST_VMEXIT)
+	if (st != ST_VMEXIT) {
+		vmx_events_go_on(v, cpu, rec, st);
 		return st;
+	}
 	/* The IDT-vectoring information is vmx_exit_decide's (SDM Vol.3 27.2.4,
 	 * which leaves it out for a #DF that exits directly and a triple fault). */
 	return vmx_vm_exit(v, cpu, &x);
@@ -559,7 +575,8 @@ static void load_guest(struct vmx *v, struct cpu *cpu)
 	else
 		cpu->efer &= ~(uint64_t)(EFER_LMA | EFER_LME);
 	if (entryc & VMX_CTL(VMX_ENTRYCTL_LOAD_DEBUG_CONTROLS)) {
-		ws_set(cpu, WS_DR7, get(v, VMCS_ROW_GUEST_DR7));
+		/* "bit 12 and bits 15:14 are always 0 and bit 10 is always 1". */
+		ws_set(cpu, WS_DR7, get(v, VMCS_ROW_GUEST_DR7) & ~0xd000ull);
 		cpu->debugctl = get(v, VMCS_ROW_GUEST_IA32_DEBUGCTL);
 	}
 	if (entryc & VMX_CTL(VMX_ENTRYCTL_LOAD_PAT))
@@ -663,6 +680,9 @@ status_t vmx_vm_entry(struct vmx *v, struct cpu *cpu, bool launch)
 
 	if (ctl(v, VMCS_ROW_PIN_BASED_CONTROLS, VMX_PIN_PREEMPTION_TIMER))
 		timer_start(v, cpu);
+	/* 26.7.5-26.7.8 (events.c): the windows, MTF, TPR below threshold;
+	 * virtual-NMI blocking. */
+	vmx_events_enter(v, cpu);
 
 	/* 26.6: an event to inject is delivered before the first instruction;
 	 * 26.7.2: "If the VM entry is vectoring, the logical processor is in the

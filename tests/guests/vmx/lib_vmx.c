@@ -385,9 +385,9 @@ static void check_fields(struct vmx_case *c)
 	if (k & C_LINEAR)
 		vmx_expect(c, "guest-linear address", vmread(VMCS_GUEST_LINEAR_ADDR), row->linear);
 	/* 27.2.3: IDT-vectoring information valid only for an exit during
-	 * event delivery (the rows with C_VECTORING). */
-	if (k & C_VECTORING)
-		vmx_expect(c, "IDT-vectoring information", vmread(VMCS_IDT_VECTORING_INFO), row->vectoring);
+	 * event delivery (27.2.4), which a row says with C_IDT_VEC. */
+	if (k & C_IDT_VEC)
+		vmx_expect(c, "IDT-vectoring information", vmread(VMCS_IDT_VECTORING_INFO), row->idt_vec);
 	else
 		vmx_expect(c, "IDT-vectoring information valid", vmread(VMCS_IDT_VECTORING_INFO) & INTR_VALID, 0);
 	if (!(k & C_NO_RIP)) {

@@ -142,6 +142,7 @@
 #define VMCS_GUEST_INTERRUPTIBILITY 0x4824u
 #define VMCS_GUEST_ACTIVITY       0x4826u
 #define VMCS_GUEST_SYSENTER_CS    0x482au
+#define VMCS_PREEMPT_TIMER        0x482eu   /* VMX-preemption timer value */
 #define VMCS_HOST_SYSENTER_CS     0x4c00u
 /* Natural width (B.4) */
 #define VMCS_CR0_MASK             0x6000u
@@ -223,6 +224,7 @@ enum vmx_seg { SEG_ES, SEG_CS, SEG_SS, SEG_DS, SEG_FS, SEG_GS, SEG_LDTR, SEG_TR 
 #define EXIT_LOAD_PAT        (1u << 19)
 #define EXIT_SAVE_EFER       (1u << 20)
 #define EXIT_LOAD_EFER       (1u << 21)
+#define EXIT_SAVE_PREEMPT    (1u << 22)    /* save VMX-preemption timer value */
 
 #define ENTRY_LOAD_DEBUG     (1u << 2)
 #define ENTRY_IA32E_GUEST    (1u << 9)
@@ -234,7 +236,9 @@ enum vmx_seg { SEG_ES, SEG_CS, SEG_SS, SEG_DS, SEG_FS, SEG_GS, SEG_LDTR, SEG_TR 
 #define EXIT_EXCEPTION_NMI   0
 #define EXIT_EXTERNAL_INTR   1
 #define EXIT_TRIPLE_FAULT    2
+#define EXIT_INIT            3
 #define EXIT_INTR_WINDOW     7
+#define EXIT_NMI_WINDOW      8
 #define EXIT_CPUID           10
 #define EXIT_HLT             12
 #define EXIT_INVD            13
@@ -259,8 +263,10 @@ enum vmx_seg { SEG_ES, SEG_CS, SEG_SS, SEG_DS, SEG_FS, SEG_GS, SEG_LDTR, SEG_TR 
 #define EXIT_INVALID_GUEST   33
 #define EXIT_MSR_LOADING     34
 #define EXIT_MWAIT           36
+#define EXIT_MTF             37
 #define EXIT_PAUSE           40
 #define EXIT_INVEPT          50
+#define EXIT_PREEMPT_TIMER   52
 #define EXIT_INVVPID         53
 #define EXIT_FAILED_ENTRY    0x80000000u   /* bit 31: VM-entry failure (24.9.1) */
 
@@ -290,6 +296,13 @@ enum vmx_seg { SEG_ES, SEG_CS, SEG_SS, SEG_DS, SEG_FS, SEG_GS, SEG_LDTR, SEG_TR 
 #define INTR_TYPE_SW_INT     (4u << 8)
 #define INTR_TYPE_PRIV_SW    (5u << 8)
 #define INTR_TYPE_SW_EXC     (6u << 8)
+#define INTR_TYPE_OTHER      (7u << 8)   /* vector 0: a pending MTF VM exit (24.8.3) */
+
+/* Interruptibility state (24.4.2, Table 24-3) and activity state (24.4.2). */
+#define INTERRUPTIBILITY_STI (1u << 0)
+#define INTERRUPTIBILITY_NMI (1u << 3)
+#define ACTIVITY_ACTIVE      0
+#define ACTIVITY_HLT         1
 
 /* Control-register access qualification (27.2.1, Table 27-3). */
 #define QCR(cr, type, gpr)   ((uint32_t)(cr) | ((uint32_t)(type) << 4) | ((uint32_t)(gpr) << 8))
@@ -518,8 +531,8 @@ int vmx_allows(uint32_t pin, uint32_t proc, uint32_t proc2, uint32_t exit, uint3
 #define C_VMFAIL      (1u << 7)   /* VMLAUNCH fails: VMfailValid(row vmfail) */
 #define C_ENTRY_FAIL  (1u << 8)   /* a VM-entry failure: guest state not saved */
 #define C_LINEAR      (1u << 9)   /* guest-linear address == row linear */
-#define C_VECTORING   (1u << 10)  /* IDT-vectoring information == row vectoring (an exit
-                                     during event delivery, 27.2.3) */
+#define C_IDT_VEC     (1u << 10)  /* IDT-vectoring information == row idt_vec (an exit
+				     during event delivery, 27.2.4), else it must be invalid */
 
 struct vmx_row;
 struct vmx_case {
@@ -537,13 +550,13 @@ struct vmx_row {
 	void (*setup)(struct vmx_case *c);        /* VMWRITEs after vmx_vmcs_init */
 	uint32_t reason;                  /* expected exit reason (bit 31 for a failed entry) */
 	uint32_t qual, info, intr, intr_err, linear;
-	uint32_t vectoring;                /* with C_VECTORING */
 	uint32_t info_mask;               /* the defined bits of info (27.2.4); 0 = all */
 	uint32_t vmfail;                  /* with C_VMFAIL: the VM-instruction error */
 	uint32_t check;                   /* C_* */
 	uint32_t arg;                     /* for setup/extra */
 	void (*extra)(struct vmx_case *c);/* more checks after the generic ones */
 	const char *(*skip)(void);        /* a reason to skip, or 0 */
+	uint32_t idt_vec;                 /* with C_IDT_VEC */
 };
 
 /* vmx_enter under trap_catch (c->outcome := its result): a fault in L1
