@@ -59,7 +59,7 @@ static uint64_t inv_desc[2] __attribute__((aligned(16)));
  * EPT PDE above it without L2's code or stack going with it. */
 #define GPA_FAR 0x03000000u
 enum where { AT_NONE, AT_TEST_LIN, AT_FRAME0, AT_TEST_PTE0, AT_PT_PAGE, AT_FAR, AT_TEST_LIN_100, AT_FRAME0_100,
-	     AT_GPA_2M, AT_GPA_1G };
+	     AT_GPA_2M, AT_GPA_1G, AT_IDT3 };
 static uint32_t where_of(enum where w)
 {
 	switch (w) {
@@ -72,6 +72,7 @@ static uint32_t where_of(enum where w)
 	case AT_FRAME0_100: return frame_pa(0) + 0x100;
 	case AT_GPA_2M:    return 0x02000000u + (frame_pa(0) & 0x1fffffu);
 	case AT_GPA_1G:    return 0x40000000u + frame_pa(0);
+	case AT_IDT3:      return (uint32_t)(uintptr_t)&l2_idt[3];
 	default:           return 0;
 	}
 }
@@ -118,6 +119,7 @@ struct ept_row {
 	enum where gpa, gla;       /* guest-physical / guest-linear address fields */
 	enum want eax;             /* L2's EAX at the end */
 	uint8_t ad_frame0, ad_pt;  /* AD_CHECK|bits: EPT A/D of the PTEs mapping frame 0 / the guest PT */
+	uint8_t ad_pde;            /* AD_CHECK|bits: of the EPT PDE above frame 0's PTE */
 };
 
 /* What the command line says hvemu's TLB does (tests/guests/meson.build). */
@@ -176,6 +178,7 @@ L2_BODY(b_fetch, "mov $0x40003000, %ebx", "call *%ebx", "");
 L2_BODY(b_read_code, "mov $0x40003000, %ebx", "mov (%ebx), %eax", "");
 L2_BODY(b_read_ebx, "", "mov (%ebx), %eax", "");     /* EBX from l2_regs */
 L2_INSN(b_cpuid, "cpuid");
+L2_INSN(b_int3, "int3");
 L2_BODY(b_iret, "mov $0x40000100, %esp", "iret", "");
 L2_BODY(b_mov_cr3, "mov $0x03000000, %eax", "mov %eax, %cr3", "");
 /* Read, exit (VMCALL), read again after L1's change. */
@@ -300,6 +303,9 @@ static void ept_check(struct vmx_case *c)
 	if (r->ad_frame0 & AD_CHECK)
 		vmx_expect(c, "EPT A/D of the PTE mapping the data page", ad_of(*ept_pte(&ept, frame_pa(0))),
 			   r->ad_frame0 & 3u);
+	if (r->ad_pde & AD_CHECK)
+		vmx_expect(c, "EPT A/D of the PDE above the data page's PTE (28.2.4: A only, bit 9 ignored)",
+			   ad_of(*ept_entry(&ept, frame_pa(0), 2)), r->ad_pde & 3u);
 	if (r->ad_pt & AD_CHECK)
 		vmx_expect(c, "EPT A/D of the PTE mapping the guest page table",
 			   ad_of(*ept_pte(&ept, where_of(AT_PT_PAGE))), r->ad_pt & 3u);
@@ -385,6 +391,15 @@ static void e_1g(void)
 	flush_tlb();
 }
 
+/* The page of L2's IDT not present in EPT: INT3's delivery reads gate 3. */
+static void e_idt_not_present(void) { *ept_pte(&ept, where_of(AT_IDT3)) = 0; }
+/* The guest's own A/D flags, written through EPT (SDM 4.8 at stage 1). */
+static void e_guest_ad_clear(void) { pg32_test_pt[0] &= ~(uint32_t)(PG_A | PG_D); }
+static void guest_ad_set(struct vmx_case *c)
+{
+	vmx_expect(c, "guest PTE A and D after L2's write", pg32_test_pt[0] & (PG_A | PG_D), PG_A | PG_D);
+	ept_check(c);
+}
 static void e_2m_rsvd(void)  { e_2m(); *ept_entry(&ept, 0x02000000u, 2) |= 1ull << 12; }
 static void e_1g_rsvd(void)  { e_1g(); *ept_entry(&ept, 0x40000000u, 3) |= 1ull << 12; }
 /* 26.2.1.1: an EPTP the model does not support fails the entry's control
@@ -411,15 +426,37 @@ static void iret_checks(struct vmx_case *c)
  * a read even with EPT A/D (28.2.3.2), no guest-linear address (Table 27-7
  * bit 7 = 0). */
 #define VMCS_GUEST_PDPTE0 0x280au
-static void e_pae(void)
+static void pae_state(void)
 {
 	uint32_t cr3 = pae_build();
 	vmwrite(VMCS_GUEST_CR4, read_cr4() | CR4_PAE);
 	vmwrite(VMCS_CR4_SHADOW, read_cr4() | CR4_PAE);
 	vmwrite(VMCS_GUEST_CR3, cr3);
-	for (unsigned i = 0; i < 4; i++)
-		vmwrite64(VMCS_GUEST_PDPTE0 + 2u * i, pae_pdpt[i]);
+	/* B.2.3: the PDPTE fields exist on processors that support EPT. */
+	if (vmx_has_proc2(PROC2_EPT))
+		for (unsigned i = 0; i < 4; i++)
+			vmwrite64(VMCS_GUEST_PDPTE0 + 2u * i, pae_pdpt[i]);
+}
+static void e_pae(void)
+{
+	pae_state();
 	*ept_pte(&ept, GPA_FAR) = 0;
+}
+/* 26.3.2.4: with EPT a PAE guest's PDPTEs come from the VMCS, without EPT
+ * from the page at guest CR3. The VMCS's PDPTE 1 names a page directory
+ * mapping TEST_LIN to frame 1, the memory's one mapping it to frame 0. */
+static uint64_t alt_pd[512] __attribute__((aligned(4096)));
+static uint64_t alt_pt[512] __attribute__((aligned(4096)));
+static void e_pae_pdptes(void)
+{
+	pae_state();
+	pae_test_pt[0] = frame_pa(0) | PG_P | PG_W | PG_U;
+	gmemset(alt_pd, 0, sizeof(alt_pd));
+	gmemset(alt_pt, 0, sizeof(alt_pt));
+	alt_pd[0] = (uint32_t)(uintptr_t)alt_pt | PG_P | PG_W | PG_U;
+	alt_pt[0] = frame_pa(1) | PG_P | PG_W | PG_U;
+	if (vmx_has_proc2(PROC2_EPT))
+		vmwrite64(VMCS_GUEST_PDPTE0 + 2u, (uint32_t)(uintptr_t)alt_pd | PG_P);
 }
 static void e_global(void)
 {
@@ -641,6 +678,22 @@ static const struct ept_row rows[] = {
 		 .sdm = "28.2.3.2, Table 27-7", .body = &b_read_body, .proc2 = EPT,
 		 VIOL(Q_W | Q_READABLE | Q_EXECUTABLE | Q_GLA), QHOOKS },
 	  .need = N_EPT, .edit = e_pt_read_only_a0, .gpa = AT_TEST_PTE0, .gla = AT_TEST_LIN },
+	{ .v = { .name = "INT3 whose IDT gate EPT does not map: exit 48 during delivery, IDT-vectoring = #BP",
+		 .sdm = "28.2.3.2, 27.2.3, 27.2.4", .body = &b_int3_body, .proc2 = EPT,
+		 VIOL(Q_R | NP | Q_GLA | Q_FINAL), .check = C_IDT_VEC | C_LEN,
+		 .idt_vec = INTR_VALID | INTR_TYPE_SW_EXC | 3, QHOOKS },
+	  .need = N_EPT, .flags = F_ADV, .edit = e_idt_not_present, .gpa = AT_IDT3, .gla = AT_IDT3 },
+	{ .v = { .name = "L2's write sets its own PTE's A and D through EPT", .sdm = "28.2.4, 4.8",
+		 .body = &b_write_body, .proc2 = EPT, .reason = EXIT_VMCALL, .check = C_RIP_NEXT,
+		 .setup = ept_setup, .extra = guest_ad_set },
+	  .need = N_EPT, .edit = e_guest_ad_clear },
+	{ .v = { .name = "PAE L2 with EPT: VM entry takes the PDPTEs from the VMCS, not from guest CR3",
+		 .sdm = "26.3.2.4", .body = &b_read_body, .proc2 = EPT, .reason = EXIT_VMCALL, .check = C_RIP_NEXT,
+		 HOOKS },
+	  .need = N_EPT, .edit = e_pae_pdptes, .eax = V_MARK1 },
+	{ .v = { .name = "PAE L2 without EPT: VM entry loads the PDPTEs from guest CR3", .sdm = "26.3.2.4",
+		 .body = &b_read_body, .reason = EXIT_VMCALL, .check = C_RIP_NEXT, HOOKS },
+	  .edit = e_pae_pdptes, .eax = V_MARK0 },
 	/* 28.2.3.1: misconfigurations. */
 	{ .v = { .name = "EPT PTE write-only (010b): misconfiguration, exit 49, GPA", .sdm = "28.2.3.1",
 		 .body = &b_read_body, .proc2 = EPT, .reason = EXIT_EPT_MISCONFIG, .check = C_NO_RIP, HOOKS },
@@ -662,7 +715,7 @@ static const struct ept_row rows[] = {
 		 .sdm = "28.2.4", .body = &b_read_body, .proc2 = EPT, .reason = EXIT_VMCALL,
 		 .check = C_RIP_NEXT, HOOKS },
 	  .need = N_EPT | N_AD, .flags = F_AD, .eax = V_MARK0, .ad_frame0 = AD_CHECK | AD_A,
-	  .ad_pt = AD_CHECK | AD_A | AD_D },
+	  .ad_pt = AD_CHECK | AD_A | AD_D, .ad_pde = AD_CHECK | AD_A },
 	{ .v = { .name = "EPT A/D: a write sets A and D", .sdm = "28.2.4", .body = &b_write_body, .proc2 = EPT,
 		 .reason = EXIT_VMCALL, .check = C_RIP_NEXT, HOOKS },
 	  .need = N_EPT | N_AD, .flags = F_AD, .ad_frame0 = AD_CHECK | AD_A | AD_D },
