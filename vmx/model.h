@@ -15,6 +15,9 @@
  *                    the exit information they write (SDM Vol.3 25.1, 27.2)
  *   world_switch.c   VM entry (26.3.2-26.7) and VM exit (27.3-27.6), and the
  *                    seam's intercept hook
+ *   events.c         event injection (26.6), the interruption-information
+ *                    format; the boundary rows a guest exits by (windows, MTF,
+ *                    TPR threshold), virtual NMIs, the HLT activity state
  */
 #ifndef HVEMU_VMX_MODEL_H
 #define HVEMU_VMX_MODEL_H
