@@ -256,6 +256,20 @@ static const struct vmx_row rows[] = {
 	{ .name = "VMX-preemption timer wakes HLT: the activity state saved is HLT", .sdm = "25.5.1, 27.1",
 	  .body = &b_hlt_body, .pin = PIN_PREEMPT_TIMER, .setup = timer_value, .arg = 2,
 	  .reason = EXIT_PREEMPT_TIMER, .check = C_RIP_NEXT, .extra = activity_hlt },
+	/* Two at one boundary: the priorities of 25.2 and 25.5 (SDM Vol.3 6.9
+	 * Table 6-2's order). */
+	{ .name = "the VMX-preemption timer (0) takes priority over the NMI window", .sdm = "25.2",
+	  .body = &b_nop_body, .pin = PIN_NMI | PIN_VIRTUAL_NMI | PIN_PREEMPT_TIMER, .proc = PROC_NMI_WINDOW,
+	  .setup = timer_value, .arg = 0, .reason = EXIT_PREEMPT_TIMER },
+	/* 25.2: NMI-window exits "take priority over non-maskable interrupts
+	 * (NMIs) and lower priority events", interrupt-window exits are below
+	 * NMIs (Bochs 2.7 takes the interrupt window first). */
+	{ .name = "the NMI window takes priority over the interrupt window", .sdm = "25.2",
+	  .body = &b_nop_body, .pin = PIN_NMI | PIN_VIRTUAL_NMI, .proc = PROC_NMI_WINDOW | PROC_INTR_WINDOW,
+	  .setup = rflags_if, .reason = EXIT_NMI_WINDOW },
+	{ .name = "a pending MTF VM exit takes priority over the NMI window", .sdm = "25.5.2",
+	  .body = &b_nop_body, .pin = PIN_NMI | PIN_VIRTUAL_NMI, .proc = PROC_NMI_WINDOW, .setup = inject_if,
+	  .arg = INTR_VALID | INTR_TYPE_OTHER, .reason = EXIT_MTF, .skip = no_mtf },
 	/* HLT. */
 	{ .name = "HLT exiting: exit 12 at the HLT, the activity state active", .sdm = "25.1.3",
 	  .body = &b_hlt_body, .proc = PROC_HLT, .reason = EXIT_HLT, .check = C_LEN, .extra = activity_active },
