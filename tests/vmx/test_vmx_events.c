@@ -372,6 +372,18 @@ static const struct event_row rows[] = {
 	  .pin = VMX_CTL(VMX_PIN_NMI_EXITING) | VMX_CTL(VMX_PIN_VIRTUAL_NMIS),
 	  .proc = VMX_CTL(VMX_PROC_NMI_WINDOW_EXITING), .entry_info = INTR_INFO(VMX_INTR_NMI, EXC_NMI),
 	  CODE(CPUID), .reason = VMX_EXIT_CPUID, .rip = L2_ISR, .interruptibility_after = VMX_INTERRUPTIBILITY_NMI },
+	{ "25.3: with NMI exiting and without virtual NMIs, IRET leaves blocking by NMI",
+	  .pin = VMX_CTL(VMX_PIN_NMI_EXITING), .interruptibility = VMX_INTERRUPTIBILITY_NMI,
+	  CODE(IRET_TO_16, AT_16), .reason = VMX_EXIT_CPUID, .rip = L2_CODE + 16,
+	  .interruptibility_after = VMX_INTERRUPTIBILITY_NMI },
+	{ "25.3: without NMI exiting, IRET ends blocking by NMI",
+	  .interruptibility = VMX_INTERRUPTIBILITY_NMI, CODE(IRET_TO_16, AT_16), .reason = VMX_EXIT_CPUID,
+	  .rip = L2_CODE + 16, .interruptibility_after = 0 },
+	{ "26.7.1: with virtual NMIs, an NMI exits despite virtual-NMI blocking (saved as it was)",
+	  .pin = VMX_CTL(VMX_PIN_NMI_EXITING) | VMX_CTL(VMX_PIN_VIRTUAL_NMIS),
+	  .interruptibility = VMX_INTERRUPTIBILITY_NMI, .lines = LINE_NMI, CODE(JMP_SELF),
+	  .reason = VMX_EXIT_EXCEPTION_NMI, .rip = L2_CODE, .intr_info = INTR_INFO(VMX_INTR_NMI, EXC_NMI),
+	  .interruptibility_after = VMX_INTERRUPTIBILITY_NMI },
 	/* The monitor trap flag (SDM Vol.3 25.5.2, 26.6.2, 26.7.8). */
 	{ "25.5.2: MTF exits after the first instruction",
 	  .proc = VMX_CTL(VMX_PROC_MONITOR_TRAP_FLAG), CODE(NOP, NOP, CPUID),
@@ -491,7 +503,7 @@ START_TEST(event_rows)
 			      (unsigned long long)vmr(&w, VMCS_GUEST_INTERRUPTIBILITY));
 	/* 27.5.5 / the exit disarms: nothing of the guest's stays armed in L1. */
 	ck_assert_msg((c->hv_armed & ~HV_ARM_VIRTUAL_INTR) == 0, "%s: rows still armed %x", r->name, c->hv_armed);
-	ck_assert(c->hv_holds & HV_HOLD_INIT);
+	ck_assert_uint_eq(c->hv_holds, HV_HOLD_INIT);
 	world_free(&w);
 }
 END_TEST

@@ -176,6 +176,14 @@ L2_BODY(b_self_nmi, "movl 0xfee00020, %eax; movl %eax, 0xfee00310", "movl $0x400
 L2_BODY(b_self_init, "movl 0xfee00020, %eax; movl %eax, 0xfee00310", "movl $0x4500, 0xfee00300",
 	"nop; nop; nop; nop");
 
+/* IRET to the next instruction (a 32-bit frame on L2's stack). */
+L2_BODY(b_iret, "pushfl; pushl $0x08; pushl $1f", "iret", "1: nop");
+static void nmi_blocking_clear(struct vmx_case *c)
+{
+	vmx_expect(c, "interruptibility: (virtual-)NMI blocking saved",
+		   vmread(VMCS_GUEST_INTERRUPTIBILITY) & INTERRUPTIBILITY_NMI, 0);
+}
+
 static int irr_has(unsigned vec)
 {
 	return (*apic_reg(APIC_IRR + 0x10 * (vec / 32)) >> (vec % 32)) & 1;
@@ -299,6 +307,19 @@ static const struct vmx_row rows[] = {
 	{ .name = "external-interrupt exiting with RFLAGS.IF = 0, no acknowledge: info invalid, 51H still pending",
 	  .sdm = "24.6.1, 25.2, 27.2.2", .body = &b_self_51_body, .pin = PIN_EXT_INTR, .reason = EXIT_EXTERNAL_INTR,
 	  .check = C_INTR | C_NO_RIP, .intr = 0, .extra = pending_51, .skip = no_ack },
+	/* IRET and NMI blocking (25.3). */
+	{ .name = "NMI exiting without virtual NMIs: IRET leaves blocking by NMI", .sdm = "25.3, 26.7.1",
+	  .body = &b_iret_body, .pin = PIN_NMI, .setup = interruptibility_nmi, .reason = EXIT_VMCALL,
+	  .check = C_NO_RIP, .extra = nmi_blocking_saved },
+	{ .name = "virtual NMIs: IRET ends virtual-NMI blocking", .sdm = "25.3",
+	  .body = &b_iret_body, .pin = PIN_NMI | PIN_VIRTUAL_NMI, .setup = interruptibility_nmi,
+	  .reason = EXIT_VMCALL, .check = C_NO_RIP, .extra = nmi_blocking_clear },
+	/* 26.7.1: with virtual NMIs "NMIs are not blocked in VMX non-root
+	 * operation": virtual-NMI blocking does not hold the NMI's exit. */
+	{ .name = "virtual NMIs: an NMI exits despite virtual-NMI blocking", .sdm = "26.7.1, 25.2",
+	  .body = &b_self_nmi_body, .pin = PIN_NMI | PIN_VIRTUAL_NMI, .setup = interruptibility_nmi,
+	  .reason = EXIT_EXCEPTION_NMI, .check = C_INTR | C_NO_RIP, .intr = INTR_VALID | INTR_TYPE_NMI | 2,
+	  .extra = nmi_blocking_saved },
 	/* The exit leaves NMIs blocked in L1 (27.5.5), which no later row needs. */
 	{ .name = "NMI exiting: a self NMI exits with vector 2, type NMI", .sdm = "25.2, 27.2.2, 27.5.5",
 	  .body = &b_self_nmi_body, .pin = PIN_NMI, .reason = EXIT_EXCEPTION_NMI, .check = C_INTR | C_NO_RIP,
