@@ -331,6 +331,29 @@ static inline void tlb_flush_space_page(struct tlb *t, uint64_t space, uint64_t 
 			tlb_flush_page_ids(t, lin, t->ctx[c].id, 0);
 }
 
+/* Drop the translations of every context whose space match() accepts (a
+ * family of spaces: every EPTP of one VPID, every VPID of one EPTP); global
+ * ones too unless keep_global; with page, only those of the page holding lin
+ * (INVEPT, INVVPID: SDM Vol.3 28.3.3.1). */
+static inline void tlb_flush_spaces(struct tlb *t, bool (*match)(uint64_t space, const void *arg),
+				    const void *arg, bool keep_global, bool page, uint64_t lin)
+{
+	bool current = false;
+	for (unsigned c = 0; c < TLB_CONTEXTS; c++) {
+		struct tlb_context *x = &t->ctx[c];
+		if (!x->id || !match(x->space, arg) || (keep_global && x->pcid == TLB_GLOBAL))
+			continue;
+		if (page) {
+			tlb_flush_page_ids(t, lin, x->id, 0);
+			continue;
+		}
+		current |= x->space == t->space;
+		tlb_renumber(t, x);
+	}
+	if (current)
+		tlb_select(t, t->space, t->pcid);
+}
+
 /* Withhold TLB_WRITE for a physical page (it now holds decoded code), in every
  * context: an entry used later must not let a write skip the decoded-code
  * check. TLB_WRITE_CODE stays. */

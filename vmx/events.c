@@ -41,7 +41,7 @@ status_t vmx_inject(struct vmx *v, struct cpu *cpu, uint64_t rip)
 	uint32_t info = (uint32_t)vmcs_get(v, VMCS_ROW_ENTRY_INTR_INFO);
 	unsigned type = (info & VMX_INTR_TYPE_MASK) >> VMX_INTR_TYPE_SHIFT;
 	/* Type 7 (other event, vector 0): a pending MTF VM exit, not a delivery
-	 * (26.6.2); the MTF layer arms it. */
+	 * (26.6.2); vmx_events_enter armed it (mtf_injected). */
 	if (type == VMX_INTR_OTHER)
 		return ST_VMEXIT;
 	struct event ev = { .type = (uint8_t)type, .vector = (uint8_t)(info & VMX_INTR_VECTOR_MASK) };

@@ -381,16 +381,6 @@ static status_t read_descriptor(struct cpu *cpu, const struct insn *in, uint64_t
 	return mem_read(cpu, in->seg, (ea + 8) & size_mask(in->asize), 8, &desc[1]);
 }
 
-/* The translations INVEPT and INVVPID invalidate (SDM Vol.3 28.3.3.1 lists
- * what each type must drop): VM entry (next layer) will tag a guest's
- * translations with a TLB space for its VPID and EPTP; until then every
- * translation goes, which is more than asked and always allowed (a processor
- * may drop cached translations at any time, mmu/tlb.h). */
-static void invalidate_guest_translations(struct cpu *cpu)
-{
-	tlb_flush_all(&cpu->tlb);
-}
-
 enum { INVEPT_SINGLE_CONTEXT = 1, INVEPT_ALL_CONTEXT = 2 };
 enum { INVVPID_ADDRESS = 0, INVVPID_SINGLE = 1, INVVPID_ALL = 2, INVVPID_SINGLE_NG = 3 };
 
@@ -423,7 +413,10 @@ static status_t invept(struct vmx *v, struct cpu *cpu, const struct insn *in)
 	 * checked. */
 	if (type == INVEPT_SINGLE_CONTEXT && ept_eptp_check(desc[0], ept_vpid, cpu->maxphyaddr) != EPTP_OK)
 		return vmx_fail(v, VMXERR_INVEPT_INVVPID_OPERAND);
-	invalidate_guest_translations(cpu);
+	/* SDM Vol.3 28.3.3.1: single-context drops the mappings of the
+	 * descriptor's EP4TA (every VPID, every PCID), all-context those of
+	 * every EP4TA; other spaces keep theirs. */
+	vmx_invalidate_ept(cpu, type == INVEPT_ALL_CONTEXT, desc[0]);
 	return vmx_succeed(cpu);
 }
 
@@ -459,7 +452,11 @@ static status_t invvpid(struct vmx *v, struct cpu *cpu, const struct insn *in)
 	if ((desc[0] >> 16) != 0 || (type != INVVPID_ALL && vpid == 0) ||
 	    (type == INVVPID_ADDRESS && !addr_canonical_reg(cpu, desc[1])))
 		return vmx_fail(v, VMXERR_INVEPT_INVVPID_OPERAND);
-	invalidate_guest_translations(cpu);
+	/* SDM Vol.3 28.3.3.1: type 0 the mappings of the page for the VPID,
+	 * type 1 all of the VPID's, type 2 those of every VPID but 0000H, type
+	 * 3 the VPID's but its global translations; for every EP4TA and PCID. */
+	vmx_invalidate_vpid(cpu, type == INVVPID_ALL, vpid, type == INVVPID_SINGLE_NG,
+			    type == INVVPID_ADDRESS, desc[1]);
 	return vmx_succeed(cpu);
 }
 

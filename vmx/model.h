@@ -10,14 +10,15 @@
  *                    check-table rows (SDM Vol.3 26.2)
  *   guest_checks.c   the VM-entry checks on the guest state (26.3.1); both
  *                    see the VMCS through check_view.h
- *   events.c         VM-entry event injection (26.6) and the event words
  *   intercepts.c     which events are VM exits under the current VMCS and
  *                    the exit information they write (SDM Vol.3 25.1, 27.2)
- *   world_switch.c   VM entry (26.3.2-26.7) and VM exit (27.3-27.6), and the
- *                    seam's intercept hook
- *   events.c         event injection (26.6), the interruption-information
- *                    format; the boundary rows a guest exits by (windows, MTF,
- *                    TPR threshold), virtual NMIs, the HLT activity state
+ *   world_switch.c   VM entry (26.3.2-26.7) and VM exit (27.2-27.7), the TLB
+ *                    context (VPID, EP4TA) and EPT, and the seam's intercept hook
+ *   events.c         VM-entry event injection (26.6), the interruption-
+ *                    information format of the exit's event fields; the
+ *                    boundary rows a guest exits by (windows, MTF, TPR
+ *                    threshold), virtual NMIs, the HLT activity state
+ *   exit_report.c    the exit report of --trace vmexit / --stats
  */
 #ifndef HVEMU_VMX_MODEL_H
 #define HVEMU_VMX_MODEL_H
@@ -156,6 +157,15 @@ status_t vmx_intercept(void *ctx, struct cpu *cpu, struct exit_record *rec);
 /* VMFUNC's EPTP switching in the running guest: the new EPTP (checked) in the
  * VMCS, as stage 2 and as the TLB context (SDM Vol.3 25.5.6.3). */
 void vmx_switch_eptp(struct vmx *v, struct cpu *cpu, uint64_t eptp);
+
+/* INVEPT's and INVVPID's invalidations (SDM Vol.3 28.3.3.1) over the TLB
+ * spaces VM entry gives a guest (its VPID and EP4TA): vmx_invalidate_ept
+ * drops the combined mappings of the EP4TA of eptp (all: of every EP4TA),
+ * for every VPID and PCID; vmx_invalidate_vpid the linear and combined
+ * mappings of vpid (all: of every VPID but 0000H) for every EP4TA and PCID,
+ * the global ones too unless keep_global, only those of lin's page if page. */
+void vmx_invalidate_ept(struct cpu *cpu, bool all, uint64_t eptp);
+void vmx_invalidate_vpid(struct cpu *cpu, bool all, uint16_t vpid, bool keep_global, bool page, uint64_t lin);
 
 /* events.c: a core event in the interruption-information format (SDM Vol.3
  * 24.8.3, 24.9.2, 24.9.3: vector, type, error-code valid, valid), and VM

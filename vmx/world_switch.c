@@ -173,14 +173,41 @@ static uint64_t guest_space(uint16_t vpid, bool ept, uint64_t eptp)
 	return space;
 }
 
-/* SDM Vol.3 28.3.3.1: with "enable VPID" 0, "VM entries and VM exits
- * invalidate all linear and combined mappings associated with VPID 0000H"
- * (the host's too, and every PCID's). */
-static void invalidate_vpid0(struct vmx *v, struct cpu *cpu)
+/* The spaces of guest_space() that INVEPT and INVVPID name (28.3.3.1). */
+#define VMX_SPACE_VPID  0xffffull
+#define VMX_SPACE_EP4TA ((((1ull << 52) - 1) & ~0xfffull) << 4)
+static bool space_of_ep4ta(uint64_t space, const void *arg)
 {
-	tlb_flush_space(&cpu->tlb, 0, false);
-	if (v->guest_space != 0)
-		tlb_flush_space(&cpu->tlb, v->guest_space, false);
+	const uint64_t *want = arg;    /* NULL: any EP4TA */
+	return (space & VMX_SPACE_EPT) && (!want || (space & VMX_SPACE_EP4TA) == *want);
+}
+static bool space_of_vpid(uint64_t space, const void *arg)
+{
+	const uint16_t *want = arg;    /* NULL: any VPID but 0000H */
+	uint16_t vpid = (uint16_t)(space & VMX_SPACE_VPID);
+	return want ? vpid == *want : vpid != 0;
+}
+
+void vmx_invalidate_ept(struct cpu *cpu, bool all, uint64_t eptp)
+{
+	uint64_t ep4ta = guest_space(0, true, eptp) & VMX_SPACE_EP4TA;
+	tlb_flush_spaces(&cpu->tlb, space_of_ep4ta, all ? NULL : &ep4ta, false, false, 0);
+}
+
+void vmx_invalidate_vpid(struct cpu *cpu, bool all, uint16_t vpid, bool keep_global, bool page, uint64_t lin)
+{
+	tlb_flush_spaces(&cpu->tlb, space_of_vpid, all ? NULL : &vpid, keep_global, page, lin);
+}
+
+/* SDM Vol.3 28.3.3.1: with "enable VPID" 0, "VM entries and VM exits
+ * invalidate all linear and combined mappings associated with VPID 0000H":
+ * the host's, and the guest's under every EP4TA and PCID, not only the
+ * current EPTP's (VMFUNC may have left VPID 0's translations under another
+ * EP4TA). */
+static void invalidate_vpid0(struct cpu *cpu)
+{
+	static const uint16_t vpid0 = 0;
+	tlb_flush_spaces(&cpu->tlb, space_of_vpid, &vpid0, false, false, 0);
 }
 
 /* VMFUNC's EPTP switching (SDM Vol.3 25.5.6.3): the new EPTP's stage 2, in
@@ -286,7 +313,7 @@ static status_t load_host(struct vmx *v, struct cpu *cpu)
 	cpu->pending_dbg = 0;
 	cpu_leave_guest(cpu, 0, (cpu->cr4 & CR4_PCIDE) ? (uint16_t)(cpu->cr3 & 0xfff) : 0);
 	if (v->vpid_off)
-		invalidate_vpid0(v, cpu);
+		invalidate_vpid0(cpu);
 	/* 27.5.4: a PAE host outside IA-32e mode loads its PDPTEs from CR3; a
 	 * reserved bit is a VMX abort (27.7, indicator 2). */
 	if (cpu_load_pdptes(cpu) != ST_OK) {
@@ -435,7 +462,6 @@ static bool store_exit_msrs(struct vmx *v, struct cpu *cpu)
 	return true;
 }
 
-
 status_t vmx_vm_exit(struct vmx *v, struct cpu *cpu, const struct vmx_exit *x)
 {
 	sync_in(v);
@@ -448,9 +474,23 @@ status_t vmx_vm_exit(struct vmx *v, struct cpu *cpu, const struct vmx_exit *x)
 	bool observed = cpu->exit_observer != NULL;
 	if (observed)
 		vmx_fill_report(v, x);
+	/* SDM Vol.3 25.3: "use TSC offsetting" changes what RDTSC, RDTSCP and
+	 * RDMSR return to instructions executed in VMX non-root operation; the
+	 * MSR-store of 27.4 is part of the VM exit, not such an instruction, so
+	 * IA32_TIME_STAMP_COUNTER is stored without the guest's TSC offset (L1's
+	 * own clock, which load_host keeps). */
+	cpu->tsc_offset = v->host_tsc_offset;
 	if (!store_exit_msrs(v, cpu))
 		return vmx_abort(v, cpu, VMX_ABORT_SAVE_GUEST_MSR);
 	status_t st = load_host(v, cpu);
+	/* The guest's blocking by NMI went to the interruptibility state
+	 * (27.3.4); the host's follows the exit: "An NMI causes subsequent NMIs
+	 * to be blocked, but only after the VM exit completes" (27.1), other
+	 * exits leave none. */
+	bool nmi_exit = (x->reason & VMX_EXIT_BASIC_MASK) == VMX_EXIT_EXCEPTION_NMI &&
+			(x->intr_info & VMX_INTR_VALID) &&
+			((x->intr_info & VMX_INTR_TYPE_MASK) >> VMX_INTR_TYPE_SHIFT) == VMX_INTR_NMI;
+	cpu->nmi_blocked = nmi_exit;
 	if (observed)
 		exit_report_send(cpu, &v->report);
 	return st;
@@ -535,7 +575,8 @@ static void load_guest(struct vmx *v, struct cpu *cpu)
 	else
 		cpu->efer &= ~(uint64_t)(EFER_LMA | EFER_LME);
 	if (entryc & VMX_CTL(VMX_ENTRYCTL_LOAD_DEBUG_CONTROLS)) {
-		ws_set(cpu, WS_DR7, get(v, VMCS_ROW_GUEST_DR7));
+		/* "bit 12 and bits 15:14 are always 0 and bit 10 is always 1". */
+		ws_set(cpu, WS_DR7, get(v, VMCS_ROW_GUEST_DR7) & ~0xd000ull);
 		cpu->debugctl = get(v, VMCS_ROW_GUEST_IA32_DEBUGCTL);
 	}
 	if (entryc & VMX_CTL(VMX_ENTRYCTL_LOAD_PAT))
@@ -590,7 +631,7 @@ status_t vmx_vm_entry(struct vmx *v, struct cpu *cpu, bool launch)
 		cpu->stage2_on = true;
 	}
 	if (v->vpid_off)
-		invalidate_vpid0(v, cpu);
+		invalidate_vpid0(cpu);
 	/* 26.3.2.4: under PAE paging the PDPTEs come from the VMCS fields with
 	 * EPT, from the guest's CR3 without (a reserved bit: a VM-entry failure,
 	 * qualification 2, 26.8). */

@@ -230,6 +230,37 @@ START_TEST(pae_pdpte_load_through_stage2)
 }
 END_TEST
 
+/* tlb_flush_spaces (INVEPT, INVVPID, VM entry without VPID: SDM Vol.3
+ * 28.3.3.1): only the spaces the predicate names get new ids; the current
+ * one is selected again with its new id; keep_global spares the global
+ * contexts. */
+static bool space_is_odd(uint64_t space, const void *arg)
+{
+	(void)arg;
+	return space & 1;
+}
+
+START_TEST(tlb_flush_spaces_named_only)
+{
+	static struct tlb t;
+	memset(&t, 0, sizeof(t));
+	tlb_select(&t, 1, 0);
+	tlb_select(&t, 2, 0);
+	tlb_select(&t, 3, 0);
+	uint16_t one = tlb_context_of(&t, 1, 0)->id, one_g = tlb_context_of(&t, 1, TLB_GLOBAL)->id;
+	uint16_t two = tlb_context_of(&t, 2, 0)->id, three = t.cur;
+	tlb_flush_spaces(&t, space_is_odd, NULL, true, false, 0);
+	ck_assert_uint_ne(tlb_context_of(&t, 1, 0)->id, one);
+	ck_assert_uint_eq(tlb_context_of(&t, 1, TLB_GLOBAL)->id, one_g);   /* kept */
+	ck_assert_uint_eq(tlb_context_of(&t, 2, 0)->id, two);
+	ck_assert_uint_ne(t.cur, three);
+	ck_assert_uint_eq(t.cur, tlb_context_of(&t, 3, 0)->id);
+	tlb_flush_spaces(&t, space_is_odd, NULL, false, false, 0);
+	ck_assert_uint_ne(tlb_context_of(&t, 1, TLB_GLOBAL)->id, one_g);
+	ck_assert_uint_eq(tlb_context_of(&t, 2, 0)->id, two);
+}
+END_TEST
+
 static Suite *stage2_suite(void)
 {
 	Suite *s = suite_create("stage2");
@@ -243,6 +274,7 @@ static Suite *stage2_suite(void)
 	suite_add_tcase(s, t);
 	t = tcase_create("ept");
 	tcase_add_test(t, ept_misconfiguration);
+	tcase_add_test(t, tlb_flush_spaces_named_only);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -5,6 +5,9 @@
  * cpu_run(): the VM exit lands on the HLT, and each case checks what the VMCS
  * and the CPU hold against SDM Vol.3 Ch.26 (VM entries) and Ch.27 (VM exits).
  *
+ * The cases marked "both TLB modes" run again with --tlb flush (nothing
+ * cached: the VMCS region is the only copy of the VMCS).
+ *
  * Physical layout (machine_fixture.h's 4 MiB, GDT, TSS descriptor, 64-bit
  * identity page tables at PML4):
  *   20000H L1 code   40000H L2 code   48000H L2 IDT   4C000H L2 handler
@@ -281,7 +284,7 @@ static uint32_t exit_reason(struct world *w)
 START_TEST(launch_cpuid_exit)
 {
 	struct world w;
-	world_init(&w);
+	world_init_mode(&w, _i);
 	struct cpu *c = &w.m.cpu;
 	/* L2: SUB RSP, 16; STI; CPUID: RSP and IF changed, CPUID in the STI
 	 * shadow. */
@@ -470,6 +473,22 @@ START_TEST(pae_guest_pdptes)
 }
 END_TEST
 
+/* SDM Vol.3 26.7.1: blocking by NMI from the interruptibility state (no
+ * "virtual NMIs"); 27.3.4: saved back at the exit; 27.1: the host has no
+ * blocking by NMI after an exit that an NMI did not cause. */
+START_TEST(nmi_blocking_round_trip)
+{
+	struct world w;
+	world_init(&w);
+	vmw(&w, VMCS_GUEST_INTERRUPTIBILITY, VMX_INTERRUPTIBILITY_NMI);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_CPUID);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_INTERRUPTIBILITY), VMX_INTERRUPTIBILITY_NMI);
+	ck_assert(!w.m.cpu.nmi_blocked);
+	world_free(&w);
+}
+END_TEST
+
 /* ---- failed entries ---- */
 
 /* SDM Vol.3 26.2.1.1: a reserved pin-based control is VMfailValid(7); L1
@@ -518,7 +537,7 @@ END_TEST
 START_TEST(fail_guest_state_33)
 {
 	struct world w;
-	world_init(&w);
+	world_init_mode(&w, _i);
 	vmw(&w, VMCS_GUEST_CR0, CR0_PE | CR0_ET | CR0_PG);
 	vmw(&w, VMCS_GUEST_RSP, 0x1234);
 	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
@@ -546,7 +565,7 @@ END_TEST
 START_TEST(fail_msr_loading_34)
 {
 	struct world w;
-	world_init(&w);
+	world_init_mode(&w, _i);
 	physmem_write(&w.m.pm, MSR_AREA, 8, MSR_STAR);
 	physmem_write(&w.m.pm, MSR_AREA + 8, 8, 0x0023001000000000ull);
 	physmem_write(&w.m.pm, MSR_AREA + 16, 8, MSR_FS_BASE);
@@ -577,7 +596,7 @@ END_TEST
 START_TEST(exit_msr_store_and_load)
 {
 	struct world w;
-	world_init(&w);
+	world_init_mode(&w, _i);
 	ck_assert_int_eq(wrmsr(&w.m, MSR_STAR, 0x0023001000000000ull), ST_OK);
 	physmem_write(&w.m.pm, MSR_AREA, 8, MSR_STAR);
 	physmem_write(&w.m.pm, MSR_AREA + 8, 8, 0xdeadbeef);
@@ -592,6 +611,36 @@ START_TEST(exit_msr_store_and_load)
 	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_CPUID);
 	ck_assert_uint_eq(physmem_read(&w.m.pm, MSR_AREA + 8, 8), 0x0023001000000000ull);
 	ck_assert_uint_eq(w.m.cpu.lstar, 0xffff800000001000ull);
+	world_free(&w);
+}
+END_TEST
+
+/* SDM Vol.3 25.3, 27.4: with "use TSC offsetting", L2's RDTSC reads the TSC
+ * plus the offset, but the VM-exit MSR-store area receives IA32_TSC as it is
+ * (the store is part of the VM exit, no instruction in non-root operation):
+ * a value near L1's clock, far below the 2^40 offset. kvm-unit-tests'
+ * vmx_store_tsc_test checks the same. */
+START_TEST(exit_msr_store_tsc_not_offset)
+{
+	struct world w;
+	world_init(&w);
+	const uint64_t offset = 1ull << 40;
+	vmw(&w, VMCS_PRIMARY_PROC_CONTROLS, must_be_1(&w, MSR_VMX_TRUE_PROCBASED_CTLS) |
+					     VMX_CTL(VMX_PROC_TSC_OFFSETTING));
+	vmw(&w, VMCS_TSC_OFFSET, offset);
+	physmem_write(&w.m.pm, MSR_AREA, 8, MSR_TSC);
+	physmem_write(&w.m.pm, MSR_AREA + 8, 8, 0);
+	vmw(&w, VMCS_EXIT_MSR_STORE_ADDR, MSR_AREA);
+	vmw(&w, VMCS_EXIT_MSR_STORE_COUNT, 1);
+	L2(&w, 0x0f, 0x31, 0x0f, 0xa2);          /* rdtsc; cpuid */
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_CPUID);
+	/* 25.3: L2's RDTSC saw the offset. */
+	ck_assert_uint_ge(w.m.cpu.regs[R_AX] | (w.m.cpu.regs[R_DX] << 32), offset);
+	uint64_t stored = physmem_read(&w.m.pm, MSR_AREA + 8, 8);
+	uint64_t l1_tsc = cpu_now(&w.m.cpu) + w.m.cpu.tsc_offset;
+	ck_assert_msg(stored <= l1_tsc && l1_tsc - stored < 1000, "stored %llu, L1's TSC %llu",
+		      (unsigned long long)stored, (unsigned long long)l1_tsc);
 	world_free(&w);
 }
 END_TEST
@@ -648,7 +697,7 @@ END_TEST
 START_TEST(inject_gp_with_error_code)
 {
 	struct world w;
-	world_init(&w);
+	world_init_mode(&w, _i);
 	vmw(&w, VMCS_ENTRY_INTR_INFO, VMX_INTR_VALID | VMX_INTR_DELIVER_ERROR |
 					     (VMX_INTR_HW_EXCEPTION << VMX_INTR_TYPE_SHIFT) | EXC_GP);
 	vmw(&w, VMCS_ENTRY_EXCEPTION_ERROR_CODE, 0x1234);
@@ -701,6 +750,23 @@ START_TEST(idt_vectoring_of_event_in_flight)
 							       (VMX_INTR_HW_EXCEPTION << VMX_INTR_TYPE_SHIFT) | EXC_PF);
 	ck_assert_uint_eq(vmr(&w, VMCS_IDT_VECTORING_ERROR_CODE), 2);
 	ck_assert_uint_eq(w.last.event.ev.vector, EXC_PF);
+	world_free(&w);
+}
+END_TEST
+
+/* Type 7 (other event), vector 0: nothing is delivered through the IDT; an
+ * MTF VM exit is pending before the first instruction (SDM Vol.3 26.6.2),
+ * "even if the monitor trap flag VM-execution control is 0": reason 37 at
+ * the guest's first RIP, no frame pushed. */
+START_TEST(inject_pending_mtf)
+{
+	struct world w;
+	world_init(&w);
+	vmw(&w, VMCS_ENTRY_INTR_INFO, VMX_INTR_VALID | (VMX_INTR_OTHER << VMX_INTR_TYPE_SHIFT));
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_MONITOR_TRAP_FLAG);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_RIP), L2_CODE);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_RSP), L2_STACK);
 	world_free(&w);
 }
 END_TEST
@@ -868,7 +934,7 @@ END_TEST
 START_TEST(vmfunc_eptp_switching)
 {
 	struct world w;
-	world_init(&w);
+	world_init_mode(&w, _i);
 	ept_identity(&w);
 	/* mov eax, 0; mov ecx, 1; vmfunc; cpuid */
 	L2(&w, 0xb8, 0, 0, 0, 0, 0xb9, 1, 0, 0, 0, 0x0f, 0x01, 0xd4, 0x0f, 0xa2);
@@ -949,24 +1015,27 @@ int main(void)
 {
 	Suite *s = suite_create("vmx_entry");
 	TCase *tc = tcase_create("entry_exit");
-	tcase_add_test(tc, launch_cpuid_exit);
+	tcase_add_loop_test(tc, launch_cpuid_exit, 0, 2);   /* both TLB modes */
 	tcase_add_loop_test(tc, resume_round_trip, 0, 2);
 	tcase_add_test(tc, tlb_contexts_by_vpid);
 	tcase_add_test(tc, pae_guest_pdptes);
+	tcase_add_test(tc, nmi_blocking_round_trip);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("failures");
 	tcase_add_test(tc, fail_controls_7);
 	tcase_add_test(tc, fail_host_state_8);
-	tcase_add_test(tc, fail_guest_state_33);
-	tcase_add_test(tc, fail_msr_loading_34);
-	tcase_add_test(tc, exit_msr_store_and_load);
+	tcase_add_loop_test(tc, fail_guest_state_33, 0, 2);   /* both TLB modes */
+	tcase_add_loop_test(tc, fail_msr_loading_34, 0, 2);   /* both TLB modes */
+	tcase_add_loop_test(tc, exit_msr_store_and_load, 0, 2);   /* both TLB modes */
+	tcase_add_test(tc, exit_msr_store_tsc_not_offset);
 	tcase_add_test(tc, exit_msr_load_abort);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("events");
 	tcase_add_test(tc, inject_external_interrupt);
-	tcase_add_test(tc, inject_gp_with_error_code);
+	tcase_add_loop_test(tc, inject_gp_with_error_code, 0, 2);   /* both TLB modes */
 	tcase_add_test(tc, inject_software_interrupt);
 	tcase_add_test(tc, idt_vectoring_of_event_in_flight);
+	tcase_add_test(tc, inject_pending_mtf);
 	tcase_add_test(tc, hlt_activity_woken_by_interrupt);
 	tcase_add_test(tc, hlt_activity_vectoring_entry_is_active);
 	suite_add_tcase(s, tc);
@@ -976,7 +1045,7 @@ int main(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("ept");
 	tcase_add_test(tc, ept_guest_runs);
-	tcase_add_test(tc, vmfunc_eptp_switching);
+	tcase_add_loop_test(tc, vmfunc_eptp_switching, 0, 2);   /* both TLB modes */
 	suite_add_tcase(s, tc);
 	tc = tcase_create("timer");
 	tcase_add_test(tc, preemption_timer_saved);

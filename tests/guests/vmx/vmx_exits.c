@@ -2,11 +2,15 @@
  * flat 32-bit L2 and the exit information the SDM Vol.3 gives for each row
  * (27.2: exit reason, qualification, instruction length and information,
  * interruption information and error code; 27.3.3: the saved guest RIP):
- * the unconditional exits (CPUID, VMCALL: 25.1.2), HLT, RDTSC, unconditional
- * I/O (Table 27-5), RDMSR/WRMSR without MSR bitmaps (25.1.3), the exception
+ * the unconditional exits (CPUID, VMCALL, the VMX instructions with their
+ * instruction information, Tables 27-9, 27-13, 27-14: 25.1.2), HLT, RDTSC,
+ * PAUSE, RDPMC, INVLPG, MOV DR (Table 27-4), I/O unconditionally and through
+ * the I/O bitmaps (Table 27-5), RDMSR/WRMSR with and without MSR bitmaps
+ * (25.1.3), the CR0 guest/host mask and read shadow (25.3), the exception
  * bitmap (#UD, #PF with its qualification and CR2 untouched, INT3 as a
  * software exception: 27.2.2, 27.1), CR3-load and CR3-store exiting (Table
- * 27-3) and their absence with the TRUE controls (A.3.2); then VM entries
+ * 27-3), a CR3-target value, and their absence with the TRUE controls
+ * (A.3.2); then VM entries
  * that fail: VMfailValid(7) for a reserved control (26.2.1.1), (8) for a host
  * CR4 without VMXE (26.2.2), VMLAUNCH of a launched VMCS (4) and VMRESUME
  * after it, and the VM-entry failures of 26.8: exit reason 33 (guest CR0.PE
