@@ -237,7 +237,15 @@ enum vmx_instruction_error vmcs_vmread(struct vmx *v, uint64_t enc, uint64_t *va
 enum vmx_instruction_error vmcs_vmwrite(struct vmx *v, uint64_t enc, uint64_t value);
 /* The processor's own access to a field of the current VMCS by row (the
  * VM-instruction error, exit information, VM entry): no access rules. */
-uint64_t vmcs_get(struct vmx *v, enum vmcs_row row);
 void vmcs_set(struct vmx *v, enum vmcs_row row, uint64_t value);
+/* vmcs_get's slow half: under --tlb flush the row is read from the region. */
+uint64_t vmcs_get_from_region(struct vmx *v, enum vmcs_row row);
+/* Inline: the VM-entry checks read hundreds of fields per entry. */
+static inline uint64_t vmcs_get(struct vmx *v, enum vmcs_row row)
+{
+	if (__builtin_expect(v->cpu->tlb_uncached, 0))
+		return vmcs_get_from_region(v, row);
+	return v->vmcs.field[row];
+}
 
 #endif

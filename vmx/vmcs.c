@@ -120,10 +120,9 @@ void vmcs_set_launched(struct vmx *v, bool launched)
 		store_launch_state(v);
 }
 
-uint64_t vmcs_get(struct vmx *v, enum vmcs_row row)
+uint64_t vmcs_get_from_region(struct vmx *v, enum vmcs_row row)
 {
-	if (v->cpu->tlb_uncached)
-		load_row(v, row);
+	load_row(v, row);
 	return v->vmcs.field[row];
 }
 
