@@ -68,9 +68,14 @@ enum {
 	HV_ARM_VIRTUAL_INTR = 1u << 6,   /* virtual-interrupt delivery: one is deliverable */
 };
 
-/* Events a hypervisor model holds off outside guest mode (cpu->hv_holds). */
+/* Events a hypervisor model holds off outside guest mode, and how it changes
+ * NMI blocking in guest mode (cpu->hv_holds). */
 enum {
 	HV_HOLD_INIT = 1u << 0,          /* INIT: VMX root operation blocks it */
+	HV_HOLD_NMI_PAST_IRET = 1u << 1, /* IRET leaves NMI blocking alone (VMX "NMI
+					    exiting" without "virtual NMIs", SDM Vol.3 25.3) */
+	HV_VIRTUAL_NMI_BLOCKING = 1u << 2, /* cpu->nmi_blocked is virtual-NMI blocking: it
+					      holds the NMI window, not NMIs (SDM Vol.3 26.7.1) */
 };
 
 /* Interrupt inputs (cpu_set_line). INTR is a level; NMI, SMI and INIT are

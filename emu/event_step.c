@@ -14,6 +14,7 @@ enum blocker {
 	B_SIPI = 1u << 6,          /* waiting for SIPI: only INIT and SMI are recognised (SDM Vol.3 8.4.1) */
 	B_RFLAGS_IF = 1u << 7,     /* EFLAGS.IF itself is clear, whatever masks INTR (VMX windows) */
 	B_HV_INIT = 1u << 8,       /* the model holds INIT off (HV_HOLD_INIT: VMX root operation) */
+	B_NMI_WINDOW = 1u << 9,    /* NMI blocking, or VMX virtual-NMI blocking, holds the NMI window */
 };
 
 static unsigned blockers(const struct cpu *cpu)
@@ -25,8 +26,11 @@ static unsigned blockers(const struct cpu *cpu)
 		b |= B_STI;
 	if (cpu->shadow & SHADOW_MOV_SS)
 		b |= B_MOV_SS;
+	/* SDM Vol.3 26.7.1: with VMX "virtual NMIs" the blocking the model keeps
+	 * in nmi_blocked is virtual-NMI blocking, which holds the NMI window
+	 * only: "NMIs are not blocked in VMX non-root operation". */
 	if (cpu->nmi_blocked)
-		b |= B_NMI;
+		b |= (cpu->hv_holds & HV_VIRTUAL_NMI_BLOCKING) ? B_NMI_WINDOW : B_NMI | B_NMI_WINDOW;
 	if (cpu->wait_for_sipi)
 		b |= B_SIPI;
 	if (!(cpu->rflags & FLAG_IF))
@@ -248,7 +252,7 @@ static const struct boundary_event {
 	{ "MTF",          35, mtf_due,               B_SIPI,                        true,  take_mtf },
 	{ "debug trap",   40, debug_trap_is_pending, B_MOV_SS | B_SIPI,             true,  take_debug_trap },
 	{ "preemption timer", 43, timer_expired,     B_SIPI,                        true,  take_preemption_timer },
-	{ "NMI window",   46, nmi_window_wanted,     B_NMI | B_MOV_SS | B_SIPI,     true,  take_nmi_window },
+	{ "NMI window",   46, nmi_window_wanted,     B_NMI_WINDOW | B_MOV_SS | B_SIPI, true, take_nmi_window },
 	{ "NMI",          50, nmi_pending,           B_GIF | B_NMI | B_STI | B_MOV_SS | B_SIPI, true, take_nmi },
 	{ "INTR window",  55, intr_window_wanted,    B_RFLAGS_IF | B_STI | B_MOV_SS | B_SIPI, true, take_intr_window },
 	{ "virtual-interrupt delivery", 55, virtual_intr_armed, B_RFLAGS_IF | B_STI | B_MOV_SS | B_SIPI, true,

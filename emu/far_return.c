@@ -209,7 +209,9 @@ static status_t iret_real(struct cpu *cpu, unsigned w)
  * a fault in IRET). */
 static void unblock_nmi(struct cpu *cpu)
 {
-	if (cpu->nmi_blocked) {
+	/* SDM Vol.3 25.3: with VMX "NMI exiting" (and no "virtual NMIs"), "IRET
+	 * does not affect blocking of NMIs". */
+	if (cpu->nmi_blocked && !(cpu->hv_holds & HV_HOLD_NMI_PAST_IRET)) {
 		cpu->nmi_blocked = false;
 		cpu->iret_nmi_unblock = cpu_now(cpu) + 1;   /* a fault's record says so (emu/hv.h) */
 		cpu_attend(cpu, ATT_EVENT);

@@ -126,12 +126,18 @@ void vmx_events_enter(struct vmx *v, struct cpu *cpu)
 	 * state is virtual-NMI blocking, which hvemu keeps where NMI blocking
 	 * is (cpu->nmi_blocked): an IRET in L2 clears it (25.3), injecting an
 	 * NMI sets it (26.6.1.2, emu/event_inject.c), NMI-window exiting waits
-	 * for it (25.2). NMIs themselves "are not blocked in VMX non-root
-	 * operation"; hvemu holds a physical NMI while virtual-NMI blocking is
-	 * in effect (a deviation: with "virtual NMIs", "NMI exiting" is 1 and
-	 * the NMI would exit at once). */
-	if (pin(v, VMX_PIN_VIRTUAL_NMIS))
+	 * for it (25.2); NMIs themselves "are not blocked in VMX non-root
+	 * operation" (HV_VIRTUAL_NMI_BLOCKING: the boundary table lets them
+	 * through to their exit). */
+	if (pin(v, VMX_PIN_VIRTUAL_NMIS)) {
 		cpu->nmi_blocked = vmcs_get(v, VMCS_ROW_GUEST_INTERRUPTIBILITY) & VMX_INTERRUPTIBILITY_NMI;
+		cpu->hv_holds |= HV_VIRTUAL_NMI_BLOCKING;
+	} else if (pin(v, VMX_PIN_NMI_EXITING)) {
+		/* SDM Vol.3 25.3, 26.7.1: with "NMI exiting", blocking by NMI
+		 * "remains in effect as long as the logical processor is in VMX
+		 * non-root operation": IRET does not end it. */
+		cpu->hv_holds |= HV_HOLD_NMI_PAST_IRET;
+	}
 
 	/* SDM Vol.3 "Restrictions on VMX Operation": INIT is blocked in VMX
 	 * root operation only; in non-root operation it exits (25.2). */
@@ -228,6 +234,8 @@ void vmx_events_leave(struct vmx *v, struct cpu *cpu, const struct vmx_exit *x)
 	} else if (pin(v, VMX_PIN_VIRTUAL_NMIS)) {
 		cpu->nmi_blocked = false;
 	}
-	/* Back in VMX root operation: INIT blocked again. */
-	cpu->hv_holds |= HV_HOLD_INIT;
+	/* Back in VMX root operation: INIT blocked again, NMI blocking L1's
+	 * own. */
+	cpu->hv_holds = (uint8_t)((cpu->hv_holds | HV_HOLD_INIT) &
+				  ~(HV_HOLD_NMI_PAST_IRET | HV_VIRTUAL_NMI_BLOCKING));
 }

@@ -856,8 +856,9 @@ static status_t event(struct vmx *v, struct cpu *cpu, struct exit_record *r, str
  *     (29.6): the APIC virtualization's;
  *   - "use TSC offsetting" and TSC scaling: the TSC itself (cpu->tsc_offset,
  *     set at VM entry), RDTSC/RDTSCP only decide the exit here;
- *   - virtual-NMI blocking, the windows' arming, MTF and the timer's
- *     deadline: world_switch.c (they reach this file as their records). */
+ *   - virtual-NMI blocking, the windows' and MTF's arming, the HLT
+ *     activity state: events.c; the timer's deadline: world_switch.c (they
+ *     reach this file as their records). */
 status_t vmx_exit_decide(struct vmx *v, struct cpu *cpu, struct exit_record *rec, struct vmx_exit *x)
 {
 	switch (rec->kind) {

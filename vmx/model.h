@@ -10,13 +10,14 @@
  *                    check-table rows (SDM Vol.3 26.2)
  *   guest_checks.c   the VM-entry checks on the guest state (26.3.1); both
  *                    see the VMCS through check_view.h
- *   events.c         VM-entry event injection (26.6) and the event words
  *   intercepts.c     which events are VM exits under the current VMCS and
  *                    the exit information they write (SDM Vol.3 25.1, 27.2)
  *   world_switch.c   VM entry (26.3.2-26.7) and VM exit (27.2-27.7), the TLB
  *                    context (VPID, EP4TA) and EPT, and the seam's intercept hook
  *   events.c         VM-entry event injection (26.6), the interruption-
- *                    information format of the exit's event fields
+ *                    information format of the exit's event fields; the
+ *                    boundary rows a guest exits by (windows, MTF, TPR
+ *                    threshold), virtual NMIs, the HLT activity state
  *   exit_report.c    the exit report of --trace vmexit / --stats
  */
 #ifndef HVEMU_VMX_MODEL_H

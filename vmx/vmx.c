@@ -15,7 +15,8 @@ static void vmx_reset(void *ctx, struct cpu *cpu)
 	v->vmx_operation = false;
 	v->vmxon_ptr = VMCS_POINTER_INVALID;
 	vmcs_forget(v);
-	cpu->hv_holds &= (uint8_t)~HV_HOLD_INIT;
+	v->guest_halted = v->mtf_injected = false;
+	cpu->hv_holds &= (uint8_t)~(HV_HOLD_INIT | HV_HOLD_NMI_PAST_IRET | HV_VIRTUAL_NMI_BLOCKING);
 	cpu->hv_cr_checks = false;
 }
 

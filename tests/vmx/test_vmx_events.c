@@ -372,6 +372,18 @@ static const struct event_row rows[] = {
 	  .pin = VMX_CTL(VMX_PIN_NMI_EXITING) | VMX_CTL(VMX_PIN_VIRTUAL_NMIS),
 	  .proc = VMX_CTL(VMX_PROC_NMI_WINDOW_EXITING), .entry_info = INTR_INFO(VMX_INTR_NMI, EXC_NMI),
 	  CODE(CPUID), .reason = VMX_EXIT_CPUID, .rip = L2_ISR, .interruptibility_after = VMX_INTERRUPTIBILITY_NMI },
+	{ "25.3: with NMI exiting and without virtual NMIs, IRET leaves blocking by NMI",
+	  .pin = VMX_CTL(VMX_PIN_NMI_EXITING), .interruptibility = VMX_INTERRUPTIBILITY_NMI,
+	  CODE(IRET_TO_16, AT_16), .reason = VMX_EXIT_CPUID, .rip = L2_CODE + 16,
+	  .interruptibility_after = VMX_INTERRUPTIBILITY_NMI },
+	{ "25.3: without NMI exiting, IRET ends blocking by NMI",
+	  .interruptibility = VMX_INTERRUPTIBILITY_NMI, CODE(IRET_TO_16, AT_16), .reason = VMX_EXIT_CPUID,
+	  .rip = L2_CODE + 16, .interruptibility_after = 0 },
+	{ "26.7.1: with virtual NMIs, an NMI exits despite virtual-NMI blocking (saved as it was)",
+	  .pin = VMX_CTL(VMX_PIN_NMI_EXITING) | VMX_CTL(VMX_PIN_VIRTUAL_NMIS),
+	  .interruptibility = VMX_INTERRUPTIBILITY_NMI, .lines = LINE_NMI, CODE(JMP_SELF),
+	  .reason = VMX_EXIT_EXCEPTION_NMI, .rip = L2_CODE, .intr_info = INTR_INFO(VMX_INTR_NMI, EXC_NMI),
+	  .interruptibility_after = VMX_INTERRUPTIBILITY_NMI },
 	/* The monitor trap flag (SDM Vol.3 25.5.2, 26.6.2, 26.7.8). */
 	{ "25.5.2: MTF exits after the first instruction",
 	  .proc = VMX_CTL(VMX_PROC_MONITOR_TRAP_FLAG), CODE(NOP, NOP, CPUID),
@@ -422,7 +434,31 @@ static const struct event_row rows[] = {
 	  .pin = VMX_CTL(VMX_PIN_EXT_INTR_EXITING), .lines = LINE_INTR, CODE(JMP_SELF),
 	  .reason = VMX_EXIT_EXTERNAL_INTERRUPT, .rip = L2_CODE },
 	{ "25.2: INIT in VMX non-root operation exits (reason 3)",
-	  .lines = LINE_INIT, CODE(JMP_SELF), .reason = VMX_EXIT_INIT, .rip = L2_CODE },
+	  .lines = LINE_INIT, CODE(JMP_SELF), .reason = VMX_EXIT_INIT, .rip = L2_CODE },	/* Priorities at one boundary (SDM Vol.3 6.9 Table 6-2 with 25.2's and
+	 * 25.5's placements, emu/event_step.c). */
+	{ "25.5.2: INIT takes priority over a pending MTF VM exit",
+	  .entry_info = INTR_INFO(VMX_INTR_OTHER, 0), .lines = LINE_INIT, CODE(CPUID),
+	  .reason = VMX_EXIT_INIT, .rip = L2_CODE },
+	{ "25.5.2: a pending MTF VM exit takes priority over the NMI window",
+	  .pin = VMX_CTL(VMX_PIN_NMI_EXITING) | VMX_CTL(VMX_PIN_VIRTUAL_NMIS),
+	  .proc = VMX_CTL(VMX_PROC_NMI_WINDOW_EXITING), .entry_info = INTR_INFO(VMX_INTR_OTHER, 0), CODE(CPUID),
+	  .reason = VMX_EXIT_MONITOR_TRAP_FLAG, .rip = L2_CODE },
+	{ "25.2: the preemption timer takes priority over the NMI window",
+	  .pin = VMX_CTL(VMX_PIN_NMI_EXITING) | VMX_CTL(VMX_PIN_VIRTUAL_NMIS) | VMX_CTL(VMX_PIN_PREEMPTION_TIMER),
+	  .proc = VMX_CTL(VMX_PROC_NMI_WINDOW_EXITING), CODE(CPUID),
+	  .reason = VMX_EXIT_PREEMPTION_TIMER, .rip = L2_CODE },
+	{ "25.2: the NMI window takes priority over the interrupt window",
+	  .pin = VMX_CTL(VMX_PIN_NMI_EXITING) | VMX_CTL(VMX_PIN_VIRTUAL_NMIS),
+	  .proc = VMX_CTL(VMX_PROC_NMI_WINDOW_EXITING) | VMX_CTL(VMX_PROC_INTR_WINDOW_EXITING),
+	  .rflags = FLAG_FIXED1 | FLAG_IF, CODE(CPUID), .reason = VMX_EXIT_NMI_WINDOW, .rip = L2_CODE },
+	{ "25.2: an NMI (exiting) takes priority over the interrupt window",
+	  .pin = VMX_CTL(VMX_PIN_NMI_EXITING), .proc = VMX_CTL(VMX_PROC_INTR_WINDOW_EXITING),
+	  .rflags = FLAG_FIXED1 | FLAG_IF, .lines = LINE_NMI, CODE(CPUID), .reason = VMX_EXIT_EXCEPTION_NMI,
+	  .rip = L2_CODE, .intr_info = INTR_INFO(VMX_INTR_NMI, EXC_NMI) },
+	{ "25.2: the interrupt window takes priority over an external interrupt",
+	  .pin = VMX_CTL(VMX_PIN_EXT_INTR_EXITING), .proc = VMX_CTL(VMX_PROC_INTR_WINDOW_EXITING),
+	  .rflags = FLAG_FIXED1 | FLAG_IF, .lines = LINE_INTR, CODE(CPUID), .reason = VMX_EXIT_INTERRUPT_WINDOW,
+	  .rip = L2_CODE },
 };
 #define N_ROWS (sizeof(rows) / sizeof(rows[0]))
 
@@ -467,7 +503,7 @@ START_TEST(event_rows)
 			      (unsigned long long)vmr(&w, VMCS_GUEST_INTERRUPTIBILITY));
 	/* 27.5.5 / the exit disarms: nothing of the guest's stays armed in L1. */
 	ck_assert_msg((c->hv_armed & ~HV_ARM_VIRTUAL_INTR) == 0, "%s: rows still armed %x", r->name, c->hv_armed);
-	ck_assert(c->hv_holds & HV_HOLD_INIT);
+	ck_assert_uint_eq(c->hv_holds, HV_HOLD_INIT);
 	world_free(&w);
 }
 END_TEST
@@ -620,6 +656,26 @@ START_TEST(triple_fault_exits)
 }
 END_TEST
 
+/* SDM Vol.3 25.5.2: "MTF VM exits take priority over debug-trap
+ * exceptions": with RFLAGS.TF = 1 and MTF, the first instruction's
+ * single-step trap stays pending and the MTF exit saves it as BS in the
+ * pending debug exceptions (27.3.4). */
+START_TEST(mtf_before_single_step_trap)
+{
+	struct world w;
+	world_init(&w);
+	vmw(&w, VMCS_PRIMARY_PROC_CONTROLS,
+	    vmr(&w, VMCS_PRIMARY_PROC_CONTROLS) | VMX_CTL(VMX_PROC_MONITOR_TRAP_FLAG));
+	vmw(&w, VMCS_GUEST_RFLAGS, FLAG_FIXED1 | FLAG_TF);
+	L2(&w, NOP, CPUID);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_MONITOR_TRAP_FLAG);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_RIP), L2_CODE + 1);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_PENDING_DBG_EXCEPTIONS) & VMX_PENDING_DBG_BS, VMX_PENDING_DBG_BS);
+	world_free(&w);
+}
+END_TEST
+
 /* An NMI's exit takes the NMI (SDM Vol.3 27.5.5: "VM exits caused directly
  * by non-maskable interrupts (NMIs) cause blocking by NMI"): L1 runs on with
  * the line clear and NMIs blocked; other exits leave blocking by NMI as L2
@@ -679,6 +735,7 @@ int main(void)
 	tcase_add_test(tc, pf_during_injected_delivery);
 	tcase_add_test(tc, triple_fault_exits);
 	tcase_add_test(tc, nmi_exit_blocks_nmis_in_l1);
+	tcase_add_test(tc, mtf_before_single_step_trap);
 	tcase_add_test(tc, tpr_below_threshold_after_mov_cr8);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

@@ -176,6 +176,14 @@ L2_BODY(b_self_nmi, "movl 0xfee00020, %eax; movl %eax, 0xfee00310", "movl $0x400
 L2_BODY(b_self_init, "movl 0xfee00020, %eax; movl %eax, 0xfee00310", "movl $0x4500, 0xfee00300",
 	"nop; nop; nop; nop");
 
+/* IRET to the next instruction (a 32-bit frame on L2's stack). */
+L2_BODY(b_iret, "pushfl; pushl $0x08; pushl $1f", "iret", "1: nop");
+static void nmi_blocking_clear(struct vmx_case *c)
+{
+	vmx_expect(c, "interruptibility: (virtual-)NMI blocking saved",
+		   vmread(VMCS_GUEST_INTERRUPTIBILITY) & INTERRUPTIBILITY_NMI, 0);
+}
+
 static int irr_has(unsigned vec)
 {
 	return (*apic_reg(APIC_IRR + 0x10 * (vec / 32)) >> (vec % 32)) & 1;
@@ -256,6 +264,20 @@ static const struct vmx_row rows[] = {
 	{ .name = "VMX-preemption timer wakes HLT: the activity state saved is HLT", .sdm = "25.5.1, 27.1",
 	  .body = &b_hlt_body, .pin = PIN_PREEMPT_TIMER, .setup = timer_value, .arg = 2,
 	  .reason = EXIT_PREEMPT_TIMER, .check = C_RIP_NEXT, .extra = activity_hlt },
+	/* Two at one boundary: the priorities of 25.2 and 25.5 (SDM Vol.3 6.9
+	 * Table 6-2's order). */
+	{ .name = "the VMX-preemption timer (0) takes priority over the NMI window", .sdm = "25.2",
+	  .body = &b_nop_body, .pin = PIN_NMI | PIN_VIRTUAL_NMI | PIN_PREEMPT_TIMER, .proc = PROC_NMI_WINDOW,
+	  .setup = timer_value, .arg = 0, .reason = EXIT_PREEMPT_TIMER },
+	/* 25.2: NMI-window exits "take priority over non-maskable interrupts
+	 * (NMIs) and lower priority events", interrupt-window exits are below
+	 * NMIs (Bochs 2.7 takes the interrupt window first). */
+	{ .name = "the NMI window takes priority over the interrupt window", .sdm = "25.2",
+	  .body = &b_nop_body, .pin = PIN_NMI | PIN_VIRTUAL_NMI, .proc = PROC_NMI_WINDOW | PROC_INTR_WINDOW,
+	  .setup = rflags_if, .reason = EXIT_NMI_WINDOW },
+	{ .name = "a pending MTF VM exit takes priority over the NMI window", .sdm = "25.5.2",
+	  .body = &b_nop_body, .pin = PIN_NMI | PIN_VIRTUAL_NMI, .proc = PROC_NMI_WINDOW, .setup = inject_if,
+	  .arg = INTR_VALID | INTR_TYPE_OTHER, .reason = EXIT_MTF, .skip = no_mtf },
 	/* HLT. */
 	{ .name = "HLT exiting: exit 12 at the HLT, the activity state active", .sdm = "25.1.3",
 	  .body = &b_hlt_body, .proc = PROC_HLT, .reason = EXIT_HLT, .check = C_LEN, .extra = activity_active },
@@ -285,10 +307,26 @@ static const struct vmx_row rows[] = {
 	{ .name = "external-interrupt exiting with RFLAGS.IF = 0, no acknowledge: info invalid, 51H still pending",
 	  .sdm = "24.6.1, 25.2, 27.2.2", .body = &b_self_51_body, .pin = PIN_EXT_INTR, .reason = EXIT_EXTERNAL_INTR,
 	  .check = C_INTR | C_NO_RIP, .intr = 0, .extra = pending_51, .skip = no_ack },
-	/* The exit leaves NMIs blocked in L1 (27.5.5), which no later row needs. */
+	/* The exit leaves NMIs blocked in L1 (27.5.5); the next VM entry
+	 * unblocks them for L2 from the interruptibility state (26.7.1), which
+	 * Bochs 2.7 does not: the first row to need an NMI. */
 	{ .name = "NMI exiting: a self NMI exits with vector 2, type NMI", .sdm = "25.2, 27.2.2, 27.5.5",
 	  .body = &b_self_nmi_body, .pin = PIN_NMI, .reason = EXIT_EXCEPTION_NMI, .check = C_INTR | C_NO_RIP,
 	  .intr = INTR_VALID | INTR_TYPE_NMI | 2 },
+	/* IRET and NMI blocking (25.3). */
+	{ .name = "NMI exiting without virtual NMIs: IRET leaves blocking by NMI", .sdm = "25.3, 26.7.1",
+	  .body = &b_iret_body, .pin = PIN_NMI, .setup = interruptibility_nmi, .reason = EXIT_VMCALL,
+	  .check = C_NO_RIP, .extra = nmi_blocking_saved },
+	{ .name = "virtual NMIs: IRET ends virtual-NMI blocking", .sdm = "25.3",
+	  .body = &b_iret_body, .pin = PIN_NMI | PIN_VIRTUAL_NMI, .setup = interruptibility_nmi,
+	  .reason = EXIT_VMCALL, .check = C_NO_RIP, .extra = nmi_blocking_clear },
+	/* 26.7.1: with virtual NMIs "NMIs are not blocked in VMX non-root
+	 * operation": virtual-NMI blocking does not hold the NMI's exit (Bochs
+	 * 2.7 holds it: the row comes after the other NMI rows). */
+	{ .name = "virtual NMIs: an NMI exits despite virtual-NMI blocking", .sdm = "26.7.1, 25.2",
+	  .body = &b_self_nmi_body, .pin = PIN_NMI | PIN_VIRTUAL_NMI, .setup = interruptibility_nmi,
+	  .reason = EXIT_EXCEPTION_NMI, .check = C_INTR | C_NO_RIP, .intr = INTR_VALID | INTR_TYPE_NMI | 2,
+	  .extra = nmi_blocking_saved },
 	/* 25.2: INIT in VMX non-root operation is a VM exit, which takes it
 	 * (in VMX root operation INIT is blocked: 23.8). Last: Bochs 2.7 keeps
 	 * the INIT pending after its exit. */
