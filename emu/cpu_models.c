@@ -148,6 +148,15 @@
 #define CR0_FIXED1_VALUE       0xffffffffull
 #define CR4_P6_BITS            (CR4_VME | CR4_PVI | CR4_TSD | CR4_DE | CR4_PSE | CR4_PAE | \
 				CR4_MCE | CR4_PGE | CR4_PCE | CR4_OSFXSR | CR4_OSXMMEXCPT | CR4_VMXE)
+/* A.2-A.5: the TRUE_* MSRs of a part with IA32_VMX_BASIC[55], given its
+ * allowed-1 settings: they differ from the plain MSRs only in the default1
+ * controls that may be 0 (CR3-load/store exiting, save/load debug controls). */
+#define TRUE_CTLS(pin_may1, proc_may1, exit_may1, entry_may1)                                  \
+	{ MSR_VMX_TRUE_PINBASED_CTLS, CTLS(VMX_PINBASED_DEFAULT1, (pin_may1)) },                \
+	{ MSR_VMX_TRUE_PROCBASED_CTLS, CTLS(VMX_PROCBASED_DEFAULT1 &                            \
+		~(PROC(CR3_LOAD_EXITING) | PROC(CR3_STORE_EXITING)), (proc_may1)) },            \
+	{ MSR_VMX_TRUE_EXIT_CTLS, CTLS(VMX_EXIT_DEFAULT1 & ~EXIT(SAVE_DEBUG_CONTROLS), (exit_may1)) }, \
+	{ MSR_VMX_TRUE_ENTRY_CTLS, CTLS(VMX_ENTRY_DEFAULT1 & ~ENTRY(LOAD_DEBUG_CONTROLS), (entry_may1)) }
 /* A.9: bits 9:1 the highest index of any VMCS field encoding the CPU supports. */
 #define VMCS_ENUM_INDEX(i)     ((uint64_t)(i) << VMX_VMCS_ENUM_INDEX_SHIFT)
 
@@ -385,17 +394,7 @@ static const struct cpu_model model_pentium = {
 			PROC2(PAUSE_LOOP_EXITING) | PROC2(INVPCID) | PROC2(VM_FUNCTIONS)) },    \
 	/* A.10 */                                                                              \
 	{ MSR_VMX_EPT_VPID_CAP, (ept_vpid) },                                                   \
-	/* A.3.1 */                                                                             \
-	{ MSR_VMX_TRUE_PINBASED_CTLS, CTLS(VMX_PINBASED_DEFAULT1, SKYLAKE_PIN_MAY1) },          \
-	/* A.3.2 */                                                                             \
-	{ MSR_VMX_TRUE_PROCBASED_CTLS, CTLS(VMX_PROCBASED_DEFAULT1 &                            \
-		~(PROC(CR3_LOAD_EXITING) | PROC(CR3_STORE_EXITING)), SKYLAKE_PROC_MAY1) },      \
-	/* A.4.1 */                                                                             \
-	{ MSR_VMX_TRUE_EXIT_CTLS, CTLS(VMX_EXIT_DEFAULT1 & ~EXIT(SAVE_DEBUG_CONTROLS),          \
-		SKYLAKE_EXIT_MAY1) },                                                           \
-	/* A.5 */                                                                               \
-	{ MSR_VMX_TRUE_ENTRY_CTLS, CTLS(VMX_ENTRY_DEFAULT1 & ~ENTRY(LOAD_DEBUG_CONTROLS),       \
-		SKYLAKE_ENTRY_MAY1) },                                                          \
+	TRUE_CTLS(SKYLAKE_PIN_MAY1, SKYLAKE_PROC_MAY1, SKYLAKE_EXIT_MAY1, SKYLAKE_ENTRY_MAY1), \
 	/* A.11: EPTP switching. */                                                             \
 	{ MSR_VMX_VMFUNC, VMX_VMFUNC_EPTP_SWITCHING }
 
@@ -580,13 +579,7 @@ static const struct model_msr nehalem_vmx_caps[] = {
 		EPT_CAP_2M | EPT_CAP_INVEPT | EPT_CAP_INVEPT_SINGLE | EPT_CAP_INVEPT_ALL |
 		VPID_CAP_INVVPID | VPID_CAP_INVVPID_ADDRESS | VPID_CAP_INVVPID_SINGLE |
 		VPID_CAP_INVVPID_ALL | VPID_CAP_INVVPID_SINGLE_NG },
-	/* A.2: the TRUE_* MSRs let CR3-load/store exiting and the debug-control
-	 * save/load be 0. */
-	{ MSR_VMX_TRUE_PINBASED_CTLS, CTLS(VMX_PINBASED_DEFAULT1, NEHALEM_PIN_MAY1) },
-	{ MSR_VMX_TRUE_PROCBASED_CTLS, CTLS(VMX_PROCBASED_DEFAULT1 &
-		~(PROC(CR3_LOAD_EXITING) | PROC(CR3_STORE_EXITING)), NEHALEM_PROC_MAY1) },
-	{ MSR_VMX_TRUE_EXIT_CTLS, CTLS(VMX_EXIT_DEFAULT1 & ~EXIT(SAVE_DEBUG_CONTROLS), NEHALEM_EXIT_MAY1) },
-	{ MSR_VMX_TRUE_ENTRY_CTLS, CTLS(VMX_ENTRY_DEFAULT1 & ~ENTRY(LOAD_DEBUG_CONTROLS), NEHALEM_ENTRY_MAY1) },
+	TRUE_CTLS(NEHALEM_PIN_MAY1, NEHALEM_PROC_MAY1, NEHALEM_EXIT_MAY1, NEHALEM_ENTRY_MAY1),
 };
 static const struct cpu_model model_nehalem_lite = {
 	.name = "nehalem-lite",
