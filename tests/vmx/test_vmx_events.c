@@ -64,6 +64,7 @@ struct event_row {
 	uint32_t activity;
 	uint32_t entry_info;         /* VM-entry interruption information */
 	uint32_t timer;              /* VMX-preemption timer value */
+	uint32_t pending_dbg;        /* guest pending debug exceptions */
 	unsigned lines;              /* LINE_* raised before VMLAUNCH */
 	bool ack;                    /* an interrupt controller answers INTA (vector 40H) */
 	uint8_t code[24];
@@ -161,6 +162,10 @@ static const struct event_row rows[] = {
 	{ "26.7.4: preemption timer value 0 exits before the first instruction",
 	  .pin = VMX_CTL(VMX_PIN_PREEMPTION_TIMER), CODE(CPUID),
 	  .reason = VMX_EXIT_PREEMPTION_TIMER, .rip = L2_CODE },
+	{ "26.7.4: a zero preemption timer exits after the pending debug exception's delivery, before "
+	  "the handler's first instruction",
+	  .pin = VMX_CTL(VMX_PIN_PREEMPTION_TIMER), .pending_dbg = VMX_PENDING_DBG_B0_3 & 1, CODE(CPUID),
+	  .reason = VMX_EXIT_PREEMPTION_TIMER, .rip = L2_ISR },
 	{ "25.5.1: the preemption timer counts down in a loop and exits at 0",
 	  .pin = VMX_CTL(VMX_PIN_PREEMPTION_TIMER), .exitc = VMX_CTL(VMX_EXITCTL_SAVE_PREEMPTION_TIMER),
 	  .timer = 3, CODE(JMP_SELF), .reason = VMX_EXIT_PREEMPTION_TIMER, .rip = L2_CODE },
@@ -232,6 +237,7 @@ START_TEST(event_rows)
 	vmw(&w, VMCS_GUEST_ACTIVITY_STATE, r->activity);
 	vmw(&w, VMCS_ENTRY_INTR_INFO, r->entry_info);
 	vmw(&w, VMCS_PREEMPTION_TIMER_VALUE, r->timer);
+	vmw(&w, VMCS_GUEST_PENDING_DBG_EXCEPTIONS, r->pending_dbg);
 	l2_code(&w, r->code, r->len);
 	if (r->ack) {
 		c->intr_ack = ack_40;
