@@ -713,6 +713,14 @@ static status_t external_interrupt(struct vmx *v, struct cpu *cpu, struct exit_r
 	if (pin_ctl(v, VMX_PIN_POSTED_INTERRUPTS) && hv_ack_intr(cpu, r) &&
 	    r->vector == (uint8_t)vmcs_get(v, VMCS_ROW_POSTED_INTR_NV)) {
 		vapic_process_posted(v);
+		/* 29.6 step 6 evaluated; 29.2.2: a virtual interrupt it recognized
+		 * is delivered at this boundary if RFLAGS.IF = 1 (blocking by STI
+		 * or MOV SS held the interrupt off already): the core delivers
+		 * r->vector through the IDT in place of the notification. */
+		if ((cpu->hv_armed & HV_ARM_VIRTUAL_INTR) && (cpu->rflags & FLAG_IF)) {
+			r->vector = vapic_deliver(v);
+			return ST_OK;
+		}
 		return ST_HANDLED;
 	}
 	*x = exit_of(r, VMX_EXIT_EXTERNAL_INTERRUPT);
