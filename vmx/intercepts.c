@@ -706,17 +706,20 @@ static status_t external_interrupt(struct vmx *v, struct cpu *cpu, struct exit_r
 	 * "no VM exit"), asks again with the event and goes on. */
 	if (!pin_ctl(v, VMX_PIN_EXT_INTR_EXITING) || r->event.injected || r->event.pending)
 		return ST_OK;
-	/* SDM Vol.3 29.6: with "process posted interrupts" the local APIC is
-	 * acknowledged; the notification vector is processed as a posted
-	 * interrupt (no VM exit), any other vector exits with its vector saved
-	 * (VM entry requires "acknowledge interrupt on exit", 26.2.1.1). */
+	/* SDM Vol.3 29.6 steps 1-2: with "process posted interrupts" the
+	 * local APIC is acknowledged; the notification vector is processed as
+	 * a posted interrupt (no VM exit), any other vector exits with its
+	 * vector saved (VM entry requires "acknowledge interrupt on exit",
+	 * 26.2.1.1). */
 	if (pin_ctl(v, VMX_PIN_POSTED_INTERRUPTS) && hv_ack_intr(cpu, r) &&
 	    r->vector == (uint8_t)vmcs_get(v, VMCS_ROW_POSTED_INTR_NV)) {
 		vapic_process_posted(v);
-		/* 29.6 step 6 evaluated; 29.2.2: a virtual interrupt it recognized
-		 * is delivered at this boundary if RFLAGS.IF = 1 (blocking by STI
-		 * or MOV SS held the interrupt off already): the core delivers
-		 * r->vector through the IDT in place of the notification. */
+		/* 29.6 step 7 evaluated: "If step #7 leads to recognition of a
+		 * virtual interrupt, the processor may deliver that interrupt
+		 * immediately": hvemu does, at this boundary, if RFLAGS.IF = 1
+		 * (29.2.2; blocking by STI or MOV SS held the interrupt off
+		 * already): the core delivers r->vector through the IDT in place
+		 * of the notification. */
 		if ((cpu->hv_armed & HV_ARM_VIRTUAL_INTR) && (cpu->rflags & FLAG_IF)) {
 			r->vector = vapic_deliver(v);
 			return ST_OK;

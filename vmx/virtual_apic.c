@@ -149,10 +149,11 @@ void vapic_trap_exit(struct vmx *v, uint32_t reason, uint64_t qualification)
 
 void vapic_evaluate(struct vmx *v)
 {
-	/* SDM Vol.3 29.2.1: "If RVI[7:4] > VPPR[7:4], the logical processor
-	 * recognizes a pending virtual interrupt. Otherwise, the logical
-	 * processor does not recognize a pending virtual interrupt." */
-	if ((rvi(v) >> 4) > ((vapic_read(v, VAPIC_VPPR) >> 4) & 0xf))
+	/* SDM Vol.3 29.2.1: a pending virtual interrupt is recognized when
+	 * "interrupt-window exiting" is 0 and RVI[7:4] > VPPR[7:4]; otherwise
+	 * none is. */
+	bool window = vmcs_get(v, VMCS_ROW_PRIMARY_PROC_CONTROLS) & VMX_CTL(VMX_PROC_INTR_WINDOW_EXITING);
+	if (!window && (rvi(v) >> 4) > ((vapic_read(v, VAPIC_VPPR) >> 4) & 0xf))
 		cpu_hv_arm(v->cpu, HV_ARM_VIRTUAL_INTR);
 	else
 		cpu_hv_disarm(v->cpu, HV_ARM_VIRTUAL_INTR);
@@ -180,15 +181,16 @@ void vapic_process_posted(struct vmx *v)
 {
 	struct cpu *cpu = v->cpu;
 	uint64_t desc = vmcs_get(v, VMCS_ROW_POSTED_INTR_DESC_ADDR);
-	/* 29.6 step 2: ON (bit 256) cleared, the rest of the descriptor kept
+	/* 29.6 step 3 (steps 1-2, the acknowledge and the vector's match, are
+	 * the caller's): ON (bit 256) cleared, the rest of the descriptor kept
 	 * (a locked AND: one byte written here). */
 	uint8_t on = (uint8_t)physmem_read(cpu->mem, desc + PID_ON_BYTE, 1);
 	physmem_write(cpu->mem, desc + PID_ON_BYTE, 1, on & ~1u);
-	/* Step 3: zero written to the local APIC's EOI register dismisses the
+	/* Step 4: zero written to the local APIC's EOI register dismisses the
 	 * notification vector. */
 	if (cpu->lapic)
 		lapic_mmio_write(cpu->lapic, 0xb0, 0);
-	/* Steps 4-5: PIR ORed into VIRR and cleared (no other agent between:
+	/* Steps 5-6: PIR ORed into VIRR and cleared (no other agent between:
 	 * hvemu runs one CPU at a time); RVI := max(RVI, the highest PIR bit),
 	 * unchanged if PIR was clear. */
 	int top = -1;
@@ -202,6 +204,6 @@ void vapic_process_posted(struct vmx *v)
 	}
 	if (top > rvi(v))
 		set_rvi(v, (uint8_t)top);
-	/* Step 6: evaluate pending virtual interrupts (29.2.1). */
+	/* Step 7: evaluate pending virtual interrupts (29.2.1). */
 	vapic_evaluate(v);
 }

@@ -197,6 +197,24 @@ START_TEST(interrupt_window_first)
 }
 END_TEST
 
+/* 29.2.1: with interrupt-window exiting no pending virtual interrupt is
+ * recognized at all: with RFLAGS.IF = 0 (the window shut) L2 halts with
+ * nothing armed to wake it. */
+START_TEST(interrupt_window_no_recognition)
+{
+	struct world w;
+	vid_world(&w, 0x41, 0);
+	vmw(&w, VMCS_GUEST_RFLAGS, FLAG_FIXED1);
+	vmw(&w, VMCS_PRIMARY_PROC_CONTROLS,
+	    vmr(&w, VMCS_PRIMARY_PROC_CONTROLS) | VMX_CTL(VMX_PROC_INTR_WINDOW_EXITING));
+	L2(&w, HLT, CPUID);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert(w.m.cpu.in_guest && w.m.cpu.halted);
+	ck_assert_uint_eq(w.m.cpu.hv_armed & HV_ARM_VIRTUAL_INTR, 0);
+	world_free(&w);
+}
+END_TEST
+
 /* 29.2.2, 26.7.2: a guest entered in the HLT activity state with a
  * deliverable virtual interrupt wakes and takes it (kvm-unit-tests'
  * vmx_hlt_with_rvi_test); the return address is after nothing (L2_CODE). */
@@ -380,6 +398,7 @@ int main(void)
 	tcase_add_test(tc, svi_holds_delivery);
 	tcase_add_test(tc, mov_cr8_lowers_tpr_and_delivers);
 	tcase_add_test(tc, interrupt_window_first);
+	tcase_add_test(tc, interrupt_window_no_recognition);
 	tcase_add_test(tc, hlt_woken_by_rvi);
 	tcase_add_test(tc, self_ipi_wakes_hlt);
 	suite_add_tcase(s, tc);
