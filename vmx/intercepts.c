@@ -724,6 +724,9 @@ static status_t external_interrupt(struct vmx *v, struct cpu *cpu, struct exit_r
 			r->vector = vapic_deliver(v);
 			return ST_OK;
 		}
+		/* Not modelled: 29.6 returns a processor that was in HLT to HLT
+		 * when nothing is delivered; here L2 goes on after its HLT (the
+		 * core ended the wait before asking). */
 		return ST_HANDLED;
 	}
 	*x = exit_of(r, VMX_EXIT_EXTERNAL_INTERRUPT);
