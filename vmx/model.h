@@ -18,6 +18,11 @@
  *                    information format of the exit's event fields; the
  *                    boundary rows a guest exits by (windows, MTF, TPR
  *                    threshold), virtual NMIs, the HLT activity state
+ *   virtual_apic.c   the virtual-APIC page and the interrupt side of APIC
+ *                    virtualization: TPR, PPR, EOI and self-IPI
+ *                    virtualization, virtual-interrupt delivery, posted-
+ *                    interrupt processing (SDM Vol.3 29.1, 29.2, 29.6;
+ *                    declared in virtual_apic.h)
  *   exit_report.c    the exit report of --trace vmexit / --stats
  */
 #ifndef HVEMU_VMX_MODEL_H
@@ -83,6 +88,12 @@ struct vmx {
 	/* events.c: the boundary events of the guest running. */
 	bool guest_halted;         /* L2 waits in the HLT activity state (24.4.2) */
 	bool mtf_injected;         /* the entry injected a pending MTF VM exit (26.6.2) */
+
+	/* virtual_apic.c: a trap-like VM exit of the instruction that completed
+	 * (EOI-induced, 29.1.4), taken by the TPR-threshold boundary row; 0:
+	 * none. */
+	uint32_t trap_exit_reason;
+	uint64_t trap_exit_qualification;
 };
 
 /* A capability MSR's value (MSR_VMX_BASIC ... MSR_VMX_EXIT_CTLS2). */
