@@ -120,9 +120,10 @@ static status_t take_intr(struct cpu *cpu)
 	 * SDM Vol.3 27.2 without "acknowledge interrupt on exit"). */
 	int vector = -1;
 	status_t st = intercept_intr(cpu, &vector);
-	/* ST_HANDLED: the model took the interrupt itself (posted interrupts). */
+	/* ST_HANDLED: the model took the interrupt itself and delivered nothing
+	 * (VMX posted-interrupt processing; event_step). */
 	if (st != ST_OK)
-		return st == ST_HANDLED ? ST_OK : st;
+		return st;
 	/* vector >= 0: the model acknowledged it already and let it through. */
 	if (vector < 0 && cpu->intr_ack)
 		vector = cpu->intr_ack(cpu->intr_ctx);
@@ -375,8 +376,19 @@ status_t event_step(struct cpu *cpu, bool *one_step)
 
 	const struct boundary_event *e = next_event(cpu, 0);
 	for (unsigned taken = 0; e; taken++) {
+		bool was_halted = cpu->halted;
 		cpu->halted = false;
 		status_t st = e->take(cpu);
+		/* The model took the event and nothing was delivered (VMX
+		 * posted-interrupt processing): a processor that was in HLT
+		 * returns to it (SDM Vol.3 29.6). */
+		if (st == ST_HANDLED) {
+			st = ST_OK;
+			if (was_halted) {
+				cpu->halted = true;
+				return ST_HALT;
+			}
+		}
 		/* Delivered through the IDT (an NMI), the event ends the shutdown
 		 * state; a VM exit saved it first (27.3.4). */
 		if (st == ST_OK)

@@ -204,6 +204,11 @@ status_t cpu_run(struct cpu *cpu)
 		if (__builtin_expect(cpu->attention != 0 || cpu->icount >= cpu->deadline, 0)) {
 			prev = NULL;
 			st = event_step(cpu, &one_step);
+			/* The boundary left the CPU waiting (an INIT for an AP, a
+			 * model's event that delivered nothing to a halted guest):
+			 * wait here as after HLT. */
+			if (st == ST_HALT && cpu->halted)
+				st = event_wait(cpu);
 			if (st != ST_OK)
 				return st;
 			/* A delivered event may have used the last instruction allowed. */

@@ -366,6 +366,26 @@ START_TEST(posted_notification_processed)
 }
 END_TEST
 
+/* 29.6: a notification that leaves nothing to deliver (PIR empty) returns a
+ * processor that was in HLT to HLT: L2 does not run on past its HLT. */
+START_TEST(posted_nothing_delivered_halts_again)
+{
+	struct world w;
+	posted_world(&w);
+	physmem_write(&w.m.pm, PID + 0x20, 4, 1);                     /* ON, PIR empty */
+	L2(&w, HLT, CPUID);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ack_vector = NV;
+	cpu_set_line(&w.m.cpu, LINE_INTR, true);
+	w.m.cpu.icount_limit = w.m.cpu.icount + 1000;
+	ck_assert_int_eq(cpu_run(&w.m.cpu), ST_HALT);
+	ck_assert(w.m.cpu.in_guest && w.m.cpu.halted);
+	ck_assert_uint_eq(w.m.cpu.rip, L2_CODE + 1);
+	ck_assert_uint_eq(physmem_read(&w.m.pm, PID + 0x20, 4), 0);   /* processed: ON cleared */
+	world_free(&w);
+}
+END_TEST
+
 /* Another vector exits as an external interrupt with its vector (29.6 step
  * 2), the descriptor untouched. */
 START_TEST(posted_other_vector_exits)
@@ -410,6 +430,7 @@ int main(void)
 	tc = tcase_create("posted");
 	tcase_add_test(tc, posted_notification_processed);
 	tcase_add_test(tc, posted_other_vector_exits);
+	tcase_add_test(tc, posted_nothing_delivered_halts_again);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
