@@ -280,8 +280,8 @@ static bool pause_loop_exits(struct vmx *v, struct cpu *cpu)
 /* SDM Vol.3 25.1.3 VMREAD/VMWRITE: exit unless "VMCS shadowing" is 1, bits
  * 63:15 (31:15 outside 64-bit mode) of the field-encoding register are 0 and
  * bit n of the VMREAD/VMWRITE bitmap (24.6.15), n = encoding bits 14:0, is
- * 0. Without an exit the instruction reaches the shadow VMCS (the VMX
- * instructions' part; no CPU model allows VMCS shadowing yet). */
+ * 0. Without an exit the instruction reaches the shadow VMCS the VMCS link
+ * pointer references (instructions.c vmcs_access_ready, 30.3). */
 static bool vmcs_shadowing_exits(struct vmx *v, struct cpu *cpu, const struct exit_record *r)
 {
 	if (!proc2_ctl(v, VMX_PROC2_VMCS_SHADOWING))

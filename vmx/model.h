@@ -42,7 +42,9 @@
  * the region in memory instead of using VMWRITE does not see the edit while
  * the VMCS is current, and VMCLEAR overwrites it. With --tlb flush
  * (cpu->tlb_uncached) nothing is kept: every access reads and writes the
- * region, as a processor that caches nothing would. */
+ * region, as a processor that caches nothing would. A shadow VMCS reached by
+ * L2's VMREAD/VMWRITE (VMCS shadowing) is not current and has no copy here:
+ * it is accessed in its region (vmcs.c vmcs_vmread_at). */
 struct vmcs_cache {
 	uint64_t pa;               /* current-VMCS pointer, VMCS_POINTER_INVALID: none */
 	bool launched;             /* launch state: false clear, true launched (24.1) */
@@ -235,6 +237,12 @@ enum vmx_instruction_error vmcs_vmread(struct vmx *v, uint64_t enc, uint64_t *va
  * encoding enc of the current VMCS: 0, or the VM-instruction error 12 or 13
  * (SDM Vol.3 30.3 VMWRITE). */
 enum vmx_instruction_error vmcs_vmwrite(struct vmx *v, uint64_t enc, uint64_t value);
+/* The same, on the VMCS at physical address pa: the current VMCS (pa is the
+ * current-VMCS pointer) or, in VMX non-root operation with "VMCS shadowing",
+ * the shadow VMCS the VMCS link pointer references, read and written in its
+ * region (SDM Vol.3 24.10, 30.3; vmcs.c says what an L1 editing it sees). */
+enum vmx_instruction_error vmcs_vmread_at(struct vmx *v, uint64_t pa, uint64_t enc, uint64_t *value);
+enum vmx_instruction_error vmcs_vmwrite_at(struct vmx *v, uint64_t pa, uint64_t enc, uint64_t value);
 /* The processor's own access to a field of the current VMCS by row (the
  * VM-instruction error, exit information, VM entry): no access rules. */
 void vmcs_set(struct vmx *v, enum vmcs_row row, uint64_t value);
