@@ -757,6 +757,14 @@ static status_t ept_exit(struct vmx *v, struct exit_record *r, struct vmx_exit *
 		x->guest_physical = n->gpa;
 		return ST_VMEXIT;
 	}
+	/* SDM Vol.3 28.2.6, 27.2.1: a page-modification log-full event exits
+	 * with reason 62; its qualification has only bit 12 (NMI unblocking due
+	 * to IRET, as for an EPT violation). */
+	if (n->pml_full) {
+		*x = exit_of(r, VMX_EXIT_PML_FULL);
+		x->qualification = nmi_unblocked(r) ? (uint64_t)VMX_INTR_NMI_UNBLOCKED : 0;
+		return ST_VMEXIT;
+	}
 	*x = exit_of(r, VMX_EXIT_EPT_VIOLATION);
 	bool advanced = vmx_cap(v, MSR_VMX_EPT_VPID_CAP) & EPT_CAP_ADV_INFO;
 	x->qualification = ept_violation_qualification(&r->fault, advanced) |

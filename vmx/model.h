@@ -19,6 +19,7 @@
  *                    boundary rows a guest exits by (windows, MTF, TPR
  *                    threshold), virtual NMIs, the HLT activity state
  *   exit_report.c    the exit report of --trace vmexit / --stats
+ *   pml.c            page-modification logging (28.2.6): the EPT walker's hook
  */
 #ifndef HVEMU_VMX_MODEL_H
 #define HVEMU_VMX_MODEL_H
@@ -81,6 +82,9 @@ struct vmx {
 	 * pause_loop false: the next one starts a loop (as after VM entry). */
 	bool pause_loop;
 	uint64_t pause_last, pause_first;
+
+	/* pml.c: the page-modification log hook the guest's stage 2 calls. */
+	struct ept_dirty_log pml;
 
 	/* events.c: the boundary events of the guest running. */
 	bool guest_halted;         /* L2 waits in the HLT activity state (24.4.2) */
@@ -159,6 +163,10 @@ status_t vmx_intercept(void *ctx, struct cpu *cpu, struct exit_record *rec);
 /* VMFUNC's EPTP switching in the running guest: the new EPTP (checked) in the
  * VMCS, as stage 2 and as the TLB context (SDM Vol.3 25.5.6.3). */
 void vmx_switch_eptp(struct vmx *v, struct cpu *cpu, uint64_t eptp);
+
+/* pml.c: page-modification logging (SDM Vol.3 28.2.6) for the guest's EPT
+ * stage 2 when proc2_controls (the secondary controls in force) enable PML. */
+void vmx_pml_attach(struct vmx *v, struct paging_env *stage2, uint32_t proc2_controls);
 
 /* INVEPT's and INVVPID's invalidations (SDM Vol.3 28.3.3.1) over the TLB
  * spaces VM entry gives a guest (its VPID and EP4TA): vmx_invalidate_ept
