@@ -64,6 +64,7 @@ struct event_row {
 	uint32_t activity;
 	uint32_t entry_info;         /* VM-entry interruption information */
 	uint32_t timer;              /* VMX-preemption timer value */
+	uint32_t pending_dbg;        /* guest pending debug exceptions */
 	unsigned lines;              /* LINE_* raised before VMLAUNCH */
 	bool ack;                    /* an interrupt controller answers INTA (vector 40H) */
 	uint8_t code[24];
@@ -161,6 +162,10 @@ static const struct event_row rows[] = {
 	{ "26.7.4: preemption timer value 0 exits before the first instruction",
 	  .pin = VMX_CTL(VMX_PIN_PREEMPTION_TIMER), CODE(CPUID),
 	  .reason = VMX_EXIT_PREEMPTION_TIMER, .rip = L2_CODE },
+	{ "26.7.4: a zero preemption timer exits after the pending debug exception's delivery, before "
+	  "the handler's first instruction",
+	  .pin = VMX_CTL(VMX_PIN_PREEMPTION_TIMER), .pending_dbg = VMX_PENDING_DBG_B0_3 & 1, CODE(CPUID),
+	  .reason = VMX_EXIT_PREEMPTION_TIMER, .rip = L2_ISR },
 	{ "25.5.1: the preemption timer counts down in a loop and exits at 0",
 	  .pin = VMX_CTL(VMX_PIN_PREEMPTION_TIMER), .exitc = VMX_CTL(VMX_EXITCTL_SAVE_PREEMPTION_TIMER),
 	  .timer = 3, CODE(JMP_SELF), .reason = VMX_EXIT_PREEMPTION_TIMER, .rip = L2_CODE },
@@ -232,6 +237,7 @@ START_TEST(event_rows)
 	vmw(&w, VMCS_GUEST_ACTIVITY_STATE, r->activity);
 	vmw(&w, VMCS_ENTRY_INTR_INFO, r->entry_info);
 	vmw(&w, VMCS_PREEMPTION_TIMER_VALUE, r->timer);
+	vmw(&w, VMCS_GUEST_PENDING_DBG_EXCEPTIONS, r->pending_dbg);
 	l2_code(&w, r->code, r->len);
 	if (r->ack) {
 		c->intr_ack = ack_40;
@@ -432,6 +438,102 @@ START_TEST(mtf_before_single_step_trap)
 }
 END_TEST
 
+/* SDM Vol.3 25.5.2: with MTF, a REP-prefixed string instruction whose first
+ * iteration does not fault has an MTF VM exit pending "on the instruction
+ * boundary after that iteration": RIP still on the instruction, one
+ * iteration done (REP STOSB with RCX = 3 at RDI). */
+START_TEST(mtf_after_one_rep_iteration)
+{
+	struct world w;
+	world_init(&w);
+	vmw(&w, VMCS_PRIMARY_PROC_CONTROLS,
+	    vmr(&w, VMCS_PRIMARY_PROC_CONTROLS) | VMX_CTL(VMX_PROC_MONITOR_TRAP_FLAG));
+	L2(&w, 0xf3, 0xaa, CPUID);
+	w.m.cpu.regs[R_CX] = 3;
+	w.m.cpu.regs[R_DI] = 0x90000;
+	w.m.cpu.regs[R_AX] = 0x5a;
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	/* L2's registers, before VMREAD (in L1) uses RBX and RCX */
+	ck_assert_uint_eq(w.m.cpu.regs[R_CX], 2);
+	ck_assert_uint_eq(w.m.cpu.regs[R_DI], 0x90001);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_MONITOR_TRAP_FLAG);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_RIP), L2_CODE);
+	ck_assert_uint_eq(physmem_read(&w.m.pm, 0x90000, 2), 0x5a);
+	world_free(&w);
+}
+END_TEST
+
+/* SDM Vol.3 26.7.2: after a VM entry into the wait-for-SIPI state the
+ * guest runs nothing; external interrupts, NMIs and INIT are blocked (no
+ * exit even with their exiting controls); a SIPI exits (25.2: reason 4, the
+ * vector in the qualification) and the state saved is still wait-for-SIPI
+ * (27.1: the return to the active state follows the exit). */
+START_TEST(wait_for_sipi_activity)
+{
+	struct world w;
+	world_init(&w);
+	struct cpu *c = &w.m.cpu;
+	vmw(&w, VMCS_PIN_BASED_CONTROLS, vmr(&w, VMCS_PIN_BASED_CONTROLS) | VMX_CTL(VMX_PIN_EXT_INTR_EXITING) |
+					     VMX_CTL(VMX_PIN_NMI_EXITING));
+	vmw(&w, VMCS_GUEST_ACTIVITY_STATE, VMX_ACTIVITY_WAIT_SIPI);
+	c->nmi_blocked = true;               /* L1's own NMIs held until the entry */
+	c->halt_yields = true;               /* a halted CPU's next run waits (as under --smp) */
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert(c->in_guest && c->wait_for_sipi);
+	cpu_set_line(c, LINE_INTR | LINE_NMI | LINE_INIT, true);
+	ck_assert_int_eq(cpu_run(c), ST_HALT);
+	ck_assert(c->in_guest && c->wait_for_sipi);
+	cpu_set_line(c, LINE_INTR | LINE_NMI | LINE_INIT, false);
+	cpu_sipi(c, 0x12);
+	ck_assert_int_eq(cpu_run(c), ST_HALT);
+	assert_in_l1(&w);
+	ck_assert(!c->wait_for_sipi);           /* (halted: L1's own HLT) */
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_SIPI);
+	ck_assert_uint_eq(vmr(&w, VMCS_EXIT_QUALIFICATION), 0x12);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_ACTIVITY_STATE), VMX_ACTIVITY_WAIT_SIPI);
+	world_free(&w);
+}
+END_TEST
+
+/* SDM Vol.3 26.7.2: the shutdown state blocks external interrupts (no exit
+ * with external-interrupt exiting either); an NMI with NMI exiting exits,
+ * saving the shutdown state (27.1); without NMI exiting it is delivered
+ * through L2's IDT and the guest is active again (_i: NMI exiting). */
+START_TEST(shutdown_activity)
+{
+	bool nmi_exiting = _i;
+	struct world w;
+	world_init(&w);
+	struct cpu *c = &w.m.cpu;
+	vmw(&w, VMCS_PIN_BASED_CONTROLS, vmr(&w, VMCS_PIN_BASED_CONTROLS) | VMX_CTL(VMX_PIN_EXT_INTR_EXITING) |
+					     (nmi_exiting ? VMX_CTL(VMX_PIN_NMI_EXITING) : 0));
+	vmw(&w, VMCS_GUEST_RFLAGS, FLAG_FIXED1 | FLAG_IF);
+	vmw(&w, VMCS_GUEST_ACTIVITY_STATE, VMX_ACTIVITY_SHUTDOWN);
+	c->nmi_blocked = true;
+	c->halt_yields = true;
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert(c->in_guest && c->shutdown_wait);
+	cpu_set_line(c, LINE_INTR, true);
+	ck_assert_int_eq(cpu_run(c), ST_HALT);
+	ck_assert(c->in_guest && c->shutdown_wait);
+	cpu_set_line(c, LINE_INTR, false);
+	cpu_set_line(c, LINE_NMI, true);
+	ck_assert_int_eq(cpu_run(c), ST_HALT);
+	assert_in_l1(&w);
+	ck_assert(!c->shutdown_wait);
+	if (nmi_exiting) {
+		ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_EXCEPTION_NMI);
+		ck_assert_uint_eq(vmr(&w, VMCS_GUEST_ACTIVITY_STATE), VMX_ACTIVITY_SHUTDOWN);
+	} else {
+		/* L2's NMI handler (L2_ISR) ran its CPUID */
+		ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_CPUID);
+		ck_assert_uint_eq(vmr(&w, VMCS_GUEST_RIP), L2_ISR);
+		ck_assert_uint_eq(vmr(&w, VMCS_GUEST_ACTIVITY_STATE), VMX_ACTIVITY_ACTIVE);
+	}
+	world_free(&w);
+}
+END_TEST
+
 /* An NMI's exit takes the NMI (SDM Vol.3 27.5.5: "VM exits caused directly
  * by non-maskable interrupts (NMIs) cause blocking by NMI"): L1 runs on with
  * the line clear and NMIs blocked; other exits leave blocking by NMI as L2
@@ -492,6 +594,9 @@ int main(void)
 	tcase_add_test(tc, triple_fault_exits);
 	tcase_add_test(tc, nmi_exit_blocks_nmis_in_l1);
 	tcase_add_test(tc, mtf_before_single_step_trap);
+	tcase_add_test(tc, mtf_after_one_rep_iteration);
+	tcase_add_test(tc, wait_for_sipi_activity);
+	tcase_add_loop_test(tc, shutdown_activity, 0, 2);
 	tcase_add_test(tc, tpr_below_threshold_after_mov_cr8);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
