@@ -243,6 +243,16 @@ walk(const struct paging_env *env, const bool ept, uint64_t addr, enum walk_kind
 	const bool ad = !ept || (env->cr3 & EPTP_AD_ENABLE);
 	const uint64_t a_bit = ept ? EPT_A : PTE_A, d_bit = ept ? EPT_D : PTE_D;
 	unsigned leaf_slot = r->levels - 1;
+	/* SDM 28.2.6: a write about to set an EPT dirty flag 0 -> 1 is logged
+	 * first; with the log full no flag is set and the access does not occur
+	 * (a page-modification log-full event, the hypervisor's). */
+	if (ept && ad && !peek && kind == WALK_WRITE && env->dirty_log && !(r->entry[leaf_slot] & EPT_D) &&
+	    !env->dirty_log->log(env->dirty_log->ctx, addr & ~0xfffull)) {
+		*f = (struct fault){ .address = addr, .stage = FAULT_STAGE2 };
+		f->nested = (struct fault_nested){ .gpa = addr, .ept = true, .pml_full = true,
+						   .access = S2_ACC_WRITE };
+		return false;
+	}
 	for (unsigned s = 0; ad && !peek && s <= leaf_slot; s++) {
 		if (!ept && !(fmt->level[s].flags & LV_A))
 			continue;                  /* the PAE PDPTE has no accessed flag */

@@ -73,6 +73,16 @@ struct mem_port {
 	void *ctx;
 };
 
+/* EPT's page-modification log (SDM Vol.3 28.2.6), a hook of the hypervisor
+ * model's: a walk that is about to set an EPT dirty flag from 0 to 1 (EPT
+ * A/D enabled) first calls log with the 4-KByte-aligned guest-physical
+ * address. false: the log is full; the walk then fails with a stage-2 fault
+ * (fault_nested.pml_full) and writes no flag, so the access does not happen. */
+struct ept_dirty_log {
+	bool (*log)(void *ctx, uint64_t gpa);
+	void *ctx;
+};
+
 /* What the walker needs to know about the CPU (or, for a stage-2 walk, about
  * the nested tables: see mmu/nested.h for builders). */
 struct paging_env {
@@ -100,6 +110,7 @@ struct paging_env {
 	bool nested;
 	uint64_t ept_caps;         /* EPT: IA32_VMX_EPT_VPID_CAP (EPT_CAP_*, mmu/x86_vmx.h) */
 	bool ept_mbec;             /* EPT: "mode-based execute control for EPT" */
+	const struct ept_dirty_log *dirty_log;   /* EPT: PML (NULL: none) */
 };
 
 enum walk_kind { WALK_READ, WALK_WRITE, WALK_EXEC };

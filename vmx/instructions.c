@@ -71,8 +71,8 @@ static bool outside_vmx_modes(const struct cpu *cpu)
 }
 
 /* "ELSIF in VMX non-root operation THEN VM exit" (SDM Vol.3 25.1.2: every VMX
- * instruction but VMFUNC exits unconditionally in VMX non-root operation;
- * VMREAD and VMWRITE too while hvemu has no VMCS shadowing). The exit is the
+ * instruction but VMFUNC, VMREAD and VMWRITE exits unconditionally in VMX
+ * non-root operation; those two are vmcs_access_ready's). The exit is the
  * seam's, asked as any instruction intercept (vmx_exit_decide's table). */
 static status_t nonroot_exit(struct cpu *cpu, const struct insn *in, enum intercept_kind kind)
 {
@@ -295,21 +295,57 @@ static status_t vmptrst(struct vmx *v, struct cpu *cpu, const struct insn *in)
 
 /* ---- VMREAD, VMWRITE ---- */
 
+/* The opening of VMREAD's and VMWRITE's pseudo-codes (SDM Vol.3 30.3):
+ *   IF (not in VMX operation) or (CR0.PE = 0) or (RFLAGS.VM = 1) or
+ *      (IA32_EFER.LMA = 1 and CS.L = 0) THEN #UD;
+ *   ELSIF in VMX non-root operation AND ("VMCS shadowing" is 0 OR the
+ *      field operand sets bits in range 63:15 OR its bit in the VMREAD
+ *      (VMWRITE) bitmap is 1) THEN VM exit;
+ *   ELSIF CPL > 0 THEN #GP(0);
+ *   ELSIF (in VMX root operation AND current-VMCS pointer is not valid) OR
+ *      (in VMX non-root operation AND VMCS link pointer is not valid)
+ *      THEN VMfailInvalid;
+ * The exit decision is intercepts.c's (vmcs_shadowing_exits, 25.1.3): the
+ * seam answers ST_OK when the instruction goes on in the guest. true: it goes
+ * on, *vmcs the VMCS it accesses: the current VMCS in root operation, the
+ * shadow VMCS (24.10) in non-root operation; false: *st is what happened
+ * instead. "Not valid": FFFFFFFF_FFFFFFFFH; any other link pointer passed
+ * VM entry's checks (26.3.1.5: a shadow VMCS of the right revision). */
+static bool vmcs_access_ready(struct vmx *v, struct cpu *cpu, const struct insn *in, enum intercept_kind kind,
+			      status_t *st, uint64_t *vmcs)
+{
+	if (!v->vmx_operation || outside_vmx_modes(cpu)) {
+		*st = cpu_raise(cpu, EXC_UD);
+		return false;
+	}
+	if (cpu->in_guest && (*st = hv_intercept_insn(cpu, in, kind, PHASE_CHECKED)) != ST_OK)
+		return false;
+	if (cpu->cpl != 0) {
+		*st = cpu_raise_err(cpu, EXC_GP, 0);
+		return false;
+	}
+	*vmcs = cpu->in_guest ? vmcs_get(v, VMCS_ROW_VMCS_LINK_POINTER) : v->vmcs.pa;
+	if (*vmcs == VMCS_POINTER_INVALID) {
+		*st = vmx_fail_invalid(cpu);
+		return false;
+	}
+	return true;
+}
+
 static status_t vmread(struct vmx *v, struct cpu *cpu, const struct insn *in)
 {
 	status_t st;
-	if (!root_ready(v, cpu, in, IK_VMREAD, &st))
+	uint64_t vmcs;
+	if (!vmcs_access_ready(v, cpu, in, IK_VMREAD, &st, &vmcs))
 		return st;
-	/* SDM Vol.3 30.3 VMREAD: "ELSIF (in VMX root operation AND current-VMCS
-	 * pointer is not valid) ... THEN VMfailInvalid; ELSIF source operand does
-	 * not correspond to any VMCS field THEN VMfailValid(VMREAD/VMWRITE
-	 * from/to unsupported VMCS component)". The source is the register
+	/* SDM Vol.3 30.3 VMREAD: "ELSIF source operand does not correspond to
+	 * any VMCS field THEN VMfailValid(VMREAD/VMWRITE from/to unsupported
+	 * VMCS component)" (the error goes to the current VMCS's field, also in
+	 * non-root operation: 30.2 VMfailValid). The source is the register
 	 * operand (ModRM.reg), the destination the r/m operand. */
-	if (!vmcs_current_valid(v))
-		return vmx_fail_invalid(cpu);
 	unsigned size = vmx_opsize(cpu);
 	uint64_t value;
-	enum vmx_instruction_error err = vmcs_vmread(v, greg_read(cpu, in, size), &value);
+	enum vmx_instruction_error err = vmcs_vmread_at(v, vmcs, greg_read(cpu, in, size), &value);
 	if (err != VMXERR_NONE)
 		return vmx_fail_valid(v, err);
 	if ((st = rm_write(cpu, in, size, value)) != ST_OK)
@@ -320,20 +356,18 @@ static status_t vmread(struct vmx *v, struct cpu *cpu, const struct insn *in)
 static status_t vmwrite(struct vmx *v, struct cpu *cpu, const struct insn *in)
 {
 	status_t st;
-	if (!root_ready(v, cpu, in, IK_VMWRITE, &st))
+	uint64_t vmcs;
+	if (!vmcs_access_ready(v, cpu, in, IK_VMWRITE, &st, &vmcs))
 		return st;
-	/* SDM Vol.3 30.3 VMWRITE: VMfailInvalid without a current VMCS; then the
-	 * primary source (r/m operand) is read, a memory fault coming before the
-	 * field checks; "secondary source operand does not correspond to any
-	 * VMCS field" (12); a VM-exit information field without IA32_VMX_MISC
-	 * bit 29 (13). */
-	if (!vmcs_current_valid(v))
-		return vmx_fail_invalid(cpu);
+	/* SDM Vol.3 30.3 VMWRITE: the primary source (r/m operand) is read, a
+	 * memory fault coming before the field checks; "secondary source
+	 * operand does not correspond to any VMCS field" (12); a VM-exit
+	 * information field without IA32_VMX_MISC bit 29 (13). */
 	unsigned size = vmx_opsize(cpu);
 	uint64_t value;
 	if ((st = rm_read(cpu, in, size, &value)) != ST_OK)
 		return st;
-	enum vmx_instruction_error err = vmcs_vmwrite(v, greg_read(cpu, in, size), value);
+	enum vmx_instruction_error err = vmcs_vmwrite_at(v, vmcs, greg_read(cpu, in, size), value);
 	if (err != VMXERR_NONE)
 		return vmx_fail_valid(v, err);
 	return vmx_succeed(cpu);
@@ -355,6 +389,11 @@ static status_t vmlaunch_vmresume(struct vmx *v, struct cpu *cpu, const struct i
 	 * non-launched VMCS)". Blocking by MOV SS: the shadow this instruction
 	 * runs in (emu/cpu.h insn_shadow; POP SS sets it too, SDM Vol.3 6.8.3). */
 	if (!vmcs_current_valid(v))
+		return vmx_fail_invalid(cpu);
+	/* SDM Vol.3 26.1 (4), 24.10: "If there is a current VMCS but the current
+	 * VMCS is a shadow VMCS", VMfailInvalid: a shadow VMCS cannot be used
+	 * for VM entry. */
+	if (v->vmcs.shadow)
 		return vmx_fail_invalid(cpu);
 	if (cpu->insn_shadow & SHADOW_MOV_SS)
 		return vmx_fail_valid(v, VMXERR_ENTRY_MOV_SS_BLOCKING);

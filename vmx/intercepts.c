@@ -281,8 +281,8 @@ static bool pause_loop_exits(struct vmx *v, struct cpu *cpu)
 /* SDM Vol.3 25.1.3 VMREAD/VMWRITE: exit unless "VMCS shadowing" is 1, bits
  * 63:15 (31:15 outside 64-bit mode) of the field-encoding register are 0 and
  * bit n of the VMREAD/VMWRITE bitmap (24.6.15), n = encoding bits 14:0, is
- * 0. Without an exit the instruction reaches the shadow VMCS (the VMX
- * instructions' part; no CPU model allows VMCS shadowing yet). */
+ * 0. Without an exit the instruction reaches the shadow VMCS the VMCS link
+ * pointer references (instructions.c vmcs_access_ready, 30.3). */
 static bool vmcs_shadowing_exits(struct vmx *v, struct cpu *cpu, const struct exit_record *r)
 {
 	if (!proc2_ctl(v, VMX_PROC2_VMCS_SHADOWING))
@@ -781,6 +781,14 @@ static status_t ept_exit(struct vmx *v, struct exit_record *r, struct vmx_exit *
 	if (r->kind == IK_STAGE2_MISCONFIG) {
 		*x = exit_of(r, VMX_EXIT_EPT_MISCONFIG);
 		x->guest_physical = n->gpa;
+		return ST_VMEXIT;
+	}
+	/* SDM Vol.3 28.2.6, 27.2.1: a page-modification log-full event exits
+	 * with reason 62; its qualification has only bit 12 (NMI unblocking due
+	 * to IRET, as for an EPT violation). */
+	if (n->pml_full) {
+		*x = exit_of(r, VMX_EXIT_PML_FULL);
+		x->qualification = nmi_unblocked(r) ? (uint64_t)VMX_INTR_NMI_UNBLOCKED : 0;
 		return ST_VMEXIT;
 	}
 	*x = exit_of(r, VMX_EXIT_EPT_VIOLATION);

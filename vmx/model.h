@@ -24,6 +24,7 @@
  *                    interrupt processing (SDM Vol.3 29.1, 29.2, 29.6;
  *                    declared in virtual_apic.h)
  *   exit_report.c    the exit report of --trace vmexit / --stats
+ *   pml.c            page-modification logging (28.2.6): the EPT walker's hook
  */
 #ifndef HVEMU_VMX_MODEL_H
 #define HVEMU_VMX_MODEL_H
@@ -47,7 +48,9 @@
  * the region in memory instead of using VMWRITE does not see the edit while
  * the VMCS is current, and VMCLEAR overwrites it. With --tlb flush
  * (cpu->tlb_uncached) nothing is kept: every access reads and writes the
- * region, as a processor that caches nothing would. */
+ * region, as a processor that caches nothing would. A shadow VMCS reached by
+ * L2's VMREAD/VMWRITE (VMCS shadowing) is not current and has no copy here:
+ * it is accessed in its region (vmcs.c vmcs_vmread_at). */
 struct vmcs_cache {
 	uint64_t pa;               /* current-VMCS pointer, VMCS_POINTER_INVALID: none */
 	bool launched;             /* launch state: false clear, true launched (24.1) */
@@ -84,6 +87,9 @@ struct vmx {
 	 * pause_loop false: the next one starts a loop (as after VM entry). */
 	bool pause_loop;
 	uint64_t pause_last, pause_first;
+
+	/* pml.c: the page-modification log hook the guest's stage 2 calls. */
+	struct ept_dirty_log pml;
 
 	/* events.c: the boundary events of the guest running. */
 	bool guest_halted;         /* L2 waits in the HLT activity state (24.4.2) */
@@ -169,6 +175,10 @@ status_t vmx_intercept(void *ctx, struct cpu *cpu, struct exit_record *rec);
  * VMCS, as stage 2 and as the TLB context (SDM Vol.3 25.5.6.3). */
 void vmx_switch_eptp(struct vmx *v, struct cpu *cpu, uint64_t eptp);
 
+/* pml.c: page-modification logging (SDM Vol.3 28.2.6) for the guest's EPT
+ * stage 2 when proc2_controls (the secondary controls in force) enable PML. */
+void vmx_pml_attach(struct vmx *v, struct paging_env *stage2, uint32_t proc2_controls);
+
 /* INVEPT's and INVVPID's invalidations (SDM Vol.3 28.3.3.1) over the TLB
  * spaces VM entry gives a guest (its VPID and EP4TA): vmx_invalidate_ept
  * drops the combined mappings of the EP4TA of eptp (all: of every EP4TA),
@@ -246,6 +256,12 @@ enum vmx_instruction_error vmcs_vmread(struct vmx *v, uint64_t enc, uint64_t *va
  * encoding enc of the current VMCS: 0, or the VM-instruction error 12 or 13
  * (SDM Vol.3 30.3 VMWRITE). */
 enum vmx_instruction_error vmcs_vmwrite(struct vmx *v, uint64_t enc, uint64_t value);
+/* The same, on the VMCS at physical address pa: the current VMCS (pa is the
+ * current-VMCS pointer) or, in VMX non-root operation with "VMCS shadowing",
+ * the shadow VMCS the VMCS link pointer references, read and written in its
+ * region (SDM Vol.3 24.10, 30.3; vmcs.c says what an L1 editing it sees). */
+enum vmx_instruction_error vmcs_vmread_at(struct vmx *v, uint64_t pa, uint64_t enc, uint64_t *value);
+enum vmx_instruction_error vmcs_vmwrite_at(struct vmx *v, uint64_t pa, uint64_t enc, uint64_t value);
 /* The processor's own access to a field of the current VMCS by row (the
  * VM-instruction error, exit information, VM entry): no access rules. */
 void vmcs_set(struct vmx *v, enum vmcs_row row, uint64_t value);

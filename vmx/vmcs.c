@@ -291,16 +291,49 @@ bool vmcs_field_supported(const struct vmx *v, const struct vmcs_field *f)
 	return v->field_exists[row_of(f)];
 }
 
-enum vmx_instruction_error vmcs_vmread(struct vmx *v, uint64_t enc, uint64_t *value)
+/* ---- the VMCS a VMREAD/VMWRITE reaches ----
+ *
+ * In VMX root operation the current VMCS (the processor's copy, struct
+ * vmcs_cache); in VMX non-root operation with "VMCS shadowing" the shadow
+ * VMCS the VMCS link pointer references (SDM Vol.3 24.10, 30.3 VMREAD and
+ * VMWRITE). hvemu keeps one VMCS on the processor, the current one
+ * (vmcs_make_current writes the previous one back), so a shadow VMCS, which
+ * cannot be current while its guest runs, is always in its region: L2's
+ * VMREAD and VMWRITE read and write the region itself (hvemu's format,
+ * vmx/vmcs.h), under both TLB modes. What an L1 that edits that region in
+ * memory sees: L2's next VMREAD reads the edit, and L2's VMWRITEs are in the
+ * region as soon as they retire. A processor may keep shadow-VMCS data
+ * on-chip instead (24.11.1: software must VMCLEAR a VMCS before touching
+ * its region), so software must not rely on either. A link pointer equal to
+ * the current-VMCS pointer (which VM entry refuses, 26.3.1.5, but an L1 may
+ * arrange by rewriting the revision dword afterwards) reaches the copy. */
+
+static uint64_t field_at(struct vmx *v, uint64_t pa, enum vmcs_row row)
+{
+	if (pa == v->vmcs.pa)
+		return vmcs_get(v, row);
+	return physmem_read(v->cpu->mem, pa + vmcs_row_offset(row), 8) & row_mask(row);
+}
+
+static void set_field_at(struct vmx *v, uint64_t pa, enum vmcs_row row, uint64_t value)
+{
+	if (pa == v->vmcs.pa)
+		vmcs_set(v, row, value);
+	else
+		region_write(v, pa + vmcs_row_offset(row), value & row_mask(row));
+}
+
+enum vmx_instruction_error vmcs_vmread_at(struct vmx *v, uint64_t pa, uint64_t enc, uint64_t *value)
 {
 	bool high = false;
 	const struct vmcs_field *f = vmcs_field_lookup(enc, &high);
 	/* SDM Vol.3 30.3 VMREAD: "source operand does not correspond to any VMCS
 	 * field" -> VMfailValid(12); in 64-bit mode that includes an encoding
-	 * with any of bits 63:32 set (vmcs_enc_well_formed). */
+	 * with any of bits 63:32 set (vmcs_enc_well_formed). A shadow VMCS has
+	 * the fields an ordinary one has (24.10). */
 	if (!f || !vmcs_field_supported(v, f))
 		return VMXERR_UNSUPPORTED_COMPONENT;
-	uint64_t x = vmcs_get(v, (enum vmcs_row)row_of(f));
+	uint64_t x = field_at(v, pa, (enum vmcs_row)row_of(f));
 	/* SDM Vol.3 24.11.2: the high access type reads bits 63:32 of a 64-bit
 	 * field as a 32-bit field. A field shorter than the operand is
 	 * zero-extended; a longer one is truncated by the caller's store
@@ -309,7 +342,7 @@ enum vmx_instruction_error vmcs_vmread(struct vmx *v, uint64_t enc, uint64_t *va
 	return VMXERR_NONE;
 }
 
-enum vmx_instruction_error vmcs_vmwrite(struct vmx *v, uint64_t enc, uint64_t value)
+enum vmx_instruction_error vmcs_vmwrite_at(struct vmx *v, uint64_t pa, uint64_t enc, uint64_t value)
 {
 	bool high = false;
 	const struct vmcs_field *f = vmcs_field_lookup(enc, &high);
@@ -318,7 +351,8 @@ enum vmx_instruction_error vmcs_vmwrite(struct vmx *v, uint64_t enc, uint64_t va
 		return VMXERR_UNSUPPORTED_COMPONENT;
 	/* SDM Vol.3 30.3 VMWRITE: "VMCS field indexed by secondary source operand
 	 * is a VM-exit information field AND processor does not support writing
-	 * to such fields" (IA32_VMX_MISC bit 29, A.6) -> VMfailValid(13). */
+	 * to such fields" (IA32_VMX_MISC bit 29, A.6) -> VMfailValid(13); the
+	 * same for a shadow VMCS. */
 	if (f->type == VMCS_RO && !(vmx_cap(v, MSR_VMX_MISC) & VMX_MISC_VMWRITE_ANY_FIELD))
 		return VMXERR_VMWRITE_READ_ONLY;
 	enum vmcs_row row = (enum vmcs_row)row_of(f);
@@ -327,9 +361,19 @@ enum vmx_instruction_error vmcs_vmwrite(struct vmx *v, uint64_t enc, uint64_t va
 	 * 64-bit field and leaves 31:0. Otherwise a field shorter than the
 	 * operand ignores the operand's high bits and a longer one has its high
 	 * bits cleared (30.3 VMWRITE): value is the operand, zero-extended, and
-	 * vmcs_set truncates it to the field's width. */
+	 * the store truncates it to the field's width. */
 	if (high)
-		x = (vmcs_get(v, row) & 0xffffffffull) | ((value & 0xffffffffull) << 32);
-	vmcs_set(v, row, x);
+		x = (field_at(v, pa, row) & 0xffffffffull) | ((value & 0xffffffffull) << 32);
+	set_field_at(v, pa, row, x);
 	return VMXERR_NONE;
+}
+
+enum vmx_instruction_error vmcs_vmread(struct vmx *v, uint64_t enc, uint64_t *value)
+{
+	return vmcs_vmread_at(v, v->vmcs.pa, enc, value);
+}
+
+enum vmx_instruction_error vmcs_vmwrite(struct vmx *v, uint64_t enc, uint64_t value)
+{
+	return vmcs_vmwrite_at(v, v->vmcs.pa, enc, value);
 }

@@ -370,8 +370,15 @@ START_TEST(describe_decodes_cpuid)
 	ck_assert_ptr_nonnull(strstr(sky, " pcid "));
 	ck_assert_ptr_nonnull(strstr(sky, " ept "));
 	ck_assert_ptr_nonnull(strstr(sky, " unrestricted_guest"));
+	ck_assert_ptr_nonnull(strstr(sky, " shadow_vmcs"));
+	ck_assert_ptr_nonnull(strstr(sky, " pml"));
 	ck_assert_ptr_nonnull(strstr(sky, "39-bit physical, 48-bit linear"));
 	free(sky);
+	/* Nehalem has neither VMCS shadowing nor PML (no EPT A/D). */
+	char *nhm = describe(cpu_model_find("nehalem-lite"), false);
+	ck_assert_ptr_null(strstr(nhm, " shadow_vmcs"));
+	ck_assert_ptr_null(strstr(nhm, " pml"));
+	free(nhm);
 	char *epyc = describe(cpu_model_find("epyc-lite"), false);
 	ck_assert_ptr_nonnull(strstr(epyc, " npt "));
 	ck_assert_ptr_nonnull(strstr(epyc, "asids=32768"));

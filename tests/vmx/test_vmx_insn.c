@@ -339,10 +339,22 @@ static void b_shadow(struct world *w)
 	ptr_b(w);
 	physmem_write(&w->m.pm, VMCS_B, 4, w->revision | VMCS_SHADOW_INDICATOR);
 }
+/* VMCS B, a shadow VMCS (SDM Vol.3 24.10), is current. */
+static void b_shadow_current(struct world *w)
+{
+	b_shadow(w);
+	do_vmclear(w, VMCS_B);
+	do_vmptrld(w, VMCS_B);
+}
 static void enc_guest_rip(struct world *w)
 {
 	w->m.cpu.regs[R_CX] = VMCS_GUEST_RIP;
 	w->m.cpu.regs[R_BX] = 0x1234;
+}
+static void b_shadow_current_rip(struct world *w)
+{
+	b_shadow_current(w);
+	enc_guest_rip(w);
 }
 static void enc_reserved_bit12(struct world *w) { w->m.cpu.regs[R_CX] = 0x1000 | VMCS_GUEST_RIP; }
 static void enc_high_of_16bit(struct world *w) { w->m.cpu.regs[R_CX] = VMCS_GUEST_CS_SELECTOR | 1; }
@@ -580,8 +592,12 @@ static const struct row rows[] = {
 	{ "vmptrld VMXON pointer, no current VMCS", NULL, ROOT, ptr_vmxon, I(VMPTRLD_RAX), FAIL_INVALID, 0, NULL },
 	{ "vmptrld revision mismatch (11)", NULL, CURRENT, b_bad_revision, I(VMPTRLD_RAX), FAIL_VALID, 11,
 	  check_current_a },
-	{ "vmptrld shadow VMCS without VMCS shadowing (11)", NULL, CURRENT, b_shadow, I(VMPTRLD_RAX), FAIL_VALID,
-	  11, NULL },
+	{ "vmptrld shadow VMCS without VMCS shadowing (11)", "nehalem-lite", CURRENT, b_shadow, I(VMPTRLD_RAX),
+	  FAIL_VALID, 11, check_current_a },
+	/* SDM Vol.3 30.3 VMPTRLD, 24.10: a shadow VMCS may be made current where
+	 * "VMCS shadowing" may be 1 (skylake-lite). */
+	{ "vmptrld shadow VMCS with VMCS shadowing", NULL, CURRENT, b_shadow, I(VMPTRLD_RAX), SUCCEED, 0,
+	  check_current_b },
 	{ "vmptrld revision mismatch, no current VMCS", NULL, ROOT, b_bad_revision, I(VMPTRLD_RAX), FAIL_INVALID,
 	  0, check_no_current },
 
@@ -636,8 +652,9 @@ static const struct row rows[] = {
 	{ "vmread secondary controls without them (12)", "core2", CURRENT, enc_secondary, I(VMREAD_RBX_RCX),
 	  FAIL_VALID, 12, NULL },
 	{ "vmread EPTP-list address", NULL, CURRENT, enc_eptp_list, I(VMREAD_RBX_RCX), SUCCEED, 0, NULL },
-	{ "vmread PML index without PML (12)", NULL, CURRENT, enc_pml_index, I(VMREAD_RBX_RCX), FAIL_VALID, 12,
-	  NULL },
+	{ "vmread PML index without PML (12)", "nehalem-lite", CURRENT, enc_pml_index, I(VMREAD_RBX_RCX),
+	  FAIL_VALID, 12, NULL },
+	{ "vmread PML index with PML", NULL, CURRENT, enc_pml_index, I(VMREAD_RBX_RCX), SUCCEED, 0, NULL },
 	{ "vmread guest IA32_FRED_CONFIG without FRED (12)", NULL, CURRENT, enc_fred_config, I(VMREAD_RBX_RCX),
 	  FAIL_VALID, 12, NULL },
 	{ "vmread guest IA32_S_CET without CET (12)", NULL, CURRENT, enc_guest_cet, I(VMREAD_RBX_RCX), FAIL_VALID,
@@ -668,6 +685,16 @@ static const struct row rows[] = {
 	{ "vmresume compatibility mode #UD", NULL, CURRENT, compat, I(VMRESUME), UD, 0, NULL },
 	{ "vmlaunch blocked by MOV SS (26)", NULL, CURRENT, mov_ss_shadow, I(VMLAUNCH), FAIL_VALID, 26, NULL },
 	{ "vmresume blocked by MOV SS (26)", NULL, CURRENT, launched_mov_ss, I(VMRESUME), FAIL_VALID, 26, NULL },
+	/* SDM Vol.3 26.1 (4), 24.10: a shadow VMCS cannot be used for VM entry;
+	 * VMfailInvalid, before the MOV-SS and launch-state checks. */
+	{ "vmlaunch shadow VMCS current: VMfailInvalid", NULL, CURRENT, b_shadow_current, I(VMLAUNCH),
+	  FAIL_INVALID, 0, check_current_b },
+	{ "vmresume shadow VMCS current: VMfailInvalid", NULL, CURRENT, b_shadow_current, I(VMRESUME),
+	  FAIL_INVALID, 0, check_current_b },
+	/* In VMX root operation VMREAD/VMWRITE reach a current shadow VMCS as
+	 * any (24.10). */
+	{ "vmwrite to a current shadow VMCS", NULL, CURRENT, b_shadow_current_rip, I(VMWRITE_RCX_RBX), SUCCEED, 0,
+	  check_rip_1234 },
 	{ "vmlaunch launched VMCS (4)", NULL, CURRENT, a_launched, I(VMLAUNCH), FAIL_VALID, 4, NULL },
 	{ "vmresume clear VMCS (5)", NULL, CURRENT, NULL, I(VMRESUME), FAIL_VALID, 5, NULL },
 	/* Past their own checks: VM entry (vmx/world_switch.c). */
