@@ -80,6 +80,18 @@ struct vmx {
 	bool pause_loop;
 	uint64_t pause_last, pause_first;
 
+	/* consistency.c, guest_checks.c: what VM entry knows of its checks
+	 * (emu/check_table.h struct check_memo), one memo per table (enum
+	 * vmx_check_table), inputs the VMCS rows: a real processor keeps the
+	 * current VMCS on chip and knows which fields changed since the last
+	 * entry. checking: the memo of the table being evaluated (check_view.h
+	 * field() records into it), NULL otherwise. The capability MSRs and
+	 * MAXPHYADDR the memos were built under (a change forgets them). */
+	struct check_memo check_memo[3];
+	struct check_memo *checking;
+	uint64_t checked_caps[MSR_VMX_LAST - MSR_VMX_FIRST + 1];
+	uint8_t checked_maxphyaddr;
+
 	/* events.c: the boundary events of the guest running. */
 	bool guest_halted;         /* L2 waits in the HLT activity state (24.4.2) */
 	bool mtf_injected;         /* the entry injected a pending MTF VM exit (26.6.2) */
@@ -204,6 +216,16 @@ const struct check_row *vmx_check_guest_state(struct vmx *v);  /* 26.3.1 */
  * gives every row a failing case). */
 enum vmx_check_table { VMX_CHECKS_CONTROLS, VMX_CHECKS_HOST, VMX_CHECKS_GUEST };
 const struct check_row *vmx_check_rows(enum vmx_check_table table, size_t *n);
+
+/* The VMCS row changed (VMWRITE, a VM exit's store): the checks that read it
+ * are evaluated again at the next VM entry. vmx_checks_forget: every field
+ * may have changed (VMPTRLD, VMXON, reset). consistency.c. */
+static inline void vmx_checks_changed(struct vmx *v, enum vmcs_row row)
+{
+	for (unsigned t = 0; t < 3; t++)
+		check_memo_changed(&v->check_memo[t], row);
+}
+void vmx_checks_forget(struct vmx *v);
 
 /* vmcs.c: the current VMCS. */
 static inline bool vmcs_current_valid(const struct vmx *v)

@@ -48,7 +48,13 @@ static inline uint64_t get(struct vmx *v, enum vmcs_row row)
 
 static inline void put(struct vmx *v, enum vmcs_row row, uint64_t val, uint64_t mask)
 {
-	v->vmcs.field[row] = val & mask;
+	/* Most of what a VM exit stores is what the field held (the guest's
+	 * segments, control registers, ...): only a change makes the entry
+	 * checks that read the field run again (consistency.c). */
+	if (v->vmcs.field[row] != (val & mask)) {
+		v->vmcs.field[row] = val & mask;
+		vmx_checks_changed(v, row);
+	}
 }
 
 static void sync_in(struct vmx *v)
