@@ -17,6 +17,7 @@
  *   field(ctx, row)   a field of the current VMCS: recorded as the row's
  *                     input; a change of the field (VMWRITE, a VM exit's
  *                     store) makes the row run again;
+ *   processor_lma(ctx)  the processor's IA-32e mode, an input as a field is;
  *   fixed(ctx)        the processor's fixed properties: the capability MSRs
  *                     (vmx_cap), MAXPHYADDR, the CPU model's features. The
  *                     memo is forgotten when a capability MSR or MAXPHYADDR
@@ -49,6 +50,16 @@ static inline uint64_t field(const void *ctx, enum vmcs_row row)
 	if (v->checking)
 		check_memo_read(v->checking, row);
 	return vmcs_get(v, row);
+}
+
+/* The processor's IA32_EFER.LMA as VM entry begins ("IA-32e mode", 26.2.4):
+ * an input as a field is (vmx_check_controls reports its changes). */
+static inline bool processor_lma(const void *ctx)
+{
+	struct vmx *v = vmx_of(ctx);
+	if (v->checking)
+		check_memo_read(v->checking, VMX_CHECK_INPUT_LMA);
+	return v->cpu->efer & EFER_LMA;
 }
 
 static inline bool ctl_bit(const void *ctx, enum vmcs_row row, unsigned bit)

@@ -91,6 +91,7 @@ struct vmx {
 	struct check_memo *checking;
 	uint64_t checked_caps[MSR_VMX_LAST - MSR_VMX_FIRST + 1];
 	uint8_t checked_maxphyaddr;
+	bool checked_lma;          /* IA32_EFER.LMA at the last entry (input VMX_CHECK_INPUT_LMA) */
 
 	/* events.c: the boundary events of the guest running. */
 	bool guest_halted;         /* L2 waits in the HLT activity state (24.4.2) */
@@ -212,18 +213,25 @@ void vmx_fill_entry_report(struct vmx *v, enum exit_report_kind kind, uint64_t c
 const struct check_row *vmx_check_controls(struct vmx *v);     /* 26.2.1 */
 const struct check_row *vmx_check_host_state(struct vmx *v);   /* 26.2.2-26.2.4 */
 const struct check_row *vmx_check_guest_state(struct vmx *v);  /* 26.3.1 */
+/* Ask vmx_check_controls first, as VM entry does: it also notices a change of
+ * the capability MSRs (a test widening them), which the memos depend on. */
 /* The rows of one of those tables, *n of them (tests/vmx/test_vmx_checks.c
  * gives every row a failing case). */
 enum vmx_check_table { VMX_CHECKS_CONTROLS, VMX_CHECKS_HOST, VMX_CHECKS_GUEST };
 const struct check_row *vmx_check_rows(enum vmx_check_table table, size_t *n);
 
-/* The VMCS row changed (VMWRITE, a VM exit's store): the checks that read it
- * are evaluated again at the next VM entry. vmx_checks_forget: every field
- * may have changed (VMPTRLD, VMXON, reset). consistency.c. */
-static inline void vmx_checks_changed(struct vmx *v, enum vmcs_row row)
+/* The checks' inputs: the VMCS rows, then the processor's IA32_EFER.LMA when
+ * VM entry begins (26.2.4: "IA-32e mode" is the processor's). */
+#define VMX_CHECK_INPUT_LMA VMCS_ROW_COUNT
+#define VMX_CHECK_INPUTS    (VMCS_ROW_COUNT + 1)
+
+/* The VMCS row (or input) changed (VMWRITE, a VM exit's store): the checks
+ * that read it are evaluated again at the next VM entry. vmx_checks_forget:
+ * every field may have changed (VMPTRLD, VMXON, reset). consistency.c. */
+static inline void vmx_checks_changed(struct vmx *v, unsigned input)
 {
 	for (unsigned t = 0; t < 3; t++)
-		check_memo_changed(&v->check_memo[t], row);
+		check_memo_changed(&v->check_memo[t], input);
 }
 void vmx_checks_forget(struct vmx *v);
 
