@@ -757,6 +757,7 @@ void vmx_checks_forget(struct vmx *v)
 {
 	for (unsigned t = 0; t < 3; t++)
 		check_memo_forget(&v->check_memo[t]);
+	v->host_segments.valid = false;
 	memcpy(v->checked_caps, v->caps, sizeof(v->caps));
 	v->checked_maxphyaddr = v->cpu->maxphyaddr;
 	v->checked_lma = v->cpu->efer & EFER_LMA;
@@ -792,7 +793,7 @@ const struct check_row *vmx_check_controls(struct vmx *v)
 	bool lma = v->cpu->efer & EFER_LMA;
 	if (lma != v->checked_lma) {
 		v->checked_lma = lma;
-		vmx_checks_changed(v, VMX_CHECK_INPUT_LMA);
+		vmx_vmcs_changed(v, VMX_CHECK_INPUT_LMA);
 	}
 	_Static_assert(sizeof(control_checks) / sizeof(control_checks[0]) <= CHECK_MEMO_ROWS, "one memo");
 	return vmx_checks_run(v, VMX_CHECKS_CONTROLS, control_checks, sizeof(control_checks) / sizeof(control_checks[0]));

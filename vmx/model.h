@@ -93,6 +93,15 @@ struct vmx {
 	uint8_t checked_maxphyaddr;
 	bool checked_lma;          /* IA32_EFER.LMA at the last entry (input VMX_CHECK_INPUT_LMA) */
 
+	/* world_switch.c: the host's segment registers as a VM exit loads them
+	 * (27.5.2), built from the host-state area and the VM-exit controls
+	 * once and kept while those fields are unchanged (vmx_vmcs_changed);
+	 * never kept under --tlb flush. */
+	struct {
+		bool valid;
+		struct segment seg[SR_COUNT], tr, ldtr;
+	} host_segments;
+
 	/* events.c: the boundary events of the guest running. */
 	bool guest_halted;         /* L2 waits in the HLT activity state (24.4.2) */
 	bool mtf_injected;         /* the entry injected a pending MTF VM exit (26.6.2) */
@@ -225,13 +234,30 @@ const struct check_row *vmx_check_rows(enum vmx_check_table table, size_t *n);
 #define VMX_CHECK_INPUT_LMA VMCS_ROW_COUNT
 #define VMX_CHECK_INPUTS    (VMCS_ROW_COUNT + 1)
 
-/* The VMCS row (or input) changed (VMWRITE, a VM exit's store): the checks
- * that read it are evaluated again at the next VM entry. vmx_checks_forget:
- * every field may have changed (VMPTRLD, VMXON, reset). consistency.c. */
-static inline void vmx_checks_changed(struct vmx *v, unsigned input)
+/* Does the host segments' image (struct vmx host_segments) come from the
+ * row? The host-state fields and the VM-exit controls. */
+static inline bool vmcs_row_shapes_host(unsigned row)
+{
+	static const bool shapes[VMCS_ROW_COUNT] = {
+#define X(id, enc, width, type, slot, name) \
+	[VMCS_ROW_##id] = VMCS_##type == VMCS_HOST || VMCS_ROW_##id == VMCS_ROW_EXIT_CONTROLS,
+#include "vmx/vmcs_fields.def"
+#undef X
+	};
+	return row < VMCS_ROW_COUNT && shapes[row];
+}
+
+/* The VMCS row (or input) changed (VMWRITE, a VM exit's store, VM entry's
+ * view of the processor): the checks that read it are evaluated again at the
+ * next VM entry, the host segments' image is built again if it came from
+ * it. vmx_checks_forget: every field may have changed (VMPTRLD, VMXON,
+ * reset). consistency.c. */
+static inline void vmx_vmcs_changed(struct vmx *v, unsigned input)
 {
 	for (unsigned t = 0; t < 3; t++)
 		check_memo_changed(&v->check_memo[t], input);
+	if (vmcs_row_shapes_host(input))
+		v->host_segments.valid = false;
 }
 void vmx_checks_forget(struct vmx *v);
 

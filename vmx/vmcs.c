@@ -131,7 +131,7 @@ uint64_t vmcs_get_from_region(struct vmx *v, enum vmcs_row row)
 void vmcs_set(struct vmx *v, enum vmcs_row row, uint64_t value)
 {
 	v->vmcs.field[row] = value & row_mask(row);
-	vmx_checks_changed(v, row);
+	vmx_vmcs_changed(v, row);
 	if (v->cpu->tlb_uncached)
 		store_row(v, row);
 }
