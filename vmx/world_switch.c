@@ -284,7 +284,7 @@ static void host_segments(struct vmx *v, bool host64)
 	cpu_load_segment(&v->host_segments.tr, (uint16_t)get(v, VMCS_ROW_HOST_TR_SELECTOR), HOST_TR_ATTR, 0x67,
 			 get(v, VMCS_ROW_HOST_TR_BASE));
 	cpu_load_segment(&v->host_segments.ldtr, 0, 0, 0, 0);
-	v->host_segments.valid = true;
+	v->host_segments.valid = !v->cpu->tlb_uncached;
 }
 
 /* 27.5.1-27.5.3, 27.5.5: the host-state area into the CPU, the fixed parts
