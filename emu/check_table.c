@@ -40,8 +40,9 @@ const struct check_row *check_table_first_failure_memo(const struct check_row *r
 
 void check_memo_forget(struct check_memo *memo)
 {
+	/* readers[] stays: what a row read once it may read again, and a row
+	 * that held is what forgetting takes away. */
 	memset(memo->held, 0, sizeof(memo->held));
-	memset(memo->readers, 0, sizeof(memo->readers));
 	memo->recording = false;
 }
 

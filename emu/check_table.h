@@ -66,9 +66,9 @@ void check_failure_report(const struct check_row *row, struct vm_exit_report *r)
 
 struct check_memo {
 	uint64_t held[CHECK_MEMO_WORDS];   /* rows known to hold */
-	/* Per input: the rows whose evaluation read it (since the last
-	 * check_memo_forget; a superset of what the last evaluations read,
-	 * which only costs an extra evaluation). */
+	/* Per input: the rows whose evaluation ever read it (a superset of
+	 * what their last evaluations read, which only costs an extra
+	 * evaluation). */
 	uint64_t readers[CHECK_MEMO_INPUTS][CHECK_MEMO_WORDS];
 	bool recording;                    /* a row is being evaluated */
 	bool external;                     /* ... and it read outside the inputs */
