@@ -598,6 +598,8 @@ status_t op_invpcid(struct cpu *cpu, const struct insn *in)
 	uint64_t lo, hi;
 	status_t st;
 
+	if ((st = intercept_insn_before_checks(cpu, in)) != ST_OK)
+		return st;
 	if (cpu->mode == MODE_V86)
 		return cpu_raise(cpu, EXC_UD);
 	if (not_cpl0(cpu))

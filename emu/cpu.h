@@ -66,6 +66,9 @@ enum {
 	HV_ARM_NMI_WINDOW = 1u << 4,     /* exit when NMIs become acceptable */
 	HV_ARM_INTR_WINDOW = 1u << 5,    /* exit when interrupts become acceptable */
 	HV_ARM_VIRTUAL_INTR = 1u << 6,   /* virtual-interrupt delivery: one is deliverable */
+	HV_ENTRY_BOUNDARY = 1u << 7,     /* once (the model sets it at VM entry): the next
+					    boundary takes every due event, one after the
+					    other, before the first guest instruction */
 };
 
 /* Events a hypervisor model holds off outside guest mode, and how it changes

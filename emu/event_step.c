@@ -343,6 +343,9 @@ static bool needs_one_step(const struct cpu *cpu)
 	       cpu->one_step || (cpu->hv_armed & HV_ARM_MTF);
 }
 
+/* Events taken one after another at the boundary after a VM entry. */
+#define ENTRY_ROUNDS 4
+
 status_t event_step(struct cpu *cpu, bool *one_step)
 {
 	if (cpu->stop_requested) {
@@ -356,7 +359,7 @@ status_t event_step(struct cpu *cpu, bool *one_step)
 	__atomic_fetch_and(&cpu->attention, ~(uint32_t)(ATT_EVENT | ATT_CODE), __ATOMIC_RELAXED);
 
 	const struct boundary_event *e = next_event(cpu, 0);
-	if (e) {
+	for (unsigned taken = 0; e; taken++) {
 		cpu->halted = false;
 		status_t st = e->take(cpu);
 		/* A delivered event is a step of virtual time (the handler's first
@@ -368,7 +371,18 @@ status_t event_step(struct cpu *cpu, bool *one_step)
 		/* An AP's INIT left it waiting for a SIPI: nothing runs. */
 		if (cpu->wait_for_sipi)
 			return ST_HALT;
+		/* Right after VM entry the events due then are all taken before
+		 * the guest's first instruction: a zero VMX-preemption timer
+		 * exits "after delivery of the debug exception" that VM entry
+		 * left pending (SDM Vol.3 26.7.4). Elsewhere one event per
+		 * boundary; ENTRY_ROUNDS bounds a row that would not end. */
+		if (st != ST_OK || !(cpu->hv_armed & HV_ENTRY_BOUNDARY) || taken + 1 >= ENTRY_ROUNDS)
+			break;
+		if (cpu->icount >= cpu->deadline)
+			run_deadlines(cpu);
+		e = next_event(cpu, 0);
 	}
+	cpu->hv_armed &= (uint8_t)~HV_ENTRY_BOUNDARY;
 	*one_step = needs_one_step(cpu);
 	if (*one_step)
 		cpu_attend(cpu, ATT_STEP);

@@ -116,6 +116,18 @@ static inline status_t intercept_insn(struct cpu *cpu, const struct insn *in)
 				 PHASE_CHECKED);
 }
 
+/* The same row asked before the instruction's own checks: for an
+ * instruction a hypervisor can disable, whose #UD then comes first (VMX
+ * "enable RDTSCP", "enable INVPCID": SDM Vol.3 25.3). Models decide exits
+ * only at PHASE_CHECKED. */
+static inline status_t intercept_insn_before_checks(struct cpu *cpu, const struct insn *in)
+{
+	if (__builtin_expect(!cpu->in_guest, 1))
+		return ST_OK;
+	return hv_intercept_insn(cpu, in, (enum intercept_kind)isa_rows[in->row].intercept,
+				 PHASE_BEFORE_CHECKS);
+}
+
 /* CR_ACCESS / DR_ACCESS: reg is CRn or DRn; *value is the value written, or
  * for a read what the guest will see (a model may replace it). MOV to/from
  * CRn may be answered ST_HANDLED (see above); the caller skips its effect. */

@@ -36,8 +36,10 @@ static inline void rep_clock_start(const struct cpu *cpu, struct rep_clock *rc)
 {
 	rc->done = 0;
 	/* With TF set, a repeated string instruction traps after every iteration
-	 * (SDM Vol.3 17.3.1.4), so run one at a time. */
-	rc->chunk = (cpu->rflags & FLAG_TF) ? 1 : REP_CHUNK;
+	 * (SDM Vol.3 17.3.1.4), and with a hypervisor's monitor trap flag an MTF
+	 * VM exit is pending "after that iteration" (SDM Vol.3 25.5.2): run one
+	 * at a time. */
+	rc->chunk = ((cpu->rflags & FLAG_TF) || (cpu->hv_armed & HV_ARM_MTF)) ? 1 : REP_CHUNK;
 	rc->attention = cpu->attention;
 }
 

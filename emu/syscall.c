@@ -181,6 +181,8 @@ status_t op_rdtscp(struct cpu *cpu, const struct insn *in)
 {
 	status_t st;
 
+	if ((st = intercept_insn_before_checks(cpu, in)) != ST_OK)
+		return st;
 	if ((cpu->cr4 & CR4_TSD) && cpu->mode != MODE_REAL && cpu->cpl > 0)
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	if ((st = intercept_insn(cpu, in)) != ST_OK)

@@ -210,6 +210,11 @@ static const struct {
 
 static status_t instruction(struct svm *s, struct cpu *cpu, struct exit_record *r)
 {
+	/* APM2 15.9: instruction intercepts are checked after the instruction's
+	 * own simple exceptions; SVM disables no instruction (the early phase is
+	 * VMX's, SDM Vol.3 25.3). */
+	if (r->phase != PHASE_CHECKED)
+		return ST_OK;
 	for (unsigned i = 0; i < sizeof(plain_insns) / sizeof(plain_insns[0]); i++) {
 		if (plain_insns[i].kind != r->kind)
 			continue;

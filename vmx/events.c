@@ -82,7 +82,7 @@ status_t vmx_inject(struct vmx *v, struct cpu *cpu, uint64_t rip)
  * 26.7.4, 27.3.4, is world_switch.c's timer_start/timer_stop, as
  * DEADLINE_HV.) */
 
-#define VMX_EVENT_ROWS (HV_ARM_TPR_THRESHOLD | HV_ARM_MTF | HV_MTF_DUE | HV_ARM_NMI_WINDOW | \
+#define VMX_EVENT_ROWS (HV_ARM_TPR_THRESHOLD | HV_ARM_MTF | HV_MTF_DUE | HV_ARM_NMI_WINDOW | HV_ENTRY_BOUNDARY | \
 			HV_ARM_INTR_WINDOW)
 
 /* SDM Vol.3 29.1.1: VTPR, offset 80H of the virtual-APIC page. */

@@ -295,8 +295,22 @@ static bool vmcs_shadowing_exits(struct vmx *v, struct cpu *cpu, const struct ex
 	return (physmem_read(cpu->mem, bitmap + enc / 8, 1) >> (enc % 8)) & 1;
 }
 
+/* SDM Vol.3 25.3: with "enable RDTSCP" 0 RDTSCP, with "enable INVPCID" 0
+ * INVPCID, is #UD, and that #UD "takes priority over any other exception
+ * the instruction may incur" (CR4.TSD's #GP, INVPCID's CPL #GP): asked
+ * before the instruction's own checks (PHASE_BEFORE_CHECKS). */
+static status_t disabled_instruction(struct vmx *v, struct cpu *cpu, const struct exit_record *r)
+{
+	if ((r->kind == IK_RDTSCP && !proc2_ctl(v, VMX_PROC2_RDTSCP)) ||
+	    (r->kind == IK_INVPCID && !proc2_ctl(v, VMX_PROC2_INVPCID)))
+		return cpu_raise(cpu, EXC_UD);
+	return ST_OK;
+}
+
 static status_t instruction(struct vmx *v, struct cpu *cpu, struct exit_record *r, struct vmx_exit *x)
 {
+	if (r->phase == PHASE_BEFORE_CHECKS)
+		return disabled_instruction(v, cpu, r);
 	for (unsigned i = 0; i < sizeof(unconditional) / sizeof(unconditional[0]); i++) {
 		if (unconditional[i].kind != r->kind)
 			continue;
@@ -315,11 +329,9 @@ static status_t instruction(struct vmx *v, struct cpu *cpu, struct exit_record *
 	}
 	switch (r->kind) {
 	case IK_RDTSCP:
-		/* SDM Vol.3 25.3: RDTSCP is #UD unless "enable RDTSCP"; then it
-		 * exits with "RDTSC exiting" (25.1.3). The TSC offset applies to
-		 * both instructions through the TSC itself (world_switch.c). */
-		if (!proc2_ctl(v, VMX_PROC2_RDTSCP))
-			return cpu_raise(cpu, EXC_UD);
+		/* Enabled (disabled_instruction), it exits with "RDTSC exiting"
+		 * (SDM Vol.3 25.1.3). The TSC offset applies to both instructions
+		 * through the TSC itself (world_switch.c). */
 		if (!proc_ctl(v, VMX_PROC_RDTSC_EXITING))
 			return ST_OK;
 		*x = insn_exit(r, VMX_EXIT_RDTSCP);
@@ -342,10 +354,8 @@ static status_t instruction(struct vmx *v, struct cpu *cpu, struct exit_record *
 		x->qualification = r->op.linear;
 		return ST_VMEXIT;
 	case IK_INVPCID:
-		/* 25.3: INVPCID is #UD unless "enable INVPCID"; 25.1.3: then it
-		 * exits with "INVLPG exiting". Table 27-9, reg2 the type. */
-		if (!proc2_ctl(v, VMX_PROC2_INVPCID))
-			return cpu_raise(cpu, EXC_UD);
+		/* Enabled (disabled_instruction), it exits with "INVLPG exiting"
+		 * (25.1.3). Table 27-9, reg2 the type. */
 		if (!proc_ctl(v, VMX_PROC_INVLPG_EXITING))
 			return ST_OK;
 		*x = operand_exit(r, VMX_EXIT_INVPCID, operand_info(INFO_MEM_REG2, &r->op));

@@ -699,6 +699,9 @@ status_t vmx_vm_entry(struct vmx *v, struct cpu *cpu, bool launch)
 	 * instruction boundary. */
 	cpu->pending_dbg = (uint16_t)(get(v, VMCS_ROW_GUEST_PENDING_DBG_EXCEPTIONS) &
 				      (VMX_PENDING_DBG_B0_3 | VMX_PENDING_DBG_BS));
+	/* 26.7.4: what is due after VM entry (the debug exception, then a
+	 * zero preemption timer) all comes before the first instruction. */
+	cpu->hv_armed |= HV_ENTRY_BOUNDARY;
 
 	if (ctl(v, VMCS_ROW_PIN_BASED_CONTROLS, VMX_PIN_PREEMPTION_TIMER))
 		timer_start(v, cpu);

@@ -630,6 +630,51 @@ START_TEST(vmfunc_disabled_is_ud)
 }
 END_TEST
 
+/* SDM Vol.3 25.3: RDTSCP with "enable RDTSCP" 0 and INVPCID with "enable
+ * INVPCID" 0 are #UD with priority over every other exception: at CPL 3,
+ * with CR4.TSD for RDTSCP, the #GP they would otherwise raise comes second.
+ * L2 runs at CPL 3 on its own page tables (a user 1-GiB page); the
+ * exception bitmap makes any exception an exit, whose vector tells. */
+#define USER_PML4 0x18000u
+#define USER_PDPT 0x19000u
+static const struct disabled_row {
+	const char *name;
+	uint8_t bytes[6];
+	unsigned len;
+} disabled_rows[] = {
+	{ "rdtscp", { 0x0f, 0x01, 0xf9 }, 3 },
+	{ "invpcid rcx, [rbx]", { 0x66, 0x0f, 0x38, 0x82, 0x0b }, 5 },
+};
+
+START_TEST(disabled_insn_ud_before_gp)
+{
+	const struct disabled_row *r = &disabled_rows[_i];
+	struct world w;
+	world_init(&w);
+	physmem_write(&w.m.pm, USER_PML4, 8, USER_PDPT | 7);
+	physmem_write(&w.m.pm, USER_PDPT, 8, 0x80 | 7);   /* PS, U, RW, P: 0-1 GiB */
+	vmw(&w, VMCS_GUEST_CR3, USER_PML4);
+	vmw(&w, VMCS_GUEST_CR4, vmr(&w, VMCS_GUEST_CR4) | CR4_TSD);
+	vmw(&w, VMCS_GUEST_CS_SELECTOR, SEL_CODE64 | 3);
+	vmw(&w, VMCS_GUEST_CS_AR, 0xa0fb);
+	static const uint32_t sel[] = { VMCS_GUEST_SS_SELECTOR, VMCS_GUEST_DS_SELECTOR, VMCS_GUEST_ES_SELECTOR };
+	static const uint32_t ar[] = { VMCS_GUEST_SS_AR, VMCS_GUEST_DS_AR, VMCS_GUEST_ES_AR };
+	for (unsigned i = 0; i < 3; i++) {
+		vmw(&w, sel[i], SEL_DATA | 3);
+		vmw(&w, ar[i], 0xc0f3);
+	}
+	vmw(&w, VMCS_EXCEPTION_BITMAP, 0xffffffffu);
+	l2_code(&w, r->bytes, r->len);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	assert_in_l1(&w);
+	ck_assert_msg(exit_reason(&w) == VMX_EXIT_EXCEPTION_NMI, "%s: exit reason %u", r->name, exit_reason(&w));
+	ck_assert_msg((vmr(&w, VMCS_EXIT_INTR_INFO) & 0xff) == EXC_UD, "%s: vector %u", r->name,
+		      (unsigned)(vmr(&w, VMCS_EXIT_INTR_INFO) & 0xff));
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_RIP), L2_CODE);
+	world_free(&w);
+}
+END_TEST
+
 /* ---- EPT and VMFUNC ---- */
 
 #define EPT_PML4   0x14000u
@@ -788,6 +833,8 @@ int main(void)
 	tc = tcase_create("nonroot");
 	tcase_add_loop_test(tc, vmx_insn_in_guest_exits, 0, (int)N_INSN_ROWS);
 	tcase_add_test(tc, vmfunc_disabled_is_ud);
+	tcase_add_loop_test(tc, disabled_insn_ud_before_gp, 0,
+			    (int)(sizeof(disabled_rows) / sizeof(disabled_rows[0])));
 	suite_add_tcase(s, tc);
 	tc = tcase_create("ept");
 	tcase_add_test(tc, ept_guest_runs);

@@ -64,6 +64,7 @@ struct event_row {
 	uint32_t activity;
 	uint32_t entry_info;         /* VM-entry interruption information */
 	uint32_t timer;              /* VMX-preemption timer value */
+	uint32_t pending_dbg;        /* guest pending debug exceptions */
 	unsigned lines;              /* LINE_* raised before VMLAUNCH */
 	bool ack;                    /* an interrupt controller answers INTA (vector 40H) */
 	uint8_t code[24];
@@ -161,6 +162,10 @@ static const struct event_row rows[] = {
 	{ "26.7.4: preemption timer value 0 exits before the first instruction",
 	  .pin = VMX_CTL(VMX_PIN_PREEMPTION_TIMER), CODE(CPUID),
 	  .reason = VMX_EXIT_PREEMPTION_TIMER, .rip = L2_CODE },
+	{ "26.7.4: a zero preemption timer exits after the pending debug exception's delivery, before "
+	  "the handler's first instruction",
+	  .pin = VMX_CTL(VMX_PIN_PREEMPTION_TIMER), .pending_dbg = VMX_PENDING_DBG_B0_3 & 1, CODE(CPUID),
+	  .reason = VMX_EXIT_PREEMPTION_TIMER, .rip = L2_ISR },
 	{ "25.5.1: the preemption timer counts down in a loop and exits at 0",
 	  .pin = VMX_CTL(VMX_PIN_PREEMPTION_TIMER), .exitc = VMX_CTL(VMX_EXITCTL_SAVE_PREEMPTION_TIMER),
 	  .timer = 3, CODE(JMP_SELF), .reason = VMX_EXIT_PREEMPTION_TIMER, .rip = L2_CODE },
@@ -232,6 +237,7 @@ START_TEST(event_rows)
 	vmw(&w, VMCS_GUEST_ACTIVITY_STATE, r->activity);
 	vmw(&w, VMCS_ENTRY_INTR_INFO, r->entry_info);
 	vmw(&w, VMCS_PREEMPTION_TIMER_VALUE, r->timer);
+	vmw(&w, VMCS_GUEST_PENDING_DBG_EXCEPTIONS, r->pending_dbg);
 	l2_code(&w, r->code, r->len);
 	if (r->ack) {
 		c->intr_ack = ack_40;
@@ -432,6 +438,31 @@ START_TEST(mtf_before_single_step_trap)
 }
 END_TEST
 
+/* SDM Vol.3 25.5.2: with MTF, a REP-prefixed string instruction whose first
+ * iteration does not fault has an MTF VM exit pending "on the instruction
+ * boundary after that iteration": RIP still on the instruction, one
+ * iteration done (REP STOSB with RCX = 3 at RDI). */
+START_TEST(mtf_after_one_rep_iteration)
+{
+	struct world w;
+	world_init(&w);
+	vmw(&w, VMCS_PRIMARY_PROC_CONTROLS,
+	    vmr(&w, VMCS_PRIMARY_PROC_CONTROLS) | VMX_CTL(VMX_PROC_MONITOR_TRAP_FLAG));
+	L2(&w, 0xf3, 0xaa, CPUID);
+	w.m.cpu.regs[R_CX] = 3;
+	w.m.cpu.regs[R_DI] = 0x90000;
+	w.m.cpu.regs[R_AX] = 0x5a;
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	/* L2's registers, before VMREAD (in L1) uses RBX and RCX */
+	ck_assert_uint_eq(w.m.cpu.regs[R_CX], 2);
+	ck_assert_uint_eq(w.m.cpu.regs[R_DI], 0x90001);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_MONITOR_TRAP_FLAG);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_RIP), L2_CODE);
+	ck_assert_uint_eq(physmem_read(&w.m.pm, 0x90000, 2), 0x5a);
+	world_free(&w);
+}
+END_TEST
+
 /* An NMI's exit takes the NMI (SDM Vol.3 27.5.5: "VM exits caused directly
  * by non-maskable interrupts (NMIs) cause blocking by NMI"): L1 runs on with
  * the line clear and NMIs blocked; other exits leave blocking by NMI as L2
@@ -492,6 +523,7 @@ int main(void)
 	tcase_add_test(tc, triple_fault_exits);
 	tcase_add_test(tc, nmi_exit_blocks_nmis_in_l1);
 	tcase_add_test(tc, mtf_before_single_step_trap);
+	tcase_add_test(tc, mtf_after_one_rep_iteration);
 	tcase_add_test(tc, tpr_below_threshold_after_mov_cr8);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

@@ -80,6 +80,9 @@ void gvprintf(const char *fmt, va_list ap);
 #define GUEST_EXIT_SKIPPED    0x7f
 void check(const char *name, uint32_t got, uint32_t expected);
 void check_true(const char *name, int cond);
+/* A table row's 64-bit field: 1 when got == want, else a TAP comment
+ * "# row: field got G want W" and 0 (the row's verdict is the caller's). */
+int expect_field(const char *row, const char *field, uint64_t got, uint64_t want);
 /* A check whose manual value QEMU TCG is known not to produce: reported as a
  * TAP "# TODO" when the runner says so on the multiboot command line
  * (quirk=qemu-tcg), a normal check otherwise. */

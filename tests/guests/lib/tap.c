@@ -32,6 +32,26 @@ void check_true(const char *name, int cond)
 	check(name, cond != 0, 1);
 }
 
+static void put_hex64(uint64_t v)
+{
+	if (v >> 32)
+		gprintf("0x%x%08x", (uint32_t)(v >> 32), (uint32_t)v);
+	else
+		gprintf("0x%x", (uint32_t)v);
+}
+
+int expect_field(const char *row, const char *field, uint64_t got, uint64_t want)
+{
+	if (got == want)
+		return 1;
+	gprintf("# %s: %s got ", row, field);
+	put_hex64(got);
+	gputs(" want ");
+	put_hex64(want);
+	gputs("\n");
+	return 0;
+}
+
 int quirk_active(const char *q)
 {
 	/* Look for "quirk=<q>" as a word in the multiboot command line. */

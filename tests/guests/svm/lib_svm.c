@@ -209,24 +209,10 @@ void svm_poison(struct vmcb *v)
 
 /* ---- reporting ---- */
 
-static void put64(uint64_t v)
-{
-	if (v >> 32)
-		gprintf("0x%x%08x", (uint32_t)(v >> 32), (uint32_t)v);
-	else
-		gprintf("0x%x", (uint32_t)v);
-}
-
 void svm_expect(struct svm_case *c, const char *field, uint64_t got, uint64_t want)
 {
-	if (got == want)
-		return;
-	c->pass = 0;
-	gprintf("# %s: %s got ", c->row->name, field);
-	put64(got);
-	gputs(" want ");
-	put64(want);
-	gputs("\n");
+	if (!expect_field(c->row->name, field, got, want))
+		c->pass = 0;
 }
 
 void svm_expect_true(struct svm_case *c, const char *what, int cond)

@@ -336,23 +336,9 @@ void svm_vmrun_raw(uint32_t vmcb_pa);
 /* What svm_run_row and svm_rerun call: svm_vmrun, or a 64-bit L1's own. */
 extern void (*svm_vmrun_fn)(uint32_t vmcb_pa);
 
-/* An L2 code snippet: pre, the instruction under test at `at`, post, then
- * VMMCALL (every VMCB intercepts it) and UD2. `next` is the address after
- * the instruction under test (what nRIP and IOIO EXITINFO2 report). */
-struct l2_body {
-	const char *start, *at, *next;
-};
-#define L2_ASM(name, pre, insn, post)                                       \
-	__asm__(".pushsection .text\n\t.code32\n\t.globl " #name "\n" #name ":\n\t" \
-		pre "\n\t.globl " #name "_at\n" #name "_at:\n\t" insn               \
-		"\n\t.globl " #name "_next\n" #name "_next:\n\t" post               \
-		"\n\tvmmcall\n\tud2\n\t.popsection")
-#define L2_BODY(name, pre, insn, post)                                      \
-	L2_ASM(name, pre, insn, post);                                      \
-	extern const char name[], name##_at[], name##_next[];               \
-	static const struct l2_body name##_body = { name, name##_at, name##_next }
-/* A body that is only the instruction under test. */
-#define L2_INSN(name, insn) L2_BODY(name, "", insn, "")
+/* L2 bodies leave through VMMCALL, which every VMCB intercepts. */
+#define L2_EXIT_INSN "vmmcall"
+#include "lib/l2_body.h"
 
 /* What the L2 IDT stubs saw: every vector 0-255 goes to a stub that records
  * the vector, ESP after the CPU's frame (the frame is at l2_event_esp) and a

@@ -301,24 +301,10 @@ void vmx_vmcs_init(int region, const void *rip, uint32_t pin, uint32_t proc, uin
 
 /* ---- reporting ---- */
 
-static void put64(uint64_t v)
-{
-	if (v >> 32)
-		gprintf("0x%x%08x", (uint32_t)(v >> 32), (uint32_t)v);
-	else
-		gprintf("0x%x", (uint32_t)v);
-}
-
 void vmx_expect(struct vmx_case *c, const char *field, uint64_t got, uint64_t want)
 {
-	if (got == want)
-		return;
-	c->pass = 0;
-	gprintf("# %s: %s got ", c->row->name, field);
-	put64(got);
-	gputs(" want ");
-	put64(want);
-	gputs("\n");
+	if (!expect_field(c->row->name, field, got, want))
+		c->pass = 0;
 }
 
 void vmx_case_report(struct vmx_case *c)

@@ -483,21 +483,9 @@ uint32_t vmx_enter(uint32_t resume);
 /* The HOST_RIP of every VMCS: saves the L2 GPRs, returns from vmx_enter. */
 void vmx_exit_stub(void);
 
-/* An L2 code snippet: pre, the instruction under test at `at`, post, then
- * VMCALL (which always exits: 25.1.2) and UD2. */
-struct l2_body {
-	const char *start, *at, *next;
-};
-#define L2_ASM(name, pre, insn, post)                                       \
-	__asm__(".pushsection .text\n\t.code32\n\t.globl " #name "\n" #name ":\n\t" \
-		pre "\n\t.globl " #name "_at\n" #name "_at:\n\t" insn               \
-		"\n\t.globl " #name "_next\n" #name "_next:\n\t" post               \
-		"\n\tvmcall\n\tud2\n\t.popsection")
-#define L2_BODY(name, pre, insn, post)                                      \
-	L2_ASM(name, pre, insn, post);                                      \
-	extern const char name[], name##_at[], name##_next[];               \
-	static const struct l2_body name##_body = { name, name##_at, name##_next }
-#define L2_INSN(name, insn) L2_BODY(name, "", insn, "")
+/* L2 bodies leave through VMCALL, which always exits (SDM Vol.3 25.1.2). */
+#define L2_EXIT_INSN "vmcall"
+#include "lib/l2_body.h"
 
 /* What the L2 IDT stubs saw: every vector goes to a stub that records it and
  * executes VMCALL. */
