@@ -162,7 +162,6 @@ static inline unsigned inj_vector(uint32_t info) { return info & VMX_INTR_VECTOR
 #define GUEST_FAIL(q)   { EXIT_REPORT_ENTRY_FAILURE, \
 			  VMX_EXIT_ENTRY_FAILURE | VMX_EXIT_INVALID_GUEST_STATE, (q) }
 
-
 /* guest_checks.c: the 26.3.1 table. */
 const struct check_row *vmx_guest_check_table(size_t *n);
 

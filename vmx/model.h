@@ -218,12 +218,13 @@ void vmx_fill_entry_report(struct vmx *v, enum exit_report_kind kind, uint64_t c
 /* consistency.c, guest_checks.c: the VM-entry checks (emu/check_table.h rows, each naming
  * its SDM section), in the SDM's order; NULL when every rule holds, else the
  * first broken row (its outcome: VMfailValid(7), VMfailValid(8), or the
- * VM-entry failure with exit reason 33 and its qualification). */
+ * VM-entry failure with exit reason 33 and its qualification). Ask
+ * vmx_check_controls first, as VM entry does: it also notices a change of the
+ * capability MSRs (a test widening them) and of IA32_EFER.LMA, which the
+ * memos depend on. */
 const struct check_row *vmx_check_controls(struct vmx *v);     /* 26.2.1 */
 const struct check_row *vmx_check_host_state(struct vmx *v);   /* 26.2.2-26.2.4 */
 const struct check_row *vmx_check_guest_state(struct vmx *v);  /* 26.3.1 */
-/* Ask vmx_check_controls first, as VM entry does: it also notices a change of
- * the capability MSRs (a test widening them), which the memos depend on. */
 /* The rows of one of those tables, *n of them (tests/vmx/test_vmx_checks.c
  * gives every row a failing case). */
 enum vmx_check_table { VMX_CHECKS_CONTROLS, VMX_CHECKS_HOST, VMX_CHECKS_GUEST };
