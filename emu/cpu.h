@@ -224,7 +224,11 @@ struct cpu {
 	bool nmi_blocked;          /* an NMI handler runs until the next IRET (SDM 6.7.1) */
 	uint8_t debug_hits;        /* DR6.B0-B3 of data/I-O breakpoints hit by this instruction */
 	bool halted;
-	bool wait_for_sipi;        /* an AP after INIT: only a SIPI starts it (SDM Vol.3 8.4.1) */
+	bool wait_for_sipi;        /* an AP after INIT: only a SIPI starts it (SDM Vol.3 8.4.1); in
+				      a VMX guest the wait-for-SIPI activity state */
+	bool shutdown_wait;        /* a VMX guest in the shutdown activity state (SDM Vol.3
+				      24.4.2): halted, only NMI, INIT, SMI and the model's
+				      timer and NMI window reach it (emu/event_step.c) */
 	bool wait_break_masked;    /* MWAIT ECX[0]: a masked interrupt ends the wait */
 	bool monitor_armed;        /* MONITOR armed an address range (SDM Vol.2 MWAIT) */
 	struct event event;        /* the exception/interrupt being raised or delivered */

@@ -59,6 +59,8 @@ static const struct vmx_feature_name {
 	{ MSR_VMX_EPT_VPID_CAP, EPT_CAP_AD, "ept_ad" },
 	{ MSR_VMX_EPT_VPID_CAP, VPID_CAP_INVVPID, "invvpid" },
 	{ MSR_VMX_BASIC, VMX_BASIC_TRUE_CTLS, "true_ctls" },
+	{ MSR_VMX_MISC, VMX_MISC_ACTIVITY_SHUTDOWN, "shutdown_state" },
+	{ MSR_VMX_MISC, VMX_MISC_ACTIVITY_WAIT_SIPI, "wait_sipi_state" },
 };
 
 /* Words are printed after a 16-column indent and wrapped before column 100. */

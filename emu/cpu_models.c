@@ -374,11 +374,12 @@ static const struct cpu_model model_pentium = {
 	{ MSR_VMX_ENTRY_CTLS, CTLS(VMX_ENTRY_DEFAULT1, SKYLAKE_ENTRY_MAY1) },                   \
 	/* A.6: the timer counts every 2^5 TSC ticks (bits 4:0; hvemu's TSC is the              \
 	 * instruction count), VM exits store EFER.LMA in "IA-32e mode guest"                   \
-	 * (required with unrestricted guest), HLT and shutdown activity states, 4              \
-	 * CR3 targets, 512-entry MSR lists, VMWRITE to exit-information fields,                \
+	 * (required with unrestricted guest), HLT, shutdown and wait-for-SIPI activity states, \
+	 * 4 CR3 targets, 512-entry MSR lists, VMWRITE to exit-information fields,              \
 	 * injection of software events with instruction length 0; MSEG revision 0. */          \
 	{ MSR_VMX_MISC, 5 | VMX_MISC_STORE_LMA | VMX_MISC_ACTIVITY_HLT | VMX_MISC_ACTIVITY_SHUTDOWN | \
-			MISC_CR3_TARGETS(4) | VMX_MISC_VMWRITE_ANY_FIELD | VMX_MISC_INJECT_ZERO_LENGTH }, \
+			VMX_MISC_ACTIVITY_WAIT_SIPI | MISC_CR3_TARGETS(4) | VMX_MISC_VMWRITE_ANY_FIELD | \
+			VMX_MISC_INJECT_ZERO_LENGTH },                                                  \
 	/* A.7 */                                                                               \
 	{ MSR_VMX_CR0_FIXED0, CR0_FIXED0_VALUE },                                               \
 	{ MSR_VMX_CR0_FIXED1, CR0_FIXED1_VALUE },                                               \
@@ -562,8 +563,10 @@ static const struct model_msr nehalem_vmx_caps[] = {
 	{ MSR_VMX_PROCBASED_CTLS, CTLS(VMX_PROCBASED_DEFAULT1, NEHALEM_PROC_MAY1) },
 	{ MSR_VMX_EXIT_CTLS, CTLS(VMX_EXIT_DEFAULT1, NEHALEM_EXIT_MAY1) },
 	{ MSR_VMX_ENTRY_CTLS, CTLS(VMX_ENTRY_DEFAULT1, NEHALEM_ENTRY_MAY1) },
-	/* A.6: HLT and shutdown activity states, 4 CR3 targets, 512-entry MSR lists. */
-	{ MSR_VMX_MISC, VMX_MISC_ACTIVITY_HLT | VMX_MISC_ACTIVITY_SHUTDOWN | MISC_CR3_TARGETS(4) },
+	/* A.6: HLT, shutdown and wait-for-SIPI activity states, 4 CR3 targets,
+	 * 512-entry MSR lists. */
+	{ MSR_VMX_MISC, VMX_MISC_ACTIVITY_HLT | VMX_MISC_ACTIVITY_SHUTDOWN | VMX_MISC_ACTIVITY_WAIT_SIPI |
+			MISC_CR3_TARGETS(4) },
 	{ MSR_VMX_CR0_FIXED0, CR0_FIXED0_VALUE },
 	{ MSR_VMX_CR0_FIXED1, CR0_FIXED1_VALUE },
 	{ MSR_VMX_CR4_FIXED0, CR4_VMXE },

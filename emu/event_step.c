@@ -15,6 +15,8 @@ enum blocker {
 	B_RFLAGS_IF = 1u << 7,     /* EFLAGS.IF itself is clear, whatever masks INTR (VMX windows) */
 	B_HV_INIT = 1u << 8,       /* the model holds INIT off (HV_HOLD_INIT: VMX root operation) */
 	B_NMI_WINDOW = 1u << 9,    /* NMI blocking, or VMX virtual-NMI blocking, holds the NMI window */
+	B_SHUTDOWN = 1u << 10,     /* VMX shutdown activity state (cpu->shutdown_wait) */
+	B_GUEST_SIPI_WAIT = 1u << 11, /* VMX wait-for-SIPI activity state: INIT and SMI wait too */
 };
 
 static unsigned blockers(const struct cpu *cpu)
@@ -33,6 +35,16 @@ static unsigned blockers(const struct cpu *cpu)
 		b |= (cpu->hv_holds & HV_VIRTUAL_NMI_BLOCKING) ? B_NMI_WINDOW : B_NMI | B_NMI_WINDOW;
 	if (cpu->wait_for_sipi)
 		b |= B_SIPI;
+	/* SDM Vol.3 26.7.2: in a VMX guest "the wait-for-SIPI state blocks
+	 * external interrupts, NMIs, INIT signals, and SMIs", and "the shutdown
+	 * state blocks external interrupts and SIPIs"; neither runs an
+	 * instruction, so no MTF (25.5.2), interrupt window (26.7.5), TPR
+	 * threshold (26.7.7) or debug trap either. The NMI window and the
+	 * preemption timer wake a shutdown guest (26.7.4, 26.7.6). */
+	if (cpu->wait_for_sipi && cpu->in_guest)
+		b |= B_GUEST_SIPI_WAIT;
+	if (cpu->shutdown_wait)
+		b |= B_SHUTDOWN;
 	if (!(cpu->rflags & FLAG_IF))
 		b |= B_RFLAGS_IF;
 	/* SDM Vol.3 "Restrictions on VMX Operation" (chapter "Introduction to
@@ -245,20 +257,23 @@ static const struct boundary_event {
 	bool wakes;                /* ends HLT/MWAIT when unblocked */
 	status_t (*take)(struct cpu *cpu);
 } boundary_events[] = {
-	{ "TPR below threshold", 25, tpr_threshold_due, B_SIPI,                  true,  take_tpr_threshold },
-	{ "SMI",          30, smi_pending,           B_GIF,                         true,  take_smi },
-	{ "INIT",         30, init_pending,          B_GIF | B_HV_INIT,             true,  take_init },
+	{ "TPR below threshold", 25, tpr_threshold_due, B_SIPI | B_SHUTDOWN,     true,  take_tpr_threshold },
+	{ "SMI",          30, smi_pending,           B_GIF | B_GUEST_SIPI_WAIT,     true,  take_smi },
+	{ "INIT",         30, init_pending,          B_GIF | B_HV_INIT | B_GUEST_SIPI_WAIT, true, take_init },
 	{ "SIPI",         30, sipi_pending,          0,                             true,  take_sipi },
-	{ "MTF",          35, mtf_due,               B_SIPI,                        true,  take_mtf },
-	{ "debug trap",   40, debug_trap_is_pending, B_MOV_SS | B_SIPI,             true,  take_debug_trap },
+	{ "MTF",          35, mtf_due,               B_SIPI | B_SHUTDOWN,           true,  take_mtf },
+	{ "debug trap",   40, debug_trap_is_pending, B_MOV_SS | B_SIPI | B_SHUTDOWN, true, take_debug_trap },
 	{ "preemption timer", 43, timer_expired,     B_SIPI,                        true,  take_preemption_timer },
 	{ "NMI window",   46, nmi_window_wanted,     B_NMI_WINDOW | B_MOV_SS | B_SIPI, true, take_nmi_window },
 	{ "NMI",          50, nmi_pending,           B_GIF | B_NMI | B_STI | B_MOV_SS | B_SIPI, true, take_nmi },
-	{ "INTR window",  55, intr_window_wanted,    B_RFLAGS_IF | B_STI | B_MOV_SS | B_SIPI, true, take_intr_window },
-	{ "virtual-interrupt delivery", 55, virtual_intr_armed, B_RFLAGS_IF | B_STI | B_MOV_SS | B_SIPI, true,
-	  take_virtual_intr },
-	{ "INTR",         60, intr_pending,          B_GIF | B_IF | B_STI | B_MOV_SS | B_SIPI, true, take_intr },
-	{ "virtual INTR", 60, vintr_pending,         B_GIF | B_VIRQ | B_STI | B_MOV_SS | B_SIPI, true, take_vintr },
+	{ "INTR window",  55, intr_window_wanted,    B_RFLAGS_IF | B_STI | B_MOV_SS | B_SIPI | B_SHUTDOWN, true,
+	  take_intr_window },
+	{ "virtual-interrupt delivery", 55, virtual_intr_armed,
+	  B_RFLAGS_IF | B_STI | B_MOV_SS | B_SIPI | B_SHUTDOWN, true, take_virtual_intr },
+	{ "INTR",         60, intr_pending,          B_GIF | B_IF | B_STI | B_MOV_SS | B_SIPI | B_SHUTDOWN, true,
+	  take_intr },
+	{ "virtual INTR", 60, vintr_pending,         B_GIF | B_VIRQ | B_STI | B_MOV_SS | B_SIPI | B_SHUTDOWN, true,
+	  take_vintr },
 };
 #define BOUNDARY_EVENTS (sizeof(boundary_events) / sizeof(boundary_events[0]))
 
@@ -364,6 +379,10 @@ status_t event_step(struct cpu *cpu, bool *one_step)
 	for (unsigned taken = 0; e; taken++) {
 		cpu->halted = false;
 		status_t st = e->take(cpu);
+		/* Delivered through the IDT (an NMI), the event ends the shutdown
+		 * state; a VM exit saved it first (27.3.4). */
+		if (st == ST_OK)
+			cpu->shutdown_wait = false;
 		/* A delivered event is a step of virtual time (the handler's first
 		 * instruction is next); look again at the next boundary. */
 		cpu->icount++;

@@ -54,6 +54,9 @@ status_t cpu_enter_guest(struct cpu *cpu, uint64_t space, const uint64_t *pdptes
 void cpu_leave_guest(struct cpu *cpu, uint64_t space, uint16_t pcid)
 {
 	cpu->shadow = 0;
+	/* Back in the host the processor is active (SDM Vol.3 27.1: a guest's
+	 * inactive state ends "after the VM exit completes"; APM2 15.6). */
+	cpu->halted = cpu->wait_for_sipi = cpu->shutdown_wait = false;
 	cpu->stage2_on = false;
 	cpu->in_guest = false;
 	cpu->vectoring_valid = false;

@@ -425,7 +425,10 @@ static void save_guest(struct vmx *v, struct cpu *cpu, uint64_t guest_rip)
 			((shadow & SHADOW_MOV_SS) ? VMX_INTERRUPTIBILITY_MOV_SS : 0) |
 			(cpu->nmi_blocked ? VMX_INTERRUPTIBILITY_NMI : 0);
 	put(v, VMCS_ROW_GUEST_INTERRUPTIBILITY, intr, 0xffffffff);
-	put(v, VMCS_ROW_GUEST_ACTIVITY_STATE, cpu->halted ? VMX_ACTIVITY_HLT : VMX_ACTIVITY_ACTIVE, 0xffffffff);
+	uint32_t activity = cpu->wait_for_sipi ? VMX_ACTIVITY_WAIT_SIPI
+			    : cpu->shutdown_wait ? VMX_ACTIVITY_SHUTDOWN
+			    : cpu->halted ? VMX_ACTIVITY_HLT : VMX_ACTIVITY_ACTIVE;
+	put(v, VMCS_ROW_GUEST_ACTIVITY_STATE, activity, 0xffffffff);
 	uint64_t pending = cpu->pending_dbg & (VMX_PENDING_DBG_B0_3 | VMX_PENDING_DBG_BS);
 	for (unsigned i = 0; i < 4; i++)
 		if ((pending >> i) & 1 && (cpu->dr[7] >> (2 * i)) & 3)
@@ -715,7 +718,18 @@ status_t vmx_vm_entry(struct vmx *v, struct cpu *cpu, bool launch)
 	uint32_t info = (uint32_t)get(v, VMCS_ROW_ENTRY_INTR_INFO);
 	if (info & VMX_INTR_VALID)
 		return vmx_inject(v, cpu, rip);
-	if (get(v, VMCS_ROW_GUEST_ACTIVITY_STATE) == VMX_ACTIVITY_HLT)
-		return ST_HALT;        /* the run loop waits for an event to wake it */
-	return ST_VMEXIT;              /* the world changed: the run loop looks again */
+	/* 26.7.2: the inactive states; the run loop waits for an event to wake
+	 * the CPU (emu/event_step.c blocks per state). */
+	switch (get(v, VMCS_ROW_GUEST_ACTIVITY_STATE)) {
+	case VMX_ACTIVITY_HLT:
+		return ST_HALT;
+	case VMX_ACTIVITY_SHUTDOWN:
+		cpu->shutdown_wait = true;
+		return ST_HALT;
+	case VMX_ACTIVITY_WAIT_SIPI:
+		cpu->wait_for_sipi = true;
+		return ST_HALT;
+	default:
+		return ST_VMEXIT;      /* the world changed: the run loop looks again */
+	}
 }

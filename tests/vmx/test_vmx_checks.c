@@ -917,7 +917,7 @@ static const struct check_case cases[] = {
 	{ "guest RFLAGS.VM is 1", SKL, GREAL, v86, GUEST(0) },
 	{ "guest RFLAGS.IF is 0", SKL, G64, rflags_if, GUEST(0) },
 	/* 26.3.1.5 */
-	{ "the activity state is not supported", SKL, G64, activity_sipi, GUEST(0) },
+	{ "the activity state is not supported", "core2", G64, activity_sipi, GUEST(0) },
 	{ "the activity state is not supported", SKL, G64, activity_4, GUEST(0) },
 	{ "HLT activity state with SS.DPL", SKL, G64, hlt_ring3, GUEST(0) },
 	{ "inactive activity state with blocking", SKL, G64, hlt_sti, GUEST(0) },

@@ -463,6 +463,77 @@ START_TEST(mtf_after_one_rep_iteration)
 }
 END_TEST
 
+/* SDM Vol.3 26.7.2: after a VM entry into the wait-for-SIPI state the
+ * guest runs nothing; external interrupts, NMIs and INIT are blocked (no
+ * exit even with their exiting controls); a SIPI exits (25.2: reason 4, the
+ * vector in the qualification) and the state saved is still wait-for-SIPI
+ * (27.1: the return to the active state follows the exit). */
+START_TEST(wait_for_sipi_activity)
+{
+	struct world w;
+	world_init(&w);
+	struct cpu *c = &w.m.cpu;
+	vmw(&w, VMCS_PIN_BASED_CONTROLS, vmr(&w, VMCS_PIN_BASED_CONTROLS) | VMX_CTL(VMX_PIN_EXT_INTR_EXITING) |
+					     VMX_CTL(VMX_PIN_NMI_EXITING));
+	vmw(&w, VMCS_GUEST_ACTIVITY_STATE, VMX_ACTIVITY_WAIT_SIPI);
+	c->nmi_blocked = true;               /* L1's own NMIs held until the entry */
+	c->halt_yields = true;               /* a halted CPU's next run waits (as under --smp) */
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert(c->in_guest && c->wait_for_sipi);
+	cpu_set_line(c, LINE_INTR | LINE_NMI | LINE_INIT, true);
+	ck_assert_int_eq(cpu_run(c), ST_HALT);
+	ck_assert(c->in_guest && c->wait_for_sipi);
+	cpu_set_line(c, LINE_INTR | LINE_NMI | LINE_INIT, false);
+	cpu_sipi(c, 0x12);
+	ck_assert_int_eq(cpu_run(c), ST_HALT);
+	assert_in_l1(&w);
+	ck_assert(!c->wait_for_sipi);           /* (halted: L1's own HLT) */
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_SIPI);
+	ck_assert_uint_eq(vmr(&w, VMCS_EXIT_QUALIFICATION), 0x12);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_ACTIVITY_STATE), VMX_ACTIVITY_WAIT_SIPI);
+	world_free(&w);
+}
+END_TEST
+
+/* SDM Vol.3 26.7.2: the shutdown state blocks external interrupts (no exit
+ * with external-interrupt exiting either); an NMI with NMI exiting exits,
+ * saving the shutdown state (27.1); without NMI exiting it is delivered
+ * through L2's IDT and the guest is active again (_i: NMI exiting). */
+START_TEST(shutdown_activity)
+{
+	bool nmi_exiting = _i;
+	struct world w;
+	world_init(&w);
+	struct cpu *c = &w.m.cpu;
+	vmw(&w, VMCS_PIN_BASED_CONTROLS, vmr(&w, VMCS_PIN_BASED_CONTROLS) | VMX_CTL(VMX_PIN_EXT_INTR_EXITING) |
+					     (nmi_exiting ? VMX_CTL(VMX_PIN_NMI_EXITING) : 0));
+	vmw(&w, VMCS_GUEST_RFLAGS, FLAG_FIXED1 | FLAG_IF);
+	vmw(&w, VMCS_GUEST_ACTIVITY_STATE, VMX_ACTIVITY_SHUTDOWN);
+	c->nmi_blocked = true;
+	c->halt_yields = true;
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert(c->in_guest && c->shutdown_wait);
+	cpu_set_line(c, LINE_INTR, true);
+	ck_assert_int_eq(cpu_run(c), ST_HALT);
+	ck_assert(c->in_guest && c->shutdown_wait);
+	cpu_set_line(c, LINE_INTR, false);
+	cpu_set_line(c, LINE_NMI, true);
+	ck_assert_int_eq(cpu_run(c), ST_HALT);
+	assert_in_l1(&w);
+	ck_assert(!c->shutdown_wait);
+	if (nmi_exiting) {
+		ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_EXCEPTION_NMI);
+		ck_assert_uint_eq(vmr(&w, VMCS_GUEST_ACTIVITY_STATE), VMX_ACTIVITY_SHUTDOWN);
+	} else {
+		/* L2's NMI handler (L2_ISR) ran its CPUID */
+		ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_CPUID);
+		ck_assert_uint_eq(vmr(&w, VMCS_GUEST_RIP), L2_ISR);
+		ck_assert_uint_eq(vmr(&w, VMCS_GUEST_ACTIVITY_STATE), VMX_ACTIVITY_ACTIVE);
+	}
+	world_free(&w);
+}
+END_TEST
+
 /* An NMI's exit takes the NMI (SDM Vol.3 27.5.5: "VM exits caused directly
  * by non-maskable interrupts (NMIs) cause blocking by NMI"): L1 runs on with
  * the line clear and NMIs blocked; other exits leave blocking by NMI as L2
@@ -524,6 +595,8 @@ int main(void)
 	tcase_add_test(tc, nmi_exit_blocks_nmis_in_l1);
 	tcase_add_test(tc, mtf_before_single_step_trap);
 	tcase_add_test(tc, mtf_after_one_rep_iteration);
+	tcase_add_test(tc, wait_for_sipi_activity);
+	tcase_add_loop_test(tc, shutdown_activity, 0, 2);
 	tcase_add_test(tc, tpr_below_threshold_after_mov_cr8);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

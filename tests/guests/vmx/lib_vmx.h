@@ -303,6 +303,9 @@ enum vmx_seg { SEG_ES, SEG_CS, SEG_SS, SEG_DS, SEG_FS, SEG_GS, SEG_LDTR, SEG_TR 
 #define INTERRUPTIBILITY_NMI (1u << 3)
 #define ACTIVITY_ACTIVE      0
 #define ACTIVITY_HLT         1
+#define ACTIVITY_SHUTDOWN    2
+/* IA32_VMX_MISC bit 7: the shutdown activity state (A.6). */
+#define MISC_ACTIVITY_SHUTDOWN (1u << 7)
 
 /* Control-register access qualification (27.2.1, Table 27-3). */
 #define QCR(cr, type, gpr)   ((uint32_t)(cr) | ((uint32_t)(type) << 4) | ((uint32_t)(gpr) << 8))

@@ -134,6 +134,29 @@ static void reinject(struct vmx_case *c)
 	vmx_expect(c, "re-injected: L2 event vector", l2_event_vector, 0x40);
 	vmx_expect(c, "re-injected: L2 events taken", l2_event_count, 1);
 }
+/* 26.7.2: entry into the shutdown activity state; with the timer (row arg). */
+static void shutdown_state(struct vmx_case *c)
+{
+	(void)c;
+	vmwrite(VMCS_GUEST_ACTIVITY, ACTIVITY_SHUTDOWN);
+}
+static void shutdown_timer(struct vmx_case *c)
+{
+	shutdown_state(c);
+	timer_value(c);
+}
+/* 27.1: the exit of an event that woke the CPU saves the inactive state. */
+static void activity_shutdown(struct vmx_case *c)
+{
+	vmx_expect(c, "activity state (27.1: shutdown until the exit completes)", vmread(VMCS_GUEST_ACTIVITY),
+		   ACTIVITY_SHUTDOWN);
+	vmwrite(VMCS_GUEST_ACTIVITY, ACTIVITY_ACTIVE);
+}
+static const char *no_shutdown_state(void)
+{
+	return (vmx_caps.misc & MISC_ACTIVITY_SHUTDOWN) ? 0 : "no shutdown activity state (IA32_VMX_MISC bit 7)";
+}
+
 static const char *no_mtf(void)
 {
 	return ctl_allows(vmx_caps.proc, PROC_MTF) ? 0 : "no monitor trap flag (26.2.1.3: type 7 needs it)";
@@ -332,6 +355,17 @@ static const struct vmx_row rows[] = {
 	 * the INIT pending after its exit. */
 	{ .name = "INIT to the APIC's own ID in L2: exit 3", .sdm = "25.2", .body = &b_self_init_body,
 	  .reason = EXIT_INIT, .check = C_NO_RIP },
+	/* The shutdown activity state (26.7.2): no instruction runs; the timer
+	 * and the NMI window wake it (26.7.4, 26.7.6), the state is saved. Last:
+	 * Bochs 2.7 never wakes from it (tests/bochs/meson.build). */
+	{ .name = "entry in the shutdown state: the VMX-preemption timer exits, shutdown saved",
+	  .sdm = "26.7.2, 26.7.4, 27.1", .body = &b_nop_body, .pin = PIN_PREEMPT_TIMER, .setup = shutdown_timer,
+	  .arg = 3, .reason = EXIT_PREEMPT_TIMER, .check = C_NO_RIP, .extra = activity_shutdown,
+	  .skip = no_shutdown_state },
+	{ .name = "entry in the shutdown state: NMI-window exiting wakes it, shutdown saved",
+	  .sdm = "26.7.2, 26.7.6, 27.1", .body = &b_nop_body, .pin = PIN_NMI | PIN_VIRTUAL_NMI,
+	  .proc = PROC_NMI_WINDOW, .setup = shutdown_state, .reason = EXIT_NMI_WINDOW, .check = C_NO_RIP,
+	  .extra = activity_shutdown, .skip = no_shutdown_state },
 };
 
 void guest_main(void)
