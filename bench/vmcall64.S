@@ -10,7 +10,7 @@
  * was VMCALL. Field encodings: SDM Vol.3 Appendix B; controls: 24.6-24.8,
  * Appendix A. */
 #include "lm_entry.h"
-#define ITERATIONS 100000
+#define ITERATIONS 1000000
 
 #define MSR_FEATURE_CONTROL      0x3a
 #define MSR_VMX_BASIC            0x480

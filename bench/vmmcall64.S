@@ -7,7 +7,7 @@
  * trips is left in EDI for the runner; then debug-exit 0.
  * VMCB offsets: APM2 Appendix B, Tables B-1 and B-2. */
 #include "lm_entry.h"
-#define ITERATIONS 100000
+#define ITERATIONS 1000000
 
 #define MSR_EFER        0xc0000080
 #define MSR_VM_HSAVE_PA 0xc0010117

@@ -47,4 +47,70 @@ const struct check_row *check_table_first_failure(const struct check_row *rows, 
  * failure the exit qualification in its word. */
 void check_failure_report(const struct check_row *row, struct vm_exit_report *r);
 
+/* ---- incremental evaluation ----
+ * A table's rows are pure functions of what they read. A memo remembers, per
+ * row, that its last evaluation held and which inputs (the vendor numbers
+ * them: VMCS fields by row) it read; a row that held and whose inputs have
+ * not changed since would hold again, so check_table_first_failure_memo()
+ * skips it, and the first row that fails is the one the full evaluation
+ * finds: every row before it held (skipped rows by the memo's argument,
+ * evaluated rows by evaluation). A row that read anything else (memory, the
+ * processor's current mode) is "external": it is evaluated at every call.
+ * The vendor reports reads with check_memo_read()/check_memo_external() from
+ * its field accessors while memo->recording, and changed inputs with
+ * check_memo_changed(). Up to CHECK_MEMO_ROWS rows and CHECK_MEMO_INPUTS
+ * inputs. */
+#define CHECK_MEMO_ROWS   128
+#define CHECK_MEMO_INPUTS 256
+#define CHECK_MEMO_WORDS  (CHECK_MEMO_ROWS / 64)
+
+struct check_memo {
+	uint64_t held[CHECK_MEMO_WORDS];   /* rows known to hold */
+	/* Per input: the rows whose evaluation ever read it (a superset of
+	 * what their last evaluations read, which only costs an extra
+	 * evaluation). */
+	uint64_t readers[CHECK_MEMO_INPUTS][CHECK_MEMO_WORDS];
+	bool recording;                    /* a row is being evaluated */
+	bool external;                     /* ... and it read outside the inputs */
+	unsigned row;                      /* ... which one */
+};
+
+/* As check_table_first_failure (the same row, or NULL), evaluating only the
+ * rows memo does not know to hold; memo learns what the evaluated rows read. */
+const struct check_row *check_table_first_failure_memo(const struct check_row *rows, size_t n, const void *ctx,
+						       struct check_memo *memo);
+
+/* Nothing is known to hold (every input may have changed). */
+void check_memo_forget(struct check_memo *memo);
+
+static inline void check_memo_read(struct check_memo *memo, unsigned input)
+{
+	if (memo->recording)
+		memo->readers[input][memo->row / 64] |= 1ull << (memo->row % 64);
+}
+
+static inline void check_memo_external(struct check_memo *memo)
+{
+	memo->external |= memo->recording;
+}
+
+/* Is every row of a table of n rows known to hold? (Then the table's first
+ * failure is NULL without a call.) */
+static inline bool check_memo_all_held(const struct check_memo *memo, size_t n)
+{
+	for (unsigned w = 0; w * 64 < n; w++) {
+		uint64_t all = n - w * 64 >= 64 ? ~0ull : (1ull << (n - w * 64)) - 1;
+		if ((memo->held[w] & all) != all)
+			return false;
+	}
+	return true;
+}
+
+/* Input changed: the rows that read it must be evaluated again. */
+static inline void check_memo_changed(struct check_memo *memo, unsigned input)
+{
+	for (unsigned w = 0; w < CHECK_MEMO_WORDS; w++)
+		memo->held[w] &= ~memo->readers[input][w];
+}
+
 #endif

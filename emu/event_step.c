@@ -282,8 +282,10 @@ static const struct boundary_event {
 static const struct boundary_event *next_event(const struct cpu *cpu, unsigned ignore)
 {
 	/* Every row's pending() reads one of these: most boundaries (a world
-	 * switch, a stop, a deadline) have none, and need no walk. */
-	if (!(cpu->lines | cpu->hv_armed | cpu->pending_dbg | (uint8_t)cpu->vintr.pending))
+	 * switch, a stop, a deadline) have none, and need no walk.
+	 * HV_ENTRY_BOUNDARY is no row's: it only lets event_step take more. */
+	if (!(cpu->lines | (cpu->hv_armed & (uint8_t)~HV_ENTRY_BOUNDARY) | cpu->pending_dbg |
+	      (uint8_t)cpu->vintr.pending))
 		return NULL;
 	unsigned blocked = blockers(cpu) & ~ignore;
 	for (unsigned i = 0; i < BOUNDARY_EVENTS; i++) {

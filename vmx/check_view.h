@@ -12,14 +12,54 @@
 #include "vmx/exit_reasons.h"
 #include "vmx/model.h"
 
-static inline struct vmx *model(const void *ctx)
+/* What a row may read, and how VM entry's memo (struct vmx check_memo,
+ * emu/check_table.h) learns it:
+ *   field(ctx, row)   a field of the current VMCS: recorded as the row's
+ *                     input; a change of the field (VMWRITE, a VM exit's
+ *                     store) makes the row run again;
+ *   processor_lma(ctx)  the processor's IA-32e mode, an input as a field is;
+ *   fixed(ctx)        the processor's fixed properties: the capability MSRs
+ *                     (vmx_cap), MAXPHYADDR, the CPU model's features. The
+ *                     memo is forgotten when a capability MSR or MAXPHYADDR
+ *                     differs (a test widens them); nothing else of the
+ *                     processor may be read through it;
+ *   model(ctx)        anything else (physical memory, the processor's
+ *                     current mode, the current-VMCS pointer): the row is
+ *                     external and runs at every VM entry. */
+static inline struct vmx *vmx_of(const void *ctx)
 {
 	return (struct vmx *)(uintptr_t)ctx;
 }
 
+static inline const struct vmx *fixed(const void *ctx)
+{
+	return vmx_of(ctx);
+}
+
+static inline struct vmx *model(const void *ctx)
+{
+	struct vmx *v = vmx_of(ctx);
+	if (v->checking)
+		check_memo_external(v->checking);
+	return v;
+}
+
 static inline uint64_t field(const void *ctx, enum vmcs_row row)
 {
-	return vmcs_get(model(ctx), row);
+	struct vmx *v = vmx_of(ctx);
+	if (v->checking)
+		check_memo_read(v->checking, row);
+	return vmcs_get(v, row);
+}
+
+/* The processor's IA32_EFER.LMA as VM entry begins ("IA-32e mode", 26.2.4):
+ * an input as a field is (vmx_check_controls reports its changes). */
+static inline bool processor_lma(const void *ctx)
+{
+	struct vmx *v = vmx_of(ctx);
+	if (v->checking)
+		check_memo_read(v->checking, VMX_CHECK_INPUT_LMA);
+	return v->cpu->efer & EFER_LMA;
 }
 
 static inline bool ctl_bit(const void *ctx, enum vmcs_row row, unsigned bit)
@@ -31,7 +71,7 @@ static inline bool ctl_bit(const void *ctx, enum vmcs_row row, unsigned bit)
  * default1 controls that may be 0; VM entry checks against them. */
 static inline uint64_t ctl_cap(const void *ctx, uint32_t msr, uint32_t true_msr)
 {
-	struct vmx *v = model(ctx);
+	const struct vmx *v = fixed(ctx);
 	return vmx_cap(v, (vmx_cap(v, MSR_VMX_BASIC) & VMX_BASIC_TRUE_CTLS) ? true_msr : msr);
 }
 
@@ -59,7 +99,7 @@ static inline bool entry_on(const void *ctx, unsigned bit) { return entry_ctls(c
 /* "sets bits beyond the processor's physical-address width" */
 static inline bool beyond_maxphyaddr(const void *ctx, uint64_t pa)
 {
-	unsigned width = model(ctx)->cpu->maxphyaddr;
+	unsigned width = fixed(ctx)->cpu->maxphyaddr;
 	return width < 64 && (pa >> width);
 }
 
@@ -76,7 +116,7 @@ static inline bool bad_address(const void *ctx, enum vmcs_row row, uint64_t alig
  * linear address for later use (emu/canonical.h). */
 static inline bool not_canonical(const void *ctx, enum vmcs_row row)
 {
-	return !addr_canonical_reg(model(ctx)->cpu, field(ctx, row));
+	return !addr_canonical_reg(fixed(ctx)->cpu, field(ctx, row));
 }
 
 /* IA32_PAT as WRMSR accepts it: every byte 0 (UC), 1 (WC), 4 (WT), 5 (WP),
@@ -122,9 +162,13 @@ static inline unsigned inj_vector(uint32_t info) { return info & VMX_INTR_VECTOR
 #define GUEST_FAIL(q)   { EXIT_REPORT_ENTRY_FAILURE, \
 			  VMX_EXIT_ENTRY_FAILURE | VMX_EXIT_INVALID_GUEST_STATE, (q) }
 
-#define FIRST_FAILURE(rows, v) check_table_first_failure((rows), sizeof(rows) / sizeof((rows)[0]), (v))
-
 /* guest_checks.c: the 26.3.1 table. */
 const struct check_row *vmx_guest_check_table(size_t *n);
+
+/* consistency.c: the first failure of table t (rows[0..n)) as the full
+ * evaluation finds it, evaluated through v's memo of t (under --tlb flush:
+ * every row, the reference). */
+const struct check_row *vmx_checks_run(struct vmx *v, enum vmx_check_table t, const struct check_row *rows,
+				       size_t n);
 
 #endif

@@ -6,6 +6,8 @@
  * VMLAUNCH/VMRESUME. The guest-state checks (26.3.1) are guest_checks.c's;
  * what both look at is check_view.h.
  */
+#include <string.h>
+
 #include "emu/debug.h"
 #include "emu/world_state.h"
 #include "mmu/nested.h"
@@ -28,7 +30,7 @@ static bool proc_reserved(const void *ctx)
 
 static bool proc2_reserved(const void *ctx)
 {
-	return !vmx_ctl_valid(vmx_cap(model(ctx), MSR_VMX_PROCBASED_CTLS2), proc2(ctx));
+	return !vmx_ctl_valid(vmx_cap(fixed(ctx), MSR_VMX_PROCBASED_CTLS2), proc2(ctx));
 }
 
 /* 64-bit, allowed-1 only (A.3.4); checked only with "activate tertiary
@@ -37,7 +39,7 @@ static bool proc3_reserved(const void *ctx)
 {
 	if (!proc_on(ctx, VMX_PROC_TERTIARY_CONTROLS))
 		return false;
-	return !vmx_ctl64_valid(vmx_cap(model(ctx), MSR_VMX_PROCBASED_CTLS3),
+	return !vmx_ctl64_valid(vmx_cap(fixed(ctx), MSR_VMX_PROCBASED_CTLS3),
 				field(ctx, VMCS_ROW_TERTIARY_PROC_CONTROLS));
 }
 
@@ -45,7 +47,7 @@ static bool proc3_reserved(const void *ctx)
  * bits 24:16 report (A.6). */
 static bool cr3_target_count(const void *ctx)
 {
-	uint64_t n = (vmx_cap(model(ctx), MSR_VMX_MISC) & VMX_MISC_CR3_TARGETS_MASK) >> VMX_MISC_CR3_TARGETS_SHIFT;
+	uint64_t n = (vmx_cap(fixed(ctx), MSR_VMX_MISC) & VMX_MISC_CR3_TARGETS_MASK) >> VMX_MISC_CR3_TARGETS_SHIFT;
 	return (uint32_t)field(ctx, VMCS_ROW_CR3_TARGET_COUNT) > n;
 }
 
@@ -146,7 +148,7 @@ static bool eptp_is(const void *ctx, enum eptp_check which)
 {
 	if (!proc2_on(ctx, VMX_PROC2_EPT))
 		return false;
-	struct vmx *v = model(ctx);
+	const struct vmx *v = fixed(ctx);
 	return ept_eptp_check(field(ctx, VMCS_ROW_EPT_POINTER), vmx_cap(v, MSR_VMX_EPT_VPID_CAP),
 			      v->cpu->maxphyaddr) == which;
 }
@@ -190,7 +192,7 @@ static bool spptp_addr(const void *ctx)
 static bool vmfunc_reserved(const void *ctx)
 {
 	return proc2_on(ctx, VMX_PROC2_VM_FUNCTIONS) &&
-	       !vmx_ctl64_valid(vmx_cap(model(ctx), MSR_VMX_VMFUNC), field(ctx, VMCS_ROW_VM_FUNCTION_CONTROLS));
+	       !vmx_ctl64_valid(vmx_cap(fixed(ctx), MSR_VMX_VMFUNC), field(ctx, VMCS_ROW_VM_FUNCTION_CONTROLS));
 }
 
 static bool eptp_switching(const void *ctx)
@@ -245,7 +247,7 @@ static bool exit2_reserved(const void *ctx)
 {
 	if (!exit_on(ctx, VMX_EXITCTL_SECONDARY_CONTROLS))
 		return false;
-	return !vmx_ctl64_valid(vmx_cap(model(ctx), MSR_VMX_EXIT_CTLS2),
+	return !vmx_ctl64_valid(vmx_cap(fixed(ctx), MSR_VMX_EXIT_CTLS2),
 				field(ctx, VMCS_ROW_SECONDARY_EXIT_CONTROLS));
 }
 
@@ -294,7 +296,7 @@ static bool inj_type_reserved(const void *ctx)
 	/* 1 is reserved everywhere; 7 (other event) without the 1-setting of
 	 * "monitor trap flag". */
 	return type == 1 || (type == VMX_INTR_OTHER &&
-			     !vmx_allows(model(ctx), MSR_VMX_PROCBASED_CTLS, VMX_PROC_MONITOR_TRAP_FLAG));
+			     !vmx_allows(fixed(ctx), MSR_VMX_PROCBASED_CTLS, VMX_PROC_MONITOR_TRAP_FLAG));
 }
 
 static bool inj_nmi_vector(const void *ctx)
@@ -335,7 +337,7 @@ static bool vector_has_error_code(unsigned vector)
  * to the vector are not checked. */
 static bool any_error_code(const void *ctx)
 {
-	return vmx_cap(model(ctx), MSR_VMX_BASIC) & VMX_BASIC_NO_HW_ERRCODE_CHECK;
+	return vmx_cap(fixed(ctx), MSR_VMX_BASIC) & VMX_BASIC_NO_HW_ERRCODE_CHECK;
 }
 
 static bool inj_error_code_missing(const void *ctx)
@@ -380,7 +382,7 @@ static bool inj_length_range(const void *ctx)
 static bool inj_length_zero(const void *ctx)
 {
 	return inj_software(ctx) && field(ctx, VMCS_ROW_ENTRY_INSTRUCTION_LEN) == 0 &&
-	       !(vmx_cap(model(ctx), MSR_VMX_MISC) & VMX_MISC_INJECT_ZERO_LENGTH);
+	       !(vmx_cap(fixed(ctx), MSR_VMX_MISC) & VMX_MISC_INJECT_ZERO_LENGTH);
 }
 
 /* hvemu has no system-management mode: VM entry never runs in SMM. The
@@ -406,14 +408,14 @@ static bool entry_msr_load_list(const void *ctx)
 
 static bool host_cr0_fixed(const void *ctx)
 {
-	struct vmx *v = model(ctx);
+	const struct vmx *v = fixed(ctx);
 	return !vmx_cr_fixed_valid(vmx_cap(v, MSR_VMX_CR0_FIXED0), vmx_cap(v, MSR_VMX_CR0_FIXED1),
 				   field(ctx, VMCS_ROW_HOST_CR0));
 }
 
 static bool host_cr4_fixed(const void *ctx)
 {
-	struct vmx *v = model(ctx);
+	const struct vmx *v = fixed(ctx);
 	return !vmx_cr_fixed_valid(vmx_cap(v, MSR_VMX_CR4_FIXED0), vmx_cap(v, MSR_VMX_CR4_FIXED1),
 				   field(ctx, VMCS_ROW_HOST_CR4));
 }
@@ -472,7 +474,7 @@ static bool host_pat(const void *ctx)
 static bool host_efer_reserved(const void *ctx)
 {
 	return exit_on(ctx, VMX_EXITCTL_LOAD_EFER) &&
-	       (field(ctx, VMCS_ROW_HOST_IA32_EFER) & ~cpu_efer_valid_bits(model(ctx)->cpu));
+	       (field(ctx, VMCS_ROW_HOST_IA32_EFER) & ~cpu_efer_valid_bits(fixed(ctx)->cpu));
 }
 
 static bool host_efer_mode(const void *ctx)
@@ -525,7 +527,7 @@ static bool host_bases_canonical(const void *ctx)
 
 static bool in_ia32e(const void *ctx)
 {
-	return model(ctx)->cpu->efer & EFER_LMA;
+	return processor_lma(ctx);
 }
 
 static bool legacy_host_ia32e_guest(const void *ctx)
@@ -736,15 +738,71 @@ static const struct check_row host_checks[] = {
 };
 
 
+/* ---- evaluation ----
+ * VM entry evaluates a table through its memo (emu/check_table.h): a row
+ * that held at an earlier entry, read only VMCS fields that have not changed
+ * since (field(): VMWRITE and the VM exit's stores report changes, VMPTRLD
+ * forgets everything) and the processor's fixed properties (fixed()), holds
+ * again and is not evaluated; a row that read memory or the processor's mode
+ * (model()) is evaluated at every entry. The row that fails, and so the
+ * VM-instruction error or the exit reason and qualification, is the one the
+ * evaluation of every row in the SDM's order finds; only the time differs.
+ * It is what SDM Vol.3 24.11.1 lets a processor do, keeping the current VMCS
+ * on chip: software sees the fields only through VMREAD/VMWRITE and VM
+ * entry's outcome. Under --tlb flush nothing is cached (the VMCS is read from
+ * its region, which L1 may edit): every row, every time, as the reference
+ * (tests/vmx/test_vmx_checks.c compares the two on random VMCS edits). */
+
+void vmx_checks_forget(struct vmx *v)
+{
+	for (unsigned t = 0; t < 3; t++)
+		check_memo_forget(&v->check_memo[t]);
+	v->host_segments.valid = false;
+	memcpy(v->checked_caps, v->caps, sizeof(v->caps));
+	v->checked_maxphyaddr = v->cpu->maxphyaddr;
+	v->checked_lma = v->cpu->efer & EFER_LMA;
+}
+
+const struct check_row *vmx_checks_run(struct vmx *v, enum vmx_check_table t, const struct check_row *rows,
+				       size_t n)
+{
+	_Static_assert(VMX_CHECK_INPUTS <= CHECK_MEMO_INPUTS, "a VMCS row is a memo input");
+	if (__builtin_expect(v->cpu->tlb_uncached, 0)) {
+		vmx_checks_forget(v);
+		return check_table_first_failure(rows, n, v);
+	}
+	if (check_memo_all_held(&v->check_memo[t], n))
+		return NULL;
+	v->checking = &v->check_memo[t];
+	const struct check_row *row = check_table_first_failure_memo(rows, n, v, v->checking);
+	v->checking = NULL;
+	return row;
+}
 
 const struct check_row *vmx_check_controls(struct vmx *v)
 {
-	return FIRST_FAILURE(control_checks, v);
+	/* The capability MSRs and MAXPHYADDR are fixed for a processor, but a
+	 * test widens them: a change forgets all three memos. Here, once per
+	 * VM entry, which asks the controls first. */
+	uint64_t differ = v->checked_maxphyaddr ^ v->cpu->maxphyaddr;
+	for (unsigned i = 0; i < sizeof(v->caps) / sizeof(v->caps[0]); i++)
+		differ |= v->checked_caps[i] ^ v->caps[i];
+	if (differ)
+		vmx_checks_forget(v);
+	/* The processor's IA-32e mode is an input as a field is (26.2.4). */
+	bool lma = v->cpu->efer & EFER_LMA;
+	if (lma != v->checked_lma) {
+		v->checked_lma = lma;
+		vmx_vmcs_changed(v, VMX_CHECK_INPUT_LMA);
+	}
+	_Static_assert(sizeof(control_checks) / sizeof(control_checks[0]) <= CHECK_MEMO_ROWS, "one memo");
+	return vmx_checks_run(v, VMX_CHECKS_CONTROLS, control_checks, sizeof(control_checks) / sizeof(control_checks[0]));
 }
 
 const struct check_row *vmx_check_host_state(struct vmx *v)
 {
-	return FIRST_FAILURE(host_checks, v);
+	_Static_assert(sizeof(host_checks) / sizeof(host_checks[0]) <= CHECK_MEMO_ROWS, "one memo");
+	return vmx_checks_run(v, VMX_CHECKS_HOST, host_checks, sizeof(host_checks) / sizeof(host_checks[0]));
 }
 
 const struct check_row *vmx_check_rows(enum vmx_check_table table, size_t *n)

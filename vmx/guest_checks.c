@@ -25,7 +25,7 @@ static bool unrestricted(const void *ctx) { return proc2_on(ctx, VMX_PROC2_UNRES
  * control is 1." */
 static bool guest_cr0_fixed(const void *ctx)
 {
-	struct vmx *v = model(ctx);
+	const struct vmx *v = fixed(ctx);
 	uint64_t fixed0 = vmx_cap(v, MSR_VMX_CR0_FIXED0);
 	if (unrestricted(ctx))
 		fixed0 &= ~(uint64_t)(CR0_PE | CR0_PG);
@@ -39,7 +39,7 @@ static bool guest_pg_without_pe(const void *ctx)
 
 static bool guest_cr4_fixed(const void *ctx)
 {
-	struct vmx *v = model(ctx);
+	const struct vmx *v = fixed(ctx);
 	return !vmx_cr_fixed_valid(vmx_cap(v, MSR_VMX_CR4_FIXED0), vmx_cap(v, MSR_VMX_CR4_FIXED1), guest_cr4(ctx));
 }
 
@@ -52,7 +52,7 @@ static bool guest_cet_without_wp(const void *ctx)
 static bool guest_debugctl(const void *ctx)
 {
 	return entry_on(ctx, VMX_ENTRYCTL_LOAD_DEBUG_CONTROLS) &&
-	       (field(ctx, VMCS_ROW_GUEST_IA32_DEBUGCTL) & ~debugctl_writable(model(ctx)->cpu));
+	       (field(ctx, VMCS_ROW_GUEST_IA32_DEBUGCTL) & ~debugctl_writable(fixed(ctx)->cpu));
 }
 
 static bool ia32e_guest_paging(const void *ctx)
@@ -117,7 +117,7 @@ static uint64_t guest_efer(const void *ctx) { return field(ctx, VMCS_ROW_GUEST_I
 
 static bool guest_efer_reserved(const void *ctx)
 {
-	return entry_on(ctx, VMX_ENTRYCTL_LOAD_EFER) && (guest_efer(ctx) & ~cpu_efer_valid_bits(model(ctx)->cpu));
+	return entry_on(ctx, VMX_ENTRYCTL_LOAD_EFER) && (guest_efer(ctx) & ~cpu_efer_valid_bits(fixed(ctx)->cpu));
 }
 
 static bool guest_efer_lma(const void *ctx)
@@ -141,7 +141,7 @@ static bool guest_bndcfgs_reserved(const void *ctx)
 static bool guest_bndcfgs_canonical(const void *ctx)
 {
 	return entry_on(ctx, VMX_ENTRYCTL_LOAD_BNDCFGS) &&
-	       !addr_canonical_reg(model(ctx)->cpu, field(ctx, VMCS_ROW_GUEST_IA32_BNDCFGS) & ~0xfffull);
+	       !addr_canonical_reg(fixed(ctx)->cpu, field(ctx, VMCS_ROW_GUEST_IA32_BNDCFGS) & ~0xfffull);
 }
 
 /* hvemu's models have neither Intel PT nor architectural LBRs: every bit of
@@ -518,7 +518,7 @@ static bool activity_unsupported(const void *ctx)
 	uint32_t state = activity(ctx);
 	if (state == VMX_ACTIVITY_ACTIVE)
 		return false;
-	return state > VMX_ACTIVITY_WAIT_SIPI || !(vmx_cap(model(ctx), MSR_VMX_MISC) & need[state]);
+	return state > VMX_ACTIVITY_WAIT_SIPI || !(vmx_cap(fixed(ctx), MSR_VMX_MISC) & need[state]);
 }
 
 static bool hlt_ss_dpl(const void *ctx)
@@ -664,7 +664,7 @@ static uint32_t link_header(const void *ctx)
 static bool link_revision(const void *ctx)
 {
 	return link_used(ctx) && (link_header(ctx) & VMCS_REVISION_MASK) !=
-		(vmx_cap(model(ctx), MSR_VMX_BASIC) & VMX_BASIC_REVISION_MASK);
+		(vmx_cap(fixed(ctx), MSR_VMX_BASIC) & VMX_BASIC_REVISION_MASK);
 }
 
 static bool link_shadow(const void *ctx)
@@ -698,7 +698,7 @@ static bool pae_guest(const void *ctx)
  * reserved. */
 static bool pdpte_reserved(const void *ctx, uint64_t pdpte)
 {
-	unsigned width = model(ctx)->cpu->maxphyaddr;
+	unsigned width = fixed(ctx)->cpu->maxphyaddr;
 	uint64_t rsvd = 0x6ull | 0x1e0ull | (width < 64 ? ~0ull << width : 0);
 	return (pdpte & 1) && (pdpte & rsvd);
 }
@@ -917,7 +917,8 @@ static const struct check_row guest_checks[] = {
 
 const struct check_row *vmx_check_guest_state(struct vmx *v)
 {
-	return FIRST_FAILURE(guest_checks, v);
+	_Static_assert(sizeof(guest_checks) / sizeof(guest_checks[0]) <= CHECK_MEMO_ROWS, "one memo");
+	return vmx_checks_run(v, VMX_CHECKS_GUEST, guest_checks, sizeof(guest_checks) / sizeof(guest_checks[0]));
 }
 
 const struct check_row *vmx_guest_check_table(size_t *n)

@@ -91,6 +91,28 @@ struct vmx {
 	/* pml.c: the page-modification log hook the guest's stage 2 calls. */
 	struct ept_dirty_log pml;
 
+	/* consistency.c, guest_checks.c: what VM entry knows of its checks
+	 * (emu/check_table.h struct check_memo), one memo per table (enum
+	 * vmx_check_table), inputs the VMCS rows: a real processor keeps the
+	 * current VMCS on chip and knows which fields changed since the last
+	 * entry. checking: the memo of the table being evaluated (check_view.h
+	 * field() records into it), NULL otherwise. The capability MSRs and
+	 * MAXPHYADDR the memos were built under (a change forgets them). */
+	struct check_memo check_memo[3];
+	struct check_memo *checking;
+	uint64_t checked_caps[MSR_VMX_LAST - MSR_VMX_FIRST + 1];
+	uint8_t checked_maxphyaddr;
+	bool checked_lma;          /* IA32_EFER.LMA at the last entry (input VMX_CHECK_INPUT_LMA) */
+
+	/* world_switch.c: the host's segment registers as a VM exit loads them
+	 * (27.5.2), built from the host-state area and the VM-exit controls
+	 * once and kept while those fields are unchanged (vmx_vmcs_changed);
+	 * never kept under --tlb flush. */
+	struct {
+		bool valid;
+		struct segment seg[SR_COUNT], tr, ldtr;
+	} host_segments;
+
 	/* events.c: the boundary events of the guest running. */
 	bool guest_halted;         /* L2 waits in the HLT activity state (24.4.2) */
 	bool mtf_injected;         /* the entry injected a pending MTF VM exit (26.6.2) */
@@ -217,7 +239,10 @@ void vmx_fill_entry_report(struct vmx *v, enum exit_report_kind kind, uint64_t c
 /* consistency.c, guest_checks.c: the VM-entry checks (emu/check_table.h rows, each naming
  * its SDM section), in the SDM's order; NULL when every rule holds, else the
  * first broken row (its outcome: VMfailValid(7), VMfailValid(8), or the
- * VM-entry failure with exit reason 33 and its qualification). */
+ * VM-entry failure with exit reason 33 and its qualification). Ask
+ * vmx_check_controls first, as VM entry does: it also notices a change of the
+ * capability MSRs (a test widening them) and of IA32_EFER.LMA, which the
+ * memos depend on. */
 const struct check_row *vmx_check_controls(struct vmx *v);     /* 26.2.1 */
 const struct check_row *vmx_check_host_state(struct vmx *v);   /* 26.2.2-26.2.4 */
 const struct check_row *vmx_check_guest_state(struct vmx *v);  /* 26.3.1 */
@@ -225,6 +250,38 @@ const struct check_row *vmx_check_guest_state(struct vmx *v);  /* 26.3.1 */
  * gives every row a failing case). */
 enum vmx_check_table { VMX_CHECKS_CONTROLS, VMX_CHECKS_HOST, VMX_CHECKS_GUEST };
 const struct check_row *vmx_check_rows(enum vmx_check_table table, size_t *n);
+
+/* The checks' inputs: the VMCS rows, then the processor's IA32_EFER.LMA when
+ * VM entry begins (26.2.4: "IA-32e mode" is the processor's). */
+#define VMX_CHECK_INPUT_LMA VMCS_ROW_COUNT
+#define VMX_CHECK_INPUTS    (VMCS_ROW_COUNT + 1)
+
+/* Does the host segments' image (struct vmx host_segments) come from the
+ * row? The host-state fields and the VM-exit controls. */
+static inline bool vmcs_row_shapes_host(unsigned row)
+{
+	static const bool shapes[VMCS_ROW_COUNT] = {
+#define X(id, enc, width, type, slot, name) \
+	[VMCS_ROW_##id] = VMCS_##type == VMCS_HOST || VMCS_ROW_##id == VMCS_ROW_EXIT_CONTROLS,
+#include "vmx/vmcs_fields.def"
+#undef X
+	};
+	return row < VMCS_ROW_COUNT && shapes[row];
+}
+
+/* The VMCS row (or input) changed (VMWRITE, a VM exit's store, VM entry's
+ * view of the processor): the checks that read it are evaluated again at the
+ * next VM entry, the host segments' image is built again if it came from
+ * it. vmx_checks_forget: every field may have changed (VMPTRLD, VMXON,
+ * reset). consistency.c. */
+static inline void vmx_vmcs_changed(struct vmx *v, unsigned input)
+{
+	for (unsigned t = 0; t < 3; t++)
+		check_memo_changed(&v->check_memo[t], input);
+	if (vmcs_row_shapes_host(input))
+		v->host_segments.valid = false;
+}
+void vmx_checks_forget(struct vmx *v);
 
 /* vmcs.c: the current VMCS. */
 static inline bool vmcs_current_valid(const struct vmx *v)

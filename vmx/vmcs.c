@@ -81,6 +81,7 @@ void vmcs_make_current(struct vmx *v, uint64_t pa)
 	load_launch_state(v);
 	for (unsigned row = 0; row < VMCS_ROW_COUNT; row++)
 		load_row(v, row);
+	vmx_checks_forget(v);
 }
 
 void vmcs_clear(struct vmx *v, uint64_t pa)
@@ -104,6 +105,7 @@ void vmcs_forget(struct vmx *v)
 	v->vmcs.pa = VMCS_POINTER_INVALID;
 	v->vmcs.launched = false;
 	v->vmcs.shadow = false;
+	vmx_checks_forget(v);
 }
 
 bool vmcs_launched(struct vmx *v)
@@ -129,6 +131,7 @@ uint64_t vmcs_get_from_region(struct vmx *v, enum vmcs_row row)
 void vmcs_set(struct vmx *v, enum vmcs_row row, uint64_t value)
 {
 	v->vmcs.field[row] = value & row_mask(row);
+	vmx_vmcs_changed(v, row);
 	if (v->cpu->tlb_uncached)
 		store_row(v, row);
 }

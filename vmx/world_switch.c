@@ -48,7 +48,13 @@ static inline uint64_t get(struct vmx *v, enum vmcs_row row)
 
 static inline void put(struct vmx *v, enum vmcs_row row, uint64_t val, uint64_t mask)
 {
-	v->vmcs.field[row] = val & mask;
+	/* Most of what a VM exit stores is what the field held (the guest's
+	 * segments, control registers, ...): only a change makes the entry
+	 * checks that read the field run again (consistency.c). */
+	if (v->vmcs.field[row] != (val & mask)) {
+		v->vmcs.field[row] = val & mask;
+		vmx_vmcs_changed(v, row);
+	}
 }
 
 static void sync_in(struct vmx *v)
@@ -250,6 +256,38 @@ static void host_segment(struct segment *s, uint16_t selector, uint64_t base, bo
 #define HOST_CODE_DB    0x400
 #define HOST_TR_ATTR    0x8b                      /* busy 32-bit TSS, P */
 
+/* 27.5.2: selectors from the host-state area; CS base 0, limit FFFFFFFFH,
+ * type 11, S, DPL 0, P, G, L = "host address-space size", D = not L; SS, DS,
+ * ES, FS, GS type 3, S, DPL 0, P, D/B, G, limit FFFFFFFFH, base 0 (FS and GS:
+ * their base fields), DS, ES, FS and GS unusable with a null selector; TR a
+ * busy 32-bit TSS, limit 67H, base from its field; LDTR null and unusable.
+ * Into v->host_segments, which depends on nothing else: built again only
+ * after one of those fields changed (vmx_vmcs_changed), and at every exit
+ * under --tlb flush (no copy of the VMCS is trusted there). */
+static void host_segments(struct vmx *v, bool host64)
+{
+	if (v->host_segments.valid && !v->cpu->tlb_uncached)
+		return;
+	struct segment *seg = v->host_segments.seg;
+	uint16_t code = HOST_CODE_ATTR | (host64 ? HOST_CODE_L : HOST_CODE_DB);
+	host_segment(&seg[SR_CS], (uint16_t)get(v, VMCS_ROW_HOST_CS_SELECTOR), 0, true, code);
+	host_segment(&seg[SR_SS], (uint16_t)get(v, VMCS_ROW_HOST_SS_SELECTOR), 0, true, HOST_DATA_ATTR);
+	static const struct { uint8_t sreg; uint8_t row; } data[] = {
+		{ SR_DS, VMCS_ROW_HOST_DS_SELECTOR }, { SR_ES, VMCS_ROW_HOST_ES_SELECTOR },
+		{ SR_FS, VMCS_ROW_HOST_FS_SELECTOR }, { SR_GS, VMCS_ROW_HOST_GS_SELECTOR },
+	};
+	for (unsigned i = 0; i < 4; i++) {
+		uint16_t sel = (uint16_t)get(v, (enum vmcs_row)data[i].row);
+		uint64_t base = data[i].sreg == SR_FS ? get(v, VMCS_ROW_HOST_FS_BASE) :
+				data[i].sreg == SR_GS ? get(v, VMCS_ROW_HOST_GS_BASE) : 0;
+		host_segment(&seg[data[i].sreg], sel, base, (sel & ~3u) != 0, HOST_DATA_ATTR);
+	}
+	cpu_load_segment(&v->host_segments.tr, (uint16_t)get(v, VMCS_ROW_HOST_TR_SELECTOR), HOST_TR_ATTR, 0x67,
+			 get(v, VMCS_ROW_HOST_TR_BASE));
+	cpu_load_segment(&v->host_segments.ldtr, 0, 0, 0, 0);
+	v->host_segments.valid = !v->cpu->tlb_uncached;
+}
+
 /* 27.5.1-27.5.3, 27.5.5: the host-state area into the CPU, the fixed parts
  * filled in; then 27.6, the VM-exit MSR-load area. ST_VMEXIT, or
  * ST_SHUTDOWN after a VMX abort (27.7). Also a VM-entry failure's (26.8). */
@@ -278,28 +316,12 @@ static status_t load_host(struct vmx *v, struct cpu *cpu)
 	if (ctl(v, VMCS_ROW_EXIT_CONTROLS, VMX_EXITCTL_LOAD_PAT))
 		cpu->pat = get(v, VMCS_ROW_HOST_IA32_PAT);
 
-	/* 27.5.2: selectors from the host-state area; CS base 0, limit
-	 * FFFFFFFFH, type 11, S, DPL 0, P, G, L = "host address-space size", D =
-	 * not L; SS, DS, ES, FS, GS type 3, S, DPL 0, P, D/B, G, limit
-	 * FFFFFFFFH, base 0 (FS and GS: their base fields), DS, ES, FS and GS
-	 * unusable with a null selector; TR a busy 32-bit TSS, limit 67H, base
-	 * from its field; LDTR null and unusable; GDTR and IDTR limits FFFFH. */
-	uint16_t code = HOST_CODE_ATTR | (host64 ? HOST_CODE_L : HOST_CODE_DB);
-	host_segment(&cpu->seg[SR_CS], (uint16_t)get(v, VMCS_ROW_HOST_CS_SELECTOR), 0, true, code);
-	host_segment(&cpu->seg[SR_SS], (uint16_t)get(v, VMCS_ROW_HOST_SS_SELECTOR), 0, true, HOST_DATA_ATTR);
-	static const struct { uint8_t sreg; uint8_t row; } data[] = {
-		{ SR_DS, VMCS_ROW_HOST_DS_SELECTOR }, { SR_ES, VMCS_ROW_HOST_ES_SELECTOR },
-		{ SR_FS, VMCS_ROW_HOST_FS_SELECTOR }, { SR_GS, VMCS_ROW_HOST_GS_SELECTOR },
-	};
-	for (unsigned i = 0; i < 4; i++) {
-		uint16_t sel = (uint16_t)get(v, (enum vmcs_row)data[i].row);
-		uint64_t base = data[i].sreg == SR_FS ? get(v, VMCS_ROW_HOST_FS_BASE) :
-				data[i].sreg == SR_GS ? get(v, VMCS_ROW_HOST_GS_BASE) : 0;
-		host_segment(&cpu->seg[data[i].sreg], sel, base, (sel & ~3u) != 0, HOST_DATA_ATTR);
-	}
-	cpu_load_segment(&cpu->tr, (uint16_t)get(v, VMCS_ROW_HOST_TR_SELECTOR), HOST_TR_ATTR, 0x67,
-			 get(v, VMCS_ROW_HOST_TR_BASE));
-	cpu_load_segment(&cpu->ldtr, 0, 0, 0, 0);
+	/* 27.5.2: the segment registers (host_segments); GDTR and IDTR limits
+	 * FFFFH. */
+	host_segments(v, host64);
+	memcpy(cpu->seg, v->host_segments.seg, sizeof(cpu->seg));
+	cpu->tr = v->host_segments.tr;
+	cpu->ldtr = v->host_segments.ldtr;
 	cpu->gdtr = (struct dtr){ .base = get(v, VMCS_ROW_HOST_GDTR_BASE), .limit = 0xffff };
 	cpu->idtr = (struct dtr){ .base = get(v, VMCS_ROW_HOST_IDTR_BASE), .limit = 0xffff };
 
