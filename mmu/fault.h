@@ -53,7 +53,7 @@ struct fault_nested {
 	bool ept;                  /* EPT (else NPT) tables */
 	bool misconfig;            /* EPT misconfiguration (SDM 28.2.3.1), not a violation */
 	bool rsvd;                 /* NPT: a reserved bit in a nested entry (#NPF RSVD) */
-	bool pml_full;             /* EPT: the page-modification log was full (SDM 28.2.6):
+	bool pml_full;             /* EPT: the page-modification log was full (SDM 28.2.5):
 	                              no violation, a "page-modification log full" event */
 	uint8_t access;            /* S2_ACC_*: what was attempted */
 	uint8_t rights;            /* S2_RIGHT_*: what the entries allowed */

@@ -243,7 +243,7 @@ walk(const struct paging_env *env, const bool ept, uint64_t addr, enum walk_kind
 	const bool ad = !ept || (env->cr3 & EPTP_AD_ENABLE);
 	const uint64_t a_bit = ept ? EPT_A : PTE_A, d_bit = ept ? EPT_D : PTE_D;
 	unsigned leaf_slot = r->levels - 1;
-	/* SDM 28.2.6: a write about to set an EPT dirty flag 0 -> 1 is logged
+	/* SDM 28.2.5: a write about to set an EPT dirty flag 0 -> 1 is logged
 	 * first; with the log full no flag is set and the access does not occur
 	 * (a page-modification log-full event, the hypervisor's). */
 	if (ept && ad && !peek && kind == WALK_WRITE && env->dirty_log && !(r->entry[leaf_slot] & EPT_D) &&

@@ -73,7 +73,7 @@ struct mem_port {
 	void *ctx;
 };
 
-/* EPT's page-modification log (SDM Vol.3 28.2.6), a hook of the hypervisor
+/* EPT's page-modification log (SDM Vol.3 28.2.5), a hook of the hypervisor
  * model's: a walk that is about to set an EPT dirty flag from 0 to 1 (EPT
  * A/D enabled) first calls log with the 4-KByte-aligned guest-physical
  * address. false: the log is full; the walk then fails with a stage-2 fault

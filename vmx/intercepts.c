@@ -783,7 +783,7 @@ static status_t ept_exit(struct vmx *v, struct exit_record *r, struct vmx_exit *
 		x->guest_physical = n->gpa;
 		return ST_VMEXIT;
 	}
-	/* SDM Vol.3 28.2.6, 27.2.1: a page-modification log-full event exits
+	/* SDM Vol.3 28.2.5, 27.2.1: a page-modification log-full event exits
 	 * with reason 62; its qualification has only bit 12 (NMI unblocking due
 	 * to IRET, as for an EPT violation). */
 	if (n->pml_full) {

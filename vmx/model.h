@@ -24,7 +24,7 @@
  *                    interrupt processing (SDM Vol.3 29.1, 29.2, 29.6;
  *                    declared in virtual_apic.h)
  *   exit_report.c    the exit report of --trace vmexit / --stats
- *   pml.c            page-modification logging (28.2.6): the EPT walker's hook
+ *   pml.c            page-modification logging (28.2.5): the EPT walker's hook
  */
 #ifndef HVEMU_VMX_MODEL_H
 #define HVEMU_VMX_MODEL_H
@@ -197,7 +197,7 @@ status_t vmx_intercept(void *ctx, struct cpu *cpu, struct exit_record *rec);
  * VMCS, as stage 2 and as the TLB context (SDM Vol.3 25.5.6.3). */
 void vmx_switch_eptp(struct vmx *v, struct cpu *cpu, uint64_t eptp);
 
-/* pml.c: page-modification logging (SDM Vol.3 28.2.6) for the guest's EPT
+/* pml.c: page-modification logging (SDM Vol.3 28.2.5) for the guest's EPT
  * stage 2 when proc2_controls (the secondary controls in force) enable PML. */
 void vmx_pml_attach(struct vmx *v, struct paging_env *stage2, uint32_t proc2_controls);
 

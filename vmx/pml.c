@@ -1,4 +1,4 @@
-/* Page-modification logging (SDM Vol.3 28.2.6): with "enable PML" (24.6.2)
+/* Page-modification logging (SDM Vol.3 28.2.5): with "enable PML" (24.6.2)
  * and EPT A/D enabled (EPTP bit 6, 28.2.4), every guest-physical write that
  * sets an EPT dirty flag from 0 to 1 first logs its 4-KByte-aligned
  * guest-physical address in the 4-KByte PML at the PML address (24.6.18),
@@ -18,7 +18,7 @@
 static bool pml_log(void *ctx, uint64_t gpa)
 {
 	struct vmx *v = ctx;
-	/* SDM Vol.3 28.2.6: "If the PML index is not in the range 0-511, there
+	/* SDM Vol.3 28.2.5: "If the PML index is not in the range 0-511, there
 	 * is a page-modification log-full event"; else the address goes to PML
 	 * address + 8 x index and the index is decremented (from 0 to FFFFH,
 	 * so the next logged write is a log-full event). */
@@ -36,7 +36,7 @@ void vmx_pml_attach(struct vmx *v, struct paging_env *stage2, uint32_t proc2_con
 {
 	/* 24.6.2: "enable PML" counts only with the secondary controls active
 	 * (the caller's proc2_controls are 0 otherwise); without EPT A/D no
-	 * dirty flag is ever set, so nothing is logged (28.2.6). */
+	 * dirty flag is ever set, so nothing is logged (28.2.5). */
 	v->pml = (struct ept_dirty_log){ .log = pml_log, .ctx = v };
 	stage2->dirty_log = (proc2_controls & VMX_CTL(VMX_PROC2_PML)) ? &v->pml : NULL;
 }

@@ -1,4 +1,4 @@
-/* Check suite for page-modification logging (SDM Vol.3 28.2.6; the hook in
+/* Check suite for page-modification logging (SDM Vol.3 28.2.5; the hook in
  * vmx/pml.c, the EPT walker's call in mmu/paging.c): an L2 under EPT with
  * A/D flags writes to pages whose EPT dirty flag is 0, and the case checks
  * the log (PML address + 8 x index, 4-KByte-aligned guest-physical
@@ -73,7 +73,7 @@ static void pml_world(struct world *w, bool tlb_flush, bool ad, bool pml, uint16
 	w->m.cpu.regs[R_AX] = 0x11223344;
 }
 
-/* SDM Vol.3 28.2.6: each write that sets an EPT dirty flag logs its page's
+/* SDM Vol.3 28.2.5: each write that sets an EPT dirty flag logs its page's
  * guest-physical address at entry index and decrements the index; a write
  * to a page whose dirty flag is already set logs nothing. */
 START_TEST(writes_are_logged)
@@ -93,7 +93,7 @@ START_TEST(writes_are_logged)
 }
 END_TEST
 
-/* 28.2.6: index 0 logs at entry 0 and becomes FFFFH; the next write that
+/* 28.2.5: index 0 logs at entry 0 and becomes FFFFH; the next write that
  * would set a dirty flag is a page-modification log-full event: VM exit 62
  * (qualification 0: no NMI unblocking), the write not done, its dirty flag
  * still 0, the guest RIP at the write. */
@@ -121,7 +121,7 @@ START_TEST(log_full_exits)
 }
 END_TEST
 
-/* 28.2.6: an index above 511 (not only FFFFH) is "not in the range 0-511". */
+/* 28.2.5: an index above 511 (not only FFFFH) is "not in the range 0-511". */
 START_TEST(index_above_511_exits)
 {
 	struct world w;
@@ -135,7 +135,7 @@ START_TEST(index_above_511_exits)
 }
 END_TEST
 
-/* 28.2.6, 28.2.4: without EPT A/D no dirty flag is set, so nothing is
+/* 28.2.5, 28.2.4: without EPT A/D no dirty flag is set, so nothing is
  * logged even with "enable PML". */
 START_TEST(no_log_without_ad)
 {
@@ -165,7 +165,7 @@ START_TEST(no_log_without_pml)
 }
 END_TEST
 
-/* 28.2.4, 28.2.6: with EPT A/D the processor's accesses to the guest's
+/* 28.2.4, 28.2.5: with EPT A/D the processor's accesses to the guest's
  * paging structures are writes: one whose EPT dirty flag is 0 is logged
  * too (here the page of the guest's PML4). */
 START_TEST(guest_table_access_is_logged)

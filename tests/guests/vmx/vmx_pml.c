@@ -1,4 +1,4 @@
-/* Page-modification logging from a 32-bit L1 hypervisor (SDM Vol.3 28.2.6;
+/* Page-modification logging from a 32-bit L1 hypervisor (SDM Vol.3 28.2.5;
  * the controls 24.6.2, the PML address 24.6.18, the PML index 24.4.2): an
  * L2 under EPT with accessed and dirty flags writes to two watched 4 KiB
  * pages, the only EPT leaves whose dirty flag is 0. Each write that sets
@@ -90,14 +90,14 @@ static void nothing_logged(struct vmx_case *c)
 }
 
 static const struct vmx_row rows[] = {
-	{ .name = "two pages written: each logged once, index 511 -> 509", .sdm = "28.2.6",
+	{ .name = "two pages written: each logged once, index 511 -> 509", .sdm = "28.2.5",
 	  .body = &b_pml_body, .proc = PROC_SECONDARY, .proc2 = PROC2_EPT | PROC2_PML, .setup = pml_setup,
 	  .arg = AD | 511, .reason = EXIT_VMCALL, .check = C_NO_RIP, .extra = logged_two, .skip = no_pml },
-	{ .name = "index 0: logged, FFFFH, then the next write is a log-full exit 62", .sdm = "28.2.6, 27.2.1",
+	{ .name = "index 0: logged, FFFFH, then the next write is a log-full exit 62", .sdm = "28.2.5, 27.2.1",
 	  .body = &b_pml_body, .proc = PROC_SECONDARY, .proc2 = PROC2_EPT | PROC2_PML, .setup = pml_setup,
 	  .arg = AD | 0, .reason = EXIT_PML_FULL, .qual = 0, .check = C_QUAL | C_NO_RIP, .extra = log_full,
 	  .skip = no_pml },
-	{ .name = "EPT A/D off: nothing logged", .sdm = "28.2.6, 28.2.4",
+	{ .name = "EPT A/D off: nothing logged", .sdm = "28.2.5, 28.2.4",
 	  .body = &b_pml_body, .proc = PROC_SECONDARY, .proc2 = PROC2_EPT | PROC2_PML, .setup = pml_setup,
 	  .arg = 511, .reason = EXIT_VMCALL, .check = C_NO_RIP, .extra = nothing_logged, .skip = no_pml },
 };
