@@ -285,6 +285,11 @@ status_t hv_intercept_apic(struct cpu *cpu, const struct insn *in, enum intercep
 		record_insn(cpu, in, &r);
 	r.apic_offset = offset;
 	r.apic_access = (uint8_t)access;
+	/* An access to the APIC-access page exits fault-like (SDM Vol.3 29.4:
+	 * the instruction, or the delivery, did not complete); APIC_WRITE is
+	 * trap-like, after the instruction (29.4.3.3). */
+	if (kind == IK_APIC_ACCESS)
+		r.rip = resume_rip(cpu);
 	return ask(cpu, &r);
 }
 

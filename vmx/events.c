@@ -173,6 +173,7 @@ void vmx_events_enter(struct vmx *v, struct cpu *cpu)
 	 * after VM entry (after any injection) when VTPR[7:4] < threshold. */
 	if (tpr_below_threshold(v, cpu))
 		rows |= HV_ARM_TPR_THRESHOLD;
+	vmx_apic_access_enter(v, cpu);
 	if (rows)
 		cpu_hv_arm(cpu, rows);
 }
@@ -222,6 +223,7 @@ void vmx_events_leave(struct vmx *v, struct cpu *cpu, const struct vmx_exit *x)
 	v->mtf_injected = false;
 
 	cpu_hv_disarm(cpu, VMX_EVENT_ROWS);
+	vmx_apic_access_leave(cpu);
 
 	/* SDM Vol.3 27.5.5: "VM exits caused directly by non-maskable
 	 * interrupts (NMIs) cause blocking by NMI ... Other VM exits do not

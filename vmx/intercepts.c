@@ -522,9 +522,7 @@ static status_t cr8_access(struct vmx *v, struct cpu *cpu, struct exit_record *r
 	if (r->value >> 4)
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	physmem_write(cpu->mem, vtpr, 4, (r->value & 0xf) << 4);
-	if (!proc2_ctl(v, VMX_PROC2_VIRTUAL_INTR_DELIVERY) &&
-	    (r->value & 0xf) < (vmcs_get(v, VMCS_ROW_TPR_THRESHOLD) & 0xf))
-		cpu_hv_arm(cpu, HV_ARM_TPR_THRESHOLD);
+	vmx_tpr_virtualization(v, cpu);
 	return ST_HANDLED;
 }
 

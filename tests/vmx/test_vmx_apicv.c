@@ -1,0 +1,258 @@
+/* Check suite for the APIC-access page (vmx/apic_access.c through the core's
+ * slow path, emu/memory.c): a 64-bit L1 runs VMLAUNCH on a VMCS with
+ * "virtualize APIC accesses"; L2 reads, writes, fetches from or delivers an
+ * event onto the APIC-access page (identity-mapped, L2 shares L1's page
+ * tables), and each row checks the outcome against SDM Vol.3 29.4: an
+ * APIC-access VM exit (reason 44, fault-like: RIP of the access, with the
+ * Table 27-6 qualification) or a virtualized access of the virtual-APIC page
+ * (L2 goes on to its CPUID, which exits with reason 10).
+ *
+ * The world is vmx_world.h's.
+ */
+#include <check.h>
+#include <string.h>
+
+#include "emu/event_step.h"
+#include "emu/hv.h"
+#include "emu/operand.h"
+#include "machine_fixture.h"
+#include "mmu/x86_vmx.h"
+#include "suite_runner.h"
+#include "vmx_world.h"
+#include "vmx/exit_reasons.h"
+#include "vmx/vmcs.h"
+#include "vmx/vmcs_fields.h"
+
+#define VAPIC    0x102000u        /* virtual-APIC page */
+#define AAPAGE   0x103000u        /* APIC-access page */
+#define CPUID    0x0f, 0xa2
+
+/* The 32-bit absolute address operand of "[disp32]" (ModRM 04, SIB 25). */
+#define ABS(a) 0x04, 0x25, (uint8_t)(a), (uint8_t)((a) >> 8), (uint8_t)((a) >> 16), (uint8_t)((a) >> 24)
+#define IMM32(v) (uint8_t)(v), (uint8_t)((v) >> 8), (uint8_t)((v) >> 16), (uint8_t)((v) >> 24)
+
+/* The controls of a row. */
+enum { TPR_SHADOW = 1, NO_VAA = 2 };
+
+static void setup(struct world *w, unsigned flags, bool tlb_flush)
+{
+	world_init_mode(w, tlb_flush);
+	uint64_t proc = vmr(w, VMCS_PRIMARY_PROC_CONTROLS) | VMX_CTL(VMX_PROC_SECONDARY_CONTROLS);
+	if (flags & TPR_SHADOW)
+		proc |= VMX_CTL(VMX_PROC_TPR_SHADOW);
+	vmw(w, VMCS_PRIMARY_PROC_CONTROLS, proc);
+	vmw(w, VMCS_SECONDARY_PROC_CONTROLS, flags & NO_VAA ? 0 : VMX_CTL(VMX_PROC2_VIRTUALIZE_APIC));
+	vmw(w, VMCS_VIRTUAL_APIC_ADDR, VAPIC);
+	vmw(w, VMCS_APIC_ACCESS_ADDR, AAPAGE);
+	vmw(w, VMCS_TPR_THRESHOLD, 0);
+	/* What each page holds, to tell them apart. */
+	for (unsigned off = 0; off < 0x1000; off += 4) {
+		physmem_write(&w->m.pm, VAPIC + off, 4, 0x11110000u | off);
+		physmem_write(&w->m.pm, AAPAGE + off, 4, 0x22220000u | off);
+	}
+	physmem_write(&w->m.pm, VAPIC + 0x80, 4, 0x50);
+}
+
+/* A row: L2's code, the controls, and the exit it ends with. */
+struct row {
+	const char *name;          /* with its SDM section */
+	unsigned flags;
+	uint8_t code[24];
+	unsigned len;
+	uint32_t reason;           /* exit reason */
+	uint64_t qualification;    /* reason 44's */
+	unsigned rip_off;          /* guest RIP - L2_CODE */
+	uint64_t rax;              /* L2's RAX at the exit (UINT64_MAX: not checked) */
+	uint32_t vtpr;             /* the virtual-APIC page's 080H-083H afterwards */
+};
+
+#define CODE(...) { __VA_ARGS__ }, sizeof((uint8_t[]){ __VA_ARGS__ })
+
+static const struct row rows[] = {
+	/* 29.4.2, 29.4.3.1: without "use TPR shadow" every access exits. */
+	{ "29.4.2 read, no TPR shadow: exit", 0, CODE(0x8b, ABS(AAPAGE + 0x80), CPUID),
+	  VMX_EXIT_APIC_ACCESS, 0x080, 0, UINT64_MAX, 0x50 },
+	{ "29.4.3.1 write, no TPR shadow: exit (type 1)", 0, CODE(0xc7, ABS(AAPAGE + 0x80), IMM32(0x30), CPUID),
+	  VMX_EXIT_APIC_ACCESS, 0x1080, 0, UINT64_MAX, 0x50 },
+	/* 29.4.2: the TPR read is virtualized: VTPR from the virtual-APIC page. */
+	{ "29.4.2 read of 080H virtualized", TPR_SHADOW, CODE(0x8b, ABS(AAPAGE + 0x80), CPUID),
+	  VMX_EXIT_CPUID, 0, 7, 0x50, 0x50 },
+	{ "29.4.2 16-bit read of 082H virtualized", TPR_SHADOW, CODE(0x31, 0xc0, 0x66, 0x8b, ABS(AAPAGE + 0x82), CPUID),
+	  VMX_EXIT_CPUID, 0, 10, 0, 0x50 },
+	/* 29.4.2: more than 32 bits, or not within the low 4 bytes of its
+	 * 16-byte region, exits. */
+	{ "29.4.2 64-bit read of 080H: exit", TPR_SHADOW, CODE(0x48, 0x8b, ABS(AAPAGE + 0x80), CPUID),
+	  VMX_EXIT_APIC_ACCESS, 0x080, 0, UINT64_MAX, 0x50 },
+	{ "29.4.2 32-bit read of 082H: exit", TPR_SHADOW, CODE(0x8b, ABS(AAPAGE + 0x82), CPUID),
+	  VMX_EXIT_APIC_ACCESS, 0x082, 0, UINT64_MAX, 0x50 },
+	{ "29.4.2 read of 084H: exit", TPR_SHADOW, CODE(0x8b, ABS(AAPAGE + 0x84), CPUID),
+	  VMX_EXIT_APIC_ACCESS, 0x084, 0, UINT64_MAX, 0x50 },
+	/* 29.4.2: without "APIC-register virtualization" only the TPR. */
+	{ "29.4.2 read of 020H (APIC ID): exit", TPR_SHADOW, CODE(0x8b, ABS(AAPAGE + 0x20), CPUID),
+	  VMX_EXIT_APIC_ACCESS, 0x020, 0, UINT64_MAX, 0x50 },
+	/* 29.4.3.1, 29.4.3.2: the TPR write goes to the virtual-APIC page,
+	 * bytes 081H-083H cleared, then TPR virtualization (no exit: the
+	 * threshold is 0). */
+	{ "29.4.3.2 write of 080H virtualized, 081H-083H cleared", TPR_SHADOW,
+	  CODE(0xc7, ABS(AAPAGE + 0x80), IMM32(0x12345670), CPUID), VMX_EXIT_CPUID, 0, 11, UINT64_MAX, 0x70 },
+	{ "29.4.3.2 byte write of 080H virtualized", TPR_SHADOW,
+	  CODE(0xc6, ABS(AAPAGE + 0x80), 0x20, CPUID), VMX_EXIT_CPUID, 0, 8, UINT64_MAX, 0x20 },
+	/* 29.4.3.1: with both "APIC-register virtualization" and "virtual-
+	 * interrupt delivery" 0, a write is virtualized at 080H only. */
+	{ "29.4.3.1 write of 081H: exit", TPR_SHADOW, CODE(0xc6, ABS(AAPAGE + 0x81), 0x20, CPUID),
+	  VMX_EXIT_APIC_ACCESS, 0x1081, 0, UINT64_MAX, 0x50 },
+	{ "29.4.3.1 write of 0B0H (EOI): exit", TPR_SHADOW, CODE(0xc7, ABS(AAPAGE + 0xb0), IMM32(0), CPUID),
+	  VMX_EXIT_APIC_ACCESS, 0x10b0, 0, UINT64_MAX, 0x50 },
+	{ "29.4.3.1 64-bit write of 080H: exit", TPR_SHADOW,
+	  CODE(0x48, 0xc7, ABS(AAPAGE + 0x80), IMM32(0), CPUID), VMX_EXIT_APIC_ACCESS, 0x1080, 0, UINT64_MAX, 0x50 },
+	/* 29.4.2: an instruction fetch always exits (access type 2). */
+	{ "29.4.2 fetch: exit (type 2)", TPR_SHADOW, CODE(0xb8, IMM32(AAPAGE + 0x80), 0xff, 0xe0),
+	  VMX_EXIT_APIC_ACCESS, 0x2080, 0x80 + AAPAGE - L2_CODE, UINT64_MAX, 0x50 },
+	/* An access crossing into the page is not within the low 4 bytes of a
+	 * 16-byte region: it exits (its offset on the page: 000H). */
+	{ "29.4.2 read crossing into the page: exit", TPR_SHADOW, CODE(0x8b, ABS(AAPAGE - 2), CPUID),
+	  VMX_EXIT_APIC_ACCESS, 0x000, 0, UINT64_MAX, 0x50 },
+	/* 29.4: without "virtualize APIC accesses" the page is memory. */
+	{ "29.4 control 0: the page is memory", TPR_SHADOW | NO_VAA, CODE(0x8b, ABS(AAPAGE + 0x80), CPUID),
+	  VMX_EXIT_CPUID, 0, 7, 0x22220080, 0x50 },
+};
+#define N_ROWS (sizeof(rows) / sizeof(rows[0]))
+
+static void run_row(const struct row *r, bool tlb_flush)
+{
+	struct world w;
+	setup(&w, r->flags, tlb_flush);
+	w.m.cpu.regs[0] = 0xdeadbeefull;
+	l2_code(&w, r->code, r->len);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	assert_in_l1(&w);
+	ck_assert_msg(exit_reason(&w) == r->reason, "%s: reason %u", r->name, exit_reason(&w));
+	if (r->reason == VMX_EXIT_APIC_ACCESS) {
+		ck_assert_msg(vmr(&w, VMCS_EXIT_QUALIFICATION) == r->qualification, "%s: qualification %llx", r->name,
+			      (unsigned long long)vmr(&w, VMCS_EXIT_QUALIFICATION));
+		ck_assert_uint_eq(vmr(&w, VMCS_IDT_VECTORING_INFO) & VMX_INTR_VALID, 0);
+	}
+	ck_assert_msg(vmr(&w, VMCS_GUEST_RIP) == L2_CODE + r->rip_off, "%s: rip %llx", r->name,
+		      (unsigned long long)vmr(&w, VMCS_GUEST_RIP));
+	if (r->rax != UINT64_MAX)
+		ck_assert_msg(w.m.cpu.regs[0] == r->rax, "%s: rax %llx", r->name, (unsigned long long)w.m.cpu.regs[0]);
+	ck_assert_msg(physmem_read(&w.m.pm, VAPIC + 0x80, 4) == r->vtpr, "%s: vtpr %llx", r->name,
+		      (unsigned long long)physmem_read(&w.m.pm, VAPIC + 0x80, 4));
+	/* The APIC-access page is memory again (and its bytes untouched). */
+	ck_assert_uint_eq(w.m.cpu.apic_access_page, UINT64_MAX);
+	ck_assert_uint_eq(physmem_read(&w.m.pm, AAPAGE + 0x80, 4), 0x22220080);
+	world_free(&w);
+}
+
+START_TEST(access_rows)
+{
+	run_row(&rows[_i], false);
+}
+END_TEST
+
+/* The same with --tlb flush (nothing cached: every access is a slow one). */
+START_TEST(access_rows_uncached)
+{
+	run_row(&rows[_i], true);
+}
+END_TEST
+
+/* The page is never cached in the TLB: a virtualized read, then the same
+ * address again, still reads the virtual-APIC page. */
+START_TEST(never_cached)
+{
+	struct world w;
+	setup(&w, TPR_SHADOW, false);
+	L2(&w, 0x8b, ABS(AAPAGE + 0x80), 0x8b, 0x34, 0x25, IMM32(AAPAGE + 0x80), CPUID);
+	physmem_write(&w.m.pm, VAPIC + 0x80, 4, 0x40);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_CPUID);
+	ck_assert_uint_eq(w.m.cpu.regs[0], 0x40);
+	ck_assert_uint_eq(w.m.cpu.regs[6], 0x40);
+	world_free(&w);
+}
+END_TEST
+
+/* 29.4.2, Table 27-6: an access during event delivery exits with access
+ * type 3; the exit is during delivery (27.2.4: IDT-vectoring information
+ * valid, the INT 30H as a software interrupt). L2's stack is on the page. */
+START_TEST(delivery_access)
+{
+	struct world w;
+	setup(&w, TPR_SHADOW, false);
+	idt_gate(&w, 0x30, L2_ISR);
+	vmw(&w, VMCS_GUEST_RSP, AAPAGE + 0x100);
+	L2(&w, 0xcd, 0x30, CPUID);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_APIC_ACCESS);
+	ck_assert_uint_eq(vmr(&w, VMCS_EXIT_QUALIFICATION), 0x3000 | 0xf8);
+	uint32_t info = (uint32_t)vmr(&w, VMCS_IDT_VECTORING_INFO);
+	ck_assert_uint_eq(info, VMX_INTR_VALID | VMX_INTR_SOFT_INT << VMX_INTR_TYPE_SHIFT | 0x30);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_RIP), L2_CODE);
+	world_free(&w);
+}
+END_TEST
+
+/* 29.1.2: a virtualized TPR write below TPR threshold makes a TPR-below-
+ * threshold VM exit after the instruction (trap-like: RIP past it). */
+START_TEST(tpr_write_below_threshold)
+{
+	struct world w;
+	setup(&w, TPR_SHADOW, false);
+	vmw(&w, VMCS_TPR_THRESHOLD, 3);
+	L2(&w, 0xc7, ABS(AAPAGE + 0x80), IMM32(0x10), CPUID);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_TPR_BELOW_THRESHOLD);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_RIP), L2_CODE + 11);
+	ck_assert_uint_eq(physmem_read(&w.m.pm, VAPIC + 0x80, 4), 0x10);
+	world_free(&w);
+}
+END_TEST
+
+/* 26.2.1.1 lets VTPR[7:4] be below the threshold at entry with "virtualize
+ * APIC accesses"; 26.7.7: the TPR-below-threshold exit comes right after
+ * the entry, before any L2 instruction. */
+START_TEST(tpr_below_threshold_at_entry)
+{
+	struct world w;
+	setup(&w, TPR_SHADOW, false);
+	vmw(&w, VMCS_TPR_THRESHOLD, 6);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_TPR_BELOW_THRESHOLD);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_RIP), L2_CODE);
+	world_free(&w);
+}
+END_TEST
+
+/* L1's own accesses to the page after the exit are memory's (the page is the
+ * guest's only while it runs): L1 reads it through the TLB-filled path. */
+START_TEST(l1_sees_memory)
+{
+	struct world w;
+	setup(&w, 0, false);
+	L2(&w, 0x8b, ABS(AAPAGE + 0x80), CPUID);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_APIC_ACCESS);
+	uint64_t v = 0;
+	ck_assert_int_eq(lin_read_sys(&w.m.cpu, AAPAGE + 0x80, 4, &v), ST_OK);
+	ck_assert_uint_eq(v, 0x22220080);
+	world_free(&w);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("vmx_apicv");
+	TCase *tc = tcase_create("rows");
+	tcase_add_loop_test(tc, access_rows, 0, (int)N_ROWS);
+	tcase_add_loop_test(tc, access_rows_uncached, 0, (int)N_ROWS);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("flows");
+	tcase_add_test(tc, never_cached);
+	tcase_add_test(tc, delivery_access);
+	tcase_add_test(tc, tpr_write_below_threshold);
+	tcase_add_test(tc, tpr_below_threshold_at_entry);
+	tcase_add_test(tc, l1_sees_memory);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
