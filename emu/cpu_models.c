@@ -322,15 +322,17 @@ static const struct cpu_model model_pentium = {
 };
 
 /* ---- VMX of the Skylake and Ice Lake models ----
- * Shaped after the parts, less what needs hardware hvemu does not model: no
- * APIC virtualization or posted interrupts, no PML, VMCS
+ * Shaped after the parts, less what needs hardware hvemu does not model: of
+ * APIC virtualization only virtual-interrupt delivery and posted interrupts
+ * (vmx/virtual_apic.c), no PML, VMCS
  * shadowing, EPT-violation #VE, TSC scaling, XSAVES, PT or SGX controls, no
  * PERF_GLOBAL_CTRL or BNDCFGS load/save (no counters, no MPX), no SMM
  * (dual-monitor treatment, SMBASE) and no wait-for-SIPI activity state. */
 
-/* A.3.1: external-interrupt and NMI exiting, virtual NMIs, preemption timer. */
+/* A.3.1: external-interrupt and NMI exiting, virtual NMIs, preemption timer,
+ * process posted interrupts (SDM Vol.3 29.6, vmx/virtual_apic.c). */
 #define SKYLAKE_PIN_MAY1 (VMX_PINBASED_DEFAULT1 | PIN(EXT_INTR_EXITING) | PIN(NMI_EXITING) | \
-			  PIN(VIRTUAL_NMIS) | PIN(PREEMPTION_TIMER))
+			  PIN(VIRTUAL_NMIS) | PIN(PREEMPTION_TIMER) | PIN(POSTED_INTERRUPTS))
 /* A.3.2: every primary control but tertiary controls. */
 #define SKYLAKE_PROC_MAY1 (VMX_PROCBASED_DEFAULT1 | PROC(INTR_WINDOW_EXITING) | \
 		PROC(TSC_OFFSETTING) | PROC(HLT_EXITING) | PROC(INVLPG_EXITING) | PROC(MWAIT_EXITING) | \
@@ -388,12 +390,12 @@ static const struct cpu_model model_pentium = {
 	/* A.9: the VMX-preemption timer value (482EH) has the highest index. */                \
 	{ MSR_VMX_VMCS_ENUM, VMCS_ENUM_INDEX(0x17) },                                           \
 	/* A.3.3: EPT, descriptor-table exiting, RDTSCP, VPID, WBINVD exiting,                  \
-	 * unrestricted guest, PAUSE-loop exiting, INVPCID, VM functions, virtualize         \
-	 * APIC accesses (vmx/apic_access.c). */                                               \
+	 * unrestricted guest, virtual-interrupt delivery (29.2), PAUSE-loop exiting,           \
+	 * INVPCID, VM functions, virtualize APIC accesses (29.4). */                           \
 	{ MSR_VMX_PROCBASED_CTLS2, CTLS(0, PROC2(EPT) | PROC2(DESC_TABLE_EXITING) |             \
 			PROC2(RDTSCP) | PROC2(VPID) | PROC2(WBINVD_EXITING) | PROC2(UNRESTRICTED_GUEST) | \
-			PROC2(PAUSE_LOOP_EXITING) | PROC2(INVPCID) | PROC2(VM_FUNCTIONS) | \
-			PROC2(VIRTUALIZE_APIC)) },                                                      \
+			PROC2(VIRTUAL_INTR_DELIVERY) | PROC2(PAUSE_LOOP_EXITING) | PROC2(INVPCID) | \
+			PROC2(VM_FUNCTIONS) | PROC2(VIRTUALIZE_APIC)) },                                \
 	/* A.10 */                                                                              \
 	{ MSR_VMX_EPT_VPID_CAP, (ept_vpid) },                                                   \
 	TRUE_CTLS(SKYLAKE_PIN_MAY1, SKYLAKE_PROC_MAY1, SKYLAKE_EXIT_MAY1, SKYLAKE_ENTRY_MAY1), \

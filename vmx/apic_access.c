@@ -9,17 +9,15 @@
  * hands its accesses to vmx_apic_access (emu/memory.c lin_access_slow).
  *
  * Not modelled yet: guest-physical accesses to the page (29.4.6.1: EPT
- * paging-structure reads, exit 44 with access type 10/15), the "operation that
- * already virtualized a write" rule (29.4.2, 29.4.3.1: one write per
- * instruction is all hvemu virtualizes, at 080H), and the APIC-write emulation
- * of offsets other than TPR (29.4.3.2, 29.4.3.3), which is why the CPU models
- * do not offer "APIC-register virtualization". */
-#include "emu/event_step.h"
+ * paging-structure reads, exit 44 with access type 10/15), and the "operation
+ * that already virtualized a write" rule (29.4.2, 29.4.3.1): APIC-write
+ * emulation runs as the write is virtualized (its VM exits, trap-like, wait
+ * for the boundary), which a REP string store or a fault after the write
+ * could tell apart. */
 #include "emu/hv.h"
+#include "vmx/exit_reasons.h"
 #include "vmx/model.h"
-
-/* The VTPR, offset 80H of the virtual-APIC page (SDM Vol.3 29.1.1). */
-#define VAPIC_TPR 0x80u
+#include "vmx/virtual_apic.h"
 
 static bool proc(struct vmx *v, unsigned bit)
 {
@@ -30,11 +28,6 @@ static bool proc2(struct vmx *v, unsigned bit)
 {
 	return proc(v, VMX_PROC_SECONDARY_CONTROLS) &&
 	       (vmcs_get(v, VMCS_ROW_SECONDARY_PROC_CONTROLS) & VMX_CTL(bit));
-}
-
-static uint64_t virtual_apic(struct vmx *v)
-{
-	return vmcs_get(v, VMCS_ROW_VIRTUAL_APIC_ADDR) & ~0xfffull;
 }
 
 void vmx_apic_access_enter(struct vmx *v, struct cpu *cpu)
@@ -51,24 +44,10 @@ void vmx_apic_access_leave(struct cpu *cpu)
 	cpu->apic_access_page = UINT64_MAX;
 }
 
-void vmx_tpr_virtualization(struct vmx *v, struct cpu *cpu)
+/* SDM Vol.3 29.4.2: the registers a read is virtualized at with "APIC-
+ * register virtualization" (their low 4 bytes). */
+static bool register_readable(unsigned reg)
 {
-	/* SDM Vol.3 29.1.2: without "virtual-interrupt delivery", VTPR[7:4]
-	 * below TPR threshold[3:0] makes a TPR-below-threshold VM exit after the
-	 * operation (the boundary row IK_TPR_BELOW_THRESHOLD); with it, the PPR
-	 * update and the delivery evaluation are the virtual-interrupt side's. */
-	if (proc2(v, VMX_PROC2_VIRTUAL_INTR_DELIVERY))
-		return;
-	uint32_t vtpr = (uint32_t)physmem_read(cpu->mem, virtual_apic(v) + VAPIC_TPR, 4);
-	if (((vtpr >> 4) & 0xf) < (vmcs_get(v, VMCS_ROW_TPR_THRESHOLD) & 0xf))
-		cpu_hv_arm(cpu, HV_ARM_TPR_THRESHOLD);
-}
-
-/* SDM Vol.3 29.4.2: the offsets a read is virtualized at with "APIC-register
- * virtualization" (each entry the first byte of a register's low 4 bytes). */
-static bool register_readable(unsigned offset)
-{
-	unsigned reg = offset & ~0xfu;
 	switch (reg) {
 	case 0x020: case 0x030: case 0x080: case 0x0b0: case 0x0d0: case 0x0e0: case 0x0f0:
 	case 0x280: case 0x300: case 0x310: case 0x320: case 0x330: case 0x340: case 0x350:
@@ -79,20 +58,80 @@ static bool register_readable(unsigned offset)
 	}
 }
 
-/* SDM Vol.3 29.4.2, 29.4.3.1: is an access of size bytes at offset (within
- * the low 4 bytes of its 16-byte register, checked by the caller) virtualized
- * rather than an APIC-access VM exit? */
+/* SDM Vol.3 29.4.3.1: the registers a write is virtualized at with it. */
+static bool register_writable(unsigned reg)
+{
+	switch (reg) {
+	case 0x020: case 0x080: case 0x0b0: case 0x0d0: case 0x0e0: case 0x0f0: case 0x280:
+	case 0x300: case 0x310: case 0x320: case 0x330: case 0x340: case 0x350: case 0x360:
+	case 0x370: case 0x380: case 0x3e0:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* SDM Vol.3 29.4.2, 29.4.3.1: is an access at offset (within the low 4
+ * bytes of its 16-byte register, checked by the caller) virtualized rather
+ * than an APIC-access VM exit? */
 static bool virtualized(struct vmx *v, unsigned offset, bool write)
 {
-	if (!write) {
-		if (proc2(v, VMX_PROC2_APIC_REGISTER_VIRT))
-			return register_readable(offset);
-		return (offset & ~0xfu) == VAPIC_TPR;              /* 080H-083H */
+	unsigned reg = offset & ~0xfu;
+	if (proc2(v, VMX_PROC2_APIC_REGISTER_VIRT))
+		return write ? register_writable(reg) : register_readable(reg);
+	if (!write)
+		return reg == VAPIC_VTPR;                         /* 080H-083H */
+	/* Writes: at page offset 080H; with "virtual-interrupt delivery" also
+	 * 0B0H and 300H. */
+	if (offset == VAPIC_VTPR)
+		return true;
+	return proc2(v, VMX_PROC2_VIRTUAL_INTR_DELIVERY) && (offset == VAPIC_VEOI || offset == VAPIC_VICR_LO);
+}
+
+/* SDM Vol.3 29.4.3.2: does VICR_LO ask for a self IPI the processor
+ * virtualizes? Reserved bits 31:20, 17:16 and 13 0, destination shorthand
+ * 01 (self), edge-triggered (15), fixed delivery (10:8), vector bits 7:4
+ * not 0000. */
+static bool self_ipi(uint32_t icr)
+{
+	return !(icr & 0xfff3a000u) && ((icr >> 18) & 3) == 1 && !(icr & 0x700u) && (icr & 0xf0u);
+}
+
+/* SDM Vol.3 29.4.3.2: APIC-write emulation of a write to register reg. */
+static void apic_write_emulation(struct vmx *v, unsigned reg)
+{
+	bool vid = proc2(v, VMX_PROC2_VIRTUAL_INTR_DELIVERY);
+	switch (reg) {
+	case VAPIC_VTPR:
+		/* Bytes 3:1 of VTPR cleared, then TPR virtualization (29.1.2). */
+		vapic_write(v, VAPIC_VTPR, vapic_read(v, VAPIC_VTPR) & 0xff);
+		vapic_tpr_virtualization(v);
+		return;
+	case VAPIC_VEOI:
+		/* With "virtual-interrupt delivery": EOI virtualization (29.1.4). */
+		if (vid) {
+			vapic_eoi_virtualization(v);
+			return;
+		}
+		break;
+	case VAPIC_VICR_LO: {
+		uint32_t icr = vapic_read(v, VAPIC_VICR_LO);
+		if (vid && self_ipi(icr)) {
+			vapic_self_ipi_virtualization(v, (uint8_t)icr);   /* 29.1.5 */
+			return;
+		}
+		break;
 	}
-	/* 29.4.3.1 with "APIC-register virtualization" and "virtual-interrupt
-	 * delivery" 0: page offset 080H only. The other cases need APIC-write
-	 * emulation hvemu does not have yet (see above): they exit. */
-	return offset == VAPIC_TPR;
+	case VAPIC_VICR_HI:
+		/* Bytes 2:0 of VICR_HI cleared; nothing else. */
+		vapic_write(v, VAPIC_VICR_HI, vapic_read(v, VAPIC_VICR_HI) & 0xff000000u);
+		return;
+	default:
+		break;
+	}
+	/* 29.4.3.3: an APIC-write VM exit, trap-like (after the operation), its
+	 * qualification the register's page offset (27.2.1). */
+	vapic_trap_exit(v, VMX_EXIT_APIC_WRITE, reg);
 }
 
 status_t vmx_apic_access(void *ctx, struct cpu *cpu, uint64_t pa, unsigned size, enum tlb_access acc, bool crosses,
@@ -115,21 +154,22 @@ status_t vmx_apic_access(void *ctx, struct cpu *cpu, uint64_t pa, unsigned size,
 	    (offset & 0xf) + size > 4 || !virtualized(v, offset, write))
 		return hv_intercept_apic(cpu, NULL, IK_APIC_ACCESS, (uint16_t)offset, type);
 
-	uint64_t vpa = virtual_apic(v) + offset;
+	/* 29.4.2: a virtualized read returns the virtual-APIC page's bytes;
+	 * 29.4.3.1: a virtualized write writes them, then APIC-write
+	 * emulation. */
+	unsigned reg = offset & ~0xfu;
+	uint32_t value = vapic_read(v, reg);
+	unsigned shift = 8 * (offset & 3);
 	if (!write) {
-		/* 29.4.2: the read returns the virtual-APIC page's bytes. */
 		for (unsigned k = 0; k < size; k++)
-			buf[k] = (uint8_t)physmem_read(cpu->mem, vpa + k, 1);
+			buf[k] = (uint8_t)(value >> (shift + 8 * k));
 		return ST_OK;
 	}
-	/* 29.4.3.1: the write goes to the virtual-APIC page; 29.4.3.2: APIC-
-	 * write emulation of 080H (after the operation: the TPR-below-threshold
-	 * exit is a boundary event) clears bytes 081H-083H, then TPR
-	 * virtualization. */
-	for (unsigned k = 0; k < size; k++)
-		physmem_write(cpu->mem, vpa + k, 1, buf[k]);
-	uint64_t vtpr = virtual_apic(v) + VAPIC_TPR;
-	physmem_write(cpu->mem, vtpr, 4, physmem_read(cpu->mem, vtpr, 1));
-	vmx_tpr_virtualization(v, cpu);
+	for (unsigned k = 0; k < size; k++) {
+		value &= ~(0xffu << (shift + 8 * k));
+		value |= (uint32_t)buf[k] << (shift + 8 * k);
+	}
+	vapic_write(v, reg, value);
+	apic_write_emulation(v, reg);
 	return ST_OK;
 }

@@ -7,6 +7,7 @@
 #include "emu/event_step.h"
 #include "vmx/exit_reasons.h"
 #include "vmx/model.h"
+#include "vmx/virtual_apic.h"
 
 /* SDM Vol.3 24.8.3 Table 24-13: the interruption types. The core's event
  * types use the same numbers (emu/cpu.h enum event_type): 0 external
@@ -83,10 +84,7 @@ status_t vmx_inject(struct vmx *v, struct cpu *cpu, uint64_t rip)
  * DEADLINE_HV.) */
 
 #define VMX_EVENT_ROWS (HV_ARM_TPR_THRESHOLD | HV_ARM_MTF | HV_MTF_DUE | HV_ARM_NMI_WINDOW | \
-			HV_ARM_INTR_WINDOW)
-
-/* SDM Vol.3 29.1.1: VTPR, offset 80H of the virtual-APIC page. */
-#define VAPIC_VTPR 0x80u
+			HV_ARM_INTR_WINDOW | HV_ARM_VIRTUAL_INTR)
 
 static bool pin(struct vmx *v, unsigned bit)
 {
@@ -107,12 +105,11 @@ static bool proc2(struct vmx *v, unsigned bit)
 
 /* SDM Vol.3 29.1.2, 26.7.7: with "use TPR shadow" and without
  * "virtual-interrupt delivery", VTPR[7:4] below TPR threshold[3:0]. */
-static bool tpr_below_threshold(struct vmx *v, struct cpu *cpu)
+static bool tpr_below_threshold(struct vmx *v)
 {
 	if (!proc(v, VMX_PROC_TPR_SHADOW) || proc2(v, VMX_PROC2_VIRTUAL_INTR_DELIVERY))
 		return false;
-	uint64_t vtpr = (vmcs_get(v, VMCS_ROW_VIRTUAL_APIC_ADDR) & ~0xfffull) + VAPIC_VTPR;
-	return ((physmem_read(cpu->mem, vtpr, 4) >> 4) & 0xf) < (vmcs_get(v, VMCS_ROW_TPR_THRESHOLD) & 0xf);
+	return ((vapic_read(v, VAPIC_VTPR) >> 4) & 0xf) < (vmcs_get(v, VMCS_ROW_TPR_THRESHOLD) & 0xf);
 }
 
 void vmx_events_enter(struct vmx *v, struct cpu *cpu)
@@ -171,11 +168,21 @@ void vmx_events_enter(struct vmx *v, struct cpu *cpu)
 			  vmcs_get(v, VMCS_ROW_GUEST_ACTIVITY_STATE) == VMX_ACTIVITY_HLT;
 	/* SDM Vol.3 26.7.7: "VM Exits Induced by the TPR Threshold": right
 	 * after VM entry (after any injection) when VTPR[7:4] < threshold. */
-	if (tpr_below_threshold(v, cpu))
+	if (tpr_below_threshold(v))
 		rows |= HV_ARM_TPR_THRESHOLD;
+	v->trap_exit_reason = 0;
 	vmx_apic_access_enter(v, cpu);
 	if (rows)
 		cpu_hv_arm(cpu, rows);
+	/* SDM Vol.3 26.3.2.5: with "virtual-interrupt delivery" VM entry takes
+	 * RVI and SVI from the guest interrupt status (virtual_apic.c keeps
+	 * them there), performs PPR virtualization and evaluates pending
+	 * virtual interrupts (29.2.1); one recognized is delivered at the
+	 * first boundary that allows it (26.7.5), after any injected event. */
+	if (proc2(v, VMX_PROC2_VIRTUAL_INTR_DELIVERY)) {
+		vapic_ppr_virtualization(v);
+		vapic_evaluate(v);
+	}
 }
 
 void vmx_events_go_on(struct vmx *v, struct cpu *cpu, const struct exit_record *rec, status_t st)
@@ -221,6 +228,7 @@ void vmx_events_leave(struct vmx *v, struct cpu *cpu, const struct vmx_exit *x)
 		vmcs_set(v, VMCS_ROW_GUEST_ACTIVITY_STATE, VMX_ACTIVITY_HLT);
 	v->guest_halted = false;
 	v->mtf_injected = false;
+	v->trap_exit_reason = 0;
 
 	cpu_hv_disarm(cpu, VMX_EVENT_ROWS);
 	vmx_apic_access_leave(cpu);

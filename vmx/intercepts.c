@@ -20,6 +20,7 @@
 #include "vmx/bitmaps.h"
 #include "vmx/exit_reasons.h"
 #include "vmx/model.h"
+#include "vmx/virtual_apic.h"
 
 /* ---- the controls ---- */
 
@@ -495,18 +496,11 @@ static status_t cr3_access(struct vmx *v, struct exit_record *r, struct vmx_exit
 	return cr_exit(r, x);
 }
 
-/* The VTPR, offset 80H of the virtual-APIC page (SDM Vol.3 29.1.1). */
-#define VAPIC_VTPR 0x80u
-
 /* SDM Vol.3 25.1.3: MOV to/from CR8 exits with "CR8-load/store exiting";
  * otherwise, with "use TPR shadow", 29.3: the access is virtualized: MOV from
  * CR8 reads VTPR[7:4], MOV to CR8 (#GP(0) if bits 63:4 are set) writes
  * VTPR[7:4] with bits 3:0 of the source and 31:8, 3:0 with 0, then TPR
- * virtualization (29.1.2): without virtual-interrupt delivery a VTPR[7:4]
- * below TPR threshold[3:0] makes a TPR-below-threshold VM exit after the
- * instruction (armed here, taken as IK_TPR_BELOW_THRESHOLD). With
- * virtual-interrupt delivery the PPR update and the delivery evaluation are
- * the APIC virtualization's (not modelled here). */
+ * virtualization (29.1.2, virtual_apic.c). */
 static status_t cr8_access(struct vmx *v, struct cpu *cpu, struct exit_record *r, struct vmx_exit *x)
 {
 	bool write = r->cr_access == CR_MOV_TO;
@@ -514,15 +508,14 @@ static status_t cr8_access(struct vmx *v, struct cpu *cpu, struct exit_record *r
 		return cr_exit(r, x);
 	if (!proc_ctl(v, VMX_PROC_TPR_SHADOW))
 		return ST_OK;
-	uint64_t vtpr = (vmcs_get(v, VMCS_ROW_VIRTUAL_APIC_ADDR) & ~0xfffull) + VAPIC_VTPR;
 	if (!write) {
-		r->value = (physmem_read(cpu->mem, vtpr, 4) >> 4) & 0xf;
+		r->value = (vapic_read(v, VAPIC_VTPR) >> 4) & 0xf;
 		return ST_HANDLED;
 	}
 	if (r->value >> 4)
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	physmem_write(cpu->mem, vtpr, 4, (r->value & 0xf) << 4);
-	vmx_tpr_virtualization(v, cpu);
+	vapic_write(v, VAPIC_VTPR, (uint32_t)(r->value & 0xf) << 4);
+	vapic_tpr_virtualization(v);
 	return ST_HANDLED;
 }
 
@@ -705,12 +698,31 @@ static status_t nmi(struct vmx *v, struct exit_record *r, struct vmx_exit *x)
  * processor acknowledges the controller and reports the vector (type 0,
  * valid); without, the information is invalid and the interrupt stays
  * pending. An acknowledge that finds no interrupt any more leaves the field
- * invalid too. (Posted-interrupt processing, pin-based control 7, is not
- * modelled here.) */
+ * invalid too. Posted-interrupt processing (pin-based control 7) below. */
 static status_t external_interrupt(struct vmx *v, struct cpu *cpu, struct exit_record *r, struct vmx_exit *x)
 {
-	if (!pin_ctl(v, VMX_PIN_EXT_INTR_EXITING) || r->event.injected)
+	/* An interrupt is decided as it arrives (the record without an event);
+	 * its delivery through the IDT, and that of a virtual interrupt (29.2.2:
+	 * "no VM exit"), asks again with the event and goes on. */
+	if (!pin_ctl(v, VMX_PIN_EXT_INTR_EXITING) || r->event.injected || r->event.pending)
 		return ST_OK;
+	/* SDM Vol.3 29.6: with "process posted interrupts" the local APIC is
+	 * acknowledged; the notification vector is processed as a posted
+	 * interrupt (no VM exit), any other vector exits with its vector saved
+	 * (VM entry requires "acknowledge interrupt on exit", 26.2.1.1). */
+	if (pin_ctl(v, VMX_PIN_POSTED_INTERRUPTS) && hv_ack_intr(cpu, r) &&
+	    r->vector == (uint8_t)vmcs_get(v, VMCS_ROW_POSTED_INTR_NV)) {
+		vapic_process_posted(v);
+		/* 29.6 step 6 evaluated; 29.2.2: a virtual interrupt it recognized
+		 * is delivered at this boundary if RFLAGS.IF = 1 (blocking by STI
+		 * or MOV SS held the interrupt off already): the core delivers
+		 * r->vector through the IDT in place of the notification. */
+		if ((cpu->hv_armed & HV_ARM_VIRTUAL_INTR) && (cpu->rflags & FLAG_IF)) {
+			r->vector = vapic_deliver(v);
+			return ST_OK;
+		}
+		return ST_HANDLED;
+	}
 	*x = exit_of(r, VMX_EXIT_EXTERNAL_INTERRUPT);
 	if ((vmcs_get(v, VMCS_ROW_EXIT_CONTROLS) & VMX_CTL(VMX_EXITCTL_ACK_INTR_ON_EXIT)) && hv_ack_intr(cpu, r))
 		x->intr_info = r->vector | (uint32_t)VMX_INTR_EXTERNAL << VMX_INTR_TYPE_SHIFT | VMX_INTR_VALID;
@@ -782,13 +794,38 @@ static status_t apic_access(struct vmx *v, struct exit_record *r, struct vmx_exi
  * the vector (27.2.1). */
 static status_t virtualized_eoi(struct vmx *v, struct exit_record *r, struct vmx_exit *x)
 {
-	static const enum vmcs_row bitmap[] = { VMCS_ROW_EOI_EXIT_BITMAP0, VMCS_ROW_EOI_EXIT_BITMAP1,
-						VMCS_ROW_EOI_EXIT_BITMAP2, VMCS_ROW_EOI_EXIT_BITMAP3 };
-	if (!((vmcs_get(v, bitmap[r->vector / 64]) >> (r->vector % 64)) & 1))
+	if (!vapic_eoi_exits(v, r->vector))
 		return ST_OK;
 	*x = exit_of(r, VMX_EXIT_VIRTUALIZED_EOI);
 	x->qualification = r->vector;
 	return ST_VMEXIT;
+}
+
+/* The boundary row of priority 2.5 (emu/event_step.c): a trap-like VM exit
+ * of the instruction that completed: one virtual_apic.c recorded
+ * (EOI-induced, 29.1.4), else TPR below threshold (29.1.2), with the TPR
+ * shadow and without virtual-interrupt delivery. */
+static status_t trap_exit(struct vmx *v, struct exit_record *r, struct vmx_exit *x)
+{
+	if (v->trap_exit_reason) {
+		*x = exit_of(r, v->trap_exit_reason);
+		x->qualification = v->trap_exit_qualification;
+		v->trap_exit_reason = 0;
+		return ST_VMEXIT;
+	}
+	return proc_ctl(v, VMX_PROC_TPR_SHADOW) && !proc2_ctl(v, VMX_PROC2_VIRTUAL_INTR_DELIVERY)
+		       ? plain_exit(r, VMX_EXIT_TPR_BELOW_THRESHOLD, x) : ST_OK;
+}
+
+/* SDM Vol.3 29.2.2: virtual-interrupt delivery is no VM exit: the
+ * recognized virtual interrupt is acknowledged in the virtual-APIC page and
+ * delivered through the guest's IDT (the core, with r->vector). */
+static status_t virtual_intr(struct vmx *v, struct exit_record *r)
+{
+	if (!proc2_ctl(v, VMX_PROC2_VIRTUAL_INTR_DELIVERY))
+		return ST_OK;
+	r->vector = vapic_deliver(v);
+	return ST_HANDLED;
 }
 
 static status_t event(struct vmx *v, struct cpu *cpu, struct exit_record *r, struct vmx_exit *x)
@@ -821,11 +858,8 @@ static status_t event(struct vmx *v, struct cpu *cpu, struct exit_record *r, str
 			       ? plain_exit(r, VMX_EXIT_MONITOR_TRAP_FLAG, x) : ST_OK;
 	case IK_PREEMPTION_TIMER:
 		return pin_ctl(v, VMX_PIN_PREEMPTION_TIMER) ? plain_exit(r, VMX_EXIT_PREEMPTION_TIMER, x) : ST_OK;
-	/* 29.1.2: TPR below threshold, with the TPR shadow and without
-	 * virtual-interrupt delivery (cr8_access armed it). */
-	case IK_TPR_BELOW_THRESHOLD:
-		return proc_ctl(v, VMX_PROC_TPR_SHADOW) && !proc2_ctl(v, VMX_PROC2_VIRTUAL_INTR_DELIVERY)
-			       ? plain_exit(r, VMX_EXIT_TPR_BELOW_THRESHOLD, x) : ST_OK;
+	/* 29.1.2, 29.1.4: the trap-like exits of TPR and EOI virtualization. */
+	case IK_TPR_BELOW_THRESHOLD: return trap_exit(v, r, x);
 	case IK_TASK_SWITCH:      return task_switch(r, x);
 	case IK_STAGE2_FAULT:
 	case IK_STAGE2_MISCONFIG: return ept_exit(v, r, x);
@@ -838,9 +872,9 @@ static status_t event(struct vmx *v, struct cpu *cpu, struct exit_record *r, str
 		x->qualification = r->apic_offset & 0xfffu;
 		return ST_VMEXIT;
 	case IK_VIRTUALIZED_EOI:  return virtualized_eoi(v, r, x);
+	case IK_VIRTUAL_INTR:     return virtual_intr(v, r);
 	default:
-		/* SMI, FERR_FREEZE; VIRTUAL_INTR (virtual-interrupt delivery) is
-		 * the APIC virtualization's, not an exit. */
+		/* SMI, FERR_FREEZE. */
 		return ST_OK;
 	}
 }
@@ -850,8 +884,8 @@ static status_t event(struct vmx *v, struct cpu *cpu, struct exit_record *r, str
  *   - RDRAND, RDSEED, XSAVES, XRSTORS, ENCLS, UMWAIT, TPAUSE (Table 27-12,
  *     27-13's XSAVES/XRSTORS): hvemu's core has none of these instructions;
  *   - RDMSR/WRMSR of 800H-8FFH under "virtualize x2APIC mode" (29.5), the
- *     APIC-register and virtual-interrupt delivery paths, posted interrupts
- *     (29.6): the APIC virtualization's;
+ *     APIC-register virtualization: the APIC virtualization's access side;
+ *     the virtual-APIC page's updates: virtual_apic.c;
  *   - "use TSC offsetting" and TSC scaling: the TSC itself (cpu->tsc_offset,
  *     set at VM entry), RDTSC/RDTSCP only decide the exit here;
  *   - virtual-NMI blocking, the windows' and MTF's arming, the HLT

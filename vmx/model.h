@@ -18,6 +18,11 @@
  *                    information format of the exit's event fields; the
  *                    boundary rows a guest exits by (windows, MTF, TPR
  *                    threshold), virtual NMIs, the HLT activity state
+ *   virtual_apic.c   the virtual-APIC page and the interrupt side of APIC
+ *                    virtualization: TPR, PPR, EOI and self-IPI
+ *                    virtualization, virtual-interrupt delivery, posted-
+ *                    interrupt processing (SDM Vol.3 29.1, 29.2, 29.6;
+ *                    declared in virtual_apic.h)
  *   exit_report.c    the exit report of --trace vmexit / --stats
  */
 #ifndef HVEMU_VMX_MODEL_H
@@ -83,6 +88,12 @@ struct vmx {
 	/* events.c: the boundary events of the guest running. */
 	bool guest_halted;         /* L2 waits in the HLT activity state (24.4.2) */
 	bool mtf_injected;         /* the entry injected a pending MTF VM exit (26.6.2) */
+
+	/* virtual_apic.c: a trap-like VM exit of the instruction that completed
+	 * (EOI-induced, 29.1.4), taken by the TPR-threshold boundary row; 0:
+	 * none. */
+	uint32_t trap_exit_reason;
+	uint64_t trap_exit_qualification;
 };
 
 /* A capability MSR's value (MSR_VMX_BASIC ... MSR_VMX_EXIT_CTLS2). */
@@ -148,14 +159,11 @@ status_t vmx_exit_decide(struct vmx *v, struct cpu *cpu, struct exit_record *rec
 /* apic_access.c: the APIC-access page (SDM Vol.3 29.4). VM entry makes the
  * VMCS's page cpu->apic_access_page under "virtualize APIC accesses", VM exit
  * takes it away; vmx_apic_access is the seam's apic_access hook (emu/hv.h):
- * a linear access to the page, virtualized or an APIC-access VM exit.
- * vmx_tpr_virtualization: TPR virtualization after a write of VTPR (29.1.2),
- * from MOV to CR8 and the APIC-access page. */
+ * a linear access to the page, virtualized or an APIC-access VM exit. */
 void vmx_apic_access_enter(struct vmx *v, struct cpu *cpu);
 void vmx_apic_access_leave(struct cpu *cpu);
 status_t vmx_apic_access(void *ctx, struct cpu *cpu, uint64_t pa, unsigned size, enum tlb_access acc, bool crosses,
 			 uint8_t *buf);
-void vmx_tpr_virtualization(struct vmx *v, struct cpu *cpu);
 
 /* world_switch.c: VM entry once VMLAUNCH/VMRESUME's own checks passed (SDM
  * Vol.3 30.3): the checks of 26.2 (VMfailValid 7 or 8, L1 goes on), the

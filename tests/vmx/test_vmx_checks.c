@@ -223,7 +223,8 @@ typedef void edit_fn(struct world *w);
 
 /* 26.2.1.1 */
 EDIT(pin_bad) { clr(w, VMCS_ROW_PIN_BASED_CONTROLS, VMX_PINBASED_DEFAULT1); }
-EDIT(pin_posted_unsupported) { or_(w, VMCS_ROW_PIN_BASED_CONTROLS, VMX_CTL(VMX_PIN_POSTED_INTERRUPTS)); }
+/* Bit 8: reserved, allowed-1 on no part (skylake-lite has posted interrupts). */
+EDIT(pin_reserved_set) { or_(w, VMCS_ROW_PIN_BASED_CONTROLS, VMX_CTL(8)); }
 EDIT(proc_bad) { clr(w, VMCS_ROW_PRIMARY_PROC_CONTROLS, VMX_CTL(1)); }
 EDIT(proc_tertiary_unsupported) { or_(w, VMCS_ROW_PRIMARY_PROC_CONTROLS, VMX_CTL(VMX_PROC_TERTIARY_CONTROLS)); }
 EDIT(proc2_bad) { or_(w, VMCS_ROW_SECONDARY_PROC_CONTROLS, VMX_CTL(VMX_PROC2_PML)); }
@@ -724,7 +725,7 @@ struct check_case {
 static const struct check_case cases[] = {
 	/* 26.2.1.1 */
 	{ "pin-based VM-execution control has a reserved", SKL, G64, pin_bad, CONTROLS },
-	{ "pin-based VM-execution control has a reserved", SKL, G64, pin_posted_unsupported, CONTROLS },
+	{ "pin-based VM-execution control has a reserved", SKL, G64, pin_reserved_set, CONTROLS },
 	{ "primary processor-based VM-execution control has a reserved", SKL, G64, proc_bad, CONTROLS },
 	{ "primary processor-based VM-execution control has a reserved", SKL, G64, proc_tertiary_unsupported, CONTROLS },
 	{ "secondary processor-based VM-execution control has a reserved", SKL, G64, proc2_bad, CONTROLS },
