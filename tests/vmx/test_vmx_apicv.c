@@ -32,7 +32,8 @@
 #define IMM32(v) (uint8_t)(v), (uint8_t)((v) >> 8), (uint8_t)((v) >> 16), (uint8_t)((v) >> 24)
 
 /* The controls of a row. */
-enum { TPR_SHADOW = 1, NO_VAA = 2 };
+enum { TPR_SHADOW = 1, NO_VAA = 2, ARV = 4 /* APIC-register virtualization */,
+       VID = 8 /* virtual-interrupt delivery */ };
 
 static void setup(struct world *w, unsigned flags, bool tlb_flush)
 {
@@ -41,7 +42,17 @@ static void setup(struct world *w, unsigned flags, bool tlb_flush)
 	if (flags & TPR_SHADOW)
 		proc |= VMX_CTL(VMX_PROC_TPR_SHADOW);
 	vmw(w, VMCS_PRIMARY_PROC_CONTROLS, proc);
-	vmw(w, VMCS_SECONDARY_PROC_CONTROLS, flags & NO_VAA ? 0 : VMX_CTL(VMX_PROC2_VIRTUALIZE_APIC));
+	uint64_t proc2 = flags & NO_VAA ? 0 : VMX_CTL(VMX_PROC2_VIRTUALIZE_APIC);
+	if (flags & ARV)
+		proc2 |= VMX_CTL(VMX_PROC2_APIC_REGISTER_VIRT);
+	if (flags & VID) {
+		/* 26.2.1.1: virtual-interrupt delivery wants external-interrupt
+		 * exiting. */
+		proc2 |= VMX_CTL(VMX_PROC2_VIRTUAL_INTR_DELIVERY);
+		vmw(w, VMCS_PIN_BASED_CONTROLS, vmr(w, VMCS_PIN_BASED_CONTROLS) | VMX_CTL(VMX_PIN_EXT_INTR_EXITING));
+		vmw(w, VMCS_GUEST_INTR_STATUS, 0);
+	}
+	vmw(w, VMCS_SECONDARY_PROC_CONTROLS, proc2);
 	vmw(w, VMCS_VIRTUAL_APIC_ADDR, VAPIC);
 	vmw(w, VMCS_APIC_ACCESS_ADDR, AAPAGE);
 	vmw(w, VMCS_TPR_THRESHOLD, 0);
@@ -60,7 +71,7 @@ struct row {
 	uint8_t code[24];
 	unsigned len;
 	uint32_t reason;           /* exit reason */
-	uint64_t qualification;    /* reason 44's */
+	uint64_t qualification;    /* reason 44's and 56's */
 	unsigned rip_off;          /* guest RIP - L2_CODE */
 	uint64_t rax;              /* L2's RAX at the exit (UINT64_MAX: not checked) */
 	uint32_t vtpr;             /* the virtual-APIC page's 080H-083H afterwards */
@@ -112,6 +123,63 @@ static const struct row rows[] = {
 	 * 16-byte region: it exits (its offset on the page: 000H). */
 	{ "29.4.2 read crossing into the page: exit", TPR_SHADOW, CODE(0x8b, ABS(AAPAGE - 2), CPUID),
 	  VMX_EXIT_APIC_ACCESS, 0x000, 0, UINT64_MAX, 0x50 },
+	/* 29.4.2 with "APIC-register virtualization": the listed registers'
+	 * low 4 bytes are read from the virtual-APIC page; PPR (0A0H) and the
+	 * current count (390H) are not listed. */
+	{ "29.4.2 ARV: read of 020H (APIC ID) virtualized", TPR_SHADOW | ARV, CODE(0x8b, ABS(AAPAGE + 0x20), CPUID),
+	  VMX_EXIT_CPUID, 0, 7, 0x11110020, 0x50 },
+	{ "29.4.2 ARV: 16-bit read of 022H virtualized", TPR_SHADOW | ARV,
+	  CODE(0x31, 0xc0, 0x66, 0x8b, ABS(AAPAGE + 0x22), CPUID), VMX_EXIT_CPUID, 0, 10, 0x1111, 0x50 },
+	{ "29.4.2 ARV: read of 170H (ISR) virtualized", TPR_SHADOW | ARV, CODE(0x8b, ABS(AAPAGE + 0x170), CPUID),
+	  VMX_EXIT_CPUID, 0, 7, 0x11110170, 0x50 },
+	{ "29.4.2 ARV: read of 3E0H (divide) virtualized", TPR_SHADOW | ARV, CODE(0x8b, ABS(AAPAGE + 0x3e0), CPUID),
+	  VMX_EXIT_CPUID, 0, 7, 0x111103e0, 0x50 },
+	{ "29.4.2 ARV: read of 0A0H (PPR): exit", TPR_SHADOW | ARV, CODE(0x8b, ABS(AAPAGE + 0xa0), CPUID),
+	  VMX_EXIT_APIC_ACCESS, 0x0a0, 0, UINT64_MAX, 0x50 },
+	{ "29.4.2 ARV: read of 390H (current count): exit", TPR_SHADOW | ARV, CODE(0x8b, ABS(AAPAGE + 0x390), CPUID),
+	  VMX_EXIT_APIC_ACCESS, 0x390, 0, UINT64_MAX, 0x50 },
+	{ "29.4.2 ARV: read of 024H: exit", TPR_SHADOW | ARV, CODE(0x8b, ABS(AAPAGE + 0x24), CPUID),
+	  VMX_EXIT_APIC_ACCESS, 0x024, 0, UINT64_MAX, 0x50 },
+	/* 29.4.3.1 with it: the listed registers' writes are virtualized;
+	 * 29.4.3.2: APIC-write emulation; 29.4.3.3: an APIC-write VM exit
+	 * (reason 56, trap-like: RIP past the store) for offsets it has no
+	 * action for. */
+	{ "29.4.3.3 ARV: write of 0D0H (LDR): APIC-write exit", TPR_SHADOW | ARV,
+	  CODE(0xc7, ABS(AAPAGE + 0xd0), IMM32(0x01000000), CPUID), VMX_EXIT_APIC_WRITE, 0x0d0, 11, UINT64_MAX, 0x50 },
+	{ "29.4.3.3 ARV: write of 380H (initial count): APIC-write exit", TPR_SHADOW | ARV,
+	  CODE(0xc7, ABS(AAPAGE + 0x380), IMM32(0x1000), CPUID), VMX_EXIT_APIC_WRITE, 0x380, 11, UINT64_MAX, 0x50 },
+	{ "29.4.3.3 ARV: write of 300H without VID: APIC-write exit", TPR_SHADOW | ARV,
+	  CODE(0xc7, ABS(AAPAGE + 0x300), IMM32(0x40031), CPUID), VMX_EXIT_APIC_WRITE, 0x300, 11, UINT64_MAX, 0x50 },
+	{ "29.4.3.3 ARV: write of 0B0H without VID: APIC-write exit", TPR_SHADOW | ARV,
+	  CODE(0xc7, ABS(AAPAGE + 0xb0), IMM32(0), CPUID), VMX_EXIT_APIC_WRITE, 0x0b0, 11, UINT64_MAX, 0x50 },
+	{ "29.4.3.2 ARV: write of 310H: no exit", TPR_SHADOW | ARV,
+	  CODE(0xc7, ABS(AAPAGE + 0x310), IMM32(0x12345678), CPUID), VMX_EXIT_CPUID, 0, 11, UINT64_MAX, 0x50 },
+	{ "29.4.3.2 ARV: byte write of 081H: VTPR bytes 3:1 cleared", TPR_SHADOW | ARV,
+	  CODE(0xc6, ABS(AAPAGE + 0x81), 0x20, CPUID), VMX_EXIT_CPUID, 0, 8, UINT64_MAX, 0x50 },
+	{ "29.4.3.1 ARV: write of 0A0H (PPR): exit", TPR_SHADOW | ARV,
+	  CODE(0xc7, ABS(AAPAGE + 0xa0), IMM32(0), CPUID), VMX_EXIT_APIC_ACCESS, 0x10a0, 0, UINT64_MAX, 0x50 },
+	{ "29.4.3.1 ARV: write of 030H (version): exit", TPR_SHADOW | ARV,
+	  CODE(0xc7, ABS(AAPAGE + 0x30), IMM32(0), CPUID), VMX_EXIT_APIC_ACCESS, 0x1030, 0, UINT64_MAX, 0x50 },
+	/* 29.4.3.1 with virtual-interrupt delivery and without APIC-register
+	 * virtualization: writes at 080H, 0B0H and 300H; reads still only the
+	 * TPR. 29.4.3.2: EOI virtualization; self-IPI virtualization only for
+	 * a fixed, edge, self-shorthand ICR, otherwise an APIC-write exit. */
+	{ "29.4.3.2 VID: write of 0B0H: EOI virtualization", TPR_SHADOW | VID,
+	  CODE(0xc7, ABS(AAPAGE + 0xb0), IMM32(0), CPUID), VMX_EXIT_CPUID, 0, 11, UINT64_MAX, 0x50 },
+	{ "29.4.3.2 VID: write of 300H, no shorthand: APIC-write exit", TPR_SHADOW | VID,
+	  CODE(0xc7, ABS(AAPAGE + 0x300), IMM32(0x31), CPUID), VMX_EXIT_APIC_WRITE, 0x300, 11, UINT64_MAX, 0x50 },
+	{ "29.4.3.2 VID: write of 300H, self level-triggered: APIC-write exit", TPR_SHADOW | VID,
+	  CODE(0xc7, ABS(AAPAGE + 0x300), IMM32(0x48031), CPUID), VMX_EXIT_APIC_WRITE, 0x300, 11, UINT64_MAX, 0x50 },
+	{ "29.4.3.2 VID: write of 300H, self NMI: APIC-write exit", TPR_SHADOW | VID,
+	  CODE(0xc7, ABS(AAPAGE + 0x300), IMM32(0x40431), CPUID), VMX_EXIT_APIC_WRITE, 0x300, 11, UINT64_MAX, 0x50 },
+	{ "29.4.3.2 VID: write of 300H, self vector 0FH: APIC-write exit", TPR_SHADOW | VID,
+	  CODE(0xc7, ABS(AAPAGE + 0x300), IMM32(0x4000f), CPUID), VMX_EXIT_APIC_WRITE, 0x300, 11, UINT64_MAX, 0x50 },
+	{ "29.4.3.1 VID: write of 310H: exit", TPR_SHADOW | VID,
+	  CODE(0xc7, ABS(AAPAGE + 0x310), IMM32(0), CPUID), VMX_EXIT_APIC_ACCESS, 0x1310, 0, UINT64_MAX, 0x50 },
+	{ "29.4.3.1 VID: write of 0B4H: exit", TPR_SHADOW | VID,
+	  CODE(0xc7, ABS(AAPAGE + 0xb4), IMM32(0), CPUID), VMX_EXIT_APIC_ACCESS, 0x10b4, 0, UINT64_MAX, 0x50 },
+	{ "29.4.2 VID: read of 0B0H: exit", TPR_SHADOW | VID, CODE(0x8b, ABS(AAPAGE + 0xb0), CPUID),
+	  VMX_EXIT_APIC_ACCESS, 0x0b0, 0, UINT64_MAX, 0x50 },
 	/* 29.4: without "virtualize APIC accesses" the page is memory. */
 	{ "29.4 control 0: the page is memory", TPR_SHADOW | NO_VAA, CODE(0x8b, ABS(AAPAGE + 0x80), CPUID),
 	  VMX_EXIT_CPUID, 0, 7, 0x22220080, 0x50 },
@@ -127,7 +195,7 @@ static void run_row(const struct row *r, bool tlb_flush)
 	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
 	assert_in_l1(&w);
 	ck_assert_msg(exit_reason(&w) == r->reason, "%s: reason %u", r->name, exit_reason(&w));
-	if (r->reason == VMX_EXIT_APIC_ACCESS) {
+	if (r->reason == VMX_EXIT_APIC_ACCESS || r->reason == VMX_EXIT_APIC_WRITE) {
 		ck_assert_msg(vmr(&w, VMCS_EXIT_QUALIFICATION) == r->qualification, "%s: qualification %llx", r->name,
 			      (unsigned long long)vmr(&w, VMCS_EXIT_QUALIFICATION));
 		ck_assert_uint_eq(vmr(&w, VMCS_IDT_VECTORING_INFO) & VMX_INTR_VALID, 0);
@@ -240,6 +308,47 @@ START_TEST(l1_sees_memory)
 }
 END_TEST
 
+/* 29.4.3.2, 29.1.5: a self IPI written to VICR_LO with virtual-interrupt
+ * delivery is virtualized: VIRR and RVI take the vector (L2 runs with
+ * RFLAGS.IF = 0, so it stays pending); the write itself is in VICR_LO. */
+START_TEST(self_ipi_virtualized)
+{
+	struct world w;
+	setup(&w, TPR_SHADOW | VID, false);
+	L2(&w, 0xc7, ABS(AAPAGE + 0x300), IMM32(0x40061), CPUID);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_CPUID);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_INTR_STATUS) & 0xff, 0x61);
+	ck_assert_uint_eq(physmem_read(&w.m.pm, VAPIC + 0x200 + 0x10 * (0x61 / 32), 4),
+			  (0x11110200u | 0x10 * (0x61 / 32)) | 1u << (0x61 % 32));
+	ck_assert_uint_eq(physmem_read(&w.m.pm, VAPIC + 0x300, 4), 0x40061);
+	world_free(&w);
+}
+END_TEST
+
+/* 29.4.3.1, 29.4.3.2: a virtualized write lands on the virtual-APIC page
+ * (the bytes the access covers only) before the APIC-write exit; VICR_HI
+ * keeps only byte 3. */
+START_TEST(written_values)
+{
+	struct world w;
+	setup(&w, TPR_SHADOW | ARV, false);
+	L2(&w, 0x66, 0xc7, ABS(AAPAGE + 0xd2), 0xcd, 0xab, CPUID);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_APIC_WRITE);
+	ck_assert_uint_eq(vmr(&w, VMCS_EXIT_QUALIFICATION), 0x0d0);
+	ck_assert_uint_eq(physmem_read(&w.m.pm, VAPIC + 0xd0, 4), 0xabcd00d0);
+	world_free(&w);
+
+	setup(&w, TPR_SHADOW | ARV, false);
+	L2(&w, 0xc7, ABS(AAPAGE + 0x310), IMM32(0x12345678), CPUID);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_CPUID);
+	ck_assert_uint_eq(physmem_read(&w.m.pm, VAPIC + 0x310, 4), 0x12000000);
+	world_free(&w);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("vmx_apicv");
@@ -253,6 +362,8 @@ int main(void)
 	tcase_add_test(tc, tpr_write_below_threshold);
 	tcase_add_test(tc, tpr_below_threshold_at_entry);
 	tcase_add_test(tc, l1_sees_memory);
+	tcase_add_test(tc, self_ipi_virtualized);
+	tcase_add_test(tc, written_values);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
