@@ -180,8 +180,10 @@ status_t hv_intercept_msr(struct cpu *cpu, const struct insn *in, uint32_t index
 	r.msr = index;
 	r.msr_write = is_write;
 	r.value = *value;
-	status_t st = ask(cpu, &r);
-	if (st == ST_OK)
+	/* ST_HANDLED: the model virtualized the access (VMX "virtualize x2APIC
+	 * mode", SDM Vol.3 29.5): a read's value is r.value, a write is done. */
+	status_t st = ask_may_handle(cpu, &r);
+	if (st == ST_OK || st == ST_HANDLED)
 		*value = r.value;
 	return st;
 }

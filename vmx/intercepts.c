@@ -615,7 +615,7 @@ static status_t msr_access(struct vmx *v, struct cpu *cpu, struct exit_record *r
 	if (proc_ctl(v, VMX_PROC_MSR_BITMAPS) && vmx_msr_bitmap_locate(r->msr, r->msr_write, &byte, &bit)) {
 		uint8_t b = (uint8_t)physmem_read(cpu->mem, vmcs_get(v, VMCS_ROW_MSR_BITMAP) + byte, 1);
 		if (!((b >> bit) & 1))
-			return ST_OK;
+			return vmx_apic_msr(v, cpu, r);   /* 29.5: maybe virtualized */
 	}
 	*x = insn_exit(r, r->msr_write ? VMX_EXIT_WRMSR : VMX_EXIT_RDMSR);
 	return ST_VMEXIT;

@@ -33,7 +33,10 @@
 
 /* The controls of a row. */
 enum { TPR_SHADOW = 1, NO_VAA = 2, ARV = 4 /* APIC-register virtualization */,
-       VID = 8 /* virtual-interrupt delivery */ };
+       VID = 8 /* virtual-interrupt delivery */, X2A = 16 /* virtualize x2APIC mode, MSR bitmaps (empty) */,
+       BITMAPS = 32 /* MSR bitmaps (empty), #GP exits */ };
+#define X2 (TPR_SHADOW | NO_VAA | X2A | BITMAPS)
+#define MSRBM    0x104000u        /* MSR bitmaps */
 
 static void setup(struct world *w, unsigned flags, bool tlb_flush)
 {
@@ -52,10 +55,19 @@ static void setup(struct world *w, unsigned flags, bool tlb_flush)
 		vmw(w, VMCS_PIN_BASED_CONTROLS, vmr(w, VMCS_PIN_BASED_CONTROLS) | VMX_CTL(VMX_PIN_EXT_INTR_EXITING));
 		vmw(w, VMCS_GUEST_INTR_STATUS, 0);
 	}
+	if (flags & X2A)
+		proc2 |= VMX_CTL(VMX_PROC2_VIRTUALIZE_X2APIC);
+	if (flags & BITMAPS) {
+		vmw(w, VMCS_PRIMARY_PROC_CONTROLS, vmr(w, VMCS_PRIMARY_PROC_CONTROLS) | VMX_CTL(VMX_PROC_MSR_BITMAPS));
+		vmw(w, VMCS_MSR_BITMAP, MSRBM);
+		vmw(w, VMCS_EXCEPTION_BITMAP, 1u << 13);
+	}
 	vmw(w, VMCS_SECONDARY_PROC_CONTROLS, proc2);
 	vmw(w, VMCS_VIRTUAL_APIC_ADDR, VAPIC);
 	vmw(w, VMCS_APIC_ACCESS_ADDR, AAPAGE);
 	vmw(w, VMCS_TPR_THRESHOLD, 0);
+	for (unsigned off = 0; off < 0x1000; off += 4)
+		physmem_write(&w->m.pm, MSRBM + off, 4, 0);
 	/* What each page holds, to tell them apart. */
 	for (unsigned off = 0; off < 0x1000; off += 4) {
 		physmem_write(&w->m.pm, VAPIC + off, 4, 0x11110000u | off);
@@ -77,6 +89,13 @@ struct row {
 	uint32_t vtpr;             /* the virtual-APIC page's 080H-083H afterwards */
 };
 
+#define MOV_ECX(v) 0xb9, IMM32(v)
+#define MOV_EAX(v) 0xb8, IMM32(v)
+#define MOV_EDX(v) 0xba, IMM32(v)
+#define XOR_EAX    0x31, 0xc0
+#define XOR_EDX    0x31, 0xd2
+#define RDMSR      0x0f, 0x32
+#define WRMSR      0x0f, 0x30
 #define CODE(...) { __VA_ARGS__ }, sizeof((uint8_t[]){ __VA_ARGS__ })
 
 static const struct row rows[] = {
@@ -180,6 +199,46 @@ static const struct row rows[] = {
 	  CODE(0xc7, ABS(AAPAGE + 0xb4), IMM32(0), CPUID), VMX_EXIT_APIC_ACCESS, 0x10b4, 0, UINT64_MAX, 0x50 },
 	{ "29.4.2 VID: read of 0B0H: exit", TPR_SHADOW | VID, CODE(0x8b, ABS(AAPAGE + 0xb0), CPUID),
 	  VMX_EXIT_APIC_ACCESS, 0x0b0, 0, UINT64_MAX, 0x50 },
+	/* 29.5 "virtualize x2APIC mode" (MSR bitmaps all 0): RDMSR of 808H
+	 * reads VTPR whatever the local APIC's mode; with "APIC-register
+	 * virtualization" the listed registers too; the others operate
+	 * normally (L1's local APIC is in xAPIC mode: #GP, which exits). */
+	{ "29.5 RDMSR 808H virtualized", X2, CODE(MOV_ECX(0x808), RDMSR, CPUID),
+	  VMX_EXIT_CPUID, 0, 7, 0x50, 0x50 },
+	{ "29.5 RDMSR 802H without ARV: normal (#GP)", X2, CODE(MOV_ECX(0x802), RDMSR, CPUID),
+	  VMX_EXIT_EXCEPTION_NMI, 0, 5, UINT64_MAX, 0x50 },
+	{ "29.5 ARV: RDMSR 802H (APIC ID) virtualized", X2 | ARV, CODE(MOV_ECX(0x802), RDMSR, CPUID),
+	  VMX_EXIT_CPUID, 0, 7, 0x11110020, 0x50 },
+	{ "29.5 ARV: RDMSR 80AH (PPR) virtualized", X2 | ARV, CODE(MOV_ECX(0x80a), RDMSR, CPUID),
+	  VMX_EXIT_CPUID, 0, 7, 0x111100a0, 0x50 },
+	{ "29.5 ARV: RDMSR 827H (IRR7) virtualized", X2 | ARV, CODE(MOV_ECX(0x827), RDMSR, CPUID),
+	  VMX_EXIT_CPUID, 0, 7, 0x11110270, 0x50 },
+	{ "29.5 ARV: RDMSR 839H (current count): normal (#GP)", X2 | ARV, CODE(MOV_ECX(0x839), RDMSR, CPUID),
+	  VMX_EXIT_EXCEPTION_NMI, 0, 5, UINT64_MAX, 0x50 },
+	{ "29.5 ARV: RDMSR 80BH (EOI): normal (#GP)", X2 | ARV, CODE(MOV_ECX(0x80b), RDMSR, CPUID),
+	  VMX_EXIT_EXCEPTION_NMI, 0, 5, UINT64_MAX, 0x50 },
+	/* 29.5 WRMSR: 808H (#GP if bits 63:8 are set), with virtual-interrupt
+	 * delivery 80BH (#GP unless 0) and 83FH (#GP if bits 63:8 are set). */
+	{ "29.5 WRMSR 808H virtualized", X2, CODE(MOV_ECX(0x808), MOV_EAX(0x30), XOR_EDX, WRMSR, CPUID),
+	  VMX_EXIT_CPUID, 0, 14, UINT64_MAX, 0x30 },
+	{ "29.5 WRMSR 808H bit 8: #GP", X2, CODE(MOV_ECX(0x808), MOV_EAX(0x130), XOR_EDX, WRMSR, CPUID),
+	  VMX_EXIT_EXCEPTION_NMI, 0, 12, UINT64_MAX, 0x50 },
+	{ "29.5 WRMSR 808H EDX 1: #GP", X2, CODE(MOV_ECX(0x808), MOV_EAX(0x30), MOV_EDX(1), WRMSR, CPUID),
+	  VMX_EXIT_EXCEPTION_NMI, 0, 15, UINT64_MAX, 0x50 },
+	{ "29.5 VID: WRMSR 80BH 0: EOI virtualization", X2 | VID,
+	  CODE(MOV_ECX(0x80b), XOR_EAX, XOR_EDX, WRMSR, CPUID), VMX_EXIT_CPUID, 0, 11, UINT64_MAX, 0x50 },
+	{ "29.5 VID: WRMSR 80BH 1: #GP", X2 | VID,
+	  CODE(MOV_ECX(0x80b), MOV_EAX(1), XOR_EDX, WRMSR, CPUID), VMX_EXIT_EXCEPTION_NMI, 0, 12, UINT64_MAX, 0x50 },
+	{ "29.5 WRMSR 80BH without VID: normal (#GP)", X2,
+	  CODE(MOV_ECX(0x80b), XOR_EAX, XOR_EDX, WRMSR, CPUID), VMX_EXIT_EXCEPTION_NMI, 0, 9, UINT64_MAX, 0x50 },
+	{ "29.5 VID: WRMSR 83FH 161H: #GP", X2 | VID,
+	  CODE(MOV_ECX(0x83f), MOV_EAX(0x161), XOR_EDX, WRMSR, CPUID), VMX_EXIT_EXCEPTION_NMI, 0, 12, UINT64_MAX, 0x50 },
+	{ "29.5 WRMSR 83FH without VID: normal (#GP)", X2,
+	  CODE(MOV_ECX(0x83f), MOV_EAX(0x61), XOR_EDX, WRMSR, CPUID), VMX_EXIT_EXCEPTION_NMI, 0, 12, UINT64_MAX, 0x50 },
+	{ "29.5 WRMSR 802H: normal (#GP)", X2 | ARV | VID,
+	  CODE(MOV_ECX(0x802), XOR_EAX, XOR_EDX, WRMSR, CPUID), VMX_EXIT_EXCEPTION_NMI, 0, 9, UINT64_MAX, 0x50 },
+	{ "29.5 control 0: RDMSR 808H normal (#GP)", TPR_SHADOW | NO_VAA | BITMAPS, CODE(MOV_ECX(0x808), RDMSR, CPUID),
+	  VMX_EXIT_EXCEPTION_NMI, 0, 5, UINT64_MAX, 0x50 },
 	/* 29.4: without "virtualize APIC accesses" the page is memory. */
 	{ "29.4 control 0: the page is memory", TPR_SHADOW | NO_VAA, CODE(0x8b, ABS(AAPAGE + 0x80), CPUID),
 	  VMX_EXIT_CPUID, 0, 7, 0x22220080, 0x50 },
@@ -349,6 +408,59 @@ START_TEST(written_values)
 }
 END_TEST
 
+/* 29.5: RDMSR 808H returns the 64 bits at 080H in EDX:EAX; WRMSR 808H
+ * below TPR threshold: TPR virtualization's trap-like exit (29.1.2). */
+START_TEST(x2apic_tpr)
+{
+	struct world w;
+	setup(&w, X2, false);
+	L2(&w, MOV_ECX(0x808), RDMSR, CPUID);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_CPUID);
+	ck_assert_uint_eq(w.m.cpu.regs[0], 0x50);
+	ck_assert_uint_eq(w.m.cpu.regs[2], 0x11110084);
+	world_free(&w);
+
+	setup(&w, X2, false);
+	vmw(&w, VMCS_TPR_THRESHOLD, 3);
+	L2(&w, MOV_ECX(0x808), MOV_EAX(0x10), XOR_EDX, WRMSR, CPUID);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_TPR_BELOW_THRESHOLD);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_RIP), L2_CODE + 14);
+	ck_assert_uint_eq(physmem_read(&w.m.pm, VAPIC + 0x80, 8), 0x10);
+	world_free(&w);
+}
+END_TEST
+
+/* 29.5, 29.1.5: WRMSR 83FH with virtual-interrupt delivery: VICR_LO gets
+ * the value, VIRR and RVI the vector. */
+START_TEST(x2apic_self_ipi)
+{
+	struct world w;
+	setup(&w, X2 | VID, false);
+	L2(&w, MOV_ECX(0x83f), MOV_EAX(0x61), XOR_EDX, WRMSR, CPUID);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_CPUID);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_INTR_STATUS) & 0xff, 0x61);
+	ck_assert_uint_eq(physmem_read(&w.m.pm, VAPIC + 0x300, 4), 0x61);
+	world_free(&w);
+}
+END_TEST
+
+/* 25.1.3 before 29.5: an MSR bitmap bit set for 808H makes RDMSR exit. */
+START_TEST(x2apic_bitmap_first)
+{
+	struct world w;
+	setup(&w, X2, false);
+	physmem_write(&w.m.pm, MSRBM + 0x808 / 8, 1, 1u << (0x808 % 8));
+	L2(&w, MOV_ECX(0x808), RDMSR, CPUID);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_RDMSR);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_RIP), L2_CODE + 5);
+	world_free(&w);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("vmx_apicv");
@@ -364,6 +476,9 @@ int main(void)
 	tcase_add_test(tc, l1_sees_memory);
 	tcase_add_test(tc, self_ipi_virtualized);
 	tcase_add_test(tc, written_values);
+	tcase_add_test(tc, x2apic_tpr);
+	tcase_add_test(tc, x2apic_self_ipi);
+	tcase_add_test(tc, x2apic_bitmap_first);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
