@@ -22,23 +22,7 @@ static bool proc2(struct vmx *v, unsigned bit)
 	       (vmcs_get(v, VMCS_ROW_SECONDARY_PROC_CONTROLS) & VMX_CTL(bit));
 }
 
-/* SDM Vol.3 29.5: with "APIC-register virtualization", RDMSR reads these
- * from the virtual-APIC page: APIC ID, version, TPR, PPR, LDR, SVR, ISR,
- * TMR, IRR, ESR, LVT CMCI, ICR, the other LVT entries, initial count and
- * divide configuration (not EOI, self IPI or the current count). */
-static bool register_readable(uint32_t msr)
-{
-	switch (msr) {
-	case 0x802: case 0x803: case 0x808: case 0x80a: case 0x80d: case 0x80f: case 0x828:
-	case 0x82f: case 0x830: case 0x832: case 0x833: case 0x834: case 0x835: case 0x836:
-	case 0x837: case 0x838: case 0x83e:
-		return true;
-	default:
-		return msr >= 0x810 && msr <= 0x827;   /* ISR, TMR, IRR */
-	}
-}
-
-/* The 64 bits at the register's offset (29.5: "the 64-bit value"). */
+/* The 8 bytes at offset on the virtual-APIC page (29.5). */
 static uint64_t read64(struct vmx *v, unsigned offset)
 {
 	return vapic_read(v, offset) | (uint64_t)vapic_read(v, offset + 4) << 32;
@@ -58,10 +42,11 @@ status_t vmx_apic_msr(struct vmx *v, struct cpu *cpu, struct exit_record *r)
 	unsigned offset = (msr & 0xff) << 4;
 	bool vid = proc2(v, VMX_PROC2_VIRTUAL_INTR_DELIVERY);
 	if (!r->msr_write) {
-		/* SDM Vol.3 29.5: RDMSR of 808H reads the TPR's 64 bits; with
-		 * "APIC-register virtualization" the listed registers too. */
-		bool virt = proc2(v, VMX_PROC2_APIC_REGISTER_VIRT) ? register_readable(msr) : msr == X2APIC_TPR;
-		if (!virt)
+		/* SDM Vol.3 29.5: RDMSR of 808H reads the 8 bytes at 080H; with
+		 * "APIC-register virtualization" every MSR of the range reads
+		 * the 8 bytes at (ECX & FFH) << 4, even those the x2APIC does
+		 * not have. */
+		if (msr != X2APIC_TPR && !proc2(v, VMX_PROC2_APIC_REGISTER_VIRT))
 			return ST_OK;
 		r->value = read64(v, offset);
 		return ST_HANDLED;

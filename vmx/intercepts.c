@@ -786,6 +786,13 @@ static status_t apic_access(struct vmx *v, struct exit_record *r, struct vmx_exi
 		return ST_OK;
 	*x = exit_of(r, VMX_EXIT_APIC_ACCESS);
 	x->qualification = (r->apic_offset & 0xfffu) | (uint64_t)(r->apic_access & 0xf) << 12;
+	/* 27.2.5 defines the instruction length only during the delivery of
+	 * a software interrupt or exception (exit_of); for a data access during
+	 * instruction execution it is undefined, and hvemu writes the
+	 * instruction's length there, as Intel parts do (kvm-unit-tests'
+	 * apic_reg_virt_test steps over the access by it). */
+	if (r->apic_access == APIC_LINEAR_READ || r->apic_access == APIC_LINEAR_WRITE)
+		x->insn_len = (uint32_t)(r->next_rip - r->rip);
 	return ST_VMEXIT;
 }
 
