@@ -7,6 +7,7 @@
  * normal, ST_HANDLED virtualized (r->value the read's result), ST_FAULT
  * #GP(0) raised. */
 #include "emu/hv.h"
+#include "vmx/exit_reasons.h"
 #include "vmx/model.h"
 #include "vmx/virtual_apic.h"
 
@@ -72,14 +73,19 @@ status_t vmx_apic_msr(struct vmx *v, struct cpu *cpu, struct exit_record *r)
 		vapic_eoi_virtualization(v);
 		return ST_HANDLED;
 	case X2APIC_SELF_IPI:
-		/* With it: #GP(0) if bits 63:8 are set; VICR_LO (300H) gets the
-		 * value, then self-IPI virtualization of its vector (29.1.5). */
+		/* With it: #GP(0) if bits 63:8 are set; else the value to its own
+		 * offset, 3F0H, then APIC-write emulation of a self IPI: self-IPI
+		 * virtualization of a vector of 16 or above (29.1.5), otherwise
+		 * a trap-like APIC-write VM exit with offset 3F0H (29.4.3.3). */
 		if (!vid)
 			return ST_OK;
 		if (value >> 8)
 			return cpu_raise_err(cpu, EXC_GP, 0);
-		write64(v, VAPIC_VICR_LO, value);
-		vapic_self_ipi_virtualization(v, (uint8_t)value);
+		write64(v, offset, value);
+		if (value & 0xf0)
+			vapic_self_ipi_virtualization(v, (uint8_t)value);
+		else
+			vapic_trap_exit(v, VMX_EXIT_APIC_WRITE, offset);
 		return ST_HANDLED;
 	default:
 		return ST_OK;

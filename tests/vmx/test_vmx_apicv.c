@@ -446,8 +446,8 @@ START_TEST(x2apic_tpr)
 }
 END_TEST
 
-/* 29.5, 29.1.5: WRMSR 83FH with virtual-interrupt delivery: VICR_LO gets
- * the value, VIRR and RVI the vector. */
+/* 29.5, 29.1.5: WRMSR 83FH with virtual-interrupt delivery: offset 3F0H
+ * gets the value, VIRR and RVI the vector. */
 START_TEST(x2apic_self_ipi)
 {
 	struct world w;
@@ -456,7 +456,18 @@ START_TEST(x2apic_self_ipi)
 	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
 	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_CPUID);
 	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_INTR_STATUS) & 0xff, 0x61);
-	ck_assert_uint_eq(physmem_read(&w.m.pm, VAPIC + 0x300, 4), 0x61);
+	ck_assert_uint_eq(physmem_read(&w.m.pm, VAPIC + 0x3f0, 8), 0x61);
+	world_free(&w);
+
+	/* A vector below 16: an APIC-write VM exit, trap-like, offset 3F0H. */
+	setup(&w, X2 | VID, false);
+	L2(&w, MOV_ECX(0x83f), MOV_EAX(0x0f), XOR_EDX, WRMSR, CPUID);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_APIC_WRITE);
+	ck_assert_uint_eq(vmr(&w, VMCS_EXIT_QUALIFICATION), 0x3f0);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_RIP), L2_CODE + 14);
+	ck_assert_uint_eq(physmem_read(&w.m.pm, VAPIC + 0x3f0, 8), 0x0f);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_INTR_STATUS) & 0xff, 0);
 	world_free(&w);
 }
 END_TEST
