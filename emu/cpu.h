@@ -229,10 +229,6 @@ struct cpu {
 	uint64_t insn_start;       /* RIP of the current instruction (faults report it) */
 	uint64_t apic_page;        /* the xAPIC register page this CPU's accesses reach
 				      (SDM Vol.3 10.4.1), UINT64_MAX: none (emu/apic.c) */
-	uint64_t apic_access_page; /* the hypervisor model's APIC-access page while its guest
-				      runs (SDM Vol.3 29.4), UINT64_MAX: none; like apic_page
-				      never cached in the TLB, its accesses are the model's
-				      (emu/hv.h apic_access) */
 	uint32_t wrap_carry;       /* bits 63:32 the wrap of the current system access dropped
 				      (sys_wrap32(), emu/operand.h); a #PF takes it along */
 	uint64_t icount;           /* virtual time: retired instructions + REP iterations
@@ -294,6 +290,12 @@ struct cpu {
 				      machine's schedule, which moves time (emu/event_step.c) */
 	struct cpu *next_cpu;      /* SMP: the machine's CPUs in a ring, whose decoded code
 				      this CPU's stores must reach (emu/memory.c); NULL alone */
+	uint64_t apic_access_page; /* the hypervisor model's APIC-access page while its guest
+				      runs (SDM Vol.3 29.4), UINT64_MAX: none (cpu_reset sets
+				      it); like apic_page never cached in the TLB, its accesses
+				      are the model's (emu/hv.h apic_access). Here, past the
+				      hot state, so the fields the run loop reads keep their
+				      cache lines */
 
 	/* --- tracing --- */
 	unsigned trace;            /* TRACE_* */
