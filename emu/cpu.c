@@ -84,6 +84,7 @@ void cpu_reset(struct cpu *cpu)
 	cpu->deadline = UINT64_MAX;
 	for (unsigned i = 0; i < DEADLINE_SOURCES; i++)
 		cpu->deadlines[i].at = UINT64_MAX;
+	cpu->apic_access_page = UINT64_MAX;                     /* no guest runs */
 	cpu->apic_base = 0xfee00000 | (1u << 11) | (1u << 8);   /* enabled, BSP */
 	cpu->pat = 0x0007040600070406ull;                       /* SDM Vol.3 13.12.4 */
 	cpu->misc_enable = model ? model->misc_enable.reset : 0; /* the model's data (emu/msr.c) */

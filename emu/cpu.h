@@ -297,6 +297,12 @@ struct cpu {
 				      machine's schedule, which moves time (emu/event_step.c) */
 	struct cpu *next_cpu;      /* SMP: the machine's CPUs in a ring, whose decoded code
 				      this CPU's stores must reach (emu/memory.c); NULL alone */
+	uint64_t apic_access_page; /* the hypervisor model's APIC-access page while its guest
+				      runs (SDM Vol.3 29.4), UINT64_MAX: none (cpu_reset sets
+				      it); like apic_page never cached in the TLB, its accesses
+				      are the model's (emu/hv.h apic_access). Here, past the
+				      hot state, so the fields the run loop reads keep their
+				      cache lines */
 
 	/* --- tracing --- */
 	unsigned trace;            /* TRACE_* */

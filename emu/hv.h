@@ -15,7 +15,7 @@
  *              effect: a write is not made, a read returns rec->value. Only
  *              where the call site can skip: MOV to/from CRn (SVM's V_TPR,
  *              APM2 15.21.2; VMX's TPR shadow, SDM Vol.3 "TPR Virtualization"),
- *              INTR (posted interrupts: the model took it) and VIRTUAL_INTR
+ *              RDMSR/WRMSR (VMX's "virtualize x2APIC mode", 29.5), INTR (posted interrupts: the model took it) and VIRTUAL_INTR
  *              (the model acknowledged its virtual interrupt, rec->vector).
  *              Elsewhere the answer is a model bug (emu/intercept.c asserts).
  * With no guest running each check is one predictable branch.
@@ -50,6 +50,12 @@ struct hv_model {
 	 * Asked after the instruction's own checks, before the write. */
 	status_t (*cr_write_check)(void *ctx, struct cpu *cpu, unsigned cr, enum cr_access access,
 				   uint64_t value);
+	/* A linear access of size bytes whose physical address pa is in
+	 * cpu->apic_access_page (set by the model while its guest runs); crosses:
+	 * the access also touches the neighbouring page. The model virtualizes it
+	 * (ST_OK: buf read from or written to its own page) or exits. */
+	status_t (*apic_access)(void *ctx, struct cpu *cpu, uint64_t pa, unsigned size, enum tlb_access acc,
+				bool crosses, uint8_t *buf);
 	/* cpu_reset(): forget the guest and every cached VMCB/VMCS state. */
 	void (*reset)(void *ctx, struct cpu *cpu);
 };

@@ -180,8 +180,10 @@ status_t hv_intercept_msr(struct cpu *cpu, const struct insn *in, uint32_t index
 	r.msr = index;
 	r.msr_write = is_write;
 	r.value = *value;
-	status_t st = ask(cpu, &r);
-	if (st == ST_OK)
+	/* ST_HANDLED: the model virtualized the access (VMX "virtualize x2APIC
+	 * mode", SDM Vol.3 29.5): a read's value is r.value, a write is done. */
+	status_t st = ask_may_handle(cpu, &r);
+	if (st == ST_OK || st == ST_HANDLED)
 		*value = r.value;
 	return st;
 }
@@ -285,6 +287,11 @@ status_t hv_intercept_apic(struct cpu *cpu, const struct insn *in, enum intercep
 		record_insn(cpu, in, &r);
 	r.apic_offset = offset;
 	r.apic_access = (uint8_t)access;
+	/* An access to the APIC-access page exits fault-like (SDM Vol.3 29.4:
+	 * the instruction, or the delivery, did not complete); APIC_WRITE is
+	 * trap-like, after the instruction (29.4.3.3). */
+	if (kind == IK_APIC_ACCESS)
+		r.rip = resume_rip(cpu);
 	return ask(cpu, &r);
 }
 

@@ -6,6 +6,7 @@
 #include "emu/apic.h"
 #include "emu/canonical.h"
 #include "emu/debug.h"
+#include "emu/hv.h"
 #include "emu/icache.h"
 #include "emu/operand.h"
 #include "emu/paging_env.h"
@@ -155,9 +156,10 @@ static inline __attribute__((always_inline)) void tlb_fill(struct cpu *cpu, unsi
 	uint64_t pa_page = t->pa & PAGE_MASK;
 	uint8_t *host = physmem_ram_ptr(cpu->mem, pa_page);
 	if (!host || cpu->tlb_uncached || (debug_active(cpu) && debug_page_watched(cpu, lin)) ||
-	    pa_page == cpu->apic_page)
-		return;            /* MMIO/ROM/unclaimed, --tlb flush, a watched page or the
-				      local APIC's page: always the slow path */
+	    pa_page == cpu->apic_page || pa_page == cpu->apic_access_page)
+		return;            /* MMIO/ROM/unclaimed, --tlb flush, a watched page, the
+				      local APIC's page or the guest's APIC-access page:
+				      always the slow path */
 	/* Only canonical pages enter the TLB, so a hit in 64-bit mode implies the
 	 * canonical check (emu/operand.h mem_fast). The walker reads only the index
 	 * bits, so an implicit access (descriptor tables) near the top of a 48-bit
@@ -201,6 +203,13 @@ static status_t lin_access_slow(struct cpu *cpu, uint64_t lin, unsigned size, un
 		status_t st = translate(cpu, l, acc, bank, implicit, &t[i]);
 		if (st != ST_OK)
 			return st;
+		/* SDM Vol.3 29.4: an access to the APIC-access page is the
+		 * hypervisor model's (virtualized or an APIC-access VM exit),
+		 * after the translation's own faults (29.4.1), before any byte
+		 * of the access is done. */
+		if (__builtin_expect((t[i].pa & PAGE_MASK) == cpu->apic_access_page, 0))
+			return cpu->hv->apic_access(cpu->hv_ctx, cpu, t[i].pa, i ? size - first : (n == 2 ? first : size),
+						    acc, n == 2, buf + (i ? first : 0));
 	}
 	/* DR7 data breakpoints: watched pages never enter the TLB, so their
 	 * accesses all come here (emu/debug.h). */

@@ -601,6 +601,8 @@ static status_t msr_prologue(struct cpu *cpu, const struct insn *in, bool is_wri
 		*value = *def ? (*def)->read(cpu) : 0;
 	if (is_write && cpu_apic_msr(cpu, index))
 		exists = true;                     /* op_wrmsr checks the register */
+	/* ST_HANDLED (the model virtualized it, emu/hv.h) goes back to the
+	 * instruction as it is: no #GP for an MSR the core lacks. */
 	if ((st = intercept_msr(cpu, in, index, is_write, value)) != ST_OK)
 		return st;
 	if (!exists)
@@ -614,7 +616,7 @@ status_t op_rdmsr(struct cpu *cpu, const struct insn *in)
 	const struct msr_def *def = NULL;
 	uint64_t v = 0;
 	status_t st = msr_prologue(cpu, in, false, &def, &v);
-	if (st != ST_OK)
+	if (st != ST_OK && st != ST_HANDLED)
 		return st;
 	reg_write(cpu, R_AX, 4, false, (uint32_t)v);
 	reg_write(cpu, R_DX, 4, false, v >> 32);
@@ -629,6 +631,8 @@ status_t op_wrmsr(struct cpu *cpu, const struct insn *in)
 	const struct msr_def *def = NULL;
 	uint64_t v = 0;
 	status_t st = msr_prologue(cpu, in, true, &def, &v);
+	if (st == ST_HANDLED)
+		return ST_OK;
 	if (st != ST_OK)
 		return st;
 	if (def ? !def->write(cpu, v) : !cpu_apic_msr_write(cpu, (uint32_t)cpu->regs[R_CX], v))

@@ -171,6 +171,7 @@ void vmx_events_enter(struct vmx *v, struct cpu *cpu)
 	if (tpr_below_threshold(v))
 		rows |= HV_ARM_TPR_THRESHOLD;
 	v->trap_exit_reason = 0;
+	vmx_apic_access_enter(v, cpu);
 	if (rows)
 		cpu_hv_arm(cpu, rows);
 	/* SDM Vol.3 26.3.2.5: with "virtual-interrupt delivery" VM entry takes
@@ -230,6 +231,7 @@ void vmx_events_leave(struct vmx *v, struct cpu *cpu, const struct vmx_exit *x)
 	v->trap_exit_reason = 0;
 
 	cpu_hv_disarm(cpu, VMX_EVENT_ROWS);
+	vmx_apic_access_leave(cpu);
 
 	/* SDM Vol.3 27.5.5: "VM exits caused directly by non-maskable
 	 * interrupts (NMIs) cause blocking by NMI ... Other VM exits do not

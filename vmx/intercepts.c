@@ -625,7 +625,7 @@ static status_t msr_access(struct vmx *v, struct cpu *cpu, struct exit_record *r
 	if (proc_ctl(v, VMX_PROC_MSR_BITMAPS) && vmx_msr_bitmap_locate(r->msr, r->msr_write, &byte, &bit)) {
 		uint8_t b = (uint8_t)physmem_read(cpu->mem, vmcs_get(v, VMCS_ROW_MSR_BITMAP) + byte, 1);
 		if (!((b >> bit) & 1))
-			return ST_OK;
+			return vmx_apic_msr(v, cpu, r);   /* 29.5: maybe virtualized */
 	}
 	*x = insn_exit(r, r->msr_write ? VMX_EXIT_WRMSR : VMX_EXIT_RDMSR);
 	return ST_VMEXIT;
@@ -810,6 +810,13 @@ static status_t apic_access(struct vmx *v, struct exit_record *r, struct vmx_exi
 		return ST_OK;
 	*x = exit_of(r, VMX_EXIT_APIC_ACCESS);
 	x->qualification = (r->apic_offset & 0xfffu) | (uint64_t)(r->apic_access & 0xf) << 12;
+	/* 27.2.5 defines the instruction length only during the delivery of
+	 * a software interrupt or exception (exit_of); for a data access during
+	 * instruction execution it is undefined, and hvemu writes the
+	 * instruction's length there, as Intel parts do (kvm-unit-tests'
+	 * apic_reg_virt_test steps over the access by it). */
+	if (r->apic_access == APIC_LINEAR_READ || r->apic_access == APIC_LINEAR_WRITE)
+		x->insn_len = (uint32_t)(r->next_rip - r->rip);
 	return ST_VMEXIT;
 }
 

@@ -184,6 +184,20 @@ struct vmx_exit {
  * L1's physical memory; nothing else changes. */
 status_t vmx_exit_decide(struct vmx *v, struct cpu *cpu, struct exit_record *rec, struct vmx_exit *x);
 
+/* apic_access.c: the APIC-access page (SDM Vol.3 29.4). VM entry makes the
+ * VMCS's page cpu->apic_access_page under "virtualize APIC accesses", VM exit
+ * takes it away; vmx_apic_access is the seam's apic_access hook (emu/hv.h):
+ * a linear access to the page, virtualized or an APIC-access VM exit. */
+void vmx_apic_access_enter(struct vmx *v, struct cpu *cpu);
+void vmx_apic_access_leave(struct cpu *cpu);
+status_t vmx_apic_access(void *ctx, struct cpu *cpu, uint64_t pa, unsigned size, enum tlb_access acc, bool crosses,
+			 uint8_t *buf);
+
+/* apic_msrs.c: RDMSR/WRMSR of 800H-8FFH under "virtualize x2APIC mode"
+ * (SDM Vol.3 29.5) that the MSR bitmaps let through: ST_OK operate normally,
+ * ST_HANDLED virtualized (a read's value in r->value), ST_FAULT #GP(0). */
+status_t vmx_apic_msr(struct vmx *v, struct cpu *cpu, struct exit_record *r);
+
 /* world_switch.c: VM entry once VMLAUNCH/VMRESUME's own checks passed (SDM
  * Vol.3 30.3): the checks of 26.2 (VMfailValid 7 or 8, L1 goes on), the
  * guest state (26.3, failure: exit reason 33 with bit 31), MSR loading (26.4,

@@ -39,7 +39,8 @@ struct vmx *vmx_create(struct cpu *cpu, unsigned quirks)
 	v->cpu = cpu;
 	v->quirks = quirks;
 	v->ops = (struct hv_model){ .name = "vmx", .intercept = vmx_intercept, .vm_insn = vmx_vm_insn,
-				    .cr_write_check = vmx_cr_write_check, .reset = vmx_reset };
+				    .cr_write_check = vmx_cr_write_check, .reset = vmx_reset,
+				    .apic_access = vmx_apic_access };
 	cpu->hv = &v->ops;
 	cpu->hv_ctx = v;
 	/* From here on CPUID.1:ECX.VMX reads 1, CR4.VMXE is writable and

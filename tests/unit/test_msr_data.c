@@ -734,7 +734,9 @@ START_TEST(vmx_shaped_after_the_parts)
 		ck_assert(may_be_1(cm, MSR_VMX_PROCBASED_CTLS2, VMX_PROC2_EPT));
 		ck_assert(may_be_1(cm, MSR_VMX_PROCBASED_CTLS2, VMX_PROC2_VPID));
 		ck_assert(may_be_1(cm, MSR_VMX_PROCBASED_CTLS2, VMX_PROC2_UNRESTRICTED_GUEST));
-		ck_assert(!may_be_1(cm, MSR_VMX_PROCBASED_CTLS2, VMX_PROC2_VIRTUALIZE_APIC));
+		ck_assert(may_be_1(cm, MSR_VMX_PROCBASED_CTLS2, VMX_PROC2_VIRTUALIZE_APIC));
+		ck_assert(may_be_1(cm, MSR_VMX_PROCBASED_CTLS2, VMX_PROC2_APIC_REGISTER_VIRT));
+		ck_assert(may_be_1(cm, MSR_VMX_PROCBASED_CTLS2, VMX_PROC2_VIRTUALIZE_X2APIC));
 		/* TRUE_PROCBASED lets CR3-load/store exiting be 0. */
 		ck_assert(!(vmx_ctl_must_be_1(cap(cm, MSR_VMX_TRUE_PROCBASED_CTLS)) &
 			    VMX_CTL(VMX_PROC_CR3_LOAD_EXITING)));

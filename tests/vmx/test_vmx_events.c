@@ -559,8 +559,8 @@ END_TEST
  * CR8 of a value below TPR threshold exits after the instruction (reason
  * 43, trap-like: RIP after the MOV); the exit disarms the row. (The exit
  * right after VM entry, 26.7.7, needs VTPR[7:4] < threshold at entry, which
- * 26.2.1.1 allows only with "virtualize APIC accesses", a control no hvemu
- * model offers.) */
+ * 26.2.1.1 allows only with "virtualize APIC accesses": test_vmx_apicv.c
+ * tpr_below_threshold_at_entry.) */
 START_TEST(tpr_below_threshold_after_mov_cr8)
 {
 	struct world w;

@@ -738,7 +738,8 @@ static const struct row rows[] = {
 	/* ---- 29.4, Table 27-6: APIC access; APIC write; EOI virtualization ---- */
 	{ "APIC access: linear write of VTPR", "29.4, Table 27-6", { PROC2(0, P2(VIRTUALIZE_APIC)) }, NULL,
 	  { INSN(IK_APIC_ACCESS, 6), .apic_offset = 0x80, .apic_access = APIC_LINEAR_WRITE },
-	  EXIT(APIC_ACCESS, .qualification = 0x1080) },
+	  /* 27.2.5: the length undefined; hvemu's choice: the instruction's. */
+	  EXIT(APIC_ACCESS, .qualification = 0x1080, .insn_len = 6) },
 	{ "APIC access during event delivery", "Table 27-6, 27.2.4", { PROC2(0, P2(VIRTUALIZE_APIC)) }, NULL,
 	  { EVENT(IK_APIC_ACCESS), .apic_offset = 0x300, .apic_access = APIC_DELIVERY_ACCESS,
 	    VECTORING(EV_EXTINT, 0x40, 0) },

@@ -631,7 +631,7 @@ static const struct row rows[] = {
 	  NULL },
 	{ "vmread guest PDPTE0 without EPT (12)", "core2", CURRENT, enc_pdpte0, I(VMREAD_RBX_RCX), FAIL_VALID, 12,
 	  NULL },
-	{ "vmread APIC-access address without APIC virtualization (12)", NULL, CURRENT, enc_apic_access,
+	{ "vmread APIC-access address without APIC virtualization (12)", "core2", CURRENT, enc_apic_access,
 	  I(VMREAD_RBX_RCX), FAIL_VALID, 12, NULL },
 	{ "vmread virtual-APIC address with TPR shadow", "core2", CURRENT, enc_virtual_apic, I(VMREAD_RBX_RCX),
 	  SUCCEED, 0, NULL },
