@@ -625,6 +625,12 @@ uint32_t lapic_mmio_read(struct lapic *l, unsigned offset)
 	return (uint32_t)v;
 }
 
+void lapic_eoi(struct lapic *l)
+{
+	if (l->mode != LAPIC_DISABLED)
+		end_of_interrupt(l);
+}
+
 void lapic_mmio_write(struct lapic *l, unsigned offset, uint32_t value)
 {
 	offset &= 0xfff;

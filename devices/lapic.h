@@ -124,6 +124,9 @@ void lapic_set_mode(struct lapic *l, enum lapic_mode mode);
  * ignored (SDM 10.4.1 allows only aligned 32-bit accesses). */
 uint32_t lapic_mmio_read(struct lapic *l, unsigned offset);
 void lapic_mmio_write(struct lapic *l, unsigned offset, uint32_t value);
+/* An EOI the processor itself writes, in xAPIC or x2APIC mode alike (VMX
+ * posted-interrupt processing, SDM Vol.3 29.6 step 4). */
+void lapic_eoi(struct lapic *l);
 
 /* x2APIC MSR index (800H-8FFH): false for #GP(0) (SDM 10.12.1.2, 10.12.1.3:
  * an address with no register, a read of a write-only or write of a read-only

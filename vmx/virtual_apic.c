@@ -187,9 +187,10 @@ void vapic_process_posted(struct vmx *v)
 	uint8_t on = (uint8_t)physmem_read(cpu->mem, desc + PID_ON_BYTE, 1);
 	physmem_write(cpu->mem, desc + PID_ON_BYTE, 1, on & ~1u);
 	/* Step 4: zero written to the local APIC's EOI register dismisses the
-	 * notification vector. */
+	 * notification vector, whichever the APIC's mode (an MMIO write would
+	 * be dropped in x2APIC mode and leave the vector in service). */
 	if (cpu->lapic)
-		lapic_mmio_write(cpu->lapic, 0xb0, 0);
+		lapic_eoi(cpu->lapic);
 	/* Steps 5-6: PIR ORed into VIRR and cleared (no other agent between:
 	 * hvemu runs one CPU at a time); RVI := max(RVI, the highest PIR bit),
 	 * unchanged if PIR was clear. */
