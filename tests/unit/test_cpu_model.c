@@ -351,10 +351,13 @@ END_TEST
  * the end (the lines wrap anywhere). */
 static bool has_word(const char *text, const char *word)
 {
-	size_t n = strlen(word);
-	for (const char *p = strstr(text, word); p; p = strstr(p + 1, word))
-		if (p > text && p[-1] == ' ' && (p[n] == ' ' || p[n] == '\n' || p[n] == '\0'))
+	size_t n = strlen(word), len = strlen(text);
+	for (size_t i = 1; i + n <= len; i++) {
+		char after = text[i + n];
+		if (text[i - 1] == ' ' && strncmp(text + i, word, n) == 0 &&
+		    (after == ' ' || after == '\n' || after == '\0'))
 			return true;
+	}
 	return false;
 }
 
