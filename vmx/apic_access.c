@@ -19,22 +19,11 @@
 #include "vmx/model.h"
 #include "vmx/virtual_apic.h"
 
-static bool proc(struct vmx *v, unsigned bit)
-{
-	return vmcs_get(v, VMCS_ROW_PRIMARY_PROC_CONTROLS) & VMX_CTL(bit);
-}
-
-static bool proc2(struct vmx *v, unsigned bit)
-{
-	return proc(v, VMX_PROC_SECONDARY_CONTROLS) &&
-	       (vmcs_get(v, VMCS_ROW_SECONDARY_PROC_CONTROLS) & VMX_CTL(bit));
-}
-
 void vmx_apic_access_enter(struct vmx *v, struct cpu *cpu)
 {
 	/* SDM Vol.3 29.4: the page at the APIC-access address, while the
 	 * control is 1 (26.2.1.1 checked the address). */
-	cpu->apic_access_page = proc2(v, VMX_PROC2_VIRTUALIZE_APIC)
+	cpu->apic_access_page = vmx_proc2_ctl(v, VMX_PROC2_VIRTUALIZE_APIC)
 					? vmcs_get(v, VMCS_ROW_APIC_ACCESS_ADDR) & ~0xfffull : UINT64_MAX;
 }
 
@@ -77,7 +66,7 @@ static bool register_writable(unsigned reg)
 static bool virtualized(struct vmx *v, unsigned offset, bool write)
 {
 	unsigned reg = offset & ~0xfu;
-	if (proc2(v, VMX_PROC2_APIC_REGISTER_VIRT))
+	if (vmx_proc2_ctl(v, VMX_PROC2_APIC_REGISTER_VIRT))
 		return write ? register_writable(reg) : register_readable(reg);
 	if (!write)
 		return reg == VAPIC_VTPR;                         /* 080H-083H */
@@ -85,7 +74,7 @@ static bool virtualized(struct vmx *v, unsigned offset, bool write)
 	 * 0B0H and 300H. */
 	if (offset == VAPIC_VTPR)
 		return true;
-	return proc2(v, VMX_PROC2_VIRTUAL_INTR_DELIVERY) && (offset == VAPIC_VEOI || offset == VAPIC_VICR_LO);
+	return vmx_proc2_ctl(v, VMX_PROC2_VIRTUAL_INTR_DELIVERY) && (offset == VAPIC_VEOI || offset == VAPIC_VICR_LO);
 }
 
 /* SDM Vol.3 29.4.3.2: does VICR_LO ask for a self IPI the processor
@@ -100,7 +89,7 @@ static bool self_ipi(uint32_t icr)
 /* SDM Vol.3 29.4.3.2: APIC-write emulation of a write to register reg. */
 static void apic_write_emulation(struct vmx *v, unsigned reg)
 {
-	bool vid = proc2(v, VMX_PROC2_VIRTUAL_INTR_DELIVERY);
+	bool vid = vmx_proc2_ctl(v, VMX_PROC2_VIRTUAL_INTR_DELIVERY);
 	switch (reg) {
 	case VAPIC_VTPR:
 		/* Bytes 3:1 of VTPR cleared, then TPR virtualization (29.1.2). */
@@ -150,7 +139,7 @@ status_t vmx_apic_access(void *ctx, struct cpu *cpu, uint64_t pa, unsigned size,
 	 * entirely within the low 4 bytes of a naturally aligned 16-byte region
 	 * (an access that crosses into the next page is not), and otherwise
 	 * unless its offset is one the controls virtualize. */
-	if (!proc(v, VMX_PROC_TPR_SHADOW) || acc == TLB_EXEC || size > 4 || crosses ||
+	if (!vmx_proc_ctl(v, VMX_PROC_TPR_SHADOW) || acc == TLB_EXEC || size > 4 || crosses ||
 	    (offset & 0xf) + size > 4 || !virtualized(v, offset, write))
 		return hv_intercept_apic(cpu, NULL, IK_APIC_ACCESS, (uint16_t)offset, type);
 

@@ -17,12 +17,6 @@ enum {
 	X2APIC_TPR = 0x808, X2APIC_EOI = 0x80b, X2APIC_SELF_IPI = 0x83f,
 };
 
-static bool proc2(struct vmx *v, unsigned bit)
-{
-	return (vmcs_get(v, VMCS_ROW_PRIMARY_PROC_CONTROLS) & VMX_CTL(VMX_PROC_SECONDARY_CONTROLS)) &&
-	       (vmcs_get(v, VMCS_ROW_SECONDARY_PROC_CONTROLS) & VMX_CTL(bit));
-}
-
 /* The 8 bytes at offset on the virtual-APIC page (29.5). */
 static uint64_t read64(struct vmx *v, unsigned offset)
 {
@@ -38,16 +32,16 @@ static void write64(struct vmx *v, unsigned offset, uint64_t value)
 status_t vmx_apic_msr(struct vmx *v, struct cpu *cpu, struct exit_record *r)
 {
 	uint32_t msr = r->msr;
-	if (msr < X2APIC_FIRST || msr > X2APIC_LAST || !proc2(v, VMX_PROC2_VIRTUALIZE_X2APIC))
+	if (msr < X2APIC_FIRST || msr > X2APIC_LAST || !vmx_proc2_ctl(v, VMX_PROC2_VIRTUALIZE_X2APIC))
 		return ST_OK;
 	unsigned offset = (msr & 0xff) << 4;
-	bool vid = proc2(v, VMX_PROC2_VIRTUAL_INTR_DELIVERY);
+	bool vid = vmx_proc2_ctl(v, VMX_PROC2_VIRTUAL_INTR_DELIVERY);
 	if (!r->msr_write) {
 		/* SDM Vol.3 29.5: RDMSR of 808H reads the 8 bytes at 080H; with
 		 * "APIC-register virtualization" every MSR of the range reads
 		 * the 8 bytes at (ECX & FFH) << 4, even those the x2APIC does
 		 * not have. */
-		if (msr != X2APIC_TPR && !proc2(v, VMX_PROC2_APIC_REGISTER_VIRT))
+		if (msr != X2APIC_TPR && !vmx_proc2_ctl(v, VMX_PROC2_APIC_REGISTER_VIRT))
 			return ST_OK;
 		r->value = read64(v, offset);
 		return ST_HANDLED;

@@ -86,28 +86,11 @@ status_t vmx_inject(struct vmx *v, struct cpu *cpu, uint64_t rip)
 #define VMX_EVENT_ROWS (HV_ARM_TPR_THRESHOLD | HV_ARM_MTF | HV_MTF_DUE | HV_ARM_NMI_WINDOW | \
 			HV_ARM_INTR_WINDOW | HV_ARM_VIRTUAL_INTR | HV_ENTRY_BOUNDARY)
 
-static bool pin(struct vmx *v, unsigned bit)
-{
-	return vmcs_get(v, VMCS_ROW_PIN_BASED_CONTROLS) & VMX_CTL(bit);
-}
-
-static bool proc(struct vmx *v, unsigned bit)
-{
-	return vmcs_get(v, VMCS_ROW_PRIMARY_PROC_CONTROLS) & VMX_CTL(bit);
-}
-
-/* SDM Vol.3 24.6.2: the secondary controls count only when activated. */
-static bool proc2(struct vmx *v, unsigned bit)
-{
-	return proc(v, VMX_PROC_SECONDARY_CONTROLS) &&
-	       (vmcs_get(v, VMCS_ROW_SECONDARY_PROC_CONTROLS) & VMX_CTL(bit));
-}
-
 /* SDM Vol.3 29.1.2, 26.7.7: with "use TPR shadow" and without
  * "virtual-interrupt delivery", VTPR[7:4] below TPR threshold[3:0]. */
 static bool tpr_below_threshold(struct vmx *v)
 {
-	if (!proc(v, VMX_PROC_TPR_SHADOW) || proc2(v, VMX_PROC2_VIRTUAL_INTR_DELIVERY))
+	if (!vmx_proc_ctl(v, VMX_PROC_TPR_SHADOW) || vmx_proc2_ctl(v, VMX_PROC2_VIRTUAL_INTR_DELIVERY))
 		return false;
 	return ((vapic_read(v, VAPIC_VTPR) >> 4) & 0xf) < (vmcs_get(v, VMCS_ROW_TPR_THRESHOLD) & 0xf);
 }
@@ -126,10 +109,10 @@ void vmx_events_enter(struct vmx *v, struct cpu *cpu)
 	 * for it (25.2); NMIs themselves "are not blocked in VMX non-root
 	 * operation" (HV_VIRTUAL_NMI_BLOCKING: the boundary table lets them
 	 * through to their exit). */
-	if (pin(v, VMX_PIN_VIRTUAL_NMIS)) {
+	if (vmx_pin_ctl(v, VMX_PIN_VIRTUAL_NMIS)) {
 		cpu->nmi_blocked = vmcs_get(v, VMCS_ROW_GUEST_INTERRUPTIBILITY) & VMX_INTERRUPTIBILITY_NMI;
 		cpu->hv_holds |= HV_VIRTUAL_NMI_BLOCKING;
-	} else if (pin(v, VMX_PIN_NMI_EXITING)) {
+	} else if (vmx_pin_ctl(v, VMX_PIN_NMI_EXITING)) {
 		/* SDM Vol.3 25.3, 26.7.1: with "NMI exiting", blocking by NMI
 		 * "remains in effect as long as the logical processor is in VMX
 		 * non-root operation": IRET does not end it. */
@@ -143,17 +126,17 @@ void vmx_events_enter(struct vmx *v, struct cpu *cpu)
 	/* SDM Vol.3 25.2, 26.7.5: interrupt-window exiting: an exit before any
 	 * instruction with RFLAGS.IF = 1 and no blocking by STI or MOV SS, right
 	 * after VM entry if those hold (the row's blockers). */
-	if (proc(v, VMX_PROC_INTR_WINDOW_EXITING))
+	if (vmx_proc_ctl(v, VMX_PROC_INTR_WINDOW_EXITING))
 		rows |= HV_ARM_INTR_WINDOW;
 	/* SDM Vol.3 25.2, 26.7.6: NMI-window exiting: no (virtual-)NMI
 	 * blocking, no blocking by MOV SS. */
-	if (proc(v, VMX_PROC_NMI_WINDOW_EXITING))
+	if (vmx_proc_ctl(v, VMX_PROC_NMI_WINDOW_EXITING))
 		rows |= HV_ARM_NMI_WINDOW;
 	/* SDM Vol.3 25.5.2: the monitor trap flag: an MTF VM exit is pending
 	 * after each instruction (emu/run.c sets HV_MTF_DUE) and after the
 	 * delivery of an injected vectored event (26.7.8; the delivery's
 	 * intercept answer, vmx_events_go_on, sets it). */
-	if (proc(v, VMX_PROC_MONITOR_TRAP_FLAG))
+	if (vmx_proc_ctl(v, VMX_PROC_MONITOR_TRAP_FLAG))
 		rows |= HV_ARM_MTF;
 	/* SDM Vol.3 26.6.2, 26.7.8: type 7 (other event), vector 0: "VM entry
 	 * is injecting a pending MTF VM exit": one is pending before the first
@@ -179,7 +162,7 @@ void vmx_events_enter(struct vmx *v, struct cpu *cpu)
 	 * them there), performs PPR virtualization and evaluates pending
 	 * virtual interrupts (29.2.1); one recognized is delivered at the
 	 * first boundary that allows it (26.7.5), after any injected event. */
-	if (proc2(v, VMX_PROC2_VIRTUAL_INTR_DELIVERY)) {
+	if (vmx_proc2_ctl(v, VMX_PROC2_VIRTUAL_INTR_DELIVERY)) {
 		vapic_ppr_virtualization(v);
 		vapic_evaluate(v);
 	}
@@ -241,7 +224,7 @@ void vmx_events_leave(struct vmx *v, struct cpu *cpu, const struct vmx_exit *x)
 	if (exit_by_nmi(x)) {
 		cpu->lines &= (uint8_t)~LINE_NMI;
 		cpu->nmi_blocked = true;
-	} else if (pin(v, VMX_PIN_VIRTUAL_NMIS)) {
+	} else if (vmx_pin_ctl(v, VMX_PIN_VIRTUAL_NMIS)) {
 		cpu->nmi_blocked = false;
 	}
 	/* Back in VMX root operation: INIT blocked again, NMI blocking L1's

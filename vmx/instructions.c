@@ -532,14 +532,6 @@ static status_t vmfunc_exit(struct vmx *v, struct cpu *cpu)
 	return vmx_vm_exit(v, cpu, &x);
 }
 
-/* The VM functions of the current VMCS (SDM Vol.3 24.6.14) when "enable VM
- * functions" counts (24.6.2: only with "activate secondary controls"). */
-static bool vm_functions_enabled(struct vmx *v)
-{
-	return (vmcs_get(v, VMCS_ROW_PRIMARY_PROC_CONTROLS) & VMX_CTL(VMX_PROC_SECONDARY_CONTROLS)) &&
-	       (vmcs_get(v, VMCS_ROW_SECONDARY_PROC_CONTROLS) & VMX_CTL(VMX_PROC2_VM_FUNCTIONS));
-}
-
 #define EPTP_LIST_ENTRIES 512u
 
 static status_t vmfunc(struct vmx *v, struct cpu *cpu)
@@ -548,7 +540,7 @@ static status_t vmfunc(struct vmx *v, struct cpu *cpu)
 	 * operation" and "if the enable VM functions VM-execution control is
 	 * 0"; 25.5.6: EAX above 63 or a function whose bit in the VM-function
 	 * controls is 0 is a VM exit. */
-	if (!cpu->in_guest || !vm_functions_enabled(v))
+	if (!cpu->in_guest || !vmx_proc2_ctl(v, VMX_PROC2_VM_FUNCTIONS))
 		return cpu_raise(cpu, EXC_UD);
 	uint32_t fn = (uint32_t)cpu->regs[R_AX];
 	if (fn > 63 || !((vmcs_get(v, VMCS_ROW_VM_FUNCTION_CONTROLS) >> fn) & 1))

@@ -24,19 +24,6 @@
 
 /* ---- the controls ---- */
 
-static bool proc_ctl(struct vmx *v, unsigned bit)
-{
-	return vmcs_get(v, VMCS_ROW_PRIMARY_PROC_CONTROLS) & VMX_CTL(bit);
-}
-
-/* SDM Vol.3 24.6.2: with "activate secondary controls" 0 the processor
- * operates as if every secondary control were 0. */
-static bool proc2_ctl(struct vmx *v, unsigned bit)
-{
-	return proc_ctl(v, VMX_PROC_SECONDARY_CONTROLS) &&
-	       (vmcs_get(v, VMCS_ROW_SECONDARY_PROC_CONTROLS) & VMX_CTL(bit));
-}
-
 /* ---- the exit information every exit carries ---- */
 
 /* The interruption-information format (SDM Vol.3 24.9.2, 24.9.3): vector,
@@ -285,7 +272,7 @@ static bool pause_loop_exits(struct vmx *v, struct cpu *cpu)
  * pointer references (instructions.c vmcs_access_ready, 30.3). */
 static bool vmcs_shadowing_exits(struct vmx *v, struct cpu *cpu, const struct exit_record *r)
 {
-	if (!proc2_ctl(v, VMX_PROC2_VMCS_SHADOWING))
+	if (!vmx_proc2_ctl(v, VMX_PROC2_VMCS_SHADOWING))
 		return true;
 	uint64_t enc = cpu->regs[r->op.reg & 15];
 	if (!cpu_is_mode64(cpu))
@@ -302,8 +289,8 @@ static bool vmcs_shadowing_exits(struct vmx *v, struct cpu *cpu, const struct ex
  * before the instruction's own checks (PHASE_BEFORE_CHECKS). */
 static status_t disabled_instruction(struct vmx *v, struct cpu *cpu, const struct exit_record *r)
 {
-	if ((r->kind == IK_RDTSCP && !proc2_ctl(v, VMX_PROC2_RDTSCP)) ||
-	    (r->kind == IK_INVPCID && !proc2_ctl(v, VMX_PROC2_INVPCID)))
+	if ((r->kind == IK_RDTSCP && !vmx_proc2_ctl(v, VMX_PROC2_RDTSCP)) ||
+	    (r->kind == IK_INVPCID && !vmx_proc2_ctl(v, VMX_PROC2_INVPCID)))
 		return cpu_raise(cpu, EXC_UD);
 	return ST_OK;
 }
@@ -323,7 +310,7 @@ static status_t instruction(struct vmx *v, struct cpu *cpu, struct exit_record *
 	for (unsigned i = 0; i < sizeof(proc_insns) / sizeof(proc_insns[0]); i++) {
 		if (proc_insns[i].kind != r->kind)
 			continue;
-		if (!proc_ctl(v, proc_insns[i].bit))
+		if (!vmx_proc_ctl(v, proc_insns[i].bit))
 			return ST_OK;
 		*x = insn_exit(r, proc_insns[i].reason);
 		return ST_VMEXIT;
@@ -333,14 +320,14 @@ static status_t instruction(struct vmx *v, struct cpu *cpu, struct exit_record *
 		/* Enabled (disabled_instruction), it exits with "RDTSC exiting"
 		 * (SDM Vol.3 25.1.3). The TSC offset applies to both instructions
 		 * through the TSC itself (world_switch.c). */
-		if (!proc_ctl(v, VMX_PROC_RDTSC_EXITING))
+		if (!vmx_proc_ctl(v, VMX_PROC_RDTSC_EXITING))
 			return ST_OK;
 		*x = insn_exit(r, VMX_EXIT_RDTSCP);
 		return ST_VMEXIT;
 	case IK_MWAIT:
 		/* 25.1.3 "MWAIT exiting"; 27.2.1: the qualification is 1 if the
 		 * address-range monitoring hardware is armed, else 0. */
-		if (!proc_ctl(v, VMX_PROC_MWAIT_EXITING))
+		if (!vmx_proc_ctl(v, VMX_PROC_MWAIT_EXITING))
 			return ST_OK;
 		*x = insn_exit(r, VMX_EXIT_MWAIT);
 		x->qualification = cpu->monitor_armed;
@@ -349,7 +336,7 @@ static status_t instruction(struct vmx *v, struct cpu *cpu, struct exit_record *
 		/* 25.1.3 "INVLPG exiting"; 27.2.1: the qualification is the
 		 * linear-address operand (bits 63:32 clear outside 64-bit mode:
 		 * op.linear wraps at 4 GiB there). */
-		if (!proc_ctl(v, VMX_PROC_INVLPG_EXITING))
+		if (!vmx_proc_ctl(v, VMX_PROC_INVLPG_EXITING))
 			return ST_OK;
 		*x = insn_exit(r, VMX_EXIT_INVLPG);
 		x->qualification = r->op.linear;
@@ -357,15 +344,15 @@ static status_t instruction(struct vmx *v, struct cpu *cpu, struct exit_record *
 	case IK_INVPCID:
 		/* Enabled (disabled_instruction), it exits with "INVLPG exiting"
 		 * (25.1.3). Table 27-9, reg2 the type. */
-		if (!proc_ctl(v, VMX_PROC_INVLPG_EXITING))
+		if (!vmx_proc_ctl(v, VMX_PROC_INVLPG_EXITING))
 			return ST_OK;
 		*x = operand_exit(r, VMX_EXIT_INVPCID, operand_info(INFO_MEM_REG2, &r->op));
 		return ST_VMEXIT;
 	case IK_PAUSE:
 		/* 25.1.3: "PAUSE exiting" at any CPL, else PAUSE-loop exiting
 		 * at CPL 0. */
-		if (!proc_ctl(v, VMX_PROC_PAUSE_EXITING) &&
-		    (cpu->cpl != 0 || !proc2_ctl(v, VMX_PROC2_PAUSE_LOOP_EXITING) || !pause_loop_exits(v, cpu)))
+		if (!vmx_proc_ctl(v, VMX_PROC_PAUSE_EXITING) &&
+		    (cpu->cpl != 0 || !vmx_proc2_ctl(v, VMX_PROC2_PAUSE_LOOP_EXITING) || !pause_loop_exits(v, cpu)))
 			return ST_OK;
 		*x = insn_exit(r, VMX_EXIT_PAUSE);
 		return ST_VMEXIT;
@@ -379,14 +366,14 @@ static status_t instruction(struct vmx *v, struct cpu *cpu, struct exit_record *
 		return ST_VMEXIT;
 	case IK_WBINVD:
 		/* 25.1.3 "WBINVD exiting" (secondary). */
-		if (!proc2_ctl(v, VMX_PROC2_WBINVD_EXITING))
+		if (!vmx_proc2_ctl(v, VMX_PROC2_WBINVD_EXITING))
 			return ST_OK;
 		*x = insn_exit(r, VMX_EXIT_WBINVD);
 		return ST_VMEXIT;
 	case IK_DESC_TABLE:
 		/* 25.1.3 "descriptor-table exiting" (secondary): LGDT, LIDT,
 		 * LLDT, LTR, SGDT, SIDT, SLDT, STR. */
-		if (!proc2_ctl(v, VMX_PROC2_DESC_TABLE_EXITING))
+		if (!vmx_proc2_ctl(v, VMX_PROC2_DESC_TABLE_EXITING))
 			return ST_OK;
 		*x = desc_table_exit(r);
 		return ST_VMEXIT;
@@ -395,7 +382,7 @@ static status_t instruction(struct vmx *v, struct cpu *cpu, struct exit_record *
 		 * (EAX) above 63 or not enabled in the VM-function controls exits
 		 * (reason 59). An enabled function runs: EPTP switching is the
 		 * world switch's. */
-		if (!proc2_ctl(v, VMX_PROC2_VM_FUNCTIONS))
+		if (!vmx_proc2_ctl(v, VMX_PROC2_VM_FUNCTIONS))
 			return cpu_raise(cpu, EXC_UD);
 		uint64_t fn = cpu->regs[R_AX] & 0xffffffffu;
 		if (fn < 64 && (vmcs_get(v, VMCS_ROW_VM_FUNCTION_CONTROLS) >> fn) & 1)
@@ -496,8 +483,8 @@ static status_t cr3_access(struct vmx *v, struct exit_record *r, struct vmx_exit
 	static const enum vmcs_row target[] = { VMCS_ROW_CR3_TARGET_VALUE0, VMCS_ROW_CR3_TARGET_VALUE1,
 						VMCS_ROW_CR3_TARGET_VALUE2, VMCS_ROW_CR3_TARGET_VALUE3 };
 	if (r->cr_access == CR_MOV_FROM)
-		return proc_ctl(v, VMX_PROC_CR3_STORE_EXITING) ? cr_exit(r, x) : ST_OK;
-	if (!proc_ctl(v, VMX_PROC_CR3_LOAD_EXITING))
+		return vmx_proc_ctl(v, VMX_PROC_CR3_STORE_EXITING) ? cr_exit(r, x) : ST_OK;
+	if (!vmx_proc_ctl(v, VMX_PROC_CR3_LOAD_EXITING))
 		return ST_OK;
 	uint64_t count = vmcs_get(v, VMCS_ROW_CR3_TARGET_COUNT);
 	for (unsigned i = 0; i < 4 && i < count; i++)
@@ -514,9 +501,9 @@ static status_t cr3_access(struct vmx *v, struct exit_record *r, struct vmx_exit
 static status_t cr8_access(struct vmx *v, struct cpu *cpu, struct exit_record *r, struct vmx_exit *x)
 {
 	bool write = r->cr_access == CR_MOV_TO;
-	if (proc_ctl(v, write ? VMX_PROC_CR8_LOAD_EXITING : VMX_PROC_CR8_STORE_EXITING))
+	if (vmx_proc_ctl(v, write ? VMX_PROC_CR8_LOAD_EXITING : VMX_PROC_CR8_STORE_EXITING))
 		return cr_exit(r, x);
-	if (!proc_ctl(v, VMX_PROC_TPR_SHADOW))
+	if (!vmx_proc_ctl(v, VMX_PROC_TPR_SHADOW))
 		return ST_OK;
 	if (!write) {
 		r->value = (vapic_read(v, VAPIC_VTPR) >> 4) & 0xf;
@@ -554,7 +541,7 @@ static status_t cr_access(struct vmx *v, struct cpu *cpu, struct exit_record *r,
  * direction 4 (0 to DR, 1 from DR), GPR 11:8. */
 static status_t dr_access(struct vmx *v, struct exit_record *r, struct vmx_exit *x)
 {
-	if (r->phase != PHASE_BEFORE_CHECKS || !proc_ctl(v, VMX_PROC_MOV_DR_EXITING))
+	if (r->phase != PHASE_BEFORE_CHECKS || !vmx_proc_ctl(v, VMX_PROC_MOV_DR_EXITING))
 		return ST_OK;
 	*x = insn_exit(r, VMX_EXIT_DR_ACCESS);
 	x->qualification = (uint64_t)(r->cr & 7) | (r->cr_access == CR_MOV_FROM ? 1u << 4 : 0) |
@@ -592,8 +579,8 @@ static status_t io_access(struct vmx *v, struct cpu *cpu, struct exit_record *r,
 {
 	/* 25.1.3: with "use I/O bitmaps" the bitmaps decide and "unconditional
 	 * I/O exiting" is ignored; without, the latter does. */
-	bool exits = proc_ctl(v, VMX_PROC_IO_BITMAPS) ? io_bitmaps_say(v, cpu, r->port, r->io_size)
-						      : proc_ctl(v, VMX_PROC_UNCOND_IO_EXITING);
+	bool exits = vmx_proc_ctl(v, VMX_PROC_IO_BITMAPS) ? io_bitmaps_say(v, cpu, r->port, r->io_size)
+						      : vmx_proc_ctl(v, VMX_PROC_UNCOND_IO_EXITING);
 	if (!exits)
 		return ST_OK;
 	/* Table 27-5: size - 1 in 2:0, IN 3, string 4, REP 5, immediate port
@@ -622,7 +609,7 @@ static status_t msr_access(struct vmx *v, struct cpu *cpu, struct exit_record *r
 {
 	uint32_t byte;
 	unsigned bit;
-	if (proc_ctl(v, VMX_PROC_MSR_BITMAPS) && vmx_msr_bitmap_locate(r->msr, r->msr_write, &byte, &bit)) {
+	if (vmx_proc_ctl(v, VMX_PROC_MSR_BITMAPS) && vmx_msr_bitmap_locate(r->msr, r->msr_write, &byte, &bit)) {
 		uint8_t b = (uint8_t)physmem_read(cpu->mem, vmcs_get(v, VMCS_ROW_MSR_BITMAP) + byte, 1);
 		if (!((b >> bit) & 1))
 			return vmx_apic_msr(v, cpu, r);   /* 29.5: maybe virtualized */
@@ -632,11 +619,6 @@ static status_t msr_access(struct vmx *v, struct cpu *cpu, struct exit_record *r
 }
 
 /* ---- events (SDM Vol.3 25.2) ---- */
-
-static bool pin_ctl(struct vmx *v, unsigned bit)
-{
-	return vmcs_get(v, VMCS_ROW_PIN_BASED_CONTROLS) & VMX_CTL(bit);
-}
 
 /* Bit 12 of the VM-exit interruption information and of an EPT violation's
  * qualification (SDM Vol.3 27.2.2, 27.2.3): the exit is due to a fault of an
@@ -696,7 +678,7 @@ static status_t exception(struct vmx *v, struct exit_record *r, struct vmx_exit 
  * type NMI (27.2.2). */
 static status_t nmi(struct vmx *v, struct exit_record *r, struct vmx_exit *x)
 {
-	if (!pin_ctl(v, VMX_PIN_NMI_EXITING) || r->event.injected)
+	if (!vmx_pin_ctl(v, VMX_PIN_NMI_EXITING) || r->event.injected)
 		return ST_OK;
 	*x = exit_of(r, VMX_EXIT_EXCEPTION_NMI);
 	x->intr_info = EXC_NMI | (uint32_t)VMX_INTR_NMI << VMX_INTR_TYPE_SHIFT | VMX_INTR_VALID;
@@ -714,14 +696,14 @@ static status_t external_interrupt(struct vmx *v, struct cpu *cpu, struct exit_r
 	/* An interrupt is decided as it arrives (the record without an event);
 	 * its delivery through the IDT, and that of a virtual interrupt (29.2.2:
 	 * "no VM exit"), asks again with the event and goes on. */
-	if (!pin_ctl(v, VMX_PIN_EXT_INTR_EXITING) || r->event.injected || r->event.pending)
+	if (!vmx_pin_ctl(v, VMX_PIN_EXT_INTR_EXITING) || r->event.injected || r->event.pending)
 		return ST_OK;
 	/* SDM Vol.3 29.6 steps 1-2: with "process posted interrupts" the
 	 * local APIC is acknowledged; the notification vector is processed as
 	 * a posted interrupt (no VM exit), any other vector exits with its
 	 * vector saved (VM entry requires "acknowledge interrupt on exit",
 	 * 26.2.1.1). */
-	if (pin_ctl(v, VMX_PIN_POSTED_INTERRUPTS) && hv_ack_intr(cpu, r) &&
+	if (vmx_pin_ctl(v, VMX_PIN_POSTED_INTERRUPTS) && hv_ack_intr(cpu, r) &&
 	    r->vector == (uint8_t)vmcs_get(v, VMCS_ROW_POSTED_INTR_NV)) {
 		vapic_process_posted(v);
 		/* 29.6 step 7 evaluated: "If step #7 leads to recognition of a
@@ -806,7 +788,7 @@ static status_t ept_exit(struct vmx *v, struct exit_record *r, struct vmx_exit *
  * accesses), the access type in 15:12 (enum apic_access's values 0-3). */
 static status_t apic_access(struct vmx *v, struct exit_record *r, struct vmx_exit *x)
 {
-	if (!proc2_ctl(v, VMX_PROC2_VIRTUALIZE_APIC))
+	if (!vmx_proc2_ctl(v, VMX_PROC2_VIRTUALIZE_APIC))
 		return ST_OK;
 	*x = exit_of(r, VMX_EXIT_APIC_ACCESS);
 	x->qualification = (r->apic_offset & 0xfffu) | (uint64_t)(r->apic_access & 0xf) << 12;
@@ -844,7 +826,7 @@ static status_t trap_exit(struct vmx *v, struct exit_record *r, struct vmx_exit 
 		v->trap_exit_reason = 0;
 		return ST_VMEXIT;
 	}
-	return proc_ctl(v, VMX_PROC_TPR_SHADOW) && !proc2_ctl(v, VMX_PROC2_VIRTUAL_INTR_DELIVERY)
+	return vmx_proc_ctl(v, VMX_PROC_TPR_SHADOW) && !vmx_proc2_ctl(v, VMX_PROC2_VIRTUAL_INTR_DELIVERY)
 		       ? plain_exit(r, VMX_EXIT_TPR_BELOW_THRESHOLD, x) : ST_OK;
 }
 
@@ -853,7 +835,7 @@ static status_t trap_exit(struct vmx *v, struct exit_record *r, struct vmx_exit 
  * delivered through the guest's IDT (the core, with r->vector). */
 static status_t virtual_intr(struct vmx *v, struct exit_record *r)
 {
-	if (!proc2_ctl(v, VMX_PROC2_VIRTUAL_INTR_DELIVERY))
+	if (!vmx_proc2_ctl(v, VMX_PROC2_VIRTUAL_INTR_DELIVERY))
 		return ST_OK;
 	r->vector = vapic_deliver(v);
 	return ST_HANDLED;
@@ -879,16 +861,16 @@ static status_t event(struct vmx *v, struct cpu *cpu, struct exit_record *r, str
 		return ST_VMEXIT;
 	/* 25.2 (and 25.5.1, 25.5.2): the windows, MTF, the preemption timer. */
 	case IK_INTR_WINDOW:
-		return proc_ctl(v, VMX_PROC_INTR_WINDOW_EXITING) ? plain_exit(r, VMX_EXIT_INTERRUPT_WINDOW, x) : ST_OK;
+		return vmx_proc_ctl(v, VMX_PROC_INTR_WINDOW_EXITING) ? plain_exit(r, VMX_EXIT_INTERRUPT_WINDOW, x) : ST_OK;
 	case IK_NMI_WINDOW:
-		return proc_ctl(v, VMX_PROC_NMI_WINDOW_EXITING) ? plain_exit(r, VMX_EXIT_NMI_WINDOW, x) : ST_OK;
+		return vmx_proc_ctl(v, VMX_PROC_NMI_WINDOW_EXITING) ? plain_exit(r, VMX_EXIT_NMI_WINDOW, x) : ST_OK;
 	/* 26.6.2: a pending MTF VM exit the entry injected exits with the
 	 * control 0 too (events.c). */
 	case IK_MTF:
-		return proc_ctl(v, VMX_PROC_MONITOR_TRAP_FLAG) || v->mtf_injected
+		return vmx_proc_ctl(v, VMX_PROC_MONITOR_TRAP_FLAG) || v->mtf_injected
 			       ? plain_exit(r, VMX_EXIT_MONITOR_TRAP_FLAG, x) : ST_OK;
 	case IK_PREEMPTION_TIMER:
-		return pin_ctl(v, VMX_PIN_PREEMPTION_TIMER) ? plain_exit(r, VMX_EXIT_PREEMPTION_TIMER, x) : ST_OK;
+		return vmx_pin_ctl(v, VMX_PIN_PREEMPTION_TIMER) ? plain_exit(r, VMX_EXIT_PREEMPTION_TIMER, x) : ST_OK;
 	/* 29.1.2, 29.1.4: the trap-like exits of TPR and EOI virtualization. */
 	case IK_TPR_BELOW_THRESHOLD: return trap_exit(v, r, x);
 	case IK_TASK_SWITCH:      return task_switch(r, x);

@@ -346,4 +346,23 @@ static inline uint64_t vmcs_get(struct vmx *v, enum vmcs_row row)
 	return v->vmcs.field[row];
 }
 
+/* A VM-execution control of the current VMCS is 1 (SDM Vol.3 24.6.1-24.6.2). */
+static inline bool vmx_pin_ctl(struct vmx *v, unsigned bit)
+{
+	return vmcs_get(v, VMCS_ROW_PIN_BASED_CONTROLS) & VMX_CTL(bit);
+}
+
+static inline bool vmx_proc_ctl(struct vmx *v, unsigned bit)
+{
+	return vmcs_get(v, VMCS_ROW_PRIMARY_PROC_CONTROLS) & VMX_CTL(bit);
+}
+
+/* SDM Vol.3 24.6.2: with "activate secondary controls" 0 the processor
+ * operates as if every secondary control were 0. */
+static inline bool vmx_proc2_ctl(struct vmx *v, unsigned bit)
+{
+	return vmx_proc_ctl(v, VMX_PROC_SECONDARY_CONTROLS) &&
+	       (vmcs_get(v, VMCS_ROW_SECONDARY_PROC_CONTROLS) & VMX_CTL(bit));
+}
+
 #endif

@@ -71,13 +71,6 @@ static uint8_t highest(struct vmx *v, unsigned base)
 	return 0;
 }
 
-static bool virtual_intr_delivery(struct vmx *v)
-{
-	/* SDM Vol.3 24.6.2: a secondary control counts only when activated. */
-	return (vmcs_get(v, VMCS_ROW_PRIMARY_PROC_CONTROLS) & VMX_CTL(VMX_PROC_SECONDARY_CONTROLS)) &&
-	       (vmcs_get(v, VMCS_ROW_SECONDARY_PROC_CONTROLS) & VMX_CTL(VMX_PROC2_VIRTUAL_INTR_DELIVERY));
-}
-
 /* ---- the virtualizations of 29.1 ---- */
 
 void vapic_ppr_virtualization(struct vmx *v)
@@ -95,7 +88,7 @@ void vapic_tpr_virtualization(struct vmx *v)
 	 * TPR threshold[3:0] makes a trap-like TPR-below-threshold VM exit;
 	 * with it, PPR virtualization, then the evaluation of pending virtual
 	 * interrupts. */
-	if (!virtual_intr_delivery(v)) {
+	if (!vmx_proc2_ctl(v, VMX_PROC2_VIRTUAL_INTR_DELIVERY)) {
 		if (((vapic_read(v, VAPIC_VTPR) >> 4) & 0xf) < (vmcs_get(v, VMCS_ROW_TPR_THRESHOLD) & 0xf))
 			cpu_hv_arm(v->cpu, HV_ARM_TPR_THRESHOLD);
 		return;
