@@ -15,7 +15,8 @@
  *              effect: a write is not made, a read returns rec->value. Only
  *              where the call site can skip: MOV to/from CRn (SVM's V_TPR,
  *              APM2 15.21.2; VMX's TPR shadow, SDM Vol.3 "TPR Virtualization"),
- *              RDMSR/WRMSR (VMX's "virtualize x2APIC mode", 29.5), INTR (posted interrupts: the model took it) and VIRTUAL_INTR
+ *              RDMSR/WRMSR (VMX's "virtualize x2APIC mode", 29.5), INTR
+ *              (posted interrupts: the model took it) and VIRTUAL_INTR
  *              (the model acknowledged its virtual interrupt, rec->vector).
  *              Elsewhere the answer is a model bug (emu/intercept.c asserts).
  * With no guest running each check is one predictable branch.

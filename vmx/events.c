@@ -92,7 +92,7 @@ static bool tpr_below_threshold(struct vmx *v)
 {
 	if (!vmx_proc_ctl(v, VMX_PROC_TPR_SHADOW) || vmx_proc2_ctl(v, VMX_PROC2_VIRTUAL_INTR_DELIVERY))
 		return false;
-	return ((vapic_read(v, VAPIC_VTPR) >> 4) & 0xf) < (vmcs_get(v, VMCS_ROW_TPR_THRESHOLD) & 0xf);
+	return vapic_tpr_below_threshold(v);
 }
 
 void vmx_events_enter(struct vmx *v, struct cpu *cpu)

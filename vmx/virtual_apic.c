@@ -82,6 +82,11 @@ void vapic_ppr_virtualization(struct vmx *v)
 	vapic_write(v, VAPIC_VPPR, (vtpr >> 4) >= (unsigned)(s >> 4) ? vtpr : (uint32_t)(s & 0xf0u));
 }
 
+bool vapic_tpr_below_threshold(struct vmx *v)
+{
+	return ((vapic_read(v, VAPIC_VTPR) >> 4) & 0xf) < (vmcs_get(v, VMCS_ROW_TPR_THRESHOLD) & 0xf);
+}
+
 void vapic_tpr_virtualization(struct vmx *v)
 {
 	/* SDM Vol.3 29.1.2: without virtual-interrupt delivery, VTPR[7:4] below
@@ -89,7 +94,7 @@ void vapic_tpr_virtualization(struct vmx *v)
 	 * with it, PPR virtualization, then the evaluation of pending virtual
 	 * interrupts. */
 	if (!vmx_proc2_ctl(v, VMX_PROC2_VIRTUAL_INTR_DELIVERY)) {
-		if (((vapic_read(v, VAPIC_VTPR) >> 4) & 0xf) < (vmcs_get(v, VMCS_ROW_TPR_THRESHOLD) & 0xf))
+		if (vapic_tpr_below_threshold(v))
 			cpu_hv_arm(v->cpu, HV_ARM_TPR_THRESHOLD);
 		return;
 	}

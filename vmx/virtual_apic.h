@@ -45,6 +45,8 @@ void vapic_write(struct vmx *v, unsigned offset, uint32_t value);
  * armed for the next boundary) when VTPR[7:4] < TPR threshold[3:0]; with it,
  * PPR virtualization and the evaluation of pending virtual interrupts. */
 void vapic_tpr_virtualization(struct vmx *v);
+/* VTPR[7:4] below TPR threshold[3:0] (29.1.2; at VM entry too, 26.7.7). */
+bool vapic_tpr_below_threshold(struct vmx *v);
 /* 29.1.3 PPR virtualization: VPPR from VTPR and SVI. */
 void vapic_ppr_virtualization(struct vmx *v);
 /* 29.1.4 EOI virtualization, after a virtualized write of VEOI (with
