@@ -101,12 +101,14 @@ static void build_facs(uint8_t *t)
 	put8(t, 32, FACS_VERSION);
 }
 
-/* 5.2.11.1 DSDT. With PM1 control hardware, one object: Name (_S5, Package (4)
+/* 5.2.11.1 DSDT. With PM1 control hardware: Name (_S5, Package (4)
  * {slp_typ, slp_typ, 0, 0}), the SLP_TYPa/SLP_TYPb values that put the machine
  * in S5 (7.3.4.5 "\_S5 (S5 Soft Off)"), in AML (ACPI 6.0 20.2.5.1 DefName,
  * 20.2.5.4 DefPackage, 20.2.4 PkgLength; a byte constant 0 or 1 is ZeroOp or
  * OneOp, else BytePrefix). */
-enum { AML_ZERO = 0x00, AML_ONE = 0x01, AML_BYTE = 0x0a, AML_NAME = 0x08, AML_PACKAGE = 0x12 };
+enum { AML_ZERO = 0x00, AML_ONE = 0x01, AML_BYTE = 0x0a, AML_NAME = 0x08, AML_PACKAGE = 0x12,
+       AML_BUFFER = 0x11, AML_EXT = 0x5b, AML_DEVICE = 0x82 };
+#define PCI_MEM_END 0xfebfffffu          /* below the I/O APIC at FEC00000h */
 
 static unsigned aml_byte(uint8_t *p, unsigned o, uint8_t v)
 {
@@ -119,9 +121,115 @@ static unsigned aml_byte(uint8_t *p, unsigned o, uint8_t v)
 	return o + 2;
 }
 
+/* PkgLength (20.2.4) for `body` bytes after it: one byte up to 63 in all,
+ * else two (bits 3:0 in the lead byte, which says one more follows). */
+static unsigned aml_pkg_length(uint8_t *p, unsigned o, unsigned body)
+{
+	if (body + 1 <= 63) {
+		p[o] = (uint8_t)(body + 1);
+		return o + 1;
+	}
+	unsigned len = body + 2;                 /* < 4096 here */
+	p[o] = (uint8_t)(0x40 | (len & 0xf));
+	p[o + 1] = (uint8_t)(len >> 4);
+	return o + 2;
+}
+
+/* Resource descriptors (6.4): the root bridge's windows, each a producer
+ * with fixed minimum and maximum (general flags 0Ch). */
+enum { RES_WORD = 0x88, RES_DWORD = 0x87, RES_IO = 0x47, RES_END = 0x79,
+       RES_MEMORY = 0, RES_IO_RANGE = 1, RES_BUS = 2, RES_FIXED_PRODUCER = 0x0c };
+
+/* 6.4.3.5.3 Word Address Space Descriptor. */
+static unsigned res_word(uint8_t *p, unsigned o, uint8_t type, uint8_t tflags, uint16_t min, uint16_t max)
+{
+	p[o] = RES_WORD;
+	put16(p, o + 1, 13);
+	p[o + 3] = type;
+	p[o + 4] = RES_FIXED_PRODUCER;
+	p[o + 5] = tflags;
+	put16(p, o + 6, 0);                      /* granularity */
+	put16(p, o + 8, min);
+	put16(p, o + 10, max);
+	put16(p, o + 12, 0);                     /* translation */
+	put16(p, o + 14, (uint16_t)(max - min + 1));
+	return o + 16;
+}
+
+/* 6.4.3.5.2 DWord Address Space Descriptor, memory: cacheable, read-write
+ * (type-specific flags 03h, 6.4.3.5.5). */
+static unsigned res_dword_memory(uint8_t *p, unsigned o, uint32_t min, uint32_t max)
+{
+	p[o] = RES_DWORD;
+	put16(p, o + 1, 23);
+	p[o + 3] = RES_MEMORY;
+	p[o + 4] = RES_FIXED_PRODUCER;
+	p[o + 5] = 0x03;
+	put32(p, o + 6, 0);
+	put32(p, o + 10, min);
+	put32(p, o + 14, max);
+	put32(p, o + 18, 0);
+	put32(p, o + 22, max - min + 1);
+	return o + 26;
+}
+
+/* The root bridge's _CRS: buses 0-FFh, the configuration ports CF8h-CFFh
+ * it consumes (6.4.2.5 I/O Port Descriptor, 16-bit decode), the I/O space
+ * around them (type-specific 03h: ISA and non-ISA ranges, 6.4.3.5.6), the
+ * VGA window A0000h-BFFFFh and the addresses from the end of RAM to the I/O
+ * APIC, then the end tag (6.4.2.9, checksum 0). */
+static unsigned pci_crs(uint8_t *p, const struct acpi_machine *m)
+{
+	unsigned o = res_word(p, 0, RES_BUS, 0, 0x00, 0xff);
+	static const uint8_t cfg_ports[] = { RES_IO, 0x01, 0xf8, 0x0c, 0xf8, 0x0c, 0x01, 0x08 };
+	memcpy(p + o, cfg_ports, sizeof(cfg_ports));
+	o += sizeof(cfg_ports);
+	o = res_word(p, o, RES_IO_RANGE, 0x03, 0x0000, 0x0cf7);
+	o = res_word(p, o, RES_IO_RANGE, 0x03, 0x0d00, 0xffff);
+	o = res_dword_memory(p, o, 0x000a0000u, 0x000bffffu);
+	if (m->pci_mem_start && m->pci_mem_start < PCI_MEM_END)
+		o = res_dword_memory(p, o, m->pci_mem_start, PCI_MEM_END);
+	p[o++] = RES_END;
+	p[o++] = 0;
+	return o;
+}
+
+/* Device (\_SB_.PCI0) { Name (_HID, EisaId ("PNP0A03")) Name (_UID, 0)
+ * Name (_CRS, Buffer () {...}) }: the PCI root bridge (6.1.5 _HID, 6.1.12
+ * _UID, 6.2.2 _CRS; 20.2.5.2 DefDevice, 20.2.5.4 DefBuffer, 20.2.2 a
+ * NameString from the root with a DualNamePrefix). Without it an OS that
+ * enumerates through ACPI finds no PCI bus. */
+static unsigned aml_pci_root(uint8_t *t, unsigned o, const struct acpi_machine *m)
+{
+	uint8_t body[192], crs[144];
+	unsigned crs_len = pci_crs(crs, m), b = 0;
+	static const uint8_t name[] = { 0x5c, 0x2e, '_', 'S', 'B', '_', 'P', 'C', 'I', '0' };
+	memcpy(body, name, sizeof(name));
+	b += sizeof(name);
+	static const uint8_t hid_uid[] = { AML_NAME, '_', 'H', 'I', 'D', 0x0c, 0x41, 0xd0, 0x0a, 0x03,
+					   AML_NAME, '_', 'U', 'I', 'D', AML_ZERO };
+	memcpy(body + b, hid_uid, sizeof(hid_uid));   /* EisaId ("PNP0A03") = 030AD041h */
+	b += sizeof(hid_uid);
+	body[b++] = AML_NAME;
+	memcpy(body + b, "_CRS", 4);
+	b += 4;
+	body[b++] = AML_BUFFER;
+	b = aml_pkg_length(body, b, 2 + crs_len);
+	body[b++] = AML_BYTE;                    /* BufferSize */
+	body[b++] = (uint8_t)crs_len;
+	memcpy(body + b, crs, crs_len);
+	b += crs_len;
+	t[o++] = AML_EXT;
+	t[o++] = AML_DEVICE;
+	o = aml_pkg_length(t, o, b);
+	memcpy(t + o, body, b);
+	return o + b;
+}
+
 static unsigned dsdt_size(const struct acpi_machine *m)
 {
-	return HEADER_SIZE + (m->pm_base ? 16 : 0);   /* room for the longest \_S5 */
+	/* Room for the longest \_S5 and the root bridge. */
+	return HEADER_SIZE + (m->pm_base ? 16 : 0) + (m->pci_root ? 200 : 0);
 }
 
 static void build_dsdt(uint8_t *t, const struct acpi_machine *m)
@@ -140,6 +248,8 @@ static void build_dsdt(uint8_t *t, const struct acpi_machine *m)
 		o = aml_byte(t, o, 0);
 		t[len_at] = (uint8_t)(o - len_at);
 	}
+	if (m->pci_root)
+		o = aml_pci_root(t, o, m);
 	header(t, "DSDT", o, DSDT_REVISION);
 	finish(t, o);
 }

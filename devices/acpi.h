@@ -10,7 +10,8 @@
  *     (system I/O, e.g. 0xCF9 with value 06h), IA-PC boot architecture flags
  *     from the machine (legacy devices, 8042, VGA, CMOS RTC, MSI), C1 through
  *     HLT only; FACS (version 2, no waking vector) and a DSDT holding \_S5
- *     only (with PM hardware; otherwise no objects);
+ *     (with PM hardware) and the PCI root bridge \_SB.PCI0 (PNP0A03, its
+ *     bus, I/O and memory windows in _CRS), or no objects;
  *   MADT (revision 4), only with local APICs: one Processor Local APIC entry per
  *     CPU (x2APIC entries for IDs from 255), the I/O APIC, the interrupt source
  *     override of ISA IRQ 0 onto GSI 2 and that of the SCI (level, active
@@ -56,6 +57,8 @@ struct acpi_machine {
 	 * devices/piix4_pm.h); the MADT declares sci_irq level, active high. */
 	uint16_t pm_base;
 	uint8_t s5_slp_typ;        /* PM1_CNT SLP_TYP for S5 (the DSDT's \_S5) */
+	bool pci_root;             /* a PCI host bridge: the DSDT's \_SB.PCI0 */
+	uint32_t pci_mem_start;    /* its memory window from here to FEBFFFFFh (0: none) */
 };
 
 /* Where acpi_build put each table (0: not built). */

@@ -134,6 +134,7 @@ bool pc_boot_firmware(struct pc_boot *b, struct physmem *pm, const struct pc_des
 		.vga = d->vga, .rtc = d->rtc, .rtc_century = d->rtc_century,
 		.reset_port = RESET_CONTROL_PORT, .reset_value = RCR_HARD_RESET, .sci_irq = PIIX4_PM_SCI_IRQ,
 		.pm_base = d->acpi_pm ? PIIX4_PM_BASE : 0, .s5_slp_typ = PIIX4_SLP_TYP_SOFT_OFF,
+		.pci_root = true, .pci_mem_start = pm->ram_size < 0xfec00000u ? (uint32_t)pm->ram_size : 0,
 	};
 	uint8_t *tables = malloc(ACPI_AREA_SIZE);
 	if (!tables) {

@@ -589,7 +589,8 @@ END_TEST
 /* With the PIIX4's PM hardware at 600h (devices/piix4_pm.h): the FADT's PM1a
  * event/control, PM timer and GPE0 blocks in both forms with their lengths
  * (ACPI 6.0 5.2.9 Table 5-34), TMR_VAL_EXT clear, no SMI_CMD; the DSDT's
- * Name (_S5_, Package (4) {0, 0, 0, 0}) (7.3.4.5, 20.2.5); the MADT's
+ * Name (_S5_, Package (4) {0, 0, 0, 0}) (7.3.4.5, 20.2.5) and the PCI root
+ * bridge (6.1.5, 6.2.2, 6.4.3.5; 20.2.4 PkgLength); the MADT's
  * override of the SCI, IRQ 9 level, active high (5.2.12.5). */
 START_TEST(acpi_pm_hardware)
 {
@@ -627,6 +628,24 @@ START_TEST(acpi_pm_hardware)
 	dsdt = table(buf, l.dsdt, "DSDT", 2);
 	ck_assert_uint_eq(rd32(dsdt + 4), 36 + sizeof(s5b));
 	ck_assert_mem_eq(dsdt + 36, s5b, sizeof(s5b));
+	/* With the PCI root bridge: Device (\_SB_.PCI0) after \_S5, its
+	 * PkgLength (two bytes) covering the rest of the DSDT; _HID PNP0A03;
+	 * _CRS ending in the end tag, with the window from the end of RAM. */
+	m.pci_root = true;
+	m.pci_mem_start = 0x10000000u;
+	ck_assert_uint_gt(acpi_build(buf, sizeof(buf), BASE, &m, &l), 0);
+	dsdt = table(buf, l.dsdt, "DSDT", 2);
+	uint32_t dlen = rd32(dsdt + 4), d = 36 + sizeof(s5b);
+	ck_assert_uint_eq(dsdt[d], 0x5b);
+	ck_assert_uint_eq(dsdt[d + 1], 0x82);
+	ck_assert_uint_eq(dsdt[d + 2] >> 6, 1);
+	ck_assert_uint_eq((dsdt[d + 2] & 0xf) | dsdt[d + 3] << 4, dlen - (d + 2));
+	ck_assert_mem_eq(dsdt + d + 4, "\\._SB_PCI0", 10);
+	ck_assert_mem_eq(dsdt + d + 14, "\x08_HID\x0c\x41\xd0\x0a\x03", 10);
+	ck_assert_uint_eq(dsdt[dlen - 2], 0x79);               /* end tag */
+	ck_assert_uint_eq(dsdt[dlen - 1], 0);
+	ck_assert_uint_eq(rd32(dsdt + dlen - 2 - 26 + 10), 0x10000000u);   /* last window: min */
+	ck_assert_uint_eq(rd32(dsdt + dlen - 2 - 26 + 14), 0xfebfffffu);   /* max */
 	const uint8_t *madt = table(buf, l.madt, "APIC", 4);
 	unsigned sci = 0;
 	for (uint32_t o = 44; o < rd32(madt + 4); o += madt[o + 1])
