@@ -101,11 +101,157 @@ static void build_facs(uint8_t *t)
 	put8(t, 32, FACS_VERSION);
 }
 
-/* 5.2.11.1 DSDT: a definition block with no objects (no AML). */
-static void build_dsdt(uint8_t *t)
+/* 5.2.11.1 DSDT. With PM1 control hardware: Name (_S5, Package (4)
+ * {slp_typ, slp_typ, 0, 0}), the SLP_TYPa/SLP_TYPb values that put the machine
+ * in S5 (7.3.4.5 "\_S5 (S5 Soft Off)"), in AML (ACPI 6.0 20.2.5.1 DefName,
+ * 20.2.5.4 DefPackage, 20.2.4 PkgLength; a byte constant 0 or 1 is ZeroOp or
+ * OneOp, else BytePrefix). */
+enum { AML_ZERO = 0x00, AML_ONE = 0x01, AML_BYTE = 0x0a, AML_NAME = 0x08, AML_PACKAGE = 0x12,
+       AML_BUFFER = 0x11, AML_EXT = 0x5b, AML_DEVICE = 0x82 };
+#define PCI_MEM_END 0xfebfffffu          /* below the I/O APIC at FEC00000h */
+
+static unsigned aml_byte(uint8_t *p, unsigned o, uint8_t v)
 {
-	header(t, "DSDT", HEADER_SIZE, DSDT_REVISION);
-	finish(t, HEADER_SIZE);
+	if (v <= 1) {
+		p[o] = v ? AML_ONE : AML_ZERO;
+		return o + 1;
+	}
+	p[o] = AML_BYTE;
+	p[o + 1] = v;
+	return o + 2;
+}
+
+/* PkgLength (20.2.4) for `body` bytes after it: one byte up to 63 in all,
+ * else two (bits 3:0 in the lead byte, which says one more follows). */
+static unsigned aml_pkg_length(uint8_t *p, unsigned o, unsigned body)
+{
+	if (body + 1 <= 63) {
+		p[o] = (uint8_t)(body + 1);
+		return o + 1;
+	}
+	unsigned len = body + 2;                 /* < 4096 here */
+	p[o] = (uint8_t)(0x40 | (len & 0xf));
+	p[o + 1] = (uint8_t)(len >> 4);
+	return o + 2;
+}
+
+/* Resource descriptors (6.4): the root bridge's windows, each a producer
+ * with fixed minimum and maximum (general flags 0Ch). */
+enum { RES_WORD = 0x88, RES_DWORD = 0x87, RES_IO = 0x47, RES_END = 0x79,
+       RES_MEMORY = 0, RES_IO_RANGE = 1, RES_BUS = 2, RES_FIXED_PRODUCER = 0x0c };
+
+/* 6.4.3.5.3 Word Address Space Descriptor. */
+static unsigned res_word(uint8_t *p, unsigned o, uint8_t type, uint8_t tflags, uint16_t min, uint16_t max)
+{
+	p[o] = RES_WORD;
+	put16(p, o + 1, 13);
+	p[o + 3] = type;
+	p[o + 4] = RES_FIXED_PRODUCER;
+	p[o + 5] = tflags;
+	put16(p, o + 6, 0);                      /* granularity */
+	put16(p, o + 8, min);
+	put16(p, o + 10, max);
+	put16(p, o + 12, 0);                     /* translation */
+	put16(p, o + 14, (uint16_t)(max - min + 1));
+	return o + 16;
+}
+
+/* 6.4.3.5.2 DWord Address Space Descriptor, memory: cacheable, read-write
+ * (type-specific flags 03h, 6.4.3.5.5). */
+static unsigned res_dword_memory(uint8_t *p, unsigned o, uint32_t min, uint32_t max)
+{
+	p[o] = RES_DWORD;
+	put16(p, o + 1, 23);
+	p[o + 3] = RES_MEMORY;
+	p[o + 4] = RES_FIXED_PRODUCER;
+	p[o + 5] = 0x03;
+	put32(p, o + 6, 0);
+	put32(p, o + 10, min);
+	put32(p, o + 14, max);
+	put32(p, o + 18, 0);
+	put32(p, o + 22, max - min + 1);
+	return o + 26;
+}
+
+/* The root bridge's _CRS: buses 0-FFh, the configuration ports CF8h-CFFh
+ * it consumes (6.4.2.5 I/O Port Descriptor, 16-bit decode), the I/O space
+ * around them (type-specific 03h: ISA and non-ISA ranges, 6.4.3.5.6), the
+ * VGA window A0000h-BFFFFh and the addresses from the end of RAM to the I/O
+ * APIC, then the end tag (6.4.2.9, checksum 0). */
+static unsigned pci_crs(uint8_t *p, const struct acpi_machine *m)
+{
+	unsigned o = res_word(p, 0, RES_BUS, 0, 0x00, 0xff);
+	static const uint8_t cfg_ports[] = { RES_IO, 0x01, 0xf8, 0x0c, 0xf8, 0x0c, 0x01, 0x08 };
+	memcpy(p + o, cfg_ports, sizeof(cfg_ports));
+	o += sizeof(cfg_ports);
+	o = res_word(p, o, RES_IO_RANGE, 0x03, 0x0000, 0x0cf7);
+	o = res_word(p, o, RES_IO_RANGE, 0x03, 0x0d00, 0xffff);
+	o = res_dword_memory(p, o, 0x000a0000u, 0x000bffffu);
+	if (m->pci_mem_start && m->pci_mem_start < PCI_MEM_END)
+		o = res_dword_memory(p, o, m->pci_mem_start, PCI_MEM_END);
+	p[o++] = RES_END;
+	p[o++] = 0;
+	return o;
+}
+
+/* Device (\_SB_.PCI0) { Name (_HID, EisaId ("PNP0A03")) Name (_UID, 0)
+ * Name (_CRS, Buffer () {...}) }: the PCI root bridge (6.1.5 _HID, 6.1.12
+ * _UID, 6.2.2 _CRS; 20.2.5.2 DefDevice, 20.2.5.4 DefBuffer, 20.2.2 a
+ * NameString from the root with a DualNamePrefix). Without it an OS that
+ * enumerates through ACPI finds no PCI bus. */
+static unsigned aml_pci_root(uint8_t *t, unsigned o, const struct acpi_machine *m)
+{
+	uint8_t body[192], crs[144];
+	unsigned crs_len = pci_crs(crs, m), b = 0;
+	static const uint8_t name[] = { 0x5c, 0x2e, '_', 'S', 'B', '_', 'P', 'C', 'I', '0' };
+	memcpy(body, name, sizeof(name));
+	b += sizeof(name);
+	static const uint8_t hid_uid[] = { AML_NAME, '_', 'H', 'I', 'D', 0x0c, 0x41, 0xd0, 0x0a, 0x03,
+					   AML_NAME, '_', 'U', 'I', 'D', AML_ZERO };
+	memcpy(body + b, hid_uid, sizeof(hid_uid));   /* EisaId ("PNP0A03") = 030AD041h */
+	b += sizeof(hid_uid);
+	body[b++] = AML_NAME;
+	memcpy(body + b, "_CRS", 4);
+	b += 4;
+	body[b++] = AML_BUFFER;
+	b = aml_pkg_length(body, b, 2 + crs_len);
+	body[b++] = AML_BYTE;                    /* BufferSize */
+	body[b++] = (uint8_t)crs_len;
+	memcpy(body + b, crs, crs_len);
+	b += crs_len;
+	t[o++] = AML_EXT;
+	t[o++] = AML_DEVICE;
+	o = aml_pkg_length(t, o, b);
+	memcpy(t + o, body, b);
+	return o + b;
+}
+
+static unsigned dsdt_size(const struct acpi_machine *m)
+{
+	/* Room for the longest \_S5 and the root bridge. */
+	return HEADER_SIZE + (m->pm_base ? 16 : 0) + (m->pci_root ? 200 : 0);
+}
+
+static void build_dsdt(uint8_t *t, const struct acpi_machine *m)
+{
+	unsigned o = HEADER_SIZE;
+	if (m->pm_base) {
+		t[o++] = AML_NAME;
+		memcpy(t + o, "_S5_", 4);
+		o += 4;
+		t[o++] = AML_PACKAGE;
+		unsigned len_at = o++;           /* PkgLength, one byte: < 64 */
+		t[o++] = 4;                      /* NumElements */
+		o = aml_byte(t, o, m->s5_slp_typ);
+		o = aml_byte(t, o, m->s5_slp_typ);
+		o = aml_byte(t, o, 0);
+		o = aml_byte(t, o, 0);
+		t[len_at] = (uint8_t)(o - len_at);
+	}
+	if (m->pci_root)
+		o = aml_pci_root(t, o, m);
+	header(t, "DSDT", o, DSDT_REVISION);
+	finish(t, o);
 }
 
 /* 5.2.9 FADT flags (Table 5-35) and IA-PC boot architecture flags (Table 5-36). */
@@ -123,10 +269,28 @@ static void build_fadt(uint8_t *t, const struct acpi_machine *m, uint32_t facs, 
 	put32(t, 36, facs);                      /* FIRMWARE_CTRL (X_FIRMWARE_CTRL stays 0) */
 	put32(t, 40, dsdt);                      /* DSDT */
 	put8(t, 45, 0);                          /* Preferred_PM_Profile: unspecified */
-	put16(t, 46, m->sci_irq);                /* SCI_INT: no event hardware raises it */
+	put16(t, 46, m->sci_irq);                /* SCI_INT */
 	/* SMI_CMD, ACPI_ENABLE/DISABLE (48-53) 0: no SMM, the machine is always in
-	 * ACPI mode. PM1a/b_EVT_BLK, PM1a/b_CNT_BLK, PM2_CNT_BLK, PM_TMR_BLK,
-	 * GPE0/1_BLK and their lengths (56-95): absent, 0. */
+	 * ACPI mode (5.2.9: SMI_CMD zero on a system without SMM; SCI_EN reads 1,
+	 * devices/piix4_pm.h). No PM1b, PM2 or GPE1 blocks. */
+	if (m->pm_base) {
+		/* The PM1a event (status, enable: 4 bytes), PM1a control (2),
+		 * PM timer (4) and GPE0 (status, enable: 4) blocks, in both the
+		 * 32-bit and the Generic Address forms (5.2.9, Table 5-34;
+		 * 4.8.3: PM1_EVT_LEN >= 4, PM1_CNT_LEN >= 2, PM_TMR_LEN 4). */
+		static const struct { unsigned blk, len, xblk; uint8_t off, size; } pm[] = {
+			{ 56, 88, 148, 0x00, 4 },        /* PM1a_EVT_BLK */
+			{ 64, 89, 172, 0x04, 2 },        /* PM1a_CNT_BLK */
+			{ 76, 91, 208, 0x08, 4 },        /* PM_TMR_BLK */
+			{ 80, 92, 220, 0x0c, 4 },        /* GPE0_BLK */
+		};
+		for (unsigned i = 0; i < sizeof(pm) / sizeof(pm[0]); i++) {
+			put32(t, pm[i].blk, m->pm_base + pm[i].off);
+			put8(t, pm[i].len, pm[i].size);
+			gas(t, pm[i].xblk, GAS_SYSTEM_IO, (uint8_t)(8 * pm[i].size), 0,
+			    m->pm_base + pm[i].off);
+		}
+	}
 	put16(t, 96, 101);                       /* P_LVL2_LAT > 100: no C2 */
 	put16(t, 98, 1001);                      /* P_LVL3_LAT > 1000: no C3 */
 	put8(t, 108, m->rtc ? m->rtc_century : 0);   /* CENTURY */
@@ -144,7 +308,8 @@ static void build_fadt(uint8_t *t, const struct acpi_machine *m, uint32_t facs, 
 	put16(t, 109, boot);                     /* IAPC_BOOT_ARCH */
 	/* WBINVD works; C1 is HLT; no fixed power or sleep button; the RTC alarm
 	 * is no fixed wake source; the reset register when there is one; headless
-	 * without a display. */
+	 * without a display. TMR_VAL_EXT stays clear: the PM timer counts 24
+	 * bits (5.2.9 Table 5-35, 4.8.3.3). */
 	uint32_t flags = FADT_WBINVD | FADT_PROC_C1 | FADT_PWR_BUTTON | FADT_SLP_BUTTON | FADT_FIX_RTC;
 	if (m->reset_port)
 		flags |= FADT_RESET_REG_SUP;
@@ -165,7 +330,8 @@ enum {
 	MADT_LAPIC = 0, MADT_IOAPIC = 1, MADT_ISO = 2, MADT_LAPIC_NMI = 4, MADT_X2APIC = 9,
 	MADT_PCAT_COMPAT = 1u << 0, MADT_LAPIC_ENABLED = 1u << 0,
 	LAPIC_LEN = 8, IOAPIC_LEN = 12, ISO_LEN = 10, LAPIC_NMI_LEN = 6, X2APIC_LEN = 16,
-	X2APIC_FIRST_ID = 255,     /* 0xff is no APIC ID in a Processor Local APIC entry */
+	X2APIC_FIRST_ID = 255,
+	MPS_ACTIVE_HIGH = 1u << 0, MPS_LEVEL = 3u << 2,   /* MPS INTI flags, Table 5-50 */     /* 0xff is no APIC ID in a Processor Local APIC entry */
 };
 
 static uint32_t madt_size(const struct acpi_machine *m)
@@ -174,7 +340,7 @@ static uint32_t madt_size(const struct acpi_machine *m)
 	for (unsigned i = 0; i < m->n_cpus; i++)
 		len += i < X2APIC_FIRST_ID ? LAPIC_LEN : X2APIC_LEN;
 	if (m->ioapic)
-		len += IOAPIC_LEN + (m->irq0_on_gsi2 ? ISO_LEN : 0);
+		len += IOAPIC_LEN + (m->irq0_on_gsi2 ? ISO_LEN : 0) + (m->pm_base ? ISO_LEN : 0);
 	if (m->lint1_nmi)
 		len += LAPIC_NMI_LEN;
 	return len;
@@ -217,6 +383,15 @@ static void build_madt(uint8_t *t, const struct acpi_machine *m, uint32_t len)
 			put8(t, o + 3, 0);       /* source: IRQ 0 */
 			put32(t, o + 4, 2);
 			put16(t, o + 8, 0);
+			o += ISO_LEN;
+		}
+		if (m->pm_base) {                /* 5.2.12.5, Table 5-50: the SCI, level, active high */
+			put8(t, o, MADT_ISO);
+			put8(t, o + 1, ISO_LEN);
+			put8(t, o + 2, 0);
+			put8(t, o + 3, m->sci_irq);
+			put32(t, o + 4, m->sci_irq);
+			put16(t, o + 8, MPS_ACTIVE_HIGH | MPS_LEVEL);
 			o += ISO_LEN;
 		}
 	}
@@ -266,7 +441,7 @@ size_t acpi_build(uint8_t *buf, size_t cap, uint32_t base, const struct acpi_mac
 	struct out o = { .buf = buf, .cap = cap };
 	uint32_t rsdp = take(&o, RSDP_SIZE, 16);     /* 5.2.5.1: 16-byte boundary */
 	uint32_t facs = take(&o, FACS_SIZE, 64);     /* 5.2.10: 64-byte boundary */
-	uint32_t dsdt = take(&o, HEADER_SIZE, 16);
+	uint32_t dsdt = take(&o, dsdt_size(m), 16);
 	uint32_t fadt = take(&o, FADT_SIZE, 16);
 	uint32_t madt_len = m->lapic ? madt_size(m) : 0;
 	uint32_t madt = m->lapic ? take(&o, madt_len, 16) : 0;
@@ -278,7 +453,7 @@ size_t acpi_build(uint8_t *buf, size_t cap, uint32_t base, const struct acpi_mac
 		return 0;
 
 	build_facs(buf + facs);
-	build_dsdt(buf + dsdt);
+	build_dsdt(buf + dsdt, m);
 	build_fadt(buf + fadt, m, base + facs, base + dsdt);
 	uint32_t entries[3], k = 0;
 	entries[k++] = base + fadt;

@@ -4,15 +4,18 @@
  *   RSDP (revision 2) at a 16-byte boundary in the BIOS area 0xE0000-0xFFFFF,
  *     where ACPI 6.0 5.2.5.1 lets the OS search for it;
  *   RSDT and XSDT listing FADT, then MADT and HPET when the machine has them;
- *   FADT (revision 6): no power-management hardware (the PM1 event and control
- *     blocks, PM timer and GPE blocks are absent, zero), the reset register
+ *   FADT (revision 6): the PM1a event and control blocks, the PM timer and
+ *     GPE0 of the machine's ACPI PM hardware (pm_base, or all absent, zero),
+ *     SCI_INT, no SMI_CMD (always in ACPI mode), the reset register
  *     (system I/O, e.g. 0xCF9 with value 06h), IA-PC boot architecture flags
  *     from the machine (legacy devices, 8042, VGA, CMOS RTC, MSI), C1 through
- *     HLT only; FACS (version 2, no waking vector) and an empty DSDT (a
- *     definition block with no objects);
+ *     HLT only; FACS (version 2, no waking vector) and a DSDT holding \_S5
+ *     (with PM hardware) and the PCI root bridge \_SB.PCI0 (PNP0A03, its
+ *     bus, I/O and memory windows in _CRS), or no objects;
  *   MADT (revision 4), only with local APICs: one Processor Local APIC entry per
  *     CPU (x2APIC entries for IDs from 255), the I/O APIC, the interrupt source
- *     override of ISA IRQ 0 onto GSI 2, the LINT1 NMI entry, PCAT_COMPAT with
+ *     override of ISA IRQ 0 onto GSI 2 and that of the SCI (level, active
+ *     high) with PM hardware, the LINT1 NMI entry, PCAT_COMPAT with
  *     the 8259 pair;
  *   HPET (IA-PC HPET specification 1.0a, table 3), only with an HPET.
  * All of them lie in ACPI_AREA_BASE..+ACPI_AREA_SIZE, inside the BIOS area the
@@ -49,6 +52,13 @@ struct acpi_machine {
 	uint16_t reset_port;       /* FADT RESET_REG in system I/O space, 0: none */
 	uint8_t reset_value;
 	uint8_t sci_irq;           /* FADT SCI_INT */
+	/* The PM1a event block's I/O base, 0: no ACPI PM hardware. Then PM1a_CNT
+	 * at +4, the PM timer at +8, GPE0 at +0Ch (the PIIX4's layout,
+	 * devices/piix4_pm.h); the MADT declares sci_irq level, active high. */
+	uint16_t pm_base;
+	uint8_t s5_slp_typ;        /* PM1_CNT SLP_TYP for S5 (the DSDT's \_S5) */
+	bool pci_root;             /* a PCI host bridge: the DSDT's \_SB.PCI0 */
+	uint32_t pci_mem_start;    /* its memory window from here to FEBFFFFFh (0: none) */
 };
 
 /* Where acpi_build put each table (0: not built). */

@@ -481,6 +481,10 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 	 * as its output buffer holds their data (devices/i8042.h). */
 	m->boot.i8042.irq1 = (struct irq_line){ pc_legacy_gsi_set, &m->pc, 1 };
 	m->boot.i8042.irq12 = (struct irq_line){ pc_legacy_gsi_set, &m->pc, 12 };
+	/* The PIIX4's power management (00:01.3), its SCI on ISA IRQ 9. */
+	if (!pc_boot_add_pm(&m->boot, &m->clock, &m->io))
+		return fail(err, errlen, "internal error: the PIIX4 PM ports overlap");
+	m->desc.acpi_pm = true;
 	m->desc.keyboard = true;   /* the 8042 and its keyboard, in pc_boot_devices */
 	m->desc.vga = true;        /* VGA text mode, above */
 	m->desc.n_cpus = m->desc.max_cpus = m->smp.n;

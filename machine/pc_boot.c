@@ -85,6 +85,12 @@ bool pc_boot_devices(struct pc_boot *b, struct cpu *cpu, struct iobus *io, struc
 	return true;
 }
 
+bool pc_boot_add_pm(struct pc_boot *b, struct vclock *clock, struct iobus *io)
+{
+	piix4_pm_init(&b->pm, clock, &b->power, b->gsi[PIIX4_PM_SCI_IRQ]);
+	return piix4_pm_attach(&b->pm, &b->pci, io);
+}
+
 /* fw_cfg's "etc/e820": the machine's memory map as QEMU's struct e820_entry
  * array (little-endian address, length, type; 20 bytes each). */
 static bool add_e820_file(struct fw_cfg *f, uint64_t ram_size)
@@ -126,7 +132,9 @@ bool pc_boot_firmware(struct pc_boot *b, struct physmem *pm, const struct pc_des
 		.pic = d->pic, .hpet = d->hpet, .hpet_addr = 0xfed00000u, .hpet_block_id = d->hpet_block_id,
 		.hpet_min_tick = d->hpet_min_tick, .legacy_devices = true, .i8042 = d->keyboard,
 		.vga = d->vga, .rtc = d->rtc, .rtc_century = d->rtc_century,
-		.reset_port = RESET_CONTROL_PORT, .reset_value = RCR_HARD_RESET, .sci_irq = 9,
+		.reset_port = RESET_CONTROL_PORT, .reset_value = RCR_HARD_RESET, .sci_irq = PIIX4_PM_SCI_IRQ,
+		.pm_base = d->acpi_pm ? PIIX4_PM_BASE : 0, .s5_slp_typ = PIIX4_SLP_TYP_SOFT_OFF,
+		.pci_root = true, .pci_mem_start = pm->ram_size < 0xfec00000u ? (uint32_t)pm->ram_size : 0,
 	};
 	uint8_t *tables = malloc(ACPI_AREA_SIZE);
 	if (!tables) {

@@ -3,7 +3,8 @@
  * i440FX host bridge, QEMU's pc-testdev, the reset paths (port 0x92, 0xCF9,
  * the 8042's reset command), A20 through port 0x92 and the 8042, the 8042
  * keyboard controller itself (devices/i8042.h), the Bochs "Shutdown" port,
- * and the ACPI tables. The machine describes itself in struct pc_description
+ * the PIIX4's ACPI power management (PM timer, SCI, soft off), and the ACPI
+ * tables. The machine describes itself in struct pc_description
  * (filled where its devices are built), and fw_cfg and ACPI are written from
  * that description, so they say what the machine is. */
 #ifndef HVEMU_MACHINE_PC_BOOT_H
@@ -19,6 +20,7 @@
 #include "devices/irq.h"
 #include "devices/pc_testdev.h"
 #include "devices/pci.h"
+#include "devices/piix4_pm.h"
 #include "devices/power.h"
 #include "devices/reset.h"
 #include "devices/shutdown_port.h"
@@ -39,6 +41,7 @@ struct pc_description {
 	uint8_t rtc_century;
 	bool keyboard;             /* an 8042 with a keyboard behind it */
 	bool vga;
+	bool acpi_pm;              /* the PIIX4 PM function's ACPI hardware at PIIX4_PM_BASE */
 };
 
 /* Where a reset or power-off request came from (the first one counts). */
@@ -65,6 +68,7 @@ struct pc_boot {
 	/* ISA IRQ / GSI lines 0-23 as pc-testdev drives them: the interrupt
 	 * controllers' set-up connects them (unconnected lines do nothing). */
 	struct irq_line gsi[PC_TESTDEV_IRQS];
+	struct piix4_pm pm;        /* PCI 00:01.3, its SCI on ISA IRQ 9 (pc_boot_add_pm) */
 	bool acpi_built;
 	struct acpi_layout acpi;
 };
@@ -73,6 +77,10 @@ struct pc_boot {
  * only if nothing else is mapped at 0xFF000000, e.g. a 16 MiB BIOS). False on
  * a port or address clash. */
 bool pc_boot_devices(struct pc_boot *b, struct cpu *cpu, struct iobus *io, struct physmem *pm);
+
+/* The PIIX4 power-management function (devices/piix4_pm.h) on the PCI bus
+ * and io, its timer on clock, its SCI on gsi[9] (wired first). */
+bool pc_boot_add_pm(struct pc_boot *b, struct vclock *clock, struct iobus *io);
 
 /* Fill fw_cfg from the machine's description, and unless the machine runs a
  * BIOS (which brings its own), write the ACPI tables at ACPI_AREA_BASE. False

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Runs one self-checking guest and maps its exit status to a meson result.
-# usage: run-guest.sh hvemu|qemu EMULATOR ELF pass|reboot|shutdown|reset|shutdown-port
+# usage: run-guest.sh hvemu|qemu EMULATOR ELF pass|reboot|shutdown|reset|shutdown-port|power-off
 # pass:     the guest wrote 0 to isa-debug-exit (hvemu/QEMU exit status 1),
 #           printed a TAP plan "1..N" and N test lines, and checked something
 # reboot:   a pass for a guest that resets the machine and runs on after
@@ -12,7 +12,9 @@
 # shutdown-port: the guest writes "Shutdown" to port 0x8900: hvemu powers off
 #           (exit 16); QEMU 7.2 has no such port, the guest goes on and passes
 #           (exit 1) with a TODO
-# For reset and shutdown-port the log must hold "# the run ends here", which
+# power-off: the guest powers the machine off through ACPI (SLP_EN with the
+#           \_S5 type): hvemu exits 16, QEMU 0
+# For reset, shutdown-port and power-off the log must hold "# the run ends here", which
 # the guest prints just before: a run that ended earlier fails.
 # A guest that checked nothing is a SKIP (exit 77), never a pass: it wrote
 # GUEST_EXIT_SKIPPED (0x7f, exit status 255; lib/guest.h), or its plan is
@@ -62,7 +64,7 @@ hvemu)
 		${GUEST_CMDLINE:+--cmdline "$GUEST_CMDLINE"} $hvemu_no_reboot $HVEMU_ARGS "$@" \
 		</dev/null >"$log" 2>&1
 	status=$?
-	want_pass=1 want_shutdown=4 want_reset=14 want_shutdown_port=16
+	want_pass=1 want_shutdown=4 want_reset=14 want_shutdown_port=16 want_power_off=16
 	;;
 qemu)
 	command -v "$emu" >/dev/null 2>&1 || { echo "SKIP: qemu not installed"; exit 77; }
@@ -75,7 +77,7 @@ qemu)
 		-serial stdio -display none -monitor none $qemu_no_reboot -m 128 \
 		</dev/null >"$log" 2>&1
 	status=$?
-	want_pass=1 want_shutdown=0 want_reset=0 want_shutdown_port=1
+	want_pass=1 want_shutdown=0 want_reset=0 want_shutdown_port=1 want_power_off=0
 	;;
 *)
 	echo "unknown mode $mode"; exit 99 ;;
@@ -86,6 +88,7 @@ pass|reboot) want=$want_pass expect=pass ;;
 shutdown) want=$want_shutdown ;;
 reset) want=$want_reset ;;
 shutdown-port) want=$want_shutdown_port ;;
+power-off) want=$want_power_off ;;
 *) echo "unknown expectation $expect"; exit 99 ;;
 esac
 
@@ -114,7 +117,7 @@ if [ "$status" -ne "$want" ]; then
 	exit 1
 fi
 case $expect in
-reset|shutdown-port)
+reset|shutdown-port|power-off)
 	if ! grep -q '^# the run ends here' "$log"; then
 		echo "FAIL: the run ended before the guest's \"# the run ends here\""
 		exit 1

@@ -586,6 +586,78 @@ START_TEST(acpi_full_machine)
 }
 END_TEST
 
+/* With the PIIX4's PM hardware at 600h (devices/piix4_pm.h): the FADT's PM1a
+ * event/control, PM timer and GPE0 blocks in both forms with their lengths
+ * (ACPI 6.0 5.2.9 Table 5-34), TMR_VAL_EXT clear, no SMI_CMD; the DSDT's
+ * Name (_S5_, Package (4) {0, 0, 0, 0}) (7.3.4.5, 20.2.5) and the PCI root
+ * bridge (6.1.5, 6.2.2, 6.4.3.5; 20.2.4 PkgLength); the MADT's
+ * override of the SCI, IRQ 9 level, active high (5.2.12.5). */
+START_TEST(acpi_pm_hardware)
+{
+	static uint8_t buf[ACPI_AREA_SIZE];
+	struct acpi_machine m = full;
+	m.pm_base = 0x600;
+	m.s5_slp_typ = 0;
+	struct acpi_layout l;
+	ck_assert_uint_gt(acpi_build(buf, sizeof(buf), BASE, &m, &l), 0);
+	const uint8_t *fadt = table(buf, l.fadt, "FACP", 6);
+	ck_assert_uint_eq(rd32(fadt + 48), 0);                /* SMI_CMD */
+	ck_assert_uint_eq(fadt[52] | fadt[53], 0);            /* ACPI_ENABLE/DISABLE */
+	static const struct { unsigned blk, len, xblk; uint32_t addr; uint8_t size; } want[] = {
+		{ 56, 88, 148, 0x600, 4 }, { 64, 89, 172, 0x604, 2 },
+		{ 76, 91, 208, 0x608, 4 }, { 80, 92, 220, 0x60c, 4 },
+	};
+	for (unsigned i = 0; i < 4; i++) {
+		ck_assert_uint_eq(rd32(fadt + want[i].blk), want[i].addr);
+		ck_assert_uint_eq(fadt[want[i].len], want[i].size);
+		ck_assert_uint_eq(fadt[want[i].xblk], 1);                    /* system I/O */
+		ck_assert_uint_eq(fadt[want[i].xblk + 1], 8 * want[i].size);
+		ck_assert_uint_eq(rd64(fadt + want[i].xblk + 4), want[i].addr);
+	}
+	ck_assert_uint_eq(rd32(fadt + 60) | rd32(fadt + 68) | rd32(fadt + 72) | rd32(fadt + 84), 0);
+	ck_assert_uint_eq(fadt[90] | fadt[93], 0);            /* PM2_CNT_LEN, GPE1_BLK_LEN */
+	ck_assert_uint_eq(rd32(fadt + 112) & (1u << 8), 0);   /* TMR_VAL_EXT: 24 bits */
+	static const uint8_t s5[] = { 0x08, '_', 'S', '5', '_', 0x12, 0x06, 0x04, 0, 0, 0, 0 };
+	const uint8_t *dsdt = table(buf, l.dsdt, "DSDT", 2);
+	ck_assert_uint_eq(rd32(dsdt + 4), 36 + sizeof(s5));
+	ck_assert_mem_eq(dsdt + 36, s5, sizeof(s5));
+	/* A SLP_TYP above 1 is a BytePrefix constant. */
+	m.s5_slp_typ = 5;
+	ck_assert_uint_gt(acpi_build(buf, sizeof(buf), BASE, &m, &l), 0);
+	static const uint8_t s5b[] = { 0x08, '_', 'S', '5', '_', 0x12, 0x08, 0x04, 0x0a, 5, 0x0a, 5, 0, 0 };
+	dsdt = table(buf, l.dsdt, "DSDT", 2);
+	ck_assert_uint_eq(rd32(dsdt + 4), 36 + sizeof(s5b));
+	ck_assert_mem_eq(dsdt + 36, s5b, sizeof(s5b));
+	/* With the PCI root bridge: Device (\_SB_.PCI0) after \_S5, its
+	 * PkgLength (two bytes) covering the rest of the DSDT; _HID PNP0A03;
+	 * _CRS ending in the end tag, with the window from the end of RAM. */
+	m.pci_root = true;
+	m.pci_mem_start = 0x10000000u;
+	ck_assert_uint_gt(acpi_build(buf, sizeof(buf), BASE, &m, &l), 0);
+	dsdt = table(buf, l.dsdt, "DSDT", 2);
+	uint32_t dlen = rd32(dsdt + 4), d = 36 + sizeof(s5b);
+	ck_assert_uint_eq(dsdt[d], 0x5b);
+	ck_assert_uint_eq(dsdt[d + 1], 0x82);
+	ck_assert_uint_eq(dsdt[d + 2] >> 6, 1);
+	ck_assert_uint_eq((dsdt[d + 2] & 0xf) | dsdt[d + 3] << 4, dlen - (d + 2));
+	ck_assert_mem_eq(dsdt + d + 4, "\\._SB_PCI0", 10);
+	ck_assert_mem_eq(dsdt + d + 14, "\x08_HID\x0c\x41\xd0\x0a\x03", 10);
+	ck_assert_uint_eq(dsdt[dlen - 2], 0x79);               /* end tag */
+	ck_assert_uint_eq(dsdt[dlen - 1], 0);
+	ck_assert_uint_eq(rd32(dsdt + dlen - 2 - 26 + 10), 0x10000000u);   /* last window: min */
+	ck_assert_uint_eq(rd32(dsdt + dlen - 2 - 26 + 14), 0xfebfffffu);   /* max */
+	const uint8_t *madt = table(buf, l.madt, "APIC", 4);
+	unsigned sci = 0;
+	for (uint32_t o = 44; o < rd32(madt + 4); o += madt[o + 1])
+		if (madt[o] == 2 && madt[o + 3] == 9) {
+			ck_assert_uint_eq(rd32(madt + o + 4), 9);
+			ck_assert_uint_eq(madt[o + 8] | madt[o + 9] << 8, 0x000d);   /* level, active high */
+			sci++;
+		}
+	ck_assert_uint_eq(sci, 1);
+}
+END_TEST
+
 /* The machine without interrupt controllers, HPET, RTC, VGA or keyboard: no
  * MADT, no HPET table, and the FADT says what is missing. */
 START_TEST(acpi_bare_machine)
@@ -668,6 +740,7 @@ static Suite *boot_devices_suite(void)
 	tcase_add_test(tables, e820_layout);
 	tcase_add_test(tables, acpi_full_machine);
 	tcase_add_test(tables, acpi_bare_machine);
+	tcase_add_test(tables, acpi_pm_hardware);
 	tcase_add_test(tables, acpi_many_cpus);
 	suite_add_tcase(s, tables);
 	return s;
