@@ -23,6 +23,7 @@ enum { DUMP_PT_NEVER, DUMP_PT_SHUTDOWN, DUMP_PT_EXIT };
 struct run_config {
 	struct machine_config machine;
 	const char *serial_path;   /* --serial file:PATH: opened last, once everything else is ready */
+	const char *debugcon_path; /* --debugcon FILE: port 402h's output, opened with the serial file */
 	unsigned dump_pt;          /* DUMP_PT_*: when to print the page tables at the end */
 	enum display_kind display; /* --display */
 	const char *screenshot;    /* --screenshot PATH.png, or NULL */
@@ -39,6 +40,7 @@ struct run {
 	struct exit_watch watch;   /* VM exits: trace, statistics, livelock */
 	FILE *serial_file;         /* the --serial file:PATH this run opened */
 	const char *serial_path;   /* its PATH, for the report of a failed write */
+	FILE *debugcon_file;       /* the --debugcon FILE this run opened */
 	unsigned dump_pt;          /* DUMP_PT_* */
 };
 

@@ -419,13 +419,15 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 	uart_init(&m->uart, UART_COM1_BASE, cfg->serial);
 	debug_exit_init(&m->dexit, DEBUG_EXIT_PORT, stop_cpu, m);
 	post_port_init(&m->post, NULL, NULL);
+	debugcon_init(&m->debugcon, NULL);
 	/* The VGA's text buffer is RAM (the CPU's fast path reaches it); the
 	 * smallest --mem (2M) covers it. */
 	if (cfg->ram_size < VGA_TEXT_BASE + VGA_TEXT_SIZE)
 		return fail(err, errlen, "internal error: RAM too small for the VGA text buffer");
 	vga_init(&m->vga, m->mem.ram + VGA_TEXT_BASE, &m->clock);
 	if (!uart_register(&m->uart, &m->io) || !debug_exit_register(&m->dexit, &m->io) ||
-	    !post_port_register(&m->post, &m->io) || !vga_register(&m->vga, &m->io))
+	    !post_port_register(&m->post, &m->io) ||
+	    !debugcon_register(&m->debugcon, &m->io) || !vga_register(&m->vga, &m->io))
 		return fail(err, errlen, "internal error: device ports overlap");
 
 	cpu_init(&m->cpu, cfg->model, &m->mem, &m->io);

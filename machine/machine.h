@@ -27,6 +27,7 @@
 #include "devices/debug_exit.h"
 #include "devices/multiboot.h"
 #include "devices/post_port.h"
+#include "devices/debugcon.h"
 #include "devices/rtc.h"
 #include "devices/uart16550.h"
 #include "devices/vga.h"
@@ -54,6 +55,7 @@ struct machine_config {
 	const char *modules[MB_MAX_MODULES];   /* --module "FILE ARGS", in order */
 	unsigned n_modules;
 	const char *bios;          /* BIOS image, or NULL */
+	bool firmware;             /* --firmware: the BIOS boots --kernel through fw_cfg (QEMU's -kernel) */
 	struct flat_load loads[MACHINE_MAX_LOADS];
 	unsigned n_loads;
 	bool has_entry;
@@ -89,6 +91,7 @@ struct machine {
 	struct uart16550 uart;
 	struct debug_exit dexit;
 	struct post_port post;
+	struct debugcon debugcon;  /* port 402h: SeaBIOS's log (--debugcon FILE) */
 	struct pc_boot boot;       /* the boot-contract devices (machine/pc_boot.h), the 8042 among them */
 	struct vga vga;            /* text mode, its buffer in RAM at B8000h */
 	struct pc_description desc;  /* what the machine is made of, for fw_cfg and ACPI */
