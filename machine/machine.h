@@ -39,6 +39,8 @@
 #include "machine/smp.h"
 
 #define MACHINE_MAX_LOADS 8
+/* QEMU's option ROM for -kernel, as Debian's qemu-system-data installs it. */
+#define MACHINE_LINUXBOOT_ROM "/usr/share/qemu/linuxboot_dma.bin"
 
 struct flat_load {
 	const char *path;
