@@ -1,0 +1,278 @@
+/* Check suite for what SeaBIOS and QEMU's option ROMs need of the machine:
+ * fw_cfg's DMA interface (QEMU docs/specs/fw_cfg.rst "DMA interface"), the
+ * debug console at 402h, and the -kernel items of devices/fw_cfg_linux.h
+ * (Linux boot.rst). */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "devices/bus.h"
+#include "devices/debugcon.h"
+#include "devices/fw_cfg.h"
+#include "devices/fw_cfg_linux.h"
+#include "devices/linux_boot.h"
+#include "suite_runner.h"
+
+#define RAM (4u << 20)
+#define DESC 0x1000u      /* where the tests put their FWCfgDmaAccess */
+#define BUF 0x2000u
+
+static void put_be32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (24 - 8 * i));
+}
+
+static uint32_t be32_at(struct physmem *pm, uint64_t pa)
+{
+	uint8_t b[4];
+	physmem_read_bytes(pm, pa, b, 4);
+	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+}
+
+static uint32_t bswap(uint32_t v)
+{
+	return (v >> 24) | ((v >> 8) & 0xff00u) | ((v << 8) & 0xff0000u) | (v << 24);
+}
+
+/* Write an FWCfgDmaAccess at DESC and start it through the ports as SeaBIOS
+ * does: the big-endian halves, high at 514h, low at 518h. */
+static uint32_t dma(struct iobus *io, struct physmem *pm, uint32_t control, uint32_t length, uint64_t addr)
+{
+	uint8_t d[16];
+	put_be32(d, control);
+	put_be32(d + 4, length);
+	put_be32(d + 8, (uint32_t)(addr >> 32));
+	put_be32(d + 12, (uint32_t)addr);
+	physmem_write_bytes(pm, DESC, d, sizeof(d));
+	iobus_write(io, FW_CFG_PORT_DMA, 4, bswap(0));
+	iobus_write(io, FW_CFG_PORT_DMA + 4, 4, bswap(DESC));
+	return be32_at(pm, DESC);
+}
+
+struct rig {
+	struct physmem pm;
+	struct iobus io;
+	struct fw_cfg f;
+};
+
+static void rig_up(struct rig *r)
+{
+	ck_assert(physmem_init(&r->pm, RAM));
+	iobus_init(&r->io);
+	fw_cfg_init(&r->f);
+	ck_assert(fw_cfg_register(&r->f, &r->io));
+	ck_assert(fw_cfg_register_dma(&r->f, &r->io, &r->pm));
+}
+
+static void rig_down(struct rig *r)
+{
+	fw_cfg_destroy(&r->f);
+	physmem_destroy(&r->pm);
+}
+
+/* fw_cfg.rst: the DMA address register reads as "QEMU CFG". */
+START_TEST(dma_signature)
+{
+	struct rig r;
+	rig_up(&r);
+	char sig[9] = { 0 };
+	for (unsigned i = 0; i < 8; i++)
+		sig[i] = (char)iobus_read(&r.io, FW_CFG_PORT_DMA + i, 1);
+	ck_assert_str_eq(sig, "QEMU CFG");
+	ck_assert_uint_eq(iobus_read(&r.io, FW_CFG_PORT_DMA, 4), 0x554d4551u);   /* "QEMU" in order */
+	rig_down(&r);
+}
+END_TEST
+
+/* fw_cfg.rst "DMA interface": SELECT picks the item in control bits 31:16 and
+ * restarts at offset 0, READ copies from the offset, SKIP advances it, reads
+ * past the end give zeros, the control word reads 0 when done; WRITE is
+ * refused with ERROR (the items are read-only). */
+START_TEST(dma_transfers)
+{
+	struct rig r;
+	rig_up(&r);
+	ck_assert(fw_cfg_add_bytes(&r.f, FW_CFG_SIGNATURE, "QEMU", 4));
+	ck_assert(fw_cfg_add_file(&r.f, "etc/x", "abcdefgh", 8));
+	uint8_t buf[16];
+
+	ck_assert_uint_eq(dma(&r.io, &r.pm, (uint32_t)FW_CFG_SIGNATURE << 16 | FW_CFG_DMA_SELECT | FW_CFG_DMA_READ,
+			      4, BUF), 0);
+	physmem_read_bytes(&r.pm, BUF, buf, 4);
+	ck_assert_mem_eq(buf, "QEMU", 4);
+
+	uint16_t key = FW_CFG_FILE_FIRST;
+	ck_assert_uint_eq(dma(&r.io, &r.pm, (uint32_t)key << 16 | FW_CFG_DMA_SELECT | FW_CFG_DMA_SKIP, 2, 0), 0);
+	ck_assert_uint_eq(dma(&r.io, &r.pm, FW_CFG_DMA_READ, 3, BUF), 0);      /* no SELECT: same item */
+	physmem_read_bytes(&r.pm, BUF, buf, 3);
+	ck_assert_mem_eq(buf, "cde", 3);
+	/* The traditional data port continues at the same offset. */
+	ck_assert_uint_eq(iobus_read(&r.io, FW_CFG_PORT_DATA, 1), 'f');
+
+	memset(buf, 0xaa, sizeof(buf));
+	physmem_write_bytes(&r.pm, BUF, buf, sizeof(buf));
+	ck_assert_uint_eq(dma(&r.io, &r.pm, (uint32_t)key << 16 | FW_CFG_DMA_SELECT | FW_CFG_DMA_READ, 12, BUF), 0);
+	physmem_read_bytes(&r.pm, BUF, buf, sizeof(buf));
+	ck_assert_mem_eq(buf, "abcdefgh\0\0\0\0\xaa", 13);
+
+	ck_assert_uint_eq(dma(&r.io, &r.pm, (uint32_t)key << 16 | FW_CFG_DMA_SELECT | FW_CFG_DMA_WRITE, 1, BUF),
+			  FW_CFG_DMA_ERROR);
+	ck_assert_uint_eq(r.f.dma_count, 5);
+	rig_down(&r);
+}
+END_TEST
+
+/* fw_cfg.rst "File Directory": a big-endian count, then 64-byte entries of
+ * big-endian size and selector and the name, in name order, read by DMA. */
+START_TEST(dma_file_directory)
+{
+	struct rig r;
+	rig_up(&r);
+	ck_assert(fw_cfg_add_file(&r.f, "genroms/linuxboot_dma.bin", "R", 1));
+	ck_assert(fw_cfg_add_file(&r.f, "bootorder", "xyz", 3));
+	ck_assert_uint_eq(dma(&r.io, &r.pm, (uint32_t)FW_CFG_FILE_DIR << 16 | FW_CFG_DMA_SELECT | FW_CFG_DMA_READ,
+			      4 + 2 * FW_CFG_FILE_ENTRY_SIZE, BUF), 0);
+	ck_assert_uint_eq(be32_at(&r.pm, BUF), 2);
+	ck_assert_uint_eq(be32_at(&r.pm, BUF + 4), 3);                          /* bootorder first */
+	ck_assert_uint_eq(be32_at(&r.pm, BUF + 8) >> 16, FW_CFG_FILE_FIRST);
+	char name[FW_CFG_FILE_NAME_MAX];
+	physmem_read_bytes(&r.pm, BUF + 12, name, sizeof(name));
+	ck_assert_str_eq(name, "bootorder");
+	ck_assert_uint_eq(be32_at(&r.pm, BUF + 4 + 64 + 4) >> 16, FW_CFG_FILE_FIRST + 1);
+	physmem_read_bytes(&r.pm, BUF + 4 + 64 + 8, name, sizeof(name));
+	ck_assert_str_eq(name, "genroms/linuxboot_dma.bin");
+	rig_down(&r);
+}
+END_TEST
+
+/* The debug console reads back E9h (SeaBIOS turns its log off otherwise) and
+ * writes each byte out. */
+START_TEST(debugcon_port)
+{
+	struct iobus io;
+	struct debugcon d;
+	char out[8] = { 0 };
+	FILE *f = fmemopen(out, sizeof(out), "w");
+	ck_assert_ptr_nonnull(f);
+	iobus_init(&io);
+	debugcon_init(&d, f);
+	ck_assert(debugcon_register(&d, &io));
+	ck_assert_uint_eq(iobus_read(&io, DEBUGCON_PORT, 1), 0xe9);
+	iobus_write(&io, DEBUGCON_PORT, 1, 'o');
+	iobus_write(&io, DEBUGCON_PORT, 1, 'k');
+	fclose(f);
+	ck_assert_str_eq(out, "ok");
+	ck_assert_uint_eq(d.count, 2);
+}
+END_TEST
+
+/* A fake bzImage: boot flag, "HdrS", protocol 2.0f, setup_sects 2, loaded
+ * high, initrd_addr_max, cmdline_size; 3 sectors of setup, then the kernel. */
+static uint8_t *fake_bzimage(size_t *size)
+{
+	*size = 3 * 512 + 4096;
+	uint8_t *im = calloc(1, *size);
+	im[HDR_SETUP_SECTS] = 2;
+	im[HDR_BOOT_FLAG] = 0x55;
+	im[HDR_BOOT_FLAG + 1] = 0xaa;
+	memcpy(im + HDR_HEADER, "HdrS", 4);
+	im[HDR_VERSION] = 0x0f;
+	im[HDR_VERSION + 1] = 0x02;
+	im[HDR_LOADFLAGS] = LOADFLAGS_LOADED_HIGH;
+	im[HDR_INITRD_ADDR_MAX + 0] = 0xff;
+	im[HDR_INITRD_ADDR_MAX + 1] = 0xff;
+	im[HDR_INITRD_ADDR_MAX + 2] = 0xff;
+	im[HDR_INITRD_ADDR_MAX + 3] = 0x7f;
+	im[HDR_CMDLINE_SIZE] = 0xff;
+	im[HDR_CMDLINE_SIZE + 1] = 0x07;
+	im[3 * 512] = 0xc3;
+	return im;
+}
+
+static uint32_t item32(struct fw_cfg *f, uint16_t key)
+{
+	ck_assert_uint_eq(f->generic[key].len, 4);
+	const uint8_t *p = f->generic[key].data;
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* boot.rst "Details of header fields" and "Sample boot configuration": the
+ * setup code split off ((setup_sects + 1) sectors) with type_of_loader,
+ * CAN_USE_HEAP, heap_end_ptr, cmd_line_ptr and the ramdisk fields filled in;
+ * the initrd page-aligned under RAM's top less the firmware's area; the ROM
+ * and bootorder files. */
+START_TEST(linux_items)
+{
+	struct fw_cfg f;
+	fw_cfg_init(&f);
+	size_t size;
+	uint8_t *im = fake_bzimage(&size);
+	uint8_t rd[5000] = { 1 };
+	char err[256];
+	ck_assert(fw_cfg_add_linux(&f, 64u << 20, im, size, rd, sizeof(rd), "console=ttyS0", (const uint8_t *)"ROM",
+				   3, err, sizeof(err)));
+	ck_assert_uint_eq(item32(&f, FW_CFG_SETUP_ADDR), 0x10000);
+	ck_assert_uint_eq(item32(&f, FW_CFG_SETUP_SIZE), 3 * 512);
+	ck_assert_uint_eq(item32(&f, FW_CFG_KERNEL_ADDR), 0x100000);
+	ck_assert_uint_eq(item32(&f, FW_CFG_KERNEL_SIZE), 4096);
+	ck_assert_uint_eq(f.generic[FW_CFG_KERNEL_DATA].data[0], 0xc3);
+	ck_assert_uint_eq(item32(&f, FW_CFG_CMDLINE_ADDR), 0x20000);
+	ck_assert_uint_eq(item32(&f, FW_CFG_CMDLINE_SIZE), 14);
+	ck_assert_str_eq((const char *)f.generic[FW_CFG_CMDLINE_DATA].data, "console=ttyS0");
+	uint32_t rd_at = item32(&f, FW_CFG_INITRD_ADDR);
+	ck_assert_uint_eq(rd_at, ((64u << 20) - 0x100000 - sizeof(rd)) & ~0xfffu);
+	ck_assert_uint_eq(item32(&f, FW_CFG_INITRD_SIZE), sizeof(rd));
+
+	const uint8_t *s = f.generic[FW_CFG_SETUP_DATA].data;
+	ck_assert_uint_eq(s[HDR_TYPE_OF_LOADER], LOADER_TYPE_UNDEFINED);
+	ck_assert_uint_eq(s[HDR_LOADFLAGS], LOADFLAGS_LOADED_HIGH | 0x80);
+	ck_assert_uint_eq(s[HDR_HEAP_END_PTR] | s[HDR_HEAP_END_PTR + 1] << 8, 0xfe00);
+	ck_assert_uint_eq(s[HDR_CMD_LINE_PTR + 2], 0x02);                       /* 20000H */
+	ck_assert_uint_eq(s[HDR_RAMDISK_IMAGE] | s[HDR_RAMDISK_IMAGE + 1] << 8 | s[HDR_RAMDISK_IMAGE + 2] << 16 |
+			  (uint32_t)s[HDR_RAMDISK_IMAGE + 3] << 24, rd_at);
+	ck_assert_uint_eq(im[HDR_LOADFLAGS], LOADFLAGS_LOADED_HIGH);            /* the file is not changed */
+
+	ck_assert_uint_eq(f.n_files, 2);
+	ck_assert_str_eq(f.file_name[0], "bootorder");
+	ck_assert_str_eq(f.file_name[1], FW_CFG_LINUX_ROM_NAME);
+	ck_assert_mem_eq(f.generic[FW_CFG_FILE_FIRST].data, "/rom@genroms/linuxboot_dma.bin\n", 31);
+	fw_cfg_destroy(&f);
+
+	/* Too old a protocol, a command line past cmdline_size. */
+	fw_cfg_init(&f);
+	im[HDR_VERSION] = 0x01;
+	ck_assert(!fw_cfg_add_linux(&f, 64u << 20, im, size, NULL, 0, "", (const uint8_t *)"R", 1, err, sizeof(err)));
+	im[HDR_VERSION] = 0x0f;
+	im[HDR_CMDLINE_SIZE + 1] = 0;
+	im[HDR_CMDLINE_SIZE] = 3;
+	ck_assert(!fw_cfg_add_linux(&f, 64u << 20, im, size, NULL, 0, "abcd", (const uint8_t *)"R", 1, err,
+				    sizeof(err)));
+	ck_assert(fw_cfg_add_linux(&f, 64u << 20, im, size, NULL, 0, "abc", (const uint8_t *)"R", 1, err, sizeof(err)));
+	ck_assert_uint_eq(item32(&f, FW_CFG_INITRD_SIZE), 0);
+	fw_cfg_destroy(&f);
+	free(im);
+}
+END_TEST
+
+static Suite *firmware_suite(void)
+{
+	Suite *s = suite_create("firmware");
+	TCase *dmat = tcase_create("fw_cfg_dma");
+	tcase_add_test(dmat, dma_signature);
+	tcase_add_test(dmat, dma_transfers);
+	tcase_add_test(dmat, dma_file_directory);
+	suite_add_tcase(s, dmat);
+	TCase *con = tcase_create("debugcon");
+	tcase_add_test(con, debugcon_port);
+	suite_add_tcase(s, con);
+	TCase *lx = tcase_create("fw_cfg_linux");
+	tcase_add_test(lx, linux_items);
+	suite_add_tcase(s, lx);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(firmware_suite());
+}
