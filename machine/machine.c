@@ -345,9 +345,13 @@ static bool firmware_kernel(struct machine *m, const struct machine_config *cfg,
 		  (!cfg->initrd || loader_read_file(cfg->initrd, (size_t)cfg->ram_size, &initrd, &initrd_size,
 						    err, errlen)) &&
 		  loader_read_file(MACHINE_LINUXBOOT_ROM, 0x10000, &rom, &rom_size, err, errlen);
-	if (ok && kernel_format_of(image, size) != KERNEL_BZIMAGE)
+	enum kernel_format fmt = ok ? kernel_format_of(image, size) : KERNEL_BZIMAGE;
+	if (fmt == KERNEL_MULTIBOOT || fmt == KERNEL_PVH)
 		ok = fail(err, errlen, "%s: the firmware boots a Linux bzImage; start a %s with --firmware none",
-			  cfg->kernel, kernel_format_name(kernel_format_of(image, size)));
+			  cfg->kernel, kernel_format_name(fmt));
+	else if (fmt != KERNEL_BZIMAGE)
+		ok = fail(err, errlen, "%s: not a Linux bzImage (no \"HdrS\" at 0x202), the kernel the firmware boots",
+			  cfg->kernel);
 	if (ok && cfg->n_modules)
 		ok = fail(err, errlen, "--module is for Multiboot kernels, which the firmware does not boot");
 	if (ok && !fw_cfg_add_linux(&m->boot.fw_cfg, cfg->ram_size, image, size, initrd, initrd_size,
