@@ -88,6 +88,10 @@ void iobus_init(struct iobus *io);
 /* Returns false on overlap or a full table. */
 bool iobus_register(struct iobus *io, uint16_t first, uint16_t count,
 		    const struct pio_ops *ops, void *opaque, const char *name);
+/* Move the range of opaque that starts at first to new_first (a PCI
+ * function's I/O BAR reprogrammed). False, and nothing moved, when there is
+ * no such range or the new place overlaps another. */
+bool iobus_move(struct iobus *io, const void *opaque, uint16_t first, uint16_t new_first);
 /* Unclaimed ports read as all ones (size bytes of 0xff) and ignore writes. */
 uint32_t iobus_read(struct iobus *io, uint16_t port, unsigned size);
 void iobus_write(struct iobus *io, uint16_t port, unsigned size, uint32_t value);

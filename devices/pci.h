@@ -13,9 +13,9 @@
  *
  * Bus 0, device 0, function 0 is the host bridge of QEMU's pc machine, an
  * Intel 82441FX (i440FX) PMC: vendor 8086h, device 1237h, revision 02h, class
- * 060000h (host bridge), header type 00h. Only its header is modelled: the
- * chipset registers beyond it (PAM, SMRAM, DRAM rows) read 0 and ignore
- * writes, since hvemu's memory map is fixed. */
+ * 060000h (host bridge), header type 00h. Beyond its header the PAM and SMRAM
+ * registers (devices/i440fx.h); the other chipset registers (DRAM rows...)
+ * read 0 and ignore writes, since hvemu's memory map is fixed. */
 #ifndef HVEMU_DEVICES_PCI_H
 #define HVEMU_DEVICES_PCI_H
 
@@ -41,6 +41,10 @@ struct pci_function {
 	uint8_t config[256];
 	uint8_t wmask[256];        /* the bits of config software may change */
 	const char *name;
+	/* Called after a configuration write changed bytes [off, off+size), or
+	 * NULL: the function's own rules (devices/i440fx.c's SMRAM lock). */
+	void (*written)(struct pci_function *f, unsigned off, unsigned size);
+	void *written_opaque;      /* for the hook */
 };
 
 struct pci_host {

@@ -65,8 +65,12 @@ void piix4_pm_init(struct piix4_pm *p, struct vclock *clock, const struct power_
 	if (p->clock && p->tmr.armed)
 		vtimer_cancel(p->clock, &p->tmr);
 	struct pci_function *fn = p->fn;
+	struct iobus *io = p->io;
+	uint16_t base = p->base;
 	memset(p, 0, sizeof(*p));
 	p->fn = fn;
+	p->io = io;
+	p->base = base;
 	p->clock = clock;
 	p->power = power;
 	p->sci = sci;
@@ -82,7 +86,7 @@ void piix4_pm_init(struct piix4_pm *p, struct vclock *clock, const struct power_
 static bool decoded(const struct piix4_pm *p)
 {
 	const uint8_t *c = p->fn->config;
-	return (c[PIIX4_PMREGMISC] & PIIX4_PMIOSE) && (get16(c + PIIX4_PMBA) & 0xffc0) == PIIX4_PM_BASE;
+	return (c[PIIX4_PMREGMISC] & PIIX4_PMIOSE) && (get16(c + PIIX4_PMBA) & 0xffc0) == p->base;
 }
 
 static uint8_t read_byte(struct piix4_pm *p, unsigned off)
@@ -181,6 +185,20 @@ static void pm_write(void *opaque, uint16_t port, unsigned size, uint32_t value)
 
 static const struct pio_ops pm_ops = { .read = pm_read, .write = pm_write };
 
+/* PMBA written (PIIX4 datasheet 3.4.2.13, bits 15:6 the base of the 64-byte
+ * block): the block's ports follow it, as SeaBIOS moves it to B000h. A base
+ * that would overlap another device leaves the block where it was, where it
+ * no longer answers (decoded() compares). */
+static void pmba_written(struct pci_function *f, unsigned off, unsigned size)
+{
+	struct piix4_pm *p = f->written_opaque;
+	if (off >= PIIX4_PMBA + 2 || off + size <= PIIX4_PMBA)
+		return;
+	uint16_t base = get16(f->config + PIIX4_PMBA) & 0xffc0;
+	if (base != p->base && base && iobus_move(p->io, p, p->base, base))
+		p->base = base;
+}
+
 bool piix4_pm_attach(struct piix4_pm *p, struct pci_host *h, struct iobus *io)
 {
 	struct pci_function *f = pci_add_function(h, 0, 1, 3, "PIIX4 power management");
@@ -199,5 +217,14 @@ bool piix4_pm_attach(struct piix4_pm *p, struct pci_host *h, struct iobus *io)
 	put16(f->wmask + PIIX4_PMBA, 0xffc0);
 	f->config[PIIX4_PMREGMISC] = PIIX4_PMIOSE;
 	f->wmask[PIIX4_PMREGMISC] = PIIX4_PMIOSE;
+	/* DEVACTB (58h) bit 25 APMC_EN, set: SMI on APM control writes is
+	 * already enabled, which firmware takes as "SMM set up" (QEMU's pc
+	 * machine without SMM starts so). hvemu has no SMM; SeaBIOS would raise
+	 * an SMI through port B2h and wait at B3h for a handler forever. */
+	f->config[PIIX4_DEVACTB + 3] = PIIX4_DEVACTB_APMC_EN_BYTE3;
+	f->written = pmba_written;
+	f->written_opaque = p;
+	p->io = io;
+	p->base = PIIX4_PM_BASE;
 	return iobus_register(io, PIIX4_PM_BASE, PIIX4_PM_SIZE, &pm_ops, p, "PIIX4 PM (ACPI)");
 }

@@ -8,9 +8,9 @@
  *     (bridge, other); PMBA at 40h (bits 15:6 the base of 64 I/O bytes, bit 0
  *     reads 1: I/O space) and PMREGMISC at 80h (bit 0 PMIOSE: the block
  *     answers). No firmware runs before an hvemu kernel, so the machine
- *     programs them itself, PMBA = 0600h with PMIOSE set, as SeaBIOS does
- *     under QEMU. The block stays at 0600h: a PMBA moved elsewhere (or PMIOSE
- *     clear) turns the block off, it does not move it.
+ *     programs them itself, PMBA = 0600h with PMIOSE set. A PMBA written
+ *     elsewhere moves the block (SeaBIOS puts it at B000h, as on QEMU's pc
+ *     machine); PMIOSE clear turns it off.
  *   I/O block (PMBA+):
  *     00h PMSTS  = ACPI PM1_STS: TMR_STS, BM_STS, GBL_STS, PWRBTN_STS,
  *                  RTC_STS, WAK_STS, each write-1-to-clear;
@@ -40,6 +40,8 @@
 #include "devices/pci.h"
 #include "devices/power.h"
 
+#define PIIX4_DEVACTB 0x58          /* device activity B (PCI config) */
+#define PIIX4_DEVACTB_APMC_EN_BYTE3 0x02   /* bit 25 APMC_EN, in byte 5Bh */
 #define PIIX4_PM_BASE 0x600        /* PMBA as the machine programs it */
 #define PIIX4_PM_SIZE 64           /* PIIX4 datasheet, PMBA: 64 bytes of I/O */
 #define PIIX4_PM_SCI_IRQ 9
@@ -66,6 +68,8 @@ struct piix4_pm {
 	struct vclock *clock;
 	const struct power_control *power;
 	struct pci_function *fn;   /* 00:01.3: PMBA and PMREGMISC live in its config */
+	struct iobus *io;          /* where the block is claimed */
+	uint16_t base;             /* the block's ports: PMBA as last programmed */
 	struct irq_line sci;
 	uint16_t sts, en, cnt, gpe_sts, gpe_en;
 	uint64_t tmr_start;        /* the timer's count (3.579545 MHz) at reset */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "devices/e820.h"
+#include "devices/piix3_isa.h"
 
 /* A reset or power-off: the running CPU stops after the current instruction
  * (the machine restarts or ends the run, machine/machine.c), with the first
@@ -88,7 +89,8 @@ bool pc_boot_devices(struct pc_boot *b, struct cpu *cpu, struct iobus *io, struc
 bool pc_boot_add_pm(struct pc_boot *b, struct vclock *clock, struct iobus *io)
 {
 	piix4_pm_init(&b->pm, clock, &b->power, b->gsi[PIIX4_PM_SCI_IRQ]);
-	return piix4_pm_attach(&b->pm, &b->pci, io);
+	/* Function 0 first: a multi-function device is found through it. */
+	return piix3_isa_attach(&b->pci) && piix4_pm_attach(&b->pm, &b->pci, io);
 }
 
 /* fw_cfg's "etc/e820": the machine's memory map as QEMU's struct e820_entry
