@@ -15,7 +15,9 @@ SEABIOS = '/usr/share/seabios/bios-256k.bin'
 # The lines SeaBIOS 1.16 logs on the way to its boot menu, in order.
 SEABIOS_LINES = ['SeaBIOS (version', 'Found QEMU fw_cfg', 'QEMU fw_cfg DMA interface supported',
                  'qemu/e820: addr 0x0000000000000000 len 0x000000000009fc00 [RAM]',
-                 'PCI: init bdf=00:00.0 id=8086:1237', 'Found 1 cpu(s)', 'Booting from Hard Disk...',
+                 'Found 3 PCI devices', 'PCI: init bdf=00:00.0 id=8086:1237', 'PCI: init bdf=00:01.0 id=8086:7000',
+                 'PCI: init bdf=00:01.3 id=8086:7113', 'Using pmtimer, ioport 0xb008', 'Found 1 cpu(s)',
+                 'Copying ACPI RSDP', 'Booting from Hard Disk...',
                  'No bootable device.']
 
 
@@ -38,7 +40,7 @@ def in_order(text, parts):
 def seabios_boot_menu(hvemu, tmp):
     if not os.path.exists(SEABIOS):
         return 77
-    status, err = run(hvemu, ['--firmware', 'seabios', '--debugcon', 'sb.log', '--max-insns', '60000000'], tmp)
+    status, err = run(hvemu, ['--firmware', 'seabios', '--debugcon', 'sb.log', '--max-insns', '200000000'], tmp)
     with open(os.path.join(tmp, 'sb.log'), errors='replace') as f:
         log = f.read()
     print(log[-2000:])

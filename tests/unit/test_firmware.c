@@ -10,7 +10,11 @@
 #include "devices/debugcon.h"
 #include "devices/fw_cfg.h"
 #include "devices/fw_cfg_linux.h"
+#include "devices/i440fx.h"
 #include "devices/linux_boot.h"
+#include "devices/pci.h"
+#include "devices/piix3_isa.h"
+#include "devices/piix4_pm.h"
 #include "suite_runner.h"
 
 #define RAM (4u << 20)
@@ -255,6 +259,124 @@ START_TEST(linux_items)
 }
 END_TEST
 
+
+/* ---- the i440FX/PIIX platform SeaBIOS probes ---- */
+
+static uint32_t cfg_read(struct iobus *io, unsigned dev, unsigned fn, unsigned reg, unsigned size)
+{
+	iobus_write(io, PCI_CONFIG_ADDRESS, 4, PCI_CONFIG_ENABLE | dev << 11 | fn << 8 | (reg & 0xfc));
+	return iobus_read(io, (uint16_t)(PCI_CONFIG_DATA + (reg & 3)), size);
+}
+
+static void cfg_write(struct iobus *io, unsigned dev, unsigned fn, unsigned reg, unsigned size, uint32_t v)
+{
+	iobus_write(io, PCI_CONFIG_ADDRESS, 4, PCI_CONFIG_ENABLE | dev << 11 | fn << 8 | (reg & 0xfc));
+	iobus_write(io, (uint16_t)(PCI_CONFIG_DATA + (reg & 3)), size, v);
+}
+
+/* 82441FX datasheet 3.2.18: PAM0 bits 5:4 the F-segment, PAM1-6 a field per
+ * 16 KiB from C0000h (low nibble the lower half of each 32 KiB), RE bit 0, WE
+ * bit 1, reset 00h (all to PCI), reserved bits read 0; outside C0000h-FFFFFh
+ * everything is DRAM. */
+START_TEST(pam_decoding)
+{
+	struct pci_host h;
+	struct iobus io;
+	iobus_init(&io);
+	pci_host_init(&h, NULL, NULL);
+	ck_assert(pci_add_i440fx(&h));
+	ck_assert(pci_host_register(&h, &io));
+	const uint8_t *config = h.fn[0].config;
+	for (uint32_t pa = 0xc0000; pa < 0x100000; pa += 0x4000)
+		ck_assert_uint_eq(i440fx_pam_attr(config, pa), 0);
+	ck_assert_uint_eq(i440fx_pam_attr(config, 0xbffff), PAM_RE | PAM_WE);
+	ck_assert_uint_eq(i440fx_pam_attr(config, 0x100000), PAM_RE | PAM_WE);
+
+	cfg_write(&io, 0, 0, I440FX_PAM0, 1, 0xff);        /* bits 3:0 and 7:6 reserved */
+	ck_assert_uint_eq(cfg_read(&io, 0, 0, I440FX_PAM0, 1), 0x30);
+	ck_assert_uint_eq(i440fx_pam_attr(config, 0xf0000), PAM_RE | PAM_WE);
+	ck_assert_uint_eq(i440fx_pam_attr(config, 0xfffff), PAM_RE | PAM_WE);
+	cfg_write(&io, 0, 0, I440FX_PAM0, 1, 0x10);        /* read-only: SeaBIOS's last step */
+	ck_assert_uint_eq(i440fx_pam_attr(config, 0xffff0), PAM_RE);
+
+	cfg_write(&io, 0, 0, 0x5a, 1, 0xfe);               /* PAM1: C0000h WE, C4000h RE|WE */
+	ck_assert_uint_eq(cfg_read(&io, 0, 0, 0x5a, 1), 0x32);
+	ck_assert_uint_eq(i440fx_pam_attr(config, 0xc0000), PAM_WE);
+	ck_assert_uint_eq(i440fx_pam_attr(config, 0xc3fff), PAM_WE);
+	ck_assert_uint_eq(i440fx_pam_attr(config, 0xc4000), PAM_RE | PAM_WE);
+	cfg_write(&io, 0, 0, 0x5f, 1, 0x10);               /* PAM6: EC000h RE */
+	ck_assert_uint_eq(i440fx_pam_attr(config, 0xe8000), 0);
+	ck_assert_uint_eq(i440fx_pam_attr(config, 0xec000), PAM_RE);
+	ck_assert_uint_eq(i440fx_pam_attr(config, 0xeffff), PAM_RE);
+	/* A doubleword write reaches PAM3-PAM6 at once (5Ch-5Fh). */
+	cfg_write(&io, 0, 0, 0x5c, 4, 0x33333333u);
+	ck_assert_uint_eq(i440fx_pam_attr(config, 0xd0000), PAM_RE | PAM_WE);
+	ck_assert_uint_eq(i440fx_pam_attr(config, 0xec000), PAM_RE | PAM_WE);
+}
+END_TEST
+
+/* 82441FX datasheet 3.2.23: SMRAM resets to 02h, C_BASE_SEG read-only; D_LCK
+ * clears D_OPEN and locks D_OPEN, G_SMRAME and itself, D_CLS stays writable. */
+START_TEST(smram_lock)
+{
+	struct pci_host h;
+	struct iobus io;
+	iobus_init(&io);
+	pci_host_init(&h, NULL, NULL);
+	ck_assert(pci_add_i440fx(&h));
+	ck_assert(pci_host_register(&h, &io));
+	ck_assert_uint_eq(cfg_read(&io, 0, 0, I440FX_SMRAM, 1), 0x02);
+	cfg_write(&io, 0, 0, I440FX_SMRAM, 1, SMRAM_D_OPEN | SMRAM_G_SMRAME | 0x05);
+	ck_assert_uint_eq(cfg_read(&io, 0, 0, I440FX_SMRAM, 1), SMRAM_D_OPEN | SMRAM_G_SMRAME | 0x02);
+	cfg_write(&io, 0, 0, I440FX_SMRAM, 1, SMRAM_D_OPEN | SMRAM_G_SMRAME | SMRAM_D_LCK);
+	ck_assert_uint_eq(cfg_read(&io, 0, 0, I440FX_SMRAM, 1), SMRAM_G_SMRAME | SMRAM_D_LCK | 0x02);
+	cfg_write(&io, 0, 0, I440FX_SMRAM, 1, SMRAM_D_OPEN | SMRAM_D_CLS);
+	ck_assert_uint_eq(cfg_read(&io, 0, 0, I440FX_SMRAM, 1),
+			  SMRAM_G_SMRAME | SMRAM_D_LCK | SMRAM_D_CLS | 0x02);
+}
+END_TEST
+
+/* PIIX3 datasheet 2.2: 8086h:7000h, class 060100h, HEDT 80h (multi-function:
+ * function 3 is looked for), PIRQRC[A:D] reset 80h with bits 7 and 3:0
+ * writable; the PIIX4 PM function 00:01.3 behind it with DEVACTB.APMC_EN set
+ * and its I/O block following PMBA. */
+START_TEST(piix_functions)
+{
+	struct pci_host h;
+	struct iobus io;
+	struct vclock clock;
+	struct piix4_pm pm;
+	memset(&pm, 0, sizeof(pm));
+	vclock_init(&clock, 1000000000);
+	iobus_init(&io);
+	pci_host_init(&h, NULL, NULL);
+	ck_assert(pci_add_i440fx(&h));
+	ck_assert(piix3_isa_attach(&h));
+	piix4_pm_init(&pm, &clock, NULL, (struct irq_line){ 0 });
+	ck_assert(piix4_pm_attach(&pm, &h, &io));
+	ck_assert(pci_host_register(&h, &io));
+	ck_assert_uint_eq(cfg_read(&io, 1, 0, PCI_VENDOR_ID, 4), 0x70008086u);
+	ck_assert_uint_eq(cfg_read(&io, 1, 0, PCI_CLASS_DEVICE, 2), 0x0601);
+	ck_assert_uint_eq(cfg_read(&io, 1, 0, PCI_HEADER_TYPE, 1), 0x80);
+	ck_assert_uint_eq(cfg_read(&io, 1, 0, PIIX3_PIRQRC, 4), 0x80808080u);
+	cfg_write(&io, 1, 0, PIIX3_PIRQRC, 4, 0x0b0b7a0au);
+	ck_assert_uint_eq(cfg_read(&io, 1, 0, PIIX3_PIRQRC, 4), 0x0b0b0a0au);
+	ck_assert_uint_eq(cfg_read(&io, 1, 1, PCI_VENDOR_ID, 2), 0xffff);     /* no IDE function */
+	ck_assert_uint_eq(cfg_read(&io, 1, 3, PCI_DEVICE_ID, 2), 0x7113);
+	ck_assert_uint_eq(cfg_read(&io, 1, 3, PIIX4_DEVACTB, 4) >> 25 & 1, 1);
+
+	/* The PM timer at PMBA+8 answers where PMBA says. */
+	ck_assert_uint_ne(iobus_read(&io, PIIX4_PM_BASE + 8, 4), 0xffffffffu);
+	cfg_write(&io, 1, 3, PIIX4_PMBA, 4, 0xb001);
+	ck_assert_uint_eq(cfg_read(&io, 1, 3, PIIX4_PMBA, 4), 0xb001);
+	ck_assert_uint_eq(iobus_read(&io, PIIX4_PM_BASE + 8, 4), 0xffffffffu);
+	ck_assert_uint_lt(iobus_read(&io, 0xb008, 4), 1u << 24);
+	cfg_write(&io, 1, 3, PIIX4_PMBA, 4, 0x0601);
+	ck_assert_uint_lt(iobus_read(&io, PIIX4_PM_BASE + 8, 4), 1u << 24);
+	ck_assert_uint_eq(iobus_read(&io, 0xb008, 4), 0xffffffffu);
+}
+END_TEST
+
 static Suite *firmware_suite(void)
 {
 	Suite *s = suite_create("firmware");
@@ -269,6 +391,11 @@ static Suite *firmware_suite(void)
 	TCase *lx = tcase_create("fw_cfg_linux");
 	tcase_add_test(lx, linux_items);
 	suite_add_tcase(s, lx);
+	TCase *plat = tcase_create("platform");
+	tcase_add_test(plat, pam_decoding);
+	tcase_add_test(plat, smram_lock);
+	tcase_add_test(plat, piix_functions);
+	suite_add_tcase(s, plat);
 	return s;
 }
 
