@@ -28,6 +28,7 @@
 static const char usage_text[] =
 	"usage: hvemu run --kernel FILE [options]\n"
 	"       hvemu run --bios FILE [options]\n"
+	"       hvemu run --firmware seabios|FILE [--kernel bzImage] [options]\n"
 	"       hvemu run --load FILE@ADDR --entry ADDR [options]\n"
 	"       hvemu run --load FILE@ADDR --entry64 ADDR [options]\n"
 	"       hvemu repro list | run NAME [options]   (bundled bug reproducers)\n"
@@ -106,7 +107,8 @@ static const char usage_options_more_text[] =
 	"                       at most 1000000000)\n"
 	"\n"
 	"Each option is given once (--load, --module, --keys and --quirk may repeat);\n"
-	"--kernel, --bios and --load with --entry/--entry64 exclude each other;\n"
+	"--kernel, --bios and --load with --entry/--entry64 exclude each other, as do\n"
+	"--firmware and --bios, --entry or --entry64;\n"
 	"--module needs --kernel; --load images may not overlap each other, the\n"
 	"kernel, its modules, its multiboot data or the ACPI tables; --serial\n"
 	"file:PATH and --screenshot may not name an input.\n"
@@ -116,7 +118,8 @@ static const char usage_options_more_text[] =
  * characters C requires compilers to support). */
 static const char usage_devices_text[] =
 	"devices: 16550A UART at 0x3f8, isa-debug-exit at 0xf4-0xf7, POST port 0x80,\n"
-	"fw_cfg at 0x510, PCI configuration at 0xcf8 (i440FX host bridge), pc-testdev,\n"
+	"isa-debugcon at 0x402, fw_cfg at 0x510 (DMA at 0x514), PCI configuration at\n"
+	"0xcf8 (i440FX host bridge, PIIX3 ISA bridge, PIIX4 PM at 0x600), pc-testdev,\n"
 	"port 0x92 (fast reset, A20), reset control 0xcf9, 8042 keyboard controller\n"
 	"at 0x60/0x64 with a PS/2 keyboard (IRQ1; reset, A20), VGA text mode (80x25\n"
 	"at 0xb8000, ports 0x3b0-0x3df), the Bochs shutdown port 0x8900, 8259A PIC\n"
