@@ -118,7 +118,7 @@ static uint32_t pm_read(void *opaque, uint16_t port, unsigned size)
 	struct piix4_pm *p = opaque;
 	if (!decoded(p))
 		return size == 4 ? 0xffffffffu : (1u << (8 * size)) - 1;
-	unsigned off = port - PIIX4_PM_BASE;
+	unsigned off = port - p->base;
 	uint32_t v = 0;
 	for (unsigned i = 0; i < size && off + i < PIIX4_PM_SIZE; i++)
 		v |= (uint32_t)read_byte(p, off + i) << (8 * i);
@@ -167,7 +167,7 @@ static void pm_write(void *opaque, uint16_t port, unsigned size, uint32_t value)
 	struct piix4_pm *p = opaque;
 	if (!decoded(p))
 		return;
-	unsigned off = port - PIIX4_PM_BASE;
+	unsigned off = port - p->base;
 	/* Split into the 16-bit registers the access covers, each with the byte
 	 * lanes written, so a doubleword at 00h writes PM1_STS and PM1_EN. */
 	for (unsigned i = 0; i < size && off + i < PIIX4_PM_SIZE;) {

@@ -371,7 +371,10 @@ START_TEST(piix_functions)
 	ck_assert_uint_eq(cfg_read(&io, 1, 3, PIIX4_PMBA, 4), 0xb001);
 	ck_assert_uint_eq(iobus_read(&io, PIIX4_PM_BASE + 8, 4), 0xffffffffu);
 	ck_assert_uint_lt(iobus_read(&io, 0xb008, 4), 1u << 24);
+	/* Registers by their offset from the moved base: PM1_CNT's SCI_EN. */
+	ck_assert_uint_eq(iobus_read(&io, 0xb004, 2) & 1, 1);
 	cfg_write(&io, 1, 3, PIIX4_PMBA, 4, 0x0601);
+	ck_assert_uint_eq(iobus_read(&io, PIIX4_PM_BASE + 4, 2) & 1, 1);
 	ck_assert_uint_lt(iobus_read(&io, PIIX4_PM_BASE + 8, 4), 1u << 24);
 	ck_assert_uint_eq(iobus_read(&io, 0xb008, 4), 0xffffffffu);
 }
