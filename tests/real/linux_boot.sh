@@ -69,6 +69,12 @@ run pvh-smp1-again vmlinux 1
 run bzimage-smp1 vmlinuz 1
 run pvh-smp2 vmlinux 2
 run pvh-epyc vmlinux 1 --cpu epyc-lite
+# The bzImage as qemu -kernel boots it: SeaBIOS and QEMU's linuxboot_dma.bin
+# through fw_cfg (--firmware seabios), when Debian's seabios and
+# qemu-system-data are installed.
+if [ -f /usr/share/seabios/bios-256k.bin ] && [ -f /usr/share/qemu/linuxboot_dma.bin ]; then
+	run bzimage-seabios vmlinuz 1 --firmware seabios
+fi
 # Two runs of the same files: the same serial output and instruction count.
 if ! cmp -s pvh-smp1.out pvh-smp1-again.out || [ "$(grep 'virtual instructions' pvh-smp1.err)" != \
 	"$(grep 'virtual instructions' pvh-smp1-again.err)" ]; then
