@@ -180,14 +180,14 @@ START_TEST(gpe0)
 {
 	struct rig r;
 	rig_init(&r);
-	out(&r, GPE0_EN, 2, 0x0003);
-	ck_assert_uint_eq(in(&r, GPE0_STS, 4), 0x00030000u);
-	r.pm.gpe_sts = 0x0002;                  /* an event arrives (none is wired yet) */
-	out(&r, GPE0_STS, 2, 0);
+	out(&r, PIIX4_GPE0 + 2, 2, 0x0003);
+	ck_assert_uint_eq(in(&r, PIIX4_GPE0, 4), 0x00030000u);
+	r.pm.acpi.gpe_sts = 0x0002;                  /* an event arrives (none is wired yet) */
+	out(&r, PIIX4_GPE0, 2, 0);
 	ck_assert(r.sci.cur);
-	out(&r, GPE0_STS, 2, 0x0002);
+	out(&r, PIIX4_GPE0, 2, 0x0002);
 	ck_assert(!r.sci.cur);
-	ck_assert_uint_eq(in(&r, GPE0_STS, 2), 0);
+	ck_assert_uint_eq(in(&r, PIIX4_GPE0, 2), 0);
 }
 END_TEST
 
