@@ -94,6 +94,8 @@ static const char usage_options_more_text[] =
 	"                       while the guest is ahead; virtual time is unchanged)\n"
 	"  --rtc-base DATE      the RTC's start, YYYY-MM-DD[THH:MM:SS] (1900-2099;\n"
 	"                       default 2000-01-01T00:00:00)\n"
+	"  --machine pc|q35     the chipset, as QEMU's -M: pc (i440FX, PIIX4; default) or\n"
+	"                       q35 (Q35 with PCIe ECAM and MCFG, ICH9 LPC; RAM to 2816M)\n"
 	"  --smp N              N CPUs (1..16, default 1): CPU 0 boots, the others wait\n"
 	"                       for INIT-SIPI-SIPI; they run in turns (see --quantum)\n"
 	"  --quantum N          instructions a CPU runs per turn with --smp (default 1000,\n"
@@ -434,6 +436,14 @@ static int parse_tlb(struct run_config *cfg, const struct run_option *o, char *v
 	return 0;
 }
 
+static int parse_machine(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	if (strcmp(val, "pc") && strcmp(val, "q35"))
+		return usage_error("bad --machine '%s' (pc or q35)", val);
+	cfg->machine.chipset = strcmp(val, "q35") ? PC_I440FX : PC_Q35;
+	return 0;
+}
+
 static int parse_display(struct run_config *cfg, const struct run_option *o, char *val)
 {
 	if (!display_parse(val, &cfg->display))
@@ -518,7 +528,7 @@ enum opt {
 	OPT_KERNEL, OPT_CMDLINE, OPT_MEM, OPT_CPU, OPT_MAX_INSNS, OPT_SERIAL, OPT_TRACE,
 	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT, OPT_MODULE, OPT_QUIRK,
 	OPT_TRACE_FORMAT, OPT_STATS, OPT_LIVELOCK, OPT_INSN_RATE, OPT_REALTIME, OPT_RTC_BASE,
-	OPT_DISPLAY, OPT_SCREENSHOT, OPT_KEYS, OPT_SMP, OPT_QUANTUM, OPT_NO_REBOOT, OPT_INITRD, OPT_COUNT
+	OPT_DISPLAY, OPT_SCREENSHOT, OPT_KEYS, OPT_SMP, OPT_QUANTUM, OPT_NO_REBOOT, OPT_INITRD, OPT_MACHINE, OPT_COUNT
 };
 
 #define STRING_AT(f) store_string, offsetof(struct run_config, f)
@@ -555,6 +565,7 @@ static const struct run_option options[OPT_COUNT] = {
 	[OPT_QUANTUM]      = { "--quantum",      false, false, NULL,        parse_quantum, 0 },
 	[OPT_NO_REBOOT]    = { "--no-reboot",    true,  false, NULL,        TRUE_AT(machine.no_reboot) },
 	[OPT_INITRD]       = { "--initrd",       false, false, NULL,        STRING_AT(machine.initrd) },
+	[OPT_MACHINE]      = { "--machine",      false, false, NULL,        parse_machine, 0 },
 };
 
 bool run_option_is_flag(const char *name)

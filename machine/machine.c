@@ -9,6 +9,7 @@
 #include "devices/loader.h"
 #include "devices/multiboot.h"
 #include "devices/pvh.h"
+#include "devices/q35.h"
 #include "emu/canonical.h"
 #include "emu/cpu_model.h"
 #include "emu/event_step.h"
@@ -119,6 +120,10 @@ bool machine_config_check(const struct machine_config *cfg, char *err, size_t er
 		return fail(err, errlen, "--entry applies to --load images, not to a --kernel or --bios");
 	if (cfg->has_entry && !cfg->n_loads)
 		return fail(err, errlen, "--entry needs a --load image");
+	/* RAM below 4 GiB ends where q35's ECAM window starts (devices/q35.h). */
+	if (cfg->chipset == PC_Q35 && cfg->ram_size > Q35_ECAM_BASE)
+		return fail(err, errlen, "--machine q35 has at most %lluM of RAM: its PCIe ECAM window starts at 0x%x",
+			    (unsigned long long)(Q35_ECAM_BASE >> 20), Q35_ECAM_BASE);
 	if (cfg->entry64) {
 		/* CPUID.80000001H:EDX.LM[29]. */
 		if (!cpu_model_has(cfg->model, 0x80000001, 3, 29))
@@ -471,7 +476,7 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 	/* The boot-contract devices, and what the machine is made of for fw_cfg
 	 * and ACPI: the CPUs and their APICs as smp_setup() built them; each
 	 * device's set-up adds itself. */
-	if (!pc_boot_devices(&m->boot, &m->cpu, &m->io, &m->mem))
+	if (!pc_boot_devices(&m->boot, cfg->chipset, &m->cpu, &m->io, &m->mem))
 		return fail(err, errlen, "internal error: device ports overlap");
 	m->boot.stop = stop_running_cpu;
 	m->boot.stop_ctx = m;
@@ -481,9 +486,11 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 	 * as its output buffer holds their data (devices/i8042.h). */
 	m->boot.i8042.irq1 = (struct irq_line){ pc_legacy_gsi_set, &m->pc, 1 };
 	m->boot.i8042.irq12 = (struct irq_line){ pc_legacy_gsi_set, &m->pc, 12 };
-	/* The PIIX4's power management (00:01.3), its SCI on ISA IRQ 9. */
+	/* The chipset's power management (PIIX4 00:01.3 or ICH9 00:1F.0), its
+	 * SCI on ISA IRQ 9. */
 	if (!pc_boot_add_pm(&m->boot, &m->clock, &m->io))
-		return fail(err, errlen, "internal error: the PIIX4 PM ports overlap");
+		return fail(err, errlen, "internal error: the ACPI PM ports overlap");
+	m->desc.chipset = cfg->chipset;
 	m->desc.acpi_pm = true;
 	m->desc.keyboard = true;   /* the 8042 and its keyboard, in pc_boot_devices */
 	m->desc.vga = true;        /* VGA text mode, above */

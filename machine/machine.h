@@ -70,6 +70,7 @@ struct machine_config {
 	unsigned n_cpus;           /* --smp: CPUs (0: one) */
 	uint64_t quantum;          /* --quantum: instructions per CPU turn (0: the default) */
 	bool no_reboot;            /* --no-reboot: a guest's reset ends the run */
+	enum pc_chipset chipset;   /* --machine: pc (i440FX, the default) or q35 */
 	/* The front end's own reason to end the run (the CLI's livelock
 	 * detector, which stops the CPU), asked when a CPU stops; NULL: none. */
 	bool (*run_ended)(const void *ctx);

@@ -382,6 +382,12 @@ def cases(p, tmp):
         'tlb-flush': (['run', '--kernel', p['mbcheck.bin'], '--tlb', 'flush'], 1, b'', False),
         'tlb-exact': (['run', '--kernel', p['mbcheck.bin'], '--tlb', 'exact'], 1, b'', False),
         'nothing-to-run': e('run', '--mem', '64M'),
+        'bad-machine': ee("bad --machine 'isapc' (pc or q35)", 'run', '--kernel', mb, '--machine', 'isapc'),
+        # q35's RAM below 4 GiB ends at its ECAM window (devices/q35.h).
+        'q35-mem-too-big': ee('--machine q35 has at most 2816M of RAM', 'run', '--kernel', mb,
+                              '--machine', 'q35', '--mem', '2817M'),
+        'q35-mem-max': (['run', '--kernel', mb, '--machine', 'q35', '--mem', '2816M'], 1, b'', False),
+        'machine-pc': (['run', '--kernel', mb, '--machine', 'pc'], 1, b'', False),
         'bad-bios': e('run', '--bios', p['bios.bin']),
         # These need a working CPU core.
         'multiboot-state': (['run', '--kernel', p['mbcheck.bin'], '--serial', 'none'], 1, None, False),

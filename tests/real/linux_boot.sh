@@ -78,6 +78,7 @@ run bzimage-smp1 vmlinuz 1
 run pvh-smp2 vmlinux 2
 run pvh-smp2-again vmlinux 2
 run pvh-epyc vmlinux 1 --cpu epyc-lite
+run pvh-q35 vmlinux 1 --machine q35
 # Two runs of the same files: the same serial output and instruction count,
 # with one CPU and with two (the round-robin schedule is virtual time too).
 same() {

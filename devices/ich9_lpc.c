@@ -1,0 +1,59 @@
+/* The ICH9 LPC bridge and its power management; see devices/ich9_lpc.h. */
+#include "devices/ich9_lpc.h"
+
+#include "devices/le_bytes.h"
+
+static const struct acpi_pm_layout ich9_layout = {
+	.name = "ICH9 PM (ACPI)", .size = ICH9_PM_SIZE, .gpe0_sts = ICH9_GPE0, .gpe0_half = ICH9_GPE0_HALF,
+	.soft_off_typ = ICH9_SLP_TYP_SOFT_OFF,
+};
+
+void ich9_lpc_init(struct ich9_lpc *l, struct vclock *clock, const struct power_control *power,
+		   struct irq_line sci)
+{
+	acpi_pm_init(&l->acpi, &ich9_layout, clock, power, sci);
+}
+
+/* Whether the PM block answers: ACPI_EN set and PMBASE at the window claimed. */
+static bool decoded(const struct ich9_lpc *l)
+{
+	const uint8_t *c = l->fn->config;
+	return (c[ICH9_ACPI_CNTL] & ICH9_ACPI_EN) && (get16(c + ICH9_PMBASE) & 0xff80) == ICH9_PM_BASE;
+}
+
+static uint32_t pm_read(void *opaque, uint16_t port, unsigned size)
+{
+	struct ich9_lpc *l = opaque;
+	if (!decoded(l))
+		return size == 4 ? 0xffffffffu : (1u << (8 * size)) - 1;
+	return acpi_pm_read(&l->acpi, port - ICH9_PM_BASE, size);
+}
+
+static void pm_write(void *opaque, uint16_t port, unsigned size, uint32_t value)
+{
+	struct ich9_lpc *l = opaque;
+	if (decoded(l))
+		acpi_pm_write(&l->acpi, port - ICH9_PM_BASE, size, value);
+}
+
+static const struct pio_ops pm_ops = { .read = pm_read, .write = pm_write };
+
+bool ich9_lpc_attach(struct ich9_lpc *l, struct pci_host *h, struct iobus *io)
+{
+	struct pci_function *f = pci_add_function(h, 0, 0x1f, 0, "ICH9 LPC bridge");
+	if (!f)
+		return false;
+	l->fn = f;
+	put16(f->config + PCI_VENDOR_ID, 0x8086);
+	put16(f->config + PCI_DEVICE_ID, 0x2918);
+	f->config[PCI_REVISION_ID] = 0x02;
+	put16(f->config + PCI_CLASS_DEVICE, 0x0601);   /* bridge, ISA */
+	f->config[PCI_HEADER_TYPE] = 0x80;             /* multi-function (D31 has more) */
+	/* PMBASE: bits 15:7 the base, bit 0 reads 1 (I/O space); ACPI_CNTL with
+	 * ACPI_EN, SCI_IRQ_SEL 000b (IRQ 9), programmed as a BIOS would. */
+	put32(f->config + ICH9_PMBASE, ICH9_PM_BASE | 1u);
+	put16(f->wmask + ICH9_PMBASE, 0xff80);
+	f->config[ICH9_ACPI_CNTL] = ICH9_ACPI_EN;
+	f->wmask[ICH9_ACPI_CNTL] = ICH9_ACPI_EN;
+	return iobus_register(io, ICH9_PM_BASE, ICH9_PM_SIZE, &pm_ops, l, ich9_layout.name);
+}
