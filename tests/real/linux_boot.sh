@@ -11,64 +11,18 @@
 # and vmlinux built from them (tests/real/mkinitramfs.py). Runs only with
 # HVEMU_REAL=1 (`make test-real`); otherwise, or when the packages cannot be
 # downloaded, it exits 77 (meson's SKIP).
-set -u
-HVEMU=$(realpath "$1") SRC=$(realpath "$2") WORK=$3
+. "$(dirname "$0")/common.sh"
+real_setup "$@"
 MARKER=HVEMU-LINUX-SHELL
 CMDLINE="console=ttyS0 quiet"
 MEM=256M
-if [ "${HVEMU_REAL:-0}" != 1 ]; then
-	echo "SKIP: set HVEMU_REAL=1 (make test-real) to fetch and boot Debian's kernel"
-	exit 77
-fi
-mkdir -p "$WORK" && cd "$WORK" || exit 1
+fetch_linux
 
-# The kernel package linux-image-amd64 names, and busybox-static.
-if ! ls linux-image-*.deb >/dev/null 2>&1 || ! ls busybox-static_*.deb >/dev/null 2>&1; then
-	kernel_package() {
-		apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/.*Depends: \(linux-image-[0-9].*\)/\1/p' | head -1
-	}
-	KPKG=$(kernel_package)
-	# A fresh machine may have no package lists yet: fetch them once (as root).
-	if [ -z "$KPKG" ] && [ "$(id -u)" -eq 0 ]; then
-		apt-get update -qq >download.log 2>&1
-		KPKG=$(kernel_package)
-	fi
-	if [ -z "$KPKG" ] || ! apt-get download "$KPKG" busybox-static >download.log 2>&1; then
-		echo "SKIP: cannot download the kernel package '${KPKG:-?}' or busybox-static (see $WORK/download.log)"
-		exit 77
-	fi
-fi
-for deb in linux-image-*.deb busybox-static_*.deb; do
-	echo "package: $(dpkg-deb -f "$deb" Package) $(dpkg-deb -f "$deb" Version)"
-done
-if [ ! -f vmlinuz ] || [ ! -f initrd.cpio ] || [ ! -f vmlinux ]; then
-	rm -rf root && mkdir root || exit 1
-	for deb in linux-image-*.deb busybox-static_*.deb; do dpkg-deb -x "$deb" root || exit 1; done
-	cp root/boot/vmlinuz-* vmlinuz || exit 1
-	python3 "$SRC/tests/real/mkinitramfs.py" initramfs root/bin/busybox initrd.cpio || exit 1
-	python3 "$SRC/tests/real/mkinitramfs.py" vmlinux vmlinuz vmlinux || exit 1
-	rm -rf root
-fi
-
-fail=0
-# run NAME KERNEL SMP [OPTIONS]: boot under hvemu; the marker, status 3
-# (debug exit 1), instructions (from --stats) and wall time.
+# run NAME KERNEL SMP [OPTIONS]: boot to the marker (common.sh).
 run() {
-	local name=$1 kernel=$2 smp=$3 start end status insns
+	local name=$1 kernel=$2 smp=$3
 	shift 3
-	start=$(date +%s.%N)
-	timeout 300 "$HVEMU" run --kernel "$kernel" --initrd initrd.cpio --cmdline "$CMDLINE" --mem $MEM \
-		--smp "$smp" --stats "$@" >"$name.out" 2>"$name.err"
-	status=$?
-	end=$(date +%s.%N)
-	insns=$(sed -n 's/.*in \([0-9]*\) virtual instructions.*/\1/p' "$name.err" | tail -1)
-	printf '%-16s status %3d  %12s instructions  %6.2f s  %s\n' "$name" "$status" "${insns:-?}" \
-		"$(awk "BEGIN{print $end - $start}")" "$(grep -a -o "$MARKER.*" "$name.out" | head -1)"
-	if [ $status -ne 3 ] || ! grep -aq "$MARKER" "$name.out"; then
-		echo "FAIL: $name (last lines of $WORK/$name.out and .err:)"
-		tail -n 5 "$name.out" "$name.err"
-		fail=1
-	fi
+	boot "$name" "$MARKER" --kernel "$kernel" --initrd initrd.cpio --cmdline "$CMDLINE" --mem $MEM --smp "$smp" "$@"
 }
 
 echo "hvemu: $HVEMU, command line '$CMDLINE', --mem $MEM"
