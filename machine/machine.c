@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devices/bios_data_area.h"
 #include "devices/kernel_image.h"
 #include "devices/linux_boot.h"
 #include "devices/loader.h"
@@ -362,6 +363,10 @@ static bool load_and_enter(struct machine *m, const struct machine_config *cfg, 
 	struct placed fixed[MB_MAX_RANGES + 3];
 	unsigned n_fixed = firmware_ranges(m, fixed);
 	struct machine_kernel kernel;
+	/* A kernel started without firmware still finds what a BIOS leaves
+	 * below 1 MiB (devices/bios_data_area.h); the kernel's own bytes win. */
+	if (cfg->kernel && !cfg->bios)
+		bios_data_area_write(&m->mem);
 	if (cfg->kernel && !load_kernel(m, cfg, &kernel, fixed, &n_fixed, err, errlen))
 		return false;
 	if (cfg->entry64)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "devices/acpi.h"
+#include "devices/bios_data_area.h"
 #include "devices/bus.h"
 #include "devices/e820.h"
 #include "devices/fw_cfg.h"
@@ -58,6 +59,34 @@ static void fw_read(struct iobus *io, uint8_t *buf, unsigned n)
 }
 
 static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3]; }
+
+/* The BIOS state of a direct start (devices/bios_data_area.h): every vector
+ * at F000:FF53's IRET but INT 15h's "not supported" stub, the BIOS data
+ * area's COM1, EBDA segment, equipment word, 639 KiB, text mode 3, and the
+ * EBDA's 1 KiB size byte. */
+START_TEST(bios_data_area)
+{
+	struct physmem pm;
+	ck_assert(physmem_init(&pm, 8u << 20));
+	bios_data_area_write(&pm);
+	for (unsigned v = 0; v < 256; v++)
+		ck_assert_uint_eq(physmem_read(&pm, 4 * v, 4), v == 0x15 ? 0xf000ff54u : 0xf000ff53u);
+	ck_assert_uint_eq(physmem_read(&pm, 0xfff53, 1), 0xcf);
+	ck_assert_uint_eq(physmem_read(&pm, 0xfff54, 1), 0x55);          /* push bp */
+	ck_assert_uint_eq(physmem_read(&pm, 0xfff54 + 10, 1), 0xcf);     /* ... iret */
+	ck_assert_uint_eq(physmem_read(&pm, 0x400, 2), 0x3f8);
+	ck_assert_uint_eq(physmem_read(&pm, 0x402, 2), 0);
+	ck_assert_uint_eq(physmem_read(&pm, 0x40e, 2), 0x9fc0);
+	ck_assert_uint_eq(physmem_read(&pm, 0x410, 2), 0x220);
+	ck_assert_uint_eq(physmem_read(&pm, 0x413, 2), 639);
+	ck_assert_uint_eq(physmem_read(&pm, 0x449, 1), 3);
+	ck_assert_uint_eq(physmem_read(&pm, 0x44a, 2), 80);
+	ck_assert_uint_eq(physmem_read(&pm, 0x463, 2), 0x3d4);
+	ck_assert_uint_eq(physmem_read(&pm, 0x484, 1), 24);
+	ck_assert_uint_eq(physmem_read(&pm, 0x9fc00, 1), 1);
+	physmem_destroy(&pm);
+}
+END_TEST
 
 START_TEST(fw_cfg_items)
 {
@@ -788,6 +817,7 @@ static Suite *boot_devices_suite(void)
 {
 	Suite *s = suite_create("boot_devices");
 	TCase *fw = tcase_create("fw_cfg");
+	tcase_add_test(fw, bios_data_area);
 	tcase_add_test(fw, fw_cfg_items);
 	tcase_add_test(fw, fw_cfg_files);
 	suite_add_tcase(s, fw);
