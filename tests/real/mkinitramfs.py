@@ -17,6 +17,7 @@ busybox, and take the uncompressed vmlinux out of a bzImage.
               kvm-intel.ko by the CPU's vendor, each with the parameters the
               command line gives as MODULE.PARAM=VALUE (kvm_amd.npt=0, as
               modprobe would pass them), then run /kvm_vm (tests/real/kvm_vm.c)
+         kallsyms  print /proc/kallsyms (the kernel's symbols, for --symbols)
   mkinitramfs.py vmlinux BZIMAGE OUT     the payload the setup header's
                                          payload_offset/payload_length (boot
                                          protocol 2.08) name, decompressed by
@@ -56,6 +57,11 @@ kvm)
 	done
 	echo "HVEMU-STEP kvm: $($bb grep -o -w -E 'svm|vmx' /proc/cpuinfo | $bb head -1) $(params $vendor)"
 	/kvm_vm || ok=0
+	;;
+kallsyms)
+	# The running kernel's symbols (Debian ships no System.map): hvemu's
+	# --symbols takes this dump.
+	$bb cat /proc/kallsyms
 	;;
 "") ;;
 *)	echo "unknown hvemu.step=$step"; ok=0 ;;
