@@ -94,6 +94,8 @@ static const char usage_options_more_text[] =
 	"                       while the guest is ahead; virtual time is unchanged)\n"
 	"  --rtc-base DATE      the RTC's start, YYYY-MM-DD[THH:MM:SS] (1900-2099;\n"
 	"                       default 2000-01-01T00:00:00)\n"
+	"  --symbols FILE       the guest's symbols (ELF, System.map or a kallsyms dump;\n"
+	"                       repeatable): reports and trace lines name func+0xoff/0xsize\n"
 	"  --machine pc|q35     the chipset, as QEMU's -M: pc (i440FX, PIIX4; default) or\n"
 	"                       q35 (Q35 with PCIe ECAM and MCFG, ICH9 LPC; RAM to 2816M)\n"
 	"  --smp N              N CPUs (1..16, default 1): CPU 0 boots, the others wait\n"
@@ -101,10 +103,10 @@ static const char usage_options_more_text[] =
 	"  --quantum N          instructions a CPU runs per turn with --smp (default 1000,\n"
 	"                       at most 1000000000)\n"
 	"\n"
-	"Each option is given once (--load, --module, --keys and --quirk may repeat);\n"
-	"--kernel, --bios and --load with --entry/--entry64 exclude each other;\n"
-	"--module needs --kernel; --load images may not overlap each other, the\n"
-	"kernel, its modules, its multiboot data or the ACPI tables; --serial\n"
+	"Each option is given once (--load, --module, --keys, --quirk and --symbols\n"
+	"may repeat); --kernel, --bios and --load with --entry/--entry64 exclude each\n"
+	"other; --module needs --kernel; --load images may not overlap each other,\n"
+	"the kernel, its modules, its multiboot data or the ACPI tables; --serial\n"
 	"file:PATH and --screenshot may not name an input.\n"
 	"\n";
 
@@ -436,6 +438,14 @@ static int parse_tlb(struct run_config *cfg, const struct run_option *o, char *v
 	return 0;
 }
 
+static int parse_symbols(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	if (cfg->n_symbol_files == RUN_MAX_SYMBOL_FILES)
+		return usage_error("too many --symbols options (max %d)", RUN_MAX_SYMBOL_FILES);
+	cfg->symbol_files[cfg->n_symbol_files++] = val;
+	return 0;
+}
+
 static int parse_machine(struct run_config *cfg, const struct run_option *o, char *val)
 {
 	if (strcmp(val, "pc") && strcmp(val, "q35"))
@@ -528,7 +538,7 @@ enum opt {
 	OPT_KERNEL, OPT_CMDLINE, OPT_MEM, OPT_CPU, OPT_MAX_INSNS, OPT_SERIAL, OPT_TRACE,
 	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT, OPT_MODULE, OPT_QUIRK,
 	OPT_TRACE_FORMAT, OPT_STATS, OPT_LIVELOCK, OPT_INSN_RATE, OPT_REALTIME, OPT_RTC_BASE,
-	OPT_DISPLAY, OPT_SCREENSHOT, OPT_KEYS, OPT_SMP, OPT_QUANTUM, OPT_NO_REBOOT, OPT_INITRD, OPT_MACHINE, OPT_COUNT
+	OPT_DISPLAY, OPT_SCREENSHOT, OPT_KEYS, OPT_SMP, OPT_QUANTUM, OPT_NO_REBOOT, OPT_INITRD, OPT_MACHINE, OPT_SYMBOLS, OPT_COUNT
 };
 
 #define STRING_AT(f) store_string, offsetof(struct run_config, f)
@@ -566,6 +576,7 @@ static const struct run_option options[OPT_COUNT] = {
 	[OPT_NO_REBOOT]    = { "--no-reboot",    true,  false, NULL,        TRUE_AT(machine.no_reboot) },
 	[OPT_INITRD]       = { "--initrd",       false, false, NULL,        STRING_AT(machine.initrd) },
 	[OPT_MACHINE]      = { "--machine",      false, false, NULL,        parse_machine, 0 },
+	[OPT_SYMBOLS]      = { "--symbols",      false, true,  NULL,        parse_symbols, 0 },
 };
 
 bool run_option_is_flag(const char *name)

@@ -1,6 +1,8 @@
 /* `hvemu run` around the machine; see cli/run.h. */
 #include "cli/run.h"
 
+#include "cli/symbol_files.h"
+
 #include <errno.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -115,11 +117,21 @@ bool run_setup(struct run *r, const struct run_config *cfg, char *err, size_t er
 		if (!key_script_add(&r->keys, cfg->keys[i], why, sizeof(why)))
 			return fail(err, errlen, "bad --keys: %s", why);
 	}
+	for (unsigned i = 0; i < cfg->n_symbol_files; i++) {
+		char why[512];
+		if (!symbol_file_load(&r->syms, cfg->symbol_files[i], why, sizeof(why)))
+			return fail(err, errlen, "bad --symbols: %s", why);
+	}
+	symbols_finish(&r->syms);
 	struct machine *m = &r->m;
 	if (!machine_setup(m, &r->machine_cfg, err, errlen))
 		return false;
 	for (unsigned i = 0; i < m->smp.n; i++)
 		exit_watch_attach(&r->watch, m->smp.cpu[i]);
+	if (r->syms.n) {
+		m->trace.syms = &r->syms;
+		r->watch.trace.syms = &r->syms;
+	}
 	key_script_start(&r->keys, &m->clock, &m->boot.i8042);
 
 	/* Outputs last: nothing is truncated unless the run is about to start
@@ -145,6 +157,7 @@ void run_destroy(struct run *r)
 	key_script_free(&r->keys);
 	machine_destroy(&r->m);
 	exit_watch_destroy(&r->watch);
+	symbols_destroy(&r->syms);
 	if (r->serial_file)
 		fclose(r->serial_file);
 	r->serial_file = NULL;
@@ -153,8 +166,11 @@ void run_destroy(struct run *r)
 static void report(struct machine *m, const char *what, uint64_t ip)
 {
 	struct cpu *cpu = smp_current(m);
-	fprintf(stderr, "hvemu: %s at %04x:%08llx after %llu instructions", what,
-		cpu->seg[SR_CS].selector, (unsigned long long)ip, (unsigned long long)cpu->icount);
+	char sym[256];
+	fprintf(stderr, "hvemu: %s at %04x:%08llx", what, cpu->seg[SR_CS].selector, (unsigned long long)ip);
+	if (symbols_lookup(m->trace.syms, ip, sym, sizeof(sym)))
+		fprintf(stderr, " <%s>", sym);
+	fprintf(stderr, " after %llu instructions", (unsigned long long)cpu->icount);
 	if (m->smp.n > 1)
 		fprintf(stderr, " (CPU %u)", cpu->apic_id);
 	if (m->post.written)

@@ -259,6 +259,14 @@ def files(tmp):
         p[name] = path
     put('mbcheck.bin', aout_kernel(MB_CHECK))
     put('ud2.bin', aout_kernel(UD2))
+    # Symbols for it, as System.map/kallsyms lines (unsorted, a data symbol,
+    # a module column): its UD2 lies at 100020h.
+    put('ud2.map', b'0000000000100030 t after_ud2\n0000000000100000 T kernel_start\n'
+        b'0000000000100010 D some_data\n0000000000100020 T ud2_here\t[fake]\n')
+    put('extra.map', b'0000000000100000 T multiboot_header\n')
+    put('placeholder.map', b'ffffffffffffffff B The real System.map is in the linux-image-<version>-dbg package\n')
+    put('hidden.map', b'0000000000000000 T start_kernel\n0000000000000000 t helper\n')
+    put('malformed.map', b'0000000000100000 T kernel_start\nnot a symbol line\n')
     put('mbcheck64.elf', elf64_kernel(MB_CHECK))
     put('real.bin', REAL_HELLO)
     put('long.bin', LONG_HELLO)
@@ -469,6 +477,26 @@ def cases(p, tmp):
         'cpu-model-top': ee("belongs after 'run'", '--cpu', 'core2'),
         'cpu-help-after-kernel': (['run', '--kernel', mb, '--cpu', 'help'], 0, None, False),
         # Conflicting and repeated options: one line naming both.
+        # --symbols: the report, the fault chain and --trace exc name the function.
+        'symbols-triple-fault': case(['run', '--kernel', p['ud2.bin'], '--symbols', p['ud2.map']], 4, b'', False, [
+            'hvemu: triple fault (shutdown) at 0008:00100020 <ud2_here [fake]+0x0/0x10> after',
+            '1. #UD (vector 6) ', '0008:00100020 <ud2_here [fake]+0x0/0x10>  0f 0b  ud2']),
+        'symbols-trace-exc': case(['run', '--kernel', p['ud2.bin'], '--symbols', p['ud2.map'], '--trace', 'exc'],
+                                  4, b'', False,
+                                  'exc: vector 6 (#UD) at 0008:00100020 <ud2_here [fake]+0x0/0x10>'),
+        'symbols-missing': ee('bad --symbols: cannot open', 'run', '--kernel', p['ud2.bin'], '--symbols',
+                              p['ud2.map'] + '.none'),
+        # Repeated: the files' symbols merge (a second file's at 100000h).
+        'symbols-two-files': case(['run', '--kernel', p['ud2.bin'], '--symbols', p['extra.map'], '--symbols',
+                                   p['ud2.map']], 4, b'', False,
+                                  'triple fault (shutdown) at 0008:00100020 <ud2_here [fake]+0x0/0x10>'),
+        'symbols-placeholder': ee('no code symbols', 'run', '--kernel', p['ud2.bin'], '--symbols', p['placeholder.map']),
+        'symbols-hidden': ee("every code symbol's address is 0", 'run', '--kernel', p['ud2.bin'], '--symbols',
+                             p['hidden.map']),
+        'symbols-malformed': ee('malformed.map:2: not an "ADDRESS TYPE NAME" line', 'run', '--kernel', p['ud2.bin'],
+                                '--symbols', p['malformed.map']),
+        'symbols-stripped-elf': ee('without code symbols', 'run', '--kernel', p['ud2.bin'], '--symbols',
+                                   p['mbcheck64.elf']),
         'kernel-twice': ee('--kernel given twice', 'run', '--kernel', mb, '--kernel', p['ud2.bin']),
         'bios-twice': ee('--bios given twice', 'run', '--bios', p['bios64k.bin'], '--bios', p['bios64k.bin']),
         'kernel-and-bios': ee('--kernel and --bios exclude each other', 'run', '--kernel', mb,
