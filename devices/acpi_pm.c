@@ -62,7 +62,9 @@ void acpi_pm_init(struct acpi_pm *p, const struct acpi_pm_layout *layout, struct
 {
 	if (p->clock && p->tmr.armed)
 		vtimer_cancel(p->clock, &p->tmr);
+	struct acpi_pm_decode decode = p->decode;
 	memset(p, 0, sizeof(*p));
+	p->decode = decode;
 	p->layout = layout;
 	p->clock = clock;
 	p->power = power;
@@ -166,4 +168,28 @@ void acpi_pm_write(struct acpi_pm *p, unsigned off, unsigned size, uint32_t valu
 	for (unsigned i = 0; i < size && off + i < p->layout->size; i++)
 		write_byte(p, off + i, (uint8_t)(value >> (8 * i)));
 	update_sci(p);
+}
+
+static uint32_t pio_read(void *opaque, uint16_t port, unsigned size)
+{
+	struct acpi_pm *p = opaque;
+	if (!p->decode.decoded(p->decode.ctx))
+		return size == 4 ? 0xffffffffu : (1u << (8 * size)) - 1;
+	return acpi_pm_read(p, port - p->decode.base, size);
+}
+
+static void pio_write(void *opaque, uint16_t port, unsigned size, uint32_t value)
+{
+	struct acpi_pm *p = opaque;
+	if (p->decode.decoded(p->decode.ctx))
+		acpi_pm_write(p, port - p->decode.base, size, value);
+}
+
+static const struct pio_ops pio = { .read = pio_read, .write = pio_write };
+
+bool acpi_pm_register(struct acpi_pm *p, struct iobus *io, uint16_t base, bool (*decoded)(const void *ctx),
+		      const void *ctx)
+{
+	p->decode = (struct acpi_pm_decode){ .base = base, .decoded = decoded, .ctx = ctx };
+	return iobus_register(io, base, p->layout->size, &pio, p, p->layout->name);
 }

@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "devices/bus.h"
 #include "devices/clock.h"
 #include "devices/irq.h"
 #include "devices/power.h"
@@ -54,8 +55,18 @@ struct acpi_pm_layout {
 	uint8_t soft_off_typ;      /* the SLP_TYP of S5, soft off */
 };
 
+/* Where the block answers: at base, while the owning function's
+ * configuration says so (decoded(ctx)); otherwise reads are all ones and
+ * writes go nowhere. */
+struct acpi_pm_decode {
+	uint16_t base;
+	bool (*decoded)(const void *ctx);
+	const void *ctx;
+};
+
 struct acpi_pm {
 	const struct acpi_pm_layout *layout;
+	struct acpi_pm_decode decode;   /* kept across acpi_pm_init */
 	struct vclock *clock;
 	const struct power_control *power;
 	struct irq_line sci;
@@ -84,6 +95,10 @@ void acpi_pm_init(struct acpi_pm *p, const struct acpi_pm_layout *layout, struct
 /* A read or write of size bytes at offset off of the block (off < size). */
 uint32_t acpi_pm_read(struct acpi_pm *p, unsigned off, unsigned size);
 void acpi_pm_write(struct acpi_pm *p, unsigned off, unsigned size, uint32_t value);
+/* Claim the block's ports from base on io, answering while decoded(ctx).
+ * False on a clash. */
+bool acpi_pm_register(struct acpi_pm *p, struct iobus *io, uint16_t base, bool (*decoded)(const void *ctx),
+		      const void *ctx);
 /* The PM timer as the guest reads it now. */
 uint32_t acpi_pm_timer(struct acpi_pm *p);
 

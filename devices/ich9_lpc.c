@@ -15,28 +15,13 @@ void ich9_lpc_init(struct ich9_lpc *l, struct vclock *clock, const struct power_
 }
 
 /* Whether the PM block answers: ACPI_EN set and PMBASE at the window claimed. */
-static bool decoded(const struct ich9_lpc *l)
+static bool decoded(const void *ctx)
 {
+	const struct ich9_lpc *l = ctx;
 	const uint8_t *c = l->fn->config;
 	return (c[ICH9_ACPI_CNTL] & ICH9_ACPI_EN) && (get16(c + ICH9_PMBASE) & 0xff80) == ICH9_PM_BASE;
 }
 
-static uint32_t pm_read(void *opaque, uint16_t port, unsigned size)
-{
-	struct ich9_lpc *l = opaque;
-	if (!decoded(l))
-		return size == 4 ? 0xffffffffu : (1u << (8 * size)) - 1;
-	return acpi_pm_read(&l->acpi, port - ICH9_PM_BASE, size);
-}
-
-static void pm_write(void *opaque, uint16_t port, unsigned size, uint32_t value)
-{
-	struct ich9_lpc *l = opaque;
-	if (decoded(l))
-		acpi_pm_write(&l->acpi, port - ICH9_PM_BASE, size, value);
-}
-
-static const struct pio_ops pm_ops = { .read = pm_read, .write = pm_write };
 
 bool ich9_lpc_attach(struct ich9_lpc *l, struct pci_host *h, struct iobus *io)
 {
@@ -55,5 +40,5 @@ bool ich9_lpc_attach(struct ich9_lpc *l, struct pci_host *h, struct iobus *io)
 	put16(f->wmask + ICH9_PMBASE, 0xff80);
 	f->config[ICH9_ACPI_CNTL] = ICH9_ACPI_EN;
 	f->wmask[ICH9_ACPI_CNTL] = ICH9_ACPI_EN;
-	return iobus_register(io, ICH9_PM_BASE, ICH9_PM_SIZE, &pm_ops, l, ich9_layout.name);
+	return acpi_pm_register(&l->acpi, io, ICH9_PM_BASE, decoded, l);
 }

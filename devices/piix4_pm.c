@@ -15,28 +15,13 @@ void piix4_pm_init(struct piix4_pm *p, struct vclock *clock, const struct power_
 }
 
 /* Whether the I/O block answers: PMIOSE set and PMBA at the window claimed. */
-static bool decoded(const struct piix4_pm *p)
+static bool decoded(const void *ctx)
 {
+	const struct piix4_pm *p = ctx;
 	const uint8_t *c = p->fn->config;
 	return (c[PIIX4_PMREGMISC] & PIIX4_PMIOSE) && (get16(c + PIIX4_PMBA) & 0xffc0) == PIIX4_PM_BASE;
 }
 
-static uint32_t pm_read(void *opaque, uint16_t port, unsigned size)
-{
-	struct piix4_pm *p = opaque;
-	if (!decoded(p))
-		return size == 4 ? 0xffffffffu : (1u << (8 * size)) - 1;
-	return acpi_pm_read(&p->acpi, port - PIIX4_PM_BASE, size);
-}
-
-static void pm_write(void *opaque, uint16_t port, unsigned size, uint32_t value)
-{
-	struct piix4_pm *p = opaque;
-	if (decoded(p))
-		acpi_pm_write(&p->acpi, port - PIIX4_PM_BASE, size, value);
-}
-
-static const struct pio_ops pm_ops = { .read = pm_read, .write = pm_write };
 
 bool piix4_pm_attach(struct piix4_pm *p, struct pci_host *h, struct iobus *io)
 {
@@ -56,5 +41,5 @@ bool piix4_pm_attach(struct piix4_pm *p, struct pci_host *h, struct iobus *io)
 	put16(f->wmask + PIIX4_PMBA, 0xffc0);
 	f->config[PIIX4_PMREGMISC] = PIIX4_PMIOSE;
 	f->wmask[PIIX4_PMREGMISC] = PIIX4_PMIOSE;
-	return iobus_register(io, PIIX4_PM_BASE, PIIX4_PM_SIZE, &pm_ops, p, piix4_layout.name);
+	return acpi_pm_register(&p->acpi, io, PIIX4_PM_BASE, decoded, p);
 }

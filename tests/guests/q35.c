@@ -5,35 +5,11 @@
  * ACPI_EN switches its power-management block (ICH9 datasheet 316972, D31:F0
  * PMBASE, ACPI_CNTL; Intel 3 Series datasheet 316966, D0:F0 PCIEXBAR). On a
  * machine without an MCFG (the pc machine) it skips. */
+#include "lib/acpi_tables.h"
 #include "lib/guest.h"
 
 static inline void outl(uint16_t p, uint32_t v) { __asm__ volatile("outl %0,%1" :: "a"(v), "Nd"(p)); }
 static inline uint32_t inl(uint16_t p) { uint32_t v; __asm__ volatile("inl %1,%0" : "=a"(v) : "Nd"(p)); return v; }
-
-static uint8_t sum(const uint8_t *p, uint32_t n)
-{
-	uint8_t s = 0;
-	for (uint32_t i = 0; i < n; i++)
-		s = (uint8_t)(s + p[i]);
-	return s;
-}
-
-static const uint8_t *find_table(const char sig[4])
-{
-	for (uint32_t a = 0xe0000; a < 0x100000; a += 16) {
-		const uint8_t *rsdp = (const uint8_t *)(uintptr_t)a;
-		if (gstrncmp((const char *)rsdp, "RSD PTR ", 8) || sum(rsdp, 20))
-			continue;
-		const uint8_t *rsdt = (const uint8_t *)(uintptr_t)rd32(rsdp, 16);
-		for (uint32_t o = 36; o + 4 <= rd32(rsdt, 4); o += 4) {
-			const uint8_t *t = (const uint8_t *)(uintptr_t)rd32(rsdt, o);
-			if (!gstrncmp((const char *)t, sig, 4))
-				return t;
-		}
-		return 0;
-	}
-	return 0;
-}
 
 static uint32_t cf8_read(unsigned bus, unsigned dev, unsigned fn, unsigned reg)
 {
@@ -64,12 +40,12 @@ static int dsdt_has(const uint8_t *dsdt, const uint8_t *pat, uint32_t n)
 
 void guest_main(void)
 {
-	const uint8_t *mcfg = find_table("MCFG");
+	const uint8_t *mcfg = acpi_find_table("MCFG");
 	if (!mcfg)
 		skip_all("no MCFG table: not a q35 machine");
 	/* PCI Firmware 3.0 Table 4-2: 36-byte header, 8 reserved, then 16-byte
 	 * allocations: base (8), segment (2), start bus, end bus, reserved (4). */
-	check("MCFG checksum", sum(mcfg, rd32(mcfg, 4)), 0);
+	check("MCFG checksum", acpi_sum(mcfg, rd32(mcfg, 4)), 0);
 	check("MCFG holds one allocation", rd32(mcfg, 4), 60);
 	ecam_base = rd32(mcfg, 44);
 	check("ECAM base below 4 GiB", rd32(mcfg, 48), 0);
@@ -105,7 +81,7 @@ void guest_main(void)
 	uint32_t pmbase = ecam_read(0, 0x1f, 0, 0x40);
 	check("PMBASE bit 0 reads 1: I/O space", pmbase & 1, 1);
 	pmbase &= 0xff80;
-	const uint8_t *fadt = find_table("FACP");
+	const uint8_t *fadt = acpi_find_table("FACP");
 	if (!fadt)
 		skip_all("no FADT");
 	check("FADT PM1a_EVT_BLK is PMBASE", rd32(fadt, 56), pmbase);
