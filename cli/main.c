@@ -94,6 +94,8 @@ static const char usage_options_more_text[] =
 	"                       while the guest is ahead; virtual time is unchanged)\n"
 	"  --rtc-base DATE      the RTC's start, YYYY-MM-DD[THH:MM:SS] (1900-2099;\n"
 	"                       default 2000-01-01T00:00:00)\n"
+	"  --debugcon stderr|file:PATH  the debug console at port 402h (QEMU's\n"
+	"                       -debugcon, SeaBIOS's log): its bytes to stderr or PATH\n"
 	"  --symbols FILE       the guest's symbols (ELF, System.map or a kallsyms dump;\n"
 	"                       repeatable): reports and trace lines name func+0xoff/0xsize\n"
 	"  --machine pc|q35     the chipset, as QEMU's -M: pc (i440FX, PIIX4; default) or\n"
@@ -369,6 +371,18 @@ static int parse_serial(struct run_config *cfg, const struct run_option *o, char
 	return 0;
 }
 
+static int parse_debugcon(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	if (!strcmp(val, "stderr"))
+		cfg->debugcon_stderr = true;
+	else if (!strncmp(val, "file:", 5) && val[5])
+		cfg->debugcon_path = val + 5;
+	else
+		return usage_error("bad --debugcon '%s' (stderr or file:PATH)", val);
+	cfg->machine.debugcon = true;
+	return 0;
+}
+
 static int parse_trace(struct run_config *cfg, const struct run_option *o, char *val)
 {
 	if (!trace_parse(val, &cfg->machine.trace))
@@ -538,7 +552,7 @@ enum opt {
 	OPT_KERNEL, OPT_CMDLINE, OPT_MEM, OPT_CPU, OPT_MAX_INSNS, OPT_SERIAL, OPT_TRACE,
 	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT, OPT_MODULE, OPT_QUIRK,
 	OPT_TRACE_FORMAT, OPT_STATS, OPT_LIVELOCK, OPT_INSN_RATE, OPT_REALTIME, OPT_RTC_BASE,
-	OPT_DISPLAY, OPT_SCREENSHOT, OPT_KEYS, OPT_SMP, OPT_QUANTUM, OPT_NO_REBOOT, OPT_INITRD, OPT_MACHINE, OPT_SYMBOLS, OPT_COUNT
+	OPT_DISPLAY, OPT_SCREENSHOT, OPT_KEYS, OPT_SMP, OPT_QUANTUM, OPT_NO_REBOOT, OPT_INITRD, OPT_MACHINE, OPT_SYMBOLS, OPT_DEBUGCON, OPT_COUNT
 };
 
 #define STRING_AT(f) store_string, offsetof(struct run_config, f)
@@ -577,6 +591,7 @@ static const struct run_option options[OPT_COUNT] = {
 	[OPT_INITRD]       = { "--initrd",       false, false, NULL,        STRING_AT(machine.initrd) },
 	[OPT_MACHINE]      = { "--machine",      false, false, NULL,        parse_machine, 0 },
 	[OPT_SYMBOLS]      = { "--symbols",      false, true,  NULL,        parse_symbols, 0 },
+	[OPT_DEBUGCON]     = { "--debugcon",     false, false, NULL,        parse_debugcon, 0 },
 };
 
 bool run_option_is_flag(const char *name)

@@ -91,6 +91,11 @@ static bool outputs_clear(const struct run_config *cfg, char *err, size_t errlen
 	if (cfg->serial_path && cfg->screenshot && same_output(cfg->serial_path, cfg->screenshot))
 		return fail(err, errlen, "--serial file:%s and --screenshot %s are one file; the screenshot would "
 			    "replace the serial log", cfg->serial_path, cfg->screenshot);
+	if (cfg->debugcon_path && !output_clear(mc, "--debugcon file:", cfg->debugcon_path, err, errlen))
+		return false;
+	if (cfg->debugcon_path && ((cfg->serial_path && same_output(cfg->debugcon_path, cfg->serial_path)) ||
+				   (cfg->screenshot && same_output(cfg->debugcon_path, cfg->screenshot))))
+		return fail(err, errlen, "--debugcon file:%s is also another output", cfg->debugcon_path);
 	if (cfg->screenshot && (!output_clear(mc, "--screenshot ", cfg->screenshot, err, errlen) ||
 				!display_screenshot_writable(cfg->screenshot, err, errlen)))
 		return false;
@@ -147,6 +152,15 @@ bool run_setup(struct run *r, const struct run_config *cfg, char *err, size_t er
 		m->uart.out = r->serial_file;
 		r->serial_path = cfg->serial_path;
 	}
+	if (cfg->debugcon_path) {
+		r->debugcon_file = fopen(cfg->debugcon_path, "w");
+		if (!r->debugcon_file)
+			return fail(err, errlen, "cannot open debugcon output '%s': %s", cfg->debugcon_path,
+				    strerror(errno));
+		m->debugcon.out = r->debugcon_file;
+	} else if (cfg->debugcon_stderr) {
+		m->debugcon.out = stderr;
+	}
 	return true;
 }
 
@@ -161,6 +175,9 @@ void run_destroy(struct run *r)
 	if (r->serial_file)
 		fclose(r->serial_file);
 	r->serial_file = NULL;
+	if (r->debugcon_file)
+		fclose(r->debugcon_file);
+	r->debugcon_file = NULL;
 }
 
 static void report(struct machine *m, const char *what, uint64_t ip)

@@ -25,6 +25,8 @@ enum { DUMP_PT_NEVER, DUMP_PT_SHUTDOWN, DUMP_PT_EXIT };
 struct run_config {
 	struct machine_config machine;
 	const char *serial_path;   /* --serial file:PATH: opened last, once everything else is ready */
+	const char *debugcon_path; /* --debugcon file:PATH (machine.debugcon also set), opened likewise */
+	bool debugcon_stderr;      /* --debugcon stderr */
 	unsigned dump_pt;          /* DUMP_PT_*: when to print the page tables at the end */
 	enum display_kind display; /* --display */
 	const char *screenshot;    /* --screenshot PATH.png, or NULL */
@@ -42,6 +44,7 @@ struct run {
 	struct key_script keys;    /* --keys */
 	struct exit_watch watch;   /* VM exits: trace, statistics, livelock */
 	FILE *serial_file;         /* the --serial file:PATH this run opened */
+	FILE *debugcon_file;       /* the --debugcon file:PATH this run opened */
 	const char *serial_path;   /* its PATH, for the report of a failed write */
 	unsigned dump_pt;          /* DUMP_PT_* */
 	struct symbols syms;       /* --symbols: named in reports and trace lines */

@@ -435,7 +435,8 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 		return fail(err, errlen, "internal error: RAM too small for the VGA text buffer");
 	vga_init(&m->vga, m->mem.ram + VGA_TEXT_BASE, &m->clock);
 	if (!uart_register(&m->uart, &m->io) || !debug_exit_register(&m->dexit, &m->io) ||
-	    !post_port_register(&m->post, &m->io) || !vga_register(&m->vga, &m->io))
+	    !post_port_register(&m->post, &m->io) || !vga_register(&m->vga, &m->io) ||
+	    (cfg->debugcon && !debugcon_register(&m->debugcon, &m->io)))
 		return fail(err, errlen, "internal error: device ports overlap");
 
 	cpu_init(&m->cpu, cfg->model, &m->mem, &m->io);

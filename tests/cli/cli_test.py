@@ -259,6 +259,8 @@ def files(tmp):
         p[name] = path
     put('mbcheck.bin', aout_kernel(MB_CHECK))
     put('ud2.bin', aout_kernel(UD2))
+    # mov dx, 402h; in al, dx; out dx, al; out 0f4h, al
+    put('debugcon.bin', bytes.fromhex('ba0204' 'ec' 'ee' 'e6f4'))
     # Symbols for it, as System.map/kallsyms lines (unsorted, a data symbol,
     # a module column): its UD2 lies at 100020h.
     put('ud2.map', b'0000000000100030 t after_ud2\n0000000000100000 T kernel_start\n'
@@ -390,6 +392,14 @@ def cases(p, tmp):
         'tlb-flush': (['run', '--kernel', p['mbcheck.bin'], '--tlb', 'flush'], 1, b'', False),
         'tlb-exact': (['run', '--kernel', p['mbcheck.bin'], '--tlb', 'exact'], 1, b'', False),
         'nothing-to-run': e('run', '--mem', '64M'),
+        'bad-debugcon': ee("bad --debugcon 'stdout' (stderr or file:PATH)", 'run', '--kernel', mb, '--debugcon',
+                           'stdout'),
+        # The debug console: a byte written to 402h goes to the log; reading
+        # it gives E9h (real mode: in al, dx; out dx, al; then isa-debug-exit
+        # with the byte read: (0xe9 << 1 | 1) & 0xff = 0xd3).
+        'debugcon-readback': case(['run', '--load', p['debugcon.bin'] + '@0x7c00', '--entry', '0x7c00', '--debugcon',
+                                   'stderr'], 0xd3, b'', False, 'the guest wrote 233 (0xe9)'),
+        'debugcon-absent': (['run', '--load', p['debugcon.bin'] + '@0x7c00', '--entry', '0x7c00'], 0xff, b'', False),
         'bad-machine': ee("bad --machine 'isapc' (pc or q35)", 'run', '--kernel', mb, '--machine', 'isapc'),
         # q35's RAM below 4 GiB ends at its ECAM window (devices/q35.h).
         'q35-mem-too-big': ee('--machine q35 has at most 2816M of RAM', 'run', '--kernel', mb,
