@@ -190,6 +190,16 @@ static const struct pio_ops pio = { .read = pio_read, .write = pio_write };
 bool acpi_pm_register(struct acpi_pm *p, struct iobus *io, uint16_t base, bool (*decoded)(const void *ctx),
 		      const void *ctx)
 {
-	p->decode = (struct acpi_pm_decode){ .base = base, .decoded = decoded, .ctx = ctx };
+	p->decode = (struct acpi_pm_decode){ .io = io, .base = base, .decoded = decoded, .ctx = ctx };
 	return iobus_register(io, base, p->layout->size, &pio, p, p->layout->name);
+}
+
+bool acpi_pm_move(struct acpi_pm *p, uint16_t base)
+{
+	if (base == p->decode.base)
+		return true;
+	if (!iobus_move(p->decode.io, &pio, p, base))
+		return false;
+	p->decode.base = base;
+	return true;
 }

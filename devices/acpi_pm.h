@@ -59,7 +59,8 @@ struct acpi_pm_layout {
  * configuration says so (decoded(ctx)); otherwise reads are all ones and
  * writes go nowhere. */
 struct acpi_pm_decode {
-	uint16_t base;
+	struct iobus *io;
+	uint16_t base;             /* where the ports are claimed now */
 	bool (*decoded)(const void *ctx);
 	const void *ctx;
 };
@@ -99,6 +100,11 @@ void acpi_pm_write(struct acpi_pm *p, unsigned off, unsigned size, uint32_t valu
  * False on a clash. */
 bool acpi_pm_register(struct acpi_pm *p, struct iobus *io, uint16_t base, bool (*decoded)(const void *ctx),
 		      const void *ctx);
+/* The owner's base register now says base: claim the ports there instead.
+ * False, the ports staying where they were (and the owner's decode then
+ * failing, its register no longer matching decode.base), if they would
+ * overlap another device's. */
+bool acpi_pm_move(struct acpi_pm *p, uint16_t base);
 /* The PM timer as the guest reads it now. */
 uint32_t acpi_pm_timer(struct acpi_pm *p);
 

@@ -14,14 +14,33 @@ void ich9_lpc_init(struct ich9_lpc *l, struct vclock *clock, const struct power_
 	acpi_pm_init(&l->acpi, &ich9_layout, clock, power, sci);
 }
 
-/* Whether the PM block answers: ACPI_EN set and PMBASE at the window claimed. */
+/* Whether the PM block answers: ACPI_EN set and PMBASE where its ports are. */
 static bool decoded(const void *ctx)
 {
 	const struct ich9_lpc *l = ctx;
 	const uint8_t *c = l->fn->config;
-	return (c[ICH9_ACPI_CNTL] & ICH9_ACPI_EN) && (get16(c + ICH9_PMBASE) & 0xff80) == ICH9_PM_BASE;
+	return (c[ICH9_ACPI_CNTL] & ICH9_ACPI_EN) && (get16(c + ICH9_PMBASE) & 0xff80) == l->acpi.decode.base;
 }
 
+
+/* A write to PMBASE moves the block (ICH9 datasheet, PMBASE: "the base
+ * address for the ACPI I/O registers"). */
+static void config_written(void *ctx, unsigned reg, unsigned size)
+{
+	struct ich9_lpc *l = ctx;
+	if (reg < ICH9_PMBASE + 4 && reg + size > ICH9_PMBASE)
+		acpi_pm_move(&l->acpi, get16(l->fn->config + ICH9_PMBASE) & 0xff80);
+}
+
+void ich9_lpc_program(struct ich9_lpc *l)
+{
+	struct pci_function *f = l->fn;
+	/* PMBASE: bits 15:7 the base, bit 0 reads 1 (I/O space); ACPI_CNTL with
+	 * ACPI_EN, SCI_IRQ_SEL 000b (IRQ 9), programmed as a BIOS would. */
+	put32(f->config + ICH9_PMBASE, ICH9_PM_BASE | 1u);
+	f->config[ICH9_ACPI_CNTL] = ICH9_ACPI_EN;
+	acpi_pm_move(&l->acpi, ICH9_PM_BASE);
+}
 
 bool ich9_lpc_attach(struct ich9_lpc *l, struct pci_host *h, struct iobus *io)
 {
@@ -34,11 +53,12 @@ bool ich9_lpc_attach(struct ich9_lpc *l, struct pci_host *h, struct iobus *io)
 	f->config[PCI_REVISION_ID] = 0x02;
 	put16(f->config + PCI_CLASS_DEVICE, 0x0601);   /* bridge, ISA */
 	f->config[PCI_HEADER_TYPE] = 0x80;             /* multi-function (D31 has more) */
-	/* PMBASE: bits 15:7 the base, bit 0 reads 1 (I/O space); ACPI_CNTL with
-	 * ACPI_EN, SCI_IRQ_SEL 000b (IRQ 9), programmed as a BIOS would. */
-	put32(f->config + ICH9_PMBASE, ICH9_PM_BASE | 1u);
 	put16(f->wmask + ICH9_PMBASE, 0xff80);
-	f->config[ICH9_ACPI_CNTL] = ICH9_ACPI_EN;
 	f->wmask[ICH9_ACPI_CNTL] = ICH9_ACPI_EN;
-	return acpi_pm_register(&l->acpi, io, ICH9_PM_BASE, decoded, l);
+	f->written = config_written;
+	f->written_ctx = l;
+	if (!acpi_pm_register(&l->acpi, io, ICH9_PM_BASE, decoded, l))
+		return false;
+	ich9_lpc_program(l);
+	return true;
 }

@@ -10,9 +10,8 @@
  *     at 44h (bit 7 ACPI_EN: the block answers; bits 2:0 SCI_IRQ_SEL, 000b
  *     IRQ 9). No firmware runs before an hvemu kernel, so the machine
  *     programs them as SeaBIOS does under QEMU: PMBASE 0600h, ACPI_EN set.
- *     As with the PIIX4 (devices/piix4_pm.h), a PMBASE moved elsewhere or
- *     ACPI_EN clear turns the block off, it does not move it, and the SCI
- *     stays on IRQ 9.
+ *     As with the PIIX4 (devices/piix4_pm.h), a write to PMBASE moves the
+ *     block, ACPI_EN clear turns it off; the SCI stays on IRQ 9.
  *   I/O block (PMBASE+), devices/acpi_pm.h: 00h PM1_STS, 02h PM1_EN, 04h
  *     PM1_CNT (SLP_TYP 111b is S5, soft off: the DSDT's \_S5), 08h PM1_TMR
  *     (24 bits), 20h GPE0_STS and 28h GPE0_EN (64 bits each); PROC_CNT,
@@ -49,5 +48,8 @@ void ich9_lpc_init(struct ich9_lpc *l, struct vclock *clock, const struct power_
 /* Add function 00:1F.0 to h, program PMBASE/ACPI_CNTL as firmware would, and
  * claim the PM I/O block on io. False on a clash. */
 bool ich9_lpc_attach(struct ich9_lpc *l, struct pci_host *h, struct iobus *io);
+/* PMBASE = 0600h with ACPI_EN, the block moved back there: what a direct
+ * start finds, again after a reset. */
+void ich9_lpc_program(struct ich9_lpc *l);
 
 #endif

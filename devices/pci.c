@@ -70,10 +70,14 @@ void pci_config_write(struct pci_host *h, uint8_t bus, uint8_t device, uint8_t f
 		      unsigned size, uint32_t value)
 {
 	struct pci_function *f = find(h, bus, device, function);
-	for (unsigned i = 0; f && i < size && reg + i < sizeof(f->config); i++) {
+	if (!f || reg >= sizeof(f->config))
+		return;
+	for (unsigned i = 0; i < size && reg + i < sizeof(f->config); i++) {
 		uint8_t m = f->wmask[reg + i], b = (uint8_t)(value >> (8 * i));
 		f->config[reg + i] = (uint8_t)((f->config[reg + i] & ~m) | (b & m));
 	}
+	if (f->written)
+		f->written(f->written_ctx, reg, size);
 }
 
 /* An access that is neither CONFIG_ADDRESS (a doubleword at 0xCF8) nor within

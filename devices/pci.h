@@ -41,6 +41,11 @@ struct pci_function {
 	uint8_t config[256];
 	uint8_t wmask[256];        /* the bits of config software may change */
 	const char *name;
+	/* After a write has changed config (registers reg .. reg+size-1), for a
+	 * function whose registers decode something (a base address); NULL:
+	 * nothing to do. */
+	void (*written)(void *ctx, unsigned reg, unsigned size);
+	void *written_ctx;
 };
 
 struct pci_host {

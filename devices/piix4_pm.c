@@ -19,9 +19,28 @@ static bool decoded(const void *ctx)
 {
 	const struct piix4_pm *p = ctx;
 	const uint8_t *c = p->fn->config;
-	return (c[PIIX4_PMREGMISC] & PIIX4_PMIOSE) && (get16(c + PIIX4_PMBA) & 0xffc0) == PIIX4_PM_BASE;
+	return (c[PIIX4_PMREGMISC] & PIIX4_PMIOSE) && (get16(c + PIIX4_PMBA) & 0xffc0) == p->acpi.decode.base;
 }
 
+
+/* A write to PMBA moves the block (PIIX4 datasheet, PMBA: "the base
+ * address of the 64 byte power management I/O space"). */
+static void config_written(void *ctx, unsigned reg, unsigned size)
+{
+	struct piix4_pm *p = ctx;
+	if (reg < PIIX4_PMBA + 4 && reg + size > PIIX4_PMBA)
+		acpi_pm_move(&p->acpi, get16(p->fn->config + PIIX4_PMBA) & 0xffc0);
+}
+
+void piix4_pm_program(struct piix4_pm *p)
+{
+	struct pci_function *f = p->fn;
+	/* PMBA: bits 15:6 the base, bit 0 reads 1 (I/O space); programmed as a
+	 * BIOS would, with PMIOSE set in PMREGMISC. */
+	put32(f->config + PIIX4_PMBA, PIIX4_PM_BASE | 1u);
+	f->config[PIIX4_PMREGMISC] = PIIX4_PMIOSE;
+	acpi_pm_move(&p->acpi, PIIX4_PM_BASE);
+}
 
 bool piix4_pm_attach(struct piix4_pm *p, struct pci_host *h, struct iobus *io)
 {
@@ -35,11 +54,12 @@ bool piix4_pm_attach(struct piix4_pm *p, struct pci_host *h, struct iobus *io)
 	 * erratum of earlier PIIX4 steppings (drivers/clocksource/acpi_pm.c). */
 	f->config[PCI_REVISION_ID] = 0x03;
 	put16(f->config + PCI_CLASS_DEVICE, 0x0680);   /* bridge, other */
-	/* PMBA: bits 15:6 the base, bit 0 reads 1 (I/O space); programmed as a
-	 * BIOS would, with PMIOSE set in PMREGMISC. */
-	put32(f->config + PIIX4_PMBA, PIIX4_PM_BASE | 1u);
 	put16(f->wmask + PIIX4_PMBA, 0xffc0);
-	f->config[PIIX4_PMREGMISC] = PIIX4_PMIOSE;
 	f->wmask[PIIX4_PMREGMISC] = PIIX4_PMIOSE;
-	return acpi_pm_register(&p->acpi, io, PIIX4_PM_BASE, decoded, p);
+	f->written = config_written;
+	f->written_ctx = p;
+	if (!acpi_pm_register(&p->acpi, io, PIIX4_PM_BASE, decoded, p))
+		return false;
+	piix4_pm_program(p);
+	return true;
 }

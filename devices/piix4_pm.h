@@ -9,8 +9,10 @@
  *     reads 1: I/O space) and PMREGMISC at 80h (bit 0 PMIOSE: the block
  *     answers). No firmware runs before an hvemu kernel, so the machine
  *     programs them itself, PMBA = 0600h with PMIOSE set, as SeaBIOS does
- *     under QEMU. The block stays at 0600h: a PMBA moved elsewhere (or PMIOSE
- *     clear) turns the block off, it does not move it.
+ *     under QEMU with its ACPI tables. A write to PMBA moves the block (a
+ *     BIOS of its own, SeaBIOS without QEMU's tables, puts it at B000h);
+ *     PMIOSE clear turns it off; a base that would overlap another device
+ *     leaves it off until PMBA moves again.
  *   I/O block (PMBA+): the ACPI fixed hardware of devices/acpi_pm.h, PIIX4's
  *     registers by their datasheet names: 00h PMSTS (PM1_STS), 02h PMEN
  *     (PM1_EN), 04h PMCNTRL (PM1_CNT; SUS_TYP is SLP_TYP, SUS_EN is SLP_EN,
@@ -49,5 +51,8 @@ void piix4_pm_init(struct piix4_pm *p, struct vclock *clock, const struct power_
 /* Add function 00:01.3 to h, program PMBA/PMREGMISC as firmware would, and
  * claim the I/O block on io. False on a clash. */
 bool piix4_pm_attach(struct piix4_pm *p, struct pci_host *h, struct iobus *io);
+/* PMBA = 0600h with PMIOSE, the block moved back there: what a direct start
+ * finds, again after a reset. */
+void piix4_pm_program(struct piix4_pm *p);
 
 #endif

@@ -137,8 +137,14 @@ START_TEST(pm_block_gating)
 	ck_assert_uint_eq(r.off_requests, 0);
 	physmem_write(&r.mem, ecam_addr(0, 0x1f, 0, ICH9_ACPI_CNTL), 1, ICH9_ACPI_EN);
 	ck_assert_uint_eq(pm_in(&r, PM_TMR, 4), PM_TIMER_HZ);
-	physmem_write(&r.mem, ecam_addr(0, 0x1f, 0, ICH9_PMBASE), 2, 0x700);
+	/* PMBASE moves the block (ICH9 datasheet PMBASE). */
+	physmem_write(&r.mem, ecam_addr(0, 0x1f, 0, ICH9_PMBASE), 2, 0xb000);
 	ck_assert_uint_eq(pm_in(&r, PM_TMR, 4), 0xffffffffu);
+	ck_assert_uint_eq(iobus_read(&r.io, 0xb000 + PM_TMR, 4), PM_TIMER_HZ);
+	ck_assert_uint_eq(iobus_read(&r.io, 0xb000 + ICH9_GPE0 + 8, 4), 0);
+	ich9_lpc_program(&r.lpc);
+	ck_assert_uint_eq(pm_in(&r, PM_TMR, 4), PM_TIMER_HZ);
+	ck_assert_uint_eq(iobus_read(&r.io, 0xb000 + PM_TMR, 4), 0xffffffffu);
 	rig_done(&r);
 }
 END_TEST
