@@ -10,8 +10,9 @@
 #   make test-clang    build-clang/ (clang, debugoptimized): the unit and guest suites
 #   make test-san      build-san/ (AddressSanitizer/UBSan): every test but the QEMU
 #                      and Bochs runs (they run the same guest images as in build/)
-#   make test-real     build-release/: Debian's Linux (fetched with apt-get download) booted
-#                      under hvemu, PVH and bzImage, with the same files under QEMU for comparison
+#   make test-real     build-release/: Debian's packages (fetched with apt-get download) under
+#                      hvemu: Linux (PVH, bzImage, SMP, q35), KVM inside it (AMD and Intel, nested
+#                      and shadow paging), Xen 4.17 with a PV dom0; QEMU on the same files beside
 #   make bench         guest MIPS of the bench/ programs (ALU, memory and page-walk loops, 32- and 64-bit)
 #   make clean         remove build/, build-san/, build-release/ and build-clang/
 #
