@@ -80,7 +80,6 @@ static const char usage_options_more_text[] =
 	"                       start from firmware: SeaBIOS (" SEABIOS_IMAGE "),\n"
 	"                       none (default: the direct start), or a BIOS image;\n"
 	"                       with --kernel it boots the kernel through fw_cfg\n"
-	"  --debugcon FILE      write port 402h's output (SeaBIOS's log) to FILE\n"
 	"  --display none|text|sdl\n"
 	"                       none (default): nothing shown; text: the VGA text\n"
 	"                       screen on stderr at exit and on SIGUSR1; sdl: a window\n"
@@ -101,16 +100,22 @@ static const char usage_options_more_text[] =
 	"                       while the guest is ahead; virtual time is unchanged)\n"
 	"  --rtc-base DATE      the RTC's start, YYYY-MM-DD[THH:MM:SS] (1900-2099;\n"
 	"                       default 2000-01-01T00:00:00)\n"
+	"  --debugcon stderr|file:PATH  the debug console at port 402h (QEMU's\n"
+	"                       -debugcon, SeaBIOS's log): its bytes to stderr or PATH\n"
+	"  --symbols FILE       the guest's symbols (ELF, System.map or a kallsyms dump;\n"
+	"                       repeatable): reports and trace lines name func+0xoff/0xsize\n"
+	"  --machine pc|q35     the chipset, as QEMU's -M: pc (i440FX, PIIX4; default) or\n"
+	"                       q35 (Q35 with PCIe ECAM and MCFG, ICH9 LPC; RAM to 2816M)\n"
 	"  --smp N              N CPUs (1..16, default 1): CPU 0 boots, the others wait\n"
 	"                       for INIT-SIPI-SIPI; they run in turns (see --quantum)\n"
 	"  --quantum N          instructions a CPU runs per turn with --smp (default 1000,\n"
 	"                       at most 1000000000)\n"
 	"\n"
-	"Each option is given once (--load, --module, --keys and --quirk may repeat);\n"
-	"--kernel, --bios and --load with --entry/--entry64 exclude each other, as do\n"
-	"--firmware and --bios, --entry or --entry64;\n"
-	"--module needs --kernel; --load images may not overlap each other, the\n"
-	"kernel, its modules, its multiboot data or the ACPI tables; --serial\n"
+	"Each option is given once (--load, --module, --keys, --quirk and --symbols\n"
+	"may repeat); --kernel, --bios and --load with --entry/--entry64 exclude each\n"
+	"other, as do --firmware and --bios, --entry or --entry64; --module needs\n"
+	"--kernel; --load images may not overlap each other,\n"
+	"the kernel, its modules, its multiboot data or the ACPI tables; --serial\n"
 	"file:PATH and --screenshot may not name an input.\n"
 	"\n";
 
@@ -374,6 +379,18 @@ static int parse_serial(struct run_config *cfg, const struct run_option *o, char
 	return 0;
 }
 
+static int parse_debugcon(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	if (!strcmp(val, "stderr"))
+		cfg->debugcon_stderr = true;
+	else if (!strncmp(val, "file:", 5) && val[5])
+		cfg->debugcon_path = val + 5;
+	else
+		return usage_error("bad --debugcon '%s' (stderr or file:PATH)", val);
+	cfg->machine.debugcon = true;
+	return 0;
+}
+
 static int parse_trace(struct run_config *cfg, const struct run_option *o, char *val)
 {
 	if (!trace_parse(val, &cfg->machine.trace))
@@ -440,6 +457,22 @@ static int parse_tlb(struct run_config *cfg, const struct run_option *o, char *v
 	if (strcmp(val, "exact") && strcmp(val, "cached") && strcmp(val, "flush"))
 		return usage_error("bad --tlb '%s' (exact or flush)", val);
 	cfg->machine.tlb_uncached = !strcmp(val, "flush");
+	return 0;
+}
+
+static int parse_symbols(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	if (cfg->n_symbol_files == RUN_MAX_SYMBOL_FILES)
+		return usage_error("too many --symbols options (max %d)", RUN_MAX_SYMBOL_FILES);
+	cfg->symbol_files[cfg->n_symbol_files++] = val;
+	return 0;
+}
+
+static int parse_machine(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	if (strcmp(val, "pc") && strcmp(val, "q35"))
+		return usage_error("bad --machine '%s' (pc or q35)", val);
+	cfg->machine.chipset = strcmp(val, "q35") ? PC_I440FX : PC_Q35;
 	return 0;
 }
 
@@ -545,8 +578,8 @@ enum opt {
 	OPT_KERNEL, OPT_CMDLINE, OPT_MEM, OPT_CPU, OPT_MAX_INSNS, OPT_SERIAL, OPT_TRACE,
 	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT, OPT_MODULE, OPT_QUIRK,
 	OPT_TRACE_FORMAT, OPT_STATS, OPT_LIVELOCK, OPT_INSN_RATE, OPT_REALTIME, OPT_RTC_BASE,
-	OPT_DISPLAY, OPT_SCREENSHOT, OPT_KEYS, OPT_SMP, OPT_QUANTUM, OPT_NO_REBOOT, OPT_INITRD,
-	OPT_DEBUGCON, OPT_FIRMWARE, OPT_COUNT
+	OPT_DISPLAY, OPT_SCREENSHOT, OPT_KEYS, OPT_SMP, OPT_QUANTUM, OPT_NO_REBOOT, OPT_INITRD, OPT_MACHINE, OPT_SYMBOLS, OPT_DEBUGCON,
+	OPT_FIRMWARE, OPT_COUNT
 };
 
 #define STRING_AT(f) store_string, offsetof(struct run_config, f)
@@ -583,8 +616,9 @@ static const struct run_option options[OPT_COUNT] = {
 	[OPT_QUANTUM]      = { "--quantum",      false, false, NULL,        parse_quantum, 0 },
 	[OPT_NO_REBOOT]    = { "--no-reboot",    true,  false, NULL,        TRUE_AT(machine.no_reboot) },
 	[OPT_INITRD]       = { "--initrd",       false, false, NULL,        STRING_AT(machine.initrd) },
-	/* Checked and written by the run, like --serial file:PATH. */
-	[OPT_DEBUGCON]     = { "--debugcon",     false, false, NULL,        STRING_AT(debugcon_path) },
+	[OPT_MACHINE]      = { "--machine",      false, false, NULL,        parse_machine, 0 },
+	[OPT_SYMBOLS]      = { "--symbols",      false, true,  NULL,        parse_symbols, 0 },
+	[OPT_DEBUGCON]     = { "--debugcon",     false, false, NULL,        parse_debugcon, 0 },
 	[OPT_FIRMWARE]     = { "--firmware",     false, false, NULL,        parse_firmware, 0 },
 };
 

@@ -232,18 +232,18 @@ bool iobus_register(struct iobus *io, uint16_t first, uint16_t count,
 	return true;
 }
 
-bool iobus_move(struct iobus *io, const void *opaque, uint16_t first, uint16_t new_first)
+bool iobus_move(struct iobus *io, const struct pio_ops *ops, const void *opaque, uint16_t first)
 {
 	struct pio_range *r = NULL;
 	for (unsigned i = 0; i < io->n_ranges; i++)
-		if (io->ranges[i].opaque == opaque && io->ranges[i].first == first)
+		if (io->ranges[i].ops == ops && io->ranges[i].opaque == opaque)
 			r = &io->ranges[i];
-	if (!r || (uint32_t)new_first + r->count > 0x10000)
+	if (!r || (uint32_t)first + r->count > 0x10000)
 		return false;
 	for (unsigned i = 0; i < io->n_ranges; i++)
-		if (&io->ranges[i] != r && ranges_overlap(new_first, r->count, io->ranges[i].first, io->ranges[i].count))
+		if (&io->ranges[i] != r && ranges_overlap(first, r->count, io->ranges[i].first, io->ranges[i].count))
 			return false;
-	r->first = new_first;
+	r->first = first;
 	return true;
 }
 

@@ -59,6 +59,11 @@ struct iobus {
 	void *trace_opaque;
 };
 
+/* Move the range registered with (ops, opaque) to start at first (a BAR or
+ * a base register reprogrammed). False, leaving it where it was, if the new
+ * place overlaps another range or runs past FFFFh. */
+bool iobus_move(struct iobus *io, const struct pio_ops *ops, const void *opaque, uint16_t first);
+
 /* ram_size in bytes, multiple of 4 KiB. Returns false (errno set) if allocation fails. */
 bool physmem_init(struct physmem *pm, uint64_t ram_size);
 void physmem_destroy(struct physmem *pm);
@@ -88,10 +93,6 @@ void iobus_init(struct iobus *io);
 /* Returns false on overlap or a full table. */
 bool iobus_register(struct iobus *io, uint16_t first, uint16_t count,
 		    const struct pio_ops *ops, void *opaque, const char *name);
-/* Move the range of opaque that starts at first to new_first (a PCI
- * function's I/O BAR reprogrammed). False, and nothing moved, when there is
- * no such range or the new place overlaps another. */
-bool iobus_move(struct iobus *io, const void *opaque, uint16_t first, uint16_t new_first);
 /* Unclaimed ports read as all ones (size bytes of 0xff) and ignore writes. */
 uint32_t iobus_read(struct iobus *io, uint16_t port, unsigned size);
 void iobus_write(struct iobus *io, uint16_t port, unsigned size, uint32_t value);

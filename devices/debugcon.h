@@ -1,14 +1,14 @@
-/* QEMU's isa-debugcon at port 402h, where SeaBIOS writes its debug log
- * (SeaBIOS src/Kconfig DEBUG_IO, "Special IO port for debugging output",
- * 0x402) and QEMU's docs name the device "isa-debugcon": each byte written is
- * one character of output; a read returns E9h (the device's readback value,
- * which SeaBIOS checks before it uses the port: anything else turns its log
- * off). */
+/* QEMU's isa-debugcon (Bochs's "port E9h hack") at 402h, the port SeaBIOS
+ * logs through on QEMU: a byte written is the next character of the log; a
+ * read returns E9h, which is how firmware tells the port is there (SeaBIOS
+ * reads it once and stops logging unless it sees E9h). Port E9h itself
+ * belongs to pc-testdev's range (E0h-EBh) on hvemu's machine. Present only
+ * when the user asks for it (--debugcon): without it the port is unclaimed
+ * and reads all ones. */
 #ifndef HVEMU_DEVICES_DEBUGCON_H
 #define HVEMU_DEVICES_DEBUGCON_H
 
 #include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 
 #include "devices/bus.h"
@@ -17,11 +17,10 @@
 #define DEBUGCON_READBACK 0xe9
 
 struct debugcon {
-	FILE *out;                 /* where the characters go, or NULL: dropped */
-	uint64_t count;            /* bytes written by the guest */
+	FILE *out;                 /* the log, or NULL (the bytes are dropped) */
+	bool write_failed;
 };
 
-void debugcon_init(struct debugcon *d, FILE *out);
 bool debugcon_register(struct debugcon *d, struct iobus *io);
 
 #endif

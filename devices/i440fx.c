@@ -3,8 +3,9 @@
 
 /* 82441FX datasheet 3.2.23: once D_LCK is set, D_OPEN reads 0 and D_OPEN,
  * G_SMRAME and D_LCK no longer change; D_CLS stays writable. */
-static void smram_written(struct pci_function *f, unsigned off, unsigned size)
+static void smram_written(void *ctx, unsigned off, unsigned size)
 {
+	struct pci_function *f = ctx;
 	if (off > I440FX_SMRAM || off + size <= I440FX_SMRAM)
 		return;
 	if (f->config[I440FX_SMRAM] & SMRAM_D_LCK) {
@@ -25,6 +26,7 @@ void i440fx_chipset_init(struct pci_function *f)
 	f->config[I440FX_SMRAM] = SMRAM_C_BASE_SEG;
 	f->wmask[I440FX_SMRAM] = SMRAM_D_OPEN | SMRAM_D_CLS | SMRAM_D_LCK | SMRAM_G_SMRAME;
 	f->written = smram_written;
+	f->written_ctx = f;
 }
 
 unsigned i440fx_pam_attr(const uint8_t *config, uint32_t pa)

@@ -540,6 +540,9 @@ static const struct msr_def msrs[] = {
 	{ MSR_LAST_BRANCH_TO,   "LastBranchToIP", has_debugctl, lbr_to_read, read_only_write },
 	{ MSR_LAST_EXCEPT_FROM, "LastExceptionFromIP", has_debugctl, lex_from_read, read_only_write },
 	{ MSR_LAST_EXCEPT_TO,   "LastExceptionToIP", has_debugctl, lex_to_read, read_only_write },
+#define AMD_CFG_ROW(index, name) { index, name, amd_cfg_exists, amd_cfg_read, amd_cfg_write },
+	AMD_CFG_MSRS(AMD_CFG_ROW)     /* emu/amd_cfg_msrs.c */
+#undef AMD_CFG_ROW
 	/* Last: the table is searched in order, and the MTRRs are set once at boot. */
 #define MTRR_ROW(index, name) { index, name, mtrr_exists, mtrr_read, mtrr_write },
 	MTRR_MSRS(MTRR_ROW)           /* emu/mtrr.c */

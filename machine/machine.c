@@ -4,12 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devices/bios_data_area.h"
 #include "devices/kernel_image.h"
 #include "devices/linux_boot.h"
 #include "devices/loader.h"
 #include "devices/fw_cfg_linux.h"
 #include "devices/multiboot.h"
 #include "devices/pvh.h"
+#include "devices/q35.h"
 #include "emu/canonical.h"
 #include "emu/cpu_model.h"
 #include "emu/event_step.h"
@@ -120,6 +122,10 @@ bool machine_config_check(const struct machine_config *cfg, char *err, size_t er
 		return fail(err, errlen, "--entry applies to --load images, not to a --kernel or --bios");
 	if (cfg->has_entry && !cfg->n_loads)
 		return fail(err, errlen, "--entry needs a --load image");
+	/* RAM below 4 GiB ends where q35's ECAM window starts (devices/q35.h). */
+	if (cfg->chipset == PC_Q35 && cfg->ram_size > Q35_ECAM_BASE)
+		return fail(err, errlen, "--machine q35 has at most %lluM of RAM: its PCIe ECAM window starts at 0x%x",
+			    (unsigned long long)(Q35_ECAM_BASE >> 20), Q35_ECAM_BASE);
 	if (cfg->entry64) {
 		/* CPUID.80000001H:EDX.LM[29]. */
 		if (!cpu_model_has(cfg->model, 0x80000001, 3, 29))
@@ -389,6 +395,10 @@ static bool load_and_enter(struct machine *m, const struct machine_config *cfg, 
 	unsigned n_fixed = firmware_ranges(m, fixed);
 	struct machine_kernel kernel;
 	bool direct = cfg->kernel && !cfg->firmware;   /* else the firmware loads it */
+	/* A kernel started without firmware still finds what a BIOS leaves
+	 * below 1 MiB (devices/bios_data_area.h); the kernel's own bytes win. */
+	if (direct && !cfg->bios)
+		bios_data_area_write(&m->mem);
 	if (direct && !load_kernel(m, cfg, &kernel, fixed, &n_fixed, err, errlen))
 		return false;
 	if (cfg->entry64)
@@ -451,15 +461,14 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 	uart_init(&m->uart, UART_COM1_BASE, cfg->serial);
 	debug_exit_init(&m->dexit, DEBUG_EXIT_PORT, stop_cpu, m);
 	post_port_init(&m->post, NULL, NULL);
-	debugcon_init(&m->debugcon, NULL);
 	/* The VGA's text buffer is RAM (the CPU's fast path reaches it); the
 	 * smallest --mem (2M) covers it. */
 	if (cfg->ram_size < VGA_TEXT_BASE + VGA_TEXT_SIZE)
 		return fail(err, errlen, "internal error: RAM too small for the VGA text buffer");
 	vga_init(&m->vga, m->mem.ram + VGA_TEXT_BASE, &m->clock);
 	if (!uart_register(&m->uart, &m->io) || !debug_exit_register(&m->dexit, &m->io) ||
-	    !post_port_register(&m->post, &m->io) ||
-	    !debugcon_register(&m->debugcon, &m->io) || !vga_register(&m->vga, &m->io))
+	    !post_port_register(&m->post, &m->io) || !vga_register(&m->vga, &m->io) ||
+	    (cfg->debugcon && !debugcon_register(&m->debugcon, &m->io)))
 		return fail(err, errlen, "internal error: device ports overlap");
 
 	cpu_init(&m->cpu, cfg->model, &m->mem, &m->io);
@@ -505,7 +514,7 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 	/* The boot-contract devices, and what the machine is made of for fw_cfg
 	 * and ACPI: the CPUs and their APICs as smp_setup() built them; each
 	 * device's set-up adds itself. */
-	if (!pc_boot_devices(&m->boot, &m->cpu, &m->io, &m->mem))
+	if (!pc_boot_devices(&m->boot, cfg->chipset, &m->cpu, &m->io, &m->mem))
 		return fail(err, errlen, "internal error: device ports overlap");
 	m->boot.stop = stop_running_cpu;
 	m->boot.stop_ctx = m;
@@ -515,9 +524,11 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 	 * as its output buffer holds their data (devices/i8042.h). */
 	m->boot.i8042.irq1 = (struct irq_line){ pc_legacy_gsi_set, &m->pc, 1 };
 	m->boot.i8042.irq12 = (struct irq_line){ pc_legacy_gsi_set, &m->pc, 12 };
-	/* The PIIX4's power management (00:01.3), its SCI on ISA IRQ 9. */
+	/* The chipset's power management (PIIX4 00:01.3 or ICH9 00:1F.0), its
+	 * SCI on ISA IRQ 9. */
 	if (!pc_boot_add_pm(&m->boot, &m->clock, &m->io))
-		return fail(err, errlen, "internal error: the PIIX4 PM ports overlap");
+		return fail(err, errlen, "internal error: the ACPI PM ports overlap");
+	m->desc.chipset = cfg->chipset;
 	m->desc.acpi_pm = true;
 	m->desc.keyboard = true;   /* the 8042 and its keyboard, in pc_boot_devices */
 	m->desc.vga = true;        /* VGA text mode, above */

@@ -25,9 +25,9 @@
 #include "devices/bus.h"
 #include "devices/clock.h"
 #include "devices/debug_exit.h"
+#include "devices/debugcon.h"
 #include "devices/multiboot.h"
 #include "devices/post_port.h"
-#include "devices/debugcon.h"
 #include "devices/rtc.h"
 #include "devices/uart16550.h"
 #include "devices/vga.h"
@@ -74,6 +74,8 @@ struct machine_config {
 	unsigned n_cpus;           /* --smp: CPUs (0: one) */
 	uint64_t quantum;          /* --quantum: instructions per CPU turn (0: the default) */
 	bool no_reboot;            /* --no-reboot: a guest's reset ends the run */
+	enum pc_chipset chipset;   /* --machine: pc (i440FX, the default) or q35 */
+	bool debugcon;             /* --debugcon: the 402h log port (its file: m->debugcon.out) */
 	/* The front end's own reason to end the run (the CLI's livelock
 	 * detector, which stops the CPU), asked when a CPU stops; NULL: none. */
 	bool (*run_ended)(const void *ctx);
@@ -92,8 +94,8 @@ struct machine {
 	struct vclock clock;       /* virtual time: the CPU's, for every timer */
 	struct uart16550 uart;
 	struct debug_exit dexit;
+	struct debugcon debugcon;  /* with cfg->debugcon */
 	struct post_port post;
-	struct debugcon debugcon;  /* port 402h: SeaBIOS's log (--debugcon FILE) */
 	struct pc_boot boot;       /* the boot-contract devices (machine/pc_boot.h), the 8042 among them */
 	struct vga vga;            /* text mode, its buffer in RAM at B8000h */
 	struct pc_description desc;  /* what the machine is made of, for fw_cfg and ACPI */

@@ -40,7 +40,7 @@ def in_order(text, parts):
 def seabios_boot_menu(hvemu, tmp):
     if not os.path.exists(SEABIOS):
         return 77
-    status, err = run(hvemu, ['--firmware', 'seabios', '--debugcon', 'sb.log', '--max-insns', '200000000'], tmp)
+    status, err = run(hvemu, ['--firmware', 'seabios', '--debugcon', 'file:sb.log', '--max-insns', '200000000'], tmp)
     with open(os.path.join(tmp, 'sb.log'), errors='replace') as f:
         log = f.read()
     print(log[-2000:])

@@ -1,13 +1,12 @@
 /* Check suite for what SeaBIOS and QEMU's option ROMs need of the machine:
  * fw_cfg's DMA interface (QEMU docs/specs/fw_cfg.rst "DMA interface"), the
- * debug console at 402h, and the -kernel items of devices/fw_cfg_linux.h
- * (Linux boot.rst). */
+ * -kernel items of devices/fw_cfg_linux.h (Linux boot.rst), and the
+ * i440FX/PIIX registers SeaBIOS programs. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "devices/bus.h"
-#include "devices/debugcon.h"
 #include "devices/fw_cfg.h"
 #include "devices/fw_cfg_linux.h"
 #include "devices/i440fx.h"
@@ -147,27 +146,6 @@ START_TEST(dma_file_directory)
 	physmem_read_bytes(&r.pm, BUF + 4 + 64 + 8, name, sizeof(name));
 	ck_assert_str_eq(name, "genroms/linuxboot_dma.bin");
 	rig_down(&r);
-}
-END_TEST
-
-/* The debug console reads back E9h (SeaBIOS turns its log off otherwise) and
- * writes each byte out. */
-START_TEST(debugcon_port)
-{
-	struct iobus io;
-	struct debugcon d;
-	char out[8] = { 0 };
-	FILE *f = fmemopen(out, sizeof(out), "w");
-	ck_assert_ptr_nonnull(f);
-	iobus_init(&io);
-	debugcon_init(&d, f);
-	ck_assert(debugcon_register(&d, &io));
-	ck_assert_uint_eq(iobus_read(&io, DEBUGCON_PORT, 1), 0xe9);
-	iobus_write(&io, DEBUGCON_PORT, 1, 'o');
-	iobus_write(&io, DEBUGCON_PORT, 1, 'k');
-	fclose(f);
-	ck_assert_str_eq(out, "ok");
-	ck_assert_uint_eq(d.count, 2);
 }
 END_TEST
 
@@ -388,9 +366,6 @@ static Suite *firmware_suite(void)
 	tcase_add_test(dmat, dma_transfers);
 	tcase_add_test(dmat, dma_file_directory);
 	suite_add_tcase(s, dmat);
-	TCase *con = tcase_create("debugcon");
-	tcase_add_test(con, debugcon_port);
-	suite_add_tcase(s, con);
 	TCase *lx = tcase_create("fw_cfg_linux");
 	tcase_add_test(lx, linux_items);
 	suite_add_tcase(s, lx);
