@@ -18,6 +18,7 @@
 #define HVEMU_VERSION "unknown"
 #endif
 
+#define SEABIOS_IMAGE "/usr/share/seabios/bios-256k.bin"
 #define MEM_MIN (2ull << 20)
 #define MEM_MAX (3584ull << 20)
 #define MEM_DEFAULT (128ull << 20)
@@ -27,6 +28,7 @@
 static const char usage_text[] =
 	"usage: hvemu run --kernel FILE [options]\n"
 	"       hvemu run --bios FILE [options]\n"
+	"       hvemu run --firmware seabios|FILE [--kernel bzImage] [options]\n"
 	"       hvemu run --load FILE@ADDR --entry ADDR [options]\n"
 	"       hvemu run --load FILE@ADDR --entry64 ADDR [options]\n"
 	"       hvemu repro list | run NAME [options]   (bundled bug reproducers)\n"
@@ -74,6 +76,10 @@ static const char usage_options_more_text[] =
 	"  --entry64 ADDR       start in 64-bit mode at ADDR: identity-mapped 4 GiB\n"
 	"                       (2 MiB pages, tables at 10000H), flat CS 08H, RSP 10000H\n"
 	"  --bios FILE          BIOS image (multiple of 64 KiB) ending at 4 GiB\n"
+	"  --firmware seabios|none|FILE\n"
+	"                       start from firmware: SeaBIOS (" SEABIOS_IMAGE "),\n"
+	"                       none (default: the direct start), or a BIOS image;\n"
+	"                       with --kernel it boots the kernel through fw_cfg\n"
 	"  --display none|text|sdl\n"
 	"                       none (default): nothing shown; text: the VGA text\n"
 	"                       screen on stderr at exit and on SIGUSR1; sdl: a window\n"
@@ -107,7 +113,8 @@ static const char usage_options_more_text[] =
 	"\n"
 	"Each option is given once (--load, --module, --keys, --quirk and --symbols\n"
 	"may repeat); --kernel, --bios and --load with --entry/--entry64 exclude each\n"
-	"other; --module needs --kernel; --load images may not overlap each other,\n"
+	"other, as do --firmware and --bios, --entry or --entry64; --module needs\n"
+	"--kernel; --load images may not overlap each other,\n"
 	"the kernel, its modules, its multiboot data or the ACPI tables; --serial\n"
 	"file:PATH and --screenshot may not name an input.\n"
 	"\n";
@@ -116,7 +123,8 @@ static const char usage_options_more_text[] =
  * characters C requires compilers to support). */
 static const char usage_devices_text[] =
 	"devices: 16550A UART at 0x3f8, isa-debug-exit at 0xf4-0xf7, POST port 0x80,\n"
-	"fw_cfg at 0x510, PCI configuration at 0xcf8 (i440FX host bridge), pc-testdev,\n"
+	"isa-debugcon at 0x402, fw_cfg at 0x510 (DMA at 0x514), PCI configuration at\n"
+	"0xcf8 (i440FX host bridge, PIIX3 ISA bridge, PIIX4 PM at 0x600), pc-testdev,\n"
 	"port 0x92 (fast reset, A20), reset control 0xcf9, 8042 keyboard controller\n"
 	"at 0x60/0x64 with a PS/2 keyboard (IRQ1; reset, A20), VGA text mode (80x25\n"
 	"at 0xb8000, ports 0x3b0-0x3df), the Bochs shutdown port 0x8900, 8259A PIC\n"
@@ -530,6 +538,24 @@ static int parse_rtc_base(struct run_config *cfg, const struct run_option *o, ch
 	return 0;
 }
 
+/* --firmware seabios|none|FILE: SeaBIOS as Debian's seabios package installs
+ * it (the 256 KiB image QEMU's pc machine uses), no firmware (the direct
+ * start, the default), or a BIOS image as --bios takes it. */
+static int parse_firmware(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	if (!strcmp(val, "none")) {
+		cfg->machine.bios = NULL;
+		return 0;
+	}
+	if (!strcmp(val, "seabios"))
+		val = (char *)SEABIOS_IMAGE;
+	else if (!*val)
+		return usage_error("bad --firmware '' (seabios, none or a BIOS image FILE)");
+	cfg->machine.bios = val;
+	cfg->machine.firmware = true;
+	return 0;
+}
+
 static int parse_smp(struct run_config *cfg, const struct run_option *o, char *val)
 {
 	uint64_t n;
@@ -552,7 +578,8 @@ enum opt {
 	OPT_KERNEL, OPT_CMDLINE, OPT_MEM, OPT_CPU, OPT_MAX_INSNS, OPT_SERIAL, OPT_TRACE,
 	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT, OPT_MODULE, OPT_QUIRK,
 	OPT_TRACE_FORMAT, OPT_STATS, OPT_LIVELOCK, OPT_INSN_RATE, OPT_REALTIME, OPT_RTC_BASE,
-	OPT_DISPLAY, OPT_SCREENSHOT, OPT_KEYS, OPT_SMP, OPT_QUANTUM, OPT_NO_REBOOT, OPT_INITRD, OPT_MACHINE, OPT_SYMBOLS, OPT_DEBUGCON, OPT_COUNT
+	OPT_DISPLAY, OPT_SCREENSHOT, OPT_KEYS, OPT_SMP, OPT_QUANTUM, OPT_NO_REBOOT, OPT_INITRD, OPT_MACHINE, OPT_SYMBOLS, OPT_DEBUGCON,
+	OPT_FIRMWARE, OPT_COUNT
 };
 
 #define STRING_AT(f) store_string, offsetof(struct run_config, f)
@@ -592,6 +619,7 @@ static const struct run_option options[OPT_COUNT] = {
 	[OPT_MACHINE]      = { "--machine",      false, false, NULL,        parse_machine, 0 },
 	[OPT_SYMBOLS]      = { "--symbols",      false, true,  NULL,        parse_symbols, 0 },
 	[OPT_DEBUGCON]     = { "--debugcon",     false, false, NULL,        parse_debugcon, 0 },
+	[OPT_FIRMWARE]     = { "--firmware",     false, false, NULL,        parse_firmware, 0 },
 };
 
 bool run_option_is_flag(const char *name)
@@ -604,6 +632,9 @@ bool run_option_is_flag(const char *name)
 
 /* Options that cannot be combined (README "Conflicting options"). */
 static const struct { enum opt a, b; const char *why; } conflicts[] = {
+	{ OPT_FIRMWARE, OPT_BIOS, "--bios FILE is --firmware FILE; give one" },
+	{ OPT_FIRMWARE, OPT_ENTRY, "the firmware starts at the reset vector F000:FFF0; --entry is for --load images" },
+	{ OPT_FIRMWARE, OPT_ENTRY64, "the firmware starts at the reset vector F000:FFF0; --entry64 is for --load images" },
 	{ OPT_KERNEL, OPT_BIOS, "a BIOS starts at the reset vector, a kernel at its multiboot entry; give one" },
 	{ OPT_ENTRY, OPT_ENTRY64, "one starts in real mode, the other in 64-bit mode; give one" },
 	{ OPT_KERNEL, OPT_ENTRY, "a kernel starts at its multiboot entry; --entry is for --load images" },
@@ -620,7 +651,7 @@ static int check_combinations(const unsigned seen[OPT_COUNT], const struct run_c
 		if (seen[conflicts[i].a] && seen[conflicts[i].b])
 			return usage_error("%s and %s exclude each other: %s", options[conflicts[i].a].name,
 					   options[conflicts[i].b].name, conflicts[i].why);
-	if (!seen[OPT_KERNEL] && !seen[OPT_BIOS] && !seen[OPT_ENTRY] && !seen[OPT_ENTRY64])
+	if (!seen[OPT_KERNEL] && !seen[OPT_BIOS] && !cfg->machine.firmware && !seen[OPT_ENTRY] && !seen[OPT_ENTRY64])
 		return usage_error(seen[OPT_LOAD] ? "--load needs --entry or --entry64 to start at"
 						  : "nothing to run: give --kernel, --bios, or --load with --entry");
 	if ((seen[OPT_ENTRY] || seen[OPT_ENTRY64]) && !seen[OPT_LOAD])

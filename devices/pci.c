@@ -1,6 +1,8 @@
 /* PCI configuration mechanism #1 and the host bridge; see devices/pci.h. */
 #include "devices/pci.h"
 
+#include "devices/i440fx.h"
+
 #include <string.h>
 
 #include "devices/le_bytes.h"
@@ -50,6 +52,7 @@ bool pci_add_i440fx(struct pci_host *h)
 	f->config[PCI_CLASS_PROG] = 0x00;
 	put16(f->config + PCI_CLASS_DEVICE, 0x0600);   /* bridge, host */
 	f->config[PCI_HEADER_TYPE] = 0x00;             /* type 0, single function */
+	i440fx_chipset_init(f);
 	return true;
 }
 

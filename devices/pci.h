@@ -13,9 +13,9 @@
  *
  * Bus 0, device 0, function 0 is the host bridge of QEMU's pc machine, an
  * Intel 82441FX (i440FX) PMC: vendor 8086h, device 1237h, revision 02h, class
- * 060000h (host bridge), header type 00h. Only its header is modelled: the
- * chipset registers beyond it (PAM, SMRAM, DRAM rows) read 0 and ignore
- * writes, since hvemu's memory map is fixed. */
+ * 060000h (host bridge), header type 00h. Beyond its header the PAM and SMRAM
+ * registers (devices/i440fx.h); the other chipset registers (DRAM rows...)
+ * read 0 and ignore writes, since hvemu's memory map is fixed. */
 #ifndef HVEMU_DEVICES_PCI_H
 #define HVEMU_DEVICES_PCI_H
 

@@ -56,6 +56,11 @@ bool piix4_pm_attach(struct piix4_pm *p, struct pci_host *h, struct iobus *io)
 	put16(f->config + PCI_CLASS_DEVICE, 0x0680);   /* bridge, other */
 	put16(f->wmask + PIIX4_PMBA, 0xffc0);
 	f->wmask[PIIX4_PMREGMISC] = PIIX4_PMIOSE;
+	/* DEVACTB (58h) bit 25 APMC_EN, set: SMI on APM control writes is
+	 * already enabled, which firmware takes as "SMM set up" (QEMU's pc
+	 * machine without SMM starts so). hvemu has no SMM; SeaBIOS would raise
+	 * an SMI through port B2h and wait at B3h for a handler forever. */
+	f->config[PIIX4_DEVACTB + 3] = PIIX4_DEVACTB_APMC_EN_BYTE3;
 	f->written = config_written;
 	f->written_ctx = p;
 	if (!acpi_pm_register(&p->acpi, io, PIIX4_PM_BASE, decoded, p))

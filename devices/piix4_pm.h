@@ -31,6 +31,8 @@
 #include "devices/bus.h"
 #include "devices/pci.h"
 
+#define PIIX4_DEVACTB 0x58          /* device activity B (PCI config) */
+#define PIIX4_DEVACTB_APMC_EN_BYTE3 0x02   /* bit 25 APMC_EN, in byte 5Bh */
 #define PIIX4_PM_BASE 0x600        /* PMBA as the machine programs it */
 #define PIIX4_PM_SIZE 64           /* PIIX4 datasheet, PMBA: 64 bytes of I/O */
 #define PIIX4_PM_SCI_IRQ 9

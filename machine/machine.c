@@ -8,6 +8,7 @@
 #include "devices/kernel_image.h"
 #include "devices/linux_boot.h"
 #include "devices/loader.h"
+#include "devices/fw_cfg_linux.h"
 #include "devices/multiboot.h"
 #include "devices/pvh.h"
 #include "devices/q35.h"
@@ -338,6 +339,36 @@ static bool load_kernel(struct machine *m, const struct machine_config *cfg, str
 	return ok;
 }
 
+/* --firmware with --kernel (QEMU's -kernel through its option ROM): the
+ * bzImage, --initrd and --cmdline as fw_cfg items with linuxboot_dma.bin
+ * (devices/fw_cfg_linux.h); the firmware loads them, nothing is loaded here. */
+static bool firmware_kernel(struct machine *m, const struct machine_config *cfg, char *err, size_t errlen)
+{
+	uint8_t *image = NULL, *initrd = NULL, *rom = NULL;
+	size_t size, initrd_size = 0, rom_size;
+	char why[512];
+	bool ok = loader_read_file(cfg->kernel, (size_t)cfg->ram_size, &image, &size, err, errlen) &&
+		  (!cfg->initrd || loader_read_file(cfg->initrd, (size_t)cfg->ram_size, &initrd, &initrd_size,
+						    err, errlen)) &&
+		  loader_read_file(MACHINE_LINUXBOOT_ROM, 0x10000, &rom, &rom_size, err, errlen);
+	enum kernel_format fmt = ok ? kernel_format_of(image, size) : KERNEL_BZIMAGE;
+	if (fmt == KERNEL_MULTIBOOT || fmt == KERNEL_PVH)
+		ok = fail(err, errlen, "%s: the firmware boots a Linux bzImage; start a %s with --firmware none",
+			  cfg->kernel, kernel_format_name(fmt));
+	else if (fmt != KERNEL_BZIMAGE)
+		ok = fail(err, errlen, "%s: not a Linux bzImage (no \"HdrS\" at 0x202), the kernel the firmware boots",
+			  cfg->kernel);
+	if (ok && cfg->n_modules)
+		ok = fail(err, errlen, "--module is for Multiboot kernels, which the firmware does not boot");
+	if (ok && !fw_cfg_add_linux(&m->boot.fw_cfg, cfg->ram_size, image, size, initrd, initrd_size,
+				    cfg->cmdline ? cfg->cmdline : "", rom, rom_size, why, sizeof(why)))
+		ok = fail(err, errlen, "%s: %s", cfg->kernel, why);
+	free(image);
+	free(initrd);
+	free(rom);
+	return ok;
+}
+
 /* What the images must stay clear of that is there before them: the BIOS's
  * copy below 1 MiB and the ACPI tables; the count. */
 static unsigned firmware_ranges(const struct machine *m, struct placed *fixed)
@@ -363,22 +394,23 @@ static bool load_and_enter(struct machine *m, const struct machine_config *cfg, 
 	struct placed fixed[MB_MAX_RANGES + 3];
 	unsigned n_fixed = firmware_ranges(m, fixed);
 	struct machine_kernel kernel;
+	bool direct = cfg->kernel && !cfg->firmware;   /* else the firmware loads it */
 	/* A kernel started without firmware still finds what a BIOS leaves
 	 * below 1 MiB (devices/bios_data_area.h); the kernel's own bytes win. */
-	if (cfg->kernel && !cfg->bios)
+	if (direct && !cfg->bios)
 		bios_data_area_write(&m->mem);
-	if (cfg->kernel && !load_kernel(m, cfg, &kernel, fixed, &n_fixed, err, errlen))
+	if (direct && !load_kernel(m, cfg, &kernel, fixed, &n_fixed, err, errlen))
 		return false;
 	if (cfg->entry64)
 		fixed[n_fixed++] = (struct placed){ .start = 0x8000, .end = BOOT_E64_END,
 						    .what = "the --entry64 stack and page tables" };
 	if (!load_flat_images(m, cfg, fixed, n_fixed, err, errlen))
 		return false;
-	if (cfg->kernel && kernel.format == KERNEL_MULTIBOOT)
+	if (direct && kernel.format == KERNEL_MULTIBOOT)
 		boot_enter_multiboot(&m->cpu, &m->mem, &kernel.multiboot);
-	else if (cfg->kernel && kernel.format == KERNEL_BZIMAGE)
+	else if (direct && kernel.format == KERNEL_BZIMAGE)
 		boot_enter_linux32(&m->cpu, &m->mem, &kernel.bzimage);
-	else if (cfg->kernel)
+	else if (direct)
 		boot_enter_pvh(&m->cpu, &m->mem, &kernel.pvh);
 	else if (cfg->entry64)
 		boot_enter_long64(&m->cpu, &m->mem, cfg->entry);
@@ -525,6 +557,8 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 	}
 	/* The firmware data: fw_cfg always, ACPI tables unless a BIOS brings its own. */
 	if (!pc_boot_firmware(&m->boot, &m->mem, &m->desc, !cfg->bios, err, errlen))
+		return false;
+	if (cfg->firmware && cfg->kernel && !firmware_kernel(m, cfg, err, errlen))
 		return false;
 	return load_and_enter(m, cfg, err, errlen);
 }

@@ -39,6 +39,8 @@
 #include "machine/smp.h"
 
 #define MACHINE_MAX_LOADS 8
+/* QEMU's option ROM for -kernel, as Debian's qemu-system-data installs it. */
+#define MACHINE_LINUXBOOT_ROM "/usr/share/qemu/linuxboot_dma.bin"
 
 struct flat_load {
 	const char *path;
@@ -55,6 +57,7 @@ struct machine_config {
 	const char *modules[MB_MAX_MODULES];   /* --module "FILE ARGS", in order */
 	unsigned n_modules;
 	const char *bios;          /* BIOS image, or NULL */
+	bool firmware;             /* --firmware: the BIOS boots --kernel through fw_cfg (QEMU's -kernel) */
 	struct flat_load loads[MACHINE_MAX_LOADS];
 	unsigned n_loads;
 	bool has_entry;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "devices/e820.h"
+#include "devices/piix3_isa.h"
 #include "devices/q35.h"
 
 /* A reset or power-off: the running CPU stops after the current instruction
@@ -80,7 +81,7 @@ bool pc_boot_devices(struct pc_boot *b, enum pc_chipset chipset, struct cpu *cpu
 	pc_testdev_init(&b->testdev, b->gsi, flush_page, cpu);
 	if (chipset == PC_Q35 ? !q35_attach(&b->pci, pm) : !pci_add_i440fx(&b->pci))
 		return false;
-	if (!fw_cfg_register(&b->fw_cfg, io) || !pci_host_register(&b->pci, io) ||
+	if (!fw_cfg_register(&b->fw_cfg, io) || !fw_cfg_register_dma(&b->fw_cfg, io, pm) || !pci_host_register(&b->pci, io) ||
 	    !reset_ports_register(&b->reset, io) || !shutdown_port_register(&b->shutdown, io) ||
 	    !i8042_register(&b->i8042, io) || !pc_testdev_register_io(&b->testdev, io))
 		return false;
@@ -95,7 +96,8 @@ bool pc_boot_add_pm(struct pc_boot *b, struct vclock *clock, struct iobus *io)
 		return ich9_lpc_attach(&b->lpc, &b->pci, io);
 	}
 	piix4_pm_init(&b->pm, clock, &b->power, b->gsi[PIIX4_PM_SCI_IRQ]);
-	return piix4_pm_attach(&b->pm, &b->pci, io);
+	/* Function 0 first: a multi-function device is found through it. */
+	return piix3_isa_attach(&b->pci) && piix4_pm_attach(&b->pm, &b->pci, io);
 }
 
 /* fw_cfg's "etc/e820": the machine's memory map as QEMU's struct e820_entry
@@ -121,7 +123,7 @@ bool pc_boot_firmware(struct pc_boot *b, struct physmem *pm, const struct pc_des
 	static const uint8_t null_uuid[16];
 	struct fw_cfg *f = &b->fw_cfg;
 	if (!fw_cfg_add_bytes(f, FW_CFG_SIGNATURE, "QEMU", 4) ||
-	    !fw_cfg_add_i32(f, FW_CFG_ID, FW_CFG_ID_TRADITIONAL) ||
+	    !fw_cfg_add_i32(f, FW_CFG_ID, FW_CFG_ID_TRADITIONAL | FW_CFG_ID_DMA) ||
 	    !fw_cfg_add_bytes(f, FW_CFG_UUID, null_uuid, sizeof(null_uuid)) ||
 	    !fw_cfg_add_i64(f, FW_CFG_RAM_SIZE, pm->ram_size) ||
 	    !fw_cfg_add_i16(f, FW_CFG_NB_CPUS, (uint16_t)d->n_cpus) ||

@@ -33,6 +33,12 @@ run pvh-smp2 vmlinux 2
 run pvh-smp2-again vmlinux 2
 run pvh-epyc vmlinux 1 --cpu epyc-lite
 run pvh-q35 vmlinux 1 --machine q35
+# The bzImage as qemu -kernel boots it: SeaBIOS and QEMU's linuxboot_dma.bin
+# through fw_cfg (--firmware seabios), when Debian's seabios and
+# qemu-system-data are installed.
+if [ -f /usr/share/seabios/bios-256k.bin ] && [ -f /usr/share/qemu/linuxboot_dma.bin ]; then
+	run bzimage-seabios vmlinuz 1 --firmware seabios
+fi
 # Two runs of the same files: the same serial output and instruction count,
 # with one CPU and with two (the round-robin schedule is virtual time too).
 same() {
