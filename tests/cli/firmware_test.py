@@ -10,6 +10,8 @@ import subprocess
 import sys
 import tempfile
 
+from cli_test import contains_in_order
+
 SEABIOS = '/usr/share/seabios/bios-256k.bin'
 
 # The lines SeaBIOS 1.16 logs on the way to its boot menu, in order.
@@ -27,16 +29,6 @@ def run(hvemu, args, tmp):
     return r.returncode, r.stderr.decode(errors='replace')
 
 
-def in_order(text, parts):
-    pos = 0
-    for part in parts:
-        i = text.find(part, pos)
-        if i < 0:
-            return part
-        pos = i + len(part)
-    return None
-
-
 def seabios_boot_menu(hvemu, tmp):
     if not os.path.exists(SEABIOS):
         return 77
@@ -44,7 +36,7 @@ def seabios_boot_menu(hvemu, tmp):
     with open(os.path.join(tmp, 'sb.log'), errors='replace') as f:
         log = f.read()
     print(log[-2000:])
-    missing = in_order(log, SEABIOS_LINES)
+    missing = contains_in_order(log, SEABIOS_LINES)
     if status != 6 or missing:
         print(f'FAIL: status {status} (expected 6, the limit), missing {missing!r}; stderr {err}')
         return 1

@@ -252,6 +252,15 @@ static void cfg_write(struct iobus *io, unsigned dev, unsigned fn, unsigned reg,
 	iobus_write(io, (uint16_t)(PCI_CONFIG_DATA + (reg & 3)), size, v);
 }
 
+/* Bus 0 with the i440FX alone, reached through CF8h/CFCh on io. */
+static void i440fx_alone(struct pci_host *h, struct iobus *io)
+{
+	iobus_init(io);
+	pci_host_init(h, NULL, NULL);
+	ck_assert(pci_add_i440fx(h));
+	ck_assert(pci_host_register(h, io));
+}
+
 /* 82441FX datasheet 3.2.18: PAM0 bits 5:4 the F-segment, PAM1-6 a field per
  * 16 KiB from C0000h (low nibble the lower half of each 32 KiB), RE bit 0, WE
  * bit 1, reset 00h (all to PCI), reserved bits read 0; outside C0000h-FFFFFh
@@ -260,10 +269,7 @@ START_TEST(pam_decoding)
 {
 	struct pci_host h;
 	struct iobus io;
-	iobus_init(&io);
-	pci_host_init(&h, NULL, NULL);
-	ck_assert(pci_add_i440fx(&h));
-	ck_assert(pci_host_register(&h, &io));
+	i440fx_alone(&h, &io);
 	const uint8_t *config = h.fn[0].config;
 	for (uint32_t pa = 0xc0000; pa < 0x100000; pa += 0x4000)
 		ck_assert_uint_eq(i440fx_pam_attr(config, pa), 0);
@@ -299,10 +305,7 @@ START_TEST(smram_lock)
 {
 	struct pci_host h;
 	struct iobus io;
-	iobus_init(&io);
-	pci_host_init(&h, NULL, NULL);
-	ck_assert(pci_add_i440fx(&h));
-	ck_assert(pci_host_register(&h, &io));
+	i440fx_alone(&h, &io);
 	ck_assert_uint_eq(cfg_read(&io, 0, 0, I440FX_SMRAM, 1), 0x02);
 	cfg_write(&io, 0, 0, I440FX_SMRAM, 1, SMRAM_D_OPEN | SMRAM_G_SMRAME | 0x05);
 	ck_assert_uint_eq(cfg_read(&io, 0, 0, I440FX_SMRAM, 1), SMRAM_D_OPEN | SMRAM_G_SMRAME | 0x02);
