@@ -10,6 +10,7 @@
 
 #include "devices/bus.h"
 #include "emu/fpu_state.h"
+#include "emu/amd_cfg_msrs.h"
 #include "emu/mtrr.h"
 #include "mmu/fault.h"
 #include "mmu/paging.h"
@@ -212,6 +213,7 @@ struct cpu {
 	uint64_t mcg_status, mcg_ctl;
 	uint64_t mc_bank[MC_BANKS_MAX][4];
 	struct mtrr_state mtrr;    /* the MTRRs (emu/mtrr.h) */
+	struct amd_cfg_state amd_cfg;  /* AMD's configuration MSRs (emu/amd_cfg_msrs.h) */
 	uint64_t tsc_offset;       /* TSC = icount + tsc_offset (deterministic virtual time) */
 	struct fpu_state fpu;      /* x87, MXCSR and XMM registers (emu/fpu_state.h) */
 
