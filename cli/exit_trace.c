@@ -201,9 +201,13 @@ void exit_trace_print_text(struct exit_trace *t, uint64_t n, const struct vm_exi
 	exit_event_format(&r->event, event, sizeof(event));
 	const char *what = describe(r, words, sizeof(words));
 
-	fprintf(out, "vmexit #%llu %s %s 0x%llx at %04x:%0*llx [%s] ", (unsigned long long)n,
+	char sym[256];
+	fprintf(out, "vmexit #%llu %s %s 0x%llx at %04x:%0*llx ", (unsigned long long)n,
 		hv_ext_name(r->vendor), r->name ? r->name : "unknown", (unsigned long long)r->code,
-		r->cs, r->code_bits == 64 ? 16 : 8, (unsigned long long)r->rip, hex);
+		r->cs, r->code_bits == 64 ? 16 : 8, (unsigned long long)r->rip);
+	if (symbols_lookup(t->syms, r->rip, sym, sizeof(sym)))
+		fprintf(out, "<%s> ", sym);
+	fprintf(out, "[%s] ", hex);
 	put_quoted(out, decoded ? text : r->insn_len ? "(bad)" : "?", false);
 	put_words(out, r, false, false);
 	fputc(' ', out);
@@ -235,6 +239,11 @@ void exit_trace_print_json(struct exit_trace *t, uint64_t n, const struct vm_exi
 	fprintf(out, ",\"code\":\"0x%llx\",\"cs\":\"0x%04x\",\"rip\":\"0x%llx\",\"bits\":%u,\"insn\":\"%s\","
 		"\"disasm\":", (unsigned long long)r->code, r->cs, (unsigned long long)r->rip, r->code_bits, hex);
 	put_quoted(out, decoded ? text : NULL, true);
+	char sym[256];
+	if (symbols_lookup(t->syms, r->rip, sym, sizeof(sym))) {
+		fputs(",\"sym\":", out);
+		put_quoted(out, sym, true);
+	}
 	put_words(out, r, false, true);
 	fputs(",\"describe\":", out);
 	put_quoted(out, what, true);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "emu/symbols.h"
 #include "emu/exit_report.h"
 
 #define EXIT_TRACE_LINE_MAX 4096
@@ -26,6 +27,7 @@ struct exit_trace {
 	bool opened;               /* Capstone was asked for its handles (on first use) */
 	size_t cs[3];              /* Capstone handles (csh) for 16/32/64-bit code */
 	bool have_cs[3];           /* that mode opened */
+	const struct symbols *syms;   /* --symbols: each line names the function at rIP */
 };
 
 /* Ready to print lines to out (Capstone opens on the first line, so a run

@@ -18,6 +18,7 @@
 #define HVEMU_VERSION "unknown"
 #endif
 
+#define SEABIOS_IMAGE "/usr/share/seabios/bios-256k.bin"
 #define MEM_MIN (2ull << 20)
 #define MEM_MAX (3584ull << 20)
 #define MEM_DEFAULT (128ull << 20)
@@ -27,6 +28,7 @@
 static const char usage_text[] =
 	"usage: hvemu run --kernel FILE [options]\n"
 	"       hvemu run --bios FILE [options]\n"
+	"       hvemu run --firmware seabios|FILE [--kernel bzImage] [options]\n"
 	"       hvemu run --load FILE@ADDR --entry ADDR [options]\n"
 	"       hvemu run --load FILE@ADDR --entry64 ADDR [options]\n"
 	"       hvemu repro list | run NAME [options]   (bundled bug reproducers)\n"
@@ -74,6 +76,10 @@ static const char usage_options_more_text[] =
 	"  --entry64 ADDR       start in 64-bit mode at ADDR: identity-mapped 4 GiB\n"
 	"                       (2 MiB pages, tables at 10000H), flat CS 08H, RSP 10000H\n"
 	"  --bios FILE          BIOS image (multiple of 64 KiB) ending at 4 GiB\n"
+	"  --firmware seabios|none|FILE\n"
+	"                       start from firmware: SeaBIOS (" SEABIOS_IMAGE "),\n"
+	"                       none (default: the direct start), or a BIOS image;\n"
+	"                       with --kernel it boots the kernel through fw_cfg\n"
 	"  --display none|text|sdl\n"
 	"                       none (default): nothing shown; text: the VGA text\n"
 	"                       screen on stderr at exit and on SIGUSR1; sdl: a window\n"
@@ -94,15 +100,22 @@ static const char usage_options_more_text[] =
 	"                       while the guest is ahead; virtual time is unchanged)\n"
 	"  --rtc-base DATE      the RTC's start, YYYY-MM-DD[THH:MM:SS] (1900-2099;\n"
 	"                       default 2000-01-01T00:00:00)\n"
+	"  --debugcon stderr|file:PATH  the debug console at port 402h (QEMU's\n"
+	"                       -debugcon, SeaBIOS's log): its bytes to stderr or PATH\n"
+	"  --symbols FILE       the guest's symbols (ELF, System.map or a kallsyms dump;\n"
+	"                       repeatable): reports and trace lines name func+0xoff/0xsize\n"
+	"  --machine pc|q35     the chipset, as QEMU's -M: pc (i440FX, PIIX4; default) or\n"
+	"                       q35 (Q35 with PCIe ECAM and MCFG, ICH9 LPC; RAM to 2816M)\n"
 	"  --smp N              N CPUs (1..16, default 1): CPU 0 boots, the others wait\n"
 	"                       for INIT-SIPI-SIPI; they run in turns (see --quantum)\n"
 	"  --quantum N          instructions a CPU runs per turn with --smp (default 1000,\n"
 	"                       at most 1000000000)\n"
 	"\n"
-	"Each option is given once (--load, --module, --keys and --quirk may repeat);\n"
-	"--kernel, --bios and --load with --entry/--entry64 exclude each other;\n"
-	"--module needs --kernel; --load images may not overlap each other, the\n"
-	"kernel, its modules, its multiboot data or the ACPI tables; --serial\n"
+	"Each option is given once (--load, --module, --keys, --quirk and --symbols\n"
+	"may repeat); --kernel, --bios and --load with --entry/--entry64 exclude each\n"
+	"other, as do --firmware and --bios, --entry or --entry64; --module needs\n"
+	"--kernel; --load images may not overlap each other,\n"
+	"the kernel, its modules, its multiboot data or the ACPI tables; --serial\n"
 	"file:PATH and --screenshot may not name an input.\n"
 	"\n";
 
@@ -110,7 +123,8 @@ static const char usage_options_more_text[] =
  * characters C requires compilers to support). */
 static const char usage_devices_text[] =
 	"devices: 16550A UART at 0x3f8, isa-debug-exit at 0xf4-0xf7, POST port 0x80,\n"
-	"fw_cfg at 0x510, PCI configuration at 0xcf8 (i440FX host bridge), pc-testdev,\n"
+	"isa-debugcon at 0x402, fw_cfg at 0x510 (DMA at 0x514), PCI configuration at\n"
+	"0xcf8 (i440FX host bridge, PIIX3 ISA bridge, PIIX4 PM at 0x600), pc-testdev,\n"
 	"port 0x92 (fast reset, A20), reset control 0xcf9, 8042 keyboard controller\n"
 	"at 0x60/0x64 with a PS/2 keyboard (IRQ1; reset, A20), VGA text mode (80x25\n"
 	"at 0xb8000, ports 0x3b0-0x3df), the Bochs shutdown port 0x8900, 8259A PIC\n"
@@ -365,6 +379,18 @@ static int parse_serial(struct run_config *cfg, const struct run_option *o, char
 	return 0;
 }
 
+static int parse_debugcon(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	if (!strcmp(val, "stderr"))
+		cfg->debugcon_stderr = true;
+	else if (!strncmp(val, "file:", 5) && val[5])
+		cfg->debugcon_path = val + 5;
+	else
+		return usage_error("bad --debugcon '%s' (stderr or file:PATH)", val);
+	cfg->machine.debugcon = true;
+	return 0;
+}
+
 static int parse_trace(struct run_config *cfg, const struct run_option *o, char *val)
 {
 	if (!trace_parse(val, &cfg->machine.trace))
@@ -434,6 +460,22 @@ static int parse_tlb(struct run_config *cfg, const struct run_option *o, char *v
 	return 0;
 }
 
+static int parse_symbols(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	if (cfg->n_symbol_files == RUN_MAX_SYMBOL_FILES)
+		return usage_error("too many --symbols options (max %d)", RUN_MAX_SYMBOL_FILES);
+	cfg->symbol_files[cfg->n_symbol_files++] = val;
+	return 0;
+}
+
+static int parse_machine(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	if (strcmp(val, "pc") && strcmp(val, "q35"))
+		return usage_error("bad --machine '%s' (pc or q35)", val);
+	cfg->machine.chipset = strcmp(val, "q35") ? PC_I440FX : PC_Q35;
+	return 0;
+}
+
 static int parse_display(struct run_config *cfg, const struct run_option *o, char *val)
 {
 	if (!display_parse(val, &cfg->display))
@@ -496,6 +538,24 @@ static int parse_rtc_base(struct run_config *cfg, const struct run_option *o, ch
 	return 0;
 }
 
+/* --firmware seabios|none|FILE: SeaBIOS as Debian's seabios package installs
+ * it (the 256 KiB image QEMU's pc machine uses), no firmware (the direct
+ * start, the default), or a BIOS image as --bios takes it. */
+static int parse_firmware(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	if (!strcmp(val, "none")) {
+		cfg->machine.bios = NULL;
+		return 0;
+	}
+	if (!strcmp(val, "seabios"))
+		val = (char *)SEABIOS_IMAGE;
+	else if (!*val)
+		return usage_error("bad --firmware '' (seabios, none or a BIOS image FILE)");
+	cfg->machine.bios = val;
+	cfg->machine.firmware = true;
+	return 0;
+}
+
 static int parse_smp(struct run_config *cfg, const struct run_option *o, char *val)
 {
 	uint64_t n;
@@ -518,7 +578,8 @@ enum opt {
 	OPT_KERNEL, OPT_CMDLINE, OPT_MEM, OPT_CPU, OPT_MAX_INSNS, OPT_SERIAL, OPT_TRACE,
 	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT, OPT_MODULE, OPT_QUIRK,
 	OPT_TRACE_FORMAT, OPT_STATS, OPT_LIVELOCK, OPT_INSN_RATE, OPT_REALTIME, OPT_RTC_BASE,
-	OPT_DISPLAY, OPT_SCREENSHOT, OPT_KEYS, OPT_SMP, OPT_QUANTUM, OPT_NO_REBOOT, OPT_INITRD, OPT_COUNT
+	OPT_DISPLAY, OPT_SCREENSHOT, OPT_KEYS, OPT_SMP, OPT_QUANTUM, OPT_NO_REBOOT, OPT_INITRD, OPT_MACHINE, OPT_SYMBOLS, OPT_DEBUGCON,
+	OPT_FIRMWARE, OPT_COUNT
 };
 
 #define STRING_AT(f) store_string, offsetof(struct run_config, f)
@@ -555,6 +616,10 @@ static const struct run_option options[OPT_COUNT] = {
 	[OPT_QUANTUM]      = { "--quantum",      false, false, NULL,        parse_quantum, 0 },
 	[OPT_NO_REBOOT]    = { "--no-reboot",    true,  false, NULL,        TRUE_AT(machine.no_reboot) },
 	[OPT_INITRD]       = { "--initrd",       false, false, NULL,        STRING_AT(machine.initrd) },
+	[OPT_MACHINE]      = { "--machine",      false, false, NULL,        parse_machine, 0 },
+	[OPT_SYMBOLS]      = { "--symbols",      false, true,  NULL,        parse_symbols, 0 },
+	[OPT_DEBUGCON]     = { "--debugcon",     false, false, NULL,        parse_debugcon, 0 },
+	[OPT_FIRMWARE]     = { "--firmware",     false, false, NULL,        parse_firmware, 0 },
 };
 
 bool run_option_is_flag(const char *name)
@@ -567,6 +632,9 @@ bool run_option_is_flag(const char *name)
 
 /* Options that cannot be combined (README "Conflicting options"). */
 static const struct { enum opt a, b; const char *why; } conflicts[] = {
+	{ OPT_FIRMWARE, OPT_BIOS, "--bios FILE is --firmware FILE; give one" },
+	{ OPT_FIRMWARE, OPT_ENTRY, "the firmware starts at the reset vector F000:FFF0; --entry is for --load images" },
+	{ OPT_FIRMWARE, OPT_ENTRY64, "the firmware starts at the reset vector F000:FFF0; --entry64 is for --load images" },
 	{ OPT_KERNEL, OPT_BIOS, "a BIOS starts at the reset vector, a kernel at its multiboot entry; give one" },
 	{ OPT_ENTRY, OPT_ENTRY64, "one starts in real mode, the other in 64-bit mode; give one" },
 	{ OPT_KERNEL, OPT_ENTRY, "a kernel starts at its multiboot entry; --entry is for --load images" },
@@ -583,7 +651,7 @@ static int check_combinations(const unsigned seen[OPT_COUNT], const struct run_c
 		if (seen[conflicts[i].a] && seen[conflicts[i].b])
 			return usage_error("%s and %s exclude each other: %s", options[conflicts[i].a].name,
 					   options[conflicts[i].b].name, conflicts[i].why);
-	if (!seen[OPT_KERNEL] && !seen[OPT_BIOS] && !seen[OPT_ENTRY] && !seen[OPT_ENTRY64])
+	if (!seen[OPT_KERNEL] && !seen[OPT_BIOS] && !cfg->machine.firmware && !seen[OPT_ENTRY] && !seen[OPT_ENTRY64])
 		return usage_error(seen[OPT_LOAD] ? "--load needs --entry or --entry64 to start at"
 						  : "nothing to run: give --kernel, --bios, or --load with --entry");
 	if ((seen[OPT_ENTRY] || seen[OPT_ENTRY64]) && !seen[OPT_LOAD])

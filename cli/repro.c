@@ -71,7 +71,7 @@ static const char repro_usage[] =
 	"says against what it observed. `run` boots the entry's guest with its options\n"
 	"(`hvemu repro list` shows them) as `hvemu run` does; options given after NAME\n"
 	"are added, and replace the entry's option of the same name. Not --kernel,\n"
-	"--bios, --load, --entry or --entry64: the entry brings its kernel.\n";
+	"--bios, --firmware, --load, --entry or --entry64: the entry brings its kernel.\n";
 
 static int repro_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -156,7 +156,7 @@ static int user_gives(int argc, char **argv, const char *opt)
 
 static int repro_run(const struct repro_entry *e, int argc, char **argv, repro_run_fn run)
 {
-	static const char *const starts[] = { "--kernel", "--bios", "--load", "--entry", "--entry64" };
+	static const char *const starts[] = { "--kernel", "--bios", "--firmware", "--load", "--entry", "--entry64" };
 	for (size_t k = 0; k < sizeof(starts) / sizeof(starts[0]); k++)
 		if (user_gives(argc, argv, starts[k]))
 			return repro_error("repro run %s brings its own kernel; %s does not apply", e->name,

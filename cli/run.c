@@ -1,6 +1,8 @@
 /* `hvemu run` around the machine; see cli/run.h. */
 #include "cli/run.h"
 
+#include "cli/symbol_files.h"
+
 #include <errno.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -89,6 +91,11 @@ static bool outputs_clear(const struct run_config *cfg, char *err, size_t errlen
 	if (cfg->serial_path && cfg->screenshot && same_output(cfg->serial_path, cfg->screenshot))
 		return fail(err, errlen, "--serial file:%s and --screenshot %s are one file; the screenshot would "
 			    "replace the serial log", cfg->serial_path, cfg->screenshot);
+	if (cfg->debugcon_path && !output_clear(mc, "--debugcon file:", cfg->debugcon_path, err, errlen))
+		return false;
+	if (cfg->debugcon_path && ((cfg->serial_path && same_output(cfg->debugcon_path, cfg->serial_path)) ||
+				   (cfg->screenshot && same_output(cfg->debugcon_path, cfg->screenshot))))
+		return fail(err, errlen, "--debugcon file:%s is also another output", cfg->debugcon_path);
 	if (cfg->screenshot && (!output_clear(mc, "--screenshot ", cfg->screenshot, err, errlen) ||
 				!display_screenshot_writable(cfg->screenshot, err, errlen)))
 		return false;
@@ -115,11 +122,21 @@ bool run_setup(struct run *r, const struct run_config *cfg, char *err, size_t er
 		if (!key_script_add(&r->keys, cfg->keys[i], why, sizeof(why)))
 			return fail(err, errlen, "bad --keys: %s", why);
 	}
+	for (unsigned i = 0; i < cfg->n_symbol_files; i++) {
+		char why[512];
+		if (!symbol_file_load(&r->syms, cfg->symbol_files[i], why, sizeof(why)))
+			return fail(err, errlen, "bad --symbols: %s", why);
+	}
+	symbols_finish(&r->syms);
 	struct machine *m = &r->m;
 	if (!machine_setup(m, &r->machine_cfg, err, errlen))
 		return false;
 	for (unsigned i = 0; i < m->smp.n; i++)
 		exit_watch_attach(&r->watch, m->smp.cpu[i]);
+	if (r->syms.n) {
+		m->trace.syms = &r->syms;
+		r->watch.trace.syms = &r->syms;
+	}
 	key_script_start(&r->keys, &m->clock, &m->boot.i8042);
 
 	/* Outputs last: nothing is truncated unless the run is about to start
@@ -135,6 +152,15 @@ bool run_setup(struct run *r, const struct run_config *cfg, char *err, size_t er
 		m->uart.out = r->serial_file;
 		r->serial_path = cfg->serial_path;
 	}
+	if (cfg->debugcon_path) {
+		r->debugcon_file = fopen(cfg->debugcon_path, "w");
+		if (!r->debugcon_file)
+			return fail(err, errlen, "cannot open debugcon output '%s': %s", cfg->debugcon_path,
+				    strerror(errno));
+		m->debugcon.out = r->debugcon_file;
+	} else if (cfg->debugcon_stderr) {
+		m->debugcon.out = stderr;
+	}
 	return true;
 }
 
@@ -145,16 +171,23 @@ void run_destroy(struct run *r)
 	key_script_free(&r->keys);
 	machine_destroy(&r->m);
 	exit_watch_destroy(&r->watch);
+	symbols_destroy(&r->syms);
 	if (r->serial_file)
 		fclose(r->serial_file);
 	r->serial_file = NULL;
+	if (r->debugcon_file)
+		fclose(r->debugcon_file);
+	r->debugcon_file = NULL;
 }
 
 static void report(struct machine *m, const char *what, uint64_t ip)
 {
 	struct cpu *cpu = smp_current(m);
-	fprintf(stderr, "hvemu: %s at %04x:%08llx after %llu instructions", what,
-		cpu->seg[SR_CS].selector, (unsigned long long)ip, (unsigned long long)cpu->icount);
+	char sym[256];
+	fprintf(stderr, "hvemu: %s at %04x:%08llx", what, cpu->seg[SR_CS].selector, (unsigned long long)ip);
+	if (symbols_lookup(m->trace.syms, ip, sym, sizeof(sym)))
+		fprintf(stderr, " <%s>", sym);
+	fprintf(stderr, " after %llu instructions", (unsigned long long)cpu->icount);
 	if (m->smp.n > 1)
 		fprintf(stderr, " (CPU %u)", cpu->apic_id);
 	if (m->post.written)

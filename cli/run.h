@@ -11,10 +11,12 @@
 
 #include "cli/display.h"
 #include "cli/exit_watch.h"
+#include "emu/symbols.h"
 #include "cli/key_script.h"
 #include "machine/machine.h"
 
 #define RUN_MAX_KEYS 16
+#define RUN_MAX_SYMBOL_FILES 16
 
 /* --dump-pt: print the page tables of the final CR3 (mmu/paging_dump.h). */
 enum { DUMP_PT_NEVER, DUMP_PT_SHUTDOWN, DUMP_PT_EXIT };
@@ -23,12 +25,16 @@ enum { DUMP_PT_NEVER, DUMP_PT_SHUTDOWN, DUMP_PT_EXIT };
 struct run_config {
 	struct machine_config machine;
 	const char *serial_path;   /* --serial file:PATH: opened last, once everything else is ready */
+	const char *debugcon_path; /* --debugcon file:PATH (machine.debugcon also set), opened likewise */
+	bool debugcon_stderr;      /* --debugcon stderr */
 	unsigned dump_pt;          /* DUMP_PT_*: when to print the page tables at the end */
 	enum display_kind display; /* --display */
 	const char *screenshot;    /* --screenshot PATH.png, or NULL */
 	const char *keys[RUN_MAX_KEYS];   /* --keys TIME:KEYS (cli/key_script.h) */
 	unsigned n_keys;
 	struct exit_watch_config watch;  /* --trace vmexit, --trace-format, --stats, --livelock */
+	const char *symbol_files[RUN_MAX_SYMBOL_FILES];   /* --symbols FILE (cli/symbol_files.h) */
+	unsigned n_symbol_files;
 };
 
 struct run {
@@ -38,8 +44,10 @@ struct run {
 	struct key_script keys;    /* --keys */
 	struct exit_watch watch;   /* VM exits: trace, statistics, livelock */
 	FILE *serial_file;         /* the --serial file:PATH this run opened */
+	FILE *debugcon_file;       /* the --debugcon file:PATH this run opened */
 	const char *serial_path;   /* its PATH, for the report of a failed write */
 	unsigned dump_pt;          /* DUMP_PT_* */
+	struct symbols syms;       /* --symbols: named in reports and trace lines */
 };
 
 /* Exit statuses (README "Exit status"): the guest's are odd, hvemu's even. */

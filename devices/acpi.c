@@ -16,7 +16,8 @@ enum {
 };
 
 /* Sizes: RSDP 5.2.5.3, FADT 5.2.9 (Table 5-34), FACS 5.2.10 (Table 5-37). */
-enum { RSDP_SIZE = 36, RSDP_V1_SIZE = 20, FADT_SIZE = 276, FACS_SIZE = 64, HPET_SIZE = 56 };
+enum { RSDP_SIZE = 36, RSDP_V1_SIZE = 20, FADT_SIZE = 276, FACS_SIZE = 64, HPET_SIZE = 56,
+       MCFG_SIZE = 60, MCFG_REVISION = 1 };
 
 /* A cursor over the output buffer that refuses to run past its end. */
 struct out {
@@ -187,8 +188,17 @@ static unsigned pci_crs(uint8_t *p, const struct acpi_machine *m)
 	o = res_word(p, o, RES_IO_RANGE, 0x03, 0x0000, 0x0cf7);
 	o = res_word(p, o, RES_IO_RANGE, 0x03, 0x0d00, 0xffff);
 	o = res_dword_memory(p, o, 0x000a0000u, 0x000bffffu);
-	if (m->pci_mem_start && m->pci_mem_start < PCI_MEM_END)
-		o = res_dword_memory(p, o, m->pci_mem_start, PCI_MEM_END);
+	if (m->pci_mem_start && m->pci_mem_start < PCI_MEM_END) {
+		/* The ECAM window is the chipset's, not the bus's: the window
+		 * stops below it and goes on above it. */
+		uint32_t ecam_end = m->ecam_base + ECAM_SIZE - 1;
+		if (m->ecam_base && m->pci_mem_start < m->ecam_base)
+			o = res_dword_memory(p, o, m->pci_mem_start, m->ecam_base - 1);
+		if (m->ecam_base && m->pci_mem_start <= ecam_end)
+			o = res_dword_memory(p, o, ecam_end + 1, PCI_MEM_END);
+		else
+			o = res_dword_memory(p, o, m->pci_mem_start, PCI_MEM_END);
+	}
 	p[o++] = RES_END;
 	p[o++] = 0;
 	return o;
@@ -206,10 +216,22 @@ static unsigned aml_pci_root(uint8_t *t, unsigned o, const struct acpi_machine *
 	static const uint8_t name[] = { 0x5c, 0x2e, '_', 'S', 'B', '_', 'P', 'C', 'I', '0' };
 	memcpy(body, name, sizeof(name));
 	b += sizeof(name);
-	static const uint8_t hid_uid[] = { AML_NAME, '_', 'H', 'I', 'D', 0x0c, 0x41, 0xd0, 0x0a, 0x03,
-					   AML_NAME, '_', 'U', 'I', 'D', AML_ZERO };
-	memcpy(body + b, hid_uid, sizeof(hid_uid));   /* EisaId ("PNP0A03") = 030AD041h */
-	b += sizeof(hid_uid);
+	/* EisaId ("PNP0A03") = 030AD041h, a PCI bus; with ECAM the bridge is a
+	 * PCI Express root, PNP0A08, compatible with PNP0A03 (PCI Firmware 3.0
+	 * 4.1.5: _HID PNP0A08 and _CID PNP0A03). */
+	static const uint8_t hid_pci[] = { AML_NAME, '_', 'H', 'I', 'D', 0x0c, 0x41, 0xd0, 0x0a, 0x03 };
+	static const uint8_t hid_pcie[] = { AML_NAME, '_', 'H', 'I', 'D', 0x0c, 0x41, 0xd0, 0x0a, 0x08,
+					    AML_NAME, '_', 'C', 'I', 'D', 0x0c, 0x41, 0xd0, 0x0a, 0x03 };
+	static const uint8_t uid[] = { AML_NAME, '_', 'U', 'I', 'D', AML_ZERO };
+	if (m->ecam_base) {
+		memcpy(body + b, hid_pcie, sizeof(hid_pcie));
+		b += sizeof(hid_pcie);
+	} else {
+		memcpy(body + b, hid_pci, sizeof(hid_pci));
+		b += sizeof(hid_pci);
+	}
+	memcpy(body + b, uid, sizeof(uid));
+	b += sizeof(uid);
 	body[b++] = AML_NAME;
 	memcpy(body + b, "_CRS", 4);
 	b += 4;
@@ -226,10 +248,37 @@ static unsigned aml_pci_root(uint8_t *t, unsigned o, const struct acpi_machine *
 	return o + b;
 }
 
+/* Device (\_SB_.ECAM) { Name (_HID, EisaId ("PNP0C02")) Name (_UID, 1)
+ * Name (_CRS, ResourceTemplate () { Memory32Fixed (ReadWrite, ecam, size) }) }:
+ * the ECAM window as a motherboard resource, which is where the PCI Firmware
+ * Specification 3.0 (4.1.2) requires the MCFG's ranges to be reserved (an
+ * E820 reservation is optional); without it an OS may refuse the window.
+ * 6.4.3.4 32-bit Fixed Memory Range Descriptor. */
+static unsigned aml_ecam_resource(uint8_t *t, unsigned o, const struct acpi_machine *m)
+{
+	static const uint8_t head[] = {
+		0x5c, 0x2e, '_', 'S', 'B', '_', 'E', 'C', 'A', 'M',
+		AML_NAME, '_', 'H', 'I', 'D', 0x0c, 0x41, 0xd0, 0x0c, 0x02,   /* EisaId ("PNP0C02") */
+		AML_NAME, '_', 'U', 'I', 'D', AML_ONE,
+		AML_NAME, '_', 'C', 'R', 'S', AML_BUFFER, 17, AML_BYTE, 14,  /* PkgLength, BufferSize */
+	};
+	uint8_t res[14] = { 0x86, 9, 0, 0x01 };  /* Memory32Fixed, length 9, read-write */
+	put32(res, 4, m->ecam_base);
+	put32(res, 8, ECAM_SIZE);
+	res[12] = RES_END;                       /* end tag, checksum 0 */
+	unsigned body = sizeof(head) + sizeof(res);
+	t[o++] = AML_EXT;
+	t[o++] = AML_DEVICE;
+	o = aml_pkg_length(t, o, body);
+	memcpy(t + o, head, sizeof(head));
+	memcpy(t + o + sizeof(head), res, sizeof(res));
+	return o + body;
+}
+
 static unsigned dsdt_size(const struct acpi_machine *m)
 {
-	/* Room for the longest \_S5 and the root bridge. */
-	return HEADER_SIZE + (m->pm_base ? 16 : 0) + (m->pci_root ? 200 : 0);
+	/* Room for the longest \_S5, the root bridge and the ECAM reservation. */
+	return HEADER_SIZE + (m->pm_base ? 16 : 0) + (m->pci_root ? 230 : 0) + (m->ecam_base ? 64 : 0);
 }
 
 static void build_dsdt(uint8_t *t, const struct acpi_machine *m)
@@ -250,6 +299,8 @@ static void build_dsdt(uint8_t *t, const struct acpi_machine *m)
 	}
 	if (m->pci_root)
 		o = aml_pci_root(t, o, m);
+	if (m->ecam_base)
+		o = aml_ecam_resource(t, o, m);
 	header(t, "DSDT", o, DSDT_REVISION);
 	finish(t, o);
 }
@@ -278,13 +329,15 @@ static void build_fadt(uint8_t *t, const struct acpi_machine *m, uint32_t facs, 
 		 * PM timer (4) and GPE0 (status, enable: 4) blocks, in both the
 		 * 32-bit and the Generic Address forms (5.2.9, Table 5-34;
 		 * 4.8.3: PM1_EVT_LEN >= 4, PM1_CNT_LEN >= 2, PM_TMR_LEN 4). */
-		static const struct { unsigned blk, len, xblk; uint8_t off, size; } pm[] = {
+		const struct { unsigned blk, len, xblk; uint8_t off, size; } pm[] = {
 			{ 56, 88, 148, 0x00, 4 },        /* PM1a_EVT_BLK */
 			{ 64, 89, 172, 0x04, 2 },        /* PM1a_CNT_BLK */
 			{ 76, 91, 208, 0x08, 4 },        /* PM_TMR_BLK */
-			{ 80, 92, 220, 0x0c, 4 },        /* GPE0_BLK */
+			{ 80, 92, 220, m->gpe0_off, m->gpe0_len },   /* GPE0_BLK */
 		};
 		for (unsigned i = 0; i < sizeof(pm) / sizeof(pm[0]); i++) {
+			if (!pm[i].size)          /* no GPE0 block */
+				continue;
 			put32(t, pm[i].blk, m->pm_base + pm[i].off);
 			put8(t, pm[i].len, pm[i].size);
 			gas(t, pm[i].xblk, GAS_SYSTEM_IO, (uint8_t)(8 * pm[i].size), 0,
@@ -418,6 +471,19 @@ static void build_hpet(uint8_t *t, const struct acpi_machine *m)
 	finish(t, HPET_SIZE);
 }
 
+/* The MCFG (PCI Firmware Specification 3.0, 4.1.2, Tables 4-2 and 4-3):
+ * after the header 8 reserved bytes, then one 16-byte allocation: the ECAM
+ * base, PCI segment group 0, buses 0 to ECAM_SIZE's last. */
+static void build_mcfg(uint8_t *t, const struct acpi_machine *m)
+{
+	header(t, "MCFG", MCFG_SIZE, MCFG_REVISION);
+	put64(t, 44, m->ecam_base);
+	put16(t, 52, 0);
+	put8(t, 54, 0);
+	put8(t, 55, (uint8_t)((ECAM_SIZE >> 20) - 1));
+	finish(t, MCFG_SIZE);
+}
+
 /* 5.2.5.3 RSDP: the first 20 bytes (ACPI 1.0) and all 36 each sum to zero. */
 static void build_rsdp(uint8_t *p, uint32_t rsdt, uint64_t xsdt)
 {
@@ -446,7 +512,8 @@ size_t acpi_build(uint8_t *buf, size_t cap, uint32_t base, const struct acpi_mac
 	uint32_t madt_len = m->lapic ? madt_size(m) : 0;
 	uint32_t madt = m->lapic ? take(&o, madt_len, 16) : 0;
 	uint32_t hpet = m->hpet ? take(&o, HPET_SIZE, 16) : 0;
-	unsigned n = 1 + (m->lapic ? 1 : 0) + (m->hpet ? 1 : 0);
+	uint32_t mcfg = m->ecam_base ? take(&o, MCFG_SIZE, 16) : 0;
+	unsigned n = 1 + (m->lapic ? 1 : 0) + (m->hpet ? 1 : 0) + (m->ecam_base ? 1 : 0);
 	uint32_t rsdt = take(&o, HEADER_SIZE + 4 * n, 16);
 	uint32_t xsdt = take(&o, HEADER_SIZE + 8 * n, 16);
 	if (o.full)
@@ -455,7 +522,7 @@ size_t acpi_build(uint8_t *buf, size_t cap, uint32_t base, const struct acpi_mac
 	build_facs(buf + facs);
 	build_dsdt(buf + dsdt, m);
 	build_fadt(buf + fadt, m, base + facs, base + dsdt);
-	uint32_t entries[3], k = 0;
+	uint32_t entries[4], k = 0;
 	entries[k++] = base + fadt;
 	if (m->lapic) {
 		build_madt(buf + madt, m, madt_len);
@@ -464,6 +531,10 @@ size_t acpi_build(uint8_t *buf, size_t cap, uint32_t base, const struct acpi_mac
 	if (m->hpet) {
 		build_hpet(buf + hpet, m);
 		entries[k++] = base + hpet;
+	}
+	if (m->ecam_base) {
+		build_mcfg(buf + mcfg, m);
+		entries[k++] = base + mcfg;
 	}
 	header(buf + rsdt, "RSDT", HEADER_SIZE + 4 * n, RSDT_REVISION);
 	header(buf + xsdt, "XSDT", HEADER_SIZE + 8 * n, XSDT_REVISION);
@@ -478,7 +549,7 @@ size_t acpi_build(uint8_t *buf, size_t cap, uint32_t base, const struct acpi_mac
 	*out = (struct acpi_layout){
 		.rsdp = base + rsdp, .rsdt = base + rsdt, .xsdt = base + xsdt, .fadt = base + fadt,
 		.facs = base + facs, .dsdt = base + dsdt, .madt = m->lapic ? base + madt : 0,
-		.hpet = m->hpet ? base + hpet : 0, .end = base + (uint32_t)o.pos,
+		.hpet = m->hpet ? base + hpet : 0, .mcfg = m->ecam_base ? base + mcfg : 0, .end = base + (uint32_t)o.pos,
 	};
 	return o.pos;
 }

@@ -17,7 +17,8 @@
  *     override of ISA IRQ 0 onto GSI 2 and that of the SCI (level, active
  *     high) with PM hardware, the LINT1 NMI entry, PCAT_COMPAT with
  *     the 8259 pair;
- *   HPET (IA-PC HPET specification 1.0a, table 3), only with an HPET.
+ *   HPET (IA-PC HPET specification 1.0a, table 3), only with an HPET;
+ *   MCFG (PCI Firmware Specification 3.0, 4.1.2), only with a PCIe ECAM window.
  * All of them lie in ACPI_AREA_BASE..+ACPI_AREA_SIZE, inside the BIOS area the
  * memory map reports reserved (devices/e820.h). */
 #ifndef HVEMU_DEVICES_ACPI_H
@@ -29,6 +30,7 @@
 
 #define ACPI_AREA_BASE 0xf0000u
 #define ACPI_AREA_SIZE 0x10000u
+#define ECAM_SIZE 0x10000000u      /* 256 buses of 1 MiB (PCIe 3.0 7.2.2) */
 
 struct acpi_machine {
 	unsigned n_cpus;           /* processors, local APIC IDs 0 .. n_cpus-1 (at least 1) */
@@ -53,17 +55,22 @@ struct acpi_machine {
 	uint8_t reset_value;
 	uint8_t sci_irq;           /* FADT SCI_INT */
 	/* The PM1a event block's I/O base, 0: no ACPI PM hardware. Then PM1a_CNT
-	 * at +4, the PM timer at +8, GPE0 at +0Ch (the PIIX4's layout,
-	 * devices/piix4_pm.h); the MADT declares sci_irq level, active high. */
+	 * at +4, the PM timer at +8 (devices/acpi_pm.h), GPE0 where the
+	 * chipset has it; the MADT declares sci_irq level, active high. */
 	uint16_t pm_base;
+	uint8_t gpe0_off, gpe0_len;   /* GPE0_BLK at pm_base + gpe0_off, GPE0_BLK_LEN bytes (0: none) */
 	uint8_t s5_slp_typ;        /* PM1_CNT SLP_TYP for S5 (the DSDT's \_S5) */
+	/* A PCIe ECAM window of ECAM_SIZE (buses 0-FFh) at ecam_base, 0: none.
+	 * Then an MCFG, the root bridge is PNP0A08 and a PNP0C02 device
+	 * reserves the window (\_SB.ECAM). */
+	uint32_t ecam_base;
 	bool pci_root;             /* a PCI host bridge: the DSDT's \_SB.PCI0 */
 	uint32_t pci_mem_start;    /* its memory window from here to FEBFFFFFh (0: none) */
 };
 
 /* Where acpi_build put each table (0: not built). */
 struct acpi_layout {
-	uint32_t rsdp, rsdt, xsdt, fadt, facs, dsdt, madt, hpet;
+	uint32_t rsdp, rsdt, xsdt, fadt, facs, dsdt, madt, hpet, mcfg;
 	uint32_t end;
 };
 

@@ -232,6 +232,21 @@ bool iobus_register(struct iobus *io, uint16_t first, uint16_t count,
 	return true;
 }
 
+bool iobus_move(struct iobus *io, const struct pio_ops *ops, const void *opaque, uint16_t first)
+{
+	struct pio_range *r = NULL;
+	for (unsigned i = 0; i < io->n_ranges; i++)
+		if (io->ranges[i].ops == ops && io->ranges[i].opaque == opaque)
+			r = &io->ranges[i];
+	if (!r || (uint32_t)first + r->count > 0x10000)
+		return false;
+	for (unsigned i = 0; i < io->n_ranges; i++)
+		if (&io->ranges[i] != r && ranges_overlap(first, r->count, io->ranges[i].first, io->ranges[i].count))
+			return false;
+	r->first = first;
+	return true;
+}
+
 /* The range holding ports [port, port+size) entirely, or NULL. Port numbers
  * wrap at 0xffff (a 2-byte access to port 0xffff touches 0xffff and 0). */
 static struct pio_range *find_ports(struct iobus *io, uint16_t port, unsigned size)

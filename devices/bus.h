@@ -59,6 +59,11 @@ struct iobus {
 	void *trace_opaque;
 };
 
+/* Move the range registered with (ops, opaque) to start at first (a BAR or
+ * a base register reprogrammed). False, leaving it where it was, if the new
+ * place overlaps another range or runs past FFFFh. */
+bool iobus_move(struct iobus *io, const struct pio_ops *ops, const void *opaque, uint16_t first);
+
 /* ram_size in bytes, multiple of 4 KiB. Returns false (errno set) if allocation fails. */
 bool physmem_init(struct physmem *pm, uint64_t ram_size);
 void physmem_destroy(struct physmem *pm);

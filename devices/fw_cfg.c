@@ -154,3 +154,93 @@ bool fw_cfg_register(struct fw_cfg *f, struct iobus *io)
 {
 	return iobus_register(io, FW_CFG_PORT_SELECTOR, 2, &fw_cfg_ops, f, "fw_cfg");
 }
+
+static uint32_t get_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* fw_cfg.rst "DMA interface": the FWCfgDmaAccess structure is control,
+ * length (both be32) and address (be64). With SELECT the selector in control
+ * bits 31:16 is selected first (the offset back to 0); then READ copies length
+ * bytes of the item from the offset to address (past the item's end as zeros,
+ * as QEMU fills them), SKIP advances the offset, WRITE is refused (items are
+ * read-only here: ERROR). The control field is written back as 0 when the
+ * transfer is done, or with ERROR set. */
+void fw_cfg_dma(struct fw_cfg *f, uint64_t addr)
+{
+	f->dma_count++;
+	uint8_t d[16];
+	physmem_read_bytes(f->dma_mem, addr, d, sizeof(d));
+	uint32_t control = get_be32(d), length = get_be32(d + 4);
+	uint64_t target = (uint64_t)get_be32(d + 8) << 32 | get_be32(d + 12);
+	if (control & FW_CFG_DMA_SELECT) {
+		f->selector = (uint16_t)(control >> 16);
+		f->offset = 0;
+	}
+	uint32_t result = 0;
+	if (control & FW_CFG_DMA_WRITE) {
+		result = FW_CFG_DMA_ERROR;
+	} else if (control & (FW_CFG_DMA_READ | FW_CFG_DMA_SKIP)) {
+		const struct fw_cfg_item *it = selected(f);
+		uint32_t have = it && f->offset < it->len ? it->len - f->offset : 0;
+		uint32_t n = length < have ? length : have;
+		if (control & FW_CFG_DMA_READ) {
+			if (n)
+				physmem_write_bytes(f->dma_mem, target, it->data + f->offset, n);
+			static const uint8_t zeros[256];
+			for (uint32_t done = n; done < length;) {
+				uint32_t k = length - done < sizeof(zeros) ? length - done : (uint32_t)sizeof(zeros);
+				physmem_write_bytes(f->dma_mem, target + done, zeros, k);
+				done += k;
+			}
+		}
+		f->offset += length;   /* may pass the end: later reads give zeros */
+		if (f->offset < length) /* wrapped */
+			f->offset = UINT32_MAX;
+	}
+	uint8_t out[4] = { (uint8_t)(result >> 24), (uint8_t)(result >> 16), (uint8_t)(result >> 8),
+			   (uint8_t)result };
+	physmem_write_bytes(f->dma_mem, addr, out, sizeof(out));
+}
+
+static uint32_t bswap32(uint32_t v)
+{
+	return (v >> 24) | ((v >> 8) & 0xff00u) | ((v << 8) & 0xff0000u) | (v << 24);
+}
+
+/* The address register reads as the signature, byte i of "QEMU CFG" at port
+ * 0x514 + i (the bytes in order, as the big-endian register holds them). */
+static uint32_t dma_read(void *opaque, uint16_t port, unsigned size)
+{
+	(void)opaque;
+	unsigned at = port - FW_CFG_PORT_DMA;
+	uint32_t v = 0;
+	for (unsigned i = 0; i < size && at + i < 8; i++)
+		v |= (uint32_t)(uint8_t)FW_CFG_DMA_SIGNATURE[at + i] << (8 * i);
+	return v;
+}
+
+/* 32-bit writes of the big-endian halves: the port delivers the bytes in
+ * address order, so the register's value is the byte-swapped port value. */
+static void dma_write(void *opaque, uint16_t port, unsigned size, uint32_t value)
+{
+	struct fw_cfg *f = opaque;
+	if (size != 4)
+		return;
+	if (port == FW_CFG_PORT_DMA) {
+		f->dma_high = bswap32(value);
+	} else if (port == FW_CFG_PORT_DMA + 4) {
+		uint64_t addr = (uint64_t)f->dma_high << 32 | bswap32(value);
+		f->dma_high = 0;
+		fw_cfg_dma(f, addr);
+	}
+}
+
+static const struct pio_ops dma_ops = { .read = dma_read, .write = dma_write };
+
+bool fw_cfg_register_dma(struct fw_cfg *f, struct iobus *io, struct physmem *pm)
+{
+	f->dma_mem = pm;
+	return iobus_register(io, FW_CFG_PORT_DMA, 8, &dma_ops, f, "fw_cfg-dma");
+}

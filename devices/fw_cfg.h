@@ -3,8 +3,12 @@
  * picks an item and resets the data offset; each byte read at 0x511 returns
  * the item's next byte, and 0 once the offset has passed its end. Bit 15 of
  * the selector picks the architecture-specific items, bit 14 (the old write
- * flag) is ignored: items are read-only. No DMA interface (the ID item says
- * so; port 0x514 is unclaimed).
+ * flag) is ignored: items are read-only. The DMA interface (fw_cfg.rst "DMA
+ * interface") at 0x514-0x51B when fw_cfg_register_dma() gives it guest
+ * memory: the 64-bit big-endian address of a FWCfgDmaAccess structure, high
+ * half at 0x514, low half at 0x518 (writing it starts the transfer); reading
+ * the register returns the signature "QEMU CFG". The ID item's bit 1 says so
+ * (the machine sets it).
  *
  * The items hvemu's machine fills (machine/pc_boot.c): the signature "QEMU", the
  * ID (traditional interface only), a null UUID, the RAM size, the CPU count and
@@ -21,6 +25,15 @@
 
 #define FW_CFG_PORT_SELECTOR 0x510
 #define FW_CFG_PORT_DATA 0x511
+#define FW_CFG_PORT_DMA 0x514      /* 8 bytes: DMA address, big-endian */
+#define FW_CFG_DMA_SIGNATURE "QEMU CFG"
+
+/* FWCfgDmaAccess.control (fw_cfg.rst "DMA interface"): the operation bits,
+ * the selector in bits 31:16 with SELECT; 0 when done, ERROR on failure. */
+enum {
+	FW_CFG_DMA_ERROR = 1u << 0, FW_CFG_DMA_READ = 1u << 1, FW_CFG_DMA_SKIP = 1u << 2,
+	FW_CFG_DMA_SELECT = 1u << 3, FW_CFG_DMA_WRITE = 1u << 4,
+};
 
 /* Selector keys (QEMU include/standard-headers/linux/qemu_fw_cfg.h). */
 enum {
@@ -29,7 +42,22 @@ enum {
 	FW_CFG_UUID = 0x02,        /* 16 bytes */
 	FW_CFG_RAM_SIZE = 0x03,    /* 64-bit LE, bytes */
 	FW_CFG_NB_CPUS = 0x05,     /* 16-bit LE: CPUs present at start-up */
+	FW_CFG_KERNEL_ADDR = 0x07, /* 32-bit LE: where the protected-mode kernel goes */
+	FW_CFG_KERNEL_SIZE = 0x08,
+	FW_CFG_KERNEL_CMDLINE = 0x09,  /* 32-bit LE: the command line's address (old name) */
+	FW_CFG_INITRD_ADDR = 0x0a,
+	FW_CFG_INITRD_SIZE = 0x0b,
+	FW_CFG_BOOT_DEVICE = 0x0c,
 	FW_CFG_MAX_CPUS = 0x0f,    /* 16-bit LE: CPUs the machine can have */
+	FW_CFG_KERNEL_ENTRY = 0x10,
+	FW_CFG_KERNEL_DATA = 0x11, /* the protected-mode kernel's bytes */
+	FW_CFG_INITRD_DATA = 0x12,
+	FW_CFG_CMDLINE_ADDR = 0x13,
+	FW_CFG_CMDLINE_SIZE = 0x14,   /* NUL included */
+	FW_CFG_CMDLINE_DATA = 0x15,
+	FW_CFG_SETUP_ADDR = 0x16,  /* the real-mode setup code's address */
+	FW_CFG_SETUP_SIZE = 0x17,
+	FW_CFG_SETUP_DATA = 0x18,
 	FW_CFG_FILE_DIR = 0x19,    /* the file directory */
 	FW_CFG_FILE_FIRST = 0x20,  /* the first file's key */
 	FW_CFG_WRITE_CHANNEL = 0x4000,
@@ -57,6 +85,9 @@ struct fw_cfg {
 	 * at key FW_CFG_FILE_FIRST + i. */
 	char file_name[FW_CFG_MAX_FILES][FW_CFG_FILE_NAME_MAX];
 	unsigned n_files;
+	struct physmem *dma_mem;   /* guest memory for the DMA interface, or NULL: none */
+	uint32_t dma_high;         /* the address register's high half, as written */
+	uint64_t dma_count;        /* transfers started */
 };
 
 void fw_cfg_init(struct fw_cfg *f);
@@ -73,5 +104,10 @@ bool fw_cfg_add_i64(struct fw_cfg *f, uint16_t key, uint64_t v);
 bool fw_cfg_add_file(struct fw_cfg *f, const char *name, const void *data, uint32_t len);
 /* Ports 0x510-0x511. */
 bool fw_cfg_register(struct fw_cfg *f, struct iobus *io);
+/* The DMA interface at 0x514-0x51B, transferring to and from pm. */
+bool fw_cfg_register_dma(struct fw_cfg *f, struct iobus *io, struct physmem *pm);
+/* Run the FWCfgDmaAccess at guest-physical addr (what a write of its low half
+ * to 0x518 does): exposed for the tests. */
+void fw_cfg_dma(struct fw_cfg *f, uint64_t addr);
 
 #endif

@@ -1,6 +1,8 @@
 /* PCI configuration mechanism #1 and the host bridge; see devices/pci.h. */
 #include "devices/pci.h"
 
+#include "devices/i440fx.h"
+
 #include <string.h>
 
 #include "devices/le_bytes.h"
@@ -50,18 +52,35 @@ bool pci_add_i440fx(struct pci_host *h)
 	f->config[PCI_CLASS_PROG] = 0x00;
 	put16(f->config + PCI_CLASS_DEVICE, 0x0600);   /* bridge, host */
 	f->config[PCI_HEADER_TYPE] = 0x00;             /* type 0, single function */
+	i440fx_chipset_init(f);
 	return true;
 }
 
-/* The function and register CONFIG_ADDRESS names, NULL while disabled or for a
- * function that does not exist. */
-static struct pci_function *addressed(struct pci_host *h, unsigned *reg)
+uint32_t pci_config_read(struct pci_host *h, uint8_t bus, uint8_t device, uint8_t function, unsigned reg,
+			 unsigned size)
 {
-	uint32_t a = h->config_address;
-	if (!(a & PCI_CONFIG_ENABLE))
-		return NULL;
-	*reg = a & 0xfc;
-	return find(h, (uint8_t)(a >> 16), (uint8_t)((a >> 11) & 0x1f), (uint8_t)((a >> 8) & 7));
+	struct pci_function *f = find(h, bus, device, function);
+	if (!f)
+		return 0xffffffffu;      /* master abort: all ones */
+	uint32_t v = 0;
+	for (unsigned i = 0; i < size; i++)
+		if (reg + i < sizeof(f->config))   /* PCIe extended space: no capabilities, 0 */
+			v |= (uint32_t)f->config[reg + i] << (8 * i);
+	return v;
+}
+
+void pci_config_write(struct pci_host *h, uint8_t bus, uint8_t device, uint8_t function, unsigned reg,
+		      unsigned size, uint32_t value)
+{
+	struct pci_function *f = find(h, bus, device, function);
+	if (!f || reg >= sizeof(f->config))
+		return;
+	for (unsigned i = 0; i < size && reg + i < sizeof(f->config); i++) {
+		uint8_t m = f->wmask[reg + i], b = (uint8_t)(value >> (8 * i));
+		f->config[reg + i] = (uint8_t)((f->config[reg + i] & ~m) | (b & m));
+	}
+	if (f->written)
+		f->written(f->written_ctx, reg, size);
 }
 
 /* An access that is neither CONFIG_ADDRESS (a doubleword at 0xCF8) nor within
@@ -84,15 +103,11 @@ static uint32_t pci_read(void *opaque, uint16_t port, unsigned size)
 		return h->config_address;
 	if (port < PCI_CONFIG_DATA)       /* a byte on the ISA side */
 		return h->isa_ops && h->isa_ops->read ? h->isa_ops->read(h->isa_opaque, port, 1) : 0xff;
-	unsigned reg;
-	struct pci_function *f = addressed(h, &reg);
-	if (!f)
-		return 0xffffffffu;      /* master abort: all ones */
-	unsigned off = reg + (port - PCI_CONFIG_DATA);
-	uint32_t v = 0;
-	for (unsigned i = 0; i < size; i++)
-		v |= (uint32_t)f->config[off + i] << (8 * i);
-	return v;
+	uint32_t a = h->config_address;
+	if (!(a & PCI_CONFIG_ENABLE))
+		return 0xffffffffu;
+	return pci_config_read(h, (uint8_t)(a >> 16), (uint8_t)((a >> 11) & 0x1f), (uint8_t)((a >> 8) & 7),
+			       (a & 0xfc) + (port - PCI_CONFIG_DATA), size);
 }
 
 static void pci_write(void *opaque, uint16_t port, unsigned size, uint32_t value)
@@ -113,15 +128,10 @@ static void pci_write(void *opaque, uint16_t port, unsigned size, uint32_t value
 			h->isa_ops->write(h->isa_opaque, port, 1, value & 0xff);
 		return;
 	}
-	unsigned reg;
-	struct pci_function *f = addressed(h, &reg);
-	if (!f)
-		return;
-	unsigned off = reg + (port - PCI_CONFIG_DATA);
-	for (unsigned i = 0; i < size; i++) {
-		uint8_t m = f->wmask[off + i], b = (uint8_t)(value >> (8 * i));
-		f->config[off + i] = (uint8_t)((f->config[off + i] & ~m) | (b & m));
-	}
+	uint32_t a = h->config_address;
+	if (a & PCI_CONFIG_ENABLE)
+		pci_config_write(h, (uint8_t)(a >> 16), (uint8_t)((a >> 11) & 0x1f), (uint8_t)((a >> 8) & 7),
+				 (a & 0xfc) + (port - PCI_CONFIG_DATA), size, value);
 }
 
 static const struct pio_ops pci_ops = { .read = pci_read, .write = pci_write };

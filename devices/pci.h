@@ -13,9 +13,9 @@
  *
  * Bus 0, device 0, function 0 is the host bridge of QEMU's pc machine, an
  * Intel 82441FX (i440FX) PMC: vendor 8086h, device 1237h, revision 02h, class
- * 060000h (host bridge), header type 00h. Only its header is modelled: the
- * chipset registers beyond it (PAM, SMRAM, DRAM rows) read 0 and ignore
- * writes, since hvemu's memory map is fixed. */
+ * 060000h (host bridge), header type 00h. Beyond its header the PAM and SMRAM
+ * registers (devices/i440fx.h); the other chipset registers (DRAM rows...)
+ * read 0 and ignore writes, since hvemu's memory map is fixed. */
 #ifndef HVEMU_DEVICES_PCI_H
 #define HVEMU_DEVICES_PCI_H
 
@@ -41,6 +41,11 @@ struct pci_function {
 	uint8_t config[256];
 	uint8_t wmask[256];        /* the bits of config software may change */
 	const char *name;
+	/* After a write has changed config (registers reg .. reg+size-1), for a
+	 * function whose registers decode something (a base address); NULL:
+	 * nothing to do. */
+	void (*written)(void *ctx, unsigned reg, unsigned size);
+	void *written_ctx;
 };
 
 struct pci_host {
@@ -56,6 +61,16 @@ void pci_host_init(struct pci_host *h, const struct pio_ops *isa_ops, void *isa_
  * table is full or the address is taken. */
 struct pci_function *pci_add_function(struct pci_host *h, uint8_t bus, uint8_t device,
 				      uint8_t function, const char *name);
+/* A configuration access of size bytes (1, 2 or 4, within a doubleword) at
+ * register reg of bus:device.function, as mechanism #1 or a PCIe ECAM window
+ * (devices/q35.h) makes it. A function that does not exist reads all ones and
+ * ignores writes (PCI 3.0 6.1); the functions here are conventional ones, so
+ * the PCIe extended space from 100h reads 0, a capability header saying there
+ * are no extended capabilities (PCIe 3.0 7.9.1), and ignores writes. */
+uint32_t pci_config_read(struct pci_host *h, uint8_t bus, uint8_t device, uint8_t function, unsigned reg,
+			 unsigned size);
+void pci_config_write(struct pci_host *h, uint8_t bus, uint8_t device, uint8_t function, unsigned reg,
+		      unsigned size, uint32_t value);
 /* The i440FX host bridge at 00:00.0 (see above). */
 bool pci_add_i440fx(struct pci_host *h);
 /* Ports 0xCF8-0xCFF. */

@@ -299,6 +299,7 @@ static const struct cpu_model model_opteron_g3 = {
 	.quirks = 0,
 	.hv_ext = HV_EXT_SVM,
 	.mcg_cap = MCG_CAP(6, true),      /* family 10h: six banks (APM2 9.3.1.1) */
+	.amd_cfg = &amd_cfg_fam10h,       /* its configuration MSRs (emu/amd_cfg_msrs.c) */
 };
 
 /* ---- "pentium": an Intel P54C-like part without SEP, PAT, CMOV or VMX ---- */

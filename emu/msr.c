@@ -253,7 +253,7 @@ static uint64_t mc_bank_read(struct cpu *cpu)
 static bool mc_bank_write(struct cpu *cpu, uint64_t v)
 {
 	unsigned o = mc_offset(cpu);
-	bool status_writable = amd_cfg_value(cpu, MSR_AMD_HWCR) & AMD_HWCR_MCSTATUSWREN;
+	bool status_writable = amd_cfg_value(cpu, MSR_AMD_HWCR) & HWCR_MC_STATUS_WR_EN;
 	if ((o % 4 == 0 && !all_or_nothing(v)) || (o % 4 == 1 && v != 0 && !status_writable))
 		return false;
 	cpu->mc_bank[o / 4][o % 4] = v;

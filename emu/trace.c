@@ -95,6 +95,9 @@ static void print_site(struct trace *t, struct cpu *cpu, uint64_t ip, unsigned l
 		fprintf(t->out, "%04x:%016llx ", cpu->seg[SR_CS].selector, (unsigned long long)ip);
 	else
 		fprintf(t->out, "%04x:%08llx ", cpu->seg[SR_CS].selector, (unsigned long long)ip);
+	char sym[256];
+	if (symbols_lookup(t->syms, ip, sym, sizeof(sym)))
+		fprintf(t->out, "<%s> ", sym);
 	uint8_t code[INSN_MAX_LEN];
 	size_t want = len ? len : INSN_MAX_LEN;
 	size_t got = cpu_peek_code(cpu, ip, code, want);

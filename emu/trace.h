@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "emu/symbols.h"
+
 #include "emu/cpu.h"
 
 struct trace {
@@ -17,6 +19,7 @@ struct trace {
 	size_t cs[3];              /* Capstone handles (csh) for 16/32/64-bit code */
 	bool have_cs[3];           /* Capstone opened that mode */
 	const char *note;          /* the last reason the core gave for ST_UNSUPPORTED */
+	const struct symbols *syms;   /* --symbols: a site names its function, or NULL */
 };
 
 /* Parse a comma-separated class list ("insn,exc,io,pf,vmexit" or "all") into

@@ -4,11 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devices/bios_data_area.h"
 #include "devices/kernel_image.h"
 #include "devices/linux_boot.h"
 #include "devices/loader.h"
+#include "devices/fw_cfg_linux.h"
 #include "devices/multiboot.h"
 #include "devices/pvh.h"
+#include "devices/q35.h"
 #include "emu/canonical.h"
 #include "emu/cpu_model.h"
 #include "emu/event_step.h"
@@ -119,6 +122,10 @@ bool machine_config_check(const struct machine_config *cfg, char *err, size_t er
 		return fail(err, errlen, "--entry applies to --load images, not to a --kernel or --bios");
 	if (cfg->has_entry && !cfg->n_loads)
 		return fail(err, errlen, "--entry needs a --load image");
+	/* RAM below 4 GiB ends where q35's ECAM window starts (devices/q35.h). */
+	if (cfg->chipset == PC_Q35 && cfg->ram_size > Q35_ECAM_BASE)
+		return fail(err, errlen, "--machine q35 has at most %lluM of RAM: its PCIe ECAM window starts at 0x%x",
+			    (unsigned long long)(Q35_ECAM_BASE >> 20), Q35_ECAM_BASE);
 	if (cfg->entry64) {
 		/* CPUID.80000001H:EDX.LM[29]. */
 		if (!cpu_model_has(cfg->model, 0x80000001, 3, 29))
@@ -332,6 +339,36 @@ static bool load_kernel(struct machine *m, const struct machine_config *cfg, str
 	return ok;
 }
 
+/* --firmware with --kernel (QEMU's -kernel through its option ROM): the
+ * bzImage, --initrd and --cmdline as fw_cfg items with linuxboot_dma.bin
+ * (devices/fw_cfg_linux.h); the firmware loads them, nothing is loaded here. */
+static bool firmware_kernel(struct machine *m, const struct machine_config *cfg, char *err, size_t errlen)
+{
+	uint8_t *image = NULL, *initrd = NULL, *rom = NULL;
+	size_t size, initrd_size = 0, rom_size;
+	char why[512];
+	bool ok = loader_read_file(cfg->kernel, (size_t)cfg->ram_size, &image, &size, err, errlen) &&
+		  (!cfg->initrd || loader_read_file(cfg->initrd, (size_t)cfg->ram_size, &initrd, &initrd_size,
+						    err, errlen)) &&
+		  loader_read_file(MACHINE_LINUXBOOT_ROM, 0x10000, &rom, &rom_size, err, errlen);
+	enum kernel_format fmt = ok ? kernel_format_of(image, size) : KERNEL_BZIMAGE;
+	if (fmt == KERNEL_MULTIBOOT || fmt == KERNEL_PVH)
+		ok = fail(err, errlen, "%s: the firmware boots a Linux bzImage; start a %s with --firmware none",
+			  cfg->kernel, kernel_format_name(fmt));
+	else if (fmt != KERNEL_BZIMAGE)
+		ok = fail(err, errlen, "%s: not a Linux bzImage (no \"HdrS\" at 0x202), the kernel the firmware boots",
+			  cfg->kernel);
+	if (ok && cfg->n_modules)
+		ok = fail(err, errlen, "--module is for Multiboot kernels, which the firmware does not boot");
+	if (ok && !fw_cfg_add_linux(&m->boot.fw_cfg, cfg->ram_size, image, size, initrd, initrd_size,
+				    cfg->cmdline ? cfg->cmdline : "", rom, rom_size, why, sizeof(why)))
+		ok = fail(err, errlen, "%s: %s", cfg->kernel, why);
+	free(image);
+	free(initrd);
+	free(rom);
+	return ok;
+}
+
 /* What the images must stay clear of that is there before them: the BIOS's
  * copy below 1 MiB and the ACPI tables; the count. */
 static unsigned firmware_ranges(const struct machine *m, struct placed *fixed)
@@ -357,18 +394,23 @@ static bool load_and_enter(struct machine *m, const struct machine_config *cfg, 
 	struct placed fixed[MB_MAX_RANGES + 3];
 	unsigned n_fixed = firmware_ranges(m, fixed);
 	struct machine_kernel kernel;
-	if (cfg->kernel && !load_kernel(m, cfg, &kernel, fixed, &n_fixed, err, errlen))
+	bool direct = cfg->kernel && !cfg->firmware;   /* else the firmware loads it */
+	/* A kernel started without firmware still finds what a BIOS leaves
+	 * below 1 MiB (devices/bios_data_area.h); the kernel's own bytes win. */
+	if (direct && !cfg->bios)
+		bios_data_area_write(&m->mem);
+	if (direct && !load_kernel(m, cfg, &kernel, fixed, &n_fixed, err, errlen))
 		return false;
 	if (cfg->entry64)
 		fixed[n_fixed++] = (struct placed){ .start = 0x8000, .end = BOOT_E64_END,
 						    .what = "the --entry64 stack and page tables" };
 	if (!load_flat_images(m, cfg, fixed, n_fixed, err, errlen))
 		return false;
-	if (cfg->kernel && kernel.format == KERNEL_MULTIBOOT)
+	if (direct && kernel.format == KERNEL_MULTIBOOT)
 		boot_enter_multiboot(&m->cpu, &m->mem, &kernel.multiboot);
-	else if (cfg->kernel && kernel.format == KERNEL_BZIMAGE)
+	else if (direct && kernel.format == KERNEL_BZIMAGE)
 		boot_enter_linux32(&m->cpu, &m->mem, &kernel.bzimage);
-	else if (cfg->kernel)
+	else if (direct)
 		boot_enter_pvh(&m->cpu, &m->mem, &kernel.pvh);
 	else if (cfg->entry64)
 		boot_enter_long64(&m->cpu, &m->mem, cfg->entry);
@@ -425,7 +467,8 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 		return fail(err, errlen, "internal error: RAM too small for the VGA text buffer");
 	vga_init(&m->vga, m->mem.ram + VGA_TEXT_BASE, &m->clock);
 	if (!uart_register(&m->uart, &m->io) || !debug_exit_register(&m->dexit, &m->io) ||
-	    !post_port_register(&m->post, &m->io) || !vga_register(&m->vga, &m->io))
+	    !post_port_register(&m->post, &m->io) || !vga_register(&m->vga, &m->io) ||
+	    (cfg->debugcon && !debugcon_register(&m->debugcon, &m->io)))
 		return fail(err, errlen, "internal error: device ports overlap");
 
 	cpu_init(&m->cpu, cfg->model, &m->mem, &m->io);
@@ -471,7 +514,7 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 	/* The boot-contract devices, and what the machine is made of for fw_cfg
 	 * and ACPI: the CPUs and their APICs as smp_setup() built them; each
 	 * device's set-up adds itself. */
-	if (!pc_boot_devices(&m->boot, &m->cpu, &m->io, &m->mem))
+	if (!pc_boot_devices(&m->boot, cfg->chipset, &m->cpu, &m->io, &m->mem))
 		return fail(err, errlen, "internal error: device ports overlap");
 	m->boot.stop = stop_running_cpu;
 	m->boot.stop_ctx = m;
@@ -481,9 +524,11 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 	 * as its output buffer holds their data (devices/i8042.h). */
 	m->boot.i8042.irq1 = (struct irq_line){ pc_legacy_gsi_set, &m->pc, 1 };
 	m->boot.i8042.irq12 = (struct irq_line){ pc_legacy_gsi_set, &m->pc, 12 };
-	/* The PIIX4's power management (00:01.3), its SCI on ISA IRQ 9. */
+	/* The chipset's power management (PIIX4 00:01.3 or ICH9 00:1F.0), its
+	 * SCI on ISA IRQ 9. */
 	if (!pc_boot_add_pm(&m->boot, &m->clock, &m->io))
-		return fail(err, errlen, "internal error: the PIIX4 PM ports overlap");
+		return fail(err, errlen, "internal error: the ACPI PM ports overlap");
+	m->desc.chipset = cfg->chipset;
 	m->desc.acpi_pm = true;
 	m->desc.keyboard = true;   /* the 8042 and its keyboard, in pc_boot_devices */
 	m->desc.vga = true;        /* VGA text mode, above */
@@ -512,6 +557,8 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 	}
 	/* The firmware data: fw_cfg always, ACPI tables unless a BIOS brings its own. */
 	if (!pc_boot_firmware(&m->boot, &m->mem, &m->desc, !cfg->bios, err, errlen))
+		return false;
+	if (cfg->firmware && cfg->kernel && !firmware_kernel(m, cfg, err, errlen))
 		return false;
 	return load_and_enter(m, cfg, err, errlen);
 }

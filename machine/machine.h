@@ -25,6 +25,7 @@
 #include "devices/bus.h"
 #include "devices/clock.h"
 #include "devices/debug_exit.h"
+#include "devices/debugcon.h"
 #include "devices/multiboot.h"
 #include "devices/post_port.h"
 #include "devices/rtc.h"
@@ -38,6 +39,8 @@
 #include "machine/smp.h"
 
 #define MACHINE_MAX_LOADS 8
+/* QEMU's option ROM for -kernel, as Debian's qemu-system-data installs it. */
+#define MACHINE_LINUXBOOT_ROM "/usr/share/qemu/linuxboot_dma.bin"
 
 struct flat_load {
 	const char *path;
@@ -54,6 +57,7 @@ struct machine_config {
 	const char *modules[MB_MAX_MODULES];   /* --module "FILE ARGS", in order */
 	unsigned n_modules;
 	const char *bios;          /* BIOS image, or NULL */
+	bool firmware;             /* --firmware: the BIOS boots --kernel through fw_cfg (QEMU's -kernel) */
 	struct flat_load loads[MACHINE_MAX_LOADS];
 	unsigned n_loads;
 	bool has_entry;
@@ -70,6 +74,8 @@ struct machine_config {
 	unsigned n_cpus;           /* --smp: CPUs (0: one) */
 	uint64_t quantum;          /* --quantum: instructions per CPU turn (0: the default) */
 	bool no_reboot;            /* --no-reboot: a guest's reset ends the run */
+	enum pc_chipset chipset;   /* --machine: pc (i440FX, the default) or q35 */
+	bool debugcon;             /* --debugcon: the 402h log port (its file: m->debugcon.out) */
 	/* The front end's own reason to end the run (the CLI's livelock
 	 * detector, which stops the CPU), asked when a CPU stops; NULL: none. */
 	bool (*run_ended)(const void *ctx);
@@ -88,6 +94,7 @@ struct machine {
 	struct vclock clock;       /* virtual time: the CPU's, for every timer */
 	struct uart16550 uart;
 	struct debug_exit dexit;
+	struct debugcon debugcon;  /* with cfg->debugcon */
 	struct post_port post;
 	struct pc_boot boot;       /* the boot-contract devices (machine/pc_boot.h), the 8042 among them */
 	struct vga vga;            /* text mode, its buffer in RAM at B8000h */

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "devices/e820.h"
+#include "devices/piix3_isa.h"
+#include "devices/q35.h"
 
 /* A reset or power-off: the running CPU stops after the current instruction
  * (the machine restarts or ends the run, machine/machine.c), with the first
@@ -59,8 +61,10 @@ static void flush_page(void *opaque, uint64_t pa)
 	cpu_notify_phys_write(opaque, pa, 4096);
 }
 
-bool pc_boot_devices(struct pc_boot *b, struct cpu *cpu, struct iobus *io, struct physmem *pm)
+bool pc_boot_devices(struct pc_boot *b, enum pc_chipset chipset, struct cpu *cpu, struct iobus *io,
+		     struct physmem *pm)
 {
+	b->chipset = chipset;
 	b->cpu = cpu;
 	b->stop = stop_cpu;
 	b->stop_ctx = cpu;
@@ -75,9 +79,9 @@ bool pc_boot_devices(struct pc_boot *b, struct cpu *cpu, struct iobus *io, struc
 	pci_host_init(&b->pci, &reset_control_ops, &b->reset);
 	shutdown_port_init(&b->shutdown, &b->power);
 	pc_testdev_init(&b->testdev, b->gsi, flush_page, cpu);
-	if (!pci_add_i440fx(&b->pci))
+	if (chipset == PC_Q35 ? !q35_attach(&b->pci, pm) : !pci_add_i440fx(&b->pci))
 		return false;
-	if (!fw_cfg_register(&b->fw_cfg, io) || !pci_host_register(&b->pci, io) ||
+	if (!fw_cfg_register(&b->fw_cfg, io) || !fw_cfg_register_dma(&b->fw_cfg, io, pm) || !pci_host_register(&b->pci, io) ||
 	    !reset_ports_register(&b->reset, io) || !shutdown_port_register(&b->shutdown, io) ||
 	    !i8042_register(&b->i8042, io) || !pc_testdev_register_io(&b->testdev, io))
 		return false;
@@ -87,8 +91,13 @@ bool pc_boot_devices(struct pc_boot *b, struct cpu *cpu, struct iobus *io, struc
 
 bool pc_boot_add_pm(struct pc_boot *b, struct vclock *clock, struct iobus *io)
 {
+	if (b->chipset == PC_Q35) {
+		ich9_lpc_init(&b->lpc, clock, &b->power, b->gsi[ICH9_PM_SCI_IRQ]);
+		return ich9_lpc_attach(&b->lpc, &b->pci, io);
+	}
 	piix4_pm_init(&b->pm, clock, &b->power, b->gsi[PIIX4_PM_SCI_IRQ]);
-	return piix4_pm_attach(&b->pm, &b->pci, io);
+	/* Function 0 first: a multi-function device is found through it. */
+	return piix3_isa_attach(&b->pci) && piix4_pm_attach(&b->pm, &b->pci, io);
 }
 
 /* fw_cfg's "etc/e820": the machine's memory map as QEMU's struct e820_entry
@@ -114,7 +123,7 @@ bool pc_boot_firmware(struct pc_boot *b, struct physmem *pm, const struct pc_des
 	static const uint8_t null_uuid[16];
 	struct fw_cfg *f = &b->fw_cfg;
 	if (!fw_cfg_add_bytes(f, FW_CFG_SIGNATURE, "QEMU", 4) ||
-	    !fw_cfg_add_i32(f, FW_CFG_ID, FW_CFG_ID_TRADITIONAL) ||
+	    !fw_cfg_add_i32(f, FW_CFG_ID, FW_CFG_ID_TRADITIONAL | FW_CFG_ID_DMA) ||
 	    !fw_cfg_add_bytes(f, FW_CFG_UUID, null_uuid, sizeof(null_uuid)) ||
 	    !fw_cfg_add_i64(f, FW_CFG_RAM_SIZE, pm->ram_size) ||
 	    !fw_cfg_add_i16(f, FW_CFG_NB_CPUS, (uint16_t)d->n_cpus) ||
@@ -125,7 +134,9 @@ bool pc_boot_firmware(struct pc_boot *b, struct physmem *pm, const struct pc_des
 	}
 	if (!acpi)
 		return true;
-	/* The machine as the ACPI tables describe it (devices/acpi.h). */
+	/* The machine as the ACPI tables describe it (devices/acpi.h); both
+	 * chipsets put the PM block at 600h with the SCI on IRQ 9. */
+	bool q35 = d->chipset == PC_Q35;
 	struct acpi_machine am = {
 		.n_cpus = d->n_cpus, .lapic = d->lapic, .lapic_addr = 0xfee00000u, .lint1_nmi = d->lapic,
 		.ioapic = d->ioapic, .ioapic_id = 0, .ioapic_addr = 0xfec00000u, .irq0_on_gsi2 = d->ioapic,
@@ -133,7 +144,10 @@ bool pc_boot_firmware(struct pc_boot *b, struct physmem *pm, const struct pc_des
 		.hpet_min_tick = d->hpet_min_tick, .legacy_devices = true, .i8042 = d->keyboard,
 		.vga = d->vga, .rtc = d->rtc, .rtc_century = d->rtc_century,
 		.reset_port = RESET_CONTROL_PORT, .reset_value = RCR_HARD_RESET, .sci_irq = PIIX4_PM_SCI_IRQ,
-		.pm_base = d->acpi_pm ? PIIX4_PM_BASE : 0, .s5_slp_typ = PIIX4_SLP_TYP_SOFT_OFF,
+		.pm_base = d->acpi_pm ? (q35 ? ICH9_PM_BASE : PIIX4_PM_BASE) : 0,
+		.gpe0_off = q35 ? ICH9_GPE0 : PIIX4_GPE0, .gpe0_len = q35 ? 2 * ICH9_GPE0_HALF : 4,
+		.s5_slp_typ = q35 ? ICH9_SLP_TYP_SOFT_OFF : PIIX4_SLP_TYP_SOFT_OFF,
+		.ecam_base = q35 ? Q35_ECAM_BASE : 0,
 		.pci_root = true, .pci_mem_start = pm->ram_size < 0xfec00000u ? (uint32_t)pm->ram_size : 0,
 	};
 	uint8_t *tables = malloc(ACPI_AREA_SIZE);

@@ -17,6 +17,7 @@
 #include "devices/bus.h"
 #include "devices/fw_cfg.h"
 #include "devices/i8042.h"
+#include "devices/ich9_lpc.h"
 #include "devices/irq.h"
 #include "devices/pc_testdev.h"
 #include "devices/pci.h"
@@ -25,6 +26,11 @@
 #include "devices/reset.h"
 #include "devices/shutdown_port.h"
 #include "emu/cpu.h"
+
+/* The chipset: QEMU's pc machine (i440FX host bridge, PIIX4 power
+ * management at 00:01.3) or its q35 (Q35 MCH with a PCIe ECAM window, ICH9
+ * LPC bridge at 00:1F.0 with its power management). */
+enum pc_chipset { PC_I440FX, PC_Q35 };
 
 /* What the machine is made of, for the tables that describe it. Each device's
  * set-up sets its own fields; what is not there stays false. */
@@ -41,7 +47,8 @@ struct pc_description {
 	uint8_t rtc_century;
 	bool keyboard;             /* an 8042 with a keyboard behind it */
 	bool vga;
-	bool acpi_pm;              /* the PIIX4 PM function's ACPI hardware at PIIX4_PM_BASE */
+	enum pc_chipset chipset;
+	bool acpi_pm;              /* the chipset's ACPI PM hardware (PIIX4 or ICH9), at 600h */
 };
 
 /* Where a reset or power-off request came from (the first one counts). */
@@ -68,18 +75,21 @@ struct pc_boot {
 	/* ISA IRQ / GSI lines 0-23 as pc-testdev drives them: the interrupt
 	 * controllers' set-up connects them (unconnected lines do nothing). */
 	struct irq_line gsi[PC_TESTDEV_IRQS];
-	struct piix4_pm pm;        /* PCI 00:01.3, its SCI on ISA IRQ 9 (pc_boot_add_pm) */
+	enum pc_chipset chipset;
+	struct piix4_pm pm;        /* i440FX: PCI 00:01.3, its SCI on ISA IRQ 9 (pc_boot_add_pm) */
+	struct ich9_lpc lpc;       /* Q35: PCI 00:1F.0, its SCI on ISA IRQ 9 (pc_boot_add_pm) */
 	bool acpi_built;
 	struct acpi_layout acpi;
 };
 
-/* Build and register the devices on io and pm (pc-testdev's scratch memory
- * only if nothing else is mapped at 0xFF000000, e.g. a 16 MiB BIOS). False on
- * a port or address clash. */
-bool pc_boot_devices(struct pc_boot *b, struct cpu *cpu, struct iobus *io, struct physmem *pm);
+/* Build and register the devices on io and pm, the chipset's host bridge
+ * among them (pc-testdev's scratch memory only if nothing else is mapped at
+ * 0xFF000000, e.g. a 16 MiB BIOS). False on a port or address clash. */
+bool pc_boot_devices(struct pc_boot *b, enum pc_chipset chipset, struct cpu *cpu, struct iobus *io,
+		     struct physmem *pm);
 
-/* The PIIX4 power-management function (devices/piix4_pm.h) on the PCI bus
- * and io, its timer on clock, its SCI on gsi[9] (wired first). */
+/* The chipset's power management (devices/piix4_pm.h, devices/ich9_lpc.h)
+ * on the PCI bus and io, its timer on clock, its SCI on gsi[9] (wired first). */
 bool pc_boot_add_pm(struct pc_boot *b, struct vclock *clock, struct iobus *io);
 
 /* Fill fw_cfg from the machine's description, and unless the machine runs a

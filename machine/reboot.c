@@ -68,7 +68,15 @@ static void reset_boot_devices(struct pc_boot *b)
 	b->a20_8042 = c->output_port & I8042_OUT_A20;
 	reset_ports_init(&b->reset, &b->power, b->reset.set_a20, b->reset.a20_opaque);
 	b->requested = (struct pc_power_state){ 0 };
-	piix4_pm_init(&b->pm, b->pm.clock, &b->power, b->pm.sci);   /* PMBA stays programmed */
+	/* The PM blocks at power-on, PMBA/PMBASE where the tables say (a BIOS
+	 * programs its own again). */
+	if (b->chipset == PC_Q35) {
+		ich9_lpc_init(&b->lpc, b->lpc.acpi.clock, &b->power, b->lpc.acpi.sci);
+		ich9_lpc_program(&b->lpc);
+	} else {
+		piix4_pm_init(&b->pm, b->pm.acpi.clock, &b->power, b->pm.acpi.sci);
+		piix4_pm_program(&b->pm);
+	}
 }
 
 void reboot_reset_hardware(struct machine *m)

@@ -259,6 +259,16 @@ def files(tmp):
         p[name] = path
     put('mbcheck.bin', aout_kernel(MB_CHECK))
     put('ud2.bin', aout_kernel(UD2))
+    # mov dx, 402h; in al, dx; out dx, al; out 0f4h, al
+    put('debugcon.bin', bytes.fromhex('ba0204' 'ec' 'ee' 'e6f4'))
+    # Symbols for it, as System.map/kallsyms lines (unsorted, a data symbol,
+    # a module column): its UD2 lies at 100020h.
+    put('ud2.map', b'0000000000100030 t after_ud2\n0000000000100000 T kernel_start\n'
+        b'0000000000100010 D some_data\n0000000000100020 T ud2_here\t[fake]\n')
+    put('extra.map', b'0000000000100000 T multiboot_header\n')
+    put('placeholder.map', b'ffffffffffffffff B The real System.map is in the linux-image-<version>-dbg package\n')
+    put('hidden.map', b'0000000000000000 T start_kernel\n0000000000000000 t helper\n')
+    put('malformed.map', b'0000000000100000 T kernel_start\nnot a symbol line\n')
     put('mbcheck64.elf', elf64_kernel(MB_CHECK))
     put('real.bin', REAL_HELLO)
     put('long.bin', LONG_HELLO)
@@ -382,6 +392,20 @@ def cases(p, tmp):
         'tlb-flush': (['run', '--kernel', p['mbcheck.bin'], '--tlb', 'flush'], 1, b'', False),
         'tlb-exact': (['run', '--kernel', p['mbcheck.bin'], '--tlb', 'exact'], 1, b'', False),
         'nothing-to-run': e('run', '--mem', '64M'),
+        'bad-debugcon': ee("bad --debugcon 'stdout' (stderr or file:PATH)", 'run', '--kernel', mb, '--debugcon',
+                           'stdout'),
+        # The debug console: a byte written to 402h goes to the log; reading
+        # it gives E9h (real mode: in al, dx; out dx, al; then isa-debug-exit
+        # with the byte read: (0xe9 << 1 | 1) & 0xff = 0xd3).
+        'debugcon-readback': case(['run', '--load', p['debugcon.bin'] + '@0x7c00', '--entry', '0x7c00', '--debugcon',
+                                   'stderr'], 0xd3, b'', False, 'the guest wrote 233 (0xe9)'),
+        'debugcon-absent': (['run', '--load', p['debugcon.bin'] + '@0x7c00', '--entry', '0x7c00'], 0xff, b'', False),
+        'bad-machine': ee("bad --machine 'isapc' (pc or q35)", 'run', '--kernel', mb, '--machine', 'isapc'),
+        # q35's RAM below 4 GiB ends at its ECAM window (devices/q35.h).
+        'q35-mem-too-big': ee('--machine q35 has at most 2816M of RAM', 'run', '--kernel', mb,
+                              '--machine', 'q35', '--mem', '2817M'),
+        'q35-mem-max': (['run', '--kernel', mb, '--machine', 'q35', '--mem', '2816M'], 1, b'', False),
+        'machine-pc': (['run', '--kernel', mb, '--machine', 'pc'], 1, b'', False),
         'bad-bios': e('run', '--bios', p['bios.bin']),
         # These need a working CPU core.
         'multiboot-state': (['run', '--kernel', p['mbcheck.bin'], '--serial', 'none'], 1, None, False),
@@ -463,6 +487,26 @@ def cases(p, tmp):
         'cpu-model-top': ee("belongs after 'run'", '--cpu', 'core2'),
         'cpu-help-after-kernel': (['run', '--kernel', mb, '--cpu', 'help'], 0, None, False),
         # Conflicting and repeated options: one line naming both.
+        # --symbols: the report, the fault chain and --trace exc name the function.
+        'symbols-triple-fault': case(['run', '--kernel', p['ud2.bin'], '--symbols', p['ud2.map']], 4, b'', False, [
+            'hvemu: triple fault (shutdown) at 0008:00100020 <ud2_here [fake]+0x0/0x10> after',
+            '1. #UD (vector 6) ', '0008:00100020 <ud2_here [fake]+0x0/0x10>  0f 0b  ud2']),
+        'symbols-trace-exc': case(['run', '--kernel', p['ud2.bin'], '--symbols', p['ud2.map'], '--trace', 'exc'],
+                                  4, b'', False,
+                                  'exc: vector 6 (#UD) at 0008:00100020 <ud2_here [fake]+0x0/0x10>'),
+        'symbols-missing': ee('bad --symbols: cannot open', 'run', '--kernel', p['ud2.bin'], '--symbols',
+                              p['ud2.map'] + '.none'),
+        # Repeated: the files' symbols merge (a second file's at 100000h).
+        'symbols-two-files': case(['run', '--kernel', p['ud2.bin'], '--symbols', p['extra.map'], '--symbols',
+                                   p['ud2.map']], 4, b'', False,
+                                  'triple fault (shutdown) at 0008:00100020 <ud2_here [fake]+0x0/0x10>'),
+        'symbols-placeholder': ee('no code symbols', 'run', '--kernel', p['ud2.bin'], '--symbols', p['placeholder.map']),
+        'symbols-hidden': ee("every code symbol's address is 0", 'run', '--kernel', p['ud2.bin'], '--symbols',
+                             p['hidden.map']),
+        'symbols-malformed': ee('malformed.map:2: not an "ADDRESS TYPE NAME" line', 'run', '--kernel', p['ud2.bin'],
+                                '--symbols', p['malformed.map']),
+        'symbols-stripped-elf': ee('without code symbols', 'run', '--kernel', p['ud2.bin'], '--symbols',
+                                   p['mbcheck64.elf']),
         'kernel-twice': ee('--kernel given twice', 'run', '--kernel', mb, '--kernel', p['ud2.bin']),
         'bios-twice': ee('--bios given twice', 'run', '--bios', p['bios64k.bin'], '--bios', p['bios64k.bin']),
         'kernel-and-bios': ee('--kernel and --bios exclude each other', 'run', '--kernel', mb,

@@ -12,6 +12,7 @@
  * machine's, 0 on hvemu and QEMU's PIIX4) with SLP_EN powers the machine off
  * (expected outcome "power-off": hvemu status 16, QEMU 0). Bochs has neither
  * these tables nor this firmware and does not run it. */
+#include "lib/acpi_tables.h"
 #include "lib/pc_irq.h"
 
 static inline void outw(uint16_t p, uint16_t v) { __asm__ volatile("outw %0,%1" :: "a"(v), "Nd"(p)); }
@@ -25,31 +26,6 @@ enum {
 	FADT_TMR_VAL_EXT = 1u << 8,       /* 5.2.9 Table 5-35 */
 	PM_HZ = 3579545,                  /* 4.8.3.3 */
 };
-
-static uint8_t sum(const uint8_t *p, uint32_t n)
-{
-	uint8_t s = 0;
-	for (uint32_t i = 0; i < n; i++)
-		s = (uint8_t)(s + p[i]);
-	return s;
-}
-
-static const uint8_t *find_table(const char sig[4])
-{
-	for (uint32_t a = 0xe0000; a < 0x100000; a += 16) {
-		const uint8_t *rsdp = (const uint8_t *)(uintptr_t)a;
-		if (gstrncmp((const char *)rsdp, "RSD PTR ", 8) || sum(rsdp, 20))
-			continue;
-		const uint8_t *rsdt = (const uint8_t *)(uintptr_t)rd32(rsdp, 16);
-		for (uint32_t o = 36; o + 4 <= rd32(rsdt, 4); o += 4) {
-			const uint8_t *t = (const uint8_t *)(uintptr_t)rd32(rsdt, o);
-			if (!gstrncmp((const char *)t, sig, 4))
-				return t;
-		}
-		return 0;
-	}
-	return 0;
-}
 
 /* SLP_TYPa of \_S5 in the DSDT: the AML bytes Name (_S5_, Package (n) {a,
  * ...}) (ACPI 6.0 20.2.5.1, 20.2.5.4; a ZeroOp, OneOp or BytePrefix value),
@@ -81,7 +57,7 @@ static uint32_t pm_timer(void)
 
 void guest_main(void)
 {
-	const uint8_t *fadt = find_table("FACP");
+	const uint8_t *fadt = acpi_find_table("FACP");
 	if (!fadt)
 		skip_all("no FADT (no ACPI tables)");
 	uint32_t evt = rd32(fadt, 56), cnt = rd32(fadt, 64), sci = rd16(fadt, 46);

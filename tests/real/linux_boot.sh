@@ -11,56 +11,18 @@
 # and vmlinux built from them (tests/real/mkinitramfs.py). Runs only with
 # HVEMU_REAL=1 (`make test-real`); otherwise, or when the packages cannot be
 # downloaded, it exits 77 (meson's SKIP).
-set -u
-HVEMU=$(realpath "$1") SRC=$(realpath "$2") WORK=$3
+. "$(dirname "$0")/common.sh"
+real_setup "$@"
 MARKER=HVEMU-LINUX-SHELL
 CMDLINE="console=ttyS0 quiet"
 MEM=256M
-if [ "${HVEMU_REAL:-0}" != 1 ]; then
-	echo "SKIP: set HVEMU_REAL=1 (make test-real) to fetch and boot Debian's kernel"
-	exit 77
-fi
-mkdir -p "$WORK" && cd "$WORK" || exit 1
+fetch_linux
 
-# The kernel package linux-image-amd64 names, and busybox-static.
-if ! ls linux-image-*.deb >/dev/null 2>&1 || ! ls busybox-static_*.deb >/dev/null 2>&1; then
-	KPKG=$(apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/.*Depends: \(linux-image-[0-9].*\)/\1/p' | head -1)
-	if [ -z "$KPKG" ] || ! apt-get download "$KPKG" busybox-static >download.log 2>&1; then
-		echo "SKIP: cannot download the kernel package '${KPKG:-?}' or busybox-static (see $WORK/download.log)"
-		exit 77
-	fi
-fi
-for deb in linux-image-*.deb busybox-static_*.deb; do
-	echo "package: $(dpkg-deb -f "$deb" Package) $(dpkg-deb -f "$deb" Version)"
-done
-if [ ! -f vmlinuz ] || [ ! -f initrd.cpio ] || [ ! -f vmlinux ]; then
-	rm -rf root && mkdir root || exit 1
-	for deb in linux-image-*.deb busybox-static_*.deb; do dpkg-deb -x "$deb" root || exit 1; done
-	cp root/boot/vmlinuz-* vmlinuz || exit 1
-	python3 "$SRC/tests/real/mkinitramfs.py" initramfs root/bin/busybox initrd.cpio || exit 1
-	python3 "$SRC/tests/real/mkinitramfs.py" vmlinux vmlinuz vmlinux || exit 1
-	rm -rf root
-fi
-
-fail=0
-# run NAME KERNEL SMP [OPTIONS]: boot under hvemu; the marker, status 3
-# (debug exit 1), instructions (from --stats) and wall time.
+# run NAME KERNEL SMP [OPTIONS]: boot to the marker (common.sh).
 run() {
-	local name=$1 kernel=$2 smp=$3 start end status insns
+	local name=$1 kernel=$2 smp=$3
 	shift 3
-	start=$(date +%s.%N)
-	timeout 300 "$HVEMU" run --kernel "$kernel" --initrd initrd.cpio --cmdline "$CMDLINE" --mem $MEM \
-		--smp "$smp" --stats "$@" >"$name.out" 2>"$name.err"
-	status=$?
-	end=$(date +%s.%N)
-	insns=$(sed -n 's/.*in \([0-9]*\) virtual instructions.*/\1/p' "$name.err" | tail -1)
-	printf '%-16s status %3d  %12s instructions  %6.2f s  %s\n' "$name" "$status" "${insns:-?}" \
-		"$(echo "$end - $start" | bc)" "$(grep -a -o "$MARKER.*" "$name.out" | head -1)"
-	if [ $status -ne 3 ] || ! grep -aq "$MARKER" "$name.out"; then
-		echo "FAIL: $name (last lines of $WORK/$name.out and .err:)"
-		tail -n 5 "$name.out" "$name.err"
-		fail=1
-	fi
+	boot "$name" "$MARKER" --kernel "$kernel" --initrd initrd.cpio --cmdline "$CMDLINE" --mem $MEM --smp "$smp" "$@"
 }
 
 echo "hvemu: $HVEMU, command line '$CMDLINE', --mem $MEM"
@@ -68,13 +30,26 @@ run pvh-smp1 vmlinux 1
 run pvh-smp1-again vmlinux 1
 run bzimage-smp1 vmlinuz 1
 run pvh-smp2 vmlinux 2
+run pvh-smp2-again vmlinux 2
 run pvh-epyc vmlinux 1 --cpu epyc-lite
-# Two runs of the same files: the same serial output and instruction count.
-if ! cmp -s pvh-smp1.out pvh-smp1-again.out || [ "$(grep 'virtual instructions' pvh-smp1.err)" != \
-	"$(grep 'virtual instructions' pvh-smp1-again.err)" ]; then
-	echo "FAIL: two PVH runs differ"
-	fail=1
+run pvh-q35 vmlinux 1 --machine q35
+# The bzImage as qemu -kernel boots it: SeaBIOS and QEMU's linuxboot_dma.bin
+# through fw_cfg (--firmware seabios), when Debian's seabios and
+# qemu-system-data are installed.
+if [ -f /usr/share/seabios/bios-256k.bin ] && [ -f /usr/share/qemu/linuxboot_dma.bin ]; then
+	run bzimage-seabios vmlinuz 1 --firmware seabios
 fi
+# Two runs of the same files: the same serial output and instruction count,
+# with one CPU and with two (the round-robin schedule is virtual time too).
+same() {
+	if ! cmp -s "$1.out" "$2.out" || [ "$(grep 'virtual instructions' "$1.err")" != \
+		"$(grep 'virtual instructions' "$2.err")" ]; then
+		echo "FAIL: the runs $1 and $2 differ"
+		fail=1
+	fi
+}
+same pvh-smp1 pvh-smp1-again
+same pvh-smp2 pvh-smp2-again
 
 # QEMU (TCG) on the same files, for comparison; its result does not decide.
 if command -v qemu-system-x86_64 >/dev/null; then
@@ -85,7 +60,7 @@ if command -v qemu-system-x86_64 >/dev/null; then
 		status=$?
 		end=$(date +%s.%N)
 		printf '%-16s status %3d  %12s instructions  %6.2f s  %s\n' "qemu-$k" "$status" "" \
-			"$(echo "$end - $start" | bc)" "$(grep -a -o "$MARKER.*" qemu-$k.out | head -1)"
+			"$(awk "BEGIN{print $end - $start}")" "$(grep -a -o "$MARKER.*" qemu-$k.out | head -1)"
 	done
 fi
 exit $fail

@@ -3,9 +3,21 @@
 Documentation/driver-api/early-userspace/buffer-format.rst) from a static
 busybox, and take the uncompressed vmlinux out of a bzImage.
 
-  mkinitramfs.py initramfs BUSYBOX OUT   an /init that prints HVEMU-LINUX-SHELL
-                                         on the console, then writes 1 to
-                                         isa-debug-exit (port 0xf4) and powers off
+  mkinitramfs.py initramfs BUSYBOX OUT [NAME=FILE ...]
+                                         an /init that prints HVEMU-LINUX-SHELL
+                                         on the console, runs the step the kernel
+                                         command line's hvemu.step= names, then
+                                         writes 1 (the step passed, or there was
+                                         none) or 2 to isa-debug-exit (port 0xf4)
+                                         and powers off; NAME=FILE adds FILE to
+                                         the archive as NAME (e.g. the KVM
+                                         modules as lib/kvm/kvm.ko, kvm_vm)
+
+  Steps: kvm  insmod lib/kvm/{irqbypass,kvm,ccp}.ko and kvm-amd.ko or
+              kvm-intel.ko by the CPU's vendor, each with the parameters the
+              command line gives as MODULE.PARAM=VALUE (kvm_amd.npt=0, as
+              modprobe would pass them), then run /kvm_vm (tests/real/kvm_vm.c)
+         kallsyms  print /proc/kallsyms (the kernel's symbols, for --symbols)
   mkinitramfs.py vmlinux BZIMAGE OUT     the payload the setup header's
                                          payload_offset/payload_length (boot
                                          protocol 2.08) name, decompressed by
@@ -16,14 +28,48 @@ import subprocess
 import sys
 
 INIT = b"""#!/bin/sh
-/bin/busybox mkdir -p /proc /sys /tmp
-/bin/busybox mount -t proc proc /proc
-/bin/busybox mount -t sysfs sys /sys
-echo "HVEMU-LINUX-SHELL $(/bin/busybox uname -r) cpus=$(/bin/busybox grep -c ^processor /proc/cpuinfo)"
-/bin/busybox printf '\\001' | /bin/busybox dd of=/dev/port bs=1 seek=244 count=1 2>/dev/null
-/bin/busybox poweroff -f
+bb=/bin/busybox
+$bb mkdir -p /proc /sys /tmp
+$bb mount -t proc proc /proc
+$bb mount -t sysfs sys /sys
+$bb mount -t devtmpfs dev /dev 2>/dev/null
+echo "HVEMU-LINUX-SHELL $($bb uname -r) cpus=$($bb grep -c ^processor /proc/cpuinfo)"
+cmdline=$($bb cat /proc/cmdline)
+step=
+for w in $cmdline; do
+	case $w in hvemu.step=*) step=${w#hvemu.step=} ;; esac
+done
+# The MODULE.PARAM=VALUE words of the command line for MODULE.
+params() {
+	for w in $cmdline; do
+		case $w in "$1".*) $bb printf '%s ' "${w#$1.}" ;; esac
+	done
+}
+ok=1
+case "$step" in
+kvm)
+	if $bb grep -q AuthenticAMD /proc/cpuinfo; then vendor=kvm_amd; else vendor=kvm_intel; fi
+	for m in irqbypass kvm ccp $vendor; do
+		file=/lib/kvm/$($bb echo $m | $bb tr _ -).ko
+		[ -f $file ] || continue
+		echo "insmod $m $(params $m)"
+		$bb insmod $file $(params $m) || ok=0
+	done
+	echo "HVEMU-STEP kvm: $($bb grep -o -w -E 'svm|vmx' /proc/cpuinfo | $bb head -1) $(params $vendor)"
+	/kvm_vm || ok=0
+	;;
+kallsyms)
+	# The running kernel's symbols (Debian ships no System.map): hvemu's
+	# --symbols takes this dump.
+	$bb cat /proc/kallsyms
+	;;
+"") ;;
+*)	echo "unknown hvemu.step=$step"; ok=0 ;;
+esac
+if [ $ok = 1 ]; then code='\\001'; else code='\\002'; fi
+$bb printf "$code" | $bb dd of=/dev/port bs=1 seek=244 count=1 2>/dev/null
+$bb poweroff -f
 """
-
 
 def cpio_entry(name, mode, data=b"", rdev=(0, 0), ino=[1]):
     ino[0] += 1
@@ -36,10 +82,22 @@ def cpio_entry(name, mode, data=b"", rdev=(0, 0), ino=[1]):
     return out
 
 
-def initramfs(busybox, out):
+def initramfs(busybox, out, extra=()):
     with open(busybox, "rb") as f:
         bb = f.read()
-    parts = [
+    files = []
+    dirs = set()
+    for spec in extra:
+        name, _, path = spec.partition("=")
+        if not name or not path:
+            sys.exit("NAME=FILE expected, got %r" % spec)
+        with open(path, "rb") as f:
+            files.append(cpio_entry(name, 0o100755, f.read()))
+        parent = name.rpartition("/")[0]
+        while parent:
+            dirs.add(parent)
+            parent = parent.rpartition("/")[0]
+    parts = [cpio_entry(d, 0o040755) for d in sorted(dirs)] + files + [
         cpio_entry("bin", 0o040755), cpio_entry("dev", 0o040755),
         cpio_entry("dev/console", 0o020600, rdev=(5, 1)),
         cpio_entry("dev/port", 0o020600, rdev=(1, 4)),
@@ -79,6 +137,10 @@ def vmlinux(bzimage, out):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 4 or sys.argv[1] not in ("initramfs", "vmlinux"):
+    if len(sys.argv) < 4 or sys.argv[1] not in ("initramfs", "vmlinux") or \
+            (sys.argv[1] == "vmlinux" and len(sys.argv) != 4):
         sys.exit(__doc__)
-    (initramfs if sys.argv[1] == "initramfs" else vmlinux)(sys.argv[2], sys.argv[3])
+    if sys.argv[1] == "initramfs":
+        initramfs(sys.argv[2], sys.argv[3], sys.argv[4:])
+    else:
+        vmlinux(sys.argv[2], sys.argv[3])

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "devices/acpi.h"
+#include "devices/bios_data_area.h"
 #include "devices/bus.h"
 #include "devices/e820.h"
 #include "devices/fw_cfg.h"
@@ -58,6 +59,34 @@ static void fw_read(struct iobus *io, uint8_t *buf, unsigned n)
 }
 
 static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3]; }
+
+/* The BIOS state of a direct start (devices/bios_data_area.h): every vector
+ * at F000:FF53's IRET but INT 15h's "not supported" stub, the BIOS data
+ * area's COM1, EBDA segment, equipment word, 639 KiB, text mode 3, and the
+ * EBDA's 1 KiB size byte. */
+START_TEST(bios_data_area)
+{
+	struct physmem pm;
+	ck_assert(physmem_init(&pm, 8u << 20));
+	bios_data_area_write(&pm);
+	for (unsigned v = 0; v < 256; v++)
+		ck_assert_uint_eq(physmem_read(&pm, 4 * v, 4), v == 0x15 ? 0xf000ff54u : 0xf000ff53u);
+	ck_assert_uint_eq(physmem_read(&pm, 0xfff53, 1), 0xcf);
+	ck_assert_uint_eq(physmem_read(&pm, 0xfff54, 1), 0x55);          /* push bp */
+	ck_assert_uint_eq(physmem_read(&pm, 0xfff54 + 10, 1), 0xcf);     /* ... iret */
+	ck_assert_uint_eq(physmem_read(&pm, 0x400, 2), 0x3f8);
+	ck_assert_uint_eq(physmem_read(&pm, 0x402, 2), 0);
+	ck_assert_uint_eq(physmem_read(&pm, 0x40e, 2), 0x9fc0);
+	ck_assert_uint_eq(physmem_read(&pm, 0x410, 2), 0x220);
+	ck_assert_uint_eq(physmem_read(&pm, 0x413, 2), 639);
+	ck_assert_uint_eq(physmem_read(&pm, 0x449, 1), 3);
+	ck_assert_uint_eq(physmem_read(&pm, 0x44a, 2), 80);
+	ck_assert_uint_eq(physmem_read(&pm, 0x463, 2), 0x3d4);
+	ck_assert_uint_eq(physmem_read(&pm, 0x484, 1), 24);
+	ck_assert_uint_eq(physmem_read(&pm, 0x9fc00, 1), 1);
+	physmem_destroy(&pm);
+}
+END_TEST
 
 START_TEST(fw_cfg_items)
 {
@@ -597,6 +626,8 @@ START_TEST(acpi_pm_hardware)
 	static uint8_t buf[ACPI_AREA_SIZE];
 	struct acpi_machine m = full;
 	m.pm_base = 0x600;
+	m.gpe0_off = 0x0c;
+	m.gpe0_len = 4;
 	m.s5_slp_typ = 0;
 	struct acpi_layout l;
 	ck_assert_uint_gt(acpi_build(buf, sizeof(buf), BASE, &m, &l), 0);
@@ -655,6 +686,71 @@ START_TEST(acpi_pm_hardware)
 			sci++;
 		}
 	ck_assert_uint_eq(sci, 1);
+}
+END_TEST
+
+/* A q35 machine (devices/q35.h, devices/ich9_lpc.h): the MCFG with the ECAM
+ * window (PCI Firmware 3.0 4.1.2, Tables 4-2/4-3) listed last in the RSDT
+ * and XSDT; the root bridge a PCI Express one, _HID PNP0A08 with _CID
+ * PNP0A03 (4.1.5); its memory window split around the ECAM window; a
+ * PNP0C02 device reserving the window (4.1.2); the ICH9's GPE0 (20h, 16
+ * bytes) and S5 SLP_TYP 7 in the FADT and \_S5. */
+START_TEST(acpi_q35)
+{
+	static uint8_t buf[ACPI_AREA_SIZE];
+	struct acpi_machine m = full;
+	m.pm_base = 0x600;
+	m.gpe0_off = 0x20;
+	m.gpe0_len = 16;
+	m.s5_slp_typ = 7;
+	m.pci_root = true;
+	m.pci_mem_start = 0x10000000u;
+	m.ecam_base = 0xb0000000u;
+	struct acpi_layout l;
+	ck_assert_uint_gt(acpi_build(buf, sizeof(buf), BASE, &m, &l), 0);
+	const uint8_t *mcfg = table(buf, l.mcfg, "MCFG", 1);
+	ck_assert_uint_eq(rd32(mcfg + 4), 60);
+	ck_assert_uint_eq(rd64(mcfg + 36), 0);                 /* reserved */
+	ck_assert_uint_eq(rd64(mcfg + 44), 0xb0000000u);
+	ck_assert_uint_eq(mcfg[52] | mcfg[53] << 8, 0);        /* segment group */
+	ck_assert_uint_eq(mcfg[54], 0);
+	ck_assert_uint_eq(mcfg[55], 0xff);
+	const uint8_t *xsdt = table(buf, l.xsdt, "XSDT", 1), *rsdt = table(buf, l.rsdt, "RSDT", 1);
+	unsigned n = (rd32(xsdt + 4) - 36) / 8;
+	ck_assert_uint_eq(rd64(xsdt + 36 + 8 * (n - 1)), l.mcfg);
+	ck_assert_uint_eq(rd32(rsdt + 36 + 4 * (n - 1)), l.mcfg);
+	const uint8_t *fadt = table(buf, l.fadt, "FACP", 6);
+	ck_assert_uint_eq(rd32(fadt + 80), 0x620);             /* GPE0_BLK */
+	ck_assert_uint_eq(fadt[92], 16);                       /* GPE0_BLK_LEN */
+	ck_assert_uint_eq(fadt[221], 128);                     /* X_GPE0_BLK bit width */
+	const uint8_t *dsdt = table(buf, l.dsdt, "DSDT", 2);
+	uint32_t dlen = rd32(dsdt + 4);
+	static const uint8_t s5[] = { 0x08, '_', 'S', '5', '_', 0x12, 0x08, 0x04, 0x0a, 7, 0x0a, 7, 0, 0 };
+	ck_assert_mem_eq(dsdt + 36, s5, sizeof(s5));
+	uint32_t d = 36 + sizeof(s5);
+	ck_assert_mem_eq(dsdt + d + 4, "\\._SB_PCI0", 10);
+	ck_assert_mem_eq(dsdt + d + 14, "\x08_HID\x0c\x41\xd0\x0a\x08\x08_CID\x0c\x41\xd0\x0a\x03", 20);
+	/* The last device: \_SB.ECAM, PNP0C02, Memory32Fixed over the window. */
+	unsigned e = dlen - 14 - 35 - 1;        /* its PkgLength */
+	ck_assert_uint_eq(dsdt[e - 2], 0x5b);
+	ck_assert_uint_eq(dsdt[e - 1], 0x82);
+	ck_assert_uint_eq(dsdt[e], 14 + 35 + 1);               /* PkgLength, one byte */
+	ck_assert_mem_eq(dsdt + e + 1, "\\._SB_ECAM\x08_HID\x0c\x41\xd0\x0c\x02", 20);
+	ck_assert_uint_eq(dsdt[dlen - 14], 0x86);              /* Memory32Fixed */
+	ck_assert_uint_eq(rd32(dsdt + dlen - 10), 0xb0000000u);
+	ck_assert_uint_eq(rd32(dsdt + dlen - 6), 0x10000000u);
+	ck_assert_uint_eq(dsdt[dlen - 2], 0x79);
+	/* PCI0's _CRS: the memory windows stop below the ECAM window and go on
+	 * above it. */
+	int below = 0, above = 0;
+	for (uint32_t o = d; o + 26 <= e; o++)
+		if (dsdt[o] == 0x87 && dsdt[o + 3] == 0) {
+			uint32_t min = rd32(dsdt + o + 10), max = rd32(dsdt + o + 14);
+			ck_assert(max < 0xb0000000u || min > 0xbfffffffu);
+			below |= min == 0x10000000u && max == 0xafffffffu;
+			above |= min == 0xc0000000u && max == 0xfebfffffu;
+		}
+	ck_assert(below && above);
 }
 END_TEST
 
@@ -721,6 +817,7 @@ static Suite *boot_devices_suite(void)
 {
 	Suite *s = suite_create("boot_devices");
 	TCase *fw = tcase_create("fw_cfg");
+	tcase_add_test(fw, bios_data_area);
 	tcase_add_test(fw, fw_cfg_items);
 	tcase_add_test(fw, fw_cfg_files);
 	suite_add_tcase(s, fw);
@@ -741,6 +838,7 @@ static Suite *boot_devices_suite(void)
 	tcase_add_test(tables, acpi_full_machine);
 	tcase_add_test(tables, acpi_bare_machine);
 	tcase_add_test(tables, acpi_pm_hardware);
+	tcase_add_test(tables, acpi_q35);
 	tcase_add_test(tables, acpi_many_cpus);
 	suite_add_tcase(s, tables);
 	return s;

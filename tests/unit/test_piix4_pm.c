@@ -93,7 +93,7 @@ START_TEST(config_space)
 	/* PMBA bits 5:1 read 0, bit 0 stays 1. */
 	cfg_write(&r, PIIX4_PMBA, 4, 0xffffffffu);
 	ck_assert_uint_eq(cfg(&r, PIIX4_PMBA, 4), 0xffc1u);
-	/* Moved elsewhere, or PMIOSE clear: the block at 600h does not answer. */
+	/* Moved elsewhere (the block with it), or PMIOSE clear: nothing at 600h. */
 	ck_assert_uint_eq(in(&r, PM_TMR, 4), 0xffffffffu);
 	cfg_write(&r, PIIX4_PMBA, 4, B);
 	ck_assert_uint_eq(in(&r, PM1_CNT, 2), PM1_CNT_SCI_EN);
@@ -101,6 +101,35 @@ START_TEST(config_space)
 	ck_assert_uint_eq(in(&r, PM1_CNT, 2), 0xffff);
 	out(&r, PM1_CNT, 2, PM1_CNT_SLP_EN);
 	ck_assert_uint_eq(r.requests, 0);
+}
+END_TEST
+
+/* PIIX4 datasheet PMBA: the block moves with it (SeaBIOS without QEMU's
+ * tables puts it at B000h); a base whose ports another device holds leaves
+ * it off until PMBA moves again; piix4_pm_program puts it back at 600h. */
+START_TEST(pmba_moves_the_block)
+{
+	struct rig r;
+	rig_init(&r);
+	fake_time_run(&r.t, 1000000000);
+	cfg_write(&r, PIIX4_PMBA, 4, 0xb000);
+	ck_assert_uint_eq(in(&r, PM_TMR, 4), 0xffffffffu);                  /* 608h: nothing */
+	ck_assert_uint_eq(iobus_read(&r.io, 0xb000 + PM_TMR, 4), PM_TIMER_HZ);
+	iobus_write(&r.io, 0xb000 + PM1_CNT + 1, 1, (PM1_CNT_SLP_EN | PIIX4_SLP_TYP_SOFT_OFF << PM1_CNT_SLP_TYP_SHIFT) >> 8);
+	ck_assert_uint_eq(r.requests, 1);
+	cfg_write(&r, PIIX4_PMREGMISC, 1, 0);
+	ck_assert_uint_eq(iobus_read(&r.io, 0xb000 + PM_TMR, 4), 0xffffffffu);
+	cfg_write(&r, PIIX4_PMREGMISC, 1, PIIX4_PMIOSE);
+	/* CC0h-CFFh would cover CONFIG_ADDRESS: the block stays off. */
+	cfg_write(&r, PIIX4_PMBA, 2, 0x0cc0);
+	ck_assert_uint_eq(iobus_read(&r.io, 0xb000 + PM_TMR, 4), 0xffffffffu);
+	ck_assert_uint_eq(cfg(&r, 0x00, 4), 0x71138086u);                   /* CF8h still works */
+	cfg_write(&r, PIIX4_PMBA, 2, 0xb040);
+	ck_assert_uint_eq(iobus_read(&r.io, 0xb040 + PM_TMR, 4), PM_TIMER_HZ);
+	piix4_pm_program(&r.pm);
+	ck_assert_uint_eq(cfg(&r, PIIX4_PMBA, 4), B | 1u);
+	ck_assert_uint_eq(in(&r, PM_TMR, 4), PM_TIMER_HZ);
+	ck_assert_uint_eq(iobus_read(&r.io, 0xb040 + PM_TMR, 4), 0xffffffffu);
 }
 END_TEST
 
@@ -180,14 +209,14 @@ START_TEST(gpe0)
 {
 	struct rig r;
 	rig_init(&r);
-	out(&r, GPE0_EN, 2, 0x0003);
-	ck_assert_uint_eq(in(&r, GPE0_STS, 4), 0x00030000u);
-	r.pm.gpe_sts = 0x0002;                  /* an event arrives (none is wired yet) */
-	out(&r, GPE0_STS, 2, 0);
+	out(&r, PIIX4_GPE0 + 2, 2, 0x0003);
+	ck_assert_uint_eq(in(&r, PIIX4_GPE0, 4), 0x00030000u);
+	r.pm.acpi.gpe_sts = 0x0002;                  /* an event arrives (none is wired yet) */
+	out(&r, PIIX4_GPE0, 2, 0);
 	ck_assert(r.sci.cur);
-	out(&r, GPE0_STS, 2, 0x0002);
+	out(&r, PIIX4_GPE0, 2, 0x0002);
 	ck_assert(!r.sci.cur);
-	ck_assert_uint_eq(in(&r, GPE0_STS, 2), 0);
+	ck_assert_uint_eq(in(&r, PIIX4_GPE0, 2), 0);
 }
 END_TEST
 
@@ -220,6 +249,7 @@ static Suite *piix4_pm_suite(void)
 	TCase *tc = tcase_create("pm");
 	tcase_add_test(tc, timer_arithmetic);
 	tcase_add_test(tc, config_space);
+	tcase_add_test(tc, pmba_moves_the_block);
 	tcase_add_test(tc, timer_counts);
 	tcase_add_test(tc, tmr_sts);
 	tcase_add_test(tc, tmr_sci);
