@@ -1,36 +1,27 @@
-/* The AMD model-specific configuration registers that kernels and
- * hypervisors read or write at boot on the AMD models (Linux, KVM and Xen on
- * families 10h to 17h): the K8-era system ones and the family 10h+ core
- * configuration ("chicken bit") registers. Sources: AMD BKDG for Family 10h
- * (31116) and PPR for Family 17h Model 01h (54945), the MSRC001_xxxx
- * sections, cited by register name; APM2 7.9 (SYSCFG, TOP_MEM, TOP_MEM2).
+/* The AMD model-specific configuration registers (C001_xxxxH) that kernels
+ * and hypervisors read or write at boot on the AMD models: Linux 6.1, KVM and
+ * Xen 4.17 on families 10h and 17h. Which of them a CPU has is its model's
+ * data (struct cpu_model.amd_cfg: opteron-g3 the family-10h set, epyc-lite
+ * the family-17h one); an Intel model has none (#GP(0), emu/msr.c). Every
+ * register is a row: its value after RESET, the bits software may change,
+ * the bits that must be zero (MBZ: a 1 is #GP(0)) and the lock bits; every
+ * other bit is reserved: it keeps its value on a write (the BKDG and PPR
+ * define no fault for those). The rows and their sources (APM2 (24593) 3.2.1
+ * and 7.9; BKDG for family 10h (31116) and PPR for family 17h models
+ * 00h-0Fh (54945), "MSRC001_xxxx") are emu/amd_cfg_msrs.c:
  *
- *   C001_0010 SYSCFG: MtrrFixDramEn[18], MtrrFixDramModEn[19],
- *     MtrrVarDramEn[20], MtrrTom2En[21], Tom2ForceMemTypeWB[22] writable;
- *     reset 0 (no firmware ran; hvemu's memory types change no access).
- *   C001_0015 HWCR: INVDWBINVD[4] and TscFreqSel[24] read 1 (the TSC runs
- *     at the P0 rate, hvemu's --insn-rate); writable only the bits with no
- *     architectural effect here: TlbCacheDis[3], IgnneEm[8],
- *     SmiSpCycDis[13], RsmSpCycDis[14], LockTscToCurrentP0[21], CpbDis[25],
- *     EffFreqCntMwait[26], EffFreqReadOnlyLock[27], IRPerfEn[30] (no
- *     IRPerfCount MSR is advertised). MonMwaitDis, Wrap32Dis, McStatusWrEn
- *     and SmmLock, which would change instructions or the MCA banks, read 0
- *     and ignore writes.
- *   C001_001A TOP_MEM: RAM's end below 4 GiB, bits 47:23 writable (8 MiB
- *     units); C001_001D TOP_MEM2: 0 (no RAM above 4 GiB), bits 47:23.
- *   C001_001F NB_CFG: 0; EnableCf8ExtCfg[46] reads 0 and is ignored: the
- *     host bridge has no extended configuration space through CF8h.
- *   C001_1020 LS_CFG, C001_1021 IC_CFG, C001_1022 DC_CFG, C001_1023
- *     TW_CFG (BU_CFG on family 10h), C001_1028 FP_CFG, C001_1029 DE_CFG,
- *     C001_102A BU_CFG2: the microarchitecture's tuning and erratum bits,
- *     which change nothing in an emulator; reset 0, every bit keeps what is
- *     written, so a kernel's read-back (DE_CFG's LFENCE_SERIALIZE[1], FP_CFG's
- *     Zen1 denormal fix[9]) sees its write.
- * A bit that is not writable keeps its value on a write (the registers'
- * reserved bits are not #GP conditions in the BKDG/PPR); an MSR the model's
- * family lacks, or an Intel model, is #GP(0) (emu/msr.c). What the CPU holds
- * is the difference from the reset value, so a zeroed struct cpu (cpu_reset)
- * reads every reset value. */
+ *   SYSCFG, HWCR, IORR_BASE/MASK0-1, TOP_MEM, TOP_MEM2, NB_CFG, SMM_ADDR,
+ *   SMM_MASK, OSVW_ID_Length, OSVW_Status, LS_CFG, IC_CFG, DC_CFG, TW_CFG,
+ *   FP_CFG, DE_CFG, BU_CFG2 (both families); PStateCurLim, PStateCtl,
+ *   PStateStat, PStateDef0-7 (family 17h, whose encoding they use).
+ *
+ * Values that depend on the machine: TOP_MEM reads RAM's end below 4 GiB (as
+ * the firmware leaves it), PStateDef0 the P0 frequency that the TSC counts
+ * at (HWCR.TscFreqSel = 1). A bit whose effect hvemu does not model
+ * (HWCR.MonMwaitDis, Wrap32Dis, SmmLock; NB_CFG.EnableCf8ExtCfg, the host
+ * bridge having no extended configuration space through CF8h) is not
+ * writable: it reads 0. HWCR.McStatusWrEn is, and the machine-check banks
+ * honour it (emu/msr.c). */
 #ifndef HVEMU_EMU_AMD_CFG_MSRS_H
 #define HVEMU_EMU_AMD_CFG_MSRS_H
 
@@ -41,9 +32,18 @@ struct cpu;
 
 #define MSR_AMD_SYSCFG   0xc0010010u
 #define MSR_AMD_HWCR     0xc0010015u
+#define MSR_AMD_IORR_BASE0 0xc0010016u   /* BASE0, MASK0, BASE1, MASK1 */
 #define MSR_AMD_TOP_MEM  0xc001001au
 #define MSR_AMD_TOP_MEM2 0xc001001du
 #define MSR_AMD_NB_CFG   0xc001001fu
+#define MSR_AMD_PSTATE_CUR_LIM 0xc0010061u
+#define MSR_AMD_PSTATE_CTL  0xc0010062u
+#define MSR_AMD_PSTATE_STAT 0xc0010063u
+#define MSR_AMD_PSTATE_DEF0 0xc0010064u  /* ... PStateDef7 at C001_006BH */
+#define MSR_AMD_SMM_ADDR 0xc0010112u
+#define MSR_AMD_SMM_MASK 0xc0010113u
+#define MSR_AMD_OSVW_ID_LENGTH 0xc0010140u
+#define MSR_AMD_OSVW_STATUS 0xc0010141u
 #define MSR_AMD_LS_CFG   0xc0011020u
 #define MSR_AMD_IC_CFG   0xc0011021u
 #define MSR_AMD_DC_CFG   0xc0011022u
@@ -51,22 +51,59 @@ struct cpu;
 #define MSR_AMD_FP_CFG   0xc0011028u
 #define MSR_AMD_DE_CFG   0xc0011029u
 #define MSR_AMD_BU_CFG2  0xc001102au
-#define AMD_CFG_MSR_COUNT 12
 
-#define HWCR_INVDWBINVD (1ull << 4)
-#define HWCR_TSC_FREQ_SEL (1ull << 24)
+/* HWCR bits other code and the tests name. */
+#define HWCR_INVDWBINVD      (1ull << 4)
+#define HWCR_MC_STATUS_WR_EN (1ull << 18)  /* MCi_STATUS writable with non-zero values */
+#define HWCR_TSC_FREQ_SEL    (1ull << 24)  /* the TSC counts at the P0 frequency */
 
-/* The MSR table's rows (emu/msr.c): X(index, name) for each register. */
-#define AMD_CFG_MSRS(X) \
-	X(MSR_AMD_SYSCFG, "SYSCFG") X(MSR_AMD_HWCR, "HWCR") X(MSR_AMD_TOP_MEM, "TOP_MEM") \
-	X(MSR_AMD_TOP_MEM2, "TOP_MEM2") X(MSR_AMD_NB_CFG, "NB_CFG") X(MSR_AMD_LS_CFG, "LS_CFG") \
-	X(MSR_AMD_IC_CFG, "IC_CFG") X(MSR_AMD_DC_CFG, "DC_CFG") X(MSR_AMD_TW_CFG, "TW_CFG") \
-	X(MSR_AMD_FP_CFG, "FP_CFG") X(MSR_AMD_DE_CFG, "DE_CFG") X(MSR_AMD_BU_CFG2, "BU_CFG2")
+#define AMD_CFG_MAX 32             /* rows a set may have (bits of `written`) */
 
-/* Whether this CPU has the register ECX names (an AMD model of family 10h or
- * later); RDMSR and WRMSR of it (a write never faults). */
+/* What sets a row apart from plain storage. */
+enum {
+	AMD_CFG_READ_ONLY = 1u << 0,   /* WRMSR is #GP(0), whatever the value */
+	AMD_CFG_PHYS_ADDR = 1u << 1,   /* writable bits at or above MAXPHYADDR are MBZ */
+	AMD_CFG_RAM_BELOW_4G = 1u << 2, /* RESET value: RAM's end below 4 GiB (TOP_MEM) */
+	AMD_CFG_PSTATE0 = 1u << 3,     /* RESET value: P0 at the TSC's rate (family 17h) */
+};
+
+struct amd_cfg_msr {
+	uint32_t index;
+	const char *name;              /* the BKDG's/PPR's mnemonic */
+	uint64_t reset;                /* value after RESET (unless a flag computes it) */
+	uint64_t writable;             /* bits WRMSR changes */
+	uint64_t mbz;                  /* bits whose 1 is #GP(0) */
+	uint64_t write_once;           /* writable bits that stay 1 until RESET (locks) */
+	unsigned flags;                /* AMD_CFG_* */
+};
+
+/* A model's set of rows (struct cpu_model.amd_cfg). */
+struct amd_cfg_set {
+	const struct amd_cfg_msr *rows;
+	unsigned count;
+};
+
+extern const struct amd_cfg_set amd_cfg_fam10h;   /* BKDG 31116 */
+extern const struct amd_cfg_set amd_cfg_fam17h;   /* PPR 54945 */
+
+/* The CPU's copy: what software wrote, row by row. A row not written since
+ * RESET reads its RESET value; cpu_reset()'s zeroing clears `written`. */
+struct amd_cfg_state {
+	uint32_t written;              /* bit i: value[i] holds row i */
+	uint64_t value[AMD_CFG_MAX];
+};
+
+/* The MSR table's hooks (emu/msr.c): whether the CPU's model has the MSR ECX
+ * names, its value, and a write (false: #GP(0)). */
 bool amd_cfg_exists(const struct cpu *cpu);
 uint64_t amd_cfg_read(struct cpu *cpu);
 bool amd_cfg_write(struct cpu *cpu, uint64_t v);
+
+/* The current value of the model's register index (0 if it has none): for
+ * the bits other registers depend on (HWCR.McStatusWrEn). */
+uint64_t amd_cfg_value(const struct cpu *cpu, uint32_t index);
+
+/* The model's row for index, NULL if none (for tests and --cpu help). */
+const struct amd_cfg_msr *amd_cfg_row(const struct amd_cfg_set *set, uint32_t index);
 
 #endif

@@ -208,12 +208,12 @@ struct cpu {
 	uint64_t apic_base, pat, misc_enable, feature_control;
 	uint64_t vm_cr, vm_hsave_pa;
 	uint64_t amd_perf_sel[4], amd_perf_ctr[4];  /* AMD PerfEvtSel0-3/PerfCtr0-3 (APM2 13.2.1) */
-	uint64_t amd_cfg[AMD_CFG_MSR_COUNT];   /* SYSCFG, HWCR, ...: XOR their reset values (emu/amd_cfg_msrs.h) */
 	/* Machine-check architecture (SDM Vol.3 15.3, emu/msr.c): IA32_MCG_STATUS,
 	 * IA32_MCG_CTL and each bank's CTL, STATUS, ADDR, MISC. */
 	uint64_t mcg_status, mcg_ctl;
 	uint64_t mc_bank[MC_BANKS_MAX][4];
 	struct mtrr_state mtrr;    /* the MTRRs (emu/mtrr.h) */
+	struct amd_cfg_state amd_cfg;  /* AMD's configuration MSRs (emu/amd_cfg_msrs.h) */
 	uint64_t tsc_offset;       /* TSC = icount + tsc_offset (deterministic virtual time) */
 	struct fpu_state fpu;      /* x87, MXCSR and XMM registers (emu/fpu_state.h) */
 

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "emu/amd_cfg_msrs.h"
 #include "emu/cpu.h"
 #include "emu/feature_bits.h"
 
@@ -76,6 +77,12 @@ struct cpu_model {
 	/* IA32_MCG_CAP (SDM Vol.3 15.3.1.1, APM2 9.3.1.1): the bank count and
 	 * MCG_CTL_P of the part; read while CPUID.1:EDX.MCA = 1. */
 	uint64_t mcg_cap;
+	/* The revision of the microcode update the part runs: Intel's
+	 * IA32_BIOS_SIGN_ID[63:32] (SDM Vol.3 10.11.7.1), AMD's PATCH_LEVEL. */
+	uint32_t microcode_rev;
+	/* AMD's configuration MSRs the part has (emu/amd_cfg_msrs.h); NULL:
+	 * none (every Intel model). */
+	const struct amd_cfg_set *amd_cfg;
 };
 
 extern const struct cpu_model *const cpu_models[];

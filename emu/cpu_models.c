@@ -255,6 +255,7 @@ static const struct cpu_model model_core2 = {
 	.vmx_cap_count = sizeof(core2_vmx_caps) / sizeof(core2_vmx_caps[0]),
 	.misc_enable = CORE2_MISC_ENABLE,
 	.mcg_cap = MCG_CAP(6, true),
+	.microcode_rev = 0xba,            /* a public Intel update for 6FBH */
 };
 
 /* ---- "opteron-g3": shaped after an AMD Opteron 23xx (Barcelona), family 10h ---- */
@@ -298,6 +299,7 @@ static const struct cpu_model model_opteron_g3 = {
 	.quirks = 0,
 	.hv_ext = HV_EXT_SVM,
 	.mcg_cap = MCG_CAP(6, true),      /* family 10h: six banks (APM2 9.3.1.1) */
+	.amd_cfg = &amd_cfg_fam10h,       /* its configuration MSRs (emu/amd_cfg_msrs.c) */
 };
 
 /* ---- "pentium": an Intel P54C-like part without SEP, PAT, CMOV or VMX ---- */
@@ -457,6 +459,9 @@ static const struct cpu_model model_skylake_lite = {
 	.vmx_cap_count = sizeof(skylake_vmx_caps) / sizeof(skylake_vmx_caps[0]),
 	.misc_enable = SKYLAKE_MISC_ENABLE,
 	.mcg_cap = MCG_CAP(10, false),
+	/* A public Intel update for 506E3H; Linux's TSC-deadline errata table
+	 * (arch/x86/kernel/apic/apic.c) wants at least B2H on this model. */
+	.microcode_rev = 0xf0,
 };
 
 /* "icelake-lite": shaped after an Intel Ice Lake server part (family 6 model 6AH,
@@ -510,6 +515,7 @@ static const struct cpu_model model_icelake_lite = {
 	.vmx_cap_count = sizeof(icelake_vmx_caps) / sizeof(icelake_vmx_caps[0]),
 	.misc_enable = SKYLAKE_MISC_ENABLE,
 	.mcg_cap = MCG_CAP(10, false),
+	.microcode_rev = 0x0d0003f5,      /* Intel's microcode-20250211 for 606A6H */
 };
 
 /* ---- "nehalem-lite": shaped after an Intel Nehalem (Core i7 9xx, family 6
@@ -605,6 +611,7 @@ static const struct cpu_model model_nehalem_lite = {
 	 * disable, bit 38, arrived with it); 9 banks, no IA32_MCG_CTL. */
 	.misc_enable = SKYLAKE_MISC_ENABLE,
 	.mcg_cap = MCG_CAP(9, false),
+	.microcode_rev = 0x1d,            /* a public Intel update for 106A5H */
 };
 
 /* "epyc-lite": shaped after an AMD EPYC 7001 (Zen, family 17h model 1). Family
@@ -654,6 +661,9 @@ static const struct cpu_model model_epyc_lite = {
 	.quirks = 0,
 	.hv_ext = HV_EXT_SVM,
 	.mcg_cap = MCG_CAP(23, true),     /* Zen: 23 banks */
+	/* The family-17h configuration MSRs (emu/amd_cfg_msrs.c); PATCH_LEVEL
+	 * stays 0, no patch loaded. */
+	.amd_cfg = &amd_cfg_fam17h,
 };
 
 /* The default model comes first (see the top of this file). */

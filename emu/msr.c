@@ -8,6 +8,7 @@
  * model (emu/cpu_models.c).
  */
 #include "emu/debug.h"
+#include "emu/amd_cfg_msrs.h"
 #include "emu/apic.h"
 #include "emu/canonical.h"
 #include "emu/cpu.h"
@@ -201,7 +202,9 @@ static bool misc_enable_write(struct cpu *cpu, uint64_t v)
  *   MCi_CTL    all 1s or all 0s ("P6 family processors only allow the writing
  *              of all 1s or all 0s", 15.3.2.1; the same on AMD as KVM has it);
  *   MCi_STATUS only 0 ("software is responsible for clearing ... by explicitly
- *              writing 0s", 15.3.2.2; a non-zero write is #GP(0));
+ *              writing 0s", 15.3.2.2; a non-zero write is #GP(0)), or on AMD
+ *              any value while HWCR.McStatusWrEn = 1 (PPR MSRC001_0015:
+ *              then non-zero writes do not fault);
  *   MCi_ADDR, MCi_MISC  any value (no error ever fills them).
  * A bank beyond the count does not exist (#GP(0)). hvemu signals no machine
  * checks: the registers only hold what software wrote. */
@@ -250,7 +253,8 @@ static uint64_t mc_bank_read(struct cpu *cpu)
 static bool mc_bank_write(struct cpu *cpu, uint64_t v)
 {
 	unsigned o = mc_offset(cpu);
-	if ((o % 4 == 0 && !all_or_nothing(v)) || (o % 4 == 1 && v != 0))
+	bool status_writable = amd_cfg_value(cpu, MSR_AMD_HWCR) & HWCR_MC_STATUS_WR_EN;
+	if ((o % 4 == 0 && !all_or_nothing(v)) || (o % 4 == 1 && v != 0 && !status_writable))
 		return false;
 	cpu->mc_bank[o / 4][o % 4] = v;
 	return true;
@@ -422,13 +426,14 @@ static bool read_only_write(struct cpu *cpu, uint64_t v)
 
 /* IA32_BIOS_SIGN_ID (SDM Vol.4 Table 2-2, 8BH, "06_01H"): bits 63:32 hold the
  * signature of the loaded microcode update after CPUID.01H; software writes 0
- * first, then executes CPUID, then reads (SDM Vol.3 10.11.7.1). No update is
- * ever loaded on hvemu, so the signature is 0 and the write has nothing to
- * clear. */
+ * first, then executes CPUID, then reads (SDM Vol.3 10.11.7.1). The model's
+ * revision is the update its firmware loaded (emu/cpu_models.c): kernels
+ * compare it with their errata tables (Linux's TSC-deadline one). hvemu loads
+ * no update itself, and the revision is in place whether or not CPUID ran
+ * since the write of 0, which the write therefore leaves. */
 static uint64_t bios_sign_id_read(struct cpu *cpu)
 {
-	(void)cpu;
-	return 0;
+	return (uint64_t)cpu->model->microcode_rev << 32;
 }
 static bool bios_sign_id_write(struct cpu *cpu, uint64_t v)
 {
@@ -438,11 +443,11 @@ static bool bios_sign_id_write(struct cpu *cpu, uint64_t v)
 }
 
 /* AMD MSR0000_008B PATCH_LEVEL (BKDG for family 10h, 31116, and PPR for family
- * 17h, read-only): the loaded microcode patch, 0 for none. */
+ * 17h, read-only): the loaded microcode patch, the model's revision (0 for
+ * none). */
 static uint64_t patch_level_read(struct cpu *cpu)
 {
-	(void)cpu;
-	return 0;
+	return cpu->model->microcode_rev;
 }
 
 /* AMD PerfEvtSel0-3 (APM2 13.2.1, Figure 13-7): event select 7:0 and 35:32,
@@ -540,9 +545,6 @@ static const struct msr_def msrs[] = {
 	{ MSR_LAST_BRANCH_TO,   "LastBranchToIP", has_debugctl, lbr_to_read, read_only_write },
 	{ MSR_LAST_EXCEPT_FROM, "LastExceptionFromIP", has_debugctl, lex_from_read, read_only_write },
 	{ MSR_LAST_EXCEPT_TO,   "LastExceptionToIP", has_debugctl, lex_to_read, read_only_write },
-#define AMD_CFG_ROW(index, name) { index, name, amd_cfg_exists, amd_cfg_read, amd_cfg_write },
-	AMD_CFG_MSRS(AMD_CFG_ROW)     /* emu/amd_cfg_msrs.c */
-#undef AMD_CFG_ROW
 	/* Last: the table is searched in order, and the MTRRs are set once at boot. */
 #define MTRR_ROW(index, name) { index, name, mtrr_exists, mtrr_read, mtrr_write },
 	MTRR_MSRS(MTRR_ROW)           /* emu/mtrr.c */
@@ -554,6 +556,11 @@ static const struct msr_def msrs[] = {
 static const struct msr_def mc_banks =
 	{ MSR_MC0_CTL, "IA32_MCi_CTL/STATUS/ADDR/MISC", has_mc_bank, mc_bank_read, mc_bank_write };
 
+/* AMD's configuration MSRs: the model's rows (emu/amd_cfg_msrs.c), the
+ * register picked by the index. */
+static const struct msr_def amd_cfg =
+	{ 0, "AMD configuration MSR", amd_cfg_exists, amd_cfg_read, amd_cfg_write };
+
 /* The row for index that this CPU has (an index may have one row per vendor). */
 static const struct msr_def *find_msr(const struct cpu *cpu, uint32_t index)
 {
@@ -563,7 +570,7 @@ static const struct msr_def *find_msr(const struct cpu *cpu, uint32_t index)
 	for (unsigned i = 0; i < sizeof(msrs) / sizeof(msrs[0]); i++)
 		if (msrs[i].index == index && msrs[i].exists(cpu))
 			return &msrs[i];
-	return NULL;
+	return amd_cfg.exists(cpu) ? &amd_cfg : NULL;
 }
 
 /* The VMX capability MSRs are the model's data (SDM Vol.3 Appendix A): they

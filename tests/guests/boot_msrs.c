@@ -1,7 +1,7 @@
 /* The MSRs an OS kernel reads at boot, by vendor and family (CPUID):
  *   Intel family 6: IA32_PLATFORM_ID (17H) readable; IA32_BIOS_SIGN_ID (8BH)
  *     written 0, CPUID.01H, then read: the loaded microcode's signature (SDM
- *     Vol.3 10.11.7.1; hvemu's models run none: 0); IA32_MISC_ENABLE written
+ *     Vol.3 10.11.7.1; the model's revision, emu/cpu_models.c); IA32_MISC_ENABLE written
  *     back as read (Linux clears bits that way) keeps its value;
  *   Intel family 5: none of 17H/8BH (#GP);
  *   AMD: PATCH_LEVEL (8BH) readable; the legacy counters PerfEvtSel0-3

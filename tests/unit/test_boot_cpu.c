@@ -90,8 +90,9 @@ static status_t rdmsr(struct test_machine *m, uint32_t idx, uint64_t *v)
 
 /* Intel family 6 (core2, skylake-lite, icelake-lite): IA32_PLATFORM_ID reads
  * 0 and is read-only; IA32_BIOS_SIGN_ID takes the 0 software writes before
- * CPUID.01H and reads 0 (no update). The Pentium has neither; no Intel model
- * has AMD's counters. */
+ * CPUID.01H and then reads the model's microcode revision in bits 63:32 (a
+ * non-zero one: the update its firmware loaded). The Pentium has neither; no
+ * Intel model has AMD's counters. */
 START_TEST(intel_boot_msrs)
 {
 	static const char *const p6[] = { "core2", "skylake-lite", "icelake-lite" };
@@ -105,7 +106,8 @@ START_TEST(intel_boot_msrs)
 		ck_assert_int_eq(wrmsr(&m, 0x8b, 0), ST_OK);
 		ck_assert_int_eq(EXEC(&m, 0x0f, 0xa2), ST_OK);   /* cpuid (EAX = 0x8b: any leaf) */
 		ck_assert_int_eq(rdmsr(&m, 0x8b, &v), ST_OK);
-		ck_assert_uint_eq(v, 0);
+		ck_assert_uint_eq(v, (uint64_t)m.cpu.model->microcode_rev << 32);
+		ck_assert_uint_ne(m.cpu.model->microcode_rev, 0);
 		assert_gp0(&m, rdmsr(&m, 0xc0010000, &v));
 		assert_gp0(&m, rdmsr(&m, 0xc0010004, &v));
 		machine_free(&m);
