@@ -107,6 +107,8 @@ static uint8_t read_byte(struct acpi_pm *p, unsigned off)
 	case PM_TMR + 2:
 		return byte_of(acpi_pm_timer(p), off - PM_TMR);   /* bits 31:24 read 0 */
 	default:
+		if (p->layout->fixed_reg && off - p->layout->fixed_reg < 4)
+			return byte_of(p->layout->fixed_value, off - p->layout->fixed_reg);
 		return 0;                            /* SMI/clock control: reset value 0 */
 	}
 }

@@ -53,6 +53,11 @@ struct acpi_pm_layout {
 	uint8_t gpe0_sts;          /* GPE0_STS; GPE0_EN follows it */
 	uint8_t gpe0_half;         /* bytes in each GPE0 half (the FADT's GPE0_BLK_LEN / 2) */
 	uint8_t soft_off_typ;      /* the SLP_TYP of S5, soft off */
+	/* A 32-bit chipset register of the block that reads a fixed value
+	 * because hvemu has no SMM (0: none): ICH9's SMI_EN with APMC_EN set,
+	 * which firmware takes as "SMM set up" (see devices/ich9_lpc.h). */
+	uint8_t fixed_reg;
+	uint32_t fixed_value;
 };
 
 /* Where the block answers: at base, while the owning function's

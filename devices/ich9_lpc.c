@@ -6,6 +6,7 @@
 static const struct acpi_pm_layout ich9_layout = {
 	.name = "ICH9 PM (ACPI)", .size = ICH9_PM_SIZE, .gpe0_sts = ICH9_GPE0, .gpe0_half = ICH9_GPE0_HALF,
 	.soft_off_typ = ICH9_SLP_TYP_SOFT_OFF,
+	.fixed_reg = ICH9_SMI_EN, .fixed_value = ICH9_SMI_EN_APMC_EN,
 };
 
 void ich9_lpc_init(struct ich9_lpc *l, struct vclock *clock, const struct power_control *power,

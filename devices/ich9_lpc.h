@@ -14,8 +14,12 @@
  *     block, ACPI_EN clear turns it off; the SCI stays on IRQ 9.
  *   I/O block (PMBASE+), devices/acpi_pm.h: 00h PM1_STS, 02h PM1_EN, 04h
  *     PM1_CNT (SLP_TYP 111b is S5, soft off: the DSDT's \_S5), 08h PM1_TMR
- *     (24 bits), 20h GPE0_STS and 28h GPE0_EN (64 bits each); PROC_CNT,
- *     SMI_EN, SMI_STS and the rest read their reset value 0 here.
+ *     (24 bits), 20h GPE0_STS and 28h GPE0_EN (64 bits each); 30h SMI_EN
+ *     reads APMC_EN (bit 5) set and ignores writes: there is no SMM, and
+ *     firmware that finds APMC_EN set takes SMM as set up already and does
+ *     not raise an SMI through APM_CNT (B2h) and wait for its answer, as
+ *     under QEMU without SMM; PROC_CNT, SMI_STS and the rest read their
+ *     reset value 0.
  *   The reset control register at CF9h is the PIIX's too (devices/reset.h). */
 #ifndef HVEMU_DEVICES_ICH9_LPC_H
 #define HVEMU_DEVICES_ICH9_LPC_H
@@ -33,6 +37,8 @@
 #define ICH9_SLP_TYP_SOFT_OFF 7    /* ICH9 datasheet, PM1_CNT SLP_TYP 111b: S5 */
 #define ICH9_GPE0 0x20             /* GPE0_STS, then GPE0_EN at 28h */
 #define ICH9_GPE0_HALF 8
+#define ICH9_SMI_EN 0x30           /* ICH9 datasheet, SMI_EN */
+#define ICH9_SMI_EN_APMC_EN (1u << 5)
 
 /* Configuration registers (ICH9 datasheet, D31:F0 PMBASE, ACPI_CNTL). */
 enum { ICH9_PMBASE = 0x40, ICH9_ACPI_CNTL = 0x44, ICH9_ACPI_EN = 1u << 7 };

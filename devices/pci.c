@@ -38,6 +38,11 @@ struct pci_function *pci_add_function(struct pci_host *h, uint8_t bus, uint8_t d
 	return f;
 }
 
+struct pci_function *pci_function_at(struct pci_host *h, uint8_t bus, uint8_t device, uint8_t function)
+{
+	return find(h, bus, device, function);
+}
+
 bool pci_add_i440fx(struct pci_host *h)
 {
 	struct pci_function *f = pci_add_function(h, 0, 0, 0, "i440FX host bridge");

@@ -61,6 +61,8 @@ void pci_host_init(struct pci_host *h, const struct pio_ops *isa_ops, void *isa_
  * table is full or the address is taken. */
 struct pci_function *pci_add_function(struct pci_host *h, uint8_t bus, uint8_t device,
 				      uint8_t function, const char *name);
+/* The function at bus:device.function, or NULL. */
+struct pci_function *pci_function_at(struct pci_host *h, uint8_t bus, uint8_t device, uint8_t function);
 /* A configuration access of size bytes (1, 2 or 4, within a doubleword) at
  * register reg of bus:device.function, as mechanism #1 or a PCIe ECAM window
  * (devices/q35.h) makes it. A function that does not exist reads all ones and

@@ -295,6 +295,7 @@ struct cpu {
 	                            * CPUID 15H/16H (0: VCLOCK_DEFAULT_HZ); set by the machine */
 	struct lapic *lapic;       /* its local APIC (emu/apic.c), NULL: none */
 	uint32_t apic_id;          /* initial APIC ID (CPUID.1:EBX[31:24], leaf 0BH EDX) */
+	bool turn_yielded;         /* SMP: a PAUSE ended this turn early (emu/wait.c) */
 	bool halt_yields;          /* SMP: a halt nothing can end now returns ST_HALT to the
 				      machine's schedule, which moves time (emu/event_step.c) */
 	struct cpu *next_cpu;      /* SMP: the machine's CPUs in a ring, whose decoded code

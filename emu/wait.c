@@ -3,6 +3,7 @@
  * event can wake the CPU (emu/event_step.c). */
 #include "emu/cpu.h"
 #include "emu/cpu_model.h"
+#include "emu/event_step.h"
 #include "emu/hv.h"
 #include "emu/operand.h"
 #include "isa_handlers.h"
@@ -21,9 +22,14 @@ status_t op_hlt(struct cpu *cpu, const struct insn *in)
 	return ST_HALT;
 }
 
-/* F3 90: PAUSE, a spin-loop hint that is a NOP here (SDM Vol.2 PAUSE), and an
- * intercept (APM2 15.14.4 pause filter, SDM Vol.3 25.1.3 PAUSE exiting). With
- * REX.B the opcode names R8 and is XCHG r8, rAX (SDM Vol.2 XCHG). */
+/* F3 90: PAUSE, a spin-loop hint (SDM Vol.2 PAUSE: it "improves the
+ * performance of spin-wait loops"), and an intercept (APM2 15.14.4 pause
+ * filter, SDM Vol.3 25.1.3 PAUSE exiting). With REX.B the opcode names R8
+ * and is XCHG r8, rAX (SDM Vol.2 XCHG). With several CPUs taking turns
+ * (machine/smp.c) a spinning CPU ends its turn after the PAUSE, so the CPU
+ * it waits for (a lock's holder) runs: without it a loop that releases a
+ * lock and takes it back within one turn (SeaBIOS's AP count) starves the
+ * others. The turns stay deterministic. */
 status_t op_pause(struct cpu *cpu, const struct insn *in)
 {
 	if (in->rex & 1) {
@@ -32,7 +38,14 @@ status_t op_pause(struct cpu *cpu, const struct insn *in)
 		reg_write(cpu, R_R8, in->osize, true, a);
 		return ST_OK;
 	}
-	return intercept_insn(cpu, in);
+	status_t st = intercept_insn(cpu, in);
+	if (st == ST_OK && cpu->halt_yields) {
+		cpu->turn_yielded = true;
+		cpu->icount_limit = cpu_now(cpu) + 1;
+		cpu_set_deadline(cpu, DEADLINE_MACHINE, cpu->deadlines[DEADLINE_MACHINE].at);
+		cpu_attend(cpu, ATT_EVENT);   /* the block ends here, at the limit */
+	}
+	return st;
 }
 
 /* MONITOR and MWAIT exist where CPUID.1:ECX.MONITOR[3] says so, at CPL 0 ("#UD

@@ -2,6 +2,7 @@
 #include "machine/reboot.h"
 
 #include "machine/machine.h"
+#include "devices/i440fx.h"
 #include "emu/apic.h"
 #include "emu/event_step.h"
 
@@ -76,6 +77,12 @@ static void reset_boot_devices(struct pc_boot *b)
 	} else {
 		piix4_pm_init(&b->pm, b->pm.acpi.clock, &b->power, b->pm.acpi.sci);
 		piix4_pm_program(&b->pm);
+		/* 82441FX 3.2.18, 3.2.23: PAM back to 00h (the BIOS area reads the
+		 * ROM again: a shadowing BIOS copies itself anew), SMRAM to 02h,
+		 * D_LCK cleared. */
+		struct pci_function *host = pci_function_at(&b->pci, 0, 0, 0);
+		if (host)
+			i440fx_chipset_init(host);
 	}
 }
 

@@ -187,7 +187,14 @@ status_t smp_run(struct machine *m, const volatile sig_atomic_t *stop)
 		bool moved = c->icount > now;
 		if (moved)
 			now = c->icount;
-		if (st == ST_STOP) {
+		if (st == ST_STOP && c->turn_yielded) {
+			/* A PAUSE gave the turn up (emu/wait.c): the next CPU's. */
+			c->turn_yielded = false;
+			if (m->dexit.exited || *stop || (s->limit && now >= s->limit) || m->boot.requested.what ||
+			    (m->cfg->run_ended && m->cfg->run_ended(m->cfg->run_ended_ctx)))
+				return st;
+			idle = 0;
+		} else if (st == ST_STOP) {
 			/* The end of the turn, or a request that ends the run (debug
 			 * exit, a signal, the instruction limit, a reset or power-off,
 			 * the front end's: the CLI's livelock detector). */

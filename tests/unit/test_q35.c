@@ -166,8 +166,15 @@ START_TEST(gpe0_64bit)
 	pm_out(&r, ICH9_GPE0 + 4, 4, 0x80000000u);
 	ck_assert(!r.sci.cur);
 	ck_assert_uint_eq(pm_in(&r, ICH9_GPE0 + 4, 4), 0);
-	/* Past GPE0 (SMI_EN at 30h) reads 0; the block ends at 80h. */
-	ck_assert_uint_eq(pm_in(&r, 0x30, 4), 0);
+	/* Past GPE0: SMI_EN at 30h reads APMC_EN alone (no SMM: firmware takes
+	 * SMM as set up and raises no SMI), in any width, and keeps it; the rest
+	 * (SMI_STS at 34h) reads 0; the block ends at 80h. */
+	ck_assert_uint_eq(pm_in(&r, ICH9_SMI_EN, 4), ICH9_SMI_EN_APMC_EN);
+	ck_assert_uint_eq(pm_in(&r, ICH9_SMI_EN, 1), ICH9_SMI_EN_APMC_EN);
+	ck_assert_uint_eq(pm_in(&r, ICH9_SMI_EN + 1, 2), 0);
+	pm_out(&r, ICH9_SMI_EN, 4, 0);
+	ck_assert_uint_eq(pm_in(&r, ICH9_SMI_EN, 4), ICH9_SMI_EN_APMC_EN);
+	ck_assert_uint_eq(pm_in(&r, 0x34, 4), 0);
 	rig_done(&r);
 }
 END_TEST
