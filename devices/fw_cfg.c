@@ -109,6 +109,14 @@ bool fw_cfg_add_file(struct fw_cfg *f, const char *name, const void *data, uint3
 	return rebuild_directory(f);
 }
 
+bool fw_cfg_set_file(struct fw_cfg *f, const char *name, const void *data, uint32_t len)
+{
+	for (unsigned i = 0; i < f->n_files; i++)
+		if (!strcmp(f->file_name[i], name))
+			return set_item(&f->generic[FW_CFG_FILE_FIRST + i], data, len) && rebuild_directory(f);
+	return fw_cfg_add_file(f, name, data, len);
+}
+
 /* The selected item: none for architecture-specific keys (hvemu has none) or
  * keys past the table, which read as an empty item. */
 static const struct fw_cfg_item *selected(const struct fw_cfg *f)
@@ -117,6 +125,16 @@ static const struct fw_cfg_item *selected(const struct fw_cfg *f)
 	if ((f->selector & FW_CFG_ARCH_LOCAL) || index >= FW_CFG_GENERIC_ITEMS)
 		return NULL;
 	return &f->generic[index];
+}
+
+/* Select key, the data offset back to 0; the owner may bring the item up
+ * to date first. */
+static void select_item(struct fw_cfg *f, uint16_t key)
+{
+	if (f->on_select)
+		f->on_select(f->on_select_opaque, key);
+	f->selector = key;
+	f->offset = 0;
 }
 
 /* fw_cfg.rst: the selector register is 16 bits wide at 0x510; writing it
@@ -144,8 +162,7 @@ static void fw_cfg_write(void *opaque, uint16_t port, unsigned size, uint32_t va
 	(void)port;
 	if (size != 2)
 		return;
-	f->selector = (uint16_t)value;
-	f->offset = 0;
+	select_item(f, (uint16_t)value);
 }
 
 static const struct pio_ops fw_cfg_ops = { .read = fw_cfg_read, .write = fw_cfg_write };
@@ -174,10 +191,8 @@ void fw_cfg_dma(struct fw_cfg *f, uint64_t addr)
 	physmem_read_bytes(f->dma_mem, addr, d, sizeof(d));
 	uint32_t control = get_be32(d), length = get_be32(d + 4);
 	uint64_t target = (uint64_t)get_be32(d + 8) << 32 | get_be32(d + 12);
-	if (control & FW_CFG_DMA_SELECT) {
-		f->selector = (uint16_t)(control >> 16);
-		f->offset = 0;
-	}
+	if (control & FW_CFG_DMA_SELECT)
+		select_item(f, (uint16_t)(control >> 16));
 	uint32_t result = 0;
 	if (control & FW_CFG_DMA_WRITE) {
 		result = FW_CFG_DMA_ERROR;

@@ -88,6 +88,11 @@ struct fw_cfg {
 	struct physmem *dma_mem;   /* guest memory for the DMA interface, or NULL: none */
 	uint32_t dma_high;         /* the address register's high half, as written */
 	uint64_t dma_count;        /* transfers started */
+	/* Called with the key about to be selected (NULL: nothing to do): an
+	 * owner whose items describe state the firmware changes refreshes them
+	 * here, as QEMU rebuilds its ACPI tables when the firmware reads them. */
+	void (*on_select)(void *opaque, uint16_t key);
+	void *on_select_opaque;
 };
 
 void fw_cfg_init(struct fw_cfg *f);
@@ -102,6 +107,9 @@ bool fw_cfg_add_i64(struct fw_cfg *f, uint16_t key, uint64_t v);
  * the keys of files after it move up by one. False if the name is empty or too
  * long, already there, the directory is full or memory runs out. */
 bool fw_cfg_add_file(struct fw_cfg *f, const char *name, const void *data, uint32_t len);
+/* The file's contents, replaced (the directory shows the new size), or
+ * added when there is no such file yet. */
+bool fw_cfg_set_file(struct fw_cfg *f, const char *name, const void *data, uint32_t len);
 /* Ports 0x510-0x511. */
 bool fw_cfg_register(struct fw_cfg *f, struct iobus *io);
 /* The DMA interface at 0x514-0x51B, transferring to and from pm. */

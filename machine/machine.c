@@ -9,6 +9,7 @@
 #include "devices/linux_boot.h"
 #include "devices/loader.h"
 #include "devices/fw_cfg_linux.h"
+#include "devices/fw_cfg_multiboot.h"
 #include "devices/multiboot.h"
 #include "devices/pvh.h"
 #include "devices/q35.h"
@@ -209,6 +210,26 @@ static bool add_fixed(struct placed *fixed, unsigned *n_fixed, unsigned first, u
 	return true;
 }
 
+/* Read the --module files into mods[] (data[] holds what to free, all NULL
+ * on entry): false with the reason in err. */
+static bool read_modules(const struct machine_config *cfg, struct multiboot_module *mods, uint8_t **data,
+			 char *err, size_t errlen)
+{
+	char why[512];
+	for (unsigned i = 0; i < cfg->n_modules; i++) {
+		char *path = machine_module_file(cfg->modules[i]);
+		if (!path)
+			return fail(err, errlen, "out of memory");
+		bool read = loader_read_file(path, (size_t)cfg->ram_size, &data[i], &mods[i].size, why, sizeof(why));
+		free(path);
+		if (!read)
+			return fail(err, errlen, "--module '%s': %s", cfg->modules[i], why);
+		mods[i].data = data[i];
+		mods[i].string = cfg->modules[i];
+	}
+	return true;
+}
+
 /* Read the --module files, load the multiboot kernel (image, size) and them,
  * and add what they occupy to fixed[] (what --load images must stay clear
  * of), after checking that none of it overlaps what is there already (the
@@ -219,7 +240,6 @@ static bool load_multiboot(struct machine *m, const struct machine_config *cfg, 
 {
 	struct multiboot_module mods[MB_MAX_MODULES];
 	uint8_t *data[MB_MAX_MODULES] = { 0 };
-	unsigned n_read = 0;
 	bool ok = false;
 	char why[512];
 	if (cfg->initrd) {
@@ -227,22 +247,8 @@ static bool load_multiboot(struct machine *m, const struct machine_config *cfg, 
 		     cfg->kernel);
 		goto out;
 	}
-	for (; n_read < cfg->n_modules; n_read++) {
-		char *path = machine_module_file(cfg->modules[n_read]);
-		if (!path) {
-			fail(err, errlen, "out of memory");
-			goto out;
-		}
-		bool read = loader_read_file(path, (size_t)cfg->ram_size, &data[n_read], &mods[n_read].size,
-					     why, sizeof(why));
-		free(path);
-		if (!read) {
-			fail(err, errlen, "--module '%s': %s", cfg->modules[n_read], why);
-			goto out;
-		}
-		mods[n_read].data = data[n_read];
-		mods[n_read].string = cfg->modules[n_read];
-	}
+	if (!read_modules(cfg, mods, data, err, errlen))
+		goto out;
 	if (!multiboot_load(&m->mem, image, size, cfg->kernel, cfg->cmdline ? cfg->cmdline : "",
 			    mods, cfg->n_modules, boot, why, sizeof(why))) {
 		fail(err, errlen, "%s: %s", cfg->kernel, why);
@@ -339,32 +345,100 @@ static bool load_kernel(struct machine *m, const struct machine_config *cfg, str
 	return ok;
 }
 
-/* --firmware with --kernel (QEMU's -kernel through its option ROM): the
- * bzImage, --initrd and --cmdline as fw_cfg items with linuxboot_dma.bin
- * (devices/fw_cfg_linux.h); the firmware loads them, nothing is loaded here. */
+/* The bzImage (image, size), --initrd and --cmdline as fw_cfg items for
+ * linuxboot_dma.bin (devices/fw_cfg_linux.h). */
+static bool firmware_linux(struct machine *m, const struct machine_config *cfg, const uint8_t *image,
+			   size_t size, const uint8_t *rom, size_t rom_size, char *err, size_t errlen)
+{
+	uint8_t *initrd = NULL;
+	size_t initrd_size = 0;
+	char why[512];
+	if (cfg->n_modules)
+		return fail(err, errlen, "%s is a Linux bzImage: give its initrd with --initrd, --module is for "
+			    "Multiboot", cfg->kernel);
+	if (cfg->initrd && !loader_read_file(cfg->initrd, (size_t)cfg->ram_size, &initrd, &initrd_size, why,
+					     sizeof(why)))
+		return fail(err, errlen, "--initrd: %s", why);
+	bool ok = fw_cfg_add_linux(&m->boot.fw_cfg, cfg->ram_size, image, size, initrd, initrd_size,
+				   cfg->cmdline ? cfg->cmdline : "", rom, rom_size, why, sizeof(why)) ||
+		  fail(err, errlen, "%s: %s", cfg->kernel, why);
+	free(initrd);
+	return ok;
+}
+
+/* The Multiboot kernel (image, size), its --module files and --cmdline as
+ * fw_cfg items for multiboot_dma.bin (devices/fw_cfg_multiboot.h). */
+static bool firmware_multiboot(struct machine *m, const struct machine_config *cfg, const uint8_t *image,
+			       size_t size, const uint8_t *rom, size_t rom_size, char *err, size_t errlen)
+{
+	struct multiboot_module mods[MB_MAX_MODULES];
+	uint8_t *data[MB_MAX_MODULES] = { 0 };
+	char why[512];
+	bool ok;
+	if (cfg->initrd)
+		ok = fail(err, errlen, "%s is a Multiboot kernel: give its modules with --module, --initrd is for "
+			  "Linux", cfg->kernel);
+	else
+		ok = read_modules(cfg, mods, data, err, errlen) &&
+		     (fw_cfg_add_multiboot(&m->boot.fw_cfg, cfg->ram_size, image, size, cfg->kernel,
+					   cfg->cmdline ? cfg->cmdline : "", mods, cfg->n_modules, rom, rom_size,
+					   why, sizeof(why)) ||
+		      fail(err, errlen, "%s: %s", cfg->kernel, why));
+	for (unsigned i = 0; i < MB_MAX_MODULES; i++)
+		free(data[i]);
+	return ok;
+}
+
+/* The PVH kernel (image, size), --initrd and --cmdline for pvh.bin
+ * (devices/fw_cfg_pvh.h); the image goes to RAM in load_and_enter(). */
+static bool firmware_pvh(struct machine *m, const struct machine_config *cfg, const uint8_t *image,
+			 size_t size, const uint8_t *rom, size_t rom_size, char *err, size_t errlen)
+{
+	uint8_t *initrd = NULL;
+	size_t initrd_size = 0;
+	char why[512];
+	if (cfg->n_modules)
+		return fail(err, errlen, "%s is a PVH kernel: give its initrd with --initrd, --module is for "
+			    "Multiboot", cfg->kernel);
+	if (cfg->initrd && !loader_read_file(cfg->initrd, (size_t)cfg->ram_size, &initrd, &initrd_size, why,
+					     sizeof(why)))
+		return fail(err, errlen, "--initrd: %s", why);
+	bool ok = fw_cfg_add_pvh(&m->boot.fw_cfg, cfg->ram_size, image, size, initrd, initrd_size,
+				 cfg->cmdline ? cfg->cmdline : "", rom, rom_size, &m->firmware_image, why,
+				 sizeof(why)) ||
+		  fail(err, errlen, "%s: %s", cfg->kernel, why);
+	free(initrd);
+	return ok;
+}
+
+/* --firmware with --kernel (QEMU's -kernel through its option ROMs): the
+ * kernel goes to fw_cfg with the ROM of its format, from Debian's
+ * qemu-system-data; the firmware loads it, nothing is loaded here. */
 static bool firmware_kernel(struct machine *m, const struct machine_config *cfg, char *err, size_t errlen)
 {
-	uint8_t *image = NULL, *initrd = NULL, *rom = NULL;
-	size_t size, initrd_size = 0, rom_size;
-	char why[512];
-	bool ok = loader_read_file(cfg->kernel, (size_t)cfg->ram_size, &image, &size, err, errlen) &&
-		  (!cfg->initrd || loader_read_file(cfg->initrd, (size_t)cfg->ram_size, &initrd, &initrd_size,
-						    err, errlen)) &&
-		  loader_read_file(MACHINE_LINUXBOOT_ROM, 0x10000, &rom, &rom_size, err, errlen);
-	enum kernel_format fmt = ok ? kernel_format_of(image, size) : KERNEL_BZIMAGE;
-	if (fmt == KERNEL_MULTIBOOT || fmt == KERNEL_PVH)
-		ok = fail(err, errlen, "%s: the firmware boots a Linux bzImage; start a %s with --firmware none",
-			  cfg->kernel, kernel_format_name(fmt));
-	else if (fmt != KERNEL_BZIMAGE)
-		ok = fail(err, errlen, "%s: not a Linux bzImage (no \"HdrS\" at 0x202), the kernel the firmware boots",
-			  cfg->kernel);
-	if (ok && cfg->n_modules)
-		ok = fail(err, errlen, "--module is for Multiboot kernels, which the firmware does not boot");
-	if (ok && !fw_cfg_add_linux(&m->boot.fw_cfg, cfg->ram_size, image, size, initrd, initrd_size,
-				    cfg->cmdline ? cfg->cmdline : "", rom, rom_size, why, sizeof(why)))
-		ok = fail(err, errlen, "%s: %s", cfg->kernel, why);
+	uint8_t *image = NULL, *rom = NULL;
+	size_t size, rom_size = 0;
+	if (!loader_read_file(cfg->kernel, (size_t)cfg->ram_size, &image, &size, err, errlen))
+		return false;
+	enum kernel_format fmt = kernel_format_of(image, size);
+	static const char *const rom_of[] = {
+		[KERNEL_BZIMAGE] = MACHINE_OPTION_ROMS "linuxboot_dma.bin",
+		[KERNEL_MULTIBOOT] = MACHINE_OPTION_ROMS "multiboot_dma.bin",
+		[KERNEL_PVH] = MACHINE_OPTION_ROMS "pvh.bin",
+	};
+	bool ok;
+	if (fmt != KERNEL_BZIMAGE && fmt != KERNEL_MULTIBOOT && fmt != KERNEL_PVH)
+		ok = fail(err, errlen, "%s: not a kernel the firmware boots: no Multiboot header, no Linux boot "
+			  "protocol header (\"HdrS\" at 0x202), no PVH ELF note", cfg->kernel);
+	else
+		ok = loader_read_file(rom_of[fmt], 0x10000, &rom, &rom_size, err, errlen);
+	if (ok && fmt == KERNEL_BZIMAGE)
+		ok = firmware_linux(m, cfg, image, size, rom, rom_size, err, errlen);
+	else if (ok && fmt == KERNEL_MULTIBOOT)
+		ok = firmware_multiboot(m, cfg, image, size, rom, rom_size, err, errlen);
+	else if (ok)
+		ok = firmware_pvh(m, cfg, image, size, rom, rom_size, err, errlen);
 	free(image);
-	free(initrd);
 	free(rom);
 	return ok;
 }
@@ -401,6 +475,9 @@ static bool load_and_enter(struct machine *m, const struct machine_config *cfg, 
 		bios_data_area_write(&m->mem);
 	if (direct && !load_kernel(m, cfg, &kernel, fixed, &n_fixed, err, errlen))
 		return false;
+	if (m->firmware_image.bytes)
+		physmem_write_bytes(&m->mem, m->firmware_image.start, m->firmware_image.bytes,
+				    m->firmware_image.len);
 	if (cfg->entry64)
 		fixed[n_fixed++] = (struct placed){ .start = 0x8000, .end = BOOT_E64_END,
 						    .what = "the --entry64 stack and page tables" };
@@ -556,7 +633,7 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 		m->bios_size = size;
 	}
 	/* The firmware data: fw_cfg always, ACPI tables unless a BIOS brings its own. */
-	if (!pc_boot_firmware(&m->boot, &m->mem, &m->desc, !cfg->bios, err, errlen))
+	if (!pc_boot_firmware(&m->boot, &m->mem, &m->desc, cfg->bios != NULL, err, errlen))
 		return false;
 	if (cfg->firmware && cfg->kernel && !firmware_kernel(m, cfg, err, errlen))
 		return false;
@@ -565,6 +642,8 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 
 void machine_destroy(struct machine *m)
 {
+	free(m->firmware_image.bytes);
+	m->firmware_image.bytes = NULL;
 	pc_boot_destroy(&m->boot);
 	if (m->cpu_ready) {
 		for (unsigned i = 0; i < MACHINE_MAX_CPUS; i++) {

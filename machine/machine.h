@@ -33,14 +33,16 @@
 #include "devices/vga.h"
 #include "emu/cpu.h"
 #include "emu/trace.h"
+#include "devices/fw_cfg_pvh.h"
 #include "machine/hypervisor.h"
 #include "machine/pc_boot.h"
 #include "machine/pc_legacy.h"
 #include "machine/smp.h"
 
 #define MACHINE_MAX_LOADS 8
-/* QEMU's option ROM for -kernel, as Debian's qemu-system-data installs it. */
-#define MACHINE_LINUXBOOT_ROM "/usr/share/qemu/linuxboot_dma.bin"
+/* QEMU's option ROMs for -kernel (linuxboot_dma.bin, multiboot_dma.bin,
+ * pvh.bin), where Debian's qemu-system-data installs them. */
+#define MACHINE_OPTION_ROMS "/usr/share/qemu/"
 
 struct flat_load {
 	const char *path;
@@ -88,6 +90,9 @@ struct machine {
 	unsigned reboots;          /* guest resets the machine restarted from */
 	bool reboot_failed;        /* a restart could not load its files: the run ended */
 	char reboot_error[512];    /* why, one line */
+	/* A PVH kernel the firmware boots: written to RAM before the firmware
+	 * runs, at power-on and after each reset (devices/fw_cfg_pvh.h). */
+	struct fw_cfg_pvh_image firmware_image;
 	size_t bios_size;          /* the --bios image's size, 0: none */
 	struct physmem mem;
 	struct iobus io;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devices/acpi_table_loader.h"
 #include "devices/e820.h"
 #include "devices/piix3_isa.h"
 #include "devices/q35.h"
@@ -117,8 +118,22 @@ static bool add_e820_file(struct fw_cfg *f, uint64_t ram_size)
 	return fw_cfg_add_file(f, "etc/e820", raw, 20 * n);
 }
 
+/* fw_cfg's select hook under a BIOS: the FADT's PM blocks follow the
+ * firmware's PMBA/PMBASE (the tables' sizes stay: the block is there). */
+static void refresh_firmware_acpi(void *opaque, uint16_t key)
+{
+	struct pc_boot *b = opaque;
+	(void)key;
+	struct acpi_machine *am = &b->acpi_for_firmware;
+	const struct acpi_pm *pm = b->chipset == PC_Q35 ? &b->lpc.acpi : &b->pm.acpi;
+	if (!am->pm_base || pm->decode.base == am->pm_base || !pm->decode.base)
+		return;
+	am->pm_base = pm->decode.base;
+	(void)acpi_table_loader_add(&b->fw_cfg, am);   /* same sizes as before: fits */
+}
+
 bool pc_boot_firmware(struct pc_boot *b, struct physmem *pm, const struct pc_description *d,
-		      bool acpi, char *err, size_t errlen)
+		      bool bios, char *err, size_t errlen)
 {
 	static const uint8_t null_uuid[16];
 	struct fw_cfg *f = &b->fw_cfg;
@@ -132,8 +147,6 @@ bool pc_boot_firmware(struct pc_boot *b, struct physmem *pm, const struct pc_des
 		snprintf(err, errlen, "out of memory building the fw_cfg items");
 		return false;
 	}
-	if (!acpi)
-		return true;
 	/* The machine as the ACPI tables describe it (devices/acpi.h); both
 	 * chipsets put the PM block at 600h with the SCI on IRQ 9. */
 	bool q35 = d->chipset == PC_Q35;
@@ -150,6 +163,20 @@ bool pc_boot_firmware(struct pc_boot *b, struct physmem *pm, const struct pc_des
 		.ecam_base = q35 ? Q35_ECAM_BASE : 0,
 		.pci_root = true, .pci_mem_start = pm->ram_size < 0xfec00000u ? (uint32_t)pm->ram_size : 0,
 	};
+	/* A BIOS places the tables itself, as QEMU's firmware does
+	 * (devices/acpi_table_loader.h), after it has put the PM block where
+	 * it wants it. */
+	if (bios) {
+		b->acpi_for_firmware = am;
+		f->on_select = refresh_firmware_acpi;
+		f->on_select_opaque = b;
+		if (!acpi_table_loader_add(f, &am)) {
+			snprintf(err, errlen, "the ACPI tables for %u CPUs do not fit in 0x%x bytes", d->n_cpus,
+				 ACPI_AREA_SIZE);
+			return false;
+		}
+		return true;
+	}
 	uint8_t *tables = malloc(ACPI_AREA_SIZE);
 	if (!tables) {
 		snprintf(err, errlen, "out of memory building the ACPI tables");

@@ -80,6 +80,9 @@ struct pc_boot {
 	struct ich9_lpc lpc;       /* Q35: PCI 00:1F.0, its SCI on ISA IRQ 9 (pc_boot_add_pm) */
 	bool acpi_built;
 	struct acpi_layout acpi;
+	/* Under a BIOS: the machine the fw_cfg ACPI files describe, its PM
+	 * block where the firmware last put it. */
+	struct acpi_machine acpi_for_firmware;
 };
 
 /* Build and register the devices on io and pm, the chipset's host bridge
@@ -92,11 +95,12 @@ bool pc_boot_devices(struct pc_boot *b, enum pc_chipset chipset, struct cpu *cpu
  * on the PCI bus and io, its timer on clock, its SCI on gsi[9] (wired first). */
 bool pc_boot_add_pm(struct pc_boot *b, struct vclock *clock, struct iobus *io);
 
-/* Fill fw_cfg from the machine's description, and unless the machine runs a
- * BIOS (which brings its own), write the ACPI tables at ACPI_AREA_BASE. False
- * with a reason in err (out of memory, tables too large). */
+/* Fill fw_cfg from the machine's description, and the ACPI tables: without
+ * a BIOS written at ACPI_AREA_BASE, with one (bios) as fw_cfg files the
+ * firmware places and links (devices/acpi_table_loader.h). False with a
+ * reason in err (out of memory, tables too large). */
 bool pc_boot_firmware(struct pc_boot *b, struct physmem *pm, const struct pc_description *d,
-		      bool acpi, char *err, size_t errlen);
+		      bool bios, char *err, size_t errlen);
 
 void pc_boot_destroy(struct pc_boot *b);
 

@@ -92,9 +92,16 @@ void guest_main(void)
 	uint32_t ram_lo = read_le(4), ram_hi = read_le(4);
 	note("RAM_SIZE 0x%x%08x", ram_hi, ram_lo);
 	check("RAM_SIZE below 4 GiB", ram_hi, 0);
-	if (mb_info && (mb_info->flags & 1))
-		check_quirk("RAM_SIZE = 1 MiB + mem_upper", ram_lo, 0x100000 + mb_info->mem_upper * 1024,
-			    "SeaBIOS reserves the top 128 KiB of RAM, which mem_upper leaves out");
+	/* Multiboot 3.3: mem_upper is the memory from 1 MiB to the first hole.
+	 * Without firmware that is all of RAM above 1 MiB; a firmware keeps its
+	 * tables at the top of RAM (SeaBIOS: under 1 MiB of it), which its map,
+	 * and so the option ROM's mem_upper, leaves out. */
+	if (mb_info && (mb_info->flags & 1) && loaded_by_option_rom())
+		check_true("RAM_SIZE - 1 MiB - mem_upper: the firmware's reservation, under 1 MiB",
+			   ram_lo >= 0x100000 + mb_info->mem_upper * 1024 &&
+			   ram_lo - 0x100000 - mb_info->mem_upper * 1024 < 0x100000);
+	else if (mb_info && (mb_info->flags & 1))
+		check("RAM_SIZE = 1 MiB + mem_upper", ram_lo, 0x100000 + mb_info->mem_upper * 1024);
 
 	select(0x0019);
 	uint8_t cnt[4];

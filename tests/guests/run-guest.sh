@@ -20,7 +20,10 @@
 # GUEST_EXIT_SKIPPED (0x7f, exit status 255; lib/guest.h), or its plan is
 # "1..0", or every test line is a TAP "# SKIP". Any "not ok" line that is not
 # a TAP "# TODO" fails the test even if the status matched.
-# Optional environment: HVEMU_ARGS (extra hvemu options, split on spaces),
+# Optional environment: HVEMU_ARGS (extra hvemu options, split on spaces;
+# without --firmware the run is the direct start, --firmware none; with
+# --firmware seabios it skips unless SeaBIOS and QEMU's option ROMs are
+# installed),
 # QEMU_ARGS (extra QEMU options, split on spaces, e.g. -device pc-testdev or -smp 2),
 # GUEST_MODULES (multiboot modules "FILE ARGS", separated by '|': hvemu gets a
 # --module for each, QEMU one -initrd with them joined by ','),
@@ -59,6 +62,16 @@ fi
 case $mode in
 hvemu)
 	[ -x "$emu" ] || { echo "hvemu not built: $emu"; exit 99; }
+	case " $HVEMU_ARGS " in
+	*" --firmware seabios "*)
+		for f in /usr/share/seabios/bios-256k.bin /usr/share/qemu/multiboot_dma.bin; do
+			[ -r "$f" ] || { echo "SKIP: $f missing (Debian's seabios, qemu-system-data)"; exit 77; }
+		done ;;
+	*" --firmware "*) ;;
+	# The direct start unless the run names a firmware: hvemu's default
+	# depends on what is installed.
+	*) HVEMU_ARGS="--firmware none $HVEMU_ARGS" ;;
+	esac
 	# shellcheck disable=SC2086  # HVEMU_ARGS is a word list on purpose
 	timeout 300 "$emu" run --kernel "$elf" --serial stdio --max-insns "$HVEMU_MAX_INSNS" \
 		${GUEST_CMDLINE:+--cmdline "$GUEST_CMDLINE"} $hvemu_no_reboot $HVEMU_ARGS "$@" \

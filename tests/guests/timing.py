@@ -26,7 +26,8 @@ def run(hvemu, elf, *extra):
     """Run the guest; return (status, stdout, stderr, host seconds); the
     CPU seconds it used are in last_cpu."""
     global last_cpu
-    cmd = [hvemu, 'run', '--kernel', elf, '--serial', 'stdio', '--max-insns', MAX_INSNS, '--mem', '32M', *extra]
+    cmd = [hvemu, 'run', '--firmware', 'none', '--kernel', elf, '--serial', 'stdio', '--max-insns', MAX_INSNS, '--mem', '32M',
+           *extra]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
     r = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=120)

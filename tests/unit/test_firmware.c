@@ -184,6 +184,46 @@ static uint32_t item32(struct fw_cfg *f, uint16_t key)
  * CAN_USE_HEAP, heap_end_ptr, cmd_line_ptr and the ramdisk fields filled in;
  * the initrd page-aligned under RAM's top less the firmware's area; the ROM
  * and bootorder files. */
+static unsigned hook_calls;
+static uint16_t hook_key;
+
+static void on_select(void *opaque, uint16_t key)
+{
+	struct fw_cfg *f = opaque;
+	hook_calls++;
+	hook_key = key;
+	/* The owner refreshes the item the firmware is about to read. */
+	ck_assert(fw_cfg_set_file(f, "etc/x", "new!", 4));
+}
+
+/* The select hook runs before every selection, through the ports and DMA,
+ * and a file replaced there is what the read returns; the directory shows
+ * the new size. */
+START_TEST(select_hook_refreshes)
+{
+	struct rig r;
+	rig_up(&r);
+	ck_assert(fw_cfg_add_file(&r.f, "etc/x", "old", 3));
+	ck_assert(fw_cfg_set_file(&r.f, "etc/y", "y", 1));       /* set_file adds a new name */
+	ck_assert_uint_eq(r.f.n_files, 2);
+	r.f.on_select = on_select;
+	r.f.on_select_opaque = &r.f;
+	iobus_write(&r.io, FW_CFG_PORT_SELECTOR, 2, FW_CFG_FILE_FIRST);
+	ck_assert_uint_eq(hook_calls, 1);
+	ck_assert_uint_eq(hook_key, FW_CFG_FILE_FIRST);
+	char got[4];
+	for (unsigned i = 0; i < 4; i++)
+		got[i] = (char)iobus_read(&r.io, FW_CFG_PORT_DATA, 1);
+	ck_assert_mem_eq(got, "new!", 4);
+	ck_assert_uint_eq(dma(&r.io, &r.pm, (uint32_t)FW_CFG_FILE_DIR << 16 | FW_CFG_DMA_SELECT | FW_CFG_DMA_READ, 8,
+			      BUF), 0);
+	ck_assert_uint_eq(hook_calls, 2);
+	ck_assert_uint_eq(hook_key, FW_CFG_FILE_DIR);
+	ck_assert_uint_eq(be32_at(&r.pm, BUF + 4), 4);            /* etc/x's size, after the refresh */
+	rig_down(&r);
+}
+END_TEST
+
 START_TEST(linux_items)
 {
 	struct fw_cfg f;
@@ -368,6 +408,7 @@ static Suite *firmware_suite(void)
 	tcase_add_test(dmat, dma_signature);
 	tcase_add_test(dmat, dma_transfers);
 	tcase_add_test(dmat, dma_file_directory);
+	tcase_add_test(dmat, select_hook_refreshes);
 	suite_add_tcase(s, dmat);
 	TCase *lx = tcase_create("fw_cfg_linux");
 	tcase_add_test(lx, linux_items);

@@ -10,6 +10,8 @@
 
 #include "devices/bus.h"
 #include "devices/e820.h"
+#include "devices/fw_cfg_linux.h"
+#include "devices/fw_cfg_pvh.h"
 #include "devices/kernel_image.h"
 #include "devices/linux_boot.h"
 #include "devices/multiboot.h"
@@ -273,6 +275,54 @@ static void expect_pvh_error(const struct image *im, const char *needle)
 	ck_assert_ptr_null(strchr(err, '\n'));
 }
 
+static uint32_t item32(const struct fw_cfg *f, uint16_t key)
+{
+	ck_assert_uint_eq(f->generic[key].len, 4);
+	uint32_t v;
+	memcpy(&v, f->generic[key].data, 4);
+	return v;
+}
+
+/* Through the firmware (QEMU's x86_load_linux() PVH items, pvh.bin): the
+ * image to place before the firmware runs, its entry, the command line and
+ * the initrd page-aligned under the firmware's top 1 MiB. */
+START_TEST(pvh_firmware_items)
+{
+	static struct image im;
+	static uint8_t initrd[0x1800];
+	memset(initrd, 0x5a, sizeof(initrd));
+	build_pvh(&im, XEN_ELFNOTE_PHYS32_ENTRY, 0x200040);
+	struct fw_cfg f;
+	fw_cfg_init(&f);
+	struct fw_cfg_pvh_image fi;
+	ck_assert_msg(fw_cfg_add_pvh(&f, RAM, im.b, im.size, initrd, sizeof(initrd), "console=ttyS0",
+				     (const uint8_t *)"ROM", 3, &fi, err, sizeof(err)), "%s", err);
+	ck_assert_uint_eq(fi.start, 0x200000);
+	ck_assert_uint_eq(fi.len, 0x102000);
+	ck_assert_uint_eq(fi.bytes[0], 0x90);
+	ck_assert_uint_eq(fi.bytes[0x100000], 0x11);
+	ck_assert_uint_eq(fi.bytes[0x101fff], 0);      /* bss */
+	ck_assert_uint_eq(item32(&f, FW_CFG_KERNEL_ENTRY), 0x200040);
+	ck_assert_uint_eq(item32(&f, FW_CFG_KERNEL_ADDR), 0x200000);
+	ck_assert_uint_eq(item32(&f, FW_CFG_KERNEL_SIZE), 0x102000);
+	ck_assert_uint_eq(item32(&f, FW_CFG_CMDLINE_SIZE), sizeof("console=ttyS0"));
+	ck_assert_str_eq((const char *)f.generic[FW_CFG_CMDLINE_DATA].data, "console=ttyS0");
+	ck_assert_uint_eq(item32(&f, FW_CFG_INITRD_ADDR), (RAM - FW_CFG_LINUX_FIRMWARE_TOP - sizeof(initrd)) & ~0xfffu);
+	ck_assert_uint_eq(item32(&f, FW_CFG_INITRD_SIZE), sizeof(initrd));
+	ck_assert_mem_eq(f.generic[FW_CFG_INITRD_DATA].data, initrd, sizeof(initrd));
+	ck_assert_str_eq(f.file_name[1], FW_CFG_PVH_ROM_NAME);
+	free(fi.bytes);
+	fw_cfg_destroy(&f);
+	/* The direct loader's checks hold: no note, no start. */
+	fw_cfg_init(&f);
+	build_pvh(&im, 5, 0x200040);
+	ck_assert(!fw_cfg_add_pvh(&f, RAM, im.b, im.size, NULL, 0, "", (const uint8_t *)"R", 1, &fi, err,
+				  sizeof(err)));
+	ck_assert_ptr_null(fi.bytes);
+	fw_cfg_destroy(&f);
+}
+END_TEST
+
 START_TEST(pvh_errors)
 {
 	static struct image im;
@@ -322,6 +372,7 @@ int main(void)
 	tcase_add_test(t, bzimage_errors);
 	tcase_add_test(t, pvh_start_info);
 	tcase_add_test(t, pvh_errors);
+	tcase_add_test(t, pvh_firmware_items);
 	tcase_add_test(t, format_by_content);
 	suite_add_tcase(s, t);
 	return run_suite(s);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "devices/bus.h"
+#include "devices/fw_cfg_multiboot.h"
 #include "devices/loader.h"
 #include "devices/multiboot.h"
 #include "suite_runner.h"
@@ -18,6 +19,7 @@
 struct image { uint8_t b[IMG_MAX]; size_t size; };
 
 static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static uint32_t get32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
 static uint32_t rd32(struct physmem *pm, uint64_t pa) { return (uint32_t)physmem_read(pm, pa, 4); }
 static uint64_t rd64(struct physmem *pm, uint64_t pa) { return physmem_read(pm, pa, 8); }
 
@@ -233,6 +235,73 @@ START_TEST(modules_load)
 	ck_assert_uint_eq(boot.range[1].start, 0x102000);
 	ck_assert_uint_eq(boot.range[2].index, 1);
 	ck_assert_int_eq(boot.range[4].kind, MB_RANGE_INFO);
+}
+END_TEST
+
+static uint32_t item32(const struct fw_cfg *f, uint16_t key)
+{
+	ck_assert_uint_eq(f->generic[key].len, 4);
+	return get32(f->generic[key].data);
+}
+
+/* Through the firmware (QEMU's multiboot.c and multiboot.S contract): the
+ * kernel's loaded span with its modules and strings as one blob at its load
+ * address, the information structure as the "initrd" at 9500H naming the
+ * map at 9000H that the ROM fills; mods and strings where the direct start
+ * puts them. */
+START_TEST(firmware_items)
+{
+	static struct image im;
+	struct seg s[2] = { { .paddr = 0x100000, .vaddr = 0x100000, .filesz = 0x10, .memsz = 0x800, .fill = 1 },
+			    { .paddr = 0x102000, .vaddr = 0x102000, .filesz = 0x20, .memsz = 0x20, .fill = 2 } };
+	build_elf(&im, false, 0x100004, s, 2);
+	static uint8_t a[0x1801];
+	memset(a, 0xa5, sizeof(a));
+	struct multiboot_module mods[1] = { { .string = "a.bin x=1", .data = a, .size = sizeof(a) } };
+	struct fw_cfg f;
+	fw_cfg_init(&f);
+	ck_assert_msg(fw_cfg_add_multiboot(&f, RAM, im.b, im.size, "k.elf", "quiet", mods, 1,
+					   (const uint8_t *)"ROM", 3, err, sizeof(err)), "%s", err);
+	ck_assert_uint_eq(item32(&f, FW_CFG_KERNEL_ENTRY), 0x100004);
+	ck_assert_uint_eq(item32(&f, FW_CFG_KERNEL_ADDR), 0x100000);
+	uint32_t len = item32(&f, FW_CFG_KERNEL_SIZE);
+	const uint8_t *blob = f.generic[FW_CFG_KERNEL_DATA].data;
+	ck_assert_uint_eq(f.generic[FW_CFG_KERNEL_DATA].len, len);
+	ck_assert_uint_eq(blob[0], 1);                 /* segment 0, then its bss */
+	ck_assert_uint_eq(blob[0x7ff], 0);
+	ck_assert_uint_eq(blob[0x2000], 2);            /* segment 1 */
+	ck_assert_uint_eq(item32(&f, FW_CFG_INITRD_ADDR), FW_CFG_MULTIBOOT_INFO_ADDR);
+	ck_assert_uint_eq(item32(&f, FW_CFG_INITRD_SIZE), MBI_SIZE);
+	const uint8_t *mbi = f.generic[FW_CFG_INITRD_DATA].data;
+	ck_assert_uint_eq(get32(mbi + MBI_MMAP_ADDR), FW_CFG_MULTIBOOT_MMAP_ADDR);
+	ck_assert_uint_eq(get32(mbi + MBI_MMAP_LENGTH), 0);   /* the ROM's */
+	ck_assert_uint_eq(get32(mbi + MBI_MEM_LOWER), 0);
+	ck_assert_uint_eq(get32(mbi + MBI_MODS_COUNT), 1);
+	uint32_t list = get32(mbi + MBI_MODS_ADDR) - 0x100000;
+	uint32_t mod0 = get32(blob + list + MB_MOD_START) - 0x100000;
+	ck_assert_uint_eq(get32(blob + list + MB_MOD_END) - 0x100000 - mod0, sizeof(a));
+	ck_assert_mem_eq(blob + mod0, a, sizeof(a));
+	ck_assert_uint_eq(mod0 + sizeof(a), len);      /* the blob ends with the last module */
+	ck_assert_str_eq((const char *)blob + get32(blob + list + MB_MOD_STRING) - 0x100000, "a.bin x=1");
+	ck_assert_str_eq((const char *)blob + get32(mbi + MBI_CMDLINE) - 0x100000, "k.elf quiet");
+	ck_assert_uint_eq(f.n_files, 2);
+	ck_assert_str_eq(f.file_name[1], FW_CFG_MULTIBOOT_ROM_NAME);
+	ck_assert_mem_eq(f.generic[FW_CFG_FILE_FIRST].data, "/rom@genroms/multiboot_dma.bin\n", 31);
+	fw_cfg_destroy(&f);
+
+	/* A kernel over the firmware's memory below 1 MiB is refused; one over
+	 * the ROM's own area at 9000H is not (its bytes win, as under QEMU). */
+	fw_cfg_init(&f);
+	s[0].paddr = s[0].vaddr = 0xe0000;
+	build_elf(&im, false, 0xe0000, s, 1);
+	ck_assert(!fw_cfg_add_multiboot(&f, RAM, im.b, im.size, "k", "", NULL, 0, (const uint8_t *)"R", 1, err,
+					sizeof(err)));
+	ck_assert_ptr_nonnull(strstr(err, "A0000H-FFFFFH"));
+	s[0].paddr = s[0].vaddr = 0x8000;
+	build_elf(&im, false, 0x8000, s, 1);
+	ck_assert_msg(fw_cfg_add_multiboot(&f, RAM, im.b, im.size, "k", "", NULL, 0, (const uint8_t *)"R", 1, err,
+					   sizeof(err)), "%s", err);
+	fw_cfg_destroy(&f);
 }
 END_TEST
 
@@ -523,6 +592,7 @@ static Suite *multiboot_suite(void)
 	tcase_add_test(ok, modules_load);
 	tcase_add_test(ok, low_kernel_load);
 	tcase_add_test(ok, flat_and_bios);
+	tcase_add_test(ok, firmware_items);
 	suite_add_tcase(s, ok);
 	TCase *bad = tcase_create("malformed");
 	tcase_add_checked_fixture(bad, setup, teardown);

@@ -99,6 +99,13 @@ void skip(const char *name, const char *why_fmt, ...) __attribute__((format(prin
 void skip_all(const char *why_fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void note(const char *fmt, ...);
 int quirk_active(const char *q);
+/* 1 when word is a whole word of the multiboot command line. */
+int cmdline_has(const char *word);
+/* 1 when a firmware and QEMU's multiboot option ROM loaded the guest (QEMU's
+ * -kernel, hvemu's --firmware: the runner adds firmware=seabios), whose
+ * layout differs from hvemu's direct start (the information structure at
+ * 9500H, mem_upper from the firmware's E820 map). */
+int loaded_by_option_rom(void);
 void tap_finish(void) __attribute__((noreturn));
 void debug_exit(uint32_t code) __attribute__((noreturn));
 

@@ -189,16 +189,3 @@ const char *pg_name(char *buf, unsigned size, const char *fmt, ...)
 	*p = 0;
 	return buf;
 }
-
-int cmdline_has(const char *word)
-{
-	uint32_t n = 0;
-	while (word[n])
-		n++;
-	for (const char *p = mb_cmdline; *p; p++) {
-		if ((p == mb_cmdline || p[-1] == ' ') && gstrncmp(p, word, n) == 0 &&
-		    (p[n] == 0 || p[n] == ' '))
-			return 1;
-	}
-	return 0;
-}

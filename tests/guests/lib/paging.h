@@ -119,7 +119,4 @@ void pg_fetch(void *arg);    /* CALL lin; the page must hold a RET there */
 /* Small string builder for check names: %s %u %x only. */
 const char *pg_name(char *buf, unsigned size, const char *fmt, ...);
 
-/* 1 if word appears in the multiboot command line (e.g. "tlb=flush"). */
-int cmdline_has(const char *word);
-
 #endif

@@ -66,6 +66,24 @@ int quirk_active(const char *q)
 	return 0;
 }
 
+int cmdline_has(const char *word)
+{
+	uint32_t n = 0;
+	while (word[n])
+		n++;
+	for (const char *p = mb_cmdline; *p; p++) {
+		if ((p == mb_cmdline || p[-1] == ' ') && gstrncmp(p, word, n) == 0 &&
+		    (p[n] == 0 || p[n] == ' '))
+			return 1;
+	}
+	return 0;
+}
+
+int loaded_by_option_rom(void)
+{
+	return quirk_active("qemu-tcg") || cmdline_has("firmware=seabios");
+}
+
 void check_quirk(const char *name, uint32_t got, uint32_t expected, const char *why)
 {
 	if (!quirk_active("qemu-tcg")) {
