@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "cli/repro.h"
 #include "cli/run.h"
@@ -78,8 +79,11 @@ static const char usage_options_more_text[] =
 	"  --bios FILE          BIOS image (multiple of 64 KiB) ending at 4 GiB\n"
 	"  --firmware seabios|none|FILE\n"
 	"                       start from firmware: SeaBIOS (" SEABIOS_IMAGE "),\n"
-	"                       none (default: the direct start), or a BIOS image;\n"
-	"                       with --kernel it boots the kernel through fw_cfg\n"
+	"                       none (the direct start), or a BIOS image; a --kernel\n"
+	"                       goes through fw_cfg and QEMU's option ROM for its\n"
+	"                       format. Default: seabios for a --kernel when SeaBIOS\n"
+	"                       and the option ROMs are installed (QEMU's -kernel),\n"
+	"                       none otherwise or with --load\n"
 	"  --display none|text|sdl\n"
 	"                       none (default): nothing shown; text: the VGA text\n"
 	"                       screen on stderr at exit and on SIGUSR1; sdl: a window\n"
@@ -540,7 +544,8 @@ static int parse_rtc_base(struct run_config *cfg, const struct run_option *o, ch
 
 /* --firmware seabios|none|FILE: SeaBIOS as Debian's seabios package installs
  * it (the 256 KiB image QEMU's pc machine uses), no firmware (the direct
- * start, the default), or a BIOS image as --bios takes it. */
+ * start), or a BIOS image as --bios takes it. Without the option see
+ * default_firmware(). */
 static int parse_firmware(struct run_config *cfg, const struct run_option *o, char *val)
 {
 	if (!strcmp(val, "none")) {
@@ -648,7 +653,9 @@ static const struct { enum opt a, b; const char *why; } conflicts[] = {
 static int check_combinations(const unsigned seen[OPT_COUNT], const struct run_config *cfg)
 {
 	for (size_t i = 0; i < sizeof(conflicts) / sizeof(conflicts[0]); i++)
-		if (seen[conflicts[i].a] && seen[conflicts[i].b])
+		if (seen[conflicts[i].a] && seen[conflicts[i].b] &&
+		    /* --firmware none starts no firmware: --entry is fine then */
+		    (conflicts[i].a != OPT_FIRMWARE || conflicts[i].b == OPT_BIOS || cfg->machine.firmware))
 			return usage_error("%s and %s exclude each other: %s", options[conflicts[i].a].name,
 					   options[conflicts[i].b].name, conflicts[i].why);
 	if (!seen[OPT_KERNEL] && !seen[OPT_BIOS] && !cfg->machine.firmware && !seen[OPT_ENTRY] && !seen[OPT_ENTRY64])
@@ -667,6 +674,26 @@ static int check_combinations(const unsigned seen[OPT_COUNT], const struct run_c
 	if (seen[OPT_QUANTUM] && !seen[OPT_SMP])
 		return usage_error("--quantum sets how long each of the --smp CPUs runs per turn; there is no --smp");
 	return 0;
+}
+
+/* A --kernel without --firmware boots as QEMU's -kernel does, through
+ * SeaBIOS and QEMU's option ROMs, when Debian's seabios and qemu-system-data
+ * are installed (each format's ROM: machine/machine.h); otherwise, and with
+ * --load images (which the firmware's start would not leave alone), hvemu
+ * loads it itself (the direct start, --firmware none). */
+static void default_firmware(const unsigned seen[OPT_COUNT], struct run_config *cfg)
+{
+	static const char *const needed[] = {
+		SEABIOS_IMAGE, MACHINE_OPTION_ROMS "linuxboot_dma.bin", MACHINE_OPTION_ROMS "multiboot_dma.bin",
+		MACHINE_OPTION_ROMS "pvh.bin",
+	};
+	if (!seen[OPT_KERNEL] || seen[OPT_FIRMWARE] || seen[OPT_LOAD])
+		return;
+	for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++)
+		if (access(needed[i], R_OK) != 0)
+			return;
+	cfg->machine.bios = SEABIOS_IMAGE;
+	cfg->machine.firmware = true;
 }
 
 /* The usage text, --help's answer. */
@@ -749,6 +776,7 @@ static int cmd_run(int argc, char **argv)
 	rc = check_combinations(seen, &cfg);
 	if (rc)
 		return rc;
+	default_firmware(seen, &cfg);
 	if (cfg.machine.quirks && cfg.machine.model->hv_ext != HV_EXT_SVM)
 		return usage_error("--quirk %s changes the SVM model; CPU model '%s' has no SVM (try --cpu epyc-lite)",
 				   first[OPT_QUIRK], cfg.machine.model->name);

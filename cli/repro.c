@@ -180,12 +180,16 @@ static int repro_run(const struct repro_entry *e, int argc, char **argv, repro_r
 	char path[32];
 	snprintf(path, sizeof(path), "/dev/fd/%d", fileno(f));
 
-	char **args = calloc((size_t)argc + REPRO_MAX_OPTIONS + 3, sizeof(*args));
+	char **args = calloc((size_t)argc + REPRO_MAX_OPTIONS + 5, sizeof(*args));
 	if (!args) {
 		fclose(f);
 		return repro_error("out of memory");
 	}
 	int n = 0;
+	/* hvemu's own loader: the entry's guest and its figures do not depend
+	 * on whether SeaBIOS is installed (the default firmware otherwise). */
+	args[n++] = (char *)"--firmware";
+	args[n++] = (char *)"none";
 	args[n++] = (char *)"--kernel";
 	args[n++] = path;
 	for (const char *const *o = e->options; o[0] && o[1]; o += 2) {

@@ -922,9 +922,20 @@ def check_json_lines(err):
     return None
 
 
+def direct_start(args):
+    """The case's arguments with --firmware none after `run` when it starts a
+    --kernel and names no firmware: the cases test hvemu's own loader, and the
+    default goes through SeaBIOS when it is installed (the firmware-default
+    cases say which they want)."""
+    if args[:1] == ['run'] and '--kernel' in args and not {'--firmware', '--bios'} & set(args) and \
+            not any(a.startswith(('--firmware=', '--bios=')) for a in args):
+        return ['run', '--firmware', 'none'] + args[1:]
+    return args
+
+
 def run_case(hvemu, c, tmp):
     """Run one case; return (status, stdout, stderr text)."""
-    cmd = [hvemu] + c['args']
+    cmd = [hvemu] + direct_start(c['args'])
     env = dict(os.environ)
     for k, v in (c['env'] or {}).items():
         if v is None:

@@ -198,7 +198,7 @@ def window_keys(hvemu, kbd_elf, env, tmp):
         return SKIP
     log = os.path.join(tmp, 'kbd.log')
     with open(log, 'wb') as out:
-        guest = subprocess.Popen([hvemu, 'run', '--kernel', kbd_elf, '--cmdline', 'keys=window',
+        guest = subprocess.Popen([hvemu, 'run', '--firmware', 'none', '--kernel', kbd_elf, '--cmdline', 'keys=window',
                                   '--display', 'sdl', '--serial', 'stdio', '--max-insns', '60000000000'],
                                  stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env)
         found = subprocess.run([xdotool, 'search', '--sync', '--name', '^hvemu$'], env=env,
@@ -229,7 +229,7 @@ def main():
     font = read_font(font_c)
     with tempfile.TemporaryDirectory(prefix='hvemu-shot-') as tmp:
         shot = os.path.join(tmp, 'screen.png')
-        base = [hvemu, 'run', '--kernel', elf, '--serial', 'stdio', '--max-insns', '400000000']
+        base = [hvemu, 'run', '--firmware', 'none', '--kernel', elf, '--serial', 'stdio', '--max-insns', '400000000']
         env, xvfb = dict(os.environ), None
         if mode != 'none':
             started = start_xvfb()

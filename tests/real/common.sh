@@ -75,10 +75,11 @@ fetch_linux() {
 }
 
 boot() {
-	local name=$1 marker=$2 start end status insns
+	local name=$1 marker=$2 start end status insns direct=(--firmware none)
 	shift 2
+	case " $* " in *" --firmware "*) direct=() ;; esac
 	start=$(date +%s.%N)
-	timeout 300 "$HVEMU" run --stats "$@" >"$name.out" 2>"$name.err"
+	timeout 300 "$HVEMU" run --stats "${direct[@]}" "$@" >"$name.out" 2>"$name.err"
 	status=$?
 	end=$(date +%s.%N)
 	insns=$(sed -n 's/.* in \([0-9]*\) virtual instructions.*/\1/p' "$name.err" | tail -1)

@@ -1,6 +1,7 @@
 #!/bin/bash
-# Debian's Linux under hvemu, booted by hvemu's own loader (issue 17, scenario
-# 1): the PVH vmlinux and the bzImage to a busybox /init that prints
+# Debian's Linux under hvemu, booted by hvemu's own loader (--firmware none)
+# and through SeaBIOS (issue 17, scenario 1): the PVH vmlinux and the bzImage
+# to a busybox /init that prints
 # HVEMU-LINUX-SHELL and writes 1 to isa-debug-exit (exit status 3), then the
 # same files under QEMU for the figures beside them.
 #
@@ -33,11 +34,15 @@ run pvh-smp2 vmlinux 2
 run pvh-smp2-again vmlinux 2
 run pvh-epyc vmlinux 1 --cpu epyc-lite
 run pvh-q35 vmlinux 1 --machine q35
-# The bzImage as qemu -kernel boots it: SeaBIOS and QEMU's linuxboot_dma.bin
-# through fw_cfg (--firmware seabios), when Debian's seabios and
-# qemu-system-data are installed.
-if [ -f /usr/share/seabios/bios-256k.bin ] && [ -f /usr/share/qemu/linuxboot_dma.bin ]; then
+# Both as qemu -kernel boots them: SeaBIOS, then QEMU's linuxboot_dma.bin or
+# pvh.bin through fw_cfg (--firmware seabios, what a --kernel gets by default
+# when they are installed), with hvemu's ACPI tables through the table
+# loader; on q35 too, and with two CPUs that SeaBIOS counts first.
+if [ -f /usr/share/seabios/bios-256k.bin ] && [ -f /usr/share/qemu/linuxboot_dma.bin ] &&
+	[ -f /usr/share/qemu/pvh.bin ]; then
 	run bzimage-seabios vmlinuz 1 --firmware seabios
+	run pvh-seabios vmlinux 1 --firmware seabios
+	run pvh-seabios-q35-smp2 vmlinux 2 --firmware seabios --machine q35
 fi
 # Two runs of the same files: the same serial output and instruction count,
 # with one CPU and with two (the round-robin schedule is virtual time too).
