@@ -5,7 +5,7 @@
 #define ITERATIONS 20000000
 
 main64:
-	movl $ITERATIONS, %ecx
+	movl $ITERATIONS * SCALE, %ecx
 	xorq %rax, %rax
 	movq $1, %r8
 	movq $3, %r9

@@ -5,7 +5,7 @@
 
 	.globl _start
 _start:
-	movl $ITERATIONS, %ecx
+	movl $ITERATIONS * SCALE, %ecx
 	xorl %eax, %eax
 	movl $1, %ebx
 	movl $3, %edx

@@ -7,7 +7,7 @@
 #define PASSES 128
 
 main64:
-	movl $PASSES, %ebp
+	movl $PASSES * SCALE, %ebp
 2:	movl $BUFFER, %esi
 	movl $QWORDS, %ecx
 1:	movq (%rsi), %rax

@@ -7,7 +7,7 @@
 
 	.globl _start
 _start:
-	movl $PASSES, %ebp
+	movl $PASSES * SCALE, %ebp
 2:	movl $BUFFER, %esi
 	movl $DWORDS, %ecx
 1:	movl (%esi), %eax

@@ -37,7 +37,7 @@ _start:
 	movl %eax, %cr0
 
 	xorl %edi, %edi                 /* touches */
-	movl $PASSES, %ebp
+	movl $PASSES * SCALE, %ebp
 3:	movl $0x800000, %esi            /* touch 8 MiB .. 64 MiB */
 	movl $(PAGES - 2048) / 32, %edx
 4:	movl $32, %ecx

@@ -34,7 +34,7 @@ main64:
 	movq %rax, %cr3
 
 	xorl %edi, %edi                 /* touches */
-	movl $PASSES, %ebp
+	movl $PASSES * SCALE, %ebp
 3:	movl $FIRST, %esi
 	movl $PAGES / 32, %edx
 4:	movl $32, %ecx

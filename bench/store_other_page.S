@@ -8,7 +8,7 @@
 
 	.globl _start
 _start:
-	movl $ITERATIONS, %ecx
+	movl $ITERATIONS * SCALE, %ecx
 1:	incl COUNTER
 	decl %ecx
 	jnz 1b

@@ -9,7 +9,7 @@
 
 	.globl _start
 _start:
-	movl $ITERATIONS, %ecx
+	movl $ITERATIONS * SCALE, %ecx
 1:	incl counter
 	decl %ecx
 	jnz 1b

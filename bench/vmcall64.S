@@ -130,7 +130,7 @@ main64:
 	movq $-1, %rbx
 	vmwr 0x2800, %rbx                        /* VMCS link pointer: none */
 
-	movl $ITERATIONS, %r12d
+	movl $ITERATIONS * SCALE, %r12d
 	xorl %edi, %edi
 	vmlaunch
 	jmp 3f                                   /* VMfail: not counted */

@@ -55,7 +55,7 @@ main64:
 	movabsq $0x0007040600070406, %rax       /* G_PAT (power-on PAT) */
 	movq %rax, 0x668(%rbx)
 
-	movl $ITERATIONS, %r12d
+	movl $ITERATIONS * SCALE, %r12d
 	xorl %edi, %edi
 	movq %rbx, %rax
 1:	vmrun %rax

@@ -38,6 +38,24 @@ status_t op_mov_GE(struct cpu *cpu, const struct insn *in)
 	return ST_OK;
 }
 
+/* MOV with a 32- or 64-bit memory operand (decode-time fast forms,
+ * emu/fast_forms.h): the same as op_mov_GE/op_mov_EG with the size constant. */
+#define MOV_MEM_FORMS(bits, size)                                                        \
+	status_t op_mov_GE_m##bits(struct cpu *cpu, const struct insn *in)              \
+	{                                                                                \
+		uint64_t v;                                                              \
+		status_t st = mem_read(cpu, in->seg, insn_ea(cpu, in), size, &v);        \
+		if (st == ST_OK)                                                         \
+			cpu->regs[in->reg] = v;   /* a 32-bit load zero-extends */       \
+		return st;                                                               \
+	}                                                                                \
+	status_t op_mov_EG_m##bits(struct cpu *cpu, const struct insn *in)              \
+	{                                                                                \
+		return mem_write(cpu, in->seg, insn_ea(cpu, in), size, cpu->regs[in->reg]); \
+	}
+MOV_MEM_FORMS(32, 4)
+MOV_MEM_FORMS(64, 8)
+
 /* MOV between 32- or 64-bit registers (decode-time fast forms, emu/fast_forms.h);
  * a 32-bit write clears bits 63:32 (SDM Vol.1 3.4.1.1). */
 status_t op_mov_EG_r32(struct cpu *cpu, const struct insn *in)

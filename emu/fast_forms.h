@@ -2,7 +2,8 @@
  * with 32- or 64-bit register operands the decoder picks a handler in which
  * the width and register-versus-memory are constants (CONVENTIONS, lesson 4).
  * The generic handler of the row stays correct for every form; these variants
- * only drop its tests. The table of variants is emu/fast_forms.c. */
+ * only drop its tests. The table of variants is emu/fast_forms.c. MOV also
+ * has memory forms of those widths, the commonest memory accesses. */
 #ifndef HVEMU_EMU_FAST_FORMS_H
 #define HVEMU_EMU_FAST_FORMS_H
 
@@ -26,5 +27,11 @@ FAST_FORMS_OF(test_EG)
 FAST_FORMS_OF(inc) FAST_FORMS_OF(dec)
 FAST_FORMS_OF(mov_EG) FAST_FORMS_OF(mov_GE)
 #undef FAST_FORMS_OF
+/* MOV with a 32- or 64-bit memory operand: the access's size is a constant,
+ * so its TLB-hit path is inline (emu/operand.h mem_read/mem_write). */
+status_t op_mov_GE_m32(struct cpu *cpu, const struct insn *in);
+status_t op_mov_GE_m64(struct cpu *cpu, const struct insn *in);
+status_t op_mov_EG_m32(struct cpu *cpu, const struct insn *in);
+status_t op_mov_EG_m64(struct cpu *cpu, const struct insn *in);
 
 #endif
