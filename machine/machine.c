@@ -345,23 +345,31 @@ static bool load_kernel(struct machine *m, const struct machine_config *cfg, str
 	return ok;
 }
 
-/* The bzImage (image, size), --initrd and --cmdline as fw_cfg items for
- * linuxboot_dma.bin (devices/fw_cfg_linux.h). */
-static bool firmware_linux(struct machine *m, const struct machine_config *cfg, const uint8_t *image,
-			   size_t size, const uint8_t *rom, size_t rom_size, char *err, size_t errlen)
+/* A Linux kernel (image, size) of format fmt, its --initrd and --cmdline as
+ * fw_cfg items: a bzImage for linuxboot_dma.bin (devices/fw_cfg_linux.h), a
+ * PVH vmlinux for pvh.bin (devices/fw_cfg_pvh.h; its image goes to RAM in
+ * load_and_enter()). */
+static bool firmware_linux(struct machine *m, const struct machine_config *cfg, enum kernel_format fmt,
+			   const uint8_t *image, size_t size, const uint8_t *rom, size_t rom_size, char *err,
+			   size_t errlen)
 {
 	uint8_t *initrd = NULL;
 	size_t initrd_size = 0;
 	char why[512];
 	if (cfg->n_modules)
-		return fail(err, errlen, "%s is a Linux bzImage: give its initrd with --initrd, --module is for "
-			    "Multiboot", cfg->kernel);
+		return fail(err, errlen, "%s is a Linux %s: give its initrd with --initrd, --module is for Multiboot",
+			    cfg->kernel, kernel_format_name(fmt));
 	if (cfg->initrd && !loader_read_file(cfg->initrd, (size_t)cfg->ram_size, &initrd, &initrd_size, why,
 					     sizeof(why)))
 		return fail(err, errlen, "--initrd: %s", why);
-	bool ok = fw_cfg_add_linux(&m->boot.fw_cfg, cfg->ram_size, image, size, initrd, initrd_size,
-				   cfg->cmdline ? cfg->cmdline : "", rom, rom_size, why, sizeof(why)) ||
-		  fail(err, errlen, "%s: %s", cfg->kernel, why);
+	const char *cmdline = cfg->cmdline ? cfg->cmdline : "";
+	bool ok = fmt == KERNEL_BZIMAGE
+			  ? fw_cfg_add_linux(&m->boot.fw_cfg, cfg->ram_size, image, size, initrd, initrd_size, cmdline,
+					     rom, rom_size, why, sizeof(why))
+			  : fw_cfg_add_pvh(&m->boot.fw_cfg, cfg->ram_size, image, size, initrd, initrd_size, cmdline,
+					   rom, rom_size, &m->firmware_image, why, sizeof(why));
+	if (!ok)
+		fail(err, errlen, "%s: %s", cfg->kernel, why);
 	free(initrd);
 	return ok;
 }
@@ -389,28 +397,6 @@ static bool firmware_multiboot(struct machine *m, const struct machine_config *c
 	return ok;
 }
 
-/* The PVH kernel (image, size), --initrd and --cmdline for pvh.bin
- * (devices/fw_cfg_pvh.h); the image goes to RAM in load_and_enter(). */
-static bool firmware_pvh(struct machine *m, const struct machine_config *cfg, const uint8_t *image,
-			 size_t size, const uint8_t *rom, size_t rom_size, char *err, size_t errlen)
-{
-	uint8_t *initrd = NULL;
-	size_t initrd_size = 0;
-	char why[512];
-	if (cfg->n_modules)
-		return fail(err, errlen, "%s is a PVH kernel: give its initrd with --initrd, --module is for "
-			    "Multiboot", cfg->kernel);
-	if (cfg->initrd && !loader_read_file(cfg->initrd, (size_t)cfg->ram_size, &initrd, &initrd_size, why,
-					     sizeof(why)))
-		return fail(err, errlen, "--initrd: %s", why);
-	bool ok = fw_cfg_add_pvh(&m->boot.fw_cfg, cfg->ram_size, image, size, initrd, initrd_size,
-				 cfg->cmdline ? cfg->cmdline : "", rom, rom_size, &m->firmware_image, why,
-				 sizeof(why)) ||
-		  fail(err, errlen, "%s: %s", cfg->kernel, why);
-	free(initrd);
-	return ok;
-}
-
 /* --firmware with --kernel (QEMU's -kernel through its option ROMs): the
  * kernel goes to fw_cfg with the ROM of its format, from Debian's
  * qemu-system-data; the firmware loads it, nothing is loaded here. */
@@ -432,12 +418,10 @@ static bool firmware_kernel(struct machine *m, const struct machine_config *cfg,
 			  "protocol header (\"HdrS\" at 0x202), no PVH ELF note", cfg->kernel);
 	else
 		ok = loader_read_file(rom_of[fmt], 0x10000, &rom, &rom_size, err, errlen);
-	if (ok && fmt == KERNEL_BZIMAGE)
-		ok = firmware_linux(m, cfg, image, size, rom, rom_size, err, errlen);
-	else if (ok && fmt == KERNEL_MULTIBOOT)
+	if (ok && fmt == KERNEL_MULTIBOOT)
 		ok = firmware_multiboot(m, cfg, image, size, rom, rom_size, err, errlen);
 	else if (ok)
-		ok = firmware_pvh(m, cfg, image, size, rom, rom_size, err, errlen);
+		ok = firmware_linux(m, cfg, fmt, image, size, rom, rom_size, err, errlen);
 	free(image);
 	free(rom);
 	return ok;

@@ -13,33 +13,10 @@
  * QEMU TCG models none of these registers and reads unknown MSRs as 0: its
  * differences are marked as known deviations. */
 #include "lib/guest.h"
+#include "lib/msr_catch.h"
 
 static const char tcg[] = "QEMU TCG has no AMD configuration MSRs (reads 0, ignores writes)";
 
-static uint32_t msr_lo, msr_hi;
-static void rdmsr_fn(void *p)
-{
-	__asm__ volatile(MARK "rdmsr" : "=a"(msr_lo), "=d"(msr_hi) : "c"((uint32_t)(uintptr_t)p));
-}
-static uint32_t wr_lo, wr_hi;
-static void wrmsr_fn(void *p)
-{
-	__asm__ volatile(MARK "wrmsr" :: "c"((uint32_t)(uintptr_t)p), "a"(wr_lo), "d"(wr_hi));
-}
-
-/* RDMSR/WRMSR that report the vector (NO_FAULT when it worked). */
-static int rd(uint32_t msr) { return trap_catch(rdmsr_fn, (void *)(uintptr_t)msr); }
-static int wr(uint32_t msr, uint32_t hi, uint32_t lo)
-{
-	wr_lo = lo;
-	wr_hi = hi;
-	return trap_catch(wrmsr_fn, (void *)(uintptr_t)msr);
-}
-
-static void cpuid(uint32_t leaf, uint32_t r[4])
-{
-	__asm__ volatile("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3]) : "a"(leaf), "c"(0));
-}
 
 #define SYSCFG   0xc0010010u
 #define HWCR     0xc0010015u

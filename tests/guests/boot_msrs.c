@@ -11,35 +11,10 @@
  * Intel family 6: IA32_MISC_ENABLE's XD bit disable hides NX (Vol.4 Table 2-2).
  * Every vendor: an MSR the part does not have stays #GP(0). */
 #include "lib/guest.h"
+#include "lib/msr_catch.h"
 
 static const char tcg_no_gp[] = "QEMU TCG reads MSRs it does not know as 0, without #GP";
 
-static uint32_t msr_lo, msr_hi;
-
-static void rdmsr_fn(void *p)
-{
-	__asm__ volatile(MARK "rdmsr" : "=a"(msr_lo), "=d"(msr_hi) : "c"((uint32_t)(uintptr_t)p));
-}
-
-static uint32_t wr_lo, wr_hi;
-static void wrmsr_fn(void *p)
-{
-	__asm__ volatile(MARK "wrmsr" :: "c"((uint32_t)(uintptr_t)p), "a"(wr_lo), "d"(wr_hi));
-}
-
-/* RDMSR/WRMSR that report the vector (NO_FAULT when it worked). */
-static int rd(uint32_t msr) { return trap_catch(rdmsr_fn, (void *)(uintptr_t)msr); }
-static int wr(uint32_t msr, uint32_t hi, uint32_t lo)
-{
-	wr_lo = lo;
-	wr_hi = hi;
-	return trap_catch(wrmsr_fn, (void *)(uintptr_t)msr);
-}
-
-static void cpuid(uint32_t leaf, uint32_t r[4])
-{
-	__asm__ volatile("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3]) : "a"(leaf), "c"(0));
-}
 
 static void intel_family6(void)
 {
