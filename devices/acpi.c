@@ -275,10 +275,101 @@ static unsigned aml_ecam_resource(uint8_t *t, unsigned o, const struct acpi_mach
 	return o + body;
 }
 
+/* A legacy ISA device at the root: Device (\_SB_.name) { Name (_HID,
+ * EisaId ("PNPxxyy")) [Name (_UID, uid)] Name (_CRS, ResourceTemplate ()
+ * { IO (Decode16, port, port, 1, len)... IRQNoFlags () { irq } }) }. An OS
+ * that enumerates through ACPI (Linux's PNP layer, SeaBIOS's check for a
+ * PS/2 keyboard) finds the device and what it decodes here; the ports
+ * (6.4.2.5 I/O Port Descriptor, 16-bit decode) and the edge-triggered ISA
+ * IRQ (6.4.2.1 IRQ Descriptor without flags) are the machine's. */
+struct isa_device {
+	char name[4];
+	uint8_t hid[2];            /* the product half of EisaId ("PNPxxyy"): xx, yy */
+	int uid;                   /* -1: none */
+	uint16_t port[2], len[2];  /* up to two port ranges (len 0: none) */
+	uint8_t irq;
+};
+
+enum { RES_IRQ_NO_FLAGS = 0x22, ISA_DEVICE_MAX = 64 };
+
+static unsigned aml_isa_device(uint8_t *t, unsigned o, const struct isa_device *d)
+{
+	uint8_t crs[24];
+	unsigned c = 0;
+	for (unsigned i = 0; i < 2 && d->len[i]; i++) {
+		crs[c++] = RES_IO;
+		crs[c++] = 0x01;                 /* 16-bit decode */
+		put16(crs, c, d->port[i]);
+		put16(crs, c + 2, d->port[i]);
+		crs[c + 4] = 1;                  /* alignment */
+		crs[c + 5] = (uint8_t)d->len[i];
+		c += 6;
+	}
+	crs[c++] = RES_IRQ_NO_FLAGS;
+	put16(crs, c, (uint16_t)(1u << d->irq));
+	c += 2;
+	crs[c++] = RES_END;
+	crs[c++] = 0;
+
+	uint8_t body[ISA_DEVICE_MAX];
+	unsigned b = 0;
+	static const uint8_t root_sb[] = { 0x5c, 0x2e, '_', 'S', 'B', '_' };
+	memcpy(body, root_sb, sizeof(root_sb));
+	b += sizeof(root_sb);
+	memcpy(body + b, d->name, 4);
+	b += 4;
+	static const uint8_t hid[] = { AML_NAME, '_', 'H', 'I', 'D', 0x0c, 0x41, 0xd0 };  /* "PNP" */
+	memcpy(body + b, hid, sizeof(hid));
+	b += sizeof(hid);
+	body[b++] = d->hid[0];
+	body[b++] = d->hid[1];
+	if (d->uid >= 0) {
+		static const uint8_t uid[] = { AML_NAME, '_', 'U', 'I', 'D' };
+		memcpy(body + b, uid, sizeof(uid));
+		b = aml_byte(body, b + sizeof(uid), (uint8_t)d->uid);
+	}
+	body[b++] = AML_NAME;
+	memcpy(body + b, "_CRS", 4);
+	b += 4;
+	body[b++] = AML_BUFFER;
+	b = aml_pkg_length(body, b, 2 + c);
+	body[b++] = AML_BYTE;                    /* BufferSize */
+	body[b++] = (uint8_t)c;
+	memcpy(body + b, crs, c);
+	b += c;
+	t[o++] = AML_EXT;
+	t[o++] = AML_DEVICE;
+	o = aml_pkg_length(t, o, b);
+	memcpy(t + o, body, b);
+	return o + b;
+}
+
+/* The machine's legacy devices as the DSDT lists them (PNP IDs: Microsoft's
+ * "Plug and Play ID" table, the ones QEMU's DSDT uses): the 8042 with its
+ * keyboard (PNP0303: data 60h, command 64h, IRQ 1), COM1 (PNP0501: 3F8h-3FFh,
+ * IRQ 4), the CMOS RTC (PNP0B00: 70h-71h, IRQ 8). */
+static unsigned isa_devices(const struct acpi_machine *m, struct isa_device out[3])
+{
+	unsigned n = 0;
+	if (m->i8042)
+		out[n++] = (struct isa_device){ .name = "KBD_", .hid = { 0x03, 0x03 }, .uid = -1,
+						.port = { 0x60, 0x64 }, .len = { 1, 1 }, .irq = 1 };
+	if (m->legacy_devices)
+		out[n++] = (struct isa_device){ .name = "COM1", .hid = { 0x05, 0x01 }, .uid = 1,
+						.port = { 0x3f8 }, .len = { 8 }, .irq = 4 };
+	if (m->rtc)
+		out[n++] = (struct isa_device){ .name = "RTC_", .hid = { 0x0b, 0x00 }, .uid = -1,
+						.port = { 0x70 }, .len = { 2 }, .irq = 8 };
+	return n;
+}
+
 static unsigned dsdt_size(const struct acpi_machine *m)
 {
-	/* Room for the longest \_S5, the root bridge and the ECAM reservation. */
-	return HEADER_SIZE + (m->pm_base ? 16 : 0) + (m->pci_root ? 230 : 0) + (m->ecam_base ? 64 : 0);
+	/* Room for the longest \_S5, the root bridge, the ECAM reservation and
+	 * the ISA devices. */
+	struct isa_device isa[3];
+	return HEADER_SIZE + (m->pm_base ? 16 : 0) + (m->pci_root ? 230 : 0) + (m->ecam_base ? 64 : 0) +
+	       isa_devices(m, isa) * (ISA_DEVICE_MAX + 4);
 }
 
 static void build_dsdt(uint8_t *t, const struct acpi_machine *m)
@@ -301,6 +392,9 @@ static void build_dsdt(uint8_t *t, const struct acpi_machine *m)
 		o = aml_pci_root(t, o, m);
 	if (m->ecam_base)
 		o = aml_ecam_resource(t, o, m);
+	struct isa_device isa[3];
+	for (unsigned i = 0, n = isa_devices(m, isa); i < n; i++)
+		o = aml_isa_device(t, o, &isa[i]);
 	header(t, "DSDT", o, DSDT_REVISION);
 	finish(t, o);
 }

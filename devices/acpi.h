@@ -10,8 +10,10 @@
  *     (system I/O, e.g. 0xCF9 with value 06h), IA-PC boot architecture flags
  *     from the machine (legacy devices, 8042, VGA, CMOS RTC, MSI), C1 through
  *     HLT only; FACS (version 2, no waking vector) and a DSDT holding \_S5
- *     (with PM hardware) and the PCI root bridge \_SB.PCI0 (PNP0A03, its
- *     bus, I/O and memory windows in _CRS), or no objects;
+ *     (with PM hardware), the PCI root bridge \_SB.PCI0 (PNP0A03, its
+ *     bus, I/O and memory windows in _CRS) and the legacy devices with the
+ *     ports and ISA IRQ each decodes: \_SB.KBD (PNP0303, the 8042), \_SB.COM1
+ *     (PNP0501) and \_SB.RTC (PNP0B00), as the machine has them;
  *   MADT (revision 4), only with local APICs: one Processor Local APIC entry per
  *     CPU (x2APIC entries for IDs from 255), the I/O APIC, the interrupt source
  *     override of ISA IRQ 0 onto GSI 2 and that of the SCI (level, active

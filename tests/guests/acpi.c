@@ -61,6 +61,43 @@ static uint32_t fw_cfg_cpus(void)
 
 #define MAX_TABLES 16
 
+/* An ISA device in the DSDT (ACPI 6.0 6.1.5 _HID, 6.2.2 _CRS): the first
+ * I/O port (6.4.2.5) and IRQ (6.4.2.1) of the _CRS buffer after
+ * Name (_HID, EisaId ("PNPxxyy")), found by its AML bytes (20.2.5.4
+ * DefBuffer). 0 when found, with *port and *irq (-1 for none), else -1. */
+static int isa_device(const uint8_t *dsdt, uint8_t xx, uint8_t yy, uint32_t *port, int *irq)
+{
+	uint32_t len = rd32(dsdt, 4);
+	for (uint32_t o = 36; o + 10 <= len; o++) {
+		if (dsdt[o] != 0x08 || gstrncmp((const char *)dsdt + o + 1, "_HID", 4) || dsdt[o + 5] != 0x0c ||
+		    dsdt[o + 6] != 0x41 || dsdt[o + 7] != 0xd0 || dsdt[o + 8] != xx || dsdt[o + 9] != yy)
+			continue;
+		for (uint32_t c = o + 10; c + 8 <= len && c < o + 96; c++) {
+			if (dsdt[c] != 0x08 || gstrncmp((const char *)dsdt + c + 1, "_CRS", 4) || dsdt[c + 5] != 0x11)
+				continue;
+			uint32_t p = c + 6;
+			p += 1 + (dsdt[p] >> 6);          /* PkgLength */
+			p += dsdt[p] == 0x0a ? 2 : 3;     /* BufferSize: a byte or a word */
+			*port = 0;
+			*irq = -1;
+			while (p < len && dsdt[p] != 0x79 && !(dsdt[p] & 0x80)) {
+				uint8_t tag = dsdt[p] >> 3, n = dsdt[p] & 7;
+				if (tag == 8 && !*port)   /* I/O port: minimum at +2 */
+					*port = (uint32_t)(dsdt[p + 2] | dsdt[p + 3] << 8);
+				if (tag == 4 && *irq < 0) /* IRQ: the mask at +1 */
+					for (int i = 0; i < 16; i++)
+						if ((dsdt[p + 1] | dsdt[p + 2] << 8) & (1u << i)) {
+							*irq = i;
+							break;
+						}
+				p += 1u + n;
+			}
+			return 0;
+		}
+	}
+	return -1;
+}
+
 void guest_main(void)
 {
 	const uint8_t *rsdp = find_rsdp();
@@ -142,6 +179,19 @@ void guest_main(void)
 			check("IAPC_BOOT_ARCH: legacy devices (COM1)", boot & 1, 1);
 			check("IAPC_BOOT_ARCH: MSI not supported exactly without a local APIC", (boot >> 3) & 1,
 			      !(cpuid_edx1() & (1u << 9)));
+		}
+		/* The legacy devices an OS enumerates through the DSDT (PNP IDs),
+		 * each with the ports and ISA IRQ it decodes. */
+		static const struct { const char *name; uint8_t xx, yy; uint32_t port; int irq; } isa[] = {
+			{ "DSDT: the 8042 keyboard (PNP0303) at 60h, IRQ 1", 0x03, 0x03, 0x60, 1 },
+			{ "DSDT: COM1 (PNP0501) at 3F8h, IRQ 4", 0x05, 0x01, 0x3f8, 4 },
+			{ "DSDT: the CMOS RTC (PNP0B00) at 70h, IRQ 8", 0x0b, 0x00, 0x70, 8 },
+		};
+		for (unsigned i = 0; i < sizeof(isa) / sizeof(isa[0]); i++) {
+			uint32_t port;
+			int irq;
+			check_true(isa[i].name, isa_device(dsdt, isa[i].xx, isa[i].yy, &port, &irq) == 0 &&
+					 port == isa[i].port && irq == isa[i].irq);
 		}
 	}
 
