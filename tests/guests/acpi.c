@@ -64,7 +64,9 @@ static uint32_t fw_cfg_cpus(void)
 /* An ISA device in the DSDT (ACPI 6.0 6.1.5 _HID, 6.2.2 _CRS): the first
  * I/O port (6.4.2.5) and IRQ (6.4.2.1) of the _CRS buffer after
  * Name (_HID, EisaId ("PNPxxyy")), found by its AML bytes (20.2.5.4
- * DefBuffer). 0 when found, with *port and *irq (-1 for none), else -1. */
+ * DefBuffer): Name (_CRS, Buffer) as hvemu and QEMU write it, or a
+ * Method (_CRS) returning a named buffer as Bochs's DSDT has it. 0 when
+ * found, with *port and *irq (-1 for none), else -1. */
 static int isa_device(const uint8_t *dsdt, uint8_t xx, uint8_t yy, uint32_t *port, int *irq)
 {
 	uint32_t len = rd32(dsdt, 4);
@@ -72,12 +74,20 @@ static int isa_device(const uint8_t *dsdt, uint8_t xx, uint8_t yy, uint32_t *por
 		if (dsdt[o] != 0x08 || gstrncmp((const char *)dsdt + o + 1, "_HID", 4) || dsdt[o + 5] != 0x0c ||
 		    dsdt[o + 6] != 0x41 || dsdt[o + 7] != 0xd0 || dsdt[o + 8] != xx || dsdt[o + 9] != yy)
 			continue;
-		for (uint32_t c = o + 10; c + 8 <= len && c < o + 96; c++) {
-			if (dsdt[c] != 0x08 || gstrncmp((const char *)dsdt + c + 1, "_CRS", 4) || dsdt[c + 5] != 0x11)
+		for (uint32_t c = o + 10; c + 8 <= len && c < o + 128; c++) {
+			if (gstrncmp((const char *)dsdt + c, "_CRS", 4))
 				continue;
-			uint32_t p = c + 6;
+			/* The buffer: DefBuffer, PkgLength, BufferSize (a byte or
+			 * a word constant). */
+			uint32_t p = c + 4;
+			while (p + 4 < len && p < c + 32 &&
+			       !(dsdt[p] == 0x11 && (dsdt[p + 2 + (dsdt[p + 1] >> 6)] & 0xfe) == 0x0a))
+				p++;
+			if (p >= c + 32 || p + 4 >= len)
+				return -1;
+			p += 1;
 			p += 1 + (dsdt[p] >> 6);          /* PkgLength */
-			p += dsdt[p] == 0x0a ? 2 : 3;     /* BufferSize: a byte or a word */
+			p += dsdt[p] == 0x0a ? 2 : 3;     /* BufferSize */
 			*port = 0;
 			*irq = -1;
 			while (p < len && dsdt[p] != 0x79 && !(dsdt[p] & 0x80)) {

@@ -510,6 +510,29 @@ static const uint8_t *table(const uint8_t *buf, uint32_t addr, const char *sig, 
 	return t;
 }
 
+/* The DSDT's legacy devices for `full` (ACPI 6.0 20.2.5.2 DefDevice with a
+ * root NameString, Name (_HID, EisaId) 6.1.5, Name (_UID) 6.1.12, Name (_CRS,
+ * Buffer) 6.2.2 holding I/O port descriptors 6.4.2.5 and an IRQ descriptor
+ * without flags 6.4.2.1, end tag 6.4.2.9), byte for byte. */
+static const uint8_t isa_devices_aml[] = {
+	/* Device (\_SB.KBD) { _HID PNP0303, _CRS { IO 60h, IO 64h, IRQNoFlags {1} } } */
+	0x5b, 0x82, 0x33, 0x5c, 0x2e, '_', 'S', 'B', '_', 'K', 'B', 'D', '_',
+	0x08, '_', 'H', 'I', 'D', 0x0c, 0x41, 0xd0, 0x03, 0x03,
+	0x08, '_', 'C', 'R', 'S', 0x11, 0x18, 0x0a, 0x15,
+	0x47, 0x01, 0x60, 0x00, 0x60, 0x00, 0x01, 0x01, 0x47, 0x01, 0x64, 0x00, 0x64, 0x00, 0x01, 0x01,
+	0x22, 0x02, 0x00, 0x79, 0x00,
+	/* Device (\_SB.COM1) { _HID PNP0501, _UID 1, _CRS { IO 3F8h/8, IRQNoFlags {4} } } */
+	0x5b, 0x82, 0x31, 0x5c, 0x2e, '_', 'S', 'B', '_', 'C', 'O', 'M', '1',
+	0x08, '_', 'H', 'I', 'D', 0x0c, 0x41, 0xd0, 0x05, 0x01, 0x08, '_', 'U', 'I', 'D', 0x01,
+	0x08, '_', 'C', 'R', 'S', 0x11, 0x10, 0x0a, 0x0d,
+	0x47, 0x01, 0xf8, 0x03, 0xf8, 0x03, 0x01, 0x08, 0x22, 0x10, 0x00, 0x79, 0x00,
+	/* Device (\_SB.RTC) { _HID PNP0B00, _CRS { IO 70h/2, IRQNoFlags {8} } } */
+	0x5b, 0x82, 0x2b, 0x5c, 0x2e, '_', 'S', 'B', '_', 'R', 'T', 'C', '_',
+	0x08, '_', 'H', 'I', 'D', 0x0c, 0x41, 0xd0, 0x0b, 0x00,
+	0x08, '_', 'C', 'R', 'S', 0x11, 0x10, 0x0a, 0x0d,
+	0x47, 0x01, 0x70, 0x00, 0x70, 0x00, 0x01, 0x02, 0x22, 0x00, 0x01, 0x79, 0x00,
+};
+
 START_TEST(acpi_full_machine)
 {
 	static uint8_t buf[ACPI_AREA_SIZE];
@@ -555,12 +578,20 @@ START_TEST(acpi_full_machine)
 	ck_assert_uint_eq(fadt[117], 8);
 	ck_assert_uint_eq(rd64(fadt + 120), 0xcf9);
 	ck_assert_uint_eq(fadt[128], 6);
-	/* FACS: 64-byte aligned, 64 bytes, version 2; DSDT: just the header. */
+	/* FACS: 64-byte aligned, 64 bytes, version 2; DSDT: the legacy devices. */
 	ck_assert_uint_eq(l.facs % 64, 0);
 	ck_assert_mem_eq(AT(l.facs), "FACS", 4);
 	ck_assert_uint_eq(rd32(AT(l.facs) + 4), 64);
 	ck_assert_uint_eq(AT(l.facs)[32], 2);
+	const uint8_t *dsdt = table(buf, l.dsdt, "DSDT", 2);
+	ck_assert_uint_eq(rd32(dsdt + 4), 36 + sizeof(isa_devices_aml));
+	ck_assert_mem_eq(dsdt + 36, isa_devices_aml, sizeof(isa_devices_aml));
+	/* Without them (no 8042, no legacy devices, no RTC): just the header. */
+	struct acpi_machine bare = full;
+	bare.i8042 = bare.legacy_devices = bare.rtc = false;
+	ck_assert_uint_gt(acpi_build(buf, sizeof(buf), BASE, &bare, &l), 0);
 	ck_assert_uint_eq(rd32(table(buf, l.dsdt, "DSDT", 2) + 4), 36);
+	ck_assert_uint_gt(acpi_build(buf, sizeof(buf), BASE, &full, &l), 0);
 	/* MADT: four local APICs, the I/O APIC, IRQ 0 -> GSI 2, LINT1 NMI. */
 	const uint8_t *madt = table(buf, l.madt, "APIC", 4);
 	uint32_t len = rd32(madt + 4);
@@ -650,23 +681,26 @@ START_TEST(acpi_pm_hardware)
 	ck_assert_uint_eq(rd32(fadt + 112) & (1u << 8), 0);   /* TMR_VAL_EXT: 24 bits */
 	static const uint8_t s5[] = { 0x08, '_', 'S', '5', '_', 0x12, 0x06, 0x04, 0, 0, 0, 0 };
 	const uint8_t *dsdt = table(buf, l.dsdt, "DSDT", 2);
-	ck_assert_uint_eq(rd32(dsdt + 4), 36 + sizeof(s5));
+	ck_assert_uint_eq(rd32(dsdt + 4), 36 + sizeof(s5) + sizeof(isa_devices_aml));
 	ck_assert_mem_eq(dsdt + 36, s5, sizeof(s5));
+	ck_assert_mem_eq(dsdt + 36 + sizeof(s5), isa_devices_aml, sizeof(isa_devices_aml));
 	/* A SLP_TYP above 1 is a BytePrefix constant. */
 	m.s5_slp_typ = 5;
 	ck_assert_uint_gt(acpi_build(buf, sizeof(buf), BASE, &m, &l), 0);
 	static const uint8_t s5b[] = { 0x08, '_', 'S', '5', '_', 0x12, 0x08, 0x04, 0x0a, 5, 0x0a, 5, 0, 0 };
 	dsdt = table(buf, l.dsdt, "DSDT", 2);
-	ck_assert_uint_eq(rd32(dsdt + 4), 36 + sizeof(s5b));
+	ck_assert_uint_eq(rd32(dsdt + 4), 36 + sizeof(s5b) + sizeof(isa_devices_aml));
 	ck_assert_mem_eq(dsdt + 36, s5b, sizeof(s5b));
 	/* With the PCI root bridge: Device (\_SB_.PCI0) after \_S5, its
-	 * PkgLength (two bytes) covering the rest of the DSDT; _HID PNP0A03;
-	 * _CRS ending in the end tag, with the window from the end of RAM. */
+	 * PkgLength (two bytes) covering the DSDT up to the legacy devices;
+	 * _HID PNP0A03; _CRS ending in the end tag, with the window from the end
+	 * of RAM. */
 	m.pci_root = true;
 	m.pci_mem_start = 0x10000000u;
 	ck_assert_uint_gt(acpi_build(buf, sizeof(buf), BASE, &m, &l), 0);
 	dsdt = table(buf, l.dsdt, "DSDT", 2);
-	uint32_t dlen = rd32(dsdt + 4), d = 36 + sizeof(s5b);
+	uint32_t dlen = rd32(dsdt + 4) - (uint32_t)sizeof(isa_devices_aml), d = 36 + sizeof(s5b);
+	ck_assert_mem_eq(dsdt + dlen, isa_devices_aml, sizeof(isa_devices_aml));
 	ck_assert_uint_eq(dsdt[d], 0x5b);
 	ck_assert_uint_eq(dsdt[d + 1], 0x82);
 	ck_assert_uint_eq(dsdt[d + 2] >> 6, 1);
@@ -724,7 +758,9 @@ START_TEST(acpi_q35)
 	ck_assert_uint_eq(fadt[92], 16);                       /* GPE0_BLK_LEN */
 	ck_assert_uint_eq(fadt[221], 128);                     /* X_GPE0_BLK bit width */
 	const uint8_t *dsdt = table(buf, l.dsdt, "DSDT", 2);
-	uint32_t dlen = rd32(dsdt + 4);
+	/* The legacy devices come last; before them the bridge and ECAM. */
+	uint32_t dlen = rd32(dsdt + 4) - (uint32_t)sizeof(isa_devices_aml);
+	ck_assert_mem_eq(dsdt + dlen, isa_devices_aml, sizeof(isa_devices_aml));
 	static const uint8_t s5[] = { 0x08, '_', 'S', '5', '_', 0x12, 0x08, 0x04, 0x0a, 7, 0x0a, 7, 0, 0 };
 	ck_assert_mem_eq(dsdt + 36, s5, sizeof(s5));
 	uint32_t d = 36 + sizeof(s5);
