@@ -204,6 +204,35 @@ static unsigned pci_crs(uint8_t *p, const struct acpi_machine *m)
 	return o;
 }
 
+/* Name (_CRS, Buffer () { res }) at p + o (6.2.2 _CRS; 20.2.5.4 DefBuffer,
+ * its BufferSize a ByteConst): returns the offset after it. What comes
+ * before res takes at most AML_CRS_HEAD_MAX bytes (a two-byte PkgLength). */
+enum { AML_CRS_HEAD_MAX = 10 };
+static unsigned aml_crs(uint8_t *p, unsigned o, const uint8_t *res, unsigned len)
+{
+	p[o++] = AML_NAME;
+	memcpy(p + o, "_CRS", 4);
+	o += 4;
+	p[o++] = AML_BUFFER;
+	o = aml_pkg_length(p, o, 2 + len);
+	p[o++] = AML_BYTE;
+	p[o++] = (uint8_t)len;
+	memcpy(p + o, res, len);
+	return o + len;
+}
+
+/* Device () at t + o around body (20.2.5.2 DefDevice: ExtOpPrefix,
+ * DeviceOp, PkgLength, then the name and the objects): returns the offset
+ * after it. */
+static unsigned aml_device(uint8_t *t, unsigned o, const uint8_t *body, unsigned len)
+{
+	t[o++] = AML_EXT;
+	t[o++] = AML_DEVICE;
+	o = aml_pkg_length(t, o, len);
+	memcpy(t + o, body, len);
+	return o + len;
+}
+
 /* Device (\_SB_.PCI0) { Name (_HID, EisaId ("PNP0A03")) Name (_UID, 0)
  * Name (_CRS, Buffer () {...}) }: the PCI root bridge (6.1.5 _HID, 6.1.12
  * _UID, 6.2.2 _CRS; 20.2.5.2 DefDevice, 20.2.5.4 DefBuffer, 20.2.2 a
@@ -231,21 +260,8 @@ static unsigned aml_pci_root(uint8_t *t, unsigned o, const struct acpi_machine *
 		b += sizeof(hid_pci);
 	}
 	memcpy(body + b, uid, sizeof(uid));
-	b += sizeof(uid);
-	body[b++] = AML_NAME;
-	memcpy(body + b, "_CRS", 4);
-	b += 4;
-	body[b++] = AML_BUFFER;
-	b = aml_pkg_length(body, b, 2 + crs_len);
-	body[b++] = AML_BYTE;                    /* BufferSize */
-	body[b++] = (uint8_t)crs_len;
-	memcpy(body + b, crs, crs_len);
-	b += crs_len;
-	t[o++] = AML_EXT;
-	t[o++] = AML_DEVICE;
-	o = aml_pkg_length(t, o, b);
-	memcpy(t + o, body, b);
-	return o + b;
+	b = aml_crs(body, b + sizeof(uid), crs, crs_len);
+	return aml_device(t, o, body, b);
 }
 
 /* Device (\_SB_.ECAM) { Name (_HID, EisaId ("PNP0C02")) Name (_UID, 1)
@@ -260,19 +276,15 @@ static unsigned aml_ecam_resource(uint8_t *t, unsigned o, const struct acpi_mach
 		0x5c, 0x2e, '_', 'S', 'B', '_', 'E', 'C', 'A', 'M',
 		AML_NAME, '_', 'H', 'I', 'D', 0x0c, 0x41, 0xd0, 0x0c, 0x02,   /* EisaId ("PNP0C02") */
 		AML_NAME, '_', 'U', 'I', 'D', AML_ONE,
-		AML_NAME, '_', 'C', 'R', 'S', AML_BUFFER, 17, AML_BYTE, 14,  /* PkgLength, BufferSize */
 	};
 	uint8_t res[14] = { 0x86, 9, 0, 0x01 };  /* Memory32Fixed, length 9, read-write */
 	put32(res, 4, m->ecam_base);
 	put32(res, 8, ECAM_SIZE);
 	res[12] = RES_END;                       /* end tag, checksum 0 */
-	unsigned body = sizeof(head) + sizeof(res);
-	t[o++] = AML_EXT;
-	t[o++] = AML_DEVICE;
-	o = aml_pkg_length(t, o, body);
-	memcpy(t + o, head, sizeof(head));
-	memcpy(t + o + sizeof(head), res, sizeof(res));
-	return o + body;
+	uint8_t body[sizeof(head) + AML_CRS_HEAD_MAX + sizeof(res)];
+	memcpy(body, head, sizeof(head));
+	unsigned b = aml_crs(body, sizeof(head), res, sizeof(res));
+	return aml_device(t, o, body, b);
 }
 
 /* A legacy ISA device at the root: Device (\_SB_.name) { Name (_HID,
@@ -328,20 +340,8 @@ static unsigned aml_isa_device(uint8_t *t, unsigned o, const struct isa_device *
 		memcpy(body + b, uid, sizeof(uid));
 		b = aml_byte(body, b + sizeof(uid), (uint8_t)d->uid);
 	}
-	body[b++] = AML_NAME;
-	memcpy(body + b, "_CRS", 4);
-	b += 4;
-	body[b++] = AML_BUFFER;
-	b = aml_pkg_length(body, b, 2 + c);
-	body[b++] = AML_BYTE;                    /* BufferSize */
-	body[b++] = (uint8_t)c;
-	memcpy(body + b, crs, c);
-	b += c;
-	t[o++] = AML_EXT;
-	t[o++] = AML_DEVICE;
-	o = aml_pkg_length(t, o, b);
-	memcpy(t + o, body, b);
-	return o + b;
+	b = aml_crs(body, b, crs, c);
+	return aml_device(t, o, body, b);
 }
 
 /* The machine's legacy devices as the DSDT lists them (PNP IDs: Microsoft's

@@ -1,65 +1,43 @@
 /* Linux through the firmware and fw_cfg; see devices/fw_cfg_linux.h. */
 #include "devices/fw_cfg_linux.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "devices/le_bytes.h"
 #include "devices/linux_boot.h"
+#include "devices/loader.h"
 
 /* boot.rst "LOADFLAGS": bit 7 CAN_USE_HEAP, heap_end_ptr is valid. */
 #define LOADFLAGS_CAN_USE_HEAP (1u << 7)
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static bool fail(char *err, size_t errlen, const char *why)
-{
-	snprintf(err, errlen, "%s", why);
-	return false;
-}
 
 bool fw_cfg_add_linux(struct fw_cfg *f, uint64_t ram_size, const uint8_t *image, size_t size,
 		      const uint8_t *initrd, size_t initrd_size, const char *cmdline,
 		      const uint8_t *rom, size_t rom_size, char *err, size_t errlen)
 {
 	if (!linux_is_bzimage(image, size))
-		return fail(err, errlen, "not a bzImage (no \"HdrS\" at 0x202): the firmware boots Linux bzImages");
+		return loader_fail(err, errlen, "not a bzImage (no \"HdrS\" at 0x202): the firmware boots Linux bzImages");
 	uint16_t version = (uint16_t)(image[HDR_VERSION] | image[HDR_VERSION + 1] << 8);
 	/* boot.rst: protocol 2.02 put the command line anywhere (cmd_line_ptr),
 	 * and LOADED_HIGH says the protected-mode code goes to 100000H. */
 	if (version < 0x0202 || !(image[HDR_LOADFLAGS] & LOADFLAGS_LOADED_HIGH))
-		return fail(err, errlen, "boot protocol before 2.02 or not loaded high: not supported");
+		return loader_fail(err, errlen, "boot protocol before 2.02 or not loaded high: not supported");
 	/* boot.rst "The real-mode kernel header": setup_sects 0 means 4; the
 	 * setup code is the boot sector plus setup_sects sectors. */
 	size_t setup_sects = image[HDR_SETUP_SECTS] ? image[HDR_SETUP_SECTS] : 4;
 	size_t setup_size = (setup_sects + 1) * 512;
 	if (setup_size >= size || setup_size > FW_CFG_LINUX_CMDLINE_ADDR - FW_CFG_LINUX_SETUP_ADDR)
-		return fail(err, errlen, "the setup code is larger than the file or than 64 KiB");
+		return loader_fail(err, errlen, "the setup code is larger than the file or than 64 KiB");
 	size_t cmd_len = strlen(cmdline) + 1;
 	uint32_t cmdline_max = get32(image + HDR_CMDLINE_SIZE);   /* 2.06+; 255 before */
 	if (version < 0x0206)
 		cmdline_max = 255;
 	if (cmd_len - 1 > cmdline_max)
-		return fail(err, errlen, "the command line is longer than the kernel's cmdline_size");
+		return loader_fail(err, errlen, "the command line is longer than the kernel's cmdline_size");
 
 	uint8_t *setup = malloc(setup_size);
 	if (!setup)
-		return fail(err, errlen, "out of memory");
+		return loader_fail(err, errlen, "out of memory");
 	memcpy(setup, image, setup_size);
 	/* boot.rst "Details of header fields": the fields a boot loader writes. */
 	setup[HDR_TYPE_OF_LOADER] = LOADER_TYPE_UNDEFINED;
@@ -76,7 +54,7 @@ bool fw_cfg_add_linux(struct fw_cfg *f, uint64_t ram_size, const uint8_t *image,
 		uint64_t usable = ram_size > FW_CFG_LINUX_FIRMWARE_TOP ? ram_size - FW_CFG_LINUX_FIRMWARE_TOP : 0;
 		if (!linux_place_initrd(usable, max_end, kernel_end, initrd_size, &initrd_addr)) {
 			free(setup);
-			return fail(err, errlen, "the initrd does not fit in RAM above the kernel");
+			return loader_fail(err, errlen, "the initrd does not fit in RAM above the kernel");
 		}
 		put32(setup + HDR_RAMDISK_IMAGE, (uint32_t)initrd_addr);
 		put32(setup + HDR_RAMDISK_SIZE, (uint32_t)initrd_size);
@@ -98,5 +76,5 @@ bool fw_cfg_add_linux(struct fw_cfg *f, uint64_t ram_size, const uint8_t *image,
 		  fw_cfg_add_file(f, FW_CFG_LINUX_ROM_NAME, rom, (uint32_t)rom_size) &&
 		  fw_cfg_add_file(f, "bootorder", bootorder, sizeof(bootorder) - 1);
 	free(setup);
-	return ok || fail(err, errlen, "out of memory building the fw_cfg kernel items");
+	return ok || loader_fail(err, errlen, "out of memory building the fw_cfg kernel items");
 }

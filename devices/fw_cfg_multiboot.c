@@ -2,11 +2,11 @@
  * devices/fw_cfg_multiboot.h. */
 #include "devices/fw_cfg_multiboot.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "devices/bus.h"
 #include "devices/le_bytes.h"
+#include "devices/loader.h"
 
 /* The firmware's own memory below 1 MiB: VGA, option ROMs, the BIOS. A
  * kernel over the ROM's map and structure (9000H-9557H) is not refused:
@@ -14,12 +14,6 @@
  * as under QEMU. */
 #define FIRMWARE_AREA_START 0xa0000u
 #define FIRMWARE_AREA_END 0x100000u
-
-static bool fail(char *err, size_t errlen, const char *why)
-{
-	snprintf(err, errlen, "%s", why);
-	return false;
-}
 
 static bool overlaps(uint64_t a, uint64_t a_end, uint64_t b, uint64_t b_end)
 {
@@ -35,7 +29,7 @@ bool fw_cfg_add_multiboot(struct fw_cfg *f, uint64_t ram_size, const uint8_t *im
 	 * pages it never touches are never allocated. */
 	struct physmem scratch;
 	if (!physmem_init(&scratch, ram_size))
-		return fail(err, errlen, "out of memory laying out the kernel");
+		return loader_fail(err, errlen, "out of memory laying out the kernel");
 	struct multiboot_boot boot;
 	bool ok = multiboot_load(&scratch, image, size, kernel_name, cmdline, mods, n_mods, &boot, err, errlen);
 	uint64_t start = boot.load_start, end = 0;
@@ -43,7 +37,7 @@ bool fw_cfg_add_multiboot(struct fw_cfg *f, uint64_t ram_size, const uint8_t *im
 		if (boot.range[i].end > end)
 			end = boot.range[i].end;
 	if (ok && overlaps(start, end, FIRMWARE_AREA_START, FIRMWARE_AREA_END))
-		ok = fail(err, errlen, "the kernel or its modules overlap the firmware's memory (A0000H-FFFFFH)");
+		ok = loader_fail(err, errlen, "the kernel or its modules overlap the firmware's memory (A0000H-FFFFFH)");
 	if (ok) {
 		uint8_t mbi[MBI_SIZE];
 		memcpy(mbi, scratch.ram + boot.info_addr, sizeof(mbi));
@@ -64,7 +58,7 @@ bool fw_cfg_add_multiboot(struct fw_cfg *f, uint64_t ram_size, const uint8_t *im
 		      fw_cfg_add_bytes(f, FW_CFG_INITRD_DATA, mbi, sizeof(mbi)) &&
 		      fw_cfg_add_file(f, FW_CFG_MULTIBOOT_ROM_NAME, rom, (uint32_t)rom_size) &&
 		      fw_cfg_add_file(f, "bootorder", bootorder, sizeof(bootorder) - 1)) ||
-		     fail(err, errlen, "out of memory building the fw_cfg kernel items");
+		     loader_fail(err, errlen, "out of memory building the fw_cfg kernel items");
 	}
 	physmem_destroy(&scratch);
 	return ok;

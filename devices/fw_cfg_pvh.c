@@ -1,20 +1,14 @@
 /* A PVH kernel through the firmware and fw_cfg; see devices/fw_cfg_pvh.h. */
 #include "devices/fw_cfg_pvh.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "devices/bus.h"
 #include "devices/fw_cfg_linux.h"
 #include "devices/linux_boot.h"
+#include "devices/loader.h"
 #include "devices/pvh.h"
-
-static bool fail(char *err, size_t errlen, const char *why)
-{
-	snprintf(err, errlen, "%s", why);
-	return false;
-}
 
 bool fw_cfg_add_pvh(struct fw_cfg *f, uint64_t ram_size, const uint8_t *image, size_t size,
 		    const uint8_t *initrd, size_t initrd_size, const char *cmdline, const uint8_t *rom,
@@ -26,7 +20,7 @@ bool fw_cfg_add_pvh(struct fw_cfg *f, uint64_t ram_size, const uint8_t *image, s
 	 * copy's span from the lowest segment to the end of the highest. */
 	struct physmem scratch;
 	if (!physmem_init(&scratch, ram_size))
-		return fail(err, errlen, "out of memory laying out the kernel");
+		return loader_fail(err, errlen, "out of memory laying out the kernel");
 	struct pvh_boot boot;
 	bool ok = pvh_load(&scratch, image, size, cmdline, NULL, 0, 0, &boot, err, errlen);
 	uint64_t initrd_addr = 0;
@@ -35,7 +29,7 @@ bool fw_cfg_add_pvh(struct fw_cfg *f, uint64_t ram_size, const uint8_t *image, s
 	if (ok && initrd) {
 		uint64_t usable = ram_size > FW_CFG_LINUX_FIRMWARE_TOP ? ram_size - FW_CFG_LINUX_FIRMWARE_TOP : 0;
 		if (!linux_place_initrd(usable, 1ull << 32, boot.image_end, initrd_size, &initrd_addr))
-			ok = fail(err, errlen, "the initrd does not fit in RAM above the kernel");
+			ok = loader_fail(err, errlen, "the initrd does not fit in RAM above the kernel");
 	}
 	if (ok) {
 		out->start = boot.image_start;
@@ -44,7 +38,7 @@ bool fw_cfg_add_pvh(struct fw_cfg *f, uint64_t ram_size, const uint8_t *image, s
 		if (out->bytes)
 			memcpy(out->bytes, scratch.ram + out->start, out->len);
 		else
-			ok = fail(err, errlen, "out of memory");
+			ok = loader_fail(err, errlen, "out of memory");
 	}
 	physmem_destroy(&scratch);
 	if (!ok)
@@ -63,7 +57,7 @@ bool fw_cfg_add_pvh(struct fw_cfg *f, uint64_t ram_size, const uint8_t *image, s
 	    !fw_cfg_add_file(f, "bootorder", bootorder, sizeof(bootorder) - 1)) {
 		free(out->bytes);
 		out->bytes = NULL;
-		return fail(err, errlen, "out of memory building the fw_cfg kernel items");
+		return loader_fail(err, errlen, "out of memory building the fw_cfg kernel items");
 	}
 	return true;
 }
