@@ -14,6 +14,7 @@
 #include "emu/flags.h"
 #include "emu/operand.h"
 #include "emu/fast_forms.h"
+#include "emu/threaded.h"
 #include "isa_handlers.h"
 
 enum alu_op { ALU_ADD, ALU_OR, ALU_ADC, ALU_SBB, ALU_AND, ALU_SUB, ALU_XOR, ALU_CMP };
@@ -228,7 +229,8 @@ static inline status_t alu_reg(struct cpu *cpu, enum alu_op op, unsigned size, u
 	status_t op_##name##_GE_##w(struct cpu *cpu, const struct insn *in)          \
 	{ return alu_reg(cpu, op, sz, in->reg, cpu->regs[in->rm]); }                    \
 	status_t op_##name##_EI_##w(struct cpu *cpu, const struct insn *in)          \
-	{ return alu_reg(cpu, op, sz, in->rm, in->imm); }
+	{ return alu_reg(cpu, op, sz, in->rm, in->imm); }                                \
+	THREADED_PURE(name##_EG_##w) THREADED_PURE(name##_GE_##w) THREADED_PURE(name##_EI_##w)
 #define ALU_FAST_FORMS(name, op) ALU_REG_FORMS(name, op, 4, r32) ALU_REG_FORMS(name, op, 8, r64)
 
 ALU_HANDLERS(add, ALU_ADD)
@@ -280,6 +282,7 @@ status_t op_test_EG_r64(struct cpu *cpu, const struct insn *in)
 	(void)alu_compute(cpu, ALU_AND, 8, cpu->regs[in->rm], cpu->regs[in->reg]);
 	return ST_OK;
 }
+THREADED_PURE(test_EG_r32) THREADED_PURE(test_EG_r64)
 
 status_t op_test_AI(struct cpu *cpu, const struct insn *in)
 {
@@ -338,24 +341,30 @@ static inline status_t incdec_r(struct cpu *cpu, const struct insn *in, bool dec
 status_t op_inc(struct cpu *cpu, const struct insn *in) { return incdec_e(cpu, in, false); }
 status_t op_dec(struct cpu *cpu, const struct insn *in) { return incdec_e(cpu, in, true); }
 
-/* FF /0 /1 on a 32- or 64-bit register (decode-time fast forms). */
-static inline status_t incdec_reg(struct cpu *cpu, const struct insn *in, unsigned size, bool dec)
+/* INC/DEC of a 32- or 64-bit register r (decode-time fast forms). */
+static inline status_t incdec_reg(struct cpu *cpu, unsigned r, unsigned size, bool dec)
 {
-	uint64_t d = size == 4 ? (uint32_t)cpu->regs[in->rm] : cpu->regs[in->rm];
+	uint64_t d = size == 4 ? (uint32_t)cpu->regs[r] : cpu->regs[r];
 	uint64_t res = dec ? d - 1 : d + 1;
 	if (size == 4)
 		res = (uint32_t)res;
-	cpu->regs[in->rm] = res;
+	cpu->regs[r] = res;
 	incdec_flags(cpu, size, res, d, dec);
 	return ST_OK;
 }
-status_t op_inc_r32(struct cpu *cpu, const struct insn *in) { return incdec_reg(cpu, in, 4, false); }
-status_t op_inc_r64(struct cpu *cpu, const struct insn *in) { return incdec_reg(cpu, in, 8, false); }
-status_t op_dec_r32(struct cpu *cpu, const struct insn *in) { return incdec_reg(cpu, in, 4, true); }
-status_t op_dec_r64(struct cpu *cpu, const struct insn *in) { return incdec_reg(cpu, in, 8, true); }
+status_t op_inc_r32(struct cpu *cpu, const struct insn *in) { return incdec_reg(cpu, in->rm, 4, false); }
+status_t op_inc_r64(struct cpu *cpu, const struct insn *in) { return incdec_reg(cpu, in->rm, 8, false); }
+status_t op_dec_r32(struct cpu *cpu, const struct insn *in) { return incdec_reg(cpu, in->rm, 4, true); }
+status_t op_dec_r64(struct cpu *cpu, const struct insn *in) { return incdec_reg(cpu, in->rm, 8, true); }
 /* 40+r / 48+r (not in 64-bit mode, where they are REX): the register in the opcode. */
 status_t op_inc_r(struct cpu *cpu, const struct insn *in) { return incdec_r(cpu, in, false); }
 status_t op_dec_r(struct cpu *cpu, const struct insn *in) { return incdec_r(cpu, in, true); }
+THREADED_PURE(inc_r32) THREADED_PURE(inc_r64) THREADED_PURE(dec_r32) THREADED_PURE(dec_r64)
+THREADED_PURE(inc_r) THREADED_PURE(dec_r)
+/* 40+r / 48+r with a 32-bit operand: the FF /0 /1 register forms. */
+status_t op_inc_r_r32(struct cpu *cpu, const struct insn *in) { return incdec_reg(cpu, in->reg, 4, false); }
+status_t op_dec_r_r32(struct cpu *cpu, const struct insn *in) { return incdec_reg(cpu, in->reg, 4, true); }
+THREADED_PURE(inc_r_r32) THREADED_PURE(dec_r_r32)
 
 /* NOT (F6/F7 /2): no flags (SDM Vol.2 NOT: "None"). */
 status_t op_not(struct cpu *cpu, const struct insn *in)

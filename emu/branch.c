@@ -9,6 +9,8 @@
 #include "emu/canonical.h"
 #include "emu/flags.h"
 #include "emu/operand.h"
+#include "emu/fast_forms.h"
+#include "emu/threaded.h"
 #include "isa_handlers.h"
 
 /* Jcc with any condition, out of line so that the loop-closing case below
@@ -51,6 +53,7 @@ status_t op_jmp(struct cpu *cpu, const struct insn *in)
 {
 	return branch_near(cpu, cpu->rip + in->imm, in->osize);
 }
+THREADED_BRANCH(jcc) THREADED_BRANCH(jmp)
 
 /* JMP r/m (FF /4): absolute target from register or memory. */
 status_t op_jmp_E(struct cpu *cpu, const struct insn *in)

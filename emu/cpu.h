@@ -245,6 +245,8 @@ struct cpu {
 				      skipped while halted); counted per block */
 	uint64_t icount_limit;     /* stop with ST_STOP when reached (0: none) */
 	const struct insn *block_first, *cur_insn;  /* the running block: cpu_now() */
+	uint64_t block_ip;         /* rIP of the running block's first instruction and */
+	uint64_t block_ip_mask;    /* ip_mask() then: a threaded run computes rIP from them */
 
 	/* --- events at instruction boundaries (emu/event_step.h) --- */
 	uint32_t attention;        /* ATT_*; changed with cpu_attend()/event_step() only */

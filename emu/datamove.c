@@ -10,6 +10,7 @@
 #include "emu/flags.h"
 #include "emu/operand.h"
 #include "emu/fast_forms.h"
+#include "emu/threaded.h"
 #include "isa_handlers.h"
 
 /* --- MOV --- */
@@ -55,6 +56,7 @@ status_t op_mov_GE(struct cpu *cpu, const struct insn *in)
 	}
 MOV_MEM_FORMS(32, 4)
 MOV_MEM_FORMS(64, 8)
+THREADED_STEP(mov_GE_m32) THREADED_STEP(mov_GE_m64) THREADED_STEP(mov_EG_m32) THREADED_STEP(mov_EG_m64)
 
 /* MOV between 32- or 64-bit registers (decode-time fast forms, emu/fast_forms.h);
  * a 32-bit write clears bits 63:32 (SDM Vol.1 3.4.1.1). */
@@ -78,6 +80,7 @@ status_t op_mov_GE_r64(struct cpu *cpu, const struct insn *in)
 	cpu->regs[in->reg] = cpu->regs[in->rm];
 	return ST_OK;
 }
+THREADED_PURE(mov_EG_r32) THREADED_PURE(mov_EG_r64) THREADED_PURE(mov_GE_r32) THREADED_PURE(mov_GE_r64)
 
 status_t op_mov_EI(struct cpu *cpu, const struct insn *in)
 {
@@ -90,6 +93,7 @@ status_t op_mov_ZI(struct cpu *cpu, const struct insn *in)
 	reg_write(cpu, in->reg, in->size, in->rex != 0, in->imm);
 	return ST_OK;
 }
+THREADED_PURE(mov_ZI)
 
 /* A0/A1: accumulator <- seg:moffs. The offset has the address size (SDM Vol.2
  * MOV, note on moffs); the segment is DS unless overridden. */
@@ -135,6 +139,8 @@ status_t op_lea(struct cpu *cpu, const struct insn *in)
 	greg_write(cpu, in, in->size, insn_ea(cpu, in));
 	return ST_OK;
 }
+/* Pure only without RIP-relative addressing (emu/fast_forms.c). */
+THREADED_PURE(lea)
 
 /* XCHG E,G (86/87). With memory it is locked implicitly (SDM Vol.2 XCHG); here
  * that means: the memory write happens before the register changes. */
@@ -175,6 +181,7 @@ status_t op_nop(struct cpu *cpu, const struct insn *in)
 	(void)in;
 	return ST_OK;
 }
+THREADED_PURE(nop)
 
 /* CBW/CWDE/CDQE (98): sign-extend the lower half of the accumulator into it. */
 status_t op_cbw(struct cpu *cpu, const struct insn *in)

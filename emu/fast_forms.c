@@ -1,5 +1,6 @@
 /* Decode-time choice of register-form handlers (see fast_forms.h). */
 #include "emu/fast_forms.h"
+#include "emu/threaded.h"
 #include "isa_handlers.h"
 
 static const struct fast_form {
@@ -18,6 +19,9 @@ static const struct fast_form {
 	FORM(test_EG),
 	FORM(inc), FORM(dec),
 	FORM_MEM(mov_EG), FORM_MEM(mov_GE),
+	FORM(shl), FORM(shr), FORM(sar),
+	/* 40+r / 48+r: no 64-bit form (REX prefixes in 64-bit mode). */
+	{ op_inc_r, op_inc_r_r32, NULL, NULL, NULL }, { op_dec_r, op_dec_r_r32, NULL, NULL, NULL },
 #undef FORM
 #undef FORM_MEM
 };
@@ -33,7 +37,49 @@ insn_handler insn_fast_form(const struct insn *in)
 			continue;
 		if (in->mem)
 			return (in->size == 4 ? f->mem32 : f->mem64) ? (in->size == 4 ? f->mem32 : f->mem64) : in->exec;
-		return in->size == 4 ? f->reg32 : f->reg64;
+		insn_handler reg = in->size == 4 ? f->reg32 : f->reg64;
+		return reg ? reg : in->exec;
 	}
 	return in->exec;
+}
+
+/* Handlers with a thread handler of their own (emu/threaded.h). */
+static const struct thread_form {
+	insn_handler exec, thread;
+	bool pure;                 /* see emu/threaded.h */
+} thread_forms[] = {
+#define PURE(name) { op_##name, thr_##name, true }
+#define PURE_REG(name) PURE(name##_r32), PURE(name##_r64)
+#define STEP(name) { op_##name, thr_##name, false }
+	PURE_REG(add_EG), PURE_REG(add_GE), PURE_REG(add_EI),
+	PURE_REG(or_EG),  PURE_REG(or_GE),  PURE_REG(or_EI),
+	PURE_REG(and_EG), PURE_REG(and_GE), PURE_REG(and_EI),
+	PURE_REG(sub_EG), PURE_REG(sub_GE), PURE_REG(sub_EI),
+	PURE_REG(xor_EG), PURE_REG(xor_GE), PURE_REG(xor_EI),
+	PURE_REG(cmp_EG), PURE_REG(cmp_GE), PURE_REG(cmp_EI),
+	PURE_REG(test_EG),
+	PURE_REG(inc), PURE_REG(dec),
+	PURE_REG(mov_EG), PURE_REG(mov_GE),
+	PURE_REG(shl), PURE_REG(shr), PURE_REG(sar),
+	PURE(mov_ZI), PURE(inc_r), PURE(dec_r), PURE(inc_r_r32), PURE(dec_r_r32), PURE(lea), PURE(nop),
+	STEP(mov_GE_m32), STEP(mov_GE_m64), STEP(mov_EG_m32), STEP(mov_EG_m64),
+	STEP(jcc), STEP(jmp),
+#undef PURE
+#undef PURE_REG
+#undef STEP
+};
+
+insn_handler insn_thread_form(const struct insn *in, bool *pure)
+{
+	*pure = false;
+	/* A RIP-relative address reads rIP, which a pure handler may not. */
+	if (in->exec == op_lea && in->base == REG_RIP)
+		return thread_step;
+	for (unsigned i = 0; i < sizeof(thread_forms) / sizeof(thread_forms[0]); i++) {
+		if (thread_forms[i].exec == in->exec) {
+			*pure = thread_forms[i].pure;
+			return thread_forms[i].thread;
+		}
+	}
+	return thread_step;
 }

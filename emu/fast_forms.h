@@ -13,10 +13,16 @@
  * handler, or that handler. */
 insn_handler insn_fast_form(const struct insn *in);
 
+/* The thread handler (emu/threaded.h) of a decoded instruction whose exec is
+ * final (after insn_gate()): its own, or thread_step. *pure: it is a pure one. */
+insn_handler insn_thread_form(const struct insn *in, bool *pure);
+
 /* The variants (emu/alu.c, emu/datamove.c). */
 #define FAST_FORMS_OF(name)                                                     \
 	status_t op_##name##_r32(struct cpu *cpu, const struct insn *in);       \
-	status_t op_##name##_r64(struct cpu *cpu, const struct insn *in);
+	status_t op_##name##_r64(struct cpu *cpu, const struct insn *in);       \
+	status_t thr_##name##_r32(struct cpu *cpu, const struct insn *in);      \
+	status_t thr_##name##_r64(struct cpu *cpu, const struct insn *in);
 FAST_FORMS_OF(add_EG) FAST_FORMS_OF(add_GE) FAST_FORMS_OF(add_EI)
 FAST_FORMS_OF(or_EG)  FAST_FORMS_OF(or_GE)  FAST_FORMS_OF(or_EI)
 FAST_FORMS_OF(and_EG) FAST_FORMS_OF(and_GE) FAST_FORMS_OF(and_EI)
@@ -26,6 +32,7 @@ FAST_FORMS_OF(cmp_EG) FAST_FORMS_OF(cmp_GE) FAST_FORMS_OF(cmp_EI)
 FAST_FORMS_OF(test_EG)
 FAST_FORMS_OF(inc) FAST_FORMS_OF(dec)
 FAST_FORMS_OF(mov_EG) FAST_FORMS_OF(mov_GE)
+FAST_FORMS_OF(shl) FAST_FORMS_OF(shr) FAST_FORMS_OF(sar)
 #undef FAST_FORMS_OF
 /* MOV with a 32- or 64-bit memory operand: the access's size is a constant,
  * so its TLB-hit path is inline (emu/operand.h mem_read/mem_write). */
@@ -33,5 +40,19 @@ status_t op_mov_GE_m32(struct cpu *cpu, const struct insn *in);
 status_t op_mov_GE_m64(struct cpu *cpu, const struct insn *in);
 status_t op_mov_EG_m32(struct cpu *cpu, const struct insn *in);
 status_t op_mov_EG_m64(struct cpu *cpu, const struct insn *in);
+/* INC/DEC 40+r / 48+r (outside 64-bit mode) with a 32-bit register. */
+status_t op_inc_r_r32(struct cpu *cpu, const struct insn *in);
+status_t op_dec_r_r32(struct cpu *cpu, const struct insn *in);
+
+/* Thread handlers of other rows (emu/threaded.h): pure ones (register MOV
+ * of an immediate, INC/DEC 40+r, LEA, NOP) and step ones for the commonest
+ * instructions that may fault or branch. */
+#define THREAD_FORM_OF(name) status_t thr_##name(struct cpu *cpu, const struct insn *in);
+THREAD_FORM_OF(mov_ZI) THREAD_FORM_OF(inc_r) THREAD_FORM_OF(dec_r) THREAD_FORM_OF(lea)
+THREAD_FORM_OF(inc_r_r32) THREAD_FORM_OF(dec_r_r32)
+THREAD_FORM_OF(nop)
+THREAD_FORM_OF(mov_GE_m32) THREAD_FORM_OF(mov_GE_m64) THREAD_FORM_OF(mov_EG_m32) THREAD_FORM_OF(mov_EG_m64)
+THREAD_FORM_OF(jcc) THREAD_FORM_OF(jmp)
+#undef THREAD_FORM_OF
 
 #endif

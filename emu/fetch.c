@@ -2,6 +2,8 @@
 #include "emu/canonical.h"
 #include "emu/fetch.h"
 #include "emu/insn.h"
+#include "emu/fast_forms.h"
+#include "emu/threaded.h"
 #include "isa_handlers.h"
 
 /* Decode one instruction at CS:ip. Faults (CS limit, page) are raised. */
@@ -98,13 +100,19 @@ struct block *fetch_block(struct cpu *cpu, status_t *st)
 	b->links[0].to = b->links[1].to = NULL;
 	b->next_link = 0;
 	uint64_t ip = cpu->rip, last_lin = lin;
-	bool crosses_page = false;
+	bool crosses_page = false, last_pure = false;
+	unsigned offset = 0;
 	while (b->count < BLOCK_MAX_INSNS) {
 		struct insn *in = &b->insns[b->count];
 		uint64_t this_last = 0;
+		bool pure = false;
 		status_t s = decode_at(cpu, ip, code_size, in, &this_last);
-		if (s == ST_OK)
+		if (s == ST_OK) {
 			(void)insn_gate(cpu, in);
+			in->thread = insn_thread_form(in, &pure);
+			in->offset = (uint16_t)offset;
+			in->nth = (uint8_t)b->count;
+		}
 		if (s != ST_OK) {
 			if (b->count == 0) {
 				*st = s;
@@ -125,6 +133,8 @@ struct block *fetch_block(struct cpu *cpu, status_t *st)
 			crosses_page = true;
 		}
 		b->count++;
+		offset += in->len;
+		last_pure = pure;
 		last_lin = this_last;
 		uint16_t flags = in->row == UINT16_MAX ? IF_END : isa_rows[in->row].flags;
 		ip = (ip + in->len) & ip_mask(cpu);
@@ -135,7 +145,15 @@ struct block *fetch_block(struct cpu *cpu, status_t *st)
 		if ((next_lin & PAGE_MASK) != (lin & PAGE_MASK))
 			break;
 	}
-	b->chains = !crosses_page && block_keeps_cs(&b->insns[b->count - 1]);
+	/* The end of a threaded run: rIP is the block's end after a pure last
+	 * instruction, what the last one left otherwise (emu/threaded.h). */
+	b->insns[b->count] = (struct insn){
+		.thread = last_pure ? thread_end_fallthrough : thread_end,
+		.offset = (uint16_t)offset,
+		.nth = b->count,
+	};
+	/* The uncached block is not linked from: its slot is decoded into anew. */
+	b->chains = !crosses_page && b != &cpu->icache->uncached && block_keeps_cs(&b->insns[b->count - 1]);
 	/* Kept when it lies in one RAM page; the first block of a page takes the
 	 * page's write permission out of the TLB, so that every store to the page
 	 * meets the cache's check (emu/memory.c). */

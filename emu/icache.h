@@ -53,7 +53,8 @@ struct block {
 				      next block: CS, CPL and mode stay, links[] apply */
 	uint8_t next_link;         /* the link the next new successor replaces */
 	struct block_link links[2];
-	struct insn insns[BLOCK_MAX_INSNS];
+	struct insn insns[BLOCK_MAX_INSNS + 1];   /* the last: where the threaded run of
+						     the block ends (emu/threaded.h) */
 };
 
 /* Where the cached block of the same slot lies, apart from the 1.5 KiB blocks

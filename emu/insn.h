@@ -37,8 +37,12 @@ struct insn;
 typedef status_t (*insn_handler)(struct cpu *cpu, const struct insn *in);
 
 struct insn {
-	insn_handler exec;
+	insn_handler exec;         /* the semantics: one instruction, then back to the caller */
+	insn_handler thread;       /* the same run from a block, going on to the next
+				      instruction itself (emu/threaded.h) */
 	uint16_t row;              /* index into isa_rows[] (mnemonic, operands, flags) */
+	uint16_t offset;           /* bytes from the start of its block to its first byte */
+	uint8_t nth;               /* its place in its block: instructions before it */
 	uint8_t len;               /* bytes, prefixes included */
 	uint8_t size;              /* bytes of the first operand (b=1, w=2, v=osize, ...) */
 	uint8_t osize;             /* operand-size attribute: 2, 4 or 8 */

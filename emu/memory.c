@@ -399,18 +399,6 @@ status_t mem_probe_write(struct cpu *cpu, unsigned seg, uint64_t off, unsigned s
 	return st;
 }
 
-uint64_t insn_ea(const struct cpu *cpu, const struct insn *in)
-{
-	uint64_t ea = (uint64_t)in->disp;
-	if (in->base == REG_RIP)
-		ea += cpu->rip;
-	else if (in->base != REG_NONE)
-		ea += cpu->regs[in->base];
-	if (in->index != REG_NONE)
-		ea += cpu->regs[in->index] << in->scale;
-	return ea & size_mask(in->asize);
-}
-
 status_t rm_read_mem(struct cpu *cpu, const struct insn *in, unsigned size, uint64_t *out)
 {
 	return mem_read(cpu, in->seg, insn_ea(cpu, in), size, out);

@@ -151,8 +151,18 @@ status_t lin_read_sys(struct cpu *cpu, uint64_t lin, unsigned size, uint64_t *ou
 status_t lin_write_sys(struct cpu *cpu, uint64_t lin, unsigned size, uint64_t v) CHECKED;
 
 /* Effective address (offset within in->seg) of the ModRM memory operand, masked
- * to the address size. */
-uint64_t insn_ea(const struct cpu *cpu, const struct insn *in);
+ * to the address size. Inline: every memory operand's handler starts with it. */
+static inline uint64_t insn_ea(const struct cpu *cpu, const struct insn *in)
+{
+	uint64_t ea = (uint64_t)in->disp;
+	if (in->base == REG_RIP)
+		ea += cpu->rip;
+	else if (in->base != REG_NONE)
+		ea += cpu->regs[in->base];
+	if (in->index != REG_NONE)
+		ea += cpu->regs[in->index] << in->scale;
+	return ea & size_mask(in->asize);
+}
 
 /* The E (ModRM r/m) operand, register or memory. */
 status_t rm_read_mem(struct cpu *cpu, const struct insn *in, unsigned size, uint64_t *out) CHECKED;

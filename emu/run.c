@@ -21,6 +21,7 @@
 #include "emu/event_step.h"
 #include "emu/fetch.h"
 #include "emu/insn.h"
+#include "emu/threaded.h"
 
 /* The block at CS:rIP, or NULL with *st set by the fetch's fault. */
 static inline struct block *current_block(struct cpu *cpu, status_t *st)
@@ -36,14 +37,15 @@ static inline struct block *current_block(struct cpu *cpu, status_t *st)
  * translation of its page is the one the lookup would use, SDM Vol.3 4.10.4.3
  * lets a processor keep using it), the target block unchanged (its slot's
  * generation: no decode into it, no store dropping it) and in the CS limit.
- * NULL: look it up. */
+ * The code size needs no test: prev ran in the mode it was decoded for, and so
+ * did the target when the link was made (a decode for another size would have
+ * changed its generation). NULL: look it up. */
 static inline struct block *follow_link(struct cpu *cpu, const struct block *prev)
 {
 	for (unsigned i = 0; i < 2; i++) {
 		const struct block_link *l = &prev->links[i];
 		if (l->rip == cpu->rip && l->to && l->epoch == cpu->tlb.epoch && l->to->gen == l->gen &&
 		    l->cs_base == cpu->seg[SR_CS].base && l->cpl == cpu->cpl &&
-		    l->to->code_size == prev->code_size &&
 		    (cpu->mode == MODE_LONG64 || cpu->rip <= cpu->seg[SR_CS].limit))
 			return l->to;
 	}
@@ -89,6 +91,40 @@ static inline status_t run_block(struct cpu *cpu, const struct block *b, uint64_
 		 * changes, string instructions end blocks): ip stays right. */
 	} while (in < end && !cpu->attention);
 	cpu->icount += (uint64_t)(in - b->insns);
+	cpu->cur_insn = cpu->block_first = b->insns;
+	return st;
+}
+
+/* The generic step handler and the ends of a threaded run (emu/threaded.h). */
+status_t thread_step(struct cpu *cpu, const struct insn *in)
+{
+	insn_step_begin(cpu, in);
+	return insn_step_end(cpu, in, in->exec(cpu, in));
+}
+
+status_t thread_end(struct cpu *cpu, const struct insn *in)
+{
+	cpu->cur_insn = in;
+	return ST_OK;
+}
+
+status_t thread_end_fallthrough(struct cpu *cpu, const struct insn *in)
+{
+	cpu->rip = (cpu->block_ip + in->offset) & cpu->block_ip_mask;
+	cpu->cur_insn = in;
+	return ST_OK;
+}
+
+/* All of b, threaded: the same as run_block(cpu, b, b->count), with the
+ * bookkeeping only where it is read. */
+static inline status_t run_block_threaded(struct cpu *cpu, const struct block *b)
+{
+	cpu->block_first = b->insns;
+	cpu->cur_insn = b->insns;
+	cpu->block_ip = cpu->rip;
+	cpu->block_ip_mask = ip_mask(cpu);
+	status_t st = b->insns[0].thread(cpu, &b->insns[0]);
+	cpu->icount += cpu->cur_insn->nth;
 	cpu->cur_insn = cpu->block_first = b->insns;
 	return st;
 }
@@ -229,8 +265,8 @@ status_t cpu_run(struct cpu *cpu)
 			 * deadline source have asked for a time already past. */
 			uint64_t budget = cpu->deadline > cpu->icount ? cpu->deadline - cpu->icount : 1;
 			if (b) {
-				st = run_block(cpu, b, budget);
-				prev = st == ST_OK && b->chains && b != &cpu->icache->uncached ? b : NULL;
+				st = b->count <= budget ? run_block_threaded(cpu, b) : run_block(cpu, b, budget);
+				prev = st == ST_OK && b->chains ? b : NULL;
 			}
 		}
 		if (__builtin_expect(st == ST_OK, 1))

@@ -16,7 +16,9 @@
  */
 #include "emu/cpu_model.h"
 #include "emu/flags.h"
+#include "emu/fast_forms.h"
 #include "emu/operand.h"
+#include "emu/threaded.h"
 #include "isa_handlers.h"
 
 enum shift_op { SH_ROL, SH_ROR, SH_RCL, SH_RCR, SH_SHL, SH_SHR, SH_SAR };
@@ -201,6 +203,38 @@ static inline status_t shift_exec(struct cpu *cpu, const struct insn *in, enum s
 	flags_update(cpu, mask, f);
 	return ST_OK;
 }
+
+/* SHL/SHR/SAR of a 32- or 64-bit register (decode-time fast forms,
+ * emu/fast_forms.h): shift_reg_fast() with the width a constant, and the write
+ * of a masked count of 0 (count_zero()). */
+static inline status_t shift_reg(struct cpu *cpu, const struct insn *in, enum shift_op op, unsigned size)
+{
+	unsigned c = shift_count(cpu, in);
+	uint64_t *reg = &cpu->regs[in->rm];
+	if (c == 0) {
+		if (size == 4)
+			*reg = (uint32_t)*reg;
+		return ST_OK;
+	}
+	uint64_t v = size == 4 ? (uint32_t)*reg : *reg, r;
+	if (op == SH_SHL)
+		r = size == 4 ? (uint32_t)(v << c) : v << c;
+	else if (op == SH_SHR)
+		r = v >> c;
+	else
+		r = size == 4 ? (uint32_t)((int32_t)v >> c) : (uint64_t)((int64_t)v >> c);
+	*reg = r;
+	flags_lazy(cpu, op == SH_SHL ? LAZY_SHL : op == SH_SHR ? LAZY_SHR : LAZY_SAR,
+		   size == 4 ? 2 : 3, r, v, c);
+	return ST_OK;
+}
+#define SHIFT_REG_FORMS(name, op)                                                        \
+	status_t op_##name##_r32(struct cpu *cpu, const struct insn *in) { return shift_reg(cpu, in, op, 4); } \
+	status_t op_##name##_r64(struct cpu *cpu, const struct insn *in) { return shift_reg(cpu, in, op, 8); } \
+	THREADED_PURE(name##_r32) THREADED_PURE(name##_r64)
+SHIFT_REG_FORMS(shl, SH_SHL)
+SHIFT_REG_FORMS(shr, SH_SHR)
+SHIFT_REG_FORMS(sar, SH_SAR)
 
 status_t op_rol(struct cpu *cpu, const struct insn *in) { return shift_exec(cpu, in, SH_ROL); }
 status_t op_ror(struct cpu *cpu, const struct insn *in) { return shift_exec(cpu, in, SH_ROR); }
