@@ -1,0 +1,134 @@
+/* Threaded dispatch (emu/threaded.h): a block whose pure instructions skip
+ * rIP, the instruction's start and the time must leave the same state as the
+ * loop that stores them for every instruction:
+ *   fault_after_pure_insns      a #GP after three pure instructions reports the
+ *                               faulting instruction (SDM Vol.3 6.5), with the
+ *                               pure ones' results and their time retired
+ *   pure_insn_ends_block        a block cut by the page end after a pure
+ *                               instruction leaves rIP at the page's end
+ *   store_ends_threaded_block   a store into the running block's own later
+ *                               bytes is seen by the next execution of them
+ *                               (SDM Vol.3 11.6): the chain stops after it
+ *   deadline_inside_block       an instruction limit inside a block stops at
+ *                               it exactly (the loop runs that block) */
+#include <check.h>
+#include <string.h>
+
+#include "machine_fixture.h"
+#include "suite_runner.h"
+
+static struct test_machine m;
+
+static void ram_written(void *opaque, uint64_t pa, unsigned size)
+{
+	cpu_notify_phys_write(opaque, pa, size);
+}
+
+static void setup(void)
+{
+	machine_init(&m, "core2");
+	m.pm.on_ram_write = ram_written;
+	m.pm.on_ram_write_opaque = &m.cpu;
+}
+
+static void teardown(void)
+{
+	machine_free(&m);
+}
+
+static void put(uint64_t pa, const uint8_t *bytes, unsigned len)
+{
+	physmem_write_bytes(&m.pm, pa, bytes, len);
+}
+#define PUT(pa, ...) put((pa), (const uint8_t[]){ __VA_ARGS__ }, sizeof((const uint8_t[]){ __VA_ARGS__ }))
+
+START_TEST(fault_after_pure_insns)
+{
+	struct event seen = { 0 };
+	activate(&m);
+	to64(&m);
+	stop_at_events(&m, &seen);
+	PUT(0x40000, 0xb8, 0x05, 0x00, 0x00, 0x00,   /* mov eax, 5 */
+	    0x01, 0xc0,                               /* add eax, eax */
+	    0xc1, 0xe0, 0x02,                         /* shl eax, 2 */
+	    0x48, 0x8b, 0x19,                         /* mov rbx, [rcx]: rcx non-canonical */
+	    0xf4);
+	m.cpu.regs[R_CX] = 0x8000000000000000ull;
+	m.cpu.rip = 0x40000;
+	uint64_t before = m.cpu.icount;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_STOP);   /* stop_at_events */
+	ck_assert_int_eq(seen.vector, EXC_GP);
+	ck_assert_uint_eq(m.cpu.rip, 0x4000a);
+	ck_assert_uint_eq(m.cpu.regs[R_AX], 40);
+	/* Three retired, and the delivered exception (emu/run.c). */
+	ck_assert_uint_eq(m.cpu.icount - before, 4);
+}
+END_TEST
+
+START_TEST(pure_insn_ends_block)
+{
+	PUT(0x40ffb, 0xb8, 0x44, 0x33, 0x22, 0x11);   /* mov eax, 11223344h: ends at the page */
+	PUT(0x41000, 0x89, 0xc3,                      /* mov ebx, eax */
+	    0xf4);
+	m.cpu.rip = 0x40ffb;
+	m.cpu.icount_limit = m.cpu.icount + 10;
+	uint64_t before = m.cpu.icount;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_HALT);
+	ck_assert_uint_eq(m.cpu.regs[R_BX], 0x11223344);
+	ck_assert_uint_eq(m.cpu.rip, 0x41003);
+	ck_assert_uint_eq(m.cpu.icount - before, 3);
+}
+END_TEST
+
+START_TEST(store_ends_threaded_block)
+{
+	/* The store rewrites the immediate of the MOV after it, in its own block. */
+	PUT(0x40000, 0xc6, 0x05, 0x08, 0x00, 0x04, 0x00, 0x77,   /* mov byte [40008h], 77h */
+	    0xb0, 0x11,                                         /* mov al, 11h -> 77h */
+	    0x89, 0xc3,                                         /* mov ebx, eax */
+	    0xf4);
+	m.cpu.rip = 0x40000;
+	m.cpu.regs[R_AX] = 0;
+	m.cpu.icount_limit = m.cpu.icount + 10;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_HALT);
+	ck_assert_uint_eq(m.cpu.regs[R_BX], 0x77);
+}
+END_TEST
+
+START_TEST(deadline_inside_block)
+{
+	PUT(0x40000, 0x40,          /* inc eax */
+	    0x40, 0x40, 0x40, 0x40,
+	    0xf4);
+	m.cpu.rip = 0x40000;
+	m.cpu.regs[R_AX] = 0;
+	/* Whole, then from the same cached block with a limit inside it. */
+	m.cpu.icount_limit = m.cpu.icount + 10;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_HALT);
+	ck_assert_uint_eq(m.cpu.regs[R_AX], 5);
+	m.cpu.rip = 0x40000;
+	m.cpu.halted = false;
+	m.cpu.icount_limit = m.cpu.icount + 3;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_STOP);
+	ck_assert_uint_eq(m.cpu.regs[R_AX], 8);
+	ck_assert_uint_eq(m.cpu.rip, 0x40003);
+}
+END_TEST
+
+static Suite *threaded_suite(void)
+{
+	Suite *s = suite_create("threaded");
+	TCase *tc = tcase_create("threaded");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, fault_after_pure_insns);
+	tcase_add_test(tc, pure_insn_ends_block);
+	tcase_add_test(tc, store_ends_threaded_block);
+	tcase_add_test(tc, deadline_inside_block);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(threaded_suite());
+}
