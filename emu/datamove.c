@@ -56,7 +56,35 @@ status_t op_mov_GE(struct cpu *cpu, const struct insn *in)
 	}
 MOV_MEM_FORMS(32, 4)
 MOV_MEM_FORMS(64, 8)
-THREADED_STEP(mov_GE_m32) THREADED_STEP(mov_GE_m64) THREADED_STEP(mov_EG_m32) THREADED_STEP(mov_EG_m64)
+/* Their thread handlers: an access that hits in the TLB (mem_fast) sets no
+ * attention (stores to code and watched pages never hit, emu/memory.c) and
+ * reads neither rIP nor time, so it runs as a pure form; anything else runs as
+ * a step, from the start (emu/threaded.h). */
+#define MOV_MEM_THREADED(bits, size)                                                     \
+	__attribute__((flatten))                                                         \
+	status_t thr_mov_GE_m##bits(struct cpu *cpu, const struct insn *in)             \
+	{                                                                                \
+		uint8_t *p = mem_fast(cpu, in->seg, thread_ea(cpu, in), size, SEG_PERM_READ, TLB_READ); \
+		if (__builtin_expect(p != NULL, 1)) {                                    \
+			cpu->regs[in->reg] = host_load(p, size);                         \
+			return insn_next(cpu, in);                                       \
+		}                                                                        \
+		insn_step_begin(cpu, in);                                                \
+		return insn_step_end(cpu, in, op_mov_GE_m##bits(cpu, in));               \
+	}                                                                                \
+	__attribute__((flatten))                                                         \
+	status_t thr_mov_EG_m##bits(struct cpu *cpu, const struct insn *in)             \
+	{                                                                                \
+		uint8_t *p = mem_fast(cpu, in->seg, thread_ea(cpu, in), size, SEG_PERM_WRITE, TLB_WRITE); \
+		if (__builtin_expect(p != NULL, 1)) {                                    \
+			host_store(p, size, cpu->regs[in->reg]);                         \
+			return insn_next(cpu, in);                                       \
+		}                                                                        \
+		insn_step_begin(cpu, in);                                                \
+		return insn_step_end(cpu, in, op_mov_EG_m##bits(cpu, in));               \
+	}
+MOV_MEM_THREADED(32, 4)
+MOV_MEM_THREADED(64, 8)
 
 /* MOV between 32- or 64-bit registers (decode-time fast forms, emu/fast_forms.h);
  * a 32-bit write clears bits 63:32 (SDM Vol.1 3.4.1.1). */

@@ -62,7 +62,9 @@ static const struct thread_form {
 	PURE_REG(mov_EG), PURE_REG(mov_GE),
 	PURE_REG(shl), PURE_REG(shr), PURE_REG(sar),
 	PURE(mov_ZI), PURE(inc_r), PURE(dec_r), PURE(inc_r_r32), PURE(dec_r_r32), PURE(lea), PURE(nop),
-	STEP(mov_GE_m32), STEP(mov_GE_m64), STEP(mov_EG_m32), STEP(mov_EG_m64),
+	/* Pure on a TLB hit, a step otherwise: as a block's last, rIP may be
+	 * unset, as after a pure one (emu/datamove.c). */
+	PURE(mov_GE_m32), PURE(mov_GE_m64), PURE(mov_EG_m32), PURE(mov_EG_m64),
 	STEP(jcc), STEP(jmp),
 #undef PURE
 #undef PURE_REG

@@ -45,8 +45,8 @@ status_t op_inc_r_r32(struct cpu *cpu, const struct insn *in);
 status_t op_dec_r_r32(struct cpu *cpu, const struct insn *in);
 
 /* Thread handlers of other rows (emu/threaded.h): pure ones (register MOV
- * of an immediate, INC/DEC 40+r, LEA, NOP) and step ones for the commonest
- * instructions that may fault or branch. */
+ * of an immediate, INC/DEC 40+r, LEA, NOP), MOV with memory (pure on a TLB
+ * hit) and step ones for the near branches. */
 #define THREAD_FORM_OF(name) status_t thr_##name(struct cpu *cpu, const struct insn *in);
 THREAD_FORM_OF(mov_ZI) THREAD_FORM_OF(inc_r) THREAD_FORM_OF(dec_r) THREAD_FORM_OF(lea)
 THREAD_FORM_OF(inc_r_r32) THREAD_FORM_OF(dec_r_r32)

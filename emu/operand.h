@@ -151,17 +151,25 @@ status_t lin_read_sys(struct cpu *cpu, uint64_t lin, unsigned size, uint64_t *ou
 status_t lin_write_sys(struct cpu *cpu, uint64_t lin, unsigned size, uint64_t v) CHECKED;
 
 /* Effective address (offset within in->seg) of the ModRM memory operand, masked
- * to the address size. Inline: every memory operand's handler starts with it. */
-static inline uint64_t insn_ea(const struct cpu *cpu, const struct insn *in)
+ * to the address size, with rip the rIP after the instruction (RIP-relative
+ * addressing, SDM Vol.2 2.2.1.6). */
+static inline uint64_t insn_ea_at(const struct cpu *cpu, const struct insn *in, uint64_t rip)
 {
 	uint64_t ea = (uint64_t)in->disp;
 	if (in->base == REG_RIP)
-		ea += cpu->rip;
+		ea += rip;
 	else if (in->base != REG_NONE)
 		ea += cpu->regs[in->base];
 	if (in->index != REG_NONE)
 		ea += cpu->regs[in->index] << in->scale;
 	return ea & size_mask(in->asize);
+}
+
+/* insn_ea_at() in a handler (cpu->rip is the rIP after it). Inline: every
+ * memory operand's handler starts with it. */
+static inline uint64_t insn_ea(const struct cpu *cpu, const struct insn *in)
+{
+	return insn_ea_at(cpu, in, cpu->rip);
 }
 
 /* The E (ModRM r/m) operand, register or memory. */

@@ -22,6 +22,7 @@
 #define HVEMU_EMU_THREADED_H
 
 #include "emu/insn.h"
+#include "emu/operand.h"
 
 /* Go on to the next instruction of the block. */
 static inline status_t insn_next(struct cpu *cpu, const struct insn *in)
@@ -49,6 +50,18 @@ static inline status_t insn_step_end(struct cpu *cpu, const struct insn *in, sta
 		return st;
 	}
 	return insn_next(cpu, in);
+}
+
+/* rIP after in, during a threaded run (where cpu->rip is not kept). */
+static inline uint64_t insn_next_ip(const struct cpu *cpu, const struct insn *in)
+{
+	return (cpu->block_ip + in->offset + in->len) & cpu->block_ip_mask;
+}
+
+/* insn_ea() during a threaded run. */
+static inline uint64_t thread_ea(const struct cpu *cpu, const struct insn *in)
+{
+	return insn_ea_at(cpu, in, in->base == REG_RIP ? insn_next_ip(cpu, in) : 0);
 }
 
 /* The generic step handler: any instruction's exec (emu/run.c). */

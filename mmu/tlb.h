@@ -45,6 +45,7 @@
 #define TLB_SETS (1u << TLB_BITS)  /* per bank */
 #define TLB_WAYS 2
 #define TLB_SLOTS (TLB_BANKS * TLB_SETS * TLB_WAYS)
+_Static_assert(TLB_SETS >= 2, "tlb_lookup: two adjacent pages fall in different sets");
 #define PAGE_SHIFT 12
 #define PAGE_SIZE (1u << PAGE_SHIFT)
 #define PAGE_MASK (~(uint64_t)(PAGE_SIZE - 1))
@@ -135,13 +136,23 @@ static inline struct tlb_entry *tlb_victim(struct tlb *t, unsigned bank, uint64_
 	return &set[0];
 }
 
-/* Host pointer for an access of size bytes, or NULL (miss or page crossing). */
+/* Host pointer for an access of size bytes, or NULL (miss or page crossing).
+ * The tag looked for is the page of the access's last byte in the set of its
+ * first: an access that crosses into the next page matches nothing there (the
+ * next page's entries lie in another set: its number differs in the low bits
+ * that pick the set), so one compare answers both questions. */
 static inline uint8_t *tlb_lookup(struct tlb *t, unsigned bank, enum tlb_access acc,
 				  uint64_t lin, unsigned size)
 {
-	struct tlb_entry *e = tlb_find(t, bank, acc, lin);
-	if (!e || ((lin & (PAGE_SIZE - 1)) + size > PAGE_SIZE))
-		return NULL;
+	uint64_t last_page = (lin + size - 1) & PAGE_MASK;
+	struct tlb_entry *e = tlb_set_find(tlb_set_of(t, bank, lin, t->cur), acc, last_page | t->cur);
+	if (__builtin_expect(e == NULL, 0)) {
+		if (!t->global_filled)
+			return NULL;
+		e = tlb_set_find(tlb_set_of(t, bank, lin, t->cur_global), acc, last_page | t->cur_global);
+		if (!e)
+			return NULL;
+	}
 	return (uint8_t *)(e->host_minus_lin + (uintptr_t)lin);
 }
 

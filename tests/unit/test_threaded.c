@@ -10,7 +10,15 @@
  *                               bytes is seen by the next execution of them
  *                               (SDM Vol.3 11.6): the chain stops after it
  *   deadline_inside_block       an instruction limit inside a block stops at
- *                               it exactly (the loop runs that block) */
+ *                               it exactly (the loop runs that block)
+ *   memory_mov_ends_block       a MOV to memory that hits in the TLB, the last
+ *                               of its block (here the next instruction is
+ *                               in the next page), leaves rIP after it
+ *   page_crossing_load_misses   a load whose first page is in the TLB but
+ *                               whose last bytes lie in a not-present page
+ *                               takes the slow path and its #PF (CR2: the
+ *                               first byte of that page), not a host read
+ *                               past the page (mmu/tlb.h tlb_lookup) */
 #include <check.h>
 #include <string.h>
 
@@ -115,6 +123,41 @@ START_TEST(deadline_inside_block)
 }
 END_TEST
 
+START_TEST(memory_mov_ends_block)
+{
+	activate(&m);
+	to64(&m);
+	PUT(0x40ff2, 0x89, 0x04, 0x25, 0x00, 0x00, 0x05, 0x00,   /* mov [50000h], eax: fills the TLB */
+	    0x89, 0x1c, 0x25, 0x04, 0x00, 0x05, 0x00);          /* mov [50004h], ebx: ends at the page */
+	PUT(0x41000, 0xf4);
+	m.cpu.regs[R_AX] = 0x11111111;
+	m.cpu.regs[R_BX] = 0x22222222;
+	m.cpu.rip = 0x40ff2;
+	m.cpu.icount_limit = m.cpu.icount + 10;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_HALT);
+	ck_assert_uint_eq(m.cpu.rip, 0x41001);
+	ck_assert_uint_eq(physmem_read(&m.pm, 0x50004, 4), 0x22222222);
+}
+END_TEST
+
+START_TEST(page_crossing_load_misses)
+{
+	struct event seen = { 0 };
+	activate(&m);
+	to64(&m);
+	stop_at_events(&m, &seen);
+	physmem_write(&m.pm, PD + 8, 8, 0);            /* 200000H-3FFFFFH not present */
+	PUT(0x40000, 0x8b, 0x04, 0x25, 0xf0, 0xff, 0x1f, 0x00,   /* mov eax, [1FFFF0h]: fills the TLB */
+	    0x8b, 0x04, 0x25, 0xfe, 0xff, 0x1f, 0x00,           /* mov eax, [1FFFFEh]: crosses */
+	    0xf4);
+	m.cpu.rip = 0x40000;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_STOP);
+	ck_assert_int_eq(seen.vector, EXC_PF);
+	ck_assert_uint_eq(seen.cr2, 0x200000);
+	ck_assert_uint_eq(m.cpu.rip, 0x40007);
+}
+END_TEST
+
 static Suite *threaded_suite(void)
 {
 	Suite *s = suite_create("threaded");
@@ -124,6 +167,8 @@ static Suite *threaded_suite(void)
 	tcase_add_test(tc, pure_insn_ends_block);
 	tcase_add_test(tc, store_ends_threaded_block);
 	tcase_add_test(tc, deadline_inside_block);
+	tcase_add_test(tc, memory_mov_ends_block);
+	tcase_add_test(tc, page_crossing_load_misses);
 	suite_add_tcase(s, tc);
 	return s;
 }
