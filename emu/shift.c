@@ -146,27 +146,6 @@ static inline status_t count_zero(struct cpu *cpu, const struct insn *in, uint64
 	return !in->mem && in->size == 4 ? rm_write(cpu, in, 4, v) : ST_OK;
 }
 
-/* SHL/SHR/SAR of a 32- or 64-bit register by a non-zero count: the common
- * case, recorded lazily like shift_exec() below, with the width a constant. */
-static inline bool shift_reg_fast(struct cpu *cpu, const struct insn *in, enum shift_op op, unsigned c)
-{
-	unsigned size = in->size;
-	if (in->mem || c == 0 || (size != 4 && size != 8))
-		return false;
-	uint64_t *reg = &cpu->regs[in->rm];
-	uint64_t v = size == 4 ? (uint32_t)*reg : *reg, r;
-	if (op == SH_SHL)
-		r = size == 4 ? (uint32_t)(v << c) : v << c;
-	else if (op == SH_SHR)
-		r = v >> c;
-	else
-		r = size == 4 ? (uint32_t)((int32_t)v >> c) : (uint64_t)((int64_t)v >> c);
-	*reg = r;       /* a 32-bit write clears bits 63:32 (SDM Vol.1 3.4.1.1) */
-	flags_lazy(cpu, op == SH_SHL ? LAZY_SHL : op == SH_SHR ? LAZY_SHR : LAZY_SAR,
-		   size == 4 ? 2 : 3, r, v, c);
-	return true;
-}
-
 static inline status_t shift_exec(struct cpu *cpu, const struct insn *in, enum shift_op op)
 {
 	unsigned size = in->size;
@@ -205,8 +184,8 @@ static inline status_t shift_exec(struct cpu *cpu, const struct insn *in, enum s
 }
 
 /* SHL/SHR/SAR of a 32- or 64-bit register (decode-time fast forms,
- * emu/fast_forms.h): shift_reg_fast() with the width a constant, and the write
- * of a masked count of 0 (count_zero()). */
+ * emu/fast_forms.h): shift_exec() with the width a constant, recorded lazily
+ * the same way, and the write of a masked count of 0 (count_zero()). */
 static inline status_t shift_reg(struct cpu *cpu, const struct insn *in, enum shift_op op, unsigned size)
 {
 	unsigned c = shift_count(cpu, in);
@@ -223,7 +202,7 @@ static inline status_t shift_reg(struct cpu *cpu, const struct insn *in, enum sh
 		r = v >> c;
 	else
 		r = size == 4 ? (uint32_t)((int32_t)v >> c) : (uint64_t)((int64_t)v >> c);
-	*reg = r;
+	*reg = r;       /* a 32-bit write clears bits 63:32 (SDM Vol.1 3.4.1.1) */
 	flags_lazy(cpu, op == SH_SHL ? LAZY_SHL : op == SH_SHR ? LAZY_SHR : LAZY_SAR,
 		   size == 4 ? 2 : 3, r, v, c);
 	return ST_OK;
@@ -243,15 +222,15 @@ status_t op_rcr(struct cpu *cpu, const struct insn *in) { return shift_exec(cpu,
 /* /4 SHL and /6 SAL: SDM Vol.2 SAL/SAR/SHL/SHR: "SAL and SHL perform the same operation". */
 status_t op_shl(struct cpu *cpu, const struct insn *in)
 {
-	return shift_reg_fast(cpu, in, SH_SHL, shift_count(cpu, in)) ? ST_OK : shift_exec(cpu, in, SH_SHL);
+	return shift_exec(cpu, in, SH_SHL);
 }
 status_t op_shr(struct cpu *cpu, const struct insn *in)
 {
-	return shift_reg_fast(cpu, in, SH_SHR, shift_count(cpu, in)) ? ST_OK : shift_exec(cpu, in, SH_SHR);
+	return shift_exec(cpu, in, SH_SHR);
 }
 status_t op_sar(struct cpu *cpu, const struct insn *in)
 {
-	return shift_reg_fast(cpu, in, SH_SAR, shift_count(cpu, in)) ? ST_OK : shift_exec(cpu, in, SH_SAR);
+	return shift_exec(cpu, in, SH_SAR);
 }
 
 /* SHLD/SHRD: shift the destination, filling from the source register. SDM Vol.2
