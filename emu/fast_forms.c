@@ -46,7 +46,8 @@ insn_handler insn_fast_form(const struct insn *in)
 /* Handlers with a thread handler of their own (emu/threaded.h). */
 static const struct thread_form {
 	insn_handler exec, thread;
-	bool pure;                 /* see emu/threaded.h */
+	bool pure;                 /* pure, or pure on its fast path: it may leave rIP
+				      unset, for the block's end to set (emu/threaded.h) */
 } thread_forms[] = {
 #define PURE(name) { op_##name, thr_##name, true }
 #define PURE_REG(name) PURE(name##_r32), PURE(name##_r64)

@@ -14,7 +14,8 @@
 insn_handler insn_fast_form(const struct insn *in);
 
 /* The thread handler (emu/threaded.h) of a decoded instruction whose exec is
- * final (after insn_gate()): its own, or thread_step. *pure: it is a pure one. */
+ * final (after insn_gate()): its own, or thread_step. *pure: it may leave rIP
+ * unset (a pure form, or one that is pure on its fast path). */
 insn_handler insn_thread_form(const struct insn *in, bool *pure);
 
 /* The variants (emu/alu.c, emu/datamove.c). */

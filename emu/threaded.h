@@ -9,7 +9,8 @@
  * Two kinds of thread handler:
  *   pure   register-only forms that cannot fault, read neither rIP nor time
  *          and cannot set attention (register MOV, ALU and shifts, LEA without
- *          RIP): they skip rIP, the instruction's start and the time entirely;
+ *          RIP): they skip rIP, the instruction's start and the time entirely.
+ *          A MOV with memory is pure on a TLB hit and a step otherwise;
  *   step   everything else: rIP, the instruction's start and the running
  *          instruction are stored first (from the block's start and the
  *          instruction's offset in it), exactly as the loop in run_block
