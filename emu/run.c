@@ -119,8 +119,8 @@ status_t thread_end_fallthrough(struct cpu *cpu, const struct insn *in)
  * bookkeeping only where it is read. */
 static inline status_t run_block_threaded(struct cpu *cpu, const struct block *b)
 {
+	/* cur_insn is set by the step handlers that read time, and by the end. */
 	cpu->block_first = b->insns;
-	cpu->cur_insn = b->insns;
 	cpu->block_ip = cpu->rip;
 	cpu->block_ip_mask = ip_mask(cpu);
 	status_t st = b->insns[0].thread(cpu, &b->insns[0]);

@@ -32,6 +32,12 @@ static inline status_t insn_next(struct cpu *cpu, const struct insn *in)
 	return next->thread(cpu, next);
 }
 
+/* rIP after in, during a threaded run (where cpu->rip is not kept). */
+static inline uint64_t insn_next_ip(const struct cpu *cpu, const struct insn *in)
+{
+	return (cpu->block_ip + in->offset + in->len) & cpu->block_ip_mask;
+}
+
 /* Before a step handler's semantics: what run_block stores for every
  * instruction (cpu->block_ip and block_ip_mask are the block's). */
 static inline void insn_step_begin(struct cpu *cpu, const struct insn *in)
@@ -53,12 +59,6 @@ static inline status_t insn_step_end(struct cpu *cpu, const struct insn *in, sta
 	return insn_next(cpu, in);
 }
 
-/* rIP after in, during a threaded run (where cpu->rip is not kept). */
-static inline uint64_t insn_next_ip(const struct cpu *cpu, const struct insn *in)
-{
-	return (cpu->block_ip + in->offset + in->len) & cpu->block_ip_mask;
-}
-
 /* insn_ea() during a threaded run. */
 static inline uint64_t thread_ea(const struct cpu *cpu, const struct insn *in)
 {
@@ -74,20 +74,14 @@ status_t thread_end_fallthrough(struct cpu *cpu, const struct insn *in);
 
 /* The thread handler of a handler with its own: thr_NAME for op_NAME, defined
  * beside it so that the semantics inline into it (flatten: op_NAME and what it
- * calls, but no noinline slow path). Name pasting only. */
+ * calls, but no noinline slow path). Name pasting only. Other step forms go
+ * through thread_step. */
 #define THREADED_PURE(name)                                                    \
 	__attribute__((flatten))                                               \
 	status_t thr_##name(struct cpu *cpu, const struct insn *in)            \
 	{                                                                      \
 		(void)op_##name(cpu, in);                                      \
 		return insn_next(cpu, in);                                     \
-	}
-#define THREADED_STEP(name)                                                    \
-	__attribute__((flatten))                                               \
-	status_t thr_##name(struct cpu *cpu, const struct insn *in)            \
-	{                                                                      \
-		insn_step_begin(cpu, in);                                      \
-		return insn_step_end(cpu, in, op_##name(cpu, in));             \
 	}
 
 /* A step handler for a near branch, always its block's last instruction,
