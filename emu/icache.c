@@ -6,7 +6,10 @@
 
 struct icache *icache_create(uint64_t ram_size)
 {
-	struct icache *ic = malloc(sizeof(*ic));
+	/* Zeroed, and only what a slot needs before its first use is set: the
+	 * blocks are most of the 70 MiB, and a machine touches what it runs. A
+	 * slot never filled has code_size 0, which no lookup matches. */
+	struct icache *ic = calloc(1, sizeof(*ic));
 	if (!ic)
 		return NULL;
 	ic->n_pages = ram_size >> PAGE_SHIFT;
@@ -17,14 +20,7 @@ struct icache *icache_create(uint64_t ram_size)
 	}
 	for (uint64_t p = 0; p < ic->n_pages; p++)
 		ic->pages[p] = (struct code_page){ .head = ICACHE_NONE };
-	for (unsigned i = 0; i < ICACHE_BLOCKS; i++) {
-		ic->blocks[i].pa = BLOCK_INVALID;
-		ic->blocks[i].gen = 0;
-		ic->span[i] = (struct block_span){ .prev = ICACHE_NONE, .next = ICACHE_NONE };
-	}
-	ic->n_used = 0;
 	ic->uncached.pa = BLOCK_INVALID;
-	ic->uncached.gen = 0;
 	return ic;
 }
 
@@ -51,12 +47,15 @@ static void unlink_block(struct icache *ic, unsigned s)
 	ic->blocks[s].gen++;
 }
 
+/* A slot is in its page's list while it is listed and its pa is valid. */
 void icache_drop(struct icache *ic, struct block *b)
 {
-	if (b != &ic->uncached && b->pa != BLOCK_INVALID)
+	if (b != &ic->uncached && ic->span[b - ic->blocks].listed && b->pa != BLOCK_INVALID) {
 		unlink_block(ic, (unsigned)(b - ic->blocks));
-	else
+	} else {
+		b->pa = BLOCK_INVALID;
 		b->gen++;
+	}
 }
 
 bool icache_insert(struct icache *ic, struct block *b, uint64_t pa, unsigned len)

@@ -24,7 +24,7 @@
 #include "emu/insn.h"
 
 #define BLOCK_MAX_INSNS 32
-#define ICACHE_BITS 12
+#define ICACHE_BITS 15              /* at most 15: slots are uint16_t, ICACHE_NONE apart */
 #define ICACHE_BLOCKS (1u << ICACHE_BITS)
 #define BLOCK_INVALID (~0ull)
 #define ICACHE_NONE 0xffffu        /* no slot: end of a page's list */

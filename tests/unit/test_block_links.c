@@ -94,9 +94,9 @@ static void same_mode(struct cpu *c)
  *   0613: hlt
  *   7ffc: nop; nop                                   (block A: links to 7ffe)
  *   7ffe: mov ax, 0x1234                             (crosses into page 8000)
- *   8001: jmp 9ff0
- *   9ff0: 16 ES prefixes: over 15 bytes, #GP(0) (SDM Vol.2 2.3.11); decoded
- *         into the slot of 7ffe and failed */
+ *   8001: jmp far 7000:7ff0
+ *   77ff0: 16 ES prefixes: over 15 bytes, #GP(0) (SDM Vol.2 2.3.11); decoded
+ *         into the slot of 7ffe (emu/icache.h icache_slot) and failed */
 START_TEST(failed_decode_behind_link)
 {
 	real_mode(&m.cpu);
@@ -104,10 +104,10 @@ START_TEST(failed_decode_behind_link)
 	PUT(0x600, 0xfe, 0x06, 0x00, 0x05, 0x80, 0x3e, 0x00, 0x05, 0x03, 0x73, 0x08,
 	    0x83, 0xc4, 0x06, 0x31, 0xc0, 0xe9, 0xe9, 0x79, 0xf4);
 	PUT(0x7ffc, 0x90, 0x90, 0xb8, 0x34);
-	PUT(0x8000, 0x12, 0xe9, 0xec, 0x1f);
-	memset(m.pm.ram + 0x9ff0, 0x26, 16);
-	m.pm.ram[0xa000] = 0x90;
-	ck_assert_ptr_eq(icache_slot(m.cpu.icache, 0x7ffe), icache_slot(m.cpu.icache, 0x9ff0));
+	PUT(0x8000, 0x12, 0xea, 0xf0, 0x7f, 0x00, 0x70);
+	memset(m.pm.ram + 0x77ff0, 0x26, 16);
+	m.pm.ram[0x78000] = 0x90;
+	ck_assert_ptr_eq(icache_slot(m.cpu.icache, 0x7ffe), icache_slot(m.cpu.icache, 0x77ff0));
 	m.cpu.regs[R_SP] = 0x7000;
 	run_to_hlt(&m.cpu, 0x7ffc, 200);
 	ck_assert_uint_eq(m.pm.ram[0x500], 3);
@@ -119,19 +119,19 @@ END_TEST
 /* 64-bit, identity-mapped:
  *   40ffd: nop; nop                     (block A: links to 40fff)
  *   40fff: shl r12, 8                   (crosses into page 41000)
- *   41003: jmp 41ffe
- *   41ffe: sub rsp, 0x828               (crosses into page 42000; slot of 40fff)
- *   42005: dec ecx; jnz 40ffd
- *   4200d: hlt */
+ *   41003: jmp 48ffe
+ *   48ffe: sub rsp, 0x828               (crosses into page 49000; slot of 40fff)
+ *   49005: dec ecx; jnz 40ffd
+ *   4900d: hlt */
 START_TEST(same_slot_page_crossers_64)
 {
 	activate(&m);
 	to64(&m);
 	PUT(0x40ffd, 0x90, 0x90, 0x49);
-	PUT(0x41000, 0xc1, 0xe4, 0x08, 0xe9, 0xf6, 0x0f, 0x00, 0x00);
-	PUT(0x41ffe, 0x48, 0x81);
-	PUT(0x42000, 0xec, 0x28, 0x08, 0x00, 0x00, 0xff, 0xc9, 0x0f, 0x85, 0xf0, 0xef, 0xff, 0xff, 0xf4);
-	ck_assert_ptr_eq(icache_slot(m.cpu.icache, 0x40fff), icache_slot(m.cpu.icache, 0x41ffe));
+	PUT(0x41000, 0xc1, 0xe4, 0x08, 0xe9, 0xf6, 0x7f, 0x00, 0x00);
+	PUT(0x48ffe, 0x48, 0x81);
+	PUT(0x49000, 0xec, 0x28, 0x08, 0x00, 0x00, 0xff, 0xc9, 0x0f, 0x85, 0xf0, 0x7f, 0xff, 0xff, 0xf4);
+	ck_assert_ptr_eq(icache_slot(m.cpu.icache, 0x40fff), icache_slot(m.cpu.icache, 0x48ffe));
 	m.cpu.regs[R_R12] = 1;
 	m.cpu.regs[R_SP] = 0x80000;
 	m.cpu.regs[R_CX] = 3;
@@ -139,7 +139,7 @@ START_TEST(same_slot_page_crossers_64)
 	ck_assert_uint_eq(m.cpu.regs[R_R12], 1u << 24);
 	ck_assert_uint_eq(m.cpu.regs[R_SP], 0x80000 - 3 * 0x828);
 	ck_assert_uint_eq(m.cpu.regs[R_CX], 0);
-	ck_assert_uint_eq(m.cpu.rip, 0x4200e);
+	ck_assert_uint_eq(m.cpu.rip, 0x4900e);
 }
 END_TEST
 
