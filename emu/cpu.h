@@ -247,6 +247,7 @@ struct cpu {
 	const struct insn *block_first, *cur_insn;  /* the running block: cpu_now() */
 	uint64_t block_ip;         /* rIP of the running block's first instruction and */
 	uint64_t block_ip_mask;    /* ip_mask() then: a threaded run computes rIP from them */
+	uint32_t chain_left;       /* blocks a threaded run may still go on to (emu/run.c) */
 
 	/* --- events at instruction boundaries (emu/event_step.h) --- */
 	uint32_t attention;        /* ATT_*; changed with cpu_attend()/event_step() only */

@@ -54,8 +54,11 @@ static status_t decode_at(struct cpu *cpu, uint64_t ip, unsigned code_size, stru
 }
 
 /* Does a block ending with in leave CS, CPL and the mode as they were? A near
- * relative branch, or an instruction after which the block just stops (page
- * end, BLOCK_MAX_INSNS, an instruction that could not be decoded yet). */
+ * branch (relative or indirect, CALL and RET too: SDM Vol.2 "near" transfers
+ * stay in the current code segment), or an instruction after which the block
+ * just stops (page end, BLOCK_MAX_INSNS, an instruction that could not be
+ * decoded yet). A link checks the rIP it was made for, so an indirect target
+ * chains only while it stays what it was. */
 static bool block_keeps_cs(const struct insn *in)
 {
 	if (insn_is_undefined(in))
@@ -63,7 +66,8 @@ static bool block_keeps_cs(const struct insn *in)
 	uint16_t flags = isa_rows[in->row].flags;
 	if (!(flags & (IF_JUMP | IF_END | IF_REP)))
 		return true;
-	return in->exec == op_jcc || in->exec == op_jmp || in->exec == op_loop || in->exec == op_jcxz;
+	return in->exec == op_jcc || in->exec == op_jmp || in->exec == op_loop || in->exec == op_jcxz ||
+	       in->exec == op_jmp_E || in->exec == op_call || in->exec == op_call_E || in->exec == op_ret;
 }
 
 struct block *fetch_block(struct cpu *cpu, status_t *st)

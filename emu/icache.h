@@ -21,6 +21,9 @@
 #ifndef HVEMU_EMU_ICACHE_H
 #define HVEMU_EMU_ICACHE_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "emu/insn.h"
 
 #define BLOCK_MAX_INSNS 32
@@ -56,6 +59,12 @@ struct block {
 	struct insn insns[BLOCK_MAX_INSNS + 1];   /* the last: where the threaded run of
 						     the block ends (emu/threaded.h) */
 };
+
+/* The block whose insns[] (or end slot) in is. */
+static inline struct block *block_of(const struct insn *in)
+{
+	return (struct block *)((uintptr_t)(in - in->nth) - offsetof(struct block, insns));
+}
 
 /* Where the cached block of the same slot lies, apart from the 1.5 KiB blocks
  * so that a write check walks a few cache lines. */

@@ -104,28 +104,58 @@ status_t thread_step(struct cpu *cpu, const struct insn *in)
 
 status_t thread_end(struct cpu *cpu, const struct insn *in)
 {
-	cpu->cur_insn = in;
-	return ST_OK;
+	return thread_next_block(cpu, in);
 }
 
 status_t thread_end_fallthrough(struct cpu *cpu, const struct insn *in)
 {
 	cpu->rip = (cpu->block_ip + in->offset) & cpu->block_ip_mask;
-	cpu->cur_insn = in;
-	return ST_OK;
+	return thread_next_block(cpu, in);
 }
 
-/* All of b, threaded: the same as run_block(cpu, b, b->count), with the
- * bookkeeping only where it is read. */
-static inline status_t run_block_threaded(struct cpu *cpu, const struct block *b)
+/* How many blocks one threaded run may chain before it returns to cpu_run: the
+ * handlers tail-call each other, but where a compiler does not (no
+ * optimisation), each instruction is a stack frame. */
+#define CHAIN_MAX_BLOCKS 64
+
+/* What cpu_run would do after the block of `end`, when its next step is just
+ * to follow a link to a block that fits in the budget: no attention, no
+ * deadline before the next block's end. The mode cannot have changed (an
+ * instruction that changes it ends its block with attention or without
+ * links), so block_ip_mask holds. */
+status_t thread_next_block(struct cpu *cpu, const struct insn *end)
+{
+	const struct block *b = block_of(end);
+	cpu->cur_insn = end;
+	if (!b->chains || cpu->attention || cpu->chain_left == 0)
+		return ST_OK;
+	struct block *next = follow_link(cpu, b);
+	uint64_t now = cpu->icount + end->nth;
+	if (!next || now + next->count > cpu->deadline)
+		return ST_OK;
+	cpu->chain_left--;
+	cpu->icount = now;
+	cpu->insn_start = cpu->rip;
+	cpu->block_first = next->insns;
+	cpu->block_ip = cpu->rip;
+	return next->insns[0].thread(cpu, &next->insns[0]);
+}
+
+/* All of b and the blocks it chains to, threaded: the same as run_block(cpu,
+ * b, b->count) and cpu_run's following links while they fit, with the
+ * bookkeeping only where it is read. Returns the status of the last
+ * instruction run; *last: the block it is in. */
+static inline status_t run_block_threaded(struct cpu *cpu, struct block *b, struct block **last)
 {
 	/* cur_insn is set by the step handlers that read time, and by the end. */
 	cpu->block_first = b->insns;
 	cpu->block_ip = cpu->rip;
 	cpu->block_ip_mask = ip_mask(cpu);
+	cpu->chain_left = CHAIN_MAX_BLOCKS;
 	status_t st = b->insns[0].thread(cpu, &b->insns[0]);
 	cpu->icount += cpu->cur_insn->nth;
-	cpu->cur_insn = cpu->block_first = b->insns;
+	*last = block_of(cpu->cur_insn);
+	cpu->cur_insn = cpu->block_first = (*last)->insns;
 	return st;
 }
 
@@ -265,8 +295,9 @@ status_t cpu_run(struct cpu *cpu)
 			 * deadline source have asked for a time already past. */
 			uint64_t budget = cpu->deadline > cpu->icount ? cpu->deadline - cpu->icount : 1;
 			if (b) {
-				st = b->count <= budget ? run_block_threaded(cpu, b) : run_block(cpu, b, budget);
-				prev = st == ST_OK && b->chains ? b : NULL;
+				struct block *last = b;
+				st = b->count <= budget ? run_block_threaded(cpu, b, &last) : run_block(cpu, b, budget);
+				prev = st == ST_OK && last->chains ? last : NULL;
 			}
 		}
 		if (__builtin_expect(st == ST_OK, 1))

@@ -71,6 +71,10 @@ status_t thread_step(struct cpu *cpu, const struct insn *in);
  * (rIP is the block's end). */
 status_t thread_end(struct cpu *cpu, const struct insn *in);
 status_t thread_end_fallthrough(struct cpu *cpu, const struct insn *in);
+/* The run is past the end slot `end` of its block, rIP set: go on to the next
+ * block by one of the block's links, threaded, when the run loop would do just
+ * that (emu/run.c); else return to it. */
+status_t thread_next_block(struct cpu *cpu, const struct insn *end);
 
 /* The thread handler of a handler with its own: thr_NAME for op_NAME, defined
  * beside it so that the semantics inline into it (flatten: op_NAME and what it
@@ -85,15 +89,16 @@ status_t thread_end_fallthrough(struct cpu *cpu, const struct insn *in);
 	}
 
 /* A step handler for a near branch, always its block's last instruction,
- * which sets no attention: the run ends here without the end slot. */
+ * which sets no attention: it goes on to the next block itself. */
 #define THREADED_BRANCH(name)                                                  \
 	__attribute__((flatten))                                               \
 	status_t thr_##name(struct cpu *cpu, const struct insn *in)            \
 	{                                                                      \
 		insn_step_begin(cpu, in);                                      \
 		status_t st = op_##name(cpu, in);                              \
-		cpu->cur_insn = st == ST_OK ? in + 1 : in;                     \
-		return st;                                                     \
+		if (__builtin_expect(st != ST_OK, 0))                          \
+			return st;                                             \
+		return thread_next_block(cpu, in + 1);                         \
 	}
 
 #endif
