@@ -18,7 +18,16 @@
  *                               whose last bytes lie in a not-present page
  *                               takes the slow path and its #PF (CR2: the
  *                               first byte of that page), not a host read
- *                               past the page (mmu/tlb.h tlb_lookup) */
+ *                               past the page (mmu/tlb.h tlb_lookup)
+ *   deadline_in_chained_loop    a threaded run going on from block to block
+ *                               (emu/run.c thread_next_block) stops at an
+ *                               instruction limit inside its 51st block
+ *   fault_in_chained_block      a #DE in the fifth run of a chained loop
+ *                               reports that DIV, with the loop's results
+ *                               and time up to it
+ *   call_ret_chain              near CALL and RET blocks chain: a loop of
+ *                               calls ends with the same registers, stack
+ *                               and time as the single-step loop */
 #include <check.h>
 #include <string.h>
 
@@ -158,6 +167,97 @@ START_TEST(page_crossing_load_misses)
 }
 END_TEST
 
+START_TEST(deadline_in_chained_loop)
+{
+	PUT(0x40000, 0x40,          /* 1: inc eax */
+	    0x49,                   /* dec ecx */
+	    0x75, 0xfc,             /* jnz 1b */
+	    0xf4);
+	m.cpu.rip = 0x40000;
+	m.cpu.regs[R_AX] = 0;
+	m.cpu.regs[R_CX] = 100;
+	m.cpu.icount_limit = m.cpu.icount + 1000;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_HALT);
+	ck_assert_uint_eq(m.cpu.regs[R_AX], 100);
+	/* Again from the linked blocks: 50 iterations and two instructions. */
+	m.cpu.rip = 0x40000;
+	m.cpu.halted = false;
+	m.cpu.regs[R_AX] = 0;
+	m.cpu.regs[R_CX] = 100;
+	uint64_t before = m.cpu.icount;
+	m.cpu.icount_limit = before + 3 * 50 + 2;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_STOP);
+	ck_assert_uint_eq(m.cpu.icount - before, 3 * 50 + 2);
+	ck_assert_uint_eq(m.cpu.regs[R_AX], 51);
+	ck_assert_uint_eq(m.cpu.regs[R_CX], 49);
+	ck_assert_uint_eq(m.cpu.rip, 0x40002);
+}
+END_TEST
+
+START_TEST(fault_in_chained_block)
+{
+	struct event seen = { 0 };
+	activate(&m);
+	to_compat(&m);
+	stop_at_events(&m, &seen);
+	PUT(0x40000, 0x49,                        /* 1: dec ecx */
+	    0x31, 0xd2,                           /* xor edx, edx */
+	    0xb8, 0x64, 0x00, 0x00, 0x00,         /* mov eax, 100 */
+	    0xf7, 0xf1,                           /* div ecx: #DE once ecx is 0 */
+	    0xeb, 0xf4);                          /* jmp 1b */
+	m.cpu.rip = 0x40000;
+	m.cpu.regs[R_CX] = 5;
+	uint64_t before = m.cpu.icount;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_STOP);
+	ck_assert_int_eq(seen.vector, EXC_DE);
+	ck_assert_uint_eq(m.cpu.rip, 0x40008);
+	ck_assert_uint_eq(m.cpu.regs[R_CX], 0);
+	ck_assert_uint_eq(m.cpu.regs[R_AX], 100);
+	/* Four whole iterations, three instructions and the exception. */
+	ck_assert_uint_eq(m.cpu.icount - before, 4 * 5 + 3 + 1);
+}
+END_TEST
+
+/* 40000: 1: call 40010; dec ecx; jnz 1b; hlt    40010: add eax, ebx; inc ebx; ret */
+static void call_ret_program(void)
+{
+	PUT(0x40000, 0xe8, 0x0b, 0x00, 0x00, 0x00, 0x49, 0x75, 0xf8, 0xf4);
+	PUT(0x40010, 0x01, 0xd8, 0x43, 0xc3);
+	m.cpu.rip = 0x40000;
+	m.cpu.regs[R_AX] = 0;
+	m.cpu.regs[R_BX] = 1;
+	m.cpu.regs[R_CX] = 40;
+	m.cpu.regs[R_SP] = 0x80000;
+	m.cpu.halted = false;
+}
+
+START_TEST(call_ret_chain)
+{
+	call_ret_program();
+	uint64_t before = m.cpu.icount;
+	m.cpu.icount_limit = before + 1000;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_HALT);
+	uint64_t threaded_time = m.cpu.icount - before;
+	/* sum of 1..40 */
+	ck_assert_uint_eq(m.cpu.regs[R_AX], 820);
+	ck_assert_uint_eq(m.cpu.regs[R_SP], 0x80000);
+	ck_assert_uint_eq(m.cpu.rip, 0x40009);
+	/* The same one instruction at a time (TF's path without the trap: an
+	 * instruction limit of one each time). */
+	call_ret_program();
+	before = m.cpu.icount;
+	status_t st;
+	do {
+		m.cpu.icount_limit = m.cpu.icount + 1;
+		st = cpu_run(&m.cpu);
+	} while (st == ST_STOP);
+	ck_assert_int_eq(st, ST_HALT);
+	ck_assert_uint_eq(m.cpu.icount - before, threaded_time);
+	ck_assert_uint_eq(m.cpu.regs[R_AX], 820);
+	ck_assert_uint_eq(threaded_time, 40 * 6 + 1);
+}
+END_TEST
+
 static Suite *threaded_suite(void)
 {
 	Suite *s = suite_create("threaded");
@@ -169,6 +269,9 @@ static Suite *threaded_suite(void)
 	tcase_add_test(tc, deadline_inside_block);
 	tcase_add_test(tc, memory_mov_ends_block);
 	tcase_add_test(tc, page_crossing_load_misses);
+	tcase_add_test(tc, deadline_in_chained_loop);
+	tcase_add_test(tc, fault_in_chained_block);
+	tcase_add_test(tc, call_ret_chain);
 	suite_add_tcase(s, tc);
 	return s;
 }
