@@ -209,8 +209,10 @@ status_t op_stos(struct cpu *cpu, const struct insn *in)
 		uint64_t k = want > 1 ? direct_span(cpu, &s, SR_ES, idx(cpu, &s, R_DI), TLB_WRITE,
 						     want, &dst) : 0;
 		if (k > 1) {
-			if (s.size == 1)
-				memset(dst, (int)v, k);
+			/* One byte repeated (a zero fill: clear_page's REP STOSQ)
+			 * is a memset whatever the element size. */
+			if (s.size == 1 || v == ((v & 0xff) * 0x0101010101010101ull & size_mask(s.size)))
+				memset(dst, (int)(v & 0xff), k * s.size);
 			else
 				for (uint64_t i = 0; i < k; i++)
 					memcpy(dst + i * s.size, &v, s.size);

@@ -121,6 +121,17 @@ static void test_lods_stos(void)
 	r = STR("std; rep stosb", 0, dst + 40, 3, 0x77, 2);
 	check("DF=1 rep stosb fills downward", dst[40] == 0x77 && dst[38] == 0x77 && dst[37] != 0x77 && dst[41] != 0x77, 1);
 	check("DF=1 rep stosb EDI", r.edi, A(dst) + 37);
+	/* One byte repeated in the element (a fill hvemu does as a memset),
+	 * forward and backward, beside an element that is not. */
+	r = STR("rep stosl", 0, dst + 48, 3, 0xabababab, 2);
+	check("rep stosd of one repeated byte", *(uint32_t *)(dst + 56) == 0xabababab && dst[47] == 0 && dst[60] == 0, 1);
+	r = STR("rep stosb", 0, dst + 22, 12, 0xff, 2);
+	r = STR("std; rep stosw", 0, dst + 30, 3, 0x0000, 2);
+	check("DF=1 rep stosw of zero", *(uint16_t *)(dst + 26) == 0 && *(uint16_t *)(dst + 30) == 0 &&
+	      *(uint16_t *)(dst + 32) == 0xffff && *(uint16_t *)(dst + 24) == 0xffff, 1);
+	check("DF=1 rep stosw EDI", r.edi, A(dst) + 24);
+	r = STR("rep stosw", 0, dst + 24, 2, 0x00ab, 2);
+	check("rep stosw of two bytes", *(uint32_t *)(dst + 24), 0x00ab00ab);
 }
 
 static void test_addr16(void)
