@@ -19,11 +19,6 @@
 
 enum alu_op { ALU_ADD, ALU_OR, ALU_ADC, ALU_SBB, ALU_AND, ALU_SUB, ALU_XOR, ALU_CMP };
 
-static inline unsigned log2_size(unsigned size)
-{
-	return (unsigned)__builtin_ctz(size);
-}
-
 /* CF for ADC/SBB/INC/DEC without a call for the producers that dominate loops.
  * Valid because every lazy producer (this file, string.c) stores its operands
  * and result already masked to the operand size; flags_cf() covers the rest. */

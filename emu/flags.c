@@ -52,6 +52,7 @@ static bool lazy_cf(const struct cpu *cpu)
 	case LAZY_INC:
 	case LAZY_DEC: return l->aux != 0; /* SDM Vol.2 INC/DEC: CF not affected */
 	case LAZY_NEG: return a != 0;      /* SDM Vol.2 NEG: CF = 0 iff source is 0 */
+	case LAZY_MUL: return l->aux != 0; /* SDM Vol.2 MUL/IMUL: CF = OF = lost high half */
 	/* SDM Vol.2 SAL/SAR/SHL/SHR: CF is the last bit shifted out; counts past
 	 * the width (8/16-bit operands) shift everything out. */
 	case LAZY_SHL: return l->src2 <= lazy_bits(cpu) ? (a >> (lazy_bits(cpu) - l->src2)) & 1 : 0;
@@ -91,6 +92,8 @@ static bool lazy_of(const struct cpu *cpu)
 		return lazy_msb(cpu, r) ^ lazy_msb(cpu, r << 1);
 	case LAZY_SAR:
 		return false;              /* SDM Vol.2 SAR: OF cleared for 1-bit shifts */
+	case LAZY_MUL:
+		return l->aux != 0;
 	default:
 		return false;
 	}
@@ -110,6 +113,7 @@ void flags_materialize(struct cpu *cpu)
 		f |= FLAG_OF;
 
 	switch (l->op) {
+	case LAZY_MUL:                     /* AF = 0 (the model's choice, emu/muldiv.c) */
 	case LAZY_LOGIC:
 		/* SDM Vol.2 AND/OR/XOR/TEST: "The state of the AF flag is undefined."
 		 * Measured AF = 0 on AMD (EPYC host, this tree's probe) and modelled 0

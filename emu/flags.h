@@ -3,7 +3,8 @@
  * A flag-setting ALU operation records (op, size, result, sources) in cpu->lazy;
  * the six status flags are computed only when something reads them (Jcc, PUSHF,
  * an exception). Instructions whose flags are awkward to express lazily (BCD,
- * rotates, MUL) compute them eagerly with flags_update(). */
+ * rotates, MUL/IMUL on a model that keeps SF/ZF/AF/PF) compute them eagerly
+ * with flags_update(). */
 #ifndef HVEMU_EMU_FLAGS_H
 #define HVEMU_EMU_FLAGS_H
 
@@ -22,7 +23,15 @@ enum lazy_op {
 	LAZY_SHL,                  /* result = src1 << src2 (count 1..63, masked) */
 	LAZY_SHR,                  /* result = src1 >> src2 (logical) */
 	LAZY_SAR,                  /* result = src1 >> src2 (arithmetic) */
+	LAZY_MUL,                  /* result = low half of a product; aux = CF = OF;
+				      SF/ZF/PF of result, AF = 0 (emu/muldiv.c) */
 };
+
+/* lazy.size of an operand of size bytes (1, 2, 4, 8). */
+static inline unsigned log2_size(unsigned size)
+{
+	return (unsigned)__builtin_ctz(size);
+}
 
 static inline void flags_lazy(struct cpu *cpu, enum lazy_op op, unsigned size,
 			      uint64_t result, uint64_t src1, uint64_t src2)

@@ -1,5 +1,6 @@
 /* Multiplication and division: MUL/IMUL/DIV/IDIV (F6/F7 /4-/7), IMUL Gv,Ev
- * (0F AF) and IMUL Gv,Ev,imm (69/6B). Flags are computed eagerly.
+ * (0F AF) and IMUL Gv,Ev,imm (69/6B). A multiply's flags are lazy where the
+ * model takes SF/ZF/PF from the low result (LAZY_MUL), a division's eager.
  *
  * Products and dividends are up to 128 bits wide; GCC's unsigned __int128 holds
  * them (marked __extension__ for -Wpedantic).
@@ -19,12 +20,14 @@ __extension__ typedef __int128 s128;
  * (measured on the EPYC host for MUL and IMUL). */
 static void mul_flags(struct cpu *cpu, uint64_t lo, unsigned size, bool overflow)
 {
-	uint64_t of_cf = overflow ? FLAG_CF | FLAG_OF : 0;
 	bool szp_low = !cpu_is_amd(cpu) || (cpu->model->quirks & QUIRK_MUL_SZP_FROM_LOW);
-	if (szp_low)
-		flags_update(cpu, FLAGS_ARITH, of_cf | flags_szp(lo, size));
-	else
-		flags_update(cpu, FLAG_CF | FLAG_OF, of_cf);
+	if (szp_low) {
+		/* Every status flag follows from lo and overflow: lazily. */
+		flags_lazy(cpu, LAZY_MUL, log2_size(size), lo, 0, 0);
+		cpu->lazy.aux = overflow;
+	} else {
+		flags_update(cpu, FLAG_CF | FLAG_OF, overflow ? FLAG_CF | FLAG_OF : 0);
+	}
 }
 
 /* Write the double-width result hi:lo of size bytes each: AX for bytes (AH:AL),

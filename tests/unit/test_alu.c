@@ -274,6 +274,19 @@ START_TEST(imul_forms)
 	ck_assert_uint_eq(reg(R_AX), (uint32_t)-6);
 	ck_assert_uint_eq(reg(R_DX), 0xffffffff);
 	ck_assert_uint_eq(flags() & (FLAG_CF | FLAG_OF), 0);
+	/* The Intel model's choice for the undefined ones (emu/muldiv.c, kept
+	 * lazily as LAZY_MUL): AF = 0 whatever it was, SF/ZF/PF of the low half. */
+	cpu_set_flags(&cpu, FLAG_FIXED1 | FLAG_AF | FLAG_ZF);
+	cpu.regs[R_AX] = (uint32_t)-1; cpu.regs[R_BX] = 1;
+	RUN(0x0f, 0xaf, 0xc3);                      /* imul eax, ebx = -1 */
+	ck_assert_uint_eq(flags() & FLAGS_ARITH, FLAG_SF | FLAG_PF);
+	cpu_set_flags(&cpu, FLAG_FIXED1 | FLAG_AF);
+	cpu.regs[R_AX] = 0x40; cpu.regs[R_BX] = 0x41;
+	RUN(0xf7, 0xe3);                            /* mul ebx: 1040h, one bit set in 40h */
+	ck_assert_uint_eq(flags() & FLAGS_ARITH, 0);
+	cpu.regs[R_AX] = 0x80000000; cpu.regs[R_BX] = 2;
+	RUN(0xf7, 0xe3);                            /* mul ebx: edx:eax = 1:0 */
+	ck_assert_uint_eq(flags() & FLAGS_ARITH, FLAG_CF | FLAG_OF | FLAG_ZF | FLAG_PF);
 }
 END_TEST
 
