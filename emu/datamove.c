@@ -289,6 +289,49 @@ status_t op_pop_Z(struct cpu *cpu, const struct insn *in)
 	return ST_OK;
 }
 
+/* The stack's fast case for a PUSH or POP of size bytes: 8 (64-bit mode), or
+ * 4 with a 32-bit stack (SS.B, SDM Vol.3 3.4.5); otherwise the address size of
+ * rSP is not the operand size, and the generic handler runs. */
+static inline bool stack_is_operand_sized(const struct cpu *cpu, unsigned size)
+{
+	return size == 8 || (size == 4 && cpu->mode != MODE_LONG64 && (cpu->seg[SR_SS].attr & SEG_DB));
+}
+
+/* Their thread handlers: pure when the stack slot hits in the TLB (as the MOV
+ * forms above), a step from the start otherwise. */
+__attribute__((flatten)) status_t thr_push_Z(struct cpu *cpu, const struct insn *in)
+{
+	unsigned size = in->osize;
+	if (__builtin_expect(stack_is_operand_sized(cpu, size), 1)) {
+		uint64_t sp = (cpu->regs[R_SP] - size) & size_mask(size);
+		uint8_t *p = mem_fast(cpu, SR_SS, sp, size, SEG_PERM_WRITE, TLB_WRITE);
+		if (__builtin_expect(p != NULL, 1)) {
+			host_store(p, size, cpu->regs[in->reg]);   /* PUSH rSP: the old value */
+			cpu->regs[R_SP] = sp;
+			return insn_next(cpu, in);
+		}
+	}
+	insn_step_begin(cpu, in);
+	return insn_step_end(cpu, in, op_push_Z(cpu, in));
+}
+
+__attribute__((flatten)) status_t thr_pop_Z(struct cpu *cpu, const struct insn *in)
+{
+	unsigned size = in->osize;
+	if (__builtin_expect(stack_is_operand_sized(cpu, size), 1)) {
+		uint64_t sp = cpu->regs[R_SP] & size_mask(size);
+		uint8_t *p = mem_fast(cpu, SR_SS, sp, size, SEG_PERM_READ, TLB_READ);
+		if (__builtin_expect(p != NULL, 1)) {
+			uint64_t v = host_load(p, size);
+			cpu->regs[R_SP] = (sp + size) & size_mask(size);
+			cpu->regs[in->reg] = v;                     /* POP rSP: the value wins */
+			return insn_next(cpu, in);
+		}
+	}
+	insn_step_begin(cpu, in);
+	return insn_step_end(cpu, in, op_pop_Z(cpu, in));
+}
+
 /* PUSH imm (68/6A): the immediate, sign-extended to the operand size. */
 status_t op_push_I(struct cpu *cpu, const struct insn *in)
 {

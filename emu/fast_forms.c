@@ -62,7 +62,8 @@ static const struct thread_form {
 #define PURE(name) { op_##name, thr_##name, true }
 #define STEP(name) { op_##name, thr_##name, false }
 	PURE(mov_ZI), PURE(inc_r), PURE(dec_r), PURE(lea), PURE(nop),
-	STEP(jcc), STEP(jmp),
+	PURE(push_Z), PURE(pop_Z),
+	STEP(jcc), STEP(jmp), STEP(call), STEP(ret),
 #undef PURE
 #undef STEP
 };

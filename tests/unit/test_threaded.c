@@ -27,7 +27,12 @@
  *                               and time up to it
  *   call_ret_chain              near CALL and RET blocks chain: a loop of
  *                               calls ends with the same registers, stack
- *                               and time as the single-step loop */
+ *                               and time as the single-step loop (32-bit:
+ *                               the generic handlers; 64-bit: the inline case)
+ *   push_pop_forms              PUSH/POP of a register, pure on a TLB hit:
+ *                               PUSH RSP stores the old value, POP RSP leaves
+ *                               the popped one (SDM Vol.2 PUSH, POP); a 16-bit
+ *                               stack under 32-bit code wraps SP at 64 KiB */
 #include <check.h>
 #include <string.h>
 
@@ -218,11 +223,12 @@ START_TEST(fault_in_chained_block)
 }
 END_TEST
 
-/* 40000: 1: call 40010; dec ecx; jnz 1b; hlt    40010: add eax, ebx; inc ebx; ret */
+/* 40000: 1: call 40010; dec ecx; jnz 1b; hlt    40010: add eax, ebx; inc ebx; ret
+ * (the same bytes in 32-bit and 64-bit mode) */
 static void call_ret_program(void)
 {
-	PUT(0x40000, 0xe8, 0x0b, 0x00, 0x00, 0x00, 0x49, 0x75, 0xf8, 0xf4);
-	PUT(0x40010, 0x01, 0xd8, 0x43, 0xc3);
+	PUT(0x40000, 0xe8, 0x0b, 0x00, 0x00, 0x00, 0xff, 0xc9, 0x75, 0xf7, 0xf4);
+	PUT(0x40010, 0x01, 0xd8, 0xff, 0xc3, 0xc3);
 	m.cpu.rip = 0x40000;
 	m.cpu.regs[R_AX] = 0;
 	m.cpu.regs[R_BX] = 1;
@@ -231,8 +237,12 @@ static void call_ret_program(void)
 	m.cpu.halted = false;
 }
 
-START_TEST(call_ret_chain)
+static void call_ret_run(bool long_mode)
 {
+	if (long_mode) {
+		activate(&m);
+		to64(&m);
+	}
 	call_ret_program();
 	uint64_t before = m.cpu.icount;
 	m.cpu.icount_limit = before + 1000;
@@ -241,7 +251,7 @@ START_TEST(call_ret_chain)
 	/* sum of 1..40 */
 	ck_assert_uint_eq(m.cpu.regs[R_AX], 820);
 	ck_assert_uint_eq(m.cpu.regs[R_SP], 0x80000);
-	ck_assert_uint_eq(m.cpu.rip, 0x40009);
+	ck_assert_uint_eq(m.cpu.rip, 0x4000a);
 	/* The same one instruction at a time (TF's path without the trap: an
 	 * instruction limit of one each time). */
 	call_ret_program();
@@ -255,6 +265,60 @@ START_TEST(call_ret_chain)
 	ck_assert_uint_eq(m.cpu.icount - before, threaded_time);
 	ck_assert_uint_eq(m.cpu.regs[R_AX], 820);
 	ck_assert_uint_eq(threaded_time, 40 * 6 + 1);
+	ck_assert_uint_eq(m.cpu.regs[R_SP], 0x80000);
+}
+
+START_TEST(call_ret_chain)
+{
+	call_ret_run(false);
+	call_ret_run(true);
+}
+END_TEST
+
+START_TEST(push_pop_forms)
+{
+	activate(&m);
+	to64(&m);
+	PUT(0x40000, 0x54,          /* push rsp */
+	    0x58,                   /* pop rax: the old rsp */
+	    0x53,                   /* push rbx */
+	    0x5c,                   /* pop rsp: rbx */
+	    0x41, 0x50,             /* push r8 */
+	    0x41, 0x59,             /* pop r9 */
+	    0xf4);
+	m.cpu.regs[R_SP] = 0x80000;
+	m.cpu.regs[R_BX] = 0x70008;
+	m.cpu.regs[R_R8] = 0x1122334455667788ull;
+	m.cpu.rip = 0x40000;
+	m.cpu.icount_limit = m.cpu.icount + 20;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_HALT);
+	ck_assert_uint_eq(m.cpu.regs[R_AX], 0x80000);
+	ck_assert_uint_eq(m.cpu.regs[R_SP], 0x70008);
+	ck_assert_uint_eq(m.cpu.regs[R_R9], 0x1122334455667788ull);
+	ck_assert_uint_eq(physmem_read(&m.pm, 0x70000, 8), 0x1122334455667788ull);
+}
+END_TEST
+
+START_TEST(push_pop_16bit_stack)
+{
+	/* 32-bit code, SS.B = 0: PUSH EAX writes at SS:(SP - 4) & FFFFh and
+	 * changes SP only (SDM Vol.3 3.4.5, Vol.2 PUSH). */
+	activate(&m);
+	to_compat(&m);
+	m.cpu.seg[SR_SS].attr &= ~(uint32_t)SEG_DB;
+	PUT(0x40000, 0x89, 0x05, 0x10, 0x00, 0x02, 0x00,   /* mov [20010h], eax: where ESP - 4 lies */
+	    0x50,                   /* push eax */
+	    0x5b,                   /* pop ebx */
+	    0x50,                   /* push eax */
+	    0xf4);
+	m.cpu.regs[R_AX] = 0xcafef00d;
+	m.cpu.regs[R_SP] = 0x00020006;
+	m.cpu.rip = 0x40000;
+	m.cpu.icount_limit = m.cpu.icount + 20;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_HALT);
+	ck_assert_uint_eq(m.cpu.regs[R_BX], 0xcafef00d);
+	ck_assert_uint_eq(m.cpu.regs[R_SP], 0x00020002);
+	ck_assert_uint_eq(physmem_read(&m.pm, 0x0002, 4), 0xcafef00d);
 }
 END_TEST
 
@@ -272,6 +336,8 @@ static Suite *threaded_suite(void)
 	tcase_add_test(tc, deadline_in_chained_loop);
 	tcase_add_test(tc, fault_in_chained_block);
 	tcase_add_test(tc, call_ret_chain);
+	tcase_add_test(tc, push_pop_forms);
+	tcase_add_test(tc, push_pop_16bit_stack);
 	suite_add_tcase(s, tc);
 	return s;
 }
