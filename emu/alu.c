@@ -242,6 +242,15 @@ ALU_FAST_FORMS(and, ALU_AND)
 ALU_FAST_FORMS(sub, ALU_SUB)
 ALU_FAST_FORMS(xor, ALU_XOR)
 ALU_FAST_FORMS(cmp, ALU_CMP)
+ALU_FAST_FORMS(adc, ALU_ADC)
+ALU_FAST_FORMS(sbb, ALU_SBB)
+/* The rows' own handlers meet the byte and 16-bit forms (and the A,I ones,
+ * always registers): pure with a register operand. */
+#define ALU_THREADED(name)                                                            \
+	THREADED_PURE_REG(name##_EG) THREADED_PURE_REG(name##_GE) THREADED_PURE_REG(name##_EI) \
+	THREADED_PURE(name##_AI)
+ALU_THREADED(add) ALU_THREADED(or) ALU_THREADED(adc) ALU_THREADED(sbb)
+ALU_THREADED(and) ALU_THREADED(sub) ALU_THREADED(xor) ALU_THREADED(cmp)
 
 /* TEST: AND without storing (SDM Vol.2 TEST). Forms 84/85 (E,G), A8/A9 (A,I),
  * F6/F7 /0 and /1 (E,I; /1 is an alias the SDM lists in Appendix A, Table A-6). */
@@ -386,6 +395,8 @@ status_t op_neg(struct cpu *cpu, const struct insn *in)
 	flags_lazy(cpu, LAZY_NEG, log2_size(in->size), r, d & m, 0);
 	return ST_OK;
 }
+THREADED_PURE_REG(not) THREADED_PURE_REG(neg)
+THREADED_PURE_REG(test_EG) THREADED_PURE_REG(test_EI) THREADED_PURE(test_AI)
 
 /* XADD (0F C0/C1): TEMP = SRC + DEST; SRC = DEST; DEST = TEMP (SDM Vol.2 XADD).
  * The destination is written first so a fault leaves the register operand intact;

@@ -158,6 +158,7 @@ static inline status_t movx(struct cpu *cpu, const struct insn *in, bool sign)
 
 status_t op_movzx(struct cpu *cpu, const struct insn *in) { return movx(cpu, in, false); }
 status_t op_movsx(struct cpu *cpu, const struct insn *in) { return movx(cpu, in, true); }
+THREADED_PURE_REG(movzx) THREADED_PURE_REG(movsx)
 
 /* LEA: the effective address, computed at the address size, then truncated or
  * zero-extended to the operand size (SDM Vol.2 LEA, Table 3-53). The register
@@ -267,6 +268,7 @@ status_t op_cmovcc(struct cpu *cpu, const struct insn *in)
 		greg_write(cpu, in, 4, greg_read(cpu, in, 4));
 	return ST_OK;
 }
+THREADED_PURE_REG(setcc) THREADED_PURE_REG(cmovcc)
 
 /* --- the stack --- */
 

@@ -27,6 +27,9 @@ static const struct fast_form {
 	FORM(inc), FORM(dec),
 	FORM_MEM(mov_EG), FORM_MEM(mov_GE),
 	FORM(shl), FORM(shr), FORM(sar),
+	FORM(adc_EG), FORM(adc_GE), FORM(adc_EI),
+	FORM(sbb_EG), FORM(sbb_GE), FORM(sbb_EI),
+	FORM(imul_GE), FORM(movsxd),
 	/* 40+r / 48+r: no 64-bit form (REX prefixes in 64-bit mode). */
 	{ op_inc_r, { V(inc_r_r32) } }, { op_dec_r, { V(dec_r_r32) } },
 #undef V
@@ -63,6 +66,15 @@ static const struct thread_form {
 #define STEP(name) { op_##name, thr_##name, false }
 	PURE(mov_ZI), PURE(inc_r), PURE(dec_r), PURE(lea), PURE(nop),
 	PURE(push_Z), PURE(pop_Z),
+	/* Pure with a register operand (THREADED_PURE_REG), a step with memory:
+	 * the sizes and forms the variants above leave to the row's handler. */
+#define ALU_ROWS(name) PURE(name##_EG), PURE(name##_GE), PURE(name##_EI), PURE(name##_AI)
+	ALU_ROWS(add), ALU_ROWS(or), ALU_ROWS(adc), ALU_ROWS(sbb),
+	ALU_ROWS(and), ALU_ROWS(sub), ALU_ROWS(xor), ALU_ROWS(cmp),
+#undef ALU_ROWS
+	PURE(test_EG), PURE(test_EI), PURE(test_AI), PURE(not), PURE(neg),
+	PURE(imul_GE), PURE(imul_GEI), PURE(movsxd), PURE(movzx), PURE(movsx),
+	PURE(setcc), PURE(cmovcc), PURE(rol), PURE(ror),
 	STEP(jcc), STEP(jmp), STEP(call), STEP(ret),
 #undef PURE
 #undef STEP

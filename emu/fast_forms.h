@@ -34,6 +34,9 @@ FAST_FORMS_OF(test_EG)
 FAST_FORMS_OF(inc) FAST_FORMS_OF(dec)
 FAST_FORMS_OF(mov_EG) FAST_FORMS_OF(mov_GE)
 FAST_FORMS_OF(shl) FAST_FORMS_OF(shr) FAST_FORMS_OF(sar)
+FAST_FORMS_OF(adc_EG) FAST_FORMS_OF(adc_GE) FAST_FORMS_OF(adc_EI)
+FAST_FORMS_OF(sbb_EG) FAST_FORMS_OF(sbb_GE) FAST_FORMS_OF(sbb_EI)
+FAST_FORMS_OF(imul_GE) FAST_FORMS_OF(movsxd)
 #undef FAST_FORMS_OF
 /* MOV with a 32- or 64-bit memory operand: the access's size is a constant,
  * so its TLB-hit path is inline (emu/operand.h mem_read/mem_write). */
@@ -56,6 +59,16 @@ THREAD_FORM_OF(nop)
 THREAD_FORM_OF(mov_GE_m32) THREAD_FORM_OF(mov_GE_m64) THREAD_FORM_OF(mov_EG_m32) THREAD_FORM_OF(mov_EG_m64)
 THREAD_FORM_OF(jcc) THREAD_FORM_OF(jmp)
 THREAD_FORM_OF(push_Z) THREAD_FORM_OF(pop_Z) THREAD_FORM_OF(call) THREAD_FORM_OF(ret)
+/* Pure with a register operand, a step with memory (THREADED_PURE_REG). */
+#define ALU_THREAD_FORMS_OF(name) THREAD_FORM_OF(name##_EG) THREAD_FORM_OF(name##_GE) \
+	THREAD_FORM_OF(name##_EI) THREAD_FORM_OF(name##_AI)
+ALU_THREAD_FORMS_OF(add) ALU_THREAD_FORMS_OF(or) ALU_THREAD_FORMS_OF(adc) ALU_THREAD_FORMS_OF(sbb)
+ALU_THREAD_FORMS_OF(and) ALU_THREAD_FORMS_OF(sub) ALU_THREAD_FORMS_OF(xor) ALU_THREAD_FORMS_OF(cmp)
+#undef ALU_THREAD_FORMS_OF
+THREAD_FORM_OF(test_EG) THREAD_FORM_OF(test_EI) THREAD_FORM_OF(test_AI) THREAD_FORM_OF(not) THREAD_FORM_OF(neg)
+THREAD_FORM_OF(imul_GE) THREAD_FORM_OF(imul_GEI) THREAD_FORM_OF(movsxd)
+THREAD_FORM_OF(movzx) THREAD_FORM_OF(movsx) THREAD_FORM_OF(setcc) THREAD_FORM_OF(cmovcc)
+THREAD_FORM_OF(rol) THREAD_FORM_OF(ror)
 #undef THREAD_FORM_OF
 
 #endif

@@ -8,6 +8,8 @@
 #include "emu/cpu_model.h"
 #include "emu/flags.h"
 #include "emu/operand.h"
+#include "emu/fast_forms.h"
+#include "emu/threaded.h"
 #include "isa_handlers.h"
 
 __extension__ typedef unsigned __int128 u128;
@@ -94,11 +96,31 @@ status_t op_imul_GE(struct cpu *cpu, const struct insn *in)
 	return imul_trunc(cpu, in, greg_read(cpu, in, in->size));
 }
 
+/* IMUL Gv, Ev with 32- or 64-bit registers (decode-time fast forms). */
+status_t op_imul_GE_r32(struct cpu *cpu, const struct insn *in)
+{
+	int32_t r;
+	bool overflow = __builtin_mul_overflow((int32_t)cpu->regs[in->reg], (int32_t)cpu->regs[in->rm], &r);
+	cpu->regs[in->reg] = (uint32_t)r;
+	mul_flags(cpu, (uint32_t)r, 4, overflow);
+	return ST_OK;
+}
+status_t op_imul_GE_r64(struct cpu *cpu, const struct insn *in)
+{
+	int64_t r;
+	bool overflow = __builtin_mul_overflow((int64_t)cpu->regs[in->reg], (int64_t)cpu->regs[in->rm], &r);
+	cpu->regs[in->reg] = (uint64_t)r;
+	mul_flags(cpu, (uint64_t)r, 8, overflow);
+	return ST_OK;
+}
+THREADED_PURE(imul_GE_r32) THREADED_PURE(imul_GE_r64) THREADED_PURE_REG(imul_GE)
+
 /* IMUL Gv, Ev, Iz/Ibs (69, 6B). */
 status_t op_imul_GEI(struct cpu *cpu, const struct insn *in)
 {
 	return imul_trunc(cpu, in, in->imm);
 }
+THREADED_PURE_REG(imul_GEI)
 
 /* SDM Vol.2 DIV/IDIV: "The CF, OF, SF, ZF, AF, and PF flags are undefined."
  * AMD (measured on the host, DIV and IDIV, all sizes): CF and OF unchanged,

@@ -217,6 +217,7 @@ SHIFT_REG_FORMS(sar, SH_SAR)
 
 status_t op_rol(struct cpu *cpu, const struct insn *in) { return shift_exec(cpu, in, SH_ROL); }
 status_t op_ror(struct cpu *cpu, const struct insn *in) { return shift_exec(cpu, in, SH_ROR); }
+THREADED_PURE_REG(rol) THREADED_PURE_REG(ror)
 status_t op_rcl(struct cpu *cpu, const struct insn *in) { return shift_exec(cpu, in, SH_RCL); }
 status_t op_rcr(struct cpu *cpu, const struct insn *in) { return shift_exec(cpu, in, SH_RCR); }
 /* /4 SHL and /6 SAL: SDM Vol.2 SAL/SAR/SHL/SHR: "SAL and SHL perform the same operation". */

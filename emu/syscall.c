@@ -25,6 +25,8 @@
 #include "emu/flags.h"
 #include "emu/hv.h"
 #include "emu/operand.h"
+#include "emu/fast_forms.h"
+#include "emu/threaded.h"
 #include "isa_handlers.h"
 
 /* SYSCALL and SYSRET single-step by the TF they leave, not the one they
@@ -209,3 +211,16 @@ status_t op_movsxd(struct cpu *cpu, const struct insn *in)
 	greg_write(cpu, in, in->osize, v);
 	return ST_OK;
 }
+/* With 32- or 64-bit registers (decode-time fast forms): a 32-bit operand
+ * size moves the doubleword, zero-extended as every 32-bit write is. */
+status_t op_movsxd_r32(struct cpu *cpu, const struct insn *in)
+{
+	cpu->regs[in->reg] = (uint32_t)cpu->regs[in->rm];
+	return ST_OK;
+}
+status_t op_movsxd_r64(struct cpu *cpu, const struct insn *in)
+{
+	cpu->regs[in->reg] = (uint64_t)(int64_t)(int32_t)cpu->regs[in->rm];
+	return ST_OK;
+}
+THREADED_PURE(movsxd_r32) THREADED_PURE(movsxd_r64) THREADED_PURE_REG(movsxd)

@@ -88,6 +88,21 @@ status_t thread_next_block(struct cpu *cpu, const struct insn *end);
 		return insn_next(cpu, in);                                     \
 	}
 
+/* The thread handler of a handler whose register form is pure (no fault, no
+ * attention, neither rIP nor time read: a register operand is all it touches)
+ * and whose memory form is a step. */
+#define THREADED_PURE_REG(name)                                                \
+	__attribute__((flatten))                                               \
+	status_t thr_##name(struct cpu *cpu, const struct insn *in)            \
+	{                                                                      \
+		if (__builtin_expect(!in->mem, 1)) {                           \
+			(void)op_##name(cpu, in);                              \
+			return insn_next(cpu, in);                             \
+		}                                                              \
+		insn_step_begin(cpu, in);                                      \
+		return insn_step_end(cpu, in, op_##name(cpu, in));             \
+	}
+
 /* A step handler for a near branch, always its block's last instruction,
  * which sets no attention: it goes on to the next block itself. */
 #define THREADED_BRANCH(name)                                                  \

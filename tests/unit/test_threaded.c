@@ -29,6 +29,12 @@
  *                               calls ends with the same registers, stack
  *                               and time as the single-step loop (32-bit:
  *                               the generic handlers; 64-bit: the inline case)
+ *   imul_movsxd_forms           IMUL r,r/m and MOVSXD with 32- and 64-bit
+ *                               registers (their decode-time forms): the
+ *                               truncated product with CF = OF = the lost
+ *                               bits (SDM Vol.2 IMUL), sign- or zero-extension
+ *                               (SDM Vol.2 MOVSX/MOVSXD); SETcc and CMOVcc of
+ *                               a byte and a 32-bit register read the flags
  *   push_pop_forms              PUSH/POP of a register, pure on a TLB hit:
  *                               PUSH RSP stores the old value, POP RSP leaves
  *                               the popped one (SDM Vol.2 PUSH, POP); a 16-bit
@@ -275,6 +281,43 @@ START_TEST(call_ret_chain)
 }
 END_TEST
 
+START_TEST(imul_movsxd_forms)
+{
+	activate(&m);
+	to64(&m);
+	PUT(0x40000, 0x48, 0x0f, 0xaf, 0xc3,   /* imul rax, rbx: 2^32 * 2^32 overflows to 0 */
+	    0x0f, 0x92, 0xc1,                   /* setc cl */
+	    0x0f, 0x94, 0xc5,                   /* setz ch */
+	    0x0f, 0xaf, 0xfe,                   /* imul edi, esi: -3 * -2^31+5 overflows */
+	    0x41, 0x0f, 0x92, 0xc0,             /* setc r8b */
+	    0x48, 0x63, 0xd6,                   /* movsxd rdx, esi */
+	    0x63, 0xee,                         /* movsxd ebp, esi (32-bit: a move) */
+	    0x4d, 0x0f, 0xaf, 0xca,             /* imul r9, r10 */
+	    0x0f, 0x40, 0xdf,                   /* cmovo ebx, edi (OF clear: upper half cleared) */
+	    0xf4);
+	m.cpu.regs[R_AX] = 1ull << 32;
+	m.cpu.regs[R_BX] = 1ull << 32;
+	m.cpu.regs[R_CX] = 0x5555;
+	m.cpu.regs[R_DI] = (uint32_t)-3;
+	m.cpu.regs[R_SI] = 0x80000005;
+	m.cpu.regs[R_R8] = 0x77;
+	m.cpu.regs[R_R9] = (uint64_t)-7;
+	m.cpu.regs[R_R10] = 6;
+	m.cpu.rip = 0x40000;
+	m.cpu.icount_limit = m.cpu.icount + 20;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_HALT);
+	ck_assert_uint_eq(m.cpu.regs[R_AX], 0);
+	ck_assert_uint_eq(m.cpu.regs[R_CX], 0x0101);                 /* CF = 1, ZF = 1 */
+	ck_assert_uint_eq(m.cpu.regs[R_DI], (uint32_t)(-3 * (int64_t)(int32_t)0x80000005));
+	ck_assert_uint_eq(m.cpu.regs[R_R8], 0x01);
+	ck_assert_uint_eq(m.cpu.regs[R_DX], 0xffffffff80000005ull);
+	ck_assert_uint_eq(m.cpu.regs[R_BP], 0x80000005);
+	ck_assert_uint_eq(m.cpu.regs[R_R9], (uint64_t)-42);
+	ck_assert_uint_eq(m.cpu.regs[R_BX], 0);                      /* 2^32 with bits 63:32 cleared */
+	ck_assert_uint_eq(cpu_get_flags(&m.cpu) & (FLAG_CF | FLAG_OF | FLAG_SF), FLAG_SF);
+}
+END_TEST
+
 START_TEST(push_pop_forms)
 {
 	activate(&m);
@@ -336,6 +379,7 @@ static Suite *threaded_suite(void)
 	tcase_add_test(tc, deadline_in_chained_loop);
 	tcase_add_test(tc, fault_in_chained_block);
 	tcase_add_test(tc, call_ret_chain);
+	tcase_add_test(tc, imul_movsxd_forms);
 	tcase_add_test(tc, push_pop_forms);
 	tcase_add_test(tc, push_pop_16bit_stack);
 	suite_add_tcase(s, tc);
