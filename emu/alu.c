@@ -244,6 +244,54 @@ ALU_FAST_FORMS(xor, ALU_XOR)
 ALU_FAST_FORMS(cmp, ALU_CMP)
 ALU_FAST_FORMS(adc, ALU_ADC)
 ALU_FAST_FORMS(sbb, ALU_SBB)
+
+/* With a 32- or 64-bit memory operand (decode-time fast forms): the exec forms
+ * are the rows' handlers; the thread forms do the access inline when it hits
+ * in the TLB, as the MOV forms do (emu/datamove.c): a read for G op= [m] and
+ * CMP [m], G; a write hit for [m] op= src, which reads first (a translation
+ * and a segment that allow the write allow the read). */
+#define ALU_MEM_THREAD_E(fn, op, sz, src)                                              \
+	__attribute__((flatten)) status_t thr_##fn(struct cpu *cpu, const struct insn *in) \
+	{                                                                               \
+		uint8_t *p = mem_fast(cpu, in->seg, thread_ea(cpu, in), sz,             \
+				      op == ALU_CMP ? SEG_PERM_READ : SEG_PERM_WRITE,   \
+				      op == ALU_CMP ? TLB_READ : TLB_WRITE);            \
+		if (__builtin_expect(p != NULL, 1)) {                                   \
+			uint64_t r = alu_compute(cpu, op, sz, host_load(p, sz), (src));  \
+			if (op != ALU_CMP)                                              \
+				host_store(p, sz, r);                                   \
+			return insn_next(cpu, in);                                      \
+		}                                                                       \
+		insn_step_begin(cpu, in);                                               \
+		return insn_step_end(cpu, in, op_##fn(cpu, in));                        \
+	}
+#define ALU_MEM_THREAD_G(fn, op, sz)                                                   \
+	__attribute__((flatten)) status_t thr_##fn(struct cpu *cpu, const struct insn *in) \
+	{                                                                               \
+		uint8_t *p = mem_fast(cpu, in->seg, thread_ea(cpu, in), sz, SEG_PERM_READ, TLB_READ); \
+		if (__builtin_expect(p != NULL, 1)) {                                   \
+			(void)alu_reg(cpu, op, sz, in->reg, host_load(p, sz));          \
+			return insn_next(cpu, in);                                      \
+		}                                                                       \
+		insn_step_begin(cpu, in);                                               \
+		return insn_step_end(cpu, in, op_##fn(cpu, in));                        \
+	}
+#define ALU_MEM_FORMS(name, op, sz, w)                                                 \
+	status_t op_##name##_EG_##w(struct cpu *cpu, const struct insn *in) { return alu_eg(cpu, in, op); } \
+	status_t op_##name##_GE_##w(struct cpu *cpu, const struct insn *in) { return alu_ge(cpu, in, op); } \
+	status_t op_##name##_EI_##w(struct cpu *cpu, const struct insn *in) { return alu_ei(cpu, in, op); } \
+	ALU_MEM_THREAD_E(name##_EG_##w, op, sz, cpu->regs[in->reg])                     \
+	ALU_MEM_THREAD_E(name##_EI_##w, op, sz, in->imm)                                \
+	ALU_MEM_THREAD_G(name##_GE_##w, op, sz)
+#define ALU_MEM_FAST_FORMS(name, op) ALU_MEM_FORMS(name, op, 4, m32) ALU_MEM_FORMS(name, op, 8, m64)
+ALU_MEM_FAST_FORMS(add, ALU_ADD)
+ALU_MEM_FAST_FORMS(or, ALU_OR)
+ALU_MEM_FAST_FORMS(adc, ALU_ADC)
+ALU_MEM_FAST_FORMS(sbb, ALU_SBB)
+ALU_MEM_FAST_FORMS(and, ALU_AND)
+ALU_MEM_FAST_FORMS(sub, ALU_SUB)
+ALU_MEM_FAST_FORMS(xor, ALU_XOR)
+ALU_MEM_FAST_FORMS(cmp, ALU_CMP)
 /* The rows' own handlers meet the byte and 16-bit forms (and the A,I ones,
  * always registers): pure with a register operand. */
 #define ALU_THREADED(name)                                                            \

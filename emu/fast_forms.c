@@ -17,18 +17,18 @@ static const struct fast_form {
 #define V(name) { op_##name, thr_##name }
 #define FORM(name) { op_##name, { V(name##_r32), V(name##_r64) } }
 #define FORM_MEM(name) { op_##name, { V(name##_r32), V(name##_r64), V(name##_m32), V(name##_m64) } }
-	FORM(add_EG), FORM(add_GE), FORM(add_EI),
-	FORM(or_EG),  FORM(or_GE),  FORM(or_EI),
-	FORM(and_EG), FORM(and_GE), FORM(and_EI),
-	FORM(sub_EG), FORM(sub_GE), FORM(sub_EI),
-	FORM(xor_EG), FORM(xor_GE), FORM(xor_EI),
-	FORM(cmp_EG), FORM(cmp_GE), FORM(cmp_EI),
+	FORM_MEM(add_EG), FORM_MEM(add_GE), FORM_MEM(add_EI),
+	FORM_MEM(or_EG),  FORM_MEM(or_GE),  FORM_MEM(or_EI),
+	FORM_MEM(and_EG), FORM_MEM(and_GE), FORM_MEM(and_EI),
+	FORM_MEM(sub_EG), FORM_MEM(sub_GE), FORM_MEM(sub_EI),
+	FORM_MEM(xor_EG), FORM_MEM(xor_GE), FORM_MEM(xor_EI),
+	FORM_MEM(cmp_EG), FORM_MEM(cmp_GE), FORM_MEM(cmp_EI),
 	FORM(test_EG),
 	FORM(inc), FORM(dec),
 	FORM_MEM(mov_EG), FORM_MEM(mov_GE),
 	FORM(shl), FORM(shr), FORM(sar),
-	FORM(adc_EG), FORM(adc_GE), FORM(adc_EI),
-	FORM(sbb_EG), FORM(sbb_GE), FORM(sbb_EI),
+	FORM_MEM(adc_EG), FORM_MEM(adc_GE), FORM_MEM(adc_EI),
+	FORM_MEM(sbb_EG), FORM_MEM(sbb_GE), FORM_MEM(sbb_EI),
 	FORM(imul_GE), FORM(movsxd),
 	/* 40+r / 48+r: no 64-bit form (REX prefixes in 64-bit mode). */
 	{ op_inc_r, { V(inc_r_r32) } }, { op_dec_r, { V(dec_r_r32) } },

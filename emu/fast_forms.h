@@ -38,6 +38,17 @@ FAST_FORMS_OF(adc_EG) FAST_FORMS_OF(adc_GE) FAST_FORMS_OF(adc_EI)
 FAST_FORMS_OF(sbb_EG) FAST_FORMS_OF(sbb_GE) FAST_FORMS_OF(sbb_EI)
 FAST_FORMS_OF(imul_GE) FAST_FORMS_OF(movsxd)
 #undef FAST_FORMS_OF
+/* ALU with a 32- or 64-bit memory operand (emu/alu.c). */
+#define MEM_FORMS_OF(name)                                                      \
+	status_t op_##name##_m32(struct cpu *cpu, const struct insn *in);       \
+	status_t op_##name##_m64(struct cpu *cpu, const struct insn *in);       \
+	status_t thr_##name##_m32(struct cpu *cpu, const struct insn *in);      \
+	status_t thr_##name##_m64(struct cpu *cpu, const struct insn *in);
+#define ALU_MEM_FORMS_OF(name) MEM_FORMS_OF(name##_EG) MEM_FORMS_OF(name##_GE) MEM_FORMS_OF(name##_EI)
+ALU_MEM_FORMS_OF(add) ALU_MEM_FORMS_OF(or) ALU_MEM_FORMS_OF(adc) ALU_MEM_FORMS_OF(sbb)
+ALU_MEM_FORMS_OF(and) ALU_MEM_FORMS_OF(sub) ALU_MEM_FORMS_OF(xor) ALU_MEM_FORMS_OF(cmp)
+#undef ALU_MEM_FORMS_OF
+#undef MEM_FORMS_OF
 /* MOV with a 32- or 64-bit memory operand: the access's size is a constant,
  * so its TLB-hit path is inline (emu/operand.h mem_read/mem_write). */
 status_t op_mov_GE_m32(struct cpu *cpu, const struct insn *in);

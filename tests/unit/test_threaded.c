@@ -35,6 +35,12 @@
  *                               bits (SDM Vol.2 IMUL), sign- or zero-extension
  *                               (SDM Vol.2 MOVSX/MOVSXD); SETcc and CMOVcc of
  *                               a byte and a 32-bit register read the flags
+ *   alu_memory_forms            ALU with a 32- or 64-bit memory operand
+ *                               (pure on a TLB hit): G op= [m], [m] op= G/imm,
+ *                               CMP [m] and ADC's carry in; a read-modify-write
+ *                               of a page read before but not writable (CR0.WP)
+ *                               is a #PF with W=1 that changes neither the
+ *                               memory nor the flags (SDM Vol.3 4.6, 6.5)
  *   push_pop_forms              PUSH/POP of a register, pure on a TLB hit:
  *                               PUSH RSP stores the old value, POP RSP leaves
  *                               the popped one (SDM Vol.2 PUSH, POP); a 16-bit
@@ -318,6 +324,56 @@ START_TEST(imul_movsxd_forms)
 }
 END_TEST
 
+START_TEST(alu_memory_forms)
+{
+	struct event seen = { 0 };
+	activate(&m);
+	to64(&m);
+	physmem_write(&m.pm, 0x50000, 8, 0x100000005ull);
+	physmem_write(&m.pm, 0x50008, 4, 0x7);
+	PUT(0x40000, 0x48, 0x01, 0x04, 0x25, 0x00, 0x00, 0x05, 0x00,   /* add [50000h], rax */
+	    0x48, 0x2b, 0x1c, 0x25, 0x00, 0x00, 0x05, 0x00,             /* sub rbx, [50000h] */
+	    0x39, 0x0c, 0x25, 0x08, 0x00, 0x05, 0x00,                   /* cmp [50008h], ecx */
+	    0x0f, 0x92, 0xc2,                                           /* setc dl: 7 < 9 */
+	    0x83, 0x14, 0x25, 0x08, 0x00, 0x05, 0x00, 0x10,             /* adc dword [50008h], 10h */
+	    0x81, 0x34, 0x25, 0x0c, 0x00, 0x05, 0x00, 0x78, 0x56, 0x34, 0x12, /* xor dword [5000Ch], 12345678h */
+	    0xf4);
+	m.cpu.regs[R_AX] = 0xfffffffffffffffeull;   /* + 100000005h: carry out */
+	m.cpu.regs[R_BX] = 0x100000003ull;
+	m.cpu.regs[R_CX] = 9;
+	m.cpu.rip = 0x40000;
+	m.cpu.icount_limit = m.cpu.icount + 20;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_HALT);
+	ck_assert_uint_eq(physmem_read(&m.pm, 0x50000, 8), 0x100000003ull);
+	ck_assert_uint_eq(m.cpu.regs[R_BX], 0);
+	ck_assert_uint_eq(m.cpu.regs[R_DX] & 0xff, 1);
+	ck_assert_uint_eq(physmem_read(&m.pm, 0x50008, 4), 0x7 + 0x10 + 1);
+	ck_assert_uint_eq(physmem_read(&m.pm, 0x5000c, 4), 0x12345678);
+
+	/* 200000H-3FFFFFH read-only, CR0.WP = 1: read, then a read-modify-write. */
+	physmem_write(&m.pm, PD + 8, 8, 0x200000 | 0x81);
+	m.cpu.cr0 |= CR0_WP;
+	tlb_flush_all(&m.cpu.tlb);
+	stop_at_events(&m, &seen);
+	physmem_write(&m.pm, 0x200000, 4, 40);
+	PUT(0x40000, 0x03, 0x04, 0x25, 0x00, 0x00, 0x20, 0x00,         /* add eax, [200000h] */
+	    0x31, 0xdb,                                                 /* xor ebx, ebx: ZF = 1 */
+	    0x01, 0x04, 0x25, 0x00, 0x00, 0x20, 0x00,                   /* add [200000h], eax: #PF */
+	    0xf4);
+	m.cpu.regs[R_AX] = 2;
+	m.cpu.rip = 0x40000;
+	m.cpu.halted = false;
+	m.cpu.icount_limit = m.cpu.icount + 20;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_STOP);
+	ck_assert_int_eq(seen.vector, EXC_PF);
+	ck_assert_uint_eq(seen.error_code, PFEC_P | PFEC_W);
+	ck_assert_uint_eq(m.cpu.rip, 0x40009);
+	ck_assert_uint_eq(m.cpu.regs[R_AX], 42);
+	ck_assert_uint_eq(physmem_read(&m.pm, 0x200000, 4), 40);
+	ck_assert_uint_eq(cpu_get_flags(&m.cpu) & FLAG_ZF, FLAG_ZF);
+}
+END_TEST
+
 START_TEST(push_pop_forms)
 {
 	activate(&m);
@@ -380,6 +436,7 @@ static Suite *threaded_suite(void)
 	tcase_add_test(tc, fault_in_chained_block);
 	tcase_add_test(tc, call_ret_chain);
 	tcase_add_test(tc, imul_movsxd_forms);
+	tcase_add_test(tc, alu_memory_forms);
 	tcase_add_test(tc, push_pop_forms);
 	tcase_add_test(tc, push_pop_16bit_stack);
 	suite_add_tcase(s, tc);
