@@ -53,7 +53,58 @@ status_t op_jmp(struct cpu *cpu, const struct insn *in)
 {
 	return branch_near(cpu, cpu->rip + in->imm, in->osize);
 }
-THREADED_BRANCH(jcc) THREADED_BRANCH(jmp)
+
+/* A relative target checked as branch_near() checks it, without raising:
+ * false where it would fault. */
+static inline bool near_target_ok(const struct cpu *cpu, uint64_t *target, unsigned osize)
+{
+	if (cpu->mode == MODE_LONG64) {
+		if (osize != 8)
+			*target &= size_mask(osize);
+		return addr_canonical(cpu, *target);
+	}
+	*target &= size_mask(osize);
+	return *target <= cpu->seg[SR_CS].limit;
+}
+
+/* Jcc and JMP rel in a threaded run: when they do not fault, rIP is all they
+ * change, so they set only that and go on to the next block. Anything else
+ * (a condition other than E/NE after a recorded result, a target that
+ * faults) runs the handler as a step, out of line so that the common case
+ * needs no stack frame. */
+static __attribute__((noinline)) status_t thr_branch_step(struct cpu *cpu, const struct insn *in)
+{
+	insn_step_begin(cpu, in);
+	status_t st = in->exec(cpu, in);
+	if (st != ST_OK)
+		return st;
+	return thread_next_block(cpu, in + 1);
+}
+
+__attribute__((flatten)) status_t thr_jcc(struct cpu *cpu, const struct insn *in)
+{
+	unsigned cc = in->opcode & 15;
+	if ((cc >> 1) != 2 || cpu->lazy.op == LAZY_NONE)
+		return thr_branch_step(cpu, in);
+	uint64_t next = insn_next_ip(cpu, in), target = next + in->imm;
+	if ((cpu->lazy.result == 0) == (cc & 1)) {
+		cpu->rip = next;
+		return thread_next_block(cpu, in + 1);
+	}
+	if (__builtin_expect(!near_target_ok(cpu, &target, in->osize), 0))
+		return thr_branch_step(cpu, in);
+	cpu->rip = target;
+	return thread_next_block(cpu, in + 1);
+}
+
+__attribute__((flatten)) status_t thr_jmp(struct cpu *cpu, const struct insn *in)
+{
+	uint64_t target = insn_next_ip(cpu, in) + in->imm;
+	if (__builtin_expect(!near_target_ok(cpu, &target, in->osize), 0))
+		return thr_branch_step(cpu, in);
+	cpu->rip = target;
+	return thread_next_block(cpu, in + 1);
+}
 
 /* JMP r/m (FF /4): absolute target from register or memory. */
 status_t op_jmp_E(struct cpu *cpu, const struct insn *in)

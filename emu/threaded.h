@@ -103,17 +103,4 @@ status_t thread_next_block(struct cpu *cpu, const struct insn *end);
 		return insn_step_end(cpu, in, op_##name(cpu, in));             \
 	}
 
-/* A step handler for a near branch, always its block's last instruction,
- * which sets no attention: it goes on to the next block itself. */
-#define THREADED_BRANCH(name)                                                  \
-	__attribute__((flatten))                                               \
-	status_t thr_##name(struct cpu *cpu, const struct insn *in)            \
-	{                                                                      \
-		insn_step_begin(cpu, in);                                      \
-		status_t st = op_##name(cpu, in);                              \
-		if (__builtin_expect(st != ST_OK, 0))                          \
-			return st;                                             \
-		return thread_next_block(cpu, in + 1);                         \
-	}
-
 #endif

@@ -41,6 +41,10 @@
  *                               of a page read before but not writable (CR0.WP)
  *                               is a #PF with W=1 that changes neither the
  *                               memory nor the flags (SDM Vol.3 4.6, 6.5)
+ *   branch_past_cs_limit        a taken Jcc or a JMP to a target beyond the CS
+ *                               limit is #GP(0) at the branch (SDM Vol.2 Jcc,
+ *                               JMP), with what ran before it retired; a Jcc
+ *                               not taken goes on
  *   push_pop_forms              PUSH/POP of a register, pure on a TLB hit:
  *                               PUSH RSP stores the old value, POP RSP leaves
  *                               the popped one (SDM Vol.2 PUSH, POP); a 16-bit
@@ -374,6 +378,33 @@ START_TEST(alu_memory_forms)
 }
 END_TEST
 
+START_TEST(branch_past_cs_limit)
+{
+	struct event seen = { 0 };
+	stop_at_events(&m, &seen);
+	m.cpu.seg[SR_CS].limit = 0x40fff;
+	PUT(0x40000, 0x40,                        /* inc eax */
+	    0x85, 0xc0,                           /* test eax, eax: ZF = 0 */
+	    0x0f, 0x84, 0xf7, 0x0f, 0x00, 0x00,   /* jz 41000h: not taken */
+	    0x0f, 0x85, 0xf1, 0x0f, 0x00, 0x00,   /* jnz 41000h: #GP */
+	    0xf4);
+	m.cpu.regs[R_AX] = 0;
+	m.cpu.rip = 0x40000;
+	uint64_t before = m.cpu.icount;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_STOP);
+	ck_assert_int_eq(seen.vector, EXC_GP);
+	ck_assert_uint_eq(m.cpu.rip, 0x40009);
+	ck_assert_uint_eq(m.cpu.regs[R_AX], 1);
+	ck_assert_uint_eq(m.cpu.icount - before, 3 + 1);
+	PUT(0x40100, 0xe9, 0xfb, 0x0e, 0x00, 0x00);   /* jmp 41000h: #GP */
+	seen.vector = 0;
+	m.cpu.rip = 0x40100;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_STOP);
+	ck_assert_int_eq(seen.vector, EXC_GP);
+	ck_assert_uint_eq(m.cpu.rip, 0x40100);
+}
+END_TEST
+
 START_TEST(push_pop_forms)
 {
 	activate(&m);
@@ -437,6 +468,7 @@ static Suite *threaded_suite(void)
 	tcase_add_test(tc, call_ret_chain);
 	tcase_add_test(tc, imul_movsxd_forms);
 	tcase_add_test(tc, alu_memory_forms);
+	tcase_add_test(tc, branch_past_cs_limit);
 	tcase_add_test(tc, push_pop_forms);
 	tcase_add_test(tc, push_pop_16bit_stack);
 	suite_add_tcase(s, tc);
