@@ -13,6 +13,9 @@
  *   HVEMU_FUZZ_NOABORT=1      count disagreements instead of aborting
  *   HVEMU_FUZZ_VERIFY=1       after each restore compare all of RAM with the snapshot
  *   HVEMU_FUZZ_TRACE=list     hvemu's trace classes (emu/trace.h: insn,exc,io,pf)
+ *   HVEMU_FUZZ_EXPECT=field   a test that the oracle finds a known bug: exit 0 at the first
+ *                             disagreement on that field ("EXITINFO2"), 1 if the run ends
+ *                             without one
  *   HVEMU_FUZZ_SAVE=dir       write each disagreeing input to dir (with HVEMU_FUZZ_NOABORT)
  *
  * Input (bytes past the end read as 0):
@@ -704,6 +707,14 @@ static void print_stats(void)
 			stats.reset_us[stats.n_reset / 2], stats.reset_us[stats.n_reset * 9 / 10], stats.n_reset);
 }
 
+static const char *expect;
+
+static void expectation_unmet(void)
+{
+	fprintf(stderr, "svm_exit_fuzz: no disagreement on %s was found\n", expect);
+	_Exit(1);
+}
+
 static bool env_on(const char *name)
 {
 	const char *v = getenv(name);
@@ -724,6 +735,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		clock_gettime(CLOCK_MONOTONIC, &stats.start);
 		if (stats.on)
 			atexit(print_stats);
+		expect = getenv("HVEMU_FUZZ_EXPECT");
+		if (expect && *expect)
+			atexit(expectation_unmet);
+		else
+			expect = NULL;
 		ready = true;
 	}
 	struct timespec t0, t1;
@@ -816,6 +832,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		bad = 1;
 	} else {
 		bad = oracle_compare(&oin, &pred, &act);
+	}
+	if (bad && expect && oracle_last_disagreement && strcmp(oracle_last_disagreement, expect) == 0) {
+		fprintf(stderr, "svm_exit_fuzz: found the expected disagreement on %s after %llu execs\n", expect,
+			(unsigned long long)stats.execs);
+		if (stats.on)
+			print_stats();
+		_Exit(0);
 	}
 	if (bad) {
 		stats.disagreements++;

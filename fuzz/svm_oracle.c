@@ -1087,8 +1087,11 @@ int oracle_check_of_text(const char *t)
 	return -1;
 }
 
+const char *oracle_last_disagreement;
+
 static unsigned report(const char *field, uint64_t want, uint64_t got, int rule)
 {
+	oracle_last_disagreement = field;
 	fprintf(stderr, "svm_oracle: DISAGREE %s: predicted %#" PRIx64 ", hvemu %#" PRIx64 "  [%s]\n", field, want,
 		got, rule >= 0 && rule < R_COUNT && rules[rule].cite ? rules[rule].cite : "?");
 	return 1;
@@ -1132,6 +1135,7 @@ unsigned oracle_compare(const struct oracle_input *in, const struct oracle_predi
 		}
 		int named = oracle_check_of_text(a->failed_check);
 		if (named < 0 || !((p->failing_checks >> named) & 1)) {
+			oracle_last_disagreement = "failed check";
 			fprintf(stderr, "svm_oracle: DISAGREE failed check: hvemu names \"%s\", the oracle finds:",
 				a->failed_check ? a->failed_check : "(none)");
 			for (unsigned k = 0; k < CHK_COUNT; k++)

@@ -123,6 +123,9 @@ struct oracle_actual {
 unsigned oracle_compare(const struct oracle_input *in, const struct oracle_prediction *p,
 			const struct oracle_actual *a);
 
+/* The field of the last disagreement oracle_compare() printed ("EXITINFO2"). */
+extern const char *oracle_last_disagreement;
+
 /* The rule-coverage table: each rule's citation and how often it held and
  * did not hold; each exit code x EXITINFO shape seen; the unknowns. */
 void oracle_print_coverage(void);
