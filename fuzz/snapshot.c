@@ -22,7 +22,8 @@ bool snapshot_take(struct snapshot *s, struct cpu *cpu, struct physmem *pm, void
 		return false;
 	}
 	memcpy(s->ram, pm->ram, pm->ram_size);
-	memcpy(s->hv_state, hv, hv_size);
+	if (hv_size)
+		memcpy(s->hv_state, hv, hv_size);
 	cpu->dirty_pages = s->dirty;
 	s->cpu_state = *cpu;
 	return true;
@@ -65,7 +66,8 @@ void snapshot_restore(struct snapshot *s)
 	tlb_forget(&cpu->tlb, s->cpu_state.tlb.space, s->cpu_state.tlb.pcid);
 	/* Decoded blocks: in time proportional to those decoded since. */
 	icache_flush(cpu->icache);
-	memcpy(s->hv, s->hv_state, s->hv_size);
+	if (s->hv_size)
+		memcpy(s->hv, s->hv_state, s->hv_size);
 	s->restores++;
 }
 

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Writes the seed corpus of svm_exit_fuzz (fuzz/corpus/svm_exit_fuzz/):
+"""Writes the seed corpus of svm_exit_fuzz (fuzz/corpus/svm_exit_fuzz/) and the
+reproducers of fuzz/findings/ (see its README.md):
 structured inputs in the layout fuzz/svm_exit_fuzz.c reads, one per class of
 exit the oracle (fuzz/svm_oracle.c) predicts exactly. The files are committed;
 run this after changing the input layout:
 
-    python3 fuzz/corpus/make_svm_exit_seeds.py fuzz/corpus
+    python3 fuzz/corpus/make_svm_exit_seeds.py fuzz/corpus fuzz/findings
 """
 import os
 import struct
@@ -66,3 +67,17 @@ os.makedirs(out, exist_ok=True)
 for name, data in seeds.items():
     with open(os.path.join(out, name), 'wb') as f:
         f.write(data)
+
+# Where the oracle, run with HVEMU_FUZZ_STRICT=1, disagrees with hvemu.
+findings = {
+    # RDPMC of counter 0 at CPL 0, not intercepted, then an intercepted CPUID.
+    'rdpmc_counter0_cpl0': seed(misc=('CPUID',), exc=('GP',), insns=[('RDPMC',), ('CPUID',)]),
+    # 64-bit guest, CR8 write intercepted, MOV CR8, RAX with RAX bit 40 set.
+    'mov_cr8_reserved_bits_intercepted': seed(guest=1, cr=1 << 24, exc=('GP',),
+                                              insns=[('MOV_TO_CR', 4, 0, 0, 40)]),
+}
+if len(sys.argv) > 2:
+    os.makedirs(sys.argv[2], exist_ok=True)
+    for name, data in findings.items():
+        with open(os.path.join(sys.argv[2], name), 'wb') as f:
+            f.write(data)
