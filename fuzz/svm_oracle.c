@@ -1189,6 +1189,7 @@ unsigned oracle_compare(const struct oracle_input *in, const struct oracle_predi
 	/* APM2 15.7.1: nRIP with NRIP_SAVE (Fn8000_000A_EDX[3]). */
 	if (in->cpu->svm_edx & (1u << 3)) {
 		hit(R_NRIP, p->nrip != 0);
+		hit(R_NRIP_ZERO, p->nrip == 0);
 		if (c->nrip != p->nrip)
 			bad += report("NRIP", p->nrip, c->nrip, p->nrip ? R_NRIP : R_NRIP_ZERO);
 	}
