@@ -16,7 +16,7 @@
  *   HVEMU_FUZZ_EXPECT=field   a test that the oracle finds a known bug: exit 0 at the first
  *                             disagreement on that field ("EXITINFO2"), 1 if the run ends
  *                             without one
- *   HVEMU_FUZZ_STRICT=1       the oracle decides its two open questions by the APM's
+ *   HVEMU_FUZZ_STRICT=1       the oracle decides its open questions by the APM's
  *                             general rules (fuzz/findings/README.md)
  *   HVEMU_FUZZ_BENCH=n        time n execs of one entry + 64 templates that do not exit +
  *                             an intercepted HLT, print execs/s and the reset median, exit
@@ -247,16 +247,19 @@ static void machine_init(struct machine *m)
 
 /* ---- the VMCB ---- */
 
-/* The instruction intercepts the input chooses among (Table B-1 bit numbers). */
-static const unsigned misc_intercepts[32] = {
-	SVM_INTERCEPT_CPUID, SVM_INTERCEPT_RDTSC, SVM_INTERCEPT_RDTSCP, SVM_INTERCEPT_RDPMC,
-	SVM_INTERCEPT_HLT, SVM_INTERCEPT_PAUSE, SVM_INTERCEPT_INVD, SVM_INTERCEPT_WBINVD,
-	SVM_INTERCEPT_VMMCALL, SVM_INTERCEPT_INVLPG, SVM_INTERCEPT_PUSHF, SVM_INTERCEPT_IOIO_PROT,
-	SVM_INTERCEPT_MSR_PROT, SVM_INTERCEPT_INTN, SVM_INTERCEPT_ICEBP, SVM_INTERCEPT_XSETBV,
-	SVM_INTERCEPT_CR0_SEL_WRITE, SVM_INTERCEPT_MONITOR, SVM_INTERCEPT_MWAIT, SVM_INTERCEPT_IOIO_PROT,
-	SVM_INTERCEPT_MSR_PROT, SVM_INTERCEPT_HLT, SVM_INTERCEPT_CPUID, SVM_INTERCEPT_INTN,
-	SVM_INTERCEPT_XSETBV, SVM_INTERCEPT_IOIO_PROT, SVM_INTERCEPT_MSR_PROT, SVM_INTERCEPT_VMMCALL,
-	SVM_INTERCEPT_INVLPG, SVM_INTERCEPT_RDTSC, SVM_INTERCEPT_PUSHF, SVM_INTERCEPT_SHUTDOWN,
+/* The instruction intercepts the input chooses among (Table B-1 bit numbers);
+ * a second bit where one input bit sets two, 0 if none. */
+static const unsigned misc_intercepts[32][2] = {
+	{ SVM_INTERCEPT_CPUID }, { SVM_INTERCEPT_RDTSC }, { SVM_INTERCEPT_RDTSCP }, { SVM_INTERCEPT_RDPMC },
+	{ SVM_INTERCEPT_HLT }, { SVM_INTERCEPT_PAUSE }, { SVM_INTERCEPT_INVD }, { SVM_INTERCEPT_WBINVD },
+	{ SVM_INTERCEPT_VMMCALL }, { SVM_INTERCEPT_INVLPG }, { SVM_INTERCEPT_PUSHF }, { SVM_INTERCEPT_IOIO_PROT },
+	{ SVM_INTERCEPT_MSR_PROT }, { SVM_INTERCEPT_INTN }, { SVM_INTERCEPT_ICEBP }, { SVM_INTERCEPT_XSETBV },
+	{ SVM_INTERCEPT_CR0_SEL_WRITE }, { SVM_INTERCEPT_MONITOR }, { SVM_INTERCEPT_MWAIT },
+	{ SVM_INTERCEPT_IDTR_READ }, { SVM_INTERCEPT_GDTR_READ }, { SVM_INTERCEPT_LDTR_READ },
+	{ SVM_INTERCEPT_TR_READ }, { SVM_INTERCEPT_IDTR_WRITE }, { SVM_INTERCEPT_GDTR_WRITE },
+	{ SVM_INTERCEPT_LDTR_WRITE }, { SVM_INTERCEPT_TR_WRITE }, { SVM_INTERCEPT_RSM },
+	{ SVM_INTERCEPT_INVLPGA }, { SVM_INTERCEPT_VMLOAD }, { SVM_INTERCEPT_VMSAVE },
+	{ SVM_INTERCEPT_STGI, SVM_INTERCEPT_CLGI },
 };
 
 static void set_intercept(struct vmcb *v, unsigned bit)
@@ -603,6 +606,10 @@ static void assemble(struct assembler *as, struct oracle_insn *in, const struct 
 	case OP_INTN:
 		in->imm = a;
 		break;
+	case OP_VMLOAD:
+	case OP_VMSAVE:
+		mov_imm32(as, 0, DATA);    /* rAX: a page-aligned address in RAM */
+		break;
 	default:
 		break;
 	}
@@ -673,6 +680,41 @@ static void assemble(struct assembler *as, struct oracle_insn *in, const struct 
 	case OP_XSETBV: emit(as, (const uint8_t[]){ 0x0f, 0x01, 0xd1 }, 3); break;
 	case OP_MONITOR: emit(as, (const uint8_t[]){ 0x0f, 0x01, 0xc8 }, 3); break;
 	case OP_MWAIT: emit(as, (const uint8_t[]){ 0x0f, 0x01, 0xc9 }, 3); break;
+	case OP_SIDT:
+	case OP_SGDT:
+	case OP_LIDT:
+	case OP_LGDT: {
+		/* 0F 01 /0 SGDT, /1 SIDT, /2 LGDT, /3 LIDT with [data]. */
+		static const uint8_t ext[] = { [OP_SGDT - OP_SIDT] = 0, [OP_SIDT - OP_SIDT] = 1,
+					       [OP_LGDT - OP_SIDT] = 2, [OP_LIDT - OP_SIDT] = 3 };
+		unsigned r = ext[in->op - OP_SIDT];
+		emit1(as, 0x0f);
+		emit1(as, 0x01);
+		if (m64) {
+			emit1(as, (uint8_t)(0x04 | r << 3));
+			emit1(as, 0x25);   /* SIB: disp32, no base */
+		} else {
+			emit1(as, (uint8_t)(0x05 | r << 3));
+		}
+		emit32(as, DATA);
+		break;
+	}
+	case OP_SLDT:
+	case OP_STR:
+	case OP_LLDT:
+	case OP_LTR: {
+		/* 0F 00 /0 SLDT, /1 STR, /2 LLDT, /3 LTR with AX. */
+		static const uint8_t ext[] = { [OP_SLDT - OP_SLDT] = 0, [OP_STR - OP_SLDT] = 1,
+					       [OP_LLDT - OP_SLDT] = 2, [OP_LTR - OP_SLDT] = 3 };
+		emit(as, (const uint8_t[]){ 0x0f, 0x00, (uint8_t)(0xc0 | ext[in->op - OP_SLDT] << 3) }, 3);
+		break;
+	}
+	case OP_RSM: emit(as, (const uint8_t[]){ 0x0f, 0xaa }, 2); break;
+	case OP_INVLPGA: emit(as, (const uint8_t[]){ 0x0f, 0x01, 0xdf }, 3); break;
+	case OP_VMLOAD: emit(as, (const uint8_t[]){ 0x0f, 0x01, 0xda }, 3); break;
+	case OP_VMSAVE: emit(as, (const uint8_t[]){ 0x0f, 0x01, 0xdb }, 3); break;
+	case OP_STGI: emit(as, (const uint8_t[]){ 0x0f, 0x01, 0xdc }, 3); break;
+	case OP_CLGI: emit(as, (const uint8_t[]){ 0x0f, 0x01, 0xdd }, 3); break;
 	default: emit1(as, 0x90); in->op = OP_NOP; break;
 	}
 	in->len = (uint8_t)(L2_CODE + as->len - in->rip);
@@ -834,9 +876,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if ((eb >> k) & 1)
 			set_intercept(&v, SVM_INTERCEPT_EXCEPTION + exc[k]);
 	uint32_t misc = word32(&r);
-	for (unsigned k = 0; k < 32; k++)
-		if ((misc >> k) & 1)
-			set_intercept(&v, misc_intercepts[k]);
+	for (unsigned k = 0; k < 32; k++) {
+		if ((misc >> k) & 1) {
+			set_intercept(&v, misc_intercepts[k][0]);
+			if (misc_intercepts[k][1])
+				set_intercept(&v, misc_intercepts[k][1]);
+		}
+	}
 	unsigned n_mut = byte(&r) & 7;
 	for (unsigned k = 0; k < n_mut; k++) {
 		uint8_t op = byte(&r), a = byte(&r), b = byte(&r);

@@ -38,6 +38,9 @@ enum oracle_op {
 	OP_LOAD, OP_STORE,                 /* mov eax, [moffs] / mov [moffs], eax */
 	OP_RETF16,                         /* 66 CB: 16-bit far return (32-bit guests) */
 	OP_XSETBV, OP_MONITOR, OP_MWAIT,
+	OP_SIDT, OP_SGDT, OP_SLDT, OP_STR,   /* SIDT/SGDT [data], SLDT/STR AX */
+	OP_LIDT, OP_LGDT, OP_LLDT, OP_LTR,   /* LIDT/LGDT [data], LLDT/LTR AX */
+	OP_RSM, OP_INVLPGA, OP_VMLOAD, OP_VMSAVE, OP_STGI, OP_CLGI,
 	OP_COUNT,
 };
 
@@ -123,10 +126,11 @@ struct oracle_actual {
 unsigned oracle_compare(const struct oracle_input *in, const struct oracle_prediction *p,
 			const struct oracle_actual *a);
 
-/* Predict the two cases the oracle otherwise leaves open by the APM's
- * general rules (fuzz/findings/README.md): RDPMC of counter 0 at CPL 0 reads
- * it (APM2 13.2.1); a MOV to CR whose value faults exits on its intercept
- * (APM2 15.9, operand-value exceptions after the intercept). */
+/* Predict the cases the oracle otherwise leaves open by the APM's general
+ * rules (fuzz/findings/README.md): RDPMC of counter 0 at CPL 0 reads it
+ * (APM2 13.2.1); a MOV to CR whose value faults exits on its intercept (APM2
+ * 15.9, operand-value exceptions after the intercept); a #PF on SGDT/SIDT's
+ * operand reports its first byte. */
 extern bool oracle_strict;
 
 /* The field of the last disagreement oracle_compare() printed ("EXITINFO2"). */

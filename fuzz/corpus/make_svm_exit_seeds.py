@@ -15,11 +15,15 @@ import sys
 OPS = ['NOP', 'CPUID', 'RDTSC', 'RDTSCP', 'RDPMC', 'HLT', 'PAUSE', 'INVD', 'WBINVD', 'VMMCALL',
        'INVLPG', 'PUSHF', 'IN', 'OUT', 'INS', 'OUTS', 'RDMSR', 'WRMSR', 'MOV_FROM_CR', 'MOV_TO_CR',
        'MOV_FROM_DR', 'MOV_TO_DR', 'INTN', 'INT3', 'UD2', 'DIV0', 'ICEBP', 'LOAD', 'STORE',
-       'RETF16', 'XSETBV', 'MONITOR', 'MWAIT']
+       'RETF16', 'XSETBV', 'MONITOR', 'MWAIT', 'SIDT', 'SGDT', 'SLDT', 'STR', 'LIDT', 'LGDT',
+       'LLDT', 'LTR', 'RSM', 'INVLPGA', 'VMLOAD', 'VMSAVE', 'STGI', 'CLGI']
 # misc_intercepts[] bit of each instruction intercept (fuzz/svm_exit_fuzz.c)
 MISC = {'CPUID': 0, 'RDTSC': 1, 'RDTSCP': 2, 'RDPMC': 3, 'HLT': 4, 'PAUSE': 5, 'INVD': 6,
         'WBINVD': 7, 'VMMCALL': 8, 'INVLPG': 9, 'PUSHF': 10, 'IOIO': 11, 'MSR': 12, 'INTN': 13,
-        'ICEBP': 14, 'XSETBV': 15, 'CR0_SEL': 16, 'MONITOR': 17, 'MWAIT': 18}
+        'ICEBP': 14, 'XSETBV': 15, 'CR0_SEL': 16, 'MONITOR': 17, 'MWAIT': 18, 'IDTR_READ': 19,
+        'GDTR_READ': 20, 'LDTR_READ': 21, 'TR_READ': 22, 'IDTR_WRITE': 23, 'GDTR_WRITE': 24,
+        'LDTR_WRITE': 25, 'TR_WRITE': 26, 'RSM': 27, 'INVLPGA': 28, 'VMLOAD': 29, 'VMSAVE': 30,
+        'STGI_CLGI': 31}
 # exception intercept byte: #DE #BP #UD #GP #PF #SS #DB #NP
 EXC = {'DE': 1, 'BP': 2, 'UD': 4, 'GP': 8, 'PF': 16, 'SS': 32, 'DB': 64, 'NP': 128}
 
@@ -59,6 +63,9 @@ seeds = {
     'eventinj_gp_idt_hole': seed(guest=4, exc=('PF',), muts=[(9, 0x0b, 13)], insns=[('HLT',)]),
     'check_each': seed(muts=[(5, 0, 0), (7, 0, 0), (8, 1, 0)], insns=[('HLT',)]),
     'check_long_mode': seed(guest=1, muts=[(6, 2, 0), (12, 0, 0)], insns=[('HLT',)]),
+    'descriptor_tables': seed(misc=('GDTR_READ', 'LDTR_WRITE'), insns=[('SIDT',), ('SGDT',), ('STR',), ('LLDT',)]),
+    'svm_insns64': seed(guest=1, misc=('VMSAVE', 'STGI_CLGI', 'RSM'), insns=[('INVLPGA',), ('CLGI',), ('VMSAVE',)]),
+    'rsm_ud': seed(exc=('UD',), insns=[('RSM',)]),
     'check_maps': seed(muts=[(10, 1, 0), (11, 0, 0)], insns=[('HLT',)]),
 }
 
@@ -75,6 +82,9 @@ findings = {
     # 64-bit guest, CR8 write intercepted, MOV CR8, RAX with RAX bit 40 set.
     'mov_cr8_reserved_bits_intercepted': seed(guest=1, cr=1 << 24, exc=('GP',),
                                               insns=[('MOV_TO_CR', 4, 0, 0, 40)]),
+    # 32-bit guest, DS base 4000_0000h: SGDT [7E000h] stores to a page beyond
+    # the mapping; #PF intercepted.
+    'sgdt_pf_address': seed(guest=2, exc=('PF',), insns=[('SGDT',)]),
 }
 if len(sys.argv) > 2:
     os.makedirs(sys.argv[2], exist_ok=True)
