@@ -25,7 +25,7 @@
  * Input (bytes past the end read as 0):
  *   0      guest: bit 0 64-bit; bit 1 data segment bases 4000_0000h (32-bit);
  *          bits 3:2 IDT (L2 IDT, the hole page, base FFFF_FF00h, L2 IDT limit 3Fh);
- *          bit 4 CR4.OSXSAVE
+ *          bit 4 CR4.OSXSAVE; bit 5 16-bit gates in the L2 IDT
  *   1-4    CR read/write intercepts (word 0), 5-8 DR (word 1)
  *   9      exception intercepts: #DE #BP #UD #GP #PF #SS #DB #NP
  *   10-13  instruction intercepts, one bit per entry of misc_intercepts[]
@@ -73,6 +73,8 @@
 #define PD64 0x17000u
 #define PT64 0x18000u
 #define L2_TSS 0x19000u
+#define L2_IDT16 0x1a000u          /* 16-bit interrupt gates ... */
+#define L2_HANDLER16 0xd000u       /* ... to HLT below 64 KiB */
 #define L2_CODE 0x20000u           /* two pages */
 #define L2_CODE_MAX 0x2000u
 #define L2_STACK 0x30000u
@@ -161,6 +163,9 @@ static void build_memory(struct physmem *pm)
 		physmem_write(pm, L2_IDT + v * 8, 8, (L2_HANDLER & 0xffff) | (0x08ull << 16) | (0x8eull << 40) |
 						      ((uint64_t)(L2_HANDLER >> 16) << 48));
 	memset(pm->ram + L2_HANDLER, 0xf4, 0x1000);
+	for (unsigned v = 0; v < 256; v++)
+		physmem_write(pm, L2_IDT16 + v * 8, 8, L2_HANDLER16 | (0x08ull << 16) | (0x86ull << 40));
+	memset(pm->ram + L2_HANDLER16, 0xf4, 0x1000);
 	for (uint32_t i = 0; i < MAPPED_TOP >> 12; i++) {
 		uint32_t pa = i << 12;
 		bool hole = pa == 0 || pa == HOLE;
@@ -233,6 +238,7 @@ static void machine_init(struct machine *m)
 	m->layout = (struct oracle_layout){
 		.cr3_32 = PD32, .cr3_64 = PML4, .mapped_top = MAPPED_TOP, .holes = { 0, HOLE },
 		.data = DATA, .start_rip = L2_CODE, .ram = m->pm.ram, .ram_size = RAM_SIZE,
+		.idt32 = L2_IDT, .idt16 = L2_IDT16, .handler32 = L2_HANDLER, .handler16 = L2_HANDLER16,
 	};
 	const char *tr = getenv("HVEMU_FUZZ_TRACE");
 	unsigned classes;
@@ -292,7 +298,7 @@ static void vmcb_base(struct vmcb *v, uint8_t guest)
 	s->fs = s->gs = seg(0x10, 0xc93, 0xffffffffu, 0);
 	s->gdtr = seg(0, 0, 0x2f, L2_GDT);
 	switch ((guest >> 2) & 3) {
-	case 0: s->idtr = seg(0, 0, m64 ? 0xfff : 0x7ff, L2_IDT); break;
+	case 0: s->idtr = seg(0, 0, m64 ? 0xfff : 0x7ff, guest & 0x20 ? L2_IDT16 : L2_IDT); break;
 	case 1: s->idtr = seg(0, 0, 0xfff, HOLE); break;
 	case 2: s->idtr = seg(0, 0, 0xfff, m64 ? HOLE - 0x800 : 0xffffff00u); break;
 	default: s->idtr = seg(0, 0, 0x3f, L2_IDT); break;
@@ -596,6 +602,17 @@ static void assemble(struct assembler *as, struct oracle_insn *in, const struct 
 		in->value = (uint32_t)(targets[a % 3] + (b & 0xf0) - ss_base);
 		mov_imm32(as, 4, (uint32_t)in->value);
 		break;
+	}
+	case OP_SETSP: {
+		/* ESP where a frame's push lands: in the hole (through the
+		 * Escape base, wrapping at 4 GiB), page 0, the stack, data. */
+		uint32_t ss_base = (uint32_t)v->save.ss.base;
+		static const uint32_t targets[] = { HOLE + 0x10, 0x10, L2_STACK, DATA + 0x100, HOLE + 0x1000 + 6 };
+		in->value = (uint32_t)(targets[a % 5] + (b & 0x0e) - ss_base);
+		mov_imm32(as, 4, (uint32_t)in->value);
+		in->rip = L2_CODE + as->len - 5;
+		in->len = 5;
+		return;
 	}
 	case OP_XSETBV:
 		in->value = (const uint8_t[]){ 1, 3, 0, 2 }[a % 4];

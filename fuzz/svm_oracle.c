@@ -78,7 +78,7 @@ enum rule {
 	R_PF_WRAP, R_PF_CROSS, R_GP_NONCANON, R_SEG_LIMIT, R_DELIVER_SERIAL, R_GP_IDT_LIMIT, R_CR0_PG_NO_PE, R_XSETBV, R_XSETBV_UD,
 	R_XSETBV_GP, R_MONITOR_UD, R_ICEBP, R_NRIP, R_NRIP_ZERO, R_INTINFO, R_INTINFO_NONE,
 	R_INJECT, R_SAVE_STATE, R_HALT, R_DT_READ, R_DT_WRITE, R_RSM, R_RSM_UD, R_INVLPGA, R_SVM_INSN,
-	R_COUNT,
+	R_FRAME_PF, R_SETSP, R_COUNT,
 };
 
 struct rule_row {
@@ -150,6 +150,7 @@ static const struct rule_row rules[R_COUNT] = {
 	[R_INJECT] = { "EVENTINJ delivered", "APM2 15.20: the injected event is delivered through the guest IDT before the first instruction" },
 	[R_SAVE_STATE] = { "guest state saved", "APM2 15.6: #VMEXIT saves the guest's RIP, RSP, RAX, RFLAGS, CRs, EFER, segments, CPL" },
 	[R_HALT] = { "HLT not intercepted", "APM3 HLT: the guest halts" },
+	[R_FRAME_PF] = { "fault pushing a frame", "APM2 8.7.3: same-privilege delivery pushes (E)FLAGS, CS, (E)IP, error code at SS:ESP (2 bytes each through a 16-bit gate); a #PF there is a write" },
 	[R_DT_READ] = { "IDTR/GDTR/LDTR/TR read", "APM2 15.9: SIDT, SGDT, SLDT, STR -> exit 66h-69h" },
 	[R_DT_WRITE] = { "IDTR/GDTR/LDTR/TR write", "APM2 15.9: LIDT, LGDT, LLDT, LTR -> exit 6Ah-6Dh" },
 	[R_RSM] = { "RSM intercept", "APM2 15.9: RSM -> exit 73h" },
@@ -196,7 +197,7 @@ struct sim {
 	const struct oracle_layout *l;
 	struct oracle_prediction *p;
 	bool m64;
-	uint64_t rax, rsp;
+	uint64_t rax, rsp, rflags;
 	bool rax_known, rsp_known;
 	bool done;
 };
@@ -225,6 +226,7 @@ static bool exit_with(struct sim *s, const struct oracle_insn *insn, uint64_t co
 	p->rip = insn ? insn->rip : s->v->rip;
 	p->rax = s->rax;
 	p->rsp = s->rsp;
+	p->rflags = s->rflags;
 	p->defined |= PF_STATE | (s->rax_known ? PF_RAX : 0) | (s->rsp_known ? PF_RSP : 0);
 	s->done = true;
 	return true;
@@ -383,6 +385,49 @@ static bool exception(struct sim *s, const struct oracle_insn *insn, const struc
  * 64-bit mode, 16-byte gates in it); the oracle models the faults of the
  * gate read and stops when the gate is read. word: the EXITINTINFO of the
  * event; ext: EXT of an IDT error code. */
+static bool step(struct sim *s, const struct oracle_insn *i);
+
+/* The gate is present: outside 64-bit mode, through one of the fuzzer's
+ * IDTs (32-bit or 16-bit interrupt gates, DPL 0, to a code segment at DPL 0
+ * whose handler is HLT), deliver at the same privilege (APM2 8.7.3): push
+ * (E)FLAGS, CS, (E)IP and the error code at SS:ESP, each 4 or 2 bytes as the
+ * gate's size, clear TF, NT, RF, VM and IF, and run the handler's HLT. */
+static bool push_frame(struct sim *s, const struct oracle_insn *insn, uint64_t word)
+{
+	const struct oracle_layout *l = s->l;
+	uint64_t base = s->v->idtr.base;
+	if (s->m64 || (base != l->idt32 && base != l->idt16))
+		return unknown(s, "event delivered through a gate the oracle does not know");
+	if (!s->rsp_known)
+		return unknown(s, "RSP unknown");
+	/* APM2 15.20: EV asks "the exception" to push ERRORCODE; what it does
+	 * for an interrupt TYPE the APM does not say. */
+	if ((word & EV_ERR_VALID) && ((word >> 8) & 7) != EV_EXCP)
+		return unknown(s, "EVENTINJ EV with a TYPE other than exception");
+	bool gate16 = base == l->idt16;
+	unsigned w = gate16 ? 2 : 4, n = word & EV_ERR_VALID ? 4 : 3;
+	uint32_t esp = (uint32_t)s->rsp;
+	if (esp < w * n)
+		return unknown(s, "the frame wraps the stack segment");
+	for (unsigned k = 1; k <= n; k++) {
+		struct fault f = data_access(s, 2, esp - w * k, w, true);
+		if (f.vector >= 0) {
+			f.error = f.vector == V_PF ? 2 : 0;   /* APM2 8.4.2: a write */
+			hit(R_FRAME_PF, true);
+			exception(s, insn, &f, word);
+			if (s->p->outcome == OUT_EXIT && f.vector == V_PF)
+				s->p->rule = f.wrapped ? R_PF_WRAP : R_FRAME_PF;
+			return s->done;
+		}
+	}
+	hit(R_FRAME_PF, false);
+	s->rsp = (s->rsp & ~0xffffffffull) | (uint32_t)(esp - w * n);
+	/* APM2 8.7.3: interrupt gates clear IF; TF, NT, RF and VM go too. */
+	s->rflags &= ~((1ull << 8) | (1ull << 9) | (1ull << 14) | (1ull << 16) | (1ull << 17));
+	struct oracle_insn hlt = { .op = OP_HLT, .seg = -1, .rip = gate16 ? l->handler16 : l->handler32, .len = 1 };
+	return step(s, &hlt);
+}
+
 static bool deliver(struct sim *s, const struct oracle_insn *insn, unsigned vector, uint64_t word, unsigned ext)
 {
 	unsigned gate = s->m64 ? 16 : 8;
@@ -417,7 +462,7 @@ static bool deliver(struct sim *s, const struct oracle_insn *insn, unsigned vect
 			return s->done;
 		}
 	}
-	return unknown(s, "event delivered through a present IDT gate");
+	return push_frame(s, insn, word);
 }
 
 /* ---- The consistency checks (APM2 15.5.1) --------------------------------- */
@@ -657,7 +702,8 @@ static void setup_effects(struct sim *s, const struct oracle_insn *i)
 		}
 		break;
 	case OP_RETF16:
-		s->rsp = (uint32_t)i->value;
+	case OP_SETSP:
+		s->rsp = (uint32_t)i->value;   /* mov esp, imm32: zero-extended in 64-bit mode */
 		s->rsp_known = true;
 		break;
 	default:
@@ -1058,6 +1104,8 @@ static bool step(struct sim *s, const struct oracle_insn *i)
 			return insn_exit(s, i, X_IDTR_WRITE + k, R_DT_WRITE, k);
 		return unknown(s, "LIDT/LGDT/LLDT/LTR not intercepted");
 	}
+	case OP_SETSP:
+		return s->done;            /* the set-up MOV did it */
 	case OP_RSM:
 		hit(R_RSM, icpt = intercepted(s, I_RSM));
 		if (icpt)
@@ -1117,7 +1165,8 @@ void oracle_predict(const struct oracle_input *in, struct oracle_prediction *p)
 	struct sim s = {
 		.in = in, .v = &in->vmcb->save, .c = &in->vmcb->control, .l = in->layout, .p = p,
 		.m64 = (in->vmcb->save.efer & EFER_LMA) != 0,
-		.rax = in->vmcb->save.rax, .rsp = in->vmcb->save.rsp, .rax_known = true, .rsp_known = true,
+		.rax = in->vmcb->save.rax, .rsp = in->vmcb->save.rsp, .rflags = in->vmcb->save.rflags,
+		.rax_known = true, .rsp_known = true,
 	};
 	const char *why = outside_model(&s);
 	if (why) {
@@ -1289,8 +1338,8 @@ unsigned oracle_compare(const struct oracle_input *in, const struct oracle_predi
 				bad += report(same[k].name, want, got, R_SAVE_STATE);
 		}
 		/* RF (bit 16) is the processor's to set on a fault. */
-		if ((v->rflags & ~0x10000ull) != (b->rflags & ~0x10000ull))
-			bad += report("saved RFLAGS", b->rflags, v->rflags, R_SAVE_STATE);
+		if ((v->rflags & ~0x10000ull) != (p->rflags & ~0x10000ull))
+			bad += report("saved RFLAGS", p->rflags, v->rflags, R_SAVE_STATE);
 		if (v->cpl != b->cpl)
 			bad += report("saved CPL", b->cpl, v->cpl, R_SAVE_STATE);
 		const struct vmcb_seg *sw[] = { &b->es, &b->cs, &b->ss, &b->ds }, *sg[] = { &v->es, &v->cs, &v->ss, &v->ds };

@@ -41,6 +41,7 @@ enum oracle_op {
 	OP_SIDT, OP_SGDT, OP_SLDT, OP_STR,   /* SIDT/SGDT [data], SLDT/STR AX */
 	OP_LIDT, OP_LGDT, OP_LLDT, OP_LTR,   /* LIDT/LGDT [data], LLDT/LTR AX */
 	OP_RSM, OP_INVLPGA, OP_VMLOAD, OP_VMSAVE, OP_STGI, OP_CLGI,
+	OP_SETSP,                          /* mov esp, imm32 (value) */
 	OP_COUNT,
 };
 
@@ -69,6 +70,9 @@ struct oracle_layout {
 	uint64_t holes[2];                 /* ... but these pages, not present */
 	uint64_t data;                     /* a present page the templates use */
 	uint64_t start_rip;                /* the first template's first byte */
+	uint64_t idt32, idt16;             /* IDTs of 32-bit and of 16-bit interrupt gates, all
+					      DPL 0, to a flat DPL-0 code segment ... */
+	uint64_t handler32, handler16;     /* ... whose handlers are HLT */
 	const uint8_t *ram;                /* guest-physical RAM, for the permission maps */
 	uint64_t ram_size;
 };
@@ -104,7 +108,7 @@ enum oracle_outcome {
 struct oracle_prediction {
 	enum oracle_outcome outcome;
 	const char *unknown_why;
-	uint64_t exitcode, info1, info2, intinfo, nrip, rip, rax, rsp;
+	uint64_t exitcode, info1, info2, intinfo, nrip, rip, rax, rsp, rflags;
 	unsigned defined;                  /* PF_* */
 	int rule;                          /* the rule the exit comes from (enum in svm_oracle.c) */
 	uint32_t failing_checks;           /* VMEXIT_INVALID: bit per enum oracle_check */

@@ -16,7 +16,7 @@ OPS = ['NOP', 'CPUID', 'RDTSC', 'RDTSCP', 'RDPMC', 'HLT', 'PAUSE', 'INVD', 'WBIN
        'INVLPG', 'PUSHF', 'IN', 'OUT', 'INS', 'OUTS', 'RDMSR', 'WRMSR', 'MOV_FROM_CR', 'MOV_TO_CR',
        'MOV_FROM_DR', 'MOV_TO_DR', 'INTN', 'INT3', 'UD2', 'DIV0', 'ICEBP', 'LOAD', 'STORE',
        'RETF16', 'XSETBV', 'MONITOR', 'MWAIT', 'SIDT', 'SGDT', 'SLDT', 'STR', 'LIDT', 'LGDT',
-       'LLDT', 'LTR', 'RSM', 'INVLPGA', 'VMLOAD', 'VMSAVE', 'STGI', 'CLGI']
+       'LLDT', 'LTR', 'RSM', 'INVLPGA', 'VMLOAD', 'VMSAVE', 'STGI', 'CLGI', 'SETSP']
 # misc_intercepts[] bit of each instruction intercept (fuzz/svm_exit_fuzz.c)
 MISC = {'CPUID': 0, 'RDTSC': 1, 'RDTSCP': 2, 'RDPMC': 3, 'HLT': 4, 'PAUSE': 5, 'INVD': 6,
         'WBINVD': 7, 'VMMCALL': 8, 'INVLPG': 9, 'PUSHF': 10, 'IOIO': 11, 'MSR': 12, 'INTN': 13,
@@ -65,6 +65,10 @@ seeds = {
     'check_long_mode': seed(guest=1, muts=[(6, 2, 0), (12, 0, 0)], insns=[('HLT',)]),
     'descriptor_tables': seed(misc=('GDTR_READ', 'LDTR_WRITE'), insns=[('SIDT',), ('SGDT',), ('STR',), ('LLDT',)]),
     'svm_insns64': seed(guest=1, misc=('VMSAVE', 'STGI_CLGI', 'RSM'), insns=[('INVLPGA',), ('CLGI',), ('VMSAVE',)]),
+    # 16-bit interrupt gates, SS base 4000_0000h, ESP such that the frame's
+    # 16-bit pushes wrap at 4 GiB onto the not-present page: QEMU's PUSHW.
+    'int_frame16_wrap': seed(guest=2 | 0x20, exc=('PF',), misc=('HLT',), insns=[('SETSP', 0, 0), ('INTN', 0x41)]),
+    'ud_frame32_handler_hlt': seed(misc=('HLT',), insns=[('UD2',)]),
     'rsm_ud': seed(exc=('UD',), insns=[('RSM',)]),
     'check_maps': seed(muts=[(10, 1, 0), (11, 0, 0)], insns=[('HLT',)]),
 }
