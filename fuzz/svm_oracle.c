@@ -180,7 +180,7 @@ static void hit(int r, bool held)
 		rule_not_held[r]++;
 }
 
-static uint64_t unknown_count, predictions, exact_exits;
+static uint64_t unknown_count, predictions, exact_exits, halts_agreed;
 static const char *unknown_whys[64];
 static uint64_t unknown_why_count[64];
 #define CELL_CODES 0x100
@@ -1140,7 +1140,17 @@ static bool step(struct sim *s, const struct oracle_insn *i)
 	}
 }
 
+static void note_unknown(const char *why);
+static void predict(const struct oracle_input *in, struct oracle_prediction *p);
+
 void oracle_predict(const struct oracle_input *in, struct oracle_prediction *p)
+{
+	predict(in, p);
+	if (p->outcome == OUT_UNKNOWN)
+		note_unknown(p->unknown_why);
+}
+
+static void predict(const struct oracle_input *in, struct oracle_prediction *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->rule = -1;
@@ -1261,14 +1271,13 @@ unsigned oracle_compare(const struct oracle_input *in, const struct oracle_predi
 	const struct vmcb_save *b = &in->vmcb->save;
 	unsigned bad = 0;
 
-	if (p->outcome == OUT_UNKNOWN) {
-		note_unknown(p->unknown_why);
+	if (p->outcome == OUT_UNKNOWN)
 		return 0;
-	}
 	if (p->outcome == OUT_HALT) {
 		if (!a->halted_in_guest)
-			bad += report("outcome (guest halts, no #VMEXIT)", 0, c->exitcode, R_HALT);
-		return bad;
+			return report("outcome (guest halts, no #VMEXIT)", 0, c->exitcode, R_HALT);
+		halts_agreed++;
+		return 0;
 	}
 	if (a->halted_in_guest)
 		return report("outcome (#VMEXIT expected, the guest halted)", p->exitcode, 0, p->rule);
@@ -1370,8 +1379,9 @@ unsigned oracle_compare(const struct oracle_input *in, const struct oracle_predi
 
 void oracle_print_coverage(void)
 {
-	fprintf(stderr, "svm_oracle: %" PRIu64 " predictions, %" PRIu64 " exact and agreeing, %" PRIu64 " unknown\n",
-		predictions, exact_exits, unknown_count);
+	fprintf(stderr, "svm_oracle: %" PRIu64 " predictions: %" PRIu64 " exits and %" PRIu64
+		" halts predicted exactly and agreed on, %" PRIu64 " unknown\n",
+		predictions, exact_exits, halts_agreed, unknown_count);
 	fprintf(stderr, "svm_oracle: %-26s %10s %10s  citation\n", "rule", "held", "not held");
 	for (unsigned r = 0; r < R_COUNT; r++)
 		if (rules[r].name)
