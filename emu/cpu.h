@@ -309,6 +309,13 @@ struct cpu {
 				      are the model's (emu/hv.h apic_access). Here, past the
 				      hot state, so the fields the run loop reads keep their
 				      cache lines */
+	uint64_t *dirty_pages;     /* NULL, or one bit per RAM page that a store of this CPU
+				      may have reached since its owner cleared the bit: set
+				      when a translation allowing writes enters the TLB, on a
+				      slow-path store and in cpu_notify_phys_write (emu/memory.c).
+				      For snapshots that restore only what changed
+				      (fuzz/snapshot.c); the physmem_write callback alone does
+				      not see stores through the TLB */
 
 	/* --- tracing --- */
 	unsigned trace;            /* TRACE_* */

@@ -122,6 +122,14 @@ static __attribute__((noinline)) bool others_have_code(const struct cpu *cpu, ui
 	return false;
 }
 
+/* Record that a store may reach the RAM page of pa (cpu->dirty_pages). Off the
+ * fast path: the TLB's write grants stand for the stores that hit them. */
+static inline void note_dirty(struct cpu *cpu, uint64_t pa)
+{
+	if (__builtin_expect(cpu->dirty_pages != NULL, 0) && pa < cpu->mem->ram_size)
+		cpu->dirty_pages[pa >> (PAGE_SHIFT + 6)] |= 1ull << ((pa >> PAGE_SHIFT) & 63);
+}
+
 static inline void code_check_write(struct cpu *cpu, uint64_t pa, unsigned len)
 {
 	if (icache_write(cpu->icache, pa, len))
@@ -144,6 +152,7 @@ void cpu_notify_phys_write(struct cpu *cpu, uint64_t pa, unsigned size)
 		uint64_t page_end = (pa & PAGE_MASK) + PAGE_SIZE;
 		uint64_t stop = end < page_end ? end : page_end;
 		code_check_write(cpu, pa, (unsigned)(stop - pa));
+		note_dirty(cpu, pa);
 		pa = stop;
 	}
 }
@@ -177,6 +186,8 @@ static inline __attribute__((always_inline)) void tlb_fill(struct cpu *cpu, unsi
 	uint64_t tag = lin_page | id;
 	e->tag[TLB_READ] = t->read ? tag : TLB_TAG_INVALID;
 	e->tag[TLB_EXEC] = t->exec ? tag : TLB_TAG_INVALID;
+	if (t->write)
+		note_dirty(cpu, pa_page);   /* every later store through e */
 	e->tag[TLB_WRITE_CODE] = t->write ? tag : TLB_TAG_INVALID;
 	e->tag[TLB_WRITE] = t->write && !page_has_code(cpu, pa_page) ? tag
 										: TLB_TAG_INVALID;
@@ -227,6 +238,7 @@ static status_t lin_access_slow(struct cpu *cpu, uint64_t lin, unsigned size, un
 		} else if (host && pa + len <= cpu->mem->ram_size) {
 			if (acc == TLB_WRITE) {
 				code_check_write(cpu, pa, len);
+				note_dirty(cpu, pa);
 				memcpy(host, buf + off, len);
 			} else {
 				memcpy(buf + off, host, len);

@@ -1,0 +1,152 @@
+/* An executable reading of the APM's #VMEXIT rules, for svm_exit_fuzz: given
+ * the state before VMRUN (the VMCB, the permission maps, the L2 code as a
+ * list of templates and the L2 world's layout) it predicts what the VMCB
+ * holds after the #VMEXIT: EXITCODE, EXITINFO1/2, EXITINTINFO, nRIP, the
+ * saved guest state, and for VMEXIT_INVALID which checks of APM2 15.5.1
+ * fail. Written from APM2 chapter 15 (24593 rev. 3.42, docs/MANUALS.md), not
+ * from svm/: it calls nothing of svm/ and shares only the VMCB layout
+ * (svm/vmcb.h). What it cannot predict exactly it calls unknown, with a
+ * reason, and never guesses.
+ */
+#ifndef HVEMU_FUZZ_SVM_ORACLE_H
+#define HVEMU_FUZZ_SVM_ORACLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "svm/vmcb.h"
+
+/* The processor as a VMM learns it from CPUID. */
+struct oracle_cpu {
+	uint32_t cpuid1_ecx, cpuid1_edx;   /* Fn0000_0001 */
+	uint32_t cpuid7_ebx, cpuid7_ecx;   /* Fn0000_0007_x0 */
+	uint32_t cpuid81_ecx, cpuid81_edx; /* Fn8000_0001 */
+	uint32_t svm_edx;                  /* Fn8000_000A_EDX */
+	unsigned maxphyaddr;               /* Fn8000_0008_EAX[7:0] */
+};
+
+/* The L2 instruction templates. Each is a few set-up MOVs and one key
+ * instruction; the oracle knows where the key instruction starts and how
+ * long it is (the fuzzer assembled it). */
+enum oracle_op {
+	OP_NOP, OP_CPUID, OP_RDTSC, OP_RDTSCP, OP_RDPMC, OP_HLT, OP_PAUSE, OP_INVD, OP_WBINVD,
+	OP_VMMCALL, OP_INVLPG, OP_PUSHF,
+	OP_IN, OP_OUT, OP_INS, OP_OUTS,    /* port in imm (imm form) or DX */
+	OP_RDMSR, OP_WRMSR,
+	OP_MOV_FROM_CR, OP_MOV_TO_CR, OP_MOV_FROM_DR, OP_MOV_TO_DR,
+	OP_INTN, OP_INT3, OP_UD2, OP_DIV0, OP_ICEBP,
+	OP_LOAD, OP_STORE,                 /* mov eax, [moffs] / mov [moffs], eax */
+	OP_RETF16,                         /* 66 CB: 16-bit far return (32-bit guests) */
+	OP_XSETBV, OP_MONITOR, OP_MWAIT,
+	OP_SIDT, OP_SGDT, OP_SLDT, OP_STR,   /* SIDT/SGDT [data], SLDT/STR AX */
+	OP_LIDT, OP_LGDT, OP_LLDT, OP_LTR,   /* LIDT/LGDT [data], LLDT/LTR AX */
+	OP_RSM, OP_INVLPGA, OP_VMLOAD, OP_VMSAVE, OP_STGI, OP_CLGI,
+	OP_SETSP,                          /* mov esp, imm32 (value) */
+	OP_COUNT,
+};
+
+#define OI_REP        1u               /* F3 prefix */
+#define OI_ADDR_OVR   2u               /* 67 prefix */
+#define OI_PORT_DX    4u               /* IN/OUT port in DX, not imm8 */
+
+struct oracle_insn {
+	uint8_t op;                        /* enum oracle_op */
+	uint8_t size;                      /* operand size in bytes (I/O, loads) */
+	uint8_t flags;                     /* OI_* */
+	uint8_t reg;                       /* CR/DR number, GPR of MOV CR/DR (0-15) */
+	int8_t seg;                        /* segment override (0-5), -1: none */
+	uint32_t imm;                      /* port, MSR, vector */
+	uint64_t value;                    /* value written (MOV to CR/DR, WRMSR, XSETBV
+					      EDX:EAX, RETF16's ESP) or address (loads) */
+	uint64_t rip;                      /* the key instruction's rIP and length */
+	uint8_t len;
+};
+
+/* The L2 world the fuzzer builds; the oracle predicts only inside it. */
+struct oracle_layout {
+	uint64_t cr3_32, cr3_64;           /* the page tables of a 32-bit and a 64-bit guest */
+	uint64_t mapped_top;               /* linear [0, mapped_top) is mapped 1:1, present,
+					      supervisor, writable, A and D already set ... */
+	uint64_t holes[2];                 /* ... but these pages, not present */
+	uint64_t data;                     /* a present page the templates use */
+	uint64_t start_rip;                /* the first template's first byte */
+	uint64_t idt32, idt16;             /* IDTs of 32-bit and of 16-bit interrupt gates, all
+					      DPL 0, to a flat DPL-0 code segment ... */
+	uint64_t handler32, handler16;     /* ... whose handlers are HLT */
+	const uint8_t *ram;                /* guest-physical RAM, for the permission maps */
+	uint64_t ram_size;
+};
+
+struct oracle_input {
+	const struct oracle_cpu *cpu;
+	const struct oracle_layout *layout;
+	const struct vmcb *vmcb;           /* as VMRUN finds it */
+	const struct oracle_insn *insns;
+	unsigned n_insns;
+};
+
+/* The consistency checks of APM2 15.5.1, one bit each. */
+enum oracle_check {
+	CHK_SVME, CHK_CD_NW, CHK_CR0_HIGH, CHK_CR3_MBZ, CHK_CR4_MBZ, CHK_DR6_HIGH, CHK_DR7_HIGH,
+	CHK_EFER_MBZ, CHK_NO_LONG_MODE, CHK_LM_NO_PAE, CHK_LM_NO_PE, CHK_LM_CS_L_D, CHK_VMRUN_ICPT,
+	CHK_MSRPM_BEYOND, CHK_IOPM_BEYOND, CHK_EVENTINJ, CHK_ASID, CHK_COUNT,
+};
+
+enum oracle_outcome {
+	OUT_EXIT,                          /* a #VMEXIT (or VMEXIT_INVALID) */
+	OUT_HALT,                          /* the guest halts, no #VMEXIT */
+	OUT_UNKNOWN,                       /* outside what the oracle models */
+};
+
+/* Which prediction fields are defined (the APM says what they hold). */
+#define PF_INFO1      (1u << 0)
+#define PF_INFO2      (1u << 1)
+#define PF_RAX        (1u << 2)
+#define PF_RSP        (1u << 3)
+#define PF_STATE      (1u << 4)        /* CRs, EFER, segments, CPL, RFLAGS, DR7 as loaded */
+
+struct oracle_prediction {
+	enum oracle_outcome outcome;
+	const char *unknown_why;
+	uint64_t exitcode, info1, info2, intinfo, nrip, rip, rax, rsp, rflags;
+	unsigned defined;                  /* PF_* */
+	int rule;                          /* the rule the exit comes from (enum in svm_oracle.c) */
+	uint32_t failing_checks;           /* VMEXIT_INVALID: bit per enum oracle_check */
+	unsigned shape;                    /* a small number telling EXITINFO layouts apart */
+};
+
+void oracle_predict(const struct oracle_input *in, struct oracle_prediction *p);
+
+/* What hvemu wrote: the VMCB after the #VMEXIT, whether the guest halted
+ * instead, and the check hvemu named for a VMEXIT_INVALID (its text). */
+struct oracle_actual {
+	const struct vmcb *vmcb;
+	bool halted_in_guest;
+	const char *failed_check;
+};
+
+/* Compare; print each disagreement (field, predicted, actual, citation) to
+ * stderr. Returns the number of disagreements. Counts the rules. */
+unsigned oracle_compare(const struct oracle_input *in, const struct oracle_prediction *p,
+			const struct oracle_actual *a);
+
+/* Predict the cases the oracle otherwise leaves open by the APM's general
+ * rules (fuzz/findings/README.md): RDPMC of counter 0 at CPL 0 reads it
+ * (APM2 13.2.1); a MOV to CR whose value faults exits on its intercept (APM2
+ * 15.9, operand-value exceptions after the intercept); a #PF on SGDT/SIDT's
+ * operand reports its first byte. */
+extern bool oracle_strict;
+
+/* The field of the last disagreement oracle_compare() printed ("EXITINFO2"). */
+extern const char *oracle_last_disagreement;
+
+/* The rule-coverage table: each rule's citation and how often it held and
+ * did not hold; each exit code x EXITINFO shape seen; the unknowns. */
+void oracle_print_coverage(void);
+
+/* The check a hvemu failed-check text names, or -1. */
+int oracle_check_of_text(const char *text);
+
+const char *oracle_check_name(enum oracle_check c);
+
+#endif
