@@ -110,8 +110,13 @@ static status_t store_pseudo_descriptor(struct cpu *cpu, const struct insn *in,
 
 	if ((st = intercept_insn(cpu, in)) != ST_OK)
 		return st;
-	/* Check the whole destination first, so a fault leaves memory unchanged. */
-	if ((st = mem_probe_write(cpu, in->seg, (ea + 2) & amask, base_size)) != ST_OK)
+	/* Check the whole destination first, so a fault leaves memory unchanged,
+	 * in the order of the stores: the limit's bytes, then the base's (a wholly
+	 * unmapped operand faults at its first byte, APM2 8.4.2 / SDM Vol.3 4.7:
+	 * CR2 is the address the access faulted on; svm_exit_fuzz's
+	 * fuzz/findings/sgdt_pf_address). */
+	if ((st = mem_probe_write(cpu, in->seg, ea, 2)) != ST_OK ||
+	    (st = mem_probe_write(cpu, in->seg, (ea + 2) & amask, base_size)) != ST_OK)
 		return st;
 	if ((st = mem_write(cpu, in->seg, ea, 2, src->limit & 0xffff)) != ST_OK)
 		return st;

@@ -307,9 +307,11 @@ status_t op_rdtsc(struct cpu *cpu, const struct insn *in)
 
 /* SDM Vol.2 RDPMC: P6 family and later (#UD before); "#GP(0) If the current
  * privilege level is not 0 and the PCE flag in the CR4 register is clear", then
- * (after the intercept, SDM Vol.3 25.1.1) "#GP(0) If an invalid performance
- * counter register is specified in ECX". hvemu models no performance counters
- * (CPUID leaf 0AH is absent), so every index is invalid. */
+ * (after the intercept, SDM Vol.3 25.1.1, APM2 15.9) #GP(0) for a counter that
+ * is not implemented. Intel models have none (CPUID leaf 0AH is absent); AMD
+ * models have the legacy PerfCtr0-3 (APM2 13.2.1, the MSRs of emu/msr.c),
+ * which ECX = 0-3 read into EDX:EAX (APM3 RDPMC; svm_exit_fuzz's
+ * fuzz/findings/rdpmc_counter0_cpl0). */
 status_t op_rdpmc(struct cpu *cpu, const struct insn *in)
 {
 	status_t st;
@@ -320,7 +322,13 @@ status_t op_rdpmc(struct cpu *cpu, const struct insn *in)
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	if ((st = intercept_insn(cpu, in)) != ST_OK)
 		return st;
-	return cpu_raise_err(cpu, EXC_GP, 0);
+	uint32_t counter = (uint32_t)cpu->regs[R_CX];
+	if (!cpu_is_amd(cpu) || counter > 3)
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	uint64_t v = cpu->amd_perf_ctr[counter];
+	reg_write(cpu, R_AX, 4, false, (uint32_t)v);
+	reg_write(cpu, R_DX, 4, false, v >> 32);
+	return ST_OK;
 }
 
 /* RDPRU (0F 01 FD, APM3 RDPRU): #UD unless CPUID Fn8000_0008_EBX[4] (the

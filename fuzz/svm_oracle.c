@@ -775,11 +775,9 @@ static bool step(struct sim *s, const struct oracle_insn *i)
 		hit(R_RDPMC, icpt = intercepted(s, I_RDPMC));
 		if (icpt)
 			return insn_exit(s, i, X_RDPMC, R_RDPMC, 0);
-		/* Whether counter ECX exists is the CPU model's (APM3 RDPMC:
-		 * #GP for an unimplemented counter). Strict: APM2 13.2.1, every
-		 * AMD64 processor has PerfCtr0-3, so ECX = 0 reads one. */
-		if (!oracle_strict)
-			return unknown(s, "RDPMC not intercepted");
+		/* APM3 RDPMC: #GP for an unimplemented counter; APM2 13.2.1:
+		 * every AMD64 processor has PerfCtr0-3, so ECX = 0 (the
+		 * template's) reads one. */
 		s->rax_known = false;
 		return s->done;
 	case OP_HLT:
@@ -1085,11 +1083,8 @@ static bool step(struct sim *s, const struct oracle_insn *i)
 			return s->done;
 		}
 		/* APM3 SGDT/SIDT: 6 bytes, 10 in 64-bit mode, at [data]; a
-		 * fault on it reports its first byte (strict: hvemu reports
-		 * the base's, fuzz/findings/README.md). */
+		 * fault on it reports its first byte. */
 		f = data_access(s, 3, s->l->data, s->m64 ? 10 : 6, true);
-		if (f.vector >= 0 && !oracle_strict && f.vector == V_PF)
-			return unknown(s, "SGDT/SIDT #PF address (fuzz/findings)");
 		if (f.vector >= 0)
 			return exception(s, i, &f, 0);
 		return s->done;

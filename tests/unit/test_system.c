@@ -565,6 +565,27 @@ START_TEST(lmsw_smsw)
 }
 END_TEST
 
+/* RDPMC on an AMD model reads PerfCtr0-3 (APM2 13.2.1, APM3 RDPMC); another
+ * counter, or any on an Intel model (no leaf 0AH), is #GP(0). */
+START_TEST(rdpmc_counters)
+{
+	struct machine m;
+	machine_init(&m, "opteron-g3");
+	m.cpu.amd_perf_ctr[1] = 0x123456789aull;
+	m.cpu.regs[R_CX] = 1;
+	assert_ok(RUN(&m, 0x0f, 0x33, 0xf4));
+	ck_assert_uint_eq(m.cpu.regs[R_AX], 0x3456789a);
+	ck_assert_uint_eq(m.cpu.regs[R_DX], 0x12);
+	m.cpu.regs[R_CX] = 4;
+	assert_fault(RUN(&m, 0x0f, 0x33, 0xf4), EXC_GP, 0);
+	machine_free(&m);
+	machine_init(&m, "core2");
+	m.cpu.regs[R_CX] = 0;
+	assert_fault(RUN(&m, 0x0f, 0x33, 0xf4), EXC_GP, 0);
+	machine_free(&m);
+}
+END_TEST
+
 START_TEST(privileged_at_cpl3)
 {
 	struct machine m;
@@ -959,6 +980,7 @@ static Suite *system_suite(void)
 	tcase_add_test(t, cr4_reserved_and_de);
 	tcase_add_test(t, debug_registers);
 	tcase_add_test(t, lmsw_smsw);
+	tcase_add_test(t, rdpmc_counters);
 	tcase_add_test(t, privileged_at_cpl3);
 	suite_add_tcase(s, t);
 	t = tcase_create("flags");
