@@ -161,31 +161,28 @@ status_t op_ret(struct cpu *cpu, const struct insn *in)
 
 /* CALL rel32 and RET in 64-bit mode: their thread handlers do the common case
  * inline (a canonical target, the stack slot in the TLB) and go on to the next
- * block; anything else is the handler above, which keeps the order of the
- * checks (the target before the push, SDM Vol.2 CALL). */
+ * block; anything else runs the handler above as a step (thr_branch_step),
+ * which keeps the order of the checks (the target before the push, SDM Vol.2
+ * CALL). */
 __attribute__((flatten)) status_t thr_call(struct cpu *cpu, const struct insn *in)
 {
-	insn_step_begin(cpu, in);
 	if (__builtin_expect(in->osize == 8, 1)) {
-		uint64_t target = cpu->rip + in->imm, sp = cpu->regs[R_SP] - 8;
+		uint64_t next = insn_next_ip(cpu, in), target = next + in->imm;
+		uint64_t sp = cpu->regs[R_SP] - 8;
 		uint8_t *p;
 		if (addr_canonical(cpu, target) &&
 		    (p = mem_fast(cpu, SR_SS, sp, 8, SEG_PERM_WRITE, TLB_WRITE)) != NULL) {
-			host_store(p, 8, cpu->rip);
+			host_store(p, 8, next);
 			cpu->regs[R_SP] = sp;
 			cpu->rip = target;
 			return thread_next_block(cpu, in + 1);
 		}
 	}
-	status_t st = op_call(cpu, in);
-	if (__builtin_expect(st != ST_OK, 0))
-		return st;
-	return thread_next_block(cpu, in + 1);
+	return thr_branch_step(cpu, in);
 }
 
 __attribute__((flatten)) status_t thr_ret(struct cpu *cpu, const struct insn *in)
 {
-	insn_step_begin(cpu, in);
 	if (__builtin_expect(in->osize == 8 && in->opcode == 0xc3, 1)) {
 		uint64_t sp = cpu->regs[R_SP];
 		uint8_t *p = mem_fast(cpu, SR_SS, sp, 8, SEG_PERM_READ, TLB_READ);
@@ -196,10 +193,7 @@ __attribute__((flatten)) status_t thr_ret(struct cpu *cpu, const struct insn *in
 			return thread_next_block(cpu, in + 1);
 		}
 	}
-	status_t st = op_ret(cpu, in);
-	if (__builtin_expect(st != ST_OK, 0))
-		return st;
-	return thread_next_block(cpu, in + 1);
+	return thr_branch_step(cpu, in);
 }
 
 /* LOOP (E2), LOOPE (E1), LOOPNE (E0): decrement the count register, chosen by the
