@@ -1,21 +1,26 @@
 /* Decoded-instruction cache storage, per-page block lists and invalidation
  * (see icache.h). A page's list links slots by ICACHE_NONE-terminated indices. */
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "emu/icache.h"
 
 struct icache *icache_create(uint64_t ram_size)
 {
-	/* Zeroed, and only what a slot needs before its first use is set: the
-	 * blocks are most of the 70 MiB, and a machine touches what it runs. A
-	 * slot never filled has code_size 0, which no lookup matches. */
-	struct icache *ic = calloc(1, sizeof(*ic));
-	if (!ic)
+	/* Zero pages straight from the kernel, and only what a slot needs before
+	 * its first use is set: the blocks are most of the 70 MiB, and a machine
+	 * touches only the slots it runs. A slot never filled has code_size 0,
+	 * which no lookup matches. (Not calloc: with MALLOC_PERTURB_, as meson
+	 * runs tests, glibc fills the whole allocation first.) */
+	void *mem = mmap(NULL, sizeof(struct icache), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
+	if (mem == MAP_FAILED)
 		return NULL;
+	struct icache *ic = mem;
 	ic->n_pages = ram_size >> PAGE_SHIFT;
 	ic->pages = malloc((size_t)(ic->n_pages ? ic->n_pages : 1) * sizeof(*ic->pages));
 	if (!ic->pages) {
-		free(ic);
+		munmap(ic, sizeof(*ic));
 		return NULL;
 	}
 	for (uint64_t p = 0; p < ic->n_pages; p++)
@@ -26,9 +31,10 @@ struct icache *icache_create(uint64_t ram_size)
 
 void icache_destroy(struct icache *ic)
 {
-	if (ic)
-		free(ic->pages);
-	free(ic);
+	if (!ic)
+		return;
+	free(ic->pages);
+	munmap(ic, sizeof(*ic));
 }
 
 /* Take slot s (holding a block) out of its page's list and invalidate it. */
