@@ -171,6 +171,8 @@ void debugger_init(struct debugger *d, struct machine *m, const struct debug_sto
 	d->m = m;
 	d->cfg = *cfg;
 	d->user_limit = m->smp.limit;
+	/* Each stop ends a turn early; the next run goes on with it. */
+	m->smp.resume = true;
 	d->inner = m->cpu.exit_observer;
 	d->observer = (struct vm_exit_observer){ .exit = on_vm_exit, .ctx = d,
 						 .want_insn = d->inner && d->inner->want_insn };

@@ -3,7 +3,7 @@
 `hvemu run --gdb`: registers in protected and 64-bit mode, breakpoints,
 stepping, a watchpoint, memory reads and writes, monitor commands, a VM-exit
 stop, the interrupt byte, malformed packets, and the --break stops without
-gdb. usage: gdb_session.py HVEMU HELLO_ELF SVM_ELF
+gdb. usage: gdb_session.py HVEMU HELLO_ELF SVM_ELF SMP_ELF
 
 Exit status: 0 when every check held, 1 on a failure, 77 (skip) without gdb."""
 import os
@@ -14,7 +14,7 @@ import sys
 import tempfile
 import time
 
-HVEMU, HELLO, SVM = sys.argv[1:4]
+HVEMU, HELLO, SVM, SMP = sys.argv[1:5]
 failures = 0
 checks = 0
 
@@ -112,6 +112,22 @@ def long_mode(tmp):
     check('lm: disassembly of guest memory', 'inc    %rcx' in out, out)
     check('lm: monitor xp reads physical memory', '0000000000100000: 48 b8 88 77 66 55 44 33' in out, out)
     check('lm: kill ends the run (status 12)', 'killed' in out and rc == 12 and 'killed by gdb' in err, out + err)
+
+
+def smp(tmp):
+    """--smp 2: a gdb thread per CPU; a breakpoint the AP hits is reported
+    on its thread; stepping the machine one instruction at a time still
+    runs both CPUs' turns (the guest passes)."""
+    sock = os.path.join(tmp, 'smp.sock')
+    p = start(['--kernel', SMP, '--firmware', 'none', '--smp', '2'], sock)
+    out = gdb(sock, ['info threads', 'break ap_main', 'continue', 'info threads', 'thread 1',
+                     'monitor info cpu', 'delete', 'continue'],
+              pre=['set architecture i386:x86-64', 'file ' + SMP])
+    rc, _, err = finish(p)
+    check('smp: two threads, the AP waiting for its SIPI', 'Thread 2 (CPU 1, real mode, L1 (host), halted)' in out, out)
+    check('smp: the AP hit its breakpoint on thread 2', 'Thread 2 hit Breakpoint 1, ap_main ()' in out, out)
+    check('smp: monitor info cpu follows the selected thread', 'CPU 0 (APIC ID 0): protected mode' in out, out)
+    check('smp: the guest passed', 'exited with code 01' in out and rc == 1, out + err)
 
 
 def vmexit(tmp):
@@ -230,6 +246,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix='hvemu-gdb-') as tmp:
         protected_mode(tmp)
         long_mode(tmp)
+        smp(tmp)
         vmexit(tmp)
         raw_client(tmp)
         without_gdb()
