@@ -80,7 +80,8 @@ static const struct gdb_reg regs32[] = {
 	ST(0), ST(1), ST(2), ST(3), ST(4), ST(5), ST(6), ST(7), FPU_CTL,
 	XMM(0), XMM(1), XMM(2), XMM(3), XMM(4), XMM(5), XMM(6), XMM(7),
 	{ "mxcsr", 32, F_SSE, RK_MXCSR, 0, "int" },
-	{ "fs_base", 32, F_SEGMENTS, RK_SEG_BASE, SR_FS, "int" }, { "gs_base", 32, F_SEGMENTS, RK_SEG_BASE, SR_GS, "int" },
+	/* No org.gnu.gdb.i386.segments: gdb 13's i386 (non-Linux) register
+	 * count has no room for fs_base/gs_base and asserts. */
 	SYSTEM(32),
 };
 
@@ -102,6 +103,11 @@ size_t gdb_layout_xml(const struct gdb_layout *l, char *out, size_t cap)
 			      "<target version=\"1.0\"><architecture>%s</architecture>",
 			      l->x86_64 ? "i386:x86-64" : "i386");
 	for (unsigned f = 0; f < F_COUNT; f++) {
+		bool any = false;
+		for (unsigned i = 0; i < l->n_regs; i++)
+			any |= l->regs[i].feature == f;
+		if (!any)
+			continue;
 		n += (size_t)snprintf(out + n, cap - n, "<feature name=\"%s\">", feature_names[f]);
 		for (unsigned i = 0; i < l->n_regs; i++)
 			if (l->regs[i].feature == f)

@@ -8,7 +8,8 @@
  * (CPUID 80000001H:EDX.LM), whatever mode the CPU is in then; 32-bit values
  * are zero-extended, as gdb accepts from other x86 stubs (switch gdb's
  * disassembler with `set architecture i386` for 32-bit code). Models
- * without long mode get the i386 layout. Beyond gdb's standard features, a
+ * without long mode get the i386 layout (no org.gnu.gdb.i386.segments:
+ * gdb's i386 register count has no room for it). Beyond gdb's standard features, a
  * feature "org.hvemu.x86.system" carries CR0, CR2, CR3, CR4, CR8 and EFER,
  * read-only. */
 #ifndef HVEMU_CLI_GDB_TARGET_H

@@ -81,6 +81,20 @@ def protected_mode(tmp):
           'exited with code 01' in out and rc == 1, out + err)
 
 
+def i386_model(tmp):
+    """A model without long mode gets the i386 description: gdb takes it
+    with the 32-bit ELF as it is."""
+    sock = os.path.join(tmp, 'i386.sock')
+    p = start(['--kernel', HELLO, '--firmware', 'none', '--cpu', 'opteron-g3'], sock)
+    out = gdb(sock, ['info registers eip eax cr0', 'break guest_main', 'continue', 'stepi', 'x/i $pc', 'kill'],
+              pre=['file ' + HELLO])
+    finish(p)
+    check('i386: eip and eax in the i386 layout', 'eip            0x10000c' in out and
+          'eax            0x2badb002' in out, out)
+    check('i386: breakpoint, stepi and 32-bit disassembly', 'Breakpoint 1, guest_main ()' in out and
+          '<guest_main+3>:\tmov    %ebx,0x18(%esp)' in out, out)
+
+
 LOOP64 = bytes.fromhex('48b88877665544332211'  # mov rax, 0x1122334455667788
                        '48c7c300002000'        # mov rbx, 0x200000
                        '48ff03'                # 0x100011: inc qword [rbx]
@@ -245,6 +259,7 @@ def main():
         return 77
     with tempfile.TemporaryDirectory(prefix='hvemu-gdb-') as tmp:
         protected_mode(tmp)
+        i386_model(tmp)
         long_mode(tmp)
         smp(tmp)
         vmexit(tmp)
