@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "emu/canonical.h"
 #include "emu/cpu_model.h"
 #include "emu/feature_bits.h"
 #include "emu/icache.h"
@@ -220,6 +221,9 @@ bool gdb_reg_write(const struct gdb_layout *l, struct cpu *cpu, unsigned n, cons
  * 15.25, SDM Vol.3 28.2), A20 applied outside it. */
 static bool linear_to_phys(struct cpu *cpu, uint64_t lin, uint64_t *pa)
 {
+	/* SDM Vol.1 3.3.7.1: a non-canonical address reaches no memory. */
+	if (cpu_is_mode64(cpu) && !addr_canonical(cpu, lin))
+		return false;
 	struct paging_env env = cpu_paging_env(cpu);
 	struct fault f;
 	if (cpu->stage2_on) {

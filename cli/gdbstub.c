@@ -165,9 +165,10 @@ static bool accept_connection(struct gdbstub *g, bool block)
 		return true;
 	struct pollfd pfd = { .fd = g->listen_fd, .events = POLLIN };
 	int r;
+	/* A stop signal (Ctrl-C in hvemu's terminal) ends the wait. */
 	do
 		r = poll(&pfd, 1, block ? -1 : 0);
-	while (r < 0 && errno == EINTR && block);
+	while (r < 0 && errno == EINTR && block && !*g->sig);
 	if (r <= 0)
 		return false;
 	int fd = accept(g->listen_fd, NULL, NULL);
@@ -662,7 +663,7 @@ static enum action serve_stopped(struct gdbstub *g)
 			continue;          /* acks, and an interrupt while stopped: nothing to do */
 		if (!g->noack && !write_all(g->fd, (const uint8_t *)"+", 1))
 			return A_GONE;
-		g->parser.data[g->parser.len < sizeof(g->parser.data) ? g->parser.len : sizeof(g->parser.data) - 1] = 0;
+		g->parser.data[g->parser.len] = 0;   /* len <= RSP_MAX_PACKET: there is room */
 		if (g->parser.len == 0)
 			continue;
 		/* Packets are text here except X's data; a NUL inside ends it. */
@@ -699,13 +700,15 @@ static bool poll_connection(void *ctx)
 status_t gdbstub_serve(struct gdbstub *g, struct debugger *d, bool wait, const volatile sig_atomic_t *sig)
 {
 	g->d = d;
+	g->sig = sig;
 	gdb_layout_for(&g->layout, &d->m->cpu);
 	g->xml_len = gdb_layout_xml(&g->layout, g->xml, sizeof(g->xml));
 	g->last = (struct debug_stop){ .kind = STOP_INTERRUPT, .cpu = 0 };
 	bool running = true;
 	if (wait) {
 		fprintf(stderr, "hvemu: waiting for gdb on %s\n", g->unix_path[0] ? g->unix_path : "the --gdb port");
-		accept_connection(g, true);
+		if (!accept_connection(g, true))
+			return ST_STOP;    /* a signal: run_status() reports it */
 		/* Stopped before the first instruction: gdb's `?` gets T05. */
 		g->last.kind = STOP_STEP;
 		running = false;
@@ -718,8 +721,8 @@ status_t gdbstub_serve(struct gdbstub *g, struct debugger *d, bool wait, const v
 			if (!debugger_run(d, step, poll_connection, g, sig, &why, &end))
 				return end;
 			/* A --break stop with nobody connected waits for gdb. */
-			if (g->fd < 0)
-				accept_connection(g, true);
+			if (g->fd < 0 && !accept_connection(g, true))
+				return ST_STOP;
 			if (!report_stop(g, &why)) {
 				close_connection(g);
 				debugger_clear_points(d);

@@ -26,6 +26,7 @@ struct gdbstub {
 	struct gdb_layout layout;
 	unsigned g_cpu;            /* Hg: registers and memory of this CPU */
 	bool killed;               /* `k`: the run ends */
+	const volatile sig_atomic_t *sig;  /* the run's stop signal (cli/run.c) */
 	struct debug_stop last;    /* the last stop, for `?` */
 	char xml[GDB_XML_MAX];
 	size_t xml_len;

@@ -102,7 +102,7 @@ enum rsp_event rsp_parser_feed(struct rsp_parser *p, uint8_t byte)
 			return RSP_NONE;
 		}
 		p->sum = (uint8_t)(p->sum + byte);
-		if (p->len < sizeof(p->data))
+		if (p->len < RSP_MAX_PACKET)
 			p->data[p->len++] = byte;
 		else
 			p->overflow = true;

@@ -44,7 +44,7 @@ enum rsp_event {
 /* A connection's input as a state machine fed byte by byte. */
 struct rsp_parser {
 	enum { RSP_IDLE, RSP_DATA, RSP_SUM1, RSP_SUM2 } state;
-	uint8_t data[RSP_MAX_PACKET];
+	uint8_t data[RSP_MAX_PACKET + 1];   /* + room for the NUL a reader adds */
 	size_t len;
 	bool overflow;             /* the packet was longer than data: dropped */
 	uint8_t sum;               /* the checksum of data so far */

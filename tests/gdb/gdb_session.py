@@ -7,6 +7,7 @@ gdb. usage: gdb_session.py HVEMU HELLO_ELF SVM_ELF SMP_ELF
 
 Exit status: 0 when every check held, 1 on a failure, 77 (skip) without gdb."""
 import os
+import random
 import shutil
 import socket
 import subprocess
@@ -222,6 +223,19 @@ def raw_client(tmp):
     check('rsp: M with short data is E01', c.ask('M200000,4:12') == 'E01')
     check('rsp: X writes binary data', c.ask(b'X200000,2:}\x03}\x04') == 'OK' and c.ask('m200000,2') == '2324')
     check('rsp: target.xml is x86-64', 'i386:x86-64' in (c.ask('qXfer:features:read:target.xml:0,ffff') or ''))
+    # Hostile input: line noise, then packets of random bytes after a
+    # command letter that reads, never resumes or writes (the stub must
+    # answer each and stay up).
+    rnd = random.Random(20)
+    c.raw(bytes(rnd.choice(b'abc#}*+-\x00\xff') for _ in range(500)))
+    answered = 0
+    for _ in range(300):
+        tail = bytes(rnd.randrange(1, 256) for _ in range(rnd.randrange(0, 40)))
+        tail = tail.replace(b'$', b'a').replace(b'#', b'b').replace(b'}', b'c')
+        if c.ask(bytes([rnd.choice(b'?gpmHTqQ')]) + tail) is not None:
+            answered += 1
+    check('rsp: 300 random read-only packets answered, stub still up',
+          answered == 300 and (c.ask('?') or '').startswith('T'), answered)
     check('rsp: no-ack mode', c.ask('QStartNoAckMode') == 'OK')
     c.noack = True
     c.send('c')
