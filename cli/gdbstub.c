@@ -15,6 +15,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "svm/vmcb_fields.h"
+
 static const char hexd[] = "0123456789abcdef";
 
 /* --- the connection --- */
@@ -270,6 +272,44 @@ static const char *mode_name(const struct cpu *cpu)
 	return "?";
 }
 
+/* `info vmcb PA`: the fields of the VMCB at guest-physical PA that are not
+ * zero, by the APM's names (APM2 Appendix B, svm/vmcb_fields.def). After an
+ * SVM VM-exit stop, L1's RAX still holds the VMCB's address (APM2 15.5.1:
+ * VMRUN takes it in rAX, and #VMEXIT restores the host's rAX). */
+static void info_vmcb(struct gdbstub *g, const char *arg, char *out, size_t len)
+{
+	char *end;
+	uint64_t pa = strtoull(arg, &end, 0);
+	if (end == arg || *end) {
+		snprintf(out, len, "usage: info vmcb PHYSADDR (after an SVM exit L1's $rax holds it)\n");
+		return;
+	}
+	size_t n, o = 0;
+	unsigned zero = 0;
+	const struct vmcb_field *f = vmcb_field_table(&n);
+	o += (size_t)snprintf(out + o, len - o, "VMCB at 0x%llx:\n", (unsigned long long)pa);
+	for (size_t i = 0; i < n && o + 100 < len; i++) {
+		uint8_t b[8] = { 0 };
+		if (f[i].size > 8)
+			continue;
+		if (gdb_phys_read(g->d->m, pa + f[i].offset, b, f[i].size) != f[i].size) {
+			o += (size_t)snprintf(out + o, len - o, "no RAM at 0x%llx\n",
+					      (unsigned long long)(pa + f[i].offset));
+			return;
+		}
+		uint64_t v = 0;
+		for (unsigned k = 0; k < f[i].size; k++)
+			v |= (uint64_t)b[k] << (8 * k);
+		if (!v) {
+			zero++;
+			continue;
+		}
+		o += (size_t)snprintf(out + o, len - o, "  %03x %-24s 0x%llx\n", f[i].offset, f[i].name,
+				      (unsigned long long)v);
+	}
+	snprintf(out + o, len - o, "  (%u fields are zero)\n", zero);
+}
+
 /* Run one monitor command; its output into out. */
 static void monitor(struct gdbstub *g, const char *cmd, char *out, size_t len)
 {
@@ -316,6 +356,8 @@ static void monitor(struct gdbstub *g, const char *cmd, char *out, size_t len)
 		}
 		snprintf(out + o, len - o, got < n ? "%sno RAM or ROM at 0x%llx\n" : "\n", got ? "\n" : "",
 			 (unsigned long long)(pa + got));
+	} else if (!strncmp(cmd, "info vmcb", 9)) {
+		info_vmcb(g, cmd[9] == ' ' ? cmd + 10 : "", out, len);
 	} else if (!strncmp(cmd, "break ", 6)) {
 		char err[256];
 		if (debug_stops_parse(&g->d->cfg, cmd + 6, err, sizeof(err)))
@@ -325,7 +367,7 @@ static void monitor(struct gdbstub *g, const char *cmd, char *out, size_t len)
 		/* An exception stop needs the delivery observer, installed at
 		 * start-up only (--break exception=...). */
 	} else {
-		snprintf(out, len, "hvemu monitor commands: info cpu | icount | xp PHYSADDR [LEN] | "
+		snprintf(out, len, "hvemu monitor commands: info cpu | info vmcb PHYSADDR | icount | xp PHYSADDR [LEN] | "
 			 "break vmexit=CODE[,...] | break icount=N\n");
 	}
 }
@@ -556,8 +598,9 @@ static enum action cmd_query(struct gdbstub *g, char *pkt, char *r, size_t cap)
 			 cpu->halted ? ", halted" : "");
 		r[put_hex(r, (const uint8_t *)text, strlen(text))] = 0;
 	} else if (!strncmp(pkt, "qRcmd,", 6)) {
-		/* "qRcmd,command": the command in hex; the reply its output in hex. */
-		char cmd[512], out[4096];
+		/* "qRcmd,command": the command in hex; its output as console
+		 * output ("O" packets), then OK. */
+		char cmd[512], out[16384];
 		size_t n = strlen(pkt + 6) / 2;
 		if (n >= sizeof(cmd) || !get_hex(pkt + 6, (uint8_t *)cmd, n)) {
 			strcpy(r, "E01");
@@ -566,9 +609,13 @@ static enum action cmd_query(struct gdbstub *g, char *pkt, char *r, size_t cap)
 		cmd[n] = 0;
 		monitor(g, cmd, out, sizeof(out));
 		size_t o = strlen(out);
-		if (2 * o >= cap)
-			o = (cap - 1) / 2;
-		r[put_hex(r, (const uint8_t *)out, o)] = 0;
+		for (size_t at = 0; at < o; at += 400) {
+			char piece[401];
+			snprintf(piece, sizeof(piece), "%.400s", out + at);
+			if (!console(g, piece))
+				return A_GONE;
+		}
+		strcpy(r, "OK");
 	} else if (!strcmp(pkt, "QStartNoAckMode")) {
 		strcpy(r, "OK");
 	} else {

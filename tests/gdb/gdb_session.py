@@ -8,6 +8,7 @@ gdb. usage: gdb_session.py HVEMU HELLO_ELF SVM_ELF SMP_ELF
 Exit status: 0 when every check held, 1 on a failure, 77 (skip) without gdb."""
 import os
 import random
+import re
 import shutil
 import socket
 import subprocess
@@ -149,8 +150,10 @@ def vmexit(tmp):
     """--break vmexit=ioio on an SVM guest: gdb sees the stop and its report."""
     sock = os.path.join(tmp, 'svm.sock')
     p = start(['--kernel', SVM, '--firmware', 'none', '--cpu', 'epyc-lite', '--break', 'vmexit=ioio'], sock)
-    out = gdb(sock, ['continue', 'monitor info cpu', 'kill'])
+    out = gdb(sock, ['continue', 'monitor info cpu', 'eval "monitor info vmcb 0x%lx", $rax', 'kill'])
     finish(p)
+    check('svm: monitor info vmcb decodes EXITCODE and EXITINFO2 (the next rIP)',
+          re.search(r'\n  070 EXITCODE +0x7b\n', out) is not None and ' EXITINFO2 ' in out, out)
     check('svm: VM-exit stop reported to gdb', 'hvemu: break: svm exit VMEXIT_IOIO (0x7b)' in out, out)
     check('svm: stopped in L1 after the exit', 'L1 (host)' in out and 'SIGTRAP' in out, out)
 
