@@ -115,7 +115,8 @@ def long_mode(tmp):
     out = gdb(sock, ['stepi', 'p/x $rax', 'info registers efer', 'monitor info cpu',
                      'watch *(long*)0x200000', 'continue', 'continue', 'p/x $rip', 'delete',
                      'set var $rcx = 0x42', 'p $rcx', 'set {long}0x200000 = 100', 'x/gx 0x200000',
-                     'x/2i $pc', 'monitor xp 0x100000 8', 'monitor icount', 'kill'])
+                     'x/2i $pc', 'monitor xp 0x100000 8', 'monitor icount', 'hbreak *0x100017', 'continue',
+                     'kill'])
     rc, _, err = finish(p)
     check('lm: 64-bit RAX after one step', '$1 = 0x1122334455667788' in out, out)
     check('lm: EFER has LME and LMA', 'efer           0x500' in out, out)
@@ -127,6 +128,7 @@ def long_mode(tmp):
     check('lm: memory write through the page tables', '0x200000:\t0x0000000000000064' in out, out)
     check('lm: disassembly of guest memory', 'inc    %rcx' in out, out)
     check('lm: monitor xp reads physical memory', '0000000000100000: 48 b8 88 77 66 55 44 33' in out, out)
+    check('lm: hardware breakpoint (Z1)', 'Hardware assisted breakpoint 2 at 0x100017' in out and 'Breakpoint 2, 0x0000000000100017' in out, out)
     check('lm: kill ends the run (status 12)', 'killed' in out and rc == 12 and 'killed by gdb' in err, out + err)
 
 
