@@ -367,7 +367,7 @@ void debug_stop_describe(struct debugger *d, const struct debug_stop *why, char 
 		break;
 	}
 	case STOP_EXCEPTION:
-		snprintf(buf, len, "exception %u%s%s delivered in %s", why->vector,
+		snprintf(buf, len, "exception %u%s%s being delivered in %s", why->vector,
 			 why->vector < 32 && vector_names[why->vector] ? " #" : "",
 			 why->vector < 32 && vector_names[why->vector] ? vector_names[why->vector] : "",
 			 why->vector_in_l2 ? "L2" : "L1");

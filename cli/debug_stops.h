@@ -9,7 +9,9 @@
  *     own (cli/exit_watch.h), which asks the CPU to stop (cpu_request_stop);
  *     the stop takes effect at the next boundary, in L1 after the exit;
  *   - exceptions: the trace_event callback of the delivery (emu/exception.c),
- *     in front of --trace's, likewise;
+ *     in front of --trace's, likewise: called as the delivery through the
+ *     IDT begins (after a hypervisor's intercept declined it), so a delivery
+ *     that itself faults into a VM exit stops in L1 after that exit;
  *   - instruction counts: the machine's time limit (machine/smp.h limit, the
  *     mechanism of --max-insns), set to the count;
  *   - breakpoints and watchpoints: while any is set the machine runs one

@@ -259,8 +259,16 @@ def raw_client(tmp):
     finish(p)
 
 
-def without_gdb():
+def without_gdb(tmp):
     """--break without --gdb: one line and status 20; bad arguments: status 2."""
+    img = os.path.join(tmp, 'ud2.bin')
+    with open(img, 'wb') as f:
+        f.write(bytes.fromhex('90' '0f0b'))   # nop; ud2 (no IDT: the delivery would end in a triple fault)
+    r = subprocess.run([HVEMU, 'run', '--load', img + '@0x100000', '--entry64', '0x100000', '--break', 'exception=UD'],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    check('cli: --break exception=UD stops as the #UD delivery begins',
+          r.returncode == 20 and 'hvemu: break: exception 6 #UD being delivered in L1' in r.stderr and
+          '0f 0b  ud2' in r.stderr, r.stderr)
     r = subprocess.run([HVEMU, 'run', '--kernel', HELLO, '--firmware', 'none', '--break', 'icount=1000'],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
     check('cli: --break icount=1000 stops with status 20',
@@ -288,7 +296,7 @@ def main():
         smp(tmp)
         vmexit(tmp)
         raw_client(tmp)
-        without_gdb()
+        without_gdb(tmp)
     print('1..%d' % checks)
     if checks == 0:
         return 77
