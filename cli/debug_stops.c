@@ -299,7 +299,9 @@ bool debugger_run(struct debugger *d, bool step, debug_poll_fn *poll, void *poll
 		set_limit(m, limit);
 		status_t st = machine_run(m, sig);
 		cpu = smp_current(m);
-		if (d->pending.kind != STOP_NONE) {
+		/* A stop an observer asked for, unless the machine ended first
+		 * (a delivery that went on to a triple fault): the end wins. */
+		if (d->pending.kind != STOP_NONE && st == ST_STOP) {
 			*why = d->pending;
 			d->pending.kind = STOP_NONE;
 			return true;
