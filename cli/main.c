@@ -115,7 +115,7 @@ static const char usage_options_more_text[] =
 	"  --quantum N          instructions a CPU runs per turn with --smp (default 1000,\n"
 	"                       at most 1000000000)\n"
 	"\n"
-	"Each option is given once (--load, --module, --keys, --quirk and --symbols\n"
+	"Each option is given once (--load, --module, --keys, --quirk, --symbols, --break\n"
 	"may repeat); --kernel, --bios and --load with --entry/--entry64 exclude each\n"
 	"other, as do --firmware and --bios, --entry or --entry64; --module needs\n"
 	"--kernel; --load images may not overlap each other,\n"
@@ -126,6 +126,12 @@ static const char usage_options_more_text[] =
 /* The second part of --help (each string literal stays within the 4095
  * characters C requires compilers to support). */
 static const char usage_devices_text[] =
+	"  --gdb tcp::PORT|unix:PATH  serve gdb's remote protocol (127.0.0.1 only)\n"
+	"  --gdb-wait           with --gdb: wait for gdb before the first instruction\n"
+	"  --break vmexit=CODE[,CODE...]|exception=VECTOR|icount=N  stop there\n"
+	"                       (repeatable): with --gdb gdb sees the stop, without\n"
+	"                       it one line is printed and the run ends (status 20)\n"
+	"\n"
 	"devices: 16550A UART at 0x3f8, isa-debug-exit at 0xf4-0xf7, POST port 0x80,\n"
 	"isa-debugcon at 0x402, fw_cfg at 0x510 (DMA at 0x514), PCI configuration at\n"
 	"0xcf8 (i440FX host bridge, PIIX3 ISA bridge, PIIX4 PM at 0x600), pc-testdev,\n"
@@ -155,6 +161,7 @@ static const char usage_status_text[] =
 	"       it the machine restarts and the run goes on\n"
 	"  16   the guest powered off (\"Shutdown\" written to port 0x8900)\n"
 	"  18   livelock: the same VM exit N times in a row (--livelock N)\n"
+	"  20   a --break condition stopped the run (without --gdb)\n"
 	"  0    --help, --version, --cpu help\n";
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -578,13 +585,32 @@ static int parse_quantum(struct run_config *cfg, const struct run_option *o, cha
 	return 0;
 }
 
+/* --gdb tcp::PORT|unix:PATH (cli/gdbstub.h). */
+static int parse_gdb(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	char err[256];
+	if (!gdbstub_spec_valid(val, err, sizeof(err)))
+		return usage_error("%s", err);
+	cfg->gdb = val;
+	return 0;
+}
+
+/* --break vmexit=CODE[,...]|exception=VECTOR|icount=N (cli/debug_stops.h). */
+static int parse_break(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	char err[256];
+	if (!debug_stops_parse(&cfg->stops, val, err, sizeof(err)))
+		return usage_error("%s", err);
+	return 0;
+}
+
 /* The options' names in the table below (check_combinations() names them). */
 enum opt {
 	OPT_KERNEL, OPT_CMDLINE, OPT_MEM, OPT_CPU, OPT_MAX_INSNS, OPT_SERIAL, OPT_TRACE,
 	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT, OPT_MODULE, OPT_QUIRK,
 	OPT_TRACE_FORMAT, OPT_STATS, OPT_LIVELOCK, OPT_INSN_RATE, OPT_REALTIME, OPT_RTC_BASE,
 	OPT_DISPLAY, OPT_SCREENSHOT, OPT_KEYS, OPT_SMP, OPT_QUANTUM, OPT_NO_REBOOT, OPT_INITRD, OPT_MACHINE, OPT_SYMBOLS, OPT_DEBUGCON,
-	OPT_FIRMWARE, OPT_COUNT
+	OPT_FIRMWARE, OPT_GDB, OPT_GDB_WAIT, OPT_BREAK, OPT_COUNT
 };
 
 #define STRING_AT(f) store_string, offsetof(struct run_config, f)
@@ -625,6 +651,9 @@ static const struct run_option options[OPT_COUNT] = {
 	[OPT_SYMBOLS]      = { "--symbols",      false, true,  NULL,        parse_symbols, 0 },
 	[OPT_DEBUGCON]     = { "--debugcon",     false, false, NULL,        parse_debugcon, 0 },
 	[OPT_FIRMWARE]     = { "--firmware",     false, false, NULL,        parse_firmware, 0 },
+	[OPT_GDB]          = { "--gdb",          false, false, NULL,        parse_gdb, 0 },
+	[OPT_GDB_WAIT]     = { "--gdb-wait",     true,  false, NULL,        TRUE_AT(gdb_wait) },
+	[OPT_BREAK]        = { "--break",        false, true,  NULL,        parse_break, 0 },
 };
 
 bool run_option_is_flag(const char *name)
@@ -671,6 +700,8 @@ static int check_combinations(const unsigned seen[OPT_COUNT], const struct run_c
 		return usage_error("--trace-format is the form of the --trace vmexit lines; --trace does not list vmexit");
 	if (seen[OPT_MODULE] && !seen[OPT_KERNEL])
 		return usage_error("--module is loaded for a multiboot --kernel; there is none");
+	if (seen[OPT_GDB_WAIT] && !seen[OPT_GDB])
+		return usage_error("--gdb-wait waits for gdb at --gdb's socket; there is no --gdb");
 	if (seen[OPT_QUANTUM] && !seen[OPT_SMP])
 		return usage_error("--quantum sets how long each of the --smp CPUs runs per turn; there is no --smp");
 	return 0;

@@ -138,6 +138,17 @@ bool run_setup(struct run *r, const struct run_config *cfg, char *err, size_t er
 		r->watch.trace.syms = &r->syms;
 	}
 	key_script_start(&r->keys, &m->clock, &m->boot.i8042);
+	/* The debugger's observers go in front of the CLI's and the tracer's. */
+	if (cfg->gdb || debug_stops_any(&cfg->stops)) {
+		r->debugging = true;
+		debugger_init(&r->dbg, m, &cfg->stops);
+	}
+	if (cfg->gdb) {
+		if (!gdbstub_listen(&r->gdb, cfg->gdb, err, errlen))
+			return false;
+		r->gdb_on = true;
+		r->gdb_wait = cfg->gdb_wait;
+	}
 
 	/* Outputs last: nothing is truncated unless the run is about to start
 	 * (the window first: it may fail, and truncates nothing). */
@@ -166,6 +177,9 @@ bool run_setup(struct run *r, const struct run_config *cfg, char *err, size_t er
 
 void run_destroy(struct run *r)
 {
+	if (r->gdb_on)
+		gdbstub_finish(&r->gdb, EXIT_EMULATOR);
+	r->gdb_on = false;
 	/* The window and the key timers first: cancelling a timer tells the CPU. */
 	display_close(&r->display);
 	key_script_free(&r->keys);
@@ -304,6 +318,10 @@ static int run_status(struct run *r, status_t st)
 	struct cpu *cpu = smp_current(m);    /* the CPU that ended the run */
 	switch (st) {
 	case ST_STOP:
+		if (r->gdb_on && r->gdb.killed) {
+			report(m, "killed by gdb", cpu->rip);
+			return EXIT_SIGNAL;
+		}
 		if (m->dexit.exited)
 			return debug_exit_result(&m->dexit);
 		if (exit_watch_livelocked(&r->watch)) {
@@ -362,7 +380,15 @@ int run_machine(struct run *r)
 	struct machine *m = &r->m;
 	struct saved_signals saved;
 	catch_stop_signals(r, &saved);
-	status_t st = machine_run(m, &stop_signal);
+	status_t st = ST_STOP;
+	struct debug_stop why;
+	bool broke = false;
+	if (r->gdb_on)
+		st = gdbstub_serve(&r->gdb, &r->dbg, r->gdb_wait, &stop_signal);
+	else if (r->debugging)
+		broke = debugger_run(&r->dbg, false, NULL, NULL, &stop_signal, &why, &st);
+	else
+		st = machine_run(m, &stop_signal);
 	release_stop_signals(&saved);
 	if (m->reboot_failed)
 		fprintf(stderr, "hvemu: error: cannot restart after the guest's reset: %s\n", m->reboot_error);
@@ -379,7 +405,16 @@ int run_machine(struct run *r)
 		paging_dump(&env, stderr);
 	}
 	display_finish(&r->display);
-	int status = run_status(r, st);
+	int status;
+	if (broke) {
+		debug_stop_report(&r->dbg, &why);
+		status = EXIT_BREAK;
+	} else {
+		status = run_status(r, st);
+	}
+	if (r->gdb_on)
+		gdbstub_finish(&r->gdb, status);
+	r->gdb_on = false;
 	exit_watch_report_stats(&r->watch, cpu_now(cpu));
 	/* The guest's log is the run's result as much as its status. */
 	if (!serial_lost)

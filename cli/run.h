@@ -9,7 +9,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cli/debug_stops.h"
 #include "cli/display.h"
+#include "cli/gdbstub.h"
 #include "cli/exit_watch.h"
 #include "emu/symbols.h"
 #include "cli/key_script.h"
@@ -35,6 +37,9 @@ struct run_config {
 	struct exit_watch_config watch;  /* --trace vmexit, --trace-format, --stats, --livelock */
 	const char *symbol_files[RUN_MAX_SYMBOL_FILES];   /* --symbols FILE (cli/symbol_files.h) */
 	unsigned n_symbol_files;
+	const char *gdb;           /* --gdb tcp::PORT|unix:PATH (cli/gdbstub.h), or NULL */
+	bool gdb_wait;             /* --gdb-wait: stopped before the first instruction */
+	struct debug_stops_config stops;   /* --break (cli/debug_stops.h) */
 };
 
 struct run {
@@ -48,6 +53,11 @@ struct run {
 	const char *serial_path;   /* its PATH, for the report of a failed write */
 	unsigned dump_pt;          /* DUMP_PT_* */
 	struct symbols syms;       /* --symbols: named in reports and trace lines */
+	bool debugging;            /* --gdb or --break: the run goes through dbg */
+	struct debugger dbg;
+	bool gdb_on;               /* --gdb: gdb serves the run */
+	bool gdb_wait;
+	struct gdbstub gdb;
 };
 
 /* Exit statuses (README "Exit status"): the guest's are odd, hvemu's even. */
@@ -61,6 +71,7 @@ enum {
 	EXIT_RESET = 14,           /* --no-reboot: the guest reset the machine (0x92, 0xCF9, 8042) */
 	EXIT_POWER_OFF = 16,       /* the guest powered off (port 0x8900 "Shutdown") */
 	EXIT_LIVELOCK = 18,        /* the same VM exit N times in a row (--livelock) */
+	EXIT_BREAK = 20,           /* a --break condition stopped the run (without --gdb) */
 };
 
 /* Check the configuration (the machine's rules, then an output that names an

@@ -173,13 +173,26 @@ status_t smp_run(struct machine *m, const volatile sig_atomic_t *stop)
 		return cpu_run(&m->cpu);
 	}
 	uint64_t now = m->cpu.icount;
+	unsigned first = 0;
+	uint64_t resume_end = 0;   /* the resumed turn's end, 0: a new turn */
+	if (s->resume && s->current) {
+		while (s->cpu[first] != s->current)
+			first++;
+		now = s->current->icount;
+		resume_end = s->turn_end > now ? s->turn_end : now;
+	}
 	unsigned idle = 0;         /* consecutive turns given up with time standing still */
-	for (unsigned i = 0;; i = (i + 1) % s->n) {
+	for (unsigned i = first;; i = (i + 1) % s->n) {
 		struct cpu *c = s->cpu[i];
 		switch_to(m, c, now);
 		/* Saturating: a turn never ends before it starts (a wrapped end
 		 * would give every CPU empty turns with time standing still). */
 		uint64_t turn_end = now > UINT64_MAX - s->quantum ? UINT64_MAX : now + s->quantum;
+		if (resume_end) {
+			turn_end = resume_end;
+			resume_end = 0;
+		}
+		s->turn_end = turn_end;
 		if (s->limit && turn_end > s->limit)
 			turn_end = s->limit;
 		c->icount_limit = turn_end;

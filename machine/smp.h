@@ -38,6 +38,10 @@ struct smp {
 	uint64_t limit;            /* --max-insns: the machine's time limit, 0: none */
 	struct cpu *cpu[MACHINE_MAX_CPUS];   /* [0] is the machine's cpu, the BSP */
 	struct cpu *current;       /* the CPU whose turn it is (the clock's time) */
+	uint64_t turn_end;         /* when current's turn ends */
+	bool resume;               /* smp_run() goes on with current's turn where the last call
+				      stopped, rather than a new round from CPU 0: a debugger
+				      stops the machine mid-turn and resumes it (cli/debug_stops.c) */
 	bool has_apic;             /* the CPU model has a local APIC (CPUID.1:EDX[9]) */
 	struct lapic lapic[MACHINE_MAX_CPUS];
 	struct apic_bus bus;

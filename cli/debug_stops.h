@@ -1,0 +1,133 @@
+/* Stopping the machine where a debugger wants it: the conditions
+ * (`--break vmexit=CODE,...`, `--break exception=VECTOR`, `--break icount=N`,
+ * and the breakpoints and watchpoints gdb sets) and the run control that
+ * stops on them (cli/gdbstub.c drives it, or `hvemu run` alone, which prints
+ * a one-line report and exits with EXIT_BREAK).
+ *
+ * How a stop is found, with no hook in the run loop (emu/run.c):
+ *   - VM exits: an exit observer (emu/exit_report.h) in front of the CLI's
+ *     own (cli/exit_watch.h), which asks the CPU to stop (cpu_request_stop);
+ *     the stop takes effect at the next boundary, in L1 after the exit;
+ *   - exceptions: the trace_event callback of the delivery (emu/exception.c),
+ *     in front of --trace's, likewise: called as the delivery through the
+ *     IDT begins (after a hypervisor's intercept declined it), so a delivery
+ *     that itself faults into a VM exit stops in L1 after that exit;
+ *   - instruction counts: the machine's time limit (machine/smp.h limit, the
+ *     mechanism of --max-insns), set to the count;
+ *   - breakpoints and watchpoints: while any is set the machine runs one
+ *     instruction per limit and rIP (its linear address) is compared after
+ *     each, and a watched range's bytes: a write watchpoint fires when a
+ *     write changed them (value-change, as gdb's software watchpoints).
+ * The machine's time limit also bounds each run between two polls of the
+ * debugger's connection, so an interrupt (Ctrl-C) is seen within
+ * DEBUG_POLL_INSNS instructions of virtual time. */
+#ifndef HVEMU_CLI_DEBUG_STOPS_H
+#define HVEMU_CLI_DEBUG_STOPS_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "emu/exit_report.h"
+#include "machine/machine.h"
+
+#define DEBUG_MAX_CODES 64
+#define DEBUG_MAX_POINTS 32
+#define DEBUG_POLL_INSNS 100000    /* virtual time between two polls of the connection */
+#define DEBUG_WATCH_MAX 8          /* bytes one watchpoint covers (gdb's kind: 1, 2, 4, 8) */
+
+/* What --break asked for. */
+struct debug_stops_config {
+	uint64_t svm_codes[DEBUG_MAX_CODES];   /* SVM EXITCODEs (APM2 Appendix C) */
+	unsigned n_svm;
+	uint32_t vmx_reasons[DEBUG_MAX_CODES]; /* VMX basic exit reasons (SDM Vol.3 Appendix C) */
+	unsigned n_vmx;
+	uint64_t exceptions[4];    /* vectors 0-255, one bit each */
+	uint64_t icount;           /* stop when the machine's time reaches it (0: none) */
+};
+
+/* Parse one --break argument into cfg: `vmexit=NAME|NUMBER[,...]`
+ * (svm/exit_codes.c and vmx/exit_reasons.c names, any case; a number means
+ * that code for either vendor), `exception=VECTOR` (0-255, or DE, DB, BP,
+ * UD, GP, PF...), `icount=N`. False with a reason in err. */
+bool debug_stops_parse(struct debug_stops_config *cfg, const char *arg, char *err, size_t errlen);
+
+/* Whether anything is asked for. */
+bool debug_stops_any(const struct debug_stops_config *cfg);
+
+enum debug_stop_kind {
+	STOP_NONE,
+	STOP_STEP,                 /* the single step gdb asked for */
+	STOP_BREAKPOINT,           /* an execution breakpoint (addr) */
+	STOP_WATCH,                /* a watched range changed (addr) */
+	STOP_VMEXIT,               /* a VM exit --break asked for (exit) */
+	STOP_EXCEPTION,            /* an exception delivered (vector) */
+	STOP_ICOUNT,               /* the machine's time reached the count */
+	STOP_INTERRUPT,            /* the debugger interrupted the run */
+};
+
+struct debug_stop {
+	enum debug_stop_kind kind;
+	unsigned cpu;              /* index in m->smp.cpu of the CPU that stopped */
+	uint64_t addr;             /* STOP_BREAKPOINT, STOP_WATCH */
+	bool hardware;             /* STOP_BREAKPOINT: set as a hardware one (Z1) */
+	struct vm_exit_report exit;   /* STOP_VMEXIT */
+	bool exit_from_l2;
+	uint8_t vector;            /* STOP_EXCEPTION */
+	bool vector_in_l2;         /* delivered in the guest (L2) */
+};
+
+struct debug_point {
+	uint64_t addr;
+	unsigned len;
+	bool hardware;             /* Z1 rather than Z0 (both are checked the same way) */
+	uint8_t old[DEBUG_WATCH_MAX];  /* a watchpoint's bytes as last seen */
+	bool readable;             /* old holds len bytes */
+};
+
+struct debugger {
+	struct machine *m;
+	struct debug_stops_config cfg;
+	const struct vm_exit_observer *inner;  /* the CLI's observer, called first (or NULL) */
+	struct vm_exit_observer observer;
+	void (*inner_event)(struct cpu *, const struct event *, const char *);  /* --trace's */
+	unsigned inner_trace;      /* the trace classes before the debugger added TRACE_EXC */
+	struct debug_stop pending; /* a stop an observer found, taken at the next boundary */
+	struct debug_point breaks[DEBUG_MAX_POINTS];
+	unsigned n_breaks;
+	struct debug_point watches[DEBUG_MAX_POINTS];
+	unsigned n_watches;
+	uint64_t user_limit;       /* --max-insns (0: none) */
+};
+
+/* Install the observers on every CPU of m (after exit_watch_attach() and
+ * the tracer, which they call on). */
+void debugger_init(struct debugger *d, struct machine *m, const struct debug_stops_config *cfg);
+
+/* Breakpoints and watchpoints; false when full or absent. */
+bool debugger_add_break(struct debugger *d, uint64_t addr, bool hardware);
+bool debugger_remove_break(struct debugger *d, uint64_t addr);
+bool debugger_add_watch(struct debugger *d, uint64_t addr, unsigned len);
+bool debugger_remove_watch(struct debugger *d, uint64_t addr, unsigned len);
+void debugger_clear_points(struct debugger *d);
+
+/* The connection's poll, called between stretches of the run: true to stop
+ * the run (STOP_INTERRUPT). */
+typedef bool debug_poll_fn(void *ctx);
+
+/* Run until a stop (true, *why) or the end of the run (false, *end the
+ * status that ended it, as machine_run() returns it). step: one instruction
+ * of the CPU that runs. *sig: the run's signal flag (cli/run.c). */
+bool debugger_run(struct debugger *d, bool step, debug_poll_fn *poll, void *poll_ctx,
+		  const volatile sig_atomic_t *sig, struct debug_stop *why, status_t *end);
+
+/* One line on out naming a stop: what, which CPU and world, the instruction
+ * (bytes and disassembly) at CS:rIP, the time. */
+void debug_stop_describe(struct debugger *d, const struct debug_stop *why, char *buf, size_t len);
+void debug_stop_report(struct debugger *d, const struct debug_stop *why);
+
+/* "L1 (host)", "L2 (SVM guest)", "L2 (VMX guest)" or "no hypervisor". */
+const char *debug_world(const struct cpu *cpu);
+
+#endif
