@@ -30,7 +30,7 @@ BUILD_BENCH ?= build-bench
 HVEMU := $(BUILD)/cli/hvemu
 APT_PACKAGES := build-essential meson ninja-build pkg-config libcapstone-dev libelf-dev \
 	check libsdl2-dev gcc-multilib qemu-system-x86 clang xvfb xdotool \
-	bochs bochs-term bochsbios vgabios
+	bochs bochs-term bochsbios vgabios gdb
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 .PHONY: all deps build demo test test-plain test-release test-clang test-san test-real bench clean
