@@ -11,18 +11,18 @@ struct icache *icache_create(uint64_t ram_size)
 	 * its first use is set: the blocks are most of the 70 MiB, and a machine
 	 * touches only the slots it runs. A slot never filled has code_size 0,
 	 * which no lookup matches. (Not calloc: with MALLOC_PERTURB_, as meson
-	 * runs tests, glibc fills the whole allocation first.) */
-	void *mem = mmap(NULL, sizeof(struct icache), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			 -1, 0);
+	 * runs tests, glibc fills the whole allocation first.) The per-page
+	 * lists follow in the same mapping, so that nothing in it points to the
+	 * heap (LeakSanitizer does not look into mappings). */
+	uint64_t n_pages = ram_size >> PAGE_SHIFT;
+	size_t size = sizeof(struct icache) + (size_t)(n_pages ? n_pages : 1) * sizeof(struct code_page);
+	void *mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (mem == MAP_FAILED)
 		return NULL;
 	struct icache *ic = mem;
-	ic->n_pages = ram_size >> PAGE_SHIFT;
-	ic->pages = malloc((size_t)(ic->n_pages ? ic->n_pages : 1) * sizeof(*ic->pages));
-	if (!ic->pages) {
-		munmap(ic, sizeof(*ic));
-		return NULL;
-	}
+	ic->map_size = size;
+	ic->n_pages = n_pages;
+	ic->pages = (struct code_page *)(ic + 1);
 	for (uint64_t p = 0; p < ic->n_pages; p++)
 		ic->pages[p] = (struct code_page){ .head = ICACHE_NONE };
 	ic->uncached.pa = BLOCK_INVALID;
@@ -31,10 +31,8 @@ struct icache *icache_create(uint64_t ram_size)
 
 void icache_destroy(struct icache *ic)
 {
-	if (!ic)
-		return;
-	free(ic->pages);
-	munmap(ic, sizeof(*ic));
+	if (ic)
+		munmap(ic, ic->map_size);
 }
 
 /* Take slot s (holding a block) out of its page's list and invalidate it. */

@@ -85,7 +85,8 @@ struct icache {
 	struct block_span span[ICACHE_BLOCKS];
 	uint16_t used[ICACHE_BLOCKS];   /* slots filled since the last flush */
 	unsigned n_used;
-	struct code_page *pages;   /* one per RAM page */
+	struct code_page *pages;   /* one per RAM page, after this struct in its mapping */
+	size_t map_size;           /* of that mapping (emu/icache.c) */
 	uint64_t n_pages;
 	struct block uncached;     /* scratch for code outside RAM (ROM, MMIO) */
 };
