@@ -8,9 +8,8 @@
 #include "emu/cpu_model.h"
 #include "emu/feature_bits.h"
 #include "emu/icache.h"
-#include "emu/paging_env.h"
+#include "emu/peek.h"
 #include "machine/machine.h"
-#include "mmu/nested.h"
 
 /* Where a register's value lives. */
 enum reg_kind {
@@ -216,28 +215,14 @@ bool gdb_reg_write(const struct gdb_layout *l, struct cpu *cpu, unsigned n, cons
 	return true;
 }
 
-/* The physical address of linear lin: supervisor read, WALK_PEEK (no A/D,
- * nothing cached: SDM Vol.3 4.8), both stages under nested paging (APM2
- * 15.25, SDM Vol.3 28.2), A20 applied outside it. */
+/* The physical address of linear lin as a supervisor read would translate it,
+ * without side effects (emu/peek.h cpu_peek_phys). */
 static bool linear_to_phys(struct cpu *cpu, uint64_t lin, uint64_t *pa)
 {
 	/* SDM Vol.1 3.3.7.1: a non-canonical address reaches no memory. */
 	if (cpu_is_mode64(cpu) && !addr_canonical(cpu, lin))
 		return false;
-	struct paging_env env = cpu_paging_env(cpu);
-	struct fault f;
-	if (cpu->stage2_on) {
-		struct nested_result r;
-		if (!nested_walk(&env, &cpu->stage2, lin, WALK_READ, WALK_PEEK, &r, &f))
-			return false;
-		*pa = r.pa;
-		return true;
-	}
-	struct walk_result r;
-	if (!paging_walk(&env, lin, WALK_READ, WALK_PEEK, &r, &f))
-		return false;
-	*pa = r.pa & cpu->a20_mask;
-	return true;
+	return cpu_peek_phys(cpu, lin, WALK_READ, 0, pa);
 }
 
 size_t gdb_phys_read(struct machine *m, uint64_t pa, uint8_t *buf, size_t len)

@@ -8,28 +8,32 @@
 #include "emu/peek.h"
 #include "mmu/nested.h"
 
-/* The physical address of the code byte at lin by the translation a fetch
- * would make, or false where the fetch would fault. SDM Vol.3 4.6: a fetch at
- * CPL 3 is a user-mode access; WALK_PEEK: no A/D at either stage (SDM Vol.3
- * 4.8, 28.2.4). Under nested paging both stages, as translate_nested() does
- * (APM2 15.25; SDM Vol.3 28.2); else the A20 gate masks the result. */
-static bool peek_phys(struct cpu *cpu, uint64_t lin, uint64_t *pa)
+/* As translate_nested() does, both stages under nested paging. */
+bool cpu_peek_phys(struct cpu *cpu, uint64_t lin, enum walk_kind kind, unsigned flags, uint64_t *pa)
 {
 	struct paging_env env = cpu_paging_env(cpu);
-	unsigned flags = WALK_PEEK | (cpu->cpl == 3 ? WALK_USER : 0);
 	struct fault f;
+	flags |= WALK_PEEK;
 	if (cpu->stage2_on) {
 		struct nested_result r;
-		if (!nested_walk(&env, &cpu->stage2, lin, WALK_EXEC, flags, &r, &f))
+		if (!nested_walk(&env, &cpu->stage2, lin, kind, flags, &r, &f))
 			return false;
 		*pa = r.pa;
 		return true;
 	}
 	struct walk_result r;
-	if (!paging_walk(&env, lin, WALK_EXEC, flags, &r, &f))   /* PAGING_OFF: pa = lin */
+	if (!paging_walk(&env, lin, kind, flags, &r, &f))   /* PAGING_OFF: pa = lin */
 		return false;
 	*pa = r.pa & cpu->a20_mask;
 	return true;
+}
+
+/* The physical address of the code byte at lin by the translation a fetch
+ * would make, or false where the fetch would fault. SDM Vol.3 4.6: a fetch at
+ * CPL 3 is a user-mode access. */
+static bool peek_phys(struct cpu *cpu, uint64_t lin, uint64_t *pa)
+{
+	return cpu_peek_phys(cpu, lin, WALK_EXEC, cpu->cpl == 3 ? WALK_USER : 0, pa);
 }
 
 /* Up to n bytes at pa from RAM or ROM, unclaimed addresses reading FFh as the
