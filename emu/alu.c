@@ -245,6 +245,37 @@ ALU_FAST_FORMS(cmp, ALU_CMP)
 ALU_FAST_FORMS(adc, ALU_ADC)
 ALU_FAST_FORMS(sbb, ALU_SBB)
 
+/* The register fast forms without their flags, for a threaded run in which the
+ * next instruction replaces all six status flags before anything can read
+ * them (emu/fast_forms.c insn_drop_dead_flags). ADC/SBB read CF: none. */
+static inline void alu_reg_flagless(struct cpu *cpu, enum alu_op op, unsigned size, unsigned dst, uint64_t src)
+{
+	uint64_t d = cpu->regs[dst], r;
+	switch (op) {
+	case ALU_ADD: r = d + src; break;
+	case ALU_OR:  r = d | src; break;
+	case ALU_AND: r = d & src; break;
+	case ALU_SUB: r = d - src; break;
+	case ALU_XOR: r = d ^ src; break;
+	default: return;   /* CMP: nothing but flags */
+	}
+	cpu->regs[dst] = size == 4 ? (uint32_t)r : r;   /* SDM Vol.1 3.4.1.1 */
+}
+#define ALU_FLAGLESS_FORMS(name, op, sz, w)                                             \
+	status_t thr_##name##_EG_##w##_nf(struct cpu *cpu, const struct insn *in)      \
+	{ alu_reg_flagless(cpu, op, sz, in->rm, cpu->regs[in->reg]); return insn_next(cpu, in); } \
+	status_t thr_##name##_GE_##w##_nf(struct cpu *cpu, const struct insn *in)      \
+	{ alu_reg_flagless(cpu, op, sz, in->reg, cpu->regs[in->rm]); return insn_next(cpu, in); } \
+	status_t thr_##name##_EI_##w##_nf(struct cpu *cpu, const struct insn *in)      \
+	{ alu_reg_flagless(cpu, op, sz, in->rm, (uint64_t)in->imm); return insn_next(cpu, in); }
+#define ALU_FLAGLESS(name, op) ALU_FLAGLESS_FORMS(name, op, 4, r32) ALU_FLAGLESS_FORMS(name, op, 8, r64)
+ALU_FLAGLESS(add, ALU_ADD)
+ALU_FLAGLESS(or, ALU_OR)
+ALU_FLAGLESS(and, ALU_AND)
+ALU_FLAGLESS(sub, ALU_SUB)
+ALU_FLAGLESS(xor, ALU_XOR)
+ALU_FLAGLESS(cmp, ALU_CMP)
+
 /* With a 32- or 64-bit memory operand (decode-time fast forms): the exec forms
  * are the rows' handlers; the thread forms do the access inline when it hits
  * in the TLB, as the MOV forms do (emu/datamove.c): a read for G op= [m] and
@@ -335,6 +366,9 @@ status_t op_test_EG_r64(struct cpu *cpu, const struct insn *in)
 	return ST_OK;
 }
 THREADED_PURE(test_EG_r32) THREADED_PURE(test_EG_r64)
+/* Flagless (see alu_reg_flagless): TEST has no other effect. */
+status_t thr_test_EG_r32_nf(struct cpu *cpu, const struct insn *in) { return insn_next(cpu, in); }
+status_t thr_test_EG_r64_nf(struct cpu *cpu, const struct insn *in) { return insn_next(cpu, in); }
 
 status_t op_test_AI(struct cpu *cpu, const struct insn *in)
 {
@@ -417,6 +451,18 @@ THREADED_PURE(inc_r) THREADED_PURE(dec_r)
 status_t op_inc_r_r32(struct cpu *cpu, const struct insn *in) { return incdec_reg(cpu, in->reg, 4, false); }
 status_t op_dec_r_r32(struct cpu *cpu, const struct insn *in) { return incdec_reg(cpu, in->reg, 4, true); }
 THREADED_PURE(inc_r_r32) THREADED_PURE(dec_r_r32)
+/* Flagless (see alu_reg_flagless). */
+#define INCDEC_FLAGLESS(name, r, sz, delta)                                             \
+	status_t thr_##name##_nf(struct cpu *cpu, const struct insn *in)               \
+	{                                                                               \
+		uint64_t v = cpu->regs[in->r] + (uint64_t)(delta);                     \
+		cpu->regs[in->r] = sz == 4 ? (uint32_t)v : v;                           \
+		return insn_next(cpu, in);                                              \
+	}
+INCDEC_FLAGLESS(inc_r32, rm, 4, 1) INCDEC_FLAGLESS(inc_r64, rm, 8, 1)
+INCDEC_FLAGLESS(dec_r32, rm, 4, -1) INCDEC_FLAGLESS(dec_r64, rm, 8, -1)
+INCDEC_FLAGLESS(inc_r_r32, reg, 4, 1) INCDEC_FLAGLESS(dec_r_r32, reg, 4, -1)
+#undef INCDEC_FLAGLESS
 
 /* NOT (F6/F7 /2): no flags (SDM Vol.2 NOT: "None"). */
 status_t op_not(struct cpu *cpu, const struct insn *in)

@@ -68,10 +68,10 @@ static inline bool near_target_ok(const struct cpu *cpu, uint64_t *target, unsig
 }
 
 /* Jcc and JMP rel in a threaded run: when they do not fault, rIP is all they
- * change, so they set only that and go on to the next block. Anything else
- * (a condition other than E/NE after a recorded result, a target that
- * faults) runs the handler as a step, out of line so that the common case
- * needs no stack frame. */
+ * change, so they set only that and go on to the next block. A branch back to
+ * the start of its own block needs no target check: the block was fetched
+ * from there in this context (a loop). A target that faults runs the handler
+ * as a step, out of line so that the common case needs no stack frame. */
 static __attribute__((noinline)) status_t thr_branch_step(struct cpu *cpu, const struct insn *in)
 {
 	insn_step_begin(cpu, in);
@@ -81,29 +81,45 @@ static __attribute__((noinline)) status_t thr_branch_step(struct cpu *cpu, const
 	return thread_next_block(cpu, in + 1);
 }
 
-__attribute__((flatten)) status_t thr_jcc(struct cpu *cpu, const struct insn *in)
+static inline status_t thr_branch_to(struct cpu *cpu, const struct insn *in, uint64_t next)
 {
-	unsigned cc = in->opcode & 15;
-	if ((cc >> 1) != 2 || cpu->lazy.op == LAZY_NONE)
-		return thr_branch_step(cpu, in);
-	uint64_t next = insn_next_ip(cpu, in), target = next + in->imm;
-	if ((cpu->lazy.result == 0) == (cc & 1)) {
-		cpu->rip = next;
-		return thread_next_block(cpu, in + 1);
-	}
-	if (__builtin_expect(!near_target_ok(cpu, &target, in->osize), 0))
+	uint64_t target = next + in->imm;
+	if (in->osize != 8)
+		target &= size_mask(in->osize);
+	if (target != cpu->block_ip && !near_target_ok(cpu, &target, in->osize))
 		return thr_branch_step(cpu, in);
 	cpu->rip = target;
 	return thread_next_block(cpu, in + 1);
 }
 
+/* Any condition, the flags evaluated out of line. */
+static __attribute__((noinline)) status_t thr_jcc_general(struct cpu *cpu, const struct insn *in)
+{
+	uint64_t next = insn_next_ip(cpu, in);
+	if (!flags_cond_slow(cpu, in->opcode & 15)) {
+		cpu->rip = next;
+		return thread_next_block(cpu, in + 1);
+	}
+	return thr_branch_to(cpu, in, next);
+}
+
+/* E/NE after a recorded result (the loop-closing case) inline. */
+__attribute__((flatten)) status_t thr_jcc(struct cpu *cpu, const struct insn *in)
+{
+	unsigned cc = in->opcode & 15;
+	if ((cc >> 1) != 2 || cpu->lazy.op == LAZY_NONE)
+		return thr_jcc_general(cpu, in);
+	uint64_t next = insn_next_ip(cpu, in);
+	if ((cpu->lazy.result == 0) == (cc & 1)) {
+		cpu->rip = next;
+		return thread_next_block(cpu, in + 1);
+	}
+	return thr_branch_to(cpu, in, next);
+}
+
 __attribute__((flatten)) status_t thr_jmp(struct cpu *cpu, const struct insn *in)
 {
-	uint64_t target = insn_next_ip(cpu, in) + in->imm;
-	if (__builtin_expect(!near_target_ok(cpu, &target, in->osize), 0))
-		return thr_branch_step(cpu, in);
-	cpu->rip = target;
-	return thread_next_block(cpu, in + 1);
+	return thr_branch_to(cpu, in, insn_next_ip(cpu, in));
 }
 
 /* JMP r/m (FF /4): absolute target from register or memory. */

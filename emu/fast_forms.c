@@ -7,34 +7,45 @@
  * (emu/threaded.h), pure for every variant here (the memory ones on a TLB hit). */
 struct variant {
 	insn_handler exec, thread;
+	insn_handler flagless;     /* the thread form without the status flags, or NULL
+				      (fast_forms.h insn_drop_dead_flags) */
 };
 
 static const struct fast_form {
 	insn_handler generic;      /* the row's handler */
+	enum flags_written flags;  /* what its register forms do to the status flags */
 	struct variant v[4];       /* by variant_index(): a register E operand of 4 / 8
 				      bytes, a memory one of 4 / 8 bytes; NULL: none */
 } fast_forms[] = {
-#define V(name) { op_##name, thr_##name }
-#define FORM(name) { op_##name, { V(name##_r32), V(name##_r64) } }
-#define FORM_MEM(name) { op_##name, { V(name##_r32), V(name##_r64), V(name##_m32), V(name##_m64) } }
-	FORM_MEM(add_EG), FORM_MEM(add_GE), FORM_MEM(add_EI),
-	FORM_MEM(or_EG),  FORM_MEM(or_GE),  FORM_MEM(or_EI),
-	FORM_MEM(and_EG), FORM_MEM(and_GE), FORM_MEM(and_EI),
-	FORM_MEM(sub_EG), FORM_MEM(sub_GE), FORM_MEM(sub_EI),
-	FORM_MEM(xor_EG), FORM_MEM(xor_GE), FORM_MEM(xor_EI),
-	FORM_MEM(cmp_EG), FORM_MEM(cmp_GE), FORM_MEM(cmp_EI),
-	FORM(test_EG),
-	FORM(inc), FORM(dec),
-	FORM_MEM(mov_EG), FORM_MEM(mov_GE),
-	FORM(shl), FORM(shr), FORM(sar),
-	FORM_MEM(adc_EG), FORM_MEM(adc_GE), FORM_MEM(adc_EI),
-	FORM_MEM(sbb_EG), FORM_MEM(sbb_GE), FORM_MEM(sbb_EI),
-	FORM(imul_GE), FORM(movsxd),
+#define V(name) { op_##name, thr_##name, NULL }
+#define VNF(name) { op_##name, thr_##name, thr_##name##_nf }
+#define FORM(name, fl) { op_##name, fl, { V(name##_r32), V(name##_r64) } }
+#define FORM_NF(name, fl) { op_##name, fl, { VNF(name##_r32), VNF(name##_r64) } }
+#define FORM_MEM(name, fl) { op_##name, fl, { V(name##_r32), V(name##_r64), V(name##_m32), V(name##_m64) } }
+#define FORM_MEM_NF(name) { op_##name, FLAGS_ALL, { VNF(name##_r32), VNF(name##_r64), V(name##_m32), V(name##_m64) } }
+	FORM_MEM_NF(add_EG), FORM_MEM_NF(add_GE), FORM_MEM_NF(add_EI),
+	FORM_MEM_NF(or_EG),  FORM_MEM_NF(or_GE),  FORM_MEM_NF(or_EI),
+	FORM_MEM_NF(and_EG), FORM_MEM_NF(and_GE), FORM_MEM_NF(and_EI),
+	FORM_MEM_NF(sub_EG), FORM_MEM_NF(sub_GE), FORM_MEM_NF(sub_EI),
+	FORM_MEM_NF(xor_EG), FORM_MEM_NF(xor_GE), FORM_MEM_NF(xor_EI),
+	FORM_MEM_NF(cmp_EG), FORM_MEM_NF(cmp_GE), FORM_MEM_NF(cmp_EI),
+	FORM_NF(test_EG, FLAGS_ALL),
+	/* SDM Vol.2 INC/DEC: CF is not affected. */
+	FORM_NF(inc, FLAGS_SOME), FORM_NF(dec, FLAGS_SOME),
+	FORM_MEM(mov_EG, FLAGS_NONE), FORM_MEM(mov_GE, FLAGS_NONE),
+	FORM_NF(shl, FLAGS_BY_COUNT), FORM_NF(shr, FLAGS_BY_COUNT), FORM_NF(sar, FLAGS_BY_COUNT),
+	/* ADC/SBB read CF: never flagless, and not counted as writers either. */
+	FORM_MEM(adc_EG, FLAGS_SOME), FORM_MEM(adc_GE, FLAGS_SOME), FORM_MEM(adc_EI, FLAGS_SOME),
+	FORM_MEM(sbb_EG, FLAGS_SOME), FORM_MEM(sbb_GE, FLAGS_SOME), FORM_MEM(sbb_EI, FLAGS_SOME),
+	FORM(imul_GE, FLAGS_SOME), FORM(movsxd, FLAGS_NONE),
 	/* 40+r / 48+r: no 64-bit form (REX prefixes in 64-bit mode). */
-	{ op_inc_r, { V(inc_r_r32) } }, { op_dec_r, { V(dec_r_r32) } },
+	{ op_inc_r, FLAGS_SOME, { VNF(inc_r_r32) } }, { op_dec_r, FLAGS_SOME, { VNF(dec_r_r32) } },
 #undef V
+#undef VNF
 #undef FORM
+#undef FORM_NF
 #undef FORM_MEM
+#undef FORM_MEM_NF
 };
 
 static unsigned variant_index(const struct insn *in)
@@ -80,24 +91,39 @@ static const struct thread_form {
 #undef STEP
 };
 
-insn_handler insn_thread_form(const struct insn *in, bool *pure)
+insn_handler insn_thread_form(const struct insn *in, struct thread_form_info *info)
 {
-	*pure = false;
+	*info = (struct thread_form_info){ .flags = FLAGS_UNKNOWN };
 	/* A RIP-relative address reads rIP, which a pure handler may not. */
 	if (in->exec == op_lea && in->base == REG_RIP)
 		return thread_step;
 	for (unsigned i = 0; i < sizeof(fast_forms) / sizeof(fast_forms[0]); i++) {
 		const struct variant *v = &fast_forms[i].v[variant_index(in)];
 		if (v->exec && v->exec == in->exec) {
-			*pure = true;
+			info->pure = true;
+			info->flagless = v->flagless;
+			/* Only the register forms (those with a flagless twin) are pure
+			 * unconditionally: a memory form may fault before it writes. */
+			if (v->flagless)
+				info->flags = fast_forms[i].flags == FLAGS_BY_COUNT
+						      ? (shift_writes_flags(in) ? FLAGS_ALL : FLAGS_SOME)
+						      : fast_forms[i].flags;
 			return v->thread;
 		}
 	}
 	for (unsigned i = 0; i < sizeof(thread_forms) / sizeof(thread_forms[0]); i++) {
 		if (thread_forms[i].exec == in->exec) {
-			*pure = thread_forms[i].pure;
+			info->pure = thread_forms[i].pure;
 			return thread_forms[i].thread;
 		}
 	}
 	return thread_step;
+}
+
+
+void insns_drop_dead_flags(struct insn *insns, const struct thread_form_info *info, unsigned count)
+{
+	for (unsigned i = 0; i + 1 < count; i++)
+		if (info[i].flagless && info[i + 1].flags == FLAGS_ALL)
+			insns[i].thread = info[i].flagless;
 }

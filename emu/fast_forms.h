@@ -13,10 +13,34 @@
  * handler, or that handler. */
 insn_handler insn_fast_form(const struct insn *in);
 
+/* What a thread form does to the status flags. */
+enum flags_written {
+	FLAGS_UNKNOWN,             /* may read or keep any (not a fast register form) */
+	FLAGS_NONE,                /* neither reads nor writes them */
+	FLAGS_SOME,                /* writes some, keeps or reads others */
+	FLAGS_ALL,                 /* replaces all six, reading none */
+	FLAGS_BY_COUNT,            /* a shift: FLAGS_ALL when its count is an immediate
+				      that is not 0 after masking, else FLAGS_SOME */
+};
+
+struct thread_form_info {
+	bool pure;                 /* it may leave rIP unset (a pure form, or one that
+				      is pure on its fast path) */
+	insn_handler flagless;     /* its twin without the status flags, or NULL */
+	enum flags_written flags;  /* never FLAGS_BY_COUNT here */
+};
+
 /* The thread handler (emu/threaded.h) of a decoded instruction whose exec is
- * final (after insn_gate()): its own, or thread_step. *pure: it may leave rIP
- * unset (a pure form, or one that is pure on its fast path). */
-insn_handler insn_thread_form(const struct insn *in, bool *pure);
+ * final (after insn_gate()): its own, or thread_step; and *info about it. */
+insn_handler insn_thread_form(const struct insn *in, struct thread_form_info *info);
+
+/* Decode-time dead-flag elimination over a block's count instructions (info:
+ * insn_thread_form's for each): an instruction's thread form drops its status
+ * flags when the next one is a pure register form that replaces all six
+ * without reading any. Nothing can look at them in between: a pure form
+ * neither faults nor stops the run, and single steps, tracing and deadlines
+ * inside a block run the exec forms. */
+void insns_drop_dead_flags(struct insn *insns, const struct thread_form_info *info, unsigned count);
 
 /* The variants (emu/alu.c, emu/datamove.c). */
 #define FAST_FORMS_OF(name)                                                     \
@@ -55,6 +79,25 @@ status_t op_mov_GE_m32(struct cpu *cpu, const struct insn *in);
 status_t op_mov_GE_m64(struct cpu *cpu, const struct insn *in);
 status_t op_mov_EG_m32(struct cpu *cpu, const struct insn *in);
 status_t op_mov_EG_m64(struct cpu *cpu, const struct insn *in);
+/* Thread forms without flags (emu/alu.c, emu/shift.c): for an instruction
+ * whose status flags the next one replaces before anything can read them. */
+#define FLAGLESS_FORMS_OF(name)                                                 \
+	status_t thr_##name##_r32_nf(struct cpu *cpu, const struct insn *in);   \
+	status_t thr_##name##_r64_nf(struct cpu *cpu, const struct insn *in);
+FLAGLESS_FORMS_OF(add_EG) FLAGLESS_FORMS_OF(add_GE) FLAGLESS_FORMS_OF(add_EI)
+FLAGLESS_FORMS_OF(or_EG)  FLAGLESS_FORMS_OF(or_GE)  FLAGLESS_FORMS_OF(or_EI)
+FLAGLESS_FORMS_OF(and_EG) FLAGLESS_FORMS_OF(and_GE) FLAGLESS_FORMS_OF(and_EI)
+FLAGLESS_FORMS_OF(sub_EG) FLAGLESS_FORMS_OF(sub_GE) FLAGLESS_FORMS_OF(sub_EI)
+FLAGLESS_FORMS_OF(xor_EG) FLAGLESS_FORMS_OF(xor_GE) FLAGLESS_FORMS_OF(xor_EI)
+FLAGLESS_FORMS_OF(cmp_EG) FLAGLESS_FORMS_OF(cmp_GE) FLAGLESS_FORMS_OF(cmp_EI)
+FLAGLESS_FORMS_OF(test_EG) FLAGLESS_FORMS_OF(inc) FLAGLESS_FORMS_OF(dec)
+FLAGLESS_FORMS_OF(shl) FLAGLESS_FORMS_OF(shr) FLAGLESS_FORMS_OF(sar)
+#undef FLAGLESS_FORMS_OF
+status_t thr_inc_r_r32_nf(struct cpu *cpu, const struct insn *in);
+status_t thr_dec_r_r32_nf(struct cpu *cpu, const struct insn *in);
+/* Does a group-2 shift write every status flag (emu/shift.c)? */
+bool shift_writes_flags(const struct insn *in);
+
 /* INC/DEC 40+r / 48+r (outside 64-bit mode) with a 32-bit register. */
 status_t op_inc_r_r32(struct cpu *cpu, const struct insn *in);
 status_t op_dec_r_r32(struct cpu *cpu, const struct insn *in);

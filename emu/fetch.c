@@ -105,15 +105,15 @@ struct block *fetch_block(struct cpu *cpu, status_t *st)
 	b->next_link = 0;
 	uint64_t ip = cpu->rip, last_lin = lin;
 	bool crosses_page = false, last_pure = false;
+	struct thread_form_info info[BLOCK_MAX_INSNS];
 	unsigned offset = 0;
 	while (b->count < BLOCK_MAX_INSNS) {
 		struct insn *in = &b->insns[b->count];
 		uint64_t this_last = 0;
-		bool pure = false;
 		status_t s = decode_at(cpu, ip, code_size, in, &this_last);
 		if (s == ST_OK) {
 			(void)insn_gate(cpu, in);
-			in->thread = insn_thread_form(in, &pure);
+			in->thread = insn_thread_form(in, &info[b->count]);
 			in->offset = (uint16_t)offset;
 			in->nth = (uint8_t)b->count;
 		}
@@ -138,7 +138,7 @@ struct block *fetch_block(struct cpu *cpu, status_t *st)
 		}
 		b->count++;
 		offset += in->len;
-		last_pure = pure;
+		last_pure = info[b->count - 1].pure;
 		last_lin = this_last;
 		uint16_t flags = in->row == UINT16_MAX ? IF_END : isa_rows[in->row].flags;
 		ip = (ip + in->len) & ip_mask(cpu);
@@ -149,6 +149,7 @@ struct block *fetch_block(struct cpu *cpu, status_t *st)
 		if ((next_lin & PAGE_MASK) != (lin & PAGE_MASK))
 			break;
 	}
+	insns_drop_dead_flags(b->insns, info, b->count);
 	/* The end of a threaded run: rIP is the block's end after a pure last
 	 * instruction, what the last one left otherwise (emu/threaded.h). */
 	b->insns[b->count] = (struct insn){

@@ -125,11 +125,15 @@ status_t thread_end_fallthrough(struct cpu *cpu, const struct insn *in)
  * links), so block_ip_mask holds. */
 status_t thread_next_block(struct cpu *cpu, const struct insn *end)
 {
-	const struct block *b = block_of(end);
+	struct block *b = block_of(end);
 	cpu->cur_insn = end;
 	if (!b->chains || cpu->attention || cpu->chain_left == 0)
 		return ST_OK;
-	struct block *next = follow_link(cpu, b);
+	/* Back to its own start (a loop): b is still cached (a store to it sets
+	 * attention) and was fetched there in this very context (no instruction
+	 * of a chaining block changes CS, CPL or the TLB but the last, which does
+	 * not go back to the start). */
+	struct block *next = cpu->rip == cpu->block_ip && b->pa != BLOCK_INVALID ? b : follow_link(cpu, b);
 	uint64_t now = cpu->icount + end->nth;
 	if (!next || now + next->count > cpu->deadline)
 		return ST_OK;

@@ -215,6 +215,37 @@ SHIFT_REG_FORMS(shl, SH_SHL)
 SHIFT_REG_FORMS(shr, SH_SHR)
 SHIFT_REG_FORMS(sar, SH_SAR)
 
+/* The same without the flags, for a threaded run in which the next
+ * instruction replaces them all first (emu/fast_forms.c). */
+static inline status_t shift_reg_flagless(struct cpu *cpu, const struct insn *in, enum shift_op op, unsigned size)
+{
+	unsigned c = shift_count(cpu, in);
+	uint64_t v = size == 4 ? (uint32_t)cpu->regs[in->rm] : cpu->regs[in->rm], r;
+	if (op == SH_SHL)
+		r = size == 4 ? (uint32_t)(v << c) : v << c;
+	else if (op == SH_SHR)
+		r = v >> c;
+	else
+		r = size == 4 ? (uint32_t)((int32_t)v >> c) : (uint64_t)((int64_t)v >> c);
+	cpu->regs[in->rm] = r;
+	return insn_next(cpu, in);
+}
+#define SHIFT_FLAGLESS(name, op)                                                         \
+	status_t thr_##name##_r32_nf(struct cpu *cpu, const struct insn *in) { return shift_reg_flagless(cpu, in, op, 4); } \
+	status_t thr_##name##_r64_nf(struct cpu *cpu, const struct insn *in) { return shift_reg_flagless(cpu, in, op, 8); }
+SHIFT_FLAGLESS(shl, SH_SHL)
+SHIFT_FLAGLESS(shr, SH_SHR)
+SHIFT_FLAGLESS(sar, SH_SAR)
+
+/* Group 2 with an immediate count that is not 0 after masking: such a shift
+ * writes every status flag (SDM Vol.2 SAL/SAR/SHL/SHR "Flags Affected"; the
+ * ones left undefined take the model's values), reading none. */
+bool shift_writes_flags(const struct insn *in)
+{
+	unsigned mask = in->size == 8 ? 0x3f : 0x1f;
+	return in->map == 0 && (in->opcode == 0xd1 || (in->opcode == 0xc1 && ((unsigned)in->imm & mask) != 0));
+}
+
 status_t op_rol(struct cpu *cpu, const struct insn *in) { return shift_exec(cpu, in, SH_ROL); }
 status_t op_ror(struct cpu *cpu, const struct insn *in) { return shift_exec(cpu, in, SH_ROR); }
 THREADED_PURE_REG(rol) THREADED_PURE_REG(ror)

@@ -48,10 +48,24 @@
  *   push_pop_forms              PUSH/POP of a register, pure on a TLB hit:
  *                               PUSH RSP stores the old value, POP RSP leaves
  *                               the popped one (SDM Vol.2 PUSH, POP); a 16-bit
- *                               stack under 32-bit code wraps SP at 64 KiB */
+ *                               stack under 32-bit code wraps SP at 64 KiB
+ *   dead_flags_kept_live        an ALU result's flags stay visible when the
+ *                               next instruction does not replace all six:
+ *                               INC/DEC keep CF (SDM Vol.2 INC, DEC), a shift
+ *                               by a count of 0 changes no flag (SDM Vol.2
+ *                               SAL/SAR/SHL/SHR), ADC reads CF
+ *   flagless_forms_agree        a block of ALU, TEST, INC/DEC and shift
+ *                               register forms whose flags the next one
+ *                               replaces (their flagless thread forms) ends
+ *                               with the registers and flags of the single-step
+ *                               loop, in 32- and 64-bit mode
+ *   self_modifying_loop         a loop that rewrites its own immediate: the
+ *                               loop's next round runs the new bytes (SDM Vol.3
+ *                               11.6), though it jumps back to its own block */
 #include <check.h>
 #include <string.h>
 
+#include "emu/flags.h"
 #include "machine_fixture.h"
 #include "suite_runner.h"
 
@@ -405,6 +419,114 @@ START_TEST(branch_past_cs_limit)
 }
 END_TEST
 
+START_TEST(dead_flags_kept_live)
+{
+	PUT(0x40000, 0x01, 0xd8,             /* add eax, ebx: CF = 1, ZF = 1 */
+	    0x41,                           /* inc ecx: CF stays */
+	    0x0f, 0x92, 0xc2,               /* setc dl */
+	    0x29, 0xc0,                     /* sub eax, eax: ZF = 1, CF = 0 */
+	    0xd3, 0xe3,                     /* shl ebx, cl: cl = 0, no flag changes */
+	    0x0f, 0x94, 0xc6,               /* setz dh */
+	    0x01, 0xf6,                     /* add esi, esi: CF = 1 */
+	    0xc1, 0xe7, 0x20,               /* shl edi, 32: a count of 0 after masking */
+	    0x11, 0xed,                     /* adc ebp, ebp: 0 + 0 + CF */
+	    0xf4);
+	m.cpu.rip = 0x40000;
+	m.cpu.regs[R_AX] = 0xffffffff;
+	m.cpu.regs[R_BX] = 1;
+	m.cpu.regs[R_CX] = 0xfffffeff;   /* CL = 0 after the INC */
+	m.cpu.regs[R_DX] = 0;
+	m.cpu.regs[R_SI] = 0x80000000;
+	m.cpu.regs[R_DI] = 3;
+	m.cpu.regs[R_BP] = 0;
+	m.cpu.icount_limit = m.cpu.icount + 100;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_HALT);
+	ck_assert_uint_eq(m.cpu.regs[R_DX], 0x0101);
+	ck_assert_uint_eq(m.cpu.regs[R_DI], 3);
+	ck_assert_uint_eq(m.cpu.regs[R_BP], 1);
+}
+END_TEST
+
+/* Every flagless thread form, each followed by a full flag writer, then the
+ * last one's flags read. The same bytes mean the same in 32- and 64-bit mode
+ * but for 48h (REX.W there, DEC EAX in 32-bit mode: not a full writer). */
+static const uint8_t flagless_program[] = {
+	0x01, 0xd8, 0x29, 0xcb, 0x21, 0xd1, 0x09, 0xda,   /* add eax,ebx; sub ebx,ecx; and ecx,edx; or edx,ebx */
+	0x31, 0xc6, 0x03, 0xfe, 0x2b, 0xc7, 0x23, 0xd8,   /* xor esi,eax; add edi,esi; sub eax,edi; and ebx,eax */
+	0x0b, 0xcb, 0x33, 0xd1, 0x39, 0xc2, 0x3b, 0xd9,   /* or ecx,ebx; xor edx,ecx; cmp edx,eax; cmp ebx,ecx */
+	0x85, 0xc9, 0x83, 0xc0, 0x7f, 0x81, 0xeb, 0x44,   /* test ecx,ecx; add eax,7fh; sub ebx,11223344h */
+	0x33, 0x22, 0x11, 0x83, 0xe1, 0xf0, 0x83, 0xca,
+	0x05, 0x83, 0xf6, 0x5a, 0x83, 0xf8, 0x10, 0xff,   /* and ecx,-16; or edx,5; xor esi,5ah; cmp eax,10h */
+	0xc7, 0x21, 0xc0, 0xff, 0xcf, 0x01, 0xf8, 0xc1,   /* inc edi; and eax,eax; dec edi; add eax,edi */
+	0xe0, 0x05, 0x09, 0xc3, 0xc1, 0xeb, 0x03, 0x31,   /* shl eax,5; or ebx,eax; shr ebx,3; xor ... */
+	0xd8, 0xc1, 0xf8, 0x02, 0x29, 0xc6, 0xd1, 0xe6,   /* eax,ebx; sar eax,2; sub esi,eax; shl esi,1 */
+	0x01, 0xf1, 0xd3, 0xe2, 0x85, 0xd2, 0x48, 0x01,   /* add ecx,esi; shl edx,cl; test edx,edx; [rex.w] add */
+	0xc8, 0x48, 0x29, 0xd8, 0x48, 0xc1, 0xe0, 0x07,   /* eax,ecx; [rex.w] sub eax,ebx; [rex.w] shl eax,7 */
+	0x48, 0x83, 0xe8, 0x01, 0x0f, 0x92, 0xc1,         /* [rex.w] sub eax,1; setc cl */
+	0xf4,
+};
+
+static void flagless_start(void)
+{
+	put(0x40000, flagless_program, sizeof(flagless_program));
+	static const uint64_t start[8] = { 0x80000001, 0x7fffffff, 0xdeadbeef, 0x01234567,
+					   0, 0x55aa55aa, 0xfffffff0, 3 };
+	for (unsigned r = 0; r < 8; r++)
+		if (r != R_SP)
+			m.cpu.regs[r] = start[r];
+	m.cpu.rip = 0x40000;
+	m.cpu.halted = false;
+}
+
+static void flagless_run(bool long_mode)
+{
+	if (long_mode) {
+		activate(&m);
+		to64(&m);
+	}
+	flagless_start();
+	m.cpu.icount_limit = m.cpu.icount + 1000;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_HALT);
+	uint64_t threaded[8];
+	memcpy(threaded, m.cpu.regs, sizeof(threaded));
+	flags_materialize(&m.cpu);
+	uint64_t threaded_flags = m.cpu.rflags;
+	flagless_start();
+	status_t st;
+	do {
+		m.cpu.icount_limit = m.cpu.icount + 1;
+		st = cpu_run(&m.cpu);
+	} while (st == ST_STOP);
+	ck_assert_int_eq(st, ST_HALT);
+	for (unsigned r = 0; r < 8; r++)
+		ck_assert_uint_eq(m.cpu.regs[r], threaded[r]);
+	flags_materialize(&m.cpu);
+	ck_assert_uint_eq(m.cpu.rflags, threaded_flags);
+}
+
+START_TEST(flagless_forms_agree)
+{
+	flagless_run(false);
+	flagless_run(true);
+}
+END_TEST
+
+START_TEST(self_modifying_loop)
+{
+	PUT(0x40000, 0x83, 0xc0, 0x01,                   /* 1: add eax, 1 */
+	    0xc6, 0x05, 0x02, 0x00, 0x04, 0x00, 0x02,     /* mov byte [40002h], 2 */
+	    0x49,                                       /* dec ecx */
+	    0x75, 0xf3,                                 /* jnz 1b */
+	    0xf4);
+	m.cpu.rip = 0x40000;
+	m.cpu.regs[R_AX] = 0;
+	m.cpu.regs[R_CX] = 3;
+	m.cpu.icount_limit = m.cpu.icount + 100;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_HALT);
+	ck_assert_uint_eq(m.cpu.regs[R_AX], 1 + 2 + 2);
+}
+END_TEST
+
 START_TEST(push_pop_forms)
 {
 	activate(&m);
@@ -471,6 +593,9 @@ static Suite *threaded_suite(void)
 	tcase_add_test(tc, branch_past_cs_limit);
 	tcase_add_test(tc, push_pop_forms);
 	tcase_add_test(tc, push_pop_16bit_stack);
+	tcase_add_test(tc, dead_flags_kept_live);
+	tcase_add_test(tc, flagless_forms_agree);
+	tcase_add_test(tc, self_modifying_loop);
 	suite_add_tcase(s, tc);
 	return s;
 }
