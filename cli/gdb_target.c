@@ -247,17 +247,27 @@ size_t gdb_phys_read(struct machine *m, uint64_t pa, uint8_t *buf, size_t len)
 	return len;
 }
 
+/* The part of [lin + done, lin + len) that lies in one page, with its physical
+ * address in *pa: 0 bytes when that page is not mapped. Outside 64-bit mode
+ * linear addresses wrap at 4 GiB. */
+static size_t page_chunk(struct cpu *cpu, uint64_t lin, size_t done, size_t len, uint64_t *pa)
+{
+	uint64_t at = lin + done;
+	if (!cpu_is_mode64(cpu))
+		at = (uint32_t)at;
+	size_t chunk = PAGE_SIZE - (at & (PAGE_SIZE - 1));
+	if (chunk > len - done)
+		chunk = len - done;
+	return linear_to_phys(cpu, at, pa) ? chunk : 0;
+}
+
 size_t gdb_mem_read(struct machine *m, struct cpu *cpu, uint64_t lin, uint8_t *buf, size_t len)
 {
 	size_t n = 0;
 	while (n < len) {
-		uint64_t at = lin + n, pa;
-		if (!cpu_is_mode64(cpu))
-			at = (uint32_t)at;
-		size_t chunk = PAGE_SIZE - (at & (PAGE_SIZE - 1));
-		if (chunk > len - n)
-			chunk = len - n;
-		if (!linear_to_phys(cpu, at, &pa))
+		uint64_t pa;
+		size_t chunk = page_chunk(cpu, lin, n, len, &pa);
+		if (chunk == 0)
 			break;
 		size_t got = gdb_phys_read(m, pa, buf + n, chunk);
 		n += got;
@@ -272,13 +282,9 @@ size_t gdb_mem_write(struct machine *m, struct cpu *cpu, uint64_t lin, const uin
 	struct physmem *mem = m->cpu.mem;
 	size_t n = 0;
 	while (n < len) {
-		uint64_t at = lin + n, pa;
-		if (!cpu_is_mode64(cpu))
-			at = (uint32_t)at;
-		size_t chunk = PAGE_SIZE - (at & (PAGE_SIZE - 1));
-		if (chunk > len - n)
-			chunk = len - n;
-		if (!linear_to_phys(cpu, at, &pa) || pa >= mem->ram_size || mem->ram_size - pa < chunk)
+		uint64_t pa;
+		size_t chunk = page_chunk(cpu, lin, n, len, &pa);
+		if (chunk == 0 || pa >= mem->ram_size || mem->ram_size - pa < chunk)
 			break;
 		/* Decoded blocks made of these bytes are stale in every CPU. */
 		for (unsigned i = 0; i < m->smp.n; i++) {
