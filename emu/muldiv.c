@@ -96,23 +96,21 @@ status_t op_imul_GE(struct cpu *cpu, const struct insn *in)
 	return imul_trunc(cpu, in, greg_read(cpu, in, in->size));
 }
 
-/* IMUL Gv, Ev with 32- or 64-bit registers (decode-time fast forms). */
-status_t op_imul_GE_r32(struct cpu *cpu, const struct insn *in)
-{
-	int32_t r;
-	bool overflow = __builtin_mul_overflow((int32_t)cpu->regs[in->reg], (int32_t)cpu->regs[in->rm], &r);
-	cpu->regs[in->reg] = (uint32_t)r;
-	mul_flags(cpu, (uint32_t)r, 4, overflow);
-	return ST_OK;
-}
-status_t op_imul_GE_r64(struct cpu *cpu, const struct insn *in)
-{
-	int64_t r;
-	bool overflow = __builtin_mul_overflow((int64_t)cpu->regs[in->reg], (int64_t)cpu->regs[in->rm], &r);
-	cpu->regs[in->reg] = (uint64_t)r;
-	mul_flags(cpu, (uint64_t)r, 8, overflow);
-	return ST_OK;
-}
+/* IMUL Gv, Ev with 32- or 64-bit registers (decode-time fast forms): the
+ * product of that signed type, overflow for CF = OF. */
+#define IMUL_REG_FORM(w, stype, utype, size)                                            \
+	status_t op_imul_GE_##w(struct cpu *cpu, const struct insn *in)               \
+	{                                                                               \
+		stype r;                                                                \
+		bool overflow = __builtin_mul_overflow((stype)cpu->regs[in->reg],       \
+						       (stype)cpu->regs[in->rm], &r);   \
+		cpu->regs[in->reg] = (utype)r;                                          \
+		mul_flags(cpu, (utype)r, size, overflow);                               \
+		return ST_OK;                                                           \
+	}
+IMUL_REG_FORM(r32, int32_t, uint32_t, 4)
+IMUL_REG_FORM(r64, int64_t, uint64_t, 8)
+#undef IMUL_REG_FORM
 THREADED_PURE(imul_GE_r32) THREADED_PURE(imul_GE_r64) THREADED_PURE_REG(imul_GE)
 
 /* IMUL Gv, Ev, Iz/Ibs (69, 6B). */
