@@ -81,3 +81,8 @@ void hv_destroy(struct hypervisor *hv)
 		hv->kind->destroy(hv->model);
 	*hv = (struct hypervisor){ 0 };
 }
+
+struct vmx *hv_vmx(const struct hypervisor *hv)
+{
+	return hv->kind && hv->kind->ext == HV_EXT_VMX ? hv->model : NULL;
+}

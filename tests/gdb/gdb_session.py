@@ -3,7 +3,8 @@
 `hvemu run --gdb`: registers in protected and 64-bit mode, breakpoints,
 stepping, a watchpoint, memory reads and writes, monitor commands, a VM-exit
 stop, the interrupt byte, malformed packets, and the --break stops without
-gdb. usage: gdb_session.py HVEMU HELLO_ELF SVM_ELF SMP_ELF SEG_FAULTS_ELF
+gdb, the monitor's VMCS, APIC and page-walk dumps. usage: gdb_session.py HVEMU
+HELLO_ELF SVM_ELF SMP_ELF SEG_FAULTS_ELF VMX_EXITS_ELF
 
 Exit status: 0 when every check held, 1 on a failure, 77 (skip) without gdb."""
 import os
@@ -16,7 +17,7 @@ import sys
 import tempfile
 import time
 
-HVEMU, HELLO, SVM, SMP, SEGF = sys.argv[1:6]
+HVEMU, HELLO, SVM, SMP, SEGF, VMX = sys.argv[1:7]
 failures = 0
 checks = 0
 
@@ -165,6 +166,32 @@ def vmexit(tmp):
     check('svm: stopped in L1 after the exit', 'L1 (host)' in out and 'SIGTRAP' in out, out)
 
 
+def vmx_info(tmp):
+    """A VMX exit stop (CPUID, SDM Vol.3 Appendix C reason 10): monitor info
+    vmcs names the current VMCS's fields; info apic and info walk decode the
+    APIC and a translation."""
+    sock = os.path.join(tmp, 'vmx.sock')
+    p = start(['--kernel', VMX, '--firmware', 'none', '--break', 'vmexit=cpuid'], sock)
+    out = gdb(sock, ['continue', 'monitor info vmcs', 'monitor info apic', 'monitor info walk 0x100000',
+                     'monitor info walk 0xfffff000', 'monitor info walk x', 'kill'])
+    finish(p)
+    check('vmx: VM-exit stop reported to gdb', 'hvemu: break: vmx exit CPUID (0xa)' in out, out)
+    check('vmx: info vmcs shows the current VMCS, launched', 'launch state launched' in out, out)
+    check('vmx: info vmcs decodes the exit reason (SDM Appendix C: CPUID = 10)',
+          re.search(r'\n  4402 exit reason +a\n', out) is not None, out)
+    check('vmx: info vmcs names the guest RIP field', re.search(r'\n  681e guest RIP +[0-9a-f]+\n', out) is not None, out)
+    check('vmx: info apic decodes the APIC (xAPIC, LVT, IRR)',
+          'local APIC of CPU 0: xAPIC' in out and 'LVT timer' in out and 'IRR:' in out, out)
+    check('vmx: info walk translates an identity-mapped address',
+          '-> physical 0000000000100000' in out or 'off paging' in out, out)
+    check('vmx: info walk of a bad argument prints the usage', 'usage: info walk LINEAR-ADDRESS' in out, out)
+    # An SVM CPU has no VMCS.
+    p = start(['--kernel', SVM, '--firmware', 'none', '--cpu', 'epyc-lite', '--break', 'vmexit=ioio'], sock)
+    out = gdb(sock, ['continue', 'monitor info vmcs', 'kill'])
+    finish(p)
+    check('svm: info vmcs says the CPU has no VMX', 'CPU 0 has no VMX' in out, out)
+
+
 class Rsp:
     """A minimal RSP client: enough to send what gdb would not."""
 
@@ -298,6 +325,7 @@ def main():
         long_mode(tmp)
         smp(tmp)
         vmexit(tmp)
+        vmx_info(tmp)
         raw_client(tmp)
         without_gdb(tmp)
     print('1..%d' % checks)
