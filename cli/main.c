@@ -128,9 +128,10 @@ static const char usage_options_more_text[] =
 static const char usage_devices_text[] =
 	"  --gdb tcp::PORT|unix:PATH  serve gdb's remote protocol (127.0.0.1 only)\n"
 	"  --gdb-wait           with --gdb: wait for gdb before the first instruction\n"
-	"  --break vmexit=CODE[,CODE...]|exception=VECTOR|icount=N  stop there\n"
-	"                       (repeatable): with --gdb gdb sees the stop, without\n"
-	"                       it one line is printed and the run ends (status 20)\n"
+	"  --break vmexit=CODE[,CODE...]|exception=VECTOR|icount=N|vmentry-fail\n"
+	"                       stop there (repeatable; vmentry-fail: any failed VM\n"
+	"                       entry); with --gdb gdb sees the stop, without it one\n"
+	"                       line is printed and the run ends (status 20)\n"
 	"\n"
 	"devices: 16550A UART at 0x3f8, isa-debug-exit at 0xf4-0xf7, POST port 0x80,\n"
 	"isa-debugcon at 0x402, fw_cfg at 0x510 (DMA at 0x514), PCI configuration at\n"
@@ -595,7 +596,7 @@ static int parse_gdb(struct run_config *cfg, const struct run_option *o, char *v
 	return 0;
 }
 
-/* --break vmexit=CODE[,...]|exception=VECTOR|icount=N (cli/debug_stops.h). */
+/* --break vmexit=CODE[,...]|exception=VECTOR|icount=N|vmentry-fail (cli/debug_stops.h). */
 static int parse_break(struct run_config *cfg, const struct run_option *o, char *val)
 {
 	char err[256];

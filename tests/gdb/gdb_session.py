@@ -4,7 +4,7 @@
 stepping, a watchpoint, memory reads and writes, monitor commands, a VM-exit
 stop, the interrupt byte, malformed packets, and the --break stops without
 gdb, the monitor's VMCS, APIC and page-walk dumps. usage: gdb_session.py HVEMU
-HELLO_ELF SVM_ELF SMP_ELF SEG_FAULTS_ELF VMX_EXITS_ELF
+HELLO_ELF SVM_ELF SMP_ELF SEG_FAULTS_ELF VMX_EXITS_ELF SVM_CHECKS_ELF
 
 Exit status: 0 when every check held, 1 on a failure, 77 (skip) without gdb."""
 import os
@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 
-HVEMU, HELLO, SVM, SMP, SEGF, VMX = sys.argv[1:7]
+HVEMU, HELLO, SVM, SMP, SEGF, VMX, SVM_CHECKS = sys.argv[1:8]
 failures = 0
 checks = 0
 
@@ -307,7 +307,24 @@ def without_gdb(tmp):
                         '--break', 'vmexit=msr,0x7b'],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
     check('cli: --break vmexit= by name and number', r.returncode == 20 and 'VMEXIT_IOIO' in r.stderr, r.stderr)
+    # Failed VM entries: APM2 15.5.1 (#VMEXIT(INVALID), code -1) and SDM Vol.3 26.2/30.4
+    # (VMfailValid with the VM-instruction error, 7: invalid control fields).
+    r = subprocess.run([HVEMU, 'run', '--kernel', SVM_CHECKS, '--firmware', 'none', '--cpu', 'epyc-lite',
+                        '--break', 'vmentry-fail'],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    check('cli: --break vmentry-fail stops at an SVM consistency-check failure',
+          r.returncode == 20 and 'svm failed entry: exit VMEXIT_INVALID (0xffffffffffffffff)' in r.stderr, r.stderr)
+    r = subprocess.run([HVEMU, 'run', '--kernel', VMX, '--firmware', 'none', '--break', 'vmentry-fail'],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    check('cli: --break vmentry-fail stops at a VMX VMfailValid',
+          r.returncode == 20 and 'vmx failed entry: VMfailValid, VM-instruction error 7' in r.stderr, r.stderr)
+    r = subprocess.run([HVEMU, 'run', '--kernel', SVM, '--firmware', 'none', '--cpu', 'epyc-lite',
+                        '--break', 'vmentry-fail'],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    check('cli: --break vmentry-fail does not stop at ordinary exits',
+          r.returncode != 20 and 'break:' not in r.stderr, r.stderr)
     for bad in (['--break', 'vmexit=bogus'], ['--break', 'exception=300'], ['--break', 'nothing'],
+                ['--break', 'vmentry-fail=1'],
                 ['--gdb', 'tcp::0'], ['--gdb', 'udp:1'], ['--gdb-wait']):
         r = subprocess.run([HVEMU, 'run', '--kernel', HELLO] + bad, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True, timeout=60)
