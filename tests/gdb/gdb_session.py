@@ -286,48 +286,43 @@ def raw_client(tmp):
     finish(p)
 
 
+def run_cli(args):
+    """hvemu run ARGS without gdb, to its end."""
+    return subprocess.run([HVEMU, 'run'] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          timeout=60)
+
+
 def without_gdb(tmp):
     """--break without --gdb: one line and status 20; bad arguments: status 2."""
-    r = subprocess.run([HVEMU, 'run', '--kernel', SEGF, '--firmware', 'none', '--break', 'exception=GP'],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    r = run_cli(['--kernel', SEGF, '--firmware', 'none', '--break', 'exception=GP'])
     check('cli: --break exception=GP stops as the #GP delivery begins, at the handler',
           r.returncode == 20 and 'hvemu: break: exception 13 #GP being delivered in L1' in r.stderr, r.stderr)
     img = os.path.join(tmp, 'ud2.bin')
     with open(img, 'wb') as f:
         f.write(bytes.fromhex('90' '0f0b'))   # nop; ud2 with no IDT: a triple fault
-    r = subprocess.run([HVEMU, 'run', '--load', img + '@0x100000', '--entry64', '0x100000', '--break', 'exception=UD'],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    r = run_cli(['--load', img + '@0x100000', '--entry64', '0x100000', '--break', 'exception=UD'])
     check('cli: a triple fault in the delivery that would stop wins (status 4)',
           r.returncode == 4 and 'triple fault' in r.stderr and 'break:' not in r.stderr, r.stderr)
-    r = subprocess.run([HVEMU, 'run', '--kernel', HELLO, '--firmware', 'none', '--break', 'icount=1000'],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    r = run_cli(['--kernel', HELLO, '--firmware', 'none', '--break', 'icount=1000'])
     check('cli: --break icount=1000 stops with status 20',
           r.returncode == 20 and 'hvemu: break: instruction count 1000 reached' in r.stderr, r.stderr)
-    r = subprocess.run([HVEMU, 'run', '--kernel', SVM, '--firmware', 'none', '--cpu', 'epyc-lite',
-                        '--break', 'vmexit=msr,0x7b'],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    r = run_cli(['--kernel', SVM, '--firmware', 'none', '--cpu', 'epyc-lite', '--break', 'vmexit=msr,0x7b'])
     check('cli: --break vmexit= by name and number', r.returncode == 20 and 'VMEXIT_IOIO' in r.stderr, r.stderr)
     # Failed VM entries: APM2 15.5.1 (#VMEXIT(INVALID), code -1) and SDM Vol.3 26.2/30.4
     # (VMfailValid with the VM-instruction error, 7: invalid control fields).
-    r = subprocess.run([HVEMU, 'run', '--kernel', SVM_CHECKS, '--firmware', 'none', '--cpu', 'epyc-lite',
-                        '--break', 'vmentry-fail'],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    r = run_cli(['--kernel', SVM_CHECKS, '--firmware', 'none', '--cpu', 'epyc-lite', '--break', 'vmentry-fail'])
     check('cli: --break vmentry-fail stops at an SVM consistency-check failure',
           r.returncode == 20 and 'svm failed entry: exit VMEXIT_INVALID (0xffffffffffffffff)' in r.stderr, r.stderr)
-    r = subprocess.run([HVEMU, 'run', '--kernel', VMX, '--firmware', 'none', '--break', 'vmentry-fail'],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    r = run_cli(['--kernel', VMX, '--firmware', 'none', '--break', 'vmentry-fail'])
     check('cli: --break vmentry-fail stops at a VMX VMfailValid',
           r.returncode == 20 and 'vmx failed entry: VMfailValid, VM-instruction error 7' in r.stderr, r.stderr)
-    r = subprocess.run([HVEMU, 'run', '--kernel', SVM, '--firmware', 'none', '--cpu', 'epyc-lite',
-                        '--break', 'vmentry-fail'],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    r = run_cli(['--kernel', SVM, '--firmware', 'none', '--cpu', 'epyc-lite', '--break', 'vmentry-fail'])
     check('cli: --break vmentry-fail does not stop at ordinary exits',
           r.returncode != 20 and 'break:' not in r.stderr, r.stderr)
     for bad in (['--break', 'vmexit=bogus'], ['--break', 'exception=300'], ['--break', 'nothing'],
                 ['--break', 'vmentry-fail=1'],
                 ['--gdb', 'tcp::0'], ['--gdb', 'udp:1'], ['--gdb-wait']):
-        r = subprocess.run([HVEMU, 'run', '--kernel', HELLO] + bad, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, text=True, timeout=60)
+        r = run_cli(['--kernel', HELLO] + bad)
         check('cli: ' + ' '.join(bad) + ' is a usage error',
               r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr)
 
