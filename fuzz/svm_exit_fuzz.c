@@ -38,6 +38,7 @@
 #include <time.h>
 
 #include "fuzz/fuzz.h"
+#include "fuzz/status.h"
 #include "fuzz/svm_exit_fuzz.h"
 #include "svm/bitmaps.h"
 
@@ -90,6 +91,26 @@ static bool env_on(const char *name)
 }
 
 static struct machine m;
+static struct fuzz_status status;
+
+/* The status line (fuzz/status.h) with the oracle's coverage: rules seen
+ * to hold and not to hold, exit x EXITINFO shape cells, and findings. */
+static void print_status(void)
+{
+	struct oracle_coverage_summary c;
+	oracle_coverage_summary(&c);
+	char extra[192];
+	snprintf(extra, sizeof(extra), "rules %u both ways + %u one way of %u, %u exit cells, %.0f%% unknown, %llu findings",
+		 c.rules_both_ways, c.rules_one_way, c.rules, c.cells,
+		 c.predictions ? 100.0 * (double)c.unknown / (double)c.predictions : 0.0,
+		 (unsigned long long)stats.disagreements);
+	fuzz_status_print(&status, stats.execs, extra);
+}
+
+static void end_status(void)
+{
+	fuzz_status_break(&status);
+}
 
 /* Instructions the last exec's L1 and L2 retired (the restore rewinds icount). */
 static uint64_t m_icount(void)
@@ -158,6 +179,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		clock_gettime(CLOCK_MONOTONIC, &stats.start);
 		if (stats.on)
 			atexit(print_stats);
+		fuzz_status_init(&status, "svm_exit_fuzz");
+		if (status.on)
+			atexit(end_status);   /* runs before print_stats */
 		oracle_strict = env_on("HVEMU_FUZZ_STRICT");
 		expect = getenv("HVEMU_FUZZ_EXPECT");
 		if (expect && *expect)
@@ -184,6 +208,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 	stats.execs++;
+	if (fuzz_status_due(&status) && fuzz_status_tick(&status, stats.execs))
+		print_status();
 
 	struct reader r = { data, size };
 	uint8_t guest = byte(&r);

@@ -144,6 +144,16 @@ extern const char *oracle_last_disagreement;
  * did not hold; each exit code x EXITINFO shape seen; the unknowns. */
 void oracle_print_coverage(void);
 
+/* The coverage table in a few numbers, for a status line. */
+struct oracle_coverage_summary {
+	unsigned rules;                    /* rules with a citation */
+	unsigned rules_both_ways;          /* ... seen to hold and not to hold */
+	unsigned rules_one_way;            /* ... seen one way only */
+	unsigned cells;                    /* exit code x EXITINFO shape cells agreed on */
+	uint64_t predictions, unknown;
+};
+void oracle_coverage_summary(struct oracle_coverage_summary *s);
+
 /* The check a hvemu failed-check text names, or -1. */
 int oracle_check_of_text(const char *text);
 

@@ -278,6 +278,25 @@ unsigned oracle_compare(const struct oracle_input *in, const struct oracle_predi
 	return bad;
 }
 
+void oracle_coverage_summary(struct oracle_coverage_summary *s)
+{
+	*s = (struct oracle_coverage_summary){ .predictions = predictions, .unknown = unknown_count };
+	for (unsigned r = 0; r < R_COUNT; r++) {
+		if (!rules[r].name)
+			continue;
+		s->rules++;
+		if (oracle_rule_held[r] && oracle_rule_not_held[r])
+			s->rules_both_ways++;
+		else if (oracle_rule_held[r] || oracle_rule_not_held[r])
+			s->rules_one_way++;
+	}
+	for (unsigned k = 0; k < CHK_COUNT; k++)
+		s->cells += invalid_cells[k] != 0;
+	for (unsigned code = 0; code < CELL_CODES; code++)
+		for (unsigned sh = 0; sh < CELL_SHAPES; sh++)
+			s->cells += cells[code][sh] != 0;
+}
+
 void oracle_print_coverage(void)
 {
 	fprintf(stderr, "svm_oracle: %" PRIu64 " predictions: %" PRIu64 " exits and %" PRIu64
