@@ -21,6 +21,9 @@
  *   HVEMU_FUZZ_BENCH=n        time n execs of one entry + 64 templates that do not exit +
  *                             an intercepted HLT, print execs/s and the reset median, exit
  *   HVEMU_FUZZ_SAVE=dir       write each disagreeing input to dir (with HVEMU_FUZZ_NOABORT)
+ *   HVEMU_FUZZ_ROW=file       write the exec as a reproducer row (fuzz/svm_exit_row.h); with
+ *                             several inputs, the last one's
+ *   HVEMU_FUZZ_STATUS=1/0     the live status line (fuzz/status.h)
  *
  * Input (bytes past the end read as 0):
  *   0      guest: bit 0 64-bit; bit 1 data segment bases 4000_0000h (32-bit);
@@ -40,6 +43,7 @@
 #include "fuzz/fuzz.h"
 #include "fuzz/status.h"
 #include "fuzz/svm_exit_fuzz.h"
+#include "fuzz/svm_exit_row.h"
 #include "svm/bitmaps.h"
 
 /* ---- statistics ---- */
@@ -92,6 +96,7 @@ static bool env_on(const char *name)
 
 static struct machine m;
 static struct fuzz_status status;
+static const char *row_path;               /* HVEMU_FUZZ_ROW */
 
 /* The status line (fuzz/status.h) with the oracle's coverage: rules seen
  * to hold and not to hold, exit x EXITINFO shape cells, and findings. */
@@ -183,6 +188,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (status.on)
 			atexit(end_status);   /* runs before print_stats */
 		oracle_strict = env_on("HVEMU_FUZZ_STRICT");
+		row_path = getenv("HVEMU_FUZZ_ROW");
+		if (row_path && !*row_path)
+			row_path = NULL;
 		expect = getenv("HVEMU_FUZZ_EXPECT");
 		if (expect && *expect)
 			atexit(expectation_unmet);
@@ -291,6 +299,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		bad = 1;
 	} else {
 		bad = oracle_compare(&oin, &pred, &act);
+	}
+	if (row_path && st == ST_HALT) {
+		/* The exec as a reproducer row, hvemu's exit as its expectation. */
+		char comment[256];
+		snprintf(comment, sizeof(comment), "%s\noracle: %s%s", "expect: hvemu's exit when the row was written",
+			 bad ? "DISAGREED on " : pred.outcome == OUT_UNKNOWN ? "unknown: " : "agreed",
+			 bad ? (oracle_last_disagreement ? oracle_last_disagreement : "?") :
+			 pred.outcome == OUT_UNKNOWN ? pred.unknown_why : "");
+		struct svm_exit_image image = { .vmcb = &v, .code = as.buf, .code_len = as.len,
+						.iopm = iopm_bits, .msrpm = msrpm_bits };
+		if (!svm_exit_row_write(row_path, comment, &image, act.vmcb, m.cpu.in_guest))
+			fprintf(stderr, "svm_exit_fuzz: %s: cannot write the row\n", row_path);
 	}
 	if (bad && expect && oracle_last_disagreement && strcmp(oracle_last_disagreement, expect) == 0) {
 		fprintf(stderr, "svm_exit_fuzz: found the expected disagreement on %s after %llu execs\n", expect,
