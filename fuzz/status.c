@@ -45,6 +45,10 @@ bool fuzz_status_tick(struct fuzz_status *st, uint64_t execs)
 	 * cheap at 100,000 execs/s, still timely at 10 (libFuzzer under ASan
 	 * on a slow input). */
 	double want = dt > 0 ? (double)done / dt / CHECKS_PER_SECOND : (double)st->period * 2;
+	/* Grow at most twofold a check: the first checks come microseconds
+	 * apart and would promise a rate no real input keeps. */
+	if (want > (double)st->period * 2)
+		want = (double)st->period * 2;
 	st->period = want < 1 ? 1 : want > PERIOD_MAX ? PERIOD_MAX : (uint32_t)want;
 	st->countdown = st->period;
 	st->checked = now;
