@@ -110,7 +110,7 @@ struct oracle_prediction {
 	const char *unknown_why;
 	uint64_t exitcode, info1, info2, intinfo, nrip, rip, rax, rsp, rflags;
 	unsigned defined;                  /* PF_* */
-	int rule;                          /* the rule the exit comes from (enum in svm_oracle.c) */
+	int rule;                          /* the rule the exit comes from (enum rule, svm_oracle_sim.h) */
 	uint32_t failing_checks;           /* VMEXIT_INVALID: bit per enum oracle_check */
 	unsigned shape;                    /* a small number telling EXITINFO layouts apart */
 };
