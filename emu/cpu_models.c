@@ -48,7 +48,7 @@
  *                    and the banks, emu/msr.c): the architecture exists, no
  *                    machine check is ever signalled; the x87 FPU, FXSAVE/FXRSTOR,
  *                    the SSE/SSE2 subset and CLFLUSH (emu/x87.c, emu/sse.c,
- *                    emu/xsave.c); with CLFSH, CPUID.1:EBX[15:8] gives the line
+ *                    emu/xsave.c); MMX (emu/mmx.c); with CLFSH, CPUID.1:EBX[15:8] gives the line
  *                    size in 8-byte units
  *   CPUID.1:ECX      x2APIC and TSC-deadline (SDM Vol.3 10.12.1, 10.5.4.1), PCID
  *                    (CR4.PCIDE, emu/control_regs.c), CX16 (CMPXCHG16B,
@@ -68,7 +68,7 @@
 		    FEATURE(msr) | FEATURE(pae) | FEATURE(mce) | FEATURE(cx8) | FEATURE(apic) | \
 		    FEATURE(sep) | FEATURE(pge) | FEATURE(mca) | FEATURE(cmov) | FEATURE(pat) | \
 		    FEATURE(pse36) | FEATURE(clflush) | FEATURE(fxsr) | FEATURE(sse) | FEATURE(sse2) | \
-		    FEATURE(mtrr))
+		    FEATURE(mtrr) | FEATURE(mmx))
 #define EBX1_CLFLUSH_64 (8u << 8)
 /* AMD's 80000001H:EDX: the leaf-1 bits it repeats (APM3 E.4.2), and NX. */
 #define AMD_EDX81 ((HVEMU_EDX1 & AMD_EDX81_ALIASES) | FEATURE(nx))

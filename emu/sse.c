@@ -15,6 +15,7 @@
 
 #include "emu/fpu.h"
 #include "emu/operand.h"
+#include "emu/sse_kernels.h"
 #include "isa_handlers.h"
 
 static inline union xmm_reg *xreg(struct cpu *cpu, unsigned n) { return &cpu->fpu.xmm[n & 15]; }
@@ -609,4 +610,18 @@ status_t op_clflush(struct cpu *cpu, const struct insn *in)
 		return st;
 	uint64_t v;
 	return mem_read(cpu, in->seg, insn_ea(cpu, in), 1, &v);
+}
+
+/* ---- the kernels shared with the MMX forms (emu/sse_kernels.h) ---- */
+
+void sse_kernel(enum sse_kernel k, const struct insn *in, union xmm_reg *d, const union xmm_reg *s)
+{
+	switch (k) {
+	case SK_LOGIC:  logic(in, d, s); break;
+	case SK_LANE:   plane(in, d, s); break;
+	case SK_WIDE:   pwide(in, d, s); break;
+	case SK_PACK:   pack(in, d, s); break;
+	case SK_UNPACK: punpck(in, d, s); break;
+	case SK_SHIFT:  pshift(in, d, s); break;
+	}
 }
