@@ -69,6 +69,11 @@
 		    FEATURE(sep) | FEATURE(pge) | FEATURE(mca) | FEATURE(cmov) | FEATURE(pat) | \
 		    FEATURE(pse36) | FEATURE(clflush) | FEATURE(fxsr) | FEATURE(sse) | FEATURE(sse2) | \
 		    FEATURE(mtrr) | FEATURE(mmx))
+/* The SIMD extensions by processor class (CPUID.01H:ECX; SHA is CPUID.7.0:EBX
+ * bit 29): SSSE3 since Core 2 (emu/ssse3.c). */
+#define SIMD_CORE2 (FEATURE(ssse3))
+#define SIMD_NEHALEM (SIMD_CORE2)
+#define SIMD_SKYLAKE (SIMD_NEHALEM)
 #define EBX1_CLFLUSH_64 (8u << 8)
 /* AMD's 80000001H:EDX: the leaf-1 bits it repeats (APM3 E.4.2), and NX. */
 #define AMD_EDX81 ((HVEMU_EDX1 & AMD_EDX81_ALIASES) | FEATURE(nx))
@@ -175,7 +180,7 @@ static const struct cpuid_leaf core2_leaves[] = {
 	/* EAX signature; EBX: brand index 0, one logical processor, CLFLUSH line
 	 * 64 bytes, APIC ID 0. */
 	{ .leaf = 1, .eax = 0x000006fb, .ebx = 0x00010000 | EBX1_CLFLUSH_64,
-	  .ecx = FEATURE(vmx) | FEATURE(cx16) | FEATURE(xsave), .edx = HVEMU_EDX1 },
+	  .ecx = SIMD_CORE2 | FEATURE(vmx) | FEATURE(cx16) | FEATURE(xsave), .edx = HVEMU_EDX1 },
 	/* Leaf 2: one iteration (AL=1) and descriptor FFH: "use leaf 4" (SDM Table 3-12). */
 	{ .leaf = 2, .eax = 0x0000ff01 },
 	/* Leaf 4: deterministic cache parameters (SDM Vol.2 CPUID leaf 4):
@@ -419,7 +424,7 @@ static const struct cpuid_leaf skylake_leaves[] = {
 	{ .leaf = 0, .eax = 0x16, .ebx = STR4('G', 'e', 'n', 'u'), .edx = STR4('i', 'n', 'e', 'I'),
 	  .ecx = STR4('n', 't', 'e', 'l') },
 	{ .leaf = 1, .eax = SKYLAKE_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64,
-	  .ecx = FEATURE(vmx) | FEATURE(cx16) | FEATURE(pcid) | FEATURE(x2apic) |
+	  .ecx = SIMD_SKYLAKE | FEATURE(vmx) | FEATURE(cx16) | FEATURE(pcid) | FEATURE(x2apic) |
 		 FEATURE(tsc_deadline_timer) | FEATURE(xsave),
 	  .edx = HVEMU_EDX1 },
 	{ .leaf = 2, .eax = 0x0000ff01 },
@@ -474,7 +479,7 @@ static const struct cpuid_leaf icelake_leaves[] = {
 	{ .leaf = 0, .eax = 0x16, .ebx = STR4('G', 'e', 'n', 'u'), .edx = STR4('i', 'n', 'e', 'I'),
 	  .ecx = STR4('n', 't', 'e', 'l') },
 	{ .leaf = 1, .eax = ICELAKE_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64,
-	  .ecx = FEATURE(vmx) | FEATURE(cx16) | FEATURE(pcid) | FEATURE(x2apic) |
+	  .ecx = SIMD_SKYLAKE | FEATURE(vmx) | FEATURE(cx16) | FEATURE(pcid) | FEATURE(x2apic) |
 		 FEATURE(tsc_deadline_timer) | FEATURE(xsave),
 	  .edx = HVEMU_EDX1 },
 	{ .leaf = 2, .eax = 0x0000ff01 },
@@ -534,7 +539,7 @@ static const struct cpuid_leaf nehalem_leaves[] = {
 	{ .leaf = 0, .eax = 0xd, .ebx = STR4('G', 'e', 'n', 'u'), .edx = STR4('i', 'n', 'e', 'I'),
 	  .ecx = STR4('n', 't', 'e', 'l') },
 	{ .leaf = 1, .eax = NEHALEM_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64,
-	  .ecx = FEATURE(vmx) | FEATURE(cx16) | FEATURE(xsave), .edx = HVEMU_EDX1 },
+	  .ecx = SIMD_NEHALEM | FEATURE(vmx) | FEATURE(cx16) | FEATURE(xsave), .edx = HVEMU_EDX1 },
 	{ .leaf = 2, .eax = 0x0000ff01 },
 	/* L1D/L1I 32 KiB 8-way, L2 256 KiB 8-way, 64-byte lines. */
 	{ .leaf = 4, .subleaf = 0, .indexed = true, .eax = 0x121, .ebx = 0x01c0003f, .ecx = 63 },
@@ -622,7 +627,7 @@ static const struct cpuid_leaf epyc_leaves[] = {
 	{ .leaf = 0, .eax = 0xd, .ebx = STR4('A', 'u', 't', 'h'), .edx = STR4('e', 'n', 't', 'i'),
 	  .ecx = STR4('c', 'A', 'M', 'D') },
 	{ .leaf = 1, .eax = EPYC_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64,
-	  .ecx = FEATURE(cx16) | FEATURE(xsave),
+	  .ecx = SIMD_SKYLAKE | FEATURE(cx16) | FEATURE(xsave),
 	  .edx = HVEMU_EDX1 },
 	{ .leaf = 7, .subleaf = 0, .indexed = true,
 	  .ebx = FEATURE(fsgsbase) | FEATURE(smep) | FEATURE(smap) },

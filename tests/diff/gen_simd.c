@@ -48,6 +48,8 @@ struct simd_op {
 
 #define MMXOP(o) { 0, 1, o, SF_MMX, R(K_MM) | M(K_MM) | MEM }
 #define MMXSSE(o) { 0, 1, o, SF_SSE, R(K_MM) | M(K_MM) | MEM }
+#define SSSE3(o) { 0, 2, o, SF_SSSE3, R(K_MM) | M(K_MM) | MEM }, \
+		 { 0, 2, o, SF_SSSE3, PFX66 | R(K_XMM) | M(K_XMM) | AMEM }
 static const struct simd_op simd_ops[] = {
 	/* MMX (SDM Vol.2 Table A-3, no-prefix column) */
 	MMXOP(0x60), MMXOP(0x61), MMXOP(0x62), MMXOP(0x63), MMXOP(0x64), MMXOP(0x65), MMXOP(0x66),
@@ -80,6 +82,12 @@ static const struct simd_op simd_ops[] = {
 	{ 0, 1, 0xf4, SF_SSE2, R(K_MM) | M(K_MM) | MEM },                     /* PMULUDQ mm */
 	{ 0xf3, 1, 0xd6, SF_SSE2, R(K_XMM) | M(K_MM) },                       /* MOVQ2DQ */
 	{ 0xf2, 1, 0xd6, SF_SSE2, R(K_MM) | M(K_XMM) },                       /* MOVDQ2Q */
+	/* SSSE3, MMX and XMM forms (SDM Vol.2 Table A-4) */
+	SSSE3(0x00), SSSE3(0x01), SSSE3(0x02), SSSE3(0x03), SSSE3(0x04), SSSE3(0x05), SSSE3(0x06),
+	SSSE3(0x07), SSSE3(0x08), SSSE3(0x09), SSSE3(0x0a), SSSE3(0x0b), SSSE3(0x1c), SSSE3(0x1d),
+	SSSE3(0x1e),
+	{ 0, 3, 0x0f, SF_SSSE3, R(K_MM) | M(K_MM) | MEM | IMM },              /* PALIGNR mm */
+	{ 0, 3, 0x0f, SF_SSSE3, PFX66 | R(K_XMM) | M(K_XMM) | AMEM | IMM },   /* PALIGNR xmm */
 };
 
 static const unsigned gprs[] = { R_AX, R_CX, R_DX, R_BX, R_BP };
