@@ -37,3 +37,8 @@ void simd_store(struct cpu *cpu, const struct insn *in, const struct simd_args *
 		cpu->fpu.xmm[in->reg & 15] = *r;
 	}
 }
+
+status_t simd_gate_xmm(struct cpu *cpu)
+{
+	return sse_gate(cpu, true, CPUID_SSE);
+}

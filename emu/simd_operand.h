@@ -25,6 +25,10 @@ enum { SIMD_ANY = 0, SIMD_ALIGNED = 16 };
  * alignment align, 0 or 16). */
 status_t simd_load(struct cpu *cpu, const struct insn *in, bool mmx, unsigned src_bytes, unsigned align,
 		   struct simd_args *a) CHECKED;
+/* The XMM gate alone (#UD CR0.EM / CR4.OSFXSR = 0, #NM CR0.TS), for the forms
+ * with a general-register or narrow memory operand. */
+status_t simd_gate_xmm(struct cpu *cpu) CHECKED;
+
 /* Write r to the destination register (MMX: low quadword, then TOP = 0 and the
  * tags valid, emu/mmx.c). */
 void simd_store(struct cpu *cpu, const struct insn *in, const struct simd_args *a, const union xmm_reg *r);

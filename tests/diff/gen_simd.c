@@ -50,6 +50,10 @@ struct simd_op {
 #define MMXSSE(o) { 0, 1, o, SF_SSE, R(K_MM) | M(K_MM) | MEM }
 #define SSSE3(o) { 0, 2, o, SF_SSSE3, R(K_MM) | M(K_MM) | MEM }, \
 		 { 0, 2, o, SF_SSSE3, PFX66 | R(K_XMM) | M(K_XMM) | AMEM }
+#define XX (R(K_XMM) | M(K_XMM))
+#define S41(o) { 0x66, 2, o, SF_SSE41, XX | AMEM }
+#define S41N(o) { 0x66, 2, o, SF_SSE41, XX | MEM }
+#define S41I(o) { 0x66, 3, o, SF_SSE41, XX | AMEM | IMM }
 static const struct simd_op simd_ops[] = {
 	/* MMX (SDM Vol.2 Table A-3, no-prefix column) */
 	MMXOP(0x60), MMXOP(0x61), MMXOP(0x62), MMXOP(0x63), MMXOP(0x64), MMXOP(0x65), MMXOP(0x66),
@@ -88,6 +92,32 @@ static const struct simd_op simd_ops[] = {
 	SSSE3(0x1e),
 	{ 0, 3, 0x0f, SF_SSSE3, R(K_MM) | M(K_MM) | MEM | IMM },              /* PALIGNR mm */
 	{ 0, 3, 0x0f, SF_SSSE3, PFX66 | R(K_XMM) | M(K_XMM) | AMEM | IMM },   /* PALIGNR xmm */
+	/* SSE3 */
+	{ 0x66, 1, 0xd0, SF_SSE3, XX | AMEM }, { 0xf2, 1, 0xd0, SF_SSE3, XX | AMEM },   /* ADDSUBPD/PS */
+	{ 0x66, 1, 0x7c, SF_SSE3, XX | AMEM }, { 0xf2, 1, 0x7c, SF_SSE3, XX | AMEM },   /* HADDPD/PS */
+	{ 0x66, 1, 0x7d, SF_SSE3, XX | AMEM }, { 0xf2, 1, 0x7d, SF_SSE3, XX | AMEM },   /* HSUBPD/PS */
+	{ 0xf3, 1, 0x12, SF_SSE3, XX | AMEM }, { 0xf3, 1, 0x16, SF_SSE3, XX | AMEM },   /* MOVSLDUP/MOVSHDUP */
+	{ 0xf2, 1, 0x12, SF_SSE3, XX | MEM },                                        /* MOVDDUP */
+	{ 0xf2, 1, 0xf0, SF_SSE3, XX | MEM | MEMONLY },                              /* LDDQU */
+	/* SSE4.1 (66 0F 38 / 66 0F 3A) */
+	S41(0x10), S41(0x14), S41(0x15), S41(0x28), S41(0x29), S41(0x2b),
+	S41(0x38), S41(0x39), S41(0x3a), S41(0x3b), S41(0x3c), S41(0x3d), S41(0x3e), S41(0x3f),
+	S41(0x40), S41(0x41),
+	{ 0x66, 2, 0x17, SF_SSE41, XX | AMEM | FLAGSW },                            /* PTEST */
+	S41N(0x20), S41N(0x21), S41N(0x22), S41N(0x23), S41N(0x24), S41N(0x25),
+	S41N(0x30), S41N(0x31), S41N(0x32), S41N(0x33), S41N(0x34), S41N(0x35),
+	{ 0x66, 2, 0x2a, SF_SSE41, XX | AMEM | MEMONLY },                           /* MOVNTDQA */
+	S41I(0x0c), S41I(0x0d), S41I(0x0e), S41I(0x42), S41I(0x08), S41I(0x09), S41I(0x40), S41I(0x41),
+	{ 0x66, 3, 0x0a, SF_SSE41, XX | MEM | IMM }, { 0x66, 3, 0x0b, SF_SSE41, XX | MEM | IMM },  /* ROUNDSS/SD */
+	{ 0x66, 3, 0x14, SF_SSE41, R(K_XMM) | M(K_GPR) | MEM | IMM },              /* PEXTRB r32/m8 */
+	{ 0x66, 3, 0x15, SF_SSE41, R(K_XMM) | M(K_GPR) | MEM | IMM },              /* PEXTRW r32/m16 */
+	{ 0x66, 3, 0x16, SF_SSE41, R(K_XMM) | M(K_GPR) | MEM | IMM },              /* PEXTRD */
+	{ 0x66, 3, 0x17, SF_SSE41, R(K_XMM) | M(K_GPR) | MEM | IMM },              /* EXTRACTPS */
+	{ 0x66, 3, 0x20, SF_SSE41, R(K_XMM) | M(K_GPR) | MEM | IMM },              /* PINSRB */
+	{ 0x66, 3, 0x21, SF_SSE41, XX | MEM | IMM },                                /* INSERTPS */
+	{ 0x66, 3, 0x22, SF_SSE41, R(K_XMM) | M(K_GPR) | MEM | IMM },              /* PINSRD */
+	/* SSE4.2 */
+	{ 0x66, 2, 0x37, SF_SSE42, XX | AMEM },                                     /* PCMPGTQ */
 };
 
 static const unsigned gprs[] = { R_AX, R_CX, R_DX, R_BX, R_BP };
