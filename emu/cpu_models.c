@@ -71,9 +71,11 @@
 		    FEATURE(mtrr) | FEATURE(mmx))
 /* The SIMD extensions by processor class (CPUID.01H:ECX; SHA is CPUID.7.0:EBX
  * bit 29): SSE3 and SSSE3 since Core 2 (emu/sse3.c, emu/ssse3.c); SSE4.1 since
- * Penryn (emu/sse4.c, emu/sse4_fp.c). */
+ * Penryn (emu/sse4.c, emu/sse4_fp.c); SSE4.2 since Nehalem (PCMPGTQ, the
+ * string compares of emu/sse_string.c; its CRC32 comes with the bit-manipulation
+ * work on another branch). */
 #define SIMD_CORE2 (FEATURE(pni) | FEATURE(ssse3))
-#define SIMD_NEHALEM (SIMD_CORE2 | FEATURE(sse4_1))
+#define SIMD_NEHALEM (SIMD_CORE2 | FEATURE(sse4_1) | FEATURE(sse4_2))
 #define SIMD_SKYLAKE (SIMD_NEHALEM)
 #define EBX1_CLFLUSH_64 (8u << 8)
 /* AMD's 80000001H:EDX: the leaf-1 bits it repeats (APM3 E.4.2), and NX. */

@@ -33,6 +33,7 @@ enum {
 	IMM = 1u << 7,          /* an imm8 follows */
 	FLAGSW = 1u << 8,       /* writes OF SF ZF AF PF CF (all defined) */
 	PFX66 = 1u << 9,        /* 66 prefix (the XMM form of an MMX/SSSE3 opcode) */
+	STR = 1u << 10,         /* a string compare: short lengths in EAX/EDX, nulls, any imm8 */
 	DIGIT_SHIFT = 12,
 };
 #define R(k) (k)
@@ -118,6 +119,10 @@ static const struct simd_op simd_ops[] = {
 	{ 0x66, 3, 0x22, SF_SSE41, R(K_XMM) | M(K_GPR) | MEM | IMM },              /* PINSRD */
 	/* SSE4.2 */
 	{ 0x66, 2, 0x37, SF_SSE42, XX | AMEM },                                     /* PCMPGTQ */
+	{ 0x66, 3, 0x60, SF_SSE42, XX | MEM | IMM | FLAGSW | STR },                /* PCMPESTRM */
+	{ 0x66, 3, 0x61, SF_SSE42, XX | MEM | IMM | FLAGSW | STR },                /* PCMPESTRI */
+	{ 0x66, 3, 0x62, SF_SSE42, XX | MEM | IMM | FLAGSW | STR },                /* PCMPISTRM */
+	{ 0x66, 3, 0x63, SF_SSE42, XX | MEM | IMM | FLAGSW | STR },                /* PCMPISTRI */
 };
 
 static const unsigned gprs[] = { R_AX, R_CX, R_DX, R_BX, R_BP };
@@ -132,6 +137,42 @@ static void aligned_ebx(struct gen *g)
 	emit_imm(g, DIFF_DATA_ADDR + 0x600 + 16 * pick(g, 16), 4);
 }
 
+/* 16 bytes from a small alphabet (nulls, 'a'-'c', and 00 61 word pairs), so
+ * the string compares find matches, ranges and terminators. */
+static void small_alphabet(struct gen *g, unsigned disp)
+{
+	static const uint8_t alpha[] = { 0, 'a', 'b', 'c', 'a', 'b', 0x61, 0x62 };
+	for (unsigned k = 0; k < 16; k += 4) {
+		uint32_t v = 0;
+		for (unsigned i = 0; i < 4; i++)
+			v |= (uint32_t)alpha[pick(g, pick(g, 4) ? 4 : 8)] << (8 * i);
+		emit(g, 0xc7), emit(g, 0x46), emit(g, disp + k), emit_imm(g, v, 4);   /* mov [esi+d], imm32 */
+	}
+}
+
+/* A string compare (SSE4.2): lengths -20..20 in EAX/EDX, both operands often
+ * from a small alphabet, any imm8. */
+static void gen_string(struct gen *g, const struct simd_op *o)
+{
+	unsigned x = pick(g, 8), y = pick(g, 8);
+	emit(g, 0xb8 + R_AX), emit_imm(g, (uint32_t)((int)pick(g, 41) - 20), 4);
+	emit(g, 0xb8 + R_DX), emit_imm(g, (uint32_t)((int)pick(g, 41) - 20), 4);
+	bool small = pick(g, 4) != 0;
+	unsigned d1 = 16 * pick(g, 3), d2 = 48 + 16 * pick(g, 3);
+	if (small) {
+		small_alphabet(g, d1);
+		emit(g, 0xf3), emit(g, 0x0f), emit(g, 0x6f), emit(g, 0x46 | x << 3), emit(g, d1);   /* movdqu xmm_x, [esi+d1] */
+		small_alphabet(g, d2);
+	}
+	emit(g, 0x66), emit(g, 0x0f), emit(g, 0x3a), emit(g, o->op);
+	if (small || pick(g, 2))
+		emit(g, 0x46 | x << 3), emit(g, d2);                                           /* [esi+d2] */
+	else
+		emit(g, 0xc0 | x << 3 | y);
+	emit(g, pick(g, 256));
+	flags_written(g, ARITH, 0);
+}
+
 void gen_simd(struct gen *g)
 {
 	const struct simd_op *o;
@@ -140,6 +181,10 @@ void gen_simd(struct gen *g)
 		o = &simd_ops[pick(g, n)];
 	while (!(simd_families >> o->family & 1));
 	unsigned how = o->how, rk = how & REG_K, mk = (how & RM_K) >> 2;
+	if (how & STR) {
+		gen_string(g, o);
+		return;
+	}
 	bool mem = (how & MEMONLY) || ((how & (MEM | AMEM)) && pick(g, 3) == 0);
 	if (mem && (how & AMEM))
 		aligned_ebx(g);
@@ -165,7 +210,7 @@ void gen_simd(struct gen *g)
 		emit(g, 0xc0 | (reg << 3) | (mk == K_GPR ? gprs[pick(g, 5)] : pick(g, 8)));
 	}
 	if (how & IMM)
-		emit(g, pick(g, 4) ? pick(g, 72) : pick(g, 256));
+		emit(g, (how & STR) || pick(g, 4) == 0 ? pick(g, 256) : pick(g, 72));
 	if (how & FLAGSW)
 		flags_written(g, ARITH, 0);
 }
