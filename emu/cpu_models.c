@@ -73,10 +73,11 @@
  * bit 29): SSE3 and SSSE3 since Core 2 (emu/sse3.c, emu/ssse3.c); SSE4.1 since
  * Penryn (emu/sse4.c, emu/sse4_fp.c); SSE4.2 since Nehalem (PCMPGTQ, the
  * string compares of emu/sse_string.c; its CRC32 comes with the bit-manipulation
- * work on another branch). */
+ * work on another branch); AES-NI and PCLMULQDQ since Westmere, SHA (leaf 7,
+ * icelake-lite and epyc-lite) in emu/crypto.c. */
 #define SIMD_CORE2 (FEATURE(pni) | FEATURE(ssse3))
 #define SIMD_NEHALEM (SIMD_CORE2 | FEATURE(sse4_1) | FEATURE(sse4_2))
-#define SIMD_SKYLAKE (SIMD_NEHALEM)
+#define SIMD_SKYLAKE (SIMD_NEHALEM | FEATURE(aes) | FEATURE(pclmulqdq))
 #define EBX1_CLFLUSH_64 (8u << 8)
 /* AMD's 80000001H:EDX: the leaf-1 bits it repeats (APM3 E.4.2), and NX. */
 #define AMD_EDX81 ((HVEMU_EDX1 & AMD_EDX81_ALIASES) | FEATURE(nx))
@@ -491,7 +492,7 @@ static const struct cpuid_leaf icelake_leaves[] = {
 	{ .leaf = 4, .subleaf = 1, .indexed = true, .eax = 0x122, .ebx = 0x01c0003f, .ecx = 63 },
 	{ .leaf = 4, .subleaf = 2, .indexed = true, .eax = 0x143, .ebx = 0x04c0003f, .ecx = 1023 },
 	{ .leaf = 7, .subleaf = 0, .indexed = true,
-	  .ebx = FEATURE(fsgsbase) | FEATURE(smep) | FEATURE(invpcid) | FEATURE(smap),
+	  .ebx = FEATURE(fsgsbase) | FEATURE(smep) | FEATURE(invpcid) | FEATURE(smap) | FEATURE(sha_ni),
 	  .ecx = FEATURE(la57) },
 	XSAVE_LEAVES_X87_SSE,
 	TSC_LEAVES,
@@ -633,7 +634,7 @@ static const struct cpuid_leaf epyc_leaves[] = {
 	  .ecx = SIMD_SKYLAKE | FEATURE(cx16) | FEATURE(xsave),
 	  .edx = HVEMU_EDX1 },
 	{ .leaf = 7, .subleaf = 0, .indexed = true,
-	  .ebx = FEATURE(fsgsbase) | FEATURE(smep) | FEATURE(smap) },
+	  .ebx = FEATURE(fsgsbase) | FEATURE(smep) | FEATURE(smap) | FEATURE(sha_ni) },
 	XSAVE_LEAVES_X87_SSE,
 	{ .leaf = 0x80000000, .eax = 0x8000000a, .ebx = STR4('A', 'u', 't', 'h'),
 	  .edx = STR4('e', 'n', 't', 'i'), .ecx = STR4('c', 'A', 'M', 'D') },

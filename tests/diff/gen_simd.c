@@ -123,6 +123,14 @@ static const struct simd_op simd_ops[] = {
 	{ 0x66, 3, 0x61, SF_SSE42, XX | MEM | IMM | FLAGSW | STR },                /* PCMPESTRI */
 	{ 0x66, 3, 0x62, SF_SSE42, XX | MEM | IMM | FLAGSW | STR },                /* PCMPISTRM */
 	{ 0x66, 3, 0x63, SF_SSE42, XX | MEM | IMM | FLAGSW | STR },                /* PCMPISTRI */
+	/* AES-NI, PCLMULQDQ, SHA */
+	{ 0x66, 2, 0xdb, SF_AES, XX | AMEM }, { 0x66, 2, 0xdc, SF_AES, XX | AMEM }, { 0x66, 2, 0xdd, SF_AES, XX | AMEM },
+	{ 0x66, 2, 0xde, SF_AES, XX | AMEM }, { 0x66, 2, 0xdf, SF_AES, XX | AMEM },
+	{ 0x66, 3, 0xdf, SF_AES, XX | AMEM | IMM },                                 /* AESKEYGENASSIST */
+	{ 0x66, 3, 0x44, SF_PCLMUL, XX | AMEM | IMM },                              /* PCLMULQDQ */
+	{ 0, 2, 0xc8, SF_SHA, XX | AMEM }, { 0, 2, 0xc9, SF_SHA, XX | AMEM }, { 0, 2, 0xca, SF_SHA, XX | AMEM },
+	{ 0, 2, 0xcb, SF_SHA, XX | AMEM }, { 0, 2, 0xcc, SF_SHA, XX | AMEM }, { 0, 2, 0xcd, SF_SHA, XX | AMEM },
+	{ 0, 3, 0xcc, SF_SHA, XX | AMEM | IMM },                                    /* SHA1RNDS4 */
 };
 
 static const unsigned gprs[] = { R_AX, R_CX, R_DX, R_BX, R_BP };
