@@ -70,7 +70,7 @@
 		    FEATURE(pse36) | FEATURE(clflush) | FEATURE(fxsr) | FEATURE(sse) | FEATURE(sse2) | \
 		    FEATURE(mtrr) | FEATURE(mmx))
 /* The SIMD extensions by processor class (CPUID.01H:ECX; SHA is CPUID.7.0:EBX
- * bit 29): SSE3 and SSSE3 since Core 2 (emu/sse3.c, emu/ssse3.c); SSE4.1 since
+ * bit 29): SSE3 since the Opteron 23xx (family 10h) and Core 2, SSSE3 since Core 2 (emu/sse3.c, emu/ssse3.c); SSE4.1 since
  * Penryn (emu/sse4.c, emu/sse4_fp.c); SSE4.2 since Nehalem (PCMPGTQ, the
  * string compares of emu/sse_string.c; its CRC32 comes with the bit-manipulation
  * work on another branch); AES-NI and PCLMULQDQ since Westmere, SHA (leaf 7,
@@ -276,7 +276,8 @@ static const struct cpuid_leaf opteron_leaves[] = {
 	/* "AuthenticAMD" (APM3 E.3.1). Only leaf 1 is defined among the basic leaves. */
 	{ .leaf = 0, .eax = 1, .ebx = STR4('A', 'u', 't', 'h'), .edx = STR4('e', 'n', 't', 'i'),
 	  .ecx = STR4('c', 'A', 'M', 'D') },
-	{ .leaf = 1, .eax = OPTERON_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64, .ecx = 0, .edx = HVEMU_EDX1 },
+	{ .leaf = 1, .eax = OPTERON_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64, .ecx = FEATURE(pni),
+	  .edx = HVEMU_EDX1 },
 	{ .leaf = 0x80000000, .eax = 0x8000000a, .ebx = STR4('A', 'u', 't', 'h'),
 	  .edx = STR4('e', 'n', 't', 'i'), .ecx = STR4('c', 'A', 'M', 'D') },
 	{ .leaf = 0x80000001, .eax = OPTERON_SIG, .ecx = FEATURE(svm), .edx = AMD_EDX81 },
