@@ -22,6 +22,7 @@
 #include "emu/fpu.h"
 #include "emu/mmx.h"
 #include "emu/operand.h"
+#include "emu/sse_fp_ops.h"
 #include "emu/sse_kernels.h"
 #include "isa_handlers.h"
 
@@ -309,3 +310,56 @@ status_t op_movq2dq(struct cpu *cpu, const struct insn *in)
 	mmx_enter(cpu);
 	return ST_OK;
 }
+
+/* The conversions with an MMX operand (SDM Vol.2 CVTPI2PS .. CVTTPD2PI), the
+ * packed conversions of emu/sse_fp.c on two elements: NP 0F 2A CVTPI2PS xmm,
+ * mm/m64 (the upper two singles kept), 66 0F 2A CVTPI2PD xmm, mm/m64; NP 0F
+ * 2D/2C CVT(T)PS2PI mm, xmm/m64; 66 0F 2D/2C CVT(T)PD2PI mm, xmm/m128
+ * (aligned). The SSE gate (SSE, SSE2 for the PD forms: the rows' feature),
+ * then the MMX #MF check; an MMX register operand switches to MMX mode, but
+ * CVTPI2PS/PD from memory touch no x87 state ("does not cause a transition to
+ * MMX technology and does not take x87 FPU exceptions", SDM Vol.2 CVTPI2PS). */
+static status_t mmx_cvt(struct cpu *cpu, const struct insn *in, bool dbl)
+{
+	bool to_fp = in->opcode == 0x2a;
+	bool touches_mm = !to_fp || !in->mem;
+	status_t st = sse_gate(cpu, true, dbl ? CPUID_SSE2 : CPUID_SSE);
+	if (st == ST_OK && touches_mm)
+		st = mmx_gate(cpu);
+	if (st != ST_OK)
+		return st;
+	union xmm_reg s = { .q = { 0, 0 } }, d = { .q = { 0, 0 } };
+	if (to_fp) {
+		st = mmx_read_q(cpu, in, 8, &s.q[0]);
+	} else if (!in->mem) {
+		s = cpu->fpu.xmm[in->rm & 15];
+	} else {
+		unsigned n = dbl ? 16 : 8;
+		st = fpu_mem_read(cpu, in, insn_ea(cpu, in), s.b, n, n == 16 ? 16 : 0);
+	}
+	if (st != ST_OK)
+		return st;
+	if (!to_fp && !dbl)
+		s.q[1] = 0;             /* two singles: the other lanes convert +0.0, exactly */
+	enum sse_fp_cvt k = to_fp ? (dbl ? SFC_DQ2PD : SFC_DQ2PS)
+				  : dbl ? (in->opcode == 0x2c ? SFC_TPD2DQ : SFC_PD2DQ)
+					: (in->opcode == 0x2c ? SFC_TPS2DQ : SFC_PS2DQ);
+	uint32_t exc = sse_fp_convert(cpu, k, &d, &s);
+	st = sse_fp_commit(cpu, exc);
+	if (st != ST_OK)
+		return st;
+	if (to_fp) {
+		union xmm_reg *x = &cpu->fpu.xmm[in->reg & 15];
+		if (dbl)
+			*x = d;
+		else
+			x->q[0] = d.q[0];
+	} else {
+		mm_write(cpu, in->reg, d.q[0]);
+	}
+	if (touches_mm)
+		mmx_enter(cpu);
+	return ST_OK;
+}
+status_t op_mmx_cvt_ps(struct cpu *cpu, const struct insn *in) { return mmx_cvt(cpu, in, false); }
+status_t op_mmx_cvt_pd(struct cpu *cpu, const struct insn *in) { return mmx_cvt(cpu, in, true); }

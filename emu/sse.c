@@ -2,7 +2,7 @@
  * packed-integer instructions (compares, add/subtract with and without
  * saturation, min/max, average, multiplies, packs and unpacks, shifts,
  * shuffles, PEXTRW/PINSRW, MASKMOVDQU; SDM Vol.1 ch. 10-11; Vol.2
- * instruction pages; the MMX forms are not modelled), plus the non-SIMD SSE/SSE2 instructions: MOVNTI, the
+ * instruction pages; the MMX forms are in emu/mmx.c), plus the non-SIMD SSE/SSE2 instructions: MOVNTI, the
  * fences and CLFLUSH. Floating-point arithmetic, compares and conversions are in
  * emu/sse_fp.c.
  *

@@ -19,7 +19,8 @@
  * Not modelled (#UD): RCPPS/RCPSS/RSQRTPS/RSQRTSS, whose results are
  * implementation-specific approximations (SDM Vol.2 RCPSS: "relative error ...
  * less than or equal to 1.5 * 2^-12"), so the host's would not be the selected
- * CPU model's; CVTPI2PS/CVTPS2PI and the other MMX-operand conversions.
+ * CPU model's. The MMX-operand conversions (CVTPI2PS ..) are in emu/mmx.c over
+ * sse_fp_convert (emu/sse_fp_ops.h).
  */
 #include <string.h>
 
@@ -543,4 +544,13 @@ uint32_t sse_fp_packed(struct cpu *cpu, enum sse_fp_op op, bool dbl, union xmm_r
 status_t sse_fp_commit(struct cpu *cpu, uint32_t exc)
 {
 	return fp_commit(cpu, exc);
+}
+
+uint32_t sse_fp_convert(struct cpu *cpu, enum sse_fp_cvt k, union xmm_reg *d, const union xmm_reg *s)
+{
+	static const enum host_op ops[] = {
+		[SFC_DQ2PS] = HOP_CVTDQ2PS, [SFC_PS2DQ] = HOP_CVTPS2DQ, [SFC_TPS2DQ] = HOP_CVTTPS2DQ,
+		[SFC_DQ2PD] = HOP_CVTDQ2PD, [SFC_PD2DQ] = HOP_CVTPD2DQ, [SFC_TPD2DQ] = HOP_CVTTPD2DQ,
+	};
+	return host_xx(ops[k], host_csr(cpu->fpu.mxcsr), d, s);
 }

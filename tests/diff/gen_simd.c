@@ -87,6 +87,13 @@ static const struct simd_op simd_ops[] = {
 	{ 0, 1, 0xf4, SF_SSE2, R(K_MM) | M(K_MM) | MEM },                     /* PMULUDQ mm */
 	{ 0xf3, 1, 0xd6, SF_SSE2, R(K_XMM) | M(K_MM) },                       /* MOVQ2DQ */
 	{ 0xf2, 1, 0xd6, SF_SSE2, R(K_MM) | M(K_XMM) },                       /* MOVDQ2Q */
+	/* the MMX-operand conversions */
+	{ 0, 1, 0x2a, SF_SSE, R(K_XMM) | M(K_MM) | MEM },                     /* CVTPI2PS */
+	{ 0, 1, 0x2d, SF_SSE, R(K_MM) | M(K_XMM) | MEM },                     /* CVTPS2PI */
+	{ 0, 1, 0x2c, SF_SSE, R(K_MM) | M(K_XMM) | MEM },                     /* CVTTPS2PI */
+	{ 0, 1, 0x2a, SF_SSE2, PFX66 | R(K_XMM) | M(K_MM) | MEM },            /* CVTPI2PD */
+	{ 0, 1, 0x2d, SF_SSE2, PFX66 | R(K_MM) | M(K_XMM) | AMEM },           /* CVTPD2PI */
+	{ 0, 1, 0x2c, SF_SSE2, PFX66 | R(K_MM) | M(K_XMM) | AMEM },           /* CVTTPD2PI */
 	/* SSSE3, MMX and XMM forms (SDM Vol.2 Table A-4) */
 	SSSE3(0x00), SSSE3(0x01), SSSE3(0x02), SSSE3(0x03), SSSE3(0x04), SSSE3(0x05), SSSE3(0x06),
 	SSSE3(0x07), SSSE3(0x08), SSSE3(0x09), SSSE3(0x0a), SSSE3(0x0b), SSSE3(0x1c), SSSE3(0x1d),
