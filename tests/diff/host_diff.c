@@ -35,9 +35,9 @@
  * FIP/FDP, FCS/FDS and ST(0)..ST(7). hvemu's segment selectors are the host's
  * (Linux' 64-bit user CS and SS, null data selectors) with flat descriptors,
  * so FNSTENV/FNSAVE images agree; CR0.NE is set, as on the host, so a pending
- * unmasked x87 exception is #MF (SIGFPE there). Both models also report SSE3
- * (CPUID.01H:ECX[0]), for FISTTP; the generators emit no other SSE3
- * instruction.
+ * unmasked x87 exception is #MF (SIGFPE there). The models report SSE3
+ * (CPUID.01H:ECX[0]; with_sse3 makes sure), for FISTTP; only the -m simd run
+ * emits other SSE3 instructions.
  */
 #include <cpuid.h>
 #include <capstone/capstone.h>

@@ -139,6 +139,41 @@ START_TEST(simd_fp_exceptions)
 }
 END_TEST
 
+/* 64-bit mode: REX.R/B reach XMM8-15, REX.W makes PEXTRD/PINSRD the quadword
+ * forms (SDM Vol.2 PEXTRB/PEXTRD/PEXTRQ, PINSRB/PINSRD/PINSRQ); a byte or
+ * dword register destination is zero-extended to 64 bits; the MMX forms of
+ * SSSE3 ignore REX.R/B (SDM Vol.2 2.2.1.2). */
+START_TEST(rex_forms)
+{
+	struct test_machine m;
+	simd_machine(&m, "skylake-lite", DATA);
+	activate(&m);
+	to64(&m);
+	m.cpu.cr4 |= CR4_OSFXSR;
+	union xmm_reg *x = m.cpu.fpu.xmm;
+	x[9].q[0] = 0x1111222233334444ull;
+	x[9].q[1] = 0x5555666677778888ull;
+	m.cpu.regs[R_AX] = ~0ull;
+	ck_assert_int_eq(EXEC(&m, 0x66, 0x4c, 0x0f, 0x3a, 0x16, 0xc8, 0x01), ST_OK);  /* pextrq rax, xmm9, 1 */
+	ck_assert_uint_eq(m.cpu.regs[R_AX], 0x5555666677778888ull);
+	m.cpu.regs[R_AX] = ~0ull;
+	ck_assert_int_eq(EXEC(&m, 0x66, 0x44, 0x0f, 0x3a, 0x14, 0xc8, 0x0f), ST_OK);  /* pextrb eax, xmm9, 15 */
+	ck_assert_uint_eq(m.cpu.regs[R_AX], 0x55);
+	m.cpu.regs[12] = 0xfedcba9876543210ull;
+	ck_assert_int_eq(EXEC(&m, 0x66, 0x4d, 0x0f, 0x3a, 0x22, 0xcc, 0x00), ST_OK);  /* pinsrq xmm9, r12, 0 */
+	ck_assert_uint_eq(x[9].q[0], 0xfedcba9876543210ull);
+	ck_assert_uint_eq(x[9].q[1], 0x5555666677778888ull);
+	ck_assert_int_eq(EXEC(&m, 0x66, 0x45, 0x0f, 0x3a, 0x20, 0xcc, 0x08), ST_OK);  /* pinsrb xmm9, r12d, 8 */
+	ck_assert_uint_eq(x[9].b[8], 0x10);
+	x[3].q[0] = 0x0102030405060708ull;
+	m.cpu.fpu.r[3].mant = 0x0102030405060708ull;
+	ck_assert_int_eq(EXEC(&m, 0x45, 0x0f, 0x38, 0x1c, 0xdb), ST_OK);              /* pabsb mm3, mm3 (REX.RB) */
+	ck_assert_uint_eq(m.cpu.fpu.r[3].mant, 0x0102030405060708ull);
+	ck_assert_uint_eq(m.cpu.fpu.r[3].sexp, 0xffff);
+	machine_free(&m);
+}
+END_TEST
+
 /* Known answers: FIPS-197 Appendix C.1 (AES-128) through AESKEYGENASSIST
  * (the key schedule of the Intel AES-NI white paper, Figure 19) and AESENC /
  * AESENCLAST, then back with AESIMC and AESDEC / AESDECLAST. */
@@ -195,6 +230,7 @@ static Suite *simd_ext_suite(void)
 	tcase_add_loop_test(t, row, 0, (int)(sizeof(rows) / sizeof(rows[0])));
 	tcase_add_test(t, gates);
 	tcase_add_test(t, simd_fp_exceptions);
+	tcase_add_test(t, rex_forms);
 	tcase_add_test(t, aes_fips197);
 	suite_add_tcase(s, t);
 	return s;
