@@ -27,12 +27,12 @@ status_t op_sse3_fp(struct cpu *cpu, const struct insn *in)
 	uint32_t exc;
 	if (in->opcode == 0xd0) {
 		union xmm_reg p = { .q = { 0, 0 } }, q = { .q = { 0, 0 } };
-		for (unsigned i = 0; i < (dbl ? 2u : 4u); i++) {
-			union xmm_reg *u = (i & 1) ? &p : &x, *v = (i & 1) ? &q : &y;
-			if (dbl) {
-				u->q[i] = a.d.q[i];
-				v->q[i] = a.s.q[i];
-			} else {
+		if (dbl) {
+			x.q[0] = a.d.q[0], y.q[0] = a.s.q[0];
+			p.q[1] = a.d.q[1], q.q[1] = a.s.q[1];
+		} else {
+			for (unsigned i = 0; i < 4; i++) {
+				union xmm_reg *u = (i & 1) ? &p : &x, *v = (i & 1) ? &q : &y;
 				u->d[i] = a.d.d[i];
 				v->d[i] = a.s.d[i];
 			}
@@ -40,10 +40,11 @@ status_t op_sse3_fp(struct cpu *cpu, const struct insn *in)
 		exc = sse_fp_packed(cpu, SFP_SUB, dbl, &x, &y) | sse_fp_packed(cpu, SFP_ADD, dbl, &p, &q);
 		/* Each lane from the operation that computed it (the other's +0.0 -
 		 * +0.0 is -0.0 under RC = down). */
-		for (unsigned i = 0; i < (dbl ? 2u : 4u); i++) {
-			if (dbl)
-				r.q[i] = (i & 1) ? p.q[i] : x.q[i];
-			else
+		if (dbl) {
+			r.q[0] = x.q[0];
+			r.q[1] = p.q[1];
+		} else {
+			for (unsigned i = 0; i < 4; i++)
 				r.d[i] = (i & 1) ? p.d[i] : x.d[i];
 		}
 	} else {

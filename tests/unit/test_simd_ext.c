@@ -8,6 +8,7 @@
  * without CR4.OSXMMEXCPT; SDM Vol.1 11.5.3). Tests as rows. */
 #include <string.h>
 
+#include "emu/flags.h"
 #include "emu/fpu_state.h"
 #include "machine_fixture.h"
 #include "suite_runner.h"
@@ -165,6 +166,17 @@ START_TEST(rex_forms)
 	ck_assert_uint_eq(x[9].q[1], 0x5555666677778888ull);
 	ck_assert_int_eq(EXEC(&m, 0x66, 0x45, 0x0f, 0x3a, 0x20, 0xcc, 0x08), ST_OK);  /* pinsrb xmm9, r12d, 8 */
 	ck_assert_uint_eq(x[9].b[8], 0x10);
+	/* PCMPESTRI: REX.W takes the lengths from RAX/RDX (SDM 4.1.1); EAX = 5
+	 * alone would make 5 valid bytes, RAX = 1_0000_0005H saturates to 16. */
+	memset(x[1].b, 'a', 16);
+	memset(x[2].b, 'b', 16);
+	m.cpu.regs[R_AX] = 0x100000005ull;
+	m.cpu.regs[R_DX] = 16;
+	ck_assert_int_eq(EXEC(&m, 0x66, 0x48, 0x0f, 0x3a, 0x61, 0xca, 0x18), ST_OK);  /* pcmpestri xmm1, xmm2, 18H */
+	ck_assert_uint_eq(m.cpu.regs[R_CX], 0);              /* equal each, negated: every byte differs */
+	ck_assert_uint_eq(cpu_get_flags(&m.cpu) & (FLAG_SF | FLAG_ZF), 0);
+	ck_assert_int_eq(EXEC(&m, 0x66, 0x0f, 0x3a, 0x61, 0xca, 0x18), ST_OK);        /* EAX = 5 */
+	ck_assert_uint_eq(cpu_get_flags(&m.cpu) & FLAG_SF, FLAG_SF);
 	x[3].q[0] = 0x0102030405060708ull;
 	m.cpu.fpu.r[3].mant = 0x0102030405060708ull;
 	ck_assert_int_eq(EXEC(&m, 0x45, 0x0f, 0x38, 0x1c, 0xdb), ST_OK);              /* pabsb mm3, mm3 (REX.RB) */
