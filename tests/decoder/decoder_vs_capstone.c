@@ -603,6 +603,15 @@ static const struct capstone_deviation capstone_deviations[] = {
 	 * and /7 PSLLDQ (SDM Vol.2 Table A-6 group 14) are rejected. */
 	{ 1, 0x73, 3, true, DEV_REJECTS, "PSRLDQ in 16-bit code / 66 not last", 0, C_MPFX_MISSED },
 	{ 1, 0x73, 7, true, DEV_REJECTS, "PSLLDQ in 16-bit code / 66 not last", 0, C_MPFX_MISSED },
+	/* The same gap for the scalar instructions with a mandatory prefix (SDM
+	 * Vol.2 POPCNT, ADCX, ADOX, CRC32): Capstone 4 rejects F3 0F B8 and 66/F3
+	 * 0F 38 F6, and reads F2 0F 38 F0/F1 as MOVBE (rejecting the register forms). */
+	{ 1, 0xb8, -1, false, DEV_REJECTS, "POPCNT in 16-bit code / F3 not last", 0, C_MPFX_MISSED },
+	{ 2, 0xf6, -1, false, DEV_REJECTS, "ADCX/ADOX in 16-bit code / 66, F3 not last", 0, C_MPFX_MISSED },
+	{ 2, 0xf0, -1, false, DEV_OPERANDS, "CRC32 r, r/m8 read as MOVBE", 0, C_MPFX_MISSED },
+	{ 2, 0xf1, -1, false, DEV_OPERANDS, "CRC32 r, r/m read as MOVBE", 0, C_MPFX_MISSED },
+	{ 2, 0xf0, -1, true, DEV_REJECTS, "CRC32 r, r8 read as MOVBE (no register form)", 0, C_MPFX_MISSED },
+	{ 2, 0xf1, -1, true, DEV_REJECTS, "CRC32 r, r read as MOVBE (no register form)", 0, C_MPFX_MISSED },
 
 	/* --- 64-bit mode --- */
 	/* SDM Vol.2 MOVSXD: "63 /r MOVSXD r16, r/m16", "MOVSXD r32, r/m32"; only
