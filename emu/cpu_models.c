@@ -267,10 +267,12 @@ static const struct cpuid_leaf opteron_leaves[] = {
 	/* "AuthenticAMD" (APM3 E.3.1). Only leaf 1 is defined among the basic leaves. */
 	{ .leaf = 0, .eax = 1, .ebx = STR4('A', 'u', 't', 'h'), .edx = STR4('e', 'n', 't', 'i'),
 	  .ecx = STR4('c', 'A', 'M', 'D') },
-	{ .leaf = 1, .eax = OPTERON_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64, .ecx = 0, .edx = HVEMU_EDX1 },
+	/* K10 (family 10h) brought ABM: POPCNT (leaf 1) and LZCNT (80000001H). */
+	{ .leaf = 1, .eax = OPTERON_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64, .ecx = FEATURE(popcnt),
+	  .edx = HVEMU_EDX1 },
 	{ .leaf = 0x80000000, .eax = 0x8000000a, .ebx = STR4('A', 'u', 't', 'h'),
 	  .edx = STR4('e', 'n', 't', 'i'), .ecx = STR4('c', 'A', 'M', 'D') },
-	{ .leaf = 0x80000001, .eax = OPTERON_SIG, .ecx = FEATURE(svm), .edx = AMD_EDX81 },
+	{ .leaf = 0x80000001, .eax = OPTERON_SIG, .ecx = FEATURE(svm) | FEATURE(abm), .edx = AMD_EDX81 },
 	{ .leaf = 0x80000002, .eax = STR4('h', 'v', 'e', 'm'), .ebx = STR4('u', ' ', 'O', 'p'),
 	  .ecx = STR4('t', 'e', 'r', 'o'), .edx = STR4('n', ' ', 'c', 'l') },
 	{ .leaf = 0x80000003, .eax = STR4('a', 's', 's', ' '), .ebx = STR4('C', 'P', 'U', 0) },
@@ -410,6 +412,13 @@ static const struct cpu_model model_pentium = {
 /* CR4 bits of the 64-bit Intel models (SDM Vol.3 2.5; emu/control_regs.c). */
 #define CR4_SKYLAKE_BITS (CR4_P6_BITS | CR4_PCIDE | CR4_OSXSAVE | CR4_FSGSBASE | CR4_SMEP | CR4_SMAP)
 
+/* The scalar instructions of Haswell/Broadwell and later Intel parts and of
+ * AMD Zen (issue 21): MOVBE, POPCNT, RDRAND in leaf 1 ECX; BMI1, BMI2, RDSEED,
+ * ADX in leaf 7 EBX; LZCNT (ABM) in leaf 80000001H ECX. SSE4.2 (CRC32) waits
+ * for its string instructions. */
+#define SCALAR_ECX1 (FEATURE(movbe) | FEATURE(popcnt) | FEATURE(rdrand))
+#define SCALAR_EBX7 (FEATURE(bmi1) | FEATURE(bmi2) | FEATURE(rdseed) | FEATURE(adx))
+
 /* "skylake-lite": shaped after an Intel Skylake client part (family 6 model 5EH,
  * stepping 3); the SDM's leaf 80000001H reports only LAHF64 in ECX and
  * SYSCALL/XD/1GB/RDTSCP/LM in EDX (SDM Vol.2 CPUID, Table 3-8). */
@@ -420,7 +429,7 @@ static const struct cpuid_leaf skylake_leaves[] = {
 	  .ecx = STR4('n', 't', 'e', 'l') },
 	{ .leaf = 1, .eax = SKYLAKE_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64,
 	  .ecx = FEATURE(vmx) | FEATURE(cx16) | FEATURE(pcid) | FEATURE(x2apic) |
-		 FEATURE(tsc_deadline_timer) | FEATURE(xsave),
+		 FEATURE(tsc_deadline_timer) | FEATURE(xsave) | SCALAR_ECX1,
 	  .edx = HVEMU_EDX1 },
 	{ .leaf = 2, .eax = 0x0000ff01 },
 	/* L1D/L1I 32 KiB 8-way, L2 256 KiB 4-way, 64-byte lines (leaf 4 as for core2). */
@@ -428,11 +437,11 @@ static const struct cpuid_leaf skylake_leaves[] = {
 	{ .leaf = 4, .subleaf = 1, .indexed = true, .eax = 0x122, .ebx = 0x01c0003f, .ecx = 63 },
 	{ .leaf = 4, .subleaf = 2, .indexed = true, .eax = 0x143, .ebx = 0x00c0003f, .ecx = 1023 },
 	{ .leaf = 7, .subleaf = 0, .indexed = true,
-	  .ebx = FEATURE(fsgsbase) | FEATURE(smep) | FEATURE(invpcid) | FEATURE(smap) },
+	  .ebx = FEATURE(fsgsbase) | FEATURE(smep) | FEATURE(invpcid) | FEATURE(smap) | SCALAR_EBX7 },
 	XSAVE_LEAVES_X87_SSE,
 	TSC_LEAVES,
 	{ .leaf = 0x80000000, .eax = 0x80000008 },
-	{ .leaf = 0x80000001, .ecx = FEATURE(lahf_lm), .edx = EDX81_LONG },
+	{ .leaf = 0x80000001, .ecx = FEATURE(lahf_lm) | FEATURE(abm), .edx = EDX81_LONG },
 	{ .leaf = 0x80000002, .eax = STR4('h', 'v', 'e', 'm'), .ebx = STR4('u', ' ', 'S', 'k'),
 	  .ecx = STR4('y', 'l', 'a', 'k'), .edx = STR4('e', ' ', 'c', 'l') },
 	{ .leaf = 0x80000003, .eax = STR4('a', 's', 's', ' '), .ebx = STR4('C', 'P', 'U', 0) },
@@ -475,7 +484,7 @@ static const struct cpuid_leaf icelake_leaves[] = {
 	  .ecx = STR4('n', 't', 'e', 'l') },
 	{ .leaf = 1, .eax = ICELAKE_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64,
 	  .ecx = FEATURE(vmx) | FEATURE(cx16) | FEATURE(pcid) | FEATURE(x2apic) |
-		 FEATURE(tsc_deadline_timer) | FEATURE(xsave),
+		 FEATURE(tsc_deadline_timer) | FEATURE(xsave) | SCALAR_ECX1,
 	  .edx = HVEMU_EDX1 },
 	{ .leaf = 2, .eax = 0x0000ff01 },
 	/* L1D 48 KiB 12-way, L1I 32 KiB 8-way, L2 1.25 MiB 20-way, 64-byte lines. */
@@ -483,12 +492,12 @@ static const struct cpuid_leaf icelake_leaves[] = {
 	{ .leaf = 4, .subleaf = 1, .indexed = true, .eax = 0x122, .ebx = 0x01c0003f, .ecx = 63 },
 	{ .leaf = 4, .subleaf = 2, .indexed = true, .eax = 0x143, .ebx = 0x04c0003f, .ecx = 1023 },
 	{ .leaf = 7, .subleaf = 0, .indexed = true,
-	  .ebx = FEATURE(fsgsbase) | FEATURE(smep) | FEATURE(invpcid) | FEATURE(smap),
-	  .ecx = FEATURE(la57) },
+	  .ebx = FEATURE(fsgsbase) | FEATURE(smep) | FEATURE(invpcid) | FEATURE(smap) | SCALAR_EBX7,
+	  .ecx = FEATURE(la57) | FEATURE(rdpid) },
 	XSAVE_LEAVES_X87_SSE,
 	TSC_LEAVES,
 	{ .leaf = 0x80000000, .eax = 0x80000008 },
-	{ .leaf = 0x80000001, .ecx = FEATURE(lahf_lm), .edx = EDX81_LONG },
+	{ .leaf = 0x80000001, .ecx = FEATURE(lahf_lm) | FEATURE(abm), .edx = EDX81_LONG },
 	{ .leaf = 0x80000002, .eax = STR4('h', 'v', 'e', 'm'), .ebx = STR4('u', ' ', 'I', 'c'),
 	  .ecx = STR4('e', ' ', 'L', 'a'), .edx = STR4('k', 'e', ' ', 'c') },
 	{ .leaf = 0x80000003, .eax = STR4('l', 'a', 's', 's'), .ebx = STR4(' ', 'C', 'P', 'U') },
@@ -534,7 +543,9 @@ static const struct cpuid_leaf nehalem_leaves[] = {
 	{ .leaf = 0, .eax = 0xd, .ebx = STR4('G', 'e', 'n', 'u'), .edx = STR4('i', 'n', 'e', 'I'),
 	  .ecx = STR4('n', 't', 'e', 'l') },
 	{ .leaf = 1, .eax = NEHALEM_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64,
-	  .ecx = FEATURE(vmx) | FEATURE(cx16) | FEATURE(xsave), .edx = HVEMU_EDX1 },
+	  /* POPCNT (Nehalem's SSE4.2 generation); sse4_2 itself waits for the
+	   * SSE4.2 string instructions. */
+	  .ecx = FEATURE(vmx) | FEATURE(cx16) | FEATURE(xsave) | FEATURE(popcnt), .edx = HVEMU_EDX1 },
 	{ .leaf = 2, .eax = 0x0000ff01 },
 	/* L1D/L1I 32 KiB 8-way, L2 256 KiB 8-way, 64-byte lines. */
 	{ .leaf = 4, .subleaf = 0, .indexed = true, .eax = 0x121, .ebx = 0x01c0003f, .ecx = 63 },
@@ -622,14 +633,15 @@ static const struct cpuid_leaf epyc_leaves[] = {
 	{ .leaf = 0, .eax = 0xd, .ebx = STR4('A', 'u', 't', 'h'), .edx = STR4('e', 'n', 't', 'i'),
 	  .ecx = STR4('c', 'A', 'M', 'D') },
 	{ .leaf = 1, .eax = EPYC_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64,
-	  .ecx = FEATURE(cx16) | FEATURE(xsave),
+	  .ecx = FEATURE(cx16) | FEATURE(xsave) | SCALAR_ECX1,
 	  .edx = HVEMU_EDX1 },
+	/* Zen 1 has no RDPID (Zen 2 brought it). */
 	{ .leaf = 7, .subleaf = 0, .indexed = true,
-	  .ebx = FEATURE(fsgsbase) | FEATURE(smep) | FEATURE(smap) },
+	  .ebx = FEATURE(fsgsbase) | FEATURE(smep) | FEATURE(smap) | SCALAR_EBX7 },
 	XSAVE_LEAVES_X87_SSE,
 	{ .leaf = 0x80000000, .eax = 0x8000000a, .ebx = STR4('A', 'u', 't', 'h'),
 	  .edx = STR4('e', 'n', 't', 'i'), .ecx = STR4('c', 'A', 'M', 'D') },
-	{ .leaf = 0x80000001, .eax = EPYC_SIG, .ecx = FEATURE(svm) | FEATURE(lahf_lm),
+	{ .leaf = 0x80000001, .eax = EPYC_SIG, .ecx = FEATURE(svm) | FEATURE(lahf_lm) | FEATURE(abm),
 	  .edx = AMD_EDX81 | EDX81_LONG },
 	{ .leaf = 0x80000002, .eax = STR4('h', 'v', 'e', 'm'), .ebx = STR4('u', ' ', 'E', 'P'),
 	  .ecx = STR4('Y', 'C', ' ', 'c'), .edx = STR4('l', 'a', 's', 's') },
