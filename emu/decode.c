@@ -254,9 +254,8 @@ static int decode_vex(struct cursor *c, unsigned mode, bool has66, bool has67, u
 	in->osize = mode == 64 && w ? 8 : 4;
 	in->asize = mode == 16 ? (has67 ? 4 : 2) : mode == 32 ? (has67 ? 2 : 4) : (has67 ? 4 : 8);
 
-	/* SDM Vol.2 2.3.2: a 66, F2, F3, LOCK or REX prefix before VEX is #UD; so
-	 * is a map other than 0F/0F38/0F3A (mmmmm, 2.3.5.1 "reserved"). */
-	if (has66 || in->rep || in->lock || rex || map == 0 || map > 3)
+	/* SDM Vol.2 2.3.5.1: mmmmm other than 0F/0F38/0F3A is reserved: #UD. */
+	if (map == 0 || map > 3)
 		return -2;
 
 	const struct isa_opcode *op = &isa_vex_opcodes[map][b];
@@ -282,7 +281,12 @@ static int decode_vex(struct cursor *c, unsigned mode, bool has66, bool has67, u
 		if (!mode_matches(mode, isa_rows[idx].flags))
 			continue;
 		in->row = (uint16_t)idx;
-		return decode_operands(c, mode, op, d, in);
+		int n = decode_operands(c, mode, op, d, in);
+		/* SDM Vol.2 2.3.2: a 66, F2, F3, LOCK or REX prefix before VEX is
+		 * #UD (decoded in full, like a misplaced LOCK). */
+		if (n > 0 && (has66 || in->lock || rex || in->rep))
+			in->exec = insn_undefined;
+		return n;
 	}
 	return -2;
 }
