@@ -356,8 +356,8 @@ static inline void cpu_stop_answered(struct cpu *cpu)
 void cpu_init(struct cpu *cpu, const struct cpu_model *model, struct physmem *mem,
 	      struct iobus *io);
 void cpu_destroy(struct cpu *cpu);
-/* Seed RDRAND/RDSEED (emu/random.c): the same seed and initial APIC ID give
- * the same values. Call after the APIC ID is set. */
+/* Seed RDRAND/RDSEED (emu/random.c): the same seed gives the same values.
+ * The machine gives each CPU its own (machine/smp.c). */
 void cpu_seed_random(struct cpu *cpu, uint64_t seed);
 
 /* Back to the RESET state of cpu_init(), on the same machine: the fields before

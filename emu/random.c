@@ -12,8 +12,7 @@
 
 void cpu_seed_random(struct cpu *cpu, uint64_t seed)
 {
-	/* Each CPU its own sequence: the seed and the initial APIC ID. */
-	cpu->rng_state = seed ^ ((uint64_t)cpu->apic_id * 0xd1b54a32d192ed03ull);
+	cpu->rng_state = seed;
 }
 
 static uint64_t next_random(struct cpu *cpu)
