@@ -5,6 +5,10 @@ Writes isa_table.c (rows, per-opcode candidate lists) and isa_handlers.h (one
 prototype per handler). Format: emu/isa/README.md. Any malformed row stops the
 build with file:line and the reason.
 
+VEX rows (VEX.L.pp.map.W opcode words, B/H operands for VEX.vvvv) go to their
+own table, isa_vex_opcodes; "fallback" rows name the row their encoding is on a
+CPU without their feature (isa_row.alt).
+
 The optional sixth column names the row's intercept (a row of emu/intercept.def,
 lower case) and, as a second word, the CPUID feature (emu/features.def) without
 which the row is #UD. Given the emu/ C sources (--sources), the build also
@@ -332,6 +336,8 @@ def generate(rows, features, out_dir):
         c.write('};\n\n')
         for vex, name in ((False, 'isa_opcodes'), (True, 'isa_vex_opcodes')):
             c.write('const struct isa_opcode %s[4][256] = {\n' % name)
+            if not any(k[0] == vex for k in table):
+                c.write('\t[0] = { [0] = { 0, 0, 0 } },\n')     # no rows: an all-zero table
             for omap in range(4):
                 if not any((vex, omap, b) in table for b in range(256)):
                     continue
