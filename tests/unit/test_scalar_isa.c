@@ -102,7 +102,8 @@ END_TEST
 /* C4 E2 70 F2 C1: andn eax,ecx,ecx (VEX.LZ.0F38.W0 F2 /r, vvvv = ECX). */
 #define ANDN_EAX_ECX_ECX 0xc4, 0xe2, 0x70, 0xf2, 0xc1
 
-/* SDM Vol.2 2.3.2 / Table 2-29 (type 13): VEX in real-address mode is #UD;
+/* SDM Vol.2 2.3.2 / Table 2-29 (type 13): VEX in real-address and
+ * virtual-8086 mode is #UD;
  * outside 64-bit mode C4/C5 with ModRM.mod != 11b are LES/LDS (2.3.5). */
 START_TEST(vex_real_mode_and_les)
 {
@@ -116,6 +117,15 @@ START_TEST(vex_real_mode_and_les)
 	ck_assert_int_eq(EXEC(&m, 0xc4, 0x06, 0x00, 0x20), ST_OK);
 	ck_assert_uint_eq(c->regs[R_AX] & 0xffff, 0x5678);
 	ck_assert_uint_eq(c->seg[SR_ES].selector, 0x1234);
+	machine_free(&m);
+
+	/* Virtual-8086 mode: #UD too (SDM Table 2-29). */
+	machine_init(&m, "skylake-lite");
+	c = &m.cpu;
+	cpu_set_flags(c, cpu_get_flags(c) | FLAG_VM);
+	cpu_update_mode(c);
+	ck_assert_int_eq(c->mode, MODE_V86);
+	assert_ud(&m, EXEC(&m, ANDN_EAX_ECX_ECX));
 	machine_free(&m);
 
 	/* Protected mode: the same register-form bytes are ANDN. */
