@@ -49,7 +49,8 @@ static uint64_t take(struct cursor *c, unsigned n)
 static const uint8_t modrm16_base[8] = { R_BX, R_BX, R_BP, R_BP, REG_NONE, REG_NONE, R_BP, R_BX };
 static const uint8_t modrm16_index[8] = { R_SI, R_DI, R_SI, R_DI, R_SI, R_DI, REG_NONE, REG_NONE };
 
-static void decode_modrm_mem(struct cursor *c, unsigned mode, uint8_t rex, struct insn *in)
+static inline __attribute__((always_inline)) void decode_modrm_mem(struct cursor *c, unsigned mode, uint8_t rex,
+							    struct insn *in)
 {
 	unsigned mod = in->modrm >> 6, rm = in->modrm & 7;
 	bool bp_based = false;
@@ -103,7 +104,7 @@ static void decode_modrm_mem(struct cursor *c, unsigned mode, uint8_t rex, struc
 		in->seg = bp_based ? SR_SS : SR_DS;
 }
 
-static unsigned first_operand_size(unsigned size_class, const struct insn *in)
+static inline __attribute__((always_inline)) unsigned first_operand_size(unsigned size_class, const struct insn *in)
 {
 	switch (size_class) {
 	case SZ_B: return 1;
@@ -116,7 +117,7 @@ static unsigned first_operand_size(unsigned size_class, const struct insn *in)
 	}
 }
 
-static void decode_immediate(struct cursor *c, unsigned kind, struct insn *in)
+static inline __attribute__((always_inline)) void decode_immediate(struct cursor *c, unsigned kind, struct insn *in)
 {
 	switch (kind) {
 	case IMM_B: in->imm = take(c, 1); break;
@@ -146,7 +147,7 @@ static void decode_immediate(struct cursor *c, unsigned kind, struct insn *in)
 	}
 }
 
-static bool prefix_matches(unsigned want, bool has66, unsigned rep)
+static inline __attribute__((always_inline)) bool prefix_matches(unsigned want, bool has66, unsigned rep)
 {
 	switch (want) {
 	case PFX_ANY: return true;
@@ -181,8 +182,9 @@ static inline bool mode_matches(unsigned mode, uint16_t row_flags)
 
 /* The operands of a matched row: ModRM register/memory fields (with the REX or
  * VEX R/X/B bits in in->rex), the first operand's size, the immediate; then the
- * length and the handler. Returns the length, or 0/-1 as decode_insn(). */
-static inline int decode_operands(struct cursor *c, unsigned mode, const struct isa_opcode *op,
+ * length and the handler. Returns the length, or 0/-1 as decode_insn().
+ * Inlined: the legacy path must not pay a call for sharing it with VEX. */
+static inline __attribute__((always_inline)) int decode_operands(struct cursor *c, unsigned mode, const struct isa_opcode *op,
 				  const struct isa_decode *row, struct insn *in)
 {
 	uint8_t rex = in->rex;
@@ -221,7 +223,8 @@ static inline int decode_operands(struct cursor *c, unsigned mode, const struct 
  * rule that makes the encoding #UD whatever the CPU is applied here; those that
  * depend on the CPU's state (real and virtual-8086 mode, CR4.OSXSAVE/XCR0 for
  * AVX) are the handler's (vex_mode_ok(), emu/vex.h). */
-static int decode_vex(struct cursor *c, unsigned mode, bool has66, bool has67, uint8_t rex, uint8_t first,
+static __attribute__((noinline, cold)) int decode_vex(struct cursor *c, unsigned mode, bool has66, bool has67,
+						       uint8_t rex, uint8_t first,
 		      struct insn *in)
 {
 	uint8_t p1 = (uint8_t)take(c, 1), p2 = p1;
