@@ -397,12 +397,14 @@ static const struct cpu_model model_pentium = {
 	/* A.3.3: EPT, descriptor-table exiting, RDTSCP, VPID, WBINVD exiting,                  \
 	 * unrestricted guest, virtual-interrupt delivery (29.2), PAUSE-loop exiting,           \
 	 * INVPCID, VM functions, VMCS shadowing, PML (the models have EPT A/D), virtualize  \
-	 * APIC accesses, APIC-register virtualization and virtualize x2APIC mode (29.4, 29.5). */ \
+	 * APIC accesses, APIC-register virtualization and virtualize x2APIC mode (29.4, 29.5), \
+	 * RDRAND and RDSEED exiting (25.1.3). */                                                \
 	{ MSR_VMX_PROCBASED_CTLS2, CTLS(0, PROC2(EPT) | PROC2(DESC_TABLE_EXITING) |             \
 			PROC2(RDTSCP) | PROC2(VPID) | PROC2(WBINVD_EXITING) | PROC2(UNRESTRICTED_GUEST) | \
 			PROC2(VIRTUAL_INTR_DELIVERY) | PROC2(PAUSE_LOOP_EXITING) | PROC2(INVPCID) | \
 			PROC2(VM_FUNCTIONS) | PROC2(VMCS_SHADOWING) | PROC2(PML) |              \
-			PROC2(VIRTUALIZE_APIC) | PROC2(APIC_REGISTER_VIRT) | PROC2(VIRTUALIZE_X2APIC)) }, \
+			PROC2(VIRTUALIZE_APIC) | PROC2(APIC_REGISTER_VIRT) | PROC2(VIRTUALIZE_X2APIC) | \
+			PROC2(RDRAND_EXITING) | PROC2(RDSEED_EXITING)) },                       \
 	/* A.10 */                                                                              \
 	{ MSR_VMX_EPT_VPID_CAP, (ept_vpid) },                                                   \
 	TRUE_CTLS(SKYLAKE_PIN_MAY1, SKYLAKE_PROC_MAY1, SKYLAKE_EXIT_MAY1, SKYLAKE_ENTRY_MAY1), \

@@ -7,6 +7,7 @@
  * pseudorandom number generators", 2014): a Weyl sequence through a 64-bit
  * finalizer. Every request succeeds: hvemu has no entropy source to drain. */
 #include "emu/flags.h"
+#include "emu/hv.h"
 #include "emu/operand.h"
 #include "isa_handlers.h"
 
@@ -28,6 +29,10 @@ static uint64_t next_random(struct cpu *cpu)
  * AF, and PF flags are set to 0." RDSEED draws from the same generator. */
 status_t op_rdrand(struct cpu *cpu, const struct insn *in)
 {
+	/* No checks of their own before the intercept (SDM Vol.3 25.1.3). */
+	status_t st = intercept_insn(cpu, in);
+	if (st != ST_OK)
+		return st;
 	reg_write(cpu, in->rm, in->size, in->rex != 0, next_random(cpu));
 	flags_update(cpu, FLAGS_ARITH, FLAG_CF);
 	return ST_OK;

@@ -361,6 +361,11 @@ static const struct row rows[] = {
 	{ "rdtscp prot32", P32, 0, NULL, { 0 }, CODE_(0x0f, 0x01, 0xf9), .pass = 1, .before = { IK_RDTSCP }, .x = { .kind = IK_RDTSCP } },
 	{ "rdtscp long64", L64, 0, NULL, { 0 }, CODE_(0x0f, 0x01, 0xf9), .pass = 1, .before = { IK_RDTSCP }, .x = { .kind = IK_RDTSCP } },
 	{ "rdtscp cpl3 tsd is #GP", L64, CPL3, tsd, { 0 }, CODE_(0x0f, 0x01, 0xf9), .pass = 1, .before = { IK_RDTSCP }, .x = { GP0 } },
+	/* ---- RDRAND, RDSEED: no checks of their own; the destination register ---- */
+	{ "rdrand eax prot32", P32, 0, NULL, { 0 }, CODE_(0x0f, 0xc7, 0xf0), .x = { .kind = IK_RDRAND, GPR(0) } },
+	{ "rdrand r11 long64 cpl3", L64, CPL3, NULL, { 0 }, CODE_(0x49, 0x0f, 0xc7, 0xf3),
+	  .x = { .kind = IK_RDRAND, GPR(11) } },
+	{ "rdseed bx real", REAL, 0, NULL, { 0 }, CODE_(0x0f, 0xc7, 0xfb), .x = { .kind = IK_RDSEED, GPR(3) } },
 	{ "rdpmc real", REAL, 0, NULL, { 0 }, CODE_(0x0f, 0x33), .x = { .kind = IK_RDPMC } },
 	{ "rdpmc prot32", P32, 0, NULL, { 0 }, CODE_(0x0f, 0x33), .x = { .kind = IK_RDPMC } },
 	{ "rdpmc long64", L64, 0, NULL, { 0 }, CODE_(0x0f, 0x33), .x = { .kind = IK_RDPMC } },

@@ -293,6 +293,18 @@ static const struct row rows[] = {
 	{ "rdtscp enabled, rdtsc exiting", "25.1.3 RDTSCP", { PROC2(P(RDTSC_EXITING), P2(RDTSCP)) }, NULL,
 	  { INSN(IK_RDTSCP, 3) }, EXIT(RDTSCP, .insn_len = 3) },
 	{ "rdtscp enabled", "25.3 RDTSCP", { PROC2(0, P2(RDTSCP)) }, NULL, { INSN(IK_RDTSCP, 3) }, NOEXIT },
+	/* 25.1.3 "RDRAND exiting", "RDSEED exiting"; 27.2.5 Table 27-12: the
+	 * register in bits 6:3, the operand size in 12:11 (0 16, 1 32, 2 64). */
+	{ "rdrand", "25.1.3", { PROC2(0, P2(RDSEED_EXITING)) }, NULL,
+	  { INSN(IK_RDRAND, 4), REGOP(R_BX, 8, 8) }, NOEXIT },
+	{ "rdrand exiting, rbx", "25.1.3 RDRAND exiting, Table 27-12", { PROC2(0, P2(RDRAND_EXITING)) }, NULL,
+	  { INSN(IK_RDRAND, 4), REGOP(R_BX, 8, 8) }, EXIT(RDRAND, .insn_len = 4, .insn_info = 0x1018) },
+	{ "rdrand exiting, secondary controls inactive", "24.6.2", { SET(SECONDARY_PROC_CONTROLS, P2(RDRAND_EXITING)) },
+	  NULL, { INSN(IK_RDRAND, 3), REGOP(R_AX, 4, 4) }, NOEXIT },
+	{ "rdseed exiting, r13w", "25.1.3 RDSEED exiting, Table 27-12", { PROC2(0, P2(RDSEED_EXITING)) }, NULL,
+	  { INSN(IK_RDSEED, 5), REGOP(13, 8, 2) }, EXIT(RDSEED, .insn_len = 5, .insn_info = 0x68) },
+	{ "rdseed exiting, eax", "25.1.3 RDSEED exiting, Table 27-12", { PROC2(0, P2(RDSEED_EXITING)) }, NULL,
+	  { INSN(IK_RDSEED, 3), REGOP(R_AX, 4, 4) }, EXIT(RDSEED, .insn_len = 3, .insn_info = 0x800) },
 	{ "mwait exiting, monitor armed", "27.2.1 MWAIT qualification", { PROC(P(MWAIT_EXITING)) }, monitor_armed,
 	  { INSN(IK_MWAIT, 3) }, EXIT(MWAIT, .insn_len = 3, .qualification = 1) },
 	{ "mwait exiting, not armed", "27.2.1 MWAIT qualification", { PROC(P(MWAIT_EXITING)) }, NULL,
