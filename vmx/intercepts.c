@@ -284,13 +284,13 @@ static bool vmcs_shadowing_exits(struct vmx *v, struct cpu *cpu, const struct ex
 	return (physmem_read(cpu->mem, bitmap + enc / 8, 1) >> (enc % 8)) & 1;
 }
 
-/* SDM Vol.3 25.3: with "enable RDTSCP" 0 RDTSCP, with "enable INVPCID" 0
- * INVPCID, is #UD, and that #UD "takes priority over any other exception
+/* SDM Vol.3 25.3: with "enable RDTSCP" 0 RDTSCP and RDPID, with "enable
+ * INVPCID" 0 INVPCID, is #UD, and that #UD "takes priority over any other exception
  * the instruction may incur" (CR4.TSD's #GP, INVPCID's CPL #GP): asked
  * before the instruction's own checks (PHASE_BEFORE_CHECKS). */
 static status_t disabled_instruction(struct vmx *v, struct cpu *cpu, const struct exit_record *r)
 {
-	if ((r->kind == IK_RDTSCP && !vmx_proc2_ctl(v, VMX_PROC2_RDTSCP)) ||
+	if (((r->kind == IK_RDTSCP || r->kind == IK_RDPID) && !vmx_proc2_ctl(v, VMX_PROC2_RDTSCP)) ||
 	    (r->kind == IK_INVPCID && !vmx_proc2_ctl(v, VMX_PROC2_INVPCID)))
 		return cpu_raise(cpu, EXC_UD);
 	return ST_OK;

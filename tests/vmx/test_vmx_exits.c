@@ -293,6 +293,13 @@ static const struct row rows[] = {
 	{ "rdtscp enabled, rdtsc exiting", "25.1.3 RDTSCP", { PROC2(P(RDTSC_EXITING), P2(RDTSCP)) }, NULL,
 	  { INSN(IK_RDTSCP, 3) }, EXIT(RDTSCP, .insn_len = 3) },
 	{ "rdtscp enabled", "25.3 RDTSCP", { PROC2(0, P2(RDTSCP)) }, NULL, { INSN(IK_RDTSCP, 3) }, NOEXIT },
+	/* 25.3: RDPID is #UD with "enable RDTSCP" 0 too; it never exits. */
+	{ "rdpid not enabled is #UD", "25.3 RDPID", { PROC(0) }, NULL,
+	  { INSN(IK_RDPID, 4), .phase = PHASE_BEFORE_CHECKS }, UD },
+	{ "rdpid enabled", "25.3 RDPID", { PROC2(P(RDTSC_EXITING), P2(RDTSCP)) }, NULL,
+	  { INSN(IK_RDPID, 4), .phase = PHASE_BEFORE_CHECKS }, NOEXIT },
+	{ "rdpid enabled, rdtsc exiting: no exit", "25.1.3", { PROC2(P(RDTSC_EXITING), P2(RDTSCP)) }, NULL,
+	  { INSN(IK_RDPID, 4) }, NOEXIT },
 	/* 25.1.3 "RDRAND exiting", "RDSEED exiting"; 27.2.5 Table 27-12: the
 	 * register in bits 6:3, the operand size in 12:11 (0 16, 1 32, 2 64). */
 	{ "rdrand", "25.1.3", { PROC2(0, P2(RDSEED_EXITING)) }, NULL,
