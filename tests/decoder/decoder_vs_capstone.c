@@ -1025,16 +1025,16 @@ static unsigned long run_mode(csh cs, struct stats *st, unsigned mode)
 	return opcodes_with_rows;
 }
 
-/* The VEX rows (isa_vex_opcodes): every ModRM byte (and every SIB byte behind
- * one ModRM form) of every row's map, opcode and VEX.pp, with VEX.W 0/1, VEX.L
- * 0/1, four VEX.vvvv values and, in 64-bit mode, the eight R/X/B combinations
- * (outside it R and X are 1, or the bytes are LES; B is flipped too, which the
- * CPU ignores there: SDM Vol.2 2.3.5). Each encoding also with a 67 prefix.
- * Returns the number of opcodes with VEX rows. */
+/* The VEX rows (isa_vex_opcodes): every ModRM byte of every row's map, opcode
+ * and VEX.pp, with VEX.W 0/1, VEX.L 0/1, VEX.vvvv 1111b or another value and,
+ * in 64-bit mode, the eight R/X/B combinations (outside it R and X are 1, or
+ * the bytes are LES; B is flipped too, which the CPU ignores there: SDM Vol.2
+ * 2.3.5); each also with a 67 prefix; and, with W = L = 0, every SIB byte
+ * behind one ModRM form. Returns the number of opcodes with VEX rows. */
 static unsigned long run_vex(csh cs, struct stats *st, unsigned mode)
 {
 	static const uint8_t pp_of[] = { [PFX_NONE] = 0, [PFX_66] = 1, [PFX_F3] = 2, [PFX_F2] = 3 };
-	static const uint8_t vvvv_values[] = { 15, 0, 6, 9 };
+	static const uint8_t vvvv_others[] = { 0, 6, 9, 14 };
 	unsigned long opcodes = 0;
 	uint8_t buf[INSN_MAX_LEN];
 
@@ -1050,12 +1050,14 @@ static unsigned long run_vex(csh cs, struct stats *st, unsigned mode)
 			for (unsigned pp = 0; pp < 4; pp++) {
 				if (!((pps >> pp) & 1))
 					continue;
-				/* v: W, L, two bits of vvvv, then R X B (64-bit mode) or B, then 67. */
-				for (unsigned v = 0; v < 16u * (mode == 64 ? 16 : 4); v++) {
-					unsigned w = v & 1, l = (v >> 1) & 1, vvvv = vvvv_values[(v >> 2) & 3];
-					unsigned rxb = mode == 64 ? (v >> 4) & 7 : (v >> 4) & 1;
-					unsigned a32 = mode == 64 ? (v >> 7) & 1 : (v >> 5) & 1;
-					for (int m = 0; m < 256 + (mode == 16 && !a32 ? 0 : 256); m++) {
+				/* v: W, L, vvvv 1111b or not, then R X B (64-bit mode) or B, then 67. */
+				for (unsigned v = 0; v < 8u * (mode == 64 ? 16 : 4); v++) {
+					unsigned w = v & 1, l = (v >> 1) & 1;
+					unsigned vvvv = (v >> 2) & 1 ? vvvv_others[rng_byte() & 3] : 15;
+					unsigned rxb = mode == 64 ? (v >> 3) & 7 : (v >> 3) & 1;
+					unsigned a32 = mode == 64 ? (v >> 6) & 1 : (v >> 4) & 1;
+					bool sib = (v & 3) == 0 && !(mode == 16 && !a32);
+					for (int m = 0; m < 256 + (sib ? 256 : 0); m++) {
 						unsigned n = 0;
 						if (a32)
 							buf[n++] = 0x67;
