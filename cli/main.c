@@ -95,6 +95,8 @@ static const char usage_options_more_text[] =
 	"                       release only, <lt> for '<' (repeatable)\n"
 	"  --quirk NAME         deviate from the APM as another implementation does\n"
 	"                       (repeatable; --quirk help lists them; SVM models)\n"
+	"  --seed N             the seed of RDRAND/RDSEED's values (default 0): the\n"
+	"                       same seed, the same values\n"
 	"  --insn-rate HZ       nominal instruction rate: virtual time runs one tick\n"
 	"                       per instruction at this rate, and the TSC with it\n"
 	"                       (suffix k/M/G; 1M..10G, default 1G)\n"
@@ -426,6 +428,13 @@ static int parse_livelock(struct run_config *cfg, const struct run_option *o, ch
 	return 0;
 }
 
+static int parse_seed(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	if (!parse_u64(val, &cfg->machine.rng_seed))
+		return usage_error("bad --seed '%s' (a number)", val);
+	return 0;
+}
+
 static int parse_load(struct run_config *cfg, const struct run_option *o, char *val)
 {
 	struct machine_config *mc = &cfg->machine;
@@ -611,7 +620,7 @@ enum opt {
 	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT, OPT_MODULE, OPT_QUIRK,
 	OPT_TRACE_FORMAT, OPT_STATS, OPT_LIVELOCK, OPT_INSN_RATE, OPT_REALTIME, OPT_RTC_BASE,
 	OPT_DISPLAY, OPT_SCREENSHOT, OPT_KEYS, OPT_SMP, OPT_QUANTUM, OPT_NO_REBOOT, OPT_INITRD, OPT_MACHINE, OPT_SYMBOLS, OPT_DEBUGCON,
-	OPT_FIRMWARE, OPT_GDB, OPT_GDB_WAIT, OPT_BREAK, OPT_COUNT
+	OPT_FIRMWARE, OPT_GDB, OPT_GDB_WAIT, OPT_BREAK, OPT_SEED, OPT_COUNT
 };
 
 #define STRING_AT(f) store_string, offsetof(struct run_config, f)
@@ -655,6 +664,7 @@ static const struct run_option options[OPT_COUNT] = {
 	[OPT_GDB]          = { "--gdb",          false, false, NULL,        parse_gdb, 0 },
 	[OPT_GDB_WAIT]     = { "--gdb-wait",     true,  false, NULL,        TRUE_AT(gdb_wait) },
 	[OPT_BREAK]        = { "--break",        false, true,  NULL,        parse_break, 0 },
+	[OPT_SEED]         = { "--seed",         false, false, NULL,        parse_seed, 0 },
 };
 
 bool run_option_is_flag(const char *name)

@@ -298,6 +298,8 @@ struct cpu {
 	                            * CPUID 15H/16H (0: VCLOCK_DEFAULT_HZ); set by the machine */
 	struct lapic *lapic;       /* its local APIC (emu/apic.c), NULL: none */
 	uint32_t apic_id;          /* initial APIC ID (CPUID.1:EBX[31:24], leaf 0BH EDX) */
+	uint64_t rng_state;        /* RDRAND/RDSEED's generator (emu/random.c), seeded by
+				      the machine (cpu_seed_random); RESET and INIT keep it */
 	bool turn_yielded;         /* SMP: a PAUSE ended this turn early (emu/wait.c) */
 	bool halt_yields;          /* SMP: a halt nothing can end now returns ST_HALT to the
 				      machine's schedule, which moves time (emu/event_step.c) */
@@ -354,6 +356,9 @@ static inline void cpu_stop_answered(struct cpu *cpu)
 void cpu_init(struct cpu *cpu, const struct cpu_model *model, struct physmem *mem,
 	      struct iobus *io);
 void cpu_destroy(struct cpu *cpu);
+/* Seed RDRAND/RDSEED (emu/random.c): the same seed gives the same values.
+ * The machine gives each CPU its own (machine/smp.c). */
+void cpu_seed_random(struct cpu *cpu, uint64_t seed);
 
 /* Back to the RESET state of cpu_init(), on the same machine: the fields before
  * `model` and the fault chain are reset, the TLB and the decoded-instruction

@@ -276,11 +276,12 @@ static const struct cpuid_leaf opteron_leaves[] = {
 	/* "AuthenticAMD" (APM3 E.3.1). Only leaf 1 is defined among the basic leaves. */
 	{ .leaf = 0, .eax = 1, .ebx = STR4('A', 'u', 't', 'h'), .edx = STR4('e', 'n', 't', 'i'),
 	  .ecx = STR4('c', 'A', 'M', 'D') },
-	{ .leaf = 1, .eax = OPTERON_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64, .ecx = FEATURE(pni),
+	/* K10 (family 10h) brought ABM: POPCNT (leaf 1) and LZCNT (80000001H). */
+	{ .leaf = 1, .eax = OPTERON_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64, .ecx = FEATURE(pni) | FEATURE(popcnt),
 	  .edx = HVEMU_EDX1 },
 	{ .leaf = 0x80000000, .eax = 0x8000000a, .ebx = STR4('A', 'u', 't', 'h'),
 	  .edx = STR4('e', 'n', 't', 'i'), .ecx = STR4('c', 'A', 'M', 'D') },
-	{ .leaf = 0x80000001, .eax = OPTERON_SIG, .ecx = FEATURE(svm), .edx = AMD_EDX81 },
+	{ .leaf = 0x80000001, .eax = OPTERON_SIG, .ecx = FEATURE(svm) | FEATURE(abm), .edx = AMD_EDX81 },
 	{ .leaf = 0x80000002, .eax = STR4('h', 'v', 'e', 'm'), .ebx = STR4('u', ' ', 'O', 'p'),
 	  .ecx = STR4('t', 'e', 'r', 'o'), .edx = STR4('n', ' ', 'c', 'l') },
 	{ .leaf = 0x80000003, .eax = STR4('a', 's', 's', ' '), .ebx = STR4('C', 'P', 'U', 0) },
@@ -405,12 +406,14 @@ static const struct cpu_model model_pentium = {
 	/* A.3.3: EPT, descriptor-table exiting, RDTSCP, VPID, WBINVD exiting,                  \
 	 * unrestricted guest, virtual-interrupt delivery (29.2), PAUSE-loop exiting,           \
 	 * INVPCID, VM functions, VMCS shadowing, PML (the models have EPT A/D), virtualize  \
-	 * APIC accesses, APIC-register virtualization and virtualize x2APIC mode (29.4, 29.5). */ \
+	 * APIC accesses, APIC-register virtualization and virtualize x2APIC mode (29.4, 29.5), \
+	 * RDRAND and RDSEED exiting (25.1.3). */                                                \
 	{ MSR_VMX_PROCBASED_CTLS2, CTLS(0, PROC2(EPT) | PROC2(DESC_TABLE_EXITING) |             \
 			PROC2(RDTSCP) | PROC2(VPID) | PROC2(WBINVD_EXITING) | PROC2(UNRESTRICTED_GUEST) | \
 			PROC2(VIRTUAL_INTR_DELIVERY) | PROC2(PAUSE_LOOP_EXITING) | PROC2(INVPCID) | \
 			PROC2(VM_FUNCTIONS) | PROC2(VMCS_SHADOWING) | PROC2(PML) |              \
-			PROC2(VIRTUALIZE_APIC) | PROC2(APIC_REGISTER_VIRT) | PROC2(VIRTUALIZE_X2APIC)) }, \
+			PROC2(VIRTUALIZE_APIC) | PROC2(APIC_REGISTER_VIRT) | PROC2(VIRTUALIZE_X2APIC) | \
+			PROC2(RDRAND_EXITING) | PROC2(RDSEED_EXITING)) },                       \
 	/* A.10 */                                                                              \
 	{ MSR_VMX_EPT_VPID_CAP, (ept_vpid) },                                                   \
 	TRUE_CTLS(SKYLAKE_PIN_MAY1, SKYLAKE_PROC_MAY1, SKYLAKE_EXIT_MAY1, SKYLAKE_ENTRY_MAY1), \
@@ -419,6 +422,13 @@ static const struct cpu_model model_pentium = {
 
 /* CR4 bits of the 64-bit Intel models (SDM Vol.3 2.5; emu/control_regs.c). */
 #define CR4_SKYLAKE_BITS (CR4_P6_BITS | CR4_PCIDE | CR4_OSXSAVE | CR4_FSGSBASE | CR4_SMEP | CR4_SMAP)
+
+/* The scalar instructions of Haswell/Broadwell and later Intel parts and of
+ * AMD Zen (issue 21): MOVBE, POPCNT, RDRAND in leaf 1 ECX; BMI1, BMI2, RDSEED,
+ * ADX in leaf 7 EBX; LZCNT (ABM) in leaf 80000001H ECX. SSE4.2 (CRC32) waits
+ * for its string instructions. */
+#define SCALAR_ECX1 (FEATURE(movbe) | FEATURE(popcnt) | FEATURE(rdrand))
+#define SCALAR_EBX7 (FEATURE(bmi1) | FEATURE(bmi2) | FEATURE(rdseed) | FEATURE(adx))
 
 /* "skylake-lite": shaped after an Intel Skylake client part (family 6 model 5EH,
  * stepping 3); the SDM's leaf 80000001H reports only LAHF64 in ECX and
@@ -430,7 +440,7 @@ static const struct cpuid_leaf skylake_leaves[] = {
 	  .ecx = STR4('n', 't', 'e', 'l') },
 	{ .leaf = 1, .eax = SKYLAKE_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64,
 	  .ecx = SIMD_SKYLAKE | FEATURE(vmx) | FEATURE(cx16) | FEATURE(pcid) | FEATURE(x2apic) |
-		 FEATURE(tsc_deadline_timer) | FEATURE(xsave),
+		 FEATURE(tsc_deadline_timer) | FEATURE(xsave) | SCALAR_ECX1,
 	  .edx = HVEMU_EDX1 },
 	{ .leaf = 2, .eax = 0x0000ff01 },
 	/* L1D/L1I 32 KiB 8-way, L2 256 KiB 4-way, 64-byte lines (leaf 4 as for core2). */
@@ -438,11 +448,11 @@ static const struct cpuid_leaf skylake_leaves[] = {
 	{ .leaf = 4, .subleaf = 1, .indexed = true, .eax = 0x122, .ebx = 0x01c0003f, .ecx = 63 },
 	{ .leaf = 4, .subleaf = 2, .indexed = true, .eax = 0x143, .ebx = 0x00c0003f, .ecx = 1023 },
 	{ .leaf = 7, .subleaf = 0, .indexed = true,
-	  .ebx = FEATURE(fsgsbase) | FEATURE(smep) | FEATURE(invpcid) | FEATURE(smap) },
+	  .ebx = FEATURE(fsgsbase) | FEATURE(smep) | FEATURE(invpcid) | FEATURE(smap) | SCALAR_EBX7 },
 	XSAVE_LEAVES_X87_SSE,
 	TSC_LEAVES,
 	{ .leaf = 0x80000000, .eax = 0x80000008 },
-	{ .leaf = 0x80000001, .ecx = FEATURE(lahf_lm), .edx = EDX81_LONG },
+	{ .leaf = 0x80000001, .ecx = FEATURE(lahf_lm) | FEATURE(abm), .edx = EDX81_LONG },
 	{ .leaf = 0x80000002, .eax = STR4('h', 'v', 'e', 'm'), .ebx = STR4('u', ' ', 'S', 'k'),
 	  .ecx = STR4('y', 'l', 'a', 'k'), .edx = STR4('e', ' ', 'c', 'l') },
 	{ .leaf = 0x80000003, .eax = STR4('a', 's', 's', ' '), .ebx = STR4('C', 'P', 'U', 0) },
@@ -485,7 +495,7 @@ static const struct cpuid_leaf icelake_leaves[] = {
 	  .ecx = STR4('n', 't', 'e', 'l') },
 	{ .leaf = 1, .eax = ICELAKE_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64,
 	  .ecx = SIMD_SKYLAKE | FEATURE(vmx) | FEATURE(cx16) | FEATURE(pcid) | FEATURE(x2apic) |
-		 FEATURE(tsc_deadline_timer) | FEATURE(xsave),
+		 FEATURE(tsc_deadline_timer) | FEATURE(xsave) | SCALAR_ECX1,
 	  .edx = HVEMU_EDX1 },
 	{ .leaf = 2, .eax = 0x0000ff01 },
 	/* L1D 48 KiB 12-way, L1I 32 KiB 8-way, L2 1.25 MiB 20-way, 64-byte lines. */
@@ -493,12 +503,13 @@ static const struct cpuid_leaf icelake_leaves[] = {
 	{ .leaf = 4, .subleaf = 1, .indexed = true, .eax = 0x122, .ebx = 0x01c0003f, .ecx = 63 },
 	{ .leaf = 4, .subleaf = 2, .indexed = true, .eax = 0x143, .ebx = 0x04c0003f, .ecx = 1023 },
 	{ .leaf = 7, .subleaf = 0, .indexed = true,
-	  .ebx = FEATURE(fsgsbase) | FEATURE(smep) | FEATURE(invpcid) | FEATURE(smap) | FEATURE(sha_ni),
-	  .ecx = FEATURE(la57) },
+	  .ebx = FEATURE(fsgsbase) | FEATURE(smep) | FEATURE(invpcid) | FEATURE(smap) | FEATURE(sha_ni) |
+		 SCALAR_EBX7,
+	  .ecx = FEATURE(la57) | FEATURE(rdpid) },
 	XSAVE_LEAVES_X87_SSE,
 	TSC_LEAVES,
 	{ .leaf = 0x80000000, .eax = 0x80000008 },
-	{ .leaf = 0x80000001, .ecx = FEATURE(lahf_lm), .edx = EDX81_LONG },
+	{ .leaf = 0x80000001, .ecx = FEATURE(lahf_lm) | FEATURE(abm), .edx = EDX81_LONG },
 	{ .leaf = 0x80000002, .eax = STR4('h', 'v', 'e', 'm'), .ebx = STR4('u', ' ', 'I', 'c'),
 	  .ecx = STR4('e', ' ', 'L', 'a'), .edx = STR4('k', 'e', ' ', 'c') },
 	{ .leaf = 0x80000003, .eax = STR4('l', 'a', 's', 's'), .ebx = STR4(' ', 'C', 'P', 'U') },
@@ -544,7 +555,7 @@ static const struct cpuid_leaf nehalem_leaves[] = {
 	{ .leaf = 0, .eax = 0xd, .ebx = STR4('G', 'e', 'n', 'u'), .edx = STR4('i', 'n', 'e', 'I'),
 	  .ecx = STR4('n', 't', 'e', 'l') },
 	{ .leaf = 1, .eax = NEHALEM_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64,
-	  .ecx = SIMD_NEHALEM | FEATURE(vmx) | FEATURE(cx16) | FEATURE(xsave), .edx = HVEMU_EDX1 },
+	  .ecx = SIMD_NEHALEM | FEATURE(vmx) | FEATURE(cx16) | FEATURE(xsave) | FEATURE(popcnt), .edx = HVEMU_EDX1 },
 	{ .leaf = 2, .eax = 0x0000ff01 },
 	/* L1D/L1I 32 KiB 8-way, L2 256 KiB 8-way, 64-byte lines. */
 	{ .leaf = 4, .subleaf = 0, .indexed = true, .eax = 0x121, .ebx = 0x01c0003f, .ecx = 63 },
@@ -632,14 +643,15 @@ static const struct cpuid_leaf epyc_leaves[] = {
 	{ .leaf = 0, .eax = 0xd, .ebx = STR4('A', 'u', 't', 'h'), .edx = STR4('e', 'n', 't', 'i'),
 	  .ecx = STR4('c', 'A', 'M', 'D') },
 	{ .leaf = 1, .eax = EPYC_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64,
-	  .ecx = SIMD_SKYLAKE | FEATURE(cx16) | FEATURE(xsave),
+	  .ecx = SIMD_SKYLAKE | FEATURE(cx16) | FEATURE(xsave) | SCALAR_ECX1,
 	  .edx = HVEMU_EDX1 },
+	/* Zen 1 has no RDPID (Zen 2 brought it). */
 	{ .leaf = 7, .subleaf = 0, .indexed = true,
-	  .ebx = FEATURE(fsgsbase) | FEATURE(smep) | FEATURE(smap) | FEATURE(sha_ni) },
+	  .ebx = FEATURE(fsgsbase) | FEATURE(smep) | FEATURE(smap) | FEATURE(sha_ni) | SCALAR_EBX7 },
 	XSAVE_LEAVES_X87_SSE,
 	{ .leaf = 0x80000000, .eax = 0x8000000a, .ebx = STR4('A', 'u', 't', 'h'),
 	  .edx = STR4('e', 'n', 't', 'i'), .ecx = STR4('c', 'A', 'M', 'D') },
-	{ .leaf = 0x80000001, .eax = EPYC_SIG, .ecx = FEATURE(svm) | FEATURE(lahf_lm),
+	{ .leaf = 0x80000001, .eax = EPYC_SIG, .ecx = FEATURE(svm) | FEATURE(lahf_lm) | FEATURE(abm),
 	  .edx = AMD_EDX81 | EDX81_LONG },
 	{ .leaf = 0x80000002, .eax = STR4('h', 'v', 'e', 'm'), .ebx = STR4('u', ' ', 'E', 'P'),
 	  .ecx = STR4('Y', 'C', ' ', 'c'), .edx = STR4('l', 'a', 's', 's') },

@@ -49,7 +49,8 @@ static uint64_t take(struct cursor *c, unsigned n)
 static const uint8_t modrm16_base[8] = { R_BX, R_BX, R_BP, R_BP, REG_NONE, REG_NONE, R_BP, R_BX };
 static const uint8_t modrm16_index[8] = { R_SI, R_DI, R_SI, R_DI, R_SI, R_DI, REG_NONE, REG_NONE };
 
-static void decode_modrm_mem(struct cursor *c, unsigned mode, uint8_t rex, struct insn *in)
+static inline __attribute__((always_inline)) void decode_modrm_mem(struct cursor *c, unsigned mode, uint8_t rex,
+							    struct insn *in)
 {
 	unsigned mod = in->modrm >> 6, rm = in->modrm & 7;
 	bool bp_based = false;
@@ -103,7 +104,7 @@ static void decode_modrm_mem(struct cursor *c, unsigned mode, uint8_t rex, struc
 		in->seg = bp_based ? SR_SS : SR_DS;
 }
 
-static unsigned first_operand_size(unsigned size_class, const struct insn *in)
+static inline __attribute__((always_inline)) unsigned first_operand_size(unsigned size_class, const struct insn *in)
 {
 	switch (size_class) {
 	case SZ_B: return 1;
@@ -116,7 +117,7 @@ static unsigned first_operand_size(unsigned size_class, const struct insn *in)
 	}
 }
 
-static void decode_immediate(struct cursor *c, unsigned kind, struct insn *in)
+static inline __attribute__((always_inline)) void decode_immediate(struct cursor *c, unsigned kind, struct insn *in)
 {
 	switch (kind) {
 	case IMM_B: in->imm = take(c, 1); break;
@@ -146,7 +147,7 @@ static void decode_immediate(struct cursor *c, unsigned kind, struct insn *in)
 	}
 }
 
-static bool prefix_matches(unsigned want, bool has66, unsigned rep)
+static inline __attribute__((always_inline)) bool prefix_matches(unsigned want, bool has66, unsigned rep)
 {
 	switch (want) {
 	case PFX_ANY: return true;
@@ -154,8 +155,146 @@ static bool prefix_matches(unsigned want, bool has66, unsigned rep)
 	case PFX_66: return has66 && rep == REP_NONE;
 	case PFX_F3: return rep == REP_F3;
 	case PFX_F2: return rep == REP_F2;
+	case PFX_NOREP: return rep == REP_NONE;
 	default: return false;
 	}
+}
+
+/* Whether row d takes the ModRM fields (mod, reg, rm); rows without ModRM take all. */
+static inline bool modrm_matches(const struct isa_opcode *op, const struct isa_decode *d,
+				 unsigned mod, unsigned reg, unsigned rm)
+{
+	if (!op->modrm)
+		return true;
+	if (!((d->reg_mask >> reg) & 1))
+		return false;
+	if ((d->mod == MOD_MEM && mod == 3) || (d->mod == MOD_REG && mod != 3))
+		return false;
+	return d->rm == NO_CONSTRAINT || d->rm == rm;
+}
+
+/* Rows valid only outside/inside 64-bit mode let one opcode mean two
+ * instructions (63: ARPL / MOVSXD). */
+static inline bool mode_matches(unsigned mode, uint16_t row_flags)
+{
+	return !((mode == 64 && (row_flags & IF_NO64)) || (mode != 64 && (row_flags & IF_ONLY64)));
+}
+
+/* The operands of a matched row: ModRM register/memory fields (with the REX or
+ * VEX R/X/B bits in in->rex), the first operand's size, the immediate; then the
+ * length and the handler. Returns the length, or 0/-1 as decode_insn().
+ * Inlined: the legacy path must not pay a call for sharing it with VEX. */
+static inline __attribute__((always_inline)) int decode_operands(struct cursor *c, unsigned mode, const struct isa_opcode *op,
+				  const struct isa_decode *row, struct insn *in)
+{
+	uint8_t rex = in->rex;
+	unsigned mod = in->modrm >> 6, reg = (in->modrm >> 3) & 7, rm = in->modrm & 7;
+	uint16_t flags = isa_rows[in->row].flags;
+
+	if (op->modrm) {
+		in->reg = (uint8_t)(reg | ((rex & 4) << 1));
+		if (mod == 3 || row->mod == MOD_FORCE_REG) {
+			in->rm = (uint8_t)(rm | ((rex & 1) << 3));
+		} else {
+			in->mem = true;
+			decode_modrm_mem(c, mode, rex, in);
+		}
+	} else {
+		in->reg = (uint8_t)((in->opcode & 7) | ((rex & 1) << 3));   /* +r forms */
+	}
+	in->size = (uint8_t)first_operand_size(row->size, in);
+	decode_immediate(c, row->imm, in);
+	if (c->status)
+		return c->status == 2 || c->avail >= INSN_MAX_LEN ? -1 : 0;
+	in->len = (uint8_t)c->pos;
+	in->exec = isa_rows[in->row].exec;
+	/* base >= 16: RIP-relative or no base. */
+	if (in->mem && in->index == REG_NONE && in->base < 16 && in->asize >= 4)
+		in->ea_shape = in->asize == 8 ? EA_BASE64 : EA_BASE32;
+
+	/* LOCK legality (SDM Vol.2 LOCK: #UD unless the instruction is
+	 * lockable and its destination is memory). */
+	if (in->lock && !((flags & IF_LOCK) && in->mem))
+		in->exec = insn_undefined;
+	else
+		in->exec = insn_fast_form(in);
+	return in->len;
+}
+
+/* A VEX-encoded instruction (SDM Vol.2 2.3.5, Figure 2-9), from its C4/C5 byte
+ * (already taken). Prefixes before it were recorded in in and has66. Every
+ * rule that makes the encoding #UD whatever the CPU is applied here; those that
+ * depend on the CPU's state (real and virtual-8086 mode, CR4.OSXSAVE/XCR0 for
+ * AVX) are the handler's (vex_mode_ok(), emu/vex.h). */
+static __attribute__((noinline, cold)) int decode_vex(struct cursor *c, unsigned mode, bool has66, bool has67,
+						       uint8_t rex, uint8_t first,
+		      struct insn *in)
+{
+	uint8_t p1 = (uint8_t)take(c, 1), p2 = p1;
+	unsigned map = 1, w = 0;
+	if (first == 0xc4) {
+		p2 = (uint8_t)take(c, 1);
+		map = p1 & 0x1f;
+		w = p2 >> 7;
+	}
+	uint8_t b = (uint8_t)take(c, 1);
+	if (c->status)
+		return c->status == 2 || c->avail >= INSN_MAX_LEN ? -1 : 0;
+	in->opcode = b;
+	in->map = (uint8_t)map;
+	in->vex = (uint8_t)(VEX_PRESENT | ((p2 >> 2) & 1 ? VEX_L256 : 0));
+	unsigned vvvv = (~p2 >> 3) & 15, pp = p2 & 3;
+	/* R, X, B and W (C4) and R (C5) are stored inverted. Outside 64-bit mode R
+	 * and X are 1 (else the bytes are LES/LDS) and B is ignored (SDM Vol.2
+	 * 2.3.5.3), as is vvvv[3] for a register number (2.3.6). */
+	if (mode == 64) {
+		unsigned r = (~p1 >> 7) & 1, x = first == 0xc4 ? (~p1 >> 6) & 1 : 0, bb = first == 0xc4 ? (~p1 >> 5) & 1 : 0;
+		in->rex = (uint8_t)(0x40 | w << 3 | r << 2 | x << 1 | bb);
+		in->vvvv = (uint8_t)vvvv;
+	} else {
+		in->rex = 0;
+		in->vvvv = (uint8_t)(vvvv & 7);
+	}
+	/* SDM Vol.2 2.3.5.x/Table 2-xx "VEX.vvvv/operand size": GPR operands are 64
+	 * bits only with VEX.W1 in 64-bit mode; VEX.W is ignored elsewhere. */
+	in->osize = mode == 64 && w ? 8 : 4;
+	in->asize = mode == 16 ? (has67 ? 4 : 2) : mode == 32 ? (has67 ? 2 : 4) : (has67 ? 4 : 8);
+
+	/* SDM Vol.2 2.3.5.1: mmmmm other than 0F/0F38/0F3A is reserved: #UD. */
+	if (map == 0 || map > 3)
+		return -2;
+
+	const struct isa_opcode *op = &isa_vex_opcodes[map][b];
+	if (op->modrm) {
+		in->modrm = (uint8_t)take(c, 1);
+		if (c->status)
+			return c->status == 2 || c->avail >= INSN_MAX_LEN ? -1 : 0;
+	}
+	unsigned mod = in->modrm >> 6, reg = (in->modrm >> 3) & 7, rm = in->modrm & 7;
+	unsigned rep = pp == 2 ? REP_F3 : pp == 3 ? REP_F2 : REP_NONE;
+	for (unsigned i = 0; i < op->count; i++) {
+		unsigned idx = isa_candidates[op->first + i];
+		const struct isa_decode *d = &isa_decode_rows[idx];
+		unsigned want_l = d->vex & VEX_L_MASK, want_w = (d->vex >> VEX_W_SHIFT) & 3;
+		if (!modrm_matches(op, d, mod, reg, rm) || !prefix_matches(d->prefix, pp == 1, rep))
+			continue;
+		if ((want_l && want_l - 1 != ((in->vex & VEX_L256) != 0)) || (want_w && want_w - 1 != w))
+			continue;
+		/* SDM Vol.2 2.3.6: "VEX.vvvv ... must be 1111b" when the instruction has
+		 * no operand there; all four bits are checked in every mode. */
+		if ((d->vex & VEX_VVVV_ONES) && vvvv != 0)
+			continue;
+		if (!mode_matches(mode, isa_rows[idx].flags))
+			continue;
+		in->row = (uint16_t)idx;
+		int n = decode_operands(c, mode, op, d, in);
+		/* SDM Vol.2 2.3.2: a 66, F2, F3, LOCK or REX prefix before VEX is
+		 * #UD (decoded in full, like a misplaced LOCK). */
+		if (n > 0 && (has66 || in->lock || rex || in->rep))
+			in->exec = insn_undefined;
+		return n;
+	}
+	return -2;
 }
 
 int decode_insn(const uint8_t *bytes, unsigned avail, unsigned mode, struct insn *in)
@@ -201,6 +340,21 @@ int decode_insn(const uint8_t *bytes, unsigned avail, unsigned mode, struct insn
 		rex = 0;
 	}
 opcode:
+	/* C4/C5: VEX in 64-bit mode; elsewhere VEX only when the next byte's bits
+	 * 7:6 are 11b, which as LES/LDS would be a register operand (SDM Vol.2
+	 * 2.3.5.x). Real and virtual-8086 mode are the handler's #UD. */
+	if (__builtin_expect((b & 0xfe) == 0xc4, 0)) {
+		if (mode != 64) {
+			if (c.pos >= c.avail)
+				goto short_read_more;
+		}
+		if (mode == 64 || bytes[c.pos] >= 0xc0) {
+			int n = decode_vex(&c, mode, has66, has67, rex, b, in);
+			if (n != -2)
+				return n;
+			goto undefined;
+		}
+	}
 	in->rex = rex;
 	if (b == 0x0f) {
 		b = (uint8_t)take(&c, 1);
@@ -232,20 +386,12 @@ opcode:
 	for (unsigned i = 0; i < op->count; i++) {
 		unsigned idx = isa_candidates[op->first + i];
 		const struct isa_decode *d = &isa_decode_rows[idx];
-		if (op->modrm) {
-			if (!((d->reg_mask >> reg) & 1))
-				continue;
-			if ((d->mod == MOD_MEM && mod == 3) || (d->mod == MOD_REG && mod != 3))
-				continue;
-			if (d->rm != NO_CONSTRAINT && d->rm != rm)
-				continue;
-		}
+		if (!modrm_matches(op, d, mod, reg, rm))
+			continue;
 		if (!prefix_matches(d->prefix, has66, in->rep))
 			continue;
-		/* Rows valid only outside/inside 64-bit mode let one opcode mean two
-		 * instructions (63: ARPL / MOVSXD); no row left means #UD. */
-		uint16_t row_flags = isa_rows[idx].flags;
-		if ((mode == 64 && (row_flags & IF_NO64)) || (mode != 64 && (row_flags & IF_ONLY64)))
+		/* No row left means #UD. */
+		if (!mode_matches(mode, isa_rows[idx].flags))
 			continue;
 		row = d;
 		in->row = (uint16_t)idx;
@@ -264,35 +410,7 @@ opcode:
 	 * prefixes. */
 	if (mode == 64 && (flags & (IF_D64 | IF_F64)))
 		in->osize = (flags & IF_F64) || !has66 || (rex & 8) ? 8 : 2;
-
-	if (op->modrm) {
-		in->reg = (uint8_t)(reg | ((rex & 4) << 1));
-		if (mod == 3 || row->mod == MOD_FORCE_REG) {
-			in->rm = (uint8_t)(rm | ((rex & 1) << 3));
-		} else {
-			in->mem = true;
-			decode_modrm_mem(&c, mode, rex, in);
-		}
-	} else {
-		in->reg = (uint8_t)((b & 7) | ((rex & 1) << 3));   /* +r forms */
-	}
-	in->size = (uint8_t)first_operand_size(row->size, in);
-	decode_immediate(&c, row->imm, in);
-	if (c.status)
-		goto short_read;
-	in->len = (uint8_t)c.pos;
-	in->exec = isa_rows[in->row].exec;
-	/* base >= 16: RIP-relative or no base. */
-	if (in->mem && in->index == REG_NONE && in->base < 16 && in->asize >= 4)
-		in->ea_shape = in->asize == 8 ? EA_BASE64 : EA_BASE32;
-
-	/* LOCK legality (SDM Vol.2 LOCK: #UD unless the instruction is
-	 * lockable and its destination is memory). */
-	if (in->lock && !((flags & IF_LOCK) && in->mem))
-		in->exec = insn_undefined;
-	else
-		in->exec = insn_fast_form(in);
-	return in->len;
+	return decode_operands(&c, mode, op, row, in);
 
 undefined:
 	in->row = UINT16_MAX;
@@ -300,6 +418,8 @@ undefined:
 	in->exec = insn_undefined;
 	return in->len;
 
+short_read_more:
+	c.status = c.pos >= INSN_MAX_LEN ? 2 : 1;
 short_read:
 	/* SDM Vol.2 2.3.11: more than 15 bytes is #GP(0), whatever the bytes are. */
 	return c.status == 2 || c.avail >= INSN_MAX_LEN ? -1 : 0;
@@ -317,6 +437,17 @@ bool insn_gate(const struct cpu *cpu, struct insn *in)
 	const struct isa_feature *f = &isa_features[isa_rows[in->row].feature];
 	if (cpu_has(cpu, f->leaf, f->reg, f->bit))
 		return true;
+	/* SDM Vol.2 LZCNT/TZCNT: on a processor without the feature the encoding
+	 * executes as BSR/BSF (the F3 prefix is ignored): the row names that row. */
+	if (isa_rows[in->row].flags & IF_FALLBACK) {
+		in->row = isa_rows[in->row].alt;
+		in->exec = isa_rows[in->row].exec;
+		if (in->lock && !((isa_rows[in->row].flags & IF_LOCK) && in->mem))
+			in->exec = insn_undefined;
+		else
+			in->exec = insn_fast_form(in);
+		return insn_gate(cpu, in);
+	}
 	in->exec = insn_undefined;
 	return false;
 }

@@ -5,6 +5,10 @@ Writes isa_table.c (rows, per-opcode candidate lists) and isa_handlers.h (one
 prototype per handler). Format: emu/isa/README.md. Any malformed row stops the
 build with file:line and the reason.
 
+VEX rows (VEX.L.pp.map.W opcode words, B/H operands for VEX.vvvv) go to their
+own table, isa_vex_opcodes; "fallback" rows name the row their encoding is on a
+CPU without their feature (isa_row.alt).
+
 The optional sixth column names the row's intercept (a row of emu/intercept.def,
 lower case) and, as a second word, the CPUID feature (emu/features.def) without
 which the row is #UD. Given the emu/ C sources (--sources), the build also
@@ -23,8 +27,19 @@ FIXED_OPERANDS = {'AL': 'SZ_B', 'CL': 'SZ_B', 'AX': 'SZ_W', 'DX': 'SZ_W', 'eAX':
                   'DS': 'SZ_W', 'FS': 'SZ_W', 'GS': 'SZ_W'}
 MODRM_LETTERS = set('EGMRSCDNPQUVW')
 FLAGS = {'lock': 'IF_LOCK', 'rep': 'IF_REP', 'jump': 'IF_JUMP', 'end': 'IF_END',
-         'no64': 'IF_NO64', 'd64': 'IF_D64', 'f64': 'IF_F64', 'only64': 'IF_ONLY64'}
-PREFIXES = {'any': 'PFX_ANY', 'NP': 'PFX_NONE', '66': 'PFX_66', 'F3': 'PFX_F3', 'F2': 'PFX_F2'}
+         'no64': 'IF_NO64', 'd64': 'IF_D64', 'f64': 'IF_F64', 'only64': 'IF_ONLY64',
+         'fallback': 'IF_FALLBACK'}
+PREFIXES = {'any': 'PFX_ANY', 'NP': 'PFX_NONE', '66': 'PFX_66', 'F3': 'PFX_F3', 'F2': 'PFX_F2',
+            'NP/66': 'PFX_NOREP'}
+# VEX rows (SDM Vol.2 3.1.1.2 opcode column notation: VEX.[NDS.]L.pp.mmmmm.W):
+# the L, pp, map and W words of the first token.
+VEX_L = {'LZ': 1, 'L0': 1, '128': 1, 'L1': 2, '256': 2, 'LIG': 0}
+VEX_PP = {'66': '66', 'F3': 'F3', 'F2': 'F2'}
+VEX_MAP = {'0F': 1, '0F38': 2, '0F3A': 3}
+VEX_W = {'W0': 1, 'W1': 2, 'WIG': 0}
+VEX_INFO = {'NDS', 'NDD', 'DDS'}      # the SDM's operand-role notes: no decoding effect
+# Operand letters of VEX.vvvv (SDM Vol.2 A.2.1): B a general register, H an XMM/YMM register.
+VVVV_LETTERS = set('BH')
 
 
 class RowError(Exception):
@@ -36,8 +51,12 @@ def parse_opcode(text):
     toks = text.split()
     nums = []
     attrs = {'modrm': False, 'reg': None, 'mod': 'any', 'rm': None, 'plus_r': False,
-             'pfx': 'any'}
+             'pfx': 'any', 'vex': None}
     i = 0
+    if toks and toks[0].startswith('VEX.'):
+        attrs['vex'] = parse_vex(toks[0])
+        attrs['pfx'] = attrs['vex']['pp']
+        i = 1
     while i < len(toks):
         t = toks[i]
         if t.endswith('+r'):
@@ -67,6 +86,8 @@ def parse_opcode(text):
             if not 0 <= attrs['rm'] <= 7:
                 raise RowError('rm= must be 0..7')
         elif t.startswith('pfx='):
+            if attrs['vex']:
+                raise RowError('a VEX row names its prefix in VEX.pp, not pfx=')
             if t[4:] not in PREFIXES:
                 raise RowError('unknown prefix ' + t)
             attrs['pfx'] = t[4:]
@@ -75,6 +96,10 @@ def parse_opcode(text):
         i += 1
     if not nums:
         raise RowError('no opcode byte')
+    if attrs['vex']:
+        if len(nums) != 1 or attrs['plus_r']:
+            raise RowError('a VEX row has exactly one opcode byte after VEX.L.pp.map.W (no +r)')
+        return attrs['vex']['map'], nums[0], attrs
     if nums[0] == 0x0F:
         if len(nums) >= 2 and nums[1] in (0x38, 0x3A):
             omap, rest = (2 if nums[1] == 0x38 else 3), nums[2:]
@@ -89,6 +114,29 @@ def parse_opcode(text):
     return omap, rest[0], attrs
 
 
+def parse_vex(tok):
+    """The words of VEX.[NDS.]L.pp.mmmmm.W: L, pp (NP if absent), map, W."""
+    v = {'L': None, 'pp': 'NP', 'map': None, 'W': None}
+    for word in tok.split('.')[1:]:
+        if word in VEX_INFO:
+            continue
+        if word in VEX_L and v['L'] is None:
+            v['L'] = VEX_L[word]
+        elif word in VEX_PP and v['pp'] == 'NP' and v['map'] is None:
+            v['pp'] = VEX_PP[word]
+        elif word in VEX_MAP and v['map'] is None:
+            v['map'] = VEX_MAP[word]
+        elif word in VEX_W and v['W'] is None and v['map'] is not None:
+            v['W'] = VEX_W[word]
+        else:
+            raise RowError('bad or repeated VEX word %r in %s' % (word, tok))
+    if v['L'] is None or v['map'] is None:
+        raise RowError('%s: VEX needs an L word (LZ/L0/128, L1/256, LIG) and a map (0F, 0F38, 0F3A)' % tok)
+    if v['W'] is None:
+        v['W'] = 0
+    return v
+
+
 def operand_info(ops):
     """First-operand size class, immediate kind, and whether ModRM is implied."""
     size = 'SZ_NONE'
@@ -97,7 +145,7 @@ def operand_info(ops):
     for n, op in enumerate(ops):
         if op in FIXED_OPERANDS:
             kind = FIXED_OPERANDS[op]
-        elif op and op[0] in MODRM_LETTERS | set('IJAOZXY'):
+        elif op and op[0] in MODRM_LETTERS | VVVV_LETTERS | set('IJAOZXY'):
             letter, sz = op[0], op[1:]
             if letter in MODRM_LETTERS:
                 needs_modrm = True
@@ -169,6 +217,13 @@ def load(paths, kinds, features):
                     size, imm, needs_modrm = operand_info(ops)
                     if needs_modrm and not attrs['modrm']:
                         raise RowError('operands need a ModRM byte: add /r or /digit')
+                    uses_vvvv = any(o and o[0] in VVVV_LETTERS for o in ops)
+                    if uses_vvvv and not attrs['vex']:
+                        raise RowError('operand B/H (VEX.vvvv) in a row without VEX')
+                    # SDM Vol.2 2.3.6: an instruction without a VEX.vvvv operand
+                    # needs vvvv = 1111b, else #UD.
+                    if attrs['vex']:
+                        attrs['vex']['vvvv_ones'] = not uses_vvvv
                     flags = []
                     for fl in cols[4].split():
                         if fl not in FLAGS:
@@ -183,6 +238,8 @@ def load(paths, kinds, features):
                         raise RowError('intercept %r is not a row of emu/intercept.def' % words[0])
                     if len(words) == 2 and words[1] not in feature_index:
                         raise RowError('feature %r is not a row of emu/features.def' % words[1])
+                    if 'IF_FALLBACK' in flags and len(words) != 2:
+                        raise RowError('"fallback" needs a feature (the sixth column\'s second word)')
                 except RowError as e:
                     sys.exit('%s: %s' % (where, e))
                 rows.append(dict(where=where, map=omap, byte=byte, attrs=attrs, mnemonic=cols[1],
@@ -196,6 +253,16 @@ def c_str(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
 
 
+def covers(t, r):
+    """Row t accepts every encoding row r accepts (for "fallback")."""
+    ta, ra = t['attrs'], r['attrs']
+    return ((ta['reg'] is None or (ra['reg'] is not None and ra['reg'] & ~ta['reg'] == 0)) and
+            ta['mod'] in ('any', ra['mod']) and ta['rm'] in (None, ra['rm']) and
+            (ta['pfx'] in ('any', ra['pfx']) or (ta['pfx'] == 'NP/66' and ra['pfx'] in ('NP', '66'))) and
+            t['size'] == r['size'] and t['imm'] == r['imm'] and
+            set(t['flags']) & {'IF_NO64', 'IF_ONLY64'} <= set(r['flags']))
+
+
 def generate(rows, features, out_dir):
     candidates = {}
     for idx, r in enumerate(rows):
@@ -203,17 +270,27 @@ def generate(rows, features, out_dir):
         if r['attrs']['plus_r'] and r['byte'] & 7:
             sys.exit('%s: +r opcode must have its low three bits zero' % r['where'])
         for b in bytes_:
-            candidates.setdefault((r['map'], b), []).append(idx)
+            candidates.setdefault((bool(r['attrs']['vex']), r['map'], b), []).append(idx)
     order = []
     table = {}
     for key in sorted(candidates):
-        idxs = candidates[key]
+        # "fallback" rows are tried first: they take the encoding on a CPU with
+        # their feature, and hand it to the row they fall back to without it.
+        idxs = sorted(candidates[key], key=lambda i: 'IF_FALLBACK' not in rows[i]['flags'])
         modrm = {rows[i]['attrs']['modrm'] for i in idxs}
         if len(modrm) != 1:
             sys.exit('%s: rows of opcode map %d byte %02X disagree on ModRM' %
-                     (rows[idxs[0]]['where'], key[0], key[1]))
+                     (rows[idxs[0]]['where'], key[1], key[2]))
         if len(idxs) > 255:
             sys.exit('too many rows for one opcode')
+        for n, i in enumerate(idxs):
+            if 'IF_FALLBACK' not in rows[i]['flags']:
+                continue
+            alt = [j for j in idxs[n + 1:] if 'IF_FALLBACK' not in rows[j]['flags'] and covers(rows[j], rows[i])]
+            if not alt:
+                sys.exit('%s: "fallback" row, but no later row of its opcode takes all of its encodings '
+                         'with the same operand sizes and immediate' % rows[i]['where'])
+            rows[i]['alt'] = alt[0]
         table[key] = (len(order), len(idxs), modrm.pop())
         order.extend(idxs)
 
@@ -231,9 +308,10 @@ def generate(rows, features, out_dir):
         c.write('#include "emu/decode_table.h"\n#include "isa_handlers.h"\n\n')
         c.write('const struct isa_row isa_rows[] = {\n')
         for r in rows:
-            c.write('\t{ %s, %s, op_%s, %s, %s, %d },\t/* %s */\n' % (
+            c.write('\t{ %s, %s, op_%s, %s, %s, %d, %d },\t/* %s */\n' % (
                 c_str(r['mnemonic']), c_str(r['operands']), r['handler'],
-                ' | '.join(r['flags']) or '0', r['intercept'], r['feature'], r['where'].split('/')[-1]))
+                ' | '.join(r['flags']) or '0', r['intercept'], r['feature'], r.get('alt', 0),
+                r['where'].split('/')[-1]))
         c.write('};\nconst unsigned isa_row_count = %d;\n\n' % len(rows))
         c.write('const struct isa_feature isa_features[] = {\n\t{ "", 0, 0, 0 },\n')
         for name, leaf, reg, bit in features:
@@ -242,11 +320,13 @@ def generate(rows, features, out_dir):
         c.write('const struct isa_decode isa_decode_rows[] = {\n')
         for r in rows:
             a = r['attrs']
-            c.write('\t{ %s, %s, %s, %s, %s, %s },\n' % (
+            v = a['vex']
+            vex = '0' if not v else '%d | %d << 2%s' % (v['L'], v['W'], ' | VEX_VVVV_ONES' if v['vvvv_ones'] else '')
+            c.write('\t{ %s, %s, %s, %s, %s, %s, %s },\n' % (
                 '0xff' if a['reg'] is None else hex(a['reg']),
                 {'any': 'MOD_ANY', 'mem': 'MOD_MEM', 'reg': 'MOD_REG', 'force_reg': 'MOD_FORCE_REG'}[a['mod']],
                 'NO_CONSTRAINT' if a['rm'] is None else a['rm'],
-                PREFIXES[a['pfx']], r['size'], r['imm']))
+                PREFIXES[a['pfx']], r['size'], r['imm'], vex))
         c.write('};\n\n')
         c.write('const uint16_t isa_candidates[] = {\n')
         for i in range(0, len(order), 16):
@@ -254,17 +334,20 @@ def generate(rows, features, out_dir):
         if not order:
             c.write('\t0\n')
         c.write('};\n\n')
-        c.write('const struct isa_opcode isa_opcodes[4][256] = {\n')
-        for omap in range(4):
-            if not any((omap, b) in table for b in range(256)):
-                continue
-            c.write('\t[%d] = {\n' % omap)
-            for b in range(256):
-                if (omap, b) in table:
-                    first, count, modrm = table[(omap, b)]
-                    c.write('\t\t[0x%02x] = { %d, %d, %d },\n' % (b, first, count, int(modrm)))
-            c.write('\t},\n')
-        c.write('};\n')
+        for vex, name in ((False, 'isa_opcodes'), (True, 'isa_vex_opcodes')):
+            c.write('const struct isa_opcode %s[4][256] = {\n' % name)
+            if not any(k[0] == vex for k in table):
+                c.write('\t[0] = { [0] = { 0, 0, 0 } },\n')     # no rows: an all-zero table
+            for omap in range(4):
+                if not any((vex, omap, b) in table for b in range(256)):
+                    continue
+                c.write('\t[%d] = {\n' % omap)
+                for b in range(256):
+                    if (vex, omap, b) in table:
+                        first, count, modrm = table[(vex, omap, b)]
+                        c.write('\t\t[0x%02x] = { %d, %d, %d },\n' % (b, first, count, int(modrm)))
+                c.write('\t},\n')
+            c.write('};\n')
 
 
 FUNCTION = re.compile(r'^(?:static\s+)?(?:inline\s+)?[A-Za-z_][\w \t\*]*?\b(\w+)\(([^;{]*?)\)[^;{]*\n\{(.*?)^\}',

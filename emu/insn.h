@@ -31,6 +31,8 @@ enum {
 	IF_D64 = 1u << 5,          /* 64-bit default operand size in 64-bit mode */
 	IF_F64 = 1u << 6,          /* 64-bit operand size forced in 64-bit mode */
 	IF_ONLY64 = 1u << 7,       /* #UD outside 64-bit mode */
+	IF_FALLBACK = 1u << 8,     /* without the row's feature the encoding is another row
+				      (isa_row.alt: F3 0F BC is TZCNT, else BSF) */
 };
 
 /* Effective-address shapes the decoder picks out, so that the commonest,
@@ -67,17 +69,23 @@ struct insn {
 	bool mem;                  /* the E operand is memory */
 	uint8_t base, index;       /* REG_NONE if absent; REG_RIP for RIP-relative */
 	uint8_t scale;             /* log2 */
-	uint8_t rex;               /* REX byte, 0 if none */
+	uint8_t rex;               /* REX byte, 0 if none; VEX-encoded: 40H | W R X B in
+				      64-bit mode (their meaning; inverted in the prefix), 0 elsewhere */
 	uint8_t ea_shape;          /* enum ea_shape: the memory operand's address, as decoded */
+	uint8_t vex;               /* VEX-encoded: VEX_PRESENT | VEX.L; 0 for legacy encodings */
+	uint8_t vvvv;              /* VEX.vvvv as a register number (un-inverted; bit 3
+				      dropped outside 64-bit mode, SDM Vol.2 2.3.6) */
 	uint16_t imm2;             /* second immediate: ENTER's Ib, far pointer selector */
 	int64_t disp;
 	uint64_t imm;              /* sign-extended where the operand letter says so */
 };
 #define REG_RIP 0x10
 /* One cache line: a block's instructions are read one after another, and a
- * bigger struct costs every block one more line per instruction (6 bytes of
+ * bigger struct costs every block one more line per instruction (4 bytes of
  * padding after imm2 are still free). */
 _Static_assert(sizeof(struct insn) == 64, "struct insn: one cache line");
+#define VEX_PRESENT 1u             /* insn.vex: a VEX prefix (C4/C5) introduced the opcode */
+#define VEX_L256 2u                /* insn.vex: VEX.L = 1 */
 
 /* One row of the instruction table (generated from emu/isa/<concept>.isa). */
 struct isa_row {
@@ -87,6 +95,7 @@ struct isa_row {
 	uint16_t flags;            /* IF_* */
 	uint8_t intercept;         /* enum intercept_kind (emu/intercept.def), IK_NONE if none */
 	uint8_t feature;           /* index into isa_features[]: #UD without it; 0: none */
+	uint16_t alt;              /* IF_FALLBACK: the row this encoding is without the feature */
 };
 extern const struct isa_row isa_rows[];
 extern const unsigned isa_row_count;

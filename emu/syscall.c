@@ -196,6 +196,22 @@ status_t op_rdtscp(struct cpu *cpu, const struct insn *in)
 	return ST_OK;
 }
 
+/* RDPID (F3 0F C7 /7, register form): IA32_TSC_AUX into the register, all 64
+ * bits in 64-bit mode and the low 32 elsewhere, whatever REX.W says (SDM Vol.2
+ * RDPID Operation); #UD unless CPUID.7.0:ECX.RDPID[22] (the row's feature).
+ * CR4.TSD does not apply. A VMX guest whose "enable RDTSCP" is 0 gets #UD
+ * (SDM Vol.3 25.3), asked first as for RDTSCP. */
+status_t op_rdpid(struct cpu *cpu, const struct insn *in)
+{
+	status_t st;
+	if ((st = intercept_insn_before_checks(cpu, in)) != ST_OK)
+		return st;
+	if ((st = intercept_insn(cpu, in)) != ST_OK)
+		return st;
+	reg_write(cpu, in->rm, cpu->mode == MODE_LONG64 ? 8 : 4, false, cpu->tsc_aux);
+	return ST_OK;
+}
+
 /* MOVSXD Gv, Ed (63 /r, 64-bit mode): REX.W sign-extends the doubleword; without
  * it the SDM calls the 32/16-bit forms "discouraged": a plain move of that size,
  * reading a word for the 16-bit form (SDM Vol.2 MOVSX/MOVSXD; a 32-bit destination

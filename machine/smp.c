@@ -52,6 +52,8 @@ bool smp_setup(struct machine *m, const struct machine_config *cfg, char *err, s
 	for (unsigned i = 0; i < s->n; i++) {
 		struct cpu *c = s->cpu[i];
 		c->halt_yields = s->n > 1;
+		/* --seed: RDRAND/RDSEED values, a sequence per CPU (emu/random.c). */
+		cpu_seed_random(c, cfg->rng_seed ^ (uint64_t)i * 0xd1b54a32d192ed03ull);
 		/* The ring through which stores reach every CPU's decoded code. */
 		c->next_cpu = s->n > 1 ? s->cpu[(i + 1) % s->n] : NULL;
 	}

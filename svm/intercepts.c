@@ -271,7 +271,8 @@ static status_t instruction(struct svm *s, struct cpu *cpu, struct exit_record *
 		return svm_vmexit(s, &x);
 	}
 	default:
-		/* INVPCID and the VMX rows: no SVM intercept this model reports. */
+		/* INVPCID and the VMX rows: no SVM intercept this model reports;
+		 * RDRAND and RDSEED: the APM defines no intercept for them. */
 		return ST_OK;
 	}
 }

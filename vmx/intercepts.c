@@ -107,7 +107,8 @@ static uint32_t address_size_code(uint8_t asize)
 #define INFO_BASE_INVALID      (1u << 27)
 #define INFO_IDENTITY_SHIFT    28           /* Tables 27-10, 27-11: instruction identity */
 #define INFO_REG2_SHIFT        28           /* Tables 27-9, 27-14: reg2 */
-#define INFO_REG1_SHIFT        3            /* Tables 27-11, 27-14: reg1 */
+#define INFO_REG1_SHIFT        3            /* Tables 27-11, 27-12, 27-14: reg1 */
+#define INFO_OSIZE_SHIFT       11           /* Table 27-12: operand size */
 
 /* The memory operand as Tables 27-9, 27-10, 27-11, 27-13 and 27-14 share it:
  * scaling (1:0), address size (9:7), segment (17:15), index (21:18) and
@@ -283,13 +284,13 @@ static bool vmcs_shadowing_exits(struct vmx *v, struct cpu *cpu, const struct ex
 	return (physmem_read(cpu->mem, bitmap + enc / 8, 1) >> (enc % 8)) & 1;
 }
 
-/* SDM Vol.3 25.3: with "enable RDTSCP" 0 RDTSCP, with "enable INVPCID" 0
- * INVPCID, is #UD, and that #UD "takes priority over any other exception
+/* SDM Vol.3 25.3: with "enable RDTSCP" 0 RDTSCP and RDPID, with "enable
+ * INVPCID" 0 INVPCID, is #UD, and that #UD "takes priority over any other exception
  * the instruction may incur" (CR4.TSD's #GP, INVPCID's CPL #GP): asked
  * before the instruction's own checks (PHASE_BEFORE_CHECKS). */
 static status_t disabled_instruction(struct vmx *v, struct cpu *cpu, const struct exit_record *r)
 {
-	if ((r->kind == IK_RDTSCP && !vmx_proc2_ctl(v, VMX_PROC2_RDTSCP)) ||
+	if (((r->kind == IK_RDTSCP || r->kind == IK_RDPID) && !vmx_proc2_ctl(v, VMX_PROC2_RDTSCP)) ||
 	    (r->kind == IK_INVPCID && !vmx_proc2_ctl(v, VMX_PROC2_INVPCID)))
 		return cpu_raise(cpu, EXC_UD);
 	return ST_OK;
@@ -316,6 +317,19 @@ static status_t instruction(struct vmx *v, struct cpu *cpu, struct exit_record *
 		return ST_VMEXIT;
 	}
 	switch (r->kind) {
+	case IK_RDRAND:
+	case IK_RDSEED: {
+		/* 25.1.3 "RDRAND exiting", "RDSEED exiting" (secondary controls);
+		 * 27.2.5 Table 27-12: the destination register in bits 6:3, the
+		 * operand size in bits 12:11 (0: 16-bit, 1: 32-bit, 2: 64-bit). */
+		bool rdrand = r->kind == IK_RDRAND;
+		if (!vmx_proc2_ctl(v, rdrand ? VMX_PROC2_RDRAND_EXITING : VMX_PROC2_RDSEED_EXITING))
+			return ST_OK;
+		*x = insn_exit(r, rdrand ? VMX_EXIT_RDRAND : VMX_EXIT_RDSEED);
+		x->insn_info = (uint32_t)(r->op.gpr & 15) << INFO_REG1_SHIFT |
+			       (uint32_t)(r->op.osize == 2 ? 0 : r->op.osize == 4 ? 1 : 2) << INFO_OSIZE_SHIFT;
+		return ST_VMEXIT;
+	}
 	case IK_RDTSCP:
 		/* Enabled (disabled_instruction), it exits with "RDTSC exiting"
 		 * (SDM Vol.3 25.1.3). The TSC offset applies to both instructions
@@ -894,8 +908,8 @@ static status_t event(struct vmx *v, struct cpu *cpu, struct exit_record *r, str
 
 /* Not decided here (no exit record reaches this file for them, or another
  * part owns them):
- *   - RDRAND, RDSEED, XSAVES, XRSTORS, ENCLS, UMWAIT, TPAUSE (Table 27-12,
- *     27-13's XSAVES/XRSTORS): hvemu's core has none of these instructions;
+ *   - XSAVES, XRSTORS, ENCLS, UMWAIT, TPAUSE (Table 27-12, 27-13's
+ *     XSAVES/XRSTORS): hvemu's core has none of these instructions;
  *   - RDMSR/WRMSR of 800H-8FFH under "virtualize x2APIC mode" (29.5), the
  *     APIC-register virtualization: the APIC virtualization's access side;
  *     the virtual-APIC page's updates: virtual_apic.c;

@@ -183,6 +183,8 @@ def real_cmos(r):
     return bytes([0xb0, r, 0xe6, 0x70, 0xe4, 0x71, 0xe6, 0xf4])
 # Real mode: CPUID 16H, EAX (the base frequency in MHz) to isa-debug-exit.
 REAL_CPUID16 = bytes.fromhex('66b816000000' '0fa2' 'e6f4')
+# Real mode: RDRAND AX, then debug-exit with AL (emu/random.c: SplitMix64 from --seed).
+REAL_RDRAND16 = bytes.fromhex('0fc7f0' 'e6f4')
 # Real mode: write V to isa-debug-exit.
 def real_exit(v):
     return bytes([0xb0, v, 0xe6, 0xf4])
@@ -302,6 +304,7 @@ def files(tmp):
     put('rtcyear.bin', real_cmos(9))
     put('rtchour.bin', real_cmos(4))
     put('cpuid16.bin', REAL_CPUID16)
+    put('rdrand16.bin', REAL_RDRAND16)
     put('exit127.bin', real_exit(127))
     put('exit128.bin', real_exit(128))
     put('exit200.bin', real_exit(200))
@@ -837,6 +840,12 @@ def cases(p, tmp):
                              '--insn-rate', '100M'], 201, b'', False),
         'insn-rate-hz': (['run', '--load', p['cpuid16.bin'] + '@0x7c00', '--entry', '0x7c00',
                           '--insn-rate', '120000000Hz'], 241, b'', False),
+        # --seed: RDRAND's values follow it (the first of CPU 0 is SplitMix64's
+        # first output from the seed: ...AFH for 0, ...C1H for 1; status 2*AL+1).
+        'seed-default': (['run', '--load', p['rdrand16.bin'] + '@0x7c00', '--entry', '0x7c00'], 95, b'', False),
+        'seed-1': (['run', '--load', p['rdrand16.bin'] + '@0x7c00', '--entry', '0x7c00', '--seed', '1'],
+                   131, b'', False),
+        'seed-garbage': ee("bad --seed 'x'", 'run', '--kernel', mb, '--seed', 'x'),
         # --realtime is a flag.
         'realtime': (['run', '--kernel', mb, '--realtime', '--serial', 'none'], 1, None, False),
         'realtime-value': ee('--realtime takes no value', 'run', '--kernel', mb, '--realtime=yes'),

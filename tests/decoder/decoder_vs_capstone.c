@@ -292,6 +292,16 @@ static bool compare_operand(const char *op, const cs_x86_op *c, const struct ins
 	     !strcmp(op, "FS") || !strcmp(op, "GS")))
 		return true;
 
+	/* B: the general register VEX.vvvv names (SDM Vol.2 A.2.1). */
+	if (letter == 'B') {
+		struct reg_info r = cs_reg(c->type == X86_OP_REG ? c->reg : X86_REG_INVALID);
+		if (c->type != X86_OP_REG || r.num != in->vvvv || r.size != letter_size(sz, in)) {
+			snprintf(why, whylen, "%s: VEX.vvvv register %u/%u vs capstone %d/%u", op, in->vvvv,
+				 letter_size(sz, in), r.num, r.size);
+			return false;
+		}
+		return true;
+	}
 	switch (letter) {
 	case 'E': case 'M': case 'G': case 'R': case 'Z': case 'W': {
 		bool want_mem = (letter == 'E' || letter == 'M' || letter == 'W') && in->mem;
@@ -365,7 +375,9 @@ static bool compare_operand(const char *op, const cs_x86_op *c, const struct ins
 		/* ENTER's second immediate lives in imm2 (checked by the caller). */
 		/* Iw is 16 bits unsigned (RET/RETF/ENTER); Capstone 4 stores it
 		 * sign-extended to its operand size in 64-bit mode. */
-		uint64_t m = mask_of(!strcmp(sz, "w") ? 2 : c->size ? c->size : letter_size(sz, in));
+		/* Ib is one unsigned byte (RORX's count, SDM Vol.2 RORX); Capstone 4
+		 * sign-extends it to the operand size. */
+		uint64_t m = mask_of(!strcmp(sz, "w") ? 2 : !strcmp(sz, "b") ? 1 : c->size ? c->size : letter_size(sz, in));
 		if (((uint64_t)c->imm & m) != (in->imm & m)) {
 			snprintf(why, whylen, "%s: immediate %#" PRIx64 " vs capstone %#" PRIx64, op,
 				 in->imm & m, (uint64_t)c->imm & m);
@@ -527,6 +539,8 @@ enum {                             /* prefix conditions, all must hold */
 	C_CS16 = 1 << 5,           /* what Capstone 4 takes for an operand-size override
 				      in 64-bit mode: 66, or 67 when REX.W follows */
 	C_F3 = 1 << 7,
+	C_F2 = 1 << 8,
+	C_REX = 1 << 9,            /* any REX prefix (64-bit mode) */
 	C_MPFX_MISSED = 1 << 6,    /* a mandatory prefix Capstone 4 does not see as one:
 				      in 16-bit code, or with a legacy prefix after it */
 };
@@ -615,6 +629,15 @@ static const struct capstone_deviation capstone_deviations[] = {
 	{ 2, -1, -1, false, DEV_OPERANDS, "66 0F 38 rows in 16-bit code / 66 not last", 0, C_MPFX_MISSED },
 	{ 3, -1, -1, false, DEV_REJECTS, "66 0F 3A rows in 16-bit code / 66 not last", 0, C_MPFX_MISSED },
 	{ 3, -1, -1, false, DEV_OPERANDS, "66 0F 3A rows in 16-bit code / 66 not last", 0, C_MPFX_MISSED },
+	/* The same gap for the scalar instructions with a mandatory prefix (SDM
+	 * Vol.2 POPCNT, ADCX, ADOX, CRC32): Capstone 4 rejects F3 0F B8 and 66/F3
+	 * 0F 38 F6, and reads F2 0F 38 F0/F1 as MOVBE (rejecting the register forms). */
+	{ 1, 0xb8, -1, false, DEV_REJECTS, "POPCNT in 16-bit code / F3 not last", 0, C_MPFX_MISSED },
+	{ 2, 0xf6, -1, false, DEV_REJECTS, "ADCX/ADOX in 16-bit code / 66, F3 not last", 0, C_MPFX_MISSED },
+	{ 2, 0xf0, -1, false, DEV_OPERANDS, "CRC32 r, r/m8 read as MOVBE", 0, C_MPFX_MISSED },
+	{ 2, 0xf1, -1, false, DEV_OPERANDS, "CRC32 r, r/m read as MOVBE", 0, C_MPFX_MISSED },
+	{ 2, 0xf0, -1, true, DEV_REJECTS, "CRC32 r, r8 read as MOVBE (no register form)", 0, C_MPFX_MISSED },
+	{ 2, 0xf1, -1, true, DEV_REJECTS, "CRC32 r, r read as MOVBE (no register form)", 0, C_MPFX_MISSED },
 
 	/* --- 64-bit mode --- */
 	/* SDM Vol.2 MOVSXD: "63 /r MOVSXD r16, r/m16", "MOVSXD r32, r/m32"; only
@@ -698,6 +721,11 @@ static unsigned prefix_conditions(const struct insn *in, unsigned mode, const ui
 		c |= C_67;
 	if (memchr(bytes, 0xf3, npfx))
 		c |= C_F3;
+	if (memchr(bytes, 0xf2, npfx))
+		c |= C_F2;
+	for (unsigned i = 0; mode == 64 && i < npfx; i++)
+		if ((bytes[i] & 0xf0) == 0x40)
+			c |= C_REX;
 	c |= (in->rex & 8) ? C_REXW : C_NO_REXW;
 	if (in->rex & 4)
 		c |= C_REXR;
@@ -853,6 +881,11 @@ static void check_case(csh cs, struct stats *st, unsigned mode, const uint8_t *b
 			report(st, mode, bytes, &in, len, c, why);
 			goto out;
 		}
+	} else if (insn_is_undefined(&in) && in.vex && npfx && (conds & (C_66 | C_F3 | C_F2 | C_REX))) {
+		/* SDM Vol.2 2.3.2: a 66, F2, F3 or REX prefix before VEX is #UD;
+		 * Capstone 4 decodes the instruction. */
+		st->known_capstone++;
+		goto out;
 	} else if (insn_is_undefined(&in)) {
 		report(st, mode, bytes, &in, len, c, "hvemu #UD, capstone decodes");
 		goto out;
@@ -1004,6 +1037,65 @@ static unsigned long run_mode(csh cs, struct stats *st, unsigned mode)
 	return opcodes_with_rows;
 }
 
+/* The VEX rows (isa_vex_opcodes): every ModRM byte of every row's map, opcode
+ * and VEX.pp, with VEX.W 0/1, VEX.L 0/1, VEX.vvvv 1111b or another value and,
+ * in 64-bit mode, the eight R/X/B combinations (outside it R and X are 1, or
+ * the bytes are LES; B is flipped too, which the CPU ignores there: SDM Vol.2
+ * 2.3.5); each also with a 67 prefix; and, with W = L = 0, every SIB byte
+ * behind one ModRM form. Returns the number of opcodes with VEX rows. */
+static unsigned long run_vex(csh cs, struct stats *st, unsigned mode)
+{
+	static const uint8_t pp_of[] = { [PFX_NONE] = 0, [PFX_66] = 1, [PFX_F3] = 2, [PFX_F2] = 3 };
+	static const uint8_t vvvv_others[] = { 0, 6, 9, 14 };
+	unsigned long opcodes = 0;
+	uint8_t buf[INSN_MAX_LEN];
+
+	for (unsigned map = 1; map <= 3; map++)
+		for (unsigned op = 0; op < 256; op++) {
+			const struct isa_opcode *o = &isa_vex_opcodes[map][op];
+			if (!o->count)
+				continue;
+			opcodes++;
+			unsigned pps = 0;                   /* the VEX.pp values the rows name */
+			for (unsigned i = 0; i < o->count; i++)
+				pps |= 1u << pp_of[isa_decode_rows[isa_candidates[o->first + i]].prefix];
+			for (unsigned pp = 0; pp < 4; pp++) {
+				if (!((pps >> pp) & 1))
+					continue;
+				/* v: W, L, vvvv 1111b or not, then R X B (64-bit mode) or B, then 67. */
+				for (unsigned v = 0; v < 8u * (mode == 64 ? 16 : 4); v++) {
+					unsigned w = v & 1, l = (v >> 1) & 1;
+					unsigned vvvv = (v >> 2) & 1 ? vvvv_others[rng_byte() & 3] : 15;
+					unsigned rxb = mode == 64 ? (v >> 3) & 7 : (v >> 3) & 1;
+					unsigned a32 = mode == 64 ? (v >> 6) & 1 : (v >> 4) & 1;
+					bool sib = (v & 3) == 0 && !(mode == 16 && !a32);
+					for (int m = 0; m < 256 + (sib ? 256 : 0); m++) {
+						unsigned n = 0;
+						if (a32)
+							buf[n++] = 0x67;
+						unsigned npfx = n;
+						buf[n++] = 0xc4;
+						buf[n++] = (uint8_t)((~rxb & 7) << 5 | map);
+						buf[n++] = (uint8_t)(w << 7 | (~vvvv & 15) << 3 | l << 2 | pp);
+						buf[n++] = (uint8_t)op;
+						/* The second 256: ModRM mod 0/1/2 rm 4 with every SIB
+						 * byte (a random mod), where a SIB follows. */
+						if (m < 256) {
+							buf[n++] = (uint8_t)m;
+						} else {
+							buf[n++] = (uint8_t)((rng_byte() % 3) << 6 | (m & 0x38) | 4);
+							buf[n++] = (uint8_t)(m - 256);
+						}
+						while (n < INSN_MAX_LEN)
+							buf[n++] = rng_byte();
+						check_case(cs, st, mode, buf, npfx);
+					}
+				}
+			}
+		}
+	return opcodes;
+}
+
 /* SDM Vol.2 2.3.11: an instruction longer than 15 bytes is #GP(0), whatever
  * the bytes. Redundant prefixes before a long instruction, lengths 11..18:
  * hvemu must decode exactly up to 15 and return -1 beyond, also with more
@@ -1088,9 +1180,10 @@ int main(int argc, char **argv)
 		cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
 		struct stats before = st;
 		unsigned long rows = run_mode(cs, &st, mode);
+		unsigned long vex_opcodes = run_vex(cs, &st, mode);
 		check_length_limit(cs, &st, mode);
-		printf("%u-bit: %lu opcodes with rows, %lu cases compared, %lu agree #UD, "
-		       "%lu mismatches\n", mode, rows, st.compared - before.compared,
+		printf("%u-bit: %lu opcodes with rows (%lu VEX), %lu cases compared, %lu agree #UD, "
+		       "%lu mismatches\n", mode, rows, vex_opcodes, st.compared - before.compared,
 		       st.agree_ud - before.agree_ud, st.mismatches - before.mismatches);
 		cs_close(&cs);
 	}

@@ -5,6 +5,7 @@
 #define HVEMU_TESTS_DIFF_GEN_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -91,6 +92,11 @@ static inline void flags_written(struct gen *g, uint32_t defined, uint32_t undef
  * at the end (not compared in the 32-bit run). */
 uint32_t gen_case32(struct gen *g, struct diff_request *rq);
 uint32_t gen_case64(struct gen *g, struct diff_request *rq);
+/* The -m scalar run (gen_scalar.c): 64-bit cases of the scalar instructions
+ * the host has; scalar_host_ops() finds those (printing the others to report,
+ * if not NULL) and returns how many. */
+uint32_t gen_case_scalar(struct gen *g, struct diff_request *rq);
+unsigned scalar_host_ops(FILE *report);
 
 /* The x87 family (gen_x87.c): the set-up that starts an x87 case (FRSTOR of a
  * random image at [rSI-128]; sets rq->x87), one random x87

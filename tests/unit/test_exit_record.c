@@ -361,6 +361,11 @@ static const struct row rows[] = {
 	{ "rdtscp prot32", P32, 0, NULL, { 0 }, CODE_(0x0f, 0x01, 0xf9), .pass = 1, .before = { IK_RDTSCP }, .x = { .kind = IK_RDTSCP } },
 	{ "rdtscp long64", L64, 0, NULL, { 0 }, CODE_(0x0f, 0x01, 0xf9), .pass = 1, .before = { IK_RDTSCP }, .x = { .kind = IK_RDTSCP } },
 	{ "rdtscp cpl3 tsd is #GP", L64, CPL3, tsd, { 0 }, CODE_(0x0f, 0x01, 0xf9), .pass = 1, .before = { IK_RDTSCP }, .x = { GP0 } },
+	/* ---- RDRAND, RDSEED: no checks of their own; the destination register ---- */
+	{ "rdrand eax prot32", P32, 0, NULL, { 0 }, CODE_(0x0f, 0xc7, 0xf0), .x = { .kind = IK_RDRAND, GPR(0) } },
+	{ "rdrand r11 long64 cpl3", L64, CPL3, NULL, { 0 }, CODE_(0x49, 0x0f, 0xc7, 0xf3),
+	  .x = { .kind = IK_RDRAND, GPR(11) } },
+	{ "rdseed bx real", REAL, 0, NULL, { 0 }, CODE_(0x0f, 0xc7, 0xfb), .x = { .kind = IK_RDSEED, GPR(3) } },
 	{ "rdpmc real", REAL, 0, NULL, { 0 }, CODE_(0x0f, 0x33), .x = { .kind = IK_RDPMC } },
 	{ "rdpmc prot32", P32, 0, NULL, { 0 }, CODE_(0x0f, 0x33), .x = { .kind = IK_RDPMC } },
 	{ "rdpmc long64", L64, 0, NULL, { 0 }, CODE_(0x0f, 0x33), .x = { .kind = IK_RDPMC } },
@@ -1656,7 +1661,8 @@ START_TEST(vm_instruction_outside_guest)
 }
 END_TEST
 
-/* ---- MONITOR, MWAIT, RDPRU: #UD where CPUID does not list them, so never asked ---- */
+/* ---- MONITOR, MWAIT, RDPRU, RDPID: #UD where CPUID does not list them, so
+ * never asked; RDPID asks first before its checks (a VMX model's #UD) ---- */
 
 START_TEST(unadvertised_are_ud)
 {
@@ -1665,25 +1671,27 @@ START_TEST(unadvertised_are_ud)
 		enum intercept_kind kind;
 		uint32_t leaf;
 		unsigned reg, bit;
-		uint8_t code[3];
+		uint8_t len, code[4];
 	} insns[] = {
-		{ "monitor", IK_MONITOR, 1, 2, 3, { 0x0f, 0x01, 0xc8 } },       /* CPUID.1:ECX.MONITOR */
-		{ "mwait", IK_MWAIT, 1, 2, 3, { 0x0f, 0x01, 0xc9 } },
-		{ "rdpru", IK_RDPRU, 0x80000008, 1, 4, { 0x0f, 0x01, 0xfd } },  /* Fn8000_0008_EBX[4] */
+		{ "monitor", IK_MONITOR, 1, 2, 3, 3, { 0x0f, 0x01, 0xc8 } },       /* CPUID.1:ECX.MONITOR */
+		{ "mwait", IK_MWAIT, 1, 2, 3, 3, { 0x0f, 0x01, 0xc9 } },
+		{ "rdpru", IK_RDPRU, 0x80000008, 1, 4, 3, { 0x0f, 0x01, 0xfd } },  /* Fn8000_0008_EBX[4] */
+		{ "rdpid", IK_RDPID, 7, 2, 22, 4, { 0xf3, 0x0f, 0xc7, 0xf8 } },   /* CPUID.7.0:ECX[22] */
 	};
-	const struct cpu_model *cm = cpu_models[_i / 3];
-	unsigned k = _i % 3;
+	const struct cpu_model *cm = cpu_models[_i / 4];
+	unsigned k = _i % 4;
 	struct test_machine m;
 	struct recorder rec = { 0 };
 
-	enter(&m, P32, 0, NULL, (const uint64_t[16]){ [R_AX] = DATA }, insns[k].code, 3);
+	enter(&m, P32, 0, NULL, (const uint64_t[16]){ [R_AX] = DATA }, insns[k].code, insns[k].len);
 	m.cpu.regs[R_CX] = 0;      /* no MONITOR/MWAIT #GP for ECX */
 	m.cpu.model = cm;          /* the flat 32-bit machine suits every model */
 	uint64_t start = m.cpu.rip;
 	run(&m, &rec, &recording, insns[k].name);
 	struct exit_record want = { UD, .rip = start, .next_rip = start };
 	if (cpu_model_has(cm, insns[k].leaf, insns[k].reg, insns[k].bit))
-		want = (struct exit_record){ .kind = insns[k].kind, .rip = start, .next_rip = start + 3 };
+		want = (struct exit_record){ .kind = insns[k].kind, .rip = start, .next_rip = start + insns[k].len,
+					     .phase = insns[k].kind == IK_RDPID ? PHASE_BEFORE_CHECKS : PHASE_CHECKED };
 	check_record(insns[k].name, &rec.rec, &want, true);
 	machine_free(&m);
 }
@@ -1738,7 +1746,7 @@ START_TEST(every_intercept_column_is_tested)
 	for (unsigned i = 0; i < N_VM; i++)
 		tested[vm_cases[i].kind] = true;
 	tested[IK_CR_ACCESS] = tested[IK_DR_ACCESS] = true;    /* also the loops above */
-	tested[IK_MONITOR] = tested[IK_MWAIT] = tested[IK_RDPRU] = true;
+	tested[IK_MONITOR] = tested[IK_MWAIT] = tested[IK_RDPRU] = tested[IK_RDPID] = true;
 	for (unsigned r = 0; r < isa_row_count; r++) {
 		unsigned k = isa_rows[r].intercept;
 		if (k != IK_NONE)
@@ -1770,7 +1778,7 @@ static Suite *exit_record_suite(void)
 	t = tcase_create("vm");
 	tcase_add_loop_test(t, vm_instructions, 0, (int)N_VM * 6);
 	tcase_add_test(t, vm_instruction_outside_guest);
-	tcase_add_loop_test(t, unadvertised_are_ud, 0, (int)cpu_model_count * 3);
+	tcase_add_loop_test(t, unadvertised_are_ud, 0, (int)cpu_model_count * 4);
 	tcase_set_timeout(t, 60);
 	suite_add_tcase(s, t);
 	t = tcase_create("interrupts");
