@@ -195,13 +195,48 @@ static void describe_hv(const struct cpu_model *m, bool hv, struct line *l)
 	fprintf(l->out, "\n");
 }
 
+/* The x86-64 micro-architecture levels (System V x86-64 psABI, "Micro-
+ * architecture levels"): the CPUID bits each level adds to the one below. */
+static const struct level_bit {
+	uint8_t level;
+	uint32_t leaf;
+	uint8_t reg, bit;
+} level_bits[] = {
+	/* v1: CMOV, CX8, FPU, FXSR, MMX, SYSCALL (and LM), SSE, SSE2 */
+	{ 1, 1, EDX, 15 }, { 1, 1, EDX, 8 }, { 1, 1, EDX, 0 }, { 1, 1, EDX, 24 }, { 1, 1, EDX, 23 },
+	{ 1, 0x80000001, EDX, 11 }, { 1, 0x80000001, EDX, 29 }, { 1, 1, EDX, 25 }, { 1, 1, EDX, 26 },
+	/* v2: CMPXCHG16B, LAHF-SAHF, POPCNT, SSE3, SSE4.1, SSE4.2, SSSE3 */
+	{ 2, 1, ECX, 13 }, { 2, 0x80000001, ECX, 0 }, { 2, 1, ECX, 23 }, { 2, 1, ECX, 0 },
+	{ 2, 1, ECX, 19 }, { 2, 1, ECX, 20 }, { 2, 1, ECX, 9 },
+	/* v3: AVX, AVX2, BMI1, BMI2, F16C, FMA, LZCNT, MOVBE, XSAVE */
+	{ 3, 1, ECX, 28 }, { 3, 7, EBX, 5 }, { 3, 7, EBX, 3 }, { 3, 7, EBX, 8 }, { 3, 1, ECX, 29 },
+	{ 3, 1, ECX, 12 }, { 3, 0x80000001, ECX, 5 }, { 3, 1, ECX, 22 }, { 3, 1, ECX, 26 },
+	/* v4: AVX512F, AVX512BW, AVX512CD, AVX512DQ, AVX512VL */
+	{ 4, 7, EBX, 16 }, { 4, 7, EBX, 30 }, { 4, 7, EBX, 28 }, { 4, 7, EBX, 17 }, { 4, 7, EBX, 31 },
+};
+
+unsigned cpu_model_x86_64_level(const struct cpu_model *m)
+{
+	unsigned level = 4;
+	for (size_t i = 0; i < sizeof(level_bits) / sizeof(level_bits[0]); i++) {
+		const struct level_bit *b = &level_bits[i];
+		if (b->level <= level && !cpu_model_has(m, b->leaf, b->reg, b->bit))
+			level = b->level - 1u;
+	}
+	return level;
+}
+
 void cpu_model_describe(const struct cpu_model *m, bool hv, FILE *out)
 {
 	struct line l = { .out = out };
 
 	if (!m)
 		return;
-	fprintf(out, "  %-13s %s\n", m->name, m->description ? m->description : "");
+	unsigned level = cpu_model_x86_64_level(m);
+	char level_text[24] = "";
+	if (level)
+		snprintf(level_text, sizeof(level_text), "; x86-64-v%u", level);
+	fprintf(out, "  %-13s %s%s\n", m->name, m->description ? m->description : "", level_text);
 	start_line(&l, "");
 	describe_flags(m, &l);
 	fprintf(out, "\n");

@@ -155,6 +155,11 @@ bool cpu_model_vmx_cap(const struct cpu_model *m, uint32_t index, uint64_t *valu
  * hypervisor extension, marked "off" unless hv. */
 void cpu_model_describe(const struct cpu_model *m, bool hv, FILE *out);
 
+/* The highest x86-64 micro-architecture level (1-4, System V psABI) whose
+ * CPUID features the model reports all of; 0: not even the baseline (a
+ * 32-bit model). `--cpu help` prints it. */
+unsigned cpu_model_x86_64_level(const struct cpu_model *m);
+
 /* A CPUID feature bit by name: emu/features.def's, or an SVM one of leaf
  * 8000000AH EDX (the names `--cpu help` prints). */
 struct cpu_feature {

@@ -170,6 +170,21 @@ START_TEST(subleaves)
 }
 END_TEST
 
+/* x86-64 psABI levels as `--cpu help` prints them: a level needs every CPUID
+ * bit of itself and the levels below (core2 lacks SSE4.1 and POPCNT, the
+ * AVX-less models stop at v2, 32-bit models have none). */
+START_TEST(x86_64_levels)
+{
+	ck_assert_uint_eq(cpu_model_x86_64_level(cpu_model_find("pentium")), 0);
+	ck_assert_uint_eq(cpu_model_x86_64_level(cpu_model_find("opteron-g3")), 0);
+	ck_assert_uint_eq(cpu_model_x86_64_level(cpu_model_find("core2")), 1);
+	ck_assert_uint_eq(cpu_model_x86_64_level(cpu_model_find("nehalem-lite")), 2);
+	ck_assert_uint_eq(cpu_model_x86_64_level(cpu_model_find("skylake-lite")), 2);
+	ck_assert_uint_eq(cpu_model_x86_64_level(cpu_model_find("icelake-lite")), 2);
+	ck_assert_uint_eq(cpu_model_x86_64_level(cpu_model_find("epyc-lite")), 2);
+}
+END_TEST
+
 START_TEST(feature_bits)
 {
 	const struct cpu_model *intel = cpu_model_find("core2");
@@ -555,6 +570,7 @@ static Suite *cpu_model_suite(void)
 	tcase_add_test(t, subleaves);
 	tcase_add_test(t, tsc_frequency_leaves);
 	tcase_add_test(t, feature_bits);
+	tcase_add_test(t, x86_64_levels);
 	tcase_add_test(t, default_model_is_64bit);
 	tcase_add_test(t, core2_long_mode);
 	tcase_add_test(t, hv_switch_changes_only_its_bits);
