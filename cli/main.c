@@ -131,6 +131,9 @@ static const char usage_devices_text[] =
 	"  --break vmexit=CODE[,CODE...]|exception=VECTOR|icount=N  stop there\n"
 	"                       (repeatable): with --gdb gdb sees the stop, without\n"
 	"                       it one line is printed and the run ends (status 20)\n"
+	"  --reverse-interval N with --gdb: a snapshot every N instructions, from which\n"
+	"                       reverse-stepi/reverse-continue replay (default 2000000,\n"
+	"                       0: no reverse execution)\n"
 	"\n"
 	"devices: 16550A UART at 0x3f8, isa-debug-exit at 0xf4-0xf7, POST port 0x80,\n"
 	"isa-debugcon at 0x402, fw_cfg at 0x510 (DMA at 0x514), PCI configuration at\n"
@@ -595,6 +598,16 @@ static int parse_gdb(struct run_config *cfg, const struct run_option *o, char *v
 	return 0;
 }
 
+/* --reverse-interval N: instructions between the snapshots gdb's reverse
+ * execution replays from (cli/reverse.h); 0: none. */
+static int parse_reverse_interval(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	if (!parse_u64(val, &cfg->reverse_interval))
+		return usage_error("bad --reverse-interval '%s' (instructions between snapshots, 0: no reverse execution)",
+				   val);
+	return 0;
+}
+
 /* --break vmexit=CODE[,...]|exception=VECTOR|icount=N (cli/debug_stops.h). */
 static int parse_break(struct run_config *cfg, const struct run_option *o, char *val)
 {
@@ -610,7 +623,7 @@ enum opt {
 	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT, OPT_MODULE, OPT_QUIRK,
 	OPT_TRACE_FORMAT, OPT_STATS, OPT_LIVELOCK, OPT_INSN_RATE, OPT_REALTIME, OPT_RTC_BASE,
 	OPT_DISPLAY, OPT_SCREENSHOT, OPT_KEYS, OPT_SMP, OPT_QUANTUM, OPT_NO_REBOOT, OPT_INITRD, OPT_MACHINE, OPT_SYMBOLS, OPT_DEBUGCON,
-	OPT_FIRMWARE, OPT_GDB, OPT_GDB_WAIT, OPT_BREAK, OPT_COUNT
+	OPT_FIRMWARE, OPT_GDB, OPT_GDB_WAIT, OPT_BREAK, OPT_REVERSE_INTERVAL, OPT_COUNT
 };
 
 #define STRING_AT(f) store_string, offsetof(struct run_config, f)
@@ -654,6 +667,7 @@ static const struct run_option options[OPT_COUNT] = {
 	[OPT_GDB]          = { "--gdb",          false, false, NULL,        parse_gdb, 0 },
 	[OPT_GDB_WAIT]     = { "--gdb-wait",     true,  false, NULL,        TRUE_AT(gdb_wait) },
 	[OPT_BREAK]        = { "--break",        false, true,  NULL,        parse_break, 0 },
+	[OPT_REVERSE_INTERVAL] = { "--reverse-interval", false, false, NULL, parse_reverse_interval, 0 },
 };
 
 bool run_option_is_flag(const char *name)
@@ -702,6 +716,8 @@ static int check_combinations(const unsigned seen[OPT_COUNT], const struct run_c
 		return usage_error("--module is loaded for a multiboot --kernel; there is none");
 	if (seen[OPT_GDB_WAIT] && !seen[OPT_GDB])
 		return usage_error("--gdb-wait waits for gdb at --gdb's socket; there is no --gdb");
+	if (seen[OPT_REVERSE_INTERVAL] && !seen[OPT_GDB])
+		return usage_error("--reverse-interval is how often gdb's reverse execution takes a snapshot; there is no --gdb");
 	if (seen[OPT_QUANTUM] && !seen[OPT_SMP])
 		return usage_error("--quantum sets how long each of the --smp CPUs runs per turn; there is no --smp");
 	return 0;
@@ -796,6 +812,7 @@ static int parse_run_options(int argc, char **argv, struct run_config *cfg, unsi
 static int cmd_run(int argc, char **argv)
 {
 	struct run_config cfg = { .machine = { .ram_size = MEM_DEFAULT, .model = cpu_models[0], .serial = stdout },
+				  .reverse_interval = REVERSE_DEFAULT_INTERVAL,
 				  .watch.livelock = LIVELOCK_DEFAULT };
 	unsigned seen[OPT_COUNT] = { 0 };
 	const char *first[OPT_COUNT] = { 0 };

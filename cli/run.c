@@ -172,6 +172,16 @@ bool run_setup(struct run *r, const struct run_config *cfg, char *err, size_t er
 	} else if (cfg->debugcon_stderr) {
 		m->debugcon.out = stderr;
 	}
+	/* With the key script and the window's timers armed: their state goes
+	 * with every snapshot. */
+	if (r->gdb_on) {
+		/* One CPU only: stopping a run of several does not leave it quite
+		 * as it was yet (tests/snapshot), and a replay stops it often. */
+		reverse_init(&r->rev, &r->dbg, m->smp.n == 1 ? cfg->reverse_interval : 0);
+		reverse_add_extra(&r->rev, &r->keys, sizeof(r->keys));
+		reverse_add_extra(&r->rev, &r->display.frame, sizeof(r->display.frame));
+		r->gdb.rev = &r->rev;
+	}
 	return true;
 }
 
@@ -180,6 +190,7 @@ void run_destroy(struct run *r)
 	if (r->gdb_on)
 		gdbstub_finish(&r->gdb, EXIT_EMULATOR);
 	r->gdb_on = false;
+	reverse_destroy(&r->rev);
 	/* The window and the key timers first: cancelling a timer tells the CPU. */
 	display_close(&r->display);
 	key_script_free(&r->keys);

@@ -40,6 +40,7 @@ struct run_config {
 	const char *gdb;           /* --gdb tcp::PORT|unix:PATH (cli/gdbstub.h), or NULL */
 	bool gdb_wait;             /* --gdb-wait: stopped before the first instruction */
 	struct debug_stops_config stops;   /* --break (cli/debug_stops.h) */
+	uint64_t reverse_interval; /* --reverse-interval (cli/reverse.h), 0: none */
 };
 
 struct run {
@@ -58,6 +59,7 @@ struct run {
 	bool gdb_on;               /* --gdb: gdb serves the run */
 	bool gdb_wait;
 	struct gdbstub gdb;
+	struct reverse rev;        /* gdb's reverse execution */
 };
 
 /* Exit statuses (README "Exit status"): the guest's are odd, hvemu's even. */
