@@ -115,6 +115,6 @@ void gdb_monitor(struct debugger *d, unsigned cpu_index, const char *cmd, char *
 		 * start-up only (--break exception=...). */
 	} else {
 		snprintf(out, len, "hvemu monitor commands: info cpu | info vmcb PHYSADDR | icount | xp PHYSADDR [LEN] | "
-			 "break vmexit=CODE[,...] | break icount=N\n");
+			 "break vmexit=CODE[,...] | break icount=N | info reverse\n");
 	}
 }

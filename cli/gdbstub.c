@@ -494,7 +494,10 @@ static enum action cmd_query(struct gdbstub *g, char *pkt, char *r, size_t cap)
 			return A_NONE;
 		}
 		cmd[n] = 0;
-		gdb_monitor(g->d, g->g_cpu, cmd, out, sizeof(out));
+		if (!strcmp(cmd, "info reverse"))
+			reverse_describe(g->rev, out, sizeof(out));
+		else
+			gdb_monitor(g->d, g->g_cpu, cmd, out, sizeof(out));
 		size_t o = strlen(out);
 		for (size_t at = 0; at < o; at += 400) {
 			char piece[401];

@@ -4,6 +4,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+static double host_seconds(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
 
 static bool point_less(struct reverse_point a, struct reverse_point b)
 {
@@ -62,7 +70,10 @@ static void take(struct reverse *r)
 	}
 	struct reverse_snapshot s = { .at = here };
 	const struct machine_snapshot *prev = before >= 0 ? &r->snaps[before].s : NULL;
-	if (!machine_snapshot_take(&s.s, r->d->m, prev))
+	double t0 = host_seconds();
+	bool ok = machine_snapshot_take(&s.s, r->d->m, prev);
+	r->take_seconds += host_seconds() - t0;
+	if (!ok)
 		return;
 	for (unsigned e = 0; e < r->n_extra; e++) {
 		if (!(s.extra[e] = malloc(r->extra[e].len))) {
@@ -120,7 +131,10 @@ void reverse_destroy(struct reverse *r)
 static void restore(struct reverse *r, size_t i)
 {
 	const struct reverse_snapshot *s = &r->snaps[i];
-	if (!machine_snapshot_restore(&s->s, r->d->m)) {
+	double t0 = host_seconds();
+	bool ok = machine_snapshot_restore(&s->s, r->d->m);
+	r->restore_seconds += host_seconds() - t0;
+	if (!ok) {
 		fprintf(stderr, "hvemu: out of memory restoring a snapshot\n");
 		exit(EXIT_FAILURE);
 	}
@@ -246,4 +260,23 @@ void reverse_forget_future(struct reverse *r)
 	while (r->n && !point_less(r->snaps[r->n - 1].at, here))
 		drop(r, r->n - 1);
 	r->d->checkpoint_due = here.time;
+}
+
+void reverse_describe(const struct reverse *r, char *out, size_t len)
+{
+	if (!r || !r->interval) {
+		snprintf(out, len, "no reverse execution (--reverse-interval 0, or several CPUs)\n");
+		return;
+	}
+	size_t bytes = 0;
+	for (size_t i = 0; i < r->n; i++)
+		bytes += r->snaps[i].s.bytes;
+	int o = snprintf(out, len, "%zu snapshots every %llu instructions", r->n, (unsigned long long)r->interval);
+	if (r->n)
+		o += snprintf(out + o, len - (size_t)o, ", from %llu to %llu", (unsigned long long)r->snaps[0].at.time,
+			      (unsigned long long)r->snaps[r->n - 1].at.time);
+	snprintf(out + o, len - (size_t)o,
+		 ", %zu KiB held\n%llu taken in %.1f ms, %llu restores in %.1f ms, %llu instructions replayed\n",
+		 bytes >> 10, (unsigned long long)r->taken, r->take_seconds * 1e3, (unsigned long long)r->restores,
+		 r->restore_seconds * 1e3, (unsigned long long)r->replayed);
 }

@@ -66,8 +66,10 @@ struct reverse {
 		size_t len;
 	} extra[REVERSE_MAX_EXTRA];
 	unsigned n_extra;
-	/* Statistics: snapshots taken, restores, instructions replayed. */
+	/* Statistics: snapshots taken, restores, instructions replayed, and
+	 * the host's time taking and restoring snapshots (seconds). */
 	uint64_t taken, restores, replayed;
+	double take_seconds, restore_seconds;
 };
 
 /* Set up on d (after debugger_init) with snapshots every interval
@@ -86,6 +88,10 @@ bool reverse_step(struct reverse *r, struct debug_stop *why);
 /* Go back to the last stop a forward run would have made; false: none in
  * the history, the machine is at its start. */
 bool reverse_continue(struct reverse *r, struct debug_stop *why);
+
+/* `monitor info reverse`: the history kept, its memory, the statistics
+ * (r NULL: none). */
+void reverse_describe(const struct reverse *r, char *out, size_t len);
 
 /* gdb changed the machine here: what was computed after now is forgotten. */
 void reverse_forget_future(struct reverse *r);
