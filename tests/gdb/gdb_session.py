@@ -202,26 +202,29 @@ def reverse_hello(tmp):
 
 def reverse_vmexit(tmp):
     """reverse-stepi over a VM exit: from the stop after an SVM #VMEXIT back
-    into L2's intercepted instruction or to L1's VMRUN (here L2 exits on its
-    first instruction, which takes no time: VMRUN); stepi comes back to the
-    exit; reverse-continue from the next exit stop returns to the first."""
+    into L2's intercepted instruction, or to L1's VMRUN when L2 exits on its
+    first instruction (the first exit here: world switches take no time);
+    stepi comes back to the exit; reverse-continue from the next exit stop
+    returns to the first."""
     sock = os.path.join(tmp, 'rsvm.sock')
     p = start(['--kernel', SVM, '--firmware', 'none', '--cpu', 'epyc-lite', '--break', 'vmexit=ioio',
                '--reverse-interval', '20000'], sock)
     out = gdb(sock, ['continue', 'monitor info cpu', 'p/x $pc', 'reverse-stepi', 'monitor info cpu', 'x/i $pc',
                      'stepi', 'monitor info cpu', 'p/x $pc', 'continue', 'monitor info cpu',
+                     'reverse-stepi', 'monitor info cpu', 'p/x $pc', 'stepi',
                      'reverse-continue', 'monitor info cpu', 'p/x $pc', 'kill'])
     finish(p)
     t = icounts(out)
-    check('reverse svm: five stops with their times', len(t) == 5, out)
-    check('reverse svm: reverse-stepi from the exit stop went to VMRUN in L1 or into L2',
-          re.search(r'=> 0x[0-9a-f]+:\tvmrun', out) is not None or 'L2 (SVM guest)' in out, out)
     pcs = re.findall(r'\$\d+ = (0x[0-9a-f]+)', out)
-    check('reverse svm: stepi came back to the exit stop, and reverse-continue to it from the next',
-          len(pcs) == 3 and pcs[0] == pcs[1] == pcs[2], out)
-    if len(t) == 5:
-        check('reverse svm: the times agree (world switches take none)',
-              t[0] == t[1] == t[2] == t[4] and t[3] > t[0], out)
+    check('reverse svm: six stops with their times', len(t) == 6 and len(pcs) == 4, out)
+    check('reverse svm: reverse-stepi from the first exit stop went to VMRUN in L1',
+          re.search(r'=> 0x[0-9a-f]+:\tvmrun', out) is not None, out)
+    if len(t) == 6 and len(pcs) == 4:
+        check('reverse svm: stepi came back to the exit stop, and reverse-continue to it from the next',
+              pcs[0] == pcs[1] == pcs[3] and t[0] == t[1] == t[2] == t[5] and t[3] > t[0], out)
+        check('reverse svm: reverse-stepi from the second exit stop went into L2, at the exiting instruction',
+              'L2 (SVM guest)' in out and ('of the guest at 0008:%x;' % int(pcs[2], 16)) in out and
+              pcs[2] != pcs[0] and t[4] == t[3], out)
 
 
 class Rsp:
