@@ -131,6 +131,9 @@ static const char usage_devices_text[] =
 	"  --break vmexit=CODE[,CODE...]|exception=VECTOR|icount=N  stop there\n"
 	"                       (repeatable): with --gdb gdb sees the stop, without\n"
 	"                       it one line is printed and the run ends (status 20)\n"
+	"  --snapshot-at N FILE write the machine to FILE when the time reaches N\n"
+	"                       instructions, and run on (one CPU)\n"
+	"  --resume FILE        run on from a --snapshot-at FILE (its options, then these)\n"
 	"  --reverse-interval N with --gdb: a snapshot every N instructions, from which\n"
 	"                       reverse-stepi/reverse-continue replay (default 2000000,\n"
 	"                       0: no reverse execution)\n"
@@ -809,6 +812,26 @@ static int parse_run_options(int argc, char **argv, struct run_config *cfg, unsi
 	return 0;
 }
 
+/* What --snapshot-at and --resume ask (cli/snapshot_file.h) cannot be
+ * combined with: a debugger, typed keys, a window (the front end's state is
+ * not in the file), several CPUs. */
+static int check_snapshot_combinations(const unsigned seen[OPT_COUNT], const struct run_config *cfg,
+				       const char *what)
+{
+	if (seen[OPT_GDB] && cfg->snapshot_at)
+		return usage_error("%s cannot be combined with --gdb (its reverse execution keeps snapshots itself)", what);
+	if (seen[OPT_BREAK] && cfg->snapshot_at)
+		return usage_error("%s cannot be combined with --break", what);
+	if (seen[OPT_KEYS] || cfg->display != DISPLAY_NONE || cfg->screenshot)
+		return usage_error("%s cannot be combined with --keys, --display or --screenshot", what);
+	if (cfg->machine.n_cpus > 1)
+		return usage_error("%s is for one CPU (--smp %u)", what, cfg->machine.n_cpus);
+	return 0;
+}
+
+/* `hvemu run`. --snapshot-at N FILE and --resume FILE are taken out of the
+ * words first: a snapshot records the others (but --serial, an output),
+ * and a resume runs the recorded ones followed by its own. */
 static int cmd_run(int argc, char **argv)
 {
 	struct run_config cfg = { .machine = { .ram_size = MEM_DEFAULT, .model = cpu_models[0], .serial = stdout },
@@ -816,31 +839,91 @@ static int cmd_run(int argc, char **argv)
 				  .watch.livelock = LIVELOCK_DEFAULT };
 	unsigned seen[OPT_COUNT] = { 0 };
 	const char *first[OPT_COUNT] = { 0 };
-	int rc = parse_run_options(argc, argv, &cfg, seen, first);
-	if (rc == EXIT_DONE)
-		return 0;
-	if (rc)
-		return rc;
-	rc = check_combinations(seen, &cfg);
-	if (rc)
-		return rc;
-	default_firmware(seen, &cfg);
-	if (cfg.machine.quirks && cfg.machine.model->hv_ext != HV_EXT_SVM)
-		return usage_error("--quirk %s changes the SVM model; CPU model '%s' has no SVM (try --cpu epyc-lite)",
-				   first[OPT_QUIRK], cfg.machine.model->name);
-
-	struct run *r = calloc(1, sizeof(*r));
-	if (!r)
+	struct snapshot_file resume = { 0 };
+	const char *resume_path = NULL;
+	char **words = calloc((size_t)argc + 1, sizeof(*words)), **all = NULL, **kept = NULL;
+	int n = 0, n_all = 0, rc = 0;
+	if (!words)
 		return usage_error("out of memory");
+	for (int i = 0; i < argc && !rc; i++) {
+		if (!strcmp(argv[i], "--snapshot-at")) {
+			if (cfg.snapshot_at)
+				rc = usage_error("--snapshot-at given twice");
+			else if (i + 2 >= argc)
+				rc = usage_error("--snapshot-at needs N and FILE (--snapshot-at N FILE)");
+			else if (!parse_u64(argv[i + 1], &cfg.snapshot_at) || cfg.snapshot_at == 0)
+				rc = usage_error("bad --snapshot-at '%s' (a positive number of instructions)", argv[i + 1]);
+			cfg.snapshot_path = i + 2 < argc ? argv[i + 2] : NULL;
+			i += 2;
+		} else if (!strcmp(argv[i], "--resume")) {
+			if (resume_path)
+				rc = usage_error("--resume given twice");
+			else if (i + 1 >= argc)
+				rc = usage_error("option --resume needs a value");
+			else
+				resume_path = argv[++i];
+		} else {
+			words[n++] = argv[i];
+		}
+	}
 	char err[512];
-	if (!run_setup(r, &cfg, err, sizeof(err)))
-		rc = usage_error("%s", err);
-	else
-		rc = run_machine(r);
-	run_destroy(r);
-	free(r);
+	if (!rc && resume_path) {
+		if (!snapshot_file_read(&resume, resume_path, err, sizeof(err)))
+			rc = usage_error("%s", err);
+		else
+			cfg.resume = &resume;
+	}
+	if (!rc) {
+		all = calloc((size_t)(resume.n_words + n) + 1, sizeof(*all));
+		kept = calloc((size_t)(resume.n_words + n) + 1, sizeof(*kept));
+		if (!all || !kept)
+			rc = usage_error("out of memory");
+	}
+	if (!rc) {
+		for (int i = 0; i < resume.n_words; i++)
+			all[n_all++] = resume.words[i];
+		for (int i = 0; i < n; i++)
+			all[n_all++] = words[i];
+		for (int i = 0; i < n_all; i++) {
+			if (!strcmp(all[i], "--serial")) {
+				i++;
+				continue;
+			}
+			if (strncmp(all[i], "--serial=", 9))
+				kept[cfg.n_snapshot_words++] = all[i];
+		}
+		cfg.snapshot_words = kept;
+		rc = parse_run_options(n_all, all, &cfg, seen, first);
+	}
+	if (!rc)
+		rc = check_combinations(seen, &cfg);
+	if (!rc && cfg.snapshot_at)
+		rc = check_snapshot_combinations(seen, &cfg, "--snapshot-at");
+	if (!rc && resume_path)
+		rc = check_snapshot_combinations(seen, &cfg, "--resume");
+	if (!rc) {
+		default_firmware(seen, &cfg);
+		if (cfg.machine.quirks && cfg.machine.model->hv_ext != HV_EXT_SVM)
+			rc = usage_error("--quirk %s changes the SVM model; CPU model '%s' has no SVM (try --cpu epyc-lite)",
+					 first[OPT_QUIRK], cfg.machine.model->name);
+	}
+	struct run *r = rc ? NULL : calloc(1, sizeof(*r));
+	if (!rc && !r)
+		rc = usage_error("out of memory");
+	if (r) {
+		if (!run_setup(r, &cfg, err, sizeof(err)))
+			rc = usage_error("%s", err);
+		else
+			rc = run_machine(r);
+		run_destroy(r);
+		free(r);
+	}
 	fflush(stdout);
-	return rc;
+	snapshot_file_free(&resume);
+	free(words);
+	free(all);
+	free(kept);
+	return rc == EXIT_DONE ? 0 : rc;
 }
 
 int main(int argc, char **argv)
