@@ -829,9 +829,7 @@ static int check_snapshot_combinations(const unsigned seen[OPT_COUNT], const str
 	return 0;
 }
 
-/* `hvemu run`. --snapshot-at N FILE and --resume FILE are taken out of the
- * words first: a snapshot records the others (but --serial, an output),
- * and a resume runs the recorded ones followed by its own. */
+/* `hvemu run`: --snapshot-at and --resume taken out first (cli/snapshot_file.h). */
 static int cmd_run(int argc, char **argv)
 {
 	struct run_config cfg = { .machine = { .ram_size = MEM_DEFAULT, .model = cpu_models[0], .serial = stdout },
@@ -839,67 +837,23 @@ static int cmd_run(int argc, char **argv)
 				  .watch.livelock = LIVELOCK_DEFAULT };
 	unsigned seen[OPT_COUNT] = { 0 };
 	const char *first[OPT_COUNT] = { 0 };
-	struct snapshot_file resume = { 0 };
-	const char *resume_path = NULL;
-	char **words = calloc((size_t)argc + 1, sizeof(*words)), **all = NULL, **kept = NULL;
-	int n = 0, n_all = 0, rc = 0;
-	if (!words)
-		return usage_error("out of memory");
-	for (int i = 0; i < argc && !rc; i++) {
-		if (!strcmp(argv[i], "--snapshot-at")) {
-			if (cfg.snapshot_at)
-				rc = usage_error("--snapshot-at given twice");
-			else if (i + 2 >= argc)
-				rc = usage_error("--snapshot-at needs N and FILE (--snapshot-at N FILE)");
-			else if (!parse_u64(argv[i + 1], &cfg.snapshot_at) || cfg.snapshot_at == 0)
-				rc = usage_error("bad --snapshot-at '%s' (a positive number of instructions)", argv[i + 1]);
-			cfg.snapshot_path = i + 2 < argc ? argv[i + 2] : NULL;
-			i += 2;
-		} else if (!strcmp(argv[i], "--resume")) {
-			if (resume_path)
-				rc = usage_error("--resume given twice");
-			else if (i + 1 >= argc)
-				rc = usage_error("option --resume needs a value");
-			else
-				resume_path = argv[++i];
-		} else {
-			words[n++] = argv[i];
-		}
-	}
+	struct snapshot_args sa;
 	char err[512];
-	if (!rc && resume_path) {
-		if (!snapshot_file_read(&resume, resume_path, err, sizeof(err)))
-			rc = usage_error("%s", err);
-		else
-			cfg.resume = &resume;
-	}
-	if (!rc) {
-		all = calloc((size_t)(resume.n_words + n) + 1, sizeof(*all));
-		kept = calloc((size_t)(resume.n_words + n) + 1, sizeof(*kept));
-		if (!all || !kept)
-			rc = usage_error("out of memory");
-	}
-	if (!rc) {
-		for (int i = 0; i < resume.n_words; i++)
-			all[n_all++] = resume.words[i];
-		for (int i = 0; i < n; i++)
-			all[n_all++] = words[i];
-		for (int i = 0; i < n_all; i++) {
-			if (!strcmp(all[i], "--serial")) {
-				i++;
-				continue;
-			}
-			if (strncmp(all[i], "--serial=", 9))
-				kept[cfg.n_snapshot_words++] = all[i];
-		}
-		cfg.snapshot_words = kept;
-		rc = parse_run_options(n_all, all, &cfg, seen, first);
-	}
+	int rc = 0;
+	if (!snapshot_args_split(&sa, argc, argv, err, sizeof(err)))
+		rc = usage_error("%s", err);
+	cfg.snapshot_at = sa.at;
+	cfg.snapshot_path = sa.path;
+	cfg.snapshot_words = sa.recorded;
+	cfg.n_snapshot_words = sa.n_recorded;
+	cfg.resume = sa.resuming ? &sa.resume : NULL;
+	if (!rc)
+		rc = parse_run_options(sa.n_words, sa.words, &cfg, seen, first);
 	if (!rc)
 		rc = check_combinations(seen, &cfg);
 	if (!rc && cfg.snapshot_at)
 		rc = check_snapshot_combinations(seen, &cfg, "--snapshot-at");
-	if (!rc && resume_path)
+	if (!rc && sa.resuming)
 		rc = check_snapshot_combinations(seen, &cfg, "--resume");
 	if (!rc) {
 		default_firmware(seen, &cfg);
@@ -919,10 +873,7 @@ static int cmd_run(int argc, char **argv)
 		free(r);
 	}
 	fflush(stdout);
-	snapshot_file_free(&resume);
-	free(words);
-	free(all);
-	free(kept);
+	snapshot_args_free(&sa);
 	return rc == EXIT_DONE ? 0 : rc;
 }
 

@@ -471,3 +471,68 @@ bool snapshot_file_apply(const struct snapshot_file *f, struct machine *m, char 
 	}
 	return true;
 }
+
+/* --- the command line --- */
+
+bool snapshot_args_split(struct snapshot_args *a, int argc, char **argv, char *err, size_t errlen)
+{
+	memset(a, 0, sizeof(*a));
+	char **own = calloc((size_t)argc + 1, sizeof(*own));
+	const char *resume_path = NULL;
+	int n = 0;
+	if (!own)
+		return failf(err, errlen, "out of memory");
+	bool ok = true;
+	for (int i = 0; i < argc && ok; i++) {
+		if (!strcmp(argv[i], "--snapshot-at")) {
+			char *end = NULL;
+			if (a->at)
+				ok = failf(err, errlen, "--snapshot-at given twice");
+			else if (i + 2 >= argc)
+				ok = failf(err, errlen, "--snapshot-at needs N and FILE (--snapshot-at N FILE)");
+			else if ((a->at = strtoull(argv[i + 1], &end, 0)) == 0 || *end || argv[i + 1][0] == '-')
+				ok = failf(err, errlen, "bad --snapshot-at '%s' (a positive number of instructions)",
+					   argv[i + 1]);
+			a->path = ok ? argv[i + 2] : NULL;
+			i += 2;
+		} else if (!strcmp(argv[i], "--resume")) {
+			if (resume_path)
+				ok = failf(err, errlen, "--resume given twice");
+			else if (i + 1 >= argc)
+				ok = failf(err, errlen, "option --resume needs a value");
+			else
+				resume_path = argv[++i];
+		} else {
+			own[n++] = argv[i];
+		}
+	}
+	if (ok && resume_path) {
+		ok = snapshot_file_read(&a->resume, resume_path, err, errlen);
+		a->resuming = ok;
+	}
+	size_t cap = (size_t)(a->resume.n_words + n) + 1;
+	if (ok && (!(a->words = calloc(cap, sizeof(char *))) || !(a->recorded = calloc(cap, sizeof(char *)))))
+		ok = failf(err, errlen, "out of memory");
+	if (ok) {
+		for (int i = 0; i < a->resume.n_words; i++)
+			a->words[a->n_words++] = a->resume.words[i];
+		for (int i = 0; i < n; i++)
+			a->words[a->n_words++] = own[i];
+		for (int i = 0; i < a->n_words; i++) {
+			if (!strcmp(a->words[i], "--serial"))
+				i++;
+			else if (strncmp(a->words[i], "--serial=", 9))
+				a->recorded[a->n_recorded++] = a->words[i];
+		}
+	}
+	free(own);
+	return ok;
+}
+
+void snapshot_args_free(struct snapshot_args *a)
+{
+	snapshot_file_free(&a->resume);
+	free(a->words);
+	free(a->recorded);
+	memset(a, 0, sizeof(*a));
+}

@@ -32,6 +32,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "machine/machine_snapshot.h"
 
@@ -57,5 +58,23 @@ bool snapshot_file_read(struct snapshot_file *f, const char *path, char *err, si
 bool snapshot_file_apply(const struct snapshot_file *f, struct machine *m, char *err, size_t errlen);
 
 void snapshot_file_free(struct snapshot_file *f);
+
+/* The words of `hvemu run` with --snapshot-at N FILE and --resume FILE taken
+ * out: words, what the options table parses (a resumed file's words, then
+ * the command line's), and recorded, what a snapshot records (words but
+ * --serial, an output). */
+struct snapshot_args {
+	uint64_t at;               /* --snapshot-at N, 0: none */
+	const char *path;          /* ... FILE */
+	bool resuming;             /* --resume: resume holds the file */
+	struct snapshot_file resume;
+	char **words, **recorded;
+	int n_words, n_recorded;
+};
+
+/* Split argv (argc words); false with a one-line reason in err (then call
+ * snapshot_args_free all the same). */
+bool snapshot_args_split(struct snapshot_args *a, int argc, char **argv, char *err, size_t errlen);
+void snapshot_args_free(struct snapshot_args *a);
 
 #endif
