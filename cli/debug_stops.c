@@ -101,12 +101,17 @@ bool debug_stops_parse(struct debug_stops_config *cfg, const char *arg, char *er
 		cfg->icount = v;
 		return true;
 	}
-	return fail_msg(err, errlen, "bad --break '%s' (vmexit=CODE[,CODE...], exception=VECTOR or icount=N)", arg);
+	if (!strcmp(arg, "vmentry-fail")) {
+		cfg->entry_fail = true;
+		return true;
+	}
+	return fail_msg(err, errlen, "bad --break '%s' (vmexit=CODE[,CODE...], exception=VECTOR, icount=N or vmentry-fail)",
+			arg);
 }
 
 bool debug_stops_any(const struct debug_stops_config *cfg)
 {
-	return cfg->n_svm || cfg->n_vmx || cfg->icount ||
+	return cfg->n_svm || cfg->n_vmx || cfg->icount || cfg->entry_fail ||
 	       (cfg->exceptions[0] | cfg->exceptions[1] | cfg->exceptions[2] | cfg->exceptions[3]);
 }
 
@@ -120,6 +125,11 @@ static unsigned cpu_index(const struct machine *m, const struct cpu *cpu)
 
 static bool exit_wanted(const struct debug_stops_config *cfg, const struct vm_exit_report *r)
 {
+	/* APM2 15.5.1: a failed consistency check is #VMEXIT(INVALID); SDM Vol.3
+	 * 26.1-26.2, 30.4: VMfailValid/VMfailInvalid; 26.8: an exit with reason
+	 * bit 31 set. */
+	if (cfg->entry_fail && r->kind != EXIT_REPORT_VMEXIT)
+		return true;
 	if (r->vendor == HV_EXT_SVM) {
 		for (unsigned i = 0; i < cfg->n_svm; i++)
 			if (cfg->svm_codes[i] == r->code)
@@ -419,8 +429,18 @@ void debug_stop_describe(struct debugger *d, const struct debug_stop *why, char 
 	switch (why->kind) {
 	case STOP_VMEXIT: {
 		const struct vm_exit_report *r = &why->exit;
-		snprintf(buf, len, "%s exit %s (0x%llx) of the guest at %04x:%llx", hv_ext_name(r->vendor),
-			 r->name ? r->name : "unknown", (unsigned long long)r->code, r->cs, (unsigned long long)r->rip);
+		char what[96];
+		if (r->kind == EXIT_REPORT_VMFAIL_VALID)
+			snprintf(what, sizeof(what), "failed entry: VMfailValid, VM-instruction error %llu",
+				 (unsigned long long)r->code);
+		else if (r->kind == EXIT_REPORT_VMFAIL_INVALID)
+			snprintf(what, sizeof(what), "failed entry: VMfailInvalid");
+		else
+			snprintf(what, sizeof(what), "%s%s (0x%llx)",
+				 r->kind == EXIT_REPORT_VMEXIT ? "exit " : "failed entry: exit ",
+				 r->name ? r->name : "unknown", (unsigned long long)r->code);
+		snprintf(buf, len, "%s %s of the guest at %04x:%llx", hv_ext_name(r->vendor), what, r->cs,
+			 (unsigned long long)r->rip);
 		break;
 	}
 	case STOP_EXCEPTION:

@@ -45,12 +45,14 @@ struct debug_stops_config {
 	unsigned n_vmx;
 	uint64_t exceptions[4];    /* vectors 0-255, one bit each */
 	uint64_t icount;           /* stop when the machine's time reaches it (0: none) */
+	bool entry_fail;           /* every failed VM entry: SVM VMEXIT_INVALID, VMX VMfail and
+				      entry-failure exits (emu/exit_report.h) */
 };
 
 /* Parse one --break argument into cfg: `vmexit=NAME|NUMBER[,...]`
  * (svm/exit_codes.c and vmx/exit_reasons.c names, any case; a number means
  * that code for either vendor), `exception=VECTOR` (0-255, or DE, DB, BP,
- * UD, GP, PF...), `icount=N`. False with a reason in err. */
+ * UD, GP, PF...), `icount=N`, `vmentry-fail`. False with a reason in err. */
 bool debug_stops_parse(struct debug_stops_config *cfg, const char *arg, char *err, size_t errlen);
 
 /* Whether anything is asked for. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/gdb_info.h"
 #include "cli/gdb_target.h"
 #include "svm/vmcb_fields.h"
 
@@ -105,6 +106,8 @@ void gdb_monitor(struct debugger *d, unsigned cpu_index, const char *cmd, char *
 			 (unsigned long long)(pa + got));
 	} else if (!strncmp(cmd, "info vmcb", 9)) {
 		info_vmcb(d, cmd[9] == ' ' ? cmd + 10 : "", out, len);
+	} else if (!strncmp(cmd, "info ", 5) && gdb_info(m, cpu_index, cmd + 5, out, len)) {
+		/* info apic | walk LIN | vmcs (cli/gdb_info.c) */
 	} else if (!strncmp(cmd, "break ", 6)) {
 		char err[256];
 		if (debug_stops_parse(&d->cfg, cmd + 6, err, sizeof(err)))
@@ -114,7 +117,8 @@ void gdb_monitor(struct debugger *d, unsigned cpu_index, const char *cmd, char *
 		/* An exception stop needs the delivery observer, installed at
 		 * start-up only (--break exception=...). */
 	} else {
-		snprintf(out, len, "hvemu monitor commands: info cpu | info vmcb PHYSADDR | icount | xp PHYSADDR [LEN] | "
+		snprintf(out, len, "hvemu monitor commands: info cpu | info vmcb PHYSADDR | info vmcs | info apic | "
+			 "info walk LINADDR | icount | xp PHYSADDR [LEN] | "
 			 "break vmexit=CODE[,...] | break icount=N | info reverse\n");
 	}
 }

@@ -128,9 +128,10 @@ static const char usage_options_more_text[] =
 static const char usage_devices_text[] =
 	"  --gdb tcp::PORT|unix:PATH  serve gdb's remote protocol (127.0.0.1 only)\n"
 	"  --gdb-wait           with --gdb: wait for gdb before the first instruction\n"
-	"  --break vmexit=CODE[,CODE...]|exception=VECTOR|icount=N  stop there\n"
-	"                       (repeatable): with --gdb gdb sees the stop, without\n"
-	"                       it one line is printed and the run ends (status 20)\n"
+	"  --break vmexit=CODE[,CODE...]|exception=VECTOR|icount=N|vmentry-fail\n"
+	"                       stop there (repeatable; vmentry-fail: any failed VM\n"
+	"                       entry); with --gdb gdb sees the stop, without it one\n"
+	"                       line is printed and the run ends (status 20)\n"
 	"  --snapshot-at N FILE write the machine to FILE when the time reaches N\n"
 	"                       instructions, and run on (one CPU)\n"
 	"  --resume FILE        run on from a --snapshot-at FILE (its options, then these)\n"
@@ -611,7 +612,7 @@ static int parse_reverse_interval(struct run_config *cfg, const struct run_optio
 	return 0;
 }
 
-/* --break vmexit=CODE[,...]|exception=VECTOR|icount=N (cli/debug_stops.h). */
+/* --break vmexit=CODE[,...]|exception=VECTOR|icount=N|vmentry-fail (cli/debug_stops.h). */
 static int parse_break(struct run_config *cfg, const struct run_option *o, char *val)
 {
 	char err[256];

@@ -293,8 +293,7 @@ ALU_FLAGLESS(cmp, ALU_CMP)
 				host_store(p, sz, r);                                   \
 			return insn_next(cpu, in);                                      \
 		}                                                                       \
-		insn_step_begin(cpu, in);                                               \
-		return insn_step_end(cpu, in, op_##fn(cpu, in));                        \
+		return thread_step(cpu, in);                                            \
 	}
 #define ALU_MEM_THREAD_G(fn, op, sz)                                                   \
 	__attribute__((flatten)) status_t thr_##fn(struct cpu *cpu, const struct insn *in) \
@@ -304,8 +303,7 @@ ALU_FLAGLESS(cmp, ALU_CMP)
 			(void)alu_reg(cpu, op, sz, in->reg, host_load(p, sz));          \
 			return insn_next(cpu, in);                                      \
 		}                                                                       \
-		insn_step_begin(cpu, in);                                               \
-		return insn_step_end(cpu, in, op_##fn(cpu, in));                        \
+		return thread_step(cpu, in);                                            \
 	}
 #define ALU_MEM_FORMS(name, op, sz, w)                                                 \
 	status_t op_##name##_EG_##w(struct cpu *cpu, const struct insn *in) { return alu_eg(cpu, in, op); } \

@@ -48,7 +48,7 @@
  *                    and the banks, emu/msr.c): the architecture exists, no
  *                    machine check is ever signalled; the x87 FPU, FXSAVE/FXRSTOR,
  *                    the SSE/SSE2 subset and CLFLUSH (emu/x87.c, emu/sse.c,
- *                    emu/xsave.c); with CLFSH, CPUID.1:EBX[15:8] gives the line
+ *                    emu/xsave.c); MMX (emu/mmx.c); with CLFSH, CPUID.1:EBX[15:8] gives the line
  *                    size in 8-byte units
  *   CPUID.1:ECX      x2APIC and TSC-deadline (SDM Vol.3 10.12.1, 10.5.4.1), PCID
  *                    (CR4.PCIDE, emu/control_regs.c), CX16 (CMPXCHG16B,
@@ -68,7 +68,16 @@
 		    FEATURE(msr) | FEATURE(pae) | FEATURE(mce) | FEATURE(cx8) | FEATURE(apic) | \
 		    FEATURE(sep) | FEATURE(pge) | FEATURE(mca) | FEATURE(cmov) | FEATURE(pat) | \
 		    FEATURE(pse36) | FEATURE(clflush) | FEATURE(fxsr) | FEATURE(sse) | FEATURE(sse2) | \
-		    FEATURE(mtrr))
+		    FEATURE(mtrr) | FEATURE(mmx))
+/* The SIMD extensions by processor class (CPUID.01H:ECX; SHA is CPUID.7.0:EBX
+ * bit 29): SSE3 since the Opteron 23xx (family 10h) and Core 2, SSSE3 since Core 2 (emu/sse3.c, emu/ssse3.c); SSE4.1 since
+ * Penryn (emu/sse4.c, emu/sse4_fp.c); SSE4.2 since Nehalem (PCMPGTQ, the
+ * string compares of emu/sse_string.c; its CRC32 comes with the bit-manipulation
+ * work on another branch); AES-NI and PCLMULQDQ since Westmere, SHA (leaf 7,
+ * icelake-lite and epyc-lite) in emu/crypto.c. */
+#define SIMD_CORE2 (FEATURE(pni) | FEATURE(ssse3))
+#define SIMD_NEHALEM (SIMD_CORE2 | FEATURE(sse4_1) | FEATURE(sse4_2))
+#define SIMD_SKYLAKE (SIMD_NEHALEM | FEATURE(aes) | FEATURE(pclmulqdq))
 #define EBX1_CLFLUSH_64 (8u << 8)
 /* AMD's 80000001H:EDX: the leaf-1 bits it repeats (APM3 E.4.2), and NX. */
 #define AMD_EDX81 ((HVEMU_EDX1 & AMD_EDX81_ALIASES) | FEATURE(nx))
@@ -175,7 +184,7 @@ static const struct cpuid_leaf core2_leaves[] = {
 	/* EAX signature; EBX: brand index 0, one logical processor, CLFLUSH line
 	 * 64 bytes, APIC ID 0. */
 	{ .leaf = 1, .eax = 0x000006fb, .ebx = 0x00010000 | EBX1_CLFLUSH_64,
-	  .ecx = FEATURE(vmx) | FEATURE(cx16) | FEATURE(xsave), .edx = HVEMU_EDX1 },
+	  .ecx = SIMD_CORE2 | FEATURE(vmx) | FEATURE(cx16) | FEATURE(xsave), .edx = HVEMU_EDX1 },
 	/* Leaf 2: one iteration (AL=1) and descriptor FFH: "use leaf 4" (SDM Table 3-12). */
 	{ .leaf = 2, .eax = 0x0000ff01 },
 	/* Leaf 4: deterministic cache parameters (SDM Vol.2 CPUID leaf 4):
@@ -267,7 +276,8 @@ static const struct cpuid_leaf opteron_leaves[] = {
 	/* "AuthenticAMD" (APM3 E.3.1). Only leaf 1 is defined among the basic leaves. */
 	{ .leaf = 0, .eax = 1, .ebx = STR4('A', 'u', 't', 'h'), .edx = STR4('e', 'n', 't', 'i'),
 	  .ecx = STR4('c', 'A', 'M', 'D') },
-	{ .leaf = 1, .eax = OPTERON_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64, .ecx = 0, .edx = HVEMU_EDX1 },
+	{ .leaf = 1, .eax = OPTERON_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64, .ecx = FEATURE(pni),
+	  .edx = HVEMU_EDX1 },
 	{ .leaf = 0x80000000, .eax = 0x8000000a, .ebx = STR4('A', 'u', 't', 'h'),
 	  .edx = STR4('e', 'n', 't', 'i'), .ecx = STR4('c', 'A', 'M', 'D') },
 	{ .leaf = 0x80000001, .eax = OPTERON_SIG, .ecx = FEATURE(svm), .edx = AMD_EDX81 },
@@ -419,7 +429,7 @@ static const struct cpuid_leaf skylake_leaves[] = {
 	{ .leaf = 0, .eax = 0x16, .ebx = STR4('G', 'e', 'n', 'u'), .edx = STR4('i', 'n', 'e', 'I'),
 	  .ecx = STR4('n', 't', 'e', 'l') },
 	{ .leaf = 1, .eax = SKYLAKE_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64,
-	  .ecx = FEATURE(vmx) | FEATURE(cx16) | FEATURE(pcid) | FEATURE(x2apic) |
+	  .ecx = SIMD_SKYLAKE | FEATURE(vmx) | FEATURE(cx16) | FEATURE(pcid) | FEATURE(x2apic) |
 		 FEATURE(tsc_deadline_timer) | FEATURE(xsave),
 	  .edx = HVEMU_EDX1 },
 	{ .leaf = 2, .eax = 0x0000ff01 },
@@ -474,7 +484,7 @@ static const struct cpuid_leaf icelake_leaves[] = {
 	{ .leaf = 0, .eax = 0x16, .ebx = STR4('G', 'e', 'n', 'u'), .edx = STR4('i', 'n', 'e', 'I'),
 	  .ecx = STR4('n', 't', 'e', 'l') },
 	{ .leaf = 1, .eax = ICELAKE_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64,
-	  .ecx = FEATURE(vmx) | FEATURE(cx16) | FEATURE(pcid) | FEATURE(x2apic) |
+	  .ecx = SIMD_SKYLAKE | FEATURE(vmx) | FEATURE(cx16) | FEATURE(pcid) | FEATURE(x2apic) |
 		 FEATURE(tsc_deadline_timer) | FEATURE(xsave),
 	  .edx = HVEMU_EDX1 },
 	{ .leaf = 2, .eax = 0x0000ff01 },
@@ -483,7 +493,7 @@ static const struct cpuid_leaf icelake_leaves[] = {
 	{ .leaf = 4, .subleaf = 1, .indexed = true, .eax = 0x122, .ebx = 0x01c0003f, .ecx = 63 },
 	{ .leaf = 4, .subleaf = 2, .indexed = true, .eax = 0x143, .ebx = 0x04c0003f, .ecx = 1023 },
 	{ .leaf = 7, .subleaf = 0, .indexed = true,
-	  .ebx = FEATURE(fsgsbase) | FEATURE(smep) | FEATURE(invpcid) | FEATURE(smap),
+	  .ebx = FEATURE(fsgsbase) | FEATURE(smep) | FEATURE(invpcid) | FEATURE(smap) | FEATURE(sha_ni),
 	  .ecx = FEATURE(la57) },
 	XSAVE_LEAVES_X87_SSE,
 	TSC_LEAVES,
@@ -534,7 +544,7 @@ static const struct cpuid_leaf nehalem_leaves[] = {
 	{ .leaf = 0, .eax = 0xd, .ebx = STR4('G', 'e', 'n', 'u'), .edx = STR4('i', 'n', 'e', 'I'),
 	  .ecx = STR4('n', 't', 'e', 'l') },
 	{ .leaf = 1, .eax = NEHALEM_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64,
-	  .ecx = FEATURE(vmx) | FEATURE(cx16) | FEATURE(xsave), .edx = HVEMU_EDX1 },
+	  .ecx = SIMD_NEHALEM | FEATURE(vmx) | FEATURE(cx16) | FEATURE(xsave), .edx = HVEMU_EDX1 },
 	{ .leaf = 2, .eax = 0x0000ff01 },
 	/* L1D/L1I 32 KiB 8-way, L2 256 KiB 8-way, 64-byte lines. */
 	{ .leaf = 4, .subleaf = 0, .indexed = true, .eax = 0x121, .ebx = 0x01c0003f, .ecx = 63 },
@@ -622,10 +632,10 @@ static const struct cpuid_leaf epyc_leaves[] = {
 	{ .leaf = 0, .eax = 0xd, .ebx = STR4('A', 'u', 't', 'h'), .edx = STR4('e', 'n', 't', 'i'),
 	  .ecx = STR4('c', 'A', 'M', 'D') },
 	{ .leaf = 1, .eax = EPYC_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64,
-	  .ecx = FEATURE(cx16) | FEATURE(xsave),
+	  .ecx = SIMD_SKYLAKE | FEATURE(cx16) | FEATURE(xsave),
 	  .edx = HVEMU_EDX1 },
 	{ .leaf = 7, .subleaf = 0, .indexed = true,
-	  .ebx = FEATURE(fsgsbase) | FEATURE(smep) | FEATURE(smap) },
+	  .ebx = FEATURE(fsgsbase) | FEATURE(smep) | FEATURE(smap) | FEATURE(sha_ni) },
 	XSAVE_LEAVES_X87_SSE,
 	{ .leaf = 0x80000000, .eax = 0x8000000a, .ebx = STR4('A', 'u', 't', 'h'),
 	  .edx = STR4('e', 'n', 't', 'i'), .ecx = STR4('c', 'A', 'M', 'D') },

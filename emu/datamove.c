@@ -69,8 +69,7 @@ MOV_MEM_FORMS(64, 8)
 			cpu->regs[in->reg] = host_load(p, size);                         \
 			return insn_next(cpu, in);                                       \
 		}                                                                        \
-		insn_step_begin(cpu, in);                                                \
-		return insn_step_end(cpu, in, op_mov_GE_m##bits(cpu, in));               \
+		return thread_step(cpu, in);                                             \
 	}                                                                                \
 	__attribute__((flatten))                                                         \
 	status_t thr_mov_EG_m##bits(struct cpu *cpu, const struct insn *in)             \
@@ -80,8 +79,7 @@ MOV_MEM_FORMS(64, 8)
 			host_store(p, size, cpu->regs[in->reg]);                         \
 			return insn_next(cpu, in);                                       \
 		}                                                                        \
-		insn_step_begin(cpu, in);                                                \
-		return insn_step_end(cpu, in, op_mov_EG_m##bits(cpu, in));               \
+		return thread_step(cpu, in);                                             \
 	}
 MOV_MEM_THREADED(32, 4)
 MOV_MEM_THREADED(64, 8)
@@ -313,8 +311,7 @@ __attribute__((flatten)) status_t thr_push_Z(struct cpu *cpu, const struct insn 
 			return insn_next(cpu, in);
 		}
 	}
-	insn_step_begin(cpu, in);
-	return insn_step_end(cpu, in, op_push_Z(cpu, in));
+	return thread_step(cpu, in);   /* out of line: the fast path needs no frame */
 }
 
 __attribute__((flatten)) status_t thr_pop_Z(struct cpu *cpu, const struct insn *in)
@@ -330,8 +327,7 @@ __attribute__((flatten)) status_t thr_pop_Z(struct cpu *cpu, const struct insn *
 			return insn_next(cpu, in);
 		}
 	}
-	insn_step_begin(cpu, in);
-	return insn_step_end(cpu, in, op_pop_Z(cpu, in));
+	return thread_step(cpu, in);   /* out of line: the fast path needs no frame */
 }
 
 /* PUSH imm (68/6A): the immediate, sign-extended to the operand size. */

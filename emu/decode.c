@@ -282,6 +282,9 @@ opcode:
 		goto short_read;
 	in->len = (uint8_t)c.pos;
 	in->exec = isa_rows[in->row].exec;
+	/* base >= 16: RIP-relative or no base. */
+	if (in->mem && in->index == REG_NONE && in->base < 16 && in->asize >= 4)
+		in->ea_shape = in->asize == 8 ? EA_BASE64 : EA_BASE32;
 
 	/* LOCK legality (SDM Vol.2 LOCK: #UD unless the instruction is
 	 * lockable and its destination is memory). */

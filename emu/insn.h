@@ -33,6 +33,14 @@ enum {
 	IF_ONLY64 = 1u << 7,       /* #UD outside 64-bit mode */
 };
 
+/* Effective-address shapes the decoder picks out, so that the commonest,
+ * base register plus displacement, needs no test of what is absent. */
+enum ea_shape {
+	EA_GENERAL,                /* anything (and no memory operand) */
+	EA_BASE64,                 /* a general register + disp, 64-bit addresses */
+	EA_BASE32,                 /* a general register + disp, 32-bit addresses */
+};
+
 struct insn;
 typedef status_t (*insn_handler)(struct cpu *cpu, const struct insn *in);
 
@@ -60,6 +68,7 @@ struct insn {
 	uint8_t base, index;       /* REG_NONE if absent; REG_RIP for RIP-relative */
 	uint8_t scale;             /* log2 */
 	uint8_t rex;               /* REX byte, 0 if none */
+	uint8_t ea_shape;          /* enum ea_shape: the memory operand's address, as decoded */
 	uint16_t imm2;             /* second immediate: ENTER's Ib, far pointer selector */
 	int64_t disp;
 	uint64_t imm;              /* sign-extended where the operand letter says so */
@@ -67,7 +76,7 @@ struct insn {
 #define REG_RIP 0x10
 /* One cache line: a block's instructions are read one after another, and a
  * bigger struct costs every block one more line per instruction (6 bytes of
- * padding before disp are still free). */
+ * padding after imm2 are still free). */
 _Static_assert(sizeof(struct insn) == 64, "struct insn: one cache line");
 
 /* One row of the instruction table (generated from emu/isa/<concept>.isa). */

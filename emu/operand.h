@@ -155,6 +155,10 @@ status_t lin_write_sys(struct cpu *cpu, uint64_t lin, unsigned size, uint64_t v)
  * addressing, SDM Vol.2 2.2.1.6). */
 static inline uint64_t insn_ea_at(const struct cpu *cpu, const struct insn *in, uint64_t rip)
 {
+	if (in->ea_shape == EA_BASE64)
+		return cpu->regs[in->base] + (uint64_t)in->disp;
+	if (in->ea_shape == EA_BASE32)
+		return (uint32_t)(cpu->regs[in->base] + (uint64_t)in->disp);
 	uint64_t ea = (uint64_t)in->disp;
 	if (in->base == REG_RIP)
 		ea += rip;

@@ -183,6 +183,17 @@ static inline status_t shift_exec(struct cpu *cpu, const struct insn *in, enum s
 	return ST_OK;
 }
 
+/* v (zero-extended from size bytes) shifted by c (1..size*8-1) as SHL, SHR or
+ * SAR; a 32-bit result clears bits 63:32 (SDM Vol.1 3.4.1.1). */
+static inline uint64_t shift_value(enum shift_op op, unsigned size, uint64_t v, unsigned c)
+{
+	if (op == SH_SHL)
+		return size == 4 ? (uint32_t)(v << c) : v << c;
+	if (op == SH_SHR)
+		return v >> c;
+	return size == 4 ? (uint32_t)((int32_t)v >> c) : (uint64_t)((int64_t)v >> c);
+}
+
 /* SHL/SHR/SAR of a 32- or 64-bit register (decode-time fast forms,
  * emu/fast_forms.h): shift_exec() with the width a constant, recorded lazily
  * the same way, and the write of a masked count of 0 (count_zero()). */
@@ -195,14 +206,8 @@ static inline status_t shift_reg(struct cpu *cpu, const struct insn *in, enum sh
 			*reg = (uint32_t)*reg;
 		return ST_OK;
 	}
-	uint64_t v = size == 4 ? (uint32_t)*reg : *reg, r;
-	if (op == SH_SHL)
-		r = size == 4 ? (uint32_t)(v << c) : v << c;
-	else if (op == SH_SHR)
-		r = v >> c;
-	else
-		r = size == 4 ? (uint32_t)((int32_t)v >> c) : (uint64_t)((int64_t)v >> c);
-	*reg = r;       /* a 32-bit write clears bits 63:32 (SDM Vol.1 3.4.1.1) */
+	uint64_t v = size == 4 ? (uint32_t)*reg : *reg, r = shift_value(op, size, v, c);
+	*reg = r;
 	flags_lazy(cpu, op == SH_SHL ? LAZY_SHL : op == SH_SHR ? LAZY_SHR : LAZY_SAR,
 		   size == 4 ? 2 : 3, r, v, c);
 	return ST_OK;
@@ -216,18 +221,13 @@ SHIFT_REG_FORMS(shr, SH_SHR)
 SHIFT_REG_FORMS(sar, SH_SAR)
 
 /* The same without the flags, for a threaded run in which the next
- * instruction replaces them all first (emu/fast_forms.c). */
+ * instruction replaces them all first (emu/fast_forms.c). A count of 0
+ * shifts nothing (and a 32-bit one still clears bits 63:32). */
 static inline status_t shift_reg_flagless(struct cpu *cpu, const struct insn *in, enum shift_op op, unsigned size)
 {
 	unsigned c = shift_count(cpu, in);
-	uint64_t v = size == 4 ? (uint32_t)cpu->regs[in->rm] : cpu->regs[in->rm], r;
-	if (op == SH_SHL)
-		r = size == 4 ? (uint32_t)(v << c) : v << c;
-	else if (op == SH_SHR)
-		r = v >> c;
-	else
-		r = size == 4 ? (uint32_t)((int32_t)v >> c) : (uint64_t)((int64_t)v >> c);
-	cpu->regs[in->rm] = r;
+	uint64_t v = size == 4 ? (uint32_t)cpu->regs[in->rm] : cpu->regs[in->rm];
+	cpu->regs[in->rm] = c ? shift_value(op, size, v, c) : v;
 	return insn_next(cpu, in);
 }
 #define SHIFT_FLAGLESS(name, op)                                                         \

@@ -2,7 +2,7 @@
  * packed-integer instructions (compares, add/subtract with and without
  * saturation, min/max, average, multiplies, packs and unpacks, shifts,
  * shuffles, PEXTRW/PINSRW, MASKMOVDQU; SDM Vol.1 ch. 10-11; Vol.2
- * instruction pages; the MMX forms are not modelled), plus the non-SIMD SSE/SSE2 instructions: MOVNTI, the
+ * instruction pages; the MMX forms are in emu/mmx.c), plus the non-SIMD SSE/SSE2 instructions: MOVNTI, the
  * fences and CLFLUSH. Floating-point arithmetic, compares and conversions are in
  * emu/sse_fp.c.
  *
@@ -15,6 +15,7 @@
 
 #include "emu/fpu.h"
 #include "emu/operand.h"
+#include "emu/sse_kernels.h"
 #include "isa_handlers.h"
 
 static inline union xmm_reg *xreg(struct cpu *cpu, unsigned n) { return &cpu->fpu.xmm[n & 15]; }
@@ -609,4 +610,18 @@ status_t op_clflush(struct cpu *cpu, const struct insn *in)
 		return st;
 	uint64_t v;
 	return mem_read(cpu, in->seg, insn_ea(cpu, in), 1, &v);
+}
+
+/* ---- the kernels shared with the MMX forms (emu/sse_kernels.h) ---- */
+
+void sse_kernel(enum sse_kernel k, const struct insn *in, union xmm_reg *d, const union xmm_reg *s)
+{
+	switch (k) {
+	case SK_LOGIC:  logic(in, d, s); break;
+	case SK_LANE:   plane(in, d, s); break;
+	case SK_WIDE:   pwide(in, d, s); break;
+	case SK_PACK:   pack(in, d, s); break;
+	case SK_UNPACK: punpck(in, d, s); break;
+	case SK_SHIFT:  pshift(in, d, s); break;
+	}
 }

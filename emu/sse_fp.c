@@ -19,13 +19,15 @@
  * Not modelled (#UD): RCPPS/RCPSS/RSQRTPS/RSQRTSS, whose results are
  * implementation-specific approximations (SDM Vol.2 RCPSS: "relative error ...
  * less than or equal to 1.5 * 2^-12"), so the host's would not be the selected
- * CPU model's; CVTPI2PS/CVTPS2PI and the other MMX-operand conversions.
+ * CPU model's. The MMX-operand conversions (CVTPI2PS ..) are in emu/mmx.c over
+ * sse_fp_convert (emu/sse_fp_ops.h).
  */
 #include <string.h>
 
 #include "emu/flags.h"
 #include "emu/fpu.h"
 #include "emu/operand.h"
+#include "emu/sse_fp_ops.h"
 #include "isa_handlers.h"
 
 #if !defined(__x86_64__)
@@ -518,4 +520,37 @@ status_t op_cvts2si(struct cpu *cpu, const struct insn *in)
 	if (st == ST_OK)
 		greg_write(cpu, in, n, v);
 	return st;
+}
+
+/* ---- for the later extensions' floating point (emu/sse_fp_ops.h) ---- */
+
+uint32_t sse_fp_packed(struct cpu *cpu, enum sse_fp_op op, bool dbl, union xmm_reg *a, const union xmm_reg *b)
+{
+	static const enum host_op ops[] = { [SFP_ADD] = HOP_ADD_PS, [SFP_SUB] = HOP_SUB_PS, [SFP_MUL] = HOP_MUL_PS };
+	enum host_op hop = ops[op] + (dbl ? F_PD : F_PS);
+	uint32_t mx = cpu->fpu.mxcsr;
+	union xmm_reg x = *a;
+	uint32_t exc = host_xx(hop, host_csr(mx), &x, b);
+	/* As fp_arith: unmasked underflow counts tiny exact results, and with
+	 * unmasked underflow or overflow PE is the unbounded result's. */
+	if (!(mx & MXCSR_UM) && has_denormal(&x, dbl ? SH_D2 : SH_S4))
+		exc |= MXCSR_UE;
+	if (((exc & MXCSR_UE) && !(mx & MXCSR_UM)) || ((exc & MXCSR_OE) && !(mx & MXCSR_OM)))
+		exc = (exc & ~MXCSR_PE) | unbounded_pe(ops[op] + (dbl ? F_SD : F_SS), dbl, dbl, dbl ? 2 : 4, mx, a, b);
+	*a = x;
+	return exc;
+}
+
+status_t sse_fp_commit(struct cpu *cpu, uint32_t exc)
+{
+	return fp_commit(cpu, exc);
+}
+
+uint32_t sse_fp_convert(struct cpu *cpu, enum sse_fp_cvt k, union xmm_reg *d, const union xmm_reg *s)
+{
+	static const enum host_op ops[] = {
+		[SFC_DQ2PS] = HOP_CVTDQ2PS, [SFC_PS2DQ] = HOP_CVTPS2DQ, [SFC_TPS2DQ] = HOP_CVTTPS2DQ,
+		[SFC_DQ2PD] = HOP_CVTDQ2PD, [SFC_PD2DQ] = HOP_CVTPD2DQ, [SFC_TPD2DQ] = HOP_CVTTPD2DQ,
+	};
+	return host_xx(ops[k], host_csr(cpu->fpu.mxcsr), d, s);
 }

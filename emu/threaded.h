@@ -99,8 +99,7 @@ status_t thread_next_block(struct cpu *cpu, const struct insn *end);
 			(void)op_##name(cpu, in);                              \
 			return insn_next(cpu, in);                             \
 		}                                                              \
-		insn_step_begin(cpu, in);                                      \
-		return insn_step_end(cpu, in, op_##name(cpu, in));             \
+		return thread_step(cpu, in);                                   \
 	}
 
 #endif

@@ -239,18 +239,3 @@ status_t op_fldenv(struct cpu *cpu, const struct insn *in)
 	f->ftw = fpu_tag_expand(fpu_tag_abridge(f->ftw), f->r);
 	return ST_OK;
 }
-
-/* 0F 77: EMMS (SDM Vol.2 EMMS): every x87 tag empty (FTW = FFFFH). #UD with
- * CR0.EM, #NM with CR0.TS, #MF for a pending unmasked x87 exception ("EMMS
- * ... Protected Mode Exceptions"); no MMX state exists beside the tags. */
-status_t op_emms(struct cpu *cpu, const struct insn *in)
-{
-	(void)in;
-	if (cpu->cr0 & CR0_EM)
-		return cpu_raise(cpu, EXC_UD);
-	status_t st = x87_gate(cpu, true);
-	if (st != ST_OK)
-		return st;
-	cpu->fpu.ftw = 0xffff;
-	return ST_OK;
-}

@@ -110,7 +110,7 @@ struct oracle_prediction {
 	const char *unknown_why;
 	uint64_t exitcode, info1, info2, intinfo, nrip, rip, rax, rsp, rflags;
 	unsigned defined;                  /* PF_* */
-	int rule;                          /* the rule the exit comes from (enum in svm_oracle.c) */
+	int rule;                          /* the rule the exit comes from (enum rule, svm_oracle_sim.h) */
 	uint32_t failing_checks;           /* VMEXIT_INVALID: bit per enum oracle_check */
 	unsigned shape;                    /* a small number telling EXITINFO layouts apart */
 };
@@ -143,6 +143,16 @@ extern const char *oracle_last_disagreement;
 /* The rule-coverage table: each rule's citation and how often it held and
  * did not hold; each exit code x EXITINFO shape seen; the unknowns. */
 void oracle_print_coverage(void);
+
+/* The coverage table in a few numbers, for a status line. */
+struct oracle_coverage_summary {
+	unsigned rules;                    /* rules with a citation */
+	unsigned rules_both_ways;          /* ... seen to hold and not to hold */
+	unsigned rules_one_way;            /* ... seen one way only */
+	unsigned cells;                    /* exit code x EXITINFO shape cells agreed on */
+	uint64_t predictions, unknown;
+};
+void oracle_coverage_summary(struct oracle_coverage_summary *s);
 
 /* The check a hvemu failed-check text names, or -1. */
 int oracle_check_of_text(const char *text);

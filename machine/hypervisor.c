@@ -90,3 +90,8 @@ size_t hv_state_size(const struct hypervisor *hv)
 {
 	return hv->kind ? hv->kind->state_size : 0;
 }
+
+struct vmx *hv_vmx(const struct hypervisor *hv)
+{
+	return hv->kind && hv->kind->ext == HV_EXT_VMX ? hv->model : NULL;
+}

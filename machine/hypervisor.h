@@ -12,6 +12,8 @@
 #include "emu/cpu.h"
 #include "emu/cpu_model.h"
 
+struct vmx;
+
 struct hypervisor_kind;
 
 /* One CPU's hypervisor model. */
@@ -31,6 +33,10 @@ const char *hv_name(const struct cpu_model *model);
  * registry bits, `--quirk`); a CPU model without one gets none (hv->kind
  * NULL). False only when memory ran out. */
 bool hv_create(struct hypervisor *hv, struct cpu *cpu, const struct cpu_model *model, unsigned quirks);
+
+/* The VMX model installed, NULL if hv holds none or another kind (for
+ * debuggers: vmx/vmx.h). */
+struct vmx *hv_vmx(const struct hypervisor *hv);
 
 /* Free the model (nothing if none); hv is empty again. */
 void hv_destroy(struct hypervisor *hv);

@@ -67,3 +67,17 @@ void vmx_destroy(struct vmx *v)
 	}
 	free(v);
 }
+
+uint64_t vmx_current_vmcs(struct vmx *v, bool *launched)
+{
+	*launched = vmcs_current_valid(v) && v->vmcs.launched;
+	return v->vmcs.pa;
+}
+
+bool vmx_peek_vmcs_row(struct vmx *v, unsigned row, uint64_t *value)
+{
+	if (!vmcs_current_valid(v) || row >= VMCS_ROW_COUNT || !v->field_exists[row])
+		return false;
+	*value = vmcs_get(v, (enum vmcs_row)row);
+	return true;
+}

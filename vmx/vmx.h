@@ -3,11 +3,10 @@
  * the CPU reports and runs VMX: CPUID.1:ECX.VMX, CR4.VMXE, the VMX bits of
  * IA32_FEATURE_CONTROL, the capability MSRs, and the VMX instructions.
  *
- * This layer has VMX operation and the VMCS: VMXON, VMXOFF, VMCLEAR, VMPTRLD,
- * VMPTRST, VMREAD, VMWRITE, VMCALL, INVEPT, INVVPID, VMFUNC, and VMLAUNCH/
- * VMRESUME up to their VM-entry checks. VM entry itself is not written yet, so
- * machine/hypervisor.c has no VMX row: no CPU model advertises VMX until a
- * guest can run (the unit tests install the model themselves).
+ * It runs VMX operation, the VMCS, VM entry with its checks, nested guests
+ * (EPT, VPID, the APIC virtualization it models) and VM exits with their
+ * reasons and qualifications; machine/hypervisor.c installs it on the CPU
+ * models with HV_EXT_VMX.
  */
 #ifndef HVEMU_VMX_VMX_H
 #define HVEMU_VMX_VMX_H
@@ -21,5 +20,12 @@ struct vmx;
  * quirks: none are defined yet (0). */
 struct vmx *vmx_create(struct cpu *cpu, unsigned quirks);
 void vmx_destroy(struct vmx *v);
+
+/* For debuggers, without side effects: the current-VMCS pointer (all ones:
+ * none, SDM Vol.3 24.1) and its launch state; and the value of row (a
+ * vmx/vmcs_fields.def row) in the current VMCS, false when there is none or
+ * this processor lacks the field. */
+uint64_t vmx_current_vmcs(struct vmx *v, bool *launched);
+bool vmx_peek_vmcs_row(struct vmx *v, unsigned row, uint64_t *value);
 
 #endif

@@ -17,7 +17,7 @@ OPS = ['NOP', 'CPUID', 'RDTSC', 'RDTSCP', 'RDPMC', 'HLT', 'PAUSE', 'INVD', 'WBIN
        'MOV_FROM_DR', 'MOV_TO_DR', 'INTN', 'INT3', 'UD2', 'DIV0', 'ICEBP', 'LOAD', 'STORE',
        'RETF16', 'XSETBV', 'MONITOR', 'MWAIT', 'SIDT', 'SGDT', 'SLDT', 'STR', 'LIDT', 'LGDT',
        'LLDT', 'LTR', 'RSM', 'INVLPGA', 'VMLOAD', 'VMSAVE', 'STGI', 'CLGI', 'SETSP']
-# misc_intercepts[] bit of each instruction intercept (fuzz/svm_exit_fuzz.c)
+# svm_exit_misc_intercepts[] bit of each instruction intercept (fuzz/svm_exit_vmcb.c)
 MISC = {'CPUID': 0, 'RDTSC': 1, 'RDTSCP': 2, 'RDPMC': 3, 'HLT': 4, 'PAUSE': 5, 'INVD': 6,
         'WBINVD': 7, 'VMMCALL': 8, 'INVLPG': 9, 'PUSHF': 10, 'IOIO': 11, 'MSR': 12, 'INTN': 13,
         'ICEBP': 14, 'XSETBV': 15, 'CR0_SEL': 16, 'MONITOR': 17, 'MWAIT': 18, 'IDTR_READ': 19,

@@ -603,6 +603,18 @@ static const struct capstone_deviation capstone_deviations[] = {
 	 * and /7 PSLLDQ (SDM Vol.2 Table A-6 group 14) are rejected. */
 	{ 1, 0x73, 3, true, DEV_REJECTS, "PSRLDQ in 16-bit code / 66 not last", 0, C_MPFX_MISSED },
 	{ 1, 0x73, 7, true, DEV_REJECTS, "PSLLDQ in 16-bit code / 66 not last", 0, C_MPFX_MISSED },
+	/* And for the later extensions' mandatory-prefix forms: SSE3 (66/F2 0F 7C,
+	 * 7D, D0; F2 0F F0) and every 66 0F 38 / 0F 3A row (SSSE3's XMM forms,
+	 * SSE4.1/4.2, AES, PCLMULQDQ) are rejected, or read as the MMX form
+	 * (SSSE3: "pshufb mm0, ..."), in 16-bit code and when 66 is not last. */
+	{ 1, 0x7c, -1, false, DEV_REJECTS, "HADDPS/PD in 16-bit code / prefix not last", 0, C_MPFX_MISSED },
+	{ 1, 0x7d, -1, false, DEV_REJECTS, "HSUBPS/PD in 16-bit code / prefix not last", 0, C_MPFX_MISSED },
+	{ 1, 0xd0, -1, false, DEV_REJECTS, "ADDSUBPS/PD in 16-bit code / prefix not last", 0, C_MPFX_MISSED },
+	{ 1, 0xf0, -1, false, DEV_REJECTS, "LDDQU in 16-bit code / prefix not last", 0, C_MPFX_MISSED },
+	{ 2, -1, -1, false, DEV_REJECTS, "66 0F 38 rows in 16-bit code / 66 not last", 0, C_MPFX_MISSED },
+	{ 2, -1, -1, false, DEV_OPERANDS, "66 0F 38 rows in 16-bit code / 66 not last", 0, C_MPFX_MISSED },
+	{ 3, -1, -1, false, DEV_REJECTS, "66 0F 3A rows in 16-bit code / 66 not last", 0, C_MPFX_MISSED },
+	{ 3, -1, -1, false, DEV_OPERANDS, "66 0F 3A rows in 16-bit code / 66 not last", 0, C_MPFX_MISSED },
 
 	/* --- 64-bit mode --- */
 	/* SDM Vol.2 MOVSXD: "63 /r MOVSXD r16, r/m16", "MOVSXD r32, r/m32"; only

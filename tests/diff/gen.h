@@ -23,6 +23,7 @@ struct gen {
 	bool m64;                  /* the 64-bit run */
 	bool x87_on;               /* this case uses the x87 */
 	bool x87_unmask;           /* x87 exceptions may be unmasked (64-bit run: #MF is compared) */
+	bool simd;                 /* the SIMD-extensions run (host_diff -m simd, gen_simd.c) */
 	bool no_env_stores;        /* the host's FNSTENV/FNSAVE images hold fields hvemu keeps
 				      otherwise (native_x87_gaps): store none */
 	/* 64-bit run only */
@@ -100,5 +101,15 @@ void fill_x87(struct gen *g, uint8_t *p);
 /* An x87 instruction that faults, ending a 64-bit case: #UD (a reserved
  * encoding) or #PF (an operand past the data pages). */
 void gen_x87_fault(struct gen *g);
+
+/* The SIMD-extensions run (gen_simd.c): instruction families by the CPUID
+ * bit that gates them, and those both the host and the model have. */
+enum simd_family {
+	SF_MMX, SF_SSE, SF_SSE2, SF_SSE3, SF_SSSE3, SF_SSE41, SF_SSE42, SF_AES, SF_PCLMUL, SF_SHA,
+	SF_COUNT,
+};
+extern uint32_t simd_families;
+/* One random instruction of the families in simd_families. */
+void gen_simd(struct gen *g);
 
 #endif

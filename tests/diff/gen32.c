@@ -177,6 +177,10 @@ static void gen_insn(struct gen *g)
 		gen_x87(g);
 		return;
 	}
+	if (g->simd && pick(g, 3)) {
+		gen_simd(g);
+		return;
+	}
 	switch (pick(g, 24)) {
 	case 0: case 1: case 2: {                   /* ALU r/m,r / r,r/m / r/m,imm / acc,imm */
 		op = pick(g, 8);
@@ -592,7 +596,7 @@ uint32_t gen_case32(struct gen *g, struct diff_request *rq)
 	g->pushed = 0;
 	g->m64 = false;
 	g->x87_unmask = false;                      /* no handler for #MF in this run */
-	g->x87_on = pick(g, 4) == 0;
+	g->x87_on = g->simd || pick(g, 4) == 0;
 	if (g->x87_on)
 		gen_x87_start(g, rq);
 	unsigned n = 1 + pick(g, SEQ_MAX);

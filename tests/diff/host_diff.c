@@ -3,7 +3,7 @@
  * 0, ended by HLT); the registers, the scratch and stack pages and the flags
  * must match.
  *
- *   host_diff [-m 32|64] [-l] [N [SEED]]   (defaults: 32, 20000 sequences, seed 0x5eed)
+ *   host_diff [-m 32|64|simd] [-l] [N [SEED]]   (defaults: 32, 20000 sequences, seed 0x5eed)
  *
  * -l lists the generated code instead of running it.
  *
@@ -22,15 +22,22 @@
  *   where the manuals leave a choice (gen64.c), so on another vendor's host
  *   the run compares nothing and exits 77 (SKIP).
  *
+ * -m simd (gen_simd.c): the 32-bit run's set-up and x87 cases, as the model
+ *   of the host's vendor (icelake-lite on Intel, epyc-lite on AMD), with MMX,
+ *   SSE3, SSSE3, SSE4.1, SSE4.2, AES-NI, PCLMULQDQ and SHA instructions mixed
+ *   in; every case uses the x87, so the MMX registers are compared through the
+ *   x87 state. A family runs only if both the host and the model report it;
+ *   none: exit 77 (SKIP).
+ *
  * A quarter of the cases in each mode use the x87 (gen_x87.c): they start from
  * a random FRSTOR image or FNINIT, and the whole x87 state at the end (FNSAVE
  * on the host, hvemu's registers) is compared too: FCW, FSW, tags, FOP,
  * FIP/FDP, FCS/FDS and ST(0)..ST(7). hvemu's segment selectors are the host's
  * (Linux' 64-bit user CS and SS, null data selectors) with flat descriptors,
  * so FNSTENV/FNSAVE images agree; CR0.NE is set, as on the host, so a pending
- * unmasked x87 exception is #MF (SIGFPE there). Both models also report SSE3
- * (CPUID.01H:ECX[0]), for FISTTP; the generators emit no other SSE3
- * instruction.
+ * unmasked x87 exception is #MF (SIGFPE there). The models report SSE3
+ * (CPUID.01H:ECX[0]; with_sse3 makes sure), for FISTTP; only the -m simd run
+ * emits other SSE3 instructions.
  */
 #include <cpuid.h>
 #include <capstone/capstone.h>
@@ -477,21 +484,54 @@ static const struct cpu_model *with_sse3(const struct cpu_model *base)
 	return &m;
 }
 
+/* The SIMD families' CPUID bits (SDM Vol.2 CPUID Tables 3-10, 3-11, 3-8):
+ * leaf, register (0-3: EAX..EDX), bit; in enum simd_family order. */
+static const struct { const char *name; uint32_t leaf; uint8_t reg, bit; } simd_bits[SF_COUNT] = {
+	[SF_MMX] = { "mmx", 1, 3, 23 },     [SF_SSE] = { "sse", 1, 3, 25 },
+	[SF_SSE2] = { "sse2", 1, 3, 26 },   [SF_SSE3] = { "sse3", 1, 2, 0 },
+	[SF_SSSE3] = { "ssse3", 1, 2, 9 },  [SF_SSE41] = { "sse4.1", 1, 2, 19 },
+	[SF_SSE42] = { "sse4.2", 1, 2, 20 }, [SF_AES] = { "aes", 1, 2, 25 },
+	[SF_PCLMUL] = { "pclmulqdq", 1, 2, 1 }, [SF_SHA] = { "sha", 7, 1, 29 },
+};
+
+/* The families both the host and the model have; prints the others. */
+static uint32_t simd_common(const struct cpu_model *model)
+{
+	uint32_t set = 0;
+	for (unsigned f = 0; f < SF_COUNT; f++) {
+		unsigned r[4] = { 0, 0, 0, 0 };
+		bool host = __get_cpuid_count(simd_bits[f].leaf, 0, &r[0], &r[1], &r[2], &r[3]) &&
+			    (r[simd_bits[f].reg] >> simd_bits[f].bit & 1);
+		bool emu = cpu_model_has(model, simd_bits[f].leaf, simd_bits[f].reg, simd_bits[f].bit);
+		if (host && emu)
+			set |= 1u << f;
+		else
+			printf("host-diff: %s not compared (%s lacks it)\n", simd_bits[f].name, host ? model->name : "the host");
+	}
+	return set;
+}
+
 int main(int argc, char **argv)
 {
 	enum diff_mode mode = DIFF_MODE32;
-	bool list = false;
+	bool list = false, simd = false;
 	int a = 1;
 	for (; a < argc && argv[a][0] == '-'; a++) {
 		if (!strcmp(argv[a], "-l"))
 			list = true;
-		else if (!strcmp(argv[a], "-m") && a + 1 < argc)
-			mode = !strcmp(argv[++a], "64") ? DIFF_MODE64 : DIFF_MODE32;
+		else if (!strcmp(argv[a], "-m") && a + 1 < argc) {
+			simd = !strcmp(argv[++a], "simd");
+			mode = !strcmp(argv[a], "64") ? DIFF_MODE64 : DIFF_MODE32;
+		}
 	}
 	unsigned long n = argc > a ? strtoul(argv[a], NULL, 0) : 20000;
 	uint64_t seed = argc > a + 1 ? strtoull(argv[a + 1], NULL, 0) : 0x5eed;
-	struct gen g = { .rng = seed * 0x9e3779b97f4a7c15ull | 1, .no_env_stores = native_x87_gaps() != 0 };
-	const struct cpu_model *model = with_sse3(mode == DIFF_MODE64 ? cpu_model_find("epyc-lite") : cpu_models[0]);
+	struct gen g = { .rng = seed * 0x9e3779b97f4a7c15ull | 1, .no_env_stores = native_x87_gaps() != 0,
+			 .simd = simd };
+	unsigned eax, ebx, ecx, edx;
+	bool amd = __get_cpuid(0, &eax, &ebx, &ecx, &edx) && ebx == 0x68747541u;   /* "Auth" */
+	const struct cpu_model *model = with_sse3(mode == DIFF_MODE64 || (simd && amd) ? cpu_model_find("epyc-lite")
+						  : simd ? cpu_model_find("icelake-lite") : cpu_models[0]);
 	struct native h;
 	static struct machine m;
 	static struct diff_request rq;
@@ -500,17 +540,20 @@ int main(int argc, char **argv)
 	unsigned long by_vector[32] = { 0 };      /* the native runs' exceptions */
 
 	signal(SIGPIPE, SIG_IGN);
-	unsigned eax, ebx, ecx, edx;
-	if (mode == DIFF_MODE64 && (!__get_cpuid(0, &eax, &ebx, &ecx, &edx) || ebx != 0x68747541u /* "Auth" */)) {
+	if (mode == DIFF_MODE64 && !amd) {
 		printf("host-diff: the 64-bit sequences model an AMD host (epyc-lite); this host is not one: SKIP\n");
+		return 77;
+	}
+	if (simd && model && !(simd_families = simd_common(model))) {
+		printf("host-diff: no SIMD family to compare: SKIP\n");
 		return 77;
 	}
 	if (!model || !machine_init(&m, model) || !native_start(&h)) {
 		perror("host_diff: set-up");
 		return 2;
 	}
-	printf("host-diff: %s-bit mode (%s with SSE3), seed %#" PRIx64 ", %lu sequences\n", mode == DIFF_MODE64 ? "64" : "32",
-	       model->name, seed, n);
+	printf("host-diff: %s-bit mode%s (%s with SSE3), seed %#" PRIx64 ", %lu sequences\n", mode == DIFF_MODE64 ? "64" : "32",
+	       simd ? " with SIMD extensions" : "", model->name, seed, n);
 	if (g.no_env_stores)
 		printf("host-diff: this host keeps FOP, FDP or FCS/FDS only for unmasked x87 exceptions "
 		       "(SDM Vol.1 8.1.8-8.1.9): no FNSTENV/FNSAVE images are stored, those fields not compared\n");

@@ -3,8 +3,9 @@
 `hvemu run --gdb`: registers in protected and 64-bit mode, breakpoints,
 stepping, a watchpoint, memory reads and writes, monitor commands, a VM-exit
 stop, reverse-stepi (over a VM exit too) and reverse-continue, the interrupt
-byte, malformed packets, and the --break stops without gdb.
-usage: gdb_session.py HVEMU HELLO_ELF SVM_ELF SMP_ELF SEG_FAULTS_ELF
+byte, malformed packets, and the --break stops without gdb, the monitor's
+VMCS, APIC and page-walk dumps. usage: gdb_session.py HVEMU HELLO_ELF SVM_ELF
+SMP_ELF SEG_FAULTS_ELF VMX_EXITS_ELF SVM_CHECKS_ELF
 
 Exit status: 0 when every check held, 1 on a failure, 77 (skip) without gdb."""
 import os
@@ -17,7 +18,7 @@ import sys
 import tempfile
 import time
 
-HVEMU, HELLO, SVM, SMP, SEGF = sys.argv[1:6]
+HVEMU, HELLO, SVM, SMP, SEGF, VMX, SVM_CHECKS = sys.argv[1:8]
 failures = 0
 checks = 0
 
@@ -227,6 +228,32 @@ def reverse_vmexit(tmp):
               pcs[2] != pcs[0] and t[4] == t[3], out)
 
 
+def vmx_info(tmp):
+    """A VMX exit stop (CPUID, SDM Vol.3 Appendix C reason 10): monitor info
+    vmcs names the current VMCS's fields; info apic and info walk decode the
+    APIC and a translation."""
+    sock = os.path.join(tmp, 'vmx.sock')
+    p = start(['--kernel', VMX, '--firmware', 'none', '--break', 'vmexit=cpuid'], sock)
+    out = gdb(sock, ['continue', 'monitor info vmcs', 'monitor info apic', 'monitor info walk 0x100000',
+                     'monitor info walk 0xfffff000', 'monitor info walk x', 'kill'])
+    finish(p)
+    check('vmx: VM-exit stop reported to gdb', 'hvemu: break: vmx exit CPUID (0xa)' in out, out)
+    check('vmx: info vmcs shows the current VMCS, launched', 'launch state launched' in out, out)
+    check('vmx: info vmcs decodes the exit reason (SDM Appendix C: CPUID = 10)',
+          re.search(r'\n  4402 exit reason +a\n', out) is not None, out)
+    check('vmx: info vmcs names the guest RIP field', re.search(r'\n  681e guest RIP +[0-9a-f]+\n', out) is not None, out)
+    check('vmx: info apic decodes the APIC (xAPIC, LVT, IRR)',
+          'local APIC of CPU 0: xAPIC' in out and 'LVT timer' in out and 'IRR:' in out, out)
+    check('vmx: info walk translates an identity-mapped address',
+          '-> physical 0000000000100000' in out or 'off paging' in out, out)
+    check('vmx: info walk of a bad argument prints the usage', 'usage: info walk LINEAR-ADDRESS' in out, out)
+    # An SVM CPU has no VMCS.
+    p = start(['--kernel', SVM, '--firmware', 'none', '--cpu', 'epyc-lite', '--break', 'vmexit=ioio'], sock)
+    out = gdb(sock, ['continue', 'monitor info vmcs', 'kill'])
+    finish(p)
+    check('svm: info vmcs says the CPU has no VMX', 'CPU 0 has no VMX' in out, out)
+
+
 class Rsp:
     """A minimal RSP client: enough to send what gdb would not."""
 
@@ -321,31 +348,43 @@ def raw_client(tmp):
     finish(p)
 
 
+def run_cli(args):
+    """hvemu run ARGS without gdb, to its end."""
+    return subprocess.run([HVEMU, 'run'] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          timeout=60)
+
+
 def without_gdb(tmp):
     """--break without --gdb: one line and status 20; bad arguments: status 2."""
-    r = subprocess.run([HVEMU, 'run', '--kernel', SEGF, '--firmware', 'none', '--break', 'exception=GP'],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    r = run_cli(['--kernel', SEGF, '--firmware', 'none', '--break', 'exception=GP'])
     check('cli: --break exception=GP stops as the #GP delivery begins, at the handler',
           r.returncode == 20 and 'hvemu: break: exception 13 #GP being delivered in L1' in r.stderr, r.stderr)
     img = os.path.join(tmp, 'ud2.bin')
     with open(img, 'wb') as f:
         f.write(bytes.fromhex('90' '0f0b'))   # nop; ud2 with no IDT: a triple fault
-    r = subprocess.run([HVEMU, 'run', '--load', img + '@0x100000', '--entry64', '0x100000', '--break', 'exception=UD'],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    r = run_cli(['--load', img + '@0x100000', '--entry64', '0x100000', '--break', 'exception=UD'])
     check('cli: a triple fault in the delivery that would stop wins (status 4)',
           r.returncode == 4 and 'triple fault' in r.stderr and 'break:' not in r.stderr, r.stderr)
-    r = subprocess.run([HVEMU, 'run', '--kernel', HELLO, '--firmware', 'none', '--break', 'icount=1000'],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    r = run_cli(['--kernel', HELLO, '--firmware', 'none', '--break', 'icount=1000'])
     check('cli: --break icount=1000 stops with status 20',
           r.returncode == 20 and 'hvemu: break: instruction count 1000 reached' in r.stderr, r.stderr)
-    r = subprocess.run([HVEMU, 'run', '--kernel', SVM, '--firmware', 'none', '--cpu', 'epyc-lite',
-                        '--break', 'vmexit=msr,0x7b'],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    r = run_cli(['--kernel', SVM, '--firmware', 'none', '--cpu', 'epyc-lite', '--break', 'vmexit=msr,0x7b'])
     check('cli: --break vmexit= by name and number', r.returncode == 20 and 'VMEXIT_IOIO' in r.stderr, r.stderr)
+    # Failed VM entries: APM2 15.5.1 (#VMEXIT(INVALID), code -1) and SDM Vol.3 26.2/30.4
+    # (VMfailValid with the VM-instruction error, 7: invalid control fields).
+    r = run_cli(['--kernel', SVM_CHECKS, '--firmware', 'none', '--cpu', 'epyc-lite', '--break', 'vmentry-fail'])
+    check('cli: --break vmentry-fail stops at an SVM consistency-check failure',
+          r.returncode == 20 and 'svm failed entry: exit VMEXIT_INVALID (0xffffffffffffffff)' in r.stderr, r.stderr)
+    r = run_cli(['--kernel', VMX, '--firmware', 'none', '--break', 'vmentry-fail'])
+    check('cli: --break vmentry-fail stops at a VMX VMfailValid',
+          r.returncode == 20 and 'vmx failed entry: VMfailValid, VM-instruction error 7' in r.stderr, r.stderr)
+    r = run_cli(['--kernel', SVM, '--firmware', 'none', '--cpu', 'epyc-lite', '--break', 'vmentry-fail'])
+    check('cli: --break vmentry-fail does not stop at ordinary exits',
+          r.returncode != 20 and 'break:' not in r.stderr, r.stderr)
     for bad in (['--break', 'vmexit=bogus'], ['--break', 'exception=300'], ['--break', 'nothing'],
+                ['--break', 'vmentry-fail=1'],
                 ['--gdb', 'tcp::0'], ['--gdb', 'udp:1'], ['--gdb-wait']):
-        r = subprocess.run([HVEMU, 'run', '--kernel', HELLO] + bad, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, text=True, timeout=60)
+        r = run_cli(['--kernel', HELLO] + bad)
         check('cli: ' + ' '.join(bad) + ' is a usage error',
               r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr)
 
@@ -362,6 +401,9 @@ def main():
         vmexit(tmp)
         reverse_hello(tmp)
         reverse_vmexit(tmp)
+
+
+        vmx_info(tmp)
         raw_client(tmp)
         without_gdb(tmp)
     print('1..%d' % checks)

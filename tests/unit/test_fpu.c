@@ -509,8 +509,9 @@ END_TEST
 START_TEST(x87_gates)
 {
 	struct test_machine m;
-	/* FISTTP m16int [2000H] (DF 0E 00 20): #UD without SSE3 (SDM Vol.2 FISTTP). */
-	real_mode_machine(&m, "core2");
+	/* FISTTP m16int [2000H] (DF 0E 00 20): #UD without SSE3 (SDM Vol.2 FISTTP);
+	 * pentium has the x87 but not SSE3. */
+	real_mode_machine(&m, "pentium");
 	x87_fresh(&m.cpu.fpu, CW_NEAR);
 	x87_push(&m.cpu.fpu, 0xad00000000000000ull, 0xc000);       /* -2.703125 */
 	ck_assert_int_eq(RUN(&m, 0xdf, 0x0e, 0x00, 0x20, 0xf4), 6);

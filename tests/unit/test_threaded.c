@@ -253,6 +253,18 @@ START_TEST(fault_in_chained_block)
 }
 END_TEST
 
+/* Run to HLT one instruction at a time (TF's path without the trap: an
+ * instruction limit of one each time), so that no block runs threaded. */
+static void run_single_steps_to_halt(void)
+{
+	status_t st;
+	do {
+		m.cpu.icount_limit = m.cpu.icount + 1;
+		st = cpu_run(&m.cpu);
+	} while (st == ST_STOP);
+	ck_assert_int_eq(st, ST_HALT);
+}
+
 /* 40000: 1: call 40010; dec ecx; jnz 1b; hlt    40010: add eax, ebx; inc ebx; ret
  * (the same bytes in 32-bit and 64-bit mode) */
 static void call_ret_program(void)
@@ -282,16 +294,10 @@ static void call_ret_run(bool long_mode)
 	ck_assert_uint_eq(m.cpu.regs[R_AX], 820);
 	ck_assert_uint_eq(m.cpu.regs[R_SP], 0x80000);
 	ck_assert_uint_eq(m.cpu.rip, 0x4000a);
-	/* The same one instruction at a time (TF's path without the trap: an
-	 * instruction limit of one each time). */
+	/* The same one instruction at a time. */
 	call_ret_program();
 	before = m.cpu.icount;
-	status_t st;
-	do {
-		m.cpu.icount_limit = m.cpu.icount + 1;
-		st = cpu_run(&m.cpu);
-	} while (st == ST_STOP);
-	ck_assert_int_eq(st, ST_HALT);
+	run_single_steps_to_halt();
 	ck_assert_uint_eq(m.cpu.icount - before, threaded_time);
 	ck_assert_uint_eq(m.cpu.regs[R_AX], 820);
 	ck_assert_uint_eq(threaded_time, 40 * 6 + 1);
@@ -492,12 +498,7 @@ static void flagless_run(bool long_mode)
 	flags_materialize(&m.cpu);
 	uint64_t threaded_flags = m.cpu.rflags;
 	flagless_start();
-	status_t st;
-	do {
-		m.cpu.icount_limit = m.cpu.icount + 1;
-		st = cpu_run(&m.cpu);
-	} while (st == ST_STOP);
-	ck_assert_int_eq(st, ST_HALT);
+	run_single_steps_to_halt();
 	for (unsigned r = 0; r < 8; r++)
 		ck_assert_uint_eq(m.cpu.regs[r], threaded[r]);
 	flags_materialize(&m.cpu);

@@ -1,0 +1,236 @@
+/* SSE4.1's integer, blend, insert/extract and test instructions and SSE4.2's
+ * PCMPGTQ (SDM Vol.2 instruction pages; opcode map Table A-4, 66 0F 38 and
+ * 66 0F 3A). Floating-point rounding and dot products are in emu/sse4_fp.c,
+ * the string compares in emu/sse_string.c.
+ *
+ * Legacy-SSE 128-bit memory operands are 16-byte aligned or #GP(0) (SDM Vol.2
+ * Table 2-21, "Type 4"); the PMOVSX/PMOVZX sources (m16..m64), the byte to
+ * dword extracts and inserts and INSERTPS m32 are not (Type 5).
+ */
+#include <string.h>
+
+#include "emu/flags.h"
+#include "emu/operand.h"
+#include "emu/simd_operand.h"
+#include "isa_handlers.h"
+
+static inline int64_t sat(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+/* 66 0F 38 xx element operations: r := d op s, element width w. */
+static void lanes(uint8_t op, const union xmm_reg *d, const union xmm_reg *s, union xmm_reg *r)
+{
+	switch (op) {
+	case 0x28:      /* PMULDQ: signed dwords 0 and 2 multiplied into quadwords */
+		r->q[0] = (uint64_t)((int64_t)(int32_t)d->d[0] * (int32_t)s->d[0]);
+		r->q[1] = (uint64_t)((int64_t)(int32_t)d->d[2] * (int32_t)s->d[2]);
+		break;
+	case 0x29:      /* PCMPEQQ */
+		for (unsigned i = 0; i < 2; i++)
+			r->q[i] = d->q[i] == s->q[i] ? ~0ull : 0;
+		break;
+	case 0x37:      /* PCMPGTQ (SSE4.2): signed */
+		for (unsigned i = 0; i < 2; i++)
+			r->q[i] = (int64_t)d->q[i] > (int64_t)s->q[i] ? ~0ull : 0;
+		break;
+	case 0x2b:      /* PACKUSDW: signed dwords to words, unsigned saturation, dest first */
+		for (unsigned i = 0; i < 8; i++)
+			r->w[i] = (uint16_t)sat((int32_t)(i < 4 ? d : s)->d[i % 4], 0, 0xffff);
+		break;
+	case 0x38: case 0x3c:   /* PMINSB, PMAXSB */
+		for (unsigned i = 0; i < 16; i++)
+			r->b[i] = ((int8_t)d->b[i] < (int8_t)s->b[i]) == (op == 0x38) ? d->b[i] : s->b[i];
+		break;
+	case 0x39: case 0x3d:   /* PMINSD, PMAXSD */
+		for (unsigned i = 0; i < 4; i++)
+			r->d[i] = ((int32_t)d->d[i] < (int32_t)s->d[i]) == (op == 0x39) ? d->d[i] : s->d[i];
+		break;
+	case 0x3a: case 0x3e:   /* PMINUW, PMAXUW */
+		for (unsigned i = 0; i < 8; i++)
+			r->w[i] = (d->w[i] < s->w[i]) == (op == 0x3a) ? d->w[i] : s->w[i];
+		break;
+	case 0x3b: case 0x3f:   /* PMINUD, PMAXUD */
+		for (unsigned i = 0; i < 4; i++)
+			r->d[i] = (d->d[i] < s->d[i]) == (op == 0x3b) ? d->d[i] : s->d[i];
+		break;
+	case 0x40:      /* PMULLD: the low dwords of the signed products */
+		for (unsigned i = 0; i < 4; i++)
+			r->d[i] = d->d[i] * s->d[i];
+		break;
+	default: {      /* 41 PHMINPOSUW: the least unsigned word and its (lowest) index */
+		unsigned k = 0;
+		for (unsigned i = 1; i < 8; i++)
+			if (s->w[i] < s->w[k])
+				k = i;
+		r->q[0] = s->w[k] | (uint64_t)k << 16;
+		r->q[1] = 0;
+		break;
+	}
+	}
+}
+
+/* 66 0F 38 28, 29, 2B, 37, 38-41. */
+status_t op_sse4_lanes(struct cpu *cpu, const struct insn *in)
+{
+	struct simd_args a;
+	status_t st = simd_load(cpu, in, false, 16, SIMD_ALIGNED, &a);
+	if (st != ST_OK)
+		return st;
+	union xmm_reg r;
+	lanes(in->opcode, &a.d, &a.s, &r);
+	simd_store(cpu, in, &a, &r);
+	return ST_OK;
+}
+
+/* 66 0F 38 20-25 PMOVSXBW/BD/BQ/WD/WQ/DQ and 30-35 PMOVZX*: the low elements of
+ * the source widened. Source bytes: 8 (BW, WD, DQ), 4 (BD, WQ), 2 (BQ). */
+status_t op_pmovx(struct cpu *cpu, const struct insn *in)
+{
+	static const uint8_t from[6] = { 1, 1, 1, 2, 2, 4 }, to[6] = { 2, 4, 8, 4, 8, 8 };
+	unsigned k = in->opcode & 0x0f, f = from[k], t = to[k], n = 16 / t;
+	bool sign = in->opcode < 0x30;
+	struct simd_args a;
+	status_t st = simd_load(cpu, in, false, n * f, SIMD_ANY, &a);
+	if (st != ST_OK)
+		return st;
+	union xmm_reg r;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t v = 0;
+		memcpy(&v, a.s.b + i * f, f);
+		if (sign && (v >> (8 * f - 1)))
+			v |= ~0ull << (8 * f);
+		memcpy(r.b + i * t, &v, t);
+	}
+	simd_store(cpu, in, &a, &r);
+	return ST_OK;
+}
+
+/* 66 0F 38 2A MOVNTDQA xmm, m128: an aligned load (the streaming hint has no
+ * effect here; SDM Vol.2 MOVNTDQA "#GP ... not aligned on a 16-byte boundary"). */
+status_t op_movntdqa(struct cpu *cpu, const struct insn *in)
+{
+	struct simd_args a;
+	status_t st = simd_load(cpu, in, false, 16, SIMD_ALIGNED, &a);
+	if (st == ST_OK)
+		simd_store(cpu, in, &a, &a.s);
+	return st;
+}
+
+/* 66 0F 38 17 PTEST: ZF := (d AND s) = 0, CF := (NOT d AND s) = 0; AF, OF, PF,
+ * SF := 0 (SDM Vol.2 PTEST). */
+status_t op_ptest(struct cpu *cpu, const struct insn *in)
+{
+	struct simd_args a;
+	status_t st = simd_load(cpu, in, false, 16, SIMD_ALIGNED, &a);
+	if (st != ST_OK)
+		return st;
+	bool z = !((a.d.q[0] & a.s.q[0]) | (a.d.q[1] & a.s.q[1]));
+	bool c = !((~a.d.q[0] & a.s.q[0]) | (~a.d.q[1] & a.s.q[1]));
+	flags_update(cpu, FLAGS_ARITH, (z ? FLAG_ZF : 0) | (c ? FLAG_CF : 0));
+	return ST_OK;
+}
+
+/* Blends: element i of the result is the source's where the selector bit is
+ * set. 66 0F 3A 0C BLENDPS, 0D BLENDPD, 0E PBLENDW: imm8 bit i; 66 0F 38 10
+ * PBLENDVB, 14 BLENDVPS, 15 BLENDVPD: the top bit of element i of XMM0, the
+ * implicit third operand (SDM Vol.2 PBLENDVB). */
+status_t op_blend(struct cpu *cpu, const struct insn *in)
+{
+	struct simd_args a;
+	status_t st = simd_load(cpu, in, false, 16, SIMD_ALIGNED, &a);
+	if (st != ST_OK)
+		return st;
+	bool variable = in->map == 2;
+	unsigned w = variable ? (in->opcode == 0x10 ? 1 : in->opcode == 0x14 ? 4 : 8)
+			      : (in->opcode == 0x0c ? 4 : in->opcode == 0x0d ? 8 : 2);
+	const union xmm_reg *x0 = &cpu->fpu.xmm[0];
+	union xmm_reg r = a.d;
+	for (unsigned i = 0; i < 16 / w; i++) {
+		bool pick = variable ? x0->b[i * w + w - 1] >> 7 : (in->imm >> i) & 1;
+		if (pick)
+			memcpy(r.b + i * w, a.s.b + i * w, w);
+	}
+	simd_store(cpu, in, &a, &r);
+	return ST_OK;
+}
+
+/* 66 0F 3A 42 MPSADBW: eight sums of absolute differences between the four
+ * source bytes at imm8[1:0] * 4 and the destination's bytes from
+ * imm8[2] * 4 + i (SDM Vol.2 MPSADBW). */
+status_t op_mpsadbw(struct cpu *cpu, const struct insn *in)
+{
+	struct simd_args a;
+	status_t st = simd_load(cpu, in, false, 16, SIMD_ALIGNED, &a);
+	if (st != ST_OK)
+		return st;
+	unsigned so = 4 * (in->imm & 3), dof = 4 * ((in->imm >> 2) & 1);
+	union xmm_reg r;
+	for (unsigned i = 0; i < 8; i++) {
+		unsigned sum = 0;
+		for (unsigned j = 0; j < 4; j++) {
+			int v = (int)a.d.b[dof + i + j] - (int)a.s.b[so + j];
+			sum += (unsigned)(v < 0 ? -v : v);
+		}
+		r.w[i] = (uint16_t)sum;
+	}
+	simd_store(cpu, in, &a, &r);
+	return ST_OK;
+}
+
+/* 66 0F 3A 14 PEXTRB, 15 PEXTRW, 16 PEXTRD/PEXTRQ (REX.W), 17 EXTRACTPS
+ * r/m, xmm, imm8: element imm8 (modulo the count) to memory (its size) or to a
+ * general register, zero-extended; byte and word register destinations are
+ * 32 bits, 64 in 64-bit mode (SDM Vol.2 PEXTRB "the upper bits of the
+ * register are zero-filled"). */
+status_t op_pextr(struct cpu *cpu, const struct insn *in)
+{
+	status_t st = simd_gate_xmm(cpu);
+	if (st != ST_OK)
+		return st;
+	unsigned w = in->opcode == 0x14 ? 1 : in->opcode == 0x15 ? 2 : in->opcode == 0x16 && (in->rex & 8) ? 8 : 4;
+	const union xmm_reg *x = &cpu->fpu.xmm[in->reg & 15];
+	uint64_t v = 0;
+	memcpy(&v, x->b + w * (in->imm & (16 / w - 1)), w);
+	if (in->mem)
+		return mem_write(cpu, in->seg, insn_ea(cpu, in), w, v);
+	reg_write(cpu, in->rm, w == 8 ? 8 : 4, in->rex != 0, v);     /* a 32-bit write zeroes 63:32 */
+	return ST_OK;
+}
+
+/* 66 0F 3A 20 PINSRB xmm, r32/m8, 22 PINSRD/PINSRQ xmm, r/m32/64 (REX.W):
+ * into element imm8 (modulo the count); 21 INSERTPS xmm, xmm/m32: the source
+ * dword (register: imm8[7:6] selects it) into dword imm8[5:4], then the dwords
+ * in imm8[3:0] zeroed (SDM Vol.2 INSERTPS). */
+status_t op_pinsr(struct cpu *cpu, const struct insn *in)
+{
+	status_t st = simd_gate_xmm(cpu);
+	if (st != ST_OK)
+		return st;
+	union xmm_reg *x = &cpu->fpu.xmm[in->reg & 15];
+	uint64_t v;
+	if (in->opcode == 0x21) {
+		if (in->mem) {
+			st = mem_read(cpu, in->seg, insn_ea(cpu, in), 4, &v);
+			if (st != ST_OK)
+				return st;
+		} else {
+			v = cpu->fpu.xmm[in->rm & 15].d[(in->imm >> 6) & 3];
+		}
+		union xmm_reg r = *x;
+		r.d[(in->imm >> 4) & 3] = (uint32_t)v;
+		for (unsigned i = 0; i < 4; i++)
+			if ((in->imm >> i) & 1)
+				r.d[i] = 0;
+		*x = r;
+		return ST_OK;
+	}
+	unsigned w = in->opcode == 0x20 ? 1 : (in->rex & 8) ? 8 : 4;
+	if (in->mem) {
+		st = mem_read(cpu, in->seg, insn_ea(cpu, in), w, &v);
+		if (st != ST_OK)
+			return st;
+	} else {
+		v = cpu->regs[in->rm];      /* PINSRB r32: its low byte, never AH..BH */
+	}
+	memcpy(x->b + w * (in->imm & (16 / w - 1)), &v, w);
+	return ST_OK;
+}

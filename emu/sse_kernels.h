@@ -1,0 +1,24 @@
+/* The SSE2 packed-integer kernels of emu/sse.c, shared with their MMX forms
+ * (emu/mmx.c): the same opcodes operate on 64-bit MMX registers with the
+ * element layout of the low half of an XMM register (SDM Vol.1 9.4), so a
+ * kernel run on {mm, 0} gives the MMX result in its low quadword (packs and
+ * high unpacks rearrange it, see emu/mmx.c). */
+#ifndef HVEMU_EMU_SSE_KERNELS_H
+#define HVEMU_EMU_SSE_KERNELS_H
+
+#include "emu/fpu_state.h"
+#include "emu/insn.h"
+
+enum sse_kernel {
+	SK_LOGIC,    /* DB/DF/EB/EF PAND, PANDN, POR, PXOR */
+	SK_LANE,     /* element-wise compares, add/sub (saturating), min/max, avg, multiplies */
+	SK_WIDE,     /* F4 PMULUDQ, F5 PMADDWD, F6 PSADBW */
+	SK_PACK,     /* 63/67/6B PACKSSWB, PACKUSWB, PACKSSDW */
+	SK_UNPACK,   /* 60-62, 68-6A (6C/6D) PUNPCKL/H */
+	SK_SHIFT,    /* D1-D3, E1/E2, F1-F3 element shifts by the source's low quadword */
+};
+
+/* d := d op s for the 66 0F opcode in->opcode. */
+void sse_kernel(enum sse_kernel k, const struct insn *in, union xmm_reg *d, const union xmm_reg *s);
+
+#endif

@@ -1,0 +1,132 @@
+/* svm_exit_fuzz's parts (fuzz/svm_exit_fuzz.c, the harness):
+ *   svm_exit_machine.c   the machine: guest-physical layout, the L1 at its VMRUN,
+ *                        the L2's tables, the snapshot
+ *   svm_exit_vmcb.c      the VMCB: the legal base of either guest and the typed
+ *                        mutation operators
+ *   svm_exit_assemble.c  the L2 code: instruction templates with their operands
+ *                        and the permission-map bits they look at
+ */
+#ifndef HVEMU_FUZZ_SVM_EXIT_FUZZ_H
+#define HVEMU_FUZZ_SVM_EXIT_FUZZ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "emu/cpu.h"
+#include "fuzz/snapshot.h"
+#include "fuzz/svm_oracle.h"
+#include "svm/vmcb.h"
+
+/* Guest-physical layout (2 MiB). L1: */
+#define RAM_SIZE (2u << 20)
+#define L1_GDT 0x1000u
+#define L1_IDT 0x2000u
+#define L1_HANDLER 0x3000u
+#define L1_CODE 0x4000u            /* VMRUN; HLT */
+#define VMCB_PA 0x5000u
+#define HSAVE 0x6000u
+#define MSRPM 0x8000u              /* 8 KiB */
+#define IOPM 0xa000u               /* 12 KiB */
+#define SCRATCH 0xe000u            /* what 16-bit string addressing reaches */
+#define L1_STACK 0xfff0u
+/* L2, identity-mapped below 2 MiB but for the two holes: */
+#define L2_GDT 0x10000u
+#define L2_IDT 0x11000u
+#define L2_HANDLER 0x12000u
+#define PD32 0x13000u
+#define PT32 0x14000u
+#define PML4 0x15000u
+#define PDPT 0x16000u
+#define PD64 0x17000u
+#define PT64 0x18000u
+#define L2_TSS 0x19000u
+#define L2_IDT16 0x1a000u          /* 16-bit interrupt gates ... */
+#define L2_HANDLER16 0xd000u       /* ... to HLT below 64 KiB */
+#define L2_CODE 0x20000u           /* two pages */
+#define L2_CODE_MAX 0x2000u
+#define L2_STACK 0x30000u
+#define DATA 0x7e000u
+#define HOLE 0x7f000u              /* not present; so is page 0 */
+#define MAPPED_TOP 0x200000u
+#define SEG_BASE_ESCAPE 0x40000000u   /* the Escape OS segment bases */
+#define INSN_LIMIT 4096
+#define MAX_TEMPLATES 64
+
+/* ---- the input reader ---- */
+
+struct reader {
+	const uint8_t *p;
+	size_t n;
+};
+
+static inline uint8_t byte(struct reader *r)
+{
+	if (!r->n)
+		return 0;
+	r->n--;
+	return *r->p++;
+}
+
+static inline uint32_t word32(struct reader *r)
+{
+	uint32_t v = byte(r);
+	v |= (uint32_t)byte(r) << 8;
+	v |= (uint32_t)byte(r) << 16;
+	return v | (uint32_t)byte(r) << 24;
+}
+
+/* ---- the machine ---- */
+
+struct machine {
+	struct physmem pm;
+	struct iobus io;
+	struct cpu cpu;
+	struct svm *svm;
+	struct snapshot snap;
+	struct oracle_cpu ocpu;
+	struct oracle_layout layout;
+	const char *failed_check;          /* the observer's last report */
+	unsigned quirks;
+};
+
+/* Build the machine, stop the L1 at its VMRUN and take the snapshot. */
+void svm_exit_machine_init(struct machine *m);
+
+/* ---- the VMCB ---- */
+
+/* The instruction intercepts the input chooses among (Table B-1 bit numbers);
+ * a second bit where one input bit sets two, 0 if none. */
+extern const unsigned svm_exit_misc_intercepts[32][2];
+
+static inline void set_intercept(struct vmcb *v, unsigned bit)
+{
+	v->control.intercepts[bit / 32] |= 1u << (bit % 32);
+}
+
+/* The legal starting point of either guest; the mutations move from it. */
+void svm_exit_vmcb_base(struct vmcb *v, uint8_t guest);
+
+/* Typed operators: each moves one field the way the APM's rules look at it,
+ * to either side of the rule (failing or legal). */
+void svm_exit_mutate(struct vmcb *v, uint8_t op, uint8_t a, uint8_t b);
+
+/* ---- the L2 code ---- */
+
+struct assembler {
+	uint8_t buf[L2_CODE_MAX];
+	unsigned len;
+	bool m64;
+};
+
+static inline void emit1(struct assembler *as, uint8_t b)
+{
+	as->buf[as->len++] = b;
+}
+
+/* Assemble one template from its 5 input bytes (op, 4 operands) at the end of
+ * as; describe it in *in for the oracle and set the IOPM/MSRPM bits it looks at. */
+void svm_exit_assemble(struct assembler *as, struct oracle_insn *in, const struct vmcb *v, const uint8_t op[5],
+		       uint8_t *iopm_bits, uint8_t *msrpm_bits);
+
+#endif
