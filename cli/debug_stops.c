@@ -151,10 +151,14 @@ static bool exit_wanted(const struct debug_stops_config *cfg, const struct vm_ex
 static void on_vm_exit(void *ctx, struct cpu *cpu, const struct vm_exit_report *r)
 {
 	struct debugger *d = ctx;
-	if (d->inner)
+	if (d->inner && !d->replaying)
 		d->inner->exit(d->inner->ctx, cpu, r);
+	if (r->kind != EXIT_REPORT_VMFAIL_VALID && r->kind != EXIT_REPORT_VMFAIL_INVALID)
+		d->exits++;
 	if (d->pending.kind == STOP_NONE && exit_wanted(&d->cfg, r)) {
 		d->pending = (struct debug_stop){ .kind = STOP_VMEXIT, .cpu = cpu_index(d->m, cpu), .exit = *r };
+		cpu_request_stop(cpu);
+	} else if (d->replaying) {
 		cpu_request_stop(cpu);
 	}
 }
@@ -165,7 +169,7 @@ static void on_vm_exit(void *ctx, struct cpu *cpu, const struct vm_exit_report *
 static void on_event(struct cpu *cpu, const struct event *ev, const char *what)
 {
 	struct debugger *d = cpu->exit_observer->ctx;
-	if (d->inner_event && ((d->inner_trace & TRACE_EXC) || ev->type != EV_EXCEPTION))
+	if (d->inner_event && !d->replaying && ((d->inner_trace & TRACE_EXC) || ev->type != EV_EXCEPTION))
 		d->inner_event(cpu, ev, what);
 	bool exception = ev->type == EV_EXCEPTION || ev->type == EV_SOFTEXC;
 	if (exception && d->pending.kind == STOP_NONE && (d->cfg.exceptions[ev->vector / 64] >> (ev->vector % 64) & 1)) {
@@ -175,10 +179,13 @@ static void on_event(struct cpu *cpu, const struct event *ev, const char *what)
 	}
 }
 
+static const volatile sig_atomic_t no_signal;
+
 void debugger_init(struct debugger *d, struct machine *m, const struct debug_stops_config *cfg)
 {
 	memset(d, 0, sizeof(*d));
 	d->m = m;
+	d->sig = &no_signal;
 	d->cfg = *cfg;
 	d->user_limit = m->smp.limit;
 	/* Each stop ends a turn early; the next run goes on with it. */
@@ -290,20 +297,52 @@ static void set_limit(struct machine *m, uint64_t limit)
 		m->cpu.icount_limit = limit;
 }
 
+/* After a stretch that ended at its limit: the breakpoint or watchpoint
+ * stop a forward run makes here (kind STOP_NONE: none). */
+static struct debug_stop point_stop(struct debugger *d, struct cpu *cpu, uint64_t ip_before)
+{
+	unsigned ci = cpu_index(d->m, cpu);
+	int w = d->n_watches ? watch_changed(d, cpu) : -1;
+	if (w >= 0)
+		return (struct debug_stop){ .kind = STOP_WATCH, .cpu = ci, .addr = d->watches[w].addr };
+	/* A REP string instruction runs an iteration per step with rIP
+	 * unchanged: its breakpoint was taken before the first. */
+	uint64_t ip = linear_ip(cpu);
+	int b = ip != ip_before ? find_point(d->breaks, d->n_breaks, ip, 0) : -1;
+	if (b >= 0)
+		return (struct debug_stop){ .kind = STOP_BREAKPOINT, .cpu = ci, .addr = ip,
+					    .hardware = d->breaks[b].hardware };
+	return (struct debug_stop){ .kind = STOP_NONE };
+}
+
+/* Whether a stretch that returned st stopped at its limit (or a requested
+ * stop), rather than because the run ended. */
+static bool run_goes_on(struct debugger *d, status_t st)
+{
+	struct machine *m = d->m;
+	return st == ST_STOP && !*(d->sig) && !m->dexit.exited && !m->boot.requested.what && !m->reboot_failed &&
+	       !(m->cfg->run_ended && m->cfg->run_ended(m->cfg->run_ended_ctx));
+}
+
 bool debugger_run(struct debugger *d, bool step, debug_poll_fn *poll, void *poll_ctx,
 		  const volatile sig_atomic_t *sig, struct debug_stop *why, status_t *end)
 {
 	struct machine *m = d->m;
 	bool one_at_a_time = step || d->n_breaks || d->n_watches;
 	uint64_t since_poll = 0;
+	d->sig = sig;
 	watch_snapshot(d, smp_current(m));
 	d->pending.kind = STOP_NONE;
 	for (;;) {
 		struct cpu *cpu = smp_current(m);
 		uint64_t now = cpu->icount, ip_before = linear_ip(cpu);
+		if (d->checkpoint && now >= d->checkpoint_due)
+			d->checkpoint(d->checkpoint_ctx);
 		uint64_t limit = now + (one_at_a_time ? 1 : DEBUG_POLL_INSNS);
 		if (d->cfg.icount > now && d->cfg.icount < limit)
 			limit = d->cfg.icount;
+		if (d->checkpoint && d->checkpoint_due > now && d->checkpoint_due < limit)
+			limit = d->checkpoint_due;
 		if (d->user_limit && d->user_limit < limit)
 			limit = d->user_limit;
 		set_limit(m, limit);
@@ -316,9 +355,7 @@ bool debugger_run(struct debugger *d, bool step, debug_poll_fn *poll, void *poll
 			d->pending.kind = STOP_NONE;
 			return true;
 		}
-		bool at_limit = st == ST_STOP && cpu->icount >= limit && !*sig && !m->dexit.exited &&
-				!m->boot.requested.what && !m->reboot_failed &&
-				!(m->cfg->run_ended && m->cfg->run_ended(m->cfg->run_ended_ctx));
+		bool at_limit = run_goes_on(d, st) && cpu->icount >= limit;
 		if (!at_limit || (d->user_limit && cpu->icount >= d->user_limit)) {
 			set_limit(m, d->user_limit);
 			*end = st;
@@ -330,18 +367,9 @@ bool debugger_run(struct debugger *d, bool step, debug_poll_fn *poll, void *poll
 			*why = (struct debug_stop){ .kind = STOP_ICOUNT, .cpu = ci };
 			return true;
 		}
-		int w = d->n_watches ? watch_changed(d, cpu) : -1;
-		if (w >= 0) {
-			*why = (struct debug_stop){ .kind = STOP_WATCH, .cpu = ci, .addr = d->watches[w].addr };
-			return true;
-		}
-		/* A REP string instruction runs an iteration per step with rIP
-		 * unchanged: its breakpoint was taken before the first. */
-		uint64_t ip = linear_ip(cpu);
-		int b = ip != ip_before ? find_point(d->breaks, d->n_breaks, ip, 0) : -1;
-		if (b >= 0) {
-			*why = (struct debug_stop){ .kind = STOP_BREAKPOINT, .cpu = ci, .addr = ip,
-						    .hardware = d->breaks[b].hardware };
+		struct debug_stop hit = point_stop(d, cpu, ip_before);
+		if (hit.kind != STOP_NONE) {
+			*why = hit;
 			return true;
 		}
 		if (step) {
@@ -357,6 +385,33 @@ bool debugger_run(struct debugger *d, bool step, debug_poll_fn *poll, void *poll
 			}
 		}
 	}
+}
+
+void debugger_watch_refresh(struct debugger *d)
+{
+	watch_snapshot(d, smp_current(d->m));
+}
+
+bool debugger_replay(struct debugger *d, uint64_t limit, bool one_at_a_time, struct debug_stop *hit)
+{
+	struct machine *m = d->m;
+	struct cpu *cpu = smp_current(m);
+	uint64_t ip_before = linear_ip(cpu);
+	if (one_at_a_time && cpu->icount + 1 < limit)
+		limit = cpu->icount + 1;
+	d->pending.kind = STOP_NONE;
+	d->replaying = true;
+	set_limit(m, limit);
+	status_t st = machine_run(m, d->sig);
+	d->replaying = false;
+	set_limit(m, d->user_limit);
+	*hit = d->pending;
+	d->pending.kind = STOP_NONE;
+	if (!run_goes_on(d, st))
+		return false;
+	if (hit->kind == STOP_NONE && one_at_a_time && smp_current(m)->icount >= limit)
+		*hit = point_stop(d, smp_current(m), ip_before);
+	return true;
 }
 
 const char *debug_world(const struct cpu *cpu)
@@ -408,6 +463,9 @@ void debug_stop_describe(struct debugger *d, const struct debug_stop *why, char 
 		break;
 	case STOP_INTERRUPT:
 		snprintf(buf, len, "interrupted");
+		break;
+	case STOP_HISTORY_START:
+		snprintf(buf, len, "the start of the reverse-execution history");
 		break;
 	case STOP_NONE:
 		snprintf(buf, len, "no stop");

@@ -67,6 +67,7 @@ enum debug_stop_kind {
 	STOP_EXCEPTION,            /* an exception delivered (vector) */
 	STOP_ICOUNT,               /* the machine's time reached the count */
 	STOP_INTERRUPT,            /* the debugger interrupted the run */
+	STOP_HISTORY_START,        /* going back reached the oldest point known (cli/reverse.h) */
 };
 
 struct debug_stop {
@@ -101,6 +102,18 @@ struct debugger {
 	struct debug_point watches[DEBUG_MAX_POINTS];
 	unsigned n_watches;
 	uint64_t user_limit;       /* --max-insns (0: none) */
+	/* VM exits so far (VMfail aside): world switches take no virtual time,
+	 * so the time alone does not name a boundary near one (cli/reverse.h). */
+	uint64_t exits;
+	/* Replaying (cli/reverse.h): the CLI's observers and --trace hear
+	 * nothing, and every VM exit ends the run at the next boundary. */
+	bool replaying;
+	const volatile sig_atomic_t *sig;  /* the run's signal flag (debugger_run's) */
+	/* Called between two stretches of a run once the machine's time
+	 * reaches checkpoint_due (which it moves on); NULL: none. */
+	void (*checkpoint)(void *ctx);
+	void *checkpoint_ctx;
+	uint64_t checkpoint_due;
 };
 
 /* Install the observers on every CPU of m (after exit_watch_attach() and
@@ -123,6 +136,17 @@ typedef bool debug_poll_fn(void *ctx);
  * of the CPU that runs. *sig: the run's signal flag (cli/run.c). */
 bool debugger_run(struct debugger *d, bool step, debug_poll_fn *poll, void *poll_ctx,
 		  const volatile sig_atomic_t *sig, struct debug_stop *why, status_t *end);
+
+/* Replay (cli/reverse.h): run to the next boundary at which a replay looks
+ * at the machine: the machine's time reaching limit, the boundary after a VM
+ * exit, or with one_at_a_time after each instruction; nothing is reported.
+ * True with *hit the stop a forward run would have made there (its kind
+ * STOP_NONE: none; breakpoints and watchpoints only one_at_a_time), false
+ * if the run ended (it cannot, short of a point the forward run reached). */
+bool debugger_replay(struct debugger *d, uint64_t limit, bool one_at_a_time, struct debug_stop *hit);
+
+/* Take a fresh look at the watched ranges (before a replay). */
+void debugger_watch_refresh(struct debugger *d);
 
 /* One line on out naming a stop: what, which CPU and world, the instruction
  * (bytes and disassembly) at CS:rIP, the time. */

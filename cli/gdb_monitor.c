@@ -119,6 +119,6 @@ void gdb_monitor(struct debugger *d, unsigned cpu_index, const char *cmd, char *
 	} else {
 		snprintf(out, len, "hvemu monitor commands: info cpu | info vmcb PHYSADDR | info vmcs | info apic | "
 			 "info walk LINADDR | icount | xp PHYSADDR [LEN] | "
-			 "break vmexit=CODE[,...] | break icount=N\n");
+			 "break vmexit=CODE[,...] | break icount=N | info reverse\n");
 	}
 }

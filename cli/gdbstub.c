@@ -222,7 +222,9 @@ static void stop_reply(struct gdbstub *g, const struct debug_stop *why, char *bu
 {
 	int sig = why->kind == STOP_INTERRUPT ? 2 : 5;
 	int n = snprintf(buf, len, "T%02xthread:%x;", sig, why->cpu + 1);
-	if (why->kind == STOP_BREAKPOINT && (why->hardware ? g->hwbreak : g->swbreak))
+	if (why->kind == STOP_HISTORY_START)
+		snprintf(buf + n, len - (size_t)n, "replaylog:begin;");
+	else if (why->kind == STOP_BREAKPOINT && (why->hardware ? g->hwbreak : g->swbreak))
 		snprintf(buf + n, len - (size_t)n, why->hardware ? "hwbreak:;" : "swbreak:;");
 	else if (why->kind == STOP_WATCH)
 		snprintf(buf + n, len - (size_t)n, "watch:%llx;", (unsigned long long)why->addr);
@@ -261,7 +263,7 @@ static bool report_stop(struct gdbstub *g, const struct debug_stop *why)
 /* --- commands --- */
 
 /* What a command asks of the session. */
-enum action { A_NONE, A_CONTINUE, A_STEP, A_DETACH, A_KILL, A_GONE };
+enum action { A_NONE, A_CONTINUE, A_STEP, A_REVERSE_STEP, A_REVERSE_CONTINUE, A_DETACH, A_KILL, A_GONE };
 
 /* addr,len from s; len capped so the reply fits a packet. */
 static bool parse_addr_len(const char **s, uint64_t *addr, uint64_t *len)
@@ -441,8 +443,8 @@ static enum action cmd_query(struct gdbstub *g, char *pkt, char *r, size_t cap)
 	if (!strncmp(pkt, "qSupported", 10)) {
 		g->swbreak = strstr(pkt, "swbreak+") != NULL;
 		g->hwbreak = strstr(pkt, "hwbreak+") != NULL;
-		snprintf(r, cap, "PacketSize=%x;qXfer:features:read+;vContSupported+;QStartNoAckMode+;swbreak+;hwbreak+",
-			 RSP_MAX_PACKET);
+		snprintf(r, cap, "PacketSize=%x;qXfer:features:read+;vContSupported+;QStartNoAckMode+;swbreak+;hwbreak+%s",
+			 RSP_MAX_PACKET, g->rev && g->rev->interval ? ";ReverseStep+;ReverseContinue+" : "");
 	} else if (!strncmp(pkt, "qXfer:features:read:target.xml:", 31)) {
 		/* "qXfer target description read": m/l + a slice, escaped. */
 		uint64_t off, len;
@@ -492,7 +494,10 @@ static enum action cmd_query(struct gdbstub *g, char *pkt, char *r, size_t cap)
 			return A_NONE;
 		}
 		cmd[n] = 0;
-		gdb_monitor(g->d, g->g_cpu, cmd, out, sizeof(out));
+		if (!strcmp(cmd, "info reverse"))
+			reverse_describe(g->rev, out, sizeof(out));
+		else
+			gdb_monitor(g->d, g->g_cpu, cmd, out, sizeof(out));
 		size_t o = strlen(out);
 		for (size_t at = 0; at < o; at += 400) {
 			char piece[401];
@@ -521,9 +526,18 @@ static enum action handle(struct gdbstub *g, char *pkt, size_t len)
 		break;
 	case 'g': case 'G': case 'p': case 'P':
 		a = cmd_registers(g, pkt, r, cap);
+		if ((pkt[0] == 'G' || pkt[0] == 'P') && g->rev)
+			reverse_forget_future(g->rev);   /* a new future from here */
 		break;
 	case 'm': case 'M': case 'X':
 		cmd_memory(g, pkt, len, r, cap);
+		if (pkt[0] != 'm' && g->rev)
+			reverse_forget_future(g->rev);
+		break;
+	case 'b':
+		/* "bc", "bs": backward (cli/reverse.h); without it, not supported. */
+		if (g->rev && g->rev->interval && (!strcmp(pkt, "bs") || !strcmp(pkt, "bc")))
+			return pkt[1] == 's' ? A_REVERSE_STEP : A_REVERSE_CONTINUE;
 		break;
 	case 'Z': case 'z':
 		cmd_point(g, pkt, r);
@@ -676,6 +690,21 @@ status_t gdbstub_serve(struct gdbstub *g, struct debugger *d, bool wait, const v
 			step = false;
 			running = true;
 			break;
+		case A_REVERSE_STEP:
+		case A_REVERSE_CONTINUE: {
+			struct debug_stop why;
+			if (a == A_REVERSE_STEP)
+				(void)reverse_step(g->rev, &why);
+			else
+				(void)reverse_continue(g->rev, &why);
+			if (!report_stop(g, &why)) {
+				close_connection(g);
+				debugger_clear_points(d);
+				step = false;
+				running = true;
+			}
+			break;
+		}
 		case A_KILL:
 			g->killed = true;
 			close_connection(g);

@@ -2,7 +2,8 @@
  * appendix "Remote Protocol"): one connection at a time, one gdb thread per
  * CPU (thread id = CPU index + 1), registers and memory as cli/gdb_target.h
  * shows them, breakpoints, watchpoints, stepping and the --break stops of
- * cli/debug_stops.h, `monitor` commands (qRcmd). Without a connection the
+ * cli/debug_stops.h, reverse-stepi and reverse-continue by replay
+ * (cli/reverse.h), `monitor` commands (qRcmd). Without a connection the
  * machine runs and the listening socket is polled; a connection stops it. */
 #ifndef HVEMU_CLI_GDBSTUB_H
 #define HVEMU_CLI_GDBSTUB_H
@@ -13,6 +14,7 @@
 
 #include "cli/debug_stops.h"
 #include "cli/gdb_target.h"
+#include "cli/reverse.h"
 #include "cli/rsp.h"
 
 struct gdbstub {
@@ -23,6 +25,7 @@ struct gdbstub {
 	bool noack;                /* QStartNoAckMode */
 	bool swbreak, hwbreak;     /* gdb's qSupported features: stop reasons it understands */
 	struct debugger *d;
+	struct reverse *rev;       /* reverse execution (bs, bc), or NULL: none */
 	struct gdb_layout layout;
 	unsigned g_cpu;            /* Hg: registers and memory of this CPU */
 	bool killed;               /* `k`: the run ends */

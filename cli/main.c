@@ -134,6 +134,12 @@ static const char usage_devices_text[] =
 	"                       stop there (repeatable; vmentry-fail: any failed VM\n"
 	"                       entry); with --gdb gdb sees the stop, without it one\n"
 	"                       line is printed and the run ends (status 20)\n"
+	"  --snapshot-at N FILE write the machine to FILE when the time reaches N\n"
+	"                       instructions, and run on (one CPU)\n"
+	"  --resume FILE        run on from a --snapshot-at FILE (its options, then these)\n"
+	"  --reverse-interval N with --gdb: a snapshot every N instructions, from which\n"
+	"                       reverse-stepi/reverse-continue replay (default 2000000,\n"
+	"                       0: no reverse execution)\n"
 	"\n"
 	"devices: 16550A UART at 0x3f8, isa-debug-exit at 0xf4-0xf7, POST port 0x80,\n"
 	"isa-debugcon at 0x402, fw_cfg at 0x510 (DMA at 0x514), PCI configuration at\n"
@@ -605,6 +611,16 @@ static int parse_gdb(struct run_config *cfg, const struct run_option *o, char *v
 	return 0;
 }
 
+/* --reverse-interval N: instructions between the snapshots gdb's reverse
+ * execution replays from (cli/reverse.h); 0: none. */
+static int parse_reverse_interval(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	if (!parse_u64(val, &cfg->reverse_interval))
+		return usage_error("bad --reverse-interval '%s' (instructions between snapshots, 0: no reverse execution)",
+				   val);
+	return 0;
+}
+
 /* --break vmexit=CODE[,...]|exception=VECTOR|icount=N|vmentry-fail (cli/debug_stops.h). */
 static int parse_break(struct run_config *cfg, const struct run_option *o, char *val)
 {
@@ -620,7 +636,7 @@ enum opt {
 	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT, OPT_MODULE, OPT_QUIRK,
 	OPT_TRACE_FORMAT, OPT_STATS, OPT_LIVELOCK, OPT_INSN_RATE, OPT_REALTIME, OPT_RTC_BASE,
 	OPT_DISPLAY, OPT_SCREENSHOT, OPT_KEYS, OPT_SMP, OPT_QUANTUM, OPT_NO_REBOOT, OPT_INITRD, OPT_MACHINE, OPT_SYMBOLS, OPT_DEBUGCON,
-	OPT_FIRMWARE, OPT_GDB, OPT_GDB_WAIT, OPT_BREAK, OPT_SEED, OPT_COUNT
+	OPT_FIRMWARE, OPT_GDB, OPT_GDB_WAIT, OPT_BREAK, OPT_SEED, OPT_REVERSE_INTERVAL, OPT_COUNT
 };
 
 #define STRING_AT(f) store_string, offsetof(struct run_config, f)
@@ -665,6 +681,7 @@ static const struct run_option options[OPT_COUNT] = {
 	[OPT_GDB_WAIT]     = { "--gdb-wait",     true,  false, NULL,        TRUE_AT(gdb_wait) },
 	[OPT_BREAK]        = { "--break",        false, true,  NULL,        parse_break, 0 },
 	[OPT_SEED]         = { "--seed",         false, false, NULL,        parse_seed, 0 },
+	[OPT_REVERSE_INTERVAL] = { "--reverse-interval", false, false, NULL, parse_reverse_interval, 0 },
 };
 
 bool run_option_is_flag(const char *name)
@@ -713,6 +730,8 @@ static int check_combinations(const unsigned seen[OPT_COUNT], const struct run_c
 		return usage_error("--module is loaded for a multiboot --kernel; there is none");
 	if (seen[OPT_GDB_WAIT] && !seen[OPT_GDB])
 		return usage_error("--gdb-wait waits for gdb at --gdb's socket; there is no --gdb");
+	if (seen[OPT_REVERSE_INTERVAL] && !seen[OPT_GDB])
+		return usage_error("--reverse-interval is how often gdb's reverse execution takes a snapshot; there is no --gdb");
 	if (seen[OPT_QUANTUM] && !seen[OPT_SMP])
 		return usage_error("--quantum sets how long each of the --smp CPUs runs per turn; there is no --smp");
 	return 0;
@@ -804,37 +823,69 @@ static int parse_run_options(int argc, char **argv, struct run_config *cfg, unsi
 	return 0;
 }
 
+/* What --snapshot-at and --resume ask (cli/snapshot_file.h) cannot be
+ * combined with: a debugger, typed keys, a window (the front end's state is
+ * not in the file), several CPUs. */
+static int check_snapshot_combinations(const unsigned seen[OPT_COUNT], const struct run_config *cfg,
+				       const char *what)
+{
+	if (seen[OPT_GDB] && cfg->snapshot_at)
+		return usage_error("%s cannot be combined with --gdb (its reverse execution keeps snapshots itself)", what);
+	if (seen[OPT_BREAK] && cfg->snapshot_at)
+		return usage_error("%s cannot be combined with --break", what);
+	if (seen[OPT_KEYS] || cfg->display != DISPLAY_NONE || cfg->screenshot)
+		return usage_error("%s cannot be combined with --keys, --display or --screenshot", what);
+	if (cfg->machine.n_cpus > 1)
+		return usage_error("%s is for one CPU (--smp %u)", what, cfg->machine.n_cpus);
+	return 0;
+}
+
+/* `hvemu run`: --snapshot-at and --resume taken out first (cli/snapshot_file.h). */
 static int cmd_run(int argc, char **argv)
 {
 	struct run_config cfg = { .machine = { .ram_size = MEM_DEFAULT, .model = cpu_models[0], .serial = stdout },
+				  .reverse_interval = REVERSE_DEFAULT_INTERVAL,
 				  .watch.livelock = LIVELOCK_DEFAULT };
 	unsigned seen[OPT_COUNT] = { 0 };
 	const char *first[OPT_COUNT] = { 0 };
-	int rc = parse_run_options(argc, argv, &cfg, seen, first);
-	if (rc == EXIT_DONE)
-		return 0;
-	if (rc)
-		return rc;
-	rc = check_combinations(seen, &cfg);
-	if (rc)
-		return rc;
-	default_firmware(seen, &cfg);
-	if (cfg.machine.quirks && cfg.machine.model->hv_ext != HV_EXT_SVM)
-		return usage_error("--quirk %s changes the SVM model; CPU model '%s' has no SVM (try --cpu epyc-lite)",
-				   first[OPT_QUIRK], cfg.machine.model->name);
-
-	struct run *r = calloc(1, sizeof(*r));
-	if (!r)
-		return usage_error("out of memory");
+	struct snapshot_args sa;
 	char err[512];
-	if (!run_setup(r, &cfg, err, sizeof(err)))
+	int rc = 0;
+	if (!snapshot_args_split(&sa, argc, argv, err, sizeof(err)))
 		rc = usage_error("%s", err);
-	else
-		rc = run_machine(r);
-	run_destroy(r);
-	free(r);
+	cfg.snapshot_at = sa.at;
+	cfg.snapshot_path = sa.path;
+	cfg.snapshot_words = sa.recorded;
+	cfg.n_snapshot_words = sa.n_recorded;
+	cfg.resume = sa.resuming ? &sa.resume : NULL;
+	if (!rc)
+		rc = parse_run_options(sa.n_words, sa.words, &cfg, seen, first);
+	if (!rc)
+		rc = check_combinations(seen, &cfg);
+	if (!rc && cfg.snapshot_at)
+		rc = check_snapshot_combinations(seen, &cfg, "--snapshot-at");
+	if (!rc && sa.resuming)
+		rc = check_snapshot_combinations(seen, &cfg, "--resume");
+	if (!rc) {
+		default_firmware(seen, &cfg);
+		if (cfg.machine.quirks && cfg.machine.model->hv_ext != HV_EXT_SVM)
+			rc = usage_error("--quirk %s changes the SVM model; CPU model '%s' has no SVM (try --cpu epyc-lite)",
+					 first[OPT_QUIRK], cfg.machine.model->name);
+	}
+	struct run *r = rc ? NULL : calloc(1, sizeof(*r));
+	if (!rc && !r)
+		rc = usage_error("out of memory");
+	if (r) {
+		if (!run_setup(r, &cfg, err, sizeof(err)))
+			rc = usage_error("%s", err);
+		else
+			rc = run_machine(r);
+		run_destroy(r);
+		free(r);
+	}
 	fflush(stdout);
-	return rc;
+	snapshot_args_free(&sa);
+	return rc == EXIT_DONE ? 0 : rc;
 }
 
 int main(int argc, char **argv)

@@ -172,6 +172,32 @@ bool run_setup(struct run *r, const struct run_config *cfg, char *err, size_t er
 	} else if (cfg->debugcon_stderr) {
 		m->debugcon.out = stderr;
 	}
+	/* --snapshot-at: the machine as set up, which the file's state is told
+	 * apart from; --resume: the saved state in place of the set-up one. */
+	r->cfg = cfg;
+	if (cfg->snapshot_at) {
+		if (!machine_snapshot_take(&r->at_setup, m, NULL))
+			return fail(err, errlen, "out of memory for --snapshot-at");
+		r->snapshot_at = cfg->snapshot_at;
+		m->smp.resume = true;
+	}
+	if (cfg->resume) {
+		if (!snapshot_file_apply(cfg->resume, m, err, errlen))
+			return false;
+		m->smp.limit = cfg->machine.max_insns;
+		if (m->smp.n == 1)
+			m->cpu.icount_limit = cfg->machine.max_insns;
+	}
+	/* With the key script and the window's timers armed: their state goes
+	 * with every snapshot. */
+	if (r->gdb_on) {
+		/* One CPU only: stopping a run of several does not leave it quite
+		 * as it was yet (tests/snapshot), and a replay stops it often. */
+		reverse_init(&r->rev, &r->dbg, m->smp.n == 1 ? cfg->reverse_interval : 0);
+		reverse_add_extra(&r->rev, &r->keys, sizeof(r->keys));
+		reverse_add_extra(&r->rev, &r->display.frame, sizeof(r->display.frame));
+		r->gdb.rev = &r->rev;
+	}
 	return true;
 }
 
@@ -180,6 +206,8 @@ void run_destroy(struct run *r)
 	if (r->gdb_on)
 		gdbstub_finish(&r->gdb, EXIT_EMULATOR);
 	r->gdb_on = false;
+	reverse_destroy(&r->rev);
+	machine_snapshot_free(&r->at_setup);
 	/* The window and the key timers first: cancelling a timer tells the CPU. */
 	display_close(&r->display);
 	key_script_free(&r->keys);
@@ -375,6 +403,42 @@ static int run_status(struct run *r, status_t st)
 	}
 }
 
+/* The run with --snapshot-at N: to N (or its end before), the file
+ * written, then on to the end as if it had not stopped (machine/smp.c). */
+static status_t run_to_snapshot(struct run *r, bool *failed)
+{
+	struct machine *m = &r->m;
+	uint64_t max = r->cfg->machine.max_insns;
+	uint64_t at = max && max < r->snapshot_at ? max : r->snapshot_at;
+	m->smp.limit = at;
+	m->cpu.icount_limit = at;
+	status_t st = machine_run(m, &stop_signal);
+	m->smp.limit = max;
+	m->cpu.icount_limit = max;
+	bool at_n = st == ST_STOP && m->cpu.icount >= r->snapshot_at && !stop_signal && !m->dexit.exited &&
+		    !m->boot.requested.what && !m->reboot_failed && !exit_watch_livelocked(&r->watch);
+	if (!at_n) {
+		fprintf(stderr, "hvemu: the run ended before --snapshot-at %llu: nothing written\n",
+			(unsigned long long)r->snapshot_at);
+		return st;
+	}
+	struct machine_snapshot now;
+	char err[512];
+	bool ok = machine_snapshot_take(&now, m, &r->at_setup);
+	if (!ok)
+		snprintf(err, sizeof(err), "out of memory for --snapshot-at");
+	else
+		ok = snapshot_file_write(r->cfg->snapshot_path, r->cfg->snapshot_words, r->cfg->n_snapshot_words, m,
+					 &r->at_setup, &now, err, sizeof(err));
+	machine_snapshot_free(&now);
+	if (!ok) {
+		fprintf(stderr, "hvemu: %s\n", err);
+		*failed = true;
+		return ST_STOP;
+	}
+	return machine_run(m, &stop_signal);
+}
+
 int run_machine(struct run *r)
 {
 	struct machine *m = &r->m;
@@ -382,14 +446,20 @@ int run_machine(struct run *r)
 	catch_stop_signals(r, &saved);
 	status_t st = ST_STOP;
 	struct debug_stop why;
-	bool broke = false;
+	bool broke = false, snapshot_failed = false;
 	if (r->gdb_on)
 		st = gdbstub_serve(&r->gdb, &r->dbg, r->gdb_wait, &stop_signal);
 	else if (r->debugging)
 		broke = debugger_run(&r->dbg, false, NULL, NULL, &stop_signal, &why, &st);
+	else if (r->snapshot_at)
+		st = run_to_snapshot(r, &snapshot_failed);
 	else
 		st = machine_run(m, &stop_signal);
 	release_stop_signals(&saved);
+	if (snapshot_failed) {
+		display_finish(&r->display);
+		return EXIT_USAGE;
+	}
 	if (m->reboot_failed)
 		fprintf(stderr, "hvemu: error: cannot restart after the guest's reset: %s\n", m->reboot_error);
 	struct cpu *cpu = smp_current(m);    /* the CPU that ended the run */

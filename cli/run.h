@@ -15,6 +15,7 @@
 #include "cli/exit_watch.h"
 #include "emu/symbols.h"
 #include "cli/key_script.h"
+#include "cli/snapshot_file.h"
 #include "machine/machine.h"
 
 #define RUN_MAX_KEYS 16
@@ -40,6 +41,14 @@ struct run_config {
 	const char *gdb;           /* --gdb tcp::PORT|unix:PATH (cli/gdbstub.h), or NULL */
 	bool gdb_wait;             /* --gdb-wait: stopped before the first instruction */
 	struct debug_stops_config stops;   /* --break (cli/debug_stops.h) */
+	uint64_t reverse_interval; /* --reverse-interval (cli/reverse.h), 0: none */
+	/* --snapshot-at N FILE (cli/snapshot_file.h): the time, the file, and the
+	 * option words the file records; 0: none. */
+	uint64_t snapshot_at;
+	const char *snapshot_path;
+	char **snapshot_words;
+	int n_snapshot_words;
+	const struct snapshot_file *resume;   /* --resume FILE, read and checked, or NULL */
 };
 
 struct run {
@@ -58,6 +67,10 @@ struct run {
 	bool gdb_on;               /* --gdb: gdb serves the run */
 	bool gdb_wait;
 	struct gdbstub gdb;
+	struct reverse rev;        /* gdb's reverse execution */
+	uint64_t snapshot_at;      /* --snapshot-at: when, 0: done or none */
+	struct machine_snapshot at_setup;  /* the machine as set up, for the file */
+	const struct run_config *cfg;
 };
 
 /* Exit statuses (README "Exit status"): the guest's are odd, hvemu's even. */

@@ -16,7 +16,7 @@ void fw_cfg_destroy(struct fw_cfg *f)
 	memset(f, 0, sizeof(*f));
 }
 
-static bool set_item(struct fw_cfg_item *it, const void *data, uint32_t len)
+bool fw_cfg_item_set(struct fw_cfg_item *it, const void *data, uint32_t len)
 {
 	uint8_t *copy = NULL;
 	if (len) {
@@ -52,14 +52,14 @@ static bool rebuild_directory(struct fw_cfg *f)
 		e[5] = (uint8_t)key;
 		memcpy(e + 8, f->file_name[i], strlen(f->file_name[i]));
 	}
-	return set_item(&f->generic[FW_CFG_FILE_DIR], dir, 4 + f->n_files * FW_CFG_FILE_ENTRY_SIZE);
+	return fw_cfg_item_set(&f->generic[FW_CFG_FILE_DIR], dir, 4 + f->n_files * FW_CFG_FILE_ENTRY_SIZE);
 }
 
 bool fw_cfg_add_bytes(struct fw_cfg *f, uint16_t key, const void *data, uint32_t len)
 {
 	if (key >= FW_CFG_FILE_FIRST || key == FW_CFG_FILE_DIR)
 		return false;
-	return set_item(&f->generic[key], data, len);
+	return fw_cfg_item_set(&f->generic[key], data, len);
 }
 
 bool fw_cfg_add_i16(struct fw_cfg *f, uint16_t key, uint16_t v)
@@ -95,7 +95,7 @@ bool fw_cfg_add_file(struct fw_cfg *f, const char *name, const void *data, uint3
 	if (at < f->n_files && strcmp(f->file_name[at], name) == 0)
 		return false;
 	struct fw_cfg_item item = { 0 };
-	if (!set_item(&item, data, len))
+	if (!fw_cfg_item_set(&item, data, len))
 		return false;
 	/* Make room: the files after `at` move to the next key. */
 	for (unsigned i = f->n_files; i > at; i--) {
@@ -113,7 +113,7 @@ bool fw_cfg_set_file(struct fw_cfg *f, const char *name, const void *data, uint3
 {
 	for (unsigned i = 0; i < f->n_files; i++)
 		if (!strcmp(f->file_name[i], name))
-			return set_item(&f->generic[FW_CFG_FILE_FIRST + i], data, len) && rebuild_directory(f);
+			return fw_cfg_item_set(&f->generic[FW_CFG_FILE_FIRST + i], data, len) && rebuild_directory(f);
 	return fw_cfg_add_file(f, name, data, len);
 }
 

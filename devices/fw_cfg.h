@@ -110,6 +110,10 @@ bool fw_cfg_add_file(struct fw_cfg *f, const char *name, const void *data, uint3
 /* The file's contents, replaced (the directory shows the new size), or
  * added when there is no such file yet. */
 bool fw_cfg_set_file(struct fw_cfg *f, const char *name, const void *data, uint32_t len);
+/* Replace an item's bytes with a copy of len bytes (machine snapshots put
+ * back the items a firmware's on_select changed). False, it unchanged, if
+ * memory runs out. */
+bool fw_cfg_item_set(struct fw_cfg_item *it, const void *data, uint32_t len);
 /* Ports 0x510-0x511. */
 bool fw_cfg_register(struct fw_cfg *f, struct iobus *io);
 /* The DMA interface at 0x514-0x51B, transferring to and from pm. */

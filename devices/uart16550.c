@@ -118,10 +118,13 @@ static void transmit(struct uart16550 *u, uint8_t b)
 {
 	if (u->mcr & UART_MCR_LOOP) {
 		rx_push(u, b);     /* loopback: the serial output is wired to the input */
-	} else if (u->out) {
-		fputc(b, u->out);
-		if (b == '\n')
-			fflush(u->out);
+	} else if (u->tx_count++ >= u->tx_written) {
+		u->tx_written = u->tx_count;
+		if (u->out) {
+			fputc(b, u->out);
+			if (b == '\n')
+				fflush(u->out);
+		}
 	}
 	/* The character left at once, so THR is empty again. */
 	u->thr_ipending = true;

@@ -50,6 +50,12 @@ struct uart16550 {
 	 * connects it (uart_init() leaves it unconnected). */
 	struct irq_line irq;
 	bool irq_level;            /* what irq was last set to */
+	/* Bytes transmitted since power-on, and how many of them out has seen:
+	 * a machine put back to an earlier state (machine/machine_snapshot.h)
+	 * transmits again what it transmitted before, and out, which cannot
+	 * take bytes back, gets only those past the mark. */
+	uint64_t tx_count;
+	uint64_t tx_written;
 };
 
 /* Reset state (16550A data sheet, "Reset"): IER=0, LCR=0, MCR=0, FIFOs off.

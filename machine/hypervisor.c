@@ -4,7 +4,9 @@
 
 #include <stddef.h>
 
+#include "svm/model.h"
 #include "svm/svm.h"
+#include "vmx/model.h"
 #include "vmx/vmx.h"
 
 /* A row: the CPU models it serves, and how its model is made and freed. */
@@ -13,6 +15,8 @@ struct hypervisor_kind {
 	enum hv_ext ext;           /* the CPU models whose hv_ext this is */
 	void *(*create)(struct cpu *cpu, unsigned quirks);
 	void (*destroy)(void *model);
+	size_t state_size;         /* the object's bytes: plain data, its pointers into itself,
+				      guest RAM or the machine (machine/machine_snapshot.h) */
 };
 
 static void *svm_row_create(struct cpu *cpu, unsigned quirks)
@@ -37,8 +41,8 @@ static void vmx_row_destroy(void *model)
 
 /* APM2 chapter 15 (svm/), SDM Vol.3 chapters 23-30 (vmx/). */
 static const struct hypervisor_kind kinds[] = {
-	{ "SVM", HV_EXT_SVM, svm_row_create, svm_row_destroy },
-	{ "VMX", HV_EXT_VMX, vmx_row_create, vmx_row_destroy },
+	{ "SVM", HV_EXT_SVM, svm_row_create, svm_row_destroy, sizeof(struct svm) },
+	{ "VMX", HV_EXT_VMX, vmx_row_create, vmx_row_destroy, sizeof(struct vmx) },
 };
 
 static const struct hypervisor_kind *kind_for(const struct cpu_model *model)
@@ -80,6 +84,11 @@ void hv_destroy(struct hypervisor *hv)
 	if (hv->kind)
 		hv->kind->destroy(hv->model);
 	*hv = (struct hypervisor){ 0 };
+}
+
+size_t hv_state_size(const struct hypervisor *hv)
+{
+	return hv->kind ? hv->kind->state_size : 0;
 }
 
 struct vmx *hv_vmx(const struct hypervisor *hv)

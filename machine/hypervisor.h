@@ -7,6 +7,7 @@
 #define HVEMU_MACHINE_HYPERVISOR_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "emu/cpu.h"
 #include "emu/cpu_model.h"
@@ -39,5 +40,9 @@ struct vmx *hv_vmx(const struct hypervisor *hv);
 
 /* Free the model (nothing if none); hv is empty again. */
 void hv_destroy(struct hypervisor *hv);
+
+/* The bytes of hv->model (0: none installed), which a snapshot copies as
+ * they are. */
+size_t hv_state_size(const struct hypervisor *hv);
 
 #endif

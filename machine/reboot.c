@@ -98,9 +98,11 @@ void reboot_reset_hardware(struct machine *m)
 	reset_rtc(&m->io, &m->pc.rtc);
 	reset_legacy(&m->pc, &m->clock);
 	reset_boot_devices(&m->boot);
-	struct irq_line uart_irq = m->uart.irq;    /* the wiring survives the reset */
-	uart_init(&m->uart, m->uart.base, m->uart.out);
-	m->uart.irq = uart_irq;
+	struct uart16550 kept = m->uart;    /* the wiring survives the reset, and the */
+	uart_init(&m->uart, m->uart.base, m->uart.out);   /* count of bytes sent so far */
+	m->uart.irq = kept.irq;
+	m->uart.tx_count = kept.tx_count;
+	m->uart.tx_written = kept.tx_written;
 	for (unsigned i = 0; i < s->n; i++)
 		reset_cpu(s->cpu[i], now, s->n > 1 ? 0 : s->limit, i == 0);
 	s->current = &m->cpu;

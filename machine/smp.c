@@ -171,8 +171,19 @@ status_t smp_run(struct machine *m, const volatile sig_atomic_t *stop)
 {
 	struct smp *s = &m->smp;
 	if (s->n == 1) {
-		s->current = &m->cpu;
-		return cpu_run(&m->cpu);
+		struct cpu *c = &m->cpu;
+		s->current = c;
+		/* A run a debugger stopped while the CPU waited in HLT goes on
+		 * waiting (several CPUs do so by their schedule): where a run is
+		 * stopped does not change what it does, which replaying from a
+		 * snapshot relies on (cli/reverse.h). The limit may have moved. */
+		if (s->resume && c->halted) {
+			cpu_set_deadline(c, DEADLINE_MACHINE, c->deadlines[DEADLINE_MACHINE].at);
+			status_t st = event_wait(c);
+			if (st != ST_OK)
+				return st;
+		}
+		return cpu_run(c);
 	}
 	uint64_t now = m->cpu.icount;
 	unsigned first = 0;

@@ -2,9 +2,10 @@
 """Drives Debian's gdb (and a small RSP client of its own) against
 `hvemu run --gdb`: registers in protected and 64-bit mode, breakpoints,
 stepping, a watchpoint, memory reads and writes, monitor commands, a VM-exit
-stop, the interrupt byte, malformed packets, and the --break stops without
-gdb, the monitor's VMCS, APIC and page-walk dumps. usage: gdb_session.py HVEMU
-HELLO_ELF SVM_ELF SMP_ELF SEG_FAULTS_ELF VMX_EXITS_ELF SVM_CHECKS_ELF
+stop, reverse-stepi (over a VM exit too) and reverse-continue, the interrupt
+byte, malformed packets, and the --break stops without gdb, the monitor's
+VMCS, APIC and page-walk dumps. usage: gdb_session.py HVEMU HELLO_ELF SVM_ELF
+SMP_ELF SEG_FAULTS_ELF VMX_EXITS_ELF SVM_CHECKS_ELF
 
 Exit status: 0 when every check held, 1 on a failure, 77 (skip) without gdb."""
 import os
@@ -164,6 +165,67 @@ def vmexit(tmp):
           re.search(r'\n  070 EXITCODE +0x7b\n', out) is not None and ' EXITINFO2 ' in out, out)
     check('svm: VM-exit stop reported to gdb', 'hvemu: break: svm exit VMEXIT_IOIO (0x7b)' in out, out)
     check('svm: stopped in L1 after the exit', 'L1 (host)' in out and 'SIGTRAP' in out, out)
+
+
+def icounts(out):
+    """The times `monitor info cpu` printed, in order."""
+    return [int(v) for v in re.findall(r'icount=(\d+)', out)]
+
+
+def reverse_hello(tmp):
+    """reverse-continue back to the previous breakpoint hit, reverse-stepi
+    back over two steps, the start of the history, then the run to its end
+    with the serial output of a run without gdb."""
+    plain = subprocess.run([HVEMU, 'run', '--kernel', HELLO, '--firmware', 'none'], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, timeout=60)
+    sock = os.path.join(tmp, 'rev.sock')
+    p = start(['--kernel', HELLO, '--firmware', 'none', '--reverse-interval', '5000'], sock)
+    out = gdb(sock, ['break putch', 'continue', 'continue', 'monitor info cpu', 'continue', 'monitor info cpu',
+                     'reverse-continue', 'monitor info cpu', 'p/x $pc', 'stepi', 'stepi', 'monitor info cpu',
+                     'reverse-stepi', 'reverse-stepi', 'monitor info cpu', 'p/x $pc',
+                     'reverse-continue', 'monitor info cpu', 'reverse-continue', 'reverse-continue',
+                     'delete', 'continue'],
+              pre=['set architecture i386:x86-64', 'file ' + HELLO])
+    rc, stdout, err = finish(p)
+    t = icounts(out)
+    check('reverse: six stops with their times', len(t) == 6, out)
+    if len(t) == 6:
+        check('reverse: reverse-continue went back to the previous breakpoint hit, at its time',
+              t[2] == t[0] and t[1] > t[0], out)
+        check('reverse: two reverse-stepi undid two stepi', t[3] == t[2] + 2 and t[4] == t[2], out)
+        check('reverse: reverse-continue again went to the hit before', t[5] < t[0], out)
+    check('reverse: back at putch', out.count('$2 = 0x10006f') == 1 and '$1 = 0x10006f' in out, out)
+    check('reverse: the start of the history is reported', 'No more reverse-execution history.' in out, out)
+    check('reverse: the run went on to its end', 'exited with code 01' in out and rc == 1, out + err)
+    check('reverse: the serial output is that of a run without gdb, written once', stdout == plain.stdout,
+          stdout + '\n---\n' + plain.stdout)
+
+
+def reverse_vmexit(tmp):
+    """reverse-stepi over a VM exit: from the stop after an SVM #VMEXIT back
+    into L2's intercepted instruction, or to L1's VMRUN when L2 exits on its
+    first instruction (the first exit here: world switches take no time);
+    stepi comes back to the exit; reverse-continue from the next exit stop
+    returns to the first."""
+    sock = os.path.join(tmp, 'rsvm.sock')
+    p = start(['--kernel', SVM, '--firmware', 'none', '--cpu', 'epyc-lite', '--break', 'vmexit=ioio',
+               '--reverse-interval', '20000'], sock)
+    out = gdb(sock, ['continue', 'monitor info cpu', 'p/x $pc', 'reverse-stepi', 'monitor info cpu', 'x/i $pc',
+                     'stepi', 'monitor info cpu', 'p/x $pc', 'continue', 'monitor info cpu',
+                     'reverse-stepi', 'monitor info cpu', 'p/x $pc', 'stepi',
+                     'reverse-continue', 'monitor info cpu', 'p/x $pc', 'kill'])
+    finish(p)
+    t = icounts(out)
+    pcs = re.findall(r'\$\d+ = (0x[0-9a-f]+)', out)
+    check('reverse svm: six stops with their times', len(t) == 6 and len(pcs) == 4, out)
+    check('reverse svm: reverse-stepi from the first exit stop went to VMRUN in L1',
+          re.search(r'=> 0x[0-9a-f]+:\tvmrun', out) is not None, out)
+    if len(t) == 6 and len(pcs) == 4:
+        check('reverse svm: stepi came back to the exit stop, and reverse-continue to it from the next',
+              pcs[0] == pcs[1] == pcs[3] and t[0] == t[1] == t[2] == t[5] and t[3] > t[0], out)
+        check('reverse svm: reverse-stepi from the second exit stop went into L2, at the exiting instruction',
+              'L2 (SVM guest)' in out and ('of the guest at 0008:%x;' % int(pcs[2], 16)) in out and
+              pcs[2] != pcs[0] and t[4] == t[3], out)
 
 
 def vmx_info(tmp):
@@ -337,6 +399,10 @@ def main():
         long_mode(tmp)
         smp(tmp)
         vmexit(tmp)
+        reverse_hello(tmp)
+        reverse_vmexit(tmp)
+
+
         vmx_info(tmp)
         raw_client(tmp)
         without_gdb(tmp)
