@@ -123,39 +123,26 @@ status_t op_bzhi(struct cpu *cpu, const struct insn *in)
 /* SDM Vol.2 PDEP: the low bits of SRC1 go, in order, to the positions of the
  * set bits of the mask (SRC2, r/m); PEXT: the bits of SRC1 at the mask's set
  * bits are packed into the low bits. No flags change. */
-status_t op_pdep(struct cpu *cpu, const struct insn *in)
+static status_t pdep_pext(struct cpu *cpu, const struct insn *in, bool deposit)
 {
 	uint64_t mask;
 	status_t st = bmi_source(cpu, in, &mask);
 	if (st != ST_OK)
 		return st;
 	uint64_t s = vreg_read(cpu, in, in->size), r = 0;
+	/* bit walks the packed (low) side, low the mask's set bits in order. */
 	for (uint64_t bit = 1; mask; bit <<= 1) {
 		uint64_t low = mask & (0 - mask);
-		if (s & bit)
-			r |= low;
+		if (deposit ? (s & bit) : (s & low))
+			r |= deposit ? low : bit;
 		mask ^= low;
 	}
 	greg_write(cpu, in, in->size, r);
 	return ST_OK;
 }
 
-status_t op_pext(struct cpu *cpu, const struct insn *in)
-{
-	uint64_t mask;
-	status_t st = bmi_source(cpu, in, &mask);
-	if (st != ST_OK)
-		return st;
-	uint64_t s = vreg_read(cpu, in, in->size), r = 0;
-	for (uint64_t bit = 1; mask; bit <<= 1) {
-		uint64_t low = mask & (0 - mask);
-		if (s & low)
-			r |= bit;
-		mask ^= low;
-	}
-	greg_write(cpu, in, in->size, r);
-	return ST_OK;
-}
+status_t op_pdep(struct cpu *cpu, const struct insn *in) { return pdep_pext(cpu, in, true); }
+status_t op_pext(struct cpu *cpu, const struct insn *in) { return pdep_pext(cpu, in, false); }
 
 /* SDM Vol.2 RORX: rotate right by imm8 modulo the operand width, "This
  * instruction does not read or write the arithmetic flags." */
