@@ -2,11 +2,11 @@
 #include "cli/snapshot_file.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/error_text.h"
 #include "emu/icache.h"
 
 #define FILE_MAGIC "HVEMUSNP"
@@ -41,15 +41,6 @@ struct region {
 	uint64_t addr, size;       /* in the process that wrote the file */
 	uint32_t kind, index;      /* R_OBJECT: the object; R_ROM: the mmio slot */
 };
-
-static bool failf(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return false;
-}
 
 static void build_id(char out[64])
 {

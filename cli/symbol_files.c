@@ -2,24 +2,14 @@
 #include "cli/symbol_files.h"
 
 #include <gelf.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/error_text.h"
 #include "devices/loader.h"
 
 #define SYMBOL_FILE_MAX (1u << 30)
-
-static bool failf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static bool failf(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return false;
-}
 
 /* An ELF symbol that names code: a function, or an untyped label in an
  * executable section (ELF gABI, Symbol Table: STT_FUNC, STT_NOTYPE). */

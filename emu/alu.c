@@ -247,7 +247,7 @@ ALU_FAST_FORMS(sbb, ALU_SBB)
 
 /* The register fast forms without their flags, for a threaded run in which the
  * next instruction replaces all six status flags before anything can read
- * them (emu/fast_forms.c insn_drop_dead_flags). ADC/SBB read CF: none. */
+ * them (emu/fast_forms.c insns_drop_dead_flags). ADC/SBB read CF: none. */
 static inline void alu_reg_flagless(struct cpu *cpu, enum alu_op op, unsigned size, unsigned dst, uint64_t src)
 {
 	uint64_t d = cpu->regs[dst], r;

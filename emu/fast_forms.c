@@ -8,7 +8,7 @@
 struct variant {
 	insn_handler exec, thread;
 	insn_handler flagless;     /* the thread form without the status flags, or NULL
-				      (fast_forms.h insn_drop_dead_flags) */
+				      (fast_forms.h insns_drop_dead_flags) */
 };
 
 static const struct fast_form {
