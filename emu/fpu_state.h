@@ -30,6 +30,16 @@ union xmm_reg {
 	uint64_t q[2];
 };
 
+/* A YMM register as one value (SDM Vol.1 14.1.1): x[0] is XMMi (bits 127:0),
+ * x[1] bits 255:128. */
+union ymm_reg {
+	uint8_t b[32];
+	uint16_t w[16];
+	uint32_t d[8];
+	uint64_t q[4];
+	union xmm_reg x[2];
+};
+
 /* x87 control word FCW (SDM Vol.1 8.1.5, Figure 8-6). */
 enum {
 	FCW_IM = 1u << 0, FCW_DM = 1u << 1, FCW_ZM = 1u << 2, FCW_OM = 1u << 3,
@@ -101,6 +111,10 @@ struct fpu_state {
 	/* --- SSE (SDM Vol.1 10.2) --- */
 	uint32_t mxcsr;            /* control/status */
 	union xmm_reg xmm[16];     /* XMM0-7; XMM8-15 in 64-bit mode */
+
+	/* --- AVX (SDM Vol.1 14.1.1): bits 255:128 of YMM0-15, XSAVE state
+	 * component 2; bits 127:0 are xmm[] --- */
+	union xmm_reg ymm_hi[16];
 };
 
 /* ---- the FXSAVE image (SDM Vol.1 10.5.1, Table 10-2 and 10-3) ---- */
