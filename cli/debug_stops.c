@@ -233,27 +233,51 @@ bool debugger_remove_break(struct debugger *d, uint64_t addr)
 	return true;
 }
 
-bool debugger_add_watch(struct debugger *d, uint64_t addr, unsigned len)
+/* Every CPU sees the set as it is now. */
+static void watch_attach(struct debugger *d)
 {
-	if (len == 0 || len > DEBUG_WATCH_MAX || d->n_watches == DEBUG_MAX_POINTS)
+	for (unsigned i = 0; i < d->m->smp.n; i++)
+		access_watch_attach(d->m->smp.cpu[i], &d->watches);
+}
+
+static int find_watch(const struct access_watch *w, uint64_t addr, unsigned len, unsigned kinds)
+{
+	for (unsigned i = 0; i < w->n; i++)
+		if (w->range[i].lin == addr && w->range[i].len == len && w->range[i].kinds == kinds)
+			return (int)i;
+	return -1;
+}
+
+bool debugger_add_watch(struct debugger *d, uint64_t addr, unsigned len, unsigned kinds)
+{
+	struct access_watch *w = &d->watches;
+	if (len == 0 || len > DEBUG_WATCH_MAX || !kinds || (kinds & ~(ACCESS_WATCH_READ | ACCESS_WATCH_WRITE)))
 		return false;
-	d->watches[d->n_watches++] = (struct debug_point){ .addr = addr, .len = len };
+	if (find_watch(w, addr, len, kinds) >= 0)
+		return true;
+	if (w->n == DEBUG_MAX_POINTS || w->n == ACCESS_WATCH_MAX)
+		return false;
+	w->range[w->n++] = (struct access_watch_range){ .lin = addr, .len = len, .kinds = kinds };
+	watch_attach(d);
 	return true;
 }
 
-bool debugger_remove_watch(struct debugger *d, uint64_t addr, unsigned len)
+bool debugger_remove_watch(struct debugger *d, uint64_t addr, unsigned len, unsigned kinds)
 {
-	int i = find_point(d->watches, d->n_watches, addr, len);
+	struct access_watch *w = &d->watches;
+	int i = find_watch(w, addr, len, kinds);
 	if (i < 0)
 		return false;
-	d->watches[i] = d->watches[--d->n_watches];
+	w->range[i] = w->range[--w->n];
+	watch_attach(d);
 	return true;
 }
 
 void debugger_clear_points(struct debugger *d)
 {
 	d->n_breaks = 0;
-	d->n_watches = 0;
+	d->watches.n = 0;
+	watch_attach(d);
 }
 
 static uint64_t linear_ip(const struct cpu *cpu)
@@ -261,31 +285,6 @@ static uint64_t linear_ip(const struct cpu *cpu)
 	if (cpu_is_mode64(cpu))
 		return cpu->rip;
 	return (uint32_t)(cpu->seg[SR_CS].base + cpu->rip);
-}
-
-/* Take a fresh look at every watched range (gdb may have written memory). */
-static void watch_snapshot(struct debugger *d, struct cpu *cpu)
-{
-	for (unsigned i = 0; i < d->n_watches; i++) {
-		struct debug_point *w = &d->watches[i];
-		w->readable = gdb_mem_read(d->m, cpu, w->addr, w->old, w->len) == w->len;
-	}
-}
-
-/* The first watched range whose bytes changed (and now the new bytes). */
-static int watch_changed(struct debugger *d, struct cpu *cpu)
-{
-	for (unsigned i = 0; i < d->n_watches; i++) {
-		struct debug_point *w = &d->watches[i];
-		uint8_t now[DEBUG_WATCH_MAX];
-		bool readable = gdb_mem_read(d->m, cpu, w->addr, now, w->len) == w->len;
-		bool changed = readable && w->readable && memcmp(now, w->old, w->len);
-		memcpy(w->old, now, w->len);
-		w->readable = readable;
-		if (changed)
-			return (int)i;
-	}
-	return -1;
 }
 
 static void set_limit(struct machine *m, uint64_t limit)
@@ -302,9 +301,13 @@ static void set_limit(struct machine *m, uint64_t limit)
 static struct debug_stop point_stop(struct debugger *d, struct cpu *cpu, uint64_t ip_before)
 {
 	unsigned ci = cpu_index(d->m, cpu);
-	int w = d->n_watches ? watch_changed(d, cpu) : -1;
-	if (w >= 0)
-		return (struct debug_stop){ .kind = STOP_WATCH, .cpu = ci, .addr = d->watches[w].addr };
+	struct access_watch *w = &d->watches;
+	if (w->hit) {
+		w->hit = false;
+		const struct access_watch_range *r = &w->range[w->hit_range];
+		return (struct debug_stop){ .kind = STOP_WATCH, .cpu = ci, .addr = r->lin, .watch_kinds = r->kinds,
+					    .access = w->hit_kind };
+	}
 	/* A REP string instruction runs an iteration per step with rIP
 	 * unchanged: its breakpoint was taken before the first. */
 	uint64_t ip = linear_ip(cpu);
@@ -328,13 +331,13 @@ bool debugger_run(struct debugger *d, bool step, debug_poll_fn *poll, void *poll
 		  const volatile sig_atomic_t *sig, struct debug_stop *why, status_t *end)
 {
 	struct machine *m = d->m;
-	bool one_at_a_time = step || d->n_breaks || d->n_watches;
+	bool one_at_a_time = step || d->n_breaks || d->watches.n;
 	uint64_t since_poll = 0;
 	d->sig = sig;
-	watch_snapshot(d, smp_current(m));
 	d->pending.kind = STOP_NONE;
 	for (;;) {
 		struct cpu *cpu = smp_current(m);
+		d->watches.hit = false;
 		uint64_t now = cpu->icount, ip_before = linear_ip(cpu);
 		if (d->checkpoint && now >= d->checkpoint_due)
 			d->checkpoint(d->checkpoint_ctx);
@@ -389,7 +392,8 @@ bool debugger_run(struct debugger *d, bool step, debug_poll_fn *poll, void *poll
 
 void debugger_watch_refresh(struct debugger *d)
 {
-	watch_snapshot(d, smp_current(d->m));
+	d->watches.hit = false;
+	watch_attach(d);
 }
 
 bool debugger_replay(struct debugger *d, uint64_t limit, bool one_at_a_time, struct debug_stop *hit)
@@ -400,6 +404,7 @@ bool debugger_replay(struct debugger *d, uint64_t limit, bool one_at_a_time, str
 	if (one_at_a_time && cpu->icount + 1 < limit)
 		limit = cpu->icount + 1;
 	d->pending.kind = STOP_NONE;
+	d->watches.hit = false;
 	d->replaying = true;
 	set_limit(m, limit);
 	status_t st = machine_run(m, d->sig);
@@ -456,7 +461,8 @@ void debug_stop_describe(struct debugger *d, const struct debug_stop *why, char 
 		snprintf(buf, len, "breakpoint at 0x%llx", (unsigned long long)why->addr);
 		break;
 	case STOP_WATCH:
-		snprintf(buf, len, "watchpoint at 0x%llx written", (unsigned long long)why->addr);
+		snprintf(buf, len, "watchpoint at 0x%llx %s", (unsigned long long)why->addr,
+			 why->access == ACCESS_WATCH_WRITE ? "written" : "read");
 		break;
 	case STOP_STEP:
 		snprintf(buf, len, "single step");

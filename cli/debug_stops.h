@@ -16,8 +16,10 @@
  *     mechanism of --max-insns), set to the count;
  *   - breakpoints and watchpoints: while any is set the machine runs one
  *     instruction per limit and rIP (its linear address) is compared after
- *     each, and a watched range's bytes: a write watchpoint fires when a
- *     write changed them (value-change, as gdb's software watchpoints).
+ *     each; a watchpoint fires after an instruction whose data access (read,
+ *     write, or either) touched its range, as x86 data breakpoints do: the
+ *     CPUs see the ranges as an observer's (emu/access_watch.h), whose pages
+ *     take the slow path of every access.
  * The machine's time limit also bounds each run between two polls of the
  * debugger's connection, so an interrupt (Ctrl-C) is seen within
  * DEBUG_POLL_INSNS instructions of virtual time. */
@@ -29,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "emu/access_watch.h"
 #include "emu/exit_report.h"
 #include "machine/machine.h"
 
@@ -62,7 +65,7 @@ enum debug_stop_kind {
 	STOP_NONE,
 	STOP_STEP,                 /* the single step gdb asked for */
 	STOP_BREAKPOINT,           /* an execution breakpoint (addr) */
-	STOP_WATCH,                /* a watched range changed (addr) */
+	STOP_WATCH,                /* an access to a watched range (addr, watch_kinds) */
 	STOP_VMEXIT,               /* a VM exit --break asked for (exit) */
 	STOP_EXCEPTION,            /* an exception delivered (vector) */
 	STOP_ICOUNT,               /* the machine's time reached the count */
@@ -74,6 +77,8 @@ struct debug_stop {
 	enum debug_stop_kind kind;
 	unsigned cpu;              /* index in m->smp.cpu of the CPU that stopped */
 	uint64_t addr;             /* STOP_BREAKPOINT, STOP_WATCH */
+	unsigned watch_kinds;      /* STOP_WATCH: what the watchpoint watches (ACCESS_WATCH_*) */
+	unsigned access;           /* STOP_WATCH: the access that hit it (ACCESS_WATCH_READ/WRITE) */
 	bool hardware;             /* STOP_BREAKPOINT: set as a hardware one (Z1) */
 	struct vm_exit_report exit;   /* STOP_VMEXIT */
 	bool exit_from_l2;
@@ -85,8 +90,6 @@ struct debug_point {
 	uint64_t addr;
 	unsigned len;
 	bool hardware;             /* Z1 rather than Z0 (both are checked the same way) */
-	uint8_t old[DEBUG_WATCH_MAX];  /* a watchpoint's bytes as last seen */
-	bool readable;             /* old holds len bytes */
 };
 
 struct debugger {
@@ -99,8 +102,7 @@ struct debugger {
 	struct debug_stop pending; /* a stop an observer found, taken at the next boundary */
 	struct debug_point breaks[DEBUG_MAX_POINTS];
 	unsigned n_breaks;
-	struct debug_point watches[DEBUG_MAX_POINTS];
-	unsigned n_watches;
+	struct access_watch watches;   /* the watchpoints, as every CPU sees them */
 	uint64_t user_limit;       /* --max-insns (0: none) */
 	/* VM exits so far (VMfail aside): world switches take no virtual time,
 	 * so the time alone does not name a boundary near one (cli/reverse.h). */
@@ -123,8 +125,8 @@ void debugger_init(struct debugger *d, struct machine *m, const struct debug_sto
 /* Breakpoints and watchpoints; false when full or absent. */
 bool debugger_add_break(struct debugger *d, uint64_t addr, bool hardware);
 bool debugger_remove_break(struct debugger *d, uint64_t addr);
-bool debugger_add_watch(struct debugger *d, uint64_t addr, unsigned len);
-bool debugger_remove_watch(struct debugger *d, uint64_t addr, unsigned len);
+bool debugger_add_watch(struct debugger *d, uint64_t addr, unsigned len, unsigned kinds);
+bool debugger_remove_watch(struct debugger *d, uint64_t addr, unsigned len, unsigned kinds);
 void debugger_clear_points(struct debugger *d);
 
 /* The connection's poll, called between stretches of the run: true to stop
@@ -145,7 +147,8 @@ bool debugger_run(struct debugger *d, bool step, debug_poll_fn *poll, void *poll
  * if the run ended (it cannot, short of a point the forward run reached). */
 bool debugger_replay(struct debugger *d, uint64_t limit, bool one_at_a_time, struct debug_stop *hit);
 
-/* Take a fresh look at the watched ranges (before a replay). */
+/* Show the watchpoints to every CPU again (after a snapshot's restore,
+ * which brings back the CPUs' state and TLBs as they were). */
 void debugger_watch_refresh(struct debugger *d);
 
 /* One line on out naming a stop: what, which CPU and world, the instruction

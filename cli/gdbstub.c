@@ -227,7 +227,10 @@ static void stop_reply(struct gdbstub *g, const struct debug_stop *why, char *bu
 	else if (why->kind == STOP_BREAKPOINT && (why->hardware ? g->hwbreak : g->swbreak))
 		snprintf(buf + n, len - (size_t)n, why->hardware ? "hwbreak:;" : "swbreak:;");
 	else if (why->kind == STOP_WATCH)
-		snprintf(buf + n, len - (size_t)n, "watch:%llx;", (unsigned long long)why->addr);
+		snprintf(buf + n, len - (size_t)n, "%s:%llx;",
+			 why->watch_kinds == ACCESS_WATCH_WRITE ? "watch"
+			 : why->watch_kinds == ACCESS_WATCH_READ ? "rwatch" : "awatch",
+			 (unsigned long long)why->addr);
 }
 
 /* Console output ("O" packets, allowed while the target runs: "Stop Reply
@@ -371,8 +374,7 @@ static void cmd_memory(struct gdbstub *g, char *pkt, size_t pkt_len, char *r, si
 }
 
 /* Z/z type,addr,kind ("Packets": Z0 software and Z1 hardware breakpoints,
- * Z2 write watchpoints; Z3 read and Z4 access watchpoints are not offered:
- * the empty reply says so). */
+ * Z2 write, Z3 read and Z4 access watchpoints of kind (1-8) bytes). */
 static void cmd_point(struct gdbstub *g, const char *pkt, char *r)
 {
 	bool insert = pkt[0] == 'Z';
@@ -389,9 +391,14 @@ static void cmd_point(struct gdbstub *g, const char *pkt, char *r)
 		ok = insert ? debugger_add_break(g->d, addr, type == 1) : debugger_remove_break(g->d, addr);
 		break;
 	case 2:
-		ok = insert ? debugger_add_watch(g->d, addr, (unsigned)(kind > DEBUG_WATCH_MAX ? 0 : kind))
-			    : debugger_remove_watch(g->d, addr, (unsigned)kind);
+	case 3:
+	case 4: {
+		unsigned kinds = type == 2 ? ACCESS_WATCH_WRITE
+				 : type == 3 ? ACCESS_WATCH_READ : ACCESS_WATCH_READ | ACCESS_WATCH_WRITE;
+		unsigned len = (unsigned)(kind > DEBUG_WATCH_MAX ? 0 : kind);
+		ok = insert ? debugger_add_watch(g->d, addr, len, kinds) : debugger_remove_watch(g->d, addr, len, kinds);
 		break;
+	}
 	default:
 		r[0] = 0;
 		return;

@@ -230,7 +230,7 @@ bool reverse_step(struct reverse *r, struct debug_stop *why)
 bool reverse_continue(struct reverse *r, struct debug_stop *why)
 {
 	struct reverse_point here = reverse_here(r), end = here;
-	bool points = r->d->n_breaks || r->d->n_watches;
+	bool points = r->d->n_breaks || r->d->watches.n;
 	for (long i = r->interval ? latest_before(r, here) : -1; i >= 0; i--) {
 		struct walk w = { .snap = (size_t)i, .fast_until = end.time, .points = points };
 		struct walk_seen seen;

@@ -160,6 +160,7 @@ struct lapic;                  /* devices/lapic.h */
 struct hv_model;               /* emu/hv.h */
 struct vm_exit_observer;       /* emu/exit_report.h */
 struct icache;                 /* emu/icache.h */
+struct access_watch;           /* emu/access_watch.h */
 struct insn;                   /* emu/insn.h */
 struct walk_result;            /* mmu/paging.h */
 
@@ -276,6 +277,7 @@ struct cpu {
 	struct iobus *io;
 	struct tlb tlb;
 	bool tlb_uncached;         /* --tlb flush: every access walks the page tables */
+	struct access_watch *access_watch;  /* an observer's watchpoints (emu/access_watch.h), or NULL */
 	uint64_t a20_mask;         /* physical addresses are ANDed with it: ~0, or bit 20
 				      clear while the A20M# input is asserted (cpu_set_a20) */
 	uint8_t maxphyaddr;        /* physical-address width (CPUID 80000008h:EAX[7:0]) */

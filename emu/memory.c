@@ -3,6 +3,7 @@
  * Implements emu/operand.h. */
 #include <string.h>
 
+#include "emu/access_watch.h"
 #include "emu/apic.h"
 #include "emu/canonical.h"
 #include "emu/debug.h"
@@ -165,10 +166,11 @@ static inline __attribute__((always_inline)) void tlb_fill(struct cpu *cpu, unsi
 	uint64_t pa_page = t->pa & PAGE_MASK;
 	uint8_t *host = physmem_ram_ptr(cpu->mem, pa_page);
 	if (!host || cpu->tlb_uncached || (debug_active(cpu) && debug_page_watched(cpu, lin)) ||
+	    (cpu->access_watch && access_watch_page(cpu->access_watch, lin)) ||
 	    pa_page == cpu->apic_page || pa_page == cpu->apic_access_page)
-		return;            /* MMIO/ROM/unclaimed, --tlb flush, a watched page, the
-				      local APIC's page or the guest's APIC-access page:
-				      always the slow path */
+		return;            /* MMIO/ROM/unclaimed, --tlb flush, a page a DR7 or an
+				      observer's watchpoint watches, the local APIC's page
+				      or the guest's APIC-access page: always the slow path */
 	/* Only canonical pages enter the TLB, so a hit in 64-bit mode implies the
 	 * canonical check (emu/operand.h mem_fast). The walker reads only the index
 	 * bits, so an implicit access (descriptor tables) near the top of a 48-bit
@@ -226,6 +228,13 @@ static status_t lin_access_slow(struct cpu *cpu, uint64_t lin, unsigned size, un
 	 * accesses all come here (emu/debug.h). */
 	if (__builtin_expect(debug_active(cpu), 0) && acc != TLB_EXEC)
 		debug_check_data(cpu, lin, size, acc == TLB_WRITE);
+	/* The observer's watchpoints likewise (emu/access_watch.h); a page-
+	 * crossing access is checked as its two pieces, the second at lin2. */
+	if (__builtin_expect(cpu->access_watch != NULL, 0) && acc != TLB_EXEC) {
+		access_watch_check(cpu->access_watch, lin, n == 2 ? first : size, acc == TLB_WRITE);
+		if (n == 2)
+			access_watch_check(cpu->access_watch, lin2, size - first, acc == TLB_WRITE);
+	}
 	for (unsigned i = 0; i < n; i++) {
 		unsigned off = i ? first : 0;
 		unsigned len = i ? size - first : (n == 2 ? first : size);

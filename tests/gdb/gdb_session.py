@@ -139,6 +139,39 @@ def long_mode(tmp):
     check('lm: kill ends the run (status 12)', 'killed' in out and rc == 12 and 'killed by gdb' in err, out + err)
 
 
+WATCH64 = bytes.fromhex('48c7c300002000'  # 0x100000: mov rbx, 0x200000
+                        '488b5308'        # 0x100007: mov rdx, [rbx+8]   (reads 0x200008)
+                        '48894b10'        # 0x10000b: mov [rbx+16], rcx  (writes 0x200010)
+                        '48ffc1'          # 0x10000f: inc rcx
+                        'ebf3')           # 0x100012: jmp 0x100007
+
+
+def watch_kinds(tmp):
+    """Z3 read and Z4 access watchpoints (cli/gdbstub.c, emu/access_watch.h):
+    each fires after the instruction whose access touched its range, a read
+    watchpoint not on a write; and going back to the previous access."""
+    img = os.path.join(tmp, 'watch64.bin')
+    with open(img, 'wb') as f:
+        f.write(WATCH64)
+    sock = os.path.join(tmp, 'wk.sock')
+    p = start(['--load', img + '@0x100000', '--entry64', '0x100000'], sock)
+    out = gdb(sock, ['rwatch *(long*)0x200008', 'continue', 'p/x $pc', 'delete',
+                     'rwatch *(long*)0x200010', 'break *0x100012', 'continue', 'p/x $pc', 'delete',
+                     'awatch *(long*)0x200010', 'continue', 'p/x $pc', 'p $rcx', 'continue', 'p $rcx',
+                     'reverse-continue', 'p/x $pc', 'p $rcx', 'kill'])
+    finish(p)
+    check('wk: read watchpoint (Z3) stops after the reading instruction',
+          'Hardware read watchpoint 1: *(long*)0x200008' in out and '$1 = 0x10000b' in out, out)
+    check('wk: a read watchpoint does not fire on a write (the breakpoint after it does)',
+          'Breakpoint 3, 0x0000000000100012' in out and '$2 = 0x100012' in out, out)
+    check('wk: access watchpoint (Z4) fires on the write, once per access',
+          'Hardware access (read/write) watchpoint 4: *(long*)0x200010' in out and '$3 = 0x10000f' in out and
+          'Old value = 0\nNew value = 1' in out and '$4 = 1' in out and '$5 = 2' in out, out)
+    # Back to just after the write of 1 (RCX not yet incremented past it).
+    check('wk: reverse-continue stops after the previous access', 'Old value = 2\nNew value = 1' in out and
+          '$6 = 0x10000f' in out and '$7 = 1' in out, out)
+
+
 def smp(tmp):
     """--smp 2: a gdb thread per CPU; a breakpoint the AP hits is reported
     on its thread; stepping the machine one instruction at a time still
@@ -317,7 +350,10 @@ def raw_client(tmp):
     check('rsp: malformed m is E01', c.ask('mzz') == 'E01')
     check('rsp: bad register number is E01', c.ask('p9999') == 'E01')
     check('rsp: unknown packet gets the empty reply', c.ask('qHvemuNoSuchThing') == '')
-    check('rsp: read watchpoints are not offered (empty reply)', c.ask('Z3,200000,8') == '')
+    check('rsp: read (Z3) and access (Z4) watchpoints set and removed',
+          [c.ask(x) for x in ('Z3,200000,8', 'Z4,200000,4', 'z3,200000,8', 'z4,200000,4')] == ['OK'] * 4)
+    check('rsp: a watchpoint wider than 8 bytes is refused', c.ask('Z4,200000,9') == 'E0e')
+    check('rsp: removing a watchpoint never set is OK', c.ask('z3,300000,8') == 'OK')
     check('rsp: bad thread is E01', c.ask('Hg99') == 'E01')
     check('rsp: M with short data is E01', c.ask('M200000,4:12') == 'E01')
     check('rsp: X writes binary data', c.ask(b'X200000,2:}\x03}\x04') == 'OK' and c.ask('m200000,2') == '2324')
@@ -397,6 +433,7 @@ def main():
         protected_mode(tmp)
         i386_model(tmp)
         long_mode(tmp)
+        watch_kinds(tmp)
         smp(tmp)
         vmexit(tmp)
         reverse_hello(tmp)
