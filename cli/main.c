@@ -825,7 +825,7 @@ static int parse_run_options(int argc, char **argv, struct run_config *cfg, unsi
 
 /* What --snapshot-at and --resume ask (cli/snapshot_file.h) cannot be
  * combined with: a debugger, typed keys, a window (the front end's state is
- * not in the file), several CPUs. */
+ * not in the file). */
 static int check_snapshot_combinations(const unsigned seen[OPT_COUNT], const struct run_config *cfg,
 				       const char *what)
 {
@@ -835,8 +835,6 @@ static int check_snapshot_combinations(const unsigned seen[OPT_COUNT], const str
 		return usage_error("%s cannot be combined with --break", what);
 	if (seen[OPT_KEYS] || cfg->display != DISPLAY_NONE || cfg->screenshot)
 		return usage_error("%s cannot be combined with --keys, --display or --screenshot", what);
-	if (cfg->machine.n_cpus > 1)
-		return usage_error("%s is for one CPU (--smp %u)", what, cfg->machine.n_cpus);
 	return 0;
 }
 

@@ -265,7 +265,7 @@ void reverse_forget_future(struct reverse *r)
 void reverse_describe(const struct reverse *r, char *out, size_t len)
 {
 	if (!r || !r->interval) {
-		snprintf(out, len, "no reverse execution (--reverse-interval 0, or several CPUs)\n");
+		snprintf(out, len, "no reverse execution (--reverse-interval 0)\n");
 		return;
 	}
 	size_t bytes = 0;

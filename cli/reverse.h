@@ -25,9 +25,12 @@
  *
  * Replays stop the machine where the original run did not, so a stop must
  * leave a run as it was (machine/smp.c: a CPU stopped in HLT goes on
- * waiting). With several CPUs it does not quite yet (the schedule's resume
- * ends a run a tick apart: tests/snapshot), so reverse execution is offered
- * for one CPU only. */
+ * waiting; with several CPUs a stopped turn goes on to its end, and one
+ * stopped at its end, or given up by PAUSE, passes to the next CPU:
+ * tests/snapshot stops runs every 7919 instructions and at every turn's
+ * end). With several CPUs there is still one clock and one instruction
+ * retires per tick, so the point names a boundary of the machine: going
+ * back one step goes to the instruction before, whichever CPU ran it. */
 #ifndef HVEMU_CLI_REVERSE_H
 #define HVEMU_CLI_REVERSE_H
 

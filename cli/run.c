@@ -191,9 +191,7 @@ bool run_setup(struct run *r, const struct run_config *cfg, char *err, size_t er
 	/* With the key script and the window's timers armed: their state goes
 	 * with every snapshot. */
 	if (r->gdb_on) {
-		/* One CPU only: stopping a run of several does not leave it quite
-		 * as it was yet (tests/snapshot), and a replay stops it often. */
-		reverse_init(&r->rev, &r->dbg, m->smp.n == 1 ? cfg->reverse_interval : 0);
+		reverse_init(&r->rev, &r->dbg, cfg->reverse_interval);
 		reverse_add_extra(&r->rev, &r->keys, sizeof(r->keys));
 		reverse_add_extra(&r->rev, &r->display.frame, sizeof(r->display.frame));
 		r->gdb.rev = &r->rev;

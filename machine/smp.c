@@ -192,7 +192,13 @@ status_t smp_run(struct machine *m, const volatile sig_atomic_t *stop)
 		while (s->cpu[first] != s->current)
 			first++;
 		now = s->current->icount;
-		resume_end = s->turn_end > now ? s->turn_end : now;
+		/* A turn stopped at its end (or given up by PAUSE, which set
+		 * turn_end to the time) is over: the next CPU's comes, as it would
+		 * have without the stop; an empty turn could still take an event. */
+		if (s->turn_end > now)
+			resume_end = s->turn_end;
+		else
+			first = (first + 1) % s->n;
 	}
 	unsigned idle = 0;         /* consecutive turns given up with time standing still */
 	for (unsigned i = first;; i = (i + 1) % s->n) {
@@ -216,6 +222,7 @@ status_t smp_run(struct machine *m, const volatile sig_atomic_t *stop)
 		if (st == ST_STOP && c->turn_yielded) {
 			/* A PAUSE gave the turn up (emu/wait.c): the next CPU's. */
 			c->turn_yielded = false;
+			s->turn_end = now;
 			if (m->dexit.exited || *stop || (s->limit && now >= s->limit) || m->boot.requested.what ||
 			    (m->cfg->run_ended && m->cfg->run_ended(m->cfg->run_ended_ctx)))
 				return st;

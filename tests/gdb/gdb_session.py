@@ -234,6 +234,32 @@ def reverse_hello(tmp):
           stdout + '\n---\n' + plain.stdout)
 
 
+def reverse_smp(tmp):
+    """--smp 2: reverse-continue back to the AP's first breakpoint hit (it
+    hits ap_main again after its INIT), on its thread at its time; two
+    reverse-stepi undo two stepi; then the run ends as one without gdb."""
+    plain = subprocess.run([HVEMU, 'run', '--kernel', SMP, '--firmware', 'none', '--smp', '2'],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    sock = os.path.join(tmp, 'rsmp.sock')
+    p = start(['--kernel', SMP, '--firmware', 'none', '--smp', '2', '--reverse-interval', '100000'], sock)
+    out = gdb(sock, ['break ap_main', 'continue', 'monitor info cpu', 'continue', 'monitor info cpu',
+                     'reverse-continue', 'monitor info cpu', 'thread', 'stepi', 'stepi', 'monitor info cpu',
+                     'reverse-stepi', 'reverse-stepi', 'monitor info cpu', 'delete', 'continue'],
+              pre=['set architecture i386:x86-64', 'file ' + SMP])
+    rc, stdout, err = finish(p)
+    t = icounts(out)
+    check('reverse smp: five stops with their times', len(t) == 5, out)
+    if len(t) == 5:
+        check('reverse smp: reverse-continue went back to the first hit, at its time', t[2] == t[0] and t[1] > t[0],
+              out)
+        check('reverse smp: two reverse-stepi undid two stepi', t[3] > t[2] and t[4] == t[2], out)
+    check('reverse smp: back on the AP\'s thread', out.count('Thread 2 hit Breakpoint 1, ap_main ()') >= 3 and
+          '[Current thread is 2' in out, out)
+    check('reverse smp: the run went on to its end', 'exited with code 01' in out and rc == 1, out + err)
+    check('reverse smp: the serial output is that of a run without gdb', stdout == plain.stdout,
+          stdout + '\n---\n' + plain.stdout)
+
+
 def reverse_vmexit(tmp):
     """reverse-stepi over a VM exit: from the stop after an SVM #VMEXIT back
     into L2's intercepted instruction, or to L1's VMRUN when L2 exits on its
@@ -434,6 +460,7 @@ def main():
         i386_model(tmp)
         long_mode(tmp)
         watch_kinds(tmp)
+        reverse_smp(tmp)
         smp(tmp)
         vmexit(tmp)
         reverse_hello(tmp)

@@ -149,21 +149,23 @@ START_TEST(restore_replays_the_same_machine)
 	machine_snapshot_free(&again);
 	finish(&r);
 
-	/* Replays stop where the original run did not: stopping a run (here
-	 * every 7919 instructions, a CPU in HLT among them) must not change
-	 * it. */
-	start(&r, &g);
-	for (uint64_t t = 7919; !run_to(&r.m, t); t += 7919)
-		;
-	fflush(r.serial);
-	ck_assert_uint_eq(r.out_len, ref.out_len);
-	ck_assert_msg(!memcmp(r.out, ref.out, r.out_len), "%s: the serial output differs when stopped", g.path);
-	/* Known gap: with several CPUs a stopped run ends a tick apart from an
-	 * uninterrupted one (the schedule's resume), which is why gdb's
-	 * reverse execution is for one CPU (cli/reverse.h). */
-	if (g.cpus == 1)
-		ck_assert_uint_eq(now(&r.m), end);
-	finish(&r);
+	/* Replays stop where the original run did not: stopping a run (every
+	 * 7919 instructions, a CPU in HLT among them; with several CPUs also
+	 * at every end of a turn, SMP_DEFAULT_QUANTUM, and one tick before)
+	 * must not change it, its end included. */
+	const uint64_t strides[] = { 7919, SMP_DEFAULT_QUANTUM, SMP_DEFAULT_QUANTUM - 1 };
+	for (unsigned k = 0; k < (g.cpus > 1 ? 3u : 1u); k++) {
+		start(&r, &g);
+		for (uint64_t t = strides[k]; !run_to(&r.m, t); t += strides[k])
+			;
+		fflush(r.serial);
+		ck_assert_uint_eq(r.out_len, ref.out_len);
+		ck_assert_msg(!memcmp(r.out, ref.out, r.out_len), "%s: the serial output differs when stopped every %llu",
+			      g.path, (unsigned long long)strides[k]);
+		ck_assert_msg(now(&r.m) == end, "%s: stopped every %llu, the run ends at %llu, not %llu", g.path,
+			      (unsigned long long)strides[k], (unsigned long long)now(&r.m), (unsigned long long)end);
+		finish(&r);
+	}
 	finish(&ref);
 }
 END_TEST
