@@ -134,8 +134,12 @@ static const char usage_devices_text[] =
 	"                       stop there (repeatable; vmentry-fail: any failed VM\n"
 	"                       entry); with --gdb gdb sees the stop, without it one\n"
 	"                       line is printed and the run ends (status 20)\n"
+	"  --perturb-exits SEED VMX models: what the SDM leaves undefined in each VM\n"
+	"                       exit (instruction length and information, addresses,\n"
+	"                       error codes) gets random values from SEED: odd but\n"
+	"                       legal exits, to test an L1 hypervisor\n"
 	"  --snapshot-at N FILE write the machine to FILE when the time reaches N\n"
-	"                       instructions, and run on (one CPU)\n"
+	"                       instructions, and run on\n"
 	"  --resume FILE        run on from a --snapshot-at FILE (its options, then these)\n"
 	"  --reverse-interval N with --gdb: a snapshot every N instructions, from which\n"
 	"                       reverse-stepi/reverse-continue replay (default 2000000,\n"
@@ -441,6 +445,14 @@ static int parse_seed(struct run_config *cfg, const struct run_option *o, char *
 	return 0;
 }
 
+static int parse_perturb(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	if (!parse_u64(val, &cfg->machine.perturb_seed))
+		return usage_error("bad --perturb-exits '%s' (a seed: a number)", val);
+	cfg->machine.perturb_exits = true;
+	return 0;
+}
+
 static int parse_load(struct run_config *cfg, const struct run_option *o, char *val)
 {
 	struct machine_config *mc = &cfg->machine;
@@ -636,7 +648,7 @@ enum opt {
 	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT, OPT_MODULE, OPT_QUIRK,
 	OPT_TRACE_FORMAT, OPT_STATS, OPT_LIVELOCK, OPT_INSN_RATE, OPT_REALTIME, OPT_RTC_BASE,
 	OPT_DISPLAY, OPT_SCREENSHOT, OPT_KEYS, OPT_SMP, OPT_QUANTUM, OPT_NO_REBOOT, OPT_INITRD, OPT_MACHINE, OPT_SYMBOLS, OPT_DEBUGCON,
-	OPT_FIRMWARE, OPT_GDB, OPT_GDB_WAIT, OPT_BREAK, OPT_SEED, OPT_REVERSE_INTERVAL, OPT_COUNT
+	OPT_FIRMWARE, OPT_GDB, OPT_GDB_WAIT, OPT_BREAK, OPT_SEED, OPT_REVERSE_INTERVAL, OPT_PERTURB, OPT_COUNT
 };
 
 #define STRING_AT(f) store_string, offsetof(struct run_config, f)
@@ -681,6 +693,7 @@ static const struct run_option options[OPT_COUNT] = {
 	[OPT_GDB_WAIT]     = { "--gdb-wait",     true,  false, NULL,        TRUE_AT(gdb_wait) },
 	[OPT_BREAK]        = { "--break",        false, true,  NULL,        parse_break, 0 },
 	[OPT_SEED]         = { "--seed",         false, false, NULL,        parse_seed, 0 },
+	[OPT_PERTURB]      = { "--perturb-exits", false, false, NULL,       parse_perturb, 0 },
 	[OPT_REVERSE_INTERVAL] = { "--reverse-interval", false, false, NULL, parse_reverse_interval, 0 },
 };
 

@@ -14,6 +14,7 @@
 #include "emu/paging_env.h"
 #include "machine/fail.h"
 #include "mmu/paging_dump.h"
+#include "vmx/vmx.h"
 
 /* Refuse an output that is one of the inputs: opening it for writing would
  * truncate the file before it is read. Compared by device and inode, so other
@@ -484,6 +485,13 @@ int run_machine(struct run *r)
 		gdbstub_finish(&r->gdb, status);
 	r->gdb_on = false;
 	exit_watch_report_stats(&r->watch, cpu_now(cpu));
+	if (m->cfg->perturb_exits) {
+		uint64_t n = 0;
+		for (unsigned i = 0; i < m->smp.n; i++)
+			n += vmx_perturbed_exits(hv_vmx(&m->hv[i]));
+		fprintf(stderr, "hvemu: perturb-exits: seed %llu, %llu VM exits with undefined fields randomised\n",
+			(unsigned long long)m->cfg->perturb_seed, (unsigned long long)n);
+	}
 	/* The guest's log is the run's result as much as its status. */
 	if (!serial_lost)
 		return status;

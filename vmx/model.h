@@ -80,6 +80,10 @@ struct vmx {
 	bool vpid_off;             /* "enable VPID" 0: entry and exit drop VPID 0's mappings (28.3.3.1) */
 	uint64_t entered_at;       /* virtual time of the VM entry */
 	struct vm_exit_report report;  /* exit_report.c: the last exit or failed entry */
+	/* exit_perturb.c (--perturb-exits): the generator's state (0: off) and
+	 * how many exits it changed. */
+	uint64_t perturb;
+	uint64_t perturbed_exits;
 	char report_name[48];
 
 	/* PAUSE-loop exiting (SDM Vol.3 25.1.3, intercepts.c): the virtual time

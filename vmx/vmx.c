@@ -81,3 +81,18 @@ bool vmx_peek_vmcs_row(struct vmx *v, unsigned row, uint64_t *value)
 	*value = vmcs_get(v, (enum vmcs_row)row);
 	return true;
 }
+
+void vmx_perturb_exits(struct vmx *v, uint64_t seed)
+{
+	/* A splitmix64 step: any seed (0 included) gives a non-zero state. */
+	uint64_t z = seed + 0x9e3779b97f4a7c15ull;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	z ^= z >> 31;
+	v->perturb = z ? z : 1;
+}
+
+uint64_t vmx_perturbed_exits(const struct vmx *v)
+{
+	return v->perturbed_exits;
+}

@@ -28,4 +28,10 @@ void vmx_destroy(struct vmx *v);
 uint64_t vmx_current_vmcs(struct vmx *v, bool *launched);
 bool vmx_peek_vmcs_row(struct vmx *v, unsigned row, uint64_t *value);
 
+/* --perturb-exits (vmx/exit_perturb.h): from now on the fields the SDM leaves
+ * undefined in each VM exit get values from a generator seeded with seed;
+ * and how many exits it has changed. */
+void vmx_perturb_exits(struct vmx *v, uint64_t seed);
+uint64_t vmx_perturbed_exits(const struct vmx *v);
+
 #endif

@@ -26,6 +26,7 @@
 #include "emu/insn.h"
 #include "emu/paging_env.h"
 #include "mmu/nested.h"
+#include "vmx/exit_perturb.h"
 #include "vmx/exit_reasons.h"
 #include "vmx/model.h"
 
@@ -490,6 +491,16 @@ static bool store_exit_msrs(struct vmx *v, struct cpu *cpu)
 
 status_t vmx_vm_exit(struct vmx *v, struct cpu *cpu, const struct vmx_exit *x)
 {
+	struct vmx_exit odd;
+	if (__builtin_expect(v->perturb != 0, 0)) {
+		struct vmx_perturb_ctx pc = { .from_64bit = cpu->mode == MODE_LONG64,
+					      .ins_outs_info = vmx_cap(v, MSR_VMX_BASIC) & VMX_BASIC_INS_OUTS_INFO,
+					      .has_guest_physical = v->field_exists[VMCS_ROW_GUEST_PHYSICAL_ADDR] };
+		odd = *x;
+		if (vmx_perturb_exit(&v->perturb, &pc, &odd))
+			v->perturbed_exits++;
+		x = &odd;
+	}
 	sync_in(v);
 	save_guest(v, cpu, x->guest_rip);
 	if (ctl(v, VMCS_ROW_PIN_BASED_CONTROLS, VMX_PIN_PREEMPTION_TIMER))
