@@ -92,30 +92,26 @@ static inline status_t thr_branch_to(struct cpu *cpu, const struct insn *in, uin
 	return thread_next_block(cpu, in + 1);
 }
 
-/* Any condition, the flags evaluated out of line. */
-static __attribute__((noinline)) status_t thr_jcc_general(struct cpu *cpu, const struct insn *in)
-{
-	uint64_t next = insn_next_ip(cpu, in);
-	if (!flags_cond_slow(cpu, in->opcode & 15)) {
-		cpu->rip = next;
-		return thread_next_block(cpu, in + 1);
+/* Jcc with its condition fixed when the block was formed (insn_thread_form):
+ * one handler per condition, flags_cond_known inline. */
+#define THR_JCC_CC(cc)                                                                  \
+	static __attribute__((flatten)) status_t thr_jcc_##cc(struct cpu *cpu, const struct insn *in) \
+	{                                                                               \
+		uint64_t next = insn_next_ip(cpu, in);                                  \
+		if (!flags_cond_known(cpu, cc)) {                                       \
+			cpu->rip = next;                                                \
+			return thread_next_block(cpu, in + 1);                          \
+		}                                                                       \
+		return thr_branch_to(cpu, in, next);                                    \
 	}
-	return thr_branch_to(cpu, in, next);
-}
+THR_JCC_CC(0) THR_JCC_CC(1) THR_JCC_CC(2) THR_JCC_CC(3) THR_JCC_CC(4) THR_JCC_CC(5) THR_JCC_CC(6) THR_JCC_CC(7)
+THR_JCC_CC(8) THR_JCC_CC(9) THR_JCC_CC(10) THR_JCC_CC(11) THR_JCC_CC(12) THR_JCC_CC(13) THR_JCC_CC(14) THR_JCC_CC(15)
+#undef THR_JCC_CC
 
-/* E/NE after a recorded result (the loop-closing case) inline. */
-__attribute__((flatten)) status_t thr_jcc(struct cpu *cpu, const struct insn *in)
-{
-	unsigned cc = in->opcode & 15;
-	if ((cc >> 1) != 2 || cpu->lazy.op == LAZY_NONE)
-		return thr_jcc_general(cpu, in);
-	uint64_t next = insn_next_ip(cpu, in);
-	if ((cpu->lazy.result == 0) == (cc & 1)) {
-		cpu->rip = next;
-		return thread_next_block(cpu, in + 1);
-	}
-	return thr_branch_to(cpu, in, next);
-}
+const insn_handler thr_jcc_by_cc[16] = {
+	thr_jcc_0, thr_jcc_1, thr_jcc_2, thr_jcc_3, thr_jcc_4, thr_jcc_5, thr_jcc_6, thr_jcc_7,
+	thr_jcc_8, thr_jcc_9, thr_jcc_10, thr_jcc_11, thr_jcc_12, thr_jcc_13, thr_jcc_14, thr_jcc_15,
+};
 
 __attribute__((flatten)) status_t thr_jmp(struct cpu *cpu, const struct insn *in)
 {

@@ -156,7 +156,26 @@ static inline status_t movx(struct cpu *cpu, const struct insn *in, bool sign)
 
 status_t op_movzx(struct cpu *cpu, const struct insn *in) { return movx(cpu, in, false); }
 status_t op_movsx(struct cpu *cpu, const struct insn *in) { return movx(cpu, in, true); }
-THREADED_PURE_REG(movzx) THREADED_PURE_REG(movsx)
+/* Their thread handlers: the register form is pure, and so is the memory form
+ * whose read hits in the TLB, as MOV's above (a decompressor's byte loads);
+ * anything else runs as a step. */
+static inline __attribute__((always_inline)) status_t thr_movx(struct cpu *cpu, const struct insn *in, bool sign)
+{
+	unsigned ssize = (in->opcode & 1) ? 2 : 1;
+	uint64_t v;
+	if (!in->mem) {
+		v = reg_read(cpu, in->rm, ssize, in->rex != 0);
+	} else {
+		uint8_t *p = mem_fast(cpu, in->seg, thread_ea(cpu, in), ssize, SEG_PERM_READ, TLB_READ);
+		if (__builtin_expect(p == NULL, 0))
+			return thread_step(cpu, in);
+		v = host_load(p, ssize);
+	}
+	greg_write(cpu, in, in->size, sign ? (uint64_t)sign_extend(v, ssize) : v);
+	return insn_next(cpu, in);
+}
+__attribute__((flatten)) status_t thr_movzx(struct cpu *cpu, const struct insn *in) { return thr_movx(cpu, in, false); }
+__attribute__((flatten)) status_t thr_movsx(struct cpu *cpu, const struct insn *in) { return thr_movx(cpu, in, true); }
 
 /* LEA: the effective address, computed at the address size, then truncated or
  * zero-extended to the operand size (SDM Vol.2 LEA, Table 3-53). The register

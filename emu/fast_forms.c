@@ -86,7 +86,8 @@ static const struct thread_form {
 	PURE(test_EG), PURE(test_EI), PURE(test_AI), PURE(not), PURE(neg),
 	PURE(imul_GE), PURE(imul_GEI), PURE(movsxd), PURE(movzx), PURE(movsx),
 	PURE(setcc), PURE(cmovcc), PURE(rol), PURE(ror),
-	STEP(jcc), STEP(jmp), STEP(call), STEP(ret),
+	/* Jcc: thr_jcc_by_cc[] by its condition (insn_thread_form). */
+	{ op_jcc, NULL, false }, STEP(jmp), STEP(call), STEP(ret),
 #undef PURE
 #undef STEP
 };
@@ -114,6 +115,8 @@ insn_handler insn_thread_form(const struct insn *in, struct thread_form_info *in
 	for (unsigned i = 0; i < sizeof(thread_forms) / sizeof(thread_forms[0]); i++) {
 		if (thread_forms[i].exec == in->exec) {
 			info->pure = thread_forms[i].pure;
+			if (in->exec == op_jcc)
+				return thr_jcc_by_cc[in->opcode & 15];
 			return thread_forms[i].thread;
 		}
 	}

@@ -111,7 +111,9 @@ THREAD_FORM_OF(mov_ZI) THREAD_FORM_OF(inc_r) THREAD_FORM_OF(dec_r) THREAD_FORM_O
 THREAD_FORM_OF(inc_r_r32) THREAD_FORM_OF(dec_r_r32)
 THREAD_FORM_OF(nop)
 THREAD_FORM_OF(mov_GE_m32) THREAD_FORM_OF(mov_GE_m64) THREAD_FORM_OF(mov_EG_m32) THREAD_FORM_OF(mov_EG_m64)
-THREAD_FORM_OF(jcc) THREAD_FORM_OF(jmp)
+THREAD_FORM_OF(jmp)
+/* Jcc's thread form for each condition (the opcode's low four bits). */
+extern const insn_handler thr_jcc_by_cc[16];
 THREAD_FORM_OF(push_Z) THREAD_FORM_OF(pop_Z) THREAD_FORM_OF(call) THREAD_FORM_OF(ret)
 /* Pure with a register operand, a step with memory (THREADED_PURE_REG). */
 #define ALU_THREAD_FORMS_OF(name) THREAD_FORM_OF(name##_EG) THREAD_FORM_OF(name##_GE) \
