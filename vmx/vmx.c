@@ -81,3 +81,11 @@ bool vmx_peek_vmcs_row(struct vmx *v, unsigned row, uint64_t *value)
 	*value = vmcs_get(v, (enum vmcs_row)row);
 	return true;
 }
+
+bool vmx_poke_vmcs_row(struct vmx *v, unsigned row, uint64_t value)
+{
+	if (!vmcs_current_valid(v) || row >= VMCS_ROW_COUNT || !v->field_exists[row])
+		return false;
+	vmcs_set(v, (enum vmcs_row)row, value);
+	return true;
+}

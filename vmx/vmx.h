@@ -28,4 +28,10 @@ void vmx_destroy(struct vmx *v);
 uint64_t vmx_current_vmcs(struct vmx *v, bool *launched);
 bool vmx_peek_vmcs_row(struct vmx *v, unsigned row, uint64_t *value);
 
+/* For fuzzers and debuggers: set row of the current VMCS to value as the
+ * processor's own store does (no VMWRITE rules: read-only fields too), so
+ * that the next VM entry checks it again. False when there is no current
+ * VMCS or this processor lacks the field. */
+bool vmx_poke_vmcs_row(struct vmx *v, unsigned row, uint64_t value);
+
 #endif
