@@ -22,6 +22,7 @@
 #include "fuzz/snapshot.h"
 #include "fuzz/vmx_oracle.h"
 #include "vmx/vmcs.h"
+#include "vmx/vmcs_fields.h"
 
 /* Guest-physical layout (2 MiB). L1: */
 #define RAM_SIZE (2u << 20)
@@ -111,6 +112,18 @@ void vmx_exit_load_vmcs(struct machine *m, uint64_t *v);
 void vmx_exit_read_vmcs(struct machine *m, uint64_t *v);
 
 /* ---- the VMCS ---- */
+
+/* Is the row a host-state field or the exit controls (what the L1 runs on
+ * after a VM exit)? */
+static inline bool vmcs_row_is_host(unsigned row)
+{
+	static const bool host[VMCS_ROW_COUNT] = {
+#define X(id, enc, width, type, slot, name) [VMCS_ROW_##id] = VMCS_##type == VMCS_HOST || VMCS_ROW_##id == VMCS_ROW_EXIT_CONTROLS,
+#include "vmx/vmcs_fields.def"
+#undef X
+	};
+	return row < VMCS_ROW_COUNT && host[row];
+}
 
 /* The legal starting point of either guest; the mutations move from it. */
 void vmx_exit_vmcs_base(const struct machine *m, uint64_t *v, uint8_t guest);

@@ -178,7 +178,7 @@ void vmx_exit_machine_init(struct machine *m)
 		.proc2 = cap(cpu, MSR_VMX_PROCBASED_CTLS2),
 		.cr0_fixed0 = cap(cpu, MSR_VMX_CR0_FIXED0), .cr0_fixed1 = cap(cpu, MSR_VMX_CR0_FIXED1),
 		.cr4_fixed0 = cap(cpu, MSR_VMX_CR4_FIXED0), .cr4_fixed1 = cap(cpu, MSR_VMX_CR4_FIXED1),
-		.efer = cpu->efer,
+		.efer = cpu->efer, .cr0 = cpu->cr0,
 	};
 	uint32_t r[4];
 	cpu_cpuid(cpu, 1, 0, r);

@@ -349,7 +349,11 @@ void vmx_exit_mutate(const struct machine *m, uint64_t *v, uint8_t op, uint8_t a
 		break;
 	default:           /* non-register state, DR7, the link pointer */
 		switch (a % 7) {
-		case 0: ROW(GUEST_ACTIVITY_STATE) = b % 5; break;
+		case 0:            /* the activity state; HLT with SS.DPL 3 */
+			ROW(GUEST_ACTIVITY_STATE) = b % 5;
+			if (b & 0x80)
+				ROW(GUEST_SS_AR) |= 3u << 5;
+			break;
 		case 1: ROW(GUEST_INTERRUPTIBILITY) ^= 1u << (b % 8); break;
 		case 2: ROW(GUEST_PENDING_DBG_EXCEPTIONS) ^= 1ull << (const uint8_t[]){ 0, 4, 12, 13, 14, 15, 17, 40 }[b % 8]; break;
 		case 3: ROW(VMCS_LINK_POINTER) = (const uint64_t[]){ LINK_VMCS_PA, LINK_VMCS_PA + 8, DATA, UINT64_MAX - 0xfff }[b % 4]; break;

@@ -22,6 +22,8 @@ static const char *outside_model(const struct sim *s)
 	const uint64_t cr4_free = (1ull << 2) | (1ull << 3) | (1ull << 4) | (1ull << 6) | (1ull << 7) | (1ull << 8) |
 				  (1ull << 9) | (1ull << 10) | CR4_OSXSAVE | (1ull << 16);
 	uint32_t cs = (uint32_t)F(s, GUEST_CS_AR);
+	if (cs & AR_UNUSABLE)
+		return "CS marked unusable";
 	if (s->m64) {
 		if ((F(s, GUEST_CR4) & ~cr4_free) != (CR4_PAE | cr4_vmxe) || F(s, GUEST_CR3) != l->cr3_64 ||
 		    (cs & 0xf0ff) != 0xa09b)

@@ -30,7 +30,7 @@ struct vo_cpu {
 	uint64_t cr0_fixed0, cr0_fixed1, cr4_fixed0, cr4_fixed1;
 	uint32_t cpuid1_ecx, cpuid1_edx, cpuid7_ebx, cpuid7_ecx, cpuid81_edx;
 	unsigned maxphyaddr;               /* CPUID.80000008H:EAX[7:0] */
-	uint64_t efer;                     /* the host's IA32_EFER when it executes VMLAUNCH */
+	uint64_t efer, cr0;                /* the L1's IA32_EFER and CR0 when it executes VMLAUNCH */
 };
 
 /* The L2 instruction templates: a few set-up MOVs and one key instruction;
@@ -137,7 +137,7 @@ enum vo_check {
 	/* 26.3.1.4 guest RIP and RFLAGS */
 	VC_GUEST_RIP, VC_GUEST_RFLAGS_RESERVED, VC_GUEST_RFLAGS_VM, VC_GUEST_RFLAGS_IF,
 	/* 26.3.1.5 guest non-register state */
-	VC_GUEST_ACTIVITY, VC_GUEST_ACTIVITY_SS_DPL, VC_GUEST_INTR_RESERVED, VC_GUEST_STI_MOVSS,
+	VC_GUEST_ACTIVITY, VC_GUEST_ACTIVITY_SS_DPL, VC_GUEST_ACTIVITY_BLOCKING, VC_GUEST_INTR_RESERVED, VC_GUEST_STI_MOVSS,
 	VC_GUEST_STI_IF, VC_GUEST_INTR_INJECT, VC_GUEST_SMI, VC_GUEST_PENDING_DBG, VC_GUEST_LINK,
 	VC_COUNT,
 };

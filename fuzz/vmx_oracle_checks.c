@@ -87,7 +87,7 @@ static void controls(struct view *v)
 	 * those the fuzzer uses): a check of theirs could fail. */
 	const uint64_t proc2_known = (1u << PROC2_DESC_TABLE) | (1u << PROC2_RDTSCP) | (1u << PROC2_VPID) |
 				     (1u << PROC2_WBINVD) | (1u << PROC2_RDRAND) | (1u << PROC2_RDSEED);
-	if (ctl(procc, PROC_TPR_SHADOW) || ctl(pinc, 7) || (proc2c & ~proc2_known) ||
+	if (ctl(procc, PROC_TPR_SHADOW) || ctl(pinc, 7) || (proc2c & ~proc2_known & (cpu->proc2 >> 32)) ||
 	    ctl(procc, 17) /* tertiary */)
 		unsure(v, VC_PROC2_RESERVED);
 
@@ -227,8 +227,12 @@ static void guest_registers(struct view *v)
 		unsure(v, VC_GUEST_DR7);           /* IA32_DEBUGCTL's reserved bits: model-specific */
 	verdict(v, VC_GUEST_SYSENTER, !canon(V(GUEST_IA32_SYSENTER_ESP)) || !canon(V(GUEST_IA32_SYSENTER_EIP)));
 
-	/* 26.3.1.2, outside virtual-8086 mode (the oracle does not model it). */
+	/* 26.3.1.4: RFLAGS.VM only outside IA-32e mode with CR0.PE 1. */
 	uint64_t rflags = V(GUEST_RFLAGS);
+	verdict(v, VC_GUEST_RFLAGS_VM, (ia32e || !(cr0 & CR0_PE)) && (rflags & (1u << 17)));
+	/* 26.3.1.2 checks the segments as virtual-8086 mode's whenever the
+	 * RFLAGS field's VM is 1 (even when 26.3.1.4 fails it); the oracle
+	 * does not model those. */
 	if (rflags & (1u << 17)) {
 		unsure(v, VC_GUEST_CS_TYPE);
 		return;
@@ -316,7 +320,6 @@ static void guest_registers(struct view *v)
 	uint64_t rip = V(GUEST_RIP);
 	verdict(v, VC_GUEST_RIP, (ia32e && (cs & AR_L)) ? !canon(rip) : (rip >> 32) != 0);
 	verdict(v, VC_GUEST_RFLAGS_RESERVED, (rflags & ~0x3f7fd7ull) || !(rflags & 2));
-	verdict(v, VC_GUEST_RFLAGS_VM, (ia32e || !(cr0 & CR0_PE)) && (rflags & (1u << 17)));
 	uint32_t info = (uint32_t)V(ENTRY_INTR_INFO);
 	bool inj = info & EV_VALID;
 	unsigned inj_type = (info >> 8) & 7;
@@ -339,6 +342,7 @@ static void guest_non_register(struct view *v)
 	/* 26.3.1.5: the activity state: 0-3, and one IA32_VMX_MISC[8:6] reports. */
 	verdict(v, VC_GUEST_ACTIVITY, act > 3 || (act && !((cpu->misc >> (5 + act)) & 1)));
 	verdict(v, VC_GUEST_ACTIVITY_SS_DPL, act == 1 && dpl((uint32_t)V(GUEST_SS_AR)) != 0);
+	verdict(v, VC_GUEST_ACTIVITY_BLOCKING, act != 0 && (intr & 3));
 	if (act && inj)
 		unsure(v, VC_GUEST_ACTIVITY);      /* which events an inactive state accepts */
 	verdict(v, VC_GUEST_INTR_RESERVED, (intr >> 5) != 0);
@@ -356,7 +360,9 @@ static void guest_non_register(struct view *v)
 	bool pend_bad = (pend & ~0x1500full) != 0;
 	if ((intr & 3) || act == 1) {
 		bool tf = rflags & (1u << 8);
-		uint64_t debugctl = ctl(V(ENTRY_CONTROLS), ENTRY_LOAD_DEBUG) ? V(GUEST_IA32_DEBUGCTL) : 0;
+		/* "the BTF flag (bit 1) in the IA32_DEBUGCTL field": the field,
+		 * whether or not "load debug controls" loads it. */
+		uint64_t debugctl = V(GUEST_IA32_DEBUGCTL);
 		bool btf = debugctl & 2;
 		bool bs = pend & (1u << 14);
 		pend_bad |= (tf && !btf && !bs) || ((!tf || btf) && bs);

@@ -30,6 +30,13 @@ struct fault sim_data_access(const struct sim *s, int seg, uint64_t off, unsigne
 		f.has_error = true;
 		return f;
 	}
+	/* SDM Vol.3 5.4.1 (Table 5-1): outside 64-bit mode a write through a
+	 * code segment (CS, execute/read here) is #GP(0). */
+	if (!s->m64 && write && seg == 1) {
+		f.vector = V_GP;
+		f.has_error = true;
+		return f;
+	}
 	/* SDM Vol.3 5.3: outside 64-bit mode, an access past the expand-up
 	 * limit is #SS(0) through SS, else #GP(0). */
 	if (!s->m64 && off + size - 1 > seg_limit(s, seg)) {
@@ -99,7 +106,9 @@ bool sim_exception(struct sim *s, const struct vo_insn *insn, const struct fault
 			word |= EV_ERR_VALID;
 		return sim_deliver(s, insn, v, word, error, sw ? 0 : 1);
 	}
-	exit_with(s, insn, XR_EXCEPTION, R_EXCP_BITMAP, v % 16);
+	/* The shape: which exception, and the information layout it has. */
+	unsigned shape = v == V_DE ? 0 : v == V_BP ? 1 : v == V_UD ? 2 : v == V_GP ? 3 : v == 12 ? 4 : v == V_PF ? 5 : 11;
+	exit_with(s, insn, XR_EXCEPTION, R_EXCP_BITMAP, shape);
 	struct vo_prediction *p = s->p;
 	/* 27.2.2: vector, type (3 hardware exception, 6 for INT3's #BP),
 	 * error-code valid, valid; the error code. */
@@ -115,7 +124,8 @@ bool sim_exception(struct sim *s, const struct vo_insn *insn, const struct fault
 		p->qual = f->cr2;
 		p->defined |= VP_QUAL;
 		p->rule = R_PF_QUAL;
-		p->shape = 16 + (error & 2 ? 1 : 0) + (in_flight ? 2 : 0);
+		hit(R_PF_QUAL, true);
+		p->shape = error & 2 ? 6 : in_flight ? 7 : 5;
 	}
 	if (sw) {
 		/* 27.2.5: INT3's length. */
@@ -128,7 +138,8 @@ bool sim_exception(struct sim *s, const struct vo_insn *insn, const struct fault
 		p->idt_error = in_error;
 		if (in_flight & EV_ERR_VALID)
 			p->defined |= VP_IDT_ERROR;
-		p->shape = in_flight ? 20 + ((in_flight >> 8) & 7) : p->shape;
+		unsigned type = (in_flight >> 8) & 7;
+		p->shape = type == T_SW_INT ? 9 : type == T_SW_EXCEPTION ? 10 : p->shape == 7 ? 7 : 8;
 		/* 27.2.5: an exit during delivery of a software interrupt or
 		 * software exception reports that instruction's length. */
 		unsigned t = (in_flight >> 8) & 7;

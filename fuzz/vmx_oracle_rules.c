@@ -92,6 +92,7 @@ static const struct rule_row rules[R_COUNT] = {
 	CHECK(VC_GUEST_RFLAGS_IF, "guest RFLAGS.IF", "SDM Vol.3 26.3.1.4: injecting an external interrupt -> RFLAGS.IF 1", "IF"),
 	CHECK(VC_GUEST_ACTIVITY, "guest activity state", "SDM Vol.3 26.3.1.5: activity state 0-3 and reported by IA32_VMX_MISC[8:6]", "activity state"),
 	CHECK(VC_GUEST_ACTIVITY_SS_DPL, "HLT state SS.DPL", "SDM Vol.3 26.3.1.5: HLT activity state -> SS DPL 0", "HLT"),
+	CHECK(VC_GUEST_ACTIVITY_BLOCKING, "inactive with STI/MOV SS blocking", "SDM Vol.3 26.3.1.5: blocking by STI or MOV SS -> the activity state is active", "inactive activity state"),
 	CHECK(VC_GUEST_INTR_RESERVED, "interruptibility reserved", "SDM Vol.3 26.3.1.5: interruptibility bits 31:5 are 0", "interruptibility"),
 	CHECK(VC_GUEST_STI_MOVSS, "STI and MOV SS blocking", "SDM Vol.3 26.3.1.5: blocking by STI and by MOV SS not both 1", "STI"),
 	CHECK(VC_GUEST_STI_IF, "STI blocking with IF 0", "SDM Vol.3 26.3.1.5: RFLAGS.IF 0 -> blocking by STI 0", "STI"),
@@ -367,6 +368,13 @@ unsigned vo_compare(const struct vo_input *in, const struct vo_prediction *p, co
 		};
 		for (unsigned k = 0; k < sizeof(same) / sizeof(same[0]); k++) {
 			uint64_t want = in->vmcs[same[k].row], got = a->vmcs[same[k].row];
+			/* 26.3.2.1: VM entry does not load CR0's ET, CD, NW, bits
+			 * 63:32, 28:19, 17, 15:6: the guest runs with the L1's. */
+			if (same[k].row == VMCS_ROW_GUEST_CR0) {
+				const uint64_t kept = 0xffffffff00000000ull | CR0_ET | CR0_CD | CR0_NW | (0x3ffull << 19) |
+						      (1ull << 17) | (0x3ffull << 6);
+				want = (want & ~kept) | (in->cpu->cr0 & kept);
+			}
 			/* 27.3.2: the accessed bit of a usable segment's type may be set. */
 			if (strstr(same[k].name, "access rights"))
 				want |= want & AR_UNUSABLE ? 0 : 1, got |= got & AR_UNUSABLE ? 0 : 1;
@@ -389,15 +397,20 @@ unsigned vo_compare(const struct vo_input *in, const struct vo_prediction *p, co
 	return bad;
 }
 
-/* The (reason x shape) cells the fuzzer can reach: each reason's shapes as
- * the predictions number them (vmx_oracle.c: I/O 2 x 3 sizes x string x REP
- * x immediate forms...). A list, so the percentage means something. */
+/* The (reason x shape) cells the fuzzer can reach on skylake-lite: each
+ * reason's shapes as the predictions number them (exceptions: #DE, #BP, #UD,
+ * #GP, #SS, #PF read/write/in delivery, during delivery of a hardware
+ * exception, software interrupt, software exception, other; I/O: 3 sizes x
+ * string x direction; CR: the access types and registers; VMX instructions:
+ * with and without an index or a memory operand...). MWAIT and MONITOR are
+ * #UD there (no CPUID.01H:ECX.MONITOR). A list, so the percentage means
+ * something. */
 static const struct { uint8_t reason; uint8_t shapes; } possible[] = {
-	{ XR_EXCEPTION, 12 }, { XR_CPUID, 1 }, { XR_HLT, 1 }, { XR_INVD, 1 }, { XR_INVLPG, 1 }, { XR_RDPMC, 1 },
+	{ XR_EXCEPTION, 11 }, { XR_CPUID, 1 }, { XR_HLT, 1 }, { XR_INVD, 1 }, { XR_INVLPG, 1 }, { XR_RDPMC, 1 },
 	{ XR_RDTSC, 1 }, { XR_VMCALL, 1 }, { XR_VMCLEAR, 2 }, { XR_VMLAUNCH, 1 }, { XR_VMPTRLD, 2 },
 	{ XR_VMPTRST, 2 }, { XR_VMREAD, 3 }, { XR_VMRESUME, 1 }, { XR_VMWRITE, 3 }, { XR_VMXOFF, 1 },
 	{ XR_VMXON, 2 }, { XR_CR, 7 }, { XR_DR, 2 }, { XR_IO, 12 }, { XR_RDMSR, 1 }, { XR_WRMSR, 1 },
-	{ XR_MWAIT, 1 }, { XR_MONITOR, 1 }, { XR_PAUSE, 1 }, { XR_GDTR_IDTR, 4 }, { XR_LDTR_TR, 5 },
+	{ XR_PAUSE, 1 }, { XR_GDTR_IDTR, 4 }, { XR_LDTR_TR, 5 },
 	{ XR_RDTSCP, 1 }, { XR_WBINVD, 1 }, { XR_XSETBV, 1 }, { XR_RDRAND, 2 }, { XR_RDSEED, 2 },
 };
 
