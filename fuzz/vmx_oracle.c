@@ -277,11 +277,12 @@ bool sim_step(struct sim *s, const struct vo_insn *i)
 			s->p->defined |= VP_QUAL;
 			hit(R_IO_QUAL, true);
 			if (str && ((s->in->cpu->basic >> 54) & 1)) {
-				/* Table 27-8: address size 9:7, segment 17:15 (INS: ES). */
+				/* Table 27-8: address size 9:7, segment 17:15 (undefined
+				 * for INS, whose segment is ES). */
 				unsigned asize = s->m64 ? (i->flags & VI_ADDR_OVR ? 4 : 8) : (i->flags & VI_ADDR_OVR ? 2 : 4);
 				int seg = i->op == VO_INS ? 0 : override_seg(s, i->seg, 3);
 				uint32_t info = (uint32_t)(asize == 2 ? 0 : asize == 4 ? 1 : 2) << 7 | (uint32_t)seg << 15;
-				set_info(s, info, 7u << 7 | 7u << 15);
+				set_info(s, info, 7u << 7 | (i->op == VO_INS ? 0 : 7u << 15));
 				/* 27.2.1: the guest-linear address of the memory operand. */
 				s->p->linear = linear(s, seg, i->value);
 				s->p->defined |= VP_LINEAR;
