@@ -97,10 +97,10 @@ static void print_status(void)
 	vo_coverage_summary(&c);
 	char extra[224];
 	snprintf(extra, sizeof(extra),
-		 "checks %u/%u both ways, rules %u both + %u one way of %u, cells %u/%u, %.0f%% unknown, reset %.1f us, %llu findings",
+		 "checks %u/%u both ways, rules %u both + %u one way of %u, cells %u/%u, %.0f%% unknown, reset median %.2f us, %llu findings",
 		 c.checks_both_ways, c.checks, c.rules_both_ways, c.rules_one_way, c.rules, c.cells, c.cells_possible,
 		 c.predictions ? 100.0 * (double)c.unknown / (double)c.predictions : 0.0,
-		 stats.n_reset ? stats.reset_us[stats.n_reset - 1] : 0.0, (unsigned long long)stats.disagreements);
+		 reset_median(), (unsigned long long)stats.disagreements);
 	fuzz_status_print(&status, stats.execs, extra);
 }
 
