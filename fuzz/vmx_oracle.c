@@ -386,7 +386,7 @@ bool sim_step(struct sim *s, const struct vo_insn *i)
 		ex = ((mask & 1) && !(shadow & 1) && (src & 1)) || ((mask & 0xe) & (src ^ shadow));
 		hit(R_LMSW, ex);
 		if (ex)
-			return cr_exit(s, i, 3, R_LMSW, 0);
+			return cr_exit(s, i, 3, R_LMSW, 7);
 		return unknown(s, "LMSW not exiting");
 	}
 	case VO_MOV_FROM_DR:

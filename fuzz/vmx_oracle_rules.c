@@ -409,7 +409,7 @@ static const struct { uint8_t reason; uint8_t shapes; } possible[] = {
 	{ XR_EXCEPTION, 11 }, { XR_CPUID, 1 }, { XR_HLT, 1 }, { XR_INVD, 1 }, { XR_INVLPG, 1 }, { XR_RDPMC, 1 },
 	{ XR_RDTSC, 1 }, { XR_VMCALL, 1 }, { XR_VMCLEAR, 2 }, { XR_VMLAUNCH, 1 }, { XR_VMPTRLD, 2 },
 	{ XR_VMPTRST, 2 }, { XR_VMREAD, 3 }, { XR_VMRESUME, 1 }, { XR_VMWRITE, 3 }, { XR_VMXOFF, 1 },
-	{ XR_VMXON, 2 }, { XR_CR, 7 }, { XR_DR, 2 }, { XR_IO, 12 }, { XR_RDMSR, 1 }, { XR_WRMSR, 1 },
+	{ XR_VMXON, 2 }, { XR_CR, 8 }, { XR_DR, 2 }, { XR_IO, 12 }, { XR_RDMSR, 1 }, { XR_WRMSR, 1 },
 	{ XR_PAUSE, 1 }, { XR_GDTR_IDTR, 4 }, { XR_LDTR_TR, 5 },
 	{ XR_RDTSCP, 1 }, { XR_WBINVD, 1 }, { XR_XSETBV, 1 }, { XR_RDRAND, 2 }, { XR_RDSEED, 2 },
 };
