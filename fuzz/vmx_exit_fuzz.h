@@ -52,6 +52,7 @@
 #define PD64 0x17000u
 #define PT64 0x18000u
 #define L2_TSS 0x19000u
+#define L2_IDT64 0x1a000u            /* 64-bit interrupt gates to the same HLT handler */
 #define L2_CODE 0x20000u           /* two pages */
 #define L2_CODE_MAX 0x2000u
 #define L2_STACK 0x30000u

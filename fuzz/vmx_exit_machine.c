@@ -68,6 +68,11 @@ static void build_memory(struct physmem *pm, uint32_t revision)
 	for (unsigned v = 0; v < 256; v++)
 		physmem_write(pm, L2_IDT + v * 8, 8, (L2_HANDLER & 0xffff) | (0x08ull << 16) | (0x8eull << 40) |
 						      ((uint64_t)(L2_HANDLER >> 16) << 48));
+	for (unsigned v = 0; v < 256; v++) {
+		physmem_write(pm, L2_IDT64 + v * 16, 8, (L2_HANDLER & 0xffff) | (0x18ull << 16) | (0x8eull << 40) |
+							((uint64_t)(L2_HANDLER >> 16) << 48));
+		physmem_write(pm, L2_IDT64 + v * 16 + 8, 8, 0);
+	}
 	memset(pm->ram + L2_HANDLER, 0xf4, 0x1000);
 	for (uint32_t i = 0; i < MAPPED_TOP >> 12; i++) {
 		uint32_t pa = i << 12;
@@ -191,7 +196,7 @@ void vmx_exit_machine_init(struct machine *m)
 	m->ocpu.maxphyaddr = r[0] & 0xff;
 	m->layout = (struct vo_layout){
 		.cr3_32 = PD32, .cr3_64 = PML4, .mapped_top = MAPPED_TOP, .holes = { 0, HOLE },
-		.data = DATA, .start_rip = L2_CODE, .idt32 = L2_IDT, .handler32 = L2_HANDLER,
+		.data = DATA, .start_rip = L2_CODE, .idt32 = L2_IDT, .idt64 = L2_IDT64, .handler32 = L2_HANDLER,
 		.io_a = IO_BITMAP_A_PA, .io_b = IO_BITMAP_B_PA, .msr_bitmap = MSR_BITMAP_PA,
 		.ram = m->pm.ram, .ram_size = RAM_SIZE,
 	};

@@ -88,10 +88,10 @@ void vmx_exit_vmcs_base(const struct machine *m, uint64_t *v, uint8_t guest)
 	ROW(GUEST_GDTR_BASE) = L2_GDT;
 	ROW(GUEST_GDTR_LIMIT) = 0x2f;
 	switch ((guest >> 2) & 3) {
-	case 0: ROW(GUEST_IDTR_BASE) = L2_IDT; ROW(GUEST_IDTR_LIMIT) = m64 ? 0xfff : 0x7ff; break;
+	case 0: ROW(GUEST_IDTR_BASE) = m64 ? L2_IDT64 : L2_IDT; ROW(GUEST_IDTR_LIMIT) = m64 ? 0xfff : 0x7ff; break;
 	case 1: ROW(GUEST_IDTR_BASE) = HOLE; ROW(GUEST_IDTR_LIMIT) = 0xfff; break;
 	case 2: ROW(GUEST_IDTR_BASE) = m64 ? HOLE - 0x800 : 0xffffff00u; ROW(GUEST_IDTR_LIMIT) = 0xfff; break;
-	default: ROW(GUEST_IDTR_BASE) = L2_IDT; ROW(GUEST_IDTR_LIMIT) = 0x3f; break;
+	default: ROW(GUEST_IDTR_BASE) = m64 ? L2_IDT64 : L2_IDT; ROW(GUEST_IDTR_LIMIT) = 0x3f; break;
 	}
 	ROW(GUEST_ACTIVITY_STATE) = 0;
 	ROW(GUEST_INTERRUPTIBILITY) = 0;

@@ -12,6 +12,9 @@
 
 /* ---- Is the entered guest one the oracle models? -------------------------- */
 
+/* The guest the oracle follows: flat, CPL 0, paging on the fuzzer's tables;
+ * CS as the fuzzer's GDT describes the selector an IDT gate loads, so event
+ * delivery leaves it as it was. */
 static const char *outside_model(const struct sim *s)
 {
 	const struct vo_layout *l = s->l;
@@ -26,11 +29,11 @@ static const char *outside_model(const struct sim *s)
 		return "CS marked unusable";
 	if (s->m64) {
 		if ((F(s, GUEST_CR4) & ~cr4_free) != (CR4_PAE | cr4_vmxe) || F(s, GUEST_CR3) != l->cr3_64 ||
-		    (cs & 0xf0ff) != 0xa09b)
+		    (cs & 0xf0ff) != 0xa09b || F(s, GUEST_CS_LIMIT) != 0xffffffffu || F(s, GUEST_CS_SELECTOR) != 0x18)
 			return "64-bit guest state outside the model";
 	} else {
 		if ((F(s, GUEST_CR4) & ~cr4_free) != cr4_vmxe || F(s, GUEST_CR3) != l->cr3_32 || (cs & 0xf0ff) != 0xc09b ||
-		    F(s, GUEST_CS_BASE) != 0 || F(s, GUEST_CS_LIMIT) != 0xffffffffu)
+		    F(s, GUEST_CS_BASE) != 0 || F(s, GUEST_CS_LIMIT) != 0xffffffffu || F(s, GUEST_CS_SELECTOR) != 0x08)
 			return "32-bit guest state outside the model";
 	}
 	static const enum vmcs_row ar[] = { VMCS_ROW_GUEST_ES_AR, VMCS_ROW_GUEST_SS_AR, VMCS_ROW_GUEST_DS_AR,

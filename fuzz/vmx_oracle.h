@@ -92,8 +92,8 @@ struct vo_layout {
 	uint64_t holes[2];                 /* ... but these pages, not present */
 	uint64_t data;                     /* a present page the templates use */
 	uint64_t start_rip;                /* the first template's first byte */
-	uint64_t idt32, handler32;         /* an IDT of 32-bit interrupt gates, DPL 0, to a flat
-					      DPL-0 code segment whose handler is HLT */
+	uint64_t idt32, idt64, handler32;  /* IDTs of 32-bit and of 64-bit interrupt gates, DPL 0,
+					      to a flat DPL-0 code segment whose handler is HLT */
 	uint64_t io_a, io_b, msr_bitmap;   /* where the fuzzer put the bitmaps */
 	const uint8_t *ram;                /* guest-physical RAM, for the bitmaps */
 	uint64_t ram_size;

@@ -151,23 +151,27 @@ bool sim_exception(struct sim *s, const struct vo_insn *insn, const struct fault
 	return true;
 }
 
-/* The gate is present: through the fuzzer's 32-bit IDT (interrupt gates, DPL
- * 0, to a flat DPL-0 code segment whose handler is HLT), deliver at the same
- * privilege (SDM Vol.3 6.12.1): push EFLAGS, CS, EIP and the error code at
- * SS:ESP, clear TF, NT, RF, VM and IF (an interrupt gate), run the HLT. */
+/* The gate is present: through one of the fuzzer's IDTs (interrupt gates,
+ * DPL 0, to a flat DPL-0 code segment whose handler is HLT), deliver at the
+ * same privilege. Outside 64-bit mode (SDM Vol.3 6.12.1) push EFLAGS, CS,
+ * EIP and the error code at SS:ESP; in 64-bit mode (6.14.2, 6.14.3) align RSP
+ * down to 16 bytes and push SS, RSP, RFLAGS, CS, RIP and the error code, 8
+ * bytes each. Then clear TF, NT, RF, VM and IF (an interrupt gate) and run
+ * the HLT. */
 static bool push_frame(struct sim *s, const struct vo_insn *insn, uint32_t word, uint32_t error)
 {
 	const struct vo_layout *l = s->l;
-	if (s->m64 || F(s, GUEST_IDTR_BASE) != l->idt32)
+	if (F(s, GUEST_IDTR_BASE) != (s->m64 ? l->idt64 : l->idt32))
 		return unknown(s, "event delivered through a gate the oracle does not know");
 	if (!s->rsp_known)
 		return unknown(s, "RSP unknown");
-	unsigned n = word & EV_ERR_VALID ? 4 : 3;
-	uint32_t esp = (uint32_t)s->rsp;
-	if (esp < 4 * n)
+	unsigned w = s->m64 ? 8 : 4;
+	unsigned n = (word & EV_ERR_VALID ? 1 : 0) + (s->m64 ? 5 : 3);
+	uint64_t top = s->m64 ? s->rsp & ~0xfull : (uint32_t)s->rsp;
+	if (!s->m64 && top < 4u * n)
 		return unknown(s, "the frame wraps the stack segment");
 	for (unsigned k = 1; k <= n; k++) {
-		struct fault f = sim_data_access(s, 2, esp - 4 * k, 4, true);
+		struct fault f = sim_data_access(s, 2, top - (uint64_t)w * k, w, true);
 		if (f.vector >= 0) {
 			if (f.vector == V_PF)
 				f.error = 2;       /* SDM Vol.3 4.7: a supervisor write */
@@ -179,7 +183,10 @@ static bool push_frame(struct sim *s, const struct vo_insn *insn, uint32_t word,
 		}
 	}
 	hit(R_FRAME_PF, false);
-	s->rsp = (s->rsp & ~0xffffffffull) | (uint32_t)(esp - 4 * n);
+	if (s->m64)
+		s->rsp = top - (uint64_t)w * n;
+	else
+		s->rsp = (s->rsp & ~0xffffffffull) | (uint32_t)(top - 4u * n);
 	s->rflags &= ~((1ull << 8) | (1ull << 9) | (1ull << 14) | (1ull << 16) | (1ull << 17));
 	struct vo_insn hlt = { .op = VO_HLT, .seg = -1, .rip = l->handler32, .len = 1 };
 	return sim_step(s, &hlt);
