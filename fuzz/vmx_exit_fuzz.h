@@ -41,6 +41,7 @@
 #define MSR_BITMAP_PA 0xa000u
 #define LINK_VMCS_PA 0xb000u       /* a region with the revision identifier: a legal link pointer */
 #define L1_TSS 0xc000u
+#define MSR_AREA_PA 0xd000u        /* a VM-entry MSR-load area of 8 entries, some loadable */
 #define L1_STACK 0xfff0u
 /* L2, identity-mapped below 2 MiB but for the two holes: */
 #define L2_GDT 0x10000u

@@ -59,6 +59,21 @@ static void build_memory(struct physmem *pm, uint32_t revision)
 	physmem_write(pm, VMCS_PA, 4, revision);
 	physmem_write(pm, LINK_VMCS_PA, 4, revision);
 
+	/* A VM-entry MSR-load area (SDM Vol.3 24.8.2, Table 24-15: index, 32
+	 * reserved bits, the value), entries a mutation picks a run of: the
+	 * SYSENTER MSRs with values WRMSR takes, FS_BASE, a non-canonical
+	 * SYSENTER_EIP, reserved bits set, an x2APIC MSR, a PAT with a reserved
+	 * memory type, and SYSENTER_ESP again. */
+	static const struct { uint32_t index, reserved; uint64_t value; } msrs[8] = {
+		{ 0x174, 0, 0x10 }, { 0x175, 0, 0x1000 }, { 0xc0000100u, 0, 0 }, { 0x176, 0, 0x8000000000000000ull },
+		{ 0x174, 1, 0x10 }, { 0x808, 0, 0 }, { 0x277, 0, 0x0007040600070402ull }, { 0x175, 0, 0x2000 },
+	};
+	for (unsigned k = 0; k < 8; k++) {
+		physmem_write(pm, MSR_AREA_PA + 16 * k, 4, msrs[k].index);
+		physmem_write(pm, MSR_AREA_PA + 16 * k + 4, 4, msrs[k].reserved);
+		physmem_write(pm, MSR_AREA_PA + 16 * k + 8, 8, msrs[k].value);
+	}
+
 	/* L2: GDT, an IDT of 32-bit gates to HLT, a TSS, the page tables
 	 * (present, writable, accessed and dirty: the walker writes nothing). */
 	physmem_write(pm, L2_GDT + 0x08, 8, descriptor(0, 0xfffff, 0x9b, 0xc));

@@ -262,14 +262,18 @@ void vmx_exit_mutate(const struct machine *m, uint64_t *v, uint8_t op, uint8_t a
 		if (a & 1)
 			ROW(PIN_BASED_CONTROLS) |= VMX_CTL(VMX_PIN_PREEMPTION_TIMER);
 		break;
-	case 6: {          /* an MSR list: count 1, its address at the boundary */
+	case 6: {          /* an MSR list: 1-3 entries, its address at the boundary; the
+			      VM-entry list also on a run of the machine's MSR-load area */
 		static const enum vmcs_row cnt[3] = { VMCS_ROW_EXIT_MSR_STORE_COUNT, VMCS_ROW_EXIT_MSR_LOAD_COUNT,
 						      VMCS_ROW_ENTRY_MSR_LOAD_COUNT };
 		static const enum vmcs_row adr[3] = { VMCS_ROW_EXIT_MSR_STORE_ADDR, VMCS_ROW_EXIT_MSR_LOAD_ADDR,
 						      VMCS_ROW_ENTRY_MSR_LOAD_ADDR };
 		unsigned k = a % 3;
-		v[cnt[k]] = 1 + (b & 1);
-		v[adr[k]] = (const uint64_t[]){ DATA, DATA + 8, top - 16, top - 16 * (b & 1 ? 1 : 2), top }[(a >> 2) % 5];
+		v[cnt[k]] = 1 + (b & 1) + (b & 0x40 ? 1 : 0);
+		v[adr[k]] = (const uint64_t[]){ MSR_AREA_PA + 16 * ((b >> 1) % 8), DATA + 8, top - 16,
+						top - 16 * (b & 1 ? 1 : 2), top }[(a >> 2) % 5];
+		if (v[adr[k]] == MSR_AREA_PA + 16 * ((b >> 1) % 8) && (b >> 1) % 8 + v[cnt[k]] > 8)
+			v[cnt[k]] = 8 - (b >> 1) % 8;   /* within the area */
 		break;
 	}
 	case 7: {          /* VM-entry event injection: type, vector, error code, length */

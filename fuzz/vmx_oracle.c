@@ -58,7 +58,7 @@ static const char *outside_model(const struct sim *s)
 	uint64_t procc = F(s, PRIMARY_PROC_CONTROLS);
 	if (ctl(procc, 2) || ctl(procc, PROC_TPR_SHADOW) || ctl(procc, PROC_NMI_WINDOW) || ctl(procc, PROC_MTF) ||
 	    ctl(procc, 17) || pin(s, PIN_PREEMPT_TIMER) || pin(s, 7) || F(s, EXIT_MSR_STORE_COUNT) ||
-	    F(s, EXIT_MSR_LOAD_COUNT) || F(s, ENTRY_MSR_LOAD_COUNT))
+	    F(s, EXIT_MSR_LOAD_COUNT))
 		return "controls outside the model";
 	return NULL;
 }
@@ -588,6 +588,46 @@ bool sim_step(struct sim *s, const struct vo_insn *i)
 	}
 }
 
+/* SDM Vol.3 26.4: the VM-entry MSR-load list, entry by entry after the
+ * guest state is loaded. 0: every entry loads; n: entry n (from 1) fails;
+ * -1: the oracle cannot say (an MSR it does not know). */
+static int msr_load_fails(const struct vo_input *in)
+{
+	uint64_t count = in->vmcs[VMCS_ROW_ENTRY_MSR_LOAD_COUNT], area = in->vmcs[VMCS_ROW_ENTRY_MSR_LOAD_ADDR];
+	if (area + count * 16 > in->layout->ram_size)
+		return -1;
+	for (uint64_t k = 0; k < count; k++) {
+		const uint8_t *e = in->layout->ram + area + 16 * k;
+		uint32_t index = (uint32_t)e[0] | (uint32_t)e[1] << 8 | (uint32_t)e[2] << 16 | (uint32_t)e[3] << 24;
+		uint32_t reserved = (uint32_t)e[4] | (uint32_t)e[5] << 8 | (uint32_t)e[6] << 16 | (uint32_t)e[7] << 24;
+		uint64_t value = 0;
+		for (unsigned b = 0; b < 8; b++)
+			value |= (uint64_t)e[8 + b] << (8 * b);
+		bool bad;
+		/* FS_BASE and GS_BASE; x2APIC MSRs (31:8 = 000008H); bits 63:32 of
+		 * the entry not 0; a value WRMSR would #GP on (SYSENTER_ESP/EIP
+		 * canonical, SDM Vol.2 WRMSR; PAT entries a valid memory type,
+		 * Vol.3 11.12.2: 0, 1, 4-7). */
+		if (index == 0xc0000100u || index == 0xc0000101u || (index >> 8) == 0x8 || reserved)
+			bad = true;
+		else if (index == 0x174)
+			bad = false;
+		else if (index == 0x175 || index == 0x176)
+			bad = !canonical(value);
+		else if (index == 0x277) {
+			bad = false;
+			for (unsigned b = 0; b < 8; b++) {
+				unsigned type = (unsigned)(value >> (8 * b)) & 0xff;
+				bad |= type == 2 || type == 3 || type > 7;
+			}
+		} else
+			return -1;
+		if (bad)
+			return (int)k + 1;
+	}
+	return 0;
+}
+
 static void predict(const struct vo_input *in, struct vo_prediction *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -640,6 +680,21 @@ static void predict(const struct vo_input *in, struct vo_prediction *p)
 	}
 	hit(R_VMFAIL, false);
 	hit(R_ENTRY_FAIL, false);
+	int msr_fail = msr_load_fails(in);
+	if (msr_fail < 0) {
+		p->outcome = VO_OUT_UNKNOWN;
+		p->unknown_why = "an MSR-load entry the oracle does not know";
+		return;
+	}
+	hit(R_MSR_LOAD, msr_fail > 0);
+	if (msr_fail) {
+		/* 26.8: exit reason 34 with bit 31, the failing entry's number. */
+		p->outcome = VO_OUT_EXIT;
+		p->reason = XR_ENTRY_FAILURE | XR_MSR_LOADING;
+		p->qual = (uint64_t)msr_fail;
+		p->rule = R_MSR_LOAD;
+		return;
+	}
 
 	struct sim s = {
 		.in = in, .f = in->vmcs, .l = in->layout, .p = p,

@@ -153,6 +153,7 @@ static const struct rule_row rules[R_COUNT] = {
 	[R_INJECT] = { "injected event", "SDM Vol.3 26.5.1: the injected event is delivered through the guest IDT as if it had occurred; a fault doing so exits with it as IDT-vectoring", NULL },
 	[R_SAVE_STATE] = { "guest state saved", "SDM Vol.3 27.3: RIP, RSP, RFLAGS, CR0, CR3, CR4, segments saved; GPRs other than RSP are not changed by the exit", NULL },
 	[R_ENTRY_FAIL] = { "VM-entry failure", "SDM Vol.3 26.8: a guest-state check fails: exit reason 33 with bit 31, qualification 0 (4: link pointer)", NULL },
+	[R_MSR_LOAD] = { "VM-entry MSR loading", "SDM Vol.3 26.4, 26.8: an entry of the MSR-load list that fails (FS/GS_BASE, x2APIC MSRs, bits 63:32, a value WRMSR would #GP on): exit reason 34 with bit 31, qualification = its number from 1", NULL },
 	[R_VMFAIL] = { "VMfailValid", "SDM Vol.3 26.2, 30.4: a control check fails: VMfailValid(7); a host-state check: VMfailValid(8)", NULL },
 };
 
@@ -302,15 +303,22 @@ unsigned vo_compare(const struct vo_input *in, const struct vo_prediction *p, co
 	if (a->halted_in_guest)
 		return report("outcome (VM exit expected, the guest halted)", p->reason, 0, p->rule);
 	if (p->reason & XR_ENTRY_FAILURE) {
+		int rule = p->rule == R_MSR_LOAD ? R_MSR_LOAD : R_ENTRY_FAIL;
 		if (A(EXIT_REASON) != p->reason) {
 			print_failing(p->failing);
-			return report("exit reason (VM-entry failure)", p->reason, A(EXIT_REASON), R_ENTRY_FAIL);
+			return report("exit reason (VM-entry failure)", p->reason, A(EXIT_REASON), rule);
 		}
 		if (A(EXIT_QUALIFICATION) != p->qual)
-			return report("exit qualification (VM-entry failure)", p->qual, A(EXIT_QUALIFICATION), R_ENTRY_FAIL);
-		bad = compare_named(p, a, VG_GUEST);
-		if (!bad)
+			return report("exit qualification (VM-entry failure)", p->qual, A(EXIT_QUALIFICATION), rule);
+		bad = rule == R_MSR_LOAD ? 0 : compare_named(p, a, VG_GUEST);
+		if (!bad) {
+			/* The cells of the failures: 33 by its qualification (0, 4:
+			 * link pointer), 34 by the failing entry's number. */
+			unsigned basic = p->reason & 0xffff, shape = basic == XR_MSR_LOADING ? (unsigned)p->qual - 1 : p->qual == 4;
 			exact_exits++;
+			cells[basic][shape % VO_SHAPES]++;
+			vo_feedback[R_COUNT * 2 + basic * VO_SHAPES + shape % VO_SHAPES] = 1;
+		}
 		return bad;
 	}
 	if (A(EXIT_REASON) != p->reason) {
@@ -411,7 +419,7 @@ static const struct { uint8_t reason; uint8_t shapes; } possible[] = {
 	{ XR_VMPTRST, 2 }, { XR_VMREAD, 3 }, { XR_VMRESUME, 1 }, { XR_VMWRITE, 3 }, { XR_VMXOFF, 1 },
 	{ XR_VMXON, 2 }, { XR_CR, 8 }, { XR_DR, 2 }, { XR_IO, 12 }, { XR_RDMSR, 1 }, { XR_WRMSR, 1 },
 	{ XR_PAUSE, 1 }, { XR_GDTR_IDTR, 4 }, { XR_LDTR_TR, 5 },
-	{ XR_RDTSCP, 1 }, { XR_WBINVD, 1 }, { XR_XSETBV, 1 }, { XR_RDRAND, 2 }, { XR_RDSEED, 2 },
+	{ XR_INVALID_GUEST, 2 }, { XR_MSR_LOADING, 3 }, { XR_RDTSCP, 1 }, { XR_WBINVD, 1 }, { XR_XSETBV, 1 }, { XR_RDRAND, 2 }, { XR_RDSEED, 2 },
 };
 
 void vo_coverage_summary(struct vo_coverage_summary *s)

@@ -74,7 +74,7 @@ MUTATIONS = {
     'check_msr_list': (6, 4, 0), 'check_injection': (7, 0x01, 0), 'check_entry_smm': (8, 1, 0),
     'check_host_cr': (9, 2, 1), 'check_host_selectors': (10, 0, 1), 'check_guest_cr': (11, 2, 0),
     'check_segment_ar': (12, 0x08, 0), 'check_guest_bases': (13, 1, 0), 'check_rflags': (14, 1, 0),
-    'check_link_pointer': (15, 3, 1),
+    'check_link_pointer': (15, 3, 1), 'msr_load_entry2_fails': (6, 2, 3), 'msr_load_passes': (6, 2, 1),
 }
 for name, m in MUTATIONS.items():
     SEEDS[name] = seed(muts=[m], insns=[('CPUID',)])
