@@ -210,7 +210,8 @@ void vmx_exit_assemble(struct assembler *as, struct vo_insn *in, const uint64_t 
 		} else {
 			if (in->size == 2)
 				emit1(as, 0x66);
-			unsigned opc = (in->flags & VI_PORT_DX ? 0xec : 0xe4) + (in->op == VO_OUT ? 2 : 0) + (in->size > 1);
+			unsigned opc = (in->flags & VI_PORT_DX ? 0xec : 0xe4) + (in->op == VO_OUT ? 2 : 0) +
+				       (in->size > 1);
 			emit1(as, (uint8_t)opc);
 			if (!(in->flags & VI_PORT_DX))
 				emit1(as, (uint8_t)in->imm);
@@ -360,7 +361,9 @@ void vmx_exit_assemble(struct assembler *as, struct vo_insn *in, const uint64_t 
 		/* The encoding register: not one the operand uses. */
 		for (unsigned k = 0;; k++) {
 			in->reg2 = (uint8_t)pick_gpr(m64, (uint8_t)(b + k));
-			if (!((in->flags & VI_MEM) && (in->reg2 == (unsigned)in->mem.base || in->reg2 == (unsigned)in->mem.index)))
+			bool used = (in->flags & VI_MEM) &&
+				    (in->reg2 == (unsigned)in->mem.base || in->reg2 == (unsigned)in->mem.index);
+			if (!used)
 				break;
 		}
 		mov_imm32(as, in->reg2, 0x4400);   /* VM-instruction error: any field will do */

@@ -97,7 +97,8 @@ static void print_status(void)
 	vo_coverage_summary(&c);
 	char extra[224];
 	snprintf(extra, sizeof(extra),
-		 "checks %u/%u both ways, rules %u both + %u one way of %u, cells %u/%u, %.0f%% unknown, reset median %.2f us, %llu findings",
+		 "checks %u/%u both ways, rules %u both + %u one way of %u, cells %u/%u, %.0f%% unknown, "
+		 "reset median %.2f us, %llu findings",
 		 c.checks_both_ways, c.checks, c.rules_both_ways, c.rules_one_way, c.rules, c.cells, c.cells_possible,
 		 c.predictions ? 100.0 * (double)c.unknown / (double)c.predictions : 0.0,
 		 reset_median(), (unsigned long long)stats.disagreements);
@@ -245,7 +246,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	snapshot_write(&m.snap, L2_CODE, as.buf, as.len);
 	for (unsigned k = 0; k < sizeof(io_bits); k += 8)
 		if (*(const uint64_t *)(const void *)(io_bits + k))
-			snapshot_write(&m.snap, (k < 0x1000 ? IO_BITMAP_A_PA : IO_BITMAP_B_PA - 0x1000) + k, io_bits + k, 8);
+			snapshot_write(&m.snap, (k < 0x1000 ? IO_BITMAP_A_PA : IO_BITMAP_B_PA - 0x1000) + k,
+				       io_bits + k, 8);
 	for (unsigned k = 0; k < sizeof(msr_bits); k += 8)
 		if (*(const uint64_t *)(const void *)(msr_bits + k))
 			snapshot_write(&m.snap, MSR_BITMAP_PA + k, msr_bits + k, 8);
@@ -272,7 +274,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bool l1_back = st == ST_HALT && !m.cpu.in_guest && m.cpu.rip == L1_AFTER + 1;
 	unsigned bad = 0;
 	if (pred.outcome == VO_OUT_UNKNOWN) {
-		bad = 0;
+		/* nothing predicted, nothing to compare */
 	} else if (st != ST_HALT && (host_as_taken || m.cpu.in_guest)) {
 		fprintf(stderr, "vmx_exit_fuzz: cpu_run returned %d (in guest %d), the oracle predicted outcome %d\n",
 			(int)st, (int)m.cpu.in_guest, (int)pred.outcome);

@@ -172,7 +172,8 @@ void vmx_exit_machine_init(struct machine *m)
 	cpu->icount_limit = cpu->icount + 3;
 	status_t st = cpu_run(cpu);
 	bool launched;
-	if (st == ST_FAULT || st == ST_SHUTDOWN || cpu->rip != L1_VMLAUNCH || vmx_current_vmcs(m->vmx, &launched) != VMCS_PA) {
+	if (st == ST_FAULT || st == ST_SHUTDOWN || cpu->rip != L1_VMLAUNCH ||
+	    vmx_current_vmcs(m->vmx, &launched) != VMCS_PA) {
 		fprintf(stderr, "vmx_exit_fuzz: the L1 did not reach its VMLAUNCH (rip %#llx)\n",
 			(unsigned long long)cpu->rip);
 		abort();

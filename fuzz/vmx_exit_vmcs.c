@@ -359,10 +359,18 @@ void vmx_exit_mutate(const struct machine *m, uint64_t *v, uint8_t op, uint8_t a
 				ROW(GUEST_SS_AR) |= 3u << 5;
 			break;
 		case 1: ROW(GUEST_INTERRUPTIBILITY) ^= 1u << (b % 8); break;
-		case 2: ROW(GUEST_PENDING_DBG_EXCEPTIONS) ^= 1ull << (const uint8_t[]){ 0, 4, 12, 13, 14, 15, 17, 40 }[b % 8]; break;
-		case 3: ROW(VMCS_LINK_POINTER) = (const uint64_t[]){ LINK_VMCS_PA, LINK_VMCS_PA + 8, DATA, UINT64_MAX - 0xfff }[b % 4]; break;
+		case 2:
+			ROW(GUEST_PENDING_DBG_EXCEPTIONS) ^= 1ull << (const uint8_t[]){ 0, 4, 12, 13, 14, 15, 17, 40 }[b % 8];
+			break;
+		case 3:            /* legal, misaligned, no revision identifier there, beyond the width */
+			ROW(VMCS_LINK_POINTER) =
+				(const uint64_t[]){ LINK_VMCS_PA, LINK_VMCS_PA + 8, DATA, UINT64_MAX - 0xfff }[b % 4];
+			break;
 		case 4: ROW(GUEST_DR7) |= 1ull << (32 + b % 32); break;
-		case 5: ROW(GUEST_RFLAGS) |= 1u << 8; ROW(GUEST_INTERRUPTIBILITY) |= 2; break;  /* TF with MOV-SS blocking: the BS rule */
+		case 5:            /* TF with MOV-SS blocking: the BS rule */
+			ROW(GUEST_RFLAGS) |= 1u << 8;
+			ROW(GUEST_INTERRUPTIBILITY) |= 2;
+			break;
 		default: ROW(GUEST_IA32_DEBUGCTL) = b & 1 ? 2 : 0; break;
 		}
 		break;

@@ -42,7 +42,8 @@ static const char *outside_model(const struct sim *s)
 		if ((s->f[ar[i]] & 0x1f0ff) != 0xc093)
 			return "data segment outside the model";
 	for (int seg = 0; seg < 6; seg++)
-		if (seg != 1 && (seg_limit(s, seg) != 0xffffffffu || (seg_base(s, seg) != 0 && (s->m64 || seg_base(s, seg) != 0x40000000u))))
+		if (seg != 1 && (seg_limit(s, seg) != 0xffffffffu ||
+				 (seg_base(s, seg) != 0 && (s->m64 || seg_base(s, seg) != 0x40000000u))))
 			return "data segment base or limit outside the model";
 	if ((F(s, GUEST_SS_SELECTOR) & 3) || (cs & 0x60))
 		return "CPL outside the model";
@@ -634,7 +635,7 @@ static void predict(const struct vo_input *in, struct vo_prediction *p)
 	p->rule = -1;
 	uint64_t fail[2], unsure[2];
 	vo_checks(in, fail, unsure);
-	uint64_t entry_fail[2] = { 0, 0 }, entry_unsure[2] = { 0, 0 };
+	uint64_t entry_fail[2] = { 0, 0 };
 	bool group_fail = false, group_unsure = false, guest_fail = false, guest_unsure = false;
 	for (unsigned k = 0; k < VC_COUNT; k++) {
 		bool g = vo_check_group_of((enum vo_check)k) == VG_GUEST;
@@ -642,10 +643,8 @@ static void predict(const struct vo_input *in, struct vo_prediction *p)
 			check_set(entry_fail, k);
 			*(g ? &guest_fail : &group_fail) = true;
 		}
-		if (check_bit(unsure, k)) {
-			check_set(entry_unsure, k);
+		if (check_bit(unsure, k))
 			*(g ? &guest_unsure : &group_unsure) = true;
-		}
 	}
 	/* 26.2 first (VMfailValid), then 26.3 (VM-entry failure). */
 	if (group_fail || group_unsure || guest_fail || guest_unsure) {
