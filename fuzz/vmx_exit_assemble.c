@@ -318,7 +318,12 @@ void vmx_exit_assemble(struct assembler *as, struct vo_insn *in, const uint64_t 
 		static const uint8_t ext[] = { [VO_SGDT - VO_SGDT] = 0, [VO_SIDT - VO_SGDT] = 1,
 					       [VO_LGDT - VO_SGDT] = 2, [VO_LIDT - VO_SGDT] = 3 };
 		choose_mem(as, in, &o, c, d);
-		emit_insn(as, in, NULL, 0, false, (const uint8_t[]){ 0x0f, 0x01 }, 2, ext[in->op - VO_SGDT], &o);
+		/* A 66 prefix: the 16-bit operand size the information reports
+		 * outside 64-bit mode. */
+		static const uint8_t p66 = 0x66;
+		in->size = !m64 && (a & 1) ? 2 : 4;
+		emit_insn(as, in, &p66, in->size == 2 ? 1 : 0, false, (const uint8_t[]){ 0x0f, 0x01 }, 2,
+			  ext[in->op - VO_SGDT], &o);
 		return;
 	}
 	case VO_SLDT:

@@ -457,12 +457,12 @@ bool sim_step(struct sim *s, const struct vo_insn *i)
 						     [VO_LGDT - VO_SGDT] = 2, [VO_LIDT - VO_SGDT] = 3 };
 		unsigned id = identity[i->op - VO_SGDT];
 		insn_exit(s, i, XR_GDTR_IDTR, R_DT_INFO, id);
-		/* Table 27-10: memory fields, operand size 11 (undefined in
-		 * 64-bit mode; 32-bit without a 66 prefix), identity 29:28. */
+		/* Table 27-10: memory fields, operand size 11 (0 16-bit, 1
+		 * 32-bit; undefined in 64-bit mode), identity 29:28. */
 		uint32_t info = id << 28, mask = 3u << 28;
 		mem_info(&i->mem, &info, &mask);
 		if (!s->m64)
-			info |= 1u << 11, mask |= 1u << 11;
+			info |= (i->size == 4 ? 1u : 0u) << 11, mask |= 1u << 11;
 		set_info(s, info, mask);
 		disp_qual(s, i);
 		hit(R_DT_INFO, true);
