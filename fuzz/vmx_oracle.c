@@ -595,7 +595,7 @@ bool sim_step(struct sim *s, const struct vo_insn *i)
 static int msr_load_fails(const struct vo_input *in)
 {
 	uint64_t count = in->vmcs[VMCS_ROW_ENTRY_MSR_LOAD_COUNT], area = in->vmcs[VMCS_ROW_ENTRY_MSR_LOAD_ADDR];
-	if (area + count * 16 > in->layout->ram_size)
+	if (area > in->layout->ram_size || count * 16 > in->layout->ram_size - area)
 		return -1;
 	for (uint64_t k = 0; k < count; k++) {
 		const uint8_t *e = in->layout->ram + area + 16 * k;
