@@ -10,6 +10,8 @@
 
 static void emit(struct assembler *as, const uint8_t *b, unsigned n)
 {
+	if (!n)
+		return;                    /* b may be NULL then (no prefixes) */
 	memcpy(as->buf + as->len, b, n);
 	as->len += n;
 }
