@@ -21,6 +21,8 @@
  *   HVEMU_FUZZ_SAVE=dir       write each disagreeing input to dir (with HVEMU_FUZZ_NOABORT)
  *   HVEMU_FUZZ_ROW=file       write the exec as a reproducer row (fuzz/vmx_exit_row.h)
  *   HVEMU_FUZZ_STATUS=1/0     the live status line (fuzz/status.h)
+ *   HVEMU_FUZZ_MIN_COVERAGE=1 at exit: fail (exit 1) unless every modelled entry check was
+ *                             seen passing and failing and 90 % of the cells were reached
  *
  * Input (bytes past the end read as 0):
  *   0      guest: bit 0 64-bit; bit 1 SS/DS/ES bases 4000_0000h (32-bit); bits 3:2 IDT
@@ -77,6 +79,21 @@ static void print_stats(void)
 	if (stats.n_reset)
 		fprintf(stderr, "vmx_exit_fuzz: reset median %.2f us, p90 %.2f us (%u samples)\n", reset_median(),
 			stats.reset_us[stats.n_reset * 9 / 10], stats.n_reset);
+}
+
+/* Issue 19's coverage targets as a test: every modelled VM-entry check hit
+ * both ways, at least 90 % of the (exit reason x shape) cells. */
+static void require_coverage(void)
+{
+	struct vo_coverage_summary c;
+	vo_coverage_summary(&c);
+	bool ok = c.checks_both_ways == c.checks && c.cells * 10 >= c.cells_possible * 9;
+	fprintf(stderr, "vmx_exit_fuzz: entry checks both ways %u of %u, cells %u of %u: %s\n", c.checks_both_ways,
+		c.checks, c.cells, c.cells_possible, ok ? "coverage met" : "COVERAGE NOT MET");
+	if (!ok) {
+		vo_print_coverage();
+		_Exit(1);
+	}
 }
 
 static bool env_on(const char *name)
@@ -168,6 +185,8 @@ static void setup_once(void)
 	fuzz_status_init(&status, "vmx_exit_fuzz");
 	if (status.on)
 		atexit(end_status);
+	if (env_on("HVEMU_FUZZ_MIN_COVERAGE"))
+		atexit(require_coverage);
 	row_path = getenv("HVEMU_FUZZ_ROW");
 	if (row_path && !*row_path)
 		row_path = NULL;
