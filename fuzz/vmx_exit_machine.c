@@ -213,7 +213,6 @@ void vmx_exit_machine_init(struct machine *m)
 	m->layout = (struct vo_layout){
 		.cr3_32 = PD32, .cr3_64 = PML4, .mapped_top = MAPPED_TOP, .holes = { 0, HOLE },
 		.data = DATA, .start_rip = L2_CODE, .idt32 = L2_IDT, .idt64 = L2_IDT64, .handler32 = L2_HANDLER,
-		.io_a = IO_BITMAP_A_PA, .io_b = IO_BITMAP_B_PA, .msr_bitmap = MSR_BITMAP_PA,
 		.ram = m->pm.ram, .ram_size = RAM_SIZE,
 	};
 	const char *tr = getenv("HVEMU_FUZZ_TRACE");

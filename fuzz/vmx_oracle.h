@@ -94,7 +94,6 @@ struct vo_layout {
 	uint64_t start_rip;                /* the first template's first byte */
 	uint64_t idt32, idt64, handler32;  /* IDTs of 32-bit and of 64-bit interrupt gates, DPL 0,
 					      to a flat DPL-0 code segment whose handler is HLT */
-	uint64_t io_a, io_b, msr_bitmap;   /* where the fuzzer put the bitmaps */
 	const uint8_t *ram;                /* guest-physical RAM, for the bitmaps */
 	uint64_t ram_size;
 };
@@ -211,9 +210,7 @@ struct vo_coverage_summary {
 };
 void vo_coverage_summary(struct vo_coverage_summary *s);
 
-/* The check a hvemu failed-check text names, or -1. */
-int vo_check_of_text(const char *text);
-const char *vo_check_cite(enum vo_check c);
+/* The group (VMfailValid 7, 8, or a VM-entry failure) a check belongs to. */
 enum vo_check_group vo_check_group_of(enum vo_check c);
 
 #endif

@@ -168,11 +168,6 @@ static uint64_t unknown_why_count[64];
 static uint32_t cells[XR_COUNT][VO_SHAPES];
 static uint32_t failure_cells[VC_COUNT];
 
-const char *vo_check_cite(enum vo_check c)
-{
-	return c < VC_COUNT ? rules[R_CHECKS_FIRST + c].cite : "?";
-}
-
 enum vo_check_group vo_check_group_of(enum vo_check c)
 {
 	return c <= VC_ENTRY_SMM ? VG_CONTROLS : c <= VC_HOST_RIP ? VG_HOST : VG_GUEST;
@@ -200,11 +195,6 @@ static int check_of_text(const char *t, const uint64_t failing[2])
 			section_only = (int)k;
 	}
 	return section_only;
-}
-
-int vo_check_of_text(const char *t)
-{
-	return check_of_text(t, NULL);
 }
 
 const char *vo_last_disagreement;
