@@ -12,7 +12,8 @@
 struct rule_row {
 	const char *name;
 	const char *cite;
-	const char *words;                 /* entry checks: words hvemu's row text has (label only) */
+	const char *words;                 /* entry checks: words hvemu's row text has, alternatives
+					      separated by '|' */
 };
 
 uint64_t vo_rule_held[R_COUNT], vo_rule_not_held[R_COUNT];
@@ -72,13 +73,13 @@ static const struct rule_row rules[R_COUNT] = {
 	CHECK(VC_GUEST_DATA_BASE_HIGH, "guest SS/DS/ES base 63:32", "SDM Vol.3 26.3.1.2: usable SS, DS, ES bases: bits 63:32 are 0", "base"),
 	CHECK(VC_GUEST_CS_TYPE, "guest CS type", "SDM Vol.3 26.3.1.2: CS type 9, 11, 13, 15 (3 with unrestricted guest)", "CS"),
 	CHECK(VC_GUEST_SS_TYPE, "guest SS type", "SDM Vol.3 26.3.1.2: usable SS type 3 or 7", "SS"),
-	CHECK(VC_GUEST_DATA_TYPE, "guest DS/ES/FS/GS type", "SDM Vol.3 26.3.1.2: usable DS, ES, FS, GS: accessed; code readable", "accessed"),
+	CHECK(VC_GUEST_DATA_TYPE, "guest DS/ES/FS/GS type", "SDM Vol.3 26.3.1.2: usable DS, ES, FS, GS: accessed; code readable", "accessed|not readable"),
 	CHECK(VC_GUEST_S, "guest S bit", "SDM Vol.3 26.3.1.2: CS and usable SS, DS, ES, FS, GS have S 1", "S"),
 	CHECK(VC_GUEST_CS_DPL, "guest CS DPL", "SDM Vol.3 26.3.1.2: CS DPL = SS DPL (non-conforming), <= SS DPL (conforming), 0 (type 3)", "DPL"),
 	CHECK(VC_GUEST_SS_DPL, "guest SS DPL", "SDM Vol.3 26.3.1.2: SS DPL = SS.RPL; 0 with CS type 3 or CR0.PE 0", "DPL"),
 	CHECK(VC_GUEST_DATA_DPL, "guest data DPL >= RPL", "SDM Vol.3 26.3.1.2: usable DS, ES, FS, GS of types 0-11: DPL >= RPL", "DPL"),
-	CHECK(VC_GUEST_P, "guest P bit", "SDM Vol.3 26.3.1.2: CS and usable SS, DS, ES, FS, GS are present", "P"),
-	CHECK(VC_GUEST_AR_RESERVED, "guest AR reserved", "SDM Vol.3 26.3.1.2: access-rights bits 11:8 and 31:17 are 0", "reserved"),
+	CHECK(VC_GUEST_P, "guest P bit", "SDM Vol.3 26.3.1.2: CS and usable SS, DS, ES, FS, GS are present", "not present"),
+	CHECK(VC_GUEST_AR_RESERVED, "guest AR reserved", "SDM Vol.3 26.3.1.2: access-rights bits 11:8 and 31:17 are 0", "access-rights bits"),
 	CHECK(VC_GUEST_CS_L_DB, "guest CS.L and D/B", "SDM Vol.3 26.3.1.2: IA-32e mode guest with CS.L 1 -> CS.D/B 0", "D/B"),
 	CHECK(VC_GUEST_G_LIMIT, "guest G vs limit", "SDM Vol.3 26.3.1.2: limit bits 11:0 not all 1 -> G 0; bits 31:20 not all 0 -> G 1", "G"),
 	CHECK(VC_GUEST_TR_TYPE, "guest TR type", "SDM Vol.3 26.3.1.2: TR type 11 (3 also outside IA-32e mode)", "TR"),
@@ -173,28 +174,41 @@ enum vo_check_group vo_check_group_of(enum vo_check c)
 	return c <= VC_ENTRY_SMM ? VG_CONTROLS : c <= VC_HOST_RIP ? VG_HOST : VG_GUEST;
 }
 
-/* hvemu names a check by its SDM section and text; the oracle's check of the
- * same section whose words the text has (a label: no prediction depends on
- * it). The section alone decides when the words are not found. */
+/* Does text t contain one of the '|'-separated alternatives of words? */
+static bool has_words(const char *t, const char *words)
+{
+	char alt[64];
+	for (const char *w = words; *w;) {
+		size_t n = strcspn(w, "|");
+		if (n < sizeof(alt)) {
+			memcpy(alt, w, n);
+			alt[n] = 0;
+			if (strstr(t, alt))
+				return true;
+		}
+		w += n + (w[n] == '|');
+	}
+	return false;
+}
+
+/* hvemu names a check by its SDM section and text: the oracle's failing
+ * check of the same section whose words the text has, or -1 (a label: no
+ * prediction depends on it, but a named check the oracle does not find
+ * failing is a disagreement). */
 static int check_of_text(const char *t, const uint64_t failing[2])
 {
 	if (!t)
 		return -1;
-	int section_only = -1;
 	for (unsigned k = 0; k < VC_COUNT; k++) {
 		const char *cite = rules[R_CHECKS_FIRST + k].cite;
 		const char *colon = strchr(cite, ':');
 		size_t n = (size_t)(colon - cite);
-		if (strncmp(t, cite, n) != 0 || t[n] != ':')
+		if (strncmp(t, cite, n) != 0 || t[n] != ':' || !check_bit(failing, k))
 			continue;
-		if (failing && !check_bit(failing, k))
-			continue;
-		if (strstr(t, rules[R_CHECKS_FIRST + k].words))
+		if (has_words(t, rules[R_CHECKS_FIRST + k].words))
 			return (int)k;
-		if (section_only < 0)
-			section_only = (int)k;
 	}
-	return section_only;
+	return -1;
 }
 
 const char *vo_last_disagreement;
