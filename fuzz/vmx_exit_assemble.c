@@ -80,6 +80,10 @@ static void choose_mem(struct assembler *as, struct vo_insn *in, struct operand 
 	static const int32_t disps[4] = { 0x10, -0x10, 0x1234, -0x100 };
 	int32_t disp = base < 0 ? (int32_t)DATA + 0x40 : disps[(d >> 3) % 4];
 	uint64_t ea = DATA + 0x40;
+	/* 64-bit mode: [RIP + disp32] instead of the absolute disp32. */
+	bool rip_relative = m64 && base < 0 && (c & 0x40);
+	if (rip_relative)
+		index = -1;
 	if (base >= 0)
 		mov_imm(as, (unsigned)base, ea - (uint64_t)(int64_t)disp);
 	if (index >= 0)
@@ -93,7 +97,8 @@ static void choose_mem(struct assembler *as, struct vo_insn *in, struct operand 
 	int seg = o->seg_override >= 0 ? o->seg_override : (base == 5 || base == 4) ? 2 : 3;
 	o->mem = true;
 	o->m = (struct vo_mem){ .base = (int8_t)base, .index = (int8_t)index, .scale = (uint8_t)scale,
-				.seg = (int8_t)seg, .disp = disp, .asize = m64 ? 8 : 4, .ea = ea };
+				.seg = (int8_t)seg, .disp = disp, .asize = m64 ? 8 : 4, .ea = ea,
+				.rip_relative = rip_relative };
 	in->flags |= VI_MEM;
 	in->mem = o->m;
 }
@@ -121,6 +126,9 @@ static void emit_insn(struct assembler *as, struct vo_insn *in, const uint8_t *p
 	emit(as, opc, nopc);
 	if (!o->mem) {
 		emit1(as, (uint8_t)(0xc0 | (reg & 7) << 3 | (o->rm & 7)));
+	} else if (o->m.rip_relative) {
+		emit1(as, (uint8_t)((reg & 7) << 3 | 5));   /* mod 00, r/m 101: RIP + disp32 */
+		emit32(as, 0);                               /* the last bytes: set below */
 	} else {
 		/* Always a SIB byte: index 100 without REX.X is "none"; base
 		 * 101 with mod 00 is "disp32, no base". */
@@ -135,6 +143,14 @@ static void emit_insn(struct assembler *as, struct vo_insn *in, const uint8_t *p
 			emit32(as, (uint32_t)o->m.disp);
 	}
 	in->len = (uint8_t)(L2_CODE + as->len - in->rip);
+	if (o->mem && o->m.rip_relative) {
+		/* The operand is at the next instruction's RIP + disp: make
+		 * that DATA + 40h, never the code itself. */
+		int32_t disp = (int32_t)(int64_t)(in->mem.ea - (in->rip + in->len));
+		for (unsigned k = 0; k < 4; k++)
+			as->buf[as->len - 4 + k] = (uint8_t)((uint32_t)disp >> (8 * k));
+		in->mem.disp = disp;
+	}
 }
 
 /* An address for a data access: present, a hole, page 0, a page crossing

@@ -146,7 +146,10 @@ static void setup_effects(struct sim *s, const struct vo_insn *i)
 static void mem_info(const struct vo_mem *m, uint32_t *info, uint32_t *mask)
 {
 	*info |= (uint32_t)(m->asize == 2 ? 0 : m->asize == 4 ? 1 : 2) << 7 | (uint32_t)m->seg << 15;
-	*mask |= 7u << 7 | 7u << 15 | 1u << 22 | 1u << 27;
+	*mask |= 7u << 7 | 7u << 15;
+	if (m->rip_relative)
+		return;                    /* what RIP-relative addressing reports as base and index: left open */
+	*mask |= 1u << 22 | 1u << 27;
 	if (m->index >= 0) {
 		*info |= (uint32_t)m->scale | (uint32_t)m->index << 18;
 		*mask |= 3u | 0xfu << 18;
@@ -169,10 +172,12 @@ static void set_info(struct sim *s, uint32_t info, uint32_t mask)
 }
 
 /* 27.2.1: the qualification of an exit with a memory operand is its
- * displacement, sign-extended (for 32-bit addressing, to 64 bits). */
+ * displacement, sign-extended (for 32-bit addressing, to 64 bits); with
+ * RIP-relative addressing, the displacement plus the RIP of the next
+ * instruction (the address the operand would use). */
 static void disp_qual(struct sim *s, const struct vo_insn *i)
 {
-	s->p->qual = (uint64_t)(int64_t)i->mem.disp;
+	s->p->qual = (uint64_t)(int64_t)i->mem.disp + (i->mem.rip_relative ? i->rip + i->len : 0);
 	s->p->defined |= VP_QUAL;
 }
 

@@ -63,6 +63,7 @@ enum vo_op {
 /* A ModRM memory operand as assembled: [base + index * scale + disp]. */
 struct vo_mem {
 	int8_t base, index;                /* GPR 0-15, -1: none */
+	bool rip_relative;                 /* [RIP + disp32] (64-bit mode; base and index -1) */
 	uint8_t scale;                     /* 0-3: 1, 2, 4, 8 */
 	int8_t seg;                        /* the effective segment register (0-5: ES CS SS DS FS GS) */
 	int32_t disp;                      /* as the instruction holds it, sign-extended */

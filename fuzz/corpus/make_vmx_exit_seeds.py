@@ -57,6 +57,7 @@ SEEDS = {
     'vmx_insns64': seed(guest=1, insns=[('VMREAD', 1, 2, 0x2b, 0x33), ('VMWRITE', 0, 3, 4)]),
     'vmx_memory32': seed(insns=[('VMPTRLD', 0, 0, 0x0c, 0x1a)]),
     'vmxon_index64': seed(guest=1, insns=[('VMXON', 0, 0, 0x29, 0x0f)]),
+    'vmptrld_rip_relative64': seed(guest=1, insns=[('VMPTRLD', 0, 0, 0x46, 0)]),
     'rdrand64': seed(guest=1, ctl=('SECONDARY', 'RDRAND', 'RDSEED'), insns=[('RDRAND', 2, 4), ('RDSEED', 1)]),
     'xsetbv_osxsave': seed(guest=0x10, insns=[('XSETBV', 0)]),
     'exceptions': seed(exc=('UD', 'BP', 'DE'), insns=[('INT3',), ('UD2',), ('DIV0',)]),
