@@ -17,7 +17,7 @@
 set -eu
 
 src=$(cd "$(dirname "$0")/.." && pwd)
-targets="svm_exit_fuzz vmcb_fuzz decode_fuzz cpu_fuzz blockdiff_fuzz"
+targets="svm_exit_fuzz vmx_exit_fuzz vmcb_fuzz decode_fuzz cpu_fuzz blockdiff_fuzz"
 
 # The meson options of an engine's build; the compiler comes from $CC.
 setup() {  # builddir engine [meson options...]

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "emu/cpu.h"
+#include "fuzz/input_reader.h"
 #include "fuzz/snapshot.h"
 #include "fuzz/svm_oracle.h"
 #include "svm/vmcb.h"
@@ -52,29 +53,6 @@
 #define SEG_BASE_ESCAPE 0x40000000u   /* the Escape OS segment bases */
 #define INSN_LIMIT 4096
 #define MAX_TEMPLATES 64
-
-/* ---- the input reader ---- */
-
-struct reader {
-	const uint8_t *p;
-	size_t n;
-};
-
-static inline uint8_t byte(struct reader *r)
-{
-	if (!r->n)
-		return 0;
-	r->n--;
-	return *r->p++;
-}
-
-static inline uint32_t word32(struct reader *r)
-{
-	uint32_t v = byte(r);
-	v |= (uint32_t)byte(r) << 8;
-	v |= (uint32_t)byte(r) << 16;
-	return v | (uint32_t)byte(r) << 24;
-}
 
 /* ---- the machine ---- */
 

@@ -96,3 +96,11 @@ uint64_t vmx_perturbed_exits(const struct vmx *v)
 {
 	return v->perturbed_exits;
 }
+
+bool vmx_poke_vmcs_row(struct vmx *v, unsigned row, uint64_t value)
+{
+	if (!vmcs_current_valid(v) || row >= VMCS_ROW_COUNT || !v->field_exists[row])
+		return false;
+	vmcs_set(v, (enum vmcs_row)row, value);
+	return true;
+}

@@ -34,4 +34,10 @@ bool vmx_peek_vmcs_row(struct vmx *v, unsigned row, uint64_t *value);
 void vmx_perturb_exits(struct vmx *v, uint64_t seed);
 uint64_t vmx_perturbed_exits(const struct vmx *v);
 
+/* For fuzzers and debuggers: set row of the current VMCS to value as the
+ * processor's own store does (no VMWRITE rules: read-only fields too), so
+ * that the next VM entry checks it again. False when there is no current
+ * VMCS or this processor lacks the field. */
+bool vmx_poke_vmcs_row(struct vmx *v, unsigned row, uint64_t value);
+
 #endif

@@ -1,0 +1,217 @@
+/* An executable reading of the SDM's VM-entry checks and VM-exit
+ * information, for vmx_exit_fuzz: given the state before VMLAUNCH (the
+ * current VMCS's fields, the I/O and MSR bitmaps, the L2 code as a list of
+ * templates and the L2 world's layout) it predicts how the VMLAUNCH ends:
+ * VMfailValid with the VM-instruction error of SDM Vol.3 26.2 and which of
+ * its checks fail; a VM-entry failure (exit reason 33 with bit 31, 26.3.1)
+ * and which guest-state checks fail; or a VM exit with its basic reason,
+ * exit qualification, guest-linear address, VM-exit interruption and
+ * IDT-vectoring information, instruction length and instruction information
+ * (27.2), and the saved guest state (27.3). Written from SDM Vol.3 chapters
+ * 24-27 and Appendices A-C (325462-075US, docs/MANUALS.md), not from vmx/: it
+ * calls nothing of vmx/ and shares only the field encodings (the rows of
+ * vmx/vmcs_fields.def, Appendix B's table). What it cannot predict exactly it
+ * calls unknown, with a reason, and never guesses.
+ */
+#ifndef HVEMU_FUZZ_VMX_ORACLE_H
+#define HVEMU_FUZZ_VMX_ORACLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vmx/vmcs.h"                  /* enum vmcs_row: the fields by Appendix B encoding */
+
+/* The processor as a VMM learns it: the VMX capability MSRs (SDM Vol.3
+ * Appendix A) and CPUID. */
+struct vo_cpu {
+	uint64_t basic, misc;              /* IA32_VMX_BASIC, IA32_VMX_MISC */
+	uint64_t pin, proc, exit, entry;   /* IA32_VMX_(TRUE_)*_CTLS as A.2 says which to use */
+	uint64_t proc2;                    /* IA32_VMX_PROCBASED_CTLS2 (0: none) */
+	uint64_t cr0_fixed0, cr0_fixed1, cr4_fixed0, cr4_fixed1;
+	uint32_t cpuid1_ecx, cpuid1_edx, cpuid7_ebx, cpuid7_ecx, cpuid81_edx;
+	unsigned maxphyaddr;               /* CPUID.80000008H:EAX[7:0] */
+	uint64_t efer, cr0;                /* the L1's IA32_EFER and CR0 when it executes VMLAUNCH */
+};
+
+/* The L2 instruction templates: a few set-up MOVs and one key instruction;
+ * the oracle knows where the key instruction starts, how long it is and how
+ * its memory operand is encoded (the fuzzer assembled it). */
+enum vo_op {
+	VO_NOP, VO_CPUID, VO_RDTSC, VO_RDTSCP, VO_RDPMC, VO_HLT, VO_PAUSE, VO_INVD, VO_WBINVD,
+	VO_VMCALL, VO_INVLPG,
+	VO_IN, VO_OUT, VO_INS, VO_OUTS,    /* port in imm (imm form) or DX */
+	VO_RDMSR, VO_WRMSR,
+	VO_MOV_FROM_CR, VO_MOV_TO_CR, VO_MOV_FROM_DR, VO_MOV_TO_DR, VO_CLTS, VO_LMSW,
+	VO_INTN, VO_INT3, VO_UD2, VO_DIV0,
+	VO_LOAD, VO_STORE,                 /* mov eax, [moffs] / mov [moffs], eax */
+	VO_SGDT, VO_SIDT, VO_LGDT, VO_LIDT,        /* [mem] */
+	VO_SLDT, VO_STR, VO_LLDT, VO_LTR,          /* register or [mem] */
+	VO_VMCLEAR, VO_VMPTRLD, VO_VMPTRST, VO_VMXON,   /* [mem] */
+	VO_VMREAD, VO_VMWRITE,             /* register or [mem], encoding in a register */
+	VO_VMLAUNCH, VO_VMRESUME, VO_VMXOFF,
+	VO_RDRAND, VO_RDSEED,              /* register */
+	VO_XSETBV, VO_MONITOR, VO_MWAIT,
+	VO_SETSP,                          /* mov esp, imm32 (value) */
+	VO_COUNT,
+};
+
+#define VI_REP        1u               /* F3 prefix */
+#define VI_ADDR_OVR   2u               /* 67 prefix */
+#define VI_PORT_DX    4u               /* IN/OUT port in DX, not imm8 */
+#define VI_MEM        8u               /* a ModRM memory operand (mem below) */
+
+/* A ModRM memory operand as assembled: [base + index * scale + disp]. */
+struct vo_mem {
+	int8_t base, index;                /* GPR 0-15, -1: none */
+	bool rip_relative;                 /* [RIP + disp32] (64-bit mode; base and index -1) */
+	uint8_t scale;                     /* 0-3: 1, 2, 4, 8 */
+	int8_t seg;                        /* the effective segment register (0-5: ES CS SS DS FS GS) */
+	int32_t disp;                      /* as the instruction holds it, sign-extended */
+	uint8_t asize;                     /* address size in bytes: 2, 4, 8 */
+	uint64_t ea;                       /* the operand's effective address (offset in seg) */
+};
+
+struct vo_insn {
+	uint8_t op;                        /* enum vo_op */
+	uint8_t size;                      /* operand size in bytes (I/O, loads, RDRAND) */
+	uint8_t flags;                     /* VI_* */
+	uint8_t reg;                       /* CR/DR number's GPR, reg operand, VMREAD/VMWRITE reg1 */
+	uint8_t reg2;                      /* VMREAD/VMWRITE's encoding register */
+	int8_t seg;                        /* segment override (0-5), -1: none */
+	uint32_t imm;                      /* port, MSR, vector, CR/DR number */
+	uint64_t value;                    /* value written (MOV to CR/DR, LMSW, WRMSR, XSETBV), or address */
+	struct vo_mem mem;                 /* with VI_MEM */
+	uint64_t rip;                      /* the key instruction's RIP and length */
+	uint8_t len;
+};
+
+/* The L2 world the fuzzer builds; the oracle predicts only inside it. */
+struct vo_layout {
+	uint64_t cr3_32, cr3_64;           /* the page tables of a 32-bit and a 64-bit guest */
+	uint64_t mapped_top;               /* linear [0, mapped_top) is mapped 1:1, present,
+					      supervisor, writable, A and D already set ... */
+	uint64_t holes[2];                 /* ... but these pages, not present */
+	uint64_t data;                     /* a present page the templates use */
+	uint64_t start_rip;                /* the first template's first byte */
+	uint64_t idt32, idt64, handler32;  /* IDTs of 32-bit and of 64-bit interrupt gates, DPL 0,
+					      to a flat DPL-0 code segment whose handler is HLT */
+	const uint8_t *ram;                /* guest-physical RAM, for the bitmaps */
+	uint64_t ram_size;
+};
+
+struct vo_input {
+	const struct vo_cpu *cpu;
+	const struct vo_layout *layout;
+	const uint64_t *vmcs;              /* the current VMCS's fields by enum vmcs_row, as VMLAUNCH finds them */
+	const struct vo_insn *insns;
+	unsigned n_insns;
+};
+
+/* The VM-entry checks the oracle models, each named by its SDM section. */
+enum vo_check {
+	/* 26.2.1.1 VM-execution control fields */
+	VC_PIN_RESERVED, VC_PROC_RESERVED, VC_PROC2_RESERVED, VC_CR3_TARGETS, VC_IO_BITMAPS,
+	VC_MSR_BITMAPS, VC_VIRTUAL_NMIS, VC_NMI_WINDOW, VC_VPID_ZERO,
+	/* 26.2.1.2 VM-exit control fields */
+	VC_EXIT_RESERVED, VC_PREEMPT_SAVE, VC_EXIT_MSR_STORE, VC_EXIT_MSR_LOAD,
+	/* 26.2.1.3 VM-entry control fields */
+	VC_ENTRY_RESERVED, VC_INJ_TYPE, VC_INJ_NMI_VECTOR, VC_INJ_HW_VECTOR, VC_INJ_OTHER_VECTOR,
+	VC_INJ_ERRCODE_MISSING, VC_INJ_ERRCODE_EXTRA, VC_INJ_RESERVED, VC_INJ_ERRCODE_HIGH,
+	VC_INJ_LENGTH, VC_ENTRY_MSR_LOAD, VC_ENTRY_SMM,
+	/* 26.2.2 host control registers and MSRs */
+	VC_HOST_CR0, VC_HOST_CR4, VC_HOST_CR3, VC_HOST_SYSENTER,
+	/* 26.2.3 host segment and descriptor-table registers */
+	VC_HOST_SEL_RPL_TI, VC_HOST_CS_TR_ZERO, VC_HOST_SS_ZERO, VC_HOST_BASES,
+	/* 26.2.4 address-space size */
+	VC_HOST_LMA_SIZE, VC_HOST_PAE, VC_HOST_RIP,
+	/* 26.3.1.1 guest control registers, debug registers and MSRs */
+	VC_GUEST_CR0, VC_GUEST_PG_PE, VC_GUEST_CR4, VC_GUEST_IA32E_PG, VC_GUEST_IA32E_PAE,
+	VC_GUEST_PCIDE, VC_GUEST_CR3, VC_GUEST_DR7, VC_GUEST_SYSENTER,
+	/* 26.3.1.2 guest segment registers */
+	VC_GUEST_TR_TI, VC_GUEST_LDTR_TI, VC_GUEST_SS_RPL, VC_GUEST_BASES, VC_GUEST_CS_BASE_HIGH,
+	VC_GUEST_DATA_BASE_HIGH, VC_GUEST_CS_TYPE, VC_GUEST_SS_TYPE, VC_GUEST_DATA_TYPE, VC_GUEST_S,
+	VC_GUEST_CS_DPL, VC_GUEST_SS_DPL, VC_GUEST_DATA_DPL, VC_GUEST_P, VC_GUEST_AR_RESERVED,
+	VC_GUEST_CS_L_DB, VC_GUEST_G_LIMIT, VC_GUEST_TR_TYPE, VC_GUEST_TR_S_P, VC_GUEST_LDTR_TYPE,
+	/* 26.3.1.3 guest descriptor-table registers */
+	VC_GUEST_DT_BASE, VC_GUEST_DT_LIMIT,
+	/* 26.3.1.4 guest RIP and RFLAGS */
+	VC_GUEST_RIP, VC_GUEST_RFLAGS_RESERVED, VC_GUEST_RFLAGS_VM, VC_GUEST_RFLAGS_IF,
+	/* 26.3.1.5 guest non-register state */
+	VC_GUEST_ACTIVITY, VC_GUEST_ACTIVITY_SS_DPL, VC_GUEST_ACTIVITY_BLOCKING, VC_GUEST_INTR_RESERVED, VC_GUEST_STI_MOVSS,
+	VC_GUEST_STI_IF, VC_GUEST_INTR_INJECT, VC_GUEST_SMI, VC_GUEST_PENDING_DBG, VC_GUEST_LINK,
+	VC_COUNT,
+};
+
+/* The three outcomes of a failed VM entry, by check (SDM Vol.3 26.2, 26.3). */
+enum vo_check_group { VG_CONTROLS, VG_HOST, VG_GUEST };
+
+enum vo_outcome {
+	VO_OUT_EXIT,                       /* a VM exit (or a VM-entry failure, reason 33) */
+	VO_OUT_VMFAIL,                     /* VMfailValid: L1 goes on with the error number */
+	VO_OUT_HALT,                       /* the guest halts, no VM exit */
+	VO_OUT_UNKNOWN,                    /* outside what the oracle models */
+};
+
+/* Which prediction fields are defined (the SDM says what they hold). */
+#define VP_QUAL       (1u << 0)
+#define VP_LINEAR     (1u << 1)
+#define VP_LEN        (1u << 2)
+#define VP_INFO       (1u << 3)
+#define VP_INTR_ERROR (1u << 4)
+#define VP_IDT_ERROR  (1u << 5)
+#define VP_RAX        (1u << 6)
+#define VP_RSP        (1u << 7)
+#define VP_STATE      (1u << 8)       /* CRs, segments, RFLAGS as entered */
+#define VP_ARITH      (1u << 9)       /* RFLAGS' arithmetic flags too */
+
+struct vo_prediction {
+	enum vo_outcome outcome;
+	const char *unknown_why;
+	uint32_t reason;                   /* exit reason, bit 31 for a VM-entry failure */
+	uint64_t qual, linear;
+	uint32_t len, info, info_mask;     /* instruction information: the defined bits only */
+	uint32_t intr_info, intr_error, idt_info, idt_error;
+	uint64_t rip, rsp, rax, rflags;
+	unsigned defined;                  /* VP_* */
+	int rule;                          /* the rule the exit comes from (enum vo_rule) */
+	uint32_t vmfail_error;             /* VMfailValid: 7 or 8 (either, if both groups fail: see failing) */
+	uint64_t failing[2];               /* failing checks, bit per enum vo_check */
+	unsigned shape;                    /* a small number telling qualification/information layouts apart */
+};
+
+void vo_predict(const struct vo_input *in, struct vo_prediction *p);
+
+/* What hvemu did: the VMCS after the VMLAUNCH (by row), whether the guest
+ * halted instead, whether VMLAUNCH failed (VMfailValid: RFLAGS.ZF), the
+ * check hvemu named (its text), and the L1's RAX after the exit. */
+struct vo_actual {
+	const uint64_t *vmcs;
+	bool halted_in_guest;
+	bool vmfail;
+	const char *failed_check;
+	uint64_t rax;
+};
+
+/* Compare; print each disagreement (field, predicted, actual, citation) to
+ * stderr. Returns the number of disagreements. Counts the rules. */
+unsigned vo_compare(const struct vo_input *in, const struct vo_prediction *p, const struct vo_actual *a);
+
+/* The field of the last disagreement vo_compare() printed ("exit qualification"). */
+extern const char *vo_last_disagreement;
+
+/* The rule-coverage table: each rule's citation and how often it held and
+ * did not hold; each exit reason x qualification shape seen; the unknowns. */
+void vo_print_coverage(void);
+
+struct vo_coverage_summary {
+	unsigned rules, rules_both_ways, rules_one_way;
+	unsigned checks, checks_both_ways;          /* the entry checks among the rules */
+	unsigned cells, cells_possible;              /* exit reason x shape cells agreed on */
+	uint64_t predictions, unknown;
+};
+void vo_coverage_summary(struct vo_coverage_summary *s);
+
+/* The group (VMfailValid 7, 8, or a VM-entry failure) a check belongs to. */
+enum vo_check_group vo_check_group_of(enum vo_check c);
+
+#endif
