@@ -197,6 +197,8 @@ static inline __attribute__((always_inline)) void tlb_fill(struct cpu *cpu, unsi
 	e->host_minus_lin = (uintptr_t)host - (uintptr_t)lin_page;
 	e->phys = pa_page;
 	e->page_shift = t->page_shift;
+	if (t->page_shift > PAGE_SHIFT)
+		tlb_note_large(&cpu->tlb, lin, t->page_shift);
 }
 
 /* Slow path for size bytes at lin: translate every page touched first (so a

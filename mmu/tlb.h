@@ -54,6 +54,7 @@ _Static_assert(TLB_SETS >= 2, "tlb_lookup: two adjacent pages fall in different 
 #define TLB_FIRST_ID 2
 #define TLB_GLOBAL 0x1000u         /* the pcid of a space's global translations */
 #define TLB_CONTEXTS 64            /* (space, pcid) pairs remembered */
+#define TLB_LARGE_BITS 4096        /* the filter of large pages cached (struct tlb large) */
 
 enum tlb_access { TLB_READ, TLB_WRITE, TLB_EXEC, TLB_WRITE_CODE, TLB_ACCESS_KINDS };
 enum tlb_bank { TLB_SUPERVISOR, TLB_USER, TLB_BANKS };
@@ -90,6 +91,10 @@ struct tlb {
 				      that remember a translation elsewhere (chained
 				      blocks) compare it */
 	struct tlb_context ctx[TLB_CONTEXTS];
+	/* Which linear pages larger than 4 KiB may have pieces cached (a Bloom
+	 * filter over (lin >> page_shift, page_shift), tlb_note_large): an
+	 * INVLPG of an address outside all of them visits only its own sets. */
+	uint64_t large[TLB_LARGE_BITS / 64];
 };
 
 /* The set (TLB_WAYS entries) that holds lin's translations with id in bank:
@@ -218,6 +223,7 @@ static inline void tlb_select(struct tlb *t, uint64_t space, uint16_t pcid)
 		for (unsigned i = 0; i < TLB_SLOTS; i++)
 			tlb_entry_clear(&t->e[i]);
 		memset(t->ctx, 0, sizeof(t->ctx));
+		memset(t->large, 0, sizeof(t->large));
 		t->next_id = TLB_FIRST_ID;
 	}
 	t->space = space;
@@ -289,15 +295,57 @@ static inline bool tlb_page_covers(uint64_t page, unsigned page_shift, uint64_t 
 	return (page & mask) == (lin & mask);
 }
 
+/* The filter bit of the page of 1 << page_shift bytes holding lin. */
+static inline unsigned tlb_large_bit(uint64_t lin, unsigned page_shift)
+{
+	return (unsigned)((((lin >> page_shift) ^ page_shift) * 0x9e3779b97f4a7c15ull) >> (64 - 12)) %
+	       TLB_LARGE_BITS;
+}
+
+/* A piece of a page larger than 4 KiB at lin is being cached. */
+static inline void tlb_note_large(struct tlb *t, uint64_t lin, unsigned page_shift)
+{
+	unsigned bit = tlb_large_bit(lin, page_shift);
+	t->large[bit / 64] |= 1ull << (bit % 64);
+}
+
+/* Whether a cached piece of a 2-MiB, 4-MiB or 1-GiB page may cover lin
+ * (false: certainly none). */
+static inline bool tlb_large_may_cover(const struct tlb *t, uint64_t lin)
+{
+	static const uint8_t shifts[] = { 21, 22, 30 };
+	for (unsigned i = 0; i < sizeof(shifts); i++) {
+		unsigned bit = tlb_large_bit(lin, shifts[i]);
+		if ((t->large[bit / 64] >> (bit % 64)) & 1)
+			return true;
+	}
+	return false;
+}
+
 /* Drop the translations of the page holding lin (whatever its size) tagged
- * with id a or id b (0: none). */
+ * with id a or id b (0: none). Pieces of a larger page sit in the sets of
+ * their own 4-KiB pages, so only then are all entries visited; a 4-KiB page
+ * is in one set per bank and id. */
 static inline void tlb_flush_page_ids(struct tlb *t, uint64_t lin, uint16_t a, uint16_t b)
 {
-	for (unsigned i = 0; i < TLB_SLOTS; i++) {
-		struct tlb_entry *e = &t->e[i];
-		uint16_t id = e->key & TLB_ID_MASK;
-		if ((id == a || id == b) && tlb_page_covers(e->key & PAGE_MASK, e->page_shift, lin))
-			tlb_entry_clear(e);
+	if (tlb_large_may_cover(t, lin)) {
+		for (unsigned i = 0; i < TLB_SLOTS; i++) {
+			struct tlb_entry *e = &t->e[i];
+			uint16_t id = e->key & TLB_ID_MASK;
+			if ((id == a || id == b) && tlb_page_covers(e->key & PAGE_MASK, e->page_shift, lin))
+				tlb_entry_clear(e);
+		}
+	} else {
+		const uint16_t ids[2] = { a, b };
+		for (unsigned bank = 0; bank < TLB_BANKS; bank++)
+			for (unsigned k = 0; k < 2; k++) {
+				if (!ids[k])
+					continue;
+				struct tlb_entry *set = tlb_set_of(t, bank, lin, ids[k]);
+				for (unsigned w = 0; w < TLB_WAYS; w++)
+					if (set[w].key == ((lin & PAGE_MASK) | ids[k]))
+						tlb_entry_clear(&set[w]);
+			}
 	}
 	t->epoch++;
 }

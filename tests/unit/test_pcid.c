@@ -281,6 +281,26 @@ START_TEST(invpcid_type0_large_page)
 }
 END_TEST
 
+/* INVLPG of an address in a 2 MiB page drops the pieces cached for its other
+ * 4 KiB pages too (SDM Vol.3 4.10.4.1: "all TLB entries for the page"), and
+ * an INVLPG next to it (outside the page) drops none of them (mmu/tlb.h visits
+ * only the sets of 4 KiB pages unless a large page may cover the address). */
+START_TEST(invlpg_large_page)
+{
+	(void)rd(BIG_LIN);
+	(void)rd(BIG_LIN + 0x5000);
+	map_big(1);
+	m.cpu.regs[R_AX] = BIG_LIN + (2ull << 20);              /* the next 2 MiB */
+	ck_assert_int_eq(EXEC(&m, 0x0f, 0x01, 0x38), ST_OK);
+	ck_assert_uint_eq(rd(BIG_LIN + 0x5000), 0x0b165000);    /* kept */
+	m.cpu.regs[R_AX] = BIG_LIN + 0x1ff000;
+	ck_assert_int_eq(EXEC(&m, 0x0f, 0x01, 0x38), ST_OK);    /* invlpg (%rax) */
+	ck_assert_uint_eq(rd(BIG_LIN), 0x0b160001);
+	ck_assert_uint_eq(rd(BIG_LIN + 0x5000), 0x0b165001);
+	assert_tlb_consistent();
+}
+END_TEST
+
 /* INVPCID type 1: every non-global translation of one PCID, current or not;
  * other PCIDs and global translations stay. */
 START_TEST(invpcid_type1)
@@ -506,6 +526,7 @@ static Suite *pcid_suite(void)
 	tcase_add_test(t, invlpg_current_pcid_and_global);
 	tcase_add_test(t, invpcid_type0);
 	tcase_add_test(t, invpcid_type0_large_page);
+	tcase_add_test(t, invlpg_large_page);
 	tcase_add_test(t, invpcid_type1);
 	tcase_add_test(t, invpcid_types2_3);
 	tcase_add_test(t, invpcid_faults);
