@@ -23,6 +23,23 @@ uint32_t sse_fp_packed(struct cpu *cpu, enum sse_fp_op op, bool dbl, union xmm_r
 enum sse_fp_cvt { SFC_DQ2PS, SFC_PS2DQ, SFC_TPS2DQ, SFC_DQ2PD, SFC_PD2DQ, SFC_TPD2DQ };
 uint32_t sse_fp_convert(struct cpu *cpu, enum sse_fp_cvt k, union xmm_reg *d, const union xmm_reg *s);
 
+/* The element forms (the mandatory prefix: NP, 66, F3, F2). */
+enum sse_fp_form { SFF_PS, SFF_PD, SFF_SS, SFF_SD };
+
+/* d := d op s for 0F 51 SQRT, 58 ADD, 59 MUL, 5C SUB, 5D MIN, 5E DIV, 5F MAX and
+ * C2 CMPcc with predicate pred (0-7) in the form, exactly as the legacy
+ * instruction computes on (d, s): scalar forms keep d's upper elements. Returns
+ * the flags (not yet recorded: sse_fp_commit). The VEX forms (emu/avx_sse.c)
+ * run it on (VEX.vvvv, ModRM.rm) and on each 128-bit lane. */
+uint32_t sse_fp_arith(struct cpu *cpu, unsigned opcode, unsigned pred, enum sse_fp_form form,
+		      union xmm_reg *d, const union xmm_reg *s);
+/* VCMPcc with the VEX encoding's five-bit predicate (SDM Vol.2 CMPPS: imm8[4:0]). */
+uint32_t sse_fp_vcmp(struct cpu *cpu, unsigned pred, enum sse_fp_form form, union xmm_reg *d,
+		     const union xmm_reg *s);
+/* (U)COMISS/SD: EFLAGS from d's and s's low elements, the flags committed. */
+status_t sse_fp_comi(struct cpu *cpu, bool dbl, bool signalling, const union xmm_reg *d,
+		     const union xmm_reg *s) CHECKED;
+
 /* Record exc in MXCSR as one instruction (SDM Vol.1 11.5.3); an unmasked one is
  * #XM (#UD without CR4.OSXMMEXCPT) and the destination must stay unchanged:
  * store only on ST_OK. */
