@@ -158,7 +158,8 @@ START_TEST(xcr0_rules)
 	ck_assert(xcr0_valid(3, XSTATE_SUPPORTED));
 	ck_assert(!xcr0_valid(0, XSTATE_SUPPORTED));     /* x87 bit must be 1 */
 	ck_assert(!xcr0_valid(2, XSTATE_SUPPORTED));
-	ck_assert(!xcr0_valid(7, XSTATE_SUPPORTED));     /* AVX not supported */
+	ck_assert(xcr0_valid(7, XSTATE_SUPPORTED));      /* AVX implemented */
+	ck_assert(!xcr0_valid(7, XSTATE_X87 | XSTATE_SSE)); /* a model without AVX */
 	ck_assert(!xcr0_valid(5, 7));                    /* AVX without SSE */
 	ck_assert(xcr0_valid(7, 7));
 	ck_assert(!xcr0_valid(1ull << 32 | 1, XSTATE_SUPPORTED));
