@@ -28,6 +28,7 @@
 #include "emu/fpu.h"
 #include "emu/operand.h"
 #include "emu/sse_fp_ops.h"
+#include "emu/simd_operand.h"
 #include "emu/sse_kernels.h"
 #include "isa_handlers.h"
 
@@ -359,3 +360,64 @@ static status_t vcomi(struct cpu *cpu, const struct insn *in, bool dbl)
 }
 status_t op_vcomi_ss(struct cpu *cpu, const struct insn *in) { return vcomi(cpu, in, false); }
 status_t op_vcomi_sd(struct cpu *cpu, const struct insn *in) { return vcomi(cpu, in, true); }
+
+/* ---- the SSE3..SSE4.2, AES and PCLMULQDQ forms ---- */
+
+/* Their handlers (emu/sse3.c, ssse3.c, sse4.c, sse4_fp.c, sse_string.c,
+ * crypto.c) read and write through simd_load/simd_store, which serve the VEX
+ * forms too (emu/simd_operand.h): the VEX.128 rows name the legacy handler.
+ * A VEX.256 form that the instruction page defines lane by lane runs it once
+ * per 128-bit lane, the second time on a copy of the instruction marked
+ * VEX_UPPER_LANE whose imm8 is shifted right by imm_shift (VBLENDPS: imm8[7:4]
+ * selects the upper lane's elements). A fault on the second lane puts the
+ * destination back, so the instruction changes no register. */
+static status_t avx_lanes(struct cpu *cpu, const struct insn *in, insn_handler legacy, unsigned imm_shift)
+{
+	union ymm_reg saved;
+	ymm_get(cpu, in->reg, &saved);
+	status_t st = legacy(cpu, in);
+	if (st != ST_OK)
+		return st;
+	struct insn upper = *in;
+	upper.vex |= VEX_UPPER_LANE;
+	upper.imm = in->imm >> imm_shift;
+	st = legacy(cpu, &upper);
+	if (st != ST_OK)
+		ymm_put(cpu, in->reg, &saved, 32);
+	return st;
+}
+
+/* VEX.256 66 0F38 00-0B, 1C-1E (VPSHUFB .. VPABSD) and 0F3A 0F VPALIGNR (AVX2):
+ * per lane, the same imm8 (SDM Vol.2 PALIGNR "VEX.256 ... each 128-bit lane"). */
+status_t op_vl_ssse3(struct cpu *cpu, const struct insn *in) { return avx_lanes(cpu, in, op_ssse3_xmm, 0); }
+status_t op_vl_palignr(struct cpu *cpu, const struct insn *in) { return avx_lanes(cpu, in, op_palignr_xmm, 0); }
+/* VEX.256 VADDSUBPS/PD, VHADDPS/PD, VHSUBPS/PD (AVX): per lane. */
+status_t op_vl_sse3_fp(struct cpu *cpu, const struct insn *in) { return avx_lanes(cpu, in, op_sse3_fp, 0); }
+/* VEX.256 VMOVSLDUP, VMOVSHDUP, VMOVDDUP (AVX): per lane (VMOVDDUP ymm
+ * duplicates quadwords 0 and 2). */
+status_t op_vl_sse3_move(struct cpu *cpu, const struct insn *in) { return avx_lanes(cpu, in, op_sse3_move, 0); }
+/* VEX.256 66 0F38 28, 29, 2B, 37-40 (AVX2): per lane. */
+status_t op_vl_sse4_lanes(struct cpu *cpu, const struct insn *in) { return avx_lanes(cpu, in, op_sse4_lanes, 0); }
+/* VEX.256 VBLENDPS (imm8[7:4] for the upper lane), VBLENDPD (imm8[3:2]),
+ * VPBLENDW (the same imm8, AVX2), VBLENDVPS/PD, VPBLENDVB (selector register). */
+status_t op_vl_blend(struct cpu *cpu, const struct insn *in)
+{
+	unsigned shift = in->opcode == 0x0c ? 4 : in->opcode == 0x0d ? 2 : 0;
+	return avx_lanes(cpu, in, op_blend, shift);
+}
+/* VEX.256 VMPSADBW (AVX2): the upper lane's offsets in imm8[5:3] (SDM Vol.2
+ * MPSADBW "VEX.256"). */
+status_t op_vl_mpsadbw(struct cpu *cpu, const struct insn *in) { return avx_lanes(cpu, in, op_mpsadbw, 3); }
+/* VEX.256 VROUNDPS/PD, VDPPS (AVX): per lane, the same imm8. */
+status_t op_vl_round(struct cpu *cpu, const struct insn *in) { return avx_lanes(cpu, in, op_round, 0); }
+status_t op_vl_dp(struct cpu *cpu, const struct insn *in) { return avx_lanes(cpu, in, op_dp, 0); }
+/* VEX.256 VMOVNTDQA (AVX2): 32-byte aligned (type 1), checked on the first lane. */
+status_t op_vl_movntdqa(struct cpu *cpu, const struct insn *in) { return avx_lanes(cpu, in, op_movntdqa, 0); }
+/* VEX.LIG 66 0F3A 0A/0B VROUNDSS/VROUNDSD: VEX.L is ignored, so the result is
+ * a VEX.128 one (bits 255:128 zeroed) whatever VEX.L says. */
+status_t op_vround_scalar(struct cpu *cpu, const struct insn *in)
+{
+	struct insn narrow = *in;
+	narrow.vex &= (uint8_t)~VEX_L256;
+	return op_round(cpu, &narrow);
+}

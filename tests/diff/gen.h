@@ -119,8 +119,8 @@ extern uint32_t simd_families;
 /* One random instruction of the families in simd_families. */
 void gen_simd(struct gen *g);
 /* The AVX run (gen_avx.c): one random VEX instruction; 256-bit integer forms
- * only with avx2_on (the host has AVX2). */
-extern bool avx2_on;
+ * only with avx2_on (the host has AVX2), VAESxxx and VPCLMULQDQ with aes_on. */
+extern bool avx2_on, aes_on;
 void gen_avx(struct gen *g);
 
 #endif

@@ -1,5 +1,6 @@
 /* The AVX run's generator (host_diff -m avx): the VEX.128 and VEX.256 forms of
- * the legacy SSE/SSE2 instructions hvemu implements (emu/isa/avx.isa), mixed
+ * the legacy SSE..SSE4.2, AES and PCLMULQDQ instructions hvemu implements
+ * (emu/isa/avx.isa), mixed
  * with the 32-bit run's integer and SSE instructions. hvemu runs the bytes in
  * flat 32-bit protected mode with CR4.OSXSAVE = 1 and XCR0 = 7; the encodings
  * mean the same in the host's 64-bit mode because only registers 0-7 are
@@ -24,11 +25,15 @@ enum {
 	FLAGSW = 1u << 11,  /* writes ZF PF CF, clears OF SF AF */
 	NDS_REG = 1u << 12, /* vvvv a source in the register form only (VMOVSS/SD) */
 	DIGIT = 1u << 13,   /* ModRM.reg = digit, VEX.vvvv the destination, rm a register */
-	DIGIT_SHIFT = 14,
+	DIGIT_SHIFT = 14,   /* 3 bits */
+	MAP38 = 1u << 17,   /* map 0F 38 (else 0F, or 0F 3A with MAP3A) */
+	MAP3A = 1u << 18,
+	IS4 = 1u << 19,     /* imm8[7:4] names a register (VBLENDV*, VPBLENDVB) */
+	STRCMP = 1u << 20,  /* VPCMPxSTRx: short lengths in EAX/EDX first */
 };
 #define DG(n) (DIGIT | REGONLY | IMM | NDS | INT | (n) << DIGIT_SHIFT)
 
-/* pp: 0 none, 1 66, 2 F3, 3 F2; map 1 0F. */
+/* pp: 0 none, 1 66, 2 F3, 3 F2; map 0F unless MAP38/MAP3A. */
 struct avx_op {
 	uint8_t pp, op;
 	uint32_t how;
@@ -87,7 +92,46 @@ static const struct avx_op avx_ops[] = {
 	{ 3, 0xc2, NDS | MEM | LIG | IMM },
 	{ 0, 0x2e, MEM | LIG | FLAGSW }, { 0, 0x2f, MEM | LIG | FLAGSW }, { 1, 0x2e, MEM | LIG | FLAGSW },
 	{ 1, 0x2f, MEM | LIG | FLAGSW },
+	/* SSE3 */
+	{ 1, 0xd0, NDS | MEM }, { 3, 0xd0, NDS | MEM }, { 1, 0x7c, NDS | MEM }, { 3, 0x7c, NDS | MEM },
+	{ 1, 0x7d, NDS | MEM }, { 3, 0x7d, NDS | MEM }, { 2, 0x12, MEM }, { 2, 0x16, MEM }, { 3, 0x12, MEM },
+	/* SSSE3 */
+#define S38(o) { 1, o, MAP38 | NDS | MEM | INT }
+	S38(0x00), S38(0x01), S38(0x02), S38(0x03), S38(0x04), S38(0x05), S38(0x06), S38(0x07),
+	S38(0x08), S38(0x09), S38(0x0a), S38(0x0b),
+	{ 1, 0x1c, MAP38 | MEM | INT }, { 1, 0x1d, MAP38 | MEM | INT }, { 1, 0x1e, MAP38 | MEM | INT },
+	{ 1, 0x0f, MAP3A | NDS | MEM | IMM | INT },
+	/* SSE4.1, SSE4.2 */
+	{ 1, 0x17, MAP38 | MEM | FLAGSW },
+#define PMOVX(o) { 1, o, MAP38 | MEM | L0 }
+	PMOVX(0x20), PMOVX(0x21), PMOVX(0x22), PMOVX(0x23), PMOVX(0x24), PMOVX(0x25),
+	PMOVX(0x30), PMOVX(0x31), PMOVX(0x32), PMOVX(0x33), PMOVX(0x34), PMOVX(0x35),
+	S38(0x28), S38(0x29), S38(0x2b), S38(0x37), S38(0x38), S38(0x39), S38(0x3a), S38(0x3b),
+	S38(0x3c), S38(0x3d), S38(0x3e), S38(0x3f), S38(0x40),
+	{ 1, 0x41, MAP38 | MEM | L0 }, { 1, 0x2a, MAP38 | AMEM | MEMONLY | INT },
+	{ 1, 0x08, MAP3A | MEM | IMM }, { 1, 0x09, MAP3A | MEM | IMM },
+	{ 1, 0x0a, MAP3A | NDS | MEM | IMM | LIG }, { 1, 0x0b, MAP3A | NDS | MEM | IMM | LIG },
+	{ 1, 0x0c, MAP3A | NDS | MEM | IMM }, { 1, 0x0d, MAP3A | NDS | MEM | IMM },
+	{ 1, 0x0e, MAP3A | NDS | MEM | IMM | INT },
+	{ 1, 0x4a, MAP3A | NDS | MEM | IS4 }, { 1, 0x4b, MAP3A | NDS | MEM | IS4 },
+	{ 1, 0x4c, MAP3A | NDS | MEM | IS4 | INT },
+	{ 1, 0x40, MAP3A | NDS | MEM | IMM }, { 1, 0x41, MAP3A | NDS | MEM | IMM | L0 },
+	{ 1, 0x42, MAP3A | NDS | MEM | IMM | INT },
+	{ 1, 0x14, MAP3A | GRM | MEM | IMM | L0 }, { 1, 0x15, MAP3A | GRM | MEM | IMM | L0 },
+	{ 1, 0x16, MAP3A | GRM | MEM | IMM | L0 }, { 1, 0x17, MAP3A | GRM | MEM | IMM | L0 },
+	{ 1, 0x20, MAP3A | NDS | GRM | MEM | IMM | L0 }, { 1, 0x21, MAP3A | NDS | MEM | IMM | L0 },
+	{ 1, 0x22, MAP3A | NDS | GRM | MEM | IMM | L0 },
+	{ 1, 0x60, MAP3A | MEM | IMM | L0 | STRCMP | FLAGSW }, { 1, 0x61, MAP3A | MEM | IMM | L0 | STRCMP | FLAGSW },
+	{ 1, 0x62, MAP3A | MEM | IMM | L0 | STRCMP | FLAGSW }, { 1, 0x63, MAP3A | MEM | IMM | L0 | STRCMP | FLAGSW },
 };
+
+/* The AES-NI and PCLMULQDQ forms, with aes_on (the host has both). */
+static const struct avx_op avx_crypto_ops[] = {
+	{ 1, 0xdb, MAP38 | MEM | L0 }, { 1, 0xdc, MAP38 | NDS | MEM | L0 }, { 1, 0xdd, MAP38 | NDS | MEM | L0 },
+	{ 1, 0xde, MAP38 | NDS | MEM | L0 }, { 1, 0xdf, MAP38 | NDS | MEM | L0 },
+	{ 1, 0xdf, MAP3A | MEM | IMM | L0 }, { 1, 0x44, MAP3A | NDS | MEM | IMM | L0 },
+};
+bool aes_on;
 
 bool avx2_on;
 
@@ -98,10 +142,18 @@ void gen_avx(struct gen *g)
 	const struct avx_op *o;
 	unsigned l;
 	do {
-		o = &avx_ops[pick(g, sizeof(avx_ops) / sizeof(avx_ops[0]))];
+		if (aes_on && pick(g, 16) == 0)
+			o = &avx_crypto_ops[pick(g, sizeof(avx_crypto_ops) / sizeof(avx_crypto_ops[0]))];
+		else
+			o = &avx_ops[pick(g, sizeof(avx_ops) / sizeof(avx_ops[0]))];
 		l = (o->how & L0) ? 0 : pick(g, 2);
 	} while (l && (o->how & INT) && !avx2_on);
 	uint32_t how = o->how;
+	if (how & STRCMP) {                         /* lengths -20..20 */
+		emit(g, 0xb8 + R_AX), emit_imm(g, (uint32_t)((int)pick(g, 41) - 20), 4);
+		emit(g, 0xb8 + R_DX), emit_imm(g, (uint32_t)((int)pick(g, 41) - 20), 4);
+		flags_written(g, ARITH, 0);
+	}
 	bool mem = !(how & REGONLY) && ((how & MEMONLY) || ((how & (MEM | AMEM)) && pick(g, 3) == 0));
 	if (mem && (how & AMEM)) {
 		emit(g, 0xb8 + R_BX);                   /* mov ebx, 32-byte aligned in 600H-6FFH */
@@ -109,12 +161,13 @@ void gen_avx(struct gen *g)
 	}
 	unsigned vvvv = (how & NDS) || ((how & NDS_REG) && !mem) ? pick(g, 8) : 0;
 	unsigned vnot = ~vvvv & 15, pp = o->pp;
-	if (pick(g, 2)) {
+	unsigned map = (how & MAP38) ? 2 : (how & MAP3A) ? 3 : 1;
+	if (map == 1 && pick(g, 2)) {
 		emit(g, 0xc5);
 		emit(g, 0x80 | vnot << 3 | l << 2 | pp);
 	} else {
 		emit(g, 0xc4);
-		emit(g, 0xe1);                          /* R, X, B (stored inverted) 0, map 0F */
+		emit(g, 0xe0 | map);                    /* R, X, B (stored inverted) 0, the map */
 		emit(g, vnot << 3 | l << 2 | pp);       /* W = 0 */
 	}
 	emit(g, o->op);
@@ -127,8 +180,10 @@ void gen_avx(struct gen *g)
 	} else {
 		emit(g, 0xc0 | (reg << 3) | ((how & GRM) ? avx_gprs[pick(g, 5)] : pick(g, 8)));
 	}
-	if (how & IMM)
-		emit(g, o->op == 0xc2 ? pick(g, 32) : pick(g, 4) == 0 ? pick(g, 256) : pick(g, 72));
+	if (how & IS4)
+		emit(g, pick(g, 8) << 4 | pick(g, 16));
+	else if (how & IMM)
+		emit(g, (o->op == 0xc2 && map == 1) ? pick(g, 32) : pick(g, 4) == 0 ? pick(g, 256) : pick(g, 72));
 	if (how & FLAGSW)
 		flags_written(g, ARITH, 0);
 }

@@ -604,6 +604,8 @@ int main(int argc, char **argv)
 		avx2_on = __get_cpuid_count(7, 0, &r[0], &r[1], &r[2], &r[3]) && (r[1] >> 5 & 1);
 		if (avx2_on)
 			model = with_leaf7_ebx(model, 1u << 5);
+		aes_on = __get_cpuid(1, &r[0], &r[1], &r[2], &r[3]) && (r[2] >> 25 & 1) && (r[2] >> 1 & 1) &&
+			 cpu_model_has(model, 1, 2, 25) && cpu_model_has(model, 1, 2, 1);
 		printf("host-diff: VEX.256 packed-integer forms %s\n", avx2_on ? "compared (AVX2)" : "not compared (no host AVX2)");
 	}
 	if (simd && model && !(simd_families = simd_common(model))) {
