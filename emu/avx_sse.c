@@ -421,3 +421,115 @@ status_t op_vround_scalar(struct cpu *cpu, const struct insn *in)
 	narrow.vex &= (uint8_t)~VEX_L256;
 	return op_round(cpu, &narrow);
 }
+
+/* ---- conversions ---- */
+
+/* The conversion of 0F 5A/5B/E6 by VEX.pp (SDM Vol.2 Table A-3). */
+static enum sse_fp_cvt vcvt_kind(const struct insn *in, bool has66)
+{
+	switch (in->opcode) {
+	case 0x5a: return in->rep == REP_F3 ? SFC_SS2SD : in->rep == REP_F2 ? SFC_SD2SS : has66 ? SFC_PD2PS : SFC_PS2PD;
+	case 0x5b: return in->rep == REP_F3 ? SFC_TPS2DQ : has66 ? SFC_PS2DQ : SFC_DQ2PS;
+	default:   return in->rep == REP_F3 ? SFC_DQ2PD : in->rep == REP_F2 ? SFC_PD2DQ : SFC_TPD2DQ;
+	}
+}
+
+/* How a conversion's elements sit in the two forms (SDM Vol.2 CVTPS2PD ..):
+ * same width lane by lane (5B), widening (VCVTPS2PD/VCVTDQ2PD: ymm1, xmm2/m128,
+ * source quadword i feeds destination lane i), narrowing (VCVTPD2PS/VCVTPD2DQ/
+ * VCVTTPD2DQ: xmm1, ymm2/m256, lane i of the source gives destination quadword
+ * i; the destination is 128 bits whatever VEX.L). */
+enum vcvt_shape { VC_SAME, VC_WIDEN, VC_NARROW };
+
+static status_t vcvt_packed(struct cpu *cpu, const struct insn *in, bool has66, enum vcvt_shape shape)
+{
+	status_t st = avx_gate(cpu);
+	if (st != ST_OK)
+		return st;
+	unsigned n = avx_bytes(in);
+	enum sse_fp_cvt k = vcvt_kind(in, has66);
+	union ymm_reg w, r = { .q = { 0, 0, 0, 0 } };
+	st = avx_read_w(cpu, in, shape == VC_WIDEN ? n / 2 : n, 0, &w);
+	if (st != ST_OK)
+		return st;
+	uint32_t exc = 0;
+	for (unsigned i = 0; i < lanes_of(n); i++) {
+		union xmm_reg s = w.x[i], d = { .q = { 0, 0 } };
+		if (shape == VC_WIDEN)
+			s = (union xmm_reg){ .q = { w.q[i], 0 } };
+		exc |= sse_fp_cvt(cpu, k, &d, &s);
+		if (shape == VC_NARROW)
+			r.q[i] = d.q[0];
+		else
+			r.x[i] = d;
+	}
+	st = sse_fp_commit(cpu, exc);
+	if (st == ST_OK)
+		ymm_put(cpu, in->reg, &r, shape == VC_NARROW ? 16 : n);
+	return st;
+}
+/* VEX 0F 5B VCVTDQ2PS, F3 0F 5B VCVTTPS2DQ. */
+status_t op_vcvt_same(struct cpu *cpu, const struct insn *in) { return vcvt_packed(cpu, in, false, VC_SAME); }
+/* VEX 0F 5A VCVTPS2PD, F3 0F E6 VCVTDQ2PD. */
+status_t op_vcvt_widen(struct cpu *cpu, const struct insn *in) { return vcvt_packed(cpu, in, false, VC_WIDEN); }
+/* VEX 66 0F 5A VCVTPD2PS, F2 0F E6 VCVTPD2DQ, 66 0F E6 VCVTTPD2DQ. */
+status_t op_vcvt_narrow(struct cpu *cpu, const struct insn *in) { return vcvt_packed(cpu, in, true, VC_NARROW); }
+/* VEX 66 0F 5B VCVTPS2DQ: the 66 form of the same shape. */
+status_t op_vcvt_same66(struct cpu *cpu, const struct insn *in) { return vcvt_packed(cpu, in, true, VC_SAME); }
+
+/* VEX.LIG F3 0F 5A VCVTSS2SD, F2 0F 5A VCVTSD2SS xmm1, xmm2, xmm3/m32|m64: the
+ * upper elements from xmm2. */
+status_t op_vcvt_scalar(struct cpu *cpu, const struct insn *in)
+{
+	status_t st = avx_gate(cpu);
+	if (st != ST_OK)
+		return st;
+	union ymm_reg w, r = { .q = { 0, 0, 0, 0 } };
+	st = avx_read_w(cpu, in, in->rep == REP_F3 ? 4 : 8, 0, &w);
+	if (st != ST_OK)
+		return st;
+	r.x[0] = cpu->fpu.xmm[in->vvvv & 15];
+	st = sse_fp_commit(cpu, sse_fp_cvt(cpu, vcvt_kind(in, false), &r.x[0], &w.x[0]));
+	if (st == ST_OK)
+		ymm_put(cpu, in->reg, &r, 16);
+	return st;
+}
+
+/* VEX.LIG F3/F2 0F 2A VCVTSI2SS/SD xmm1, xmm2, r/m32|64 (VEX.W1 in 64-bit mode:
+ * 64-bit integer): the upper elements from xmm2. */
+status_t op_vcvtsi2s(struct cpu *cpu, const struct insn *in)
+{
+	status_t st = avx_gate(cpu);
+	if (st != ST_OK)
+		return st;
+	bool wide = in->rex & 8;
+	uint64_t g;
+	st = rm_read(cpu, in, wide ? 8 : 4, &g);
+	if (st != ST_OK)
+		return st;
+	union ymm_reg r = { .q = { 0, 0, 0, 0 } };
+	r.x[0] = cpu->fpu.xmm[in->vvvv & 15];
+	st = sse_fp_commit(cpu, sse_fp_int2fp(cpu, in->rep == REP_F2, wide, &r.x[0], g));
+	if (st == ST_OK)
+		ymm_put(cpu, in->reg, &r, 16);
+	return st;
+}
+
+/* VEX.LIG F3/F2 0F 2D VCVTSS2SI/VCVTSD2SI, 2C VCVTTSS2SI/VCVTTSD2SI r32|64,
+ * xmm1/m32|m64. */
+status_t op_vcvts2si(struct cpu *cpu, const struct insn *in)
+{
+	status_t st = avx_gate(cpu);
+	if (st != ST_OK)
+		return st;
+	bool dbl = in->rep == REP_F2, wide = in->rex & 8;
+	union ymm_reg w;
+	st = avx_read_w(cpu, in, dbl ? 8 : 4, 0, &w);
+	if (st != ST_OK)
+		return st;
+	uint64_t v;
+	st = sse_fp_commit(cpu, sse_fp_fp2int(cpu, in->opcode == 0x2c, dbl, wide, &w.x[0], &v));
+	if (st == ST_OK)
+		greg_write(cpu, in, wide ? 8 : 4, v);
+	return st;
+}

@@ -484,6 +484,24 @@ static const struct cvt_info cvt_info[] = {
 #undef X
 };
 
+/* d := the conversion op of s (d's other elements kept, as the host
+ * instruction keeps them); the flags, with unmasked underflow counting tiny
+ * exact results and PE the unbounded result's, as fp_arith. */
+static uint32_t cvt_xx(struct cpu *cpu, enum host_op op, union xmm_reg *d, const union xmm_reg *s)
+{
+	const struct cvt_info *ci = &cvt_info[op];
+	uint32_t mx = cpu->fpu.mxcsr;
+	const union xmm_reg d0 = *d;
+	uint32_t exc = host_xx(op, host_csr(mx), d, s);
+	if (!(mx & MXCSR_UM) && has_denormal(d, (enum shape)ci->shape))
+		exc |= MXCSR_UE;
+	bool narrows = op == HOP_CVTPD2PS || op == HOP_CVTSD2SS;
+	if (narrows && (((exc & MXCSR_UE) && !(mx & MXCSR_UM)) || ((exc & MXCSR_OE) && !(mx & MXCSR_OM))))
+		exc = (exc & ~MXCSR_PE) | unbounded_pe(HOP_CVTSD2SS, true, false, op == HOP_CVTPD2PS ? 2 : 1, mx,
+						       &d0, s);
+	return exc;
+}
+
 /* 5A/5B/E6 with the mandatory prefix (SDM Vol.2 Table A-3): all SSE2. */
 static status_t cvt(struct cpu *cpu, const struct insn *in, enum host_op op)
 {
@@ -495,15 +513,8 @@ static status_t cvt(struct cpu *cpu, const struct insn *in, enum host_op op)
 	st = read_src(cpu, in, ci->bytes, &s);
 	if (st != ST_OK)
 		return st;
-	uint32_t mx = cpu->fpu.mxcsr;
 	union xmm_reg d = cpu->fpu.xmm[in->reg];
-	uint32_t exc = host_xx(op, host_csr(mx), &d, &s);
-	if (!(mx & MXCSR_UM) && has_denormal(&d, (enum shape)ci->shape))
-		exc |= MXCSR_UE;
-	bool narrows = op == HOP_CVTPD2PS || op == HOP_CVTSD2SS;
-	if (narrows && (((exc & MXCSR_UE) && !(mx & MXCSR_UM)) || ((exc & MXCSR_OE) && !(mx & MXCSR_OM))))
-		exc = (exc & ~MXCSR_PE) | unbounded_pe(HOP_CVTSD2SS, true, false, op == HOP_CVTPD2PS ? 2 : 1, mx,
-						       &cpu->fpu.xmm[in->reg], &s);
+	uint32_t exc = cvt_xx(cpu, op, &d, &s);
 	st = fp_commit(cpu, exc);
 	if (st == ST_OK)
 		cpu->fpu.xmm[in->reg] = d;
@@ -601,6 +612,27 @@ uint32_t sse_fp_packed(struct cpu *cpu, enum sse_fp_op op, bool dbl, union xmm_r
 status_t sse_fp_commit(struct cpu *cpu, uint32_t exc)
 {
 	return fp_commit(cpu, exc);
+}
+
+uint32_t sse_fp_cvt(struct cpu *cpu, enum sse_fp_cvt k, union xmm_reg *d, const union xmm_reg *s)
+{
+	static const enum host_op ops[] = {
+		[SFC_DQ2PS] = HOP_CVTDQ2PS, [SFC_PS2DQ] = HOP_CVTPS2DQ, [SFC_TPS2DQ] = HOP_CVTTPS2DQ,
+		[SFC_DQ2PD] = HOP_CVTDQ2PD, [SFC_PD2DQ] = HOP_CVTPD2DQ, [SFC_TPD2DQ] = HOP_CVTTPD2DQ,
+		[SFC_PS2PD] = HOP_CVTPS2PD, [SFC_PD2PS] = HOP_CVTPD2PS, [SFC_SS2SD] = HOP_CVTSS2SD,
+		[SFC_SD2SS] = HOP_CVTSD2SS,
+	};
+	return cvt_xx(cpu, ops[k], d, s);
+}
+
+uint32_t sse_fp_int2fp(struct cpu *cpu, bool dbl, bool wide, union xmm_reg *d, uint64_t v)
+{
+	return host_int2fp(2u * dbl + wide, host_csr(cpu->fpu.mxcsr), d, v);
+}
+
+uint32_t sse_fp_fp2int(struct cpu *cpu, bool truncate, bool dbl, bool wide, const union xmm_reg *s, uint64_t *res)
+{
+	return host_fp2int(4u * truncate + 2u * dbl + wide, host_csr(cpu->fpu.mxcsr), s, res);
 }
 
 uint32_t sse_fp_convert(struct cpu *cpu, enum sse_fp_cvt k, union xmm_reg *d, const union xmm_reg *s)

@@ -20,8 +20,18 @@ uint32_t sse_fp_packed(struct cpu *cpu, enum sse_fp_op op, bool dbl, union xmm_r
  * conversions (CVTPI2PS .. CVTTPD2PI, emu/mmx.c) are made of: d := the
  * conversion of s (CVTDQ2PS, CVTPS2DQ, CVTTPS2DQ, CVTDQ2PD, CVTPD2DQ,
  * CVTTPD2DQ) under the guest's MXCSR; returns the flags. None underflows. */
-enum sse_fp_cvt { SFC_DQ2PS, SFC_PS2DQ, SFC_TPS2DQ, SFC_DQ2PD, SFC_PD2DQ, SFC_TPD2DQ };
+enum sse_fp_cvt { SFC_DQ2PS, SFC_PS2DQ, SFC_TPS2DQ, SFC_DQ2PD, SFC_PD2DQ, SFC_TPD2DQ,
+		  SFC_PS2PD, SFC_PD2PS, SFC_SS2SD, SFC_SD2SS };
 uint32_t sse_fp_convert(struct cpu *cpu, enum sse_fp_cvt k, union xmm_reg *d, const union xmm_reg *s);
+/* The same with the legacy instruction's whole flag rules (CVTPD2PS and
+ * CVTSD2SS underflow and overflow, counted as CVT* counts them), for the VEX
+ * forms (emu/avx_sse.c): d keeps the elements the conversion does not write. */
+uint32_t sse_fp_cvt(struct cpu *cpu, enum sse_fp_cvt k, union xmm_reg *d, const union xmm_reg *s);
+/* CVTSI2SS/SD into d's low element (wide: a 64-bit integer), and CVT(T)SS2SI/
+ * CVT(T)SD2SI of s's low element into *res (wide: 64 bits), under MXCSR; the
+ * flags, not yet committed. */
+uint32_t sse_fp_int2fp(struct cpu *cpu, bool dbl, bool wide, union xmm_reg *d, uint64_t v);
+uint32_t sse_fp_fp2int(struct cpu *cpu, bool truncate, bool dbl, bool wide, const union xmm_reg *s, uint64_t *res);
 
 /* The element forms (the mandatory prefix: NP, 66, F3, F2). */
 enum sse_fp_form { SFF_PS, SFF_PD, SFF_SS, SFF_SD };

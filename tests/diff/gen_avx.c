@@ -92,6 +92,12 @@ static const struct avx_op avx_ops[] = {
 	{ 3, 0xc2, NDS | MEM | LIG | IMM },
 	{ 0, 0x2e, MEM | LIG | FLAGSW }, { 0, 0x2f, MEM | LIG | FLAGSW }, { 1, 0x2e, MEM | LIG | FLAGSW },
 	{ 1, 0x2f, MEM | LIG | FLAGSW },
+	/* conversions */
+	{ 0, 0x5b, MEM }, { 1, 0x5b, MEM }, { 2, 0x5b, MEM }, { 0, 0x5a, MEM }, { 1, 0x5a, MEM },
+	{ 2, 0x5a, NDS | MEM | LIG }, { 3, 0x5a, NDS | MEM | LIG }, { 1, 0xe6, MEM }, { 2, 0xe6, MEM },
+	{ 3, 0xe6, MEM }, { 2, 0x2a, NDS | GRM | MEM | LIG }, { 3, 0x2a, NDS | GRM | MEM | LIG },
+	{ 2, 0x2c, GREG | MEM | LIG }, { 3, 0x2c, GREG | MEM | LIG }, { 2, 0x2d, GREG | MEM | LIG },
+	{ 3, 0x2d, GREG | MEM | LIG },
 	/* SSE3 */
 	{ 1, 0xd0, NDS | MEM }, { 3, 0xd0, NDS | MEM }, { 1, 0x7c, NDS | MEM }, { 3, 0x7c, NDS | MEM },
 	{ 1, 0x7d, NDS | MEM }, { 3, 0x7d, NDS | MEM }, { 2, 0x12, MEM }, { 2, 0x16, MEM }, { 3, 0x12, MEM },
