@@ -533,3 +533,19 @@ status_t op_vcvts2si(struct cpu *cpu, const struct insn *in)
 		greg_write(cpu, in, wide ? 8 : 4, v);
 	return st;
 }
+
+/* VEX.256 66 0F38 20-25 VPMOVSX*, 30-35 VPMOVZX* ymm1, xmm2/m128|m64|m32 (AVX2):
+ * the low elements of the source widened to fill 256 bits (not lane by lane). */
+status_t op_vpmovx256(struct cpu *cpu, const struct insn *in)
+{
+	status_t st = avx_gate(cpu);
+	if (st != ST_OK)
+		return st;
+	union ymm_reg w, r;
+	st = avx_read_w(cpu, in, sse4_pmovx_src_bytes(in->opcode, 32), 0, &w);
+	if (st != ST_OK)
+		return st;
+	sse4_pmovx(in->opcode, w.b, r.b, 32);
+	ymm_put(cpu, in->reg, &r, 32);
+	return ST_OK;
+}

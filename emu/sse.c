@@ -13,6 +13,7 @@
  */
 #include <string.h>
 
+#include "emu/avx.h"
 #include "emu/fpu.h"
 #include "emu/operand.h"
 #include "emu/sse_kernels.h"
@@ -502,7 +503,8 @@ status_t op_pinsrw(struct cpu *cpu, const struct insn *in)
  * last selected byte is probed first, so a fault stores nothing. */
 status_t op_maskmovdqu(struct cpu *cpu, const struct insn *in)
 {
-	status_t st = sse_gate(cpu, true, CPUID_SSE2);
+	/* VEX.128 VMASKMOVDQU: the same with the VEX gate (SDM Vol.2 MASKMOVDQU). */
+	status_t st = in->vex ? avx_gate(cpu) : sse_gate(cpu, true, CPUID_SSE2);
 	if (st != ST_OK)
 		return st;
 	const union xmm_reg *v = xreg(cpu, in->reg), *m = xreg(cpu, in->rm);
@@ -575,7 +577,8 @@ status_t op_shuf_pd(struct cpu *cpu, const struct insn *in) { return shuffle(cpu
  * (SDM Vol.2 LDMXCSR). */
 status_t op_ldmxcsr(struct cpu *cpu, const struct insn *in)
 {
-	status_t st = sse_gate(cpu, true, CPUID_SSE);
+	/* VEX.LZ VLDMXCSR: the VEX gate (SDM Vol.2 LDMXCSR, Table 2-22 type 5). */
+	status_t st = in->vex ? avx_gate(cpu) : sse_gate(cpu, true, CPUID_SSE);
 	if (st != ST_OK)
 		return st;
 	uint64_t v;
@@ -591,7 +594,7 @@ status_t op_ldmxcsr(struct cpu *cpu, const struct insn *in)
 /* 0F AE /3: STMXCSR m32. */
 status_t op_stmxcsr(struct cpu *cpu, const struct insn *in)
 {
-	status_t st = sse_gate(cpu, true, CPUID_SSE);
+	status_t st = in->vex ? avx_gate(cpu) : sse_gate(cpu, true, CPUID_SSE);
 	if (st != ST_OK)
 		return st;
 	return mem_write(cpu, in->seg, insn_ea(cpu, in), 4, cpu->fpu.mxcsr);

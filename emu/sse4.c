@@ -12,6 +12,7 @@
 #include "emu/flags.h"
 #include "emu/operand.h"
 #include "emu/simd_operand.h"
+#include "emu/sse_kernels.h"
 #include "isa_handlers.h"
 
 static inline int64_t sat(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
@@ -83,23 +84,35 @@ status_t op_sse4_lanes(struct cpu *cpu, const struct insn *in)
 
 /* 66 0F 38 20-25 PMOVSXBW/BD/BQ/WD/WQ/DQ and 30-35 PMOVZX*: the low elements of
  * the source widened. Source bytes: 8 (BW, WD, DQ), 4 (BD, WQ), 2 (BQ). */
+static const uint8_t pmovx_from[6] = { 1, 1, 1, 2, 2, 4 }, pmovx_to[6] = { 2, 4, 8, 4, 8, 8 };
+
+unsigned sse4_pmovx_src_bytes(unsigned opcode, unsigned out_bytes)
+{
+	unsigned k = opcode & 0x0f;
+	return out_bytes / pmovx_to[k] * pmovx_from[k];
+}
+
+void sse4_pmovx(unsigned opcode, const uint8_t *src, uint8_t *dst, unsigned out_bytes)
+{
+	unsigned k = opcode & 0x0f, f = pmovx_from[k], t = pmovx_to[k];
+	bool sign = opcode < 0x30;
+	for (unsigned i = 0; i < out_bytes / t; i++) {
+		uint64_t v = 0;
+		memcpy(&v, src + i * f, f);
+		if (sign && (v >> (8 * f - 1)))
+			v |= ~0ull << (8 * f);
+		memcpy(dst + i * t, &v, t);
+	}
+}
+
 status_t op_pmovx(struct cpu *cpu, const struct insn *in)
 {
-	static const uint8_t from[6] = { 1, 1, 1, 2, 2, 4 }, to[6] = { 2, 4, 8, 4, 8, 8 };
-	unsigned k = in->opcode & 0x0f, f = from[k], t = to[k], n = 16 / t;
-	bool sign = in->opcode < 0x30;
 	struct simd_args a;
-	status_t st = simd_load(cpu, in, false, n * f, SIMD_ANY, &a);
+	status_t st = simd_load(cpu, in, false, sse4_pmovx_src_bytes(in->opcode, 16), SIMD_ANY, &a);
 	if (st != ST_OK)
 		return st;
 	union xmm_reg r;
-	for (unsigned i = 0; i < n; i++) {
-		uint64_t v = 0;
-		memcpy(&v, a.s.b + i * f, f);
-		if (sign && (v >> (8 * f - 1)))
-			v |= ~0ull << (8 * f);
-		memcpy(r.b + i * t, &v, t);
-	}
+	sse4_pmovx(in->opcode, a.s.b, r.b, 16);
 	simd_store(cpu, in, &a, &r);
 	return ST_OK;
 }

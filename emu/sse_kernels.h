@@ -27,4 +27,10 @@ enum sse_kernel {
 /* d := d op s for the 66 0F opcode in->opcode (the NP one for the _PS kernels). */
 void sse_kernel(enum sse_kernel k, const struct insn *in, union xmm_reg *d, const union xmm_reg *s);
 
+/* SSE4.1 PMOVSX/PMOVZX (66 0F38 20-25, 30-35; emu/sse4.c): out_bytes of
+ * widened elements from the low source elements, and the source bytes they
+ * take; the 256-bit VEX forms widen across lanes (SDM Vol.2 PMOVSX "VEX.256"). */
+unsigned sse4_pmovx_src_bytes(unsigned opcode, unsigned out_bytes);
+void sse4_pmovx(unsigned opcode, const uint8_t *src, uint8_t *dst, unsigned out_bytes);
+
 #endif

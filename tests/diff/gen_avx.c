@@ -98,6 +98,7 @@ static const struct avx_op avx_ops[] = {
 	{ 3, 0xe6, MEM }, { 2, 0x2a, NDS | GRM | MEM | LIG }, { 3, 0x2a, NDS | GRM | MEM | LIG },
 	{ 2, 0x2c, GREG | MEM | LIG }, { 3, 0x2c, GREG | MEM | LIG }, { 2, 0x2d, GREG | MEM | LIG },
 	{ 3, 0x2d, GREG | MEM | LIG },
+	{ 1, 0xf7, REGONLY | L0 },                  /* VMASKMOVDQU [EDI] */
 	/* SSE3 */
 	{ 1, 0xd0, NDS | MEM }, { 3, 0xd0, NDS | MEM }, { 1, 0x7c, NDS | MEM }, { 3, 0x7c, NDS | MEM },
 	{ 1, 0x7d, NDS | MEM }, { 3, 0x7d, NDS | MEM }, { 2, 0x12, MEM }, { 2, 0x16, MEM }, { 3, 0x12, MEM },
@@ -109,7 +110,7 @@ static const struct avx_op avx_ops[] = {
 	{ 1, 0x0f, MAP3A | NDS | MEM | IMM | INT },
 	/* SSE4.1, SSE4.2 */
 	{ 1, 0x17, MAP38 | MEM | FLAGSW },
-#define PMOVX(o) { 1, o, MAP38 | MEM | L0 }
+#define PMOVX(o) { 1, o, MAP38 | MEM | INT }
 	PMOVX(0x20), PMOVX(0x21), PMOVX(0x22), PMOVX(0x23), PMOVX(0x24), PMOVX(0x25),
 	PMOVX(0x30), PMOVX(0x31), PMOVX(0x32), PMOVX(0x33), PMOVX(0x34), PMOVX(0x35),
 	S38(0x28), S38(0x29), S38(0x2b), S38(0x37), S38(0x38), S38(0x39), S38(0x3a), S38(0x3b),
