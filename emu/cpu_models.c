@@ -95,11 +95,14 @@
 /* With AVX (SDM Vol.2 CPUID leaf 0DH; SDM Vol.1 13.2, Table 13-1): XCR0 may hold
  * x87|SSE|AVX; ECX the area for all of them, 832 bytes; EBX the area for what
  * XCR0 enables, written here for XCR0 = 7 and adjusted to XCR0 (emu/cpuid.c).
- * Subleaf 1 EAX[0]: XSAVEOPT (Skylake, Ice Lake and Zen have it). Subleaf 2: the
- * YMM_Hi128 component, 256 bytes at offset 576. */
+ * Subleaf 1 EAX: XSAVEOPT (0), XSAVEC and the compacted XRSTOR (1), XGETBV with
+ * ECX = 1 (2), which Skylake, Ice Lake and Zen have; not XSAVES (3), whose
+ * supervisor components (IA32_XSS) hvemu has none of. EBX: the compacted
+ * area for XCR0, adjusted to XCR0 as subleaf 0's. Subleaf 2: the YMM_Hi128
+ * component, 256 bytes at offset 576. */
 #define XSAVE_LEAVES_AVX \
 	{ .leaf = 0xd, .subleaf = 0, .indexed = true, .eax = 7, .ebx = 832, .ecx = 832 }, \
-	{ .leaf = 0xd, .subleaf = 1, .indexed = true, .eax = 1 }, \
+	{ .leaf = 0xd, .subleaf = 1, .indexed = true, .eax = 7, .ebx = 832 }, \
 	{ .leaf = 0xd, .subleaf = 2, .indexed = true, .eax = 256, .ebx = 576 }
 
 /* Leaves 15H and 16H (SDM Vol.2 CPUID, "Time Stamp Counter and Nominal Core

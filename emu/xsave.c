@@ -357,6 +357,7 @@ static uint64_t rfbm(const struct cpu *cpu)
  * (SDM Vol.1 13.4.3). Outside 64-bit mode only YMM0-7's are saved and restored,
  * as XMM8-15 are for SSE (SDM Vol.1 13.13). */
 #define XSAVE_AVX_OFFSET 576u
+#define XCOMP_BV_COMPACT (1ull << 63)   /* XCOMP_BV[63]: the compacted format (SDM Vol.1 13.4.2) */
 #define XSAVE_AVX_SIZE 256u
 
 /* The bytes from the start of the area to the end of the last component in
@@ -375,8 +376,11 @@ static bool xsave_ext(const struct cpu *cpu, unsigned bit)
 	return (leaf[0] >> bit) & 1;
 }
 
-/* XSAVE and XSAVEOPT: RFBM's components in the standard format. */
-static status_t xsave_common(struct cpu *cpu, const struct insn *in)
+/* XSAVE and XSAVEOPT: RFBM's components in the standard format; XSAVEC
+ * (compact) in the compacted one. With only x87, SSE and AVX the formats place
+ * every component at the same offset: AVX, the first in the extended region,
+ * at 576 either way (SDM Vol.1 13.4.3). */
+static status_t xsave_common(struct cpu *cpu, const struct insn *in, bool compact)
 {
 	status_t st = xsave_gate(cpu, true);
 	if (st != ST_OK)
@@ -387,8 +391,7 @@ static status_t xsave_common(struct cpu *cpu, const struct insn *in)
 	if (st != ST_OK)
 		return st;
 	uint64_t bv = 0;
-	st = fpu_mem_read(cpu, in, off + 512, &bv, 8, 0);
-	if (st != ST_OK)
+	if (!compact && (st = fpu_mem_read(cpu, in, off + 512, &bv, 8, 0)) != ST_OK)
 		return st;
 	struct xsave_area img;
 	memset(&img, 0, sizeof(img));
@@ -399,16 +402,22 @@ static status_t xsave_common(struct cpu *cpu, const struct insn *in)
 		if (st == ST_OK)
 			st = fpu_mem_store(cpu, in, off + 32, b + 32, 128);
 	}
-	if (st == ST_OK && (mask & (XSTATE_SSE | XSTATE_AVX)))
+	/* MXCSR and MXCSR_MASK: with RFBM[1] or RFBM[2] for XSAVE and XSAVEOPT
+	 * (SDM Vol.1 13.7, 13.9), with the SSE component only for XSAVEC (SDM
+	 * Vol.2 XSAVEC Operation: "store SSE state ... saves the XMM registers,
+	 * MXCSR, and MXCSR_MASK"). */
+	if (st == ST_OK && (mask & (compact ? XSTATE_SSE : XSTATE_SSE | XSTATE_AVX)))
 		st = fpu_mem_store(cpu, in, off + 24, b + 24, 8);
 	if (st == ST_OK && (mask & XSTATE_SSE))
 		st = fpu_mem_store(cpu, in, off + 160, b + 160, 16 * nxmm);
 	if (st == ST_OK && (mask & XSTATE_AVX))
 		st = fpu_mem_store(cpu, in, off + XSAVE_AVX_OFFSET, cpu->fpu.ymm_hi, 16 * nxmm);
-	/* XSTATE_BV[i] := XINUSE[i] for i in RFBM; other bits unchanged. */
-	bv = (bv & ~mask) | (mask & cpu->xcr0);
+	/* XSAVE(OPT): XSTATE_BV[i] := XINUSE[i] for i in RFBM, other bits
+	 * unchanged. XSAVEC: XSTATE_BV := RFBM AND XINUSE, XCOMP_BV := RFBM with
+	 * bit 63 set; the rest of the header is not written (SDM Vol.2 XSAVEC). */
+	uint64_t hdr[2] = { compact ? mask : (bv & ~mask) | (mask & cpu->xcr0), mask | XCOMP_BV_COMPACT };
 	if (st == ST_OK)
-		st = fpu_mem_store(cpu, in, off + 512, &bv, 8);
+		st = fpu_mem_store(cpu, in, off + 512, hdr, compact ? 16 : 8);
 	return st;
 }
 
@@ -418,7 +427,7 @@ static status_t xsave_common(struct cpu *cpu, const struct insn *in)
  * is not written. */
 status_t op_xsave(struct cpu *cpu, const struct insn *in)
 {
-	return xsave_common(cpu, in);
+	return xsave_common(cpu, in, false);
 }
 
 /* 0F AE /6 (memory): XSAVEOPT mem (SDM Vol.1 13.9, Vol.2 XSAVEOPT): XSAVE's
@@ -431,14 +440,23 @@ status_t op_xsaveopt(struct cpu *cpu, const struct insn *in)
 {
 	if (!xsave_ext(cpu, 0))
 		return cpu_raise(cpu, EXC_UD);
-	return xsave_common(cpu, in);
+	return xsave_common(cpu, in, false);
 }
 
-/* 0F AE /5 (memory): XRSTOR mem, standard form (SDM Vol.1 13.8, Vol.2 XRSTOR).
- * #GP(0): misaligned; XCOMP_BV[63] = 1 (compaction is not supported); XSTATE_BV
- * with a bit not in XCR0; header bytes 23:8 not zero; MXCSR reserved bits when
- * MXCSR is loaded. Components in RFBM but clear in XSTATE_BV are initialised
- * (SDM Vol.1 13.8.1). */
+/* 0F C7 /4 (memory): XSAVEC mem (SDM Vol.1 13.10, Vol.2 XSAVEC): the compacted
+ * format, components in RFBM AND XINUSE (every enabled one here). #UD without
+ * CPUID.(EAX=0DH,ECX=1):EAX[1]; then XSAVE's #UD/#NM/#GP rules. */
+status_t op_xsavec(struct cpu *cpu, const struct insn *in)
+{
+	if (!xsave_ext(cpu, 1))
+		return cpu_raise(cpu, EXC_UD);
+	return xsave_common(cpu, in, true);
+}
+
+/* 0F AE /5 (memory): XRSTOR mem, standard and compacted forms (SDM Vol.1 13.8,
+ * Vol.2 XRSTOR). #GP(0): misaligned; the header rules of each form; MXCSR
+ * reserved bits when MXCSR is loaded. Components in RFBM but clear in
+ * XSTATE_BV are initialised (SDM Vol.1 13.8.1, 13.8.2). */
 status_t op_xrstor(struct cpu *cpu, const struct insn *in)
 {
 	status_t st = xsave_gate(cpu, true);
@@ -450,12 +468,28 @@ status_t op_xrstor(struct cpu *cpu, const struct insn *in)
 	st = fpu_mem_read(cpu, in, off, &img, XSAVE_AREA_SIZE, 64);
 	if (st != ST_OK)
 		return st;
-	uint64_t bv = img.hdr.xstate_bv;
-	if ((bv & ~cpu->xcr0) || img.hdr.xcomp_bv != 0 || img.hdr.reserved[0] != 0)
+	uint64_t bv = img.hdr.xstate_bv, comp = img.hdr.xcomp_bv;
+	bool compact = comp & XCOMP_BV_COMPACT;
+	if (compact) {
+		/* The compacted form (SDM Vol.1 13.8.2, Vol.2 XRSTOR): #GP(0) without
+		 * CPUID.(EAX=0DH,ECX=1):EAX[1], if XCOMP_BV[62:0] has a bit XCR0
+		 * lacks, if XSTATE_BV has a bit XCOMP_BV lacks, or if bytes 63:16
+		 * of the header are not all zero. */
+		bool reserved = false;
+		for (unsigned i = 0; i < 6; i++)
+			reserved |= img.hdr.reserved[i] != 0;
+		if (!xsave_ext(cpu, 1) || (comp & ~XCOMP_BV_COMPACT & ~cpu->xcr0) || (bv & ~comp) || reserved)
+			return cpu_raise_err(cpu, EXC_GP, 0);
+	} else if ((bv & ~cpu->xcr0) || comp != 0 || img.hdr.reserved[0] != 0) {
+		/* The standard form (SDM Vol.1 13.8.1): XSTATE_BV within XCR0, header
+		 * bytes 23:8 zero. */
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	/* MXCSR is loaded from memory with RFBM[1] or RFBM[2], whatever XSTATE_BV
-	 * says (SDM Vol.1 13.8.1); check it before anything changes. */
-	if ((mask & (XSTATE_SSE | XSTATE_AVX)) && (img.legacy.mxcsr & ~(uint32_t)MXCSR_MASK))
+	}
+	/* MXCSR: the standard form loads it with RFBM[1] or RFBM[2], whatever
+	 * XSTATE_BV says (SDM Vol.1 13.8.1); the compacted form with RFBM[1] and
+	 * XSTATE_BV[1], else it sets 1F80H (13.8.2). Checked before anything changes. */
+	bool load_mxcsr = compact ? (mask & bv & XSTATE_SSE) != 0 : (mask & (XSTATE_SSE | XSTATE_AVX)) != 0;
+	if (load_mxcsr && (img.legacy.mxcsr & ~(uint32_t)MXCSR_MASK))
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	/* The AVX component is read before anything changes, so a fault on it
 	 * leaves the state as it was; clear in XSTATE_BV, it is the init state:
@@ -476,8 +510,10 @@ status_t op_xrstor(struct cpu *cpu, const struct insn *in)
 			memset(f->r, 0, sizeof(f->r));
 		}
 	}
-	if (mask & (XSTATE_SSE | XSTATE_AVX))
+	if (load_mxcsr)
 		f->mxcsr = img.legacy.mxcsr;
+	else if (compact && (mask & XSTATE_SSE))
+		f->mxcsr = MXCSR_RESET;
 	if (mask & XSTATE_SSE) {
 		if (bv & XSTATE_SSE)
 			for (unsigned i = 0; i < nxmm; i++)

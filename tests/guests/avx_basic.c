@@ -5,7 +5,8 @@
  * #NM with CR0.TS), VEX.256 and VEX.128 results with bits 255:128 zeroed by
  * VEX.128 and kept by legacy SSE (SDM Vol.1 14.1.3), alignment of exception
  * type 1 only (SDM Vol.2 2.5.1), and the YMM_Hi128 component of XSAVE/XRSTOR
- * at offset 576 (SDM Vol.1 13.5.3, 13.8.1). Skipped without AVX. */
+ * at offset 576 (SDM Vol.1 13.5.3, 13.8.1) and of XSAVEC and the compacted
+ * XRSTOR (13.10, 13.8.2). Skipped without AVX. */
 #include "lib/guest.h"
 
 static uint32_t cr0(void) { uint32_t v; __asm__ volatile("mov %%cr0, %0" : "=r"(v)); return v; }
@@ -150,6 +151,31 @@ static void test_xsave(void)
 	check("XRSTOR XSTATE_BV[2] = 1: YMM3[255:224] loaded", rd(out, 7), rd(a32 + 28, 0));
 }
 
+/* XSAVEC (SDM Vol.2 XSAVEC): XCOMP_BV = RFBM | bit 63; YMM_Hi128 first in the
+ * compacted extended region, at 576; XSTATE_BV may leave out components in
+ * their init state (XINUSE), so only a saved one is compared. The compacted
+ * XRSTOR puts it back. */
+static void test_xsavec(void)
+{
+	uint32_t r[4];
+	cpuid(0xd, 1, r);
+	if (!(r[0] >> 1 & 1)) {
+		skip("XSAVEC", "CPUID.(EAX=0DH,ECX=1):EAX[1] = 0");
+		return;
+	}
+	gmemset(area, 0, sizeof(area));
+	__asm__ volatile("vmovdqa %0, %%ymm3" :: "m"(a32));
+	__asm__ volatile("xsavec %0" : "=m"(*(uint8_t(*)[832])area) : "a"(7), "d"(0));
+	check("XSAVEC: XCOMP_BV[31:0] = RFBM", rd(area + 520, 0), 7);
+	check("XSAVEC: XCOMP_BV[63:32] = 80000000H", rd(area + 524, 0), 0x80000000);
+	check("XSAVEC: XSTATE_BV[2] (YMM3 not in its init state)", area[512] >> 2 & 1, 1);
+	check("XSAVEC: YMM3[255:224] at 576 + 60", rd(area + 576 + 60, 0), rd(a32 + 28, 0));
+	__asm__ volatile("vxorps %%xmm3, %%xmm3, %%xmm3" ::: "memory");
+	__asm__ volatile("xrstor %0" : : "m"(*(uint8_t(*)[832])area), "a"(7), "d"(0));
+	__asm__ volatile("vmovdqu %%ymm3, %0" : "=m"(out));
+	check("compacted XRSTOR: YMM3[255:224] back", rd(out, 7), rd(a32 + 28, 0));
+}
+
 void guest_main(void)
 {
 	uint32_t r[4];
@@ -162,5 +188,6 @@ void guest_main(void)
 	test_results();
 	test_alignment();
 	test_xsave();
+	test_xsavec();
 	tap_finish();
 }

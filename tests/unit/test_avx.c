@@ -5,7 +5,8 @@
  * CR0.TS), alignment of exception type 1 against the others, VEX.128 zeroing
  * against legacy SSE preserving bits 255:128 (SDM Vol.1 14.1.3), the rows'
  * VEX.L and vvvv rules and CPUID gating, XSETBV's bit 2 rule, the YMM_Hi128
- * component of XSAVE/XRSTOR/XSAVEOPT and CPUID leaf 0DH (SDM Vol.1 13). */
+ * component of XSAVE/XRSTOR/XSAVEOPT/XSAVEC, the compacted XRSTOR and CPUID
+ * leaf 0DH (SDM Vol.1 13). */
 #include <string.h>
 
 #include "emu/fpu_state.h"
@@ -217,7 +218,11 @@ START_TEST(cpuid_leaves)
 		ck_assert_uint_eq(r[0], 256);
 		ck_assert_uint_eq(r[1], 576);
 		cpuid(&m, 0xd, 1, r);
-		ck_assert_uint_eq(r[0] & 1, 1);                            /* XSAVEOPT */
+		ck_assert_uint_eq(r[0], 7);                                /* XSAVEOPT, XSAVEC, XGETBV1 */
+		ck_assert_uint_eq(r[1], 576);                              /* compacted, XCR0 = 3 */
+		m.cpu.xcr0 = 7;
+		cpuid(&m, 0xd, 1, r);
+		ck_assert_uint_eq(r[1], 832);
 		machine_free(&m);
 	}
 	for (unsigned i = 0; i < 2; i++) {
@@ -334,6 +339,75 @@ START_TEST(xsave_component2)
 }
 END_TEST
 
+static void wr64(struct test_machine *m, uint32_t a, uint64_t v) { memcpy(m->pm.ram + a, &v, 8); }
+
+/* XSAVEC (SDM Vol.1 13.10, Vol.2 XSAVEC): XSTATE_BV := RFBM AND XINUSE,
+ * XCOMP_BV := RFBM | bit 63, the rest of the header untouched, MXCSR only with
+ * RFBM[1]; the compacted XRSTOR's header rules and its MXCSR init (13.8.2). */
+START_TEST(xsavec_compacted)
+{
+	struct test_machine m;
+	avx_machine(&m, "skylake-lite");
+	fill_ymm(&m.cpu);
+	m.cpu.fpu.mxcsr = 0x1fa0;
+	memset(m.pm.ram + DATA, 0xee, 1024);
+	m.cpu.regs[R_BX] = DATA;
+	m.cpu.regs[R_AX] = 7;
+	m.cpu.regs[R_DX] = 0;
+	ck_assert_int_eq(EXEC(&m, 0x0f, 0xc7, 0x23), ST_OK);               /* xsavec [ebx] */
+	ck_assert_uint_eq(rd64(&m, DATA + 512), 7);
+	ck_assert_uint_eq(rd64(&m, DATA + 520), 0x8000000000000007ull);
+	ck_assert_uint_eq(rd64(&m, DATA + 528), 0xeeeeeeeeeeeeeeeeull);    /* header 63:16 untouched */
+	ck_assert_uint_eq(rd64(&m, DATA + 576 + 16), m.cpu.fpu.ymm_hi[1].q[0]);
+	ck_assert_uint_eq(rd64(&m, DATA + 24) & 0xffffffff, 0x1fa0);
+	/* RFBM = x87|AVX: no MXCSR (it goes with SSE only), XSTATE_BV = 5. */
+	memset(m.pm.ram + DATA, 0xee, 1024);
+	m.cpu.regs[R_AX] = 5;
+	ck_assert_int_eq(EXEC(&m, 0x0f, 0xc7, 0x23), ST_OK);
+	ck_assert_uint_eq(rd64(&m, DATA + 512), 5);
+	ck_assert_uint_eq(rd64(&m, DATA + 520), 0x8000000000000005ull);
+	ck_assert_uint_eq(rd64(&m, DATA + 24), 0xeeeeeeeeeeeeeeeeull);
+	/* The compacted XRSTOR: header bytes 63:16 must be zero. */
+	m.cpu.regs[R_AX] = 7;
+	ck_assert_int_eq(EXEC(&m, 0x0f, 0xc7, 0x23), ST_OK);
+	assert_gp0(&m, EXEC(&m, 0x0f, 0xae, 0x2b));
+	memset(m.pm.ram + DATA + 528, 0, 48);
+	memset(m.cpu.fpu.ymm_hi, 0, sizeof(m.cpu.fpu.ymm_hi));
+	ck_assert_int_eq(EXEC(&m, 0x0f, 0xae, 0x2b), ST_OK);
+	ck_assert_uint_eq(m.cpu.fpu.ymm_hi[1].b[0], 0x90);
+	ck_assert_uint_eq(m.cpu.fpu.mxcsr, 0x1fa0);
+	/* XSTATE_BV[1] = 0: SSE to its init state and MXCSR to 1F80H. */
+	wr64(&m, DATA + 512, 5);
+	ck_assert_int_eq(EXEC(&m, 0x0f, 0xae, 0x2b), ST_OK);
+	ck_assert_uint_eq(m.cpu.fpu.mxcsr, 0x1f80);
+	ck_assert_uint_eq(m.cpu.fpu.xmm[2].q[0], 0);
+	/* XSTATE_BV with a bit XCOMP_BV lacks; XCOMP_BV with a bit XCR0 lacks. */
+	wr64(&m, DATA + 520, 0x8000000000000003ull);
+	wr64(&m, DATA + 512, 7);
+	assert_gp0(&m, EXEC(&m, 0x0f, 0xae, 0x2b));
+	wr64(&m, DATA + 520, 0x800000000000000full);
+	assert_gp0(&m, EXEC(&m, 0x0f, 0xae, 0x2b));
+	/* The standard form still refuses a nonzero XCOMP_BV[62:0]. */
+	wr64(&m, DATA + 520, 7);
+	assert_gp0(&m, EXEC(&m, 0x0f, 0xae, 0x2b));
+	machine_free(&m);
+	/* Without CPUID.(EAX=0DH,ECX=1):EAX[1]: XSAVEC #UD, the compacted XRSTOR #GP(0). */
+	machine_init(&m, "nehalem-lite");
+	m.cpu.cr4 |= CR4_OSXSAVE | CR4_OSFXSR;
+	m.cpu.xcr0 = 3;
+	m.cpu.regs[R_BX] = DATA;
+	m.cpu.regs[R_AX] = 3;
+	m.cpu.regs[R_DX] = 0;
+	assert_ud(&m, EXEC(&m, 0x0f, 0xc7, 0x23));
+	memset(m.pm.ram + DATA, 0, 1024);
+	wr64(&m, DATA + 24, 0x1f80);
+	wr64(&m, DATA + 512, 3);
+	wr64(&m, DATA + 520, 0x8000000000000003ull);
+	assert_gp0(&m, EXEC(&m, 0x0f, 0xae, 0x2b));
+	machine_free(&m);
+}
+END_TEST
+
 /* In 64-bit mode XSAVE covers YMM8-15 too; a fault on the AVX part of an
  * XRSTOR changes nothing. */
 START_TEST(xsave_64)
@@ -368,6 +442,7 @@ static Suite *avx_suite(void)
 	tcase_add_test(t, xsetbv_rules);
 	tcase_add_test(t, xsave_component2);
 	tcase_add_test(t, xsave_64);
+	tcase_add_test(t, xsavec_compacted);
 	suite_add_tcase(s, t);
 	return s;
 }
