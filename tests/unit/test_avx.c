@@ -425,6 +425,18 @@ START_TEST(xsave_64)
 	ck_assert_uint_eq(rd64(&m, DATA + 576 + 15 * 16), m.cpu.fpu.ymm_hi[15].q[0]);
 	ck_assert_int_eq(EXEC(&m, 0xc5, 0x7c, 0x28, 0xc1), ST_OK);         /* vmovaps ymm8, ymm1 */
 	ck_assert_uint_eq(m.cpu.fpu.ymm_hi[8].b[0], 0x90);
+	/* vaddps ymm9, ymm10, ymm11 (C4 41 2C 58 CB): VEX.R, VEX.B and vvvv[3]
+	 * reach registers 8-15 (SDM Vol.2 2.3.5). */
+	for (unsigned i = 0; i < 4; i++) {
+		m.cpu.fpu.xmm[10].d[i] = m.cpu.fpu.ymm_hi[10].d[i] = 0x3f800000;       /* 1.0 */
+		m.cpu.fpu.xmm[11].d[i] = m.cpu.fpu.ymm_hi[11].d[i] = 0x40000000;       /* 2.0 */
+	}
+	ck_assert_int_eq(EXEC(&m, 0xc4, 0x41, 0x2c, 0x58, 0xcb), ST_OK);
+	ck_assert_uint_eq(m.cpu.fpu.xmm[9].d[0], 0x40400000);
+	ck_assert_uint_eq(m.cpu.fpu.ymm_hi[9].d[3], 0x40400000);
+	/* A REX prefix before VEX is #UD (SDM Vol.2 2.3.2). */
+	assert_ud(&m, EXEC(&m, 0x40, 0xc4, 0x41, 0x2c, 0x58, 0xcb));
+	assert_ud(&m, EXEC(&m, 0xf2, 0xc4, 0x41, 0x2c, 0x58, 0xcb));
 	machine_free(&m);
 }
 END_TEST
