@@ -370,7 +370,12 @@ status_t op_vcomi_sd(struct cpu *cpu, const struct insn *in) { return vcomi(cpu,
  * per 128-bit lane, the second time on a copy of the instruction marked
  * VEX_UPPER_LANE whose imm8 is shifted right by imm_shift (VBLENDPS: imm8[7:4]
  * selects the upper lane's elements). A fault on the second lane puts the
- * destination back, so the instruction changes no register. */
+ * destination back, so the instruction changes no register. Not exact: the
+ * floating-point ones (VADDSUB/VHADD/VHSUB, VROUND, VDPPS) commit MXCSR per
+ * lane, so an unmasked exception in the upper lane leaves the lower lane's
+ * flags recorded, where the SDM (Vol.1 11.5.3) records one instruction's
+ * conditions; with the exceptions masked (the usual case) the flags are the
+ * same either way. */
 static status_t avx_lanes(struct cpu *cpu, const struct insn *in, insn_handler legacy, unsigned imm_shift)
 {
 	union ymm_reg saved;
