@@ -122,5 +122,7 @@ void gen_simd(struct gen *g);
  * only with avx2_on (the host has AVX2), VAESxxx and VPCLMULQDQ with aes_on. */
 extern bool avx2_on, aes_on;
 void gen_avx(struct gen *g);
+/* The -m avx64 run: 64-bit cases of the same rows, all sixteen registers. */
+uint32_t gen_case_avx64(struct gen *g, struct diff_request *rq);
 
 #endif

@@ -8,7 +8,7 @@
  * and MXCSR are compared (host_diff.c). The 256-bit packed-integer forms run
  * only when the host has AVX2 (avx2_on).
  */
-#include "tests/diff/gen.h"
+#include "tests/diff/enc64.h"
 
 enum {
 	NDS = 1u << 0,      /* VEX.vvvv is a source (else 1111b) */
@@ -144,17 +144,24 @@ bool avx2_on;
 
 static const unsigned avx_gprs[] = { R_AX, R_CX, R_DX, R_BX, R_BP };
 
-void gen_avx(struct gen *g)
+/* A random row and VEX.L for it. */
+static const struct avx_op *pick_op(struct gen *g, unsigned *l)
 {
 	const struct avx_op *o;
-	unsigned l;
 	do {
 		if (aes_on && pick(g, 16) == 0)
 			o = &avx_crypto_ops[pick(g, sizeof(avx_crypto_ops) / sizeof(avx_crypto_ops[0]))];
 		else
 			o = &avx_ops[pick(g, sizeof(avx_ops) / sizeof(avx_ops[0]))];
-		l = (o->how & L0) ? 0 : pick(g, 2);
-	} while (l && (o->how & INT) && !avx2_on);
+		*l = (o->how & L0) ? 0 : pick(g, 2);
+	} while (*l && (o->how & INT) && !avx2_on);
+	return o;
+}
+
+void gen_avx(struct gen *g)
+{
+	unsigned l;
+	const struct avx_op *o = pick_op(g, &l);
 	uint32_t how = o->how;
 	if (how & STRCMP) {                         /* lengths -20..20 */
 		emit(g, 0xb8 + R_AX), emit_imm(g, (uint32_t)((int)pick(g, 41) - 20), 4);
@@ -193,4 +200,86 @@ void gen_avx(struct gen *g)
 		emit(g, (o->op == 0xc2 && map == 1) ? pick(g, 32) : pick(g, 4) == 0 ? pick(g, 256) : pick(g, 72));
 	if (how & FLAGSW)
 		flags_written(g, ARITH, 0);
+}
+
+/* ---- the 64-bit run (host_diff -m avx64) ---- */
+
+/* The three-byte VEX form with every field: R, X, B from the registers and
+ * the r/m operand (enc64.h), W, VEX.L, vvvv 0-15. */
+static void vex64(struct gen *g, unsigned pp, unsigned map, bool w, unsigned l, unsigned vvvv, unsigned reg,
+		  unsigned op, const struct rm *rm, int imm8)
+{
+	if (rm->a32)
+		emit(g, 0x67);
+	unsigned r = (reg >> 3) & 1, x = (rm->rexxb >> 1) & 1, b = rm->rexxb & 1;
+	emit(g, 0xc4);
+	emit(g, (!r) << 7 | (!x) << 6 | (!b) << 5 | map);
+	emit(g, (unsigned)w << 7 | (~vvvv & 15) << 3 | l << 2 | pp);
+	emit(g, op);
+	emit(g, (unsigned)(rm->mod << 6) | ((reg & 7) << 3) | rm->rm);
+	if (rm->has_sib)
+		emit(g, rm->sib);
+	unsigned disp_at = g->len;
+	emit_imm(g, rm->disp, rm->disp_len);
+	if (imm8 >= 0)
+		emit(g, (unsigned)imm8);
+	if (rm->riprel) {
+		uint32_t d = rm->target - (DIFF_CODE_ADDR + g->len);
+		for (unsigned i = 0; i < 4; i++)
+			g->code[disp_at + i] = (uint8_t)(d >> (8 * i));
+	}
+}
+
+/* One row in 64-bit code: registers 0-15 (VEX.R, VEX.B, vvvv[3]), memory forms
+ * of enc64.h (REX.X/B bases and indexes, RIP-relative, 67), VEX.W random but
+ * where the row wants W0 (VEX.W1 picks the 64-bit integer forms: VMOVQ r64,
+ * VPEXTRQ/VPINSRQ, VCVTSI2SD r64, VPCMPESTRx with RAX/RDX). */
+static void gen_avx64(struct gen *g)
+{
+	unsigned l;
+	const struct avx_op *o = pick_op(g, &l);
+	uint32_t how = o->how;
+	bool w = !(how & IS4) && pick(g, 2);
+	if (how & STRCMP) {
+		mov_imm(g, R_AX, (uint64_t)(int64_t)((int)pick(g, 41) - 20));
+		mov_imm(g, R_DX, (uint64_t)(int64_t)((int)pick(g, 41) - 20));
+		flags_written(g, ARITH, 0);
+	}
+	bool mem = !(how & REGONLY) && ((how & MEMONLY) || ((how & (MEM | AMEM)) && pick(g, 3) == 0));
+	struct rm rm = mem ? mem_rm(g, 32, (how & AMEM) ? (l ? 32 : 16) : 1, true, true)
+			   : reg_rm((how & GRM) ? dreg(g) : pick(g, 16));
+	unsigned vvvv = (how & NDS) || ((how & NDS_REG) && !mem) ? pick(g, 16) : 0;
+	unsigned reg = (how & DIGIT) ? (how >> DIGIT_SHIFT) & 7 : (how & GREG) ? dreg(g) : pick(g, 16);
+	unsigned map = (how & MAP38) ? 2 : (how & MAP3A) ? 3 : 1;
+	int imm = -1;
+	if (how & IS4)
+		imm = (int)(pick(g, 16) << 4 | pick(g, 16));
+	else if (how & IMM)
+		imm = (int)((o->op == 0xc2 && map == 1) ? pick(g, 32) : pick(g, 4) == 0 ? pick(g, 256) : pick(g, 72));
+	vex64(g, o->pp, map, w, l, vvvv, reg, o->op, &rm, imm);
+	if (how & FLAGSW)
+		flags_written(g, ARITH, 0);
+}
+
+uint32_t gen_case_avx64(struct gen *g, struct diff_request *rq)
+{
+	(void)gen_case64(g, rq);                    /* the registers, flags and data */
+	rq->x87 = 0;
+	rq->avx = 1;
+	for (unsigned x = 0; x < 16; x++) {
+		if (pick(g, 3) == 0)
+			fill_fp(g, rq->in.ymm_hi[x]);
+		else
+			for (unsigned i = 0; i < 16; i++)
+				rq->in.ymm_hi[x][i] = (uint8_t)rnd(g);
+	}
+	g->code = rq->code;
+	g->len = 0;
+	g->undef = 0;
+	g->x87_on = false;
+	unsigned n = 1 + pick(g, SEQ_MAX);
+	for (unsigned i = 0; i < n && g->len < DIFF_CODE_MAX - 64; i++)
+		gen_avx64(g);
+	rq->code_len = g->len;
+	return g->undef;
 }

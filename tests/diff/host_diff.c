@@ -3,7 +3,7 @@
  * 0, ended by HLT); the registers, the scratch and stack pages and the flags
  * must match.
  *
- *   host_diff [-m 32|64|simd|scalar|avx] [-l] [N [SEED]]   (defaults: 32, 20000 sequences, seed 0x5eed)
+ *   host_diff [-m 32|64|simd|scalar|avx|avx64] [-l] [N [SEED]]   (defaults: 32, 20000 sequences, seed 0x5eed)
  *
  * -l lists the generated code instead of running it.
  *
@@ -39,6 +39,9 @@
  *   moves, logic, packed-integer and floating-point instructions mixed in,
  *   YMM0-7 compared whole (bits 255:128 too) with MXCSR; the 256-bit integer
  *   forms with the host's AVX2. Exits 77 on a host or model without AVX.
+ * -m avx64 (gen_avx.c): the same rows in 64-bit mode as -m scalar runs it
+ *   (the host vendor's model): YMM0-15, VEX.R/X/B, vvvv[3], VEX.W1's 64-bit
+ *   integer forms, enc64.h's memory forms; no other instructions.
  *
  * A quarter of the cases in each mode use the x87 (gen_x87.c): they start from
  * a random FRSTOR image or FNINIT, and the whole x87 state at the end (FNSAVE
@@ -553,7 +556,7 @@ static uint32_t simd_common(const struct cpu_model *model)
 int main(int argc, char **argv)
 {
 	enum diff_mode mode = DIFF_MODE32;
-	bool list = false, simd = false, scalar = false, avx = false;
+	bool list = false, simd = false, scalar = false, avx = false, avx64 = false;
 	int a = 1;
 	for (; a < argc && argv[a][0] == '-'; a++) {
 		if (!strcmp(argv[a], "-l"))
@@ -561,18 +564,20 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[a], "-m") && a + 1 < argc) {
 			simd = !strcmp(argv[++a], "simd");
 			scalar = !strcmp(argv[a], "scalar");
-			avx = !strcmp(argv[a], "avx");
-			mode = scalar || !strcmp(argv[a], "64") ? DIFF_MODE64 : DIFF_MODE32;
+			avx64 = !strcmp(argv[a], "avx64");
+			avx = avx64 || !strcmp(argv[a], "avx");
+			mode = scalar || avx64 || !strcmp(argv[a], "64") ? DIFF_MODE64 : DIFF_MODE32;
 		}
 	}
 	unsigned long n = argc > a ? strtoul(argv[a], NULL, 0) : 20000;
 	uint64_t seed = argc > a + 1 ? strtoull(argv[a + 1], NULL, 0) : 0x5eed;
 	struct gen g = { .rng = seed * 0x9e3779b97f4a7c15ull | 1, .no_env_stores = native_x87_gaps() != 0,
-			 .simd = simd, .avx = avx };
+			 .simd = simd, .avx = avx && !avx64 };
 	unsigned eax, ebx, ecx, edx;
 	bool amd_host = __get_cpuid(0, &eax, &ebx, &ecx, &edx) && ebx == 0x68747541u;   /* "Auth" */
 	bool intel_host = __get_cpuid(0, &eax, &ebx, &ecx, &edx) && ebx == 0x756e6547u; /* "Genu" */
-	const struct cpu_model *base = scalar ? cpu_model_find(amd_host ? "epyc-lite" : "skylake-lite") :
+	bool host_model = scalar || avx64;      /* 64-bit runs as the host vendor's model */
+	const struct cpu_model *base = host_model ? cpu_model_find(amd_host ? "epyc-lite" : "skylake-lite") :
 				       simd || avx ? cpu_model_find(amd_host ? "epyc-lite" : "icelake-lite") :
 				       mode == DIFF_MODE64 ? cpu_model_find("epyc-lite") : cpu_models[0];
 	const struct cpu_model *model = with_sse3(base, scalar ? 1u << 20 /* SSE4.2: CRC32 */ : 0);
@@ -588,7 +593,7 @@ int main(int argc, char **argv)
 		printf("host-diff: the host has none of the scalar instructions: SKIP\n");
 		return 77;
 	}
-	if (mode == DIFF_MODE64 && !scalar && !amd_host) {
+	if (mode == DIFF_MODE64 && !host_model && !amd_host) {
 		printf("host-diff: the 64-bit sequences model an AMD host (epyc-lite); this host is not one: SKIP\n");
 		return 77;
 	}
@@ -622,7 +627,7 @@ int main(int argc, char **argv)
 	if (g.no_env_stores)
 		printf("host-diff: this host keeps FOP, FDP or FCS/FDS only for unmasked x87 exceptions "
 		       "(SDM Vol.1 8.1.8-8.1.9): no FNSTENV/FNSAVE images are stored, those fields not compared\n");
-	for (size_t k = 0; mode == DIFF_MODE64 && !scalar && !list && k < sizeof(regressions64) / sizeof(regressions64[0]); k++) {
+	for (size_t k = 0; mode == DIFF_MODE64 && !host_model && !list && k < sizeof(regressions64) / sizeof(regressions64[0]); k++) {
 		const struct regression *r = &regressions64[k];
 		int status;
 		(void)gen_case64(&g, &rq);
@@ -639,7 +644,8 @@ int main(int argc, char **argv)
 		mismatches++;
 	}
 	for (unsigned long i = 0; i < n; i++) {
-		uint32_t undef = scalar ? gen_case_scalar(&g, &rq) : mode == DIFF_MODE64 ? gen_case64(&g, &rq) :
+		uint32_t undef = scalar ? gen_case_scalar(&g, &rq) : avx64 ? gen_case_avx64(&g, &rq) :
+				 mode == DIFF_MODE64 ? gen_case64(&g, &rq) :
 				 gen_case32(&g, &rq);
 		int status;
 		if (list) {
@@ -668,7 +674,7 @@ int main(int argc, char **argv)
 			by_vector[native.vector]++;
 		/* 64-bit: the model matches the host's vendor, so undefined flags count too;
 		 * in the scalar run only what was measured (on Intel). */
-		uint32_t mask = mode == DIFF_MODE64 && (!scalar || intel_host) ? COMPARED : COMPARED & ~undef;
+		uint32_t mask = mode == DIFF_MODE64 && (!host_model || intel_host) ? COMPARED : COMPARED & ~undef;
 		if (st == ST_HALT && same(&rq, &native, &emu, mask))
 			continue;
 		/* hvemu is deterministic; the host's run need not be: a context

@@ -279,6 +279,20 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
 	fault_out->cr2 = r[REG_TRAPNO] == 14 ? (uint64_t)r[REG_CR2] : 0;     /* stale otherwise */
 	fault_out->mxcsr = u->uc_mcontext.fpregs->mxcsr;
 	memcpy(fault_out->xmm, u->uc_mcontext.fpregs->_xmm, sizeof(fault_out->xmm));
+	/* Bits 255:128 of the YMM registers: the frame's XSAVE image, when the
+	 * kernel wrote one (FP_XSTATE_MAGIC1 "XPSF" at byte 464, Linux's
+	 * sigcontext.h), at YMM_Hi128's standard-format offset 576 (SDM Vol.1
+	 * 13.4.3) if XSTATE_BV[2] is set, else in their init state, zero. */
+	const uint8_t *img = (const uint8_t *)u->uc_mcontext.fpregs;
+	uint32_t magic1;
+	uint64_t bv = 0;
+	memcpy(&magic1, img + 464, 4);
+	if (magic1 == 0x46505853u)
+		memcpy(&bv, img + 512, 8);
+	if (bv & 4)
+		memcpy(fault_out->ymm_hi, img + 576, sizeof(fault_out->ymm_hi));
+	else
+		memset(fault_out->ymm_hi, 0, sizeof(fault_out->ymm_hi));
 	x87_from_fxsave(&fault_out->x87, u->uc_mcontext.fpregs);
 	siglongjmp(fault_return, 1);
 }
