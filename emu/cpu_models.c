@@ -62,8 +62,10 @@
  *   80000008H:EAX    the physical and linear address widths: 48 linear bits, the
  *                    canonical checks the 48-bit ones (SDM Vol.3 3.3.7.1), except
  *                    "icelake-lite" with LA57 (CPUID.7.0:ECX[16], 57 linear bits).
- * No AVX: XCR0 bit 2 is advertised by no model, since VEX instructions are not
- * implemented (SDM Vol.1 13.3: an OS enables only the components leaf 0DH lists). */
+ *   01H:ECX[28]      AVX (emu/avx.c, emu/avx_sse.c) with XCR0 bit 2 in leaf 0DH on
+ *                    "skylake-lite", "icelake-lite" and "epyc-lite", whose real
+ *                    parts have it (SDM Vol.1 13.3: an OS enables only the
+ *                    components leaf 0DH lists); not on "core2"/"nehalem-lite". */
 #define HVEMU_EDX1 (FEATURE(fpu) | FEATURE(vme) | FEATURE(de) | FEATURE(pse) | FEATURE(tsc) | \
 		    FEATURE(msr) | FEATURE(pae) | FEATURE(mce) | FEATURE(cx8) | FEATURE(apic) | \
 		    FEATURE(sep) | FEATURE(pge) | FEATURE(mca) | FEATURE(cmov) | FEATURE(pat) | \
@@ -90,6 +92,18 @@
 #define XSAVE_LEAVES_X87_SSE \
 	{ .leaf = 0xd, .subleaf = 0, .indexed = true, .eax = 3, .ebx = 576, .ecx = 576 }, \
 	{ .leaf = 0xd, .subleaf = 1, .indexed = true }
+/* With AVX (SDM Vol.2 CPUID leaf 0DH; SDM Vol.1 13.2, Table 13-1): XCR0 may hold
+ * x87|SSE|AVX; ECX the area for all of them, 832 bytes; EBX the area for what
+ * XCR0 enables, written here for XCR0 = 7 and adjusted to XCR0 (emu/cpuid.c).
+ * Subleaf 1 EAX: XSAVEOPT (0), XSAVEC and the compacted XRSTOR (1), XGETBV with
+ * ECX = 1 (2), which Skylake, Ice Lake and Zen have; not XSAVES (3), whose
+ * supervisor components (IA32_XSS) hvemu has none of. EBX: the compacted
+ * area for XCR0, adjusted to XCR0 as subleaf 0's. Subleaf 2: the YMM_Hi128
+ * component, 256 bytes at offset 576. */
+#define XSAVE_LEAVES_AVX \
+	{ .leaf = 0xd, .subleaf = 0, .indexed = true, .eax = 7, .ebx = 832, .ecx = 832 }, \
+	{ .leaf = 0xd, .subleaf = 1, .indexed = true, .eax = 7, .ebx = 832 }, \
+	{ .leaf = 0xd, .subleaf = 2, .indexed = true, .eax = 256, .ebx = 576 }
 
 /* Leaves 15H and 16H (SDM Vol.2 CPUID, "Time Stamp Counter and Nominal Core
  * Crystal Clock Information Leaf", "Processor Frequency Information Leaf"):
@@ -440,7 +454,7 @@ static const struct cpuid_leaf skylake_leaves[] = {
 	  .ecx = STR4('n', 't', 'e', 'l') },
 	{ .leaf = 1, .eax = SKYLAKE_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64,
 	  .ecx = SIMD_SKYLAKE | FEATURE(vmx) | FEATURE(cx16) | FEATURE(pcid) | FEATURE(x2apic) |
-		 FEATURE(tsc_deadline_timer) | FEATURE(xsave) | SCALAR_ECX1,
+		 FEATURE(tsc_deadline_timer) | FEATURE(xsave) | FEATURE(avx) | SCALAR_ECX1,
 	  .edx = HVEMU_EDX1 },
 	{ .leaf = 2, .eax = 0x0000ff01 },
 	/* L1D/L1I 32 KiB 8-way, L2 256 KiB 4-way, 64-byte lines (leaf 4 as for core2). */
@@ -449,7 +463,7 @@ static const struct cpuid_leaf skylake_leaves[] = {
 	{ .leaf = 4, .subleaf = 2, .indexed = true, .eax = 0x143, .ebx = 0x00c0003f, .ecx = 1023 },
 	{ .leaf = 7, .subleaf = 0, .indexed = true,
 	  .ebx = FEATURE(fsgsbase) | FEATURE(smep) | FEATURE(invpcid) | FEATURE(smap) | SCALAR_EBX7 },
-	XSAVE_LEAVES_X87_SSE,
+	XSAVE_LEAVES_AVX,
 	TSC_LEAVES,
 	{ .leaf = 0x80000000, .eax = 0x80000008 },
 	{ .leaf = 0x80000001, .ecx = FEATURE(lahf_lm) | FEATURE(abm), .edx = EDX81_LONG },
@@ -495,7 +509,7 @@ static const struct cpuid_leaf icelake_leaves[] = {
 	  .ecx = STR4('n', 't', 'e', 'l') },
 	{ .leaf = 1, .eax = ICELAKE_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64,
 	  .ecx = SIMD_SKYLAKE | FEATURE(vmx) | FEATURE(cx16) | FEATURE(pcid) | FEATURE(x2apic) |
-		 FEATURE(tsc_deadline_timer) | FEATURE(xsave) | SCALAR_ECX1,
+		 FEATURE(tsc_deadline_timer) | FEATURE(xsave) | FEATURE(avx) | SCALAR_ECX1,
 	  .edx = HVEMU_EDX1 },
 	{ .leaf = 2, .eax = 0x0000ff01 },
 	/* L1D 48 KiB 12-way, L1I 32 KiB 8-way, L2 1.25 MiB 20-way, 64-byte lines. */
@@ -506,7 +520,7 @@ static const struct cpuid_leaf icelake_leaves[] = {
 	  .ebx = FEATURE(fsgsbase) | FEATURE(smep) | FEATURE(invpcid) | FEATURE(smap) | FEATURE(sha_ni) |
 		 SCALAR_EBX7,
 	  .ecx = FEATURE(la57) | FEATURE(rdpid) },
-	XSAVE_LEAVES_X87_SSE,
+	XSAVE_LEAVES_AVX,
 	TSC_LEAVES,
 	{ .leaf = 0x80000000, .eax = 0x80000008 },
 	{ .leaf = 0x80000001, .ecx = FEATURE(lahf_lm) | FEATURE(abm), .edx = EDX81_LONG },
@@ -643,12 +657,12 @@ static const struct cpuid_leaf epyc_leaves[] = {
 	{ .leaf = 0, .eax = 0xd, .ebx = STR4('A', 'u', 't', 'h'), .edx = STR4('e', 'n', 't', 'i'),
 	  .ecx = STR4('c', 'A', 'M', 'D') },
 	{ .leaf = 1, .eax = EPYC_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64,
-	  .ecx = SIMD_SKYLAKE | FEATURE(cx16) | FEATURE(xsave) | SCALAR_ECX1,
+	  .ecx = SIMD_SKYLAKE | FEATURE(cx16) | FEATURE(xsave) | FEATURE(avx) | SCALAR_ECX1,
 	  .edx = HVEMU_EDX1 },
 	/* Zen 1 has no RDPID (Zen 2 brought it). */
 	{ .leaf = 7, .subleaf = 0, .indexed = true,
 	  .ebx = FEATURE(fsgsbase) | FEATURE(smep) | FEATURE(smap) | FEATURE(sha_ni) | SCALAR_EBX7 },
-	XSAVE_LEAVES_X87_SSE,
+	XSAVE_LEAVES_AVX,
 	{ .leaf = 0x80000000, .eax = 0x8000000a, .ebx = STR4('A', 'u', 't', 'h'),
 	  .edx = STR4('e', 'n', 't', 'i'), .ecx = STR4('c', 'A', 'M', 'D') },
 	{ .leaf = 0x80000001, .eax = EPYC_SIG, .ecx = FEATURE(svm) | FEATURE(lahf_lm) | FEATURE(abm),

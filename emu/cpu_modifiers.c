@@ -82,6 +82,7 @@ static const struct { const char *feature, *needs, *source; } needs[] = {
 	{ "sse", "fxsr", "SDM Vol.1 11.6: SSE state is saved by FXSAVE" },
 	{ "sse2", "sse", "SDM Vol.1 11.6" },
 	{ "xsave", "fxsr", "SDM Vol.1 13.4: XSAVE's legacy region is FXSAVE's" },
+	{ "avx", "xsave", "SDM Vol.1 14.3: AVX state is enabled through XCR0" },
 	{ "pse36", "pse", "SDM Vol.3 4.3: PSE-36 widens 4-MByte pages" },
 };
 
@@ -116,6 +117,35 @@ static void drop_hv(struct derived_model *d)
 	d->model.vmx_cap_count = 0;
 }
 
+static struct cpuid_leaf *subleaf_of(struct derived_model *d, uint32_t leaf, uint32_t sub)
+{
+	for (unsigned i = 0; i < d->model.cpuid_count; i++)
+		if (d->leaves[i].leaf == leaf && d->leaves[i].indexed && d->leaves[i].subleaf == sub)
+			return &d->leaves[i];
+	return NULL;
+}
+
+/* AVX's state component is leaf 0DH data (SDM Vol.1 13.2, 13.3: XCR0[2] can be
+ * set only where CPUID.(EAX=0DH,ECX=0):EAX[2] is): +avx needs a model that has
+ * it, -avx takes it out (sizes back to the legacy region and header). */
+static bool avx_state(struct derived_model *d, bool on, char *err, size_t n)
+{
+	struct cpuid_leaf *l0 = subleaf_of(d, 0xd, 0), *l2 = subleaf_of(d, 0xd, 2);
+	if (on) {
+		if (!l0 || !(l0->eax & 4) || !l2)
+			return fail(err, n, "--cpu %s: '%s' has no AVX state component in CPUID leaf 0DH",
+				    d->name, d->base);
+		return true;
+	}
+	if (l0) {
+		l0->eax &= ~4u;
+		l0->ebx = l0->ecx = 576;
+	}
+	if (l2)
+		l2->eax = l2->ebx = 0;
+	return true;
+}
+
 /* One +FEATURE or -FEATURE. */
 static bool modify(struct derived_model *d, const char *name, bool on, char *err, size_t n)
 {
@@ -141,6 +171,8 @@ static bool modify(struct derived_model *d, const char *name, bool on, char *err
 	if (on && !implemented(&d->model, &f))
 		return fail(err, n, "--cpu %s: hvemu does not implement '%s' on %s models", d->name, name,
 			    d->model.vendor == VENDOR_AMD ? "AMD" : "Intel");
+	if (!strcmp(name, "avx") && !avx_state(d, on, err, n))
+		return false;
 	return set_bit(d, &f, on, err, n);
 }
 

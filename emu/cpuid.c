@@ -181,6 +181,36 @@ void cpu_cpuid(const struct cpu *cpu, uint32_t leaf, uint32_t subleaf, uint32_t 
 	} else if (leaf == 0xb && in_range && cpu->lapic && cpu_model_has(m, 1, 2, FEATURE_BIT_x2apic)) {
 		topology_leaf(cpu, subleaf, out);
 	}
+	/* SDM Vol.2 CPUID leaf 0DH, subleaf 0, EBX: "maximum size (bytes, from
+	 * the beginning of the XSAVE/XRSTOR save area) required by enabled
+	 * features in XCR0": the end of the last enabled component above SSE
+	 * (subleaf i: EAX size, EBX offset), else the legacy region and header. */
+	if (leaf == 0xd && subleaf == 0 && in_range && out[0]) {
+		uint32_t end = 576;
+		for (unsigned i = 2; i < 32; i++) {
+			uint32_t c[4];
+			if (!(cpu->xcr0 & (1ull << i)))
+				continue;
+			cpu_model_cpuid_at(m, cpu->hv_available, cpu->tsc_hz, 0xd, i, c);
+			if (c[0] + c[1] > end)
+				end = c[0] + c[1];
+		}
+		out[1] = end;
+	}
+	/* Subleaf 1 EBX with XSAVEC (EAX[1]): "the size in bytes of the XSAVE area
+	 * containing all states enabled by XCR0 | IA32_XSS", compacted: the
+	 * legacy region and header, then each enabled component's size. */
+	if (leaf == 0xd && subleaf == 1 && in_range && (out[0] & 2)) {
+		uint32_t size = 576;
+		for (unsigned i = 2; i < 32; i++) {
+			uint32_t c[4];
+			if (!(cpu->xcr0 & (1ull << i)))
+				continue;
+			cpu_model_cpuid_at(m, cpu->hv_available, cpu->tsc_hz, 0xd, i, c);
+			size += c[0];
+		}
+		out[1] = size;
+	}
 	/* SDM Vol.4 Table 2-2, 1A0H: XD Bit Disable and ENABLE MONITOR FSM. */
 	if (leaf == 0x80000001 && (cpu->misc_enable & MISC_ENABLE_XD_DISABLE))
 		out[3] &= ~FEATURE(nx);

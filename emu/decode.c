@@ -292,6 +292,10 @@ static __attribute__((noinline, cold)) int decode_vex(struct cursor *c, unsigned
 		 * #UD (decoded in full, like a misplaced LOCK). */
 		if (n > 0 && (has66 || in->lock || rex || in->rep))
 			in->exec = insn_undefined;
+		/* VEX.pp's F3/F2 is the opcode's mandatory prefix (SDM Vol.2 2.3.5.5,
+		 * Table 2-14): handlers shared with the legacy forms read it there. */
+		else
+			in->rep = (uint8_t)rep;
 		return n;
 	}
 	return -2;

@@ -86,13 +86,14 @@ enum {
 	MXCSR_MASK = 0x0000ffff,                  /* writable bits */
 };
 
-/* XCR0 state-component bits (SDM Vol.1 13.1, 13.3). Only x87 and SSE are
- * implemented: AVX state is advertised only together with AVX instructions. */
+/* XCR0 state-component bits (SDM Vol.1 13.1, 13.3). x87, SSE and AVX (YMM_Hi128)
+ * are implemented; a model allows the ones its CPUID.(EAX=0DH,ECX=0):EAX lists
+ * (AVX only where it advertises AVX). */
 enum {
 	XSTATE_X87 = 1u << 0,
 	XSTATE_SSE = 1u << 1,
 	XSTATE_AVX = 1u << 2,
-	XSTATE_SUPPORTED = XSTATE_X87 | XSTATE_SSE,
+	XSTATE_SUPPORTED = XSTATE_X87 | XSTATE_SSE | XSTATE_AVX,
 };
 
 /* The register file. */

@@ -20,7 +20,7 @@ import os
 import re
 import sys
 
-SIZE_LETTERS = {'b': 'SZ_B', 'w': 'SZ_W', 'd': 'SZ_D', 'q': 'SZ_Q', 'v': 'SZ_V',
+SIZE_LETTERS = {'b': 'SZ_B', 'w': 'SZ_W', 'd': 'SZ_D', 'q': 'SZ_Q', 'v': 'SZ_V', 'dq': 'SZ_V',
                 'z': 'SZ_Z', 'y': 'SZ_Y', 'p': 'SZ_V', 's': 'SZ_V', 'a': 'SZ_V', '': 'SZ_V'}
 FIXED_OPERANDS = {'AL': 'SZ_B', 'CL': 'SZ_B', 'AX': 'SZ_W', 'DX': 'SZ_W', 'eAX': 'SZ_Z',
                   'rAX': 'SZ_V', '1': 'SZ_B', 'ES': 'SZ_W', 'CS': 'SZ_W', 'SS': 'SZ_W',

@@ -86,6 +86,8 @@ struct insn {
 _Static_assert(sizeof(struct insn) == 64, "struct insn: one cache line");
 #define VEX_PRESENT 1u             /* insn.vex: a VEX prefix (C4/C5) introduced the opcode */
 #define VEX_L256 2u                /* insn.vex: VEX.L = 1 */
+#define VEX_UPPER_LANE 4u          /* insn.vex, set only on a handler's copy: run the legacy
+				      kernel on bits 255:128 (emu/avx_sse.c avx_lanes) */
 
 /* One row of the instruction table (generated from emu/isa/<concept>.isa). */
 struct isa_row {

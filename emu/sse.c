@@ -13,6 +13,7 @@
  */
 #include <string.h>
 
+#include "emu/avx.h"
 #include "emu/fpu.h"
 #include "emu/operand.h"
 #include "emu/sse_kernels.h"
@@ -395,12 +396,8 @@ status_t op_pshift(struct cpu *cpu, const struct insn *in) { return binop(cpu, i
 /* 66 0F 71/72/73 /2 PSRLW/D/Q, /4 PSRAW/D, /6 PSLLW/D/Q xmm, imm8 (width from
  * the opcode), 66 0F 73 /3 PSRLDQ and /7 PSLLDQ: whole-register byte shifts,
  * zero for counts above 15 (SDM Vol.2 PSRLDQ). */
-status_t op_pshift_imm(struct cpu *cpu, const struct insn *in)
+static void pshift_imm(const struct insn *in, union xmm_reg *x)
 {
-	status_t st = sse_gate(cpu, true, CPUID_SSE2);
-	if (st != ST_OK)
-		return st;
-	union xmm_reg *x = xreg(cpu, in->rm);
 	unsigned digit = (in->modrm >> 3) & 7, count = (unsigned)in->imm & 0xff;
 	if (digit == 3 || digit == 7) {
 		union xmm_reg r = { .q = { 0, 0 } };
@@ -410,9 +407,16 @@ status_t op_pshift_imm(struct cpu *cpu, const struct insn *in)
 				r.b[i] = x->b[from];
 		}
 		*x = r;
-		return ST_OK;
+		return;
 	}
 	shift_lanes(x, 2u << (in->opcode - 0x71), digit == 2 ? SH_SRL : digit == 4 ? SH_SRA : SH_SLL, count);
+}
+status_t op_pshift_imm(struct cpu *cpu, const struct insn *in)
+{
+	status_t st = sse_gate(cpu, true, CPUID_SSE2);
+	if (st != ST_OK)
+		return st;
+	pshift_imm(in, xreg(cpu, in->rm));
 	return ST_OK;
 }
 
@@ -499,7 +503,8 @@ status_t op_pinsrw(struct cpu *cpu, const struct insn *in)
  * last selected byte is probed first, so a fault stores nothing. */
 status_t op_maskmovdqu(struct cpu *cpu, const struct insn *in)
 {
-	status_t st = sse_gate(cpu, true, CPUID_SSE2);
+	/* VEX.128 VMASKMOVDQU: the same with the VEX gate (SDM Vol.2 MASKMOVDQU). */
+	status_t st = in->vex ? avx_gate(cpu) : sse_gate(cpu, true, CPUID_SSE2);
 	if (st != ST_OK)
 		return st;
 	const union xmm_reg *v = xreg(cpu, in->reg), *m = xreg(cpu, in->rm);
@@ -524,17 +529,12 @@ status_t op_maskmovdqu(struct cpu *cpu, const struct insn *in)
 /* Shuffles with an imm8 selector: 0F C6 SHUFPS (SSE; low two dwords from dest,
  * high two from src), 66 0F C6 SHUFPD (SSE2), 66 0F 70 PSHUFD, F3 0F 70 PSHUFHW,
  * F2 0F 70 PSHUFLW (SSE2). */
-static status_t shuffle(struct cpu *cpu, const struct insn *in, unsigned feature)
+static void shuf(const struct insn *in, bool ps, union xmm_reg *d, const union xmm_reg *s)
 {
-	status_t st = sse_gate(cpu, true, feature);
-	if (st != ST_OK)
-		return st;
-	union xmm_reg w, r, *d = xreg(cpu, in->reg);
-	st = read_w(cpu, in, &w, true);
-	if (st != ST_OK)
-		return st;
+	const union xmm_reg w = *s;
+	union xmm_reg r;
 	unsigned imm = (unsigned)in->imm & 0xff;
-	if (in->opcode == 0xc6 && feature == CPUID_SSE) {
+	if (in->opcode == 0xc6 && ps) {
 		r.d[0] = d->d[imm & 3];
 		r.d[1] = d->d[(imm >> 2) & 3];
 		r.d[2] = w.d[(imm >> 4) & 3];
@@ -555,6 +555,17 @@ static status_t shuffle(struct cpu *cpu, const struct insn *in, unsigned feature
 			r.d[i] = w.d[(imm >> (2 * i)) & 3];
 	}
 	*d = r;
+}
+static status_t shuffle(struct cpu *cpu, const struct insn *in, unsigned feature)
+{
+	status_t st = sse_gate(cpu, true, feature);
+	if (st != ST_OK)
+		return st;
+	union xmm_reg w;
+	st = read_w(cpu, in, &w, true);
+	if (st != ST_OK)
+		return st;
+	shuf(in, feature == CPUID_SSE, xreg(cpu, in->reg), &w);
 	return ST_OK;
 }
 status_t op_shuf_ps(struct cpu *cpu, const struct insn *in) { return shuffle(cpu, in, CPUID_SSE); }
@@ -566,7 +577,8 @@ status_t op_shuf_pd(struct cpu *cpu, const struct insn *in) { return shuffle(cpu
  * (SDM Vol.2 LDMXCSR). */
 status_t op_ldmxcsr(struct cpu *cpu, const struct insn *in)
 {
-	status_t st = sse_gate(cpu, true, CPUID_SSE);
+	/* VEX.LZ VLDMXCSR: the VEX gate (SDM Vol.2 LDMXCSR, Table 2-22 type 5). */
+	status_t st = in->vex ? avx_gate(cpu) : sse_gate(cpu, true, CPUID_SSE);
 	if (st != ST_OK)
 		return st;
 	uint64_t v;
@@ -582,7 +594,7 @@ status_t op_ldmxcsr(struct cpu *cpu, const struct insn *in)
 /* 0F AE /3: STMXCSR m32. */
 status_t op_stmxcsr(struct cpu *cpu, const struct insn *in)
 {
-	status_t st = sse_gate(cpu, true, CPUID_SSE);
+	status_t st = in->vex ? avx_gate(cpu) : sse_gate(cpu, true, CPUID_SSE);
 	if (st != ST_OK)
 		return st;
 	return mem_write(cpu, in->seg, insn_ea(cpu, in), 4, cpu->fpu.mxcsr);
@@ -623,5 +635,10 @@ void sse_kernel(enum sse_kernel k, const struct insn *in, union xmm_reg *d, cons
 	case SK_PACK:   pack(in, d, s); break;
 	case SK_UNPACK: punpck(in, d, s); break;
 	case SK_SHIFT:  pshift(in, d, s); break;
+	case SK_UNPCK_PS: unpck_ps(in, d, s); break;
+	case SK_UNPCK_PD: unpck_pd(in, d, s); break;
+	case SK_SHUF_PS: shuf(in, true, d, s); break;
+	case SK_SHUF_PD: shuf(in, false, d, s); break;
+	case SK_SHIFT_IMM: pshift_imm(in, d); break;
 	}
 }

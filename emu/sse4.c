@@ -12,6 +12,7 @@
 #include "emu/flags.h"
 #include "emu/operand.h"
 #include "emu/simd_operand.h"
+#include "emu/sse_kernels.h"
 #include "isa_handlers.h"
 
 static inline int64_t sat(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
@@ -83,33 +84,46 @@ status_t op_sse4_lanes(struct cpu *cpu, const struct insn *in)
 
 /* 66 0F 38 20-25 PMOVSXBW/BD/BQ/WD/WQ/DQ and 30-35 PMOVZX*: the low elements of
  * the source widened. Source bytes: 8 (BW, WD, DQ), 4 (BD, WQ), 2 (BQ). */
+static const uint8_t pmovx_from[6] = { 1, 1, 1, 2, 2, 4 }, pmovx_to[6] = { 2, 4, 8, 4, 8, 8 };
+
+unsigned sse4_pmovx_src_bytes(unsigned opcode, unsigned out_bytes)
+{
+	unsigned k = opcode & 0x0f;
+	return out_bytes / pmovx_to[k] * pmovx_from[k];
+}
+
+void sse4_pmovx(unsigned opcode, const uint8_t *src, uint8_t *dst, unsigned out_bytes)
+{
+	unsigned k = opcode & 0x0f, f = pmovx_from[k], t = pmovx_to[k];
+	bool sign = opcode < 0x30;
+	for (unsigned i = 0; i < out_bytes / t; i++) {
+		uint64_t v = 0;
+		memcpy(&v, src + i * f, f);
+		if (sign && (v >> (8 * f - 1)))
+			v |= ~0ull << (8 * f);
+		memcpy(dst + i * t, &v, t);
+	}
+}
+
 status_t op_pmovx(struct cpu *cpu, const struct insn *in)
 {
-	static const uint8_t from[6] = { 1, 1, 1, 2, 2, 4 }, to[6] = { 2, 4, 8, 4, 8, 8 };
-	unsigned k = in->opcode & 0x0f, f = from[k], t = to[k], n = 16 / t;
-	bool sign = in->opcode < 0x30;
 	struct simd_args a;
-	status_t st = simd_load(cpu, in, false, n * f, SIMD_ANY, &a);
+	status_t st = simd_load(cpu, in, false, sse4_pmovx_src_bytes(in->opcode, 16), SIMD_ANY, &a);
 	if (st != ST_OK)
 		return st;
 	union xmm_reg r;
-	for (unsigned i = 0; i < n; i++) {
-		uint64_t v = 0;
-		memcpy(&v, a.s.b + i * f, f);
-		if (sign && (v >> (8 * f - 1)))
-			v |= ~0ull << (8 * f);
-		memcpy(r.b + i * t, &v, t);
-	}
+	sse4_pmovx(in->opcode, a.s.b, r.b, 16);
 	simd_store(cpu, in, &a, &r);
 	return ST_OK;
 }
 
 /* 66 0F 38 2A MOVNTDQA xmm, m128: an aligned load (the streaming hint has no
- * effect here; SDM Vol.2 MOVNTDQA "#GP ... not aligned on a 16-byte boundary"). */
+ * effect here; SDM Vol.2 MOVNTDQA "#GP ... not aligned on a 16-byte boundary";
+ * VMOVNTDQA is exception type 1: 16 or 32 bytes). */
 status_t op_movntdqa(struct cpu *cpu, const struct insn *in)
 {
 	struct simd_args a;
-	status_t st = simd_load(cpu, in, false, 16, SIMD_ALIGNED, &a);
+	status_t st = simd_load(cpu, in, false, 16, SIMD_ALIGNED_VEX, &a);
 	if (st == ST_OK)
 		simd_store(cpu, in, &a, &a.s);
 	return st;
@@ -119,13 +133,22 @@ status_t op_movntdqa(struct cpu *cpu, const struct insn *in)
  * SF := 0 (SDM Vol.2 PTEST). */
 status_t op_ptest(struct cpu *cpu, const struct insn *in)
 {
-	struct simd_args a;
-	status_t st = simd_load(cpu, in, false, 16, SIMD_ALIGNED, &a);
-	if (st != ST_OK)
-		return st;
-	bool z = !((a.d.q[0] & a.s.q[0]) | (a.d.q[1] & a.s.q[1]));
-	bool c = !((~a.d.q[0] & a.s.q[0]) | (~a.d.q[1] & a.s.q[1]));
-	flags_update(cpu, FLAGS_ARITH, (z ? FLAG_ZF : 0) | (c ? FLAG_CF : 0));
+	/* VPTEST (VEX.128/256, no VEX.vvvv) tests ModRM.reg against ModRM.rm, over
+	 * all 256 bits with VEX.L = 1 (SDM Vol.2 PTEST): one lane at a time. */
+	struct insn lane = *in;
+	uint64_t and = 0, andn = 0;
+	for (unsigned i = 0; i < (in->vex & VEX_L256 ? 2u : 1u); i++) {
+		struct simd_args a;
+		lane.vex = (uint8_t)(in->vex | (i ? VEX_UPPER_LANE : 0));
+		status_t st = simd_load(cpu, &lane, false, 16, SIMD_ALIGNED, &a);
+		if (st != ST_OK)
+			return st;
+		if (in->vex)
+			a.d = *simd_lane_reg(cpu, &lane, in->reg);
+		and |= (a.d.q[0] & a.s.q[0]) | (a.d.q[1] & a.s.q[1]);
+		andn |= (~a.d.q[0] & a.s.q[0]) | (~a.d.q[1] & a.s.q[1]);
+	}
+	flags_update(cpu, FLAGS_ARITH, (!and ? FLAG_ZF : 0) | (!andn ? FLAG_CF : 0));
 	return ST_OK;
 }
 
@@ -139,10 +162,14 @@ status_t op_blend(struct cpu *cpu, const struct insn *in)
 	status_t st = simd_load(cpu, in, false, 16, SIMD_ALIGNED, &a);
 	if (st != ST_OK)
 		return st;
-	bool variable = in->map == 2;
-	unsigned w = variable ? (in->opcode == 0x10 ? 1 : in->opcode == 0x14 ? 4 : 8)
+	/* The VEX forms of the variable blends are VEX.66.0F3A 4A VBLENDVPS, 4B
+	 * VBLENDVPD, 4C VPBLENDVB with the selector register in imm8[7:4] (SDM
+	 * Vol.2 BLENDVPS "/is4"; bit 7 ignored outside 64-bit mode, 2.3.6). */
+	bool variable = in->map == 2 || (in->opcode >= 0x4a && in->opcode <= 0x4c);
+	unsigned w = variable ? (in->opcode == 0x10 || in->opcode == 0x4c ? 1 : in->opcode == 0x14 || in->opcode == 0x4a ? 4 : 8)
 			      : (in->opcode == 0x0c ? 4 : in->opcode == 0x0d ? 8 : 2);
-	const union xmm_reg *x0 = &cpu->fpu.xmm[0];
+	unsigned sel = in->vex ? (unsigned)(in->imm >> 4) & (cpu_is_mode64(cpu) ? 15 : 7) : 0;
+	const union xmm_reg *x0 = in->vex ? simd_lane_reg(cpu, in, sel) : &cpu->fpu.xmm[0];
 	union xmm_reg r = a.d;
 	for (unsigned i = 0; i < 16 / w; i++) {
 		bool pick = variable ? x0->b[i * w + w - 1] >> 7 : (in->imm >> i) & 1;
@@ -183,7 +210,7 @@ status_t op_mpsadbw(struct cpu *cpu, const struct insn *in)
  * register are zero-filled"). */
 status_t op_pextr(struct cpu *cpu, const struct insn *in)
 {
-	status_t st = simd_gate_xmm(cpu);
+	status_t st = simd_gate_xmm(cpu, in);
 	if (st != ST_OK)
 		return st;
 	unsigned w = in->opcode == 0x14 ? 1 : in->opcode == 0x15 ? 2 : in->opcode == 0x16 && (in->rex & 8) ? 8 : 4;
@@ -202,10 +229,13 @@ status_t op_pextr(struct cpu *cpu, const struct insn *in)
  * in imm8[3:0] zeroed (SDM Vol.2 INSERTPS). */
 status_t op_pinsr(struct cpu *cpu, const struct insn *in)
 {
-	status_t st = simd_gate_xmm(cpu);
+	status_t st = simd_gate_xmm(cpu, in);
 	if (st != ST_OK)
 		return st;
-	union xmm_reg *x = &cpu->fpu.xmm[in->reg & 15];
+	/* The VEX forms (VPINSRB xmm1, xmm2, r/m, imm8) insert into a copy of
+	 * VEX.vvvv and write ModRM.reg, bits 255:128 zeroed. */
+	struct simd_args a = { .d = cpu->fpu.xmm[(in->vex ? in->vvvv : in->reg) & 15] };
+	union xmm_reg *x = &a.d;
 	uint64_t v;
 	if (in->opcode == 0x21) {
 		if (in->mem) {
@@ -220,7 +250,7 @@ status_t op_pinsr(struct cpu *cpu, const struct insn *in)
 		for (unsigned i = 0; i < 4; i++)
 			if ((in->imm >> i) & 1)
 				r.d[i] = 0;
-		*x = r;
+		simd_store(cpu, in, &a, &r);
 		return ST_OK;
 	}
 	unsigned w = in->opcode == 0x20 ? 1 : (in->rex & 8) ? 8 : 4;
@@ -232,5 +262,6 @@ status_t op_pinsr(struct cpu *cpu, const struct insn *in)
 		v = cpu->regs[in->rm];      /* PINSRB r32: its low byte, never AH..BH */
 	}
 	memcpy(x->b + w * (in->imm & (16 / w - 1)), &v, w);
+	simd_store(cpu, in, &a, x);
 	return ST_OK;
 }

@@ -38,6 +38,8 @@
 /* Element layout of an instruction: packed/scalar single/double. The order is
  * the column order of FP_OPS. */
 enum form { F_PS, F_PD, F_SS, F_SD };
+_Static_assert(F_PS == (int)SFF_PS && F_PD == (int)SFF_PD && F_SS == (int)SFF_SS && F_SD == (int)SFF_SD,
+	       "enum form is enum sse_fp_form");
 
 /* The elements an instruction writes, for the tininess check of an unmasked
  * underflow: count and single/double. */
@@ -351,11 +353,10 @@ static const unsigned form_bytes[] = { [F_PS] = 16, [F_PD] = 16, [F_SS] = 4, [F_
 /* 0F 2E UCOMIS*, 0F 2F COMIS*: ZF, PF, CF from the comparison (unordered: all
  * three set); OF, SF, AF cleared (SDM Vol.2 COMISS/UCOMISS). UCOMIS* signals
  * invalid for an SNaN only, COMIS* for any NaN. */
-static status_t comi(struct cpu *cpu, const struct insn *in, enum form form, const union xmm_reg *s)
+status_t sse_fp_comi(struct cpu *cpu, bool dbl, bool signalling, const union xmm_reg *d, const union xmm_reg *s)
 {
 	uint64_t fl;
-	unsigned which = (form == F_SD ? 2 : 0) + (in->opcode == 0x2f);
-	uint32_t exc = host_comi(which, host_csr(cpu->fpu.mxcsr), &cpu->fpu.xmm[in->reg], s, &fl);
+	uint32_t exc = host_comi((dbl ? 2u : 0u) + signalling, host_csr(cpu->fpu.mxcsr), d, s, &fl);
 	status_t st = fp_commit(cpu, exc);
 	if (st == ST_OK)
 		flags_update(cpu, FLAGS_ARITH, fl);
@@ -376,11 +377,25 @@ static status_t fp_arith(struct cpu *cpu, const struct insn *in, enum form form)
 	if (st != ST_OK)
 		return st;
 	if (in->opcode == 0x2e || in->opcode == 0x2f)
-		return comi(cpu, in, form, &s);
+		return sse_fp_comi(cpu, dbl, in->opcode == 0x2f, &cpu->fpu.xmm[in->reg], &s);
+	union xmm_reg d = cpu->fpu.xmm[in->reg];
+	/* C2: the legacy-SSE encoding's predicate is imm8[2:0] (SDM Vol.2 CMPPS). */
+	uint32_t exc = sse_fp_arith(cpu, in->opcode, (unsigned)in->imm & 7, (enum sse_fp_form)form, &d, &s);
+	st = fp_commit(cpu, exc);
+	if (st == ST_OK)
+		cpu->fpu.xmm[in->reg] = d;
+	return st;
+}
 
+uint32_t sse_fp_arith(struct cpu *cpu, unsigned opcode, unsigned pred, enum sse_fp_form sform,
+		      union xmm_reg *dst, const union xmm_reg *src)
+{
+	enum form form = (enum form)sform;
+	bool dbl = form == F_PD || form == F_SD;
+	const union xmm_reg s = *src, d0 = *dst;
 	enum host_op op;
 	bool may_underflow = false;  /* MIN/MAX/SQRT/CMP never underflow (SDM Vol.1 11.5.2.5 list) */
-	switch (in->opcode) {
+	switch (opcode) {
 	case 0x51: op = HOP_SQRT_PS; break;
 	case 0x58: op = HOP_ADD_PS; may_underflow = true; break;
 	case 0x59: op = HOP_MUL_PS; may_underflow = true; break;
@@ -389,25 +404,67 @@ static status_t fp_arith(struct cpu *cpu, const struct insn *in, enum form form)
 	case 0x5e: op = HOP_DIV_PS; may_underflow = true; break;
 	case 0x5f: op = HOP_MAX_PS; break;
 	default:
-		/* C2: the legacy-SSE encoding's predicate is imm8[2:0] (SDM Vol.2 CMPPS). */
-		op = HOP_CMPEQ_PS + 4 * ((unsigned)in->imm & 7);
+		op = HOP_CMPEQ_PS + 4 * (pred & 7);
 		break;
 	}
 	uint32_t mx = cpu->fpu.mxcsr;
-	union xmm_reg d = cpu->fpu.xmm[in->reg];
+	union xmm_reg d = d0;
 	uint32_t exc = host_xx(op + form, host_csr(mx), &d, &s);
 	if (may_underflow && !(mx & MXCSR_UM) && has_denormal(&d, form_shape[form]))
 		exc |= MXCSR_UE;
 	if (may_underflow && (((exc & MXCSR_UE) && !(mx & MXCSR_UM)) || ((exc & MXCSR_OE) && !(mx & MXCSR_OM)))) {
 		static const unsigned elems[] = { [F_PS] = 4, [F_PD] = 2, [F_SS] = 1, [F_SD] = 1 };
 		enum host_op scalar = op + (dbl ? F_SD : F_SS);
-		exc = (exc & ~MXCSR_PE) | unbounded_pe(scalar, dbl, dbl, elems[form], mx,
-						       &cpu->fpu.xmm[in->reg], &s);
+		exc = (exc & ~MXCSR_PE) | unbounded_pe(scalar, dbl, dbl, elems[form], mx, &d0, &s);
 	}
-	st = fp_commit(cpu, exc);
-	if (st == ST_OK)
-		cpu->fpu.xmm[in->reg] = d;
-	return st;
+	*dst = d;
+	return exc;
+}
+
+/* The VEX forms' 32 predicates (SDM Vol.2 CMPPS Table 3-1; VCMPPS imm8[4:0]) from
+ * the legacy ones: the host's CMPEQ, CMPLT (both ways round) and CMPUNORD
+ * element masks, combined; bit 4 swaps signalling and quiet. A signalling
+ * predicate raises IE for any NaN operand, as CMPLT does, a quiet one for an
+ * SNaN only, as CMPEQ does; both raise DE for denormal operands. */
+uint32_t sse_fp_vcmp(struct cpu *cpu, unsigned pred, enum sse_fp_form sform, union xmm_reg *dst,
+		     const union xmm_reg *src)
+{
+	enum form form = (enum form)sform;
+	uint32_t csr = host_csr(cpu->fpu.mxcsr);
+	union xmm_reg eq = *dst, lt = *dst, gt = *src, un = *dst, r = *dst;
+	uint32_t qexc = host_xx(HOP_CMPEQ_PS + form, csr, &eq, src);
+	uint32_t sexc = host_xx(HOP_CMPLT_PS + form, csr, &lt, src);
+	(void)host_xx(HOP_CMPLT_PS + form, csr, &gt, dst);
+	(void)host_xx(HOP_CMPUNORD_PS + form, csr, &un, src);
+	/* Signalling: 1, 2, 5, 6, 9, 10, 13, 14 (the _OS/_US ones), bit 4 flips it. */
+	bool signalling = ((0x6666u >> (pred & 15)) & 1) ^ ((pred >> 4) & 1);
+	unsigned n = form == F_PS ? 4 : form == F_PD ? 2 : 1;
+	bool dbl = form == F_PD || form == F_SD;
+	for (unsigned i = 0; i < n; i++) {
+		bool e = elem(&eq, i, dbl) != 0, l = elem(&lt, i, dbl) != 0;
+		bool g = elem(&gt, i, dbl) != 0, u = elem(&un, i, dbl) != 0, t;
+		switch (pred & 15) {
+		case 0:  t = e; break;                  /* EQ_OQ */
+		case 1:  t = l; break;                  /* LT_OS */
+		case 2:  t = l || e; break;             /* LE_OS */
+		case 3:  t = u; break;                  /* UNORD_Q */
+		case 4:  t = !e; break;                 /* NEQ_UQ */
+		case 5:  t = !l; break;                 /* NLT_US */
+		case 6:  t = !(l || e); break;          /* NLE_US */
+		case 7:  t = !u; break;                 /* ORD_Q */
+		case 8:  t = e || u; break;             /* EQ_UQ */
+		case 9:  t = l || u; break;             /* NGE_US */
+		case 10: t = !g; break;                 /* NGT_US */
+		case 11: t = false; break;              /* FALSE_OQ */
+		case 12: t = !e && !u; break;           /* NEQ_OQ */
+		case 13: t = g || e; break;             /* GE_OS */
+		case 14: t = g; break;                  /* GT_OS */
+		default: t = true; break;               /* TRUE_UQ */
+		}
+		set_elem(&r, i, dbl, t ? ~0ull : 0);
+	}
+	*dst = r;
+	return signalling ? sexc : qexc;
 }
 
 status_t op_fp_ps(struct cpu *cpu, const struct insn *in) { return fp_arith(cpu, in, F_PS); }
@@ -427,6 +484,24 @@ static const struct cvt_info cvt_info[] = {
 #undef X
 };
 
+/* d := the conversion op of s (d's other elements kept, as the host
+ * instruction keeps them); the flags, with unmasked underflow counting tiny
+ * exact results and PE the unbounded result's, as fp_arith. */
+static uint32_t cvt_xx(struct cpu *cpu, enum host_op op, union xmm_reg *d, const union xmm_reg *s)
+{
+	const struct cvt_info *ci = &cvt_info[op];
+	uint32_t mx = cpu->fpu.mxcsr;
+	const union xmm_reg d0 = *d;
+	uint32_t exc = host_xx(op, host_csr(mx), d, s);
+	if (!(mx & MXCSR_UM) && has_denormal(d, (enum shape)ci->shape))
+		exc |= MXCSR_UE;
+	bool narrows = op == HOP_CVTPD2PS || op == HOP_CVTSD2SS;
+	if (narrows && (((exc & MXCSR_UE) && !(mx & MXCSR_UM)) || ((exc & MXCSR_OE) && !(mx & MXCSR_OM))))
+		exc = (exc & ~MXCSR_PE) | unbounded_pe(HOP_CVTSD2SS, true, false, op == HOP_CVTPD2PS ? 2 : 1, mx,
+						       &d0, s);
+	return exc;
+}
+
 /* 5A/5B/E6 with the mandatory prefix (SDM Vol.2 Table A-3): all SSE2. */
 static status_t cvt(struct cpu *cpu, const struct insn *in, enum host_op op)
 {
@@ -438,15 +513,8 @@ static status_t cvt(struct cpu *cpu, const struct insn *in, enum host_op op)
 	st = read_src(cpu, in, ci->bytes, &s);
 	if (st != ST_OK)
 		return st;
-	uint32_t mx = cpu->fpu.mxcsr;
 	union xmm_reg d = cpu->fpu.xmm[in->reg];
-	uint32_t exc = host_xx(op, host_csr(mx), &d, &s);
-	if (!(mx & MXCSR_UM) && has_denormal(&d, (enum shape)ci->shape))
-		exc |= MXCSR_UE;
-	bool narrows = op == HOP_CVTPD2PS || op == HOP_CVTSD2SS;
-	if (narrows && (((exc & MXCSR_UE) && !(mx & MXCSR_UM)) || ((exc & MXCSR_OE) && !(mx & MXCSR_OM))))
-		exc = (exc & ~MXCSR_PE) | unbounded_pe(HOP_CVTSD2SS, true, false, op == HOP_CVTPD2PS ? 2 : 1, mx,
-						       &cpu->fpu.xmm[in->reg], &s);
+	uint32_t exc = cvt_xx(cpu, op, &d, &s);
 	st = fp_commit(cpu, exc);
 	if (st == ST_OK)
 		cpu->fpu.xmm[in->reg] = d;
@@ -544,6 +612,27 @@ uint32_t sse_fp_packed(struct cpu *cpu, enum sse_fp_op op, bool dbl, union xmm_r
 status_t sse_fp_commit(struct cpu *cpu, uint32_t exc)
 {
 	return fp_commit(cpu, exc);
+}
+
+uint32_t sse_fp_cvt(struct cpu *cpu, enum sse_fp_cvt k, union xmm_reg *d, const union xmm_reg *s)
+{
+	static const enum host_op ops[] = {
+		[SFC_DQ2PS] = HOP_CVTDQ2PS, [SFC_PS2DQ] = HOP_CVTPS2DQ, [SFC_TPS2DQ] = HOP_CVTTPS2DQ,
+		[SFC_DQ2PD] = HOP_CVTDQ2PD, [SFC_PD2DQ] = HOP_CVTPD2DQ, [SFC_TPD2DQ] = HOP_CVTTPD2DQ,
+		[SFC_PS2PD] = HOP_CVTPS2PD, [SFC_PD2PS] = HOP_CVTPD2PS, [SFC_SS2SD] = HOP_CVTSS2SD,
+		[SFC_SD2SS] = HOP_CVTSD2SS,
+	};
+	return cvt_xx(cpu, ops[k], d, s);
+}
+
+uint32_t sse_fp_int2fp(struct cpu *cpu, bool dbl, bool wide, union xmm_reg *d, uint64_t v)
+{
+	return host_int2fp(2u * dbl + wide, host_csr(cpu->fpu.mxcsr), d, v);
+}
+
+uint32_t sse_fp_fp2int(struct cpu *cpu, bool truncate, bool dbl, bool wide, const union xmm_reg *s, uint64_t *res)
+{
+	return host_fp2int(4u * truncate + 2u * dbl + wide, host_csr(cpu->fpu.mxcsr), s, res);
 }
 
 uint32_t sse_fp_convert(struct cpu *cpu, enum sse_fp_cvt k, union xmm_reg *d, const union xmm_reg *s)

@@ -100,6 +100,8 @@ status_t op_pcmpstr(struct cpu *cpu, const struct insn *in)
 	status_t st = simd_load(cpu, in, false, 16, SIMD_ANY, &a);
 	if (st != ST_OK)
 		return st;
+	if (in->vex)
+		a.d = cpu->fpu.xmm[in->reg & 15];       /* VPCMPxSTRx: no VEX.vvvv operand */
 	unsigned imm = (unsigned)in->imm & 0xff, fmt = imm & 3, n = (imm & 1) ? 8 : 16;
 	bool explicit = in->opcode < 0x62, index = in->opcode & 1, wide = (in->rex & 8) != 0;
 	unsigned la = explicit ? explicit_len(cpu->regs[R_AX], wide, n) : implicit_len(&a.d, fmt, n);
@@ -126,6 +128,9 @@ status_t op_pcmpstr(struct cpu *cpu, const struct insn *in)
 			m.d[0] = r2;
 		}
 		cpu->fpu.xmm[0] = m;
+		/* The VEX form's XMM0 is a VEX.128 destination (SDM Vol.1 14.1.3). */
+		if (in->vex)
+			cpu->fpu.ymm_hi[0] = (union xmm_reg){ .q = { 0, 0 } };
 	}
 	flags_update(cpu, FLAGS_ARITH, (r2 ? FLAG_CF : 0) | (lb < n ? FLAG_ZF : 0) | (la < n ? FLAG_SF : 0) |
 			 ((r2 & 1) ? FLAG_OF : 0));

@@ -1,7 +1,7 @@
 /* Saving and restoring the FPU/SSE state: FXSAVE/FXRSTOR (SDM Vol.1 10.5,
  * Vol.2 FXSAVE/FXRSTOR), XSAVE/XRSTOR and XCR0 through XGETBV/XSETBV (SDM Vol.1
- * ch. 13, Vol.2 XSAVE/XRSTOR/XGETBV/XSETBV), for the x87 and SSE state
- * components. Also the register-file helpers every FPU file uses: RESET/FNINIT
+ * ch. 13, Vol.2 XSAVE/XRSTOR/XSAVEOPT/XGETBV/XSETBV), for the x87, SSE and
+ * AVX state components. Also the register-file helpers every FPU file uses: RESET/FNINIT
  * state, tags, the #NM/#UD gates and block memory accesses.
  *
  * XINUSE (SDM Vol.1 13.6) is not tracked: every enabled component counts as in
@@ -351,23 +351,47 @@ static uint64_t rfbm(const struct cpu *cpu)
 	return cpu->xcr0 & mask;
 }
 
-/* 0F AE /4 (memory): XSAVE mem. 64-byte alignment (SDM Vol.2 XSAVE: "#GP(0) If
- * a memory operand is not aligned on a 64-byte boundary"). Writes only the
- * requested components and XSTATE_BV (SDM Vol.1 13.7); the rest of the header
- * is not written. */
-status_t op_xsave(struct cpu *cpu, const struct insn *in)
+/* The AVX state component, YMM_Hi128 (SDM Vol.1 13.5.3): bits 255:128 of YMM0-15,
+ * 16 bytes each at offset 576 in the standard format (CPUID.(EAX=0DH,ECX=2)); the
+ * compacted format puts it there too, being the first component after the header
+ * (SDM Vol.1 13.4.3). Outside 64-bit mode only YMM0-7's are saved and restored,
+ * as XMM8-15 are for SSE (SDM Vol.1 13.13). */
+#define XSAVE_AVX_OFFSET 576u
+#define XCOMP_BV_COMPACT (1ull << 63)   /* XCOMP_BV[63]: the compacted format (SDM Vol.1 13.4.2) */
+#define XSAVE_AVX_SIZE 256u
+
+/* The bytes from the start of the area to the end of the last component in
+ * mask: where an XSAVE of those components writes. */
+static unsigned xsave_extent(uint64_t mask)
+{
+	return mask & XSTATE_AVX ? XSAVE_AVX_OFFSET + XSAVE_AVX_SIZE : XSAVE_AREA_SIZE;
+}
+
+/* SDM Vol.2 CPUID leaf 0DH subleaf 1 EAX: bit 0 XSAVEOPT, bit 1 XSAVEC (and the
+ * compacted form of XRSTOR), bit 2 XGETBV with ECX = 1. */
+static bool xsave_ext(const struct cpu *cpu, unsigned bit)
+{
+	uint32_t leaf[4];
+	cpu_model_cpuid(cpu->model, 0xd, 1, leaf);
+	return (leaf[0] >> bit) & 1;
+}
+
+/* XSAVE and XSAVEOPT: RFBM's components in the standard format; XSAVEC
+ * (compact) in the compacted one. With only x87, SSE and AVX the formats place
+ * every component at the same offset: AVX, the first in the extended region,
+ * at 576 either way (SDM Vol.1 13.4.3). */
+static status_t xsave_common(struct cpu *cpu, const struct insn *in, bool compact)
 {
 	status_t st = xsave_gate(cpu, true);
 	if (st != ST_OK)
 		return st;
 	uint64_t off = insn_ea(cpu, in), mask = rfbm(cpu);
 	unsigned nxmm = xmm_count(cpu);
-	st = fpu_mem_probe(cpu, in, off, XSAVE_AREA_SIZE, 64);
+	st = fpu_mem_probe(cpu, in, off, xsave_extent(mask), 64);
 	if (st != ST_OK)
 		return st;
 	uint64_t bv = 0;
-	st = fpu_mem_read(cpu, in, off + 512, &bv, 8, 0);
-	if (st != ST_OK)
+	if (!compact && (st = fpu_mem_read(cpu, in, off + 512, &bv, 8, 0)) != ST_OK)
 		return st;
 	struct xsave_area img;
 	memset(&img, 0, sizeof(img));
@@ -378,22 +402,61 @@ status_t op_xsave(struct cpu *cpu, const struct insn *in)
 		if (st == ST_OK)
 			st = fpu_mem_store(cpu, in, off + 32, b + 32, 128);
 	}
-	if (st == ST_OK && (mask & (XSTATE_SSE | XSTATE_AVX)))
+	/* MXCSR and MXCSR_MASK: with RFBM[1] or RFBM[2] for XSAVE and XSAVEOPT
+	 * (SDM Vol.1 13.7, 13.9), with the SSE component only for XSAVEC (SDM
+	 * Vol.2 XSAVEC Operation: "store SSE state ... saves the XMM registers,
+	 * MXCSR, and MXCSR_MASK"). */
+	if (st == ST_OK && (mask & (compact ? XSTATE_SSE : XSTATE_SSE | XSTATE_AVX)))
 		st = fpu_mem_store(cpu, in, off + 24, b + 24, 8);
 	if (st == ST_OK && (mask & XSTATE_SSE))
 		st = fpu_mem_store(cpu, in, off + 160, b + 160, 16 * nxmm);
-	/* XSTATE_BV[i] := XINUSE[i] for i in RFBM; other bits unchanged. */
-	bv = (bv & ~mask) | (mask & cpu->xcr0);
+	if (st == ST_OK && (mask & XSTATE_AVX))
+		st = fpu_mem_store(cpu, in, off + XSAVE_AVX_OFFSET, cpu->fpu.ymm_hi, 16 * nxmm);
+	/* XSAVE(OPT): XSTATE_BV[i] := XINUSE[i] for i in RFBM, other bits
+	 * unchanged. XSAVEC: XSTATE_BV := RFBM AND XINUSE, XCOMP_BV := RFBM with
+	 * bit 63 set; the rest of the header is not written (SDM Vol.2 XSAVEC). */
+	uint64_t hdr[2] = { compact ? mask : (bv & ~mask) | (mask & cpu->xcr0), mask | XCOMP_BV_COMPACT };
 	if (st == ST_OK)
-		st = fpu_mem_store(cpu, in, off + 512, &bv, 8);
+		st = fpu_mem_store(cpu, in, off + 512, hdr, compact ? 16 : 8);
 	return st;
 }
 
-/* 0F AE /5 (memory): XRSTOR mem, standard form (SDM Vol.1 13.8, Vol.2 XRSTOR).
- * #GP(0): misaligned; XCOMP_BV[63] = 1 (compaction is not supported); XSTATE_BV
- * with a bit not in XCR0; header bytes 23:8 not zero; MXCSR reserved bits when
- * MXCSR is loaded. Components in RFBM but clear in XSTATE_BV are initialised
- * (SDM Vol.1 13.8.1). */
+/* 0F AE /4 (memory): XSAVE mem. 64-byte alignment (SDM Vol.2 XSAVE: "#GP(0) If
+ * a memory operand is not aligned on a 64-byte boundary"). Writes only the
+ * requested components and XSTATE_BV (SDM Vol.1 13.7); the rest of the header
+ * is not written. */
+status_t op_xsave(struct cpu *cpu, const struct insn *in)
+{
+	return xsave_common(cpu, in, false);
+}
+
+/* 0F AE /6 (memory): XSAVEOPT mem (SDM Vol.1 13.9, Vol.2 XSAVEOPT): XSAVE's
+ * standard format, allowed to skip components in their initial configuration
+ * (XINUSE[i] = 0) or unmodified since the last XRSTOR from this area. hvemu
+ * tracks neither (see the top of this file), so it writes what XSAVE writes,
+ * which the SDM allows: the optimisations are permissions, not obligations.
+ * #UD without CPUID.(EAX=0DH,ECX=1):EAX[0]. */
+status_t op_xsaveopt(struct cpu *cpu, const struct insn *in)
+{
+	if (!xsave_ext(cpu, 0))
+		return cpu_raise(cpu, EXC_UD);
+	return xsave_common(cpu, in, false);
+}
+
+/* 0F C7 /4 (memory): XSAVEC mem (SDM Vol.1 13.10, Vol.2 XSAVEC): the compacted
+ * format, components in RFBM AND XINUSE (every enabled one here). #UD without
+ * CPUID.(EAX=0DH,ECX=1):EAX[1]; then XSAVE's #UD/#NM/#GP rules. */
+status_t op_xsavec(struct cpu *cpu, const struct insn *in)
+{
+	if (!xsave_ext(cpu, 1))
+		return cpu_raise(cpu, EXC_UD);
+	return xsave_common(cpu, in, true);
+}
+
+/* 0F AE /5 (memory): XRSTOR mem, standard and compacted forms (SDM Vol.1 13.8,
+ * Vol.2 XRSTOR). #GP(0): misaligned; the header rules of each form; MXCSR
+ * reserved bits when MXCSR is loaded. Components in RFBM but clear in
+ * XSTATE_BV are initialised (SDM Vol.1 13.8.1, 13.8.2). */
 status_t op_xrstor(struct cpu *cpu, const struct insn *in)
 {
 	status_t st = xsave_gate(cpu, true);
@@ -405,13 +468,37 @@ status_t op_xrstor(struct cpu *cpu, const struct insn *in)
 	st = fpu_mem_read(cpu, in, off, &img, XSAVE_AREA_SIZE, 64);
 	if (st != ST_OK)
 		return st;
-	uint64_t bv = img.hdr.xstate_bv;
-	if ((bv & ~cpu->xcr0) || img.hdr.xcomp_bv != 0 || img.hdr.reserved[0] != 0)
+	uint64_t bv = img.hdr.xstate_bv, comp = img.hdr.xcomp_bv;
+	bool compact = comp & XCOMP_BV_COMPACT;
+	if (compact) {
+		/* The compacted form (SDM Vol.1 13.8.2, Vol.2 XRSTOR): #GP(0) without
+		 * CPUID.(EAX=0DH,ECX=1):EAX[1], if XCOMP_BV[62:0] has a bit XCR0
+		 * lacks, if XSTATE_BV has a bit XCOMP_BV lacks, or if bytes 63:16
+		 * of the header are not all zero. */
+		bool reserved = false;
+		for (unsigned i = 0; i < 6; i++)
+			reserved |= img.hdr.reserved[i] != 0;
+		if (!xsave_ext(cpu, 1) || (comp & ~XCOMP_BV_COMPACT & ~cpu->xcr0) || (bv & ~comp) || reserved)
+			return cpu_raise_err(cpu, EXC_GP, 0);
+	} else if ((bv & ~cpu->xcr0) || comp != 0 || img.hdr.reserved[0] != 0) {
+		/* The standard form (SDM Vol.1 13.8.1): XSTATE_BV within XCR0, header
+		 * bytes 23:8 zero. */
 		return cpu_raise_err(cpu, EXC_GP, 0);
-	/* MXCSR is loaded from memory with RFBM[1] or RFBM[2], whatever XSTATE_BV
-	 * says (SDM Vol.1 13.8.1); check it before anything changes. */
-	if ((mask & (XSTATE_SSE | XSTATE_AVX)) && (img.legacy.mxcsr & ~(uint32_t)MXCSR_MASK))
+	}
+	/* MXCSR: the standard form loads it with RFBM[1] or RFBM[2], whatever
+	 * XSTATE_BV says (SDM Vol.1 13.8.1); the compacted form with RFBM[1] and
+	 * XSTATE_BV[1], else it sets 1F80H (13.8.2). Checked before anything changes. */
+	bool load_mxcsr = compact ? (mask & bv & XSTATE_SSE) != 0 : (mask & (XSTATE_SSE | XSTATE_AVX)) != 0;
+	if (load_mxcsr && (img.legacy.mxcsr & ~(uint32_t)MXCSR_MASK))
 		return cpu_raise_err(cpu, EXC_GP, 0);
+	/* The AVX component is read before anything changes, so a fault on it
+	 * leaves the state as it was; clear in XSTATE_BV, it is the init state:
+	 * bits 255:128 of the YMM registers 0 (SDM Vol.1 13.6, 13.8.1). */
+	union xmm_reg hi[16];
+	memset(hi, 0, sizeof(hi));
+	if ((mask & bv & XSTATE_AVX) &&
+	    (st = fpu_mem_read(cpu, in, off + XSAVE_AVX_OFFSET, hi, 16 * nxmm, 0)) != ST_OK)
+		return st;
 
 	struct fpu_state *f = &cpu->fpu;
 	if (mask & XSTATE_X87) {
@@ -423,8 +510,10 @@ status_t op_xrstor(struct cpu *cpu, const struct insn *in)
 			memset(f->r, 0, sizeof(f->r));
 		}
 	}
-	if (mask & (XSTATE_SSE | XSTATE_AVX))
+	if (load_mxcsr)
 		f->mxcsr = img.legacy.mxcsr;
+	else if (compact && (mask & XSTATE_SSE))
+		f->mxcsr = MXCSR_RESET;
 	if (mask & XSTATE_SSE) {
 		if (bv & XSTATE_SSE)
 			for (unsigned i = 0; i < nxmm; i++)
@@ -433,6 +522,8 @@ status_t op_xrstor(struct cpu *cpu, const struct insn *in)
 			/* SSE init state: XMM registers 0 (MXCSR is not part of it). */
 			memset(f->xmm, 0, sizeof(f->xmm[0]) * nxmm);
 	}
+	if (mask & XSTATE_AVX)
+		memcpy(f->ymm_hi, hi, sizeof(hi[0]) * nxmm);
 	return ST_OK;
 }
 
@@ -469,7 +560,12 @@ status_t op_xsetbv(struct cpu *cpu, const struct insn *in)
 	if ((st = intercept_insn(cpu, in)) != ST_OK)
 		return st;
 	uint64_t v = ((cpu->regs[R_DX] & 0xffffffffull) << 32) | (cpu->regs[R_AX] & 0xffffffffull);
-	if ((uint32_t)cpu->regs[R_CX] != 0 || !xcr0_valid(v, XSTATE_SUPPORTED))
+	/* The bits XCR0 may hold are the model's, CPUID.(EAX=0DH,ECX=0):EDX:EAX
+	 * (SDM Vol.1 13.3: "XCR0[i] can be set to 1 only if EDX:EAX[i] is 1"). */
+	uint32_t leaf[4];
+	cpu_model_cpuid(cpu->model, 0xd, 0, leaf);
+	uint64_t supported = ((uint64_t)leaf[3] << 32 | leaf[0]) & XSTATE_SUPPORTED;
+	if ((uint32_t)cpu->regs[R_CX] != 0 || !xcr0_valid(v, supported))
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	cpu->xcr0 = v;
 	return ST_OK;

@@ -151,6 +151,8 @@ static unsigned letter_size(const char *sz, const struct insn *in)
 		return 4;
 	if (!strcmp(sz, "q"))
 		return 8;
+	if (!strcmp(sz, "dq"))
+		return 16;
 	if (!strcmp(sz, "z"))
 		return in->osize == 2 ? 2 : 4;
 	if (!strcmp(sz, "y"))
@@ -246,11 +248,16 @@ static bool fixed_reg(const char *name, const struct insn *in, int *num, unsigne
 	return false;
 }
 
-/* XMM register num (REX.R/REX.B applied) against Capstone's. */
-static bool xmm_matches(const char *op, const cs_x86_op *c, unsigned num, char *why, size_t whylen)
+/* XMM register num (REX.R/REX.B applied) against Capstone's; a YMM register
+ * for a VEX.256 operand whose size the row leaves to VEX.L (SDM Vol.2 A.2.2
+ * "x"; the rows write no size letter there, "dq" or a scalar size for the
+ * operands that stay 128 bits). */
+static bool xmm_matches(const char *op, const cs_x86_op *c, unsigned num, const struct insn *in,
+			char *why, size_t whylen)
 {
-	if (c->reg != (x86_reg)(X86_REG_XMM0 + num)) {
-		snprintf(why, whylen, "%s: xmm%u", op, num);
+	bool ymm = (in->vex & VEX_L256) && op[1] == 0;
+	if (c->reg != (x86_reg)((ymm ? X86_REG_YMM0 : X86_REG_XMM0) + num)) {
+		snprintf(why, whylen, "%s: %s%u", op, ymm ? "ymm" : "xmm", num);
 		return false;
 	}
 	return true;
@@ -350,7 +357,7 @@ static bool compare_operand(const char *op, const cs_x86_op *c, const struct ins
 			return false;
 		}
 		if (letter == 'W')
-			return xmm_matches(op, c, in->rm, why, whylen);
+			return xmm_matches(op, c, in->rm, in, why, whylen);
 		struct reg_info r = cs_reg(c->reg);
 		num = letter == 'G' ? in->reg : letter == 'Z' ? in->reg : in->rm;
 		size = letter_size(sz, in);
@@ -419,12 +426,14 @@ static bool compare_operand(const char *op, const cs_x86_op *c, const struct ins
 			return false;
 		}
 		return true;
-	case 'V': case 'U':
+	case 'V': case 'U': case 'H':
 		if (c->type != X86_OP_REG) {
 			snprintf(why, whylen, "%s: capstone operand is not a register", op);
 			return false;
 		}
-		return xmm_matches(op, c, letter == 'V' ? in->reg : in->rm, why, whylen);
+		/* H: the XMM/YMM register VEX.vvvv names (SDM Vol.2 A.2.1). */
+		return xmm_matches(op, c, letter == 'V' ? in->reg : letter == 'H' ? in->vvvv : in->rm, in, why,
+				   whylen);
 	case 'C': case 'D': {
 		/* REX.R selects CR8-15/DR8-15 (SDM Vol.2 MOV CR/DR). */
 		x86_reg want = (letter == 'C' ? X86_REG_CR0 : X86_REG_DR0) + in->reg;

@@ -25,6 +25,7 @@ struct gen {
 	bool x87_on;               /* this case uses the x87 */
 	bool x87_unmask;           /* x87 exceptions may be unmasked (64-bit run: #MF is compared) */
 	bool simd;                 /* the SIMD-extensions run (host_diff -m simd, gen_simd.c) */
+	bool avx;                  /* the AVX run (host_diff -m avx, gen_avx.c) */
 	bool no_env_stores;        /* the host's FNSTENV/FNSAVE images hold fields hvemu keeps
 				      otherwise (native_x87_gaps): store none */
 	/* 64-bit run only */
@@ -117,5 +118,11 @@ enum simd_family {
 extern uint32_t simd_families;
 /* One random instruction of the families in simd_families. */
 void gen_simd(struct gen *g);
+/* The AVX run (gen_avx.c): one random VEX instruction; 256-bit integer forms
+ * only with avx2_on (the host has AVX2), VAESxxx and VPCLMULQDQ with aes_on. */
+extern bool avx2_on, aes_on;
+void gen_avx(struct gen *g);
+/* The -m avx64 run: 64-bit cases of the same rows, all sixteen registers. */
+uint32_t gen_case_avx64(struct gen *g, struct diff_request *rq);
 
 #endif

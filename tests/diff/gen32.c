@@ -181,6 +181,10 @@ static void gen_insn(struct gen *g)
 		gen_simd(g);
 		return;
 	}
+	if (g->avx && pick(g, 4)) {
+		gen_avx(g);
+		return;
+	}
 	switch (pick(g, 24)) {
 	case 0: case 1: case 2: {                   /* ALU r/m,r / r,r/m / r/m,imm / acc,imm */
 		op = pick(g, 8);
@@ -580,6 +584,14 @@ uint32_t gen_case32(struct gen *g, struct diff_request *rq)
 			for (unsigned i = 0; i < 16; i++)
 				rq->in.xmm[x][i] = (uint8_t)rnd(g);
 	}
+	for (unsigned x = 0; g->avx && x < 8; x++) {
+		if (pick(g, 3) == 0)
+			fill_fp(g, rq->in.ymm_hi[x]);
+		else
+			for (unsigned i = 0; i < 16; i++)
+				rq->in.ymm_hi[x][i] = (uint8_t)rnd(g);
+	}
+	rq->avx = g->avx;
 	for (unsigned i = 0; i < DIFF_DATA_SIZE; i += 16) {
 		switch (pick(g, 6)) {
 		case 0: case 1: fill_fp(g, rq->in.data + i); break;

@@ -3,7 +3,7 @@
  * 0, ended by HLT); the registers, the scratch and stack pages and the flags
  * must match.
  *
- *   host_diff [-m 32|64|simd|scalar] [-l] [N [SEED]]   (defaults: 32, 20000 sequences, seed 0x5eed)
+ *   host_diff [-m 32|64|simd|scalar|avx|avx64] [-l] [N [SEED]]   (defaults: 32, 20000 sequences, seed 0x5eed)
  *
  * -l lists the generated code instead of running it.
  *
@@ -34,6 +34,14 @@
  *   Intel host every flag is compared (the models' choices for the flags the
  *   SDM leaves undefined were measured there); elsewhere those are masked.
  *   Exits 77 when the host has none of them.
+ * -m avx (gen_avx.c): the 32-bit run with CR4.OSXSAVE = 1 and XCR0 = 7 as the
+ *   model of the host's vendor, the VEX.128/VEX.256 forms of the SSE/SSE2
+ *   moves, logic, packed-integer and floating-point instructions mixed in,
+ *   YMM0-7 compared whole (bits 255:128 too) with MXCSR; the 256-bit integer
+ *   forms with the host's AVX2. Exits 77 on a host or model without AVX.
+ * -m avx64 (gen_avx.c): the same rows in 64-bit mode as -m scalar runs it
+ *   (the host vendor's model): YMM0-15, VEX.R/X/B, vvvv[3], VEX.W1's 64-bit
+ *   integer forms, enc64.h's memory forms; no other instructions.
  *
  * A quarter of the cases in each mode use the x87 (gen_x87.c): they start from
  * a random FRSTOR image or FNINIT, and the whole x87 state at the end (FNSAVE
@@ -214,6 +222,12 @@ static status_t run_hvemu(struct machine *m, const struct diff_request *rq, stru
 	cpu_set_flags(c, rq->in.rflags);
 	c->fpu.mxcsr = rq->in.mxcsr;
 	memcpy(c->fpu.xmm, rq->in.xmm, (m64 ? 16u : 8u) * sizeof(rq->in.xmm[0]));
+	memcpy(c->fpu.ymm_hi, rq->in.ymm_hi, (m64 ? 16u : 8u) * sizeof(rq->in.ymm_hi[0]));
+	if (rq->avx) {
+		/* SDM Vol.1 13.3, 14.3: the OS's side of enabling AVX. */
+		c->cr4 |= CR4_OSXSAVE;
+		c->xcr0 = XSTATE_X87 | XSTATE_SSE | XSTATE_AVX;
+	}
 	c->rip = DIFF_CODE_ADDR;
 	c->icount_limit = 100000;
 
@@ -225,6 +239,7 @@ static status_t run_hvemu(struct machine *m, const struct diff_request *rq, stru
 	out->mxcsr = c->fpu.mxcsr;
 	out->vector = -1;
 	memcpy(out->xmm, c->fpu.xmm, sizeof(out->xmm));
+	memcpy(out->ymm_hi, c->fpu.ymm_hi, sizeof(out->ymm_hi));
 	x87_of_cpu(&out->x87, &c->fpu);
 	memcpy(out->data, pm->ram + DIFF_DATA_ADDR, DIFF_DATA_SIZE);
 	if (m64 && st == ST_HALT && c->rip > HANDLER_ADDR && c->rip <= HANDLER_ADDR + 256) {
@@ -349,6 +364,8 @@ static bool same(const struct diff_request *rq, const struct diff_state *a, cons
 		return false;
 	if (a->mxcsr != b->mxcsr || memcmp(a->xmm, b->xmm, (m64 ? 16u : 8u) * sizeof(a->xmm[0])))
 		return false;
+	if (rq->avx && memcmp(a->ymm_hi, b->ymm_hi, (m64 ? 16u : 8u) * sizeof(a->ymm_hi[0])))
+		return false;
 	if (rq->x87 && !same_x87(&a->x87, &b->x87))
 		return false;
 	return memcmp(a->data, b->data, DIFF_DATA_SIZE) == 0;
@@ -392,6 +409,14 @@ static void report(unsigned long i, uint64_t seed, status_t st, const struct dif
 				print_xmm("in", rq->in.xmm[x]);
 				print_xmm("native", native->xmm[x]);
 				print_xmm("hvemu", emu->xmm[x]);
+				printf("\n");
+			}
+		for (unsigned x = 0; rq->avx && x < (m64 ? 16u : 8u); x++)
+			if (memcmp(native->ymm_hi[x], emu->ymm_hi[x], 16)) {
+				printf("    ymm%u[255:128]:", x);
+				print_xmm("in", rq->in.ymm_hi[x]);
+				print_xmm("native", native->ymm_hi[x]);
+				print_xmm("hvemu", emu->ymm_hi[x]);
 				printf("\n");
 			}
 	}
@@ -491,6 +516,16 @@ static const struct cpu_model *with_sse3(const struct cpu_model *base, uint32_t 
 	return &m;
 }
 
+/* The model m with extra bits in CPUID.(EAX=7,ECX=0):EBX (m is with_sse3's copy). */
+static const struct cpu_model *with_leaf7_ebx(const struct cpu_model *m, uint32_t extra)
+{
+	struct cpuid_leaf *leaves = (struct cpuid_leaf *)m->cpuid;
+	for (unsigned i = 0; i < m->cpuid_count; i++)
+		if (leaves[i].leaf == 7 && leaves[i].subleaf == 0)
+			leaves[i].ebx |= extra;
+	return m;
+}
+
 /* The SIMD families' CPUID bits (SDM Vol.2 CPUID Tables 3-10, 3-11, 3-8):
  * leaf, register (0-3: EAX..EDX), bit; in enum simd_family order. */
 static const struct { const char *name; uint32_t leaf; uint8_t reg, bit; } simd_bits[SF_COUNT] = {
@@ -521,7 +556,7 @@ static uint32_t simd_common(const struct cpu_model *model)
 int main(int argc, char **argv)
 {
 	enum diff_mode mode = DIFF_MODE32;
-	bool list = false, simd = false, scalar = false;
+	bool list = false, simd = false, scalar = false, avx = false, avx64 = false;
 	int a = 1;
 	for (; a < argc && argv[a][0] == '-'; a++) {
 		if (!strcmp(argv[a], "-l"))
@@ -529,18 +564,21 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[a], "-m") && a + 1 < argc) {
 			simd = !strcmp(argv[++a], "simd");
 			scalar = !strcmp(argv[a], "scalar");
-			mode = scalar || !strcmp(argv[a], "64") ? DIFF_MODE64 : DIFF_MODE32;
+			avx64 = !strcmp(argv[a], "avx64");
+			avx = avx64 || !strcmp(argv[a], "avx");
+			mode = scalar || avx64 || !strcmp(argv[a], "64") ? DIFF_MODE64 : DIFF_MODE32;
 		}
 	}
 	unsigned long n = argc > a ? strtoul(argv[a], NULL, 0) : 20000;
 	uint64_t seed = argc > a + 1 ? strtoull(argv[a + 1], NULL, 0) : 0x5eed;
 	struct gen g = { .rng = seed * 0x9e3779b97f4a7c15ull | 1, .no_env_stores = native_x87_gaps() != 0,
-			 .simd = simd };
+			 .simd = simd, .avx = avx && !avx64 };
 	unsigned eax, ebx, ecx, edx;
 	bool amd_host = __get_cpuid(0, &eax, &ebx, &ecx, &edx) && ebx == 0x68747541u;   /* "Auth" */
 	bool intel_host = __get_cpuid(0, &eax, &ebx, &ecx, &edx) && ebx == 0x756e6547u; /* "Genu" */
-	const struct cpu_model *base = scalar ? cpu_model_find(amd_host ? "epyc-lite" : "skylake-lite") :
-				       simd ? cpu_model_find(amd_host ? "epyc-lite" : "icelake-lite") :
+	bool host_model = scalar || avx64;      /* 64-bit runs as the host vendor's model */
+	const struct cpu_model *base = host_model ? cpu_model_find(amd_host ? "epyc-lite" : "skylake-lite") :
+				       simd || avx ? cpu_model_find(amd_host ? "epyc-lite" : "icelake-lite") :
 				       mode == DIFF_MODE64 ? cpu_model_find("epyc-lite") : cpu_models[0];
 	const struct cpu_model *model = with_sse3(base, scalar ? 1u << 20 /* SSE4.2: CRC32 */ : 0);
 	struct native h;
@@ -555,9 +593,25 @@ int main(int argc, char **argv)
 		printf("host-diff: the host has none of the scalar instructions: SKIP\n");
 		return 77;
 	}
-	if (mode == DIFF_MODE64 && !scalar && !amd_host) {
+	if (mode == DIFF_MODE64 && !host_model && !amd_host) {
 		printf("host-diff: the 64-bit sequences model an AMD host (epyc-lite); this host is not one: SKIP\n");
 		return 77;
+	}
+	if (avx) {
+		unsigned r[4] = { 0, 0, 0, 0 };
+		bool host_avx = __get_cpuid(1, &r[0], &r[1], &r[2], &r[3]) && (r[2] >> 28 & 1) && (r[2] >> 27 & 1);
+		if (!host_avx || !model || !cpu_model_has(model, 1, 2, 28)) {
+			printf("host-diff: AVX not compared (%s lacks it): SKIP\n", host_avx ? "the model" : "the host");
+			return 77;
+		}
+		/* The 256-bit integer forms are AVX2's: compared when the host has
+		 * it, the model then reporting it too (CPUID.7.0:EBX[5]). */
+		avx2_on = __get_cpuid_count(7, 0, &r[0], &r[1], &r[2], &r[3]) && (r[1] >> 5 & 1);
+		if (avx2_on)
+			model = with_leaf7_ebx(model, 1u << 5);
+		aes_on = __get_cpuid(1, &r[0], &r[1], &r[2], &r[3]) && (r[2] >> 25 & 1) && (r[2] >> 1 & 1) &&
+			 cpu_model_has(model, 1, 2, 25) && cpu_model_has(model, 1, 2, 1);
+		printf("host-diff: VEX.256 packed-integer forms %s\n", avx2_on ? "compared (AVX2)" : "not compared (no host AVX2)");
 	}
 	if (simd && model && !(simd_families = simd_common(model))) {
 		printf("host-diff: no SIMD family to compare: SKIP\n");
@@ -568,12 +622,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	printf("host-diff: %s-bit mode%s (%s with SSE3%s), seed %#" PRIx64 ", %lu sequences\n",
-	       mode == DIFF_MODE64 ? "64" : "32", simd ? " with SIMD extensions" : "", model->name,
+	       mode == DIFF_MODE64 ? "64" : "32", simd ? " with SIMD extensions" : avx ? " with AVX" : "", model->name,
 	       scalar ? " and SSE4.2, scalar instructions" : "", seed, n);
 	if (g.no_env_stores)
 		printf("host-diff: this host keeps FOP, FDP or FCS/FDS only for unmasked x87 exceptions "
 		       "(SDM Vol.1 8.1.8-8.1.9): no FNSTENV/FNSAVE images are stored, those fields not compared\n");
-	for (size_t k = 0; mode == DIFF_MODE64 && !scalar && !list && k < sizeof(regressions64) / sizeof(regressions64[0]); k++) {
+	for (size_t k = 0; mode == DIFF_MODE64 && !host_model && !list && k < sizeof(regressions64) / sizeof(regressions64[0]); k++) {
 		const struct regression *r = &regressions64[k];
 		int status;
 		(void)gen_case64(&g, &rq);
@@ -590,7 +644,8 @@ int main(int argc, char **argv)
 		mismatches++;
 	}
 	for (unsigned long i = 0; i < n; i++) {
-		uint32_t undef = scalar ? gen_case_scalar(&g, &rq) : mode == DIFF_MODE64 ? gen_case64(&g, &rq) :
+		uint32_t undef = scalar ? gen_case_scalar(&g, &rq) : avx64 ? gen_case_avx64(&g, &rq) :
+				 mode == DIFF_MODE64 ? gen_case64(&g, &rq) :
 				 gen_case32(&g, &rq);
 		int status;
 		if (list) {
@@ -619,7 +674,7 @@ int main(int argc, char **argv)
 			by_vector[native.vector]++;
 		/* 64-bit: the model matches the host's vendor, so undefined flags count too;
 		 * in the scalar run only what was measured (on Intel). */
-		uint32_t mask = mode == DIFF_MODE64 && (!scalar || intel_host) ? COMPARED : COMPARED & ~undef;
+		uint32_t mask = mode == DIFF_MODE64 && (!host_model || intel_host) ? COMPARED : COMPARED & ~undef;
 		if (st == ST_HALT && same(&rq, &native, &emu, mask))
 			continue;
 		/* hvemu is deterministic; the host's run need not be: a context

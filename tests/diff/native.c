@@ -35,7 +35,23 @@ struct native_ctl {
 	uint32_t pad;
 	uint64_t host_rsp;
 	uint8_t out_x87[108];      /* FNSAVE image, 32-bit protected-mode format */
+	uint8_t pad2[4];
+	uint8_t in_ymm[16][32];    /* with host AVX: YMM0-15 in full (XMM in bits 127:0) */
+	uint8_t out_ymm[16][32];
 };
+
+/* The host has AVX and its OS enabled the YMM state (SDM Vol.1 14.3: CPUID.1:ECX
+ * OSXSAVE and AVX, XCR0[2:1] = 11b): the prologue and epilogue move whole YMM
+ * registers, so the upper halves are set and compared too. */
+static bool host_avx(void)
+{
+	unsigned a, b, c, d;
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c >> 27 & 1) || !(c >> 28 & 1))
+		return false;
+	uint32_t lo, hi;
+	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	return (lo & 6) == 6;
+}
 
 static uint8_t *put32(uint8_t *p, uint32_t v)
 {
@@ -73,6 +89,16 @@ static uint8_t *mov_xmm(uint8_t *p, unsigned x, uint32_t addr, bool load)
 	return abs_operand(p, x, addr);
 }
 
+/* VMOVDQU ymm, [addr] (load) or VMOVDQU [addr], ymm: VEX.256.F3.0F 6F/7F, the
+ * two-byte VEX with R inverted in bit 7 and vvvv = 1111b. */
+static uint8_t *mov_ymm(uint8_t *p, unsigned x, uint32_t addr, bool load)
+{
+	*p++ = 0xc5;
+	*p++ = (uint8_t)((x & 8 ? 0x00 : 0x80) | 0x7e);
+	*p++ = load ? 0x6f : 0x7f;
+	return abs_operand(p, x, addr);
+}
+
 /* LDMXCSR [addr] (/2) or STMXCSR [addr] (/3) */
 static uint8_t *mxcsr_op(uint8_t *p, unsigned digit, uint32_t addr)
 {
@@ -83,7 +109,7 @@ static uint8_t *mxcsr_op(uint8_t *p, unsigned digit, uint32_t addr)
 
 /* Entry (called as a function): save the callee-saved registers, RFLAGS, RSP
  * and MXCSR, load the case's state, jump to the code. */
-static void write_entry(uint8_t *p)
+static void write_entry(uint8_t *p, bool ymm)
 {
 	uint8_t *start = p;
 	static const uint8_t pushes[] = { 0x53, 0x55, 0x41, 0x54, 0x41, 0x55, 0x41, 0x56, 0x41, 0x57, 0x9c };
@@ -93,7 +119,7 @@ static void write_entry(uint8_t *p)
 	p = mxcsr_op(p, 3, CTL(host_mxcsr));
 	p = mxcsr_op(p, 2, CTL(in_mxcsr));
 	for (unsigned x = 0; x < 16; x++)
-		p = mov_xmm(p, x, CTL(in_xmm) + 16 * x, true);
+		p = ymm ? mov_ymm(p, x, CTL(in_ymm) + 32 * x, true) : mov_xmm(p, x, CTL(in_xmm) + 16 * x, true);
 	*p++ = 0xff, p = abs_operand(p, 6, CTL(in_rflags));                  /* PUSH [in_rflags] */
 	*p++ = 0x9d;                                                           /* POPFQ */
 	for (unsigned r = 0; r < 16; r++)
@@ -106,13 +132,13 @@ static void write_entry(uint8_t *p)
 
 /* Epilogue after the code: store the state (MOV, MOVDQU, STMXCSR change no
  * flag), back to the host stack, save RFLAGS, restore the host's and return. */
-static void write_epilogue(uint8_t *p)
+static void write_epilogue(uint8_t *p, bool ymm)
 {
 	static const uint8_t pops[] = { 0x9d, 0x41, 0x5f, 0x41, 0x5e, 0x41, 0x5d, 0x41, 0x5c, 0x5d, 0x5b, 0xc3 };
 	for (unsigned r = 0; r < 16; r++)
 		p = mov_gpr(p, r, CTL(out_regs) + 8 * r, false);
 	for (unsigned x = 0; x < 16; x++)
-		p = mov_xmm(p, x, CTL(out_xmm) + 16 * x, false);
+		p = ymm ? mov_ymm(p, x, CTL(out_ymm) + 32 * x, false) : mov_xmm(p, x, CTL(out_xmm) + 16 * x, false);
 	p = mxcsr_op(p, 3, CTL(out_mxcsr));
 	*p++ = 0xdd, p = abs_operand(p, 6, CTL(out_x87));                    /* FNSAVE [out_x87] */
 	p = mov_gpr(p, R_SP, CTL(host_rsp), true);
@@ -253,6 +279,20 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
 	fault_out->cr2 = r[REG_TRAPNO] == 14 ? (uint64_t)r[REG_CR2] : 0;     /* stale otherwise */
 	fault_out->mxcsr = u->uc_mcontext.fpregs->mxcsr;
 	memcpy(fault_out->xmm, u->uc_mcontext.fpregs->_xmm, sizeof(fault_out->xmm));
+	/* Bits 255:128 of the YMM registers: the frame's XSAVE image, when the
+	 * kernel wrote one (FP_XSTATE_MAGIC1 "XPSF" at byte 464, Linux's
+	 * sigcontext.h), at YMM_Hi128's standard-format offset 576 (SDM Vol.1
+	 * 13.4.3) if XSTATE_BV[2] is set, else in their init state, zero. */
+	const uint8_t *img = (const uint8_t *)u->uc_mcontext.fpregs;
+	uint32_t magic1;
+	uint64_t bv = 0;
+	memcpy(&magic1, img + 464, 4);
+	if (magic1 == 0x46505853u)
+		memcpy(&bv, img + 512, 8);
+	if (bv & 4)
+		memcpy(fault_out->ymm_hi, img + 576, sizeof(fault_out->ymm_hi));
+	else
+		memset(fault_out->ymm_hi, 0, sizeof(fault_out->ymm_hi));
 	x87_from_fxsave(&fault_out->x87, u->uc_mcontext.fpregs);
 	siglongjmp(fault_return, 1);
 }
@@ -280,7 +320,9 @@ static void native_child(int from, int to)
 	static const int fatal[] = { SIGILL, SIGTRAP, SIGBUS, SIGFPE, SIGSEGV };
 	for (unsigned k = 0; k < sizeof(fatal) / sizeof(fatal[0]); k++)
 		sigaction(fatal[k], &sa, NULL);
-	write_entry(code + (NATIVE_ENTRY - DIFF_CODE_ADDR));
+	static bool ymm;
+	ymm = host_avx();
+	write_entry(code + (NATIVE_ENTRY - DIFF_CODE_ADDR), ymm);
 	void (*entry)(void);
 	uintptr_t entry_addr = NATIVE_ENTRY;
 	memcpy(&entry, &entry_addr, sizeof(entry));
@@ -288,12 +330,16 @@ static void native_child(int from, int to)
 	x87_gaps = native_x87_gaps();
 	while (read_all(from, &rq, sizeof(rq))) {
 		memcpy(code, rq.code, rq.code_len);
-		write_epilogue(code + rq.code_len);
+		write_epilogue(code + rq.code_len, ymm);
 		__builtin___clear_cache((char *)code, (char *)code + 0x1000);
 		memcpy(data, rq.in.data, DIFF_DATA_SIZE);
 		memcpy(ctl->in_regs, rq.in.regs, sizeof(ctl->in_regs));
 		ctl->in_rflags = rq.in.rflags;
 		memcpy(ctl->in_xmm, rq.in.xmm, sizeof(ctl->in_xmm));
+		for (unsigned x = 0; x < 16; x++) {
+			memcpy(ctl->in_ymm[x], rq.in.xmm[x], 16);
+			memcpy(ctl->in_ymm[x] + 16, rq.in.ymm_hi[x], 16);
+		}
 		ctl->in_mxcsr = rq.in.mxcsr;
 		fault_out = &out;
 		if (sigsetjmp(fault_return, 1) == 0) {
@@ -301,6 +347,11 @@ static void native_child(int from, int to)
 			memcpy(out.regs, ctl->out_regs, sizeof(out.regs));
 			out.rflags = ctl->out_rflags;
 			memcpy(out.xmm, ctl->out_xmm, sizeof(out.xmm));
+			memset(out.ymm_hi, 0, sizeof(out.ymm_hi));
+			for (unsigned x = 0; ymm && x < 16; x++) {
+				memcpy(out.xmm[x], ctl->out_ymm[x], 16);
+				memcpy(out.ymm_hi[x], ctl->out_ymm[x] + 16, 16);
+			}
 			out.mxcsr = ctl->out_mxcsr;
 			diff_x87_from_fnsave(&out.x87, ctl->out_x87);
 			/* FSW.ES: the last instruction's exception was unmasked. */

@@ -441,7 +441,7 @@ START_TEST(modifiers_readding_changes_nothing)
 {
 	const struct cpu_model *base = cpu_models[_i];
 	static const char *const names[] = { "fpu", "apic", "pae", "nx", "lm", "pcid", "x2apic",
-					     "xsave", "smep", "svm", "vmx", "npt" };
+					     "xsave", "avx", "smep", "svm", "vmx", "npt" };
 	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
 		struct cpu_feature f;
 		ck_assert(cpu_feature_lookup(names[k], &f));
@@ -512,6 +512,16 @@ START_TEST(modifiers_change_cpuid_and_dependent_data)
 	ck_assert_uint_eq(r[0] & 0xffff, 0x3024);
 	ck_assert(cpu_model_has(m, 1, 2, 17));
 	cpu_model_release(m);
+	/* -avx: leaf 1 ECX[28] and the AVX state component of leaf 0DH (SDM Vol.1
+	 * 13.3: XCR0[2] only where CPUID.(EAX=0DH,ECX=0):EAX[2] is 1). */
+	m = parse_ok("skylake-lite,-avx");
+	ck_assert(!cpu_model_has(m, 1, 2, 28));
+	cpu_model_cpuid(m, 0xd, 0, r);
+	ck_assert_uint_eq(r[0], 3);
+	ck_assert_uint_eq(r[2], 576);
+	cpu_model_cpuid(m, 0xd, 2, r);
+	ck_assert_uint_eq(r[0] | r[1], 0);
+	cpu_model_release(m);
 	/* +x2apic on core2: implemented (the APIC's x2APIC mode). */
 	m = parse_ok("core2,+x2apic");
 	ck_assert(cpu_model_has(m, 1, 2, 21));
@@ -539,6 +549,8 @@ static const struct { const char *spec, *reason; } bad_specs[] = {
 	{ "skylake-lite,-pae", "needs 'pae'" },
 	{ "skylake-lite,-lm", "needs 'lm'" },
 	{ "skylake-lite,-fxsr", "needs 'fxsr'" },
+	{ "skylake-lite,-xsave", "'avx' needs 'xsave'" },
+	{ "core2,+avx", "no AVX state component" },
 	{ "skylake-lite,phys-bits=31", "out of range" },
 	{ "skylake-lite,phys-bits=53", "out of range" },
 	{ "skylake-lite,phys-bits=", "out of range" },

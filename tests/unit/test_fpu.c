@@ -158,7 +158,8 @@ START_TEST(xcr0_rules)
 	ck_assert(xcr0_valid(3, XSTATE_SUPPORTED));
 	ck_assert(!xcr0_valid(0, XSTATE_SUPPORTED));     /* x87 bit must be 1 */
 	ck_assert(!xcr0_valid(2, XSTATE_SUPPORTED));
-	ck_assert(!xcr0_valid(7, XSTATE_SUPPORTED));     /* AVX not supported */
+	ck_assert(xcr0_valid(7, XSTATE_SUPPORTED));      /* AVX implemented */
+	ck_assert(!xcr0_valid(7, XSTATE_X87 | XSTATE_SSE)); /* a model without AVX */
 	ck_assert(!xcr0_valid(5, 7));                    /* AVX without SSE */
 	ck_assert(xcr0_valid(7, 7));
 	ck_assert(!xcr0_valid(1ull << 32 | 1, XSTATE_SUPPORTED));
@@ -657,17 +658,29 @@ START_TEST(xgetbv_ecx)
 	m.cpu.regs[R_CX] = 0;
 	ck_assert_int_eq(RUN(&m, 0x0f, 0x01, 0xd0, 0xf4), -1);
 	ck_assert_uint_eq(m.cpu.regs[R_AX], 1);
-	/* ECX = 1 needs CPUID.(EAX=0DH,ECX=1):EAX[2], which no model advertises:
-	 * #GP(0) (SDM Vol.2 XGETBV). */
+	/* ECX = 1 reads XINUSE AND XCR0 where CPUID.(EAX=0DH,ECX=1):EAX[2] says
+	 * so (skylake-lite: every enabled component counts as in use, emu/xsave.c);
+	 * ECX = 2 is #GP(0) (SDM Vol.2 XGETBV). */
 	uint32_t leaf[4];
 	cpu_model_cpuid(m.cpu.model, 0xd, 1, leaf);
-	ck_assert_uint_eq(leaf[0] & 4, 0);
+	ck_assert_uint_eq(leaf[0] & 4, 4);
 	m.cpu.regs[R_CX] = 1;
+	ck_assert_int_eq(RUN(&m, 0x0f, 0x01, 0xd0, 0xf4), -1);
+	ck_assert_uint_eq(m.cpu.regs[R_AX], 1);
+	m.cpu.regs[R_CX] = 2;
 	ck_assert_int_eq(RUN(&m, 0x0f, 0x01, 0xd0, 0xf4), 13);
 	/* Without CR4.OSXSAVE: #UD. */
 	m.cpu.cr4 &= ~(uint64_t)CR4_OSXSAVE;
 	m.cpu.regs[R_CX] = 0;
 	ck_assert_int_eq(RUN(&m, 0x0f, 0x01, 0xd0, 0xf4), 6);
+	machine_free(&m);
+	/* A model without it (nehalem-lite): ECX = 1 is #GP(0). */
+	real_mode_machine(&m, "nehalem-lite");
+	m.cpu.cr4 |= CR4_OSXSAVE;
+	cpu_model_cpuid(m.cpu.model, 0xd, 1, leaf);
+	ck_assert_uint_eq(leaf[0] & 4, 0);
+	m.cpu.regs[R_CX] = 1;
+	ck_assert_int_eq(RUN(&m, 0x0f, 0x01, 0xd0, 0xf4), 13);
 	machine_free(&m);
 }
 END_TEST
