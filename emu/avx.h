@@ -27,8 +27,8 @@ static inline void ymm_get(const struct cpu *cpu, unsigned n, union ymm_reg *v)
 }
 
 /* Write YMMn from a result of bytes (16 or 32) bytes: a VEX.128 destination has
- * bits 255:128 zeroed (SDM Vol.1 14.1.3 "VEX.128 ... the upper bits (MAXVL-1:128)
- * of the destination are zeroed"), unlike a legacy SSE one. */
+ * bits 255:128 zeroed, a legacy SSE one keeps them (SDM Vol.2 2.3.10, "AVX
+ * Instructions and the Upper 128-bits of YMM registers"). */
 static inline void ymm_put(struct cpu *cpu, unsigned n, const union ymm_reg *v, unsigned bytes)
 {
 	cpu->fpu.xmm[n & 15] = v->x[0];

@@ -1,5 +1,5 @@
 /* The VEX forms of the legacy SSE/SSE2 instructions (SDM Vol.2 instruction
- * pages, "VEX.128 encoded version" / "VEX.256 encoded version"; Vol.1 14.1.3):
+ * pages, "VEX.128 encoded version" / "VEX.256 encoded version"; Vol.2 2.3.10):
  * moves, logic, packed integer and floating-point arithmetic. Rows in
  * emu/isa/avx.isa.
  *
@@ -11,7 +11,7 @@
  * lane by lane (the packed arithmetic, logic, unpacks, packs, shuffles, shifts).
  * Rules of the form, each cited where applied:
  *   - VEX.128 zeroes bits 255:128 of a register destination, legacy SSE leaves
- *     them (ymm_put, emu/avx.h; SDM Vol.1 14.1.3);
+ *     them (ymm_put, emu/avx.h; SDM Vol.2 2.3.10);
  *   - memory operands are not alignment-checked, except the exception type 1
  *     moves VMOVAPS/APD/DQA and VMOVNTPS/PD/DQ: 16 bytes for VEX.128, 32 for
  *     VEX.256, else #GP(0) (SDM Vol.2 2.5.1, Table 2-18 vs 2-19..2-21);

@@ -38,7 +38,7 @@ status_t simd_gate_xmm(struct cpu *cpu, const struct insn *in) CHECKED;
 union xmm_reg *simd_lane_reg(struct cpu *cpu, const struct insn *in, unsigned n);
 
 /* Write r to the destination register (MMX: low quadword, then TOP = 0 and the
- * tags valid, emu/mmx.c; VEX.128: bits 255:128 zeroed, SDM Vol.1 14.1.3; the
+ * tags valid, emu/mmx.c; VEX.128: bits 255:128 zeroed, SDM Vol.2 2.3.10; the
  * upper lane: bits 255:128). */
 void simd_store(struct cpu *cpu, const struct insn *in, const struct simd_args *a, const union xmm_reg *r);
 

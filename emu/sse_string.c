@@ -128,7 +128,7 @@ status_t op_pcmpstr(struct cpu *cpu, const struct insn *in)
 			m.d[0] = r2;
 		}
 		cpu->fpu.xmm[0] = m;
-		/* The VEX form's XMM0 is a VEX.128 destination (SDM Vol.1 14.1.3). */
+		/* The VEX form's XMM0 is a VEX.128 destination (SDM Vol.2 2.3.10). */
 		if (in->vex)
 			cpu->fpu.ymm_hi[0] = (union xmm_reg){ .q = { 0, 0 } };
 	}

@@ -3,7 +3,7 @@
  * CPUID leaf 0DH sizes following XCR0 (SDM Vol.2 CPUID), the VEX state gate
  * (SDM Vol.2 2.5 Table 2-18: #UD with CR4.OSXSAVE = 0 or XCR0[2:1] != 11b,
  * #NM with CR0.TS), VEX.256 and VEX.128 results with bits 255:128 zeroed by
- * VEX.128 and kept by legacy SSE (SDM Vol.1 14.1.3), alignment of exception
+ * VEX.128 and kept by legacy SSE (SDM Vol.2 2.3.10), alignment of exception
  * type 1 only (SDM Vol.2 2.5.1), and the YMM_Hi128 component of XSAVE/XRSTOR
  * at offset 576 (SDM Vol.1 13.5.3, 13.8.1) and of XSAVEC and the compacted
  * XRSTOR (13.10, 13.8.2). Skipped without AVX. */

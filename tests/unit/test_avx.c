@@ -3,7 +3,7 @@
  * user mode or does not vary: the state gate of every VEX SIMD instruction
  * (SDM Vol.2 2.5 Table 2-18: real and virtual-8086 mode, CR4.OSXSAVE, XCR0,
  * CR0.TS), alignment of exception type 1 against the others, VEX.128 zeroing
- * against legacy SSE preserving bits 255:128 (SDM Vol.1 14.1.3), the rows'
+ * against legacy SSE preserving bits 255:128 (SDM Vol.2 2.3.10), the rows'
  * VEX.L and vvvv rules and CPUID gating, XSETBV's bit 2 rule, the YMM_Hi128
  * component of XSAVE/XRSTOR/XSAVEOPT/XSAVEC, the compacted XRSTOR and CPUID
  * leaf 0DH (SDM Vol.1 13). */
@@ -114,7 +114,7 @@ START_TEST(alignment)
 }
 END_TEST
 
-/* SDM Vol.1 14.1.3: VEX.128 zeroes bits 255:128 of its destination; a legacy
+/* SDM Vol.2 2.3.10: VEX.128 zeroes bits 255:128 of its destination; a legacy
  * SSE instruction leaves them. The scalar forms take bits 127:32 (or 127:64)
  * from VEX.vvvv (SDM Vol.2 ADDSS), whatever VEX.L (LIG). */
 START_TEST(upper_bits)
