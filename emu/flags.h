@@ -75,26 +75,30 @@ static inline bool flags_cond(struct cpu *cpu, unsigned cc)
 
 /* A condition known when the code is decoded (cc a constant: one copy per
  * condition, emu/branch.c's Jcc forms), so the test of each branch site is
- * its own: after CMP/SUB and the logic ops every condition but O and P is
- * answered from the operands inline (SDM Vol.1 Appendix B, Table B-1; the
- * same answers as flags_cond_slow's), anything else out of line. */
+ * its own: Z and S after any recorded operation, and after CMP/SUB and the
+ * logic ops every condition but O and P, are answered inline (SDM Vol.1
+ * Appendix B, Table B-1; the same answers as flags_cond_slow's), anything
+ * else out of line. */
 static inline __attribute__((always_inline)) bool flags_cond_known(struct cpu *cpu, unsigned cc)
 {
 	const struct lazy_flags *l = &cpu->lazy;
 	unsigned test = (cc >> 1) & 7, bits = 8u << l->size;
 	bool neg = cc & 1;
-	if (test == 0 || test == 5)                          /* O, P */
+	if (test == 0 || test == 5 || l->op == LAZY_NONE)    /* O, P, or folded flags */
 		return flags_cond_slow(cpu, cc);
 	uint64_t m = ~0ull >> (64 - bits), r = l->result;   /* results are stored masked */
 	bool sign = (r >> (bits - 1)) & 1;
+	/* Z and S after any recorded operation: its result (a loop's DEC/JNZ). */
+	if (test == 2)
+		return (r == 0) != neg;
+	if (test == 4)
+		return sign != neg;
 	if (l->op == LAZY_SUB) {
 		uint64_t a = l->src1 & m, b = l->src2 & m;
 		int64_t sa = (int64_t)(a << (64 - bits)) >> (64 - bits), sb = (int64_t)(b << (64 - bits)) >> (64 - bits);
 		switch (test) {
 		case 1: return (a < b) != neg;               /* B */
-		case 2: return (r == 0) != neg;              /* Z */
 		case 3: return (a <= b) != neg;              /* BE */
-		case 4: return sign != neg;                  /* S */
 		case 6: return (sa < sb) != neg;             /* L */
 		default: return (sa <= sb) != neg;           /* LE */
 		}
@@ -103,8 +107,8 @@ static inline __attribute__((always_inline)) bool flags_cond_known(struct cpu *c
 		/* CF = OF = 0: B is false, BE is Z, L is S, LE is Z or S. */
 		switch (test) {
 		case 1: return neg;
-		case 2: case 3: return (r == 0) != neg;
-		case 4: case 6: return sign != neg;
+		case 3: return (r == 0) != neg;
+		case 6: return sign != neg;
 		default: return (r == 0 || sign) != neg;
 		}
 	}
