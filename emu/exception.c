@@ -14,6 +14,7 @@
 #include "emu/debug.h"
 #include "emu/hv.h"
 #include "emu/operand.h"
+#include "emu/quirks.h"
 #include "emu/segload.h"
 #include "emu/task.h"
 
@@ -501,7 +502,8 @@ status_t cpu_deliver_event(struct cpu *cpu)
 		struct event *next = &cpu->event;
 		/* SDM Vol.3 6.13: EXT=1 when the event being delivered was external to
 		 * the program (interrupt, NMI, exception, INT1). #PF has its own format. */
-		if (!is_software(&ev) && next->has_error && next->vector != EXC_PF)
+		if (!is_software(&ev) && next->has_error && next->vector != EXC_PF &&
+		    !cpu_quirk(cpu, QK_QEMU_NO_EXT_BIT))
 			next->error_code |= 1;
 		/* APM2 15.12 (its #NP, #GP, #DF example): the intercepts see the
 		 * second exception itself, with the first as EXITINTINFO, before

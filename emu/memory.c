@@ -10,6 +10,7 @@
 #include "emu/icache.h"
 #include "emu/operand.h"
 #include "emu/paging_env.h"
+#include "emu/quirks.h"
 #include "mmu/nested.h"
 
 static inline unsigned tlb_bank(const struct cpu *cpu)
@@ -370,7 +371,8 @@ static inline status_t seg_to_linear(struct cpu *cpu, unsigned seg, uint64_t off
  * at CPL 3 is #AC(0). Checked after the segment checks, before translation. */
 static inline bool misaligned_user_access(const struct cpu *cpu, uint64_t lin, unsigned size)
 {
-	return cpu->cpl == 3 && (lin & (size - 1)) && (cpu->cr0 & CR0_AM) && (cpu->rflags & FLAG_AC);
+	return cpu->cpl == 3 && (lin & (size - 1)) && (cpu->cr0 & CR0_AM) && (cpu->rflags & FLAG_AC) &&
+	       !cpu_quirk(cpu, QK_QEMU_NO_AC);
 }
 
 status_t mem_read_slow(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size, uint64_t *out)

@@ -17,6 +17,7 @@
 #include "emu/hv.h"
 #include "emu/mtrr.h"
 #include "emu/operand.h"
+#include "emu/quirks.h"
 #include "mmu/x86_vmx.h"
 #include "isa_handlers.h"
 
@@ -309,7 +310,8 @@ static bool efer_write(struct cpu *cpu, uint64_t v)
 
 	if (v & ~(writable | EFER_LMA))
 		return false;
-	if (((v ^ cpu->efer) & EFER_LME) && (cpu->cr0 & CR0_PG))
+	if (((v ^ cpu->efer) & EFER_LME) && (cpu->cr0 & CR0_PG) &&
+	    !cpu_quirk(cpu, QK_QEMU_EFER_LME_UNCHECKED))
 		return false;
 	if ((v & EFER_SVME) && !(cpu->efer & EFER_SVME) && (cpu->vm_cr & VM_CR_SVMDIS))
 		return false;
@@ -615,8 +617,12 @@ static status_t msr_prologue(struct cpu *cpu, const struct insn *in, bool is_wri
 	 * instruction as it is: no #GP for an MSR the core lacks. */
 	if ((st = intercept_msr(cpu, in, index, is_write, value)) != ST_OK)
 		return st;
-	if (!exists)
+	if (!exists) {
+		/* Quirk: read as 0, the write dropped (ST_HANDLED skips it). */
+		if (cpu_quirk(cpu, QK_QEMU_UNKNOWN_MSR_ZERO))
+			return ST_HANDLED;
 		return cpu_raise_err(cpu, EXC_GP, 0);
+	}
 	return ST_OK;
 }
 

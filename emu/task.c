@@ -8,6 +8,7 @@
 #include "emu/task.h"
 
 #include "emu/operand.h"
+#include "emu/quirks.h"
 #include "emu/segload.h"
 #include "mmu/paging.h"
 
@@ -382,7 +383,7 @@ status_t task_switch(struct cpu *cpu, uint16_t tss_sel, uint64_t tss_raw,
 
 	/* SDM Vol.3 7.2.1, 17.3.1.5: the T flag of the new TSS raises #DB
 	 * (DR6.BT) after the switch, before the new task's first instruction. */
-	if (s.trap) {
+	if (s.trap && !cpu_quirk(cpu, QK_QEMU_TSS_T_IGNORED)) {
 		cpu->event = (struct event){ .pending = true, .type = EV_EXCEPTION, .vector = EXC_DB,
 					     .dr6 = DR6_BT };
 		return cpu_deliver_event(cpu);

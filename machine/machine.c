@@ -17,6 +17,7 @@
 #include "emu/cpu_model.h"
 #include "emu/event_step.h"
 #include "emu/insn.h"
+#include "emu/quirks.h"
 #include "machine/bare_machine.h"
 #include "machine/boot_entry.h"
 #include "machine/fail.h"
@@ -557,9 +558,10 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 		c->deadlines[DEADLINE_MACHINE] = (struct deadline){ .at = UINT64_MAX, .fire = clock_due,
 								    .ctx = m };
 		c->tsc_hz = m->clock.hz;       /* RDTSC counts instructions: CPUID 15H/16H */
+		c->quirks = quirk_set_for_model(cfg->quirks, cfg->model);
 		/* The CPU model's hypervisor extension gets its model on every CPU
 		 * (machine/hypervisor.h): CPUID reports it from here on. */
-		if (!hv_create(&m->hv[i], c, cfg->model, cfg->quirks))
+		if (!hv_create(&m->hv[i], c, cfg->model, c->quirks))
 			return fail(err, errlen, "out of memory for the %s model", hv_name(cfg->model));
 	}
 	struct rtc_config rtc = { .start = cfg->rtc_base.year ? cfg->rtc_base : RTC_DEFAULT_START,

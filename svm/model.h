@@ -9,7 +9,7 @@
  *   intercepts.c     an exit record (emu/exit_record.h) -> intercepted? ->
  *                    EXITCODE, EXITINFO1/2 (APM2 15.7-15.14, Appendix C)
  *   events.c         EVENTINJ, EXITINTINFO, virtual interrupts (APM2 15.20-15.21)
- *   quirks.c         how the quirks of emu/hv_quirks.h change SVM's encoding
+ *   quirks.c         how the quirks of emu/quirks.def change SVM's encoding
  */
 #ifndef HVEMU_SVM_MODEL_H
 #define HVEMU_SVM_MODEL_H
@@ -53,7 +53,7 @@ struct svm {
 	struct hv_model ops;
 	uint32_t features;         /* CPUID Fn8000_000A EDX (enum svm_feature) */
 	uint32_t nasid;            /* Fn8000_000A EBX: ASIDs 1..nasid-1 are the guests' */
-	unsigned quirks;           /* HV_QUIRK_* (emu/hv_quirks.h) */
+	uint64_t quirks;           /* QUIRK_BIT()s (emu/quirks.h) */
 	uint64_t cr4_valid, efer_valid;  /* the CPU's CR4 and EFER bits (CPUID is fixed once
 					    the model is installed): the MBZ checks' masks */
 

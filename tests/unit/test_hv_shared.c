@@ -1,12 +1,12 @@
 /* Check suite for what both hypervisor models share below svm/ and vmx/: the
  * consistency-check engine (emu/check_table.c: rows in order, the first
  * failure named, each outcome kind as the manuals number it) and the quirk
- * registry (emu/hv_quirks.c). */
+ * registry (emu/quirks.c). */
 #include <check.h>
 #include <string.h>
 
 #include "emu/check_table.h"
-#include "emu/hv_quirks.h"
+#include "emu/quirks.h"
 #include "suite_runner.h"
 #include "svm/exit_codes.h"
 #include "vmx/exit_reasons.h"
@@ -162,30 +162,38 @@ START_TEST(outcome_entry_failure)
 }
 END_TEST
 
-/* Every quirk: a name --quirk finds, one vendor, one bit of its own, the
- * manual rule it breaks with its section, what it changes, what it mimics. */
+/* Every quirk: a name --quirk finds, an area, one bit of its own, a profile
+ * that lists it, the manual rule it breaks with its section, what it changes,
+ * what it mimics. */
 START_TEST(quirk_registry_rows)
 {
 	unsigned n;
-	const struct hv_quirk_info *q = hv_quirk_table(&n);
+	const struct quirk_info *q = quirk_table(&n);
 	ck_assert_uint_ge(n, 1);
-	unsigned bits = 0;
+	uint64_t bits = 0;
 	for (unsigned i = 0; i < n; i++) {
 		ck_assert(q[i].name && q[i].name[0]);
-		ck_assert_ptr_eq(hv_quirk_find(q[i].name), &q[i]);
-		ck_assert(q[i].vendor == HV_EXT_SVM || q[i].vendor == HV_EXT_VMX);
-		ck_assert_uint_eq(__builtin_popcount(q[i].bit), 1);
+		ck_assert_ptr_eq(quirk_find(q[i].name), &q[i]);
+		ck_assert(q[i].area <= QUIRK_AREA_VMX);
+		ck_assert_uint_eq(__builtin_popcountll(q[i].bit), 1);
 		ck_assert_uint_eq(bits & q[i].bit, 0);
 		bits |= q[i].bit;
-		ck_assert(!strncmp(q[i].section, "APM2 ", 5) || !strncmp(q[i].section, "SDM ", 4));
+		uint64_t set;
+		ck_assert(quirk_profile_set(q[i].profile, &set));
+		ck_assert(set & q[i].bit);
+		ck_assert(!strncmp(q[i].section, "APM", 3) || !strncmp(q[i].section, "SDM ", 4) ||
+			  !strncmp(q[i].section, "8", 1) || !strncmp(q[i].section, "PCI ", 4));
 		ck_assert(q[i].what && q[i].what[0] && q[i].mimics && q[i].mimics[0]);
 	}
-	const struct hv_quirk_info *nowrap = hv_quirk_find("qemu-exitinfo2-nowrap");
+	const struct quirk_info *nowrap = quirk_find("qemu-exitinfo2-nowrap");
 	ck_assert_ptr_nonnull(nowrap);
-	ck_assert_int_eq(nowrap->vendor, HV_EXT_SVM);
-	ck_assert_uint_eq(nowrap->bit, HV_QUIRK_QEMU_EXITINFO2_NOWRAP);
-	ck_assert_ptr_null(hv_quirk_find("qemu-exitinfo2"));
-	ck_assert_ptr_null(hv_quirk_find(""));
+	ck_assert_int_eq(nowrap->area, QUIRK_AREA_SVM);
+	ck_assert_uint_eq(nowrap->bit, QUIRK_BIT(QK_QEMU_EXITINFO2_NOWRAP));
+	ck_assert_ptr_null(quirk_find("qemu-exitinfo2"));
+	ck_assert_ptr_null(quirk_find(""));
+	uint64_t set;
+	ck_assert(!quirk_profile_set("qemu-7.1", &set));
+	ck_assert_uint_eq(set, 0);
 }
 END_TEST
 
