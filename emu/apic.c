@@ -5,6 +5,7 @@
 #include "devices/lapic.h"
 #include "emu/apic.h"
 #include "emu/insn.h"
+#include "emu/quirks.h"
 
 void cpu_attach_lapic(struct cpu *cpu, struct lapic *l, uint32_t id)
 {
@@ -42,6 +43,8 @@ bool cpu_apic_base_write(struct cpu *cpu, uint64_t v)
 	uint64_t writable = APIC_BASE_EN | (((1ull << cpu->maxphyaddr) - 1) & ~0xfffull);
 	if (cpu->lapic && cpu->lapic->has_x2apic)
 		writable |= APIC_BASE_EXTD;
+	else if (cpu_quirk(cpu, QK_QEMU_APIC_EXTD_IGNORED))
+		v &= ~APIC_BASE_EXTD;
 	if (v & ~(writable | APIC_BASE_BSP))
 		return false;
 	/* 10.12.5.1: EN=0 EXTD=1 is invalid; leaving x2APIC mode only through the

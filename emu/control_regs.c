@@ -279,7 +279,10 @@ static status_t write_cr3(struct cpu *cpu, uint64_t val)
  * reserved bit), without side effects. */
 static bool cr4_value_ok(const struct cpu *cpu, uint64_t val)
 {
-	if (val & ~cpu_cr4_valid_bits(cpu))
+	uint64_t valid = cpu_cr4_valid_bits(cpu);
+	if (cpu_quirk(cpu, QK_QEMU_PCIDE_WITHOUT_PCID))
+		valid |= CR4_PCIDE;
+	if (val & ~valid)
 		return false;
 	/* SDM Vol.3 9.8.5.4: CR4.PAE cannot be cleared while IA-32e mode is active. */
 	if ((cpu->efer & EFER_LMA) && !(val & CR4_PAE))

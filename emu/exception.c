@@ -56,7 +56,10 @@ status_t cpu_raise_fault(struct cpu *cpu, const struct fault *f)
 			return ST_UNSUPPORTED;
 		return hv_intercept_stage2(cpu, f->nested.misconfig ? IK_STAGE2_MISCONFIG : IK_STAGE2_FAULT, f);
 	}
-	status_t st = cpu_raise_err(cpu, f->vector, f->error_code);
+	uint32_t code = f->error_code;
+	if (f->vector == EXC_PF && (code & PFEC_RSVD) && cpu_quirk(cpu, QK_QEMU_RSVD_WITHOUT_P))
+		code &= ~(uint32_t)PFEC_P;
+	status_t st = cpu_raise_err(cpu, f->vector, code);
 	if (f->vector == EXC_PF) {
 		cpu->event.cr2 = f->address;
 		cpu->event.cr2_carry = cpu->wrap_carry;

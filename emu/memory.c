@@ -355,14 +355,15 @@ static inline status_t seg_to_linear(struct cpu *cpu, unsigned seg, uint64_t off
 {
 	const struct segment *s = &cpu->seg[seg];
 	if (__builtin_expect(cpu->mode != MODE_LONG64, 1)) {
-		if (!seg_access_ok(s, off, size, perm))
+		if (!seg_access_ok(s, off, size, perm) && !cpu_quirk(cpu, QK_QEMU_DATA_SEG_UNCHECKED))
 			return cpu_raise_err(cpu, seg == SR_SS ? EXC_SS : EXC_GP, 0);
 		*lin = (uint32_t)(s->base + off);
 		return ST_OK;
 	}
 	uint64_t l = (seg == SR_FS || seg == SR_GS) ? s->base + off : off;
 	if (!addr_canonical(cpu, l) || !addr_canonical(cpu, l + size - 1))
-		return cpu_raise_err(cpu, seg == SR_SS ? EXC_SS : EXC_GP, 0);
+		return cpu_raise_err(cpu, seg == SR_SS && !cpu_quirk(cpu, QK_QEMU_NONCANONICAL_SS_GP) ? EXC_SS
+											 : EXC_GP, 0);
 	*lin = l;
 	return ST_OK;
 }
@@ -485,13 +486,21 @@ status_t stack_write(struct cpu *cpu, uint64_t offset, unsigned size, uint64_t v
 	return mem_write(cpu, SR_SS, (stack_pointer(cpu, as) + offset) & size_mask(as), size, v);
 }
 
+status_t branch_beyond_cs_limit(struct cpu *cpu, uint64_t target)
+{
+	if (!cpu_quirk(cpu, QK_QEMU_CS_LIMIT_UNCHECKED))
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	cpu->rip = target;
+	return ST_OK;
+}
+
 /* 64-bit mode: SDM Vol.2 JMP: a non-canonical target is #GP(0); 57-bit
  * canonical with 5-level paging (addr_canonical()). */
 status_t branch_near64(struct cpu *cpu, uint64_t target, unsigned osize)
 {
 	if (osize != 8)
 		target &= size_mask(osize);
-	if (!addr_canonical(cpu, target))
+	if (!addr_canonical(cpu, target) && !cpu_quirk(cpu, QK_QEMU_BRANCH_TARGET_AT_FETCH))
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	cpu->rip = target;
 	return ST_OK;

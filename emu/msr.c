@@ -255,6 +255,8 @@ static bool mc_bank_write(struct cpu *cpu, uint64_t v)
 {
 	unsigned o = mc_offset(cpu);
 	bool status_writable = amd_cfg_value(cpu, MSR_AMD_HWCR) & HWCR_MC_STATUS_WR_EN;
+	if (o % 4 == 1 && v != 0 && !status_writable && cpu_quirk(cpu, QK_QEMU_MC_STATUS_WRITE_IGNORED))
+		return true;
 	if ((o % 4 == 0 && !all_or_nothing(v)) || (o % 4 == 1 && v != 0 && !status_writable))
 		return false;
 	cpu->mc_bank[o / 4][o % 4] = v;

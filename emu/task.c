@@ -277,7 +277,7 @@ static status_t finish_in_new_task(struct cpu *cpu, const struct task_state *s, 
  * external to the program the error code carries EXT (SDM Vol.3 6.13). */
 static status_t deliver_in_new_task(struct cpu *cpu, bool ext)
 {
-	if (ext && cpu->event.has_error && cpu->event.vector != EXC_PF)
+	if (ext && cpu->event.has_error && cpu->event.vector != EXC_PF && !cpu_quirk(cpu, QK_QEMU_NO_EXT_BIT))
 		cpu->event.error_code |= 1;
 	return cpu_deliver_event(cpu);
 }

@@ -22,6 +22,7 @@
 #include "emu/flags.h"
 #include "emu/fpu.h"
 #include "emu/operand.h"
+#include "emu/quirks.h"
 #include "emu/x87_host.h"
 #include "isa_handlers.h"
 
@@ -176,6 +177,16 @@ status_t op_x87_reg(struct cpu *cpu, const struct insn *in)
 	struct x87_host_insn h = host_insn(in, NULL);
 	exec(cpu, &h);
 	return ST_OK;
+}
+
+/* FPREM1 (SDM Vol.2: C0, C3, C1 = quotient bits 2, 1, 0), or without the
+ * quotient under the quirk qemu-fprem1-no-quotient (emu/quirks.def). */
+status_t op_x87_fprem1(struct cpu *cpu, const struct insn *in)
+{
+	status_t st = op_x87_reg(cpu, in);
+	if (st == ST_OK && cpu_quirk(cpu, QK_QEMU_FPREM1_NO_QUOTIENT))
+		cpu->fpu.fsw &= (uint16_t)~(FSW_C0 | FSW_C1 | FSW_C3);
+	return st;
 }
 
 /* Forms with a memory source: FLD m32fp/m64fp/m80fp, FILD, FBLD, the D8/DA/DC/DE
