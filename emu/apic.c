@@ -50,6 +50,8 @@ bool cpu_apic_base_write(struct cpu *cpu, uint64_t v)
 	/* 10.12.5.1: EN=0 EXTD=1 is invalid; leaving x2APIC mode only through the
 	 * disabled state; the disabled state goes only to xAPIC mode. */
 	enum lapic_mode from = mode_of(cpu->apic_base), to = mode_of(v);
+	if (from == LAPIC_DISABLED && to == LAPIC_X2APIC && cpu_quirk(cpu, QK_BOCHS_APIC_DISABLED_TO_X2APIC))
+		return true;     /* taken without #GP, the APIC stays disabled */
 	if ((v & (APIC_BASE_EN | APIC_BASE_EXTD)) == APIC_BASE_EXTD ||
 	    (from == LAPIC_X2APIC && to == LAPIC_XAPIC) || (from == LAPIC_DISABLED && to == LAPIC_X2APIC))
 		return false;
