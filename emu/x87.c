@@ -282,7 +282,8 @@ status_t op_x87_eflags(struct cpu *cpu, const struct insn *in)
 status_t op_x87_reserved(struct cpu *cpu, const struct insn *in)
 {
 	(void)in;
-	status_t st = x87_gate(cpu, false);
+	/* The quirk bochs-x87-reserved-ud-first: #UD before the #NM of CR0.EM/TS. */
+	status_t st = cpu_quirk(cpu, QK_BOCHS_X87_RESERVED_UD_FIRST) ? ST_OK : x87_gate(cpu, false);
 	if (st != ST_OK)
 		return st;
 	return cpu_raise(cpu, EXC_UD);
