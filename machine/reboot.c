@@ -93,8 +93,11 @@ void reboot_reset_hardware(struct machine *m)
 	for (unsigned i = 0; i < s->n; i++)
 		if (s->cpu[i]->icount > now)
 			now = s->cpu[i]->icount;
-	if (s->has_apic)
+	if (s->has_apic) {
+		bool version_20h = s->ioapic.version_20h;   /* a quirk: the machine's, not state */
 		ioapic_init(&s->ioapic, &s->bus);
+		s->ioapic.version_20h = version_20h;
+	}
 	reset_rtc(&m->io, &m->pc.rtc);
 	reset_legacy(&m->pc, &m->clock);
 	reset_boot_devices(&m->boot);

@@ -80,6 +80,7 @@ bool smp_setup(struct machine *m, const struct machine_config *cfg, char *err, s
 
 	/* The APIC bus: APIC IDs are CPU numbers; the I/O APIC hears the EOIs. */
 	ioapic_init(&s->ioapic, &s->bus);
+	s->ioapic.version_20h = cfg->quirks & QUIRK_BIT(QK_QEMU_IOAPIC_VERSION_20H);
 	if (!ioapic_map(&s->ioapic, &m->mem, IOAPIC_DEFAULT_BASE))
 		return fail(err, errlen, "internal error: the I/O APIC window overlaps another device");
 	s->bus.n = s->n;
