@@ -1,12 +1,11 @@
 /* Check suite for what both hypervisor models share below svm/ and vmx/: the
  * consistency-check engine (emu/check_table.c: rows in order, the first
- * failure named, each outcome kind as the manuals number it) and the quirk
- * registry (emu/quirks.c). */
+ * failure named, each outcome kind as the manuals number it). The quirk
+ * registry has its own suite, tests/unit/test_quirks.c. */
 #include <check.h>
 #include <string.h>
 
 #include "emu/check_table.h"
-#include "emu/quirks.h"
 #include "suite_runner.h"
 #include "svm/exit_codes.h"
 #include "vmx/exit_reasons.h"
@@ -162,41 +161,6 @@ START_TEST(outcome_entry_failure)
 }
 END_TEST
 
-/* Every quirk: a name --quirk finds, an area, one bit of its own, a profile
- * that lists it, the manual rule it breaks with its section, what it changes,
- * what it mimics. */
-START_TEST(quirk_registry_rows)
-{
-	unsigned n;
-	const struct quirk_info *q = quirk_table(&n);
-	ck_assert_uint_ge(n, 1);
-	uint64_t bits = 0;
-	for (unsigned i = 0; i < n; i++) {
-		ck_assert(q[i].name && q[i].name[0]);
-		ck_assert_ptr_eq(quirk_find(q[i].name), &q[i]);
-		ck_assert(q[i].area <= QUIRK_AREA_VMX);
-		ck_assert_uint_eq(__builtin_popcountll(q[i].bit), 1);
-		ck_assert_uint_eq(bits & q[i].bit, 0);
-		bits |= q[i].bit;
-		uint64_t set;
-		ck_assert(quirk_profile_set(q[i].profile, &set));
-		ck_assert(set & q[i].bit);
-		ck_assert(!strncmp(q[i].section, "APM", 3) || !strncmp(q[i].section, "SDM ", 4) ||
-			  !strncmp(q[i].section, "8", 1) || !strncmp(q[i].section, "PCI ", 4));
-		ck_assert(q[i].what && q[i].what[0] && q[i].mimics && q[i].mimics[0]);
-	}
-	const struct quirk_info *nowrap = quirk_find("qemu-exitinfo2-nowrap");
-	ck_assert_ptr_nonnull(nowrap);
-	ck_assert_int_eq(nowrap->area, QUIRK_AREA_SVM);
-	ck_assert_uint_eq(nowrap->bit, QUIRK_BIT(QK_QEMU_EXITINFO2_NOWRAP));
-	ck_assert_ptr_null(quirk_find("qemu-exitinfo2"));
-	ck_assert_ptr_null(quirk_find(""));
-	uint64_t set;
-	ck_assert(!quirk_profile_set("qemu-7.1", &set));
-	ck_assert_uint_eq(set, 0);
-}
-END_TEST
-
 static Suite *hv_shared_suite(void)
 {
 	Suite *s = suite_create("hv_shared");
@@ -207,9 +171,6 @@ static Suite *hv_shared_suite(void)
 	tcase_add_test(tc, outcome_vmfail_valid);
 	tcase_add_test(tc, outcome_vmfail_invalid);
 	tcase_add_test(tc, outcome_entry_failure);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("quirks");
-	tcase_add_test(tc, quirk_registry_rows);
 	suite_add_tcase(s, tc);
 	return s;
 }
