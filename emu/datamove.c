@@ -445,6 +445,8 @@ status_t op_enter(struct cpu *cpu, const struct insn *in)
 	uint64_t sp = cpu->regs[R_SP] & amask;
 	uint64_t pushed_sp = (cpu->regs[R_SP] & ~amask) | ((sp - sz) & amask);
 	uint64_t frame_temp = pushed_sp & size_mask(sz);
+	if (cpu_quirk(cpu, QK_QEMU_ENTER_FRAMETEMP_STACK_SIZE))
+		frame_temp = (sp - sz) & amask & size_mask(sz);
 	uint64_t slots = level ? level + 1 : 1;
 	uint64_t new_sp = (sp - slots * sz - (in->imm & 0xffff)) & amask;
 
@@ -457,7 +459,7 @@ status_t op_enter(struct cpu *cpu, const struct insn *in)
 			st = mem_probe_write(cpu, SR_SS, new_sp, sz);
 	} else {
 		st = enter_frame(cpu, sz, level, frame_temp, true);
-		if (st == ST_OK)
+		if (st == ST_OK && !cpu_quirk(cpu, QK_QEMU_ENTER_NO_FINAL_CHECK))
 			st = mem_probe_write(cpu, SR_SS, new_sp, sz);
 		if (st == ST_OK)
 			st = enter_frame(cpu, sz, level, frame_temp, false);

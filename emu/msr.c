@@ -571,6 +571,10 @@ static const struct msr_def *find_msr(const struct cpu *cpu, uint32_t index)
 	/* 400H-47FH: 32 banks at most before the VMX MSRs (SDM Vol.4 Table 2-2). */
 	if (index >= MSR_MC0_CTL && index < MSR_MC0_CTL + 4 * MC_BANKS_MAX)
 		return mc_banks.exists(cpu) ? &mc_banks : NULL;
+	/* The quirk qemu-no-lbr: DebugCtl and the last-branch MSRs are not there. */
+	if (index >= MSR_DEBUGCTL && index <= MSR_LAST_EXCEPT_TO && index != MSR_DEBUGCTL + 1 &&
+	    cpu_quirk(cpu, QK_QEMU_NO_LBR))
+		return NULL;
 	for (unsigned i = 0; i < sizeof(msrs) / sizeof(msrs[0]); i++)
 		if (msrs[i].index == index && msrs[i].exists(cpu))
 			return &msrs[i];
