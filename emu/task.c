@@ -145,7 +145,8 @@ status_t task_gate_target(struct cpu *cpu, uint64_t gate, uint16_t *tss_sel, uin
 	 * bit is set to local or index not within GDT limits THEN #GP(TSS
 	 * selector)". */
 	if (ts & SEL_TI)
-		return cpu_raise_err(cpu, EXC_GP, sel_error(ts));
+		return cpu_raise_err(cpu, cpu_quirk(cpu, QK_QEMU_TASK_GATE_LDT_TS) ? EXC_TS : EXC_GP,
+				     sel_error(ts));
 	status_t st = desc_fetch(cpu, ts, EXC_GP, tss_raw);
 	if (st != ST_OK)
 		return st;
