@@ -154,6 +154,7 @@ static status_t io_access(struct svm *s, struct cpu *cpu, struct exit_record *r)
 			(r->io_string ? SVM_IOIO_STR : 0) | (r->io_rep ? SVM_IOIO_REP : 0);
 	info |= r->io_size == 1 ? SVM_IOIO_SZ8 : r->io_size == 2 ? SVM_IOIO_SZ16 : SVM_IOIO_SZ32;
 	info |= in->asize == 2 ? SVM_IOIO_A16 : in->asize == 4 ? SVM_IOIO_A32 : SVM_IOIO_A64;
+	info = svm_quirk_ioio_info(s, info);
 	if (r->io_string && decode_assists(s))
 		info |= (uint64_t)(r->op.seg & 7) << SVM_IOIO_SEG_SHIFT;
 	struct svm_exit x = insn_exit(r, SVM_EXIT_IOIO);

@@ -158,5 +158,9 @@ void svm_vgif_set(struct svm *s, bool gif);
 /* quirks.c: EXITINFO2 of an intercepted #PF (APM2 15.12: the faulting
  * linear address), as the installed quirks report it. */
 uint64_t svm_quirk_pf_exitinfo2(const struct svm *s, const struct event *ev);
+/* The EXITCODE written to the VMCB (APM2 Appendix C: VMEXIT_INVALID is -1). */
+uint64_t svm_quirk_exitcode(const struct svm *s, uint64_t code);
+/* IOIO's EXITINFO1 (APM2 15.10.2: with the address-size bits A16/A32/A64). */
+uint64_t svm_quirk_ioio_info(const struct svm *s, uint64_t info);
 
 #endif

@@ -2,6 +2,7 @@
  * changes SVM's encoding of an exit.
  */
 #include "emu/quirks.h"
+#include "svm/exit_codes.h"
 #include "svm/model.h"
 
 uint64_t svm_quirk_pf_exitinfo2(const struct svm *s, const struct event *ev)
@@ -12,4 +13,20 @@ uint64_t svm_quirk_pf_exitinfo2(const struct svm *s, const struct event *ev)
 	if (s->quirks & QUIRK_BIT(QK_QEMU_EXITINFO2_NOWRAP))
 		return ev->cr2 + ((uint64_t)ev->cr2_carry << 32);
 	return ev->cr2;
+}
+
+uint64_t svm_quirk_exitcode(const struct svm *s, uint64_t code)
+{
+	/* APM2 Appendix C: VMEXIT_INVALID is -1, all 64 bits. */
+	if ((s->quirks & QUIRK_BIT(QK_QEMU_VMEXIT_INVALID_32BIT)) && code == SVM_EXIT_INVALID)
+		return 0xffffffffu;
+	return code;
+}
+
+uint64_t svm_quirk_ioio_info(const struct svm *s, uint64_t info)
+{
+	/* APM2 15.10.2: bits 9:7 are the address size, one-hot. */
+	if (s->quirks & QUIRK_BIT(QK_QEMU_IOIO_NO_ADDR_SIZE))
+		info &= ~(uint64_t)(SVM_IOIO_A16 | SVM_IOIO_A32 | SVM_IOIO_A64);
+	return info;
 }
