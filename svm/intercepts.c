@@ -216,8 +216,9 @@ static status_t instruction(struct svm *s, struct cpu *cpu, struct exit_record *
 	 * VMX's, SDM Vol.3 25.3). */
 	if (r->phase != PHASE_CHECKED)
 		return ST_OK;
+	unsigned kind = svm_quirk_insn_kind(s, r->kind);
 	for (unsigned i = 0; i < sizeof(plain_insns) / sizeof(plain_insns[0]); i++) {
-		if (plain_insns[i].kind != r->kind)
+		if (plain_insns[i].kind != kind)
 			continue;
 		if (!svm_intercepted(s, (enum svm_intercept)plain_insns[i].intercept))
 			return ST_OK;
@@ -324,7 +325,8 @@ static status_t plain_event(struct svm *s, struct exit_record *r, enum svm_inter
 static status_t task_switch(struct svm *s, struct exit_record *r)
 {
 	/* APM2 15.14.1: asked after the new and old TSS limit checks. */
-	if (r->phase != PHASE_TSS_CHECKED || !svm_intercepted(s, SVM_INTERCEPT_TASK_SWITCH))
+	if (r->phase != PHASE_TSS_CHECKED || !svm_intercepted(s, SVM_INTERCEPT_TASK_SWITCH) ||
+	    svm_quirk_no_task_switch_intercept(s))
 		return ST_OK;
 	/* APM2 15.14.3 (task switch): EXITINFO1 the target TSS selector;
 	 * EXITINFO2 bit 36 IRET, bit 38 JMP, bit 44 with the error code in 31:0

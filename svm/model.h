@@ -162,5 +162,10 @@ uint64_t svm_quirk_pf_exitinfo2(const struct svm *s, const struct event *ev);
 uint64_t svm_quirk_exitcode(const struct svm *s, uint64_t code);
 /* IOIO's EXITINFO1 (APM2 15.10.2: with the address-size bits A16/A32/A64). */
 uint64_t svm_quirk_ioio_info(const struct svm *s, uint64_t info);
+/* The instruction kind whose intercept bit and exit code apply (APM2 15.9:
+ * each instruction its own). */
+unsigned svm_quirk_insn_kind(const struct svm *s, unsigned kind);
+/* The task-switch intercept is not looked at (APM2 15.14.1: it is). */
+bool svm_quirk_no_task_switch_intercept(const struct svm *s);
 
 #endif

@@ -30,3 +30,16 @@ uint64_t svm_quirk_ioio_info(const struct svm *s, uint64_t info)
 		info &= ~(uint64_t)(SVM_IOIO_A16 | SVM_IOIO_A32 | SVM_IOIO_A64);
 	return info;
 }
+
+unsigned svm_quirk_insn_kind(const struct svm *s, unsigned kind)
+{
+	/* APM2 15.9: INVD has its own intercept (word 3 bit 22) and exit 76h. */
+	if (kind == IK_INVD && (s->quirks & QUIRK_BIT(QK_QEMU_INVD_AS_WBINVD)))
+		return IK_WBINVD;
+	return kind;
+}
+
+bool svm_quirk_no_task_switch_intercept(const struct svm *s)
+{
+	return s->quirks & QUIRK_BIT(QK_QEMU_NO_TASK_SWITCH_INTERCEPT);
+}
