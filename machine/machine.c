@@ -581,6 +581,9 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 		return fail(err, errlen, "internal error: device ports overlap");
 	m->boot.stop = stop_running_cpu;
 	m->boot.stop_ctx = m;
+	/* The boot devices' quirks (emu/quirks.def: the devices see flags only). */
+	m->boot.pci.config_address_all_bits = cfg->quirks & QUIRK_BIT(QK_QEMU_PCI_CONFIG_ADDRESS_ALL_BITS);
+	m->boot.i8042.system_flag_apart = cfg->quirks & QUIRK_BIT(QK_QEMU_KBD_SYSTEM_FLAG_APART);
 	for (unsigned gsi = 0; gsi < PC_TESTDEV_IRQS; gsi++)
 		m->boot.gsi[gsi] = (struct irq_line){ pc_legacy_gsi_set, &m->pc, gsi };
 	/* The 8042's outputs are ISA IRQ1 (keyboard) and IRQ12 (auxiliary), levels

@@ -62,7 +62,9 @@ static void reset_boot_devices(struct pc_boot *b)
 	struct irq_line irq1 = c->irq1, irq12 = c->irq12;
 	void (*set_a20)(void *, bool) = c->set_a20;
 	void *a20_opaque = c->a20_opaque;
+	bool system_flag_apart = c->system_flag_apart;   /* a quirk: the machine's, not state */
 	i8042_init(c, &b->power);
+	c->system_flag_apart = system_flag_apart;
 	c->irq1 = irq1;
 	c->irq12 = irq12;
 	i8042_connect_a20(c, set_a20, a20_opaque);

@@ -36,7 +36,8 @@ START_TEST(registry_rows)
 		/* The name starts with the profile's peer. */
 		ck_assert(!strncmp(q[i].name, q[i].profile, strcspn(q[i].profile, "-") + 1));
 		ck_assert(!strncmp(q[i].section, "APM", 3) || !strncmp(q[i].section, "SDM ", 4) ||
-			  !strncmp(q[i].section, "82093AA", 7));
+			  !strncmp(q[i].section, "82093AA ", 8) || !strncmp(q[i].section, "8042 ", 5) ||
+			  !strncmp(q[i].section, "PCI ", 4));
 		ck_assert(q[i].what && q[i].what[0] && q[i].mimics && q[i].mimics[0]);
 	}
 	const struct quirk_info *nowrap = quirk_find("qemu-exitinfo2-nowrap");
