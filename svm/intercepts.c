@@ -289,7 +289,8 @@ static status_t exception(struct svm *s, struct cpu *cpu, struct exit_record *r)
 	 * 15.20: injected events are not subject to the exception intercepts. */
 	if (ev->type == EV_SOFTINT || ev->type == EV_PRIV_SOFTEXC || ev->injected || ev->vector >= 32)
 		return ST_OK;
-	if (!svm_intercepted(s, (enum svm_intercept)(SVM_INTERCEPT_EXCEPTION + ev->vector)))
+	if (!svm_intercepted(s, (enum svm_intercept)(SVM_INTERCEPT_EXCEPTION + ev->vector)) ||
+	    svm_quirk_exception_unchecked(s, ev->vector))
 		return ST_OK;
 	/* APM2 15.12.2: "both #DB faults and traps are permitted to write DR6 and
 	 * DR7 before the intercept": the VMCB saves what the handler would see. */

@@ -165,6 +165,9 @@ uint64_t svm_quirk_ioio_info(const struct svm *s, uint64_t info);
 /* The instruction kind whose intercept bit and exit code apply (APM2 15.9:
  * each instruction its own). */
 unsigned svm_quirk_insn_kind(const struct svm *s, unsigned kind);
+/* The exception intercept of vector is not looked at (APM2 15.12: each of
+ * vectors 0-31 has one). */
+bool svm_quirk_exception_unchecked(const struct svm *s, unsigned vector);
 /* The task-switch intercept is not looked at (APM2 15.14.1: it is). */
 bool svm_quirk_no_task_switch_intercept(const struct svm *s);
 

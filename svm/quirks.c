@@ -43,3 +43,9 @@ bool svm_quirk_no_task_switch_intercept(const struct svm *s)
 {
 	return s->quirks & QUIRK_BIT(QK_QEMU_NO_TASK_SWITCH_INTERCEPT);
 }
+
+bool svm_quirk_exception_unchecked(const struct svm *s, unsigned vector)
+{
+	return (s->quirks & QUIRK_BIT(QK_QEMU_BP_OF_DF_NOT_INTERCEPTED)) &&
+	       (vector == EXC_BP || vector == EXC_OF || vector == EXC_DF);
+}
