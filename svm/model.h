@@ -165,6 +165,12 @@ uint64_t svm_quirk_ioio_info(const struct svm *s, uint64_t info);
 /* The instruction kind whose intercept bit and exit code apply (APM2 15.9:
  * each instruction its own). */
 unsigned svm_quirk_insn_kind(const struct svm *s, unsigned kind);
+/* EVENTINJ: an injected #BP/#OF is delivered as a plain exception, without
+ * INT3/INTO's gate DPL check (APM2 15.20: it behaves as INT3/INTO). */
+bool svm_quirk_eventinj_plain(const struct svm *s);
+/* EVENTINJ: EV is dropped for an exception that has no error code (APM2
+ * 15.20: EV pushes ERRORCODE whatever the vector). */
+bool svm_quirk_eventinj_drops_error(const struct svm *s, const struct event *ev);
 /* The exception intercept of vector is not looked at (APM2 15.12: each of
  * vectors 0-31 has one). */
 bool svm_quirk_exception_unchecked(const struct svm *s, unsigned vector);

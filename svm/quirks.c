@@ -49,3 +49,19 @@ bool svm_quirk_exception_unchecked(const struct svm *s, unsigned vector)
 	return (s->quirks & QUIRK_BIT(QK_QEMU_BP_OF_DF_NOT_INTERCEPTED)) &&
 	       (vector == EXC_BP || vector == EXC_OF || vector == EXC_DF);
 }
+
+bool svm_quirk_eventinj_plain(const struct svm *s)
+{
+	return s->quirks & QUIRK_BIT(QK_QEMU_EVENTINJ_BP_NO_DPL);
+}
+
+bool svm_quirk_eventinj_drops_error(const struct svm *s, const struct event *ev)
+{
+	/* The exceptions that push an error code (SDM Vol.3 Table 6-1; APM2 8.2):
+	 * #DF, #TS, #NP, #SS, #GP, #PF, #AC, #CP, #VC, #SX. */
+	static const uint32_t with_error = 1u << EXC_DF | 1u << EXC_TS | 1u << EXC_NP | 1u << EXC_SS |
+					   1u << EXC_GP | 1u << EXC_PF | 1u << EXC_AC | 1u << EXC_CP |
+					   1u << 29 | 1u << 30;
+	return (s->quirks & QUIRK_BIT(QK_QEMU_EVENTINJ_EV_IGNORED)) && ev->type == EV_EXCEPTION &&
+	       !((with_error >> ev->vector) & 1);
+}
