@@ -20,10 +20,9 @@ static status_t decode_at(struct cpu *cpu, uint64_t ip, unsigned code_size, stru
 		/* SDM Vol.3 5.3: fetching beyond the CS limit is #GP(0). Only the limit:
 		 * CS type and rights were checked when CS was loaded (a CS cached from
 		 * real mode keeps working after CR0.PE is set). */
-		bool unchecked = cpu_quirk(cpu, QK_QEMU_CS_LIMIT_UNCHECKED);
-		if (ip > cs->limit && !unchecked)
+		if (ip > cs->limit && !cpu_quirk(cpu, QK_QEMU_CS_LIMIT_UNCHECKED))
 			return cpu_raise_err(cpu, EXC_GP, 0);
-		if ((uint64_t)cs->limit - ip + 1 < avail && !unchecked)
+		if ((uint64_t)cs->limit - ip + 1 < avail && !cpu_quirk(cpu, QK_QEMU_CS_LIMIT_UNCHECKED))
 			avail = (unsigned)(cs->limit - ip + 1);
 		lin = (uint32_t)(cs->base + ip);
 	} else {
