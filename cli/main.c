@@ -12,6 +12,7 @@
 #include "cli/repro.h"
 #include "cli/run.h"
 #include "emu/cpu_model.h"
+#include "emu/quirks.h"
 #include "machine/hypervisor.h"
 #include "svm/svm.h"
 
@@ -93,8 +94,10 @@ static const char usage_options_more_text[] =
 	"                       every 5 ms): characters on a US layout, <Name> for a\n"
 	"                       key (<Enter>, <F1>, <Up>), <+Name>/<-Name> press or\n"
 	"                       release only, <lt> for '<' (repeatable)\n"
-	"  --quirk NAME         deviate from the APM as another implementation does\n"
-	"                       (repeatable; --quirk help lists them; SVM models)\n"
+	"  --quirk NAME         deviate from the manuals as another implementation does\n"
+	"                       (repeatable; --quirk help lists them)\n"
+	"  --quirks PROFILE     all the measured deviations of one peer: qemu-7.2 or\n"
+	"                       bochs-2.7 (--quirks help lists them)\n"
 	"  --seed N             the seed of RDRAND/RDSEED's values (default 0): the\n"
 	"                       same seed, the same values\n"
 	"  --insn-rate HZ       nominal instruction rate: virtual time runs one tick\n"
@@ -317,15 +320,30 @@ static void list_models(void)
 		cpu_model_describe(cpu_models[i], hv_available(cpu_models[i]) /* its model is installed */, stdout);
 }
 
-/* `--quirk help`: the registry (emu/hv_quirks.c). */
+/* `--quirk help`: the registry (emu/quirks.def). */
 static void list_quirks(void)
 {
 	unsigned n;
-	const struct hv_quirk_info *q = hv_quirk_table(&n);
-	printf("Quirks (--quirk NAME, repeatable; for CPU models with the vendor's extension):\n");
+	const struct quirk_info *q = quirk_table(&n);
+	printf("Quirks (--quirk NAME, repeatable; SVM and VMX ones for CPU models with that extension):\n");
 	for (unsigned i = 0; i < n; i++)
-		printf("  %s (%s)\n      breaks:  %s\n      what:    %s\n      mimics:  %s\n", q[i].name,
-		       hv_ext_name(q[i].vendor), q[i].section, q[i].what, q[i].mimics);
+		printf("  %s (%s, %s)\n      breaks:  %s\n      what:    %s\n      mimics:  %s\n", q[i].name,
+		       quirk_area_name(q[i].area), q[i].profile, q[i].section, q[i].what, q[i].mimics);
+}
+
+/* `--quirks help`: the profiles and their quirks. */
+static void list_quirk_profiles(void)
+{
+	unsigned np, n;
+	const struct quirk_profile *p = quirk_profiles(&np);
+	const struct quirk_info *q = quirk_table(&n);
+	printf("Quirk profiles (--quirks PROFILE: all of a peer's quirks; --quirk help for each):\n");
+	for (unsigned i = 0; i < np; i++) {
+		printf("  %s: %s\n", p[i].name, p[i].peer);
+		for (unsigned k = 0; k < n; k++)
+			if (!strcmp(q[k].profile, p[i].name))
+				printf("      %-32s %s\n", q[k].name, quirk_area_name(q[k].area));
+	}
 }
 
 /* ---- The options of `hvemu run`, one parse action each ---- */
@@ -552,10 +570,23 @@ static int parse_entry64(struct run_config *cfg, const struct run_option *o, cha
 
 static int parse_quirk(struct run_config *cfg, const struct run_option *o, char *val)
 {
-	const struct hv_quirk_info *q = hv_quirk_find(val);
+	const struct quirk_info *q = quirk_find(val);
 	if (!q)
 		return usage_error("unknown quirk '%s' (try --quirk help)", val);
 	cfg->machine.quirks |= q->bit;
+	if (q->area == QUIRK_AREA_SVM || q->area == QUIRK_AREA_VMX)
+		cfg->hv_quirk = q->name;
+	return 0;
+}
+
+/* --quirks PROFILE: every quirk of one peer (emu/quirks.def); those of a
+ * hypervisor model the CPU model lacks are left out, not refused. */
+static int parse_quirks(struct run_config *cfg, const struct run_option *o, char *val)
+{
+	uint64_t set;
+	if (!quirk_profile_set(val, &set))
+		return usage_error("unknown quirk profile '%s' (try --quirks help)", val);
+	cfg->machine.quirks |= set;
 	return 0;
 }
 
@@ -645,7 +676,7 @@ static int parse_break(struct run_config *cfg, const struct run_option *o, char 
 /* The options' names in the table below (check_combinations() names them). */
 enum opt {
 	OPT_KERNEL, OPT_CMDLINE, OPT_MEM, OPT_CPU, OPT_MAX_INSNS, OPT_SERIAL, OPT_TRACE,
-	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT, OPT_MODULE, OPT_QUIRK,
+	OPT_LOAD, OPT_ENTRY, OPT_ENTRY64, OPT_BIOS, OPT_TLB, OPT_DUMP_PT, OPT_MODULE, OPT_QUIRK, OPT_QUIRKS,
 	OPT_TRACE_FORMAT, OPT_STATS, OPT_LIVELOCK, OPT_INSN_RATE, OPT_REALTIME, OPT_RTC_BASE,
 	OPT_DISPLAY, OPT_SCREENSHOT, OPT_KEYS, OPT_SMP, OPT_QUANTUM, OPT_NO_REBOOT, OPT_INITRD, OPT_MACHINE, OPT_SYMBOLS, OPT_DEBUGCON,
 	OPT_FIRMWARE, OPT_GDB, OPT_GDB_WAIT, OPT_BREAK, OPT_SEED, OPT_REVERSE_INTERVAL, OPT_PERTURB, OPT_COUNT
@@ -671,6 +702,7 @@ static const struct run_option options[OPT_COUNT] = {
 	[OPT_DUMP_PT]      = { "--dump-pt",      false, false, NULL,        parse_dump_pt, 0 },
 	[OPT_MODULE]       = { "--module",       false, true,  NULL,        parse_module, 0 },
 	[OPT_QUIRK]        = { "--quirk",        false, true,  list_quirks, parse_quirk, 0 },
+	[OPT_QUIRKS]       = { "--quirks",       false, false, list_quirk_profiles, parse_quirks, 0 },
 	[OPT_TRACE_FORMAT] = { "--trace-format", false, false, NULL,        parse_trace_format, 0 },
 	[OPT_STATS]        = { "--stats",        true,  false, NULL,        TRUE_AT(watch.stats) },
 	[OPT_LIVELOCK]     = { "--livelock",     false, false, NULL,        parse_livelock, 0 },
@@ -879,9 +911,12 @@ static int cmd_run(int argc, char **argv)
 		rc = check_snapshot_combinations(seen, &cfg, "--resume");
 	if (!rc) {
 		default_firmware(seen, &cfg);
-		if (cfg.machine.quirks && cfg.machine.model->hv_ext != HV_EXT_SVM)
-			rc = usage_error("--quirk %s changes the SVM model; CPU model '%s' has no SVM (try --cpu epyc-lite)",
-					 first[OPT_QUIRK], cfg.machine.model->name);
+		const struct quirk_info *hq = cfg.hv_quirk ? quirk_find(cfg.hv_quirk) : NULL;
+		if (hq && (quirk_set_for_model(hq->bit, cfg.machine.model) & hq->bit) == 0)
+			rc = usage_error("--quirk %s changes the %s model; CPU model '%s' has no %s (try --cpu %s)",
+					 hq->name, quirk_area_name(hq->area), cfg.machine.model->name,
+					 quirk_area_name(hq->area),
+					 hq->area == QUIRK_AREA_SVM ? "epyc-lite" : "skylake-lite");
 	}
 	struct run *r = rc ? NULL : calloc(1, sizeof(*r));
 	if (!rc && !r)

@@ -27,6 +27,7 @@ enum { DUMP_PT_NEVER, DUMP_PT_SHUTDOWN, DUMP_PT_EXIT };
 /* What `hvemu run` was asked for. */
 struct run_config {
 	struct machine_config machine;
+	const char *hv_quirk;      /* the last --quirk of a hypervisor model, checked against --cpu */
 	const char *serial_path;   /* --serial file:PATH: opened last, once everything else is ready */
 	const char *debugcon_path; /* --debugcon file:PATH (machine.debugcon also set), opened likewise */
 	bool debugcon_stderr;      /* --debugcon stderr */

@@ -146,7 +146,8 @@ static void write_output_port(struct i8042 *c, uint8_t v)
 static void set_command_byte(struct i8042 *c, uint8_t v)
 {
 	c->ram[0] = v & 0x7f;      /* 10.2: bit 7 is always 0 */
-	c->system_flag = v & I8042_CMD_SYS;   /* 10.2: bit 2 "is shown in bit 2 of the status register" */
+	if (!c->system_flag_apart)
+		c->system_flag = v & I8042_CMD_SYS;   /* 10.2: bit 2 "is shown in bit 2 of the status register" */
 	update_irqs(c);
 	pull_keyboard(c);
 }

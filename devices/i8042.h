@@ -83,6 +83,10 @@ static inline bool i8042_command_resets(uint8_t cmd)
 
 struct i8042 {
 	struct ps2_keyboard kbd;
+	/* The status register's system flag is not the command byte's bit 2 (only
+	 * the self-test sets it): the quirk qemu-kbd-system-flag-apart
+	 * (emu/quirks.def), set by machine set-up and kept across resets. */
+	bool system_flag_apart;
 	struct irq_line irq1, irq12;   /* wired by the machine (PIC inputs 1 and 12) */
 	const struct power_control *power;   /* where a reset goes; NULL: dropped */
 	void (*set_a20)(void *opaque, bool on);  /* output port bit 1 changed; NULL: no gate */

@@ -120,7 +120,7 @@ uint32_t ioapic_read_reg(struct ioapic *io, uint8_t index)
 	switch (index) {
 	case REG_ID:      return (uint32_t)io->id << 24;
 	/* 3.2.2: version 11H, maximum redirection entry (pins - 1) in 23:16. */
-	case REG_VERSION: return IOAPIC_VERSION | (uint32_t)(IOAPIC_PINS - 1) << 16;
+	case REG_VERSION: return (io->version_20h ? 0x20u : IOAPIC_VERSION) | (uint32_t)(IOAPIC_PINS - 1) << 16;
 	case REG_ARB:     return (uint32_t)io->arb_id << 24;
 	default:
 		break;

@@ -32,6 +32,10 @@ struct ioapic {
 	uint8_t id;                /* IOAPICID bits 27:24 */
 	uint8_t arb_id;            /* IOAPICARB bits 27:24: loaded when the ID is written */
 	uint64_t redir[IOAPIC_PINS];
+	/* The quirk qemu-ioapic-version-20h (emu/quirks.def): the version register
+	 * reads 20H, QEMU's I/O xAPIC, instead of the 82093AA's 11H. Set by machine
+	 * set-up, kept across resets (machine/reboot.c). */
+	bool version_20h;
 	uint32_t level;            /* pin input levels, bit per pin */
 };
 

@@ -349,7 +349,8 @@ static void send_ipi(struct lapic *l, uint32_t lo, uint32_t dest, bool wide)
 		return;
 	/* 10.6.3.1: a fixed IPI with a vector below 16 sets Send Illegal Vector;
 	 * the receivers (this APIC too, for a self IPI) reject it. */
-	if (m.delivery == APIC_DM_FIXED && m.vector < 16)
+	if (m.delivery == APIC_DM_FIXED && m.vector < 16 &&
+	    !(m.shorthand == APIC_DEST_SELF && (l->quirks & LAPIC_QUIRK_SELF_IPI_NO_SEND_ERROR)))
 		report_error(l, ESR_SEND_ILLEGAL_VEC);
 	apic_bus_send(l->bus, &m, l);
 }
@@ -398,11 +399,20 @@ void lapic_reset(struct lapic *l)
 	update_intr(l);
 }
 
+/* SDM 10.12.10.2: the x2APIC logical ID, cluster ID[19:4] in bits 31:16 and
+ * 1 << ID[3:0] below (0 under LAPIC_QUIRK_X2APIC_LDR_ZERO). */
+static uint32_t x2apic_ldr(const struct lapic *l)
+{
+	if (l->quirks & LAPIC_QUIRK_X2APIC_LDR_ZERO)
+		return 0;
+	return ((l->initial_id >> 4) << 16) | (1u << (l->initial_id & 15));
+}
+
 void lapic_init_reset(struct lapic *l)
 {
 	reset_registers(l);
 	if (l->mode == LAPIC_X2APIC)      /* the logical ID is derived from the ID */
-		l->ldr = ((l->initial_id >> 4) << 16) | (1u << (l->initial_id & 15));
+		l->ldr = x2apic_ldr(l);
 	update_intr(l);
 }
 
@@ -416,11 +426,11 @@ void lapic_set_mode(struct lapic *l, enum lapic_mode mode)
 	 * xAPIC ID is the x2APIC ID's low byte). */
 	if (mode == LAPIC_DISABLED) {
 		reset_registers(l);
-		l->xapic_id = (uint8_t)l->initial_id;
+		l->xapic_id = (l->quirks & LAPIC_QUIRK_ID_FF_AFTER_DISABLE) ? 0xff : (uint8_t)l->initial_id;
 	}
 	l->mode = mode;
 	if (mode == LAPIC_X2APIC)
-		l->ldr = ((l->initial_id >> 4) << 16) | (1u << (l->initial_id & 15));
+		l->ldr = x2apic_ldr(l);
 	update_intr(l);
 }
 
@@ -572,8 +582,11 @@ static enum write_result reg_write(struct lapic *l, unsigned off, bool x2, uint6
 		return W_OK;
 	case REG_ICR_LO:
 		if (x2) {
-			if (v32 & X2APIC_ICR_RESERVED)
-				return W_RESERVED_BITS;
+			if (v32 & X2APIC_ICR_RESERVED) {
+				if (!(l->quirks & LAPIC_QUIRK_X2APIC_RESERVED_IGNORED))
+					return W_RESERVED_BITS;
+				v32 &= ~X2APIC_ICR_RESERVED;
+			}
 			l->icr_hi = (uint32_t)(v >> 32);
 			l->icr_lo = v32;
 			send_ipi(l, l->icr_lo, l->icr_hi, true);
@@ -599,7 +612,7 @@ static enum write_result reg_write(struct lapic *l, unsigned off, bool x2, uint6
 	case REG_SELF_IPI:
 		if (!x2)
 			return W_NO_REGISTER;   /* 10.12.11: only in x2APIC mode */
-		if (v32 >> 8)
+		if ((v32 >> 8) && !(l->quirks & LAPIC_QUIRK_X2APIC_RESERVED_IGNORED))
 			return W_RESERVED_BITS;
 		/* "identical to ... Self shorthand, edge, fixed, vector" */
 		send_ipi(l, (v32 & 0xff) | (APIC_DEST_SELF << 18), 0, true);

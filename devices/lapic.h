@@ -71,6 +71,9 @@ struct lapic {
 	 * svm NMI rows rely on it). An SMI stays undelivered: hvemu has no SMM.
 	 * Set by machine set-up from the CPU model. */
 	bool self_nmi;
+	/* Deviations from the SDM that mimic a peer: LAPIC_QUIRK_*, set by machine
+	 * set-up from the quirk registry (emu/quirks.def, which names each). */
+	unsigned quirks;
 
 	/* --- registers (SDM Table 10-1) --- */
 	enum lapic_mode mode;
@@ -96,6 +99,15 @@ struct lapic {
 	uint32_t timer_count;      /* the count when timer_start was taken */
 	uint64_t timer_start;      /* the clock tick counting (re)started at */
 	uint64_t tsc_deadline;     /* IA32_TSC_DEADLINE; 0: disarmed */
+};
+
+/* struct lapic quirks (emu/quirks.def's PLATFORM rows of the local APIC). */
+enum {
+	LAPIC_QUIRK_TSC_DEADLINE_KEPT = 1u << 0,      /* bochs-tsc-deadline-kept */
+	LAPIC_QUIRK_X2APIC_LDR_ZERO = 1u << 1,        /* bochs-x2apic-ldr-zero */
+	LAPIC_QUIRK_X2APIC_RESERVED_IGNORED = 1u << 2, /* bochs-x2apic-reserved-ignored */
+	LAPIC_QUIRK_SELF_IPI_NO_SEND_ERROR = 1u << 3, /* bochs-self-ipi-no-send-error */
+	LAPIC_QUIRK_ID_FF_AFTER_DISABLE = 1u << 4,    /* bochs-apic-disabled-to-x2apic */
 };
 
 /* A local APIC with hardware ID id, after power-up (xAPIC mode, SDM 10.4.7.1);

@@ -61,8 +61,10 @@ static void timer_fire(void *opaque, uint64_t now)
 	struct lapic *l = opaque;
 	(void)now;
 	if (timer_mode(l) == TIMER_TSC_DEADLINE) {
-		/* 10.5.4.1: the timer disarms and the MSR is cleared. */
-		l->tsc_deadline = 0;
+		/* 10.5.4.1: the timer disarms and the MSR is cleared (kept under
+		 * LAPIC_QUIRK_TSC_DEADLINE_KEPT; the timer is disarmed all the same). */
+		if (!(l->quirks & LAPIC_QUIRK_TSC_DEADLINE_KEPT))
+			l->tsc_deadline = 0;
 	} else if (timer_mode(l) == TIMER_PERIODIC && l->timer_initial) {
 		/* The next period starts where this one ended, not at the tick the
 		 * clock noticed it: periods do not drift. */

@@ -125,7 +125,7 @@ static void pci_write(void *opaque, uint16_t port, unsigned size, uint32_t value
 	}
 	if (port == PCI_CONFIG_ADDRESS && size == 4) {
 		/* Bits 30:24 are reserved and bits 1:0 read-only, all reading 0. */
-		h->config_address = value & 0x80fffffcu;
+		h->config_address = h->config_address_all_bits ? value : value & 0x80fffffcu;
 		return;
 	}
 	if (port < PCI_CONFIG_DATA) {

@@ -50,6 +50,10 @@ struct pci_function {
 
 struct pci_host {
 	uint32_t config_address;   /* CONFIG_ADDRESS as read back */
+	/* CONFIG_ADDRESS keeps every bit written, its reserved 30:24 and 1:0 too:
+	 * the quirk qemu-pci-config-address-all-bits (emu/quirks.def), set by
+	 * machine set-up. */
+	bool config_address_all_bits;
 	struct pci_function fn[PCI_MAX_FUNCTIONS];
 	unsigned n_fn;
 	const struct pio_ops *isa_ops;   /* byte accesses to 0xCF8-0xCFB, or NULL */

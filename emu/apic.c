@@ -5,6 +5,7 @@
 #include "devices/lapic.h"
 #include "emu/apic.h"
 #include "emu/insn.h"
+#include "emu/quirks.h"
 
 void cpu_attach_lapic(struct cpu *cpu, struct lapic *l, uint32_t id)
 {
@@ -42,11 +43,15 @@ bool cpu_apic_base_write(struct cpu *cpu, uint64_t v)
 	uint64_t writable = APIC_BASE_EN | (((1ull << cpu->maxphyaddr) - 1) & ~0xfffull);
 	if (cpu->lapic && cpu->lapic->has_x2apic)
 		writable |= APIC_BASE_EXTD;
+	else if (cpu_quirk(cpu, QK_QEMU_APIC_EXTD_IGNORED))
+		v &= ~APIC_BASE_EXTD;
 	if (v & ~(writable | APIC_BASE_BSP))
 		return false;
 	/* 10.12.5.1: EN=0 EXTD=1 is invalid; leaving x2APIC mode only through the
 	 * disabled state; the disabled state goes only to xAPIC mode. */
 	enum lapic_mode from = mode_of(cpu->apic_base), to = mode_of(v);
+	if (from == LAPIC_DISABLED && to == LAPIC_X2APIC && cpu_quirk(cpu, QK_BOCHS_APIC_DISABLED_TO_X2APIC))
+		return true;     /* taken without #GP, the APIC stays disabled */
 	if ((v & (APIC_BASE_EN | APIC_BASE_EXTD)) == APIC_BASE_EXTD ||
 	    (from == LAPIC_X2APIC && to == LAPIC_XAPIC) || (from == LAPIC_DISABLED && to == LAPIC_X2APIC))
 		return false;

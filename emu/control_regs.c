@@ -15,6 +15,7 @@
 #include "emu/hv.h"
 #include "emu/operand.h"
 #include "emu/paging_env.h"
+#include "emu/quirks.h"
 #include "isa_handlers.h"
 
 
@@ -190,7 +191,7 @@ static bool cr0_value_ok(const struct cpu *cpu, uint64_t val)
 	 * flag to 0 when the NW flag is set to 1" are invalid combinations: #GP(0). */
 	if ((val & CR0_PG) && !(val & CR0_PE))
 		return false;
-	if ((val & CR0_NW) && !(val & CR0_CD))
+	if ((val & CR0_NW) && !(val & CR0_CD) && !cpu_quirk(cpu, QK_QEMU_CR0_NW_NO_CD))
 		return false;
 	/* SDM Vol.3 9.8.5: enabling paging with EFER.LME=1 activates IA-32e mode. */
 	if ((val & CR0_PG) && !(cpu->cr0 & CR0_PG) && (cpu->efer & EFER_LME) &&
@@ -278,7 +279,10 @@ static status_t write_cr3(struct cpu *cpu, uint64_t val)
  * reserved bit), without side effects. */
 static bool cr4_value_ok(const struct cpu *cpu, uint64_t val)
 {
-	if (val & ~cpu_cr4_valid_bits(cpu))
+	uint64_t valid = cpu_cr4_valid_bits(cpu);
+	if (cpu_quirk(cpu, QK_QEMU_PCIDE_WITHOUT_PCID))
+		valid |= CR4_PCIDE;
+	if (val & ~valid)
 		return false;
 	/* SDM Vol.3 9.8.5.4: CR4.PAE cannot be cleared while IA-32e mode is active. */
 	if ((cpu->efer & EFER_LMA) && !(val & CR4_PAE))

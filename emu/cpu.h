@@ -273,6 +273,8 @@ struct cpu {
 
 	/* --- the machine (cpu_reset() keeps this and what follows) --- */
 	const struct cpu_model *model;
+	uint64_t quirks;           /* QUIRK_BIT(QK_*) of emu/quirks.def: the peer deviations
+	                            * named by --quirk/--quirks, 0 for the manuals' behaviour */
 	struct physmem *mem;
 	struct iobus *io;
 	struct tlb tlb;

@@ -9,6 +9,7 @@
  */
 #include "emu/flags.h"
 #include "emu/operand.h"
+#include "emu/quirks.h"
 #include "emu/fast_forms.h"
 #include "emu/threaded.h"
 #include "isa_handlers.h"
@@ -463,14 +464,25 @@ status_t op_enter(struct cpu *cpu, const struct insn *in)
 	uint64_t sp = cpu->regs[R_SP] & amask;
 	uint64_t pushed_sp = (cpu->regs[R_SP] & ~amask) | ((sp - sz) & amask);
 	uint64_t frame_temp = pushed_sp & size_mask(sz);
+	if (cpu_quirk(cpu, QK_QEMU_ENTER_FRAMETEMP_STACK_SIZE))
+		frame_temp = (sp - sz) & amask & size_mask(sz);
 	uint64_t slots = level ? level + 1 : 1;
 	uint64_t new_sp = (sp - slots * sz - (in->imm & 0xffff)) & amask;
 
-	status_t st = enter_frame(cpu, sz, level, frame_temp, true);
-	if (st == ST_OK)
-		st = mem_probe_write(cpu, SR_SS, new_sp, sz);
-	if (st == ST_OK)
+	status_t st;
+	if (cpu_quirk(cpu, QK_BOCHS_ENTER_WRITES_FIRST)) {
+		/* The quirk: the frame is written as it is checked, then the final
+		 * stack location; a fault leaves what was written. */
 		st = enter_frame(cpu, sz, level, frame_temp, false);
+		if (st == ST_OK)
+			st = mem_probe_write(cpu, SR_SS, new_sp, sz);
+	} else {
+		st = enter_frame(cpu, sz, level, frame_temp, true);
+		if (st == ST_OK && !cpu_quirk(cpu, QK_QEMU_ENTER_NO_FINAL_CHECK))
+			st = mem_probe_write(cpu, SR_SS, new_sp, sz);
+		if (st == ST_OK)
+			st = enter_frame(cpu, sz, level, frame_temp, false);
+	}
 	if (st != ST_OK)
 		return st;
 	reg_write(cpu, R_BP, sz, false, frame_temp);

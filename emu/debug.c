@@ -3,6 +3,7 @@
 #include "emu/debug.h"
 
 #include "emu/cpu_model.h"
+#include "emu/quirks.h"
 
 
 /* Bytes a breakpoint covers, from LENn (SDM Vol.3 17.2.5): 00 one byte, 01
@@ -111,7 +112,7 @@ status_t debug_check_insn(struct cpu *cpu)
 	/* Hits of the instruction before a MOV SS shadow are reported after the
 	 * shadowed one (SDM Vol.3 6.8.3); otherwise a new instruction starts
 	 * with none (a faulting one loses its hits: it did not complete). */
-	if (!(cpu->shadow & SHADOW_MOV_SS))
+	if (!(cpu->shadow & SHADOW_MOV_SS) || cpu_quirk(cpu, QK_BOCHS_MOV_SS_DATA_BP_DROPPED))
 		cpu->debug_hits = 0;
 	/* SDM Vol.3 17.3.1.1: RF=1 suppresses instruction breakpoints; "the RF
 	 * flag is cleared at the start of the instruction after the check for

@@ -10,6 +10,8 @@
 #include "emu/fast_forms.h"
 #include "emu/decode_table.h"
 #include "emu/insn.h"
+#include "emu/quirks.h"
+#include "isa_handlers.h"
 
 /* #UD for undefined opcodes, misplaced LOCK and mode-invalid instructions
  * (SDM Vol.2 Appendix A: blank cells are reserved; LOCK: Vol.2 LOCK "#UD"). */
@@ -454,4 +456,17 @@ bool insn_gate(const struct cpu *cpu, struct insn *in)
 	}
 	in->exec = insn_undefined;
 	return false;
+}
+
+void insn_apply_quirks(const struct cpu *cpu, struct insn *in)
+{
+	/* qemu-lock-mov-ignored breaks SDM Vol.2 LOCK (#UD for MOV): a LOCK MOV
+	 * to memory (88, 89, C6, C7 with a memory operand; A2, A3) runs as the MOV. */
+	if (cpu_quirk(cpu, QK_QEMU_LOCK_MOV_IGNORED) && in->lock && in->row != UINT16_MAX &&
+	    insn_is_undefined(in) && !in->vex &&
+	    (((isa_rows[in->row].exec == op_mov_EG || isa_rows[in->row].exec == op_mov_EI) && in->mem) ||
+	     isa_rows[in->row].exec == op_mov_OA)) {
+		in->exec = isa_rows[in->row].exec;
+		in->exec = insn_fast_form(in);
+	}
 }

@@ -2,6 +2,7 @@
 #include "emu/event_step.h"
 #include "emu/debug.h"
 #include "emu/hv.h"
+#include "emu/quirks.h"
 
 /* What holds an event off at this boundary. */
 enum blocker {
@@ -64,9 +65,12 @@ static unsigned blockers(const struct cpu *cpu)
 	if (intr_masked)
 		b |= B_IF;
 	/* APM2 15.21.4: a virtual interrupt is taken when the guest's IF = 1 and
-	 * its priority is above V_TPR, unless V_IGN_TPR. */
+	 * its priority is above V_TPR, unless V_IGN_TPR (the quirk
+	 * qemu-virq-equal-tpr-taken: at V_TPR too). */
+	unsigned vprio = cpu->vintr.priority & 0xf, vtpr = cpu->vintr.tpr & 0xf;
 	if (!(cpu->rflags & FLAG_IF) ||
-	    (!cpu->vintr.ignore_tpr && (cpu->vintr.priority & 0xf) <= (cpu->vintr.tpr & 0xf)))
+	    (!cpu->vintr.ignore_tpr && vprio <= vtpr &&
+	     !(vprio == vtpr && cpu_quirk(cpu, QK_QEMU_VIRQ_EQUAL_TPR_TAKEN))))
 		b |= B_VIRQ;
 	return b;
 }

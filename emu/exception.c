@@ -14,6 +14,7 @@
 #include "emu/debug.h"
 #include "emu/hv.h"
 #include "emu/operand.h"
+#include "emu/quirks.h"
 #include "emu/segload.h"
 #include "emu/task.h"
 
@@ -55,7 +56,10 @@ status_t cpu_raise_fault(struct cpu *cpu, const struct fault *f)
 			return ST_UNSUPPORTED;
 		return hv_intercept_stage2(cpu, f->nested.misconfig ? IK_STAGE2_MISCONFIG : IK_STAGE2_FAULT, f);
 	}
-	status_t st = cpu_raise_err(cpu, f->vector, f->error_code);
+	uint32_t code = f->error_code;
+	if (f->vector == EXC_PF && (code & PFEC_RSVD) && cpu_quirk(cpu, QK_QEMU_RSVD_WITHOUT_P))
+		code &= ~(uint32_t)PFEC_P;
+	status_t st = cpu_raise_err(cpu, f->vector, code);
 	if (f->vector == EXC_PF) {
 		cpu->event.cr2 = f->address;
 		cpu->event.cr2_carry = cpu->wrap_carry;
@@ -501,7 +505,8 @@ status_t cpu_deliver_event(struct cpu *cpu)
 		struct event *next = &cpu->event;
 		/* SDM Vol.3 6.13: EXT=1 when the event being delivered was external to
 		 * the program (interrupt, NMI, exception, INT1). #PF has its own format. */
-		if (!is_software(&ev) && next->has_error && next->vector != EXC_PF)
+		if (!is_software(&ev) && next->has_error && next->vector != EXC_PF &&
+		    !cpu_quirk(cpu, QK_QEMU_NO_EXT_BIT))
 			next->error_code |= 1;
 		/* APM2 15.12 (its #NP, #GP, #DF example): the intercepts see the
 		 * second exception itself, with the first as EXITINTINFO, before

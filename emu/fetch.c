@@ -3,6 +3,7 @@
 #include "emu/fetch.h"
 #include "emu/insn.h"
 #include "emu/fast_forms.h"
+#include "emu/quirks.h"
 #include "emu/threaded.h"
 #include "isa_handlers.h"
 
@@ -19,9 +20,9 @@ static status_t decode_at(struct cpu *cpu, uint64_t ip, unsigned code_size, stru
 		/* SDM Vol.3 5.3: fetching beyond the CS limit is #GP(0). Only the limit:
 		 * CS type and rights were checked when CS was loaded (a CS cached from
 		 * real mode keeps working after CR0.PE is set). */
-		if (ip > cs->limit)
+		if (ip > cs->limit && !cpu_quirk(cpu, QK_QEMU_CS_LIMIT_UNCHECKED))
 			return cpu_raise_err(cpu, EXC_GP, 0);
-		if ((uint64_t)cs->limit - ip + 1 < avail)
+		if ((uint64_t)cs->limit - ip + 1 < avail && !cpu_quirk(cpu, QK_QEMU_CS_LIMIT_UNCHECKED))
 			avail = (unsigned)(cs->limit - ip + 1);
 		lin = (uint32_t)(cs->base + ip);
 	} else {
@@ -78,7 +79,7 @@ struct block *fetch_block(struct cpu *cpu, status_t *st)
 	/* CS limit before translation: #GP(0) outranks #PF (SDM Vol.3 6.9). In
 	 * 64-bit mode the limit is not checked but RIP must be canonical (SDM Vol.3
 	 * 6.15 "Interrupt 13": fetch from a non-canonical address is #GP(0)). */
-	if (cpu->mode != MODE_LONG64 ? cpu->rip > cpu->seg[SR_CS].limit
+	if (cpu->mode != MODE_LONG64 ? cpu->rip > cpu->seg[SR_CS].limit && !cpu_quirk(cpu, QK_QEMU_CS_LIMIT_UNCHECKED)
 				     : !addr_canonical(cpu, cpu->rip)) {
 		*st = cpu_raise_err(cpu, EXC_GP, 0);
 		return NULL;
@@ -113,6 +114,8 @@ struct block *fetch_block(struct cpu *cpu, status_t *st)
 		status_t s = decode_at(cpu, ip, code_size, in, &this_last);
 		if (s == ST_OK) {
 			(void)insn_gate(cpu, in);
+			if (cpu->quirks)
+				insn_apply_quirks(cpu, in);
 			in->thread = insn_thread_form(in, &info[b->count]);
 			in->offset = (uint16_t)offset;
 			in->nth = (uint8_t)b->count;

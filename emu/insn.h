@@ -131,5 +131,7 @@ bool insn_is_undefined(const struct insn *in);
  * .isa table's sixth column) the CPU lacks raises #UD ("#UD If CPUID...",
  * in every such instruction's exception list). Returns whether it may run. */
 bool insn_gate(const struct cpu *cpu, struct insn *in);
+/* The decode-time quirks of emu/quirks.def (cpu->quirks != 0), after insn_gate. */
+void insn_apply_quirks(const struct cpu *cpu, struct insn *in);
 
 #endif

@@ -11,6 +11,7 @@
 #include "emu/icache.h"
 #include "emu/operand.h"
 #include "emu/paging_env.h"
+#include "emu/quirks.h"
 #include "mmu/nested.h"
 
 static inline unsigned tlb_bank(const struct cpu *cpu)
@@ -365,14 +366,15 @@ static inline status_t seg_to_linear(struct cpu *cpu, unsigned seg, uint64_t off
 {
 	const struct segment *s = &cpu->seg[seg];
 	if (__builtin_expect(cpu->mode != MODE_LONG64, 1)) {
-		if (!seg_access_ok(s, off, size, perm))
+		if (!seg_access_ok(s, off, size, perm) && !cpu_quirk(cpu, QK_QEMU_DATA_SEG_UNCHECKED))
 			return cpu_raise_err(cpu, seg == SR_SS ? EXC_SS : EXC_GP, 0);
 		*lin = (uint32_t)(s->base + off);
 		return ST_OK;
 	}
 	uint64_t l = (seg == SR_FS || seg == SR_GS) ? s->base + off : off;
 	if (!addr_canonical(cpu, l) || !addr_canonical(cpu, l + size - 1))
-		return cpu_raise_err(cpu, seg == SR_SS ? EXC_SS : EXC_GP, 0);
+		return cpu_raise_err(cpu, seg == SR_SS && !cpu_quirk(cpu, QK_QEMU_NONCANONICAL_SS_GP) ? EXC_SS
+											 : EXC_GP, 0);
 	*lin = l;
 	return ST_OK;
 }
@@ -381,7 +383,8 @@ static inline status_t seg_to_linear(struct cpu *cpu, unsigned seg, uint64_t off
  * at CPL 3 is #AC(0). Checked after the segment checks, before translation. */
 static inline bool misaligned_user_access(const struct cpu *cpu, uint64_t lin, unsigned size)
 {
-	return cpu->cpl == 3 && (lin & (size - 1)) && (cpu->cr0 & CR0_AM) && (cpu->rflags & FLAG_AC);
+	return cpu->cpl == 3 && (lin & (size - 1)) && (cpu->cr0 & CR0_AM) && (cpu->rflags & FLAG_AC) &&
+	       !cpu_quirk(cpu, QK_QEMU_NO_AC);
 }
 
 status_t mem_read_slow(struct cpu *cpu, unsigned seg, uint64_t off, unsigned size, uint64_t *out)
@@ -494,13 +497,21 @@ status_t stack_write(struct cpu *cpu, uint64_t offset, unsigned size, uint64_t v
 	return mem_write(cpu, SR_SS, (stack_pointer(cpu, as) + offset) & size_mask(as), size, v);
 }
 
+status_t branch_beyond_cs_limit(struct cpu *cpu, uint64_t target)
+{
+	if (!cpu_quirk(cpu, QK_QEMU_CS_LIMIT_UNCHECKED))
+		return cpu_raise_err(cpu, EXC_GP, 0);
+	cpu->rip = target;
+	return ST_OK;
+}
+
 /* 64-bit mode: SDM Vol.2 JMP: a non-canonical target is #GP(0); 57-bit
  * canonical with 5-level paging (addr_canonical()). */
 status_t branch_near64(struct cpu *cpu, uint64_t target, unsigned osize)
 {
 	if (osize != 8)
 		target &= size_mask(osize);
-	if (!addr_canonical(cpu, target))
+	if (!addr_canonical(cpu, target) && !cpu_quirk(cpu, QK_QEMU_BRANCH_TARGET_AT_FETCH))
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	cpu->rip = target;
 	return ST_OK;

@@ -17,6 +17,7 @@
 #include "emu/hv.h"
 #include "emu/mtrr.h"
 #include "emu/operand.h"
+#include "emu/quirks.h"
 #include "mmu/x86_vmx.h"
 #include "isa_handlers.h"
 
@@ -254,6 +255,8 @@ static bool mc_bank_write(struct cpu *cpu, uint64_t v)
 {
 	unsigned o = mc_offset(cpu);
 	bool status_writable = amd_cfg_value(cpu, MSR_AMD_HWCR) & HWCR_MC_STATUS_WR_EN;
+	if (o % 4 == 1 && v != 0 && !status_writable && cpu_quirk(cpu, QK_QEMU_MC_STATUS_WRITE_IGNORED))
+		return true;
 	if ((o % 4 == 0 && !all_or_nothing(v)) || (o % 4 == 1 && v != 0 && !status_writable))
 		return false;
 	cpu->mc_bank[o / 4][o % 4] = v;
@@ -309,7 +312,8 @@ static bool efer_write(struct cpu *cpu, uint64_t v)
 
 	if (v & ~(writable | EFER_LMA))
 		return false;
-	if (((v ^ cpu->efer) & EFER_LME) && (cpu->cr0 & CR0_PG))
+	if (((v ^ cpu->efer) & EFER_LME) && (cpu->cr0 & CR0_PG) &&
+	    !cpu_quirk(cpu, QK_QEMU_EFER_LME_UNCHECKED))
 		return false;
 	if ((v & EFER_SVME) && !(cpu->efer & EFER_SVME) && (cpu->vm_cr & VM_CR_SVMDIS))
 		return false;
@@ -567,6 +571,10 @@ static const struct msr_def *find_msr(const struct cpu *cpu, uint32_t index)
 	/* 400H-47FH: 32 banks at most before the VMX MSRs (SDM Vol.4 Table 2-2). */
 	if (index >= MSR_MC0_CTL && index < MSR_MC0_CTL + 4 * MC_BANKS_MAX)
 		return mc_banks.exists(cpu) ? &mc_banks : NULL;
+	/* The quirk qemu-no-lbr: DebugCtl and the last-branch MSRs are not there. */
+	if (index >= MSR_DEBUGCTL && index <= MSR_LAST_EXCEPT_TO && index != MSR_DEBUGCTL + 1 &&
+	    cpu_quirk(cpu, QK_QEMU_NO_LBR))
+		return NULL;
 	for (unsigned i = 0; i < sizeof(msrs) / sizeof(msrs[0]); i++)
 		if (msrs[i].index == index && msrs[i].exists(cpu))
 			return &msrs[i];
@@ -615,8 +623,12 @@ static status_t msr_prologue(struct cpu *cpu, const struct insn *in, bool is_wri
 	 * instruction as it is: no #GP for an MSR the core lacks. */
 	if ((st = intercept_msr(cpu, in, index, is_write, value)) != ST_OK)
 		return st;
-	if (!exists)
+	if (!exists) {
+		/* Quirk: read as 0, the write dropped (ST_HANDLED skips it). */
+		if (cpu_quirk(cpu, QK_QEMU_UNKNOWN_MSR_ZERO))
+			return ST_HANDLED;
 		return cpu_raise_err(cpu, EXC_GP, 0);
+	}
 	return ST_OK;
 }
 

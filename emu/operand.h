@@ -236,6 +236,9 @@ void stack_adjust(struct cpu *cpu, int64_t delta);
  * (64-bit); #GP(0) if beyond the CS limit (SDM Vol.2 JMP: "If target operand is
  * beyond the code segment limit, #GP(0)"). */
 status_t branch_near64(struct cpu *cpu, uint64_t target, unsigned osize) CHECKED;
+/* A near target beyond the CS limit: #GP(0), or the branch under the quirk
+ * qemu-cs-limit-unchecked (emu/quirks.def). */
+status_t branch_beyond_cs_limit(struct cpu *cpu, uint64_t target) CHECKED;
 static inline status_t CHECKED branch_near(struct cpu *cpu, uint64_t target, unsigned osize)
 {
 	if (cpu->mode == MODE_LONG64)
@@ -243,7 +246,7 @@ static inline status_t CHECKED branch_near(struct cpu *cpu, uint64_t target, uns
 	target &= size_mask(osize);
 	/* SDM Vol.2 JMP/CALL/RET/Jcc: beyond the CS limit is #GP(0). */
 	if (target > cpu->seg[SR_CS].limit)
-		return cpu_raise_err(cpu, EXC_GP, 0);
+		return branch_beyond_cs_limit(cpu, target);
 	cpu->rip = target;
 	return ST_OK;
 }

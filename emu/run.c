@@ -21,7 +21,9 @@
 #include "emu/event_step.h"
 #include "emu/fetch.h"
 #include "emu/insn.h"
+#include "emu/quirks.h"
 #include "emu/threaded.h"
+#include "isa_handlers.h"
 
 /* The block at CS:rIP, or NULL with *st set by the fetch's fault. */
 static inline struct block *current_block(struct cpu *cpu, status_t *st)
@@ -247,9 +249,11 @@ static status_t run_one(struct cpu *cpu)
 	 * debug exceptions off for one instruction; the STI shadow blocks maskable
 	 * interrupts only, so an STI that sets IF still single-steps (SDM Vol.3
 	 * 6.8.3; this is why VM entry wants pending-debug BS = 1 with STI blocking
-	 * and TF, SDM 26.3.1.5). */
+	 * and TF, SDM 26.3.1.5). The quirk qemu-sti-holds-step holds it off after
+	 * every STI as after MOV SS. */
 	if (single_step | debug_on)
 		debug_arm_trap(cpu, single_step && !(cpu->shadow & SHADOW_MOV_SS) &&
+			       !(b->insns[0].exec == op_sti && cpu_quirk(cpu, QK_QEMU_STI_HOLDS_STEP)) &&
 			       !is_software_interrupt(&b->insns[0]));
 	return st;
 }

@@ -8,6 +8,7 @@
 #include "emu/task.h"
 
 #include "emu/operand.h"
+#include "emu/quirks.h"
 #include "emu/segload.h"
 #include "mmu/paging.h"
 
@@ -144,7 +145,8 @@ status_t task_gate_target(struct cpu *cpu, uint64_t gate, uint16_t *tss_sel, uin
 	 * bit is set to local or index not within GDT limits THEN #GP(TSS
 	 * selector)". */
 	if (ts & SEL_TI)
-		return cpu_raise_err(cpu, EXC_GP, sel_error(ts));
+		return cpu_raise_err(cpu, cpu_quirk(cpu, QK_QEMU_TASK_GATE_LDT_TS) ? EXC_TS : EXC_GP,
+				     sel_error(ts));
 	status_t st = desc_fetch(cpu, ts, EXC_GP, tss_raw);
 	if (st != ST_OK)
 		return st;
@@ -276,7 +278,7 @@ static status_t finish_in_new_task(struct cpu *cpu, const struct task_state *s, 
  * external to the program the error code carries EXT (SDM Vol.3 6.13). */
 static status_t deliver_in_new_task(struct cpu *cpu, bool ext)
 {
-	if (ext && cpu->event.has_error && cpu->event.vector != EXC_PF)
+	if (ext && cpu->event.has_error && cpu->event.vector != EXC_PF && !cpu_quirk(cpu, QK_QEMU_NO_EXT_BIT))
 		cpu->event.error_code |= 1;
 	return cpu_deliver_event(cpu);
 }
@@ -382,7 +384,7 @@ status_t task_switch(struct cpu *cpu, uint16_t tss_sel, uint64_t tss_raw,
 
 	/* SDM Vol.3 7.2.1, 17.3.1.5: the T flag of the new TSS raises #DB
 	 * (DR6.BT) after the switch, before the new task's first instruction. */
-	if (s.trap) {
+	if (s.trap && !cpu_quirk(cpu, QK_QEMU_TSS_T_IGNORED)) {
 		cpu->event = (struct event){ .pending = true, .type = EV_EXCEPTION, .vector = EXC_DB,
 					     .dr6 = DR6_BT };
 		return cpu_deliver_event(cpu);

@@ -22,6 +22,7 @@
 #include "emu/flags.h"
 #include "emu/fpu.h"
 #include "emu/operand.h"
+#include "emu/quirks.h"
 #include "emu/x87_host.h"
 #include "isa_handlers.h"
 
@@ -178,6 +179,16 @@ status_t op_x87_reg(struct cpu *cpu, const struct insn *in)
 	return ST_OK;
 }
 
+/* FPREM1 (SDM Vol.2: C0, C3, C1 = quotient bits 2, 1, 0), or without the
+ * quotient under the quirk qemu-fprem1-no-quotient (emu/quirks.def). */
+status_t op_x87_fprem1(struct cpu *cpu, const struct insn *in)
+{
+	status_t st = op_x87_reg(cpu, in);
+	if (st == ST_OK && cpu_quirk(cpu, QK_QEMU_FPREM1_NO_QUOTIENT))
+		cpu->fpu.fsw &= (uint16_t)~(FSW_C0 | FSW_C1 | FSW_C3);
+	return st;
+}
+
 /* Forms with a memory source: FLD m32fp/m64fp/m80fp, FILD, FBLD, the D8/DA/DC/DE
  * arithmetic and FCOM/FICOM(P) groups. The operand is read first: a #PF or #GP
  * there leaves the FPU and its pointers unchanged. */
@@ -271,7 +282,8 @@ status_t op_x87_eflags(struct cpu *cpu, const struct insn *in)
 status_t op_x87_reserved(struct cpu *cpu, const struct insn *in)
 {
 	(void)in;
-	status_t st = x87_gate(cpu, false);
+	/* The quirk bochs-x87-reserved-ud-first: #UD before the #NM of CR0.EM/TS. */
+	status_t st = cpu_quirk(cpu, QK_BOCHS_X87_RESERVED_UD_FIRST) ? ST_OK : x87_gate(cpu, false);
 	if (st != ST_OK)
 		return st;
 	return cpu_raise(cpu, EXC_UD);

@@ -8,7 +8,7 @@
  * the field, both values and the rule's citation, then aborts: a finding.
  *
  * Environment:
- *   HVEMU_FUZZ_QUIRK=name     create the SVM model with that quirk (emu/hv_quirks.c)
+ *   HVEMU_FUZZ_QUIRK=name     create the SVM model with that quirk (emu/quirks.def)
  *   HVEMU_FUZZ_STATS=1        at exit: rule coverage, execs/s, reset median
  *   HVEMU_FUZZ_NOABORT=1      count disagreements instead of aborting
  *   HVEMU_FUZZ_VERIFY=1       after each restore compare all of RAM with the snapshot

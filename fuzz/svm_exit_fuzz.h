@@ -65,7 +65,7 @@ struct machine {
 	struct oracle_cpu ocpu;
 	struct oracle_layout layout;
 	const char *failed_check;          /* the observer's last report */
-	unsigned quirks;
+	uint64_t quirks;
 };
 
 /* Build the machine, stop the L1 at its VMRUN and take the snapshot. */

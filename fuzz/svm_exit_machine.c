@@ -11,7 +11,7 @@
 #include "devices/bus.h"
 #include "emu/cpu_model.h"
 #include "emu/exit_report.h"
-#include "emu/hv_quirks.h"
+#include "emu/quirks.h"
 #include "emu/trace.h"
 #include "svm/model.h"             /* sizeof(struct svm), for the snapshot only */
 #include "svm/svm.h"
@@ -82,7 +82,7 @@ void svm_exit_machine_init(struct machine *m)
 	cpu_init(&m->cpu, epyc, &m->pm, &m->io);
 	const char *q = getenv("HVEMU_FUZZ_QUIRK");
 	if (q && *q) {
-		const struct hv_quirk_info *qi = hv_quirk_find(q);
+		const struct quirk_info *qi = quirk_find(q);
 		if (!qi) {
 			fprintf(stderr, "svm_exit_fuzz: no quirk %s\n", q);
 			exit(2);

@@ -13,13 +13,13 @@
 struct hypervisor_kind {
 	const char *name;
 	enum hv_ext ext;           /* the CPU models whose hv_ext this is */
-	void *(*create)(struct cpu *cpu, unsigned quirks);
+	void *(*create)(struct cpu *cpu, uint64_t quirks);
 	void (*destroy)(void *model);
 	size_t state_size;         /* the object's bytes: plain data, its pointers into itself,
 				      guest RAM or the machine (machine/machine_snapshot.h) */
 };
 
-static void *svm_row_create(struct cpu *cpu, unsigned quirks)
+static void *svm_row_create(struct cpu *cpu, uint64_t quirks)
 {
 	return svm_create(cpu, quirks);
 }
@@ -29,7 +29,7 @@ static void svm_row_destroy(void *model)
 	svm_destroy(model);
 }
 
-static void *vmx_row_create(struct cpu *cpu, unsigned quirks)
+static void *vmx_row_create(struct cpu *cpu, uint64_t quirks)
 {
 	return vmx_create(cpu, quirks);
 }
@@ -66,7 +66,7 @@ const char *hv_name(const struct cpu_model *model)
 	return k ? k->name : NULL;
 }
 
-bool hv_create(struct hypervisor *hv, struct cpu *cpu, const struct cpu_model *model, unsigned quirks)
+bool hv_create(struct hypervisor *hv, struct cpu *cpu, const struct cpu_model *model, uint64_t quirks)
 {
 	*hv = (struct hypervisor){ .kind = kind_for(model) };
 	if (!hv->kind)

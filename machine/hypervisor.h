@@ -32,7 +32,7 @@ const char *hv_name(const struct cpu_model *model);
 /* Install the model of cpu's CPU model on cpu, with quirks (the row's
  * registry bits, `--quirk`); a CPU model without one gets none (hv->kind
  * NULL). False only when memory ran out. */
-bool hv_create(struct hypervisor *hv, struct cpu *cpu, const struct cpu_model *model, unsigned quirks);
+bool hv_create(struct hypervisor *hv, struct cpu *cpu, const struct cpu_model *model, uint64_t quirks);
 
 /* The VMX model installed, NULL if hv holds none or another kind (for
  * debuggers: vmx/vmx.h). */

@@ -17,6 +17,7 @@
 #include "emu/cpu_model.h"
 #include "emu/event_step.h"
 #include "emu/insn.h"
+#include "emu/quirks.h"
 #include "machine/bare_machine.h"
 #include "machine/boot_entry.h"
 #include "machine/fail.h"
@@ -558,9 +559,10 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 		c->deadlines[DEADLINE_MACHINE] = (struct deadline){ .at = UINT64_MAX, .fire = clock_due,
 								    .ctx = m };
 		c->tsc_hz = m->clock.hz;       /* RDTSC counts instructions: CPUID 15H/16H */
+		c->quirks = quirk_set_for_model(cfg->quirks, cfg->model);
 		/* The CPU model's hypervisor extension gets its model on every CPU
 		 * (machine/hypervisor.h): CPUID reports it from here on. */
-		if (!hv_create(&m->hv[i], c, cfg->model, cfg->quirks))
+		if (!hv_create(&m->hv[i], c, cfg->model, c->quirks))
 			return fail(err, errlen, "out of memory for the %s model", hv_name(cfg->model));
 		if (cfg->perturb_exits) {
 			struct vmx *vx = hv_vmx(&m->hv[i]);
@@ -587,6 +589,9 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 		return fail(err, errlen, "internal error: device ports overlap");
 	m->boot.stop = stop_running_cpu;
 	m->boot.stop_ctx = m;
+	/* The boot devices' quirks (emu/quirks.def: the devices see flags only). */
+	m->boot.pci.config_address_all_bits = cfg->quirks & QUIRK_BIT(QK_QEMU_PCI_CONFIG_ADDRESS_ALL_BITS);
+	m->boot.i8042.system_flag_apart = cfg->quirks & QUIRK_BIT(QK_QEMU_KBD_SYSTEM_FLAG_APART);
 	for (unsigned gsi = 0; gsi < PC_TESTDEV_IRQS; gsi++)
 		m->boot.gsi[gsi] = (struct irq_line){ pc_legacy_gsi_set, &m->pc, gsi };
 	/* The 8042's outputs are ISA IRQ1 (keyboard) and IRQ12 (auxiliary), levels

@@ -69,7 +69,7 @@ struct machine_config {
 	FILE *serial;              /* COM1 output, or NULL */
 	unsigned trace;            /* TRACE_* */
 	bool tlb_uncached;         /* --tlb flush: every access walks the page tables */
-	unsigned quirks;           /* --quirk: the hypervisor model's quirk bits (its registry) */
+	uint64_t quirks;           /* --quirk/--quirks: QUIRK_BIT()s of emu/quirks.def */
 	uint64_t insn_rate;        /* --insn-rate: virtual ticks (instructions) per second; 0: default */
 	uint64_t rng_seed;         /* --seed: what RDRAND/RDSEED return follows from it */
 	bool perturb_exits;        /* --perturb-exits: odd but legal VM exits (vmx/exit_perturb.h) */

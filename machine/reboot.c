@@ -62,7 +62,9 @@ static void reset_boot_devices(struct pc_boot *b)
 	struct irq_line irq1 = c->irq1, irq12 = c->irq12;
 	void (*set_a20)(void *, bool) = c->set_a20;
 	void *a20_opaque = c->a20_opaque;
+	bool system_flag_apart = c->system_flag_apart;   /* a quirk: the machine's, not state */
 	i8042_init(c, &b->power);
+	c->system_flag_apart = system_flag_apart;
 	c->irq1 = irq1;
 	c->irq12 = irq12;
 	i8042_connect_a20(c, set_a20, a20_opaque);
@@ -93,8 +95,11 @@ void reboot_reset_hardware(struct machine *m)
 	for (unsigned i = 0; i < s->n; i++)
 		if (s->cpu[i]->icount > now)
 			now = s->cpu[i]->icount;
-	if (s->has_apic)
+	if (s->has_apic) {
+		bool version_20h = s->ioapic.version_20h;   /* a quirk: the machine's, not state */
 		ioapic_init(&s->ioapic, &s->bus);
+		s->ioapic.version_20h = version_20h;
+	}
 	reset_rtc(&m->io, &m->pc.rtc);
 	reset_legacy(&m->pc, &m->clock);
 	reset_boot_devices(&m->boot);

@@ -10,6 +10,7 @@
 #include "emu/cpu_model.h"
 #include "emu/event_step.h"
 #include "emu/insn.h"
+#include "emu/quirks.h"
 
 /* A local APIC output to its core: pin is the LINE_* bit. */
 static void core_line(void *opaque, unsigned line, bool level)
@@ -25,6 +26,23 @@ static void core_startup(void *opaque, uint8_t vector)
 struct cpu *smp_current(struct machine *m)
 {
 	return m->smp.current ? m->smp.current : &m->cpu;
+}
+
+/* The local APIC's quirks (devices/lapic.h) among the registry's. */
+static unsigned lapic_quirks(uint64_t set)
+{
+	static const struct { enum quirk_id id; unsigned lapic; } map[] = {
+		{ QK_BOCHS_TSC_DEADLINE_KEPT, LAPIC_QUIRK_TSC_DEADLINE_KEPT },
+		{ QK_BOCHS_X2APIC_LDR_ZERO, LAPIC_QUIRK_X2APIC_LDR_ZERO },
+		{ QK_BOCHS_X2APIC_RESERVED_IGNORED, LAPIC_QUIRK_X2APIC_RESERVED_IGNORED },
+		{ QK_BOCHS_SELF_IPI_NO_SEND_ERROR, LAPIC_QUIRK_SELF_IPI_NO_SEND_ERROR },
+		{ QK_BOCHS_APIC_DISABLED_TO_X2APIC, LAPIC_QUIRK_ID_FF_AFTER_DISABLE },
+	};
+	unsigned q = 0;
+	for (unsigned i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (set & QUIRK_BIT(map[i].id))
+			q |= map[i].lapic;
+	return q;
 }
 
 bool smp_setup(struct machine *m, const struct machine_config *cfg, char *err, size_t errlen)
@@ -62,6 +80,7 @@ bool smp_setup(struct machine *m, const struct machine_config *cfg, char *err, s
 
 	/* The APIC bus: APIC IDs are CPU numbers; the I/O APIC hears the EOIs. */
 	ioapic_init(&s->ioapic, &s->bus);
+	s->ioapic.version_20h = cfg->quirks & QUIRK_BIT(QK_QEMU_IOAPIC_VERSION_20H);
 	if (!ioapic_map(&s->ioapic, &m->mem, IOAPIC_DEFAULT_BASE))
 		return fail(err, errlen, "internal error: the I/O APIC window overlaps another device");
 	s->bus.n = s->n;
@@ -74,6 +93,7 @@ bool smp_setup(struct machine *m, const struct machine_config *cfg, char *err, s
 		struct lapic *l = &s->lapic[i];
 		lapic_init(l, i, x2apic, deadline, &m->clock, LAPIC_TIMER_HZ, &s->bus);
 		l->self_nmi = cfg->model->vendor == VENDOR_AMD;
+		l->quirks = lapic_quirks(cfg->quirks);
 		l->core = (struct lapic_core){
 			.intr = { core_line, c, LINE_INTR }, .nmi = { core_line, c, LINE_NMI },
 			.smi = { core_line, c, LINE_SMI }, .init = { core_line, c, LINE_INIT },

@@ -213,7 +213,8 @@ walk(const struct paging_env *env, const bool ept, uint64_t addr, enum walk_kind
 			rsvd |= pse36_reserved(m);
 		if (lv->large & ps_reserved_gates)
 			rsvd |= PTE_PS;
-		if (e & rsvd)
+		if ((e & rsvd) && !(ept && large && env->ept_large_offset_ignored &&
+				    !(e & rsvd & ~bits(lv->shift - 1, 12))))
 			return walk_fail(env, ept, addr, kind, flags, ept ? FAIL_MISCONFIG : FAIL_RESERVED,
 					 granted, denied, f);
 		if (large || i + 1 == n) {

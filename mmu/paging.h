@@ -110,6 +110,10 @@ struct paging_env {
 	bool nested;
 	uint64_t ept_caps;         /* EPT: IA32_VMX_EPT_VPID_CAP (EPT_CAP_*, mmu/x86_vmx.h) */
 	bool ept_mbec;             /* EPT: "mode-based execute control for EPT" */
+	/* EPT: bits 20:12 (2 MiB) or 29:12 (1 GiB) of a page entry are not
+	 * reserved (SDM 28.2.3.1 says they are): the quirk
+	 * bochs-ept-large-offset-ignored (emu/quirks.def), set by the VMX model. */
+	bool ept_large_offset_ignored;
 	const struct ept_dirty_log *dirty_log;   /* EPT: PML (NULL: none) */
 };
 

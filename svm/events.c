@@ -63,12 +63,13 @@ status_t svm_inject(struct svm *s, uint64_t w, uint64_t nrip, uint64_t rip)
 		/* APM2 15.20: an injected #BP or #OF behaves as INT3/INTO raised it:
 		 * the gate's DPL is checked against CPL and a fault in delivery has
 		 * EXT = 0. It returns to RIP (no NEXT_RIP for TYPE 3). */
-		ev.type = ev.vector == EXC_BP || ev.vector == EXC_OF ? EV_SOFTEXC : EV_EXCEPTION;
+		ev.type = (ev.vector == EXC_BP || ev.vector == EXC_OF) && !svm_quirk_eventinj_plain(s) ? EV_SOFTEXC
+													: EV_EXCEPTION;
 		break;
 	}
 	/* APM2 15.20: EV pushes ERRORCODE (in protected mode; the core drops it
 	 * in real mode as delivery always does). */
-	if (w & SVM_EVENT_ERROR_VALID) {
+	if ((w & SVM_EVENT_ERROR_VALID) && !svm_quirk_eventinj_drops_error(s, &ev)) {
 		ev.has_error = true;
 		ev.error_code = (uint32_t)(w >> SVM_EVENT_ERROR_SHIFT);
 	}

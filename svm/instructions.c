@@ -140,6 +140,9 @@ status_t svm_vm_insn(void *ctx, struct cpu *cpu, const struct insn *in, enum int
 	bool svme_optional = (kind == IK_STGI || kind == IK_SKINIT) && svm_feature(s, SVM_FEAT_SVM_LOCK);
 	if ((!svme && !svme_optional) || !protected_mode(cpu))
 		return cpu_raise(cpu, EXC_UD);
+	/* The quirk qemu-skinit-ud: #UD instead of the CPL check's #GP. */
+	if (kind == IK_SKINIT && cpu->cpl != 0 && (s->quirks & QUIRK_BIT(QK_QEMU_SKINIT_UD)))
+		return cpu_raise(cpu, EXC_UD);
 	if (cpu->cpl != 0)
 		return cpu_raise_err(cpu, EXC_GP, 0);
 	if ((st = intercept(s, cpu, in, kind, &taken)) != ST_OK || taken)

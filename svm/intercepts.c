@@ -154,6 +154,7 @@ static status_t io_access(struct svm *s, struct cpu *cpu, struct exit_record *r)
 			(r->io_string ? SVM_IOIO_STR : 0) | (r->io_rep ? SVM_IOIO_REP : 0);
 	info |= r->io_size == 1 ? SVM_IOIO_SZ8 : r->io_size == 2 ? SVM_IOIO_SZ16 : SVM_IOIO_SZ32;
 	info |= in->asize == 2 ? SVM_IOIO_A16 : in->asize == 4 ? SVM_IOIO_A32 : SVM_IOIO_A64;
+	info = svm_quirk_ioio_info(s, info);
 	if (r->io_string && decode_assists(s))
 		info |= (uint64_t)(r->op.seg & 7) << SVM_IOIO_SEG_SHIFT;
 	struct svm_exit x = insn_exit(r, SVM_EXIT_IOIO);
@@ -215,8 +216,9 @@ static status_t instruction(struct svm *s, struct cpu *cpu, struct exit_record *
 	 * VMX's, SDM Vol.3 25.3). */
 	if (r->phase != PHASE_CHECKED)
 		return ST_OK;
+	unsigned kind = svm_quirk_insn_kind(s, r->kind);
 	for (unsigned i = 0; i < sizeof(plain_insns) / sizeof(plain_insns[0]); i++) {
-		if (plain_insns[i].kind != r->kind)
+		if (plain_insns[i].kind != kind)
 			continue;
 		if (!svm_intercepted(s, (enum svm_intercept)plain_insns[i].intercept))
 			return ST_OK;
@@ -287,7 +289,8 @@ static status_t exception(struct svm *s, struct cpu *cpu, struct exit_record *r)
 	 * 15.20: injected events are not subject to the exception intercepts. */
 	if (ev->type == EV_SOFTINT || ev->type == EV_PRIV_SOFTEXC || ev->injected || ev->vector >= 32)
 		return ST_OK;
-	if (!svm_intercepted(s, (enum svm_intercept)(SVM_INTERCEPT_EXCEPTION + ev->vector)))
+	if (!svm_intercepted(s, (enum svm_intercept)(SVM_INTERCEPT_EXCEPTION + ev->vector)) ||
+	    svm_quirk_exception_unchecked(s, ev->vector))
 		return ST_OK;
 	/* APM2 15.12.2: "both #DB faults and traps are permitted to write DR6 and
 	 * DR7 before the intercept": the VMCB saves what the handler would see. */
@@ -323,7 +326,8 @@ static status_t plain_event(struct svm *s, struct exit_record *r, enum svm_inter
 static status_t task_switch(struct svm *s, struct exit_record *r)
 {
 	/* APM2 15.14.1: asked after the new and old TSS limit checks. */
-	if (r->phase != PHASE_TSS_CHECKED || !svm_intercepted(s, SVM_INTERCEPT_TASK_SWITCH))
+	if (r->phase != PHASE_TSS_CHECKED || !svm_intercepted(s, SVM_INTERCEPT_TASK_SWITCH) ||
+	    svm_quirk_no_task_switch_intercept(s))
 		return ST_OK;
 	/* APM2 15.14.3 (task switch): EXITINFO1 the target TSS selector;
 	 * EXITINFO2 bit 36 IRET, bit 38 JMP, bit 44 with the error code in 31:0

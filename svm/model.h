@@ -9,7 +9,7 @@
  *   intercepts.c     an exit record (emu/exit_record.h) -> intercepted? ->
  *                    EXITCODE, EXITINFO1/2 (APM2 15.7-15.14, Appendix C)
  *   events.c         EVENTINJ, EXITINTINFO, virtual interrupts (APM2 15.20-15.21)
- *   quirks.c         how the quirks of emu/hv_quirks.h change SVM's encoding
+ *   quirks.c         how the quirks of emu/quirks.def change SVM's encoding
  */
 #ifndef HVEMU_SVM_MODEL_H
 #define HVEMU_SVM_MODEL_H
@@ -53,7 +53,7 @@ struct svm {
 	struct hv_model ops;
 	uint32_t features;         /* CPUID Fn8000_000A EDX (enum svm_feature) */
 	uint32_t nasid;            /* Fn8000_000A EBX: ASIDs 1..nasid-1 are the guests' */
-	unsigned quirks;           /* HV_QUIRK_* (emu/hv_quirks.h) */
+	uint64_t quirks;           /* QUIRK_BIT()s (emu/quirks.h) */
 	uint64_t cr4_valid, efer_valid;  /* the CPU's CR4 and EFER bits (CPUID is fixed once
 					    the model is installed): the MBZ checks' masks */
 
@@ -158,5 +158,23 @@ void svm_vgif_set(struct svm *s, bool gif);
 /* quirks.c: EXITINFO2 of an intercepted #PF (APM2 15.12: the faulting
  * linear address), as the installed quirks report it. */
 uint64_t svm_quirk_pf_exitinfo2(const struct svm *s, const struct event *ev);
+/* The EXITCODE written to the VMCB (APM2 Appendix C: VMEXIT_INVALID is -1). */
+uint64_t svm_quirk_exitcode(const struct svm *s, uint64_t code);
+/* IOIO's EXITINFO1 (APM2 15.10.2: with the address-size bits A16/A32/A64). */
+uint64_t svm_quirk_ioio_info(const struct svm *s, uint64_t info);
+/* The instruction kind whose intercept bit and exit code apply (APM2 15.9:
+ * each instruction its own). */
+unsigned svm_quirk_insn_kind(const struct svm *s, unsigned kind);
+/* EVENTINJ: an injected #BP/#OF is delivered as a plain exception, without
+ * INT3/INTO's gate DPL check (APM2 15.20: it behaves as INT3/INTO). */
+bool svm_quirk_eventinj_plain(const struct svm *s);
+/* EVENTINJ: EV is dropped for an exception that has no error code (APM2
+ * 15.20: EV pushes ERRORCODE whatever the vector). */
+bool svm_quirk_eventinj_drops_error(const struct svm *s, const struct event *ev);
+/* The exception intercept of vector is not looked at (APM2 15.12: each of
+ * vectors 0-31 has one). */
+bool svm_quirk_exception_unchecked(const struct svm *s, unsigned vector);
+/* The task-switch intercept is not looked at (APM2 15.14.1: it is). */
+bool svm_quirk_no_task_switch_intercept(const struct svm *s);
 
 #endif

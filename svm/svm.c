@@ -17,7 +17,7 @@ static void svm_reset(void *ctx, struct cpu *cpu)
 	s->vintr_held = false;
 }
 
-struct svm *svm_create(struct cpu *cpu, unsigned quirks)
+struct svm *svm_create(struct cpu *cpu, uint64_t quirks)
 {
 	if (!cpu->model || cpu->model->hv_ext != HV_EXT_SVM)
 		return NULL;

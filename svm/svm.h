@@ -9,13 +9,13 @@
 #include <stdbool.h>
 
 #include "emu/cpu.h"
-#include "emu/hv_quirks.h"
+#include "emu/quirks.h"
 
 struct svm;
 
 /* Allocate the model for cpu and install it (cpu->hv, cpu->hv_ctx,
  * cpu->hv_available). NULL if the CPU model has no SVM or memory ran out. */
-struct svm *svm_create(struct cpu *cpu, unsigned quirks);   /* quirks: enum hv_quirk bits */
+struct svm *svm_create(struct cpu *cpu, uint64_t quirks);   /* quirks: QUIRK_BIT()s (emu/quirks.h) */
 void svm_destroy(struct svm *s);
 
 #endif

@@ -181,7 +181,7 @@ status_t svm_vmrun(struct svm *s, uint64_t vmcb_pa, uint64_t next_rip)
 	const char *failed = svm_consistency_check(s, &view);
 	if (failed) {
 		struct vmcb_control *c = &s->vmcb->control;
-		c->exitcode = SVM_EXIT_INVALID;
+		c->exitcode = svm_quirk_exitcode(s, SVM_EXIT_INVALID);
 		c->exitinfo1 = c->exitinfo2 = c->exitintinfo = 0;
 		bool observed = cpu->exit_observer != NULL;
 		if (observed)
@@ -303,7 +303,7 @@ status_t svm_vmexit(struct svm *s, const struct svm_exit *x)
 	struct vmcb_control *c = &s->vmcb->control;
 
 	save_guest(s, x->guest_rip);
-	c->exitcode = x->code;
+	c->exitcode = svm_quirk_exitcode(s, x->code);
 	c->exitinfo1 = x->info1;
 	c->exitinfo2 = x->info2;
 	c->exitintinfo = x->intinfo;

@@ -7,6 +7,7 @@
  * controls and host state are consistency.c's (26.2).
  */
 #include "emu/debug.h"
+#include "emu/quirks.h"
 #include "emu/world_state.h"
 #include "mmu/nested.h"
 #include "mmu/paging.h"
@@ -335,7 +336,11 @@ static bool cs_dpl_data(const void *ctx)
 static bool cs_dpl_nonconforming(const void *ctx)
 {
 	unsigned type = ar_type(seg_ar(ctx, SEG_CS));
-	return !v8086(ctx) && (type == 9 || type == 11) && cs_dpl(ctx) != ss_dpl(ctx);
+	/* The quirk bochs-cs-dpl-rpl (emu/quirks.def): the older rule, DPL = the
+	 * selector's RPL. The quirks are a fixed property of the model. */
+	unsigned want = (fixed(ctx)->quirks & QUIRK_BIT(QK_BOCHS_CS_DPL_RPL)) ? seg_sel(ctx, SEG_CS) & 3u
+									     : ss_dpl(ctx);
+	return !v8086(ctx) && (type == 9 || type == 11) && cs_dpl(ctx) != want;
 }
 
 static bool cs_dpl_conforming(const void *ctx)

@@ -25,6 +25,7 @@
 #include "emu/canonical.h"
 #include "emu/flags.h"
 #include "emu/operand.h"
+#include "emu/quirks.h"
 #include "mmu/nested.h"
 #include "mmu/tlb.h"
 #include "vmx/exit_reasons.h"
@@ -137,7 +138,12 @@ static unsigned vmx_opsize(const struct cpu *cpu)
  * value" (CR0 and CR4 against IA32_VMX_CR0/CR4_FIXED0/1, A.7, A.8). */
 static bool cr_fixed_ok(const struct vmx *v, const struct cpu *cpu)
 {
-	return vmx_cr_fixed_valid(vmx_cap(v, MSR_VMX_CR0_FIXED0), vmx_cap(v, MSR_VMX_CR0_FIXED1), cpu->cr0) &&
+	/* The quirk bochs-vmxon-cr0-pe-ne-only (emu/quirks.def): of CR0's fixed-1
+	 * bits only PE and NE are checked. */
+	uint64_t cr0_fixed0 = vmx_cap(v, MSR_VMX_CR0_FIXED0);
+	if (v->quirks & QUIRK_BIT(QK_BOCHS_VMXON_CR0_PE_NE_ONLY))
+		cr0_fixed0 &= CR0_PE | CR0_NE;
+	return vmx_cr_fixed_valid(cr0_fixed0, vmx_cap(v, MSR_VMX_CR0_FIXED1), cpu->cr0) &&
 	       vmx_cr_fixed_valid(vmx_cap(v, MSR_VMX_CR4_FIXED0), vmx_cap(v, MSR_VMX_CR4_FIXED1), cpu->cr4);
 }
 

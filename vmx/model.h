@@ -61,7 +61,7 @@ struct vmcs_cache {
 struct vmx {
 	struct cpu *cpu;
 	struct hv_model ops;
-	unsigned quirks;
+	uint64_t quirks;           /* QUIRK_BIT()s (emu/quirks.h) */
 	/* The capability MSRs 480H-493H (SDM Vol.3 Appendix A) as the CPU model
 	 * has them, read at creation; one the part lacks is 0 here (no control
 	 * allowed). vmx_cap() reads them by index. */

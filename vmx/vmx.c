@@ -29,7 +29,7 @@ static uint64_t cap(const struct cpu *cpu, uint32_t index)
 	return value;
 }
 
-struct vmx *vmx_create(struct cpu *cpu, unsigned quirks)
+struct vmx *vmx_create(struct cpu *cpu, uint64_t quirks)
 {
 	if (!cpu->model || cpu->model->hv_ext != HV_EXT_VMX)
 		return NULL;

@@ -17,8 +17,8 @@ struct vmx;
 
 /* Allocate the model for cpu and install it (cpu->hv, cpu->hv_ctx,
  * cpu->hv_available). NULL if the CPU model has no VMX or memory ran out.
- * quirks: none are defined yet (0). */
-struct vmx *vmx_create(struct cpu *cpu, unsigned quirks);
+ * quirks: QUIRK_BIT()s of emu/quirks.def (its VMX rows act on it). */
+struct vmx *vmx_create(struct cpu *cpu, uint64_t quirks);
 void vmx_destroy(struct vmx *v);
 
 /* For debuggers, without side effects: the current-VMCS pointer (all ones:

@@ -25,6 +25,7 @@
 #include "emu/event_step.h"
 #include "emu/insn.h"
 #include "emu/paging_env.h"
+#include "emu/quirks.h"
 #include "mmu/nested.h"
 #include "vmx/exit_perturb.h"
 #include "vmx/exit_reasons.h"
@@ -229,6 +230,7 @@ void vmx_switch_eptp(struct vmx *v, struct cpu *cpu, uint64_t eptp)
 	vmcs_set(v, VMCS_ROW_EPT_POINTER, eptp);
 	cpu->stage2 = nested_ept_env(cpu->mem, eptp, vmx_cap(v, MSR_VMX_EPT_VPID_CAP),
 				     p2 & VMX_CTL(VMX_PROC2_MODE_BASED_EPT_EXEC), cpu->maxphyaddr);
+	cpu->stage2.ept_large_offset_ignored = v->quirks & QUIRK_BIT(QK_BOCHS_EPT_LARGE_OFFSET_IGNORED);
 	vmx_pml_attach(v, &cpu->stage2, p2);
 	v->guest_space = guest_space(vpid ? (uint16_t)get(v, VMCS_ROW_VPID) : 0, true, eptp);
 	tlb_select(&cpu->tlb, v->guest_space, (cpu->cr4 & CR4_PCIDE) ? (uint16_t)(cpu->cr3 & 0xfff) : 0);
@@ -665,6 +667,7 @@ status_t vmx_vm_entry(struct vmx *v, struct cpu *cpu, bool launch)
 	if (ept) {
 		cpu->stage2 = nested_ept_env(cpu->mem, eptp, vmx_cap(v, MSR_VMX_EPT_VPID_CAP),
 					     p2 & VMX_CTL(VMX_PROC2_MODE_BASED_EPT_EXEC), cpu->maxphyaddr);
+		cpu->stage2.ept_large_offset_ignored = v->quirks & QUIRK_BIT(QK_BOCHS_EPT_LARGE_OFFSET_IGNORED);
 		vmx_pml_attach(v, &cpu->stage2, p2);
 		cpu->stage2_on = true;
 	}

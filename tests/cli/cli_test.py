@@ -409,6 +409,22 @@ def cases(p, tmp):
                               '--machine', 'q35', '--mem', '2817M'),
         'q35-mem-max': (['run', '--kernel', mb, '--machine', 'q35', '--mem', '2816M'], 1, b'', False),
         'machine-pc': (['run', '--kernel', mb, '--machine', 'pc'], 1, b'', False),
+        # --quirk/--quirks (emu/quirks.def): a profile's SVM and VMX rows are
+        # left out on a model without them; one such --quirk is refused.
+        'quirks-help': (['run', '--quirks', 'help'], 0, None, False),
+        'quirk-help': (['run', '--quirk', 'help'], 0, None, False),
+        'quirks-unknown': ee("unknown quirk profile 'qemu-7.1' (try --quirks help)", 'run', '--kernel', mb,
+                             '--quirks', 'qemu-7.1'),
+        'quirk-unknown': ee("unknown quirk 'qemu-frob' (try --quirk help)", 'run', '--kernel', mb,
+                            '--quirk', 'qemu-frob'),
+        'quirks-twice': ee('--quirks given twice', 'run', '--kernel', mb, '--quirks', 'qemu-7.2',
+                           '--quirks', 'bochs-2.7'),
+        'quirks-qemu-core2': (['run', '--kernel', mb, '--cpu', 'core2', '--quirks', 'qemu-7.2'], 1, b'', False),
+        'quirks-bochs-epyc': (['run', '--kernel', mb, '--cpu', 'epyc-lite', '--quirks', 'bochs-2.7'], 1, b'',
+                              False),
+        'quirk-vmx-no-vmx': ee('bochs-vmxon-cr0-pe-ne-only changes the VMX model; CPU model \'epyc-lite\' has no VMX',
+                               'run', '--kernel', mb, '--cpu', 'epyc-lite', '--quirk', 'bochs-vmxon-cr0-pe-ne-only'),
+        'quirk-cpu-any-model': (['run', '--kernel', mb, '--cpu', 'pentium', '--quirk', 'qemu-no-ac'], 1, b'', False),
         'bad-bios': e('run', '--bios', p['bios.bin']),
         # These need a working CPU core.
         'multiboot-state': (['run', '--kernel', p['mbcheck.bin'], '--serial', 'none'], 1, None, False),

@@ -582,7 +582,7 @@ END_TEST
 START_TEST(pf_exitinfo2_quirk_nowrap)
 {
 	struct world w;
-	world_init_quirks(&w, "epyc-lite", HV_QUIRK_QEMU_EXITINFO2_NOWRAP);
+	world_init_quirks(&w, "epyc-lite", QUIRK_BIT(QK_QEMU_EXITINFO2_NOWRAP));
 	gdt_read_past_4g(&w);
 	ck_assert_int_eq(world_run(&w, NULL, 0), ST_HALT);
 	ck_assert_uint_eq(w.v->control.exitcode, SVM_EXIT_EXCEPTION + EXC_PF);

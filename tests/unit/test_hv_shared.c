@@ -1,12 +1,11 @@
 /* Check suite for what both hypervisor models share below svm/ and vmx/: the
  * consistency-check engine (emu/check_table.c: rows in order, the first
- * failure named, each outcome kind as the manuals number it) and the quirk
- * registry (emu/hv_quirks.c). */
+ * failure named, each outcome kind as the manuals number it). The quirk
+ * registry has its own suite, tests/unit/test_quirks.c. */
 #include <check.h>
 #include <string.h>
 
 #include "emu/check_table.h"
-#include "emu/hv_quirks.h"
 #include "suite_runner.h"
 #include "svm/exit_codes.h"
 #include "vmx/exit_reasons.h"
@@ -162,33 +161,6 @@ START_TEST(outcome_entry_failure)
 }
 END_TEST
 
-/* Every quirk: a name --quirk finds, one vendor, one bit of its own, the
- * manual rule it breaks with its section, what it changes, what it mimics. */
-START_TEST(quirk_registry_rows)
-{
-	unsigned n;
-	const struct hv_quirk_info *q = hv_quirk_table(&n);
-	ck_assert_uint_ge(n, 1);
-	unsigned bits = 0;
-	for (unsigned i = 0; i < n; i++) {
-		ck_assert(q[i].name && q[i].name[0]);
-		ck_assert_ptr_eq(hv_quirk_find(q[i].name), &q[i]);
-		ck_assert(q[i].vendor == HV_EXT_SVM || q[i].vendor == HV_EXT_VMX);
-		ck_assert_uint_eq(__builtin_popcount(q[i].bit), 1);
-		ck_assert_uint_eq(bits & q[i].bit, 0);
-		bits |= q[i].bit;
-		ck_assert(!strncmp(q[i].section, "APM2 ", 5) || !strncmp(q[i].section, "SDM ", 4));
-		ck_assert(q[i].what && q[i].what[0] && q[i].mimics && q[i].mimics[0]);
-	}
-	const struct hv_quirk_info *nowrap = hv_quirk_find("qemu-exitinfo2-nowrap");
-	ck_assert_ptr_nonnull(nowrap);
-	ck_assert_int_eq(nowrap->vendor, HV_EXT_SVM);
-	ck_assert_uint_eq(nowrap->bit, HV_QUIRK_QEMU_EXITINFO2_NOWRAP);
-	ck_assert_ptr_null(hv_quirk_find("qemu-exitinfo2"));
-	ck_assert_ptr_null(hv_quirk_find(""));
-}
-END_TEST
-
 static Suite *hv_shared_suite(void)
 {
 	Suite *s = suite_create("hv_shared");
@@ -199,9 +171,6 @@ static Suite *hv_shared_suite(void)
 	tcase_add_test(tc, outcome_vmfail_valid);
 	tcase_add_test(tc, outcome_vmfail_invalid);
 	tcase_add_test(tc, outcome_entry_failure);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("quirks");
-	tcase_add_test(tc, quirk_registry_rows);
 	suite_add_tcase(s, tc);
 	return s;
 }

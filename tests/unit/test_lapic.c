@@ -644,6 +644,47 @@ START_TEST(x2apic_registers)
 }
 END_TEST
 
+/* The local APIC's quirks (LAPIC_QUIRK_*, emu/quirks.def's Bochs 2.7 rows):
+ * each against the SDM rule the cases above check. */
+START_TEST(bochs_quirks)
+{
+	struct lapic *l = &R.l[1];
+	uint64_t v;
+	l->quirks = LAPIC_QUIRK_TSC_DEADLINE_KEPT | LAPIC_QUIRK_X2APIC_LDR_ZERO |
+		    LAPIC_QUIRK_X2APIC_RESERVED_IGNORED | LAPIC_QUIRK_SELF_IPI_NO_SEND_ERROR |
+		    LAPIC_QUIRK_ID_FF_AFTER_DISABLE;
+	/* 10.5.4.1: the MSR reads 0 once the deadline fired; kept here. */
+	enable(l);
+	wr(l, 0x320, 0x40040);
+	lapic_set_tsc_deadline(l, 12345, 300);
+	advance(300);
+	ck_assert(irr(l, 0x40));
+	ck_assert_uint_eq(lapic_tsc_deadline(l), 12345);
+	ck_assert(!l->timer.armed);
+	/* 10.4.7.1: the hardware ID back after a disable; FFH here. */
+	lapic_set_mode(l, LAPIC_DISABLED);
+	lapic_set_mode(l, LAPIC_XAPIC);
+	ck_assert_uint_eq(lapic_mmio_read(l, 0x20) >> 24, 0xff);
+	/* 10.12.10.2: LDR derived from the ID (2 for ID 1); 0 here. */
+	lapic_set_mode(l, LAPIC_X2APIC);
+	ck_assert(lapic_msr_read(l, 0x80d, &v));
+	ck_assert_uint_eq(v, 0);
+	/* 10.12.11: reserved bits of SELF IPI and ICR are #GP; ignored here. */
+	ck_assert(lapic_msr_write(l, 0x80f, 0x1ff));
+	ck_assert(lapic_msr_write(l, 0x83f, 0x177));
+	ck_assert(irr(l, 0x77));
+	enable(&R.l[0]);
+	ck_assert(lapic_msr_write(l, 0x830, 0x1079));
+	ck_assert(irr(&R.l[0], 0x79));
+	/* 10.5.3: a self IPI with vector 5 sets Send and Receive Illegal Vector
+	 * (60H); Receive only here. */
+	ck_assert(lapic_msr_write(l, 0x83f, 5));
+	ck_assert(lapic_msr_write(l, 0x828, 0));
+	ck_assert(lapic_msr_read(l, 0x828, &v));
+	ck_assert_uint_eq(v, 0x40);
+}
+END_TEST
+
 static Suite *lapic_suite(void)
 {
 	Suite *s = suite_create("lapic");
@@ -654,6 +695,7 @@ static Suite *lapic_suite(void)
 	tcase_add_test(regs, writable_bits);
 	tcase_add_test(regs, global_disable_reenable);
 	tcase_add_test(regs, x2apic_registers);
+	tcase_add_test(regs, bochs_quirks);
 	suite_add_tcase(s, regs);
 	TCase *intr = tcase_create("interrupts");
 	tcase_add_checked_fixture(intr, setup, NULL);
