@@ -24,10 +24,11 @@
  * cannot fault. "If a fault is triggered by an element and delivered, all
  * elements closer to the LSB of the destination will be completed (and
  * non-faulting)": on a fault the destination and mask hold the elements done
- * so far, then the exception is delivered with RIP at the gather, which
- * restarts with the elements still enabled. The bits above the elements
- * (MAXVL-1:128 for VEX.128, 255:128 of a qword-index dword gather) are zeroed
- * in both registers. */
+ * so far (measured on an Intel host, host_diff -m avx2: no element above the
+ * faulting one is loaded), then the exception is delivered with RIP at the gather, which
+ * restarts with the elements still enabled. At the end the bits above the
+ * elements (MAXVL-1:128 for VEX.128, 255:128 of a qword-index dword gather)
+ * are zero in both registers. */
 static status_t gather(struct cpu *cpu, const struct insn *in, unsigned esize)
 {
 	/* SDM Vol.2 VGATHERDPS: "#UD If any pair of the index, mask, or
@@ -38,35 +39,47 @@ static status_t gather(struct cpu *cpu, const struct insn *in, unsigned esize)
 	status_t st = avx_gate(cpu);
 	if (st != ST_OK)
 		return st;
-	unsigned isize = in->opcode & 1 ? 8 : 4;
-	unsigned n = avx_bytes(in) / (esize > isize ? esize : isize);
-	unsigned written = n * esize;              /* 8, 16 or 32 bytes of destination and mask */
+	unsigned isize = in->opcode & 1 ? 8 : 4, bytes = avx_bytes(in);
+	unsigned n = bytes / (esize > isize ? esize : isize);
 	union ymm_reg d, m, idx;
 	ymm_get(cpu, in->reg, &d);
 	ymm_get(cpu, in->vvvv, &m);
 	ymm_get(cpu, in->index, &idx);
-	memset(d.b + written, 0, 32 - written);
-	memset(m.b + written, 0, 32 - written);
+	/* SDM Vol.2 VGATHERDPS "Operation": first every mask element of the
+	 * operand width becomes all ones or all zeros after its sign bit (a
+	 * VEX.128 mask's bits 255:128 zeroed), then the elements are gathered;
+	 * the destination's bits above them are zeroed only at the end. Seen
+	 * at a fault midway on an Intel host (host_diff -m avx2): the mask's
+	 * elements not yet done read back as all ones, a qword-index VEX.256
+	 * dword gather's mask bits 255:128 normalized too, a VEX.128
+	 * destination's bits 255:128 unchanged. */
+	for (unsigned j = 0; j < bytes / esize; j++)
+		memset(m.b + j * esize, m.b[j * esize + esize - 1] & 0x80 ? 0xff : 0, esize);
+	memset(m.b + bytes, 0, 32 - bytes);
 
 	struct insn base = *in;
 	base.index = REG_NONE;
 	uint64_t ea = insn_ea(cpu, &base), amask = size_mask(in->asize);
-	st = ST_OK;
+	bool done = false;
 	for (unsigned j = 0; j < n; j++) {
 		if (!(m.b[j * esize + esize - 1] & 0x80))
 			continue;
 		int64_t ix = isize == 8 ? (int64_t)idx.q[j] : (int64_t)(int32_t)idx.d[j];
 		uint64_t off = (ea + ((uint64_t)ix << in->scale)) & amask;
 		st = fpu_mem_read(cpu, in, off, d.b + j * esize, esize, 0);
-		if (st != ST_OK)
-			break;
+		if (st != ST_OK) {
+			ymm_put(cpu, in->reg, &d, done ? bytes : 32);
+			ymm_put(cpu, in->vvvv, &m, 32);
+			return st;
+		}
 		memset(m.b + j * esize, 0, esize);
+		done = true;
 	}
-	if (st == ST_OK)
-		memset(&m, 0, sizeof(m));
+	memset(d.b + n * esize, 0, 32 - n * esize);
+	memset(&m, 0, sizeof(m));
 	ymm_put(cpu, in->reg, &d, 32);
 	ymm_put(cpu, in->vvvv, &m, 32);
-	return st;
+	return ST_OK;
 }
 
 status_t op_vgather_d(struct cpu *cpu, const struct insn *in) { return gather(cpu, in, 4); }

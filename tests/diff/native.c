@@ -35,6 +35,8 @@ struct native_ctl {
 	uint32_t pad;
 	uint64_t host_rsp;
 	uint8_t out_x87[108];      /* FNSAVE image, 32-bit protected-mode format */
+	uint8_t in_ymm_hi[16][16]; /* bits 255:128 of YMM0-15, on a host with AVX */
+	uint8_t out_ymm_hi[16][16];
 };
 
 static uint8_t *put32(uint8_t *p, uint32_t v)
@@ -73,6 +75,33 @@ static uint8_t *mov_xmm(uint8_t *p, unsigned x, uint32_t addr, bool load)
 	return abs_operand(p, x, addr);
 }
 
+/* On a host with AVX: VINSERTF128 ymm, ymm, [addr], 1 (load) or VEXTRACTF128
+ * [addr], ymm, 1, bits 255:128 of YMMx (SDM Vol.2 VINSERTF128; C4 form,
+ * VEX.R the inverted x[3], VEX.256.66.0F3A.W0 18/19; vvvv = x or 1111b). */
+static uint8_t *mov_ymm_hi(uint8_t *p, unsigned x, uint32_t addr, bool load)
+{
+	*p++ = 0xc4;
+	*p++ = (uint8_t)((x & 8 ? 0 : 0x80) | 0x60 | 3);
+	*p++ = (uint8_t)(((load ? ~x : ~0u) & 15) << 3 | 4 | 1);
+	*p++ = load ? 0x18 : 0x19;
+	p = abs_operand(p, x, addr);
+	*p++ = 1;
+	return p;
+}
+
+/* Whether the host runs AVX code: CPUID.01H:ECX.AVX[28] and OSXSAVE[27], with
+ * XCR0[2:1] = 11b (SDM Vol.1 14.3). */
+static bool host_avx(void)
+{
+	unsigned a, b, c, d;
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !((c >> 28) & 1) || !((c >> 27) & 1))
+		return false;
+	uint32_t lo, hi;
+	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	return (lo & 6) == 6;
+}
+static bool avx_host;
+
 /* LDMXCSR [addr] (/2) or STMXCSR [addr] (/3) */
 static uint8_t *mxcsr_op(uint8_t *p, unsigned digit, uint32_t addr)
 {
@@ -94,6 +123,8 @@ static void write_entry(uint8_t *p)
 	p = mxcsr_op(p, 2, CTL(in_mxcsr));
 	for (unsigned x = 0; x < 16; x++)
 		p = mov_xmm(p, x, CTL(in_xmm) + 16 * x, true);
+	for (unsigned x = 0; avx_host && x < 16; x++)
+		p = mov_ymm_hi(p, x, CTL(in_ymm_hi) + 16 * x, true);
 	*p++ = 0xff, p = abs_operand(p, 6, CTL(in_rflags));                  /* PUSH [in_rflags] */
 	*p++ = 0x9d;                                                           /* POPFQ */
 	for (unsigned r = 0; r < 16; r++)
@@ -113,6 +144,8 @@ static void write_epilogue(uint8_t *p)
 		p = mov_gpr(p, r, CTL(out_regs) + 8 * r, false);
 	for (unsigned x = 0; x < 16; x++)
 		p = mov_xmm(p, x, CTL(out_xmm) + 16 * x, false);
+	for (unsigned x = 0; avx_host && x < 16; x++)
+		p = mov_ymm_hi(p, x, CTL(out_ymm_hi) + 16 * x, false);
 	p = mxcsr_op(p, 3, CTL(out_mxcsr));
 	*p++ = 0xdd, p = abs_operand(p, 6, CTL(out_x87));                    /* FNSAVE [out_x87] */
 	p = mov_gpr(p, R_SP, CTL(host_rsp), true);
@@ -253,6 +286,16 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
 	fault_out->cr2 = r[REG_TRAPNO] == 14 ? (uint64_t)r[REG_CR2] : 0;     /* stale otherwise */
 	fault_out->mxcsr = u->uc_mcontext.fpregs->mxcsr;
 	memcpy(fault_out->xmm, u->uc_mcontext.fpregs->_xmm, sizeof(fault_out->xmm));
+	/* Linux's signal frame: an XSAVE image when the FXSAVE part's software
+	 * bytes (offset 464) hold FP_XSTATE_MAGIC1; YMM_Hi128 at 576 (SDM Vol.1
+	 * 13.4, Table 13-1: component 2), in its initial state (zeros) when
+	 * XSTATE_BV[2] is clear. */
+	const uint8_t *img = (const uint8_t *)u->uc_mcontext.fpregs;
+	memset(fault_out->ymm_hi, 0, sizeof(fault_out->ymm_hi));
+	uint64_t bv;
+	memcpy(&bv, img + 512, 8);
+	if (avx_host && rd32(img + 464) == 0x46505853u && (bv & 4))
+		memcpy(fault_out->ymm_hi, img + 576, sizeof(fault_out->ymm_hi));
 	x87_from_fxsave(&fault_out->x87, u->uc_mcontext.fpregs);
 	siglongjmp(fault_return, 1);
 }
@@ -280,6 +323,7 @@ static void native_child(int from, int to)
 	static const int fatal[] = { SIGILL, SIGTRAP, SIGBUS, SIGFPE, SIGSEGV };
 	for (unsigned k = 0; k < sizeof(fatal) / sizeof(fatal[0]); k++)
 		sigaction(fatal[k], &sa, NULL);
+	avx_host = host_avx();
 	write_entry(code + (NATIVE_ENTRY - DIFF_CODE_ADDR));
 	void (*entry)(void);
 	uintptr_t entry_addr = NATIVE_ENTRY;
@@ -294,6 +338,7 @@ static void native_child(int from, int to)
 		memcpy(ctl->in_regs, rq.in.regs, sizeof(ctl->in_regs));
 		ctl->in_rflags = rq.in.rflags;
 		memcpy(ctl->in_xmm, rq.in.xmm, sizeof(ctl->in_xmm));
+		memcpy(ctl->in_ymm_hi, rq.in.ymm_hi, sizeof(ctl->in_ymm_hi));
 		ctl->in_mxcsr = rq.in.mxcsr;
 		fault_out = &out;
 		if (sigsetjmp(fault_return, 1) == 0) {
@@ -301,6 +346,7 @@ static void native_child(int from, int to)
 			memcpy(out.regs, ctl->out_regs, sizeof(out.regs));
 			out.rflags = ctl->out_rflags;
 			memcpy(out.xmm, ctl->out_xmm, sizeof(out.xmm));
+			memcpy(out.ymm_hi, ctl->out_ymm_hi, sizeof(out.ymm_hi));
 			out.mxcsr = ctl->out_mxcsr;
 			diff_x87_from_fnsave(&out.x87, ctl->out_x87);
 			/* FSW.ES: the last instruction's exception was unmasked. */
