@@ -444,6 +444,13 @@ static const struct cpu_model model_pentium = {
 #define SCALAR_ECX1 (FEATURE(movbe) | FEATURE(popcnt) | FEATURE(rdrand))
 #define SCALAR_EBX7 (FEATURE(bmi1) | FEATURE(bmi2) | FEATURE(rdseed) | FEATURE(adx))
 
+/* The VEX-only SIMD extensions of Haswell and later Intel parts and of Zen
+ * (emu/avx_permute.c, emu/avx_gather.c, emu/fma.c, emu/f16c.c): FMA and F16C
+ * in leaf 1 ECX, AVX2 in leaf 7 EBX. With AVX itself (leaf 1 ECX[28], the VEX
+ * forms of SSE) they make the models x86-64-v3. */
+#define V3_ECX1 (FEATURE(fma) | FEATURE(f16c))
+#define V3_EBX7 FEATURE(avx2)
+
 /* "skylake-lite": shaped after an Intel Skylake client part (family 6 model 5EH,
  * stepping 3); the SDM's leaf 80000001H reports only LAHF64 in ECX and
  * SYSCALL/XD/1GB/RDTSCP/LM in EDX (SDM Vol.2 CPUID, Table 3-8). */
@@ -454,7 +461,7 @@ static const struct cpuid_leaf skylake_leaves[] = {
 	  .ecx = STR4('n', 't', 'e', 'l') },
 	{ .leaf = 1, .eax = SKYLAKE_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64,
 	  .ecx = SIMD_SKYLAKE | FEATURE(vmx) | FEATURE(cx16) | FEATURE(pcid) | FEATURE(x2apic) |
-		 FEATURE(tsc_deadline_timer) | FEATURE(xsave) | FEATURE(avx) | SCALAR_ECX1,
+		 FEATURE(tsc_deadline_timer) | FEATURE(xsave) | FEATURE(avx) | SCALAR_ECX1 | V3_ECX1,
 	  .edx = HVEMU_EDX1 },
 	{ .leaf = 2, .eax = 0x0000ff01 },
 	/* L1D/L1I 32 KiB 8-way, L2 256 KiB 4-way, 64-byte lines (leaf 4 as for core2). */
@@ -462,7 +469,7 @@ static const struct cpuid_leaf skylake_leaves[] = {
 	{ .leaf = 4, .subleaf = 1, .indexed = true, .eax = 0x122, .ebx = 0x01c0003f, .ecx = 63 },
 	{ .leaf = 4, .subleaf = 2, .indexed = true, .eax = 0x143, .ebx = 0x00c0003f, .ecx = 1023 },
 	{ .leaf = 7, .subleaf = 0, .indexed = true,
-	  .ebx = FEATURE(fsgsbase) | FEATURE(smep) | FEATURE(invpcid) | FEATURE(smap) | SCALAR_EBX7 },
+	  .ebx = FEATURE(fsgsbase) | FEATURE(smep) | FEATURE(invpcid) | FEATURE(smap) | SCALAR_EBX7 | V3_EBX7 },
 	XSAVE_LEAVES_AVX,
 	TSC_LEAVES,
 	{ .leaf = 0x80000000, .eax = 0x80000008 },
@@ -509,7 +516,7 @@ static const struct cpuid_leaf icelake_leaves[] = {
 	  .ecx = STR4('n', 't', 'e', 'l') },
 	{ .leaf = 1, .eax = ICELAKE_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64,
 	  .ecx = SIMD_SKYLAKE | FEATURE(vmx) | FEATURE(cx16) | FEATURE(pcid) | FEATURE(x2apic) |
-		 FEATURE(tsc_deadline_timer) | FEATURE(xsave) | FEATURE(avx) | SCALAR_ECX1,
+		 FEATURE(tsc_deadline_timer) | FEATURE(xsave) | FEATURE(avx) | SCALAR_ECX1 | V3_ECX1,
 	  .edx = HVEMU_EDX1 },
 	{ .leaf = 2, .eax = 0x0000ff01 },
 	/* L1D 48 KiB 12-way, L1I 32 KiB 8-way, L2 1.25 MiB 20-way, 64-byte lines. */
@@ -518,7 +525,7 @@ static const struct cpuid_leaf icelake_leaves[] = {
 	{ .leaf = 4, .subleaf = 2, .indexed = true, .eax = 0x143, .ebx = 0x04c0003f, .ecx = 1023 },
 	{ .leaf = 7, .subleaf = 0, .indexed = true,
 	  .ebx = FEATURE(fsgsbase) | FEATURE(smep) | FEATURE(invpcid) | FEATURE(smap) | FEATURE(sha_ni) |
-		 SCALAR_EBX7,
+		 SCALAR_EBX7 | V3_EBX7,
 	  .ecx = FEATURE(la57) | FEATURE(rdpid) },
 	XSAVE_LEAVES_AVX,
 	TSC_LEAVES,
@@ -657,11 +664,11 @@ static const struct cpuid_leaf epyc_leaves[] = {
 	{ .leaf = 0, .eax = 0xd, .ebx = STR4('A', 'u', 't', 'h'), .edx = STR4('e', 'n', 't', 'i'),
 	  .ecx = STR4('c', 'A', 'M', 'D') },
 	{ .leaf = 1, .eax = EPYC_SIG, .ebx = 0x00010000 | EBX1_CLFLUSH_64,
-	  .ecx = SIMD_SKYLAKE | FEATURE(cx16) | FEATURE(xsave) | FEATURE(avx) | SCALAR_ECX1,
+	  .ecx = SIMD_SKYLAKE | FEATURE(cx16) | FEATURE(xsave) | FEATURE(avx) | SCALAR_ECX1 | V3_ECX1,
 	  .edx = HVEMU_EDX1 },
 	/* Zen 1 has no RDPID (Zen 2 brought it). */
 	{ .leaf = 7, .subleaf = 0, .indexed = true,
-	  .ebx = FEATURE(fsgsbase) | FEATURE(smep) | FEATURE(smap) | FEATURE(sha_ni) | SCALAR_EBX7 },
+	  .ebx = FEATURE(fsgsbase) | FEATURE(smep) | FEATURE(smap) | FEATURE(sha_ni) | SCALAR_EBX7 | V3_EBX7 },
 	XSAVE_LEAVES_AVX,
 	{ .leaf = 0x80000000, .eax = 0x8000000a, .ebx = STR4('A', 'u', 't', 'h'),
 	  .edx = STR4('e', 'n', 't', 'i'), .ecx = STR4('c', 'A', 'M', 'D') },

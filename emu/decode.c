@@ -223,6 +223,23 @@ static inline __attribute__((always_inline)) int decode_operands(struct cursor *
 	return in->len;
 }
 
+/* A VSIB memory operand (SDM Vol.2 2.3.12, Table 2-5): the SIB byte's index
+ * (with VEX.X) names a vector register, 100b included, which the general form
+ * took for "no index". Without a SIB byte (ModRM.rm != 100b) or with a 16-bit
+ * address size (whose ModRM has none) the instruction is #UD (SDM Vol.2
+ * VGATHERDPS "#UD If address size attribute is 16 bit ... If ModRM.rm is
+ * not 100b"; 2.3.12). The address is no base-plus-displacement shape. */
+static void vsib_operand(struct insn *in)
+{
+	if (in->asize == 2 || (in->modrm & 7) != 4) {
+		in->exec = insn_undefined;
+		return;
+	}
+	if (in->index == REG_NONE)
+		in->index = R_SP;          /* index 100b, VEX.X = 0: XMM4/YMM4 */
+	in->ea_shape = EA_GENERAL;
+}
+
 /* A VEX-encoded instruction (SDM Vol.2 2.3.5, Figure 2-9), from its C4/C5 byte
  * (already taken). Prefixes before it were recorded in in and has66. Every
  * rule that makes the encoding #UD whatever the CPU is applied here; those that
@@ -290,6 +307,8 @@ static __attribute__((noinline, cold)) int decode_vex(struct cursor *c, unsigned
 			continue;
 		in->row = (uint16_t)idx;
 		int n = decode_operands(c, mode, op, d, in);
+		if (n > 0 && (isa_rows[idx].flags & IF_VSIB))
+			vsib_operand(in);
 		/* SDM Vol.2 2.3.2: a 66, F2, F3, LOCK or REX prefix before VEX is
 		 * #UD (decoded in full, like a misplaced LOCK). */
 		if (n > 0 && (has66 || in->lock || rex || in->rep))

@@ -28,7 +28,7 @@ FIXED_OPERANDS = {'AL': 'SZ_B', 'CL': 'SZ_B', 'AX': 'SZ_W', 'DX': 'SZ_W', 'eAX':
 MODRM_LETTERS = set('EGMRSCDNPQUVW')
 FLAGS = {'lock': 'IF_LOCK', 'rep': 'IF_REP', 'jump': 'IF_JUMP', 'end': 'IF_END',
          'no64': 'IF_NO64', 'd64': 'IF_D64', 'f64': 'IF_F64', 'only64': 'IF_ONLY64',
-         'fallback': 'IF_FALLBACK'}
+         'fallback': 'IF_FALLBACK', 'vsib': 'IF_VSIB'}
 PREFIXES = {'any': 'PFX_ANY', 'NP': 'PFX_NONE', '66': 'PFX_66', 'F3': 'PFX_F3', 'F2': 'PFX_F2',
             'NP/66': 'PFX_NOREP'}
 # VEX rows (SDM Vol.2 3.1.1.2 opcode column notation: VEX.[NDS.]L.pp.mmmmm.W):

@@ -33,6 +33,8 @@ enum {
 	IF_ONLY64 = 1u << 7,       /* #UD outside 64-bit mode */
 	IF_FALLBACK = 1u << 8,     /* without the row's feature the encoding is another row
 				      (isa_row.alt: F3 0F BC is TZCNT, else BSF) */
+	IF_VSIB = 1u << 9,         /* VSIB memory operand (AVX2 gathers, SDM Vol.2 2.3.12):
+				      insn.index is a vector register */
 };
 
 /* Effective-address shapes the decoder picks out, so that the commonest,

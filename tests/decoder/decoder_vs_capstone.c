@@ -895,6 +895,13 @@ static void check_case(csh cs, struct stats *st, unsigned mode, const uint8_t *b
 		 * Capstone 4 decodes the instruction. */
 		st->known_capstone++;
 		goto out;
+	} else if (insn_is_undefined(&in) && (isa_rows[in.row].flags & IF_VSIB) &&
+		   (in.asize == 2 || (in.modrm & 7) != 4)) {
+		/* SDM Vol.2 2.3.12 and VGATHERDPS "#UD": a VSIB operand needs a
+		 * SIB byte and a 32/64-bit address size; Capstone 4 decodes the
+		 * gathers without either. */
+		st->known_capstone++;
+		goto out;
 	} else if (insn_is_undefined(&in)) {
 		report(st, mode, bytes, &in, len, c, "hvemu #UD, capstone decodes");
 		goto out;

@@ -50,7 +50,7 @@ struct diff_state {
 	uint64_t fault_rip;        /* with vector: the RIP its frame holds */
 	uint64_t cr2;              /* with #PF: the faulting address */
 	uint8_t xmm[16][16];
-	uint8_t ymm_hi[16][16];    /* bits 255:128 of YMM0-15 (compared in the -m avx run) */
+	uint8_t ymm_hi[16][16];    /* bits 255:128 of YMM0-15 (compared in diff_request.avx cases) */
 	struct diff_x87 x87;       /* compared in cases that use the x87 (diff_request.x87) */
 	uint8_t data[DIFF_DATA_SIZE];
 };
@@ -59,7 +59,8 @@ struct diff_request {
 	uint32_t mode;             /* enum diff_mode */
 	uint32_t code_len;
 	uint32_t x87;              /* the code sets up and uses the x87: compare its state */
-	uint32_t avx;              /* the -m avx run: CR4.OSXSAVE and XCR0 = 7 in hvemu, YMM compared */
+	uint32_t avx;              /* AVX code (host_diff -m avx2): CR4.OSXSAVE and XCR0 = 7 in hvemu,
+				      whole YMM registers compared */
 	struct diff_state in;
 	uint8_t code[DIFF_CODE_MAX];
 };

@@ -99,6 +99,13 @@ uint32_t gen_case64(struct gen *g, struct diff_request *rq);
 uint32_t gen_case_scalar(struct gen *g, struct diff_request *rq);
 unsigned scalar_host_ops(FILE *report);
 
+/* The -m avx2 run (gen_avx2.c): 64-bit cases of the VEX-only AVX/AVX2, FMA
+ * and F16C instructions; avx2_families() picks the families both the host
+ * and the model have (printing the others to report) and returns how many. */
+struct cpu_model;
+uint32_t gen_case_avx2(struct gen *g, struct diff_request *rq);
+unsigned avx2_families(const struct cpu_model *model, FILE *report);
+
 /* The x87 family (gen_x87.c): the set-up that starts an x87 case (FRSTOR of a
  * random image at [rSI-128]; sets rq->x87), one random x87
  * instruction, and 16 bytes of x87 memory data (an 80-bit value or packed BCD). */

@@ -556,7 +556,7 @@ static uint32_t simd_common(const struct cpu_model *model)
 int main(int argc, char **argv)
 {
 	enum diff_mode mode = DIFF_MODE32;
-	bool list = false, simd = false, scalar = false, avx = false, avx64 = false;
+	bool list = false, simd = false, scalar = false, avx = false, avx64 = false, avx2 = false;
 	int a = 1;
 	for (; a < argc && argv[a][0] == '-'; a++) {
 		if (!strcmp(argv[a], "-l"))
@@ -565,8 +565,9 @@ int main(int argc, char **argv)
 			simd = !strcmp(argv[++a], "simd");
 			scalar = !strcmp(argv[a], "scalar");
 			avx64 = !strcmp(argv[a], "avx64");
+			avx2 = !strcmp(argv[a], "avx2");
 			avx = avx64 || !strcmp(argv[a], "avx");
-			mode = scalar || avx64 || !strcmp(argv[a], "64") ? DIFF_MODE64 : DIFF_MODE32;
+			mode = scalar || avx64 || avx2 || !strcmp(argv[a], "64") ? DIFF_MODE64 : DIFF_MODE32;
 		}
 	}
 	unsigned long n = argc > a ? strtoul(argv[a], NULL, 0) : 20000;
@@ -576,11 +577,12 @@ int main(int argc, char **argv)
 	unsigned eax, ebx, ecx, edx;
 	bool amd_host = __get_cpuid(0, &eax, &ebx, &ecx, &edx) && ebx == 0x68747541u;   /* "Auth" */
 	bool intel_host = __get_cpuid(0, &eax, &ebx, &ecx, &edx) && ebx == 0x756e6547u; /* "Genu" */
-	bool host_model = scalar || avx64;      /* 64-bit runs as the host vendor's model */
+	bool host_model = scalar || avx64 || avx2;      /* 64-bit runs as the host vendor's model */
 	const struct cpu_model *base = host_model ? cpu_model_find(amd_host ? "epyc-lite" : "skylake-lite") :
 				       simd || avx ? cpu_model_find(amd_host ? "epyc-lite" : "icelake-lite") :
 				       mode == DIFF_MODE64 ? cpu_model_find("epyc-lite") : cpu_models[0];
-	const struct cpu_model *model = with_sse3(base, scalar ? 1u << 20 /* SSE4.2: CRC32 */ : 0);
+	const struct cpu_model *model = with_sse3(base, scalar ? 1u << 20 /* SSE4.2: CRC32 */ :
+						  avx2 ? 1u << 28 /* AVX: the VEX encoding */ : 0);
 	struct native h;
 	static struct machine m;
 	static struct diff_request rq;
@@ -591,6 +593,10 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (scalar && !scalar_host_ops(stdout)) {
 		printf("host-diff: the host has none of the scalar instructions: SKIP\n");
+		return 77;
+	}
+	if (avx2 && model && !avx2_families(model, stdout)) {
+		printf("host-diff: the host has no AVX: SKIP\n");
 		return 77;
 	}
 	if (mode == DIFF_MODE64 && !host_model && !amd_host) {
@@ -623,7 +629,8 @@ int main(int argc, char **argv)
 	}
 	printf("host-diff: %s-bit mode%s (%s with SSE3%s), seed %#" PRIx64 ", %lu sequences\n",
 	       mode == DIFF_MODE64 ? "64" : "32", simd ? " with SIMD extensions" : avx ? " with AVX" : "", model->name,
-	       scalar ? " and SSE4.2, scalar instructions" : "", seed, n);
+	       scalar ? " and SSE4.2, scalar instructions" : avx2 ? " and AVX, AVX2/FMA/F16C instructions" : "",
+	       seed, n);
 	if (g.no_env_stores)
 		printf("host-diff: this host keeps FOP, FDP or FCS/FDS only for unmasked x87 exceptions "
 		       "(SDM Vol.1 8.1.8-8.1.9): no FNSTENV/FNSAVE images are stored, those fields not compared\n");
@@ -644,7 +651,7 @@ int main(int argc, char **argv)
 		mismatches++;
 	}
 	for (unsigned long i = 0; i < n; i++) {
-		uint32_t undef = scalar ? gen_case_scalar(&g, &rq) : avx64 ? gen_case_avx64(&g, &rq) :
+		uint32_t undef = scalar ? gen_case_scalar(&g, &rq) : avx64 ? gen_case_avx64(&g, &rq) : avx2 ? gen_case_avx2(&g, &rq) :
 				 mode == DIFF_MODE64 ? gen_case64(&g, &rq) :
 				 gen_case32(&g, &rq);
 		int status;
@@ -674,7 +681,7 @@ int main(int argc, char **argv)
 			by_vector[native.vector]++;
 		/* 64-bit: the model matches the host's vendor, so undefined flags count too;
 		 * in the scalar run only what was measured (on Intel). */
-		uint32_t mask = mode == DIFF_MODE64 && (!host_model || intel_host) ? COMPARED : COMPARED & ~undef;
+		uint32_t mask = mode == DIFF_MODE64 && !avx2 && (!host_model || intel_host) ? COMPARED : COMPARED & ~undef;
 		if (st == ST_HALT && same(&rq, &native, &emu, mask))
 			continue;
 		/* hvemu is deterministic; the host's run need not be: a context

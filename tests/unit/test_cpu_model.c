@@ -185,6 +185,53 @@ START_TEST(x86_64_levels)
 }
 END_TEST
 
+/* A copy of model name reporting AVX (CPUID.01H:ECX[28]) and with leaf's
+ * register reg (0-3: EAX..EDX) bit cleared (leaf 0: none), in static storage. */
+static const struct cpu_model *with_avx_without(const char *name, uint32_t leaf, unsigned reg, unsigned bit)
+{
+	static struct cpuid_leaf leaves[64];
+	static struct cpu_model m;
+	const struct cpu_model *base = cpu_model_find(name);
+	ck_assert_ptr_nonnull(base);
+	ck_assert_uint_le(base->cpuid_count, 64);
+	m = *base;
+	memcpy(leaves, base->cpuid, base->cpuid_count * sizeof(leaves[0]));
+	for (unsigned i = 0; i < base->cpuid_count; i++) {
+		if (leaves[i].leaf == 1)
+			leaves[i].ecx |= 1u << 28;
+		if (leaf && leaves[i].leaf == leaf && leaves[i].subleaf == 0) {
+			uint32_t *r[4] = { &leaves[i].eax, &leaves[i].ebx, &leaves[i].ecx, &leaves[i].edx };
+			*r[reg] &= ~(1u << bit);
+		}
+	}
+	m.cpuid = leaves;
+	return &m;
+}
+
+/* The models of parts with FMA, F16C and AVX2 (Haswell and later, Zen) report
+ * them (SDM Vol.2 CPUID Table 3-10: FMA ECX[12], F16C ECX[29]; Table 3-8:
+ * leaf 7 EBX[5] AVX2), so with AVX (leaf 1 ECX[28], the VEX forms of SSE)
+ * they are x86-64-v3; without any one of the v3 bits they stay v2. */
+START_TEST(x86_64_v3_with_avx)
+{
+	static const char *const v3[] = { "skylake-lite", "icelake-lite", "epyc-lite" };
+	static const struct { uint32_t leaf; unsigned reg, bit; } need[] = {
+		{ 1, 2, 12 }, { 1, 2, 29 }, { 7, 1, 5 },
+	};
+	for (unsigned k = 0; k < 3; k++) {
+		for (unsigned i = 0; i < 3; i++)
+			ck_assert(cpu_model_has(cpu_model_find(v3[k]), need[i].leaf, need[i].reg, need[i].bit));
+		ck_assert_uint_eq(cpu_model_x86_64_level(with_avx_without(v3[k], 0, 0, 0)), 3);
+	}
+	for (unsigned i = 0; i < 3; i++)
+		ck_assert_uint_eq(cpu_model_x86_64_level(with_avx_without("skylake-lite", need[i].leaf, need[i].reg,
+									  need[i].bit)), 2);
+	/* nehalem-lite has none of them. */
+	ck_assert(!cpu_model_has(cpu_model_find("nehalem-lite"), 7, 1, 5));
+	ck_assert(!cpu_model_has(cpu_model_find("nehalem-lite"), 1, 2, 12));
+}
+END_TEST
+
 START_TEST(feature_bits)
 {
 	const struct cpu_model *intel = cpu_model_find("core2");
@@ -396,7 +443,7 @@ START_TEST(describe_decodes_cpuid)
 		free(on);
 	}
 	char *sky = describe(cpu_model_find("skylake-lite"), false);
-	ck_assert_ptr_nonnull(strstr(sky, " pcid "));
+	ck_assert(has_word(sky, "pcid"));
 	ck_assert(has_word(sky, "ept"));
 	ck_assert_ptr_nonnull(strstr(sky, " unrestricted_guest"));
 	ck_assert_ptr_nonnull(strstr(sky, " shadow_vmcs"));
@@ -583,6 +630,7 @@ static Suite *cpu_model_suite(void)
 	tcase_add_test(t, tsc_frequency_leaves);
 	tcase_add_test(t, feature_bits);
 	tcase_add_test(t, x86_64_levels);
+	tcase_add_test(t, x86_64_v3_with_avx);
 	tcase_add_test(t, default_model_is_64bit);
 	tcase_add_test(t, core2_long_mode);
 	tcase_add_test(t, hv_switch_changes_only_its_bits);
