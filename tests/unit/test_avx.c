@@ -171,7 +171,17 @@ START_TEST(encodings_and_features)
 	assert_ud(&m, EXEC(&m, 0x66, 0xc5, 0xf0, 0x58, 0xc2));
 	assert_ud(&m, EXEC(&m, 0xf3, 0xc5, 0xf0, 0x58, 0xc2));
 	assert_ud(&m, EXEC(&m, 0xf0, 0xc5, 0xf0, 0x58, 0xc2));
-	/* skylake-lite has no AVX2 yet: VEX.256 VPADDB is #UD, VEX.128 runs. */
+	/* skylake-lite has AVX2: VEX.256 VPADDB runs. */
+	ck_assert_int_eq(EXEC(&m, 0xc5, 0xf5, 0xfc, 0xc2), ST_OK);
+	machine_free(&m);
+	/* Without AVX2 (skylake-lite,-avx2): VEX.256 VPADDB is #UD, its VEX.128
+	 * form and the 256-bit FP forms (AVX) run. */
+	char err[128];
+	const struct cpu_model *no_avx2 = cpu_model_parse("skylake-lite,-avx2", err, sizeof(err));
+	ck_assert_msg(no_avx2 != NULL, "%s", err);
+	machine_init_model(&m, no_avx2);
+	m.cpu.cr4 |= CR4_OSFXSR | CR4_OSXSAVE;
+	m.cpu.xcr0 = XSTATE_X87 | XSTATE_SSE | XSTATE_AVX;
 	ck_assert_int_eq(EXEC(&m, 0xc5, 0xf1, 0xfc, 0xc2), ST_OK);
 	assert_ud(&m, EXEC(&m, 0xc5, 0xf5, 0xfc, 0xc2));
 	ck_assert_int_eq(EXEC(&m, 0xc5, 0xf5, 0x58, 0xc2), ST_OK);         /* vaddpd ymm: AVX */

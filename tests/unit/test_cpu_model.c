@@ -179,9 +179,9 @@ START_TEST(x86_64_levels)
 	ck_assert_uint_eq(cpu_model_x86_64_level(cpu_model_find("opteron-g3")), 0);
 	ck_assert_uint_eq(cpu_model_x86_64_level(cpu_model_find("core2")), 1);
 	ck_assert_uint_eq(cpu_model_x86_64_level(cpu_model_find("nehalem-lite")), 2);
-	ck_assert_uint_eq(cpu_model_x86_64_level(cpu_model_find("skylake-lite")), 2);
-	ck_assert_uint_eq(cpu_model_x86_64_level(cpu_model_find("icelake-lite")), 2);
-	ck_assert_uint_eq(cpu_model_x86_64_level(cpu_model_find("epyc-lite")), 2);
+	ck_assert_uint_eq(cpu_model_x86_64_level(cpu_model_find("skylake-lite")), 3);
+	ck_assert_uint_eq(cpu_model_x86_64_level(cpu_model_find("icelake-lite")), 3);
+	ck_assert_uint_eq(cpu_model_x86_64_level(cpu_model_find("epyc-lite")), 3);
 }
 END_TEST
 
