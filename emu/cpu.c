@@ -33,6 +33,12 @@ void cpu_init(struct cpu *cpu, const struct cpu_model *model, struct physmem *me
 {
 	memset(cpu, 0, sizeof(*cpu));
 	cpu->model = model;
+	if (model) {
+		uint32_t r[4];
+		cpu_model_cpuid_at(model, false, 0, 1, 0, r);
+		cpu->leaf1_ecx = r[CPUID_ECX];
+		cpu->leaf1_edx = r[CPUID_EDX];
+	}
 	cpu->mem = mem;
 	cpu->io = io;
 	cpu->icache = icache_create(mem->ram_size);

@@ -273,6 +273,10 @@ struct cpu {
 
 	/* --- the machine (cpu_reset() keeps this and what follows) --- */
 	const struct cpu_model *model;
+	/* The model's CPUID.01H ECX and EDX (no hypervisor model's bits), for
+	 * the check every SSE/AVX instruction makes (cpu_has_leaf1): read once,
+	 * not looked up in the model's leaves each time. */
+	uint32_t leaf1_ecx, leaf1_edx;
 	uint64_t quirks;           /* QUIRK_BIT(QK_*) of emu/quirks.def: the peer deviations
 	                            * named by --quirk/--quirks, 0 for the manuals' behaviour */
 	struct physmem *mem;

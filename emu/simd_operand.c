@@ -15,7 +15,7 @@
  * "AVX" or "AES AVX"). */
 static status_t vex_gate(struct cpu *cpu)
 {
-	if (!cpu_model_has(cpu->model, 1, 2, 28))
+	if (!((cpu->leaf1_ecx >> FEATURE_BIT_avx) & 1))
 		return cpu_raise(cpu, EXC_UD);
 	return avx_gate(cpu);
 }

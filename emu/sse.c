@@ -281,7 +281,7 @@ static inline void lane_set(union xmm_reg *x, unsigned i, unsigned w, uint64_t v
 }
 
 /* One element of a w-byte lane operation; the caller keeps the low 8w bits. */
-static uint64_t lane(enum lane_op op, unsigned w, uint64_t a, uint64_t b)
+static inline __attribute__((always_inline)) uint64_t lane(enum lane_op op, unsigned w, uint64_t a, uint64_t b)
 {
 	unsigned bits = 8 * w;
 	uint64_t ones = ~0ull >> (64 - bits);
@@ -311,12 +311,37 @@ static uint64_t lane(enum lane_op op, unsigned w, uint64_t a, uint64_t b)
  * PSUBB/W/D/Q, EC/ED PADDSB/W, DC/DD PADDUSB/W, E8/E9 PSUBSB/W, D8/D9 PSUBUSB/W,
  * DA/DE PMINUB/PMAXUB, EA/EE PMINSW/PMAXSW, E0/E3 PAVGB/W, D5 PMULLW, E5 PMULHW,
  * E4 PMULHUW. */
+/* One loop per operation and width (w and op constant in each, so an element
+ * is a plain load, the operation and a store: a per-element switch cost PADDD
+ * some 300 host instructions). */
+static inline __attribute__((always_inline)) void plane_w(enum lane_op op, unsigned w, union xmm_reg *d,
+							  const union xmm_reg *s)
+{
+	switch (op) {
+#define LANE_LOOP(OP)                                                                                   \
+	case OP:                                                                                        \
+		for (unsigned i = 0; i < 16 / w; i++)                                                   \
+			lane_set(d, i, w, lane(OP, w, lane_get(d, i, w), lane_get(s, i, w)));          \
+		break;
+	LANE_LOOP(L_ADD) LANE_LOOP(L_SUB) LANE_LOOP(L_ADDS) LANE_LOOP(L_SUBS) LANE_LOOP(L_ADDUS)
+	LANE_LOOP(L_SUBUS) LANE_LOOP(L_CMPEQ) LANE_LOOP(L_CMPGT) LANE_LOOP(L_MINU) LANE_LOOP(L_MAXU)
+	LANE_LOOP(L_MINS) LANE_LOOP(L_MAXS) LANE_LOOP(L_AVG) LANE_LOOP(L_MULLO) LANE_LOOP(L_MULHS)
+	LANE_LOOP(L_MULHU)
+#undef LANE_LOOP
+	default:
+		break;
+	}
+}
+
 static void plane(const struct insn *in, union xmm_reg *d, const union xmm_reg *s)
 {
 	enum lane_op op = lane_ops[in->opcode].op;
-	unsigned w = lane_ops[in->opcode].w;
-	for (unsigned i = 0; i < 16 / w; i++)
-		lane_set(d, i, w, lane(op, w, lane_get(d, i, w), lane_get(s, i, w)));
+	switch (lane_ops[in->opcode].w) {
+	case 1: plane_w(op, 1, d, s); break;
+	case 2: plane_w(op, 2, d, s); break;
+	case 4: plane_w(op, 4, d, s); break;
+	default: plane_w(op, 8, d, s); break;
+	}
 }
 status_t op_plane(struct cpu *cpu, const struct insn *in) { return binop(cpu, in, CPUID_SSE2, plane); }
 

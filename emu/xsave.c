@@ -191,7 +191,7 @@ status_t sse_gate(struct cpu *cpu, bool need_osfxsr, unsigned cpuid_edx_bit)
 	 * (SSE2[bit 26]) = 0", "If CR0.EM[bit 2] = 1", "If CR4.OSFXSR[bit 9] = 0";
 	 * "#NM If CR0.TS[bit 3] = 1". The non-SIMD ones (fences, CLFLUSH, MOVNTI)
 	 * check only the CPUID bit. */
-	if (!cpu_model_has(cpu->model, 1, 3, cpuid_edx_bit))
+	if (!((cpu->leaf1_edx >> cpuid_edx_bit) & 1))
 		return cpu_raise(cpu, EXC_UD);
 	if (!need_osfxsr)
 		return ST_OK;
