@@ -82,8 +82,10 @@ struct sxb_record {
 struct sxb_stray {
 	uint32_t magic;
 	uint32_t pa;                       /* the page */
-	uint32_t first_index, last_index;  /* the inputs since the last check */
+	uint32_t first_index, last_index;  /* the inputs since the last check, or both
+					      SXB_STRAY_READ_ONLY: the page is not RAM */
 };
+#define SXB_STRAY_READ_ONLY 0xffffffffu
 
 struct sxb_trailer {
 	uint32_t magic;

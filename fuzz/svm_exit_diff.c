@@ -425,6 +425,12 @@ static int read_output(enum engine e, const char *path, struct item **items, uns
 			struct sxb_stray s;
 			memcpy(&s, p + at, sizeof(s));
 			at += sizeof(s);
+			if (s.first_index == SXB_STRAY_READ_ONLY) {
+				if (opt.verbose)
+					fprintf(stderr, "svm_exit_diff: %s: page %#x is not RAM (its pristine bytes do not "
+						"stay)\n", engine_name[e], s.pa);
+				continue;
+			}
 			if (opt.verbose)
 				fprintf(stderr, "svm_exit_diff: %s: page %#x written outside the restores (inputs %u-%u)\n",
 					engine_name[e], s.pa, s.first_index, s.last_index);
