@@ -537,13 +537,13 @@ static const struct field *field_named(const char *name)
 /* "EXITINFO2: oracle=model=hvemu=0x7f010, qemu=0x10007f010": the values
  * grouped, the oracle's first. */
 static void print_values(FILE *f, const char *field, bool with_oracle, uint64_t want, const uint64_t *val,
-			 const bool *has)
+			 const bool *has, const char *oracle_label)
 {
 	bool done[E_COUNT] = { false };
 	fprintf(f, "%s: ", field);
 	bool first = true;
 	if (with_oracle) {
-		fprintf(f, "oracle");
+		fprintf(f, "%s", oracle_label);
 		for (unsigned e = 0; e < E_COUNT; e++)
 			if (has[e] && val[e] == want) {
 				fprintf(f, "=%s", engine_name[e]);
@@ -635,8 +635,16 @@ static unsigned compare_item(struct item *it, bool confirming, bool print)
 				val[e] = dis->got;
 			}
 			if (print) {
+				/* The oracle's answer for this engine's CPUID, named so
+				 * where it differs from its answer for the model's. */
+				const struct oracle_prediction *pm = &it->pred[E_MODEL];
+				bool own = e != E_MODEL && (pm->outcome != p->outcome || pm->exitcode != p->exitcode ||
+							    pm->info1 != p->info1 || pm->info2 != p->info2 ||
+							    pm->intinfo != p->intinfo);
+				char label[48];
+				snprintf(label, sizeof(label), own ? "oracle(%s's CPUID)" : "oracle", engine_name[e]);
 				printf("input %s: ", it->name);
-				print_values(stdout, dis->field, true, dis->want, val, has);
+				print_values(stdout, dis->field, true, dis->want, val, has, label);
 				printf(" [%s]\n", dis->cite);
 			}
 			char what[96];
@@ -678,7 +686,7 @@ static unsigned compare_item(struct item *it, bool confirming, bool print)
 				continue;     /* NRIP: only where both save it (APM2 15.7.1) */
 			if (print) {
 				printf("input %s: ", it->name);
-				print_values(stdout, fields[f].name, false, 0, val, has);
+				print_values(stdout, fields[f].name, false, 0, val, has, "");
 				printf(" (oracle: unknown, %s)\n", it->pred[e].unknown_why);
 			}
 			snprintf(what, sizeof(what), "%s vs model, oracle unknown: %s", engine_name[e], fields[f].name);
