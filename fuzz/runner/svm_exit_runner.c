@@ -63,11 +63,6 @@ static uint8_t read_only[SXB_WORLD_TOP / SXB_PAGE];          /* pages that are n
 static uint8_t hsave[4096] __attribute__((aligned(4096)));
 static struct sxb_record rec;
 
-static inline uint32_t apic_read(uint32_t reg)
-{
-	return *(volatile uint32_t *)(uintptr_t)(APIC + reg);
-}
-
 static inline void apic_write(uint32_t reg, uint32_t v)
 {
 	*(volatile uint32_t *)(uintptr_t)(APIC + reg) = v;
