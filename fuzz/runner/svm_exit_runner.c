@@ -296,10 +296,17 @@ void guest_main(void)
 		}
 		const uint32_t *dirty = (const uint32_t *)(in + 1);
 		const uint8_t *w = (const uint8_t *)(dirty + in->n_dirty);
+		for (uint32_t k = 0; k < in->n_dirty; k++) {
+			if (dirty[k] >= SXB_WORLD_TOP || (const uint8_t *)(dirty + k + 1) > p + in->size) {
+				gprintf("svm_exit_runner: input %u names a page outside the world\n", n);
+				debug_exit(3);
+			}
+		}
 		const uint8_t *writes = w;
 		for (uint32_t k = 0; k < in->n_writes; k++) {
 			const struct sxb_write *wr = (const struct sxb_write *)w;
-			if (wr->pa >= SXB_WORLD_TOP || wr->len > SXB_WORLD_TOP - wr->pa) {
+			if (w + sizeof(*wr) > p + in->size || wr->len > (uint32_t)(p + in->size - w - sizeof(*wr)) ||
+			    wr->pa >= SXB_WORLD_TOP || wr->len > SXB_WORLD_TOP - wr->pa) {
 				gprintf("svm_exit_runner: input %u writes outside the world\n", n);
 				debug_exit(3);
 			}
