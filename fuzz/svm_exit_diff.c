@@ -479,8 +479,16 @@ static bool all_predict_invalid(const struct item *it)
 
 /* ---- comparing ---- */
 
+static bool tally_off;                     /* minimising: note the kinds on the item only */
+
 static void tally(const char *what, struct item *it, bool confirming)
 {
+	if (tally_off) {
+		struct kind *k = kind_find(what);
+		if (k && it->n_kinds < 8)
+			it->kinds[it->n_kinds++] = k;
+		return;
+	}
 	struct kind *k = kind_of(what);
 	if (!k)
 		return;
@@ -752,6 +760,133 @@ static bool worth_confirming(const struct item *it)
 	return false;
 }
 
+/* ---- minimising ---- */
+
+/* The input's fields as svm_exit_input.c reads them (svm_exit_fuzz.c's
+ * header comment): guest 0, CR 1-4, DR 5-8, exceptions 9, misc 10-13,
+ * mutation count 14 (bits 2:0) and 3 bytes each, template count (1 + n %
+ * 64) and 5 bytes each. Bytes past the end read as 0. */
+#define IN_MUTATIONS 14
+
+/* Pad d to its structure's length (so that every field has its place) and
+ * drop what lies beyond it; the new length. */
+static size_t normalise(uint8_t *d, size_t len)
+{
+	uint8_t b[512] = { 0 };
+	memcpy(b, d, len < sizeof(b) ? len : sizeof(b));
+	size_t nm = b[IN_MUTATIONS] & 7, at = IN_MUTATIONS + 1 + 3 * nm;
+	size_t nt = 1 + b[at] % 64, total = at + 1 + 5 * nt;
+	memcpy(d, b, total);
+	return total;
+}
+
+/* The candidates one step smaller than d: one template removed, one
+ * mutation removed, an intercept field or one of its bits cleared, a guest
+ * option bit cleared. Their count (at most max). */
+/* The next candidate slot, a copy of d; NULL when out is full. */
+static struct item *candidate(struct item **out, unsigned *n, unsigned max, const uint8_t *d, size_t len)
+{
+	if (*n == max)
+		return NULL;
+	struct item *c = out[(*n)++];
+	memcpy(c->data, d, len);
+	c->len = len;
+	return c;
+}
+
+static unsigned shrink(const uint8_t *d, size_t len, struct item **out, unsigned max)
+{
+	unsigned n = 0;
+	size_t nm = d[IN_MUTATIONS] & 7, tc = IN_MUTATIONS + 1 + 3 * nm, nt = 1 + d[tc] % 64;
+	struct item *c;
+	for (size_t k = 0; nt > 1 && k < nt; k++) {
+		if (!(c = candidate(out, &n, max, d, len)))
+			return n;
+		size_t at = tc + 1 + 5 * k;
+		memmove(c->data + at, c->data + at + 5, len - at - 5);
+		c->len -= 5;
+		c->data[tc] = (uint8_t)(nt - 2);
+	}
+	for (size_t k = 0; k < nm; k++) {
+		if (!(c = candidate(out, &n, max, d, len)))
+			return n;
+		size_t at = IN_MUTATIONS + 1 + 3 * k;
+		memmove(c->data + at, c->data + at + 3, len - at - 3);
+		c->len -= 3;
+		c->data[IN_MUTATIONS] = (uint8_t)((d[IN_MUTATIONS] & ~7u) | (nm - 1));
+	}
+	static const uint8_t parts[][2] = { { 1, 4 }, { 5, 4 }, { 9, 1 }, { 10, 4 } };   /* offset, size */
+	for (unsigned f = 0; f < 4; f++) {
+		unsigned at = parts[f][0], size = parts[f][1];
+		if (all_zero(d + at, size))
+			continue;
+		if (!(c = candidate(out, &n, max, d, len)))
+			return n;
+		memset(c->data + at, 0, size);
+		for (unsigned bit = 0; bit < 8 * size; bit++) {
+			if (!((d[at + bit / 8] >> (bit % 8)) & 1))
+				continue;
+			if (!(c = candidate(out, &n, max, d, len)))
+				return n;
+			c->data[at + bit / 8] &= (uint8_t)~(1u << (bit % 8));
+		}
+	}
+	for (unsigned bit = 4; bit < 6; bit++) {
+		if (!((d[0] >> bit) & 1))
+			continue;
+		if (!(c = candidate(out, &n, max, d, len)))
+			return n;
+		c->data[0] &= (uint8_t)~(1u << bit);
+	}
+	return n;
+}
+
+static bool run_runners(struct item **items, unsigned n, unsigned timeout_scale, bool timed);
+
+/* Shrink it, one step a round, while QEMU still shows the disagreement of
+ * kind k: each round's candidates run as one batch. */
+static void minimise(struct item *it, struct kind *k, struct item **pool, unsigned pool_n)
+{
+	it->len = normalise(it->data, it->len);
+	size_t before = it->len;
+	for (unsigned round = 0; round < 64; round++) {
+		unsigned n = shrink(it->data, it->len, pool, pool_n);
+		for (unsigned i = 0; i < n; i++) {
+			snprintf(pool[i]->name, sizeof(pool[i]->name), "%.60s, shrunk", it->name);
+			pool[i]->n_kinds = 0;
+			memset(pool[i]->have, 0, sizeof(pool[i]->have));
+			run_model(pool[i]);
+		}
+		if (!n || !run_runners(pool, n, 8, false))
+			break;
+		struct item *best = NULL;
+		tally_off = true;
+		for (unsigned i = 0; i < n; i++) {
+			compare_item(pool[i], true, false);
+			for (unsigned j = 0; j < pool[i]->n_kinds; j++)
+				if (pool[i]->kinds[j] == k && (!best || pool[i]->len < best->len))
+					best = pool[i];
+		}
+		tally_off = false;
+		if (!best)
+			break;
+		memcpy(it->data, best->data, best->len);
+		it->len = best->len;
+	}
+	/* it's fields as its last shrunk form ran (the model, the runners). */
+	snprintf(pool[0]->name, sizeof(pool[0]->name), "%s", it->name);
+	memcpy(pool[0]->data, it->data, it->len);
+	pool[0]->len = it->len;
+	pool[0]->n_kinds = 0;
+	memset(pool[0]->have, 0, sizeof(pool[0]->have));
+	run_model(pool[0]);
+	if (run_runners(pool, 1, 8, false)) {
+		struct item *keep = pool[0];
+		printf("svm_exit_diff: %s minimised from %zu to %zu bytes (%u templates)\n", it->name, before, it->len,
+		       keep->e.n_insns - 1);
+	}
+}
+
 /* ---- the batches ---- */
 
 /* Run items under the runner engines; false if an engine gave no output. */
@@ -1003,6 +1138,15 @@ int main(int argc, char **argv)
 		if (!items[i] || !items[i]->data)
 			items = NULL;
 	}
+	enum { POOL = 128 };
+	static struct item *pool[POOL];
+	for (unsigned i = 0; items && i < POOL; i++) {
+		pool[i] = calloc(1, sizeof(**pool));
+		if (pool[i])
+			pool[i]->data = malloc(512);
+		if (!pool[i] || !pool[i]->data)
+			items = NULL;
+	}
 	if (!items || !again) {
 		fprintf(stderr, "svm_exit_diff: out of memory\n");
 		return 1;
@@ -1078,9 +1222,12 @@ int main(int argc, char **argv)
 				unsigned bad = compare_item(again[i], true, false);
 				if (!(bad & (1u << E_QEMU)))
 					continue;
-				for (unsigned k = 0; k < n_kinds; k++) {
-					if (strcmp(kinds[k].first, again[i]->name) == 0 && strncmp(kinds[k].what, "qemu", 4) == 0)
-						write_finding(again[i], kinds[k].what);
+				for (unsigned k = 0; opt.out_dir && k < n_kinds; k++) {
+					if (strcmp(kinds[k].first, again[i]->name) || strncmp(kinds[k].what, "qemu", 4))
+						continue;
+					/* The input, shrunk, as the runners last ran it. */
+					minimise(again[i], &kinds[k], pool, POOL);
+					write_finding(pool[0], kinds[k].what);
 				}
 				char want[96];
 				snprintf(want, sizeof(want), "qemu vs oracle: %s", opt.expect ? opt.expect : "");
