@@ -27,31 +27,17 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
-#include "fuzz/svm_exit_batch.h"
-#include "fuzz/svm_exit_fuzz.h"
+#include "fuzz/svm_exit_diff.h"
 #include "fuzz/svm_exit_row.h"
+const char *const engine_name[E_COUNT] = { "model", "hvemu", "qemu" };
 
-enum engine { E_MODEL, E_HVEMU, E_QEMU, E_COUNT };
-static const char *const engine_name[E_COUNT] = { "model", "hvemu", "qemu" };
-
-static struct {
-	const char *runner, *hvemu, *qemu, *qemu_cpu, *hvemu_cpu, *out_dir, *expect, *work;
-	bool on[E_COUNT];
-	unsigned long count, batch, skip;
-	double seconds;
-	uint64_t seed;
-	unsigned timeout_qemu, timeout_hvemu;
-	bool check_runner, verbose, entered_only;
-} opt = {
+struct diff_options diff_opt = {
 	.qemu = "qemu-system-x86_64", .qemu_cpu = "EPYC", .hvemu_cpu = "epyc-lite", .count = 2000, .batch = 500,
 	.seconds = 60, .seed = 0x68766d75u,
 	/* The hang guard's APIC timer count (divide by 1): QEMU's timer counts
@@ -61,24 +47,10 @@ static struct {
 	.timeout_qemu = 2000000, .timeout_hvemu = 2400,
 };
 
-static struct machine m;                   /* the in-process model */
-static struct oracle_cpu ocpu[E_COUNT];    /* what each engine's CPUID says */
-
-/* One input of a batch. */
-struct item {
-	uint8_t *data;
-	size_t len;
-	char name[80];
-	struct svm_exit_exec e;
-	struct oracle_prediction pred[E_COUNT];
-	uint64_t dirty[RAM_SIZE / 4096 / 64];  /* pages the model dirtied */
-	/* The exits: the VMCB after, halted in the guest, hung (no exit). */
-	struct vmcb after[E_COUNT];
-	bool have[E_COUNT], halted[E_COUNT], hung[E_COUNT], shutdown[E_COUNT], retried[E_COUNT];
-	const char *failed_check;              /* the model's */
-	struct kind *kinds[8];                 /* the kinds of disagreement it showed */
-	unsigned n_kinds;
-};
+struct machine model;
+struct oracle_cpu ocpu[E_COUNT];
+double engine_seconds[E_COUNT];
+unsigned long engine_inputs[E_COUNT];
 
 /* ---- the tallies ---- */
 
@@ -92,8 +64,6 @@ static struct kind {
 } kinds[MAX_KINDS];
 static unsigned n_kinds;
 static unsigned long inputs_run, unknown_inputs;
-static double engine_seconds[E_COUNT];
-static unsigned long engine_inputs[E_COUNT];
 
 static struct kind *kind_find(const char *what)
 {
@@ -117,7 +87,7 @@ static struct kind *kind_of(const char *what)
 /* Count a disagreement of kind what (or its confirmation). */
 static void tally(const char *what, struct item *it, bool confirming);
 
-static double now_seconds(void)
+double now_seconds(void)
 {
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
@@ -149,330 +119,11 @@ static size_t random_input(uint64_t *s, uint8_t *buf, size_t max)
 	return len;
 }
 
-/* ---- running an engine ---- */
-
-/* Run argv with its stdout and stderr to log, for at most seconds, and no
- * longer than stall seconds without the file progress growing (the hang
- * guard's wall-clock backstop); the exit status, or -1 if it had to be
- * killed or could not start. */
-static int run_command(char *const argv[], const char *log, double seconds, const char *progress, double stall)
-{
-	pid_t pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		FILE *f = freopen(log, "w", stdout);
-		if (!f || dup2(fileno(stdout), 2) < 0)
-			_exit(126);
-		if (!freopen("/dev/null", "r", stdin))
-			_exit(126);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	double t0 = now_seconds(), deadline = t0 + seconds, grew = t0;
-	off_t size = -1;
-	for (;;) {
-		int status;
-		pid_t r = waitpid(pid, &status, WNOHANG);
-		if (r == pid)
-			return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-		if (r < 0)
-			return -1;
-		double t = now_seconds();
-		struct stat st;
-		if (progress && stat(progress, &st) == 0 && st.st_size != size) {
-			size = st.st_size;
-			grew = t;
-		}
-		if (t > deadline || (progress && t - grew > stall)) {
-			/* SIGTERM first: hvemu then stops where it is and
-			 * flushes what it buffered of the output. */
-			kill(pid, SIGTERM);
-			for (int k = 0; k < 1000 && waitpid(pid, &status, WNOHANG) == 0; k++) {
-				struct timespec nap = { 0, 2000000 };
-				nanosleep(&nap, NULL);
-			}
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			return -1;
-		}
-		struct timespec nap = { 0, 2000000 };
-		nanosleep(&nap, NULL);
-	}
-}
-
-/* A runner that sends nothing for this long is stuck in a guest the hang
- * guard did not stop (an L2 that disabled the local APIC through
- * IA32_APIC_BASE, say); its batch resumes after that input. */
-#define STALL_SECONDS 3.0
-
-static const char *run_tag = "run";       /* "run", "confirm" or "probe": the files' prefix */
-
-static void path_in_work(char *buf, size_t n, const char *engine, const char *what)
-{
-	snprintf(buf, n, "%s/%s-%s-%s", opt.work, run_tag, engine, what);
-}
-
-/* Run the batch file under engine e; the output file's path in out. */
-static int run_engine(enum engine e, const char *batch, char *out, size_t out_n, double seconds)
-{
-	char log[512], mod[600], dc[600], ser[600];
-	path_in_work(out, out_n, engine_name[e], "out.bin");
-	path_in_work(log, sizeof(log), engine_name[e], "log.txt");
-	unlink(out);
-	if (e == E_QEMU) {
-		snprintf(dc, sizeof(dc), "file,id=dc,path=%s", out);
-		char *argv[] = { (char *)opt.qemu, "-machine", "pc", "-cpu", (char *)opt.qemu_cpu, "-m", "256",
-				 "-nodefaults", "-display", "none", "-no-reboot", "-kernel", (char *)opt.runner,
-				 "-initrd", (char *)batch, "-chardev", dc, "-device",
-				 "isa-debugcon,iobase=0x402,chardev=dc", "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
-				 NULL };
-		return run_command(argv, log, seconds, out, STALL_SECONDS);
-	}
-	snprintf(mod, sizeof(mod), "%s", batch);
-	snprintf(dc, sizeof(dc), "file:%s", out);
-	path_in_work(ser, sizeof(ser), engine_name[e], "serial.txt");
-	char serial[620];
-	snprintf(serial, sizeof(serial), "file:%s", ser);
-	char *argv[] = { (char *)opt.hvemu, "run", "--kernel", (char *)opt.runner, "--module", mod, "--mem", "256M",
-			 "--cpu", (char *)opt.hvemu_cpu, "--firmware", "none", "--debugcon", dc, "--serial", serial,
-			 "--no-reboot", "--max-insns", "100000000000", NULL };
-	return run_command(argv, log, seconds, out, STALL_SECONDS);
-}
-
-/* ---- the batch file ---- */
-
-struct blob {
-	uint8_t *p;
-	size_t len, cap;
-};
-
-static void blob_put(struct blob *b, const void *src, size_t n)
-{
-	if (b->len + n + 4 > b->cap) {
-		b->cap = (b->len + n + 4) * 2;
-		b->p = realloc(b->p, b->cap);
-		if (!b->p) {
-			fprintf(stderr, "svm_exit_diff: out of memory\n");
-			exit(1);
-		}
-	}
-	memcpy(b->p + b->len, src, n);
-	b->len += n;
-	while (b->len % 4)
-		b->p[b->len++] = 0;
-}
-
-static bool all_zero(const uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (p[i])
-			return false;
-	return true;
-}
-
-/* The writes of b at pa: each run of chunks that are not all zero (the
- * runner's world holds zeros there, as the snapshot does). */
-static uint32_t put_writes(struct blob *o, uint32_t pa, const uint8_t *b, size_t n, size_t chunk)
-{
-	uint32_t count = 0;
-	for (size_t at = 0; at < n;) {
-		size_t c = chunk < n - at ? chunk : n - at;
-		if (all_zero(b + at, c)) {
-			at += c;
-			continue;
-		}
-		size_t start = at;
-		while (at < n) {
-			c = chunk < n - at ? chunk : n - at;
-			if (all_zero(b + at, c))
-				break;
-			at += c;
-		}
-		struct sxb_write w = { pa + (uint32_t)start, (uint32_t)(at - start) };
-		blob_put(o, &w, sizeof(w));
-		blob_put(o, b + start, at - start);
-		count++;
-	}
-	return count;
-}
-
-/* The L2 world's pages: every non-zero page of the snapshot below 2 MiB. */
-static void put_world(struct blob *o, uint32_t *n_pages)
-{
-	*n_pages = 0;
-	for (uint32_t pa = 0; pa < SXB_WORLD_TOP && pa < RAM_SIZE; pa += SXB_PAGE) {
-		if (all_zero(m.snap.ram + pa, SXB_PAGE))
-			continue;
-		blob_put(o, &pa, 4);
-		blob_put(o, m.snap.ram + pa, SXB_PAGE);
-		(*n_pages)++;
-	}
-}
-
-static bool write_batch(const char *path, struct item **items, unsigned n, uint32_t timeout)
-{
-	static struct blob o;
-	o.len = 0;
-	struct sxb_header h = { .magic = SXB_MAGIC, .n_inputs = n, .timeout = timeout, .check_every = 64 };
-	blob_put(&o, &h, sizeof(h));
-	put_world(&o, &h.n_pages);
-	for (unsigned i = 0; i < n; i++) {
-		struct item *it = items[i];
-		size_t at = o.len;
-		struct sxb_input in = { .index = i };
-		blob_put(&o, &in, sizeof(in));
-		for (uint32_t p = 0; p < RAM_SIZE / 4096; p++) {
-			if ((it->dirty[p / 64] >> (p % 64)) & 1) {
-				uint32_t pa = p * 4096;
-				blob_put(&o, &pa, 4);
-				in.n_dirty++;
-			}
-		}
-		in.n_writes += put_writes(&o, VMCB_PA, (const uint8_t *)&it->e.vmcb, sizeof(it->e.vmcb), 32);
-		in.n_writes += put_writes(&o, L2_CODE, it->e.as.buf, it->e.as.len, it->e.as.len);
-		in.n_writes += put_writes(&o, IOPM, it->e.iopm_bits, sizeof(it->e.iopm_bits), 8);
-		in.n_writes += put_writes(&o, MSRPM, it->e.msrpm_bits, sizeof(it->e.msrpm_bits), 8);
-		in.size = (uint32_t)(o.len - at);
-		memcpy(o.p + at, &in, sizeof(in));
-	}
-	memcpy(o.p, &h, sizeof(h));
-	FILE *f = fopen(path, "wb");
-	if (!f)
-		return false;
-	bool ok = fwrite(o.p, 1, o.len, f) == o.len;
-	return fclose(f) == 0 && ok;
-}
-
-/* ---- the engine's output ---- */
-
-static uint8_t *read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	size_t cap = 1 << 20, n = 0;
-	uint8_t *p = malloc(cap);
-	while (p) {
-		n += fread(p + n, 1, cap - n, f);
-		if (n < cap)
-			break;
-		cap *= 2;
-		p = realloc(p, cap);
-	}
-	fclose(f);
-	*len = n;
-	return p;
-}
-
-static void ocpu_of(struct oracle_cpu *c, const struct sxb_out_header *h)
-{
-	*c = (struct oracle_cpu){ .cpuid1_ecx = h->cpuid1_ecx, .cpuid1_edx = h->cpuid1_edx,
-				  .cpuid7_ebx = h->cpuid7_ebx, .cpuid7_ecx = h->cpuid7_ecx,
-				  .cpuid81_ecx = h->cpuid81_ecx, .cpuid81_edx = h->cpuid81_edx,
-				  .svm_edx = h->svm_edx, .maxphyaddr = h->cpuid88_eax & 0xff };
-}
-
-/* Read engine e's output into the items; the records read, or -1 without
- * a header. strays: pages the runner's check found. */
-static int read_output(enum engine e, const char *path, struct item **items, unsigned n, unsigned *strays)
-{
-	size_t len;
-	uint8_t *p = read_file(path, &len);
-	if (!p || len < sizeof(struct sxb_out_header)) {
-		free(p);
-		return -1;
-	}
-	/* The firmware's log may come first on the same port (SeaBIOS
-	 * writes to 402h under QEMU): the output starts at its magic. */
-	struct sxb_out_header h;
-	size_t start = 0;
-	for (;; start++) {
-		if (start + sizeof(h) > len) {
-			free(p);
-			return -1;
-		}
-		memcpy(&h, p + start, sizeof(h));
-		if (h.magic == SXB_OUT_MAGIC)
-			break;
-	}
-	ocpu_of(&ocpu[e], &h);
-	int records = 0;
-	for (size_t at = start + sizeof(h); at + 4 <= len;) {
-		uint32_t magic;
-		memcpy(&magic, p + at, 4);
-		if (magic == SXB_RECORD_MAGIC && at + sizeof(struct sxb_record) <= len) {
-			struct sxb_record r;
-			memcpy(&r, p + at, sizeof(r));
-			at += sizeof(r);
-			if (r.index >= n)
-				continue;
-			struct item *it = items[r.index];
-			struct vmcb *v = &it->after[e];
-			*v = it->e.vmcb;
-			memcpy(v, r.control, SXR_CONTROL_BYTES);
-			memcpy((uint8_t *)v + SXR_SAVE_OFFSET, r.save, SXR_SAVE_BYTES);
-			it->have[e] = true;
-			it->halted[e] = (r.flags & SXR_HALTED) != 0;
-			it->hung[e] = (r.flags & SXR_INTR) && !(r.flags & SXR_HALTED);
-			it->retried[e] = (r.flags & SXR_RETRIED) != 0;
-			/* The runner intercepts shutdown (the inputs never do):
-			 * the L2's triple fault, which under the fuzzer's L1
-			 * ends the run. */
-			it->shutdown[e] = v->control.exitcode == 0x7f;
-			records++;
-		} else if (magic == SXB_STRAY_MAGIC && at + sizeof(struct sxb_stray) <= len) {
-			struct sxb_stray s;
-			memcpy(&s, p + at, sizeof(s));
-			at += sizeof(s);
-			if (s.first_index == SXB_STRAY_READ_ONLY) {
-				if (opt.verbose)
-					fprintf(stderr, "svm_exit_diff: %s: page %#x is not RAM (its pristine bytes do not "
-						"stay)\n", engine_name[e], s.pa);
-				continue;
-			}
-			if (opt.verbose)
-				fprintf(stderr, "svm_exit_diff: %s: page %#x written outside the restores (inputs %u-%u)\n",
-					engine_name[e], s.pa, s.first_index, s.last_index);
-			(*strays)++;
-		} else {
-			break;
-		}
-	}
-	free(p);
-	return records;
-}
-
-/* ---- the model, in process ---- */
-
-static void run_model(struct item *it)
-{
-	snapshot_restore(&m.snap);
-	svm_exit_decode(&it->e, it->data, it->len);
-	svm_exit_load(&m, &it->e);
-	for (unsigned e = 0; e < E_COUNT; e++) {
-		if (!opt.on[e])
-			continue;
-		struct oracle_input in = svm_exit_oracle_input(&m, &it->e);
-		in.cpu = &ocpu[e];
-		oracle_predict(&in, &it->pred[e]);
-	}
-	m.failed_check = NULL;
-	status_t st = cpu_run(&m.cpu);
-	memcpy(it->dirty, m.snap.dirty, sizeof(it->dirty));
-	memcpy(&it->after[E_MODEL], m.pm.ram + VMCB_PA, sizeof(struct vmcb));
-	it->failed_check = m.failed_check;
-	it->have[E_MODEL] = true;
-	it->halted[E_MODEL] = st == ST_HALT && m.cpu.in_guest;
-	it->shutdown[E_MODEL] = st == ST_SHUTDOWN;
-	it->hung[E_MODEL] = !it->shutdown[E_MODEL] && (st != ST_HALT || (!m.cpu.in_guest && m.cpu.rip != L1_CODE + 4));
-}
-
 /* Every engine's oracle predicts VMEXIT_INVALID (and the model agrees). */
 static bool all_predict_invalid(const struct item *it)
 {
 	for (unsigned e = 0; e < E_COUNT; e++)
-		if (opt.on[e] && (it->pred[e].outcome != OUT_EXIT || it->pred[e].exitcode != UINT64_MAX))
+		if (diff_opt.on[e] && (it->pred[e].outcome != OUT_EXIT || it->pred[e].exitcode != UINT64_MAX))
 			return false;
 	return it->after[E_MODEL].control.exitcode == UINT64_MAX;
 }
@@ -604,7 +255,7 @@ static unsigned compare_item(struct item *it, bool confirming, bool print)
 	unsigned bad = 0;
 	bool predicted = false;
 	for (unsigned e = 0; e < E_COUNT; e++) {
-		if (!opt.on[e])
+		if (!diff_opt.on[e])
 			continue;
 		const struct oracle_prediction *p = &it->pred[e];
 		if (p->outcome == OUT_UNKNOWN)
@@ -621,7 +272,7 @@ static unsigned compare_item(struct item *it, bool confirming, bool print)
 			bad |= 1u << e;
 			continue;
 		}
-		struct oracle_input in = svm_exit_oracle_input(&m, &it->e);
+		struct oracle_input in = svm_exit_oracle_input(&model, &it->e);
 		in.cpu = &ocpu[e];
 		struct oracle_actual a = { .vmcb = &it->after[e], .halted_in_guest = it->halted[e],
 					   .failed_check = e == E_MODEL ? it->failed_check : NULL,
@@ -635,7 +286,7 @@ static unsigned compare_item(struct item *it, bool confirming, bool print)
 			uint64_t val[E_COUNT];
 			bool has[E_COUNT] = { false };
 			for (unsigned g = 0; g < E_COUNT; g++) {
-				has[g] = opt.on[g] && it->have[g] && !outcome_text(it, g) && fd;
+				has[g] = diff_opt.on[g] && it->have[g] && !outcome_text(it, g) && fd;
 				val[g] = has[g] ? field_value(&it->after[g], fd->off) : 0;
 			}
 			if (!fd) {
@@ -667,7 +318,7 @@ static unsigned compare_item(struct item *it, bool confirming, bool print)
 	if (!confirming)
 		unknown_inputs++;
 	for (unsigned e = E_HVEMU; e < E_COUNT; e++) {
-		if (!opt.on[e] || !it->have[e])
+		if (!diff_opt.on[e] || !it->have[e])
 			continue;
 		const char *om = outcome_text(it, E_MODEL), *oe = outcome_text(it, e);
 		char what[96];
@@ -711,14 +362,14 @@ static unsigned compare_item(struct item *it, bool confirming, bool print)
  * the peer's fields in the comment) to --out, named after what it found. */
 static void write_finding(const struct item *it, const char *what)
 {
-	if (!opt.out_dir)
+	if (!diff_opt.out_dir)
 		return;
 	char base[256], path[512];
 	snprintf(base, sizeof(base), "%s", what);
 	for (char *c = base; *c; c++)
 		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')))
 			*c = '_';
-	snprintf(path, sizeof(path), "%s/%s.input", opt.out_dir, base);
+	snprintf(path, sizeof(path), "%s/%s.input", diff_opt.out_dir, base);
 	FILE *f = fopen(path, "wb");
 	if (!f || fwrite(it->data, 1, it->len, f) != it->len || fclose(f) != 0) {
 		fprintf(stderr, "svm_exit_diff: cannot write %s\n", path);
@@ -729,7 +380,7 @@ static void write_finding(const struct item *it, const char *what)
 			 "svm_exit_diff finding: %s (input %s)\nexpect: hvemu's exit, which the oracle predicted\n", what,
 			 it->name);
 	for (unsigned e = E_HVEMU; e < E_COUNT && n > 0 && (size_t)n < sizeof(comment); e++) {
-		if (!opt.on[e] || !it->have[e])
+		if (!diff_opt.on[e] || !it->have[e])
 			continue;
 		const struct vmcb *v = &it->after[e];
 		n += snprintf(comment + n, sizeof(comment) - (size_t)n,
@@ -738,7 +389,7 @@ static void write_finding(const struct item *it, const char *what)
 			      v->control.exitinfo1, v->control.exitinfo2, v->control.exitintinfo, v->control.nrip,
 			      v->save.rip, it->halted[e] ? " (halted)" : it->hung[e] ? " (hung)" : "");
 	}
-	snprintf(path, sizeof(path), "%s/%s.row", opt.out_dir, base);
+	snprintf(path, sizeof(path), "%s/%s.row", diff_opt.out_dir, base);
 	struct svm_exit_image image = { .vmcb = &it->e.vmcb, .code = it->e.as.buf, .code_len = it->e.as.len,
 					.iopm = it->e.iopm_bits, .msrpm = it->e.msrpm_bits };
 	if (!svm_exit_row_write(path, comment, &image, &it->after[E_MODEL], it->halted[E_MODEL]))
@@ -841,7 +492,6 @@ static unsigned shrink(const uint8_t *d, size_t len, struct item **out, unsigned
 	return n;
 }
 
-static bool run_runners(struct item **items, unsigned n, unsigned timeout_scale, bool timed);
 
 /* Shrink it, one step a round, while QEMU still shows the disagreement of
  * kind k: each round's candidates run as one batch. */
@@ -885,91 +535,6 @@ static void minimise(struct item *it, struct kind *k, struct item **pool, unsign
 		printf("svm_exit_diff: %s minimised from %zu to %zu bytes (%u templates)\n", it->name, before, it->len,
 		       keep->e.n_insns - 1);
 	}
-}
-
-/* ---- the batches ---- */
-
-/* Run items under the runner engines; false if an engine gave no output. */
-static bool run_runners(struct item **items, unsigned n, unsigned timeout_scale, bool timed)
-{
-	char batch[512];
-	run_tag = timed ? "run" : "confirm";
-	snprintf(batch, sizeof(batch), "%s/%s-batch.bin", opt.work, run_tag);
-	for (unsigned e = E_HVEMU; e < E_COUNT; e++) {
-		if (!opt.on[e])
-			continue;
-		uint32_t timeout = (e == E_QEMU ? opt.timeout_qemu : opt.timeout_hvemu) * timeout_scale;
-		for (unsigned i = 0; i < n; i++)
-			items[i]->have[e] = false;
-		char out[512];
-		unsigned from = 0, strays = 0;
-		while (from < n) {
-			if (!write_batch(batch, items + from, n - from, timeout)) {
-				fprintf(stderr, "svm_exit_diff: cannot write %s\n", batch);
-				exit(1);
-			}
-			double t0 = now_seconds();
-			int st = run_engine(e, batch, out, sizeof(out), 120.0 + (n - from) * 0.05 * timeout_scale);
-			double t1 = now_seconds();
-			int got = read_output(e, out, items + from, n - from, &strays);
-			if (timed) {
-				engine_seconds[e] += t1 - t0;
-				engine_inputs[e] += got > 0 ? (unsigned)got : 0;
-			}
-			if (got < 0 && st != -1) {
-				fprintf(stderr, "svm_exit_diff: %s: exit status %d, no output (logs in %s)\n", engine_name[e],
-					st, opt.work);
-				return false;
-			}
-			unsigned next = from;
-			while (next < n && items[next]->have[e])
-				next++;
-			if (next == n)
-				break;
-			/* The run ended at items[next]: no exit within the
-			 * stall time, or the engine died there. */
-			fprintf(stderr, "svm_exit_diff: %s: %s at input %s (exit status %d); resuming after it\n",
-				engine_name[e], st == -1 ? "no record within the stall time" : "the run ended",
-				items[next]->name, st);
-			items[next]->have[e] = true;
-			items[next]->hung[e] = true;
-			items[next]->after[e] = items[next]->e.vmcb;
-			from = next + 1;
-		}
-		if (strays)
-			printf("svm_exit_diff: %s: %u pages written outside the runner's restores\n", engine_name[e], strays);
-	}
-	return true;
-}
-
-/* Ask each runner engine for its CPUID (an empty batch). 77 if QEMU cannot
- * run the runner's SVM, 1 if hvemu cannot. */
-static int probe(void)
-{
-	for (unsigned e = E_HVEMU; e < E_COUNT; e++) {
-		if (!opt.on[e])
-			continue;
-		char batch[512], out[512];
-		run_tag = "probe";
-		snprintf(batch, sizeof(batch), "%s/probe-batch.bin", opt.work);
-		if (!write_batch(batch, NULL, 0, 1)) {
-			fprintf(stderr, "svm_exit_diff: cannot write %s\n", batch);
-			return 1;
-		}
-		int st = run_engine(e, batch, out, sizeof(out), 60);
-		unsigned strays = 0;
-		if (st != 1 || read_output(e, out, NULL, 0, &strays) < 0) {
-			fprintf(stderr, "svm_exit_diff: %s could not run the runner (exit status %d; %s/probe-%s-log.txt)\n",
-				engine_name[e], st, opt.work, engine_name[e]);
-			if (e == E_QEMU && (st == 127 || st == 255))
-				fprintf(stderr, "svm_exit_diff: SKIP: %s\n",
-					st == 127 ? "qemu-system-x86_64 not found" : "no nested SVM in QEMU's CPU");
-			return e == E_QEMU && (st == 127 || st == 255) ? 77 : 1;
-		}
-		printf("svm_exit_diff: %s: CPUID Fn8000_000A_EDX %#x, MAXPHYADDR %u, Fn0000_0001_ECX %#x\n",
-		       engine_name[e], ocpu[e].svm_edx, ocpu[e].maxphyaddr, ocpu[e].cpuid1_ecx);
-	}
-	return 0;
 }
 
 static void usage(void)
@@ -1018,52 +583,52 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	const char *inputs[256];
 	unsigned n_inputs_args = 0;
-	opt.on[E_MODEL] = opt.on[E_HVEMU] = opt.on[E_QEMU] = true;
+	diff_opt.on[E_MODEL] = diff_opt.on[E_HVEMU] = diff_opt.on[E_QEMU] = true;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		bool takes = true;
 		if (!strcmp(a, "--runner") && v)
-			opt.runner = v;
+			diff_opt.runner = v;
 		else if (!strcmp(a, "--hvemu") && v)
-			opt.hvemu = v;
+			diff_opt.hvemu = v;
 		else if (!strcmp(a, "--qemu") && v)
-			opt.qemu = v;
+			diff_opt.qemu = v;
 		else if (!strcmp(a, "--qemu-cpu") && v)
-			opt.qemu_cpu = v;
+			diff_opt.qemu_cpu = v;
 		else if (!strcmp(a, "--cpu") && v)
-			opt.hvemu_cpu = v;
+			diff_opt.hvemu_cpu = v;
 		else if (!strcmp(a, "--count") && v)
-			opt.count = number(v);
+			diff_opt.count = number(v);
 		else if (!strcmp(a, "--seconds") && v)
-			opt.seconds = (double)number(v);
+			diff_opt.seconds = (double)number(v);
 		else if (!strcmp(a, "--guard-qemu") && v)
-			opt.timeout_qemu = (unsigned)number(v);
+			diff_opt.timeout_qemu = (unsigned)number(v);
 		else if (!strcmp(a, "--guard-hvemu") && v)
-			opt.timeout_hvemu = (unsigned)number(v);
+			diff_opt.timeout_hvemu = (unsigned)number(v);
 		else if (!strcmp(a, "--skip") && v)
-			opt.skip = number(v);
+			diff_opt.skip = number(v);
 		else if (!strcmp(a, "--batch") && v)
-			opt.batch = number(v);
+			diff_opt.batch = number(v);
 		else if (!strcmp(a, "--seed") && v)
-			opt.seed = number(v);
+			diff_opt.seed = number(v);
 		else if (!strcmp(a, "--expect") && v)
-			opt.expect = v;
+			diff_opt.expect = v;
 		else if (!strcmp(a, "--out") && v)
-			opt.out_dir = v;
+			diff_opt.out_dir = v;
 		else if (!strcmp(a, "--work") && v)
-			opt.work = v;
+			diff_opt.work = v;
 		else if (!strcmp(a, "--engines") && v) {
-			opt.on[E_HVEMU] = strstr(v, "hvemu") != NULL;
-			opt.on[E_QEMU] = strstr(v, "qemu") != NULL;
+			diff_opt.on[E_HVEMU] = strstr(v, "hvemu") != NULL;
+			diff_opt.on[E_QEMU] = strstr(v, "qemu") != NULL;
 		} else {
 			takes = false;
 			if (!strcmp(a, "--check-runner"))
-				opt.check_runner = true;
+				diff_opt.check_runner = true;
 			else if (!strcmp(a, "--entered-only"))
-				opt.entered_only = true;
+				diff_opt.entered_only = true;
 			else if (!strcmp(a, "--verbose"))
-				opt.verbose = true;
+				diff_opt.verbose = true;
 			else if (a[0] == '-')
 				usage();
 			else if (n_inputs_args < 256)
@@ -1071,31 +636,31 @@ int main(int argc, char **argv)
 		}
 		i += takes;
 	}
-	if (!opt.runner || (opt.on[E_HVEMU] && !opt.hvemu) || !opt.batch || opt.batch > 100000)
+	if (!diff_opt.runner || (diff_opt.on[E_HVEMU] && !diff_opt.hvemu) || !diff_opt.batch || diff_opt.batch > 100000)
 		usage();
-	if (opt.check_runner && !opt.on[E_HVEMU]) {
+	if (diff_opt.check_runner && !diff_opt.on[E_HVEMU]) {
 		fprintf(stderr, "svm_exit_diff: --check-runner needs the hvemu engine\n");
 		return 2;
 	}
 	static char work[64];
-	if (!opt.work) {
+	if (!diff_opt.work) {
 		snprintf(work, sizeof(work), "/tmp/svm_exit_diff.XXXXXX");
 		if (!mkdtemp(work)) {
 			fprintf(stderr, "svm_exit_diff: cannot make a work directory: %s\n", strerror(errno));
 			return 1;
 		}
-		opt.work = work;
-	} else if (mkdir(opt.work, 0777) != 0 && errno != EEXIST) {
-		fprintf(stderr, "svm_exit_diff: %s: %s\n", opt.work, strerror(errno));
+		diff_opt.work = work;
+	} else if (mkdir(diff_opt.work, 0777) != 0 && errno != EEXIST) {
+		fprintf(stderr, "svm_exit_diff: %s: %s\n", diff_opt.work, strerror(errno));
 		return 1;
 	}
-	if (opt.out_dir && mkdir(opt.out_dir, 0777) != 0 && errno != EEXIST) {
-		fprintf(stderr, "svm_exit_diff: %s: %s\n", opt.out_dir, strerror(errno));
+	if (diff_opt.out_dir && mkdir(diff_opt.out_dir, 0777) != 0 && errno != EEXIST) {
+		fprintf(stderr, "svm_exit_diff: %s: %s\n", diff_opt.out_dir, strerror(errno));
 		return 1;
 	}
 
-	svm_exit_machine_init(&m);
-	ocpu[E_MODEL] = m.ocpu;
+	svm_exit_machine_init(&model);
+	ocpu[E_MODEL] = model.ocpu;
 	oracle_quiet = true;
 	int pr = probe();
 	if (pr)
@@ -1130,8 +695,8 @@ int main(int argc, char **argv)
 			pclose(ls);
 	}
 
-	struct item **items = calloc(opt.batch, sizeof(*items)), **again = calloc(opt.batch, sizeof(*again));
-	for (unsigned i = 0; items && i < opt.batch; i++) {
+	struct item **items = calloc(diff_opt.batch, sizeof(*items)), **again = calloc(diff_opt.batch, sizeof(*again));
+	for (unsigned i = 0; items && i < diff_opt.batch; i++) {
 		items[i] = calloc(1, sizeof(**items));
 		if (items[i])
 			items[i]->data = malloc(512);
@@ -1151,20 +716,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, "svm_exit_diff: out of memory\n");
 		return 1;
 	}
-	uint64_t rng = opt.seed;
+	uint64_t rng = diff_opt.seed;
 	static uint8_t skipped[512];
-	for (unsigned long i = 0; i < opt.skip; i++)
+	for (unsigned long i = 0; i < diff_opt.skip; i++)
 		random_input(&rng, skipped, sizeof(skipped));
-	unsigned long next_file = 0, random_made = opt.skip, model_bad = 0, runner_bad = 0, runner_checked = 0;
+	unsigned long next_file = 0, random_made = diff_opt.skip, model_bad = 0, runner_bad = 0, runner_checked = 0;
 	double start = now_seconds(), model_seconds = 0;
 	bool found = false;
 	printf("svm_exit_diff: %u corpus inputs, then random inputs (seed %#" PRIx64 "), up to %lu inputs or %.0f s, "
-	       "batches of %lu; work files in %s\n", n_files, opt.seed, opt.count, opt.seconds, opt.batch, opt.work);
+	       "batches of %lu; work files in %s\n", n_files, diff_opt.seed, diff_opt.count, diff_opt.seconds, diff_opt.batch, diff_opt.work);
 	unsigned long generated = 0, invalid_skipped = 0;
-	while (generated < opt.count && now_seconds() - start < opt.seconds && !found) {
+	while (generated < diff_opt.count && now_seconds() - start < diff_opt.seconds && !found) {
 		unsigned n = 0;
 		double t0 = now_seconds();
-		while (n < opt.batch && generated < opt.count) {
+		while (n < diff_opt.batch && generated < diff_opt.count) {
 			struct item *it = items[n];
 			memset(it->have, 0, sizeof(it->have));
 			it->n_kinds = 0;
@@ -1181,7 +746,7 @@ int main(int argc, char **argv)
 			}
 			generated++;
 			run_model(it);
-			if (opt.entered_only && all_predict_invalid(it)) {
+			if (diff_opt.entered_only && all_predict_invalid(it)) {
 				invalid_skipped++;
 				continue;
 			}
@@ -1202,7 +767,7 @@ int main(int argc, char **argv)
 				for (unsigned k = 0; k < items[i]->n_kinds; k++)
 					items[i]->kinds[k]->pending++;
 			}
-			if (opt.check_runner && items[i]->pred[E_HVEMU].outcome != OUT_UNKNOWN) {
+			if (diff_opt.check_runner && items[i]->pred[E_HVEMU].outcome != OUT_UNKNOWN) {
 				runner_checked++;
 				if (bad & (1u << E_HVEMU))
 					runner_bad++;
@@ -1222,7 +787,7 @@ int main(int argc, char **argv)
 				unsigned bad = compare_item(again[i], true, false);
 				if (!(bad & (1u << E_QEMU)))
 					continue;
-				for (unsigned k = 0; opt.out_dir && k < n_kinds; k++) {
+				for (unsigned k = 0; diff_opt.out_dir && k < n_kinds; k++) {
 					if (strcmp(kinds[k].first, again[i]->name) || strncmp(kinds[k].what, "qemu", 4))
 						continue;
 					/* The input, shrunk, as the runners last ran it. */
@@ -1230,8 +795,8 @@ int main(int argc, char **argv)
 					write_finding(pool[0], kinds[k].what);
 				}
 				char want[96];
-				snprintf(want, sizeof(want), "qemu vs oracle: %s", opt.expect ? opt.expect : "");
-				struct kind *k = opt.expect ? kind_find(want) : NULL;
+				snprintf(want, sizeof(want), "qemu vs oracle: %s", diff_opt.expect ? diff_opt.expect : "");
+				struct kind *k = diff_opt.expect ? kind_find(want) : NULL;
 				if (k && k->confirmed && !found) {
 					found = true;
 					printf("svm_exit_diff: found the expected disagreement (%s) at input %s, after %lu "
@@ -1245,13 +810,13 @@ int main(int argc, char **argv)
 
 	/* The summary. */
 	printf("\nsvm_exit_diff: %lu inputs (%lu random) in %.1f s, %lu of them on the runners; the oracle had no "
-	       "prediction for %lu\n", generated, random_made - opt.skip, now_seconds() - start, inputs_run, unknown_inputs);
+	       "prediction for %lu\n", generated, random_made - diff_opt.skip, now_seconds() - start, inputs_run, unknown_inputs);
 	if (invalid_skipped)
 		printf("svm_exit_diff: %lu inputs every oracle saw fail VMRUN's checks ran on the model only "
 		       "(--entered-only)\n", invalid_skipped);
 	printf("svm_exit_diff: model %.0f inputs/s (decode, predict, run)", model_seconds > 0 ? (double)inputs_run / model_seconds : 0);
 	for (unsigned e = E_HVEMU; e < E_COUNT; e++)
-		if (opt.on[e] && engine_seconds[e] > 0)
+		if (diff_opt.on[e] && engine_seconds[e] > 0)
 			printf("; %s %.0f inputs/s (batches, start-up included)", engine_name[e],
 			       (double)engine_inputs[e] / engine_seconds[e]);
 	printf("\n");
@@ -1261,7 +826,7 @@ int main(int argc, char **argv)
 		printf("  %-62s %6lu  %2lu/%-2lu  %s\n", kinds[k].what, kinds[k].count, kinds[k].confirmed, kinds[k].rerun,
 		       kinds[k].first);
 	int status = 0;
-	if (opt.check_runner) {
+	if (diff_opt.check_runner) {
 		printf("svm_exit_diff: runner under hvemu vs the oracle: %lu of %lu predicted inputs disagree\n", runner_bad,
 		       runner_checked);
 		if (runner_bad || !runner_checked)
@@ -1269,8 +834,8 @@ int main(int argc, char **argv)
 	}
 	if (model_bad)
 		printf("svm_exit_diff: the model disagreed with the oracle on %lu inputs\n", model_bad);
-	if (opt.expect && !found) {
-		printf("svm_exit_diff: no confirmed disagreement of QEMU's on %s\n", opt.expect);
+	if (diff_opt.expect && !found) {
+		printf("svm_exit_diff: no confirmed disagreement of QEMU's on %s\n", diff_opt.expect);
 		status = 1;
 	}
 	return status;
