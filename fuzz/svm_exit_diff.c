@@ -25,6 +25,7 @@
  * --check-runner failed, 2 usage, 77 QEMU absent or without nested SVM
  * (when QEMU is one of the engines).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -32,6 +33,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fuzz/svm_exit_diff.h"
 #include "fuzz/svm_exit_row.h"
@@ -537,6 +539,21 @@ static void minimise(struct item *it, struct kind *k, struct item **pool, unsign
 	}
 }
 
+/* Remove the work directory this run made, and its files. */
+static void remove_work(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	for (struct dirent *e; (e = readdir(d)) != NULL;) {
+		char path[600];
+		if (e->d_name[0] != '.' && snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) < (int)sizeof(path))
+			unlink(path);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
@@ -556,10 +573,11 @@ static void usage(void)
 		"  --expect KIND       exit 0 when QEMU's disagreement with the oracle of that\n"
 		"                      kind (its field, e.g. \"EXITINFO2 above 4 GiB, not wrapped\",\n"
 		"                      the summary's names) is confirmed, 1 if the run ends without it\n"
-		"  --check-runner      exit 1 if the runner under hvemu and the model differ where\n"
-		"                      the oracle predicted\n"
-		"  --out DIR           write confirmed findings (input and row) to DIR\n"
-		"  --work DIR          the batch and output files (default: a fresh /tmp dir)\n"
+		"  --check-runner      exit 1 if the runner under hvemu disagrees with the oracle\n"
+		"                      where it predicts (the model agrees there)\n"
+		"  --out DIR           write QEMU's findings, minimised, to DIR (input and row)\n"
+		"  --work DIR          the batch and output files (default: a fresh /tmp dir,\n"
+		"                      removed after a run that ends with status 0)\n"
 		"  --entered-only      run on the runners only inputs some engine's oracle sees\n"
 		"                      VMRUN enter (the others still run on the model)\n"
 		"  --verbose           also the runner's stray-page reports\n");
@@ -638,6 +656,10 @@ int main(int argc, char **argv)
 	}
 	if (!diff_opt.runner || (diff_opt.on[E_HVEMU] && !diff_opt.hvemu) || !diff_opt.batch || diff_opt.batch > 100000)
 		usage();
+	if (access(diff_opt.runner, R_OK) != 0) {
+		fprintf(stderr, "svm_exit_diff: the runner %s: %s\n", diff_opt.runner, strerror(errno));
+		return 2;
+	}
 	if (diff_opt.check_runner && !diff_opt.on[E_HVEMU]) {
 		fprintf(stderr, "svm_exit_diff: --check-runner needs the hvemu engine\n");
 		return 2;
@@ -838,5 +860,7 @@ int main(int argc, char **argv)
 		printf("svm_exit_diff: no confirmed disagreement of QEMU's on %s\n", diff_opt.expect);
 		status = 1;
 	}
+	if (status == 0 && diff_opt.work == work)
+		remove_work(work);
 	return status;
 }
