@@ -62,6 +62,7 @@ static const uint8_t *pristine[SXB_WORLD_TOP / SXB_PAGE];   /* NULL: a page of z
 static uint8_t read_only[SXB_WORLD_TOP / SXB_PAGE];          /* pages that are not RAM */
 static uint8_t hsave[4096] __attribute__((aligned(4096)));
 static struct sxb_record rec;
+static int has_sysenter, has_syscall;       /* CPUID: the MSRs restore_host() resets */
 
 static inline void apic_write(uint32_t reg, uint32_t v)
 {
@@ -185,9 +186,15 @@ static void restore_host(uint64_t apic_base)
 		tss_load(sizeof(struct tss32) - 1);
 	uint32_t zero = 0;
 	__asm__ volatile("mov %0, %%dr0\n\tmov %0, %%dr1\n\tmov %0, %%dr2\n\tmov %0, %%dr3" :: "r"(zero));
-	static const uint32_t msrs[] = { 0x174, 0x175, 0x176, 0xc0000081u };
-	for (unsigned i = 0; i < sizeof(msrs) / sizeof(msrs[0]); i++)
-		wrmsr(msrs[i], 0);
+	/* Only those the CPU has: SYSENTER with CPUID Fn0000_0001_EDX[11]
+	 * (SEP), STAR with Fn8000_0001_EDX[11] (SYSCALL). */
+	if (has_sysenter) {
+		wrmsr(0x174, 0);
+		wrmsr(0x175, 0);
+		wrmsr(0x176, 0);
+	}
+	if (has_syscall)
+		wrmsr(0xc0000081u, 0);
 	if (rdmsr(0x1b) != apic_base) {
 		wrmsr(0x1b, apic_base);
 		apic_init();
@@ -244,12 +251,14 @@ void guest_main(void)
 	struct sxb_out_header oh = { .magic = SXB_OUT_MAGIC, .n_inputs = h->n_inputs };
 	cpuid(1, r);
 	oh.cpuid1_ecx = r[2], oh.cpuid1_edx = r[3];
+	has_sysenter = (r[3] >> 11) & 1;
 	cpuid(7, r);
 	oh.cpuid7_ebx = r[1], oh.cpuid7_ecx = r[2];
 	cpuid(0x80000000u, r);
 	uint32_t max_ext = r[0];
 	cpuid(0x80000001u, r);
 	oh.cpuid81_ecx = r[2], oh.cpuid81_edx = r[3];
+	has_syscall = (r[3] >> 11) & 1;
 	if (!(r[2] & 4) || max_ext < 0x8000000au) {
 		gprintf("svm_exit_runner: no SVM (CPUID Fn8000_0001_ECX[2])\n");
 		debug_exit(GUEST_EXIT_SKIPPED);
