@@ -237,6 +237,15 @@ static bool unwrapped_address(const struct item *it, const struct oracle_disagre
 	       d->got == d->want + (1ull << 32);
 }
 
+/* A VMEXIT_INVALID the engine did not give as the APM's 64-bit -1: written
+ * in 32 bits (Appendix C), or the guest entered (a check missed). */
+static const char *invalid_kind(const struct oracle_disagreement *d)
+{
+	if (strcmp(d->field, "EXITCODE (VMEXIT_INVALID)") != 0)
+		return "";
+	return d->got == 0xffffffffu ? ": written as 32-bit -1" : ": the guest entered";
+}
+
 static const char *outcome_text(const struct item *it, unsigned e)
 {
 	if (!it->have[e])
@@ -310,7 +319,7 @@ static unsigned compare_item(struct item *it, bool confirming, bool print)
 			}
 			char what[96];
 			snprintf(what, sizeof(what), "%s vs oracle: %s%s", engine_name[e], dis->field,
-				 unwrapped_address(it, dis) ? " above 4 GiB, not wrapped" : "");
+				 unwrapped_address(it, dis) ? " above 4 GiB, not wrapped" : invalid_kind(dis));
 			tally(what, it, confirming);
 		}
 	}
