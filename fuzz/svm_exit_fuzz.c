@@ -219,61 +219,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fuzz_status_due(&status) && fuzz_status_tick(&status, stats.execs))
 		print_status();
 
-	struct reader r = { data, size };
-	uint8_t guest = byte(&r);
-	static struct vmcb v;
-	svm_exit_vmcb_base(&v, guest);
-	v.control.intercepts[SVM_IW_CR] = word32(&r);
-	v.control.intercepts[SVM_IW_DR] = word32(&r);
-	static const uint8_t exc[8] = { 0, 3, 6, 13, 14, 12, 1, 11 };
-	uint8_t eb = byte(&r);
-	for (unsigned k = 0; k < 8; k++)
-		if ((eb >> k) & 1)
-			set_intercept(&v, SVM_INTERCEPT_EXCEPTION + exc[k]);
-	uint32_t misc = word32(&r);
-	for (unsigned k = 0; k < 32; k++) {
-		if ((misc >> k) & 1) {
-			set_intercept(&v, svm_exit_misc_intercepts[k][0]);
-			if (svm_exit_misc_intercepts[k][1])
-				set_intercept(&v, svm_exit_misc_intercepts[k][1]);
-		}
-	}
-	unsigned n_mut = byte(&r) & 7;
-	for (unsigned k = 0; k < n_mut; k++) {
-		uint8_t op = byte(&r), a = byte(&r), b = byte(&r);
-		svm_exit_mutate(&v, op, a, b);
-	}
-
-	/* The templates, then HLT. */
-	static struct assembler as;
-	static struct oracle_insn insns[MAX_TEMPLATES + 1];
-	static uint8_t iopm_bits[SVM_IOPM_SIZE], msrpm_bits[SVM_MSRPM_SIZE];
-	memset(iopm_bits, 0, sizeof(iopm_bits));
-	memset(msrpm_bits, 0, sizeof(msrpm_bits));
-	as.len = 0;
-	as.m64 = guest & 1;
-	unsigned n = 1 + byte(&r) % MAX_TEMPLATES;
-	for (unsigned k = 0; k < n; k++) {
-		uint8_t op[5];
-		for (unsigned j = 0; j < 5; j++)
-			op[j] = byte(&r);
-		svm_exit_assemble(&as, &insns[k], &v, op, iopm_bits, msrpm_bits);
-	}
-	insns[n] = (struct oracle_insn){ .op = OP_HLT, .seg = -1, .rip = L2_CODE + as.len, .len = 1 };
-	emit1(&as, 0xf4);
-
-	snapshot_write(&m.snap, VMCB_PA, &v, sizeof(v));
-	snapshot_write(&m.snap, L2_CODE, as.buf, as.len);
-	/* The maps: only the bytes the templates chose (the snapshot's are 0). */
-	for (unsigned k = 0; k < SVM_IOPM_SIZE; k += 8)
-		if (*(const uint64_t *)(const void *)(iopm_bits + k))
-			snapshot_write(&m.snap, IOPM + k, iopm_bits + k, 8);
-	for (unsigned k = 0; k < SVM_MSRPM_SIZE; k += 8)
-		if (*(const uint64_t *)(const void *)(msrpm_bits + k))
-			snapshot_write(&m.snap, MSRPM + k, msrpm_bits + k, 8);
-
-	struct oracle_input oin = { .cpu = &m.ocpu, .layout = &m.layout, .vmcb = &v, .insns = insns,
-				    .n_insns = n + 1 };
+	static struct svm_exit_exec e;
+	svm_exit_decode(&e, data, size);
+	svm_exit_load(&m, &e);
+	uint8_t guest = e.guest;
+	const struct oracle_insn *insns = e.insns;
+	unsigned n = e.n_insns - 1;
+	struct oracle_input oin = svm_exit_oracle_input(&m, &e);
 	struct oracle_prediction pred;
 	oracle_predict(&oin, &pred);
 
@@ -307,8 +259,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			 bad ? "DISAGREED on " : pred.outcome == OUT_UNKNOWN ? "unknown: " : "agreed",
 			 bad ? (oracle_last_disagreement ? oracle_last_disagreement : "?") :
 			 pred.outcome == OUT_UNKNOWN ? pred.unknown_why : "");
-		struct svm_exit_image image = { .vmcb = &v, .code = as.buf, .code_len = as.len,
-						.iopm = iopm_bits, .msrpm = msrpm_bits };
+		struct svm_exit_image image = { .vmcb = &e.vmcb, .code = e.as.buf, .code_len = e.as.len,
+						.iopm = e.iopm_bits, .msrpm = e.msrpm_bits };
 		if (!svm_exit_row_write(row_path, comment, &image, act.vmcb, m.cpu.in_guest))
 			fprintf(stderr, "svm_exit_fuzz: %s: cannot write the row\n", row_path);
 	}

@@ -1,6 +1,7 @@
 /* svm_exit_fuzz's parts (fuzz/svm_exit_fuzz.c, the harness):
  *   svm_exit_machine.c   the machine: guest-physical layout, the L1 at its VMRUN,
  *                        the L2's tables, the snapshot
+ *   svm_exit_input.c     an input read as a structure: the state image VMRUN finds
  *   svm_exit_vmcb.c      the VMCB: the legal base of either guest and the typed
  *                        mutation operators
  *   svm_exit_assemble.c  the L2 code: instruction templates with their operands
@@ -17,6 +18,7 @@
 #include "fuzz/input_reader.h"
 #include "fuzz/snapshot.h"
 #include "fuzz/svm_oracle.h"
+#include "svm/bitmaps.h"
 #include "svm/vmcb.h"
 
 /* Guest-physical layout (2 MiB). L1: */
@@ -106,5 +108,30 @@ static inline void emit1(struct assembler *as, uint8_t b)
  * as; describe it in *in for the oracle and set the IOPM/MSRPM bits it looks at. */
 void svm_exit_assemble(struct assembler *as, struct oracle_insn *in, const struct vmcb *v, const uint8_t op[5],
 		       uint8_t *iopm_bits, uint8_t *msrpm_bits);
+
+/* ---- an input as the state image VMRUN finds (svm_exit_input.c) ---- */
+
+struct svm_exit_exec {
+	uint8_t guest;                     /* the input's first byte (bit 0: 64-bit) */
+	struct vmcb vmcb;                  /* at VMCB_PA */
+	struct assembler as;               /* the L2 code, at L2_CODE */
+	struct oracle_insn insns[MAX_TEMPLATES + 1];   /* the templates, then the final HLT */
+	unsigned n_insns;
+	uint8_t iopm_bits[SVM_IOPM_SIZE], msrpm_bits[SVM_MSRPM_SIZE];   /* the map bytes the templates set */
+};
+
+/* Read the input (the layout of svm_exit_fuzz.c's header comment) into e. */
+void svm_exit_decode(struct svm_exit_exec *e, const uint8_t *data, size_t size);
+
+/* Write e into m's RAM over the restored snapshot (the VMCB, the code, the
+ * map bytes), so that the next restore undoes it. */
+void svm_exit_load(struct machine *m, const struct svm_exit_exec *e);
+
+/* The oracle's view of e in m. */
+static inline struct oracle_input svm_exit_oracle_input(const struct machine *m, const struct svm_exit_exec *e)
+{
+	return (struct oracle_input){ .cpu = &m->ocpu, .layout = &m->layout, .vmcb = &e->vmcb, .insns = e->insns,
+				      .n_insns = e->n_insns };
+}
 
 #endif

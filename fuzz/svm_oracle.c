@@ -269,8 +269,9 @@ bool sim_step(struct sim *s, const struct oracle_insn *i)
 					(i->size == 1 ? 0x10 : i->size == 2 ? 0x20 : 0x40) |
 					(asize == 2 ? 0x80 : asize == 4 ? 0x100 : 0x200);
 			/* SEG: the effective segment of OUTS (DS or the override);
-			 * INS writes through ES (0); 0 for IN/OUT. */
-			if (i->op == OP_OUTS)
+			 * INS writes through ES (0); 0 for IN/OUT. A decode assist:
+			 * only with DecodeAssists (Fn8000_000A_EDX[7], APM2 15.33). */
+			if (i->op == OP_OUTS && (s->in->cpu->svm_edx & (1u << 7)))
 				info |= (uint64_t)override_seg(s, i->seg, 3) << 10;
 			s->p->info1 = info;
 			s->p->info2 = i->rip + i->len;      /* the next rIP */

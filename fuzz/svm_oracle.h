@@ -123,6 +123,8 @@ struct oracle_actual {
 	const struct vmcb *vmcb;
 	bool halted_in_guest;
 	const char *failed_check;
+	bool names_no_check;               /* a peer (QEMU) that names no failed check: a
+					      VMEXIT_INVALID agrees on EXITCODE alone */
 };
 
 /* Compare; print each disagreement (field, predicted, actual, citation) to
@@ -139,6 +141,18 @@ extern bool oracle_strict;
 
 /* The field of the last disagreement oracle_compare() printed ("EXITINFO2"). */
 extern const char *oracle_last_disagreement;
+
+/* The disagreements of the last oracle_compare(), for drivers that report
+ * them their way (svm_exit_diff); with oracle_quiet nothing is printed. */
+struct oracle_disagreement {
+	const char *field;
+	uint64_t want, got;
+	const char *cite;
+};
+#define ORACLE_MAX_DISAGREEMENTS 16
+extern struct oracle_disagreement oracle_disagreements[ORACLE_MAX_DISAGREEMENTS];
+extern unsigned oracle_n_disagreements;
+extern bool oracle_quiet;
 
 /* The rule-coverage table: each rule's citation and how often it held and
  * did not hold; each exit code x EXITINFO shape seen; the unknowns. */

@@ -323,6 +323,18 @@ static status_t plain_event(struct svm *s, struct exit_record *r, enum svm_inter
 	return svm_vmexit(s, &x);
 }
 
+/* APM2 15.13.1 (INTR), 15.13.2 (NMI): the intercepts of a physical
+ * interrupt or NMI as it arrives. APM2 15.20: an event VMRUN injects is not
+ * subject to them (as it is not to the exception intercepts above), and an
+ * interrupt whose delivery through the IDT has begun (a virtual one, or a
+ * physical one already let through) was decided as it arrived. */
+static status_t interrupt_event(struct svm *s, struct exit_record *r, enum svm_intercept bit, uint64_t code)
+{
+	if (r->event.injected || (bit == SVM_INTERCEPT_INTR && r->event.pending))
+		return ST_OK;
+	return plain_event(s, r, bit, code);
+}
+
 static status_t task_switch(struct svm *s, struct exit_record *r)
 {
 	/* APM2 15.14.1: asked after the new and old TSS limit checks. */
@@ -365,8 +377,8 @@ status_t svm_intercept(void *ctx, struct cpu *cpu, struct exit_record *r)
 	case IK_MSR:           return msr_access(s, cpu, r);
 	case IK_IO:            return io_access(s, cpu, r);
 	case IK_EXCEPTION:     return exception(s, cpu, r);
-	case IK_INTR:          return plain_event(s, r, SVM_INTERCEPT_INTR, SVM_EXIT_INTR);
-	case IK_NMI:           return plain_event(s, r, SVM_INTERCEPT_NMI, SVM_EXIT_NMI);
+	case IK_INTR:          return interrupt_event(s, r, SVM_INTERCEPT_INTR, SVM_EXIT_INTR);
+	case IK_NMI:           return interrupt_event(s, r, SVM_INTERCEPT_NMI, SVM_EXIT_NMI);
 	case IK_SMI:           return plain_event(s, r, SVM_INTERCEPT_SMI, SVM_EXIT_SMI);
 	case IK_INIT:          return plain_event(s, r, SVM_INTERCEPT_INIT, SVM_EXIT_INIT);
 	case IK_INTR_WINDOW:   return plain_event(s, r, SVM_INTERCEPT_VINTR, SVM_EXIT_VINTR);
