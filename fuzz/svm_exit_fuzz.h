@@ -16,6 +16,7 @@
 
 #include "emu/cpu.h"
 #include "fuzz/input_reader.h"
+#include "fuzz/l2_assembler.h"
 #include "fuzz/snapshot.h"
 #include "fuzz/svm_oracle.h"
 #include "svm/bitmaps.h"
@@ -47,7 +48,6 @@
 #define L2_IDT16 0x1a000u          /* 16-bit interrupt gates ... */
 #define L2_HANDLER16 0xd000u       /* ... to HLT below 64 KiB */
 #define L2_CODE 0x20000u           /* two pages */
-#define L2_CODE_MAX 0x2000u
 #define L2_STACK 0x30000u
 #define DATA 0x7e000u
 #define HOLE 0x7f000u              /* not present; so is page 0 */
@@ -92,17 +92,6 @@ void svm_exit_vmcb_base(struct vmcb *v, uint8_t guest);
 void svm_exit_mutate(struct vmcb *v, uint8_t op, uint8_t a, uint8_t b);
 
 /* ---- the L2 code ---- */
-
-struct assembler {
-	uint8_t buf[L2_CODE_MAX];
-	unsigned len;
-	bool m64;
-};
-
-static inline void emit1(struct assembler *as, uint8_t b)
-{
-	as->buf[as->len++] = b;
-}
 
 /* Assemble one template from its 5 input bytes (op, 4 operands) at the end of
  * as; describe it in *in for the oracle and set the IOPM/MSRPM bits it looks at. */

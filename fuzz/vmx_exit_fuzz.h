@@ -20,6 +20,7 @@
 
 #include "emu/cpu.h"
 #include "fuzz/input_reader.h"
+#include "fuzz/l2_assembler.h"
 #include "fuzz/snapshot.h"
 #include "fuzz/vmx_oracle.h"
 #include "vmx/vmcs.h"
@@ -56,7 +57,6 @@
 #define L2_TSS 0x19000u
 #define L2_IDT64 0x1a000u            /* 64-bit interrupt gates to the same HLT handler */
 #define L2_CODE 0x20000u           /* two pages */
-#define L2_CODE_MAX 0x2000u
 #define L2_STACK 0x30000u
 #define DATA 0x7e000u
 #define HOLE 0x7f000u              /* not present; so is page 0 */
@@ -117,17 +117,6 @@ void vmx_exit_mutate(const struct machine *m, uint64_t *v, uint8_t op, uint8_t a
 void vmx_exit_controls(const struct machine *m, uint64_t *v, uint32_t bits, uint8_t cr_bits);
 
 /* ---- the L2 code ---- */
-
-struct assembler {
-	uint8_t buf[L2_CODE_MAX];
-	unsigned len;
-	bool m64;
-};
-
-static inline void emit1(struct assembler *as, uint8_t b)
-{
-	as->buf[as->len++] = b;
-}
 
 /* Assemble one template from its 5 input bytes at the end of as; describe it
  * in *in for the oracle and set the I/O- and MSR-bitmap bits it looks at
