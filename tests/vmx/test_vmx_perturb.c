@@ -22,70 +22,72 @@ struct row {
 	uint64_t keep_linear, keep_physical;
 };
 
-static const struct vmx_perturb_ctx plain = { .has_guest_physical = true, .ins_outs_info = true };
+/* A processor with the guest-physical field and INS/OUTS information. */
+#define PLAIN { .has_guest_physical = true, .ins_outs_info = true }
+static const struct vmx_perturb_ctx plain = PLAIN;
 
 static const struct row rows[] = {
 	/* 27.2.5: CPUID has a length, no instruction information; 27.2.1: no
 	 * guest-linear or guest-physical address; 27.2.2: no error code. */
-	{ .name = "CPUID: length kept, the rest undefined", .ctx = plain, .x = { .reason = VMX_EXIT_CPUID, .insn_len = 2 },
+	{ .name = "CPUID: length kept, the rest undefined", .ctx = PLAIN, .x = { .reason = VMX_EXIT_CPUID, .insn_len = 2 },
 	  .keep_len = 0xffffffff },
 	/* A hardware exception with an error code (27.2.2 bit 11): kept; its
 	 * instruction length is undefined (the model wrote 0). */
-	{ .name = "#GP with its error code", .ctx = plain, .x = { .reason = VMX_EXIT_EXCEPTION_NMI, .intr_info = VMX_INTR_VALID | VMX_INTR_DELIVER_ERROR | (3u << 8) | 13,
+	{ .name = "#GP with its error code", .ctx = PLAIN, .x = { .reason = VMX_EXIT_EXCEPTION_NMI, .intr_info = VMX_INTR_VALID | VMX_INTR_DELIVER_ERROR | (3u << 8) | 13,
 	    .intr_error = 0x1234 }, .keep_intr_error = 0xffffffff },
 	/* #UD: no error code, so the field is undefined. */
-	{ .name = "#UD: no error code", .ctx = plain, .x = { .reason = VMX_EXIT_EXCEPTION_NMI, .intr_info = VMX_INTR_VALID | (3u << 8) | 6 } },
+	{ .name = "#UD: no error code", .ctx = PLAIN, .x = { .reason = VMX_EXIT_EXCEPTION_NMI, .intr_info = VMX_INTR_VALID | (3u << 8) | 6 } },
 	/* 27.2.4: an exit during delivery of an event with an error code keeps
 	 * the IDT-vectoring error code. */
-	{ .name = "IDT-vectoring #PF with its error code", .ctx = plain, .x = { .reason = VMX_EXIT_EPT_VIOLATION, .qualification = 0x181, .guest_linear = 0xc0001000,
+	{ .name = "IDT-vectoring #PF with its error code", .ctx = PLAIN, .x = { .reason = VMX_EXIT_EPT_VIOLATION, .qualification = 0x181, .guest_linear = 0xc0001000,
 	    .guest_physical = 0x5000, .idt_vectoring_info = VMX_INTR_VALID | VMX_INTR_DELIVER_ERROR | (3u << 8) | 14,
 	    .idt_vectoring_error = 2 },
 	  .keep_idt_error = 0xffffffff, .keep_linear = ALL_BITS, .keep_physical = ALL_BITS },
 	/* 27.2.1: an EPT violation without qualification bit 7 has no
 	 * guest-linear address; the guest-physical one stays. */
-	{ .name = "EPT violation, no linear address (bit 7 clear)", .ctx = plain, .x = { .reason = VMX_EXIT_EPT_VIOLATION, .qualification = 0x1, .guest_physical = 0x7000 },
+	{ .name = "EPT violation, no linear address (bit 7 clear)", .ctx = PLAIN, .x = { .reason = VMX_EXIT_EPT_VIOLATION, .qualification = 0x1, .guest_physical = 0x7000 },
 	  .keep_physical = ALL_BITS },
-	{ .name = "EPT misconfiguration: guest-physical kept", .ctx = plain, .x = { .reason = VMX_EXIT_EPT_MISCONFIG, .guest_physical = 0x9000 }, .keep_physical = ALL_BITS },
+	{ .name = "EPT misconfiguration: guest-physical kept", .ctx = PLAIN, .x = { .reason = VMX_EXIT_EPT_MISCONFIG, .guest_physical = 0x9000 }, .keep_physical = ALL_BITS },
 	/* A processor without the guest-physical field: nothing to perturb there. */
 	{ .name = "no guest-physical field", .ctx = { .ins_outs_info = true }, .x = { .reason = VMX_EXIT_CPUID, .insn_len = 2,
 	  .guest_physical = 0 }, .keep_len = 0xffffffff, .keep_physical = ALL_BITS },
 	/* Table 27-3: LMSW with a memory operand (type 3, bit 6) has a linear address. */
-	{ .name = "LMSW m16: linear address kept", .ctx = plain, .x = { .reason = VMX_EXIT_CR_ACCESS, .qualification = (3u << 4) | 0x40, .guest_linear = 0x1000, .insn_len = 3 },
+	{ .name = "LMSW m16: linear address kept", .ctx = PLAIN, .x = { .reason = VMX_EXIT_CR_ACCESS, .qualification = (3u << 4) | 0x40, .guest_linear = 0x1000, .insn_len = 3 },
 	  .keep_len = 0xffffffff, .keep_linear = ALL_BITS },
-	{ .name = "MOV to CR0: no linear address", .ctx = plain, .x = { .reason = VMX_EXIT_CR_ACCESS, .qualification = 0, .insn_len = 3 }, .keep_len = 0xffffffff },
+	{ .name = "MOV to CR0: no linear address", .ctx = PLAIN, .x = { .reason = VMX_EXIT_CR_ACCESS, .qualification = 0, .insn_len = 3 }, .keep_len = 0xffffffff },
 	/* Table 27-8: OUTS keeps address size (9:7) and segment (17:15). */
-	{ .name = "OUTS: address size and segment kept", .ctx = plain, .x = { .reason = VMX_EXIT_IO_INSTRUCTION, .qualification = 0x10, .insn_len = 1, .insn_info = (1u << 7) | (3u << 15),
+	{ .name = "OUTS: address size and segment kept", .ctx = PLAIN, .x = { .reason = VMX_EXIT_IO_INSTRUCTION, .qualification = 0x10, .insn_len = 1, .insn_info = (1u << 7) | (3u << 15),
 	    .guest_linear = 0x2000 },
 	  .keep_len = 0xffffffff, .keep_info = 0x00038380, .keep_linear = ALL_BITS },
 	/* Table 27-8: for INS the segment is undefined too. */
-	{ .name = "INS: address size kept", .ctx = plain, .x = { .reason = VMX_EXIT_IO_INSTRUCTION, .qualification = 0x18, .insn_len = 1, .insn_info = 1u << 7,
+	{ .name = "INS: address size kept", .ctx = PLAIN, .x = { .reason = VMX_EXIT_IO_INSTRUCTION, .qualification = 0x18, .insn_len = 1, .insn_info = 1u << 7,
 	    .guest_linear = 0x2000 },
 	  .keep_len = 0xffffffff, .keep_info = 0x00000380, .keep_linear = ALL_BITS },
 	/* INS/OUTS without IA32_VMX_BASIC[54]: the whole field is undefined. */
 	{ .name = "OUTS without BASIC[54]", .ctx = { .has_guest_physical = true }, .x = { .reason = VMX_EXIT_IO_INSTRUCTION, .qualification = 0x10, .insn_len = 1, .guest_linear = 0x2000 },
 	  .keep_len = 0xffffffff, .keep_linear = ALL_BITS },
 	/* IN/OUT (not string): no instruction information, no linear address. */
-	{ .name = "OUT: no information", .ctx = plain, .x = { .reason = VMX_EXIT_IO_INSTRUCTION, .qualification = 0, .insn_len = 1 },
+	{ .name = "OUT: no information", .ctx = PLAIN, .x = { .reason = VMX_EXIT_IO_INSTRUCTION, .qualification = 0, .insn_len = 1 },
 	  .keep_len = 0xffffffff },
 	/* Table 27-14: VMREAD with a register operand (bit 10): Reg1, bit 10 and
 	 * Reg2 kept, the memory-operand bits undefined. */
-	{ .name = "VMREAD reg, reg", .ctx = plain, .x = { .reason = VMX_EXIT_VMREAD, .insn_len = 3, .insn_info = (5u << 3) | (1u << 10) | (2u << 28) },
+	{ .name = "VMREAD reg, reg", .ctx = PLAIN, .x = { .reason = VMX_EXIT_VMREAD, .insn_len = 3, .insn_info = (5u << 3) | (1u << 10) | (2u << 28) },
 	  .keep_len = 0xffffffff, .keep_info = 0xf0000478 },
 	/* Table 27-14, memory form with base and index: Reg1 undefined. */
-	{ .name = "VMREAD m64 with base and index", .ctx = plain, .x = { .reason = VMX_EXIT_VMREAD, .insn_len = 5,
+	{ .name = "VMREAD m64 with base and index", .ctx = PLAIN, .x = { .reason = VMX_EXIT_VMREAD, .insn_len = 5,
 	    .insn_info = 2u | (2u << 7) | (3u << 15) | (1u << 18) | (6u << 23) | (7u << 28) },
 	  .keep_len = 0xffffffff, .keep_info = 0xffff8783 },
 	/* Table 27-13, no index (22) and no base (27): scaling, IndexReg and
 	 * BaseReg undefined, the invalid bits kept. */
-	{ .name = "VMPTRLD [disp32]", .ctx = plain, .x = { .reason = VMX_EXIT_VMPTRLD, .insn_len = 7, .insn_info = (1u << 7) | (3u << 15) | (1u << 22) | (1u << 27) },
+	{ .name = "VMPTRLD [disp32]", .ctx = PLAIN, .x = { .reason = VMX_EXIT_VMPTRLD, .insn_len = 7, .insn_info = (1u << 7) | (3u << 15) | (1u << 22) | (1u << 27) },
 	  .keep_len = 0xffffffff, .keep_info = 0x08438780 },
 	/* Table 27-10: operand size (11) kept outside 64-bit mode, undefined in it. */
-	{ .name = "SGDT outside 64-bit mode", .ctx = plain, .x = { .reason = VMX_EXIT_GDTR_IDTR_ACCESS, .insn_len = 3, .insn_info = (1u << 11) | (1u << 7) | (3u << 15) | (3u << 23) },
+	{ .name = "SGDT outside 64-bit mode", .ctx = PLAIN, .x = { .reason = VMX_EXIT_GDTR_IDTR_ACCESS, .insn_len = 3, .insn_info = (1u << 11) | (1u << 7) | (3u << 15) | (3u << 23) },
 	  .keep_len = 0xffffffff, .keep_info = 0x3fff8f83 },
 	{ .name = "SGDT in 64-bit mode", .ctx = { .has_guest_physical = true, .ins_outs_info = true, .from_64bit = true }, .x = { .reason = VMX_EXIT_GDTR_IDTR_ACCESS, .insn_len = 3, .insn_info = (2u << 7) | (3u << 15) | (3u << 23) },
 	  .keep_len = 0xffffffff, .keep_info = 0x3fff8783 },
 	/* Table 27-12: RDRAND keeps the register (6:3) and operand size (12:11). */
-	{ .name = "RDRAND", .ctx = plain, .x = { .reason = VMX_EXIT_RDRAND, .insn_len = 3, .insn_info = (3u << 3) | (1u << 11) },
+	{ .name = "RDRAND", .ctx = PLAIN, .x = { .reason = VMX_EXIT_RDRAND, .insn_len = 3, .insn_info = (3u << 3) | (1u << 11) },
 	  .keep_len = 0xffffffff, .keep_info = 0x00001878 },
 };
 
