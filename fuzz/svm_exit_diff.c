@@ -871,5 +871,11 @@ int main(int argc, char **argv)
 	}
 	if (status == 0 && diff_opt.work == work)
 		remove_work(work);
+	for (unsigned i = 0; items && i < diff_opt.batch; i++) {
+		free(items[i]->data);
+		free(items[i]);
+	}
+	free(items);
+	free(again);
 	return status;
 }

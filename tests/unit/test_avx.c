@@ -186,6 +186,7 @@ START_TEST(encodings_and_features)
 	assert_ud(&m, EXEC(&m, 0xc5, 0xf5, 0xfc, 0xc2));
 	ck_assert_int_eq(EXEC(&m, 0xc5, 0xf5, 0x58, 0xc2), ST_OK);         /* vaddpd ymm: AVX */
 	machine_free(&m);
+	cpu_model_release(no_avx2);
 	/* A model without AVX: #UD whatever the state says. */
 	avx_machine(&m, "nehalem-lite");
 	assert_ud(&m, EXEC(&m, 0xc5, 0xf0, 0x58, 0xc2));
