@@ -54,7 +54,8 @@ _Static_assert(TLB_SETS >= 2, "tlb_lookup: two adjacent pages fall in different 
 #define TLB_FIRST_ID 2
 #define TLB_GLOBAL 0x1000u         /* the pcid of a space's global translations */
 #define TLB_CONTEXTS 64            /* (space, pcid) pairs remembered */
-#define TLB_LARGE_BITS 4096        /* the filter of large pages cached (struct tlb large) */
+#define TLB_LARGE_LOG2 12
+#define TLB_LARGE_BITS (1u << TLB_LARGE_LOG2)  /* the filter of large pages cached (struct tlb large) */
 
 enum tlb_access { TLB_READ, TLB_WRITE, TLB_EXEC, TLB_WRITE_CODE, TLB_ACCESS_KINDS };
 enum tlb_bank { TLB_SUPERVISOR, TLB_USER, TLB_BANKS };
@@ -298,8 +299,7 @@ static inline bool tlb_page_covers(uint64_t page, unsigned page_shift, uint64_t 
 /* The filter bit of the page of 1 << page_shift bytes holding lin. */
 static inline unsigned tlb_large_bit(uint64_t lin, unsigned page_shift)
 {
-	return (unsigned)((((lin >> page_shift) ^ page_shift) * 0x9e3779b97f4a7c15ull) >> (64 - 12)) %
-	       TLB_LARGE_BITS;
+	return (unsigned)((((lin >> page_shift) ^ page_shift) * 0x9e3779b97f4a7c15ull) >> (64 - TLB_LARGE_LOG2));
 }
 
 /* A piece of a page larger than 4 KiB at lin is being cached. */
