@@ -249,6 +249,14 @@ struct cpu {
 	uint64_t block_ip;         /* rIP of the running block's first instruction and */
 	uint64_t block_ip_mask;    /* ip_mask() then: a threaded run computes rIP from them */
 	uint32_t chain_left;       /* blocks a threaded run may still go on to (emu/run.c) */
+	struct link_context {      /* what a block link depends on, with its id (emu/run.c): */
+		uint32_t id;       /* the current one first, then the ones seen last; 0: none */
+		uint32_t tlb_epoch;
+		uint64_t cs_base;
+		uint32_t cs_limit;
+		uint8_t cpl, mode;
+	} link_contexts[4];
+	uint32_t link_context_next;   /* the next id; 0: none given since the links were dropped */
 
 	/* --- events at instruction boundaries (emu/event_step.h) --- */
 	uint32_t attention;        /* ATT_*; changed with cpu_attend()/event_step() only */

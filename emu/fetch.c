@@ -1,4 +1,6 @@
 /* Instruction fetch into decoded blocks (see fetch.h). */
+#include <string.h>
+
 #include "emu/canonical.h"
 #include "emu/fetch.h"
 #include "emu/insn.h"
@@ -102,7 +104,7 @@ struct block *fetch_block(struct cpu *cpu, status_t *st)
 	icache_drop(cpu->icache, b);
 	b->count = 0;
 	b->code_size = (uint8_t)code_size;
-	b->links[0].to = b->links[1].to = NULL;
+	memset(b->links, 0, sizeof(b->links));
 	b->next_link = 0;
 	uint64_t ip = cpu->rip, last_lin = lin;
 	bool crosses_page = false, last_pure = false;

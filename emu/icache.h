@@ -34,15 +34,14 @@
 
 /* Where a block went last (a "chain"): the run loop follows it instead of
  * looking the next block up while nothing that decides the lookup has changed:
- * the TLB (its epoch), CS, CPL and the target block itself (emu/run.c). Only a
- * kept block is linked to; its slot's generation tells whether it still is. */
+ * the TLB (its epoch), CS, CPL -- together the link context, one number
+ * (emu/run.c) -- and the target block itself. Only a kept block is linked to;
+ * its slot's generation tells whether it still is. */
 struct block_link {
 	struct block *to;          /* NULL: unused */
 	uint64_t rip;              /* rIP the block left with */
 	uint64_t gen;              /* to->gen then */
-	uint64_t cs_base;
-	uint32_t epoch;            /* tlb.epoch then */
-	uint8_t cpl;
+	uint32_t context;          /* cpu->link_context then; 0: unused */
 };
 
 struct block {

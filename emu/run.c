@@ -17,6 +17,8 @@
  * instructions of the running block. A REP string instruction, always a block's
  * last, adds its iterations itself (emu/rep_time.h).
  */
+#include <string.h>
+
 #include "emu/debug.h"
 #include "emu/event_step.h"
 #include "emu/fetch.h"
@@ -34,21 +36,66 @@ static inline struct block *current_block(struct cpu *cpu, status_t *st)
 	return fetch_block(cpu, st);
 }
 
+/* The link context: everything a block link depends on besides its rIP and
+ * its target (the TLB's epoch: no translation may have gone; CS base and
+ * limit; CPL; the mode), as one id, so that following a link tests one number.
+ * Within a chain of linked blocks it cannot change: an instruction that
+ * changes any of it ends its block and that block does not chain
+ * (fetch.c, block_keeps_cs). cpu_run brings it up to date before it follows
+ * or makes a link. The few contexts seen last keep their ids, so that a
+ * kernel's links survive the trips to user mode and back. */
+static bool link_context_is(const struct link_context *c, const struct cpu *cpu)
+{
+	return c->id && c->tlb_epoch == cpu->tlb.epoch && c->cs_base == cpu->seg[SR_CS].base &&
+	       c->cs_limit == cpu->seg[SR_CS].limit && c->cpl == cpu->cpl && c->mode == (uint8_t)cpu->mode;
+}
+
+static __attribute__((noinline)) void link_context_switch(struct cpu *cpu)
+{
+	struct link_context *ctx = cpu->link_contexts;
+	const unsigned n = sizeof(cpu->link_contexts) / sizeof(ctx[0]);
+	unsigned i = 1;
+	while (i < n && !link_context_is(&ctx[i], cpu))
+		i++;
+	struct link_context now;
+	if (i < n) {
+		now = ctx[i];
+	} else {
+		/* A new id. After a reset (the id 0) or once the ids wrap, links
+		 * made with an id about to be given again go first. */
+		if (cpu->link_context_next == 0) {
+			icache_flush(cpu->icache);
+			memset(ctx, 0, sizeof(cpu->link_contexts));
+			cpu->link_context_next = 1;
+		}
+		now = (struct link_context){ .id = cpu->link_context_next++, .tlb_epoch = cpu->tlb.epoch,
+					     .cs_base = cpu->seg[SR_CS].base, .cs_limit = cpu->seg[SR_CS].limit,
+					     .cpl = cpu->cpl, .mode = (uint8_t)cpu->mode };
+		i = n - 1;
+	}
+	memmove(&ctx[1], &ctx[0], i * sizeof(ctx[0]));
+	ctx[0] = now;
+}
+
+static inline void link_context_refresh(struct cpu *cpu)
+{
+	if (__builtin_expect(!link_context_is(&cpu->link_contexts[0], cpu), 0))
+		link_context_switch(cpu);
+}
+
 /* The block after prev, by one of prev's links, when everything that decided
- * it still holds: the same rIP, CS base and CPL, no TLB invalidation since (the
- * translation of its page is the one the lookup would use, SDM Vol.3 4.10.4.3
- * lets a processor keep using it), the target block unchanged (its slot's
- * generation: no decode into it, no store dropping it) and in the CS limit.
- * The code size needs no test: prev ran in the mode it was decoded for, and so
- * did the target when the link was made (a decode for another size would have
- * changed its generation). NULL: look it up. */
-static inline struct block *follow_link(struct cpu *cpu, const struct block *prev)
+ * it still holds: the same rIP and link context (the translation of its page
+ * is the one the lookup would use, SDM Vol.3 4.10.4.3 lets a processor keep
+ * using it; rIP was within the same CS limit), the target block unchanged
+ * (its slot's generation: no decode into it, no store dropping it). The code
+ * size needs no test: prev ran in the mode it was decoded for, and so did the
+ * target when the link was made (a decode for another size would have changed
+ * its generation). NULL: look it up. */
+static inline struct block *follow_link(const struct cpu *cpu, const struct block *prev)
 {
 	for (unsigned i = 0; i < 2; i++) {
 		const struct block_link *l = &prev->links[i];
-		if (l->rip == cpu->rip && l->to && l->epoch == cpu->tlb.epoch && l->to->gen == l->gen &&
-		    l->cs_base == cpu->seg[SR_CS].base && l->cpl == cpu->cpl &&
-		    (cpu->mode == MODE_LONG64 || cpu->rip <= cpu->seg[SR_CS].limit))
+		if (l->rip == cpu->rip && l->context == cpu->link_contexts[0].id && l->to->gen == l->gen)
 			return l->to;
 	}
 	return NULL;
@@ -64,8 +111,7 @@ static void add_link(struct cpu *cpu, struct block *prev, struct block *b)
 		return;
 	struct block_link *l = &prev->links[prev->next_link];
 	prev->next_link ^= 1;
-	*l = (struct block_link){ .to = b, .rip = cpu->rip, .gen = b->gen, .cs_base = cpu->seg[SR_CS].base,
-				  .epoch = cpu->tlb.epoch, .cpl = cpu->cpl };
+	*l = (struct block_link){ .to = b, .rip = cpu->rip, .gen = b->gen, .context = cpu->link_contexts[0].id };
 }
 
 /* Run up to budget instructions of b; stop after one that fails or sets
@@ -122,8 +168,9 @@ status_t thread_end_fallthrough(struct cpu *cpu, const struct insn *in)
 static inline void prefetch_links(const struct block *b)
 {
 	for (unsigned i = 0; i < 2; i++) {
-		__builtin_prefetch(b->links[i].to);
-		__builtin_prefetch(b->links[i].to ? &b->links[i].to->insns[0].thread : NULL);
+		uintptr_t to = (uintptr_t)b->links[i].to;
+		__builtin_prefetch((const void *)to);
+		__builtin_prefetch((const void *)(to + offsetof(struct block, insns[0].thread)));
 	}
 }
 
@@ -306,9 +353,13 @@ status_t cpu_run(struct cpu *cpu)
 			st = run_one(cpu);
 		} else {
 			cpu->insn_start = cpu->rip;
+			link_context_refresh(cpu);
 			struct block *b = prev ? follow_link(cpu, prev) : NULL;
 			if (!b) {
 				b = current_block(cpu, &st);
+				/* A decode may have taken a page's write permission out
+				 * of the TLB (a new epoch). */
+				link_context_refresh(cpu);
 				if (b && prev)
 					add_link(cpu, prev, b);
 			}
