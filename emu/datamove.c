@@ -40,6 +40,39 @@ status_t op_mov_GE(struct cpu *cpu, const struct insn *in)
 	return ST_OK;
 }
 
+/* Their thread handlers, for the sizes and forms the fast forms below leave to
+ * the rows' handlers (byte and word moves: a decompressor's output, a
+ * structure's flags): pure with a register operand or an access that hits in
+ * the TLB, as the fast forms are; a step otherwise. */
+__attribute__((flatten)) status_t thr_mov_EG(struct cpu *cpu, const struct insn *in)
+{
+	uint64_t v = greg_read(cpu, in, in->size);
+	if (!in->mem) {
+		reg_write(cpu, in->rm, in->size, in->rex != 0, v);
+		return insn_next(cpu, in);
+	}
+	uint8_t *p = mem_fast(cpu, in->seg, thread_ea(cpu, in), in->size, SEG_PERM_WRITE, TLB_WRITE);
+	if (__builtin_expect(p == NULL, 0))
+		return thread_step(cpu, in);
+	host_store(p, in->size, v);
+	return insn_next(cpu, in);
+}
+
+__attribute__((flatten)) status_t thr_mov_GE(struct cpu *cpu, const struct insn *in)
+{
+	uint64_t v;
+	if (!in->mem) {
+		v = reg_read(cpu, in->rm, in->size, in->rex != 0);
+	} else {
+		uint8_t *p = mem_fast(cpu, in->seg, thread_ea(cpu, in), in->size, SEG_PERM_READ, TLB_READ);
+		if (__builtin_expect(p == NULL, 0))
+			return thread_step(cpu, in);
+		v = host_load(p, in->size);
+	}
+	greg_write(cpu, in, in->size, v);
+	return insn_next(cpu, in);
+}
+
 /* MOV with a 32- or 64-bit memory operand (decode-time fast forms,
  * emu/fast_forms.h): the same as op_mov_GE/op_mov_EG with the size constant. */
 #define MOV_MEM_FORMS(bits, size)                                                        \
@@ -112,6 +145,22 @@ THREADED_PURE(mov_EG_r32) THREADED_PURE(mov_EG_r64) THREADED_PURE(mov_GE_r32) TH
 status_t op_mov_EI(struct cpu *cpu, const struct insn *in)
 {
 	return rm_write(cpu, in, in->size, in->imm & size_mask(in->size));
+}
+
+/* Its thread handler: pure with a register operand or a store that hits in the
+ * TLB. */
+__attribute__((flatten)) status_t thr_mov_EI(struct cpu *cpu, const struct insn *in)
+{
+	uint64_t v = in->imm & size_mask(in->size);
+	if (!in->mem) {
+		reg_write(cpu, in->rm, in->size, in->rex != 0, v);
+		return insn_next(cpu, in);
+	}
+	uint8_t *p = mem_fast(cpu, in->seg, thread_ea(cpu, in), in->size, SEG_PERM_WRITE, TLB_WRITE);
+	if (__builtin_expect(p == NULL, 0))
+		return thread_step(cpu, in);
+	host_store(p, in->size, v);
+	return insn_next(cpu, in);
 }
 
 /* B0+r / B8+r: the register is in the opcode; with REX.W the immediate is 64 bits. */

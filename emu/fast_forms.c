@@ -75,7 +75,7 @@ static const struct thread_form {
 } thread_forms[] = {
 #define PURE(name) { op_##name, thr_##name, true }
 #define STEP(name) { op_##name, thr_##name, false }
-	PURE(mov_ZI), PURE(inc_r), PURE(dec_r), PURE(lea), PURE(nop),
+	PURE(mov_ZI), PURE(mov_EG), PURE(mov_GE), PURE(mov_EI), PURE(inc_r), PURE(dec_r), PURE(lea), PURE(nop),
 	PURE(push_Z), PURE(pop_Z),
 	/* Pure with a register operand (THREADED_PURE_REG), a step with memory:
 	 * the sizes and forms the variants above leave to the row's handler. */

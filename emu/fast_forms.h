@@ -103,14 +103,15 @@ status_t op_inc_r_r32(struct cpu *cpu, const struct insn *in);
 status_t op_dec_r_r32(struct cpu *cpu, const struct insn *in);
 
 /* Thread handlers of other rows (emu/threaded.h): pure ones (register MOV
- * of an immediate, INC/DEC 40+r, LEA, NOP), MOV with memory and PUSH/POP of a
- * register (pure on a TLB hit) and step ones for the near branches (CALL and
+ * of an immediate, INC/DEC 40+r, LEA, NOP), MOV with memory (any size) and
+ * PUSH/POP of a register (pure on a TLB hit) and step ones for the near branches (CALL and
  * RET with their common case inline). */
 #define THREAD_FORM_OF(name) status_t thr_##name(struct cpu *cpu, const struct insn *in);
 THREAD_FORM_OF(mov_ZI) THREAD_FORM_OF(inc_r) THREAD_FORM_OF(dec_r) THREAD_FORM_OF(lea)
 THREAD_FORM_OF(inc_r_r32) THREAD_FORM_OF(dec_r_r32)
 THREAD_FORM_OF(nop)
 THREAD_FORM_OF(mov_GE_m32) THREAD_FORM_OF(mov_GE_m64) THREAD_FORM_OF(mov_EG_m32) THREAD_FORM_OF(mov_EG_m64)
+THREAD_FORM_OF(mov_EG) THREAD_FORM_OF(mov_GE) THREAD_FORM_OF(mov_EI)
 THREAD_FORM_OF(jmp)
 /* Jcc's thread form for each condition (the opcode's low four bits). */
 extern const insn_handler thr_jcc_by_cc[16];
