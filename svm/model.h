@@ -10,6 +10,8 @@
  *                    EXITCODE, EXITINFO1/2 (APM2 15.7-15.14, Appendix C)
  *   events.c         EVENTINJ, EXITINTINFO, virtual interrupts (APM2 15.20-15.21)
  *   quirks.c         how the quirks of emu/quirks.def change SVM's encoding
+ *   exit_perturb.c   --perturb-exits: what the APM leaves undefined in a
+ *                    #VMEXIT, seeded random (exit_perturb.h)
  */
 #ifndef HVEMU_SVM_MODEL_H
 #define HVEMU_SVM_MODEL_H
@@ -79,6 +81,11 @@ struct svm {
 	bool cache_valid;
 	uint64_t cache_pa;
 	struct vmcb cache;
+
+	/* exit_perturb.c (--perturb-exits): the generator's state (0: off) and
+	 * the #VMEXITs it changed. */
+	uint64_t perturb;
+	uint64_t perturbed_exits;
 
 	struct vm_exit_report report;  /* the last exit, for the observer */
 	char report_name[40];
