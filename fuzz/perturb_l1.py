@@ -41,7 +41,7 @@ def panic_lines(out, texts):
 
 
 def main():
-    ap = argparse.ArgumentParser(usage=__doc__.split('\n\n')[1], description=__doc__.split('\n\n')[0],
+    ap = argparse.ArgumentParser(usage=__doc__.split('\n\n')[1].replace('usage: ', '', 1), description=__doc__.split('\n\n')[0],
                                  epilog='\n\n'.join(__doc__.split('\n\n')[2:]),
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--seeds', type=int, default=20)
