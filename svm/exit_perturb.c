@@ -80,8 +80,8 @@ static const struct {
 	/* Everything else (NPF, the traps, AVIC, VMEXIT_INVALID...): KEEP. */
 };
 
-/* APM vol.2 8.2 Table 8-1 (via 15.12): the exceptions that push an error
- * code: #DF, #TS, #NP, #SS, #GP, #PF, #AC, #CP, #VC, #SX. 15.12.9 and
+/* APM2 8.2 (each vector's description, via 15.12): the exceptions that push
+ * an error code: #DF, #TS, #NP, #SS, #GP, #PF, #AC, #CP, #VC, #SX. 15.12.9 and
  * 15.12.11 call #DF's and #TS's EXITINFO1 undefined, against 15.12's own
  * rule; a field one sentence defines is kept. */
 static bool defines_error_code(unsigned vector)

@@ -25,8 +25,8 @@
 L2_INSN(b_ud2, "ud2");
 L2_INSN(b_cpuid, "cpuid");
 
-/* APM2 8.2 Table 8-1 (the error-code column), as 15.12 uses it: #DF, #TS,
- * #NP, #SS, #GP, #PF, #AC, #CP, #VC, #SX push an error code. */
+/* APM2 8.2 (each vector's description), as 15.12 uses it: #DF, #TS, #NP,
+ * #SS, #GP, #PF, #AC, #CP, #VC, #SX push an error code. */
 static int pushes_error_code(unsigned vector)
 {
 	return vector == 8 || (vector >= 10 && vector <= 14) || vector == 17 || vector == 21 || vector == 29 ||
