@@ -127,9 +127,10 @@ struct svm_exit {
 status_t svm_vmexit(struct svm *s, const struct svm_exit *x) CHECKED;
 
 /* exit_report.c: the observer's report of an exit just written to the VMCB
- * (call while the guest's state is still loaded), and of a VMRUN that failed
- * its checks (the guest never ran: its CS:RIP from the VMCB). */
-void svm_fill_report(struct svm *s, const struct svm_exit *x);
+ * (call while the guest's state is still loaded; perturbed: what
+ * svm_perturb_exit() changed, enum svm_perturbed_field), and of a VMRUN that
+ * failed its checks (the guest never ran: its CS:RIP from the VMCB). */
+void svm_fill_report(struct svm *s, const struct svm_exit *x, unsigned perturbed);
 void svm_fill_invalid_report(struct svm *s, const struct vmcb *v, const char *failed_check);
 
 /* consistency.c: NULL if the guest state and controls VMRUN is about to

@@ -305,10 +305,12 @@ status_t svm_vmexit(struct svm *s, const struct svm_exit *x)
 	struct cpu *cpu = s->cpu;
 	struct vmcb_control *c = &s->vmcb->control;
 	struct svm_exit odd;
+	unsigned perturbed = 0;
 	if (__builtin_expect(s->perturb != 0, 0)) {
 		struct svm_perturb_ctx pc = { .decode_assists = svm_feature(s, SVM_FEAT_DECODE_ASSISTS) };
 		odd = *x;
-		if (svm_perturb_exit(&s->perturb, &pc, &odd))
+		perturbed = svm_perturb_exit(&s->perturb, &pc, &odd);
+		if (perturbed)
 			s->perturbed_exits++;
 		x = &odd;
 	}
@@ -331,7 +333,7 @@ status_t svm_vmexit(struct svm *s, const struct svm_exit *x)
 	}
 	bool observed = cpu->exit_observer != NULL;
 	if (observed)
-		svm_fill_report(s, x);
+		svm_fill_report(s, x, perturbed);
 	vmcb_written(s);
 	load_host(s);
 	if (!svm_feature(s, SVM_FEAT_VMCB_CLEAN) || cpu->tlb_uncached)

@@ -818,6 +818,13 @@ def cases(p, tmp):
                                       '--stats'], 18, b'', False, [
             'repeated 50 times in a row (exits #1 to #50)', 'hvemu: stats: 50 VM exits in ',
             '  0x72                VMEXIT_CPUID                        50  100.00%\n']),
+        # --perturb-exits randomises CPUID's undefined EXITINFO1/2 on every
+        # exit: still the same exit to the detector (svm/exit_perturb.h).
+        'svm-livelock-perturbed': case(['run', '--cpu', 'epyc-lite', '--kernel', p['svm_stuck.bin'],
+                                        '--perturb-exits', '1', '--livelock', '50', '--max-insns', '1000000'],
+                                       18, b'', False, [
+            'repeated 50 times in a row (exits #1 to #50)',
+            'hvemu: perturb-exits: seed 1, 50 VM exits with undefined fields randomised']),
         # Off: the loop runs until the instruction limit.
         'svm-livelock-off': case(['run', '--cpu', 'epyc-lite', '--kernel', p['svm_stuck.bin'], '--livelock', '0',
                                   '--max-insns', '100000'], 6, b'', False, 'instruction limit reached'),
