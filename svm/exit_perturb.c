@@ -5,6 +5,10 @@
  * (15.8-15.14, 15.25.6), 15.7.2/15.7.3 (EXITINTINFO) and 15.8.4 (guest
  * instruction bytes).
  *
+ * Of the guest state only #DF's saved rIP (15.12.9) is perturbed; a
+ * shutdown's whole saved state is undefined too (15.14.3), but an L1 that
+ * resumes after a shutdown exit has no state to resume from either way.
+ *
  * Not perturbed, because the APM defines them: nRIP (15.7.1: the next rIP,
  * or "reset to zero" on the other intercepts), the byte count of the guest
  * instruction bytes (15.8.4: 15 unless a fetch faults, 0 on other
@@ -167,6 +171,12 @@ unsigned svm_perturb_exit(uint64_t *state, const struct svm_perturb_ctx *ctx, st
 			changed |= SVM_PERTURB_EXITINFO2;
 		}
 		break;
+	}
+	/* 15.12.9: for #DF "The rIP value saved in the VMCB is undefined (as is
+	 * the case for the rIP value pushed on the stack for #DF exceptions)". */
+	if (x->code == SVM_EXIT_EXCEPTION + EXC_DF) {
+		x->guest_rip = next(state);
+		changed |= SVM_PERTURB_RIP;
 	}
 	/* 15.7.2: ERRORCODE (63:32) "If EV is set to 1, holds the error code
 	 * ...; otherwise is undefined". With V = 0, 15.7.3 above. */

@@ -3,7 +3,8 @@
  * the APM leaves undefined in a #VMEXIT's exit information gets seeded
  * random values instead of the model's zeros. An L1 that reads such a field
  * (EXITINFO1 of a #UD taken as an error code, EXITINFO2 of an MSR exit,
- * EXITINTINFO's vector without its V bit, the error code without EV) then
+ * EXITINTINFO's vector without its V bit, the error code without EV, the
+ * rIP saved for an intercepted #DF) then
  * misbehaves here as it may on some processor; one that does not runs as
  * without perturbation. What the APM defines never changes (nRIP included:
  * APM2 15.7.1 resets it to 0 on the exits it does not name), so the run
@@ -22,6 +23,7 @@ enum svm_perturbed_field {
 	SVM_PERTURB_EXITINFO2 = 1u << 1,
 	SVM_PERTURB_INTINFO = 1u << 2,     /* EXITINTINFO's undefined bits */
 	SVM_PERTURB_INSN_BYTES = 1u << 3,  /* decode-assist bytes past the count */
+	SVM_PERTURB_RIP = 1u << 4,         /* the saved rIP of an intercepted #DF */
 };
 
 /* What the caller knows of the processor beyond x. */
