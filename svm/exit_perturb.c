@@ -13,8 +13,9 @@
  * or "reset to zero" on the other intercepts), the byte count of the guest
  * instruction bytes (15.8.4: 15 unless a fetch faults, 0 on other
  * intercepts), EXITINTINFO's V and its reserved bits 30:12, IOIO's and NPF's
- * EXITINFO1/2 (15.10.2, 15.25.6: every bit named or reserved). Reserved VMCB
- * bytes are the software's ("SBZ"), not undefined exit information. */
+ * EXITINFO1/2 (15.10.2, 15.25.6 call none of their bits undefined; reserved
+ * is not undefined). Reserved VMCB bytes are the software's ("SBZ"), not
+ * undefined exit information. */
 #include "svm/exit_perturb.h"
 #include "svm/exit_codes.h"
 #include "svm/model.h"
