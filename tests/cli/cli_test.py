@@ -869,6 +869,11 @@ def cases(p, tmp):
         'seed-1': (['run', '--load', p['rdrand16.bin'] + '@0x7c00', '--entry', '0x7c00', '--seed', '1'],
                    131, b'', False),
         'seed-garbage': ee("bad --seed 'x'", 'run', '--kernel', mb, '--seed', 'x'),
+        # --perturb-exits acts on the model's SVM or VMX (machine/hypervisor.c).
+        'perturb-garbage': ee("bad --perturb-exits 'x' (a seed: a number)", 'run', '--kernel', mb,
+                              '--perturb-exits', 'x'),
+        'perturb-no-hv': ee("--perturb-exits needs a CPU model with SVM or VMX ('pentium' has neither)",
+                            'run', '--kernel', mb, '--cpu', 'pentium', '--perturb-exits', '1'),
         # --realtime is a flag.
         'realtime': (['run', '--kernel', mb, '--realtime', '--serial', 'none'], 1, None, False),
         'realtime-value': ee('--realtime takes no value', 'run', '--kernel', mb, '--realtime=yes'),
