@@ -208,13 +208,15 @@ static void keep(struct livelock *l, const struct vm_exit_report *r)
 }
 
 /* r's information words equal the current exit's (the event words aside:
- * what was being delivered does not make an exit another). */
+ * what was being delivered does not make an exit another; nor do the values
+ * --perturb-exits drew where the manual leaves a word undefined). */
 static bool same_words(const struct livelock *l, const struct vm_exit_report *r)
 {
 	unsigned n;
 	const struct exit_word_name *w = exit_word_names(r->vendor, &n);
+	uint32_t randomised = l->randomised | r->randomised;
 	for (unsigned i = 0; i < n; i++)
-		if (!w[i].event && r->words[i] != l->words[i])
+		if (!w[i].event && !((randomised >> i) & 1) && r->words[i] != l->words[i])
 			return false;
 	return true;
 }
@@ -235,6 +237,7 @@ bool livelock_observe(struct livelock *l, uint64_t n, const struct vm_exit_repor
 		l->code = r->code;
 		l->rip = r->rip;
 		memcpy(l->words, r->words, sizeof(l->words));
+		l->randomised = r->randomised;
 	}
 	if (l->repeats < l->limit)
 		return false;

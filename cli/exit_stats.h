@@ -77,6 +77,7 @@ struct livelock {
 	enum exit_report_kind kind;
 	uint64_t code, rip;
 	uint64_t words[EXIT_WORDS_MAX];
+	uint32_t randomised;       /* its words --perturb-exits randomised */
 	bool fired;
 	/* Once fired: the exit that made the limit-th repeat, its strings
 	 * pointing into the copies beside it. */

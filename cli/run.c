@@ -14,7 +14,6 @@
 #include "emu/paging_env.h"
 #include "machine/fail.h"
 #include "mmu/paging_dump.h"
-#include "vmx/vmx.h"
 
 /* Refuse an output that is one of the inputs: opening it for writing would
  * truncate the file before it is read. Compared by device and inode, so other
@@ -488,7 +487,7 @@ int run_machine(struct run *r)
 	if (m->cfg->perturb_exits) {
 		uint64_t n = 0;
 		for (unsigned i = 0; i < m->smp.n; i++)
-			n += vmx_perturbed_exits(hv_vmx(&m->hv[i]));
+			n += hv_perturbed_exits(&m->hv[i]);
 		fprintf(stderr, "hvemu: perturb-exits: seed %llu, %llu VM exits with undefined fields randomised\n",
 			(unsigned long long)m->cfg->perturb_seed, (unsigned long long)n);
 	}

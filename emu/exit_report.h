@@ -91,6 +91,9 @@ struct vm_exit_report {
 				      for an entry failure) / VM-instruction error (VMfailValid) */
 	const char *name;          /* "VMEXIT_NPF", "EXTERNAL_INTERRUPT", ... */
 	uint64_t words[EXIT_WORDS_MAX];   /* EXIT_WORD_SVM_* / EXIT_WORD_VMX_* */
+	uint32_t randomised;       /* --perturb-exits: the words (bit = index) given random
+				      values where the manual leaves them undefined; the
+				      livelock detector compares the others */
 	const char *failed_check;  /* a failed entry: the check and its section, e.g.
 				      "APM2 15.5.1: EFER.SVME is zero"; else NULL */
 	/* Where the guest was: CS selector, rIP, code size (16/32/64) for the

@@ -1,7 +1,12 @@
 #!/usr/bin/env python3
 """L1 hypervisors against odd but legal VM exits (issue 19): run one hvemu
 command line once as it is and then once per seed with `--perturb-exits
-SEED`, and classify each perturbed run against the plain one.
+SEED`, and classify each perturbed run against the plain one. The command's
+CPU model decides the vendor: an Intel model with VMX perturbs what the SDM
+leaves undefined in VM exits (vmx/exit_perturb.c), an AMD model with SVM
+(`--cpu epyc-lite`, `--cpu opteron-g3`) what the APM leaves undefined in
+#VMEXITs (svm/exit_perturb.c); a model with neither is a usage error
+(status 2).
 
 usage: perturb_l1.py [--seeds N] [--first S] [--panic TEXT ...] -- HVEMU run ARGS...
 
@@ -12,7 +17,11 @@ livelock (18: the same exit over and over, --livelock), hang (6: the
 "BUG:", "PANIC", "Assertion", "not ok", on the serial output but not in the
 plain run's), other (any other status). Each finding prints the one-line
 command that reproduces it. Exit status: 0 when every run was "same", 1 on
-findings, 2 on bad usage or a plain run that did not end on its own."""
+findings, 2 on bad usage or a plain run that did not end on its own.
+
+examples:
+  perturb_l1.py --seeds 3 -- build/cli/hvemu run --kernel build/tests/guests/vmx_reflect.elf
+  perturb_l1.py --seeds 3 -- build/cli/hvemu run --cpu epyc-lite --kernel build/tests/guests/svm_reflect.elf"""
 import argparse
 import re
 import subprocess
@@ -32,7 +41,9 @@ def panic_lines(out, texts):
 
 
 def main():
-    ap = argparse.ArgumentParser(usage=__doc__.split('\n\n')[1])
+    ap = argparse.ArgumentParser(usage=__doc__.split('\n\n')[1].replace('usage: ', '', 1), description=__doc__.split('\n\n')[0],
+                                 epilog='\n\n'.join(__doc__.split('\n\n')[2:]),
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--seeds', type=int, default=20)
     ap.add_argument('--first', type=int, default=1)
     ap.add_argument('--panic', action='append')
@@ -53,6 +64,9 @@ def main():
     for seed in range(a.first, a.first + a.seeds):
         pcmd = cmd[:2] + ['--perturb-exits', str(seed)] + cmd[2:]
         rc, out, err = run(pcmd)
+        if rc == 2 and 'hvemu: error: --perturb-exits' in err:
+            print('perturb_l1.py: error: ' + err.strip().splitlines()[-1], file=sys.stderr)
+            return 2
         m = re.search(r'perturb-exits: seed \d+, (\d+) VM exits', err)
         changed = m.group(1) if m else '?'
         new_panics = sorted(panic_lines(out, texts) - base_panics)

@@ -17,6 +17,9 @@ struct hypervisor_kind {
 	void (*destroy)(void *model);
 	size_t state_size;         /* the object's bytes: plain data, its pointers into itself,
 				      guest RAM or the machine (machine/machine_snapshot.h) */
+	/* --perturb-exits: seed the model's odd-but-legal exits; the exits changed. */
+	void (*perturb)(void *model, uint64_t seed);
+	uint64_t (*perturbed)(const void *model);
 };
 
 static void *svm_row_create(struct cpu *cpu, uint64_t quirks)
@@ -29,6 +32,16 @@ static void svm_row_destroy(void *model)
 	svm_destroy(model);
 }
 
+static void svm_row_perturb(void *model, uint64_t seed)
+{
+	svm_perturb_exits(model, seed);
+}
+
+static uint64_t svm_row_perturbed(const void *model)
+{
+	return svm_perturbed_exits(model);
+}
+
 static void *vmx_row_create(struct cpu *cpu, uint64_t quirks)
 {
 	return vmx_create(cpu, quirks);
@@ -39,10 +52,20 @@ static void vmx_row_destroy(void *model)
 	vmx_destroy(model);
 }
 
+static void vmx_row_perturb(void *model, uint64_t seed)
+{
+	vmx_perturb_exits(model, seed);
+}
+
+static uint64_t vmx_row_perturbed(const void *model)
+{
+	return vmx_perturbed_exits(model);
+}
+
 /* APM2 chapter 15 (svm/), SDM Vol.3 chapters 23-30 (vmx/). */
 static const struct hypervisor_kind kinds[] = {
-	{ "SVM", HV_EXT_SVM, svm_row_create, svm_row_destroy, sizeof(struct svm) },
-	{ "VMX", HV_EXT_VMX, vmx_row_create, vmx_row_destroy, sizeof(struct vmx) },
+	{ "SVM", HV_EXT_SVM, svm_row_create, svm_row_destroy, sizeof(struct svm), svm_row_perturb, svm_row_perturbed },
+	{ "VMX", HV_EXT_VMX, vmx_row_create, vmx_row_destroy, sizeof(struct vmx), vmx_row_perturb, vmx_row_perturbed },
 };
 
 static const struct hypervisor_kind *kind_for(const struct cpu_model *model)
@@ -94,4 +117,17 @@ size_t hv_state_size(const struct hypervisor *hv)
 struct vmx *hv_vmx(const struct hypervisor *hv)
 {
 	return hv->kind && hv->kind->ext == HV_EXT_VMX ? hv->model : NULL;
+}
+
+bool hv_perturb_exits(struct hypervisor *hv, uint64_t seed)
+{
+	if (!hv->kind)
+		return false;
+	hv->kind->perturb(hv->model, seed);
+	return true;
+}
+
+uint64_t hv_perturbed_exits(const struct hypervisor *hv)
+{
+	return hv->kind ? hv->kind->perturbed(hv->model) : 0;
 }

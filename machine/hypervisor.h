@@ -38,6 +38,13 @@ bool hv_create(struct hypervisor *hv, struct cpu *cpu, const struct cpu_model *m
  * debuggers: vmx/vmx.h). */
 struct vmx *hv_vmx(const struct hypervisor *hv);
 
+/* --perturb-exits (svm/exit_perturb.h, vmx/exit_perturb.h): from now on
+ * the exit information the vendor's manual leaves undefined gets values
+ * from a generator seeded with seed. False if hv holds no model. */
+bool hv_perturb_exits(struct hypervisor *hv, uint64_t seed);
+/* The exits it changed so far (0 without a model). */
+uint64_t hv_perturbed_exits(const struct hypervisor *hv);
+
 /* Free the model (nothing if none); hv is empty again. */
 void hv_destroy(struct hypervisor *hv);
 

@@ -22,7 +22,6 @@
 #include "machine/boot_entry.h"
 #include "machine/fail.h"
 #include "machine/reboot.h"
-#include "vmx/vmx.h"
 
 #define BIOS_MAX (16u << 20)
 
@@ -564,13 +563,9 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 		 * (machine/hypervisor.h): CPUID reports it from here on. */
 		if (!hv_create(&m->hv[i], c, cfg->model, c->quirks))
 			return fail(err, errlen, "out of memory for the %s model", hv_name(cfg->model));
-		if (cfg->perturb_exits) {
-			struct vmx *vx = hv_vmx(&m->hv[i]);
-			if (!vx)
-				return fail(err, errlen, "--perturb-exits needs a CPU model with VMX ('%s' has %s)",
-					    cfg->model->name, hv_name(cfg->model) ? hv_name(cfg->model) : "no hypervisor extension");
-			vmx_perturb_exits(vx, cfg->perturb_seed + i);
-		}
+		if (cfg->perturb_exits && !hv_perturb_exits(&m->hv[i], cfg->perturb_seed + i))
+			return fail(err, errlen, "--perturb-exits needs a CPU model with SVM or VMX ('%s' has neither)",
+				    cfg->model->name);
 	}
 	struct rtc_config rtc = { .start = cfg->rtc_base.year ? cfg->rtc_base : RTC_DEFAULT_START,
 				  .ram_size = cfg->ram_size, .cpus = m->smp.n };

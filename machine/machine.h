@@ -72,7 +72,7 @@ struct machine_config {
 	uint64_t quirks;           /* --quirk/--quirks: QUIRK_BIT()s of emu/quirks.def */
 	uint64_t insn_rate;        /* --insn-rate: virtual ticks (instructions) per second; 0: default */
 	uint64_t rng_seed;         /* --seed: what RDRAND/RDSEED return follows from it */
-	bool perturb_exits;        /* --perturb-exits: odd but legal VM exits (vmx/exit_perturb.h) */
+	bool perturb_exits;        /* --perturb-exits: odd but legal VM exits (svm/, vmx/exit_perturb.h) */
 	uint64_t perturb_seed;
 	bool realtime;             /* --realtime: sleep so virtual time never runs ahead of the host's */
 	struct rtc_time rtc_base;  /* --rtc-base: the RTC's start (year 0: RTC_DEFAULT_START) */

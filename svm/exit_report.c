@@ -9,6 +9,7 @@
 
 #include "emu/exit_report.h"
 #include "svm/exit_codes.h"
+#include "svm/exit_perturb.h"
 #include "svm/model.h"
 
 /* "VMEXIT_" and the Appendix C name in capitals; kept while the code repeats. */
@@ -79,11 +80,14 @@ static void fill(struct svm *s, enum exit_report_kind kind, uint64_t code, uint6
 	};
 }
 
-void svm_fill_report(struct svm *s, const struct svm_exit *x)
+void svm_fill_report(struct svm *s, const struct svm_exit *x, unsigned perturbed)
 {
 	/* VMEXIT_INVALID after the guest state was loaded: a PDPTE check. */
 	enum exit_report_kind kind = x->code == SVM_EXIT_INVALID ? EXIT_REPORT_SVM_INVALID : EXIT_REPORT_VMEXIT;
 	fill(s, kind, x->code, x->info1, x->info2, x->intinfo, x->failed_check);
+	s->report.randomised = ((perturbed & SVM_PERTURB_EXITINFO1) ? 1u << EXIT_WORD_SVM_EXITINFO1 : 0) |
+			       ((perturbed & SVM_PERTURB_EXITINFO2) ? 1u << EXIT_WORD_SVM_EXITINFO2 : 0) |
+			       ((perturbed & SVM_PERTURB_INTINFO) ? 1u << EXIT_WORD_SVM_EXITINTINFO : 0);
 	exit_report_capture(s->cpu, &s->report, x->guest_rip, s->entered_at);
 }
 

@@ -10,6 +10,8 @@
  *                    EXITCODE, EXITINFO1/2 (APM2 15.7-15.14, Appendix C)
  *   events.c         EVENTINJ, EXITINTINFO, virtual interrupts (APM2 15.20-15.21)
  *   quirks.c         how the quirks of emu/quirks.def change SVM's encoding
+ *   exit_perturb.c   --perturb-exits: what the APM leaves undefined in a
+ *                    #VMEXIT, seeded random (exit_perturb.h)
  */
 #ifndef HVEMU_SVM_MODEL_H
 #define HVEMU_SVM_MODEL_H
@@ -80,6 +82,11 @@ struct svm {
 	uint64_t cache_pa;
 	struct vmcb cache;
 
+	/* exit_perturb.c (--perturb-exits): the generator's state (0: off) and
+	 * the #VMEXITs it changed. */
+	uint64_t perturb;
+	uint64_t perturbed_exits;
+
 	struct vm_exit_report report;  /* the last exit, for the observer */
 	char report_name[40];
 	uint64_t report_name_code;     /* the code report_name spells */
@@ -120,9 +127,10 @@ struct svm_exit {
 status_t svm_vmexit(struct svm *s, const struct svm_exit *x) CHECKED;
 
 /* exit_report.c: the observer's report of an exit just written to the VMCB
- * (call while the guest's state is still loaded), and of a VMRUN that failed
- * its checks (the guest never ran: its CS:RIP from the VMCB). */
-void svm_fill_report(struct svm *s, const struct svm_exit *x);
+ * (call while the guest's state is still loaded; perturbed: what
+ * svm_perturb_exit() changed, enum svm_perturbed_field), and of a VMRUN that
+ * failed its checks (the guest never ran: its CS:RIP from the VMCB). */
+void svm_fill_report(struct svm *s, const struct svm_exit *x, unsigned perturbed);
 void svm_fill_invalid_report(struct svm *s, const struct vmcb *v, const char *failed_check);
 
 /* consistency.c: NULL if the guest state and controls VMRUN is about to

@@ -54,3 +54,19 @@ void svm_destroy(struct svm *s)
 	}
 	free(s);
 }
+
+void svm_perturb_exits(struct svm *s, uint64_t seed)
+{
+	/* A splitmix64 step, as vmx_perturb_exits(): any seed (0 included)
+	 * gives a non-zero state. */
+	uint64_t z = seed + 0x9e3779b97f4a7c15ull;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	z ^= z >> 31;
+	s->perturb = z ? z : 1;
+}
+
+uint64_t svm_perturbed_exits(const struct svm *s)
+{
+	return s->perturbed_exits;
+}

@@ -6,8 +6,10 @@
  *               #VMEXIT(VMEXIT_INVALID)) -> save the host -> load the guest,
  *               the TLB context of its ASID, nested paging, virtual interrupts,
  *               the interrupt shadow -> GIF = 1 -> EVENTINJ (events.c)
- *   svm_vmexit  the guest's state and the exit information into the VMCB
- *               -> the cache for clean bits -> load the host -> GIF = 0
+ *   svm_vmexit  (--perturb-exits: what the APM leaves undefined in the exit
+ *               information randomised, exit_perturb.c) the guest's state
+ *               and the exit information into the VMCB -> the cache for
+ *               clean bits -> load the host -> GIF = 0
  *
  * The guest state and the clean groups move by the rows of
  * svm/vmcb_fields.def (svm/vmcb_rows.h, through emu/world_state.h); what is
@@ -25,6 +27,7 @@
 #include "emu/paging_env.h"
 #include "mmu/nested.h"
 #include "svm/exit_codes.h"
+#include "svm/exit_perturb.h"
 #include "svm/model.h"
 #include "svm/vmcb_rows.h"
 
@@ -301,6 +304,16 @@ status_t svm_vmexit(struct svm *s, const struct svm_exit *x)
 {
 	struct cpu *cpu = s->cpu;
 	struct vmcb_control *c = &s->vmcb->control;
+	struct svm_exit odd;
+	unsigned perturbed = 0;
+	if (__builtin_expect(s->perturb != 0, 0)) {
+		struct svm_perturb_ctx pc = { .decode_assists = svm_feature(s, SVM_FEAT_DECODE_ASSISTS) };
+		odd = *x;
+		perturbed = svm_perturb_exit(&s->perturb, &pc, &odd);
+		if (perturbed)
+			s->perturbed_exits++;
+		x = &odd;
+	}
 
 	save_guest(s, x->guest_rip);
 	c->exitcode = svm_quirk_exitcode(s, x->code);
@@ -308,11 +321,11 @@ status_t svm_vmexit(struct svm *s, const struct svm_exit *x)
 	c->exitinfo2 = x->info2;
 	c->exitintinfo = x->intinfo;
 	/* APM2 15.7.1: with NRIP_SAVE, the next sequential instruction pointer of
-	 * an intercepted instruction; 0 for other exits (hvemu's choice: the APM
-	 * defines the field for instruction intercepts only). */
+	 * instruction, MSR and IOIO intercepts and of INT3/INTO/BOUND exceptions;
+	 * "For all other intercepts, nRIP is reset to zero". */
 	if (svm_feature(s, SVM_FEAT_NRIP_SAVE))
 		c->nrip = x->nrip;
-	/* APM2 15.33 (decode assists): the bytes of the instruction behind a #PF
+	/* APM2 15.8.4 (decode assists): the bytes of the instruction behind a #PF
 	 * or #NPF intercept, insn_len 0 for other exits. */
 	if (svm_feature(s, SVM_FEAT_DECODE_ASSISTS)) {
 		c->insn_len = x->insn_len;
@@ -320,7 +333,7 @@ status_t svm_vmexit(struct svm *s, const struct svm_exit *x)
 	}
 	bool observed = cpu->exit_observer != NULL;
 	if (observed)
-		svm_fill_report(s, x);
+		svm_fill_report(s, x, perturbed);
 	vmcb_written(s);
 	load_host(s);
 	if (!svm_feature(s, SVM_FEAT_VMCB_CLEAN) || cpu->tlb_uncached)

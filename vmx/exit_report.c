@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "emu/check_table.h"
+#include "vmx/exit_perturb.h"
 #include "vmx/exit_reasons.h"
 #include "vmx/model.h"
 
@@ -72,7 +73,7 @@ static void describe(const struct vm_exit_report *r, char *buf, size_t size)
 	}
 }
 
-void vmx_fill_report(struct vmx *v, const struct vmx_exit *x)
+void vmx_fill_report(struct vmx *v, const struct vmx_exit *x, unsigned perturbed)
 {
 	bool failure = x->reason & VMX_EXIT_ENTRY_FAILURE;
 	set_name(v, failure ? "ENTRY_FAILURE_" : "", vmx_exit_name(x->reason));
@@ -87,6 +88,13 @@ void vmx_fill_report(struct vmx *v, const struct vmx_exit *x)
 			   [EXIT_WORD_VMX_INSN_LENGTH] = x->insn_len,
 			   [EXIT_WORD_VMX_INSN_INFO] = x->insn_info },
 		.failed_check = x->failed_check, .describe = describe,
+		/* The words vmx_perturb_exit() randomised (the interruption error
+		 * code has no word of its own here). */
+		.randomised = ((perturbed & VMX_PERTURB_INSN_LEN) ? 1u << EXIT_WORD_VMX_INSN_LENGTH : 0) |
+			      ((perturbed & VMX_PERTURB_INSN_INFO) ? 1u << EXIT_WORD_VMX_INSN_INFO : 0) |
+			      ((perturbed & VMX_PERTURB_GUEST_LINEAR) ? 1u << EXIT_WORD_VMX_GUEST_LINEAR : 0) |
+			      ((perturbed & VMX_PERTURB_GUEST_PHYSICAL) ? 1u << EXIT_WORD_VMX_GUEST_PHYSICAL : 0) |
+			      ((perturbed & VMX_PERTURB_IDT_ERROR) ? 1u << EXIT_WORD_VMX_IDT_ERROR : 0),
 	};
 	exit_report_capture(v->cpu, &v->report, x->guest_rip, v->entered_at);
 }

@@ -250,7 +250,7 @@ void vmx_events_leave(struct vmx *v, struct cpu *cpu, const struct vmx_exit *x);
 
 /* exit_report.c: the observer's report of an exit just written to the VMCS,
  * and of a VM entry that failed a check-table row (VMfailValid, 33, 34). */
-void vmx_fill_report(struct vmx *v, const struct vmx_exit *x);
+void vmx_fill_report(struct vmx *v, const struct vmx_exit *x, unsigned perturbed);
 void vmx_fill_entry_report(struct vmx *v, enum exit_report_kind kind, uint64_t code, uint64_t qualification,
 			   const char *failed_check);
 

@@ -494,12 +494,14 @@ static bool store_exit_msrs(struct vmx *v, struct cpu *cpu)
 status_t vmx_vm_exit(struct vmx *v, struct cpu *cpu, const struct vmx_exit *x)
 {
 	struct vmx_exit odd;
+	unsigned perturbed = 0;
 	if (__builtin_expect(v->perturb != 0, 0)) {
 		struct vmx_perturb_ctx pc = { .from_64bit = cpu->mode == MODE_LONG64,
 					      .ins_outs_info = vmx_cap(v, MSR_VMX_BASIC) & VMX_BASIC_INS_OUTS_INFO,
 					      .has_guest_physical = v->field_exists[VMCS_ROW_GUEST_PHYSICAL_ADDR] };
 		odd = *x;
-		if (vmx_perturb_exit(&v->perturb, &pc, &odd))
+		perturbed = vmx_perturb_exit(&v->perturb, &pc, &odd);
+		if (perturbed)
 			v->perturbed_exits++;
 		x = &odd;
 	}
@@ -512,7 +514,7 @@ status_t vmx_vm_exit(struct vmx *v, struct cpu *cpu, const struct vmx_exit *x)
 	sync_out(v);
 	bool observed = cpu->exit_observer != NULL;
 	if (observed)
-		vmx_fill_report(v, x);
+		vmx_fill_report(v, x, perturbed);
 	/* SDM Vol.3 25.3: "use TSC offsetting" changes what RDTSC, RDTSCP and
 	 * RDMSR return to instructions executed in VMX non-root operation; the
 	 * MSR-store of 27.4 is part of the VM exit, not such an instruction, so

@@ -818,6 +818,13 @@ def cases(p, tmp):
                                       '--stats'], 18, b'', False, [
             'repeated 50 times in a row (exits #1 to #50)', 'hvemu: stats: 50 VM exits in ',
             '  0x72                VMEXIT_CPUID                        50  100.00%\n']),
+        # --perturb-exits randomises CPUID's undefined EXITINFO1/2 on every
+        # exit: still the same exit to the detector (svm/exit_perturb.h).
+        'svm-livelock-perturbed': case(['run', '--cpu', 'epyc-lite', '--kernel', p['svm_stuck.bin'],
+                                        '--perturb-exits', '1', '--livelock', '50', '--max-insns', '1000000'],
+                                       18, b'', False, [
+            'repeated 50 times in a row (exits #1 to #50)',
+            'hvemu: perturb-exits: seed 1, 50 VM exits with undefined fields randomised']),
         # Off: the loop runs until the instruction limit.
         'svm-livelock-off': case(['run', '--cpu', 'epyc-lite', '--kernel', p['svm_stuck.bin'], '--livelock', '0',
                                   '--max-insns', '100000'], 6, b'', False, 'instruction limit reached'),
@@ -862,6 +869,11 @@ def cases(p, tmp):
         'seed-1': (['run', '--load', p['rdrand16.bin'] + '@0x7c00', '--entry', '0x7c00', '--seed', '1'],
                    131, b'', False),
         'seed-garbage': ee("bad --seed 'x'", 'run', '--kernel', mb, '--seed', 'x'),
+        # --perturb-exits acts on the model's SVM or VMX (machine/hypervisor.c).
+        'perturb-garbage': ee("bad --perturb-exits 'x' (a seed: a number)", 'run', '--kernel', mb,
+                              '--perturb-exits', 'x'),
+        'perturb-no-hv': ee("--perturb-exits needs a CPU model with SVM or VMX ('pentium' has neither)",
+                            'run', '--kernel', mb, '--cpu', 'pentium', '--perturb-exits', '1'),
         # --realtime is a flag.
         'realtime': (['run', '--kernel', mb, '--realtime', '--serial', 'none'], 1, None, False),
         'realtime-value': ee('--realtime takes no value', 'run', '--kernel', mb, '--realtime=yes'),

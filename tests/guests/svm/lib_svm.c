@@ -268,15 +268,25 @@ static void check_fields(struct svm_case *c)
 		if (!(k & C_INFO1_DA) || svm_has(F_DECODE))
 			svm_expect(c, "EXITINFO1", got, want);
 	}
-	if (k & C_INFO2)
-		svm_expect(c, "EXITINFO2", v->exitinfo2, c->info2);
+	if (k & C_INFO2) {
+		uint64_t got = v->exitinfo2, want = c->info2;
+		/* APM2 15.14.1: EXITINFO2[31:0] holds the error code "if
+		 * applicable; otherwise, this field is undefined" (bit 44). */
+		if (row->exitcode == EXIT_TASK_SWITCH && !(want & TS_HAS_ERROR)) {
+			got &= ~0xffffffffull;
+			want &= ~0xffffffffull;
+		}
+		svm_expect(c, "EXITINFO2", got, want);
+	}
 	if (k & C_INFO2_NEXT)
 		svm_expect(c, "EXITINFO2 (next rIP)", v->exitinfo2, (uint32_t)(uintptr_t)row->body->next);
 	/* APM2 15.7.2: EXITINTINFO is written on every intercept; V = 0 when
 	 * the intercept did not occur during event delivery. */
 	if (!invalid && !(k & C_NO_INTINFO)) {
+		/* APM2 15.7.2: ERRORCODE (63:32) is undefined unless EV. */
+		uint64_t defined = (c->intinfo & EV_ERR) ? ~0ull : 0xffffffffull;
 		if (k & C_INTINFO)
-			svm_expect(c, "EXITINTINFO", v->exitintinfo, c->intinfo);
+			svm_expect(c, "EXITINTINFO", v->exitintinfo & defined, c->intinfo);
 		else
 			svm_expect(c, "EXITINTINFO.V", v->exitintinfo & EV_VALID, 0);
 	}

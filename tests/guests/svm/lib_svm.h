@@ -268,6 +268,9 @@ _Static_assert(sizeof(struct vmcb) == 4096, "APM2 15.5.1: the VMCB is one 4 KB p
 /* Decode assists: MOV CRx EXITINFO1 (APM2 15.8.1, Table 15-2). */
 #define CR_MOV            (1ull << 63)
 
+/* Task-switch EXITINFO2 (APM2 15.14.1): bit 44, the error code in 31:0. */
+#define TS_HAS_ERROR      (1ull << 44)
+
 /* #NPF EXITINFO1 (APM2 15.25.6). */
 #define NPF_P             (1ull << 0)
 #define NPF_RW            (1ull << 1)
