@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "emu/cpu.h"
+#include "fuzz/exit_machine.h"
 #include "fuzz/input_reader.h"
 #include "fuzz/l2_assembler.h"
 #include "fuzz/snapshot.h"
@@ -22,39 +23,16 @@
 #include "svm/bitmaps.h"
 #include "svm/vmcb.h"
 
-/* Guest-physical layout (2 MiB). L1: */
-#define RAM_SIZE (2u << 20)
-#define L1_GDT 0x1000u
-#define L1_IDT 0x2000u
-#define L1_HANDLER 0x3000u
-#define L1_CODE 0x4000u            /* VMRUN; HLT */
+/* Guest-physical layout: fuzz/exit_machine.h, and the SVM L1's: */
 #define VMCB_PA 0x5000u
 #define HSAVE 0x6000u
 #define MSRPM 0x8000u              /* 8 KiB */
 #define IOPM 0xa000u               /* 12 KiB */
 #define SCRATCH 0xe000u            /* what 16-bit string addressing reaches */
-#define L1_STACK 0xfff0u
-/* L2, identity-mapped below 2 MiB but for the two holes: */
-#define L2_GDT 0x10000u
-#define L2_IDT 0x11000u
-#define L2_HANDLER 0x12000u
-#define PD32 0x13000u
-#define PT32 0x14000u
-#define PML4 0x15000u
-#define PDPT 0x16000u
-#define PD64 0x17000u
-#define PT64 0x18000u
-#define L2_TSS 0x19000u
+#define L1_AFTER (L1_CODE + 3)     /* L1_CODE: VMRUN; HLT. The HLT the L1 goes on at */
+/* The L2's second IDT: */
 #define L2_IDT16 0x1a000u          /* 16-bit interrupt gates ... */
 #define L2_HANDLER16 0xd000u       /* ... to HLT below 64 KiB */
-#define L2_CODE 0x20000u           /* two pages */
-#define L2_STACK 0x30000u
-#define DATA 0x7e000u
-#define HOLE 0x7f000u              /* not present; so is page 0 */
-#define MAPPED_TOP 0x200000u
-#define SEG_BASE_ESCAPE 0x40000000u   /* the Escape OS segment bases */
-#define INSN_LIMIT 4096
-#define MAX_TEMPLATES 64
 
 /* ---- the machine ---- */
 

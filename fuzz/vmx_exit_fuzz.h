@@ -8,8 +8,7 @@
  *   vmx_exit_assemble.c  the L2 code: instruction templates with their
  *                        operands and the bitmap bits they look at
  * The guest-physical layout below 64 KiB is the L1's; from 64 KiB on it is
- * the L2 world of fuzz/svm_exit_fuzz.h (the same addresses, so the two
- * fuzzers' findings read alike).
+ * the L2 world both fuzzers share (fuzz/exit_machine.h).
  */
 #ifndef HVEMU_FUZZ_VMX_EXIT_FUZZ_H
 #define HVEMU_FUZZ_VMX_EXIT_FUZZ_H
@@ -19,6 +18,7 @@
 #include <stdint.h>
 
 #include "emu/cpu.h"
+#include "fuzz/exit_machine.h"
 #include "fuzz/input_reader.h"
 #include "fuzz/l2_assembler.h"
 #include "fuzz/snapshot.h"
@@ -26,13 +26,9 @@
 #include "vmx/vmcs.h"
 #include "vmx/vmcs_fields.h"
 
-/* Guest-physical layout (2 MiB). L1: */
-#define RAM_SIZE (2u << 20)
-#define L1_GDT 0x1000u             /* null, 08 code32, 10 data, 18 code64, 28 TSS (16 bytes) */
-#define L1_IDT 0x2000u
-#define L1_HANDLER 0x3000u
-#define L1_CODE 0x4000u            /* VMXON; VMCLEAR; VMPTRLD; VMLAUNCH; HLT */
-#define L1_VMLAUNCH (L1_CODE + 11)
+/* Guest-physical layout: fuzz/exit_machine.h, and the VMX L1's: */
+/* L1_GDT: null, 08 code32, 10 data, 18 code64, 28 TSS (16 bytes) */
+#define L1_VMLAUNCH (L1_CODE + 11) /* L1_CODE: VMXON; VMCLEAR; VMPTRLD; VMLAUNCH; HLT */
 #define L1_AFTER (L1_CODE + 14)    /* the HLT: host RIP, and where VMfail goes on */
 #define VMXON_PA 0x5000u
 #define VMCS_PA 0x6000u
@@ -43,27 +39,8 @@
 #define LINK_VMCS_PA 0xb000u       /* a region with the revision identifier: a legal link pointer */
 #define L1_TSS 0xc000u
 #define MSR_AREA_PA 0xd000u        /* a VM-entry MSR-load area of 8 entries, some loadable */
-#define L1_STACK 0xfff0u
-/* L2, identity-mapped below 2 MiB but for the two holes: */
-#define L2_GDT 0x10000u
-#define L2_IDT 0x11000u
-#define L2_HANDLER 0x12000u
-#define PD32 0x13000u
-#define PT32 0x14000u
-#define PML4 0x15000u              /* the L1's tables too */
-#define PDPT 0x16000u
-#define PD64 0x17000u
-#define PT64 0x18000u
-#define L2_TSS 0x19000u
-#define L2_IDT64 0x1a000u            /* 64-bit interrupt gates to the same HLT handler */
-#define L2_CODE 0x20000u           /* two pages */
-#define L2_STACK 0x30000u
-#define DATA 0x7e000u
-#define HOLE 0x7f000u              /* not present; so is page 0 */
-#define MAPPED_TOP 0x200000u
-#define SEG_BASE_ESCAPE 0x40000000u
-#define INSN_LIMIT 4096
-#define MAX_TEMPLATES 64
+/* The L2's second IDT: */
+#define L2_IDT64 0x1a000u          /* 64-bit interrupt gates to the same HLT handler */
 
 /* ---- the machine ---- */
 
