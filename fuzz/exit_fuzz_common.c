@@ -110,7 +110,19 @@ void exit_fuzz_bench_from_env(void)
 		return;
 	unsigned long count = strtoul(bench, NULL, 0);
 	static uint8_t buf[512];
-	size_t len = target->bench_input(buf);
+	/* the operands of each enum exit_bench_op: a load from DATA + 8, a
+	 * store to DATA + 16, OUT imm8 to port 80h, INVLPG DATA, MOV from DR1 */
+	static const uint8_t operands[8][4] = {
+		[EXIT_BENCH_LOAD] = { 0, 8 }, [EXIT_BENCH_STORE] = { 0, 16 }, [EXIT_BENCH_MOV_FROM_DR] = { 0, 1 },
+	};
+	size_t len = target->bench_header_len;
+	memcpy(buf, target->bench_header, len);
+	buf[len++] = 63;                   /* 64 templates */
+	for (unsigned k = 0; k < 64; k++) {
+		buf[len++] = target->bench_ops[k % 8];
+		memcpy(buf + len, operands[k % 8], 4);
+		len += 4;
+	}
 	stats.on = stats.time_resets = true;
 	stats.n_reset = 0;
 	uint64_t insns = 0;

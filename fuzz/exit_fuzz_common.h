@@ -33,9 +33,20 @@ struct exit_fuzz_target {
 	void (*print_coverage)(void);      /* the oracle's table (HVEMU_FUZZ_STATS) */
 	/* The oracle's part of the status line, with the findings so far. */
 	void (*status_extra)(char *buf, size_t size, uint64_t disagreements);
-	/* The bench's input into buf (512 bytes): one entry, templates that do
-	 * not exit, an exiting HLT. Returns its length. */
-	size_t (*bench_input)(uint8_t *buf);
+	/* The bench's input: the vendor's bytes up to the template count (a
+	 * 32-bit guest, HLT exiting, nothing else), then 64 templates that do
+	 * not exit, cycling through bench_ops[] (enum exit_bench_op). */
+	const uint8_t *bench_header;
+	size_t bench_header_len;
+	uint8_t bench_ops[8];
+};
+
+/* The bench's templates, the vendor's number of each in this order: about
+ * 100 guest instructions an exec (the set-up MOVs included), memory accesses
+ * through the TLB, I/O to an unclaimed port. */
+enum exit_bench_op {
+	EXIT_BENCH_NOP, EXIT_BENCH_LOAD, EXIT_BENCH_STORE, EXIT_BENCH_PAUSE, EXIT_BENCH_OUT,
+	EXIT_BENCH_INVLPG, EXIT_BENCH_MOV_FROM_DR, EXIT_BENCH_WBINVD,
 };
 
 /* An environment switch: set, not empty, not "0". */
