@@ -43,7 +43,7 @@ struct machine {
 	struct svm *svm;
 	struct snapshot snap;
 	struct oracle_cpu ocpu;
-	struct oracle_layout layout;
+	struct oracle_l2_layout layout;
 	const char *failed_check;          /* the observer's last report */
 	uint64_t quirks;
 };

@@ -87,7 +87,7 @@ void svm_exit_machine_init(struct machine *m)
 	m->ocpu.maxphyaddr = r[0] & 0xff;
 	cpu_cpuid(cpu, 0x8000000a, 0, r);
 	m->ocpu.svm_edx = r[3];
-	m->layout = (struct oracle_layout){
+	m->layout = (struct oracle_l2_layout){
 		.cr3_32 = PD32, .cr3_64 = PML4, .mapped_top = MAPPED_TOP, .holes = { 0, HOLE },
 		.data = DATA, .start_rip = L2_CODE, .ram = m->pm.ram, .ram_size = RAM_SIZE,
 		.idt32 = L2_IDT, .idt16 = L2_IDT16, .handler32 = L2_HANDLER, .handler16 = L2_HANDLER16,

@@ -17,7 +17,7 @@ static const char *outside_model(const struct sim *s)
 {
 	const struct vmcb_save *v = s->v;
 	const struct vmcb_control *c = s->c;
-	const struct oracle_layout *l = s->l;
+	const struct oracle_l2_layout *l = s->l;
 	const uint64_t cr0_free = CR0_MP | CR0_TS | CR0_ET | CR0_NE | CR0_WP | CR0_AM | CR0_NW | CR0_CD;
 	if ((v->cr0 & ~cr0_free) != (CR0_PE | CR0_PG))
 		return "CR0 outside the model";

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "fuzz/oracle_common.h"
 #include "svm/vmcb.h"
 
 /* The processor as a VMM learns it from CPUID. */
@@ -62,24 +63,9 @@ struct oracle_insn {
 	uint8_t len;
 };
 
-/* The L2 world the fuzzer builds; the oracle predicts only inside it. */
-struct oracle_layout {
-	uint64_t cr3_32, cr3_64;           /* the page tables of a 32-bit and a 64-bit guest */
-	uint64_t mapped_top;               /* linear [0, mapped_top) is mapped 1:1, present,
-					      supervisor, writable, A and D already set ... */
-	uint64_t holes[2];                 /* ... but these pages, not present */
-	uint64_t data;                     /* a present page the templates use */
-	uint64_t start_rip;                /* the first template's first byte */
-	uint64_t idt32, idt16;             /* IDTs of 32-bit and of 16-bit interrupt gates, all
-					      DPL 0, to a flat DPL-0 code segment ... */
-	uint64_t handler32, handler16;     /* ... whose handlers are HLT */
-	const uint8_t *ram;                /* guest-physical RAM, for the permission maps */
-	uint64_t ram_size;
-};
-
 struct oracle_input {
 	const struct oracle_cpu *cpu;
-	const struct oracle_layout *layout;
+	const struct oracle_l2_layout *layout;
 	const struct vmcb *vmcb;           /* as VMRUN finds it */
 	const struct oracle_insn *insns;
 	unsigned n_insns;

@@ -11,6 +11,7 @@
 #ifndef HVEMU_FUZZ_SVM_ORACLE_SIM_H
 #define HVEMU_FUZZ_SVM_ORACLE_SIM_H
 
+#include "fuzz/oracle_sim.h"
 #include "fuzz/svm_oracle.h"
 
 /* ---- Architectural constants, from the manuals (not from svm/) ---------- */
@@ -112,7 +113,7 @@ struct sim {
 	const struct oracle_input *in;
 	const struct vmcb_save *v;
 	const struct vmcb_control *c;
-	const struct oracle_layout *l;
+	const struct oracle_l2_layout *l;
 	struct oracle_prediction *p;
 	bool m64;
 	uint64_t rax, rsp, rflags;
@@ -158,52 +159,22 @@ static inline bool insn_exit(struct sim *s, const struct oracle_insn *insn, uint
 	return true;
 }
 
-static inline bool canonical(uint64_t a)
-{
-	/* APM2 5.3.1: 48-bit virtual addresses (CPUID Fn8000_0008_EAX[15:8]). */
-	return (uint64_t)((int64_t)(a << 16) >> 16) == a;
-}
-
-static inline bool page_present(const struct sim *s, uint64_t lin)
-{
-	uint64_t page = lin & ~0xfffull;
-	return lin < s->l->mapped_top && page != s->l->holes[0] && page != s->l->holes[1];
-}
-
 static inline const struct vmcb_seg *seg_of(const struct sim *s, int seg)
 {
 	const struct vmcb_seg *segs[6] = { &s->v->es, &s->v->cs, &s->v->ss, &s->v->ds, &s->v->fs, &s->v->gs };
 	return segs[seg];
 }
 
-/* The linear address of seg:off. APM2 2.2 / 4.5: outside 64-bit mode base +
- * offset is 32 bits wide; in 64-bit mode the ES/CS/SS/DS bases are 0. */
+/* The x86 addressing of fuzz/oracle_common.h on the guest's VMCB state. */
 static inline uint64_t linear(const struct sim *s, int seg, uint64_t off)
 {
-	if (s->m64)
-		return (seg == 4 || seg == 5) ? seg_of(s, seg)->base + off : off;
-	return (uint32_t)(seg_of(s, seg)->base + off);
+	return oracle_linear(s->m64, seg, seg_of(s, seg)->base, off);
 }
 
-/* The segment an override selects. APM3 1.2.4: in 64-bit mode the ES, CS,
- * SS and DS overrides are ignored (the default segment stays). */
 static inline int override_seg(const struct sim *s, int seg, int dflt)
 {
-	if (seg < 0 || (s->m64 && seg < 4))
-		return dflt;
-	return seg;
+	return oracle_override_seg(s->m64, seg, dflt);
 }
-
-/* A fault: vector, error code. */
-struct fault {
-	int vector;                        /* -1: none */
-	uint32_t error;
-	bool has_error;
-	uint64_t cr2;
-	bool wrapped;                      /* base + offset crossed 4 GiB */
-	bool crossed;                      /* the fault is on the second page */
-	bool limit;                        /* a segment-limit fault */
-};
 
 /* A data access of size bytes at seg:off (supervisor: CPL 0). */
 struct fault sim_data_access(const struct sim *s, int seg, uint64_t off, unsigned size, bool write);

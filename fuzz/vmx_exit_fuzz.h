@@ -51,7 +51,7 @@ struct machine {
 	struct vmx *vmx;
 	struct snapshot snap;
 	struct vo_cpu ocpu;
-	struct vo_layout layout;
+	struct oracle_l2_layout layout;
 	uint64_t vmcs_at_launch[VMCS_ROW_COUNT];   /* the current VMCS as the snapshot holds it */
 	const char *failed_check;          /* the observer's last report */
 };

@@ -168,7 +168,7 @@ void vmx_exit_machine_init(struct machine *m)
 	m->ocpu.cpuid81_edx = r[3];
 	cpu_cpuid(cpu, 0x80000008, 0, r);
 	m->ocpu.maxphyaddr = r[0] & 0xff;
-	m->layout = (struct vo_layout){
+	m->layout = (struct oracle_l2_layout){
 		.cr3_32 = PD32, .cr3_64 = PML4, .mapped_top = MAPPED_TOP, .holes = { 0, HOLE },
 		.data = DATA, .start_rip = L2_CODE, .idt32 = L2_IDT, .idt64 = L2_IDT64, .handler32 = L2_HANDLER,
 		.ram = m->pm.ram, .ram_size = RAM_SIZE,

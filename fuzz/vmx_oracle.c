@@ -17,7 +17,7 @@
  * delivery leaves it as it was. */
 static const char *outside_model(const struct sim *s)
 {
-	const struct vo_layout *l = s->l;
+	const struct oracle_l2_layout *l = s->l;
 	const uint64_t cr0_free = CR0_MP | CR0_TS | CR0_EM | CR0_WP | CR0_AM | CR0_NW | CR0_CD;
 	if ((F(s, GUEST_CR0) & ~cr0_free) != (CR0_PE | CR0_PG | CR0_NE | CR0_ET))
 		return "CR0 outside the model";
@@ -619,7 +619,7 @@ static int msr_load_fails(const struct vo_input *in)
 		else if (index == 0x174)
 			bad = false;
 		else if (index == 0x175 || index == 0x176)
-			bad = !canonical(value);
+			bad = !oracle_canonical(value);
 		else if (index == 0x277) {
 			bad = false;
 			for (unsigned b = 0; b < 8; b++) {

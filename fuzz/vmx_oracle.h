@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "fuzz/oracle_common.h"
 #include "vmx/vmcs.h"                  /* enum vmcs_row: the fields by Appendix B encoding */
 
 /* The processor as a VMM learns it: the VMX capability MSRs (SDM Vol.3
@@ -85,23 +86,9 @@ struct vo_insn {
 	uint8_t len;
 };
 
-/* The L2 world the fuzzer builds; the oracle predicts only inside it. */
-struct vo_layout {
-	uint64_t cr3_32, cr3_64;           /* the page tables of a 32-bit and a 64-bit guest */
-	uint64_t mapped_top;               /* linear [0, mapped_top) is mapped 1:1, present,
-					      supervisor, writable, A and D already set ... */
-	uint64_t holes[2];                 /* ... but these pages, not present */
-	uint64_t data;                     /* a present page the templates use */
-	uint64_t start_rip;                /* the first template's first byte */
-	uint64_t idt32, idt64, handler32;  /* IDTs of 32-bit and of 64-bit interrupt gates, DPL 0,
-					      to a flat DPL-0 code segment whose handler is HLT */
-	const uint8_t *ram;                /* guest-physical RAM, for the bitmaps */
-	uint64_t ram_size;
-};
-
 struct vo_input {
 	const struct vo_cpu *cpu;
-	const struct vo_layout *layout;
+	const struct oracle_l2_layout *layout;
 	const uint64_t *vmcs;              /* the current VMCS's fields by enum vmcs_row, as VMLAUNCH finds them */
 	const struct vo_insn *insns;
 	unsigned n_insns;

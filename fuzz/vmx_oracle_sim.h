@@ -13,6 +13,7 @@
 #ifndef HVEMU_FUZZ_VMX_ORACLE_SIM_H
 #define HVEMU_FUZZ_VMX_ORACLE_SIM_H
 
+#include "fuzz/oracle_sim.h"
 #include "fuzz/vmx_oracle.h"
 
 /* ---- Architectural constants, from the manuals (not from vmx/) ---------- */
@@ -115,7 +116,7 @@ void vo_note_prediction(const struct vo_prediction *p);
 struct sim {
 	const struct vo_input *in;
 	const uint64_t *f;                 /* the VMCS by row */
-	const struct vo_layout *l;
+	const struct oracle_l2_layout *l;
 	struct vo_prediction *p;
 	bool m64;
 	uint64_t rax, rsp, rflags;
@@ -176,44 +177,20 @@ static inline bool insn_exit(struct sim *s, const struct vo_insn *insn, uint32_t
 	return true;
 }
 
-static inline bool canonical(uint64_t a)
-{
-	/* SDM Vol.1 3.3.7.1: 48-bit linear addresses (no LA57 here). */
-	return (uint64_t)((int64_t)(a << 16) >> 16) == a;
-}
-
-static inline bool page_present(const struct sim *s, uint64_t lin)
-{
-	uint64_t page = lin & ~0xfffull;
-	return lin < s->l->mapped_top && page != s->l->holes[0] && page != s->l->holes[1];
-}
-
 /* Guest segment fields by register number (0-5: ES CS SS DS FS GS). */
 uint64_t seg_base(const struct sim *s, int seg);
 uint32_t seg_limit(const struct sim *s, int seg);
 
+/* The x86 addressing of fuzz/oracle_common.h on the guest's VMCS fields. */
 static inline uint64_t linear(const struct sim *s, int seg, uint64_t off)
 {
-	if (s->m64)
-		return (seg == 4 || seg == 5) ? seg_base(s, seg) + off : off;
-	return (uint32_t)(seg_base(s, seg) + off);
+	return oracle_linear(s->m64, seg, seg_base(s, seg), off);
 }
 
-/* SDM Vol.1 3.3.7.1: in 64-bit mode the ES, CS, SS, DS overrides are ignored. */
 static inline int override_seg(const struct sim *s, int seg, int dflt)
 {
-	if (seg < 0 || (s->m64 && seg < 4))
-		return dflt;
-	return seg;
+	return oracle_override_seg(s->m64, seg, dflt);
 }
-
-struct fault {
-	int vector;                        /* -1: none */
-	uint32_t error;
-	bool has_error;
-	uint64_t cr2;
-	bool limit;
-};
 
 /* A supervisor data access of size bytes at seg:off. */
 struct fault sim_data_access(const struct sim *s, int seg, uint64_t off, unsigned size, bool write);

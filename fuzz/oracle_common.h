@@ -1,0 +1,47 @@
+/* What the two oracles (fuzz/svm_oracle.h, the APM's; fuzz/vmx_oracle.h, the
+ * SDM's) share in their interfaces: the description of the L2 world the
+ * fuzzers build and the tally of the reasons an oracle gave for not
+ * predicting (fuzz/oracle_common.c). Their simulations share the x86
+ * addressing of fuzz/oracle_sim.h. What an exit records, which
+ * instructions exit, the entry checks and how events are delivered stay
+ * each oracle's own reading of its manual (svm_oracle*.c, vmx_oracle*.c).
+ */
+#ifndef HVEMU_FUZZ_ORACLE_COMMON_H
+#define HVEMU_FUZZ_ORACLE_COMMON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The L2 world the fuzzer builds (fuzz/exit_machine.h); the oracles predict
+ * only inside it. */
+struct oracle_l2_layout {
+	uint64_t cr3_32, cr3_64;           /* the page tables of a 32-bit and a 64-bit guest */
+	uint64_t mapped_top;               /* linear [0, mapped_top) is mapped 1:1, present,
+					      supervisor, writable, A and D already set ... */
+	uint64_t holes[2];                 /* ... but these pages, not present */
+	uint64_t data;                     /* a present page the templates use */
+	uint64_t start_rip;                /* the first template's first byte */
+	/* IDTs, all gates DPL 0 to a flat DPL-0 code segment whose handlers
+	 * are HLT: of 32-bit gates (both), of 16-bit gates (SVM), of 64-bit
+	 * gates (VMX); 0 where the fuzzer builds none. */
+	uint64_t idt32, idt16, idt64;
+	uint64_t handler32, handler16;     /* the 32-bit and 64-bit gates' handler; the 16-bit gates' */
+	const uint8_t *ram;                /* guest-physical RAM, for the permission maps or bitmaps */
+	uint64_t ram_size;
+};
+
+/* The reasons an oracle gave for not predicting, each counted (the reasons
+ * are string constants: told apart by address). */
+#define ORACLE_UNKNOWN_REASONS 64
+struct oracle_unknowns {
+	uint64_t total;
+	const char *why[ORACLE_UNKNOWN_REASONS];
+	uint64_t count[ORACLE_UNKNOWN_REASONS];
+};
+
+void oracle_unknowns_note(struct oracle_unknowns *u, const char *why);
+
+/* One line a reason: "prefix:   reason  count", the reason padded to width. */
+void oracle_unknowns_print(const struct oracle_unknowns *u, const char *prefix, int width);
+
+#endif
