@@ -61,82 +61,81 @@ uint64_t l2_pick_address(bool m64, uint8_t a, uint8_t off)
 	}
 }
 
-void l2_io_setup(struct assembler *as, struct l2_io *io, const uint16_t ports[8], uint8_t a, uint8_t b, uint8_t c)
+void l2_io_setup(struct assembler *as, struct l2_insn *in, struct l2_port_access k, const uint16_t ports[8],
+		 uint8_t a, uint8_t b, uint8_t c)
 {
-	io->port = a % 8 == 7 ? (uint32_t)(b | c << 8) : ports[a % 8];
-	io->size = (const uint8_t[]){ 1, 2, 4 }[b % 3];
-	io->port_dx = io->rep = io->addr_ovr = false;
-	io->seg = -1;
-	io->addr = 0;
-	if (io->string || !(c & 1) || io->port > 0xff) {
-		io->port_dx = true;
-		mov_imm32(as, 2, io->port);
+	in->imm = a % 8 == 7 ? (uint32_t)(b | c << 8) : ports[a % 8];
+	in->size = (const uint8_t[]){ 1, 2, 4 }[b % 3];
+	if (k.string || !(c & 1) || in->imm > 0xff) {
+		in->flags |= L2_PORT_DX;
+		mov_imm32(as, 2, in->imm);
 	}
-	if (io->string) {
-		io->rep = c & 2;
-		io->addr_ovr = c & 4;
+	if (k.string) {
+		if (c & 2)
+			in->flags |= L2_REP;
+		if (c & 4)
+			in->flags |= L2_ADDR_OVR;
 		/* 67h outside 64-bit mode: 16-bit addressing, DI/SI. */
-		bool a16 = !as->m64 && io->addr_ovr;
-		io->addr = a16 ? (DATA & 0xffff) : DATA;
-		mov_imm32(as, io->out ? 6 : 7, (uint32_t)io->addr);
+		bool a16 = !as->m64 && (in->flags & L2_ADDR_OVR);
+		in->value = a16 ? (DATA & 0xffff) : DATA;
+		mov_imm32(as, k.out ? 6 : 7, (uint32_t)in->value);
 		mov_imm32(as, 1, 1);
-		if (io->out && (c >> 3) % 7 < 6)
-			io->seg = (int8_t)((c >> 3) % 7);
+		if (k.out && (c >> 3) % 7 < 6)
+			in->seg = (int8_t)((c >> 3) % 7);
 	}
 }
 
-void l2_emit_io(struct assembler *as, const struct l2_io *io)
+void l2_emit_io(struct assembler *as, const struct l2_insn *in, struct l2_port_access k)
 {
-	if (io->string) {
-		if (io->seg >= 0)
-			emit1(as, seg_prefix[io->seg]);
-		if (io->addr_ovr)
+	if (k.string) {
+		if (in->seg >= 0)
+			emit1(as, seg_prefix[in->seg]);
+		if (in->flags & L2_ADDR_OVR)
 			emit1(as, 0x67);
-		if (io->size == 2)
+		if (in->size == 2)
 			emit1(as, 0x66);
-		if (io->rep)
+		if (in->flags & L2_REP)
 			emit1(as, 0xf3);
-		emit1(as, (uint8_t)((io->out ? 0x6e : 0x6c) + (io->size > 1)));
+		emit1(as, (uint8_t)((k.out ? 0x6e : 0x6c) + (in->size > 1)));
 		return;
 	}
-	if (io->size == 2)
+	if (in->size == 2)
 		emit1(as, 0x66);
-	emit1(as, (uint8_t)((io->port_dx ? 0xec : 0xe4) + (io->out ? 2 : 0) + (io->size > 1)));
-	if (!io->port_dx)
-		emit1(as, (uint8_t)io->port);
+	emit1(as, (uint8_t)((in->flags & L2_PORT_DX ? 0xec : 0xe4) + (k.out ? 2 : 0) + (in->size > 1)));
+	if (!(in->flags & L2_PORT_DX))
+		emit1(as, (uint8_t)in->imm);
 }
 
-struct l2_mem l2_mem_operand(bool m64, bool invlpg, uint8_t a, uint8_t b, uint8_t c)
+void l2_moffs_operand(struct l2_insn *in, bool m64, bool invlpg, uint8_t a, uint8_t b, uint8_t c)
 {
-	struct l2_mem mem = { .addr = l2_pick_address(m64, a, b), .seg = -1 };
+	in->value = l2_pick_address(m64, a, b);
 	if (c % 4 == 1)
-		mem.seg = 2;               /* SS */
+		in->seg = 2;               /* SS */
 	else if (c % 4 == 2)
-		mem.seg = 0;               /* ES */
-	if (invlpg && m64 && (mem.addr >> 31))
-		mem.addr = DATA;           /* disp32 only */
-	return mem;
+		in->seg = 0;               /* ES */
+	if (invlpg && m64 && (in->value >> 31))
+		in->value = DATA;          /* disp32 only */
 }
 
-void l2_emit_moffs(struct assembler *as, bool store, const struct l2_mem *mem)
+void l2_emit_moffs(struct assembler *as, bool store, const struct l2_insn *in)
 {
-	if (mem->seg >= 0)
-		emit1(as, seg_prefix[mem->seg]);
+	if (in->seg >= 0)
+		emit1(as, seg_prefix[in->seg]);
 	emit1(as, store ? 0xa3 : 0xa1);    /* mov [moffs], eax / mov eax, [moffs] */
-	emit32(as, (uint32_t)mem->addr);
+	emit32(as, (uint32_t)in->value);
 	if (as->m64)
-		emit32(as, (uint32_t)(mem->addr >> 32));
+		emit32(as, (uint32_t)(in->value >> 32));
 }
 
-void l2_emit_invlpg(struct assembler *as, const struct l2_mem *mem)
+void l2_emit_invlpg(struct assembler *as, const struct l2_insn *in)
 {
-	if (mem->seg >= 0)
-		emit1(as, seg_prefix[mem->seg]);
+	if (in->seg >= 0)
+		emit1(as, seg_prefix[in->seg]);
 	if (as->m64)
 		emit(as, (const uint8_t[]){ 0x0f, 0x01, 0x3c, 0x25 }, 4);   /* [disp32] via SIB */
 	else
 		emit(as, (const uint8_t[]){ 0x0f, 0x01, 0x3d }, 3);
-	emit32(as, (uint32_t)mem->addr);
+	emit32(as, (uint32_t)in->value);
 }
 
 void l2_emit_mov_crdr(struct assembler *as, bool cr, bool write, unsigned n, unsigned gpr)

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "fuzz/l2_assembler.h"
+#include "fuzz/oracle_common.h"
 
 /* Key instructions without operands: their bytes are all there is. */
 enum l2_plain {
@@ -34,34 +35,27 @@ void l2_emit_plain(struct assembler *as, enum l2_plain insn);
  * of 4000_0000h, non-canonical, beyond the mapping, the stack. */
 uint64_t l2_pick_address(bool m64, uint8_t a, uint8_t off);
 
-/* A port access: IN, OUT (imm8 or DX), INS, OUTS. */
-struct l2_io {
+/* A port access: IN or OUT (imm8 or DX), INS or OUTS. */
+struct l2_port_access {
 	bool string, out;
-	uint32_t port;
-	uint8_t size;                      /* 1, 2, 4 */
-	bool port_dx, rep, addr_ovr;
-	int8_t seg;                        /* OUTS's override (0-5), -1: none */
-	uint64_t addr;                     /* INS/OUTS: rDI/rSI as set */
 };
 
-/* Choose a port access from input bytes a, b, c (the port among ports[] or
- * any, the size, DX or imm8, REP, 67h, OUTS's segment) and emit its set-up
- * MOVs: DX, rDI or rSI, rCX = 1. */
-void l2_io_setup(struct assembler *as, struct l2_io *io, const uint16_t ports[8], uint8_t a, uint8_t b, uint8_t c);
+/* Choose a port access from input bytes a, b, c into in (the port among
+ * ports[] or any: imm; the size; DX or imm8, REP, 67h: flags; rDI/rSI:
+ * value; OUTS's segment override: seg) and emit its set-up MOVs: DX, rDI
+ * or rSI, rCX = 1. */
+void l2_io_setup(struct assembler *as, struct l2_insn *in, struct l2_port_access k, const uint16_t ports[8],
+		 uint8_t a, uint8_t b, uint8_t c);
 
-/* Emit the port access. */
-void l2_emit_io(struct assembler *as, const struct l2_io *io);
+/* Emit the port access in describes. */
+void l2_emit_io(struct assembler *as, const struct l2_insn *in, struct l2_port_access k);
 
 /* A moffs load or store (mov eax, [moffs] / mov [moffs], eax) or INVLPG
- * [disp32]: the address from a, b (l2_pick_address) and the segment
- * override from c (none, SS, ES). */
-struct l2_mem {
-	uint64_t addr;
-	int8_t seg;                        /* -1: none */
-};
-struct l2_mem l2_mem_operand(bool m64, bool invlpg, uint8_t a, uint8_t b, uint8_t c);
-void l2_emit_moffs(struct assembler *as, bool store, const struct l2_mem *mem);
-void l2_emit_invlpg(struct assembler *as, const struct l2_mem *mem);
+ * [disp32]: the address (in->value) from a, b (l2_pick_address), the
+ * segment override (in->seg) from c: none, SS, ES. */
+void l2_moffs_operand(struct l2_insn *in, bool m64, bool invlpg, uint8_t a, uint8_t b, uint8_t c);
+void l2_emit_moffs(struct assembler *as, bool store, const struct l2_insn *in);
+void l2_emit_invlpg(struct assembler *as, const struct l2_insn *in);
 
 /* MOV to or from CRn or DRn with a general register (0F 20-23). */
 void l2_emit_mov_crdr(struct assembler *as, bool cr, bool write, unsigned n, unsigned gpr);

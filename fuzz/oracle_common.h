@@ -30,6 +30,41 @@ struct oracle_l2_layout {
 	uint64_t ram_size;
 };
 
+/* A template as the fuzzer assembled it and the oracle reads it: a few
+ * set-up MOVs and one key instruction, whose start, length and operands the
+ * oracle is told (op: the vendor's template number, enum oracle_op or enum
+ * vo_op). */
+#define L2_REP        1u               /* F3 prefix */
+#define L2_ADDR_OVR   2u               /* 67 prefix */
+#define L2_PORT_DX    4u               /* IN/OUT port in DX, not imm8 */
+#define L2_MEM        8u               /* a ModRM memory operand (mem below; VMX templates) */
+
+/* A ModRM memory operand as assembled: [base + index * scale + disp]. */
+struct l2_modrm {
+	int8_t base, index;                /* GPR 0-15, -1: none */
+	bool rip_relative;                 /* [RIP + disp32] (64-bit mode; base and index -1) */
+	uint8_t scale;                     /* 0-3: 1, 2, 4, 8 */
+	int8_t seg;                        /* the effective segment register (0-5: ES CS SS DS FS GS) */
+	int32_t disp;                      /* as the instruction holds it, sign-extended */
+	uint8_t asize;                     /* address size in bytes: 2, 4, 8 */
+	uint64_t ea;                       /* the operand's effective address (offset in seg) */
+};
+
+struct l2_insn {
+	uint8_t op;                        /* the vendor's template number */
+	uint8_t size;                      /* operand size in bytes (I/O, loads, RDRAND) */
+	uint8_t flags;                     /* L2_* */
+	uint8_t reg;                       /* the GPR of MOV CR/DR, a reg operand, VMREAD/VMWRITE reg1 */
+	uint8_t reg2;                      /* VMREAD/VMWRITE's encoding register */
+	int8_t seg;                        /* segment override (0-5), -1: none */
+	uint32_t imm;                      /* port, MSR, vector, CR/DR number */
+	uint64_t value;                    /* value written (MOV to CR/DR, LMSW, WRMSR, XSETBV EDX:EAX,
+					      RETF16's ESP) or address (loads, string I/O) */
+	struct l2_modrm mem;               /* with L2_MEM */
+	uint64_t rip;                      /* the key instruction's rIP and length */
+	uint8_t len;
+};
+
 /* The reasons an oracle gave for not predicting, each counted (the reasons
  * are string constants: told apart by address). */
 #define ORACLE_UNKNOWN_REASONS 64

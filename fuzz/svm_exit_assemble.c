@@ -19,13 +19,12 @@ static const uint8_t plain[OP_COUNT] = {
 	[OP_VMSAVE] = L2_VMSAVE, [OP_STGI] = L2_STGI, [OP_CLGI] = L2_CLGI,
 };
 
-void svm_exit_assemble(struct assembler *as, struct oracle_insn *in, const struct vmcb *v, const uint8_t op[5],
+void svm_exit_assemble(struct assembler *as, struct l2_insn *in, const struct vmcb *v, const uint8_t op[5],
 		       uint8_t *iopm_bits, uint8_t *msrpm_bits)
 {
 	bool m64 = as->m64;
 	uint8_t a = op[1], b = op[2], c = op[3], d = op[4];
-	struct l2_io io = { 0 };
-	struct l2_mem mem = { 0 };
+	struct l2_port_access port = { .string = false };
 	memset(in, 0, sizeof(*in));
 	in->op = op[0] % OP_COUNT;
 	in->seg = -1;
@@ -42,14 +41,9 @@ void svm_exit_assemble(struct assembler *as, struct oracle_insn *in, const struc
 	case OP_INS:
 	case OP_OUTS: {
 		static const uint16_t ports[] = { 0x80, 0x70, 0x3f8, 0xcf8, 0xffff, 0xfffe, 0x60, 0 };
-		io.string = in->op == OP_INS || in->op == OP_OUTS;
-		io.out = in->op == OP_OUT || in->op == OP_OUTS;
-		l2_io_setup(as, &io, ports, a, b, c);
-		in->imm = io.port;
-		in->size = io.size;
-		in->flags = (io.port_dx ? OI_PORT_DX : 0) | (io.rep ? OI_REP : 0) | (io.addr_ovr ? OI_ADDR_OVR : 0);
-		in->value = io.addr;
-		in->seg = io.seg;
+		port = (struct l2_port_access){ .string = in->op == OP_INS || in->op == OP_OUTS,
+						 .out = in->op == OP_OUT || in->op == OP_OUTS };
+		l2_io_setup(as, in, port, ports, a, b, c);
 		/* The IOPM bits this access looks at: its first port, or its last. */
 		if (d & 1)
 			iopm_bits[in->imm / 8] |= (uint8_t)(1u << (in->imm % 8));
@@ -112,9 +106,7 @@ void svm_exit_assemble(struct assembler *as, struct oracle_insn *in, const struc
 	case OP_LOAD:
 	case OP_STORE:
 	case OP_INVLPG:
-		mem = l2_mem_operand(m64, in->op == OP_INVLPG, a, b, c);
-		in->value = mem.addr;
-		in->seg = mem.seg;
+		l2_moffs_operand(in, m64, in->op == OP_INVLPG, a, b, c);
 		break;
 	case OP_RETF16: {
 		uint32_t ss_base = (uint32_t)v->save.ss.base;
@@ -150,14 +142,14 @@ void svm_exit_assemble(struct assembler *as, struct oracle_insn *in, const struc
 
 	in->rip = L2_CODE + as->len;
 	switch (in->op) {
-	case OP_INVLPG: l2_emit_invlpg(as, &mem); break;
+	case OP_INVLPG: l2_emit_invlpg(as, in); break;
 	case OP_IN:
 	case OP_OUT:
 	case OP_INS:
-	case OP_OUTS: l2_emit_io(as, &io); break;
+	case OP_OUTS: l2_emit_io(as, in, port); break;
 	case OP_INTN: emit1(as, 0xcd); emit1(as, (uint8_t)in->imm); break;
 	case OP_LOAD:
-	case OP_STORE: l2_emit_moffs(as, in->op == OP_STORE, &mem); break;
+	case OP_STORE: l2_emit_moffs(as, in->op == OP_STORE, in); break;
 	case OP_SIDT:
 	case OP_SGDT:
 	case OP_LIDT:

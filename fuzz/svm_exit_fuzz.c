@@ -106,7 +106,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	svm_exit_decode(&e, data, size);
 	svm_exit_load(&m, &e);
 	uint8_t guest = e.guest;
-	const struct oracle_insn *insns = e.insns;
+	const struct l2_insn *insns = e.insns;
 	unsigned n = e.n_insns - 1;
 	struct oracle_input oin = svm_exit_oracle_input(&m, &e);
 	struct oracle_prediction pred;

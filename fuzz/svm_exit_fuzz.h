@@ -73,7 +73,7 @@ void svm_exit_mutate(struct vmcb *v, uint8_t op, uint8_t a, uint8_t b);
 
 /* Assemble one template from its 5 input bytes (op, 4 operands) at the end of
  * as; describe it in *in for the oracle and set the IOPM/MSRPM bits it looks at. */
-void svm_exit_assemble(struct assembler *as, struct oracle_insn *in, const struct vmcb *v, const uint8_t op[5],
+void svm_exit_assemble(struct assembler *as, struct l2_insn *in, const struct vmcb *v, const uint8_t op[5],
 		       uint8_t *iopm_bits, uint8_t *msrpm_bits);
 
 /* ---- an input as the state image VMRUN finds (svm_exit_input.c) ---- */
@@ -82,7 +82,7 @@ struct svm_exit_exec {
 	uint8_t guest;                     /* the input's first byte (bit 0: 64-bit) */
 	struct vmcb vmcb;                  /* at VMCB_PA */
 	struct assembler as;               /* the L2 code, at L2_CODE */
-	struct oracle_insn insns[MAX_TEMPLATES + 1];   /* the templates, then the final HLT */
+	struct l2_insn insns[MAX_TEMPLATES + 1];   /* the templates, then the final HLT */
 	unsigned n_insns;
 	uint8_t iopm_bits[SVM_IOPM_SIZE], msrpm_bits[SVM_MSRPM_SIZE];   /* the map bytes the templates set */
 };

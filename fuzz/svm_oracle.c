@@ -94,7 +94,7 @@ static bool msr_intercepted(const struct sim *s, uint32_t msr, bool write, bool 
 }
 
 /* Set-up MOVs of a template: what they leave in RAX and RSP. */
-static void setup_effects(struct sim *s, const struct oracle_insn *i)
+static void setup_effects(struct sim *s, const struct l2_insn *i)
 {
 	switch (i->op) {
 	case OP_WRMSR:
@@ -150,7 +150,7 @@ static bool cr_value_faults(const struct sim *s, unsigned n, uint64_t val)
 }
 
 /* One template. */
-bool sim_step(struct sim *s, const struct oracle_insn *i)
+bool sim_step(struct sim *s, const struct l2_insn *i)
 {
 	struct fault f = { .vector = -1 };
 	bool icpt, known, in_range;
@@ -260,12 +260,12 @@ bool sim_step(struct sim *s, const struct oracle_insn *i)
 			return unknown(s, "IOPM outside RAM");
 		hit(R_IOIO, icpt);
 		if (icpt) {
-			insn_exit(s, i, X_IOIO, R_IOIO_INFO, (in ? 1 : 0) | (str ? 2 : 0) | (i->flags & OI_REP ? 4 : 0) |
+			insn_exit(s, i, X_IOIO, R_IOIO_INFO, (in ? 1 : 0) | (str ? 2 : 0) | (i->flags & L2_REP ? 4 : 0) |
 						       (i->size == 1 ? 0 : i->size == 2 ? 8 : 16));
 			/* APM2 15.10.2: the EXITINFO1 layout. */
-			unsigned asize = s->m64 ? (i->flags & OI_ADDR_OVR ? 4 : 8) : (i->flags & OI_ADDR_OVR ? 2 : 4);
+			unsigned asize = s->m64 ? (i->flags & L2_ADDR_OVR ? 4 : 8) : (i->flags & L2_ADDR_OVR ? 2 : 4);
 			uint64_t info = ((uint64_t)(i->imm & 0xffff) << 16) | (in ? 1 : 0) | (str ? 4 : 0) |
-					(i->flags & OI_REP ? 8 : 0) |
+					(i->flags & L2_REP ? 8 : 0) |
 					(i->size == 1 ? 0x10 : i->size == 2 ? 0x20 : 0x40) |
 					(asize == 2 ? 0x80 : asize == 4 ? 0x100 : 0x200);
 			/* SEG: the effective segment of OUTS (DS or the override);

@@ -46,28 +46,11 @@ enum oracle_op {
 	OP_COUNT,
 };
 
-#define OI_REP        1u               /* F3 prefix */
-#define OI_ADDR_OVR   2u               /* 67 prefix */
-#define OI_PORT_DX    4u               /* IN/OUT port in DX, not imm8 */
-
-struct oracle_insn {
-	uint8_t op;                        /* enum oracle_op */
-	uint8_t size;                      /* operand size in bytes (I/O, loads) */
-	uint8_t flags;                     /* OI_* */
-	uint8_t reg;                       /* CR/DR number, GPR of MOV CR/DR (0-15) */
-	int8_t seg;                        /* segment override (0-5), -1: none */
-	uint32_t imm;                      /* port, MSR, vector */
-	uint64_t value;                    /* value written (MOV to CR/DR, WRMSR, XSETBV
-					      EDX:EAX, RETF16's ESP) or address (loads) */
-	uint64_t rip;                      /* the key instruction's rIP and length */
-	uint8_t len;
-};
-
 struct oracle_input {
 	const struct oracle_cpu *cpu;
 	const struct oracle_l2_layout *layout;
 	const struct vmcb *vmcb;           /* as VMRUN finds it */
-	const struct oracle_insn *insns;
+	const struct l2_insn *insns;
 	unsigned n_insns;
 };
 

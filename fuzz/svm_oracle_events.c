@@ -39,7 +39,7 @@ struct fault sim_data_access(const struct sim *s, int seg, uint64_t off, unsigne
 	return f;
 }
 
-bool sim_exception(struct sim *s, const struct oracle_insn *insn, const struct fault *f, uint64_t in_flight)
+bool sim_exception(struct sim *s, const struct l2_insn *insn, const struct fault *f, uint64_t in_flight)
 {
 	unsigned v = (unsigned)f->vector;
 	bool icpt = intercepted(s, I_EXCP + v);
@@ -100,7 +100,7 @@ bool sim_exception(struct sim *s, const struct oracle_insn *insn, const struct f
  * whose handler is HLT), deliver at the same privilege (APM2 8.7.3): push
  * (E)FLAGS, CS, (E)IP and the error code at SS:ESP, each 4 or 2 bytes as the
  * gate's size, clear TF, NT, RF, VM and IF, and run the handler's HLT. */
-static bool push_frame(struct sim *s, const struct oracle_insn *insn, uint64_t word)
+static bool push_frame(struct sim *s, const struct l2_insn *insn, uint64_t word)
 {
 	const struct oracle_l2_layout *l = s->l;
 	uint64_t base = s->v->idtr.base;
@@ -132,11 +132,11 @@ static bool push_frame(struct sim *s, const struct oracle_insn *insn, uint64_t w
 	s->rsp = (s->rsp & ~0xffffffffull) | (uint32_t)(esp - w * n);
 	/* APM2 8.7.3: interrupt gates clear IF; TF, NT, RF and VM go too. */
 	s->rflags &= ~((1ull << 8) | (1ull << 9) | (1ull << 14) | (1ull << 16) | (1ull << 17));
-	struct oracle_insn hlt = { .op = OP_HLT, .seg = -1, .rip = gate16 ? l->handler16 : l->handler32, .len = 1 };
+	struct l2_insn hlt = { .op = OP_HLT, .seg = -1, .rip = gate16 ? l->handler16 : l->handler32, .len = 1 };
 	return sim_step(s, &hlt);
 }
 
-bool sim_deliver(struct sim *s, const struct oracle_insn *insn, unsigned vector, uint64_t word, unsigned ext)
+bool sim_deliver(struct sim *s, const struct l2_insn *insn, unsigned vector, uint64_t word, unsigned ext)
 {
 	unsigned gate = s->m64 ? 16 : 8;
 	uint64_t limit = s->v->idtr.limit;

@@ -135,7 +135,7 @@ static inline bool unknown(struct sim *s, const char *why)
 }
 
 /* An exit at the instruction insn (or before the first one, insn NULL). */
-static inline bool exit_with(struct sim *s, const struct oracle_insn *insn, uint64_t code, int rule, unsigned shape)
+static inline bool exit_with(struct sim *s, const struct l2_insn *insn, uint64_t code, int rule, unsigned shape)
 {
 	struct oracle_prediction *p = s->p;
 	p->outcome = OUT_EXIT;
@@ -152,7 +152,7 @@ static inline bool exit_with(struct sim *s, const struct oracle_insn *insn, uint
 }
 
 /* An instruction intercept. APM2 15.7.1: nRIP = the next sequential rIP. */
-static inline bool insn_exit(struct sim *s, const struct oracle_insn *insn, uint64_t code, int rule, unsigned shape)
+static inline bool insn_exit(struct sim *s, const struct l2_insn *insn, uint64_t code, int rule, unsigned shape)
 {
 	exit_with(s, insn, code, rule, shape);
 	s->p->nrip = insn->rip + insn->len;
@@ -181,16 +181,16 @@ struct fault sim_data_access(const struct sim *s, int seg, uint64_t off, unsigne
 
 /* Exception vector raised by insn (fault: rIP of insn), with in_flight the
  * EXITINTINFO word of the event being delivered (0: none). */
-bool sim_exception(struct sim *s, const struct oracle_insn *insn, const struct fault *f, uint64_t in_flight);
+bool sim_exception(struct sim *s, const struct l2_insn *insn, const struct fault *f, uint64_t in_flight);
 
 /* Deliver vector through the guest IDT (APM2 8.4: 8-byte gates outside
  * 64-bit mode, 16-byte gates in it); the oracle models the faults of the
  * gate read and stops when the gate is read. word: the EXITINTINFO of the
  * event; ext: EXT of an IDT error code. */
-bool sim_deliver(struct sim *s, const struct oracle_insn *insn, unsigned vector, uint64_t word, unsigned ext);
+bool sim_deliver(struct sim *s, const struct l2_insn *insn, unsigned vector, uint64_t word, unsigned ext);
 
 /* One template (svm_oracle.c). */
-bool sim_step(struct sim *s, const struct oracle_insn *i);
+bool sim_step(struct sim *s, const struct l2_insn *i);
 
 /* APM2 3.1.3: the CR4 bits this processor's CPUID gives (svm_oracle_checks.c). */
 uint64_t oracle_cr4_valid(const struct oracle_cpu *cpu);

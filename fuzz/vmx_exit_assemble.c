@@ -14,13 +14,13 @@
 struct operand {
 	bool mem;
 	unsigned rm;                       /* register operand */
-	struct vo_mem m;
+	struct l2_modrm m;
 	int seg_override;                  /* -1: none */
 };
 
 /* Choose a memory operand from c and d and emit the MOVs that make its
  * effective address DATA + a little; describe it in in->mem. */
-static void choose_mem(struct assembler *as, struct vo_insn *in, struct operand *o, uint8_t c, uint8_t d)
+static void choose_mem(struct assembler *as, struct l2_insn *in, struct operand *o, uint8_t c, uint8_t d)
 {
 	bool m64 = as->m64;
 	static const int8_t bases[8] = { 3, 6, 7, 5, 1, 2, -1, 0 };
@@ -52,17 +52,17 @@ static void choose_mem(struct assembler *as, struct vo_insn *in, struct operand 
 		o->seg_override = m64 ? 4 + (int)(pick & 1) : (int)(pick - 2) % 6;
 	int seg = o->seg_override >= 0 ? o->seg_override : (base == 5 || base == 4) ? 2 : 3;
 	o->mem = true;
-	o->m = (struct vo_mem){ .base = (int8_t)base, .index = (int8_t)index, .scale = (uint8_t)scale,
+	o->m = (struct l2_modrm){ .base = (int8_t)base, .index = (int8_t)index, .scale = (uint8_t)scale,
 				.seg = (int8_t)seg, .disp = disp, .asize = m64 ? 8 : 4, .ea = ea,
 				.rip_relative = rip_relative };
-	in->flags |= VI_MEM;
+	in->flags |= L2_MEM;
 	in->mem = o->m;
 }
 
 /* Emit the key instruction: [segment override] prefixes [REX] opcode ModRM
  * [SIB] [disp]; record its RIP and length in *in. reg: the ModRM reg field
  * (a register number or an opcode extension). */
-static void emit_insn(struct assembler *as, struct vo_insn *in, const uint8_t *pfx, unsigned npfx, bool rex_w,
+static void emit_insn(struct assembler *as, struct l2_insn *in, const uint8_t *pfx, unsigned npfx, bool rex_w,
 		      const uint8_t *opc, unsigned nopc, unsigned reg, const struct operand *o)
 {
 	in->rip = L2_CODE + as->len;
@@ -119,14 +119,13 @@ static const uint8_t plain[VO_COUNT] = {
 	[VO_XSETBV] = L2_XSETBV, [VO_MONITOR] = L2_MONITOR, [VO_MWAIT] = L2_MWAIT,
 };
 
-void vmx_exit_assemble(struct assembler *as, struct vo_insn *in, const uint64_t *v, const uint8_t op[5],
+void vmx_exit_assemble(struct assembler *as, struct l2_insn *in, const uint64_t *v, const uint8_t op[5],
 		       uint8_t *io_bits, uint8_t *msr_bits)
 {
 	bool m64 = as->m64;
 	uint8_t a = op[1], b = op[2], c = op[3], d = op[4];
 	struct operand o = { 0 };
-	struct l2_io io = { 0 };
-	struct l2_mem mem = { 0 };
+	struct l2_port_access port = { .string = false };
 	memset(in, 0, sizeof(*in));
 	in->op = op[0] % VO_COUNT;
 	in->seg = -1;
@@ -138,14 +137,9 @@ void vmx_exit_assemble(struct assembler *as, struct vo_insn *in, const uint64_t 
 	case VO_INS:
 	case VO_OUTS: {
 		static const uint16_t ports[] = { 0x80, 0x70, 0x3f8, 0xcf8, 0xffff, 0x7fff, 0x8000, 0 };
-		io.string = in->op == VO_INS || in->op == VO_OUTS;
-		io.out = in->op == VO_OUT || in->op == VO_OUTS;
-		l2_io_setup(as, &io, ports, a, b, c);
-		in->imm = io.port;
-		in->size = io.size;
-		in->flags = (io.port_dx ? VI_PORT_DX : 0) | (io.rep ? VI_REP : 0) | (io.addr_ovr ? VI_ADDR_OVR : 0);
-		in->value = io.addr;
-		in->seg = io.seg;
+		port = (struct l2_port_access){ .string = in->op == VO_INS || in->op == VO_OUTS,
+						 .out = in->op == VO_OUT || in->op == VO_OUTS };
+		l2_io_setup(as, in, port, ports, a, b, c);
 		/* The bitmap bits this access looks at: its first port, or its last. */
 		if (d & 1)
 			io_bits[in->imm / 8] |= (uint8_t)(1u << (in->imm % 8));
@@ -155,7 +149,7 @@ void vmx_exit_assemble(struct assembler *as, struct vo_insn *in, const uint64_t 
 				io_bits[last / 8] |= (uint8_t)(1u << (last % 8));
 		}
 		in->rip = L2_CODE + as->len;
-		l2_emit_io(as, &io);
+		l2_emit_io(as, in, port);
 		in->len = (uint8_t)(L2_CODE + as->len - in->rip);
 		return;
 	}
@@ -220,9 +214,7 @@ void vmx_exit_assemble(struct assembler *as, struct vo_insn *in, const uint64_t 
 	case VO_LOAD:
 	case VO_STORE:
 	case VO_INVLPG:
-		mem = l2_mem_operand(m64, in->op == VO_INVLPG, a, b, c);
-		in->value = mem.addr;
-		in->seg = mem.seg;
+		l2_moffs_operand(in, m64, in->op == VO_INVLPG, a, b, c);
 		break;
 	case VO_SETSP: {
 		uint32_t ss_base = (uint32_t)v[VMCS_ROW_GUEST_SS_BASE];
@@ -297,7 +289,7 @@ void vmx_exit_assemble(struct assembler *as, struct vo_insn *in, const uint64_t 
 		/* The encoding register: not one the operand uses. */
 		for (unsigned k = 0;; k++) {
 			in->reg2 = (uint8_t)pick_gpr(m64, (uint8_t)(b + k));
-			bool used = (in->flags & VI_MEM) &&
+			bool used = (in->flags & L2_MEM) &&
 				    (in->reg2 == (unsigned)in->mem.base || in->reg2 == (unsigned)in->mem.index);
 			if (!used)
 				break;
@@ -323,10 +315,10 @@ void vmx_exit_assemble(struct assembler *as, struct vo_insn *in, const uint64_t 
 
 	in->rip = L2_CODE + as->len;
 	switch (in->op) {
-	case VO_INVLPG: l2_emit_invlpg(as, &mem); break;
+	case VO_INVLPG: l2_emit_invlpg(as, in); break;
 	case VO_INTN: emit1(as, 0xcd); emit1(as, (uint8_t)in->imm); break;
 	case VO_LOAD:
-	case VO_STORE: l2_emit_moffs(as, in->op == VO_STORE, &mem); break;
+	case VO_STORE: l2_emit_moffs(as, in->op == VO_STORE, in); break;
 	default:
 		if (plain[in->op] == L2_NONE)
 			in->op = VO_NOP;

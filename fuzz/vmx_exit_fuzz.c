@@ -131,7 +131,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	static struct assembler as;
-	static struct vo_insn insns[MAX_TEMPLATES + 1];
+	static struct l2_insn insns[MAX_TEMPLATES + 1];
 	static uint8_t io_bits[0x2000], msr_bits[0x1000];
 	memset(io_bits, 0, sizeof(io_bits));
 	memset(msr_bits, 0, sizeof(msr_bits));
@@ -144,7 +144,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			op[j] = byte(&r);
 		vmx_exit_assemble(&as, &insns[k], v, op, io_bits, msr_bits);
 	}
-	insns[n] = (struct vo_insn){ .op = VO_HLT, .seg = -1, .rip = L2_CODE + as.len, .len = 1 };
+	insns[n] = (struct l2_insn){ .op = VO_HLT, .seg = -1, .rip = L2_CODE + as.len, .len = 1 };
 	emit1(&as, 0xf4);
 
 	snapshot_write(&m.snap, L2_CODE, as.buf, as.len);

@@ -98,7 +98,7 @@ void vmx_exit_controls(const struct machine *m, uint64_t *v, uint32_t bits, uint
 /* Assemble one template from its 5 input bytes at the end of as; describe it
  * in *in for the oracle and set the I/O- and MSR-bitmap bits it looks at
  * (io: 8 KiB, bitmap A then B; msr: 4 KiB). */
-void vmx_exit_assemble(struct assembler *as, struct vo_insn *in, const uint64_t *v, const uint8_t op[5],
+void vmx_exit_assemble(struct assembler *as, struct l2_insn *in, const uint64_t *v, const uint8_t op[5],
 		       uint8_t *io_bits, uint8_t *msr_bits);
 
 #endif

@@ -56,41 +56,11 @@ enum vo_op {
 	VO_COUNT,
 };
 
-#define VI_REP        1u               /* F3 prefix */
-#define VI_ADDR_OVR   2u               /* 67 prefix */
-#define VI_PORT_DX    4u               /* IN/OUT port in DX, not imm8 */
-#define VI_MEM        8u               /* a ModRM memory operand (mem below) */
-
-/* A ModRM memory operand as assembled: [base + index * scale + disp]. */
-struct vo_mem {
-	int8_t base, index;                /* GPR 0-15, -1: none */
-	bool rip_relative;                 /* [RIP + disp32] (64-bit mode; base and index -1) */
-	uint8_t scale;                     /* 0-3: 1, 2, 4, 8 */
-	int8_t seg;                        /* the effective segment register (0-5: ES CS SS DS FS GS) */
-	int32_t disp;                      /* as the instruction holds it, sign-extended */
-	uint8_t asize;                     /* address size in bytes: 2, 4, 8 */
-	uint64_t ea;                       /* the operand's effective address (offset in seg) */
-};
-
-struct vo_insn {
-	uint8_t op;                        /* enum vo_op */
-	uint8_t size;                      /* operand size in bytes (I/O, loads, RDRAND) */
-	uint8_t flags;                     /* VI_* */
-	uint8_t reg;                       /* CR/DR number's GPR, reg operand, VMREAD/VMWRITE reg1 */
-	uint8_t reg2;                      /* VMREAD/VMWRITE's encoding register */
-	int8_t seg;                        /* segment override (0-5), -1: none */
-	uint32_t imm;                      /* port, MSR, vector, CR/DR number */
-	uint64_t value;                    /* value written (MOV to CR/DR, LMSW, WRMSR, XSETBV), or address */
-	struct vo_mem mem;                 /* with VI_MEM */
-	uint64_t rip;                      /* the key instruction's RIP and length */
-	uint8_t len;
-};
-
 struct vo_input {
 	const struct vo_cpu *cpu;
 	const struct oracle_l2_layout *layout;
 	const uint64_t *vmcs;              /* the current VMCS's fields by enum vmcs_row, as VMLAUNCH finds them */
-	const struct vo_insn *insns;
+	const struct l2_insn *insns;
 	unsigned n_insns;
 };
 

@@ -79,7 +79,7 @@ static bool contributory(unsigned v)
 	return v == 0 || (v >= 10 && v <= 13);
 }
 
-bool sim_exception(struct sim *s, const struct vo_insn *insn, const struct fault *f, uint32_t in_flight,
+bool sim_exception(struct sim *s, const struct l2_insn *insn, const struct fault *f, uint32_t in_flight,
 		   uint32_t in_error)
 {
 	unsigned v = (unsigned)f->vector;
@@ -158,7 +158,7 @@ bool sim_exception(struct sim *s, const struct vo_insn *insn, const struct fault
  * down to 16 bytes and push SS, RSP, RFLAGS, CS, RIP and the error code, 8
  * bytes each. Then clear TF, NT, RF, VM and IF (an interrupt gate) and run
  * the HLT. */
-static bool push_frame(struct sim *s, const struct vo_insn *insn, uint32_t word, uint32_t error)
+static bool push_frame(struct sim *s, const struct l2_insn *insn, uint32_t word, uint32_t error)
 {
 	const struct oracle_l2_layout *l = s->l;
 	if (F(s, GUEST_IDTR_BASE) != (s->m64 ? l->idt64 : l->idt32))
@@ -188,11 +188,11 @@ static bool push_frame(struct sim *s, const struct vo_insn *insn, uint32_t word,
 	else
 		s->rsp = (s->rsp & ~0xffffffffull) | (uint32_t)(top - 4u * n);
 	s->rflags &= ~((1ull << 8) | (1ull << 9) | (1ull << 14) | (1ull << 16) | (1ull << 17));
-	struct vo_insn hlt = { .op = VO_HLT, .seg = -1, .rip = l->handler32, .len = 1 };
+	struct l2_insn hlt = { .op = VO_HLT, .seg = -1, .rip = l->handler32, .len = 1 };
 	return sim_step(s, &hlt);
 }
 
-bool sim_deliver(struct sim *s, const struct vo_insn *insn, unsigned vector, uint32_t word, uint32_t error,
+bool sim_deliver(struct sim *s, const struct l2_insn *insn, unsigned vector, uint32_t word, uint32_t error,
 		 unsigned ext)
 {
 	unsigned gate = s->m64 ? 16 : 8;

@@ -150,7 +150,7 @@ static inline bool unknown(struct sim *s, const char *why)
 }
 
 /* A VM exit at insn (or before the first one, insn NULL). */
-static inline bool exit_with(struct sim *s, const struct vo_insn *insn, uint32_t reason, int rule, unsigned shape)
+static inline bool exit_with(struct sim *s, const struct l2_insn *insn, uint32_t reason, int rule, unsigned shape)
 {
 	struct vo_prediction *p = s->p;
 	p->outcome = VO_OUT_EXIT;
@@ -169,7 +169,7 @@ static inline bool exit_with(struct sim *s, const struct vo_insn *insn, uint32_t
 
 /* An exit due to an instruction: SDM Vol.3 27.2.5 (instruction length
  * defined), 27.3.3 (the saved RIP is the instruction's). */
-static inline bool insn_exit(struct sim *s, const struct vo_insn *insn, uint32_t reason, int rule, unsigned shape)
+static inline bool insn_exit(struct sim *s, const struct l2_insn *insn, uint32_t reason, int rule, unsigned shape)
 {
 	exit_with(s, insn, reason, rule, shape);
 	s->p->len = insn->len;
@@ -198,15 +198,15 @@ struct fault sim_data_access(const struct sim *s, int seg, uint64_t off, unsigne
 /* Exception f raised by insn (a fault: RIP of insn); in_flight: the
  * IDT-vectoring word of the event being delivered (0: none), in_error its
  * error code, in_len the length of a software event's instruction. */
-bool sim_exception(struct sim *s, const struct vo_insn *insn, const struct fault *f, uint32_t in_flight,
+bool sim_exception(struct sim *s, const struct l2_insn *insn, const struct fault *f, uint32_t in_flight,
 		   uint32_t in_error);
 
 /* Deliver vector through the guest IDT: word is its interruption information
  * (type, error valid), error its code; ext the EXT bit of a nested error code. */
-bool sim_deliver(struct sim *s, const struct vo_insn *insn, unsigned vector, uint32_t word, uint32_t error,
+bool sim_deliver(struct sim *s, const struct l2_insn *insn, unsigned vector, uint32_t word, uint32_t error,
 		 unsigned ext);
 
-bool sim_step(struct sim *s, const struct vo_insn *i);
+bool sim_step(struct sim *s, const struct l2_insn *i);
 
 /* SDM Vol.3 26.2, 26.3.1: the failing checks (bits by enum vo_check) and
  * those the oracle cannot decide. */
