@@ -9,9 +9,19 @@
 #include <string.h>
 
 #include "devices/bus.h"
+#include "emu/cpu_model.h"
 #include "emu/exit_report.h"
 #include "emu/trace.h"
 #include "fuzz/l2_assembler.h"
+
+void exit_machine_init_cpu(struct physmem *pm, struct iobus *io, struct cpu *cpu, const char *model)
+{
+	const struct cpu_model *cm = cpu_model_find(model);
+	if (!cm || !physmem_init(pm, RAM_SIZE))
+		abort();
+	iobus_init(io);
+	cpu_init(cpu, cm, pm, io);
+}
 
 uint64_t exit_descriptor(uint32_t base, uint32_t limit, unsigned access, unsigned flags)
 {

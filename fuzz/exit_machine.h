@@ -41,6 +41,10 @@
 #define INSN_LIMIT 4096
 #define MAX_TEMPLATES 64
 
+/* RAM_SIZE of RAM, an empty I/O bus and a CPU of the named model (emu's
+ * cpu_model.c) on them; aborts if either cannot be had. */
+void exit_machine_init_cpu(struct physmem *pm, struct iobus *io, struct cpu *cpu, const char *model);
+
 /* A GDT entry (SDM Vol.3 3.4.5, APM2 4.7): access byte and the flags nibble
  * (G, D/B, L, AVL) as the descriptor holds them. */
 uint64_t exit_descriptor(uint32_t base, uint32_t limit, unsigned access, unsigned flags);

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "devices/bus.h"
-#include "emu/cpu_model.h"
 #include "emu/quirks.h"
 #include "svm/model.h"             /* sizeof(struct svm), for the snapshot only */
 #include "svm/svm.h"
@@ -35,11 +34,7 @@ static void build_memory(struct physmem *pm)
 
 void svm_exit_machine_init(struct machine *m)
 {
-	const struct cpu_model *epyc = cpu_model_find("epyc-lite");
-	if (!epyc || !physmem_init(&m->pm, RAM_SIZE))
-		abort();
-	iobus_init(&m->io);
-	cpu_init(&m->cpu, epyc, &m->pm, &m->io);
+	exit_machine_init_cpu(&m->pm, &m->io, &m->cpu, "epyc-lite");
 	const char *q = getenv("HVEMU_FUZZ_QUIRK");
 	if (q && *q) {
 		const struct quirk_info *qi = quirk_find(q);

@@ -91,11 +91,7 @@ static void write_host_state(struct machine *m)
 
 void vmx_exit_machine_init(struct machine *m)
 {
-	const struct cpu_model *model = cpu_model_find("skylake-lite");
-	if (!model || !physmem_init(&m->pm, RAM_SIZE))
-		abort();
-	iobus_init(&m->io);
-	cpu_init(&m->cpu, model, &m->pm, &m->io);
+	exit_machine_init_cpu(&m->pm, &m->io, &m->cpu, "skylake-lite");
 	m->vmx = vmx_create(&m->cpu, 0);
 	if (!m->vmx)
 		abort();
