@@ -23,6 +23,19 @@ void exit_machine_init_cpu(struct physmem *pm, struct iobus *io, struct cpu *cpu
 	cpu_init(cpu, cm, pm, io);
 }
 
+void exit_machine_read_cpuid(struct cpu *cpu, struct oracle_cpuid *id)
+{
+	uint32_t r[4];
+	cpu_cpuid(cpu, 1, 0, r);
+	id->cpuid1_ecx = r[2], id->cpuid1_edx = r[3];
+	cpu_cpuid(cpu, 7, 0, r);
+	id->cpuid7_ebx = r[1], id->cpuid7_ecx = r[2];
+	cpu_cpuid(cpu, 0x80000001, 0, r);
+	id->cpuid81_ecx = r[2], id->cpuid81_edx = r[3];
+	cpu_cpuid(cpu, 0x80000008, 0, r);
+	id->maxphyaddr = r[0] & 0xff;
+}
+
 uint64_t exit_descriptor(uint32_t base, uint32_t limit, unsigned access, unsigned flags)
 {
 	return (limit & 0xffffull) | ((uint64_t)(base & 0xffffff) << 16) | ((uint64_t)access << 40) |

@@ -13,6 +13,7 @@
 
 #include "emu/cpu.h"
 #include "devices/bus.h"
+#include "fuzz/oracle_common.h"
 
 /* Guest-physical layout (2 MiB). The L1's pieces both vendors place alike: */
 #define RAM_SIZE (2u << 20)
@@ -44,6 +45,9 @@
 /* RAM_SIZE of RAM, an empty I/O bus and a CPU of the named model (emu's
  * cpu_model.c) on them; aborts if either cannot be had. */
 void exit_machine_init_cpu(struct physmem *pm, struct iobus *io, struct cpu *cpu, const char *model);
+
+/* What the oracles know of the processor: its CPUID as the L1 sees it now. */
+void exit_machine_read_cpuid(struct cpu *cpu, struct oracle_cpuid *id);
 
 /* A GDT entry (SDM Vol.3 3.4.5, APM2 4.7): access byte and the flags nibble
  * (G, D/B, L, AVL) as the descriptor holds them. */

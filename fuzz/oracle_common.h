@@ -12,6 +12,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* What both oracles read of the processor's CPUID (APM3 Appendix E, SDM
+ * Vol.2 CPUID): the feature leaves and MAXPHYADDR. */
+struct oracle_cpuid {
+	uint32_t cpuid1_ecx, cpuid1_edx;   /* leaf 1 */
+	uint32_t cpuid7_ebx, cpuid7_ecx;   /* leaf 7, subleaf 0 */
+	uint32_t cpuid81_ecx, cpuid81_edx; /* leaf 8000_0001h */
+	unsigned maxphyaddr;               /* leaf 8000_0008h EAX[7:0] */
+};
+
 /* The L2 world the fuzzer builds (fuzz/exit_machine.h); the oracles predict
  * only inside it. */
 struct oracle_l2_layout {

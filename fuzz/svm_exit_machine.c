@@ -71,15 +71,8 @@ void svm_exit_machine_init(struct machine *m)
 	exit_machine_watch_ram(&m->pm, cpu);
 
 	/* What the oracle knows of the processor: its CPUID. */
+	exit_machine_read_cpuid(cpu, &m->ocpu.id);
 	uint32_t r[4];
-	cpu_cpuid(cpu, 1, 0, r);
-	m->ocpu.cpuid1_ecx = r[2], m->ocpu.cpuid1_edx = r[3];
-	cpu_cpuid(cpu, 7, 0, r);
-	m->ocpu.cpuid7_ebx = r[1], m->ocpu.cpuid7_ecx = r[2];
-	cpu_cpuid(cpu, 0x80000001, 0, r);
-	m->ocpu.cpuid81_ecx = r[2], m->ocpu.cpuid81_edx = r[3];
-	cpu_cpuid(cpu, 0x80000008, 0, r);
-	m->ocpu.maxphyaddr = r[0] & 0xff;
 	cpu_cpuid(cpu, 0x8000000a, 0, r);
 	m->ocpu.svm_edx = r[3];
 	m->layout = (struct oracle_l2_layout){

@@ -139,7 +139,7 @@ static bool cr_value_faults(const struct sim *s, unsigned n, uint64_t val)
 		return (val >> 32) || ((val & CR0_PG) && !(val & CR0_PE)) || ((val & CR0_NW) && !(val & CR0_CD)) ||
 		       (s->m64 && !(val & CR0_PG));
 	case 3:
-		return s->m64 && (val >> s->in->cpu->maxphyaddr);
+		return s->m64 && (val >> s->in->cpu->id.maxphyaddr);
 	case 4:
 		return (val & ~oracle_cr4_valid(s->in->cpu)) || (s->m64 && !(val & CR4_PAE));
 	case 8:
@@ -172,7 +172,7 @@ bool sim_step(struct sim *s, const struct l2_insn *i)
 		s->rax_known = false;
 		return s->done;
 	case OP_RDTSCP:
-		if (!(s->in->cpu->cpuid81_edx & (1u << 27)))
+		if (!(s->in->cpu->id.cpuid81_edx & (1u << 27)))
 			return unknown(s, "RDTSCP not reported");
 		hit(R_RDTSCP, icpt = intercepted(s, I_RDTSCP));
 		if (icpt)
@@ -470,8 +470,8 @@ bool sim_step(struct sim *s, const struct l2_insn *i)
 		return unknown(s, "XSETBV not intercepted");
 	case OP_MONITOR:
 	case OP_MWAIT:
-		hit(R_MONITOR_UD, !(s->in->cpu->cpuid1_ecx & (1u << 3)));
-		if (!(s->in->cpu->cpuid1_ecx & (1u << 3))) {
+		hit(R_MONITOR_UD, !(s->in->cpu->id.cpuid1_ecx & (1u << 3)));
+		if (!(s->in->cpu->id.cpuid1_ecx & (1u << 3))) {
 			f = (struct fault){ .vector = V_UD };
 			sim_exception(s, i, &f, 0);
 			if (s->p->outcome == OUT_EXIT)

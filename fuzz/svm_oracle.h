@@ -19,11 +19,8 @@
 
 /* The processor as a VMM learns it from CPUID. */
 struct oracle_cpu {
-	uint32_t cpuid1_ecx, cpuid1_edx;   /* Fn0000_0001 */
-	uint32_t cpuid7_ebx, cpuid7_ecx;   /* Fn0000_0007_x0 */
-	uint32_t cpuid81_ecx, cpuid81_edx; /* Fn8000_0001 */
+	struct oracle_cpuid id;            /* Fn0000_0001, Fn0000_0007_x0, Fn8000_0001, Fn8000_0008 */
 	uint32_t svm_edx;                  /* Fn8000_000A_EDX */
-	unsigned maxphyaddr;               /* Fn8000_0008_EAX[7:0] */
 };
 
 /* The L2 instruction templates. Each is a few set-up MOVs and one key

@@ -155,15 +155,7 @@ void vmx_exit_machine_init(struct machine *m)
 		.cr4_fixed0 = cap(cpu, MSR_VMX_CR4_FIXED0), .cr4_fixed1 = cap(cpu, MSR_VMX_CR4_FIXED1),
 		.efer = cpu->efer, .cr0 = cpu->cr0,
 	};
-	uint32_t r[4];
-	cpu_cpuid(cpu, 1, 0, r);
-	m->ocpu.cpuid1_ecx = r[2], m->ocpu.cpuid1_edx = r[3];
-	cpu_cpuid(cpu, 7, 0, r);
-	m->ocpu.cpuid7_ebx = r[1], m->ocpu.cpuid7_ecx = r[2];
-	cpu_cpuid(cpu, 0x80000001, 0, r);
-	m->ocpu.cpuid81_edx = r[3];
-	cpu_cpuid(cpu, 0x80000008, 0, r);
-	m->ocpu.maxphyaddr = r[0] & 0xff;
+	exit_machine_read_cpuid(cpu, &m->ocpu.id);
 	m->layout = (struct oracle_l2_layout){
 		.cr3_32 = PD32, .cr3_64 = PML4, .mapped_top = MAPPED_TOP, .holes = { 0, HOLE },
 		.data = DATA, .start_rip = L2_CODE, .idt32 = L2_IDT, .idt64 = L2_IDT64, .handler32 = L2_HANDLER,

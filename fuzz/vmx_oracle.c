@@ -549,7 +549,7 @@ bool sim_step(struct sim *s, const struct l2_insn *i)
 	case VO_RDRAND:
 	case VO_RDSEED: {
 		bool seed = i->op == VO_RDSEED;
-		uint32_t feature = seed ? (s->in->cpu->cpuid7_ebx >> 18) & 1 : (s->in->cpu->cpuid1_ecx >> 30) & 1;
+		uint32_t feature = seed ? (s->in->cpu->id.cpuid7_ebx >> 18) & 1 : (s->in->cpu->id.cpuid1_ecx >> 30) & 1;
 		if (!feature) {
 			f = (struct fault){ .vector = V_UD };
 			return sim_exception(s, i, &f, 0, 0);
@@ -580,7 +580,7 @@ bool sim_step(struct sim *s, const struct l2_insn *i)
 	case VO_MONITOR:
 	case VO_MWAIT: {
 		bool mwait = i->op == VO_MWAIT;
-		if (!((s->in->cpu->cpuid1_ecx >> 3) & 1)) {
+		if (!((s->in->cpu->id.cpuid1_ecx >> 3) & 1)) {
 			f = (struct fault){ .vector = V_UD };
 			return sim_exception(s, i, &f, 0, 0);
 		}

@@ -29,8 +29,7 @@ struct vo_cpu {
 	uint64_t pin, proc, exit, entry;   /* IA32_VMX_(TRUE_)*_CTLS as A.2 says which to use */
 	uint64_t proc2;                    /* IA32_VMX_PROCBASED_CTLS2 (0: none) */
 	uint64_t cr0_fixed0, cr0_fixed1, cr4_fixed0, cr4_fixed1;
-	uint32_t cpuid1_ecx, cpuid1_edx, cpuid7_ebx, cpuid7_ecx, cpuid81_edx;
-	unsigned maxphyaddr;               /* CPUID.80000008H:EAX[7:0] */
+	struct oracle_cpuid id;            /* CPUID.01H, 07H, 80000001H, 80000008H */
 	uint64_t efer, cr0;                /* the L1's IA32_EFER and CR0 when it executes VMLAUNCH */
 };
 

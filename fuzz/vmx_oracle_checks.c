@@ -26,7 +26,7 @@ static bool reserved_setting(uint64_t cap, uint64_t value)
 
 static bool beyond_width(const struct view *v, uint64_t pa)
 {
-	return v->cpu->maxphyaddr < 64 && (pa >> v->cpu->maxphyaddr) != 0;
+	return v->cpu->id.maxphyaddr < 64 && (pa >> v->cpu->id.maxphyaddr) != 0;
 }
 
 /* A 4-KByte-aligned address within the physical-address width. */
