@@ -44,7 +44,9 @@ void svm_exit_assemble(struct assembler *as, struct l2_insn *in, const struct vm
 		port = (struct l2_port_access){ .string = in->op == OP_INS || in->op == OP_OUTS,
 						 .out = in->op == OP_OUT || in->op == OP_OUTS };
 		l2_io_setup(as, in, port, ports, a, b, c);
-		/* The IOPM bits this access looks at: its first port, or its last. */
+		/* The IOPM bits this access looks at: its first port, or its last.
+		 * The 12-KiB IOPM (APM2 15.10.1) has bits past port FFFFh, so an
+		 * access's last port is marked even there (unlike the VMX bitmaps). */
 		if (d & 1)
 			iopm_bits[in->imm / 8] |= (uint8_t)(1u << (in->imm % 8));
 		if (d & 2) {

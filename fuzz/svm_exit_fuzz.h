@@ -1,11 +1,15 @@
 /* svm_exit_fuzz's parts (fuzz/svm_exit_fuzz.c, the harness):
- *   svm_exit_machine.c   the machine: guest-physical layout, the L1 at its VMRUN,
- *                        the L2's tables, the snapshot
+ *   svm_exit_machine.c   the machine: the L1 at its VMRUN, the L2's 16-bit-gate
+ *                        IDT, the snapshot
  *   svm_exit_input.c     an input read as a structure: the state image VMRUN finds
  *   svm_exit_vmcb.c      the VMCB: the legal base of either guest and the typed
  *                        mutation operators
  *   svm_exit_assemble.c  the L2 code: instruction templates with their operands
  *                        and the permission-map bits they look at
+ * and what it shares with vmx_exit_fuzz: the harness (exit_fuzz_common.h),
+ * the guest-physical layout, L2 world and the machine's plumbing
+ * (exit_machine.h), the common templates (l2_templates.h), the row text
+ * (exit_row.h).
  */
 #ifndef HVEMU_FUZZ_SVM_EXIT_FUZZ_H
 #define HVEMU_FUZZ_SVM_EXIT_FUZZ_H

@@ -140,7 +140,9 @@ void vmx_exit_assemble(struct assembler *as, struct l2_insn *in, const uint64_t 
 		port = (struct l2_port_access){ .string = in->op == VO_INS || in->op == VO_OUTS,
 						 .out = in->op == VO_OUT || in->op == VO_OUTS };
 		l2_io_setup(as, in, port, ports, a, b, c);
-		/* The bitmap bits this access looks at: its first port, or its last. */
+		/* The bitmap bits this access looks at: its first port, or its last.
+		 * Bitmap B ends at port FFFFh (SDM Vol.3 24.6.4); an access past it
+		 * exits whatever the bits (25.1.3), so there is none to set. */
 		if (d & 1)
 			io_bits[in->imm / 8] |= (uint8_t)(1u << (in->imm % 8));
 		if (d & 2) {

@@ -1,14 +1,18 @@
 /* vmx_exit_fuzz's parts (fuzz/vmx_exit_fuzz.c, the harness):
- *   vmx_exit_machine.c   the machine: guest-physical layout, the 64-bit L1
- *                        stopped at its VMLAUNCH with the VMCS current, the
- *                        L2's tables, the snapshot
+ *   vmx_exit_machine.c   the machine: the 64-bit L1 stopped at its VMLAUNCH
+ *                        with the VMCS current, the L2's 64-bit-gate IDT,
+ *                        the snapshot
  *   vmx_exit_vmcs.c      the VMCS: the legal base of either guest, the typed
  *                        mutation operators and the repair toward a check's
  *                        pass/fail boundary
  *   vmx_exit_assemble.c  the L2 code: instruction templates with their
  *                        operands and the bitmap bits they look at
- * The guest-physical layout below 64 KiB is the L1's; from 64 KiB on it is
- * the L2 world both fuzzers share (fuzz/exit_machine.h).
+ * and what it shares with svm_exit_fuzz: the harness (exit_fuzz_common.h),
+ * the L2 world and the machine's plumbing (exit_machine.h), the common
+ * templates (l2_templates.h), the row text (exit_row.h). The guest-physical
+ * layout below 64 KiB is the L1's (below); from 64 KiB on it is the L2 world
+ * of fuzz/exit_machine.h, the same addresses as svm_exit_fuzz's, so the two
+ * fuzzers' findings read alike.
  */
 #ifndef HVEMU_FUZZ_VMX_EXIT_FUZZ_H
 #define HVEMU_FUZZ_VMX_EXIT_FUZZ_H
