@@ -6,28 +6,25 @@
 
 #include <string.h>
 
-/* An address for a data access: present, a hole, page 0, a page crossing
- * into the hole, a 32-bit wrap onto the hole through a base of 4000_0000h,
- * non-canonical, beyond the mapping. */
-static uint64_t pick_address(bool m64, uint8_t a, uint8_t off)
-{
-	switch (a % 8) {
-	case 0: return DATA + off;
-	case 1: return HOLE + off * 4u;
-	case 2: return off;
-	case 3: return DATA + 0xffe;
-	case 4: return (uint32_t)(HOLE - SEG_BASE_ESCAPE) + off;
-	case 5: return m64 ? 0x8000000000000000ull + off : 0xfffffffeu;
-	case 6: return m64 ? 0x40000000ull : 0x00400000u;
-	default: return L2_STACK - 0x100 + off;
-	}
-}
+#include "fuzz/l2_templates.h"
 
-void svm_exit_assemble(struct assembler *as, struct oracle_insn *in, const struct vmcb *v, const uint8_t op[5],
+/* The template numbers that are a plain instruction (fuzz/l2_templates.h). */
+static const uint8_t plain[OP_COUNT] = {
+	[OP_NOP] = L2_NOP, [OP_CPUID] = L2_CPUID, [OP_RDTSC] = L2_RDTSC, [OP_RDTSCP] = L2_RDTSCP,
+	[OP_RDPMC] = L2_RDPMC, [OP_HLT] = L2_HLT, [OP_PAUSE] = L2_PAUSE, [OP_INVD] = L2_INVD,
+	[OP_WBINVD] = L2_WBINVD, [OP_VMMCALL] = L2_VMMCALL, [OP_PUSHF] = L2_PUSHF, [OP_RDMSR] = L2_RDMSR,
+	[OP_WRMSR] = L2_WRMSR, [OP_INT3] = L2_INT3, [OP_UD2] = L2_UD2, [OP_DIV0] = L2_DIV_ECX,
+	[OP_ICEBP] = L2_ICEBP, [OP_RETF16] = L2_RETF16, [OP_XSETBV] = L2_XSETBV, [OP_MONITOR] = L2_MONITOR,
+	[OP_MWAIT] = L2_MWAIT, [OP_RSM] = L2_RSM, [OP_INVLPGA] = L2_INVLPGA, [OP_VMLOAD] = L2_VMLOAD,
+	[OP_VMSAVE] = L2_VMSAVE, [OP_STGI] = L2_STGI, [OP_CLGI] = L2_CLGI,
+};
+
+void svm_exit_assemble(struct assembler *as, struct l2_insn *in, const struct vmcb *v, const uint8_t op[5],
 		       uint8_t *iopm_bits, uint8_t *msrpm_bits)
 {
 	bool m64 = as->m64;
 	uint8_t a = op[1], b = op[2], c = op[3], d = op[4];
+	struct l2_port_access port = { .string = false };
 	memset(in, 0, sizeof(*in));
 	in->op = op[0] % OP_COUNT;
 	in->seg = -1;
@@ -44,26 +41,12 @@ void svm_exit_assemble(struct assembler *as, struct oracle_insn *in, const struc
 	case OP_INS:
 	case OP_OUTS: {
 		static const uint16_t ports[] = { 0x80, 0x70, 0x3f8, 0xcf8, 0xffff, 0xfffe, 0x60, 0 };
-		in->imm = a % 8 == 7 ? (uint32_t)(b | c << 8) : ports[a % 8];
-		in->size = (const uint8_t[]){ 1, 2, 4 }[b % 3];
-		bool str = in->op == OP_INS || in->op == OP_OUTS;
-		if (str || !(c & 1) || in->imm > 0xff) {
-			in->flags |= OI_PORT_DX;
-			mov_imm32(as, 2, in->imm);
-		}
-		if (str) {
-			if (c & 2)
-				in->flags |= OI_REP;
-			if (c & 4)
-				in->flags |= OI_ADDR_OVR;
-			bool a16 = !m64 && (in->flags & OI_ADDR_OVR);
-			in->value = a16 ? (DATA & 0xffff) : DATA;
-			mov_imm32(as, in->op == OP_INS ? 7 : 6, (uint32_t)in->value);
-			mov_imm32(as, 1, 1);
-			if (in->op == OP_OUTS && (c >> 3) % 7 < 6)
-				in->seg = (int8_t)((c >> 3) % 7);
-		}
-		/* The IOPM bits this access looks at: its first port, or its last. */
+		port = (struct l2_port_access){ .string = in->op == OP_INS || in->op == OP_OUTS,
+						 .out = in->op == OP_OUT || in->op == OP_OUTS };
+		l2_io_setup(as, in, port, ports, a, b, c);
+		/* The IOPM bits this access looks at: its first port, or its last.
+		 * The 12-KiB IOPM (APM2 15.10.1) has bits past port FFFFh, so an
+		 * access's last port is marked even there (unlike the VMX bitmaps). */
 		if (d & 1)
 			iopm_bits[in->imm / 8] |= (uint8_t)(1u << (in->imm % 8));
 		if (d & 2) {
@@ -117,26 +100,15 @@ void svm_exit_assemble(struct assembler *as, struct oracle_insn *in, const struc
 			in->value = cur;
 			mov_imm(as, in->reg, cur);
 		}
-		unsigned rex = 0x40 | (in->imm >= 8 ? 4 : 0) | (in->reg >= 8 ? 1 : 0);
-		if (rex != 0x40)
-			emit1(as, (uint8_t)rex);
-		emit1(as, 0x0f);
-		emit1(as, (uint8_t)((cr ? 0x20 : 0x21) | (wr ? 2 : 0)));
-		in->rip = L2_CODE + as->len - 2 - (rex != 0x40);
-		emit1(as, (uint8_t)(0xc0 | (in->imm & 7) << 3 | (in->reg & 7)));
+		in->rip = L2_CODE + as->len;
+		l2_emit_mov_crdr(as, cr, wr, in->imm, in->reg);
 		in->len = (uint8_t)(L2_CODE + as->len - in->rip);
 		return;
 	}
 	case OP_LOAD:
 	case OP_STORE:
 	case OP_INVLPG:
-		in->value = pick_address(m64, a, b);
-		if (c % 4 == 1)
-			in->seg = 2;       /* SS */
-		else if (c % 4 == 2)
-			in->seg = 0;       /* ES */
-		if (in->op == OP_INVLPG && m64 && (in->value >> 31))
-			in->value = DATA;  /* disp32 only */
+		l2_moffs_operand(in, m64, in->op == OP_INVLPG, a, b, c);
 		break;
 	case OP_RETF16: {
 		uint32_t ss_base = (uint32_t)v->save.ss.base;
@@ -157,10 +129,7 @@ void svm_exit_assemble(struct assembler *as, struct oracle_insn *in, const struc
 		return;
 	}
 	case OP_XSETBV:
-		in->value = (const uint8_t[]){ 1, 3, 0, 2 }[a % 4];
-		mov_imm32(as, 1, 0);
-		mov_imm32(as, 0, (uint32_t)in->value);
-		mov_imm32(as, 2, 0);
+		in->value = l2_xsetbv_setup(as, a);
 		break;
 	case OP_INTN:
 		in->imm = a;
@@ -175,70 +144,14 @@ void svm_exit_assemble(struct assembler *as, struct oracle_insn *in, const struc
 
 	in->rip = L2_CODE + as->len;
 	switch (in->op) {
-	case OP_NOP: emit1(as, 0x90); break;
-	case OP_CPUID: emit(as, (const uint8_t[]){ 0x0f, 0xa2 }, 2); break;
-	case OP_RDTSC: emit(as, (const uint8_t[]){ 0x0f, 0x31 }, 2); break;
-	case OP_RDTSCP: emit(as, (const uint8_t[]){ 0x0f, 0x01, 0xf9 }, 3); break;
-	case OP_RDPMC: emit(as, (const uint8_t[]){ 0x0f, 0x33 }, 2); break;
-	case OP_HLT: emit1(as, 0xf4); break;
-	case OP_PAUSE: emit(as, (const uint8_t[]){ 0xf3, 0x90 }, 2); break;
-	case OP_INVD: emit(as, (const uint8_t[]){ 0x0f, 0x08 }, 2); break;
-	case OP_WBINVD: emit(as, (const uint8_t[]){ 0x0f, 0x09 }, 2); break;
-	case OP_VMMCALL: emit(as, (const uint8_t[]){ 0x0f, 0x01, 0xd9 }, 3); break;
-	case OP_PUSHF: emit1(as, 0x9c); break;
-	case OP_INVLPG:
-		if (in->seg >= 0)
-			emit1(as, seg_prefix[in->seg]);
-		if (m64) {
-			emit(as, (const uint8_t[]){ 0x0f, 0x01, 0x3c, 0x25 }, 4);   /* [disp32] via SIB */
-		} else {
-			emit(as, (const uint8_t[]){ 0x0f, 0x01, 0x3d }, 3);
-		}
-		emit32(as, (uint32_t)in->value);
-		break;
+	case OP_INVLPG: l2_emit_invlpg(as, in); break;
 	case OP_IN:
-	case OP_OUT: {
-		bool out = in->op == OP_OUT;
-		if (in->size == 2)
-			emit1(as, 0x66);
-		unsigned opc = (in->flags & OI_PORT_DX ? 0xec : 0xe4) + (out ? 2 : 0) + (in->size > 1);
-		emit1(as, (uint8_t)opc);
-		if (!(in->flags & OI_PORT_DX))
-			emit1(as, (uint8_t)in->imm);
-		break;
-	}
+	case OP_OUT:
 	case OP_INS:
-	case OP_OUTS:
-		if (in->seg >= 0)
-			emit1(as, seg_prefix[in->seg]);
-		if (in->flags & OI_ADDR_OVR)
-			emit1(as, 0x67);
-		if (in->size == 2)
-			emit1(as, 0x66);
-		if (in->flags & OI_REP)
-			emit1(as, 0xf3);
-		emit1(as, (uint8_t)((in->op == OP_INS ? 0x6c : 0x6e) + (in->size > 1)));
-		break;
-	case OP_RDMSR: emit(as, (const uint8_t[]){ 0x0f, 0x32 }, 2); break;
-	case OP_WRMSR: emit(as, (const uint8_t[]){ 0x0f, 0x30 }, 2); break;
+	case OP_OUTS: l2_emit_io(as, in, port); break;
 	case OP_INTN: emit1(as, 0xcd); emit1(as, (uint8_t)in->imm); break;
-	case OP_INT3: emit1(as, 0xcc); break;
-	case OP_UD2: emit(as, (const uint8_t[]){ 0x0f, 0x0b }, 2); break;
-	case OP_DIV0: emit(as, (const uint8_t[]){ 0xf7, 0xf1 }, 2); break;
-	case OP_ICEBP: emit1(as, 0xf1); break;
 	case OP_LOAD:
-	case OP_STORE:
-		if (in->seg >= 0)
-			emit1(as, seg_prefix[in->seg]);
-		emit1(as, in->op == OP_LOAD ? 0xa1 : 0xa3);    /* mov eax, moffs / mov moffs, eax */
-		emit32(as, (uint32_t)in->value);
-		if (m64)
-			emit32(as, (uint32_t)(in->value >> 32));
-		break;
-	case OP_RETF16: emit(as, (const uint8_t[]){ 0x66, 0xcb }, 2); break;
-	case OP_XSETBV: emit(as, (const uint8_t[]){ 0x0f, 0x01, 0xd1 }, 3); break;
-	case OP_MONITOR: emit(as, (const uint8_t[]){ 0x0f, 0x01, 0xc8 }, 3); break;
-	case OP_MWAIT: emit(as, (const uint8_t[]){ 0x0f, 0x01, 0xc9 }, 3); break;
+	case OP_STORE: l2_emit_moffs(as, in->op == OP_STORE, in); break;
 	case OP_SIDT:
 	case OP_SGDT:
 	case OP_LIDT:
@@ -268,13 +181,11 @@ void svm_exit_assemble(struct assembler *as, struct oracle_insn *in, const struc
 		emit(as, (const uint8_t[]){ 0x0f, 0x00, (uint8_t)(0xc0 | ext[in->op - OP_SLDT] << 3) }, 3);
 		break;
 	}
-	case OP_RSM: emit(as, (const uint8_t[]){ 0x0f, 0xaa }, 2); break;
-	case OP_INVLPGA: emit(as, (const uint8_t[]){ 0x0f, 0x01, 0xdf }, 3); break;
-	case OP_VMLOAD: emit(as, (const uint8_t[]){ 0x0f, 0x01, 0xda }, 3); break;
-	case OP_VMSAVE: emit(as, (const uint8_t[]){ 0x0f, 0x01, 0xdb }, 3); break;
-	case OP_STGI: emit(as, (const uint8_t[]){ 0x0f, 0x01, 0xdc }, 3); break;
-	case OP_CLGI: emit(as, (const uint8_t[]){ 0x0f, 0x01, 0xdd }, 3); break;
-	default: emit1(as, 0x90); in->op = OP_NOP; break;
+	default:
+		if (plain[in->op] == L2_NONE)
+			in->op = OP_NOP;
+		l2_emit_plain(as, plain[in->op]);
+		break;
 	}
 	in->len = (uint8_t)(L2_CODE + as->len - in->rip);
 }

@@ -233,10 +233,10 @@ static uint8_t *read_file(const char *path, size_t *len)
 
 static void ocpu_of(struct oracle_cpu *c, const struct sxb_out_header *h)
 {
-	*c = (struct oracle_cpu){ .cpuid1_ecx = h->cpuid1_ecx, .cpuid1_edx = h->cpuid1_edx,
-				  .cpuid7_ebx = h->cpuid7_ebx, .cpuid7_ecx = h->cpuid7_ecx,
-				  .cpuid81_ecx = h->cpuid81_ecx, .cpuid81_edx = h->cpuid81_edx,
-				  .svm_edx = h->svm_edx, .maxphyaddr = h->cpuid88_eax & 0xff };
+	*c = (struct oracle_cpu){ .id.cpuid1_ecx = h->cpuid1_ecx, .id.cpuid1_edx = h->cpuid1_edx,
+				  .id.cpuid7_ebx = h->cpuid7_ebx, .id.cpuid7_ecx = h->cpuid7_ecx,
+				  .id.cpuid81_ecx = h->cpuid81_ecx, .id.cpuid81_edx = h->cpuid81_edx,
+				  .svm_edx = h->svm_edx, .id.maxphyaddr = h->cpuid88_eax & 0xff };
 }
 
 /* Read engine e's output into the items; the records read, or -1 without
@@ -414,7 +414,7 @@ int probe(void)
 			return e == E_QEMU && (st == 127 || st == 255) ? 77 : 1;
 		}
 		printf("svm_exit_diff: %s: CPUID Fn8000_000A_EDX %#x, MAXPHYADDR %u, Fn0000_0001_ECX %#x\n",
-		       engine_name[e], ocpu[e].svm_edx, ocpu[e].maxphyaddr, ocpu[e].cpuid1_ecx);
+		       engine_name[e], ocpu[e].svm_edx, ocpu[e].id.maxphyaddr, ocpu[e].id.cpuid1_ecx);
 	}
 	return 0;
 }

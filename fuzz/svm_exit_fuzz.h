@@ -1,11 +1,15 @@
 /* svm_exit_fuzz's parts (fuzz/svm_exit_fuzz.c, the harness):
- *   svm_exit_machine.c   the machine: guest-physical layout, the L1 at its VMRUN,
- *                        the L2's tables, the snapshot
+ *   svm_exit_machine.c   the machine: the L1 at its VMRUN, the L2's 16-bit-gate
+ *                        IDT, the snapshot
  *   svm_exit_input.c     an input read as a structure: the state image VMRUN finds
  *   svm_exit_vmcb.c      the VMCB: the legal base of either guest and the typed
  *                        mutation operators
  *   svm_exit_assemble.c  the L2 code: instruction templates with their operands
  *                        and the permission-map bits they look at
+ * and what it shares with vmx_exit_fuzz: the harness (exit_fuzz_common.h),
+ * the guest-physical layout, L2 world and the machine's plumbing
+ * (exit_machine.h), the common templates (l2_templates.h), the row text
+ * (exit_row.h).
  */
 #ifndef HVEMU_FUZZ_SVM_EXIT_FUZZ_H
 #define HVEMU_FUZZ_SVM_EXIT_FUZZ_H
@@ -15,6 +19,7 @@
 #include <stdint.h>
 
 #include "emu/cpu.h"
+#include "fuzz/exit_machine.h"
 #include "fuzz/input_reader.h"
 #include "fuzz/l2_assembler.h"
 #include "fuzz/snapshot.h"
@@ -22,39 +27,16 @@
 #include "svm/bitmaps.h"
 #include "svm/vmcb.h"
 
-/* Guest-physical layout (2 MiB). L1: */
-#define RAM_SIZE (2u << 20)
-#define L1_GDT 0x1000u
-#define L1_IDT 0x2000u
-#define L1_HANDLER 0x3000u
-#define L1_CODE 0x4000u            /* VMRUN; HLT */
+/* Guest-physical layout: fuzz/exit_machine.h, and the SVM L1's: */
 #define VMCB_PA 0x5000u
 #define HSAVE 0x6000u
 #define MSRPM 0x8000u              /* 8 KiB */
 #define IOPM 0xa000u               /* 12 KiB */
 #define SCRATCH 0xe000u            /* what 16-bit string addressing reaches */
-#define L1_STACK 0xfff0u
-/* L2, identity-mapped below 2 MiB but for the two holes: */
-#define L2_GDT 0x10000u
-#define L2_IDT 0x11000u
-#define L2_HANDLER 0x12000u
-#define PD32 0x13000u
-#define PT32 0x14000u
-#define PML4 0x15000u
-#define PDPT 0x16000u
-#define PD64 0x17000u
-#define PT64 0x18000u
-#define L2_TSS 0x19000u
+#define L1_AFTER (L1_CODE + 3)     /* L1_CODE: VMRUN; HLT. The HLT the L1 goes on at */
+/* The L2's second IDT: */
 #define L2_IDT16 0x1a000u          /* 16-bit interrupt gates ... */
 #define L2_HANDLER16 0xd000u       /* ... to HLT below 64 KiB */
-#define L2_CODE 0x20000u           /* two pages */
-#define L2_STACK 0x30000u
-#define DATA 0x7e000u
-#define HOLE 0x7f000u              /* not present; so is page 0 */
-#define MAPPED_TOP 0x200000u
-#define SEG_BASE_ESCAPE 0x40000000u   /* the Escape OS segment bases */
-#define INSN_LIMIT 4096
-#define MAX_TEMPLATES 64
 
 /* ---- the machine ---- */
 
@@ -65,7 +47,7 @@ struct machine {
 	struct svm *svm;
 	struct snapshot snap;
 	struct oracle_cpu ocpu;
-	struct oracle_layout layout;
+	struct oracle_l2_layout layout;
 	const char *failed_check;          /* the observer's last report */
 	uint64_t quirks;
 };
@@ -95,7 +77,7 @@ void svm_exit_mutate(struct vmcb *v, uint8_t op, uint8_t a, uint8_t b);
 
 /* Assemble one template from its 5 input bytes (op, 4 operands) at the end of
  * as; describe it in *in for the oracle and set the IOPM/MSRPM bits it looks at. */
-void svm_exit_assemble(struct assembler *as, struct oracle_insn *in, const struct vmcb *v, const uint8_t op[5],
+void svm_exit_assemble(struct assembler *as, struct l2_insn *in, const struct vmcb *v, const uint8_t op[5],
 		       uint8_t *iopm_bits, uint8_t *msrpm_bits);
 
 /* ---- an input as the state image VMRUN finds (svm_exit_input.c) ---- */
@@ -104,7 +86,7 @@ struct svm_exit_exec {
 	uint8_t guest;                     /* the input's first byte (bit 0: 64-bit) */
 	struct vmcb vmcb;                  /* at VMCB_PA */
 	struct assembler as;               /* the L2 code, at L2_CODE */
-	struct oracle_insn insns[MAX_TEMPLATES + 1];   /* the templates, then the final HLT */
+	struct l2_insn insns[MAX_TEMPLATES + 1];   /* the templates, then the final HLT */
 	unsigned n_insns;
 	uint8_t iopm_bits[SVM_IOPM_SIZE], msrpm_bits[SVM_MSRPM_SIZE];   /* the map bytes the templates set */
 };

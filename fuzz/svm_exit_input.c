@@ -46,7 +46,7 @@ void svm_exit_decode(struct svm_exit_exec *e, const uint8_t *data, size_t size)
 			op[j] = byte(&r);
 		svm_exit_assemble(&e->as, &e->insns[k], v, op, e->iopm_bits, e->msrpm_bits);
 	}
-	e->insns[n] = (struct oracle_insn){ .op = OP_HLT, .seg = -1, .rip = L2_CODE + e->as.len, .len = 1 };
+	e->insns[n] = (struct l2_insn){ .op = OP_HLT, .seg = -1, .rip = L2_CODE + e->as.len, .len = 1 };
 	emit1(&e->as, 0xf4);
 	e->n_insns = n + 1;
 }

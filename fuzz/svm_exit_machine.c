@@ -9,77 +9,32 @@
 #include <string.h>
 
 #include "devices/bus.h"
-#include "emu/cpu_model.h"
-#include "emu/exit_report.h"
 #include "emu/quirks.h"
-#include "emu/trace.h"
 #include "svm/model.h"             /* sizeof(struct svm), for the snapshot only */
 #include "svm/svm.h"
 
-static uint64_t descriptor(uint32_t base, uint32_t limit, unsigned access, unsigned flags)
-{
-	return (limit & 0xffffull) | ((uint64_t)(base & 0xffffff) << 16) | ((uint64_t)access << 40) |
-	       ((uint64_t)((limit >> 16) & 0xf) << 48) | ((uint64_t)flags << 52) | ((uint64_t)(base >> 24) << 56);
-}
-
-static void ram_written(void *opaque, uint64_t pa, unsigned size)
-{
-	cpu_notify_phys_write(opaque, pa, size);
-}
-
-static void observe(void *ctx, struct cpu *cpu, const struct vm_exit_report *r)
-{
-	(void)cpu;
-	((struct machine *)ctx)->failed_check = r->failed_check;
-}
-
-static struct vm_exit_observer observer = { .exit = observe };
-
 static void build_memory(struct physmem *pm)
 {
-	memset(pm->ram, 0, pm->ram_size);
+	exit_machine_build_l2(pm);
 	/* L1: flat 32-bit protected mode without paging. */
-	physmem_write(pm, L1_GDT + 0x08, 8, descriptor(0, 0xfffff, 0x9b, 0xc));
-	physmem_write(pm, L1_GDT + 0x10, 8, descriptor(0, 0xfffff, 0x93, 0xc));
+	physmem_write(pm, L1_GDT + 0x08, 8, exit_descriptor(0, 0xfffff, 0x9b, 0xc));
+	physmem_write(pm, L1_GDT + 0x10, 8, exit_descriptor(0, 0xfffff, 0x93, 0xc));
 	pm->ram[L1_HANDLER] = 0xf4;
 	for (unsigned v = 0; v < 256; v++)
 		physmem_write(pm, L1_IDT + v * 8, 8, (L1_HANDLER & 0xffff) | (0x08ull << 16) | (0x8eull << 40));
 	static const uint8_t l1[] = { 0x0f, 0x01, 0xd8, 0xf4 };   /* vmrun; hlt */
 	memcpy(pm->ram + L1_CODE, l1, sizeof(l1));
 
-	/* L2: GDT, an IDT whose gates lead to HLT, a TSS, and the page tables:
-	 * present, writable, accessed and dirty (the walker writes nothing). */
-	physmem_write(pm, L2_GDT + 0x08, 8, descriptor(0, 0xfffff, 0x9b, 0xc));
-	physmem_write(pm, L2_GDT + 0x10, 8, descriptor(0, 0xfffff, 0x93, 0xc));
-	physmem_write(pm, L2_GDT + 0x18, 8, descriptor(0, 0xfffff, 0x9b, 0xa));
-	physmem_write(pm, L2_GDT + 0x28, 8, descriptor(L2_TSS, 0x67, 0x8b, 0));
-	for (unsigned v = 0; v < 256; v++)
-		physmem_write(pm, L2_IDT + v * 8, 8, (L2_HANDLER & 0xffff) | (0x08ull << 16) | (0x8eull << 40) |
-						      ((uint64_t)(L2_HANDLER >> 16) << 48));
-	memset(pm->ram + L2_HANDLER, 0xf4, 0x1000);
+	/* L2 (the rest is exit_machine_build_l2's): an IDT of 16-bit gates to
+	 * a HLT below 64 KiB, for a guest whose IDTR the input points at it. */
 	for (unsigned v = 0; v < 256; v++)
 		physmem_write(pm, L2_IDT16 + v * 8, 8, L2_HANDLER16 | (0x08ull << 16) | (0x86ull << 40));
 	memset(pm->ram + L2_HANDLER16, 0xf4, 0x1000);
-	for (uint32_t i = 0; i < MAPPED_TOP >> 12; i++) {
-		uint32_t pa = i << 12;
-		bool hole = pa == 0 || pa == HOLE;
-		physmem_write(pm, PT32 + i * 4, 4, hole ? 0 : pa | 0x63);
-		physmem_write(pm, PT64 + i * 8, 8, hole ? 0 : pa | 0x63);
-	}
-	physmem_write(pm, PD32, 4, PT32 | 0x23);
-	physmem_write(pm, PD64, 8, PT64 | 0x23);
-	physmem_write(pm, PDPT, 8, PD64 | 0x23);
-	physmem_write(pm, PML4, 8, PDPT | 0x23);
-	memset(pm->ram + L2_CODE, 0xf4, L2_CODE_MAX);
 }
 
 void svm_exit_machine_init(struct machine *m)
 {
-	const struct cpu_model *epyc = cpu_model_find("epyc-lite");
-	if (!epyc || !physmem_init(&m->pm, RAM_SIZE))
-		abort();
-	iobus_init(&m->io);
-	cpu_init(&m->cpu, epyc, &m->pm, &m->io);
+	exit_machine_init_cpu(&m->pm, &m->io, &m->cpu, "epyc-lite");
 	const char *q = getenv("HVEMU_FUZZ_QUIRK");
 	if (q && *q) {
 		const struct quirk_info *qi = quirk_find(q);
@@ -111,36 +66,21 @@ void svm_exit_machine_init(struct machine *m)
 	cpu->regs[R_AX] = VMCB_PA;
 	cpu->regs[R_SP] = L1_STACK;
 	cpu->icount_limit = INSN_LIMIT;
-	cpu->exit_observer = &observer;
-	observer.ctx = m;
+	exit_machine_observe(cpu, &m->failed_check);
 	cpu_update_mode(cpu);
-	m->pm.on_ram_write = ram_written;
-	m->pm.on_ram_write_opaque = cpu;
+	exit_machine_watch_ram(&m->pm, cpu);
 
 	/* What the oracle knows of the processor: its CPUID. */
+	exit_machine_read_cpuid(cpu, &m->ocpu.id);
 	uint32_t r[4];
-	cpu_cpuid(cpu, 1, 0, r);
-	m->ocpu.cpuid1_ecx = r[2], m->ocpu.cpuid1_edx = r[3];
-	cpu_cpuid(cpu, 7, 0, r);
-	m->ocpu.cpuid7_ebx = r[1], m->ocpu.cpuid7_ecx = r[2];
-	cpu_cpuid(cpu, 0x80000001, 0, r);
-	m->ocpu.cpuid81_ecx = r[2], m->ocpu.cpuid81_edx = r[3];
-	cpu_cpuid(cpu, 0x80000008, 0, r);
-	m->ocpu.maxphyaddr = r[0] & 0xff;
 	cpu_cpuid(cpu, 0x8000000a, 0, r);
 	m->ocpu.svm_edx = r[3];
-	m->layout = (struct oracle_layout){
+	m->layout = (struct oracle_l2_layout){
 		.cr3_32 = PD32, .cr3_64 = PML4, .mapped_top = MAPPED_TOP, .holes = { 0, HOLE },
 		.data = DATA, .start_rip = L2_CODE, .ram = m->pm.ram, .ram_size = RAM_SIZE,
 		.idt32 = L2_IDT, .idt16 = L2_IDT16, .handler32 = L2_HANDLER, .handler16 = L2_HANDLER16,
 	};
-	const char *tr = getenv("HVEMU_FUZZ_TRACE");
-	unsigned classes;
-	if (tr && *tr && trace_parse(tr, &classes)) {
-		static struct trace t;
-		trace_init(&t, stderr);
-		trace_attach(&t, cpu, classes);
-	}
+	exit_machine_trace_from_env(cpu);
 	if (!snapshot_take(&m->snap, cpu, &m->pm, m->svm, sizeof(*m->svm)))
 		abort();
 }

@@ -1,23 +1,16 @@
 /* Reproducer rows of svm_exit_fuzz: the format of fuzz/svm_exit_row.h,
- * written from one exec and run against hvemu. */
+ * written from one exec and run against hvemu. The text and the run are
+ * fuzz/exit_row.c's; here the SVM state image and exit record. */
 #include "fuzz/svm_exit_row.h"
 
-#include <inttypes.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "fuzz/exit_row.h"
 #include "svm/bitmaps.h"
 
-#define ROW_CHUNK 32               /* bytes per write line */
-#define ROW_LINE_MAX 512
-
 /* The exit record a row expects: the VMCB fields the #VMEXIT writes
- * (APM2 15.6, 15.7) and the saved rIP, rSP, rAX. */
-static const struct {
-	const char *name;
-	size_t off;
-} fields[] = {
+ * (APM2 15.6, 15.7) and the saved rIP, rSP, rAX; where: the VMCB offset. */
+static const struct exit_row_field fields[] = {
 	{ "exitcode", offsetof(struct vmcb, control.exitcode) },
 	{ "exitinfo1", offsetof(struct vmcb, control.exitinfo1) },
 	{ "exitinfo2", offsetof(struct vmcb, control.exitinfo2) },
@@ -28,153 +21,48 @@ static const struct {
 	{ "rax", offsetof(struct vmcb, save.rax) },
 };
 #define N_FIELDS (sizeof(fields) / sizeof(fields[0]))
+_Static_assert(N_FIELDS <= EXIT_ROW_MAX_FIELDS, "exit_row.h holds the fields");
 
-static uint64_t field_of(const struct vmcb *v, unsigned k)
+static void read_fields(const struct vmcb *v, uint64_t *values)
 {
-	uint64_t x;
-	memcpy(&x, (const uint8_t *)v + fields[k].off, sizeof(x));
-	return x;
-}
-
-/* Write lines for bytes [0, len) at pa; with skip_zero, leave out the
- * chunks that are all zero (the snapshot holds zeros there). */
-static void write_bytes(FILE *f, uint64_t pa, const uint8_t *b, size_t len, bool skip_zero)
-{
-	static const uint8_t zero[ROW_CHUNK];
-	for (size_t at = 0; at < len; at += ROW_CHUNK) {
-		size_t n = len - at < ROW_CHUNK ? len - at : ROW_CHUNK;
-		if (skip_zero && memcmp(b + at, zero, n) == 0)
-			continue;
-		fprintf(f, "write %" PRIx64 " ", pa + at);
-		for (size_t k = 0; k < n; k++)
-			fprintf(f, "%02x", b[at + k]);
-		fputc('\n', f);
-	}
+	for (unsigned k = 0; k < N_FIELDS; k++)
+		memcpy(&values[k], (const uint8_t *)v + fields[k].where, sizeof(values[k]));
 }
 
 bool svm_exit_row_write(const char *path, const char *comment, const struct svm_exit_image *image,
 			const struct vmcb *after, bool halted)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f = exit_row_create(path, "svm_exit_fuzz reproducer row (fuzz/svm_exit_row.h)", comment);
 	if (!f)
 		return false;
-	fprintf(f, "# svm_exit_fuzz reproducer row (fuzz/svm_exit_row.h)\n");
-	for (const char *c = comment; c && *c;) {
-		const char *nl = strchr(c, '\n');
-		int n = nl ? (int)(nl - c) : (int)strlen(c);
-		fprintf(f, "# %.*s\n", n, c);
-		c += n + (nl ? 1 : 0);
-	}
 	/* Below 64 KiB and in the maps the snapshot holds zeros; the L2 code
 	 * page is HLT-filled, so its bytes go whole. */
-	write_bytes(f, VMCB_PA, (const uint8_t *)image->vmcb, sizeof(*image->vmcb), true);
-	write_bytes(f, L2_CODE, image->code, image->code_len, false);
-	write_bytes(f, IOPM, image->iopm, SVM_IOPM_SIZE, true);
-	write_bytes(f, MSRPM, image->msrpm, SVM_MSRPM_SIZE, true);
-	if (halted)
+	exit_row_write_bytes(f, VMCB_PA, (const uint8_t *)image->vmcb, sizeof(*image->vmcb), true);
+	exit_row_write_bytes(f, L2_CODE, image->code, image->code_len, false);
+	exit_row_write_bytes(f, IOPM, image->iopm, SVM_IOPM_SIZE, true);
+	exit_row_write_bytes(f, MSRPM, image->msrpm, SVM_MSRPM_SIZE, true);
+	if (halted) {
 		fprintf(f, "expect halt\n");
-	else
-		for (unsigned k = 0; k < N_FIELDS; k++)
-			fprintf(f, "expect %s %" PRIx64 "\n", fields[k].name, field_of(after, k));
-	return fclose(f) == 0;
-}
-
-/* The bytes of a write line's hex text, into buf; their count, or -1. */
-static int parse_hex_bytes(const char *s, uint8_t *buf, size_t max)
-{
-	size_t n = 0;
-	while (*s == ' ')
-		s++;
-	for (; s[0] && s[0] != '\n'; s += 2) {
-		char pair[3] = { s[0], s[1], 0 }, *end;
-		unsigned long v = strtoul(pair, &end, 16);
-		if (n == max || !s[1] || *end)
-			return -1;
-		buf[n++] = (uint8_t)v;
+	} else {
+		uint64_t values[N_FIELDS];
+		read_fields(after, values);
+		exit_row_write_fields(f, fields, N_FIELDS, values);
 	}
-	return (int)n;
+	return fclose(f) == 0;
 }
 
 int svm_exit_row_run(struct machine *m, const char *path)
 {
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		perror(path);
+	const struct exit_row_reader reader = { .fields = fields, .n_fields = N_FIELDS, .snap = &m->snap,
+						.ram_size = RAM_SIZE };
+	struct exit_row_expect e;
+	if (exit_row_read(path, &reader, &e) < 0)
 		return -1;
-	}
-	bool want[N_FIELDS] = { false }, want_halt = false, any = false;
-	uint64_t value[N_FIELDS] = { 0 };
-	char line[ROW_LINE_MAX];
-	unsigned lineno = 0;
-
-	snapshot_restore(&m->snap);
-	while (fgets(line, sizeof(line), f)) {
-		char *s = line, *end;
-		lineno++;
-		if (*s == '#' || *s == '\n' || *s == '\0')
-			continue;
-		if (strncmp(s, "write ", 6) == 0) {
-			uint8_t buf[ROW_LINE_MAX / 2];
-			uint64_t pa = strtoull(s + 6, &end, 16);
-			int n = parse_hex_bytes(end, buf, sizeof(buf));
-			if (end == s + 6 || n <= 0 || pa + (uint64_t)n > RAM_SIZE)
-				goto syntax;
-			snapshot_write(&m->snap, pa, buf, (size_t)n);
-			continue;
-		}
-		if (strcmp(s, "expect halt\n") == 0) {
-			want_halt = any = true;
-			continue;
-		}
-		unsigned k;
-		for (k = 0; k < N_FIELDS; k++) {
-			size_t len = strlen(fields[k].name);
-			if (strncmp(s, "expect ", 7) == 0 && strncmp(s + 7, fields[k].name, len) == 0 && s[7 + len] == ' ')
-				break;
-		}
-		if (k == N_FIELDS)
-			goto syntax;
-		value[k] = strtoull(s + 8 + strlen(fields[k].name), &end, 16);
-		if (*end != '\n' && *end != '\0')
-			goto syntax;
-		want[k] = any = true;
-	}
-	fclose(f);
-	if (!any) {
-		fprintf(stderr, "%s: no expect line\n", path);
-		return -1;
-	}
-
 	m->failed_check = NULL;
-	status_t st = cpu_run(&m->cpu);
-	if (st != ST_HALT) {
-		fprintf(stderr, "%s: cpu_run returned %d, not a halt\n", path, (int)st);
-		return 1;
-	}
-	if (m->cpu.in_guest != want_halt) {
-		fprintf(stderr, "%s: expected %s, %s\n", path, want_halt ? "the guest to halt" : "a #VMEXIT",
-			m->cpu.in_guest ? "the guest halted" : "it exited");
-		return 1;
-	}
-	if (want_halt)
-		return 0;
-	int bad = 0;
-	if (m->cpu.rip != L1_CODE + 4) {
-		fprintf(stderr, "%s: the L1 did not return to its HLT (rip %#" PRIx64 ")\n", path, m->cpu.rip);
-		bad++;
-	}
-	const struct vmcb *after = (const struct vmcb *)(const void *)(m->pm.ram + VMCB_PA);
-	for (unsigned k = 0; k < N_FIELDS; k++) {
-		if (want[k] && field_of(after, k) != value[k]) {
-			fprintf(stderr, "%s: %s expected %#" PRIx64 ", hvemu %#" PRIx64 "\n", path, fields[k].name,
-				value[k], field_of(after, k));
-			bad++;
-		}
-	}
-	return bad;
-
-syntax:
-	fprintf(stderr, "%s:%u: not a row line: %s", path, lineno, line);
-	fclose(f);
-	return -1;
+	int bad;
+	if (!exit_row_run(path, &m->cpu, &e, L1_AFTER + 1, &bad))
+		return bad;
+	uint64_t after[N_FIELDS];
+	read_fields((const struct vmcb *)(const void *)(m->pm.ram + VMCB_PA), after);
+	return bad + exit_row_compare(path, fields, N_FIELDS, &e, after);
 }

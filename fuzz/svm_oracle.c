@@ -17,7 +17,7 @@ static const char *outside_model(const struct sim *s)
 {
 	const struct vmcb_save *v = s->v;
 	const struct vmcb_control *c = s->c;
-	const struct oracle_layout *l = s->l;
+	const struct oracle_l2_layout *l = s->l;
 	const uint64_t cr0_free = CR0_MP | CR0_TS | CR0_ET | CR0_NE | CR0_WP | CR0_AM | CR0_NW | CR0_CD;
 	if ((v->cr0 & ~cr0_free) != (CR0_PE | CR0_PG))
 		return "CR0 outside the model";
@@ -94,7 +94,7 @@ static bool msr_intercepted(const struct sim *s, uint32_t msr, bool write, bool 
 }
 
 /* Set-up MOVs of a template: what they leave in RAX and RSP. */
-static void setup_effects(struct sim *s, const struct oracle_insn *i)
+static void setup_effects(struct sim *s, const struct l2_insn *i)
 {
 	switch (i->op) {
 	case OP_WRMSR:
@@ -139,7 +139,7 @@ static bool cr_value_faults(const struct sim *s, unsigned n, uint64_t val)
 		return (val >> 32) || ((val & CR0_PG) && !(val & CR0_PE)) || ((val & CR0_NW) && !(val & CR0_CD)) ||
 		       (s->m64 && !(val & CR0_PG));
 	case 3:
-		return s->m64 && (val >> s->in->cpu->maxphyaddr);
+		return s->m64 && (val >> s->in->cpu->id.maxphyaddr);
 	case 4:
 		return (val & ~oracle_cr4_valid(s->in->cpu)) || (s->m64 && !(val & CR4_PAE));
 	case 8:
@@ -150,7 +150,7 @@ static bool cr_value_faults(const struct sim *s, unsigned n, uint64_t val)
 }
 
 /* One template. */
-bool sim_step(struct sim *s, const struct oracle_insn *i)
+bool sim_step(struct sim *s, const struct l2_insn *i)
 {
 	struct fault f = { .vector = -1 };
 	bool icpt, known, in_range;
@@ -172,7 +172,7 @@ bool sim_step(struct sim *s, const struct oracle_insn *i)
 		s->rax_known = false;
 		return s->done;
 	case OP_RDTSCP:
-		if (!(s->in->cpu->cpuid81_edx & (1u << 27)))
+		if (!(s->in->cpu->id.cpuid81_edx & (1u << 27)))
 			return unknown(s, "RDTSCP not reported");
 		hit(R_RDTSCP, icpt = intercepted(s, I_RDTSCP));
 		if (icpt)
@@ -260,12 +260,12 @@ bool sim_step(struct sim *s, const struct oracle_insn *i)
 			return unknown(s, "IOPM outside RAM");
 		hit(R_IOIO, icpt);
 		if (icpt) {
-			insn_exit(s, i, X_IOIO, R_IOIO_INFO, (in ? 1 : 0) | (str ? 2 : 0) | (i->flags & OI_REP ? 4 : 0) |
+			insn_exit(s, i, X_IOIO, R_IOIO_INFO, (in ? 1 : 0) | (str ? 2 : 0) | (i->flags & L2_REP ? 4 : 0) |
 						       (i->size == 1 ? 0 : i->size == 2 ? 8 : 16));
 			/* APM2 15.10.2: the EXITINFO1 layout. */
-			unsigned asize = s->m64 ? (i->flags & OI_ADDR_OVR ? 4 : 8) : (i->flags & OI_ADDR_OVR ? 2 : 4);
+			unsigned asize = s->m64 ? (i->flags & L2_ADDR_OVR ? 4 : 8) : (i->flags & L2_ADDR_OVR ? 2 : 4);
 			uint64_t info = ((uint64_t)(i->imm & 0xffff) << 16) | (in ? 1 : 0) | (str ? 4 : 0) |
-					(i->flags & OI_REP ? 8 : 0) |
+					(i->flags & L2_REP ? 8 : 0) |
 					(i->size == 1 ? 0x10 : i->size == 2 ? 0x20 : 0x40) |
 					(asize == 2 ? 0x80 : asize == 4 ? 0x100 : 0x200);
 			/* SEG: the effective segment of OUTS (DS or the override);
@@ -470,8 +470,8 @@ bool sim_step(struct sim *s, const struct oracle_insn *i)
 		return unknown(s, "XSETBV not intercepted");
 	case OP_MONITOR:
 	case OP_MWAIT:
-		hit(R_MONITOR_UD, !(s->in->cpu->cpuid1_ecx & (1u << 3)));
-		if (!(s->in->cpu->cpuid1_ecx & (1u << 3))) {
+		hit(R_MONITOR_UD, !(s->in->cpu->id.cpuid1_ecx & (1u << 3)));
+		if (!(s->in->cpu->id.cpuid1_ecx & (1u << 3))) {
 			f = (struct fault){ .vector = V_UD };
 			sim_exception(s, i, &f, 0);
 			if (s->p->outcome == OUT_EXIT)

@@ -14,15 +14,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "fuzz/oracle_common.h"
 #include "svm/vmcb.h"
 
 /* The processor as a VMM learns it from CPUID. */
 struct oracle_cpu {
-	uint32_t cpuid1_ecx, cpuid1_edx;   /* Fn0000_0001 */
-	uint32_t cpuid7_ebx, cpuid7_ecx;   /* Fn0000_0007_x0 */
-	uint32_t cpuid81_ecx, cpuid81_edx; /* Fn8000_0001 */
+	struct oracle_cpuid id;            /* Fn0000_0001, Fn0000_0007_x0, Fn8000_0001, Fn8000_0008 */
 	uint32_t svm_edx;                  /* Fn8000_000A_EDX */
-	unsigned maxphyaddr;               /* Fn8000_0008_EAX[7:0] */
 };
 
 /* The L2 instruction templates. Each is a few set-up MOVs and one key
@@ -45,43 +43,11 @@ enum oracle_op {
 	OP_COUNT,
 };
 
-#define OI_REP        1u               /* F3 prefix */
-#define OI_ADDR_OVR   2u               /* 67 prefix */
-#define OI_PORT_DX    4u               /* IN/OUT port in DX, not imm8 */
-
-struct oracle_insn {
-	uint8_t op;                        /* enum oracle_op */
-	uint8_t size;                      /* operand size in bytes (I/O, loads) */
-	uint8_t flags;                     /* OI_* */
-	uint8_t reg;                       /* CR/DR number, GPR of MOV CR/DR (0-15) */
-	int8_t seg;                        /* segment override (0-5), -1: none */
-	uint32_t imm;                      /* port, MSR, vector */
-	uint64_t value;                    /* value written (MOV to CR/DR, WRMSR, XSETBV
-					      EDX:EAX, RETF16's ESP) or address (loads) */
-	uint64_t rip;                      /* the key instruction's rIP and length */
-	uint8_t len;
-};
-
-/* The L2 world the fuzzer builds; the oracle predicts only inside it. */
-struct oracle_layout {
-	uint64_t cr3_32, cr3_64;           /* the page tables of a 32-bit and a 64-bit guest */
-	uint64_t mapped_top;               /* linear [0, mapped_top) is mapped 1:1, present,
-					      supervisor, writable, A and D already set ... */
-	uint64_t holes[2];                 /* ... but these pages, not present */
-	uint64_t data;                     /* a present page the templates use */
-	uint64_t start_rip;                /* the first template's first byte */
-	uint64_t idt32, idt16;             /* IDTs of 32-bit and of 16-bit interrupt gates, all
-					      DPL 0, to a flat DPL-0 code segment ... */
-	uint64_t handler32, handler16;     /* ... whose handlers are HLT */
-	const uint8_t *ram;                /* guest-physical RAM, for the permission maps */
-	uint64_t ram_size;
-};
-
 struct oracle_input {
 	const struct oracle_cpu *cpu;
-	const struct oracle_layout *layout;
+	const struct oracle_l2_layout *layout;
 	const struct vmcb *vmcb;           /* as VMRUN finds it */
-	const struct oracle_insn *insns;
+	const struct l2_insn *insns;
 	unsigned n_insns;
 };
 

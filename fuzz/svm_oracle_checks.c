@@ -7,41 +7,41 @@ uint64_t oracle_cr4_valid(const struct oracle_cpu *cpu)
 {
 	/* APM2 3.1.3: each CR4 bit exists when its CPUID feature does. */
 	uint64_t v = 1ull << 8;            /* PCE */
-	if (cpu->cpuid1_edx & (1u << 1))
+	if (cpu->id.cpuid1_edx & (1u << 1))
 		v |= 3;                    /* VME, PVI */
-	if (cpu->cpuid1_edx & (1u << 4))
+	if (cpu->id.cpuid1_edx & (1u << 4))
 		v |= 1ull << 2;            /* TSD */
-	if (cpu->cpuid1_edx & (1u << 2))
+	if (cpu->id.cpuid1_edx & (1u << 2))
 		v |= 1ull << 3;            /* DE */
-	if (cpu->cpuid1_edx & (1u << 3))
+	if (cpu->id.cpuid1_edx & (1u << 3))
 		v |= 1ull << 4;            /* PSE */
-	if (cpu->cpuid1_edx & (1u << 6))
+	if (cpu->id.cpuid1_edx & (1u << 6))
 		v |= 1ull << 5;            /* PAE */
-	if (cpu->cpuid1_edx & (1u << 7))
+	if (cpu->id.cpuid1_edx & (1u << 7))
 		v |= 1ull << 6;            /* MCE */
-	if (cpu->cpuid1_edx & (1u << 13))
+	if (cpu->id.cpuid1_edx & (1u << 13))
 		v |= 1ull << 7;            /* PGE */
-	if (cpu->cpuid1_edx & (1u << 24))
+	if (cpu->id.cpuid1_edx & (1u << 24))
 		v |= 1ull << 9;            /* OSFXSR */
-	if (cpu->cpuid1_edx & (1u << 25))
+	if (cpu->id.cpuid1_edx & (1u << 25))
 		v |= 1ull << 10;           /* OSXMMEXCPT */
-	if (cpu->cpuid7_ecx & (1u << 2))
+	if (cpu->id.cpuid7_ecx & (1u << 2))
 		v |= 1ull << 11;           /* UMIP */
-	if (cpu->cpuid7_ecx & (1u << 16))
+	if (cpu->id.cpuid7_ecx & (1u << 16))
 		v |= 1ull << 12;           /* LA57 */
-	if (cpu->cpuid7_ebx & (1u << 0))
+	if (cpu->id.cpuid7_ebx & (1u << 0))
 		v |= 1ull << 16;           /* FSGSBASE */
-	if (cpu->cpuid1_ecx & (1u << 17))
+	if (cpu->id.cpuid1_ecx & (1u << 17))
 		v |= 1ull << 17;           /* PCIDE */
-	if (cpu->cpuid1_ecx & (1u << 26))
+	if (cpu->id.cpuid1_ecx & (1u << 26))
 		v |= 1ull << 18;           /* OSXSAVE */
-	if (cpu->cpuid7_ebx & (1u << 7))
+	if (cpu->id.cpuid7_ebx & (1u << 7))
 		v |= 1ull << 20;           /* SMEP */
-	if (cpu->cpuid7_ebx & (1u << 20))
+	if (cpu->id.cpuid7_ebx & (1u << 20))
 		v |= 1ull << 21;           /* SMAP */
-	if (cpu->cpuid7_ecx & (1u << 3))
+	if (cpu->id.cpuid7_ecx & (1u << 3))
 		v |= 1ull << 22;           /* PKE */
-	if (cpu->cpuid7_ecx & (1u << 7))
+	if (cpu->id.cpuid7_ecx & (1u << 7))
 		v |= 1ull << 23;           /* CET */
 	return v;
 }
@@ -53,15 +53,15 @@ uint64_t oracle_cr4_valid(const struct oracle_cpu *cpu)
 static uint64_t efer_valid(const struct oracle_cpu *cpu)
 {
 	uint64_t v = EFER_LME | EFER_LMA;
-	if (cpu->cpuid81_edx & (1u << 11))
+	if (cpu->id.cpuid81_edx & (1u << 11))
 		v |= EFER_SCE;
-	if (cpu->cpuid81_edx & (1u << 20))
+	if (cpu->id.cpuid81_edx & (1u << 20))
 		v |= EFER_NXE;
-	if (cpu->cpuid81_ecx & (1u << 2))
+	if (cpu->id.cpuid81_ecx & (1u << 2))
 		v |= EFER_SVME;
-	if (cpu->cpuid81_edx & (1u << 25))
+	if (cpu->id.cpuid81_edx & (1u << 25))
 		v |= EFER_FFXSR;
-	if (cpu->cpuid81_ecx & (1u << 17))
+	if (cpu->id.cpuid81_ecx & (1u << 17))
 		v |= EFER_TCE;
 	return v;
 }
@@ -91,7 +91,7 @@ void oracle_checks(const struct oracle_input *in, uint32_t *fail, uint32_t *unsu
 	/* APM2 3.1.2: long-mode CR3 holds a base up to bit 51, bits 63:52 and
 	 * those above MAXPHYADDR MBZ; legacy CR3 is 32 bits, 63:32 MBZ. The low
 	 * "reserved" bits' MBZ-ness the oracle leaves open. */
-	unsigned width = lme_pg ? cpu->maxphyaddr : 32;
+	unsigned width = lme_pg ? cpu->id.maxphyaddr : 32;
 	if (width < 64 && (v->cr3 >> width))
 		f |= 1u << CHK_CR3_MBZ;
 	else if (v->cr3 & 0xfe7)
@@ -106,7 +106,7 @@ void oracle_checks(const struct oracle_input *in, uint32_t *fail, uint32_t *unsu
 		f |= 1u << CHK_EFER_MBZ;
 	else if (v->efer & EFER_UNSURE)
 		u |= 1u << CHK_EFER_MBZ;
-	if ((v->efer & (EFER_LME | EFER_LMA)) && !(cpu->cpuid81_edx & (1u << 29)))
+	if ((v->efer & (EFER_LME | EFER_LMA)) && !(cpu->id.cpuid81_edx & (1u << 29)))
 		f |= 1u << CHK_NO_LONG_MODE;
 	if (lme_pg && !(v->cr4 & CR4_PAE))
 		f |= 1u << CHK_LM_NO_PAE;
@@ -116,9 +116,9 @@ void oracle_checks(const struct oracle_input *in, uint32_t *fail, uint32_t *unsu
 		f |= 1u << CHK_LM_CS_L_D;
 	if (!((c->intercepts[I_VMRUN / 32] >> (I_VMRUN % 32)) & 1u))
 		f |= 1u << CHK_VMRUN_ICPT;
-	if (map_beyond(c->msrpm_base_pa, 8192, cpu->maxphyaddr))
+	if (map_beyond(c->msrpm_base_pa, 8192, cpu->id.maxphyaddr))
 		f |= 1u << CHK_MSRPM_BEYOND;
-	if (map_beyond(c->iopm_base_pa, 12288, cpu->maxphyaddr))
+	if (map_beyond(c->iopm_base_pa, 12288, cpu->id.maxphyaddr))
 		f |= 1u << CHK_IOPM_BEYOND;
 	uint64_t e = c->eventinj;
 	if (e & EV_VALID) {

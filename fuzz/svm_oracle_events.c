@@ -8,7 +8,7 @@
 struct fault sim_data_access(const struct sim *s, int seg, uint64_t off, unsigned size, bool write)
 {
 	struct fault f = { .vector = -1 };
-	if (s->m64 && !canonical(seg == 4 || seg == 5 ? seg_of(s, seg)->base + off : off)) {
+	if (s->m64 && !oracle_canonical(seg == 4 || seg == 5 ? seg_of(s, seg)->base + off : off)) {
 		f.vector = seg == 2 ? 12 : V_GP;   /* APM2 4.12: #SS for stack references */
 		f.has_error = true;
 		return f;
@@ -25,7 +25,7 @@ struct fault sim_data_access(const struct sim *s, int seg, uint64_t off, unsigne
 	uint64_t last = s->m64 ? lin + size - 1 : (uint32_t)(lin + size - 1);
 	uint64_t probe[2] = { lin, last & ~0xfffull };
 	for (unsigned i = 0; i < 2; i++) {
-		if (!page_present(s, probe[i])) {
+		if (!oracle_page_present(s->l, probe[i])) {
 			/* APM2 8.4.2: P = 0, W/R, U/S = 0 at CPL 0, I/D = 0 for data. */
 			f.vector = V_PF;
 			f.has_error = true;
@@ -39,7 +39,7 @@ struct fault sim_data_access(const struct sim *s, int seg, uint64_t off, unsigne
 	return f;
 }
 
-bool sim_exception(struct sim *s, const struct oracle_insn *insn, const struct fault *f, uint64_t in_flight)
+bool sim_exception(struct sim *s, const struct l2_insn *insn, const struct fault *f, uint64_t in_flight)
 {
 	unsigned v = (unsigned)f->vector;
 	bool icpt = intercepted(s, I_EXCP + v);
@@ -100,9 +100,9 @@ bool sim_exception(struct sim *s, const struct oracle_insn *insn, const struct f
  * whose handler is HLT), deliver at the same privilege (APM2 8.7.3): push
  * (E)FLAGS, CS, (E)IP and the error code at SS:ESP, each 4 or 2 bytes as the
  * gate's size, clear TF, NT, RF, VM and IF, and run the handler's HLT. */
-static bool push_frame(struct sim *s, const struct oracle_insn *insn, uint64_t word)
+static bool push_frame(struct sim *s, const struct l2_insn *insn, uint64_t word)
 {
-	const struct oracle_layout *l = s->l;
+	const struct oracle_l2_layout *l = s->l;
 	uint64_t base = s->v->idtr.base;
 	if (s->m64 || (base != l->idt32 && base != l->idt16))
 		return unknown(s, "event delivered through a gate the oracle does not know");
@@ -132,11 +132,11 @@ static bool push_frame(struct sim *s, const struct oracle_insn *insn, uint64_t w
 	s->rsp = (s->rsp & ~0xffffffffull) | (uint32_t)(esp - w * n);
 	/* APM2 8.7.3: interrupt gates clear IF; TF, NT, RF and VM go too. */
 	s->rflags &= ~((1ull << 8) | (1ull << 9) | (1ull << 14) | (1ull << 16) | (1ull << 17));
-	struct oracle_insn hlt = { .op = OP_HLT, .seg = -1, .rip = gate16 ? l->handler16 : l->handler32, .len = 1 };
+	struct l2_insn hlt = { .op = OP_HLT, .seg = -1, .rip = gate16 ? l->handler16 : l->handler32, .len = 1 };
 	return sim_step(s, &hlt);
 }
 
-bool sim_deliver(struct sim *s, const struct oracle_insn *insn, unsigned vector, uint64_t word, unsigned ext)
+bool sim_deliver(struct sim *s, const struct l2_insn *insn, unsigned vector, uint64_t word, unsigned ext)
 {
 	unsigned gate = s->m64 ? 16 : 8;
 	uint64_t limit = s->v->idtr.limit;
@@ -152,14 +152,14 @@ bool sim_deliver(struct sim *s, const struct oracle_insn *insn, unsigned vector,
 	}
 	uint64_t base = s->v->idtr.base;
 	uint64_t lin = s->m64 ? base + (uint64_t)vector * gate : (uint32_t)(base + (uint64_t)vector * gate);
-	if (s->m64 && (!canonical(lin) || !canonical(lin + gate - 1))) {
+	if (s->m64 && (!oracle_canonical(lin) || !oracle_canonical(lin + gate - 1))) {
 		unknown(s, "non-canonical IDT");
 		return s->done;
 	}
 	uint64_t last = s->m64 ? lin + gate - 1 : (uint32_t)(lin + gate - 1);
 	uint64_t probe[2] = { lin, last & ~0xfffull };
 	for (unsigned i = 0; i < 2; i++) {
-		if (!page_present(s, probe[i])) {
+		if (!oracle_page_present(s->l, probe[i])) {
 			/* APM2 8.4.2: a supervisor read, not present: error code 0. */
 			struct fault f = { .vector = V_PF, .has_error = true, .error = 0, .cr2 = probe[i],
 					   .wrapped = !s->m64 && base + (uint64_t)vector * gate > 0xffffffffull,

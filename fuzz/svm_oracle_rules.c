@@ -95,9 +95,8 @@ __attribute__((used, section("__libfuzzer_extra_counters")))
 #endif
 uint8_t oracle_feedback[FEEDBACK_SIZE];
 
-static uint64_t unknown_count, predictions, exact_exits, halts_agreed;
-static const char *unknown_whys[64];
-static uint64_t unknown_why_count[64];
+static uint64_t predictions, exact_exits, halts_agreed;
+static struct oracle_unknowns unknowns;
 #define CELL_CODES 0x100
 #define CELL_SHAPES 32
 static uint32_t cells[CELL_CODES][CELL_SHAPES];
@@ -154,22 +153,11 @@ static unsigned report(const char *field, uint64_t want, uint64_t got, int rule)
 	return 1;
 }
 
-static void oracle_note_unknown(const char *why)
-{
-	unknown_count++;
-	for (unsigned k = 0; k < 64; k++) {
-		if (unknown_whys[k] == why || !unknown_whys[k]) {
-			unknown_whys[k] = why;
-			unknown_why_count[k]++;
-			return;
-		}
-	}
-}
 void oracle_note_prediction(const struct oracle_prediction *p)
 {
 	predictions++;
 	if (p->outcome == OUT_UNKNOWN)
-		oracle_note_unknown(p->unknown_why);
+		oracle_unknowns_note(&unknowns, p->unknown_why);
 }
 
 unsigned oracle_compare(const struct oracle_input *in, const struct oracle_prediction *p,
@@ -300,7 +288,7 @@ unsigned oracle_compare(const struct oracle_input *in, const struct oracle_predi
 
 void oracle_coverage_summary(struct oracle_coverage_summary *s)
 {
-	*s = (struct oracle_coverage_summary){ .predictions = predictions, .unknown = unknown_count };
+	*s = (struct oracle_coverage_summary){ .predictions = predictions, .unknown = unknowns.total };
 	for (unsigned r = 0; r < R_COUNT; r++) {
 		if (!rules[r].name)
 			continue;
@@ -321,7 +309,7 @@ void oracle_print_coverage(void)
 {
 	fprintf(stderr, "svm_oracle: %" PRIu64 " predictions: %" PRIu64 " exits and %" PRIu64
 		" halts predicted exactly and agreed on, %" PRIu64 " unknown\n",
-		predictions, exact_exits, halts_agreed, unknown_count);
+		predictions, exact_exits, halts_agreed, unknowns.total);
 	fprintf(stderr, "svm_oracle: %-26s %10s %10s  citation\n", "rule", "held", "not held");
 	for (unsigned r = 0; r < R_COUNT; r++)
 		if (rules[r].name)
@@ -337,7 +325,5 @@ void oracle_print_coverage(void)
 			if (cells[code][sh])
 				fprintf(stderr, "svm_oracle:   exit %#05x shape %2u: %u\n", code, sh, cells[code][sh]), n++;
 	fprintf(stderr, "svm_oracle: %u cells\n", n);
-	fprintf(stderr, "svm_oracle: unknown, by reason:\n");
-	for (unsigned k = 0; k < 64 && unknown_whys[k]; k++)
-		fprintf(stderr, "svm_oracle:   %-45s %" PRIu64 "\n", unknown_whys[k], unknown_why_count[k]);
+	oracle_unknowns_print(&unknowns, "svm_oracle", 45);
 }

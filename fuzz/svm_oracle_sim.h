@@ -11,6 +11,7 @@
 #ifndef HVEMU_FUZZ_SVM_ORACLE_SIM_H
 #define HVEMU_FUZZ_SVM_ORACLE_SIM_H
 
+#include "fuzz/oracle_sim.h"
 #include "fuzz/svm_oracle.h"
 
 /* ---- Architectural constants, from the manuals (not from svm/) ---------- */
@@ -112,7 +113,7 @@ struct sim {
 	const struct oracle_input *in;
 	const struct vmcb_save *v;
 	const struct vmcb_control *c;
-	const struct oracle_layout *l;
+	const struct oracle_l2_layout *l;
 	struct oracle_prediction *p;
 	bool m64;
 	uint64_t rax, rsp, rflags;
@@ -134,7 +135,7 @@ static inline bool unknown(struct sim *s, const char *why)
 }
 
 /* An exit at the instruction insn (or before the first one, insn NULL). */
-static inline bool exit_with(struct sim *s, const struct oracle_insn *insn, uint64_t code, int rule, unsigned shape)
+static inline bool exit_with(struct sim *s, const struct l2_insn *insn, uint64_t code, int rule, unsigned shape)
 {
 	struct oracle_prediction *p = s->p;
 	p->outcome = OUT_EXIT;
@@ -151,23 +152,11 @@ static inline bool exit_with(struct sim *s, const struct oracle_insn *insn, uint
 }
 
 /* An instruction intercept. APM2 15.7.1: nRIP = the next sequential rIP. */
-static inline bool insn_exit(struct sim *s, const struct oracle_insn *insn, uint64_t code, int rule, unsigned shape)
+static inline bool insn_exit(struct sim *s, const struct l2_insn *insn, uint64_t code, int rule, unsigned shape)
 {
 	exit_with(s, insn, code, rule, shape);
 	s->p->nrip = insn->rip + insn->len;
 	return true;
-}
-
-static inline bool canonical(uint64_t a)
-{
-	/* APM2 5.3.1: 48-bit virtual addresses (CPUID Fn8000_0008_EAX[15:8]). */
-	return (uint64_t)((int64_t)(a << 16) >> 16) == a;
-}
-
-static inline bool page_present(const struct sim *s, uint64_t lin)
-{
-	uint64_t page = lin & ~0xfffull;
-	return lin < s->l->mapped_top && page != s->l->holes[0] && page != s->l->holes[1];
 }
 
 static inline const struct vmcb_seg *seg_of(const struct sim *s, int seg)
@@ -176,50 +165,32 @@ static inline const struct vmcb_seg *seg_of(const struct sim *s, int seg)
 	return segs[seg];
 }
 
-/* The linear address of seg:off. APM2 2.2 / 4.5: outside 64-bit mode base +
- * offset is 32 bits wide; in 64-bit mode the ES/CS/SS/DS bases are 0. */
+/* The x86 addressing of fuzz/oracle_common.h on the guest's VMCB state. */
 static inline uint64_t linear(const struct sim *s, int seg, uint64_t off)
 {
-	if (s->m64)
-		return (seg == 4 || seg == 5) ? seg_of(s, seg)->base + off : off;
-	return (uint32_t)(seg_of(s, seg)->base + off);
+	return oracle_linear(s->m64, seg, seg_of(s, seg)->base, off);
 }
 
-/* The segment an override selects. APM3 1.2.4: in 64-bit mode the ES, CS,
- * SS and DS overrides are ignored (the default segment stays). */
 static inline int override_seg(const struct sim *s, int seg, int dflt)
 {
-	if (seg < 0 || (s->m64 && seg < 4))
-		return dflt;
-	return seg;
+	return oracle_override_seg(s->m64, seg, dflt);
 }
-
-/* A fault: vector, error code. */
-struct fault {
-	int vector;                        /* -1: none */
-	uint32_t error;
-	bool has_error;
-	uint64_t cr2;
-	bool wrapped;                      /* base + offset crossed 4 GiB */
-	bool crossed;                      /* the fault is on the second page */
-	bool limit;                        /* a segment-limit fault */
-};
 
 /* A data access of size bytes at seg:off (supervisor: CPL 0). */
 struct fault sim_data_access(const struct sim *s, int seg, uint64_t off, unsigned size, bool write);
 
 /* Exception vector raised by insn (fault: rIP of insn), with in_flight the
  * EXITINTINFO word of the event being delivered (0: none). */
-bool sim_exception(struct sim *s, const struct oracle_insn *insn, const struct fault *f, uint64_t in_flight);
+bool sim_exception(struct sim *s, const struct l2_insn *insn, const struct fault *f, uint64_t in_flight);
 
 /* Deliver vector through the guest IDT (APM2 8.4: 8-byte gates outside
  * 64-bit mode, 16-byte gates in it); the oracle models the faults of the
  * gate read and stops when the gate is read. word: the EXITINTINFO of the
  * event; ext: EXT of an IDT error code. */
-bool sim_deliver(struct sim *s, const struct oracle_insn *insn, unsigned vector, uint64_t word, unsigned ext);
+bool sim_deliver(struct sim *s, const struct l2_insn *insn, unsigned vector, uint64_t word, unsigned ext);
 
 /* One template (svm_oracle.c). */
-bool sim_step(struct sim *s, const struct oracle_insn *i);
+bool sim_step(struct sim *s, const struct l2_insn *i);
 
 /* APM2 3.1.3: the CR4 bits this processor's CPUID gives (svm_oracle_checks.c). */
 uint64_t oracle_cr4_valid(const struct oracle_cpu *cpu);

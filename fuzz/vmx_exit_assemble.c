@@ -8,17 +8,19 @@
 
 #include <string.h>
 
+#include "fuzz/l2_templates.h"
+
 /* An operand: a register (rm) or [base + index * scale + disp]. */
 struct operand {
 	bool mem;
 	unsigned rm;                       /* register operand */
-	struct vo_mem m;
+	struct l2_modrm m;
 	int seg_override;                  /* -1: none */
 };
 
 /* Choose a memory operand from c and d and emit the MOVs that make its
  * effective address DATA + a little; describe it in in->mem. */
-static void choose_mem(struct assembler *as, struct vo_insn *in, struct operand *o, uint8_t c, uint8_t d)
+static void choose_mem(struct assembler *as, struct l2_insn *in, struct operand *o, uint8_t c, uint8_t d)
 {
 	bool m64 = as->m64;
 	static const int8_t bases[8] = { 3, 6, 7, 5, 1, 2, -1, 0 };
@@ -50,17 +52,17 @@ static void choose_mem(struct assembler *as, struct vo_insn *in, struct operand 
 		o->seg_override = m64 ? 4 + (int)(pick & 1) : (int)(pick - 2) % 6;
 	int seg = o->seg_override >= 0 ? o->seg_override : (base == 5 || base == 4) ? 2 : 3;
 	o->mem = true;
-	o->m = (struct vo_mem){ .base = (int8_t)base, .index = (int8_t)index, .scale = (uint8_t)scale,
+	o->m = (struct l2_modrm){ .base = (int8_t)base, .index = (int8_t)index, .scale = (uint8_t)scale,
 				.seg = (int8_t)seg, .disp = disp, .asize = m64 ? 8 : 4, .ea = ea,
 				.rip_relative = rip_relative };
-	in->flags |= VI_MEM;
+	in->flags |= L2_MEM;
 	in->mem = o->m;
 }
 
 /* Emit the key instruction: [segment override] prefixes [REX] opcode ModRM
  * [SIB] [disp]; record its RIP and length in *in. reg: the ModRM reg field
  * (a register number or an opcode extension). */
-static void emit_insn(struct assembler *as, struct vo_insn *in, const uint8_t *pfx, unsigned npfx, bool rex_w,
+static void emit_insn(struct assembler *as, struct l2_insn *in, const uint8_t *pfx, unsigned npfx, bool rex_w,
 		      const uint8_t *opc, unsigned nopc, unsigned reg, const struct operand *o)
 {
 	in->rip = L2_CODE + as->len;
@@ -107,29 +109,23 @@ static void emit_insn(struct assembler *as, struct vo_insn *in, const uint8_t *p
 	}
 }
 
-/* An address for a data access: present, a hole, page 0, a page crossing
- * into the hole, a 32-bit wrap onto the hole through a base of 4000_0000h,
- * non-canonical, beyond the mapping, the stack. */
-static uint64_t pick_address(bool m64, uint8_t a, uint8_t off)
-{
-	switch (a % 8) {
-	case 0: return DATA + off;
-	case 1: return HOLE + off * 4u;
-	case 2: return off;
-	case 3: return DATA + 0xffe;
-	case 4: return (uint32_t)(HOLE - SEG_BASE_ESCAPE) + off;
-	case 5: return m64 ? 0x8000000000000000ull + off : 0xfffffffeu;
-	case 6: return m64 ? 0x40000000ull : 0x00400000u;
-	default: return L2_STACK - 0x100 + off;
-	}
-}
+/* The template numbers that are a plain instruction (fuzz/l2_templates.h). */
+static const uint8_t plain[VO_COUNT] = {
+	[VO_NOP] = L2_NOP, [VO_CPUID] = L2_CPUID, [VO_RDTSC] = L2_RDTSC, [VO_RDTSCP] = L2_RDTSCP,
+	[VO_RDPMC] = L2_RDPMC, [VO_HLT] = L2_HLT, [VO_PAUSE] = L2_PAUSE, [VO_INVD] = L2_INVD,
+	[VO_WBINVD] = L2_WBINVD, [VO_VMCALL] = L2_VMCALL, [VO_VMLAUNCH] = L2_VMLAUNCH,
+	[VO_VMRESUME] = L2_VMRESUME, [VO_VMXOFF] = L2_VMXOFF, [VO_CLTS] = L2_CLTS, [VO_RDMSR] = L2_RDMSR,
+	[VO_WRMSR] = L2_WRMSR, [VO_INT3] = L2_INT3, [VO_UD2] = L2_UD2, [VO_DIV0] = L2_DIV_ECX,
+	[VO_XSETBV] = L2_XSETBV, [VO_MONITOR] = L2_MONITOR, [VO_MWAIT] = L2_MWAIT,
+};
 
-void vmx_exit_assemble(struct assembler *as, struct vo_insn *in, const uint64_t *v, const uint8_t op[5],
+void vmx_exit_assemble(struct assembler *as, struct l2_insn *in, const uint64_t *v, const uint8_t op[5],
 		       uint8_t *io_bits, uint8_t *msr_bits)
 {
 	bool m64 = as->m64;
 	uint8_t a = op[1], b = op[2], c = op[3], d = op[4];
 	struct operand o = { 0 };
+	struct l2_port_access port = { .string = false };
 	memset(in, 0, sizeof(*in));
 	in->op = op[0] % VO_COUNT;
 	in->seg = -1;
@@ -141,26 +137,12 @@ void vmx_exit_assemble(struct assembler *as, struct vo_insn *in, const uint64_t 
 	case VO_INS:
 	case VO_OUTS: {
 		static const uint16_t ports[] = { 0x80, 0x70, 0x3f8, 0xcf8, 0xffff, 0x7fff, 0x8000, 0 };
-		in->imm = a % 8 == 7 ? (uint32_t)(b | c << 8) : ports[a % 8];
-		in->size = (const uint8_t[]){ 1, 2, 4 }[b % 3];
-		bool str = in->op == VO_INS || in->op == VO_OUTS;
-		if (str || !(c & 1) || in->imm > 0xff) {
-			in->flags |= VI_PORT_DX;
-			mov_imm32(as, 2, in->imm);
-		}
-		if (str) {
-			if (c & 2)
-				in->flags |= VI_REP;
-			if (c & 4)
-				in->flags |= VI_ADDR_OVR;
-			bool a16 = !m64 && (in->flags & VI_ADDR_OVR);
-			in->value = a16 ? (DATA & 0xffff) : DATA;
-			mov_imm32(as, in->op == VO_INS ? 7 : 6, (uint32_t)in->value);
-			mov_imm32(as, 1, 1);
-			if (in->op == VO_OUTS && (c >> 3) % 7 < 6)
-				in->seg = (int8_t)((c >> 3) % 7);
-		}
-		/* The bitmap bits this access looks at: its first port, or its last. */
+		port = (struct l2_port_access){ .string = in->op == VO_INS || in->op == VO_OUTS,
+						 .out = in->op == VO_OUT || in->op == VO_OUTS };
+		l2_io_setup(as, in, port, ports, a, b, c);
+		/* The bitmap bits this access looks at: its first port, or its last.
+		 * Bitmap B ends at port FFFFh (SDM Vol.3 24.6.4); an access past it
+		 * exits whatever the bits (25.1.3), so there is none to set. */
 		if (d & 1)
 			io_bits[in->imm / 8] |= (uint8_t)(1u << (in->imm % 8));
 		if (d & 2) {
@@ -169,25 +151,7 @@ void vmx_exit_assemble(struct assembler *as, struct vo_insn *in, const uint64_t 
 				io_bits[last / 8] |= (uint8_t)(1u << (last % 8));
 		}
 		in->rip = L2_CODE + as->len;
-		if (str) {
-			if (in->seg >= 0)
-				emit1(as, seg_prefix[in->seg]);
-			if (in->flags & VI_ADDR_OVR)
-				emit1(as, 0x67);
-			if (in->size == 2)
-				emit1(as, 0x66);
-			if (in->flags & VI_REP)
-				emit1(as, 0xf3);
-			emit1(as, (uint8_t)((in->op == VO_INS ? 0x6c : 0x6e) + (in->size > 1)));
-		} else {
-			if (in->size == 2)
-				emit1(as, 0x66);
-			unsigned opc = (in->flags & VI_PORT_DX ? 0xec : 0xe4) + (in->op == VO_OUT ? 2 : 0) +
-				       (in->size > 1);
-			emit1(as, (uint8_t)opc);
-			if (!(in->flags & VI_PORT_DX))
-				emit1(as, (uint8_t)in->imm);
-		}
+		l2_emit_io(as, in, port);
 		in->len = (uint8_t)(L2_CODE + as->len - in->rip);
 		return;
 	}
@@ -237,13 +201,8 @@ void vmx_exit_assemble(struct assembler *as, struct vo_insn *in, const uint64_t 
 			in->value = cur;
 			mov_imm(as, in->reg, cur);
 		}
-		unsigned rex = 0x40 | (in->imm >= 8 ? 4 : 0) | (in->reg >= 8 ? 1 : 0);
 		in->rip = L2_CODE + as->len;
-		if (rex != 0x40)
-			emit1(as, (uint8_t)rex);
-		emit1(as, 0x0f);
-		emit1(as, (uint8_t)((cr ? 0x20 : 0x21) | (wr ? 2 : 0)));
-		emit1(as, (uint8_t)(0xc0 | (in->imm & 7) << 3 | (in->reg & 7)));
+		l2_emit_mov_crdr(as, cr, wr, in->imm, in->reg);
 		in->len = (uint8_t)(L2_CODE + as->len - in->rip);
 		return;
 	}
@@ -257,13 +216,7 @@ void vmx_exit_assemble(struct assembler *as, struct vo_insn *in, const uint64_t 
 	case VO_LOAD:
 	case VO_STORE:
 	case VO_INVLPG:
-		in->value = pick_address(m64, a, b);
-		if (c % 4 == 1)
-			in->seg = 2;       /* SS */
-		else if (c % 4 == 2)
-			in->seg = 0;       /* ES */
-		if (in->op == VO_INVLPG && m64 && (in->value >> 31))
-			in->value = DATA;  /* disp32 only */
+		l2_moffs_operand(in, m64, in->op == VO_INVLPG, a, b, c);
 		break;
 	case VO_SETSP: {
 		uint32_t ss_base = (uint32_t)v[VMCS_ROW_GUEST_SS_BASE];
@@ -275,10 +228,10 @@ void vmx_exit_assemble(struct assembler *as, struct vo_insn *in, const uint64_t 
 		return;
 	}
 	case VO_XSETBV:
-		in->value = (const uint8_t[]){ 1, 3, 0, 2 }[a % 4];
-		mov_imm32(as, 1, 0);
-		mov_imm32(as, 0, (uint32_t)in->value);
-		mov_imm32(as, 2, 0);
+		in->value = l2_xsetbv_setup(as, a);
+		break;
+	case VO_DIV0:
+		mov_imm32(as, 1, 0);       /* ECX = 0 */
 		break;
 	case VO_INTN:
 		in->imm = a;
@@ -338,7 +291,7 @@ void vmx_exit_assemble(struct assembler *as, struct vo_insn *in, const uint64_t 
 		/* The encoding register: not one the operand uses. */
 		for (unsigned k = 0;; k++) {
 			in->reg2 = (uint8_t)pick_gpr(m64, (uint8_t)(b + k));
-			bool used = (in->flags & VI_MEM) &&
+			bool used = (in->flags & L2_MEM) &&
 				    (in->reg2 == (unsigned)in->mem.base || in->reg2 == (unsigned)in->mem.index);
 			if (!used)
 				break;
@@ -364,52 +317,15 @@ void vmx_exit_assemble(struct assembler *as, struct vo_insn *in, const uint64_t 
 
 	in->rip = L2_CODE + as->len;
 	switch (in->op) {
-	case VO_NOP: emit1(as, 0x90); break;
-	case VO_CPUID: emit(as, (const uint8_t[]){ 0x0f, 0xa2 }, 2); break;
-	case VO_RDTSC: emit(as, (const uint8_t[]){ 0x0f, 0x31 }, 2); break;
-	case VO_RDTSCP: emit(as, (const uint8_t[]){ 0x0f, 0x01, 0xf9 }, 3); break;
-	case VO_RDPMC: emit(as, (const uint8_t[]){ 0x0f, 0x33 }, 2); break;
-	case VO_HLT: emit1(as, 0xf4); break;
-	case VO_PAUSE: emit(as, (const uint8_t[]){ 0xf3, 0x90 }, 2); break;
-	case VO_INVD: emit(as, (const uint8_t[]){ 0x0f, 0x08 }, 2); break;
-	case VO_WBINVD: emit(as, (const uint8_t[]){ 0x0f, 0x09 }, 2); break;
-	case VO_VMCALL: emit(as, (const uint8_t[]){ 0x0f, 0x01, 0xc1 }, 3); break;
-	case VO_VMLAUNCH: emit(as, (const uint8_t[]){ 0x0f, 0x01, 0xc2 }, 3); break;
-	case VO_VMRESUME: emit(as, (const uint8_t[]){ 0x0f, 0x01, 0xc3 }, 3); break;
-	case VO_VMXOFF: emit(as, (const uint8_t[]){ 0x0f, 0x01, 0xc4 }, 3); break;
-	case VO_CLTS: emit(as, (const uint8_t[]){ 0x0f, 0x06 }, 2); break;
-	case VO_INVLPG:
-		if (in->seg >= 0)
-			emit1(as, seg_prefix[in->seg]);
-		if (m64)
-			emit(as, (const uint8_t[]){ 0x0f, 0x01, 0x3c, 0x25 }, 4);   /* [disp32] via SIB */
-		else
-			emit(as, (const uint8_t[]){ 0x0f, 0x01, 0x3d }, 3);
-		emit32(as, (uint32_t)in->value);
-		break;
-	case VO_RDMSR: emit(as, (const uint8_t[]){ 0x0f, 0x32 }, 2); break;
-	case VO_WRMSR: emit(as, (const uint8_t[]){ 0x0f, 0x30 }, 2); break;
+	case VO_INVLPG: l2_emit_invlpg(as, in); break;
 	case VO_INTN: emit1(as, 0xcd); emit1(as, (uint8_t)in->imm); break;
-	case VO_INT3: emit1(as, 0xcc); break;
-	case VO_UD2: emit(as, (const uint8_t[]){ 0x0f, 0x0b }, 2); break;
-	case VO_DIV0:
-		in->rip += 5;
-		mov_imm32(as, 1, 0);       /* ECX = 0; div ecx */
-		emit(as, (const uint8_t[]){ 0xf7, 0xf1 }, 2);
-		break;
 	case VO_LOAD:
-	case VO_STORE:
-		if (in->seg >= 0)
-			emit1(as, seg_prefix[in->seg]);
-		emit1(as, in->op == VO_LOAD ? 0xa1 : 0xa3);    /* mov eax, moffs / mov moffs, eax */
-		emit32(as, (uint32_t)in->value);
-		if (m64)
-			emit32(as, (uint32_t)(in->value >> 32));
+	case VO_STORE: l2_emit_moffs(as, in->op == VO_STORE, in); break;
+	default:
+		if (plain[in->op] == L2_NONE)
+			in->op = VO_NOP;
+		l2_emit_plain(as, plain[in->op]);
 		break;
-	case VO_XSETBV: emit(as, (const uint8_t[]){ 0x0f, 0x01, 0xd1 }, 3); break;
-	case VO_MONITOR: emit(as, (const uint8_t[]){ 0x0f, 0x01, 0xc8 }, 3); break;
-	case VO_MWAIT: emit(as, (const uint8_t[]){ 0x0f, 0x01, 0xc9 }, 3); break;
-	default: emit1(as, 0x90); in->op = VO_NOP; break;
 	}
 	in->len = (uint8_t)(L2_CODE + as->len - in->rip);
 }

@@ -11,16 +11,9 @@
  * hvemu did. A disagreement prints the field, both values and the rule's
  * citation, then aborts: a finding.
  *
- * Environment (as svm_exit_fuzz's):
- *   HVEMU_FUZZ_STATS=1        at exit: rule coverage, execs/s, reset median
- *   HVEMU_FUZZ_NOABORT=1      count disagreements instead of aborting
- *   HVEMU_FUZZ_VERIFY=1       after each restore compare all of RAM with the snapshot
+ * Environment (besides fuzz/exit_fuzz_common.h's STATS, NOABORT, VERIFY,
+ * BENCH, SAVE, ROW, STATUS):
  *   HVEMU_FUZZ_TRACE=list     hvemu's trace classes (emu/trace.h)
- *   HVEMU_FUZZ_BENCH=n        time n execs of one entry + 64 templates that do not exit +
- *                             an exiting HLT, print execs/s and the reset median, exit
- *   HVEMU_FUZZ_SAVE=dir       write each disagreeing input to dir (with HVEMU_FUZZ_NOABORT)
- *   HVEMU_FUZZ_ROW=file       write the exec as a reproducer row (fuzz/vmx_exit_row.h)
- *   HVEMU_FUZZ_STATUS=1/0     the live status line (fuzz/status.h)
  *   HVEMU_FUZZ_MIN_COVERAGE=1 at exit: fail (exit 1) unless every modelled entry check was
  *                             seen passing and failing and 90 % of the cells were reached
  *
@@ -35,51 +28,17 @@
  *   7      #PF error-code mask (bits 1:0) and match (bits 3:2)
  *   8      mutations: count in bits 2:0, then 3 bytes each (vmx_exit_mutate)
  *   ...    templates: count 1..64, then 5 bytes each (op, 4 operands)
+ * The bench exec: one entry + 64 templates that do not exit + an exiting HLT.
+ * The row: fuzz/vmx_exit_row.h.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "fuzz/exit_fuzz_common.h"
 #include "fuzz/fuzz.h"
-#include "fuzz/status.h"
 #include "fuzz/vmx_exit_fuzz.h"
 #include "fuzz/vmx_exit_row.h"
-
-#define RESET_SAMPLES 8192
-static struct {
-	bool on, no_abort, verify;
-	uint64_t execs, disagreements;
-	struct timespec start;
-	double reset_us[RESET_SAMPLES];
-	unsigned n_reset;
-} stats;
-
-static int compare_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double reset_median(void)
-{
-	qsort(stats.reset_us, stats.n_reset, sizeof(double), compare_double);
-	return stats.n_reset ? stats.reset_us[stats.n_reset / 2] : 0.0;
-}
-
-static void print_stats(void)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	double secs = (double)(now.tv_sec - stats.start.tv_sec) + (double)(now.tv_nsec - stats.start.tv_nsec) / 1e9;
-	vo_print_coverage();
-	fprintf(stderr, "vmx_exit_fuzz: %llu execs in %.1f s: %.0f execs/s; %llu disagreements\n",
-		(unsigned long long)stats.execs, secs, secs > 0 ? (double)stats.execs / secs : 0.0,
-		(unsigned long long)stats.disagreements);
-	if (stats.n_reset)
-		fprintf(stderr, "vmx_exit_fuzz: reset median %.2f us, p90 %.2f us (%u samples)\n", reset_median(),
-			stats.reset_us[stats.n_reset * 9 / 10], stats.n_reset);
-}
 
 /* Issue 19's coverage targets as a test: every modelled VM-entry check hit
  * both ways, at least 90 % of the (exit reason x shape) cells. */
@@ -96,118 +55,51 @@ static void require_coverage(void)
 	}
 }
 
-static bool env_on(const char *name)
-{
-	const char *v = getenv(name);
-	return v && *v && *v != '0';
-}
-
 static struct machine m;
-static struct fuzz_status status;
-static const char *row_path;
 
-/* The status line with the oracle's coverage: entry checks seen to pass
- * and to fail, rules both ways, (reason x shape) cells, findings. */
-static void print_status(void)
+/* The status line's part from the oracle's coverage: entry checks seen to
+ * pass and to fail, rules both ways, (reason x shape) cells, findings. */
+static void status_extra(char *buf, size_t size, uint64_t disagreements)
 {
 	struct vo_coverage_summary c;
 	vo_coverage_summary(&c);
-	char extra[224];
-	snprintf(extra, sizeof(extra),
+	snprintf(buf, size,
 		 "checks %u/%u both ways, rules %u both + %u one way of %u, cells %u/%u, %.0f%% unknown, "
 		 "reset median %.2f us, %llu findings",
 		 c.checks_both_ways, c.checks, c.rules_both_ways, c.rules_one_way, c.rules, c.cells, c.cells_possible,
 		 c.predictions ? 100.0 * (double)c.unknown / (double)c.predictions : 0.0,
-		 reset_median(), (unsigned long long)stats.disagreements);
-	fuzz_status_print(&status, stats.execs, extra);
-}
-
-static void end_status(void)
-{
-	fuzz_status_break(&status);
+		 exit_fuzz_reset_median(), (unsigned long long)disagreements);
 }
 
 /* ---- the exec/s measure ---- */
 
-/* One bench exec: a 32-bit guest, HLT exiting, and 64 templates that do not
- * exit (no I/O exiting, no bitmaps): about 100 guest instructions. */
-static size_t bench_input(uint8_t *buf)
-{
-	size_t n = 0;
-	buf[n++] = 0;                      /* 32-bit guest */
-	buf[n++] = 1, buf[n++] = 0, buf[n++] = 0, buf[n++] = 0;   /* HLT exiting */
-	buf[n++] = 0, buf[n++] = 0, buf[n++] = 0;
-	buf[n++] = 0;                      /* no mutations */
-	buf[n++] = 63;                     /* 64 templates */
-	static const uint8_t ops[8][5] = {
-		{ VO_NOP }, { VO_LOAD, 0, 8 }, { VO_STORE, 0, 16 }, { VO_PAUSE },
-		{ VO_OUT, 0, 0, 0, 0 }, { VO_INVLPG, 0, 0 }, { VO_MOV_FROM_DR, 0, 1 }, { VO_WBINVD },
-	};
-	for (unsigned k = 0; k < 64; k++)
-		for (unsigned j = 0; j < 5; j++)
-			buf[n++] = ops[k % 8][j];
-	return n;
-}
-
-static void run_bench(unsigned long count)
-{
-	static uint8_t buf[512];
-	size_t len = bench_input(buf);
-	stats.on = true;
-	stats.n_reset = 0;
-	uint64_t insns = 0;
-	struct timespec a, b;
-	LLVMFuzzerTestOneInput(buf, len);
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	for (unsigned long i = 0; i < count; i++) {
-		LLVMFuzzerTestOneInput(buf, len);
-		insns += m.cpu.icount - m.snap.cpu_state.icount;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	double secs = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
-	printf("vmx_exit_fuzz bench: %lu execs (entry + %.0f instructions + exit) in %.2f s: %.0f execs/s; "
-	       "reset median %.2f us\n", count, count ? (double)insns / (double)count : 0.0, secs,
-	       secs > 0 ? (double)count / secs : 0.0, reset_median());
-	exit(0);
-}
-
-/* ---- one exec ---- */
+/* The bench input up to its template count: a 32-bit guest, HLT exiting
+ * (no I/O exiting, no bitmaps), no mutations. */
+static const uint8_t bench_header[] = {
+	0,                                 /* 32-bit guest */
+	1, 0, 0, 0,                        /* HLT exiting */
+	0, 0, 0,                           /* masks, exception bitmap, #PF mask/match */
+	0,                                 /* no mutations */
+};
 
 static void setup_once(void)
 {
 	vmx_exit_machine_init(&m);
-	stats.on = env_on("HVEMU_FUZZ_STATS");
-	stats.no_abort = env_on("HVEMU_FUZZ_NOABORT");
-	stats.verify = env_on("HVEMU_FUZZ_VERIFY");
-	clock_gettime(CLOCK_MONOTONIC, &stats.start);
-	if (stats.on)
-		atexit(print_stats);
-	fuzz_status_init(&status, "vmx_exit_fuzz");
-	if (status.on)
-		atexit(end_status);
-	if (env_on("HVEMU_FUZZ_MIN_COVERAGE"))
+	static const struct exit_fuzz_target target = {
+		.name = "vmx_exit_fuzz", .snap = &m.snap, .cpu = &m.cpu, .print_coverage = vo_print_coverage,
+		.status_extra = status_extra,
+		.bench_header = bench_header, .bench_header_len = sizeof(bench_header),
+		.bench_ops = { [EXIT_BENCH_NOP] = VO_NOP, [EXIT_BENCH_LOAD] = VO_LOAD, [EXIT_BENCH_STORE] = VO_STORE,
+			       [EXIT_BENCH_PAUSE] = VO_PAUSE, [EXIT_BENCH_OUT] = VO_OUT, [EXIT_BENCH_INVLPG] = VO_INVLPG,
+			       [EXIT_BENCH_MOV_FROM_DR] = VO_MOV_FROM_DR, [EXIT_BENCH_WBINVD] = VO_WBINVD },
+	};
+	exit_fuzz_start(&target);
+	if (exit_fuzz_env_on("HVEMU_FUZZ_MIN_COVERAGE"))
 		atexit(require_coverage);
-	row_path = getenv("HVEMU_FUZZ_ROW");
-	if (row_path && !*row_path)
-		row_path = NULL;
-	const char *bench = getenv("HVEMU_FUZZ_BENCH");
-	if (bench && *bench)
-		run_bench(strtoul(bench, NULL, 0));
+	exit_fuzz_bench_from_env();
 }
 
-static void reset(void)
-{
-	struct timespec t0, t1;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	snapshot_restore(&m.snap);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (stats.n_reset < RESET_SAMPLES)
-		stats.reset_us[stats.n_reset++] =
-			(double)(t1.tv_sec - t0.tv_sec) * 1e6 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e3;
-	else
-		stats.reset_us[stats.execs % RESET_SAMPLES] =
-			(double)(t1.tv_sec - t0.tv_sec) * 1e6 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e3;
-}
+/* ---- one exec ---- */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -216,14 +108,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ready = true;
 		setup_once();
 	}
-	reset();
-	if (stats.verify && snapshot_ram_differs(&m.snap)) {
-		fprintf(stderr, "vmx_exit_fuzz: RAM differs from the snapshot after a restore\n");
-		abort();
-	}
-	stats.execs++;
-	if (fuzz_status_due(&status) && fuzz_status_tick(&status, stats.execs))
-		print_status();
+	exit_fuzz_restore();
 
 	struct reader r = { data, size };
 	uint8_t guest = byte(&r);
@@ -246,7 +131,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	static struct assembler as;
-	static struct vo_insn insns[MAX_TEMPLATES + 1];
+	static struct l2_insn insns[MAX_TEMPLATES + 1];
 	static uint8_t io_bits[0x2000], msr_bits[0x1000];
 	memset(io_bits, 0, sizeof(io_bits));
 	memset(msr_bits, 0, sizeof(msr_bits));
@@ -259,7 +144,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			op[j] = byte(&r);
 		vmx_exit_assemble(&as, &insns[k], v, op, io_bits, msr_bits);
 	}
-	insns[n] = (struct vo_insn){ .op = VO_HLT, .seg = -1, .rip = L2_CODE + as.len, .len = 1 };
+	insns[n] = (struct l2_insn){ .op = VO_HLT, .seg = -1, .rip = L2_CODE + as.len, .len = 1 };
 	emit1(&as, 0xf4);
 
 	snapshot_write(&m.snap, L2_CODE, as.buf, as.len);
@@ -306,35 +191,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		act.vmfail = l1_back && act.vmfail;
 		bad = vo_compare(&oin, &pred, &act);
 	}
+	const char *row_path = exit_fuzz_row_path();
 	if (row_path && st == ST_HALT) {
 		char comment[256];
-		snprintf(comment, sizeof(comment), "expect: hvemu's outcome when the row was written\noracle: %s%s",
-			 bad ? "DISAGREED on " : pred.outcome == VO_OUT_UNKNOWN ? "unknown: " : "agreed",
-			 bad ? (vo_last_disagreement ? vo_last_disagreement : "?") :
-			 pred.outcome == VO_OUT_UNKNOWN ? pred.unknown_why : "");
+		exit_fuzz_row_comment(comment, sizeof(comment), "hvemu's outcome when the row was written", bad,
+				      vo_last_disagreement, pred.outcome == VO_OUT_UNKNOWN, pred.unknown_why);
 		struct vmx_exit_image image = { .vmcs = v, .base = m.vmcs_at_launch, .code = as.buf, .code_len = as.len,
 						.io = io_bits, .msr = msr_bits };
 		if (!vmx_exit_row_write(row_path, comment, &image, &act))
 			fprintf(stderr, "vmx_exit_fuzz: %s: cannot write the row\n", row_path);
 	}
 	if (bad) {
-		stats.disagreements++;
 		fprintf(stderr, "vmx_exit_fuzz: %s guest, %u templates:", guest & 1 ? "64-bit" : "32-bit", n);
 		for (unsigned k = 0; k <= n; k++)
 			fprintf(stderr, " %u@%llx", insns[k].op, (unsigned long long)insns[k].rip);
 		fprintf(stderr, "\n");
-		const char *dir = getenv("HVEMU_FUZZ_SAVE");
-		if (dir && *dir) {
-			char path[512];
-			snprintf(path, sizeof(path), "%s/disagree-%llu", dir, (unsigned long long)stats.disagreements);
-			FILE *f = fopen(path, "wb");
-			if (f) {
-				fwrite(data, 1, size, f);
-				fclose(f);
-			}
-		}
-		if (!stats.no_abort)
-			abort();
+		exit_fuzz_disagreed(data, size);
 	}
 	return 0;
 }

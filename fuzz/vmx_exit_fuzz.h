@@ -1,15 +1,18 @@
 /* vmx_exit_fuzz's parts (fuzz/vmx_exit_fuzz.c, the harness):
- *   vmx_exit_machine.c   the machine: guest-physical layout, the 64-bit L1
- *                        stopped at its VMLAUNCH with the VMCS current, the
- *                        L2's tables, the snapshot
+ *   vmx_exit_machine.c   the machine: the 64-bit L1 stopped at its VMLAUNCH
+ *                        with the VMCS current, the L2's 64-bit-gate IDT,
+ *                        the snapshot
  *   vmx_exit_vmcs.c      the VMCS: the legal base of either guest, the typed
  *                        mutation operators and the repair toward a check's
  *                        pass/fail boundary
  *   vmx_exit_assemble.c  the L2 code: instruction templates with their
  *                        operands and the bitmap bits they look at
- * The guest-physical layout below 64 KiB is the L1's; from 64 KiB on it is
- * the L2 world of fuzz/svm_exit_fuzz.h (the same addresses, so the two
- * fuzzers' findings read alike).
+ * and what it shares with svm_exit_fuzz: the harness (exit_fuzz_common.h),
+ * the L2 world and the machine's plumbing (exit_machine.h), the common
+ * templates (l2_templates.h), the row text (exit_row.h). The guest-physical
+ * layout below 64 KiB is the L1's (below); from 64 KiB on it is the L2 world
+ * of fuzz/exit_machine.h, the same addresses as svm_exit_fuzz's, so the two
+ * fuzzers' findings read alike.
  */
 #ifndef HVEMU_FUZZ_VMX_EXIT_FUZZ_H
 #define HVEMU_FUZZ_VMX_EXIT_FUZZ_H
@@ -19,6 +22,7 @@
 #include <stdint.h>
 
 #include "emu/cpu.h"
+#include "fuzz/exit_machine.h"
 #include "fuzz/input_reader.h"
 #include "fuzz/l2_assembler.h"
 #include "fuzz/snapshot.h"
@@ -26,13 +30,9 @@
 #include "vmx/vmcs.h"
 #include "vmx/vmcs_fields.h"
 
-/* Guest-physical layout (2 MiB). L1: */
-#define RAM_SIZE (2u << 20)
-#define L1_GDT 0x1000u             /* null, 08 code32, 10 data, 18 code64, 28 TSS (16 bytes) */
-#define L1_IDT 0x2000u
-#define L1_HANDLER 0x3000u
-#define L1_CODE 0x4000u            /* VMXON; VMCLEAR; VMPTRLD; VMLAUNCH; HLT */
-#define L1_VMLAUNCH (L1_CODE + 11)
+/* Guest-physical layout: fuzz/exit_machine.h, and the VMX L1's: */
+/* L1_GDT: null, 08 code32, 10 data, 18 code64, 28 TSS (16 bytes) */
+#define L1_VMLAUNCH (L1_CODE + 11) /* L1_CODE: VMXON; VMCLEAR; VMPTRLD; VMLAUNCH; HLT */
 #define L1_AFTER (L1_CODE + 14)    /* the HLT: host RIP, and where VMfail goes on */
 #define VMXON_PA 0x5000u
 #define VMCS_PA 0x6000u
@@ -43,27 +43,8 @@
 #define LINK_VMCS_PA 0xb000u       /* a region with the revision identifier: a legal link pointer */
 #define L1_TSS 0xc000u
 #define MSR_AREA_PA 0xd000u        /* a VM-entry MSR-load area of 8 entries, some loadable */
-#define L1_STACK 0xfff0u
-/* L2, identity-mapped below 2 MiB but for the two holes: */
-#define L2_GDT 0x10000u
-#define L2_IDT 0x11000u
-#define L2_HANDLER 0x12000u
-#define PD32 0x13000u
-#define PT32 0x14000u
-#define PML4 0x15000u              /* the L1's tables too */
-#define PDPT 0x16000u
-#define PD64 0x17000u
-#define PT64 0x18000u
-#define L2_TSS 0x19000u
-#define L2_IDT64 0x1a000u            /* 64-bit interrupt gates to the same HLT handler */
-#define L2_CODE 0x20000u           /* two pages */
-#define L2_STACK 0x30000u
-#define DATA 0x7e000u
-#define HOLE 0x7f000u              /* not present; so is page 0 */
-#define MAPPED_TOP 0x200000u
-#define SEG_BASE_ESCAPE 0x40000000u
-#define INSN_LIMIT 4096
-#define MAX_TEMPLATES 64
+/* The L2's second IDT: */
+#define L2_IDT64 0x1a000u          /* 64-bit interrupt gates to the same HLT handler */
 
 /* ---- the machine ---- */
 
@@ -74,7 +55,7 @@ struct machine {
 	struct vmx *vmx;
 	struct snapshot snap;
 	struct vo_cpu ocpu;
-	struct vo_layout layout;
+	struct oracle_l2_layout layout;
 	uint64_t vmcs_at_launch[VMCS_ROW_COUNT];   /* the current VMCS as the snapshot holds it */
 	const char *failed_check;          /* the observer's last report */
 };
@@ -121,7 +102,7 @@ void vmx_exit_controls(const struct machine *m, uint64_t *v, uint32_t bits, uint
 /* Assemble one template from its 5 input bytes at the end of as; describe it
  * in *in for the oracle and set the I/O- and MSR-bitmap bits it looks at
  * (io: 8 KiB, bitmap A then B; msr: 4 KiB). */
-void vmx_exit_assemble(struct assembler *as, struct vo_insn *in, const uint64_t *v, const uint8_t op[5],
+void vmx_exit_assemble(struct assembler *as, struct l2_insn *in, const uint64_t *v, const uint8_t op[5],
 		       uint8_t *io_bits, uint8_t *msr_bits);
 
 #endif

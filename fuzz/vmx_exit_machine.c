@@ -12,38 +12,17 @@
 
 #include "devices/bus.h"
 #include "emu/cpu_model.h"
-#include "emu/exit_report.h"
-#include "emu/trace.h"
 #include "vmx/model.h"             /* sizeof(struct vmx), for the snapshot only */
 #include "vmx/vmx.h"
 
-static uint64_t descriptor(uint32_t base, uint32_t limit, unsigned access, unsigned flags)
-{
-	return (limit & 0xffffull) | ((uint64_t)(base & 0xffffff) << 16) | ((uint64_t)access << 40) |
-	       ((uint64_t)((limit >> 16) & 0xf) << 48) | ((uint64_t)flags << 52) | ((uint64_t)(base >> 24) << 56);
-}
-
-static void ram_written(void *opaque, uint64_t pa, unsigned size)
-{
-	cpu_notify_phys_write(opaque, pa, size);
-}
-
-static void observe(void *ctx, struct cpu *cpu, const struct vm_exit_report *r)
-{
-	(void)cpu;
-	((struct machine *)ctx)->failed_check = r->failed_check;
-}
-
-static struct vm_exit_observer observer = { .exit = observe };
-
 static void build_memory(struct physmem *pm, uint32_t revision)
 {
-	memset(pm->ram, 0, pm->ram_size);
+	exit_machine_build_l2(pm);
 	/* L1: 64-bit code at 18H, data at 10H, a 64-bit TSS at 28H. */
-	physmem_write(pm, L1_GDT + 0x08, 8, descriptor(0, 0xfffff, 0x9b, 0xc));
-	physmem_write(pm, L1_GDT + 0x10, 8, descriptor(0, 0xfffff, 0x93, 0xc));
-	physmem_write(pm, L1_GDT + 0x18, 8, descriptor(0, 0xfffff, 0x9b, 0xa));
-	physmem_write(pm, L1_GDT + 0x28, 8, descriptor(L1_TSS, 0x67, 0x8b, 0));
+	physmem_write(pm, L1_GDT + 0x08, 8, exit_descriptor(0, 0xfffff, 0x9b, 0xc));
+	physmem_write(pm, L1_GDT + 0x10, 8, exit_descriptor(0, 0xfffff, 0x93, 0xc));
+	physmem_write(pm, L1_GDT + 0x18, 8, exit_descriptor(0, 0xfffff, 0x9b, 0xa));
+	physmem_write(pm, L1_GDT + 0x28, 8, exit_descriptor(L1_TSS, 0x67, 0x8b, 0));
 	pm->ram[L1_HANDLER] = 0xf4;
 	for (unsigned v = 0; v < 256; v++) {
 		physmem_write(pm, L1_IDT + v * 16, 8, (L1_HANDLER & 0xffff) | (0x18ull << 16) | (0x8eull << 40));
@@ -74,32 +53,13 @@ static void build_memory(struct physmem *pm, uint32_t revision)
 		physmem_write(pm, MSR_AREA_PA + 16 * k + 8, 8, msrs[k].value);
 	}
 
-	/* L2: GDT, an IDT of 32-bit gates to HLT, a TSS, the page tables
-	 * (present, writable, accessed and dirty: the walker writes nothing). */
-	physmem_write(pm, L2_GDT + 0x08, 8, descriptor(0, 0xfffff, 0x9b, 0xc));
-	physmem_write(pm, L2_GDT + 0x10, 8, descriptor(0, 0xfffff, 0x93, 0xc));
-	physmem_write(pm, L2_GDT + 0x18, 8, descriptor(0, 0xfffff, 0x9b, 0xa));
-	physmem_write(pm, L2_GDT + 0x28, 8, descriptor(L2_TSS, 0x67, 0x8b, 0));
-	for (unsigned v = 0; v < 256; v++)
-		physmem_write(pm, L2_IDT + v * 8, 8, (L2_HANDLER & 0xffff) | (0x08ull << 16) | (0x8eull << 40) |
-						      ((uint64_t)(L2_HANDLER >> 16) << 48));
+	/* L2 (the rest is exit_machine_build_l2's): an IDT of 64-bit gates to
+	 * the same HLT handler. */
 	for (unsigned v = 0; v < 256; v++) {
 		physmem_write(pm, L2_IDT64 + v * 16, 8, (L2_HANDLER & 0xffff) | (0x18ull << 16) | (0x8eull << 40) |
 							((uint64_t)(L2_HANDLER >> 16) << 48));
 		physmem_write(pm, L2_IDT64 + v * 16 + 8, 8, 0);
 	}
-	memset(pm->ram + L2_HANDLER, 0xf4, 0x1000);
-	for (uint32_t i = 0; i < MAPPED_TOP >> 12; i++) {
-		uint32_t pa = i << 12;
-		bool hole = pa == 0 || pa == HOLE;
-		physmem_write(pm, PT32 + i * 4, 4, hole ? 0 : pa | 0x63);
-		physmem_write(pm, PT64 + i * 8, 8, hole ? 0 : pa | 0x63);
-	}
-	physmem_write(pm, PD32, 4, PT32 | 0x23);
-	physmem_write(pm, PD64, 8, PT64 | 0x23);
-	physmem_write(pm, PDPT, 8, PD64 | 0x23);
-	physmem_write(pm, PML4, 8, PDPT | 0x23);
-	memset(pm->ram + L2_CODE, 0xf4, L2_CODE_MAX);
 }
 
 static uint64_t cap(const struct cpu *cpu, uint32_t index)
@@ -131,11 +91,7 @@ static void write_host_state(struct machine *m)
 
 void vmx_exit_machine_init(struct machine *m)
 {
-	const struct cpu_model *model = cpu_model_find("skylake-lite");
-	if (!model || !physmem_init(&m->pm, RAM_SIZE))
-		abort();
-	iobus_init(&m->io);
-	cpu_init(&m->cpu, model, &m->pm, &m->io);
+	exit_machine_init_cpu(&m->pm, &m->io, &m->cpu, "skylake-lite");
 	m->vmx = vmx_create(&m->cpu, 0);
 	if (!m->vmx)
 		abort();
@@ -165,8 +121,7 @@ void vmx_exit_machine_init(struct machine *m)
 	cpu->regs[R_BX] = VMX_PTRS + 8;
 	cpu->regs[R_SP] = L1_STACK;
 	cpu_update_mode(cpu);
-	m->pm.on_ram_write = ram_written;
-	m->pm.on_ram_write_opaque = cpu;
+	exit_machine_watch_ram(&m->pm, cpu);
 
 	/* VMXON; VMCLEAR; VMPTRLD: three instructions up to the VMLAUNCH. */
 	cpu->icount_limit = cpu->icount + 3;
@@ -180,8 +135,7 @@ void vmx_exit_machine_init(struct machine *m)
 	}
 	write_host_state(m);
 	cpu->icount_limit = cpu->icount + INSN_LIMIT;
-	cpu->exit_observer = &observer;
-	observer.ctx = m;
+	exit_machine_observe(cpu, &m->failed_check);
 	for (unsigned row = 0; row < VMCS_ROW_COUNT; row++)
 		if (!vmx_peek_vmcs_row(m->vmx, row, &m->vmcs_at_launch[row]))
 			m->vmcs_at_launch[row] = 0;
@@ -201,27 +155,13 @@ void vmx_exit_machine_init(struct machine *m)
 		.cr4_fixed0 = cap(cpu, MSR_VMX_CR4_FIXED0), .cr4_fixed1 = cap(cpu, MSR_VMX_CR4_FIXED1),
 		.efer = cpu->efer, .cr0 = cpu->cr0,
 	};
-	uint32_t r[4];
-	cpu_cpuid(cpu, 1, 0, r);
-	m->ocpu.cpuid1_ecx = r[2], m->ocpu.cpuid1_edx = r[3];
-	cpu_cpuid(cpu, 7, 0, r);
-	m->ocpu.cpuid7_ebx = r[1], m->ocpu.cpuid7_ecx = r[2];
-	cpu_cpuid(cpu, 0x80000001, 0, r);
-	m->ocpu.cpuid81_edx = r[3];
-	cpu_cpuid(cpu, 0x80000008, 0, r);
-	m->ocpu.maxphyaddr = r[0] & 0xff;
-	m->layout = (struct vo_layout){
+	exit_machine_read_cpuid(cpu, &m->ocpu.id);
+	m->layout = (struct oracle_l2_layout){
 		.cr3_32 = PD32, .cr3_64 = PML4, .mapped_top = MAPPED_TOP, .holes = { 0, HOLE },
 		.data = DATA, .start_rip = L2_CODE, .idt32 = L2_IDT, .idt64 = L2_IDT64, .handler32 = L2_HANDLER,
 		.ram = m->pm.ram, .ram_size = RAM_SIZE,
 	};
-	const char *tr = getenv("HVEMU_FUZZ_TRACE");
-	unsigned classes;
-	if (tr && *tr && trace_parse(tr, &classes)) {
-		static struct trace t;
-		trace_init(&t, stderr);
-		trace_attach(&t, cpu, classes);
-	}
+	exit_machine_trace_from_env(cpu);
 	if (!snapshot_take(&m->snap, cpu, &m->pm, m->vmx, sizeof(*m->vmx)))
 		abort();
 }

@@ -168,7 +168,7 @@ static uint64_t flip_control(uint64_t cap, uint64_t value, bool reserved, uint8_
 /* Beyond or at the top of the physical-address width, aligned or not. */
 static uint64_t boundary_address(const struct machine *m, uint8_t a, uint64_t dflt, uint64_t align)
 {
-	uint64_t top = 1ull << m->ocpu.maxphyaddr;
+	uint64_t top = 1ull << m->ocpu.id.maxphyaddr;
 	switch (a % 5) {
 	case 0: return dflt;
 	case 1: return dflt + align / 2;       /* misaligned */
@@ -219,7 +219,7 @@ static void mutate_segment(uint64_t *v, uint8_t a, uint8_t b)
 void vmx_exit_mutate(const struct machine *m, uint64_t *v, uint8_t op, uint8_t a, uint8_t b)
 {
 	const struct vo_cpu *c = &m->ocpu;
-	uint64_t top = 1ull << c->maxphyaddr;
+	uint64_t top = 1ull << c->id.maxphyaddr;
 	switch (op % 16) {
 	case 0: {          /* a control field's bit, within the masks or against them */
 		static const enum vmcs_row f[5] = { VMCS_ROW_PIN_BASED_CONTROLS, VMCS_ROW_PRIMARY_PROC_CONTROLS,

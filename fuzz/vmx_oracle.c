@@ -17,7 +17,7 @@
  * delivery leaves it as it was. */
 static const char *outside_model(const struct sim *s)
 {
-	const struct vo_layout *l = s->l;
+	const struct oracle_l2_layout *l = s->l;
 	const uint64_t cr0_free = CR0_MP | CR0_TS | CR0_EM | CR0_WP | CR0_AM | CR0_NW | CR0_CD;
 	if ((F(s, GUEST_CR0) & ~cr0_free) != (CR0_PE | CR0_PG | CR0_NE | CR0_ET))
 		return "CR0 outside the model";
@@ -109,7 +109,7 @@ static bool msr_exits(struct sim *s, uint32_t msr, bool write, bool *known, bool
 	return (s->l->ram[at] >> (msr % 8)) & 1;
 }
 
-static void setup_effects(struct sim *s, const struct vo_insn *i)
+static void setup_effects(struct sim *s, const struct l2_insn *i)
 {
 	switch (i->op) {
 	case VO_WRMSR:
@@ -134,7 +134,7 @@ static void setup_effects(struct sim *s, const struct vo_insn *i)
 	}
 	/* Set-up MOVs of memory operands and VMREAD/VMWRITE registers write
 	 * GPRs the templates name; RAX among them is unknown afterwards. */
-	if (((i->flags & VI_MEM) && (i->mem.base == 0 || i->mem.index == 0)) ||
+	if (((i->flags & L2_MEM) && (i->mem.base == 0 || i->mem.index == 0)) ||
 	    ((i->op == VO_VMREAD || i->op == VO_VMWRITE) && (i->reg == 0 || i->reg2 == 0)))
 		s->rax_known = false;
 }
@@ -143,7 +143,7 @@ static void setup_effects(struct sim *s, const struct vo_insn *i)
  * 1:0, address size 9:7, segment 17:15, index 21:18, index invalid 22, base
  * 26:23, base invalid 27; scaling and index are undefined without an index,
  * base without a base. */
-static void mem_info(const struct vo_mem *m, uint32_t *info, uint32_t *mask)
+static void mem_info(const struct l2_modrm *m, uint32_t *info, uint32_t *mask)
 {
 	*info |= (uint32_t)(m->asize == 2 ? 0 : m->asize == 4 ? 1 : 2) << 7 | (uint32_t)m->seg << 15;
 	*mask |= 7u << 7 | 7u << 15;
@@ -175,13 +175,13 @@ static void set_info(struct sim *s, uint32_t info, uint32_t mask)
  * displacement, sign-extended (for 32-bit addressing, to 64 bits); with
  * RIP-relative addressing, the displacement plus the RIP of the next
  * instruction (the address the operand would use). */
-static void disp_qual(struct sim *s, const struct vo_insn *i)
+static void disp_qual(struct sim *s, const struct l2_insn *i)
 {
 	s->p->qual = (uint64_t)(int64_t)i->mem.disp + (i->mem.rip_relative ? i->rip + i->len : 0);
 	s->p->defined |= VP_QUAL;
 }
 
-static bool cr_exit(struct sim *s, const struct vo_insn *i, unsigned access, int rule, unsigned shape)
+static bool cr_exit(struct sim *s, const struct l2_insn *i, unsigned access, int rule, unsigned shape)
 {
 	insn_exit(s, i, XR_CR, rule, shape);
 	/* Table 27-3: CR 3:0, access type 5:4, GPR 11:8 (MOV), LMSW 6 and 31:16. */
@@ -196,7 +196,7 @@ static bool cr_exit(struct sim *s, const struct vo_insn *i, unsigned access, int
 	return true;
 }
 
-bool sim_step(struct sim *s, const struct vo_insn *i)
+bool sim_step(struct sim *s, const struct l2_insn *i)
 {
 	struct fault f = { .vector = -1 };
 	bool ex, known, in_range;
@@ -281,14 +281,14 @@ bool sim_step(struct sim *s, const struct vo_insn *i)
 			insn_exit(s, i, XR_IO, R_IO_QUAL, shape);
 			/* Table 27-5 */
 			s->p->qual = (uint64_t)(i->size - 1) | (in ? 8 : 0) | (str ? 0x10 : 0) |
-				     (i->flags & VI_REP ? 0x20 : 0) | (i->flags & VI_PORT_DX ? 0 : 0x40) |
+				     (i->flags & L2_REP ? 0x20 : 0) | (i->flags & L2_PORT_DX ? 0 : 0x40) |
 				     (uint64_t)(i->imm & 0xffff) << 16;
 			s->p->defined |= VP_QUAL;
 			hit(R_IO_QUAL, true);
 			if (str && ((s->in->cpu->basic >> 54) & 1)) {
 				/* Table 27-8: address size 9:7, segment 17:15 (undefined
 				 * for INS, whose segment is ES). */
-				unsigned asize = s->m64 ? (i->flags & VI_ADDR_OVR ? 4 : 8) : (i->flags & VI_ADDR_OVR ? 2 : 4);
+				unsigned asize = s->m64 ? (i->flags & L2_ADDR_OVR ? 4 : 8) : (i->flags & L2_ADDR_OVR ? 2 : 4);
 				int seg = i->op == VO_INS ? 0 : override_seg(s, i->seg, 3);
 				uint32_t info = (uint32_t)(asize == 2 ? 0 : asize == 4 ? 1 : 2) << 7 | (uint32_t)seg << 15;
 				set_info(s, info, 7u << 7 | (i->op == VO_INS ? 0 : 7u << 15));
@@ -480,7 +480,7 @@ bool sim_step(struct sim *s, const struct vo_insn *i)
 		hit(R_DT, ex = proc2(s, PROC2_DESC_TABLE));
 		if (!ex) {
 			if (i->op == VO_SLDT || i->op == VO_STR) {
-				if (i->flags & VI_MEM)
+				if (i->flags & L2_MEM)
 					return unknown(s, "SLDT/STR to memory not exiting");
 				if (i->reg == 0)
 					s->rax_known = false;
@@ -489,7 +489,7 @@ bool sim_step(struct sim *s, const struct vo_insn *i)
 			return unknown(s, "LLDT/LTR not exiting");
 		}
 		unsigned id = (unsigned)(i->op - VO_SLDT);
-		bool mem = i->flags & VI_MEM;
+		bool mem = i->flags & L2_MEM;
 		insn_exit(s, i, XR_LDTR_TR, R_LDT_INFO, mem ? id : 4);
 		/* Table 27-11: reg1 6:3, mem/reg 10 (1: register), identity 29:28. */
 		uint32_t info = id << 28 | (mem ? 0 : 1u << 10), mask = 3u << 28 | 1u << 10;
@@ -524,7 +524,7 @@ bool sim_step(struct sim *s, const struct vo_insn *i)
 	case VO_VMREAD:
 	case VO_VMWRITE: {
 		hit(R_VMX_INSN, true);
-		bool mem = i->flags & VI_MEM;
+		bool mem = i->flags & L2_MEM;
 		insn_exit(s, i, i->op == VO_VMREAD ? XR_VMREAD : XR_VMWRITE, R_VMREAD_INFO, mem ? 1 + (i->mem.index >= 0) : 0);
 		/* reg1 6:3 (register operand), mem/reg 10, reg2 31:28. */
 		uint32_t info = (uint32_t)i->reg2 << 28 | (mem ? 0 : 1u << 10), mask = 0xfu << 28 | 1u << 10;
@@ -549,7 +549,7 @@ bool sim_step(struct sim *s, const struct vo_insn *i)
 	case VO_RDRAND:
 	case VO_RDSEED: {
 		bool seed = i->op == VO_RDSEED;
-		uint32_t feature = seed ? (s->in->cpu->cpuid7_ebx >> 18) & 1 : (s->in->cpu->cpuid1_ecx >> 30) & 1;
+		uint32_t feature = seed ? (s->in->cpu->id.cpuid7_ebx >> 18) & 1 : (s->in->cpu->id.cpuid1_ecx >> 30) & 1;
 		if (!feature) {
 			f = (struct fault){ .vector = V_UD };
 			return sim_exception(s, i, &f, 0, 0);
@@ -580,7 +580,7 @@ bool sim_step(struct sim *s, const struct vo_insn *i)
 	case VO_MONITOR:
 	case VO_MWAIT: {
 		bool mwait = i->op == VO_MWAIT;
-		if (!((s->in->cpu->cpuid1_ecx >> 3) & 1)) {
+		if (!((s->in->cpu->id.cpuid1_ecx >> 3) & 1)) {
 			f = (struct fault){ .vector = V_UD };
 			return sim_exception(s, i, &f, 0, 0);
 		}
@@ -619,7 +619,7 @@ static int msr_load_fails(const struct vo_input *in)
 		else if (index == 0x174)
 			bad = false;
 		else if (index == 0x175 || index == 0x176)
-			bad = !canonical(value);
+			bad = !oracle_canonical(value);
 		else if (index == 0x277) {
 			bad = false;
 			for (unsigned b = 0; b < 8; b++) {

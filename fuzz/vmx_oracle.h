@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "fuzz/oracle_common.h"
 #include "vmx/vmcs.h"                  /* enum vmcs_row: the fields by Appendix B encoding */
 
 /* The processor as a VMM learns it: the VMX capability MSRs (SDM Vol.3
@@ -28,8 +29,7 @@ struct vo_cpu {
 	uint64_t pin, proc, exit, entry;   /* IA32_VMX_(TRUE_)*_CTLS as A.2 says which to use */
 	uint64_t proc2;                    /* IA32_VMX_PROCBASED_CTLS2 (0: none) */
 	uint64_t cr0_fixed0, cr0_fixed1, cr4_fixed0, cr4_fixed1;
-	uint32_t cpuid1_ecx, cpuid1_edx, cpuid7_ebx, cpuid7_ecx, cpuid81_edx;
-	unsigned maxphyaddr;               /* CPUID.80000008H:EAX[7:0] */
+	struct oracle_cpuid id;            /* CPUID.01H, 07H, 80000001H, 80000008H */
 	uint64_t efer, cr0;                /* the L1's IA32_EFER and CR0 when it executes VMLAUNCH */
 };
 
@@ -55,55 +55,11 @@ enum vo_op {
 	VO_COUNT,
 };
 
-#define VI_REP        1u               /* F3 prefix */
-#define VI_ADDR_OVR   2u               /* 67 prefix */
-#define VI_PORT_DX    4u               /* IN/OUT port in DX, not imm8 */
-#define VI_MEM        8u               /* a ModRM memory operand (mem below) */
-
-/* A ModRM memory operand as assembled: [base + index * scale + disp]. */
-struct vo_mem {
-	int8_t base, index;                /* GPR 0-15, -1: none */
-	bool rip_relative;                 /* [RIP + disp32] (64-bit mode; base and index -1) */
-	uint8_t scale;                     /* 0-3: 1, 2, 4, 8 */
-	int8_t seg;                        /* the effective segment register (0-5: ES CS SS DS FS GS) */
-	int32_t disp;                      /* as the instruction holds it, sign-extended */
-	uint8_t asize;                     /* address size in bytes: 2, 4, 8 */
-	uint64_t ea;                       /* the operand's effective address (offset in seg) */
-};
-
-struct vo_insn {
-	uint8_t op;                        /* enum vo_op */
-	uint8_t size;                      /* operand size in bytes (I/O, loads, RDRAND) */
-	uint8_t flags;                     /* VI_* */
-	uint8_t reg;                       /* CR/DR number's GPR, reg operand, VMREAD/VMWRITE reg1 */
-	uint8_t reg2;                      /* VMREAD/VMWRITE's encoding register */
-	int8_t seg;                        /* segment override (0-5), -1: none */
-	uint32_t imm;                      /* port, MSR, vector, CR/DR number */
-	uint64_t value;                    /* value written (MOV to CR/DR, LMSW, WRMSR, XSETBV), or address */
-	struct vo_mem mem;                 /* with VI_MEM */
-	uint64_t rip;                      /* the key instruction's RIP and length */
-	uint8_t len;
-};
-
-/* The L2 world the fuzzer builds; the oracle predicts only inside it. */
-struct vo_layout {
-	uint64_t cr3_32, cr3_64;           /* the page tables of a 32-bit and a 64-bit guest */
-	uint64_t mapped_top;               /* linear [0, mapped_top) is mapped 1:1, present,
-					      supervisor, writable, A and D already set ... */
-	uint64_t holes[2];                 /* ... but these pages, not present */
-	uint64_t data;                     /* a present page the templates use */
-	uint64_t start_rip;                /* the first template's first byte */
-	uint64_t idt32, idt64, handler32;  /* IDTs of 32-bit and of 64-bit interrupt gates, DPL 0,
-					      to a flat DPL-0 code segment whose handler is HLT */
-	const uint8_t *ram;                /* guest-physical RAM, for the bitmaps */
-	uint64_t ram_size;
-};
-
 struct vo_input {
 	const struct vo_cpu *cpu;
-	const struct vo_layout *layout;
+	const struct oracle_l2_layout *layout;
 	const uint64_t *vmcs;              /* the current VMCS's fields by enum vmcs_row, as VMLAUNCH finds them */
-	const struct vo_insn *insns;
+	const struct l2_insn *insns;
 	unsigned n_insns;
 };
 

@@ -9,7 +9,7 @@
 struct view {
 	const uint64_t *f;
 	const struct vo_cpu *cpu;
-	const struct vo_layout *l;
+	const struct oracle_l2_layout *l;
 	uint64_t fail[2], unsure[2];
 };
 
@@ -26,7 +26,7 @@ static bool reserved_setting(uint64_t cap, uint64_t value)
 
 static bool beyond_width(const struct view *v, uint64_t pa)
 {
-	return v->cpu->maxphyaddr < 64 && (pa >> v->cpu->maxphyaddr) != 0;
+	return v->cpu->id.maxphyaddr < 64 && (pa >> v->cpu->id.maxphyaddr) != 0;
 }
 
 /* A 4-KByte-aligned address within the physical-address width. */
@@ -156,7 +156,7 @@ static void host(struct view *v)
 	verdict(v, VC_HOST_CR0, fixed_bad(cpu->cr0_fixed0, cpu->cr0_fixed1, V(HOST_CR0), 0));
 	verdict(v, VC_HOST_CR4, fixed_bad(cpu->cr4_fixed0, cpu->cr4_fixed1, V(HOST_CR4), 0));
 	verdict(v, VC_HOST_CR3, beyond_width(v, V(HOST_CR3)));
-	verdict(v, VC_HOST_SYSENTER, !canonical(V(HOST_IA32_SYSENTER_ESP)) || !canonical(V(HOST_IA32_SYSENTER_EIP)));
+	verdict(v, VC_HOST_SYSENTER, !oracle_canonical(V(HOST_IA32_SYSENTER_ESP)) || !oracle_canonical(V(HOST_IA32_SYSENTER_EIP)));
 	/* 26.2.3 */
 	static const enum vmcs_row sel[] = { VMCS_ROW_HOST_ES_SELECTOR, VMCS_ROW_HOST_CS_SELECTOR,
 					     VMCS_ROW_HOST_SS_SELECTOR, VMCS_ROW_HOST_DS_SELECTOR,
@@ -168,15 +168,15 @@ static void host(struct view *v)
 	verdict(v, VC_HOST_SEL_RPL_TI, rpl_ti);
 	verdict(v, VC_HOST_CS_TR_ZERO, V(HOST_CS_SELECTOR) == 0 || V(HOST_TR_SELECTOR) == 0);
 	verdict(v, VC_HOST_SS_ZERO, !host64 && V(HOST_SS_SELECTOR) == 0);
-	verdict(v, VC_HOST_BASES, !canonical(V(HOST_FS_BASE)) || !canonical(V(HOST_GS_BASE)) ||
-				  !canonical(V(HOST_GDTR_BASE)) ||
-				  !canonical(V(HOST_IDTR_BASE)) || !canonical(V(HOST_TR_BASE)));
+	verdict(v, VC_HOST_BASES, !oracle_canonical(V(HOST_FS_BASE)) || !oracle_canonical(V(HOST_GS_BASE)) ||
+				  !oracle_canonical(V(HOST_GDTR_BASE)) ||
+				  !oracle_canonical(V(HOST_IDTR_BASE)) || !oracle_canonical(V(HOST_TR_BASE)));
 	/* 26.2.4: the processor is in IA-32e mode (the fuzzer's L1 is): host
 	 * address-space size 1, host CR4.PAE 1, a canonical host RIP. */
 	bool lma = cpu->efer & EFER_LMA;
 	verdict(v, VC_HOST_LMA_SIZE, lma != host64);
 	verdict(v, VC_HOST_PAE, host64 && !(V(HOST_CR4) & CR4_PAE));
-	verdict(v, VC_HOST_RIP, host64 ? !canonical(V(HOST_RIP)) : (V(HOST_RIP) >> 32) != 0);
+	verdict(v, VC_HOST_RIP, host64 ? !oracle_canonical(V(HOST_RIP)) : (V(HOST_RIP) >> 32) != 0);
 }
 
 /* ---- 26.3.1 the guest-state area ---- */
@@ -221,7 +221,7 @@ static void guest_registers(struct view *v)
 	verdict(v, VC_GUEST_DR7, ctl(entryc, ENTRY_LOAD_DEBUG) && (V(GUEST_DR7) >> 32) != 0);
 	if (ctl(entryc, ENTRY_LOAD_DEBUG) && (V(GUEST_IA32_DEBUGCTL) & ~0x1ull))
 		unsure(v, VC_GUEST_DR7);           /* IA32_DEBUGCTL's reserved bits: model-specific */
-	verdict(v, VC_GUEST_SYSENTER, !canonical(V(GUEST_IA32_SYSENTER_ESP)) || !canonical(V(GUEST_IA32_SYSENTER_EIP)));
+	verdict(v, VC_GUEST_SYSENTER, !oracle_canonical(V(GUEST_IA32_SYSENTER_ESP)) || !oracle_canonical(V(GUEST_IA32_SYSENTER_EIP)));
 
 	/* 26.3.1.4: RFLAGS.VM only outside IA-32e mode with CR0.PE 1. */
 	uint64_t rflags = V(GUEST_RFLAGS);
@@ -237,9 +237,9 @@ static void guest_registers(struct view *v)
 	verdict(v, VC_GUEST_TR_TI, sel_of(v, S_TR) & 4);
 	verdict(v, VC_GUEST_LDTR_TI, usable(v, S_LDTR) && (sel_of(v, S_LDTR) & 4));
 	verdict(v, VC_GUEST_SS_RPL, !unrestricted && (sel_of(v, S_SS) & 3) != (sel_of(v, S_CS) & 3));
-	verdict(v, VC_GUEST_BASES, !canonical(base_of(v, S_TR)) || !canonical(base_of(v, S_FS)) ||
-				   !canonical(base_of(v, S_GS)) ||
-				   (usable(v, S_LDTR) && !canonical(base_of(v, S_LDTR))));
+	verdict(v, VC_GUEST_BASES, !oracle_canonical(base_of(v, S_TR)) || !oracle_canonical(base_of(v, S_FS)) ||
+				   !oracle_canonical(base_of(v, S_GS)) ||
+				   (usable(v, S_LDTR) && !oracle_canonical(base_of(v, S_LDTR))));
 	verdict(v, VC_GUEST_CS_BASE_HIGH, base_of(v, S_CS) >> 32);
 	bool data_high = false;
 	static const unsigned ssdses[] = { S_SS, S_DS, S_ES };
@@ -309,13 +309,13 @@ static void guest_registers(struct view *v)
 	verdict(v, VC_GUEST_LDTR_TYPE, usable(v, S_LDTR) && ((ldtr & AR_TYPE) != 2 || (ldtr & AR_S) || !(ldtr & AR_P)));
 
 	/* 26.3.1.3 */
-	verdict(v, VC_GUEST_DT_BASE, !canonical(V(GUEST_GDTR_BASE)) || !canonical(V(GUEST_IDTR_BASE)));
+	verdict(v, VC_GUEST_DT_BASE, !oracle_canonical(V(GUEST_GDTR_BASE)) || !oracle_canonical(V(GUEST_IDTR_BASE)));
 	verdict(v, VC_GUEST_DT_LIMIT, (V(GUEST_GDTR_LIMIT) >> 16) || (V(GUEST_IDTR_LIMIT) >> 16));
 
 	/* 26.3.1.4: RIP bits 63:32 0 unless IA-32e mode guest with CS.L (then
 	 * the linear-address width's high bits agree: canonical). */
 	uint64_t rip = V(GUEST_RIP);
-	verdict(v, VC_GUEST_RIP, (ia32e && (cs & AR_L)) ? !canonical(rip) : (rip >> 32) != 0);
+	verdict(v, VC_GUEST_RIP, (ia32e && (cs & AR_L)) ? !oracle_canonical(rip) : (rip >> 32) != 0);
 	verdict(v, VC_GUEST_RFLAGS_RESERVED, (rflags & ~0x3f7fd7ull) || !(rflags & 2));
 	uint32_t info = (uint32_t)V(ENTRY_INTR_INFO);
 	bool inj = info & EV_VALID;

@@ -24,7 +24,7 @@ uint32_t seg_limit(const struct sim *s, int seg)
 struct fault sim_data_access(const struct sim *s, int seg, uint64_t off, unsigned size, bool write)
 {
 	struct fault f = { .vector = -1 };
-	if (s->m64 && !canonical(seg == 4 || seg == 5 ? seg_base(s, seg) + off : off)) {
+	if (s->m64 && !oracle_canonical(seg == 4 || seg == 5 ? seg_base(s, seg) + off : off)) {
 		/* SDM Vol.3 6.15: #SS(0) for a stack reference, else #GP(0). */
 		f.vector = seg == 2 ? 12 : V_GP;
 		f.has_error = true;
@@ -49,7 +49,7 @@ struct fault sim_data_access(const struct sim *s, int seg, uint64_t off, unsigne
 	uint64_t last = s->m64 ? lin + size - 1 : (uint32_t)(lin + size - 1);
 	uint64_t probe[2] = { lin, last & ~0xfffull };
 	for (unsigned i = 0; i < 2; i++) {
-		if (!page_present(s, probe[i])) {
+		if (!oracle_page_present(s->l, probe[i])) {
 			/* SDM Vol.3 4.7: P 0, W/R, U/S 0 at CPL 0, I/D 0 for data. */
 			f.vector = V_PF;
 			f.has_error = true;
@@ -79,7 +79,7 @@ static bool contributory(unsigned v)
 	return v == 0 || (v >= 10 && v <= 13);
 }
 
-bool sim_exception(struct sim *s, const struct vo_insn *insn, const struct fault *f, uint32_t in_flight,
+bool sim_exception(struct sim *s, const struct l2_insn *insn, const struct fault *f, uint32_t in_flight,
 		   uint32_t in_error)
 {
 	unsigned v = (unsigned)f->vector;
@@ -158,9 +158,9 @@ bool sim_exception(struct sim *s, const struct vo_insn *insn, const struct fault
  * down to 16 bytes and push SS, RSP, RFLAGS, CS, RIP and the error code, 8
  * bytes each. Then clear TF, NT, RF, VM and IF (an interrupt gate) and run
  * the HLT. */
-static bool push_frame(struct sim *s, const struct vo_insn *insn, uint32_t word, uint32_t error)
+static bool push_frame(struct sim *s, const struct l2_insn *insn, uint32_t word, uint32_t error)
 {
-	const struct vo_layout *l = s->l;
+	const struct oracle_l2_layout *l = s->l;
 	if (F(s, GUEST_IDTR_BASE) != (s->m64 ? l->idt64 : l->idt32))
 		return unknown(s, "event delivered through a gate the oracle does not know");
 	if (!s->rsp_known)
@@ -188,11 +188,11 @@ static bool push_frame(struct sim *s, const struct vo_insn *insn, uint32_t word,
 	else
 		s->rsp = (s->rsp & ~0xffffffffull) | (uint32_t)(top - 4u * n);
 	s->rflags &= ~((1ull << 8) | (1ull << 9) | (1ull << 14) | (1ull << 16) | (1ull << 17));
-	struct vo_insn hlt = { .op = VO_HLT, .seg = -1, .rip = l->handler32, .len = 1 };
+	struct l2_insn hlt = { .op = VO_HLT, .seg = -1, .rip = l->handler32, .len = 1 };
 	return sim_step(s, &hlt);
 }
 
-bool sim_deliver(struct sim *s, const struct vo_insn *insn, unsigned vector, uint32_t word, uint32_t error,
+bool sim_deliver(struct sim *s, const struct l2_insn *insn, unsigned vector, uint32_t word, uint32_t error,
 		 unsigned ext)
 {
 	unsigned gate = s->m64 ? 16 : 8;
@@ -209,12 +209,12 @@ bool sim_deliver(struct sim *s, const struct vo_insn *insn, unsigned vector, uin
 	}
 	uint64_t base = F(s, GUEST_IDTR_BASE);
 	uint64_t lin = s->m64 ? base + (uint64_t)vector * gate : (uint32_t)(base + (uint64_t)vector * gate);
-	if (s->m64 && (!canonical(lin) || !canonical(lin + gate - 1)))
+	if (s->m64 && (!oracle_canonical(lin) || !oracle_canonical(lin + gate - 1)))
 		return unknown(s, "non-canonical IDT");
 	uint64_t last = s->m64 ? lin + gate - 1 : (uint32_t)(lin + gate - 1);
 	uint64_t probe[2] = { lin, last & ~0xfffull };
 	for (unsigned i = 0; i < 2; i++) {
-		if (!page_present(s, probe[i])) {
+		if (!oracle_page_present(s->l, probe[i])) {
 			/* A supervisor read, not present: #PF error 0. */
 			struct fault f = { .vector = V_PF, .has_error = true, .error = 0, .cr2 = probe[i] };
 			hit(R_PF_GATE, true);

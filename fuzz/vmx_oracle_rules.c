@@ -163,9 +163,8 @@ __attribute__((used, section("__libfuzzer_extra_counters")))
 #endif
 uint8_t vo_feedback[VO_FEEDBACK_SIZE];
 
-static uint64_t unknown_count, predictions, exact_exits, halts_agreed, vmfails_agreed;
-static const char *unknown_whys[64];
-static uint64_t unknown_why_count[64];
+static uint64_t predictions, exact_exits, halts_agreed, vmfails_agreed;
+static struct oracle_unknowns unknowns;
 static uint32_t cells[XR_COUNT][VO_SHAPES];
 static uint32_t failure_cells[VC_COUNT];
 
@@ -224,16 +223,8 @@ static unsigned report(const char *field, uint64_t want, uint64_t got, int rule)
 void vo_note_prediction(const struct vo_prediction *p)
 {
 	predictions++;
-	if (p->outcome != VO_OUT_UNKNOWN)
-		return;
-	unknown_count++;
-	for (unsigned k = 0; k < 64; k++) {
-		if (unknown_whys[k] == p->unknown_why || !unknown_whys[k]) {
-			unknown_whys[k] = p->unknown_why;
-			unknown_why_count[k]++;
-			return;
-		}
-	}
+	if (p->outcome == VO_OUT_UNKNOWN)
+		oracle_unknowns_note(&unknowns, p->unknown_why);
 }
 
 static void print_failing(const uint64_t failing[2])
@@ -428,7 +419,7 @@ static const struct { uint8_t reason; uint8_t shapes; } possible[] = {
 
 void vo_coverage_summary(struct vo_coverage_summary *s)
 {
-	*s = (struct vo_coverage_summary){ .predictions = predictions, .unknown = unknown_count };
+	*s = (struct vo_coverage_summary){ .predictions = predictions, .unknown = unknowns.total };
 	for (unsigned r = 0; r < R_COUNT; r++) {
 		if (!rules[r].name)
 			continue;
@@ -454,7 +445,7 @@ void vo_print_coverage(void)
 {
 	fprintf(stderr, "vmx_oracle: %" PRIu64 " predictions: %" PRIu64 " exits, %" PRIu64 " VMfails and %" PRIu64
 		" halts predicted exactly and agreed on, %" PRIu64 " unknown\n",
-		predictions, exact_exits, vmfails_agreed, halts_agreed, unknown_count);
+		predictions, exact_exits, vmfails_agreed, halts_agreed, unknowns.total);
 	fprintf(stderr, "vmx_oracle: %-30s %10s %10s  citation\n", "rule", "held", "not held");
 	for (unsigned r = 0; r < R_COUNT; r++)
 		if (rules[r].name)
@@ -473,7 +464,5 @@ void vo_print_coverage(void)
 	vo_coverage_summary(&c);
 	fprintf(stderr, "vmx_oracle: %u of %u cells; entry checks both ways %u of %u\n", c.cells, c.cells_possible,
 		c.checks_both_ways, c.checks);
-	fprintf(stderr, "vmx_oracle: unknown, by reason:\n");
-	for (unsigned k = 0; k < 64 && unknown_whys[k]; k++)
-		fprintf(stderr, "vmx_oracle:   %-50s %" PRIu64 "\n", unknown_whys[k], unknown_why_count[k]);
+	oracle_unknowns_print(&unknowns, "vmx_oracle", 50);
 }

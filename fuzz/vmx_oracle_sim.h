@@ -13,6 +13,7 @@
 #ifndef HVEMU_FUZZ_VMX_ORACLE_SIM_H
 #define HVEMU_FUZZ_VMX_ORACLE_SIM_H
 
+#include "fuzz/oracle_sim.h"
 #include "fuzz/vmx_oracle.h"
 
 /* ---- Architectural constants, from the manuals (not from vmx/) ---------- */
@@ -115,7 +116,7 @@ void vo_note_prediction(const struct vo_prediction *p);
 struct sim {
 	const struct vo_input *in;
 	const uint64_t *f;                 /* the VMCS by row */
-	const struct vo_layout *l;
+	const struct oracle_l2_layout *l;
 	struct vo_prediction *p;
 	bool m64;
 	uint64_t rax, rsp, rflags;
@@ -149,7 +150,7 @@ static inline bool unknown(struct sim *s, const char *why)
 }
 
 /* A VM exit at insn (or before the first one, insn NULL). */
-static inline bool exit_with(struct sim *s, const struct vo_insn *insn, uint32_t reason, int rule, unsigned shape)
+static inline bool exit_with(struct sim *s, const struct l2_insn *insn, uint32_t reason, int rule, unsigned shape)
 {
 	struct vo_prediction *p = s->p;
 	p->outcome = VO_OUT_EXIT;
@@ -168,7 +169,7 @@ static inline bool exit_with(struct sim *s, const struct vo_insn *insn, uint32_t
 
 /* An exit due to an instruction: SDM Vol.3 27.2.5 (instruction length
  * defined), 27.3.3 (the saved RIP is the instruction's). */
-static inline bool insn_exit(struct sim *s, const struct vo_insn *insn, uint32_t reason, int rule, unsigned shape)
+static inline bool insn_exit(struct sim *s, const struct l2_insn *insn, uint32_t reason, int rule, unsigned shape)
 {
 	exit_with(s, insn, reason, rule, shape);
 	s->p->len = insn->len;
@@ -176,44 +177,20 @@ static inline bool insn_exit(struct sim *s, const struct vo_insn *insn, uint32_t
 	return true;
 }
 
-static inline bool canonical(uint64_t a)
-{
-	/* SDM Vol.1 3.3.7.1: 48-bit linear addresses (no LA57 here). */
-	return (uint64_t)((int64_t)(a << 16) >> 16) == a;
-}
-
-static inline bool page_present(const struct sim *s, uint64_t lin)
-{
-	uint64_t page = lin & ~0xfffull;
-	return lin < s->l->mapped_top && page != s->l->holes[0] && page != s->l->holes[1];
-}
-
 /* Guest segment fields by register number (0-5: ES CS SS DS FS GS). */
 uint64_t seg_base(const struct sim *s, int seg);
 uint32_t seg_limit(const struct sim *s, int seg);
 
+/* The x86 addressing of fuzz/oracle_common.h on the guest's VMCS fields. */
 static inline uint64_t linear(const struct sim *s, int seg, uint64_t off)
 {
-	if (s->m64)
-		return (seg == 4 || seg == 5) ? seg_base(s, seg) + off : off;
-	return (uint32_t)(seg_base(s, seg) + off);
+	return oracle_linear(s->m64, seg, seg_base(s, seg), off);
 }
 
-/* SDM Vol.1 3.3.7.1: in 64-bit mode the ES, CS, SS, DS overrides are ignored. */
 static inline int override_seg(const struct sim *s, int seg, int dflt)
 {
-	if (seg < 0 || (s->m64 && seg < 4))
-		return dflt;
-	return seg;
+	return oracle_override_seg(s->m64, seg, dflt);
 }
-
-struct fault {
-	int vector;                        /* -1: none */
-	uint32_t error;
-	bool has_error;
-	uint64_t cr2;
-	bool limit;
-};
 
 /* A supervisor data access of size bytes at seg:off. */
 struct fault sim_data_access(const struct sim *s, int seg, uint64_t off, unsigned size, bool write);
@@ -221,15 +198,15 @@ struct fault sim_data_access(const struct sim *s, int seg, uint64_t off, unsigne
 /* Exception f raised by insn (a fault: RIP of insn); in_flight: the
  * IDT-vectoring word of the event being delivered (0: none), in_error its
  * error code, in_len the length of a software event's instruction. */
-bool sim_exception(struct sim *s, const struct vo_insn *insn, const struct fault *f, uint32_t in_flight,
+bool sim_exception(struct sim *s, const struct l2_insn *insn, const struct fault *f, uint32_t in_flight,
 		   uint32_t in_error);
 
 /* Deliver vector through the guest IDT: word is its interruption information
  * (type, error valid), error its code; ext the EXT bit of a nested error code. */
-bool sim_deliver(struct sim *s, const struct vo_insn *insn, unsigned vector, uint32_t word, uint32_t error,
+bool sim_deliver(struct sim *s, const struct l2_insn *insn, unsigned vector, uint32_t word, uint32_t error,
 		 unsigned ext);
 
-bool sim_step(struct sim *s, const struct vo_insn *i);
+bool sim_step(struct sim *s, const struct l2_insn *i);
 
 /* SDM Vol.3 26.2, 26.3.1: the failing checks (bits by enum vo_check) and
  * those the oracle cannot decide. */

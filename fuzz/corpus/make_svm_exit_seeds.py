@@ -2,7 +2,8 @@
 """Writes the seed corpus of svm_exit_fuzz (fuzz/corpus/svm_exit_fuzz/) and the
 reproducers of fuzz/findings/ (see its README.md):
 structured inputs in the layout fuzz/svm_exit_fuzz.c reads, one per class of
-exit the oracle (fuzz/svm_oracle.c) predicts exactly. The files are committed;
+exit the oracle (fuzz/svm_oracle.c) predicts exactly. The template numbers are
+read from enum oracle_op (fuzz/svm_oracle.h). The files are committed;
 run this after changing the input layout:
 
     python3 fuzz/corpus/make_svm_exit_seeds.py fuzz/corpus fuzz/findings
@@ -11,12 +12,9 @@ import os
 import struct
 import sys
 
-# enum oracle_op (fuzz/svm_oracle.h)
-OPS = ['NOP', 'CPUID', 'RDTSC', 'RDTSCP', 'RDPMC', 'HLT', 'PAUSE', 'INVD', 'WBINVD', 'VMMCALL',
-       'INVLPG', 'PUSHF', 'IN', 'OUT', 'INS', 'OUTS', 'RDMSR', 'WRMSR', 'MOV_FROM_CR', 'MOV_TO_CR',
-       'MOV_FROM_DR', 'MOV_TO_DR', 'INTN', 'INT3', 'UD2', 'DIV0', 'ICEBP', 'LOAD', 'STORE',
-       'RETF16', 'XSETBV', 'MONITOR', 'MWAIT', 'SIDT', 'SGDT', 'SLDT', 'STR', 'LIDT', 'LGDT',
-       'LLDT', 'LTR', 'RSM', 'INVLPGA', 'VMLOAD', 'VMSAVE', 'STGI', 'CLGI', 'SETSP']
+import exit_seeds
+
+OPS = exit_seeds.template_numbers('svm_oracle.h', 'oracle_op', 'OP_')
 # svm_exit_misc_intercepts[] bit of each instruction intercept (fuzz/svm_exit_vmcb.c)
 MISC = {'CPUID': 0, 'RDTSC': 1, 'RDTSCP': 2, 'RDPMC': 3, 'HLT': 4, 'PAUSE': 5, 'INVD': 6,
         'WBINVD': 7, 'VMMCALL': 8, 'INVLPG': 9, 'PUSHF': 10, 'IOIO': 11, 'MSR': 12, 'INTN': 13,
@@ -32,12 +30,7 @@ def seed(guest=0, cr=0, dr=0, exc=(), misc=(), muts=(), insns=()):
     b = bytes([guest]) + struct.pack('<II', cr, dr)
     b += bytes([sum(EXC[e] for e in exc)])
     b += struct.pack('<I', sum(1 << MISC[m] for m in misc))
-    b += bytes([len(muts)]) + b''.join(bytes(m) for m in muts)
-    b += bytes([len(insns) - 1])
-    for op, *args in insns:
-        args = list(args) + [0] * (4 - len(args))
-        b += bytes([OPS.index(op)] + args)
-    return b
+    return b + exit_seeds.tail(OPS, muts, insns)
 
 
 ALL_EXC = tuple(EXC)
@@ -74,10 +67,7 @@ seeds = {
 }
 
 out = os.path.join(sys.argv[1], 'svm_exit_fuzz')
-os.makedirs(out, exist_ok=True)
-for name, data in seeds.items():
-    with open(os.path.join(out, name), 'wb') as f:
-        f.write(data)
+exit_seeds.write(out, seeds)
 
 # Two findings fixed in hvemu, now seeds that hold the fix (fuzz/findings/README.md).
 fixed = {
@@ -87,9 +77,7 @@ fixed = {
     # the mapping; #PF intercepted.
     'sgdt_pf_address': seed(guest=2, exc=('PF',), insns=[('SGDT',)]),
 }
-for name, data in fixed.items():
-    with open(os.path.join(out, name), 'wb') as f:
-        f.write(data)
+exit_seeds.write(out, fixed)
 
 # Where the oracle, run with HVEMU_FUZZ_STRICT=1, disagrees with hvemu.
 findings = {
@@ -98,7 +86,4 @@ findings = {
                                               insns=[('MOV_TO_CR', 4, 0, 0, 40)]),
 }
 if len(sys.argv) > 2:
-    os.makedirs(sys.argv[2], exist_ok=True)
-    for name, data in findings.items():
-        with open(os.path.join(sys.argv[2], name), 'wb') as f:
-            f.write(data)
+    exit_seeds.write(sys.argv[2], findings)

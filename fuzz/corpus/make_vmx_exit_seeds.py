@@ -8,14 +8,12 @@ committed; run this after changing the input layout:
     python3 fuzz/corpus/make_vmx_exit_seeds.py fuzz/corpus
 """
 import os
-import re
 import struct
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-HEADER = open(os.path.join(HERE, '..', 'vmx_oracle.h')).read()
-OPS = re.findall(r'VO_([A-Z0-9_]+)', re.search(r'enum vo_op \{(.*?)\};', HEADER, re.S).group(1))
-OPS = [o for o in OPS if o != 'COUNT']
+import exit_seeds
+
+OPS = exit_seeds.template_numbers('vmx_oracle.h', 'vo_op', 'VO_')
 # vmx_exit_controls() bits (fuzz/vmx_exit_vmcs.c)
 CTL = {'HLT': 0, 'INVLPG': 1, 'MWAIT': 2, 'RDPMC': 3, 'RDTSC': 4, 'CR3_LOAD': 5, 'CR3_STORE': 6,
        'CR8_LOAD': 7, 'CR8_STORE': 8, 'MOV_DR': 9, 'UNCOND_IO': 10, 'IO_BITMAPS': 11, 'MSR_BITMAPS': 12,
@@ -28,12 +26,7 @@ EXC = {'DE': 1, 'DB': 2, 'BP': 4, 'UD': 8, 'GP': 16, 'PF': 32, 'SS': 64, 'NP': 1
 def seed(guest=0, ctl=(), cr3_targets=0, cr=0, exc=(), pf=0, muts=(), insns=()):
     bits = sum(1 << CTL[c] for c in ctl) | (cr3_targets << 21)
     b = bytes([guest]) + struct.pack('<I', bits) + bytes([cr, sum(EXC[e] for e in exc), pf])
-    b += bytes([len(muts)]) + b''.join(bytes(m) for m in muts)
-    b += bytes([len(insns) - 1])
-    for op, *args in insns:
-        args = list(args) + [0] * (4 - len(args))
-        b += bytes([OPS.index(op)] + args)
-    return b
+    return b + exit_seeds.tail(OPS, muts, insns)
 
 
 SEEDS = {
@@ -80,8 +73,4 @@ MUTATIONS = {
 for name, m in MUTATIONS.items():
     SEEDS[name] = seed(muts=[m], insns=[('CPUID',)])
 
-out = os.path.join(sys.argv[1] if len(sys.argv) > 1 else HERE, 'vmx_exit_fuzz')
-os.makedirs(out, exist_ok=True)
-for name, data in SEEDS.items():
-    with open(os.path.join(out, name), 'wb') as f:
-        f.write(data)
+exit_seeds.write(os.path.join(sys.argv[1] if len(sys.argv) > 1 else exit_seeds.HERE, 'vmx_exit_fuzz'), SEEDS)

@@ -36,6 +36,24 @@ unsigned rreg(struct gen *g, unsigned size, bool rexmode)
  * (without rm: reg is the register in the opcode's low bits, already added),
  * the SIB/displacement of rm, then imm; patch a RIP-relative disp32 last.
  * force_rex: a byte register among 4-7 means SPL..DIL, or just an empty REX. */
+/* ModRM with reg, the SIB and displacement of rm, then imm; a RIP-relative
+ * disp32 patched last. */
+static void emit_modrm(struct gen *g, unsigned reg, const struct rm *rm, uint64_t imm, unsigned imm_len)
+{
+	emit(g, (unsigned)(rm->mod << 6) | ((reg & 7) << 3) | rm->rm);
+	if (rm->has_sib)
+		emit(g, rm->sib);
+	unsigned disp_at = g->len;
+	emit_imm(g, rm->disp, rm->disp_len);
+	emit_imm(g, imm, imm_len);
+	if (rm->riprel) {
+		/* SDM Vol.2 2.2.1.6: RIP-relative is relative to the next instruction. */
+		uint32_t d = rm->target - (DIFF_CODE_ADDR + g->len);
+		for (unsigned i = 0; i < 4; i++)
+			g->code[disp_at + i] = (uint8_t)(d >> (8 * i));
+	}
+}
+
 void encode(struct gen *g, unsigned pfx, bool w, bool force_rex, unsigned reg, uint32_t op, unsigned n,
 		   const struct rm *rm, uint64_t imm, unsigned imm_len)
 {
@@ -64,18 +82,21 @@ void encode(struct gen *g, unsigned pfx, bool w, bool force_rex, unsigned reg, u
 		emit_imm(g, imm, imm_len);
 		return;
 	}
-	emit(g, (unsigned)(rm->mod << 6) | ((reg & 7) << 3) | rm->rm);
-	if (rm->has_sib)
-		emit(g, rm->sib);
-	unsigned disp_at = g->len;
-	emit_imm(g, rm->disp, rm->disp_len);
-	emit_imm(g, imm, imm_len);
-	if (rm->riprel) {
-		/* SDM Vol.2 2.2.1.6: RIP-relative is relative to the next instruction. */
-		uint32_t d = rm->target - (DIFF_CODE_ADDR + g->len);
-		for (unsigned i = 0; i < 4; i++)
-			g->code[disp_at + i] = (uint8_t)(d >> (8 * i));
-	}
+	emit_modrm(g, reg, rm, imm, imm_len);
+}
+
+void encode_vex3(struct gen *g, unsigned pp, unsigned map, bool w, unsigned l, unsigned vvvv, unsigned reg,
+		 unsigned op, const struct rm *rm, int imm8)
+{
+	if (rm->a32)
+		emit(g, 0x67);
+	/* R, X, B and vvvv are stored inverted. */
+	unsigned r = (reg >> 3) & 1, x = (rm->rexxb >> 1) & 1, b = rm->rexxb & 1;
+	emit(g, 0xc4);
+	emit(g, (!r) << 7 | (!x) << 6 | (!b) << 5 | map);
+	emit(g, (unsigned)w << 7 | (~vvvv & 15) << 3 | l << 2 | pp);
+	emit(g, op);
+	emit_modrm(g, reg, rm, imm8 >= 0 ? (uint64_t)imm8 : 0, imm8 >= 0 ? 1 : 0);
 }
 
 /* A memory operand inside the data pages covering span bytes, aligned to align

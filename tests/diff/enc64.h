@@ -77,6 +77,13 @@ uint64_t rand_imm(struct gen *g, unsigned size);
 
 void encode(struct gen *g, unsigned pfx, bool w, bool force_rex, unsigned reg, uint32_t op, unsigned n,
 	    const struct rm *rm, uint64_t imm, unsigned imm_len);
+/* A VEX-encoded instruction (SDM Vol.2 2.3.5, Figure 2-9), always the
+ * three-byte C4 form (the maps 0F38/0F3A need it): [67] C4, R X B map, W
+ * vvvv L pp, the opcode, then ModRM and what follows as encode() writes it.
+ * pp 0-3 (none, 66, F3, F2), map 1-3, L 0 (128-bit) or 1 (256-bit), vvvv
+ * the extra register, imm8 or -1. */
+void encode_vex3(struct gen *g, unsigned pp, unsigned map, bool w, unsigned l, unsigned vvvv, unsigned reg,
+		 unsigned op, const struct rm *rm, int imm8);
 struct rm mem_rm(struct gen *g, unsigned span, unsigned align, bool allow_rex, bool allow_rsp);
 struct rm dst_rm(struct gen *g, unsigned size, bool rexmode, bool allow_mem);
 struct rm src_rm(struct gen *g, unsigned size, bool rexmode);

@@ -89,6 +89,22 @@ static inline void flags_written(struct gen *g, uint32_t defined, uint32_t undef
 	g->undef = (g->undef & ~defined) | undefined;
 }
 
+/* The code of a case without x87, after its state is set: 1 to SEQ_MAX
+ * instructions from insn, stopping while an instruction's longest form still
+ * fits in DIFF_CODE_MAX; the status flags left undefined, as gen_case*. */
+static inline uint32_t gen_sequence(struct gen *g, struct diff_request *rq, void (*insn)(struct gen *g))
+{
+	g->code = rq->code;
+	g->len = 0;
+	g->undef = 0;
+	g->x87_on = false;
+	unsigned n = 1 + pick(g, SEQ_MAX);
+	for (unsigned i = 0; i < n && g->len < DIFF_CODE_MAX - 64; i++)
+		insn(g);
+	rq->code_len = g->len;
+	return g->undef;
+}
+
 /* A random case for each mode; both return the status flags still undefined
  * at the end (not compared in the 32-bit run). */
 uint32_t gen_case32(struct gen *g, struct diff_request *rq);

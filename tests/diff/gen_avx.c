@@ -204,32 +204,6 @@ void gen_avx(struct gen *g)
 
 /* ---- the 64-bit run (host_diff -m avx64) ---- */
 
-/* The three-byte VEX form with every field: R, X, B from the registers and
- * the r/m operand (enc64.h), W, VEX.L, vvvv 0-15. */
-static void vex64(struct gen *g, unsigned pp, unsigned map, bool w, unsigned l, unsigned vvvv, unsigned reg,
-		  unsigned op, const struct rm *rm, int imm8)
-{
-	if (rm->a32)
-		emit(g, 0x67);
-	unsigned r = (reg >> 3) & 1, x = (rm->rexxb >> 1) & 1, b = rm->rexxb & 1;
-	emit(g, 0xc4);
-	emit(g, (!r) << 7 | (!x) << 6 | (!b) << 5 | map);
-	emit(g, (unsigned)w << 7 | (~vvvv & 15) << 3 | l << 2 | pp);
-	emit(g, op);
-	emit(g, (unsigned)(rm->mod << 6) | ((reg & 7) << 3) | rm->rm);
-	if (rm->has_sib)
-		emit(g, rm->sib);
-	unsigned disp_at = g->len;
-	emit_imm(g, rm->disp, rm->disp_len);
-	if (imm8 >= 0)
-		emit(g, (unsigned)imm8);
-	if (rm->riprel) {
-		uint32_t d = rm->target - (DIFF_CODE_ADDR + g->len);
-		for (unsigned i = 0; i < 4; i++)
-			g->code[disp_at + i] = (uint8_t)(d >> (8 * i));
-	}
-}
-
 /* One row in 64-bit code: registers 0-15 (VEX.R, VEX.B, vvvv[3]), memory forms
  * of enc64.h (REX.X/B bases and indexes, RIP-relative, 67), VEX.W random but
  * where the row wants W0 (VEX.W1 picks the 64-bit integer forms: VMOVQ r64,
@@ -256,7 +230,7 @@ static void gen_avx64(struct gen *g)
 		imm = (int)(pick(g, 16) << 4 | pick(g, 16));
 	else if (how & IMM)
 		imm = (int)((o->op == 0xc2 && map == 1) ? pick(g, 32) : pick(g, 4) == 0 ? pick(g, 256) : pick(g, 72));
-	vex64(g, o->pp, map, w, l, vvvv, reg, o->op, &rm, imm);
+	encode_vex3(g, o->pp, map, w, l, vvvv, reg, o->op, &rm, imm);
 	if (how & FLAGSW)
 		flags_written(g, ARITH, 0);
 }
@@ -273,13 +247,5 @@ uint32_t gen_case_avx64(struct gen *g, struct diff_request *rq)
 			for (unsigned i = 0; i < 16; i++)
 				rq->in.ymm_hi[x][i] = (uint8_t)rnd(g);
 	}
-	g->code = rq->code;
-	g->len = 0;
-	g->undef = 0;
-	g->x87_on = false;
-	unsigned n = 1 + pick(g, SEQ_MAX);
-	for (unsigned i = 0; i < n && g->len < DIFF_CODE_MAX - 64; i++)
-		gen_avx64(g);
-	rq->code_len = g->len;
-	return g->undef;
+	return gen_sequence(g, rq, gen_avx64);
 }

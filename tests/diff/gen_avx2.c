@@ -121,32 +121,6 @@ unsigned avx2_families(const struct cpu_model *model, FILE *report)
 	return (unsigned)__builtin_popcount(host_set);
 }
 
-/* The three-byte VEX prefix (SDM Vol.2 2.3.5, Figure 2-9) with ModRM and what
- * follows: pp 1 (66) or 0, map, W, L, vvvv, ModRM.reg, r/m, imm8 or -1. */
-static void vex(struct gen *g, unsigned pp, unsigned map, bool w, bool l, unsigned vvvv, unsigned reg, unsigned op,
-		const struct rm *rm, int imm8)
-{
-	if (rm->a32)
-		emit(g, 0x67);
-	unsigned r = (reg >> 3) & 1, x = (rm->rexxb >> 1) & 1, b = rm->rexxb & 1;
-	emit(g, 0xc4);
-	emit(g, (!r) << 7 | (!x) << 6 | (!b) << 5 | map);
-	emit(g, (unsigned)w << 7 | (~vvvv & 15) << 3 | (unsigned)l << 2 | pp);
-	emit(g, op);
-	emit(g, (unsigned)(rm->mod << 6) | ((reg & 7) << 3) | rm->rm);
-	if (rm->has_sib)
-		emit(g, rm->sib);
-	unsigned disp_at = g->len;
-	emit_imm(g, rm->disp, rm->disp_len);
-	if (imm8 >= 0)
-		emit(g, (unsigned)imm8);
-	if (rm->riprel) {
-		uint32_t d = rm->target - (DIFF_CODE_ADDR + g->len);
-		for (unsigned i = 0; i < 4; i++)
-			g->code[disp_at + i] = (uint8_t)(d >> (8 * i));
-	}
-}
-
 static unsigned dst_ymm(struct gen *g) { return pick(g, 14); }   /* not YMM14/15, the gather indices */
 static unsigned src_ymm(struct gen *g) { return pick(g, 16); }
 static struct rm ymm_rm(unsigned x)
@@ -177,7 +151,7 @@ static void gen_gather(struct gen *g, const struct avx_op *o, bool l)
 	struct rm rm = { .mem = true, .rexxb = 3, .mod = 1, .rm = 4, .has_sib = true, .disp_len = 1 };
 	rm.sib = (uint8_t)(pick(g, 4) << 6 | (idx & 7) << 3 | 4);
 	rm.disp = pick(g, 64);
-	vex(g, 1, 2, o->w, l, m, d, o->op, &rm, -1);
+	encode_vex3(g, 1, 2, o->w, l, m, d, o->op, &rm, -1);
 }
 
 /* A floating-point register value now and then: FMA and F16C compute on them. */
@@ -188,7 +162,7 @@ static void gen_fma(struct gen *g)
 	unsigned op = (0x90 + 0x10 * order) | lo, d = dst_ymm(g), h = src_ymm(g);
 	struct rm rm = pick(g, 3) ? ymm_rm(src_ymm(g)) :
 		       mem_rm(g, scalar ? (w ? 8 : 4) : l ? 32 : 16, 1, true, true);
-	vex(g, 1, 2, w, l, h, d, op, &rm, -1);
+	encode_vex3(g, 1, 2, w, l, h, d, op, &rm, -1);
 }
 
 static void gen_avx2_insn(struct gen *g)
@@ -211,20 +185,20 @@ static void gen_avx2_insn(struct gen *g)
 	struct rm rm = use_mem ? mem_rm(g, mem, 1, true, true) : ymm_rm(src_ymm(g));
 	int imm = (int)pick(g, 256);
 	switch (o->kind) {
-	case K_VHW: vex(g, pp, o->map, o->w, l, h, d, o->op, &rm, -1); break;
-	case K_VW: vex(g, pp, o->map, o->w, l, 0, d, o->op, &rm, -1); break;
-	case K_VWI: vex(g, pp, o->map, o->w, l, 0, d, o->op, &rm, imm); break;
-	case K_VHWI: vex(g, pp, o->map, o->w, l, h, d, o->op, &rm, imm); break;
+	case K_VHW: encode_vex3(g, pp, o->map, o->w, l, h, d, o->op, &rm, -1); break;
+	case K_VW: encode_vex3(g, pp, o->map, o->w, l, 0, d, o->op, &rm, -1); break;
+	case K_VWI: encode_vex3(g, pp, o->map, o->w, l, 0, d, o->op, &rm, imm); break;
+	case K_VHWI: encode_vex3(g, pp, o->map, o->w, l, h, d, o->op, &rm, imm); break;
 	case K_WVI:
 		if (!use_mem)
 			rm = ymm_rm(dst_ymm(g));
-		vex(g, pp, o->map, o->w, l, 0, src_ymm(g), o->op, &rm, imm);
+		encode_vex3(g, pp, o->map, o->w, l, 0, src_ymm(g), o->op, &rm, imm);
 		break;
-	case K_VU: rm = ymm_rm(src_ymm(g)); vex(g, pp, o->map, o->w, l, 0, d, o->op, &rm, -1); break;
-	case K_VM: rm = mem_rm(g, mem, 1, true, true); vex(g, pp, o->map, o->w, l, 0, d, o->op, &rm, -1); break;
+	case K_VU: rm = ymm_rm(src_ymm(g)); encode_vex3(g, pp, o->map, o->w, l, 0, d, o->op, &rm, -1); break;
+	case K_VM: rm = mem_rm(g, mem, 1, true, true); encode_vex3(g, pp, o->map, o->w, l, 0, d, o->op, &rm, -1); break;
 	case K_VHM: case K_MHV:
 		rm = pick(g, 4) == 0 ? straddle_rm(g, mem, width / mem) : mem_rm(g, width, 1, true, true);
-		vex(g, pp, o->map, o->w, l, h, o->kind == K_VHM ? d : src_ymm(g), o->op, &rm, -1);
+		encode_vex3(g, pp, o->map, o->w, l, h, o->kind == K_VHM ? d : src_ymm(g), o->op, &rm, -1);
 		break;
 	case K_GATHER: gen_gather(g, o, l); break;
 	default:                                    /* VZEROUPPER/VZEROALL: C5 form */
@@ -271,13 +245,5 @@ uint32_t gen_case_avx2(struct gen *g, struct diff_request *rq)
 	/* A quarter of the cases unmask some exceptions (MXCSR bits 12:7). */
 	if (pick(g, 4) == 0)
 		rq->in.mxcsr &= ~((rnd(g) & 0x3fu) << 7);
-	g->code = rq->code;
-	g->len = 0;
-	g->undef = 0;
-	g->x87_on = false;
-	unsigned n = 1 + pick(g, SEQ_MAX);
-	for (unsigned i = 0; i < n && g->len < DIFF_CODE_MAX - 64; i++)
-		gen_avx2_insn(g);
-	rq->code_len = g->len;
-	return g->undef;
+	return gen_sequence(g, rq, gen_avx2_insn);
 }

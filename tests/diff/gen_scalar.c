@@ -60,33 +60,6 @@ unsigned scalar_host_ops(FILE *report)
 	return host_op_count;
 }
 
-/* A VEX-encoded instruction (SDM Vol.2 2.3.5, Figure 2-9), always the
- * three-byte C4 form (the maps 0F38/0F3A need it): pp 0-3 (none, 66, F3, F2),
- * map 2/3, W, VEX.vvvv register, ModRM.reg register, opcode, r/m, imm8 or -1. */
-static void vex(struct gen *g, unsigned pp, unsigned map, bool w, unsigned vvvv, unsigned reg, unsigned op,
-		const struct rm *rm, int imm8)
-{
-	if (rm->a32)
-		emit(g, 0x67);
-	unsigned r = (reg >> 3) & 1, x = (rm->rexxb >> 1) & 1, b = rm->rexxb & 1;
-	emit(g, 0xc4);
-	emit(g, (!r) << 7 | (!x) << 6 | (!b) << 5 | map);
-	emit(g, (unsigned)w << 7 | (~vvvv & 15) << 3 | pp);     /* VEX.L = 0 */
-	emit(g, op);
-	emit(g, (unsigned)(rm->mod << 6) | ((reg & 7) << 3) | rm->rm);
-	if (rm->has_sib)
-		emit(g, rm->sib);
-	unsigned disp_at = g->len;
-	emit_imm(g, rm->disp, rm->disp_len);
-	if (imm8 >= 0)
-		emit(g, (unsigned)imm8);
-	if (rm->riprel) {
-		uint32_t d = rm->target - (DIFF_CODE_ADDR + g->len);
-		for (unsigned i = 0; i < 4; i++)
-			g->code[disp_at + i] = (uint8_t)(d >> (8 * i));
-	}
-}
-
 /* CMP r64, r64 so that ADCX/ADOX read a defined CF/OF. */
 static void define_flags(struct gen *g)
 {
@@ -155,32 +128,32 @@ static void gen_scalar_insn(struct gen *g)
 		encode(g, op == S_ADCX ? P_66 : P_F3, w, false, dst, 0x0f38f6, 3, &rm, 0, 0);
 		break;
 	case S_ANDN:
-		vex(g, 0, 2, w, sreg(g), dst, 0xf2, &rm, -1);
+		encode_vex3(g, 0, 2, w, 0, sreg(g), dst, 0xf2, &rm, -1);
 		flags_written(g, SZOC, FLAG_AF | FLAG_PF);
 		break;
 	case S_BEXTR:
-		vex(g, 0, 2, w, control_reg(g, true), dst, 0xf7, &rm, -1);
+		encode_vex3(g, 0, 2, w, 0, control_reg(g, true), dst, 0xf7, &rm, -1);
 		flags_written(g, FLAG_ZF | FLAG_CF | FLAG_OF, FLAG_AF | FLAG_SF | FLAG_PF);
 		break;
 	case S_BLSR: case S_BLSMSK: case S_BLSI:
-		vex(g, 0, 2, w, dst, 1 + (op - S_BLSR), 0xf3, &rm, -1);
+		encode_vex3(g, 0, 2, w, 0, dst, 1 + (op - S_BLSR), 0xf3, &rm, -1);
 		flags_written(g, SZOC, FLAG_AF | FLAG_PF);
 		break;
 	case S_BZHI:
-		vex(g, 0, 2, w, control_reg(g, false), dst, 0xf5, &rm, -1);
+		encode_vex3(g, 0, 2, w, 0, control_reg(g, false), dst, 0xf5, &rm, -1);
 		flags_written(g, SZOC, FLAG_AF | FLAG_PF);
 		break;
 	case S_MULX:
-		vex(g, 3, 2, w, dreg(g), dst, 0xf6, &rm, -1);
+		encode_vex3(g, 3, 2, w, 0, dreg(g), dst, 0xf6, &rm, -1);
 		break;
 	case S_PDEP: case S_PEXT:
-		vex(g, op == S_PDEP ? 3 : 2, 2, w, sreg(g), dst, 0xf5, &rm, -1);
+		encode_vex3(g, op == S_PDEP ? 3 : 2, 2, w, 0, sreg(g), dst, 0xf5, &rm, -1);
 		break;
 	case S_RORX:
-		vex(g, 3, 3, w, 0, dst, 0xf0, &rm, (int)pick(g, 256));
+		encode_vex3(g, 3, 3, w, 0, 0, dst, 0xf0, &rm, (int)pick(g, 256));
 		break;
 	default:                                    /* SARX SHLX SHRX */
-		vex(g, op == S_SARX ? 2 : op == S_SHLX ? 1 : 3, 2, w, sreg(g), dst, 0xf7, &rm, -1);
+		encode_vex3(g, op == S_SARX ? 2 : op == S_SHLX ? 1 : 3, 2, w, 0, sreg(g), dst, 0xf7, &rm, -1);
 		break;
 	}
 }
