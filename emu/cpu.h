@@ -129,6 +129,25 @@ struct event {
 	uint32_t cr2_carry;
 };
 
+/* Whether the RFLAGS image saved as ev is delivered has RF set: fault-class
+ * exceptions (SDM Vol.3 6.5, Table 6-1; #DB may be either and is excluded, #DF
+ * and #MC are aborts) save RF = 1 so that the restarted instruction does not
+ * trigger its instruction breakpoint again (SDM Vol.3 17.3.1.1), on the stack
+ * or, through a task gate, in the old TSS. */
+static inline bool event_saves_rf(const struct event *ev)
+{
+	if (ev->type != EV_EXCEPTION)
+		return false;
+	switch (ev->vector) {
+	case EXC_DE: case EXC_BR: case EXC_UD: case EXC_NM: case EXC_TS: case EXC_NP:
+	case EXC_SS: case EXC_GP: case EXC_PF: case EXC_MF: case EXC_AC: case EXC_XM:
+	case EXC_VE: case EXC_CP:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* The events of the last delivery that faulted, first first: the event being
  * delivered, each fault raised while delivering it, and the #DF that Table 6-5
  * made of them (SDM Vol.3 6.15). A triple-fault report prints it. Written only

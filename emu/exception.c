@@ -98,21 +98,6 @@ static bool is_software(const struct event *ev)
 	return ev->type == EV_SOFTINT || ev->type == EV_SOFTEXC;
 }
 
-/* SDM Vol.3 6.5, Table 6-1: exceptions reported as faults (#DB may be either
- * and is excluded from the RF rule; #DF and #MC are aborts). */
-static bool is_fault(const struct event *ev)
-{
-	if (ev->type != EV_EXCEPTION)
-		return false;
-	switch (ev->vector) {
-	case EXC_DE: case EXC_BR: case EXC_UD: case EXC_NM: case EXC_TS: case EXC_NP:
-	case EXC_SS: case EXC_GP: case EXC_PF: case EXC_MF: case EXC_AC: case EXC_XM:
-	case EXC_VE: case EXC_CP:
-		return true;
-	default:
-		return false;
-	}
-}
 
 /* --- real mode --- */
 
@@ -226,7 +211,7 @@ static status_t deliver_prot(struct cpu *cpu, const struct event *ev)
 	/* SDM Vol.3 17.3.1.1: fault-class exceptions other than #DB push RF=1, so
 	 * that the restarted instruction does not re-trigger an instruction
 	 * breakpoint. */
-	uint64_t pushed_flags = is_fault(ev) ? flags | FLAG_RF : flags;
+	uint64_t pushed_flags = event_saves_rf(ev) ? flags | FLAG_RF : flags;
 	struct stack_frame fr;
 	struct segment new_ss;
 	uint16_t ss_sel = 0;
@@ -372,7 +357,7 @@ static status_t deliver_long(struct cpu *cpu, const struct event *ev)
 	frame_on_flat64(cpu, &fr, rsp, new_cpl == 3);
 	frame_add(&fr, 8, cpu->seg[SR_SS].selector);
 	frame_add(&fr, 8, cpu->regs[R_SP]);
-	frame_add(&fr, 8, is_fault(ev) ? flags | FLAG_RF : flags);
+	frame_add(&fr, 8, event_saves_rf(ev) ? flags | FLAG_RF : flags);
 	frame_add(&fr, 8, cpu->seg[SR_CS].selector);
 	frame_add(&fr, 8, cpu->rip);
 	if (ev->type == EV_EXCEPTION && ev->has_error)

@@ -114,6 +114,7 @@ struct exit_record {
 	/* TASK_SWITCH */
 	uint16_t tss_selector;
 	uint8_t ts_source;         /* enum ts_source */
+	bool ts_saved_rf;          /* RF in the EFLAGS image the old TSS would receive */
 
 	/* EXCEPTION, INTR, NMI...: the event that would be delivered (for #PF
 	 * event.cr2 is the faulting address; CR2 itself is not yet written). */

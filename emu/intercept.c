@@ -305,6 +305,10 @@ status_t hv_intercept_task_switch(struct cpu *cpu, uint16_t selector, enum ts_so
 	r.ts_source = (uint8_t)source;
 	if (source == TS_GATE && cpu->vectoring_valid)
 		r.event = r.vectoring;
+	/* What the switch would save as the old EFLAGS' RF (emu/task.c): the
+	 * current RF, set for a fault delivered through the gate. */
+	r.ts_saved_rf = (cpu->rflags & FLAG_RF) || (source == TS_GATE && cpu->vectoring_valid &&
+						    event_saves_rf(&r.vectoring));
 	return ask(cpu, &r);
 }
 

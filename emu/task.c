@@ -322,6 +322,10 @@ status_t task_switch(struct cpu *cpu, uint16_t tss_sel, uint64_t tss_raw,
 	uint32_t old_flags = (uint32_t)cpu_get_flags(cpu);
 	if (src == TASK_IRET)
 		old_flags &= ~(uint32_t)FLAG_NT;
+	/* A fault delivered through a task gate saves RF = 1 in the old TSS, as
+	 * it would on the stack (SDM Vol.3 17.3.1.1). */
+	if (ev && event_saves_rf(ev))
+		old_flags |= FLAG_RF;
 	/* Step 8. */
 	st = save_old_state(cpu, old32, old_flags);
 	/* Step 6: JMP and IRET leave the old task: it is no longer busy. */

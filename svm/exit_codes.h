@@ -108,6 +108,7 @@ enum svm_exit_code {
 #define SVM_TASK_SWITCH_IRET      (1ull << 36)
 #define SVM_TASK_SWITCH_JMP       (1ull << 38)
 #define SVM_TASK_SWITCH_HAS_ERROR (1ull << 44)  /* 31:0 hold the error code */
+#define SVM_TASK_SWITCH_RF        (1ull << 48)  /* RF of the EFLAGS image the old TSS would get */
 
 /* EXITINFO1 of a nested page fault (APM2 15.25, nested page faults): #PF
  * error code bits plus */

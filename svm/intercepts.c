@@ -352,6 +352,11 @@ static status_t task_switch(struct svm *s, struct exit_record *r)
 		x.info2 |= SVM_TASK_SWITCH_JMP;
 	if (r->ts_source == TS_GATE && r->event.has_error)
 		x.info2 |= SVM_TASK_SWITCH_HAS_ERROR | r->event.error_code;
+	/* APM2 15.14 (task switch intercept), EXITINFO2 bit 48: the value of RF
+	 * the switch would save in the outgoing TSS; the guest's RFLAGS in the
+	 * VMCB is not changed for it. */
+	if (r->ts_saved_rf)
+		x.info2 |= SVM_TASK_SWITCH_RF;
 	return svm_vmexit(s, &x);
 }
 

@@ -59,6 +59,19 @@ static struct vmx_exit exit_of(const struct exit_record *r, uint32_t reason)
 	return x;
 }
 
+/* SDM Vol.3 27.3.3: RF as the saved RFLAGS image of the event would hold it. */
+static uint8_t rf_of_event(const struct event *ev)
+{
+	return event_saves_rf(ev) ? VMX_RF_SET : VMX_RF_AS_IS;
+}
+
+/* SDM Vol.3 27.3.3: an APIC-access or EPT exit saves RF = 1, or during event
+ * delivery what the event's image would hold. */
+static uint8_t rf_of_access_exit(const struct exit_record *r)
+{
+	return r->vectoring_valid ? rf_of_event(&r->vectoring) : VMX_RF_SET;
+}
+
 /* SDM Vol.3 27.2.4: "a VM exit is not considered to occur during event
  * delivery" when a double fault that event delivery produced causes it
  * directly, nor when it is a triple fault: no IDT-vectoring information. */
@@ -76,6 +89,9 @@ static struct vmx_exit insn_exit(const struct exit_record *r, uint32_t reason)
 {
 	struct vmx_exit x = exit_of(r, reason);
 	x.insn_len = (uint32_t)(r->next_rip - r->rip);
+	/* 27.3.3: an instruction that exits (unconditionally or by a control)
+	 * saves RF = 0. */
+	x.saved_rf = VMX_RF_CLEAR;
 	return x;
 }
 
@@ -675,6 +691,7 @@ static status_t exception(struct vmx *v, struct exit_record *r, struct vmx_exit 
 	*x = exit_of(r, VMX_EXIT_EXCEPTION_NMI);
 	if (ev->type == EV_EXCEPTION && ev->vector == EXC_DF)
 		*x = not_during_delivery(*x);
+	x->saved_rf = rf_of_event(ev);
 	x->intr_info = intr_info_of(ev) | (nmi_unblocked(r) ? VMX_INTR_NMI_UNBLOCKED : 0);
 	if (ev->has_error)
 		x->intr_error = ev->error_code;
@@ -761,6 +778,8 @@ static status_t task_switch(struct exit_record *r, struct vmx_exit *x)
 		return ST_OK;
 	*x = exit_of(r, VMX_EXIT_TASK_SWITCH);
 	x->qualification = r->tss_selector | (uint64_t)(r->ts_source & 3) << 30;
+	/* 27.3.3: RF as the old TSS would have received it. */
+	x->saved_rf = r->ts_saved_rf ? VMX_RF_SET : VMX_RF_CLEAR;
 	if (r->ts_source != TS_GATE)
 		x->insn_len = (uint32_t)(r->next_rip - r->rip);
 	return ST_VMEXIT;
@@ -776,6 +795,7 @@ static status_t ept_exit(struct vmx *v, struct exit_record *r, struct vmx_exit *
 	const struct fault_nested *n = &r->fault.nested;
 	if (r->kind == IK_STAGE2_MISCONFIG) {
 		*x = exit_of(r, VMX_EXIT_EPT_MISCONFIG);
+		x->saved_rf = rf_of_access_exit(r);
 		x->guest_physical = n->gpa;
 		return ST_VMEXIT;
 	}
@@ -788,6 +808,7 @@ static status_t ept_exit(struct vmx *v, struct exit_record *r, struct vmx_exit *
 		return ST_VMEXIT;
 	}
 	*x = exit_of(r, VMX_EXIT_EPT_VIOLATION);
+	x->saved_rf = rf_of_access_exit(r);
 	bool advanced = vmx_cap(v, MSR_VMX_EPT_VPID_CAP) & EPT_CAP_ADV_INFO;
 	x->qualification = ept_violation_qualification(&r->fault, advanced) |
 			   (nmi_unblocked(r) ? (uint64_t)VMX_INTR_NMI_UNBLOCKED : 0);
@@ -805,6 +826,7 @@ static status_t apic_access(struct vmx *v, struct exit_record *r, struct vmx_exi
 	if (!vmx_proc2_ctl(v, VMX_PROC2_VIRTUALIZE_APIC))
 		return ST_OK;
 	*x = exit_of(r, VMX_EXIT_APIC_ACCESS);
+	x->saved_rf = rf_of_access_exit(r);
 	x->qualification = (r->apic_offset & 0xfffu) | (uint64_t)(r->apic_access & 0xf) << 12;
 	/* 27.2.5 defines the instruction length only during the delivery of
 	 * a software interrupt or exception (exit_of); for a data access during

@@ -174,8 +174,15 @@ struct vmx_exit {
 	uint32_t insn_len;           /* VM-exit instruction length (27.2.5), 0: none */
 	uint32_t insn_info;          /* VM-exit instruction information (27.2.5) */
 	uint64_t guest_rip;          /* the RIP the guest-state area gets (27.3.3) */
+	uint8_t saved_rf;            /* RFLAGS.RF the guest-state area gets (27.3.3) */
 	const char *failed_check;    /* a VM-entry failure: the check-table row's text */
 };
+
+/* SDM Vol.3 27.3.3, RF in the saved RFLAGS: 0 after an instruction that
+ * exits, what the event's saved RFLAGS image would hold for an exit an event
+ * causes (1 for a fault, as on the stack or in the old TSS), 1 for an
+ * APIC-access or EPT exit outside event delivery; otherwise RF as it is. */
+enum vmx_saved_rf { VMX_RF_AS_IS = 0, VMX_RF_CLEAR, VMX_RF_SET };
 
 /* intercepts.c: does the current VMCS make rec a VM exit (SDM Vol.3 25.1
  * "instructions that cause VM exits", 25.2 "other causes")? The answer is the

@@ -507,6 +507,10 @@ status_t vmx_vm_exit(struct vmx *v, struct cpu *cpu, const struct vmx_exit *x)
 	}
 	sync_in(v);
 	save_guest(v, cpu, x->guest_rip);
+	if (x->saved_rf != VMX_RF_AS_IS) {
+		uint64_t flags = get(v, VMCS_ROW_GUEST_RFLAGS) & ~(uint64_t)FLAG_RF;
+		put(v, VMCS_ROW_GUEST_RFLAGS, flags | (x->saved_rf == VMX_RF_SET ? FLAG_RF : 0), UINT64_MAX);
+	}
 	if (ctl(v, VMCS_ROW_PIN_BASED_CONTROLS, VMX_PIN_PREEMPTION_TIMER))
 		timer_stop(v, cpu, ctl(v, VMCS_ROW_EXIT_CONTROLS, VMX_EXITCTL_SAVE_PREEMPTION_TIMER));
 	vmx_events_leave(v, cpu, x);

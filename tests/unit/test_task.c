@@ -324,6 +324,8 @@ START_TEST(double_fault_task_gate)
 	ck_assert(cpu_get_flags(&cpu) & FLAG_NT);
 	ck_assert_uint_eq(gdt_type(SEL_A), SYS_TSS32_BUSY);
 	ck_assert_uint_eq(rd(TSS_A + 0x20, 4), CODE);            /* the faulting EIP */
+	/* #DF is an abort: the old EFLAGS image keeps RF = 0 (SDM Vol.3 17.3.1.1). */
+	ck_assert_uint_eq(rd(TSS_A + 0x24, 4) & FLAG_RF, 0);
 	/* The #DF error code (0) on the new task's stack, 4 bytes (32-bit TSS). */
 	ck_assert_uint_eq(cpu.regs[R_SP], STACK_B - 4);
 	ck_assert_uint_eq(rd(STACK_B - 4, 4), 0);
@@ -343,6 +345,10 @@ START_TEST(task_gate_postcommit_fault_ext)
 	ck_assert_uint_eq(cpu.rip, HANDLER + EXC_TS);
 	ck_assert_uint_eq(rd(cpu.regs[R_SP], 4), XO_CODE | 1);
 	ck_assert_uint_eq(rd(cpu.regs[R_SP] + 4, 4), TASK_EIP);
+	/* #UD, a fault, saved RF = 1 in the old TSS as it would on the stack
+	 * (SDM Vol.3 17.3.1.1), so that the instruction restarts past its
+	 * instruction breakpoint. */
+	ck_assert_uint_eq(rd(TSS_A + 0x24, 4) & FLAG_RF, FLAG_RF);
 
 	/* The same through INT 20h: EXT=0. */
 	set_idt(0x20, mkgate(SEL_C, 0, SYS_TASK_GATE, 0, true, 0));
@@ -366,6 +372,7 @@ START_TEST(int_n_task_gate_no_error_code)
 	ck_assert_uint_eq(cpu.tr.selector, SEL_B);
 	ck_assert_uint_eq(cpu.regs[R_SP], STACK_B);
 	ck_assert_uint_eq(rd(TSS_A + 0x20, 4), CODE + 2);
+	ck_assert_uint_eq(rd(TSS_A + 0x24, 4) & FLAG_RF, 0);     /* a trap: RF as it was */
 }
 END_TEST
 

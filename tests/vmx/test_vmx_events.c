@@ -418,6 +418,31 @@ START_TEST(triple_fault_exits)
 }
 END_TEST
 
+/* SDM Vol.3 27.3.3: the RF saved in the guest's RFLAGS by the exit's cause:
+ * an exception exit saves what the exception's RFLAGS image would hold (1
+ * for a fault such as #UD); an instruction that exits saves 0, even when RF
+ * was 1 as it began (as after an IRET that set it). */
+START_TEST(saved_rf_by_exit_cause)
+{
+	struct world w;
+	world_init(&w);
+	vmw(&w, VMCS_EXCEPTION_BITMAP, 1u << EXC_UD);
+	L2(&w, UD2);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_EXCEPTION_NMI);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_RFLAGS) & FLAG_RF, FLAG_RF);
+	world_free(&w);
+
+	world_init(&w);
+	vmw(&w, VMCS_GUEST_RFLAGS, FLAG_FIXED1 | FLAG_RF);
+	L2(&w, CPUID);
+	ck_assert_int_eq(run_from(&w, L1_LAUNCH), ST_HALT);
+	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_CPUID);
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_RFLAGS) & FLAG_RF, 0);
+	world_free(&w);
+}
+END_TEST
+
 /* SDM Vol.3 25.5.2: "MTF VM exits take priority over debug-trap
  * exceptions": with RFLAGS.TF = 1 and MTF, the first instruction's
  * single-step trap stays pending and the MTF exit saves it as BS in the
@@ -592,6 +617,7 @@ int main(void)
 	tcase_add_test(tc, pf_during_delivery_and_reinjection);
 	tcase_add_test(tc, pf_during_injected_delivery);
 	tcase_add_test(tc, triple_fault_exits);
+	tcase_add_test(tc, saved_rf_by_exit_cause);
 	tcase_add_test(tc, nmi_exit_blocks_nmis_in_l1);
 	tcase_add_test(tc, mtf_before_single_step_trap);
 	tcase_add_test(tc, mtf_after_one_rep_iteration);

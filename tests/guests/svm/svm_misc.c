@@ -12,6 +12,7 @@
 #define TS_IRET     (1ull << 36)
 #define TS_JMP      (1ull << 38)
 #define TS_ERR      (1ull << 44)
+#define TS_RF       (1ull << 48)   /* RF the old TSS's EFLAGS would get: 1 after a fault */
 
 static struct tss32 tss2 __attribute__((aligned(16)));
 
@@ -67,9 +68,9 @@ static const struct svm_row rows[] = {
 	{ .name = "INT 50h through a task gate: EXITINTINFO = the INTn", .apm = "15.14.1",
 	  .body = &b_int50_body, .icpt1 = ICPT1_TASKSW, .setup = tg50, .exitcode = EXIT_TASK_SWITCH,
 	  .info1 = SEL_T2, .info2 = 0, .intinfo = EVENT(EV_SWINT, 0x50), .check = C_INFO1 | C_INFO2 | C_INTINFO },
-	{ .name = "#GP(28h) through a task gate: EXITINFO2 bit 44 and the error code", .apm = "15.14.1",
+	{ .name = "#GP(28h) through a task gate: EXITINFO2 bits 44 and 48 (RF), the error code", .apm = "15.14.1",
 	  .body = &b_gp_tg_body, .icpt1 = ICPT1_TASKSW, .setup = tg13, .exitcode = EXIT_TASK_SWITCH,
-	  .info1 = SEL_T2, .info2 = TS_ERR | 0x28, .intinfo = EVENT(EV_EXC, 13) | EV_ERR | EV_CODE(0x28),
+	  .info1 = SEL_T2, .info2 = TS_ERR | TS_RF | 0x28, .intinfo = EVENT(EV_EXC, 13) | EV_ERR | EV_CODE(0x28),
 	  .check = C_INFO1 | C_INFO2 | C_INTINFO },
 	{ .name = "JMP to a TSS with limit 20h: #TS(58h) before the task-switch intercept",
 	  .apm = "15.14.1", .body = &b_ljmp_tiny_body, .icpt1 = ICPT1_TASKSW, .icpt_exc = EXC(10),
