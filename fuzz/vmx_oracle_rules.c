@@ -255,6 +255,38 @@ static unsigned compare_named(const struct vo_prediction *p, const struct vo_act
 
 #define A(id) (a->vmcs[VMCS_ROW_##id])
 
+#define RFLAGS_RF (1ull << 16)
+
+/* SDM Vol.3 27.3.3, the RF an exit saves: for an exit an event causes, what
+ * the event's RFLAGS image would hold (1 for a fault-class hardware
+ * exception, Table 6-1, #DB excepted); 1 for an EPT or APIC-access exit
+ * outside event delivery (the delivered event's image during one); 0 for an
+ * instruction that exits; RF as it was otherwise. */
+static bool fault_class(uint32_t info)
+{
+	unsigned type = (info >> 8) & 7, vector = info & 0xff;
+	static const uint32_t faults = 1u << 0 | 1u << 5 | 1u << 6 | 1u << 7 | 1u << 10 | 1u << 11 | 1u << 12 |
+				       1u << 13 | 1u << 14 | 1u << 16 | 1u << 17 | 1u << 19 | 1u << 20 | 1u << 21;
+	return (info >> 31) && type == 3 && vector < 32 && ((faults >> vector) & 1);
+}
+
+static uint64_t saved_rf(const struct vo_prediction *p)
+{
+	uint64_t as_is = p->rflags & RFLAGS_RF;
+	switch (p->reason & 0xffff) {
+	case 0:                    /* exception or NMI */
+		return fault_class(p->intr_info) ? RFLAGS_RF : as_is;
+	case 44: case 48: case 49: /* APIC access, EPT violation, EPT misconfiguration */
+		if (!(p->idt_info >> 31))
+			return RFLAGS_RF;
+		return fault_class(p->idt_info) ? RFLAGS_RF : as_is;
+	default:
+		/* An instruction's exit reports its length (27.2.5); one during
+		 * the delivery of a software event reports that event's. */
+		return p->len && !(p->idt_info >> 31) ? 0 : as_is;
+	}
+}
+
 unsigned vo_compare(const struct vo_input *in, const struct vo_prediction *p, const struct vo_actual *a)
 {
 	unsigned bad = 0;
@@ -384,10 +416,10 @@ unsigned vo_compare(const struct vo_input *in, const struct vo_prediction *p, co
 			if (want != got)
 				bad += report(same[k].name, want, got, R_SAVE_STATE);
 		}
-		/* RF (bit 16) is the processor's to set on a fault. */
-		uint64_t care = ~0x10000ull & (p->defined & VP_ARITH ? ~0ull : ~0x8d5ull);
-		if ((A(GUEST_RFLAGS) & care) != (p->rflags & care))
-			bad += report("guest RFLAGS", p->rflags, A(GUEST_RFLAGS), R_SAVE_STATE);
+		uint64_t care = p->defined & VP_ARITH ? ~0ull : ~0x8d5ull;
+		uint64_t want = (p->rflags & ~RFLAGS_RF) | saved_rf(p);
+		if ((A(GUEST_RFLAGS) & care) != (want & care))
+			bad += report("guest RFLAGS", want, A(GUEST_RFLAGS), R_SAVE_STATE);
 		hit(R_SAVE_STATE, true);
 	}
 	if (!bad) {
