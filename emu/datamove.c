@@ -40,13 +40,10 @@ status_t op_mov_GE(struct cpu *cpu, const struct insn *in)
 	return ST_OK;
 }
 
-/* Their thread handlers, for the sizes and forms the fast forms below leave to
- * the rows' handlers (byte and word moves: a decompressor's output, a
- * structure's flags): pure with a register operand or an access that hits in
- * the TLB, as the fast forms are; a step otherwise. */
-__attribute__((flatten)) status_t thr_mov_EG(struct cpu *cpu, const struct insn *in)
+/* E <- v in a thread handler: a register, or a store that hits in the TLB;
+ * else a step. */
+static inline __attribute__((always_inline)) status_t thr_store_E(struct cpu *cpu, const struct insn *in, uint64_t v)
 {
-	uint64_t v = greg_read(cpu, in, in->size);
 	if (!in->mem) {
 		reg_write(cpu, in->rm, in->size, in->rex != 0, v);
 		return insn_next(cpu, in);
@@ -56,6 +53,15 @@ __attribute__((flatten)) status_t thr_mov_EG(struct cpu *cpu, const struct insn 
 		return thread_step(cpu, in);
 	host_store(p, in->size, v);
 	return insn_next(cpu, in);
+}
+
+/* Their thread handlers, for the sizes and forms the fast forms below leave to
+ * the rows' handlers (byte and word moves: a decompressor's output, a
+ * structure's flags): pure with a register operand or an access that hits in
+ * the TLB, as the fast forms are; a step otherwise. */
+__attribute__((flatten)) status_t thr_mov_EG(struct cpu *cpu, const struct insn *in)
+{
+	return thr_store_E(cpu, in, greg_read(cpu, in, in->size));
 }
 
 __attribute__((flatten)) status_t thr_mov_GE(struct cpu *cpu, const struct insn *in)
@@ -148,19 +154,10 @@ status_t op_mov_EI(struct cpu *cpu, const struct insn *in)
 }
 
 /* Its thread handler: pure with a register operand or a store that hits in the
- * TLB. */
+ * TLB (thr_store_E). */
 __attribute__((flatten)) status_t thr_mov_EI(struct cpu *cpu, const struct insn *in)
 {
-	uint64_t v = in->imm & size_mask(in->size);
-	if (!in->mem) {
-		reg_write(cpu, in->rm, in->size, in->rex != 0, v);
-		return insn_next(cpu, in);
-	}
-	uint8_t *p = mem_fast(cpu, in->seg, thread_ea(cpu, in), in->size, SEG_PERM_WRITE, TLB_WRITE);
-	if (__builtin_expect(p == NULL, 0))
-		return thread_step(cpu, in);
-	host_store(p, in->size, v);
-	return insn_next(cpu, in);
+	return thr_store_E(cpu, in, in->imm & size_mask(in->size));
 }
 
 /* B0+r / B8+r: the register is in the opcode; with REX.W the immediate is 64 bits. */
