@@ -56,7 +56,9 @@ uint64_t l2_pick_address(bool m64, uint8_t a, uint8_t off)
 	case 3: return DATA + 0xffe;
 	case 4: return (uint32_t)(HOLE - SEG_BASE_ESCAPE) + off;
 	case 5: return m64 ? 0x8000000000000000ull + off : 0xfffffffeu;
-	case 6: return m64 ? 0x40000000ull : 0x00400000u;
+	/* Bit 47 alone: non-canonical with 48-bit linear addresses (the
+	 * canonical check looks at 63:47, not only the top bit). */
+	case 6: return m64 ? ((off & 1) ? 0x0000800000000000ull + off : 0x40000000ull) : 0x00400000u;
 	default: return L2_STACK - 0x100 + off;
 	}
 }
