@@ -259,8 +259,8 @@ static unsigned compare_named(const struct vo_prediction *p, const struct vo_act
 
 /* SDM Vol.3 27.3.3, the RF an exit saves: for an exit an event causes, what
  * the event's RFLAGS image would hold (1 for a fault-class hardware
- * exception, Table 6-1, #DB excepted); 1 for an EPT or APIC-access exit
- * outside event delivery (the delivered event's image during one); 0 for an
+ * exception, Table 6-1, #DB excepted); 1 for an EPT, APIC-access or PML-full
+ * exit outside event delivery (the delivered event's image during one); 0 for an
  * instruction that exits; RF as it was otherwise. */
 static bool fault_class(uint32_t info)
 {
@@ -276,7 +276,7 @@ static uint64_t saved_rf(const struct vo_prediction *p)
 	switch (p->reason & 0xffff) {
 	case 0:                    /* exception or NMI */
 		return fault_class(p->intr_info) ? RFLAGS_RF : as_is;
-	case 44: case 48: case 49: /* APIC access, EPT violation, EPT misconfiguration */
+	case 44: case 48: case 49: case 62: /* APIC access, EPT violation/misconfiguration, PML full */
 		if (!(p->idt_info >> 31))
 			return RFLAGS_RF;
 		return fault_class(p->idt_info) ? RFLAGS_RF : as_is;

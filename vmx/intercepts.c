@@ -65,8 +65,8 @@ static uint8_t rf_of_event(const struct event *ev)
 	return event_saves_rf(ev) ? VMX_RF_SET : VMX_RF_AS_IS;
 }
 
-/* SDM Vol.3 27.3.3: an APIC-access or EPT exit saves RF = 1, or during event
- * delivery what the event's image would hold. */
+/* SDM Vol.3 27.3.3: an APIC-access, EPT or page-modification-log-full exit
+ * saves RF = 1, or during event delivery what the event's image would hold. */
 static uint8_t rf_of_access_exit(const struct exit_record *r)
 {
 	return r->vectoring_valid ? rf_of_event(&r->vectoring) : VMX_RF_SET;
@@ -804,6 +804,7 @@ static status_t ept_exit(struct vmx *v, struct exit_record *r, struct vmx_exit *
 	 * to IRET, as for an EPT violation). */
 	if (n->pml_full) {
 		*x = exit_of(r, VMX_EXIT_PML_FULL);
+		x->saved_rf = rf_of_access_exit(r);
 		x->qualification = nmi_unblocked(r) ? (uint64_t)VMX_INTR_NMI_UNBLOCKED : 0;
 		return ST_VMEXIT;
 	}

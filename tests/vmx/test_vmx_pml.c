@@ -105,6 +105,8 @@ START_TEST(log_full_exits)
 	ck_assert_uint_eq(exit_reason(&w), VMX_EXIT_PML_FULL);
 	ck_assert_uint_eq(vmr(&w, VMCS_EXIT_QUALIFICATION), 0);
 	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_RIP), L2_CODE + 7);
+	/* 27.3.3: outside event delivery a log-full exit saves RF = 1. */
+	ck_assert_uint_eq(vmr(&w, VMCS_GUEST_RFLAGS) & FLAG_RF, FLAG_RF);
 	ck_assert_uint_eq(physmem_read(&w.m.pm, PML_PAGE, 8), PAGE_A);
 	ck_assert_uint_eq(vmr(&w, VMCS_PML_INDEX), 0xffff);
 	ck_assert(!(pt_entry(&w, PAGE_B) & EPT_D));
