@@ -83,6 +83,14 @@ static void end_status(void)
 	fuzz_status_break(&status);
 }
 
+static const char *expect;                 /* HVEMU_FUZZ_EXPECT */
+
+static void expectation_unmet(void)
+{
+	fprintf(stderr, "%s: no disagreement on %s was found\n", target->name, expect);
+	_Exit(1);
+}
+
 void exit_fuzz_start(const struct exit_fuzz_target *t)
 {
 	target = t;
@@ -101,6 +109,11 @@ void exit_fuzz_start(const struct exit_fuzz_target *t)
 	row_path = getenv("HVEMU_FUZZ_ROW");
 	if (row_path && !*row_path)
 		row_path = NULL;
+	expect = getenv("HVEMU_FUZZ_EXPECT");
+	if (expect && *expect)
+		atexit(expectation_unmet);
+	else
+		expect = NULL;
 }
 
 void exit_fuzz_bench_from_env(void)
@@ -178,8 +191,15 @@ void exit_fuzz_row_comment(char *buf, size_t size, const char *expectation, bool
 		 disagreed ? (disagreement ? disagreement : "?") : unknown ? unknown_why : "");
 }
 
-void exit_fuzz_disagreed(const uint8_t *data, size_t size)
+void exit_fuzz_disagreed(const uint8_t *data, size_t size, const char *field)
 {
+	if (expect && field && strcmp(field, expect) == 0) {
+		fprintf(stderr, "%s: found the expected disagreement on %s after %llu execs\n", target->name, expect,
+			(unsigned long long)stats.execs);
+		if (stats.on)
+			exit_fuzz_print_stats();
+		_Exit(0);
+	}
 	stats.disagreements++;
 	const char *dir = getenv("HVEMU_FUZZ_SAVE");
 	if (dir && *dir) {

@@ -81,8 +81,10 @@ const char *exit_fuzz_row_path(void);
 void exit_fuzz_row_comment(char *buf, size_t size, const char *expectation, bool disagreed,
 			   const char *disagreement, bool unknown, const char *unknown_why);
 
-/* A disagreement, after the target printed its details: count it, save the
- * input (HVEMU_FUZZ_SAVE), abort unless HVEMU_FUZZ_NOABORT. */
-void exit_fuzz_disagreed(const uint8_t *data, size_t size);
+/* A disagreement on field, after the target printed its details: with
+ * HVEMU_FUZZ_EXPECT=field, the test that the oracle finds a known bug
+ * passes (exit 0; at exit without one it fails, exit 1); else count it, save
+ * the input (HVEMU_FUZZ_SAVE), abort unless HVEMU_FUZZ_NOABORT. */
+void exit_fuzz_disagreed(const uint8_t *data, size_t size, const char *field);
 
 #endif

@@ -8,12 +8,9 @@
  * the field, both values and the rule's citation, then aborts: a finding.
  *
  * Environment (besides fuzz/exit_fuzz_common.h's STATS, NOABORT, VERIFY,
- * BENCH, SAVE, ROW, STATUS):
+ * BENCH, SAVE, ROW, STATUS, EXPECT):
  *   HVEMU_FUZZ_QUIRK=name     create the SVM model with that quirk (emu/quirks.def)
  *   HVEMU_FUZZ_TRACE=list     hvemu's trace classes (emu/trace.h: insn,exc,io,pf)
- *   HVEMU_FUZZ_EXPECT=field   a test that the oracle finds a known bug: exit 0 at the first
- *                             disagreement on that field ("EXITINFO2"), 1 if the run ends
- *                             without one
  *   HVEMU_FUZZ_STRICT=1       the oracle decides its open questions by the APM's
  *                             general rules (fuzz/findings/README.md)
  * The bench exec: one entry + 64 templates that do not exit + an intercepted
@@ -40,13 +37,6 @@
 #include "svm/bitmaps.h"
 
 static struct machine m;
-static const char *expect;                 /* HVEMU_FUZZ_EXPECT */
-
-static void expectation_unmet(void)
-{
-	fprintf(stderr, "svm_exit_fuzz: no disagreement on %s was found\n", expect);
-	_Exit(1);
-}
 
 /* The status line's part (fuzz/status.h) from the oracle's coverage: rules
  * seen to hold and not to hold, exit x EXITINFO shape cells, and findings. */
@@ -83,11 +73,6 @@ static void setup_once(void)
 	};
 	exit_fuzz_start(&target);
 	oracle_strict = exit_fuzz_env_on("HVEMU_FUZZ_STRICT");
-	expect = getenv("HVEMU_FUZZ_EXPECT");
-	if (expect && *expect)
-		atexit(expectation_unmet);
-	else
-		expect = NULL;
 	exit_fuzz_bench_from_env();
 }
 
@@ -146,19 +131,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!svm_exit_row_write(row_path, comment, &image, act.vmcb, m.cpu.in_guest))
 			fprintf(stderr, "svm_exit_fuzz: %s: cannot write the row\n", row_path);
 	}
-	if (bad && expect && oracle_last_disagreement && strcmp(oracle_last_disagreement, expect) == 0) {
-		fprintf(stderr, "svm_exit_fuzz: found the expected disagreement on %s after %llu execs\n", expect,
-			(unsigned long long)exit_fuzz_execs());
-		if (exit_fuzz_stats_on())
-			exit_fuzz_print_stats();
-		_Exit(0);
-	}
 	if (bad) {
 		fprintf(stderr, "svm_exit_fuzz: %s guest, %u templates:", guest & 1 ? "64-bit" : "32-bit", n);
 		for (unsigned k = 0; k <= n; k++)
 			fprintf(stderr, " %u@%llx", insns[k].op, (unsigned long long)insns[k].rip);
 		fprintf(stderr, "\n");
-		exit_fuzz_disagreed(data, size);
+		exit_fuzz_disagreed(data, size, oracle_last_disagreement);
 	}
 	return 0;
 }

@@ -10,6 +10,8 @@
 
 #include <string.h>
 
+bool vo_strict;
+
 /* ---- Is the entered guest one the oracle models? -------------------------- */
 
 /* The guest the oracle follows: flat, CPL 0, paging on the fuzzer's tables;
@@ -351,6 +353,14 @@ bool sim_step(struct sim *s, const struct l2_insn *i)
 			if (ex)
 				return cr_exit(s, i, 0, rule, i->imm == 0 ? 3 : 4);
 			uint64_t cur = i->imm == 0 ? F(s, GUEST_CR0) : F(s, GUEST_CR4);
+			/* MOV CR0's #GP for CD = 0 with NW = 1, PG without PE, bits
+			 * 63:32 (SDM Vol.2 MOV CR): on the source operand or on the
+			 * value written, whose host-owned bits stay (25.3)? The SDM
+			 * does not say (fuzz/findings, vmx_mov_cr0_faulting_owned_bits). */
+			bool faulting = i->imm == 0 && (((val & CR0_NW) && !(val & CR0_CD)) ||
+							((val & CR0_PG) && !(val & CR0_PE)) || (val >> 32));
+			if (faulting && !vo_strict)
+				return unknown(s, "MOV to CR0 of a faulting value, the faulting bits host-owned");
 			if ((val & ~mask) == (cur & ~mask))
 				return s->done;    /* the guest-owned bits unchanged */
 			return unknown(s, "MOV to CR0/CR4 changes the guest");

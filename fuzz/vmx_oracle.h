@@ -135,6 +135,10 @@ struct vo_prediction {
 	unsigned shape;                    /* a small number telling qualification/information layouts apart */
 };
 
+/* HVEMU_FUZZ_STRICT: decide the open questions (fuzz/findings/README.md) by
+ * the oracle's reading instead of calling them unknown. */
+extern bool vo_strict;
+
 void vo_predict(const struct vo_input *in, struct vo_prediction *p);
 
 /* What hvemu did: the VMCS after the VMLAUNCH (by row), whether the guest
