@@ -17,18 +17,9 @@
  * is not undefined). Reserved VMCB bytes are the software's ("SBZ"), not
  * undefined exit information. */
 #include "svm/exit_perturb.h"
+#include "emu/perturb_random.h"
 #include "svm/exit_codes.h"
 #include "svm/model.h"
-
-static uint64_t next(uint64_t *s)
-{
-	uint64_t x = *s;
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return x * 0x2545f4914f6cdd1dull;
-}
 
 /* What an intercept's section says of one EXITINFO field. */
 enum info_rule {
@@ -138,7 +129,7 @@ static uint64_t undefined_bits(enum info_rule r, bool info2, const struct svm_pe
 static uint64_t leftover_event(uint64_t *state)
 {
 	static const uint8_t types[] = { 0, 2, 3, 4 };
-	uint64_t r = next(state);
+	uint64_t r = perturb_random_next(state);
 	unsigned type = types[r & 3];
 	unsigned vector = (unsigned)(r >> 8) & 0xff;
 	if (type == 2)
@@ -148,7 +139,7 @@ static uint64_t leftover_event(uint64_t *state)
 	uint64_t w = vector | ((uint64_t)type << 8);
 	if (type == 3 && ((r >> 16) & 1))
 		w |= INTINFO_EV;
-	return w | (next(state) & INTINFO_ERROR);
+	return w | (perturb_random_next(state) & INTINFO_ERROR);
 }
 
 unsigned svm_perturb_exit(uint64_t *state, const struct svm_perturb_ctx *ctx, struct svm_exit *x)
@@ -164,11 +155,11 @@ unsigned svm_perturb_exit(uint64_t *state, const struct svm_perturb_ctx *ctx, st
 		uint64_t u1 = undefined_bits((enum info_rule)rules[i].info1, false, ctx, x);
 		uint64_t u2 = undefined_bits((enum info_rule)rules[i].info2, true, ctx, x);
 		if (u1) {
-			x->info1 = (x->info1 & ~u1) | (next(state) & u1);
+			x->info1 = (x->info1 & ~u1) | (perturb_random_next(state) & u1);
 			changed |= SVM_PERTURB_EXITINFO1;
 		}
 		if (u2) {
-			x->info2 = (x->info2 & ~u2) | (next(state) & u2);
+			x->info2 = (x->info2 & ~u2) | (perturb_random_next(state) & u2);
 			changed |= SVM_PERTURB_EXITINFO2;
 		}
 		break;
@@ -176,7 +167,7 @@ unsigned svm_perturb_exit(uint64_t *state, const struct svm_perturb_ctx *ctx, st
 	/* 15.12.9: for #DF "The rIP value saved in the VMCB is undefined (as is
 	 * the case for the rIP value pushed on the stack for #DF exceptions)". */
 	if (x->code == SVM_EXIT_EXCEPTION + EXC_DF) {
-		x->guest_rip = next(state);
+		x->guest_rip = perturb_random_next(state);
 		changed |= SVM_PERTURB_RIP;
 	}
 	/* 15.7.2: ERRORCODE (63:32) "If EV is set to 1, holds the error code
@@ -185,7 +176,7 @@ unsigned svm_perturb_exit(uint64_t *state, const struct svm_perturb_ctx *ctx, st
 		x->intinfo = (x->intinfo & ~(INTINFO_ERROR | INTINFO_EV | 0x7ffull)) | leftover_event(state);
 		changed |= SVM_PERTURB_INTINFO;
 	} else if (!(x->intinfo & INTINFO_EV)) {
-		x->intinfo = (x->intinfo & ~INTINFO_ERROR) | (next(state) & INTINFO_ERROR);
+		x->intinfo = (x->intinfo & ~INTINFO_ERROR) | (perturb_random_next(state) & INTINFO_ERROR);
 		changed |= SVM_PERTURB_INTINFO;
 	}
 	/* 15.8.4: the Guest Instruction Bytes field records the bytes fetched
@@ -200,7 +191,7 @@ unsigned svm_perturb_exit(uint64_t *state, const struct svm_perturb_ctx *ctx, st
 			uint64_t r = 0;
 			for (unsigned b = count; b < sizeof(x->insn_bytes); b++) {
 				if ((b - count) % 8 == 0)
-					r = next(state);
+					r = perturb_random_next(state);
 				x->insn_bytes[b] = (uint8_t)(r >> (8 * ((b - count) % 8)));
 			}
 			changed |= SVM_PERTURB_INSN_BYTES;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "emu/cpu_model.h"
+#include "emu/perturb_random.h"
 #include "svm/model.h"
 
 /* cpu_reset(): no guest, nothing cached (the clean bits would otherwise let
@@ -57,13 +58,7 @@ void svm_destroy(struct svm *s)
 
 void svm_perturb_exits(struct svm *s, uint64_t seed)
 {
-	/* A splitmix64 step, as vmx_perturb_exits(): any seed (0 included)
-	 * gives a non-zero state. */
-	uint64_t z = seed + 0x9e3779b97f4a7c15ull;
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	z ^= z >> 31;
-	s->perturb = z ? z : 1;
+	s->perturb = perturb_random_state(seed);
 }
 
 uint64_t svm_perturbed_exits(const struct svm *s)

@@ -1,19 +1,10 @@
 /* Odd but legal VM exits: vmx/exit_perturb.h. The rules are the SDM Vol.3's
  * (325462-075US numbering) for each VM-exit information field, 27.2.1-27.2.5. */
 #include "vmx/exit_perturb.h"
+#include "emu/perturb_random.h"
 #include "vmx/exit_reasons.h"
 #include "vmx/model.h"
 #include "vmx/vmcs.h"
-
-static uint64_t next(uint64_t *s)
-{
-	uint64_t x = *s;
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return x * 0x2545f4914f6cdd1dull;
-}
 
 /* Bits of instruction-information formats (Tables 27-8 to 27-14). */
 #define II_SCALING     0x00000003u  /* 1:0 */
@@ -127,35 +118,35 @@ unsigned vmx_perturb_exit(uint64_t *state, const struct vmx_perturb_ctx *ctx, st
 	 * exits, the field is undefined"; the model writes 0 exactly there (no
 	 * instruction is 0 bytes long). */
 	if (x->insn_len == 0) {
-		x->insn_len = (uint32_t)next(state);
+		x->insn_len = (uint32_t)perturb_random_next(state);
 		changed |= VMX_PERTURB_INSN_LEN;
 	}
 	enum ii_format f = format_of(ctx, x);
 	uint32_t undef = f == II_NONE ? 0xffffffffu : undefined_bits(f, ctx, x);
-	uint32_t info = (x->insn_info & ~undef) | ((uint32_t)next(state) & undef);
+	uint32_t info = (x->insn_info & ~undef) | ((uint32_t)perturb_random_next(state) & undef);
 	if (info != x->insn_info) {
 		x->insn_info = info;
 		changed |= VMX_PERTURB_INSN_INFO;
 	}
 	if (!guest_linear_defined(x)) {
-		x->guest_linear = next(state);
+		x->guest_linear = perturb_random_next(state);
 		changed |= VMX_PERTURB_GUEST_LINEAR;
 	}
 	/* 27.2.1: the guest-physical address is written for EPT violations and
 	 * misconfigurations (undefined for other exits). */
 	if (ctx->has_guest_physical && reason != VMX_EXIT_EPT_VIOLATION && reason != VMX_EXIT_EPT_MISCONFIG) {
-		x->guest_physical = next(state);
+		x->guest_physical = perturb_random_next(state);
 		changed |= VMX_PERTURB_GUEST_PHYSICAL;
 	}
 	/* 27.2.2, 27.2.4: an error code field is defined only when its
 	 * information field is valid with bit 11 ("error code valid") set. */
 	if ((x->intr_info & (VMX_INTR_VALID | VMX_INTR_DELIVER_ERROR)) != (VMX_INTR_VALID | VMX_INTR_DELIVER_ERROR)) {
-		x->intr_error = (uint32_t)next(state);
+		x->intr_error = (uint32_t)perturb_random_next(state);
 		changed |= VMX_PERTURB_INTR_ERROR;
 	}
 	if ((x->idt_vectoring_info & (VMX_INTR_VALID | VMX_INTR_DELIVER_ERROR)) !=
 	    (VMX_INTR_VALID | VMX_INTR_DELIVER_ERROR)) {
-		x->idt_vectoring_error = (uint32_t)next(state);
+		x->idt_vectoring_error = (uint32_t)perturb_random_next(state);
 		changed |= VMX_PERTURB_IDT_ERROR;
 	}
 	return changed;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "emu/cpu_model.h"
+#include "emu/perturb_random.h"
 #include "vmx/model.h"
 
 /* Outside VMX operation with no current VMCS: the RESET state (SDM Vol.3
@@ -84,12 +85,7 @@ bool vmx_peek_vmcs_row(struct vmx *v, unsigned row, uint64_t *value)
 
 void vmx_perturb_exits(struct vmx *v, uint64_t seed)
 {
-	/* A splitmix64 step: any seed (0 included) gives a non-zero state. */
-	uint64_t z = seed + 0x9e3779b97f4a7c15ull;
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	z ^= z >> 31;
-	v->perturb = z ? z : 1;
+	v->perturb = perturb_random_state(seed);
 }
 
 uint64_t vmx_perturbed_exits(const struct vmx *v)

@@ -1,0 +1,31 @@
+/* The seeded generator behind `--perturb-exits` (svm/exit_perturb.c,
+ * vmx/exit_perturb.c): a run is reproduced by its seed, so the values are a
+ * function of it alone. Not for anything but perturbation. */
+#ifndef HVEMU_EMU_PERTURB_RANDOM_H
+#define HVEMU_EMU_PERTURB_RANDOM_H
+
+#include <stdint.h>
+
+/* The generator's state for a seed: a splitmix64 step, so that any seed (0
+ * included) gives a well-mixed, non-zero state. */
+static inline uint64_t perturb_random_state(uint64_t seed)
+{
+	uint64_t z = seed + 0x9e3779b97f4a7c15ull;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	z ^= z >> 31;
+	return z ? z : 1;
+}
+
+/* The next value (xorshift64*: the state never becomes 0). */
+static inline uint64_t perturb_random_next(uint64_t *state)
+{
+	uint64_t x = *state;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*state = x;
+	return x * 0x2545f4914f6cdd1dull;
+}
+
+#endif
