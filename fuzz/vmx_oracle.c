@@ -352,7 +352,9 @@ bool sim_step(struct sim *s, const struct l2_insn *i)
 			hit(rule, ex = ((val ^ shadow) & mask) != 0);
 			if (ex)
 				return cr_exit(s, i, 0, rule, i->imm == 0 ? 3 : 4);
-			uint64_t cur = i->imm == 0 ? F(s, GUEST_CR0) : F(s, GUEST_CR4);
+			/* What the guest runs with: CR0's bits VM entry does not
+			 * load are the L1's (26.3.2.1). */
+			uint64_t cur = i->imm == 0 ? entered_guest_cr0(s->in, F(s, GUEST_CR0)) : F(s, GUEST_CR4);
 			/* MOV CR0's #GP for CD = 0 with NW = 1, PG without PE, bits
 			 * 63:32 (SDM Vol.2 MOV CR): on the source operand or on the
 			 * value written, whose host-owned bits stay (25.3)? The SDM

@@ -403,13 +403,8 @@ unsigned vo_compare(const struct vo_input *in, const struct vo_prediction *p, co
 		};
 		for (unsigned k = 0; k < sizeof(same) / sizeof(same[0]); k++) {
 			uint64_t want = in->vmcs[same[k].row], got = a->vmcs[same[k].row];
-			/* 26.3.2.1: VM entry does not load CR0's ET, CD, NW, bits
-			 * 63:32, 28:19, 17, 15:6: the guest runs with the L1's. */
-			if (same[k].row == VMCS_ROW_GUEST_CR0) {
-				const uint64_t kept = 0xffffffff00000000ull | CR0_ET | CR0_CD | CR0_NW | (0x3ffull << 19) |
-						      (1ull << 17) | (0x3ffull << 6);
-				want = (want & ~kept) | (in->cpu->cr0 & kept);
-			}
+			if (same[k].row == VMCS_ROW_GUEST_CR0)
+				want = entered_guest_cr0(in, want);
 			/* 27.3.2: the accessed bit of a usable segment's type may be set. */
 			if (strstr(same[k].name, "access rights"))
 				want |= want & AR_UNUSABLE ? 0 : 1, got |= got & AR_UNUSABLE ? 0 : 1;

@@ -132,6 +132,15 @@ static inline bool ctl(uint64_t field, unsigned bit)
 	return (field >> bit) & 1;
 }
 
+/* The CR0 the guest runs with after VM entry: 26.3.2.1 does not load ET, CD,
+ * NW, bits 63:32, 28:19, 17 and 15:6, which stay the L1's. */
+static inline uint64_t entered_guest_cr0(const struct vo_input *in, uint64_t field)
+{
+	const uint64_t kept = 0xffffffff00000000ull | CR0_ET | CR0_CD | CR0_NW | (0x3ffull << 19) | (1ull << 17) |
+			      (0x3ffull << 6);
+	return (field & ~kept) | (in->cpu->cr0 & kept);
+}
+
 static inline bool pin(const struct sim *s, unsigned bit) { return ctl(F(s, PIN_BASED_CONTROLS), bit); }
 static inline bool proc(const struct sim *s, unsigned bit) { return ctl(F(s, PRIMARY_PROC_CONTROLS), bit); }
 /* SDM Vol.3 24.6.2: with "activate secondary controls" 0 the processor
