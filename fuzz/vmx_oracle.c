@@ -358,7 +358,7 @@ bool sim_step(struct sim *s, const struct l2_insn *i)
 			/* MOV CR0's #GP for CD = 0 with NW = 1, PG without PE, bits
 			 * 63:32 (SDM Vol.2 MOV CR): on the source operand or on the
 			 * value written, whose host-owned bits stay (25.3)? The SDM
-			 * does not say (fuzz/findings, vmx_mov_cr0_faulting_owned_bits). */
+			 * does not say (fuzz/findings/README.md, the campaign's stops). */
 			bool faulting = i->imm == 0 && (((val & CR0_NW) && !(val & CR0_CD)) ||
 							((val & CR0_PG) && !(val & CR0_PE)) || (val >> 32));
 			if (faulting && !vo_strict)
