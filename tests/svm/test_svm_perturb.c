@@ -4,9 +4,9 @@
  * 15.6, 15.7.1-15.7.3, 15.8.1-15.8.4, 15.10.2, 15.11, 15.12, 15.13.3,
  * 15.14.1, 15.25.6; rev. 3.42 numbering). */
 #include <check.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "suite_runner.h"
 #include "svm/exit_codes.h"
 #include "svm/exit_perturb.h"
 #include "svm/model.h"
@@ -242,9 +242,5 @@ int main(void)
 	tcase_add_test(tc, invalid_untouched);
 	tcase_add_test(tc, deterministic);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(s);
 }

@@ -3,9 +3,9 @@
  * changes for some seed, and one seed gives one sequence (SDM Vol.3 27.2.1,
  * 27.2.2, 27.2.4, 27.2.5 and Tables 27-8 to 27-14). */
 #include <check.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "suite_runner.h"
 #include "vmx/exit_perturb.h"
 #include "vmx/exit_reasons.h"
 #include "vmx/model.h"
@@ -165,9 +165,5 @@ int main(void)
 	tcase_add_test(tc, entry_failure_untouched);
 	tcase_add_test(tc, deterministic);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(s);
 }
