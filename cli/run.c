@@ -485,11 +485,15 @@ int run_machine(struct run *r)
 	r->gdb_on = false;
 	exit_watch_report_stats(&r->watch, cpu_now(cpu));
 	if (m->cfg->perturb_exits) {
-		uint64_t n = 0;
-		for (unsigned i = 0; i < m->smp.n; i++)
+		uint64_t n = 0, spurious = 0;
+		for (unsigned i = 0; i < m->smp.n; i++) {
 			n += hv_perturbed_exits(&m->hv[i]);
-		fprintf(stderr, "hvemu: perturb-exits: seed %llu, %llu VM exits with undefined fields randomised\n",
-			(unsigned long long)m->cfg->perturb_seed, (unsigned long long)n);
+			spurious += m->smp.cpu[i]->spurious_intr_exits;
+		}
+		fprintf(stderr,
+			"hvemu: perturb-exits: seed %llu, %llu VM exits with undefined fields randomised, "
+			"%llu spurious interrupt exits\n",
+			(unsigned long long)m->cfg->perturb_seed, (unsigned long long)n, (unsigned long long)spurious);
 	}
 	/* The guest's log is the run's result as much as its status. */
 	if (!serial_lost)

@@ -85,7 +85,10 @@ enum {
 /* Interrupt inputs (cpu_set_line). INTR is a level; NMI, SMI and INIT are
  * latched edges the CPU clears when it takes them. */
 enum { LINE_INTR = 1u << 0, LINE_NMI = 1u << 1, LINE_SMI = 1u << 2, LINE_INIT = 1u << 3,
-       LINE_SIPI = 1u << 4 /* a SIPI for a guest waiting for one (cpu_sipi): its exit */ };
+       LINE_SIPI = 1u << 4, /* a SIPI for a guest waiting for one (cpu_sipi): its exit */
+       /* --perturb-exits: an interrupt request in a guest that is gone before
+	* any acknowledge (cpu_spurious_intr_after) */
+       LINE_INTR_PULSE = 1u << 5 };
 
 /* Which flag masks INTR: EFLAGS.IF; the host's IF while a guest runs with
  * V_INTR_MASKING (APM2 15.21.1); none, while VMX external-interrupt exiting
@@ -101,8 +104,9 @@ struct virtual_intr {
 };
 
 /* Sources of deadlines in virtual time (cpu_set_deadline): the machine's
- * timers and the hypervisor model's (VMX preemption timer). */
-enum { DEADLINE_MACHINE, DEADLINE_HV, DEADLINE_SOURCES };
+ * timers, the hypervisor model's (VMX preemption timer) and --perturb-exits'
+ * spurious interrupt (cpu_spurious_intr_after). */
+enum { DEADLINE_MACHINE, DEADLINE_HV, DEADLINE_SPURIOUS_INTR, DEADLINE_SOURCES };
 struct deadline {
 	uint64_t at;               /* virtual time it fires, UINT64_MAX: never */
 	void (*fire)(void *ctx, struct cpu *cpu);
@@ -294,6 +298,7 @@ struct cpu {
 	uint8_t hv_holds;          /* HV_HOLD_*: events the model holds off */
 	bool hv_cr_checks;         /* ask hv->cr_write_check about CR0/CR4 writes (emu/hv.h) */
 	uint8_t sipi_vector;       /* LINE_SIPI's vector */
+	uint64_t spurious_intr_exits; /* VM exits LINE_INTR_PULSE alone caused */
 	uint64_t iret_nmi_unblock; /* cpu_now() + 1 of the last IRET that ended NMI blocking */
 	struct virtual_intr vintr;
 	uint64_t deadline;         /* earliest of deadlines[].at and icount_limit */

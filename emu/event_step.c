@@ -123,7 +123,17 @@ static status_t take_intr(struct cpu *cpu)
 	/* The VM exit leaves the interrupt pending in the controller (APM2 15.21.2;
 	 * SDM Vol.3 27.2 without "acknowledge interrupt on exit"). */
 	int vector = -1;
+	bool pulse_only = !(cpu->lines & LINE_INTR);
 	status_t st = intercept_intr(cpu, &vector);
+	/* A pulse is recognised once: it exited (and is gone when the host looks,
+	 * as a level-triggered source's request may be), or nothing was there. */
+	if (cpu->lines & LINE_INTR_PULSE) {
+		cpu->lines &= (uint8_t)~LINE_INTR_PULSE;
+		if (pulse_only && st == ST_VMEXIT)
+			cpu->spurious_intr_exits++;
+		if (pulse_only && st == ST_OK)
+			return ST_OK;
+	}
 	/* ST_HANDLED: the model took the interrupt itself and delivered nothing
 	 * (VMX posted-interrupt processing; event_step). */
 	if (st != ST_OK)
@@ -214,7 +224,7 @@ static bool smi_pending(const struct cpu *c)         { return c->lines & LINE_SM
 static bool init_pending(const struct cpu *c)        { return c->lines & LINE_INIT; }
 static bool debug_trap_is_pending(const struct cpu *c) { return c->pending_dbg != 0; }
 static bool nmi_pending(const struct cpu *c)         { return c->lines & LINE_NMI; }
-static bool intr_pending(const struct cpu *c)        { return c->lines & LINE_INTR; }
+static bool intr_pending(const struct cpu *c)        { return c->lines & (LINE_INTR | LINE_INTR_PULSE); }
 static bool vintr_pending(const struct cpu *c)       { return c->vintr.pending; }
 static bool sipi_pending(const struct cpu *c)        { return c->lines & LINE_SIPI; }
 static bool intr_window_wanted(const struct cpu *c)  { return c->hv_armed & HV_ARM_INTR_WINDOW; }
@@ -339,6 +349,31 @@ void cpu_hv_set_timer(struct cpu *cpu, uint64_t when)
 {
 	cpu->deadlines[DEADLINE_HV] = (struct deadline){ .at = when, .fire = hv_timer_fired };
 	cpu_set_deadline(cpu, DEADLINE_HV, when);
+}
+
+/* DEADLINE_SPURIOUS_INTR's firing: the request, if the guest still runs. */
+static void spurious_intr_fired(void *ctx, struct cpu *cpu)
+{
+	(void)ctx;
+	if (cpu->in_guest)
+		cpu_set_line(cpu, LINE_INTR_PULSE, true);
+}
+
+void cpu_spurious_intr_after(struct cpu *cpu, uint64_t after)
+{
+	uint64_t when = cpu->icount + after;
+	cpu->deadlines[DEADLINE_SPURIOUS_INTR] = (struct deadline){ .at = when, .fire = spurious_intr_fired };
+	cpu_set_deadline(cpu, DEADLINE_SPURIOUS_INTR, when);
+	/* Due at this very boundary (after = 0 right after VM entry): look. */
+	if (after == 0)
+		cpu_attend(cpu, ATT_EVENT);
+}
+
+void cpu_spurious_intr_withdraw(struct cpu *cpu)
+{
+	cpu->lines &= (uint8_t)~LINE_INTR_PULSE;
+	if (cpu->deadlines[DEADLINE_SPURIOUS_INTR].at != UINT64_MAX)
+		cpu_set_deadline(cpu, DEADLINE_SPURIOUS_INTR, UINT64_MAX);
 }
 
 /* Fire every deadline source that is due, then recompute the next deadline. */

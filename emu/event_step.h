@@ -71,4 +71,17 @@ static inline void cpu_hv_disarm(struct cpu *cpu, unsigned bits)
  * when (UINT64_MAX: stopped) HV_ARM_PREEMPTION_TIMER becomes due. */
 void cpu_hv_set_timer(struct cpu *cpu, uint64_t when);
 
+/* --perturb-exits' exit timing (issue 19): an interrupt request that comes
+ * `after` guest instructions from now and goes before any acknowledge. A
+ * model that exits on INTR without acknowledging it (the SVM INTR intercept,
+ * APM2 15.13.1; VMX external-interrupt exiting without "acknowledge
+ * interrupt on exit", SDM Vol.3 25.2) takes a VM exit that nothing is behind
+ * when the host looks, as a level-triggered source may deassert its request
+ * before the host enables interrupts: legal, and what an L1 must survive.
+ * Recognised once, like any INTR (the blockers hold it as they hold INTR);
+ * the request and its deadline end with the guest (cpu_leave_guest calls
+ * cpu_spurious_intr_withdraw). cpu->spurious_intr_exits counts its exits. */
+void cpu_spurious_intr_after(struct cpu *cpu, uint64_t after);
+void cpu_spurious_intr_withdraw(struct cpu *cpu);
+
 #endif

@@ -28,4 +28,27 @@ static inline uint64_t perturb_random_next(uint64_t *state)
 	return x * 0x2545f4914f6cdd1dull;
 }
 
+/* One seed, independent streams: the exit fields' values and the spurious
+ * interrupts' timing, so that drawing one does not move the other (a seed
+ * that found a bug in one keeps finding it). */
+enum perturb_stream { PERTURB_STREAM_FIELDS, PERTURB_STREAM_SPURIOUS_INTR };
+
+static inline uint64_t perturb_random_stream(uint64_t seed, enum perturb_stream stream)
+{
+	return perturb_random_state(seed ^ ((uint64_t)stream << 56));
+}
+
+/* Exit timing (emu/event_step.h cpu_spurious_intr_after): whether a VM entry
+ * gets a spurious interrupt, one in PERTURB_SPURIOUS_ONE_IN, and after how
+ * many guest instructions (below PERTURB_SPURIOUS_WITHIN); UINT64_MAX: none. */
+#define PERTURB_SPURIOUS_ONE_IN 4u
+#define PERTURB_SPURIOUS_WITHIN 4096u
+static inline uint64_t perturb_spurious_intr_delay(uint64_t *state)
+{
+	uint64_t r = perturb_random_next(state);
+	if (r % PERTURB_SPURIOUS_ONE_IN)
+		return UINT64_MAX;
+	return (r / PERTURB_SPURIOUS_ONE_IN) % PERTURB_SPURIOUS_WITHIN;
+}
+
 #endif

@@ -4,6 +4,7 @@
 #include <stddef.h>
 
 #include "emu/flags.h"
+#include "emu/event_step.h"
 #include "emu/hv.h"
 
 void cpu_load_segment(struct segment *s, uint16_t selector, uint16_t attr, uint32_t limit, uint64_t base)
@@ -62,6 +63,7 @@ void cpu_leave_guest(struct cpu *cpu, uint64_t space, uint16_t pcid)
 	cpu->vectoring_valid = false;
 	cpu->intr_masking = INTR_MASK_IF;
 	cpu->vintr = (struct virtual_intr){ 0 };
+	cpu_spurious_intr_withdraw(cpu);
 	tlb_select(&cpu->tlb, space, pcid);
 	cpu_world_switched(cpu);
 }

@@ -175,15 +175,17 @@ static void switch_to(struct machine *m, struct cpu *c, uint64_t now)
 }
 
 /* The earliest time something can happen while every CPU is halted: the
- * machine's timers and each CPU's own deadlines (a hypervisor's). */
+ * machine's timers and each CPU's own deadlines (a hypervisor's, a spurious
+ * interrupt's). */
 static uint64_t next_event_time(struct machine *m)
 {
 	uint64_t next = vclock_next(&m->clock);
-	for (unsigned i = 0; i < m->smp.n; i++) {
-		uint64_t hv = m->smp.cpu[i]->deadlines[DEADLINE_HV].at;
-		if (hv < next)
-			next = hv;
-	}
+	for (unsigned i = 0; i < m->smp.n; i++)
+		for (unsigned d = 0; d < DEADLINE_SOURCES; d++) {
+			uint64_t at = m->smp.cpu[i]->deadlines[d].at;
+			if (d != DEADLINE_MACHINE && at < next)
+				next = at;
+		}
 	return next;
 }
 

@@ -85,6 +85,7 @@ struct svm {
 	/* exit_perturb.c (--perturb-exits): the generator's state (0: off) and
 	 * the #VMEXITs it changed. */
 	uint64_t perturb;
+	uint64_t spurious_intr;     /* the spurious interrupts' timing (emu/perturb_random.h) */
 	uint64_t perturbed_exits;
 
 	struct vm_exit_report report;  /* the last exit, for the observer */

@@ -58,7 +58,8 @@ void svm_destroy(struct svm *s)
 
 void svm_perturb_exits(struct svm *s, uint64_t seed)
 {
-	s->perturb = perturb_random_state(seed);
+	s->perturb = perturb_random_stream(seed, PERTURB_STREAM_FIELDS);
+	s->spurious_intr = perturb_random_stream(seed, PERTURB_STREAM_SPURIOUS_INTR);
 }
 
 uint64_t svm_perturbed_exits(const struct svm *s)

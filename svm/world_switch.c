@@ -22,9 +22,11 @@
  */
 #include <string.h>
 
+#include "emu/event_step.h"
 #include "emu/insn.h"
 #include "emu/flags.h"
 #include "emu/paging_env.h"
+#include "emu/perturb_random.h"
 #include "mmu/nested.h"
 #include "svm/exit_codes.h"
 #include "svm/exit_perturb.h"
@@ -228,6 +230,15 @@ status_t svm_vmrun(struct svm *s, uint64_t vmcb_pa, uint64_t next_rip)
 		struct svm_exit x = { .code = SVM_EXIT_INVALID, .guest_rip = e->save.rip,
 				      .failed_check = "guest PAE PDPTE with a reserved bit set (SDM Vol.3 4.4.1)" };
 		return svm_vmexit(s, &x);
+	}
+
+	/* --perturb-exits' exit timing: with the INTR intercept, an interrupt
+	 * may come and go while the guest runs (emu/event_step.h); the exit it
+	 * causes is the one 15.13.1 describes, with nothing pending after it. */
+	if (__builtin_expect(s->spurious_intr != 0, 0) && svm_intercepted(s, SVM_INTERCEPT_INTR)) {
+		uint64_t after = perturb_spurious_intr_delay(&s->spurious_intr);
+		if (after != UINT64_MAX)
+			cpu_spurious_intr_after(cpu, after);
 	}
 
 	/* APM2 15.20: the event is taken before the first guest instruction. */

@@ -83,6 +83,7 @@ struct vmx {
 	/* exit_perturb.c (--perturb-exits): the generator's state (0: off) and
 	 * how many exits it changed. */
 	uint64_t perturb;
+	uint64_t spurious_intr;     /* the spurious interrupts' timing (emu/perturb_random.h) */
 	uint64_t perturbed_exits;
 	char report_name[48];
 

@@ -85,7 +85,8 @@ bool vmx_peek_vmcs_row(struct vmx *v, unsigned row, uint64_t *value)
 
 void vmx_perturb_exits(struct vmx *v, uint64_t seed)
 {
-	v->perturb = perturb_random_state(seed);
+	v->perturb = perturb_random_stream(seed, PERTURB_STREAM_FIELDS);
+	v->spurious_intr = perturb_random_stream(seed, PERTURB_STREAM_SPURIOUS_INTR);
 }
 
 uint64_t vmx_perturbed_exits(const struct vmx *v)

@@ -25,6 +25,7 @@
 #include "emu/event_step.h"
 #include "emu/insn.h"
 #include "emu/paging_env.h"
+#include "emu/perturb_random.h"
 #include "emu/quirks.h"
 #include "mmu/nested.h"
 #include "vmx/exit_perturb.h"
@@ -733,6 +734,17 @@ status_t vmx_vm_entry(struct vmx *v, struct cpu *cpu, bool launch)
 	/* 26.7.5-26.7.8 (events.c): the windows, MTF, TPR below threshold;
 	 * virtual-NMI blocking. */
 	vmx_events_enter(v, cpu);
+	/* --perturb-exits' exit timing: with external-interrupt exiting and
+	 * without "acknowledge interrupt on exit", an interrupt may come and go
+	 * while the guest runs (emu/event_step.h): exit 1 with the
+	 * interruption information invalid (27.2.2), nothing pending after it.
+	 * With acknowledge the exit would have to name a vector: none is made up. */
+	if (__builtin_expect(v->spurious_intr != 0, 0) && ctl(v, VMCS_ROW_PIN_BASED_CONTROLS, VMX_PIN_EXT_INTR_EXITING) &&
+	    !(get(v, VMCS_ROW_EXIT_CONTROLS) & VMX_CTL(VMX_EXITCTL_ACK_INTR_ON_EXIT))) {
+		uint64_t after = perturb_spurious_intr_delay(&v->spurious_intr);
+		if (after != UINT64_MAX)
+			cpu_spurious_intr_after(cpu, after);
+	}
 
 	/* 26.6: an event to inject is delivered before the first instruction;
 	 * 26.7.2: "If the VM entry is vectoring, the logical processor is in the

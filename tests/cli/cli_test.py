@@ -824,7 +824,8 @@ def cases(p, tmp):
                                         '--perturb-exits', '1', '--livelock', '50', '--max-insns', '1000000'],
                                        18, b'', False, [
             'repeated 50 times in a row (exits #1 to #50)',
-            'hvemu: perturb-exits: seed 1, 50 VM exits with undefined fields randomised']),
+            'hvemu: perturb-exits: seed 1, 50 VM exits with undefined fields randomised, '
+            '0 spurious interrupt exits']),
         # Off: the loop runs until the instruction limit.
         'svm-livelock-off': case(['run', '--cpu', 'epyc-lite', '--kernel', p['svm_stuck.bin'], '--livelock', '0',
                                   '--max-insns', '100000'], 6, b'', False, 'instruction limit reached'),

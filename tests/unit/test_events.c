@@ -298,6 +298,12 @@ static status_t intr_exit_model(void *ctx, struct cpu *cpu, struct exit_record *
 	return ST_VMEXIT;
 }
 
+static status_t armed_none(void *ctx, struct cpu *cpu, struct exit_record *r)
+{
+	(void)ctx, (void)cpu, (void)r;
+	return ST_OK;
+}
+
 START_TEST(intr_as_vm_exit)
 {
 	static const struct hv_model model = { .name = "intr", .intercept = intr_exit_model };
@@ -311,6 +317,117 @@ START_TEST(intr_as_vm_exit)
 	ck_assert_uint_eq(exits, 1);
 	ck_assert_uint_eq(acks, 0);
 	ck_assert(m.cpu.lines & LINE_INTR);
+}
+END_TEST
+
+/* --perturb-exits' spurious interrupt (cpu_spurious_intr_after): due after
+ * two guest instructions, it exits once through the INTR intercept with
+ * nothing to acknowledge, and is gone: the host finds no request. */
+struct intr_exits {
+	unsigned n;
+	uint64_t rip, at;          /* the last exit's */
+};
+
+static status_t intr_exit_where(void *ctx, struct cpu *cpu, struct exit_record *r)
+{
+	struct intr_exits *e = ctx;
+	if (r->kind != IK_INTR)
+		return ST_OK;
+	e->n++;
+	e->rip = r->rip;
+	e->at = cpu->icount;
+	cpu_request_stop(cpu);
+	return ST_VMEXIT;
+}
+
+START_TEST(spurious_intr_exits_once)
+{
+	static const struct hv_model model = { .name = "intr", .intercept = intr_exit_where };
+	struct intr_exits exits = { 0 };
+	m.cpu.hv = &model;
+	m.cpu.hv_ctx = &exits;
+	m.cpu.in_guest = true;
+	m.cpu.rflags |= FLAG_IF;
+	uint64_t t0 = m.cpu.icount;
+	cpu_spurious_intr_after(&m.cpu, 2);
+	ck_assert_int_eq(RUN(100, 0x90, 0x90, 0x90, 0x90, 0xf4), ST_STOP);
+	ck_assert_uint_eq(exits.n, 1);
+	ck_assert_uint_eq(exits.rip, CODE + 2);               /* at the boundary after two */
+	ck_assert_uint_eq(exits.at - t0, 2);
+	ck_assert_uint_eq(m.cpu.spurious_intr_exits, 1);
+	ck_assert_uint_eq(acks, 0);
+	ck_assert(!(m.cpu.lines & (LINE_INTR | LINE_INTR_PULSE)));
+	ck_assert_uint_eq(m.cpu.deadlines[DEADLINE_SPURIOUS_INTR].at, UINT64_MAX);
+	/* Once: the guest goes on to its HLT, which nothing wakes. */
+	m.cpu.icount_limit = m.cpu.icount + 100;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_HALT);
+	ck_assert_uint_eq(exits.n, 1);
+}
+END_TEST
+
+/* A real request at the same boundary is the exit's: not counted. */
+START_TEST(spurious_intr_with_real_request)
+{
+	static const struct hv_model model = { .name = "intr", .intercept = intr_exit_model };
+	unsigned exits = 0;
+	m.cpu.hv = &model;
+	m.cpu.hv_ctx = &exits;
+	m.cpu.in_guest = true;
+	m.cpu.rflags |= FLAG_IF;
+	raise_intr(0x40);
+	cpu_spurious_intr_after(&m.cpu, 0);
+	ck_assert_int_eq(RUN(100, 0x90, 0xf4), ST_STOP);
+	ck_assert_uint_eq(exits, 1);
+	ck_assert_uint_eq(m.cpu.spurious_intr_exits, 0);
+	ck_assert(m.cpu.lines & LINE_INTR);
+	ck_assert(!(m.cpu.lines & LINE_INTR_PULSE));
+}
+END_TEST
+
+/* Outside a guest the deadline raises nothing; in a guest whose model lets
+ * INTR through, the request is gone before INTA: no INTA cycle, nothing
+ * delivered (the controller is never asked for a vector it has not). */
+START_TEST(spurious_intr_never_delivered)
+{
+	/* IF = 0 would hold a request raised here: none is. */
+	cpu_spurious_intr_after(&m.cpu, 0);
+	ck_assert_int_eq(RUN(100, 0x90, 0xf4), ST_HALT);
+	ck_assert(!(m.cpu.lines & LINE_INTR_PULSE));
+	m.cpu.rflags |= FLAG_IF;
+	static const struct hv_model let_through = { .name = "none", .intercept = armed_none };
+	m.cpu.hv = &let_through;
+	m.cpu.in_guest = true;
+	pending_vector = 0x40;                 /* what INTA would answer, were it asked */
+	cpu_spurious_intr_after(&m.cpu, 1);
+	ck_assert_int_eq(RUN(100, 0x90, 0x90, 0xf4), ST_HALT);
+	ck_assert_uint_eq(acks, 0);
+	ck_assert_uint_eq(delivered(0x40), 0);
+	ck_assert_uint_eq(m.cpu.spurious_intr_exits, 0);
+	ck_assert(!(m.cpu.lines & LINE_INTR_PULSE));
+}
+END_TEST
+
+/* IF = 0 holds it as it holds INTR (the guest's IF masks physical
+ * interrupts without V_INTR_MASKING, APM2 15.21.1); withdrawn, it is gone
+ * and its deadline with it. */
+START_TEST(spurious_intr_held_and_withdrawn)
+{
+	static const struct hv_model model = { .name = "intr", .intercept = intr_exit_model };
+	unsigned exits = 0;
+	m.cpu.hv = &model;
+	m.cpu.hv_ctx = &exits;
+	m.cpu.in_guest = true;
+	cpu_spurious_intr_after(&m.cpu, 0);
+	ck_assert_int_eq(RUN(100, 0x90, 0xf4), ST_HALT);
+	ck_assert_uint_eq(exits, 0);
+	ck_assert(m.cpu.lines & LINE_INTR_PULSE);
+	cpu_spurious_intr_withdraw(&m.cpu);
+	ck_assert(!(m.cpu.lines & LINE_INTR_PULSE));
+	cpu_spurious_intr_after(&m.cpu, 50);
+	ck_assert_uint_ne(m.cpu.deadline, UINT64_MAX);
+	cpu_spurious_intr_withdraw(&m.cpu);
+	ck_assert_uint_eq(m.cpu.deadlines[DEADLINE_SPURIOUS_INTR].at, UINT64_MAX);
+	ck_assert_uint_eq(m.cpu.deadline, m.cpu.icount_limit);
 }
 END_TEST
 
@@ -615,6 +732,10 @@ static Suite *events_suite(void)
 	tcase_add_test(t, hlt_sleeps_to_deadline);
 	tcase_add_test(t, init_signal);
 	tcase_add_test(t, intr_as_vm_exit);
+	tcase_add_test(t, spurious_intr_exits_once);
+	tcase_add_test(t, spurious_intr_with_real_request);
+	tcase_add_test(t, spurious_intr_never_delivered);
+	tcase_add_test(t, spurious_intr_held_and_withdrawn);
 	suite_add_tcase(s, t);
 	t = tcase_create("model rows");
 	tcase_add_checked_fixture(t, setup, teardown);
