@@ -123,11 +123,12 @@ static status_t take_intr(struct cpu *cpu)
 	/* The VM exit leaves the interrupt pending in the controller (APM2 15.21.2;
 	 * SDM Vol.3 27.2 without "acknowledge interrupt on exit"). */
 	int vector = -1;
-	bool pulse_only = !(cpu->lines & LINE_INTR);
+	bool pulse = cpu->lines & LINE_INTR_PULSE, pulse_only = pulse && !(cpu->lines & LINE_INTR);
 	status_t st = intercept_intr(cpu, &vector);
 	/* A pulse is recognised once: it exited (and is gone when the host looks,
-	 * as a level-triggered source's request may be), or nothing was there. */
-	if (cpu->lines & LINE_INTR_PULSE) {
+	 * as a level-triggered source's request may be; the exit withdrew it),
+	 * or nothing was there. */
+	if (pulse) {
 		cpu->lines &= (uint8_t)~LINE_INTR_PULSE;
 		if (pulse_only && st == ST_VMEXIT)
 			cpu->spurious_intr_exits++;

@@ -38,17 +38,21 @@ static inline uint64_t perturb_random_stream(uint64_t seed, enum perturb_stream 
 	return perturb_random_state(seed ^ ((uint64_t)stream << 56));
 }
 
-/* Exit timing (emu/event_step.h cpu_spurious_intr_after): whether a VM entry
- * gets a spurious interrupt, one in PERTURB_SPURIOUS_ONE_IN, and after how
- * many guest instructions (below PERTURB_SPURIOUS_WITHIN); UINT64_MAX: none. */
-#define PERTURB_SPURIOUS_ONE_IN 4u
-#define PERTURB_SPURIOUS_WITHIN 4096u
+/* Exit timing (emu/event_step.h cpu_spurious_intr_after): after how many
+ * guest instructions a VM entry's spurious interrupt comes. Every entry gets
+ * one, so that a guest that runs long sees one every PERTURB_SPURIOUS_FAR / 2
+ * instructions on average; one entry in PERTURB_SPURIOUS_NEAR_ONE_IN gets it
+ * within PERTURB_SPURIOUS_NEAR, the entry's own boundary included, where it
+ * meets what VM entry delivers (an injected event, a pending debug trap). An
+ * exit for another cause withdraws it first. */
+#define PERTURB_SPURIOUS_FAR 65536u
+#define PERTURB_SPURIOUS_NEAR 64u
+#define PERTURB_SPURIOUS_NEAR_ONE_IN 8u
 static inline uint64_t perturb_spurious_intr_delay(uint64_t *state)
 {
 	uint64_t r = perturb_random_next(state);
-	if (r % PERTURB_SPURIOUS_ONE_IN)
-		return UINT64_MAX;
-	return (r / PERTURB_SPURIOUS_ONE_IN) % PERTURB_SPURIOUS_WITHIN;
+	uint64_t within = r % PERTURB_SPURIOUS_NEAR_ONE_IN ? PERTURB_SPURIOUS_FAR : PERTURB_SPURIOUS_NEAR;
+	return (r / PERTURB_SPURIOUS_NEAR_ONE_IN) % within;
 }
 
 #endif

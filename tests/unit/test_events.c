@@ -336,6 +336,7 @@ static status_t intr_exit_where(void *ctx, struct cpu *cpu, struct exit_record *
 	e->n++;
 	e->rip = r->rip;
 	e->at = cpu->icount;
+	cpu_spurious_intr_withdraw(cpu);       /* as a world switch to the host does */
 	cpu_request_stop(cpu);
 	return ST_VMEXIT;
 }

@@ -3,11 +3,15 @@
 
 usage: perturb_finds.py HVEMU VMX_REFLECT_ELF
 
-vmx_reflect (tests/guests/vmx/vmx_reflect.c) reflects an intercepted #UD
-into L2 twice: by the SDM's rule and the sloppy way (an error code when the
-undefined error-code field is not 0). A plain run passes both rows; under
---perturb-exits SEED, for every seed tried, the SDM's row passes, the sloppy
-row fails (its VMRESUME is refused), and hvemu reports the exits it changed."""
+vmx_reflect (tests/guests/vmx/vmx_reflect.c) does two jobs of an L1 twice,
+by the SDM's rules (rows 1 and 3) and the sloppy way: it reflects an
+intercepted #UD into L2 with an error code when the undefined error-code
+field is not 0 (row 2), and expects an interrupt after every
+external-interrupt exit (row 4). A plain run passes every row; under
+--perturb-exits SEED, for every seed tried, the SDM's rows pass, the sloppy
+ones fail (a refused VMRESUME; exits with no interrupt behind them), hvemu
+reports the exits it changed and the spurious interrupt exits it made, and a
+second run of a seed is the same run."""
 import re
 import subprocess
 import sys
@@ -33,14 +37,22 @@ def run(extra):
 
 
 rc, out, err = run([])
-check('plain run: both rows pass', rc == 1 and re.search(r'^ok 1 ', out, re.M) and re.search(r'^ok 2 ', out, re.M),
+check('plain run: every row passes', rc == 1 and all(re.search(r'^ok %d ' % n, out, re.M) for n in range(1, 5)),
       out + err)
 for seed in ('1', '2', '3', '4', '5'):
     rc, out, err = run(['--perturb-exits', seed])
     check('seed %s: the SDM\'s reflection passes' % seed, re.search(r'^ok 1 ', out, re.M) is not None, out)
     check('seed %s: the sloppy reflection is found (VMRESUME refused)' % seed,
           re.search(r'^not ok 2 ', out, re.M) is not None and 'VMRESUME entered (no VMfail)' in out, out)
-    m = re.search(r'perturb-exits: seed %s, (\d+) VM exits' % seed, err)
+    check('seed %s: the SDM\'s interrupt-exit row passes' % seed, re.search(r'^ok 3 ', out, re.M) is not None, out)
+    check('seed %s: the L1 expecting an interrupt after every exit is found' % seed,
+          re.search(r'^not ok 4 ', out, re.M) is not None and
+          'external-interrupt exits after which no interrupt came got 0x' in out, out)
+    m = re.search(r'perturb-exits: seed %s, (\d+) VM exits with undefined fields randomised, '
+                  r'(\d+) spurious interrupt exits' % seed, err)
     check('seed %s: hvemu reports the exits it changed' % seed, m is not None and int(m.group(1)) >= 2, err)
+    check('seed %s: hvemu reports the spurious interrupt exits' % seed, m is not None and int(m.group(2)) >= 1, err)
+    if seed == '1':
+        check('seed 1: the same seed gives the same run', run(['--perturb-exits', seed]) == (rc, out, err))
 print('1..%d' % checks)
 sys.exit(1 if failures else 0)
