@@ -40,19 +40,21 @@ static inline uint64_t perturb_random_stream(uint64_t seed, enum perturb_stream 
 
 /* Exit timing (emu/event_step.h cpu_spurious_intr_after): after how many
  * guest instructions a VM entry's spurious interrupt comes. Every entry gets
- * one, so that a guest that runs long sees one every PERTURB_SPURIOUS_FAR / 2
- * instructions on average; one entry in PERTURB_SPURIOUS_NEAR_ONE_IN gets it
- * within PERTURB_SPURIOUS_NEAR, the entry's own boundary included, where it
- * meets what VM entry delivers (an injected event, a pending debug trap). An
- * exit for another cause withdraws it first. */
-#define PERTURB_SPURIOUS_FAR 65536u
+ * one: one in PERTURB_SPURIOUS_ONE_IN at the entry's own boundary (where it
+ * meets what VM entry delivers: an injected event, a pending debug trap; and
+ * the only place an L2 that exits within a few instructions, as most do, sees
+ * it), as many within PERTURB_SPURIOUS_NEAR, the others within
+ * PERTURB_SPURIOUS_FAR, so that a guest that runs long sees one every
+ * PERTURB_SPURIOUS_FAR / 2 instructions on average. An exit for another
+ * cause withdraws it first. */
+#define PERTURB_SPURIOUS_ONE_IN 8u
 #define PERTURB_SPURIOUS_NEAR 64u
-#define PERTURB_SPURIOUS_NEAR_ONE_IN 8u
+#define PERTURB_SPURIOUS_FAR 65536u
 static inline uint64_t perturb_spurious_intr_delay(uint64_t *state)
 {
 	uint64_t r = perturb_random_next(state);
-	uint64_t within = r % PERTURB_SPURIOUS_NEAR_ONE_IN ? PERTURB_SPURIOUS_FAR : PERTURB_SPURIOUS_NEAR;
-	return (r / PERTURB_SPURIOUS_NEAR_ONE_IN) % within;
+	uint64_t pick = r % PERTURB_SPURIOUS_ONE_IN, rest = r / PERTURB_SPURIOUS_ONE_IN;
+	return pick == 0 ? 0 : pick == 1 ? rest % PERTURB_SPURIOUS_NEAR : rest % PERTURB_SPURIOUS_FAR;
 }
 
 #endif

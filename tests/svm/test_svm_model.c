@@ -1058,6 +1058,80 @@ START_TEST(vintr_masking_keeps_host_apic_tpr)
 }
 END_TEST
 
+/* --perturb-exits' exit timing (emu/event_step.h): with the INTR intercept
+ * a spinning L2 takes #VMEXIT(INTR) at the boundary of an interrupt request
+ * that is gone when the host looks (APM2 15.13.1; EXITINTINFO.V = 0, the
+ * rIP the next instruction's); without it, none is ever armed. */
+START_TEST(spurious_intr_exit_only_with_intercept)
+{
+	for (int intercept = 0; intercept < 2; intercept++) {
+		struct world w;
+		world_init(&w, "epyc-lite");
+		struct cpu *c = &w.m.cpu;
+		svm_perturb_exits(w.svm, 7);
+		vmcb_set_intercept(&w.v->control, SVM_INTERCEPT_INTR, intercept);
+		w.v->save.rflags |= FLAG_IF;              /* no V_INTR_MASKING: the guest's IF decides */
+		status_t st = RUN_L2(&w, 0xeb, 0xfe);     /* jmp $ */
+		/* Each entry's request comes within 2^16 instructions. */
+		for (unsigned i = 0; i < 20 && st == ST_STOP && c->in_guest; i++) {
+			if (!intercept)
+				ck_assert_uint_eq(c->deadlines[DEADLINE_SPURIOUS_INTR].at, UINT64_MAX);
+			c->icount_limit = c->icount + 10000;
+			st = cpu_run(c);
+		}
+		if (!intercept) {
+			ck_assert_int_eq(st, ST_STOP);
+			ck_assert(c->in_guest);
+			ck_assert_uint_eq(c->spurious_intr_exits, 0);
+		} else {
+			ck_assert_int_eq(st, ST_HALT);
+			assert_back_in_l1(&w);
+			ck_assert_uint_eq(w.v->control.exitcode, SVM_EXIT_INTR);
+			ck_assert_uint_eq(w.v->control.exitintinfo & SVM_EVENT_VALID, 0);
+			ck_assert_uint_eq(w.v->save.rip, L2_CODE);
+			ck_assert_uint_eq(c->spurious_intr_exits, 1);
+			ck_assert(!(c->lines & (LINE_INTR | LINE_INTR_PULSE)));
+			ck_assert_uint_eq(c->deadlines[DEADLINE_SPURIOUS_INTR].at, UINT64_MAX);
+		}
+		world_free(&w);
+	}
+}
+END_TEST
+
+/* The request ends with the guest: one that came while the guest's IF held
+ * it (no V_INTR_MASKING, APM2 15.21.1) is gone after an exit for another
+ * cause, and so is one not yet due. */
+START_TEST(spurious_intr_withdrawn_by_other_exit)
+{
+	struct world w;
+	world_init(&w, "epyc-lite");
+	struct cpu *c = &w.m.cpu;
+	svm_perturb_exits(w.svm, 7);
+	vmcb_set_intercept(&w.v->control, SVM_INTERCEPT_INTR, 1);
+	/* mov ecx, 70000; loop $; vmmcall: past any entry's request (< 2^16). */
+	status_t st = RUN_L2(&w, 0xb9, 0x70, 0x11, 0x01, 0x00, 0xe2, 0xfe, 0x0f, 0x01, 0xd9);
+	bool held = false;
+	for (unsigned i = 0; i < 20 && st == ST_STOP && c->in_guest; i++) {
+		held |= (c->lines & LINE_INTR_PULSE) != 0;
+		c->icount_limit = c->icount + 10000;
+		st = cpu_run(c);
+	}
+	ck_assert(held);
+	ck_assert_int_eq(st, ST_HALT);
+	ck_assert_uint_eq(w.v->control.exitcode, SVM_EXIT_VMMCALL);
+	ck_assert_uint_eq(c->spurious_intr_exits, 0);
+	ck_assert(!(c->lines & LINE_INTR_PULSE));
+	/* Armed by the next VMRUN (seed 7's second draw: not at its boundary),
+	 * not yet due at the VMMCALL's exit: gone too. */
+	w.v->save.rip = L2_CODE + 7;               /* the VMMCALL */
+	c->rip = L1_CODE;
+	ck_assert_int_eq(world_run(&w, NULL, 0), ST_HALT);
+	ck_assert_uint_eq(w.v->control.exitcode, SVM_EXIT_VMMCALL);
+	ck_assert_uint_eq(c->deadlines[DEADLINE_SPURIOUS_INTR].at, UINT64_MAX);
+	world_free(&w);
+}
+END_TEST
+
 static Suite *svm_model_suite(void)
 {
 	Suite *s = suite_create("svm_model");
@@ -1105,6 +1179,8 @@ static Suite *svm_model_suite(void)
 	tcase_add_test(t, vintr_intercept);
 	tcase_add_test(t, virtual_interrupt_taken);
 	tcase_add_test(t, vintr_masking_keeps_host_apic_tpr);
+	tcase_add_test(t, spurious_intr_exit_only_with_intercept);
+	tcase_add_test(t, spurious_intr_withdrawn_by_other_exit);
 	suite_add_tcase(s, t);
 	t = tcase_create("clean_bits");
 	tcase_add_test(t, clean_bits_keep_cached_intercepts);
