@@ -225,6 +225,13 @@ static void acked_50(struct vmx_case *c)
  * "acknowledge interrupt on exit" then exits with it at once. */
 static void pending_51(struct vmx_case *c)
 {
+	/* An exit before the body's self IPI had an interrupt behind it that
+	 * was gone by now (legal; hvemu's --perturb-exits makes them): L2 goes
+	 * on to its IPI. */
+	for (unsigned n = 0; !irr_has(0x51) && n < 1000 && c->outcome == VMX_EXITED &&
+			     vmread(VMCS_EXIT_REASON) == EXIT_EXTERNAL_INTR; n++)
+		if (vmx_enter_caught(c, 1) != NO_FAULT)
+			break;
 	vmx_expect(c, "vector 51H still requested (IRR)", irr_has(0x51), 1);
 	vmwrite(VMCS_EXIT_CTLS, vmread(VMCS_EXIT_CTLS) | EXIT_ACK_INTR);
 	int vec = vmx_enter_caught(c, 1);
