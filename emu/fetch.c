@@ -5,6 +5,7 @@
 #include "emu/fetch.h"
 #include "emu/insn.h"
 #include "emu/fast_forms.h"
+#include "emu/jit.h"
 #include "emu/quirks.h"
 #include "emu/threaded.h"
 #include "isa_handlers.h"
@@ -162,6 +163,10 @@ struct block *fetch_block(struct cpu *cpu, status_t *st)
 		.offset = (uint16_t)offset,
 		.nth = b->count,
 	};
+	/* Runs of pure register instructions as host code (emu/jit.h); not the
+	 * uncached scratch block, decoded anew each time. */
+	if (b != &cpu->icache->uncached)
+		jit_translate_block(cpu->icache, b);
 	/* The uncached block is not linked from: its slot is decoded into anew. */
 	b->chains = !crosses_page && b != &cpu->icache->uncached && block_keeps_cs(&b->insns[b->count - 1]);
 	/* Kept when it lies in one RAM page; the first block of a page takes the

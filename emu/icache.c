@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 
 #include "emu/icache.h"
+#include "emu/jit.h"
 
 struct icache *icache_create(uint64_t ram_size)
 {
@@ -31,8 +32,10 @@ struct icache *icache_create(uint64_t ram_size)
 
 void icache_destroy(struct icache *ic)
 {
-	if (ic)
-		munmap(ic, ic->map_size);
+	if (!ic)
+		return;
+	jit_release(ic);
+	munmap(ic, ic->map_size);
 }
 
 /* Take slot s (holding a block) out of its page's list and invalidate it. */

@@ -21,6 +21,7 @@
 #ifndef HVEMU_EMU_ICACHE_H
 #define HVEMU_EMU_ICACHE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -88,6 +89,11 @@ struct icache {
 	size_t map_size;           /* of that mapping (emu/icache.c) */
 	uint64_t n_pages;
 	struct block uncached;     /* scratch for code outside RAM (ROM, MMIO) */
+	/* The translator's code (emu/jit.h): one part per slot, mapped when first
+	 * needed; jit_failed: the host refused. */
+	uint8_t *jit_code;
+	bool jit_failed;
+	unsigned long jit_runs;
 };
 
 /* An empty cache for a machine with ram_size bytes of RAM; NULL when the host

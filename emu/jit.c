@@ -1,0 +1,530 @@
+/* The translator (see jit.h).
+ *
+ * A run is found, its guest registers get host registers, and its code is
+ * written in three parts: the prologue (callee-saved host registers pushed,
+ * the guest registers loaded from cpu->regs), one host instruction or a few
+ * per guest instruction, and the epilogue (the written registers stored, the
+ * pushed ones popped, a jump to the next instruction's thread handler with
+ * cpu and that instruction as its arguments: a tail call, as between thread
+ * handlers).
+ *
+ * The flags. Only two moments of a run leave anything in cpu->lazy: its last
+ * flag-setting instruction L stores the whole record (op, size, result and
+ * sources, masked to the operand size as the handlers store them,
+ * emu/alu.c, emu/shift.c), and, when the run has an INC or DEC, the
+ * instruction S whose CF the last INC/DEC keeps (SDM Vol.2 INC, DEC: "The CF
+ * flag is not affected") stores that CF as the record's aux: the host
+ * instruction that computes S's result sets the same CF (ADD, SUB, CMP: carry
+ * or borrow out of the operand size; AND, OR, XOR, TEST: 0; SHL, SHR, SAR
+ * by a count that is not 0: the last bit shifted out). Every other
+ * instruction's flags are dead: nothing in a run reads them. A run does not
+ * begin with an INC/DEC whose CF would come from before the run.
+ */
+#include "emu/jit.h"
+
+#include <stddef.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "emu/fast_forms.h"
+#include "emu/flags.h"
+#include "emu/icache.h"
+#include "isa_handlers.h"
+
+#if defined(__x86_64__)
+
+/* Host code per block slot: the longest run (BLOCK_MAX_INSNS instructions of
+ * at most JIT_INSN_BYTES, and the prologue, epilogue and flags) fits. */
+#define JIT_INSN_BYTES 32
+#define JIT_SLOT_BYTES 2048
+_Static_assert(JIT_INSN_BYTES * BLOCK_MAX_INSNS + 12 * 2 * 8 + 128 <= JIT_SLOT_BYTES, "jit: a slot holds a block");
+
+/* ---- the guest instructions a run may hold ---- */
+
+enum kind {
+	K_ALU,                     /* dst op= src (ADD, OR, AND, SUB, XOR; CMP: flags only) */
+	K_TEST,                    /* dst & src: flags only */
+	K_INCDEC,                  /* dst +/-= 1, CF kept */
+	K_MOV,                     /* dst = src */
+	K_MOV_IMM,                 /* dst = imm */
+	K_SHIFT,                   /* dst shifted by an immediate count that is not 0 */
+};
+
+/* Host ALU operations: the /digit of 81 /n, and (x 8 + 1) the r/m, r opcode. */
+enum host_alu { H_ADD = 0, H_OR = 1, H_AND = 4, H_SUB = 5, H_XOR = 6, H_CMP = 7 };
+/* Host shifts: the /digit of C1 /n. */
+enum host_shift { H_SHL = 4, H_SHR = 5, H_SAR = 7 };
+
+/* How the operands come from the decoded instruction. */
+enum operands { O_EG, O_GE, O_EI, O_RM, O_REG, O_REG_IMM, O_RM_IMM };
+
+static const struct form {
+	insn_handler exec;
+	uint8_t kind, op, size, operands;
+} forms[] = {
+#define ALU(name, op) \
+	{ op_##name##_EG_r32, K_ALU, op, 4, O_EG }, { op_##name##_EG_r64, K_ALU, op, 8, O_EG }, \
+	{ op_##name##_GE_r32, K_ALU, op, 4, O_GE }, { op_##name##_GE_r64, K_ALU, op, 8, O_GE }, \
+	{ op_##name##_EI_r32, K_ALU, op, 4, O_EI }, { op_##name##_EI_r64, K_ALU, op, 8, O_EI }
+	ALU(add, H_ADD), ALU(or, H_OR), ALU(and, H_AND), ALU(sub, H_SUB), ALU(xor, H_XOR), ALU(cmp, H_CMP),
+#undef ALU
+	{ op_test_EG_r32, K_TEST, H_AND, 4, O_EG }, { op_test_EG_r64, K_TEST, H_AND, 8, O_EG },
+	{ op_inc_r32, K_INCDEC, 0, 4, O_RM }, { op_inc_r64, K_INCDEC, 0, 8, O_RM },
+	{ op_dec_r32, K_INCDEC, 1, 4, O_RM }, { op_dec_r64, K_INCDEC, 1, 8, O_RM },
+	{ op_inc_r_r32, K_INCDEC, 0, 4, O_REG }, { op_dec_r_r32, K_INCDEC, 1, 4, O_REG },
+	{ op_mov_EG_r32, K_MOV, 0, 4, O_EG }, { op_mov_EG_r64, K_MOV, 0, 8, O_EG },
+	{ op_mov_GE_r32, K_MOV, 0, 4, O_GE }, { op_mov_GE_r64, K_MOV, 0, 8, O_GE },
+	{ op_shl_r32, K_SHIFT, H_SHL, 4, O_RM }, { op_shl_r64, K_SHIFT, H_SHL, 8, O_RM },
+	{ op_shr_r32, K_SHIFT, H_SHR, 4, O_RM }, { op_shr_r64, K_SHIFT, H_SHR, 8, O_RM },
+	{ op_sar_r32, K_SHIFT, H_SAR, 4, O_RM }, { op_sar_r64, K_SHIFT, H_SAR, 8, O_RM },
+	/* Any size: only 4 and 8 are taken (below). */
+	{ op_mov_ZI, K_MOV_IMM, 0, 0, O_REG_IMM }, { op_mov_EI, K_MOV_IMM, 0, 0, O_RM_IMM },
+};
+
+/* One guest instruction of a run, as the translator sees it. */
+struct op {
+	uint8_t kind, op, size;
+	uint8_t dst, src;          /* guest registers; src REG_NONE: imm */
+	uint64_t imm;              /* masked to size */
+	bool sets_flags;
+};
+
+/* The flags record each kind leaves (emu/flags.h). */
+static uint8_t lazy_kind(const struct op *o)
+{
+	switch (o->kind) {
+	case K_ALU:
+		return o->op == H_ADD ? LAZY_ADD : o->op == H_SUB || o->op == H_CMP ? LAZY_SUB : LAZY_LOGIC;
+	case K_TEST: return LAZY_LOGIC;
+	case K_INCDEC: return o->op ? LAZY_DEC : LAZY_INC;
+	default: return o->op == H_SHL ? LAZY_SHL : o->op == H_SHR ? LAZY_SHR : LAZY_SAR;
+	}
+}
+
+/* What in is, or false when a run cannot hold it. */
+static bool classify(const struct insn *in, struct op *o)
+{
+	const struct form *f = NULL;
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]) && !f; i++)
+		if (forms[i].exec == in->exec)
+			f = &forms[i];
+	if (!f)
+		return false;
+	unsigned size = f->size ? f->size : in->size;
+	if (size != 4 && size != 8)
+		return false;
+	uint64_t mask = size == 8 ? ~0ull : 0xffffffffull;
+	*o = (struct op){ .kind = f->kind, .op = f->op, .size = (uint8_t)size, .src = REG_NONE,
+			  .sets_flags = f->kind != K_MOV && f->kind != K_MOV_IMM };
+	switch (f->operands) {
+	case O_EG: o->dst = in->rm; o->src = in->reg; break;
+	case O_GE: o->dst = in->reg; o->src = in->rm; break;
+	case O_EI: o->dst = in->rm; o->imm = in->imm & mask; break;
+	case O_RM: o->dst = in->rm; break;
+	case O_REG: o->dst = in->reg; break;
+	case O_REG_IMM: o->dst = in->reg; o->imm = in->imm & mask; break;
+	default: /* O_RM_IMM: MOV Ev, Iz with a register operand only */
+		if (in->mem)
+			return false;
+		o->dst = in->rm;
+		o->imm = in->imm & mask;
+		break;
+	}
+	if (o->dst >= 16 || (o->src != REG_NONE && o->src >= 16))
+		return false;
+	/* SHL/SHR/SAR write every flag only with a count that is not 0 after
+	 * masking (emu/shift.c shift_writes_flags): D1 (1) or C1 ib. */
+	if (f->kind == K_SHIFT) {
+		if (!shift_writes_flags(in))
+			return false;
+		o->imm = in->opcode == 0xd1 ? 1 : in->imm & (size == 8 ? 0x3f : 0x1f);
+	}
+	return true;
+}
+
+/* ---- host registers ---- */
+
+enum { RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13, R14, R15 };
+/* The guest's registers go to these, in this order; RDI holds cpu, R10 and
+ * R11 are scratch. The last six are callee-saved: pushed when used. */
+static const uint8_t pool[] = { RAX, RCX, RDX, RSI, R8, R9, RBX, RBP, R12, R13, R14, R15 };
+#define POOL (sizeof(pool) / sizeof(pool[0]))
+#define POOL_CALLER_SAVED 6
+
+/* ---- the emitter ---- */
+
+struct emit {
+	uint8_t *p, *end;
+};
+
+static void byte(struct emit *e, unsigned b)
+{
+	if (e->p < e->end)
+		*e->p++ = (uint8_t)b;
+	else
+		e->p = e->end + 1;  /* overflow: the caller sees p > end */
+}
+
+static void u32(struct emit *e, uint32_t v)
+{
+	for (unsigned i = 0; i < 4; i++)
+		byte(e, (v >> (8 * i)) & 0xff);
+}
+
+static void u64(struct emit *e, uint64_t v)
+{
+	u32(e, (uint32_t)v);
+	u32(e, (uint32_t)(v >> 32));
+}
+
+/* REX for a 64-bit operation w, ModRM.reg r and ModRM.rm b; none if 0. */
+static void rex(struct emit *e, bool w, unsigned r, unsigned b)
+{
+	unsigned x = 0x40 | (w ? 8 : 0) | (r >= 8 ? 4 : 0) | (b >= 8 ? 1 : 0);
+	if (x != 0x40)
+		byte(e, x);
+}
+
+/* op r/m(reg form), reg: MOV 89, ADD 01, OR 09, AND 21, SUB 29, XOR 31, CMP 39, TEST 85. */
+static void rr(struct emit *e, unsigned opcode, unsigned size, unsigned dst, unsigned src)
+{
+	rex(e, size == 8, src, dst);
+	byte(e, opcode);
+	byte(e, 0xc0 | (src & 7) << 3 | (dst & 7));
+}
+
+/* 81 /n id: an ALU operation with an immediate (sign-extended in 64-bit ones). */
+static void ri(struct emit *e, unsigned ext, unsigned size, unsigned dst, uint32_t imm)
+{
+	rex(e, size == 8, 0, dst);
+	byte(e, 0x81);
+	byte(e, 0xc0 | ext << 3 | (dst & 7));
+	u32(e, imm);
+}
+
+/* [rdi + disp32] as the memory operand of opcode with ModRM.reg r. */
+static void cpu_field(struct emit *e, bool w, unsigned opcode, unsigned r, size_t off)
+{
+	rex(e, w, r, RDI);
+	byte(e, opcode);
+	byte(e, 0x80 | (r & 7) << 3 | (RDI & 7));
+	u32(e, (uint32_t)off);
+}
+
+static void load(struct emit *e, unsigned h, size_t off)  { cpu_field(e, true, 0x8b, h, off); }
+static void store(struct emit *e, unsigned h, size_t off) { cpu_field(e, true, 0x89, h, off); }
+
+static void store_byte(struct emit *e, size_t off, uint8_t v)
+{
+	cpu_field(e, false, 0xc6, 0, off);
+	byte(e, v);
+}
+
+/* A qword of cpu: a sign-extended imm32. */
+static void store_imm(struct emit *e, size_t off, int32_t v)
+{
+	cpu_field(e, true, 0xc7, 0, off);
+	u32(e, (uint32_t)v);
+}
+
+/* A qword of cpu: the low size bytes of host register h, zero-extended. */
+static void store_masked(struct emit *e, unsigned h, unsigned size, size_t off)
+{
+	if (size == 4) {
+		rr(e, 0x89, 4, R11, h);
+		h = R11;
+	}
+	store(e, h, off);
+}
+
+/* A qword of cpu: v. */
+static void store_u64(struct emit *e, size_t off, uint64_t v)
+{
+	if ((uint64_t)(int64_t)(int32_t)v == v) {
+		store_imm(e, off, (int32_t)v);
+		return;
+	}
+	byte(e, 0x49);             /* REX.W B: MOV r11, imm64 */
+	byte(e, 0xb8 + (R11 & 7));
+	u64(e, v);
+	store(e, R11, off);
+}
+
+static void mov_imm(struct emit *e, unsigned size, unsigned h, uint64_t v)
+{
+	rex(e, size == 8, 0, h);
+	byte(e, 0xb8 + (h & 7));
+	if (size == 8)
+		u64(e, v);
+	else
+		u32(e, (uint32_t)v);
+}
+
+static void push(struct emit *e, unsigned h)
+{
+	rex(e, false, 0, h);
+	byte(e, 0x50 + (h & 7));
+}
+
+static void pop(struct emit *e, unsigned h)
+{
+	rex(e, false, 0, h);
+	byte(e, 0x58 + (h & 7));
+}
+
+/* ---- a run ---- */
+
+#define LAZY(field) (offsetof(struct cpu, lazy) + offsetof(struct lazy_flags, field))
+#define REG(g) (offsetof(struct cpu, regs) + 8 * (size_t)(g))
+
+struct run {
+	const struct op *ops;
+	unsigned n;
+	int last_setter;           /* L: index, or -1 */
+	int cf_source;             /* S: index, or -1 */
+	uint8_t host[16];          /* guest register -> host register, 0xff: unused */
+	bool read[16], written[16];
+	unsigned used;             /* pool entries taken */
+};
+
+/* The host code of one guest instruction. */
+static void emit_op(struct emit *e, const struct run *r, unsigned i)
+{
+	const struct op *o = &r->ops[i];
+	unsigned s = o->size, d = r->host[o->dst];
+	unsigned src = o->src == REG_NONE ? 0xff : r->host[o->src];
+	bool final = (int)i == r->last_setter, cf = (int)i == r->cf_source;
+	bool flags_only = o->kind == K_TEST || (o->kind == K_ALU && o->op == H_CMP);
+	if (o->kind == K_MOV) {
+		rr(e, 0x89, s, d, src);
+		return;
+	}
+	if (o->kind == K_MOV_IMM) {
+		mov_imm(e, s, d, o->imm);
+		return;
+	}
+	/* Flags that nothing reads, of an instruction with no other effect. */
+	if (flags_only && !final && !cf)
+		return;
+	/* L: R10 takes the first source (the value before the operation), and
+	 * for CMP and TEST becomes their result. */
+	if (final)
+		rr(e, 0x89, s, R10, d);
+	unsigned target = flags_only && final ? R10 : d;
+	switch (o->kind) {
+	case K_ALU:
+	case K_TEST: {
+		/* Into R10: SUB for CMP, AND for TEST; into d: the operation
+		 * itself (CMP and TEST leave d as it is). */
+		unsigned alu = o->kind == K_TEST ? H_AND : o->op;
+		if (target == R10 && alu == H_CMP)
+			alu = H_SUB;
+		if (src == 0xff)
+			ri(e, alu, s, target, (uint32_t)o->imm);
+		else if (o->kind == K_TEST && target != R10)
+			rr(e, 0x85, s, target, src);
+		else
+			rr(e, alu * 8 + 1, s, target, src);
+		break;
+	}
+	case K_INCDEC:
+		rex(e, s == 8, 0, d);
+		byte(e, 0xff);
+		byte(e, 0xc0 | (o->op ? 1u : 0u) << 3 | (d & 7));
+		break;
+	default: /* K_SHIFT */
+		rex(e, s == 8, 0, d);
+		byte(e, 0xc1);
+		byte(e, 0xc0 | (unsigned)o->op << 3 | (d & 7));
+		byte(e, (uint8_t)o->imm);
+		break;
+	}
+	/* S: its CF is what the run's last INC/DEC keeps (MOV and the stores
+	 * below leave the host's flags alone; S is never L's INC/DEC). */
+	if (cf) {
+		store_imm(e, LAZY(aux), 0);
+		byte(e, 0x0f);     /* SETC byte [rdi + aux] */
+		byte(e, 0x92);
+		byte(e, 0x80 | (RDI & 7));
+		u32(e, (uint32_t)LAZY(aux));
+	}
+	if (!final)
+		return;
+	store_byte(e, LAZY(op), lazy_kind(o));
+	store_byte(e, LAZY(size), s == 8 ? 3 : 2);
+	if (target == R10) {
+		/* CMP, TEST: R10 holds the result, d the first source. */
+		store(e, R10, LAZY(result));
+		store_masked(e, d, s, LAZY(src1));
+	} else {
+		store(e, d, LAZY(result));       /* written with the operand size */
+		store(e, R10, LAZY(src1));
+	}
+	if (o->kind == K_INCDEC)
+		store_imm(e, LAZY(src2), 1);
+	else if (o->kind == K_SHIFT || src == 0xff)
+		store_u64(e, LAZY(src2), o->imm);
+	else if (o->src == o->dst)
+		store_masked(e, target == R10 ? d : R10, s, LAZY(src2));
+	else
+		store_masked(e, src, s, LAZY(src2));
+}
+
+/* Write the run's code at e; next: the instruction after it. */
+static void emit_run(struct emit *e, struct run *r, const struct insn *next)
+{
+	u32(e, 0xfa1e0ff3);        /* ENDBR64: a target of indirect branches */
+	for (unsigned k = POOL_CALLER_SAVED; k < r->used; k++)
+		push(e, pool[k]);
+	for (unsigned g = 0; g < 16; g++)
+		if (r->host[g] != 0xff && r->read[g])
+			load(e, r->host[g], REG(g));
+	for (unsigned i = 0; i < r->n; i++)
+		emit_op(e, r, i);
+	for (unsigned g = 0; g < 16; g++)
+		if (r->host[g] != 0xff && r->written[g])
+			store(e, r->host[g], REG(g));
+	for (unsigned k = r->used; k-- > POOL_CALLER_SAVED;)
+		pop(e, pool[k]);
+	byte(e, 0x48);             /* MOV rsi, imm64: the next instruction */
+	byte(e, 0xbe);
+	u64(e, (uint64_t)(uintptr_t)next);
+	byte(e, 0xff);             /* JMP [rsi + offsetof(thread)] */
+	byte(e, 0x66);
+	byte(e, (uint8_t)offsetof(struct insn, thread));
+}
+_Static_assert(offsetof(struct insn, thread) < 128, "jit: the thread pointer within a disp8");
+
+/* Gives op o's registers host registers; false when the pool is exhausted. */
+static bool assign(struct run *r, const struct op *o)
+{
+	uint8_t regs[2] = { o->dst, o->src };
+	for (unsigned k = 0; k < 2; k++) {
+		if (regs[k] == REG_NONE || r->host[regs[k]] != 0xff)
+			continue;
+		if (r->used == POOL)
+			return false;
+		r->host[regs[k]] = pool[r->used++];
+	}
+	/* Read: a source, or a destination the operation reads or only partly
+	 * replaces (none is partly replaced: 32-bit writes clear 63:32). */
+	if (o->src != REG_NONE)
+		r->read[o->src] = true;
+	if (o->kind != K_MOV && o->kind != K_MOV_IMM && !r->written[o->dst])
+		r->read[o->dst] = true;
+	if (o->kind != K_TEST && !(o->kind == K_ALU && o->op == H_CMP))
+		r->written[o->dst] = true;
+	return true;
+}
+
+/* The flags plan of ops[0..n): L and S (above). n is cut so that no INC/DEC
+ * needs a CF from before the run. */
+static unsigned plan_flags(struct run *r, const struct op *ops, unsigned n)
+{
+	int setter = -1, last_incdec = -1, cf_of_last = -1;
+	for (unsigned i = 0; i < n; i++) {
+		if (!ops[i].sets_flags)
+			continue;
+		if (ops[i].kind == K_INCDEC) {
+			if (setter < 0) {
+				n = i;     /* its CF comes from before the run */
+				break;
+			}
+			last_incdec = (int)i;
+			cf_of_last = setter;
+		} else {
+			setter = (int)i;
+		}
+	}
+	r->last_setter = -1;
+	for (unsigned i = 0; i < n; i++)
+		if (ops[i].sets_flags)
+			r->last_setter = (int)i;
+	r->cf_source = last_incdec >= 0 && last_incdec < (int)n ? cf_of_last : -1;
+	return n;
+}
+
+/* ---- the code area ---- */
+
+static uint8_t *code_area(struct icache *ic)
+{
+	if (ic->jit_code || ic->jit_failed)
+		return ic->jit_code;
+	size_t size = (size_t)ICACHE_BLOCKS * JIT_SLOT_BYTES;
+	void *m = mmap(NULL, size, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		       -1, 0);
+	if (m == MAP_FAILED) {
+		ic->jit_failed = true;
+		return NULL;
+	}
+	ic->jit_code = m;
+	return ic->jit_code;
+}
+
+void jit_translate_block(struct icache *ic, struct block *b)
+{
+	uint8_t *area = code_area(ic);
+	if (!area || b < ic->blocks || b >= ic->blocks + ICACHE_BLOCKS)
+		return;
+	struct emit e = { area + (size_t)(b - ic->blocks) * JIT_SLOT_BYTES, NULL };
+	e.end = e.p + JIT_SLOT_BYTES;
+	struct op ops[BLOCK_MAX_INSNS];
+	unsigned i = 0;
+	while (i < b->count) {
+		unsigned n = 0;
+		while (i + n < b->count && classify(&b->insns[i + n], &ops[n]))
+			n++;
+		struct run r = { .ops = ops };
+		memset(r.host, 0xff, sizeof(r.host));
+		n = plan_flags(&r, ops, n);
+		unsigned fit = 0;
+		while (fit < n && assign(&r, &ops[fit]))
+			fit++;
+		if (fit < n) {
+			n = fit;
+			/* The flags plan of the shorter run. */
+			n = plan_flags(&r, ops, n);
+		}
+		r.n = n;
+		if (n < 2) {
+			i += n ? n : 1;
+			continue;
+		}
+		uint8_t *start = e.p;
+		emit_run(&e, &r, &b->insns[i + n]);
+		if (e.p > e.end)
+			return;            /* the slot is full: the rest stays as it is */
+		insn_handler h;
+		memcpy(&h, &start, sizeof(h));  /* the code as a function */
+		b->insns[i].thread = h;
+		ic->jit_runs++;
+		i += n;
+	}
+}
+
+void jit_release(struct icache *ic)
+{
+	if (ic->jit_code)
+		munmap(ic->jit_code, (size_t)ICACHE_BLOCKS * JIT_SLOT_BYTES);
+	ic->jit_code = NULL;
+}
+
+#else
+
+void jit_translate_block(struct icache *ic, struct block *b)
+{
+	(void)ic;
+	(void)b;
+}
+
+void jit_release(struct icache *ic)
+{
+	(void)ic;
+}
+
+#endif
+
+unsigned long jit_runs_translated(const struct icache *ic)
+{
+	return ic->jit_runs;
+}
