@@ -163,10 +163,6 @@ struct block *fetch_block(struct cpu *cpu, status_t *st)
 		.offset = (uint16_t)offset,
 		.nth = b->count,
 	};
-	/* Runs of pure register instructions as host code (emu/jit.h); not the
-	 * uncached scratch block, decoded anew each time. */
-	if (b != &cpu->icache->uncached)
-		jit_translate_block(cpu->icache, b);
 	/* The uncached block is not linked from: its slot is decoded into anew. */
 	b->chains = !crosses_page && b != &cpu->icache->uncached && block_keeps_cs(&b->insns[b->count - 1]);
 	/* Kept when it lies in one RAM page; the first block of a page takes the
@@ -180,6 +176,10 @@ struct block *fetch_block(struct cpu *cpu, status_t *st)
 		for (struct cpu *c = cpu->next_cpu; c && c != cpu; c = c->next_cpu)
 			tlb_protect_phys_page(&c->tlb, pa);
 	}
+	/* Runs of pure register instructions as host code (emu/jit.h); not the
+	 * uncached scratch block, decoded anew each time. */
+	if (b != &cpu->icache->uncached)
+		jit_translate_block(cpu->icache, b);
 	*st = ST_OK;
 	return b;
 }

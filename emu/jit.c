@@ -370,8 +370,54 @@ static void emit_op(struct emit *e, const struct run *r, unsigned i)
 		store_masked(e, src, s, LAZY(src2));
 }
 
-/* Write the run's code at e; next: the instruction after it. */
-static void emit_run(struct emit *e, struct run *r, const struct insn *next)
+/* A jump with a 32-bit displacement to be patched: its opcode bytes (E9, or
+ * 0F 8x) and the place of the displacement. */
+static uint8_t *jump(struct emit *e, unsigned cc)
+{
+	if (cc == 0xe9) {
+		byte(e, 0xe9);
+	} else {
+		byte(e, 0x0f);
+		byte(e, 0x80 | cc);
+	}
+	uint8_t *at = e->p;
+	u32(e, 0);
+	return at;
+}
+
+static void patch(const struct emit *e, uint8_t *at, const uint8_t *to)
+{
+	if (e->p > e->end)
+		return;
+	int32_t rel = (int32_t)(to - (at + 4));
+	memcpy(at, &rel, 4);
+}
+
+/* Host condition codes (the low nibble of 0F 8x). */
+enum { CC_B = 2, CC_Z = 4, CC_NZ = 5, CC_A = 7 };
+
+/* The loop a block closes on itself: the run is every instruction but the
+ * last, a JZ/JNZ back to the block's start whose condition is the run's last
+ * flag-setting instruction's ZF (the host's, from the same operation: "result
+ * is 0" for every record kind, emu/flags.h). Each taken round does what
+ * emu/run.c thread_next_block does before running the block again: no
+ * attention, a chain budget left, the round within the deadline, the block
+ * still cached; then one less in the budget and the round's time counted.
+ * Where one of those fails, the code leaves with rIP at the block's start,
+ * and the end slot's handler decides as the interpreter would. */
+struct loop {
+	bool on;
+	bool exit_if_zero;         /* JNZ: the loop ends on ZF = 1 */
+	unsigned count;            /* instructions per round */
+	uint32_t fall_offset;      /* bytes from the block's start to after the Jcc */
+	const uint64_t *pa;        /* the block's pa: BLOCK_INVALID once dropped */
+};
+
+#define CPU(field) offsetof(struct cpu, field)
+
+/* Write the run's code at e; next: the instruction after it (with a loop,
+ * the block's end slot). */
+static void emit_run(struct emit *e, struct run *r, const struct insn *next, const struct loop *lp)
 {
 	u32(e, 0xfa1e0ff3);        /* ENDBR64: a target of indirect branches */
 	for (unsigned k = POOL_CALLER_SAVED; k < r->used; k++)
@@ -379,8 +425,58 @@ static void emit_run(struct emit *e, struct run *r, const struct insn *next)
 	for (unsigned g = 0; g < 16; g++)
 		if (r->host[g] != 0xff && r->read[g])
 			load(e, r->host[g], REG(g));
+	uint8_t *top = e->p;
 	for (unsigned i = 0; i < r->n; i++)
 		emit_op(e, r, i);
+	if (lp->on) {
+		uint8_t *to_fall = jump(e, lp->exit_if_zero ? CC_Z : CC_NZ);
+		cpu_field(e, false, 0x83, 7, CPU(attention));       /* CMP dword [attention], 0 */
+		byte(e, 0);
+		uint8_t *busy = jump(e, CC_NZ);
+		cpu_field(e, false, 0x83, 7, CPU(chain_left));      /* CMP dword [chain_left], 0 */
+		byte(e, 0);
+		uint8_t *spent = jump(e, CC_Z);
+		load(e, R11, CPU(icount));
+		byte(e, 0x4d);                                      /* LEA r10, [r11 + 2 rounds] */
+		byte(e, 0x8d);
+		byte(e, 0x93);
+		u32(e, 2 * lp->count);
+		cpu_field(e, true, 0x3b, R10, CPU(deadline));       /* CMP r10, [deadline] */
+		uint8_t *late = jump(e, CC_A);
+		byte(e, 0x49);                                      /* MOV r10, &block->pa */
+		byte(e, 0xba);
+		u64(e, (uint64_t)(uintptr_t)lp->pa);
+		byte(e, 0x49);                                      /* CMP qword [r10], -1 */
+		byte(e, 0x83);
+		byte(e, 0x3a);
+		byte(e, 0xff);
+		uint8_t *dropped = jump(e, CC_Z);
+		byte(e, 0x49);                                      /* ADD r11, count */
+		byte(e, 0x81);
+		byte(e, 0xc3);
+		u32(e, lp->count);
+		store(e, R11, CPU(icount));
+		cpu_field(e, false, 0xff, 1, CPU(chain_left));      /* DEC dword [chain_left] */
+		patch(e, jump(e, 0xe9), top);
+		/* Taken, but the interpreter would stop here: rIP = the start. */
+		uint8_t *taken = e->p;
+		patch(e, busy, taken);
+		patch(e, spent, taken);
+		patch(e, late, taken);
+		patch(e, dropped, taken);
+		load(e, R11, CPU(block_ip));
+		uint8_t *to_exit = jump(e, 0xe9);
+		/* Not taken: rIP = after the Jcc. */
+		patch(e, to_fall, e->p);
+		load(e, R11, CPU(block_ip));
+		byte(e, 0x49);                                      /* ADD r11, fall_offset */
+		byte(e, 0x81);
+		byte(e, 0xc3);
+		u32(e, lp->fall_offset);
+		cpu_field(e, true, 0x23, R11, CPU(block_ip_mask));  /* AND r11, [block_ip_mask] */
+		patch(e, to_exit, e->p);
+		store(e, R11, CPU(rip));
+	}
 	for (unsigned g = 0; g < 16; g++)
 		if (r->host[g] != 0xff && r->written[g])
 			store(e, r->host[g], REG(g));
@@ -394,6 +490,27 @@ static void emit_run(struct emit *e, struct run *r, const struct insn *next)
 	byte(e, (uint8_t)offsetof(struct insn, thread));
 }
 _Static_assert(offsetof(struct insn, thread) < 128, "jit: the thread pointer within a disp8");
+
+/* Does b close a loop on itself that the run ops[0..n) can take (above)? */
+static struct loop loop_of(const struct block *b, const struct run *r, unsigned n)
+{
+	struct loop lp = { .on = false };
+	if (n + 1 != b->count || r->last_setter < 0 || !b->chains || b->code_size < 32)
+		return lp;
+	const struct insn *j = &b->insns[n];
+	unsigned cc = j->opcode & 15;
+	if (j->exec != op_jcc || (cc != CC_Z && cc != CC_NZ))
+		return lp;
+	/* The target is the block's start wherever the block is (its rIP + its
+	 * own offsets): rel + offset + length wraps to 0 at the operand size
+	 * (emu/branch.c thr_branch_to); a 32-bit one only where rIP is 32 bits. */
+	uint64_t back = j->imm + j->offset + j->len;
+	if (!(j->osize == 8 ? back == 0 : j->osize == 4 && b->code_size == 32 && (uint32_t)back == 0))
+		return lp;
+	lp = (struct loop){ .on = true, .exit_if_zero = cc == CC_NZ, .count = b->count,
+			    .fall_offset = (uint32_t)(j->offset + j->len), .pa = &b->pa };
+	return lp;
+}
 
 /* Gives op o's registers host registers; false when the pool is exhausted. */
 static bool assign(struct run *r, const struct op *o)
@@ -491,7 +608,8 @@ void jit_translate_block(struct icache *ic, struct block *b)
 			continue;
 		}
 		uint8_t *start = e.p;
-		emit_run(&e, &r, &b->insns[i + n]);
+		struct loop lp = i == 0 ? loop_of(b, &r, n) : (struct loop){ .on = false };
+		emit_run(&e, &r, lp.on ? &b->insns[b->count] : &b->insns[i + n], &lp);
 		if (e.p > e.end)
 			return;            /* the slot is full: the rest stays as it is */
 		insn_handler h;

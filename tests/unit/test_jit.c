@@ -12,6 +12,15 @@
  *   loop_with_carry_chain      an INC/DEC keeps the CF of the run's earlier
  *                              instruction (SDM Vol.2 INC, DEC), read by ADC
  *                              after the run, in a loop that chains
+ *   loop_reads_flags_from_before  a loop block that sets no flag is not
+ *                              closed in host code: its JNZ reads flags
+ *                              from before the block
+ *   random_loops_32 / _64      blocks that close a loop on themselves (a
+ *                              translated body, JNZ or JZ back to the start:
+ *                              the loop runs inside the host code), run to
+ *                              their end and stopped by an instruction limit
+ *                              at a random point: registers, flags, rIP and
+ *                              time as the single steps leave them
  */
 #include <check.h>
 #include <string.h>
@@ -78,14 +87,14 @@ static void rex(struct program *p, bool long_mode, bool w, unsigned *reg, unsign
 		b(p, x);
 }
 
-/* One random instruction. */
-static void insn(struct program *p, bool long_mode)
+/* One random instruction; translatable_only: of the forms a run may hold. */
+static void insn_of(struct program *p, bool long_mode, bool translatable_only)
 {
 	static const uint8_t alu_rr[] = { 0x01, 0x09, 0x21, 0x29, 0x31, 0x39, 0x03, 0x0b, 0x23, 0x2b, 0x33, 0x3b,
 					  0x85, 0x89, 0x8b };
 	static const uint8_t alu_ext[] = { 0, 1, 4, 5, 6, 7 };
 	static const uint8_t shift_ext[] = { 4, 5, 7 };
-	unsigned reg = rnd() & 7, rm = rnd() & 7, pick = rnd() % 20;
+	unsigned reg = rnd() & 7, rm = rnd() & 7, pick = rnd() % (translatable_only ? 16 : 20);
 	bool w = long_mode && (rnd() & 1);
 	switch (pick) {
 	case 0: case 1: case 2: case 3: case 4: case 5:
@@ -165,6 +174,11 @@ static void insn(struct program *p, bool long_mode)
 		b(p, 0xc0 | shift_ext[rnd() % 3] << 3 | (rm & 7));
 		break;
 	}
+}
+
+static void insn(struct program *p, bool long_mode)
+{
+	insn_of(p, long_mode, false);
 }
 
 static void load(const struct program *p, const uint64_t regs[16])
@@ -282,6 +296,147 @@ START_TEST(loop_with_carry_chain)
 }
 END_TEST
 
+/* Whether an instruction of insn_of's may write ECX/RCX: its ModRM names
+ * register 1 as r/m (with REX.B clear) or reg, or it is B9 / 41 / 49 (MOV
+ * ECX, imm; INC/DEC ECX in 32-bit mode). */
+static bool touches_ecx(const struct program *one, bool long_mode)
+{
+	unsigned i = 0;
+	bool rex_b = false, rex_r = false;
+	if (long_mode && (one->bytes[0] & 0xf0) == 0x40) {
+		rex_b = one->bytes[0] & 1;
+		rex_r = one->bytes[0] & 4;
+		i = 1;
+	}
+	uint8_t op = one->bytes[i];
+	if (op == 0xb9 && !rex_b)
+		return true;
+	if (!long_mode && (op == 0x41 || op == 0x49))
+		return true;
+	if ((op >= 0xb8 && op <= 0xbf) || (op >= 0x40 && op <= 0x4f))
+		return false;
+	uint8_t modrm = one->bytes[i + 1];
+	return (((modrm & 7) == 1) && !rex_b) || (((modrm >> 3 & 7) == 1) && !rex_r);
+}
+
+/* A loop closing its own block: a body of translatable instructions that
+ * leave ECX alone (in 32-bit mode 40+r/48+r may be INC/DEC ECX: redrawn),
+ * then DEC ECX; JNZ, or DEC ECX; MOV EDX, ECX; SHR EDX, 31; JZ (the loop
+ * runs while ECX >= 0); then HLT. */
+static void loop_program(struct program *p, bool long_mode, bool jz)
+{
+	unsigned body = 1 + (unsigned)(rnd() % 12);
+	for (unsigned i = 0; i < body; i++) {
+		struct program one;
+		do {
+			one.len = 0;
+			insn_of(&one, long_mode, true);
+			/* The destination register: ModRM.rm (with REX.B) or the
+			 * opcode's low bits, whichever the form uses; ECX is the
+			 * counter. Conservatively: no byte naming register 1. */
+		} while (touches_ecx(&one, long_mode));
+		memcpy(p->bytes + p->len, one.bytes, one.len);
+		p->len += one.len;
+	}
+	b(p, 0xff);
+	b(p, 0xc9);                        /* dec ecx */
+	if (jz) {
+		static const uint8_t tail[] = { 0x89, 0xca, 0xc1, 0xea, 0x1f };   /* mov edx, ecx; shr edx, 31 */
+		memcpy(p->bytes + p->len, tail, sizeof(tail));
+		p->len += sizeof(tail);
+	}
+	b(p, jz ? 0x74 : 0x75);
+	b(p, (uint8_t)-(int)(p->len + 1));
+	b(p, 0xf4);
+}
+
+static void random_loops(bool long_mode)
+{
+	if (long_mode) {
+		activate(&m);
+		to64(&m);
+	}
+	for (unsigned n = 0; n < 600; n++) {
+		struct program p = { .len = 0 };
+		bool jz = n & 1;
+		loop_program(&p, long_mode, jz);
+		uint64_t regs[16];
+		for (unsigned r = 0; r < 16; r++)
+			regs[r] = rnd();
+		regs[R_CX] = 1 + rnd() % 300;
+		load(&p, regs);
+		uint64_t t0 = m.cpu.icount;
+		/* To the end, or to a limit somewhere inside. */
+		uint64_t limit = (n & 2) ? 1 + rnd() % 2000 : 100000;
+		m.cpu.icount_limit = t0 + limit;
+		status_t st = cpu_run(&m.cpu);
+		ck_assert(st == ST_HALT || st == ST_STOP);
+		struct outcome blocks = finish(t0);
+		/* An instruction limit stops the run exactly there. */
+		if (st == ST_STOP)
+			ck_assert_uint_eq(blocks.time, limit);
+		uint64_t rip = m.cpu.rip;
+		load(&p, regs);
+		t0 = m.cpu.icount;
+		status_t st1;
+		do {
+			m.cpu.icount_limit = m.cpu.icount + 1;
+			st1 = cpu_run(&m.cpu);
+		} while (st1 == ST_STOP && m.cpu.icount - t0 < blocks.time);
+		ck_assert_int_eq(st1, st);
+		struct outcome steps = finish(t0);
+		for (unsigned r = 0; r < 16; r++)
+			ck_assert_msg(blocks.regs[r] == steps.regs[r], "loop %u: register %u: blocks %llx, steps %llx",
+				      n, r, (unsigned long long)blocks.regs[r], (unsigned long long)steps.regs[r]);
+		ck_assert_msg(blocks.rflags == steps.rflags, "loop %u: rflags blocks %llx, steps %llx", n,
+			      (unsigned long long)blocks.rflags, (unsigned long long)steps.rflags);
+		ck_assert_uint_eq(blocks.time, steps.time);
+		ck_assert_uint_eq(rip, m.cpu.rip);
+	}
+}
+
+START_TEST(random_loops_32)
+{
+	unsigned long before = jit_runs_translated(m.cpu.icache);
+	random_loops(false);
+#if defined(__x86_64__)
+	ck_assert_uint_gt(jit_runs_translated(m.cpu.icache) - before, 500);
+#else
+	(void)before;
+#endif
+}
+END_TEST
+
+START_TEST(random_loops_64)
+{
+	unsigned long before = jit_runs_translated(m.cpu.icache);
+	random_loops(true);
+#if defined(__x86_64__)
+	ck_assert_uint_gt(jit_runs_translated(m.cpu.icache) - before, 500);
+#else
+	(void)before;
+#endif
+}
+END_TEST
+
+/* dec ecx (ZF = 1); jmp 1f; 1: mov eax, ebx; mov edx, eax; jnz 1b; hlt: the
+ * loop's block sets no flag, so its JNZ reads the DEC's (taken never): not a
+ * loop the translator closes in host code (no host flags to test). */
+START_TEST(loop_reads_flags_from_before)
+{
+	static const uint8_t code[] = { 0xff, 0xc9, 0xeb, 0x00, 0x89, 0xd8, 0x89, 0xc2, 0x75, 0xfa, 0xf4 };
+	physmem_write_bytes(&m.pm, 0x40000, code, sizeof(code));
+	m.cpu.regs[R_BX] = 7;
+	m.cpu.regs[R_CX] = 1;
+	m.cpu.rip = 0x40000;
+	uint64_t t0 = m.cpu.icount;
+	m.cpu.icount_limit = t0 + 1000;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_HALT);
+	ck_assert_uint_eq(m.cpu.icount - t0, 6);
+	ck_assert_uint_eq(m.cpu.regs[R_DX], 7);
+}
+END_TEST
+
 static Suite *jit_suite(void)
 {
 	Suite *s = suite_create("jit");
@@ -291,6 +446,9 @@ static Suite *jit_suite(void)
 	tcase_add_test(t, random_programs_32);
 	tcase_add_test(t, random_programs_64);
 	tcase_add_test(t, loop_with_carry_chain);
+	tcase_add_test(t, loop_reads_flags_from_before);
+	tcase_add_test(t, random_loops_32);
+	tcase_add_test(t, random_loops_64);
 	suite_add_tcase(s, t);
 	return s;
 }
