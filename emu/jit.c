@@ -8,17 +8,28 @@
  * cpu and that instruction as its arguments: a tail call, as between thread
  * handlers).
  *
- * The flags. Only two moments of a run leave anything in cpu->lazy: its last
- * flag-setting instruction L stores the whole record (op, size, result and
- * sources, masked to the operand size as the handlers store them,
- * emu/alu.c, emu/shift.c), and, when the run has an INC or DEC, the
- * instruction S whose CF the last INC/DEC keeps (SDM Vol.2 INC, DEC: "The CF
- * flag is not affected") stores that CF as the record's aux: the host
- * instruction that computes S's result sets the same CF (ADD, SUB, CMP: carry
- * or borrow out of the operand size; AND, OR, XOR, TEST: 0; SHL, SHR, SAR
- * by a count that is not 0: the last bit shifted out). Every other
- * instruction's flags are dead: nothing in a run reads them. A run does not
- * begin with an INC/DEC whose CF would come from before the run.
+ * Memory. A MOV load or store of 32 or 64 bits in 64-bit code, its address
+ * a register plus a displacement, looks the TLB up in host code as
+ * emu/operand.h mem_fast does (the supervisor bank; the set of the first
+ * byte, the tag of its page; two ways). Where mem_fast would not answer --
+ * CPL 3, an access that crosses a page, a miss -- the run leaves before that
+ * instruction (a side exit): the registers written so far stored, the flags
+ * as they are there, and the instruction's own thread handler goes on, which
+ * looks again and takes the slow path, a fault included. Stores to decoded
+ * code and watched pages never hit (emu/memory.c), so no store of a run
+ * needs the code cache's check.
+ *
+ * The flags. A run leaves cpu->lazy as it must be where it ends and at each
+ * side exit: the last flag-setting instruction before each such point stores
+ * the whole record (op, size, result and sources, masked to the operand size
+ * as the handlers store them, emu/alu.c, emu/shift.c), and the instruction S
+ * whose CF the last INC/DEC before it keeps (SDM Vol.2 INC, DEC: "The CF flag
+ * is not affected") stores that CF as the record's aux: the host instruction
+ * that computes S's result sets the same CF (ADD, SUB, CMP: carry or borrow
+ * out of the operand size; AND, OR, XOR, TEST: 0; SHL, SHR, SAR by a count
+ * that is not 0: the last bit shifted out). Every other instruction's flags
+ * are dead: nothing in a run reads them. A run ends before an INC/DEC whose
+ * CF would come from before the run.
  */
 #include "emu/jit.h"
 
@@ -35,9 +46,7 @@
 
 /* Host code per block slot: the longest run (BLOCK_MAX_INSNS instructions of
  * at most JIT_INSN_BYTES, and the prologue, epilogue and flags) fits. */
-#define JIT_INSN_BYTES 32
-#define JIT_SLOT_BYTES 2048
-_Static_assert(JIT_INSN_BYTES * BLOCK_MAX_INSNS + 12 * 2 * 8 + 128 <= JIT_SLOT_BYTES, "jit: a slot holds a block");
+#define JIT_SLOT_BYTES 4096
 
 /* ---- the guest instructions a run may hold ---- */
 
@@ -48,6 +57,8 @@ enum kind {
 	K_MOV,                     /* dst = src */
 	K_MOV_IMM,                 /* dst = imm */
 	K_SHIFT,                   /* dst shifted by an immediate count that is not 0 */
+	K_LOAD,                    /* dst = [base + disp] */
+	K_STORE,                   /* [base + disp] = src */
 };
 
 /* Host ALU operations: the /digit of 81 /n, and (x 8 + 1) the r/m, r opcode. */
@@ -56,7 +67,7 @@ enum host_alu { H_ADD = 0, H_OR = 1, H_AND = 4, H_SUB = 5, H_XOR = 6, H_CMP = 7 
 enum host_shift { H_SHL = 4, H_SHR = 5, H_SAR = 7 };
 
 /* How the operands come from the decoded instruction. */
-enum operands { O_EG, O_GE, O_EI, O_RM, O_REG, O_REG_IMM, O_RM_IMM };
+enum operands { O_EG, O_GE, O_EI, O_RM, O_REG, O_REG_IMM, O_RM_IMM, O_MEM };
 
 static const struct form {
 	insn_handler exec;
@@ -77,6 +88,8 @@ static const struct form {
 	{ op_shl_r32, K_SHIFT, H_SHL, 4, O_RM }, { op_shl_r64, K_SHIFT, H_SHL, 8, O_RM },
 	{ op_shr_r32, K_SHIFT, H_SHR, 4, O_RM }, { op_shr_r64, K_SHIFT, H_SHR, 8, O_RM },
 	{ op_sar_r32, K_SHIFT, H_SAR, 4, O_RM }, { op_sar_r64, K_SHIFT, H_SAR, 8, O_RM },
+	{ op_mov_GE_m32, K_LOAD, 0, 4, O_MEM }, { op_mov_GE_m64, K_LOAD, 0, 8, O_MEM },
+	{ op_mov_EG_m32, K_STORE, 0, 4, O_MEM }, { op_mov_EG_m64, K_STORE, 0, 8, O_MEM },
 	/* Any size: only 4 and 8 are taken (below). */
 	{ op_mov_ZI, K_MOV_IMM, 0, 0, O_REG_IMM }, { op_mov_EI, K_MOV_IMM, 0, 0, O_RM_IMM },
 };
@@ -87,6 +100,8 @@ struct op {
 	uint8_t dst, src;          /* guest registers; src REG_NONE: imm */
 	uint64_t imm;              /* masked to size */
 	bool sets_flags;
+	uint8_t base, seg;         /* K_LOAD, K_STORE: the address base + disp in seg */
+	int32_t disp;
 };
 
 /* The flags record each kind leaves (emu/flags.h). */
@@ -101,8 +116,8 @@ static uint8_t lazy_kind(const struct op *o)
 	}
 }
 
-/* What in is, or false when a run cannot hold it. */
-static bool classify(const struct insn *in, struct op *o)
+/* What in is, or false when a run cannot hold it; long64: in 64-bit code. */
+static bool classify(const struct insn *in, bool long64, struct op *o)
 {
 	const struct form *f = NULL;
 	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]) && !f; i++)
@@ -123,15 +138,28 @@ static bool classify(const struct insn *in, struct op *o)
 	case O_RM: o->dst = in->rm; break;
 	case O_REG: o->dst = in->reg; break;
 	case O_REG_IMM: o->dst = in->reg; o->imm = in->imm & mask; break;
-	default: /* O_RM_IMM: MOV Ev, Iz with a register operand only */
+	case O_RM_IMM: /* MOV Ev, Iz with a register operand only */
 		if (in->mem)
 			return false;
 		o->dst = in->rm;
 		o->imm = in->imm & mask;
 		break;
+	default: /* O_MEM: base + disp32 in 64-bit code (emu/operand.h insn_ea_at) */
+		if (!long64 || in->ea_shape != EA_BASE64 || in->base >= 16 || in->lock ||
+		    in->disp != (int32_t)in->disp)
+			return false;
+		if (f->kind == K_LOAD)
+			o->dst = in->reg;
+		else
+			o->src = o->dst = in->reg;
+		o->base = in->base;
+		o->seg = in->seg;
+		o->disp = (int32_t)in->disp;
+		break;
 	}
 	if (o->dst >= 16 || (o->src != REG_NONE && o->src >= 16))
 		return false;
+	o->sets_flags = o->sets_flags && o->kind != K_LOAD && o->kind != K_STORE;
 	/* SHL/SHR/SAR write every flag only with a count that is not 0 after
 	 * masking (emu/shift.c shift_writes_flags): D1 (1) or C1 ib. */
 	if (f->kind == K_SHIFT) {
@@ -145,11 +173,11 @@ static bool classify(const struct insn *in, struct op *o)
 /* ---- host registers ---- */
 
 enum { RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13, R14, R15 };
-/* The guest's registers go to these, in this order; RDI holds cpu, R10 and
- * R11 are scratch. The last six are callee-saved: pushed when used. */
-static const uint8_t pool[] = { RAX, RCX, RDX, RSI, R8, R9, RBX, RBP, R12, R13, R14, R15 };
+/* The guest's registers go to these, in this order; RDI holds cpu, R10, R11
+ * and RSI are scratch. The last six are callee-saved: pushed when used. */
+static const uint8_t pool[] = { RAX, RCX, RDX, R8, R9, RBX, RBP, R12, R13, R14, R15 };
 #define POOL (sizeof(pool) / sizeof(pool[0]))
-#define POOL_CALLER_SAVED 6
+#define POOL_CALLER_SAVED 5
 
 /* ---- the emitter ---- */
 
@@ -280,20 +308,126 @@ static void pop(struct emit *e, unsigned h)
 struct run {
 	const struct op *ops;
 	unsigned n;
-	int last_setter;           /* L: index, or -1 */
-	int cf_source;             /* S: index, or -1 */
+	bool final[BLOCK_MAX_INSNS];   /* the last flag setter before a side exit or the end */
+	bool cf_source[BLOCK_MAX_INSNS];  /* an S (above) */
+	int last_setter;           /* the last flag setter of the run, or -1 */
+	bool mem_after_last_setter;
 	uint8_t host[16];          /* guest register -> host register, 0xff: unused */
-	bool read[16], written[16];
+	bool written[16];
 	unsigned used;             /* pool entries taken */
+	/* Jumps to each memory access's side exit, to patch. */
+	struct exit_jump {
+		uint8_t *at;
+		uint8_t op;
+	} exits[3 * BLOCK_MAX_INSNS];
+	unsigned n_exits;
 };
 
+/* A jump with a 32-bit displacement to be patched: its opcode bytes (E9, or
+ * 0F 8x) and the place of the displacement. */
+static uint8_t *jump(struct emit *e, unsigned cc)
+{
+	if (cc == 0xe9) {
+		byte(e, 0xe9);
+	} else {
+		byte(e, 0x0f);
+		byte(e, 0x80 | cc);
+	}
+	uint8_t *at = e->p;
+	u32(e, 0);
+	return at;
+}
+
+static void patch(const struct emit *e, uint8_t *at, const uint8_t *to)
+{
+	if (e->p > e->end)
+		return;
+	int32_t rel = (int32_t)(to - (at + 4));
+	memcpy(at, &rel, 4);
+}
+
+/* Host condition codes (the low nibble of 0F 8x). */
+enum { CC_B = 2, CC_Z = 4, CC_NZ = 5, CC_A = 7 };
+
+#define CPU(field) offsetof(struct cpu, field)
+#define TLB(field) (offsetof(struct cpu, tlb) + offsetof(struct tlb, field))
+
+/* The side exit of memory access i: a jump to patch. */
+static void exit_jump(struct emit *e, struct run *r, unsigned i, unsigned cc)
+{
+	uint8_t *at = jump(e, cc);
+	if (r->n_exits < sizeof(r->exits) / sizeof(r->exits[0]))
+		r->exits[r->n_exits++] = (struct exit_jump){ at, (uint8_t)i };
+}
+
+/* A 32/64-bit load or store at [base + disp] in 64-bit code: the TLB hit as
+ * emu/operand.h mem_fast has it, else the side exit. */
+static void emit_access(struct emit *e, struct run *r, unsigned i)
+{
+	const struct op *o = &r->ops[i];
+	bool store_it = o->kind == K_STORE;
+	unsigned h = r->host[o->dst], base = r->host[o->base];
+	enum tlb_access acc = store_it ? TLB_WRITE : TLB_READ;
+	/* CPL 3: the user bank and the alignment check; mem_fast's, not here. */
+	cpu_field(e, false, 0x80, 7, CPU(cpl));              /* CMP byte [cpl], 3 */
+	byte(e, 3);
+	exit_jump(e, r, i, CC_Z);
+	/* R10 = the linear address: base + disp (+ the FS/GS base). */
+	rex(e, true, R10, base);                              /* LEA r10, [base + disp32] */
+	byte(e, 0x8d);
+	byte(e, 0x80 | (R10 & 7) << 3 | (base & 7));
+	if ((base & 7) == 4)
+		byte(e, 0x24);                                /* SIB: base only */
+	u32(e, (uint32_t)o->disp);
+	if (o->seg == SR_FS || o->seg == SR_GS)
+		cpu_field(e, true, 0x03, R10, CPU(seg) + o->seg * sizeof(struct segment) +
+					     offsetof(struct segment, base));   /* ADD r10, [base] */
+	/* Within one page, else mem_fast's tag compare would miss. */
+	byte(e, 0x44); byte(e, 0x89); byte(e, 0xd6);          /* MOV esi, r10d */
+	byte(e, 0x81); byte(e, 0xe6); u32(e, PAGE_SIZE - 1);  /* AND esi, FFFh */
+	byte(e, 0x81); byte(e, 0xfe); u32(e, PAGE_SIZE - o->size);   /* CMP esi, 4096 - size */
+	exit_jump(e, r, i, CC_A);
+	/* RSI = the set's first entry (mmu/tlb.h tlb_set_of, bank 0); R11 =
+	 * the page | the current context's id. */
+	byte(e, 0x4d); byte(e, 0x89); byte(e, 0xd3);          /* MOV r11, r10 */
+	byte(e, 0x49); byte(e, 0xc1); byte(e, 0xeb); byte(e, PAGE_SHIFT);   /* SHR r11, 12 */
+	byte(e, 0x0f); byte(e, 0xb7);                         /* MOVZX esi, word [cur] */
+	byte(e, 0x80 | (RSI & 7) << 3 | (RDI & 7));
+	u32(e, (uint32_t)TLB(cur));
+	byte(e, 0x69); byte(e, 0xf6); u32(e, 0x9d);           /* IMUL esi, esi, 9Dh */
+	byte(e, 0x44); byte(e, 0x31); byte(e, 0xde);          /* XOR esi, r11d */
+	byte(e, 0x81); byte(e, 0xe6); u32(e, TLB_SETS - 1);   /* AND esi, sets - 1 */
+	byte(e, 0xc1); byte(e, 0xe6); byte(e, 7);             /* SHL esi, 7: 2 ways x 64 bytes */
+	_Static_assert(TLB_WAYS * sizeof(struct tlb_entry) == 128, "jit: a set is 128 bytes");
+	byte(e, 0x49); byte(e, 0xc1); byte(e, 0xe3); byte(e, PAGE_SHIFT);   /* SHL r11, 12 */
+	byte(e, 0x66);                                        /* OR r11w, word [cur] */
+	cpu_field(e, false, 0x0b, R11, TLB(cur));
+	byte(e, 0x48); byte(e, 0x8d); byte(e, 0xb4); byte(e, 0x37);   /* LEA rsi, [rdi + rsi + e] */
+	u32(e, (uint32_t)TLB(e));
+	/* Way 0, else way 1 (mmu/tlb.h tlb_set_find). */
+	size_t tag = offsetof(struct tlb_entry, tag) + acc * sizeof(uint64_t);
+	byte(e, 0x4c); byte(e, 0x3b); byte(e, 0x9e); u32(e, (uint32_t)tag);   /* CMP r11, [rsi + tag] */
+	uint8_t *way0 = jump(e, CC_Z);
+	byte(e, 0x48); byte(e, 0x83); byte(e, 0xc6); byte(e, 0x40);           /* ADD rsi, 64 */
+	byte(e, 0x4c); byte(e, 0x3b); byte(e, 0x9e); u32(e, (uint32_t)tag);   /* CMP r11, [rsi + tag] */
+	exit_jump(e, r, i, CC_NZ);
+	patch(e, way0, e->p);
+	byte(e, 0x4c); byte(e, 0x8b); byte(e, 0x9e);                          /* MOV r11, [rsi + host_minus_lin] */
+	u32(e, (uint32_t)offsetof(struct tlb_entry, host_minus_lin));
+	/* MOV h, [r11 + r10] or MOV [r11 + r10], h */
+	byte(e, 0x40 | (o->size == 8 ? 8 : 0) | (h >= 8 ? 4 : 0) | 2 | 1);
+	byte(e, store_it ? 0x89 : 0x8b);
+	byte(e, (h & 7) << 3 | 4);
+	byte(e, (R10 & 7) << 3 | (R11 & 7));
+}
+
 /* The host code of one guest instruction. */
-static void emit_op(struct emit *e, const struct run *r, unsigned i)
+static void emit_op(struct emit *e, struct run *r, unsigned i)
 {
 	const struct op *o = &r->ops[i];
 	unsigned s = o->size, d = r->host[o->dst];
 	unsigned src = o->src == REG_NONE ? 0xff : r->host[o->src];
-	bool final = (int)i == r->last_setter, cf = (int)i == r->cf_source;
+	bool final = r->final[i], cf = r->cf_source[i];
 	bool flags_only = o->kind == K_TEST || (o->kind == K_ALU && o->op == H_CMP);
 	if (o->kind == K_MOV) {
 		rr(e, 0x89, s, d, src);
@@ -301,6 +435,10 @@ static void emit_op(struct emit *e, const struct run *r, unsigned i)
 	}
 	if (o->kind == K_MOV_IMM) {
 		mov_imm(e, s, d, o->imm);
+		return;
+	}
+	if (o->kind == K_LOAD || o->kind == K_STORE) {
+		emit_access(e, r, i);
 		return;
 	}
 	/* Flags that nothing reads, of an instruction with no other effect. */
@@ -370,32 +508,6 @@ static void emit_op(struct emit *e, const struct run *r, unsigned i)
 		store_masked(e, src, s, LAZY(src2));
 }
 
-/* A jump with a 32-bit displacement to be patched: its opcode bytes (E9, or
- * 0F 8x) and the place of the displacement. */
-static uint8_t *jump(struct emit *e, unsigned cc)
-{
-	if (cc == 0xe9) {
-		byte(e, 0xe9);
-	} else {
-		byte(e, 0x0f);
-		byte(e, 0x80 | cc);
-	}
-	uint8_t *at = e->p;
-	u32(e, 0);
-	return at;
-}
-
-static void patch(const struct emit *e, uint8_t *at, const uint8_t *to)
-{
-	if (e->p > e->end)
-		return;
-	int32_t rel = (int32_t)(to - (at + 4));
-	memcpy(at, &rel, 4);
-}
-
-/* Host condition codes (the low nibble of 0F 8x). */
-enum { CC_B = 2, CC_Z = 4, CC_NZ = 5, CC_A = 7 };
-
 /* The loop a block closes on itself: the run is every instruction but the
  * last, a JZ/JNZ back to the block's start whose condition is the run's last
  * flag-setting instruction's ZF (the host's, from the same operation: "result
@@ -413,17 +525,49 @@ struct loop {
 	const uint64_t *pa;        /* the block's pa: BLOCK_INVALID once dropped */
 };
 
-#define CPU(field) offsetof(struct cpu, field)
 
-/* Write the run's code at e; next: the instruction after it (with a loop,
- * the block's end slot). */
-static void emit_run(struct emit *e, struct run *r, const struct insn *next, const struct loop *lp)
+/* Leave the run: the written registers stored, the pushed ones popped, on
+ * to the thread handler of next, or to handler (next's own, where its thread
+ * pointer is now the run's code). */
+static void emit_leave(struct emit *e, const struct run *r, const struct insn *next, insn_handler handler)
+{
+	for (unsigned g = 0; g < 16; g++)
+		if (r->host[g] != 0xff && r->written[g])
+			store(e, r->host[g], REG(g));
+	for (unsigned k = r->used; k-- > POOL_CALLER_SAVED;)
+		pop(e, pool[k]);
+	byte(e, 0x48);             /* MOV rsi, imm64: the next instruction */
+	byte(e, 0xbe);
+	u64(e, (uint64_t)(uintptr_t)next);
+	if (handler) {
+		uint64_t to;
+		memcpy(&to, &handler, sizeof(to));
+		byte(e, 0x49);     /* MOV r11, imm64; JMP r11 */
+		byte(e, 0xbb);
+		u64(e, to);
+		byte(e, 0x41);
+		byte(e, 0xff);
+		byte(e, 0xe3);
+		return;
+	}
+	byte(e, 0xff);             /* JMP [rsi + offsetof(thread)] */
+	byte(e, 0x66);
+	byte(e, (uint8_t)offsetof(struct insn, thread));
+}
+_Static_assert(offsetof(struct insn, thread) < 128, "jit: the thread pointer within a disp8");
+
+/* Write the code of the run of insns at e; next: the instruction after it
+ * (with a loop, the block's end slot). Every register the run uses is loaded
+ * first, so that any exit may store every one it writes: one not yet
+ * written by then holds what memory does. */
+static void emit_run(struct emit *e, struct run *r, const struct insn *insns, const struct insn *next,
+		     const struct loop *lp)
 {
 	u32(e, 0xfa1e0ff3);        /* ENDBR64: a target of indirect branches */
 	for (unsigned k = POOL_CALLER_SAVED; k < r->used; k++)
 		push(e, pool[k]);
 	for (unsigned g = 0; g < 16; g++)
-		if (r->host[g] != 0xff && r->read[g])
+		if (r->host[g] != 0xff)
 			load(e, r->host[g], REG(g));
 	uint8_t *top = e->p;
 	for (unsigned i = 0; i < r->n; i++)
@@ -477,25 +621,24 @@ static void emit_run(struct emit *e, struct run *r, const struct insn *next, con
 		patch(e, to_exit, e->p);
 		store(e, R11, CPU(rip));
 	}
-	for (unsigned g = 0; g < 16; g++)
-		if (r->host[g] != 0xff && r->written[g])
-			store(e, r->host[g], REG(g));
-	for (unsigned k = r->used; k-- > POOL_CALLER_SAVED;)
-		pop(e, pool[k]);
-	byte(e, 0x48);             /* MOV rsi, imm64: the next instruction */
-	byte(e, 0xbe);
-	u64(e, (uint64_t)(uintptr_t)next);
-	byte(e, 0xff);             /* JMP [rsi + offsetof(thread)] */
-	byte(e, 0x66);
-	byte(e, (uint8_t)offsetof(struct insn, thread));
+	emit_leave(e, r, next, NULL);
+	/* The side exits: before memory access i, on to its own handler (the
+	 * first instruction's is the one this code replaces). */
+	for (unsigned i = 0; i < r->n; i++) {
+		if (r->ops[i].kind != K_LOAD && r->ops[i].kind != K_STORE)
+			continue;
+		for (unsigned x = 0; x < r->n_exits; x++)
+			if (r->exits[x].op == i)
+				patch(e, r->exits[x].at, e->p);
+		emit_leave(e, r, &insns[i], i == 0 ? insns[0].thread : NULL);
+	}
 }
-_Static_assert(offsetof(struct insn, thread) < 128, "jit: the thread pointer within a disp8");
 
 /* Does b close a loop on itself that the run ops[0..n) can take (above)? */
 static struct loop loop_of(const struct block *b, const struct run *r, unsigned n)
 {
 	struct loop lp = { .on = false };
-	if (n + 1 != b->count || r->last_setter < 0 || !b->chains || b->code_size < 32)
+	if (n + 1 != b->count || r->last_setter < 0 || r->mem_after_last_setter || !b->chains || b->code_size < 32)
 		return lp;
 	const struct insn *j = &b->insns[n];
 	unsigned cc = j->opcode & 15;
@@ -515,49 +658,67 @@ static struct loop loop_of(const struct block *b, const struct run *r, unsigned 
 /* Gives op o's registers host registers; false when the pool is exhausted. */
 static bool assign(struct run *r, const struct op *o)
 {
-	uint8_t regs[2] = { o->dst, o->src };
-	for (unsigned k = 0; k < 2; k++) {
-		if (regs[k] == REG_NONE || r->host[regs[k]] != 0xff)
-			continue;
-		if (r->used == POOL)
-			return false;
-		r->host[regs[k]] = pool[r->used++];
-	}
-	/* Read: a source, or a destination the operation reads or only partly
-	 * replaces (none is partly replaced: 32-bit writes clear 63:32). */
-	if (o->src != REG_NONE)
-		r->read[o->src] = true;
-	if (o->kind != K_MOV && o->kind != K_MOV_IMM && !r->written[o->dst])
-		r->read[o->dst] = true;
-	if (o->kind != K_TEST && !(o->kind == K_ALU && o->op == H_CMP))
+	bool mem = o->kind == K_LOAD || o->kind == K_STORE;
+	uint8_t regs[3] = { o->dst, o->src, mem ? o->base : REG_NONE };
+	unsigned need = 0;
+	for (unsigned k = 0; k < 3; k++)
+		if (regs[k] != REG_NONE && r->host[regs[k]] == 0xff && (k == 0 || regs[k] != regs[0]) &&
+		    (k < 2 || regs[k] != regs[1]))
+			need++;
+	if (r->used + need > POOL)
+		return false;
+	for (unsigned k = 0; k < 3; k++)
+		if (regs[k] != REG_NONE && r->host[regs[k]] == 0xff)
+			r->host[regs[k]] = pool[r->used++];
+	if (o->kind != K_TEST && o->kind != K_STORE && !(o->kind == K_ALU && o->op == H_CMP))
 		r->written[o->dst] = true;
 	return true;
 }
 
-/* The flags plan of ops[0..n): L and S (above). n is cut so that no INC/DEC
- * needs a CF from before the run. */
+/* The flags plan of ops[0..n) (above): which setters store the record,
+ * which store their CF. Returns n, cut before an INC/DEC whose CF would
+ * come from before the run. (An S stores its CF as it runs: where the aux it
+ * stores is read, at an exit whose last setter is an INC/DEC, no other S
+ * can lie between that INC/DEC's S and the exit.) */
 static unsigned plan_flags(struct run *r, const struct op *ops, unsigned n)
 {
-	int setter = -1, last_incdec = -1, cf_of_last = -1;
+	int cf_of[BLOCK_MAX_INSNS];
+	int setter = -1;           /* the last setter but INC/DEC */
 	for (unsigned i = 0; i < n; i++) {
-		if (!ops[i].sets_flags)
-			continue;
 		if (ops[i].kind == K_INCDEC) {
 			if (setter < 0) {
-				n = i;     /* its CF comes from before the run */
+				n = i;
 				break;
 			}
-			last_incdec = (int)i;
-			cf_of_last = setter;
-		} else {
+			cf_of[i] = setter;
+		} else if (ops[i].sets_flags) {
 			setter = (int)i;
 		}
 	}
-	r->last_setter = -1;
-	for (unsigned i = 0; i < n; i++)
-		if (ops[i].sets_flags)
-			r->last_setter = (int)i;
-	r->cf_source = last_incdec >= 0 && last_incdec < (int)n ? cf_of_last : -1;
+	memset(r->final, 0, sizeof(r->final));
+	memset(r->cf_source, 0, sizeof(r->cf_source));
+	int last = -1, last_incdec = -1;
+	r->mem_after_last_setter = false;
+	for (unsigned i = 0; i <= n; i++) {
+		bool exit_point = i == n || ops[i].kind == K_LOAD || ops[i].kind == K_STORE;
+		if (exit_point) {
+			if (last >= 0)
+				r->final[last] = true;
+			if (last_incdec >= 0)
+				r->cf_source[cf_of[last_incdec]] = true;
+			if (i < n)
+				r->mem_after_last_setter = true;
+		}
+		if (i == n)
+			break;
+		if (ops[i].sets_flags) {
+			last = (int)i;
+			r->mem_after_last_setter = false;
+		}
+		if (ops[i].kind == K_INCDEC)
+			last_incdec = (int)i;
+	}
+	r->last_setter = last;
 	return n;
 }
 
@@ -589,7 +750,7 @@ void jit_translate_block(struct icache *ic, struct block *b)
 	unsigned i = 0;
 	while (i < b->count) {
 		unsigned n = 0;
-		while (i + n < b->count && classify(&b->insns[i + n], &ops[n]))
+		while (i + n < b->count && classify(&b->insns[i + n], b->code_size == 64, &ops[n]))
 			n++;
 		struct run r = { .ops = ops };
 		memset(r.host, 0xff, sizeof(r.host));
@@ -598,9 +759,8 @@ void jit_translate_block(struct icache *ic, struct block *b)
 		while (fit < n && assign(&r, &ops[fit]))
 			fit++;
 		if (fit < n) {
-			n = fit;
 			/* The flags plan of the shorter run. */
-			n = plan_flags(&r, ops, n);
+			n = plan_flags(&r, ops, fit);
 		}
 		r.n = n;
 		if (n < 2) {
@@ -609,7 +769,7 @@ void jit_translate_block(struct icache *ic, struct block *b)
 		}
 		uint8_t *start = e.p;
 		struct loop lp = i == 0 ? loop_of(b, &r, n) : (struct loop){ .on = false };
-		emit_run(&e, &r, lp.on ? &b->insns[b->count] : &b->insns[i + n], &lp);
+		emit_run(&e, &r, &b->insns[i], lp.on ? &b->insns[b->count] : &b->insns[i + n], &lp);
 		if (e.p > e.end)
 			return;            /* the slot is full: the rest stays as it is */
 		insn_handler h;

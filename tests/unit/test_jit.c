@@ -1,20 +1,32 @@
 /* The translator (emu/jit.h) against the interpreter: random programs of the
  * register forms it translates (MOV, ADD/OR/AND/SUB/XOR/CMP with a register
  * or an immediate, TEST, INC/DEC, SHL/SHR/SAR by 1 or an immediate that may
- * mask to 0, MOV of an immediate), mixed with instructions that end a run or
- * read the flags inside a block (ADC, SETC, CMOVcc, a shift by CL), run once
- * as blocks (translated runs) and once one instruction at a time (the exec
- * forms, never translated). Registers, the flags as the SDM defines them
- * (the lazy record materialized) and time must agree, in 32- and 64-bit mode.
+ * mask to 0, MOV of an immediate) and, in 64-bit mode, 32/64-bit MOV loads
+ * and stores at a register plus a displacement (in RAM, across a page, past
+ * RAM, non-canonical: TLB hits, side exits and faults), mixed with
+ * instructions that end a run or read the flags inside a block (ADC, SETC,
+ * CMOVcc, a shift by CL), run once as blocks (translated runs) and once one
+ * instruction at a time (the exec forms, never translated). Registers, the
+ * flags as the SDM defines them (the lazy record materialized), memory, time
+ * and the exception that stops a program must agree, in 32- and 64-bit mode.
  *
  *   random_programs_32 / _64   1,500 programs of 40 instructions each
  *   runs_translated            the programs above did run translated code
  *   loop_with_carry_chain      an INC/DEC keeps the CF of the run's earlier
  *                              instruction (SDM Vol.2 INC, DEC), read by ADC
  *                              after the run, in a loop that chains
+ *   access_crossing_into_absent_page  a translated load and store whose
+ *                              last bytes lie in a page not present: the
+ *                              #PF at that page, as the interpreter's
+ *   user_access_to_supervisor_page  at CPL 3 a translated load of a
+ *                              supervisor page is the interpreter's #PF
  *   loop_reads_flags_from_before  a loop block that sets no flag is not
  *                              closed in host code: its JNZ reads flags
  *                              from before the block
+ *   loop_with_store_after_its_flags  a store between the loop's last flag
+ *                              setter and its JNZ: the loop is not closed on
+ *                              the host's flags, which the store's TLB
+ *                              lookup changes
  *   random_loops_32 / _64      blocks that close a loop on themselves (a
  *                              translated body, JNZ or JZ back to the start:
  *                              the loop runs inside the host code), run to
@@ -28,6 +40,7 @@
 #include "emu/flags.h"
 #include "emu/icache.h"
 #include "emu/jit.h"
+#include "mmu/paging.h"
 #include "machine_fixture.h"
 #include "suite_runner.h"
 
@@ -94,7 +107,9 @@ static void insn_of(struct program *p, bool long_mode, bool translatable_only)
 					  0x85, 0x89, 0x8b };
 	static const uint8_t alu_ext[] = { 0, 1, 4, 5, 6, 7 };
 	static const uint8_t shift_ext[] = { 4, 5, 7 };
-	unsigned reg = rnd() & 7, rm = rnd() & 7, pick = rnd() % (translatable_only ? 16 : 20);
+	unsigned reg = rnd() & 7, rm = rnd() & 7, pick = rnd() % (translatable_only ? 16 : long_mode ? 24 : 20);
+	if (translatable_only && long_mode && rnd() % 4 == 0)
+		pick = 20;                                   /* a load or store */
 	bool w = long_mode && (rnd() & 1);
 	switch (pick) {
 	case 0: case 1: case 2: case 3: case 4: case 5:
@@ -168,10 +183,22 @@ static void insn_of(struct program *p, bool long_mode, bool translatable_only)
 		b(p, 0x40 + (rnd() & 15));                   /* CMOVcc r, r/m */
 		b(p, 0xc0 | (reg & 7) << 3 | (rm & 7));
 		break;
-	default:
+	case 19:
 		rex(p, long_mode, w, &reg, &rm);
 		b(p, 0xd3);                                  /* shift by CL */
 		b(p, 0xc0 | shift_ext[rnd() % 3] << 3 | (rm & 7));
+		break;
+	default:
+		/* MOV r, [base + disp8] or MOV [base + disp8], r (64-bit mode),
+		 * sometimes FS: or GS: (their bases are not 0) */
+		if (rnd() % 4 == 0)
+			b(p, (rnd() & 1) ? 0x64 : 0x65);
+		rex(p, long_mode, w, &reg, &rm);
+		b(p, (rnd() & 1) ? 0x8b : 0x89);
+		b(p, 0x40 | (reg & 7) << 3 | (rm & 7));
+		if ((rm & 7) == 4)
+			b(p, 0x24);                          /* SIB: the base alone */
+		b(p, (unsigned)rnd());
 		break;
 	}
 }
@@ -183,8 +210,11 @@ static void insn(struct program *p, bool long_mode)
 
 static void load(const struct program *p, const uint64_t regs[16])
 {
+	/* The whole page: a store of the last program may have changed any of it. */
+	static const uint8_t zero[PAGE_SIZE];
+	physmem_write_bytes(&m.pm, 0x40000, zero, sizeof(zero));
 	physmem_write_bytes(&m.pm, 0x40000, p->bytes, p->len);
-	cpu_notify_phys_write(&m.cpu, 0x40000, p->len);
+	cpu_notify_phys_write(&m.cpu, 0x40000, PAGE_SIZE);
 	memcpy(m.cpu.regs, regs, sizeof(m.cpu.regs));
 	/* An arbitrary lazy record before the program: what it leaves behind
 	 * must not matter but through CF. */
@@ -193,54 +223,118 @@ static void load(const struct program *p, const uint64_t regs[16])
 	m.cpu.halted = false;
 }
 
+/* The data the 64-bit programs' memory accesses reach: 60000H-6FFFFH. */
+#define DATA 0x60000u
+#define DATA_SIZE 0x10000u
+
 struct outcome {
-	uint64_t regs[16], rflags, time;
+	uint64_t regs[16], rflags, time, rip;
+	struct event seen;
+	uint8_t data[DATA_SIZE];
 };
 
-static struct outcome finish(uint64_t t0)
+static struct outcome blocks, steps;
+static struct event seen;
+
+static void finish(struct outcome *o, uint64_t t0)
 {
-	struct outcome o;
 	flags_materialize(&m.cpu);
-	memcpy(o.regs, m.cpu.regs, sizeof(o.regs));
-	o.rflags = m.cpu.rflags;
-	o.time = m.cpu.icount - t0;
-	return o;
+	memcpy(o->regs, m.cpu.regs, sizeof(o->regs));
+	o->rflags = m.cpu.rflags;
+	o->time = m.cpu.icount - t0;
+	o->rip = m.cpu.rip;
+	o->seen = seen;
+	physmem_read_bytes(&m.pm, DATA, o->data, DATA_SIZE);
+}
+
+/* Registers for a program: addresses in the data (some unaligned, some by a
+ * page end), random values (outside RAM, non-canonical), small ones. */
+static void random_regs(uint64_t regs[16])
+{
+	for (unsigned r = 0; r < 16; r++) {
+		unsigned k = rnd() % 6;
+		regs[r] = k < 3 ? DATA + 0x100 + rnd() % (DATA_SIZE - 0x200) : k == 3 ? DATA + 0x1000 * (1 + rnd() % 16) - 4
+			: k == 4 ? rnd() & 0xff : rnd();
+	}
+}
+
+/* Run the loaded program as blocks, then again one instruction at a time,
+ * to its HLT, an exception (stop_at_events) or the limit. */
+static void run_both(const struct program *p, const uint64_t regs[16], uint64_t limit, unsigned n)
+{
+	static uint8_t data0[DATA_SIZE];
+	for (unsigned i = 0; i < DATA_SIZE; i++)
+		data0[i] = (uint8_t)rnd();
+	physmem_write_bytes(&m.pm, DATA, data0, DATA_SIZE);
+	load(p, regs);
+	seen = (struct event){ .vector = 0xff };
+	uint64_t t0 = m.cpu.icount;
+	m.cpu.icount_limit = t0 + limit;
+	status_t st = cpu_run(&m.cpu);
+	ck_assert(st == ST_HALT || st == ST_STOP);
+	finish(&blocks, t0);
+	/* An instruction limit stops the run exactly there. */
+	if (st == ST_STOP && blocks.seen.vector == 0xff)
+		ck_assert_uint_eq(blocks.time, limit);
+	physmem_write_bytes(&m.pm, DATA, data0, DATA_SIZE);
+	load(p, regs);
+	seen = (struct event){ .vector = 0xff };
+	t0 = m.cpu.icount;
+	status_t st1;
+	do {
+		m.cpu.icount_limit = m.cpu.icount + 1;
+		st1 = cpu_run(&m.cpu);
+	} while (st1 == ST_STOP && seen.vector == 0xff && m.cpu.icount - t0 < limit);
+	ck_assert_int_eq(st1, st);
+	finish(&steps, t0);
+	for (unsigned r = 0; r < 16; r++)
+		ck_assert_msg(blocks.regs[r] == steps.regs[r], "program %u: register %u: blocks %llx, steps %llx", n, r,
+			      (unsigned long long)blocks.regs[r], (unsigned long long)steps.regs[r]);
+	ck_assert_msg(blocks.rflags == steps.rflags, "program %u: rflags blocks %llx, steps %llx", n,
+		      (unsigned long long)blocks.rflags, (unsigned long long)steps.rflags);
+	ck_assert_uint_eq(blocks.time, steps.time);
+	ck_assert_uint_eq(blocks.rip, steps.rip);
+	ck_assert_uint_eq(blocks.seen.vector, steps.seen.vector);
+	ck_assert_uint_eq(blocks.seen.error_code, steps.seen.error_code);
+	ck_assert_uint_eq(blocks.seen.cr2, steps.seen.cr2);
+	ck_assert_msg(!memcmp(blocks.data, steps.data, DATA_SIZE), "program %u: memory differs", n);
+}
+
+/* 64-bit mode with only the program's page and the data mapped (4 KiB pages
+ * in a page table at 13000H; the rest not present): a store can reach
+ * nothing the next run would see but those, which each run rewrites, and
+ * stray accesses are page faults (side exits too). */
+#define PT 0x13000u
+static void long_mode_sparse(void)
+{
+	activate(&m);
+	to64(&m);
+	static const uint8_t zero[PAGE_SIZE];
+	physmem_write_bytes(&m.pm, PT, zero, sizeof(zero));
+	physmem_write(&m.pm, PT + (0x40000 >> 12) * 8, 8, 0x40000 | 3);
+	for (uint32_t pa = DATA; pa < DATA + DATA_SIZE; pa += PAGE_SIZE)
+		physmem_write(&m.pm, PT + (pa >> 12) * 8, 8, pa | 3);
+	physmem_write(&m.pm, PD, 8, PT | 3);
+	for (unsigned i = 1; i < 512; i++)
+		physmem_write(&m.pm, PD + i * 8, 8, 0);
+	tlb_flush_all(&m.cpu.tlb);
+	m.cpu.seg[SR_FS].base = 0x800;
+	m.cpu.seg[SR_GS].base = 0x40;
 }
 
 static void random_programs(bool long_mode)
 {
-	if (long_mode) {
-		activate(&m);
-		to64(&m);
-	}
+	if (long_mode)
+		long_mode_sparse();
+	stop_at_events(&m, &seen);
 	for (unsigned n = 0; n < 1500; n++) {
 		struct program p = { .len = 0 };
 		for (unsigned i = 0; i < 40; i++)
 			insn(&p, long_mode);
 		b(&p, 0xf4);
 		uint64_t regs[16];
-		for (unsigned r = 0; r < 16; r++)
-			regs[r] = (rnd() & 3) == 0 ? rnd() & 0xff : (rnd() & 3) == 0 ? 0 : rnd();
-		load(&p, regs);
-		uint64_t t0 = m.cpu.icount;
-		m.cpu.icount_limit = t0 + 1000;
-		ck_assert_int_eq(cpu_run(&m.cpu), ST_HALT);
-		struct outcome blocks = finish(t0);
-		load(&p, regs);
-		t0 = m.cpu.icount;
-		status_t st;
-		do {
-			m.cpu.icount_limit = m.cpu.icount + 1;
-			st = cpu_run(&m.cpu);
-		} while (st == ST_STOP);
-		ck_assert_int_eq(st, ST_HALT);
-		struct outcome steps = finish(t0);
-		for (unsigned r = 0; r < 16; r++)
-			ck_assert_msg(blocks.regs[r] == steps.regs[r], "program %u: register %u: blocks %llx, steps %llx",
-				      n, r, (unsigned long long)blocks.regs[r], (unsigned long long)steps.regs[r]);
-		ck_assert_msg(blocks.rflags == steps.rflags, "program %u: rflags blocks %llx, steps %llx", n,
-			      (unsigned long long)blocks.rflags, (unsigned long long)steps.rflags);
-		ck_assert_uint_eq(blocks.time, steps.time);
+		random_regs(regs);
+		run_both(&p, regs, 1000, n);
 	}
 }
 
@@ -352,46 +446,17 @@ static void loop_program(struct program *p, bool long_mode, bool jz)
 
 static void random_loops(bool long_mode)
 {
-	if (long_mode) {
-		activate(&m);
-		to64(&m);
-	}
+	if (long_mode)
+		long_mode_sparse();
+	stop_at_events(&m, &seen);
 	for (unsigned n = 0; n < 600; n++) {
 		struct program p = { .len = 0 };
-		bool jz = n & 1;
-		loop_program(&p, long_mode, jz);
+		loop_program(&p, long_mode, n & 1);
 		uint64_t regs[16];
-		for (unsigned r = 0; r < 16; r++)
-			regs[r] = rnd();
+		random_regs(regs);
 		regs[R_CX] = 1 + rnd() % 300;
-		load(&p, regs);
-		uint64_t t0 = m.cpu.icount;
 		/* To the end, or to a limit somewhere inside. */
-		uint64_t limit = (n & 2) ? 1 + rnd() % 2000 : 100000;
-		m.cpu.icount_limit = t0 + limit;
-		status_t st = cpu_run(&m.cpu);
-		ck_assert(st == ST_HALT || st == ST_STOP);
-		struct outcome blocks = finish(t0);
-		/* An instruction limit stops the run exactly there. */
-		if (st == ST_STOP)
-			ck_assert_uint_eq(blocks.time, limit);
-		uint64_t rip = m.cpu.rip;
-		load(&p, regs);
-		t0 = m.cpu.icount;
-		status_t st1;
-		do {
-			m.cpu.icount_limit = m.cpu.icount + 1;
-			st1 = cpu_run(&m.cpu);
-		} while (st1 == ST_STOP && m.cpu.icount - t0 < blocks.time);
-		ck_assert_int_eq(st1, st);
-		struct outcome steps = finish(t0);
-		for (unsigned r = 0; r < 16; r++)
-			ck_assert_msg(blocks.regs[r] == steps.regs[r], "loop %u: register %u: blocks %llx, steps %llx",
-				      n, r, (unsigned long long)blocks.regs[r], (unsigned long long)steps.regs[r]);
-		ck_assert_msg(blocks.rflags == steps.rflags, "loop %u: rflags blocks %llx, steps %llx", n,
-			      (unsigned long long)blocks.rflags, (unsigned long long)steps.rflags);
-		ck_assert_uint_eq(blocks.time, steps.time);
-		ck_assert_uint_eq(rip, m.cpu.rip);
+		run_both(&p, regs, (n & 2) ? 1 + rnd() % 2000 : 100000, n);
 	}
 }
 
@@ -437,6 +502,82 @@ START_TEST(loop_reads_flags_from_before)
 }
 END_TEST
 
+/* 1: add eax, 1; dec ecx; mov [rbx], eax; jnz 1b; hlt (64-bit): the store's
+ * host code comes between the DEC and the JNZ, so the loop is not closed in
+ * host code on the host's flags; it still runs as many rounds. */
+START_TEST(loop_with_store_after_its_flags)
+{
+	long_mode_sparse();
+	static const uint8_t code[] = { 0x83, 0xc0, 0x01, 0xff, 0xc9, 0x89, 0x03, 0x75, 0xf7, 0xf4 };
+	struct program p = { .len = sizeof(code) };
+	memcpy(p.bytes, code, sizeof(code));
+	uint64_t regs[16] = { [R_CX] = 50, [R_BX] = DATA + 0x100 };
+	load(&p, regs);
+	m.cpu.icount_limit = m.cpu.icount + 1000;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_HALT);
+	ck_assert_uint_eq(m.cpu.regs[R_AX], 50);
+	ck_assert_uint_eq(m.cpu.regs[R_CX], 0);
+	ck_assert_uint_eq(physmem_read(&m.pm, DATA + 0x100, 4), 50);
+}
+END_TEST
+
+/* mov rdx, [rbx - 8]; jmp $+2; add ecx, 1; mov rax, [rbx]; hlt (and the same
+ * with mov [rbx], eax) with the access's last bytes in the page after the
+ * data, not present, and its first page in the TLB (the first load filled
+ * it): the translated run leaves before the access (mmu/tlb.h: the page of
+ * the last byte is looked for) and the #PF names that page (SDM Vol.3 4.7),
+ * as the interpreter's. */
+START_TEST(access_crossing_into_absent_page)
+{
+	long_mode_sparse();
+	stop_at_events(&m, &seen);
+	static const uint8_t load_code[] = { 0x48, 0x8b, 0x53, 0xf8, 0xeb, 0x00, 0x83, 0xc1, 0x01, 0x48, 0x8b, 0x03, 0xf4 };
+	static const uint8_t store_code[] = { 0x48, 0x8b, 0x53, 0xf8, 0xeb, 0x00, 0x83, 0xc1, 0x01, 0x89, 0x03, 0xf4 };
+	const uint8_t *codes[2] = { load_code, store_code };
+	unsigned lens[2] = { sizeof(load_code), sizeof(store_code) };
+	for (unsigned k = 0; k < 2; k++) {
+		struct program p = { .len = lens[k] };
+		memcpy(p.bytes, codes[k], lens[k]);
+		uint64_t regs[16] = { [R_BX] = DATA + DATA_SIZE - (k ? 2 : 4) };
+		run_both(&p, regs, 100, k);
+		ck_assert_uint_eq(blocks.seen.vector, EXC_PF);
+		ck_assert_uint_eq(blocks.seen.cr2, DATA + DATA_SIZE);
+		ck_assert_uint_eq(blocks.regs[R_CX], 1);
+	}
+}
+END_TEST
+
+/* At CPL 3 the translated access leaves for the interpreter (the user bank
+ * and the alignment check are mem_fast's): a load from a supervisor page,
+ * whose translation the supervisor bank holds from a CPL 0 run just before,
+ * is a #PF with U/S (SDM Vol.3 4.6), as the interpreter's. */
+START_TEST(user_access_to_supervisor_page)
+{
+	long_mode_sparse();
+	stop_at_events(&m, &seen);
+	/* The program's page user-accessible; the data supervisor-only. */
+	physmem_write(&m.pm, PT + (0x40000 >> 12) * 8, 8, 0x40000 | 7);
+	physmem_write(&m.pm, PML4, 8, PDPT | 7);
+	physmem_write(&m.pm, PDPT, 8, PD | 7);
+	physmem_write(&m.pm, PD, 8, PT | 7);
+	tlb_flush_all(&m.cpu.tlb);
+	static const uint8_t code[] = { 0x83, 0xc1, 0x01, 0x48, 0x8b, 0x03, 0xf4 };  /* add ecx, 1; mov rax, [rbx] */
+	struct program p = { .len = sizeof(code) };
+	memcpy(p.bytes, code, sizeof(code));
+	uint64_t regs[16] = { [R_BX] = DATA + 0x100 };
+	run_both(&p, regs, 100, 0);
+	ck_assert_uint_eq(blocks.seen.vector, 0xff);             /* CPL 0: read */
+	ck_assert_ptr_nonnull(tlb_lookup(&m.cpu.tlb, TLB_SUPERVISOR, TLB_READ, DATA + 0x100, 8));
+	m.cpu.cpl = 3;
+	m.cpu.seg[SR_CS].selector |= 3;
+	run_both(&p, regs, 100, 1);
+	ck_assert_uint_eq(blocks.seen.vector, EXC_PF);
+	ck_assert_uint_eq(blocks.seen.error_code, PFEC_P | PFEC_U);
+	ck_assert_uint_eq(blocks.seen.cr2, DATA + 0x100);
+	ck_assert_uint_eq(blocks.rip, 0x40003);                  /* the load, after the ADD */
+}
+END_TEST
+
 static Suite *jit_suite(void)
 {
 	Suite *s = suite_create("jit");
@@ -446,7 +587,10 @@ static Suite *jit_suite(void)
 	tcase_add_test(t, random_programs_32);
 	tcase_add_test(t, random_programs_64);
 	tcase_add_test(t, loop_with_carry_chain);
+	tcase_add_test(t, access_crossing_into_absent_page);
+	tcase_add_test(t, user_access_to_supervisor_page);
 	tcase_add_test(t, loop_reads_flags_from_before);
+	tcase_add_test(t, loop_with_store_after_its_flags);
 	tcase_add_test(t, random_loops_32);
 	tcase_add_test(t, random_loops_64);
 	suite_add_tcase(s, t);
