@@ -8,11 +8,13 @@
  * cpu and that instruction as its arguments: a tail call, as between thread
  * handlers).
  *
- * Memory. A MOV load or store of 32 or 64 bits in 64-bit code, its address
- * a register plus a displacement, looks the TLB up in host code as
- * emu/operand.h mem_fast does (the supervisor bank; the set of the first
- * byte, the tag of its page; two ways). Where mem_fast would not answer --
- * CPL 3, an access that crosses a page, a miss -- the run leaves before that
+ * Memory. A MOV load or store of 32 or 64 bits, its address a register plus
+ * a displacement, checks the segment (32-bit code: rights, limits, 32-bit
+ * linear address; 64-bit code: the FS/GS base) and looks the TLB up in host
+ * code as emu/operand.h mem_fast does (the supervisor bank; the set of the
+ * first byte, the tag of its page; two ways). Where mem_fast would not
+ * answer -- a segment check that fails, CPL 3, an access that crosses a
+ * page, a miss -- the run leaves before that
  * instruction (a side exit): the registers written so far stored, the flags
  * as they are there, and the instruction's own thread handler goes on, which
  * looks again and takes the slow path, a fault included. Stores to decoded
@@ -116,7 +118,8 @@ static uint8_t lazy_kind(const struct op *o)
 	}
 }
 
-/* What in is, or false when a run cannot hold it; long64: in 64-bit code. */
+/* What in is, or false when a run cannot hold it; long64: in 64-bit code
+ * (else 32-bit code: the caller translates no 16-bit code). */
 static bool classify(const struct insn *in, bool long64, struct op *o)
 {
 	const struct form *f = NULL;
@@ -144,8 +147,8 @@ static bool classify(const struct insn *in, bool long64, struct op *o)
 		o->dst = in->rm;
 		o->imm = in->imm & mask;
 		break;
-	default: /* O_MEM: base + disp32 in 64-bit code (emu/operand.h insn_ea_at) */
-		if (!long64 || in->ea_shape != EA_BASE64 || in->base >= 16 || in->lock ||
+	default: /* O_MEM: base + disp32 at the code's address size (emu/operand.h insn_ea_at) */
+		if (in->ea_shape != (long64 ? EA_BASE64 : EA_BASE32) || in->base >= 16 || in->lock ||
 		    in->disp != (int32_t)in->disp)
 			return false;
 		if (f->kind == K_LOAD)
@@ -312,6 +315,7 @@ struct run {
 	bool cf_source[BLOCK_MAX_INSNS];  /* an S (above) */
 	int last_setter;           /* the last flag setter of the run, or -1 */
 	bool mem_after_last_setter;
+	bool long64;               /* 64-bit code, else 32-bit */
 	uint8_t host[16];          /* guest register -> host register, 0xff: unused */
 	bool written[16];
 	unsigned used;             /* pool entries taken */
@@ -360,9 +364,10 @@ static void exit_jump(struct emit *e, struct run *r, unsigned i, unsigned cc)
 		r->exits[r->n_exits++] = (struct exit_jump){ at, (uint8_t)i };
 }
 
-/* A 32/64-bit load or store at [base + disp] in 64-bit code: the TLB hit as
- * emu/operand.h mem_fast has it, else the side exit. */
-static void emit_access(struct emit *e, struct run *r, unsigned i)
+/* A 32/64-bit load or store at [base + disp]: the segment check and the TLB
+ * hit as emu/operand.h mem_fast has them, else the side exit. long64: in
+ * 64-bit code. */
+static void emit_access(struct emit *e, struct run *r, unsigned i, bool long64)
 {
 	const struct op *o = &r->ops[i];
 	bool store_it = o->kind == K_STORE;
@@ -372,16 +377,34 @@ static void emit_access(struct emit *e, struct run *r, unsigned i)
 	cpu_field(e, false, 0x80, 7, CPU(cpl));              /* CMP byte [cpl], 3 */
 	byte(e, 3);
 	exit_jump(e, r, i, CC_Z);
-	/* R10 = the linear address: base + disp (+ the FS/GS base). */
-	rex(e, true, R10, base);                              /* LEA r10, [base + disp32] */
-	byte(e, 0x8d);
-	byte(e, 0x80 | (R10 & 7) << 3 | (base & 7));
-	if ((base & 7) == 4)
-		byte(e, 0x24);                                /* SIB: base only */
-	u32(e, (uint32_t)o->disp);
-	if (o->seg == SR_FS || o->seg == SR_GS)
-		cpu_field(e, true, 0x03, R10, CPU(seg) + o->seg * sizeof(struct segment) +
-					     offsetof(struct segment, base));   /* ADD r10, [base] */
+	size_t seg = CPU(seg) + o->seg * sizeof(struct segment);
+	if (long64) {
+		/* R10 = the linear address: base + disp (+ the FS/GS base). */
+		rex(e, true, R10, base);                      /* LEA r10, [base + disp32] */
+		byte(e, 0x8d);
+		byte(e, 0x80 | (R10 & 7) << 3 | (base & 7));
+		if ((base & 7) == 4)
+			byte(e, 0x24);                        /* SIB: base only */
+		u32(e, (uint32_t)o->disp);
+		if (o->seg == SR_FS || o->seg == SR_GS)
+			cpu_field(e, true, 0x03, R10, seg + offsetof(struct segment, base));   /* ADD r10, [base] */
+	} else {
+		/* R10 = the offset, 32 bits (insn_ea_at); then mmu/segment.h
+		 * seg_access_ok: the rights, lo <= offset, offset + size - 1 <= hi;
+		 * then the linear address, 32 bits (seg_linear). */
+		rr(e, 0x89, 4, R10, base);                    /* MOV r10d, base */
+		ri(e, H_ADD, 4, R10, (uint32_t)o->disp);      /* ADD r10d, disp */
+		cpu_field(e, false, 0xf6, 0, seg + offsetof(struct segment, perm));    /* TEST byte [perm], p */
+		byte(e, store_it ? SEG_PERM_WRITE : SEG_PERM_READ);
+		exit_jump(e, r, i, CC_Z);
+		cpu_field(e, true, 0x3b, R10, seg + offsetof(struct segment, lo));     /* CMP r10, [lo] */
+		exit_jump(e, r, i, CC_B);
+		byte(e, 0x49); byte(e, 0x8d); byte(e, 0x72); byte(e, o->size - 1);    /* LEA rsi, [r10 + size - 1] */
+		cpu_field(e, true, 0x3b, RSI, seg + offsetof(struct segment, hi));     /* CMP rsi, [hi] */
+		exit_jump(e, r, i, CC_A);
+		cpu_field(e, true, 0x03, R10, seg + offsetof(struct segment, base));   /* ADD r10, [base] */
+		rr(e, 0x89, 4, R10, R10);                     /* MOV r10d, r10d */
+	}
 	/* Within one page, else mem_fast's tag compare would miss. */
 	byte(e, 0x44); byte(e, 0x89); byte(e, 0xd6);          /* MOV esi, r10d */
 	byte(e, 0x81); byte(e, 0xe6); u32(e, PAGE_SIZE - 1);  /* AND esi, FFFh */
@@ -438,7 +461,7 @@ static void emit_op(struct emit *e, struct run *r, unsigned i)
 		return;
 	}
 	if (o->kind == K_LOAD || o->kind == K_STORE) {
-		emit_access(e, r, i);
+		emit_access(e, r, i, r->long64);
 		return;
 	}
 	/* Flags that nothing reads, of an instruction with no other effect. */
@@ -742,7 +765,8 @@ static uint8_t *code_area(struct icache *ic)
 void jit_translate_block(struct icache *ic, struct block *b)
 {
 	uint8_t *area = code_area(ic);
-	if (!area || b < ic->blocks || b >= ic->blocks + ICACHE_BLOCKS)
+	/* 16-bit code: its 32-bit forms are rare, and its addresses wrap at 64 KiB. */
+	if (!area || b < ic->blocks || b >= ic->blocks + ICACHE_BLOCKS || b->code_size == 16)
 		return;
 	struct emit e = { area + (size_t)(b - ic->blocks) * JIT_SLOT_BYTES, NULL };
 	e.end = e.p + JIT_SLOT_BYTES;
@@ -752,7 +776,7 @@ void jit_translate_block(struct icache *ic, struct block *b)
 		unsigned n = 0;
 		while (i + n < b->count && classify(&b->insns[i + n], b->code_size == 64, &ops[n]))
 			n++;
-		struct run r = { .ops = ops };
+		struct run r = { .ops = ops, .long64 = b->code_size == 64 };
 		memset(r.host, 0xff, sizeof(r.host));
 		n = plan_flags(&r, ops, n);
 		unsigned fit = 0;

@@ -20,6 +20,8 @@
  *                              #PF at that page, as the interpreter's
  *   user_access_to_supervisor_page  at CPL 3 a translated load of a
  *                              supervisor page is the interpreter's #PF
+ *   access_beyond_segment_limit  a translated 32-bit load past DS's limit
+ *                              whose page is cached: the interpreter's #GP
  *   loop_reads_flags_from_before  a loop block that sets no flag is not
  *                              closed in host code: its JNZ reads flags
  *                              from before the block
@@ -107,8 +109,8 @@ static void insn_of(struct program *p, bool long_mode, bool translatable_only)
 					  0x85, 0x89, 0x8b };
 	static const uint8_t alu_ext[] = { 0, 1, 4, 5, 6, 7 };
 	static const uint8_t shift_ext[] = { 4, 5, 7 };
-	unsigned reg = rnd() & 7, rm = rnd() & 7, pick = rnd() % (translatable_only ? 16 : long_mode ? 24 : 20);
-	if (translatable_only && long_mode && rnd() % 4 == 0)
+	unsigned reg = rnd() & 7, rm = rnd() & 7, pick = rnd() % (translatable_only ? 16 : 24);
+	if (translatable_only && rnd() % 4 == 0)
 		pick = 20;                                   /* a load or store */
 	bool w = long_mode && (rnd() & 1);
 	switch (pick) {
@@ -189,10 +191,13 @@ static void insn_of(struct program *p, bool long_mode, bool translatable_only)
 		b(p, 0xc0 | shift_ext[rnd() % 3] << 3 | (rm & 7));
 		break;
 	default:
-		/* MOV r, [base + disp8] or MOV [base + disp8], r (64-bit mode),
-		 * sometimes FS: or GS: (their bases are not 0) */
-		if (rnd() % 4 == 0)
-			b(p, (rnd() & 1) ? 0x64 : 0x65);
+		/* MOV r, [base + disp8] or MOV [base + disp8], r, sometimes with a
+		 * segment override (their segments differ: long_mode_sparse,
+		 * protected_segments) */
+		if (rnd() % 4 == 0) {
+			static const uint8_t overrides[] = { 0x64, 0x65, 0x26, 0x36, 0x2e };
+			b(p, overrides[rnd() % 5]);
+		}
 		rex(p, long_mode, w, &reg, &rm);
 		b(p, (rnd() & 1) ? 0x8b : 0x89);
 		b(p, 0x40 | (reg & 7) << 3 | (rm & 7));
@@ -249,12 +254,13 @@ static void finish(struct outcome *o, uint64_t t0)
 
 /* Registers for a program: addresses in the data (some unaligned, some by a
  * page end), random values (outside RAM, non-canonical), small ones. */
-static void random_regs(uint64_t regs[16])
+static void random_regs(uint64_t regs[16], bool long_mode)
 {
+	uint64_t at = long_mode ? DATA : 0;      /* 32-bit: offsets in the segments */
 	for (unsigned r = 0; r < 16; r++) {
-		unsigned k = rnd() % 6;
-		regs[r] = k < 3 ? DATA + 0x100 + rnd() % (DATA_SIZE - 0x200) : k == 3 ? DATA + 0x1000 * (1 + rnd() % 16) - 4
-			: k == 4 ? rnd() & 0xff : rnd();
+		unsigned k = rnd() % 7;
+		regs[r] = k < 3 ? at + 0x100 + rnd() % (DATA_SIZE - 0x200) : k == 3 ? at + 0x1000 * (1 + rnd() % 16) - 4
+			: k == 4 ? rnd() & 0xff : k == 5 && !long_mode ? 0xc0000 + rnd() % DATA_SIZE : rnd();
 	}
 }
 
@@ -322,10 +328,29 @@ static void long_mode_sparse(void)
 	m.cpu.seg[SR_GS].base = 0x40;
 }
 
+/* 32-bit code (paging off) whose data segments reach only the data or read
+ * low memory: DS and SS based at the data with a limit (FFFAh) inside a page,
+ * ES based so high that base + offset wraps at 4 GiB into the data (offsets
+ * C0000H-CFFFFH), FS expand-down 1000H above it (offsets 8000H-FFFFH valid),
+ * GS read-only, CS (flat, execute/read) reading low memory: out-of-limit
+ * accesses and stores through GS or CS are #GP/#SS (SDM Vol.3 5.3), side
+ * exits too; the wrap is SDM Vol.3 3.4's 32-bit linear address. */
+static void protected_segments(void)
+{
+	struct cpu *c = &m.cpu;
+	seg_load_descriptor(&c->seg[SR_DS], SEL_DATA, make_desc(DATA, 0xfffa, 0x93, 0x4));
+	seg_load_descriptor(&c->seg[SR_SS], SEL_DATA, make_desc(DATA, 0xfffa, 0x93, 0x4));
+	seg_load_descriptor(&c->seg[SR_ES], SEL_DATA, make_desc(DATA - 0xc0000, 0xcffff, 0x93, 0x4));
+	seg_load_descriptor(&c->seg[SR_FS], SEL_DATA, make_desc(DATA - 0x7000, 0x7fff, 0x97, 0x0));
+	seg_load_descriptor(&c->seg[SR_GS], SEL_DATA, make_desc(DATA, 0xffff, 0x91, 0x4));
+}
+
 static void random_programs(bool long_mode)
 {
 	if (long_mode)
 		long_mode_sparse();
+	else
+		protected_segments();
 	stop_at_events(&m, &seen);
 	for (unsigned n = 0; n < 1500; n++) {
 		struct program p = { .len = 0 };
@@ -333,7 +358,7 @@ static void random_programs(bool long_mode)
 			insn(&p, long_mode);
 		b(&p, 0xf4);
 		uint64_t regs[16];
-		random_regs(regs);
+		random_regs(regs, long_mode);
 		run_both(&p, regs, 1000, n);
 	}
 }
@@ -448,12 +473,14 @@ static void random_loops(bool long_mode)
 {
 	if (long_mode)
 		long_mode_sparse();
+	else
+		protected_segments();
 	stop_at_events(&m, &seen);
 	for (unsigned n = 0; n < 600; n++) {
 		struct program p = { .len = 0 };
 		loop_program(&p, long_mode, n & 1);
 		uint64_t regs[16];
-		random_regs(regs);
+		random_regs(regs, long_mode);
 		regs[R_CX] = 1 + rnd() % 300;
 		/* To the end, or to a limit somewhere inside. */
 		run_both(&p, regs, (n & 2) ? 1 + rnd() % 2000 : 100000, n);
@@ -578,6 +605,26 @@ START_TEST(user_access_to_supervisor_page)
 }
 END_TEST
 
+/* mov edx, [ebx - 10h]; jmp $+2; add ecx, 1; mov eax, [ebx]; hlt in 32-bit
+ * code, EBX = FFF8h: the load's last byte is past DS's limit (FFFAh) though
+ * its page is cached: #GP(0) at the load (SDM Vol.3 5.3), as the
+ * interpreter's. */
+START_TEST(access_beyond_segment_limit)
+{
+	protected_segments();
+	stop_at_events(&m, &seen);
+	static const uint8_t code[] = { 0x8b, 0x53, 0xf0, 0xeb, 0x00, 0x83, 0xc1, 0x01, 0x8b, 0x03, 0xf4 };
+	struct program p = { .len = sizeof(code) };
+	memcpy(p.bytes, code, sizeof(code));
+	uint64_t regs[16] = { [R_BX] = 0xfff8 };
+	run_both(&p, regs, 100, 0);
+	ck_assert_uint_eq(blocks.seen.vector, EXC_GP);
+	ck_assert_uint_eq(blocks.seen.error_code, 0);
+	ck_assert_uint_eq(blocks.rip, 0x40008);
+	ck_assert_uint_eq(blocks.regs[R_CX], 1);
+}
+END_TEST
+
 static Suite *jit_suite(void)
 {
 	Suite *s = suite_create("jit");
@@ -589,6 +636,7 @@ static Suite *jit_suite(void)
 	tcase_add_test(t, loop_with_carry_chain);
 	tcase_add_test(t, access_crossing_into_absent_page);
 	tcase_add_test(t, user_access_to_supervisor_page);
+	tcase_add_test(t, access_beyond_segment_limit);
 	tcase_add_test(t, loop_reads_flags_from_before);
 	tcase_add_test(t, loop_with_store_after_its_flags);
 	tcase_add_test(t, random_loops_32);
