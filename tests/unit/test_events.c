@@ -304,14 +304,22 @@ static status_t armed_none(void *ctx, struct cpu *cpu, struct exit_record *r)
 	return ST_OK;
 }
 
-START_TEST(intr_as_vm_exit)
+/* A guest whose model exits on INTR (intr_exit_model), counting in *exits. */
+static void guest_exiting_on_intr(unsigned *exits, bool interrupts_on)
 {
 	static const struct hv_model model = { .name = "intr", .intercept = intr_exit_model };
-	unsigned exits = 0;
+	*exits = 0;
 	m.cpu.hv = &model;
-	m.cpu.hv_ctx = &exits;
+	m.cpu.hv_ctx = exits;
 	m.cpu.in_guest = true;
-	m.cpu.rflags |= FLAG_IF;
+	if (interrupts_on)
+		m.cpu.rflags |= FLAG_IF;
+}
+
+START_TEST(intr_as_vm_exit)
+{
+	unsigned exits;
+	guest_exiting_on_intr(&exits, true);
 	raise_intr(0x40);
 	ck_assert_int_eq(RUN(100, 0x90, 0xf4), ST_STOP);
 	ck_assert_uint_eq(exits, 1);
@@ -369,12 +377,8 @@ END_TEST
 /* A real request at the same boundary is the exit's: not counted. */
 START_TEST(spurious_intr_with_real_request)
 {
-	static const struct hv_model model = { .name = "intr", .intercept = intr_exit_model };
-	unsigned exits = 0;
-	m.cpu.hv = &model;
-	m.cpu.hv_ctx = &exits;
-	m.cpu.in_guest = true;
-	m.cpu.rflags |= FLAG_IF;
+	unsigned exits;
+	guest_exiting_on_intr(&exits, true);
 	raise_intr(0x40);
 	cpu_spurious_intr_after(&m.cpu, 0);
 	ck_assert_int_eq(RUN(100, 0x90, 0xf4), ST_STOP);
@@ -413,11 +417,8 @@ END_TEST
  * and its deadline with it. */
 START_TEST(spurious_intr_held_and_withdrawn)
 {
-	static const struct hv_model model = { .name = "intr", .intercept = intr_exit_model };
-	unsigned exits = 0;
-	m.cpu.hv = &model;
-	m.cpu.hv_ctx = &exits;
-	m.cpu.in_guest = true;
+	unsigned exits;
+	guest_exiting_on_intr(&exits, false);
 	cpu_spurious_intr_after(&m.cpu, 0);
 	ck_assert_int_eq(RUN(100, 0x90, 0xf4), ST_HALT);
 	ck_assert_uint_eq(exits, 0);
