@@ -98,7 +98,6 @@ static bool is_software(const struct event *ev)
 	return ev->type == EV_SOFTINT || ev->type == EV_SOFTEXC;
 }
 
-
 /* --- real mode --- */
 
 /* SDM Vol.2 INT n REAL-ADDRESS-MODE, SDM Vol.3 20.1.4. */

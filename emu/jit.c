@@ -14,10 +14,10 @@
  * code as emu/operand.h mem_fast does (the supervisor bank; the set of the
  * first byte, the tag of its page; two ways). Where mem_fast would not
  * answer -- a segment check that fails, CPL 3, an access that crosses a
- * page, a miss -- the run leaves before that
- * instruction (a side exit): the registers written so far stored, the flags
- * as they are there, and the instruction's own thread handler goes on, which
- * looks again and takes the slow path, a fault included. Stores to decoded
+ * page, a miss -- the run leaves before that instruction (a side exit): the
+ * registers written so far stored, the flags as they are there, and the
+ * instruction's own thread handler goes on, which looks again and takes the
+ * slow path, a fault included. Stores to decoded
  * code and watched pages never hit (emu/memory.c), so no store of a run
  * needs the code cache's check.
  *
@@ -46,8 +46,8 @@
 
 #if defined(__x86_64__)
 
-/* Host code per block slot: the longest run (BLOCK_MAX_INSNS instructions of
- * at most JIT_INSN_BYTES, and the prologue, epilogue and flags) fits. */
+/* Host code per block slot. A block's runs that do not fit (about 18 memory
+ * accesses of 32-bit code do) are left to the thread forms. */
 #define JIT_SLOT_BYTES 4096
 
 /* ---- the guest instructions a run may hold ---- */
@@ -133,7 +133,8 @@ static bool classify(const struct insn *in, bool long64, struct op *o)
 		return false;
 	uint64_t mask = size == 8 ? ~0ull : 0xffffffffull;
 	*o = (struct op){ .kind = f->kind, .op = f->op, .size = (uint8_t)size, .src = REG_NONE,
-			  .sets_flags = f->kind != K_MOV && f->kind != K_MOV_IMM };
+			  .sets_flags = f->kind == K_ALU || f->kind == K_TEST || f->kind == K_INCDEC ||
+					f->kind == K_SHIFT };
 	switch (f->operands) {
 	case O_EG: o->dst = in->rm; o->src = in->reg; break;
 	case O_GE: o->dst = in->reg; o->src = in->rm; break;
@@ -162,7 +163,6 @@ static bool classify(const struct insn *in, bool long64, struct op *o)
 	}
 	if (o->dst >= 16 || (o->src != REG_NONE && o->src >= 16))
 		return false;
-	o->sets_flags = o->sets_flags && o->kind != K_LOAD && o->kind != K_STORE;
 	/* SHL/SHR/SAR write every flag only with a count that is not 0 after
 	 * masking (emu/shift.c shift_writes_flags): D1 (1) or C1 ib. */
 	if (f->kind == K_SHIFT) {
@@ -308,6 +308,7 @@ static void pop(struct emit *e, unsigned h)
 #define LAZY(field) (offsetof(struct cpu, lazy) + offsetof(struct lazy_flags, field))
 #define REG(g) (offsetof(struct cpu, regs) + 8 * (size_t)(g))
 
+#define EXITS_PER_ACCESS 6
 struct run {
 	const struct op *ops;
 	unsigned n;
@@ -319,11 +320,13 @@ struct run {
 	uint8_t host[16];          /* guest register -> host register, 0xff: unused */
 	bool written[16];
 	unsigned used;             /* pool entries taken */
-	/* Jumps to each memory access's side exit, to patch. */
+	/* Jumps to each memory access's side exit, to patch: at most
+	 * EXITS_PER_ACCESS per access (32-bit code: CPL, rights, two limits,
+	 * page crossing, TLB miss). */
 	struct exit_jump {
 		uint8_t *at;
 		uint8_t op;
-	} exits[3 * BLOCK_MAX_INSNS];
+	} exits[EXITS_PER_ACCESS * BLOCK_MAX_INSNS];
 	unsigned n_exits;
 };
 
@@ -356,12 +359,16 @@ enum { CC_B = 2, CC_Z = 4, CC_NZ = 5, CC_A = 7 };
 #define CPU(field) offsetof(struct cpu, field)
 #define TLB(field) (offsetof(struct cpu, tlb) + offsetof(struct tlb, field))
 
-/* The side exit of memory access i: a jump to patch. */
+/* The side exit of memory access i: a jump to patch. One that could not be
+ * recorded would stay a jump to the next instruction, past a failed check:
+ * the run is then not installed (as when its slot is full). */
 static void exit_jump(struct emit *e, struct run *r, unsigned i, unsigned cc)
 {
 	uint8_t *at = jump(e, cc);
 	if (r->n_exits < sizeof(r->exits) / sizeof(r->exits[0]))
 		r->exits[r->n_exits++] = (struct exit_jump){ at, (uint8_t)i };
+	else
+		e->p = e->end + 1;
 }
 
 /* A 32/64-bit load or store at [base + disp]: the segment check and the TLB
@@ -547,7 +554,6 @@ struct loop {
 	uint32_t fall_offset;      /* bytes from the block's start to after the Jcc */
 	const uint64_t *pa;        /* the block's pa: BLOCK_INVALID once dropped */
 };
-
 
 /* Leave the run: the written registers stored, the pushed ones popped, on
  * to the thread handler of next, or to handler (next's own, where its thread

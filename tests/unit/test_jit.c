@@ -22,6 +22,8 @@
  *                              supervisor page is the interpreter's #PF
  *   access_beyond_segment_limit  a translated 32-bit load past DS's limit
  *                              whose page is cached: the interpreter's #GP
+ *   run_of_many_accesses       a run of 18 loads whose last is past DS's
+ *                              limit: every check of every access can leave
  *   loop_reads_flags_from_before  a loop block that sets no flag is not
  *                              closed in host code: its JNZ reads flags
  *                              from before the block
@@ -625,6 +627,32 @@ START_TEST(access_beyond_segment_limit)
 }
 END_TEST
 
+/* mov edx, [ebx - 10h]; jmp $+2; then 17 x mov eax, [ebx]; mov eax, [ecx];
+ * hlt in 32-bit code, ECX = FFF8h: a run of 18 accesses (as many as its
+ * slot holds), each with six checks that may leave it, and the last load
+ * past DS's limit: #GP(0) there, as the interpreter's. */
+START_TEST(run_of_many_accesses)
+{
+	protected_segments();
+	stop_at_events(&m, &seen);
+	struct program p = { .len = 0 };
+	static const uint8_t head[] = { 0x8b, 0x53, 0xf0, 0xeb, 0x00 };
+	memcpy(p.bytes, head, sizeof(head));
+	p.len = sizeof(head);
+	for (unsigned i = 0; i < 17; i++) {
+		b(&p, 0x8b);
+		b(&p, 0x03);
+	}
+	b(&p, 0x8b);
+	b(&p, 0x01);
+	b(&p, 0xf4);
+	uint64_t regs[16] = { [R_BX] = 0x100, [R_CX] = 0xfff8 };
+	run_both(&p, regs, 100, 0);
+	ck_assert_uint_eq(blocks.seen.vector, EXC_GP);
+	ck_assert_uint_eq(blocks.rip, 0x40000 + sizeof(head) + 2 * 17);
+}
+END_TEST
+
 static Suite *jit_suite(void)
 {
 	Suite *s = suite_create("jit");
@@ -637,6 +665,7 @@ static Suite *jit_suite(void)
 	tcase_add_test(t, access_crossing_into_absent_page);
 	tcase_add_test(t, user_access_to_supervisor_page);
 	tcase_add_test(t, access_beyond_segment_limit);
+	tcase_add_test(t, run_of_many_accesses);
 	tcase_add_test(t, loop_reads_flags_from_before);
 	tcase_add_test(t, loop_with_store_after_its_flags);
 	tcase_add_test(t, random_loops_32);
