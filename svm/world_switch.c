@@ -235,9 +235,8 @@ status_t svm_vmrun(struct svm *s, uint64_t vmcb_pa, uint64_t next_rip)
 	/* --perturb-exits' exit timing: with the INTR intercept, an interrupt
 	 * may come and go while the guest runs (emu/event_step.h); the exit it
 	 * causes is the one 15.13.1 describes, with nothing pending after it. */
-	if (__builtin_expect(s->spurious_intr != 0, 0) && svm_intercepted(s, SVM_INTERCEPT_INTR)) {
+	if (__builtin_expect(s->spurious_intr != 0, 0) && svm_intercepted(s, SVM_INTERCEPT_INTR))
 		cpu_spurious_intr_after(cpu, perturb_spurious_intr_delay(&s->spurious_intr));
-	}
 
 	/* APM2 15.20: the event is taken before the first guest instruction. */
 	uint64_t eventinj = e->control.eventinj;

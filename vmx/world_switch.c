@@ -740,9 +740,8 @@ status_t vmx_vm_entry(struct vmx *v, struct cpu *cpu, bool launch)
 	 * interruption information invalid (27.2.2), nothing pending after it.
 	 * With acknowledge the exit would have to name a vector: none is made up. */
 	if (__builtin_expect(v->spurious_intr != 0, 0) && ctl(v, VMCS_ROW_PIN_BASED_CONTROLS, VMX_PIN_EXT_INTR_EXITING) &&
-	    !(get(v, VMCS_ROW_EXIT_CONTROLS) & VMX_CTL(VMX_EXITCTL_ACK_INTR_ON_EXIT))) {
+	    !ctl(v, VMCS_ROW_EXIT_CONTROLS, VMX_EXITCTL_ACK_INTR_ON_EXIT))
 		cpu_spurious_intr_after(cpu, perturb_spurious_intr_delay(&v->spurious_intr));
-	}
 
 	/* 26.6: an event to inject is delivered before the first instruction;
 	 * 26.7.2: "If the VM entry is vectoring, the logical processor is in the

@@ -423,13 +423,12 @@ void vmx_run_row(const struct vmx_row *row)
 	l2_event_vector = 0xffffffffu;
 	l2_event_count = 0;
 	int vec = vmx_enter_caught(&c, 0);
-	if (vec == NO_FAULT)
-		resume_unasked_interrupt_exits(&c);
 	if (vec != NO_FAULT) {
 		c.pass = 0;
 		gprintf("# %s: VMLAUNCH raised vector %u in L1 (error 0x%x)\n", row->name, (uint32_t)vec,
 			trap_last.error);
 	} else {
+		resume_unasked_interrupt_exits(&c);
 		check_fields(&c);
 		if (row->extra)
 			row->extra(&c);
