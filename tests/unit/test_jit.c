@@ -347,13 +347,20 @@ static void protected_segments(void)
 	seg_load_descriptor(&c->seg[SR_GS], SEL_DATA, make_desc(DATA, 0xffff, 0x91, 0x4));
 }
 
-static void random_programs(bool long_mode)
+/* The random programs' machine: 64-bit with the sparse page table, or 32-bit
+ * with the data segments above; every exception stops the run. */
+static void random_machine(bool long_mode)
 {
 	if (long_mode)
 		long_mode_sparse();
 	else
 		protected_segments();
 	stop_at_events(&m, &seen);
+}
+
+static void random_programs(bool long_mode)
+{
+	random_machine(long_mode);
 	for (unsigned n = 0; n < 1500; n++) {
 		struct program p = { .len = 0 };
 		for (unsigned i = 0; i < 40; i++)
@@ -473,11 +480,7 @@ static void loop_program(struct program *p, bool long_mode, bool jz)
 
 static void random_loops(bool long_mode)
 {
-	if (long_mode)
-		long_mode_sparse();
-	else
-		protected_segments();
-	stop_at_events(&m, &seen);
+	random_machine(long_mode);
 	for (unsigned n = 0; n < 600; n++) {
 		struct program p = { .len = 0 };
 		loop_program(&p, long_mode, n & 1);
