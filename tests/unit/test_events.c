@@ -298,7 +298,8 @@ static status_t intr_exit_model(void *ctx, struct cpu *cpu, struct exit_record *
 	return ST_VMEXIT;
 }
 
-static status_t armed_none(void *ctx, struct cpu *cpu, struct exit_record *r)
+/* A model that intercepts nothing. */
+static status_t intercepts_nothing(void *ctx, struct cpu *cpu, struct exit_record *r)
 {
 	(void)ctx, (void)cpu, (void)r;
 	return ST_OK;
@@ -399,7 +400,7 @@ START_TEST(spurious_intr_never_delivered)
 	ck_assert_int_eq(RUN(100, 0x90, 0xf4), ST_HALT);
 	ck_assert(!(m.cpu.lines & LINE_INTR_PULSE));
 	m.cpu.rflags |= FLAG_IF;
-	static const struct hv_model let_through = { .name = "none", .intercept = armed_none };
+	static const struct hv_model let_through = { .name = "none", .intercept = intercepts_nothing };
 	m.cpu.hv = &let_through;
 	m.cpu.in_guest = true;
 	pending_vector = 0x40;                 /* what INTA would answer, were it asked */
