@@ -176,10 +176,9 @@ struct block *fetch_block(struct cpu *cpu, status_t *st)
 		for (struct cpu *c = cpu->next_cpu; c && c != cpu; c = c->next_cpu)
 			tlb_protect_phys_page(&c->tlb, pa);
 	}
-	/* Runs of pure register instructions as host code (emu/jit.h); not the
-	 * uncached scratch block, decoded anew each time. */
-	if (b != &cpu->icache->uncached)
-		jit_translate_block(cpu->icache, b);
+	/* Translated when it has proved hot (emu/jit.h); never the uncached
+	 * scratch block, decoded anew each time. */
+	b->heat = b != &cpu->icache->uncached ? cpu->icache->jit_hot : 0;
 	*st = ST_OK;
 	return b;
 }

@@ -27,6 +27,7 @@ struct icache *icache_create(uint64_t ram_size)
 	for (uint64_t p = 0; p < ic->n_pages; p++)
 		ic->pages[p] = (struct code_page){ .head = ICACHE_NONE };
 	ic->uncached.pa = BLOCK_INVALID;
+	ic->jit_hot = JIT_HOT_ENTRIES;
 	return ic;
 }
 

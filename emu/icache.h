@@ -55,6 +55,8 @@ struct block {
 	bool chains;               /* it ends in a near relative branch or runs on into the
 				      next block: CS, CPL and mode stay, links[] apply */
 	uint8_t next_link;         /* the link the next new successor replaces */
+	uint8_t heat;              /* entries left before it is translated (emu/jit.h); 0:
+				      translated, or never to be */
 	struct block_link links[2];
 	struct insn insns[BLOCK_MAX_INSNS + 1];   /* the last: where the threaded run of
 						     the block ends (emu/threaded.h) */
@@ -93,6 +95,7 @@ struct icache {
 	 * needed; jit_failed: the host refused. */
 	uint8_t *jit_code;
 	bool jit_failed;
+	uint8_t jit_hot;           /* a block is translated on its jit_hot-th entry (1..255) */
 	unsigned long jit_runs;
 };
 

@@ -27,12 +27,23 @@
 
 #include <stdbool.h>
 
-struct icache;
-struct block;
+#include "emu/icache.h"
 
-/* Translate the runs of b, a block just decoded into its slot of ic (not the
- * uncached scratch block). Its code replaces what the slot held. */
+/* A block is translated on its JIT_HOT_ENTRIES-th entry (icache.jit_hot):
+ * most of a kernel's blocks run a few times during its boot, and translating
+ * them costs about what their thread forms would. */
+#define JIT_HOT_ENTRIES 16
+
+/* Translate the runs of b, a block in its slot of ic (not the uncached scratch
+ * block). Its code replaces what the slot held. */
 void jit_translate_block(struct icache *ic, struct block *b);
+
+/* Count an entry into b and translate it on the one that makes it hot. */
+static inline void jit_enter(struct icache *ic, struct block *b)
+{
+	if (__builtin_expect(b->heat != 0, 0) && --b->heat == 0)
+		jit_translate_block(ic, b);
+}
 
 /* The runs translated since the cache was made (for tests and profiles). */
 unsigned long jit_runs_translated(const struct icache *ic);

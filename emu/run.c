@@ -23,6 +23,7 @@
 #include "emu/event_step.h"
 #include "emu/fetch.h"
 #include "emu/insn.h"
+#include "emu/jit.h"
 #include "emu/quirks.h"
 #include "emu/threaded.h"
 #include "isa_handlers.h"
@@ -200,6 +201,7 @@ status_t thread_next_block(struct cpu *cpu, const struct insn *end)
 		return ST_OK;
 	cpu->chain_left--;
 	cpu->icount = now;
+	jit_enter(cpu->icache, next);
 	prefetch_links(next);
 	cpu->insn_start = cpu->rip;
 	cpu->block_first = next->insns;
@@ -367,6 +369,7 @@ status_t cpu_run(struct cpu *cpu)
 			 * deadline source have asked for a time already past. */
 			uint64_t budget = cpu->deadline > cpu->icount ? cpu->deadline - cpu->icount : 1;
 			if (b) {
+				jit_enter(cpu->icache, b);
 				struct block *last = b;
 				st = b->count <= budget ? run_block_threaded(cpu, b, &last) : run_block(cpu, b, budget);
 				prev = st == ST_OK && last->chains ? last : NULL;

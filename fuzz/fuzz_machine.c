@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "emu/cpu_model.h"
+#include "emu/icache.h"
 #include "machine/boot_entry.h"
 
 #define HANDLER_REAL 0x500u
@@ -92,6 +93,9 @@ void fuzz_machine_init(struct fuzz_machine *m)
 {
 	if (!bare_machine_init(m, cpu_model_count ? cpu_models[0] : NULL, FUZZ_RAM_SIZE))
 		abort();
+	/* An input's code runs a few times: translated from its first entry,
+	 * or the translator would meet none of it. */
+	m->cpu.icache->jit_hot = 1;
 }
 
 void fuzz_machine_set_restarts(struct fuzz_machine *m, enum fuzz_mode mode, uint32_t first, uint32_t second)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "emu/hv.h"
+#include "emu/icache.h"
 #include "emu/insn.h"
 
 uint64_t make_desc(uint32_t base, uint32_t limit, uint8_t access, uint8_t flags)
@@ -23,6 +24,9 @@ const struct cpu_model *model_named(const char *name)
 void machine_init_bare(struct test_machine *m, const struct cpu_model *model, uint32_t ram_size)
 {
 	ck_assert(bare_machine_init(m, model, ram_size));
+	/* A test's code runs once or a few times: translated from its first
+	 * entry, so that every test meets the translator (emu/jit.h). */
+	m->cpu.icache->jit_hot = 1;
 }
 
 void machine_init_model(struct test_machine *m, const struct cpu_model *model)
