@@ -59,9 +59,26 @@ enum kind {
 	K_MOV,                     /* dst = src */
 	K_MOV_IMM,                 /* dst = imm */
 	K_SHIFT,                   /* dst shifted by an immediate count that is not 0 */
-	K_LOAD,                    /* dst = [base + disp] */
-	K_STORE,                   /* [base + disp] = src */
+	K_LEA,                     /* dst = the address, no access */
+	K_MOVX,                    /* dst = src's low msize bytes, zero- or sign-extended */
+	K_IMUL,                    /* dst = dst * src, or src * imm; its flags must be dead */
+	K_NOT,                     /* dst = ~dst */
+	K_NEG,                     /* dst = 0 - dst */
+	K_ADC,                     /* dst = dst +/- src +/- CF (op 0: ADC, 1: SBB) */
+	K_SETCC,                   /* dst's low byte = cc */
+	K_CMOV,                    /* dst = cc ? src : dst */
+	/* The kinds that touch memory, each at a side exit of its own: */
+	K_LOAD,                    /* dst = [address], msize bytes extended */
+	K_STORE,                   /* [address] = src's low msize bytes */
+	K_ALU_MEM,                 /* dst op= [address]; mem_first: [address] op src, flags only */
+	K_PUSH,                    /* rSP -= 8; [rSP] = src (64-bit code) */
+	K_POP,                     /* dst = [rSP]; rSP += 8, before dst is written */
 };
+
+static bool touches_memory(unsigned kind)
+{
+	return kind >= K_LOAD;
+}
 
 /* Host ALU operations: the /digit of 81 /n, and (x 8 + 1) the r/m, r opcode. */
 enum host_alu { H_ADD = 0, H_OR = 1, H_AND = 4, H_SUB = 5, H_XOR = 6, H_CMP = 7 };
@@ -69,7 +86,7 @@ enum host_alu { H_ADD = 0, H_OR = 1, H_AND = 4, H_SUB = 5, H_XOR = 6, H_CMP = 7 
 enum host_shift { H_SHL = 4, H_SHR = 5, H_SAR = 7 };
 
 /* How the operands come from the decoded instruction. */
-enum operands { O_EG, O_GE, O_EI, O_RM, O_REG, O_REG_IMM, O_RM_IMM, O_MEM };
+enum operands { O_EG, O_GE, O_EI, O_RM, O_REG, O_REG_IMM, O_RM_IMM, O_MEM, O_ANY };
 
 static const struct form {
 	insn_handler exec;
@@ -78,9 +95,19 @@ static const struct form {
 #define ALU(name, op) \
 	{ op_##name##_EG_r32, K_ALU, op, 4, O_EG }, { op_##name##_EG_r64, K_ALU, op, 8, O_EG }, \
 	{ op_##name##_GE_r32, K_ALU, op, 4, O_GE }, { op_##name##_GE_r64, K_ALU, op, 8, O_GE }, \
-	{ op_##name##_EI_r32, K_ALU, op, 4, O_EI }, { op_##name##_EI_r64, K_ALU, op, 8, O_EI }
+	{ op_##name##_EI_r32, K_ALU, op, 4, O_EI }, { op_##name##_EI_r64, K_ALU, op, 8, O_EI }, \
+	{ op_##name##_GE_m32, K_ALU_MEM, op, 4, O_MEM }, { op_##name##_GE_m64, K_ALU_MEM, op, 8, O_MEM }
 	ALU(add, H_ADD), ALU(or, H_OR), ALU(and, H_AND), ALU(sub, H_SUB), ALU(xor, H_XOR), ALU(cmp, H_CMP),
 #undef ALU
+#define CARRY(name, op) \
+	{ op_##name##_EG_r32, K_ADC, op, 4, O_EG }, { op_##name##_EG_r64, K_ADC, op, 8, O_EG }, \
+	{ op_##name##_GE_r32, K_ADC, op, 4, O_GE }, { op_##name##_GE_r64, K_ADC, op, 8, O_GE }, \
+	{ op_##name##_EI_r32, K_ADC, op, 4, O_EI }, { op_##name##_EI_r64, K_ADC, op, 8, O_EI }
+	CARRY(adc, 0), CARRY(sbb, 1),
+#undef CARRY
+	/* CMP [m], r and TEST [m], r: the memory is the first operand. */
+	{ op_cmp_EG_m32, K_ALU_MEM, H_CMP, 4, O_MEM }, { op_cmp_EG_m64, K_ALU_MEM, H_CMP, 8, O_MEM },
+	{ op_test_EG, K_ALU_MEM, H_AND, 0, O_MEM },
 	{ op_test_EG_r32, K_TEST, H_AND, 4, O_EG }, { op_test_EG_r64, K_TEST, H_AND, 8, O_EG },
 	{ op_inc_r32, K_INCDEC, 0, 4, O_RM }, { op_inc_r64, K_INCDEC, 0, 8, O_RM },
 	{ op_dec_r32, K_INCDEC, 1, 4, O_RM }, { op_dec_r64, K_INCDEC, 1, 8, O_RM },
@@ -92,30 +119,100 @@ static const struct form {
 	{ op_sar_r32, K_SHIFT, H_SAR, 4, O_RM }, { op_sar_r64, K_SHIFT, H_SAR, 8, O_RM },
 	{ op_mov_GE_m32, K_LOAD, 0, 4, O_MEM }, { op_mov_GE_m64, K_LOAD, 0, 8, O_MEM },
 	{ op_mov_EG_m32, K_STORE, 0, 4, O_MEM }, { op_mov_EG_m64, K_STORE, 0, 8, O_MEM },
-	/* Any size: only 4 and 8 are taken (below). */
+	/* Any size: what is taken is decided below. */
 	{ op_mov_ZI, K_MOV_IMM, 0, 0, O_REG_IMM }, { op_mov_EI, K_MOV_IMM, 0, 0, O_RM_IMM },
+	{ op_mov_EG, K_STORE, 0, 0, O_MEM },
+	{ op_movzx, K_MOVX, 0, 0, O_ANY }, { op_movsx, K_MOVX, 1, 0, O_ANY },
+	{ op_movsxd, K_MOVX, 1, 0, O_ANY }, { op_movsxd_r64, K_MOVX, 1, 8, O_GE },
+	{ op_movsxd_r32, K_MOV, 0, 4, O_GE },
+	{ op_lea, K_LEA, 0, 0, O_ANY },
+	{ op_imul_GE_r32, K_IMUL, 0, 4, O_GE }, { op_imul_GE_r64, K_IMUL, 0, 8, O_GE },
+	{ op_imul_GEI, K_IMUL, 1, 0, O_ANY },
+	{ op_not, K_NOT, 0, 0, O_RM }, { op_neg, K_NEG, 0, 0, O_RM },
+	{ op_setcc, K_SETCC, 0, 1, O_RM }, { op_cmovcc, K_CMOV, 0, 0, O_GE },
+	{ op_push_Z, K_PUSH, 0, 0, O_REG }, { op_pop_Z, K_POP, 0, 0, O_REG },
 };
 
 /* One guest instruction of a run, as the translator sees it. */
 struct op {
-	uint8_t kind, op, size;
+	uint8_t kind, op, size;    /* size: of the register operand, 4 or 8 */
 	uint8_t dst, src;          /* guest registers; src REG_NONE: imm */
 	uint64_t imm;              /* masked to size */
-	bool sets_flags;
-	uint8_t base, seg;         /* K_LOAD, K_STORE: the address base + disp in seg */
+	bool sets_flags, reads_flags;
+	uint8_t cc;                /* K_SETCC, K_CMOV: the condition; K_ADC: CF's (B) */
+	/* The memory operand (the kinds that touch memory) or K_LEA's address:
+	 * base + index << scale + disp in seg; REG_NONE for an absent part. */
+	uint8_t base, index, scale, seg;
+	uint8_t asize;             /* K_LEA: the address size */
+	uint8_t msize;             /* bytes accessed (K_MOVX: of the source) */
+	bool sign;                 /* K_LOAD, K_MOVX: sign-extended */
+	bool mem_first;            /* K_ALU_MEM: CMP/TEST [m], r */
 	int32_t disp;
 };
 
-/* The flags record each kind leaves (emu/flags.h). */
+/* The flags record each setter leaves (emu/flags.h); K_IMUL leaves none here
+ * (its flags are never stored by a run, below). */
 static uint8_t lazy_kind(const struct op *o)
 {
 	switch (o->kind) {
 	case K_ALU:
+	case K_ALU_MEM:
 		return o->op == H_ADD ? LAZY_ADD : o->op == H_SUB || o->op == H_CMP ? LAZY_SUB : LAZY_LOGIC;
 	case K_TEST: return LAZY_LOGIC;
 	case K_INCDEC: return o->op ? LAZY_DEC : LAZY_INC;
+	case K_ADC: return o->op ? LAZY_SBB : LAZY_ADC;
+	case K_NEG: return LAZY_NEG;
 	default: return o->op == H_SHL ? LAZY_SHL : o->op == H_SHR ? LAZY_SHR : LAZY_SAR;
 	}
+}
+
+/* The status flags a condition code reads (SDM Vol.1 Table B-1). */
+enum { F_CF = 1, F_PF = 2, F_ZF = 4, F_SF = 8, F_OF = 16 };
+static unsigned cond_reads(unsigned cc)
+{
+	static const uint8_t reads[8] = { F_OF, F_CF, F_ZF, F_CF | F_ZF, F_SF, F_PF, F_SF | F_OF, F_ZF | F_SF | F_OF };
+	return reads[(cc >> 1) & 7];
+}
+
+/* The flags the host's own instruction for setter o leaves as the guest's
+ * record defines them: all for ADD/SUB/CMP/ADC/SBB/NEG and the logic ops (AF,
+ * which no condition reads, aside); INC/DEC all but CF, which the host's
+ * keeps from whatever host instruction came before; a shift by an immediate
+ * CF, PF, ZF and SF (OF only for a count of 1, and the model may define it
+ * otherwise); IMUL's are never read from the host. */
+static unsigned host_exact(const struct op *o)
+{
+	switch (o->kind) {
+	case K_INCDEC: return F_PF | F_ZF | F_SF | F_OF;
+	case K_SHIFT: return F_CF | F_PF | F_ZF | F_SF;
+	case K_IMUL: return 0;
+	default: return F_CF | F_PF | F_ZF | F_SF | F_OF;
+	}
+}
+
+/* A memory operand at the code's address size, base and index general
+ * registers, or K_LEA's address at any address size but 16 bits. */
+static bool take_address(const struct insn *in, bool long64, bool lea, struct op *o)
+{
+	if (!in->mem || in->lock || in->base == REG_RIP || (in->base != REG_NONE && in->base >= 16) ||
+	    (in->index != REG_NONE && in->index >= 16) || in->disp != (int32_t)in->disp)
+		return false;
+	if (lea ? in->asize == 2 : in->asize != (long64 ? 8 : 4))
+		return false;
+	o->base = in->base;
+	o->index = in->index;
+	o->scale = in->scale;
+	o->seg = in->seg;
+	o->asize = in->asize;
+	o->disp = (int32_t)in->disp;
+	return true;
+}
+
+/* A byte register operand: without REX, 4-7 are AH, CH, DH, BH (SDM Vol.1
+ * 3.4.1.1), which no host register of the pool has a name for. */
+static bool byte_reg_ok(const struct insn *in, unsigned r)
+{
+	return in->rex != 0 || r < 4;
 }
 
 /* What in is, or false when a run cannot hold it; long64: in 64-bit code
@@ -126,15 +223,33 @@ static bool classify(const struct insn *in, bool long64, struct op *o)
 	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]) && !f; i++)
 		if (forms[i].exec == in->exec)
 			f = &forms[i];
-	if (!f)
+	if (!f || in->lock)
 		return false;
 	unsigned size = f->size ? f->size : in->size;
+	*o = (struct op){ .kind = f->kind, .op = f->op, .size = (uint8_t)size, .src = REG_NONE,
+			  .base = REG_NONE, .index = REG_NONE, .msize = (uint8_t)size };
+	/* K_STORE of op_mov_EG: bytes and words (of any register size). */
+	if (f->exec == op_mov_EG) {
+		if ((size != 1 && size != 2) || !byte_reg_ok(in, in->reg) || !take_address(in, long64, false, o))
+			return false;
+		o->src = o->dst = in->reg;
+		o->size = 8;
+		return in->reg < 16;
+	}
+	if (f->kind == K_SETCC) {
+		if (in->mem || in->rm >= 16 || !byte_reg_ok(in, in->rm))
+			return false;
+		o->dst = in->rm;
+		o->cc = in->opcode & 15;
+		o->reads_flags = true;
+		o->size = 8;
+		return true;
+	}
 	if (size != 4 && size != 8)
 		return false;
 	uint64_t mask = size == 8 ? ~0ull : 0xffffffffull;
-	*o = (struct op){ .kind = f->kind, .op = f->op, .size = (uint8_t)size, .src = REG_NONE,
-			  .sets_flags = f->kind == K_ALU || f->kind == K_TEST || f->kind == K_INCDEC ||
-					f->kind == K_SHIFT };
+	o->sets_flags = f->kind == K_ALU || f->kind == K_TEST || f->kind == K_INCDEC || f->kind == K_SHIFT ||
+			f->kind == K_ALU_MEM || f->kind == K_IMUL || f->kind == K_ADC || f->kind == K_NEG;
 	switch (f->operands) {
 	case O_EG: o->dst = in->rm; o->src = in->reg; break;
 	case O_GE: o->dst = in->reg; o->src = in->rm; break;
@@ -148,20 +263,88 @@ static bool classify(const struct insn *in, bool long64, struct op *o)
 		o->dst = in->rm;
 		o->imm = in->imm & mask;
 		break;
-	default: /* O_MEM: base + disp32 at the code's address size (emu/operand.h insn_ea_at) */
-		if (in->ea_shape != (long64 ? EA_BASE64 : EA_BASE32) || in->base >= 16 || in->lock ||
-		    in->disp != (int32_t)in->disp)
+	case O_ANY: /* the register and an E operand of either kind */
+		o->dst = in->reg;
+		if (f->kind == K_LEA && !in->mem)
 			return false;
-		if (f->kind == K_LOAD)
-			o->dst = in->reg;
-		else
-			o->src = o->dst = in->reg;
-		o->base = in->base;
-		o->seg = in->seg;
-		o->disp = (int32_t)in->disp;
+		if (!in->mem)
+			o->src = in->rm;
+		else if (!take_address(in, long64, f->kind == K_LEA, o))
+			return false;
+		break;
+	default: /* O_MEM */
+		if (!take_address(in, long64, false, o))
+			return false;
+		o->dst = in->reg;
+		if (f->kind == K_STORE || o->kind == K_ALU_MEM)
+			o->src = in->reg;
 		break;
 	}
-	if (o->dst >= 16 || (o->src != REG_NONE && o->src >= 16))
+	switch (f->kind) {
+	case K_ALU_MEM:
+		/* CMP [m], r; TEST [m], r: dst is the memory, src the register. */
+		o->mem_first = f->exec == op_cmp_EG_m32 || f->exec == op_cmp_EG_m64 || f->exec == op_test_EG;
+		if (o->mem_first)
+			o->dst = REG_NONE;
+		else
+			o->src = REG_NONE;
+		if (f->exec == op_test_EG && !in->mem)
+			return false;
+		break;
+	case K_MOVX:
+		/* 0F B6/BE: a byte; 0F B7/BF: a word; 63 (MOVSXD): a doubleword,
+		 * sign-extended only with a 64-bit operand (a 32-bit one is a MOV). */
+		o->msize = f->exec == op_movsxd || f->exec == op_movsxd_r64 ? 4 : (in->opcode & 1) ? 2 : 1;
+		o->sign = f->op;
+		if (f->exec == op_movsxd && size != 8)
+			return false;
+		if (o->src != REG_NONE && o->msize == 1 && !byte_reg_ok(in, o->src))
+			return false;
+		if (in->mem)
+			o->kind = K_LOAD;
+		break;
+	case K_LOAD:
+		o->msize = (uint8_t)size;
+		break;
+	case K_IMUL:
+		if (f->op) {           /* IMUL Gv, Ev, imm: the register form only */
+			if (in->mem)
+				return false;
+			o->imm = in->imm & mask;
+		}
+		break;
+	case K_ADC:
+		o->reads_flags = true;
+		o->cc = 2;             /* B: CF */
+		break;
+	case K_CMOV:
+		/* A 32-bit CMOV whose condition fails writes its destination
+		 * only in 64-bit mode (emu/datamove.c op_cmovcc), as the host's
+		 * always does. */
+		if (in->mem || (size == 4 && !long64))
+			return false;
+		o->cc = in->opcode & 15;
+		o->reads_flags = true;
+		break;
+	case K_PUSH:
+	case K_POP:
+		/* 64-bit code, 64-bit operand: the stack's address is rSP itself,
+		 * with no segment base or limit (SDM Vol.1 3.3.7.1). */
+		if (!long64 || size != 8)
+			return false;
+		o->msize = 8;
+		o->src = in->reg;
+		o->base = R_SP;
+		break;
+	case K_NOT:
+	case K_NEG:
+		if (in->mem)
+			return false;
+		break;
+	default:
+		break;
+	}
+	if ((o->dst != REG_NONE && o->dst >= 16) || (o->src != REG_NONE && o->src >= 16))
 		return false;
 	/* SHL/SHR/SAR write every flag only with a count that is not 0 after
 	 * masking (emu/shift.c shift_writes_flags): D1 (1) or C1 ib. */
@@ -258,12 +441,13 @@ static void store_imm(struct emit *e, size_t off, int32_t v)
 	u32(e, (uint32_t)v);
 }
 
-/* A qword of cpu: the low size bytes of host register h, zero-extended. */
+/* A qword of cpu: the low size bytes of host register h, zero-extended
+ * (through RSI: R11 may hold K_ALU_MEM's operand, still to be stored). */
 static void store_masked(struct emit *e, unsigned h, unsigned size, size_t off)
 {
 	if (size == 4) {
-		rr(e, 0x89, 4, R11, h);
-		h = R11;
+		rr(e, 0x89, 4, RSI, h);
+		h = RSI;
 	}
 	store(e, h, off);
 }
@@ -314,6 +498,8 @@ struct run {
 	unsigned n;
 	bool final[BLOCK_MAX_INSNS];   /* the last flag setter before a side exit or the end */
 	bool cf_source[BLOCK_MAX_INSNS];  /* an S (above) */
+	bool read[BLOCK_MAX_INSNS];    /* a setter whose flags a reader of the run takes
+					  from the host's */
 	int last_setter;           /* the last flag setter of the run, or -1 */
 	bool mem_after_last_setter;
 	bool long64;               /* 64-bit code, else 32-bit */
@@ -371,42 +557,77 @@ static void exit_jump(struct emit *e, struct run *r, unsigned i, unsigned cc)
 		e->p = e->end + 1;
 }
 
-/* A 32/64-bit load or store at [base + disp]: the segment check and the TLB
- * hit as emu/operand.h mem_fast has them, else the side exit. long64: in
- * 64-bit code. */
+/* LEA dst, [base + index << scale + disp32] (w: 64-bit), host registers,
+ * 0xff for an absent base or index: a SIB byte always (the pool has no RSP;
+ * an index of 100b without REX.X is none). */
+static void emit_lea(struct emit *e, bool w, unsigned dst, unsigned base, unsigned index, unsigned scale,
+		     int32_t disp)
+{
+	bool has_base = base != 0xff, has_index = index != 0xff;
+	unsigned x = has_index ? index : RSP;
+	unsigned r = 0x40 | (w ? 8 : 0) | (dst >= 8 ? 4 : 0) | (has_index && index >= 8 ? 2 : 0) |
+		     (has_base && base >= 8 ? 1 : 0);
+	if (r != 0x40)
+		byte(e, r);
+	byte(e, 0x8d);
+	byte(e, (has_base ? 0x80 : 0x00) | (dst & 7) << 3 | 4);
+	byte(e, scale << 6 | (x & 7) << 3 | (has_base ? base & 7 : 5));
+	u32(e, (uint32_t)disp);
+}
+
+/* The host register of a guest one, or 0xff for REG_NONE. */
+static unsigned host_of(const struct run *r, unsigned g)
+{
+	return g == REG_NONE ? 0xff : r->host[g];
+}
+
+/* An instruction with the memory operand [r11 + r10] (the host address) and
+ * ModRM.reg h: prefix66 and w as the operand size asks, opcode of one or two
+ * bytes (0F xx as 0x0fxx). */
+static void host_mem(struct emit *e, bool prefix66, bool w, unsigned opcode, unsigned h)
+{
+	if (prefix66)
+		byte(e, 0x66);
+	byte(e, 0x40 | (w ? 8 : 0) | (h >= 8 ? 4 : 0) | 2 | 1);   /* REX: X = r10, B = r11 */
+	if (opcode > 0xff)
+		byte(e, opcode >> 8);
+	byte(e, opcode & 0xff);
+	byte(e, (h & 7) << 3 | 4);
+	byte(e, (R10 & 7) << 3 | (R11 & 7));
+}
+
+/* A memory access of op i: the address into R10 (its segment checked in
+ * 32-bit code, the FS/GS base added in 64-bit code), the TLB's hit as
+ * emu/operand.h mem_fast finds it, R11 = host - linear; else the side exit. */
 static void emit_access(struct emit *e, struct run *r, unsigned i, bool long64)
 {
 	const struct op *o = &r->ops[i];
-	bool store_it = o->kind == K_STORE;
-	unsigned h = r->host[o->dst], base = r->host[o->base];
-	enum tlb_access acc = store_it ? TLB_WRITE : TLB_READ;
+	bool write = o->kind == K_STORE || o->kind == K_PUSH;
+	enum tlb_access acc = write ? TLB_WRITE : TLB_READ;
+	unsigned base = host_of(r, o->base), index = host_of(r, o->index);
 	/* CPL 3: the user bank and the alignment check; mem_fast's, not here. */
 	cpu_field(e, false, 0x80, 7, CPU(cpl));              /* CMP byte [cpl], 3 */
 	byte(e, 3);
 	exit_jump(e, r, i, CC_Z);
 	size_t seg = CPU(seg) + o->seg * sizeof(struct segment);
-	if (long64) {
-		/* R10 = the linear address: base + disp (+ the FS/GS base). */
-		rex(e, true, R10, base);                      /* LEA r10, [base + disp32] */
-		byte(e, 0x8d);
-		byte(e, 0x80 | (R10 & 7) << 3 | (base & 7));
-		if ((base & 7) == 4)
-			byte(e, 0x24);                        /* SIB: base only */
-		u32(e, (uint32_t)o->disp);
-		if (o->seg == SR_FS || o->seg == SR_GS)
+	if (o->kind == K_PUSH) {
+		emit_lea(e, true, R10, base, 0xff, 0, -8);   /* 64-bit code: rSP - 8 */
+	} else if (long64) {
+		/* R10 = the linear address: the offset (+ the FS/GS base). */
+		emit_lea(e, true, R10, base, index, o->scale, o->disp);
+		if (o->kind != K_POP && (o->seg == SR_FS || o->seg == SR_GS))
 			cpu_field(e, true, 0x03, R10, seg + offsetof(struct segment, base));   /* ADD r10, [base] */
 	} else {
 		/* R10 = the offset, 32 bits (insn_ea_at); then mmu/segment.h
 		 * seg_access_ok: the rights, lo <= offset, offset + size - 1 <= hi;
 		 * then the linear address, 32 bits (seg_linear). */
-		rr(e, 0x89, 4, R10, base);                    /* MOV r10d, base */
-		ri(e, H_ADD, 4, R10, (uint32_t)o->disp);      /* ADD r10d, disp */
+		emit_lea(e, false, R10, base, index, o->scale, o->disp);
 		cpu_field(e, false, 0xf6, 0, seg + offsetof(struct segment, perm));    /* TEST byte [perm], p */
-		byte(e, store_it ? SEG_PERM_WRITE : SEG_PERM_READ);
+		byte(e, write ? SEG_PERM_WRITE : SEG_PERM_READ);
 		exit_jump(e, r, i, CC_Z);
 		cpu_field(e, true, 0x3b, R10, seg + offsetof(struct segment, lo));     /* CMP r10, [lo] */
 		exit_jump(e, r, i, CC_B);
-		byte(e, 0x49); byte(e, 0x8d); byte(e, 0x72); byte(e, o->size - 1);    /* LEA rsi, [r10 + size - 1] */
+		byte(e, 0x49); byte(e, 0x8d); byte(e, 0x72); byte(e, o->msize - 1);   /* LEA rsi, [r10 + size - 1] */
 		cpu_field(e, true, 0x3b, RSI, seg + offsetof(struct segment, hi));     /* CMP rsi, [hi] */
 		exit_jump(e, r, i, CC_A);
 		cpu_field(e, true, 0x03, R10, seg + offsetof(struct segment, base));   /* ADD r10, [base] */
@@ -415,7 +636,7 @@ static void emit_access(struct emit *e, struct run *r, unsigned i, bool long64)
 	/* Within one page, else mem_fast's tag compare would miss. */
 	byte(e, 0x44); byte(e, 0x89); byte(e, 0xd6);          /* MOV esi, r10d */
 	byte(e, 0x81); byte(e, 0xe6); u32(e, PAGE_SIZE - 1);  /* AND esi, FFFh */
-	byte(e, 0x81); byte(e, 0xfe); u32(e, PAGE_SIZE - o->size);   /* CMP esi, 4096 - size */
+	byte(e, 0x81); byte(e, 0xfe); u32(e, PAGE_SIZE - o->msize);   /* CMP esi, 4096 - size */
 	exit_jump(e, r, i, CC_A);
 	/* RSI = the set's first entry (mmu/tlb.h tlb_set_of, bank 0); R11 =
 	 * the page | the current context's id. */
@@ -444,57 +665,177 @@ static void emit_access(struct emit *e, struct run *r, unsigned i, bool long64)
 	patch(e, way0, e->p);
 	byte(e, 0x4c); byte(e, 0x8b); byte(e, 0x9e);                          /* MOV r11, [rsi + host_minus_lin] */
 	u32(e, (uint32_t)offsetof(struct tlb_entry, host_minus_lin));
-	/* MOV h, [r11 + r10] or MOV [r11 + r10], h */
-	byte(e, 0x40 | (o->size == 8 ? 8 : 0) | (h >= 8 ? 4 : 0) | 2 | 1);
-	byte(e, store_it ? 0x89 : 0x8b);
-	byte(e, (h & 7) << 3 | 4);
-	byte(e, (R10 & 7) << 3 | (R11 & 7));
+}
+
+/* The load of K_LOAD into host register h: MOV, MOVZX, MOVSX or MOVSXD from
+ * [r11 + r10], to a register of size bytes. */
+static void emit_load(struct emit *e, const struct op *o, unsigned h)
+{
+	bool w = o->size == 8;
+	switch (o->msize) {
+	case 1: host_mem(e, false, w && o->sign, o->sign ? 0x0fbe : 0x0fb6, h); break;
+	case 2: host_mem(e, false, w && o->sign, o->sign ? 0x0fbf : 0x0fb7, h); break;
+	case 4: host_mem(e, false, w && o->sign, w && o->sign ? 0x63 : 0x8b, h); break;
+	default: host_mem(e, false, true, 0x8b, h); break;
+	}
+}
+
+/* The register form of K_MOVX: dst = src extended (the same encodings with a
+ * register operand). */
+static void emit_movx(struct emit *e, const struct op *o, unsigned d, unsigned src)
+{
+	bool w = o->size == 8 && o->sign;
+	unsigned x = 0x40 | (w ? 8 : 0) | (d >= 8 ? 4 : 0) | (src >= 8 ? 1 : 0);
+	/* A byte source: REX always, so that 4-7 name SPL..DIL (the guest's
+	 * with its REX, byte_reg_ok). */
+	if (x != 0x40 || o->msize == 1)
+		byte(e, x);
+	if (o->msize == 4) {
+		byte(e, w ? 0x63 : 0x8b);
+	} else {
+		byte(e, 0x0f);
+		byte(e, (o->sign ? 0xbe : 0xb6) | (o->msize == 2 ? 1 : 0));
+	}
+	byte(e, 0xc0 | (d & 7) << 3 | (src & 7));
 }
 
 /* The host code of one guest instruction. */
 static void emit_op(struct emit *e, struct run *r, unsigned i)
 {
 	const struct op *o = &r->ops[i];
-	unsigned s = o->size, d = r->host[o->dst];
-	unsigned src = o->src == REG_NONE ? 0xff : r->host[o->src];
+	unsigned s = o->size, d = host_of(r, o->dst), src = host_of(r, o->src);
 	bool final = r->final[i], cf = r->cf_source[i];
-	bool flags_only = o->kind == K_TEST || (o->kind == K_ALU && o->op == H_CMP);
-	if (o->kind == K_MOV) {
+	bool flags_only = o->kind == K_TEST || (o->kind == K_ALU && o->op == H_CMP) ||
+			  (o->kind == K_ALU_MEM && (o->op == H_CMP || o->mem_first));
+	switch (o->kind) {
+	case K_MOV:
 		rr(e, 0x89, s, d, src);
 		return;
-	}
-	if (o->kind == K_MOV_IMM) {
+	case K_MOV_IMM:
 		mov_imm(e, s, d, o->imm);
 		return;
-	}
-	if (o->kind == K_LOAD || o->kind == K_STORE) {
-		emit_access(e, r, i, r->long64);
+	case K_LEA:
+		emit_lea(e, s == 8 && o->asize == 8, d, host_of(r, o->base), host_of(r, o->index), o->scale,
+			 o->disp);
 		return;
+	case K_MOVX:
+		emit_movx(e, o, d, src);
+		return;
+	case K_NOT:
+		rex(e, s == 8, 0, d);
+		byte(e, 0xf7);
+		byte(e, 0xd0 | (d & 7));
+		return;
+	case K_SETCC:
+		byte(e, 0x40 | (d >= 8 ? 1 : 0));    /* REX: the low byte of d */
+		byte(e, 0x0f);
+		byte(e, 0x90 | o->cc);
+		byte(e, 0xc0 | (d & 7));
+		return;
+	case K_CMOV:
+		rex(e, s == 8, d, src);
+		byte(e, 0x0f);
+		byte(e, 0x40 | o->cc);
+		byte(e, 0xc0 | (d & 7) << 3 | (src & 7));
+		return;
+	case K_LOAD:
+		emit_access(e, r, i, r->long64);
+		emit_load(e, o, d);
+		return;
+	case K_STORE:
+		emit_access(e, r, i, r->long64);
+		host_mem(e, o->msize == 2, o->msize == 8, o->msize == 1 ? 0x88 : 0x89, d);
+		return;
+	case K_PUSH:
+		/* PUSH rSP stores the value before the decrement (emu/datamove.c). */
+		emit_access(e, r, i, true);
+		host_mem(e, false, true, 0x89, src);
+		emit_lea(e, true, r->host[R_SP], r->host[R_SP], 0xff, 0, -8);
+		return;
+	case K_POP:
+		/* rSP is incremented before the destination is written: POP rSP
+		 * keeps the value read (emu/datamove.c op_pop_Z). */
+		emit_access(e, r, i, true);
+		host_mem(e, false, true, 0x8b, R11);
+		emit_lea(e, true, r->host[R_SP], r->host[R_SP], 0xff, 0, 8);
+		rr(e, 0x89, 8, d, R11);
+		return;
+	case K_ALU_MEM:
+		/* The operand read into R11; then as a register operation. */
+		emit_access(e, r, i, r->long64);
+		host_mem(e, false, s == 8, 0x8b, R11);
+		if (o->mem_first)
+			d = R11;
+		else
+			src = R11;
+		break;
+	default:
+		break;
 	}
 	/* Flags that nothing reads, of an instruction with no other effect. */
-	if (flags_only && !final && !cf)
+	if (flags_only && !final && !cf && !r->read[i])
 		return;
 	/* L: R10 takes the first source (the value before the operation), and
 	 * for CMP and TEST becomes their result. */
 	if (final)
 		rr(e, 0x89, s, R10, d);
 	unsigned target = flags_only && final ? R10 : d;
+	bool carry_in_stored = false;
 	switch (o->kind) {
 	case K_ALU:
-	case K_TEST: {
+	case K_TEST:
+	case K_ALU_MEM: {
 		/* Into R10: SUB for CMP, AND for TEST; into d: the operation
 		 * itself (CMP and TEST leave d as it is). */
-		unsigned alu = o->kind == K_TEST ? H_AND : o->op;
+		unsigned alu = o->kind == K_TEST || (o->kind == K_ALU_MEM && o->mem_first && o->op == H_AND) ? H_AND
+															 : o->op;
+		bool test = alu == H_AND && flags_only;
 		if (target == R10 && alu == H_CMP)
 			alu = H_SUB;
 		if (src == 0xff)
 			ri(e, alu, s, target, (uint32_t)o->imm);
-		else if (o->kind == K_TEST && target != R10)
+		else if (test && target != R10)
 			rr(e, 0x85, s, target, src);
 		else
 			rr(e, alu * 8 + 1, s, target, src);
 		break;
 	}
+	case K_ADC:
+		/* The record's aux: the carry in, read before the host's ADC/SBB
+		 * consumes it (emu/alu.c alu_compute). */
+		if (final) {
+			store_imm(e, LAZY(aux), 0);
+			byte(e, 0x0f);     /* SETC byte [rdi + aux] */
+			byte(e, 0x92);
+			byte(e, 0x80 | (RDI & 7));
+			u32(e, (uint32_t)LAZY(aux));
+			carry_in_stored = true;
+		}
+		if (src == 0xff)
+			ri(e, o->op ? 3 : 2, s, d, (uint32_t)o->imm);   /* 81 /2 ADC, /3 SBB */
+		else
+			rr(e, o->op ? 0x19 : 0x11, s, d, src);
+		break;
+	case K_IMUL:
+		if (src == 0xff)
+			src = d;
+		if (o->op) {               /* IMUL d, src, imm32 */
+			rex(e, s == 8, d, src);
+			byte(e, 0x69);
+			byte(e, 0xc0 | (d & 7) << 3 | (src & 7));
+			u32(e, (uint32_t)o->imm);
+		} else {                   /* IMUL d, src */
+			rex(e, s == 8, d, src);
+			byte(e, 0x0f);
+			byte(e, 0xaf);
+			byte(e, 0xc0 | (d & 7) << 3 | (src & 7));
+		}
+		return;                    /* its flags are dead (plan_flags) */
+	case K_NEG:
+		rex(e, s == 8, 0, d);
+		byte(e, 0xf7);
+		byte(e, 0xd8 | (d & 7));
+		break;
 	case K_INCDEC:
 		rex(e, s == 8, 0, d);
 		byte(e, 0xff);
@@ -508,8 +849,9 @@ static void emit_op(struct emit *e, struct run *r, unsigned i)
 		break;
 	}
 	/* S: its CF is what the run's last INC/DEC keeps (MOV and the stores
-	 * below leave the host's flags alone; S is never L's INC/DEC). */
-	if (cf) {
+	 * below leave the host's flags alone; S is never L's INC/DEC, nor an
+	 * ADC/SBB: plan_flags). */
+	if (cf && !carry_in_stored) {
 		store_imm(e, LAZY(aux), 0);
 		byte(e, 0x0f);     /* SETC byte [rdi + aux] */
 		byte(e, 0x92);
@@ -530,9 +872,11 @@ static void emit_op(struct emit *e, struct run *r, unsigned i)
 	}
 	if (o->kind == K_INCDEC)
 		store_imm(e, LAZY(src2), 1);
+	else if (o->kind == K_NEG)
+		store_imm(e, LAZY(src2), 0);
 	else if (o->kind == K_SHIFT || src == 0xff)
 		store_u64(e, LAZY(src2), o->imm);
-	else if (o->src == o->dst)
+	else if (src == d)
 		store_masked(e, target == R10 ? d : R10, s, LAZY(src2));
 	else
 		store_masked(e, src, s, LAZY(src2));
@@ -654,7 +998,7 @@ static void emit_run(struct emit *e, struct run *r, const struct insn *insns, co
 	/* The side exits: before memory access i, on to its own handler (the
 	 * first instruction's is the one this code replaces). */
 	for (unsigned i = 0; i < r->n; i++) {
-		if (r->ops[i].kind != K_LOAD && r->ops[i].kind != K_STORE)
+		if (!touches_memory(r->ops[i].kind))
 			continue;
 		for (unsigned x = 0; x < r->n_exits; x++)
 			if (r->exits[x].op == i)
@@ -667,7 +1011,8 @@ static void emit_run(struct emit *e, struct run *r, const struct insn *insns, co
 static struct loop loop_of(const struct block *b, const struct run *r, unsigned n)
 {
 	struct loop lp = { .on = false };
-	if (n + 1 != b->count || r->last_setter < 0 || r->mem_after_last_setter || !b->chains || b->code_size < 32)
+	if (n + 1 != b->count || r->last_setter < 0 || r->mem_after_last_setter || !b->chains || b->code_size < 32 ||
+	    !(host_exact(&r->ops[r->last_setter]) & F_ZF))
 		return lp;
 	const struct insn *j = &b->insns[n];
 	unsigned cc = j->opcode & 15;
@@ -687,68 +1032,101 @@ static struct loop loop_of(const struct block *b, const struct run *r, unsigned 
 /* Gives op o's registers host registers; false when the pool is exhausted. */
 static bool assign(struct run *r, const struct op *o)
 {
-	bool mem = o->kind == K_LOAD || o->kind == K_STORE;
-	uint8_t regs[3] = { o->dst, o->src, mem ? o->base : REG_NONE };
+	uint8_t regs[4] = { o->dst, o->src, o->base, o->index };
 	unsigned need = 0;
-	for (unsigned k = 0; k < 3; k++)
-		if (regs[k] != REG_NONE && r->host[regs[k]] == 0xff && (k == 0 || regs[k] != regs[0]) &&
-		    (k < 2 || regs[k] != regs[1]))
-			need++;
+	for (unsigned k = 0; k < 4; k++) {
+		bool seen = regs[k] == REG_NONE || r->host[regs[k]] != 0xff;
+		for (unsigned j = 0; j < k; j++)
+			seen = seen || regs[j] == regs[k];
+		need += !seen;
+	}
 	if (r->used + need > POOL)
 		return false;
-	for (unsigned k = 0; k < 3; k++)
+	for (unsigned k = 0; k < 4; k++)
 		if (regs[k] != REG_NONE && r->host[regs[k]] == 0xff)
 			r->host[regs[k]] = pool[r->used++];
-	if (o->kind != K_TEST && o->kind != K_STORE && !(o->kind == K_ALU && o->op == H_CMP))
+	bool flags_only = o->kind == K_TEST || (o->kind == K_ALU && o->op == H_CMP) ||
+			  (o->kind == K_ALU_MEM && (o->op == H_CMP || o->mem_first));
+	if (o->kind == K_PUSH || o->kind == K_POP)
+		r->written[R_SP] = true;
+	if (o->kind != K_STORE && o->kind != K_PUSH && !flags_only)
 		r->written[o->dst] = true;
 	return true;
 }
 
-/* The flags plan of ops[0..n) (above): which setters store the record,
- * which store their CF. Returns n, cut before an INC/DEC whose CF would
- * come from before the run. (An S stores its CF as it runs: where the aux it
- * stores is read, at an exit whose last setter is an INC/DEC, no other S
- * can lie between that INC/DEC's S and the exit.) */
+/* The flags plan of ops[0..n) (above), for a run of at most n: which setters
+ * store the record, which store their CF, which compute their flags for a
+ * reader. Returns the run's length, cut before the first instruction that
+ * cannot be planned: an INC/DEC whose CF would come from before the run, from
+ * an IMUL (whose host flags are not the model's) or from an ADC/SBB (whose
+ * record's aux is its carry in); a reader whose flags come from before the
+ * run, through a memory access's host code, or from a setter whose host
+ * instruction does not leave the flags it reads as the model defines them;
+ * an IMUL whose flags are read at an exit. (An S stores its CF as it runs:
+ * where the aux it stores is read, at an exit whose last setter is an
+ * INC/DEC, no other S can lie between that INC/DEC's S and the exit.) */
 static unsigned plan_flags(struct run *r, const struct op *ops, unsigned n)
 {
 	int cf_of[BLOCK_MAX_INSNS];
-	int setter = -1;           /* the last setter but INC/DEC */
-	for (unsigned i = 0; i < n; i++) {
-		if (ops[i].kind == K_INCDEC) {
-			if (setter < 0) {
-				n = i;
-				break;
+	for (;;) {
+		int setter = -1;       /* the last setter but INC/DEC */
+		int host = -1;         /* the setter whose flags the host's are, or -1 */
+		memset(r->read, 0, sizeof(r->read));
+		for (unsigned i = 0; i < n; i++) {
+			const struct op *o = &ops[i];
+			if (touches_memory(o->kind))
+				host = -1;
+			if (o->reads_flags) {
+				if (host < 0 || (cond_reads(o->cc) & ~host_exact(&ops[host])) != 0) {
+					n = i;
+					break;
+				}
+				r->read[host] = true;
 			}
-			cf_of[i] = setter;
-		} else if (ops[i].sets_flags) {
-			setter = (int)i;
+			if (o->kind == K_INCDEC) {
+				if (setter < 0 || ops[setter].kind == K_IMUL || ops[setter].kind == K_ADC) {
+					n = i;
+					break;
+				}
+				cf_of[i] = setter;
+			} else if (o->sets_flags) {
+				setter = (int)i;
+			}
+			if (o->sets_flags)
+				host = (int)i;
 		}
+		memset(r->final, 0, sizeof(r->final));
+		memset(r->cf_source, 0, sizeof(r->cf_source));
+		int last = -1, last_incdec = -1;
+		r->mem_after_last_setter = false;
+		for (unsigned i = 0; i <= n; i++) {
+			bool exit_point = i == n || touches_memory(ops[i].kind);
+			if (exit_point) {
+				if (last >= 0)
+					r->final[last] = true;
+				if (last_incdec >= 0)
+					r->cf_source[cf_of[last_incdec]] = true;
+				if (i < n)
+					r->mem_after_last_setter = true;
+			}
+			if (i == n)
+				break;
+			if (ops[i].sets_flags) {
+				last = (int)i;
+				r->mem_after_last_setter = false;
+			}
+			if (ops[i].kind == K_INCDEC)
+				last_incdec = (int)i;
+		}
+		r->last_setter = last;
+		unsigned cut = n;
+		for (unsigned i = 0; i < n; i++)
+			if (ops[i].kind == K_IMUL && (r->final[i] || r->cf_source[i] || r->read[i]) && cut == n)
+				cut = i;
+		if (cut == n)
+			return n;
+		n = cut;
 	}
-	memset(r->final, 0, sizeof(r->final));
-	memset(r->cf_source, 0, sizeof(r->cf_source));
-	int last = -1, last_incdec = -1;
-	r->mem_after_last_setter = false;
-	for (unsigned i = 0; i <= n; i++) {
-		bool exit_point = i == n || ops[i].kind == K_LOAD || ops[i].kind == K_STORE;
-		if (exit_point) {
-			if (last >= 0)
-				r->final[last] = true;
-			if (last_incdec >= 0)
-				r->cf_source[cf_of[last_incdec]] = true;
-			if (i < n)
-				r->mem_after_last_setter = true;
-		}
-		if (i == n)
-			break;
-		if (ops[i].sets_flags) {
-			last = (int)i;
-			r->mem_after_last_setter = false;
-		}
-		if (ops[i].kind == K_INCDEC)
-			last_incdec = (int)i;
-	}
-	r->last_setter = last;
-	return n;
 }
 
 /* ---- the code area ---- */
