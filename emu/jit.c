@@ -42,6 +42,7 @@
 #include "emu/fast_forms.h"
 #include "emu/flags.h"
 #include "emu/icache.h"
+#include "emu/threaded.h"
 #include "isa_handlers.h"
 
 #if defined(__x86_64__)
@@ -475,13 +476,13 @@ static void mov_imm(struct emit *e, unsigned size, unsigned h, uint64_t v)
 		u32(e, (uint32_t)v);
 }
 
-static void push(struct emit *e, unsigned h)
+static void host_push(struct emit *e, unsigned h)
 {
 	rex(e, false, 0, h);
 	byte(e, 0x50 + (h & 7));
 }
 
-static void pop(struct emit *e, unsigned h)
+static void host_pop(struct emit *e, unsigned h)
 {
 	rex(e, false, 0, h);
 	byte(e, 0x58 + (h & 7));
@@ -908,7 +909,7 @@ static void emit_leave(struct emit *e, const struct run *r, const struct insn *n
 		if (r->host[g] != 0xff && r->written[g])
 			store(e, r->host[g], REG(g));
 	for (unsigned k = r->used; k-- > POOL_CALLER_SAVED;)
-		pop(e, pool[k]);
+		host_pop(e, pool[k]);
 	byte(e, 0x48);             /* MOV rsi, imm64: the next instruction */
 	byte(e, 0xbe);
 	u64(e, (uint64_t)(uintptr_t)next);
@@ -929,16 +930,198 @@ static void emit_leave(struct emit *e, const struct run *r, const struct insn *n
 }
 _Static_assert(offsetof(struct insn, thread) < 128, "jit: the thread pointer within a disp8");
 
+/* A run that reaches its block's end goes on to the next block itself: the
+ * block's branch (a Jcc on the host's flags of the run's own last setter, a
+ * JMP rel) or its fall-through sets rIP, and what emu/run.c
+ * thread_next_block does follows inline, with a jump of this block's own to
+ * the next block's first handler (one indirect jump per block predicts far
+ * better than the one that all blocks share in thread_next_block). Every
+ * check that function makes is made here, in its order; where one fails,
+ * thread_next_block itself runs (rIP stored), and where the taken branch's
+ * target would fault, the branch's own thread handler (emu/branch.c). */
+struct block_end {
+	enum { END_NONE, END_FALL, END_BRANCH } kind;
+	const struct block *b;
+	const struct insn *branch;  /* END_BRANCH: the Jcc or JMP */
+	bool conditional;
+	unsigned cc;
+	uint32_t fall_offset;      /* bytes from the block's start to after it */
+};
+
+/* MOV r, imm64. */
+static void mov_imm64(struct emit *e, unsigned h, uint64_t v)
+{
+	byte(e, 0x48 | (h >= 8 ? 1 : 0));
+	byte(e, 0xb8 + (h & 7));
+	u64(e, v);
+}
+
+/* JMP to a C function by its address, through RAX (free by then; R11 holds
+ * rIP). */
+static void jump_to(struct emit *e, insn_handler handler)
+{
+	uint64_t to;
+	memcpy(&to, &handler, sizeof(to));
+	mov_imm64(e, RAX, to);
+	byte(e, 0xff);             /* JMP rax */
+	byte(e, 0xe0);
+}
+
+/* The registers written stored, the pushed ones popped: the guest's state as
+ * the thread forms would leave it, every host register but RDI free. */
+static void emit_release(struct emit *e, const struct run *r)
+{
+	for (unsigned g = 0; g < 16; g++)
+		if (r->host[g] != 0xff && r->written[g])
+			store(e, r->host[g], REG(g));
+	for (unsigned k = r->used; k-- > POOL_CALLER_SAVED;)
+		host_pop(e, pool[k]);
+}
+
+#define BLOCK(field) offsetof(struct block, field)
+#define LINK(i, field) (offsetof(struct block, links) + (i) * sizeof(struct block_link) + \
+			offsetof(struct block_link, field))
+
+/* With rIP in R11 (and stored): thread_next_block(cpu, end) inline. */
+static void emit_next_block(struct emit *e, const struct block *b)
+{
+	const struct insn *end = &b->insns[b->count];
+	uint8_t *slow[12];
+	unsigned n_slow = 0;
+	cpu_field(e, false, 0x83, 7, CPU(attention));       /* CMP dword [attention], 0 */
+	byte(e, 0);
+	slow[n_slow++] = jump(e, CC_NZ);
+	cpu_field(e, false, 0x83, 7, CPU(chain_left));      /* CMP dword [chain_left], 0 */
+	byte(e, 0);
+	slow[n_slow++] = jump(e, CC_Z);
+	/* Back to its own start, b still cached: b. */
+	cpu_field(e, true, 0x3b, R11, CPU(block_ip));       /* CMP r11, [block_ip] */
+	uint8_t *not_self = jump(e, CC_NZ);
+	mov_imm64(e, RDX, (uint64_t)(uintptr_t)b);
+	byte(e, 0x48); byte(e, 0x83); byte(e, 0x3a); byte(e, 0xff);   /* CMP qword [rdx + pa], -1 */
+	_Static_assert(offsetof(struct block, pa) == 0, "jit: pa first");
+	uint8_t *self_gone = jump(e, CC_Z);
+	uint8_t *found_self = jump(e, 0xe9);
+	patch(e, not_self, e->p);
+	patch(e, self_gone, e->p);
+	/* Its links: the same rIP, link context and target generation
+	 * (emu/run.c follow_link). */
+	mov_imm64(e, RSI, (uint64_t)(uintptr_t)b);
+	cpu_field(e, false, 0x8b, RAX, CPU(link_contexts[0].id));   /* MOV eax, [context id] */
+	uint8_t *found[2];
+	for (unsigned i = 0; i < 2; i++) {
+		uint8_t *next_try[3];
+		byte(e, 0x4c); byte(e, 0x3b); byte(e, 0x9e); u32(e, (uint32_t)LINK(i, rip));   /* CMP r11, [rsi + rip] */
+		next_try[0] = jump(e, CC_NZ);
+		byte(e, 0x3b); byte(e, 0x86); u32(e, (uint32_t)LINK(i, context));             /* CMP eax, [rsi + context] */
+		next_try[1] = jump(e, CC_NZ);
+		byte(e, 0x48); byte(e, 0x8b); byte(e, 0x96); u32(e, (uint32_t)LINK(i, to));   /* MOV rdx, [rsi + to] */
+		byte(e, 0x48); byte(e, 0x8b); byte(e, 0x8a); u32(e, (uint32_t)BLOCK(gen));    /* MOV rcx, [rdx + gen] */
+		byte(e, 0x48); byte(e, 0x3b); byte(e, 0x8e); u32(e, (uint32_t)LINK(i, gen));  /* CMP rcx, [rsi + gen] */
+		next_try[2] = jump(e, CC_NZ);
+		found[i] = jump(e, 0xe9);
+		for (unsigned k = 0; k < 3; k++)
+			patch(e, next_try[k], e->p);
+	}
+	slow[n_slow++] = jump(e, 0xe9);
+	patch(e, found_self, e->p);
+	patch(e, found[0], e->p);
+	patch(e, found[1], e->p);
+	/* RDX = next: within the deadline, not about to become hot. */
+	load(e, RAX, CPU(icount));
+	byte(e, 0x48); byte(e, 0x05); u32(e, b->count);                        /* ADD rax, count */
+	byte(e, 0x0f); byte(e, 0xb6); byte(e, 0x8a); u32(e, (uint32_t)BLOCK(count));   /* MOVZX ecx, byte [rdx + count] */
+	byte(e, 0x48); byte(e, 0x01); byte(e, 0xc1);                           /* ADD rcx, rax */
+	cpu_field(e, true, 0x3b, RCX, CPU(deadline));                          /* CMP rcx, [deadline] */
+	slow[n_slow++] = jump(e, CC_A);
+	byte(e, 0x80); byte(e, 0xba); u32(e, (uint32_t)BLOCK(heat)); byte(e, 0);        /* CMP byte [rdx + heat], 0 */
+	slow[n_slow++] = jump(e, CC_NZ);
+	cpu_field(e, false, 0xff, 1, CPU(chain_left));                         /* DEC dword [chain_left] */
+	store(e, RAX, CPU(icount));
+	mov_imm64(e, RAX, (uint64_t)(uintptr_t)end);
+	store(e, RAX, CPU(cur_insn));
+	store(e, R11, CPU(insn_start));
+	store(e, R11, CPU(block_ip));
+	byte(e, 0x48); byte(e, 0x8d); byte(e, 0xb2); u32(e, (uint32_t)BLOCK(insns));   /* LEA rsi, [rdx + insns] */
+	store(e, RSI, CPU(block_first));
+	byte(e, 0xff); byte(e, 0x66); byte(e, (uint8_t)offsetof(struct insn, thread));  /* JMP [rsi + thread] */
+	/* Anything else: thread_next_block(cpu, end). */
+	uint8_t *to_slow = e->p;
+	for (unsigned k = 0; k < n_slow; k++)
+		patch(e, slow[k], to_slow);
+	mov_imm64(e, RSI, (uint64_t)(uintptr_t)end);
+	jump_to(e, thread_next_block);
+}
+
+/* The end of a run that reaches its block's end (above). */
+static void emit_block_end(struct emit *e, const struct run *r, const struct block_end *be)
+{
+	uint8_t *taken = NULL;
+	if (be->kind == END_BRANCH && be->conditional)
+		taken = jump(e, be->cc);   /* the host's flags are the setter's */
+	/* Not taken, or the fall-through: rIP = the block's start + offset,
+	 * at the code's width (emu/threaded.h insn_next_ip). */
+	load(e, R11, CPU(block_ip));
+	byte(e, 0x49); byte(e, 0x81); byte(e, 0xc3); u32(e, be->fall_offset);   /* ADD r11, offset */
+	cpu_field(e, true, 0x23, R11, CPU(block_ip_mask));                     /* AND r11, [block_ip_mask] */
+	uint8_t *have_rip = NULL, *bad_target[2] = { NULL, NULL };
+	if (be->kind == END_BRANCH) {
+		const struct insn *j = be->branch;
+		if (taken) {
+			have_rip = jump(e, 0xe9);
+			patch(e, taken, e->p);
+			load(e, R11, CPU(block_ip));
+			byte(e, 0x49); byte(e, 0x81); byte(e, 0xc3); u32(e, be->fall_offset);
+			cpu_field(e, true, 0x23, R11, CPU(block_ip_mask));
+		}
+		/* The target: the next rIP + rel at the operand size; then
+		 * emu/branch.c near_target_ok: canonical (48 bits here; the
+		 * thread form decides the rest) in 64-bit mode, within CS's
+		 * limit otherwise. */
+		byte(e, 0x49); byte(e, 0x81); byte(e, 0xc3); u32(e, (uint32_t)j->imm);   /* ADD r11, rel (sign-extended) */
+		if (j->osize == 4)
+			rr(e, 0x89, 4, R11, R11);                      /* MOV r11d, r11d */
+		else if (j->osize == 2) {
+			byte(e, 0x45); byte(e, 0x0f); byte(e, 0xb7); byte(e, 0xdb);   /* MOVZX r11d, r11w */
+		}
+		if (be->b->code_size == 64) {
+			/* RSI: the guest's registers are still in the pool's. */
+			byte(e, 0x4c); byte(e, 0x89); byte(e, 0xde);               /* MOV rsi, r11 */
+			byte(e, 0x48); byte(e, 0xc1); byte(e, 0xe6); byte(e, 16);  /* SHL rsi, 16 */
+			byte(e, 0x48); byte(e, 0xc1); byte(e, 0xfe); byte(e, 16);  /* SAR rsi, 16 */
+			byte(e, 0x4c); byte(e, 0x39); byte(e, 0xde);               /* CMP rsi, r11 */
+			bad_target[0] = jump(e, CC_NZ);
+		} else {
+			size_t lim = CPU(seg) + SR_CS * sizeof(struct segment) + offsetof(struct segment, limit);
+			cpu_field(e, false, 0x3b, R11, lim);           /* CMP r11d, [limit] */
+			bad_target[0] = jump(e, CC_A);
+		}
+	}
+	if (have_rip)
+		patch(e, have_rip, e->p);
+	emit_release(e, r);
+	store(e, R11, CPU(rip));
+	emit_next_block(e, be->b);
+	if (bad_target[0]) {
+		/* The branch's own handler decides (it faults, or LA57 allows
+		 * the target): the flags record was stored by the setter. */
+		patch(e, bad_target[0], e->p);
+		emit_release(e, r);
+		mov_imm64(e, RSI, (uint64_t)(uintptr_t)be->branch);
+		byte(e, 0xff); byte(e, 0x66); byte(e, (uint8_t)offsetof(struct insn, thread));  /* JMP [rsi + thread] */
+	}
+}
+
 /* Write the code of the run of insns at e; next: the instruction after it
  * (with a loop, the block's end slot). Every register the run uses is loaded
  * first, so that any exit may store every one it writes: one not yet
  * written by then holds what memory does. */
 static void emit_run(struct emit *e, struct run *r, const struct insn *insns, const struct insn *next,
-		     const struct loop *lp)
+		     const struct loop *lp, const struct block_end *be)
 {
 	u32(e, 0xfa1e0ff3);        /* ENDBR64: a target of indirect branches */
 	for (unsigned k = POOL_CALLER_SAVED; k < r->used; k++)
-		push(e, pool[k]);
+		host_push(e, pool[k]);
 	for (unsigned g = 0; g < 16; g++)
 		if (r->host[g] != 0xff)
 			load(e, r->host[g], REG(g));
@@ -994,7 +1177,10 @@ static void emit_run(struct emit *e, struct run *r, const struct insn *insns, co
 		patch(e, to_exit, e->p);
 		store(e, R11, CPU(rip));
 	}
-	emit_leave(e, r, next, NULL);
+	if (be->kind != END_NONE)
+		emit_block_end(e, r, be);
+	else
+		emit_leave(e, r, next, NULL);
 	/* The side exits: before memory access i, on to its own handler (the
 	 * first instruction's is the one this code replaces). */
 	for (unsigned i = 0; i < r->n; i++) {
@@ -1027,6 +1213,34 @@ static struct loop loop_of(const struct block *b, const struct run *r, unsigned 
 	lp = (struct loop){ .on = true, .exit_if_zero = cc == CC_NZ, .count = b->count,
 			    .fall_offset = (uint32_t)(j->offset + j->len), .pa = &b->pa };
 	return lp;
+}
+
+/* How a run ending before instruction `upto` of b may end (struct
+ * block_end): at the block's end, with b chaining, the last instruction
+ * pure (END_FALL), or before a JMP rel or a Jcc whose condition the host's
+ * flags hold (END_BRANCH); else END_NONE. */
+static struct block_end end_of(const struct block *b, const struct run *r, unsigned upto)
+{
+	struct block_end be = { .kind = END_NONE, .b = b };
+	if (!b->chains)
+		return be;
+	if (upto == b->count && b->insns[b->count].thread == thread_end_fallthrough) {
+		be.kind = END_FALL;
+		be.fall_offset = b->insns[b->count].offset;
+		return be;
+	}
+	const struct insn *j = &b->insns[b->count - 1];
+	if (upto + 1 != b->count || (j->exec != op_jcc && j->exec != op_jmp) || j->osize == 2)
+		return be;
+	be.conditional = j->exec == op_jcc;
+	be.cc = j->opcode & 15;
+	if (be.conditional && (r->last_setter < 0 || r->mem_after_last_setter ||
+			       (cond_reads(be.cc) & ~host_exact(&r->ops[r->last_setter])) != 0))
+		return be;
+	be.kind = END_BRANCH;
+	be.branch = j;
+	be.fall_offset = (uint32_t)(j->offset + j->len);
+	return be;
 }
 
 /* Gives op o's registers host registers; false when the pool is exhausted. */
@@ -1177,7 +1391,8 @@ void jit_translate_block(struct icache *ic, struct block *b)
 		}
 		uint8_t *start = e.p;
 		struct loop lp = i == 0 ? loop_of(b, &r, n) : (struct loop){ .on = false };
-		emit_run(&e, &r, &b->insns[i], lp.on ? &b->insns[b->count] : &b->insns[i + n], &lp);
+		struct block_end be = lp.on ? (struct block_end){ .kind = END_NONE } : end_of(b, &r, i + n);
+		emit_run(&e, &r, &b->insns[i], lp.on ? &b->insns[b->count] : &b->insns[i + n], &lp, &be);
 		if (e.p > e.end)
 			return;            /* the slot is full: the rest stays as it is */
 		insn_handler h;
