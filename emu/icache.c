@@ -130,4 +130,6 @@ void icache_flush(struct icache *ic)
 		ic->span[s].listed = false;
 	}
 	ic->n_used = 0;
+	/* No block is left to run the translator's code. */
+	jit_flush(ic);
 }

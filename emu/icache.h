@@ -91,10 +91,12 @@ struct icache {
 	size_t map_size;           /* of that mapping (emu/icache.c) */
 	uint64_t n_pages;
 	struct block uncached;     /* scratch for code outside RAM (ROM, MMIO) */
-	/* The translator's code (emu/jit.h): one part per slot, mapped when first
-	 * needed; jit_failed: the host refused. */
+	/* The translator's code (emu/jit.h), mapped when first needed (jit_failed:
+	 * the host refused): jit_used bytes of it hold blocks' code; jit_full:
+	 * a translation found no room, the cache is to be emptied. */
 	uint8_t *jit_code;
-	bool jit_failed;
+	size_t jit_used;
+	bool jit_failed, jit_full;
 	uint8_t jit_hot;           /* a block is translated on its jit_hot-th entry (1..255) */
 	unsigned long jit_runs;
 };

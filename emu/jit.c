@@ -47,9 +47,13 @@
 
 #if defined(__x86_64__)
 
-/* Host code per block slot. A block's runs that do not fit (about 18 memory
- * accesses of 32-bit code do) are left to the thread forms. */
+/* Host code of one block at most: a block's runs that do not fit (about 18
+ * memory accesses of 32-bit code do) are left to the thread forms. */
 #define JIT_SLOT_BYTES 4096
+/* The code area: blocks' code one after another (packed, so that the host's
+ * instruction cache and TLB hold the hot ones), until it is full; then every
+ * decoded block goes (emu/run.c cpu_run, icache_flush) and it starts again. */
+#define JIT_CODE_BYTES (64u << 20)
 
 /* ---- the guest instructions a run may hold ---- */
 
@@ -1349,8 +1353,7 @@ static uint8_t *code_area(struct icache *ic)
 {
 	if (ic->jit_code || ic->jit_failed)
 		return ic->jit_code;
-	size_t size = (size_t)ICACHE_BLOCKS * JIT_SLOT_BYTES;
-	void *m = mmap(NULL, size, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+	void *m = mmap(NULL, JIT_CODE_BYTES, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
 		       -1, 0);
 	if (m == MAP_FAILED) {
 		ic->jit_failed = true;
@@ -1366,8 +1369,13 @@ void jit_translate_block(struct icache *ic, struct block *b)
 	/* 16-bit code: its 32-bit forms are rare, and its addresses wrap at 64 KiB. */
 	if (!area || b < ic->blocks || b >= ic->blocks + ICACHE_BLOCKS || b->code_size == 16)
 		return;
-	struct emit e = { area + (size_t)(b - ic->blocks) * JIT_SLOT_BYTES, NULL };
+	if (ic->jit_used + JIT_SLOT_BYTES > JIT_CODE_BYTES) {
+		ic->jit_full = true;   /* cpu_run empties the cache */
+		return;
+	}
+	struct emit e = { area + ic->jit_used, NULL };
 	e.end = e.p + JIT_SLOT_BYTES;
+	uint8_t *installed = e.p;   /* the end of the code installed so far */
 	struct op ops[BLOCK_MAX_INSNS];
 	unsigned i = 0;
 	while (i < b->count) {
@@ -1385,28 +1393,37 @@ void jit_translate_block(struct icache *ic, struct block *b)
 			n = plan_flags(&r, ops, fit);
 		}
 		r.n = n;
-		if (n < 2) {
+		struct loop lp = i == 0 && n ? loop_of(b, &r, n) : (struct loop){ .on = false };
+		struct block_end be = lp.on || !n ? (struct block_end){ .kind = END_NONE } : end_of(b, &r, i + n);
+		/* One instruction alone is worth it only with the block's end. */
+		if (n < 2 && !(n == 1 && be.kind != END_NONE)) {
 			i += n ? n : 1;
 			continue;
 		}
 		uint8_t *start = e.p;
-		struct loop lp = i == 0 ? loop_of(b, &r, n) : (struct loop){ .on = false };
-		struct block_end be = lp.on ? (struct block_end){ .kind = END_NONE } : end_of(b, &r, i + n);
 		emit_run(&e, &r, &b->insns[i], lp.on ? &b->insns[b->count] : &b->insns[i + n], &lp, &be);
 		if (e.p > e.end)
-			return;            /* the slot is full: the rest stays as it is */
+			break;             /* no room: the rest stays as it is */
+		installed = e.p;
 		insn_handler h;
 		memcpy(&h, &start, sizeof(h));  /* the code as a function */
 		b->insns[i].thread = h;
 		ic->jit_runs++;
 		i += n;
 	}
+	ic->jit_used = ((size_t)(installed - area) + 15) & ~(size_t)15;
+}
+
+void jit_flush(struct icache *ic)
+{
+	ic->jit_used = 0;
+	ic->jit_full = false;
 }
 
 void jit_release(struct icache *ic)
 {
 	if (ic->jit_code)
-		munmap(ic->jit_code, (size_t)ICACHE_BLOCKS * JIT_SLOT_BYTES);
+		munmap(ic->jit_code, JIT_CODE_BYTES);
 	ic->jit_code = NULL;
 }
 
@@ -1416,6 +1433,11 @@ void jit_translate_block(struct icache *ic, struct block *b)
 {
 	(void)ic;
 	(void)b;
+}
+
+void jit_flush(struct icache *ic)
+{
+	(void)ic;
 }
 
 void jit_release(struct icache *ic)

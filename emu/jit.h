@@ -48,6 +48,9 @@ static inline void jit_enter(struct icache *ic, struct block *b)
 /* The runs translated since the cache was made (for tests and profiles). */
 unsigned long jit_runs_translated(const struct icache *ic);
 
+/* Forget every translation (icache_flush: no block refers to one any more). */
+void jit_flush(struct icache *ic);
+
 /* Free the code of ic (icache_destroy). */
 void jit_release(struct icache *ic);
 

@@ -337,6 +337,12 @@ status_t cpu_run(struct cpu *cpu)
 	for (;;) {
 		status_t st;
 		bool one_step = false;
+		/* The translator's code area is full: start again, here where no
+		 * block is running (emu/jit.c). */
+		if (__builtin_expect(cpu->icache->jit_full, 0)) {
+			icache_flush(cpu->icache);
+			prev = NULL;
+		}
 		if (__builtin_expect(cpu->attention != 0 || cpu->icount >= cpu->deadline, 0)) {
 			prev = NULL;
 			st = event_step(cpu, &one_step);
