@@ -196,8 +196,18 @@ status_t thread_next_block(struct cpu *cpu, const struct insn *end)
 	 * of a chaining block changes CS, CPL or the TLB but the last, which does
 	 * not go back to the start). */
 	struct block *next = cpu->rip == cpu->block_ip && b->pa != BLOCK_INVALID ? b : follow_link(cpu, b);
+	/* No link (a RET to another caller, an indirect jump elsewhere): the
+	 * block cached for the new rIP, as cpu_run would look it up but without
+	 * a fetch (which might fault or decode), linked as cpu_run would link it
+	 * (the link context is the chain's: nothing in it has changed). */
+	if (!next) {
+		next = block_lookup(cpu);
+		if (!next)
+			return ST_OK;
+		add_link(cpu, b, next);
+	}
 	uint64_t now = cpu->icount + end->nth;
-	if (!next || now + next->count > cpu->deadline)
+	if (now + next->count > cpu->deadline)
 		return ST_OK;
 	cpu->chain_left--;
 	cpu->icount = now;
