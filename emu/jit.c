@@ -72,12 +72,16 @@ enum kind {
 	K_ADC,                     /* dst = dst +/- src +/- CF (op 0: ADC, 1: SBB) */
 	K_SETCC,                   /* dst's low byte = cc */
 	K_CMOV,                    /* dst = cc ? src : dst */
+	K_NOP,                     /* nothing (NOP Ev never reads its operand) */
 	/* The kinds that touch memory, each at a side exit of its own: */
 	K_LOAD,                    /* dst = [address], msize bytes extended */
 	K_STORE,                   /* [address] = src's low msize bytes */
 	K_ALU_MEM,                 /* dst op= [address]; mem_first: [address] op src, flags only */
 	K_PUSH,                    /* rSP -= 8; [rSP] = src (64-bit code) */
 	K_POP,                     /* dst = [rSP]; rSP += 8, before dst is written */
+	/* A block's last instruction, after its run (struct block_end): */
+	K_CALL,                    /* CALL rel32 in 64-bit code: push the next rIP, jump */
+	K_RET,                     /* RET in 64-bit code: pop rIP */
 };
 
 static bool touches_memory(unsigned kind)
@@ -91,7 +95,7 @@ enum host_alu { H_ADD = 0, H_OR = 1, H_AND = 4, H_SUB = 5, H_XOR = 6, H_CMP = 7 
 enum host_shift { H_SHL = 4, H_SHR = 5, H_SAR = 7 };
 
 /* How the operands come from the decoded instruction. */
-enum operands { O_EG, O_GE, O_EI, O_RM, O_REG, O_REG_IMM, O_RM_IMM, O_MEM, O_ANY };
+enum operands { O_EG, O_GE, O_EI, O_RM, O_REG, O_REG_IMM, O_RM_IMM, O_MEM, O_ANY, O_ACC };
 
 static const struct form {
 	insn_handler exec;
@@ -124,7 +128,8 @@ static const struct form {
 	{ op_sar_r32, K_SHIFT, H_SAR, 4, O_RM }, { op_sar_r64, K_SHIFT, H_SAR, 8, O_RM },
 	{ op_mov_GE_m32, K_LOAD, 0, 4, O_MEM }, { op_mov_GE_m64, K_LOAD, 0, 8, O_MEM },
 	{ op_mov_EG_m32, K_STORE, 0, 4, O_MEM }, { op_mov_EG_m64, K_STORE, 0, 8, O_MEM },
-	/* Any size: what is taken is decided below. */
+	/* Any size: what is taken is decided below (op_mov_EI: a store with a
+	 * memory operand). */
 	{ op_mov_ZI, K_MOV_IMM, 0, 0, O_REG_IMM }, { op_mov_EI, K_MOV_IMM, 0, 0, O_RM_IMM },
 	{ op_mov_EG, K_STORE, 0, 0, O_MEM },
 	{ op_movzx, K_MOVX, 0, 0, O_ANY }, { op_movsx, K_MOVX, 1, 0, O_ANY },
@@ -136,6 +141,15 @@ static const struct form {
 	{ op_not, K_NOT, 0, 0, O_RM }, { op_neg, K_NEG, 0, 0, O_RM },
 	{ op_setcc, K_SETCC, 0, 1, O_RM }, { op_cmovcc, K_CMOV, 0, 0, O_GE },
 	{ op_push_Z, K_PUSH, 0, 0, O_REG }, { op_pop_Z, K_POP, 0, 0, O_REG },
+	{ op_nop, K_NOP, 0, 0, O_ANY }, { op_xchg_Z, K_NOP, 0, 0, O_REG },
+	/* The accumulator and an immediate (04/05-3C/3D, A8/A9). */
+	{ op_add_AI, K_ALU, H_ADD, 0, O_ACC }, { op_or_AI, K_ALU, H_OR, 0, O_ACC },
+	{ op_and_AI, K_ALU, H_AND, 0, O_ACC }, { op_sub_AI, K_ALU, H_SUB, 0, O_ACC },
+	{ op_xor_AI, K_ALU, H_XOR, 0, O_ACC }, { op_cmp_AI, K_ALU, H_CMP, 0, O_ACC },
+	{ op_test_AI, K_TEST, H_AND, 0, O_ACC },
+	/* CMP [m], imm and TEST [m], imm; MOV [m], imm. */
+	{ op_cmp_EI_m32, K_ALU_MEM, H_CMP, 4, O_MEM }, { op_cmp_EI_m64, K_ALU_MEM, H_CMP, 8, O_MEM },
+	{ op_test_EI, K_ALU_MEM, H_AND, 0, O_MEM },
 };
 
 /* One guest instruction of a run, as the translator sees it. */
@@ -152,6 +166,8 @@ struct op {
 	uint8_t msize;             /* bytes accessed (K_MOVX: of the source) */
 	bool sign;                 /* K_LOAD, K_MOVX: sign-extended */
 	bool mem_first;            /* K_ALU_MEM: CMP/TEST [m], r */
+	bool rip_rel;              /* the address is rIP-relative: disp counts from the
+				      block's start (64-bit code) */
 	int32_t disp;
 };
 
@@ -199,10 +215,23 @@ static unsigned host_exact(const struct op *o)
  * registers, or K_LEA's address at any address size but 16 bits. */
 static bool take_address(const struct insn *in, bool long64, bool lea, struct op *o)
 {
-	if (!in->mem || in->lock || in->base == REG_RIP || (in->base != REG_NONE && in->base >= 16) ||
-	    (in->index != REG_NONE && in->index >= 16) || in->disp != (int32_t)in->disp)
+	if (!in->mem || in->lock || (in->index != REG_NONE && in->index >= 16) || in->disp != (int32_t)in->disp)
 		return false;
 	if (lea ? in->asize == 2 : in->asize != (long64 ? 8 : 4))
+		return false;
+	if (in->base == REG_RIP) {
+		/* The next instruction's rIP + disp (SDM Vol.2 2.2.1.6), 64-bit
+		 * addresses only: from the block's start, a constant. */
+		int64_t from_block = (int64_t)in->offset + in->len + in->disp;
+		if (!long64 || in->asize != 8 || from_block != (int32_t)from_block)
+			return false;
+		o->rip_rel = true;
+		o->seg = in->seg;
+		o->asize = 8;
+		o->disp = (int32_t)from_block;
+		return true;
+	}
+	if (in->base != REG_NONE && in->base >= 16)
 		return false;
 	o->base = in->base;
 	o->index = in->index;
@@ -241,6 +270,25 @@ static bool classify(const struct insn *in, bool long64, struct op *o)
 		o->size = 8;
 		return in->reg < 16;
 	}
+	if (f->kind == K_NOP) {
+		/* 0F 1F /r; 90 (XCHG rAX, rAX, no REX.B), and 66 90. */
+		o->dst = REG_NONE;
+		return f->exec == op_nop || in->reg == R_AX;
+	}
+	if (f->exec == op_mov_EI) {
+		/* MOV [m], imm of any size (K_STORE of an immediate); the
+		 * register form is K_MOV_IMM's. */
+		if (!in->mem)
+			goto reg_form;
+		if (!take_address(in, long64, false, o))
+			return false;
+		o->kind = K_STORE;
+		o->dst = REG_NONE;
+		o->imm = in->imm & (size == 8 ? ~0ull : (1ull << (8 * size)) - 1);
+		o->size = 8;
+		return true;
+	}
+reg_form:
 	if (f->kind == K_SETCC) {
 		if (in->mem || in->rm >= 16 || !byte_reg_ok(in, in->rm))
 			return false;
@@ -262,6 +310,7 @@ static bool classify(const struct insn *in, bool long64, struct op *o)
 	case O_RM: o->dst = in->rm; break;
 	case O_REG: o->dst = in->reg; break;
 	case O_REG_IMM: o->dst = in->reg; o->imm = in->imm & mask; break;
+	case O_ACC: o->dst = R_AX; o->imm = in->imm & mask; break;
 	case O_RM_IMM: /* MOV Ev, Iz with a register operand only */
 		if (in->mem)
 			return false;
@@ -288,11 +337,16 @@ static bool classify(const struct insn *in, bool long64, struct op *o)
 	switch (f->kind) {
 	case K_ALU_MEM:
 		/* CMP [m], r; TEST [m], r: dst is the memory, src the register. */
-		o->mem_first = f->exec == op_cmp_EG_m32 || f->exec == op_cmp_EG_m64 || f->exec == op_test_EG;
+		o->mem_first = f->exec == op_cmp_EG_m32 || f->exec == op_cmp_EG_m64 || f->exec == op_test_EG ||
+			       f->exec == op_cmp_EI_m32 || f->exec == op_cmp_EI_m64 || f->exec == op_test_EI;
 		if (o->mem_first)
 			o->dst = REG_NONE;
 		else
 			o->src = REG_NONE;
+		if (f->exec == op_cmp_EI_m32 || f->exec == op_cmp_EI_m64 || f->exec == op_test_EI) {
+			o->src = REG_NONE;
+			o->imm = in->imm & mask;
+		}
 		if (f->exec == op_test_EG && !in->mem)
 			return false;
 		break;
@@ -607,7 +661,7 @@ static void host_mem(struct emit *e, bool prefix66, bool w, unsigned opcode, uns
 static void emit_access(struct emit *e, struct run *r, unsigned i, bool long64)
 {
 	const struct op *o = &r->ops[i];
-	bool write = o->kind == K_STORE || o->kind == K_PUSH;
+	bool write = o->kind == K_STORE || o->kind == K_PUSH || o->kind == K_CALL;
 	enum tlb_access acc = write ? TLB_WRITE : TLB_READ;
 	unsigned base = host_of(r, o->base), index = host_of(r, o->index);
 	/* CPL 3: the user bank and the alignment check; mem_fast's, not here. */
@@ -615,12 +669,17 @@ static void emit_access(struct emit *e, struct run *r, unsigned i, bool long64)
 	byte(e, 3);
 	exit_jump(e, r, i, CC_Z);
 	size_t seg = CPU(seg) + o->seg * sizeof(struct segment);
-	if (o->kind == K_PUSH) {
+	if (o->kind == K_PUSH || o->kind == K_CALL) {
 		emit_lea(e, true, R10, base, 0xff, 0, -8);   /* 64-bit code: rSP - 8 */
 	} else if (long64) {
 		/* R10 = the linear address: the offset (+ the FS/GS base). */
-		emit_lea(e, true, R10, base, index, o->scale, o->disp);
-		if (o->kind != K_POP && (o->seg == SR_FS || o->seg == SR_GS))
+		if (o->rip_rel) {
+			load(e, R10, CPU(block_ip));
+			emit_lea(e, true, R10, R10, 0xff, 0, o->disp);
+		} else {
+			emit_lea(e, true, R10, base, index, o->scale, o->disp);
+		}
+		if (o->kind != K_POP && o->kind != K_RET && (o->seg == SR_FS || o->seg == SR_GS))
 			cpu_field(e, true, 0x03, R10, seg + offsetof(struct segment, base));   /* ADD r10, [base] */
 	} else {
 		/* R10 = the offset, 32 bits (insn_ea_at); then mmu/segment.h
@@ -720,8 +779,15 @@ static void emit_op(struct emit *e, struct run *r, unsigned i)
 		mov_imm(e, s, d, o->imm);
 		return;
 	case K_LEA:
+		if (o->rip_rel) {
+			load(e, d, CPU(block_ip));
+			emit_lea(e, s == 8, d, d, 0xff, 0, o->disp);
+			return;
+		}
 		emit_lea(e, s == 8 && o->asize == 8, d, host_of(r, o->base), host_of(r, o->index), o->scale,
 			 o->disp);
+		return;
+	case K_NOP:
 		return;
 	case K_MOVX:
 		emit_movx(e, o, d, src);
@@ -749,7 +815,14 @@ static void emit_op(struct emit *e, struct run *r, unsigned i)
 		return;
 	case K_STORE:
 		emit_access(e, r, i, r->long64);
-		host_mem(e, o->msize == 2, o->msize == 8, o->msize == 1 ? 0x88 : 0x89, d);
+		if (o->src != REG_NONE) {
+			host_mem(e, o->msize == 2, o->msize == 8, o->msize == 1 ? 0x88 : 0x89, d);
+			return;
+		}
+		/* MOV [m], imm: C6 /0 ib, 66 C7 /0 iw, C7 /0 id, REX.W C7 /0 id. */
+		host_mem(e, o->msize == 2, o->msize == 8, o->msize == 1 ? 0xc6 : 0xc7, 0);
+		for (unsigned k = 0; k < (o->msize < 4 ? o->msize : 4u); k++)
+			byte(e, (o->imm >> (8 * k)) & 0xff);
 		return;
 	case K_PUSH:
 		/* PUSH rSP stores the value before the decrement (emu/datamove.c). */
@@ -797,7 +870,12 @@ static void emit_op(struct emit *e, struct run *r, unsigned i)
 		bool test = alu == H_AND && flags_only;
 		if (target == R10 && alu == H_CMP)
 			alu = H_SUB;
-		if (src == 0xff)
+		if (src == 0xff && test && target != R10) {
+			rex(e, s == 8, 0, target);     /* TEST target, imm32: F7 /0 */
+			byte(e, 0xf7);
+			byte(e, 0xc0 | (target & 7));
+			u32(e, (uint32_t)o->imm);
+		} else if (src == 0xff)
 			ri(e, alu, s, target, (uint32_t)o->imm);
 		else if (test && target != R10)
 			rr(e, 0x85, s, target, src);
@@ -944,9 +1022,10 @@ _Static_assert(offsetof(struct insn, thread) < 128, "jit: the thread pointer wit
  * thread_next_block itself runs (rIP stored), and where the taken branch's
  * target would fault, the branch's own thread handler (emu/branch.c). */
 struct block_end {
-	enum { END_NONE, END_FALL, END_BRANCH } kind;
+	enum { END_NONE, END_FALL, END_BRANCH, END_CALL, END_RET } kind;
 	const struct block *b;
-	const struct insn *branch;  /* END_BRANCH: the Jcc or JMP */
+	const struct insn *branch;  /* END_BRANCH: the Jcc or JMP; END_CALL, END_RET: the
+				       CALL or RET (ops[n] of the run: K_CALL, K_RET) */
 	bool conditional;
 	unsigned cc;
 	uint32_t fall_offset;      /* bytes from the block's start to after it */
@@ -1057,9 +1136,72 @@ static void emit_next_block(struct emit *e, const struct block *b)
 	jump_to(e, thread_next_block);
 }
 
-/* The end of a run that reaches its block's end (above). */
-static void emit_block_end(struct emit *e, const struct run *r, const struct block_end *be)
+/* JMP [rsi + thread] with RSI = in: on to in's thread handler. */
+static void jump_thread(struct emit *e, const struct insn *in)
 {
+	mov_imm64(e, RSI, (uint64_t)(uintptr_t)in);
+	byte(e, 0xff); byte(e, 0x66); byte(e, (uint8_t)offsetof(struct insn, thread));
+}
+
+/* Is the 64-bit value in host register v canonical at 48 bits? Leaves ZF
+ * clear where not (t: a scratch register). */
+static void canonical48(struct emit *e, unsigned t, unsigned v)
+{
+	rr(e, 0x89, 8, t, v);                                     /* MOV t, v */
+	rex(e, true, 0, t); byte(e, 0xc1); byte(e, 0xe0 | (t & 7)); byte(e, 16);   /* SHL t, 16 */
+	rex(e, true, 0, t); byte(e, 0xc1); byte(e, 0xf8 | (t & 7)); byte(e, 16);   /* SAR t, 16 */
+	rr(e, 0x39, 8, t, v);                                     /* CMP t, v */
+}
+
+/* A block's CALL rel32 or RET in 64-bit code after its run, as emu/branch.c
+ * thr_call and thr_ret do it: a canonical target (48 bits here) and the stack
+ * slot a TLB hit, else every check in the order of the SDM by their own
+ * handler (a side exit, before anything has changed); then rIP, rSP and the
+ * slot, and on to the next block. */
+static void emit_call_ret(struct emit *e, struct run *r, const struct block_end *be)
+{
+	const struct insn *j = be->branch;
+	unsigned n = r->n, sp = r->host[R_SP];
+	if (be->kind == END_CALL) {
+		/* The target first: R10 = the next rIP + rel. */
+		load(e, R10, CPU(block_ip));
+		emit_lea(e, true, R10, R10, 0xff, 0, (int32_t)be->fall_offset);
+		emit_lea(e, true, R10, R10, 0xff, 0, (int32_t)j->imm);
+		canonical48(e, RSI, R10);
+		exit_jump(e, r, n, CC_NZ);
+		emit_access(e, r, n, true);                     /* [rSP - 8], a write */
+		load(e, RSI, CPU(block_ip));
+		emit_lea(e, true, RSI, RSI, 0xff, 0, (int32_t)be->fall_offset);   /* the return address */
+		host_mem(e, false, true, 0x89, RSI);            /* MOV [r11 + r10], rsi */
+		emit_lea(e, true, sp, sp, 0xff, 0, -8);
+		emit_lea(e, true, R11, RSI, 0xff, 0, (int32_t)j->imm);            /* rIP = the target */
+	} else {
+		emit_access(e, r, n, true);                     /* [rSP], a read */
+		host_mem(e, false, true, 0x8b, RSI);            /* MOV rsi, [r11 + r10] */
+		canonical48(e, R10, RSI);
+		exit_jump(e, r, n, CC_NZ);
+		emit_lea(e, true, sp, sp, 0xff, 0, 8);
+		rr(e, 0x89, 8, R11, RSI);                       /* rIP = the address popped */
+	}
+	emit_release(e, r);
+	store(e, R11, CPU(rip));
+	emit_next_block(e, be->b);
+	/* Its side exits: its own handler, the run's registers stored. */
+	uint8_t *own = e->p;
+	for (unsigned x = 0; x < r->n_exits; x++)
+		if (r->exits[x].op == n)
+			patch(e, r->exits[x].at, own);
+	emit_release(e, r);
+	jump_thread(e, j);
+}
+
+/* The end of a run that reaches its block's end (above). */
+static void emit_block_end(struct emit *e, struct run *r, const struct block_end *be)
+{
+	if (be->kind == END_CALL || be->kind == END_RET) {
+		emit_call_ret(e, r, be);
+		return;
+	}
 	uint8_t *taken = NULL;
 	if (be->kind == END_BRANCH && be->conditional)
 		taken = jump(e, be->cc);   /* the host's flags are the setter's */
@@ -1183,6 +1325,8 @@ static void emit_run(struct emit *e, struct run *r, const struct insn *insns, co
 	}
 	if (be->kind != END_NONE)
 		emit_block_end(e, r, be);
+	else if (next == &be->b->insns[be->b->count] && !lp->on)
+		emit_leave(e, r, next, thread_end_fallthrough);   /* rIP: the block's end (above) */
 	else
 		emit_leave(e, r, next, NULL);
 	/* The side exits: before memory access i, on to its own handler (the
@@ -1223,18 +1367,38 @@ static struct loop loop_of(const struct block *b, const struct run *r, unsigned 
  * block_end): at the block's end, with b chaining, the last instruction
  * pure (END_FALL), or before a JMP rel or a Jcc whose condition the host's
  * flags hold (END_BRANCH); else END_NONE. */
-static struct block_end end_of(const struct block *b, const struct run *r, unsigned upto)
+static bool assign(struct run *r, const struct op *o);
+
+static struct block_end end_of(const struct block *b, struct run *r, struct op *ops, unsigned upto)
 {
 	struct block_end be = { .kind = END_NONE, .b = b };
 	if (!b->chains)
 		return be;
-	if (upto == b->count && b->insns[b->count].thread == thread_end_fallthrough) {
+	/* Every instruction a run holds falls through; its thread form may be a
+	 * step (a rIP-relative LEA), after which the end slot would take rIP as
+	 * the step left it: the run sets it. */
+	if (upto == b->count) {
 		be.kind = END_FALL;
 		be.fall_offset = b->insns[b->count].offset;
 		return be;
 	}
 	const struct insn *j = &b->insns[b->count - 1];
-	if (upto + 1 != b->count || (j->exec != op_jcc && j->exec != op_jmp) || j->osize == 2)
+	if (upto + 1 != b->count)
+		return be;
+	/* CALL rel32 and RET (C3) in 64-bit code: an op of their own after the
+	 * run's (ops[n]), rSP in a host register. */
+	bool call = j->exec == op_call && j->opcode == 0xe8, ret = j->exec == op_ret && j->opcode == 0xc3;
+	if ((call || ret) && b->code_size == 64 && j->osize == 8) {
+		ops[r->n] = (struct op){ .kind = call ? K_CALL : K_RET, .size = 8, .msize = 8, .dst = REG_NONE,
+					 .src = REG_NONE, .base = R_SP, .index = REG_NONE, .seg = SR_SS };
+		if (!assign(r, &ops[r->n]))
+			return be;
+		be.kind = call ? END_CALL : END_RET;
+		be.branch = j;
+		be.fall_offset = (uint32_t)(j->offset + j->len);
+		return be;
+	}
+	if ((j->exec != op_jcc && j->exec != op_jmp) || j->osize == 2)
 		return be;
 	be.conditional = j->exec == op_jcc;
 	be.cc = j->opcode & 15;
@@ -1265,9 +1429,9 @@ static bool assign(struct run *r, const struct op *o)
 			r->host[regs[k]] = pool[r->used++];
 	bool flags_only = o->kind == K_TEST || (o->kind == K_ALU && o->op == H_CMP) ||
 			  (o->kind == K_ALU_MEM && (o->op == H_CMP || o->mem_first));
-	if (o->kind == K_PUSH || o->kind == K_POP)
+	if (o->kind == K_PUSH || o->kind == K_POP || o->kind == K_CALL || o->kind == K_RET)
 		r->written[R_SP] = true;
-	if (o->kind != K_STORE && o->kind != K_PUSH && !flags_only)
+	if (o->dst != REG_NONE && o->kind != K_STORE && o->kind != K_PUSH && !flags_only)
 		r->written[o->dst] = true;
 	return true;
 }
@@ -1394,7 +1558,7 @@ void jit_translate_block(struct icache *ic, struct block *b)
 		}
 		r.n = n;
 		struct loop lp = i == 0 && n ? loop_of(b, &r, n) : (struct loop){ .on = false };
-		struct block_end be = lp.on || !n ? (struct block_end){ .kind = END_NONE } : end_of(b, &r, i + n);
+		struct block_end be = lp.on || !n ? (struct block_end){ .kind = END_NONE, .b = b } : end_of(b, &r, ops, i + n);
 		/* One instruction alone is worth it only with the block's end. */
 		if (n < 2 && !(n == 1 && be.kind != END_NONE)) {
 			i += n ? n : 1;
