@@ -63,6 +63,55 @@
  *                              instruction limit at a random point:
  *                              registers, flags, memory, rIP and time as the
  *                              single steps leave them
+ *
+ * A translated run that reaches its block's end takes the block's Jcc, JMP
+ * rel or fall-through itself and goes on to the next block with
+ * thread_next_block's checks inline (emu/jit.c emit_block_end,
+ * emit_next_block):
+ *   random_branchy_programs_32 / _64  2,500 programs each of segments (1-8
+ *                              instructions of the forms a run may hold; now
+ *                              and then more than 32: a block ends by its
+ *                              count) joined by Jcc of every condition and
+ *                              JMP, rel8 and rel32, forward one or two
+ *                              segments, or falling into the next; loops back
+ *                              counted down in a register the instructions
+ *                              leave alone; some across the page boundary at
+ *                              41000H, most ending exactly there; run to the
+ *                              HLT or stopped by an instruction limit inside
+ *                              the chain, as blocks twice (the second run
+ *                              follows the links the first made): the next
+ *                              block is the one the target, fall-through or
+ *                              own start names, within the deadline exactly
+ *   fall_through_after_step_form  a block that ends by its count or at the
+ *                              page boundary after an instruction whose
+ *                              thread handler is a step (NOP, LEA rip-
+ *                              relative): rIP after it, not what the
+ *                              translated run left
+ *   branch_target_beyond_cs_limit  32-bit code: a taken JNZ or JMP (rel8,
+ *                              rel32) after a run, its target one past CS's
+ *                              limit: #GP(0) at the branch (SDM Vol.2 Jcc,
+ *                              JMP); a target at the limit, or not taken: no
+ *                              fault
+ *   chain_stops_at_deadline    a chain of linked translated blocks (JMP, Jcc
+ *                              taken and not, a block ended by its count)
+ *                              under every instruction limit: the next block
+ *                              starts only when its end is within the
+ *                              deadline (at a block boundary it stops; one
+ *                              past it, one instruction runs)
+ *   chain_link_retargeted      a link to a block whose bytes were then
+ *                              rewritten (the same page or the next) is not
+ *                              followed: the slot's generation changed
+ *   chain_link_remapped        64-bit: a link to a block whose page was then
+ *                              remapped (INVLPG) is not followed: the link
+ *                              context changed with the TLB epoch
+ *   next_block_translated_when_hot  a block reached by a link from a
+ *                              translated block's end counts that entry and
+ *                              is translated on its jit_hot-th
+ *   inc_then_jb_not_from_host  conditions the host's flags do not give as
+ *                              the model defines them: JB/JAE/JBE/JA after an
+ *                              INC/DEC (CF from before it, with and without
+ *                              a load between), JO/JNO/JL/JGE/JLE/JG after a
+ *                              shift by 2-31 (OF), JO/JB/JZ/JS/JP after IMUL
  */
 #include <check.h>
 #include <string.h>
@@ -96,10 +145,16 @@ static uint64_t rnd(void)
 	return rnd_state;
 }
 
-/* 40 instructions of at most 15 bytes (SDM Vol.2 2.3.11) and the HLT. */
+/* The programs' code: two pages at 40000H (in 64-bit code the sparse page
+ * table maps both), rewritten before each run. */
+#define CODE 0x40000u
+#define CODE_SIZE (2 * PAGE_SIZE)
+
+/* A program: its bytes from 40000H (zeros before entry), rIP at 40000H +
+ * entry. */
 struct program {
-	uint8_t bytes[40 * INSN_MAX_LEN + 1];
-	unsigned len;
+	uint8_t bytes[CODE_SIZE];
+	unsigned len, entry;
 };
 
 static void b(struct program *p, unsigned v)
@@ -183,6 +238,7 @@ struct reg_kinds {
 /* What an instruction is drawn for. */
 struct draw {
 	bool long_mode;
+	bool no_access;            /* an E operand is a register, never memory */
 	unsigned at;               /* its offset in the program (RIP-relative targets) */
 	struct reg_kinds known;
 };
@@ -281,10 +337,10 @@ static void mem_operand(struct parts *x, unsigned reg, const struct draw *d, uns
 }
 
 /* ModRM.reg reg and the E operand: memory (mem_operand) or a register,
- * returned (REG_NONE for memory). */
+ * returned (REG_NONE for memory); a register where d says no access. */
 static unsigned e_operand(struct parts *x, unsigned reg, const struct draw *d, bool mem)
 {
-	if (mem) {
+	if (mem && !d->no_access) {
 		mem_operand(x, reg, d, 8);
 		return REG_NONE;
 	}
@@ -517,30 +573,40 @@ static void gen_push_pop(struct parts *x, const struct draw *d)
 }
 
 /* The forms and how often each comes. in_runs: one of the forms a run may
- * hold (emu/jit.c): the loops' bodies are of these only. */
+ * hold (emu/jit.c): the loops' bodies are of these only; accesses: it
+ * always reads or writes memory. */
 static const struct generator {
 	void (*gen)(struct parts *x, const struct draw *d);
 	unsigned weight;
-	bool in_runs;
+	bool in_runs, accesses;
 } generators[] = {
-	{ gen_alu_rr, 6, true },
-	{ gen_alu_ri, 3, true },
-	{ gen_inc_dec, 2, true },
-	{ gen_shift_imm, 3, true },
-	{ gen_mov_imm, 2, true },
-	{ gen_not_neg, 1, true },
-	{ gen_adc_sbb, 2, true },
-	{ gen_setcc, 1, true },
-	{ gen_cmov, 2, true },
-	{ gen_shift_cl, 1, false },
-	{ gen_mov_mem, 4, true },
-	{ gen_mov_narrow, 3, true },
-	{ gen_lea, 3, true },
-	{ gen_movx, 3, true },
-	{ gen_imul, 2, true },
-	{ gen_alu_mem, 3, true },
-	{ gen_push_pop, 2, true },
+	{ gen_alu_rr, 6, true, false },
+	{ gen_alu_ri, 3, true, false },
+	{ gen_inc_dec, 2, true, false },
+	{ gen_shift_imm, 3, true, false },
+	{ gen_mov_imm, 2, true, false },
+	{ gen_not_neg, 1, true, false },
+	{ gen_adc_sbb, 2, true, false },
+	{ gen_setcc, 1, true, false },
+	{ gen_cmov, 2, true, false },
+	{ gen_shift_cl, 1, false, false },
+	{ gen_mov_mem, 4, true, true },
+	{ gen_mov_narrow, 3, true, false },
+	{ gen_lea, 3, true, false },
+	{ gen_movx, 3, true, false },
+	{ gen_imul, 2, true, false },
+	{ gen_alu_mem, 3, true, true },
+	{ gen_push_pop, 2, true, true },
 };
+
+/* Which forms insn_of draws: any, IN_RUNS (in_runs), NO_ACCESS too (in_runs,
+ * never touching memory: no fault can stop a program of them). */
+enum forms { ANY_FORM, IN_RUNS, NO_ACCESS };
+
+static bool drawn(const struct generator *g, enum forms forms)
+{
+	return forms == ANY_FORM || (g->in_runs && (forms == IN_RUNS || !g->accesses));
+}
 #define GENERATORS (sizeof(generators) / sizeof(generators[0]))
 
 /* Append x; returns the registers it writes (bit r: register r; AH-BH count
@@ -571,23 +637,23 @@ static unsigned emit(struct program *p, const struct parts *x, bool long_mode)
 	return writes;
 }
 
-/* One random instruction at the end of p; translatable_only: of the in_runs
- * forms; known: what is known of the registers there, updated past it.
- * Returns the registers it writes (emit). */
-static unsigned insn_of(struct program *p, bool long_mode, bool translatable_only, struct reg_kinds *known)
+/* One random instruction of the forms `forms` at the end of p; known: what
+ * is known of the registers there, updated past it. Returns the registers it
+ * writes (emit). */
+static unsigned insn_of(struct program *p, bool long_mode, enum forms forms, struct reg_kinds *known)
 {
 	unsigned total = 0;
 	for (unsigned g = 0; g < GENERATORS; g++)
-		total += !translatable_only || generators[g].in_runs ? generators[g].weight : 0;
+		total += drawn(&generators[g], forms) ? generators[g].weight : 0;
 	unsigned pick = (unsigned)(rnd() % total), g = 0;
 	for (;; g++) {
-		unsigned w = !translatable_only || generators[g].in_runs ? generators[g].weight : 0;
+		unsigned w = drawn(&generators[g], forms) ? generators[g].weight : 0;
 		if (pick < w)
 			break;
 		pick -= w;
 	}
 	struct parts x = { .dst = REG_NONE, .bare_rex = (rnd() & 3) == 0 };
-	struct draw d = { .long_mode = long_mode, .at = p->len, .known = *known };
+	struct draw d = { .long_mode = long_mode, .no_access = forms == NO_ACCESS, .at = p->len, .known = *known };
 	generators[g].gen(&x, &d);
 	/* Without a SIB byte REX.X is ignored (SDM Vol.2 2.2.1.2). */
 	if (long_mode && !x.sib && rnd() % 8 == 0)
@@ -596,6 +662,18 @@ static unsigned insn_of(struct program *p, bool long_mode, bool translatable_onl
 	known->address &= ~writes;
 	known->small &= ~writes;
 	return writes;
+}
+
+/* insn_of(p, long_mode, forms, known), drawn again while it writes a
+ * register of keep (bit r: register r). */
+static void insn_keeping(struct program *p, bool long_mode, enum forms forms, unsigned keep, struct reg_kinds *known)
+{
+	unsigned at = p->len;
+	struct reg_kinds before = *known;
+	while (insn_of(p, long_mode, forms, known) & keep) {
+		p->len = at;
+		*known = before;
+	}
 }
 
 /* ---- running a program both ways ---- */
@@ -611,16 +689,23 @@ static void start(const uint64_t regs[16])
 	m.cpu.halted = false;
 }
 
-/* The program at 40000H, then start(): its page rewritten, so that the
- * blocks decoded from it before are dropped. */
+/* start() at p's entry. */
+static void begin(const struct program *p, const uint64_t regs[16])
+{
+	start(regs);
+	m.cpu.rip = CODE + p->entry;
+}
+
+/* The program at 40000H, then begin(): its pages rewritten, so that the
+ * blocks decoded from them before are dropped. */
 static void load(const struct program *p, const uint64_t regs[16])
 {
-	/* The whole page: a store of the last program may have changed any of it. */
-	static const uint8_t zero[PAGE_SIZE];
-	physmem_write_bytes(&m.pm, 0x40000, zero, sizeof(zero));
-	physmem_write_bytes(&m.pm, 0x40000, p->bytes, p->len);
-	cpu_notify_phys_write(&m.cpu, 0x40000, PAGE_SIZE);
-	start(regs);
+	/* The whole pages: a store of the last program may have changed any of them. */
+	static const uint8_t zero[CODE_SIZE];
+	physmem_write_bytes(&m.pm, CODE, zero, sizeof(zero));
+	physmem_write_bytes(&m.pm, CODE, p->bytes, p->len);
+	cpu_notify_phys_write(&m.cpu, CODE, CODE_SIZE);
+	begin(p, regs);
 }
 
 struct outcome {
@@ -691,32 +776,47 @@ static void run_steps(uint64_t limit)
 	finish(&steps, st, t0);
 }
 
+/* A run as blocks of program n (o) left the machine the single steps did. */
+static void assert_same_as(const struct outcome *o, unsigned n)
+{
+	ck_assert_msg(o->status == steps.status, "program %u: status blocks %d, steps %d (rip blocks %llx, steps %llx)",
+		      n, (int)o->status, (int)steps.status, (unsigned long long)o->rip, (unsigned long long)steps.rip);
+	for (unsigned r = 0; r < 16; r++)
+		ck_assert_msg(o->regs[r] == steps.regs[r], "program %u: register %u: blocks %llx, steps %llx", n, r,
+			      (unsigned long long)o->regs[r], (unsigned long long)steps.regs[r]);
+	ck_assert_msg(o->rflags == steps.rflags, "program %u: rflags blocks %llx, steps %llx", n,
+		      (unsigned long long)o->rflags, (unsigned long long)steps.rflags);
+	ck_assert_msg(o->time == steps.time, "program %u: time blocks %llu, steps %llu", n,
+		      (unsigned long long)o->time, (unsigned long long)steps.time);
+	ck_assert_msg(o->rip == steps.rip, "program %u: rip blocks %llx, steps %llx", n,
+		      (unsigned long long)o->rip, (unsigned long long)steps.rip);
+	ck_assert_uint_eq(o->seen.vector, steps.seen.vector);
+	ck_assert_uint_eq(o->seen.error_code, steps.seen.error_code);
+	ck_assert_uint_eq(o->seen.cr2, steps.seen.cr2);
+	ck_assert_msg(!memcmp(o->data, steps.data, DATA_SIZE), "program %u: memory differs", n);
+}
+
 /* The two runs of program n left the same machine. */
 static void assert_same(unsigned n)
 {
-	ck_assert_int_eq(steps.status, blocks.status);
-	for (unsigned r = 0; r < 16; r++)
-		ck_assert_msg(blocks.regs[r] == steps.regs[r], "program %u: register %u: blocks %llx, steps %llx", n, r,
-			      (unsigned long long)blocks.regs[r], (unsigned long long)steps.regs[r]);
-	ck_assert_msg(blocks.rflags == steps.rflags, "program %u: rflags blocks %llx, steps %llx", n,
-		      (unsigned long long)blocks.rflags, (unsigned long long)steps.rflags);
-	ck_assert_uint_eq(blocks.time, steps.time);
-	ck_assert_uint_eq(blocks.rip, steps.rip);
-	ck_assert_uint_eq(blocks.seen.vector, steps.seen.vector);
-	ck_assert_uint_eq(blocks.seen.error_code, steps.seen.error_code);
-	ck_assert_uint_eq(blocks.seen.cr2, steps.seen.cr2);
-	ck_assert_msg(!memcmp(blocks.data, steps.data, DATA_SIZE), "program %u: memory differs", n);
+	assert_same_as(&blocks, n);
 }
 
 /* Run the program as blocks, then again one instruction at a time, each
  * from the same registers and random data, and compare. */
-static void run_both(const struct program *p, const uint64_t regs[16], uint64_t limit, unsigned n)
+static uint8_t data0[DATA_SIZE];
+
+static void random_data(void)
 {
-	static uint8_t data0[DATA_SIZE];
 	for (unsigned i = 0; i < DATA_SIZE; i += 8) {
 		uint64_t v = rnd();
 		memcpy(data0 + i, &v, 8);
 	}
+}
+
+static void run_both(const struct program *p, const uint64_t regs[16], uint64_t limit, unsigned n)
+{
+	random_data();
 	physmem_write_bytes(&m.pm, DATA, data0, DATA_SIZE);
 	load(p, regs);
 	run_blocks(limit);
@@ -726,7 +826,42 @@ static void run_both(const struct program *p, const uint64_t regs[16], uint64_t 
 	assert_same(n);
 }
 
-/* 64-bit mode with only the program's page and the data mapped (4 KiB pages
+/* Did a run store into p's bytes? */
+static bool code_changed(const struct program *p)
+{
+	static uint8_t now[CODE_SIZE];
+	physmem_read_bytes(&m.pm, CODE, now, p->len);
+	return memcmp(now, p->bytes, p->len) != 0;
+}
+
+/* run_both with the blocks run twice from the same state: the first run
+ * links the blocks, the second follows the links in the translated code's
+ * own checks (emu/jit.c emit_next_block: a translated run that reaches its
+ * block's end goes on to the next block by a link); both must leave the
+ * single steps' machine. The second runs over the blocks the first left,
+ * unless it stored into its own code. */
+static void run_linked(const struct program *p, const uint64_t regs[16], uint64_t limit, unsigned n)
+{
+	static struct outcome first;
+	random_data();
+	physmem_write_bytes(&m.pm, DATA, data0, DATA_SIZE);
+	load(p, regs);
+	run_blocks(limit);
+	first = blocks;
+	physmem_write_bytes(&m.pm, DATA, data0, DATA_SIZE);
+	if (code_changed(p))
+		load(p, regs);
+	else
+		begin(p, regs);
+	run_blocks(limit);
+	physmem_write_bytes(&m.pm, DATA, data0, DATA_SIZE);
+	load(p, regs);
+	run_steps(limit);
+	assert_same_as(&first, n);
+	assert_same(n);
+}
+
+/* 64-bit mode with only the program's pages and the data mapped (4 KiB pages
  * in a page table at 13000H; the rest not present): a store can reach
  * nothing the next run would see but those, which each run rewrites, and
  * stray accesses are page faults (side exits too). */
@@ -737,7 +872,8 @@ static void long_mode_sparse(void)
 	to64(&m);
 	static const uint8_t zero[PAGE_SIZE];
 	physmem_write_bytes(&m.pm, PT, zero, sizeof(zero));
-	physmem_write(&m.pm, PT + (0x40000 >> 12) * 8, 8, 0x40000 | 3);
+	for (uint32_t pa = CODE; pa < CODE + CODE_SIZE; pa += PAGE_SIZE)
+		physmem_write(&m.pm, PT + (pa >> 12) * 8, 8, pa | 3);
 	for (uint32_t pa = DATA; pa < DATA + DATA_SIZE; pa += PAGE_SIZE)
 		physmem_write(&m.pm, PT + (pa >> 12) * 8, 8, pa | 3);
 	physmem_write(&m.pm, PD, 8, PT | 3);
@@ -784,7 +920,7 @@ static void random_programs(bool long_mode)
 		struct reg_kinds known = random_regs(regs, long_mode);
 		struct program p = { .len = 0 };
 		for (unsigned i = 0; i < 40; i++)
-			insn_of(&p, long_mode, false, &known);
+			insn_of(&p, long_mode, ANY_FORM, &known);
 		b(&p, 0xf4);
 		run_both(&p, regs, 1000, n);
 	}
@@ -893,11 +1029,7 @@ static void loop_program(struct program *p, bool long_mode, bool jz, struct reg_
 	unsigned body = 1 + (unsigned)(rnd() % 12);
 	for (unsigned i = 0; i < body; i++) {
 		unsigned at = p->len;
-		struct reg_kinds before = known;
-		while (insn_of(p, long_mode, true, &known) & 1u << R_CX) {
-			p->len = at;
-			known = before;
-		}
+		insn_keeping(p, long_mode, IN_RUNS, 1u << R_CX, &known);
 		if (p->len > LOOP_BODY_MAX) {
 			p->len = at;
 			break;
@@ -952,6 +1084,218 @@ END_TEST
 START_TEST(random_loops_64)
 {
 	random_loops_translated(true);
+}
+END_TEST
+
+/* ---- programs whose blocks branch to each other ---- */
+
+/* A branchy program: segments, each 1-8 instructions of the forms a run may
+ * hold (in two programs in three none that touches memory: nothing faults,
+ * the program runs its whole chain; one program in eight has a segment of
+ * 33-62: a block that ends by its count and falls through), then one of:
+ * nothing (the next segment follows), a Jcc rel8 of any condition (70-7F)
+ * or a JMP rel8 (EB) to the start of the next segment or of the one after
+ * it (the next where rel8 does not reach), their rel32 forms (0F 80-8F, E9)
+ * one time in four; in a program with a loop counter (one in three),
+ * sometimes DEC or SUB 1 of the counter and JG or JNS back to the start of
+ * this segment or an earlier one (JNZ where it is the program's only such
+ * branch). The counter (1-8) only goes down, at one width per program: once
+ * JG or JNS falls through, every later one does, and the program ends. Then
+ * HLT. One program in four starts shortly before the page boundary at
+ * 41000H and runs on into the second page, mostly with register
+ * instructions of known lengths that end exactly at the boundary (a block
+ * ends there and falls through), else with whatever instruction comes (one
+ * may cross it). */
+#define SEGMENTS_MAX 10
+
+struct branchy {
+	struct program p;
+	bool long_mode;
+	enum forms forms;          /* IN_RUNS or NO_ACCESS */
+	bool to_boundary;          /* instructions end exactly at 41000H */
+	unsigned counter;          /* the loops' counter register (the random
+				      instructions leave it alone), or REG_NONE */
+	const uint8_t *count_down; /* its DEC or SUB 1, one width per program */
+	unsigned count_down_len;
+	unsigned loops_left;       /* backward branches still to come at most */
+	bool jnz;                  /* the only one takes JNZ */
+	struct reg_kinds known;
+	unsigned start[SEGMENTS_MAX + 1];   /* segment offsets; [n]: the HLT */
+	struct {
+		unsigned at, width, seg;   /* a displacement to patch: segment seg's start */
+	} fix[SEGMENTS_MAX];
+	unsigned n_fix;
+};
+
+/* Register instructions of known lengths up to the page boundary at
+ * 41000H: MOV r32, r32 (89 /r, 2 bytes), ADD..CMP r32, imm8 (83 /n ib, 3),
+ * in 32-bit code INC r32 (40+r, 1); none writes ESP or EBP. */
+static void fill_to_boundary(struct branchy *g)
+{
+	static const uint8_t dsts[] = { R_AX, R_CX, R_DX, R_BX, R_SI, R_DI };
+	static const uint8_t ext[] = { 0, 1, 4, 5, 6, 7 };
+	while (g->p.len < PAGE_SIZE) {
+		unsigned left = PAGE_SIZE - g->p.len, d = dsts[rnd() % sizeof(dsts)];
+		if (left == 1) {
+			ck_assert(!g->long_mode);
+			b(&g->p, 0x40 + d);
+		} else if (left == 3 || (left > 4 && (rnd() & 1))) {
+			b(&g->p, 0x83);
+			b(&g->p, 0xc0 | (unsigned)ext[rnd() % sizeof(ext)] << 3 | d);
+			b(&g->p, (unsigned)rnd());
+		} else {
+			b(&g->p, 0x89);
+			b(&g->p, 0xc0 | (unsigned)(rnd() & 7) << 3 | d);
+		}
+		g->known.address &= ~(1u << d);
+		g->known.small &= ~(1u << d);
+	}
+}
+
+/* count instructions of the forms a run may hold, none writing the counter;
+ * where the boundary is near (less than the longest instruction), the
+ * filler up to it first. */
+static void segment_body(struct branchy *g, unsigned count)
+{
+	unsigned keep = g->counter == REG_NONE ? 0 : 1u << g->counter;
+	for (unsigned i = 0; i < count; i++) {
+		unsigned left = g->p.len < PAGE_SIZE ? PAGE_SIZE - g->p.len : 0;
+		if (g->to_boundary && left > 0 && left <= INSN_MAX_LEN + 1 && (left > 1 || !g->long_mode))
+			fill_to_boundary(g);
+		insn_keeping(&g->p, g->long_mode, g->forms, keep, &g->known);
+	}
+}
+
+/* A Jcc (a random condition) or JMP, rel8 or rel32, to segment seg's start:
+ * its displacement patched once that is known (patch_forward). */
+static void branch_forward(struct branchy *g, bool jcc, bool rel32, unsigned seg)
+{
+	unsigned cc = (unsigned)(rnd() & 15);
+	if (rel32 && jcc) {
+		b(&g->p, 0x0f);
+		b(&g->p, 0x80 | cc);
+	} else {
+		b(&g->p, rel32 ? 0xe9 : jcc ? 0x70 | cc : 0xeb);
+	}
+	unsigned width = rel32 ? 4 : 1;
+	g->fix[g->n_fix].at = g->p.len;
+	g->fix[g->n_fix].width = width;
+	g->fix[g->n_fix++].seg = seg;
+	for (unsigned k = 0; k < width; k++)
+		b(&g->p, 0);
+}
+
+/* The counter counted down, then JG, JNS or JNZ (rel8 mostly where it
+ * reaches, else rel32) back to segment seg's start. */
+static void branch_back(struct branchy *g, unsigned seg)
+{
+	for (unsigned k = 0; k < g->count_down_len; k++)
+		b(&g->p, g->count_down[k]);
+	unsigned cc = g->jnz ? 0x5 : rnd() & 1 ? 0xf : 0x9;
+	int64_t rel = (int64_t)g->start[seg] - (g->p.len + 2);
+	if (rel >= -128 && rnd() % 4) {
+		b(&g->p, 0x70 | cc);
+		b(&g->p, (unsigned)rel);
+	} else {
+		rel = (int64_t)g->start[seg] - (g->p.len + 6);
+		b(&g->p, 0x0f);
+		b(&g->p, 0x80 | cc);
+		for (unsigned k = 0; k < 4; k++)
+			b(&g->p, (unsigned)(rel >> (8 * k)));
+	}
+	g->loops_left--;
+}
+
+/* The forward displacements: rel8 that does not reach the segment after
+ * next goes to the next, which starts right after the branch (rel 0). */
+static void patch_forward(struct branchy *g)
+{
+	for (unsigned i = 0; i < g->n_fix; i++) {
+		unsigned at = g->fix[i].at, width = g->fix[i].width;
+		int64_t rel = (int64_t)g->start[g->fix[i].seg] - (at + width);
+		if (width == 1 && rel > 127)
+			rel = 0;
+		for (unsigned k = 0; k < width; k++)
+			g->p.bytes[at + k] = (uint8_t)(rel >> (8 * k));
+	}
+}
+
+/* A branchy program (above) and the registers it starts with (random_regs;
+ * the counter 1-8). */
+static void branchy_program(struct branchy *g, bool long_mode, uint64_t regs[16])
+{
+	/* DEC EBP (4D, FF /1), SUB EBP, 1; DEC R15, R15D; SUB R15, R15D, 1. */
+	static const uint8_t down32[3][3] = { { 0x4d }, { 0xff, 0xcd }, { 0x83, 0xed, 0x01 } };
+	static const uint8_t down64[4][4] = { { 0x49, 0xff, 0xcf }, { 0x41, 0xff, 0xcf },
+					      { 0x49, 0x83, 0xef, 0x01 }, { 0x41, 0x83, 0xef, 0x01 } };
+	memset(g, 0, sizeof(*g));
+	g->long_mode = long_mode;
+	g->forms = rnd() % 3 == 0 ? IN_RUNS : NO_ACCESS;
+	g->known = random_regs(regs, long_mode);
+	g->counter = REG_NONE;
+	if (rnd() % 3 == 0) {
+		g->counter = long_mode ? R_R15 : R_BP;
+		regs[g->counter] = 1 + rnd() % 8;
+		g->known.address &= ~(1u << g->counter);
+		g->known.small &= ~(1u << g->counter);
+		unsigned form = (unsigned)(rnd() % (long_mode ? 4 : 3));
+		g->count_down = long_mode ? down64[form] : down32[form];
+		g->count_down_len = long_mode ? 3 + form / 2 : 1 + form;
+		g->jnz = rnd() % 3 == 0;
+		g->loops_left = g->jnz ? 1 : 3;
+	}
+	if (rnd() % 4 == 0) {
+		g->p.entry = g->p.len = PAGE_SIZE - 8 - (unsigned)(rnd() % 120);
+		g->to_boundary = rnd() % 4 != 0;
+	}
+	unsigned n = 2 + (unsigned)(rnd() % (SEGMENTS_MAX - 1));
+	unsigned long_one = rnd() % 8 == 0 ? (unsigned)(rnd() % n) : n;
+	for (unsigned i = 0; i < n; i++) {
+		g->start[i] = g->p.len;
+		segment_body(g, i == long_one ? 33 + (unsigned)(rnd() % 30) : 1 + (unsigned)(rnd() % 8));
+		if (g->loops_left && rnd() % 3 == 0) {
+			branch_back(g, (unsigned)(rnd() % (i + 1)));
+			continue;
+		}
+		unsigned kind = (unsigned)(rnd() % 8), to = i + 1 + (unsigned)(rnd() & 1);
+		if (kind >= 2)
+			branch_forward(g, kind < 5, rnd() % 4 == 0, to < n ? to : n);
+	}
+	g->start[n] = g->p.len;
+	b(&g->p, 0xf4);
+	ck_assert_uint_lt(g->p.len, CODE_SIZE);
+	patch_forward(g);
+}
+
+/* Branchy programs, each run to its HLT (or a fault) or stopped by a random
+ * instruction limit within its chain, as blocks twice (run_linked) and in
+ * single steps. */
+static void random_branchy_programs(bool long_mode)
+{
+	static struct branchy g;
+	random_machine(long_mode);
+	unsigned long before = jit_runs_translated(m.cpu.icache);
+	for (unsigned n = 0; n < 2500; n++) {
+		uint64_t regs[16];
+		branchy_program(&g, long_mode, regs);
+		run_linked(&g.p, regs, n % 3 == 0 ? 1 + rnd() % 40 : 100000, n);
+	}
+#if defined(__x86_64__)
+	ck_assert_uint_gt(jit_runs_translated(m.cpu.icache) - before, 10000);
+#else
+	(void)before;
+#endif
+}
+
+START_TEST(random_branchy_programs_32)
+{
+	random_branchy_programs(false);
+}
+END_TEST
+
+START_TEST(random_branchy_programs_64)
+{
+	random_branchy_programs(true);
 }
 END_TEST
 
@@ -1210,6 +1554,404 @@ START_TEST(run_of_many_accesses)
 }
 END_TEST
 
+/* A block that ends by its count (31 x add eax, ebx, then one more) or at
+ * the page boundary (8 x add eax, ebx from 40FEFH, then one more ending at
+ * 41000H), then HLT, the last instruction one whose thread handler is a step
+ * (emu/fast_forms.c insn_thread_form: not pure, so the block's end slot is
+ * thread_end, which takes rIP as that handler left it): NOP (90H) in 32-bit
+ * and 64-bit code, LEA r9, [rip + 100h] in 64-bit code. The run that
+ * reaches the block's end must leave rIP after that instruction: the HLT
+ * runs, as in the single steps. */
+START_TEST(fall_through_after_step_form)
+{
+	static const uint8_t nop[] = { 0x90 };
+	static const uint8_t lea_rip[] = { 0x4c, 0x8d, 0x0d, 0x00, 0x01, 0x00, 0x00 };
+	for (unsigned k = 0; k < 8; k++) {
+		bool long_mode = k & 1, by_count = k & 2, lea = k & 4;
+		if (lea && !long_mode)
+			continue;
+		random_machine(long_mode);
+		const uint8_t *last = lea ? lea_rip : nop;
+		unsigned last_len = lea ? sizeof(lea_rip) : sizeof(nop), adds = by_count ? 31 : 8;
+		struct program p = { .len = 0 };
+		if (!by_count)
+			p.entry = p.len = PAGE_SIZE - 2 * adds - last_len;
+		for (unsigned i = 0; i < adds; i++) {
+			b(&p, 0x01);
+			b(&p, 0xd8);
+		}
+		memcpy(p.bytes + p.len, last, last_len);
+		p.len += last_len;
+		b(&p, 0xf4);
+		uint64_t regs[16] = { [R_BX] = 3 };
+		run_linked(&p, regs, 100, k);
+		ck_assert_int_eq(blocks.status, ST_HALT);
+		ck_assert_uint_eq(blocks.rip, CODE + p.len);
+		ck_assert_uint_eq(blocks.regs[R_AX], 3 * adds);
+	}
+}
+END_TEST
+
+/* In 32-bit code whose CS limit is the program's last byte, its HLT: add
+ * esi, 1; add edi, esi; jmp $+2, then a block of two instructions of a run
+ * and a branch past the limit (rel 1: the byte after the HLT) or to the HLT
+ * (rel 0): JNZ rel8 and rel32 after sub ecx, 1 (ECX 5: taken; 1: not), JMP
+ * rel8 and rel32 after mov edx, eax. Taken past the limit: #GP(0) at the
+ * branch (SDM Vol.2 Jcc, JMP: "If the target operand is beyond the code
+ * segment limits", #GP(0)), rIP the branch, the run's registers written;
+ * to the HLT, or not taken: the HLT. As the interpreter's, with the blocks
+ * run twice (run_linked: the second enters the branch's block by a link). */
+START_TEST(branch_target_beyond_cs_limit)
+{
+	static const uint8_t head[] = { 0x83, 0xc6, 0x01, 0x01, 0xf7, 0xeb, 0x00 };
+	static const struct {
+		uint8_t code[11];
+		unsigned len, branch, rel;     /* the branch's offset, its displacement's */
+		bool jcc;
+	} rows[] = {
+		{ { 0x01, 0xd8, 0x83, 0xe9, 0x01, 0x75, 0x00 }, 7, 5, 6, true },
+		{ { 0x01, 0xd8, 0x83, 0xe9, 0x01, 0x0f, 0x85, 0, 0, 0, 0 }, 11, 5, 7, true },
+		{ { 0x01, 0xd8, 0x89, 0xc2, 0xeb, 0x00 }, 6, 4, 5, false },
+		{ { 0x01, 0xd8, 0x89, 0xc2, 0xe9, 0, 0, 0, 0 }, 9, 4, 5, false },
+	};
+	protected_segments();
+	stop_at_events(&m, &seen);
+	unsigned long before = jit_runs_translated(m.cpu.icache);
+	for (unsigned k = 0; k < 4 * sizeof(rows) / sizeof(rows[0]); k++) {
+		unsigned row = k / 4, rel = k & 1, ecx = k & 2 ? 1 : 5;
+		struct program p = { .len = 0 };
+		memcpy(p.bytes, head, sizeof(head));
+		memcpy(p.bytes + sizeof(head), rows[row].code, rows[row].len);
+		p.len = sizeof(head) + rows[row].len;
+		p.bytes[sizeof(head) + rows[row].rel] = (uint8_t)rel;
+		b(&p, 0xf4);
+		seg_load_descriptor(&m.cpu.seg[SR_CS], SEL_CODE32, make_desc(0, CODE + p.len - 1, 0x9b, 0x4));
+		uint64_t regs[16] = { [R_AX] = 0x1234, [R_BX] = 0x10, [R_CX] = ecx };
+		run_linked(&p, regs, 100, k);
+		bool taken = !rows[row].jcc || ecx != 1;
+		if (taken && rel) {
+			ck_assert_uint_eq(blocks.seen.vector, EXC_GP);
+			ck_assert_uint_eq(blocks.seen.error_code, 0);
+			ck_assert_uint_eq(blocks.rip, CODE + sizeof(head) + rows[row].branch);
+		} else {
+			ck_assert_int_eq(blocks.status, ST_HALT);
+			ck_assert_uint_eq(blocks.rip, CODE + p.len);
+		}
+		ck_assert_uint_eq(blocks.regs[R_AX], 0x1244);
+		ck_assert_uint_eq(blocks.regs[R_DI], 1);
+	}
+#if defined(__x86_64__)
+	ck_assert_uint_gt(jit_runs_translated(m.cpu.icache), before);
+#else
+	(void)before;
+#endif
+}
+END_TEST
+
+/* A chain of translated blocks (each run reaches its block's end):
+ *   A: add eax, ebx; add ecx, 1; jmp $+2                    3 instructions
+ *   B: mov edx, eax; or edx, 1; jnz $+3 (taken); hlt        3 (the HLT skipped)
+ *   C: 32 x add esi, edx: a block ends by its count          32
+ *   D: add edi, esi; sub ebp, ebp; jnz $+3 (not taken)       3
+ *   E: add eax, ecx; add eax, edx; hlt                       3
+ * linked by a run to the HLT, then run with every instruction limit up to
+ * past the HLT, in 32-bit and in 64-bit code: at A + B (6), the next block
+ * does not fit the deadline and must not start; at 7, one instruction of C
+ * runs (emu/run.c thread_next_block: the next block only when its end is
+ * within the deadline). Time, rIP and registers as the single steps'. */
+START_TEST(chain_stops_at_deadline)
+{
+	static const uint8_t a[] = { 0x01, 0xd8, 0x83, 0xc1, 0x01, 0xeb, 0x00 };
+	static const uint8_t bb[] = { 0x89, 0xc2, 0x83, 0xca, 0x01, 0x75, 0x01, 0xf4 };
+	static const uint8_t d[] = { 0x01, 0xf7, 0x29, 0xed, 0x75, 0x01 };
+	static const uint8_t e[] = { 0x01, 0xc8, 0x01, 0xd0, 0xf4 };
+	struct program p = { .len = 0 };
+	memcpy(p.bytes, a, sizeof(a));
+	memcpy(p.bytes + sizeof(a), bb, sizeof(bb));
+	p.len = sizeof(a) + sizeof(bb);
+	for (unsigned i = 0; i < 32; i++) {
+		b(&p, 0x01);
+		b(&p, 0xd6);
+	}
+	memcpy(p.bytes + p.len, d, sizeof(d));
+	p.len += sizeof(d);
+	memcpy(p.bytes + p.len, e, sizeof(e));
+	p.len += sizeof(e);
+	const unsigned total = 3 + 3 + 32 + 3 + 3;      /* to the HLT, which counts */
+	uint64_t regs[16] = { [R_AX] = 5, [R_BX] = 7, [R_CX] = 1, [R_BP] = 9 };
+	for (unsigned k = 0; k < 2; k++) {
+		random_machine(k == 1);
+		for (unsigned limit = 1; limit <= total + 1; limit++) {
+			load(&p, regs);
+			run_steps(limit);
+			/* The blocks the steps decoded (translated), linked by a run to
+			 * the HLT; then the run with the limit follows the links. */
+			begin(&p, regs);
+			run_blocks(1000);
+			ck_assert_int_eq(blocks.status, ST_HALT);
+			begin(&p, regs);
+			run_blocks(limit);
+			assert_same(limit);
+			ck_assert_uint_eq(blocks.time, limit < total ? limit : total);
+		}
+	}
+}
+END_TEST
+
+/* Block A (mov eax, 1; add eax, ebx; jmp rel32 or jnz rel32 to B) and B
+ * (add eax, 2; mov edx, eax; hlt) 100H after it in the same page, or in the
+ * next page; 32-bit and 64-bit code. Two runs: the first links A to B, the
+ * second follows the link from A's translated code. Then B's bytes, and
+ * only those, are rewritten (add eax, 40h; sub edx, eax; add ecx, 3; hlt),
+ * as a DMA write would (cpu_notify_phys_write): B is dropped, A stays
+ * (emu/icache.h: a write drops the blocks it overlaps), its link to B's
+ * slot made for the slot's old generation. Two runs again: the new B's
+ * effect, as the single steps of the new program (SDM Vol.3 11.6: a write
+ * to code is seen when it next runs); the link must not be followed. */
+START_TEST(chain_link_retargeted)
+{
+	static const uint8_t old_b[] = { 0x83, 0xc0, 0x02, 0x89, 0xc2, 0xf4 };
+	static const uint8_t new_b[] = { 0x83, 0xc0, 0x40, 0x29, 0xc2, 0x83, 0xc1, 0x03, 0xf4 };
+	static struct outcome after;
+	for (unsigned k = 0; k < 8; k++) {
+		bool long_mode = k & 1, jcc = k & 2;
+		unsigned at_b = k & 4 ? PAGE_SIZE : 0x100;
+		random_machine(long_mode);
+		struct program p = { .len = 0 };
+		static const uint8_t a[] = { 0xb8, 0x01, 0x00, 0x00, 0x00, 0x01, 0xd8 };
+		memcpy(p.bytes, a, sizeof(a));
+		p.len = sizeof(a);
+		if (jcc)
+			b(&p, 0x0f);
+		b(&p, jcc ? 0x85 : 0xe9);
+		uint32_t rel = at_b - (p.len + 4);
+		for (unsigned i = 0; i < 4; i++)
+			b(&p, (uint8_t)(rel >> (8 * i)));
+		struct program q = p;
+		memcpy(p.bytes + at_b, old_b, sizeof(old_b));
+		p.len = at_b + sizeof(old_b);
+		memcpy(q.bytes + at_b, new_b, sizeof(new_b));
+		q.len = at_b + sizeof(new_b);
+		uint64_t regs[16] = { [R_BX] = 1 };
+
+		load(&p, regs);
+		run_steps(100);
+		load(&p, regs);
+		run_blocks(100);
+		assert_same(k);
+		struct block *blk_a = icache_slot(m.cpu.icache, CODE), *blk_b = icache_slot(m.cpu.icache, CODE + at_b);
+		ck_assert_uint_eq(blk_a->pa, CODE);
+		ck_assert_uint_eq(blk_b->pa, CODE + at_b);
+		ck_assert(blk_a->links[0].to == blk_b || blk_a->links[1].to == blk_b);
+		begin(&p, regs);
+		run_blocks(100);
+		assert_same(k);
+		ck_assert_uint_eq(blocks.regs[R_DX], 4);
+
+		physmem_write_bytes(&m.pm, CODE + at_b, new_b, sizeof(new_b));
+		cpu_notify_phys_write(&m.cpu, CODE + at_b, sizeof(new_b));
+		ck_assert_uint_eq(blk_a->pa, CODE);
+		ck_assert_uint_eq(blk_b->pa, BLOCK_INVALID);
+		begin(&p, regs);
+		run_blocks(100);
+		after = blocks;
+		begin(&p, regs);
+		run_blocks(100);
+		load(&q, regs);
+		run_steps(100);
+		assert_same_as(&after, k);
+		assert_same(k);
+		ck_assert_uint_eq(blocks.regs[R_AX], 0x42);
+		ck_assert_uint_eq(blocks.regs[R_CX], 3);
+	}
+}
+END_TEST
+
+/* 64-bit code: block A (mov eax, 1; add eax, ebx; jmp rel32) at 40000H
+ * goes to B (add eax, 2; mov edx, eax; hlt) at 41000H, mapped to physical
+ * 41000H. Two runs: the first links A to B, the second follows the link
+ * from A's translated code. Then the page table maps 41000H to physical
+ * 42000H, which holds another B (add eax, 40h; sub edx, eax; add ecx, 3;
+ * hlt), and INVLPG's TLB flush of the page follows (tlb_flush_page): a new
+ * TLB epoch, a new link context (emu/run.c). No byte of code changed, no
+ * block was dropped: only the link's context tells that B is not what a
+ * lookup now finds (SDM Vol.3 4.10.4.1: after INVLPG the fetch uses the new
+ * translation). Two runs again: the other B's effect, as the single steps'. */
+START_TEST(chain_link_remapped)
+{
+	static const uint8_t a[] = { 0xb8, 0x01, 0x00, 0x00, 0x00, 0x01, 0xd8, 0xe9, 0xf4, 0x0f, 0x00, 0x00 };
+	static const uint8_t old_b[] = { 0x83, 0xc0, 0x02, 0x89, 0xc2, 0xf4 };
+	static const uint8_t new_b[] = { 0x83, 0xc0, 0x40, 0x29, 0xc2, 0x83, 0xc1, 0x03, 0xf4 };
+	static struct outcome after;
+	random_machine(true);
+	struct program p = { .len = 0 };
+	memcpy(p.bytes, a, sizeof(a));
+	memcpy(p.bytes + PAGE_SIZE, old_b, sizeof(old_b));
+	p.len = PAGE_SIZE + sizeof(old_b);
+	physmem_write_bytes(&m.pm, CODE + CODE_SIZE, new_b, sizeof(new_b));
+	uint64_t regs[16] = { [R_BX] = 1 };
+	load(&p, regs);
+	run_steps(100);
+	ck_assert_uint_eq(steps.regs[R_DX], 4);
+	load(&p, regs);
+	run_blocks(100);
+	assert_same(0);
+	begin(&p, regs);
+	run_blocks(100);
+	assert_same(1);
+	struct block *blk_a = icache_slot(m.cpu.icache, CODE), *blk_b = icache_slot(m.cpu.icache, CODE + PAGE_SIZE);
+	ck_assert(blk_a->links[0].to == blk_b || blk_a->links[1].to == blk_b);
+
+	physmem_write(&m.pm, PT + ((CODE + PAGE_SIZE) >> 12) * 8, 8, (CODE + CODE_SIZE) | 3);
+	tlb_flush_page(&m.cpu.tlb, CODE + PAGE_SIZE);
+	ck_assert_uint_eq(blk_b->pa, CODE + PAGE_SIZE);     /* still cached */
+	begin(&p, regs);
+	run_blocks(100);
+	after = blocks;
+	begin(&p, regs);
+	run_blocks(100);
+	begin(&p, regs);
+	run_steps(100);
+	assert_same_as(&after, 2);
+	assert_same(3);
+	ck_assert_uint_eq(blocks.regs[R_AX], 0x42);
+	ck_assert_uint_eq(blocks.regs[R_CX], 3);
+}
+END_TEST
+
+/* A: mov edx, eax; sub edx, ecx; jz B; C: add esi, edx; add edi, esi; hlt;
+ * B: add eax, 7; mov edi, eax; hlt (each a run), with jit_hot = 2, run five
+ * times: twice with EAX != ECX (A, C), which translates A and C on their
+ * second entry; then three times with EAX = ECX (A, B): the first enters B
+ * (and links A to it), the second reaches B from A's translated code by the
+ * link: B's second entry, which must be counted (emu/run.c
+ * thread_next_block: jit_enter) and translates it; the third translates
+ * nothing. Each run leaves the single steps' machine. */
+START_TEST(next_block_translated_when_hot)
+{
+	static const uint8_t code[] = { 0x89, 0xc2, 0x29, 0xca, 0x74, 0x05, 0x01, 0xd6, 0x01, 0xf7, 0xf4,
+					0x83, 0xc0, 0x07, 0x89, 0xc7, 0xf4 };
+	static struct outcome expected[2];
+	struct program p = { .len = sizeof(code) };
+	memcpy(p.bytes, code, sizeof(code));
+	uint64_t regs[2][16] = { { [R_AX] = 6, [R_CX] = 5, [R_SI] = 1 }, { [R_AX] = 5, [R_CX] = 5, [R_SI] = 1 } };
+	m.cpu.icache->jit_hot = 2;
+	for (unsigned k = 0; k < 2; k++) {
+		load(&p, regs[k]);
+		run_steps(100);
+		expected[k] = steps;
+	}
+	/* The single steps entered the blocks too: drop them. */
+	load(&p, regs[0]);
+	const struct block *blk_b = icache_slot(m.cpu.icache, CODE + 11);
+	static const unsigned translated[5] = { 0, 2, 0, 1, 0 };
+	for (unsigned n = 0; n < 5; n++) {
+		unsigned k = n >= 2;
+		unsigned long before = jit_runs_translated(m.cpu.icache);
+		begin(&p, regs[k]);
+		run_blocks(100);
+		steps = expected[k];
+		assert_same(n);
+		if (n >= 2) {
+			ck_assert_uint_eq(blk_b->pa, CODE + 11);
+			ck_assert_uint_eq(blk_b->heat, n == 2 ? 1 : 0);
+		}
+#if defined(__x86_64__)
+		ck_assert_uint_eq(jit_runs_translated(m.cpu.icache) - before, translated[n]);
+#else
+		(void)before;
+		(void)translated;
+#endif
+	}
+	m.cpu.icache->jit_hot = 1;
+}
+END_TEST
+
+/* Conditions a Jcc after a translated run may not take from the host's
+ * flags, each after a run that reaches the Jcc (the taken path sets EDI 2,
+ * the other 1), in 32-bit and 64-bit code, as the single steps:
+ *   mov edx, [ebx]; jmp $+2 (the access's page into the TLB), then
+ *   add eax, ecx; mov edx, [ebx] or mov edx, eax; inc esi or dec esi;
+ *   jb, jae, jbe or ja: CF is the ADD's (SDM Vol.2 INC, DEC: "The CF flag
+ *   is not affected"), which the host's flags do not hold after the load's
+ *   TLB lookup; EAX FFFFFFFFh or 1 (+ ECX 1: CF 1 or 0), ESI such that
+ *   the INC/DEC leaves ZF 1 or 0;
+ *   add eax, ecx; shl/shr/sar edx, 2-31; jo, jno, jl, jge, jle, jg: a
+ *   shift's OF for a count above 1 (SDM Vol.2 SAL/SAR/SHL/SHR: undefined;
+ *   the model's, emu/shift.c, is the reference), random EDX;
+ *   add eax, ecx; imul edx, esi; jo, jb, jz, js, jp: IMUL's flags (SF, ZF,
+ *   PF undefined, SDM Vol.2 IMUL) are never the host's. */
+START_TEST(inc_then_jb_not_from_host)
+{
+	static const uint8_t warm[] = { 0x8b, 0x13, 0xeb, 0x00 };
+	static const uint8_t tail[] = { 0xbf, 0x01, 0x00, 0x00, 0x00, 0xf4, 0xbf, 0x02, 0x00, 0x00, 0x00, 0xf4 };
+	unsigned n = 0;
+	for (unsigned k = 0; k < 2; k++) {
+		random_machine(k == 1);
+		uint64_t bx = k ? DATA + 0x100 : 0x100;
+		/* INC/DEC then a condition that reads CF. */
+		static const uint8_t cf_ccs[] = { 0x2, 0x3, 0x6, 0x7 };
+		for (unsigned v = 0; v < 64; v++) {
+			bool mem = v & 1, dec = v & 2, cf = v & 4, zf = v & 8;
+			unsigned cc = cf_ccs[v >> 4];
+			struct program p = { .len = 0 };
+			memcpy(p.bytes, warm, sizeof(warm));
+			p.len = sizeof(warm);
+			b(&p, 0x01);
+			b(&p, 0xc8);
+			b(&p, mem ? 0x8b : 0x89);
+			b(&p, mem ? 0x13 : 0xc2);
+			b(&p, 0xff);
+			b(&p, dec ? 0xce : 0xc6);
+			b(&p, 0x70 | cc);
+			b(&p, 6);
+			memcpy(p.bytes + p.len, tail, sizeof(tail));
+			p.len += sizeof(tail);
+			uint64_t regs[16] = { [R_AX] = cf ? 0xffffffff : 1, [R_CX] = 1, [R_BX] = bx,
+					      [R_SI] = zf ? (dec ? 1 : 0xffffffff) : 7 };
+			run_both(&p, regs, 100, n++);
+			bool taken = cc == 0x2 ? cf : cc == 0x3 ? !cf : cc == 0x6 ? cf || zf : !cf && !zf;
+			ck_assert_int_eq(blocks.status, ST_HALT);
+			ck_assert_uint_eq(blocks.regs[R_DI], taken ? 2 : 1);
+		}
+		/* A shift by 2-31, then a condition that reads OF. */
+		static const uint8_t of_ccs[] = { 0x0, 0x1, 0xc, 0xd, 0xe, 0xf };
+		static const uint8_t shifts[] = { 0xe2, 0xea, 0xfa };   /* C1 /4, /5, /7 EDX */
+		for (unsigned v = 0; v < 3 * 6 * 8; v++) {
+			struct program p = { .len = 0 };
+			b(&p, 0x01);
+			b(&p, 0xc8);
+			b(&p, 0xc1);
+			b(&p, shifts[v % 3]);
+			b(&p, 2 + (unsigned)(rnd() % 30));
+			b(&p, 0x70 | of_ccs[v / 3 % 6]);
+			b(&p, 6);
+			memcpy(p.bytes + p.len, tail, sizeof(tail));
+			p.len += sizeof(tail);
+			uint64_t regs[16] = { [R_AX] = rnd(), [R_CX] = rnd(), [R_DX] = rnd() };
+			run_both(&p, regs, 100, n++);
+			ck_assert_int_eq(blocks.status, ST_HALT);
+		}
+		/* IMUL, then a condition on any of its flags. */
+		static const uint8_t imul_ccs[] = { 0x0, 0x2, 0x4, 0x8, 0xa };
+		for (unsigned v = 0; v < 5 * 8; v++) {
+			struct program p = { .len = 0 };
+			static const uint8_t body[] = { 0x01, 0xc8, 0x0f, 0xaf, 0xd6 };
+			memcpy(p.bytes, body, sizeof(body));
+			p.len = sizeof(body);
+			b(&p, 0x70 | imul_ccs[v % 5]);
+			b(&p, 6);
+			memcpy(p.bytes + p.len, tail, sizeof(tail));
+			p.len += sizeof(tail);
+			uint64_t regs[16] = { [R_AX] = rnd(), [R_CX] = rnd(), [R_DX] = rnd() & (v & 8 ? 0xff : ~0ull),
+					      [R_SI] = v & 16 ? 0 : rnd() };
+			run_both(&p, regs, 100, n++);
+			ck_assert_int_eq(blocks.status, ST_HALT);
+		}
+	}
+}
+END_TEST
+
 static Suite *jit_suite(void)
 {
 	Suite *s = suite_create("jit");
@@ -1232,6 +1974,15 @@ static Suite *jit_suite(void)
 	tcase_add_test(t, loop_with_store_after_its_flags);
 	tcase_add_test(t, random_loops_32);
 	tcase_add_test(t, random_loops_64);
+	tcase_add_test(t, random_branchy_programs_32);
+	tcase_add_test(t, random_branchy_programs_64);
+	tcase_add_test(t, fall_through_after_step_form);
+	tcase_add_test(t, branch_target_beyond_cs_limit);
+	tcase_add_test(t, chain_stops_at_deadline);
+	tcase_add_test(t, chain_link_retargeted);
+	tcase_add_test(t, chain_link_remapped);
+	tcase_add_test(t, next_block_translated_when_hot);
+	tcase_add_test(t, inc_then_jb_not_from_host);
 	suite_add_tcase(s, t);
 	return s;
 }
