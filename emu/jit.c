@@ -6,10 +6,10 @@
  * per guest instruction, and the epilogue (the written registers stored, the
  * pushed ones popped, a jump to the next instruction's thread handler with
  * cpu and that instruction as its arguments: a tail call, as between thread
- * handlers).
+ * handlers), or the block's end (struct block_end).
  *
- * Memory. A MOV load or store of 32 or 64 bits, its address a register plus
- * a displacement, checks the segment (32-bit code: rights, limits, 32-bit
+ * Memory. An access (a load, a store, an ALU operand, PUSH/POP), its address
+ * base + index << scale + displacement or rIP-relative, checks the segment (32-bit code: rights, limits, 32-bit
  * linear address; 64-bit code: the FS/GS base) and looks the TLB up in host
  * code as emu/operand.h mem_fast does (the supervisor bank; the set of the
  * first byte, the tag of its page; two ways). Where mem_fast would not
@@ -30,8 +30,12 @@
  * that computes S's result sets the same CF (ADD, SUB, CMP: carry or borrow
  * out of the operand size; AND, OR, XOR, TEST: 0; SHL, SHR, SAR by a count
  * that is not 0: the last bit shifted out). Every other instruction's flags
- * are dead: nothing in a run reads them. A run ends before an INC/DEC whose
- * CF would come from before the run.
+ * are read only by the run's own readers (ADC/SBB, SETcc, CMOVcc, the
+ * block's Jcc), from the host's flags of the last setter, where nothing has
+ * changed them since (no access's host code) and the host instruction defines
+ * the flags read as the model's record does (host_exact). A run ends before
+ * an INC/DEC whose CF would come from before the run, and before a reader it
+ * cannot serve; IMUL's flags (model-dependent, emu/muldiv.c) must be dead.
  */
 #include "emu/jit.h"
 
@@ -561,6 +565,9 @@ struct run {
 					  from the host's */
 	int last_setter;           /* the last flag setter of the run, or -1 */
 	bool mem_after_last_setter;
+	bool accesses;             /* an op (or the block's CALL/RET) touches memory */
+	uint8_t set_hash;          /* a host register holding the TLB context's set hash
+				      for the whole run, or 0xff: computed per access */
 	bool long64;               /* 64-bit code, else 32-bit */
 	uint8_t host[16];          /* guest register -> host register, 0xff: unused */
 	bool written[16];
@@ -664,10 +671,8 @@ static void emit_access(struct emit *e, struct run *r, unsigned i, bool long64)
 	bool write = o->kind == K_STORE || o->kind == K_PUSH || o->kind == K_CALL;
 	enum tlb_access acc = write ? TLB_WRITE : TLB_READ;
 	unsigned base = host_of(r, o->base), index = host_of(r, o->index);
-	/* CPL 3: the user bank and the alignment check; mem_fast's, not here. */
-	cpu_field(e, false, 0x80, 7, CPU(cpl));              /* CMP byte [cpl], 3 */
-	byte(e, 3);
-	exit_jump(e, r, i, CC_Z);
+	/* CPL 3 (the user bank and the alignment check) left the run at its
+	 * start (emit_run). */
 	size_t seg = CPU(seg) + o->seg * sizeof(struct segment);
 	if (o->kind == K_PUSH || o->kind == K_CALL) {
 		emit_lea(e, true, R10, base, 0xff, 0, -8);   /* 64-bit code: rSP - 8 */
@@ -697,24 +702,28 @@ static void emit_access(struct emit *e, struct run *r, unsigned i, bool long64)
 		cpu_field(e, true, 0x03, R10, seg + offsetof(struct segment, base));   /* ADD r10, [base] */
 		rr(e, 0x89, 4, R10, R10);                     /* MOV r10d, r10d */
 	}
-	/* Within one page, else mem_fast's tag compare would miss. */
+	/* RSI = the set's first entry (mmu/tlb.h tlb_set_of, bank 0): the set
+	 * of the first byte's page; R11 = the tag of the last byte's page |
+	 * the current context's id. An access that crosses a page looks for
+	 * the next page in the set of the first, where no entry of it can be
+	 * (the sets of two neighbouring pages differ: the page's low bits, XOR
+	 * one value), so it misses: mem_fast's single compare. */
 	byte(e, 0x44); byte(e, 0x89); byte(e, 0xd6);          /* MOV esi, r10d */
-	byte(e, 0x81); byte(e, 0xe6); u32(e, PAGE_SIZE - 1);  /* AND esi, FFFh */
-	byte(e, 0x81); byte(e, 0xfe); u32(e, PAGE_SIZE - o->msize);   /* CMP esi, 4096 - size */
-	exit_jump(e, r, i, CC_A);
-	/* RSI = the set's first entry (mmu/tlb.h tlb_set_of, bank 0); R11 =
-	 * the page | the current context's id. */
-	byte(e, 0x4d); byte(e, 0x89); byte(e, 0xd3);          /* MOV r11, r10 */
-	byte(e, 0x49); byte(e, 0xc1); byte(e, 0xeb); byte(e, PAGE_SHIFT);   /* SHR r11, 12 */
-	byte(e, 0x0f); byte(e, 0xb7);                         /* MOVZX esi, word [cur] */
-	byte(e, 0x80 | (RSI & 7) << 3 | (RDI & 7));
-	u32(e, (uint32_t)TLB(cur));
-	byte(e, 0x69); byte(e, 0xf6); u32(e, 0x9d);           /* IMUL esi, esi, 9Dh */
-	byte(e, 0x44); byte(e, 0x31); byte(e, 0xde);          /* XOR esi, r11d */
+	byte(e, 0xc1); byte(e, 0xee); byte(e, PAGE_SHIFT);    /* SHR esi, 12 */
+	if (r->set_hash != 0xff) {
+		rr(e, 0x31, 4, RSI, r->set_hash);             /* XOR esi, set_hash */
+	} else {
+		byte(e, 0x44); byte(e, 0x0f); byte(e, 0xb7);  /* MOVZX r11d, word [cur] */
+		byte(e, 0x80 | (R11 & 7) << 3 | (RDI & 7));
+		u32(e, (uint32_t)TLB(cur));
+		byte(e, 0x45); byte(e, 0x69); byte(e, 0xdb); u32(e, TLB_SET_MIX);   /* IMUL r11d, r11d, mix */
+		byte(e, 0x44); byte(e, 0x31); byte(e, 0xde);  /* XOR esi, r11d */
+	}
 	byte(e, 0x81); byte(e, 0xe6); u32(e, TLB_SETS - 1);   /* AND esi, sets - 1 */
 	byte(e, 0xc1); byte(e, 0xe6); byte(e, 7);             /* SHL esi, 7: 2 ways x 64 bytes */
 	_Static_assert(TLB_WAYS * sizeof(struct tlb_entry) == 128, "jit: a set is 128 bytes");
-	byte(e, 0x49); byte(e, 0xc1); byte(e, 0xe3); byte(e, PAGE_SHIFT);   /* SHL r11, 12 */
+	byte(e, 0x4d); byte(e, 0x8d); byte(e, 0x5a); byte(e, o->msize - 1);   /* LEA r11, [r10 + size - 1] */
+	byte(e, 0x49); byte(e, 0x81); byte(e, 0xe3); u32(e, (uint32_t)-(int32_t)PAGE_SIZE);   /* AND r11, -4096 */
 	byte(e, 0x66);                                        /* OR r11w, word [cur] */
 	cpu_field(e, false, 0x0b, R11, TLB(cur));
 	byte(e, 0x48); byte(e, 0x8d); byte(e, 0xb4); byte(e, 0x37);   /* LEA rsi, [rdi + rsi + e] */
@@ -1195,6 +1204,16 @@ static void emit_call_ret(struct emit *e, struct run *r, const struct block_end 
 	jump_thread(e, j);
 }
 
+/* R11 = the block's start + be's fall_offset at the code's width (emu/threaded.h
+ * insn_next_ip; 64-bit code: block_ip_mask is all ones). */
+static void emit_block_rip(struct emit *e, const struct block_end *be)
+{
+	load(e, R11, CPU(block_ip));
+	emit_lea(e, true, R11, R11, 0xff, 0, (int32_t)be->fall_offset);
+	if (be->b->code_size != 64)
+		cpu_field(e, true, 0x23, R11, CPU(block_ip_mask));          /* AND r11, [block_ip_mask] */
+}
+
 /* The end of a run that reaches its block's end (above). */
 static void emit_block_end(struct emit *e, struct run *r, const struct block_end *be)
 {
@@ -1205,20 +1224,15 @@ static void emit_block_end(struct emit *e, struct run *r, const struct block_end
 	uint8_t *taken = NULL;
 	if (be->kind == END_BRANCH && be->conditional)
 		taken = jump(e, be->cc);   /* the host's flags are the setter's */
-	/* Not taken, or the fall-through: rIP = the block's start + offset,
-	 * at the code's width (emu/threaded.h insn_next_ip). */
-	load(e, R11, CPU(block_ip));
-	byte(e, 0x49); byte(e, 0x81); byte(e, 0xc3); u32(e, be->fall_offset);   /* ADD r11, offset */
-	cpu_field(e, true, 0x23, R11, CPU(block_ip_mask));                     /* AND r11, [block_ip_mask] */
+	/* Not taken, or the fall-through: rIP = the block's start + offset. */
+	emit_block_rip(e, be);
 	uint8_t *have_rip = NULL, *bad_target[2] = { NULL, NULL };
 	if (be->kind == END_BRANCH) {
 		const struct insn *j = be->branch;
 		if (taken) {
 			have_rip = jump(e, 0xe9);
 			patch(e, taken, e->p);
-			load(e, R11, CPU(block_ip));
-			byte(e, 0x49); byte(e, 0x81); byte(e, 0xc3); u32(e, be->fall_offset);
-			cpu_field(e, true, 0x23, R11, CPU(block_ip_mask));
+			emit_block_rip(e, be);
 		}
 		/* The target: the next rIP + rel at the operand size; then
 		 * emu/branch.c near_target_ok: canonical (48 bits here; the
@@ -1271,6 +1285,27 @@ static void emit_run(struct emit *e, struct run *r, const struct insn *insns, co
 	for (unsigned g = 0; g < 16; g++)
 		if (r->host[g] != 0xff)
 			load(e, r->host[g], REG(g));
+	/* What every access would look at again, once: CPL 3 leaves (the user
+	 * bank and the alignment check are mem_fast's), the TLB context's set
+	 * hash (mmu/tlb.h tlb_set_of): neither changes within a run. */
+	uint8_t *user = NULL;
+	if (r->accesses) {
+		cpu_field(e, false, 0x80, 7, CPU(cpl));      /* CMP byte [cpl], 3 */
+		byte(e, 3);
+		user = jump(e, CC_Z);
+		unsigned h = r->set_hash;
+		if (h != 0xff) {
+			rex(e, false, h, RDI);               /* MOVZX h, word [cur] */
+			byte(e, 0x0f);
+			byte(e, 0xb7);
+			byte(e, 0x80 | (h & 7) << 3 | (RDI & 7));
+			u32(e, (uint32_t)TLB(cur));
+			rex(e, false, h, h);                 /* IMUL h, h, mix */
+			byte(e, 0x69);
+			byte(e, 0xc0 | (h & 7) << 3 | (h & 7));
+			u32(e, TLB_SET_MIX);
+		}
+	}
 	uint8_t *top = e->p;
 	for (unsigned i = 0; i < r->n; i++)
 		emit_op(e, r, i);
@@ -1338,6 +1373,10 @@ static void emit_run(struct emit *e, struct run *r, const struct insn *insns, co
 			if (r->exits[x].op == i)
 				patch(e, r->exits[x].at, e->p);
 		emit_leave(e, r, &insns[i], i == 0 ? insns[0].thread : NULL);
+	}
+	if (user) {
+		patch(e, user, e->p);
+		emit_leave(e, r, &insns[0], insns[0].thread);
 	}
 }
 
@@ -1546,7 +1585,7 @@ void jit_translate_block(struct icache *ic, struct block *b)
 		unsigned n = 0;
 		while (i + n < b->count && classify(&b->insns[i + n], b->code_size == 64, &ops[n]))
 			n++;
-		struct run r = { .ops = ops, .long64 = b->code_size == 64 };
+		struct run r = { .ops = ops, .long64 = b->code_size == 64, .set_hash = 0xff };
 		memset(r.host, 0xff, sizeof(r.host));
 		n = plan_flags(&r, ops, n);
 		unsigned fit = 0;
@@ -1564,6 +1603,11 @@ void jit_translate_block(struct icache *ic, struct block *b)
 			i += n ? n : 1;
 			continue;
 		}
+		r.accesses = be.kind == END_CALL || be.kind == END_RET;
+		for (unsigned k = 0; k < n; k++)
+			r.accesses = r.accesses || touches_memory(ops[k].kind);
+		if (r.accesses && r.used < POOL)
+			r.set_hash = pool[r.used++];
 		uint8_t *start = e.p;
 		emit_run(&e, &r, &b->insns[i], lp.on ? &b->insns[b->count] : &b->insns[i + n], &lp, &be);
 		if (e.p > e.end)

@@ -101,10 +101,11 @@ struct tlb {
 /* The set (TLB_WAYS entries) that holds lin's translations with id in bank:
  * the page number mixed with the id, so that two contexts mapping the same
  * linear page (a guest and its host) keep both. */
+#define TLB_SET_MIX 0x9du            /* the id's factor (emu/jit.c computes the same) */
 static inline struct tlb_entry *tlb_set_of(struct tlb *t, unsigned bank, uint64_t lin, uint16_t id)
 {
 	uint64_t vpn = lin >> PAGE_SHIFT;
-	unsigned set = (unsigned)((vpn ^ (id * 0x9dull)) & (TLB_SETS - 1));
+	unsigned set = (unsigned)((vpn ^ ((uint64_t)id * TLB_SET_MIX)) & (TLB_SETS - 1));
 	return &t->e[(bank * TLB_SETS + set) * TLB_WAYS];
 }
 
