@@ -1,10 +1,10 @@
 /* The translator (emu/jit.h) against the interpreter: random programs run
  * once as blocks (translated runs) and once one instruction at a time (the
  * exec forms, never translated). Registers, the flags as the SDM defines
- * them (the lazy record materialized), memory, rIP, time and the exception
- * that stops a program must agree, in 32-bit protected mode (data segments
- * with limits, expand-down, read-only, a wrap at 4 GiB) and in 64-bit mode
- * (a sparse page table).
+ * them (the lazy record materialized), memory (the data and the code's two
+ * pages), rIP, time and the exception that stops a program must agree, in
+ * 32-bit protected mode (data segments with limits, expand-down, read-only,
+ * a wrap at 4 GiB) and in 64-bit mode (a sparse page table).
  *
  * The programs' instructions (insn_of, the forms a run may hold and a
  * shift by CL, which ends one): MOV, ADD/OR/AND/SUB/XOR/CMP, TEST, ADC/SBB
@@ -13,9 +13,21 @@
  * CMOVcc (they read the flags an earlier instruction left); LEA; MOV loads
  * and stores of 8, 16, 32 and 64 bits (AH-BH without REX, SPL-DIL with
  * one); MOVZX/MOVSX/MOVSXD; IMUL r, r/m (, imm); ADD..CMP r, m, CMP m, r,
- * TEST m, r; PUSH/POP r. A memory operand has every address shape: base +
+ * TEST m, r; PUSH/POP r; MOV m, imm (C6 ib, 66 C7 iw, C7 id, REX.W C7 id);
+ * NOP (90 with 66H or REX, 0F 1F /0 with a register or a memory operand of
+ * any shape, never accessed, even in the programs that may not access
+ * memory) and 90+r with REX.B or r not 0 (XCHG r, rAX: 41 90 is no NOP);
+ * the accumulator with an immediate (04/05, 0C/0D, 24/25, 2C/2D, 34/35,
+ * 3C/3D, A8/A9; the byte and word forms too); CMP m, imm and TEST m, imm (81
+ * /7, 83 /7, F7 /0; 80 /7, F6 /0 now and then). After the accumulator forms
+ * and CMP/TEST m, imm, one time in two, a SETcc, CMOVcc or ADC/SBB reads
+ * their flags. A memory operand has every address shape: base +
  * disp8/disp32, base + index * scale + disp (SIB), a displacement alone,
- * RIP-relative; 67H sometimes (32-bit addresses in 64-bit code, 16-bit ones
+ * rIP-relative (aimed at the data mostly; else loads at anywhere in the
+ * code's pages, the program's own bytes included, stores at the end of the
+ * second page, where no program is but a page of decoded code may be, or, in
+ * the straight-line programs, at the bytes already run: self-modifying code;
+ * or anywhere); 67H sometimes (32-bit addresses in 64-bit code, 16-bit ones
  * in 32-bit code), a segment override sometimes. 66H and REX (W, R, X, B, a
  * bare 40H) at random. Bases and indexes are mostly registers known to hold
  * a data address and a small value: most accesses hit the TLB, the others
@@ -81,7 +93,21 @@
  *                              the chain, as blocks twice (the second run
  *                              follows the links the first made): the next
  *                              block is the one the target, fall-through or
- *                              own start names, within the deadline exactly
+ *                              own start names, within the deadline exactly;
+ *                              one forward Jcc in three right after a
+ *                              CMP/TEST m, imm or an accumulator form (its
+ *                              condition on their flags, the host's)
+ *   random_call_programs_64    2,000 programs of a main and 1-5 subroutines:
+ *                              CALL rel32 and RET (C3) at the ends of
+ *                              translated runs, nested, recursive, CALL $+5,
+ *                              frames (PUSH/POP, SUB/ADD RSP, LEA RSP) in the
+ *                              RET's run, return addresses replaced (non-
+ *                              canonical: #GP(0) at the RET), CALLs past the
+ *                              program; RSP aligned, at and across page
+ *                              boundaries, by the absent page below the data
+ *                              (#PF, RSP kept), in a page of decoded code,
+ *                              non-canonical (#SS); instruction limits inside
+ *                              the chains; run_linked as above
  *   fall_through_after_step_form  a block that ends by its count or at the
  *                              page boundary after an instruction whose
  *                              thread handler is a step (NOP, LEA rip-
@@ -112,6 +138,49 @@
  *                              INC/DEC (CF from before it, with and without
  *                              a load between), JO/JNO/JL/JGE/JLE/JG after a
  *                              shift by 2-31 (OF), JO/JB/JZ/JS/JP after IMUL
+ *
+ * The forms emu/jit.c took in 44e8880, directed (each in a run the
+ * translator takes: its block's first instruction translated code), in
+ * 32-bit and 64-bit code where they exist, as the single steps and, where
+ * the SDM says what comes out, as it says:
+ *   store_immediate_to_memory  MOV m, imm in its four forms through ten
+ *                              address shapes (SIB, REX.X/B, rIP-relative,
+ *                              [disp32], FS/GS bases, ES's wrap, SS; GS
+ *                              read-only: #GP(0)): the bytes stored, the
+ *                              immediate sign-extended, the neighbours kept
+ *   nop_forms                  90, 66 90, REX.W 90, 0F 1F /0 at non-canonical,
+ *                              unmapped and out-of-limit addresses (no
+ *                              fault), with registers; 41 90, 49 90, 66 41 90,
+ *                              41 97, 91, 66 92 are XCHG; every limit
+ *   accumulator_immediate_forms  04/05 ... A8/A9 at 8, 16, 32 and 64 bits,
+ *                              then SETcc, CMOVcc, ADC and a Jcc: the flags
+ *                              as SDM Vol.1 3.4.3.1 defines them
+ *   compare_memory_with_immediate  CMP/TEST m, imm (81 /7, 83 /7, F7 /0,
+ *                              66H, REX.W) then SETcc, CMOVcc or ADC and a Jcc
+ *                              of every condition
+ *   rip_relative_operands      64-bit loads, stores, ADD r, m, CMP/TEST m,
+ *                              imm, MOV m, imm, LEA rIP-relative, into the
+ *                              data, the block's own bytes, with FS and GS
+ *   stores_into_own_code       a translated store into the next instruction
+ *                              of its own block, into the next block and into
+ *                              bytes already run (rIP-relative; ES in 32-bit
+ *                              code): the new bytes run (SDM Vol.3 11.6)
+ *   call_and_ret_64            CALL rel32 and RET ending translated runs:
+ *                              RSP aligned, at, across and by page boundaries,
+ *                              in a page of decoded code (no fault; the return
+ *                              address stored), with the slot absent (#PF,
+ *                              RSP kept), non-canonical (#SS(0)); a return
+ *                              address replaced by a non-canonical one (#GP(0)
+ *                              at the RET, RSP kept), an unmapped one, the HLT;
+ *                              RSP written in the runs (PUSH/POP, SUB/ADD)
+ *   nested_calls_under_limits  nested and recursive CALL/RET under every
+ *                              instruction limit, linked; CALLs past the
+ *                              program (zeros, unmapped, 2 GiB below)
+ *   branch_past_canonical_top_64  from the last canonical page below the
+ *                              hole, CALL, JMP and Jcc rel32 to a non-canonical
+ *                              target: #GP(0) at the branch, RSP kept; to a
+ *                              target in the page; a fall-through onto the
+ *                              first non-canonical address
  */
 #include <check.h>
 #include <string.h>
@@ -151,15 +220,31 @@ static uint64_t rnd(void)
 #define CODE_SIZE (2 * PAGE_SIZE)
 
 /* A program: its bytes from 40000H (zeros before entry), rIP at 40000H +
- * entry. */
+ * entry, or at base + entry where the bytes are mapped there too. */
 struct program {
 	uint8_t bytes[CODE_SIZE];
 	unsigned len, entry;
+	uint64_t base;             /* the linear address of bytes[0]; 0: 40000H */
 };
 
 static void b(struct program *p, unsigned v)
 {
 	p->bytes[p->len++] = (uint8_t)v;
+}
+
+/* Bytes appended to p. */
+static void put(struct program *p, const uint8_t *bytes, unsigned len)
+{
+	memcpy(p->bytes + p->len, bytes, len);
+	p->len += len;
+}
+#define PUT(p, ...) put((p), (const uint8_t[]){ __VA_ARGS__ }, sizeof((const uint8_t[]){ __VA_ARGS__ }))
+
+/* A 64-bit value appended (an imm64, a return address). */
+static void put_u64(struct program *p, uint64_t v)
+{
+	for (unsigned i = 0; i < 8; i++)
+		b(p, (unsigned)(v >> (8 * i)));
 }
 
 /* The data the programs' memory accesses reach: 60000H-6FFFFH (in 32-bit
@@ -187,6 +272,24 @@ struct parts {
 	uint8_t dst;               /* the register it writes, REG_NONE: none */
 	bool dst_byte;             /* dst is a byte register: 4-7 without REX are AH CH DH BH */
 	unsigned also_writes;      /* registers it writes besides dst (bit r: register r) */
+	bool store;                /* its memory operand is written (set before mem_operand) */
+	uint8_t rip_aim;           /* [rIP + disp32]: what the displacement aims at (enum
+				      rip_aim), made by emit() once the length is known */
+	uint64_t rip_pick;         /* a random number: where in that aim */
+	bool then_read_flags;      /* a flag reader follows one time in two (insn_by) */
+};
+
+/* Where a [rIP + disp32] operand of 64-bit code goes (SDM Vol.2 2.2.1.6: from
+ * the next instruction's address): RIP_FAR keeps the random displacement. */
+enum rip_aim {
+	RIP_FAR,
+	RIP_DATA,                  /* the data, or across its first or last byte */
+	RIP_CODE,                  /* loads: anywhere in the programs' two pages (their
+				      own bytes too); stores: the last 2 KiB, which no
+				      program reaches but whose page may hold decoded code */
+	RIP_BEHIND,                /* a store into the bytes the program has run, up to
+				      its own end (straight-line programs: self-modifying
+				      code that never runs again) */
 };
 
 enum { REX_B = 1, REX_X = 2, REX_R = 4, REX_W = 8 };
@@ -239,6 +342,8 @@ struct reg_kinds {
 struct draw {
 	bool long_mode;
 	bool no_access;            /* an E operand is a register, never memory */
+	bool ran_once;             /* the bytes before `at` never run again (a store may
+				      aim at them: RIP_BEHIND) */
 	unsigned at;               /* its offset in the program (RIP-relative targets) */
 	struct reg_kinds known;
 };
@@ -273,7 +378,8 @@ static uint32_t disp_alone(bool long_mode)
  * Tables 2-1 to 2-3): [base + disp8], [base + disp32], [base], [base +
  * index * scale + disp8/disp32/0] (SIB; index 4 without REX.X: none; base 5
  * with mod 0: no base, disp32), and [rIP + disp32] in 64-bit code (2.2.1.6,
- * aimed at the data) or [disp32] in 32-bit code; the address size
+ * aimed at the data mostly, else at the code: enum rip_aim; x->store set
+ * before says which) or [disp32] in 32-bit code; the address size
  * overridden (67H) one time in addrsize_1_in: 32-bit addresses in 64-bit code,
  * 16-bit ones (Table 2-1) in 32-bit code; a segment override one time in four
  * (each segment is its own in either mode: long_mode_sparse,
@@ -302,10 +408,13 @@ static void mem_operand(struct parts *x, unsigned reg, const struct draw *d, uns
 	unsigned shape = (unsigned)(rnd() % 8);
 	if (shape == 7) {
 		ea_bytes(x, reg << 3 | 5, 1);
-		if (d->long_mode)
-			ea_bytes(x, rnd() % 8 ? DATA - 0x40000 - d->at + rnd() % DATA_SIZE : rnd(), 4);
-		else
-			ea_bytes(x, disp_alone(false), 4);
+		ea_bytes(x, d->long_mode ? (uint32_t)rnd() : disp_alone(false), 4);
+		if (d->long_mode) {
+			unsigned k = (unsigned)(rnd() % 8);
+			x->rip_aim = k < 5 ? RIP_DATA : k == 5 || (k == 6 && (!x->store || !d->ran_once)) ? RIP_CODE
+			           : k == 6 ? RIP_BEHIND : RIP_FAR;
+			x->rip_pick = rnd();
+		}
 		return;
 	}
 	unsigned base = addr_reg(d->known.address, d->long_mode);
@@ -479,6 +588,7 @@ static void gen_mov_mem(struct parts *x, const struct draw *d)
 	unsigned reg = any_reg(d->long_mode);
 	maybe_w(x, d->long_mode);
 	opcode(x, load ? 0x8b : 0x89);
+	x->store = !load;
 	mem_operand(x, reg, d, 8);
 	x->dst = load ? (uint8_t)reg : REG_NONE;
 }
@@ -491,6 +601,7 @@ static void gen_mov_narrow(struct parts *x, const struct draw *d)
 	unsigned reg = any_reg(d->long_mode);
 	x->opsize = word;
 	opcode(x, (word ? 0x89 : 0x88) | (load ? 2 : 0));
+	x->store = !load;
 	unsigned rm = e_operand(x, reg, d, mem);
 	x->dst = (uint8_t)(load ? reg : rm);
 	x->dst_byte = !word;
@@ -572,11 +683,98 @@ static void gen_push_pop(struct parts *x, const struct draw *d)
 	x->also_writes = 1u << R_SP;
 }
 
+/* An immediate for an ALU form: one time in four a small one (the registers
+ * often hold one: equal operands, ZF), else any. */
+static uint64_t alu_imm(void)
+{
+	return rnd() % 4 ? rnd() : rnd() & 0xff;
+}
+
+/* MOV m, imm (SDM Vol.2 MOV): C6 /0 ib, 66 C7 /0 iw, C7 /0 id and in 64-bit
+ * code REX.W C7 /0 id (sign-extended to 64 bits; now and then with 66H too,
+ * which REX.W overrides: still id), every address shape (mem_operand). */
+static void gen_mov_mem_imm(struct parts *x, const struct draw *d)
+{
+	unsigned size = 1u << (rnd() % (d->long_mode ? 4 : 3));
+	x->opsize = size == 2 || (size == 8 && rnd() % 8 == 0);
+	x->rex |= size == 8 ? REX_W : 0;
+	x->store = true;
+	opcode(x, size == 1 ? 0xc6 : 0xc7);
+	mem_operand(x, 0, d, 8);
+	immediate(x, rnd(), size == 1 ? 1 : size == 2 ? 2 : 4);
+}
+
+/* NOP (SDM Vol.2 NOP): 90 (with 66H or REX.W at random, a bare REX from
+ * insn_of), 0F 1F /0 with a memory operand of any shape, also where the
+ * program may not access memory (it is never accessed: an address that
+ * would fault does not), or with a register; one time in four 90+r with r
+ * not 0 or with REX.B, which is XCHG r, rAX (41 90: XCHG r8d, eax, both
+ * zero-extended), no NOP. */
+static void gen_nop(struct parts *x, const struct draw *d)
+{
+	unsigned k = (unsigned)(rnd() % 8);
+	maybe_w(x, d->long_mode);
+	maybe_16(x);
+	if (k < 2) {
+		opcode(x, 0x90);
+	} else if (k < 6) {
+		opcode(x, 0x0f);
+		opcode(x, 0x1f);
+		if (k < 5)
+			mem_operand(x, 0, d, 4);
+		else
+			e_operand(x, 0, d, false);
+	} else {
+		unsigned r = d->long_mode && (rnd() & 1) ? 8 + (unsigned)(rnd() & 7) : any_reg(d->long_mode);
+		x->rex |= r & 8 ? REX_B : 0;
+		opcode(x, 0x90 + (r & 7));
+		x->dst = (uint8_t)r;
+		x->also_writes = 1u << R_AX;
+	}
+}
+
+/* ADD OR AND SUB XOR CMP and TEST of the accumulator with an immediate: 04/05,
+ * 0C/0D, 24/25, 2C/2D, 34/35, 3C/3D, A8/A9 (the byte forms, which no run
+ * holds, one time in four; 66H and REX.W at random: iw, id sign-extended);
+ * a flag reader after it one time in two. */
+static void gen_alu_acc(struct parts *x, const struct draw *d)
+{
+	static const uint8_t ops[] = { 0x04, 0x0c, 0x24, 0x2c, 0x34, 0x3c, 0xa8 };
+	unsigned op = ops[rnd() % sizeof(ops)];
+	bool byte = rnd() % 4 == 0;
+	maybe_w(x, d->long_mode);
+	maybe_16(x);
+	opcode(x, op + (byte ? 0 : 1));
+	immediate(x, alu_imm(), byte ? 1 : x->opsize && !(x->rex & REX_W) ? 2 : 4);
+	x->dst = op == 0x3c || op == 0xa8 ? REG_NONE : R_AX;
+	x->then_read_flags = true;
+}
+
+/* CMP m, imm and TEST m, imm: 81 /7 id, 83 /7 ib, F7 /0 id (iw with 66H;
+ * REX.W at random), now and then the byte forms 80 /7 ib, F6 /0 ib; a flag
+ * reader after it one time in two. */
+static void gen_cmp_test_mem_imm(struct parts *x, const struct draw *d)
+{
+	static const struct {
+		uint8_t op, ext;
+	} forms[] = { { 0x81, 7 }, { 0x83, 7 }, { 0xf7, 0 }, { 0x81, 7 }, { 0x83, 7 }, { 0xf7, 0 },
+		      { 0x80, 7 }, { 0xf6, 0 } };
+	unsigned f = (unsigned)(rnd() % (sizeof(forms) / sizeof(forms[0])));
+	bool ib = forms[f].op != 0x81 && forms[f].op != 0xf7;
+	maybe_w(x, d->long_mode);
+	maybe_16(x);
+	opcode(x, forms[f].op);
+	mem_operand(x, forms[f].ext, d, 8);
+	immediate(x, alu_imm(), ib ? 1 : x->opsize && !(x->rex & REX_W) ? 2 : 4);
+	x->then_read_flags = true;
+}
+
 /* The forms and how often each comes. in_runs: one of the forms a run may
  * hold (emu/jit.c): the loops' bodies are of these only; accesses: it
  * always reads or writes memory. */
+typedef void generate(struct parts *x, const struct draw *d);
 static const struct generator {
-	void (*gen)(struct parts *x, const struct draw *d);
+	generate *gen;
 	unsigned weight;
 	bool in_runs, accesses;
 } generators[] = {
@@ -597,10 +795,20 @@ static const struct generator {
 	{ gen_imul, 2, true, false },
 	{ gen_alu_mem, 3, true, true },
 	{ gen_push_pop, 2, true, true },
+	{ gen_mov_mem_imm, 3, true, true },
+	{ gen_nop, 2, true, false },
+	{ gen_alu_acc, 3, true, false },
+	{ gen_cmp_test_mem_imm, 3, true, true },
 };
 
-/* Which forms insn_of draws: any, IN_RUNS (in_runs), NO_ACCESS too (in_runs,
- * never touching memory: no fault can stop a program of them). */
+/* What may follow a flag setter whose then_read_flags is set: a SETcc, a
+ * CMOVcc or an ADC/SBB, which read the flags it left. */
+static generate *const flag_readers[] = { gen_setcc, gen_cmov, gen_adc_sbb };
+
+/* Which forms insn_of draws: any (the straight-line programs only: their
+ * stores may aim at the bytes already run, RIP_BEHIND), IN_RUNS (in_runs),
+ * NO_ACCESS too (in_runs, never touching memory: no fault can stop a program
+ * of them). */
 enum forms { ANY_FORM, IN_RUNS, NO_ACCESS };
 
 static bool drawn(const struct generator *g, enum forms forms)
@@ -626,20 +834,53 @@ static unsigned emit(struct program *p, const struct parts *x, bool long_mode)
 		b(p, 0x40 | x->rex);
 	for (unsigned i = 0; i < x->op_len; i++)
 		b(p, x->op[i]);
+	unsigned ea_at = p->len;
 	for (unsigned i = 0; i < x->ea_len; i++)
 		b(p, x->ea[i]);
 	for (unsigned i = 0; i < x->imm_len; i++)
 		b(p, (unsigned)(x->imm >> (8 * i)));
 	ck_assert_uint_le(p->len - at, INSN_MAX_LEN);
+	if (x->rip_aim != RIP_FAR) {
+		/* ModRM, then the displacement from the next instruction. */
+		uint64_t end = p->len, tail = CODE_SIZE - 0x800 + x->rip_pick % 0x800, to;
+		switch (x->rip_aim) {
+		case RIP_DATA: to = DATA - 8 + x->rip_pick % (DATA_SIZE + 16); break;
+		case RIP_CODE: to = CODE + (x->store ? tail : x->rip_pick % CODE_SIZE); break;
+		default: to = CODE + (end >= 8 ? x->rip_pick % (end - 7) : tail); break;
+		}
+		uint32_t disp = (uint32_t)(to - (CODE + end));
+		for (unsigned i = 0; i < 4; i++)
+			p->bytes[ea_at + 1 + i] = (uint8_t)(disp >> (8 * i));
+	}
 	unsigned writes = x->also_writes;
 	if (x->dst != REG_NONE)
 		writes |= 1u << (x->dst_byte && !has_rex && x->dst >= 4 ? x->dst - 4 : x->dst);
 	return writes;
 }
 
-/* One random instruction of the forms `forms` at the end of p; known: what
- * is known of the registers there, updated past it. Returns the registers it
- * writes (emit). */
+/* An instruction of generator gen at the end of p (forms: what the program
+ * may hold); known: what is known of the registers there, updated past it;
+ * then, where gen says so and `reader` allows, a flag reader one time in
+ * two. Returns the registers they write (emit). */
+static unsigned insn_by(struct program *p, bool long_mode, enum forms forms, struct reg_kinds *known, generate *gen,
+			bool reader)
+{
+	struct parts x = { .dst = REG_NONE, .bare_rex = (rnd() & 3) == 0 };
+	struct draw d = { .long_mode = long_mode, .no_access = forms == NO_ACCESS, .ran_once = forms == ANY_FORM,
+			  .at = p->len, .known = *known };
+	gen(&x, &d);
+	/* Without a SIB byte REX.X is ignored (SDM Vol.2 2.2.1.2). */
+	if (long_mode && !x.sib && rnd() % 8 == 0)
+		x.rex |= REX_X;
+	unsigned writes = emit(p, &x, long_mode);
+	known->address &= ~writes;
+	known->small &= ~writes;
+	if (x.then_read_flags && reader && (rnd() & 1))
+		writes |= insn_by(p, long_mode, forms, known, flag_readers[rnd() % 3], false);
+	return writes;
+}
+
+/* One random instruction of the forms `forms` at the end of p (insn_by). */
 static unsigned insn_of(struct program *p, bool long_mode, enum forms forms, struct reg_kinds *known)
 {
 	unsigned total = 0;
@@ -652,28 +893,25 @@ static unsigned insn_of(struct program *p, bool long_mode, enum forms forms, str
 			break;
 		pick -= w;
 	}
-	struct parts x = { .dst = REG_NONE, .bare_rex = (rnd() & 3) == 0 };
-	struct draw d = { .long_mode = long_mode, .no_access = forms == NO_ACCESS, .at = p->len, .known = *known };
-	generators[g].gen(&x, &d);
-	/* Without a SIB byte REX.X is ignored (SDM Vol.2 2.2.1.2). */
-	if (long_mode && !x.sib && rnd() % 8 == 0)
-		x.rex |= REX_X;
-	unsigned writes = emit(p, &x, long_mode);
-	known->address &= ~writes;
-	known->small &= ~writes;
-	return writes;
+	return insn_by(p, long_mode, forms, known, generators[g].gen, true);
 }
 
-/* insn_of(p, long_mode, forms, known), drawn again while it writes a
- * register of keep (bit r: register r). */
-static void insn_keeping(struct program *p, bool long_mode, enum forms forms, unsigned keep, struct reg_kinds *known)
+/* insn_of(p, long_mode, forms, known), or with gen not NULL insn_by(..., gen,
+ * false), drawn again while it writes a register of keep (bit r: register r). */
+static void insn_keeping_by(struct program *p, bool long_mode, enum forms forms, unsigned keep, struct reg_kinds *known,
+			    generate *gen)
 {
 	unsigned at = p->len;
 	struct reg_kinds before = *known;
-	while (insn_of(p, long_mode, forms, known) & keep) {
+	while ((gen ? insn_by(p, long_mode, forms, known, gen, false) : insn_of(p, long_mode, forms, known)) & keep) {
 		p->len = at;
 		*known = before;
 	}
+}
+
+static void insn_keeping(struct program *p, bool long_mode, enum forms forms, unsigned keep, struct reg_kinds *known)
+{
+	insn_keeping_by(p, long_mode, forms, keep, known, NULL);
 }
 
 /* ---- running a program both ways ---- */
@@ -693,7 +931,7 @@ static void start(const uint64_t regs[16])
 static void begin(const struct program *p, const uint64_t regs[16])
 {
 	start(regs);
-	m.cpu.rip = CODE + p->entry;
+	m.cpu.rip = (p->base ? p->base : CODE) + p->entry;
 }
 
 /* The program at 40000H, then begin(): its pages rewritten, so that the
@@ -713,6 +951,7 @@ struct outcome {
 	uint64_t regs[16], rflags, time, rip;
 	struct event seen;
 	uint8_t data[DATA_SIZE];
+	uint8_t code[CODE_SIZE];   /* the programs' pages: stores into code too */
 };
 
 static struct outcome blocks, steps;
@@ -728,6 +967,7 @@ static void finish(struct outcome *o, status_t st, uint64_t t0)
 	o->rip = m.cpu.rip;
 	o->seen = seen;
 	physmem_read_bytes(&m.pm, DATA, o->data, DATA_SIZE);
+	physmem_read_bytes(&m.pm, CODE, o->code, CODE_SIZE);
 }
 
 /* Registers for a program: addresses in the data (some unaligned, some by a
@@ -794,6 +1034,7 @@ static void assert_same_as(const struct outcome *o, unsigned n)
 	ck_assert_uint_eq(o->seen.error_code, steps.seen.error_code);
 	ck_assert_uint_eq(o->seen.cr2, steps.seen.cr2);
 	ck_assert_msg(!memcmp(o->data, steps.data, DATA_SIZE), "program %u: memory differs", n);
+	ck_assert_msg(!memcmp(o->code, steps.code, CODE_SIZE), "program %u: code differs", n);
 }
 
 /* The two runs of program n left the same machine. */
@@ -814,24 +1055,66 @@ static void random_data(void)
 	}
 }
 
-static void run_both(const struct program *p, const uint64_t regs[16], uint64_t limit, unsigned n)
+/* run_both in two halves: the blocks' run from new random data... */
+static void run_blocks_of(const struct program *p, const uint64_t regs[16], uint64_t limit)
 {
 	random_data();
 	physmem_write_bytes(&m.pm, DATA, data0, DATA_SIZE);
 	load(p, regs);
 	run_blocks(limit);
+}
+
+/* ...and the single steps' from the same, compared with it. */
+static void run_steps_of(const struct program *p, const uint64_t regs[16], uint64_t limit, unsigned n)
+{
 	physmem_write_bytes(&m.pm, DATA, data0, DATA_SIZE);
 	load(p, regs);
 	run_steps(limit);
 	assert_same(n);
 }
 
-/* Did a run store into p's bytes? */
+static void run_both(const struct program *p, const uint64_t regs[16], uint64_t limit, unsigned n)
+{
+	run_blocks_of(p, regs, limit);
+	run_steps_of(p, regs, limit, n);
+}
+
+/* On an x86-64 host, the block cached at physical address pa (after a run
+ * of blocks) began with translated code: its first instruction's thread
+ * handler lies in the translator's code area. */
+static void assert_translated_at(uint64_t pa, unsigned n)
+{
+#if defined(__x86_64__)
+	const struct icache *ic = m.cpu.icache;
+	const struct block *blk = icache_slot(m.cpu.icache, pa);
+	uintptr_t h;
+	memcpy(&h, &blk->insns[0].thread, sizeof(h));
+	ck_assert_msg(blk->pa == pa && ic->jit_code && h >= (uintptr_t)ic->jit_code &&
+			      h < (uintptr_t)ic->jit_code + ic->jit_used,
+		      "program %u: the block at %llx did not run translated", n, (unsigned long long)pa);
+#else
+	(void)pa;
+	(void)n;
+#endif
+}
+
+/* run_both; the block at pa ran translated (assert_translated_at). */
+static void run_both_translated(const struct program *p, const uint64_t regs[16], uint64_t limit, unsigned n,
+				uint64_t pa)
+{
+	run_blocks_of(p, regs, limit);
+	assert_translated_at(pa, n);
+	run_steps_of(p, regs, limit, n);
+}
+
+/* Did a run store into p's pages (its bytes, or the zeros load() put after
+ * them)? */
 static bool code_changed(const struct program *p)
 {
+	static const uint8_t zero[CODE_SIZE];
 	static uint8_t now[CODE_SIZE];
-	physmem_read_bytes(&m.pm, CODE, now, p->len);
-	return memcmp(now, p->bytes, p->len) != 0;
+	physmem_read_bytes(&m.pm, CODE, now, CODE_SIZE);
+	return memcmp(now, p->bytes, p->len) != 0 || memcmp(now + p->len, zero, CODE_SIZE - p->len) != 0;
 }
 
 /* run_both with the blocks run twice from the same state: the first run
@@ -1258,6 +1541,13 @@ static void branchy_program(struct branchy *g, bool long_mode, uint64_t regs[16]
 			continue;
 		}
 		unsigned kind = (unsigned)(rnd() % 8), to = i + 1 + (unsigned)(rnd() & 1);
+		/* A Jcc right after a CMP/TEST m, imm or an accumulator form,
+		 * one time in three: its condition from their flags. */
+		if (kind >= 2 && kind < 5 && rnd() % 3 == 0) {
+			unsigned keep = g->counter == REG_NONE ? 0 : 1u << g->counter;
+			insn_keeping_by(&g->p, long_mode, g->forms, keep, &g->known,
+					g->forms == IN_RUNS && (rnd() & 1) ? gen_cmp_test_mem_imm : gen_alu_acc);
+		}
 		if (kind >= 2)
 			branch_forward(g, kind < 5, rnd() % 4 == 0, to < n ? to : n);
 	}
@@ -1296,6 +1586,239 @@ END_TEST
 START_TEST(random_branchy_programs_64)
 {
 	random_branchy_programs(true);
+}
+END_TEST
+
+/* ---- programs with subroutines (64-bit code) ---- */
+
+/* A call program: main, from 0 (one in four from shortly before the page
+ * boundary at 41000H, into the second page), of 1-4 call sites, each 0-5
+ * instructions of the forms a run may hold (none touching memory in two
+ * programs in three) and a CALL rel32 (E8) to one of 1-5 subroutines (PUSH
+ * RBX before it and POP RBX after it one time in four), or one time in
+ * sixteen past the program: into the zeros at 41700H (ADD [rAX], AL up to
+ * the HLTs at 417FEH), beyond the mapped pages or 2 GiB below (#PF at the
+ * fetch); then 0-3 instructions, one time in ten a RET of main's own (it
+ * pops whatever RSP points at), HLT. The subroutines follow (one time in
+ * four on the second page), each:
+ *   a frame opened three times in five (struct frame);
+ *   0-5 instructions;
+ *   a CALL of a later subroutine (nested) one time in three; in the
+ *   recursive one (one program in three) DEC R15; JLE 1f; 0-2 instructions;
+ *   CALL itself; 1: (R15 1-8 at the start: at most eight deep); without a
+ *   frame, a CALL $+5 one time in ten (the rest runs twice: its first RET
+ *   returns into it);
+ *   0-3 instructions; the frame closed;
+ *   one time in ten MOV RAX, imm64; MOV [RSP], RAX: the return address
+ *   replaced by a non-canonical one (#GP(0) at the RET, RSP as before it:
+ *   SDM Vol.2 RET), a canonical one not mapped (#PF at its fetch) or main's
+ *   HLT;
+ *   RET (C3).
+ * No other instruction writes RSP or R15 (insn_keeping). */
+#define SUBS_MAX 5
+#define ZEROS_AT 0x1700u           /* a CALL's target past the program */
+
+struct call_program {
+	struct program p;
+	enum forms forms;
+	struct reg_kinds known;
+	unsigned n_subs, sub[SUBS_MAX], halt;
+	struct {
+		unsigned at, sub;  /* a CALL's place and its subroutine, to patch */
+	} fix[2 * SUBS_MAX];
+	unsigned n_fix;
+};
+
+static void call_body(struct call_program *g, unsigned count)
+{
+	for (unsigned i = 0; i < count; i++)
+		insn_keeping(&g->p, true, g->forms, 1u << R_SP | 1u << R_R15, &g->known);
+}
+
+/* CALL rel32 (E8) to offset `to` of p. */
+static void call_rel32(struct program *p, uint64_t to)
+{
+	uint32_t rel = (uint32_t)(to - (p->len + 5));
+	b(p, 0xe8);
+	for (unsigned k = 0; k < 4; k++)
+		b(p, rel >> (8 * k));
+}
+
+/* CALL rel32 to subroutine s, patched once s has its place. */
+static void call_sub(struct call_program *g, unsigned s)
+{
+	ck_assert_uint_lt(g->n_fix, sizeof(g->fix) / sizeof(g->fix[0]));
+	g->fix[g->n_fix].at = g->p.len;
+	g->fix[g->n_fix++].sub = s;
+	call_rel32(&g->p, g->p.len + 5);
+}
+
+/* Where RSP starts (pushes go below it): 16-byte aligned in the data mostly;
+ * at a page boundary of the data (the first slot: a page's last 8 bytes), 8
+ * below or above one, 4 above one (the slot crosses it); 0-3 slots above the
+ * data's start (a nested CALL's slot lies in the absent page below: #PF, RSP
+ * as before the CALL) or 4 above it (the slot crosses into that page); at
+ * the end of the code's second page, above anything that runs (in half the
+ * programs a page of decoded code: its stores never hit the TLB);
+ * non-canonical (#SS(0), SDM Vol.2 CALL); unaligned in the data, or
+ * anywhere. */
+static uint64_t call_stack(void)
+{
+	static const int8_t near_page[] = { 0, 0, -8, 8, 4 };
+	unsigned k = (unsigned)(rnd() % 16);
+	if (k < 8)
+		return DATA + 0x100 + 16 * (rnd() % ((DATA_SIZE - 0x200) / 16));
+	if (k < 11)
+		return DATA + 0x1000 * (1 + rnd() % 15) + (uint64_t)(int64_t)near_page[rnd() % sizeof(near_page)];
+	if (k < 13)
+		return DATA + (rnd() % 4 ? 8 * (rnd() % 4) : 4);
+	if (k == 13)
+		return CODE + CODE_SIZE - 16 * (rnd() % 16);
+	if (k == 14)
+		return 0x8000000000000000ull | (rnd() & 0xfffff0);
+	return rnd() & 1 ? DATA + 0x100 + rnd() % (DATA_SIZE - 0x200) : rnd();
+}
+
+/* A subroutine's frame: PUSH of 1-2 of RBX RBP R12 R13, SUB RSP, 8-40h or
+ * LEA RSP, [RSP - 8-40h] (frame_open, at its start), undone in reverse
+ * (frame_close, just before its RET, in the RET's run). */
+struct frame {
+	unsigned kind, n, regs[2], bytes;
+};
+
+static void frame_open(struct program *p, struct frame *f)
+{
+	static const uint8_t saved[] = { R_BX, R_BP, R_R12, R_R13 };
+	*f = (struct frame){ .kind = (unsigned)(rnd() % 5), .n = 1 + (unsigned)(rnd() & 1),
+			     .bytes = 8 * (1 + (unsigned)(rnd() % 8)) };
+	if (f->kind == 0) {
+		for (unsigned i = 0; i < f->n; i++) {
+			f->regs[i] = saved[rnd() % sizeof(saved)];
+			if (f->regs[i] & 8)
+				b(p, 0x41);
+			b(p, 0x50 + (f->regs[i] & 7));   /* push r */
+		}
+	} else if (f->kind == 1) {
+		PUT(p, 0x48, 0x83, 0xec, f->bytes);     /* sub rsp, imm8 */
+	} else if (f->kind == 2) {
+		PUT(p, 0x48, 0x8d, 0x64, 0x24, (uint8_t)-(int)f->bytes);   /* lea rsp, [rsp - imm8] */
+	}
+}
+
+static void frame_close(struct program *p, const struct frame *f)
+{
+	if (f->kind == 0) {
+		for (unsigned i = f->n; i-- > 0;) {
+			if (f->regs[i] & 8)
+				b(p, 0x41);
+			b(p, 0x58 + (f->regs[i] & 7));   /* pop r */
+		}
+	} else if (f->kind == 1) {
+		PUT(p, 0x48, 0x83, 0xc4, f->bytes);     /* add rsp, imm8 */
+	} else if (f->kind == 2) {
+		PUT(p, 0x48, 0x8d, 0x64, 0x24, f->bytes);   /* lea rsp, [rsp + imm8] */
+	}
+}
+
+static void call_program(struct call_program *g, uint64_t regs[16])
+{
+	memset(g, 0, sizeof(*g));
+	struct program *p = &g->p;
+	g->forms = rnd() % 3 == 0 ? IN_RUNS : NO_ACCESS;
+	g->known = random_regs(regs, true);
+	regs[R_SP] = call_stack();
+	regs[R_R15] = 1 + rnd() % 8;
+	g->known.address &= ~(1u << R_SP | 1u << R_R15);
+	g->known.small &= ~(1u << R_SP | 1u << R_R15);
+	if (regs[R_SP] - DATA < DATA_SIZE)
+		g->known.address |= 1u << R_SP;
+	g->n_subs = 1 + (unsigned)(rnd() % SUBS_MAX);
+	unsigned recursive = rnd() % 3 == 0 ? (unsigned)(rnd() % g->n_subs) : SUBS_MAX;
+	if (rnd() % 4 == 0)
+		p->entry = p->len = PAGE_SIZE - 16 - (unsigned)(rnd() % 48);
+	bool zeros = false;
+	for (unsigned c = 1 + (unsigned)(rnd() % 4); c > 0; c--) {
+		call_body(g, (unsigned)(rnd() % 6));
+		if (rnd() % 16) {
+			bool push = rnd() % 4 == 0;
+			if (push)
+				b(p, 0x53);            /* push rbx, popped after the return */
+			call_sub(g, (unsigned)(rnd() % g->n_subs));
+			if (push)
+				b(p, 0x5b);
+			continue;
+		}
+		unsigned k = (unsigned)(rnd() % 3);
+		zeros = zeros || k == 0;
+		call_rel32(p, k == 0 ? ZEROS_AT + rnd() % 0xf0 : k == 1 ? CODE_SIZE + rnd() % PAGE_SIZE
+									 : p->len - 0x80000000u + rnd() % 0x1000);
+	}
+	call_body(g, (unsigned)(rnd() % 4));
+	if (rnd() % 10 == 0)
+		b(p, 0xc3);
+	g->halt = p->len;
+	b(p, 0xf4);
+	if (p->len < PAGE_SIZE && rnd() % 4 == 0)
+		p->len = PAGE_SIZE + (unsigned)(rnd() % 64);
+	for (unsigned s = 0; s < g->n_subs; s++) {
+		g->sub[s] = p->len;
+		struct frame fr;
+		frame_open(p, &fr);
+		call_body(g, (unsigned)(rnd() % 6));
+		if (s == recursive) {
+			static const uint8_t dec_jle[] = { 0x49, 0xff, 0xcf, 0x7e, 0x00 };   /* dec r15; jle 1f */
+			put(p, dec_jle, sizeof(dec_jle));
+			unsigned from = p->len;
+			call_body(g, (unsigned)(rnd() % 3));
+			call_sub(g, s);
+			p->bytes[from - 1] = (uint8_t)(p->len - from);                 /* 1: */
+		} else if (s + 1 < g->n_subs && rnd() % 3 == 0) {
+			call_sub(g, s + 1 + (unsigned)(rnd() % (g->n_subs - s - 1)));
+		} else if (fr.kind >= 3 && rnd() % 10 == 0) {
+			call_rel32(p, p->len + 5);
+		}
+		call_body(g, (unsigned)(rnd() % 4));
+		frame_close(p, &fr);
+		if (rnd() % 10 == 0) {
+			unsigned k = (unsigned)(rnd() % 3);
+			uint64_t to = k == 0 ? (rnd() & 0x7fffffffffffull) | 0x800000000000ull
+				    : k == 1 ? 0xffff800000000000ull | (rnd() & 0xfffff000) : CODE + g->halt;
+			PUT(p, 0x48, 0xb8);            /* mov rax, imm64 */
+			put_u64(p, to);
+			PUT(p, 0x48, 0x89, 0x04, 0x24);  /* mov [rsp], rax */
+		}
+		b(p, 0xc3);
+	}
+	ck_assert_uint_lt(p->len, ZEROS_AT);
+	for (unsigned i = 0; i < g->n_fix; i++) {
+		uint32_t rel = g->sub[g->fix[i].sub] - (g->fix[i].at + 5);
+		memcpy(p->bytes + g->fix[i].at + 1, &rel, 4);
+	}
+	if (zeros) {
+		p->bytes[ZEROS_AT + 0xfe] = p->bytes[ZEROS_AT + 0xff] = 0xf4;
+		p->len = ZEROS_AT + 0x100;
+	}
+}
+
+/* Call programs (above), each run to its HLT (or a fault) or stopped by an
+ * instruction limit inside its chain, as blocks twice (run_linked: the
+ * second follows the links the first made, a RET's to its callers) and in
+ * single steps. */
+START_TEST(random_call_programs_64)
+{
+	static struct call_program g;
+	random_machine(true);
+	unsigned long before = jit_runs_translated(m.cpu.icache);
+	for (unsigned n = 0; n < 2000; n++) {
+		uint64_t regs[16];
+		call_program(&g, regs);
+		run_linked(&g.p, regs, n % 3 == 0 ? 1 + rnd() % 60 : 100000, n);
+	}
+#if defined(__x86_64__)
+	ck_assert_uint_gt(jit_runs_translated(m.cpu.icache) - before, 3000);
+#else
+	(void)before;
+#endif
 }
 END_TEST
 
@@ -1952,6 +2475,819 @@ START_TEST(inc_then_jb_not_from_host)
 }
 END_TEST
 
+/* ---- MOV m, imm, NOP, the accumulator forms, CMP/TEST m, imm, rIP-relative
+ * operands, CALL and RET, directed ---- */
+
+/* [rIP + disp32] ending at p's end (the instruction just appended), its
+ * displacement (4 bytes at offset at) made to reach linear address to. */
+static void aim(struct program *p, unsigned at, uint64_t to)
+{
+	uint32_t disp = (uint32_t)(to - (CODE + p->len));
+	memcpy(p->bytes + at, &disp, 4);
+}
+
+/* The directed tests' memory operands (SDM Vol.2 2.1.5) with the registers
+ * of shape_regs(): ModRM (reg 0), SIB and displacement, the segment override
+ * and REX bits each needs, and the data offset each reaches; rip: [rIP +
+ * disp32] in 64-bit code (its displacement made to reach that offset),
+ * [disp32] in 32-bit code (protected_segments, long_mode_sparse: FS and GS
+ * bases). */
+#define GP_FAULT 0xffffffffu
+static const struct shape {
+	unsigned code;             /* 32 or 64: the code it is for; 0: both */
+	uint8_t seg, rex;
+	uint8_t ea[6];
+	unsigned ea_len;
+	bool rip;
+	uint32_t at;               /* the data offset it reaches, or GP_FAULT */
+} shapes[] = {
+	{ 0, 0, 0, { 0x43, 0x10 }, 2, false, 0x1110 },                          /* [rbx + 10h] */
+	{ 0, 0, 0, { 0x84, 0xb3, 0x00, 0x01, 0x00, 0x00 }, 6, false, 0x120c },  /* [rbx + rsi*4 + 100h] */
+	{ 0, 0, 0, { 0x05, 0x30, 0x12, 0x00, 0x00 }, 5, true, 0x1230 },         /* [rip + disp32], [disp32] */
+	{ 64, 0, REX_X | REX_B, { 0x44, 0xcc, 0xf8 }, 3, false, 0x1220 },       /* [r12 + r9*8 - 8] */
+	{ 64, 0x64, 0, { 0x43, 0x40 }, 2, false, 0x1940 },                      /* fs:[rbx + 40h]: base 800h */
+	{ 64, 0x65, 0, { 0x43, 0x50 }, 2, false, 0x1190 },                      /* gs:[rbx + 50h]: base 40h */
+	{ 64, 0x26, 0, { 0x43, 0x10 }, 2, false, 0x1110 },                      /* es:[rbx + 10h]: no base */
+	{ 32, 0x26, 0, { 0x83, 0x40, 0x01, 0x0c, 0x00 }, 5, false, 0x1240 },    /* es:[ebx + 0C0140h]: wraps */
+	{ 32, 0x36, 0, { 0x84, 0xb3, 0x00, 0x01, 0x00, 0x00 }, 6, false, 0x120c }, /* ss:[ebx + esi*4 + 100h] */
+	{ 32, 0x65, 0, { 0x43, 0x50 }, 2, false, GP_FAULT },                    /* gs:[ebx + 50h]: read-only */
+};
+#define SHAPES (sizeof(shapes) / sizeof(shapes[0]))
+
+static bool shape_in(const struct shape *sh, bool long_mode)
+{
+	return !sh->code || sh->code == (long_mode ? 64u : 32u);
+}
+
+static void shape_regs(uint64_t regs[16], bool long_mode)
+{
+	uint64_t base = long_mode ? DATA : 0;
+	regs[R_BX] = base + 0x1100;
+	regs[R_SI] = 3;
+	regs[R_R12] = base + 0x1200;
+	regs[R_R9] = 5;
+}
+
+/* An instruction with shape sh's memory operand appended: 66H where asked,
+ * REX (W where asked, and sh's bits), the opcode (0F xx as 0x0fxx), ModRM.reg
+ * reg, imm_len bytes of imm. */
+static void mem_insn(struct program *p, bool long_mode, const struct shape *sh, bool p66, bool w, unsigned op,
+		     unsigned reg, uint64_t imm, unsigned imm_len)
+{
+	if (sh->seg)
+		b(p, sh->seg);
+	if (p66)
+		b(p, 0x66);
+	unsigned rex = sh->rex | (w ? REX_W : 0) | (reg & 8 ? REX_R : 0);
+	if (rex)
+		b(p, 0x40 | rex);
+	if (op > 0xff)
+		b(p, op >> 8);
+	b(p, op & 0xff);
+	unsigned ea_at = p->len;
+	for (unsigned i = 0; i < sh->ea_len; i++)
+		b(p, i == 0 ? sh->ea[0] | (reg & 7) << 3 : sh->ea[i]);
+	for (unsigned i = 0; i < imm_len; i++)
+		b(p, (unsigned)(imm >> (8 * i)));
+	if (sh->rip && long_mode)
+		aim(p, ea_at + 1, DATA + sh->at);
+}
+
+/* MOV m, imm in each of its forms (C6 /0 ib, 66 C7 /0 iw, C7 /0 id, REX.W C7
+ * /0 id: the immediate sign-extended to 64 bits, SDM Vol.2 MOV) through each
+ * shape above, in 32-bit and 64-bit code, an immediate with its sign bits
+ * clear and one with them set: mov [m], edx; jmp $+2 (the page's write
+ * translation into the TLB; a load where the segment is read-only), then
+ * add ecx, 1; MOV m, imm; add ecx, 1; hlt, a run the translator takes. The
+ * bytes stored are the immediate's, their neighbours as they were, all as
+ * the single steps leave them; through GS in 32-bit code (read-only)
+ * #GP(0) at the store, after the ADD. (The translator once took MOV m, imm
+ * for a register MOV of an immediate: the host crashed, and no test had
+ * one.) */
+START_TEST(store_immediate_to_memory)
+{
+	static const struct {
+		uint8_t op;
+		bool p66, w;
+		unsigned size, imm_len;
+	} forms[] = { { 0xc6, false, false, 1, 1 }, { 0xc7, true, false, 2, 2 }, { 0xc7, false, false, 4, 4 },
+		      { 0xc7, false, true, 8, 4 } };
+	unsigned n = 0;
+	for (unsigned k = 0; k < 2; k++) {
+		bool long_mode = k == 1;
+		random_machine(long_mode);
+		for (unsigned s = 0; s < SHAPES; s++) {
+			const struct shape *sh = &shapes[s];
+			if (!shape_in(sh, long_mode))
+				continue;
+			for (unsigned v = 0; v < 8; v++) {
+				unsigned f = v / 2, size = forms[f].size;
+				if (forms[f].w && !long_mode)
+					continue;
+				uint64_t imm = v & 1 ? rnd() | 0x8080808080808080ull : rnd() & 0x7f7f7f7f7f7f7f7full;
+				struct program p = { .len = 0 };
+				mem_insn(&p, long_mode, sh, false, false, sh->at == GP_FAULT ? 0x8b : 0x89, R_DX, 0, 0);
+				PUT(&p, 0xeb, 0x00);
+				unsigned block = p.len;
+				PUT(&p, 0x83, 0xc1, 0x01);
+				mem_insn(&p, long_mode, sh, forms[f].p66, forms[f].w, forms[f].op, 0, imm, forms[f].imm_len);
+				PUT(&p, 0x83, 0xc1, 0x01, 0xf4);
+				uint64_t regs[16] = { [R_DX] = rnd() };
+				shape_regs(regs, long_mode);
+				run_both_translated(&p, regs, 100, n++, CODE + block);
+				if (sh->at == GP_FAULT) {
+					ck_assert_uint_eq(blocks.seen.vector, EXC_GP);
+					ck_assert_uint_eq(blocks.seen.error_code, 0);
+					ck_assert_uint_eq(blocks.rip, CODE + block + 3);
+					ck_assert_uint_eq(blocks.regs[R_CX], 1);
+					continue;
+				}
+				ck_assert_int_eq(blocks.status, ST_HALT);
+				ck_assert_uint_eq(blocks.regs[R_CX], 2);
+				uint64_t stored = 0, want = size == 8 ? (uint64_t)(int64_t)(int32_t)imm
+								      : imm & ((1ull << (8 * size)) - 1);
+				memcpy(&stored, blocks.data + sh->at, size);
+				ck_assert_uint_eq(stored, want);
+				ck_assert_uint_eq(blocks.data[sh->at - 1], data0[sh->at - 1]);
+				unsigned after = sh->at + (size > 4 ? size : 4);   /* past the warm-up's store too */
+				ck_assert_uint_eq(blocks.data[after], data0[after]);
+			}
+		}
+	}
+}
+END_TEST
+
+/* NOP (SDM Vol.2 NOP: 90, 0F 1F /0 "Ev", whose operand is never accessed)
+ * in runs, in 64-bit code: add ecx, 1; 90; 66 90; REX.W 90; REX 90; NOP
+ * [rax] (RAX non-canonical); NOP [rax + rax]; 66 NOP [rax + rax]; NOP [rip +
+ * 7FFF0000h] (not mapped); NOP fs:[rbx] (not mapped); NOP eax; NOP r8; add
+ * ecx, 1; then 90 with REX.B, which is XCHG (no NOP: the translator must
+ * leave it): 41 90 (xchg r8d, eax: both zero-extended), add ecx, 1; 49 90
+ * (xchg r8, rax); 66 41 90 (xchg r8w, ax); 41 97 (xchg r15d, eax); add ecx,
+ * 1; hlt. In 32-bit code: add ecx, 1; 90; 66 90; NOP [eax], NOP [0FFFF0000h]
+ * (past DS's limit); NOP gs:[ebx + 10h]; NOP fs:[esp] (below FS's
+ * expand-down range); 67 NOP [bx]; NOP ebx; add ecx, 1; xchg ecx, eax (91);
+ * xchg dx, ax (66 92); add ecx, 1; hlt. No fault; the registers as the SDM's
+ * XCHG leaves them; as the single steps under every instruction limit; the
+ * first run translated. */
+START_TEST(nop_forms)
+{
+	static const uint8_t code64[] = {
+		0x83, 0xc1, 0x01, 0x90, 0x66, 0x90, 0x48, 0x90, 0x40, 0x90,
+		0x0f, 0x1f, 0x00, 0x0f, 0x1f, 0x44, 0x00, 0x00, 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00,
+		0x0f, 0x1f, 0x05, 0x00, 0x00, 0xff, 0x7f, 0x64, 0x0f, 0x1f, 0x03,
+		0x0f, 0x1f, 0xc0, 0x49, 0x0f, 0x1f, 0xc0, 0x83, 0xc1, 0x01,
+		0x41, 0x90, 0x83, 0xc1, 0x01, 0x49, 0x90, 0x66, 0x41, 0x90, 0x41, 0x97, 0x83, 0xc1, 0x01, 0xf4,
+	};
+	static const uint8_t code32[] = {
+		0x83, 0xc1, 0x01, 0x90, 0x66, 0x90,
+		0x0f, 0x1f, 0x00, 0x0f, 0x1f, 0x05, 0x00, 0x00, 0xff, 0xff, 0x65, 0x0f, 0x1f, 0x43, 0x10,
+		0x64, 0x0f, 0x1f, 0x04, 0x24, 0x67, 0x0f, 0x1f, 0x07, 0x0f, 0x1f, 0xc3, 0x83, 0xc1, 0x01,
+		0x91, 0x66, 0x92, 0x83, 0xc1, 0x01, 0xf4,
+	};
+	for (unsigned k = 0; k < 2; k++) {
+		bool long_mode = k == 1;
+		random_machine(long_mode);
+		struct program p = { .len = 0 };
+		if (long_mode)
+			put(&p, code64, sizeof(code64));
+		else
+			put(&p, code32, sizeof(code32));
+		uint64_t regs64[16] = { [R_AX] = 0x8000000011112222ull, [R_R8] = 0x3333333344445555ull,
+					[R_R15] = 0x6666666677778888ull };
+		uint64_t regs32[16] = { [R_AX] = 0xfffffff0, [R_DX] = 0x12345678, [R_SP] = 0x10, [R_BX] = 0x100 };
+		const uint64_t *regs = long_mode ? regs64 : regs32;
+		unsigned total = long_mode ? 20 : 14;
+		for (unsigned limit = 1; limit <= total + 1; limit++) {
+			if (limit > total)
+				run_both_translated(&p, regs, 100, limit, CODE);
+			else
+				run_both(&p, regs, limit, limit);
+			ck_assert_uint_eq(blocks.seen.vector, 0xff);
+		}
+		ck_assert_int_eq(blocks.status, ST_HALT);
+		ck_assert_uint_eq(blocks.time, total);
+		if (long_mode) {
+			ck_assert_uint_eq(blocks.regs[R_CX], 4);
+			ck_assert_uint_eq(blocks.regs[R_AX], 0x77778888);
+			ck_assert_uint_eq(blocks.regs[R_R8], 0x44442222);
+			ck_assert_uint_eq(blocks.regs[R_R15], 0x11115555);
+		} else {
+			ck_assert_uint_eq(blocks.regs[R_CX], 0xfffffff1);
+			ck_assert_uint_eq(blocks.regs[R_AX], 0x5678);
+			ck_assert_uint_eq(blocks.regs[R_DX], 0x12340002);
+		}
+	}
+}
+END_TEST
+
+/* The status flags of an ALU operation (SDM Vol.1 3.4.3.1, Vol.2 ADD, OR,
+ * AND, SUB, XOR, CMP, TEST), the directed tests' own oracle: op the
+ * operation's /digit in 80-83 (0 ADD, 1 OR, 4 AND, 5 SUB, 6 XOR, 7 CMP) or 8
+ * for TEST, a and b its operands, size bytes. */
+struct status_flags {
+	bool cf, pf, zf, sf, of;
+};
+
+static struct status_flags alu_flags_of(unsigned op, uint64_t a, uint64_t b, unsigned size)
+{
+	uint64_t mask = size == 8 ? ~0ull : (1ull << (8 * size)) - 1, top = 1ull << (8 * size - 1), r;
+	struct status_flags f = { .cf = false };
+	a &= mask;
+	b &= mask;
+	switch (op) {
+	case 0:
+		r = (a + b) & mask;
+		f.cf = r < a;
+		f.of = ((a ^ r) & (b ^ r) & top) != 0;
+		break;
+	case 5:
+	case 7:
+		r = (a - b) & mask;
+		f.cf = a < b;
+		f.of = ((a ^ b) & (a ^ r) & top) != 0;
+		break;
+	case 1: r = a | b; break;
+	case 6: r = a ^ b; break;
+	default: r = a & b; break;
+	}
+	f.zf = r == 0;
+	f.sf = (r & top) != 0;
+	f.pf = (__builtin_popcount((unsigned)(r & 0xff)) & 1) == 0;
+	return f;
+}
+
+/* Does condition cc (the low four bits of 70-7F, SDM Vol.1 Table B-1) hold? */
+static bool cond_of(unsigned cc, struct status_flags f)
+{
+	bool v;
+	switch (cc >> 1) {
+	case 0: v = f.of; break;
+	case 1: v = f.cf; break;
+	case 2: v = f.zf; break;
+	case 3: v = f.cf || f.zf; break;
+	case 4: v = f.sf; break;
+	case 5: v = f.pf; break;
+	case 6: v = f.sf != f.of; break;
+	default: v = f.zf || f.sf != f.of; break;
+	}
+	return (cc & 1) ? !v : v;
+}
+
+/* An operand for an ALU test against imm (already sign-extended to the
+ * operand size): kind 0 equal to it, 1 one more, 2 the sign bit alone, 3
+ * random. */
+static uint64_t operand_near(unsigned kind, uint64_t imm, unsigned size)
+{
+	return kind == 0 ? imm : kind == 1 ? imm + 1 : kind == 2 ? 1ull << (8 * size - 1) : rnd();
+}
+
+/* The immediate of size imm_len sign-extended to an operand of size bytes,
+ * masked to it. */
+static uint64_t imm_of(uint64_t imm, unsigned imm_len, unsigned size)
+{
+	uint64_t v = imm_len == 1 ? (uint64_t)(int64_t)(int8_t)imm : imm_len == 2 ? (uint64_t)(int64_t)(int16_t)imm
+										: (uint64_t)(int64_t)(int32_t)imm;
+	return size == 8 ? v : v & ((1ull << (8 * size)) - 1);
+}
+
+/* Jcc rel8 (70+cc) over mov edi, 1; hlt to mov edi, 2; hlt. */
+static void jcc_to_two(struct program *p, unsigned cc)
+{
+	PUT(p, 0x70 | cc, 6, 0xbf, 0x01, 0x00, 0x00, 0x00, 0xf4, 0xbf, 0x02, 0x00, 0x00, 0x00, 0xf4);
+}
+
+/* The accumulator with an immediate (04/05 ADD, 0C/0D OR, 24/25 AND, 2C/2D
+ * SUB, 34/35 XOR, 3C/3D CMP, A8/A9 TEST) in 32-bit and 64-bit code at every
+ * size: the byte forms and 66H's word forms (which the translator leaves to
+ * the interpreter), 32 bits, REX.W (the imm32 sign-extended), rAX equal to
+ * the immediate, one more, the sign bit, or random (its other bits random):
+ * mov edx, ebx; OP; setz cl; sets dl; cmovo esi, edi (and in every other
+ * case adc ebp, 0); then a Jcc of a condition that changes from case to case
+ * to mov edi, 2; hlt past mov edi, 1; hlt. As the single steps; CL, DL and
+ * (where the Jcc reads OP's flags) the branch as the SDM defines the flags
+ * (alu_flags_of); the 32- and 64-bit forms in the run from mov edx, ebx. */
+START_TEST(accumulator_immediate_forms)
+{
+	static const uint8_t ops[] = { 0x04, 0x0c, 0x24, 0x2c, 0x34, 0x3c, 0xa8 };
+	static const uint8_t digit[] = { 0, 1, 4, 5, 6, 7, 8 };
+	unsigned n = 0;
+	for (unsigned k = 0; k < 2; k++) {
+		bool long_mode = k == 1;
+		random_machine(long_mode);
+		for (unsigned o = 0; o < sizeof(ops); o++) {
+			for (unsigned size = 1; size <= (long_mode ? 8u : 4u); size *= 2) {
+				for (unsigned v = 0; v < 8; v++) {
+					unsigned imm_len = size == 8 ? 4 : size, cc = 2 * v + (v & 1);
+					bool adc = v & 1;
+					uint64_t imm = rnd() % 4 ? rnd() : 0x80ull << (8 * (imm_len - 1));
+					uint64_t mask = size == 8 ? ~0ull : (1ull << (8 * size)) - 1;
+					uint64_t a = operand_near(v % 4, imm_of(imm, imm_len, size), size) & mask;
+					struct program p = { .len = 0 };
+					PUT(&p, 0x89, 0xda);
+					if (size == 2)
+						b(&p, 0x66);
+					if (size == 8)
+						b(&p, 0x48);
+					b(&p, ops[o] + (size > 1));
+					for (unsigned i = 0; i < imm_len; i++)
+						b(&p, (unsigned)(imm >> (8 * i)));
+					PUT(&p, 0x0f, 0x94, 0xc1, 0x0f, 0x98, 0xc2, 0x0f, 0x40, 0xf7);
+					if (adc)
+						PUT(&p, 0x83, 0xd5, 0x00);
+					jcc_to_two(&p, cc);
+					uint64_t regs[16] = { [R_AX] = (rnd() & ~mask) | a, [R_BX] = rnd(), [R_CX] = rnd(),
+							      [R_DX] = rnd(), [R_SI] = rnd(), [R_DI] = rnd(), [R_BP] = rnd() };
+					if (size >= 4)
+						run_both_translated(&p, regs, 100, n++, CODE);
+					else
+						run_both(&p, regs, 100, n++);
+					ck_assert_int_eq(blocks.status, ST_HALT);
+					struct status_flags f = alu_flags_of(digit[o], a, imm_of(imm, imm_len, size), size);
+					ck_assert_uint_eq(blocks.regs[R_CX] & 0xff, f.zf);
+					ck_assert_uint_eq(blocks.regs[R_DX] & 0xff, f.sf);
+					if (!adc)
+						ck_assert_uint_eq(blocks.regs[R_DI], cond_of(cc, f) ? 2 : 1);
+				}
+			}
+		}
+	}
+}
+END_TEST
+
+/* CMP m, imm (81 /7 id, 83 /7 ib) and TEST m, imm (F7 /0 id), with 66H (iw)
+ * and, in 64-bit code, with REX.W (sign-extended), in 32-bit and 64-bit
+ * code: mov [rbx + 8], rax (the memory operand); mov edx, [rbx + 8]; jmp
+ * $+2 (its page in the TLB), then mov edx, ebx; OP [rbx + 8], imm; a reader
+ * of its flags (SETcc cl, CMOVcc esi, edi of the Jcc's condition, or adc
+ * ebp, 0); Jcc (every condition) to mov edi, 2; hlt past mov edi, 1; hlt;
+ * the memory equal to the immediate, one more, the sign bit, or random. As
+ * the single steps; the branch and SETcc as the SDM defines the flags
+ * (alu_flags_of; after the ADC they are its own); without 66H, the run from
+ * mov edx, ebx holds the compare (then the reader and a Jcc on the host's
+ * flags, emu/jit.c end_of). */
+START_TEST(compare_memory_with_immediate)
+{
+	static const struct {
+		uint8_t op, modrm, digit;
+		unsigned imm_len;         /* with 66H: 2 but for 83 */
+	} forms[] = { { 0x81, 0x7b, 7, 4 }, { 0x83, 0x7b, 7, 1 }, { 0xf7, 0x43, 8, 4 } };
+	unsigned n = 0;
+	for (unsigned k = 0; k < 2; k++) {
+		bool long_mode = k == 1;
+		random_machine(long_mode);
+		uint64_t bx = long_mode ? DATA + 0x100 : 0x100;
+		for (unsigned f = 0; f < 3; f++) {
+			for (unsigned w = 0; w < (long_mode ? 4u : 2u); w++) {
+				bool p66 = w & 1, rex_w = w & 2;
+				unsigned size = rex_w ? 8 : p66 ? 2 : 4;
+				unsigned imm_len = forms[f].imm_len == 1 ? 1 : p66 && !rex_w ? 2 : 4;
+				for (unsigned cc = 0; cc < 16; cc++) {
+					unsigned reader = (cc + f) % 3;   /* SETcc, CMOVcc, ADC */
+					uint64_t imm = rnd() % 4 ? rnd() : 0x80ull << (8 * (imm_len - 1));
+					uint64_t a = operand_near((cc + w) % 4, imm_of(imm, imm_len, size), size);
+					if (forms[f].digit == 8 && (cc & 4))
+						a = ~imm_of(imm, imm_len, size) & rnd();   /* TEST: ZF = 1 */
+					struct program p = { .len = 0 };
+					if (long_mode)
+						b(&p, 0x48);
+					PUT(&p, 0x89, 0x43, 0x08, 0x8b, 0x53, 0x08, 0xeb, 0x00);
+					unsigned block = p.len;
+					PUT(&p, 0x89, 0xda);
+					if (p66)
+						b(&p, 0x66);
+					if (rex_w)
+						b(&p, 0x48);
+					PUT(&p, forms[f].op, forms[f].modrm, 0x08);
+					for (unsigned i = 0; i < imm_len; i++)
+						b(&p, (unsigned)(imm >> (8 * i)));
+					if (reader == 0)
+						PUT(&p, 0x0f, 0x90 | cc, 0xc1);
+					else if (reader == 1)
+						PUT(&p, 0x0f, 0x40 | cc, 0xf7);
+					else
+						PUT(&p, 0x83, 0xd5, 0x00);
+					jcc_to_two(&p, cc);
+					uint64_t regs[16] = { [R_AX] = a, [R_BX] = bx, [R_CX] = rnd(), [R_SI] = rnd(),
+							      [R_DI] = rnd(), [R_BP] = rnd() };
+					if (p66)
+						run_both(&p, regs, 100, n++);
+					else
+						run_both_translated(&p, regs, 100, n++, CODE + block);
+					ck_assert_int_eq(blocks.status, ST_HALT);
+					struct status_flags fl = alu_flags_of(forms[f].digit, a, imm_of(imm, imm_len, size), size);
+					if (reader == 0)
+						ck_assert_uint_eq(blocks.regs[R_CX] & 0xff, cond_of(cc, fl));
+					if (reader != 2)
+						ck_assert_uint_eq(blocks.regs[R_DI], cond_of(cc, fl) ? 2 : 1);
+				}
+			}
+		}
+	}
+}
+END_TEST
+
+/* rIP-relative operands in a run of 64-bit code (SDM Vol.2 2.2.1.6: from the
+ * next instruction's address; the translator takes it from the block's
+ * start): mov [rip → D], rdx; mov rdx, [rip → 40000H] (the data's and the
+ * code's pages into the TLB); jmp $+2; then add ecx, 1; mov rax, [rip → D];
+ * add eax, [rip → D + 4]; mov [rip → D + 10h], rax; cmp qword [rip → D],
+ * imm32 (equal, sign-extended); setz bl; mov qword [rip → D + 18h], -5; mov
+ * rsi, [rip → the block's own first bytes]; mov edi, fs:[rip → D - 800h]
+ * (+ FS's base: D); test dword gs:[rip → D - 40h], imm32; setnz bpl; lea
+ * r9, [rip → the block]; add ecx, 1; hlt (D: the data + 300h). Every value
+ * as the SDM defines it, and as the single steps; the run translated. */
+START_TEST(rip_relative_operands)
+{
+	random_machine(true);
+	const uint64_t d = DATA + 0x300, rdx = 0xffffffff80001234ull;
+	struct program p = { .len = 0 };
+	PUT(&p, 0x48, 0x89, 0x15, 0, 0, 0, 0);
+	aim(&p, p.len - 4, d);
+	PUT(&p, 0x48, 0x8b, 0x15, 0, 0, 0, 0);
+	aim(&p, p.len - 4, CODE);
+	PUT(&p, 0xeb, 0x00);
+	unsigned block = p.len;
+	PUT(&p, 0x83, 0xc1, 0x01, 0x48, 0x8b, 0x05, 0, 0, 0, 0);
+	aim(&p, p.len - 4, d);
+	PUT(&p, 0x03, 0x05, 0, 0, 0, 0);
+	aim(&p, p.len - 4, d + 4);
+	PUT(&p, 0x48, 0x89, 0x05, 0, 0, 0, 0);
+	aim(&p, p.len - 4, d + 0x10);
+	PUT(&p, 0x48, 0x81, 0x3d, 0, 0, 0, 0, 0x34, 0x12, 0x00, 0x80);
+	aim(&p, p.len - 8, d);
+	PUT(&p, 0x0f, 0x94, 0xc3, 0x48, 0xc7, 0x05, 0, 0, 0, 0, 0xfb, 0xff, 0xff, 0xff);
+	aim(&p, p.len - 8, d + 0x18);
+	PUT(&p, 0x48, 0x8b, 0x35, 0, 0, 0, 0);
+	aim(&p, p.len - 4, CODE + block);
+	PUT(&p, 0x64, 0x8b, 0x3d, 0, 0, 0, 0);
+	aim(&p, p.len - 4, d - 0x800);
+	PUT(&p, 0x65, 0xf7, 0x05, 0, 0, 0, 0, 0x00, 0x00, 0x00, 0x80);
+	aim(&p, p.len - 8, d - 0x40);
+	PUT(&p, 0x40, 0x0f, 0x95, 0xc5, 0x4c, 0x8d, 0x0d, 0, 0, 0, 0);
+	aim(&p, p.len - 4, CODE + block);
+	PUT(&p, 0x83, 0xc1, 0x01, 0xf4);
+	uint64_t regs[16] = { [R_DX] = rdx, [R_BX] = rnd(), [R_BP] = rnd() };
+	run_both_translated(&p, regs, 100, 0, CODE + block);
+	ck_assert_int_eq(blocks.status, ST_HALT);
+	ck_assert_uint_eq(blocks.regs[R_CX], 2);
+	ck_assert_uint_eq(blocks.regs[R_AX], (uint32_t)(rdx + (rdx >> 32)));
+	ck_assert_uint_eq(blocks.regs[R_BX] & 0xff, 1);
+	uint64_t own, at10, at18;
+	memcpy(&own, p.bytes + block, 8);
+	ck_assert_uint_eq(blocks.regs[R_SI], own);
+	ck_assert_uint_eq(blocks.regs[R_DI], (uint32_t)rdx);
+	ck_assert_uint_eq(blocks.regs[R_BP] & 0xff, 1);
+	ck_assert_uint_eq(blocks.regs[R_R9], CODE + block);
+	memcpy(&at10, blocks.data + 0x310, 8);
+	memcpy(&at18, blocks.data + 0x318, 8);
+	ck_assert_uint_eq(at10, blocks.regs[R_AX]);
+	ck_assert_uint_eq(at18, (uint64_t)-5);
+}
+END_TEST
+
+/* A translated run's stores into code (SDM Vol.3 11.6: a write to an
+ * instruction that has been fetched is seen when it runs), in 64-bit code
+ * (rIP-relative) and in 32-bit code (ES, whose base wraps to the code at
+ * offset 0A0000H + the code's offset): mov [D], edx; jmp $+2; then add ecx,
+ * 1; mov dword [T], 12345678h (T: the imm32 of the mov eax, 11111111h two
+ * instructions on, in the same block); add ecx, 1; mov eax, 11111111h; mov
+ * dword [U], 9ABCDEF0h (U: the imm32 of the mov ebx, 22222222h of the next
+ * block); mov byte [the block's first byte], 90h (already run); jmp $+2;
+ * mov ebx, 22222222h; add ecx, 1; hlt. EAX 12345678h, EBX 9ABCDEF0h, the
+ * code and everything else as the single steps leave them; the run was
+ * translated (the block itself is dropped by its own store). */
+START_TEST(stores_into_own_code)
+{
+	for (unsigned k = 0; k < 2; k++) {
+		bool long_mode = k == 1;
+		random_machine(long_mode);
+		struct program p = { .len = 0 };
+		PUT(&p, 0x89, 0x15, 0x00, 0x03, 0x00, 0x00);       /* mov [D], edx */
+		if (long_mode)
+			aim(&p, p.len - 4, DATA + 0x300);
+		PUT(&p, 0xeb, 0x00);
+		unsigned block = p.len;
+		PUT(&p, 0x83, 0xc1, 0x01);
+		unsigned store_t = p.len;
+		if (!long_mode)
+			b(&p, 0x26);
+		PUT(&p, 0xc7, 0x05, 0, 0, 0, 0, 0x78, 0x56, 0x34, 0x12);
+		unsigned end_t = p.len;
+		PUT(&p, 0x83, 0xc1, 0x01, 0xb8, 0x11, 0x11, 0x11, 0x11);
+		unsigned t = p.len - 4;
+		unsigned store_u = p.len;
+		if (!long_mode)
+			b(&p, 0x26);
+		PUT(&p, 0xc7, 0x05, 0, 0, 0, 0, 0xf0, 0xde, 0xbc, 0x9a);
+		unsigned end_u = p.len;
+		unsigned store_v = p.len;
+		if (!long_mode)
+			b(&p, 0x26);
+		PUT(&p, 0xc6, 0x05, 0, 0, 0, 0, 0x90);
+		unsigned end_v = p.len;
+		PUT(&p, 0xeb, 0x00, 0xbb, 0x22, 0x22, 0x22, 0x22);
+		unsigned u = p.len - 4;
+		PUT(&p, 0x83, 0xc1, 0x01, 0xf4);
+		/* The displacements: from each store's end, or ES offsets. */
+		const unsigned stores[3][3] = { { store_t, end_t, t }, { store_u, end_u, u }, { store_v, end_v, block } };
+		for (unsigned i = 0; i < 3; i++) {
+			unsigned disp_at = stores[i][0] + (long_mode ? 2 : 3);
+			uint32_t disp = long_mode ? (uint32_t)(stores[i][2] - stores[i][1]) : 0xa0000 + stores[i][2];
+			memcpy(p.bytes + disp_at, &disp, 4);
+		}
+		uint64_t regs[16] = { [R_DX] = rnd() };
+		unsigned long before = jit_runs_translated(m.cpu.icache);
+		run_blocks_of(&p, regs, 100);
+#if defined(__x86_64__)
+		ck_assert_uint_gt(jit_runs_translated(m.cpu.icache), before);
+#else
+		(void)before;
+#endif
+		run_steps_of(&p, regs, 100, k);
+		ck_assert_int_eq(blocks.status, ST_HALT);
+		ck_assert_uint_eq(blocks.regs[R_AX], 0x12345678);
+		ck_assert_uint_eq(blocks.regs[R_BX], 0x9abcdef0);
+		ck_assert_uint_eq(blocks.regs[R_CX], 3);
+		ck_assert_uint_eq(blocks.code[block], 0x90);
+	}
+}
+END_TEST
+
+/* The qword an outcome holds at linear address a (the data, or the code's
+ * pages). */
+static uint64_t qword_in(const struct outcome *o, uint64_t a)
+{
+	uint64_t v;
+	memcpy(&v, a >= DATA ? o->data + (a - DATA) : o->code + (a - CODE), 8);
+	return v;
+}
+
+/* CALL rel32 and RET (C3) ending translated runs in 64-bit code (emu/jit.c
+ * emit_call_ret, SDM Vol.2 CALL, RET):
+ *   add ecx, 1; call S; add ecx, 2; hlt; S: add esi, 1; mov edx, esi; ret
+ * with RSP 16-byte aligned in the data, at a page boundary (the slot the
+ * last 8 bytes of the page below it), 8 above one, 4 above one (the slot
+ * across it), in the program's own page (a store into a page of decoded
+ * code: never a TLB hit): the return address (the ADD after the CALL) in
+ * the slot, RSP back, the HLT; at the data's start or 4 above it (the slot
+ * in or into the absent page below): #PF with W at the CALL, CR2 its first
+ * absent byte; non-canonical: #SS(0) at the CALL; RSP as it was in each. As
+ * the single steps, and again from the links the first run made; both
+ * blocks translated.
+ *   add ecx, 1; call S; add ecx, 2; hlt; S: mov rax, imm64; mov [rsp], rax;
+ * ret: the return address replaced: non-canonical (bit 47 set with 63:48
+ * clear, and the reverse): #GP(0) at the RET, RSP still at the slot; not
+ * mapped: the RET's, then #PF at the fetch there; the HLT: the HLT.
+ *   sub rsp, 8; call S; add rsp, 8; hlt; S: push rbx; mov ebx, 7; add esi,
+ * ebx; pop rbx; ret: rSP written in the runs before the CALL and the RET.
+ *   add ecx, 1; ret, RSP at the data's end or 4 below it (the slot in or
+ * into the absent page above): #PF (a read) at the RET, CR2 the data's end;
+ * non-canonical: #SS(0); RSP as it was. */
+START_TEST(call_and_ret_64)
+{
+	static const uint8_t call_code[] = { 0x83, 0xc1, 0x01, 0xe8, 0x04, 0x00, 0x00, 0x00, 0x83, 0xc1, 0x02, 0xf4,
+					     0x83, 0xc6, 0x01, 0x89, 0xf2, 0xc3 };
+	static const struct {
+		uint64_t rsp;
+		uint8_t vector;            /* 0xff: none */
+		uint64_t cr2;
+	} stacks[] = {
+		{ DATA + 0x800, 0xff, 0 }, { DATA + 0x1000, 0xff, 0 }, { DATA + 0x1008, 0xff, 0 },
+		{ DATA + 0x1004, 0xff, 0 }, { CODE + 0x800, 0xff, 0 }, { DATA, EXC_PF, DATA - 8 },
+		{ DATA + 4, EXC_PF, DATA - 4 }, { 0x8000000000000800ull, EXC_SS, 0 },
+	};
+	random_machine(true);
+	struct program p = { .len = 0 };
+	put(&p, call_code, sizeof(call_code));
+	unsigned n = 0;
+	for (unsigned k = 0; k < sizeof(stacks) / sizeof(stacks[0]); k++, n++) {
+		uint64_t rsp = stacks[k].rsp, regs[16] = { [R_SP] = rsp, [R_SI] = 0, [R_CX] = 0 };
+		run_blocks_of(&p, regs, 100);
+		assert_translated_at(CODE, n);
+		if (stacks[k].vector == 0xff)
+			assert_translated_at(CODE + 12, n);
+		run_steps_of(&p, regs, 100, n);
+		ck_assert_uint_eq(blocks.regs[R_SP], rsp);
+		if (stacks[k].vector == 0xff) {
+			ck_assert_int_eq(blocks.status, ST_HALT);
+			ck_assert_uint_eq(blocks.regs[R_CX], 3);
+			ck_assert_uint_eq(blocks.regs[R_DX], 1);
+			ck_assert_uint_eq(qword_in(&blocks, rsp - 8), CODE + 8);
+		} else {
+			ck_assert_uint_eq(blocks.seen.vector, stacks[k].vector);
+			ck_assert_uint_eq(blocks.seen.error_code, stacks[k].vector == EXC_PF ? PFEC_W : 0);
+			if (stacks[k].vector == EXC_PF)
+				ck_assert_uint_eq(blocks.seen.cr2, stacks[k].cr2);
+			ck_assert_uint_eq(blocks.rip, CODE + 3);
+			ck_assert_uint_eq(blocks.regs[R_CX], 1);
+		}
+		run_linked(&p, regs, 100, n);
+	}
+
+	static const uint64_t returns[] = { 0x0000800000000000ull, 0xffff7fffffffff00ull, 0xffff800000000000ull,
+					    CODE + 11 };
+	for (unsigned k = 0; k < sizeof(returns) / sizeof(returns[0]); k++, n++) {
+		struct program q = { .len = 0 };
+		put(&q, call_code, 12);
+		PUT(&q, 0x48, 0xb8);
+		put_u64(&q, returns[k]);
+		PUT(&q, 0x48, 0x89, 0x04, 0x24, 0xc3);
+		uint64_t regs[16] = { [R_SP] = DATA + 0x800 };
+		run_blocks_of(&q, regs, 100);
+		assert_translated_at(CODE, n);
+		assert_translated_at(CODE + 12, n);
+		run_steps_of(&q, regs, 100, n);
+		if (k < 2) {
+			ck_assert_uint_eq(blocks.seen.vector, EXC_GP);
+			ck_assert_uint_eq(blocks.seen.error_code, 0);
+			ck_assert_uint_eq(blocks.rip, CODE + 26);
+			ck_assert_uint_eq(blocks.regs[R_SP], DATA + 0x800 - 8);
+		} else if (k == 2) {
+			ck_assert_uint_eq(blocks.seen.vector, EXC_PF);
+			ck_assert_uint_eq(blocks.seen.cr2, returns[k]);
+			ck_assert_uint_eq(blocks.rip, returns[k]);
+			ck_assert_uint_eq(blocks.regs[R_SP], DATA + 0x800);
+		} else {
+			ck_assert_int_eq(blocks.status, ST_HALT);
+			ck_assert_uint_eq(blocks.rip, CODE + 12);
+			ck_assert_uint_eq(blocks.regs[R_CX], 1);
+			ck_assert_uint_eq(blocks.regs[R_SP], DATA + 0x800);
+		}
+		run_linked(&q, regs, 100, n);
+	}
+
+	/* RSP written by the runs the CALL and the RET end. */
+	struct program fr = { .len = 0 };
+	PUT(&fr, 0x48, 0x83, 0xec, 0x08, 0xe8, 0x05, 0x00, 0x00, 0x00, 0x48, 0x83, 0xc4, 0x08, 0xf4,
+	    0x53, 0xbb, 0x07, 0x00, 0x00, 0x00, 0x01, 0xde, 0x5b, 0xc3);
+	uint64_t fr_regs[16] = { [R_SP] = DATA + 0x800, [R_BX] = 0x1122334455667788ull };
+	run_blocks_of(&fr, fr_regs, 100);
+	assert_translated_at(CODE, n);
+	assert_translated_at(CODE + 14, n);
+	run_steps_of(&fr, fr_regs, 100, n);
+	ck_assert_int_eq(blocks.status, ST_HALT);
+	ck_assert_uint_eq(blocks.regs[R_SP], DATA + 0x800);
+	ck_assert_uint_eq(blocks.regs[R_BX], 0x1122334455667788ull);
+	ck_assert_uint_eq(blocks.regs[R_SI], 7);
+	ck_assert_uint_eq(qword_in(&blocks, DATA + 0x800 - 16), CODE + 9);
+	ck_assert_uint_eq(qword_in(&blocks, DATA + 0x800 - 24), 0x1122334455667788ull);
+	run_linked(&fr, fr_regs, 100, n++);
+
+	static const uint64_t ret_stacks[] = { DATA + DATA_SIZE, DATA + DATA_SIZE - 4, 0x8000000000000000ull };
+	for (unsigned k = 0; k < sizeof(ret_stacks) / sizeof(ret_stacks[0]); k++, n++) {
+		struct program q = { .len = 0 };
+		PUT(&q, 0x83, 0xc1, 0x01, 0xc3);
+		uint64_t regs[16] = { [R_SP] = ret_stacks[k] };
+		run_both_translated(&q, regs, 100, n, CODE);
+		ck_assert_uint_eq(blocks.seen.vector, k < 2 ? EXC_PF : EXC_SS);
+		ck_assert_uint_eq(blocks.seen.error_code, 0);
+		if (k < 2)
+			ck_assert_uint_eq(blocks.seen.cr2, DATA + DATA_SIZE);
+		ck_assert_uint_eq(blocks.rip, CODE + 3);
+		ck_assert_uint_eq(blocks.regs[R_SP], ret_stacks[k]);
+		ck_assert_uint_eq(blocks.regs[R_CX], 1);
+	}
+}
+END_TEST
+
+/* Nested and recursive calls in 64-bit code under every instruction limit:
+ *   add ecx, 1; call A; add ecx, 2; hlt
+ *   A: add esi, 1; call B; add esi, 2; ret
+ *   B: add edi, 1; dec r15; jle 1f; add ebp, 1; call B;
+ *      1: add edi, 2; mov edx, edi; ret
+ * with R15 4 (B runs four times, three of them called by itself): run as
+ * blocks twice (the second follows the links: a RET's go to two callers) and
+ * in single steps, stopped after 1, 2, ... 38 instructions and at the HLT;
+ * every CALL and RET at the end of a translated run.
+ * Then CALLs past the program: into the zeroed second page (ADD [rax], AL
+ * eight times, RAX in the data, then a HLT), to beyond the mapped pages and
+ * to 2 GiB below (#PF at the fetch there, the return address pushed). */
+START_TEST(nested_calls_under_limits)
+{
+	static const uint8_t code[] = {
+		0x83, 0xc1, 0x01, 0xe8, 0x04, 0x00, 0x00, 0x00, 0x83, 0xc1, 0x02, 0xf4,       /* main: 0 */
+		0x83, 0xc6, 0x01, 0xe8, 0x04, 0x00, 0x00, 0x00, 0x83, 0xc6, 0x02, 0xc3,       /* A: 12 */
+		0x83, 0xc7, 0x01, 0x49, 0xff, 0xcf, 0x7e, 0x08, 0x83, 0xc5, 0x01,             /* B: 24 */
+		0xe8, 0xf0, 0xff, 0xff, 0xff, 0x83, 0xc7, 0x02, 0x89, 0xfa, 0xc3,
+	};
+	random_machine(true);
+	struct program p = { .len = 0 };
+	put(&p, code, sizeof(code));
+	const unsigned total = 38;
+	uint64_t regs[16] = { [R_SP] = DATA + 0x800, [R_R15] = 4 };
+	for (unsigned limit = 1; limit <= total + 1; limit++) {
+		run_linked(&p, regs, limit, limit);
+		ck_assert_uint_eq(blocks.time, limit < total ? limit : total);
+	}
+	ck_assert_int_eq(blocks.status, ST_HALT);
+	ck_assert_uint_eq(blocks.regs[R_CX], 3);
+	ck_assert_uint_eq(blocks.regs[R_SI], 3);
+	ck_assert_uint_eq(blocks.regs[R_DI], 12);
+	ck_assert_uint_eq(blocks.regs[R_BP], 3);
+	ck_assert_uint_eq(blocks.regs[R_SP], DATA + 0x800);
+	assert_translated_at(CODE, 0);
+	assert_translated_at(CODE + 12, 0);
+	assert_translated_at(CODE + 20, 0);
+	assert_translated_at(CODE + 32, 0);
+	assert_translated_at(CODE + 40, 0);
+
+	static const uint64_t targets[] = { CODE + PAGE_SIZE, CODE + CODE_SIZE + 0x10, CODE + 8 - 0x80000000ull };
+	for (unsigned k = 0; k < 3; k++) {
+		struct program q = { .len = 0 };
+		PUT(&q, 0x83, 0xc1, 0x01, 0xe8);
+		uint32_t rel = (uint32_t)(targets[k] - (CODE + 8));
+		put(&q, (const uint8_t *)&rel, 4);
+		b(&q, 0xf4);
+		if (k == 0) {
+			q.len = PAGE_SIZE + 0x11;
+			q.bytes[PAGE_SIZE + 0x10] = 0xf4;
+		}
+		uint64_t qregs[16] = { [R_SP] = DATA + 0x800, [R_AX] = DATA + 0x123 };
+		run_linked(&q, qregs, 100, k);
+		ck_assert_uint_eq(blocks.regs[R_SP], DATA + 0x800 - 8);
+		ck_assert_uint_eq(qword_in(&blocks, DATA + 0x800 - 8), CODE + 8);
+		if (k == 0) {
+			ck_assert_int_eq(blocks.status, ST_HALT);
+			ck_assert_uint_eq(blocks.rip, CODE + PAGE_SIZE + 0x11);
+			ck_assert_uint_eq(blocks.data[0x123], (uint8_t)(data0[0x123] + 8 * 0x23));
+		} else {
+			ck_assert_uint_eq(blocks.seen.vector, EXC_PF);
+			ck_assert_uint_eq(blocks.rip, targets[k]);
+			ck_assert_uint_eq(blocks.seen.cr2, targets[k]);
+		}
+	}
+}
+END_TEST
+
+/* 64-bit code at the top of the lower canonical half: linear 7FFFFFFFF000H
+ * (the last page below the non-canonical hole, SDM Vol.1 3.3.7.1) mapped by
+ * page tables of its own at 14000H-16FFFH to the code's second page: mov
+ * [rsp - 8], rax; jmp $+2 (the stack's page into the TLB), then from
+ * 7FFFFFFFFFC0H: add ecx, 1; then CALL rel32, JMP rel32, JNZ rel32 (taken)
+ * or JZ rel32 (not taken), each ending its block after a translated run;
+ * hlt. Their target past 7FFFFFFFFFFFH (non-canonical): #GP(0) at the
+ * branch, RSP and the stack as before it (SDM Vol.2 CALL, JMP, Jcc: "If the
+ * target address is not canonical"), the not-taken JZ on to its HLT; their
+ * target in the page (add edx, 1; hlt at 7FFFFFFFFF00H): that HLT, the
+ * return address pushed. Then a run whose last instruction ends at
+ * 800000000000H and falls through: whatever the fetch there does, as the
+ * single steps. */
+START_TEST(branch_past_canonical_top_64)
+{
+	static const uint8_t branches[4][2] = { { 0xe8 }, { 0xe9 }, { 0x0f, 0x85 }, { 0x0f, 0x84 } };
+	static const uint8_t zero[PAGE_SIZE];
+	const uint64_t top = 0x00007ffffffff000ull, entry = 0xfc0, inside = 0xf00;
+	random_machine(true);
+	for (uint64_t t = 0x14000; t <= 0x16000; t += PAGE_SIZE)
+		physmem_write_bytes(&m.pm, t, zero, sizeof(zero));
+	physmem_write(&m.pm, PML4 + 255 * 8, 8, 0x14000 | 3);
+	physmem_write(&m.pm, 0x14000 + 511 * 8, 8, 0x15000 | 3);
+	physmem_write(&m.pm, 0x15000 + 511 * 8, 8, 0x16000 | 3);
+	physmem_write(&m.pm, 0x16000 + 511 * 8, 8, (CODE + PAGE_SIZE) | 3);
+	tlb_flush_all(&m.cpu.tlb);
+	unsigned n = 0;
+	for (unsigned k = 0; k < 8; k++, n++) {
+		unsigned kind = k % 4, len = kind < 2 ? 1 : 2;
+		bool far = k < 4;
+		struct program p = { .base = top - PAGE_SIZE, .entry = PAGE_SIZE + entry - 7 };
+		p.len = PAGE_SIZE + inside;
+		PUT(&p, 0x83, 0xc2, 0x01, 0xf4);
+		p.len = p.entry;
+		PUT(&p, 0x48, 0x89, 0x44, 0x24, 0xf8, 0xeb, 0x00);   /* mov [rsp - 8], rax; jmp $+2 */
+		PUT(&p, 0x83, 0xc1, 0x01);
+		put(&p, branches[kind], len);
+		uint64_t next = top + entry + 3 + len + 4, to = far ? 0x0000800000000010ull : top + inside;
+		uint32_t rel = (uint32_t)(to - next);
+		put(&p, (const uint8_t *)&rel, 4);
+		b(&p, 0xf4);
+		uint64_t regs[16] = { [R_SP] = DATA + 0x800 };
+		run_blocks_of(&p, regs, 100);
+		assert_translated_at(CODE + PAGE_SIZE + entry, n);
+		run_steps_of(&p, regs, 100, n);
+		ck_assert_uint_eq(blocks.regs[R_CX], 1);
+		bool taken = kind != 3;
+		ck_assert_uint_eq(blocks.regs[R_SP], DATA + 0x800 - (kind == 0 && !far ? 8 : 0));
+		if (far && taken) {
+			ck_assert_uint_eq(blocks.seen.vector, EXC_GP);
+			ck_assert_uint_eq(blocks.seen.error_code, 0);
+			ck_assert_uint_eq(blocks.rip, top + entry + 3);
+		} else {
+			ck_assert_int_eq(blocks.status, ST_HALT);
+			ck_assert_uint_eq(blocks.regs[R_DX], taken ? 1 : 0);
+		}
+	}
+	/* Two ADDs ending at 800000000000H: a block ended by the page, run to its end. */
+	struct program p = { .base = top - PAGE_SIZE, .entry = 2 * PAGE_SIZE - 6 };
+	p.len = p.entry;
+	PUT(&p, 0x83, 0xc1, 0x01, 0x83, 0xc1, 0x01);
+	uint64_t regs[16] = { [R_SP] = DATA + 0x800 };
+	run_both_translated(&p, regs, 100, n, CODE + p.entry);
+	ck_assert_uint_eq(blocks.regs[R_CX], 2);
+	ck_assert_uint_ne(blocks.seen.vector, 0xff);
+}
+END_TEST
+
 static Suite *jit_suite(void)
 {
 	Suite *s = suite_create("jit");
@@ -1976,6 +3312,7 @@ static Suite *jit_suite(void)
 	tcase_add_test(t, random_loops_64);
 	tcase_add_test(t, random_branchy_programs_32);
 	tcase_add_test(t, random_branchy_programs_64);
+	tcase_add_test(t, random_call_programs_64);
 	tcase_add_test(t, fall_through_after_step_form);
 	tcase_add_test(t, branch_target_beyond_cs_limit);
 	tcase_add_test(t, chain_stops_at_deadline);
@@ -1983,6 +3320,15 @@ static Suite *jit_suite(void)
 	tcase_add_test(t, chain_link_remapped);
 	tcase_add_test(t, next_block_translated_when_hot);
 	tcase_add_test(t, inc_then_jb_not_from_host);
+	tcase_add_test(t, store_immediate_to_memory);
+	tcase_add_test(t, nop_forms);
+	tcase_add_test(t, accumulator_immediate_forms);
+	tcase_add_test(t, compare_memory_with_immediate);
+	tcase_add_test(t, rip_relative_operands);
+	tcase_add_test(t, stores_into_own_code);
+	tcase_add_test(t, call_and_ret_64);
+	tcase_add_test(t, nested_calls_under_limits);
+	tcase_add_test(t, branch_past_canonical_top_64);
 	suite_add_tcase(s, t);
 	return s;
 }
