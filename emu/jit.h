@@ -1,26 +1,33 @@
-/* The translator (issue 18): runs of pure register instructions become host
- * code that keeps the guest's registers in the host's.
+/* The translator (issue 18): runs of a block's instructions become host code
+ * that keeps the guest's registers in the host's.
  *
- * A block's instructions call each other (emu/threaded.h). A run of two or
- * more consecutive instructions of the forms emu/jit.c knows -- the register
- * fast forms of MOV, ADD/OR/AND/SUB/XOR/CMP, TEST, INC/DEC, SHL/SHR/SAR by an
- * immediate count that writes the flags, and MOV of an immediate to a 32- or
- * 64-bit register -- becomes one host function put in place of the run's
- * first thread handler. It loads the guest registers the run uses, computes
- * in host registers, stores back those it wrote and the lazy flags record
- * (emu/flags.h) exactly as the thread forms would leave it, and tail-calls the
- * next instruction's thread handler.
+ * A block's instructions call each other (emu/threaded.h). A run of the
+ * forms emu/jit.c knows -- register MOV, ALU, TEST, INC/DEC, NOT/NEG, shifts
+ * by an immediate, LEA, MOVZX/MOVSX/MOVSXD, IMUL whose flags are dead,
+ * ADC/SBB, SETcc and CMOVcc (on the flags of the run's own setter), loads and
+ * stores of every size at every address shape, ALU with a memory source,
+ * CMP/TEST with memory, MOV of an immediate, PUSH/POP and NOP (32- and 64-bit
+ * code) -- becomes one host function put in place of the run's first thread
+ * handler. It loads the guest registers the run uses, computes in host
+ * registers, looks the TLB up inline, stores back those it wrote and the lazy
+ * flags record (emu/flags.h) exactly as the thread forms would leave it, and
+ * goes on to the next instruction's thread handler. A run that reaches its
+ * block's end also takes the block's Jcc, JMP, fall-through, or (64-bit
+ * code) CALL/RET, and goes on to the next block itself.
  *
- * Why that keeps every rule: each instruction of such a run is pure (it
- * cannot fault, read rIP or time, or set attention), so nothing can look at
- * the machine between two of them; instruction counting, deadlines and the
- * end of the block stay the block's (its end slot counts), and single steps,
- * tracing and deadlines inside a block run the exec forms, not this code. The
- * block-versus-single-step fuzzer (fuzz/blockdiff_fuzz.c) and
- * tests/unit/test_jit.c hold the two equal.
+ * Why that keeps every rule: each instruction of such a run is pure where it
+ * runs translated (it cannot fault, read time or set attention: an access
+ * that would fault, cross a page or miss leaves the run first for its own
+ * handler), so nothing can look at the machine between two of them; counting,
+ * deadlines and links are the block's as the thread forms keep them, and
+ * single steps, tracing and deadlines inside a block run the exec forms, not
+ * this code. tests/unit/test_jit.c and fuzz/blockdiff_fuzz.c hold the two
+ * equal.
  *
- * x86-64 hosts only; elsewhere, or where the host refuses executable memory,
- * blocks run as they did without it.
+ * A block is translated when it has proved hot (JIT_HOT_ENTRIES); its code
+ * goes into one area, packed, until it is full and the decoded cache starts
+ * again. x86-64 hosts only; elsewhere, or where the host refuses executable
+ * memory, blocks run as they did without it.
  */
 #ifndef HVEMU_EMU_JIT_H
 #define HVEMU_EMU_JIT_H
