@@ -53,9 +53,8 @@
  *   user_access_to_supervisor_page  at CPL 3 a translated load of a
  *                              supervisor page is the interpreter's #PF
  *   access_beyond_segment_limit  a translated 32-bit load past DS's limit
- *                              whose page is cached: the interpreter's #GP
- *   sib_access_beyond_segment_limit  the same where index * scale takes the
- *                              load past the limit, with a base and without
+ *                              whose page is cached (base + disp, and SIB
+ *                              with and without a base): the interpreter's #GP
  *   push_to_absent_page        a PUSH at CPL 0 whose stack page is not
  *                              present (or whose first bytes are not): #PF,
  *                              rSP as before it, as the interpreter's
@@ -1973,47 +1972,33 @@ START_TEST(user_access_to_supervisor_page)
 }
 END_TEST
 
-/* mov edx, [ebx - 10h]; jmp $+2; add ecx, 1; mov eax, [ebx]; hlt in 32-bit
- * code, EBX = FFF8h: the load's last byte is past DS's limit (FFFAh) though
- * its page is cached: #GP(0) at the load (SDM Vol.3 5.3), as the
- * interpreter's. */
+/* mov edx, [ebx - 10h]; jmp $+2; add ecx, 1; then a load whose last byte is
+ * past DS's limit (FFFAh) though its page is cached, in 32-bit code: mov eax,
+ * [ebx] (EBX = FFF8h), mov eax, [ebx + esi*4 + 8] (EBX = FFE0h, ESI = 6: the
+ * index takes it past) and mov eax, [esi*8 + 0] (mod 0, SIB base 5: no base;
+ * ESI = 1FFFh): #GP(0) at the load (SDM Vol.3 5.3), as the interpreter's. */
 START_TEST(access_beyond_segment_limit)
 {
 	protected_segments();
 	stop_at_events(&m, &seen);
-	static const uint8_t code[] = { 0x8b, 0x53, 0xf0, 0xeb, 0x00, 0x83, 0xc1, 0x01, 0x8b, 0x03, 0xf4 };
-	struct program p = { .len = sizeof(code) };
-	memcpy(p.bytes, code, sizeof(code));
-	uint64_t regs[16] = { [R_BX] = 0xfff8 };
-	run_both(&p, regs, 100, 0);
-	ck_assert_uint_eq(blocks.seen.vector, EXC_GP);
-	ck_assert_uint_eq(blocks.seen.error_code, 0);
-	ck_assert_uint_eq(blocks.rip, 0x40008);
-	ck_assert_uint_eq(blocks.regs[R_CX], 1);
-}
-END_TEST
-
-/* mov edx, [ebx - 10h]; jmp $+2; add ecx, 1; mov eax, [ebx + esi*4 + 8]
- * (EBX = FFE0h, ESI = 6), and the same with mov eax, [esi*8 + 0] (mod 0,
- * SIB base 5: no base; ESI = 1FFFh), in 32-bit code: the load's last byte
- * (FFFBh) is past DS's limit (FFFAh) though its page is cached: #GP(0) at the
- * load (SDM Vol.3 5.3), as the interpreter's. */
-START_TEST(sib_access_beyond_segment_limit)
-{
-	protected_segments();
-	stop_at_events(&m, &seen);
-	static const uint8_t based[] = { 0x8b, 0x53, 0xf0, 0xeb, 0x00, 0x83, 0xc1, 0x01, 0x8b, 0x44, 0xb3, 0x08, 0xf4 };
-	static const uint8_t unbased[] = { 0x8b, 0x53, 0xf0, 0xeb, 0x00, 0x83, 0xc1, 0x01,
-					   0x8b, 0x04, 0xf5, 0x00, 0x00, 0x00, 0x00, 0xf4 };
-	const uint8_t *codes[2] = { based, unbased };
-	unsigned lens[2] = { sizeof(based), sizeof(unbased) };
-	uint64_t based_regs[16] = { [R_BX] = 0xffe0, [R_SI] = 6 };
-	uint64_t unbased_regs[16] = { [R_BX] = 0xffe0, [R_SI] = 0x1fff };
-	const uint64_t *regs[2] = { based_regs, unbased_regs };
-	for (unsigned k = 0; k < 2; k++) {
-		struct program p = { .len = lens[k] };
-		memcpy(p.bytes, codes[k], lens[k]);
-		run_both(&p, regs[k], 100, k);
+	static const struct {
+		uint8_t load[7];
+		unsigned len;
+		uint64_t bx, si;
+	} loads[] = {
+		{ { 0x8b, 0x03 }, 2, 0xfff8, 0 },
+		{ { 0x8b, 0x44, 0xb3, 0x08 }, 4, 0xffe0, 6 },
+		{ { 0x8b, 0x04, 0xf5, 0x00, 0x00, 0x00, 0x00 }, 7, 0xffe0, 0x1fff },
+	};
+	static const uint8_t head[] = { 0x8b, 0x53, 0xf0, 0xeb, 0x00, 0x83, 0xc1, 0x01 };
+	for (unsigned k = 0; k < sizeof(loads) / sizeof(loads[0]); k++) {
+		struct program p = { .len = 0 };
+		memcpy(p.bytes, head, sizeof(head));
+		memcpy(p.bytes + sizeof(head), loads[k].load, loads[k].len);
+		p.len = (unsigned)sizeof(head) + loads[k].len;
+		p.bytes[p.len++] = 0xf4;
+		uint64_t regs[16] = { [R_BX] = loads[k].bx, [R_SI] = loads[k].si };
+		run_both(&p, regs, 100, k);
 		ck_assert_uint_eq(blocks.seen.vector, EXC_GP);
 		ck_assert_uint_eq(blocks.seen.error_code, 0);
 		ck_assert_uint_eq(blocks.rip, 0x40008);
@@ -3303,7 +3288,6 @@ static Suite *jit_suite(void)
 	tcase_add_test(t, compare_with_memory_source);
 	tcase_add_test(t, user_access_to_supervisor_page);
 	tcase_add_test(t, access_beyond_segment_limit);
-	tcase_add_test(t, sib_access_beyond_segment_limit);
 	tcase_add_test(t, push_to_absent_page);
 	tcase_add_test(t, run_of_many_accesses);
 	tcase_add_test(t, loop_reads_flags_from_before);
