@@ -52,6 +52,9 @@
  *                              operand, as the interpreter's
  *   user_access_to_supervisor_page  at CPL 3 a translated load of a
  *                              supervisor page is the interpreter's #PF
+ *   code_area_full_starts_again  a translation that finds the code area
+ *                              full is not made; the run loop empties the
+ *                              cache and the area, and translates anew
  *   access_beyond_segment_limit  a translated 32-bit load past DS's limit
  *                              whose page is cached (base + disp, and SIB
  *                              with and without a base): the interpreter's #GP
@@ -1297,6 +1300,42 @@ START_TEST(block_translated_when_hot)
 	/* The fixture's setup sets 1 again for each case (machine_init_bare);
 	 * this leaves no other value behind all the same. */
 	m.cpu.icache->jit_hot = 1;
+}
+END_TEST
+
+/* The code area full: a block about to be translated finds no room, stays
+ * as its thread forms, and the run loop empties the decoded cache and the
+ * area where no block runs (emu/run.c cpu_run); the next blocks are decoded
+ * and translated anew, the machine as the single steps leave it. */
+START_TEST(code_area_full_starts_again)
+{
+	static const uint8_t code[] = { 0x01, 0xd8, 0xc1, 0xe1, 0x05, 0xeb, 0x00, 0x01, 0xd8, 0x29, 0xc1, 0xf4 };
+	struct program p = { .len = sizeof(code) };
+	memcpy(p.bytes, code, sizeof(code));
+	uint64_t regs[16] = { [R_AX] = 0x7fffffff, [R_BX] = 1, [R_CX] = 0x0c000001 };
+	load(&p, regs);
+	run_steps(100);
+	ck_assert_int_eq(steps.status, ST_HALT);
+#if defined(__x86_64__)
+	/* A first translation maps the area; then it is "full". */
+	load(&p, regs);
+	run_blocks(100);
+	assert_same(0);
+	ck_assert_ptr_nonnull(m.cpu.icache->jit_code);
+	m.cpu.icache->jit_used = (size_t)1 << 40;
+	load(&p, regs);
+	unsigned long before = jit_runs_translated(m.cpu.icache);
+	run_blocks(100);
+	assert_same(1);
+	/* The first block found no room; the flush came before the second,
+	 * which was translated into the emptied area. */
+	ck_assert(!m.cpu.icache->jit_full);
+	ck_assert_uint_lt(m.cpu.icache->jit_used, 4096);
+	ck_assert_uint_gt(jit_runs_translated(m.cpu.icache), before);
+	load(&p, regs);
+	run_blocks(100);
+	assert_same(2);
+#endif
 }
 END_TEST
 
@@ -3288,6 +3327,7 @@ static Suite *jit_suite(void)
 	tcase_add_test(t, compare_with_memory_source);
 	tcase_add_test(t, user_access_to_supervisor_page);
 	tcase_add_test(t, access_beyond_segment_limit);
+	tcase_add_test(t, code_area_full_starts_again);
 	tcase_add_test(t, push_to_absent_page);
 	tcase_add_test(t, run_of_many_accesses);
 	tcase_add_test(t, loop_reads_flags_from_before);
