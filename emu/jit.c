@@ -8,18 +8,19 @@
  * cpu and that instruction as its arguments: a tail call, as between thread
  * handlers), or the block's end (struct block_end).
  *
- * Memory. An access (a load, a store, an ALU operand, PUSH/POP), its address
- * base + index << scale + displacement or rIP-relative, checks the segment (32-bit code: rights, limits, 32-bit
- * linear address; 64-bit code: the FS/GS base) and looks the TLB up in host
- * code as emu/operand.h mem_fast does (the supervisor bank; the set of the
- * first byte, the tag of its page; two ways). Where mem_fast would not
- * answer -- a segment check that fails, CPL 3, an access that crosses a
- * page, a miss -- the run leaves before that instruction (a side exit): the
- * registers written so far stored, the flags as they are there, and the
- * instruction's own thread handler goes on, which looks again and takes the
- * slow path, a fault included. Stores to decoded
- * code and watched pages never hit (emu/memory.c), so no store of a run
- * needs the code cache's check.
+ * Memory. An access (a load, a store, an ALU operand, PUSH/POP, CALL/RET), its
+ * address base + index << scale + displacement or rIP-relative, checks the
+ * segment (32-bit code: rights, limits, 32-bit linear address; 64-bit code:
+ * the FS/GS base) and looks the TLB up in host code as emu/operand.h mem_fast
+ * does (the bank of the CPL the run was made for, which it checks at its
+ * start; the set of the first byte, the tag of the last byte's page; two
+ * ways). Where mem_fast would not answer -- a segment check that fails, a
+ * misaligned access at CPL 3, an access that crosses a page, a miss -- the
+ * run leaves before that instruction (a side exit): the registers written so
+ * far stored, the flags as they are there, and the instruction's own thread
+ * handler goes on, which looks again and takes the slow path, a fault
+ * included. Stores to decoded code and watched pages never hit
+ * (emu/memory.c), so no store of a run needs the code cache's check.
  *
  * The flags. A run leaves cpu->lazy as it must be where it ends and at each
  * side exit: the last flag-setting instruction before each such point stores
@@ -566,6 +567,7 @@ struct run {
 	int last_setter;           /* the last flag setter of the run, or -1 */
 	bool mem_after_last_setter;
 	bool accesses;             /* an op (or the block's CALL/RET) touches memory */
+	bool user;                 /* made for CPL 3: the user bank, aligned accesses only */
 	uint8_t set_hash;          /* a host register holding the TLB context's set hash
 				      for the whole run, or 0xff: computed per access */
 	bool long64;               /* 64-bit code, else 32-bit */
@@ -573,8 +575,8 @@ struct run {
 	bool written[16];
 	unsigned used;             /* pool entries taken */
 	/* Jumps to each memory access's side exit, to patch: at most
-	 * EXITS_PER_ACCESS per access (32-bit code: CPL, rights, two limits,
-	 * page crossing, TLB miss). */
+	 * EXITS_PER_ACCESS per access (32-bit code at CPL 3: rights, two
+	 * limits, alignment, TLB miss; a CALL: its target, alignment, miss). */
 	struct exit_jump {
 		uint8_t *at;
 		uint8_t op;
@@ -671,8 +673,7 @@ static void emit_access(struct emit *e, struct run *r, unsigned i, bool long64)
 	bool write = o->kind == K_STORE || o->kind == K_PUSH || o->kind == K_CALL;
 	enum tlb_access acc = write ? TLB_WRITE : TLB_READ;
 	unsigned base = host_of(r, o->base), index = host_of(r, o->index);
-	/* CPL 3 (the user bank and the alignment check) left the run at its
-	 * start (emit_run). */
+	/* The CPL's kind was checked at the run's start (emit_run). */
 	size_t seg = CPU(seg) + o->seg * sizeof(struct segment);
 	if (o->kind == K_PUSH || o->kind == K_CALL) {
 		emit_lea(e, true, R10, base, 0xff, 0, -8);   /* 64-bit code: rSP - 8 */
@@ -702,7 +703,13 @@ static void emit_access(struct emit *e, struct run *r, unsigned i, bool long64)
 		cpu_field(e, true, 0x03, R10, seg + offsetof(struct segment, base));   /* ADD r10, [base] */
 		rr(e, 0x89, 4, R10, R10);                     /* MOV r10d, r10d */
 	}
-	/* RSI = the set's first entry (mmu/tlb.h tlb_set_of, bank 0): the set
+	/* CPL 3: an access that is not aligned is mem_fast's to refuse (the
+	 * alignment check, SDM Vol.3 6.15 "Interrupt 17"). */
+	if (r->user && o->msize > 1) {
+		byte(e, 0x41); byte(e, 0xf7); byte(e, 0xc2); u32(e, o->msize - 1u);   /* TEST r10d, size - 1 */
+		exit_jump(e, r, i, CC_NZ);
+	}
+	/* RSI = the set's first entry (mmu/tlb.h tlb_set_of, the CPL's bank): the set
 	 * of the first byte's page; R11 = the tag of the last byte's page |
 	 * the current context's id. An access that crosses a page looks for
 	 * the next page in the set of the first, where no entry of it can be
@@ -726,8 +733,8 @@ static void emit_access(struct emit *e, struct run *r, unsigned i, bool long64)
 	byte(e, 0x49); byte(e, 0x81); byte(e, 0xe3); u32(e, (uint32_t)-(int32_t)PAGE_SIZE);   /* AND r11, -4096 */
 	byte(e, 0x66);                                        /* OR r11w, word [cur] */
 	cpu_field(e, false, 0x0b, R11, TLB(cur));
-	byte(e, 0x48); byte(e, 0x8d); byte(e, 0xb4); byte(e, 0x37);   /* LEA rsi, [rdi + rsi + e] */
-	u32(e, (uint32_t)TLB(e));
+	byte(e, 0x48); byte(e, 0x8d); byte(e, 0xb4); byte(e, 0x37);   /* LEA rsi, [rdi + rsi + e + bank] */
+	u32(e, (uint32_t)(TLB(e) + (r->user ? TLB_USER : TLB_SUPERVISOR) * TLB_SETS * TLB_WAYS * sizeof(struct tlb_entry)));
 	/* Way 0, else way 1 (mmu/tlb.h tlb_set_find). */
 	size_t tag = offsetof(struct tlb_entry, tag) + acc * sizeof(uint64_t);
 	byte(e, 0x4c); byte(e, 0x3b); byte(e, 0x9e); u32(e, (uint32_t)tag);   /* CMP r11, [rsi + tag] */
@@ -1285,14 +1292,15 @@ static void emit_run(struct emit *e, struct run *r, const struct insn *insns, co
 	for (unsigned g = 0; g < 16; g++)
 		if (r->host[g] != 0xff)
 			load(e, r->host[g], REG(g));
-	/* What every access would look at again, once: CPL 3 leaves (the user
-	 * bank and the alignment check are mem_fast's), the TLB context's set
-	 * hash (mmu/tlb.h tlb_set_of): neither changes within a run. */
+	/* What every access would look at again, once: the CPL's kind (the
+	 * TLB bank, mem_fast's alignment rule at CPL 3) is the one the run was
+	 * made for, else it leaves; the TLB context's set hash (mmu/tlb.h
+	 * tlb_set_of): neither changes within a run. */
 	uint8_t *user = NULL;
 	if (r->accesses) {
 		cpu_field(e, false, 0x80, 7, CPU(cpl));      /* CMP byte [cpl], 3 */
 		byte(e, 3);
-		user = jump(e, CC_Z);
+		user = jump(e, r->user ? CC_NZ : CC_Z);
 		unsigned h = r->set_hash;
 		if (h != 0xff) {
 			rex(e, false, h, RDI);               /* MOVZX h, word [cur] */
@@ -1566,7 +1574,7 @@ static uint8_t *code_area(struct icache *ic)
 	return ic->jit_code;
 }
 
-void jit_translate_block(struct icache *ic, struct block *b)
+void jit_translate_block(struct icache *ic, struct block *b, bool user)
 {
 	uint8_t *area = code_area(ic);
 	/* 16-bit code: its 32-bit forms are rare, and its addresses wrap at 64 KiB. */
@@ -1585,7 +1593,7 @@ void jit_translate_block(struct icache *ic, struct block *b)
 		unsigned n = 0;
 		while (i + n < b->count && classify(&b->insns[i + n], b->code_size == 64, &ops[n]))
 			n++;
-		struct run r = { .ops = ops, .long64 = b->code_size == 64, .set_hash = 0xff };
+		struct run r = { .ops = ops, .long64 = b->code_size == 64, .set_hash = 0xff, .user = user };
 		memset(r.host, 0xff, sizeof(r.host));
 		n = plan_flags(&r, ops, n);
 		unsigned fit = 0;
@@ -1637,10 +1645,11 @@ void jit_release(struct icache *ic)
 
 #else
 
-void jit_translate_block(struct icache *ic, struct block *b)
+void jit_translate_block(struct icache *ic, struct block *b, bool user)
 {
 	(void)ic;
 	(void)b;
+	(void)user;
 }
 
 void jit_flush(struct icache *ic)

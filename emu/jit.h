@@ -42,14 +42,16 @@
 #define JIT_HOT_ENTRIES 16
 
 /* Translate the runs of b, a block in its slot of ic (not the uncached scratch
- * block). Its code replaces what the slot held. */
-void jit_translate_block(struct icache *ic, struct block *b);
+ * block), for code at CPL 3 (user) or not: a run made for the one leaves at
+ * once under the other, for the thread forms. */
+void jit_translate_block(struct icache *ic, struct block *b, bool user);
 
-/* Count an entry into b and translate it on the one that makes it hot. */
-static inline void jit_enter(struct icache *ic, struct block *b)
+/* Count an entry into b at CPL cpl and translate it on the one that makes it
+ * hot, for that CPL's kind. */
+static inline void jit_enter(struct icache *ic, struct block *b, unsigned cpl)
 {
 	if (__builtin_expect(b->heat != 0, 0) && --b->heat == 0)
-		jit_translate_block(ic, b);
+		jit_translate_block(ic, b, cpl == 3);
 }
 
 /* The runs translated since the cache was made (for tests and profiles). */

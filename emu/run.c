@@ -211,7 +211,7 @@ status_t thread_next_block(struct cpu *cpu, const struct insn *end)
 		return ST_OK;
 	cpu->chain_left--;
 	cpu->icount = now;
-	jit_enter(cpu->icache, next);
+	jit_enter(cpu->icache, next, cpu->cpl);
 	prefetch_links(next);
 	cpu->insn_start = cpu->rip;
 	cpu->block_first = next->insns;
@@ -385,7 +385,7 @@ status_t cpu_run(struct cpu *cpu)
 			 * deadline source have asked for a time already past. */
 			uint64_t budget = cpu->deadline > cpu->icount ? cpu->deadline - cpu->icount : 1;
 			if (b) {
-				jit_enter(cpu->icache, b);
+				jit_enter(cpu->icache, b, cpu->cpl);
 				struct block *last = b;
 				st = b->count <= budget ? run_block_threaded(cpu, b, &last) : run_block(cpu, b, budget);
 				prev = st == ST_OK && last->chains ? last : NULL;
