@@ -51,7 +51,8 @@
  *                              are read after the run: CF from the memory
  *                              operand, as the interpreter's
  *   user_access_to_supervisor_page  at CPL 3 a translated load of a
- *                              supervisor page is the interpreter's #PF
+ *                              supervisor page that the supervisor bank
+ *                              holds is the interpreter's #PF with U
  *   code_area_full_starts_again  a translation that finds the code area
  *                              full is not made; the run loop empties the
  *                              cache and the area, and translates anew
@@ -183,6 +184,55 @@
  *                              target: #GP(0) at the branch, RSP kept; to a
  *                              target in the page; a fall-through onto the
  *                              first non-canonical address
+ *
+ * Code at CPL 3: a block is translated for the CPL's kind (3 or not) it
+ * became hot at (emu/jit.h jit_enter); a run made for the one leaves at its
+ * start under the other; a user run looks the TLB up in the user bank and
+ * leaves before an access not aligned to its size (emu/operand.h mem_fast:
+ * the slow path raises #AC, SDM Vol.3 6.15, or does the access). The machine
+ * is switched by the test (enter_cpl: CS and SS of DPL 3, RPL 3, cpu->cpl);
+ * 64-bit: the sparse table's code and data pages user, but one supervisor-
+ * only data page and one read-only (long_mode_user), FS's base misaligned;
+ * 32-bit (paging off: both banks translate alike): protected_segments' data
+ * segments at DPL 3, GS based one byte above the data. Whether a translated
+ * run did an access in host code or left before it is seen through a spy in
+ * place of the accessing instruction's thread handler (spy_on):
+ *   random_programs_user_64 / _32  1,500 random programs each (insn_of,
+ *                              every form) at CPL 3, the supervisor bank
+ *                              holding every data page for reads and writes
+ *                              (a user run that looked there would read the
+ *                              supervisor page and write the read-only one);
+ *                              CR0.AM and EFLAGS.AC both set in a third, one
+ *                              of them in a third, neither in the rest; half
+ *                              the data addresses aligned to 8: #AC(0) only
+ *                              with both, every #PF with U (SDM Vol.3 4.7);
+ *                              translated runs made, and a user run's aligned
+ *                              load done in host code, a misaligned one not
+ *   block_hot_at_user_run_at_supervisor  a block made hot at CPL 3 then run
+ *                              at CPL 0 (64-bit, 32-bit): a user page, the
+ *                              supervisor page, a misaligned load under
+ *                              CR0.AM and EFLAGS.AC (no #AC at CPL 0); with
+ *                              CR4.SMAP ("skylake-lite") a user page that the
+ *                              user bank holds: #PF with P only; the run
+ *                              leaves at its start; as the single steps
+ *   block_hot_at_supervisor_run_at_user  a block made hot at CPL 0 (its
+ *                              pages in the supervisor bank) then run at CPL
+ *                              3: the supervisor page #PF with P and U, the
+ *                              read-only page's store #PF with P, W and U, a
+ *                              misaligned load under CR0.AM and EFLAGS.AC
+ *                              #AC(0), a user page the HLT's #GP(0); the run
+ *                              leaves at its start; as the single steps
+ *   user_misaligned_access     at CPL 3, 2-, 4- and 8-byte loads, stores of a
+ *                              register and an immediate, ALU/CMP/TEST with
+ *                              memory, PUSH, POP, CALL and RET (64-bit), FS
+ *                              and GS overrides, at every offset from one
+ *                              aligned address to the next, under each of
+ *                              CR0.AM and EFLAGS.AC on and off: #AC(0) at a
+ *                              misaligned one with both (SDM Vol.3 6.15,
+ *                              Table 6-7), else the access done (value, bytes,
+ *                              return address checked); the translated run
+ *                              does an aligned one in host code and leaves
+ *                              before a misaligned one; as the single steps
  */
 #include <check.h>
 #include <string.h>
@@ -190,6 +240,7 @@
 #include "emu/flags.h"
 #include "emu/icache.h"
 #include "emu/jit.h"
+#include "emu/operand.h"
 #include "mmu/paging.h"
 #include "machine_fixture.h"
 #include "suite_runner.h"
@@ -1980,9 +2031,9 @@ START_TEST(compare_with_memory_source)
 }
 END_TEST
 
-/* At CPL 3 the translated access leaves for the interpreter (the user bank
- * and the alignment check are mem_fast's): a load from a supervisor page,
- * whose translation the supervisor bank holds from a CPL 0 run just before,
+/* At CPL 3 a translated run looks the TLB up in the user bank: a load from
+ * a supervisor page, whose translation the supervisor bank holds from a CPL
+ * 0 run just before (the block then decoded and translated again at CPL 3),
  * is a #PF with U/S (SDM Vol.3 4.6), as the interpreter's. */
 START_TEST(user_access_to_supervisor_page)
 {
@@ -3312,6 +3363,577 @@ START_TEST(branch_past_canonical_top_64)
 }
 END_TEST
 
+/* ---- code at CPL 3 ----
+ *
+ * A block is translated for the CPL's kind it became hot at (emu/jit.h
+ * jit_enter): a user run looks the TLB up in the user bank and leaves
+ * before an access that is not aligned to its size (emu/operand.h mem_fast:
+ * the slow path raises #AC or does the access); a run made for the other
+ * kind leaves at its start. */
+
+/* 64-bit code at CPL 3 (long_mode_user): every level of the sparse table and
+ * the code's pages user (U/S = 1, SDM Vol.3 4.6.1), the data's pages user and
+ * writable but SUPER_PAGE (supervisor-only: any user access #PF with P and
+ * U, 4.7) and RO_PAGE (read-only: a user store #PF with P, W and U; CR0.WP
+ * is 0, so a supervisor store is not). */
+#define SUPER_PAGE (DATA + 0xa000u)
+#define RO_PAGE (DATA + 0x5000u)
+
+/* long_mode_sparse with the user pages above, FS's base misaligned (803H): an
+ * offset's alignment is not its linear address's, which the alignment check
+ * looks at (emu/memory.c misaligned_user_access, mem_fast). */
+static void long_mode_user(void)
+{
+	long_mode_sparse();
+	physmem_write(&m.pm, PML4, 8, PDPT | 7);
+	physmem_write(&m.pm, PDPT, 8, PD | 7);
+	physmem_write(&m.pm, PD, 8, PT | 7);
+	for (uint32_t pa = CODE; pa < CODE + CODE_SIZE; pa += PAGE_SIZE)
+		physmem_write(&m.pm, PT + (pa >> 12) * 8, 8, pa | 7);
+	for (uint32_t pa = DATA; pa < DATA + DATA_SIZE; pa += PAGE_SIZE)
+		physmem_write(&m.pm, PT + (pa >> 12) * 8, 8, pa | (pa == SUPER_PAGE ? 3 : pa == RO_PAGE ? 5 : 7));
+	m.cpu.seg[SR_FS].base = 0x803;
+	tlb_flush_all(&m.cpu.tlb);
+}
+
+/* protected_segments with DS, ES, FS and GS of DPL 3 (at CPL 3 a data segment
+ * of DPL < 3 is not usable, SDM Vol.3 5.7), GS based one byte above the
+ * data (limit FFFEh, still inside it): its offsets' alignment is not its
+ * linear addresses' (above). Paging is off: the TLB's banks hold the same
+ * translations (emu/memory.c translate, tlb_fill), filled by each CPL's
+ * accesses. CS and SS: enter_cpl. */
+static void protected_user_segments(void)
+{
+	struct cpu *c = &m.cpu;
+	seg_load_descriptor(&c->seg[SR_DS], SEL_DATA | 3, make_desc(DATA, 0xfffa, 0xf3, 0x4));
+	seg_load_descriptor(&c->seg[SR_ES], SEL_DATA | 3, make_desc(DATA - 0xc0000, 0xcffff, 0xf3, 0x4));
+	seg_load_descriptor(&c->seg[SR_FS], SEL_DATA | 3, make_desc(DATA - 0x7000, 0x7fff, 0xf7, 0x0));
+	seg_load_descriptor(&c->seg[SR_GS], SEL_DATA | 3, make_desc(DATA + 1, 0xfffe, 0xf1, 0x4));
+}
+
+/* The test's own switch to CPL cpl between runs (as an IRET or SYSRET would
+ * leave it): CS a code segment and SS a writable data segment of DPL cpl,
+ * their selectors' RPL cpl (SDM Vol.3 5.5: the CPL is CS's RPL; SS's DPL
+ * equals it); in 32-bit code SS keeps protected_segments' base and limit. */
+static void enter_cpl(bool long_mode, unsigned cpl)
+{
+	struct cpu *c = &m.cpu;
+	uint8_t dpl = (uint8_t)(cpl << 5);
+	if (long_mode) {
+		seg_load_descriptor(&c->seg[SR_CS], (uint16_t)(SEL_CODE64 | cpl),
+				    make_desc(0, 0xfffff, 0x9b | dpl, 0xa));
+		seg_load_descriptor(&c->seg[SR_SS], (uint16_t)(SEL_DATA | cpl), make_desc(0, 0xfffff, 0x93 | dpl, 0xc));
+	} else {
+		seg_load_descriptor(&c->seg[SR_CS], (uint16_t)(SEL_CODE32 | cpl),
+				    make_desc(0, 0xfffff, 0x9b | dpl, 0xc));
+		seg_load_descriptor(&c->seg[SR_SS], (uint16_t)(SEL_DATA | cpl),
+				    make_desc(DATA, 0xfffa, 0x93 | dpl, 0x4));
+	}
+	c->cpl = cpl;
+	cpu_update_mode(c);
+}
+
+/* The user machine of long_mode (long_mode_user or protected_user_segments)
+ * at CPL 3; every exception stops the run. Set up at CPL 0 (activate's MOV
+ * CRn), from 32-bit code to 64-bit code only. */
+static void user_machine(bool long_mode)
+{
+	enter_cpl(m.cpu.mode == MODE_LONG64, 0);
+	if (long_mode)
+		long_mode_user();
+	else
+		protected_user_segments();
+	stop_at_events(&m, &seen);
+	enter_cpl(long_mode, 3);
+}
+
+/* CR0.AM and EFLAGS.AC (SDM Vol.3 6.15 "Interrupt 17": alignment checking
+ * needs both, at CPL 3). Neither changes a translation or a decoded block. */
+static void alignment_check(bool am, bool ac)
+{
+	m.cpu.cr0 = am ? m.cpu.cr0 | CR0_AM : m.cpu.cr0 & ~(uint64_t)CR0_AM;
+	m.cpu.rflags = ac ? m.cpu.rflags | FLAG_AC : m.cpu.rflags & ~(uint64_t)FLAG_AC;
+}
+
+/* Every data page in the supervisor bank, for reads and writes (implicit
+ * supervisor accesses, SDM Vol.3 4.6.1; the read-only page too, CR0.WP being
+ * 0): what a kernel leaves there when it returns to user code. A user access
+ * that looked there would find SUPER_PAGE and write RO_PAGE. */
+static void fill_supervisor_bank(void)
+{
+	for (uint64_t lin = DATA; lin < DATA + DATA_SIZE; lin += PAGE_SIZE) {
+		uint64_t v = 0;
+		ck_assert_int_eq(lin_read_sys(&m.cpu, lin, 1, &v), ST_OK);
+		ck_assert_int_eq(lin_write_sys(&m.cpu, lin, 1, v), ST_OK);
+	}
+	ck_assert_ptr_nonnull(tlb_lookup(&m.cpu.tlb, TLB_SUPERVISOR, TLB_WRITE, SUPER_PAGE, 8));
+}
+
+/* A spy in place of an instruction's thread handler: counts its entries,
+ * then runs it. A translated run enters it when it leaves before that
+ * instruction (a side exit; at its start, for the other CPL's kind: the
+ * first instruction's handler goes on to it), never when it does the
+ * instruction in host code (emu/jit.c emit_leave: the side exit of an
+ * instruction past the run's first jumps through its thread pointer). */
+static insn_handler spied_handler;
+static unsigned spied;
+
+static status_t spy(struct cpu *cpu, const struct insn *in)
+{
+	spied++;
+	return spied_handler(cpu, in);
+}
+
+/* Spy on instruction k of the block cached at pa; returns the block. */
+static struct block *spy_on(uint64_t pa, unsigned k)
+{
+	struct block *blk = icache_slot(m.cpu.icache, pa);
+	ck_assert(blk->pa == pa && blk->count > k);
+	spied_handler = blk->insns[k].thread;
+	blk->insns[k].thread = spy;
+	spied = 0;
+	return blk;
+}
+
+/* The spy still in place after a run: the block it ran is the one spied on
+ * (not decoded again). */
+static void assert_spied_block(const struct block *blk, unsigned k, unsigned n)
+{
+	ck_assert_msg(blk->insns[k].thread == spy, "case %u: the block spied on was decoded again", n);
+}
+
+/* Random programs at CPL 3 (random_programs' machines made user ones,
+ * user_machine): the supervisor bank filled before each (fill_supervisor_bank);
+ * alignment checking on (CR0.AM and EFLAGS.AC) in a third of them, one of
+ * the two in a third (no #AC), neither in the rest; half of the data
+ * addresses aligned to 8, so that with the displacements' low bits accesses
+ * aligned to their size come as well as the others. As the single steps;
+ * #AC(0) only where both are set and often there, every #PF with U (SDM
+ * Vol.3 4.7), in 64-bit code protection faults (SUPER_PAGE, RO_PAGE) too.
+ * Returns the translated runs made. */
+#define USER_PROGRAMS 1500
+static unsigned long random_user_programs(bool long_mode)
+{
+	user_machine(long_mode);
+	unsigned long before = jit_runs_translated(m.cpu.icache);
+	unsigned ac_faults = 0, protection_faults = 0;
+	for (unsigned n = 0; n < USER_PROGRAMS; n++) {
+		uint64_t regs[16];
+		struct reg_kinds known = random_regs(regs, long_mode);
+		for (unsigned r = 0; r < 16; r++)
+			if ((known.address >> r & 1) && (rnd() & 1))
+				regs[r] &= ~7ull;
+		struct program p = { .len = 0 };
+		for (unsigned i = 0; i < 40; i++)
+			insn_of(&p, long_mode, ANY_FORM, &known);
+		b(&p, 0xf4);
+		unsigned third = n % 3;
+		bool one = (n / 3) & 1;
+		alignment_check(third == 0 || (third == 1 && one), third == 0 || (third == 1 && !one));
+		fill_supervisor_bank();
+		run_both(&p, regs, 1000, n);
+		if (steps.seen.vector == EXC_AC) {
+			ck_assert_msg(third == 0, "program %u: #AC without CR0.AM and EFLAGS.AC both", n);
+			ck_assert_uint_eq(steps.seen.error_code, 0);
+			ac_faults++;
+		}
+		if (steps.seen.vector == EXC_PF) {
+			ck_assert_msg(steps.seen.error_code & PFEC_U, "program %u: #PF without U at CPL 3", n);
+			protection_faults += steps.seen.error_code & PFEC_P;
+		}
+	}
+	ck_assert_uint_gt(ac_faults, USER_PROGRAMS / 6);
+	if (long_mode)
+		ck_assert_uint_gt(protection_faults, USER_PROGRAMS / 50);
+	alignment_check(false, false);
+	return jit_runs_translated(m.cpu.icache) - before;
+}
+
+/* Program p at CPL 3 from regs: as blocks (translated on its first entry,
+ * its pages then in the user bank), then as blocks again with a spy on the
+ * block's instruction 1 (spy_on), then as single steps, compared with the
+ * second. Returns the times the second run left before instruction 1. The
+ * data from data0 each time. */
+static unsigned run_user_spied(const struct program *p, const uint64_t regs[16], unsigned n)
+{
+	physmem_write_bytes(&m.pm, DATA, data0, DATA_SIZE);
+	load(p, regs);
+	run_blocks(100);
+	assert_translated_at(CODE, n);
+	struct block *blk = spy_on(CODE, 1);
+	physmem_write_bytes(&m.pm, DATA, data0, DATA_SIZE);
+	begin(p, regs);
+	run_blocks(100);
+	assert_spied_block(blk, 1, n);
+	unsigned left = spied;
+	run_steps_of(p, regs, 100, n);
+	return left;
+}
+
+/* add ecx, 1; mov eax, [rbx] (EBX in 32-bit code); hlt at CPL 3, the load's
+ * page in the user bank: the block made at CPL 3 does the load in host code
+ * (the spy on it is not entered); at an address not aligned to 4 it leaves
+ * before it, alignment checking off. As the single steps; the HLT #GP(0)
+ * (SDM Vol.2 HLT: CPL 3). */
+static void assert_user_access_translated(bool long_mode, unsigned n)
+{
+	static const uint8_t code[] = { 0x83, 0xc1, 0x01, 0x8b, 0x03, 0xf4 };
+	struct program p = { .len = sizeof(code) };
+	memcpy(p.bytes, code, sizeof(code));
+	for (unsigned off = 0; off < 2; off++) {
+		uint64_t regs[16] = { [R_BX] = (long_mode ? DATA : 0) + 0x400 + off };
+		random_data();
+		unsigned left = run_user_spied(&p, regs, n);
+		ck_assert_uint_eq(blocks.seen.vector, EXC_GP);
+		ck_assert_uint_eq(blocks.rip, CODE + 5);
+#if defined(__x86_64__)
+		ck_assert_msg(off ? left > 0 : left == 0, "case %u: offset %u: the user run left %u times", n, off,
+			      left);
+#else
+		(void)left;
+#endif
+	}
+}
+
+START_TEST(random_programs_user_64)
+{
+	unsigned long made = random_user_programs(true);
+#if defined(__x86_64__)
+	ck_assert_uint_gt(made, 1000);
+#else
+	(void)made;
+#endif
+	assert_user_access_translated(true, 0);
+}
+END_TEST
+
+START_TEST(random_programs_user_32)
+{
+	unsigned long made = random_user_programs(false);
+#if defined(__x86_64__)
+	ck_assert_uint_gt(made, 1000);
+#else
+	(void)made;
+#endif
+	assert_user_access_translated(false, 0);
+}
+END_TEST
+
+/* The CPL-switch program: add ecx, 1; mov rax, [rbx]; mov [rbx + 8], rax;
+ * hlt (32-bit code: the same with EAX, EBX an offset in DS). */
+static void cpl_program(struct program *p, bool long_mode)
+{
+	*p = (struct program){ .len = 0 };
+	PUT(p, 0x83, 0xc1, 0x01);
+	if (long_mode)
+		b(p, 0x48);
+	PUT(p, 0x8b, 0x03);
+	if (long_mode)
+		b(p, 0x48);
+	PUT(p, 0x89, 0x43, 0x08, 0xf4);
+}
+
+/* Where the CPL-switch program's instructions are. */
+static uint64_t cpl_load_rip(void)
+{
+	return CODE + 3;
+}
+
+static uint64_t cpl_store_rip(bool long_mode)
+{
+	return CODE + (long_mode ? 6 : 5);
+}
+
+static uint64_t cpl_hlt_rip(bool long_mode)
+{
+	return CODE + (long_mode ? 10 : 8);
+}
+
+/* The CPL-switch program made hot (translated) at CPL `made` with RBX =
+ * made_bx, its TLB entries filled, run again there (returned in *made_left:
+ * the times that run left before the load, spy_on); then the test switches
+ * to CPL `runs` (enter_cpl) and runs the same block with RBX = bx: it leaves
+ * at its start (the spy entered), and the machine is what the single steps
+ * leave at `runs` (in `blocks` and `steps`). */
+static void made_at_then_run_at(bool long_mode, unsigned made, uint64_t made_bx, unsigned runs, uint64_t bx,
+				unsigned n, unsigned *made_left)
+{
+	struct program p;
+	cpl_program(&p, long_mode);
+	uint64_t regs[16] = { [R_BX] = made_bx, [R_AX] = 0x1111, [R_DX] = 5 };
+	random_data();
+	enter_cpl(long_mode, made);
+	physmem_write_bytes(&m.pm, DATA, data0, DATA_SIZE);
+	load(&p, regs);
+	run_blocks(100);
+	assert_translated_at(CODE, n);
+	struct block *blk = spy_on(CODE, 1);
+	physmem_write_bytes(&m.pm, DATA, data0, DATA_SIZE);
+	begin(&p, regs);
+	run_blocks(100);
+	ck_assert_uint_eq(blocks.rip, made == 3 ? cpl_hlt_rip(long_mode) : cpl_hlt_rip(long_mode) + 1);
+	*made_left = spied;
+	enter_cpl(long_mode, runs);
+	spied = 0;
+	regs[R_BX] = bx;
+	physmem_write_bytes(&m.pm, DATA, data0, DATA_SIZE);
+	begin(&p, regs);
+	run_blocks(100);
+	assert_spied_block(blk, 1, n);
+#if defined(__x86_64__)
+	ck_assert_msg(spied > 0, "case %u: the run made at CPL %u did not leave at CPL %u", n, made, runs);
+#endif
+	run_steps_of(&p, regs, 100, n);
+}
+
+/* The data's qword at linear address a, as data0 holds it (64-bit: the
+ * data's own addresses; 32-bit: DS offsets). */
+static uint64_t data0_qword(bool long_mode, uint64_t a)
+{
+	uint64_t v;
+	memcpy(&v, data0 + (a - (long_mode ? DATA : 0)), 8);
+	return v;
+}
+
+/* The CPL-switch program made hot at CPL 3, run at CPL 0 (32-bit code, and
+ * 64-bit code on a part with SMAP, "skylake-lite"): with RBX in a user page,
+ * the load and store done, then the HLT; in SUPER_PAGE, the same (a
+ * supervisor access may, SDM Vol.3 4.6.1); at an address not aligned to the
+ * access's size with CR0.AM and EFLAGS.AC set, no #AC (CPL 0, SDM Vol.3
+ * 6.15). With CR4.SMAP set, a load from the user page that the user bank
+ * holds from the runs at CPL 3: #PF with P only (a supervisor read, 4.6.1
+ * "SMAP"; EFLAGS.AC clear) at the load. The run made at CPL 3 does the load
+ * in host code there, leaves at once at CPL 0; as the single steps each
+ * time. */
+START_TEST(block_hot_at_user_run_at_supervisor)
+{
+	machine_free(&m);
+	machine_init(&m, "skylake-lite");
+	unsigned n = 0, left;
+	for (unsigned mode = 0; mode < 2; mode++) {
+		bool long_mode = mode == 1;
+		uint64_t user = (long_mode ? DATA : 0) + 0x100, mask = long_mode ? ~0ull : 0xffffffffull;
+		user_machine(long_mode);
+		made_at_then_run_at(long_mode, 3, user, 0, user, n++, &left);
+		ck_assert_int_eq(blocks.status, ST_HALT);
+		ck_assert_uint_eq(blocks.regs[R_AX], data0_qword(long_mode, user) & mask);
+#if defined(__x86_64__)
+		ck_assert_uint_eq(left, 0);
+#endif
+		if (long_mode) {
+			made_at_then_run_at(long_mode, 3, user, 0, SUPER_PAGE + 0x100, n++, &left);
+			ck_assert_int_eq(blocks.status, ST_HALT);
+			ck_assert_uint_eq(blocks.regs[R_AX], data0_qword(true, SUPER_PAGE + 0x100));
+		}
+		alignment_check(true, true);
+		made_at_then_run_at(long_mode, 3, user, 0, user + 3, n++, &left);
+		ck_assert_int_eq(blocks.status, ST_HALT);
+		ck_assert_uint_eq(blocks.regs[R_AX], data0_qword(long_mode, user + 3) & mask);
+		alignment_check(false, false);
+	}
+	/* SMAP: set at CPL 0 (MOV CR4, which flushes the TLB), then the CPL 3
+	 * runs fill the user bank. */
+	enter_cpl(true, 0);
+	ck_assert_int_eq(mov_cr(&m, 4, m.cpu.cr4 | CR4_SMAP), ST_OK);
+	made_at_then_run_at(true, 3, DATA + 0x100, 0, DATA + 0x100, n++, &left);
+	ck_assert_uint_eq(blocks.seen.vector, EXC_PF);
+	ck_assert_uint_eq(blocks.seen.error_code, PFEC_P);
+	ck_assert_uint_eq(blocks.seen.cr2, DATA + 0x100);
+	ck_assert_uint_eq(blocks.rip, cpl_load_rip());
+	ck_assert_uint_eq(blocks.regs[R_CX], 1);
+}
+END_TEST
+
+/* The CPL-switch program made hot at CPL 0, the supervisor bank holding its
+ * pages, run at CPL 3 (64-bit and 32-bit code): with RBX in SUPER_PAGE, #PF
+ * with P and U at the load (SDM Vol.3 4.6.1, 4.7), CR2 its address; in
+ * RO_PAGE (written at CPL 0, CR0.WP = 0), the load done and #PF with P, W and
+ * U at the store; at an address not aligned to the access's size with CR0.AM
+ * and EFLAGS.AC set (the run made at CPL 0 loaded it in host code, no check
+ * of alignment), #AC(0) at the load (SDM Vol.3 6.15); in a user page,
+ * aligned: the accesses done, then #GP(0) at the HLT (SDM Vol.2 HLT: CPL 3).
+ * The run made at CPL 0 leaves at once at CPL 3; as the single steps each
+ * time. */
+START_TEST(block_hot_at_supervisor_run_at_user)
+{
+	unsigned n = 0, left;
+	for (unsigned mode = 0; mode < 2; mode++) {
+		bool long_mode = mode == 1;
+		uint64_t user = (long_mode ? DATA : 0) + 0x100, mask = long_mode ? ~0ull : 0xffffffffull;
+		user_machine(long_mode);
+		if (long_mode) {
+			made_at_then_run_at(true, 0, SUPER_PAGE + 0x100, 3, SUPER_PAGE + 0x100, n++, &left);
+			ck_assert_uint_eq(blocks.seen.vector, EXC_PF);
+			ck_assert_uint_eq(blocks.seen.error_code, PFEC_P | PFEC_U);
+			ck_assert_uint_eq(blocks.seen.cr2, SUPER_PAGE + 0x100);
+			ck_assert_uint_eq(blocks.rip, cpl_load_rip());
+			ck_assert_uint_eq(blocks.regs[R_CX], 1);
+#if defined(__x86_64__)
+			ck_assert_uint_eq(left, 0);
+#endif
+			made_at_then_run_at(true, 0, RO_PAGE + 0x100, 3, RO_PAGE + 0x100, n++, &left);
+			ck_assert_uint_eq(blocks.seen.vector, EXC_PF);
+			ck_assert_uint_eq(blocks.seen.error_code, PFEC_P | PFEC_W | PFEC_U);
+			ck_assert_uint_eq(blocks.seen.cr2, RO_PAGE + 0x108);
+			ck_assert_uint_eq(blocks.rip, cpl_store_rip(true));
+			ck_assert_uint_eq(blocks.regs[R_AX], data0_qword(true, RO_PAGE + 0x100));
+		}
+		alignment_check(true, true);
+		made_at_then_run_at(long_mode, 0, user + 3, 3, user + 3, n++, &left);
+		ck_assert_uint_eq(blocks.seen.vector, EXC_AC);
+		ck_assert_uint_eq(blocks.seen.error_code, 0);
+		ck_assert_uint_eq(blocks.rip, cpl_load_rip());
+		ck_assert_uint_eq(blocks.regs[R_CX], 1);
+#if defined(__x86_64__)
+		ck_assert_uint_eq(left, 0);
+#endif
+		alignment_check(false, false);
+		made_at_then_run_at(long_mode, 0, user, 3, user, n++, &left);
+		ck_assert_uint_eq(blocks.seen.vector, EXC_GP);
+		ck_assert_uint_eq(blocks.seen.error_code, 0);
+		ck_assert_uint_eq(blocks.rip, cpl_hlt_rip(long_mode));
+		uint64_t stored;
+		memcpy(&stored, blocks.data + (user - (long_mode ? DATA : 0)) + 8, 8);
+		ck_assert_uint_eq(stored & mask, data0_qword(long_mode, user) & mask);
+	}
+}
+END_TEST
+
+/* At CPL 3, each access a run may hold, last in a run (add ecx, 1; the
+ * access; hlt), at an address aligned to its size and at every offset up to
+ * the next aligned one: loads, stores (of a register, of an immediate),
+ * ALU, CMP and TEST with memory of 2, 4 and 8 bytes; in 64-bit code PUSH,
+ * POP, and CALL rel32 and RET ending the run (their stack slot), an FS
+ * override (base 803H: the model checks the linear address's alignment,
+ * emu/memory.c misaligned_user_access); in 32-bit code a GS override (base
+ * one above the data). With CR0.AM and EFLAGS.AC both set, a misaligned
+ * access is #AC(0) at it, nothing done (SDM Vol.3 6.15 "Interrupt 17", Table
+ * 6-7: a word at an odd address, a doubleword not at a multiple of 4, a
+ * quadword not at a multiple of 8); with one of them or neither, the access
+ * done (the value loaded, the bytes stored, the return address pushed or
+ * taken), then #GP(0) at the HLT. As the single steps; the translated run
+ * does an aligned access in host code (after a first run filled the TLB)
+ * and leaves before a misaligned one (run_user_spied). */
+enum user_access_kind { UA_LOAD, UA_STORE, UA_ALU, UA_PUSH, UA_POP, UA_CALL, UA_RET };
+
+static const struct user_access {
+	const char *what;
+	uint8_t bytes[8];
+	unsigned len, size;
+	bool long_mode;
+	uint8_t kind;              /* enum user_access_kind */
+	uint8_t reg;               /* UA_LOAD, UA_POP: the register loaded; UA_STORE,
+				      UA_PUSH: stored (REG_NONE: imm) */
+	uint64_t imm;
+	uint32_t seg_base;         /* the linear address of its segment's offset 0 */
+} user_accesses[] = {
+	{ "movzx eax, word [rbx]", { 0x0f, 0xb7, 0x03 }, 3, 2, true, UA_LOAD, R_AX, 0, 0 },
+	{ "mov eax, [rbx]", { 0x8b, 0x03 }, 2, 4, true, UA_LOAD, R_AX, 0, 0 },
+	{ "mov rax, [rbx]", { 0x48, 0x8b, 0x03 }, 3, 8, true, UA_LOAD, R_AX, 0, 0 },
+	{ "mov rax, fs:[rbx]", { 0x64, 0x48, 0x8b, 0x03 }, 4, 8, true, UA_LOAD, R_AX, 0, 0x803 },
+	{ "mov [rbx], dx", { 0x66, 0x89, 0x13 }, 3, 2, true, UA_STORE, R_DX, 0, 0 },
+	{ "mov [rbx], edx", { 0x89, 0x13 }, 2, 4, true, UA_STORE, R_DX, 0, 0 },
+	{ "mov [rbx], rdx", { 0x48, 0x89, 0x13 }, 3, 8, true, UA_STORE, R_DX, 0, 0 },
+	{ "mov word [rbx], 1234h", { 0x66, 0xc7, 0x03, 0x34, 0x12 }, 5, 2, true, UA_STORE, REG_NONE, 0x1234, 0 },
+	{ "mov qword [rbx], -2", { 0x48, 0xc7, 0x03, 0xfe, 0xff, 0xff, 0xff }, 7, 8, true, UA_STORE, REG_NONE,
+	  ~1ull, 0 },
+	{ "add eax, [rbx]", { 0x03, 0x03 }, 2, 4, true, UA_ALU, 0, 0, 0 },
+	{ "sub rax, [rbx]", { 0x48, 0x2b, 0x03 }, 3, 8, true, UA_ALU, 0, 0, 0 },
+	{ "cmp [rbx], rdx", { 0x48, 0x39, 0x13 }, 3, 8, true, UA_ALU, 0, 0, 0 },
+	{ "test [rbx], edx", { 0x85, 0x13 }, 2, 4, true, UA_ALU, 0, 0, 0 },
+	{ "cmp dword [rbx], 7", { 0x83, 0x3b, 0x07 }, 3, 4, true, UA_ALU, 0, 0, 0 },
+	{ "push rdx", { 0x52 }, 1, 8, true, UA_PUSH, R_DX, 0, 0 },
+	{ "pop rdx", { 0x5a }, 1, 8, true, UA_POP, R_DX, 0, 0 },
+	{ "call $+6", { 0xe8, 0x01, 0x00, 0x00, 0x00 }, 5, 8, true, UA_CALL, 0, 0, 0 },
+	{ "ret", { 0xc3 }, 1, 8, true, UA_RET, 0, 0, 0 },
+	{ "movzx eax, word [ebx]", { 0x0f, 0xb7, 0x03 }, 3, 2, false, UA_LOAD, R_AX, 0, DATA },
+	{ "mov eax, [ebx]", { 0x8b, 0x03 }, 2, 4, false, UA_LOAD, R_AX, 0, DATA },
+	{ "mov eax, gs:[ebx]", { 0x65, 0x8b, 0x03 }, 3, 4, false, UA_LOAD, R_AX, 0, DATA + 1 },
+	{ "mov [ebx], dx", { 0x66, 0x89, 0x13 }, 3, 2, false, UA_STORE, R_DX, 0, DATA },
+	{ "mov [ebx], edx", { 0x89, 0x13 }, 2, 4, false, UA_STORE, R_DX, 0, DATA },
+	{ "mov dword [ebx], 12345678h", { 0xc7, 0x03, 0x78, 0x56, 0x34, 0x12 }, 6, 4, false, UA_STORE, REG_NONE,
+	  0x12345678, DATA },
+	{ "add eax, [ebx]", { 0x03, 0x03 }, 2, 4, false, UA_ALU, 0, 0, DATA },
+	{ "cmp dword [ebx], 7", { 0x83, 0x3b, 0x07 }, 3, 4, false, UA_ALU, 0, 0, DATA },
+};
+
+/* One case of user_misaligned_access: access u at linear address lin, with
+ * CR0.AM = am and EFLAGS.AC = ac. */
+static void user_access_case(const struct user_access *u, uint64_t lin, bool am, bool ac, unsigned n)
+{
+	struct program p = { .len = 0 };
+	PUT(&p, 0x83, 0xc1, 0x01);
+	put(&p, u->bytes, u->len);
+	unsigned access_end = p.len;
+	PUT(&p, 0xf4, 0xf4);
+	/* Where it ends: the HLT after it; a CALL's target, the second; a
+	 * RET's, the first (the address at its slot). */
+	uint64_t hlt = CODE + access_end + (u->kind == UA_CALL ? 1 : 0);
+	uint64_t mask = u->size == 8 ? ~0ull : (1ull << (8 * u->size)) - 1;
+	bool misaligned = lin % u->size != 0;
+	uint64_t regs[16] = { [R_AX] = 0x0123456789abcdefull, [R_DX] = 0xfedcba9876543210ull,
+			      [R_BX] = lin - u->seg_base, [R_SP] = 0x800 };
+	if (u->kind == UA_PUSH || u->kind == UA_CALL)
+		regs[R_SP] = lin + 8;
+	else if (u->kind == UA_POP || u->kind == UA_RET)
+		regs[R_SP] = lin;
+	random_data();
+	if (u->kind == UA_RET) {
+		uint64_t to = CODE + access_end;
+		memcpy(data0 + (lin - DATA), &to, 8);
+	}
+	alignment_check(am, ac);
+	unsigned left = run_user_spied(&p, regs, n);
+	ck_assert_uint_eq(blocks.seen.error_code, 0);
+	ck_assert_uint_eq(blocks.regs[R_CX], 1);
+	uint64_t old, now;
+	memcpy(&old, data0 + (lin - DATA), 8);
+	memcpy(&now, blocks.data + (lin - DATA), 8);
+	if (misaligned && am && ac) {
+		ck_assert_msg(blocks.seen.vector == EXC_AC, "%s at %llx: vector %u, not #AC", u->what,
+			      (unsigned long long)lin, blocks.seen.vector);
+		ck_assert_uint_eq(blocks.rip, CODE + 3);
+		ck_assert_uint_eq(blocks.regs[R_SP], regs[R_SP]);
+		ck_assert_uint_eq(now, old);
+	} else {
+		ck_assert_msg(blocks.seen.vector == EXC_GP, "%s at %llx: vector %u, not the HLT's #GP", u->what,
+			      (unsigned long long)lin, blocks.seen.vector);
+		ck_assert_uint_eq(blocks.rip, u->kind == UA_RET ? CODE + access_end : hlt);
+		if (u->kind == UA_LOAD || u->kind == UA_POP)
+			ck_assert_uint_eq(blocks.regs[u->reg] & mask, old & mask);
+		if (u->kind == UA_STORE || u->kind == UA_PUSH)
+			ck_assert_uint_eq(now & mask, (u->reg == REG_NONE ? u->imm : regs[u->reg]) & mask);
+		if (u->kind == UA_CALL)
+			ck_assert_uint_eq(now, CODE + access_end);
+	}
+#if defined(__x86_64__)
+	ck_assert_msg(misaligned ? left > 0 : left == 0, "%s at %llx: the user run left %u times before it", u->what,
+		      (unsigned long long)lin, left);
+#else
+	(void)left;
+#endif
+}
+
+START_TEST(user_misaligned_access)
+{
+	const uint64_t at = DATA + 0x200;   /* an address aligned to 8 */
+	unsigned n = 0;
+	for (unsigned mode = 0; mode < 2; mode++) {
+		bool long_mode = mode == 1;
+		user_machine(long_mode);
+		for (size_t k = 0; k < sizeof(user_accesses) / sizeof(user_accesses[0]); k++) {
+			const struct user_access *u = &user_accesses[k];
+			if (u->long_mode != long_mode)
+				continue;
+			for (unsigned off = 0; off <= u->size; off++)
+				for (unsigned checks = 0; checks < 4; checks++)
+					user_access_case(u, at + off, checks < 2, checks % 2 == 0, n++);
+		}
+		alignment_check(false, false);
+	}
+}
+END_TEST
+
 static Suite *jit_suite(void)
 {
 	Suite *s = suite_create("jit");
@@ -3353,6 +3975,11 @@ static Suite *jit_suite(void)
 	tcase_add_test(t, call_and_ret_64);
 	tcase_add_test(t, nested_calls_under_limits);
 	tcase_add_test(t, branch_past_canonical_top_64);
+	tcase_add_test(t, random_programs_user_64);
+	tcase_add_test(t, random_programs_user_32);
+	tcase_add_test(t, block_hot_at_user_run_at_supervisor);
+	tcase_add_test(t, block_hot_at_supervisor_run_at_user);
+	tcase_add_test(t, user_misaligned_access);
 	suite_add_tcase(s, t);
 	return s;
 }
