@@ -111,7 +111,11 @@ static void priority(void)
 	pic_set_mask(UNMASK_0_8);
 	window();
 	check("with IR1 lowest, IRQ8 (IR2) first", irq_order[0], V8);
-	check("then IRQ0", irq_order[1], V0);
+	/* The RTC's line stays up (register C unread): no new edge on a real
+	 * 8259A. QEMU, on real time, may deliver IRQ8 again at the RTC's next
+	 * periodic tick before IRQ0 (seen on a loaded host). */
+	check_quirk("then IRQ0", irq_order[1], V0,
+		    "QEMU delivers IRQ8 again at the RTC's next tick while register C is unread");
 	outb(0x20, 0xc7);
 }
 
