@@ -1001,13 +1001,20 @@ struct loop {
 /* Leave the run: the written registers stored, the pushed ones popped, on
  * to the thread handler of next, or to handler (next's own, where its thread
  * pointer is now the run's code). */
-static void emit_leave(struct emit *e, const struct run *r, const struct insn *next, insn_handler handler)
+/* The registers written stored, the pushed ones popped: the guest's state as
+ * the thread forms would leave it, every host register but RDI free. */
+static void emit_release(struct emit *e, const struct run *r)
 {
 	for (unsigned g = 0; g < 16; g++)
 		if (r->host[g] != 0xff && r->written[g])
 			store(e, r->host[g], REG(g));
 	for (unsigned k = r->used; k-- > POOL_CALLER_SAVED;)
 		host_pop(e, pool[k]);
+}
+
+static void emit_leave(struct emit *e, const struct run *r, const struct insn *next, insn_handler handler)
+{
+	emit_release(e, r);
 	byte(e, 0x48);             /* MOV rsi, imm64: the next instruction */
 	byte(e, 0xbe);
 	u64(e, (uint64_t)(uintptr_t)next);
@@ -1066,16 +1073,6 @@ static void jump_to(struct emit *e, insn_handler handler)
 	byte(e, 0xe0);
 }
 
-/* The registers written stored, the pushed ones popped: the guest's state as
- * the thread forms would leave it, every host register but RDI free. */
-static void emit_release(struct emit *e, const struct run *r)
-{
-	for (unsigned g = 0; g < 16; g++)
-		if (r->host[g] != 0xff && r->written[g])
-			store(e, r->host[g], REG(g));
-	for (unsigned k = r->used; k-- > POOL_CALLER_SAVED;)
-		host_pop(e, pool[k]);
-}
 
 #define BLOCK(field) offsetof(struct block, field)
 #define LINK(i, field) (offsetof(struct block, links) + (i) * sizeof(struct block_link) + \
@@ -1152,13 +1149,6 @@ static void emit_next_block(struct emit *e, const struct block *b)
 	jump_to(e, thread_next_block);
 }
 
-/* JMP [rsi + thread] with RSI = in: on to in's thread handler. */
-static void jump_thread(struct emit *e, const struct insn *in)
-{
-	mov_imm64(e, RSI, (uint64_t)(uintptr_t)in);
-	byte(e, 0xff); byte(e, 0x66); byte(e, (uint8_t)offsetof(struct insn, thread));
-}
-
 /* Is the 64-bit value in host register v canonical at 48 bits? Leaves ZF
  * clear where not (t: a scratch register). */
 static void canonical48(struct emit *e, unsigned t, unsigned v)
@@ -1207,8 +1197,7 @@ static void emit_call_ret(struct emit *e, struct run *r, const struct block_end 
 	for (unsigned x = 0; x < r->n_exits; x++)
 		if (r->exits[x].op == n)
 			patch(e, r->exits[x].at, own);
-	emit_release(e, r);
-	jump_thread(e, j);
+	emit_leave(e, r, j, NULL);
 }
 
 /* R11 = the block's start + be's fall_offset at the code's width (emu/threaded.h
@@ -1233,7 +1222,7 @@ static void emit_block_end(struct emit *e, struct run *r, const struct block_end
 		taken = jump(e, be->cc);   /* the host's flags are the setter's */
 	/* Not taken, or the fall-through: rIP = the block's start + offset. */
 	emit_block_rip(e, be);
-	uint8_t *have_rip = NULL, *bad_target[2] = { NULL, NULL };
+	uint8_t *have_rip = NULL, *bad_target = NULL;
 	if (be->kind == END_BRANCH) {
 		const struct insn *j = be->branch;
 		if (taken) {
@@ -1257,11 +1246,11 @@ static void emit_block_end(struct emit *e, struct run *r, const struct block_end
 			byte(e, 0x48); byte(e, 0xc1); byte(e, 0xe6); byte(e, 16);  /* SHL rsi, 16 */
 			byte(e, 0x48); byte(e, 0xc1); byte(e, 0xfe); byte(e, 16);  /* SAR rsi, 16 */
 			byte(e, 0x4c); byte(e, 0x39); byte(e, 0xde);               /* CMP rsi, r11 */
-			bad_target[0] = jump(e, CC_NZ);
+			bad_target = jump(e, CC_NZ);
 		} else {
 			size_t lim = CPU(seg) + SR_CS * sizeof(struct segment) + offsetof(struct segment, limit);
 			cpu_field(e, false, 0x3b, R11, lim);           /* CMP r11d, [limit] */
-			bad_target[0] = jump(e, CC_A);
+			bad_target = jump(e, CC_A);
 		}
 	}
 	if (have_rip)
@@ -1269,13 +1258,11 @@ static void emit_block_end(struct emit *e, struct run *r, const struct block_end
 	emit_release(e, r);
 	store(e, R11, CPU(rip));
 	emit_next_block(e, be->b);
-	if (bad_target[0]) {
+	if (bad_target) {
 		/* The branch's own handler decides (it faults, or LA57 allows
 		 * the target): the flags record was stored by the setter. */
-		patch(e, bad_target[0], e->p);
-		emit_release(e, r);
-		mov_imm64(e, RSI, (uint64_t)(uintptr_t)be->branch);
-		byte(e, 0xff); byte(e, 0x66); byte(e, (uint8_t)offsetof(struct insn, thread));  /* JMP [rsi + thread] */
+		patch(e, bad_target, e->p);
+		emit_leave(e, r, be->branch, NULL);
 	}
 }
 
