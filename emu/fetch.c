@@ -74,6 +74,28 @@ static bool block_keeps_cs(const struct insn *in)
 	       in->exec == op_jmp_E || in->exec == op_call || in->exec == op_call_E || in->exec == op_ret;
 }
 
+/* The instruction of b, at linear lin to last_lin, runs into the next page:
+ * remember that page's frame and the bytes read from it (block_second_page_holds),
+ * if it can be checked there: its bytes are linear-contiguous (not 16-bit code
+ * wrapping at 64 KiB), the TLB holds the translation the fetch used (not so
+ * under --tlb flush, where the block is decoded at every entry) and it is RAM. */
+static bool keep_second_page(struct cpu *cpu, struct block *b, uint64_t lin, uint64_t last_lin)
+{
+	uint64_t next = (lin | (PAGE_SIZE - 1)) + 1;
+	if (cpu->mode != MODE_LONG64)
+		next = (uint32_t)next;
+	if (last_lin < next || last_lin - next >= sizeof(b->second_bytes) || lin + b->insns[0].len - 1 != last_lin)
+		return false;
+	struct tlb_entry *e = tlb_find(&cpu->tlb, cpu->cpl == 3 ? TLB_USER : TLB_SUPERVISOR, TLB_EXEC, next);
+	unsigned len = (unsigned)(last_lin - next + 1);
+	if (!e || e->phys + len > cpu->mem->ram_size)
+		return false;
+	b->second_pa = e->phys;
+	b->second_len = (uint8_t)len;
+	memcpy(b->second_bytes, cpu->mem->ram + e->phys, len);
+	return true;
+}
+
 struct block *fetch_block(struct cpu *cpu, status_t *st)
 {
 	unsigned code_size = cpu_code_size(cpu);
@@ -96,7 +118,7 @@ struct block *fetch_block(struct cpu *cpu, status_t *st)
 		return NULL;
 	bool ram = pa < cpu->mem->ram_size;
 	struct block *b = ram ? icache_slot(cpu->icache, pa) : NULL;
-	if (b && b->pa == pa && b->code_size == code_size)
+	if (b && b->pa == pa && b->code_size == code_size && block_second_page_holds(cpu, b, lin))
 		return b;
 
 	/* Decode a new block (MMIO/ROM code: a one-off block that is not cached). */
@@ -107,6 +129,7 @@ struct block *fetch_block(struct cpu *cpu, status_t *st)
 	b->code_size = (uint8_t)code_size;
 	memset(b->links, 0, sizeof(b->links));
 	b->next_link = 0;
+	b->second_len = 0;
 	uint64_t ip = cpu->rip, last_lin = lin;
 	bool crosses_page = false, last_pure = false;
 	struct thread_form_info info[BLOCK_MAX_INSNS];
@@ -163,13 +186,15 @@ struct block *fetch_block(struct cpu *cpu, status_t *st)
 		.offset = (uint16_t)offset,
 		.nth = b->count,
 	};
-	/* The uncached block is not linked from: its slot is decoded into anew. */
-	b->chains = !crosses_page && b != &cpu->icache->uncached && block_keeps_cs(&b->insns[b->count - 1]);
-	/* Kept when it lies in one RAM page; the first block of a page takes the
-	 * page's write permission out of the TLB, so that every store to the page
-	 * meets the cache's check (emu/memory.c). */
-	if (ram && !crosses_page &&
-	    icache_insert(cpu->icache, b, pa, (unsigned)(last_lin - lin + 1))) {
+	/* Kept when it lies in RAM, its second page (if any) checked at each
+	 * lookup; the first block of a page takes the page's write permission
+	 * out of the TLB, so that every store to the page meets the cache's
+	 * check (emu/memory.c). A block not kept is not linked from: its slot
+	 * is decoded into anew. */
+	bool keep = ram && (!crosses_page || keep_second_page(cpu, b, lin, last_lin));
+	b->chains = keep && block_keeps_cs(&b->insns[b->count - 1]);
+	if (keep && icache_insert(cpu->icache, b, pa, (unsigned)(crosses_page ? PAGE_SIZE - (pa & (PAGE_SIZE - 1))
+									   : last_lin - lin + 1))) {
 		tlb_protect_phys_page(&cpu->tlb, pa);
 		/* And in the other processors' TLBs: their stores reach this
 		 * CPU's decoded code too (SDM Vol.3 8.1.3, emu/memory.c). */

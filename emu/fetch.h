@@ -13,6 +13,8 @@
 #ifndef HVEMU_EMU_FETCH_H
 #define HVEMU_EMU_FETCH_H
 
+#include <string.h>
+
 #include "emu/cpu.h"
 #include "emu/icache.h"
 
@@ -26,6 +28,25 @@ static inline uint64_t ip_mask(const struct cpu *cpu)
 /* Find or build the block starting at the current CS:rIP. Returns NULL with
  * *st set when the first instruction cannot be fetched or decoded. */
 struct block *fetch_block(struct cpu *cpu, status_t *st);
+
+/* Is b, found for the linear address lin, still what a fetch there would
+ * decode? Always, unless its one instruction runs into the next page: SDM
+ * Vol.3 4.10 (a fetch uses the current translation) and 11.6 (a store to an
+ * instruction is seen when it next runs) then ask that the next page still
+ * translate, by the TLB, to the frame it was read from and that the bytes
+ * read there be unchanged. Where not, the caller decodes afresh, which also
+ * raises the fetch's faults. */
+static inline bool block_second_page_holds(struct cpu *cpu, const struct block *b, uint64_t lin)
+{
+	if (__builtin_expect(b->second_len == 0, 1))
+		return true;
+	uint64_t next = (lin | (PAGE_SIZE - 1)) + 1;
+	if (cpu->mode != MODE_LONG64)
+		next = (uint32_t)next;
+	struct tlb_entry *e = tlb_find(&cpu->tlb, cpu->cpl == 3 ? TLB_USER : TLB_SUPERVISOR, TLB_EXEC, next);
+	return e && e->phys == b->second_pa &&
+	       memcmp(cpu->mem->ram + b->second_pa, b->second_bytes, b->second_len) == 0;
+}
 
 /* The cached block at CS:rIP when its translation is in the TLB: the common
  * case, with no fetch and no fault possible. NULL sends the caller to
@@ -45,7 +66,7 @@ static inline struct block *block_lookup(struct cpu *cpu)
 		return NULL;
 	uint64_t pa = e->phys | (lin & (PAGE_SIZE - 1));
 	struct block *b = icache_slot(cpu->icache, pa);
-	if (b->pa != pa || b->code_size != cpu_code_size(cpu))
+	if (b->pa != pa || b->code_size != cpu_code_size(cpu) || !block_second_page_holds(cpu, b, lin))
 		return NULL;
 	return b;
 }

@@ -2,7 +2,8 @@
  * physical address of their first byte and the code size they were decoded for.
  * Blocks end at a branch, a mode-changing instruction, a string instruction, a
  * page boundary or BLOCK_MAX_INSNS; an instruction crossing a page boundary is
- * decoded alone and not kept.
+ * decoded alone, kept under its first page, and checked against its second
+ * page at every lookup (struct block, second_*).
  *
  * Self-modifying code (SDM Vol.3 11.6, 8.1.3): a write to an instruction that has
  * been fetched and decoded must be seen when the instruction next executes; the
@@ -57,6 +58,14 @@ struct block {
 	uint8_t next_link;         /* the link the next new successor replaces */
 	uint8_t heat;              /* entries left before it is translated (emu/jit.h); 0:
 				      translated, or never to be */
+	/* A block of one instruction whose bytes run on into the next linear
+	 * page: that page's frame and the bytes read from it (second_len 0: the
+	 * block lies in one page). Stores to the first page drop it as any
+	 * block; the second is compared at each lookup instead (emu/fetch.h
+	 * block_second_page_holds), so it is never linked to. */
+	uint8_t second_len;
+	uint8_t second_bytes[15];
+	uint64_t second_pa;
 	struct block_link links[2];
 	struct insn insns[BLOCK_MAX_INSNS + 1];   /* the last: where the threaded run of
 						     the block ends (emu/threaded.h) */

@@ -1564,8 +1564,9 @@ static uint8_t *code_area(struct icache *ic)
 void jit_translate_block(struct icache *ic, struct block *b, bool user)
 {
 	uint8_t *area = code_area(ic);
-	/* 16-bit code: its 32-bit forms are rare, and its addresses wrap at 64 KiB. */
-	if (!area || b < ic->blocks || b >= ic->blocks + ICACHE_BLOCKS || b->code_size == 16)
+	/* 16-bit code: its 32-bit forms are rare, and its addresses wrap at 64 KiB.
+	 * A page-crossing instruction: one alone, looked up at every entry. */
+	if (!area || b < ic->blocks || b >= ic->blocks + ICACHE_BLOCKS || b->code_size == 16 || b->second_len)
 		return;
 	if (ic->jit_used + JIT_SLOT_BYTES > JIT_CODE_BYTES) {
 		ic->jit_full = true;   /* cpu_run empties the cache */

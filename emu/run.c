@@ -102,13 +102,14 @@ static inline struct block *follow_link(const struct cpu *cpu, const struct bloc
 	return NULL;
 }
 
-/* Remember that prev went on to b, if b is kept. A block that is not (the
- * uncached one, a page-crossing instruction, whose second page no store check
- * watches and whose slot the next decode reuses) is fetched afresh every time
- * (SDM Vol.3 11.6: a store to it is seen when it next runs). */
+/* Remember that prev went on to b, if b is kept and needs no look at each
+ * entry. One that is not kept (the uncached one, whose slot the next decode
+ * reuses) is fetched afresh every time (SDM Vol.3 11.6: a store to it is seen
+ * when it next runs); a page-crossing instruction is looked up every time, its
+ * second page compared (emu/fetch.h block_second_page_holds). */
 static void add_link(struct cpu *cpu, struct block *prev, struct block *b)
 {
-	if (b->pa == BLOCK_INVALID)
+	if (b->pa == BLOCK_INVALID || b->second_len)
 		return;
 	struct block_link *l = &prev->links[prev->next_link];
 	prev->next_link ^= 1;
@@ -192,10 +193,11 @@ status_t thread_next_block(struct cpu *cpu, const struct insn *end)
 	if (!b->chains || cpu->attention || cpu->chain_left == 0)
 		return ST_OK;
 	/* Back to its own start (a loop): b is still cached (a store to it sets
-	 * attention) and was fetched there in this very context (no instruction
+	 * attention; a page-crossing instruction's second page must be compared,
+	 * by the lookup) and was fetched there in this very context (no instruction
 	 * of a chaining block changes CS, CPL or the TLB but the last, which does
 	 * not go back to the start). */
-	struct block *next = cpu->rip == cpu->block_ip && b->pa != BLOCK_INVALID ? b : follow_link(cpu, b);
+	struct block *next = cpu->rip == cpu->block_ip && b->pa != BLOCK_INVALID && !b->second_len ? b : follow_link(cpu, b);
 	/* No link (a RET to another caller, an indirect jump elsewhere): the
 	 * block cached for the new rIP, as cpu_run would look it up but without
 	 * a fetch (which might fault or decode), linked as cpu_run would link it

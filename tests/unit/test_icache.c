@@ -1,7 +1,7 @@
 /* The decoded-instruction cache: self-modifying code under both TLB modes
  * (exact and --tlb flush), writes beside code that must not drop it, the
  * per-page block lists, the cheap reset, and an instruction whose bytes cross
- * into a page that is remapped (the cache must not keep it).
+ * into a page that is remapped (the cache must follow the remap).
  *
  * Cases named *_tlb run twice: _i = 0 with the TLB caching translations, _i = 1
  * with cpu.tlb_uncached (--tlb flush), where no translation is ever cached. */
@@ -89,6 +89,9 @@ START_TEST(page_crossing_instruction_follows_remap)
 	ck_assert_uint_eq(cpu.regs[R_AX], 0x44332211);
 	physmem_write(&pm, PT + 2 * 4, 4, 0x4000 | 3);
 	tlb_flush_all(&cpu.tlb);
+	/* The new translation of the second page in the TLB first (the HLT at
+	 * 0x4002), so that the kept instruction meets it at its lookup. */
+	run_to_hlt(0x2002);
 	run_to_hlt(0x1ffd);
 	ck_assert_uint_eq(cpu.regs[R_AX], 0x66552211);
 }
@@ -99,6 +102,34 @@ static bool cached(uint64_t pa)
 {
 	return icache_slot(cpu.icache, pa)->pa == pa;
 }
+
+/* An instruction that runs into the next page is kept (with the TLB caching:
+ * a hot loop must not decode it at every entry) and still sees every change
+ * to its bytes on the second page, where no block lies to be dropped (SDM
+ * Vol.3 11.6): a write by a device (physmem) and a guest store, each to the
+ * second page only. Under --tlb flush it is decoded afresh every time.
+ *   1ffd: mov eax, 0x44332211    (its last two bytes at 2000)
+ *   2002: hlt */
+START_TEST(page_crossing_instruction_kept_and_checked_tlb)
+{
+	cpu.tlb_uncached = _i;
+	static const uint8_t code[] = { 0xb8, 0x11, 0x22, 0x33, 0x44, 0xf4 };
+	physmem_write_bytes(&pm, 0x1ffd, code, sizeof(code));
+	run_to_hlt(0x1ffd);
+	ck_assert_uint_eq(cpu.regs[R_AX], 0x44332211);
+	ck_assert(cached(0x1ffd) == !_i);
+	physmem_write(&pm, 0x2000, 1, 0x55);
+	run_to_hlt(0x1ffd);
+	ck_assert_uint_eq(cpu.regs[R_AX], 0x44552211);
+	/* mov byte [0x2001], 0x66; hlt */
+	static const uint8_t store[] = { 0xc6, 0x05, 0x01, 0x20, 0x00, 0x00, 0x66, 0xf4 };
+	physmem_write_bytes(&pm, 0x6000, store, sizeof(store));
+	run_to_hlt(0x6000);
+	run_to_hlt(0x1ffd);
+	ck_assert_uint_eq(cpu.regs[R_AX], 0x66552211);
+	ck_assert(cached(0x1ffd) == !_i);
+}
+END_TEST
 
 /* SDM Vol.3 11.6: a store into code that has been decoded takes effect for the
  * next execution of it (here: the immediate of an instruction run before). */
@@ -362,6 +393,7 @@ static Suite *icache_suite(void)
 	TCase *tc = tcase_create("icache");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, page_crossing_instruction_follows_remap);
+	tcase_add_loop_test(tc, page_crossing_instruction_kept_and_checked_tlb, 0, 2);
 	tcase_add_loop_test(tc, self_modifying_code_tlb, 0, 2);
 	tcase_add_loop_test(tc, store_to_next_instruction_tlb, 0, 2);
 	tcase_add_loop_test(tc, real_mode_image_patches_next_instruction_tlb, 0, 2);
