@@ -152,14 +152,25 @@ static const struct form {
 	{ op_and_AI, K_ALU, H_AND, 0, O_ACC }, { op_sub_AI, K_ALU, H_SUB, 0, O_ACC },
 	{ op_xor_AI, K_ALU, H_XOR, 0, O_ACC }, { op_cmp_AI, K_ALU, H_CMP, 0, O_ACC },
 	{ op_test_AI, K_TEST, H_AND, 0, O_ACC },
-	/* CMP [m], imm and TEST [m], imm; MOV [m], imm. */
+	/* The forms of any size (the byte and word ones: the others have
+	 * handlers of their own, above) with register operands only. */
+#define ALU_ANY(name, op) \
+	{ op_##name##_EG, K_ALU, op, 0, O_EG }, { op_##name##_GE, K_ALU, op, 0, O_GE }, \
+	{ op_##name##_EI, K_ALU, op, 0, O_EI }
+	ALU_ANY(add, H_ADD), ALU_ANY(or, H_OR), ALU_ANY(and, H_AND), ALU_ANY(sub, H_SUB), ALU_ANY(xor, H_XOR),
+	ALU_ANY(cmp, H_CMP),
+#undef ALU_ANY
+	{ op_shl, K_SHIFT, H_SHL, 0, O_RM }, { op_shr, K_SHIFT, H_SHR, 0, O_RM }, { op_sar, K_SHIFT, H_SAR, 0, O_RM },
+	/* CMP [m], imm and TEST [m], imm (their register forms: K_TEST,
+	 * classify); MOV [m], imm. */
 	{ op_cmp_EI_m32, K_ALU_MEM, H_CMP, 4, O_MEM }, { op_cmp_EI_m64, K_ALU_MEM, H_CMP, 8, O_MEM },
 	{ op_test_EI, K_ALU_MEM, H_AND, 0, O_MEM },
 };
 
 /* One guest instruction of a run, as the translator sees it. */
 struct op {
-	uint8_t kind, op, size;    /* size: of the register operand, 4 or 8 */
+	uint8_t kind, op, size;    /* size: of the register operand, 4 or 8 (K_ALU,
+				      K_TEST, K_SHIFT: 1 or 2 too) */
 	uint8_t dst, src;          /* guest registers; src REG_NONE: imm */
 	uint64_t imm;              /* masked to size */
 	bool sets_flags, reads_flags;
@@ -264,6 +275,14 @@ static bool classify(const struct insn *in, bool long64, struct op *o)
 			f = &forms[i];
 	if (!f || in->lock)
 		return false;
+	/* TEST r/m, r and TEST r/m, imm with a register: K_TEST (84/85, F6/F7 /0). */
+	static const struct form test_eg = { op_test_EG, K_TEST, H_AND, 0, O_EG },
+				 test_ei = { op_test_EI, K_TEST, H_AND, 0, O_EI };
+	if (!in->mem && (f->exec == op_test_EG || f->exec == op_test_EI))
+		f = f->exec == op_test_EG ? &test_eg : &test_ei;
+	/* The register operand forms: none with memory. */
+	if (in->mem && (f->operands == O_EG || f->operands == O_GE || f->operands == O_EI || f->operands == O_RM))
+		return false;
 	unsigned size = f->size ? f->size : in->size;
 	*o = (struct op){ .kind = f->kind, .op = f->op, .size = (uint8_t)size, .src = REG_NONE,
 			  .base = REG_NONE, .index = REG_NONE, .msize = (uint8_t)size };
@@ -303,9 +322,13 @@ reg_form:
 		o->size = 8;
 		return true;
 	}
-	if (size != 4 && size != 8)
+	/* Bytes and words: the ALU, TEST and shifts (the host's operation of
+	 * that size leaves the rest of the register as the guest's does, SDM
+	 * Vol.1 3.4.1.1). */
+	bool small_ok = f->kind == K_ALU || f->kind == K_TEST || f->kind == K_SHIFT;
+	if (size != 4 && size != 8 && !((size == 1 || size == 2) && small_ok))
 		return false;
-	uint64_t mask = size == 8 ? ~0ull : 0xffffffffull;
+	uint64_t mask = size == 8 ? ~0ull : (1ull << (8 * size)) - 1;
 	o->sets_flags = f->kind == K_ALU || f->kind == K_TEST || f->kind == K_INCDEC || f->kind == K_SHIFT ||
 			f->kind == K_ALU_MEM || f->kind == K_IMUL || f->kind == K_ADC || f->kind == K_NEG;
 	switch (f->operands) {
@@ -410,12 +433,18 @@ reg_form:
 	}
 	if ((o->dst != REG_NONE && o->dst >= 16) || (o->src != REG_NONE && o->src >= 16))
 		return false;
+	if (size == 1 && ((o->dst != REG_NONE && !byte_reg_ok(in, o->dst)) || (o->src != REG_NONE && !byte_reg_ok(in, o->src))))
+		return false;
 	/* SHL/SHR/SAR write every flag only with a count that is not 0 after
-	 * masking (emu/shift.c shift_writes_flags): D1 (1) or C1 ib. */
+	 * masking (emu/shift.c shift_writes_flags): D0/D1 (1) or C0/C1 ib, not
+	 * by CL. A byte or word shifted by its width or more: CF is undefined
+	 * (SDM Vol.2 SAL/SAR/SHL/SHR), the model's may not be the host's. */
 	if (f->kind == K_SHIFT) {
-		if (!shift_writes_flags(in))
+		if (in->map != 0 || (in->opcode | 1) == 0xd3)
 			return false;
-		o->imm = in->opcode == 0xd1 ? 1 : in->imm & (size == 8 ? 0x3f : 0x1f);
+		o->imm = (in->opcode | 1) == 0xd1 ? 1 : in->imm & (size == 8 ? 0x3f : 0x1f);
+		if (o->imm == 0 || (size < 4 && o->imm >= 8 * size))
+			return false;
 	}
 	return true;
 }
@@ -463,21 +492,55 @@ static void rex(struct emit *e, bool w, unsigned r, unsigned b)
 		byte(e, x);
 }
 
-/* op r/m(reg form), reg: MOV 89, ADD 01, OR 09, AND 21, SUB 29, XOR 31, CMP 39, TEST 85. */
+/* The prefixes of an operation of size bytes with ModRM.reg r and ModRM.rm b:
+ * 66 for a word, REX.W for a qword, and a REX for a byte always, so that
+ * registers 4-7 name SPL..DIL (the low bytes the guest's REX forms name;
+ * its AH..BH forms are never translated, byte_reg_ok). */
+static void sized(struct emit *e, unsigned size, unsigned r, unsigned b)
+{
+	if (size == 2)
+		byte(e, 0x66);
+	unsigned x = 0x40 | (size == 8 ? 8 : 0) | (r >= 8 ? 4 : 0) | (b >= 8 ? 1 : 0);
+	if (x != 0x40 || size == 1)
+		byte(e, x);
+}
+
+/* op r/m(reg form), reg: MOV 89, ADD 01, OR 09, AND 21, SUB 29, XOR 31, CMP 39,
+ * TEST 85 (for a byte: the opcode before, 88, 00, ... 84). */
 static void rr(struct emit *e, unsigned opcode, unsigned size, unsigned dst, unsigned src)
 {
-	rex(e, size == 8, src, dst);
-	byte(e, opcode);
+	sized(e, size, src, dst);
+	byte(e, size == 1 ? opcode - 1 : opcode);
 	byte(e, 0xc0 | (src & 7) << 3 | (dst & 7));
 }
 
-/* 81 /n id: an ALU operation with an immediate (sign-extended in 64-bit ones). */
+/* The low size bytes of imm (at most four: a qword's is sign-extended). */
+static void imm_sized(struct emit *e, unsigned size, uint32_t imm)
+{
+	for (unsigned k = 0; k < (size < 4 ? size : 4u); k++)
+		byte(e, (imm >> (8 * k)) & 0xff);
+}
+
+/* 81 /n (80 /n for a byte): an ALU operation with an immediate. */
 static void ri(struct emit *e, unsigned ext, unsigned size, unsigned dst, uint32_t imm)
 {
-	rex(e, size == 8, 0, dst);
-	byte(e, 0x81);
+	sized(e, size, 0, dst);
+	byte(e, size == 1 ? 0x80 : 0x81);
 	byte(e, 0xc0 | ext << 3 | (dst & 7));
-	u32(e, imm);
+	imm_sized(e, size, imm);
+}
+
+/* dst = the low size bytes of src, zero-extended (MOVZX, or MOV). */
+static void zext(struct emit *e, unsigned size, unsigned dst, unsigned src)
+{
+	if (size >= 4) {
+		rr(e, 0x89, size, dst, src);
+		return;
+	}
+	byte(e, 0x40 | (dst >= 8 ? 4 : 0) | (src >= 8 ? 1 : 0));   /* a REX always: SPL..DIL */
+	byte(e, 0x0f);
+	byte(e, size == 1 ? 0xb6 : 0xb7);
+	byte(e, 0xc0 | (dst & 7) << 3 | (src & 7));
 }
 
 /* [rdi + disp32] as the memory operand of opcode with ModRM.reg r. */
@@ -509,8 +572,8 @@ static void store_imm(struct emit *e, size_t off, int32_t v)
  * (through RSI: R11 may hold K_ALU_MEM's operand, still to be stored). */
 static void store_masked(struct emit *e, unsigned h, unsigned size, size_t off)
 {
-	if (size == 4) {
-		rr(e, 0x89, 4, RSI, h);
+	if (size < 8) {
+		zext(e, size, RSI, h);
 		h = RSI;
 	}
 	store(e, h, off);
@@ -872,7 +935,7 @@ static void emit_op(struct emit *e, struct run *r, unsigned i)
 	/* L: R10 takes the first source (the value before the operation), and
 	 * for CMP and TEST becomes their result. */
 	if (final)
-		rr(e, 0x89, s, R10, d);
+		zext(e, s, R10, d);
 	unsigned target = flags_only && final ? R10 : d;
 	bool carry_in_stored = false;
 	switch (o->kind) {
@@ -887,10 +950,10 @@ static void emit_op(struct emit *e, struct run *r, unsigned i)
 		if (target == R10 && alu == H_CMP)
 			alu = H_SUB;
 		if (src == 0xff && test && target != R10) {
-			rex(e, s == 8, 0, target);     /* TEST target, imm32: F7 /0 */
-			byte(e, 0xf7);
+			sized(e, s, 0, target);        /* TEST target, imm: F7 /0 (F6 /0) */
+			byte(e, s == 1 ? 0xf6 : 0xf7);
 			byte(e, 0xc0 | (target & 7));
-			u32(e, (uint32_t)o->imm);
+			imm_sized(e, s, (uint32_t)o->imm);
 		} else if (src == 0xff)
 			ri(e, alu, s, target, (uint32_t)o->imm);
 		else if (test && target != R10)
@@ -941,8 +1004,8 @@ static void emit_op(struct emit *e, struct run *r, unsigned i)
 		byte(e, 0xc0 | (o->op ? 1u : 0u) << 3 | (d & 7));
 		break;
 	default: /* K_SHIFT */
-		rex(e, s == 8, 0, d);
-		byte(e, 0xc1);
+		sized(e, s, 0, d);
+		byte(e, s == 1 ? 0xc0 : 0xc1);
 		byte(e, 0xc0 | (unsigned)o->op << 3 | (d & 7));
 		byte(e, (uint8_t)o->imm);
 		break;
@@ -960,13 +1023,16 @@ static void emit_op(struct emit *e, struct run *r, unsigned i)
 	if (!final)
 		return;
 	store_byte(e, LAZY(op), lazy_kind(o));
-	store_byte(e, LAZY(size), s == 8 ? 3 : 2);
+	store_byte(e, LAZY(size), (uint8_t)log2_size(s));
 	if (target == R10) {
 		/* CMP, TEST: R10 holds the result, d the first source. */
 		store(e, R10, LAZY(result));
 		store_masked(e, d, s, LAZY(src1));
 	} else {
-		store(e, d, LAZY(result));       /* written with the operand size */
+		if (s < 4)
+			store_masked(e, d, s, LAZY(result));
+		else
+			store(e, d, LAZY(result));   /* written with the operand size */
 		store(e, R10, LAZY(src1));
 	}
 	if (o->kind == K_INCDEC)

@@ -3,7 +3,7 @@
  *
  * A block's instructions call each other (emu/threaded.h). A run of the
  * forms emu/jit.c knows -- register MOV, ALU, TEST, INC/DEC, NOT/NEG, shifts
- * by an immediate, LEA, MOVZX/MOVSX/MOVSXD, IMUL whose flags are dead,
+ * by an immediate (ALU, TEST and shifts on bytes and words too), LEA, MOVZX/MOVSX/MOVSXD, IMUL whose flags are dead,
  * ADC/SBB, SETcc and CMOVcc (on the flags of the run's own setter), loads and
  * stores of every size at every address shape, ALU with a memory source,
  * CMP/TEST with memory, MOV of an immediate, PUSH/POP and NOP (32- and 64-bit

@@ -18,7 +18,9 @@
  * any shape, never accessed, even in the programs that may not access
  * memory) and 90+r with REX.B or r not 0 (XCHG r, rAX: 41 90 is no NOP);
  * the accumulator with an immediate (04/05, 0C/0D, 24/25, 2C/2D, 34/35,
- * 3C/3D, A8/A9; the byte and word forms too); CMP m, imm and TEST m, imm (81
+ * 3C/3D, A8/A9; the byte and word forms too); bytes and words between
+ * registers and with an immediate (ALU, TEST, shifts by 1 or an immediate:
+ * AH-BH without REX, SPL-DIL with one); CMP m, imm and TEST m, imm (81
  * /7, 83 /7, F7 /0; 80 /7, F6 /0 now and then). After the accumulator forms
  * and CMP/TEST m, imm, one time in two, a SETcc, CMOVcc or ADC/SBB reads
  * their flags. A memory operand has every address shape: base +
@@ -586,6 +588,49 @@ static void gen_shift_cl(struct parts *x, const struct draw *d)
 	x->dst = (uint8_t)e_operand(x, ext[rnd() % sizeof(ext)], d, false);
 }
 
+/* Bytes and words between registers or with an immediate: ADD OR AND SUB
+ * XOR CMP r/m, r and r, r/m (00-3B), TEST (84/85), 80 /n ib, 81 /n iw, 83 /n
+ * ib, F6/F7 /0, and SHL SHR SAR by 1 or an immediate (D0/D1, C0/C1: 0, 1 to
+ * the width and beyond, that may mask to 0); the byte ones on AH-BH without
+ * a REX (a run ends there) or SPL-DIL with one; a flag reader after it one
+ * time in two. */
+static void gen_alu_narrow(struct parts *x, const struct draw *d)
+{
+	static const uint8_t rr_ops[] = { 0x01, 0x09, 0x21, 0x29, 0x31, 0x39, 0x03, 0x0b, 0x23, 0x2b, 0x33, 0x3b, 0x85 };
+	static const uint8_t ext[] = { 0, 1, 4, 5, 6, 7 }, shifts[] = { 4, 5, 7 };
+	bool word = rnd() & 1;
+	x->opsize = word;
+	x->dst_byte = !word;
+	unsigned kind = (unsigned)(rnd() % 4), reg = any_reg(d->long_mode), rm;
+	if (kind == 0) {
+		unsigned op = rr_ops[rnd() % sizeof(rr_ops)];
+		opcode(x, word ? op : op - 1);
+		rm = e_operand(x, reg, d, false);
+		x->dst = op == 0x39 || op == 0x3b || op == 0x85 ? REG_NONE : op & 2 ? reg : rm;
+	} else if (kind == 1) {
+		unsigned e = ext[rnd() % sizeof(ext)];
+		bool ib = !word || rnd() % 2;
+		opcode(x, !word ? 0x80 : ib ? 0x83 : 0x81);
+		rm = e_operand(x, e, d, false);
+		immediate(x, rnd(), ib ? 1 : 2);
+		x->dst = e == 7 ? REG_NONE : rm;
+	} else if (kind == 2) {
+		opcode(x, word ? 0xf7 : 0xf6);
+		(void)e_operand(x, 0, d, false);
+		immediate(x, rnd(), word ? 2 : 1);
+		x->dst = REG_NONE;
+	} else {
+		bool by_1 = rnd() % 3 == 0;
+		opcode(x, (by_1 ? 0xd0 : 0xc0) + (word ? 1 : 0));
+		x->dst = (uint8_t)e_operand(x, shifts[rnd() % sizeof(shifts)], d, false);
+		if (!by_1) {
+			unsigned c = (unsigned)(rnd() % 8);
+			immediate(x, c == 0 ? 0 : c == 1 ? 8 : c == 2 ? 16 : c == 3 ? 32 : rnd() % 40, 1);
+		}
+	}
+	x->then_read_flags = true;
+}
+
 /* MOV r, imm (B8+r; imm64 with REX.W) and MOV r/m, imm32 (C7 /0, register). */
 static void gen_mov_imm(struct parts *x, const struct draw *d)
 {
@@ -833,6 +878,7 @@ static const struct generator {
 } generators[] = {
 	{ gen_alu_rr, 6, true, false },
 	{ gen_alu_ri, 3, true, false },
+	{ gen_alu_narrow, 3, true, false },
 	{ gen_inc_dec, 2, true, false },
 	{ gen_shift_imm, 3, true, false },
 	{ gen_mov_imm, 2, true, false },
