@@ -271,7 +271,8 @@ struct cpu {
 	const struct insn *block_first, *cur_insn;  /* the running block: cpu_now() */
 	uint64_t block_ip;         /* rIP of the running block's first instruction and */
 	uint64_t block_ip_mask;    /* ip_mask() then: a threaded run computes rIP from them */
-	uint32_t chain_left;       /* blocks a threaded run may still go on to (emu/run.c) */
+	uintptr_t chain_stack_floor;  /* a threaded run goes on to another block only while
+					 the host's stack is above this (emu/run.c) */
 	struct link_context {      /* what a block link depends on, with its id (emu/run.c): */
 		uint32_t id;       /* the current one first, then the ones seen last; 0: none */
 		uint32_t tlb_epoch;

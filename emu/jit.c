@@ -1052,8 +1052,8 @@ static void emit_op(struct emit *e, struct run *r, unsigned i)
  * flag-setting instruction's ZF (the host's, from the same operation: "result
  * is 0" for every record kind, emu/flags.h). Each taken round does what
  * emu/run.c thread_next_block does before running the block again: no
- * attention, a chain budget left, the round within the deadline, the block
- * still cached; then one less in the budget and the round's time counted.
+ * attention, the host's stack within its bound, the round within the
+ * deadline, the block still cached; then the round's time counted.
  * Where one of those fails, the code leaves with rIP at the block's start,
  * and the end slot's handler decides as the interpreter would. */
 struct loop {
@@ -1153,9 +1153,8 @@ static void emit_next_block(struct emit *e, const struct block *b)
 	cpu_field(e, false, 0x83, 7, CPU(attention));       /* CMP dword [attention], 0 */
 	byte(e, 0);
 	slow[n_slow++] = jump(e, CC_NZ);
-	cpu_field(e, false, 0x83, 7, CPU(chain_left));      /* CMP dword [chain_left], 0 */
-	byte(e, 0);
-	slow[n_slow++] = jump(e, CC_Z);
+	cpu_field(e, true, 0x3b, RSP, CPU(chain_stack_floor));   /* CMP rsp, [chain_stack_floor] */
+	slow[n_slow++] = jump(e, CC_B);
 	/* Back to its own start, b still cached: b. */
 	cpu_field(e, true, 0x3b, R11, CPU(block_ip));       /* CMP r11, [block_ip] */
 	uint8_t *not_self = jump(e, CC_NZ);
@@ -1198,7 +1197,6 @@ static void emit_next_block(struct emit *e, const struct block *b)
 	slow[n_slow++] = jump(e, CC_A);
 	byte(e, 0x80); byte(e, 0xba); u32(e, (uint32_t)BLOCK(heat)); byte(e, 0);        /* CMP byte [rdx + heat], 0 */
 	slow[n_slow++] = jump(e, CC_NZ);
-	cpu_field(e, false, 0xff, 1, CPU(chain_left));                         /* DEC dword [chain_left] */
 	store(e, RAX, CPU(icount));
 	mov_imm64(e, RAX, (uint64_t)(uintptr_t)end);
 	store(e, RAX, CPU(cur_insn));
@@ -1375,9 +1373,8 @@ static void emit_run(struct emit *e, struct run *r, const struct insn *insns, co
 		cpu_field(e, false, 0x83, 7, CPU(attention));       /* CMP dword [attention], 0 */
 		byte(e, 0);
 		uint8_t *busy = jump(e, CC_NZ);
-		cpu_field(e, false, 0x83, 7, CPU(chain_left));      /* CMP dword [chain_left], 0 */
-		byte(e, 0);
-		uint8_t *spent = jump(e, CC_Z);
+		cpu_field(e, true, 0x3b, RSP, CPU(chain_stack_floor));   /* CMP rsp, [chain_stack_floor] */
+		uint8_t *spent = jump(e, CC_B);
 		load(e, R11, CPU(icount));
 		byte(e, 0x4d);                                      /* LEA r10, [r11 + 2 rounds] */
 		byte(e, 0x8d);
@@ -1398,7 +1395,6 @@ static void emit_run(struct emit *e, struct run *r, const struct insn *insns, co
 		byte(e, 0xc3);
 		u32(e, lp->count);
 		store(e, R11, CPU(icount));
-		cpu_field(e, false, 0xff, 1, CPU(chain_left));      /* DEC dword [chain_left] */
 		patch(e, jump(e, 0xe9), top);
 		/* Taken, but the interpreter would stop here: rIP = the start. */
 		uint8_t *taken = e->p;

@@ -176,10 +176,19 @@ static inline void prefetch_links(const struct block *b)
 	}
 }
 
-/* How many blocks one threaded run may chain before it returns to cpu_run: the
- * handlers tail-call each other, but where a compiler does not (no
- * optimisation), each instruction is a stack frame. */
-#define CHAIN_MAX_BLOCKS 64
+/* How deep into the host's stack one threaded run may go before it returns to
+ * cpu_run: the handlers tail-call each other and the translated code jumps,
+ * so an optimised build chains blocks in one frame for as long as nothing
+ * calls for a look (attention, a deadline, a link missing); where a compiler
+ * does not (no optimisation, some handlers), each instruction is a stack
+ * frame, and the chain ends once they fill this much. */
+#define CHAIN_STACK_BYTES (256u << 10)
+
+/* Has the run chained as deep as it may (CHAIN_STACK_BYTES)? */
+static inline bool chain_too_deep(const struct cpu *cpu)
+{
+	return (uintptr_t)__builtin_frame_address(0) < cpu->chain_stack_floor;
+}
 
 /* What cpu_run would do after the block of `end`, when its next step is just
  * to follow a link to a block that fits in the budget: no attention, no
@@ -190,7 +199,7 @@ status_t thread_next_block(struct cpu *cpu, const struct insn *end)
 {
 	struct block *b = block_of(end);
 	cpu->cur_insn = end;
-	if (!b->chains || cpu->attention || cpu->chain_left == 0)
+	if (!b->chains || cpu->attention || chain_too_deep(cpu))
 		return ST_OK;
 	/* Back to its own start (a loop): b is still cached (a store to it sets
 	 * attention; a page-crossing instruction's second page must be compared,
@@ -211,7 +220,6 @@ status_t thread_next_block(struct cpu *cpu, const struct insn *end)
 	uint64_t now = cpu->icount + end->nth;
 	if (now + next->count > cpu->deadline)
 		return ST_OK;
-	cpu->chain_left--;
 	cpu->icount = now;
 	jit_enter(cpu->icache, next, cpu->cpl);
 	prefetch_links(next);
@@ -231,7 +239,7 @@ static inline status_t run_block_threaded(struct cpu *cpu, struct block *b, stru
 	cpu->block_first = b->insns;
 	cpu->block_ip = cpu->rip;
 	cpu->block_ip_mask = ip_mask(cpu);
-	cpu->chain_left = CHAIN_MAX_BLOCKS;
+	cpu->chain_stack_floor = (uintptr_t)__builtin_frame_address(0) - CHAIN_STACK_BYTES;
 	status_t st = b->insns[0].thread(cpu, &b->insns[0]);
 	cpu->icount += cpu->cur_insn->nth;
 	*last = block_of(cpu->cur_insn);
