@@ -84,6 +84,7 @@ enum kind {
 	K_ALU_MEM,                 /* dst op= [address]; mem_first: [address] op src, flags only */
 	K_PUSH,                    /* rSP -= 8; [rSP] = src (64-bit code) */
 	K_POP,                     /* dst = [rSP]; rSP += 8, before dst is written */
+	K_ALU_RMW,                 /* [address] op= src (ADD, OR, AND, SUB, XOR) */
 	/* A block's last instruction, after its run (struct block_end): */
 	K_CALL,                    /* CALL rel32 in 64-bit code: push the next rIP, jump */
 	K_RET,                     /* RET in 64-bit code: pop rIP */
@@ -119,6 +120,12 @@ static const struct form {
 	{ op_##name##_EI_r32, K_ADC, op, 4, O_EI }, { op_##name##_EI_r64, K_ADC, op, 8, O_EI }
 	CARRY(adc, 0), CARRY(sbb, 1),
 #undef CARRY
+	/* [m] op= r and [m] op= imm. */
+#define RMW(name, op) \
+	{ op_##name##_EG_m32, K_ALU_RMW, op, 4, O_MEM }, { op_##name##_EG_m64, K_ALU_RMW, op, 8, O_MEM }, \
+	{ op_##name##_EI_m32, K_ALU_RMW, op, 4, O_MEM }, { op_##name##_EI_m64, K_ALU_RMW, op, 8, O_MEM }
+	RMW(add, H_ADD), RMW(or, H_OR), RMW(and, H_AND), RMW(sub, H_SUB), RMW(xor, H_XOR),
+#undef RMW
 	/* CMP [m], r and TEST [m], r: the memory is the first operand. */
 	{ op_cmp_EG_m32, K_ALU_MEM, H_CMP, 4, O_MEM }, { op_cmp_EG_m64, K_ALU_MEM, H_CMP, 8, O_MEM },
 	{ op_test_EG, K_ALU_MEM, H_AND, 0, O_MEM },
@@ -194,6 +201,7 @@ static uint8_t lazy_kind(const struct op *o)
 	switch (o->kind) {
 	case K_ALU:
 	case K_ALU_MEM:
+	case K_ALU_RMW:
 		return o->op == H_ADD ? LAZY_ADD : o->op == H_SUB || o->op == H_CMP ? LAZY_SUB : LAZY_LOGIC;
 	case K_TEST: return LAZY_LOGIC;
 	case K_INCDEC: return o->op ? LAZY_DEC : LAZY_INC;
@@ -330,7 +338,8 @@ reg_form:
 		return false;
 	uint64_t mask = size == 8 ? ~0ull : (1ull << (8 * size)) - 1;
 	o->sets_flags = f->kind == K_ALU || f->kind == K_TEST || f->kind == K_INCDEC || f->kind == K_SHIFT ||
-			f->kind == K_ALU_MEM || f->kind == K_IMUL || f->kind == K_ADC || f->kind == K_NEG;
+			f->kind == K_ALU_MEM || f->kind == K_ALU_RMW || f->kind == K_IMUL || f->kind == K_ADC ||
+			f->kind == K_NEG;
 	switch (f->operands) {
 	case O_EG: o->dst = in->rm; o->src = in->reg; break;
 	case O_GE: o->dst = in->reg; o->src = in->rm; break;
@@ -377,6 +386,18 @@ reg_form:
 		}
 		if (f->exec == op_test_EG && !in->mem)
 			return false;
+		break;
+	case K_ALU_RMW:
+		/* The memory is the destination; the source a register (EG) or
+		 * the immediate (EI, src REG_NONE). */
+		o->dst = REG_NONE;
+		o->src = f->exec == op_add_EI_m32 || f->exec == op_add_EI_m64 || f->exec == op_or_EI_m32 ||
+				 f->exec == op_or_EI_m64 || f->exec == op_and_EI_m32 || f->exec == op_and_EI_m64 ||
+				 f->exec == op_sub_EI_m32 || f->exec == op_sub_EI_m64 || f->exec == op_xor_EI_m32 ||
+				 f->exec == op_xor_EI_m64
+			 ? REG_NONE
+			 : in->reg;
+		o->imm = in->imm & mask;
 		break;
 	case K_MOVX:
 		/* 0F B6/BE: a byte; 0F B7/BF: a word; 63 (MOVSXD): a doubleword,
@@ -733,7 +754,10 @@ static void host_mem(struct emit *e, bool prefix66, bool w, unsigned opcode, uns
 static void emit_access(struct emit *e, struct run *r, unsigned i, bool long64)
 {
 	const struct op *o = &r->ops[i];
-	bool write = o->kind == K_STORE || o->kind == K_PUSH || o->kind == K_CALL;
+	/* A read-modify-write needs the write's hit, which allows the read (as
+	 * emu/alu.c's thread forms take it: a translation and a segment that
+	 * allow the write allow the read). */
+	bool write = o->kind == K_STORE || o->kind == K_PUSH || o->kind == K_CALL || o->kind == K_ALU_RMW;
 	enum tlb_access acc = write ? TLB_WRITE : TLB_READ;
 	unsigned base = host_of(r, o->base), index = host_of(r, o->index);
 	/* The CPL's kind was checked at the run's start (emit_run). */
@@ -926,6 +950,17 @@ static void emit_op(struct emit *e, struct run *r, unsigned i)
 		else
 			src = R11;
 		break;
+	case K_ALU_RMW:
+		/* R11 = the host address, the operand read into RSI; then as a
+		 * register operation, and RSI stored back before the flags'
+		 * record is (which may use R11). */
+		emit_access(e, r, i, r->long64);
+		rr(e, 0x01, 8, R11, R10);                     /* ADD r11, r10 */
+		rex(e, s == 8, RSI, R11);                     /* MOV rsi, [r11] */
+		byte(e, 0x8b);
+		byte(e, (RSI & 7) << 3 | (R11 & 7));
+		d = RSI;
+		break;
 	default:
 		break;
 	}
@@ -941,7 +976,8 @@ static void emit_op(struct emit *e, struct run *r, unsigned i)
 	switch (o->kind) {
 	case K_ALU:
 	case K_TEST:
-	case K_ALU_MEM: {
+	case K_ALU_MEM:
+	case K_ALU_RMW: {
 		/* Into R10: SUB for CMP, AND for TEST; into d: the operation
 		 * itself (CMP and TEST leave d as it is). */
 		unsigned alu = o->kind == K_TEST || (o->kind == K_ALU_MEM && o->mem_first && o->op == H_AND) ? H_AND
@@ -1009,6 +1045,11 @@ static void emit_op(struct emit *e, struct run *r, unsigned i)
 		byte(e, 0xc0 | (unsigned)o->op << 3 | (d & 7));
 		byte(e, (uint8_t)o->imm);
 		break;
+	}
+	if (o->kind == K_ALU_RMW) {
+		rex(e, s == 8, RSI, R11);                     /* MOV [r11], rsi */
+		byte(e, 0x89);
+		byte(e, (RSI & 7) << 3 | (R11 & 7));
 	}
 	/* S: its CF is what the run's last INC/DEC keeps (MOV and the stores
 	 * below leave the host's flags alone; S is never L's INC/DEC, nor an

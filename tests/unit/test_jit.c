@@ -13,7 +13,7 @@
  * CMOVcc (they read the flags an earlier instruction left); LEA; MOV loads
  * and stores of 8, 16, 32 and 64 bits (AH-BH without REX, SPL-DIL with
  * one); MOVZX/MOVSX/MOVSXD; IMUL r, r/m (, imm); ADD..CMP r, m, CMP m, r,
- * TEST m, r; PUSH/POP r; MOV m, imm (C6 ib, 66 C7 iw, C7 id, REX.W C7 id);
+ * TEST m, r; ADD..XOR m, r and m, imm (read-modify-write); PUSH/POP r; MOV m, imm (C6 ib, 66 C7 iw, C7 id, REX.W C7 id);
  * NOP (90 with 66H or REX, 0F 1F /0 with a register or a memory operand of
  * any shape, never accessed, even in the programs that may not access
  * memory) and 90+r with REX.B or r not 0 (XCHG r, rAX: 41 90 is no NOP);
@@ -831,6 +831,24 @@ static void gen_nop(struct parts *x, const struct draw *d)
 	}
 }
 
+/* ADD OR AND SUB XOR m, r (01-31 /r) and m, imm (81 /n id, 83 /n ib): a
+ * read-modify-write of memory (a write access, every address shape, to the
+ * code's bytes too); a flag reader after it one time in two. */
+static void gen_alu_rmw(struct parts *x, const struct draw *d)
+{
+	static const uint8_t ops[] = { 0x01, 0x09, 0x21, 0x29, 0x31 }, ext[] = { 0, 1, 4, 5, 6 };
+	unsigned k = (unsigned)(rnd() % sizeof(ops));
+	bool imm = rnd() & 1, ib = rnd() & 1;
+	maybe_w(x, d->long_mode);
+	maybe_16(x);
+	opcode(x, imm ? (ib ? 0x83 : 0x81) : ops[k]);
+	x->store = true;
+	mem_operand(x, imm ? ext[k] : any_reg(d->long_mode), d, 8);
+	if (imm)
+		immediate(x, alu_imm(), ib ? 1 : x->opsize && !(x->rex & REX_W) ? 2 : 4);
+	x->then_read_flags = true;
+}
+
 /* ADD OR AND SUB XOR CMP and TEST of the accumulator with an immediate: 04/05,
  * 0C/0D, 24/25, 2C/2D, 34/35, 3C/3D, A8/A9 (the byte forms, which no run
  * holds, one time in four; 66H and REX.W at random: iw, id sign-extended);
@@ -893,6 +911,7 @@ static const struct generator {
 	{ gen_movx, 3, true, false },
 	{ gen_imul, 2, true, false },
 	{ gen_alu_mem, 3, true, true },
+	{ gen_alu_rmw, 3, true, true },
 	{ gen_push_pop, 2, true, true },
 	{ gen_mov_mem_imm, 3, true, true },
 	{ gen_nop, 2, true, false },
