@@ -3,11 +3,12 @@
  *
  * A block's instructions call each other (emu/threaded.h). A run of the
  * forms emu/jit.c knows -- register MOV, ALU, TEST, INC/DEC, NOT/NEG, shifts
- * by an immediate (ALU, TEST and shifts on bytes and words too), LEA, MOVZX/MOVSX/MOVSXD, IMUL whose flags are dead,
- * ADC/SBB, SETcc and CMOVcc (on the flags of the run's own setter), loads and
- * stores of every size at every address shape, ALU with a memory source or destination,
- * CMP/TEST with memory, MOV of an immediate, PUSH/POP and NOP (32- and 64-bit
- * code) -- becomes one host function put in place of the run's first thread
+ * by an immediate (ALU, TEST and shifts on bytes and words too), LEA,
+ * MOVZX/MOVSX/MOVSXD, IMUL whose flags are dead, ADC/SBB, SETcc and CMOVcc
+ * (on the flags of the run's own setter), loads and stores of every size at
+ * every address shape, ALU with a memory source or destination, CMP/TEST
+ * with memory, MOV of an immediate, PUSH/POP and NOP (32- and 64-bit code)
+ * -- becomes one host function put in place of the run's first thread
  * handler. It loads the guest registers the run uses, computes in host
  * registers, looks the TLB up inline, stores back those it wrote and the lazy
  * flags record (emu/flags.h) exactly as the thread forms would leave it, and
