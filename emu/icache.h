@@ -108,6 +108,7 @@ struct icache {
 	bool jit_failed, jit_full;
 	uint8_t jit_hot;           /* a block is translated on its jit_hot-th entry (1..255) */
 	unsigned long jit_runs;
+	unsigned long jit_side_exits;   /* taken by translated code (emu/jit.c) */
 };
 
 /* An empty cache for a machine with ram_size bytes of RAM; NULL when the host

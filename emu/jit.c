@@ -14,7 +14,7 @@
  * the FS/GS base) and looks the TLB up in host code as emu/operand.h mem_fast
  * does (the bank of the CPL the run was made for, which it checks at its
  * start; the set of the first byte, the tag of the last byte's page; two
- * ways). Where mem_fast would not answer -- a segment check that fails, a
+ * ways; then, out of line, the space's global translations). Where mem_fast would not answer -- a segment check that fails, a
  * misaligned access at CPL 3, an access that crosses a page, a miss -- the
  * run leaves before that instruction (a side exit): the registers written so
  * far stored, the flags as they are there, and the instruction's own thread
@@ -655,6 +655,7 @@ struct run {
 	uint8_t set_hash;          /* a host register holding the TLB context's set hash
 				      for the whole run, or 0xff: computed per access */
 	bool long64;               /* 64-bit code, else 32-bit */
+	unsigned long *side_exits; /* the cache's count of them */
 	uint8_t host[16];          /* guest register -> host register, 0xff: unused */
 	bool written[16];
 	unsigned used;             /* pool entries taken */
@@ -666,6 +667,10 @@ struct run {
 		uint8_t op;
 	} exits[EXITS_PER_ACCESS * BLOCK_MAX_INSNS];
 	unsigned n_exits;
+	/* Per access (op i; the block's CALL/RET: ops[n]): the jump of its
+	 * current-context miss to its global lookup, out of line (emit_global),
+	 * and where a hit there goes on; NULL: none emitted. */
+	uint8_t *global_miss[BLOCK_MAX_INSNS + 1], *global_hit[BLOCK_MAX_INSNS + 1];
 };
 
 /* A jump with a 32-bit displacement to be patched: its opcode bytes (E9, or
@@ -748,16 +753,33 @@ static void host_mem(struct emit *e, bool prefix66, bool w, unsigned opcode, uns
 	byte(e, (R10 & 7) << 3 | (R11 & 7));
 }
 
+/* Does op o write its memory operand? A read-modify-write needs the write's
+ * hit, which allows the read (as emu/alu.c's thread forms take it: a
+ * translation and a segment that allow the write allow the read). */
+static bool op_writes(const struct op *o)
+{
+	return o->kind == K_STORE || o->kind == K_PUSH || o->kind == K_CALL || o->kind == K_ALU_RMW;
+}
+
+/* The two ways of the set at RSI for the tag in R11 (mmu/tlb.h
+ * tlb_set_find): ZF set with RSI at the entry that holds it, else clear. */
+static void emit_ways(struct emit *e, enum tlb_access acc)
+{
+	size_t tag = offsetof(struct tlb_entry, tag) + acc * sizeof(uint64_t);
+	byte(e, 0x4c); byte(e, 0x3b); byte(e, 0x9e); u32(e, (uint32_t)tag);   /* CMP r11, [rsi + tag] */
+	uint8_t *way0 = jump(e, CC_Z);
+	byte(e, 0x48); byte(e, 0x83); byte(e, 0xc6); byte(e, 0x40);           /* ADD rsi, 64 */
+	byte(e, 0x4c); byte(e, 0x3b); byte(e, 0x9e); u32(e, (uint32_t)tag);   /* CMP r11, [rsi + tag] */
+	patch(e, way0, e->p);
+}
+
 /* A memory access of op i: the address into R10 (its segment checked in
  * 32-bit code, the FS/GS base added in 64-bit code), the TLB's hit as
  * emu/operand.h mem_fast finds it, R11 = host - linear; else the side exit. */
 static void emit_access(struct emit *e, struct run *r, unsigned i, bool long64)
 {
 	const struct op *o = &r->ops[i];
-	/* A read-modify-write needs the write's hit, which allows the read (as
-	 * emu/alu.c's thread forms take it: a translation and a segment that
-	 * allow the write allow the read). */
-	bool write = o->kind == K_STORE || o->kind == K_PUSH || o->kind == K_CALL || o->kind == K_ALU_RMW;
+	bool write = op_writes(o);
 	enum tlb_access acc = write ? TLB_WRITE : TLB_READ;
 	unsigned base = host_of(r, o->base), index = host_of(r, o->index);
 	/* The CPL's kind was checked at the run's start (emit_run). */
@@ -822,16 +844,47 @@ static void emit_access(struct emit *e, struct run *r, unsigned i, bool long64)
 	cpu_field(e, false, 0x0b, R11, TLB(cur));
 	byte(e, 0x48); byte(e, 0x8d); byte(e, 0xb4); byte(e, 0x37);   /* LEA rsi, [rdi + rsi + e + bank] */
 	u32(e, (uint32_t)(TLB(e) + (r->user ? TLB_USER : TLB_SUPERVISOR) * TLB_SETS * TLB_WAYS * sizeof(struct tlb_entry)));
-	/* Way 0, else way 1 (mmu/tlb.h tlb_set_find). */
-	size_t tag = offsetof(struct tlb_entry, tag) + acc * sizeof(uint64_t);
-	byte(e, 0x4c); byte(e, 0x3b); byte(e, 0x9e); u32(e, (uint32_t)tag);   /* CMP r11, [rsi + tag] */
-	uint8_t *way0 = jump(e, CC_Z);
-	byte(e, 0x48); byte(e, 0x83); byte(e, 0xc6); byte(e, 0x40);           /* ADD rsi, 64 */
-	byte(e, 0x4c); byte(e, 0x3b); byte(e, 0x9e); u32(e, (uint32_t)tag);   /* CMP r11, [rsi + tag] */
-	exit_jump(e, r, i, CC_NZ);
-	patch(e, way0, e->p);
+	/* Way 0, else way 1 (mmu/tlb.h tlb_set_find); else the space's global
+	 * translations, out of line (emit_global). */
+	emit_ways(e, acc);
+	r->global_miss[i] = jump(e, CC_NZ);
+	r->global_hit[i] = e->p;
 	byte(e, 0x4c); byte(e, 0x8b); byte(e, 0x9e);                          /* MOV r11, [rsi + host_minus_lin] */
 	u32(e, (uint32_t)offsetof(struct tlb_entry, host_minus_lin));
+}
+
+/* Access i missed in the current context: where the space's global
+ * translations may be filled, look in their set too (the second half of
+ * mmu/tlb.h tlb_lookup: SDM Vol.3 4.10.2.4, a global translation is used
+ * whatever the PCID), and go on at the access on a hit; else its side exit.
+ * R10 still holds the linear address. */
+static void emit_global(struct emit *e, struct run *r, unsigned i)
+{
+	if (!r->global_miss[i])
+		return;
+	const struct op *o = &r->ops[i];
+	patch(e, r->global_miss[i], e->p);
+	cpu_field(e, false, 0x80, 7, TLB(global_filled));     /* CMP byte [global_filled], 0 */
+	byte(e, 0);
+	exit_jump(e, r, i, CC_Z);
+	byte(e, 0x44); byte(e, 0x89); byte(e, 0xd6);          /* MOV esi, r10d */
+	byte(e, 0xc1); byte(e, 0xee); byte(e, PAGE_SHIFT);    /* SHR esi, 12 */
+	byte(e, 0x44); byte(e, 0x0f); byte(e, 0xb7);          /* MOVZX r11d, word [cur_global] */
+	byte(e, 0x80 | (R11 & 7) << 3 | (RDI & 7));
+	u32(e, (uint32_t)TLB(cur_global));
+	byte(e, 0x45); byte(e, 0x69); byte(e, 0xdb); u32(e, TLB_SET_MIX);   /* IMUL r11d, r11d, mix */
+	byte(e, 0x44); byte(e, 0x31); byte(e, 0xde);          /* XOR esi, r11d */
+	byte(e, 0x81); byte(e, 0xe6); u32(e, TLB_SETS - 1);   /* AND esi, sets - 1 */
+	byte(e, 0xc1); byte(e, 0xe6); byte(e, 7);             /* SHL esi, 7 */
+	byte(e, 0x4d); byte(e, 0x8d); byte(e, 0x5a); byte(e, o->msize - 1);   /* LEA r11, [r10 + size - 1] */
+	byte(e, 0x49); byte(e, 0x81); byte(e, 0xe3); u32(e, (uint32_t)-(int32_t)PAGE_SIZE);   /* AND r11, -4096 */
+	byte(e, 0x66);                                        /* OR r11w, word [cur_global] */
+	cpu_field(e, false, 0x0b, R11, TLB(cur_global));
+	byte(e, 0x48); byte(e, 0x8d); byte(e, 0xb4); byte(e, 0x37);   /* LEA rsi, [rdi + rsi + e + bank] */
+	u32(e, (uint32_t)(TLB(e) + (r->user ? TLB_USER : TLB_SUPERVISOR) * TLB_SETS * TLB_WAYS * sizeof(struct tlb_entry)));
+	emit_ways(e, op_writes(o) ? TLB_WRITE : TLB_READ);
+	exit_jump(e, r, i, CC_NZ);
+	patch(e, jump(e, 0xe9), r->global_hit[i]);
 }
 
 /* The load of K_LOAD into host register h: MOV, MOVZX, MOVSX or MOVSXD from
@@ -1105,6 +1158,17 @@ struct loop {
 	const uint64_t *pa;        /* the block's pa: BLOCK_INVALID once dropped */
 };
 
+/* One more side exit (jit_side_exits), through RSI: free at every exit. */
+static void count_side_exit(struct emit *e, const struct run *r)
+{
+	byte(e, 0x48);             /* MOV rsi, imm64; INC qword [rsi] */
+	byte(e, 0xbe);
+	u64(e, (uint64_t)(uintptr_t)r->side_exits);
+	byte(e, 0x48);
+	byte(e, 0xff);
+	byte(e, 0x06);
+}
+
 /* Leave the run: the written registers stored, the pushed ones popped, on
  * to the thread handler of next, or to handler (next's own, where its thread
  * pointer is now the run's code). */
@@ -1298,10 +1362,12 @@ static void emit_call_ret(struct emit *e, struct run *r, const struct block_end 
 	store(e, R11, CPU(rip));
 	emit_next_block(e, be->b);
 	/* Its side exits: its own handler, the run's registers stored. */
+	emit_global(e, r, n);
 	uint8_t *own = e->p;
 	for (unsigned x = 0; x < r->n_exits; x++)
 		if (r->exits[x].op == n)
 			patch(e, r->exits[x].at, own);
+	count_side_exit(e, r);
 	emit_leave(e, r, j, NULL);
 }
 
@@ -1467,9 +1533,11 @@ static void emit_run(struct emit *e, struct run *r, const struct insn *insns, co
 	for (unsigned i = 0; i < r->n; i++) {
 		if (!touches_memory(r->ops[i].kind))
 			continue;
+		emit_global(e, r, i);
 		for (unsigned x = 0; x < r->n_exits; x++)
 			if (r->exits[x].op == i)
 				patch(e, r->exits[x].at, e->p);
+		count_side_exit(e, r);
 		emit_leave(e, r, &insns[i], i == 0 ? insns[0].thread : NULL);
 	}
 	if (user) {
@@ -1684,7 +1752,8 @@ void jit_translate_block(struct icache *ic, struct block *b, bool user)
 		unsigned n = 0;
 		while (i + n < b->count && classify(&b->insns[i + n], b->code_size == 64, &ops[n]))
 			n++;
-		struct run r = { .ops = ops, .long64 = b->code_size == 64, .set_hash = 0xff, .user = user };
+		struct run r = { .ops = ops, .long64 = b->code_size == 64, .set_hash = 0xff, .user = user,
+				 .side_exits = &ic->jit_side_exits };
 		memset(r.host, 0xff, sizeof(r.host));
 		n = plan_flags(&r, ops, n);
 		unsigned fit = 0;
@@ -1758,4 +1827,9 @@ void jit_release(struct icache *ic)
 unsigned long jit_runs_translated(const struct icache *ic)
 {
 	return ic->jit_runs;
+}
+
+unsigned long jit_side_exits(const struct icache *ic)
+{
+	return ic->jit_side_exits;
 }

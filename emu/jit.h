@@ -55,8 +55,10 @@ static inline void jit_enter(struct icache *ic, struct block *b, unsigned cpl)
 		jit_translate_block(ic, b, cpl == 3);
 }
 
-/* The runs translated since the cache was made (for tests and profiles). */
+/* The runs translated since the cache was made, and the side exits their code
+ * took (an access the TLB did not answer inline): for tests and profiles. */
 unsigned long jit_runs_translated(const struct icache *ic);
+unsigned long jit_side_exits(const struct icache *ic);
 
 /* Forget every translation (icache_flush: no block refers to one any more). */
 void jit_flush(struct icache *ic);

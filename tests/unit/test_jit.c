@@ -55,6 +55,11 @@
  *   user_access_to_supervisor_page  at CPL 3 a translated load of a
  *                              supervisor page that the supervisor bank
  *                              holds is the interpreter's #PF with U
+ *   global_translation_hits_in_runs  loads and stores of a global page
+ *                              (CR4.PGE, PTE.G) in a translated loop: the
+ *                              interpreter's results, and no side exit once
+ *                              the TLB holds the page under the global id;
+ *                              a store to a read-only one: #PF
  *   code_area_full_starts_again  a translation that finds the code area
  *                              full is not made; the run loop empties the
  *                              cache and the area, and translates anew
@@ -2127,6 +2132,66 @@ START_TEST(user_access_to_supervisor_page)
 }
 END_TEST
 
+/* A global translation (CR4.PGE and PTE.G: SDM Vol.3 4.10.2.4, used whatever
+ * the PCID) lives under the space's global id, not the current context's
+ * (mmu/tlb.h): a translated access finds it there as tlb_lookup does, rather
+ * than leaving its run at every access. A loop that loads from and stores to
+ * a global page, then to one that is not: the machine as the single steps
+ * leave it, and once the page is in the TLB, a thousand rounds with no side
+ * exit.
+ *   40000: mov rax, [rbx]; add rax, rcx; mov [rbx + 8], rax; dec edx;
+ *          jnz 40000; hlt */
+START_TEST(global_translation_hits_in_runs)
+{
+	static const uint8_t code[] = { 0x48, 0x8b, 0x03, 0x48, 0x01, 0xc8, 0x48, 0x89, 0x43,
+					0x08, 0xff, 0xca, 0x75, 0xf2, 0xf4 };
+	long_mode_sparse();
+	stop_at_events(&m, &seen);
+	m.cpu.cr4 |= CR4_PGE;
+	for (int global = 1; global >= 0; global--) {
+		physmem_write(&m.pm, PT + (DATA >> 12) * 8, 8, DATA | 3 | (global ? 0x100 : 0));
+		tlb_flush_all(&m.cpu.tlb);
+		struct program p = { .len = sizeof(code) };
+		memcpy(p.bytes, code, sizeof(code));
+		uint64_t regs[16] = { [R_BX] = DATA + 0x100, [R_CX] = 5, [R_DX] = 20 };
+		run_both(&p, regs, 1000, (unsigned)global);
+		ck_assert_int_eq(blocks.status, ST_HALT);
+		/* Under the global id only, or under the current context's. */
+		struct tlb *t = &m.cpu.tlb;
+		bool in_cur = tlb_set_find(tlb_set_of(t, TLB_SUPERVISOR, DATA, t->cur), TLB_READ, DATA | t->cur) != NULL;
+		ck_assert(in_cur == !global);
+		ck_assert_ptr_nonnull(tlb_lookup(t, TLB_SUPERVISOR, TLB_WRITE, DATA + 0x108, 8));
+		regs[R_DX] = 1000;
+		start(regs);
+		unsigned long before = jit_side_exits(m.cpu.icache);
+		run_blocks(10000);
+		ck_assert_int_eq(blocks.status, ST_HALT);
+		ck_assert_uint_eq(blocks.regs[R_DX], 0);
+#if defined(__x86_64__)
+		ck_assert_uint_eq(jit_side_exits(m.cpu.icache) - before, 0);
+#else
+		(void)before;
+#endif
+	}
+	/* A global page that is read-only, its read in the TLB: a store
+	 * through the global id needs its write, which it has not: #PF with
+	 * W (SDM Vol.3 4.6.1: CR0.WP set), as the interpreter's.
+	 *   add ecx, 1; mov [rbx], rcx; hlt */
+	m.cpu.cr0 |= CR0_WP;
+	physmem_write(&m.pm, PT + (DATA >> 12) * 8, 8, DATA | 1 | 0x100);
+	tlb_flush_all(&m.cpu.tlb);
+	uint64_t regs[16] = { [R_BX] = DATA + 0x100 };
+	uint64_t value;
+	ck_assert_int_eq(mem_read(&m.cpu, SR_DS, DATA + 0x100, 8, &value), ST_OK);
+	static const uint8_t store[] = { 0x83, 0xc1, 0x01, 0x48, 0x89, 0x0b, 0xf4 };
+	struct program p = { .len = sizeof(store) };
+	memcpy(p.bytes, store, sizeof(store));
+	run_both(&p, regs, 100, 2);
+	ck_assert_uint_eq(blocks.seen.vector, EXC_PF);
+	ck_assert_uint_eq(blocks.seen.error_code, PFEC_P | PFEC_W);
+}
+END_TEST
+
 /* mov edx, [ebx - 10h]; jmp $+2; add ecx, 1; then a load whose last byte is
  * past DS's limit (FFFAh) though its page is cached, in 32-bit code: mov eax,
  * [ebx] (EBX = FFF8h), mov eax, [ebx + esi*4 + 8] (EBX = FFE0h, ESI = 6: the
@@ -4013,6 +4078,7 @@ static Suite *jit_suite(void)
 	tcase_add_test(t, sib_access_crossing_into_absent_page);
 	tcase_add_test(t, compare_with_memory_source);
 	tcase_add_test(t, user_access_to_supervisor_page);
+	tcase_add_test(t, global_translation_hits_in_runs);
 	tcase_add_test(t, access_beyond_segment_limit);
 	tcase_add_test(t, code_area_full_starts_again);
 	tcase_add_test(t, push_to_absent_page);
