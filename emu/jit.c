@@ -576,12 +576,6 @@ static void cpu_field(struct emit *e, bool w, unsigned opcode, unsigned r, size_
 static void load(struct emit *e, unsigned h, size_t off)  { cpu_field(e, true, 0x8b, h, off); }
 static void store(struct emit *e, unsigned h, size_t off) { cpu_field(e, true, 0x89, h, off); }
 
-static void store_byte(struct emit *e, size_t off, uint8_t v)
-{
-	cpu_field(e, false, 0xc6, 0, off);
-	byte(e, v);
-}
-
 /* A qword of cpu: a sign-extended imm32. */
 static void store_imm(struct emit *e, size_t off, int32_t v)
 {
@@ -1116,8 +1110,12 @@ static void emit_op(struct emit *e, struct run *r, unsigned i)
 	}
 	if (!final)
 		return;
-	store_byte(e, LAZY(op), lazy_kind(o));
-	store_byte(e, LAZY(size), (uint8_t)log2_size(s));
+	/* op and size, adjacent bytes: one word. */
+	_Static_assert(offsetof(struct lazy_flags, size) == offsetof(struct lazy_flags, op) + 1, "jit: op, size");
+	byte(e, 0x66);             /* MOV word [op], imm16 */
+	cpu_field(e, false, 0xc7, 0, LAZY(op));
+	byte(e, lazy_kind(o));
+	byte(e, log2_size(s));
 	if (target == R10) {
 		/* CMP, TEST: R10 holds the result, d the first source. */
 		store(e, R10, LAZY(result));
@@ -1249,8 +1247,10 @@ static void jump_to(struct emit *e, insn_handler handler)
 #define LINK(i, field) (offsetof(struct block, links) + (i) * sizeof(struct block_link) + \
 			offsetof(struct block_link, field))
 
-/* With rIP in R11 (and stored): thread_next_block(cpu, end) inline. */
-static void emit_next_block(struct emit *e, const struct block *b)
+/* With rIP in R11 (and stored): thread_next_block(cpu, end) inline; its
+ * test for a loop back to b's own start only where the end may go there
+ * (may_be_self). */
+static void emit_next_block(struct emit *e, const struct block *b, bool may_be_self)
 {
 	const struct insn *end = &b->insns[b->count];
 	uint8_t *slow[12];
@@ -1261,15 +1261,18 @@ static void emit_next_block(struct emit *e, const struct block *b)
 	cpu_field(e, true, 0x3b, RSP, CPU(chain_stack_floor));   /* CMP rsp, [chain_stack_floor] */
 	slow[n_slow++] = jump(e, CC_B);
 	/* Back to its own start, b still cached: b. */
-	cpu_field(e, true, 0x3b, R11, CPU(block_ip));       /* CMP r11, [block_ip] */
-	uint8_t *not_self = jump(e, CC_NZ);
-	mov_imm64(e, RDX, (uint64_t)(uintptr_t)b);
-	byte(e, 0x48); byte(e, 0x83); byte(e, 0x3a); byte(e, 0xff);   /* CMP qword [rdx + pa], -1 */
-	_Static_assert(offsetof(struct block, pa) == 0, "jit: pa first");
-	uint8_t *self_gone = jump(e, CC_Z);
-	uint8_t *found_self = jump(e, 0xe9);
-	patch(e, not_self, e->p);
-	patch(e, self_gone, e->p);
+	uint8_t *found_self = NULL;
+	if (may_be_self) {
+		cpu_field(e, true, 0x3b, R11, CPU(block_ip));       /* CMP r11, [block_ip] */
+		uint8_t *not_self = jump(e, CC_NZ);
+		mov_imm64(e, RDX, (uint64_t)(uintptr_t)b);
+		byte(e, 0x48); byte(e, 0x83); byte(e, 0x3a); byte(e, 0xff);   /* CMP qword [rdx + pa], -1 */
+		_Static_assert(offsetof(struct block, pa) == 0, "jit: pa first");
+		uint8_t *self_gone = jump(e, CC_Z);
+		found_self = jump(e, 0xe9);
+		patch(e, not_self, e->p);
+		patch(e, self_gone, e->p);
+	}
 	/* Its links: the same rIP, link context and target generation
 	 * (emu/run.c follow_link). */
 	mov_imm64(e, RSI, (uint64_t)(uintptr_t)b);
@@ -1290,7 +1293,8 @@ static void emit_next_block(struct emit *e, const struct block *b)
 			patch(e, next_try[k], e->p);
 	}
 	slow[n_slow++] = jump(e, 0xe9);
-	patch(e, found_self, e->p);
+	if (found_self)
+		patch(e, found_self, e->p);
 	patch(e, found[0], e->p);
 	patch(e, found[1], e->p);
 	/* RDX = next: within the deadline, not about to become hot. */
@@ -1316,6 +1320,19 @@ static void emit_next_block(struct emit *e, const struct block *b)
 		patch(e, slow[k], to_slow);
 	mov_imm64(e, RSI, (uint64_t)(uintptr_t)end);
 	jump_to(e, thread_next_block);
+}
+
+/* May the block end be go back to its own block's start? A relative branch
+ * or CALL whose displacement undoes the block's length at its operand size
+ * (a 16-bit one: always, its target wraps at 64 KiB); never the fall-through,
+ * which lies 1 to 4096 bytes on. */
+static bool be_may_be_self(const struct block_end *be)
+{
+	if (be->kind == END_FALL)
+		return false;
+	const struct insn *j = be->branch;
+	uint64_t back = be->fall_offset + j->imm;
+	return j->osize == 2 || (j->osize == 8 ? back == 0 : (uint32_t)back == 0);
 }
 
 /* Is the 64-bit value in host register v canonical at 48 bits? Leaves ZF
@@ -1360,7 +1377,7 @@ static void emit_call_ret(struct emit *e, struct run *r, const struct block_end 
 	}
 	emit_release(e, r);
 	store(e, R11, CPU(rip));
-	emit_next_block(e, be->b);
+	emit_next_block(e, be->b, be->kind == END_RET || be_may_be_self(be));
 	/* Its side exits: its own handler, the run's registers stored. */
 	emit_global(e, r, n);
 	uint8_t *own = e->p;
@@ -1428,7 +1445,7 @@ static void emit_block_end(struct emit *e, struct run *r, const struct block_end
 		patch(e, have_rip, e->p);
 	emit_release(e, r);
 	store(e, R11, CPU(rip));
-	emit_next_block(e, be->b);
+	emit_next_block(e, be->b, be_may_be_self(be));
 	if (bad_target) {
 		/* The branch's own handler decides (it faults, or LA57 allows
 		 * the target): the flags record was stored by the setter. */
