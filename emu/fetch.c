@@ -157,8 +157,8 @@ struct block *fetch_block(struct cpu *cpu, status_t *st)
 		}
 		/* An instruction whose bytes run into the next page depends on two
 		 * translations, and the cache is keyed by the first: it runs from a
-		 * block of its own that is not kept, so a remapped second page is
-		 * always fetched afresh (SDM Vol.3 4.10: the fetch uses the current
+		 * block of its own, whose second page every lookup checks
+		 * (keep_second_page; SDM Vol.3 4.10: the fetch uses the current
 		 * translation). */
 		if ((this_last & PAGE_MASK) != (lin & PAGE_MASK)) {
 			if (b->count > 0)
