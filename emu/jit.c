@@ -767,6 +767,43 @@ static void emit_ways(struct emit *e, enum tlb_access acc)
 	patch(e, way0, e->p);
 }
 
+/* The TLB's set of the page at R10 among the translations of the context
+ * whose id is the TLB's field at id (mmu/tlb.h tlb_set_of; hash: a host
+ * register holding that id's hash, or 0xff to compute it) into RSI, the tag
+ * of the last byte's page and that id into R11, and the set's two ways
+ * looked at: ZF set with RSI at the entry that holds the tag for acc.
+ *
+ * An access that crosses a page looks for the next page in the set of the
+ * first, where no entry of it can be (the sets of two neighbouring pages
+ * differ: the page's low bits, XOR one value), so it misses: mem_fast's
+ * single compare. */
+static void emit_set_find(struct emit *e, const struct run *r, unsigned msize, size_t id, unsigned hash,
+			  enum tlb_access acc)
+{
+	byte(e, 0x44); byte(e, 0x89); byte(e, 0xd6);          /* MOV esi, r10d */
+	byte(e, 0xc1); byte(e, 0xee); byte(e, PAGE_SHIFT);    /* SHR esi, 12 */
+	if (hash != 0xff) {
+		rr(e, 0x31, 4, RSI, hash);                    /* XOR esi, hash */
+	} else {
+		byte(e, 0x44); byte(e, 0x0f); byte(e, 0xb7);  /* MOVZX r11d, word [id] */
+		byte(e, 0x80 | (R11 & 7) << 3 | (RDI & 7));
+		u32(e, (uint32_t)id);
+		byte(e, 0x45); byte(e, 0x69); byte(e, 0xdb); u32(e, TLB_SET_MIX);   /* IMUL r11d, r11d, mix */
+		byte(e, 0x44); byte(e, 0x31); byte(e, 0xde);  /* XOR esi, r11d */
+	}
+	byte(e, 0x81); byte(e, 0xe6); u32(e, TLB_SETS - 1);   /* AND esi, sets - 1 */
+	byte(e, 0xc1); byte(e, 0xe6); byte(e, 7);             /* SHL esi, 7: 2 ways x 64 bytes */
+	_Static_assert(TLB_WAYS * sizeof(struct tlb_entry) == 128, "jit: a set is 128 bytes");
+	byte(e, 0x4d); byte(e, 0x8d); byte(e, 0x5a); byte(e, msize - 1);   /* LEA r11, [r10 + size - 1] */
+	byte(e, 0x49); byte(e, 0x81); byte(e, 0xe3); u32(e, (uint32_t)-(int32_t)PAGE_SIZE);   /* AND r11, -4096 */
+	byte(e, 0x66);                                        /* OR r11w, word [id] */
+	cpu_field(e, false, 0x0b, R11, id);
+	byte(e, 0x48); byte(e, 0x8d); byte(e, 0xb4); byte(e, 0x37);   /* LEA rsi, [rdi + rsi + e + bank] */
+	u32(e, (uint32_t)(TLB(e) + (r->user ? TLB_USER : TLB_SUPERVISOR) * TLB_SETS * TLB_WAYS * sizeof(struct tlb_entry)));
+	emit_ways(e, acc);
+}
+
+
 /* A memory access of op i: the address into R10 (its segment checked in
  * 32-bit code, the FS/GS base added in 64-bit code), the TLB's hit as
  * emu/operand.h mem_fast finds it, R11 = host - linear; else the side exit. */
@@ -812,35 +849,9 @@ static void emit_access(struct emit *e, struct run *r, unsigned i, bool long64)
 		byte(e, 0x41); byte(e, 0xf7); byte(e, 0xc2); u32(e, o->msize - 1u);   /* TEST r10d, size - 1 */
 		exit_jump(e, r, i, CC_NZ);
 	}
-	/* RSI = the set's first entry (mmu/tlb.h tlb_set_of, the CPL's bank): the set
-	 * of the first byte's page; R11 = the tag of the last byte's page |
-	 * the current context's id. An access that crosses a page looks for
-	 * the next page in the set of the first, where no entry of it can be
-	 * (the sets of two neighbouring pages differ: the page's low bits, XOR
-	 * one value), so it misses: mem_fast's single compare. */
-	byte(e, 0x44); byte(e, 0x89); byte(e, 0xd6);          /* MOV esi, r10d */
-	byte(e, 0xc1); byte(e, 0xee); byte(e, PAGE_SHIFT);    /* SHR esi, 12 */
-	if (r->set_hash != 0xff) {
-		rr(e, 0x31, 4, RSI, r->set_hash);             /* XOR esi, set_hash */
-	} else {
-		byte(e, 0x44); byte(e, 0x0f); byte(e, 0xb7);  /* MOVZX r11d, word [cur] */
-		byte(e, 0x80 | (R11 & 7) << 3 | (RDI & 7));
-		u32(e, (uint32_t)TLB(cur));
-		byte(e, 0x45); byte(e, 0x69); byte(e, 0xdb); u32(e, TLB_SET_MIX);   /* IMUL r11d, r11d, mix */
-		byte(e, 0x44); byte(e, 0x31); byte(e, 0xde);  /* XOR esi, r11d */
-	}
-	byte(e, 0x81); byte(e, 0xe6); u32(e, TLB_SETS - 1);   /* AND esi, sets - 1 */
-	byte(e, 0xc1); byte(e, 0xe6); byte(e, 7);             /* SHL esi, 7: 2 ways x 64 bytes */
-	_Static_assert(TLB_WAYS * sizeof(struct tlb_entry) == 128, "jit: a set is 128 bytes");
-	byte(e, 0x4d); byte(e, 0x8d); byte(e, 0x5a); byte(e, o->msize - 1);   /* LEA r11, [r10 + size - 1] */
-	byte(e, 0x49); byte(e, 0x81); byte(e, 0xe3); u32(e, (uint32_t)-(int32_t)PAGE_SIZE);   /* AND r11, -4096 */
-	byte(e, 0x66);                                        /* OR r11w, word [cur] */
-	cpu_field(e, false, 0x0b, R11, TLB(cur));
-	byte(e, 0x48); byte(e, 0x8d); byte(e, 0xb4); byte(e, 0x37);   /* LEA rsi, [rdi + rsi + e + bank] */
-	u32(e, (uint32_t)(TLB(e) + (r->user ? TLB_USER : TLB_SUPERVISOR) * TLB_SETS * TLB_WAYS * sizeof(struct tlb_entry)));
-	/* Way 0, else way 1 (mmu/tlb.h tlb_set_find); else the space's global
+	/* The current context's entry (the CPL's bank); else the space's global
 	 * translations, out of line (emit_global). */
-	emit_ways(e, acc);
+	emit_set_find(e, r, o->msize, TLB(cur), r->set_hash, acc);
 	r->global_miss[i] = jump(e, CC_NZ);
 	r->global_hit[i] = e->p;
 	byte(e, 0x4c); byte(e, 0x8b); byte(e, 0x9e);                          /* MOV r11, [rsi + host_minus_lin] */
@@ -861,22 +872,7 @@ static void emit_global(struct emit *e, struct run *r, unsigned i)
 	cpu_field(e, false, 0x80, 7, TLB(global_filled));     /* CMP byte [global_filled], 0 */
 	byte(e, 0);
 	exit_jump(e, r, i, CC_Z);
-	byte(e, 0x44); byte(e, 0x89); byte(e, 0xd6);          /* MOV esi, r10d */
-	byte(e, 0xc1); byte(e, 0xee); byte(e, PAGE_SHIFT);    /* SHR esi, 12 */
-	byte(e, 0x44); byte(e, 0x0f); byte(e, 0xb7);          /* MOVZX r11d, word [cur_global] */
-	byte(e, 0x80 | (R11 & 7) << 3 | (RDI & 7));
-	u32(e, (uint32_t)TLB(cur_global));
-	byte(e, 0x45); byte(e, 0x69); byte(e, 0xdb); u32(e, TLB_SET_MIX);   /* IMUL r11d, r11d, mix */
-	byte(e, 0x44); byte(e, 0x31); byte(e, 0xde);          /* XOR esi, r11d */
-	byte(e, 0x81); byte(e, 0xe6); u32(e, TLB_SETS - 1);   /* AND esi, sets - 1 */
-	byte(e, 0xc1); byte(e, 0xe6); byte(e, 7);             /* SHL esi, 7 */
-	byte(e, 0x4d); byte(e, 0x8d); byte(e, 0x5a); byte(e, o->msize - 1);   /* LEA r11, [r10 + size - 1] */
-	byte(e, 0x49); byte(e, 0x81); byte(e, 0xe3); u32(e, (uint32_t)-(int32_t)PAGE_SIZE);   /* AND r11, -4096 */
-	byte(e, 0x66);                                        /* OR r11w, word [cur_global] */
-	cpu_field(e, false, 0x0b, R11, TLB(cur_global));
-	byte(e, 0x48); byte(e, 0x8d); byte(e, 0xb4); byte(e, 0x37);   /* LEA rsi, [rdi + rsi + e + bank] */
-	u32(e, (uint32_t)(TLB(e) + (r->user ? TLB_USER : TLB_SUPERVISOR) * TLB_SETS * TLB_WAYS * sizeof(struct tlb_entry)));
-	emit_ways(e, op_writes(o) ? TLB_WRITE : TLB_READ);
+	emit_set_find(e, r, o->msize, TLB(cur_global), 0xff, op_writes(o) ? TLB_WRITE : TLB_READ);
 	exit_jump(e, r, i, CC_NZ);
 	patch(e, jump(e, 0xe9), r->global_hit[i]);
 }
