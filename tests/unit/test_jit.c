@@ -855,8 +855,8 @@ static void gen_alu_rmw(struct parts *x, const struct draw *d)
 }
 
 /* ADD OR AND SUB XOR CMP and TEST of the accumulator with an immediate: 04/05,
- * 0C/0D, 24/25, 2C/2D, 34/35, 3C/3D, A8/A9 (the byte forms, which no run
- * holds, one time in four; 66H and REX.W at random: iw, id sign-extended);
+ * 0C/0D, 24/25, 2C/2D, 34/35, 3C/3D, A8/A9 (the byte forms one time in
+ * four; 66H and REX.W at random: iw, id sign-extended);
  * a flag reader after it one time in two. */
 static void gen_alu_acc(struct parts *x, const struct draw *d)
 {
@@ -2964,14 +2964,14 @@ static void jcc_to_two(struct program *p, unsigned cc)
 
 /* The accumulator with an immediate (04/05 ADD, 0C/0D OR, 24/25 AND, 2C/2D
  * SUB, 34/35 XOR, 3C/3D CMP, A8/A9 TEST) in 32-bit and 64-bit code at every
- * size: the byte forms and 66H's word forms (which the translator leaves to
- * the interpreter), 32 bits, REX.W (the imm32 sign-extended), rAX equal to
+ * size: the byte forms and 66H's word forms, 32 bits, REX.W (the imm32
+ * sign-extended), rAX equal to
  * the immediate, one more, the sign bit, or random (its other bits random):
  * mov edx, ebx; OP; setz cl; sets dl; cmovo esi, edi (and in every other
  * case adc ebp, 0); then a Jcc of a condition that changes from case to case
  * to mov edi, 2; hlt past mov edi, 1; hlt. As the single steps; CL, DL and
  * (where the Jcc reads OP's flags) the branch as the SDM defines the flags
- * (alu_flags_of); the 32- and 64-bit forms in the run from mov edx, ebx. */
+ * (alu_flags_of); every form in the run from mov edx, ebx. */
 START_TEST(accumulator_immediate_forms)
 {
 	static const uint8_t ops[] = { 0x04, 0x0c, 0x24, 0x2c, 0x34, 0x3c, 0xa8 };
