@@ -97,6 +97,15 @@ START_TEST(page_crossing_instruction_follows_remap)
 }
 END_TEST
 
+/* A guest store through the CPU, from a page of its own: mov byte [at], v;
+ * hlt at 6000H. */
+static void guest_store_byte(uint32_t at, uint8_t v)
+{
+	const uint8_t store[] = { 0xc6, 0x05, at & 0xff, (at >> 8) & 0xff, (at >> 16) & 0xff, at >> 24, v, 0xf4 };
+	physmem_write_bytes(&pm, 0x6000, store, sizeof(store));
+	run_to_hlt(0x6000);
+}
+
 /* Is the block decoded from pa still cached? */
 static bool cached(uint64_t pa)
 {
@@ -121,10 +130,7 @@ START_TEST(page_crossing_instruction_kept_and_checked_tlb)
 	physmem_write(&pm, 0x2000, 1, 0x55);
 	run_to_hlt(0x1ffd);
 	ck_assert_uint_eq(cpu.regs[R_AX], 0x44552211);
-	/* mov byte [0x2001], 0x66; hlt */
-	static const uint8_t store[] = { 0xc6, 0x05, 0x01, 0x20, 0x00, 0x00, 0x66, 0xf4 };
-	physmem_write_bytes(&pm, 0x6000, store, sizeof(store));
-	run_to_hlt(0x6000);
+	guest_store_byte(0x2001, 0x66);
 	run_to_hlt(0x1ffd);
 	ck_assert_uint_eq(cpu.regs[R_AX], 0x66552211);
 	ck_assert(cached(0x1ffd) == !_i);
@@ -141,10 +147,7 @@ START_TEST(self_modifying_code_tlb)
 	physmem_write_bytes(&pm, 0x5000, code, sizeof(code));
 	run_to_hlt(0x5000);
 	ck_assert_uint_eq(cpu.regs[R_AX], 1);
-	/* mov byte [0x5001], 7; hlt (a guest store, through the CPU) */
-	static const uint8_t store[] = { 0xc6, 0x05, 0x01, 0x50, 0x00, 0x00, 0x07, 0xf4 };
-	physmem_write_bytes(&pm, 0x6000, store, sizeof(store));
-	run_to_hlt(0x6000);
+	guest_store_byte(0x5001, 7);
 	run_to_hlt(0x5000);
 	ck_assert_uint_eq(cpu.regs[R_AX], 7);
 }
@@ -225,16 +228,10 @@ START_TEST(write_drops_only_the_blocks_it_overlaps_tlb)
 	run_to_hlt(0x5010);
 	ck_assert(cached(0x5000) && cached(0x5010));
 
-	/* mov byte [0x5006], 0x90; hlt (a guest store, from another page) */
-	static const uint8_t beside[] = { 0xc6, 0x05, 0x06, 0x50, 0x00, 0x00, 0x90, 0xf4 };
-	physmem_write_bytes(&pm, 0x6000, beside, sizeof(beside));
-	run_to_hlt(0x6000);
+	guest_store_byte(0x5006, 0x90);              /* beside block a */
 	ck_assert(cached(0x5000) && cached(0x5010));
 
-	/* mov byte [0x5005], 0x90; hlt: over block a's HLT */
-	static const uint8_t over[] = { 0xc6, 0x05, 0x05, 0x50, 0x00, 0x00, 0x90, 0xf4 };
-	physmem_write_bytes(&pm, 0x6000, over, sizeof(over));
-	run_to_hlt(0x6000);
+	guest_store_byte(0x5005, 0x90);              /* over block a's HLT */
 	ck_assert(!cached(0x5000));
 	ck_assert(cached(0x5010));
 }
