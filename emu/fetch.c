@@ -81,12 +81,10 @@ static bool block_keeps_cs(const struct insn *in)
  * under --tlb flush, where the block is decoded at every entry) and it is RAM. */
 static bool keep_second_page(struct cpu *cpu, struct block *b, uint64_t lin, uint64_t last_lin)
 {
-	uint64_t next = (lin | (PAGE_SIZE - 1)) + 1;
-	if (cpu->mode != MODE_LONG64)
-		next = (uint32_t)next;
+	uint64_t next = next_page_lin(cpu, lin);
 	if (last_lin < next || last_lin - next >= sizeof(b->second_bytes) || lin + b->insns[0].len - 1 != last_lin)
 		return false;
-	struct tlb_entry *e = tlb_find(&cpu->tlb, cpu->cpl == 3 ? TLB_USER : TLB_SUPERVISOR, TLB_EXEC, next);
+	struct tlb_entry *e = fetch_tlb_find(cpu, next);
 	unsigned len = (unsigned)(last_lin - next + 1);
 	if (!e || e->phys + len > cpu->mem->ram_size)
 		return false;

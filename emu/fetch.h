@@ -29,6 +29,21 @@ static inline uint64_t ip_mask(const struct cpu *cpu)
  * *st set when the first instruction cannot be fetched or decoded. */
 struct block *fetch_block(struct cpu *cpu, status_t *st);
 
+/* The TLB's entry for an instruction fetch at the linear address lin (the
+ * CPL's bank), or NULL. */
+static inline struct tlb_entry *fetch_tlb_find(struct cpu *cpu, uint64_t lin)
+{
+	return tlb_find(&cpu->tlb, cpu->cpl == 3 ? TLB_USER : TLB_SUPERVISOR, TLB_EXEC, lin);
+}
+
+/* The linear address of the page after lin's (SDM Vol.3 3.4: 32 bits outside
+ * 64-bit mode). */
+static inline uint64_t next_page_lin(const struct cpu *cpu, uint64_t lin)
+{
+	uint64_t next = (lin | (PAGE_SIZE - 1)) + 1;
+	return cpu->mode == MODE_LONG64 ? next : (uint32_t)next;
+}
+
 /* Is b, found for the linear address lin, still what a fetch there would
  * decode? Always, unless its one instruction runs into the next page: SDM
  * Vol.3 4.10 (a fetch uses the current translation) and 11.6 (a store to an
@@ -40,10 +55,7 @@ static inline bool block_second_page_holds(struct cpu *cpu, const struct block *
 {
 	if (__builtin_expect(b->second_len == 0, 1))
 		return true;
-	uint64_t next = (lin | (PAGE_SIZE - 1)) + 1;
-	if (cpu->mode != MODE_LONG64)
-		next = (uint32_t)next;
-	struct tlb_entry *e = tlb_find(&cpu->tlb, cpu->cpl == 3 ? TLB_USER : TLB_SUPERVISOR, TLB_EXEC, next);
+	struct tlb_entry *e = fetch_tlb_find(cpu, next_page_lin(cpu, lin));
 	return e && e->phys == b->second_pa &&
 	       memcmp(cpu->mem->ram + b->second_pa, b->second_bytes, b->second_len) == 0;
 }
@@ -61,7 +73,7 @@ static inline struct block *block_lookup(struct cpu *cpu)
 	} else {
 		lin = cpu->rip;
 	}
-	struct tlb_entry *e = tlb_find(&cpu->tlb, cpu->cpl == 3 ? TLB_USER : TLB_SUPERVISOR, TLB_EXEC, lin);
+	struct tlb_entry *e = fetch_tlb_find(cpu, lin);
 	if (!e)
 		return NULL;
 	uint64_t pa = e->phys | (lin & (PAGE_SIZE - 1));
