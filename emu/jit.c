@@ -101,7 +101,7 @@ enum host_alu { H_ADD = 0, H_OR = 1, H_AND = 4, H_SUB = 5, H_XOR = 6, H_CMP = 7 
 enum host_shift { H_SHL = 4, H_SHR = 5, H_SAR = 7 };
 
 /* How the operands come from the decoded instruction. */
-enum operands { O_EG, O_GE, O_EI, O_RM, O_REG, O_REG_IMM, O_RM_IMM, O_MEM, O_ANY, O_ACC };
+enum operands { O_EG, O_GE, O_EI, O_RM, O_REG, O_REG_IMM, O_RM_IMM, O_MEM, O_MEM_IMM, O_ANY, O_ACC };
 
 static const struct form {
 	insn_handler exec;
@@ -123,7 +123,7 @@ static const struct form {
 	/* [m] op= r and [m] op= imm. */
 #define RMW(name, op) \
 	{ op_##name##_EG_m32, K_ALU_RMW, op, 4, O_MEM }, { op_##name##_EG_m64, K_ALU_RMW, op, 8, O_MEM }, \
-	{ op_##name##_EI_m32, K_ALU_RMW, op, 4, O_MEM }, { op_##name##_EI_m64, K_ALU_RMW, op, 8, O_MEM }
+	{ op_##name##_EI_m32, K_ALU_RMW, op, 4, O_MEM_IMM }, { op_##name##_EI_m64, K_ALU_RMW, op, 8, O_MEM_IMM }
 	RMW(add, H_ADD), RMW(or, H_OR), RMW(and, H_AND), RMW(sub, H_SUB), RMW(xor, H_XOR),
 #undef RMW
 	/* CMP [m], r and TEST [m], r: the memory is the first operand. */
@@ -170,8 +170,8 @@ static const struct form {
 	{ op_shl, K_SHIFT, H_SHL, 0, O_RM }, { op_shr, K_SHIFT, H_SHR, 0, O_RM }, { op_sar, K_SHIFT, H_SAR, 0, O_RM },
 	/* CMP [m], imm and TEST [m], imm (their register forms: K_TEST,
 	 * classify); MOV [m], imm. */
-	{ op_cmp_EI_m32, K_ALU_MEM, H_CMP, 4, O_MEM }, { op_cmp_EI_m64, K_ALU_MEM, H_CMP, 8, O_MEM },
-	{ op_test_EI, K_ALU_MEM, H_AND, 0, O_MEM },
+	{ op_cmp_EI_m32, K_ALU_MEM, H_CMP, 4, O_MEM_IMM }, { op_cmp_EI_m64, K_ALU_MEM, H_CMP, 8, O_MEM_IMM },
+	{ op_test_EI, K_ALU_MEM, H_AND, 0, O_MEM_IMM },
 };
 
 /* One guest instruction of a run, as the translator sees it. */
@@ -363,11 +363,13 @@ reg_form:
 		else if (!take_address(in, long64, f->kind == K_LEA, o))
 			return false;
 		break;
-	default: /* O_MEM */
+	default: /* O_MEM, O_MEM_IMM: the immediate the source */
 		if (!take_address(in, long64, false, o))
 			return false;
 		o->dst = in->reg;
-		if (f->kind == K_STORE || o->kind == K_ALU_MEM)
+		if (f->operands == O_MEM_IMM)
+			o->imm = in->imm & mask;
+		else if (f->kind == K_STORE || f->kind == K_ALU_MEM || f->kind == K_ALU_RMW)
 			o->src = in->reg;
 		break;
 	}
@@ -380,24 +382,11 @@ reg_form:
 			o->dst = REG_NONE;
 		else
 			o->src = REG_NONE;
-		if (f->exec == op_cmp_EI_m32 || f->exec == op_cmp_EI_m64 || f->exec == op_test_EI) {
-			o->src = REG_NONE;
-			o->imm = in->imm & mask;
-		}
-		if (f->exec == op_test_EG && !in->mem)
-			return false;
 		break;
 	case K_ALU_RMW:
 		/* The memory is the destination; the source a register (EG) or
 		 * the immediate (EI, src REG_NONE). */
 		o->dst = REG_NONE;
-		o->src = f->exec == op_add_EI_m32 || f->exec == op_add_EI_m64 || f->exec == op_or_EI_m32 ||
-				 f->exec == op_or_EI_m64 || f->exec == op_and_EI_m32 || f->exec == op_and_EI_m64 ||
-				 f->exec == op_sub_EI_m32 || f->exec == op_sub_EI_m64 || f->exec == op_xor_EI_m32 ||
-				 f->exec == op_xor_EI_m64
-			 ? REG_NONE
-			 : in->reg;
-		o->imm = in->imm & mask;
 		break;
 	case K_MOVX:
 		/* 0F B6/BE: a byte; 0F B7/BF: a word; 63 (MOVSXD): a doubleword,
