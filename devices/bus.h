@@ -52,6 +52,13 @@ struct physmem {
 	void *on_ram_write_opaque;
 };
 
+/* An I/O port access on the PC's LPC/ISA bus takes about a microsecond of the
+ * CPU's time: the reason Linux's io_delay writes port 80h to wait that long.
+ * hvemu charges each IN and OUT that reaches the bus this much virtual time
+ * (emu/io.c), so a guest polling a device reads it as often per virtual second
+ * as on hardware. String I/O iterations are burst transfers: one tick each. */
+#define IO_BUS_CYCLE_NS 1000u
+
 struct iobus {
 	struct pio_range ranges[BUS_MAX_PIO];
 	unsigned n_ranges;

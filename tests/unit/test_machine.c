@@ -56,13 +56,46 @@ START_TEST(flat_image_runs_to_debug_exit)
 	ck_assert_int_eq(machine_run(&m, &no_stop), ST_STOP);
 	ck_assert(m.dexit.exited);
 	ck_assert_uint_eq(m.dexit.value, 5);
-	ck_assert_uint_eq(m.cpu.icount, 2);
+	/* Two instructions, the OUT a bus cycle of a microsecond (devices/bus.h). */
+	ck_assert_uint_eq(m.cpu.icount, 2 + 999);
 	machine_destroy(&m);
 }
 END_TEST
 
 /* --entry64: IA-32e mode with the identity tables in low RAM (SDM Vol.3
  * 9.8.5), CS 08H 64-bit, RSP below the tables. */
+/* in al, 71h; out 80h, al; mov dx, 80h; in al, dx; mov al, 5; out 0f4h, al; hlt:
+ * six instructions to the debug exit, four of them port accesses. */
+static const uint8_t four_accesses[] = { 0xe4, 0x71, 0xe6, 0x80, 0xba, 0x80, 0x00, 0xec,
+					 0xb0, 0x05, 0xe6, 0xf4, 0xf4 };
+
+/* Each IN and OUT that reaches the bus takes a microsecond of virtual time
+ * (devices/bus.h IO_BUS_CYCLE_NS), whatever the instruction rate: at 1 MHz
+ * that is the instruction's own tick. */
+START_TEST(port_access_takes_a_bus_cycle)
+{
+	static const struct { uint64_t rate, ticks_per_access; } rows[] = {
+		{ 0, 1000 },                   /* the default, 1 GHz */
+		{ 1000000, 1 },
+		{ 2500000000u, 2500 },
+	};
+	for (unsigned i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char path[64], err[512];
+		write_image(path, sizeof(path), four_accesses, sizeof(four_accesses));
+		struct machine_config cfg = flat_config(path, "pentium");
+		cfg.insn_rate = rows[i].rate;
+		static struct machine m;
+		bool ok = machine_setup(&m, &cfg, err, sizeof(err));
+		unlink(path);
+		ck_assert_msg(ok, "%s", err);
+		ck_assert_int_eq(machine_run(&m, &no_stop), ST_STOP);
+		ck_assert_uint_eq(m.dexit.value, 5);
+		ck_assert_uint_eq(m.cpu.icount, 2 + 4 * rows[i].ticks_per_access);
+		machine_destroy(&m);
+	}
+}
+END_TEST
+
 START_TEST(entry64_state)
 {
 	char path[64], err[512];
@@ -326,6 +359,7 @@ static Suite *machine_suite(void)
 	Suite *s = suite_create("machine");
 	TCase *t = tcase_create("machine");
 	tcase_add_test(t, flat_image_runs_to_debug_exit);
+	tcase_add_test(t, port_access_takes_a_bus_cycle);
 	tcase_add_test(t, entry64_state);
 	tcase_add_test(t, pvh_entry_state);
 	tcase_add_test(t, bzimage_entry_state);

@@ -4,7 +4,10 @@
  * instruction limit and a deadline stop an execution between iterations with
  * rCX/rDI showing the iterations done and RIP on the instruction, so it resumes
  * (SDM Vol.2 "REP/REPE/REPZ/REPNE/REPNZ"); a device sees the time of its
- * iteration. cpu_run() runs the code to HLT on the machine_fixture machine. */
+ * iteration. A single IN or OUT takes its bus cycle (cpu->io_access_ticks,
+ * emu/io.c) and a deadline inside it is served right after it; string I/O
+ * iterations stay one tick each. cpu_run() runs the code to HLT on the
+ * machine_fixture machine. */
 #include <check.h>
 #include <string.h>
 
@@ -204,6 +207,38 @@ START_TEST(device_and_deadline_see_iterations)
 }
 END_TEST
 
+/* OUT DX, AL with a bus cycle of 1000 ticks and a deadline 500 ticks in: the
+ * device sees the write at the instruction's start, the deadline fires at the
+ * boundary after it (rIP past the OUT, none of the NOPs run); a REP OUTSB's
+ * iterations are still one tick each. */
+START_TEST(bus_cycle_time_and_its_deadline)
+{
+	static struct watch w;
+	struct test_machine m;
+	init_mode(&m, 32);
+	struct cpu *c = &m.cpu;
+	memset(&w, 0, sizeof(w));
+	w.cpu = c;
+	c->io_access_ticks = 999;
+	ck_assert(iobus_register(&m.io, PORT, 1, &watch_ops, &w, "watch"));
+	c->deadlines[DEADLINE_HV] = (struct deadline){ .at = UINT64_MAX, .fire = deadline_fired, .ctx = &w };
+	uint64_t t0 = c->icount;
+	cpu_set_deadline(c, DEADLINE_HV, t0 + 500);
+	c->regs[R_DX] = PORT;
+	ck_assert_uint_eq(run_code(&m, (const uint8_t[]){ 0xee, 0x90, 0x90, 0x90 }, 4), 1000 + 3);
+	ck_assert_uint_eq(w.writes, 1);
+	ck_assert_uint_eq(w.times[0], t0);
+	ck_assert_uint_eq(w.fired_at, t0 + 1000);
+	ck_assert_uint_eq(w.rip_at_fire, CODE + 1);
+	w.writes = 0;
+	c->regs[R_CX] = 100;
+	c->regs[R_SI] = SRC;
+	ck_assert_uint_eq(run_code(&m, (const uint8_t[]){ 0xf3, 0x6e }, 2), 100);
+	ck_assert_uint_eq(w.writes, 100);
+	machine_free(&m);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("rep_time");
@@ -211,6 +246,7 @@ int main(void)
 	tcase_add_loop_test(t, iterations_are_virtual_time, 0, (int)(sizeof(rows) / sizeof(rows[0])));
 	tcase_add_test(t, limit_stops_between_iterations);
 	tcase_add_test(t, device_and_deadline_see_iterations);
+	tcase_add_test(t, bus_cycle_time_and_its_deadline);
 	suite_add_tcase(s, t);
 	return run_suite(s);
 }
