@@ -102,7 +102,7 @@ static const char usage_options_more_text[] =
 	"                       same seed, the same values\n"
 	"  --insn-rate HZ       nominal instruction rate: virtual time runs one tick\n"
 	"                       per instruction at this rate, and the TSC with it;\n"
-	"                       an IN or OUT that reaches a device takes 1 us\n"
+	"                       a device access (IN, OUT, HPET, I/O APIC) 1 us\n"
 	"                       (suffix k/M/G; 1M..10G, default 1G)\n"
 	"  --no-reboot          a guest's reset ends the run (status 14) instead of\n"
 	"                       restarting the machine (QEMU's -no-reboot)\n"

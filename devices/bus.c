@@ -129,6 +129,14 @@ static bool read_whole(struct physmem *pm, uint64_t pa, unsigned size, uint64_t 
 	return false;
 }
 
+bool physmem_is_device(struct physmem *pm, uint64_t pa)
+{
+	if (in_ram(pm, pa, 1))
+		return false;
+	const struct mmio_region *r = find_region(pm, pa, 1);
+	return !r || !r->rom;
+}
+
 uint64_t physmem_read(struct physmem *pm, uint64_t pa, unsigned size)
 {
 	if (size == 0 || size > 8)

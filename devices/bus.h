@@ -53,10 +53,13 @@ struct physmem {
 };
 
 /* An I/O port access on the PC's LPC/ISA bus takes about a microsecond of the
- * CPU's time: the reason Linux's io_delay writes port 80h to wait that long.
- * hvemu charges each IN and OUT that reaches the bus this much virtual time
- * (emu/io.c), so a guest polling a device reads it as often per virtual second
- * as on hardware. String I/O iterations are burst transfers: one tick each. */
+ * CPU's time: the reason Linux's io_delay writes port 80h to wait that long;
+ * a read of the chipset's memory-mapped registers (HPET, I/O APIC) about as
+ * long. hvemu charges each IN and OUT that reaches the bus (emu/io.c) and each
+ * data access to a device's MMIO registers or unclaimed space (emu/memory.c;
+ * not RAM, ROM or the CPU's own local APIC) this much virtual time, so a guest
+ * polling a device reads it as often per virtual second as on hardware.
+ * String I/O iterations are burst transfers: one tick each. */
 #define IO_BUS_CYCLE_NS 1000u
 
 struct iobus {
@@ -91,6 +94,10 @@ bool physmem_add_rom(struct physmem *pm, uint64_t base, const void *bytes, uint6
 
 /* Slow-path accesses of size 1..8 that may span RAM/MMIO; never fail. */
 uint64_t physmem_read(struct physmem *pm, uint64_t pa, unsigned size);
+
+/* Is pa a device's registers or unclaimed space, neither RAM nor ROM? An
+ * access there is a bus cycle (IO_BUS_CYCLE_NS). */
+bool physmem_is_device(struct physmem *pm, uint64_t pa);
 void physmem_write(struct physmem *pm, uint64_t pa, unsigned size, uint64_t value);
 /* Bulk copies (loader, DMA); bytes outside RAM go through the slow path. */
 void physmem_read_bytes(struct physmem *pm, uint64_t pa, void *dst, size_t len);

@@ -4,7 +4,7 @@
  * guest with the same inputs see the same times, interrupts included.
  *
  * Time is counted in ticks of the nominal instruction rate (hz, one tick per
- * retired instruction; settable with --insn-rate; a port access takes a
+ * retired instruction; settable with --insn-rate; a device access takes a
  * microsecond, devices/bus.h IO_BUS_CYCLE_NS); a device converts with
  * vclock_ticks_to()/vclock_ticks_from(). Devices arm vtimers; the machine
  * reads vclock_next() to tell the CPU its next deadline and calls

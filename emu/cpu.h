@@ -265,7 +265,7 @@ struct cpu {
 	uint32_t wrap_carry;       /* bits 63:32 the wrap of the current system access dropped
 				      (sys_wrap32(), emu/operand.h); a #PF takes it along */
 	uint64_t icount;           /* virtual time: retired instructions + REP iterations
-				      beyond each one's first + delivered events + port
+				      beyond each one's first + delivered events + device
 				      accesses' bus cycles (+ time skipped while halted);
 				      counted per block */
 	uint64_t icount_limit;     /* stop with ST_STOP when reached (0: none) */
@@ -338,8 +338,8 @@ struct cpu {
 	void *intr_ctx;
 	uint64_t tsc_hz;           /* TSC ticks per second = the nominal instruction rate, for
 	                            * CPUID 15H/16H (0: VCLOCK_DEFAULT_HZ); set by the machine */
-	uint32_t io_access_ticks;  /* virtual time an IN or OUT that reaches the bus takes
-				      beyond its own tick (emu/io.c); set by the machine
+	uint32_t io_access_ticks;  /* virtual time a device access (IN, OUT, chipset MMIO) takes
+				      beyond its instruction's tick (emu/insn.h); set by the machine
 				      from the rate (devices/bus.h IO_BUS_CYCLE_NS), 0: none */
 	struct lapic *lapic;       /* its local APIC (emu/apic.c), NULL: none */
 	uint32_t apic_id;          /* initial APIC ID (CPUID.1:EBX[31:24], leaf 0BH EDX) */

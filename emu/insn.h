@@ -119,6 +119,23 @@ static inline uint64_t cpu_now(const struct cpu *cpu)
 	return cpu->icount + (uint64_t)(cpu->cur_insn - cpu->block_first);
 }
 
+/* The running instruction's access reached a device: its bus cycle takes its
+ * time (devices/bus.h IO_BUS_CYCLE_NS, cpu->io_access_ticks beyond the
+ * instruction's own tick), so a guest polling a device (Xen waiting up to a
+ * second for the RTC's update flag, a calibration against the HPET, a PIT
+ * read loop) reads it as often per virtual second as on hardware, not a
+ * thousand times more. The device saw the access at the instruction's start;
+ * a deadline the cycle passes is served at the next instruction boundary, as
+ * an interrupt would be. */
+static inline void cpu_bus_cycle(struct cpu *cpu)
+{
+	if (!cpu->io_access_ticks)
+		return;
+	cpu->icount += cpu->io_access_ticks;
+	if (cpu_now(cpu) + 1 >= cpu->deadline)
+		cpu_attend(cpu, ATT_EVENT);
+}
+
 /* Decode one instruction from bytes[0..avail). mode: 16, 32 or 64 (the default
  * code size). Returns the length (> 0); 0 when more bytes are needed than avail
  * (avail < 15: fetch more and call again); -1 when the instruction would exceed

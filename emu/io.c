@@ -63,22 +63,6 @@ static inline uint16_t port_of(const struct cpu *cpu, const struct insn *in)
 	return (in->opcode & 8) ? (uint16_t)cpu->regs[R_DX] : (uint16_t)(in->imm & 0xff);
 }
 
-/* The bus cycle of an IN or OUT that reached the bus takes its time (devices/bus.h
- * IO_BUS_CYCLE_NS, cpu->io_access_ticks beyond the instruction's own tick): a
- * guest polling a device (Xen waiting up to a second for the RTC's update flag,
- * a PIT read loop, the UART's status) reads it as often per virtual second as
- * on hardware, not a thousand times more. The device saw the access at the
- * instruction's start; a deadline the cycle passes is served at the next
- * instruction boundary, as an interrupt would be. */
-static inline void bus_cycle_time(struct cpu *cpu)
-{
-	if (!cpu->io_access_ticks)
-		return;
-	cpu->icount += cpu->io_access_ticks;
-	if (cpu_now(cpu) + 1 >= cpu->deadline)
-		cpu_attend(cpu, ATT_EVENT);
-}
-
 /* After a port write: a device (isa-debug-exit) may have asked the machine to
  * stop; the instruction has completed. */
 static inline status_t after_out(struct cpu *cpu)
@@ -101,7 +85,7 @@ status_t op_in(struct cpu *cpu, const struct insn *in)
 		return st;
 	/* A 32-bit IN clears RAX[63:32] like any 32-bit register write. */
 	reg_write(cpu, R_AX, size, false, iobus_read(cpu->io, port, size));
-	bus_cycle_time(cpu);
+	cpu_bus_cycle(cpu);
 	return ST_OK;
 }
 
@@ -119,7 +103,7 @@ status_t op_out(struct cpu *cpu, const struct insn *in)
 	if ((st = intercept_io(cpu, in, port, size, false, false, false)) != ST_OK)
 		return st;
 	iobus_write(cpu->io, port, size, (uint32_t)reg_read(cpu, R_AX, size, false));
-	bus_cycle_time(cpu);
+	cpu_bus_cycle(cpu);
 	return after_out(cpu);
 }
 

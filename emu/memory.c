@@ -256,23 +256,27 @@ static status_t lin_access_slow(struct cpu *cpu, uint64_t lin, unsigned size, un
 				memcpy(buf + off, host, len);
 			}
 			tlb_fill(cpu, bank, i ? lin2 : lin, &t[i]);
-		} else if (acc == TLB_WRITE) {
-			if (len == 1 || len == 2 || len == 4 || len == 8) {
-				uint64_t v = 0;
-				memcpy(&v, buf + off, len);
-				physmem_write(cpu->mem, pa, len, v);
-			} else {
-				for (unsigned k = 0; k < len; k++)
-					physmem_write(cpu->mem, pa + k, 1, buf[off + k]);
-			}
 		} else {
-			if (len == 1 || len == 2 || len == 4 || len == 8) {
+			if (acc == TLB_WRITE) {
+				if (len == 1 || len == 2 || len == 4 || len == 8) {
+					uint64_t v = 0;
+					memcpy(&v, buf + off, len);
+					physmem_write(cpu->mem, pa, len, v);
+				} else {
+					for (unsigned k = 0; k < len; k++)
+						physmem_write(cpu->mem, pa + k, 1, buf[off + k]);
+				}
+			} else if (len == 1 || len == 2 || len == 4 || len == 8) {
 				uint64_t v = physmem_read(cpu->mem, pa, len);
 				memcpy(buf + off, &v, len);
 			} else {
 				for (unsigned k = 0; k < len; k++)
 					buf[off + k] = (uint8_t)physmem_read(cpu->mem, pa + k, 1);
 			}
+			/* A device's registers: a bus cycle (not a fetch, from ROM or
+			 * all ones), after the device saw the access. */
+			if (acc != TLB_EXEC && physmem_is_device(cpu->mem, pa))
+				cpu_bus_cycle(cpu);
 		}
 	}
 	return ST_OK;

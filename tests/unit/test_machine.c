@@ -96,6 +96,34 @@ START_TEST(port_access_takes_a_bus_cycle)
 }
 END_TEST
 
+/* 64-bit code (RBX = address; MOV EAX, [RBX] or MOV [RBX], EAX): a read of
+ * the HPET's counter and a write of the I/O APIC's index (the chipset's
+ * registers: a bus cycle each), a read of the local APIC's version (the
+ * CPU's own: none) and of RAM, then the debug exit's OUT (a bus cycle). */
+static const uint8_t device_accesses[] = {
+	0xbb, 0xf0, 0x00, 0xd0, 0xfe, 0x8b, 0x03,   /* HPET counter, FED000F0H */
+	0xbb, 0x00, 0x00, 0xc0, 0xfe, 0x89, 0x03,   /* I/O APIC index, FEC00000H */
+	0xbb, 0x30, 0x00, 0xe0, 0xfe, 0x8b, 0x03,   /* local APIC version, FEE00030H */
+	0xbb, 0x00, 0x10, 0x00, 0x00, 0x8b, 0x03,   /* RAM, 1000H */
+	0xb0, 0x05, 0xe6, 0xf4, 0xf4 };
+
+START_TEST(mmio_access_takes_a_bus_cycle)
+{
+	char path[64], err[512];
+	write_image(path, sizeof(path), device_accesses, sizeof(device_accesses));
+	struct machine_config cfg = flat_config(path, "skylake-lite");
+	cfg.entry64 = true;
+	static struct machine m;
+	bool ok = machine_setup(&m, &cfg, err, sizeof(err));
+	unlink(path);
+	ck_assert_msg(ok, "%s", err);
+	ck_assert_int_eq(machine_run(&m, &no_stop), ST_STOP);
+	ck_assert_uint_eq(m.dexit.value, 5);
+	ck_assert_uint_eq(m.cpu.icount, 10 + 3 * 999);
+	machine_destroy(&m);
+}
+END_TEST
+
 START_TEST(entry64_state)
 {
 	char path[64], err[512];
@@ -360,6 +388,7 @@ static Suite *machine_suite(void)
 	TCase *t = tcase_create("machine");
 	tcase_add_test(t, flat_image_runs_to_debug_exit);
 	tcase_add_test(t, port_access_takes_a_bus_cycle);
+	tcase_add_test(t, mmio_access_takes_a_bus_cycle);
 	tcase_add_test(t, entry64_state);
 	tcase_add_test(t, pvh_entry_state);
 	tcase_add_test(t, bzimage_entry_state);
