@@ -35,8 +35,10 @@
  * block's Jcc), from the host's flags of the last setter, where nothing has
  * changed them since (no access's host code) and the host instruction defines
  * the flags read as the model's record does (host_exact). A run ends before
- * an INC/DEC whose CF would come from before the run, and before a reader it
- * cannot serve; IMUL's flags (model-dependent, emu/muldiv.c) must be dead.
+ * an INC/DEC whose CF would come from before the run where that CF could be
+ * read or the run could leave before another setter replaces it, and before a
+ * reader it cannot serve; IMUL's flags (model-dependent, emu/muldiv.c) must
+ * be dead.
  */
 #include "emu/jit.h"
 
@@ -1648,7 +1650,10 @@ static bool assign(struct run *r, const struct op *o)
  * reader. Returns the run's length, cut before the first instruction that
  * cannot be planned: an INC/DEC whose CF would come from before the run, from
  * an IMUL (whose host flags are not the model's) or from an ADC/SBB (whose
- * record's aux is its carry in); a reader whose flags come from before the
+ * record's aux is its carry in), unless that CF is dead: another setter
+ * replaces it before anything reads CF or the run can leave (an access, its
+ * end), as in a loop's "inc edx; inc rdi; cmp eax, edx"; a reader whose
+ * flags come from before the
  * run, through a memory access's host code, or from a setter whose host
  * instruction does not leave the flags it reads as the model defines them;
  * an IMUL whose flags are read at an exit. (An S stores its CF as it runs:
@@ -1660,29 +1665,41 @@ static unsigned plan_flags(struct run *r, const struct op *ops, unsigned n)
 	for (;;) {
 		int setter = -1;       /* the last setter but INC/DEC */
 		int host = -1;         /* the setter whose flags the host's are, or -1 */
+		int unknown_cf = -1;   /* the first INC/DEC since setter whose CF is unknown */
 		memset(r->read, 0, sizeof(r->read));
 		for (unsigned i = 0; i < n; i++) {
 			const struct op *o = &ops[i];
-			if (touches_memory(o->kind))
+			if (touches_memory(o->kind)) {
 				host = -1;
+				if (unknown_cf >= 0)
+					break;         /* a side exit would need that CF */
+			}
 			if (o->reads_flags) {
 				if (host < 0 || (cond_reads(o->cc) & ~host_exact(&ops[host])) != 0) {
 					n = i;
 					break;
 				}
+				if (unknown_cf >= 0 && (cond_reads(o->cc) & F_CF))
+					break;
 				r->read[host] = true;
 			}
 			if (o->kind == K_INCDEC) {
-				if (setter < 0 || ops[setter].kind == K_IMUL || ops[setter].kind == K_ADC) {
-					n = i;
-					break;
-				}
-				cf_of[i] = setter;
+				bool known = setter >= 0 && ops[setter].kind != K_IMUL && ops[setter].kind != K_ADC;
+				cf_of[i] = known ? setter : -1;
+				if (!known && unknown_cf < 0)
+					unknown_cf = (int)i;
 			} else if (o->sets_flags) {
 				setter = (int)i;
+				unknown_cf = -1;
 			}
 			if (o->sets_flags)
 				host = (int)i;
+		}
+		/* An unknown CF still live where the run could leave (or read):
+		 * end the run before its INC/DEC, and plan again. */
+		if (unknown_cf >= 0 && (unsigned)unknown_cf < n) {
+			n = (unsigned)unknown_cf;
+			continue;
 		}
 		memset(r->final, 0, sizeof(r->final));
 		memset(r->cf_source, 0, sizeof(r->cf_source));
@@ -1706,6 +1723,8 @@ static unsigned plan_flags(struct run *r, const struct op *ops, unsigned n)
 			}
 			if (ops[i].kind == K_INCDEC)
 				last_incdec = (int)i;
+			else if (ops[i].sets_flags)
+				last_incdec = -1;      /* its CF is no longer the flags' */
 		}
 		r->last_setter = last;
 		unsigned cut = n;

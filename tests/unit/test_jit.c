@@ -38,6 +38,10 @@
  *
  *   random_programs_32 / _64   3,000 programs of 40 instructions each
  *   runs_translated            the programs above did run translated code
+ *   loop_starting_with_inc     a loop block that starts with INC, whose CF
+ *                              (from before the run) the CMP after it
+ *                              replaces, runs translated; the CF after the
+ *                              loop is the CMP's, as ADC reads it
  *   loop_with_carry_chain      an INC/DEC keeps the CF of the run's earlier
  *                              instruction (SDM Vol.2 INC, DEC), read by ADC
  *                              after the run, in a loop that chains
@@ -1357,6 +1361,37 @@ END_TEST
 
 /* 1: add eax, ebx; shl ebx, 1; dec ecx; mov edx, eax; adc esi, 0; test ecx, ecx; jnz 1b; hlt:
  * the run is ADD..MOV: the DEC keeps the SHL's CF, which ADC adds. */
+/* stc; L: inc edx; inc esi; cmp eax, edx; jne L; adc ebx, 0; hlt: the
+ * INCs' CF would come from before the loop's run (the STC's, the CMP's of
+ * the last iteration), which plan_flags cannot know, but the CMP replaces it
+ * before anything reads it: the loop's block is translated. */
+START_TEST(loop_starting_with_inc)
+{
+	static const uint8_t code[] = { 0xf9, 0xff, 0xc2, 0xff, 0xc6, 0x39, 0xd0, 0x75, 0xf8,
+					0x83, 0xd3, 0x00, 0xf4 };
+	physmem_write_bytes(&m.pm, 0x40000, code, sizeof(code));
+	m.cpu.regs[R_AX] = 50;
+	m.cpu.regs[R_BX] = 7;
+	m.cpu.regs[R_DX] = 0;
+	m.cpu.regs[R_SI] = 0xfffffff0u;
+	m.cpu.rip = 0x40000;
+	m.cpu.icount_limit = m.cpu.icount + 1000;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_HALT);
+	ck_assert_uint_eq(m.cpu.regs[R_DX], 50);
+	ck_assert_uint_eq(m.cpu.regs[R_SI], 0x22);          /* wrapped, CF untouched */
+	ck_assert_uint_eq(m.cpu.regs[R_BX], 7);             /* the last CMP: equal, CF 0 */
+	ck_assert_uint_eq(m.cpu.rip, 0x40000 + sizeof(code));
+#if defined(__x86_64__)
+	/* The loop's block enters translated code. */
+	const struct icache *ic = m.cpu.icache;
+	const struct block *loop = icache_slot(m.cpu.icache, 0x40001);
+	ck_assert_uint_eq(loop->pa, 0x40001);
+	const uint8_t *entry = (const uint8_t *)(uintptr_t)loop->insns[0].thread;
+	ck_assert(ic->jit_code && entry >= ic->jit_code && entry < ic->jit_code + ic->jit_used);
+#endif
+}
+END_TEST
+
 START_TEST(loop_with_carry_chain)
 {
 	static const uint8_t code[] = { 0x01, 0xd8, 0xd1, 0xe3, 0xff, 0xc9, 0x89, 0xc2, 0x83, 0xd6, 0x00,
@@ -4072,6 +4107,7 @@ static Suite *jit_suite(void)
 	tcase_set_timeout(t, 120);
 	tcase_add_test(t, random_programs_32);
 	tcase_add_test(t, random_programs_64);
+	tcase_add_test(t, loop_starting_with_inc);
 	tcase_add_test(t, loop_with_carry_chain);
 	tcase_add_test(t, block_translated_when_hot);
 	tcase_add_test(t, access_crossing_into_absent_page);
