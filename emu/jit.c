@@ -1653,10 +1653,9 @@ static bool assign(struct run *r, const struct op *o)
  * record's aux is its carry in), unless that CF is dead: another setter
  * replaces it before anything reads CF or the run can leave (an access, its
  * end), as in a loop's "inc edx; inc rdi; cmp eax, edx"; a reader whose
- * flags come from before the
- * run, through a memory access's host code, or from a setter whose host
- * instruction does not leave the flags it reads as the model defines them;
- * an IMUL whose flags are read at an exit. (An S stores its CF as it runs:
+ * flags come from before the run, through a memory access's host code, or
+ * from a setter whose host instruction does not leave the flags it reads as
+ * the model defines them; an IMUL whose flags are read at an exit. (An S stores its CF as it runs:
  * where the aux it stores is read, at an exit whose last setter is an
  * INC/DEC, no other S can lie between that INC/DEC's S and the exit.) */
 static unsigned plan_flags(struct run *r, const struct op *ops, unsigned n)
