@@ -38,18 +38,28 @@ static struct machine_config flat_config(const char *path, const char *model)
 
 static const volatile sig_atomic_t no_stop;
 
+/* m set up to run code as a flat image at ENTRY on model (in real mode, or
+ * with entry64 in 64-bit mode), at the instruction rate rate (0: default). */
+static void setup_flat(struct machine *m, const uint8_t *code, size_t len, const char *model, bool entry64,
+		       uint64_t rate)
+{
+	char path[64], err[512];
+	write_image(path, sizeof(path), code, len);
+	struct machine_config cfg = flat_config(path, model);
+	cfg.entry64 = entry64;
+	cfg.insn_rate = rate;
+	bool ok = machine_setup(m, &cfg, err, sizeof(err));
+	unlink(path);
+	ck_assert_msg(ok, "%s", err);
+}
+
 /* mov al, 5; out 0xf4, al (isa-debug-exit); hlt. */
 static const uint8_t exit5[] = { 0xb0, 0x05, 0xe6, 0xf4, 0xf4 };
 
 START_TEST(flat_image_runs_to_debug_exit)
 {
-	char path[64], err[512];
-	write_image(path, sizeof(path), exit5, sizeof(exit5));
-	struct machine_config cfg = flat_config(path, "pentium");
 	static struct machine m;
-	bool ok = machine_setup(&m, &cfg, err, sizeof(err));
-	unlink(path);
-	ck_assert_msg(ok, "%s", err);
+	setup_flat(&m, exit5, sizeof(exit5), "pentium", false, 0);
 	/* Real mode at 0000:1000 (machine/boot_entry.h). */
 	ck_assert_uint_eq(m.cpu.seg[SR_CS].selector, 0);
 	ck_assert_uint_eq(m.cpu.rip, ENTRY);
@@ -62,8 +72,6 @@ START_TEST(flat_image_runs_to_debug_exit)
 }
 END_TEST
 
-/* --entry64: IA-32e mode with the identity tables in low RAM (SDM Vol.3
- * 9.8.5), CS 08H 64-bit, RSP below the tables. */
 /* in al, 71h; out 80h, al; mov dx, 80h; in al, dx; mov al, 5; out 0f4h, al; hlt:
  * six instructions to the debug exit, four of them port accesses. */
 static const uint8_t four_accesses[] = { 0xe4, 0x71, 0xe6, 0x80, 0xba, 0x80, 0x00, 0xec,
@@ -80,14 +88,8 @@ START_TEST(port_access_takes_a_bus_cycle)
 		{ 2500000000u, 2500 },
 	};
 	for (unsigned i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		char path[64], err[512];
-		write_image(path, sizeof(path), four_accesses, sizeof(four_accesses));
-		struct machine_config cfg = flat_config(path, "pentium");
-		cfg.insn_rate = rows[i].rate;
 		static struct machine m;
-		bool ok = machine_setup(&m, &cfg, err, sizeof(err));
-		unlink(path);
-		ck_assert_msg(ok, "%s", err);
+		setup_flat(&m, four_accesses, sizeof(four_accesses), "pentium", false, rows[i].rate);
 		ck_assert_int_eq(machine_run(&m, &no_stop), ST_STOP);
 		ck_assert_uint_eq(m.dexit.value, 5);
 		ck_assert_uint_eq(m.cpu.icount, 2 + 4 * rows[i].ticks_per_access);
@@ -109,14 +111,8 @@ static const uint8_t device_accesses[] = {
 
 START_TEST(mmio_access_takes_a_bus_cycle)
 {
-	char path[64], err[512];
-	write_image(path, sizeof(path), device_accesses, sizeof(device_accesses));
-	struct machine_config cfg = flat_config(path, "skylake-lite");
-	cfg.entry64 = true;
 	static struct machine m;
-	bool ok = machine_setup(&m, &cfg, err, sizeof(err));
-	unlink(path);
-	ck_assert_msg(ok, "%s", err);
+	setup_flat(&m, device_accesses, sizeof(device_accesses), "skylake-lite", true, 0);
 	ck_assert_int_eq(machine_run(&m, &no_stop), ST_STOP);
 	ck_assert_uint_eq(m.dexit.value, 5);
 	ck_assert_uint_eq(m.cpu.icount, 10 + 3 * 999);
@@ -124,16 +120,12 @@ START_TEST(mmio_access_takes_a_bus_cycle)
 }
 END_TEST
 
+/* --entry64: IA-32e mode with the identity tables in low RAM (SDM Vol.3
+ * 9.8.5), CS 08H 64-bit, RSP below the tables. */
 START_TEST(entry64_state)
 {
-	char path[64], err[512];
-	write_image(path, sizeof(path), exit5, sizeof(exit5));
-	struct machine_config cfg = flat_config(path, "skylake-lite");
-	cfg.entry64 = true;
 	static struct machine m;
-	bool ok = machine_setup(&m, &cfg, err, sizeof(err));
-	unlink(path);
-	ck_assert_msg(ok, "%s", err);
+	setup_flat(&m, exit5, sizeof(exit5), "skylake-lite", true, 0);
 	struct cpu *c = &m.cpu;
 	ck_assert_uint_eq(c->efer & (EFER_LME | EFER_LMA), EFER_LME | EFER_LMA);
 	ck_assert_uint_eq(c->cr0 & (CR0_PE | CR0_PG), CR0_PE | CR0_PG);

@@ -179,16 +179,22 @@ static void deadline_fired(void *ctx, struct cpu *cpu)
 	w->rip_at_fire = cpu->rip;
 }
 
+/* m in 32-bit mode with w's device at PORT and its deadline source. */
+static void watch_setup(struct test_machine *m, struct watch *w)
+{
+	init_mode(m, 32);
+	memset(w, 0, sizeof(*w));
+	w->cpu = &m->cpu;
+	ck_assert(iobus_register(&m->io, PORT, 1, &watch_ops, w, "watch"));
+	m->cpu.deadlines[DEADLINE_HV] = (struct deadline){ .at = UINT64_MAX, .fire = deadline_fired, .ctx = w };
+}
+
 START_TEST(device_and_deadline_see_iterations)
 {
 	static struct watch w;
 	struct test_machine m;
-	init_mode(&m, 32);
+	watch_setup(&m, &w);
 	struct cpu *c = &m.cpu;
-	memset(&w, 0, sizeof(w));
-	w.cpu = c;
-	ck_assert(iobus_register(&m.io, PORT, 1, &watch_ops, &w, "watch"));
-	c->deadlines[DEADLINE_HV] = (struct deadline){ .at = UINT64_MAX, .fire = deadline_fired, .ctx = &w };
 	uint64_t t0 = c->icount;
 	cpu_set_deadline(c, DEADLINE_HV, t0 + 2500);
 	c->regs[R_CX] = N;
@@ -215,13 +221,9 @@ START_TEST(bus_cycle_time_and_its_deadline)
 {
 	static struct watch w;
 	struct test_machine m;
-	init_mode(&m, 32);
+	watch_setup(&m, &w);
 	struct cpu *c = &m.cpu;
-	memset(&w, 0, sizeof(w));
-	w.cpu = c;
 	c->io_access_ticks = 999;
-	ck_assert(iobus_register(&m.io, PORT, 1, &watch_ops, &w, "watch"));
-	c->deadlines[DEADLINE_HV] = (struct deadline){ .at = UINT64_MAX, .fire = deadline_fired, .ctx = &w };
 	uint64_t t0 = c->icount;
 	cpu_set_deadline(c, DEADLINE_HV, t0 + 500);
 	c->regs[R_DX] = PORT;
