@@ -94,11 +94,10 @@ bool physmem_add_rom(struct physmem *pm, uint64_t base, const void *bytes, uint6
 
 /* Slow-path accesses of size 1..8 that may span RAM/MMIO; never fail. */
 uint64_t physmem_read(struct physmem *pm, uint64_t pa, unsigned size);
-
+void physmem_write(struct physmem *pm, uint64_t pa, unsigned size, uint64_t value);
 /* Is pa a device's registers or unclaimed space, neither RAM nor ROM? An
  * access there is a bus cycle (IO_BUS_CYCLE_NS). */
 bool physmem_is_device(struct physmem *pm, uint64_t pa);
-void physmem_write(struct physmem *pm, uint64_t pa, unsigned size, uint64_t value);
 /* Bulk copies (loader, DMA); bytes outside RAM go through the slow path. */
 void physmem_read_bytes(struct physmem *pm, uint64_t pa, void *dst, size_t len);
 void physmem_write_bytes(struct physmem *pm, uint64_t pa, const void *src, size_t len);

@@ -1655,9 +1655,10 @@ static bool assign(struct run *r, const struct op *o)
  * end), as in a loop's "inc edx; inc rdi; cmp eax, edx"; a reader whose
  * flags come from before the run, through a memory access's host code, or
  * from a setter whose host instruction does not leave the flags it reads as
- * the model defines them; an IMUL whose flags are read at an exit. (An S stores its CF as it runs:
- * where the aux it stores is read, at an exit whose last setter is an
- * INC/DEC, no other S can lie between that INC/DEC's S and the exit.) */
+ * the model defines them; an IMUL whose flags are read at an exit. (An S
+ * stores its CF as it runs: where the aux it stores is read, at an exit whose
+ * last setter is an INC/DEC, no other S can lie between that INC/DEC's S and
+ * the exit.) */
 static unsigned plan_flags(struct run *r, const struct op *ops, unsigned n)
 {
 	int cf_of[BLOCK_MAX_INSNS];

@@ -558,7 +558,7 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 		c->deadlines[DEADLINE_MACHINE] = (struct deadline){ .at = UINT64_MAX, .fire = clock_due,
 								    .ctx = m };
 		c->tsc_hz = m->clock.hz;       /* RDTSC counts instructions: CPUID 15H/16H */
-		/* A port access's bus cycle at this rate; --insn-rate starts at 1 MHz,
+		/* A device access's bus cycle at this rate; --insn-rate starts at 1 MHz,
 		 * where it is the instruction's own tick. */
 		c->io_access_ticks = (uint32_t)(m->clock.hz / (1000000000u / IO_BUS_CYCLE_NS) - 1);
 		c->quirks = quirk_set_for_model(cfg->quirks, cfg->model);

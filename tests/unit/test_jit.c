@@ -1359,8 +1359,6 @@ START_TEST(random_programs_64)
 }
 END_TEST
 
-/* 1: add eax, ebx; shl ebx, 1; dec ecx; mov edx, eax; adc esi, 0; test ecx, ecx; jnz 1b; hlt:
- * the run is ADD..MOV: the DEC keeps the SHL's CF, which ADC adds. */
 /* stc; L: inc edx; inc esi; cmp eax, edx; jne L; adc ebx, 0; hlt: the
  * INCs' CF would come from before the loop's run (the STC's, the CMP's of
  * the last iteration), which plan_flags cannot know, but the CMP replaces it
@@ -1392,6 +1390,8 @@ START_TEST(loop_starting_with_inc)
 }
 END_TEST
 
+/* 1: add eax, ebx; shl ebx, 1; dec ecx; mov edx, eax; adc esi, 0; test ecx, ecx; jnz 1b; hlt:
+ * the run is ADD..MOV: the DEC keeps the SHL's CF, which ADC adds. */
 START_TEST(loop_with_carry_chain)
 {
 	static const uint8_t code[] = { 0x01, 0xd8, 0xd1, 0xe3, 0xff, 0xc9, 0x89, 0xc2, 0x83, 0xd6, 0x00,
