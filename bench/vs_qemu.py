@@ -62,6 +62,7 @@ def qemu_seconds(elf, cpu):
     """Median CPU time (user + system) of QEMU booting elf to its debug-exit."""
     times = []
     for _ in range(RUNS):
+        # -m 64: the RAM bench_run gives hvemu (the page-touch loops write up to 64 MiB).
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         r = subprocess.run([QEMU, '-accel', 'tcg', '-cpu', cpu, '-m', '64', '-kernel', elf, '-nodefaults',
                             '-display', 'none', '-no-reboot', '-device', 'isa-debug-exit,iobase=0xf4,iosize=4'],
