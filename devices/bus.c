@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 bool physmem_init(struct physmem *pm, uint64_t ram_size)
 {
@@ -15,9 +16,27 @@ bool physmem_init(struct physmem *pm, uint64_t ram_size)
 		errno = EINVAL;
 		return false;
 	}
-	pm->ram = calloc(1, (size_t)ram_size);
-	if (!pm->ram)
+	/* Zero-filled (RAM at power-on, in this model) anonymous memory, RAM at
+	 * a 2 MiB boundary of it, so that each 2 MiB of guest-physical memory
+	 * can be one host page (HUGE_PAGES_FROM_RAM). */
+	const size_t huge = 2u << 20;
+	bool want_huge = ram_size >= HUGE_PAGES_FROM_RAM;
+	size_t map_size = (size_t)ram_size + (want_huge ? huge : 0);
+	if (map_size < ram_size) {
+		errno = ENOMEM;
 		return false;
+	}
+	void *map = mmap(NULL, map_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED)
+		return false;
+	uintptr_t ram = (uintptr_t)map;
+	if (want_huge) {
+		ram = (ram + huge - 1) & ~(uintptr_t)(huge - 1);
+		(void)madvise((void *)ram, (size_t)ram_size, MADV_HUGEPAGE);   /* advice: may fail */
+	}
+	pm->ram = (uint8_t *)ram;
+	pm->ram_map = map;
+	pm->ram_map_size = map_size;
 	pm->ram_size = ram_size;
 	return true;
 }
@@ -26,7 +45,8 @@ void physmem_destroy(struct physmem *pm)
 {
 	for (unsigned i = 0; i < pm->n_mmio; i++)
 		free(pm->mmio[i].rom);
-	free(pm->ram);
+	if (pm->ram_map)
+		munmap(pm->ram_map, pm->ram_map_size);
 	memset(pm, 0, sizeof(*pm));
 }
 

@@ -44,6 +44,8 @@ struct pio_range {
 struct physmem {
 	uint8_t *ram;              /* guest-physical [0, ram_size) */
 	uint64_t ram_size;
+	void *ram_map;             /* the mapping ram lies in, and its size */
+	size_t ram_map_size;
 	struct mmio_region mmio[BUS_MAX_MMIO];
 	unsigned n_mmio;
 	/* Called after every write that reaches RAM through physmem_write() or a
@@ -51,6 +53,16 @@ struct physmem {
 	void (*on_ram_write)(void *opaque, uint64_t pa, unsigned size);
 	void *on_ram_write_opaque;
 };
+
+/* A machine with at least this much RAM keeps its RAM and its decoded-code
+ * cache (emu/icache.c) in memory the host kernel may back with 2 MiB pages
+ * (madvise MADV_HUGEPAGE, as QEMU does with its RAM): with 4 KiB ones every
+ * page a guest touches first is a host page fault, and every later access
+ * may need a host TLB entry of its own; page-walk-heavy guests touch
+ * thousands of pages. Smaller machines (unit tests, fuzz harnesses, made by
+ * the thousand) touch a few pages each and would have the host zero 2 MiB
+ * for each instead. */
+#define HUGE_PAGES_FROM_RAM (64ull << 20)
 
 /* An I/O port access on the PC's LPC/ISA bus takes about a microsecond of the
  * CPU's time: the reason Linux's io_delay writes port 80h to wait that long;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
+#include "devices/bus.h"
 #include "emu/icache.h"
 #include "emu/jit.h"
 
@@ -21,6 +22,11 @@ struct icache *icache_create(uint64_t ram_size)
 	if (mem == MAP_FAILED)
 		return NULL;
 	struct icache *ic = mem;
+	/* A big machine runs enough code to touch much of the blocks' space;
+	 * its block headers are read at every block's end. */
+	ic->huge_pages = ram_size >= HUGE_PAGES_FROM_RAM;
+	if (ic->huge_pages)
+		(void)madvise(mem, size, MADV_HUGEPAGE);   /* advice: may fail */
 	ic->map_size = size;
 	ic->n_pages = n_pages;
 	ic->pages = (struct code_page *)(ic + 1);

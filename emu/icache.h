@@ -99,6 +99,8 @@ struct icache {
 	struct code_page *pages;   /* one per RAM page, after this struct in its mapping */
 	size_t map_size;           /* of that mapping (emu/icache.c) */
 	uint64_t n_pages;
+	bool huge_pages;           /* this mapping and the translator's may have 2 MiB host
+				      pages (devices/bus.h HUGE_PAGES_FROM_RAM) */
 	struct block uncached;     /* scratch for code outside RAM (ROM, MMIO) */
 	/* The translator's code (emu/jit.h), mapped when first needed (jit_failed:
 	 * the host refused): jit_used bytes of it hold blocks' code; jit_full:

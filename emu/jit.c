@@ -1749,6 +1749,8 @@ static uint8_t *code_area(struct icache *ic)
 		ic->jit_failed = true;
 		return NULL;
 	}
+	if (ic->huge_pages)
+		(void)madvise(m, JIT_CODE_BYTES, MADV_HUGEPAGE);   /* written in order, run all over */
 	ic->jit_code = m;
 	return ic->jit_code;
 }

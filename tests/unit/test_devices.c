@@ -75,6 +75,28 @@ START_TEST(bus_ram_rw)
 }
 END_TEST
 
+/* RAM of a big machine starts at a 2 MiB boundary of host memory, so that
+ * each 2 MiB of it can be one host page (devices/bus.h HUGE_PAGES_FROM_RAM);
+ * RAM of any size is zero at power-on and reaches its last byte. */
+START_TEST(bus_ram_layout)
+{
+	struct physmem pm;
+	const uint64_t sizes[] = { 1 << 20, HUGE_PAGES_FROM_RAM, HUGE_PAGES_FROM_RAM + 0x3000 };
+	for (unsigned i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		ck_assert(physmem_init(&pm, sizes[i]));
+		if (sizes[i] >= HUGE_PAGES_FROM_RAM)
+			ck_assert_uint_eq((uintptr_t)pm.ram & ((2u << 20) - 1), 0);
+		ck_assert_uint_eq(physmem_read(&pm, 0, 8), 0);
+		ck_assert_uint_eq(physmem_read(&pm, sizes[i] - 8, 8), 0);
+		physmem_write(&pm, sizes[i] - 8, 8, 0x1122334455667788ull);
+		ck_assert_uint_eq(physmem_read(&pm, sizes[i] - 8, 8), 0x1122334455667788ull);
+		ck_assert_uint_eq(physmem_read(&pm, sizes[i] - 4, 8), 0xffffffff11223344ull);   /* then unclaimed */
+		physmem_destroy(&pm);
+		ck_assert_ptr_null(pm.ram);
+	}
+}
+END_TEST
+
 START_TEST(bus_unclaimed_and_edge)
 {
 	struct physmem pm;
@@ -516,6 +538,7 @@ static Suite *devices_suite(void)
 	Suite *s = suite_create("devices");
 	TCase *bus = tcase_create("bus");
 	tcase_add_test(bus, bus_ram_rw);
+	tcase_add_test(bus, bus_ram_layout);
 	tcase_add_test(bus, bus_unclaimed_and_edge);
 	tcase_add_test(bus, bus_mmio_and_overlap);
 	tcase_add_test(bus, bus_rom);
