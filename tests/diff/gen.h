@@ -120,6 +120,20 @@ unsigned scalar_host_ops(FILE *report);
  * and the model have (printing the others to report) and returns how many. */
 struct cpu_model;
 uint32_t gen_case_avx2(struct gen *g, struct diff_request *rq);
+/* Masked moves across the end of the data pages and gathers reaching past it,
+ * faulting midway, with midway_faults_on: not on an AMD host. There a
+ * masked move's #PF reports another CR2 and a gather leaves the mask of the
+ * elements it did not reach as it was, where hvemu's models, epyc-lite too,
+ * follow the SDM (the first faulting element's first byte; the mask made
+ * all ones or zeros before any element loads), as Intel hosts do. A model
+ * gap: every other case of these instructions is still compared. */
+extern bool midway_faults_on;
+/* Cases that unmask overflow or underflow (MXCSR.OM/UM), with
+ * unmasked_post_on: not on an AMD host, where VCVTPS2PH's unmasked underflow
+ * leaves PE clear; the models set it with UE for an inexact result, as the SDM
+ * (11.5.2.2: "the inexact-result exception ... is also reported") and Intel
+ * hosts do. A model gap: the other four exceptions are still unmasked. */
+extern bool unmasked_post_on;
 unsigned avx2_families(const struct cpu_model *model, FILE *report);
 
 /* The x87 family (gen_x87.c): the set-up that starts an x87 case (FRSTOR of a
@@ -144,6 +158,13 @@ void gen_simd(struct gen *g);
 /* The AVX run (gen_avx.c): one random VEX instruction; 256-bit integer forms
  * only with avx2_on (the host has AVX2), VAESxxx and VPCLMULQDQ with aes_on. */
 extern bool avx2_on, aes_on;
+/* DPPS and DPPD, with dpp_on: not on an AMD host. Where several products
+ * or sums of a dot product are NaNs, which NaN the result is depends on the
+ * order the hardware combines them in; hvemu's models, AMD's too, follow the
+ * SDM's operation (products, pairwise sums, then their sum, each NaN the
+ * first operand's), which Intel hosts match and an AMD Zen 5 host (6 Dec
+ * 2026) does not. A model gap, not compared until epyc-lite has AMD's order. */
+extern bool dpp_on;
 void gen_avx(struct gen *g);
 /* The -m avx64 run: 64-bit cases of the same rows, all sixteen registers. */
 uint32_t gen_case_avx64(struct gen *g, struct diff_request *rq);

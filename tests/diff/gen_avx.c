@@ -30,6 +30,7 @@ enum {
 	MAP3A = 1u << 18,
 	IS4 = 1u << 19,     /* imm8[7:4] names a register (VBLENDV*, VPBLENDVB) */
 	STRCMP = 1u << 20,  /* VPCMPxSTRx: short lengths in EAX/EDX first */
+	DPP = 1u << 21,     /* VDPPS/VDPPD: with dpp_on only (gen.h) */
 };
 #define DG(n) (DIGIT | REGONLY | IMM | NDS | INT | (n) << DIGIT_SHIFT)
 
@@ -122,7 +123,7 @@ static const struct avx_op avx_ops[] = {
 	{ 1, 0x0e, MAP3A | NDS | MEM | IMM | INT },
 	{ 1, 0x4a, MAP3A | NDS | MEM | IS4 }, { 1, 0x4b, MAP3A | NDS | MEM | IS4 },
 	{ 1, 0x4c, MAP3A | NDS | MEM | IS4 | INT },
-	{ 1, 0x40, MAP3A | NDS | MEM | IMM }, { 1, 0x41, MAP3A | NDS | MEM | IMM | L0 },
+	{ 1, 0x40, MAP3A | NDS | MEM | IMM | DPP }, { 1, 0x41, MAP3A | NDS | MEM | IMM | L0 | DPP },
 	{ 1, 0x42, MAP3A | NDS | MEM | IMM | INT },
 	{ 1, 0x14, MAP3A | GRM | MEM | IMM | L0 }, { 1, 0x15, MAP3A | GRM | MEM | IMM | L0 },
 	{ 1, 0x16, MAP3A | GRM | MEM | IMM | L0 }, { 1, 0x17, MAP3A | GRM | MEM | IMM | L0 },
@@ -142,6 +143,8 @@ bool aes_on;
 
 bool avx2_on;
 
+bool dpp_on = true;
+
 static const unsigned avx_gprs[] = { R_AX, R_CX, R_DX, R_BX, R_BP };
 
 /* A random row and VEX.L for it. */
@@ -154,7 +157,7 @@ static const struct avx_op *pick_op(struct gen *g, unsigned *l)
 		else
 			o = &avx_ops[pick(g, sizeof(avx_ops) / sizeof(avx_ops[0]))];
 		*l = (o->how & L0) ? 0 : pick(g, 2);
-	} while (*l && (o->how & INT) && !avx2_on);
+	} while ((*l && (o->how & INT) && !avx2_on) || ((o->how & DPP) && !dpp_on));
 	return o;
 }
 

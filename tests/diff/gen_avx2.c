@@ -197,7 +197,8 @@ static void gen_avx2_insn(struct gen *g)
 	case K_VU: rm = ymm_rm(src_ymm(g)); encode_vex3(g, pp, o->map, o->w, l, 0, d, o->op, &rm, -1); break;
 	case K_VM: rm = mem_rm(g, mem, 1, true, true); encode_vex3(g, pp, o->map, o->w, l, 0, d, o->op, &rm, -1); break;
 	case K_VHM: case K_MHV:
-		rm = pick(g, 4) == 0 ? straddle_rm(g, mem, width / mem) : mem_rm(g, width, 1, true, true);
+		rm = pick(g, 4) == 0 && midway_faults_on ? straddle_rm(g, mem, width / mem) :
+							   mem_rm(g, width, 1, true, true);
 		encode_vex3(g, pp, o->map, o->w, l, h, o->kind == K_VHM ? d : src_ymm(g), o->op, &rm, -1);
 		break;
 	case K_GATHER: gen_gather(g, o, l); break;
@@ -213,9 +214,12 @@ static void gen_avx2_insn(struct gen *g)
 
 /* Gather indices: small (some negative), and one in 24 far enough that,
  * scaled by 2 to 8, it lands on the absent page 202000H-20FFFFH. */
+bool midway_faults_on = true;
+bool unmasked_post_on = true;
+
 static uint64_t gather_index(struct gen *g)
 {
-	if (pick(g, 24) == 0)
+	if (pick(g, 24) == 0 && midway_faults_on)
 		return 0x1000;
 	return (uint64_t)(int64_t)((int)pick(g, 400) - 16);
 }
@@ -242,8 +246,9 @@ uint32_t gen_case_avx2(struct gen *g, struct diff_request *rq)
 		uint64_t v = gather_index(g);
 		memcpy(i < 2 ? &rq->in.xmm[14][8 * i] : &rq->in.ymm_hi[14][8 * (i - 2)], &v, 8);
 	}
-	/* A quarter of the cases unmask some exceptions (MXCSR bits 12:7). */
+	/* A quarter of the cases unmask some exceptions (MXCSR bits 12:7; not
+	 * OM/UM without unmasked_post_on). */
 	if (pick(g, 4) == 0)
-		rq->in.mxcsr &= ~((rnd(g) & 0x3fu) << 7);
+		rq->in.mxcsr &= ~((rnd(g) & (unmasked_post_on ? 0x3fu : 0x27u)) << 7);
 	return gen_sequence(g, rq, gen_avx2_insn);
 }

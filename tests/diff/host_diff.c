@@ -618,6 +618,16 @@ int main(int argc, char **argv)
 		aes_on = __get_cpuid(1, &r[0], &r[1], &r[2], &r[3]) && (r[2] >> 25 & 1) && (r[2] >> 1 & 1) &&
 			 cpu_model_has(model, 1, 2, 25) && cpu_model_has(model, 1, 2, 1);
 		printf("host-diff: VEX.256 packed-integer forms %s\n", avx2_on ? "compared (AVX2)" : "not compared (no host AVX2)");
+		dpp_on = !amd_host;
+		if (!dpp_on)
+			printf("host-diff: VDPPS/VDPPD not compared (an AMD host: its NaN choice, tests/diff/gen.h)\n");
+	}
+	if (avx2) {
+		midway_faults_on = unmasked_post_on = !amd_host;
+		if (!midway_faults_on)
+			printf("host-diff: masked moves and gathers faulting midway not compared (an AMD host: "
+			       "CR2 and the mask left, tests/diff/gen.h), nor unmasked overflow and "
+			       "underflow (PE with UE)\n");
 	}
 	if (simd && model && !(simd_families = simd_common(model))) {
 		printf("host-diff: no SIMD family to compare: SKIP\n");
