@@ -120,6 +120,7 @@ unsigned scalar_host_ops(FILE *report);
  * and the model have (printing the others to report) and returns how many. */
 struct cpu_model;
 uint32_t gen_case_avx2(struct gen *g, struct diff_request *rq);
+unsigned avx2_families(const struct cpu_model *model, FILE *report);
 /* Masked moves across the end of the data pages and gathers reaching past it,
  * faulting midway, with midway_faults_on: not on an AMD host. There a
  * masked move's #PF reports another CR2 and a gather leaves the mask of the
@@ -134,7 +135,6 @@ extern bool midway_faults_on;
  * (11.5.2.2: "the inexact-result exception ... is also reported") and Intel
  * hosts do. A model gap: the other four exceptions are still unmasked. */
 extern bool unmasked_post_on;
-unsigned avx2_families(const struct cpu_model *model, FILE *report);
 
 /* The x87 family (gen_x87.c): the set-up that starts an x87 case (FRSTOR of a
  * random image at [rSI-128]; sets rq->x87), one random x87
