@@ -1191,6 +1191,15 @@ static void emit_leave(struct emit *e, const struct run *r, const struct insn *n
 }
 _Static_assert(offsetof(struct insn, thread) < 128, "jit: the thread pointer within a disp8");
 
+/* Where a run's block-end branch j goes on in its own thread form: through
+ * its thread pointer, unless the run is j alone (a lone CALL, RET or JMP),
+ * whose thread pointer is the run's own code by then: its handler as it is
+ * while the run is made. */
+static insn_handler branch_handler(const struct run *r, const struct insn *j)
+{
+	return r->n == 0 ? j->thread : NULL;
+}
+
 /* A run that reaches its block's end goes on to the next block itself: the
  * block's branch (a Jcc on the host's flags of the run's own last setter, a
  * JMP rel) or its fall-through sets rIP, and what emu/run.c
@@ -1372,7 +1381,7 @@ static void emit_call_ret(struct emit *e, struct run *r, const struct block_end 
 		if (r->exits[x].op == n)
 			patch(e, r->exits[x].at, own);
 	count_side_exit(e, r);
-	emit_leave(e, r, j, NULL);
+	emit_leave(e, r, j, branch_handler(r, j));
 }
 
 /* R11 = the block's start + be's fall_offset at the code's width (emu/threaded.h
@@ -1437,7 +1446,7 @@ static void emit_block_end(struct emit *e, struct run *r, const struct block_end
 		/* The branch's own handler decides (it faults, or LA57 allows
 		 * the target): the flags record was stored by the setter. */
 		patch(e, bad_target, e->p);
-		emit_leave(e, r, be->branch, NULL);
+		emit_leave(e, r, be->branch, branch_handler(r, be->branch));
 	}
 }
 
@@ -1788,9 +1797,12 @@ void jit_translate_block(struct icache *ic, struct block *b, bool user)
 		}
 		r.n = n;
 		struct loop lp = i == 0 && n ? loop_of(b, &r, n) : (struct loop){ .on = false };
-		struct block_end be = lp.on || !n ? (struct block_end){ .kind = END_NONE, .b = b } : end_of(b, &r, ops, i + n);
-		/* One instruction alone is worth it only with the block's end. */
-		if (n < 2 && !(n == 1 && be.kind != END_NONE)) {
+		struct block_end be = lp.on ? (struct block_end){ .kind = END_NONE, .b = b } : end_of(b, &r, ops, i + n);
+		/* One instruction alone is worth it only with the block's end;
+		 * the end alone (a CALL, RET or JMP that a jump lands on, a call
+		 * site's next call) spares its handler and the lookup of the
+		 * next block in C. */
+		if (n < 2 && be.kind == END_NONE) {
 			i += n ? n : 1;
 			continue;
 		}
@@ -1808,7 +1820,7 @@ void jit_translate_block(struct icache *ic, struct block *b, bool user)
 		memcpy(&h, &start, sizeof(h));  /* the code as a function */
 		b->insns[i].thread = h;
 		ic->jit_runs++;
-		i += n;
+		i += n ? n : 1;
 	}
 	ic->jit_used = ((size_t)(installed - area) + 15) & ~(size_t)15;
 }

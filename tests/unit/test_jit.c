@@ -3391,6 +3391,75 @@ START_TEST(call_and_ret_64)
 }
 END_TEST
 
+/* A block that is its CALL, RET or JMP alone (a jump's target, the return
+ * site of a call that is followed by another) runs as translated code of
+ * its own: in 64-bit code,
+ *   0: jmp 2; 2: call F; 7: call G; 12: jmp 15; 14: hlt; 15: add ecx, 1; hlt
+ *   F (19): add esi, 1; jmp 24; 24: ret;  G (25): ret
+ * each of the blocks at 2, 7, 12, 24 and 25 translated, as the single steps
+ * leave it, under every instruction limit. Then their faults, at the
+ * branch with nothing changed (its own handler): the lone CALL's push to an
+ * absent page (#PF, CR2 the slot) or a non-canonical stack (#SS), the lone
+ * RET's non-canonical return address (#GP(0), SDM Vol.2 RET: "If the
+ * return instruction pointer is non-canonical"). */
+START_TEST(lone_branch_blocks_64)
+{
+	static const uint8_t code[] = {
+		0xeb, 0x00, 0xe8, 0x0c, 0x00, 0x00, 0x00, 0xe8, 0x0d, 0x00, 0x00, 0x00, 0xeb, 0x01, 0xf4,
+		0x83, 0xc1, 0x01, 0xf4, 0x83, 0xc6, 0x01, 0xeb, 0x00, 0xc3, 0xc3,
+	};
+	random_machine(true);
+	struct program p = { .len = 0 };
+	put(&p, code, sizeof(code));
+	uint64_t regs[16] = { [R_SP] = DATA + 0x800 };
+	const unsigned total = 10;
+	for (unsigned limit = 1; limit <= total + 1; limit++) {
+		run_linked(&p, regs, limit, limit);
+		ck_assert_uint_eq(blocks.time, limit < total ? limit : total);
+	}
+	ck_assert_int_eq(blocks.status, ST_HALT);
+	ck_assert_uint_eq(blocks.rip, CODE + 19);
+	ck_assert_uint_eq(blocks.regs[R_CX], 1);
+	ck_assert_uint_eq(blocks.regs[R_SI], 1);
+	ck_assert_uint_eq(blocks.regs[R_SP], DATA + 0x800);
+	static const unsigned lone[] = { 2, 7, 12, 24, 25 };
+	for (unsigned k = 0; k < sizeof(lone) / sizeof(lone[0]); k++)
+		assert_translated_at(CODE + lone[k], k);
+
+	static const struct {
+		uint64_t rsp;
+		uint8_t vector;
+	} stacks[] = { { DATA, EXC_PF }, { 0x8000000000000800ull, EXC_SS } };
+	for (unsigned k = 0; k < 2; k++) {
+		uint64_t sregs[16] = { [R_SP] = stacks[k].rsp };
+		run_linked(&p, sregs, 100, 100 + k);
+		ck_assert_uint_eq(blocks.seen.vector, stacks[k].vector);
+		ck_assert_uint_eq(blocks.seen.error_code, stacks[k].vector == EXC_PF ? PFEC_W : 0);
+		if (stacks[k].vector == EXC_PF)
+			ck_assert_uint_eq(blocks.seen.cr2, DATA - 8);
+		ck_assert_uint_eq(blocks.rip, CODE + 2);
+		ck_assert_uint_eq(blocks.regs[R_SP], stacks[k].rsp);
+		assert_translated_at(CODE + 2, 100 + k);
+	}
+
+	/* mov rax, imm64; mov [rsp], rax; jmp +0; ret */
+	static const uint64_t returns[] = { 0x0000800000000000ull, 0xffff7fffffffff00ull };
+	for (unsigned k = 0; k < 2; k++) {
+		struct program q = { .len = 0 };
+		PUT(&q, 0x48, 0xb8);
+		put_u64(&q, returns[k]);
+		PUT(&q, 0x48, 0x89, 0x04, 0x24, 0xeb, 0x00, 0xc3);
+		uint64_t qregs[16] = { [R_SP] = DATA + 0x800 };
+		run_linked(&q, qregs, 100, 200 + k);
+		assert_translated_at(CODE + 16, 200 + k);
+		ck_assert_uint_eq(blocks.seen.vector, EXC_GP);
+		ck_assert_uint_eq(blocks.seen.error_code, 0);
+		ck_assert_uint_eq(blocks.rip, CODE + 16);
+		ck_assert_uint_eq(blocks.regs[R_SP], DATA + 0x800);
+	}
+}
+END_TEST
+
 /* Nested and recursive calls in 64-bit code under every instruction limit:
  *   add ecx, 1; call A; add ecx, 2; hlt
  *   A: add esi, 1; call B; add esi, 2; ret
@@ -4141,6 +4210,7 @@ static Suite *jit_suite(void)
 	tcase_add_test(t, stores_into_own_code);
 	tcase_add_test(t, call_and_ret_64);
 	tcase_add_test(t, nested_calls_under_limits);
+	tcase_add_test(t, lone_branch_blocks_64);
 	tcase_add_test(t, branch_past_canonical_top_64);
 	tcase_add_test(t, random_programs_user_64);
 	tcase_add_test(t, random_programs_user_32);
