@@ -274,6 +274,9 @@ struct cpu {
 	uint64_t block_ip_mask;    /* ip_mask() then: a threaded run computes rIP from them */
 	uintptr_t chain_stack_floor;  /* a threaded run goes on to another block only while
 					 the host's stack is above this (emu/run.c) */
+	uint64_t jit_carry;        /* CF where a translated run began, for its first INC/DEC
+				      or ADC/SBB (emu/jit.c): 0 or 1 */
+	uint64_t jit_scratch;      /* a translated run's: AH..BH read as bytes (emu/jit.c) */
 	struct link_context {      /* what a block link depends on, with its id (emu/run.c): */
 		uint32_t id;       /* the current one first, then the ones seen last; 0: none */
 		uint32_t tlb_epoch;

@@ -34,11 +34,15 @@
  * are read only by the run's own readers (ADC/SBB, SETcc, CMOVcc, the
  * block's Jcc), from the host's flags of the last setter, where nothing has
  * changed them since (no access's host code) and the host instruction defines
- * the flags read as the model's record does (host_exact). A run ends before
- * an INC/DEC whose CF would come from before the run where that CF could be
- * read or the run could leave before another setter replaces it, and before a
- * reader it cannot serve; IMUL's flags (model-dependent, emu/muldiv.c) must
- * be dead.
+ * the flags read as the model's record does (host_exact). CF as the run
+ * begins, where an INC/DEC before the run's first other setter keeps it or
+ * an ADC/SBB before any setter adds it, is taken first thing (emit_carry_in:
+ * the model's own flags_cf) into cpu->jit_carry: the aux of that INC/DEC's
+ * record, the host's CF before that ADC/SBB. A run ends before an INC/DEC
+ * whose CF is an IMUL's or an ADC/SBB's (S stores neither) where that CF
+ * could be read or the run could leave before another setter replaces it,
+ * and before a reader it cannot serve; IMUL's flags (model-dependent,
+ * emu/muldiv.c) must be dead.
  */
 #include "emu/jit.h"
 
@@ -190,6 +194,7 @@ struct op {
 	uint8_t asize;             /* K_LEA: the address size */
 	uint8_t msize;             /* bytes accessed (K_MOVX: of the source) */
 	bool sign;                 /* K_LOAD, K_MOVX: sign-extended */
+	bool high_byte;            /* K_MOVX: src's bits 15:8 (AH, CH, DH, BH: no REX) */
 	bool mem_first;            /* K_ALU_MEM: CMP/TEST [m], r */
 	bool rip_rel;              /* the address is rIP-relative: disp counts from the
 				      block's start (64-bit code) */
@@ -397,8 +402,14 @@ reg_form:
 		o->sign = f->op;
 		if (f->exec == op_movsxd && size != 8)
 			return false;
-		if (o->src != REG_NONE && o->msize == 1 && !byte_reg_ok(in, o->src))
-			return false;
+		if (o->src != REG_NONE && o->msize == 1 && !byte_reg_ok(in, o->src)) {
+			/* AH, CH, DH, BH: bits 15:8 of RAX..RBX (SDM Vol.1 3.4.1.1,
+			 * ModRM.rm 4-7 without REX); into a 32-bit register. */
+			if (size != 4)
+				return false;
+			o->src = (uint8_t)(o->src - 4);
+			o->high_byte = true;
+		}
 		if (in->mem)
 			o->kind = K_LOAD;
 		break;
@@ -507,7 +518,7 @@ static void rex(struct emit *e, bool w, unsigned r, unsigned b)
 /* The prefixes of an operation of size bytes with ModRM.reg r and ModRM.rm b:
  * 66 for a word, REX.W for a qword, and a REX for a byte always, so that
  * registers 4-7 name SPL..DIL (the low bytes the guest's REX forms name;
- * its AH..BH forms are never translated, byte_reg_ok). */
+ * its AH..BH forms are translated only as MOVZX/MOVSX sources, emit_movx). */
 static void sized(struct emit *e, unsigned size, unsigned r, unsigned b)
 {
 	if (size == 2)
@@ -633,6 +644,11 @@ struct run {
 	bool cf_source[BLOCK_MAX_INSNS];  /* an S (above) */
 	bool read[BLOCK_MAX_INSNS];    /* a setter whose flags a reader of the run takes
 					  from the host's */
+	bool entry_carry_aux[BLOCK_MAX_INSNS];  /* a final INC/DEC whose CF is the one the
+						   run began with (its aux from cpu->jit_carry) */
+	bool entry_carry_read[BLOCK_MAX_INSNS];  /* an ADC/SBB before any setter: its carry
+						    in is the one the run began with */
+	bool entry_carry;          /* the run takes CF where it begins (emit_carry_in) */
 	int last_setter;           /* the last flag setter of the run, or -1 */
 	bool mem_after_last_setter;
 	bool accesses;             /* an op (or the block's CALL/RET) touches memory */
@@ -885,6 +901,18 @@ static void emit_load(struct emit *e, const struct op *o, unsigned h)
  * register operand). */
 static void emit_movx(struct emit *e, const struct op *o, unsigned d, unsigned src)
 {
+	if (o->high_byte) {
+		/* Through memory, so that the host's flags stay the last
+		 * setter's (a shift would change them): MOV [jit_scratch], src32;
+		 * MOVZX/MOVSX d32, byte [jit_scratch + 1]. */
+		cpu_field(e, false, 0x89, src, CPU(jit_scratch));
+		rex(e, false, d, RDI);
+		byte(e, 0x0f);
+		byte(e, o->sign ? 0xbe : 0xb6);
+		byte(e, 0x80 | (d & 7) << 3 | (RDI & 7));
+		u32(e, (uint32_t)CPU(jit_scratch) + 1);
+		return;
+	}
 	bool w = o->size == 8 && o->sign;
 	unsigned x = 0x40 | (w ? 8 : 0) | (d >= 8 ? 4 : 0) | (src >= 8 ? 1 : 0);
 	/* A byte source: REX always, so that 4-7 name SPL..DIL (the guest's
@@ -1033,6 +1061,16 @@ static void emit_op(struct emit *e, struct run *r, unsigned i)
 		break;
 	}
 	case K_ADC:
+		/* Before any setter of the run: the carry in is the CF the run
+		 * began with, into the host's CF. */
+		if (r->entry_carry_read[i]) {
+			rex(e, true, 0, RDI);      /* BT qword [rdi + jit_carry], 0 */
+			byte(e, 0x0f);
+			byte(e, 0xba);
+			byte(e, 0x80 | 4 << 3 | (RDI & 7));
+			u32(e, (uint32_t)CPU(jit_carry));
+			byte(e, 0);
+		}
 		/* The record's aux: the carry in, read before the host's ADC/SBB
 		 * consumes it (emu/alu.c alu_compute). */
 		if (final) {
@@ -1116,6 +1154,10 @@ static void emit_op(struct emit *e, struct run *r, unsigned i)
 	}
 	if (o->kind == K_INCDEC)
 		store_imm(e, LAZY(src2), 1);
+	if (r->entry_carry_aux[i]) {
+		load(e, RSI, CPU(jit_carry));   /* its CF: the run's first (RSI free here) */
+		store(e, RSI, LAZY(aux));
+	}
 	else if (o->kind == K_NEG)
 		store_imm(e, LAZY(src2), 0);
 	else if (o->kind == K_SHIFT || src == 0xff)
@@ -1450,6 +1492,26 @@ static void emit_block_end(struct emit *e, struct run *r, const struct block_end
 	}
 }
 
+/* cpu->jit_carry = the guest's CF as the run begins: emu/flags.c flags_cf,
+ * called before anything is loaded (every caller-saved register free, RDI
+ * kept; entered as a function is, the stack is 16-byte aligned after the
+ * push). */
+static void emit_carry_in(struct emit *e)
+{
+	bool (*cf)(struct cpu *) = flags_cf;
+	uint64_t to;
+	memcpy(&to, &cf, sizeof(to));
+	byte(e, 0x57);             /* PUSH rdi */
+	mov_imm64(e, RAX, to);
+	byte(e, 0xff);             /* CALL rax */
+	byte(e, 0xd0);
+	byte(e, 0x5f);             /* POP rdi */
+	byte(e, 0x0f);             /* MOVZX eax, al: a bool's upper bits are the callee's */
+	byte(e, 0xb6);
+	byte(e, 0xc0);
+	store(e, RAX, CPU(jit_carry));
+}
+
 /* Write the code of the run of insns at e; next: the instruction after it
  * (with a loop, the block's end slot). Every register the run uses is loaded
  * first, so that any exit may store every one it writes: one not yet
@@ -1458,6 +1520,8 @@ static void emit_run(struct emit *e, struct run *r, const struct insn *insns, co
 		     const struct loop *lp, const struct block_end *be)
 {
 	u32(e, 0xfa1e0ff3);        /* ENDBR64: a target of indirect branches */
+	if (r->entry_carry)
+		emit_carry_in(e);
 	for (unsigned k = POOL_CALLER_SAVED; k < r->used; k++)
 		host_push(e, pool[k]);
 	for (unsigned g = 0; g < 16; g++)
@@ -1563,7 +1627,10 @@ static void emit_run(struct emit *e, struct run *r, const struct insn *insns, co
 static struct loop loop_of(const struct block *b, const struct run *r, unsigned n)
 {
 	struct loop lp = { .on = false };
-	if (n + 1 != b->count || r->last_setter < 0 || r->mem_after_last_setter || !b->chains || b->code_size < 32 ||
+	/* (A round's first CF is the last round's, not the one taken as the
+	 * run began: no loop with entry_carry.) */
+	if (n + 1 != b->count || r->last_setter < 0 || r->mem_after_last_setter || r->entry_carry || !b->chains ||
+	    b->code_size < 32 ||
 	    !(host_exact(&r->ops[r->last_setter]) & F_ZF))
 		return lp;
 	const struct insn *j = &b->insns[n];
@@ -1670,12 +1737,15 @@ static bool assign(struct run *r, const struct op *o)
  * the exit.) */
 static unsigned plan_flags(struct run *r, const struct op *ops, unsigned n)
 {
-	int cf_of[BLOCK_MAX_INSNS];
+	int cf_of[BLOCK_MAX_INSNS];    /* an INC/DEC's CF: its S, ENTRY_CF or -1: unknown */
+	enum { ENTRY_CF = -2 };
 	for (;;) {
 		int setter = -1;       /* the last setter but INC/DEC */
 		int host = -1;         /* the setter whose flags the host's are, or -1 */
 		int unknown_cf = -1;   /* the first INC/DEC since setter whose CF is unknown */
+		bool any_setter = false;
 		memset(r->read, 0, sizeof(r->read));
+		memset(r->entry_carry_read, 0, sizeof(r->entry_carry_read));
 		for (unsigned i = 0; i < n; i++) {
 			const struct op *o = &ops[i];
 			if (touches_memory(o->kind)) {
@@ -1683,7 +1753,9 @@ static unsigned plan_flags(struct run *r, const struct op *ops, unsigned n)
 				if (unknown_cf >= 0)
 					break;         /* a side exit would need that CF */
 			}
-			if (o->reads_flags) {
+			if (o->reads_flags && o->kind == K_ADC && !any_setter) {
+				r->entry_carry_read[i] = true;   /* CF from where the run began */
+			} else if (o->reads_flags) {
 				if (host < 0 || (cond_reads(o->cc) & ~host_exact(&ops[host])) != 0) {
 					n = i;
 					break;
@@ -1694,15 +1766,17 @@ static unsigned plan_flags(struct run *r, const struct op *ops, unsigned n)
 			}
 			if (o->kind == K_INCDEC) {
 				bool known = setter >= 0 && ops[setter].kind != K_IMUL && ops[setter].kind != K_ADC;
-				cf_of[i] = known ? setter : -1;
-				if (!known && unknown_cf < 0)
+				cf_of[i] = setter < 0 ? ENTRY_CF : known ? setter : -1;
+				if (cf_of[i] == -1 && unknown_cf < 0)
 					unknown_cf = (int)i;
 			} else if (o->sets_flags) {
 				setter = (int)i;
 				unknown_cf = -1;
 			}
-			if (o->sets_flags)
+			if (o->sets_flags) {
 				host = (int)i;
+				any_setter = true;
+			}
 		}
 		/* An unknown CF still live where the run could leave (or read):
 		 * end the run before its INC/DEC, and plan again. */
@@ -1712,6 +1786,7 @@ static unsigned plan_flags(struct run *r, const struct op *ops, unsigned n)
 		}
 		memset(r->final, 0, sizeof(r->final));
 		memset(r->cf_source, 0, sizeof(r->cf_source));
+		memset(r->entry_carry_aux, 0, sizeof(r->entry_carry_aux));
 		int last = -1, last_incdec = -1;
 		r->mem_after_last_setter = false;
 		for (unsigned i = 0; i <= n; i++) {
@@ -1719,7 +1794,9 @@ static unsigned plan_flags(struct run *r, const struct op *ops, unsigned n)
 			if (exit_point) {
 				if (last >= 0)
 					r->final[last] = true;
-				if (last_incdec >= 0)
+				if (last_incdec >= 0 && cf_of[last_incdec] == ENTRY_CF)
+					r->entry_carry_aux[last_incdec] = true;
+				else if (last_incdec >= 0)
 					r->cf_source[cf_of[last_incdec]] = true;
 				if (i < n)
 					r->mem_after_last_setter = true;
@@ -1740,8 +1817,12 @@ static unsigned plan_flags(struct run *r, const struct op *ops, unsigned n)
 		for (unsigned i = 0; i < n; i++)
 			if (ops[i].kind == K_IMUL && (r->final[i] || r->cf_source[i] || r->read[i]) && cut == n)
 				cut = i;
-		if (cut == n)
+		if (cut == n) {
+			r->entry_carry = false;
+			for (unsigned i = 0; i < n; i++)
+				r->entry_carry = r->entry_carry || r->entry_carry_aux[i] || r->entry_carry_read[i];
 			return n;
+		}
 		n = cut;
 	}
 }

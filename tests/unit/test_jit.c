@@ -3391,6 +3391,38 @@ START_TEST(call_and_ret_64)
 }
 END_TEST
 
+/* Runs that begin with the CF of the code before them: an ADC whose carry
+ * in is STC's and a DEC that keeps the ADC's carry out (SDM Vol.2 ADC: DEST
+ * + SRC + CF; DEC: "The CF flag is not affected"), each the first setter of
+ * a translated run of its own:
+ *   stc; jmp 3; 3: adc eax, ebx; mov edx, eax; jmp 9; 9: dec ecx; jmp 13; 13: hlt
+ * with EAX FFFFFFFFH, EBX 0 and ECX 5: EAX 0, CF 1 through the DEC, ECX 4;
+ * then with ECX 0 and EBX 1 (ADC: 1, CF 1), and EAX 0 (ADC: 1, CF 0). */
+START_TEST(runs_take_cf_from_before)
+{
+	static const uint8_t code[] = { 0xf9, 0xeb, 0x00, 0x11, 0xd8, 0x89, 0xc2, 0xeb, 0x00,
+					0xff, 0xc9, 0xeb, 0x00, 0xf4 };
+	static const struct {
+		uint32_t ax, bx, cx, result, cf;
+	} cases[] = { { 0xffffffffu, 0, 5, 0, 1 }, { 0xffffffffu, 1, 0, 1, 1 }, { 0, 0, 1, 1, 0 } };
+	random_machine(true);
+	struct program p = { .len = 0 };
+	put(&p, code, sizeof(code));
+	for (unsigned k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		uint64_t regs[16] = { [R_SP] = DATA + 0x800, [R_AX] = cases[k].ax, [R_BX] = cases[k].bx,
+				      [R_CX] = cases[k].cx };
+		run_linked(&p, regs, 100, k);
+		assert_translated_at(CODE + 3, k);
+		assert_translated_at(CODE + 9, k);
+		ck_assert_int_eq(blocks.status, ST_HALT);
+		ck_assert_uint_eq(blocks.regs[R_AX], cases[k].result);
+		ck_assert_uint_eq(blocks.regs[R_DX], cases[k].result);
+		ck_assert_uint_eq(blocks.regs[R_CX], (uint32_t)(cases[k].cx - 1));
+		ck_assert_uint_eq(blocks.rflags & FLAG_CF, cases[k].cf);
+	}
+}
+END_TEST
+
 /* A block that is its CALL, RET or JMP alone (a jump's target, the return
  * site of a call that is followed by another) runs as translated code of
  * its own: in 64-bit code,
@@ -4211,6 +4243,7 @@ static Suite *jit_suite(void)
 	tcase_add_test(t, call_and_ret_64);
 	tcase_add_test(t, nested_calls_under_limits);
 	tcase_add_test(t, lone_branch_blocks_64);
+	tcase_add_test(t, runs_take_cf_from_before);
 	tcase_add_test(t, branch_past_canonical_top_64);
 	tcase_add_test(t, random_programs_user_64);
 	tcase_add_test(t, random_programs_user_32);
