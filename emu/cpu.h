@@ -277,6 +277,8 @@ struct cpu {
 	uint64_t jit_carry;        /* CF where a translated run began, for its first INC/DEC
 				      or ADC/SBB (emu/jit.c): 0 or 1 */
 	uint64_t jit_scratch;      /* a translated run's: AH..BH read as bytes (emu/jit.c) */
+	uint64_t jit_cond;         /* the condition of the Jcc ending a translated run that
+				      sets no flags, as the run began (emu/jit.c): 0 or 1 */
 	struct link_context {      /* what a block link depends on, with its id (emu/run.c): */
 		uint32_t id;       /* the current one first, then the ones seen last; 0: none */
 		uint32_t tlb_epoch;

@@ -1257,6 +1257,8 @@ struct block_end {
 	const struct insn *branch;  /* END_BRANCH: the Jcc or JMP; END_CALL, END_RET: the
 				       CALL or RET (ops[n] of the run: K_CALL, K_RET) */
 	bool conditional;
+	bool cond_at_entry;        /* the run sets no flags: its Jcc's condition is the one
+				      before it, taken as the run begins (emit_cond_in) */
 	unsigned cc;
 	uint32_t fall_offset;      /* bytes from the block's start to after it */
 };
@@ -1444,8 +1446,13 @@ static void emit_block_end(struct emit *e, struct run *r, const struct block_end
 		return;
 	}
 	uint8_t *taken = NULL;
-	if (be->kind == END_BRANCH && be->conditional)
+	if (be->kind == END_BRANCH && be->cond_at_entry) {
+		cpu_field(e, false, 0x80, 7, CPU(jit_cond));   /* CMP byte [jit_cond], 0 */
+		byte(e, 0);
+		taken = jump(e, CC_NZ);
+	} else if (be->kind == END_BRANCH && be->conditional) {
 		taken = jump(e, be->cc);   /* the host's flags are the setter's */
+	}
 	/* Not taken, or the fall-through: rIP = the block's start + offset. */
 	emit_block_rip(e, be);
 	uint8_t *have_rip = NULL, *bad_target = NULL;
@@ -1512,6 +1519,27 @@ static void emit_carry_in(struct emit *e)
 	store(e, RAX, CPU(jit_carry));
 }
 
+/* cpu->jit_cond = condition cc of the guest's flags as the run begins
+ * (emu/flags.c flags_cond_slow), for a run that sets none (as
+ * emit_carry_in). */
+static void emit_cond_in(struct emit *e, unsigned cc)
+{
+	bool (*cond)(struct cpu *, unsigned) = flags_cond_slow;
+	uint64_t to;
+	memcpy(&to, &cond, sizeof(to));
+	byte(e, 0x57);             /* PUSH rdi */
+	byte(e, 0xbe);             /* MOV esi, cc */
+	u32(e, cc);
+	mov_imm64(e, RAX, to);
+	byte(e, 0xff);             /* CALL rax */
+	byte(e, 0xd0);
+	byte(e, 0x5f);             /* POP rdi */
+	byte(e, 0x0f);             /* MOVZX eax, al */
+	byte(e, 0xb6);
+	byte(e, 0xc0);
+	store(e, RAX, CPU(jit_cond));
+}
+
 /* Write the code of the run of insns at e; next: the instruction after it
  * (with a loop, the block's end slot). Every register the run uses is loaded
  * first, so that any exit may store every one it writes: one not yet
@@ -1522,6 +1550,8 @@ static void emit_run(struct emit *e, struct run *r, const struct insn *insns, co
 	u32(e, 0xfa1e0ff3);        /* ENDBR64: a target of indirect branches */
 	if (r->entry_carry)
 		emit_carry_in(e);
+	if (be->kind == END_BRANCH && be->cond_at_entry)
+		emit_cond_in(e, be->cc);
 	for (unsigned k = POOL_CALLER_SAVED; k < r->used; k++)
 		host_push(e, pool[k]);
 	for (unsigned g = 0; g < 16; g++)
@@ -1687,9 +1717,10 @@ static struct block_end end_of(const struct block *b, struct run *r, struct op *
 		return be;
 	be.conditional = j->exec == op_jcc;
 	be.cc = j->opcode & 15;
-	if (be.conditional && (r->last_setter < 0 || r->mem_after_last_setter ||
-			       (cond_reads(be.cc) & ~host_exact(&r->ops[r->last_setter])) != 0))
+	if (be.conditional && r->last_setter >= 0 &&
+	    (r->mem_after_last_setter || (cond_reads(be.cc) & ~host_exact(&r->ops[r->last_setter])) != 0))
 		return be;
+	be.cond_at_entry = be.conditional && r->last_setter < 0;
 	be.kind = END_BRANCH;
 	be.branch = j;
 	be.fall_offset = (uint32_t)(j->offset + j->len);
@@ -1901,6 +1932,8 @@ void jit_translate_block(struct icache *ic, struct block *b, bool user)
 		memcpy(&h, &start, sizeof(h));  /* the code as a function */
 		b->insns[i].thread = h;
 		ic->jit_runs++;
+		if (be.kind == END_BRANCH || be.kind == END_CALL || be.kind == END_RET)
+			break;             /* the run's end holds the block's last instruction */
 		i += n ? n : 1;
 	}
 	ic->jit_used = ((size_t)(installed - area) + 15) & ~(size_t)15;

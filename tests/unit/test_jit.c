@@ -3423,6 +3423,55 @@ START_TEST(runs_take_cf_from_before)
 }
 END_TEST
 
+/* A Jcc after a run that sets no flags takes its condition from the flags
+ * as they were before the run (SDM Vol.1 Appendix B: the flags the last
+ * setter left), in 64-bit code, for each of the 16 conditions:
+ *   setter; jmp 4; 4: mov edx, ecx or mov edx, [rsi] or nothing (the Jcc
+ *   alone); jcc +6; mov edi, 1; hlt; +6: mov edi, 2; hlt
+ * with CMP EAX, EBX, INC EAX or TEST EAX, EBX as the setter and operands
+ * that make each flag both 0 and 1; the run at 4 translated, as the
+ * single steps leave it; then the load's #PF with the flags unchanged. */
+START_TEST(jcc_on_flags_from_before)
+{
+	static const uint8_t setters[3][2] = { { 0x39, 0xd8 }, { 0xff, 0xc0 }, { 0x85, 0xd8 } };
+	static const uint32_t values[][2] = { { 5, 5 }, { 5, 6 }, { 6, 5 }, { 0x80000000u, 1 },
+					      { 0x7fffffffu, 0xffffffffu }, { 0, 0x80000000u }, { 0xffffffffu, 3 } };
+	random_machine(true);
+	unsigned n = 0;
+	for (unsigned form = 0; form < 3; form++)
+		for (unsigned st = 0; st < 3; st++)
+			for (unsigned cc = 0; cc < 16; cc++)
+				for (unsigned v = 0; v < sizeof(values) / sizeof(values[0]); v++, n++) {
+					struct program p = { .len = 0 };
+					put(&p, setters[st], 2);
+					PUT(&p, 0xeb, 0x00);
+					if (form == 0)
+						PUT(&p, 0x89, 0xca);
+					else if (form == 1)
+						PUT(&p, 0x8b, 0x16);
+					PUT(&p, (uint8_t)(0x70 | cc), 0x06);
+					PUT(&p, 0xbf, 0x01, 0x00, 0x00, 0x00, 0xf4, 0xbf, 0x02, 0x00, 0x00, 0x00, 0xf4);
+					uint64_t regs[16] = { [R_SP] = DATA + 0x800, [R_AX] = values[v][0],
+							      [R_BX] = values[v][1], [R_CX] = 7, [R_SI] = DATA + 0x40 };
+					run_linked(&p, regs, 100, n);
+					assert_translated_at(CODE + 4, n);
+					ck_assert_int_eq(blocks.status, ST_HALT);
+					ck_assert(blocks.regs[R_DI] == 1 || blocks.regs[R_DI] == 2);
+				}
+	/* The load of the run faults: #PF at it, the setter's flags kept. */
+	for (unsigned cc = 0; cc < 16; cc++, n++) {
+		struct program p = { .len = 0 };
+		PUT(&p, 0x39, 0xd8, 0xeb, 0x00, 0x8b, 0x16, (uint8_t)(0x70 | cc), 0x06, 0xbf, 0x01, 0x00, 0x00, 0x00,
+		    0xf4, 0xbf, 0x02, 0x00, 0x00, 0x00, 0xf4);
+		uint64_t regs[16] = { [R_SP] = DATA + 0x800, [R_AX] = 3, [R_BX] = 9, [R_SI] = DATA - 0x1000 };
+		run_linked(&p, regs, 100, n);
+		ck_assert_uint_eq(blocks.seen.vector, EXC_PF);
+		ck_assert_uint_eq(blocks.rip, CODE + 4);
+		ck_assert_uint_eq(blocks.rflags & (FLAG_CF | FLAG_ZF | FLAG_SF), FLAG_CF | FLAG_SF);
+	}
+}
+END_TEST
+
 /* A block that is its CALL, RET or JMP alone (a jump's target, the return
  * site of a call that is followed by another) runs as translated code of
  * its own: in 64-bit code,
@@ -4244,6 +4293,7 @@ static Suite *jit_suite(void)
 	tcase_add_test(t, nested_calls_under_limits);
 	tcase_add_test(t, lone_branch_blocks_64);
 	tcase_add_test(t, runs_take_cf_from_before);
+	tcase_add_test(t, jcc_on_flags_from_before);
 	tcase_add_test(t, branch_past_canonical_top_64);
 	tcase_add_test(t, random_programs_user_64);
 	tcase_add_test(t, random_programs_user_32);
