@@ -177,6 +177,7 @@ struct block *fetch_block(struct cpu *cpu, status_t *st)
 			break;
 	}
 	insns_drop_dead_flags(b->insns, info, b->count);
+	b->entry = b->insns[0].thread;
 	/* The end of a threaded run: rIP is the block's end after a pure last
 	 * instruction, what the last one left otherwise (emu/threaded.h). */
 	b->insns[b->count] = (struct insn){

@@ -18,6 +18,9 @@
  *                blocks cover, so most data writes are told apart in one compare
  *   used[]       the slots filled since the last flush, so that a flush (a machine
  *                reset, a fuzzer's next input) costs what was used, not 6 MiB
+ *   jumps[]      the last block found for each hash of rIP, as a link (emu/run.c):
+ *                for block ends with many successors (RET, indirect jumps), whose
+ *                two links would not hold them
  */
 #ifndef HVEMU_EMU_ICACHE_H
 #define HVEMU_EMU_ICACHE_H
@@ -33,6 +36,7 @@
 #define ICACHE_BLOCKS (1u << ICACHE_BITS)
 #define BLOCK_INVALID (~0ull)
 #define ICACHE_NONE 0xffffu        /* no slot: end of a page's list */
+#define JUMP_CACHE_BITS 12
 
 /* Where a block went last (a "chain"): the run loop follows it instead of
  * looking the next block up while nothing that decides the lookup has changed:
@@ -47,10 +51,14 @@ struct block_link {
 };
 
 struct block {
-	uint64_t pa;               /* physical address of the first byte, or BLOCK_INVALID;
+	/* What going on to the block reads (emu/run.c thread_next_block, the
+	 * translator's inline form of it), in its first cache line: blocks are
+	 * 64-byte aligned. */
+	_Alignas(64) uint64_t pa;  /* physical address of the first byte, or BLOCK_INVALID;
 				      all its bytes lie in that 4 KiB page */
 	uint64_t gen;              /* bumped by every decode into the slot and every drop: a
 				      link made before either no longer applies */
+	insn_handler entry;        /* insns[0].thread, where a run of the block begins */
 	uint8_t code_size;         /* 16, 32 or 64 */
 	uint8_t count;
 	bool chains;               /* it ends in a near relative branch or runs on into the
@@ -64,12 +72,20 @@ struct block {
 	 * block; the second is compared at each lookup instead (emu/fetch.h
 	 * block_second_page_holds), so it is never linked to. */
 	uint8_t second_len;
-	uint8_t second_bytes[15];
-	uint64_t second_pa;
 	struct block_link links[2];
-	struct insn insns[BLOCK_MAX_INSNS + 1];   /* the last: where the threaded run of
-						     the block ends (emu/threaded.h) */
+	uint64_t second_pa;
+	uint8_t second_bytes[15];
+	_Alignas(64) struct insn insns[BLOCK_MAX_INSNS + 1];   /* the last: where the threaded
+								 run of the block ends
+								 (emu/threaded.h) */
 };
+
+/* Set insns[0].thread and the block's entry with it. */
+static inline void block_set_entry(struct block *b, insn_handler h)
+{
+	b->insns[0].thread = h;
+	b->entry = h;
+}
 
 /* The block whose insns[] (or end slot) in is. */
 static inline struct block *block_of(const struct insn *in)
@@ -95,6 +111,7 @@ struct icache {
 	struct block blocks[ICACHE_BLOCKS];
 	struct block_span span[ICACHE_BLOCKS];
 	uint16_t used[ICACHE_BLOCKS];   /* slots filled since the last flush */
+	struct block_link jumps[1u << JUMP_CACHE_BITS];   /* by icache_jump_hash(rIP) */
 	unsigned n_used;
 	struct code_page *pages;   /* one per RAM page, after this struct in its mapping */
 	size_t map_size;           /* of that mapping (emu/icache.c) */
@@ -121,6 +138,12 @@ void icache_destroy(struct icache *ic);
 static inline struct block *icache_slot(struct icache *ic, uint64_t pa)
 {
 	return &ic->blocks[(pa ^ (pa >> ICACHE_BITS)) & (ICACHE_BLOCKS - 1)];
+}
+
+/* The jumps[] entry of rIP. */
+static inline struct block_link *icache_jump(struct icache *ic, uint64_t rip)
+{
+	return &ic->jumps[(rip ^ (rip >> JUMP_CACHE_BITS)) & ((1u << JUMP_CACHE_BITS) - 1)];
 }
 
 /* Does the RAM page holding pa hold a cached block? */

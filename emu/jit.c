@@ -1353,7 +1353,7 @@ static void emit_next_block(struct emit *e, const struct block *b, bool may_be_s
 	store(e, R11, CPU(block_ip));
 	byte(e, 0x48); byte(e, 0x8d); byte(e, 0xb2); u32(e, (uint32_t)BLOCK(insns));   /* LEA rsi, [rdx + insns] */
 	store(e, RSI, CPU(block_first));
-	byte(e, 0xff); byte(e, 0x66); byte(e, (uint8_t)offsetof(struct insn, thread));  /* JMP [rsi + thread] */
+	byte(e, 0xff); byte(e, 0xa2); u32(e, (uint32_t)BLOCK(entry));                  /* JMP [rdx + entry] */
 	/* Anything else: thread_next_block(cpu, end). */
 	uint8_t *to_slow = e->p;
 	for (unsigned k = 0; k < n_slow; k++)
@@ -1930,7 +1930,10 @@ void jit_translate_block(struct icache *ic, struct block *b, bool user)
 		installed = e.p;
 		insn_handler h;
 		memcpy(&h, &start, sizeof(h));  /* the code as a function */
-		b->insns[i].thread = h;
+		if (i == 0)
+			block_set_entry(b, h);
+		else
+			b->insns[i].thread = h;
 		ic->jit_runs++;
 		if (be.kind == END_BRANCH || be.kind == END_CALL || be.kind == END_RET)
 			break;             /* the run's end holds the block's last instruction */

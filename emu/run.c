@@ -102,6 +102,17 @@ static inline struct block *follow_link(const struct cpu *cpu, const struct bloc
 	return NULL;
 }
 
+/* The block the jump cache holds for rIP (emu/icache.h jumps[]), when it
+ * still applies as a link would (follow_link): the same rIP and link
+ * context, the target unchanged. NULL: look it up. */
+static inline struct block *follow_jump_cache(struct cpu *cpu)
+{
+	const struct block_link *l = icache_jump(cpu->icache, cpu->rip);
+	if (l->to && l->rip == cpu->rip && l->context == cpu->link_contexts[0].id && l->to->gen == l->gen)
+		return l->to;
+	return NULL;
+}
+
 /* Remember that prev went on to b, if b is kept and needs no look at each
  * entry. One that is not kept (the uncached one, whose slot the next decode
  * reuses) is fetched afresh every time (SDM Vol.3 11.6: a store to it is seen
@@ -114,6 +125,7 @@ static void add_link(struct cpu *cpu, struct block *prev, struct block *b)
 	struct block_link *l = &prev->links[prev->next_link];
 	prev->next_link ^= 1;
 	*l = (struct block_link){ .to = b, .rip = cpu->rip, .gen = b->gen, .context = cpu->link_contexts[0].id };
+	*icache_jump(cpu->icache, cpu->rip) = *l;
 }
 
 /* Run up to budget instructions of b; stop after one that fails or sets
@@ -164,9 +176,10 @@ status_t thread_end_fallthrough(struct cpu *cpu, const struct insn *in)
 }
 
 /* The blocks b may go on to, brought into the cache while b runs: the link
- * test reads the target's generation and the run its first instruction, two
- * cache lines that a kernel's code, spread over thousands of blocks, rarely
- * finds there. A prefetch of a null link reads nothing. */
+ * test reads the target's first line (generation, entry), a handler its
+ * first instruction, two cache lines that a kernel's code, spread over
+ * thousands of blocks, rarely finds there. A prefetch of a null link reads
+ * nothing. */
 static inline void prefetch_links(const struct block *b)
 {
 	for (unsigned i = 0; i < 2; i++) {
@@ -212,7 +225,9 @@ status_t thread_next_block(struct cpu *cpu, const struct insn *end)
 	 * a fetch (which might fault or decode), linked as cpu_run would link it
 	 * (the link context is the chain's: nothing in it has changed). */
 	if (!next) {
-		next = block_lookup(cpu);
+		next = follow_jump_cache(cpu);
+		if (!next)
+			next = block_lookup(cpu);
 		if (!next)
 			return ST_OK;
 		add_link(cpu, b, next);
@@ -226,7 +241,7 @@ status_t thread_next_block(struct cpu *cpu, const struct insn *end)
 	cpu->insn_start = cpu->rip;
 	cpu->block_first = next->insns;
 	cpu->block_ip = cpu->rip;
-	return next->insns[0].thread(cpu, &next->insns[0]);
+	return next->entry(cpu, &next->insns[0]);
 }
 
 /* All of b and the blocks it chains to, threaded: the same as run_block(cpu,
@@ -240,7 +255,7 @@ static inline status_t run_block_threaded(struct cpu *cpu, struct block *b, stru
 	cpu->block_ip = cpu->rip;
 	cpu->block_ip_mask = ip_mask(cpu);
 	cpu->chain_stack_floor = (uintptr_t)__builtin_frame_address(0) - CHAIN_STACK_BYTES;
-	status_t st = b->insns[0].thread(cpu, &b->insns[0]);
+	status_t st = b->entry(cpu, &b->insns[0]);
 	cpu->icount += cpu->cur_insn->nth;
 	*last = block_of(cpu->cur_insn);
 	cpu->cur_insn = cpu->block_first = (*last)->insns;

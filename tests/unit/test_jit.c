@@ -3472,6 +3472,32 @@ START_TEST(jcc_on_flags_from_before)
 }
 END_TEST
 
+/* A RET to more return sites than its block has links goes on by the jump
+ * cache (emu/icache.h jumps[]), which must let go of a block that a store
+ * changed (SDM Vol.3 11.6): in 64-bit code, twice,
+ *   call F; add ecx, 1; call F; add ecx, 2; call F; add ecx, 4;
+ *   mov byte [rip - 16], 8 (the 2 of "add ecx, 2"); dec edx; jnz 0; hlt
+ *   F: add esi, 1; ret
+ * ECX 1 + 2 + 4, then 1 + 8 + 4: 20. */
+START_TEST(jump_cache_after_store_into_code)
+{
+	static const uint8_t code[] = {
+		0xe8, 0x1f, 0x00, 0x00, 0x00, 0x83, 0xc1, 0x01, 0xe8, 0x17, 0x00, 0x00, 0x00, 0x83, 0xc1, 0x02,
+		0xe8, 0x0f, 0x00, 0x00, 0x00, 0x83, 0xc1, 0x04, 0xc6, 0x05, 0xf0, 0xff, 0xff, 0xff, 0x08,
+		0xff, 0xca, 0x75, 0xdd, 0xf4, 0x83, 0xc6, 0x01, 0xc3,
+	};
+	random_machine(true);
+	struct program p = { .len = 0 };
+	put(&p, code, sizeof(code));
+	uint64_t regs[16] = { [R_SP] = DATA + 0x800, [R_DX] = 2 };
+	run_linked(&p, regs, 1000, 0);
+	ck_assert_int_eq(blocks.status, ST_HALT);
+	ck_assert_uint_eq(blocks.regs[R_CX], 20);
+	ck_assert_uint_eq(blocks.regs[R_SI], 6);
+	assert_translated_at(CODE + 36, 0);
+}
+END_TEST
+
 /* A block that is its CALL, RET or JMP alone (a jump's target, the return
  * site of a call that is followed by another) runs as translated code of
  * its own: in 64-bit code,
@@ -4294,6 +4320,7 @@ static Suite *jit_suite(void)
 	tcase_add_test(t, lone_branch_blocks_64);
 	tcase_add_test(t, runs_take_cf_from_before);
 	tcase_add_test(t, jcc_on_flags_from_before);
+	tcase_add_test(t, jump_cache_after_store_into_code);
 	tcase_add_test(t, branch_past_canonical_top_64);
 	tcase_add_test(t, random_programs_user_64);
 	tcase_add_test(t, random_programs_user_32);
