@@ -31,6 +31,7 @@ TARGETS = {
     'page_touch64': ('page-touch loop with CR3 reloads, 64-bit', 'touches', 2.0),
     'vmmcall64': ('VMMCALL round trip', 'trips', 15.0),
     'simd_loop': ('SSE/AVX loop', 'MIPS', None),     # issue 21: a ratio, no target
+    'branch64_loop': ('calls and branches, 64-bit', 'MIPS', None),   # block changes: a ratio, no target
 }
 # QEMU's CPU for a guest: the SVM one needs an AMD model with SVM.
 QEMU_CPU = {'vmmcall64': 'EPYC'}
