@@ -657,6 +657,7 @@ struct run {
 				      for the whole run, or 0xff: computed per access */
 	bool long64;               /* 64-bit code, else 32-bit */
 	unsigned long *side_exits; /* the cache's count of them */
+	const struct block_link *jumps;   /* the cache's jump cache (emu/icache.h) */
 	uint8_t host[16];          /* guest register -> host register, 0xff: unused */
 	bool written[16];
 	unsigned used;             /* pool entries taken */
@@ -1289,8 +1290,9 @@ static void jump_to(struct emit *e, insn_handler handler)
 
 /* With rIP in R11 (and stored): thread_next_block(cpu, end) inline; its
  * test for a loop back to b's own start only where the end may go there
- * (may_be_self). */
-static void emit_next_block(struct emit *e, const struct block *b, bool may_be_self)
+ * (may_be_self), its look into the jump cache only where given (jumps: a
+ * RET, whose return sites b's two links would not hold). */
+static void emit_next_block(struct emit *e, const struct block *b, bool may_be_self, const struct block_link *jumps)
 {
 	const struct insn *end = &b->insns[b->count];
 	uint8_t *slow[12];
@@ -1332,11 +1334,39 @@ static void emit_next_block(struct emit *e, const struct block *b, bool may_be_s
 		for (unsigned k = 0; k < 3; k++)
 			patch(e, next_try[k], e->p);
 	}
+	uint8_t *found_jump = NULL;
+	if (jumps) {
+		/* RSI = the entry of rIP (emu/icache.h icache_jump), then the
+		 * link's test as above; RAX still the context id. */
+		_Static_assert(sizeof(struct block_link) == 32 && JUMP_CACHE_BITS == 12, "jit: the jump cache's hash");
+		byte(e, 0x4c); byte(e, 0x89); byte(e, 0xd9);               /* MOV rcx, r11 */
+		byte(e, 0x48); byte(e, 0xc1); byte(e, 0xe9); byte(e, 12);  /* SHR rcx, 12 */
+		byte(e, 0x4c); byte(e, 0x31); byte(e, 0xd9);               /* XOR rcx, r11 */
+		byte(e, 0x81); byte(e, 0xe1); u32(e, 0xfff);               /* AND ecx, 0FFFH */
+		byte(e, 0xc1); byte(e, 0xe1); byte(e, 5);                  /* SHL ecx, 5 */
+		mov_imm64(e, RSI, (uint64_t)(uintptr_t)jumps);
+		byte(e, 0x48); byte(e, 0x01); byte(e, 0xce);               /* ADD rsi, rcx */
+		size_t rip = offsetof(struct block_link, rip), ctx = offsetof(struct block_link, context),
+		       to = offsetof(struct block_link, to), gen = offsetof(struct block_link, gen);
+		byte(e, 0x4c); byte(e, 0x3b); byte(e, 0x5e); byte(e, (uint8_t)rip);   /* CMP r11, [rsi + rip] */
+		slow[n_slow++] = jump(e, CC_NZ);
+		byte(e, 0x3b); byte(e, 0x46); byte(e, (uint8_t)ctx);                 /* CMP eax, [rsi + context] */
+		slow[n_slow++] = jump(e, CC_NZ);
+		byte(e, 0x48); byte(e, 0x8b); byte(e, 0x56); byte(e, (uint8_t)to);   /* MOV rdx, [rsi + to] */
+		byte(e, 0x48); byte(e, 0x85); byte(e, 0xd2);                         /* TEST rdx, rdx */
+		slow[n_slow++] = jump(e, CC_Z);
+		byte(e, 0x48); byte(e, 0x8b); byte(e, 0x8a); u32(e, (uint32_t)BLOCK(gen));   /* MOV rcx, [rdx + gen] */
+		byte(e, 0x48); byte(e, 0x3b); byte(e, 0x4e); byte(e, (uint8_t)gen);  /* CMP rcx, [rsi + gen] */
+		slow[n_slow++] = jump(e, CC_NZ);
+		found_jump = jump(e, 0xe9);
+	}
 	slow[n_slow++] = jump(e, 0xe9);
 	if (found_self)
 		patch(e, found_self, e->p);
 	patch(e, found[0], e->p);
 	patch(e, found[1], e->p);
+	if (found_jump)
+		patch(e, found_jump, e->p);
 	/* RDX = next: within the deadline, not about to become hot. */
 	load(e, RAX, CPU(icount));
 	byte(e, 0x48); byte(e, 0x05); u32(e, b->count);                        /* ADD rax, count */
@@ -1417,7 +1447,7 @@ static void emit_call_ret(struct emit *e, struct run *r, const struct block_end 
 	}
 	emit_release(e, r);
 	store(e, R11, CPU(rip));
-	emit_next_block(e, be->b, be->kind == END_RET || be_may_be_self(be));
+	emit_next_block(e, be->b, be->kind == END_RET || be_may_be_self(be), be->kind == END_RET ? r->jumps : NULL);
 	/* Its side exits: its own handler, the run's registers stored. */
 	emit_global(e, r, n);
 	uint8_t *own = e->p;
@@ -1490,7 +1520,7 @@ static void emit_block_end(struct emit *e, struct run *r, const struct block_end
 		patch(e, have_rip, e->p);
 	emit_release(e, r);
 	store(e, R11, CPU(rip));
-	emit_next_block(e, be->b, be_may_be_self(be));
+	emit_next_block(e, be->b, be_may_be_self(be), NULL);
 	if (bad_target) {
 		/* The branch's own handler decides (it faults, or LA57 allows
 		 * the target): the flags record was stored by the setter. */
@@ -1897,7 +1927,7 @@ void jit_translate_block(struct icache *ic, struct block *b, bool user)
 		while (i + n < b->count && classify(&b->insns[i + n], b->code_size == 64, &ops[n]))
 			n++;
 		struct run r = { .ops = ops, .long64 = b->code_size == 64, .set_hash = 0xff, .user = user,
-				 .side_exits = &ic->jit_side_exits };
+				 .side_exits = &ic->jit_side_exits, .jumps = ic->jumps };
 		memset(r.host, 0xff, sizeof(r.host));
 		n = plan_flags(&r, ops, n);
 		unsigned fit = 0;
