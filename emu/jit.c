@@ -1376,9 +1376,10 @@ static void emit_next_block(struct emit *e, const struct block *b, bool may_be_s
 	slow[n_slow++] = jump(e, CC_A);
 	byte(e, 0x80); byte(e, 0xba); u32(e, (uint32_t)BLOCK(heat)); byte(e, 0);        /* CMP byte [rdx + heat], 0 */
 	slow[n_slow++] = jump(e, CC_NZ);
+	/* Not cur_insn, which thread_next_block sets to end: nothing reads it
+	 * before the next block sets it again (a step handler, or
+	 * thread_next_block before any way back to the run loop). */
 	store(e, RAX, CPU(icount));
-	mov_imm64(e, RAX, (uint64_t)(uintptr_t)end);
-	store(e, RAX, CPU(cur_insn));
 	store(e, R11, CPU(insn_start));
 	store(e, R11, CPU(block_ip));
 	byte(e, 0x48); byte(e, 0x8d); byte(e, 0xb2); u32(e, (uint32_t)BLOCK(insns));   /* LEA rsi, [rdx + insns] */
