@@ -274,11 +274,12 @@ struct cpu {
 	uint64_t block_ip_mask;    /* ip_mask() then: a threaded run computes rIP from them */
 	uintptr_t chain_stack_floor;  /* a threaded run goes on to another block only while
 					 the host's stack is above this (emu/run.c) */
-	uint64_t jit_carry;        /* CF where a translated run began, for its first INC/DEC
-				      or ADC/SBB (emu/jit.c): 0 or 1 */
-	uint64_t jit_scratch;      /* a translated run's: AH..BH read as bytes (emu/jit.c) */
-	uint64_t jit_cond;         /* the condition of the Jcc ending a translated run that
-				      sets no flags, as the run began (emu/jit.c): 0 or 1 */
+	struct jit_scratch {       /* a translated run's own values (emu/jit.c), no machine state: */
+		uint64_t carry;    /* CF where it began, for its first INC/DEC or ADC/SBB: 0 or 1 */
+		uint64_t word;     /* a register whose bits 15:8 (AH..BH) it reads as a byte */
+		uint64_t cond;     /* the condition of its Jcc where it sets no flags, as it
+				      began: 0 or 1 */
+	} jit;
 	struct link_context {      /* what a block link depends on, with its id (emu/run.c): */
 		uint32_t id;       /* the current one first, then the ones seen last; 0: none */
 		uint32_t tlb_epoch;

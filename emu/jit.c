@@ -37,7 +37,7 @@
  * the flags read as the model's record does (host_exact). CF as the run
  * begins, where an INC/DEC before the run's first other setter keeps it or
  * an ADC/SBB before any setter adds it, is taken first thing (emit_carry_in:
- * the model's own flags_cf) into cpu->jit_carry: the aux of that INC/DEC's
+ * the model's own flags_cf) into cpu->jit.carry: the aux of that INC/DEC's
  * record, the host's CF before that ADC/SBB. A run ends before an INC/DEC
  * whose CF is an IMUL's or an ADC/SBB's (S stores neither) where that CF
  * could be read or the run could leave before another setter replaces it,
@@ -645,7 +645,7 @@ struct run {
 	bool read[BLOCK_MAX_INSNS];    /* a setter whose flags a reader of the run takes
 					  from the host's */
 	bool entry_carry_aux[BLOCK_MAX_INSNS];  /* a final INC/DEC whose CF is the one the
-						   run began with (its aux from cpu->jit_carry) */
+						   run began with (its aux from cpu->jit.carry) */
 	bool entry_carry_read[BLOCK_MAX_INSNS];  /* an ADC/SBB before any setter: its carry
 						    in is the one the run began with */
 	bool entry_carry;          /* the run takes CF where it begins (emit_carry_in) */
@@ -904,14 +904,14 @@ static void emit_movx(struct emit *e, const struct op *o, unsigned d, unsigned s
 {
 	if (o->high_byte) {
 		/* Through memory, so that the host's flags stay the last
-		 * setter's (a shift would change them): MOV [jit_scratch], src32;
-		 * MOVZX/MOVSX d32, byte [jit_scratch + 1]. */
-		cpu_field(e, false, 0x89, src, CPU(jit_scratch));
+		 * setter's (a shift would change them): MOV [jit.word], src32;
+		 * MOVZX/MOVSX d32, byte [jit.word + 1]. */
+		cpu_field(e, false, 0x89, src, CPU(jit.word));
 		rex(e, false, d, RDI);
 		byte(e, 0x0f);
 		byte(e, o->sign ? 0xbe : 0xb6);
 		byte(e, 0x80 | (d & 7) << 3 | (RDI & 7));
-		u32(e, (uint32_t)CPU(jit_scratch) + 1);
+		u32(e, (uint32_t)CPU(jit.word) + 1);
 		return;
 	}
 	bool w = o->size == 8 && o->sign;
@@ -1065,11 +1065,11 @@ static void emit_op(struct emit *e, struct run *r, unsigned i)
 		/* Before any setter of the run: the carry in is the CF the run
 		 * began with, into the host's CF. */
 		if (r->entry_carry_read[i]) {
-			rex(e, true, 0, RDI);      /* BT qword [rdi + jit_carry], 0 */
+			rex(e, true, 0, RDI);      /* BT qword [rdi + jit.carry], 0 */
 			byte(e, 0x0f);
 			byte(e, 0xba);
 			byte(e, 0x80 | 4 << 3 | (RDI & 7));
-			u32(e, (uint32_t)CPU(jit_carry));
+			u32(e, (uint32_t)CPU(jit.carry));
 			byte(e, 0);
 		}
 		/* The record's aux: the carry in, read before the host's ADC/SBB
@@ -1156,7 +1156,7 @@ static void emit_op(struct emit *e, struct run *r, unsigned i)
 	if (o->kind == K_INCDEC)
 		store_imm(e, LAZY(src2), 1);
 	if (r->entry_carry_aux[i]) {
-		load(e, RSI, CPU(jit_carry));   /* its CF: the run's first (RSI free here) */
+		load(e, RSI, CPU(jit.carry));   /* its CF: the run's first (RSI free here) */
 		store(e, RSI, LAZY(aux));
 	}
 	else if (o->kind == K_NEG)
@@ -1478,7 +1478,7 @@ static void emit_block_end(struct emit *e, struct run *r, const struct block_end
 	}
 	uint8_t *taken = NULL;
 	if (be->kind == END_BRANCH && be->cond_at_entry) {
-		cpu_field(e, false, 0x80, 7, CPU(jit_cond));   /* CMP byte [jit_cond], 0 */
+		cpu_field(e, false, 0x80, 7, CPU(jit.cond));   /* CMP byte [jit.cond], 0 */
 		byte(e, 0);
 		taken = jump(e, CC_NZ);
 	} else if (be->kind == END_BRANCH && be->conditional) {
@@ -1530,7 +1530,7 @@ static void emit_block_end(struct emit *e, struct run *r, const struct block_end
 	}
 }
 
-/* cpu->jit_carry = the guest's CF as the run begins: emu/flags.c flags_cf,
+/* cpu->jit.carry = the guest's CF as the run begins: emu/flags.c flags_cf,
  * called before anything is loaded (every caller-saved register free, RDI
  * kept; entered as a function is, the stack is 16-byte aligned after the
  * push). */
@@ -1547,10 +1547,10 @@ static void emit_carry_in(struct emit *e)
 	byte(e, 0x0f);             /* MOVZX eax, al: a bool's upper bits are the callee's */
 	byte(e, 0xb6);
 	byte(e, 0xc0);
-	store(e, RAX, CPU(jit_carry));
+	store(e, RAX, CPU(jit.carry));
 }
 
-/* cpu->jit_cond = condition cc of the guest's flags as the run begins
+/* cpu->jit.cond = condition cc of the guest's flags as the run begins
  * (emu/flags.c flags_cond_slow), for a run that sets none (as
  * emit_carry_in). */
 static void emit_cond_in(struct emit *e, unsigned cc)
@@ -1568,7 +1568,7 @@ static void emit_cond_in(struct emit *e, unsigned cc)
 	byte(e, 0x0f);             /* MOVZX eax, al */
 	byte(e, 0xb6);
 	byte(e, 0xc0);
-	store(e, RAX, CPU(jit_cond));
+	store(e, RAX, CPU(jit.cond));
 }
 
 /* Write the code of the run of insns at e; next: the instruction after it
