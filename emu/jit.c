@@ -1153,12 +1153,12 @@ static void emit_op(struct emit *e, struct run *r, unsigned i)
 			store(e, d, LAZY(result));   /* written with the operand size */
 		store(e, R10, LAZY(src1));
 	}
-	if (o->kind == K_INCDEC)
-		store_imm(e, LAZY(src2), 1);
 	if (r->entry_carry_aux[i]) {
 		load(e, RSI, CPU(jit.carry));   /* its CF: the run's first (RSI free here) */
 		store(e, RSI, LAZY(aux));
 	}
+	if (o->kind == K_INCDEC)
+		store_imm(e, LAZY(src2), 1);
 	else if (o->kind == K_NEG)
 		store_imm(e, LAZY(src2), 0);
 	else if (o->kind == K_SHIFT || src == 0xff)
