@@ -1285,8 +1285,30 @@ static void jump_to(struct emit *e, insn_handler handler)
 
 
 #define BLOCK(field) offsetof(struct block, field)
-#define LINK(i, field) (offsetof(struct block, links) + (i) * sizeof(struct block_link) + \
-			offsetof(struct block_link, field))
+#define LINK(field) offsetof(struct block_link, field)
+
+/* The test of the link at [rsi + at] (emu/run.c follow_link): the same rIP
+ * (R11) and link context (EAX), the target's generation unchanged; RDX = the
+ * target. null_to: an entry never written may be there (the jump cache's),
+ * its target tested too. Its jumps for a miss go to miss[]; returns how
+ * many. */
+static unsigned emit_link_test(struct emit *e, uint32_t at, bool null_to, uint8_t *miss[4])
+{
+	unsigned n = 0;
+	byte(e, 0x4c); byte(e, 0x3b); byte(e, 0x9e); u32(e, at + (uint32_t)LINK(rip));       /* CMP r11, [rsi + rip] */
+	miss[n++] = jump(e, CC_NZ);
+	byte(e, 0x3b); byte(e, 0x86); u32(e, at + (uint32_t)LINK(context));                 /* CMP eax, [rsi + context] */
+	miss[n++] = jump(e, CC_NZ);
+	byte(e, 0x48); byte(e, 0x8b); byte(e, 0x96); u32(e, at + (uint32_t)LINK(to));       /* MOV rdx, [rsi + to] */
+	if (null_to) {
+		byte(e, 0x48); byte(e, 0x85); byte(e, 0xd2);                                 /* TEST rdx, rdx */
+		miss[n++] = jump(e, CC_Z);
+	}
+	byte(e, 0x48); byte(e, 0x8b); byte(e, 0x8a); u32(e, (uint32_t)BLOCK(gen));          /* MOV rcx, [rdx + gen] */
+	byte(e, 0x48); byte(e, 0x3b); byte(e, 0x8e); u32(e, at + (uint32_t)LINK(gen));      /* CMP rcx, [rsi + gen] */
+	miss[n++] = jump(e, CC_NZ);
+	return n;
+}
 
 /* With rIP in R11 (and stored): thread_next_block(cpu, end) inline; its
  * test for a loop back to b's own start only where the end may go there
@@ -1321,17 +1343,11 @@ static void emit_next_block(struct emit *e, const struct block *b, bool may_be_s
 	cpu_field(e, false, 0x8b, RAX, CPU(link_contexts[0].id));   /* MOV eax, [context id] */
 	uint8_t *found[2];
 	for (unsigned i = 0; i < 2; i++) {
-		uint8_t *next_try[3];
-		byte(e, 0x4c); byte(e, 0x3b); byte(e, 0x9e); u32(e, (uint32_t)LINK(i, rip));   /* CMP r11, [rsi + rip] */
-		next_try[0] = jump(e, CC_NZ);
-		byte(e, 0x3b); byte(e, 0x86); u32(e, (uint32_t)LINK(i, context));             /* CMP eax, [rsi + context] */
-		next_try[1] = jump(e, CC_NZ);
-		byte(e, 0x48); byte(e, 0x8b); byte(e, 0x96); u32(e, (uint32_t)LINK(i, to));   /* MOV rdx, [rsi + to] */
-		byte(e, 0x48); byte(e, 0x8b); byte(e, 0x8a); u32(e, (uint32_t)BLOCK(gen));    /* MOV rcx, [rdx + gen] */
-		byte(e, 0x48); byte(e, 0x3b); byte(e, 0x8e); u32(e, (uint32_t)LINK(i, gen));  /* CMP rcx, [rsi + gen] */
-		next_try[2] = jump(e, CC_NZ);
+		uint8_t *next_try[4];
+		unsigned n = emit_link_test(e, (uint32_t)(BLOCK(links) + i * sizeof(struct block_link)), false,
+					    next_try);
 		found[i] = jump(e, 0xe9);
-		for (unsigned k = 0; k < 3; k++)
+		for (unsigned k = 0; k < n; k++)
 			patch(e, next_try[k], e->p);
 	}
 	uint8_t *found_jump = NULL;
@@ -1346,18 +1362,7 @@ static void emit_next_block(struct emit *e, const struct block *b, bool may_be_s
 		byte(e, 0xc1); byte(e, 0xe1); byte(e, 5);                  /* SHL ecx, 5 */
 		mov_imm64(e, RSI, (uint64_t)(uintptr_t)jumps);
 		byte(e, 0x48); byte(e, 0x01); byte(e, 0xce);               /* ADD rsi, rcx */
-		size_t rip = offsetof(struct block_link, rip), ctx = offsetof(struct block_link, context),
-		       to = offsetof(struct block_link, to), gen = offsetof(struct block_link, gen);
-		byte(e, 0x4c); byte(e, 0x3b); byte(e, 0x5e); byte(e, (uint8_t)rip);   /* CMP r11, [rsi + rip] */
-		slow[n_slow++] = jump(e, CC_NZ);
-		byte(e, 0x3b); byte(e, 0x46); byte(e, (uint8_t)ctx);                 /* CMP eax, [rsi + context] */
-		slow[n_slow++] = jump(e, CC_NZ);
-		byte(e, 0x48); byte(e, 0x8b); byte(e, 0x56); byte(e, (uint8_t)to);   /* MOV rdx, [rsi + to] */
-		byte(e, 0x48); byte(e, 0x85); byte(e, 0xd2);                         /* TEST rdx, rdx */
-		slow[n_slow++] = jump(e, CC_Z);
-		byte(e, 0x48); byte(e, 0x8b); byte(e, 0x8a); u32(e, (uint32_t)BLOCK(gen));   /* MOV rcx, [rdx + gen] */
-		byte(e, 0x48); byte(e, 0x3b); byte(e, 0x4e); byte(e, (uint8_t)gen);  /* CMP rcx, [rsi + gen] */
-		slow[n_slow++] = jump(e, CC_NZ);
+		n_slow += emit_link_test(e, 0, true, &slow[n_slow]);
 		found_jump = jump(e, 0xe9);
 	}
 	slow[n_slow++] = jump(e, 0xe9);
