@@ -1535,45 +1535,43 @@ static void emit_block_end(struct emit *e, struct run *r, const struct block_end
 	}
 }
 
-/* cpu->jit.carry = the guest's CF as the run begins: emu/flags.c flags_cf,
- * called before anything is loaded (every caller-saved register free, RDI
- * kept; entered as a function is, the stack is 16-byte aligned after the
- * push). */
-static void emit_carry_in(struct emit *e)
+/* cpu->jit field = what a function of the guest's flags (fn: emu/flags.c,
+ * its second argument already in ESI where it has one) returns as the run
+ * begins, called before anything is loaded (every caller-saved register
+ * free, RDI kept; entered as a function is, the stack is 16-byte aligned
+ * after the push). */
+static void emit_flags_call(struct emit *e, uint64_t fn, size_t field)
 {
-	bool (*cf)(struct cpu *) = flags_cf;
-	uint64_t to;
-	memcpy(&to, &cf, sizeof(to));
 	byte(e, 0x57);             /* PUSH rdi */
-	mov_imm64(e, RAX, to);
+	mov_imm64(e, RAX, fn);
 	byte(e, 0xff);             /* CALL rax */
 	byte(e, 0xd0);
 	byte(e, 0x5f);             /* POP rdi */
 	byte(e, 0x0f);             /* MOVZX eax, al: a bool's upper bits are the callee's */
 	byte(e, 0xb6);
 	byte(e, 0xc0);
-	store(e, RAX, CPU(jit.carry));
+	store(e, RAX, field);
+}
+
+/* cpu->jit.carry = the guest's CF as the run begins (flags_cf). */
+static void emit_carry_in(struct emit *e)
+{
+	bool (*cf)(struct cpu *) = flags_cf;
+	uint64_t to;
+	memcpy(&to, &cf, sizeof(to));
+	emit_flags_call(e, to, CPU(jit.carry));
 }
 
 /* cpu->jit.cond = condition cc of the guest's flags as the run begins
- * (emu/flags.c flags_cond_slow), for a run that sets none (as
- * emit_carry_in). */
+ * (flags_cond_slow), for a run that sets none. */
 static void emit_cond_in(struct emit *e, unsigned cc)
 {
 	bool (*cond)(struct cpu *, unsigned) = flags_cond_slow;
 	uint64_t to;
 	memcpy(&to, &cond, sizeof(to));
-	byte(e, 0x57);             /* PUSH rdi */
 	byte(e, 0xbe);             /* MOV esi, cc */
 	u32(e, cc);
-	mov_imm64(e, RAX, to);
-	byte(e, 0xff);             /* CALL rax */
-	byte(e, 0xd0);
-	byte(e, 0x5f);             /* POP rdi */
-	byte(e, 0x0f);             /* MOVZX eax, al */
-	byte(e, 0xb6);
-	byte(e, 0xc0);
-	store(e, RAX, CPU(jit.cond));
+	emit_flags_call(e, to, CPU(jit.cond));
 }
 
 /* Write the code of the run of insns at e; next: the instruction after it
