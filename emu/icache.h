@@ -111,7 +111,7 @@ struct icache {
 	struct block blocks[ICACHE_BLOCKS];
 	struct block_span span[ICACHE_BLOCKS];
 	uint16_t used[ICACHE_BLOCKS];   /* slots filled since the last flush */
-	struct block_link jumps[1u << JUMP_CACHE_BITS];   /* by icache_jump_hash(rIP) */
+	struct block_link jumps[1u << JUMP_CACHE_BITS];   /* by a hash of rIP: icache_jump() */
 	unsigned n_used;
 	struct code_page *pages;   /* one per RAM page, after this struct in its mapping */
 	size_t map_size;           /* of that mapping (emu/icache.c) */

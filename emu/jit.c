@@ -1969,9 +1969,9 @@ void jit_translate_block(struct icache *ic, struct block *b, bool user)
 		else
 			b->insns[i].thread = h;
 		ic->jit_runs++;
-		if (be.kind == END_BRANCH || be.kind == END_CALL || be.kind == END_RET)
-			break;             /* the run's end holds the block's last instruction */
-		i += n ? n : 1;
+		if (be.kind != END_NONE || lp.on)
+			break;             /* the run holds the block's end (a loop: its Jcc too) */
+		i += n;                    /* n >= 2 here */
 	}
 	ic->jit_used = ((size_t)(installed - area) + 15) & ~(size_t)15;
 }

@@ -1386,6 +1386,9 @@ START_TEST(loop_starting_with_inc)
 	ck_assert_uint_eq(loop->pa, 0x40001);
 	const uint8_t *entry = (const uint8_t *)(uintptr_t)loop->insns[0].thread;
 	ck_assert(ic->jit_code && entry >= ic->jit_code && entry < ic->jit_code + ic->jit_used);
+	/* The loop's run holds its JNE: no run of the JNE alone behind it. */
+	const uint8_t *jne = (const uint8_t *)(uintptr_t)loop->insns[3].thread;
+	ck_assert(!(jne >= ic->jit_code && jne < ic->jit_code + ic->jit_used));
 #endif
 }
 END_TEST
