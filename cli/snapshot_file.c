@@ -457,7 +457,7 @@ bool snapshot_file_apply(const struct snapshot_file *f, struct machine *m, char 
 	}
 	for (unsigned i = 0; i < m->smp.n; i++) {
 		struct cpu *cpu = m->smp.cpu[i];
-		cpu->block_first = cpu->cur_insn = NULL;
+		cpu->cur_insn = NULL;
 		icache_flush(cpu->icache);
 	}
 	return true;

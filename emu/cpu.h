@@ -269,7 +269,8 @@ struct cpu {
 				      accesses' bus cycles (+ time skipped while halted);
 				      counted per block */
 	uint64_t icount_limit;     /* stop with ST_STOP when reached (0: none) */
-	const struct insn *block_first, *cur_insn;  /* the running block: cpu_now() */
+	const struct insn *cur_insn;  /* the running instruction (or the end slot of the
+					 block that ran last): cpu_now() */
 	uint64_t block_ip;         /* rIP of the running block's first instruction and */
 	uint64_t block_ip_mask;    /* ip_mask() then: a threaded run computes rIP from them */
 	uintptr_t chain_stack_floor;  /* a threaded run goes on to another block only while

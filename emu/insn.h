@@ -113,10 +113,11 @@ struct isa_feature {
 extern const struct isa_feature isa_features[];
 
 /* Virtual time now, mid-block included: instructions before the running one
- * are counted when its block ends. */
+ * (its nth) are counted when its block ends. No running instruction before
+ * the first run or after a snapshot's restore. */
 static inline uint64_t cpu_now(const struct cpu *cpu)
 {
-	return cpu->icount + (uint64_t)(cpu->cur_insn - cpu->block_first);
+	return cpu->icount + (cpu->cur_insn ? cpu->cur_insn->nth : 0);
 }
 
 /* The running instruction's access reached a device: its bus cycle takes its

@@ -1383,12 +1383,11 @@ static void emit_next_block(struct emit *e, const struct block *b, bool may_be_s
 	slow[n_slow++] = jump(e, CC_NZ);
 	/* Not cur_insn, which thread_next_block sets to end: nothing reads it
 	 * before the next block sets it again (a step handler, or
-	 * thread_next_block before any way back to the run loop). */
+	 * thread_next_block before any way back to the run loop); nor
+	 * insn_start, which each step handler sets and cpu_run at a boundary. */
 	store(e, RAX, CPU(icount));
-	store(e, R11, CPU(insn_start));
 	store(e, R11, CPU(block_ip));
-	byte(e, 0x48); byte(e, 0x8d); byte(e, 0xb2); u32(e, (uint32_t)BLOCK(insns));   /* LEA rsi, [rdx + insns] */
-	store(e, RSI, CPU(block_first));
+	byte(e, 0x48); byte(e, 0x8d); byte(e, 0xb2); u32(e, (uint32_t)BLOCK(insns));   /* LEA rsi, [rdx + insns]: its first */
 	byte(e, 0xff); byte(e, 0xa2); u32(e, (uint32_t)BLOCK(entry));                  /* JMP [rdx + entry] */
 	/* Anything else: thread_next_block(cpu, end). */
 	uint8_t *to_slow = e->p;

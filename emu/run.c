@@ -139,7 +139,6 @@ static inline status_t run_block(struct cpu *cpu, const struct block *b, uint64_
 	status_t st;
 
 	uint64_t ip = cpu->rip;
-	cpu->block_first = in;
 	do {
 		cpu->cur_insn = in;
 		cpu->insn_start = ip;
@@ -153,7 +152,7 @@ static inline status_t run_block(struct cpu *cpu, const struct block *b, uint64_
 		 * changes, string instructions end blocks): ip stays right. */
 	} while (in < end && !cpu->attention);
 	cpu->icount += (uint64_t)(in - b->insns);
-	cpu->cur_insn = cpu->block_first = b->insns;
+	cpu->cur_insn = b->insns;
 	return st;
 }
 
@@ -238,8 +237,6 @@ status_t thread_next_block(struct cpu *cpu, const struct insn *end)
 	cpu->icount = now;
 	jit_enter(cpu->icache, next, cpu->cpl);
 	prefetch_links(next);
-	cpu->insn_start = cpu->rip;
-	cpu->block_first = next->insns;
 	cpu->block_ip = cpu->rip;
 	return next->entry(cpu, &next->insns[0]);
 }
@@ -251,14 +248,13 @@ status_t thread_next_block(struct cpu *cpu, const struct insn *end)
 static inline status_t run_block_threaded(struct cpu *cpu, struct block *b, struct block **last)
 {
 	/* cur_insn is set by the step handlers that read time, and by the end. */
-	cpu->block_first = b->insns;
 	cpu->block_ip = cpu->rip;
 	cpu->block_ip_mask = ip_mask(cpu);
 	cpu->chain_stack_floor = (uintptr_t)__builtin_frame_address(0) - CHAIN_STACK_BYTES;
 	status_t st = b->entry(cpu, &b->insns[0]);
 	cpu->icount += cpu->cur_insn->nth;
 	*last = block_of(cpu->cur_insn);
-	cpu->cur_insn = cpu->block_first = (*last)->insns;
+	cpu->cur_insn = (*last)->insns;
 	return st;
 }
 
@@ -380,6 +376,10 @@ status_t cpu_run(struct cpu *cpu)
 		}
 		if (__builtin_expect(cpu->attention != 0 || cpu->icount >= cpu->deadline, 0)) {
 			prev = NULL;
+			/* At a boundary no instruction runs: an event delivered here,
+			 * a shutdown in its delivery, reports the one it interrupts
+			 * (block changes do not set insn_start; step handlers do). */
+			cpu->insn_start = cpu->rip;
 			st = event_step(cpu, &one_step);
 			/* The boundary left the CPU waiting (an INIT for an AP, a
 			 * model's event that delivered nothing to a halted guest):

@@ -177,7 +177,7 @@ struct skip {
 
 #define SKIP_CPU(field) { offsetof(struct cpu, field), sizeof(((struct cpu *)0)->field) }
 static const struct skip cpu_skips[] = {
-	SKIP_CPU(block_first), SKIP_CPU(cur_insn), SKIP_CPU(chain_stack_floor), SKIP_CPU(tlb), SKIP_CPU(jit),
+	SKIP_CPU(cur_insn), SKIP_CPU(chain_stack_floor), SKIP_CPU(tlb), SKIP_CPU(jit),
 };
 #undef SKIP_CPU
 
