@@ -1173,17 +1173,20 @@ static void emit_op(struct emit *e, struct run *r, unsigned i)
  * last, a JZ/JNZ back to the block's start whose condition is the run's last
  * flag-setting instruction's ZF (the host's, from the same operation: "result
  * is 0" for every record kind, emu/flags.h). Each taken round does what
- * emu/run.c thread_next_block does before running the block again: no
- * attention, the host's stack within its bound, the round within the
- * deadline, the block still cached; then the round's time counted.
- * Where one of those fails, the code leaves with rIP at the block's start,
- * and the end slot's handler decides as the interpreter would. */
+ * emu/run.c thread_next_block does before running the block again that a
+ * round can change: no attention, the round within the deadline; then the
+ * round's time counted. Its other two tests hold by themselves: the host's
+ * stack is where it was a round before, and the block is still cached (a
+ * store into code never hits the TLB inline, whose write grants leave out
+ * pages with code, emu/memory.c tlb_fill: it leaves the run for its handler;
+ * nothing else runs between two rounds).
+ * Where one fails, the code leaves with rIP at the block's start, and the
+ * end slot's handler decides as the interpreter would. */
 struct loop {
 	bool on;
 	bool exit_if_zero;         /* JNZ: the loop ends on ZF = 1 */
 	unsigned count;            /* instructions per round */
 	uint32_t fall_offset;      /* bytes from the block's start to after the Jcc */
-	const uint64_t *pa;        /* the block's pa: BLOCK_INVALID once dropped */
 };
 
 /* One more side exit (jit_side_exits), through RSI: free at every exit. */
@@ -1620,8 +1623,6 @@ static void emit_run(struct emit *e, struct run *r, const struct insn *insns, co
 		cpu_field(e, false, 0x83, 7, CPU(attention));       /* CMP dword [attention], 0 */
 		byte(e, 0);
 		uint8_t *busy = jump(e, CC_NZ);
-		cpu_field(e, true, 0x3b, RSP, CPU(chain_stack_floor));   /* CMP rsp, [chain_stack_floor] */
-		uint8_t *spent = jump(e, CC_B);
 		load(e, R11, CPU(icount));
 		byte(e, 0x4d);                                      /* LEA r10, [r11 + 2 rounds] */
 		byte(e, 0x8d);
@@ -1629,14 +1630,6 @@ static void emit_run(struct emit *e, struct run *r, const struct insn *insns, co
 		u32(e, 2 * lp->count);
 		cpu_field(e, true, 0x3b, R10, CPU(deadline));       /* CMP r10, [deadline] */
 		uint8_t *late = jump(e, CC_A);
-		byte(e, 0x49);                                      /* MOV r10, &block->pa */
-		byte(e, 0xba);
-		u64(e, (uint64_t)(uintptr_t)lp->pa);
-		byte(e, 0x49);                                      /* CMP qword [r10], -1 */
-		byte(e, 0x83);
-		byte(e, 0x3a);
-		byte(e, 0xff);
-		uint8_t *dropped = jump(e, CC_Z);
 		byte(e, 0x49);                                      /* ADD r11, count */
 		byte(e, 0x81);
 		byte(e, 0xc3);
@@ -1646,9 +1639,7 @@ static void emit_run(struct emit *e, struct run *r, const struct insn *insns, co
 		/* Taken, but the interpreter would stop here: rIP = the start. */
 		uint8_t *taken = e->p;
 		patch(e, busy, taken);
-		patch(e, spent, taken);
 		patch(e, late, taken);
-		patch(e, dropped, taken);
 		load(e, R11, CPU(block_ip));
 		uint8_t *to_exit = jump(e, 0xe9);
 		/* Not taken: rIP = after the Jcc. */
@@ -1707,7 +1698,7 @@ static struct loop loop_of(const struct block *b, const struct run *r, unsigned 
 	if (!(j->osize == 8 ? back == 0 : j->osize == 4 && b->code_size == 32 && (uint32_t)back == 0))
 		return lp;
 	lp = (struct loop){ .on = true, .exit_if_zero = cc == CC_NZ, .count = b->count,
-			    .fall_offset = (uint32_t)(j->offset + j->len), .pa = &b->pa };
+			    .fall_offset = (uint32_t)(j->offset + j->len) };
 	return lp;
 }
 
