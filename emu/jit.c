@@ -775,9 +775,33 @@ static void emit_ways(struct emit *e, enum tlb_access acc)
 	patch(e, way0, e->p);
 }
 
+/* A set's offset in a bank: its number times 2 ways x 64 bytes. */
+#define SET_SHIFT 7
+#define SET_OFFSETS ((TLB_SETS - 1u) << SET_SHIFT)
+_Static_assert(TLB_WAYS * sizeof(struct tlb_entry) == 1u << SET_SHIFT, "jit: a set is 128 bytes");
+
+/* Host register h = the set hash of the context whose id is the TLB's field
+ * at id (mmu/tlb.h tlb_set_of) as a set's offset: its bits XOR those of the
+ * page's (emit_set_find). */
+static void emit_set_hash(struct emit *e, unsigned h, size_t id)
+{
+	rex(e, false, h, RDI);                                /* MOVZX h, word [id] */
+	byte(e, 0x0f);
+	byte(e, 0xb7);
+	byte(e, 0x80 | (h & 7) << 3 | (RDI & 7));
+	u32(e, (uint32_t)id);
+	rex(e, false, h, h);                                  /* IMUL h, h, mix */
+	byte(e, 0x69);
+	byte(e, 0xc0 | (h & 7) << 3 | (h & 7));
+	u32(e, TLB_SET_MIX);
+	rex(e, false, 0, h); byte(e, 0xc1); byte(e, 0xe0 | (h & 7)); byte(e, SET_SHIFT);   /* SHL h, 7 */
+	rex(e, false, 0, h); byte(e, 0x81); byte(e, 0xe0 | (h & 7)); u32(e, SET_OFFSETS);  /* AND h, (sets - 1) << 7 */
+}
+
 /* The TLB's set of the page at R10 among the translations of the context
  * whose id is the TLB's field at id (mmu/tlb.h tlb_set_of; hash: a host
- * register holding that id's hash, or 0xff to compute it) into RSI, the tag
+ * register holding that id's hash as a set's offset (emit_set_hash), or 0xff
+ * to compute it) into RSI, the tag
  * of the last byte's page and that id into R11, and the set's two ways
  * looked at: ZF set with RSI at the entry that holds the tag for acc.
  *
@@ -788,20 +812,16 @@ static void emit_ways(struct emit *e, enum tlb_access acc)
 static void emit_set_find(struct emit *e, const struct run *r, unsigned msize, size_t id, unsigned hash,
 			  enum tlb_access acc)
 {
+	/* The set's offset, ((page ^ hash) & (sets - 1)) * 128, as the page's
+	 * bits shifted into place XOR the hash's, shifted alike. */
 	byte(e, 0x44); byte(e, 0x89); byte(e, 0xd6);          /* MOV esi, r10d */
-	byte(e, 0xc1); byte(e, 0xee); byte(e, PAGE_SHIFT);    /* SHR esi, 12 */
-	if (hash != 0xff) {
-		rr(e, 0x31, 4, RSI, hash);                    /* XOR esi, hash */
-	} else {
-		byte(e, 0x44); byte(e, 0x0f); byte(e, 0xb7);  /* MOVZX r11d, word [id] */
-		byte(e, 0x80 | (R11 & 7) << 3 | (RDI & 7));
-		u32(e, (uint32_t)id);
-		byte(e, 0x45); byte(e, 0x69); byte(e, 0xdb); u32(e, TLB_SET_MIX);   /* IMUL r11d, r11d, mix */
-		byte(e, 0x44); byte(e, 0x31); byte(e, 0xde);  /* XOR esi, r11d */
+	byte(e, 0xc1); byte(e, 0xee); byte(e, PAGE_SHIFT - SET_SHIFT);   /* SHR esi, 12 - 7 */
+	byte(e, 0x81); byte(e, 0xe6); u32(e, SET_OFFSETS);    /* AND esi, (sets - 1) << 7 */
+	if (hash == 0xff) {
+		hash = R11;
+		emit_set_hash(e, R11, id);
 	}
-	byte(e, 0x81); byte(e, 0xe6); u32(e, TLB_SETS - 1);   /* AND esi, sets - 1 */
-	byte(e, 0xc1); byte(e, 0xe6); byte(e, 7);             /* SHL esi, 7: 2 ways x 64 bytes */
-	_Static_assert(TLB_WAYS * sizeof(struct tlb_entry) == 128, "jit: a set is 128 bytes");
+	rr(e, 0x31, 4, RSI, hash);                            /* XOR esi, hash */
 	byte(e, 0x4d); byte(e, 0x8d); byte(e, 0x5a); byte(e, msize - 1);   /* LEA r11, [r10 + size - 1] */
 	byte(e, 0x49); byte(e, 0x81); byte(e, 0xe3); u32(e, (uint32_t)-(int32_t)PAGE_SIZE);   /* AND r11, -4096 */
 	byte(e, 0x66);                                        /* OR r11w, word [id] */
@@ -1602,18 +1622,8 @@ static void emit_run(struct emit *e, struct run *r, const struct insn *insns, co
 		cpu_field(e, false, 0x80, 7, CPU(cpl));      /* CMP byte [cpl], 3 */
 		byte(e, 3);
 		user = jump(e, r->user ? CC_NZ : CC_Z);
-		unsigned h = r->set_hash;
-		if (h != 0xff) {
-			rex(e, false, h, RDI);               /* MOVZX h, word [cur] */
-			byte(e, 0x0f);
-			byte(e, 0xb7);
-			byte(e, 0x80 | (h & 7) << 3 | (RDI & 7));
-			u32(e, (uint32_t)TLB(cur));
-			rex(e, false, h, h);                 /* IMUL h, h, mix */
-			byte(e, 0x69);
-			byte(e, 0xc0 | (h & 7) << 3 | (h & 7));
-			u32(e, TLB_SET_MIX);
-		}
+		if (r->set_hash != 0xff)
+			emit_set_hash(e, r->set_hash, TLB(cur));
 	}
 	uint8_t *top = e->p;
 	for (unsigned i = 0; i < r->n; i++)
