@@ -21,7 +21,8 @@
  *                               past the page (mmu/tlb.h tlb_lookup)
  *   deadline_in_chained_loop    a threaded run going on from block to block
  *                               (emu/run.c thread_next_block) stops at an
- *                               instruction limit inside its 51st block
+ *                               instruction limit inside its 51st block,
+ *                               the instruction's start there the next one's
  *   fault_in_chained_block      a #DE in the fifth run of a chained loop
  *                               reports that DIV, with the loop's results
  *                               and time up to it
@@ -226,6 +227,9 @@ START_TEST(deadline_in_chained_loop)
 	ck_assert_uint_eq(m.cpu.regs[R_AX], 51);
 	ck_assert_uint_eq(m.cpu.regs[R_CX], 49);
 	ck_assert_uint_eq(m.cpu.rip, 0x40002);
+	/* Stopped at a boundary: the instruction a report there names is the
+	 * one that comes next, not the last that ran (emu/run.c cpu_run). */
+	ck_assert_uint_eq(m.cpu.insn_start, 0x40002);
 }
 END_TEST
 
