@@ -782,9 +782,13 @@ _Static_assert(TLB_WAYS * sizeof(struct tlb_entry) == 1u << SET_SHIFT, "jit: a s
 
 /* Host register h = the set hash of the context whose id is the TLB's field
  * at id (mmu/tlb.h tlb_set_of) as a set's offset: its bits XOR those of the
- * page's (emit_set_find). */
+ * page's (emit_set_find). The current context's is kept (cur_mix). */
 static void emit_set_hash(struct emit *e, unsigned h, size_t id)
 {
+	if (id == TLB(cur)) {
+		cpu_field(e, false, 0x8b, h, TLB(cur_mix));   /* MOV h, [cur_mix] */
+		return;
+	}
 	rex(e, false, h, RDI);                                /* MOVZX h, word [id] */
 	byte(e, 0x0f);
 	byte(e, 0xb7);

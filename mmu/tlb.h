@@ -83,6 +83,9 @@ struct tlb {
 	struct tlb_entry e[TLB_SLOTS];  /* bank b, set s, way w at (b * TLB_SETS + s) * TLB_WAYS + w */
 	uint16_t cur;              /* id of the current (space, pcid) */
 	uint16_t cur_global;       /* id of the current space's global translations */
+	uint32_t cur_mix;          /* cur's part of its sets' places (tlb_set_of), as a byte
+				      offset in a bank: what translated code XORs with the
+				      page's (emu/jit.c) */
 	bool global_filled;        /* entries with cur_global may exist */
 	uint16_t next_id;          /* the next id to give out (1..TLB_ID_MASK) */
 	uint64_t space;            /* the current space and PCID */
@@ -233,6 +236,7 @@ static inline void tlb_select(struct tlb *t, uint64_t space, uint16_t pcid)
 	t->cur_global = tlb_context_id(t, space, TLB_GLOBAL);
 	t->global_filled = tlb_context_of(t, space, TLB_GLOBAL)->filled;
 	t->cur = tlb_context_id(t, space, pcid);
+	t->cur_mix = (uint32_t)(((t->cur * TLB_SET_MIX) & (TLB_SETS - 1)) * TLB_WAYS * sizeof(struct tlb_entry));
 	t->epoch++;
 }
 
