@@ -51,13 +51,18 @@ static inline uint64_t next_page_lin(const struct cpu *cpu, uint64_t lin)
  * translate, by the TLB, to the frame it was read from and that the bytes
  * read there be unchanged. Where not, the caller decodes afresh, which also
  * raises the fetch's faults. */
+/* Are the bytes b's instruction read from its second page still there? */
+static inline bool block_second_bytes_hold(const struct cpu *cpu, const struct block *b)
+{
+	return memcmp(cpu->mem->ram + b->second_pa, b->second_bytes, b->second_len) == 0;
+}
+
 static inline bool block_second_page_holds(struct cpu *cpu, const struct block *b, uint64_t lin)
 {
 	if (__builtin_expect(b->second_len == 0, 1))
 		return true;
 	struct tlb_entry *e = fetch_tlb_find(cpu, next_page_lin(cpu, lin));
-	return e && e->phys == b->second_pa &&
-	       memcmp(cpu->mem->ram + b->second_pa, b->second_bytes, b->second_len) == 0;
+	return e && e->phys == b->second_pa && block_second_bytes_hold(cpu, b);
 }
 
 /* The cached block at CS:rIP when its translation is in the TLB: the common

@@ -46,9 +46,15 @@
 struct block_link {
 	struct block *to;          /* NULL: unused */
 	uint64_t rip;              /* rIP the block left with */
-	uint64_t gen;              /* to->gen then */
+	uint64_t gen;              /* to->gen then, | LINK_SECOND_PAGE for a page-crossing to */
 	uint32_t context;          /* cpu->link_context then; 0: unused */
 };
+
+/* A link to a page-crossing instruction (second_len): its second page's bytes
+ * are compared each time it is followed (emu/run.c follow_link); the bit
+ * keeps translated code, which compares gen whole and does not compare
+ * bytes, from following it at all. No generation reaches it. */
+#define LINK_SECOND_PAGE (1ull << 63)
 
 struct block {
 	/* What going on to the block reads (emu/run.c thread_next_block, the
@@ -70,7 +76,8 @@ struct block {
 	 * page: that page's frame and the bytes read from it (second_len 0: the
 	 * block lies in one page). Stores to the first page drop it as any
 	 * block; the second is compared at each lookup instead (emu/fetch.h
-	 * block_second_page_holds), so it is never linked to. */
+	 * block_second_page_holds), and its bytes at each link followed to it
+	 * (LINK_SECOND_PAGE). */
 	uint8_t second_len;
 	struct block_link links[2];
 	uint64_t second_pa;

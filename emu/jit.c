@@ -1430,7 +1430,9 @@ static void emit_next_block(struct emit *e, const struct block *b, bool may_be_s
  * which lies 1 to 4096 bytes on. */
 static bool be_may_be_self(const struct block_end *be)
 {
-	if (be->kind == END_FALL)
+	/* Not a page-crossing one: its second page is compared at every entry
+	 * (emu/run.c thread_next_block does not take its loop either). */
+	if (be->kind == END_FALL || be->b->second_len)
 		return false;
 	const struct insn *j = be->branch;
 	uint64_t back = be->fall_offset + j->imm;
@@ -1479,7 +1481,8 @@ static void emit_call_ret(struct emit *e, struct run *r, const struct block_end 
 	}
 	emit_release(e, r);
 	store(e, R11, CPU(rip));
-	emit_next_block(e, be->b, be->kind == END_RET || be_may_be_self(be), be->kind == END_RET ? r->jumps : NULL);
+	bool may_be_self = be->kind == END_RET ? !be->b->second_len : be_may_be_self(be);
+	emit_next_block(e, be->b, may_be_self, be->kind == END_RET ? r->jumps : NULL);
 	/* Its side exits: its own handler, the run's registers stored. */
 	emit_global(e, r, n);
 	uint8_t *own = e->p;
@@ -1918,8 +1921,10 @@ void jit_translate_block(struct icache *ic, struct block *b, bool user)
 {
 	uint8_t *area = code_area(ic);
 	/* 16-bit code: its 32-bit forms are rare, and its addresses wrap at 64 KiB.
-	 * A page-crossing instruction: one alone, looked up at every entry. */
-	if (!area || b < ic->blocks || b >= ic->blocks + ICACHE_BLOCKS || b->code_size == 16 || b->second_len)
+	 * (A page-crossing instruction is translated as any block: every way
+	 * into it compares its second page, its lookup and the links in C, which
+	 * translated code does not follow to it: LINK_SECOND_PAGE.) */
+	if (!area || b < ic->blocks || b >= ic->blocks + ICACHE_BLOCKS || b->code_size == 16)
 		return;
 	if (ic->jit_used + JIT_SLOT_BYTES > JIT_CODE_BYTES) {
 		ic->jit_full = true;   /* cpu_run empties the cache */

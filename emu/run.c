@@ -84,21 +84,31 @@ static inline void link_context_refresh(struct cpu *cpu)
 		link_context_switch(cpu);
 }
 
-/* The block after prev, by one of prev's links, when everything that decided
- * it still holds: the same rIP and link context (the translation of its page
+/* Does link l still lead on: everything that decided it still holds, the same rIP and link context (the translation of its page
  * is the one the lookup would use, SDM Vol.3 4.10.4.3 lets a processor keep
  * using it; rIP was within the same CS limit), the target block unchanged
  * (its slot's generation: no decode into it, no store dropping it). The code
  * size needs no test: prev ran in the mode it was decoded for, and so did the
  * target when the link was made (a decode for another size would have changed
  * its generation). NULL: look it up. */
+static inline bool link_holds(const struct cpu *cpu, const struct block_link *l)
+{
+	if (l->rip != cpu->rip || l->context != cpu->link_contexts[0].id)
+		return false;
+	if (__builtin_expect(l->to->gen == l->gen, 1))
+		return true;
+	/* A page-crossing instruction: its second page's frame is the one the
+	 * link was made with, as its first page's is (the link context's TLB
+	 * epoch); its bytes there are compared (SDM Vol.3 11.6). */
+	return l->gen == (l->to->gen | LINK_SECOND_PAGE) && block_second_bytes_hold(cpu, l->to);
+}
+
+/* The block after prev, by one of prev's links that still holds. */
 static inline struct block *follow_link(const struct cpu *cpu, const struct block *prev)
 {
-	for (unsigned i = 0; i < 2; i++) {
-		const struct block_link *l = &prev->links[i];
-		if (l->rip == cpu->rip && l->context == cpu->link_contexts[0].id && l->to->gen == l->gen)
-			return l->to;
-	}
+	for (unsigned i = 0; i < 2; i++)
+		if (link_holds(cpu, &prev->links[i]))
+			return prev->links[i].to;
 	return NULL;
 }
 
@@ -108,23 +118,25 @@ static inline struct block *follow_link(const struct cpu *cpu, const struct bloc
 static inline struct block *follow_jump_cache(struct cpu *cpu)
 {
 	const struct block_link *l = icache_jump(cpu->icache, cpu->rip);
-	if (l->to && l->rip == cpu->rip && l->context == cpu->link_contexts[0].id && l->to->gen == l->gen)
+	if (l->to && link_holds(cpu, l))
 		return l->to;
 	return NULL;
 }
 
-/* Remember that prev went on to b, if b is kept and needs no look at each
- * entry. One that is not kept (the uncached one, whose slot the next decode
- * reuses) is fetched afresh every time (SDM Vol.3 11.6: a store to it is seen
- * when it next runs); a page-crossing instruction is looked up every time, its
- * second page compared (emu/fetch.h block_second_page_holds). */
+/* Remember that prev went on to b, if b is kept. One that is not kept (the
+ * uncached one, whose slot the next decode reuses) is fetched afresh every
+ * time (SDM Vol.3 11.6: a store to it is seen when it next runs); a
+ * page-crossing instruction has its second page's bytes compared whenever
+ * the link is followed (LINK_SECOND_PAGE), as its lookup compares them
+ * (emu/fetch.h block_second_page_holds). */
 static void add_link(struct cpu *cpu, struct block *prev, struct block *b)
 {
-	if (b->pa == BLOCK_INVALID || b->second_len)
+	if (b->pa == BLOCK_INVALID)
 		return;
 	struct block_link *l = &prev->links[prev->next_link];
 	prev->next_link ^= 1;
-	*l = (struct block_link){ .to = b, .rip = cpu->rip, .gen = b->gen, .context = cpu->link_contexts[0].id };
+	*l = (struct block_link){ .to = b, .rip = cpu->rip, .gen = b->gen | (b->second_len ? LINK_SECOND_PAGE : 0),
+				  .context = cpu->link_contexts[0].id };
 	*icache_jump(cpu->icache, cpu->rip) = *l;
 }
 

@@ -1,8 +1,9 @@
 /* Block links (emu/run.c follow_link) against cache slots reused under them
  * (issue 14 item 1). A page-crossing instruction is decoded into the slot its
- * physical address hashes to but never kept; a link to it must never be
- * followed, or a later decode into the same slot (another page-crossing
- * instruction, a failed decode) or a store to its bytes goes unseen:
+ * physical address hashes to and kept under its first page; a link to it
+ * must compare its second page's bytes when followed, or a later decode into
+ * the same slot (another page-crossing instruction, a failed decode) or a
+ * store to its bytes goes unseen:
  *   failed_decode_behind_link            the 9 KiB real-mode image: a #GP
  *                                        handler re-runs a block whose
  *                                        successor's slot a 16-prefix decode
@@ -13,7 +14,12 @@
  *                                        run before, by the same CPU (_i = 0)
  *                                        or the other of two (_i = 1); SDM Vol.3
  *                                        11.6 and 8.1.3: the next execution
- *                                        runs the new bytes */
+ *                                        runs the new bytes
+ *   page_crosser_in_a_loop               a hot loop through a page-crossing
+ *                                        instruction follows a link to it,
+ *                                        and sees each round's store to its
+ *                                        bytes on the second page, where no
+ *                                        block lies to be dropped */
 #include <check.h>
 #include <string.h>
 
@@ -193,6 +199,40 @@ START_TEST(self_modified_page_crosser_64)
 }
 END_TEST
 
+/* 64-bit, identity-mapped, 100 rounds (ECX), EDX = the round:
+ *   40ff8: add ebx, eax; nop x 4          (block A: falls through to 40ffe)
+ *   40ffe: mov eax, 0x11223344            (crosses into page 41000)
+ *   41003: mov byte [0x41000], dl         (the immediate's second byte)
+ *          inc edx; dec ecx; jnz 40ff8
+ *   41010: hlt
+ * Round 0 loads 11223344H, round r > 0 11220044H | (r - 1) << 8. */
+START_TEST(page_crosser_in_a_loop)
+{
+	activate(&m);
+	to64(&m);
+	PUT(0x40ff8, 0x01, 0xc3, 0x90, 0x90, 0x90, 0x90, 0xb8, 0x44);
+	PUT(0x41000, 0x33, 0x22, 0x11, 0x88, 0x14, 0x25, 0x00, 0x10, 0x04, 0x00, 0xff, 0xc2, 0xff, 0xc9, 0x75, 0xe8,
+	    0xf4);
+	m.cpu.regs[R_AX] = m.cpu.regs[R_BX] = m.cpu.regs[R_DX] = 0;
+	m.cpu.regs[R_CX] = 100;
+	run_to_hlt(&m.cpu, 0x40ff8, 2000);
+	uint32_t eax = 0, ebx = 0;
+	for (unsigned r = 0; r < 100; r++) {
+		ebx += eax;
+		eax = r == 0 ? 0x11223344 : 0x11220044 | (r - 1) << 8;
+	}
+	ck_assert_uint_eq(m.cpu.regs[R_AX], eax);
+	ck_assert_uint_eq(m.cpu.regs[R_BX], ebx);
+	/* A went on to the crosser by its link, marked for the compare. */
+	const struct block *a = icache_slot(m.cpu.icache, 0x40ff8);
+	ck_assert_uint_eq(a->pa, 0x40ff8);
+	bool linked = false;
+	for (unsigned i = 0; i < 2; i++)
+		linked = linked || (a->links[i].rip == 0x40ffe && (a->links[i].gen & LINK_SECOND_PAGE));
+	ck_assert(linked);
+}
+END_TEST
+
 static Suite *block_links_suite(void)
 {
 	Suite *s = suite_create("block_links");
@@ -202,6 +242,7 @@ static Suite *block_links_suite(void)
 	tcase_add_test(tc, same_slot_page_crossers_64);
 	tcase_add_loop_test(tc, self_modified_page_crosser_real, 0, 2);
 	tcase_add_loop_test(tc, self_modified_page_crosser_64, 0, 2);
+	tcase_add_test(tc, page_crosser_in_a_loop);
 	suite_add_tcase(s, tc);
 	return s;
 }
