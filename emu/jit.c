@@ -1204,8 +1204,8 @@ static void emit_op(struct emit *e, struct run *r, unsigned i)
  * store into code never hits the TLB inline, whose write grants leave out
  * pages with code, emu/memory.c tlb_fill: it leaves the run for its handler;
  * nothing else runs between two rounds).
- * Where one fails, the code leaves with rIP at the block's start, and the
- * end slot's handler decides as the interpreter would. */
+ * Where one fails, the code goes on with rIP at the block's start to the
+ * block change (emit_next_block), which decides as thread_next_block would. */
 struct loop {
 	bool on;
 	bool exit_if_zero;         /* JNZ: the loop ends on ZF = 1 */
@@ -1670,12 +1670,18 @@ static void emit_run(struct emit *e, struct run *r, const struct insn *insns, co
 		patch(e, to_exit, e->p);
 		store(e, R11, CPU(rip));
 	}
-	if (be->kind != END_NONE)
+	if (be->kind != END_NONE) {
 		emit_block_end(e, r, be);
-	else if (next == &be->b->insns[be->b->count] && !lp->on)
+	} else if (lp->on) {
+		/* Out of the loop (rIP stored): on to the next block, or back
+		 * to this one's start where a round could not go on. */
+		emit_release(e, r);
+		emit_next_block(e, be->b, true, NULL);
+	} else if (next == &be->b->insns[be->b->count]) {
 		emit_leave(e, r, next, thread_end_fallthrough);   /* rIP: the block's end (above) */
-	else
+	} else {
 		emit_leave(e, r, next, NULL);
+	}
 	/* The side exits: before memory access i, on to its own handler (the
 	 * first instruction's is the one this code replaces). */
 	for (unsigned i = 0; i < r->n; i++) {
