@@ -133,6 +133,12 @@ static void add_link(struct cpu *cpu, struct block *prev, struct block *b)
 {
 	if (b->pa == BLOCK_INVALID)
 		return;
+	/* Its page's translation (and its second page's) must hold while the
+	 * link stands: a flush of either starts a new epoch (mmu/tlb.h). */
+	uint64_t lin = cpu->mode == MODE_LONG64 ? cpu->rip : (uint32_t)(cpu->seg[SR_CS].base + cpu->rip);
+	tlb_note_code(&cpu->tlb, lin);
+	if (b->second_len)
+		tlb_note_code(&cpu->tlb, next_page_lin(cpu, lin));
 	struct block_link *l = &prev->links[prev->next_link];
 	prev->next_link ^= 1;
 	*l = (struct block_link){ .to = b, .rip = cpu->rip, .gen = b->gen | (b->second_len ? LINK_SECOND_PAGE : 0),

@@ -56,6 +56,8 @@ _Static_assert(TLB_SETS >= 2, "tlb_lookup: two adjacent pages fall in different 
 #define TLB_CONTEXTS 64            /* (space, pcid) pairs remembered */
 #define TLB_LARGE_LOG2 12
 #define TLB_LARGE_BITS (1u << TLB_LARGE_LOG2)  /* the filter of large pages cached (struct tlb large) */
+#define TLB_CODE_LOG2 12
+#define TLB_CODE_BITS (1u << TLB_CODE_LOG2)    /* the filter of pages links rely on (struct tlb code) */
 
 enum tlb_access { TLB_READ, TLB_WRITE, TLB_EXEC, TLB_WRITE_CODE, TLB_ACCESS_KINDS };
 enum tlb_bank { TLB_SUPERVISOR, TLB_USER, TLB_BANKS };
@@ -99,6 +101,12 @@ struct tlb {
 	 * filter over (lin >> page_shift, page_shift), tlb_note_large): an
 	 * INVLPG of an address outside all of them visits only its own sets. */
 	uint64_t large[TLB_LARGE_BITS / 64];
+	/* Which linear 4-KiB pages the links made in this epoch rely on the
+	 * translation of (emu/run.c add_link; a Bloom filter, valid while
+	 * code_epoch is the epoch): dropping the translation of another page
+	 * leaves them standing (tlb_flush_page_ids). */
+	uint32_t code_epoch;
+	uint64_t code[TLB_CODE_BITS / 64];
 };
 
 /* The set (TLB_WAYS entries) that holds lin's translations with id in bank:
@@ -327,13 +335,40 @@ static inline bool tlb_large_may_cover(const struct tlb *t, uint64_t lin)
 	return false;
 }
 
+/* The filter bit of the 4-KiB page holding lin. */
+static inline unsigned tlb_code_bit(uint64_t lin)
+{
+	return (unsigned)(((lin >> PAGE_SHIFT) * 0x9e3779b97f4a7c15ull) >> (64 - TLB_CODE_LOG2));
+}
+
+/* A link about to be made relies on the translation of lin's page. */
+static inline void tlb_note_code(struct tlb *t, uint64_t lin)
+{
+	if (t->code_epoch != t->epoch) {
+		memset(t->code, 0, sizeof(t->code));
+		t->code_epoch = t->epoch;
+	}
+	unsigned bit = tlb_code_bit(lin);
+	t->code[bit / 64] |= 1ull << (bit % 64);
+}
+
+/* May a link of this epoch rely on the translation of lin's page (false:
+ * certainly none)? */
+static inline bool tlb_code_may_use(const struct tlb *t, uint64_t lin)
+{
+	unsigned bit = tlb_code_bit(lin);
+	return t->code_epoch == t->epoch && ((t->code[bit / 64] >> (bit % 64)) & 1);
+}
+
 /* Drop the translations of the page holding lin (whatever its size) tagged
  * with id a or id b (0: none). Pieces of a larger page sit in the sets of
  * their own 4-KiB pages, so only then are all entries visited; a 4-KiB page
- * is in one set per bank and id. */
+ * is in one set per bank and id. A new epoch only where a link may rely on
+ * what goes: a piece of a large page, or a page links were made into. */
 static inline void tlb_flush_page_ids(struct tlb *t, uint64_t lin, uint16_t a, uint16_t b)
 {
 	if (tlb_large_may_cover(t, lin)) {
+		t->epoch++;
 		for (unsigned i = 0; i < TLB_SLOTS; i++) {
 			struct tlb_entry *e = &t->e[i];
 			uint16_t id = e->key & TLB_ID_MASK;
@@ -351,8 +386,9 @@ static inline void tlb_flush_page_ids(struct tlb *t, uint64_t lin, uint16_t a, u
 					if (set[w].key == ((lin & PAGE_MASK) | ids[k]))
 						tlb_entry_clear(&set[w]);
 			}
+		if (tlb_code_may_use(t, lin))
+			t->epoch++;
 	}
-	t->epoch++;
 }
 
 /* INVLPG, and a #PF for lin: the current PCID's translations of the page and

@@ -19,7 +19,12 @@
  *                                        instruction follows a link to it,
  *                                        and sees each round's store to its
  *                                        bytes on the second page, where no
- *                                        block lies to be dropped */
+ *                                        block lies to be dropped
+ *   invlpg_of_code_page_voids_links      INVLPG of a page a link goes into
+ *                                        voids the link (SDM Vol.3 4.10.4.1:
+ *                                        the next fetch from the page walks
+ *                                        anew), INVLPG of a data page leaves
+ *                                        every link standing */
 #include <check.h>
 #include <string.h>
 
@@ -233,6 +238,44 @@ START_TEST(page_crosser_in_a_loop)
 }
 END_TEST
 
+/* 64-bit, the first 2 MiB in 4-KiB pages (identity), ECX rounds of:
+ *   40000: call 42000; add ebx, eax; invlpg [rsi]; dec ecx; jnz 40000
+ *   4000e: hlt
+ *   42000: mov eax, 1; ret        (frame 42000)
+ *   43000: mov eax, 2; ret        (frame 43000, mapped at 42000 later) */
+START_TEST(invlpg_of_code_page_voids_links)
+{
+	activate(&m);
+	to64(&m);
+	for (uint64_t pa = 0; pa < (2u << 20); pa += PAGE_SIZE)
+		physmem_write(&m.pm, 0x20000 + (pa >> 12) * 8, 8, pa | 3);
+	physmem_write(&m.pm, PD, 8, 0x20000 | 3);
+	tlb_flush_all(&m.cpu.tlb);
+	PUT(0x40000, 0xe8, 0xfb, 0x1f, 0x00, 0x00, 0x01, 0xc3, 0x0f, 0x01, 0x3e, 0xff, 0xc9, 0x75, 0xf2, 0xf4);
+	PUT(0x42000, 0xb8, 0x01, 0x00, 0x00, 0x00, 0xc3);
+	PUT(0x43000, 0xb8, 0x02, 0x00, 0x00, 0x00, 0xc3);
+	m.cpu.regs[R_SP] = 0x80000;
+	/* INVLPG of a page no code lies in: the links stay (no new epoch). */
+	m.cpu.regs[R_SI] = 0x50000;
+	m.cpu.regs[R_CX] = 100;
+	run_to_hlt(&m.cpu, 0x40000, 1000);
+	uint32_t epoch = m.cpu.tlb.epoch;
+	m.cpu.regs[R_CX] = 100;
+	run_to_hlt(&m.cpu, 0x40000, 1000);
+	ck_assert_uint_eq(m.cpu.regs[R_BX], 200);
+	ck_assert_uint_eq(m.cpu.tlb.epoch, epoch);
+	/* 42000 remapped to frame 43000 without an INVLPG: the first round may
+	 * still use the cached translation (SDM Vol.3 4.10.4.3; hvemu's TLB
+	 * does), the round after INVLPG 42000 must not. */
+	physmem_write(&m.pm, 0x20000 + 0x42 * 8, 8, 0x43000 | 3);
+	m.cpu.regs[R_SI] = 0x42000;
+	m.cpu.regs[R_BX] = 0;
+	m.cpu.regs[R_CX] = 2;
+	run_to_hlt(&m.cpu, 0x40000, 100);
+	ck_assert_uint_eq(m.cpu.regs[R_BX], 1 + 2);
+}
+END_TEST
+
 static Suite *block_links_suite(void)
 {
 	Suite *s = suite_create("block_links");
@@ -243,6 +286,7 @@ static Suite *block_links_suite(void)
 	tcase_add_loop_test(tc, self_modified_page_crosser_real, 0, 2);
 	tcase_add_loop_test(tc, self_modified_page_crosser_64, 0, 2);
 	tcase_add_test(tc, page_crosser_in_a_loop);
+	tcase_add_test(tc, invlpg_of_code_page_voids_links);
 	suite_add_tcase(s, tc);
 	return s;
 }
