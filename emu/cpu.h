@@ -457,6 +457,13 @@ void cpu_set_flags(struct cpu *cpu, uint64_t flags);
 
 /* Sizes in bytes of the current code/stack/address defaults. */
 static inline bool cpu_is_mode64(const struct cpu *cpu) { return cpu->mode == MODE_LONG64; }
+
+/* The linear address of CS:rIP: rIP itself in 64-bit mode, where CS's base is
+ * 0 (SDM Vol.3 3.4.4), else CS's base + rIP within 4 GiB. */
+static inline uint64_t cpu_ip_linear(const struct cpu *cpu)
+{
+	return cpu_is_mode64(cpu) ? cpu->rip : (uint32_t)(cpu->seg[SR_CS].base + cpu->rip);
+}
 static inline bool cpu_is_prot(const struct cpu *cpu)   { return cpu->mode != MODE_REAL; }
 
 /* Read size bytes of code at linear address lin, as an instruction fetch would

@@ -129,7 +129,7 @@ status_t debug_check_insn(struct cpu *cpu)
 	 * other rule for breakpoints. */
 	if (cpu->shadow & SHADOW_MOV_SS)
 		return ST_OK;
-	uint64_t lin = cpu_is_mode64(cpu) ? cpu->rip : (uint32_t)(cpu->seg[SR_CS].base + cpu->rip);
+	uint64_t lin = cpu_ip_linear(cpu);
 	unsigned hits = debug_match_insn(cpu, lin);
 	if (!hits)
 		return ST_OK;

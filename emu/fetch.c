@@ -97,7 +97,7 @@ static bool keep_second_page(struct cpu *cpu, struct block *b, uint64_t lin, uin
 struct block *fetch_block(struct cpu *cpu, status_t *st)
 {
 	unsigned code_size = cpu_code_size(cpu);
-	uint64_t lin = cpu->mode == MODE_LONG64 ? cpu->rip : (uint32_t)(cpu->seg[SR_CS].base + cpu->rip);
+	uint64_t lin = cpu_ip_linear(cpu);
 
 	/* CS limit before translation: #GP(0) outranks #PF (SDM Vol.3 6.9). In
 	 * 64-bit mode the limit is not checked but RIP must be canonical (SDM Vol.3

@@ -44,6 +44,12 @@ static inline uint64_t next_page_lin(const struct cpu *cpu, uint64_t lin)
 	return cpu->mode == MODE_LONG64 ? next : (uint32_t)next;
 }
 
+/* Are the bytes b's instruction read from its second page still there? */
+static inline bool block_second_bytes_hold(const struct cpu *cpu, const struct block *b)
+{
+	return memcmp(cpu->mem->ram + b->second_pa, b->second_bytes, b->second_len) == 0;
+}
+
 /* Is b, found for the linear address lin, still what a fetch there would
  * decode? Always, unless its one instruction runs into the next page: SDM
  * Vol.3 4.10 (a fetch uses the current translation) and 11.6 (a store to an
@@ -51,12 +57,6 @@ static inline uint64_t next_page_lin(const struct cpu *cpu, uint64_t lin)
  * translate, by the TLB, to the frame it was read from and that the bytes
  * read there be unchanged. Where not, the caller decodes afresh, which also
  * raises the fetch's faults. */
-/* Are the bytes b's instruction read from its second page still there? */
-static inline bool block_second_bytes_hold(const struct cpu *cpu, const struct block *b)
-{
-	return memcmp(cpu->mem->ram + b->second_pa, b->second_bytes, b->second_len) == 0;
-}
-
 static inline bool block_second_page_holds(struct cpu *cpu, const struct block *b, uint64_t lin)
 {
 	if (__builtin_expect(b->second_len == 0, 1))
@@ -70,14 +70,9 @@ static inline bool block_second_page_holds(struct cpu *cpu, const struct block *
  * fetch_block(), which also raises the faults. */
 static inline struct block *block_lookup(struct cpu *cpu)
 {
-	uint64_t lin;
-	if (cpu->mode != MODE_LONG64) {
-		if (cpu->rip > cpu->seg[SR_CS].limit)
-			return NULL;
-		lin = (uint32_t)(cpu->seg[SR_CS].base + cpu->rip);
-	} else {
-		lin = cpu->rip;
-	}
+	if (!cpu_is_mode64(cpu) && cpu->rip > cpu->seg[SR_CS].limit)
+		return NULL;
+	uint64_t lin = cpu_ip_linear(cpu);
 	struct tlb_entry *e = fetch_tlb_find(cpu, lin);
 	if (!e)
 		return NULL;

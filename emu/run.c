@@ -135,7 +135,7 @@ static void add_link(struct cpu *cpu, struct block *prev, struct block *b)
 		return;
 	/* Its page's translation (and its second page's) must hold while the
 	 * link stands: a flush of either starts a new epoch (mmu/tlb.h). */
-	uint64_t lin = cpu->mode == MODE_LONG64 ? cpu->rip : (uint32_t)(cpu->seg[SR_CS].base + cpu->rip);
+	uint64_t lin = cpu_ip_linear(cpu);
 	tlb_note_code(&cpu->tlb, lin);
 	if (b->second_len)
 		tlb_note_code(&cpu->tlb, next_page_lin(cpu, lin));
