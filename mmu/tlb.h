@@ -54,10 +54,8 @@ _Static_assert(TLB_SETS >= 2, "tlb_lookup: two adjacent pages fall in different 
 #define TLB_FIRST_ID 2
 #define TLB_GLOBAL 0x1000u         /* the pcid of a space's global translations */
 #define TLB_CONTEXTS 64            /* (space, pcid) pairs remembered */
-#define TLB_LARGE_LOG2 12
-#define TLB_LARGE_BITS (1u << TLB_LARGE_LOG2)  /* the filter of large pages cached (struct tlb large) */
-#define TLB_CODE_LOG2 12
-#define TLB_CODE_BITS (1u << TLB_CODE_LOG2)    /* the filter of pages links rely on (struct tlb code) */
+#define TLB_FILTER_LOG2 12
+#define TLB_FILTER_BITS (1u << TLB_FILTER_LOG2)  /* a filter of pages (struct tlb large, code) */
 
 enum tlb_access { TLB_READ, TLB_WRITE, TLB_EXEC, TLB_WRITE_CODE, TLB_ACCESS_KINDS };
 enum tlb_bank { TLB_SUPERVISOR, TLB_USER, TLB_BANKS };
@@ -100,23 +98,27 @@ struct tlb {
 	/* Which linear pages larger than 4 KiB may have pieces cached (a Bloom
 	 * filter over (lin >> page_shift, page_shift), tlb_note_large): an
 	 * INVLPG of an address outside all of them visits only its own sets. */
-	uint64_t large[TLB_LARGE_BITS / 64];
+	uint64_t large[TLB_FILTER_BITS / 64];
 	/* Which linear 4-KiB pages the links made in this epoch rely on the
 	 * translation of (emu/run.c add_link; a Bloom filter, valid while
 	 * code_epoch is the epoch): dropping the translation of another page
 	 * leaves them standing (tlb_flush_page_ids). */
 	uint32_t code_epoch;
-	uint64_t code[TLB_CODE_BITS / 64];
+	uint64_t code[TLB_FILTER_BITS / 64];
 };
 
 /* The set (TLB_WAYS entries) that holds lin's translations with id in bank:
  * the page number mixed with the id, so that two contexts mapping the same
  * linear page (a guest and its host) keep both. */
 #define TLB_SET_MIX 0x9du            /* the id's factor (emu/jit.c computes the same) */
+static inline unsigned tlb_id_mix(uint16_t id)
+{
+	return (id * TLB_SET_MIX) & (TLB_SETS - 1);
+}
+
 static inline struct tlb_entry *tlb_set_of(struct tlb *t, unsigned bank, uint64_t lin, uint16_t id)
 {
-	uint64_t vpn = lin >> PAGE_SHIFT;
-	unsigned set = (unsigned)((vpn ^ ((uint64_t)id * TLB_SET_MIX)) & (TLB_SETS - 1));
+	unsigned set = ((unsigned)(lin >> PAGE_SHIFT) & (TLB_SETS - 1)) ^ tlb_id_mix(id);
 	return &t->e[(bank * TLB_SETS + set) * TLB_WAYS];
 }
 
@@ -244,7 +246,7 @@ static inline void tlb_select(struct tlb *t, uint64_t space, uint16_t pcid)
 	t->cur_global = tlb_context_id(t, space, TLB_GLOBAL);
 	t->global_filled = tlb_context_of(t, space, TLB_GLOBAL)->filled;
 	t->cur = tlb_context_id(t, space, pcid);
-	t->cur_mix = (uint32_t)(((t->cur * TLB_SET_MIX) & (TLB_SETS - 1)) * TLB_WAYS * sizeof(struct tlb_entry));
+	t->cur_mix = (uint32_t)(tlb_id_mix(t->cur) * TLB_WAYS * sizeof(struct tlb_entry));
 	t->epoch++;
 }
 
@@ -309,17 +311,29 @@ static inline bool tlb_page_covers(uint64_t page, unsigned page_shift, uint64_t 
 	return (page & mask) == (lin & mask);
 }
 
-/* The filter bit of the page of 1 << page_shift bytes holding lin. */
-static inline unsigned tlb_large_bit(uint64_t lin, unsigned page_shift)
+/* A filter of pages (a Bloom filter with one hash): the bit of the page of
+ * 1 << page_shift bytes holding lin, set and tested. */
+static inline unsigned tlb_filter_bit(uint64_t lin, unsigned page_shift)
 {
-	return (unsigned)((((lin >> page_shift) ^ page_shift) * 0x9e3779b97f4a7c15ull) >> (64 - TLB_LARGE_LOG2));
+	return (unsigned)((((lin >> page_shift) ^ page_shift) * 0x9e3779b97f4a7c15ull) >> (64 - TLB_FILTER_LOG2));
+}
+
+static inline void tlb_filter_add(uint64_t *filter, uint64_t lin, unsigned page_shift)
+{
+	unsigned bit = tlb_filter_bit(lin, page_shift);
+	filter[bit / 64] |= 1ull << (bit % 64);
+}
+
+static inline bool tlb_filter_has(const uint64_t *filter, uint64_t lin, unsigned page_shift)
+{
+	unsigned bit = tlb_filter_bit(lin, page_shift);
+	return (filter[bit / 64] >> (bit % 64)) & 1;
 }
 
 /* A piece of a page larger than 4 KiB at lin is being cached. */
 static inline void tlb_note_large(struct tlb *t, uint64_t lin, unsigned page_shift)
 {
-	unsigned bit = tlb_large_bit(lin, page_shift);
-	t->large[bit / 64] |= 1ull << (bit % 64);
+	tlb_filter_add(t->large, lin, page_shift);
 }
 
 /* Whether a cached piece of a 2-MiB, 4-MiB or 1-GiB page may cover lin
@@ -327,18 +341,10 @@ static inline void tlb_note_large(struct tlb *t, uint64_t lin, unsigned page_shi
 static inline bool tlb_large_may_cover(const struct tlb *t, uint64_t lin)
 {
 	static const uint8_t shifts[] = { 21, 22, 30 };
-	for (unsigned i = 0; i < sizeof(shifts); i++) {
-		unsigned bit = tlb_large_bit(lin, shifts[i]);
-		if ((t->large[bit / 64] >> (bit % 64)) & 1)
+	for (unsigned i = 0; i < sizeof(shifts); i++)
+		if (tlb_filter_has(t->large, lin, shifts[i]))
 			return true;
-	}
 	return false;
-}
-
-/* The filter bit of the 4-KiB page holding lin. */
-static inline unsigned tlb_code_bit(uint64_t lin)
-{
-	return (unsigned)(((lin >> PAGE_SHIFT) * 0x9e3779b97f4a7c15ull) >> (64 - TLB_CODE_LOG2));
 }
 
 /* A link about to be made relies on the translation of lin's page. */
@@ -348,16 +354,14 @@ static inline void tlb_note_code(struct tlb *t, uint64_t lin)
 		memset(t->code, 0, sizeof(t->code));
 		t->code_epoch = t->epoch;
 	}
-	unsigned bit = tlb_code_bit(lin);
-	t->code[bit / 64] |= 1ull << (bit % 64);
+	tlb_filter_add(t->code, lin, PAGE_SHIFT);
 }
 
 /* May a link of this epoch rely on the translation of lin's page (false:
  * certainly none)? */
 static inline bool tlb_code_may_use(const struct tlb *t, uint64_t lin)
 {
-	unsigned bit = tlb_code_bit(lin);
-	return t->code_epoch == t->epoch && ((t->code[bit / 64] >> (bit % 64)) & 1);
+	return t->code_epoch == t->epoch && tlb_filter_has(t->code, lin, PAGE_SHIFT);
 }
 
 /* Drop the translations of the page holding lin (whatever its size) tagged
