@@ -1351,9 +1351,11 @@ static void emit_next_block(struct emit *e, const struct block *b, bool may_be_s
 	slow[n_slow++] = jump(e, CC_NZ);
 	cpu_field(e, true, 0x3b, RSP, CPU(chain_stack_floor));   /* CMP rsp, [chain_stack_floor] */
 	slow[n_slow++] = jump(e, CC_B);
-	/* Back to its own start, b still cached: b. */
+	/* Back to its own start, b still cached: b; never a page-crossing b,
+	 * whose second page is compared at each entry (thread_next_block takes
+	 * no such loop either). */
 	uint8_t *found_self = NULL;
-	if (may_be_self) {
+	if (may_be_self && !b->second_len) {
 		cpu_field(e, true, 0x3b, R11, CPU(block_ip));       /* CMP r11, [block_ip] */
 		uint8_t *not_self = jump(e, CC_NZ);
 		mov_imm64(e, RDX, (uint64_t)(uintptr_t)b);
@@ -1430,9 +1432,7 @@ static void emit_next_block(struct emit *e, const struct block *b, bool may_be_s
  * which lies 1 to 4096 bytes on. */
 static bool be_may_be_self(const struct block_end *be)
 {
-	/* Not a page-crossing one: its second page is compared at every entry
-	 * (emu/run.c thread_next_block does not take its loop either). */
-	if (be->kind == END_FALL || be->b->second_len)
+	if (be->kind == END_FALL)
 		return false;
 	const struct insn *j = be->branch;
 	uint64_t back = be->fall_offset + j->imm;
@@ -1481,8 +1481,7 @@ static void emit_call_ret(struct emit *e, struct run *r, const struct block_end 
 	}
 	emit_release(e, r);
 	store(e, R11, CPU(rip));
-	bool may_be_self = be->kind == END_RET ? !be->b->second_len : be_may_be_self(be);
-	emit_next_block(e, be->b, may_be_self, be->kind == END_RET ? r->jumps : NULL);
+	emit_next_block(e, be->b, be->kind == END_RET || be_may_be_self(be), be->kind == END_RET ? r->jumps : NULL);
 	/* Its side exits: its own handler, the run's registers stored. */
 	emit_global(e, r, n);
 	uint8_t *own = e->p;
