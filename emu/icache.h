@@ -3,7 +3,7 @@
  * Blocks end at a branch, a mode-changing instruction, a string instruction, a
  * page boundary or BLOCK_MAX_INSNS; an instruction crossing a page boundary is
  * decoded alone, kept under its first page, and checked against its second
- * page at every lookup (struct block, second_*).
+ * page at every lookup and every link followed to it (struct block, second_*).
  *
  * Self-modifying code (SDM Vol.3 11.6, 8.1.3): a write to an instruction that has
  * been fetched and decoded must be seen when the instruction next executes; the

@@ -84,13 +84,14 @@ static inline void link_context_refresh(struct cpu *cpu)
 		link_context_switch(cpu);
 }
 
-/* Does link l still lead on: everything that decided it still holds, the same rIP and link context (the translation of its page
- * is the one the lookup would use, SDM Vol.3 4.10.4.3 lets a processor keep
- * using it; rIP was within the same CS limit), the target block unchanged
- * (its slot's generation: no decode into it, no store dropping it). The code
- * size needs no test: prev ran in the mode it was decoded for, and so did the
- * target when the link was made (a decode for another size would have changed
- * its generation). NULL: look it up. */
+/* Does link l still lead to its block: does everything that decided it
+ * hold? The same rIP and link context (the translation of its page is the
+ * one the lookup would use, SDM Vol.3 4.10.4.3 lets a processor keep using
+ * it; rIP was within the same CS limit), the target block unchanged (its
+ * slot's generation: no decode into it, no store dropping it). The code size
+ * needs no test: the block left ran in the mode it was decoded for, and so
+ * did the target when the link was made (a decode for another size would
+ * have changed its generation). */
 static inline bool link_holds(const struct cpu *cpu, const struct block_link *l)
 {
 	if (l->rip != cpu->rip || l->context != cpu->link_contexts[0].id)
@@ -103,7 +104,8 @@ static inline bool link_holds(const struct cpu *cpu, const struct block_link *l)
 	return l->gen == (l->to->gen | LINK_SECOND_PAGE) && block_second_bytes_hold(cpu, l->to);
 }
 
-/* The block after prev, by one of prev's links that still holds. */
+/* The block after prev, by one of prev's links that still holds; NULL: look
+ * it up. */
 static inline struct block *follow_link(const struct cpu *cpu, const struct block *prev)
 {
 	for (unsigned i = 0; i < 2; i++)
