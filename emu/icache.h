@@ -51,9 +51,9 @@ struct block_link {
 };
 
 /* A link to a page-crossing instruction (second_len): its second page's bytes
- * are compared each time it is followed (emu/run.c follow_link); the bit
- * keeps translated code, which compares gen whole and does not compare
- * bytes, from following it at all. No generation reaches it. */
+ * are compared each time it is followed (emu/run.c link_holds; translated
+ * code, whose test compares gen whole, compares them where that test fails:
+ * emu/jit.c emit_second_page). No generation reaches it. */
 #define LINK_SECOND_PAGE (1ull << 63)
 
 struct block {

@@ -51,6 +51,7 @@
 #include <sys/mman.h>
 
 #include "emu/fast_forms.h"
+#include "emu/fetch.h"
 #include "emu/flags.h"
 #include "emu/icache.h"
 #include "emu/threaded.h"
@@ -1318,8 +1319,10 @@ static void jump_to(struct emit *e, insn_handler handler)
  * (R11) and link context (EAX), the target's generation unchanged; RDX = the
  * target. null_to: an entry never written may be there (the jump cache's),
  * its target tested too. Its jumps for a miss go to miss[]; returns how
- * many. */
-static unsigned emit_link_test(struct emit *e, uint32_t at, bool null_to, uint8_t *miss[4])
+ * many. The generation's own miss goes to *gen_miss, with RCX = the
+ * target's generation: a link to a page-crossing instruction fails there
+ * (LINK_SECOND_PAGE) and may still hold (emit_second_page). */
+static unsigned emit_link_test(struct emit *e, uint32_t at, bool null_to, uint8_t *miss[3], uint8_t **gen_miss)
 {
 	unsigned n = 0;
 	byte(e, 0x4c); byte(e, 0x3b); byte(e, 0x9e); u32(e, at + (uint32_t)LINK(rip));       /* CMP r11, [rsi + rip] */
@@ -1333,8 +1336,46 @@ static unsigned emit_link_test(struct emit *e, uint32_t at, bool null_to, uint8_
 	}
 	byte(e, 0x48); byte(e, 0x8b); byte(e, 0x8a); u32(e, (uint32_t)BLOCK(gen));          /* MOV rcx, [rdx + gen] */
 	byte(e, 0x48); byte(e, 0x3b); byte(e, 0x8e); u32(e, at + (uint32_t)LINK(gen));      /* CMP rcx, [rsi + gen] */
-	miss[n++] = jump(e, CC_NZ);
+	*gen_miss = jump(e, CC_NZ);
 	return n;
+}
+
+/* A link to a page-crossing instruction (emu/run.c link_holds): held when
+ * its generation is the target's with LINK_SECOND_PAGE and the target's
+ * bytes on its second page are still the ones decoded (SDM Vol.3 11.6; the
+ * page's frame is the link context's, as the first page's is). */
+static bool jit_second_bytes_hold(const struct cpu *cpu, const struct block *b)
+{
+	return block_second_bytes_hold(cpu, b);
+}
+
+/* Where emit_link_test's generation missed (RCX = the target's generation,
+ * RDX the target, RSI the link's base, every guest register stored and the
+ * stack as the run was entered): the test above, then on to *held with RDX
+ * the target and R11 rIP again, or to the next try with EAX the context id
+ * again. */
+static void emit_second_page(struct emit *e, uint32_t at, uint8_t **held, uint8_t **next_try)
+{
+	byte(e, 0x48); byte(e, 0x0f); byte(e, 0xba); byte(e, 0xe9); byte(e, 63);           /* BTS rcx, 63 */
+	_Static_assert(LINK_SECOND_PAGE == 1ull << 63, "jit: LINK_SECOND_PAGE is bit 63");
+	byte(e, 0x48); byte(e, 0x3b); byte(e, 0x8e); u32(e, at + (uint32_t)LINK(gen));      /* CMP rcx, [rsi + gen] */
+	uint8_t *not_crosser = jump(e, CC_NZ);
+	/* Three pushes: the call's stack 16-byte aligned, as at the run's entry
+	 * (emit_flags_call). */
+	byte(e, 0x57); byte(e, 0x52); byte(e, 0x56);              /* PUSH rdi; PUSH rdx; PUSH rsi */
+	byte(e, 0x48); byte(e, 0x89); byte(e, 0xd6);              /* MOV rsi, rdx */
+	bool (*hold)(const struct cpu *, const struct block *) = jit_second_bytes_hold;
+	uint64_t to;
+	memcpy(&to, &hold, sizeof(to));
+	mov_imm64(e, RAX, to);
+	byte(e, 0xff); byte(e, 0xd0);                             /* CALL rax */
+	byte(e, 0x5e); byte(e, 0x5a); byte(e, 0x5f);              /* POP rsi; POP rdx; POP rdi */
+	load(e, R11, CPU(rip));
+	byte(e, 0x84); byte(e, 0xc0);                             /* TEST al, al */
+	*held = jump(e, CC_NZ);
+	patch(e, not_crosser, e->p);
+	cpu_field(e, false, 0x8b, RAX, CPU(link_contexts[0].id));   /* MOV eax, [context id] */
+	*next_try = jump(e, 0xe9);
 }
 
 /* With rIP in R11 (and stored): thread_next_block(cpu, end) inline; its
@@ -1370,16 +1411,18 @@ static void emit_next_block(struct emit *e, const struct block *b, bool may_be_s
 	 * (emu/run.c follow_link). */
 	mov_imm64(e, RSI, (uint64_t)(uintptr_t)b);
 	cpu_field(e, false, 0x8b, RAX, CPU(link_contexts[0].id));   /* MOV eax, [context id] */
-	uint8_t *found[2];
+	uint8_t *found[6];
+	unsigned n_found = 0;
 	for (unsigned i = 0; i < 2; i++) {
-		uint8_t *next_try[4];
-		unsigned n = emit_link_test(e, (uint32_t)(BLOCK(links) + i * sizeof(struct block_link)), false,
-					    next_try);
-		found[i] = jump(e, 0xe9);
+		uint32_t at = (uint32_t)(BLOCK(links) + i * sizeof(struct block_link));
+		uint8_t *next_try[4], *gen_miss;
+		unsigned n = emit_link_test(e, at, false, next_try, &gen_miss);
+		found[n_found++] = jump(e, 0xe9);
+		patch(e, gen_miss, e->p);
+		emit_second_page(e, at, &found[n_found++], &next_try[n++]);
 		for (unsigned k = 0; k < n; k++)
 			patch(e, next_try[k], e->p);
 	}
-	uint8_t *found_jump = NULL;
 	if (jumps) {
 		/* RSI = the entry of rIP (emu/icache.h icache_jump), then the
 		 * link's test as above; RAX still the context id. */
@@ -1391,16 +1434,17 @@ static void emit_next_block(struct emit *e, const struct block *b, bool may_be_s
 		byte(e, 0xc1); byte(e, 0xe1); byte(e, 5);                  /* SHL ecx, 5 */
 		mov_imm64(e, RSI, (uint64_t)(uintptr_t)jumps);
 		byte(e, 0x48); byte(e, 0x01); byte(e, 0xce);               /* ADD rsi, rcx */
-		n_slow += emit_link_test(e, 0, true, &slow[n_slow]);
-		found_jump = jump(e, 0xe9);
+		uint8_t *gen_miss;
+		n_slow += emit_link_test(e, 0, true, &slow[n_slow], &gen_miss);
+		found[n_found++] = jump(e, 0xe9);
+		patch(e, gen_miss, e->p);
+		emit_second_page(e, 0, &found[n_found++], &slow[n_slow++]);
 	}
 	slow[n_slow++] = jump(e, 0xe9);
 	if (found_self)
 		patch(e, found_self, e->p);
-	patch(e, found[0], e->p);
-	patch(e, found[1], e->p);
-	if (found_jump)
-		patch(e, found_jump, e->p);
+	for (unsigned k = 0; k < n_found; k++)
+		patch(e, found[k], e->p);
 	/* RDX = next: within the deadline, not about to become hot. */
 	load(e, RAX, CPU(icount));
 	byte(e, 0x48); byte(e, 0x05); u32(e, b->count);                        /* ADD rax, count */
@@ -1927,8 +1971,8 @@ void jit_translate_block(struct icache *ic, struct block *b, bool user)
 	uint8_t *area = code_area(ic);
 	/* 16-bit code: its 32-bit forms are rare, and its addresses wrap at 64 KiB.
 	 * (A page-crossing instruction is translated as any block: every way
-	 * into it compares its second page, its lookup and the links in C, which
-	 * translated code does not follow to it: LINK_SECOND_PAGE.) */
+	 * into it compares its second page, its lookup and the links followed,
+	 * in C and in translated code: LINK_SECOND_PAGE.) */
 	if (!area || b < ic->blocks || b >= ic->blocks + ICACHE_BLOCKS || b->code_size == 16)
 		return;
 	if (ic->jit_used + JIT_SLOT_BYTES > JIT_CODE_BYTES) {
