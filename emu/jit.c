@@ -764,16 +764,28 @@ static bool op_writes(const struct op *o)
 	return o->kind == K_STORE || o->kind == K_PUSH || o->kind == K_CALL || o->kind == K_ALU_RMW;
 }
 
-/* The two ways of the set at RSI for the tag in R11 (mmu/tlb.h
- * tlb_set_find): ZF set with RSI at the entry that holds it, else clear. */
-static void emit_ways(struct emit *e, enum tlb_access acc)
+/* CMP r11, [rsi + way * 64 + the tag for acc]: the set at RSI (mmu/tlb.h
+ * tlb_set_find), ZF set where that way holds the tag in R11. */
+static void emit_way_compare(struct emit *e, enum tlb_access acc, unsigned way)
 {
-	size_t tag = offsetof(struct tlb_entry, tag) + acc * sizeof(uint64_t);
-	byte(e, 0x4c); byte(e, 0x3b); byte(e, 0x9e); u32(e, (uint32_t)tag);   /* CMP r11, [rsi + tag] */
-	uint8_t *way0 = jump(e, CC_Z);
+	size_t tag = way * sizeof(struct tlb_entry) + offsetof(struct tlb_entry, tag) + acc * sizeof(uint64_t);
+	byte(e, 0x4c); byte(e, 0x3b); byte(e, 0x9e); u32(e, (uint32_t)tag);
+}
+
+/* Either way, RSI moved to way 1 where it holds the tag: ZF set with RSI at
+ * the entry that holds it, else clear. Way 0, which holds the page filled
+ * last (mmu/tlb.h tlb_victim), costs one taken jump; way 1 none. */
+static void emit_ways(struct emit *e, enum tlb_access acc, uint8_t **hit)
+{
+	emit_way_compare(e, acc, 0);
+	*hit = jump(e, CC_Z);
+	emit_way_compare(e, acc, 1);
+}
+
+/* After emit_ways' miss jump: RSI to way 1, which held the tag. */
+static void emit_way1_hit(struct emit *e)
+{
 	byte(e, 0x48); byte(e, 0x83); byte(e, 0xc6); byte(e, 0x40);           /* ADD rsi, 64 */
-	byte(e, 0x4c); byte(e, 0x3b); byte(e, 0x9e); u32(e, (uint32_t)tag);   /* CMP r11, [rsi + tag] */
-	patch(e, way0, e->p);
 }
 
 /* A set's offset in a bank: its number times 2 ways x 64 bytes. */
@@ -806,16 +818,14 @@ static void emit_set_hash(struct emit *e, unsigned h, size_t id)
 /* The TLB's set of the page at R10 among the translations of the context
  * whose id is the TLB's field at id (mmu/tlb.h tlb_set_of; hash: a host
  * register holding that id's hash as a set's offset (emit_set_hash), or 0xff
- * to compute it) into RSI, the tag
- * of the last byte's page and that id into R11, and the set's two ways
- * looked at: ZF set with RSI at the entry that holds the tag for acc.
+ * to compute it) into RSI, the tag of the last byte's page and that id into
+ * R11, for emit_ways.
  *
  * An access that crosses a page looks for the next page in the set of the
  * first, where no entry of it can be (the sets of two neighbouring pages
  * differ: the page's low bits, XOR one value), so it misses: mem_fast's
  * single compare. */
-static void emit_set_find(struct emit *e, const struct run *r, unsigned msize, size_t id, unsigned hash,
-			  enum tlb_access acc)
+static void emit_set_find(struct emit *e, const struct run *r, unsigned msize, size_t id, unsigned hash)
 {
 	/* The set's offset, ((page ^ hash) & (sets - 1)) * 128, as the page's
 	 * bits shifted into place XOR the hash's, shifted alike. */
@@ -833,7 +843,6 @@ static void emit_set_find(struct emit *e, const struct run *r, unsigned msize, s
 	cpu_field(e, false, 0x0b, R11, id);
 	byte(e, 0x48); byte(e, 0x8d); byte(e, 0xb4); byte(e, 0x37);   /* LEA rsi, [rdi + rsi + e + bank] */
 	u32(e, (uint32_t)(TLB(e) + (r->user ? TLB_USER : TLB_SUPERVISOR) * TLB_SETS * TLB_WAYS * sizeof(struct tlb_entry)));
-	emit_ways(e, acc);
 }
 
 
@@ -884,8 +893,12 @@ static void emit_access(struct emit *e, struct run *r, unsigned i, bool long64)
 	}
 	/* The current context's entry (the CPL's bank); else the space's global
 	 * translations, out of line (emit_global). */
-	emit_set_find(e, r, o->msize, TLB(cur), r->set_hash, acc);
+	emit_set_find(e, r, o->msize, TLB(cur), r->set_hash);
+	uint8_t *way0;
+	emit_ways(e, acc, &way0);
 	r->global_miss[i] = jump(e, CC_NZ);
+	emit_way1_hit(e);
+	patch(e, way0, e->p);
 	r->global_hit[i] = e->p;
 	byte(e, 0x4c); byte(e, 0x8b); byte(e, 0x9e);                          /* MOV r11, [rsi + host_minus_lin] */
 	u32(e, (uint32_t)offsetof(struct tlb_entry, host_minus_lin));
@@ -901,12 +914,17 @@ static void emit_global(struct emit *e, struct run *r, unsigned i)
 	if (!r->global_miss[i])
 		return;
 	const struct op *o = &r->ops[i];
+	enum tlb_access acc = op_writes(o) ? TLB_WRITE : TLB_READ;
 	patch(e, r->global_miss[i], e->p);
 	cpu_field(e, false, 0x80, 7, TLB(global_filled));     /* CMP byte [global_filled], 0 */
 	byte(e, 0);
 	exit_jump(e, r, i, CC_Z);
-	emit_set_find(e, r, o->msize, TLB(cur_global), 0xff, op_writes(o) ? TLB_WRITE : TLB_READ);
+	emit_set_find(e, r, o->msize, TLB(cur_global), 0xff);
+	uint8_t *way0;
+	emit_ways(e, acc, &way0);
 	exit_jump(e, r, i, CC_NZ);
+	emit_way1_hit(e);
+	patch(e, way0, e->p);
 	patch(e, jump(e, 0xe9), r->global_hit[i]);
 }
 

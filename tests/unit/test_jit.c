@@ -64,6 +64,10 @@
  *                              interpreter's results, and no side exit once
  *                              the TLB holds the page under the global id;
  *                              a store to a read-only one: #PF
+ *   older_way_hits_in_runs     a loop loading from two pages whose
+ *                              translations share a TLB set, the older in
+ *                              way 1: the interpreter's results, and no side
+ *                              exit
  *   code_area_full_starts_again  a translation that finds the code area
  *                              full is not made; the run loop empties the
  *                              cache and the area, and translates anew
@@ -2179,6 +2183,45 @@ END_TEST
  * exit.
  *   40000: mov rax, [rbx]; add rax, rcx; mov [rbx + 8], rax; dec edx;
  *          jnz 40000; hlt */
+/* Two pages whose translations share a set (their page numbers equal in the
+ * set's bits, mmu/tlb.h tlb_set_of): the one filled last in way 0, the other
+ * in way 1 (tlb_victim), where a translated access finds it too rather than
+ * leaving its run each round. The second page is linear
+ * DATA + 1 MiB, mapped to DATA + 1000H.
+ *   40000: mov rax, [rbx]; mov rcx, [rsi]; add rax, rcx; dec edx; jnz 40000
+ *   4000d: hlt */
+START_TEST(older_way_hits_in_runs)
+{
+	static const uint8_t code[] = { 0x48, 0x8b, 0x03, 0x48, 0x8b, 0x0e, 0x48, 0x01, 0xc8,
+					0xff, 0xca, 0x75, 0xf3, 0xf4 };
+	const uint64_t other = DATA + ((uint64_t)TLB_SETS << PAGE_SHIFT);
+	long_mode_sparse();
+	stop_at_events(&m, &seen);
+	physmem_write(&m.pm, PT + (other >> 12) * 8, 8, (DATA + PAGE_SIZE) | 3);
+	struct program p = { .len = sizeof(code) };
+	memcpy(p.bytes, code, sizeof(code));
+	uint64_t regs[16] = { [R_BX] = DATA + 0x100, [R_SI] = other + 0x200, [R_DX] = 20 };
+	run_both(&p, regs, 1000, 0);
+	ck_assert_int_eq(blocks.status, ST_HALT);
+	/* Both in the set, one of them in way 1. */
+	struct tlb *t = &m.cpu.tlb;
+	struct tlb_entry *set = tlb_set_of(t, TLB_SUPERVISOR, DATA, t->cur);
+	ck_assert_ptr_eq(set, tlb_set_of(t, TLB_SUPERVISOR, other, t->cur));
+	ck_assert(tlb_set_find(set, TLB_READ, DATA | t->cur) && tlb_set_find(set, TLB_READ, other | t->cur));
+	regs[R_DX] = 1000;
+	start(regs);
+	unsigned long before = jit_side_exits(m.cpu.icache);
+	run_blocks(10000);
+	ck_assert_int_eq(blocks.status, ST_HALT);
+	ck_assert_uint_eq(blocks.regs[R_DX], 0);
+#if defined(__x86_64__)
+	ck_assert_uint_eq(jit_side_exits(m.cpu.icache) - before, 0);
+#else
+	(void)before;
+#endif
+}
+END_TEST
+
 START_TEST(global_translation_hits_in_runs)
 {
 	static const uint8_t code[] = { 0x48, 0x8b, 0x03, 0x48, 0x01, 0xc8, 0x48, 0x89, 0x43,
@@ -4294,6 +4337,7 @@ static Suite *jit_suite(void)
 	tcase_add_test(t, compare_with_memory_source);
 	tcase_add_test(t, user_access_to_supervisor_page);
 	tcase_add_test(t, global_translation_hits_in_runs);
+	tcase_add_test(t, older_way_hits_in_runs);
 	tcase_add_test(t, access_beyond_segment_limit);
 	tcase_add_test(t, code_area_full_starts_again);
 	tcase_add_test(t, push_to_absent_page);
