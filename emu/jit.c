@@ -772,9 +772,10 @@ static void emit_way_compare(struct emit *e, enum tlb_access acc, unsigned way)
 	byte(e, 0x4c); byte(e, 0x3b); byte(e, 0x9e); u32(e, (uint32_t)tag);
 }
 
-/* Either way, RSI moved to way 1 where it holds the tag: ZF set with RSI at
- * the entry that holds it, else clear. Way 0, which holds the page filled
- * last (mmu/tlb.h tlb_victim), costs one taken jump; way 1 none. */
+/* Both ways of the set at RSI: a jump to *hit where way 0 holds the tag (the
+ * page filled last in the set, mmu/tlb.h tlb_victim), else way 1 compared,
+ * ZF set where it holds it; the caller's fall-through then moves RSI there
+ * (emit_way1_hit). A hit in way 0 takes one jump, a hit in way 1 none. */
 static void emit_ways(struct emit *e, enum tlb_access acc, uint8_t **hit)
 {
 	emit_way_compare(e, acc, 0);
