@@ -1427,44 +1427,17 @@ static void emit_next_block(struct emit *e, const struct block *b, bool may_be_s
 		patch(e, self_gone, e->p);
 	}
 	/* Its links: the same rIP, link context and target generation
-	 * (emu/run.c follow_link). */
+	 * (emu/run.c follow_link); the first link's hit falls through to the
+	 * next block, every other way there jumps back to it. */
 	mov_imm64(e, RSI, (uint64_t)(uintptr_t)b);
 	cpu_field(e, false, 0x8b, RAX, CPU(link_contexts[0].id));   /* MOV eax, [context id] */
-	uint8_t *found[6];
-	unsigned n_found = 0;
-	for (unsigned i = 0; i < 2; i++) {
-		uint32_t at = (uint32_t)(BLOCK(links) + i * sizeof(struct block_link));
-		uint8_t *next_try[4], *gen_miss;
-		unsigned n = emit_link_test(e, at, false, next_try, &gen_miss);
-		found[n_found++] = jump(e, 0xe9);
-		patch(e, gen_miss, e->p);
-		emit_second_page(e, at, &found[n_found++], &next_try[n++]);
-		for (unsigned k = 0; k < n; k++)
-			patch(e, next_try[k], e->p);
-	}
-	if (jumps) {
-		/* RSI = the entry of rIP (emu/icache.h icache_jump), then the
-		 * link's test as above; RAX still the context id. */
-		_Static_assert(sizeof(struct block_link) == 32 && JUMP_CACHE_BITS == 12, "jit: the jump cache's hash");
-		byte(e, 0x4c); byte(e, 0x89); byte(e, 0xd9);               /* MOV rcx, r11 */
-		byte(e, 0x48); byte(e, 0xc1); byte(e, 0xe9); byte(e, 12);  /* SHR rcx, 12 */
-		byte(e, 0x4c); byte(e, 0x31); byte(e, 0xd9);               /* XOR rcx, r11 */
-		byte(e, 0x81); byte(e, 0xe1); u32(e, 0xfff);               /* AND ecx, 0FFFH */
-		byte(e, 0xc1); byte(e, 0xe1); byte(e, 5);                  /* SHL ecx, 5 */
-		mov_imm64(e, RSI, (uint64_t)(uintptr_t)jumps);
-		byte(e, 0x48); byte(e, 0x01); byte(e, 0xce);               /* ADD rsi, rcx */
-		uint8_t *gen_miss;
-		n_slow += emit_link_test(e, 0, true, &slow[n_slow], &gen_miss);
-		found[n_found++] = jump(e, 0xe9);
-		patch(e, gen_miss, e->p);
-		emit_second_page(e, 0, &found[n_found++], &slow[n_slow++]);
-	}
-	slow[n_slow++] = jump(e, 0xe9);
-	if (found_self)
-		patch(e, found_self, e->p);
-	for (unsigned k = 0; k < n_found; k++)
-		patch(e, found[k], e->p);
+	uint8_t *next_try[2][4], *gen_miss[2];
+	unsigned n_next[2];
+	n_next[0] = emit_link_test(e, (uint32_t)BLOCK(links), false, next_try[0], &gen_miss[0]);
 	/* RDX = next: within the deadline, not about to become hot. */
+	uint8_t *found = e->p;
+	if (found_self)
+		patch(e, found_self, found);
 	load(e, RAX, CPU(icount));
 	byte(e, 0x48); byte(e, 0x05); u32(e, b->count);                        /* ADD rax, count */
 	byte(e, 0x0f); byte(e, 0xb6); byte(e, 0x8a); u32(e, (uint32_t)BLOCK(count));   /* MOVZX ecx, byte [rdx + count] */
@@ -1481,6 +1454,38 @@ static void emit_next_block(struct emit *e, const struct block *b, bool may_be_s
 	store(e, R11, CPU(block_ip));
 	byte(e, 0x48); byte(e, 0x8d); byte(e, 0xb2); u32(e, (uint32_t)BLOCK(insns));   /* LEA rsi, [rdx + insns]: its first */
 	byte(e, 0xff); byte(e, 0xa2); u32(e, (uint32_t)BLOCK(entry));                  /* JMP [rdx + entry] */
+	/* The first link's page-crossing case, then the second link. */
+	for (unsigned i = 0; i < 2; i++) {
+		uint32_t at = (uint32_t)(BLOCK(links) + i * sizeof(struct block_link));
+		if (i == 1) {
+			n_next[1] = emit_link_test(e, at, false, next_try[1], &gen_miss[1]);
+			patch(e, jump(e, 0xe9), found);
+		}
+		patch(e, gen_miss[i], e->p);
+		uint8_t *held;
+		emit_second_page(e, at, &held, &next_try[i][n_next[i]++]);
+		patch(e, held, found);
+		for (unsigned k = 0; k < n_next[i]; k++)
+			patch(e, next_try[i][k], e->p);
+	}
+	if (jumps) {
+		/* RSI = the entry of rIP (emu/icache.h icache_jump), then the
+		 * link's test as above; RAX still the context id. */
+		_Static_assert(sizeof(struct block_link) == 32 && JUMP_CACHE_BITS == 12, "jit: the jump cache's hash");
+		byte(e, 0x4c); byte(e, 0x89); byte(e, 0xd9);               /* MOV rcx, r11 */
+		byte(e, 0x48); byte(e, 0xc1); byte(e, 0xe9); byte(e, 12);  /* SHR rcx, 12 */
+		byte(e, 0x4c); byte(e, 0x31); byte(e, 0xd9);               /* XOR rcx, r11 */
+		byte(e, 0x81); byte(e, 0xe1); u32(e, 0xfff);               /* AND ecx, 0FFFH */
+		byte(e, 0xc1); byte(e, 0xe1); byte(e, 5);                  /* SHL ecx, 5 */
+		mov_imm64(e, RSI, (uint64_t)(uintptr_t)jumps);
+		byte(e, 0x48); byte(e, 0x01); byte(e, 0xce);               /* ADD rsi, rcx */
+		uint8_t *jump_gen_miss, *held;
+		n_slow += emit_link_test(e, 0, true, &slow[n_slow], &jump_gen_miss);
+		patch(e, jump(e, 0xe9), found);
+		patch(e, jump_gen_miss, e->p);
+		emit_second_page(e, 0, &held, &slow[n_slow++]);
+		patch(e, held, found);
+	}
 	/* Anything else: thread_next_block(cpu, end). */
 	uint8_t *to_slow = e->p;
 	for (unsigned k = 0; k < n_slow; k++)
