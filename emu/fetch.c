@@ -116,7 +116,9 @@ struct block *fetch_block(struct cpu *cpu, status_t *st)
 		return NULL;
 	bool ram = pa < cpu->mem->ram_size;
 	struct block *b = ram ? icache_slot(cpu->icache, pa) : NULL;
-	if (b && b->pa == pa && b->code_size == code_size && block_second_page_holds(cpu, b, lin))
+	if (b && b->pa == pa && b->code_size == code_size &&
+	    (block_within_cs_limit(cpu, b) || cpu_quirk(cpu, QK_QEMU_CS_LIMIT_UNCHECKED)) &&
+	    block_second_page_holds(cpu, b, lin))
 		return b;
 
 	/* Decode a new block (MMIO/ROM code: a one-off block that is not cached). */

@@ -50,6 +50,16 @@ static inline bool block_second_bytes_hold(const struct cpu *cpu, const struct b
 	return memcmp(cpu->mem->ram + b->second_pa, b->second_bytes, b->second_len) == 0;
 }
 
+/* Does all of b lie within CS's limit at the current rIP? A block is cached
+ * by its physical address, so the same bytes may be reached again at another
+ * offset (another CS base: real mode's 1000:0018 and 0002:FFF8): at its first
+ * instruction within the limit, a later one may lie past it, where a fetch is
+ * #GP(0) (SDM Vol.3 5.3). 64-bit mode checks no limit. */
+static inline bool block_within_cs_limit(const struct cpu *cpu, const struct block *b)
+{
+	return cpu->mode == MODE_LONG64 || cpu->rip + b->insns[b->count].offset - 1 <= cpu->seg[SR_CS].limit;
+}
+
 /* Is b, found for the linear address lin, still what a fetch there would
  * decode? Always, unless its one instruction runs into the next page: SDM
  * Vol.3 4.10 (a fetch uses the current translation) and 11.6 (a store to an
@@ -78,7 +88,8 @@ static inline struct block *block_lookup(struct cpu *cpu)
 		return NULL;
 	uint64_t pa = e->phys | (lin & (PAGE_SIZE - 1));
 	struct block *b = icache_slot(cpu->icache, pa);
-	if (b->pa != pa || b->code_size != cpu_code_size(cpu) || !block_second_page_holds(cpu, b, lin))
+	if (b->pa != pa || b->code_size != cpu_code_size(cpu) || !block_within_cs_limit(cpu, b) ||
+	    !block_second_page_holds(cpu, b, lin))
 		return NULL;
 	return b;
 }

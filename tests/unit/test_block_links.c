@@ -20,6 +20,11 @@
  *                                        and sees each round's store to its
  *                                        bytes on the second page, where no
  *                                        block lies to be dropped
+ *   block_past_another_cs_limit          a block decoded at 1000:0018 and
+ *                                        found again at 0002:FFF8 (the same
+ *                                        bytes): its instructions past IP
+ *                                        FFFFH are #GP(0) there (SDM Vol.3
+ *                                        5.3), not run
  *   invlpg_of_code_page_voids_links      INVLPG of a page a link goes into
  *                                        voids the link (SDM Vol.3 4.10.4.1:
  *                                        the next fetch from the page walks
@@ -238,6 +243,32 @@ START_TEST(page_crosser_in_a_loop)
 }
 END_TEST
 
+/* Real mode, IVT[13] -> 0000:0600 (#GP): mov bx, 0x0d0d; hlt
+ *   10018: inc ax x 8; hlt
+ * run at 1000:0018 (a block of all nine), then at 0002:FFF8: the eighth INC
+ * ends at IP FFFFH, the limit, and the fetch of the HLT at IP 10000H is
+ * #GP(0) (SDM Vol.3 5.3; real mode's limit is FFFFH, emu/fetch.c). */
+START_TEST(block_past_another_cs_limit)
+{
+	real_mode(&m.cpu);
+	physmem_write(&m.pm, 13 * 4, 4, 0x0600);
+	PUT(0x600, 0xbb, 0x0d, 0x0d, 0xf4);
+	PUT(0x10018, 0x40, 0x40, 0x40, 0x40, 0x40, 0x40, 0x40, 0x40, 0xf4);
+	m.cpu.regs[R_SP] = 0x7000;
+	m.cpu.regs[R_AX] = m.cpu.regs[R_BX] = 0;
+	seg_load_real(&m.cpu.seg[SR_CS], 0x1000);
+	run_to_hlt(&m.cpu, 0x18, 20);
+	ck_assert_uint_eq(m.cpu.regs[R_AX], 8);
+	ck_assert_uint_eq(m.cpu.rip, 0x21);
+	seg_load_real(&m.cpu.seg[SR_CS], 0x0002);
+	run_to_hlt(&m.cpu, 0xfff8, 20);
+	ck_assert_uint_eq(m.cpu.regs[R_AX], 16);
+	ck_assert_uint_eq(m.cpu.regs[R_BX], 0x0d0d);
+	ck_assert_uint_eq(m.cpu.seg[SR_CS].selector, 0);
+	ck_assert_uint_eq(m.cpu.rip, 0x604);
+}
+END_TEST
+
 /* 64-bit, the first 2 MiB in 4-KiB pages (identity), ECX rounds of:
  *   40000: call 42000; add ebx, eax; invlpg [rsi]; dec ecx; jnz 40000
  *   4000e: hlt
@@ -286,6 +317,7 @@ static Suite *block_links_suite(void)
 	tcase_add_loop_test(tc, self_modified_page_crosser_real, 0, 2);
 	tcase_add_loop_test(tc, self_modified_page_crosser_64, 0, 2);
 	tcase_add_test(tc, page_crosser_in_a_loop);
+	tcase_add_test(tc, block_past_another_cs_limit);
 	tcase_add_test(tc, invlpg_of_code_page_voids_links);
 	suite_add_tcase(s, tc);
 	return s;
