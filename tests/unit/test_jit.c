@@ -2174,15 +2174,6 @@ START_TEST(user_access_to_supervisor_page)
 }
 END_TEST
 
-/* A global translation (CR4.PGE and PTE.G: SDM Vol.3 4.10.2.4, used whatever
- * the PCID) lives under the space's global id, not the current context's
- * (mmu/tlb.h): a translated access finds it there as tlb_lookup does, rather
- * than leaving its run at every access. A loop that loads from and stores to
- * a global page, then to one that is not: the machine as the single steps
- * leave it, and once the page is in the TLB, a thousand rounds with no side
- * exit.
- *   40000: mov rax, [rbx]; add rax, rcx; mov [rbx + 8], rax; dec edx;
- *          jnz 40000; hlt */
 /* A loop counted down in EDX, its pages in the TLB: a thousand rounds from
  * regs to the HLT with no side exit (the x86-64 host's translated code). */
 static void rounds_without_side_exit(uint64_t regs[16])
@@ -2229,6 +2220,15 @@ START_TEST(older_way_hits_in_runs)
 }
 END_TEST
 
+/* A global translation (CR4.PGE and PTE.G: SDM Vol.3 4.10.2.4, used whatever
+ * the PCID) lives under the space's global id, not the current context's
+ * (mmu/tlb.h): a translated access finds it there as tlb_lookup does, rather
+ * than leaving its run at every access. A loop that loads from and stores to
+ * a global page, then to one that is not: the machine as the single steps
+ * leave it, and once the page is in the TLB, a thousand rounds with no side
+ * exit.
+ *   40000: mov rax, [rbx]; add rax, rcx; mov [rbx + 8], rax; dec edx;
+ *          jnz 40000; hlt */
 START_TEST(global_translation_hits_in_runs)
 {
 	static const uint8_t code[] = { 0x48, 0x8b, 0x03, 0x48, 0x01, 0xc8, 0x48, 0x89, 0x43,
