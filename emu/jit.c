@@ -708,13 +708,18 @@ enum { CC_B = 2, CC_Z = 4, CC_NZ = 5, CC_A = 7 };
 /* The side exit of memory access i: a jump to patch. One that could not be
  * recorded would stay a jump to the next instruction, past a failed check:
  * the run is then not installed (as when its slot is full). */
-static void exit_jump(struct emit *e, struct run *r, unsigned i, unsigned cc)
+static void exit_at(struct emit *e, struct run *r, unsigned i, uint8_t *at)
 {
-	uint8_t *at = jump(e, cc);
 	if (r->n_exits < sizeof(r->exits) / sizeof(r->exits[0]))
 		r->exits[r->n_exits++] = (struct exit_jump){ at, (uint8_t)i };
 	else
 		e->p = e->end + 1;
+}
+
+/* A jump on condition cc to that side exit. */
+static void exit_jump(struct emit *e, struct run *r, unsigned i, unsigned cc)
+{
+	exit_at(e, r, i, jump(e, cc));
 }
 
 /* LEA dst, [base + index << scale + disp32] (w: 64-bit), host registers,
@@ -772,21 +777,19 @@ static void emit_way_compare(struct emit *e, enum tlb_access acc, unsigned way)
 	byte(e, 0x4c); byte(e, 0x3b); byte(e, 0x9e); u32(e, (uint32_t)tag);
 }
 
-/* Both ways of the set at RSI: a jump to *hit where way 0 holds the tag (the
- * page filled last in the set, mmu/tlb.h tlb_victim), else way 1 compared,
- * ZF set where it holds it; the caller's fall-through then moves RSI there
- * (emit_way1_hit). A hit in way 0 takes one jump, a hit in way 1 none. */
-static void emit_ways(struct emit *e, enum tlb_access acc, uint8_t **hit)
+/* Both ways of the set at RSI for the tag in R11: on a hit, on after them
+ * with RSI at the entry that holds it (way 0, the page filled last in the
+ * set, mmu/tlb.h tlb_victim, takes one jump; way 1 none); returns the jump
+ * taken where neither holds it, to patch. */
+static uint8_t *emit_ways(struct emit *e, enum tlb_access acc)
 {
 	emit_way_compare(e, acc, 0);
-	*hit = jump(e, CC_Z);
+	uint8_t *way0 = jump(e, CC_Z);
 	emit_way_compare(e, acc, 1);
-}
-
-/* After emit_ways' miss jump: RSI to way 1, which held the tag. */
-static void emit_way1_hit(struct emit *e)
-{
+	uint8_t *miss = jump(e, CC_NZ);
 	byte(e, 0x48); byte(e, 0x83); byte(e, 0xc6); byte(e, 0x40);           /* ADD rsi, 64 */
+	patch(e, way0, e->p);
+	return miss;
 }
 
 /* A set's offset in a bank: its number times 2 ways x 64 bytes. */
@@ -895,11 +898,7 @@ static void emit_access(struct emit *e, struct run *r, unsigned i, bool long64)
 	/* The current context's entry (the CPL's bank); else the space's global
 	 * translations, out of line (emit_global). */
 	emit_set_find(e, r, o->msize, TLB(cur), r->set_hash);
-	uint8_t *way0;
-	emit_ways(e, acc, &way0);
-	r->global_miss[i] = jump(e, CC_NZ);
-	emit_way1_hit(e);
-	patch(e, way0, e->p);
+	r->global_miss[i] = emit_ways(e, acc);
 	r->global_hit[i] = e->p;
 	byte(e, 0x4c); byte(e, 0x8b); byte(e, 0x9e);                          /* MOV r11, [rsi + host_minus_lin] */
 	u32(e, (uint32_t)offsetof(struct tlb_entry, host_minus_lin));
@@ -915,17 +914,12 @@ static void emit_global(struct emit *e, struct run *r, unsigned i)
 	if (!r->global_miss[i])
 		return;
 	const struct op *o = &r->ops[i];
-	enum tlb_access acc = op_writes(o) ? TLB_WRITE : TLB_READ;
 	patch(e, r->global_miss[i], e->p);
 	cpu_field(e, false, 0x80, 7, TLB(global_filled));     /* CMP byte [global_filled], 0 */
 	byte(e, 0);
 	exit_jump(e, r, i, CC_Z);
 	emit_set_find(e, r, o->msize, TLB(cur_global), 0xff);
-	uint8_t *way0;
-	emit_ways(e, acc, &way0);
-	exit_jump(e, r, i, CC_NZ);
-	emit_way1_hit(e);
-	patch(e, way0, e->p);
+	exit_at(e, r, i, emit_ways(e, op_writes(o) ? TLB_WRITE : TLB_READ));
 	patch(e, jump(e, 0xe9), r->global_hit[i]);
 }
 
@@ -1359,22 +1353,18 @@ static unsigned emit_link_test(struct emit *e, uint32_t at, bool null_to, uint8_
 	return n;
 }
 
-/* A link to a page-crossing instruction (emu/run.c link_holds): held when
+/* A link to a page-crossing instruction (emu/run.c link_holds) holds when
  * its generation is the target's with LINK_SECOND_PAGE and the target's
  * bytes on its second page are still the ones decoded (SDM Vol.3 11.6; the
- * page's frame is the link context's, as the first page's is). */
-static bool jit_second_bytes_hold(const struct cpu *cpu, const struct block *b)
+ * page's frame is the link context's, as the first page's is). The test,
+ * emitted where emit_link_test's generation jump gen_miss goes (RCX = the
+ * target's generation, RDX the target, RSI the link's base, every guest
+ * register stored and the stack as the run was entered): where it holds,
+ * back to found with RDX the target and R11 rIP again; else the returned
+ * jump to the next try, to patch, with EAX the context id again. */
+static uint8_t *emit_second_page(struct emit *e, uint32_t at, uint8_t *gen_miss, const uint8_t *found)
 {
-	return block_second_bytes_hold(cpu, b);
-}
-
-/* Where emit_link_test's generation missed (RCX = the target's generation,
- * RDX the target, RSI the link's base, every guest register stored and the
- * stack as the run was entered): the test above, then on to *held with RDX
- * the target and R11 rIP again, or to the next try with EAX the context id
- * again. */
-static void emit_second_page(struct emit *e, uint32_t at, uint8_t **held, uint8_t **next_try)
-{
+	patch(e, gen_miss, e->p);
 	byte(e, 0x48); byte(e, 0x0f); byte(e, 0xba); byte(e, 0xe9); byte(e, 63);           /* BTS rcx, 63 */
 	_Static_assert(LINK_SECOND_PAGE == 1ull << 63, "jit: LINK_SECOND_PAGE is bit 63");
 	byte(e, 0x48); byte(e, 0x3b); byte(e, 0x8e); u32(e, at + (uint32_t)LINK(gen));      /* CMP rcx, [rsi + gen] */
@@ -1383,7 +1373,7 @@ static void emit_second_page(struct emit *e, uint32_t at, uint8_t **held, uint8_
 	 * (emit_flags_call). */
 	byte(e, 0x57); byte(e, 0x52); byte(e, 0x56);              /* PUSH rdi; PUSH rdx; PUSH rsi */
 	byte(e, 0x48); byte(e, 0x89); byte(e, 0xd6);              /* MOV rsi, rdx */
-	bool (*hold)(const struct cpu *, const struct block *) = jit_second_bytes_hold;
+	bool (*hold)(const struct cpu *, const struct block *) = block_second_bytes_hold;
 	uint64_t to;
 	memcpy(&to, &hold, sizeof(to));
 	mov_imm64(e, RAX, to);
@@ -1391,10 +1381,10 @@ static void emit_second_page(struct emit *e, uint32_t at, uint8_t **held, uint8_
 	byte(e, 0x5e); byte(e, 0x5a); byte(e, 0x5f);              /* POP rsi; POP rdx; POP rdi */
 	load(e, R11, CPU(rip));
 	byte(e, 0x84); byte(e, 0xc0);                             /* TEST al, al */
-	*held = jump(e, CC_NZ);
+	patch(e, jump(e, CC_NZ), found);
 	patch(e, not_crosser, e->p);
 	cpu_field(e, false, 0x8b, RAX, CPU(link_contexts[0].id));   /* MOV eax, [context id] */
-	*next_try = jump(e, 0xe9);
+	return jump(e, 0xe9);
 }
 
 /* With rIP in R11 (and stored): thread_next_block(cpu, end) inline; its
@@ -1461,10 +1451,7 @@ static void emit_next_block(struct emit *e, const struct block *b, bool may_be_s
 			n_next[1] = emit_link_test(e, at, false, next_try[1], &gen_miss[1]);
 			patch(e, jump(e, 0xe9), found);
 		}
-		patch(e, gen_miss[i], e->p);
-		uint8_t *held;
-		emit_second_page(e, at, &held, &next_try[i][n_next[i]++]);
-		patch(e, held, found);
+		next_try[i][n_next[i]++] = emit_second_page(e, at, gen_miss[i], found);
 		for (unsigned k = 0; k < n_next[i]; k++)
 			patch(e, next_try[i][k], e->p);
 	}
@@ -1479,12 +1466,10 @@ static void emit_next_block(struct emit *e, const struct block *b, bool may_be_s
 		byte(e, 0xc1); byte(e, 0xe1); byte(e, 5);                  /* SHL ecx, 5 */
 		mov_imm64(e, RSI, (uint64_t)(uintptr_t)jumps);
 		byte(e, 0x48); byte(e, 0x01); byte(e, 0xce);               /* ADD rsi, rcx */
-		uint8_t *jump_gen_miss, *held;
+		uint8_t *jump_gen_miss;
 		n_slow += emit_link_test(e, 0, true, &slow[n_slow], &jump_gen_miss);
 		patch(e, jump(e, 0xe9), found);
-		patch(e, jump_gen_miss, e->p);
-		emit_second_page(e, 0, &held, &slow[n_slow++]);
-		patch(e, held, found);
+		slow[n_slow++] = emit_second_page(e, 0, jump_gen_miss, found);
 	}
 	/* Anything else: thread_next_block(cpu, end). */
 	uint8_t *to_slow = e->p;
