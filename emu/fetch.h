@@ -57,7 +57,7 @@ static inline bool block_second_bytes_hold(const struct cpu *cpu, const struct b
  * #GP(0) (SDM Vol.3 5.3). 64-bit mode checks no limit. */
 static inline bool block_within_cs_limit(const struct cpu *cpu, const struct block *b)
 {
-	return cpu->mode == MODE_LONG64 || cpu->rip + b->insns[b->count].offset - 1 <= cpu->seg[SR_CS].limit;
+	return cpu_is_mode64(cpu) || cpu->rip + b->insns[b->count].offset - 1 <= cpu->seg[SR_CS].limit;
 }
 
 /* Is b, found for the linear address lin, still what a fetch there would
@@ -80,8 +80,6 @@ static inline bool block_second_page_holds(struct cpu *cpu, const struct block *
  * fetch_block(), which also raises the faults. */
 static inline struct block *block_lookup(struct cpu *cpu)
 {
-	if (!cpu_is_mode64(cpu) && cpu->rip > cpu->seg[SR_CS].limit)
-		return NULL;
 	uint64_t lin = cpu_ip_linear(cpu);
 	struct tlb_entry *e = fetch_tlb_find(cpu, lin);
 	if (!e)
