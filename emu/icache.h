@@ -21,6 +21,7 @@
  *   jumps[]      the last block found for each hash of rIP, as a link (emu/run.c):
  *                for block ends with many successors (RET, indirect jumps), whose
  *                two links would not hold them
+ *   link_pages   the code pages links lead into, to carry them over a TLB flush
  */
 #ifndef HVEMU_EMU_ICACHE_H
 #define HVEMU_EMU_ICACHE_H
@@ -30,6 +31,7 @@
 #include <stdint.h>
 
 #include "emu/insn.h"
+#include "emu/link_pages.h"
 
 #define BLOCK_MAX_INSNS 32
 #define ICACHE_BITS 15              /* at most 15: slots are uint16_t, ICACHE_NONE apart */
@@ -119,6 +121,7 @@ struct icache {
 	struct block_span span[ICACHE_BLOCKS];
 	uint16_t used[ICACHE_BLOCKS];   /* slots filled since the last flush */
 	struct block_link jumps[1u << JUMP_CACHE_BITS];   /* by a hash of rIP: icache_jump() */
+	struct link_pages link_pages;   /* the pages links lead into (emu/link_pages.h) */
 	unsigned n_used;
 	struct code_page *pages;   /* one per RAM page, after this struct in its mapping */
 	size_t map_size;           /* of that mapping (emu/icache.c) */

@@ -24,6 +24,7 @@
 #include "emu/fetch.h"
 #include "emu/insn.h"
 #include "emu/jit.h"
+#include "emu/link_pages.h"
 #include "emu/quirks.h"
 #include "emu/threaded.h"
 #include "isa_handlers.h"
@@ -55,7 +56,8 @@ static __attribute__((noinline)) void link_context_switch(struct cpu *cpu)
 {
 	struct link_context *ctx = cpu->link_contexts;
 	const unsigned n = sizeof(cpu->link_contexts) / sizeof(ctx[0]);
-	unsigned i = 1;
+	link_pages_carry(cpu);
+	unsigned i = 0;
 	while (i < n && !link_context_is(&ctx[i], cpu))
 		i++;
 	struct link_context now;
@@ -138,9 +140,9 @@ static void add_link(struct cpu *cpu, struct block *prev, struct block *b)
 	/* Its page's translation (and its second page's) must hold while the
 	 * link stands: a flush of either starts a new epoch (mmu/tlb.h). */
 	uint64_t lin = cpu_ip_linear(cpu);
-	tlb_note_code(&cpu->tlb, lin);
+	link_pages_note(cpu, lin, b->pa);
 	if (b->second_len)
-		tlb_note_code(&cpu->tlb, next_page_lin(cpu, lin));
+		link_pages_note(cpu, next_page_lin(cpu, lin), b->second_pa);
 	struct block_link *l = &prev->links[prev->next_link];
 	prev->next_link ^= 1;
 	*l = (struct block_link){ .to = b, .rip = cpu->rip, .gen = b->gen | (b->second_len ? LINK_SECOND_PAGE : 0),

@@ -269,6 +269,25 @@ START_TEST(block_past_another_cs_limit)
 }
 END_TEST
 
+/* 64-bit, the first 2 MiB in 4-KiB pages mapped one to one by the page
+ * table at pt, which the page directory pd points to. */
+static void identity_4k_pages(uint64_t pd, uint64_t pt)
+{
+	activate(&m);
+	to64(&m);
+	for (uint64_t pa = 0; pa < (2u << 20); pa += PAGE_SIZE)
+		physmem_write(&m.pm, pt + (pa >> 12) * 8, 8, pa | 3);
+	physmem_write(&m.pm, pd, 8, pt | 3);
+	tlb_flush_all(&m.cpu.tlb);
+}
+
+/* The two callees of the tests below: 42000 returns 1 in EAX, 43000 2. */
+static void put_callees(void)
+{
+	PUT(0x42000, 0xb8, 0x01, 0x00, 0x00, 0x00, 0xc3);
+	PUT(0x43000, 0xb8, 0x02, 0x00, 0x00, 0x00, 0xc3);
+}
+
 /* 64-bit, the first 2 MiB in 4-KiB pages (identity), ECX rounds of:
  *   40000: call 42000; add ebx, eax; invlpg [rsi]; dec ecx; jnz 40000
  *   4000e: hlt
@@ -276,15 +295,9 @@ END_TEST
  *   43000: mov eax, 2; ret        (frame 43000, mapped at 42000 later) */
 START_TEST(invlpg_of_code_page_voids_links)
 {
-	activate(&m);
-	to64(&m);
-	for (uint64_t pa = 0; pa < (2u << 20); pa += PAGE_SIZE)
-		physmem_write(&m.pm, 0x20000 + (pa >> 12) * 8, 8, pa | 3);
-	physmem_write(&m.pm, PD, 8, 0x20000 | 3);
-	tlb_flush_all(&m.cpu.tlb);
+	identity_4k_pages(PD, 0x20000);
 	PUT(0x40000, 0xe8, 0xfb, 0x1f, 0x00, 0x00, 0x01, 0xc3, 0x0f, 0x01, 0x3e, 0xff, 0xc9, 0x75, 0xf2, 0xf4);
-	PUT(0x42000, 0xb8, 0x01, 0x00, 0x00, 0x00, 0xc3);
-	PUT(0x43000, 0xb8, 0x02, 0x00, 0x00, 0x00, 0xc3);
+	put_callees();
 	m.cpu.regs[R_SP] = 0x80000;
 	/* INVLPG of a page no code lies in: the links stay (no new epoch). */
 	m.cpu.regs[R_SI] = 0x50000;
@@ -307,6 +320,108 @@ START_TEST(invlpg_of_code_page_voids_links)
 }
 END_TEST
 
+/* A TLB flush that leaves the translations of the code pages links lead into
+ * as they were keeps the links: the processor may fill its TLB again at once
+ * (SDM Vol.3 4.10.2.3), and the link context goes on (emu/link_pages.h).
+ * ECX rounds of:
+ *   40000: mov cr4, rdi; mov cr4, rbp     (CR4.PGE toggled: a flush of all)
+ *   40006: call 42000; add ebx, eax; dec ecx; jnz 40000
+ *   40011: hlt
+ * Once 42000 is mapped to frame 43000, the flush before the call must let
+ * the call reach the new frame. */
+START_TEST(flush_keeps_links_to_unchanged_pages)
+{
+	identity_4k_pages(PD, 0x20000);
+	PUT(0x40000, 0x0f, 0x22, 0xe7, 0x0f, 0x22, 0xe5, 0xe8, 0xf5, 0x1f, 0x00, 0x00, 0x01, 0xc3, 0xff, 0xc9, 0x75,
+	    0xef, 0xf4);
+	put_callees();
+	m.cpu.regs[R_SP] = 0x80000;
+	m.cpu.regs[R_DI] = CR4_PAE | CR4_PGE;
+	m.cpu.regs[R_BP] = CR4_PAE;
+	m.cpu.regs[R_CX] = 100;
+	run_to_hlt(&m.cpu, 0x40000, 1000);
+	uint32_t id = m.cpu.link_contexts[0].id;
+	unsigned long carried = m.cpu.icache->link_pages.carried;
+	m.cpu.regs[R_CX] = 100;
+	run_to_hlt(&m.cpu, 0x40000, 1000);
+	ck_assert_uint_eq(m.cpu.regs[R_BX], 200);
+	ck_assert_uint_eq(m.cpu.link_contexts[0].id, id);
+	ck_assert_uint_eq(m.cpu.icache->link_pages.carried, carried + 200);
+	physmem_write(&m.pm, 0x20000 + 0x42 * 8, 8, 0x43000 | PTE_A | 3);
+	m.cpu.regs[R_BX] = 0;
+	m.cpu.regs[R_CX] = 2;
+	run_to_hlt(&m.cpu, 0x40000, 100);
+	ck_assert_uint_eq(m.cpu.regs[R_BX], 2 + 2);
+}
+END_TEST
+
+/* MOV CR3 to another root: the links stay where the new root's walk of each
+ * page they lead into gives the same frame, and no further. ECX rounds of:
+ *   40000: mov cr3, rdi; call 42000; add ebx, eax
+ *   4000a: mov cr3, rbp; call 42000; add ebx, eax; dec ecx; jnz 40000
+ *   40018: hlt
+ * First RDI's tables share the PDPT (the same walk below the root); then
+ * theirs map 42000 to frame 43000. */
+START_TEST(cr3_switch_keeps_links_where_walks_agree)
+{
+	identity_4k_pages(PD, 0x20000);
+	PUT(0x40000, 0x0f, 0x22, 0xdf, 0xe8, 0xf8, 0x1f, 0x00, 0x00, 0x01, 0xc3, 0x0f, 0x22, 0xdd, 0xe8, 0xee, 0x1f,
+	    0x00, 0x00, 0x01, 0xc3, 0xff, 0xc9, 0x75, 0xe8, 0xf4);
+	put_callees();
+	const uint64_t pml4b = 0x14000;
+	physmem_write(&m.pm, pml4b, 8, PDPT | 3);
+	m.cpu.regs[R_SP] = 0x80000;
+	m.cpu.regs[R_DI] = pml4b;
+	m.cpu.regs[R_BP] = PML4;
+	m.cpu.regs[R_CX] = 100;
+	run_to_hlt(&m.cpu, 0x40000, 2000);
+	uint32_t id = m.cpu.link_contexts[0].id;
+	m.cpu.regs[R_CX] = 100;
+	run_to_hlt(&m.cpu, 0x40000, 2000);
+	ck_assert_uint_eq(m.cpu.regs[R_BX], 400);
+	ck_assert_uint_eq(m.cpu.link_contexts[0].id, id);
+	/* The other root's own PDPT, PD and page table, 42000 on frame 43000. */
+	for (uint64_t pa = 0; pa < (2u << 20); pa += PAGE_SIZE)
+		physmem_write(&m.pm, 0x30000 + (pa >> 12) * 8, 8, (pa == 0x42000 ? 0x43000 : pa) | 3);
+	physmem_write(&m.pm, 0x15000, 8, 0x30000 | 3);
+	physmem_write(&m.pm, 0x16000, 8, 0x15000 | 3);
+	physmem_write(&m.pm, pml4b, 8, 0x16000 | 3);
+	m.cpu.regs[R_BX] = 0;
+	m.cpu.regs[R_CX] = 10;
+	run_to_hlt(&m.cpu, 0x40000, 200);
+	ck_assert_uint_eq(m.cpu.regs[R_BX], 10 * (2 + 1));
+}
+END_TEST
+
+/* A link is carried over a flush only where the walk that would refill its
+ * page's translation writes nothing: its accessed flags set (SDM Vol.3 4.8).
+ * Here the guest clears the accessed flag of 43000's PTE while the TLB still
+ * holds the page, so the next link into it is made without a walk:
+ *   40000: call 43000; mov [rsi], rdx (A clear); invlpg [rdi] (40000: a new
+ *          epoch, the notes dropped, 43000 still cached); jmp 40020
+ *   40020: call 43000; mov cr4, rbp; mov cr4, rbx (a flush); dec ecx; jnz 40020
+ *   4002f: hlt
+ * The second round's call must walk again, setting the flag. */
+START_TEST(flush_after_accessed_flag_cleared_walks_again)
+{
+	identity_4k_pages(PD, 0x20000);
+	PUT(0x40000, 0xe8, 0xfb, 0x2f, 0x00, 0x00, 0x48, 0x89, 0x16, 0x0f, 0x01, 0x3f, 0xeb, 0x13);
+	PUT(0x40020, 0xe8, 0xdb, 0x2f, 0x00, 0x00, 0x0f, 0x22, 0xe5, 0x0f, 0x22, 0xe3, 0xff, 0xc9, 0x75, 0xf1, 0xf4);
+	put_callees();
+	const uint64_t pte = 0x20000 + 0x43 * 8;
+	m.cpu.regs[R_SP] = 0x80000;
+	m.cpu.regs[R_SI] = pte;
+	m.cpu.regs[R_DX] = 0x43000 | 3;
+	m.cpu.regs[R_DI] = 0x40000;
+	m.cpu.regs[R_BP] = CR4_PAE | CR4_PGE;
+	m.cpu.regs[R_BX] = CR4_PAE;
+	m.cpu.regs[R_CX] = 2;
+	run_to_hlt(&m.cpu, 0x40000, 100);
+	ck_assert_uint_eq(m.cpu.regs[R_AX], 2);
+	ck_assert_uint_eq(physmem_read(&m.pm, pte, 8) & PTE_A, PTE_A);
+}
+END_TEST
+
 static Suite *block_links_suite(void)
 {
 	Suite *s = suite_create("block_links");
@@ -319,6 +434,9 @@ static Suite *block_links_suite(void)
 	tcase_add_test(tc, page_crosser_in_a_loop);
 	tcase_add_test(tc, block_past_another_cs_limit);
 	tcase_add_test(tc, invlpg_of_code_page_voids_links);
+	tcase_add_test(tc, flush_keeps_links_to_unchanged_pages);
+	tcase_add_test(tc, cr3_switch_keeps_links_where_walks_agree);
+	tcase_add_test(tc, flush_after_accessed_flag_cleared_walks_again);
 	suite_add_tcase(s, tc);
 	return s;
 }
