@@ -288,6 +288,20 @@ static void put_callees(void)
 	PUT(0x43000, 0xb8, 0x02, 0x00, 0x00, 0x00, 0xc3);
 }
 
+/* 42000's PTE (in the page table at 20000) to frame 43000, with flags. */
+static void map_42000_to_43000(uint64_t flags)
+{
+	physmem_write(&m.pm, 0x20000 + 0x42 * 8, 8, 0x43000 | flags);
+}
+
+/* ECX = n rounds of the loop at 40000 (the tests below), within limit
+ * instructions. */
+static void rounds_at_40000(unsigned n, uint64_t limit)
+{
+	m.cpu.regs[R_CX] = n;
+	run_to_hlt(&m.cpu, 0x40000, limit);
+}
+
 /* 64-bit, the first 2 MiB in 4-KiB pages (identity), ECX rounds of:
  *   40000: call 42000; add ebx, eax; invlpg [rsi]; dec ecx; jnz 40000
  *   4000e: hlt
@@ -301,21 +315,18 @@ START_TEST(invlpg_of_code_page_voids_links)
 	m.cpu.regs[R_SP] = 0x80000;
 	/* INVLPG of a page no code lies in: the links stay (no new epoch). */
 	m.cpu.regs[R_SI] = 0x50000;
-	m.cpu.regs[R_CX] = 100;
-	run_to_hlt(&m.cpu, 0x40000, 1000);
+	rounds_at_40000(100, 1000);
 	uint32_t epoch = m.cpu.tlb.epoch;
-	m.cpu.regs[R_CX] = 100;
-	run_to_hlt(&m.cpu, 0x40000, 1000);
+	rounds_at_40000(100, 1000);
 	ck_assert_uint_eq(m.cpu.regs[R_BX], 200);
 	ck_assert_uint_eq(m.cpu.tlb.epoch, epoch);
 	/* 42000 remapped to frame 43000 without an INVLPG: the first round may
 	 * still use the cached translation (SDM Vol.3 4.10.4.3; hvemu's TLB
 	 * does), the round after INVLPG 42000 must not. */
-	physmem_write(&m.pm, 0x20000 + 0x42 * 8, 8, 0x43000 | 3);
+	map_42000_to_43000(3);
 	m.cpu.regs[R_SI] = 0x42000;
 	m.cpu.regs[R_BX] = 0;
-	m.cpu.regs[R_CX] = 2;
-	run_to_hlt(&m.cpu, 0x40000, 100);
+	rounds_at_40000(2, 100);
 	ck_assert_uint_eq(m.cpu.regs[R_BX], 1 + 2);
 }
 END_TEST
@@ -338,19 +349,16 @@ START_TEST(flush_keeps_links_to_unchanged_pages)
 	m.cpu.regs[R_SP] = 0x80000;
 	m.cpu.regs[R_DI] = CR4_PAE | CR4_PGE;
 	m.cpu.regs[R_BP] = CR4_PAE;
-	m.cpu.regs[R_CX] = 100;
-	run_to_hlt(&m.cpu, 0x40000, 1000);
+	rounds_at_40000(100, 1000);
 	uint32_t id = m.cpu.link_contexts[0].id;
 	unsigned long carried = m.cpu.icache->link_pages.carried;
-	m.cpu.regs[R_CX] = 100;
-	run_to_hlt(&m.cpu, 0x40000, 1000);
+	rounds_at_40000(100, 1000);
 	ck_assert_uint_eq(m.cpu.regs[R_BX], 200);
 	ck_assert_uint_eq(m.cpu.link_contexts[0].id, id);
 	ck_assert_uint_eq(m.cpu.icache->link_pages.carried, carried + 200);
-	physmem_write(&m.pm, 0x20000 + 0x42 * 8, 8, 0x43000 | PTE_A | 3);
+	map_42000_to_43000(PTE_A | 3);
 	m.cpu.regs[R_BX] = 0;
-	m.cpu.regs[R_CX] = 2;
-	run_to_hlt(&m.cpu, 0x40000, 100);
+	rounds_at_40000(2, 100);
 	ck_assert_uint_eq(m.cpu.regs[R_BX], 2 + 2);
 }
 END_TEST
@@ -373,11 +381,9 @@ START_TEST(cr3_switch_keeps_links_where_walks_agree)
 	m.cpu.regs[R_SP] = 0x80000;
 	m.cpu.regs[R_DI] = pml4b;
 	m.cpu.regs[R_BP] = PML4;
-	m.cpu.regs[R_CX] = 100;
-	run_to_hlt(&m.cpu, 0x40000, 2000);
+	rounds_at_40000(100, 2000);
 	uint32_t id = m.cpu.link_contexts[0].id;
-	m.cpu.regs[R_CX] = 100;
-	run_to_hlt(&m.cpu, 0x40000, 2000);
+	rounds_at_40000(100, 2000);
 	ck_assert_uint_eq(m.cpu.regs[R_BX], 400);
 	ck_assert_uint_eq(m.cpu.link_contexts[0].id, id);
 	/* The other root's own PDPT, PD and page table, 42000 on frame 43000. */
@@ -387,8 +393,7 @@ START_TEST(cr3_switch_keeps_links_where_walks_agree)
 	physmem_write(&m.pm, 0x16000, 8, 0x15000 | 3);
 	physmem_write(&m.pm, pml4b, 8, 0x16000 | 3);
 	m.cpu.regs[R_BX] = 0;
-	m.cpu.regs[R_CX] = 10;
-	run_to_hlt(&m.cpu, 0x40000, 200);
+	rounds_at_40000(10, 200);
 	ck_assert_uint_eq(m.cpu.regs[R_BX], 10 * (2 + 1));
 }
 END_TEST
@@ -415,8 +420,7 @@ START_TEST(flush_after_accessed_flag_cleared_walks_again)
 	m.cpu.regs[R_DI] = 0x40000;
 	m.cpu.regs[R_BP] = CR4_PAE | CR4_PGE;
 	m.cpu.regs[R_BX] = CR4_PAE;
-	m.cpu.regs[R_CX] = 2;
-	run_to_hlt(&m.cpu, 0x40000, 100);
+	rounds_at_40000(2, 100);
 	ck_assert_uint_eq(m.cpu.regs[R_AX], 2);
 	ck_assert_uint_eq(physmem_read(&m.pm, pte, 8) & PTE_A, PTE_A);
 }
