@@ -426,6 +426,49 @@ START_TEST(flush_after_accessed_flag_cleared_walks_again)
 }
 END_TEST
 
+/* The notes are kept and carried per bank (emu/link_pages.h): a changed page
+ * that links made at CPL 3 rely on ends the epoch's CPL-3 link contexts and
+ * no others, and the same the other way round. Every level user-accessible,
+ * its accessed flag set (as walks would have left it). */
+START_TEST(link_pages_carried_per_bank)
+{
+	identity_4k_pages(PD, 0x20000);
+	for (uint64_t pa = 0; pa < (2u << 20); pa += PAGE_SIZE)
+		physmem_write(&m.pm, 0x20000 + (pa >> 12) * 8, 8, pa | PTE_A | 7);
+	physmem_write(&m.pm, PD, 8, 0x20000 | PTE_A | 7);
+	physmem_write(&m.pm, PDPT, 8, PD | PTE_A | 7);
+	physmem_write(&m.pm, PML4, 8, PDPT | PTE_A | 7);
+	tlb_flush_all(&m.cpu.tlb);
+	struct link_context *kernel = &m.cpu.link_contexts[0], *user = &m.cpu.link_contexts[1];
+	const struct tlb *t = &m.cpu.tlb;
+	link_pages_carry(&m.cpu);
+	*kernel = (struct link_context){ .id = 1, .tlb_epoch = t->epoch, .cpl = 0, .mode = (uint8_t)m.cpu.mode };
+	*user = (struct link_context){ .id = 2, .tlb_epoch = t->epoch, .cpl = 3, .mode = (uint8_t)m.cpu.mode };
+	m.cpu.cpl = 0;
+	link_pages_note(&m.cpu, 0x42000, 0x42000);
+	m.cpu.cpl = 3;
+	link_pages_note(&m.cpu, 0x43000, 0x43000);
+	tlb_flush_nonglobal(&m.cpu.tlb);
+	link_pages_carry(&m.cpu);
+	ck_assert_uint_eq(kernel->tlb_epoch, t->epoch);
+	ck_assert_uint_eq(user->tlb_epoch, t->epoch);
+	/* The CPL-3 page moves: the kernel's links go on. */
+	physmem_write(&m.pm, 0x20000 + 0x43 * 8, 8, 0x44000 | PTE_A | 7);
+	tlb_flush_nonglobal(&m.cpu.tlb);
+	link_pages_carry(&m.cpu);
+	ck_assert_uint_eq(kernel->tlb_epoch, t->epoch);
+	ck_assert_uint_ne(user->tlb_epoch, t->epoch);
+	/* The other way round, with a fresh CPL-3 context and note. */
+	user->tlb_epoch = t->epoch;
+	link_pages_note(&m.cpu, 0x43000, 0x44000);
+	map_42000_to_43000(PTE_A | 7);
+	tlb_flush_nonglobal(&m.cpu.tlb);
+	link_pages_carry(&m.cpu);
+	ck_assert_uint_ne(kernel->tlb_epoch, t->epoch);
+	ck_assert_uint_eq(user->tlb_epoch, t->epoch);
+}
+END_TEST
+
 static Suite *block_links_suite(void)
 {
 	Suite *s = suite_create("block_links");
@@ -441,6 +484,7 @@ static Suite *block_links_suite(void)
 	tcase_add_test(tc, flush_keeps_links_to_unchanged_pages);
 	tcase_add_test(tc, cr3_switch_keeps_links_where_walks_agree);
 	tcase_add_test(tc, flush_after_accessed_flag_cleared_walks_again);
+	tcase_add_test(tc, link_pages_carried_per_bank);
 	suite_add_tcase(s, tc);
 	return s;
 }
