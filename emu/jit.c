@@ -151,6 +151,9 @@ static const struct form {
 	 * memory operand). */
 	{ op_mov_ZI, K_MOV_IMM, 0, 0, O_REG_IMM }, { op_mov_EI, K_MOV_IMM, 0, 0, O_RM_IMM },
 	{ op_mov_EG, K_STORE, 0, 0, O_MEM },
+	/* MOVNTI: a store; its non-temporal hint changes no result (SDM Vol.2
+	 * MOVNTI), its #UD without SSE2 is decoded (emu/isa/sse.isa). */
+	{ op_movnti, K_STORE, 0, 0, O_MEM },
 	{ op_movzx, K_MOVX, 0, 0, O_ANY }, { op_movsx, K_MOVX, 1, 0, O_ANY },
 	{ op_movsxd, K_MOVX, 1, 0, O_ANY }, { op_movsxd_r64, K_MOVX, 1, 8, O_GE },
 	{ op_movsxd_r32, K_MOV, 0, 4, O_GE },

@@ -194,9 +194,9 @@ status_t op_movmsk_pd(struct cpu *cpu, const struct insn *in) { return movmsk(cp
  * CR4.OSFXSR / CR0.TS check, SDM Vol.2 MOVNTI exceptions). */
 status_t op_movnti(struct cpu *cpu, const struct insn *in)
 {
-	status_t st = sse_gate(cpu, false, CPUID_SSE2);
-	if (st != ST_OK)
-		return st;
+	/* #UD without SSE2 is the decoder's (its row's feature column): that is
+	 * MOVNTI's only gate (SDM Vol.2 MOVNTI), and the translator takes the
+	 * decoded instruction for a plain store (emu/jit.c). */
 	unsigned n = in->osize == 8 ? 8 : 4;
 	return mem_write(cpu, in->seg, insn_ea(cpu, in), n, greg_read(cpu, in, n));
 }

@@ -166,6 +166,7 @@
  *                              [disp32], FS/GS bases, ES's wrap, SS; GS
  *                              read-only: #GP(0)): the bytes stored, the
  *                              immediate sign-extended, the neighbours kept
+ *   movnti_in_runs             MOVNTI m64 and m32 at a loop's start: a store
  *   nop_forms                  90, 66 90, REX.W 90, 0F 1F /0 at non-canonical,
  *                              unmapped and out-of-limit addresses (no
  *                              fault), with registers; 41 90, 49 90, 66 41 90,
@@ -2900,6 +2901,40 @@ START_TEST(store_immediate_to_memory)
 }
 END_TEST
 
+/* MOVNTI (0F C3) runs in translated code as the store it is (its
+ * non-temporal hint changes no result, SDM Vol.2 MOVNTI): a loop that begins
+ * with two, 64-bit and 32-bit, starts translated, and leaves the machine the
+ * single steps do.
+ *   40000: movnti [rbx], rax; movnti [rbx + 8], esi; add rax, rcx;
+ *          add rsi, rax; dec edx; jnz 40000; hlt */
+START_TEST(movnti_in_runs)
+{
+	static const uint8_t code[] = { 0x48, 0x0f, 0xc3, 0x03, 0x0f, 0xc3, 0x73, 0x08, 0x48, 0x01, 0xc8,
+					0x48, 0x01, 0xc6, 0xff, 0xca, 0x75, 0xee, 0xf4 };
+	long_mode_sparse();
+	stop_at_events(&m, &seen);
+	struct program p = { .len = sizeof(code) };
+	memcpy(p.bytes, code, sizeof(code));
+	uint64_t regs[16] = { [R_AX] = 0x8877665544332211ull, [R_CX] = 0x0101010101010101ull,
+			      [R_BX] = DATA + 0x100, [R_SI] = 0xfedcba9876543210ull, [R_DX] = 20 };
+	run_both_translated(&p, regs, 1000, 0, CODE);
+	ck_assert_int_eq(blocks.status, ST_HALT);
+	uint64_t rax = regs[R_AX], rsi = regs[R_SI], stored_rax = 0, stored_esi = 0;
+	for (unsigned k = 0; k < 20; k++) {
+		stored_rax = rax;
+		stored_esi = (uint32_t)rsi;
+		rax += regs[R_CX];
+		rsi += rax;
+	}
+	uint64_t q = 0;
+	uint32_t d = 0;
+	physmem_read_bytes(&m.pm, DATA + 0x100, &q, 8);
+	physmem_read_bytes(&m.pm, DATA + 0x108, &d, 4);
+	ck_assert_uint_eq(q, stored_rax);
+	ck_assert_uint_eq(d, stored_esi);
+}
+END_TEST
+
 /* NOP (SDM Vol.2 NOP: 90, 0F 1F /0 "Ev", whose operand is never accessed)
  * in runs, in 64-bit code: add ecx, 1; 90; 66 90; REX.W 90; REX 90; NOP
  * [rax] (RAX non-canonical); NOP [rax + rax]; 66 NOP [rax + rax]; NOP [rip +
@@ -4354,6 +4389,7 @@ static Suite *jit_suite(void)
 	tcase_add_test(t, next_block_translated_when_hot);
 	tcase_add_test(t, inc_then_jb_not_from_host);
 	tcase_add_test(t, store_immediate_to_memory);
+	tcase_add_test(t, movnti_in_runs);
 	tcase_add_test(t, nop_forms);
 	tcase_add_test(t, accumulator_immediate_forms);
 	tcase_add_test(t, compare_memory_with_immediate);

@@ -62,6 +62,8 @@ static const struct row {
 	{ "SHA1MSG1 m128 misaligned: #GP(0)", "icelake-lite", 4, { 0x0f, 0x38, 0xc9, 0x00 }, DATA + 4, EXC_GP },
 	/* CPUID gating (the rows' feature column) */
 	{ "pentium: no SSE3: HADDPS #UD", "pentium", 4, { 0xf2, 0x0f, 0x7c, 0xc1 }, 0, EXC_UD },
+	{ "pentium: no SSE2: MOVNTI #UD", "pentium", 3, { 0x0f, 0xc3, 0x00 }, DATA, EXC_UD },
+	{ "core2: MOVNTI runs", "core2", 3, { 0x0f, 0xc3, 0x00 }, DATA, NONE },
 	{ "opteron-g3: SSE3 HADDPS runs", "opteron-g3", 4, { 0xf2, 0x0f, 0x7c, 0xc1 }, 0, NONE },
 	{ "opteron-g3: no SSSE3: PSHUFB mm #UD", "opteron-g3", 4, { 0x0f, 0x38, 0x00, 0xc1 }, 0, EXC_UD },
 	{ "core2: SSSE3 PSHUFB xmm runs", "core2", 5, { 0x66, 0x0f, 0x38, 0x00, 0xc1 }, 0, NONE },
