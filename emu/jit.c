@@ -299,6 +299,13 @@ static bool classify(const struct insn *in, bool long64, struct op *o)
 				 test_ei = { op_test_EI, K_TEST, H_AND, 0, O_EI };
 	if (!in->mem && (f->exec == op_test_EG || f->exec == op_test_EI))
 		f = f->exec == op_test_EG ? &test_eg : &test_ei;
+	/* CMP with a memory operand, of any size (their register forms: K_ALU;
+	 * 32- and 64-bit ones mostly decode to the fixed-size forms above). */
+	static const struct form cmp_eg_mem = { op_cmp_EG, K_ALU_MEM, H_CMP, 0, O_MEM },
+				 cmp_ge_mem = { op_cmp_GE, K_ALU_MEM, H_CMP, 0, O_MEM },
+				 cmp_ei_mem = { op_cmp_EI, K_ALU_MEM, H_CMP, 0, O_MEM_IMM };
+	if (in->mem && (f->exec == op_cmp_EG || f->exec == op_cmp_GE || f->exec == op_cmp_EI))
+		f = f->exec == op_cmp_EG ? &cmp_eg_mem : f->exec == op_cmp_GE ? &cmp_ge_mem : &cmp_ei_mem;
 	/* The register operand forms: none with memory. */
 	if (in->mem && (f->operands == O_EG || f->operands == O_GE || f->operands == O_EI || f->operands == O_RM))
 		return false;
@@ -343,8 +350,9 @@ reg_form:
 	}
 	/* Bytes and words: the ALU, TEST and shifts (the host's operation of
 	 * that size leaves the rest of the register as the guest's does, SDM
-	 * Vol.1 3.4.1.1). */
-	bool small_ok = f->kind == K_ALU || f->kind == K_TEST || f->kind == K_SHIFT;
+	 * Vol.1 3.4.1.1), and CMP/TEST with memory (K_ALU_MEM of these sizes:
+	 * only theirs, the other ALU forms with memory are 32 or 64 bits). */
+	bool small_ok = f->kind == K_ALU || f->kind == K_TEST || f->kind == K_SHIFT || f->kind == K_ALU_MEM;
 	if (size != 4 && size != 8 && !((size == 1 || size == 2) && small_ok))
 		return false;
 	uint64_t mask = size == 8 ? ~0ull : (1ull << (8 * size)) - 1;
@@ -388,7 +396,8 @@ reg_form:
 	case K_ALU_MEM:
 		/* CMP [m], r; TEST [m], r: dst is the memory, src the register. */
 		o->mem_first = f->exec == op_cmp_EG_m32 || f->exec == op_cmp_EG_m64 || f->exec == op_test_EG ||
-			       f->exec == op_cmp_EI_m32 || f->exec == op_cmp_EI_m64 || f->exec == op_test_EI;
+			       f->exec == op_cmp_EI_m32 || f->exec == op_cmp_EI_m64 || f->exec == op_test_EI ||
+			       f->exec == op_cmp_EG || f->exec == op_cmp_EI;
 		if (o->mem_first)
 			o->dst = REG_NONE;
 		else
@@ -1046,9 +1055,10 @@ static void emit_op(struct emit *e, struct run *r, unsigned i)
 		rr(e, 0x89, 8, d, R11);
 		return;
 	case K_ALU_MEM:
-		/* The operand read into R11; then as a register operation. */
+		/* The operand read into R11 (a byte or word zero-extended); then as
+		 * a register operation of its size. */
 		emit_access(e, r, i, r->long64);
-		host_mem(e, false, s == 8, 0x8b, R11);
+		host_mem(e, false, s == 8, s == 1 ? 0x0fb6 : s == 2 ? 0x0fb7 : 0x8b, R11);
 		if (o->mem_first)
 			d = R11;
 		else

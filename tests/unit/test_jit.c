@@ -175,8 +175,8 @@
  *                              then SETcc, CMOVcc, ADC and a Jcc: the flags
  *                              as SDM Vol.1 3.4.3.1 defines them
  *   compare_memory_with_immediate  CMP/TEST m, imm (81 /7, 83 /7, F7 /0,
- *                              66H, REX.W) then SETcc, CMOVcc or ADC and a Jcc
- *                              of every condition
+ *                              66H, REX.W; 80 /7, F6 /0) then SETcc, CMOVcc or
+ *                              ADC and a Jcc of every condition
  *   rip_relative_operands      64-bit loads, stores, ADD r, m, CMP/TEST m,
  *                              imm, MOV m, imm, LEA rIP-relative, into the
  *                              data, the block's own bytes, with FS and GS
@@ -3149,16 +3149,18 @@ START_TEST(compare_memory_with_immediate)
 	static const struct {
 		uint8_t op, modrm, digit;
 		unsigned imm_len;         /* with 66H: 2 but for 83 */
-	} forms[] = { { 0x81, 0x7b, 7, 4 }, { 0x83, 0x7b, 7, 1 }, { 0xf7, 0x43, 8, 4 } };
+		bool byte;                /* 80 /7 and F6 /0: a byte whatever the prefixes */
+	} forms[] = { { 0x81, 0x7b, 7, 4, false }, { 0x83, 0x7b, 7, 1, false }, { 0xf7, 0x43, 8, 4, false },
+		      { 0x80, 0x7b, 7, 1, true }, { 0xf6, 0x43, 8, 1, true } };
 	unsigned n = 0;
 	for (unsigned k = 0; k < 2; k++) {
 		bool long_mode = k == 1;
 		random_machine(long_mode);
 		uint64_t bx = long_mode ? DATA + 0x100 : 0x100;
-		for (unsigned f = 0; f < 3; f++) {
+		for (unsigned f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
 			for (unsigned w = 0; w < (long_mode ? 4u : 2u); w++) {
 				bool p66 = w & 1, rex_w = w & 2;
-				unsigned size = rex_w ? 8 : p66 ? 2 : 4;
+				unsigned size = forms[f].byte ? 1 : rex_w ? 8 : p66 ? 2 : 4;
 				unsigned imm_len = forms[f].imm_len == 1 ? 1 : p66 && !rex_w ? 2 : 4;
 				for (unsigned cc = 0; cc < 16; cc++) {
 					unsigned reader = (cc + f) % 3;   /* SETcc, CMOVcc, ADC */
@@ -3188,10 +3190,7 @@ START_TEST(compare_memory_with_immediate)
 					jcc_to_two(&p, cc);
 					uint64_t regs[16] = { [R_AX] = a, [R_BX] = bx, [R_CX] = rnd(), [R_SI] = rnd(),
 							      [R_DI] = rnd(), [R_BP] = rnd() };
-					if (p66)
-						run_both(&p, regs, 100, n++);
-					else
-						run_both_translated(&p, regs, 100, n++, CODE + block);
+					run_both_translated(&p, regs, 100, n++, CODE + block);
 					ck_assert_int_eq(blocks.status, ST_HALT);
 					struct status_flags fl = alu_flags_of(forms[f].digit, a, imm_of(imm, imm_len, size), size);
 					if (reader == 0)
