@@ -37,12 +37,12 @@ static unsigned slot_of(uint64_t key)
 }
 
 /* The slot holding key, or the empty one where it would go. */
-static struct link_page *find(struct link_pages *lp, uint64_t key)
+static unsigned find(const struct link_pages *lp, uint64_t key)
 {
 	unsigned h = slot_of(key);
 	while (lp->page[h].key && lp->page[h].key != key)
 		h = (h + 1) & (LINK_PAGES_SLOTS - 1);
-	return &lp->page[h];
+	return h;
 }
 
 /* Keep the notes of the banks in keep[] only (the table rebuilt: open
@@ -53,14 +53,18 @@ static void keep_banks(struct link_pages *lp, const bool keep[2])
 		return;
 	static _Thread_local struct link_page kept[LINK_PAGES_MAX];
 	unsigned n = 0;
-	for (unsigned s = 0; s < LINK_PAGES_SLOTS && lp->n; s++)
-		if (lp->page[s].key && keep[bank_of(&lp->page[s])])
-			kept[n++] = lp->page[s];
-	if (lp->n)
-		memset(lp->page, 0, sizeof(lp->page));
-	for (unsigned k = 0; k < n; k++)
-		*find(lp, kept[k].key) = kept[k];
-	lp->n = n;
+	for (unsigned k = 0; k < lp->n; k++) {
+		struct link_page *pg = &lp->page[lp->used[k]];
+		if (keep[bank_of(pg)])
+			kept[n++] = *pg;
+		pg->key = 0;
+	}
+	lp->n = 0;
+	for (unsigned k = 0; k < n; k++) {
+		unsigned h = find(lp, kept[k].key);
+		lp->page[h] = kept[k];
+		lp->used[lp->n++] = (uint16_t)h;
+	}
 	for (unsigned b = 0; b < 2; b++)
 		lp->lost[b] = lp->lost[b] && keep[b];
 }
@@ -133,7 +137,8 @@ void link_pages_note(struct cpu *cpu, uint64_t lin, uint64_t pa)
 	if (lp->lost[bank])
 		return;
 	const uint64_t key = (lin & PAGE_MASK) | (bank ? LINK_PAGE_USER : 0) | LINK_PAGE_USED;
-	struct link_page *pg = find(lp, key);
+	const unsigned h = find(lp, key);
+	struct link_page *pg = &lp->page[h];
 	if (pg->key == key)
 		return;
 	struct link_pages_env now = env_now(cpu);
@@ -146,7 +151,7 @@ void link_pages_note(struct cpu *cpu, uint64_t lin, uint64_t pa)
 		lp->lost[bank] = true;
 		return;
 	}
-	lp->n++;
+	lp->used[lp->n++] = (uint16_t)h;
 }
 
 void link_pages_carry(struct cpu *cpu)
@@ -159,9 +164,9 @@ void link_pages_carry(struct cpu *cpu)
 	if (lp->n) {
 		struct link_pages_env now = env_now(cpu);
 		const bool same_env = memcmp(&now, &lp->env, sizeof(now)) == 0;
-		for (unsigned s = 0; s < LINK_PAGES_SLOTS; s++) {
-			struct link_page *pg = &lp->page[s];
-			if (!pg->key || !hold[bank_of(pg)])
+		for (unsigned k = 0; k < lp->n; k++) {
+			struct link_page *pg = &lp->page[lp->used[k]];
+			if (!hold[bank_of(pg)])
 				continue;
 			if (!(same_env ? same_entries(cpu, pg, &now) : walk_page(cpu, pg)))
 				hold[bank_of(pg)] = false;

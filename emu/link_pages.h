@@ -63,6 +63,9 @@ struct link_pages {
 	unsigned n;
 	struct link_pages_env env; /* the paging environment of every note (n > 0) */
 	struct link_page page[LINK_PAGES_SLOTS];
+	uint16_t used[LINK_PAGES_MAX];   /* the n slots noted, so that a look at the notes
+					    (at every world switch, every CR3 load) costs
+					    what they are, not the table */
 	unsigned long carried;     /* link contexts carried on, for tests and profiles */
 };
 
