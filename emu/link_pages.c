@@ -6,6 +6,7 @@
 #include "emu/link_pages.h"
 #include "emu/paging_env.h"
 #include "mmu/paging.h"
+#include "mmu/paging_formats.h"
 
 static struct link_pages_env env_now(const struct cpu *cpu)
 {
@@ -69,11 +70,11 @@ static void keep_banks(struct link_pages *lp, const bool keep[2])
 		lp->lost[b] = lp->lost[b] && keep[b];
 }
 
-static uint64_t ram_entry(const struct cpu *cpu, uint64_t addr, unsigned size)
+/* Is level i of a walk in this mode the PAE PDPTE, a register rather than
+ * an entry in memory (SDM Vol.3 4.4.1; the environment holds it)? */
+static bool level_is_register(unsigned mode, unsigned i)
 {
-	uint64_t e = 0;
-	memcpy(&e, cpu->mem->ram + addr, size);   /* little-endian host */
-	return e;
+	return paging_format((enum paging_mode)mode)->level[i].flags & LV_PDPT;
 }
 
 /* Walk pg's page as a fetch of its bank would, without side effects, and
@@ -97,13 +98,13 @@ static bool walk_page(struct cpu *cpu, struct link_page *pg)
 		return false;
 	if (((r.pa & cpu->a20_mask) ^ pg->frame) >> PAGE_SHIFT != 0 || r.levels > LINK_PAGES_LEVELS)
 		return false;
-	const unsigned size = env.mode == PAGING_32 ? 4 : 8;
+	const unsigned size = paging_format(env.mode)->entry_size;
 	pg->levels = (uint8_t)r.levels;
 	for (unsigned i = 0; i < r.levels; i++) {
 		pg->entry[i] = r.entry[i];
 		pg->entry_addr[i] = r.entry_addr[i];
-		if (env.mode == PAGING_PAE && i == 0)
-			continue;          /* a PDPTE register: in the environment */
+		if (level_is_register(env.mode, i))
+			continue;
 		if (!(r.entry[i] & PTE_A) || r.entry_addr[i] >= cpu->mem->ram_size ||
 		    cpu->mem->ram_size - r.entry_addr[i] < size)
 			return false;
@@ -115,9 +116,9 @@ static bool walk_page(struct cpu *cpu, struct link_page *pg)
  * environment that is the same walk. */
 static bool same_entries(const struct cpu *cpu, const struct link_page *pg, const struct link_pages_env *v)
 {
-	const unsigned size = v->mode == PAGING_32 ? 4 : 8;
-	for (unsigned i = v->mode == PAGING_PAE; i < pg->levels; i++)
-		if (ram_entry(cpu, pg->entry_addr[i], size) != pg->entry[i])
+	const unsigned size = paging_format((enum paging_mode)v->mode)->entry_size;
+	for (unsigned i = 0; i < pg->levels; i++)
+		if (!level_is_register(v->mode, i) && physmem_read(cpu->mem, pg->entry_addr[i], size) != pg->entry[i])
 			return false;
 	return true;
 }
