@@ -584,6 +584,11 @@ static void cpu_field(struct emit *e, bool w, unsigned opcode, unsigned r, size_
 {
 	rex(e, w, r, RDI);
 	byte(e, opcode);
+	if (off < 128) {           /* disp8: the guest's registers, short code */
+		byte(e, 0x40 | (r & 7) << 3 | (RDI & 7));
+		byte(e, (unsigned)off);
+		return;
+	}
 	byte(e, 0x80 | (r & 7) << 3 | (RDI & 7));
 	u32(e, (uint32_t)off);
 }
@@ -747,9 +752,15 @@ static void emit_lea(struct emit *e, bool w, unsigned dst, unsigned base, unsign
 	if (r != 0x40)
 		byte(e, r);
 	byte(e, 0x8d);
-	byte(e, (has_base ? 0x80 : 0x00) | (dst & 7) << 3 | 4);
+	/* The displacement's size: none, 8 or 32 bits (without a base, 32:
+	 * the SIB form's rule; RBP and R13 as the base always take one). */
+	unsigned mod = !has_base ? 0 : disp == 0 && (base & 7) != 5 ? 0 : disp == (int8_t)disp ? 1 : 2;
+	byte(e, mod << 6 | (dst & 7) << 3 | 4);
 	byte(e, scale << 6 | (x & 7) << 3 | (has_base ? base & 7 : 5));
-	u32(e, (uint32_t)disp);
+	if (mod == 1)
+		byte(e, (uint8_t)disp);
+	else if (mod == 2 || !has_base)
+		u32(e, (uint32_t)disp);
 }
 
 /* The host register of a guest one, or 0xff for REG_NONE. */
@@ -786,7 +797,8 @@ static bool op_writes(const struct op *o)
 static void emit_way_compare(struct emit *e, enum tlb_access acc, unsigned way)
 {
 	size_t tag = way * sizeof(struct tlb_entry) + offsetof(struct tlb_entry, tag) + acc * sizeof(uint64_t);
-	byte(e, 0x4c); byte(e, 0x3b); byte(e, 0x9e); u32(e, (uint32_t)tag);
+	_Static_assert(2 * sizeof(struct tlb_entry) <= 128, "jit: a way's tag within a disp8");
+	byte(e, 0x4c); byte(e, 0x3b); byte(e, 0x5e); byte(e, (uint8_t)tag);   /* CMP r11, [rsi + disp8] */
 }
 
 /* Both ways of the set at RSI for the tag in R11: on a hit, on after them
@@ -796,11 +808,10 @@ static void emit_way_compare(struct emit *e, enum tlb_access acc, unsigned way)
 static uint8_t *emit_ways(struct emit *e, enum tlb_access acc)
 {
 	emit_way_compare(e, acc, 0);
-	uint8_t *way0 = jump(e, CC_Z);
+	byte(e, 0x74); byte(e, 14);                          /* JZ over the next 14 bytes */
 	emit_way_compare(e, acc, 1);
 	uint8_t *miss = jump(e, CC_NZ);
 	byte(e, 0x48); byte(e, 0x83); byte(e, 0xc6); byte(e, 0x40);           /* ADD rsi, 64 */
-	patch(e, way0, e->p);
 	return miss;
 }
 
@@ -912,8 +923,9 @@ static void emit_access(struct emit *e, struct run *r, unsigned i, bool long64)
 	emit_set_find(e, r, o->msize, TLB(cur), r->set_hash);
 	r->global_miss[i] = emit_ways(e, acc);
 	r->global_hit[i] = e->p;
-	byte(e, 0x4c); byte(e, 0x8b); byte(e, 0x9e);                          /* MOV r11, [rsi + host_minus_lin] */
-	u32(e, (uint32_t)offsetof(struct tlb_entry, host_minus_lin));
+	_Static_assert(offsetof(struct tlb_entry, host_minus_lin) < 128, "jit: within a disp8");
+	byte(e, 0x4c); byte(e, 0x8b); byte(e, 0x5e);                          /* MOV r11, [rsi + host_minus_lin] */
+	byte(e, (uint8_t)offsetof(struct tlb_entry, host_minus_lin));
 }
 
 /* Access i missed in the current context: where the space's global
