@@ -205,6 +205,7 @@ struct block *fetch_block(struct cpu *cpu, status_t *st)
 	/* Translated when it has proved hot (emu/jit.h); never the uncached
 	 * scratch block, decoded anew each time. */
 	b->heat = b != &cpu->icache->uncached ? cpu->icache->jit_hot : 0;
+	b->jit_inner = b->jit_loaded = NULL;
 	*st = ST_OK;
 	return b;
 }

@@ -84,6 +84,14 @@ struct block {
 	struct block_link links[2];
 	uint64_t second_pa;
 	uint8_t second_bytes[15];
+	/* Its translated code where a direct link from another block's goes in
+	 * (after the pushes of its first run, emu/jit.c); NULL: none. Set with
+	 * its translation, cleared by each decode into the slot. jit_loaded:
+	 * after that run's loads, with jit_host its guest registers' host
+	 * registers (0xff: not loaded), for a link that hands them over in
+	 * host registers; NULL: none. */
+	uint8_t *jit_inner, *jit_loaded;
+	uint8_t jit_host[16];
 	_Alignas(64) struct insn insns[BLOCK_MAX_INSNS + 1];   /* the last: where the threaded
 								 run of the block ends
 								 (emu/threaded.h) */
@@ -130,14 +138,16 @@ struct icache {
 				      pages (devices/bus.h HUGE_PAGES_FROM_RAM) */
 	struct block uncached;     /* scratch for code outside RAM (ROM, MMIO) */
 	/* The translator's code (emu/jit.h), mapped when first needed (jit_failed:
-	 * the host refused): jit_used bytes of it hold blocks' code; jit_full:
+	 * the host refused): jit_used bytes of its first part hold blocks' code,
+	 * jit_cold_used of its second their cold code (emu/jit.c); jit_full:
 	 * a translation found no room, the cache is to be emptied. */
 	uint8_t *jit_code;
-	size_t jit_used;
+	size_t jit_used, jit_cold_used;
 	bool jit_failed, jit_full;
 	uint8_t jit_hot;           /* a block is translated on its jit_hot-th entry (1..255) */
 	unsigned long jit_runs;
 	unsigned long jit_side_exits;   /* taken by translated code (emu/jit.c) */
+	unsigned long jit_direct_links;   /* direct links written into translated code */
 };
 
 /* An empty cache for a machine with ram_size bytes of RAM; NULL when the host

@@ -59,13 +59,18 @@
 
 #if defined(__x86_64__)
 
-/* Host code of one block at most: a block's runs that do not fit (about 18
- * memory accesses of 32-bit code do) are left to the thread forms. */
+/* Host code of one block at most, in each of the two parts below: a block's
+ * runs that do not fit (about 18 memory accesses of 32-bit code do) are left
+ * to the thread forms. */
 #define JIT_SLOT_BYTES 4096
-/* The code area: blocks' code one after another (packed, so that the host's
- * instruction cache and TLB hold the hot ones), until it is full; then every
- * decoded block goes (emu/run.c cpu_run, icache_flush) and it starts again. */
+/* The code area: blocks' code one after another, until it is full; then every
+ * decoded block goes (emu/run.c cpu_run, icache_flush) and it starts again.
+ * Its first part holds the code a run takes where nothing leaves it early
+ * (packed, so that the host's instruction cache and TLB hold the hot ones);
+ * the rest, the cold code: side exits, the link tests behind a direct
+ * link, the ways to C. */
 #define JIT_CODE_BYTES (64u << 20)
+#define JIT_HOT_BYTES (20u << 20)
 
 /* ---- the guest instructions a run may hold ---- */
 
@@ -493,12 +498,23 @@ enum { RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13, R14, 
 static const uint8_t pool[] = { RAX, RCX, RDX, R8, R9, RBX, RBP, R12, R13, R14, R15 };
 #define POOL (sizeof(pool) / sizeof(pool[0]))
 #define POOL_CALLER_SAVED 5
+/* A run that begins its block or reaches its end pushes every callee-saved
+ * register of the pool, so that a direct link (emit_direct) finds the stack
+ * as the run it goes into would have made it: the same six slots. */
+#define PUSHES_LINKED (POOL - POOL_CALLER_SAVED)
 
 /* ---- the emitter ---- */
 
 struct emit {
 	uint8_t *p, *end;
+	struct emit *cold;         /* where this one's cold code goes; NULL: here */
+	struct emit *peer;         /* the other part's, whose overflow patch() minds too */
 };
+
+static struct emit *cold_of(struct emit *e)
+{
+	return e->cold ? e->cold : e;
+}
 
 static void byte(struct emit *e, unsigned b)
 {
@@ -679,6 +695,11 @@ struct run {
 	uint8_t host[16];          /* guest register -> host register, 0xff: unused */
 	bool written[16];
 	unsigned used;             /* pool entries taken */
+	unsigned pushes;           /* the pool's callee-saved registers pushed: those used, or
+				      all of them (PUSHES_LINKED) where a direct link may
+				      enter or leave the run */
+	uint8_t *inner;            /* where a direct link enters it (after the pushes) */
+	uint8_t *loaded;           /* where one enters with its registers loaded; NULL: none */
 	/* Jumps to each memory access's side exit, to patch: at most
 	 * EXITS_PER_ACCESS per access (32-bit code at CPL 3: rights, two
 	 * limits, alignment, TLB miss; a CALL: its target, alignment, miss). */
@@ -710,7 +731,7 @@ static uint8_t *jump(struct emit *e, unsigned cc)
 
 static void patch(const struct emit *e, uint8_t *at, const uint8_t *to)
 {
-	if (e->p > e->end)
+	if (e->p > e->end || (e->peer && e->peer->p > e->peer->end))
 		return;
 	int32_t rel = (int32_t)(to - (at + 4));
 	memcpy(at, &rel, 4);
@@ -1268,13 +1289,23 @@ static void count_side_exit(struct emit *e, const struct run *r)
  * pointer is now the run's code). */
 /* The registers written stored, the pushed ones popped: the guest's state as
  * the thread forms would leave it, every host register but RDI free. */
-static void emit_release(struct emit *e, const struct run *r)
+static void emit_store_written(struct emit *e, const struct run *r)
 {
 	for (unsigned g = 0; g < 16; g++)
 		if (r->host[g] != 0xff && r->written[g])
 			store(e, r->host[g], REG(g));
-	for (unsigned k = r->used; k-- > POOL_CALLER_SAVED;)
+}
+
+static void emit_pops(struct emit *e, const struct run *r)
+{
+	for (unsigned k = POOL_CALLER_SAVED + r->pushes; k-- > POOL_CALLER_SAVED;)
 		host_pop(e, pool[k]);
+}
+
+static void emit_release(struct emit *e, const struct run *r)
+{
+	emit_store_written(e, r);
+	emit_pops(e, r);
 }
 
 static void emit_leave(struct emit *e, const struct run *r, const struct insn *next, insn_handler handler)
@@ -1412,15 +1443,198 @@ static uint8_t *emit_second_page(struct emit *e, uint32_t at, uint8_t *gen_miss,
 	return jump(e, 0xe9);
 }
 
-/* With rIP in R11 (and stored): thread_next_block(cpu, end) inline; its
- * test for a loop back to b's own start only where the end may go there
- * (may_be_self), its look into the jump cache only where given (jumps: a
- * RET, whose return sites b's two links would not hold). */
-static void emit_next_block(struct emit *e, const struct block *b, bool may_be_self, const struct block_link *jumps)
+/* A direct link (emit_direct): the same tests as a link's, with what they
+ * compare written into the code by jit_link_direct, and a jump of its own
+ * to the next block's translated code. Its fields, by their offset: */
+enum {
+	DIRECT_RIP = 2,            /* MOV r10, rIP */
+	DIRECT_CONTEXT = 25,       /* CMP dword [rdi + link context id], context */
+	DIRECT_TO = 37,            /* MOV rsi, the next block */
+	DIRECT_GEN = 47,           /* MOV r10, its generation */
+	DIRECT_COUNTS = 78,        /* LEA rsi, [r10 + this block's count + its count] */
+	DIRECT_JUMP = 117,         /* JMP rel32: its code, or a hand-over (link_hand_over) */
+	DIRECT_BYTES = 121,
+};
+
+/* Direct link i of b's end (its link i once written by jit_link_direct;
+ * until then a rIP no code has, so that it never holds): rIP (R11) and the
+ * link context as the link's, the next block's generation as then, the
+ * deadline beyond both blocks' instructions, as emu/run.c
+ * thread_next_block; then icount and block_ip as it leaves them, and on
+ * into the next block's code after its pushes, for which this run's stand
+ * (PUSHES_LINKED). The next block's heat needs no test: it has code, so it
+ * is 0 for as long as its generation holds. Only R10, RSI and R11 change:
+ * the pool's registers still hold the guest's. A test that fails goes on to
+ * the next (*next); the deadline's jump, to patch, is returned. */
+static uint8_t *emit_direct(struct emit *e, const struct block *b, uint8_t **next)
+{
+	uint8_t *at = e->p;
+	byte(e, 0x49); byte(e, 0xba); u64(e, 1ull << 63);                        /* MOV r10, rIP */
+	byte(e, 0x4d); byte(e, 0x39); byte(e, 0xd3);                             /* CMP r11, r10 */
+	next[0] = jump(e, CC_NZ);
+	byte(e, 0x81); byte(e, 0xbf); u32(e, (uint32_t)CPU(link_contexts[0].id)); u32(e, 0);   /* CMP dword [id], context */
+	next[1] = jump(e, CC_NZ);
+	byte(e, 0x48); byte(e, 0xbe); u64(e, (uint64_t)(uintptr_t)b);           /* MOV rsi, to */
+	byte(e, 0x49); byte(e, 0xba); u64(e, ~0ull);                             /* MOV r10, gen */
+	byte(e, 0x4c); byte(e, 0x39); byte(e, 0x96); u32(e, (uint32_t)BLOCK(gen));   /* CMP [rsi + gen], r10 */
+	next[2] = jump(e, CC_NZ);
+	byte(e, 0x4c); byte(e, 0x8b); byte(e, 0x97); u32(e, (uint32_t)CPU(icount));  /* MOV r10, [icount] */
+	byte(e, 0x49); byte(e, 0x8d); byte(e, 0xb2); u32(e, 0);                  /* LEA rsi, [r10 + counts] */
+	byte(e, 0x48); byte(e, 0x3b); byte(e, 0xb7); u32(e, (uint32_t)CPU(deadline));   /* CMP rsi, [deadline] */
+	uint8_t *late = jump(e, CC_A);
+	byte(e, 0x49); byte(e, 0x81); byte(e, 0xc2); u32(e, b->count);          /* ADD r10, count */
+	byte(e, 0x4c); byte(e, 0x89); byte(e, 0x97); u32(e, (uint32_t)CPU(icount));  /* MOV [icount], r10 */
+	byte(e, 0x4c); byte(e, 0x89); byte(e, 0x9f); u32(e, (uint32_t)CPU(block_ip));    /* MOV [block_ip], r11 */
+	byte(e, 0xe9); u32(e, 0);                                                /* JMP on */
+	if (e->p <= e->end && e->p - at != DIRECT_BYTES)
+		e->p = e->end + 1;     /* not the layout jit_link_direct writes: not installed */
+	return late;
+}
+
+/* After link i's test held (RDX = the next block, R11 = rIP, the pushes
+ * popped): where the next block has code for a direct link to go into,
+ * write direct link i (at) from link i, once: from then on it holds
+ * wherever link i would. map: the guest registers' host registers at the
+ * direct link (the run's, 16 bytes). */
+static void emit_direct_write(struct emit *e, const struct block *b, unsigned i, const uint8_t *at, const uint8_t *map)
+{
+	byte(e, 0x48); byte(e, 0x83); byte(e, 0xba); u32(e, (uint32_t)BLOCK(jit_inner)); byte(e, 0);   /* CMP qword [rdx + jit_inner], 0 */
+	uint8_t *none = jump(e, CC_Z);
+	/* Three pushes: the call's stack 16-byte aligned, as at the run's entry. */
+	byte(e, 0x57); byte(e, 0x52); byte(e, 0x41); byte(e, 0x53);     /* PUSH rdi; PUSH rdx; PUSH r11 */
+	mov_imm64(e, RSI, (uint64_t)(uintptr_t)b);
+	byte(e, 0xba); u32(e, i);                                   /* MOV edx, i */
+	mov_imm64(e, RCX, (uint64_t)(uintptr_t)at);
+	mov_imm64(e, R8, (uint64_t)(uintptr_t)map);
+	void (*write)(struct cpu *, const struct block *, unsigned, uint8_t *, const uint8_t *) = jit_link_direct;
+	uint64_t to;
+	memcpy(&to, &write, sizeof(to));
+	mov_imm64(e, RAX, to);
+	byte(e, 0xff); byte(e, 0xd0);                               /* CALL rax */
+	byte(e, 0x41); byte(e, 0x5b); byte(e, 0x5a); byte(e, 0x5f); /* POP r11; POP rdx; POP rdi */
+	patch(e, none, e->p);
+}
+
+/* MOV dst, src of 64 bits, host registers. */
+static void mov_rr(struct emit *e, unsigned dst, unsigned src)
+{
+	rr(e, 0x89, 8, dst, src);
+}
+
+/* The hand-over of a direct link into to's code (into e): the registers to's
+ * first run would load moved there from where the run left (from[g]: a host
+ * register, else 0xff: memory, which holds every register then), as one
+ * parallel move (a cycle through R10), then on after its loads. */
+static void link_hand_over(struct emit *e, const uint8_t *from, const struct block *to)
+{
+	uint8_t src[16], dst[16];
+	unsigned n = 0;
+	for (unsigned g = 0; g < 16; g++)
+		if (to->jit_host[g] != 0xff && from[g] != 0xff && from[g] != to->jit_host[g]) {
+			src[n] = from[g];
+			dst[n] = to->jit_host[g];
+			n++;
+		}
+	while (n) {
+		unsigned k = 0, j;
+		/* A move whose destination no other still reads. */
+		for (k = 0; k < n; k++) {
+			for (j = 0; j < n && src[j] != dst[k]; j++)
+				;
+			if (j == n)
+				break;
+		}
+		if (k == n) {
+			/* A cycle: set its first destination aside in R10. */
+			mov_rr(e, R10, dst[0]);
+			for (j = 0; j < n; j++)
+				if (src[j] == dst[0])
+					src[j] = R10;
+			k = 0;
+		}
+		mov_rr(e, dst[k], src[k]);
+		src[k] = src[n - 1];
+		dst[k] = dst[n - 1];
+		n--;
+	}
+	for (unsigned g = 0; g < 16; g++)
+		if (to->jit_host[g] != 0xff && from[g] == 0xff)
+			load(e, to->jit_host[g], REG(g));
+	byte(e, 0xe9);
+	u32(e, (uint32_t)(to->jit_loaded - (e->p + 4)));
+}
+
+/* A hand-over's host code at most (16 moves and loads, a cycle's move, the
+ * jump). */
+#define HAND_OVER_BYTES 160
+
+void jit_link_direct(struct cpu *cpu, const struct block *b, unsigned i, uint8_t *at, const uint8_t *map)
+{
+	struct icache *ic = cpu->icache;
+	const struct block_link *l = &b->links[i];
+	const struct block *to = l->to;
+	if (!to || !to->jit_inner || l->gen != to->gen || l->context != cpu->link_contexts[0].id)
+		return;
+	/* Into its code after the pushes, or through a hand-over put after
+	 * the translated blocks, where there is room. */
+	const uint8_t *into = to->jit_inner;
+	if (to->jit_loaded && ic->jit_used + HAND_OVER_BYTES <= JIT_HOT_BYTES) {
+		struct emit e = { ic->jit_code + ic->jit_used, NULL, NULL, NULL };
+		e.end = e.p + HAND_OVER_BYTES;
+		link_hand_over(&e, map, to);
+		if (e.p <= e.end) {
+			into = ic->jit_code + ic->jit_used;
+			ic->jit_used = ((size_t)(e.p - ic->jit_code) + 15) & ~(size_t)15;
+		}
+	}
+	uint32_t counts = (uint32_t)b->count + to->count;
+	int32_t rel = (int32_t)(into - (at + DIRECT_BYTES));
+	memcpy(at + DIRECT_RIP, &l->rip, 8);
+	memcpy(at + DIRECT_CONTEXT, &l->context, 4);
+	memcpy(at + DIRECT_TO, &to, 8);
+	memcpy(at + DIRECT_GEN, &to->gen, 8);
+	memcpy(at + DIRECT_COUNTS, &counts, 4);
+	memcpy(at + DIRECT_JUMP, &rel, 4);
+	ic->jit_direct_links++;
+}
+
+/* With rIP in R11 (and stored), the written registers stored, the pushes
+ * not yet popped: thread_next_block(cpu, end) inline; its test for a loop
+ * back to b's own start only where the end may go there (may_be_self), its
+ * look into the jump cache only where given (jumps: a RET, whose return
+ * sites b's two links would not hold). Where the end's targets are fixed
+ * (no jumps), each link first has a direct one (emit_direct). */
+static void emit_next_block(struct emit *e, const struct run *r, const struct block *b, bool may_be_self,
+			    const struct block_link *jumps)
 {
 	const struct insn *end = &b->insns[b->count];
-	uint8_t *slow[12];
-	unsigned n_slow = 0;
+	uint8_t *slow[12], *late[3];
+	unsigned n_slow = 0, n_late = 0;
+	uint8_t *direct[2] = { NULL, NULL };
+	const uint8_t *map = NULL;
+	if (!jumps && r->pushes == PUSHES_LINKED) {
+		cpu_field(e, false, 0x83, 7, CPU(attention));       /* CMP dword [attention], 0 */
+		byte(e, 0);
+		late[n_late++] = jump(e, CC_NZ);
+		uint8_t *next[3];
+		for (unsigned i = 0; i < 2; i++) {
+			if (i == 1)
+				for (unsigned k = 0; k < 3; k++)
+					patch(e, next[k], e->p);
+			direct[i] = e->p;
+			late[n_late++] = emit_direct(e, b, next);
+		}
+		/* The rest is the cold code's: where neither holds. First the
+		 * run's registers' host registers, the hand-overs' source. */
+		struct emit *c = cold_of(e);
+		map = c->p;
+		for (unsigned g = 0; g < 16; g++)
+			byte(c, r->host[g]);
+		for (unsigned k = 0; k < 3; k++)
+			patch(e, next[k], c->p);
+		e = c;
+	}
+	emit_pops(e, r);
 	cpu_field(e, false, 0x83, 7, CPU(attention));       /* CMP dword [attention], 0 */
 	byte(e, 0);
 	slow[n_slow++] = jump(e, CC_NZ);
@@ -1449,6 +1663,8 @@ static void emit_next_block(struct emit *e, const struct block *b, bool may_be_s
 	uint8_t *next_try[2][4], *gen_miss[2];
 	unsigned n_next[2];
 	n_next[0] = emit_link_test(e, (uint32_t)BLOCK(links), false, next_try[0], &gen_miss[0]);
+	if (direct[0])
+		emit_direct_write(e, b, 0, direct[0], map);
 	/* RDX = next: within the deadline, not about to become hot. */
 	uint8_t *found = e->p;
 	if (found_self)
@@ -1474,6 +1690,8 @@ static void emit_next_block(struct emit *e, const struct block *b, bool may_be_s
 		uint32_t at = (uint32_t)(BLOCK(links) + i * sizeof(struct block_link));
 		if (i == 1) {
 			n_next[1] = emit_link_test(e, at, false, next_try[1], &gen_miss[1]);
+			if (direct[1])
+				emit_direct_write(e, b, 1, direct[1], map);
 			patch(e, jump(e, 0xe9), found);
 		}
 		next_try[i][n_next[i]++] = emit_second_page(e, at, gen_miss[i], found);
@@ -1502,6 +1720,14 @@ static void emit_next_block(struct emit *e, const struct block *b, bool may_be_s
 		patch(e, slow[k], to_slow);
 	mov_imm64(e, RSI, (uint64_t)(uintptr_t)end);
 	jump_to(e, thread_next_block);
+	if (n_late) {
+		/* Attention, or the deadline, before a direct link: the same,
+		 * once popped. */
+		for (unsigned k = 0; k < n_late; k++)
+			patch(e, late[k], e->p);
+		emit_pops(e, r);
+		patch(e, jump(e, 0xe9), to_slow);
+	}
 }
 
 /* May the block end be go back to its own block's start? A relative branch
@@ -1557,17 +1783,18 @@ static void emit_call_ret(struct emit *e, struct run *r, const struct block_end 
 		emit_lea(e, true, sp, sp, 0xff, 0, 8);
 		rr(e, 0x89, 8, R11, RSI);                       /* rIP = the address popped */
 	}
-	emit_release(e, r);
+	emit_store_written(e, r);
 	store(e, R11, CPU(rip));
-	emit_next_block(e, be->b, be->kind == END_RET || be_may_be_self(be), be->kind == END_RET ? r->jumps : NULL);
+	emit_next_block(e, r, be->b, be->kind == END_RET || be_may_be_self(be), be->kind == END_RET ? r->jumps : NULL);
 	/* Its side exits: its own handler, the run's registers stored. */
-	emit_global(e, r, n);
-	uint8_t *own = e->p;
+	struct emit *c = cold_of(e);
+	emit_global(c, r, n);
+	uint8_t *own = c->p;
 	for (unsigned x = 0; x < r->n_exits; x++)
 		if (r->exits[x].op == n)
-			patch(e, r->exits[x].at, own);
-	count_side_exit(e, r);
-	emit_leave(e, r, j, branch_handler(r, j));
+			patch(c, r->exits[x].at, own);
+	count_side_exit(c, r);
+	emit_leave(c, r, j, branch_handler(r, j));
 }
 
 /* R11 = the block's start + be's fall_offset at the code's width (emu/threaded.h
@@ -1630,28 +1857,34 @@ static void emit_block_end(struct emit *e, struct run *r, const struct block_end
 	}
 	if (have_rip)
 		patch(e, have_rip, e->p);
-	emit_release(e, r);
+	emit_store_written(e, r);
 	store(e, R11, CPU(rip));
-	emit_next_block(e, be->b, be_may_be_self(be), NULL);
+	emit_next_block(e, r, be->b, be_may_be_self(be), NULL);
 	if (bad_target) {
 		/* The branch's own handler decides (it faults, or LA57 allows
 		 * the target): the flags record was stored by the setter. */
-		patch(e, bad_target, e->p);
-		emit_leave(e, r, be->branch, branch_handler(r, be->branch));
+		struct emit *c = cold_of(e);
+		patch(c, bad_target, c->p);
+		emit_leave(c, r, be->branch, branch_handler(r, be->branch));
 	}
 }
 
 /* cpu->jit field = what a function of the guest's flags (fn: emu/flags.c,
  * its second argument already in ESI where it has one) returns as the run
  * begins, called before anything is loaded (every caller-saved register
- * free, RDI kept; entered as a function is, the stack is 16-byte aligned
- * after the push). */
-static void emit_flags_call(struct emit *e, uint64_t fn, size_t field)
+ * free, RDI kept; entered as a function is, after the run's pushes: the
+ * stack is 16-byte aligned after an odd number of pushes in all). */
+static void emit_flags_call(struct emit *e, const struct run *r, uint64_t fn, size_t field)
 {
+	bool odd = r->pushes & 1;  /* the run's pushes: one more keeps the alignment */
 	byte(e, 0x57);             /* PUSH rdi */
+	if (odd)
+		byte(e, 0x57);
 	mov_imm64(e, RAX, fn);
 	byte(e, 0xff);             /* CALL rax */
 	byte(e, 0xd0);
+	if (odd)
+		byte(e, 0x5f);
 	byte(e, 0x5f);             /* POP rdi */
 	byte(e, 0x0f);             /* MOVZX eax, al: a bool's upper bits are the callee's */
 	byte(e, 0xb6);
@@ -1660,24 +1893,24 @@ static void emit_flags_call(struct emit *e, uint64_t fn, size_t field)
 }
 
 /* cpu->jit.carry = the guest's CF as the run begins (flags_cf). */
-static void emit_carry_in(struct emit *e)
+static void emit_carry_in(struct emit *e, const struct run *r)
 {
 	bool (*cf)(struct cpu *) = flags_cf;
 	uint64_t to;
 	memcpy(&to, &cf, sizeof(to));
-	emit_flags_call(e, to, CPU(jit.carry));
+	emit_flags_call(e, r, to, CPU(jit.carry));
 }
 
 /* cpu->jit.cond = condition cc of the guest's flags as the run begins
  * (flags_cond_slow), for a run that sets none. */
-static void emit_cond_in(struct emit *e, unsigned cc)
+static void emit_cond_in(struct emit *e, const struct run *r, unsigned cc)
 {
 	bool (*cond)(struct cpu *, unsigned) = flags_cond_slow;
 	uint64_t to;
 	memcpy(&to, &cond, sizeof(to));
 	byte(e, 0xbe);             /* MOV esi, cc */
 	u32(e, cc);
-	emit_flags_call(e, to, CPU(jit.cond));
+	emit_flags_call(e, r, to, CPU(jit.cond));
 }
 
 /* Write the code of the run of insns at e; next: the instruction after it
@@ -1688,15 +1921,22 @@ static void emit_run(struct emit *e, struct run *r, const struct insn *insns, co
 		     const struct loop *lp, const struct block_end *be)
 {
 	u32(e, 0xfa1e0ff3);        /* ENDBR64: a target of indirect branches */
-	if (r->entry_carry)
-		emit_carry_in(e);
-	if (be->kind == END_BRANCH && be->cond_at_entry)
-		emit_cond_in(e, be->cc);
-	for (unsigned k = POOL_CALLER_SAVED; k < r->used; k++)
+	for (unsigned k = POOL_CALLER_SAVED; k < POOL_CALLER_SAVED + r->pushes; k++)
 		host_push(e, pool[k]);
+	/* A direct link from another run comes in here, its six pushes
+	 * standing for these (PUSHES_LINKED). The calls below keep the stack's
+	 * alignment at the entry's: an even number of pushes there. */
+	r->inner = e->p;
+	if (r->entry_carry)
+		emit_carry_in(e, r);
+	if (be->kind == END_BRANCH && be->cond_at_entry)
+		emit_cond_in(e, r, be->cc);
 	for (unsigned g = 0; g < 16; g++)
 		if (r->host[g] != 0xff)
 			load(e, r->host[g], REG(g));
+	/* A direct link that hands the registers over comes in here; not
+	 * where a call above would clobber what it hands over. */
+	r->loaded = r->entry_carry || (be->kind == END_BRANCH && be->cond_at_entry) ? NULL : e->p;
 	/* What every access would look at again, once: the CPL's kind (the
 	 * TLB bank, mem_fast's alignment rule at CPL 3) is the one the run was
 	 * made for, else it leaves; the TLB context's set hash (mmu/tlb.h
@@ -1752,8 +1992,8 @@ static void emit_run(struct emit *e, struct run *r, const struct insn *insns, co
 	} else if (lp->on) {
 		/* Out of the loop (rIP stored): on to the next block, or back
 		 * to this one's start where a round could not go on. */
-		emit_release(e, r);
-		emit_next_block(e, be->b, true, NULL);
+		emit_store_written(e, r);
+		emit_next_block(e, r, be->b, true, NULL);
 	} else if (next == &be->b->insns[be->b->count]) {
 		emit_leave(e, r, next, thread_end_fallthrough);   /* rIP: the block's end (above) */
 	} else {
@@ -1761,19 +2001,20 @@ static void emit_run(struct emit *e, struct run *r, const struct insn *insns, co
 	}
 	/* The side exits: before memory access i, on to its own handler (the
 	 * first instruction's is the one this code replaces). */
+	struct emit *c = cold_of(e);
 	for (unsigned i = 0; i < r->n; i++) {
 		if (!touches_memory(r->ops[i].kind))
 			continue;
-		emit_global(e, r, i);
+		emit_global(c, r, i);
 		for (unsigned x = 0; x < r->n_exits; x++)
 			if (r->exits[x].op == i)
-				patch(e, r->exits[x].at, e->p);
-		count_side_exit(e, r);
-		emit_leave(e, r, &insns[i], i == 0 ? insns[0].thread : NULL);
+				patch(c, r->exits[x].at, c->p);
+		count_side_exit(c, r);
+		emit_leave(c, r, &insns[i], i == 0 ? insns[0].thread : NULL);
 	}
 	if (user) {
-		patch(e, user, e->p);
-		emit_leave(e, r, &insns[0], insns[0].thread);
+		patch(c, user, c->p);
+		emit_leave(c, r, &insns[0], insns[0].thread);
 	}
 }
 
@@ -2009,13 +2250,19 @@ void jit_translate_block(struct icache *ic, struct block *b, bool user)
 	 * in C and in translated code: LINK_SECOND_PAGE.) */
 	if (!area || b < ic->blocks || b >= ic->blocks + ICACHE_BLOCKS || b->code_size == 16)
 		return;
-	if (ic->jit_used + JIT_SLOT_BYTES > JIT_CODE_BYTES) {
+	if (ic->jit_used + JIT_SLOT_BYTES > JIT_HOT_BYTES || ic->jit_cold_used + JIT_SLOT_BYTES > JIT_CODE_BYTES - JIT_HOT_BYTES) {
 		ic->jit_full = true;   /* cpu_run empties the cache */
 		return;
 	}
-	struct emit e = { area + ic->jit_used, NULL };
+	uint8_t *cold_area = area + JIT_HOT_BYTES;
+	struct emit e = { area + ic->jit_used, NULL, NULL, NULL };
+	struct emit cold = { cold_area + ic->jit_cold_used, NULL, NULL, &e };
 	e.end = e.p + JIT_SLOT_BYTES;
+	cold.end = cold.p + JIT_SLOT_BYTES;
+	e.cold = &cold;
+	e.peer = &cold;
 	uint8_t *installed = e.p;   /* the end of the code installed so far */
+	uint8_t *cold_installed = cold.p;
 	struct op ops[BLOCK_MAX_INSNS];
 	unsigned i = 0;
 	while (i < b->count) {
@@ -2049,16 +2296,25 @@ void jit_translate_block(struct icache *ic, struct block *b, bool user)
 			r.accesses = r.accesses || touches_memory(ops[k].kind);
 		if (r.accesses && r.used < POOL)
 			r.set_hash = pool[r.used++];
+		/* Direct links come into a block's first run and leave from its end. */
+		if (i == 0 || be.kind != END_NONE || lp.on)
+			r.pushes = PUSHES_LINKED;
+		else
+			r.pushes = r.used > POOL_CALLER_SAVED ? r.used - POOL_CALLER_SAVED : 0;
 		uint8_t *start = e.p;
 		emit_run(&e, &r, &b->insns[i], lp.on ? &b->insns[b->count] : &b->insns[i + n], &lp, &be);
-		if (e.p > e.end)
+		if (e.p > e.end || cold.p > cold.end)
 			break;             /* no room: the rest stays as it is */
 		installed = e.p;
+		cold_installed = cold.p;
 		insn_handler h;
 		memcpy(&h, &start, sizeof(h));  /* the code as a function */
-		if (i == 0)
+		if (i == 0) {
 			block_set_entry(b, h);
-		else
+			b->jit_inner = r.inner;
+			b->jit_loaded = r.loaded;
+			memcpy(b->jit_host, r.host, sizeof(b->jit_host));
+		} else
 			b->insns[i].thread = h;
 		ic->jit_runs++;
 		if (be.kind != END_NONE || lp.on)
@@ -2066,11 +2322,13 @@ void jit_translate_block(struct icache *ic, struct block *b, bool user)
 		i += n;                    /* n >= 2 here */
 	}
 	ic->jit_used = ((size_t)(installed - area) + 15) & ~(size_t)15;
+	ic->jit_cold_used = ((size_t)(cold_installed - cold_area) + 15) & ~(size_t)15;
 }
 
 void jit_flush(struct icache *ic)
 {
 	ic->jit_used = 0;
+	ic->jit_cold_used = 0;
 	ic->jit_full = false;
 }
 
@@ -2110,4 +2368,9 @@ unsigned long jit_runs_translated(const struct icache *ic)
 unsigned long jit_side_exits(const struct icache *ic)
 {
 	return ic->jit_side_exits;
+}
+
+unsigned long jit_direct_links(const struct icache *ic)
+{
+	return ic->jit_direct_links;
 }

@@ -55,10 +55,17 @@ static inline void jit_enter(struct icache *ic, struct block *b, unsigned cpl)
 		jit_translate_block(ic, b, cpl == 3);
 }
 
+/* Write direct link i of b's translated end (its code at at) from b's link i,
+ * where the block it leads to has translated code: called by that code when
+ * the link held and the direct one did not (emu/jit.c emit_direct); map: the
+ * guest registers' host registers there. */
+struct cpu;
+void jit_link_direct(struct cpu *cpu, const struct block *b, unsigned i, uint8_t *at, const uint8_t *map);
 /* The runs translated since the cache was made, and the side exits their code
  * took (an access the TLB did not answer inline): for tests and profiles. */
 unsigned long jit_runs_translated(const struct icache *ic);
 unsigned long jit_side_exits(const struct icache *ic);
+unsigned long jit_direct_links(const struct icache *ic);
 
 /* Forget every translation (icache_flush: no block refers to one any more). */
 void jit_flush(struct icache *ic);

@@ -1467,6 +1467,128 @@ START_TEST(block_translated_when_hot)
 }
 END_TEST
 
+/* Two blocks in a loop, each ending in a branch to the other:
+ *   A: add eax, ecx; xor edx, eax; mov [ebx], edx; dec esi; jz out
+ *   B: add ecx, imm8; add eax, ecx; mov edi, edx; jmp A
+ *   out: hlt
+ * A's run holds EAX, ECX, EDX, EBX, ESI in the host's pool in that order,
+ * B's ECX, EAX, EDI, EDX: a direct link from A into B hands ECX and EAX over
+ * in a cycle, EDX along a chain, and EDI from memory (emu/jit.c
+ * link_hand_over). The immediate of B's ADD is at B_IMM. */
+#define TWO_BLOCKS_ROUNDS 300
+#define B_IMM 0x0c
+static struct program two_blocks(uint8_t imm)
+{
+	static const uint8_t code[] = { 0x01, 0xc8, 0x31, 0xc2, 0x89, 0x13, 0xff, 0xce, 0x74, 0x09,
+					0x83, 0xc1, 0x03, 0x01, 0xc8, 0x89, 0xd7, 0xeb, 0xed, 0xf4 };
+	struct program p = { .len = sizeof(code) };
+	memcpy(p.bytes, code, sizeof(code));
+	p.bytes[B_IMM] = imm;
+	return p;
+}
+
+static void two_blocks_regs(uint64_t regs[16], bool long_mode)
+{
+	memset(regs, 0, 16 * sizeof(regs[0]));
+	regs[R_AX] = 0x12345678;
+	regs[R_CX] = 0x9abcdef;
+	regs[R_DX] = 0x55;
+	regs[R_BX] = long_mode ? DATA + 0x100 : 0x100;
+	regs[R_SI] = TWO_BLOCKS_ROUNDS;
+	regs[R_DI] = 0x77;
+}
+
+/* The loop's blocks, translated (jit_hot 1), link to each other directly
+ * once their links have held in translated code: two direct links, written
+ * once, after which the rounds take them and the machine is the single
+ * steps'; a second run from the start writes none again. */
+static void direct_links_between_blocks(bool long_mode)
+{
+	random_machine(long_mode);
+	struct program p = two_blocks(3);
+	uint64_t regs[16];
+	two_blocks_regs(regs, long_mode);
+	unsigned long before = jit_direct_links(m.cpu.icache);
+	run_blocks_of(&p, regs, 10 * TWO_BLOCKS_ROUNDS);
+	ck_assert_int_eq(blocks.status, ST_HALT);
+	assert_translated_at(CODE, 0);
+	assert_translated_at(CODE + 0x0a, 0);
+#if defined(__x86_64__)
+	unsigned long written = jit_direct_links(m.cpu.icache) - before;
+	ck_assert_uint_ge(written, 2);
+	ck_assert_uint_le(written, 3);      /* A -> B, B -> A; A -> out at most */
+#endif
+	static struct outcome first;
+	first = blocks;
+	physmem_write_bytes(&m.pm, DATA, data0, DATA_SIZE);
+	begin(&p, regs);
+	run_blocks(10 * TWO_BLOCKS_ROUNDS);
+#if defined(__x86_64__)
+	ck_assert_uint_eq(jit_direct_links(m.cpu.icache) - before, written);
+#endif
+	run_steps_of(&p, regs, 10 * TWO_BLOCKS_ROUNDS, 1);
+	assert_same_as(&first, 0);
+	/* The loop did its rounds: ECX grew by 3 each. */
+	ck_assert_uint_eq(steps.regs[R_CX], 0x9abcdef + 3 * (TWO_BLOCKS_ROUNDS - 1));
+}
+
+START_TEST(direct_links_between_blocks_32)
+{
+	direct_links_between_blocks(false);
+}
+END_TEST
+
+START_TEST(direct_links_between_blocks_64)
+{
+	direct_links_between_blocks(true);
+}
+END_TEST
+
+/* A direct link into a block whose code has changed since (a store of the
+ * machine's, which drops the block: a new generation) is not taken: the
+ * next round runs the new code, B's new immediate (SDM Vol.3 11.6), as the
+ * single steps of the new program do. */
+START_TEST(direct_link_to_a_changed_block)
+{
+	random_machine(true);
+	struct program p = two_blocks(3), changed = two_blocks(5);
+	uint64_t regs[16];
+	two_blocks_regs(regs, true);
+	run_blocks_of(&p, regs, 10 * TWO_BLOCKS_ROUNDS);
+	ck_assert_int_eq(blocks.status, ST_HALT);
+	/* Only B's byte: A, its code and its direct links stay. */
+	physmem_write_bytes(&m.pm, CODE + B_IMM, &changed.bytes[B_IMM], 1);
+	cpu_notify_phys_write(&m.cpu, CODE + B_IMM, 1);
+	ck_assert_uint_eq(icache_slot(m.cpu.icache, CODE)->pa, CODE);
+	physmem_write_bytes(&m.pm, DATA, data0, DATA_SIZE);
+	begin(&changed, regs);
+	run_blocks(10 * TWO_BLOCKS_ROUNDS);
+	run_steps_of(&changed, regs, 10 * TWO_BLOCKS_ROUNDS, 0);
+	ck_assert_uint_eq(steps.regs[R_CX], 0x9abcdef + 5 * (TWO_BLOCKS_ROUNDS - 1));
+}
+END_TEST
+
+/* Instruction limits that end a run between two directly linked blocks or
+ * within one: the direct link tests the deadline beyond both blocks' ends
+ * (as thread_next_block), so the run stops at the limit exactly, with the
+ * single steps' machine. */
+START_TEST(direct_links_stop_at_the_limit)
+{
+	random_machine(true);
+	struct program p = two_blocks(3);
+	uint64_t regs[16];
+	two_blocks_regs(regs, true);
+	run_blocks_of(&p, regs, 10 * TWO_BLOCKS_ROUNDS);
+	for (uint64_t limit = 200; limit < 230; limit++) {
+		physmem_write_bytes(&m.pm, DATA, data0, DATA_SIZE);
+		begin(&p, regs);
+		run_blocks(limit);
+		ck_assert_int_eq(blocks.status, ST_STOP);
+		run_steps_of(&p, regs, limit, (unsigned)limit);
+	}
+}
+END_TEST
+
 /* The code area full: a block about to be translated finds no room, stays
  * as its thread forms, and the run loop empties the decoded cache and the
  * area where no block runs (emu/run.c cpu_run); the next blocks are decoded
@@ -4406,6 +4528,10 @@ static Suite *jit_suite(void)
 	tcase_add_test(t, block_hot_at_user_run_at_supervisor);
 	tcase_add_test(t, block_hot_at_supervisor_run_at_user);
 	tcase_add_test(t, user_misaligned_access);
+	tcase_add_test(t, direct_links_between_blocks_32);
+	tcase_add_test(t, direct_links_between_blocks_64);
+	tcase_add_test(t, direct_link_to_a_changed_block);
+	tcase_add_test(t, direct_links_stop_at_the_limit);
 	suite_add_tcase(s, t);
 	return s;
 }
