@@ -70,7 +70,7 @@
  * the rest, the cold code: side exits, the link tests behind a direct
  * link, the ways to C. */
 #define JIT_CODE_BYTES (64u << 20)
-#define JIT_HOT_BYTES (20u << 20)
+#define JIT_HOT_BYTES (24u << 20)
 
 /* ---- the guest instructions a run may hold ---- */
 
@@ -1575,6 +1575,17 @@ void jit_link_direct(struct cpu *cpu, const struct block *b, unsigned i, uint8_t
 	const struct block *to = l->to;
 	if (!to || !to->jit_inner || l->gen != to->gen || l->context != cpu->link_contexts[0].id)
 		return;
+	memcpy(at + DIRECT_RIP, &l->rip, 8);
+	memcpy(at + DIRECT_CONTEXT, &l->context, 4);
+	ic->jit_direct_links++;
+	/* The same target as before, in another link context (a new TLB
+	 * epoch, CR3): its jump still holds. */
+	const struct block *was;
+	uint64_t was_gen;
+	memcpy(&was, at + DIRECT_TO, 8);
+	memcpy(&was_gen, at + DIRECT_GEN, 8);
+	if (was == to && was_gen == to->gen)
+		return;
 	/* Into its code after the pushes, or through a hand-over put after
 	 * the translated blocks, where there is room. */
 	const uint8_t *into = to->jit_inner;
@@ -1589,13 +1600,10 @@ void jit_link_direct(struct cpu *cpu, const struct block *b, unsigned i, uint8_t
 	}
 	uint32_t counts = (uint32_t)b->count + to->count;
 	int32_t rel = (int32_t)(into - (at + DIRECT_BYTES));
-	memcpy(at + DIRECT_RIP, &l->rip, 8);
-	memcpy(at + DIRECT_CONTEXT, &l->context, 4);
 	memcpy(at + DIRECT_TO, &to, 8);
 	memcpy(at + DIRECT_GEN, &to->gen, 8);
 	memcpy(at + DIRECT_COUNTS, &counts, 4);
 	memcpy(at + DIRECT_JUMP, &rel, 4);
-	ic->jit_direct_links++;
 }
 
 /* With rIP in R11 (and stored), the written registers stored, the pushes
