@@ -14,7 +14,10 @@
  * flags record (emu/flags.h) exactly as the thread forms would leave it, and
  * goes on to the next instruction's thread handler. A run that reaches its
  * block's end also takes the block's Jcc, JMP, fall-through, or (64-bit
- * code) CALL/RET, and goes on to the next block itself.
+ * code) CALL/RET, and goes on to the next block itself: by a direct link
+ * once its link has held there (the link's tests as immediates in the code,
+ * a jump into the next block's code with the registers handed over in host
+ * registers), else by the link's tests as emu/run.c makes them.
  *
  * Why that keeps every rule: each instruction of such a run is pure where it
  * runs translated (it cannot fault, read time or set attention: an access
