@@ -729,12 +729,18 @@ static uint8_t *jump(struct emit *e, unsigned cc)
 	return at;
 }
 
+/* The displacement at `at` of a jump whose next instruction is at + 4. */
+static void put_rel32(uint8_t *at, const uint8_t *to)
+{
+	int32_t rel = (int32_t)(to - (at + 4));
+	memcpy(at, &rel, 4);
+}
+
 static void patch(const struct emit *e, uint8_t *at, const uint8_t *to)
 {
 	if (e->p > e->end || (e->peer && e->peer->p > e->peer->end))
 		return;
-	int32_t rel = (int32_t)(to - (at + 4));
-	memcpy(at, &rel, 4);
+	put_rel32(at, to);
 }
 
 /* Host condition codes (the low nibble of 0F 8x). */
@@ -1284,11 +1290,8 @@ static void count_side_exit(struct emit *e, const struct run *r)
 	byte(e, 0x06);
 }
 
-/* Leave the run: the written registers stored, the pushed ones popped, on
- * to the thread handler of next, or to handler (next's own, where its thread
- * pointer is now the run's code). */
-/* The registers written stored, the pushed ones popped: the guest's state as
- * the thread forms would leave it, every host register but RDI free. */
+/* The registers the run wrote stored: the guest's registers as the thread
+ * forms would leave them (the pool's still hold them). */
 static void emit_store_written(struct emit *e, const struct run *r)
 {
 	for (unsigned g = 0; g < 16; g++)
@@ -1296,18 +1299,23 @@ static void emit_store_written(struct emit *e, const struct run *r)
 			store(e, r->host[g], REG(g));
 }
 
+/* The pushed registers popped: the stack as the run was entered. */
 static void emit_pops(struct emit *e, const struct run *r)
 {
 	for (unsigned k = POOL_CALLER_SAVED + r->pushes; k-- > POOL_CALLER_SAVED;)
 		host_pop(e, pool[k]);
 }
 
+/* Both: the guest's state as the thread forms would leave it, every host
+ * register but RDI free. */
 static void emit_release(struct emit *e, const struct run *r)
 {
 	emit_store_written(e, r);
 	emit_pops(e, r);
 }
 
+/* Leave the run: released, on to the thread handler of next, or to handler
+ * (next's own, where its thread pointer is now the run's code). */
 static void emit_leave(struct emit *e, const struct run *r, const struct insn *next, insn_handler handler)
 {
 	emit_release(e, r);
@@ -1515,12 +1523,6 @@ static void emit_direct_write(struct emit *e, const struct block *b, unsigned i,
 	patch(e, none, e->p);
 }
 
-/* MOV dst, src of 64 bits, host registers. */
-static void mov_rr(struct emit *e, unsigned dst, unsigned src)
-{
-	rr(e, 0x89, 8, dst, src);
-}
-
 /* The hand-over of a direct link into to's code (into e): the registers to's
  * first run would load moved there from where the run left (from[g]: a host
  * register, else 0xff: memory, which holds every register then), as one
@@ -1546,13 +1548,13 @@ static void link_hand_over(struct emit *e, const uint8_t *from, const struct blo
 		}
 		if (k == n) {
 			/* A cycle: set its first destination aside in R10. */
-			mov_rr(e, R10, dst[0]);
+			rr(e, 0x89, 8, R10, dst[0]);     /* MOV r10, dst */
 			for (j = 0; j < n; j++)
 				if (src[j] == dst[0])
 					src[j] = R10;
 			k = 0;
 		}
-		mov_rr(e, dst[k], src[k]);
+		rr(e, 0x89, 8, dst[k], src[k]);          /* MOV dst, src */
 		src[k] = src[n - 1];
 		dst[k] = dst[n - 1];
 		n--;
@@ -1560,8 +1562,7 @@ static void link_hand_over(struct emit *e, const uint8_t *from, const struct blo
 	for (unsigned g = 0; g < 16; g++)
 		if (to->jit_host[g] != 0xff && from[g] == 0xff)
 			load(e, to->jit_host[g], REG(g));
-	byte(e, 0xe9);
-	u32(e, (uint32_t)(to->jit_loaded - (e->p + 4)));
+	patch(e, jump(e, 0xe9), to->jit_loaded);
 }
 
 /* A hand-over's host code at most (16 moves and loads, a cycle's move, the
@@ -1599,11 +1600,11 @@ void jit_link_direct(struct cpu *cpu, const struct block *b, unsigned i, uint8_t
 		}
 	}
 	uint32_t counts = (uint32_t)b->count + to->count;
-	int32_t rel = (int32_t)(into - (at + DIRECT_BYTES));
+	_Static_assert(DIRECT_JUMP + 4 == DIRECT_BYTES, "jit: the direct link's jump ends it");
 	memcpy(at + DIRECT_TO, &to, 8);
 	memcpy(at + DIRECT_GEN, &to->gen, 8);
 	memcpy(at + DIRECT_COUNTS, &counts, 4);
-	memcpy(at + DIRECT_JUMP, &rel, 4);
+	put_rel32(at + DIRECT_JUMP, into);
 }
 
 /* With rIP in R11 (and stored), the written registers stored, the pushes
@@ -1643,9 +1644,11 @@ static void emit_next_block(struct emit *e, const struct run *r, const struct bl
 		e = c;
 	}
 	emit_pops(e, r);
-	cpu_field(e, false, 0x83, 7, CPU(attention));       /* CMP dword [attention], 0 */
-	byte(e, 0);
-	slow[n_slow++] = jump(e, CC_NZ);
+	if (!direct[0]) {          /* else tested before them, and nothing changed it since */
+		cpu_field(e, false, 0x83, 7, CPU(attention));       /* CMP dword [attention], 0 */
+		byte(e, 0);
+		slow[n_slow++] = jump(e, CC_NZ);
+	}
 	cpu_field(e, true, 0x3b, RSP, CPU(chain_stack_floor));   /* CMP rsp, [chain_stack_floor] */
 	slow[n_slow++] = jump(e, CC_B);
 	/* Back to its own start, b still cached: b; never a page-crossing b,
