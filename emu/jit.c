@@ -53,6 +53,7 @@
 #include "emu/fast_forms.h"
 #include "emu/fetch.h"
 #include "emu/flags.h"
+#include "emu/fpu.h"
 #include "emu/icache.h"
 #include "emu/threaded.h"
 #include "isa_handlers.h"
@@ -90,7 +91,12 @@ enum kind {
 	K_SETCC,                   /* dst's low byte = cc */
 	K_CMOV,                    /* dst = cc ? src : dst */
 	K_NOP,                     /* nothing (NOP Ev never reads its operand) */
-	/* The kinds that touch memory, each at a side exit of its own: */
+	/* The kinds that leave the run where their handler would decide more
+	 * than the run computes, each at a side exit of its own: */
+	K_RDTSC,                   /* EDX:EAX = the time (op 1: RDTSCP, ECX = TSC_AUX) */
+	K_PAUSE,                   /* nothing, outside a guest and CPU turns */
+	K_FENCE,                   /* nothing, where CPUID has its feature (imm: the bit) */
+	/* The kinds that touch memory, each at a side exit of its own too: */
 	K_LOAD,                    /* dst = [address], msize bytes extended */
 	K_STORE,                   /* [address] = src's low msize bytes */
 	K_ALU_MEM,                 /* dst op= [address]; mem_first: [address] op src, flags only */
@@ -105,6 +111,13 @@ enum kind {
 static bool touches_memory(unsigned kind)
 {
 	return kind >= K_LOAD;
+}
+
+/* May leave the run before it (a side exit): its host code tests, so the
+ * host's flags are not the last setter's after it. */
+static bool may_leave(unsigned kind)
+{
+	return kind >= K_RDTSC;
 }
 
 /* Host ALU operations: the /digit of 81 /n, and (x 8 + 1) the r/m, r opcode. */
@@ -187,6 +200,9 @@ static const struct form {
 	 * classify); MOV [m], imm. */
 	{ op_cmp_EI_m32, K_ALU_MEM, H_CMP, 4, O_MEM_IMM }, { op_cmp_EI_m64, K_ALU_MEM, H_CMP, 8, O_MEM_IMM },
 	{ op_test_EI, K_ALU_MEM, H_AND, 0, O_MEM_IMM },
+	/* The time and the hints (classify_leaving). */
+	{ op_rdtsc, K_RDTSC, 0, 4, O_ANY }, { op_rdtscp, K_RDTSC, 1, 4, O_ANY },
+	{ op_pause, K_PAUSE, 0, 0, O_ANY }, { op_fence, K_FENCE, 0, 0, O_ANY },
 };
 
 /* One guest instruction of a run, as the translator sees it. */
@@ -201,6 +217,7 @@ struct op {
 	 * base + index << scale + disp in seg; REG_NONE for an absent part. */
 	uint8_t base, index, scale, seg;
 	uint8_t asize;             /* K_LEA: the address size */
+	uint8_t nth;               /* the instruction's place in its block (K_RDTSC) */
 	uint8_t msize;             /* bytes accessed (K_MOVX: of the source) */
 	bool sign;                 /* K_LOAD, K_MOVX: sign-extended */
 	bool high_byte;            /* K_MOVX: src's bits 15:8 (AH, CH, DH, BH: no REX) */
@@ -289,6 +306,25 @@ static bool byte_reg_ok(const struct insn *in, unsigned r)
 	return in->rex != 0 || r < 4;
 }
 
+/* RDTSC, RDTSCP, PAUSE and the fences (their #UD without the CPUID feature
+ * of RDTSC and RDTSCP is decoded, emu/isa): what their handlers do where no
+ * check of theirs (emit_op) sends the run to them. */
+static bool classify_leaving(const struct insn *in, const struct form *f, struct op *o)
+{
+	*o = (struct op){ .kind = f->kind, .op = f->op, .size = 4, .dst = REG_NONE, .src = REG_NONE,
+			  .base = REG_NONE, .index = REG_NONE, .nth = in->nth };
+	switch (f->kind) {
+	case K_RDTSC:
+		return true;
+	case K_PAUSE:
+		return !(in->rex & 1);     /* with REX.B: XCHG r8, rAX (emu/wait.c op_pause) */
+	default:
+		/* emu/sse.c op_fence: SFENCE is SSE's, LFENCE and MFENCE SSE2's. */
+		o->imm = ((in->modrm >> 3) & 7) == 7 ? CPUID_SSE : CPUID_SSE2;
+		return true;
+	}
+}
+
 /* What in is, or false when a run cannot hold it; long64: in 64-bit code
  * (else 32-bit code: the caller translates no 16-bit code). */
 static bool classify(const struct insn *in, bool long64, struct op *o)
@@ -299,6 +335,8 @@ static bool classify(const struct insn *in, bool long64, struct op *o)
 			f = &forms[i];
 	if (!f || in->lock)
 		return false;
+	if (f->kind == K_RDTSC || f->kind == K_PAUSE || f->kind == K_FENCE)
+		return classify_leaving(in, f, o);
 	/* TEST r/m, r and TEST r/m, imm with a register: K_TEST (84/85, F6/F7 /0). */
 	static const struct form test_eg = { op_test_EG, K_TEST, H_AND, 0, O_EG },
 				 test_ei = { op_test_EI, K_TEST, H_AND, 0, O_EI };
@@ -684,7 +722,7 @@ struct run {
 						    in is the one the run began with */
 	bool entry_carry;          /* the run takes CF where it begins (emit_carry_in) */
 	int last_setter;           /* the last flag setter of the run, or -1 */
-	bool mem_after_last_setter;
+	bool exit_after_last_setter;
 	bool accesses;             /* an op (or the block's CALL/RET) touches memory */
 	bool user;                 /* made for CPL 3: the user bank, aligned accesses only */
 	uint8_t set_hash;          /* a host register holding the TLB context's set hash
@@ -1043,6 +1081,47 @@ static void emit_op(struct emit *e, struct run *r, unsigned i)
 			 o->disp);
 		return;
 	case K_NOP:
+		return;
+	case K_RDTSC:
+		/* SDM Vol.2 RDTSC, RDTSCP: #GP(0) with CR4.TSD at CPL > 0 (not
+		 * in real mode); in a guest, intercepts (APM2 15.9, SDM Vol.3
+		 * 25.1.3): where either may apply, the handler decides. */
+		cpu_field(e, false, 0xf7, 0, CPU(cr4));           /* TEST dword [cr4], TSD */
+		u32(e, CR4_TSD);
+		exit_jump(e, r, i, CC_NZ);
+		cpu_field(e, false, 0x80, 7, CPU(in_guest));      /* CMP byte [in_guest], 0 */
+		byte(e, 0);
+		exit_jump(e, r, i, CC_NZ);
+		/* The time, emu/insn.h cpu_now: the block's count (time only
+		 * moves at its end here: a deadline inside the block would
+		 * have run its exec forms) and the instructions before this
+		 * one, plus the offset (emu/system.c op_rdtsc). */
+		load(e, R11, CPU(icount));
+		cpu_field(e, true, 0x03, R11, CPU(tsc_offset));   /* ADD r11, [tsc_offset] */
+		if (o->nth)
+			emit_lea(e, true, R11, R11, 0xff, 0, o->nth);
+		rr(e, 0x89, 4, r->host[R_AX], R11);              /* MOV eax, r11d */
+		byte(e, 0x49); byte(e, 0xc1); byte(e, 0xeb); byte(e, 32);   /* SHR r11, 32 */
+		rr(e, 0x89, 4, r->host[R_DX], R11);              /* MOV edx, r11d */
+		if (o->op)
+			cpu_field(e, false, 0x8b, r->host[R_CX], CPU(tsc_aux));   /* MOV ecx, dword [tsc_aux] */
+		return;
+	case K_PAUSE:
+		/* emu/wait.c op_pause: an intercept in a guest (APM2 15.14.4,
+		 * SDM Vol.3 25.1.3), the end of a CPU's turn with several. */
+		cpu_field(e, false, 0x80, 7, CPU(in_guest));      /* CMP byte [in_guest], 0 */
+		byte(e, 0);
+		exit_jump(e, r, i, CC_NZ);
+		cpu_field(e, false, 0x80, 7, CPU(halt_yields));   /* CMP byte [halt_yields], 0 */
+		byte(e, 0);
+		exit_jump(e, r, i, CC_NZ);
+		return;
+	case K_FENCE:
+		/* "#UD If CPUID.01H:EDX.SSE2[bit 26] = 0" (SSE[25] for SFENCE,
+		 * SDM Vol.2 LFENCE, MFENCE, SFENCE): a bit CPUID may change. */
+		cpu_field(e, false, 0xf7, 0, CPU(leaf1_edx));     /* TEST dword [leaf1_edx], bit */
+		u32(e, 1u << o->imm);
+		exit_jump(e, r, i, CC_Z);
 		return;
 	case K_MOVX:
 		emit_movx(e, o, d, src);
@@ -2010,11 +2089,11 @@ static void emit_run(struct emit *e, struct run *r, const struct insn *insns, co
 	} else {
 		emit_leave(e, r, next, NULL);
 	}
-	/* The side exits: before memory access i, on to its own handler (the
-	 * first instruction's is the one this code replaces). */
+	/* The side exits: before op i (an access, a time read...), on to its
+	 * own handler (the first instruction's is the one this code replaces). */
 	struct emit *c = cold_of(e);
 	for (unsigned i = 0; i < r->n; i++) {
-		if (!touches_memory(r->ops[i].kind))
+		if (!may_leave(r->ops[i].kind))
 			continue;
 		emit_global(c, r, i);
 		for (unsigned x = 0; x < r->n_exits; x++)
@@ -2035,7 +2114,7 @@ static struct loop loop_of(const struct block *b, const struct run *r, unsigned 
 	struct loop lp = { .on = false };
 	/* (A round's first CF is the last round's, not the one taken as the
 	 * run began: no loop with entry_carry.) */
-	if (n + 1 != b->count || r->last_setter < 0 || r->mem_after_last_setter || r->entry_carry || !b->chains ||
+	if (n + 1 != b->count || r->last_setter < 0 || r->exit_after_last_setter || r->entry_carry || !b->chains ||
 	    b->code_size < 32 ||
 	    !(host_exact(&r->ops[r->last_setter]) & F_ZF))
 		return lp;
@@ -2094,7 +2173,7 @@ static struct block_end end_of(const struct block *b, struct run *r, struct op *
 	be.conditional = j->exec == op_jcc;
 	be.cc = j->opcode & 15;
 	if (be.conditional && r->last_setter >= 0 &&
-	    (r->mem_after_last_setter || (cond_reads(be.cc) & ~host_exact(&r->ops[r->last_setter])) != 0))
+	    (r->exit_after_last_setter || (cond_reads(be.cc) & ~host_exact(&r->ops[r->last_setter])) != 0))
 		return be;
 	be.cond_at_entry = be.conditional && r->last_setter < 0;
 	be.kind = END_BRANCH;
@@ -2107,6 +2186,12 @@ static struct block_end end_of(const struct block *b, struct run *r, struct op *
 static bool assign(struct run *r, const struct op *o)
 {
 	uint8_t regs[4] = { o->dst, o->src, o->base, o->index };
+	if (o->kind == K_RDTSC) {
+		/* EDX:EAX, RDTSCP's ECX: written, none read. */
+		regs[0] = R_AX;
+		regs[1] = R_DX;
+		regs[2] = o->op ? R_CX : REG_NONE;
+	}
 	unsigned need = 0;
 	for (unsigned k = 0; k < 4; k++) {
 		bool seen = regs[k] == REG_NONE || r->host[regs[k]] != 0xff;
@@ -2125,6 +2210,10 @@ static bool assign(struct run *r, const struct op *o)
 		r->written[R_SP] = true;
 	if (o->dst != REG_NONE && o->kind != K_STORE && o->kind != K_PUSH && !flags_only)
 		r->written[o->dst] = true;
+	if (o->kind == K_RDTSC)
+		for (unsigned k = 0; k < 3; k++)
+			if (regs[k] != REG_NONE)
+				r->written[regs[k]] = true;
 	return true;
 }
 
@@ -2155,7 +2244,7 @@ static unsigned plan_flags(struct run *r, const struct op *ops, unsigned n)
 		memset(r->entry_carry_read, 0, sizeof(r->entry_carry_read));
 		for (unsigned i = 0; i < n; i++) {
 			const struct op *o = &ops[i];
-			if (touches_memory(o->kind)) {
+			if (may_leave(o->kind)) {
 				host = -1;
 				if (unknown_cf >= 0)
 					break;         /* a side exit would need that CF */
@@ -2195,9 +2284,9 @@ static unsigned plan_flags(struct run *r, const struct op *ops, unsigned n)
 		memset(r->cf_source, 0, sizeof(r->cf_source));
 		memset(r->entry_carry_aux, 0, sizeof(r->entry_carry_aux));
 		int last = -1, last_incdec = -1;
-		r->mem_after_last_setter = false;
+		r->exit_after_last_setter = false;
 		for (unsigned i = 0; i <= n; i++) {
-			bool exit_point = i == n || touches_memory(ops[i].kind);
+			bool exit_point = i == n || may_leave(ops[i].kind);
 			if (exit_point) {
 				if (last >= 0)
 					r->final[last] = true;
@@ -2206,13 +2295,13 @@ static unsigned plan_flags(struct run *r, const struct op *ops, unsigned n)
 				else if (last_incdec >= 0)
 					r->cf_source[cf_of[last_incdec]] = true;
 				if (i < n)
-					r->mem_after_last_setter = true;
+					r->exit_after_last_setter = true;
 			}
 			if (i == n)
 				break;
 			if (ops[i].sets_flags) {
 				last = (int)i;
-				r->mem_after_last_setter = false;
+				r->exit_after_last_setter = false;
 			}
 			if (ops[i].kind == K_INCDEC)
 				last_incdec = (int)i;

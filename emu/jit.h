@@ -7,8 +7,8 @@
  * MOVZX/MOVSX/MOVSXD, IMUL whose flags are dead, ADC/SBB, SETcc and CMOVcc
  * (on the flags of the run's own setter), loads and stores of every size at
  * every address shape, ALU with a memory source or destination, CMP/TEST
- * with memory, MOV of an immediate, PUSH/POP and NOP (32- and 64-bit code)
- * -- becomes one host function put in place of the run's first thread
+ * with memory, MOV of an immediate, PUSH/POP and NOP, RDTSC/RDTSCP, PAUSE
+ * and the fences (32- and 64-bit code) -- becomes one host function put in place of the run's first thread
  * handler. It loads the guest registers the run uses, computes in host
  * registers, looks the TLB up inline, stores back those it wrote and the lazy
  * flags record (emu/flags.h) exactly as the thread forms would leave it, and
@@ -20,9 +20,11 @@
  * registers), else by the link's tests as emu/run.c makes them.
  *
  * Why that keeps every rule: each instruction of such a run is pure where it
- * runs translated (it cannot fault, read time or set attention: an access
- * that would fault, cross a page or miss leaves the run first for its own
- * handler), so nothing can look at the machine between two of them; counting,
+ * runs translated (it cannot fault or set attention: an access that would
+ * fault, cross a page or miss, a time read that CR4.TSD or a guest's
+ * intercepts may concern, leaves the run first for its own handler), so
+ * nothing can look at the machine between two of them; the time it reads
+ * is the block's count plus its place in the block, as cpu_now's; counting,
  * deadlines and links are the block's as the thread forms keep them, and
  * single steps, tracing and deadlines inside a block run the exec forms, not
  * this code. tests/unit/test_jit.c and fuzz/blockdiff_fuzz.c hold the two

@@ -254,6 +254,8 @@
 #include <string.h>
 
 #include "emu/flags.h"
+#include "emu/fpu.h"
+#include "emu/hv.h"
 #include "emu/icache.h"
 #include "emu/jit.h"
 #include "emu/operand.h"
@@ -899,6 +901,31 @@ static void gen_cmp_test_mem_imm(struct parts *x, const struct draw *d)
 	x->then_read_flags = true;
 }
 
+/* RDTSC (0F 31), PAUSE (F3 90) and the fences (0F AE E8-FF: LFENCE,
+ * MFENCE, SFENCE): the time (start() gives each run the same) and two
+ * instructions that change nothing where nothing intercepts them. */
+static void gen_time(struct parts *x, const struct draw *d)
+{
+	(void)d;
+	switch (rnd() % 3) {
+	case 0:
+		opcode(x, 0x0f);
+		opcode(x, 0x31);
+		x->also_writes = 1u << R_AX | 1u << R_DX;
+		break;
+	case 1:
+		x->bare_rex = false;       /* the REX before F3 is no REX (SDM Vol.2 2.2.1) */
+		opcode(x, 0xf3);
+		opcode(x, 0x90);
+		break;
+	default:
+		opcode(x, 0x0f);
+		opcode(x, 0xae);
+		ea_bytes(x, 0xe8 + rnd() % 24, 1);
+		break;
+	}
+}
+
 /* The forms and how often each comes. in_runs: one of the forms a run may
  * hold (emu/jit.c): the loops' bodies are of these only; accesses: it
  * always reads or writes memory. */
@@ -931,6 +958,7 @@ static const struct generator {
 	{ gen_nop, 2, true, false },
 	{ gen_alu_acc, 3, true, false },
 	{ gen_cmp_test_mem_imm, 3, true, true },
+	{ gen_time, 1, true, false },
 };
 
 /* What may follow a flag setter whose then_read_flags is set: a SETcc, a
@@ -1051,9 +1079,14 @@ static void insn_keeping(struct program *p, bool long_mode, enum forms forms, un
 /* The state each run starts from, the code in place: regs, rIP at the
  * program, and an arbitrary lazy record (what it leaves behind must not
  * matter but through CF). */
+/* The TSC where each run starts: both runs of a program read the same time,
+ * its high half not 0. */
+#define TSC_AT_START 0x123456789abcdef0ull
+
 static void start(const uint64_t regs[16])
 {
 	memcpy(m.cpu.regs, regs, sizeof(m.cpu.regs));
+	m.cpu.tsc_offset = TSC_AT_START - m.cpu.icount;
 	m.cpu.lazy = (struct lazy_flags){ .op = LAZY_ADD, .size = 2, .result = 1, .src1 = 0xffffffff, .src2 = 2 };
 	m.cpu.rip = 0x40000;
 	m.cpu.halted = false;
@@ -1432,6 +1465,164 @@ END_TEST
  * translates it (emu/jit.h jit_enter): the count of translated runs stays
  * after the first and second runs and grows at the third; each run leaves
  * the machine the single steps do. */
+/* ---- time and hints in runs ---- */
+
+/* Xen's delay loop (__udelay), 32-bit: rdtsc; mov ecx, eax; 1: pause;
+ * lfence; rdtsc; sub eax, ecx; cmp eax, ebx; jb 1b; hlt. The loop's block
+ * starts at the PAUSE. */
+static const uint8_t delay_loop[] = { 0x0f, 0x31, 0x89, 0xc1, 0xf3, 0x90, 0x0f, 0xae, 0xe8, 0x0f, 0x31,
+				      0x29, 0xc8, 0x39, 0xd8, 0x72, 0xf3, 0xf4 };
+#define DELAY_LOOP_AT 4u
+/* Rounds of 6 instructions, the loop's RDTSC the third: from a TSC of t at
+ * the first RDTSC, round k reads t + 4 + 6k; the loop ends at the first
+ * k with 4 + 6k >= ticks. */
+#define DELAY_TICKS 3000u
+#define DELAY_ROUNDS ((DELAY_TICKS - 4 + 5) / 6 + 1)
+
+/* Run the delay loop from a TSC whose low half wraps during it. */
+static status_t run_delay_loop(void)
+{
+	physmem_write_bytes(&m.pm, CODE, delay_loop, sizeof(delay_loop));
+	cpu_notify_phys_write(&m.cpu, CODE, sizeof(delay_loop));
+	m.cpu.regs[R_BX] = DELAY_TICKS;
+	m.cpu.rip = CODE;
+	m.cpu.halted = false;
+	m.cpu.tsc_offset = 0x00000007fffff800ull - m.cpu.icount;
+	m.cpu.icount_limit = m.cpu.icount + 100000;
+	return cpu_run(&m.cpu);
+}
+
+/* What the loop leaves: EAX the last round's ticks, EDX the high half
+ * after the wrap (SDM Vol.2 RDTSC: EDX:EAX), ECX the first read's low
+ * half; the time to the HLT. */
+static void assert_delay_loop_done(uint64_t t0)
+{
+	ck_assert_uint_eq(m.cpu.regs[R_AX], 4 + 6 * (DELAY_ROUNDS - 1));
+	ck_assert_uint_eq(m.cpu.regs[R_DX], 8);
+	ck_assert_uint_eq(m.cpu.regs[R_CX], 0xfffff800u);
+	ck_assert_uint_eq(m.cpu.icount - t0, 2 + 6 * DELAY_ROUNDS + 1);
+}
+
+/* The loop runs translated from its 16th round (the block's RDTSC reads
+ * the block's count plus its place, plus the offset) to the result the
+ * exec forms give, with no side exit. */
+START_TEST(delay_loop_in_runs)
+{
+	uint64_t t0 = m.cpu.icount;
+	unsigned long before = jit_side_exits(m.cpu.icache);
+	ck_assert_int_eq(run_delay_loop(), ST_HALT);
+	assert_delay_loop_done(t0);
+#if defined(__x86_64__)
+	const struct icache *ic = m.cpu.icache;
+	const struct block *loop = icache_slot(m.cpu.icache, CODE + DELAY_LOOP_AT);
+	const uint8_t *entry = (const uint8_t *)(uintptr_t)loop->insns[0].thread;
+	ck_assert(ic->jit_code && entry >= ic->jit_code && entry < ic->jit_code + ic->jit_used);
+	ck_assert_uint_eq(jit_side_exits(m.cpu.icache) - before, 0);
+#else
+	(void)before;
+#endif
+}
+END_TEST
+
+/* With CR4.TSD set the RDTSC's handler decides (a #GP(0) at CPL > 0, SDM
+ * Vol.2 RDTSC): every translated round leaves for it, at CPL 0 to the same
+ * result. */
+START_TEST(delay_loop_with_tsd_leaves_for_the_handler)
+{
+	ck_assert_int_eq(run_delay_loop(), ST_HALT);   /* translated now */
+	m.cpu.cr4 |= CR4_TSD;
+	uint64_t t0 = m.cpu.icount;
+	unsigned long before = jit_side_exits(m.cpu.icache);
+	ck_assert_int_eq(run_delay_loop(), ST_HALT);
+	assert_delay_loop_done(t0);
+#if defined(__x86_64__)
+	ck_assert_uint_eq(jit_side_exits(m.cpu.icache) - before, DELAY_ROUNDS);
+#else
+	(void)before;
+#endif
+}
+END_TEST
+
+/* A hypervisor model that counts the RDTSC and PAUSE intercepts it is
+ * asked, and intercepts nothing. */
+struct asked {
+	unsigned rdtsc, pause;
+};
+
+static status_t count_time_intercepts(void *ctx, struct cpu *cpu, struct exit_record *rec)
+{
+	(void)cpu;
+	struct asked *a = ctx;
+	a->rdtsc += rec->kind == IK_RDTSC;
+	a->pause += rec->kind == IK_PAUSE;
+	return ST_OK;
+}
+
+/* In a guest, each RDTSC and PAUSE is asked of the hypervisor (APM2 15.9,
+ * 15.14.4; SDM Vol.3 25.1.3), translated or not. */
+START_TEST(delay_loop_in_a_guest_asks_each_round)
+{
+	ck_assert_int_eq(run_delay_loop(), ST_HALT);   /* translated now */
+	static const struct hv_model model = { .name = "count-time", .intercept = count_time_intercepts };
+	struct asked asked = { 0, 0 };
+	m.cpu.hv = &model;
+	m.cpu.hv_ctx = &asked;
+	m.cpu.in_guest = true;
+	uint64_t t0 = m.cpu.icount;
+	ck_assert_int_eq(run_delay_loop(), ST_HALT);
+	assert_delay_loop_done(t0);
+	ck_assert_uint_eq(asked.rdtsc, 1 + DELAY_ROUNDS);
+	ck_assert_uint_eq(asked.pause, DELAY_ROUNDS);
+}
+END_TEST
+
+/* 1: lfence; dec ecx; jnz 1b; hlt. Translated, then CPUID loses SSE2: the
+ * next LFENCE is #UD (SDM Vol.2 LFENCE). */
+START_TEST(fence_without_sse2_is_ud_in_runs)
+{
+	static const uint8_t code[] = { 0x0f, 0xae, 0xe8, 0xff, 0xc9, 0x75, 0xf9, 0xf4 };
+	stop_at_events(&m, &seen);
+	physmem_write_bytes(&m.pm, CODE, code, sizeof(code));
+	m.cpu.regs[R_CX] = 100;
+	m.cpu.rip = CODE;
+	m.cpu.icount_limit = m.cpu.icount + 100000;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_HALT);
+	ck_assert_uint_eq(m.cpu.regs[R_CX], 0);
+	m.cpu.leaf1_edx &= ~(1u << CPUID_SSE2);
+	m.cpu.regs[R_CX] = 100;
+	m.cpu.rip = CODE;
+	m.cpu.halted = false;
+	seen = (struct event){ .vector = 0xff };
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_STOP);
+	ck_assert_uint_eq(seen.vector, EXC_UD);
+	ck_assert_uint_eq(m.cpu.regs[R_CX], 100);
+}
+END_TEST
+
+/* 1: pause; dec ecx; jnz 1b; hlt. Translated, then CPUs take turns: the
+ * first PAUSE ends this CPU's turn (emu/wait.c op_pause), the DEC after it
+ * not run. */
+START_TEST(pause_ends_the_turn_in_runs)
+{
+	static const uint8_t code[] = { 0xf3, 0x90, 0xff, 0xc9, 0x75, 0xfa, 0xf4 };
+	physmem_write_bytes(&m.pm, CODE, code, sizeof(code));
+	m.cpu.regs[R_CX] = 100;
+	m.cpu.rip = CODE;
+	m.cpu.icount_limit = m.cpu.icount + 100000;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_HALT);
+	m.cpu.halt_yields = true;
+	m.cpu.regs[R_CX] = 100;
+	m.cpu.rip = CODE;
+	m.cpu.halted = false;
+	uint64_t t0 = m.cpu.icount;
+	m.cpu.icount_limit = t0 + 100000;
+	ck_assert_int_eq(cpu_run(&m.cpu), ST_STOP);
+	ck_assert(m.cpu.turn_yielded);
+	ck_assert_uint_eq(m.cpu.icount - t0, 1);
+	ck_assert_uint_eq(m.cpu.regs[R_CX], 100);
+}
+END_TEST
+
 START_TEST(block_translated_when_hot)
 {
 	static const uint8_t code[] = { 0x01, 0xd8, 0xc1, 0xe1, 0x05, 0xf4 };
@@ -4485,6 +4676,11 @@ static Suite *jit_suite(void)
 	tcase_add_test(t, loop_starting_with_inc);
 	tcase_add_test(t, loop_with_carry_chain);
 	tcase_add_test(t, block_translated_when_hot);
+	tcase_add_test(t, delay_loop_in_runs);
+	tcase_add_test(t, delay_loop_with_tsd_leaves_for_the_handler);
+	tcase_add_test(t, delay_loop_in_a_guest_asks_each_round);
+	tcase_add_test(t, fence_without_sse2_is_ud_in_runs);
+	tcase_add_test(t, pause_ends_the_turn_in_runs);
 	tcase_add_test(t, access_crossing_into_absent_page);
 	tcase_add_test(t, sib_access_crossing_into_absent_page);
 	tcase_add_test(t, compare_with_memory_source);
