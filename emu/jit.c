@@ -750,6 +750,15 @@ struct run {
 	 * current-context miss to its global lookup, out of line (emit_global),
 	 * and where a hit there goes on; NULL: none emitted. */
 	uint8_t *global_miss[BLOCK_MAX_INSNS + 1], *global_hit[BLOCK_MAX_INSNS + 1];
+	/* Accesses through one address (plan_shared_lookups): per access, the
+	 * access whose lookup answers for it (itself, or an earlier one of its
+	 * group); per looking access, the bytes its lookup covers, from its
+	 * first byte, the access it asks for, and the host register that keeps
+	 * its host - linear for the rest of its group (0xff: none). */
+	uint8_t answered_by[BLOCK_MAX_INSNS + 1];
+	int8_t look_lo[BLOCK_MAX_INSNS + 1], look_hi[BLOCK_MAX_INSNS + 1];
+	bool look_write[BLOCK_MAX_INSNS + 1];
+	uint8_t keeps[BLOCK_MAX_INSNS + 1];
 };
 
 /* A jump with a 32-bit displacement to be patched: its opcode bytes (E9, or
@@ -907,21 +916,25 @@ static void emit_set_hash(struct emit *e, unsigned h, size_t id)
 	rex(e, false, 0, h); byte(e, 0x81); byte(e, 0xe0 | (h & 7)); u32(e, SET_OFFSETS);  /* AND h, (sets - 1) << 7 */
 }
 
-/* The TLB's set of the page at R10 among the translations of the context
- * whose id is the TLB's field at id (mmu/tlb.h tlb_set_of; hash: a host
- * register holding that id's hash as a set's offset (emit_set_hash), or 0xff
- * to compute it) into RSI, the tag of the last byte's page and that id into
- * R11, for emit_ways.
+/* The TLB's set of the page at R10 + lo among the translations of the
+ * context whose id is the TLB's field at id (mmu/tlb.h tlb_set_of; hash: a
+ * host register holding that id's hash as a set's offset (emit_set_hash), or
+ * 0xff to compute it) into RSI, the tag of the page of the last byte, R10 +
+ * hi, and that id into R11, for emit_ways.
  *
  * An access that crosses a page looks for the next page in the set of the
  * first, where no entry of it can be (the sets of two neighbouring pages
  * differ: the page's low bits, XOR one value), so it misses: mem_fast's
  * single compare. */
-static void emit_set_find(struct emit *e, const struct run *r, unsigned msize, size_t id, unsigned hash)
+static void emit_set_find(struct emit *e, const struct run *r, int8_t lo, int8_t hi, size_t id, unsigned hash)
 {
 	/* The set's offset, ((page ^ hash) & (sets - 1)) * 128, as the page's
 	 * bits shifted into place XOR the hash's, shifted alike. */
-	byte(e, 0x44); byte(e, 0x89); byte(e, 0xd6);          /* MOV esi, r10d */
+	if (lo) {
+		byte(e, 0x41); byte(e, 0x8d); byte(e, 0x72); byte(e, (uint8_t)lo);   /* LEA esi, [r10 + lo] */
+	} else {
+		byte(e, 0x44); byte(e, 0x89); byte(e, 0xd6);  /* MOV esi, r10d */
+	}
 	byte(e, 0xc1); byte(e, 0xee); byte(e, PAGE_SHIFT - SET_SHIFT);   /* SHR esi, 12 - 7 */
 	byte(e, 0x81); byte(e, 0xe6); u32(e, SET_OFFSETS);    /* AND esi, (sets - 1) << 7 */
 	if (hash == 0xff) {
@@ -929,7 +942,7 @@ static void emit_set_find(struct emit *e, const struct run *r, unsigned msize, s
 		emit_set_hash(e, R11, id);
 	}
 	rr(e, 0x31, 4, RSI, hash);                            /* XOR esi, hash */
-	byte(e, 0x4d); byte(e, 0x8d); byte(e, 0x5a); byte(e, msize - 1);   /* LEA r11, [r10 + size - 1] */
+	byte(e, 0x4d); byte(e, 0x8d); byte(e, 0x5a); byte(e, (uint8_t)hi);   /* LEA r11, [r10 + hi] */
 	byte(e, 0x49); byte(e, 0x81); byte(e, 0xe3); u32(e, (uint32_t)-(int32_t)PAGE_SIZE);   /* AND r11, -4096 */
 	byte(e, 0x66);                                        /* OR r11w, word [id] */
 	cpu_field(e, false, 0x0b, R11, id);
@@ -945,7 +958,6 @@ static void emit_access(struct emit *e, struct run *r, unsigned i, bool long64)
 {
 	const struct op *o = &r->ops[i];
 	bool write = op_writes(o);
-	enum tlb_access acc = write ? TLB_WRITE : TLB_READ;
 	unsigned base = host_of(r, o->base), index = host_of(r, o->index);
 	/* The CPL's kind was checked at the run's start (emit_run). */
 	size_t seg = CPU(seg) + o->seg * sizeof(struct segment);
@@ -983,14 +995,21 @@ static void emit_access(struct emit *e, struct run *r, unsigned i, bool long64)
 		byte(e, 0x41); byte(e, 0xf7); byte(e, 0xc2); u32(e, o->msize - 1u);   /* TEST r10d, size - 1 */
 		exit_jump(e, r, i, CC_NZ);
 	}
+	if (r->answered_by[i] != i) {
+		/* Within the bytes an earlier lookup found in one page. */
+		rr(e, 0x89, 8, R11, r->keeps[r->answered_by[i]]);   /* MOV r11, kept */
+		return;
+	}
 	/* The current context's entry (the CPL's bank); else the space's global
 	 * translations, out of line (emit_global). */
-	emit_set_find(e, r, o->msize, TLB(cur), r->set_hash);
-	r->global_miss[i] = emit_ways(e, acc);
+	emit_set_find(e, r, r->look_lo[i], r->look_hi[i], TLB(cur), r->set_hash);
+	r->global_miss[i] = emit_ways(e, r->look_write[i] ? TLB_WRITE : TLB_READ);
 	r->global_hit[i] = e->p;
 	_Static_assert(offsetof(struct tlb_entry, host_minus_lin) < 128, "jit: within a disp8");
 	byte(e, 0x4c); byte(e, 0x8b); byte(e, 0x5e);                          /* MOV r11, [rsi + host_minus_lin] */
 	byte(e, (uint8_t)offsetof(struct tlb_entry, host_minus_lin));
+	if (r->keeps[i] != 0xff)
+		rr(e, 0x89, 8, r->keeps[i], R11);              /* kept for the group */
 }
 
 /* Access i missed in the current context: where the space's global
@@ -1002,13 +1021,12 @@ static void emit_global(struct emit *e, struct run *r, unsigned i)
 {
 	if (!r->global_miss[i])
 		return;
-	const struct op *o = &r->ops[i];
 	patch(e, r->global_miss[i], e->p);
 	cpu_field(e, false, 0x80, 7, TLB(global_filled));     /* CMP byte [global_filled], 0 */
 	byte(e, 0);
 	exit_jump(e, r, i, CC_Z);
-	emit_set_find(e, r, o->msize, TLB(cur_global), 0xff);
-	exit_at(e, r, i, emit_ways(e, op_writes(o) ? TLB_WRITE : TLB_READ));
+	emit_set_find(e, r, r->look_lo[i], r->look_hi[i], TLB(cur_global), 0xff);
+	exit_at(e, r, i, emit_ways(e, r->look_write[i] ? TLB_WRITE : TLB_READ));
 	patch(e, jump(e, 0xe9), r->global_hit[i]);
 }
 
@@ -2182,6 +2200,21 @@ static struct block_end end_of(const struct block *b, struct run *r, struct op *
 	return be;
 }
 
+/* The guest registers op o writes (bit g: register g). */
+static unsigned regs_written(const struct op *o)
+{
+	bool flags_only = o->kind == K_TEST || (o->kind == K_ALU && o->op == H_CMP) ||
+			  (o->kind == K_ALU_MEM && (o->op == H_CMP || o->mem_first));
+	unsigned w = 0;
+	if (o->kind == K_PUSH || o->kind == K_POP || o->kind == K_CALL || o->kind == K_RET)
+		w |= 1u << R_SP;
+	if (o->dst != REG_NONE && o->kind != K_STORE && o->kind != K_PUSH && !flags_only)
+		w |= 1u << o->dst;
+	if (o->kind == K_RDTSC)
+		w |= 1u << R_AX | 1u << R_DX | (o->op ? 1u << R_CX : 0);
+	return w;
+}
+
 /* Gives op o's registers host registers; false when the pool is exhausted. */
 static bool assign(struct run *r, const struct op *o)
 {
@@ -2204,17 +2237,89 @@ static bool assign(struct run *r, const struct op *o)
 	for (unsigned k = 0; k < 4; k++)
 		if (regs[k] != REG_NONE && r->host[regs[k]] == 0xff)
 			r->host[regs[k]] = pool[r->used++];
-	bool flags_only = o->kind == K_TEST || (o->kind == K_ALU && o->op == H_CMP) ||
-			  (o->kind == K_ALU_MEM && (o->op == H_CMP || o->mem_first));
-	if (o->kind == K_PUSH || o->kind == K_POP || o->kind == K_CALL || o->kind == K_RET)
-		r->written[R_SP] = true;
-	if (o->dst != REG_NONE && o->kind != K_STORE && o->kind != K_PUSH && !flags_only)
-		r->written[o->dst] = true;
-	if (o->kind == K_RDTSC)
-		for (unsigned k = 0; k < 3; k++)
-			if (regs[k] != REG_NONE)
-				r->written[regs[k]] = true;
+	unsigned w = regs_written(o);
+	for (unsigned g = 0; g < 16; g++)
+		r->written[g] = r->written[g] || (w >> g & 1);
 	return true;
+}
+
+/* Which accesses of the run (ops[0..count)) look the TLB up, and for which
+ * bytes. In 64-bit code, accesses through the same base and index, their
+ * registers unchanged in between, with no FS/GS base, whose bytes lie within
+ * 128 of each other, form a group: its first access looks up the page of
+ * its lowest byte and that of its highest (one page: mmu/tlb.h's set of the
+ * one, the tag of the other, as for an access that crosses a page), for a
+ * write if any of them writes (a translation that allows the write allows
+ * the read); the rest take host - linear from a host register that keeps
+ * it. Nothing between them can change the TLB: translated code only reads
+ * it, and a store into a page with code or a watch never hits. Groups that
+ * find no free host register look up each access. */
+static void plan_shared_lookups(struct run *r, unsigned count)
+{
+	int lo[BLOCK_MAX_INSNS + 1], hi[BLOCK_MAX_INSNS + 1];
+	unsigned members[BLOCK_MAX_INSNS + 1];
+	int open[BLOCK_MAX_INSNS + 1];             /* groups still open: their first access */
+	unsigned n_open = 0;
+	for (unsigned i = 0; i < count; i++) {
+		const struct op *o = &r->ops[i];
+		r->answered_by[i] = (uint8_t)i;
+		r->keeps[i] = 0xff;
+		r->look_lo[i] = 0;
+		r->look_hi[i] = (int8_t)(o->msize - 1);
+		r->look_write[i] = op_writes(o);
+		members[i] = 1;
+		bool shares = r->long64 && (o->kind == K_LOAD || o->kind == K_STORE || o->kind == K_ALU_MEM ||
+					    o->kind == K_ALU_RMW) &&
+			      !o->rip_rel && o->base != REG_NONE && o->seg != SR_FS && o->seg != SR_GS;
+		if (shares) {
+			int first = o->disp, last = o->disp + o->msize - 1;
+			for (unsigned k = 0; k < n_open; k++) {
+				const struct op *g = &r->ops[open[k]];
+				if (g->base != o->base || g->index != o->index || g->scale != o->scale)
+					continue;
+				int l = first < lo[open[k]] ? first : lo[open[k]];
+				int h = last > hi[open[k]] ? last : hi[open[k]];
+				if (h - l < 128) {
+					r->answered_by[i] = (uint8_t)open[k];
+					lo[open[k]] = l;
+					hi[open[k]] = h;
+					members[open[k]]++;
+					r->look_write[open[k]] = r->look_write[open[k]] || op_writes(o);
+				} else {
+					open[k] = open[--n_open];   /* a new group from here */
+				}
+				break;
+			}
+			if (r->answered_by[i] == i) {
+				lo[i] = first;
+				hi[i] = last;
+				open[n_open++] = (int)i;
+			}
+		}
+		/* A group ends where its base or index is written. */
+		unsigned w = regs_written(o);
+		for (unsigned k = 0; k < n_open;) {
+			const struct op *g = &r->ops[open[k]];
+			if ((w >> g->base & 1) || (g->index != REG_NONE && (w >> g->index & 1)))
+				open[k] = open[--n_open];
+			else
+				k++;
+		}
+	}
+	for (unsigned i = 0; i < count; i++) {
+		if (r->answered_by[i] != i || members[i] < 2)
+			continue;
+		if (r->used < POOL) {
+			r->keeps[i] = pool[r->used++];
+			r->look_lo[i] = (int8_t)(lo[i] - r->ops[i].disp);
+			r->look_hi[i] = (int8_t)(hi[i] - r->ops[i].disp);
+			continue;
+		}
+		r->look_write[i] = op_writes(&r->ops[i]);   /* no register: each looks itself */
+		for (unsigned k = i + 1; k < count; k++)
+			if (r->answered_by[k] == i)
+				r->answered_by[k] = (uint8_t)k;
+	}
 }
 
 /* The flags plan of ops[0..n) (above), for a run of at most n: which setters
@@ -2396,6 +2501,7 @@ void jit_translate_block(struct icache *ic, struct block *b, bool user)
 			r.accesses = r.accesses || touches_memory(ops[k].kind);
 		if (r.accesses && r.used < POOL)
 			r.set_hash = pool[r.used++];
+		plan_shared_lookups(&r, n + (be.kind == END_CALL || be.kind == END_RET));
 		/* Direct links come into a block's first run and leave from its end. */
 		if (i == 0 || be.kind != END_NONE || lp.on)
 			r.pushes = PUSHES_LINKED;

@@ -2406,6 +2406,68 @@ END_TEST
  * index * scale taking the access's last bytes into the page after the data,
  * not present: the #PF names that page (SDM Vol.3 4.7), as the
  * interpreter's, at the access, after the ADD. */
+/* 1: mov rax, [rbx]; mov rcx, [rbx + 16]; add rbx, 8; dec edx; jnz 1b; hlt,
+ * and the same downwards: 1: mov rax, [rbx + 16]; mov rcx, [rbx]; sub rbx,
+ * 8; ... The two loads share the first one's lookup (emu/jit.c
+ * plan_shared_lookups), which covers the second's bytes too, above or
+ * below its own: when those reach the absent page after or before the
+ * data, the lookup misses and the second load faults there (#PF, CR2 its
+ * first byte), as in single steps. */
+START_TEST(shared_lookup_stops_at_the_page_end)
+{
+	long_mode_sparse();
+	stop_at_events(&m, &seen);
+	static const uint8_t up[] = { 0x48, 0x8b, 0x03, 0x48, 0x8b, 0x4b, 0x10, 0x48, 0x83, 0xc3, 0x08,
+				      0xff, 0xca, 0x75, 0xf1, 0xf4 };
+	static const uint8_t down[] = { 0x48, 0x8b, 0x43, 0x10, 0x48, 0x8b, 0x0b, 0x48, 0x83, 0xeb, 0x08,
+					0xff, 0xca, 0x75, 0xf1, 0xf4 };
+	struct program p = { .len = sizeof(up) };
+	memcpy(p.bytes, up, sizeof(up));
+	uint64_t regs[16] = { [R_BX] = DATA + DATA_SIZE - 0x200, [R_DX] = 100 };
+	run_both_translated(&p, regs, 10000, 0, CODE);
+	ck_assert_uint_eq(blocks.seen.vector, EXC_PF);
+	ck_assert_uint_eq(blocks.seen.cr2, DATA + DATA_SIZE);
+	ck_assert_uint_eq(blocks.regs[R_DX], 100 - 0x1f0 / 8);
+	memcpy(p.bytes, down, sizeof(down));
+	regs[R_BX] = DATA + 0x1f0;
+	run_both_translated(&p, regs, 10000, 1, CODE);
+	ck_assert_uint_eq(blocks.seen.vector, EXC_PF);
+	ck_assert_uint_eq(blocks.seen.cr2, DATA - 8);
+	ck_assert_uint_eq(blocks.regs[R_DX], 100 - 0x1f8 / 8);
+}
+END_TEST
+
+/* 1: mov rax, [rbx]; mov [rbx + 8], rcx; dec edx; jnz 1b; hlt, translated;
+ * then the page's dirty flag cleared, the TLB flushed and the page read
+ * once: its translation now allows reads only. The shared lookup asks for
+ * the write the group makes, misses, and the store sets the dirty flag
+ * (SDM Vol.3 4.8) through its handler. */
+START_TEST(shared_lookup_asks_for_the_write)
+{
+	long_mode_sparse();
+	static const uint8_t code[] = { 0x48, 0x8b, 0x03, 0x48, 0x89, 0x4b, 0x08, 0xff, 0xca, 0x75, 0xf5, 0xf4 };
+	struct program p = { .len = sizeof(code) };
+	memcpy(p.bytes, code, sizeof(code));
+	uint64_t regs[16] = { [R_BX] = DATA + 0x100, [R_CX] = 0x1234, [R_DX] = 40 };
+	load(&p, regs);
+	run_blocks(10000);
+	ck_assert_int_eq(blocks.status, ST_HALT);
+	assert_translated_at(CODE, 0);
+	const uint64_t pte = PT + (DATA >> 12) * 8;
+	physmem_write(&m.pm, pte, 8, DATA | 3);
+	tlb_flush_all(&m.cpu.tlb);
+	uint64_t v;
+	ck_assert_int_eq(mem_read(&m.cpu, SR_DS, DATA + 0x100, 8, &v), ST_OK);
+	ck_assert_uint_eq(physmem_read(&m.pm, pte, 8) & PTE_D, 0);
+	regs[R_CX] = 0x5678;
+	start(regs);
+	run_blocks(10000);
+	ck_assert_int_eq(blocks.status, ST_HALT);
+	ck_assert_uint_ne(physmem_read(&m.pm, pte, 8) & PTE_D, 0);
+	ck_assert_uint_eq(physmem_read(&m.pm, DATA + 0x108, 8), 0x5678);
+}
+END_TEST
+
 START_TEST(sib_access_crossing_into_absent_page)
 {
 	long_mode_sparse();
@@ -4683,6 +4745,8 @@ static Suite *jit_suite(void)
 	tcase_add_test(t, pause_ends_the_turn_in_runs);
 	tcase_add_test(t, access_crossing_into_absent_page);
 	tcase_add_test(t, sib_access_crossing_into_absent_page);
+	tcase_add_test(t, shared_lookup_stops_at_the_page_end);
+	tcase_add_test(t, shared_lookup_asks_for_the_write);
 	tcase_add_test(t, compare_with_memory_source);
 	tcase_add_test(t, user_access_to_supervisor_page);
 	tcase_add_test(t, global_translation_hits_in_runs);
