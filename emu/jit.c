@@ -2243,11 +2243,54 @@ static bool assign(struct run *r, const struct op *o)
 	return true;
 }
 
+/* The displacement of access o from its base register as the access
+ * begins: PUSH and CALL store below rSP. */
+static int64_t access_disp(const struct op *o)
+{
+	return o->kind == K_PUSH || o->kind == K_CALL ? -8 : o->disp;
+}
+
+/* Where op o writes guest register g by a constant (64 bits: ADD/SUB of an
+ * immediate, INC/DEC, LEA g, [g + disp], rSP by PUSH/POP/CALL/RET), that
+ * constant into *step. */
+static bool steps_by(const struct op *o, unsigned g, int64_t *step)
+{
+	if ((o->kind == K_PUSH || o->kind == K_CALL) && g == R_SP) {
+		*step = -8;
+		return true;
+	}
+	if ((o->kind == K_POP || o->kind == K_RET) && g == R_SP && o->dst != R_SP) {
+		*step = 8;
+		return true;
+	}
+	if (o->dst != g || o->size != 8)
+		return false;
+	switch (o->kind) {
+	case K_ALU:
+		if (o->src != REG_NONE || (o->op != H_ADD && o->op != H_SUB))
+			return false;
+		*step = o->op == H_ADD ? (int64_t)o->imm : -(int64_t)o->imm;
+		return true;
+	case K_INCDEC:
+		*step = o->op ? -1 : 1;
+		return true;
+	case K_LEA:
+		if (o->rip_rel || o->base != g || o->index != REG_NONE || o->asize != 8)
+			return false;
+		*step = o->disp;
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* Which accesses of the run (ops[0..count)) look the TLB up, and for which
- * bytes. In 64-bit code, accesses through the same base and index, their
- * registers unchanged in between, with no FS/GS base, whose bytes lie within
- * 128 of each other, form a group: its first access looks up the page of
- * its lowest byte and that of its highest (one page: mmu/tlb.h's set of the
+ * bytes. In 64-bit code, accesses through the same base and index (the
+ * stack's PUSH, POP, CALL and RET through rSP), with no FS/GS base, whose
+ * bytes lie within 128 of each other, form a group while the index stays
+ * and the base changes only by constants (steps_by), which the bytes'
+ * places count in: the group's first access looks up the page of its
+ * lowest byte and that of its highest (one page: mmu/tlb.h's set of the
  * one, the tag of the other, as for an access that crosses a page), for a
  * write if any of them writes (a translation that allows the write allows
  * the read); the rest take host - linear from a host register that keeps
@@ -2256,9 +2299,11 @@ static bool assign(struct run *r, const struct op *o)
  * find no free host register look up each access. */
 static void plan_shared_lookups(struct run *r, unsigned count)
 {
-	int lo[BLOCK_MAX_INSNS + 1], hi[BLOCK_MAX_INSNS + 1];
+	/* Per group, by its first access: its bytes and how far its base has
+	 * moved since that access, both from the base's value there. */
+	int64_t lo[BLOCK_MAX_INSNS + 1], hi[BLOCK_MAX_INSNS + 1], moved[BLOCK_MAX_INSNS + 1];
 	unsigned members[BLOCK_MAX_INSNS + 1];
-	int open[BLOCK_MAX_INSNS + 1];             /* groups still open: their first access */
+	unsigned open[BLOCK_MAX_INSNS + 1];        /* groups still open: their first access */
 	unsigned n_open = 0;
 	for (unsigned i = 0; i < count; i++) {
 		const struct op *o = &r->ops[i];
@@ -2268,42 +2313,48 @@ static void plan_shared_lookups(struct run *r, unsigned count)
 		r->look_hi[i] = (int8_t)(o->msize - 1);
 		r->look_write[i] = op_writes(o);
 		members[i] = 1;
-		bool shares = r->long64 && (o->kind == K_LOAD || o->kind == K_STORE || o->kind == K_ALU_MEM ||
-					    o->kind == K_ALU_RMW) &&
-			      !o->rip_rel && o->base != REG_NONE && o->seg != SR_FS && o->seg != SR_GS;
+		bool shares = r->long64 && touches_memory(o->kind) && !o->rip_rel && o->base != REG_NONE &&
+			      o->seg != SR_FS && o->seg != SR_GS;
 		if (shares) {
-			int first = o->disp, last = o->disp + o->msize - 1;
 			for (unsigned k = 0; k < n_open; k++) {
-				const struct op *g = &r->ops[open[k]];
+				unsigned f = open[k];
+				const struct op *g = &r->ops[f];
 				if (g->base != o->base || g->index != o->index || g->scale != o->scale)
 					continue;
-				int l = first < lo[open[k]] ? first : lo[open[k]];
-				int h = last > hi[open[k]] ? last : hi[open[k]];
+				int64_t first = moved[f] + access_disp(o), last = first + o->msize - 1;
+				int64_t l = first < lo[f] ? first : lo[f], h = last > hi[f] ? last : hi[f];
 				if (h - l < 128) {
-					r->answered_by[i] = (uint8_t)open[k];
-					lo[open[k]] = l;
-					hi[open[k]] = h;
-					members[open[k]]++;
-					r->look_write[open[k]] = r->look_write[open[k]] || op_writes(o);
+					r->answered_by[i] = (uint8_t)f;
+					lo[f] = l;
+					hi[f] = h;
+					members[f]++;
+					r->look_write[f] = r->look_write[f] || op_writes(o);
 				} else {
 					open[k] = open[--n_open];   /* a new group from here */
 				}
 				break;
 			}
 			if (r->answered_by[i] == i) {
-				lo[i] = first;
-				hi[i] = last;
-				open[n_open++] = (int)i;
+				lo[i] = access_disp(o);
+				hi[i] = lo[i] + o->msize - 1;
+				moved[i] = 0;
+				open[n_open++] = i;
 			}
 		}
-		/* A group ends where its base or index is written. */
+		/* A group ends where its index is written, or its base other
+		 * than by a constant. */
 		unsigned w = regs_written(o);
 		for (unsigned k = 0; k < n_open;) {
-			const struct op *g = &r->ops[open[k]];
-			if ((w >> g->base & 1) || (g->index != REG_NONE && (w >> g->index & 1)))
+			unsigned f = open[k];
+			const struct op *g = &r->ops[f];
+			int64_t step = 0;
+			bool index_written = g->index != REG_NONE && (w >> g->index & 1);
+			if (index_written || ((w >> g->base & 1) && !steps_by(o, g->base, &step))) {
 				open[k] = open[--n_open];
-			else
-				k++;
+				continue;
+			}
+			moved[f] += step;
+			k++;
 		}
 	}
 	for (unsigned i = 0; i < count; i++) {
@@ -2311,8 +2362,8 @@ static void plan_shared_lookups(struct run *r, unsigned count)
 			continue;
 		if (r->used < POOL) {
 			r->keeps[i] = pool[r->used++];
-			r->look_lo[i] = (int8_t)(lo[i] - r->ops[i].disp);
-			r->look_hi[i] = (int8_t)(hi[i] - r->ops[i].disp);
+			r->look_lo[i] = (int8_t)(lo[i] - access_disp(&r->ops[i]));
+			r->look_hi[i] = (int8_t)(hi[i] - access_disp(&r->ops[i]));
 			continue;
 		}
 		r->look_write[i] = op_writes(&r->ops[i]);   /* no register: each looks itself */

@@ -2437,6 +2437,95 @@ START_TEST(shared_lookup_stops_at_the_page_end)
 }
 END_TEST
 
+/* The same where the base moves between the two: 1: mov rax, [rbx]; add
+ * rbx, 64; mov rcx, [rbx + 48]; dec edx; jnz 1b; hlt (the second's bytes
+ * 112 past the first's), and on the stack: 1: push rax; push rcx; pop
+ * rcx; pop rax; sub rsp, 8; dec edx; jnz 1b; hlt (the second PUSH 8 below
+ * the first). */
+START_TEST(shared_lookup_counts_the_base_moving)
+{
+	long_mode_sparse();
+	stop_at_events(&m, &seen);
+	static const uint8_t moving[] = { 0x48, 0x8b, 0x03, 0x48, 0x83, 0xc3, 0x40, 0x48, 0x8b, 0x4b, 0x30,
+					  0xff, 0xca, 0x75, 0xf1, 0xf4 };
+	static const uint8_t stack[] = { 0x50, 0x51, 0x59, 0x58, 0x48, 0x83, 0xec, 0x08, 0xff, 0xca, 0x75, 0xf4, 0xf4 };
+	struct program p = { .len = sizeof(moving) };
+	memcpy(p.bytes, moving, sizeof(moving));
+	uint64_t regs[16] = { [R_BX] = DATA + DATA_SIZE - 0x800, [R_DX] = 100 };
+	run_both_translated(&p, regs, 10000, 0, CODE);
+	ck_assert_uint_eq(blocks.seen.vector, EXC_PF);
+	ck_assert_uint_eq(blocks.seen.cr2, DATA + DATA_SIZE + 0x30);   /* round 31: RBX = the end - 0x40 */
+	ck_assert_uint_eq(blocks.regs[R_DX], 100 - 31);
+	memset(p.bytes, 0, sizeof(moving));
+	memcpy(p.bytes, stack, sizeof(stack));
+	p.len = sizeof(stack);
+	uint64_t stack_regs[16] = { [R_SP] = DATA + 0x200, [R_DX] = 100, [R_AX] = 1, [R_CX] = 2 };
+	run_both_translated(&p, stack_regs, 10000, 1, CODE);
+	ck_assert_uint_eq(blocks.seen.vector, EXC_PF);
+	ck_assert_uint_eq(blocks.seen.cr2, DATA - 8);
+	ck_assert_uint_eq(blocks.regs[R_DX], 100 - (0x200 - 8) / 8);
+}
+END_TEST
+
+/* A loop of accesses through RBX and the stack whose bases move by
+ * constants: MOV r64 loads and stores and byte stores at [rbx + disp8],
+ * loads at [rsp + disp8], ADD/SUB rbx, imm8, INC/DEC rbx, LEA rbx, [rbx +
+ * disp8], PUSH and POP (POP RSP too); then dec edx; jnz; hlt. */
+static void shared_lookup_program(struct program *p)
+{
+	static const uint8_t regs[] = { 0, 1, 6, 7 };   /* RAX, RCX, RSI, RDI */
+	unsigned n = 2 + (unsigned)(rnd() % 12);
+	for (unsigned i = 0; i < n; i++) {
+		unsigned r = regs[rnd() % 4];
+		uint8_t d = (uint8_t)(rnd() & 1 ? rnd() : rnd() % 16 - 8);
+		switch (rnd() % 10) {
+		case 0: case 1: b(p, 0x48); b(p, 0x8b); b(p, 0x43 | r << 3); b(p, d); break;   /* mov r, [rbx + d] */
+		case 2: b(p, 0x48); b(p, 0x89); b(p, 0x43 | r << 3); b(p, d); break;           /* mov [rbx + d], r */
+		case 3: b(p, 0x88); b(p, 0x43 | r << 3); b(p, d); break;                       /* mov [rbx + d], r8 */
+		case 4: b(p, 0x48); b(p, 0x83); b(p, rnd() & 1 ? 0xc3 : 0xeb); b(p, d); break; /* add/sub rbx, d */
+		case 5: b(p, 0x48); b(p, 0xff); b(p, rnd() & 1 ? 0xc3 : 0xcb); break;          /* inc/dec rbx */
+		case 6: b(p, 0x48); b(p, 0x8d); b(p, 0x5b); b(p, d); break;                    /* lea rbx, [rbx + d] */
+		case 7: b(p, 0x50 + r); break;                                                 /* push r */
+		case 8: b(p, 0x58 + (rnd() % 8 ? r : 4)); break;                               /* pop r, now and then pop rsp */
+		default: b(p, 0x48); b(p, 0x8b); b(p, 0x44 | r << 3); b(p, 0x24); b(p, d); break;   /* mov r, [rsp + d] */
+		}
+	}
+	b(p, 0xff);
+	b(p, 0xca);                        /* dec edx */
+	b(p, 0x75);
+	b(p, (uint8_t)-(int)(p->len + 1)); /* jnz to the start */
+	b(p, 0xf4);
+}
+
+/* An address by one end of the data, whose neighbouring pages are absent:
+ * one time in two within 16 bytes of it. */
+static uint64_t by_data_end(void)
+{
+	uint64_t near = rnd() & 1 ? rnd() % 16 : rnd() % 0x400;
+	return rnd() & 1 ? DATA + DATA_SIZE - near : DATA + near;
+}
+
+/* Such loops with RBX and RSP by the ends of the data: the blocks fault
+ * where the single steps do, the accesses whose lookup an earlier one
+ * shares included. */
+START_TEST(random_shared_lookups_64)
+{
+	long_mode_sparse();
+	stop_at_events(&m, &seen);
+	for (unsigned n = 0; n < 1000; n++) {
+		struct program p = { .len = 0 };
+		shared_lookup_program(&p);
+		uint64_t regs[16];
+		for (unsigned r = 0; r < 16; r++)
+			regs[r] = rnd();
+		regs[R_BX] = by_data_end();
+		regs[R_SP] = by_data_end();
+		regs[R_DX] = 1 + rnd() % 200;
+		run_both(&p, regs, 100000, n);
+	}
+}
+END_TEST
+
 /* 1: mov rax, [rbx]; mov [rbx + 8], rcx; dec edx; jnz 1b; hlt, translated;
  * then the page's dirty flag cleared, the TLB flushed and the page read
  * once: its translation now allows reads only. The shared lookup asks for
@@ -4747,6 +4836,8 @@ static Suite *jit_suite(void)
 	tcase_add_test(t, sib_access_crossing_into_absent_page);
 	tcase_add_test(t, shared_lookup_stops_at_the_page_end);
 	tcase_add_test(t, shared_lookup_asks_for_the_write);
+	tcase_add_test(t, shared_lookup_counts_the_base_moving);
+	tcase_add_test(t, random_shared_lookups_64);
 	tcase_add_test(t, compare_with_memory_source);
 	tcase_add_test(t, user_access_to_supervisor_page);
 	tcase_add_test(t, global_translation_hits_in_runs);
