@@ -20,7 +20,10 @@
  * far stored, the flags as they are there, and the instruction's own thread
  * handler goes on, which looks again and takes the slow path, a fault
  * included. Stores to decoded code and watched pages never hit
- * (emu/memory.c), so no store of a run needs the code cache's check.
+ * (emu/memory.c), so no store of a run needs the code cache's check. In
+ * 64-bit code, accesses through one base (and index) whose bytes lie within
+ * 128 of each other, the base moving only by constants in between, share
+ * the first one's lookup, made for all their bytes (plan_shared_lookups).
  *
  * The flags. A run leaves cpu->lazy as it must be where it ends and at each
  * side exit: the last flag-setting instruction before each such point stores

@@ -10,7 +10,8 @@
  * with memory, MOV of an immediate, PUSH/POP and NOP, RDTSC/RDTSCP, PAUSE
  * and the fences (32- and 64-bit code) -- becomes one host function put in place of the run's first thread
  * handler. It loads the guest registers the run uses, computes in host
- * registers, looks the TLB up inline, stores back those it wrote and the lazy
+ * registers, looks the TLB up inline (once for a group of accesses through
+ * one base, emu/jit.c), stores back those it wrote and the lazy
  * flags record (emu/flags.h) exactly as the thread forms would leave it, and
  * goes on to the next instruction's thread handler. A run that reaches its
  * block's end also takes the block's Jcc, JMP, fall-through, or (64-bit
