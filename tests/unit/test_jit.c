@@ -2400,12 +2400,19 @@ START_TEST(access_crossing_into_absent_page)
 }
 END_TEST
 
-/* mov rdx, [rbx]; jmp $+2; add ecx, 1; mov rax, [rbx + rsi*8] (and the
- * same with mov rdx, [r12] and mov [r12 + r9*4 + 10h], eax: REX.X, REX.B)
- * in 64-bit code, the base in the data's last page, its page in the TLB, and
- * index * scale taking the access's last bytes into the page after the data,
- * not present: the #PF names that page (SDM Vol.3 4.7), as the
- * interpreter's, at the access, after the ADD. */
+/* Program code (len bytes) from regs, translated, against single steps:
+ * it faults, #PF at cr2, with rdx rounds left in RDX. */
+static void shared_lookup_faults(const uint8_t *code, unsigned len, const uint64_t regs[16], unsigned n,
+				 uint64_t cr2, uint64_t rdx)
+{
+	struct program p = { .len = len };
+	memcpy(p.bytes, code, len);
+	run_both_translated(&p, regs, 10000, n, CODE);
+	ck_assert_uint_eq(blocks.seen.vector, EXC_PF);
+	ck_assert_uint_eq(blocks.seen.cr2, cr2);
+	ck_assert_uint_eq(blocks.regs[R_DX], rdx);
+}
+
 /* 1: mov rax, [rbx]; mov rcx, [rbx + 16]; add rbx, 8; dec edx; jnz 1b; hlt,
  * and the same downwards: 1: mov rax, [rbx + 16]; mov rcx, [rbx]; sub rbx,
  * 8; ... The two loads share the first one's lookup (emu/jit.c
@@ -2421,27 +2428,18 @@ START_TEST(shared_lookup_stops_at_the_page_end)
 				      0xff, 0xca, 0x75, 0xf1, 0xf4 };
 	static const uint8_t down[] = { 0x48, 0x8b, 0x43, 0x10, 0x48, 0x8b, 0x0b, 0x48, 0x83, 0xeb, 0x08,
 					0xff, 0xca, 0x75, 0xf1, 0xf4 };
-	struct program p = { .len = sizeof(up) };
-	memcpy(p.bytes, up, sizeof(up));
-	uint64_t regs[16] = { [R_BX] = DATA + DATA_SIZE - 0x200, [R_DX] = 100 };
-	run_both_translated(&p, regs, 10000, 0, CODE);
-	ck_assert_uint_eq(blocks.seen.vector, EXC_PF);
-	ck_assert_uint_eq(blocks.seen.cr2, DATA + DATA_SIZE);
-	ck_assert_uint_eq(blocks.regs[R_DX], 100 - 0x1f0 / 8);
-	memcpy(p.bytes, down, sizeof(down));
-	regs[R_BX] = DATA + 0x1f0;
-	run_both_translated(&p, regs, 10000, 1, CODE);
-	ck_assert_uint_eq(blocks.seen.vector, EXC_PF);
-	ck_assert_uint_eq(blocks.seen.cr2, DATA - 8);
-	ck_assert_uint_eq(blocks.regs[R_DX], 100 - 0x1f8 / 8);
+	const uint64_t from_end[16] = { [R_BX] = DATA + DATA_SIZE - 0x200, [R_DX] = 100 };
+	const uint64_t from_start[16] = { [R_BX] = DATA + 0x1f0, [R_DX] = 100 };
+	shared_lookup_faults(up, sizeof(up), from_end, 0, DATA + DATA_SIZE, 100 - 0x1f0 / 8);
+	shared_lookup_faults(down, sizeof(down), from_start, 1, DATA - 8, 100 - 0x1f8 / 8);
 }
 END_TEST
 
 /* The same where the base moves between the two: 1: mov rax, [rbx]; add
  * rbx, 64; mov rcx, [rbx + 48]; dec edx; jnz 1b; hlt (the second's bytes
- * 112 past the first's), and on the stack: 1: push rax; push rcx; pop
- * rcx; pop rax; sub rsp, 8; dec edx; jnz 1b; hlt (the second PUSH 8 below
- * the first). */
+ * 112 past the first's: in round 31, RBX the end - 40H, it reads 30H past
+ * the end), and on the stack: 1: push rax; push rcx; pop rcx; pop rax; sub
+ * rsp, 8; dec edx; jnz 1b; hlt (the second PUSH 8 below the first). */
 START_TEST(shared_lookup_counts_the_base_moving)
 {
 	long_mode_sparse();
@@ -2449,21 +2447,10 @@ START_TEST(shared_lookup_counts_the_base_moving)
 	static const uint8_t moving[] = { 0x48, 0x8b, 0x03, 0x48, 0x83, 0xc3, 0x40, 0x48, 0x8b, 0x4b, 0x30,
 					  0xff, 0xca, 0x75, 0xf1, 0xf4 };
 	static const uint8_t stack[] = { 0x50, 0x51, 0x59, 0x58, 0x48, 0x83, 0xec, 0x08, 0xff, 0xca, 0x75, 0xf4, 0xf4 };
-	struct program p = { .len = sizeof(moving) };
-	memcpy(p.bytes, moving, sizeof(moving));
-	uint64_t regs[16] = { [R_BX] = DATA + DATA_SIZE - 0x800, [R_DX] = 100 };
-	run_both_translated(&p, regs, 10000, 0, CODE);
-	ck_assert_uint_eq(blocks.seen.vector, EXC_PF);
-	ck_assert_uint_eq(blocks.seen.cr2, DATA + DATA_SIZE + 0x30);   /* round 31: RBX = the end - 0x40 */
-	ck_assert_uint_eq(blocks.regs[R_DX], 100 - 31);
-	memset(p.bytes, 0, sizeof(moving));
-	memcpy(p.bytes, stack, sizeof(stack));
-	p.len = sizeof(stack);
-	uint64_t stack_regs[16] = { [R_SP] = DATA + 0x200, [R_DX] = 100, [R_AX] = 1, [R_CX] = 2 };
-	run_both_translated(&p, stack_regs, 10000, 1, CODE);
-	ck_assert_uint_eq(blocks.seen.vector, EXC_PF);
-	ck_assert_uint_eq(blocks.seen.cr2, DATA - 8);
-	ck_assert_uint_eq(blocks.regs[R_DX], 100 - (0x200 - 8) / 8);
+	const uint64_t base_regs[16] = { [R_BX] = DATA + DATA_SIZE - 0x800, [R_DX] = 100 };
+	const uint64_t stack_regs[16] = { [R_SP] = DATA + 0x200, [R_DX] = 100, [R_AX] = 1, [R_CX] = 2 };
+	shared_lookup_faults(moving, sizeof(moving), base_regs, 0, DATA + DATA_SIZE + 0x30, 100 - 31);
+	shared_lookup_faults(stack, sizeof(stack), stack_regs, 1, DATA - 8, 100 - (0x200 - 8) / 8);
 }
 END_TEST
 
@@ -2557,6 +2544,12 @@ START_TEST(shared_lookup_asks_for_the_write)
 }
 END_TEST
 
+/* mov rdx, [rbx]; jmp $+2; add ecx, 1; mov rax, [rbx + rsi*8] (and the
+ * same with mov rdx, [r12] and mov [r12 + r9*4 + 10h], eax: REX.X, REX.B)
+ * in 64-bit code, the base in the data's last page, its page in the TLB, and
+ * index * scale taking the access's last bytes into the page after the data,
+ * not present: the #PF names that page (SDM Vol.3 4.7), as the
+ * interpreter's, at the access, after the ADD. */
 START_TEST(sib_access_crossing_into_absent_page)
 {
 	long_mode_sparse();
