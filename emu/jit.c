@@ -816,6 +816,14 @@ static void exit_jump(struct emit *e, struct run *r, unsigned i, unsigned cc)
 	exit_at(e, r, i, jump(e, cc));
 }
 
+/* Op i's side exit where the bool of cpu at off is set. */
+static void exit_if_set(struct emit *e, struct run *r, unsigned i, size_t off)
+{
+	cpu_field(e, false, 0x80, 7, off);                    /* CMP byte [off], 0 */
+	byte(e, 0);
+	exit_jump(e, r, i, CC_NZ);
+}
+
 /* LEA dst, [base + index << scale + disp32] (w: 64-bit), host registers,
  * 0xff for an absent base or index: a SIB byte always (the pool has no RSP;
  * an index of 100b without REX.X is none). */
@@ -867,6 +875,13 @@ static void host_mem(struct emit *e, bool prefix66, bool w, unsigned opcode, uns
 static bool op_writes(const struct op *o)
 {
 	return o->kind == K_STORE || o->kind == K_PUSH || o->kind == K_CALL || o->kind == K_ALU_RMW;
+}
+
+/* CMP and TEST: only the flags are written. */
+static bool op_flags_only(const struct op *o)
+{
+	return o->kind == K_TEST || (o->kind == K_ALU && o->op == H_CMP) ||
+	       (o->kind == K_ALU_MEM && (o->op == H_CMP || o->mem_first));
 }
 
 /* CMP r11, [rsi + way * 64 + the tag for acc]: the set at RSI (mmu/tlb.h
@@ -1083,8 +1098,7 @@ static void emit_op(struct emit *e, struct run *r, unsigned i)
 	const struct op *o = &r->ops[i];
 	unsigned s = o->size, d = host_of(r, o->dst), src = host_of(r, o->src);
 	bool final = r->final[i], cf = r->cf_source[i];
-	bool flags_only = o->kind == K_TEST || (o->kind == K_ALU && o->op == H_CMP) ||
-			  (o->kind == K_ALU_MEM && (o->op == H_CMP || o->mem_first));
+	bool flags_only = op_flags_only(o);
 	switch (o->kind) {
 	case K_MOV:
 		rr(e, 0x89, s, d, src);
@@ -1110,9 +1124,7 @@ static void emit_op(struct emit *e, struct run *r, unsigned i)
 		cpu_field(e, false, 0xf7, 0, CPU(cr4));           /* TEST dword [cr4], TSD */
 		u32(e, CR4_TSD);
 		exit_jump(e, r, i, CC_NZ);
-		cpu_field(e, false, 0x80, 7, CPU(in_guest));      /* CMP byte [in_guest], 0 */
-		byte(e, 0);
-		exit_jump(e, r, i, CC_NZ);
+		exit_if_set(e, r, i, CPU(in_guest));
 		/* The time, emu/insn.h cpu_now: the block's count (time only
 		 * moves at its end here: a deadline inside the block would
 		 * have run its exec forms) and the instructions before this
@@ -1130,12 +1142,8 @@ static void emit_op(struct emit *e, struct run *r, unsigned i)
 	case K_PAUSE:
 		/* emu/wait.c op_pause: an intercept in a guest (APM2 15.14.4,
 		 * SDM Vol.3 25.1.3), the end of a CPU's turn with several. */
-		cpu_field(e, false, 0x80, 7, CPU(in_guest));      /* CMP byte [in_guest], 0 */
-		byte(e, 0);
-		exit_jump(e, r, i, CC_NZ);
-		cpu_field(e, false, 0x80, 7, CPU(halt_yields));   /* CMP byte [halt_yields], 0 */
-		byte(e, 0);
-		exit_jump(e, r, i, CC_NZ);
+		exit_if_set(e, r, i, CPU(in_guest));
+		exit_if_set(e, r, i, CPU(halt_yields));
 		return;
 	case K_FENCE:
 		/* "#UD If CPUID.01H:EDX.SSE2[bit 26] = 0" (SSE[25] for SFENCE,
@@ -2206,12 +2214,10 @@ static struct block_end end_of(const struct block *b, struct run *r, struct op *
 /* The guest registers op o writes (bit g: register g). */
 static unsigned regs_written(const struct op *o)
 {
-	bool flags_only = o->kind == K_TEST || (o->kind == K_ALU && o->op == H_CMP) ||
-			  (o->kind == K_ALU_MEM && (o->op == H_CMP || o->mem_first));
 	unsigned w = 0;
 	if (o->kind == K_PUSH || o->kind == K_POP || o->kind == K_CALL || o->kind == K_RET)
 		w |= 1u << R_SP;
-	if (o->dst != REG_NONE && o->kind != K_STORE && o->kind != K_PUSH && !flags_only)
+	if (o->dst != REG_NONE && o->kind != K_STORE && o->kind != K_PUSH && !op_flags_only(o))
 		w |= 1u << o->dst;
 	if (o->kind == K_RDTSC)
 		w |= 1u << R_AX | 1u << R_DX | (o->op ? 1u << R_CX : 0);
