@@ -762,7 +762,40 @@ struct run {
 	int8_t look_lo[BLOCK_MAX_INSNS + 1], look_hi[BLOCK_MAX_INSNS + 1];
 	bool look_write[BLOCK_MAX_INSNS + 1];
 	uint8_t keeps[BLOCK_MAX_INSNS + 1];
+	/* The current access's host address (emit_access, for host_mem):
+	 * [mem_base + mem_index + mem_disp], mem_base holding host - linear
+	 * (R11, or a group's kept register), mem_index + mem_disp the linear
+	 * address (R10 + 0, or in 64-bit code the guest base's host register
+	 * and the displacement, unmoved: linear_in_place). */
+	uint8_t mem_base, mem_index;
+	int32_t mem_disp;
 };
+
+/* Can op i leave its run once the lookups are shared? A group's later
+ * accesses (plan_shared_lookups) make no lookup and no test, but at CPL 3
+ * the alignment test of one wider than a byte (emit_access). */
+static bool leaves_at(const struct run *r, unsigned i)
+{
+	const struct op *o = &r->ops[i];
+	bool member = touches_memory(o->kind) && r->answered_by[i] != i;
+	return may_leave(o->kind) && !(member && !(r->user && o->msize > 1));
+}
+
+/* plan_flags stores a setter's record where a side exit may follow before
+ * the next setter: where only a group's later accesses follow, none can,
+ * and the record goes (a CMP or TEST that nothing else reads, with it). */
+static void drop_unread_records(struct run *r)
+{
+	for (unsigned i = 0; i < r->n; i++) {
+		if (!r->final[i])
+			continue;
+		unsigned k = i + 1;
+		while (k < r->n && !leaves_at(r, k) && !r->ops[k].sets_flags)
+			k++;
+		if (k < r->n && !leaves_at(r, k))
+			r->final[i] = false;   /* the next setter's record is the one read */
+	}
+}
 
 /* A jump with a 32-bit displacement to be patched: its opcode bytes (E9, or
  * 0F 8x) and the place of the displacement. */
@@ -854,19 +887,28 @@ static unsigned host_of(const struct run *r, unsigned g)
 	return g == REG_NONE ? 0xff : r->host[g];
 }
 
-/* An instruction with the memory operand [r11 + r10] (the host address) and
- * ModRM.reg h: prefix66 and w as the operand size asks, opcode of one or two
- * bytes (0F xx as 0x0fxx). */
-static void host_mem(struct emit *e, bool prefix66, bool w, unsigned opcode, unsigned h)
+/* An instruction with the memory operand of the run's current access (its
+ * host address, emit_access) and ModRM.reg h: prefix66 and w as the
+ * operand size asks, opcode of one or two bytes (0F xx as 0x0fxx). */
+static void host_mem(struct emit *e, const struct run *r, bool prefix66, bool w, unsigned opcode, unsigned h)
 {
+	unsigned base = r->mem_base, index = r->mem_index;
+	int32_t disp = r->mem_disp;
 	if (prefix66)
 		byte(e, 0x66);
-	byte(e, 0x40 | (w ? 8 : 0) | (h >= 8 ? 4 : 0) | 2 | 1);   /* REX: X = r10, B = r11 */
+	byte(e, 0x40 | (w ? 8 : 0) | (h >= 8 ? 4 : 0) | (index >= 8 ? 2 : 0) | (base >= 8 ? 1 : 0));
 	if (opcode > 0xff)
 		byte(e, opcode >> 8);
 	byte(e, opcode & 0xff);
-	byte(e, (h & 7) << 3 | 4);
-	byte(e, (R10 & 7) << 3 | (R11 & 7));
+	/* [base + index + disp]: RBP and R13 as the base always take a
+	 * displacement; the pool has no RSP, so the index is never none. */
+	unsigned mod = disp == 0 && (base & 7) != 5 ? 0 : disp == (int8_t)disp ? 1 : 2;
+	byte(e, mod << 6 | (h & 7) << 3 | 4);
+	byte(e, (index & 7) << 3 | (base & 7));
+	if (mod == 1)
+		byte(e, (uint8_t)disp);
+	else if (mod == 2)
+		u32(e, (uint32_t)disp);
 }
 
 /* Does op o write its memory operand? A read-modify-write needs the write's
@@ -934,11 +976,12 @@ static void emit_set_hash(struct emit *e, unsigned h, size_t id)
 	rex(e, false, 0, h); byte(e, 0x81); byte(e, 0xe0 | (h & 7)); u32(e, SET_OFFSETS);  /* AND h, (sets - 1) << 7 */
 }
 
-/* The TLB's set of the page at R10 + lo among the translations of the
- * context whose id is the TLB's field at id (mmu/tlb.h tlb_set_of; hash: a
- * host register holding that id's hash as a set's offset (emit_set_hash), or
- * 0xff to compute it) into RSI, the tag of the page of the last byte, R10 +
- * hi, and that id into R11, for emit_ways.
+/* The TLB's set of the page at the current access's linear address + lo
+ * (mem_index + mem_disp + lo) among the translations of the context whose
+ * id is the TLB's field at id (mmu/tlb.h tlb_set_of; hash: a host register
+ * holding that id's hash as a set's offset (emit_set_hash), or 0xff to
+ * compute it) into RSI, the tag of the page of the last byte (+ hi), and
+ * that id into R11, for emit_ways.
  *
  * An access that crosses a page looks for the next page in the set of the
  * first, where no entry of it can be (the sets of two neighbouring pages
@@ -948,11 +991,12 @@ static void emit_set_find(struct emit *e, const struct run *r, int8_t lo, int8_t
 {
 	/* The set's offset, ((page ^ hash) & (sets - 1)) * 128, as the page's
 	 * bits shifted into place XOR the hash's, shifted alike. */
-	if (lo) {
-		byte(e, 0x41); byte(e, 0x8d); byte(e, 0x72); byte(e, (uint8_t)lo);   /* LEA esi, [r10 + lo] */
-	} else {
-		byte(e, 0x44); byte(e, 0x89); byte(e, 0xd6);  /* MOV esi, r10d */
-	}
+	unsigned at = r->mem_index;
+	int32_t disp = r->mem_disp;
+	if (disp + lo)
+		emit_lea(e, false, RSI, at, 0xff, 0, disp + lo);    /* LEA esi, [at + disp + lo] */
+	else
+		rr(e, 0x89, 4, RSI, at);                      /* MOV esi, at */
 	byte(e, 0xc1); byte(e, 0xee); byte(e, PAGE_SHIFT - SET_SHIFT);   /* SHR esi, 12 - 7 */
 	byte(e, 0x81); byte(e, 0xe6); u32(e, SET_OFFSETS);    /* AND esi, (sets - 1) << 7 */
 	if (hash == 0xff) {
@@ -960,7 +1004,10 @@ static void emit_set_find(struct emit *e, const struct run *r, int8_t lo, int8_t
 		emit_set_hash(e, R11, id);
 	}
 	rr(e, 0x31, 4, RSI, hash);                            /* XOR esi, hash */
-	byte(e, 0x4d); byte(e, 0x8d); byte(e, 0x5a); byte(e, (uint8_t)hi);   /* LEA r11, [r10 + hi] */
+	if (disp + hi)
+		emit_lea(e, true, R11, at, 0xff, 0, disp + hi);   /* LEA r11, [at + disp + hi] */
+	else
+		rr(e, 0x89, 8, R11, at);                      /* MOV r11, at */
 	byte(e, 0x49); byte(e, 0x81); byte(e, 0xe3); u32(e, (uint32_t)-(int32_t)PAGE_SIZE);   /* AND r11, -4096 */
 	byte(e, 0x66);                                        /* OR r11w, word [id] */
 	cpu_field(e, false, 0x0b, R11, id);
@@ -969,9 +1016,50 @@ static void emit_set_find(struct emit *e, const struct run *r, int8_t lo, int8_t
 }
 
 
-/* A memory access of op i: the address into R10 (its segment checked in
- * 32-bit code, the FS/GS base added in 64-bit code), the TLB's hit as
- * emu/operand.h mem_fast finds it, R11 = host - linear; else the side exit. */
+/* The displacement of access o from its base register as the access
+ * begins: PUSH and CALL store below rSP. */
+static int64_t access_disp(const struct op *o)
+{
+	return o->kind == K_PUSH || o->kind == K_CALL ? -8 : o->disp;
+}
+
+/* Does access i's linear address stay in place in 64-bit code: its guest
+ * base register plus its displacement (*disp), no index, no FS/GS base, no
+ * alignment test (which needs the address in a register)? Then nothing
+ * computes it: the lookup and the access address through the base itself
+ * (one instruction less a time, and one less on the way to the data). */
+static bool linear_in_place(const struct run *r, unsigned i, int32_t *disp)
+{
+	const struct op *o = &r->ops[i];
+	bool fs_gs = o->kind != K_POP && o->kind != K_RET && (o->seg == SR_FS || o->seg == SR_GS);
+	int64_t d = access_disp(o);
+	/* The lookup's LEAs add up to 127 to it. */
+	if (!r->long64 || o->rip_rel || fs_gs || o->base == REG_NONE || o->index != REG_NONE ||
+	    (r->user && o->msize > 1) || d < INT32_MIN + 128 || d > INT32_MAX - 128)
+		return false;
+	*disp = (int32_t)d;
+	return true;
+}
+
+/* The current access's linear address as access i's (mem_index,
+ * mem_disp): in place, else R10 (emit_access puts it there). */
+static void address_of(struct run *r, unsigned i)
+{
+	int32_t disp;
+	if (linear_in_place(r, i, &disp)) {
+		r->mem_index = r->host[r->ops[i].base];
+		r->mem_disp = disp;
+	} else {
+		r->mem_index = R10;
+		r->mem_disp = 0;
+	}
+	r->mem_base = R11;
+}
+
+/* A memory access of op i: the address (in place, or into R10, its segment
+ * checked in 32-bit code, the FS/GS base added in 64-bit code), the TLB's
+ * hit as emu/operand.h mem_fast finds it, R11 = host - linear; else the side
+ * exit. The access itself then goes through host_mem. */
 static void emit_access(struct emit *e, struct run *r, unsigned i, bool long64)
 {
 	const struct op *o = &r->ops[i];
@@ -979,7 +1067,10 @@ static void emit_access(struct emit *e, struct run *r, unsigned i, bool long64)
 	unsigned base = host_of(r, o->base), index = host_of(r, o->index);
 	/* The CPL's kind was checked at the run's start (emit_run). */
 	size_t seg = CPU(seg) + o->seg * sizeof(struct segment);
-	if (o->kind == K_PUSH || o->kind == K_CALL) {
+	address_of(r, i);
+	if (r->mem_index != R10) {
+		/* In place (linear_in_place). */
+	} else if (o->kind == K_PUSH || o->kind == K_CALL) {
 		emit_lea(e, true, R10, base, 0xff, 0, -8);   /* 64-bit code: rSP - 8 */
 	} else if (long64) {
 		/* R10 = the linear address: the offset (+ the FS/GS base). */
@@ -1014,8 +1105,9 @@ static void emit_access(struct emit *e, struct run *r, unsigned i, bool long64)
 		exit_jump(e, r, i, CC_NZ);
 	}
 	if (r->answered_by[i] != i) {
-		/* Within the bytes an earlier lookup found in one page. */
-		rr(e, 0x89, 8, R11, r->keeps[r->answered_by[i]]);   /* MOV r11, kept */
+		/* Within the bytes an earlier lookup found in one page: host -
+		 * linear is the kept register's. */
+		r->mem_base = r->keeps[r->answered_by[i]];
 		return;
 	}
 	/* The current context's entry (the CPL's bank); else the space's global
@@ -1034,11 +1126,12 @@ static void emit_access(struct emit *e, struct run *r, unsigned i, bool long64)
  * translations may be filled, look in their set too (the second half of
  * mmu/tlb.h tlb_lookup: SDM Vol.3 4.10.2.4, a global translation is used
  * whatever the PCID), and go on at the access on a hit; else its side exit.
- * R10 still holds the linear address. */
+ * Its linear address is where the access left it (R10, or in place). */
 static void emit_global(struct emit *e, struct run *r, unsigned i)
 {
 	if (!r->global_miss[i])
 		return;
+	address_of(r, i);
 	patch(e, r->global_miss[i], e->p);
 	cpu_field(e, false, 0x80, 7, TLB(global_filled));     /* CMP byte [global_filled], 0 */
 	byte(e, 0);
@@ -1049,15 +1142,15 @@ static void emit_global(struct emit *e, struct run *r, unsigned i)
 }
 
 /* The load of K_LOAD into host register h: MOV, MOVZX, MOVSX or MOVSXD from
- * [r11 + r10], to a register of size bytes. */
-static void emit_load(struct emit *e, const struct op *o, unsigned h)
+ * the access's host address (host_mem), to a register of size bytes. */
+static void emit_load(struct emit *e, const struct run *r, const struct op *o, unsigned h)
 {
 	bool w = o->size == 8;
 	switch (o->msize) {
-	case 1: host_mem(e, false, w && o->sign, o->sign ? 0x0fbe : 0x0fb6, h); break;
-	case 2: host_mem(e, false, w && o->sign, o->sign ? 0x0fbf : 0x0fb7, h); break;
-	case 4: host_mem(e, false, w && o->sign, w && o->sign ? 0x63 : 0x8b, h); break;
-	default: host_mem(e, false, true, 0x8b, h); break;
+	case 1: host_mem(e, r, false, w && o->sign, o->sign ? 0x0fbe : 0x0fb6, h); break;
+	case 2: host_mem(e, r, false, w && o->sign, o->sign ? 0x0fbf : 0x0fb7, h); break;
+	case 4: host_mem(e, r, false, w && o->sign, w && o->sign ? 0x63 : 0x8b, h); break;
+	default: host_mem(e, r, false, true, 0x8b, h); break;
 	}
 }
 
@@ -1174,30 +1267,30 @@ static void emit_op(struct emit *e, struct run *r, unsigned i)
 		return;
 	case K_LOAD:
 		emit_access(e, r, i, r->long64);
-		emit_load(e, o, d);
+		emit_load(e, r, o, d);
 		return;
 	case K_STORE:
 		emit_access(e, r, i, r->long64);
 		if (o->src != REG_NONE) {
-			host_mem(e, o->msize == 2, o->msize == 8, o->msize == 1 ? 0x88 : 0x89, d);
+			host_mem(e, r, o->msize == 2, o->msize == 8, o->msize == 1 ? 0x88 : 0x89, d);
 			return;
 		}
 		/* MOV [m], imm: C6 /0 ib, 66 C7 /0 iw, C7 /0 id, REX.W C7 /0 id. */
-		host_mem(e, o->msize == 2, o->msize == 8, o->msize == 1 ? 0xc6 : 0xc7, 0);
+		host_mem(e, r, o->msize == 2, o->msize == 8, o->msize == 1 ? 0xc6 : 0xc7, 0);
 		for (unsigned k = 0; k < (o->msize < 4 ? o->msize : 4u); k++)
 			byte(e, (o->imm >> (8 * k)) & 0xff);
 		return;
 	case K_PUSH:
 		/* PUSH rSP stores the value before the decrement (emu/datamove.c). */
 		emit_access(e, r, i, true);
-		host_mem(e, false, true, 0x89, src);
+		host_mem(e, r, false, true, 0x89, src);
 		emit_lea(e, true, r->host[R_SP], r->host[R_SP], 0xff, 0, -8);
 		return;
 	case K_POP:
 		/* rSP is incremented before the destination is written: POP rSP
 		 * keeps the value read (emu/datamove.c op_pop_Z). */
 		emit_access(e, r, i, true);
-		host_mem(e, false, true, 0x8b, R11);
+		host_mem(e, r, false, true, 0x8b, R11);
 		emit_lea(e, true, r->host[R_SP], r->host[R_SP], 0xff, 0, 8);
 		rr(e, 0x89, 8, d, R11);
 		return;
@@ -1205,7 +1298,7 @@ static void emit_op(struct emit *e, struct run *r, unsigned i)
 		/* The operand read into R11 (a byte or word zero-extended); then as
 		 * a register operation of its size. */
 		emit_access(e, r, i, r->long64);
-		host_mem(e, false, s == 8, s == 1 ? 0x0fb6 : s == 2 ? 0x0fb7 : 0x8b, R11);
+		host_mem(e, r, false, s == 8, s == 1 ? 0x0fb6 : s == 2 ? 0x0fb7 : 0x8b, R11);
 		if (o->mem_first)
 			d = R11;
 		else
@@ -1216,7 +1309,7 @@ static void emit_op(struct emit *e, struct run *r, unsigned i)
 		 * register operation, and RSI stored back before the flags'
 		 * record is (which may use R11). */
 		emit_access(e, r, i, r->long64);
-		rr(e, 0x01, 8, R11, R10);                     /* ADD r11, r10 */
+		emit_lea(e, true, R11, r->mem_base, r->mem_index, 0, r->mem_disp);   /* LEA r11, [host address] */
 		rex(e, s == 8, RSI, R11);                     /* MOV rsi, [r11] */
 		byte(e, 0x8b);
 		byte(e, (RSI & 7) << 3 | (R11 & 7));
@@ -1891,12 +1984,12 @@ static void emit_call_ret(struct emit *e, struct run *r, const struct block_end 
 		emit_access(e, r, n, true);                     /* [rSP - 8], a write */
 		load(e, RSI, CPU(block_ip));
 		emit_lea(e, true, RSI, RSI, 0xff, 0, (int32_t)be->fall_offset);   /* the return address */
-		host_mem(e, false, true, 0x89, RSI);            /* MOV [r11 + r10], rsi */
+		host_mem(e, r, false, true, 0x89, RSI);            /* MOV [rSP - 8], rsi */
 		emit_lea(e, true, sp, sp, 0xff, 0, -8);
 		emit_lea(e, true, R11, RSI, 0xff, 0, (int32_t)j->imm);            /* rIP = the target */
 	} else {
 		emit_access(e, r, n, true);                     /* [rSP], a read */
-		host_mem(e, false, true, 0x8b, RSI);            /* MOV rsi, [r11 + r10] */
+		host_mem(e, r, false, true, 0x8b, RSI);            /* MOV rsi, [rSP] */
 		canonical48(e, R10, RSI);
 		exit_jump(e, r, n, CC_NZ);
 		emit_lea(e, true, sp, sp, 0xff, 0, 8);
@@ -2122,7 +2215,7 @@ static void emit_run(struct emit *e, struct run *r, const struct insn *insns, co
 	 * own handler (the first instruction's is the one this code replaces). */
 	struct emit *c = cold_of(e);
 	for (unsigned i = 0; i < r->n; i++) {
-		if (!may_leave(r->ops[i].kind))
+		if (!leaves_at(r, i))
 			continue;
 		emit_global(c, r, i);
 		for (unsigned x = 0; x < r->n_exits; x++)
@@ -2250,13 +2343,6 @@ static bool assign(struct run *r, const struct op *o)
 	for (unsigned g = 0; g < 16; g++)
 		r->written[g] = r->written[g] || (w >> g & 1);
 	return true;
-}
-
-/* The displacement of access o from its base register as the access
- * begins: PUSH and CALL store below rSP. */
-static int64_t access_disp(const struct op *o)
-{
-	return o->kind == K_PUSH || o->kind == K_CALL ? -8 : o->disp;
 }
 
 /* Where op o writes guest register g by a constant (64 bits: ADD/SUB of an
@@ -2562,6 +2648,7 @@ void jit_translate_block(struct icache *ic, struct block *b, bool user)
 		if (r.accesses && r.used < POOL)
 			r.set_hash = pool[r.used++];
 		plan_shared_lookups(&r, n + (be.kind == END_CALL || be.kind == END_RET));
+		drop_unread_records(&r);
 		/* Direct links come into a block's first run and leave from its end. */
 		if (i == 0 || be.kind != END_NONE || lp.on)
 			r.pushes = PUSHES_LINKED;

@@ -2725,6 +2725,37 @@ START_TEST(global_translation_hits_in_runs)
 }
 END_TEST
 
+/* The global lookup of an access goes through that access's own address:
+ * two global pages, the first read through a base and an index (its
+ * address computed), the second through a base alone (addressed where it
+ * is, linear_in_place); the second page's frame is elsewhere, so a lookup
+ * of the first access that took the second's address would find the
+ * second's translation and read the wrong frame.
+ *   40000: mov rax, [rsi + rdi]; mov rcx, [rbx]; add rax, rcx; dec edx;
+ *          jnz 40000; hlt */
+START_TEST(global_lookup_at_each_access_own_address)
+{
+	static const uint8_t code[] = { 0x48, 0x8b, 0x04, 0x3e, 0x48, 0x8b, 0x0b, 0x48, 0x01, 0xc8,
+					0xff, 0xca, 0x75, 0xf2, 0xf4 };
+	const uint64_t second = DATA + PAGE_SIZE, frame = DATA + 0x8000;
+	long_mode_sparse();
+	stop_at_events(&m, &seen);
+	m.cpu.cr4 |= CR4_PGE;
+	physmem_write(&m.pm, PT + (DATA >> 12) * 8, 8, DATA | 3 | 0x100);
+	physmem_write(&m.pm, PT + (second >> 12) * 8, 8, frame | 3 | 0x100);
+	tlb_flush_all(&m.cpu.tlb);
+	struct program p = { .len = sizeof(code) };
+	memcpy(p.bytes, code, sizeof(code));
+	uint64_t regs[16] = { [R_SI] = DATA + 0x100, [R_BX] = second + 0x100, [R_DX] = 20 };
+	run_both(&p, regs, 1000, 0);   /* random data: the two frames' bytes differ */
+	ck_assert_int_eq(blocks.status, ST_HALT);
+	struct tlb *t = &m.cpu.tlb;
+	ck_assert_ptr_null(tlb_set_find(tlb_set_of(t, TLB_SUPERVISOR, DATA, t->cur), TLB_READ, DATA | t->cur));
+	rounds_without_side_exit(regs);
+	ck_assert_uint_eq(blocks.regs[R_AX], physmem_read(&m.pm, DATA + 0x100, 8) + physmem_read(&m.pm, frame + 0x100, 8));
+}
+END_TEST
+
 /* mov edx, [ebx - 10h]; jmp $+2; add ecx, 1; then a load whose last byte is
  * past DS's limit (FFFAh) though its page is cached, in 32-bit code: mov eax,
  * [ebx] (EBX = FFF8h), mov eax, [ebx + esi*4 + 8] (EBX = FFE0h, ESI = 6: the
@@ -4831,6 +4862,7 @@ static Suite *jit_suite(void)
 	tcase_add_test(t, compare_with_memory_source);
 	tcase_add_test(t, user_access_to_supervisor_page);
 	tcase_add_test(t, global_translation_hits_in_runs);
+	tcase_add_test(t, global_lookup_at_each_access_own_address);
 	tcase_add_test(t, older_way_hits_in_runs);
 	tcase_add_test(t, access_beyond_segment_limit);
 	tcase_add_test(t, code_area_full_starts_again);
