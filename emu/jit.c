@@ -926,26 +926,31 @@ static bool op_flags_only(const struct op *o)
 	       (o->kind == K_ALU_MEM && (o->op == H_CMP || o->mem_first));
 }
 
-/* CMP r11, [rsi + way * 64 + the tag for acc]: the set at RSI (mmu/tlb.h
- * tlb_set_find), ZF set where that way holds the tag in R11. */
-static void emit_way_compare(struct emit *e, enum tlb_access acc, unsigned way)
+/* CMP r11, [rdi + rsi + bank + way * 64 + the tag for acc]: the set at
+ * offset RSI of the bank at cpu + bank (mmu/tlb.h tlb_set_find), ZF set
+ * where that way holds the tag in R11. */
+static void emit_way_compare(struct emit *e, enum tlb_access acc, unsigned way, uint32_t bank)
 {
 	size_t tag = way * sizeof(struct tlb_entry) + offsetof(struct tlb_entry, tag) + acc * sizeof(uint64_t);
-	_Static_assert(2 * sizeof(struct tlb_entry) <= 128, "jit: a way's tag within a disp8");
-	byte(e, 0x4c); byte(e, 0x3b); byte(e, 0x5e); byte(e, (uint8_t)tag);   /* CMP r11, [rsi + disp8] */
+	byte(e, 0x4c); byte(e, 0x3b); byte(e, 0x9c); byte(e, 0x37);   /* CMP r11, [rdi + rsi + disp32] */
+	u32(e, bank + (uint32_t)tag);
 }
 
-/* Both ways of the set at RSI for the tag in R11: on a hit, on after them
- * with RSI at the entry that holds it (way 0, the page filled last in the
- * set, mmu/tlb.h tlb_victim, takes one jump; way 1 none); returns the jump
- * taken where neither holds it, to patch. */
-static uint8_t *emit_ways(struct emit *e, enum tlb_access acc)
+/* Both ways of that set for the tag in R11: on a hit, on after them with
+ * RSI at the offset of the entry that holds it (way 0, the page filled
+ * last in the set, mmu/tlb.h tlb_victim, takes one jump; way 1 none);
+ * returns the jump taken where neither holds it, to patch. */
+static uint8_t *emit_ways(struct emit *e, enum tlb_access acc, uint32_t bank)
 {
-	emit_way_compare(e, acc, 0);
-	byte(e, 0x74); byte(e, 14);                          /* JZ over the next 14 bytes */
-	emit_way_compare(e, acc, 1);
+	emit_way_compare(e, acc, 0, bank);
+	byte(e, 0x74);                                       /* JZ over way 1's test */
+	uint8_t *over = e->p;
+	byte(e, 0);
+	emit_way_compare(e, acc, 1, bank);
 	uint8_t *miss = jump(e, CC_NZ);
 	byte(e, 0x48); byte(e, 0x83); byte(e, 0xc6); byte(e, 0x40);           /* ADD rsi, 64 */
+	if (e->p <= e->end)
+		*over = (uint8_t)(e->p - (over + 1));
 	return miss;
 }
 
@@ -980,8 +985,8 @@ static void emit_set_hash(struct emit *e, unsigned h, size_t id)
  * (mem_index + mem_disp + lo) among the translations of the context whose
  * id is the TLB's field at id (mmu/tlb.h tlb_set_of; hash: a host register
  * holding that id's hash as a set's offset (emit_set_hash), or 0xff to
- * compute it) into RSI, the tag of the page of the last byte (+ hi), and
- * that id into R11, for emit_ways.
+ * compute it) as its offset in the bank into RSI, the tag of the page of
+ * the last byte (+ hi), and that id into R11, for emit_ways.
  *
  * An access that crosses a page looks for the next page in the set of the
  * first, where no entry of it can be (the sets of two neighbouring pages
@@ -1011,8 +1016,13 @@ static void emit_set_find(struct emit *e, const struct run *r, int8_t lo, int8_t
 	byte(e, 0x49); byte(e, 0x81); byte(e, 0xe3); u32(e, (uint32_t)-(int32_t)PAGE_SIZE);   /* AND r11, -4096 */
 	byte(e, 0x66);                                        /* OR r11w, word [id] */
 	cpu_field(e, false, 0x0b, R11, id);
-	byte(e, 0x48); byte(e, 0x8d); byte(e, 0xb4); byte(e, 0x37);   /* LEA rsi, [rdi + rsi + e + bank] */
-	u32(e, (uint32_t)(TLB(e) + (r->user ? TLB_USER : TLB_SUPERVISOR) * TLB_SETS * TLB_WAYS * sizeof(struct tlb_entry)));
+}
+
+/* The run's TLB bank (the CPL's) as an offset from cpu: the sets'
+ * offsets (emit_set_find) add to it in each compare and load. */
+static uint32_t bank_of(const struct run *r)
+{
+	return (uint32_t)(TLB(e) + (r->user ? TLB_USER : TLB_SUPERVISOR) * TLB_SETS * TLB_WAYS * sizeof(struct tlb_entry));
 }
 
 
@@ -1113,11 +1123,10 @@ static void emit_access(struct emit *e, struct run *r, unsigned i, bool long64)
 	/* The current context's entry (the CPL's bank); else the space's global
 	 * translations, out of line (emit_global). */
 	emit_set_find(e, r, r->look_lo[i], r->look_hi[i], TLB(cur), r->set_hash);
-	r->global_miss[i] = emit_ways(e, r->look_write[i] ? TLB_WRITE : TLB_READ);
+	r->global_miss[i] = emit_ways(e, r->look_write[i] ? TLB_WRITE : TLB_READ, bank_of(r));
 	r->global_hit[i] = e->p;
-	_Static_assert(offsetof(struct tlb_entry, host_minus_lin) < 128, "jit: within a disp8");
-	byte(e, 0x4c); byte(e, 0x8b); byte(e, 0x5e);                          /* MOV r11, [rsi + host_minus_lin] */
-	byte(e, (uint8_t)offsetof(struct tlb_entry, host_minus_lin));
+	byte(e, 0x4c); byte(e, 0x8b); byte(e, 0x9c); byte(e, 0x37);   /* MOV r11, [rdi + rsi + bank + host_minus_lin] */
+	u32(e, bank_of(r) + (uint32_t)offsetof(struct tlb_entry, host_minus_lin));
 	if (r->keeps[i] != 0xff)
 		rr(e, 0x89, 8, r->keeps[i], R11);              /* kept for the group */
 }
@@ -1137,7 +1146,7 @@ static void emit_global(struct emit *e, struct run *r, unsigned i)
 	byte(e, 0);
 	exit_jump(e, r, i, CC_Z);
 	emit_set_find(e, r, r->look_lo[i], r->look_hi[i], TLB(cur_global), 0xff);
-	exit_at(e, r, i, emit_ways(e, r->look_write[i] ? TLB_WRITE : TLB_READ));
+	exit_at(e, r, i, emit_ways(e, r->look_write[i] ? TLB_WRITE : TLB_READ, bank_of(r)));
 	patch(e, jump(e, 0xe9), r->global_hit[i]);
 }
 
