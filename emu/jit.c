@@ -1034,17 +1034,18 @@ static int64_t access_disp(const struct op *o)
 }
 
 /* Does access i's linear address stay in place in 64-bit code: its guest
- * base register plus its displacement (*disp), no index, no FS/GS base, no
- * alignment test (which needs the address in a register)? Then nothing
- * computes it: the lookup and the access address through the base itself
- * (one instruction less a time, and one less on the way to the data). */
+ * base register plus its displacement (*disp; a rIP-relative one has no
+ * base), no index, no FS/GS base, no alignment test (which needs the
+ * address in a register)? Then nothing computes it: the lookup and the
+ * access address through the base itself (one instruction less each time,
+ * and one cycle less on the way to the data). */
 static bool linear_in_place(const struct run *r, unsigned i, int32_t *disp)
 {
 	const struct op *o = &r->ops[i];
 	bool fs_gs = o->kind != K_POP && o->kind != K_RET && (o->seg == SR_FS || o->seg == SR_GS);
 	int64_t d = access_disp(o);
 	/* The lookup's LEAs add up to 127 to it. */
-	if (!r->long64 || o->rip_rel || fs_gs || o->base == REG_NONE || o->index != REG_NONE ||
+	if (!r->long64 || fs_gs || o->base == REG_NONE || o->index != REG_NONE ||
 	    (r->user && o->msize > 1) || d < INT32_MIN + 128 || d > INT32_MAX - 128)
 		return false;
 	*disp = (int32_t)d;
