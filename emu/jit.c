@@ -23,7 +23,11 @@
  * (emu/memory.c), so no store of a run needs the code cache's check. In
  * 64-bit code, accesses through one base (and index) whose bytes lie within
  * 128 of each other, the base moving only by constants in between, share
- * the first one's lookup, made for all their bytes (plan_shared_lookups).
+ * the first one's lookup, made for all their bytes (plan_shared_lookups),
+ * and an address that is a base plus a displacement is never computed: the
+ * lookup and the access read it where it is (linear_in_place). A setter's
+ * record that only such shared accesses follow, which cannot leave, is not
+ * stored (drop_unread_records).
  *
  * The flags. A run leaves cpu->lazy as it must be where it ends and at each
  * side exit: the last flag-setting instruction before each such point stores
