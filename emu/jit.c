@@ -781,8 +781,10 @@ struct run {
 static bool leaves_at(const struct run *r, unsigned i)
 {
 	const struct op *o = &r->ops[i];
+	if (!may_leave(o->kind))
+		return false;
 	bool member = touches_memory(o->kind) && r->answered_by[i] != i;
-	return may_leave(o->kind) && !(member && !(r->user && o->msize > 1));
+	return !member || (r->user && o->msize > 1);
 }
 
 /* plan_flags stores a setter's record where a side exit may follow before
@@ -1029,12 +1031,19 @@ static uint32_t bank_of(const struct run *r)
 	return (uint32_t)(TLB(e) + (r->user ? TLB_USER : TLB_SUPERVISOR) * TLB_SETS * TLB_WAYS * sizeof(struct tlb_entry));
 }
 
-
 /* The displacement of access o from its base register as the access
  * begins: PUSH and CALL store below rSP. */
 static int64_t access_disp(const struct op *o)
 {
 	return o->kind == K_PUSH || o->kind == K_CALL ? -8 : o->disp;
+}
+
+/* Does access o add the FS or GS base to its offset (64-bit code: the only
+ * segment bases that count, SDM Vol.1 3.3.7.1)? POP and RET read the stack
+ * through SS, whatever their prefix. */
+static bool adds_fs_gs_base(const struct op *o)
+{
+	return o->kind != K_POP && o->kind != K_RET && (o->seg == SR_FS || o->seg == SR_GS);
 }
 
 /* Does access i's linear address stay in place in 64-bit code: its guest
@@ -1046,10 +1055,9 @@ static int64_t access_disp(const struct op *o)
 static bool linear_in_place(const struct run *r, unsigned i, int32_t *disp)
 {
 	const struct op *o = &r->ops[i];
-	bool fs_gs = o->kind != K_POP && o->kind != K_RET && (o->seg == SR_FS || o->seg == SR_GS);
 	int64_t d = access_disp(o);
 	/* The lookup's LEAs add up to 127 to it. */
-	if (!r->long64 || fs_gs || o->base == REG_NONE || o->index != REG_NONE ||
+	if (!r->long64 || adds_fs_gs_base(o) || o->base == REG_NONE || o->index != REG_NONE ||
 	    (r->user && o->msize > 1) || d < INT32_MIN + 128 || d > INT32_MAX - 128)
 		return false;
 	*disp = (int32_t)d;
@@ -1095,7 +1103,7 @@ static void emit_access(struct emit *e, struct run *r, unsigned i, bool long64)
 		} else {
 			emit_lea(e, true, R10, base, index, o->scale, o->disp);
 		}
-		if (o->kind != K_POP && o->kind != K_RET && (o->seg == SR_FS || o->seg == SR_GS))
+		if (adds_fs_gs_base(o))
 			cpu_field(e, true, 0x03, R10, seg + offsetof(struct segment, base));   /* ADD r10, [base] */
 	} else {
 		/* R10 = the offset, 32 bits (insn_ea_at); then mmu/segment.h
