@@ -115,15 +115,17 @@ struct block *fetch_block(struct cpu *cpu, status_t *st)
 	if (*st != ST_OK)
 		return NULL;
 	bool ram = pa < cpu->mem->ram_size;
-	struct block *b = ram ? icache_slot(cpu->icache, pa) : NULL;
-	if (b && b->pa == pa && b->code_size == code_size &&
+	struct block *b = ram ? icache_find(cpu->icache, pa) : NULL;
+	if (b && b->code_size == code_size &&
 	    (block_within_cs_limit(cpu, b) || cpu_quirk(cpu, QK_QEMU_CS_LIMIT_UNCHECKED)) &&
 	    block_second_page_holds(cpu, b, lin))
 		return b;
 
-	/* Decode a new block (MMIO/ROM code: a one-off block that is not cached). */
+	/* Decode a new block: into the slot of the one kept for pa, which no
+	 * longer fits, or one its set gives up (MMIO/ROM code: a one-off block
+	 * that is not cached). */
 	if (!b)
-		b = &cpu->icache->uncached;
+		b = ram ? icache_victim(cpu->icache, pa) : &cpu->icache->uncached;
 	icache_drop(cpu->icache, b);
 	b->count = 0;
 	b->code_size = (uint8_t)code_size;

@@ -85,8 +85,8 @@ static inline struct block *block_lookup(struct cpu *cpu)
 	if (!e)
 		return NULL;
 	uint64_t pa = e->phys | (lin & (PAGE_SIZE - 1));
-	struct block *b = icache_slot(cpu->icache, pa);
-	if (b->pa != pa || b->code_size != cpu_code_size(cpu) || !block_within_cs_limit(cpu, b) ||
+	struct block *b = icache_find(cpu->icache, pa);
+	if (!b || b->code_size != cpu_code_size(cpu) || !block_within_cs_limit(cpu, b) ||
 	    !block_second_page_holds(cpu, b, lin))
 		return NULL;
 	return b;

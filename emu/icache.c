@@ -45,6 +45,18 @@ void icache_destroy(struct icache *ic)
 	munmap(ic, ic->map_size);
 }
 
+struct block *icache_victim(struct icache *ic, uint64_t pa)
+{
+	unsigned set = icache_set_of(pa);
+	struct block *ways = &ic->blocks[set * ICACHE_WAYS];
+	for (unsigned w = 0; w < ICACHE_WAYS; w++)
+		if (ways[w].pa == BLOCK_INVALID || !ways[w].code_size)
+			return &ways[w];
+	unsigned w = ic->next_way[set];
+	ic->next_way[set] = (uint8_t)((w + 1) % ICACHE_WAYS);
+	return &ways[w];
+}
+
 /* Take slot s (holding a block) out of its page's list and invalidate it. */
 static void unlink_block(struct icache *ic, unsigned s)
 {

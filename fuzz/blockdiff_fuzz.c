@@ -13,7 +13,9 @@
  * 10000H, the first COPY_BYTES of the input also lie at two places that make
  * cached blocks go stale: X, DISTANCE bytes before the end of page 16000H, so
  * that an instruction crosses into the next page, and Y near the end of page
- * 17000H, whose first byte shares X's cache slot. The handlers restart the
+ * 18000H, whose first byte shares X's cache set, all of whose other ways hold
+ * blocks of addresses no code runs (crowd_set): X's block and Y's take turns
+ * in one slot, as in a direct-mapped cache. The handlers restart the
  * code at X and Y in turn (after the first, third, ... event), and EBX/EDI/ESI
  * point at X, Y and 10000H (DS = ES = 1000H in real mode), so that stores
  * through them rewrite code that ran before.
@@ -32,16 +34,32 @@
 #define INSN_LIMIT 512
 #define COPY_BYTES 64u
 #define PAGE_X 0x16000u
-#define PAGE_Y 0x17000u
+#define PAGE_Y 0x18000u   /* as 16000H, bit 12 clear: it holds addresses of every set X can have */
 
-/* X and Y for this input; Y's first byte hashes to X's slot (icache_slot()). */
+/* X and Y for this input; Y's first byte is the last of its page of X's set
+ * (emu/icache.h icache_set_of). */
 static void stale_places(const uint8_t *data, size_t size, uint32_t *x, uint32_t *y)
 {
 	unsigned distance = 1 + (size ? data[0] : 0) % 16;
-	unsigned offset = PAGE_SIZE - distance;
-	*x = PAGE_X + offset;
-	/* slot = (offset ^ pfn) & 0xfff: pages 16H and 17H differ in bit 0. */
-	*y = PAGE_Y + (offset ^ ((PAGE_X ^ PAGE_Y) >> PAGE_SHIFT));
+	*x = PAGE_X + PAGE_SIZE - distance;
+	*y = PAGE_Y + PAGE_SIZE - 1;
+	while (icache_set_of(*y) != icache_set_of(*x))
+		(*y)--;
+}
+
+/* Fill every way of X's set but way 0 with blocks of addresses above RAM and
+ * start its round robin at way 0: X's block takes way 0, Y's replaces it. */
+static void crowd_set(struct icache *ic, uint32_t x)
+{
+	unsigned set = icache_set_of(x);
+	struct block *ways = &ic->blocks[set * ICACHE_WAYS];
+	unsigned w = 1;
+	for (uint64_t other = 1ull << 40; w < ICACHE_WAYS; other += PAGE_SIZE)
+		if (icache_set_of(other) == set) {
+			ways[w].pa = other;
+			ways[w++].code_size = 32;
+		}
+	ic->next_way[set] = 0;
 }
 
 /* Load the input into m in mode, with the copies, restarts and pointers. */
@@ -54,6 +72,7 @@ static void load(struct fuzz_machine *m, enum fuzz_mode mode, const uint8_t *dat
 	memcpy(m->pm.ram + x, data, n);
 	memcpy(m->pm.ram + y, data, n);
 	fuzz_machine_set_restarts(m, mode, x, y);
+	crowd_set(m->cpu.icache, x);
 	struct cpu *c = &m->cpu;
 	uint32_t base = mode == FUZZ_REAL ? FUZZ_CODE_ADDR : 0;
 	if (mode == FUZZ_REAL) {

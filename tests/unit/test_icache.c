@@ -109,7 +109,7 @@ static void guest_store_byte(uint32_t at, uint8_t v)
 /* Is the block decoded from pa still cached? */
 static bool cached(uint64_t pa)
 {
-	return icache_slot(cpu.icache, pa)->pa == pa;
+	return icache_find(cpu.icache, pa) != NULL;
 }
 
 /* An instruction that runs into the next page is kept (with the TLB caching:
@@ -340,8 +340,8 @@ START_TEST(page_lists_and_write_ranges)
 {
 	struct icache *ic = icache_create(64 * 1024);
 	ck_assert_ptr_nonnull(ic);
-	struct block *b1 = icache_slot(ic, 0x3000), *b2 = icache_slot(ic, 0x3100),
-		     *b3 = icache_slot(ic, 0x3200), *b4 = icache_slot(ic, 0x4000);
+	struct block *b1 = icache_victim(ic, 0x3000), *b2 = icache_victim(ic, 0x3100),
+		     *b3 = icache_victim(ic, 0x3200), *b4 = icache_victim(ic, 0x4000);
 	ck_assert(icache_insert(ic, b1, 0x3000, 0x10));     /* first block of its page */
 	ck_assert(!icache_insert(ic, b2, 0x3100, 0x10));
 	ck_assert(!icache_insert(ic, b3, 0x3200, 0x10));
@@ -384,12 +384,49 @@ START_TEST(page_lists_and_write_ranges)
 }
 END_TEST
 
+/* ICACHE_WAYS blocks whose addresses share a set are cached together; one
+ * more replaces them in turn, the one decoded first first. A slot never
+ * filled (pa 0, code size 0) is found for no address, 0 included. */
+START_TEST(set_holds_its_ways_then_replaces_in_turn)
+{
+	struct icache *ic = icache_create(1ull << 30);   /* room for a set's addresses, 64 MiB apart */
+	ck_assert_ptr_nonnull(ic);
+	ck_assert_ptr_null(icache_find(ic, 0));
+	uint64_t pa[ICACHE_WAYS + 2];
+	unsigned n = 0;
+	for (uint64_t a = 0x10000; n < ICACHE_WAYS + 2; a += PAGE_SIZE)
+		if (icache_set_of(a) == icache_set_of(0x10000))
+			pa[n++] = a;
+	struct block *slot[ICACHE_WAYS + 2];
+	for (unsigned i = 0; i < ICACHE_WAYS + 2; i++) {
+		ck_assert_ptr_null(icache_find(ic, pa[i]));
+		slot[i] = icache_victim(ic, pa[i]);
+		slot[i]->code_size = 32;
+		icache_insert(ic, slot[i], pa[i], 0x10);
+		ck_assert_ptr_eq(icache_find(ic, pa[i]), slot[i]);
+		if (i < ICACHE_WAYS) {
+			for (unsigned j = 0; j < i; j++)    /* every earlier one still cached */
+				ck_assert_ptr_eq(icache_find(ic, pa[j]), slot[j]);
+		} else {
+			ck_assert_ptr_eq(slot[i], slot[i - ICACHE_WAYS]);
+			ck_assert_ptr_null(icache_find(ic, pa[i - ICACHE_WAYS]));
+			ck_assert_ptr_eq(icache_find(ic, pa[i - ICACHE_WAYS + 1]), slot[i - ICACHE_WAYS + 1]);
+		}
+	}
+	/* A dropped block's way is the next one filled. */
+	icache_drop(ic, slot[ICACHE_WAYS + 1]);
+	ck_assert_ptr_eq(icache_victim(ic, pa[1]), slot[ICACHE_WAYS + 1]);
+	icache_destroy(ic);
+}
+END_TEST
+
 static Suite *icache_suite(void)
 {
 	Suite *s = suite_create("icache");
 	TCase *tc = tcase_create("icache");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, page_crossing_instruction_follows_remap);
+	tcase_add_test(tc, set_holds_its_ways_then_replaces_in_turn);
 	tcase_add_loop_test(tc, page_crossing_instruction_kept_and_checked_tlb, 0, 2);
 	tcase_add_loop_test(tc, self_modifying_code_tlb, 0, 2);
 	tcase_add_loop_test(tc, store_to_next_instruction_tlb, 0, 2);

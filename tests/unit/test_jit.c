@@ -1251,7 +1251,8 @@ static void assert_translated_at(uint64_t pa, unsigned n)
 {
 #if defined(__x86_64__)
 	const struct icache *ic = m.cpu.icache;
-	const struct block *blk = icache_slot(m.cpu.icache, pa);
+	const struct block *blk = icache_find(m.cpu.icache, pa);
+	ck_assert_ptr_nonnull(blk);
 	uintptr_t h;
 	memcpy(&h, &blk->insns[0].thread, sizeof(h));
 	ck_assert_msg(blk->pa == pa && ic->jit_code && h >= (uintptr_t)ic->jit_code &&
@@ -1420,8 +1421,8 @@ START_TEST(loop_starting_with_inc)
 #if defined(__x86_64__)
 	/* The loop's block enters translated code. */
 	const struct icache *ic = m.cpu.icache;
-	const struct block *loop = icache_slot(m.cpu.icache, 0x40001);
-	ck_assert_uint_eq(loop->pa, 0x40001);
+	const struct block *loop = icache_find(m.cpu.icache, 0x40001);
+	ck_assert_ptr_nonnull(loop);
 	const uint8_t *entry = (const uint8_t *)(uintptr_t)loop->insns[0].thread;
 	ck_assert(ic->jit_code && entry >= ic->jit_code && entry < ic->jit_code + ic->jit_used);
 	/* The loop's run holds its JNE: no run of the JNE alone behind it. */
@@ -1747,7 +1748,7 @@ START_TEST(direct_link_to_a_changed_block)
 	/* Only B's byte: A, its code and its direct links stay. */
 	physmem_write_bytes(&m.pm, CODE + B_IMM, &changed.bytes[B_IMM], 1);
 	cpu_notify_phys_write(&m.cpu, CODE + B_IMM, 1);
-	ck_assert_uint_eq(icache_slot(m.cpu.icache, CODE)->pa, CODE);
+	ck_assert_ptr_nonnull(icache_find(m.cpu.icache, CODE));
 	physmem_write_bytes(&m.pm, DATA, data0, DATA_SIZE);
 	begin(&changed, regs);
 	run_blocks(10 * TWO_BLOCKS_ROUNDS);
@@ -3031,9 +3032,9 @@ START_TEST(chain_link_retargeted)
 		load(&p, regs);
 		run_blocks(100);
 		assert_same(k);
-		struct block *blk_a = icache_slot(m.cpu.icache, CODE), *blk_b = icache_slot(m.cpu.icache, CODE + at_b);
-		ck_assert_uint_eq(blk_a->pa, CODE);
-		ck_assert_uint_eq(blk_b->pa, CODE + at_b);
+		struct block *blk_a = icache_find(m.cpu.icache, CODE), *blk_b = icache_find(m.cpu.icache, CODE + at_b);
+		ck_assert_ptr_nonnull(blk_a);
+		ck_assert_ptr_nonnull(blk_b);
 		ck_assert(blk_a->links[0].to == blk_b || blk_a->links[1].to == blk_b);
 		begin(&p, regs);
 		run_blocks(100);
@@ -3091,7 +3092,8 @@ START_TEST(chain_link_remapped)
 	begin(&p, regs);
 	run_blocks(100);
 	assert_same(1);
-	struct block *blk_a = icache_slot(m.cpu.icache, CODE), *blk_b = icache_slot(m.cpu.icache, CODE + PAGE_SIZE);
+	struct block *blk_a = icache_find(m.cpu.icache, CODE), *blk_b = icache_find(m.cpu.icache, CODE + PAGE_SIZE);
+	ck_assert(blk_a && blk_b);
 	ck_assert(blk_a->links[0].to == blk_b || blk_a->links[1].to == blk_b);
 
 	physmem_write(&m.pm, PT + ((CODE + PAGE_SIZE) >> 12) * 8, 8, (CODE + CODE_SIZE) | 3);
@@ -3135,7 +3137,6 @@ START_TEST(next_block_translated_when_hot)
 	}
 	/* The single steps entered the blocks too: drop them. */
 	load(&p, regs[0]);
-	const struct block *blk_b = icache_slot(m.cpu.icache, CODE + 11);
 	static const unsigned translated[5] = { 0, 2, 0, 1, 0 };
 	for (unsigned n = 0; n < 5; n++) {
 		unsigned k = n >= 2;
@@ -3145,7 +3146,8 @@ START_TEST(next_block_translated_when_hot)
 		steps = expected[k];
 		assert_same(n);
 		if (n >= 2) {
-			ck_assert_uint_eq(blk_b->pa, CODE + 11);
+			const struct block *blk_b = icache_find(m.cpu.icache, CODE + 11);
+			ck_assert_ptr_nonnull(blk_b);
 			ck_assert_uint_eq(blk_b->heat, n == 2 ? 1 : 0);
 		}
 #if defined(__x86_64__)
@@ -4390,8 +4392,8 @@ static status_t spy(struct cpu *cpu, const struct insn *in)
 /* Spy on instruction k of the block cached at pa; returns the block. */
 static struct block *spy_on(uint64_t pa, unsigned k)
 {
-	struct block *blk = icache_slot(m.cpu.icache, pa);
-	ck_assert(blk->pa == pa && blk->count > k);
+	struct block *blk = icache_find(m.cpu.icache, pa);
+	ck_assert(blk && blk->count > k);
 	spied_handler = blk->insns[k].thread;
 	blk->insns[k].thread = spy;
 	spied = 0;
