@@ -47,14 +47,13 @@ void icache_destroy(struct icache *ic)
 
 struct block *icache_victim(struct icache *ic, uint64_t pa)
 {
-	unsigned set = icache_set_of(pa);
-	struct block *ways = &ic->blocks[set * ICACHE_WAYS];
-	for (unsigned w = 0; w < ICACHE_WAYS; w++)
-		if (ways[w].pa == BLOCK_INVALID || !ways[w].code_size)
-			return &ways[w];
+	unsigned set = icache_set_of(pa), first = set * ICACHE_WAYS;
+	for (unsigned w = first; w < first + ICACHE_WAYS; w++)
+		if (!ic->tags[w])
+			return &ic->blocks[w];
 	unsigned w = ic->next_way[set];
 	ic->next_way[set] = (uint8_t)((w + 1) % ICACHE_WAYS);
-	return &ways[w];
+	return &ic->blocks[first + w];
 }
 
 /* Take slot s (holding a block) out of its page's list and invalidate it. */
@@ -70,6 +69,7 @@ static void unlink_block(struct icache *ic, unsigned s)
 		ic->span[sp->next].prev = sp->prev;
 	sp->prev = sp->next = ICACHE_NONE;
 	ic->blocks[s].pa = BLOCK_INVALID;
+	ic->tags[s] = 0;
 	ic->blocks[s].gen++;
 }
 
@@ -79,7 +79,7 @@ void icache_drop(struct icache *ic, struct block *b)
 	if (b != &ic->uncached && ic->span[b - ic->blocks].listed && b->pa != BLOCK_INVALID) {
 		unlink_block(ic, (unsigned)(b - ic->blocks));
 	} else {
-		b->pa = BLOCK_INVALID;
+		b->pa = BLOCK_INVALID;   /* its tag is 0 already: only listed slots have one */
 		b->gen++;
 	}
 }
@@ -108,6 +108,7 @@ bool icache_insert(struct icache *ic, struct block *b, uint64_t pa, unsigned len
 	if (was_empty || sp->end > pg->hi)
 		pg->hi = sp->end;
 	b->pa = pa;
+	ic->tags[s] = pa + 1;
 	if (!sp->listed) {
 		sp->listed = true;
 		ic->used[ic->n_used++] = (uint16_t)s;

@@ -104,22 +104,35 @@ static void same_mode(struct cpu *c)
 	tlb_flush_all(&c->tlb);
 }
 
-/* For two blocks, first and second, of one set (emu/icache.h): fill all
- * ways of the set but the first with blocks of addresses no test runs (above
- * RAM), so that first takes way 0 and second, the round robin's next,
- * replaces it: the two share a slot, as when the cache was direct-mapped. */
-static void crowd_set(uint64_t first, uint64_t second)
+/* The first address of pa's set (emu/icache.h) from `from` on that lies
+ * before_end bytes before the end of its page. */
+static uint64_t in_set_before_page_end(uint64_t pa, uint64_t from, unsigned before_end)
 {
-	unsigned set = icache_set_of(first);
-	ck_assert_uint_eq(icache_set_of(second), set);
-	struct block *ways = &m.cpu.icache->blocks[set * ICACHE_WAYS];
-	ck_assert_uint_eq(ways[0].code_size, 0);
-	unsigned w = 1;
-	for (uint64_t other = 1ull << 40; w < ICACHE_WAYS; other += PAGE_SIZE)
-		if (icache_set_of(other) == set) {
-			ways[w].pa = other;
-			ways[w++].code_size = 64;
-		}
+	uint64_t a = (from | (PAGE_SIZE - 1)) + 1 - before_end;
+	while (icache_set_of(a) != icache_set_of(pa))
+		a += PAGE_SIZE;
+	return a;
+}
+
+/* Make the next two new blocks of pa's set share a slot, as in a
+ * direct-mapped cache: fill the set with blocks of its addresses from 200000H
+ * on (no test runs code there), then empty the first way again. The first
+ * new block takes that way; the second finds the set full and replaces the
+ * way the round robin names, which is still the first (a fresh cache). */
+static void crowd_set(uint64_t pa)
+{
+	struct icache *ic = m.cpu.icache;
+	struct block *first = NULL;
+	uint64_t other = 0x200000;
+	for (unsigned w = 0; w < ICACHE_WAYS; w++, other++) {
+		while (icache_set_of(other) != icache_set_of(pa))
+			other++;
+		struct block *b = icache_victim(ic, other);
+		b->code_size = 0;   /* no lookup takes it: a fetch there decodes anew */
+		icache_insert(ic, b, other, 1);
+		first = first ? first : b;
+	}
+	icache_drop(ic, first);
 }
 
 /*   IVT[13] -> 0000:0600 (#GP)
@@ -128,8 +141,9 @@ static void crowd_set(uint64_t first, uint64_t second)
  *   0613: hlt
  *   7ffc: nop; nop                                   (block A: links to 7ffe)
  *   7ffe: mov ax, 0x1234                             (crosses into page 8000)
- *   8001: jmp far 1000:bff0
- *   1bff0: 16 ES prefixes: over 15 bytes, #GP(0) (SDM Vol.2 2.3.11); decoded
+ *   8001: jmp far to P - 16, the first address of 7ffe's set from 10000H
+ *         on that is 16 bytes before its page's end:
+ *   P - 16: 16 ES prefixes: over 15 bytes, #GP(0) (SDM Vol.2 2.3.11); decoded
  *         into the slot of 7ffe (crowd_set) and failed */
 START_TEST(failed_decode_behind_link)
 {
@@ -138,10 +152,12 @@ START_TEST(failed_decode_behind_link)
 	PUT(0x600, 0xfe, 0x06, 0x00, 0x05, 0x80, 0x3e, 0x00, 0x05, 0x03, 0x73, 0x08,
 	    0x83, 0xc4, 0x06, 0x31, 0xc0, 0xe9, 0xe9, 0x79, 0xf4);
 	PUT(0x7ffc, 0x90, 0x90, 0xb8, 0x34);
-	PUT(0x8000, 0x12, 0xea, 0xf0, 0xbf, 0x00, 0x10);
-	memset(m.pm.ram + 0x1bff0, 0x26, 16);
-	m.pm.ram[0x1c000] = 0x90;
-	crowd_set(0x7ffe, 0x1bff0);
+	uint64_t prefixes = in_set_before_page_end(0x7ffe, 0x10000, 16);
+	uint16_t seg = (uint16_t)((prefixes >> 4) & 0xf000), off = (uint16_t)(prefixes - seg * 16u);
+	PUT(0x8000, 0x12, 0xea, off & 0xff, off >> 8, seg & 0xff, seg >> 8);
+	memset(m.pm.ram + prefixes, 0x26, 16);
+	m.pm.ram[prefixes + 16] = 0x90;
+	crowd_set(0x7ffe);
 	m.cpu.regs[R_SP] = 0x7000;
 	run_to_hlt(&m.cpu, 0x7ffc, 200);
 	ck_assert_uint_eq(m.pm.ram[0x500], 3);
@@ -153,19 +169,23 @@ END_TEST
 /* 64-bit, identity-mapped:
  *   40ffd: nop; nop                     (block A: links to 40fff)
  *   40fff: shl r12, 8                   (crosses into page 41000)
- *   41003: jmp 42ffe
- *   42ffe: sub rsp, 0x828               (crosses into page 43000; slot of 40fff)
- *   43005: dec ecx; jnz 40ffd
- *   4300d: hlt */
+ *   41003: jmp S, the first address of 40fff's set from 42000H on that is 2
+ *          bytes before its page's end:
+ *   S:     sub rsp, 0x828               (crosses into the next page; slot of 40fff)
+ *   S + 7: dec ecx; jnz 40ffd
+ *   S + 15: hlt */
 START_TEST(same_slot_page_crossers_64)
 {
 	activate(&m);
 	to64(&m);
 	PUT(0x40ffd, 0x90, 0x90, 0x49);
-	PUT(0x41000, 0xc1, 0xe4, 0x08, 0xe9, 0xf6, 0x1f, 0x00, 0x00);
-	PUT(0x42ffe, 0x48, 0x81);
-	PUT(0x43000, 0xec, 0x28, 0x08, 0x00, 0x00, 0xff, 0xc9, 0x0f, 0x85, 0xf0, 0xdf, 0xff, 0xff, 0xf4);
-	crowd_set(0x40fff, 0x42ffe);
+	uint64_t sub = in_set_before_page_end(0x40fff, 0x42000, 2);
+	uint32_t to_sub = (uint32_t)(sub - 0x41008), back = (uint32_t)(0x40ffd - (sub + 15));
+	PUT(0x41000, 0xc1, 0xe4, 0x08, 0xe9, to_sub & 0xff, (to_sub >> 8) & 0xff, (to_sub >> 16) & 0xff, to_sub >> 24);
+	PUT(sub, 0x48, 0x81);
+	PUT(sub + 2, 0xec, 0x28, 0x08, 0x00, 0x00, 0xff, 0xc9, 0x0f, 0x85, back & 0xff, (back >> 8) & 0xff,
+	    (back >> 16) & 0xff, back >> 24, 0xf4);
+	crowd_set(0x40fff);
 	m.cpu.regs[R_R12] = 1;
 	m.cpu.regs[R_SP] = 0x80000;
 	m.cpu.regs[R_CX] = 3;
@@ -173,7 +193,7 @@ START_TEST(same_slot_page_crossers_64)
 	ck_assert_uint_eq(m.cpu.regs[R_R12], 1u << 24);
 	ck_assert_uint_eq(m.cpu.regs[R_SP], 0x80000 - 3 * 0x828);
 	ck_assert_uint_eq(m.cpu.regs[R_CX], 0);
-	ck_assert_uint_eq(m.cpu.rip, 0x4300e);
+	ck_assert_uint_eq(m.cpu.rip, sub + 16);
 }
 END_TEST
 
