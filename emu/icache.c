@@ -56,6 +56,19 @@ struct block *icache_victim(struct icache *ic, uint64_t pa)
 	return &ic->blocks[first + w];
 }
 
+void icache_crowd_set(struct icache *ic, uint64_t pa, uint64_t from)
+{
+	unsigned set = icache_set_of(pa), first = set * ICACHE_WAYS;
+	for (unsigned w = 0; w < ICACHE_WAYS; w++, from++) {
+		while (icache_set_of(from) != set)
+			from++;
+		struct block *b = icache_victim(ic, from);
+		b->code_size = 0;
+		icache_insert(ic, b, from, 1);
+	}
+	icache_drop(ic, &ic->blocks[first + ic->next_way[set]]);
+}
+
 /* Take slot s (holding a block) out of its page's list and invalidate it. */
 static void unlink_block(struct icache *ic, unsigned s)
 {

@@ -191,6 +191,14 @@ static inline struct block *icache_find(struct icache *ic, uint64_t pa)
  * into: an empty way of its set, else the ways in turn. */
 struct block *icache_victim(struct icache *ic, uint64_t pa);
 
+/* For the tests and fuzzers of slot reuse: fill pa's set with blocks of code
+ * size 0 (which no lookup takes; a fetch decodes into them) at the set's
+ * addresses from `from` on, in RAM where no code runs, then empty the way the
+ * round robin replaces next. The set's next new block takes that way and the
+ * one after it replaces it: the two share a slot, as in a direct-mapped
+ * cache. */
+void icache_crowd_set(struct icache *ic, uint64_t pa, uint64_t from);
+
 /* The jumps[] entry of rIP. */
 static inline struct block_link *icache_jump(struct icache *ic, uint64_t rip)
 {

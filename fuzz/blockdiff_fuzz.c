@@ -14,8 +14,8 @@
  * cached blocks go stale: X, DISTANCE bytes before the end of page 16000H, so
  * that an instruction crosses into the next page, and Y near the end of page
  * 18000H, whose first byte shares X's cache set, all of whose other ways hold
- * blocks of code that never runs (crowd_set): X's block and Y's take turns in
- * one slot, as in a direct-mapped cache. The handlers restart the
+ * blocks of code that never runs (icache_crowd_set): X's block and Y's take
+ * turns in one slot, as in a direct-mapped cache. The handlers restart the
  * code at X and Y in turn (after the first, third, ... event), and EBX/EDI/ESI
  * point at X, Y and 10000H (DS = ES = 1000H in real mode), so that stores
  * through them rewrite code that ran before.
@@ -47,26 +47,6 @@ static void stale_places(const uint8_t *data, size_t size, uint32_t *x, uint32_t
 		(*y)--;
 }
 
-/* Make X's block and Y's take turns in one slot, as in a direct-mapped
- * cache: fill X's set with blocks of its addresses from 80000H on (where no
- * code runs), empty the first way again and start the set's round robin
- * there. X's block takes that way, Y's finds the set full and replaces it. */
-static void crowd_set(struct icache *ic, uint32_t x)
-{
-	struct block *first = NULL;
-	uint64_t other = 0x80000;
-	for (unsigned w = 0; w < ICACHE_WAYS; w++, other++) {
-		while (icache_set_of(other) != icache_set_of(x))
-			other++;
-		struct block *b = icache_victim(ic, other);
-		b->code_size = 0;   /* no lookup takes it: a fetch there decodes anew */
-		icache_insert(ic, b, other, 1);
-		first = first ? first : b;
-	}
-	icache_drop(ic, first);
-	ic->next_way[icache_set_of(x)] = (uint8_t)((first - ic->blocks) % ICACHE_WAYS);
-}
-
 /* Load the input into m in mode, with the copies, restarts and pointers. */
 static void load(struct fuzz_machine *m, enum fuzz_mode mode, const uint8_t *data, size_t size)
 {
@@ -77,7 +57,7 @@ static void load(struct fuzz_machine *m, enum fuzz_mode mode, const uint8_t *dat
 	memcpy(m->pm.ram + x, data, n);
 	memcpy(m->pm.ram + y, data, n);
 	fuzz_machine_set_restarts(m, mode, x, y);
-	crowd_set(m->cpu.icache, x);
+	icache_crowd_set(m->cpu.icache, x, 0x80000);   /* no code runs from there on */
 	struct cpu *c = &m->cpu;
 	uint32_t base = mode == FUZZ_REAL ? FUZZ_CODE_ADDR : 0;
 	if (mode == FUZZ_REAL) {

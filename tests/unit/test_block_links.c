@@ -114,25 +114,11 @@ static uint64_t in_set_before_page_end(uint64_t pa, uint64_t from, unsigned befo
 	return a;
 }
 
-/* Make the next two new blocks of pa's set share a slot, as in a
- * direct-mapped cache: fill the set with blocks of its addresses from 200000H
- * on (no test runs code there), then empty the first way again. The first
- * new block takes that way; the second finds the set full and replaces the
- * way the round robin names, which is still the first (a fresh cache). */
+/* Make the next two new blocks of pa's set share a slot (emu/icache.h; no
+ * test runs code from 200000H on). */
 static void crowd_set(uint64_t pa)
 {
-	struct icache *ic = m.cpu.icache;
-	struct block *first = NULL;
-	uint64_t other = 0x200000;
-	for (unsigned w = 0; w < ICACHE_WAYS; w++, other++) {
-		while (icache_set_of(other) != icache_set_of(pa))
-			other++;
-		struct block *b = icache_victim(ic, other);
-		b->code_size = 0;   /* no lookup takes it: a fetch there decodes anew */
-		icache_insert(ic, b, other, 1);
-		first = first ? first : b;
-	}
-	icache_drop(ic, first);
+	icache_crowd_set(m.cpu.icache, pa, 0x200000);
 }
 
 /*   IVT[13] -> 0000:0600 (#GP)

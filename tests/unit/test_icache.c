@@ -420,6 +420,38 @@ START_TEST(set_holds_its_ways_then_replaces_in_turn)
 }
 END_TEST
 
+/* icache_crowd_set: the next two new blocks of the set share one slot, and
+ * the blocks it fills the set with are found by no lookup of code. */
+START_TEST(crowded_set_shares_one_slot)
+{
+	struct icache *ic = icache_create(1ull << 30);
+	ck_assert_ptr_nonnull(ic);
+	const uint64_t x = 0x16ff8;
+	/* The set full and its round robin past way 0 first. */
+	for (uint64_t a = 0x200000, n = 0; n < ICACHE_WAYS + 1; a++)
+		if (icache_set_of(a) == icache_set_of(x)) {
+			struct block *b = icache_victim(ic, a);
+			b->code_size = 32;
+			icache_insert(ic, b, a, 1);
+			n++;
+		}
+	icache_crowd_set(ic, x, 0x100000);
+	uint64_t y = x + PAGE_SIZE;
+	while (icache_set_of(y) != icache_set_of(x))
+		y++;
+	struct block *bx = icache_victim(ic, x);
+	bx->code_size = 32;
+	icache_insert(ic, bx, x, 4);
+	struct block *by = icache_victim(ic, y);
+	ck_assert_ptr_eq(by, bx);
+	for (uint64_t a = 0x100000; a < 0x100000 + 8 * ICACHE_SETS; a++) {
+		const struct block *b = icache_find(ic, a);
+		ck_assert(!b || b->code_size == 0);
+	}
+	icache_destroy(ic);
+}
+END_TEST
+
 static Suite *icache_suite(void)
 {
 	Suite *s = suite_create("icache");
@@ -427,6 +459,7 @@ static Suite *icache_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, page_crossing_instruction_follows_remap);
 	tcase_add_test(tc, set_holds_its_ways_then_replaces_in_turn);
+	tcase_add_test(tc, crowded_set_shares_one_slot);
 	tcase_add_loop_test(tc, page_crossing_instruction_kept_and_checked_tlb, 0, 2);
 	tcase_add_loop_test(tc, self_modifying_code_tlb, 0, 2);
 	tcase_add_loop_test(tc, store_to_next_instruction_tlb, 0, 2);
