@@ -12,8 +12,9 @@ struct icache *icache_create(uint64_t ram_size)
 	/* Zero pages straight from the kernel, and only what a slot needs before
 	 * its first use is set: the blocks are most of the 70 MiB, and a machine
 	 * touches only the slots it runs. A slot never filled has tag 0 (no
-	 * block) and code_size 0, which no lookup matches. (Not calloc: with MALLOC_PERTURB_, as meson
-	 * runs tests, glibc fills the whole allocation first.) The per-page
+	 * block) and code_size 0, which no lookup matches. (Not calloc: with
+	 * MALLOC_PERTURB_, as meson runs tests, glibc fills the whole allocation
+	 * first.) The per-page
 	 * lists follow in the same mapping, so that nothing in it points to the
 	 * heap (LeakSanitizer does not look into mappings). */
 	uint64_t n_pages = ram_size >> PAGE_SHIFT;

@@ -44,8 +44,9 @@
  * direct-mapped, 289,000 and 639,000 decodes; two ways, 128,000 and 210,000;
  * four, 99,000 and 168,000. */
 #define ICACHE_WAYS 4
-#define ICACHE_SET_BITS (ICACHE_BITS - 2)
+#define ICACHE_SET_BITS (ICACHE_BITS - 2)   /* 2: log2 of ICACHE_WAYS */
 #define ICACHE_SETS (1u << ICACHE_SET_BITS)
+_Static_assert(ICACHE_SETS * ICACHE_WAYS == ICACHE_BLOCKS, "ICACHE_SET_BITS must follow ICACHE_WAYS");
 #define BLOCK_INVALID (~0ull)
 #define ICACHE_NONE 0xffffu        /* no slot: end of a page's list */
 #define JUMP_CACHE_BITS 12
@@ -196,7 +197,9 @@ struct block *icache_victim(struct icache *ic, uint64_t pa);
  * addresses from `from` on, in RAM where no code runs, then empty the way the
  * round robin replaces next. The set's next new block takes that way and the
  * one after it replaces it: the two share a slot, as in a direct-mapped
- * cache. */
+ * cache. Call it where no TLB entry grants writes to those pages (after a
+ * reset, say): it takes no write permission away, as fetch_block does for a
+ * page's first block. */
 void icache_crowd_set(struct icache *ic, uint64_t pa, uint64_t from);
 
 /* The jumps[] entry of rIP. */

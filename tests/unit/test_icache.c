@@ -384,6 +384,16 @@ START_TEST(page_lists_and_write_ranges)
 }
 END_TEST
 
+/* Keep a block of 32-bit code decoded from [pa, pa + len), where the cache
+ * puts a new one; returns its slot. */
+static struct block *keep_new_block(struct icache *ic, uint64_t pa, unsigned len)
+{
+	struct block *b = icache_victim(ic, pa);
+	b->code_size = 32;
+	icache_insert(ic, b, pa, len);
+	return b;
+}
+
 /* ICACHE_WAYS blocks whose addresses share a set are cached together; one
  * more replaces them in turn, the one decoded first first. A slot never
  * filled (pa 0, code size 0) is found for no address, 0 included. */
@@ -400,9 +410,7 @@ START_TEST(set_holds_its_ways_then_replaces_in_turn)
 	struct block *slot[ICACHE_WAYS + 2];
 	for (unsigned i = 0; i < ICACHE_WAYS + 2; i++) {
 		ck_assert_ptr_null(icache_find(ic, pa[i]));
-		slot[i] = icache_victim(ic, pa[i]);
-		slot[i]->code_size = 32;
-		icache_insert(ic, slot[i], pa[i], 0x10);
+		slot[i] = keep_new_block(ic, pa[i], 0x10);
 		ck_assert_ptr_eq(icache_find(ic, pa[i]), slot[i]);
 		if (i < ICACHE_WAYS) {
 			for (unsigned j = 0; j < i; j++)    /* every earlier one still cached */
@@ -430,20 +438,15 @@ START_TEST(crowded_set_shares_one_slot)
 	/* The set full and its round robin past way 0 first. */
 	for (uint64_t a = 0x200000, n = 0; n < ICACHE_WAYS + 1; a++)
 		if (icache_set_of(a) == icache_set_of(x)) {
-			struct block *b = icache_victim(ic, a);
-			b->code_size = 32;
-			icache_insert(ic, b, a, 1);
+			keep_new_block(ic, a, 1);
 			n++;
 		}
 	icache_crowd_set(ic, x, 0x100000);
 	uint64_t y = x + PAGE_SIZE;
 	while (icache_set_of(y) != icache_set_of(x))
 		y++;
-	struct block *bx = icache_victim(ic, x);
-	bx->code_size = 32;
-	icache_insert(ic, bx, x, 4);
-	struct block *by = icache_victim(ic, y);
-	ck_assert_ptr_eq(by, bx);
+	struct block *bx = keep_new_block(ic, x, 4);
+	ck_assert_ptr_eq(icache_victim(ic, y), bx);
 	for (uint64_t a = 0x100000; a < 0x100000 + 8 * ICACHE_SETS; a++) {
 		const struct block *b = icache_find(ic, a);
 		ck_assert(!b || b->code_size == 0);
