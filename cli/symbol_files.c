@@ -144,6 +144,6 @@ bool symbol_file_load(struct symbols *s, const char *path, char *err, size_t err
 	if (!loader_read_file(path, SYMBOL_FILE_MAX, &data, &size, err, errlen))
 		return false;
 	bool ok = symbol_file_parse(s, path, data, size, err, errlen);
-	free(data);
+	loader_release_file(data, size);
 	return ok;
 }

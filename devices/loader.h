@@ -22,10 +22,13 @@
 bool loader_fail(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Read a whole file of at most max bytes into a malloc'ed buffer (*data, to be
- * freed by the caller; never NULL on success, even for an empty file). */
+/* A whole regular file of at most max bytes in memory (*data, never NULL on
+ * success, even for an empty file; the caller's writes stay its own), until
+ * loader_release_file(*data, *size). */
 bool loader_read_file(const char *path, size_t max, uint8_t **data, size_t *size,
 		      char *err, size_t errlen);
+/* Give back what loader_read_file() returned (data NULL: nothing). */
+void loader_release_file(uint8_t *data, size_t size);
 
 /* Copy size bytes to guest-physical addr; the whole image must lie in RAM. */
 bool loader_load_flat(struct physmem *pm, const uint8_t *data, size_t size, uint64_t addr,

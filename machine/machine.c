@@ -160,7 +160,7 @@ static bool load_flat_images(struct machine *m, const struct machine_config *cfg
 		*p = (struct placed){ .start = l->addr, .end = end };
 		snprintf(p->what, sizeof(p->what), "--load %s@0x%llx", l->path, (unsigned long long)l->addr);
 		bool ok = loader_load_flat(&m->mem, data, size, l->addr, err, errlen);
-		free(data);
+		loader_release_file(data, size);
 		if (!ok)
 			return false;
 		for (unsigned j = 0; j < n_fixed + i; j++) {
@@ -265,7 +265,7 @@ static bool load_multiboot(struct machine *m, const struct machine_config *cfg, 
 	ok = true;
 out:
 	for (unsigned i = 0; i < MB_MAX_MODULES; i++)
-		free(data[i]);
+		loader_release_file(data[i], data[i] ? mods[i].size : 0);
 	return ok;
 }
 
@@ -301,7 +301,7 @@ static bool load_linux(struct machine *m, const struct machine_config *cfg, enum
 		rd_start = k->pvh.module_start, rd_end = k->pvh.module_end;
 		low_start = k->pvh.low_start, low_end = k->pvh.low_end;
 	}
-	free(initrd);
+	loader_release_file(initrd, initrd_size);
 	if (!ok)
 		return fail(err, errlen, "%s: %s", cfg->kernel, why);
 	char what[96];
@@ -342,7 +342,7 @@ static bool load_kernel(struct machine *m, const struct machine_config *cfg, str
 		break;
 	}
 	}
-	free(image);
+	loader_release_file(image, size);
 	return ok;
 }
 
@@ -371,7 +371,7 @@ static bool firmware_linux(struct machine *m, const struct machine_config *cfg, 
 					   rom, rom_size, &m->firmware_image, why, sizeof(why));
 	if (!ok)
 		fail(err, errlen, "%s: %s", cfg->kernel, why);
-	free(initrd);
+	loader_release_file(initrd, initrd_size);
 	return ok;
 }
 
@@ -394,7 +394,7 @@ static bool firmware_multiboot(struct machine *m, const struct machine_config *c
 					   why, sizeof(why)) ||
 		      fail(err, errlen, "%s: %s", cfg->kernel, why));
 	for (unsigned i = 0; i < MB_MAX_MODULES; i++)
-		free(data[i]);
+		loader_release_file(data[i], data[i] ? mods[i].size : 0);
 	return ok;
 }
 
@@ -423,8 +423,8 @@ static bool firmware_kernel(struct machine *m, const struct machine_config *cfg,
 		ok = firmware_multiboot(m, cfg, image, size, rom, rom_size, err, errlen);
 	else if (ok)
 		ok = firmware_linux(m, cfg, fmt, image, size, rom, rom_size, err, errlen);
-	free(image);
-	free(rom);
+	loader_release_file(image, size);
+	loader_release_file(rom, rom_size);
 	return ok;
 }
 
@@ -500,7 +500,7 @@ static bool reboot(struct machine *m, char *err, size_t errlen)
 		bool same = size == m->bios_size;
 		if (same)
 			loader_copy_bios_low(&m->mem, data, size);
-		free(data);
+		loader_release_file(data, size);
 		if (!same)
 			return fail(err, errlen, "the BIOS %s changed size during the run", cfg->bios);
 	}
@@ -622,7 +622,7 @@ bool machine_setup(struct machine *m, const struct machine_config *cfg, char *er
 		if (!loader_read_file(cfg->bios, BIOS_MAX, &data, &size, err, errlen))
 			return false;
 		bool ok = loader_load_bios(&m->mem, data, size, err, errlen);
-		free(data);
+		loader_release_file(data, size);
 		if (!ok)
 			return false;
 		m->bios_size = size;

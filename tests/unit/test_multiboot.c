@@ -3,6 +3,7 @@
  * loader leaves in guest RAM, and one case per malformed input. */
 #include <check.h>
 #include <elf.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -576,7 +577,18 @@ START_TEST(read_file_errors)
 	ck_assert(loader_read_file(path, 10, &data, &size, err, sizeof(err)));
 	ck_assert_uint_eq(size, 10);
 	ck_assert_mem_eq(data, "0123456789", 10);
-	free(data);
+	data[0] = 'x';             /* the caller's copy: the file keeps its bytes */
+	loader_release_file(data, size);
+	ck_assert(loader_read_file(path, 10, &data, &size, err, sizeof(err)));
+	ck_assert_mem_eq(data, "0123456789", 10);
+	loader_release_file(data, size);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert(loader_read_file(path, 10, &data, &size, err, sizeof(err)));
+	ck_assert_uint_eq(size, 0);
+	ck_assert_ptr_nonnull(data);
+	loader_release_file(data, size);
 	unlink(path);
 }
 END_TEST
