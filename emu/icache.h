@@ -165,6 +165,7 @@ struct icache {
 	unsigned long jit_runs;
 	unsigned long jit_side_exits;   /* taken by translated code (emu/jit.c) */
 	unsigned long jit_direct_links;   /* direct links written into translated code */
+	unsigned long jit_joined_runs;    /* runs going straight into their block's next */
 };
 
 /* An empty cache for a machine with ram_size bytes of RAM; NULL when the host

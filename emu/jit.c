@@ -745,6 +745,9 @@ struct run {
 				      enter or leave the run */
 	uint8_t *inner;            /* where a direct link enters it (after the pushes) */
 	uint8_t *loaded;           /* where one enters with its registers loaded; NULL: none */
+	uint8_t *onward;           /* where it leaves for the next instruction's thread form,
+				      its registers stored, its pushes not yet popped (then
+				      the pops and the jump, to the run's end); NULL: none */
 	/* Jumps to each memory access's side exit, to patch: at most
 	 * EXITS_PER_ACCESS per access (32-bit code at CPL 3: rights, two
 	 * limits, alignment, TLB miss; a CALL: its target, alignment, miss). */
@@ -1537,11 +1540,10 @@ static void emit_release(struct emit *e, const struct run *r)
 	emit_pops(e, r);
 }
 
-/* Leave the run: released, on to the thread handler of next, or to handler
- * (next's own, where its thread pointer is now the run's code). */
-static void emit_leave(struct emit *e, const struct run *r, const struct insn *next, insn_handler handler)
+/* On to the thread handler of next, or to handler (next's own, where its
+ * thread pointer is now the run's code), everything released. */
+static void emit_to_thread(struct emit *e, const struct insn *next, insn_handler handler)
 {
-	emit_release(e, r);
 	byte(e, 0x48);             /* MOV rsi, imm64: the next instruction */
 	byte(e, 0xbe);
 	u64(e, (uint64_t)(uintptr_t)next);
@@ -1559,6 +1561,13 @@ static void emit_leave(struct emit *e, const struct run *r, const struct insn *n
 	byte(e, 0xff);             /* JMP [rsi + offsetof(thread)] */
 	byte(e, 0x66);
 	byte(e, (uint8_t)offsetof(struct insn, thread));
+}
+
+/* Leave the run: released, on to next's thread handler or to handler. */
+static void emit_leave(struct emit *e, const struct run *r, const struct insn *next, insn_handler handler)
+{
+	emit_release(e, r);
+	emit_to_thread(e, next, handler);
 }
 _Static_assert(offsetof(struct insn, thread) < 128, "jit: the thread pointer within a disp8");
 
@@ -2231,7 +2240,10 @@ static void emit_run(struct emit *e, struct run *r, const struct insn *insns, co
 	} else if (next == &be->b->insns[be->b->count]) {
 		emit_leave(e, r, next, thread_end_fallthrough);   /* rIP: the block's end (above) */
 	} else {
-		emit_leave(e, r, next, NULL);
+		emit_store_written(e, r);
+		r->onward = e->p;
+		emit_pops(e, r);
+		emit_to_thread(e, next, NULL);
 	}
 	/* The side exits: before op i (an access, a time read...), on to its
 	 * own handler (the first instruction's is the one this code replaces). */
@@ -2250,6 +2262,32 @@ static void emit_run(struct emit *e, struct run *r, const struct insn *insns, co
 		patch(c, user, c->p);
 		emit_leave(c, r, &insns[0], insns[0].thread);
 	}
+}
+
+/* A run that leaves for the next instruction's thread form (from->onward,
+ * the bytes up to end) where that instruction begins the run to (made
+ * next): from then on it goes into to's code after to's pushes (to->inner)
+ * instead, its own pushes popped or pushed to as many (the pool's in the
+ * same order: the stack as to's entry would leave it, each callee-saved
+ * register's value saved once). Two runs of one block, the first one ended
+ * by the pool's size: this spares the pops, the pushes and the indirect
+ * jump between them. Not written where it would not fit. */
+static bool join_runs(uint8_t *onward, const uint8_t *end, unsigned from_pushes, const struct run *to)
+{
+	uint8_t code[32];          /* an overflow leaves p at end + 1: still in code */
+	struct emit j = { code, code + sizeof(code) - 1, NULL, NULL };
+	for (unsigned k = POOL_CALLER_SAVED + from_pushes; k-- > POOL_CALLER_SAVED + to->pushes;)
+		host_pop(&j, pool[k]);
+	for (unsigned k = POOL_CALLER_SAVED + from_pushes; k < POOL_CALLER_SAVED + to->pushes; k++)
+		host_push(&j, pool[k]);
+	size_t len = (size_t)(j.p - code) + 5;
+	if (j.p > j.end || len > (size_t)(end - onward))
+		return false;
+	byte(&j, 0xe9);
+	u32(&j, 0);
+	memcpy(onward, code, len);
+	put_rel32(onward + len - 4, to->inner);
+	return true;
 }
 
 /* Does b close a loop on itself that the run ops[0..n) can take (above)? */
@@ -2638,6 +2676,10 @@ void jit_translate_block(struct icache *ic, struct block *b, bool user)
 	uint8_t *cold_installed = cold.p;
 	struct op ops[BLOCK_MAX_INSNS];
 	unsigned i = 0;
+	/* The last run installed, where it leaves for instruction i's thread
+	 * form (join_runs): NULL where it does not. */
+	uint8_t *onward = NULL;
+	unsigned onward_pushes = 0;
 	while (i < b->count) {
 		unsigned n = 0;
 		while (i + n < b->count && classify(&b->insns[i + n], b->code_size == 64, &ops[n]))
@@ -2662,6 +2704,7 @@ void jit_translate_block(struct icache *ic, struct block *b, bool user)
 		 * next block in C. */
 		if (n < 2 && be.kind == END_NONE) {
 			i += n ? n : 1;
+			onward = NULL;
 			continue;
 		}
 		r.accesses = be.kind == END_CALL || be.kind == END_RET;
@@ -2680,6 +2723,10 @@ void jit_translate_block(struct icache *ic, struct block *b, bool user)
 		emit_run(&e, &r, &b->insns[i], lp.on ? &b->insns[b->count] : &b->insns[i + n], &lp, &be);
 		if (e.p > e.end || cold.p > cold.end)
 			break;             /* no room: the rest stays as it is */
+		if (onward && join_runs(onward, start, onward_pushes, &r))
+			ic->jit_joined_runs++;
+		onward = r.onward;
+		onward_pushes = r.pushes;
 		installed = e.p;
 		cold_installed = cold.p;
 		insn_handler h;
@@ -2748,4 +2795,9 @@ unsigned long jit_side_exits(const struct icache *ic)
 unsigned long jit_direct_links(const struct icache *ic)
 {
 	return ic->jit_direct_links;
+}
+
+unsigned long jit_joined_runs(const struct icache *ic)
+{
+	return ic->jit_joined_runs;
 }

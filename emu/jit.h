@@ -72,6 +72,8 @@ void jit_link_direct(struct cpu *cpu, const struct block *b, unsigned i, uint8_t
 unsigned long jit_runs_translated(const struct icache *ic);
 unsigned long jit_side_exits(const struct icache *ic);
 unsigned long jit_direct_links(const struct icache *ic);
+/* Runs that go straight into the next run of their block (emu/jit.c join_runs). */
+unsigned long jit_joined_runs(const struct icache *ic);
 
 /* Forget every translation (icache_flush: no block refers to one any more). */
 void jit_flush(struct icache *ic);

@@ -1733,6 +1733,52 @@ START_TEST(direct_links_between_blocks_64)
 }
 END_TEST
 
+/* A loop whose block names more registers than the host's pool holds (11):
+ * its first run ends where the pool is full and goes straight into the
+ * next run after that one's pushes (emu/jit.c join_runs), with as many
+ * pushes (the block's end: all six) or, before an instruction no run
+ * holds (XCHG rBX, rAX), with fewer (its pops first). Each round as the
+ * single steps leave it, the host's callee-saved registers as they were.
+ *   1: add rax, rbx; add rcx, rdx; add rsi, rdi; add r8, r9; add r10, r11;
+ *      add r12, r13; add r14, r15; xor rax, r14; imul rbx, rcx;
+ *      [add rax, 1; add rbx, 2; xchg rbx, rax; add rcx, 3;]
+ *      sub rbp, 1; jnz 1b
+ *   hlt */
+static void runs_joined(bool fewer_pushes)
+{
+	random_machine(true);
+	struct program p = { .len = 0 };
+	PUT(&p, 0x48, 0x01, 0xd8, 0x48, 0x01, 0xd1, 0x48, 0x01, 0xfe, 0x4d, 0x01, 0xc8, 0x4d, 0x01, 0xda,
+	    0x4d, 0x01, 0xec, 0x4d, 0x01, 0xfe, 0x4c, 0x31, 0xf0, 0x48, 0x0f, 0xaf, 0xd9);
+	if (fewer_pushes)
+		PUT(&p, 0x48, 0x83, 0xc0, 0x01, 0x48, 0x83, 0xc3, 0x02, 0x48, 0x93, 0x48, 0x83, 0xc1, 0x03);
+	PUT(&p, 0x48, 0x83, 0xed, 0x01, 0x75, (uint8_t)(0x100 - (p.len + 6)), 0xf4);
+	uint64_t regs[16];
+	for (unsigned g = 0; g < 16; g++)
+		regs[g] = rnd();
+	regs[R_SP] = DATA + 0x800;
+	regs[R_BP] = 200;
+	unsigned long before = jit_joined_runs(m.cpu.icache);
+	run_both_translated(&p, regs, 100000, 0, CODE);
+	ck_assert_int_eq(blocks.status, ST_HALT);
+	ck_assert_uint_eq(steps.regs[R_BP], 0);
+#if defined(__x86_64__)
+	ck_assert_uint_ge(jit_joined_runs(m.cpu.icache) - before, 1);
+#endif
+}
+
+START_TEST(runs_joined_with_as_many_pushes)
+{
+	runs_joined(false);
+}
+END_TEST
+
+START_TEST(runs_joined_with_fewer_pushes)
+{
+	runs_joined(true);
+}
+END_TEST
+
 /* A direct link into a block whose code has changed since (a store of the
  * machine's, which drops the block: a new generation) is not taken: the
  * next round runs the new code, B's new immediate (SDM Vol.3 11.6), as the
@@ -4905,6 +4951,8 @@ static Suite *jit_suite(void)
 	tcase_add_test(t, user_misaligned_access);
 	tcase_add_test(t, direct_links_between_blocks_32);
 	tcase_add_test(t, direct_links_between_blocks_64);
+	tcase_add_test(t, runs_joined_with_as_many_pushes);
+	tcase_add_test(t, runs_joined_with_fewer_pushes);
 	tcase_add_test(t, direct_link_to_a_changed_block);
 	tcase_add_test(t, direct_links_stop_at_the_limit);
 	suite_add_tcase(s, t);
