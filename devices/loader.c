@@ -43,7 +43,10 @@ bool loader_read_file(const char *path, size_t max, uint8_t **data, size_t *size
 	/* Mapped, not read: a kernel is tens of MiB that are copied into guest
 	 * RAM once; reading them first would copy them twice and have the host
 	 * zero as many pages for the buffer. Private: a caller's write stays
-	 * its own. An empty file has nothing to map: a byte of its own. */
+	 * its own. (A file another program cuts short while it is copied
+	 * would end the run with SIGBUS: the copies take a fraction of a
+	 * second, before the first instruction.)
+	 * An empty file has nothing to map: a byte of its own. */
 	uint8_t *buf = n ? mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0) : malloc(1);
 	close(fd);
 	if (n ? (void *)buf == MAP_FAILED : !buf)
