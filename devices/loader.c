@@ -48,9 +48,10 @@ bool loader_read_file(const char *path, size_t max, uint8_t **data, size_t *size
 	 * second, before the first instruction.)
 	 * An empty file has nothing to map: a byte of its own. */
 	uint8_t *buf = n ? mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0) : malloc(1);
+	int why = errno;           /* the mapping's reason, not close()'s */
 	close(fd);
 	if (n ? (void *)buf == MAP_FAILED : !buf)
-		return loader_fail(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+		return loader_fail(err, errlen, "cannot read '%s': %s", path, strerror(why));
 	*data = buf;
 	*size = n;
 	return true;

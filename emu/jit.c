@@ -2264,14 +2264,15 @@ static void emit_run(struct emit *e, struct run *r, const struct insn *insns, co
 	}
 }
 
-/* A run that leaves for the next instruction's thread form (from->onward,
- * the bytes up to end) where that instruction begins the run to (made
- * next): from then on it goes into to's code after to's pushes (to->inner)
+/* A run that leaves for the next instruction's thread form (at onward, the
+ * bytes up to end) where that instruction begins the run to (made next):
+ * from then on it goes into to's code after to's pushes (to->inner)
  * instead, its own pushes popped or pushed to as many (the pool's in the
  * same order: the stack as to's entry would leave it, each callee-saved
- * register's value saved once). Two runs of one block, the first one ended
- * by the pool's size: this spares the pops, the pushes and the indirect
- * jump between them. Not written where it would not fit. */
+ * register's value saved once). Two runs of one block, the first ended by
+ * the pool's size (or before the block's end, which a run of its own
+ * takes): this spares the pops, the pushes and the indirect jump between
+ * them. Not written where it would not fit. */
 static bool join_runs(uint8_t *onward, const uint8_t *end, unsigned from_pushes, const struct run *to)
 {
 	uint8_t code[32];          /* an overflow leaves p at end + 1: still in code */
